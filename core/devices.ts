@@ -1,0 +1,86 @@
+/**
+ * The one typed device API of the register (DESIGN §11): the renderer calls it, and two transports fill it — Electron
+ * IPC through a minimal `contextBridge` preload, and the web hardware bridge (WebSocket on 127.0.0.1). Both validate
+ * every message against these schemas. Drivers and simulators live in `electron/devices/`.
+ *
+ * No card number ever crosses this API: terminals answer with a token, brand, last four and entry mode (spec app
+ * rule 3).
+ */
+import { z } from 'zod';
+
+/** A receipt or report to print, as semantic blocks (the driver turns them into ESC/POS bytes). */
+export const printJobSchema = z.strictObject({
+  jobId: z.string().min(1).max(64),
+  blocks: z
+    .array(
+      z.discriminatedUnion('kind', [
+        z.strictObject({
+          kind: z.literal('text'),
+          text: z.string().max(4096),
+          align: z.enum(['left', 'center', 'right']).optional(),
+          bold: z.boolean().optional(),
+          doubleSize: z.boolean().optional(),
+          underline: z.boolean().optional(),
+        }),
+        z.strictObject({ kind: z.literal('barcode'), symbology: z.enum(['EAN13', 'CODE128']), data: z.string().min(1).max(64) }),
+        z.strictObject({ kind: z.literal('qr'), data: z.string().min(1).max(1024) }),
+        z.strictObject({ kind: z.literal('feed'), lines: z.int().min(1).max(20) }),
+        z.strictObject({ kind: z.literal('cut') }),
+      ]),
+    )
+    .min(1)
+    .max(500),
+  openDrawer: z.boolean().optional(),
+});
+export type PrintJob = z.infer<typeof printJobSchema>;
+
+/** A card-present charge on the terminal, in minor units; `idempotencyKey` lets a lost response be resolved by a status query. */
+export const chargeRequestSchema = z.strictObject({
+  idempotencyKey: z.string().min(1).max(64),
+  amountCents: z.int().min(1).max(99_999_999),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+});
+export type ChargeRequest = z.infer<typeof chargeRequestSchema>;
+
+/** A terminal's answer: never a card number. */
+export const terminalResultSchema = z.strictObject({
+  outcome: z.enum(['approved', 'declined', 'cancelled', 'timed_out']),
+  amountCents: z.int().min(0),
+  authCode: z.string().max(20).optional(),
+  token: z.string().max(128).optional(),
+  brand: z.string().max(20).optional(),
+  last4: z.string().regex(/^\d{4}$/).optional(),
+  entryMode: z.enum(['chip', 'contactless', 'swipe', 'manual']).optional(),
+  message: z.string().max(200).optional(),
+});
+export type TerminalResult = z.infer<typeof terminalResultSchema>;
+
+/** A check read by the scanner: MICR E-13B fields (ABA routing number checksum validated) and the image. */
+export const checkScanSchema = z.strictObject({
+  routingNumber: z.string().regex(/^\d{9}$/),
+  accountNumber: z.string().min(1).max(17),
+  checkNumber: z.string().max(15).optional(),
+  amountCents: z.int().min(0).optional(),
+  imagePng: z.string().optional(),
+});
+export type CheckScan = z.infer<typeof checkScanSchema>;
+
+/** Status of one device, pushed as events. */
+export const deviceStatusSchema = z.strictObject({
+  device: z.enum(['printer', 'terminal', 'checkScanner']),
+  state: z.enum(['ready', 'busy', 'offline', 'paper_out', 'cover_open', 'error', 'simulated']),
+  detail: z.string().max(200).optional(),
+});
+export type DeviceStatus = z.infer<typeof deviceStatusSchema>;
+
+/** The device API the renderer programs against (filled by the Electron preload or the web hardware bridge). */
+export interface DeviceApi {
+  /** Queues a print job; resolves when it is accepted by the persistent queue (not when paper comes out). */
+  print(job: PrintJob): Promise<{ queued: true }>;
+  openDrawer(): Promise<void>;
+  charge(request: ChargeRequest): Promise<TerminalResult>;
+  refund(request: ChargeRequest & { token: string }): Promise<TerminalResult>;
+  scanCheck(): Promise<CheckScan>;
+  /** Subscribes to status events; returns the unsubscribe function. */
+  onStatus(listener: (status: DeviceStatus) => void): () => void;
+}

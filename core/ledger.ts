@@ -1,0 +1,125 @@
+/**
+ * Double-entry ledger (DESIGN §4). A journal transaction is a set of postings whose signed amounts sum to zero
+ * (debit > 0, credit < 0). Ledger rows are immutable; corrections are reversing transactions.
+ */
+import { saleJournalTransactionId } from './ids.ts';
+import { sumCents, type Cents } from './money.ts';
+import type { JournalTransaction, Order, Posting } from './schemas.ts';
+
+/** Account types, with the sign of their normal balance. */
+export type AccountType = 'asset' | 'liability' | 'revenue' | 'contra_revenue' | 'expense';
+
+/** One account of the chart. `code` is stable; per-register/per-rail accounts are `<base>:<suffix>`. */
+export interface AccountDefinition {
+  code: string;
+  name: string;
+  type: AccountType;
+}
+
+/** The chart of accounts every merchant starts with (DESIGN §4). Cash drawers are per register: `cash_drawer:R2`. */
+export const CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
+  { code: 'cash_drawer', name: 'Cash drawer', type: 'asset' },
+  { code: 'card_clearing', name: 'Card clearing', type: 'asset' },
+  { code: 'check_clearing', name: 'Checks to deposit', type: 'asset' },
+  { code: 'other_tender_clearing', name: 'Other tenders clearing', type: 'asset' },
+  { code: 'bank', name: 'Bank', type: 'asset' },
+  { code: 'customer_receivables', name: 'Customer receivables', type: 'asset' },
+  { code: 'check_cashing_float', name: 'Check-cashing float', type: 'asset' },
+  { code: 'sales_revenue', name: 'Sales revenue', type: 'revenue' },
+  { code: 'service_revenue', name: 'Service revenue', type: 'revenue' },
+  { code: 'fee_income', name: 'Fee income', type: 'revenue' },
+  { code: 'discounts', name: 'Discounts', type: 'contra_revenue' },
+  { code: 'refunds', name: 'Refunds', type: 'contra_revenue' },
+  { code: 'sales_tax_payable', name: 'Sales tax payable', type: 'liability' },
+  { code: 'tips_payable', name: 'Tips payable', type: 'liability' },
+  { code: 'transfers_payable', name: 'Transfers payable', type: 'liability' },
+  { code: 'processing_fees', name: 'Processing fees', type: 'expense' },
+  { code: 'cash_over_short', name: 'Cash over/short', type: 'expense' },
+];
+
+/** The base of an account code: `cash_drawer:R2` → `cash_drawer`. */
+export function accountBase(code: string): string {
+  return code.split(':')[0] ?? code;
+}
+
+/** The cash drawer account of a register, e.g. `cash_drawer:R2`. */
+export function cashDrawerAccount(registerNumber: number): string {
+  return `cash_drawer:R${registerNumber}`;
+}
+
+/** Sum of signed posting amounts; zero for a balanced journal transaction. */
+export function postingsTotal(postings: readonly Posting[]): Cents {
+  return sumCents(postings.map((p) => p.amountCents));
+}
+
+/** True when the postings sum to zero, none is zero, and there are at least two. */
+export function isBalanced(postings: readonly Posting[]): boolean {
+  return postings.length >= 2 && postings.every((p) => Number.isSafeInteger(p.amountCents) && p.amountCents !== 0) && postingsTotal(postings) === 0;
+}
+
+/** Merges postings to the same account and drops zero ones, keeping first-seen order. */
+export function consolidatePostings(postings: readonly Posting[]): Posting[] {
+  const byAccount = new Map<string, number>();
+  for (const p of postings) byAccount.set(p.accountCode, (byAccount.get(p.accountCode) ?? 0) + p.amountCents);
+  return [...byAccount.entries()].filter(([, v]) => v !== 0).map(([accountCode, amountCents]) => ({ accountCode, amountCents }));
+}
+
+function tenderAccount(method: string, registerNumber: number): string {
+  switch (method) {
+    case 'cash':
+      return cashDrawerAccount(registerNumber);
+    case 'card':
+      return 'card_clearing:card_present';
+    case 'check':
+      return 'check_clearing';
+    default:
+      return 'other_tender_clearing';
+  }
+}
+
+/** Thrown when an order cannot be turned into a balanced journal transaction. */
+export class LedgerError extends Error {
+  override name = 'LedgerError';
+}
+
+/**
+ * The journal transaction of a paid sale (DESIGN §4):
+ * - debit each tender's account (cash drawer of the register, card clearing, …) with what it paid, tips included;
+ * - debit `discounts` with the order discounts;
+ * - credit `sales_revenue` / `service_revenue` with each line's gross less its inclusive tax share;
+ * - credit `sales_tax_payable` with all tax, and `tips_payable` with tips.
+ * Debits = total + tips + discounts = credits, so the postings always sum to zero. The id is derived from the order
+ * id ({@link saleJournalTransactionId}), so the register and the server build the same transaction.
+ * @throws LedgerError when the order is not paid in full by its tenders or the result does not balance.
+ */
+export function buildSaleJournalTransaction(order: Order): JournalTransaction {
+  const tendered = sumCents(order.tenders.map((t) => t.amountCents));
+  const due = order.totalCents + order.tipCents;
+  if (tendered !== due) throw new LedgerError(`tenders pay ${tendered} but the order needs ${due} (total plus tips)`);
+  const tips = sumCents(order.tenders.map((t) => t.tipCents));
+  if (tips !== order.tipCents) throw new LedgerError(`tender tips ${tips} differ from the order tip ${order.tipCents}`);
+
+  const postings: Posting[] = [];
+  for (const t of order.tenders) postings.push({ accountCode: tenderAccount(t.method, order.registerNumber), amountCents: t.amountCents });
+  postings.push({ accountCode: 'discounts', amountCents: order.discountCents });
+  for (const line of order.lines) {
+    const inclusiveTax = line.taxes.some((t) => t.inclusive) ? line.taxCents : 0;
+    postings.push({ accountCode: line.kind === 'service' ? 'service_revenue' : 'sales_revenue', amountCents: -(line.grossCents - inclusiveTax) });
+  }
+  postings.push({ accountCode: 'sales_tax_payable', amountCents: -order.taxCents });
+  postings.push({ accountCode: 'tips_payable', amountCents: -order.tipCents });
+
+  const consolidated = consolidatePostings(postings);
+  if (!isBalanced(consolidated)) throw new LedgerError(`postings of ${order.id} do not balance`);
+  return {
+    id: saleJournalTransactionId(order.id),
+    kind: 'sale',
+    sourceType: 'order',
+    sourceId: order.id,
+    registerId: order.registerId,
+    currency: order.currency,
+    occurredAt: order.createdAt,
+    memo: `Sale ${order.receiptNumber}`,
+    postings: consolidated,
+  };
+}

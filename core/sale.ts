@@ -1,0 +1,74 @@
+/**
+ * Ringing up a sale on the register: cart → priced order → tenders → journal transaction. The register, the tests and
+ * the benchmark all build sales through here, so every paid order is born consistent with what the server checks.
+ */
+import { newId, saleJournalTransactionId } from './ids.ts';
+import { buildSaleJournalTransaction } from './ledger.ts';
+import { applyCashTender, computeOrderTotals, priceLine, type CatalogSnapshot } from './pricing.ts';
+import { formatReceiptNumber } from './receipt.ts';
+import type { Discount, JournalTransaction, LineItemInput, Order, OrderLine, Tender } from './schemas.ts';
+
+/** How the sale is paid: cash handed over (change computed), or another single method for the exact amount. */
+export type SalePayment =
+  | { method: 'cash'; tenderedCents: number; tipCents?: number }
+  | { method: 'card' | 'check' | 'other'; tipCents?: number; cardBrand?: string; last4?: string; authCode?: string };
+
+/** Everything needed to ring up a paid sale. `createdAt` is the register's business time (ISO 8601). */
+export interface RegisterSaleInput {
+  registerId: string;
+  registerNumber: number;
+  /** The register's next receipt sequence number (1, 2, …). */
+  sequence: number;
+  currency: string;
+  createdAt: string;
+  /** Either catalog references (priced now) or lines already priced (e.g. kept in the cart). */
+  lines: readonly (LineItemInput | OrderLine)[];
+  discounts?: readonly Discount[];
+  payment: SalePayment;
+  catalog: CatalogSnapshot;
+  staffId?: string;
+  orderId?: string;
+}
+
+/**
+ * Builds a paid order and its balanced journal transaction.
+ * @throws PricingError for a bad catalog reference or modifier choice; RangeError when cash does not cover the
+ *   total; LedgerError if the postings would not balance (a bug).
+ */
+export function buildRegisterSale(input: RegisterSaleInput): { order: Order; journalTransaction: JournalTransaction } {
+  const priced = input.lines.map((l, i) => ('unitPriceCents' in l ? l : priceLine(l, input.catalog, `lines.${i}`)));
+  const totals = computeOrderTotals(priced, input.discounts ?? []);
+  const tipCents = input.payment.tipCents ?? 0;
+  const due = totals.totalCents + tipCents;
+  let tender: Tender;
+  if (input.payment.method === 'cash') {
+    const cash = applyCashTender(due, input.payment.tenderedCents);
+    tender = { id: newId('tender'), method: 'cash', amountCents: cash.amountCents, tipCents, tenderedCents: input.payment.tenderedCents, changeCents: cash.changeCents };
+  } else {
+    const { method, cardBrand, last4, authCode } = input.payment;
+    tender = { id: newId('tender'), method, amountCents: due, tipCents, ...(cardBrand ? { cardBrand } : {}), ...(last4 ? { last4 } : {}), ...(authCode ? { authCode } : {}) };
+  }
+  const id = input.orderId ?? newId('order');
+  const order: Order = {
+    id,
+    registerId: input.registerId,
+    registerNumber: input.registerNumber,
+    receiptNumber: formatReceiptNumber(input.registerNumber, input.sequence),
+    state: 'paid',
+    currency: input.currency,
+    createdAt: input.createdAt,
+    ...(input.staffId ? { staffId: input.staffId } : {}),
+    lines: totals.lines,
+    discounts: [...(input.discounts ?? [])],
+    taxLines: totals.taxLines,
+    subtotalCents: totals.subtotalCents,
+    discountCents: totals.discountCents,
+    taxCents: totals.taxCents,
+    totalCents: totals.totalCents,
+    tipCents,
+    paidCents: tender.amountCents,
+    tenders: [tender],
+    journalTransactionId: saleJournalTransactionId(id),
+  };
+  return { order, journalTransaction: buildSaleJournalTransaction(order) };
+}

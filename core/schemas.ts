@@ -1,0 +1,303 @@
+/**
+ * zod schemas of the POS resources (DESIGN §3: one schema per resource in core/, reused for API validation, OpenAPI
+ * and RxDB JSON schema). The service specification shows no field of catalog item, order, customer or the pay-request
+ * record; the shapes below are ours and are documented in docs/api.md.
+ *
+ * Every object is strict: unknown fields are rejected, not ignored (DESIGN §7).
+ */
+import { z } from 'zod';
+import { isValidE164 } from './phone.ts';
+
+/** Upper bound of a single amount in minor units (DESIGN §7: amountCents 1 … 99 999 999). */
+export const MAX_AMOUNT_CENTS = 99_999_999;
+/** Longest memo, in characters (DESIGN §7). */
+export const MAX_MEMO_LENGTH = 500;
+
+const id = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
+/** Ids of demo/imported catalog objects may be any short slug-like id with the right prefix. */
+const catalogId = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
+
+const cents = z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+const nonNegativeCents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+const isoDate = z.iso.datetime({ offset: true });
+/** Server-stamped replication fields (DESIGN §15): the server's time of the last write and its sequence. */
+const serverStamp = {
+  updatedAt: isoDate.optional(),
+  syncSeq: z.int().min(0).optional(),
+};
+
+export const e164Phone = z
+  .string()
+  .max(16)
+  .refine(isValidE164, 'must be a phone number in E.164 format, e.g. +14155550123');
+
+export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code');
+
+/* ───────────────────────────── catalog ───────────────────────────── */
+
+/** A tax rate in basis points (875 = 8.75 %); `inclusive` when catalog prices already contain the tax. */
+export const taxRateSchema = z.strictObject({
+  id: catalogId('tax'),
+  name: z.string().min(1).max(100),
+  basisPoints: z.int().min(0).max(100_000),
+  inclusive: z.boolean(),
+  ...serverStamp,
+});
+export type TaxRate = z.infer<typeof taxRateSchema>;
+
+export const variationSchema = z.strictObject({
+  id: catalogId('var'),
+  name: z.string().min(1).max(100),
+  priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+  sku: z.string().min(1).max(64).optional(),
+  /** GTIN-8/12/13/14 (UPC-A is GTIN-12, EAN-13 is GTIN-13), digits only. */
+  gtin: z.string().regex(/^(\d{8}|\d{12}|\d{13}|\d{14})$/, 'must be a GTIN of 8, 12, 13 or 14 digits').optional(),
+  trackStock: z.boolean(),
+  /** Units on hand at the default location (sum of stock movements, server-computed). */
+  stockOnHand: z.int().optional(),
+});
+export type Variation = z.infer<typeof variationSchema>;
+
+export const modifierSchema = z.strictObject({
+  id: catalogId('mod'),
+  name: z.string().min(1).max(100),
+  priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+});
+export type Modifier = z.infer<typeof modifierSchema>;
+
+/** A modifier list is required when `minSelected` ≥ 1; at most `maxSelected` modifiers may be chosen. */
+export const modifierListSchema = z
+  .strictObject({
+    id: catalogId('mdl'),
+    name: z.string().min(1).max(100),
+    minSelected: z.int().min(0).max(50),
+    maxSelected: z.int().min(1).max(50),
+    modifiers: z.array(modifierSchema).min(1).max(50),
+  })
+  .refine((l) => l.minSelected <= l.maxSelected, { message: 'minSelected must not exceed maxSelected', path: ['minSelected'] });
+export type ModifierList = z.infer<typeof modifierListSchema>;
+
+export const itemKind = z.enum(['product', 'service']);
+export type ItemKind = z.infer<typeof itemKind>;
+
+export const catalogItemSchema = z.strictObject({
+  id: catalogId('itm'),
+  name: z.string().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  category: z.string().min(1).max(100),
+  kind: itemKind,
+  variations: z.array(variationSchema).min(1).max(100),
+  modifierLists: z.array(modifierListSchema).max(20),
+  taxRateIds: z.array(catalogId('tax')).max(10),
+  imageUrl: z.string().max(2000).optional(),
+  ...serverStamp,
+});
+export type CatalogItem = z.infer<typeof catalogItemSchema>;
+
+/* ───────────────────────────── orders ───────────────────────────── */
+
+/**
+ * A line as an app or the register asks for it: catalog references only, never a price (DESIGN §7, spec app rule 2).
+ */
+export const lineItemInputSchema = z.strictObject({
+  catalogItemId: catalogId('itm'),
+  variationId: catalogId('var'),
+  modifierIds: z.array(catalogId('mod')).max(50).default([]),
+  quantity: z.int().min(1).max(9999),
+});
+export type LineItemInput = z.input<typeof lineItemInputSchema>;
+
+/** The tax rate as it was when the line was priced (a snapshot, so offline sales keep their prices). */
+export const lineTaxSchema = z.strictObject({
+  taxRateId: catalogId('tax'),
+  name: z.string().min(1).max(100),
+  basisPoints: z.int().min(0).max(100_000),
+  inclusive: z.boolean(),
+});
+export type LineTax = z.infer<typeof lineTaxSchema>;
+
+/**
+ * A priced order line. `unitPriceCents` = variation price + chosen modifiers; `grossCents` = unit × quantity;
+ * `discountCents` is this line's share of the order discounts; `netCents` = gross − discount; `taxCents` is this
+ * line's share of the order's tax lines (included in net when the tax is inclusive).
+ */
+export const orderLineSchema = z.strictObject({
+  id: id('lin'),
+  catalogItemId: catalogId('itm'),
+  variationId: catalogId('var'),
+  kind: itemKind,
+  name: z.string().min(1).max(300),
+  variationName: z.string().min(1).max(100),
+  modifiers: z.array(modifierSchema).max(50),
+  quantity: z.int().min(1).max(9999),
+  unitPriceCents: nonNegativeCents,
+  grossCents: nonNegativeCents,
+  discountCents: nonNegativeCents,
+  netCents: nonNegativeCents,
+  taxCents: nonNegativeCents,
+  taxes: z.array(lineTaxSchema).max(10),
+});
+export type OrderLine = z.infer<typeof orderLineSchema>;
+
+/** An order-level discount: a percentage in basis points, or a fixed amount. Allocated to lines before tax. */
+export const discountSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ id: id('dsc'), name: z.string().min(1).max(100), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
+  z.strictObject({ id: id('dsc'), name: z.string().min(1).max(100), kind: z.literal('fixed'), amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS) }),
+]);
+export type Discount = z.infer<typeof discountSchema>;
+
+/** One tax line of the order: per tax rate, rounded half-even once (DESIGN §4). */
+export const taxLineSchema = z.strictObject({
+  taxRateId: catalogId('tax'),
+  name: z.string().min(1).max(100),
+  basisPoints: z.int().min(0).max(100_000),
+  inclusive: z.boolean(),
+  taxableCents: nonNegativeCents,
+  taxCents: nonNegativeCents,
+});
+export type TaxLine = z.infer<typeof taxLineSchema>;
+
+export const tenderMethod = z.enum(['cash', 'card', 'check', 'other']);
+export type TenderMethod = z.infer<typeof tenderMethod>;
+
+/**
+ * A tender applied to the order. `amountCents` is what it pays of the order including `tipCents`. For cash,
+ * `tenderedCents` is what the customer handed over and `changeCents` = tendered − amount. Cards carry brand and last
+ * four only — never a card number (spec app rule 3).
+ */
+export const tenderSchema = z.strictObject({
+  id: id('tnd'),
+  method: tenderMethod,
+  amountCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+  tipCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+  tenderedCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
+  changeCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
+  cardBrand: z.string().max(20).optional(),
+  last4: z.string().regex(/^\d{4}$/).optional(),
+  authCode: z.string().max(20).optional(),
+});
+export type Tender = z.infer<typeof tenderSchema>;
+
+/** Order states (DESIGN §5). */
+export const orderState = z.enum(['open', 'paid', 'partially_refunded', 'refunded', 'canceled']);
+export type OrderState = z.infer<typeof orderState>;
+
+/** Receipt number: register number and a per-register sequence, e.g. `R2-000123` (DESIGN §8). */
+export const receiptNumberSchema = z.string().regex(/^R\d{1,4}-\d{6,}$/, 'must look like R2-000123');
+
+/**
+ * An order as the register writes it and the server stores it. Register-authored and append-only (DESIGN §8).
+ * `rejection` is set by the server on a document it quarantined (DESIGN §15).
+ */
+export const orderSchema = z.strictObject({
+  id: id('ord'),
+  registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/),
+  registerNumber: z.int().min(1).max(9999),
+  receiptNumber: receiptNumberSchema,
+  state: orderState,
+  currency: currencyCode,
+  createdAt: isoDate,
+  staffId: z.string().max(64).optional(),
+  customerId: z.string().max(64).optional(),
+  lines: z.array(orderLineSchema).min(1).max(500),
+  discounts: z.array(discountSchema).max(10),
+  taxLines: z.array(taxLineSchema).max(20),
+  subtotalCents: nonNegativeCents,
+  discountCents: nonNegativeCents,
+  taxCents: nonNegativeCents,
+  totalCents: nonNegativeCents,
+  tipCents: nonNegativeCents,
+  paidCents: nonNegativeCents,
+  tenders: z.array(tenderSchema).max(20),
+  journalTransactionId: z.string().max(64).nullable(),
+  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  rejection: z.strictObject({ reason: z.string(), at: isoDate }).optional(),
+  ...serverStamp,
+});
+export type Order = z.infer<typeof orderSchema>;
+
+/* ───────────────────────────── ledger ───────────────────────────── */
+
+/** A posting: `amountCents` > 0 is a debit, < 0 a credit. A journal transaction's postings sum to zero. */
+export const postingSchema = z.strictObject({
+  accountCode: z.string().regex(/^[a-z_]+(:[A-Za-z0-9_-]+)?$/),
+  amountCents: cents.refine((v) => v !== 0, 'a posting must not be zero'),
+});
+export type Posting = z.infer<typeof postingSchema>;
+
+export const journalKind = z.enum(['sale', 'refund', 'payment', 'fee', 'payout', 'closeout', 'adjustment']);
+export type JournalKind = z.infer<typeof journalKind>;
+
+export const journalTransactionSchema = z.strictObject({
+  id: z.string().regex(/^jtx_[0-9A-HJKMNP-TV-Z]{26}$/),
+  kind: journalKind,
+  sourceType: z.enum(['order', 'pay_request', 'invoice', 'closeout', 'manual']),
+  sourceId: z.string().max(64),
+  registerId: z.string().max(64).nullable(),
+  currency: currencyCode,
+  occurredAt: isoDate,
+  memo: z.string().max(MAX_MEMO_LENGTH),
+  postings: z.array(postingSchema).min(2).max(100),
+  ...serverStamp,
+});
+export type JournalTransaction = z.infer<typeof journalTransactionSchema>;
+
+/* ───────────────────────────── customers ───────────────────────────── */
+
+export const customerSchema = z.strictObject({
+  id: id('cus'),
+  givenName: z.string().max(100).optional(),
+  familyName: z.string().max(100).optional(),
+  email: z.email().max(254).optional(),
+  phone: e164Phone.optional(),
+  marketingConsent: z.boolean(),
+  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  createdAt: isoDate,
+  ...serverStamp,
+});
+export type Customer = z.infer<typeof customerSchema>;
+
+/* ───────────────────────────── pay requests (Text-to-Pay) ───────────────────────────── */
+
+/**
+ * `POST /api/pos/pay-requests` body (spec "Pay request (create body)"): either a free amount `amountCents`, or a full
+ * invoice as `lineItems` (catalog references, priced on the server) — not both (DESIGN §7).
+ */
+export const payRequestCreateSchema = z
+  .strictObject({
+    amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional(),
+    lineItems: z.array(lineItemInputSchema).min(1).max(100).optional(),
+    phone: e164Phone,
+    memo: z.string().max(MAX_MEMO_LENGTH).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.amountCents === undefined && body.lineItems === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'either amountCents or lineItems is required' });
+    }
+    if (body.amountCents !== undefined && body.lineItems !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['lineItems'], message: 'send either amountCents or lineItems, not both' });
+    }
+  });
+export type PayRequestCreate = z.infer<typeof payRequestCreateSchema>;
+
+/** Pay request states (DESIGN §5). */
+export const payRequestStatus = z.enum(['pending', 'paid', 'expired', 'canceled']);
+export type PayRequestStatus = z.infer<typeof payRequestStatus>;
+
+/** The pay-request response record (the spec leaves it "not shown"; this is ours). */
+export const payRequestSchema = z.strictObject({
+  id: z.string().regex(/^pr_[0-9A-HJKMNP-TV-Z]{26}$/),
+  status: payRequestStatus,
+  amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
+  currency: currencyCode,
+  phone: e164Phone,
+  memo: z.string().max(MAX_MEMO_LENGTH).nullable(),
+  lineItems: z.array(orderLineSchema).optional(),
+  url: z.url(),
+  expiresAt: isoDate,
+  createdAt: isoDate,
+  paidAt: isoDate.nullable(),
+});
+export type PayRequest = z.infer<typeof payRequestSchema>;

@@ -1,0 +1,95 @@
+import { useEffect, useMemo, useState } from 'react';
+import { AppHeader, type View } from './components/app-header.tsx';
+import { StorageWarning } from './components/storage-warning.tsx';
+import { bootRegister, FirstStartOfflineError, type BootedRegister } from './boot.ts';
+import { useObservable } from './hooks.ts';
+import type { SyncEngine } from './sync/replication.ts';
+import { initialSyncStatus } from './sync/sync-status.ts';
+import { RegisterContext, type RegisterContextValue } from './register-context.ts';
+import { MessagesView } from './views/messages-view.tsx';
+import { RegisterView } from './views/register-view.tsx';
+import { SalesView } from './views/sales-view.tsx';
+
+type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'ready'; booted: BootedRegister };
+
+export function App() {
+  const [boot, setBoot] = useState<BootState>({ phase: 'starting' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    let isCurrent = true;
+    bootRegister().then(
+      (booted) => isCurrent && setBoot({ phase: 'ready', booted }),
+      (err: unknown) => {
+        if (!isCurrent) return;
+        const message =
+          err instanceof FirstStartOfflineError ? err.message : `The register could not start: ${err instanceof Error ? err.message : String(err)}`;
+        setBoot({ phase: 'failed', message });
+      },
+    );
+    return () => {
+      isCurrent = false;
+    };
+  }, [attempt]);
+
+  if (boot.phase === 'starting') {
+    return (
+      <div className="splash" role="status">
+        Opening the register…
+      </div>
+    );
+  }
+  if (boot.phase === 'failed') {
+    return (
+      <div className="splash">
+        <p role="alert">{boot.message}</p>
+        <button
+          type="button"
+          className="button button-primary button-large"
+          onClick={() => {
+            setBoot({ phase: 'starting' });
+            setAttempt((a) => a + 1);
+          }}
+        >
+          Try again
+        </button>
+      </div>
+    );
+  }
+  return <PairedRegister booted={boot.booted} />;
+}
+
+function PairedRegister({ booted }: { booted: BootedRegister }) {
+  const session = useObservable(booted.session$, booted.session$.value);
+  const [view, setView] = useState<View>('register');
+  const context = useMemo<RegisterContextValue>(() => ({ db: booted.db, sync: booted.sync, session }), [booted, session]);
+  return (
+    <RegisterContext.Provider value={context}>
+      <div className="app">
+        <AppHeader view={view} onView={setView} />
+        <OutdatedBanner sync={booted.sync} />
+        <StorageWarning />
+        {/* The register stays mounted so a cart survives a look at the sales list. */}
+        <div className="view" hidden={view !== 'register'}>
+          <RegisterView />
+        </div>
+        {view === 'sales' ? <SalesView /> : null}
+        {view === 'messages' ? <MessagesView /> : null}
+      </div>
+    </RegisterContext.Provider>
+  );
+}
+
+/** The server refused this register's schema (HTTP 426): a reload fetches the new version through the service worker. */
+function OutdatedBanner({ sync }: { sync: SyncEngine }) {
+  const status = useObservable(sync.status$, initialSyncStatus);
+  if (!status.isOutdated) return null;
+  return (
+    <div className="banner banner-error" role="alert" data-testid="outdated-warning">
+      <span>This register is older than the server: sales are kept here but cannot sync until it is updated.</span>
+      <button type="button" className="button" onClick={() => location.reload()}>
+        Reload to update
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import { useMemo } from 'react';
+import { useNow, useObservable } from '../hooks.ts';
+import { useRegister } from '../register-context.ts';
+import { badgeState, initialSyncStatus } from '../sync/sync-status.ts';
+
+export type View = 'register' | 'sales' | 'messages';
+
+const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
+
+function lastSyncText(iso: string | undefined, now: number): string {
+  if (!iso) return 'Never synced';
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  const time = new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (seconds < 10) return `Synced just now (${time})`;
+  if (seconds < 60) return `Synced ${seconds}s ago (${time})`;
+  if (seconds < 3600) return `Synced ${Math.floor(seconds / 60)} min ago (${time})`;
+  return `Last sync ${new Date(iso).toLocaleString()}`;
+}
+
+interface AppHeaderProps {
+  view: View;
+  onView: (view: View) => void;
+}
+
+/** Always visible (DESIGN §8): online/offline, unsynced records, last sync time. */
+export function AppHeader({ view, onView }: AppHeaderProps) {
+  const { session, sync } = useRegister();
+  const status = useObservable(sync.status$, initialSyncStatus);
+  const now = useNow(5_000);
+  const state = badgeState(status);
+  const title = useMemo(
+    () =>
+      state === 'synced'
+        ? 'Everything is on the server'
+        : state === 'offline'
+          ? 'No connection: sales are kept on this register and sync when it is back'
+          : state === 'error'
+            ? `Sync problem: ${status.isOutdated ? 'this register is too old for the server — reload to update' : (status.error ?? '')}`
+            : 'Syncing with the server…',
+    [state, status.error, status.isOutdated],
+  );
+
+  return (
+    <header className="app-header">
+      <div className="brand">
+        <span className="brand-name">{session.merchantName}</span>
+        <span className="brand-register">Register {session.registerNumber}</span>
+      </div>
+      <nav className="main-nav" aria-label="Main">
+        {(
+          [
+            ['register', 'Register'],
+            ['sales', 'Sales'],
+            ['messages', 'Messages'],
+          ] as const
+        ).map(([key, label]) => (
+          <button key={key} type="button" className={view === key ? 'nav-link nav-link-active' : 'nav-link'} aria-current={view === key ? 'page' : undefined} onClick={() => onView(key)}>
+            {label}
+          </button>
+        ))}
+      </nav>
+      <div className="sync-status" aria-live="polite">
+        <span className={`sync-badge sync-badge-${state}`} data-testid="sync-badge" data-state={state} title={title}>
+          <span className="sync-dot" aria-hidden="true" />
+          {BADGE_TEXT[state]}
+          {state === 'syncing' ? <span className="sync-sub"> · syncing</span> : null}
+          {state === 'error' ? <span className="sync-sub"> · sync error</span> : null}
+        </span>
+        <span className={status.unsyncedCount > 0 ? 'unsynced unsynced-pending' : 'unsynced'}>
+          <span data-testid="unsynced-count">{status.unsyncedCount}</span> unsynced
+        </span>
+        {status.rejectedCount > 0 ? (
+          <span className="rejected-count" data-testid="rejected-count">
+            {status.rejectedCount} rejected by server
+          </span>
+        ) : null}
+        <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''}>
+          {lastSyncText(status.lastSyncAt, now)}
+        </span>
+      </div>
+    </header>
+  );
+}

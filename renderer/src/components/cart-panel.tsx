@@ -1,0 +1,103 @@
+import { formatMoney, type CatalogItem, type OrderTotals } from '../../../core/index.ts';
+import type { CartLine } from '../sale/cart.ts';
+
+interface CartPanelProps {
+  lines: CartLine[];
+  totals: OrderTotals;
+  invalidKeys: string[];
+  items: ReadonlyMap<string, CatalogItem>;
+  currency: string;
+  onQuantity: (key: string, quantity: number) => void;
+  onRemove: (key: string) => void;
+  onClear: () => void;
+  onCharge: () => void;
+}
+
+export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge }: CartPanelProps) {
+  const priced = new Map(totals.lines.map((l) => [l.id, l]));
+  const canCharge = lines.length > 0 && invalidKeys.length === 0;
+  return (
+    <section className="cart" data-testid="cart" aria-label="Cart">
+      <header className="cart-header">
+        <h2>Current sale</h2>
+        {lines.length > 0 ? (
+          <button type="button" className="button button-ghost" onClick={onClear}>
+            Clear
+          </button>
+        ) : null}
+      </header>
+      {lines.length === 0 ? (
+        <p className="cart-empty">Cart is empty — tap an item or scan a barcode</p>
+      ) : (
+        <ul className="cart-lines">
+          {lines.map((line) => {
+            const pricedLine = priced.get(line.key);
+            const name = pricedLine?.name ?? items.get(line.catalogItemId)?.name ?? 'Unknown item';
+            return (
+              <li key={line.key} className="cart-line" data-testid="cart-line">
+                <div className="cart-line-main">
+                  <span className="cart-line-name">{name}</span>
+                  {pricedLine && pricedLine.modifiers.length > 0 ? (
+                    <span className="cart-line-modifiers">{pricedLine.modifiers.map((m) => m.name).join(', ')}</span>
+                  ) : null}
+                  {pricedLine ? (
+                    <span className="cart-line-unit">{formatMoney(pricedLine.unitPriceCents, currency)} each</span>
+                  ) : (
+                    <span className="form-error">No longer in the catalog — remove it</span>
+                  )}
+                </div>
+                <div className="cart-line-controls">
+                  <button type="button" className="button button-round" aria-label={`Decrease quantity of ${name}`} onClick={() => onQuantity(line.key, line.quantity - 1)}>
+                    −
+                  </button>
+                  <span className="cart-line-quantity" data-testid="line-quantity" aria-label={`Quantity of ${name}`}>
+                    {line.quantity}
+                  </span>
+                  <button type="button" className="button button-round" aria-label={`Increase quantity of ${name}`} onClick={() => onQuantity(line.key, line.quantity + 1)}>
+                    +
+                  </button>
+                </div>
+                <span className="cart-line-total">{pricedLine ? formatMoney(pricedLine.grossCents, currency) : ''}</span>
+                <button type="button" className="button button-icon" aria-label={`Remove ${name}`} onClick={() => onRemove(line.key)}>
+                  ✕
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <dl className="totals">
+        <div>
+          <dt>Subtotal</dt>
+          <dd data-testid="cart-subtotal">{formatMoney(totals.subtotalCents, currency)}</dd>
+        </div>
+        {totals.taxLines.length > 1
+          ? totals.taxLines.map((t) => (
+              <div key={t.taxRateId} className="totals-tax">
+                <dt>
+                  {t.name}
+                  {t.inclusive ? ' (included)' : ''}
+                </dt>
+                <dd>{formatMoney(t.taxCents, currency)}</dd>
+              </div>
+            ))
+          : null}
+        <div>
+          <dt>
+            {totals.taxLines.length === 1 && totals.taxLines[0]
+              ? `${totals.taxLines[0].name}${totals.taxLines[0].inclusive ? ' (included)' : ''}`
+              : 'Tax'}
+          </dt>
+          <dd data-testid="cart-tax">{formatMoney(totals.taxCents, currency)}</dd>
+        </div>
+        <div className="totals-grand">
+          <dt>Total</dt>
+          <dd data-testid="cart-total">{formatMoney(totals.totalCents, currency)}</dd>
+        </div>
+      </dl>
+      <button type="button" className="button button-primary button-charge" disabled={!canCharge} onClick={onCharge} data-testid="charge" title="Charge (F9)">
+        Charge {formatMoney(totals.totalCents, currency)}
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,101 @@
+import { useMemo } from 'react';
+import { formatMoney } from '../../../core/index.ts';
+import type { StoredOrder } from '../db/database.ts';
+import { useObservable } from '../hooks.ts';
+import { useRegister } from '../register-context.ts';
+
+export function syncMarker(order: StoredOrder): { label: string; kind: 'synced' | 'unsynced' | 'rejected' } {
+  if (order.rejection) return { label: 'Rejected by server', kind: 'rejected' };
+  if (order.syncSeq !== undefined) return { label: 'Synced', kind: 'synced' };
+  return { label: 'Not yet synced', kind: 'unsynced' };
+}
+
+interface ReceiptViewProps {
+  orderId: string;
+  onDone?: () => void;
+  doneLabel?: string;
+}
+
+/** The receipt of a stored sale; live, so its sync marker flips when the server's copy arrives. */
+export function ReceiptView({ orderId, onDone, doneLabel = 'New sale' }: ReceiptViewProps) {
+  const { db, session } = useRegister();
+  const order$ = useMemo(() => db.orders.findOne(orderId).$, [db, orderId]);
+  const doc = useObservable(order$, null);
+  if (!doc) return <p className="muted">Loading receipt…</p>;
+  const order = doc.toJSON() as StoredOrder;
+  const marker = syncMarker(order);
+  const cash = order.tenders.find((t) => t.method === 'cash');
+  const currency = order.currency;
+  return (
+    <div className="receipt-wrap">
+      <article className="receipt" data-testid="receipt" data-order-id={order.id} aria-label={`Receipt ${order.receiptNumber}`}>
+        <header className="receipt-header">
+          <h2 className="receipt-merchant">{session.merchantName}</h2>
+          <p>
+            Receipt <strong data-testid="receipt-number">{order.receiptNumber}</strong>
+          </p>
+          <p className="muted">{new Date(order.createdAt).toLocaleString()}</p>
+        </header>
+        <ul className="receipt-lines">
+          {order.lines.map((line) => (
+            <li key={line.id}>
+              <div className="receipt-line">
+                <span>
+                  {line.quantity} × {line.name}
+                </span>
+                <span>{formatMoney(line.grossCents, currency)}</span>
+              </div>
+              {line.modifiers.length > 0 ? <div className="receipt-modifiers">{line.modifiers.map((m) => m.name).join(', ')}</div> : null}
+            </li>
+          ))}
+        </ul>
+        <dl className="receipt-totals">
+          <div>
+            <dt>Subtotal</dt>
+            <dd>{formatMoney(order.subtotalCents, currency)}</dd>
+          </div>
+          {order.discountCents > 0 ? (
+            <div>
+              <dt>Discounts</dt>
+              <dd>−{formatMoney(order.discountCents, currency)}</dd>
+            </div>
+          ) : null}
+          {order.taxLines.map((t) => (
+            <div key={t.taxRateId}>
+              <dt>
+                {t.name}
+                {t.inclusive ? ' (incl.)' : ''}
+              </dt>
+              <dd>{formatMoney(t.taxCents, currency)}</dd>
+            </div>
+          ))}
+          <div className="receipt-total">
+            <dt>Total</dt>
+            <dd data-testid="receipt-total">{formatMoney(order.totalCents, currency)}</dd>
+          </div>
+          {cash ? (
+            <>
+              <div>
+                <dt>Cash tendered</dt>
+                <dd data-testid="receipt-tendered">{formatMoney(cash.tenderedCents ?? cash.amountCents, currency)}</dd>
+              </div>
+              <div>
+                <dt>Change</dt>
+                <dd data-testid="receipt-change">{formatMoney(cash.changeCents ?? 0, currency)}</dd>
+              </div>
+            </>
+          ) : null}
+        </dl>
+        <p className={`sync-marker sync-marker-${marker.kind}`} data-testid="receipt-sync">
+          {marker.label}
+        </p>
+        {order.rejection ? <p className="form-error">Server: {order.rejection.reason}</p> : null}
+      </article>
+      {onDone ? (
+        <button type="button" className="button button-primary button-large" onClick={onDone} data-testid="new-sale" autoFocus>
+          {doneLabel}
+        </button>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * RxDB JSON schemas of the register's collections, mirroring the zod shapes in core/schemas.ts. RxDB needs a type
+ * on every top-level property; nested shapes are described loosely because the register validates every record it
+ * writes with the core zod schema first, and pulled records were validated by the server.
+ */
+import type { RxJsonSchema } from 'rxdb';
+import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../core/index.ts';
+
+/** Fields the server stamps on every replicated document (DESIGN §15). */
+const serverStampProperties = {
+  updatedAt: { type: 'string', maxLength: 40 },
+  syncSeq: { type: 'integer', minimum: 0 },
+} as const;
+
+const rejectionProperty = {
+  type: 'object',
+  properties: { reason: { type: 'string' }, at: { type: 'string' } },
+} as const;
+
+const idProperty = { type: 'string', maxLength: 64 } as const;
+
+/** A register-authored document as the server may hand it back: with a quarantine marker. */
+export type Rejectable<T> = T & { rejection?: { reason: string; at: string } };
+
+export const catalogItemRxSchema: RxJsonSchema<CatalogItem> = {
+  title: 'catalog item',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    name: { type: 'string' },
+    description: { type: 'string' },
+    category: { type: 'string' },
+    kind: { type: 'string', enum: ['product', 'service'] },
+    variations: { type: 'array', items: { type: 'object' } },
+    modifierLists: { type: 'array', items: { type: 'object' } },
+    taxRateIds: { type: 'array', items: { type: 'string' } },
+    imageUrl: { type: 'string' },
+    ...serverStampProperties,
+  },
+  required: ['id', 'name', 'category', 'kind', 'variations', 'modifierLists', 'taxRateIds'],
+};
+
+export const taxRateRxSchema: RxJsonSchema<TaxRate> = {
+  title: 'tax rate',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    name: { type: 'string' },
+    basisPoints: { type: 'integer' },
+    inclusive: { type: 'boolean' },
+    ...serverStampProperties,
+  },
+  required: ['id', 'name', 'basisPoints', 'inclusive'],
+};
+
+export const orderRxSchema: RxJsonSchema<Rejectable<Order>> = {
+  title: 'order',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
+    receiptNumber: { type: 'string' },
+    state: { type: 'string' },
+    currency: { type: 'string' },
+    createdAt: { type: 'string', maxLength: 40 },
+    staffId: { type: 'string' },
+    customerId: { type: 'string' },
+    lines: { type: 'array', items: { type: 'object' } },
+    discounts: { type: 'array', items: { type: 'object' } },
+    taxLines: { type: 'array', items: { type: 'object' } },
+    subtotalCents: { type: 'integer' },
+    discountCents: { type: 'integer' },
+    taxCents: { type: 'integer' },
+    totalCents: { type: 'integer' },
+    tipCents: { type: 'integer' },
+    paidCents: { type: 'integer' },
+    tenders: { type: 'array', items: { type: 'object' } },
+    journalTransactionId: { type: ['string', 'null'] },
+    note: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'registerId', 'receiptNumber', 'createdAt', 'lines', 'totalCents'],
+  indexes: ['createdAt'],
+};
+
+export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransaction>> = {
+  title: 'journal transaction',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    kind: { type: 'string' },
+    sourceType: { type: 'string' },
+    sourceId: { type: 'string' },
+    registerId: { type: ['string', 'null'] },
+    currency: { type: 'string' },
+    occurredAt: { type: 'string' },
+    memo: { type: 'string' },
+    postings: { type: 'array', items: { type: 'object' } },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
+};

@@ -1,0 +1,23 @@
+import { useEffect, useState } from 'react';
+import type { Observable } from 'rxjs';
+
+/** The latest value of an observable (re-subscribes when `observable` changes identity). */
+export function useObservable<T>(observable: Observable<T> | undefined, initial: T): T {
+  const [value, setValue] = useState<T>(initial);
+  useEffect(() => {
+    if (!observable) return undefined;
+    const subscription = observable.subscribe(setValue);
+    return () => subscription.unsubscribe();
+  }, [observable]);
+  return value;
+}
+
+/** Re-renders every `ms` milliseconds (for relative times such as "synced 2 min ago"). */
+export function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}

@@ -1,0 +1,66 @@
+/**
+ * Completing a sale: take the register's next receipt number, build the paid order and its journal transaction with
+ * core's buildRegisterSale, check both against the core schemas and write them to the local database — all before
+ * the receipt is shown (write before print, DESIGN §8).
+ */
+import {
+  buildRegisterSale,
+  journalTransactionSchema,
+  orderSchema,
+  parseReceiptNumber,
+  type CatalogSnapshot,
+  type Cents,
+  type Order,
+  type OrderLine,
+} from '../../../core/index.ts';
+import { saveSale, type RegisterDatabase } from '../db/database.ts';
+import type { RegisterSession } from '../session.ts';
+
+const sequenceKey = (registerId: string) => `register.receiptSequence.${registerId}`;
+
+/**
+ * The next receipt sequence of this register: one more than the highest of the locally stored counter, the server's
+ * last known sequence for this register, and the receipts of the sales already in the local database (so a cleared
+ * localStorage never reuses a number).
+ */
+export async function nextReceiptSequence(db: RegisterDatabase, session: RegisterSession): Promise<number> {
+  const stored = Number(localStorage.getItem(sequenceKey(session.registerId)) ?? '0') || 0;
+  const recent = await db.orders.find({ selector: { registerId: session.registerId }, sort: [{ createdAt: 'desc' }], limit: 50 }).exec();
+  const localMax = recent.reduce((max, doc) => Math.max(max, parseReceiptNumber(doc.receiptNumber)?.sequence ?? 0), 0);
+  return Math.max(stored, session.lastReceiptSequence, localMax) + 1;
+}
+
+interface RingUpInput {
+  db: RegisterDatabase;
+  session: RegisterSession;
+  catalog: CatalogSnapshot;
+  lines: readonly OrderLine[];
+  tenderedCents: Cents;
+}
+
+/** Rings up a cash sale and stores it; resolves with the stored order. */
+export async function ringUpCashSale({ db, session, catalog, lines, tenderedCents }: RingUpInput): Promise<Order> {
+  const run = async () => {
+    const sequence = await nextReceiptSequence(db, session);
+    const sale = buildRegisterSale({
+      registerId: session.registerId,
+      registerNumber: session.registerNumber,
+      sequence,
+      currency: session.currency,
+      createdAt: new Date().toISOString(),
+      lines,
+      payment: { method: 'cash', tenderedCents },
+      catalog,
+    });
+    orderSchema.parse(sale.order);
+    journalTransactionSchema.parse(sale.journalTransaction);
+    localStorage.setItem(sequenceKey(session.registerId), String(sequence));
+    await saveSale(db, sale);
+    return sale.order;
+  };
+  // Two tabs of one register must never hand out the same receipt number.
+  if (typeof navigator !== 'undefined' && navigator.locks) {
+    return navigator.locks.request(`register-receipt-sequence:${session.registerId}`, run);
+  }
+  return run();
+}

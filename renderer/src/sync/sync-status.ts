@@ -1,0 +1,45 @@
+/**
+ * What the header shows at all times (DESIGN §8): online/offline, unsynced records, last sync time — and a single
+ * badge state that is `synced` only when the register is online, replication has caught up and nothing is waiting.
+ */
+
+export type BadgeState = 'synced' | 'syncing' | 'offline' | 'error';
+
+export interface SyncStatus {
+  /** `navigator.onLine` and the server was reachable at the last attempt. */
+  isOnline: boolean;
+  /** This tab runs the replication (one leader tab per register). */
+  isLeader: boolean;
+  /** Every replication finished its initial round and no round is running or waiting to retry. */
+  isInSync: boolean;
+  /** The last HTTP error of a sync request, cleared by the next success. */
+  error: string | undefined;
+  /** The server refused this register's schema version (HTTP 426). */
+  isOutdated: boolean;
+  /** ISO time of the last pull/push round that finished without error. */
+  lastSyncAt: string | undefined;
+  /** Orders and journal transactions whose server copy has not arrived yet. */
+  unsyncedCount: number;
+  /** Orders the server quarantined (returned with `rejection`). */
+  rejectedCount: number;
+}
+
+export const initialSyncStatus: SyncStatus = {
+  isOnline: typeof navigator === 'undefined' ? true : navigator.onLine,
+  isLeader: false,
+  isInSync: false,
+  error: undefined,
+  isOutdated: false,
+  lastSyncAt: undefined,
+  unsyncedCount: 0,
+  rejectedCount: 0,
+};
+
+export function badgeState(status: SyncStatus): BadgeState {
+  if (!status.isOnline) return 'offline';
+  if (status.error !== undefined || status.isOutdated) return 'error';
+  // A follower tab does not replicate: it trusts the shared database's unsynced count.
+  const isCaughtUp = status.isLeader ? status.isInSync : true;
+  if (isCaughtUp && status.unsyncedCount === 0) return 'synced';
+  return 'syncing';
+}

@@ -1,0 +1,253 @@
+import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type TaxRate, type Variation } from '../../../core/index.ts';
+import { CartPanel } from '../components/cart-panel.tsx';
+import { ItemDialog } from '../components/item-dialog.tsx';
+import { ReceiptView } from '../components/receipt-view.tsx';
+import { TenderDialog } from '../components/tender-dialog.tsx';
+import { useObservable } from '../hooks.ts';
+import { useRegister } from '../register-context.ts';
+import { cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
+import { ringUpCashSale } from '../sale/ring-up.ts';
+
+const ALL = 'All';
+
+function priceLabel(item: CatalogItem, currency: string): string {
+  const prices = item.variations.map((v) => v.priceCents);
+  const min = Math.min(...prices);
+  return prices.every((p) => p === min) ? formatMoney(min, currency) : `from ${formatMoney(min, currency)}`;
+}
+
+const hasChoices = (item: CatalogItem) => item.modifierLists.length > 0 || item.variations.length > 1;
+
+function findByCode(items: readonly CatalogItem[], code: string): { item: CatalogItem; variation: Variation } | undefined {
+  const wanted = code.trim();
+  const lower = wanted.toLowerCase();
+  for (const item of items) {
+    for (const variation of item.variations) {
+      if (variation.gtin === wanted || variation.sku?.toLowerCase() === lower) return { item, variation };
+    }
+  }
+  return undefined;
+}
+
+function matchesSearch(item: CatalogItem, query: string): boolean {
+  const q = query.trim().toLowerCase();
+  if (!q) return true;
+  return (
+    item.name.toLowerCase().includes(q) ||
+    item.category.toLowerCase().includes(q) ||
+    item.variations.some((v) => v.name.toLowerCase().includes(q) || v.sku?.toLowerCase().includes(q) || v.gtin?.startsWith(q))
+  );
+}
+
+/** The selling screen: catalog (tabs, grid, scan/search), cart, cash tender and the receipt. */
+export function RegisterView() {
+  const { db, session } = useRegister();
+  const currency = session.currency;
+  const items$ = useMemo(() => db.catalog_items.find({ sort: [{ id: 'asc' }] }).$, [db]);
+  const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
+  const itemDocs = useObservable(items$, []);
+  const taxDocs = useObservable(taxRates$, []);
+  const items = useMemo(
+    () => itemDocs.map((d) => d.toJSON() as CatalogItem).sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name)),
+    [itemDocs],
+  );
+  const catalog = useMemo(() => catalogSnapshot(items, taxDocs.map((d) => d.toJSON() as TaxRate)), [items, taxDocs]);
+  const categories = useMemo(() => [ALL, ...new Set(items.map((i) => i.category))], [items]);
+
+  const [category, setCategory] = useState(ALL);
+  const [query, setQuery] = useState('');
+  const [message, setMessage] = useState<{ text: string; isError: boolean } | undefined>();
+  const [lines, dispatch] = useReducer(cartReducer, []);
+  const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
+  const [isTendering, setTendering] = useState(false);
+  const [isSaving, setSaving] = useState(false);
+  const [saleError, setSaleError] = useState<string | undefined>();
+  const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
+  const scanInput = useRef<HTMLInputElement>(null);
+
+  const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog), [lines, catalog]);
+  const visible = items.filter((i) => (category === ALL || i.category === category) && matchesSearch(i, query));
+
+  const focusScan = () => requestAnimationFrame(() => scanInput.current?.focus());
+  const canCharge = lines.length > 0 && invalidKeys.length === 0;
+
+  // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (dialogItem || isTendering || receiptOrderId || scanInput.current?.closest('[hidden]')) return;
+      if (event.key === 'F2') {
+        event.preventDefault();
+        scanInput.current?.focus();
+        scanInput.current?.select();
+      } else if (event.key === 'F9' && canCharge) {
+        event.preventDefault();
+        setSaleError(undefined);
+        setTendering(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [dialogItem, isTendering, receiptOrderId, canCharge]);
+  useEffect(() => {
+    if (!dialogItem && !isTendering && !receiptOrderId) focusScan();
+  }, [dialogItem, isTendering, receiptOrderId]);
+
+  const add = (item: CatalogItem, variationId: string, modifierIds: string[]) => {
+    dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
+    const variation = item.variations.find((v) => v.id === variationId);
+    setMessage({ text: `Added ${item.name}${item.variations.length > 1 && variation ? ` (${variation.name})` : ''}`, isError: false });
+  };
+
+  const choose = (item: CatalogItem, variationId?: string) => {
+    const needsChoice = item.modifierLists.length > 0 || (item.variations.length > 1 && variationId === undefined);
+    const first = variationId ?? item.variations[0]?.id;
+    if (!needsChoice && first) add(item, first, []);
+    else setDialogItem({ item, ...(variationId ? { variationId } : {}) });
+  };
+
+  const onScan = () => {
+    const code = query.trim();
+    if (!code) return;
+    const found = findByCode(items, code);
+    if (found) {
+      setQuery('');
+      choose(found.item, found.variation.id);
+      return;
+    }
+    const matches = items.filter((i) => matchesSearch(i, code));
+    if (matches.length === 1 && matches[0] && !/^\d{6,}$/.test(code)) {
+      setQuery('');
+      choose(matches[0]);
+      return;
+    }
+    setMessage({ text: `No item with barcode or SKU “${code}”`, isError: true });
+    scanInput.current?.select();
+  };
+
+  const completeSale = async (tenderedCents: number) => {
+    setSaving(true);
+    setSaleError(undefined);
+    try {
+      const priced = lines.map((l) => priceLine(toLineInput(l), catalog, 'line', l.key));
+      const order = await ringUpCashSale({ db, session, catalog, lines: priced, tenderedCents });
+      dispatch({ type: 'clear' });
+      setTendering(false);
+      setMessage(undefined);
+      setReceiptOrderId(order.id);
+    } catch (err) {
+      setSaleError(`The sale was not saved: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  if (receiptOrderId) {
+    return (
+      <main className="receipt-screen">
+        <ReceiptView orderId={receiptOrderId} onDone={() => setReceiptOrderId(undefined)} />
+      </main>
+    );
+  }
+
+  return (
+    <main className="register">
+      <section className="catalog" aria-label="Catalog">
+        <div className="scan-row">
+          <label className="visually-hidden" htmlFor="scan-input">
+            Scan or search
+          </label>
+          <input
+            id="scan-input"
+            ref={scanInput}
+            className="scan-input"
+            data-testid="scan-input"
+            type="search"
+            placeholder="Scan or search (F2)"
+            autoComplete="off"
+            value={query}
+            onChange={(e) => {
+              setQuery(e.target.value);
+              setMessage(undefined);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') {
+                e.preventDefault();
+                onScan();
+              }
+            }}
+          />
+          <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} role="status" data-testid="scan-message">
+            {message?.text ?? ''}
+          </p>
+        </div>
+        <div className="category-tabs" role="tablist" aria-label="Categories">
+          {categories.map((c) => (
+            <button key={c} type="button" role="tab" aria-selected={c === category} className={c === category ? 'tab tab-active' : 'tab'} onClick={() => setCategory(c)}>
+              {c}
+            </button>
+          ))}
+        </div>
+        {items.length === 0 ? (
+          <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
+        ) : visible.length === 0 ? (
+          <p className="muted catalog-empty">No items match “{query}”.</p>
+        ) : (
+          <div className="item-grid">
+            {visible.map((item) => (
+              <button
+                key={item.id}
+                type="button"
+                className={`item-tile item-kind-${item.kind}${hasChoices(item) ? ' item-has-options' : ''}`}
+                data-testid={`item-${item.id}`}
+                onClick={() => choose(item)}
+              >
+                <span className="item-name">{item.name}</span>
+                <span className="item-meta">
+                  <span className="item-price">{priceLabel(item, currency)}</span>
+                  {hasChoices(item) ? <span className="item-options">options</span> : null}
+                </span>
+              </button>
+            ))}
+          </div>
+        )}
+      </section>
+      <CartPanel
+        lines={lines}
+        totals={totals}
+        invalidKeys={invalidKeys}
+        items={catalog.items}
+        currency={currency}
+        onQuantity={(key, quantity) => dispatch({ type: 'setQuantity', key, quantity })}
+        onRemove={(key) => dispatch({ type: 'remove', key })}
+        onClear={() => dispatch({ type: 'clear' })}
+        onCharge={() => {
+          setSaleError(undefined);
+          setTendering(true);
+        }}
+      />
+      {dialogItem ? (
+        <ItemDialog
+          item={dialogItem.item}
+          currency={currency}
+          {...(dialogItem.variationId ? { initialVariationId: dialogItem.variationId } : {})}
+          onClose={() => setDialogItem(undefined)}
+          onAdd={({ variationId, modifierIds }) => {
+            add(dialogItem.item, variationId, modifierIds);
+            setDialogItem(undefined);
+          }}
+        />
+      ) : null}
+      {isTendering ? (
+        <TenderDialog
+          totalCents={totals.totalCents}
+          currency={currency}
+          isBusy={isSaving}
+          error={saleError}
+          onClose={() => setTendering(false)}
+          onComplete={(tendered) => void completeSale(tendered)}
+        />
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,86 @@
+import { useMemo, useState } from 'react';
+import { formatMoney } from '../../../core/index.ts';
+import { ReceiptView, syncMarker } from '../components/receipt-view.tsx';
+import type { StoredOrder } from '../db/database.ts';
+import { useObservable } from '../hooks.ts';
+import { useRegister } from '../register-context.ts';
+
+function startOfToday(): string {
+  const d = new Date();
+  d.setHours(0, 0, 0, 0);
+  return d.toISOString();
+}
+
+/** Today's sales on this register, newest first, each with its sync marker; a row opens its receipt. */
+export function SalesView() {
+  const { db, session } = useRegister();
+  const [openId, setOpenId] = useState<string | undefined>();
+  const since = useMemo(startOfToday, []);
+  const orders$ = useMemo(
+    () => db.orders.find({ selector: { createdAt: { $gte: since }, registerId: session.registerId }, sort: [{ createdAt: 'desc' }] }).$,
+    [db, since, session.registerId],
+  );
+  const docs = useObservable(orders$, []);
+  const orders = docs.map((d) => d.toJSON() as StoredOrder);
+  const takings = orders.filter((o) => !o.rejection).reduce((a, o) => a + o.totalCents, 0);
+
+  if (openId) {
+    return (
+      <main className="receipt-screen">
+        <ReceiptView orderId={openId} onDone={() => setOpenId(undefined)} doneLabel="Back to sales" />
+      </main>
+    );
+  }
+
+  return (
+    <main className="sales">
+      <header className="page-header">
+        <h1>Today’s sales</h1>
+        <p className="muted">
+          {orders.length} {orders.length === 1 ? 'sale' : 'sales'} · {formatMoney(takings, session.currency)}
+        </p>
+      </header>
+      {orders.length === 0 ? (
+        <p className="muted">No sales on this register today.</p>
+      ) : (
+        <table className="orders-table">
+          <thead>
+            <tr>
+              <th scope="col">Receipt</th>
+              <th scope="col">Time</th>
+              <th scope="col">Items</th>
+              <th scope="col" className="numeric">
+                Total
+              </th>
+              <th scope="col">Sync</th>
+            </tr>
+          </thead>
+          <tbody>
+            {orders.map((order) => {
+              const marker = syncMarker(order);
+              return (
+                <tr key={order.id} data-testid="order-row" data-order-id={order.id} data-sync={marker.kind}>
+                  <td>
+                    <button type="button" className="link-button" data-testid="order-receipt-number" onClick={() => setOpenId(order.id)}>
+                      {order.receiptNumber}
+                    </button>
+                  </td>
+                  <td>{new Date(order.createdAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}</td>
+                  <td>{order.lines.reduce((a, l) => a + l.quantity, 0)}</td>
+                  <td className="numeric" data-testid="order-total">
+                    {formatMoney(order.totalCents, order.currency)}
+                  </td>
+                  <td>
+                    <span className={`sync-marker sync-marker-${marker.kind}`} data-testid="order-sync" title={order.rejection?.reason}>
+                      {marker.label}
+                    </span>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,156 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { IdentityProvider } from './auth/identity.ts';
+import type { AppContext, ServerConfig, SmsProvider } from './context.ts';
+import type { Db } from './db/db.ts';
+import { findUnstorable } from './http/input-guard.ts';
+import { installProblemHandlers, problem, ProblemError, sendProblem } from './http/problem.ts';
+import { registerDevRoutes } from './routes/dev.ts';
+import { registerImageRoutes, type ImageOptions } from './images/routes.ts';
+import { registerPayPage } from './routes/pay-page.ts';
+import { registerPosRoutes } from './routes/pos.ts';
+import { registerSyncRoutes } from './routes/sync.ts';
+import { OutboxSmsProvider } from './services/sms.ts';
+import { CHANGE_CHANNEL, ChangeFeed } from './sync/change-feed.ts';
+import { RateLimit } from './images/rate-limit.ts';
+
+/** DESIGN §7 / spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
+export const POS_APP_RATE_LIMIT = { name: 'app', quota: 120, windowSeconds: 60 } as const;
+
+export type { ServerConfig, SmsProvider } from './context.ts';
+
+/** The built register, served at `/` when present. */
+export const DEFAULT_STATIC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../renderer/dist');
+/** Largest accepted request body (DESIGN §7). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Register schema version this server speaks; older registers get 426 (DESIGN §15). */
+export const SERVER_SCHEMA_VERSION = 1;
+
+export interface BuildAppOptions {
+  /** A migrated database (see `migrate`). */
+  db: Db;
+  config: ServerConfig;
+  /** Injected clock for tests (token expiry, pay-request expiry, idempotency age). */
+  clock?: () => Date;
+  sms?: SmsProvider;
+  /** Fastify's pino logger at info; off by default (tests). */
+  logger?: boolean;
+  /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, in memory. */
+  appRateLimit?: RateLimit;
+  /** Image generation: generator, store, credits, purge interval (defaults from the environment; docs/images.md). */
+  images?: ImageOptions;
+}
+
+const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
+
+/** In-process feed on PGlite; on PostgreSQL, NOTIFY/LISTEN so every instance's streams hear every write. */
+async function changeFeedFor(db: Db): Promise<ChangeFeed> {
+  if (!db.listen) return new ChangeFeed();
+  const feed = new ChangeFeed(async (merchantId, collection) => {
+    await db.query('SELECT pg_notify($1, $2) AS sent', [CHANGE_CHANNEL, JSON.stringify({ merchantId, collection })]);
+  });
+  const stop = await db.listen(CHANGE_CHANNEL, (payload) => {
+    try {
+      const { merchantId, collection } = JSON.parse(payload) as { merchantId: string; collection: string };
+      if (typeof merchantId === 'string' && typeof collection === 'string') feed.deliver(merchantId, collection);
+    } catch {
+      // Not ours: ignore.
+    }
+  });
+  stopListening.set(feed, stop);
+  return feed;
+}
+
+/**
+ * Builds the sync server: POS API, replication, dev pairing, the hosted pay page, JWKS and the built register.
+ * The database must already be migrated; the app does not close it (the caller owns it).
+ */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const config: Required<ServerConfig> = {
+    baseUrl: opts.config.baseUrl.replace(/\/+$/, ''),
+    staticDir: opts.config.staticDir === undefined ? DEFAULT_STATIC_DIR : opts.config.staticDir,
+    minRegisterSchemaVersion: opts.config.minRegisterSchemaVersion ?? SERVER_SCHEMA_VERSION,
+    streamKeepAliveMs: opts.config.streamKeepAliveMs ?? 15_000,
+  };
+  const clock = opts.clock ?? (() => new Date());
+  const idp = await IdentityProvider.load(opts.db, config.baseUrl);
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? new RateLimit(POS_APP_RATE_LIMIT) };
+
+  const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true });
+  installProblemHandlers(app);
+  app.addHook('onClose', async () => {
+    await stopListening.get(ctx.feed)?.();
+  });
+  // JSON only (DESIGN §7): anything else is 415, not a string handed to the routes.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    const raw = request.headers['x-register-schema-version'];
+    if (raw === undefined) return;
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (!value || !/^\d{1,6}$/.test(value)) {
+      throw new ProblemError(400, 'validation_error', 'Invalid x-register-schema-version: send a positive integer.', [
+        { path: 'x-register-schema-version', message: 'must be a positive integer' },
+      ]);
+    }
+    if (Number(value) < config.minRegisterSchemaVersion) {
+      throw new ProblemError(
+        426,
+        'register_too_old',
+        `This register speaks schema version ${value}; the server needs ${config.minRegisterSchemaVersion} or newer. Update the register app.`,
+        undefined,
+        { Upgrade: `register-schema/${config.minRegisterSchemaVersion}` },
+      );
+    }
+  });
+
+  // Bodies and query strings PostgreSQL could not store are a 400, never a 500. Replication pushes check each
+  // document themselves, so one bad document is quarantined instead of failing the push.
+  app.addHook('preValidation', async (request) => {
+    const inQuery = findUnstorable(request.query);
+    const isPush = request.method === 'POST' && /^\/api\/sync\/[^/]+\/push(\?|$)/.test(request.url);
+    const found = inQuery ?? (isPush ? undefined : findUnstorable(request.body));
+    if (found) throw new ProblemError(400, 'validation_error', `Invalid ${found.path}: ${found.message}.`, [found]);
+  });
+
+  app.get('/.well-known/jwks.json', async (_request, reply) => {
+    reply.header('Cache-Control', 'public, max-age=300');
+    return idp.jwks;
+  });
+  app.get('/health', async () => ({ ok: true }));
+
+  registerPosRoutes(app, ctx);
+  registerSyncRoutes(app, ctx);
+  registerDevRoutes(app, ctx);
+  registerPayPage(app, ctx);
+  registerImageRoutes(app, ctx, opts.images);
+
+  const staticDir = config.staticDir;
+  const hasRegister = staticDir !== null && existsSync(join(staticDir, 'index.html'));
+  if (hasRegister) {
+    await app.register(fastifyStatic, {
+      root: staticDir,
+      wildcard: true,
+      // The service worker and the shell must be revalidated, or a deploy never reaches an installed register.
+      setHeaders(res, path) {
+        if (path.endsWith('sw.js') || path.endsWith('index.html') || path.endsWith('.webmanifest')) res.header('Cache-Control', 'no-cache');
+      },
+    });
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const isApi = path.startsWith('/api/') || path === '/api' || path.startsWith('/.well-known/');
+    if (hasRegister && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
+      reply.header('Cache-Control', 'no-cache');
+      return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    return sendProblem(reply, problem(404, 'not_found', `No route ${request.method} ${path}.`));
+  });
+
+  return app;
+}

@@ -1,0 +1,123 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JSONWebKeySet } from 'jose';
+import { ulid } from 'ulid';
+import type { Queryable } from '../db/db.ts';
+
+/**
+ * Authentication (DESIGN §3, §7; spec Authentication). Two kinds of bearer token:
+ * - staff ID tokens from the built-in development identity provider: ES256 JWTs (iss = base URL, aud = register-pos,
+ *   sub = staff id, claims merchant_id and role), verified against our own JWKS;
+ * - app tokens: opaque `rpa_<32 random bytes, base64url>`, stored only as their SHA-256, carrying scopes.
+ */
+export const STAFF_AUDIENCE = 'register-pos';
+export const APP_SCOPES = ['catalog:read', 'orders:read', 'pay:create', 'webhooks'] as const;
+export type AppScope = (typeof APP_SCOPES)[number];
+
+export type Principal =
+  | { kind: 'staff'; merchantId: string; staffId: string; role: string }
+  | { kind: 'app'; merchantId: string; appId: string; appName: string; scopes: string[] };
+
+/** `staff:<id>` / `app:<id>` — the caller in audit rows and idempotency keys. */
+export function callerOf(p: Principal): string {
+  return p.kind === 'staff' ? `staff:${p.staffId}` : `app:${p.appId}`;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export class AuthError extends Error {
+  override name = 'AuthError';
+}
+
+/** The development identity provider: one ES256 key pair kept in `signing_keys`, shared by every instance. */
+export class IdentityProvider {
+  private constructor(
+    readonly issuer: string,
+    private readonly kid: string,
+    private readonly privateKey: CryptoKey,
+    readonly jwks: JSONWebKeySet,
+    private readonly keySet: ReturnType<typeof createLocalJWKSet>,
+  ) {}
+
+  /** Loads the key pair from the database, generating and storing it on first use. */
+  static async load(db: Queryable, issuer: string): Promise<IdentityProvider> {
+    let rows = (await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at, kid')).rows;
+    if (rows.length === 0) {
+      const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+      const kid = `key_${ulid()}`;
+      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+      // Two instances racing both insert; both then read the same (oldest) key back.
+      await db.query('INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk) VALUES ($1, $2, $3::jsonb, $4::jsonb)', [
+        kid,
+        'ES256',
+        JSON.stringify(privateJwk),
+        JSON.stringify(publicJwk),
+      ]);
+      rows = (await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at, kid')).rows;
+    }
+    const current = rows[0]!;
+    const privateKey = (await importJWK(current.private_jwk, 'ES256')) as CryptoKey;
+    const jwks: JSONWebKeySet = { keys: rows.map((r) => r.public_jwk) };
+    return new IdentityProvider(issuer, current.kid, privateKey, jwks, createLocalJWKSet(jwks));
+  }
+
+  /** Signs a staff ID token. `ttlSeconds` defaults to 12 hours. */
+  async issueStaffToken(staff: { staffId: string; merchantId: string; role: string }, options: { ttlSeconds?: number; now?: Date } = {}): Promise<string> {
+    const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+    return new SignJWT({ merchant_id: staff.merchantId, role: staff.role })
+      .setProtectedHeader({ alg: 'ES256', kid: this.kid, typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setAudience(STAFF_AUDIENCE)
+      .setSubject(staff.staffId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + (options.ttlSeconds ?? 12 * 3600))
+      .setJti(ulid())
+      .sign(this.privateKey);
+  }
+
+  /** @throws AuthError for a bad signature, wrong issuer/audience, expiry or missing claims. */
+  async verifyStaffToken(token: string, now: Date = new Date()): Promise<Principal> {
+    try {
+      const { payload } = await jwtVerify(token, this.keySet, {
+        issuer: this.issuer,
+        audience: STAFF_AUDIENCE,
+        algorithms: ['ES256'],
+        currentDate: now,
+      });
+      if (typeof payload.sub !== 'string' || typeof payload.merchant_id !== 'string' || typeof payload.role !== 'string') {
+        throw new AuthError('the token lacks sub, merchant_id or role');
+      }
+      return { kind: 'staff', staffId: payload.sub, merchantId: payload.merchant_id, role: payload.role };
+    } catch (err) {
+      if (err instanceof AuthError) throw err;
+      throw new AuthError(`the staff token is not valid: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Issues an app token; returns the plaintext once (only its hash is stored). */
+export async function issueAppToken(
+  tx: Queryable,
+  input: { merchantId: string; appName: string; scopes: readonly string[]; webhookSecret?: string },
+): Promise<{ id: string; token: string }> {
+  const id = `app_${ulid()}`;
+  const token = `rpa_${randomBytes(32).toString('base64url')}`;
+  await tx.query(
+    'INSERT INTO app_tokens (id, merchant_id, app_name, token_hash, scopes, webhook_secret) VALUES ($1, $2, $3, $4, $5::text[], $6)',
+    [id, input.merchantId, input.appName, sha256Hex(token), [...input.scopes], input.webhookSecret ?? null],
+  );
+  return { id, token };
+}
+
+/** @throws AuthError when the token is unknown or revoked. */
+export async function verifyAppToken(db: Queryable, token: string): Promise<Principal> {
+  const { rows } = await db.query<{ id: string; merchant_id: string; app_name: string; scopes: string[]; revoked_at: Date | null }>(
+    'SELECT id, merchant_id, app_name, scopes, revoked_at FROM app_tokens WHERE token_hash = $1',
+    [sha256Hex(token)],
+  );
+  const row = rows[0];
+  if (!row || row.revoked_at) throw new AuthError('the app token is unknown or revoked');
+  return { kind: 'app', merchantId: row.merchant_id, appId: row.id, appName: row.app_name, scopes: row.scopes };
+}

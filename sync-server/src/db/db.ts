@@ -1,0 +1,148 @@
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/**
+ * The server's database handle: PostgreSQL dialect everywhere (DESIGN §3). Two engines fill it — embedded PGlite
+ * (default, data in DATA_DIR) and node-postgres over a real PostgreSQL (DATABASE_URL). Services only see
+ * {@link Queryable}, so the same SQL runs on both.
+ *
+ * Conventions: JSON parameters are passed as strings and cast (`$1::jsonb`) because node-postgres would turn a JS array
+ * into a PostgreSQL array; `bigint` columns come back as numbers from PGlite and strings from node-postgres, so read
+ * them through `Number(...)`.
+ */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  /** Runs one or more statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly engine: 'pglite' | 'postgres';
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /**
+   * PostgreSQL only: LISTEN on `channel` over a dedicated connection (re-established after a failure); resolves to a
+   * function that stops listening. Absent on PGlite, which has one process and needs no fan-out.
+   */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/**
+ * PGlite: one connection in this process. Its own `transaction()` holds a mutex, so transactions are serialised and a
+ * plain query waits for a running transaction. Never call the outer `db` from inside `transaction(fn)` — use `tx`.
+ * @param dataDir folder for the database files; omitted → in memory.
+ */
+export async function openPgliteDb(dataDir?: string): Promise<Db> {
+  const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+  await pglite.waitReady;
+  return {
+    engine: 'pglite',
+    async query<T>(sql: string, params: unknown[] = []) {
+      const result = await pglite.query<T>(sql, params);
+      return { rows: result.rows };
+    },
+    async exec(sql: string) {
+      await pglite.exec(sql);
+    },
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      return pglite.transaction(async (tx) =>
+        fn({
+          async query<R>(sql: string, params: unknown[] = []) {
+            const result = await tx.query<R>(sql, params);
+            return { rows: result.rows };
+          },
+          async exec(sql: string) {
+            await tx.exec(sql);
+          },
+        }),
+      );
+    },
+    async close() {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+/** node-postgres pool over a real PostgreSQL server. */
+export async function openPostgresDb(connectionString: string, options: { max?: number } = {}): Promise<Db> {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params: unknown[] = []) {
+      const result = await client.query(sql, params);
+      return { rows: result.rows as T[] };
+    },
+    async exec(sql: string) {
+      await client.query(sql);
+    },
+  });
+  const outer = wrap(pool);
+  let isClosed = false;
+  return {
+    engine: 'postgres',
+    query: outer.query,
+    exec: outer.exec,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      if (isClosed) return;
+      isClosed = true;
+      await pool.end();
+    },
+    async listen(channel: string, onPayload: (payload: string) => void) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+      let client: pg.Client | undefined;
+      let isStopped = false;
+      const connect = async (): Promise<void> => {
+        const c = new pg.Client({ connectionString });
+        c.on('notification', (message) => {
+          if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+        });
+        c.on('error', () => {
+          // The connection broke: listen again shortly (changes in between are caught up by RESYNC + pull).
+          if (client === c) client = undefined;
+          c.end().catch(() => undefined);
+          if (!isStopped) setTimeout(() => void connect().catch(() => undefined), 1000).unref();
+        });
+        await c.connect();
+        await c.query(`LISTEN ${channel}`);
+        if (isStopped) await c.end();
+        else client = c;
+      };
+      await connect();
+      return async () => {
+        isStopped = true;
+        await client?.end().catch(() => undefined);
+        client = undefined;
+      };
+    },
+  };
+}
+
+/** Opens PostgreSQL when `databaseUrl` is set, else PGlite in `pgliteDir` (or in memory). */
+export async function openDb(options: { databaseUrl?: string; pgliteDir?: string }): Promise<Db> {
+  if (options.databaseUrl) return openPostgresDb(options.databaseUrl);
+  return openPgliteDb(options.pgliteDir);
+}
+
+/**
+ * Serialises writes of one merchant until the end of the transaction, so sequence order equals commit order per
+ * merchant (replication checkpoints never skip a row) and the audit chain has one tail. Re-entrant within a transaction.
+ */
+export async function lockMerchant(tx: Queryable, merchantId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('merchant:' || $1::text)) AS locked`, [merchantId]);
+}

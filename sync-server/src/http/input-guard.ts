@@ -1,0 +1,36 @@
+/**
+ * Input PostgreSQL cannot store, caught before it reaches SQL so it is a 400 (or a quarantined document), never a
+ * 500: NUL characters (text and jsonb refuse U+0000), absurd nesting (it would overflow recursive walkers), and
+ * timestamps in year 0 (valid ISO 8601, refused by timestamptz).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The first problem of `value` as `{ path, message }`, or undefined when it can be stored. */
+export function findUnstorable(value: unknown, path = '', depth = 0): { path: string; message: string } | undefined {
+  const here = path || '(body)';
+  if (depth > MAX_JSON_DEPTH) return { path: here, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
+  if (typeof value === 'string') return value.includes('\u0000') ? { path: here, message: 'must not contain NUL characters' } : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  for (const [key, child] of entries) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return { path: childPath.replaceAll('\u0000', '\\0'), message: 'field names must not contain NUL characters' };
+    const found = findUnstorable(child, childPath, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A copy safe to keep in jsonb: NULs replaced by U+FFFD, nesting cut at {@link MAX_JSON_DEPTH}. */
+export function storable(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '\uFFFD');
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_JSON_DEPTH) return '(nested too deep)';
+  if (Array.isArray(value)) return value.map((v) => storable(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll('\u0000', '\uFFFD'), storable(v, depth + 1)]));
+}
+
+/** True unless the ISO timestamp lies in year 0 (PostgreSQL's timestamptz starts at 1 AD for ISO input). */
+export function isStorableTimestamp(iso: string): boolean {
+  return !iso.startsWith('0000');
+}

@@ -1,0 +1,92 @@
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/**
+ * Rate limiting with the IETF draft's header fields (draft-ietf-httpapi-ratelimit-headers-10, DESIGN §7):
+ *
+ *     RateLimit-Policy: "app";q=120;w=60
+ *     RateLimit: "app";r=<remaining>;t=<seconds until the window resets>
+ *     RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset   (the older fields many clients still read)
+ *
+ * and, once the quota is used up, 429 with `Retry-After` and a `quota-exceeded` problem naming the violated policy.
+ */
+
+/** One quota policy: `quota` requests per `windowSeconds`, partitioned by the key passed to {@link RateLimit.take}. */
+export interface RateLimitPolicy {
+  /** Policy name as it appears in the header fields, e.g. `app`. */
+  name: string;
+  quota: number;
+  windowSeconds: number;
+}
+
+/** The outcome of taking one unit of quota. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  policy: RateLimitPolicy;
+  remaining: number;
+  /** Whole seconds until quota becomes available again (≥ 1 when not allowed). */
+  resetSeconds: number;
+}
+
+/** The header fields for a decision, ready to set on any response (2xx or error alike). */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const { policy, remaining, resetSeconds } = decision;
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`,
+    RateLimit: `"${policy.name}";r=${remaining};t=${resetSeconds}`,
+    'RateLimit-Limit': String(policy.quota),
+    'RateLimit-Remaining': String(remaining),
+    'RateLimit-Reset': String(resetSeconds),
+  };
+  if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, resetSeconds));
+  return headers;
+}
+
+/** The RFC 9457 body of a 429 (problem type from the draft's §5.1, with its `violated-policies` member). */
+export function quotaExceededProblem(decision: RateLimitDecision): Record<string, unknown> {
+  return {
+    type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+    title: 'Request cannot be satisfied as assigned quota has been exceeded',
+    status: 429,
+    code: 'quota_exceeded',
+    detail: `The "${decision.policy.name}" policy allows ${decision.policy.quota} requests per ${decision.policy.windowSeconds} s; retry in ${Math.max(1, decision.resetSeconds)} s.`,
+    'violated-policies': [decision.policy.name],
+  };
+}
+
+/**
+ * A fixed-window limiter over `rate-limiter-flexible`. The default store is in memory (one process — right for the
+ * embedded PGlite set-up); pass another `RateLimiterAbstract` (e.g. `RateLimiterPostgres`) to share quota between
+ * several server instances.
+ */
+export class RateLimit {
+  private readonly limiter: RateLimiterAbstract;
+
+  constructor(
+    readonly policy: RateLimitPolicy,
+    limiter?: RateLimiterAbstract,
+  ) {
+    this.limiter =
+      limiter ??
+      new RateLimiterMemory({ keyPrefix: `rl_${policy.name}`, points: policy.quota, duration: policy.windowSeconds });
+  }
+
+  /** Takes one unit of quota from partition `key` (e.g. `merchantId:appId`). Never throws for an exhausted quota. */
+  async take(key: string): Promise<RateLimitDecision> {
+    try {
+      const res = await this.limiter.consume(key, 1);
+      return this.decision(true, res);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return this.decision(false, rejection);
+      throw rejection; // a store failure, not a limit
+    }
+  }
+
+  private decision(allowed: boolean, res: RateLimiterRes): RateLimitDecision {
+    return {
+      allowed,
+      policy: this.policy,
+      remaining: Math.max(0, res.remainingPoints),
+      resetSeconds: Math.max(allowed ? 0 : 1, Math.ceil(res.msBeforeNext / 1000)),
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { IMAGE_ASPECTS, IMAGE_STYLES } from './generator.ts';
+
+/**
+ * The app scope that allows image generation. The spec lists four app scopes, none of which fits a credit-spending
+ * endpoint, so this is a fifth one (docs/images.md).
+ */
+export const IMAGES_SCOPE = 'images:generate';
+
+/** Bounds of the image request (DESIGN §7: `n` 1 … 4, `prompt` 1 … 1000 characters). */
+export const MAX_IMAGES_PER_REQUEST = 4;
+export const MAX_PROMPT_LENGTH = 1000;
+
+/**
+ * `POST /api/v1/images/generate` body (spec: Image generation request). Strict: unknown fields are a 400 naming the
+ * field. `prompt` length counts Unicode code points, so an emoji is one character; a prompt of only whitespace is
+ * refused. `n` defaults to 1.
+ */
+export const imageGenerateRequestSchema = z.strictObject({
+  prompt: z
+    .string()
+    .refine((s) => [...s].length >= 1, { message: 'must be at least 1 character' })
+    .refine((s) => [...s].length <= MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` })
+    .refine((s) => s.trim().length > 0, { message: 'must not be blank' })
+    .meta({ description: 'What to draw, 1 … 1000 characters.', minLength: 1, maxLength: MAX_PROMPT_LENGTH }),
+  style: z.enum(IMAGE_STYLES).describe('Visual style.'),
+  aspect: z.enum(IMAGE_ASPECTS).describe('1:1 → 1024×1024, 16:9 → 1792×1008, 9:16 → 1008×1792.'),
+  n: z.int().min(1).max(MAX_IMAGES_PER_REQUEST).default(1).describe('Number of images, 1 … 4; 1 credit each.'),
+});
+export type ImageGenerateRequest = z.infer<typeof imageGenerateRequestSchema>;
+
+/** `POST /api/v1/images/generate` 200 body (spec: Image generation response; `credits_used` keeps the spec's name). */
+export const imageGenerateResponseSchema = z.strictObject({
+  images: z
+    .array(
+      z.strictObject({
+        url: z.url().describe('Where the PNG is served for 7 days; no Authorization needed.'),
+        width: z.int().describe('Pixels.'),
+        height: z.int().describe('Pixels.'),
+      }),
+    )
+    .describe('One per generated image.'),
+  credits_used: z.int().describe('Credits charged: the number of images.'),
+});
+export type ImageGenerateResponse = z.infer<typeof imageGenerateResponseSchema>;
+
+/** `GET /api/v1/credits` 200 body: the merchant's image credit balance. */
+export const creditBalanceSchema = z.strictObject({
+  balance: z.int().min(0).describe('Image credits left; 1 credit per generated image.'),
+});

@@ -1,0 +1,77 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { buildApp } from './app.ts';
+import { openDb } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { DEMO_STAFF_TOKEN_TTL_SECONDS } from './routes/dev.ts';
+import { IdentityProvider } from './auth/identity.ts';
+import { reissueDemoAppToken, seedDemoStore } from './services/seed.ts';
+
+/**
+ * `npm start` / `npm run serve`. Environment:
+ * - PORT (default 8787), HOST (default 0.0.0.0)
+ * - DATA_DIR (default ./data): PGlite files in DATA_DIR/pglite, demo credentials in DATA_DIR/demo-credentials.json
+ * - DATABASE_URL: use this PostgreSQL instead of PGlite
+ * - BASE_URL (default http://localhost:PORT): public address, issuer of staff tokens and base of pay links
+ *
+ * On every start: migrations, the demo store seed, a fresh 30-day staff token. The demo app token is stored hashed;
+ * its plaintext is kept in DATA_DIR/demo-app-token.txt from the first seed so later starts can rewrite the credentials
+ * file. When that file is missing (new DATA_DIR against an existing PostgreSQL), a new app token is issued and the old
+ * one revoked.
+ */
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 8787);
+  const host = process.env.HOST ?? '0.0.0.0';
+  const dataDir = resolve(process.env.DATA_DIR ?? './data');
+  const baseUrl = (process.env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  await mkdir(dataDir, { recursive: true });
+
+  const db = await openDb(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { pgliteDir: join(dataDir, 'pglite') });
+  await migrate(db);
+  const seed = await seedDemoStore(db);
+
+  const appTokenFile = join(dataDir, 'demo-app-token.txt');
+  let appToken = seed.appToken;
+  if (appToken) {
+    await writeFile(appTokenFile, `${appToken}\n`, { mode: 0o600 });
+  } else {
+    appToken = (await readFile(appTokenFile, 'utf8').catch(() => '')).trim() || undefined;
+    if (!appToken) {
+      appToken = (await reissueDemoAppToken(db, seed.merchantId)).appToken;
+      await writeFile(appTokenFile, `${appToken}\n`, { mode: 0o600 });
+    }
+  }
+
+  const app = await buildApp({ db, config: { baseUrl }, logger: true });
+  const idp = await IdentityProvider.load(db, baseUrl);
+  const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: DEMO_STAFF_TOKEN_TTL_SECONDS });
+  const credentialsPath = join(dataDir, 'demo-credentials.json');
+  const credentials = { baseUrl, merchantId: seed.merchantId, staffToken, appToken, appScopes: seed.appScopes, webhookSecret: seed.webhookSecret };
+  await writeFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+
+  await app.listen({ port, host });
+  app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine }, 'Register sync server ready');
+  console.log(`\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\n`);
+
+  let isStopping = false;
+  const stop = async (signal: string) => {
+    if (isStopping) return;
+    isStopping = true;
+    app.log.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await db.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

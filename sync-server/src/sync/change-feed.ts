@@ -1,0 +1,36 @@
+import { EventEmitter } from 'node:events';
+
+/** PostgreSQL channel carrying `{"merchantId","collection"}` between server instances. */
+export const CHANGE_CHANNEL = 'register_changes';
+
+/**
+ * Fan-out of committed writes (DESIGN §15 stream): writers call {@link ChangeFeed.notify} after their transaction
+ * commits; each SSE connection listens for its merchant and collection and then pulls from its own last sequence, so
+ * a notification carries no data and none can be missed or reordered. With `publish` (PostgreSQL NOTIFY), the
+ * notification goes through the database and reaches every instance via {@link ChangeFeed.deliver}; without it
+ * (PGlite, one process) it is delivered in process.
+ */
+export class ChangeFeed {
+  private readonly emitter = new EventEmitter();
+
+  constructor(private readonly publish?: (merchantId: string, collection: string) => Promise<void>) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  notify(merchantId: string, collection: string): void {
+    if (!this.publish) return this.deliver(merchantId, collection);
+    // If NOTIFY fails, at least this instance's streams hear of the change.
+    this.publish(merchantId, collection).catch(() => this.deliver(merchantId, collection));
+  }
+
+  /** Delivers a change to this instance's subscribers (called by the LISTEN side). */
+  deliver(merchantId: string, collection: string): void {
+    this.emitter.emit(`${merchantId}:${collection}`);
+  }
+
+  subscribe(merchantId: string, collection: string, listener: () => void): () => void {
+    const name = `${merchantId}:${collection}`;
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Two tabs of one register share one offline queue (DESIGN §8): only the leader tab replicates, so sales rung up in
+ * either tab reach the server once, and the two tabs never hand out the same receipt number.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RegisterPage } from './pages/register-page.ts';
+import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('web register in two tabs', () => {
+  let server: ServerUnderTest;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    server = await startServerUnderTest();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Rings up the first plain item (no choices) for the exact amount; returns the order id and receipt number. */
+  async function sellOne(register: RegisterPage): Promise<{ orderId: string; receiptNumber: string }> {
+    const page = register.page;
+    const tile = page.locator('[data-testid^="item-"]:not(.item-has-options)').first();
+    await tile.click();
+    const tender = await register.charge();
+    await tender.exact();
+    const receipt = await tender.complete();
+    const sold = { orderId: await receipt.orderId(), receiptNumber: await receipt.receiptNumber() };
+    await receipt.newSale();
+    return sold;
+  }
+
+  it('replicates from one tab only and keeps receipt numbers unique', { timeout: 180_000 }, async () => {
+    const pushesByPage = new Map<Page, number>();
+    const watch = (page: Page) =>
+      page.on('request', (request) => {
+        if (/\/api\/sync\/(orders|journal-transactions)\/push/.test(request.url())) pushesByPage.set(page, (pushesByPage.get(page) ?? 0) + 1);
+      });
+
+    const pageA = await context.newPage();
+    watch(pageA);
+    const tabA = await RegisterPage.open(pageA, server.baseUrl);
+    await tabA.waitForBadge('synced', 60_000);
+    const pageB = await context.newPage();
+    watch(pageB);
+    const tabB = await RegisterPage.open(pageB, server.baseUrl);
+
+    await context.setOffline(true);
+    await tabA.waitForBadge('offline');
+    const soldB = await sellOne(tabB);
+    const soldA = await sellOne(tabA);
+    const soldB2 = await sellOne(tabB);
+    const receipts = [soldA, soldB, soldB2].map((s) => s.receiptNumber);
+    expect(new Set(receipts).size).toBe(3);
+    await tabA.waitForUnsynced(6);
+
+    await context.setOffline(false);
+    await tabA.waitForUnsynced(0, 60_000);
+    await tabB.waitForUnsynced(0, 60_000);
+    await tabB.waitForBadge('synced', 60_000);
+
+    // Exactly one tab pushed.
+    expect([...pushesByPage.values()].filter((n) => n > 0)).toHaveLength(1);
+
+    const response = await fetch(`${server.baseUrl}/api/pos/orders?limit=100`, { headers: { authorization: `Bearer ${server.staffToken}` } });
+    expect(response.ok).toBe(true);
+    const { data } = (await response.json()) as { data: { id: string }[] };
+    for (const sold of [soldA, soldB, soldB2]) expect(data.filter((o) => o.id === sold.orderId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,24 @@
+/**
+ * The sync server the end-to-end tests drive: the real server on an in-memory database seeded with the demo store
+ * (test/support/server.ts), listening on 127.0.0.1 and serving the built register from renderer/dist.
+ */
+import type { CatalogItem, TaxRate } from '../../../core/index.ts';
+import { startTestServer } from '../../support/server.ts';
+
+export interface ServerUnderTest {
+  baseUrl: string;
+  staffToken: string;
+  /** The seeded demo catalog, as the seed defines it (the tests' source of expected prices). */
+  catalog: { items: readonly CatalogItem[]; taxRates: readonly TaxRate[] };
+  close(): Promise<void>;
+}
+
+export async function startServerUnderTest(): Promise<ServerUnderTest> {
+  const server = await startTestServer({ listen: true });
+  return {
+    baseUrl: server.baseUrl.replace(/\/$/, ''),
+    staffToken: server.credentials.staffToken,
+    catalog: server.catalog,
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,58 @@
+import 'fake-indexeddb/auto';
+import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildRegisterSale, catalogSnapshot, isBalanced, type CatalogItem, type TaxRate } from '../../core/index.ts';
+import { openRegisterDatabase, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/db/database.ts';
+
+const tax: TaxRate = { id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false };
+const mug: CatalogItem = {
+  id: 'itm_mug',
+  name: 'Mug',
+  category: 'Retail',
+  kind: 'product',
+  taxRateIds: ['tax_sales'],
+  variations: [{ id: 'var_mug', name: 'Regular', priceCents: 1299, gtin: '0012345678905', trackStock: true }],
+  modifierLists: [],
+};
+
+function sale(sequence: number) {
+  return buildRegisterSale({
+    registerId: 'reg_test',
+    registerNumber: 2,
+    sequence,
+    currency: 'USD',
+    createdAt: new Date().toISOString(),
+    lines: [{ catalogItemId: 'itm_mug', variationId: 'var_mug', modifierIds: [], quantity: 3 }],
+    payment: { method: 'cash', tenderedCents: 5000 },
+    catalog: catalogSnapshot([mug], [tax]),
+  });
+}
+
+describe('register database', () => {
+  let db: RegisterDatabase | undefined;
+  afterEach(async () => {
+    await db?.remove();
+    db = undefined;
+  });
+
+  it('stores a sale with its balanced journal transaction', async () => {
+    db = await openRegisterDatabase({ name: `t${Date.now()}a`, storage: getRxStorageDexie(), multiInstance: false });
+    const s = sale(1);
+    await saveSale(db, s);
+    const order = await db.orders.findOne(s.order.id).exec();
+    expect(order?.receiptNumber).toBe('R2-000001');
+    expect(order?.totalCents).toBe(4238);
+    const journal = await db.journal_transactions.findOne(s.journalTransaction.id).exec();
+    expect(journal && isBalanced(journal.toJSON().postings)).toBe(true);
+  });
+
+  it('re-derives a journal transaction lost between the two writes', async () => {
+    db = await openRegisterDatabase({ name: `t${Date.now()}b`, storage: getRxStorageDexie(), multiInstance: false });
+    const s = sale(7);
+    await db.orders.insert(s.order); // "crash" before the journal transaction was written
+    expect(await repairMissingJournalTransactions(db)).toBe(1);
+    const journal = await db.journal_transactions.findOne(s.journalTransaction.id).exec();
+    expect(journal?.toJSON().postings).toEqual(s.journalTransaction.postings);
+    expect(await repairMissingJournalTransactions(db)).toBe(0);
+  });
+});

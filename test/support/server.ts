@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type BuildAppOptions } from '../../sync-server/src/app.ts';
+import { IdentityProvider } from '../../sync-server/src/auth/identity.ts';
+import type { Db } from '../../sync-server/src/db/db.ts';
+import { migrate } from '../../sync-server/src/db/migrate.ts';
+import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/services/seed.ts';
+import { databaseTargets, type DatabaseTarget } from './databases.ts';
+
+export interface TestServerOptions {
+  /** Database to run on; default: PGlite in memory. */
+  target?: DatabaseTarget;
+  /** Listen on 127.0.0.1 with a random port (needed for SSE, browsers and e2e); default false (use `app.inject`). */
+  listen?: boolean;
+  /** Folder of the built register to serve at `/`; default `renderer/dist` when it exists; `null` to disable. */
+  staticDir?: string | null;
+  clock?: () => Date;
+  sms?: BuildAppOptions['sms'];
+  /** App-token quota on the POS API (default 120 per minute). */
+  appRateLimit?: BuildAppOptions['appRateLimit'];
+  /** SSE keep-alive interval in ms (default 15 000). */
+  streamKeepAliveMs?: number;
+}
+
+export interface TestCredentials {
+  merchantId: string;
+  merchantName: string;
+  currency: string;
+  staffId: string;
+  /** Owner staff ID token (12 h). */
+  staffToken: string;
+  /** Demo app token with every scope: catalog:read orders:read pay:create webhooks. */
+  appToken: string;
+  appId: string;
+  appScopes: readonly string[];
+  webhookSecret: string;
+}
+
+/**
+ * A running, migrated and seeded sync server (the demo store) for tests:
+ * - `app` — the Fastify instance (`app.inject(...)` works whether or not it listens);
+ * - `db` — the database (query it to count rows);
+ * - `baseUrl` — `http://127.0.0.1:<port>` when `listen: true`, else `http://localhost` (the configured base URL);
+ * - `credentials` — see {@link TestCredentials};
+ * - `catalog` — the seeded demo catalog `{ items, taxRates }` (core shapes);
+ * - `issueStaffToken(options)` — another staff token for the demo owner (e.g. expired: `{ ttlSeconds: -60 }`);
+ * - `close()` — closes the app and the database (drops a PostgreSQL test database).
+ */
+export interface TestServer {
+  app: FastifyInstance;
+  db: Db;
+  baseUrl: string;
+  credentials: TestCredentials;
+  catalog: { items: typeof DEMO_CATALOG_ITEMS; taxRates: typeof DEMO_TAX_RATES };
+  issueStaffToken(options?: { ttlSeconds?: number; now?: Date }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const target = options.target ?? databaseTargets()[0]!;
+  const db = await target.open();
+  try {
+    await migrate(db);
+    const seed = await seedDemoStore(db);
+    let baseUrl = 'http://localhost';
+    // The base URL (token issuer, pay links) must name the real port, so a free port is picked before building.
+    let app: FastifyInstance;
+    if (options.listen) {
+      const { createServer } = await import('node:net');
+      const port = await new Promise<number>((resolvePort, rejectPort) => {
+        const probe = createServer();
+        probe.once('error', rejectPort);
+        probe.listen(0, '127.0.0.1', () => {
+          const address = probe.address();
+          probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+        });
+      });
+      baseUrl = `http://127.0.0.1:${port}`;
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit });
+      await app.listen({ port, host: '127.0.0.1' });
+    } else {
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit });
+      await app.ready();
+    }
+    const idp = await IdentityProvider.load(db, baseUrl);
+    const issueStaffToken = (opts: { ttlSeconds?: number; now?: Date } = {}) =>
+      idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { now: opts.now ?? options.clock?.(), ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}) });
+    return {
+      app,
+      db,
+      baseUrl,
+      credentials: {
+        merchantId: seed.merchantId,
+        merchantName: seed.merchantName,
+        currency: seed.currency,
+        staffId: seed.staffId,
+        staffToken: await issueStaffToken(),
+        appToken: seed.appToken!,
+        appId: seed.appId,
+        appScopes: seed.appScopes,
+        webhookSecret: seed.webhookSecret,
+      },
+      catalog: { items: DEMO_CATALOG_ITEMS, taxRates: DEMO_TAX_RATES },
+      issueStaffToken,
+      async close() {
+        await app.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
