@@ -10,3 +10,4 @@ export * from './canonical-json.ts';
 export * from './phone.ts';
 export * from './sale.ts';
 export * from './devices.ts';
+export * from './events.ts';

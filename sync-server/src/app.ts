@@ -9,6 +9,7 @@ import type { Db } from './db/db.ts';
 import { findUnstorable } from './http/input-guard.ts';
 import { installProblemHandlers, problem, ProblemError, sendProblem } from './http/problem.ts';
 import { registerDevRoutes } from './routes/dev.ts';
+import { recordRoutes } from './http/route-doc.ts';
 import { registerImageRoutes, type ImageOptions } from './images/routes.ts';
 import { registerPayPage } from './routes/pay-page.ts';
 import { registerPosRoutes } from './routes/pos.ts';
@@ -81,6 +82,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true });
   installProblemHandlers(app);
+  recordRoutes(app);
   app.addHook('onClose', async () => {
     await stopListening.get(ctx.feed)?.();
   });

@@ -1,0 +1,20 @@
+/**
+ * Webhook events (spec: Events; DESIGN §6). The spec names four kinds; the payload shape beyond `id` is ours:
+ * `{ id: "evt_…", type, createdAt (ISO 8601), merchantId, data: { object } }` where `object` is the resource as the
+ * API returns it. Signing lives in the sync server (it needs HMAC-SHA256 over the raw body).
+ */
+import { z } from 'zod';
+
+/** Every event kind of the spec; the list is complete. */
+export const EVENT_TYPES = ['order.created', 'order.paid', 'payment.refunded', 'catalog.updated'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** One webhook event as delivered (the raw JSON body of the POST). */
+export const webhookEventSchema = z.strictObject({
+  id: z.string().regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/),
+  type: z.enum(EVENT_TYPES),
+  createdAt: z.iso.datetime({ offset: true }),
+  merchantId: z.string().min(1).max(64),
+  data: z.strictObject({ object: z.record(z.string(), z.unknown()) }),
+});
+export type WebhookEvent = z.infer<typeof webhookEventSchema>;

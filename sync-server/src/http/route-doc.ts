@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { Access } from '../auth/guard.ts';
+
+/**
+ * What a route says about itself for the OpenAPI 3.1 document (`/api/openapi.json`): pass it as the route option
+ * `config: { openapi: { … } }`. Schemas are the same zod schemas the handler validates with, so the document cannot
+ * drift from the code. Every route is listed in the document; one without `openapi` gets a bare entry.
+ */
+export interface RouteDoc {
+  /** One line, imperative: "List orders". */
+  summary: string;
+  /** Grouping in the reference: 'catalog', 'orders', 'customers', 'invoices', 'pay-requests', 'reports', 'webhooks', … */
+  tags: string[];
+  /** Who may call it (as given to `guard`); omitted for public routes. */
+  access?: Access;
+  description?: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  /** The success body; omitted when the route answers with no JSON (e.g. a PDF or CSV: set `produces`). */
+  response?: z.ZodType;
+  /** Success status; default 200 (201 for POSTs that create). */
+  status?: number;
+  /** Media types of a non-JSON success body, e.g. ['text/csv'] or ['application/pdf']. */
+  produces?: string[];
+  /** The route honours `Idempotency-Key` (every POST under /api/pos should). */
+  idempotent?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    openapi?: RouteDoc;
+  }
+}
+
+/** One registered route as the OpenAPI builder sees it. */
+export interface RegisteredRoute {
+  method: string;
+  /** Fastify's URL pattern, e.g. `/api/pos/orders/:id`. */
+  url: string;
+  doc?: RouteDoc;
+}
+
+const registries = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/**
+ * Starts recording every route registered on `app` from now on (call it before registering routes). Returns the live
+ * list: HEAD routes Fastify adds by itself are left out.
+ */
+export function recordRoutes(app: FastifyInstance): RegisteredRoute[] {
+  const routes: RegisteredRoute[] = [];
+  registries.set(app, routes);
+  app.addHook('onRoute', (options) => {
+    const methods = Array.isArray(options.method) ? options.method : [options.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      const doc = (options.config as { openapi?: RouteDoc } | undefined)?.openapi;
+      routes.push({ method, url: options.url, ...(doc ? { doc } : {}) });
+    }
+  });
+  return routes;
+}
+
+/** The routes recorded on `app` (see {@link recordRoutes}); empty when recording was never started. */
+export function recordedRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
+  return registries.get(app) ?? [];
+}
