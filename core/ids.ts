@@ -24,6 +24,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   discount: 'dsc',
   sms: 'sms',
+  email: 'eml',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

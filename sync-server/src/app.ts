@@ -15,6 +15,7 @@ import { registerPayPage } from './routes/pay-page.ts';
 import { registerPosRoutes } from './routes/pos.ts';
 import { registerSyncRoutes } from './routes/sync.ts';
 import { OutboxSmsProvider } from './services/sms.ts';
+import { OutboxEmailProvider, type EmailProvider } from './services/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './sync/change-feed.ts';
 import { RateLimit } from './images/rate-limit.ts';
 
@@ -37,6 +38,7 @@ export interface BuildAppOptions {
   /** Injected clock for tests (token expiry, pay-request expiry, idempotency age). */
   clock?: () => Date;
   sms?: SmsProvider;
+  email?: EmailProvider;
   /** Fastify's pino logger at info; off by default (tests). */
   logger?: boolean;
   /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, in memory. */
@@ -78,7 +80,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const clock = opts.clock ?? (() => new Date());
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? new RateLimit(POS_APP_RATE_LIMIT) };
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? new RateLimit(POS_APP_RATE_LIMIT) };
 
   const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true });
   installProblemHandlers(app);

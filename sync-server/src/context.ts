@@ -2,6 +2,7 @@ import type { Db, Queryable } from './db/db.ts';
 import type { IdentityProvider, Principal } from './auth/identity.ts';
 import type { ChangeFeed } from './sync/change-feed.ts';
 import type { RateLimit } from './images/rate-limit.ts';
+import type { EmailProvider } from './services/email.ts';
 
 /** Configuration of one server instance. */
 export interface ServerConfig {
@@ -37,6 +38,8 @@ export interface AppContext {
   clock: () => Date;
   idp: IdentityProvider;
   sms: SmsProvider;
+  /** Outbound e-mail (receipts, invoices); default: the `email_outbox` table. */
+  email: EmailProvider;
   feed: ChangeFeed;
   /** Quota of app tokens on `/api/pos/*`: 120 requests per minute per merchant per app (DESIGN §7). */
   appRateLimit: RateLimit;
