@@ -60,10 +60,35 @@ export const checkScanSchema = z.strictObject({
   routingNumber: z.string().regex(/^\d{9}$/),
   accountNumber: z.string().min(1).max(17),
   checkNumber: z.string().max(15).optional(),
+  /** Auxiliary on-us field (left of the routing number on business checks; often the check serial number). */
+  auxOnUs: z.string().max(20).optional(),
   amountCents: z.int().min(0).optional(),
   imagePng: z.string().optional(),
 });
 export type CheckScan = z.infer<typeof checkScanSchema>;
+
+/** Baud rates a store device may use (standard UART rates). */
+export const SERIAL_BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
+
+/**
+ * How to open one serial device (DESIGN §11: "baud, parity configurable"). Defaults: 9600 baud, 8 data bits, no
+ * parity, 1 stop bit (8N1), the factory setting of most receipt printers and ECR terminals.
+ */
+export const serialSettingsSchema = z.strictObject({
+  /** Device path, e.g. `/dev/ttyUSB0`, `COM3`, or a simulator's pseudo-terminal link. */
+  path: z.string().min(1).max(256),
+  baudRate: z
+    .int()
+    .refine((rate) => (SERIAL_BAUD_RATES as readonly number[]).includes(rate), { message: 'unsupported baud rate' })
+    .default(9600),
+  parity: z.enum(['none', 'even', 'odd', 'mark', 'space']).default('none'),
+  dataBits: z.union([z.literal(7), z.literal(8)]).default(8),
+  stopBits: z.union([z.literal(1), z.literal(2)]).default(1),
+});
+/** Serial settings after defaults are applied. */
+export type SerialSettings = z.infer<typeof serialSettingsSchema>;
+/** Serial settings as a caller may write them (everything but `path` optional). */
+export type SerialSettingsInput = z.input<typeof serialSettingsSchema>;
 
 /** Status of one device, pushed as events. */
 export const deviceStatusSchema = z.strictObject({

@@ -25,6 +25,13 @@ export const ID_PREFIXES = {
   discount: 'dsc',
   sms: 'sms',
   email: 'eml',
+  location: 'loc',
+  stockMovement: 'stm',
+  catalogImport: 'imp',
+  webhookSubscription: 'whs',
+  webhookDelivery: 'whd',
+  payment: 'pmt',
+  refund: 'rfd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

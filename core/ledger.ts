@@ -64,7 +64,8 @@ export function consolidatePostings(postings: readonly Posting[]): Posting[] {
   return [...byAccount.entries()].filter(([, v]) => v !== 0).map(([accountCode, amountCents]) => ({ accountCode, amountCents }));
 }
 
-function tenderAccount(method: string, registerNumber: number): string {
+/** The account a register tender is debited to: cash → the register's drawer, card → card-present clearing, … */
+export function tenderAccount(method: string, registerNumber: number): string {
   switch (method) {
     case 'cash':
       return cashDrawerAccount(registerNumber);

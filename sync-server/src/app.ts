@@ -13,7 +13,12 @@ import { recordRoutes } from './http/route-doc.ts';
 import { registerImageRoutes, type ImageOptions } from './images/routes.ts';
 import { registerPayPage } from './routes/pay-page.ts';
 import { registerPosRoutes } from './routes/pos.ts';
+import { registerOrderRoutes } from './routes/orders.ts';
+import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerSyncRoutes } from './routes/sync.ts';
+import { registerCatalogRoutes } from './routes/catalog.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
+import { WebhookWorker, type WebhookWorkerOptions } from './services/webhooks.ts';
 import { OutboxSmsProvider } from './services/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './services/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './sync/change-feed.ts';
@@ -45,6 +50,8 @@ export interface BuildAppOptions {
   appRateLimit?: RateLimit;
   /** Image generation: generator, store, credits, purge interval (defaults from the environment; docs/images.md). */
   images?: ImageOptions;
+  /** Webhook delivery worker: poll interval, retry delays, timeout; `{ enabled: false }` to not run it here. */
+  webhooks?: WebhookWorkerOptions;
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -128,7 +135,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.get('/health', async () => ({ ok: true }));
 
   registerPosRoutes(app, ctx);
+  registerOrderRoutes(app, ctx);
+  registerCustomerRoutes(app, ctx);
   registerSyncRoutes(app, ctx);
+  registerCatalogRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  if (opts.webhooks?.enabled !== false) {
+    const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), ...opts.webhooks });
+    app.addHook('onReady', async () => webhookWorker.start());
+    app.addHook('onClose', async () => webhookWorker.stop());
+  }
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx);
   registerImageRoutes(app, ctx, opts.images);

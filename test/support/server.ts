@@ -19,6 +19,8 @@ export interface TestServerOptions {
   appRateLimit?: BuildAppOptions['appRateLimit'];
   /** SSE keep-alive interval in ms (default 15 000). */
   streamKeepAliveMs?: number;
+  /** Webhook delivery worker options (poll interval, retry delays, timeout). */
+  webhooks?: BuildAppOptions['webhooks'];
 }
 
 export interface TestCredentials {
@@ -75,10 +77,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

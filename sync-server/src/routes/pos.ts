@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { payRequestCreateSchema, type CatalogItem, type Order, type TaxRate } from '../../../core/index.ts';
+import { payRequestCreateSchema } from '../../../core/index.ts';
 import { guard, principalOf } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
@@ -12,20 +12,6 @@ import { createPayRequest, getPayRequest } from '../services/pay-requests.ts';
 
 const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
-const catalogQuery = z.strictObject({
-  limit: limitOf(200, 50),
-  cursor: z.string().max(500).optional(),
-  category: z.string().min(1).max(100).optional(),
-  q: z.string().min(1).max(200).optional(),
-  updatedSince: z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0').optional(),
-});
-
-const ordersQuery = z.strictObject({
-  limit: limitOf(200, 50),
-  cursor: z.string().max(500).optional(),
-  registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/).optional(),
-});
-
 const pageQuery = z.strictObject({ limit: limitOf(200, 50), cursor: z.string().max(500).optional() });
 
 const journalQuery = z.strictObject({
@@ -36,70 +22,11 @@ const journalQuery = z.strictObject({
 
 const idParams = (prefix: string) => z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`) });
 
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
 export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/api/pos/catalog', { onRequest: guard(ctx, { scope: 'catalog:read' }) }, async (request) => {
-    const { merchantId } = principalOf(request);
-    const q = parseOrThrow(catalogQuery, request.query, '(query)');
-    const where = ['merchant_id = $1', 'NOT deleted'];
-    const params: unknown[] = [merchantId];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replaceAll('?', `$${params.length}`));
-    };
-    if (q.cursor) add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
-    if (q.category) add(`lower(data->>'category') = lower(?)`, q.category);
-    if (q.q) {
-      add(
-        `(data->>'name' ILIKE ? OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ? OR v->>'gtin' ILIKE ?))`,
-        likePattern(q.q),
-      );
-    }
-    if (q.updatedSince) add('updated_at >= ?', q.updatedSince);
-    params.push(q.limit + 1);
-    const { rows } = await ctx.db.query<{ id: string; data: CatalogItem; updated_at: Date }>(
-      `SELECT id, data, updated_at FROM catalog_items WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
-      params,
-    );
-    const page = rows.slice(0, q.limit);
-    const rates = await ctx.db.query<{ data: TaxRate; updated_at: Date }>('SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
-    return {
-      data: page.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() })),
-      taxRates: rates.rows.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() })),
-      nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.id]) : null,
-    };
-  });
+  // GET /api/pos/catalog and the rest of the catalog API: routes/catalog.ts.
 
-  app.get('/api/pos/orders', { onRequest: guard(ctx, { scope: 'orders:read' }) }, async (request) => {
-    const { merchantId } = principalOf(request);
-    const q = parseOrThrow(ordersQuery, request.query, '(query)');
-    const params: unknown[] = [merchantId];
-    let where = 'merchant_id = $1';
-    if (q.registerId) {
-      params.push(q.registerId);
-      where += ` AND register_id = $${params.length}`;
-    }
-    if (q.cursor) {
-      const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
-      params.push(createdAt, id);
-      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
-    }
-    params.push(q.limit + 1);
-    const { rows } = await ctx.db.query<{ id: string; data: Order; created_at: Date; updated_at: Date; sync_seq: number | string }>(
-      `SELECT id, data, created_at, updated_at, sync_seq FROM orders WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const page = rows.slice(0, q.limit);
-    const last = page.at(-1);
-    return {
-      data: page.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString(), syncSeq: Number(r.sync_seq) })),
-      nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-    };
-  });
+  // GET /api/pos/orders and the rest of the order API: routes/orders.ts.
 
   app.post(
     '/api/pos/pay-requests',

@@ -5,6 +5,7 @@ import { lockMerchant } from '../db/db.ts';
 import { APP_SCOPES, issueAppToken } from '../auth/identity.ts';
 import { appendAudit } from './audit.ts';
 import { ensureChartOfAccounts } from './ledger.ts';
+import { recordStockMovements } from './inventory.ts';
 
 /**
  * The demo store (DESIGN §9): a café with modifiers, a retail shelf with real UPC-A barcodes and stock, and salon
@@ -152,6 +153,15 @@ async function upsertCatalog(tx: Queryable, merchantId: string): Promise<void> {
   }
 }
 
+/** The demo stock as opening counts (inventory is the sum of movements); recorded once, on the first seed. */
+async function seedOpeningStock(tx: Queryable, merchantId: string): Promise<void> {
+  const movements = DEMO_CATALOG_ITEMS.flatMap((item) =>
+    item.variations.filter((v) => v.trackStock).map((v) => ({ variationId: v.id, kind: 'count' as const, counted: v.stockOnHand ?? 0, sourceId: 'seed:opening-stock' })),
+  );
+  const done = await tx.query(`SELECT 1 FROM stock_movements WHERE merchant_id = $1 AND source_id = 'seed:opening-stock' LIMIT 1`, [merchantId]);
+  if (done.rows.length === 0) await recordStockMovements(tx, { merchantId, movements });
+}
+
 /** Creates the demo store, or completes it (idempotent). Several instances starting at once are serialised. */
 export async function seedDemoStore(db: Db): Promise<DemoSeed> {
   return db.transaction(async (tx) => {
@@ -168,6 +178,7 @@ export async function seedDemoStore(db: Db): Promise<DemoSeed> {
     await lockMerchant(tx, merchant.id);
     await ensureChartOfAccounts(tx, merchant.id);
     await upsertCatalog(tx, merchant.id);
+    await seedOpeningStock(tx, merchant.id);
 
     let staff = (await tx.query<{ id: string; role: string }>(`SELECT id, role FROM staff WHERE merchant_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1`, [merchant.id])).rows[0];
     if (!staff) {

@@ -13,6 +13,8 @@ import { ulid } from 'ulid';
 import { z } from 'zod';
 import { lockMerchant, type Queryable } from '../db/db.ts';
 import { appendAudit } from '../services/audit.ts';
+import { recordStockMovements, saleMovementsOfOrder } from '../services/inventory.ts';
+import { announceRegisterOrder } from '../services/orders.ts';
 import {
   getJournalTransaction,
   hydrateJournalTransactions,
@@ -219,6 +221,10 @@ async function pushOrder(ctx: PushContext, raw: Record<string, unknown>): Promis
     occurredAt: ctx.now,
     data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
   });
+  await announceRegisterOrder(ctx.tx, ctx.merchantId, order, ctx.now);
+  // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
+  const stock = await recordStockMovements(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor, occurredAt: ctx.now, movements: saleMovementsOfOrder(order) });
+  if (stock.changedItemIds.length > 0) ctx.written.add('catalog-items');
   ctx.written.add('orders');
   return undefined;
 }

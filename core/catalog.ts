@@ -1,0 +1,229 @@
+/**
+ * Catalog editing and inventory inputs (DESIGN §5–§8). The stored shapes are `catalogItemSchema` / `taxRateSchema`
+ * in schemas.ts; these are what staff send to create or change them. Ids of items, variations, modifier lists and
+ * modifiers are assigned by the server; on update an `id` keeps an existing variation / list / modifier of that item.
+ * `stockOnHand` is never sent: it is the sum of stock movements, computed by the server.
+ *
+ * Every object is strict: unknown fields are rejected (DESIGN §7). Pure: no I/O (bundled into the register).
+ */
+import { z } from 'zod';
+import { itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH } from './schemas.ts';
+
+const catalogId = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
+
+/**
+ * True when `code` is a GTIN-8/12/13/14 (UPC-A = GTIN-12, EAN-13 = GTIN-13) whose last digit is the GS1 mod-10 check
+ * digit of the others (weights 3,1,3,… from the right, excluding the check digit).
+ */
+export function isValidGtin(code: string): boolean {
+  if (!/^(\d{8}|\d{12}|\d{13}|\d{14})$/.test(code)) return false;
+  const digits = [...code].map(Number);
+  const check = digits.pop()!;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i += 1) {
+    const fromRight = digits.length - 1 - i;
+    sum += digits[i]! * (fromRight % 2 === 0 ? 3 : 1);
+  }
+  return (10 - (sum % 10)) % 10 === check;
+}
+
+/** True for an absolute `http:` or `https:` URL without credentials. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** An absolute http(s) URL, ≤ 2000 characters (images, webhook receivers). */
+export const httpUrlSchema = z.string().max(2000).refine(isHttpUrl, 'must be an absolute http or https URL');
+
+const gtinSchema = z
+  .string()
+  .refine(isValidGtin, 'must be a GTIN of 8, 12, 13 or 14 digits with a valid check digit');
+
+/** A variation as staff send it. `trackStock` defaults to false (services, made-to-order drinks). */
+export const variationInputSchema = z.strictObject({
+  id: catalogId('var').optional(),
+  name: z.string().trim().min(1).max(100),
+  priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+  sku: z.string().trim().min(1).max(64).optional(),
+  gtin: gtinSchema.optional(),
+  trackStock: z.boolean().default(false),
+});
+export type VariationInput = z.input<typeof variationInputSchema>;
+
+export const modifierInputSchema = z.strictObject({
+  id: catalogId('mod').optional(),
+  name: z.string().trim().min(1).max(100),
+  priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+});
+
+export const modifierListInputSchema = z
+  .strictObject({
+    id: catalogId('mdl').optional(),
+    name: z.string().trim().min(1).max(100),
+    minSelected: z.int().min(0).max(50).default(0),
+    maxSelected: z.int().min(1).max(50).default(1),
+    modifiers: z.array(modifierInputSchema).min(1).max(50),
+  })
+  .refine((l) => l.minSelected <= l.maxSelected, { message: 'minSelected must not exceed maxSelected', path: ['minSelected'] });
+
+const variationsSchema = z
+  .array(variationInputSchema)
+  .min(1)
+  .max(100)
+  .superRefine((variations, ctx) => {
+    const names = new Set<string>();
+    const skus = new Set<string>();
+    const ids = new Set<string>();
+    variations.forEach((v, i) => {
+      const name = v.name.toLowerCase();
+      if (names.has(name)) ctx.addIssue({ code: 'custom', message: 'two variations of an item must not share a name', path: [i, 'name'] });
+      names.add(name);
+      if (v.sku !== undefined) {
+        if (skus.has(v.sku)) ctx.addIssue({ code: 'custom', message: 'two variations must not share a SKU', path: [i, 'sku'] });
+        skus.add(v.sku);
+      }
+      if (v.id !== undefined) {
+        if (ids.has(v.id)) ctx.addIssue({ code: 'custom', message: 'a variation id appears twice', path: [i, 'id'] });
+        ids.add(v.id);
+      }
+    });
+  });
+
+const itemFields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000),
+  category: z.string().trim().min(1).max(100),
+  kind: itemKind,
+  variations: variationsSchema,
+  modifierLists: z.array(modifierListInputSchema).max(20),
+  taxRateIds: z
+    .array(catalogId('tax'))
+    .max(10)
+    .refine((ids) => new Set(ids).size === ids.length, 'a tax rate may be listed once'),
+  imageUrl: httpUrlSchema,
+};
+
+/** `POST /api/pos/catalog/items` body. */
+export const catalogItemCreateSchema = z.strictObject({
+  name: itemFields.name,
+  description: itemFields.description.optional(),
+  category: itemFields.category,
+  kind: itemFields.kind.default('product'),
+  variations: itemFields.variations,
+  modifierLists: itemFields.modifierLists.default([]),
+  taxRateIds: itemFields.taxRateIds.default([]),
+  imageUrl: itemFields.imageUrl.optional(),
+});
+export type CatalogItemCreate = z.output<typeof catalogItemCreateSchema>;
+
+/**
+ * `PATCH /api/pos/catalog/items/{id}` body: the fields to change (at least one). `variations`, `modifierLists` and
+ * `taxRateIds` replace the whole list; `description: null` / `imageUrl: null` remove them.
+ */
+export const catalogItemUpdateSchema = z
+  .strictObject({
+    name: itemFields.name.optional(),
+    description: itemFields.description.nullable().optional(),
+    category: itemFields.category.optional(),
+    kind: itemFields.kind.optional(),
+    variations: itemFields.variations.optional(),
+    modifierLists: itemFields.modifierLists.optional(),
+    taxRateIds: itemFields.taxRateIds.optional(),
+    imageUrl: itemFields.imageUrl.nullable().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
+export type CatalogItemUpdate = z.output<typeof catalogItemUpdateSchema>;
+
+/** `POST /api/pos/catalog/tax-rates` body (basis points: 875 = 8.75 %). */
+export const taxRateCreateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  basisPoints: z.int().min(0).max(100_000),
+  inclusive: z.boolean().default(false),
+});
+/** `PATCH /api/pos/catalog/tax-rates/{id}` body: at least one field. */
+export const taxRateUpdateSchema = taxRateCreateSchema
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
+
+/* ───────────────────────────── inventory ───────────────────────────── */
+
+/**
+ * Kinds of stock movement. `sale` (negative) and `return` (positive) come from orders and refunds; `receive`
+ * (positive) from deliveries; `adjust` (signed) for damage, theft, corrections; `count` sets the units on hand to a
+ * counted number (its quantity is the difference).
+ */
+export const STOCK_MOVEMENT_KINDS = ['sale', 'return', 'receive', 'adjust', 'count'] as const;
+export type StockMovementKind = (typeof STOCK_MOVEMENT_KINDS)[number];
+
+const locationId = z.string().regex(/^loc_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with loc_');
+const quantityBound = 1_000_000;
+const uniqueVariations = <T extends { variationId: string }>(lines: T[], ctx: z.RefinementCtx) => {
+  const seen = new Set<string>();
+  lines.forEach((l, i) => {
+    if (seen.has(l.variationId)) ctx.addIssue({ code: 'custom', message: 'a variation may appear once per request', path: [i, 'variationId'] });
+    seen.add(l.variationId);
+  });
+};
+
+/** `POST /api/pos/catalog/inventory/receive` — units received (positive). */
+export const stockReceiveSchema = z.strictObject({
+  locationId: locationId.optional(),
+  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  lines: z
+    .array(z.strictObject({ variationId: catalogId('var'), quantity: z.int().min(1).max(quantityBound) }))
+    .min(1)
+    .max(500)
+    .superRefine(uniqueVariations),
+});
+/** `POST /api/pos/catalog/inventory/adjust` — signed corrections (damage, theft, found stock); never zero. */
+export const stockAdjustSchema = z.strictObject({
+  locationId: locationId.optional(),
+  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  lines: z
+    .array(
+      z.strictObject({
+        variationId: catalogId('var'),
+        quantity: z
+          .int()
+          .min(-quantityBound)
+          .max(quantityBound)
+          .refine((q) => q !== 0, 'must not be zero'),
+      }),
+    )
+    .min(1)
+    .max(500)
+    .superRefine(uniqueVariations),
+});
+/** `POST /api/pos/catalog/inventory/count` — the units counted; the movement is the difference to what was on hand. */
+export const stockCountSchema = z.strictObject({
+  locationId: locationId.optional(),
+  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  lines: z
+    .array(z.strictObject({ variationId: catalogId('var'), counted: z.int().min(0).max(quantityBound) }))
+    .min(1)
+    .max(500)
+    .superRefine(uniqueVariations),
+});
+/** `POST /api/pos/catalog/inventory/thresholds` — low-stock thresholds; `null` removes one. */
+export const stockThresholdsSchema = z.strictObject({
+  locationId: locationId.optional(),
+  thresholds: z
+    .array(z.strictObject({ variationId: catalogId('var'), lowStockThreshold: z.int().min(0).max(quantityBound).nullable() }))
+    .min(1)
+    .max(500)
+    .superRefine(uniqueVariations),
+});
+/** `POST /api/pos/catalog/locations` body. */
+export const locationCreateSchema = z.strictObject({ name: z.string().trim().min(1).max(100) });
+
+/** `POST /api/pos/catalog/import` body: the Shopify product CSV as text; `dryRun` reports without writing. */
+export const catalogImportRequestSchema = z.strictObject({
+  csv: z.string().min(1).max(1024 * 1024),
+  dryRun: z.boolean().default(false),
+});

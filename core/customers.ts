@@ -1,0 +1,95 @@
+/**
+ * Customers (staff only, DESIGN §7). The spec shows no customer field; these shapes are ours (docs/api.md
+ * "Customers"). A merchant's customers are unique by E.164 phone and by normalised e-mail: creating or updating
+ * one to a phone or e-mail another customer already has is a 409 naming that customer.
+ */
+import { z } from 'zod';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { MAX_MEMO_LENGTH } from './schemas.ts';
+
+const isoDate = z.iso.datetime({ offset: true });
+
+/**
+ * A phone as staff type it, in international form (`+1 415-555-0123`, `+44 20 7946 0958`), normalised to E.164
+ * (`+14155550123`) with libphonenumber-js; undefined when it is not a valid number.
+ */
+export function normalizePhone(input: string): string | undefined {
+  const trimmed = input.trim();
+  if (!trimmed.startsWith('+') || trimmed.length > 32) return undefined;
+  const parsed = parsePhoneNumberFromString(trimmed);
+  return parsed && parsed.isValid() ? parsed.number : undefined;
+}
+
+/**
+ * An e-mail address for comparison: trimmed and lower-cased (the local part is case-insensitive in practice at every
+ * large provider, though RFC 5321 allows otherwise). Dots and `+tags` are kept: they may be different mailboxes.
+ */
+export function normalizeEmail(input: string): string {
+  return input.trim().toLowerCase();
+}
+
+const phoneInput = z
+  .string()
+  .max(32)
+  .transform((v, ctx) => {
+    const e164 = normalizePhone(v);
+    if (!e164) {
+      ctx.addIssue({ code: 'custom', message: 'must be a valid phone number in international format, e.g. +14155550123' });
+      return z.NEVER;
+    }
+    return e164;
+  });
+const emailInput = z
+  .string()
+  .max(254)
+  .transform((v) => v.trim())
+  .pipe(z.email());
+const name = z.string().trim().min(1).max(100);
+
+/** `POST /api/pos/customers`: at least one of name, phone or e-mail. */
+export const customerCreateSchema = z
+  .strictObject({
+    givenName: name.optional(),
+    familyName: name.optional(),
+    email: emailInput.optional(),
+    phone: phoneInput.optional(),
+    marketingConsent: z.boolean().optional(),
+    note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (!c.givenName && !c.familyName && !c.email && !c.phone) {
+      ctx.addIssue({ code: 'custom', path: ['givenName'], message: 'a customer needs a name, a phone or an e-mail' });
+    }
+  });
+export type CustomerCreate = z.infer<typeof customerCreateSchema>;
+
+/** `PATCH /api/pos/customers/{id}`: the fields to change; `null` clears an optional field. */
+export const customerUpdateSchema = z
+  .strictObject({
+    givenName: name.nullable().optional(),
+    familyName: name.nullable().optional(),
+    email: emailInput.nullable().optional(),
+    phone: phoneInput.nullable().optional(),
+    marketingConsent: z.boolean().optional(),
+    note: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
+  })
+  .refine((c) => Object.keys(c).length > 0, { message: 'send at least one field to change', path: [] });
+export type CustomerUpdate = z.infer<typeof customerUpdateSchema>;
+
+/** A customer as the API answers it. `marketingConsentAt` is when consent was last given (null without consent). */
+export const customerRecordSchema = z.strictObject({
+  id: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/),
+  givenName: z.string().nullable(),
+  familyName: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  marketingConsent: z.boolean(),
+  marketingConsentAt: isoDate.nullable(),
+  note: z.string().nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export type CustomerRecord = z.infer<typeof customerRecordSchema>;
+
+/** A page of customers (cursor pagination, DESIGN §7). */
+export const customerPageSchema = z.strictObject({ data: z.array(customerRecordSchema), nextCursor: z.string().nullable() });

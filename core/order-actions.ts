@@ -1,0 +1,149 @@
+/**
+ * Request and response shapes of the staff order API (DESIGN §5, §7): create an order from catalog references,
+ * pay it with one or several tenders, cancel it, refund it (by line and quantity, or by amount), send its receipt.
+ * The spec shows no order field; these are ours, documented in docs/api.md ("Orders").
+ *
+ * Every object is strict: unknown fields — a price on a catalog line included — are a 400 (spec app rule 2).
+ */
+import { z } from 'zod';
+import { ORDER_STATES, PAYMENT_STATES } from './order-states.ts';
+import { lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, e164Phone } from './schemas.ts';
+
+const ulidId = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
+const isoDate = z.iso.datetime({ offset: true });
+const amount = z.int().min(1).max(MAX_AMOUNT_CENTS);
+const tip = z.int().min(0).max(MAX_AMOUNT_CENTS);
+
+/** An order discount as staff ask for it: the server gives it its id. */
+export const discountInputSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ name: z.string().min(1).max(100), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
+  z.strictObject({ name: z.string().min(1).max(100), kind: z.literal('fixed'), amountCents: amount }),
+]);
+export type DiscountInput = z.infer<typeof discountInputSchema>;
+
+/**
+ * `POST /api/pos/orders`: catalog references only — the server prices every line from the merchant catalog; a
+ * `priceCents` (or any other unknown field) on a line is a 400.
+ */
+export const orderCreateSchema = z.strictObject({
+  lineItems: z.array(lineItemInputSchema).min(1).max(500),
+  customerId: ulidId('cus').optional(),
+  discounts: z.array(discountInputSchema).max(10).optional(),
+  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+});
+export type OrderCreate = z.infer<typeof orderCreateSchema>;
+
+/**
+ * Documented sandbox card tokens (DESIGN §10): what a terminal or the pay page hands back instead of a card number.
+ * `tok_visa`, `tok_mastercard`, `tok_amex` are approved; `tok_declined` and `tok_insufficient_funds` are declined.
+ */
+export const SANDBOX_CARD_TOKENS = ['tok_visa', 'tok_mastercard', 'tok_amex', 'tok_declined', 'tok_insufficient_funds'] as const;
+
+/**
+ * One tender of a payment. `amountCents` is what the tender pays, tips included (as core's Tender);
+ * `amountCents − tipCents` goes to the order's balance. Cash may say what was handed over (`tenderedCents`; change
+ * is computed); a card names a sandbox token; a check its number; other tenders a free reference.
+ */
+export const tenderInputSchema = z.discriminatedUnion('method', [
+  z.strictObject({ method: z.literal('cash'), amountCents: amount, tipCents: tip.optional(), tenderedCents: amount.optional() }),
+  z.strictObject({ method: z.literal('card'), amountCents: amount, tipCents: tip.optional(), cardToken: z.enum(SANDBOX_CARD_TOKENS) }),
+  z.strictObject({ method: z.literal('check'), amountCents: amount, tipCents: tip.optional(), checkNumber: z.string().regex(/^\d{1,15}$/).optional() }),
+  z.strictObject({ method: z.literal('other'), amountCents: amount, tipCents: tip.optional(), reference: z.string().min(1).max(100).optional() }),
+]);
+export type TenderInput = z.infer<typeof tenderInputSchema>;
+
+/** `POST /api/pos/orders/{id}/payments`: one or several tenders, applied together (all or nothing). */
+export const paymentCreateSchema = z.strictObject({ tenders: z.array(tenderInputSchema).min(1).max(10) });
+export type PaymentCreate = z.infer<typeof paymentCreateSchema>;
+
+/** `POST /api/pos/orders/{id}/cancel`. */
+export const orderCancelSchema = z.strictObject({ reason: z.string().min(1).max(MAX_MEMO_LENGTH).optional() });
+
+/**
+ * `POST /api/pos/orders/{id}/refunds`: by line and quantity (`lines`), or by amount (`amountCents`), not both.
+ * `restock` (default true) puts refunded line quantities back into stock.
+ */
+export const refundCreateSchema = z
+  .strictObject({
+    lines: z.array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1).max(9999) })).min(1).max(500).optional(),
+    amountCents: amount.optional(),
+    restock: z.boolean().optional(),
+    reason: z.string().min(1).max(MAX_MEMO_LENGTH).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.lines === undefined && body.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['lines'], message: 'either lines or amountCents is required' });
+    if (body.lines !== undefined && body.amountCents !== undefined) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'send either lines or amountCents, not both' });
+    if (body.lines && new Set(body.lines.map((l) => l.lineId)).size !== body.lines.length) ctx.addIssue({ code: 'custom', path: ['lines'], message: 'name each line once' });
+    if (body.restock !== undefined && body.lines === undefined) ctx.addIssue({ code: 'custom', path: ['restock'], message: 'restock applies to refunds by line' });
+  });
+export type RefundCreate = z.infer<typeof refundCreateSchema>;
+
+/** `POST /api/pos/orders/{id}/receipts`: send the receipt by SMS or e-mail; without `to`, the order's customer's. */
+export const receiptSendSchema = z.discriminatedUnion('channel', [
+  z.strictObject({ channel: z.literal('sms'), to: e164Phone.optional() }),
+  z.strictObject({ channel: z.literal('email'), to: z.email().max(254).optional() }),
+]);
+export type ReceiptSend = z.infer<typeof receiptSendSchema>;
+
+/** A payment of an order (register tenders appear here too, with `pmt_` + the tender's ULID). */
+export const paymentRecordSchema = z.strictObject({
+  id: ulidId('pmt'),
+  orderId: ulidId('ord'),
+  state: z.enum(PAYMENT_STATES),
+  method: z.enum(['cash', 'card', 'check', 'other']),
+  /** The rail the money moved on: `cash`, `check`, `other`, `card_present`, `sandbox`, or an external rail. */
+  rail: z.string().max(40),
+  amountCents: z.int().min(0),
+  tipCents: z.int().min(0),
+  tenderedCents: z.int().min(0).nullable(),
+  changeCents: z.int().min(0).nullable(),
+  refundedCents: z.int().min(0),
+  cardBrand: z.string().nullable(),
+  last4: z.string().nullable(),
+  authCode: z.string().nullable(),
+  reference: z.string().nullable(),
+  accountCode: z.string(),
+  journalTransactionId: z.string().nullable(),
+  createdAt: isoDate,
+  capturedAt: isoDate.nullable(),
+});
+export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
+
+/** A refund: a new record linked to the order, never an edit of it. */
+export const refundRecordSchema = z.strictObject({
+  id: ulidId('rfd'),
+  orderId: ulidId('ord'),
+  /** `refund` of a paid order; `cancellation` gives back what an open order had collected when it was canceled. */
+  kind: z.enum(['refund', 'cancellation']),
+  amountCents: z.int().min(1),
+  /** Of `amountCents`: goods (net of discount, tax included), of which tax; and tips. */
+  goodsCents: z.int().min(0),
+  taxCents: z.int().min(0),
+  tipCents: z.int().min(0),
+  lines: z.array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1), amountCents: z.int().min(0), taxCents: z.int().min(0) })),
+  allocations: z.array(z.strictObject({ paymentId: ulidId('pmt'), amountCents: z.int().min(1), accountCode: z.string() })),
+  restock: z.boolean(),
+  reason: z.string().nullable(),
+  journalTransactionId: z.string(),
+  createdAt: isoDate,
+});
+export type RefundRecord = z.infer<typeof refundRecordSchema>;
+
+/**
+ * An order as the API answers it: core's order plus server facts. Lists carry the summary fields; `GET
+ * /api/pos/orders/{id}` adds `payments` and `refunds`.
+ */
+export const orderViewSchema = orderSchema.extend({
+  state: z.enum(ORDER_STATES),
+  source: z.enum(['register', 'api']),
+  refundedCents: z.int().min(0),
+  /** What is still to pay: total + tips − paid, never negative (0 once paid). */
+  balanceDueCents: z.int().min(0),
+  payments: z.array(paymentRecordSchema).optional(),
+  refunds: z.array(refundRecordSchema).optional(),
+});
+export type OrderView = z.infer<typeof orderViewSchema>;
+
+/** A page of orders (cursor pagination, DESIGN §7). */
+export const orderPageSchema = z.strictObject({ data: z.array(orderViewSchema), nextCursor: z.string().nullable() });

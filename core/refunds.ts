@@ -1,0 +1,158 @@
+/**
+ * Refunds of paid orders (DESIGN §4, §5; docs/decisions.md "Refunds"). A refund is a new record linked to the order,
+ * never an edit of it. It is planned here — how much of goods, tax and tips it gives back, and from which payments —
+ * and posted as one balanced journal transaction:
+ *
+ *   Dr `refunds` (contra revenue)  goods − tax     the net sale given back (revenue itself is never debited, so
+ *   Dr `sales_tax_payable`         tax             gross sales and returns both stay visible)
+ *   Dr `tips_payable`              tips
+ *   Cr each payment's account      its allocation  latest payment first
+ *
+ * Amounts follow cumulative rounding so that refunding a line in several steps gives back exactly what the line
+ * cost, and refunding everything gives back exactly what was paid:
+ * - by line: refunding quantities `k+1 … k+q` of a line of quantity `n` whose share of the total is `T` (net plus
+ *   exclusive tax) and of tax `X` gives back `round(T·(k+q)/n) − round(T·k/n)`, tax likewise (half-even);
+ * - by amount: goods first (up to what is left of the order total), then tips; its tax share is
+ *   `round(goods · orderTax / orderTotal)`, and the last refund of the goods takes all the tax left.
+ */
+import { divideHalfEven, sumCents } from './money.ts';
+import { consolidatePostings, isBalanced, LedgerError } from './ledger.ts';
+import { newId } from './ids.ts';
+import type { JournalTransaction, Order } from './schemas.ts';
+
+/** What earlier refunds of the order gave back. */
+export interface PriorRefund {
+  goodsCents: number;
+  taxCents: number;
+  tipCents: number;
+  lines: readonly { lineId: string; quantity: number }[];
+}
+
+/** A payment a refund can draw on: `amountCents` paid (tips included), `refundedCents` already given back. */
+export interface RefundablePayment {
+  id: string;
+  accountCode: string;
+  amountCents: number;
+  refundedCents: number;
+}
+
+/** What is asked: lines and quantities, or an amount (not both). */
+export type RefundRequest = { lines: readonly { lineId: string; quantity: number }[] } | { amountCents: number };
+
+/** A planned refund, ready to store and post. */
+export interface RefundPlan {
+  amountCents: number;
+  goodsCents: number;
+  taxCents: number;
+  tipCents: number;
+  lines: { lineId: string; quantity: number; amountCents: number; taxCents: number }[];
+  allocations: { paymentId: string; amountCents: number; accountCode: string }[];
+}
+
+/** Why a refund cannot be planned; `path` names the request field (`amountCents`, `lines.0.quantity`, …). */
+export class RefundError extends Error {
+  override name = 'RefundError';
+  constructor(
+    readonly code: 'unknown_line' | 'refund_exceeds_remaining' | 'nothing_to_refund',
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Remaining refundable amounts of an order: goods (net of discounts, tax included), tax, tips. */
+export function refundableOf(order: Order, prior: readonly PriorRefund[]): { goodsCents: number; taxCents: number; tipCents: number; totalCents: number } {
+  const goodsCents = order.totalCents - sumCents(prior.map((r) => r.goodsCents));
+  const taxCents = order.taxCents - sumCents(prior.map((r) => r.taxCents));
+  const tipCents = order.tipCents - sumCents(prior.map((r) => r.tipCents));
+  return { goodsCents, taxCents, tipCents, totalCents: goodsCents + tipCents };
+}
+
+function lineShare(line: Order['lines'][number]): { totalCents: number; taxCents: number } {
+  const inclusive = line.taxes.some((t) => t.inclusive);
+  return { totalCents: line.netCents + (inclusive ? 0 : line.taxCents), taxCents: line.taxCents };
+}
+
+/**
+ * Plans a refund of `order` given its earlier refunds and its payments.
+ * @throws RefundError naming the field when a line is unknown, a quantity or amount exceeds what is left, or the
+ *   refund would give back nothing.
+ */
+export function planRefund(order: Order, prior: readonly PriorRefund[], payments: readonly RefundablePayment[], request: RefundRequest): RefundPlan {
+  const left = refundableOf(order, prior);
+  let goodsCents = 0;
+  let taxCents = 0;
+  let tipCents = 0;
+  const lines: RefundPlan['lines'] = [];
+  if ('lines' in request) {
+    for (const [i, asked] of request.lines.entries()) {
+      const line = order.lines.find((l) => l.id === asked.lineId);
+      if (!line) throw new RefundError('unknown_line', `line ${asked.lineId} is not a line of order ${order.id}`, `lines.${i}.lineId`);
+      const already = sumCents(prior.flatMap((r) => r.lines.filter((l) => l.lineId === line.id).map((l) => l.quantity)));
+      if (asked.quantity > line.quantity - already) {
+        throw new RefundError('refund_exceeds_remaining', `only ${line.quantity - already} of ${line.quantity} can still be refunded on line ${line.id}`, `lines.${i}.quantity`);
+      }
+      const share = lineShare(line);
+      const at = (cents: number, n: number) => divideHalfEven(cents * n, line.quantity);
+      const amount = at(share.totalCents, already + asked.quantity) - at(share.totalCents, already);
+      const tax = at(share.taxCents, already + asked.quantity) - at(share.taxCents, already);
+      lines.push({ lineId: line.id, quantity: asked.quantity, amountCents: amount, taxCents: tax });
+      goodsCents += amount;
+      taxCents += tax;
+    }
+    if (goodsCents > left.goodsCents) {
+      throw new RefundError('refund_exceeds_remaining', `these lines come to ${goodsCents} but only ${left.goodsCents} of the goods can still be refunded`, 'lines');
+    }
+    taxCents = Math.min(taxCents, left.taxCents, goodsCents);
+  } else {
+    if (request.amountCents > left.totalCents) {
+      throw new RefundError('refund_exceeds_remaining', `at most ${left.totalCents} can still be refunded on order ${order.id}`, 'amountCents');
+    }
+    goodsCents = Math.min(request.amountCents, left.goodsCents);
+    tipCents = request.amountCents - goodsCents;
+    taxCents = order.totalCents > 0 ? Math.min(divideHalfEven(goodsCents * order.taxCents, order.totalCents), left.taxCents, goodsCents) : 0;
+  }
+  if (goodsCents === left.goodsCents) taxCents = left.taxCents;
+  const amountCents = goodsCents + tipCents;
+  if (amountCents <= 0) throw new RefundError('nothing_to_refund', 'this refund would give back nothing', 'lines' in request ? 'lines' : 'amountCents');
+
+  const allocations: RefundPlan['allocations'] = [];
+  let rest = amountCents;
+  for (const p of [...payments].reverse()) {
+    const take = Math.min(rest, p.amountCents - p.refundedCents);
+    if (take > 0) {
+      allocations.push({ paymentId: p.id, amountCents: take, accountCode: p.accountCode });
+      rest -= take;
+    }
+    if (rest === 0) break;
+  }
+  if (rest > 0) throw new RefundError('refund_exceeds_remaining', `the order's payments can give back only ${amountCents - rest}`, 'lines' in request ? 'lines' : 'amountCents');
+  return { amountCents, goodsCents, taxCents, tipCents, lines, allocations };
+}
+
+/**
+ * The refund's journal transaction (see the file comment): Dr `refunds` goods − tax, Dr `sales_tax_payable` tax,
+ * Dr `tips_payable` tips, Cr each allocation's account.
+ * @throws LedgerError when the plan does not balance (a bug).
+ */
+export function buildRefundJournalTransaction(order: Order, plan: RefundPlan, refundId: string, occurredAt: string): JournalTransaction {
+  const postings = consolidatePostings([
+    { accountCode: 'refunds', amountCents: plan.goodsCents - plan.taxCents },
+    { accountCode: 'sales_tax_payable', amountCents: plan.taxCents },
+    { accountCode: 'tips_payable', amountCents: plan.tipCents },
+    ...plan.allocations.map((a) => ({ accountCode: a.accountCode, amountCents: -a.amountCents })),
+  ]);
+  if (!isBalanced(postings)) throw new LedgerError(`refund ${refundId} does not balance`);
+  return {
+    id: newId('journalTransaction'),
+    kind: 'refund',
+    sourceType: 'order',
+    sourceId: order.id,
+    registerId: order.registerId,
+    currency: order.currency,
+    occurredAt,
+    memo: `Refund ${refundId} of ${order.receiptNumber}`,
+    postings,
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * Card-terminal simulator: speaks the ECR protocol (STX payload ETX LRC, ACK/NAK, retransmission) on the far end of a
+ * socat pseudo-terminal pair. It approves or declines by test amount (the cents of the amount, see
+ * `TEST_AMOUNT_RULES` and docs/devices.md), remembers every transaction by reference (a repeated SALE for a known
+ * reference answers the stored result and charges nothing), answers STATUS, and can be told to drop a response, send
+ * a corrupt LRC, NAK or ignore incoming frames, or go silent.
+ */
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { SerialSettingsInput, TerminalResult } from '../../../core/devices.ts';
+import { EcrLink } from '../ecr/link.ts';
+import { decodeRequest, encodeResponse, type EcrRequest, type EcrResponse } from '../ecr/messages.ts';
+import { DeviceError } from '../errors.ts';
+import { createPtyPair, type PtyPair } from '../serial/pty-pair.ts';
+import { openSerialPort, type SerialConnection } from '../serial/transport.ts';
+
+/** What the simulator does for a sale, by `amountCents % 100`. Anything not listed is approved by chip (VISA 4242). */
+export const TEST_AMOUNT_RULES: Record<number, Omit<TerminalResult, 'amountCents'>> = {
+  1: { outcome: 'declined', message: 'insufficient funds' },
+  2: { outcome: 'declined', message: 'card expired' },
+  3: { outcome: 'cancelled', message: 'cancelled by customer' },
+  4: { outcome: 'timed_out', message: 'no card presented' },
+  5: { outcome: 'approved', brand: 'VISA', last4: '4242', entryMode: 'contactless' },
+  6: { outcome: 'approved', brand: 'MASTERCARD', last4: '5454', entryMode: 'swipe' },
+  7: { outcome: 'approved', brand: 'AMEX', last4: '0005', entryMode: 'manual' },
+};
+
+/** One transaction the simulator has finished. */
+export interface SimulatedTransaction {
+  request: Exclude<EcrRequest, { type: 'status' }>;
+  result: TerminalResult;
+  /** True when the transaction moved money (an approved sale or refund, not yet voided). */
+  charged: boolean;
+  voided: boolean;
+}
+
+/** Simulator settings. */
+export interface TerminalSimulatorOptions {
+  /** Where to create the pty links (a fresh temp dir when omitted). */
+  dir?: string;
+  /** Link base name. Default `terminal`. */
+  name?: string;
+  /** Serial settings (besides the path) of the simulated terminal. Default 9600 8N1. */
+  serial?: Omit<SerialSettingsInput, 'path'>;
+  /** Time the "customer" takes at the terminal before the result is sent. Default 20 ms. */
+  processingMs?: number;
+  /** ACK wait of the simulator's own link. Default 500 ms. */
+  ackTimeoutMs?: number;
+}
+
+type SimulatorEvents = { request: [EcrRequest]; response: [EcrResponse]; frameError: [DeviceError] };
+
+/** A running card-terminal simulator; `devicePath` is what the driver opens. */
+export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
+  readonly #pair: PtyPair;
+  readonly #link: EcrLink;
+  readonly #processingMs: number;
+  readonly #transactions = new Map<string, SimulatedTransaction>();
+  readonly #inProgress = new Set<string>();
+  #dropResponses = 0;
+  #online = true;
+  #authCounter = 0;
+  /** Every request received (decoded), in order. */
+  readonly requests: EcrRequest[] = [];
+
+  private constructor(pair: PtyPair, connection: SerialConnection, options: TerminalSimulatorOptions) {
+    super();
+    this.#pair = pair;
+    this.#processingMs = options.processingMs ?? 20;
+    this.#link = new EcrLink(connection, { ackTimeoutMs: options.ackTimeoutMs ?? 500 });
+    this.#link.on('message', (payload) => void this.#onMessage(payload));
+    this.#link.on('frameError', (error) => this.emit('frameError', error));
+  }
+
+  /** Creates the pty pair and opens the terminal end. */
+  static async start(options: TerminalSimulatorOptions = {}): Promise<TerminalSimulator> {
+    const pair = await createPtyPair({ ...(options.dir ? { dir: options.dir } : {}), name: options.name ?? 'terminal' });
+    try {
+      const connection = await openSerialPort({ ...options.serial, path: pair.simulatorPath });
+      return new TerminalSimulator(pair, connection, options);
+    } catch (error) {
+      await pair.close();
+      throw error;
+    }
+  }
+
+  /** The path the card-terminal driver opens. */
+  get devicePath(): string {
+    return this.#pair.devicePath;
+  }
+
+  /** Link counters of the simulator's end (NAKs sent, retransmissions…). */
+  get linkStats(): Readonly<EcrLink['stats']> {
+    return this.#link.stats;
+  }
+
+  /** Finished transactions by reference. */
+  transaction(ref: string): SimulatedTransaction | undefined {
+    return this.#transactions.get(ref);
+  }
+
+  /** How many times money moved for `ref` (0 or 1 — anything else would be a double charge). */
+  chargeCount(ref: string): number {
+    return this.#transactions.get(ref)?.charged ? 1 : 0;
+  }
+
+  /** All transactions that moved money, in order. */
+  charges(): SimulatedTransaction[] {
+    return [...this.#transactions.values()].filter((transaction) => transaction.charged);
+  }
+
+  /** Process the next `count` money requests but never send their RESULT (a lost response). */
+  dropNextResponses(count = 1): void {
+    this.#dropResponses = count;
+  }
+
+  /** Send the next `count` frames with a wrong LRC (the driver NAKs, the link retransmits). */
+  corruptNextLrc(count = 1): void {
+    this.#link.faults.corruptLrc = count;
+  }
+
+  /** NAK the next `count` well-formed frames from the driver. */
+  nakNextFrames(count = 1): void {
+    this.#link.faults.nakFrames = count;
+  }
+
+  /** Neither ACK nor process the next `count` frames from the driver. */
+  ignoreNextFrames(count = 1): void {
+    this.#link.faults.ignoreFrames = count;
+  }
+
+  /** Offline: every incoming frame is ignored (no ACK, no answer). */
+  setOnline(online: boolean): void {
+    this.#online = online;
+    this.#link.faults.ignoreFrames = online ? 0 : Number.MAX_SAFE_INTEGER;
+  }
+
+  /** Writes raw bytes on the line (line noise, hand-made frames) from the terminal's end. */
+  async writeRaw(bytes: Uint8Array): Promise<void> {
+    await this.#link.connection.write(bytes);
+  }
+
+  /** Pulls the cable: ends socat so both ends see the device go away. */
+  async unplug(): Promise<void> {
+    await this.#pair.close();
+  }
+
+  /** Stops the simulator and removes its pty pair. */
+  async stop(): Promise<void> {
+    await this.#link.connection.close();
+    await this.#pair.close();
+  }
+
+  async #onMessage(payload: string): Promise<void> {
+    if (!this.#online) return;
+    let request: EcrRequest;
+    try {
+      request = decodeRequest(payload);
+    } catch (error) {
+      if (error instanceof DeviceError) this.emit('frameError', error);
+      return;
+    }
+    this.requests.push(request);
+    this.emit('request', request);
+    if (request.type === 'status') {
+      if (request.ref === '') {
+        await this.#send({ type: 'status', ref: '', state: this.#inProgress.size > 0 ? 'busy' : 'ready' }, false);
+        return;
+      }
+      const known = this.#transactions.get(request.ref);
+      if (known) await this.#send({ type: 'result', ref: request.ref, result: known.result }, false);
+      else await this.#send({ type: 'status', ref: request.ref, state: this.#inProgress.has(request.ref) ? 'in_progress' : 'not_found' }, false);
+      return;
+    }
+    const known = this.#transactions.get(request.ref);
+    if (known) {
+      // Idempotent: a repeated reference gets the stored answer and moves no money.
+      await this.#send({ type: 'result', ref: request.ref, result: known.result }, true);
+      return;
+    }
+    if (this.#inProgress.has(request.ref)) return;
+    this.#inProgress.add(request.ref);
+    await new Promise((resolve) => setTimeout(resolve, this.#processingMs));
+    const transaction = this.#decide(request);
+    this.#transactions.set(request.ref, transaction);
+    this.#inProgress.delete(request.ref);
+    await this.#send({ type: 'result', ref: request.ref, result: transaction.result }, true);
+  }
+
+  #decide(request: Exclude<EcrRequest, { type: 'status' }>): SimulatedTransaction {
+    const approved = (amountCents: number, extra: Partial<TerminalResult> = {}): TerminalResult => ({
+      outcome: 'approved',
+      amountCents,
+      authCode: `A${String((this.#authCounter += 1)).padStart(5, '0')}`,
+      token: `tok_sim_${createHash('sha256').update(request.ref).digest('hex').slice(0, 24)}`,
+      brand: 'VISA',
+      last4: '4242',
+      entryMode: 'chip',
+      ...extra,
+    });
+    switch (request.type) {
+      case 'sale': {
+        const rule = TEST_AMOUNT_RULES[request.amountCents % 100];
+        if (rule && rule.outcome !== 'approved') {
+          return { request, result: { ...rule, amountCents: request.amountCents }, charged: false, voided: false };
+        }
+        return { request, result: approved(request.amountCents, rule ?? {}), charged: true, voided: false };
+      }
+      case 'refund': {
+        if (!request.token.startsWith('tok_sim_')) {
+          return { request, result: { outcome: 'declined', amountCents: request.amountCents, message: 'unknown token' }, charged: false, voided: false };
+        }
+        return { request, result: approved(request.amountCents, { entryMode: undefined }), charged: true, voided: false };
+      }
+      case 'void': {
+        const original = this.#transactions.get(request.originalRef);
+        if (!original || !original.charged || original.voided || original.request.type !== 'sale') {
+          return { request, result: { outcome: 'declined', amountCents: 0, message: 'nothing to void' }, charged: false, voided: false };
+        }
+        original.voided = true;
+        original.charged = false;
+        return { request, result: approved(original.result.amountCents, { entryMode: undefined }), charged: false, voided: false };
+      }
+    }
+  }
+
+  async #send(response: EcrResponse, droppable: boolean): Promise<void> {
+    if (droppable && this.#dropResponses > 0) {
+      this.#dropResponses -= 1;
+      return;
+    }
+    this.emit('response', response);
+    try {
+      await this.#link.send(encodeResponse(response));
+    } catch (error) {
+      if (error instanceof DeviceError) this.emit('frameError', error);
+    }
+  }
+}
+
+/** Starts a card-terminal simulator (see `TerminalSimulator`). */
+export function startTerminalSimulator(options: TerminalSimulatorOptions = {}): Promise<TerminalSimulator> {
+  return TerminalSimulator.start(options);
+}

@@ -1,0 +1,1009 @@
+/**
+ * Orders through the staff API (DESIGN §5, §7, §8): create from catalog references (priced here, never by the caller),
+ * pay with one or several tenders, cancel, refund (by line and quantity, or by amount), receipts. Register-pushed
+ * orders (sync/replication.ts) are the same `orders` rows with `source = 'register'`; they arrive paid and can be
+ * refunded here.
+ *
+ * Every state change runs in one database transaction under the merchant's write lock and writes, together: the
+ * order row, its payment/refund records, a balanced journal transaction for every money move (core/order-ledger.ts,
+ * core/refunds.ts), an audit row, and the webhook events (`order.created`, `order.paid`, `payment.refunded`). Illegal
+ * moves of the state machine (core/order-states.ts) are a 409 problem naming the current state (`currentState`).
+ *
+ * For other helpers:
+ * - {@link applyExternalPayment}`(tx, ctx, { merchantId, orderId, amountCents, rail, reference, … })` records a payment
+ *   that arrived through another channel (a pay link, an invoice payment) on an OPEN order, inside the caller's
+ *   transaction: payment record, journal transaction (Dr `card_clearing:<rail>`, Cr receivables/tips), order state
+ *   (→ `paid` when fully paid, with the sale posted and `order.paid` emitted), audit. Throws ProblemError 409 when the
+ *   order is not open, 400 when the amount exceeds the balance due, 404 when the order is unknown.
+ * - {@link announceRegisterOrder}`(tx, merchantId, order, now)` emits `order.created` + `order.paid` for a register
+ *   sale stored by replication.
+ * - {@link getOrderView}, {@link listOrders} read orders in the API shape.
+ */
+import {
+  assertOrderTransition,
+  assertPaymentTransition,
+  buildCancellationJournalTransaction,
+  buildOrderPaymentJournalTransaction,
+  buildOrderSettlementJournalTransaction,
+  buildRefundJournalTransaction,
+  cashDrawerAccount,
+  formatMoney,
+  formatReceiptNumber,
+  IllegalTransitionError,
+  MAX_AMOUNT_CENTS,
+  newId,
+  parseReceiptNumber,
+  planRefund,
+  priceCart,
+  PricingError,
+  RefundError,
+  refundState,
+  saleJournalTransactionId,
+  tenderAccount,
+  type Discount,
+  type JournalTransaction,
+  type Order,
+  type OrderCreate,
+  type OrderStateName,
+  type OrderView,
+  type PaymentCreate,
+  type PaymentRecord,
+  type PaymentStateName,
+  type ReceiptSend,
+  type RefundCreate,
+  type RefundRecord,
+  type Tender,
+  type TenderInput,
+} from '../../../core/index.ts';
+import { callerOf, type Principal } from '../auth/identity.ts';
+import type { AppContext } from '../context.ts';
+import { lockMerchant, type Queryable } from '../db/db.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { ProblemError, problem, type Problem } from '../http/problem.ts';
+import { appendAudit } from './audit.ts';
+import { emitEvent } from './events.ts';
+import { postJournalTransaction } from './ledger.ts';
+import { recordStockMovements } from './inventory.ts';
+import { getMerchant, loadCatalog } from './pay-requests.ts';
+
+/* ───────────────────────────── errors ───────────────────────────── */
+
+/** 409 for an illegal state move (DESIGN §5): the body names the entity and its `currentState`. */
+export class StateConflictError extends ProblemError {
+  constructor(
+    readonly entity: string,
+    readonly entityId: string,
+    readonly currentState: string,
+    detail: string,
+  ) {
+    super(409, 'illegal_state_transition', detail);
+  }
+
+  override toProblem(): Problem {
+    return { ...problem(this.status, this.code, this.message), entity: this.entity, entityId: this.entityId, currentState: this.currentState };
+  }
+}
+
+function conflictOf(err: IllegalTransitionError, entityId: string): StateConflictError {
+  return new StateConflictError(err.entity, entityId, err.currentState, `${err.entity === 'order' ? 'Order' : 'Payment'} ${entityId} is ${err.currentState}: cannot ${err.action} it.`);
+}
+
+/** Runs an order state move, turning the state machine's refusal into the 409 problem. */
+function guardOrder(orderId: string, from: OrderStateName, to: OrderStateName, action: string): void {
+  try {
+    assertOrderTransition(from, to, action);
+  } catch (err) {
+    if (err instanceof IllegalTransitionError) throw conflictOf(err, orderId);
+    throw err;
+  }
+}
+
+function guardPayment(paymentId: string, from: PaymentStateName, to: PaymentStateName, action: string): void {
+  try {
+    assertPaymentTransition(from, to, action);
+  } catch (err) {
+    if (err instanceof IllegalTransitionError) throw conflictOf(err, paymentId);
+    throw err;
+  }
+}
+
+/* ───────────────────────────── rows ───────────────────────────── */
+
+interface OrderRow {
+  id: string;
+  merchant_id: string;
+  register_id: string;
+  state: OrderStateName;
+  data: Order;
+  sync_seq: number | string;
+  updated_at: Date;
+  source: 'register' | 'api';
+  refunded_cents: number | string;
+}
+
+interface PaymentRow {
+  id: string;
+  order_id: string;
+  line_no: number;
+  method: PaymentRecord['method'];
+  rail: string;
+  state: PaymentStateName;
+  amount_cents: number | string;
+  tip_cents: number | string;
+  tendered_cents: number | string | null;
+  change_cents: number | string | null;
+  refunded_cents: number | string;
+  card_brand: string | null;
+  last4: string | null;
+  auth_code: string | null;
+  reference: string | null;
+  account_code: string;
+  journal_transaction_id: string | null;
+  created_at: Date;
+  captured_at: Date | null;
+}
+
+interface RefundRow {
+  id: string;
+  order_id: string;
+  kind: RefundRecord['kind'];
+  amount_cents: number | string;
+  goods_cents: number | string;
+  tax_cents: number | string;
+  tip_cents: number | string;
+  lines: RefundRecord['lines'];
+  allocations: RefundRecord['allocations'];
+  restock: boolean;
+  reason: string | null;
+  journal_transaction_id: string;
+  created_at: Date;
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+const numOrNull = (v: number | string | null) => (v === null ? null : Number(v));
+
+function toPayment(row: PaymentRow): PaymentRecord {
+  return {
+    id: row.id,
+    orderId: row.order_id,
+    state: row.state,
+    method: row.method,
+    rail: row.rail,
+    amountCents: Number(row.amount_cents),
+    tipCents: Number(row.tip_cents),
+    tenderedCents: numOrNull(row.tendered_cents),
+    changeCents: numOrNull(row.change_cents),
+    refundedCents: Number(row.refunded_cents),
+    cardBrand: row.card_brand,
+    last4: row.last4,
+    authCode: row.auth_code,
+    reference: row.reference,
+    accountCode: row.account_code,
+    journalTransactionId: row.journal_transaction_id,
+    createdAt: iso(row.created_at),
+    capturedAt: row.captured_at ? iso(row.captured_at) : null,
+  };
+}
+
+function toRefund(row: RefundRow): RefundRecord {
+  return {
+    id: row.id,
+    orderId: row.order_id,
+    kind: row.kind,
+    amountCents: Number(row.amount_cents),
+    goodsCents: Number(row.goods_cents),
+    taxCents: Number(row.tax_cents),
+    tipCents: Number(row.tip_cents),
+    lines: row.lines,
+    allocations: row.allocations,
+    restock: row.restock,
+    reason: row.reason,
+    journalTransactionId: row.journal_transaction_id,
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** The payments of a register order, derived from its tenders (ids `pmt_<tender ULID>`), before any is refunded. */
+function registerPayments(order: Order): PaymentRecord[] {
+  return order.tenders.map((t) => ({
+    id: `pmt_${t.id.replace(/^tnd_/, '')}`,
+    orderId: order.id,
+    state: 'captured' as const,
+    method: t.method,
+    rail: t.method === 'card' ? 'card_present' : t.method,
+    amountCents: t.amountCents,
+    tipCents: t.tipCents,
+    tenderedCents: t.tenderedCents ?? null,
+    changeCents: t.changeCents ?? null,
+    refundedCents: 0,
+    cardBrand: t.cardBrand ?? null,
+    last4: t.last4 ?? null,
+    authCode: t.authCode ?? null,
+    reference: null,
+    accountCode: tenderAccount(t.method, order.registerNumber),
+    journalTransactionId: order.journalTransactionId,
+    createdAt: order.createdAt,
+    capturedAt: order.createdAt,
+  }));
+}
+
+function toView(row: OrderRow, details?: { payments: PaymentRecord[]; refunds: RefundRecord[] }): OrderView {
+  const order = row.data;
+  return {
+    ...order,
+    state: row.state,
+    updatedAt: iso(row.updated_at),
+    syncSeq: Number(row.sync_seq),
+    source: row.source,
+    refundedCents: Number(row.refunded_cents),
+    balanceDueCents: row.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0,
+    ...(details ?? {}),
+  };
+}
+
+async function orderRow(db: Queryable, merchantId: string, id: string): Promise<OrderRow> {
+  const { rows } = await db.query<OrderRow>(
+    'SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents FROM orders WHERE id = $1 AND merchant_id = $2',
+    [id, merchantId],
+  );
+  if (!rows[0]) throw new ProblemError(404, 'not_found', `Order ${id} does not exist.`);
+  return rows[0];
+}
+
+async function paymentsOf(db: Queryable, row: OrderRow): Promise<PaymentRecord[]> {
+  const { rows } = await db.query<PaymentRow>('SELECT * FROM order_payments WHERE order_id = $1 ORDER BY line_no', [row.id]);
+  if (rows.length === 0 && row.source === 'register') return registerPayments(row.data);
+  return rows.map(toPayment);
+}
+
+async function refundsOf(db: Queryable, orderId: string): Promise<RefundRecord[]> {
+  const { rows } = await db.query<RefundRow>('SELECT * FROM order_refunds WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
+  return rows.map(toRefund);
+}
+
+/** An order in the API shape with its payments and refunds. @throws ProblemError 404 when not the merchant's. */
+export async function getOrderView(db: Queryable, merchantId: string, id: string): Promise<OrderView> {
+  const row = await orderRow(db, merchantId, id);
+  return toView(row, { payments: await paymentsOf(db, row), refunds: await refundsOf(db, id) });
+}
+
+/** Filters of `GET /api/pos/orders`. `createdFrom` inclusive, `createdTo` exclusive (ISO 8601). */
+export interface OrderListQuery {
+  limit: number;
+  cursor?: string;
+  registerId?: string;
+  status?: OrderStateName;
+  customerId?: string;
+  createdFrom?: string;
+  createdTo?: string;
+  source?: 'register' | 'api';
+}
+
+/** Orders newest first by business time (`createdAt`), ties by id; cursor pagination (DESIGN §7). */
+export async function listOrders(db: Queryable, merchantId: string, q: OrderListQuery): Promise<{ data: OrderView[]; nextCursor: string | null }> {
+  const params: unknown[] = [merchantId];
+  const where = ['merchant_id = $1'];
+  const add = (sql: string, ...values: unknown[]) => {
+    let out = sql;
+    for (const v of values) {
+      params.push(v);
+      out = out.replace('?', `$${params.length}`);
+    }
+    where.push(out);
+  };
+  if (q.registerId) add('register_id = ?', q.registerId);
+  if (q.status) add('state = ?', q.status);
+  if (q.customerId) add(`data->>'customerId' = ?`, q.customerId);
+  if (q.source) add('source = ?', q.source);
+  if (q.createdFrom) add('created_at >= ?::timestamptz', q.createdFrom);
+  if (q.createdTo) add('created_at < ?::timestamptz', q.createdTo);
+  if (q.cursor) {
+    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
+    add('(created_at, id) < (?::timestamptz, ?::text)', createdAt, id);
+  }
+  params.push(q.limit + 1);
+  const { rows } = await db.query<OrderRow & { created_at: Date }>(
+    `SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents, created_at FROM orders
+     WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((r) => toView(r)),
+    nextCursor: rows.length > q.limit && last ? encodeCursor([iso(last.created_at), last.id]) : null,
+  };
+}
+
+/* ───────────────────────────── helpers ───────────────────────────── */
+
+/** The merchant's back-office register (created on first use): API orders take their receipt numbers from it. */
+async function backOfficeRegister(tx: Queryable, merchantId: string, now: Date, actor: string): Promise<{ id: string; number: number }> {
+  const found = await tx.query<{ id: string; number: number }>(`SELECT id, number FROM registers WHERE merchant_id = $1 AND kind = 'back_office'`, [merchantId]);
+  if (found.rows[0]) return found.rows[0];
+  const next = (await tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [merchantId])).rows[0]!;
+  const created = { id: newId('register'), number: Number(next.n) };
+  await tx.query(`INSERT INTO registers (id, merchant_id, number, name, kind) VALUES ($1, $2, $3, 'Back office', 'back_office')`, [created.id, merchantId, created.number]);
+  await appendAudit(tx, { merchantId, actor, registerId: created.id, action: 'register.created', entityType: 'register', entityId: created.id, occurredAt: now, data: { number: created.number, kind: 'back_office' } });
+  return created;
+}
+
+async function nextReceiptNumber(tx: Queryable, register: { id: string; number: number }): Promise<string> {
+  const { rows } = await tx.query<{ receipt_number: string }>(
+    'SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1',
+    [register.id],
+  );
+  const last = rows[0] ? (parseReceiptNumber(rows[0].receipt_number)?.sequence ?? 0) : 0;
+  return formatReceiptNumber(register.number, last + 1);
+}
+
+async function nextSeq(tx: Queryable): Promise<number> {
+  return Number((await tx.query<{ seq: number | string }>(`SELECT nextval('sync_seq') AS seq`)).rows[0]!.seq);
+}
+
+async function post(tx: Queryable, merchantId: string, jt: JournalTransaction): Promise<void> {
+  await postJournalTransaction(tx, merchantId, jt);
+}
+
+async function saveOrder(tx: Queryable, row: OrderRow, order: Order, now: Date, refundedCents?: number): Promise<OrderRow> {
+  const seq = await nextSeq(tx);
+  await tx.query(
+    `UPDATE orders SET state = $2, data = $3::jsonb, sync_seq = $4, updated_at = $5, refunded_cents = $6 WHERE id = $1`,
+    [row.id, order.state, JSON.stringify(order), seq, now.toISOString(), refundedCents ?? Number(row.refunded_cents)],
+  );
+  return { ...row, state: order.state, data: order, sync_seq: seq, updated_at: now, refunded_cents: refundedCents ?? row.refunded_cents };
+}
+
+/** What a transaction changed beyond orders and the ledger, for the change feed after commit. */
+interface Effects {
+  stockChanged: boolean;
+}
+
+/**
+ * Stock movements of API sales (kind `sale`, keyed by the order id) and restocking refunds (kind `return`, keyed by
+ * the refund id) through the inventory service, in the same transaction. Untracked variations are skipped there.
+ */
+async function recordStock(tx: Queryable, effects: Effects | undefined, input: { merchantId: string; kind: 'sale' | 'return'; sourceId: string; lines: { variationId: string; quantity: number }[]; actor: string; now: Date }): Promise<void> {
+  if (input.lines.length === 0) return;
+  const result = await recordStockMovements(tx, {
+    merchantId: input.merchantId,
+    actor: input.actor,
+    occurredAt: input.now,
+    movements: input.lines.map((l) => ({ variationId: l.variationId, kind: input.kind, quantity: input.kind === 'sale' ? -l.quantity : l.quantity, sourceId: input.sourceId })),
+  });
+  if (result.changedItemIds.length > 0 && effects) effects.stockChanged = true;
+}
+
+function notifyWritten(ctx: AppContext, merchantId: string, effects?: Effects): void {
+  ctx.feed.notify(merchantId, 'orders');
+  ctx.feed.notify(merchantId, 'journal-transactions');
+  if (effects?.stockChanged) ctx.feed.notify(merchantId, 'catalog-items');
+}
+
+/**
+ * Webhook events of a register sale just stored by replication (DESIGN §6), in the caller's transaction:
+ * `order.created`, and `order.paid` as well since a register sale arrives paid. The object is the order as
+ * `GET /api/pos/orders/{id}` shows it (without payments and refunds).
+ */
+export async function announceRegisterOrder(tx: Queryable, merchantId: string, order: Order, now: Date): Promise<void> {
+  const object = { ...order, source: 'register', refundedCents: 0, balanceDueCents: order.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0 };
+  await emitEvent(tx, { merchantId, type: 'order.created', object, occurredAt: now });
+  if (order.state === 'paid') await emitEvent(tx, { merchantId, type: 'order.paid', object, occurredAt: now });
+}
+
+/* ───────────────────────────── create ───────────────────────────── */
+
+/**
+ * Creates an open order from catalog references, priced from the merchant's catalog (spec app rule 2), with an
+ * optional customer and discounts. Writes the order, an audit row and `order.created` in one transaction.
+ * @throws ProblemError 400 naming the field when a line cannot be priced, the customer is unknown or the total is out
+ *   of bounds.
+ */
+export async function createOrder(ctx: AppContext, principal: Principal, input: OrderCreate): Promise<OrderView> {
+  const now = ctx.clock();
+  const actor = callerOf(principal);
+  const view = await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, principal.merchantId);
+    const merchant = await getMerchant(tx, principal.merchantId);
+    if (input.customerId) {
+      const customer = await tx.query('SELECT 1 FROM customers WHERE id = $1 AND merchant_id = $2 AND deleted_at IS NULL', [input.customerId, merchant.id]);
+      if (customer.rows.length === 0) {
+        throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${input.customerId} does not exist.`, [{ path: 'customerId', message: 'is not a customer of this store' }]);
+      }
+    }
+    const discounts: Discount[] = (input.discounts ?? []).map((d) => ({ ...d, id: newId('discount') }));
+    const catalog = await loadCatalog(tx, merchant.id);
+    let totals;
+    try {
+      totals = priceCart(input.lineItems, discounts, catalog);
+    } catch (err) {
+      if (err instanceof PricingError) {
+        const path = err.path.replace(/^lines\./, 'lineItems.');
+        throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
+      }
+      throw err;
+    }
+    if (totals.totalCents > MAX_AMOUNT_CENTS) {
+      throw new ProblemError(400, 'amount_out_of_range', `Invalid lineItems: the order totals ${totals.totalCents}; at most ${MAX_AMOUNT_CENTS}.`, [
+        { path: 'lineItems', message: `total ${totals.totalCents} exceeds ${MAX_AMOUNT_CENTS}` },
+      ]);
+    }
+    const register = await backOfficeRegister(tx, merchant.id, now, actor);
+    const order: Order = {
+      id: newId('order'),
+      registerId: register.id,
+      registerNumber: register.number,
+      receiptNumber: await nextReceiptNumber(tx, register),
+      state: 'open',
+      currency: merchant.currency,
+      createdAt: now.toISOString(),
+      ...(principal.kind === 'staff' ? { staffId: principal.staffId } : {}),
+      ...(input.customerId ? { customerId: input.customerId } : {}),
+      lines: totals.lines,
+      discounts,
+      taxLines: totals.taxLines,
+      subtotalCents: totals.subtotalCents,
+      discountCents: totals.discountCents,
+      taxCents: totals.taxCents,
+      totalCents: totals.totalCents,
+      tipCents: 0,
+      paidCents: 0,
+      tenders: [],
+      journalTransactionId: null,
+      ...(input.note ? { note: input.note } : {}),
+    };
+    const seq = await nextSeq(tx);
+    await tx.query(
+      `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
+       VALUES ($1, $2, $3, $4, 'open', $5, $6, $7::jsonb, $8, $6, 'api')`,
+      [order.id, merchant.id, register.id, order.receiptNumber, order.totalCents, order.createdAt, JSON.stringify(order), seq],
+    );
+    await appendAudit(tx, {
+      merchantId: merchant.id,
+      actor,
+      registerId: register.id,
+      action: 'order.created',
+      entityType: 'order',
+      entityId: order.id,
+      occurredAt: now,
+      data: { state: 'open', receiptNumber: order.receiptNumber, totalCents: order.totalCents, lines: order.lines.length, customerId: order.customerId ?? null },
+    });
+    const row: OrderRow = { id: order.id, merchant_id: merchant.id, register_id: register.id, state: 'open', data: order, sync_seq: seq, updated_at: now, source: 'api', refunded_cents: 0 };
+    const created = toView(row, { payments: [], refunds: [] });
+    await emitEvent(tx, { merchantId: merchant.id, type: 'order.created', object: created as unknown as Record<string, unknown>, occurredAt: now });
+    return created;
+  });
+  notifyWritten(ctx, principal.merchantId);
+  return view;
+}
+
+/* ───────────────────────────── payments ───────────────────────────── */
+
+/** One tender to record: what the rail said and where the money sits. */
+interface CapturedTender {
+  method: PaymentRecord['method'];
+  rail: string;
+  accountCode: string;
+  amountCents: number;
+  tipCents: number;
+  tenderedCents?: number;
+  changeCents?: number;
+  cardBrand?: string;
+  lastFour?: string;
+  authCode?: string;
+  reference?: string;
+}
+
+/** Deterministic sandbox card rail (DESIGN §10): documented tokens, never a card number. */
+const SANDBOX_CARDS: Record<string, { brand: string; last4: string } | { decline: string }> = {
+  tok_visa: { brand: 'visa', last4: '4242' },
+  tok_mastercard: { brand: 'mastercard', last4: '4444' },
+  tok_amex: { brand: 'amex', last4: '0005' },
+  tok_declined: { decline: 'card_declined' },
+  tok_insufficient_funds: { decline: 'insufficient_funds' },
+};
+
+function captureTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string): CapturedTender {
+  const tipCents = t.tipCents ?? 0;
+  if (tipCents > t.amountCents) {
+    throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: the tip cannot exceed the tender's amountCents (tips are included in it).`, [
+      { path: `tenders.${index}.tipCents`, message: 'must not exceed amountCents' },
+    ]);
+  }
+  switch (t.method) {
+    case 'cash': {
+      if (t.tenderedCents !== undefined && t.tenderedCents < t.amountCents) {
+        throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`, [
+          { path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' },
+        ]);
+      }
+      return {
+        method: 'cash',
+        rail: 'cash',
+        accountCode: cashDrawerAccount(registerNumber),
+        amountCents: t.amountCents,
+        tipCents,
+        ...(t.tenderedCents !== undefined ? { tenderedCents: t.tenderedCents, changeCents: t.tenderedCents - t.amountCents } : {}),
+      };
+    }
+    case 'card': {
+      const card = SANDBOX_CARDS[t.cardToken]!;
+      if ('decline' in card) {
+        throw new ProblemError(402, card.decline, `The sandbox card rail declined tenders.${index} (${t.cardToken}): nothing was charged or recorded.`, [
+          { path: `tenders.${index}.cardToken`, message: `declined: ${card.decline}` },
+        ]);
+      }
+      return { method: 'card', rail: 'sandbox', accountCode: 'card_clearing:sandbox', amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` };
+    }
+    case 'check':
+      return { method: 'check', rail: 'check', accountCode: 'check_clearing', amountCents: t.amountCents, tipCents, ...(t.checkNumber ? { reference: `check ${t.checkNumber}` } : {}) };
+    case 'other':
+      return { method: 'other', rail: 'other', accountCode: 'other_tender_clearing', amountCents: t.amountCents, tipCents, ...(t.reference ? { reference: t.reference } : {}) };
+  }
+}
+
+/**
+ * Records captured tenders on an open order inside `tx` (the merchant is locked): payment rows, one journal
+ * transaction each, the order's tenders and totals; when the balance reaches zero the order becomes `paid`, its sale
+ * is posted and `order.paid` emitted.
+ */
+async function recordPayments(
+  tx: Queryable,
+  row: OrderRow,
+  tenders: { ulid: string; captured: CapturedTender }[],
+  meta: { actor: string; appId?: string | null; now: Date; amountPath: string; effects?: Effects },
+): Promise<OrderRow> {
+  const order = row.data;
+  if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
+  const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
+  const goodsPaid = tenders.reduce((a, t) => a + t.captured.amountCents - t.captured.tipCents, 0);
+  if (goodsPaid > goodsDue) {
+    throw new ProblemError(400, 'overpayment', `Invalid ${meta.amountPath}: the tenders pay ${goodsPaid} toward the order but only ${goodsDue} is due (tips come on top, in tipCents).`, [
+      { path: meta.amountPath, message: `pays ${goodsPaid} but ${goodsDue} is due` },
+    ]);
+  }
+  const existing = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const nowIso = meta.now.toISOString();
+  const newTenders: Tender[] = [];
+  for (const [i, { ulid, captured: c }] of tenders.entries()) {
+    const paymentId = `pmt_${ulid}`;
+    let state: PaymentStateName = 'pending';
+    guardPayment(paymentId, state, 'authorized', 'authorize');
+    state = 'authorized';
+    guardPayment(paymentId, state, 'captured', 'capture');
+    state = 'captured';
+    const jt = buildOrderPaymentJournalTransaction(order, { id: paymentId, accountCode: c.accountCode, amountCents: c.amountCents, tipCents: c.tipCents }, nowIso);
+    await post(tx, row.merchant_id, jt);
+    await tx.query(
+      `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
+         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $19, $19)`,
+      [paymentId, row.merchant_id, row.id, existing + i, c.method, c.rail, state, c.amountCents, c.tipCents, c.tenderedCents ?? null, c.changeCents ?? null,
+        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, meta.actor, nowIso],
+    );
+    await appendAudit(tx, {
+      merchantId: row.merchant_id,
+      actor: meta.actor,
+      appId: meta.appId ?? null,
+      registerId: order.registerId,
+      action: 'payment.captured',
+      entityType: 'payment',
+      entityId: paymentId,
+      occurredAt: meta.now,
+      data: { orderId: row.id, method: c.method, rail: c.rail, amountCents: c.amountCents, tipCents: c.tipCents, journalTransactionId: jt.id, state: 'captured' },
+    });
+    newTenders.push({
+      id: `tnd_${ulid}`,
+      method: c.method,
+      amountCents: c.amountCents,
+      tipCents: c.tipCents,
+      ...(c.tenderedCents !== undefined ? { tenderedCents: c.tenderedCents, changeCents: c.changeCents ?? 0 } : {}),
+      ...(c.cardBrand ? { cardBrand: c.cardBrand } : {}),
+      ...(c.lastFour ? { last4: c.lastFour } : {}),
+      ...(c.authCode ? { authCode: c.authCode } : {}),
+    });
+  }
+  const tenderList = [...order.tenders, ...newTenders];
+  let next: Order = {
+    ...order,
+    tenders: tenderList,
+    paidCents: tenderList.reduce((a, t) => a + t.amountCents, 0),
+    tipCents: tenderList.reduce((a, t) => a + t.tipCents, 0),
+  };
+  const isPaid = goodsPaid === goodsDue;
+  if (isPaid) {
+    guardOrder(row.id, row.state, 'paid', 'pay');
+    next = { ...next, state: 'paid', journalTransactionId: saleJournalTransactionId(order.id) };
+    const sale = buildOrderSettlementJournalTransaction(next, nowIso);
+    if (sale) await post(tx, row.merchant_id, sale);
+    else next = { ...next, journalTransactionId: null };
+  }
+  const saved = await saveOrder(tx, row, next, meta.now);
+  if (isPaid) {
+    await appendAudit(tx, {
+      merchantId: row.merchant_id,
+      actor: meta.actor,
+      appId: meta.appId ?? null,
+      registerId: order.registerId,
+      action: 'order.paid',
+      entityType: 'order',
+      entityId: row.id,
+      occurredAt: meta.now,
+      data: { from: 'open', to: 'paid', totalCents: next.totalCents, tipCents: next.tipCents, paidCents: next.paidCents, journalTransactionId: next.journalTransactionId },
+    });
+    const view = toView(saved, { payments: await paymentsOf(tx, saved), refunds: [] });
+    await emitEvent(tx, { merchantId: row.merchant_id, type: 'order.paid', object: view as unknown as Record<string, unknown>, occurredAt: meta.now });
+    await recordStock(tx, meta.effects, {
+      merchantId: row.merchant_id,
+      kind: 'sale',
+      sourceId: row.id,
+      lines: next.lines.map((l) => ({ variationId: l.variationId, quantity: l.quantity })),
+      actor: meta.actor,
+      now: meta.now,
+    });
+  }
+  return saved;
+}
+
+/**
+ * Pays an open order with one or several tenders (all or nothing). Cash, check and other tenders are captured at
+ * once; cards go through the deterministic sandbox rail (declined → 402, nothing recorded).
+ * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender; 402 decline.
+ */
+export async function payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView> {
+  const now = ctx.clock();
+  const effects: Effects = { stockChanged: false };
+  const view = await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, principal.merchantId);
+    const row = await orderRow(tx, principal.merchantId, orderId);
+    if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
+    const tenders = input.tenders.map((t, i) => {
+      const ulid = newId('payment').slice(4);
+      return { ulid, captured: captureTender(t, i, row.data.registerNumber, ulid) };
+    });
+    const saved = await recordPayments(tx, row, tenders, { actor: callerOf(principal), now, amountPath: 'tenders', effects });
+    return toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) });
+  });
+  notifyWritten(ctx, principal.merchantId, effects);
+  return view;
+}
+
+/** A payment that arrived through another channel (pay link, invoice), for {@link applyExternalPayment}. */
+export interface ExternalPayment {
+  merchantId: string;
+  orderId: string;
+  /** What was paid, tips included, in minor units (1 … 99 999 999). */
+  amountCents: number;
+  /** Of `amountCents`, the tip (default 0). */
+  tipCents?: number;
+  /** The rail it moved on, e.g. `card_not_present`, `apple_pay`, `ach`; the money sits in `card_clearing:<rail>`. */
+  rail: string;
+  /** The channel's reference (pay request id, processor reference…), kept on the payment. */
+  reference: string;
+  /** `card` for card-like rails, else `other` (default `other`). */
+  method?: 'card' | 'other';
+  cardBrand?: string;
+  last4?: string;
+  /** Audit actor, e.g. `system` or `pay_request:pr_…` (default `system`). */
+  actor?: string;
+}
+
+/**
+ * Records an external payment on an OPEN order inside the caller's transaction `tx` (see the file comment). The
+ * caller notifies nothing: the change feed is told by the next sync pull. Returns the order as the API shows it.
+ * @throws ProblemError 404 unknown order; 409 `illegal_state_transition` with `currentState` when the order is not
+ *   open; 400 `overpayment` when `amountCents − tipCents` exceeds the balance due, or a bad rail/amount.
+ */
+export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 'clock'>, payment: ExternalPayment): Promise<OrderView> {
+  const now = ctx.clock();
+  const tipCents = payment.tipCents ?? 0;
+  if (!/^[a-z][a-z0-9_]{0,39}$/.test(payment.rail)) {
+    throw new ProblemError(400, 'validation_error', 'Invalid rail: use lower-case letters, digits and _.', [{ path: 'rail', message: 'must match ^[a-z][a-z0-9_]{0,39}$' }]);
+  }
+  if (!Number.isSafeInteger(payment.amountCents) || payment.amountCents < 1 || payment.amountCents > MAX_AMOUNT_CENTS || !Number.isSafeInteger(tipCents) || tipCents < 0 || tipCents > payment.amountCents) {
+    throw new ProblemError(400, 'validation_error', `Invalid amountCents: 1 … ${MAX_AMOUNT_CENTS}, covering tipCents.`, [{ path: 'amountCents', message: 'out of range' }]);
+  }
+  await lockMerchant(tx, payment.merchantId);
+  const row = await orderRow(tx, payment.merchantId, payment.orderId);
+  if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
+  const ulid = newId('payment').slice(4);
+  const method = payment.method ?? 'other';
+  const captured: CapturedTender = {
+    method,
+    rail: payment.rail,
+    accountCode: `card_clearing:${payment.rail}`,
+    amountCents: payment.amountCents,
+    tipCents,
+    reference: payment.reference.slice(0, 200),
+    ...(payment.cardBrand ? { cardBrand: payment.cardBrand.slice(0, 20) } : {}),
+    ...(payment.last4 && /^\d{4}$/.test(payment.last4) ? { lastFour: payment.last4 } : {}),
+  };
+  const saved = await recordPayments(tx, row, [{ ulid, captured }], { actor: payment.actor ?? 'system', now, amountPath: 'amountCents' });
+  return toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, payment.orderId) });
+}
+
+/* ───────────────────────────── cancel ───────────────────────────── */
+
+/**
+ * Cancels an open order (open → canceled). Payments it had collected are given back in the same transaction: one
+ * `cancellation` refund record and journal transaction, each payment → refunded, `payment.refunded` emitted.
+ * @throws ProblemError 404; 409 (`currentState`) when the order is not open.
+ */
+export async function cancelOrder(ctx: AppContext, principal: Principal, orderId: string, input: { reason?: string }): Promise<OrderView> {
+  const now = ctx.clock();
+  const actor = callerOf(principal);
+  const view = await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, principal.merchantId);
+    const row = await orderRow(tx, principal.merchantId, orderId);
+    guardOrder(row.id, row.state, 'canceled', 'cancel');
+    const payments = (await paymentsOf(tx, row)).filter((p) => p.state === 'captured');
+    let refundedCents = 0;
+    let refund: RefundRecord | undefined;
+    if (payments.length > 0) {
+      const jt = buildCancellationJournalTransaction(row.data, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, tipCents: p.tipCents })), now.toISOString());
+      await post(tx, row.merchant_id, jt);
+      for (const p of payments) {
+        guardPayment(p.id, p.state, 'refunded', 'refund');
+        await tx.query(`UPDATE order_payments SET state = 'refunded', refunded_cents = amount_cents, updated_at = $2 WHERE id = $1`, [p.id, now.toISOString()]);
+      }
+      refundedCents = payments.reduce((a, p) => a + p.amountCents, 0);
+      const tips = payments.reduce((a, p) => a + p.tipCents, 0);
+      refund = {
+        id: newId('refund'),
+        orderId,
+        kind: 'cancellation',
+        amountCents: refundedCents,
+        goodsCents: refundedCents - tips,
+        taxCents: 0,
+        tipCents: tips,
+        lines: [],
+        allocations: payments.map((p) => ({ paymentId: p.id, amountCents: p.amountCents, accountCode: p.accountCode })),
+        restock: false,
+        reason: input.reason ?? 'order canceled',
+        journalTransactionId: jt.id,
+        createdAt: now.toISOString(),
+      };
+      await insertRefund(tx, row.merchant_id, refund, actor);
+    }
+    const saved = await saveOrder(tx, row, { ...row.data, state: 'canceled' }, now, refundedCents);
+    await appendAudit(tx, {
+      merchantId: row.merchant_id,
+      actor,
+      registerId: row.data.registerId,
+      action: 'order.canceled',
+      entityType: 'order',
+      entityId: orderId,
+      occurredAt: now,
+      data: { from: row.state, to: 'canceled', reason: input.reason ?? null, refundedCents, refundId: refund?.id ?? null },
+    });
+    const out = toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) });
+    if (refund) await emitEvent(tx, { merchantId: row.merchant_id, type: 'payment.refunded', object: { ...refund, order: out } as unknown as Record<string, unknown>, occurredAt: now });
+    return out;
+  });
+  notifyWritten(ctx, principal.merchantId);
+  return view;
+}
+
+async function insertRefund(tx: Queryable, merchantId: string, r: RefundRecord, actor: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO order_refunds (id, merchant_id, order_id, kind, amount_cents, goods_cents, tax_cents, tip_cents, lines, allocations, restock, reason, journal_transaction_id, created_by, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15)`,
+    [r.id, merchantId, r.orderId, r.kind, r.amountCents, r.goodsCents, r.taxCents, r.tipCents, JSON.stringify(r.lines), JSON.stringify(r.allocations), r.restock, r.reason, r.journalTransactionId, actor, r.createdAt],
+  );
+}
+
+/* ───────────────────────────── refund ───────────────────────────── */
+
+/** Register orders keep their tenders in the document; their payment rows are written the first time one is refunded. */
+async function materializePayments(tx: Queryable, row: OrderRow, payments: PaymentRecord[]): Promise<void> {
+  const stored = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  if (stored > 0) return;
+  for (const [i, p] of payments.entries()) {
+    await tx.query(
+      `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
+         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'captured', $7, $8, $9, $10, $11, $12, $13, NULL, $14, $15, $16, $17, $17, $17, $17)`,
+      [p.id, row.merchant_id, row.id, i, p.method, p.rail, p.amountCents, p.tipCents, p.tenderedCents, p.changeCents, p.cardBrand, p.last4, p.authCode, p.accountCode, p.journalTransactionId, `register:${row.register_id}`, p.createdAt],
+    );
+  }
+}
+
+/**
+ * Refunds a paid order, fully or partly: by line and quantity, or by amount (core planRefund). Writes a refund record
+ * (never an edit of the order's lines), its journal transaction (Dr refunds / tax / tips, Cr the payments' accounts),
+ * the payments' and order's new states, an audit row and `payment.refunded`; restocks refunded lines unless
+ * `restock: false`.
+ * @throws ProblemError 404; 409 (`currentState`) when the order is not paid or partially refunded; 400 naming the field
+ *   when a line is unknown or the refund exceeds what is left.
+ */
+export async function refundOrder(ctx: AppContext, principal: Principal, orderId: string, input: RefundCreate): Promise<{ refund: RefundRecord; order: OrderView }> {
+  const now = ctx.clock();
+  const actor = callerOf(principal);
+  const effects: Effects = { stockChanged: false };
+  const result = await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, principal.merchantId);
+    const row = await orderRow(tx, principal.merchantId, orderId);
+    const order = row.data;
+    if (row.state !== 'paid' && row.state !== 'partially_refunded') guardOrder(row.id, row.state, 'refunded', 'refund');
+    const payments = await paymentsOf(tx, row);
+    const prior = (await refundsOf(tx, orderId)).filter((r) => r.kind === 'refund');
+    let plan;
+    try {
+      plan = planRefund(order, prior, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, refundedCents: p.refundedCents })), input.lines ? { lines: input.lines } : { amountCents: input.amountCents! });
+    } catch (err) {
+      if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
+      throw err;
+    }
+    const refundedCents = Number(row.refunded_cents) + plan.amountCents;
+    const to = refundedCents >= order.paidCents ? 'refunded' : 'partially_refunded';
+    guardOrder(row.id, row.state, to, 'refund');
+    await materializePayments(tx, row, payments);
+    const refundId = newId('refund');
+    const jt = buildRefundJournalTransaction(order, plan, refundId, now.toISOString());
+    await post(tx, row.merchant_id, jt);
+    for (const a of plan.allocations) {
+      const p = payments.find((x) => x.id === a.paymentId)!;
+      const refunded = p.refundedCents + a.amountCents;
+      const state = refundState(p.amountCents, refunded) as PaymentStateName;
+      guardPayment(p.id, p.state, state, 'refund');
+      await tx.query('UPDATE order_payments SET state = $2, refunded_cents = $3, updated_at = $4 WHERE id = $1', [p.id, state, refunded, now.toISOString()]);
+    }
+    const restock = input.lines ? input.restock !== false : false;
+    const refund: RefundRecord = {
+      id: refundId,
+      orderId,
+      kind: 'refund',
+      amountCents: plan.amountCents,
+      goodsCents: plan.goodsCents,
+      taxCents: plan.taxCents,
+      tipCents: plan.tipCents,
+      lines: plan.lines,
+      allocations: plan.allocations,
+      restock,
+      reason: input.reason ?? null,
+      journalTransactionId: jt.id,
+      createdAt: now.toISOString(),
+    };
+    await insertRefund(tx, row.merchant_id, refund, actor);
+    const saved = await saveOrder(tx, row, { ...order, state: to }, now, refundedCents);
+    await appendAudit(tx, {
+      merchantId: row.merchant_id,
+      actor,
+      registerId: order.registerId,
+      action: 'order.refunded',
+      entityType: 'order',
+      entityId: orderId,
+      occurredAt: now,
+      data: { from: row.state, to, refundId, amountCents: plan.amountCents, refundedCents, journalTransactionId: jt.id, lines: plan.lines.length, restock },
+    });
+    if (restock) {
+      await recordStock(tx, effects, {
+        merchantId: row.merchant_id,
+        kind: 'return',
+        sourceId: refundId,
+        lines: plan.lines.map((l) => {
+          const line = order.lines.find((x) => x.id === l.lineId)!;
+          return { variationId: line.variationId, quantity: l.quantity };
+        }),
+        actor,
+        now,
+      });
+    }
+    const view = toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) });
+    await emitEvent(tx, { merchantId: row.merchant_id, type: 'payment.refunded', object: { ...refund, order: view } as unknown as Record<string, unknown>, occurredAt: now });
+    return { refund, order: view };
+  });
+  notifyWritten(ctx, principal.merchantId, effects);
+  return result;
+}
+
+/* ───────────────────────────── receipts ───────────────────────────── */
+
+/** A receipt as the register prints it again or a message carries it (amounts in minor units; `text` ready to print). */
+export interface ReceiptView {
+  orderId: string;
+  receiptNumber: string;
+  merchantName: string;
+  currency: string;
+  createdAt: string;
+  state: OrderStateName;
+  lines: { name: string; quantity: number; modifiers: string[]; unitPriceCents: number; amountCents: number }[];
+  subtotalCents: number;
+  discountCents: number;
+  taxLines: { name: string; taxCents: number; inclusive: boolean }[];
+  totalCents: number;
+  tipCents: number;
+  paidCents: number;
+  tenders: { method: string; amountCents: number; tipCents: number; changeCents: number | null; cardBrand: string | null; last4: string | null }[];
+  refunds: { id: string; amountCents: number; createdAt: string }[];
+  refundedCents: number;
+  balanceDueCents: number;
+  text: string;
+}
+
+/** The receipt of an order (re-print data). @throws ProblemError 404. */
+export async function getReceipt(db: Queryable, merchantId: string, orderId: string): Promise<ReceiptView> {
+  const merchant = await getMerchant(db, merchantId);
+  const order = await getOrderView(db, merchantId, orderId);
+  const money = (c: number) => formatMoney(c, order.currency);
+  const receipt: Omit<ReceiptView, 'text'> = {
+    orderId: order.id,
+    receiptNumber: order.receiptNumber,
+    merchantName: merchant.name,
+    currency: order.currency,
+    createdAt: order.createdAt,
+    state: order.state,
+    lines: order.lines.map((l) => ({ name: l.name, quantity: l.quantity, modifiers: l.modifiers.map((m) => m.name), unitPriceCents: l.unitPriceCents, amountCents: l.grossCents })),
+    subtotalCents: order.subtotalCents,
+    discountCents: order.discountCents,
+    taxLines: order.taxLines.map((t) => ({ name: t.name, taxCents: t.taxCents, inclusive: t.inclusive })),
+    totalCents: order.totalCents,
+    tipCents: order.tipCents,
+    paidCents: order.paidCents,
+    tenders: (order.payments ?? []).map((p) => ({ method: p.method, amountCents: p.amountCents, tipCents: p.tipCents, changeCents: p.changeCents, cardBrand: p.cardBrand, last4: p.last4 })),
+    refunds: (order.refunds ?? []).map((r) => ({ id: r.id, amountCents: r.amountCents, createdAt: r.createdAt })),
+    refundedCents: order.refundedCents,
+    balanceDueCents: order.balanceDueCents,
+  };
+  const row = (left: string, right: string) => `${left}${' '.repeat(Math.max(1, 42 - left.length - right.length))}${right}`;
+  const text = [
+    merchant.name,
+    `Receipt ${order.receiptNumber}`,
+    order.createdAt,
+    '',
+    ...receipt.lines.flatMap((l) => [row(`${l.quantity} × ${l.name}`, money(l.amountCents)), ...l.modifiers.map((m) => `    + ${m}`)]),
+    '',
+    row('Subtotal', money(receipt.subtotalCents)),
+    ...(receipt.discountCents > 0 ? [row('Discount', `-${money(receipt.discountCents)}`)] : []),
+    ...receipt.taxLines.map((t) => row(`${t.name}${t.inclusive ? ' (included)' : ''}`, money(t.taxCents))),
+    row('Total', money(receipt.totalCents)),
+    ...(receipt.tipCents > 0 ? [row('Tip', money(receipt.tipCents))] : []),
+    ...receipt.tenders.map((t) => row(t.method === 'card' && t.last4 ? `${t.cardBrand ?? 'card'} •••• ${t.last4}` : t.method, money(t.amountCents))),
+    ...receipt.tenders.filter((t) => (t.changeCents ?? 0) > 0).map((t) => row('Change', money(t.changeCents!))),
+    ...receipt.refunds.map((r) => row(`Refund ${r.createdAt.slice(0, 10)}`, `-${money(r.amountCents)}`)),
+    ...(receipt.balanceDueCents > 0 ? [row('Balance due', money(receipt.balanceDueCents))] : []),
+    '',
+    order.state === 'canceled' ? 'CANCELED' : 'Thank you!',
+  ].join('\n');
+  return { ...receipt, text };
+}
+
+/**
+ * Sends the receipt by SMS (`ctx.sms`) or e-mail (`ctx.email`) outbox, to `to` or else the order's customer's phone
+ * or e-mail, and audits it. Returns the message id.
+ * @throws ProblemError 404; 400 naming `to` when there is no recipient.
+ */
+export async function sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: ReceiptSend): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
+  const now = ctx.clock();
+  const receipt = await getReceipt(ctx.db, principal.merchantId, orderId);
+  const order = await orderRow(ctx.db, principal.merchantId, orderId);
+  let to = input.to;
+  if (!to && order.data.customerId) {
+    const { rows } = await ctx.db.query<{ phone: string | null; email: string | null }>('SELECT phone, email FROM customers WHERE id = $1 AND merchant_id = $2', [order.data.customerId, principal.merchantId]);
+    to = (input.channel === 'sms' ? rows[0]?.phone : rows[0]?.email) ?? undefined;
+  }
+  if (!to) {
+    throw new ProblemError(400, 'validation_error', `Invalid to: the order has no customer ${input.channel === 'sms' ? 'phone' : 'e-mail'}; say where to send the receipt.`, [
+      { path: 'to', message: 'is required when the order has no customer with one' },
+    ]);
+  }
+  const recipient = to;
+  const money = (c: number) => formatMoney(c, receipt.currency);
+  const sent = await ctx.db.transaction(async (tx) => {
+    const message =
+      input.channel === 'sms'
+        ? await ctx.sms.send({ merchantId: principal.merchantId, to: recipient, body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!` }, { tx, now })
+        : await ctx.email.send({ merchantId: principal.merchantId, to: recipient, subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`, body: receipt.text }, { tx, now });
+    await appendAudit(tx, {
+      merchantId: principal.merchantId,
+      actor: callerOf(principal),
+      action: 'receipt.sent',
+      entityType: 'order',
+      entityId: orderId,
+      occurredAt: now,
+      data: { channel: input.channel, to: recipient, messageId: message.id },
+    });
+    return message;
+  });
+  return { id: sent.id, channel: input.channel, to: recipient, orderId };
+}

@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CatalogItem } from '../../core/index.ts';
+import type { ImportReport } from '../../sync-server/src/services/catalog-csv.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+/** Real Shopify product CSVs (see SOURCE.md there); read in place, never copied. */
+const SAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/catalog');
+const sample = (name: string) => readFileSync(resolve(SAMPLES, name), 'utf8');
+const APPAREL = 'shopify-partners-apparel.csv';
+const HOME = 'shopify-partners-home-and-garden.csv';
+const TEMPLATE = 'shopify-product_template.csv';
+/** Data rows of a CSV (records after the header), counted by a CSV parser. */
+const dataRows = (csv: string) => (parse(csv, { relax_column_count: true }) as string[][]).length - 1;
+
+type Item = CatalogItem & { updatedAt: string };
+
+describe.each(databaseTargets())('catalog CSV import and export on $name', (target) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const importCsv = async (on: TestServer, csv: string, extra: Record<string, unknown> = {}) => {
+    const res = await on.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${on.credentials.staffToken}` }, payload: { csv, ...extra } });
+    expect(res.statusCode, res.body).toBe(200);
+    const report = res.json<ImportReport>();
+    // Every row is accounted for.
+    expect(report.importedRows + report.rejected.length).toBe(report.rows);
+    expect(report.variantRows + report.imageRows).toBe(report.importedRows);
+    return report;
+  };
+  const item = async (id: string, on = server) => {
+    const res = await on.app.inject({ method: 'GET', url: `/api/pos/catalog/items/${id}`, headers: { authorization: `Bearer ${on.credentials.staffToken}` } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<Item>();
+  };
+  const catalog = async (on: TestServer) => {
+    const res = await on.app.inject({ method: 'GET', url: '/api/pos/catalog?limit=200', headers: { authorization: `Bearer ${on.credentials.staffToken}` } });
+    return res.json<{ data: Item[] }>().data;
+  };
+  const exportCsv = async (on: TestServer) => {
+    const res = await on.app.inject({ method: 'GET', url: '/api/pos/catalog/export', headers: { authorization: `Bearer ${on.credentials.staffToken}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/csv');
+    return res.body;
+  };
+
+  it('imports the Shopify partners apparel export: 22 rows, 20 products, Size variants, prices in cents, images, stock', async () => {
+    const csv = sample(APPAREL);
+    const report = await importCsv(server, csv);
+    expect(report).toMatchObject({ rows: dataRows(csv), importedRows: 22, variantRows: 22, imageRows: 0, rejected: [], items: { created: 20, updated: 0, unchanged: 0 } });
+    expect(report.stockMovements).toBe(22);
+    const top = await item('itm_classic-varsity-top');
+    expect(top).toMatchObject({ name: 'Classic Varsity Top', category: 'Uncategorized', kind: 'product', taxRateIds: ['tax_sales'], imageUrl: 'https://burst.shopifycdn.com/photos/casual-fashion-woman_925x.jpg' });
+    expect(top.description).toBe('Womens casual varsity top, This grey and black buttoned top is a sport-inspired piece complete with an embroidered letter.');
+    expect(top.variations.map((v) => [v.name, v.priceCents, v.trackStock, v.stockOnHand])).toEqual([
+      ['Small', 6000, true, 1],
+      ['Medium', 6000, true, 1],
+      ['Large', 6000, true, 1],
+    ]);
+    expect((await item('itm_ocean-blue-shirt')).variations.map((v) => [v.name, v.priceCents])).toEqual([['Regular', 5000]]);
+  });
+
+  it('imports home and garden: decimal prices, per-variant stock, one image per item (the others reported)', async () => {
+    const csv = sample(HOME);
+    const report = await importCsv(server, csv);
+    expect(report).toMatchObject({ rows: dataRows(csv), importedRows: 21, rejected: [], items: { created: 20 } });
+    const pot = await item('itm_clay-plant-pot');
+    expect(pot).toMatchObject({ name: 'Clay Plant Pot', description: 'Classic blown clay pot for plants', category: 'Outdoor', imageUrl: 'https://burst.shopifycdn.com/photos/single-sprout-in-a-pot_925x.jpg' });
+    expect(pot.variations.map((v) => [v.name, v.priceCents, v.stockOnHand])).toEqual([
+      ['Regular', 999],
+      ['Large', 1599],
+    ].map(([n, p], i) => [n, p, [1, 3][i]]));
+    expect(report.warnings).toContainEqual({ line: 3, handle: 'clay-plant-pot', message: expect.stringContaining('not kept: a catalog item has one image') });
+    const sofa = await item('itm_cream-sofa');
+    expect(sofa.variations[0]).toMatchObject({ priceCents: 50000, stockOnHand: 4 });
+  });
+
+  it("imports Shopify's own template: options joined, SKUs, Excel-mangled barcodes reported, image row, archived product rejected", async () => {
+    const csv = sample(TEMPLATE);
+    const report = await importCsv(server, csv);
+    expect(report).toMatchObject({ rows: 17, importedRows: 16, variantRows: 15, imageRows: 1, items: { created: 2 } });
+    expect(report.rejected).toEqual([{ line: 18, handle: 'example-hat', reason: 'Status is archived: archived products are not imported' }]);
+    const barcodeWarnings = report.warnings.filter((w) => w.message.includes('is not a valid GTIN'));
+    expect(barcodeWarnings).toHaveLength(15);
+    expect(barcodeWarnings[0]).toEqual({ line: 2, handle: 'example-shirt', message: expect.stringContaining('"3.65275E+11"') });
+    expect(report.warnings).toContainEqual({ line: 14, handle: 'example-pants', message: 'Status is draft: imported as a sellable catalog item' });
+    expect(report.warnings).toContainEqual({ line: 17, handle: 'example-pants', message: expect.stringContaining('not kept') });
+
+    const shirt = await item('itm_example-shirt');
+    expect(shirt.category).toBe('Shirts');
+    expect(shirt.variations).toHaveLength(12);
+    expect(shirt.variations[0]).toMatchObject({ name: 'Green / S', priceCents: 2500, sku: 'SRT_COT_111', trackStock: true, stockOnHand: 0 });
+    expect(shirt.variations.every((v) => v.gtin === undefined)).toBe(true);
+    const pants = await item('itm_example-pants');
+    expect(pants.variations.map((v) => [v.name, v.sku, v.priceCents, v.stockOnHand])).toEqual([
+      ['28', 'PNT_DEN_285', 9500, 20],
+      ['30', 'PNT_DEN_305', 9500, 15],
+      ['40', 'PNT_DEN_405', 9500, 10],
+    ]);
+    const hat = await server.app.inject({ method: 'GET', url: '/api/pos/catalog/items/itm_example-hat', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+    expect(hat.statusCode).toBe(404);
+  });
+
+  it('rejects each bad row with its line number and reason and imports the rest', async () => {
+    const csv = [
+      'Handle,Title,Body (HTML),Type,Option1 Name,Option1 Value,Variant SKU,Variant Price,Variant Inventory Qty,Variant Barcode,Image Src',
+      'mug,Enamel mug,"<p>Holds 12 oz.</p>',
+      '<p>Dishwasher safe &amp; tough.</p>",Kitchen,Color,Blue,MUG-BLUE,12.50,4,4006381333931,https://example.com/mug.png',
+      'mug,,,,,Red,MUG-RED,12.999,1,,',
+      'mug,,,,,Blue,MUG-BLUE2,12.50,1,,',
+      'mug,,,,,Green,MUG-BLUE,13,1,,',
+      'mug,,,,,White,MUG-WHITE,13,lots,,',
+      ',Orphan,,,,,,1.00,,,',
+      'tea-towel,,,,,Default Title,,5,,,',
+      'apron,Apron,,,Title,Default Title,RTL-SNICKERS_BAR,20,,,',
+      'apron,,,,,,,,,,',
+      '',
+      'cloth,Cloth,,,Title,Default Title,,,,,',
+    ].join('\n');
+    const report = await importCsv(server, csv);
+    expect(report.rejected.map((r) => [r.line, r.handle, r.reason])).toEqual([
+      [4, 'mug', expect.stringContaining('Variant Price "12.999" is not a price')],
+      [5, 'mug', 'duplicate variant: line 2 has the same option values (Blue)'],
+      [6, 'mug', 'Variant SKU MUG-BLUE is already used on line 2'],
+      [7, 'mug', 'Variant Inventory Qty "lots" is not a whole number'],
+      [8, null, 'Handle is required'],
+      [9, 'tea-towel', 'no row of this handle has a Title, which a new product needs'],
+      [10, 'apron', 'Variant SKU RTL-SNICKERS_BAR is already used by catalog item itm_snickers_bar'],
+      [11, 'apron', 'the row has neither a variant (option values, price) nor an image'],
+      [12, null, 'empty row'],
+      [13, 'cloth', 'Variant Price is required'],
+    ]);
+    expect(report).toMatchObject({ rows: 11, importedRows: 1, items: { created: 1 } });
+    const mug = await item('itm_mug');
+    expect(mug).toMatchObject({ description: 'Holds 12 oz.\n\nDishwasher safe & tough.', category: 'Kitchen', imageUrl: 'https://example.com/mug.png' });
+    expect(mug.variations).toEqual([expect.objectContaining({ name: 'Blue', priceCents: 1250, sku: 'MUG-BLUE', gtin: '4006381333931', stockOnHand: 4 })]);
+  });
+
+  it('refuses what is not a product CSV, and a dry run writes nothing', async () => {
+    const post = (payload: unknown) =>
+      server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${server.credentials.staffToken}` }, payload: payload as object });
+    const unclosed = await post({ csv: 'Handle,Title\n"x,Y\n' });
+    expect(unclosed.statusCode).toBe(400);
+    expect(unclosed.json()).toMatchObject({ code: 'invalid_csv', errors: [{ path: 'csv' }] });
+    const noHandle = await post({ csv: 'Name,Price\nx,1\n' });
+    expect(noHandle.json()).toMatchObject({ code: 'invalid_csv' });
+    expect((await post({ csv: '' })).json().errors[0].path).toBe('csv');
+    expect((await post({ csv: 'Handle\n', extra: 1 })).json().errors[0].path).toBe('extra');
+    const app = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${server.credentials.appToken}` }, payload: { csv: 'Handle\n' } });
+    expect(app.statusCode).toBe(403);
+
+    const before = await catalog(server);
+    const dry = await importCsv(server, 'Handle,Title,Variant Price\nnew-thing,New thing,3\nmug,Enamel mug renamed,9\n', { dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, items: { created: 1, updated: 1 } });
+    expect(await catalog(server)).toEqual(before);
+  });
+
+  it('exports a Shopify CSV that re-imports to the same catalog', async () => {
+    const exported = await exportCsv(server);
+    const header = (parse(exported) as string[][])[0];
+    expect(header?.slice(0, 3)).toEqual(['Handle', 'Title', 'Body (HTML)']);
+    const original = await catalog(server);
+
+    // Into the same store: nothing changes.
+    const again = await importCsv(server, exported);
+    expect(again.rejected).toEqual([]);
+    expect(again.items).toEqual({ created: 0, updated: 0, unchanged: original.length });
+    expect(again.stockMovements).toBe(0);
+    expect(await catalog(server)).toEqual(original);
+
+    // Into a fresh store (which has only the demo catalog): the same catalog comes out.
+    const other = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+    try {
+      const report = await importCsv(other, exported);
+      expect(report.rejected).toEqual([]);
+      const normalize = (items: Item[]) =>
+        items.map(({ updatedAt: _, variations, ...rest }) => ({ ...rest, variations: variations.map(({ id: _id, ...v }) => v) }));
+      expect(normalize(await catalog(other))).toEqual(normalize(original));
+    } finally {
+      await other.close();
+    }
+  });
+});
