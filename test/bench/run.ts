@@ -5,6 +5,7 @@
  */
 import { databaseTargets } from '../support/databases.ts';
 import { benchImages } from './images.ts';
+import { printOrderBench } from './orders.ts';
 import { printSyncBench } from './sync.ts';
 
 async function main(): Promise<void> {
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   const sales = Number(process.env.SALES ?? 5_000);
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}\n`);
   for (const target of databaseTargets()) await printSyncBench(target, sales);
+  for (const target of databaseTargets()) await printOrderBench(target);
   await benchImages();
 }
 

@@ -12,9 +12,11 @@ import type { DatabaseTarget } from '../support/databases.ts';
  * `location.origin`, `window` online/offline events, relative `fetch` paths resolved against the server, and an
  * `EventSource` that never connects (the bench measures push + pull, not the live stream).
  */
-function installBrowserShims(baseUrl: string): void {
+function installBrowserShims(baseUrl: string): () => void {
   const store = new Map<string, string>();
   const g = globalThis as Record<string, unknown>;
+  const names = ['localStorage', 'navigator', 'location', 'window', 'fetch', 'EventSource'] as const;
+  const saved = names.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)] as const);
   g.localStorage = {
     getItem: (k: string) => store.get(k) ?? null,
     setItem: (k: string, v: string) => void store.set(k, String(v)),
@@ -33,6 +35,13 @@ function installBrowserShims(baseUrl: string): void {
     onopen: unknown = null;
     addEventListener(): void {}
     close(): void {}
+  };
+  // Restores the globals: PGlite, for one, takes `window` as a sign that it runs in a browser.
+  return () => {
+    for (const [name, descriptor] of saved) {
+      if (descriptor) Object.defineProperty(globalThis, name, descriptor);
+      else delete g[name];
+    }
   };
 }
 
@@ -72,7 +81,7 @@ async function rawInsertRate(db: Db, documents: readonly unknown[], batchSize: n
  */
 export async function benchSync(target: DatabaseTarget, sales = 5_000): Promise<SyncBenchResult> {
   const server: TestServer = await startTestServer({ target, listen: true, staticDir: null });
-  installBrowserShims(server.baseUrl);
+  const restoreGlobals = installBrowserShims(server.baseUrl);
   // Imported after the shims: the modules read globals when they run.
   const { openRegisterDatabase, saveSale } = await import('../../renderer/src/db/database.ts');
   const { startSync } = await import('../../renderer/src/sync/replication.ts');
@@ -106,6 +115,7 @@ export async function benchSync(target: DatabaseTarget, sales = 5_000): Promise<
     return { engine: server.db.engine, sales, localSalesPerSecond: sales / localSeconds, syncedSalesPerSecond: sales / syncSeconds, rawRowsPerSecond, rawBatchSize };
   } finally {
     await register.remove();
+    restoreGlobals();
     await server.close();
   }
 }
