@@ -191,4 +191,16 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     expect(await stockOnHand('itm_blueberry_muffin', 'var_blueberry_muffin_regular')).toBe(19);
     expect((await call('GET', '/api/pos/audit/verify')).json()).toMatchObject({ ok: true });
   });
+
+  it('keeps the running stock levels equal to the sum of the movements after everything above', async () => {
+    const { rows } = await server.db.query<{ merchant_id: string; location_id: string; variation_id: string; summed: number | string; level: number | string | null }>(
+      `SELECT m.merchant_id, m.location_id, m.variation_id, SUM(m.quantity) AS summed, MAX(l.on_hand) AS level
+         FROM stock_movements m LEFT JOIN stock_levels l USING (merchant_id, location_id, variation_id)
+        GROUP BY m.merchant_id, m.location_id, m.variation_id`,
+    );
+    expect(rows.length).toBeGreaterThan(5);
+    for (const r of rows) expect({ ...r, level: Number(r.level) }).toEqual({ ...r, level: Number(r.summed) });
+    const extra = await server.db.query('SELECT 1 FROM stock_levels l WHERE NOT EXISTS (SELECT 1 FROM stock_movements m WHERE m.merchant_id = l.merchant_id AND m.location_id = l.location_id AND m.variation_id = l.variation_id)');
+    expect(extra.rows).toHaveLength(0);
+  });
 });

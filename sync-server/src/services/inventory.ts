@@ -145,13 +145,16 @@ export async function findVariations(
   return out;
 }
 
-/** Units on hand per variation at `locationId` (missing variations have 0). */
+/**
+ * Units on hand per variation at `locationId` (missing variations have 0), read from `stock_levels`: the running sum of
+ * the stock movements, kept by a trigger in the same transaction as each movement (migration 0012).
+ */
 export async function onHandAt(tx: Queryable, merchantId: string, locationId: string, variationIds: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>(variationIds.map((id) => [id, 0]));
   if (variationIds.length === 0) return out;
   const { rows } = await tx.query<{ variation_id: string; on_hand: number | string }>(
-    `SELECT variation_id, COALESCE(SUM(quantity), 0) AS on_hand FROM stock_movements
-      WHERE merchant_id = $1 AND location_id = $2 AND variation_id = ANY($3::text[]) GROUP BY variation_id`,
+    `SELECT variation_id, on_hand FROM stock_levels
+      WHERE merchant_id = $1 AND location_id = $2 AND variation_id = ANY($3::text[])`,
     [merchantId, locationId, [...new Set(variationIds)]],
   );
   for (const r of rows) out.set(r.variation_id, Number(r.on_hand));
@@ -328,8 +331,7 @@ export async function stockLevels(
             s.on_hand, t.threshold
        FROM catalog_items ci
        CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
-       LEFT JOIN (SELECT variation_id, SUM(quantity) AS on_hand FROM stock_movements WHERE merchant_id = $1 AND location_id = $2 GROUP BY variation_id) s
-              ON s.variation_id = v->>'id'
+       LEFT JOIN stock_levels s ON s.merchant_id = $1 AND s.location_id = $2 AND s.variation_id = v->>'id'
        LEFT JOIN stock_thresholds t ON t.merchant_id = $1 AND t.location_id = $2 AND t.variation_id = v->>'id'
       WHERE ${where.join(' AND ')} ${having}
       ORDER BY v->>'id' LIMIT $${params.length}`,
