@@ -32,6 +32,9 @@ export const ID_PREFIXES = {
   webhookDelivery: 'whd',
   payment: 'pmt',
   refund: 'rfd',
+  invoice: 'inv',
+  invoicePayment: 'ipm',
+  invoiceSeries: 'isr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -9,6 +9,7 @@
  * Payment: pending → authorized → captured; pending → declined; authorized → voided;
  *          captured → partially_refunded → refunded; captured → refunded.
  */
+import { IllegalTransitionError } from './transitions.ts';
 
 /** Every order state, in lifecycle order. */
 export const ORDER_STATES = [
@@ -84,19 +85,6 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStateName, readonly Pay
   refunded: [],
 };
 
-/** Thrown for a move the state machine does not allow; `currentState` is what the record is in now. */
-export class IllegalTransitionError extends Error {
-  override name = 'IllegalTransitionError';
-  constructor(
-    readonly entity: 'order' | 'payment',
-    readonly currentState: string,
-    readonly targetState: string,
-    /** What was attempted, in words ("refund", "cancel", "pay"). */
-    readonly action: string,
-  ) {
-    super(`cannot ${action} a ${entity} that is ${currentState} (it would move ${currentState} → ${targetState})`);
-  }
-}
 
 /** True when an order may move from `from` to `to`. */
 export function canOrderTransition(from: OrderStateName, to: OrderStateName): boolean {

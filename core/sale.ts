@@ -11,7 +11,7 @@ import type { Discount, JournalTransaction, LineItemInput, Order, OrderLine, Ten
 /** How the sale is paid: cash handed over (change computed), or another single method for the exact amount. */
 export type SalePayment =
   | { method: 'cash'; tenderedCents: number; tipCents?: number }
-  | { method: 'card' | 'check' | 'other'; tipCents?: number; cardBrand?: string; last4?: string; authCode?: string };
+  | { method: 'card' | 'check' | 'other'; tipCents?: number; cardBrand?: string; last4?: string; authCode?: string; routingNumber?: string; checkNumber?: string };
 
 /** Everything needed to ring up a paid sale. `createdAt` is the register's business time (ISO 8601). */
 export interface RegisterSaleInput {
@@ -45,8 +45,18 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
     const cash = applyCashTender(due, input.payment.tenderedCents);
     tender = { id: newId('tender'), method: 'cash', amountCents: cash.amountCents, tipCents, tenderedCents: input.payment.tenderedCents, changeCents: cash.changeCents };
   } else {
-    const { method, cardBrand, last4, authCode } = input.payment;
-    tender = { id: newId('tender'), method, amountCents: due, tipCents, ...(cardBrand ? { cardBrand } : {}), ...(last4 ? { last4 } : {}), ...(authCode ? { authCode } : {}) };
+    const { method, cardBrand, last4, authCode, routingNumber, checkNumber } = input.payment;
+    tender = {
+      id: newId('tender'),
+      method,
+      amountCents: due,
+      tipCents,
+      ...(cardBrand ? { cardBrand } : {}),
+      ...(last4 ? { last4 } : {}),
+      ...(authCode ? { authCode } : {}),
+      ...(routingNumber ? { routingNumber } : {}),
+      ...(checkNumber ? { checkNumber } : {}),
+    };
   }
   const id = input.orderId ?? newId('order');
   const order: Order = {

@@ -177,6 +177,9 @@ export const tenderSchema = z.strictObject({
   cardBrand: z.string().max(20).optional(),
   last4: z.string().regex(/^\d{4}$/).optional(),
   authCode: z.string().max(20).optional(),
+  /** Check tenders: the ABA routing number and check number read from the MICR line (`last4` = the account's last four). */
+  routingNumber: z.string().regex(/^\d{9}$/).optional(),
+  checkNumber: z.string().regex(/^\d{1,15}$/).optional(),
 });
 export type Tender = z.infer<typeof tenderSchema>;
 

@@ -6,6 +6,8 @@ import { useObservable } from './hooks.ts';
 import type { SyncEngine } from './sync/replication.ts';
 import { initialSyncStatus } from './sync/sync-status.ts';
 import { RegisterContext, type RegisterContextValue } from './register-context.ts';
+import { BackOfficeView } from './backoffice/backoffice-view.tsx';
+import { DevicesView } from './views/devices-view.tsx';
 import { MessagesView } from './views/messages-view.tsx';
 import { RegisterView } from './views/register-view.tsx';
 import { SalesView } from './views/sales-view.tsx';
@@ -75,6 +77,8 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         </div>
         {view === 'sales' ? <SalesView /> : null}
         {view === 'messages' ? <MessagesView /> : null}
+        {view === 'backoffice' ? <BackOfficeView /> : null}
+        {view === 'devices' ? <DevicesView /> : null}
       </div>
     </RegisterContext.Provider>
   );

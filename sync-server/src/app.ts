@@ -7,12 +7,17 @@ import { IdentityProvider } from './auth/identity.ts';
 import type { AppContext, ServerConfig, SmsProvider } from './context.ts';
 import type { Db } from './db/db.ts';
 import { findUnstorable } from './http/input-guard.ts';
-import { installProblemHandlers, problem, ProblemError, sendProblem } from './http/problem.ts';
+import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './http/problem.ts';
 import { registerDevRoutes } from './routes/dev.ts';
 import { recordRoutes } from './http/route-doc.ts';
 import { registerImageRoutes, type ImageOptions } from './images/routes.ts';
 import { registerPayPage } from './routes/pay-page.ts';
+import { registerPayRequestRoutes } from './routes/pay-requests.ts';
+import { registerInvoiceRoutes } from './routes/invoices.ts';
+import { RecurringInvoiceScheduler, type RecurringSchedulerOptions } from './services/recurring-invoices.ts';
 import { registerPosRoutes } from './routes/pos.ts';
+import { registerReportRoutes } from './routes/reports.ts';
+import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerOrderRoutes } from './routes/orders.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
 import { registerSyncRoutes } from './routes/sync.ts';
@@ -52,6 +57,8 @@ export interface BuildAppOptions {
   images?: ImageOptions;
   /** Webhook delivery worker: poll interval, retry delays, timeout; `{ enabled: false }` to not run it here. */
   webhooks?: WebhookWorkerOptions;
+  /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
+  recurringInvoices?: RecurringSchedulerOptions;
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -89,7 +96,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
   const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? new RateLimit(POS_APP_RATE_LIMIT) };
 
-  const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true });
+  const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
   recordRoutes(app);
   app.addHook('onClose', async () => {
@@ -135,6 +142,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.get('/health', async () => ({ ok: true }));
 
   registerPosRoutes(app, ctx);
+  registerReportRoutes(app, ctx);
+  registerOpenApiRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
   registerSyncRoutes(app, ctx);
@@ -147,6 +156,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   }
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx);
+  registerPayRequestRoutes(app, ctx);
+  registerInvoiceRoutes(app, ctx);
+  const recurringInvoices = new RecurringInvoiceScheduler(ctx, { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
+  app.decorate('recurringInvoices', recurringInvoices);
+  if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());
+  app.addHook('onClose', async () => recurringInvoices.stop());
   registerImageRoutes(app, ctx, opts.images);
 
   const staticDir = config.staticDir;

@@ -3,7 +3,7 @@ import { useNow, useObservable } from '../hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { badgeState, initialSyncStatus } from '../sync/sync-status.ts';
 
-export type View = 'register' | 'sales' | 'messages';
+export type View = 'register' | 'sales' | 'messages' | 'backoffice' | 'devices';
 
 const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
 
@@ -52,6 +52,8 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
             ['register', 'Register'],
             ['sales', 'Sales'],
             ['messages', 'Messages'],
+            ['backoffice', 'Back office'],
+            ['devices', 'Devices'],
           ] as const
         ).map(([key, label]) => (
           <button key={key} type="button" className={view === key ? 'nav-link nav-link-active' : 'nav-link'} aria-current={view === key ? 'page' : undefined} onClick={() => onView(key)}>

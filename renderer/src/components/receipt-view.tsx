@@ -14,10 +14,12 @@ interface ReceiptViewProps {
   orderId: string;
   onDone?: () => void;
   doneLabel?: string;
+  /** What happened to the printed receipt (sent, printer offline…), shown under the receipt. */
+  printNote?: string | undefined;
 }
 
 /** The receipt of a stored sale; live, so its sync marker flips when the server's copy arrives. */
-export function ReceiptView({ orderId, onDone, doneLabel = 'New sale' }: ReceiptViewProps) {
+export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote }: ReceiptViewProps) {
   const { db, session } = useRegister();
   const order$ = useMemo(() => db.orders.findOne(orderId).$, [db, orderId]);
   const doc = useObservable(order$, null);
@@ -25,6 +27,8 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale' }: Receipt
   const order = doc.toJSON() as StoredOrder;
   const marker = syncMarker(order);
   const cash = order.tenders.find((t) => t.method === 'cash');
+  const card = order.tenders.find((t) => t.method === 'card');
+  const check = order.tenders.find((t) => t.method === 'check');
   const currency = order.currency;
   return (
     <div className="receipt-wrap">
@@ -85,12 +89,34 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale' }: Receipt
               </div>
             </>
           ) : null}
+          {card ? (
+            <div>
+              <dt>Card</dt>
+              <dd data-testid="receipt-card">
+                {card.cardBrand ?? 'Card'} •••• {card.last4 ?? '????'}
+                {card.authCode ? ` · auth ${card.authCode}` : ''}
+              </dd>
+            </div>
+          ) : null}
+          {check ? (
+            <div>
+              <dt>Check</dt>
+              <dd data-testid="receipt-check">
+                {check.checkNumber ? `#${check.checkNumber}` : 'no number'} · routing {check.routingNumber ?? '—'} · account •••• {check.last4 ?? '????'}
+              </dd>
+            </div>
+          ) : null}
         </dl>
         <p className={`sync-marker sync-marker-${marker.kind}`} data-testid="receipt-sync">
           {marker.label}
         </p>
         {order.rejection ? <p className="form-error">Server: {order.rejection.reason}</p> : null}
       </article>
+      {printNote ? (
+        <p className="muted print-note" role="status" data-testid="print-note">
+          {printNote}
+        </p>
+      ) : null}
       {onDone ? (
         <button type="button" className="button button-primary button-large" onClick={onDone} data-testid="new-sale" autoFocus>
           {doneLabel}

@@ -1,7 +1,15 @@
 import { useState } from 'react';
 import { formatMoney, type Cents } from '../../../core/index.ts';
+import type { CardPayment, CheckPayment } from '../devices/device-payments.ts';
 import { centsToInput, parseCashInput, quickTenders } from '../sale/cash.ts';
 import { Dialog } from './dialog.tsx';
+
+/** A device tender offered in the dialog, or why it is not (no bridge, terminal not configured…). */
+export interface DeviceTender<T> {
+  payment: T;
+  /** Set when the device cannot be used now; the tab then says why. */
+  unavailable: string | undefined;
+}
 
 interface TenderDialogProps {
   totalCents: Cents;
@@ -10,80 +18,216 @@ interface TenderDialogProps {
   error: string | undefined;
   onComplete: (tenderedCents: Cents) => void;
   onClose: () => void;
+  /** Card through the terminal (DESIGN §11); omitted → cash only. */
+  card?: DeviceTender<CardPayment>;
+  /** Check through the scanner; omitted → cash only. */
+  check?: DeviceTender<CheckPayment> & { onComplete: () => void };
 }
 
-/** Cash tender: what the customer hands over, the change due live, and "Complete sale" once it covers the total. */
-export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, onClose }: TenderDialogProps) {
+type Method = 'cash' | 'card' | 'check';
+const TITLES: Record<Method, string> = { cash: 'Cash payment', card: 'Card payment', check: 'Check payment' };
+
+/**
+ * The tender dialog. Cash: what the customer hands over, the change due live, and "Complete sale" once it covers the
+ * total. Card: "Charge card" sends the total to the terminal and shows its answer (declined keeps the sale open).
+ * Check: "Scan check" reads the MICR line and shows routing, account and check number before completing.
+ */
+export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, onClose, card, check }: TenderDialogProps) {
+  const [method, setMethod] = useState<Method>('cash');
   const [text, setText] = useState('');
   const tendered = parseCashInput(text, currency);
   const isValid = tendered !== undefined;
   const covers = tendered !== undefined && tendered >= totalCents;
   const changeCents = covers ? tendered - totalCents : 0;
+  const isCardWaiting = card?.payment.phase === 'waiting';
 
   const complete = () => {
     if (covers && !isBusy) onComplete(tendered);
   };
 
-  return (
-    <Dialog
-      title="Cash payment"
-      onClose={onClose}
-      footer={
-        <button
-          type="button"
-          className="button button-primary button-large"
-          disabled={!covers || isBusy}
-          onClick={complete}
-          data-testid="complete-sale"
-        >
-          {isBusy ? 'Saving…' : 'Complete sale'}
-        </button>
-      }
-    >
-      <form
-        className="tender"
-        onSubmit={(e) => {
-          e.preventDefault();
-          complete();
-        }}
+  const footer =
+    method === 'cash' ? (
+      <button type="button" className="button button-primary button-large" disabled={!covers || isBusy} onClick={complete} data-testid="complete-sale">
+        {isBusy ? 'Saving…' : 'Complete sale'}
+      </button>
+    ) : method === 'card' && card ? (
+      <CardFooter card={card} totalCents={totalCents} currency={currency} isBusy={isBusy} />
+    ) : method === 'check' && check ? (
+      <button
+        type="button"
+        className="button button-primary button-large"
+        disabled={check.payment.phase !== 'scanned' || isBusy || !!check.unavailable}
+        onClick={check.onComplete}
+        data-testid="complete-check-sale"
       >
-        <div className="tender-due">
-          <span>Total due</span>
-          <strong data-testid="tender-total">{formatMoney(totalCents, currency)}</strong>
+        {isBusy ? 'Saving…' : 'Complete sale'}
+      </button>
+    ) : null;
+
+  return (
+    <Dialog title={TITLES[method]} onClose={isCardWaiting ? () => undefined : onClose} footer={footer}>
+      {card || check ? (
+        <div className="tender-methods" role="tablist" aria-label="Payment method">
+          {(['cash', 'card', 'check'] as const)
+            .filter((m) => m === 'cash' || (m === 'card' ? card : check))
+            .map((m) => (
+              <button
+                key={m}
+                type="button"
+                role="tab"
+                aria-selected={method === m}
+                className={method === m ? 'tab tab-active' : 'tab'}
+                data-testid={`tender-method-${m}`}
+                disabled={isCardWaiting && m !== 'card'}
+                onClick={() => setMethod(m)}
+              >
+                {m === 'cash' ? 'Cash' : m === 'card' ? 'Card' : 'Check'}
+              </button>
+            ))}
         </div>
-        <label className="field">
-          <span>Cash tendered</span>
-          <input
-            data-testid="cash-tendered"
-            data-autofocus
-            inputMode="decimal"
-            autoComplete="off"
-            placeholder="0.00"
-            value={text}
-            aria-invalid={text !== '' && !isValid}
-            onChange={(e) => setText(e.target.value)}
-          />
-        </label>
-        <div className="quick-tenders" role="group" aria-label="Quick amounts">
-          {quickTenders(totalCents, currency).map((amount, i) => (
-            <button key={amount} type="button" className="button" onClick={() => setText(centsToInput(amount, currency))}>
-              {i === 0 && amount === totalCents ? `Exact ${formatMoney(amount, currency)}` : formatMoney(amount, currency)}
-            </button>
-          ))}
+      ) : null}
+      <div className="tender-due">
+        <span>Total due</span>
+        <strong data-testid="tender-total">{formatMoney(totalCents, currency)}</strong>
+      </div>
+      {method === 'cash' ? (
+        <form
+          className="tender"
+          onSubmit={(e) => {
+            e.preventDefault();
+            complete();
+          }}
+        >
+          <label className="field">
+            <span>Cash tendered</span>
+            <input
+              data-testid="cash-tendered"
+              data-autofocus
+              inputMode="decimal"
+              autoComplete="off"
+              placeholder="0.00"
+              value={text}
+              aria-invalid={text !== '' && !isValid}
+              onChange={(e) => setText(e.target.value)}
+            />
+          </label>
+          <div className="quick-tenders" role="group" aria-label="Quick amounts">
+            {quickTenders(totalCents, currency).map((amount, i) => (
+              <button key={amount} type="button" className="button" onClick={() => setText(centsToInput(amount, currency))}>
+                {i === 0 && amount === totalCents ? `Exact ${formatMoney(amount, currency)}` : formatMoney(amount, currency)}
+              </button>
+            ))}
+          </div>
+          <div className={covers ? 'tender-change' : 'tender-change tender-change-short'} aria-live="polite">
+            <span>Change due</span>
+            <strong data-testid="change-due">{formatMoney(changeCents, currency)}</strong>
+          </div>
+          {isValid && !covers ? <p className="tender-short">Still due {formatMoney(totalCents - tendered, currency)}</p> : null}
+          {text !== '' && !isValid ? <p className="form-error">Enter an amount like 20 or 20.50</p> : null}
+          <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
+        </form>
+      ) : null}
+      {method === 'card' && card ? (
+        <div className="tender tender-card">
+          {card.unavailable ? (
+            <p className="form-error" data-testid="device-unavailable">
+              {card.unavailable}
+            </p>
+          ) : (
+            <p className="muted">The total is sent to the card terminal; the customer taps, inserts or swipes there.</p>
+          )}
+          {card.payment.message ? (
+            <p
+              className={card.payment.phase === 'waiting' ? 'tender-device-message' : 'form-error'}
+              role={card.payment.phase === 'waiting' ? 'status' : 'alert'}
+              data-testid="card-message"
+              data-phase={card.payment.phase}
+            >
+              {card.payment.message}
+            </p>
+          ) : null}
         </div>
-        <div className={covers ? 'tender-change' : 'tender-change tender-change-short'} aria-live="polite">
-          <span>Change due</span>
-          <strong data-testid="change-due">{formatMoney(changeCents, currency)}</strong>
+      ) : null}
+      {method === 'check' && check ? (
+        <div className="tender tender-check">
+          {check.unavailable ? (
+            <p className="form-error" data-testid="device-unavailable">
+              {check.unavailable}
+            </p>
+          ) : null}
+          <button
+            type="button"
+            className="button"
+            data-testid="scan-check"
+            disabled={!!check.unavailable || check.payment.phase === 'scanning'}
+            onClick={() => void check.payment.scanCheck()}
+          >
+            {check.payment.phase === 'scanning' ? 'Scanning…' : check.payment.scan ? 'Scan another check' : 'Scan check'}
+          </button>
+          {check.payment.scan ? (
+            <dl className="check-fields" data-testid="check-fields">
+              <div>
+                <dt>Routing</dt>
+                <dd data-testid="check-routing">{check.payment.scan.routingNumber}</dd>
+              </div>
+              <div>
+                <dt>Account</dt>
+                <dd data-testid="check-account">{check.payment.scan.accountNumber}</dd>
+              </div>
+              <div>
+                <dt>Check number</dt>
+                <dd data-testid="check-number">{check.payment.checkNumber ?? '—'}</dd>
+              </div>
+              {check.payment.scan.amountCents !== undefined ? (
+                <div>
+                  <dt>Amount on check</dt>
+                  <dd data-testid="check-amount">{formatMoney(check.payment.scan.amountCents, currency)}</dd>
+                </div>
+              ) : null}
+            </dl>
+          ) : null}
+          {check.payment.scan?.amountCents !== undefined && check.payment.scan.amountCents !== totalCents ? (
+            <p className="tender-short">The amount on the check differs from the total due.</p>
+          ) : null}
+          {check.payment.message ? (
+            <p className={check.payment.phase === 'error' ? 'form-error' : 'muted'} role={check.payment.phase === 'error' ? 'alert' : 'status'} data-testid="check-message">
+              {check.payment.message}
+            </p>
+          ) : null}
         </div>
-        {isValid && !covers ? <p className="tender-short">Still due {formatMoney(totalCents - tendered, currency)}</p> : null}
-        {text !== '' && !isValid ? <p className="form-error">Enter an amount like 20 or 20.50</p> : null}
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
-      </form>
+      ) : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </Dialog>
+  );
+}
+
+function CardFooter({ card, totalCents, currency, isBusy }: { card: DeviceTender<CardPayment>; totalCents: Cents; currency: string; isBusy: boolean }) {
+  const { phase } = card.payment;
+  if (phase === 'unknown') {
+    return (
+      <>
+        <button type="button" className="button" data-testid="card-start-over" onClick={card.payment.startOver}>
+          Nothing was charged — start over
+        </button>
+        <button type="button" className="button button-primary button-large" data-testid="card-check-again" onClick={() => void card.payment.charge(totalCents)}>
+          Check again
+        </button>
+      </>
+    );
+  }
+  return (
+    <button
+      type="button"
+      className="button button-primary button-large"
+      data-testid="charge-card"
+      disabled={!!card.unavailable || phase === 'waiting' || isBusy}
+      onClick={() => void card.payment.charge(totalCents)}
+    >
+      {phase === 'waiting' ? 'Waiting for the terminal…' : phase === 'unsaved' ? 'Save the sale' : `Charge ${formatMoney(totalCents, currency)}`}
+    </button>
   );
 }

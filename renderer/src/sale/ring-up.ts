@@ -12,6 +12,7 @@ import {
   type Cents,
   type Order,
   type OrderLine,
+  type SalePayment,
 } from '../../../core/index.ts';
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
@@ -39,7 +40,15 @@ interface RingUpInput {
 }
 
 /** Rings up a cash sale and stores it; resolves with the stored order. */
-export async function ringUpCashSale({ db, session, catalog, lines, tenderedCents }: RingUpInput): Promise<Order> {
+export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promise<Order> {
+  return ringUpSale({ ...input, payment: { method: 'cash', tenderedCents } });
+}
+
+/**
+ * Rings up a sale paid by any single tender (cash, a card approved by the terminal, a scanned check) and stores it
+ * before anything is printed; resolves with the stored order.
+ */
+export async function ringUpSale({ db, session, catalog, lines, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
   const run = async () => {
     const sequence = await nextReceiptSequence(db, session);
     const sale = buildRegisterSale({
@@ -49,7 +58,7 @@ export async function ringUpCashSale({ db, session, catalog, lines, tenderedCent
       currency: session.currency,
       createdAt: new Date().toISOString(),
       lines,
-      payment: { method: 'cash', tenderedCents },
+      payment,
       catalog,
     });
     orderSchema.parse(sale.order);

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type TaxRate, type Variation } from '../../../core/index.ts';
+import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
@@ -7,7 +7,11 @@ import { TenderDialog } from '../components/tender-dialog.tsx';
 import { useObservable } from '../hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
-import { ringUpCashSale } from '../sale/ring-up.ts';
+import { ringUpSale } from '../sale/ring-up.ts';
+import { getDeviceClient } from '../devices/device-client.ts';
+import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
+import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
+import { receiptPrintJob } from '../devices/receipt-job.ts';
 
 const ALL = 'All';
 
@@ -64,7 +68,10 @@ export function RegisterView() {
   const [isSaving, setSaving] = useState(false);
   const [saleError, setSaleError] = useState<string | undefined>();
   const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
+  const [printNote, setPrintNote] = useState<string | undefined>();
   const scanInput = useRef<HTMLInputElement>(null);
+  const devices = getDeviceClient();
+  const deviceState = useObservable(devices.state$, devices.state$.value);
 
   const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog), [lines, catalog]);
   const visible = items.filter((i) => (category === ALL || i.category === category) && matchesSearch(i, query));
@@ -125,33 +132,72 @@ export function RegisterView() {
     scanInput.current?.select();
   };
 
-  const completeSale = async (tenderedCents: number) => {
+  /**
+   * After the sale is stored (never before: write before print, DESIGN §8): the receipt goes to the printer's
+   * persistent queue and a cash sale opens the drawer. A device problem is shown on the receipt screen, never blocks.
+   */
+  const afterSale = (order: Order, payment: SalePayment) => {
+    if (deviceUnavailable(devices.state$.value, 'printer')) {
+      setPrintNote('No receipt printer connected: the receipt was not printed.');
+      return;
+    }
+    setPrintNote('Sending the receipt to the printer…');
+    if (payment.method === 'cash') {
+      devices.openDrawer().catch((err: unknown) => setPrintNote(`The cash drawer did not open: ${err instanceof Error ? err.message : String(err)}`));
+    }
+    devices.print(receiptPrintJob(order, session.merchantName)).then(
+      () => setPrintNote((note) => (note?.startsWith('The cash drawer') ? note : 'Receipt sent to the printer.')),
+      (err: unknown) => setPrintNote(`The receipt was not printed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  };
+
+  /** Stores the sale paid by `payment`; throws when it could not be stored (the cart is kept). */
+  const storeSale = async (payment: SalePayment) => {
     setSaving(true);
     setSaleError(undefined);
     try {
       const priced = lines.map((l) => priceLine(toLineInput(l), catalog, 'line', l.key));
-      const order = await ringUpCashSale({ db, session, catalog, lines: priced, tenderedCents });
+      const order = await ringUpSale({ db, session, catalog, lines: priced, payment });
       dispatch({ type: 'clear' });
       setTendering(false);
       setMessage(undefined);
       setReceiptOrderId(order.id);
-    } catch (err) {
-      setSaleError(`The sale was not saved: ${err instanceof Error ? err.message : String(err)}`);
+      afterSale(order, payment);
     } finally {
       setSaving(false);
     }
   };
 
+  const completeSale = async (payment: SalePayment) => {
+    try {
+      await storeSale(payment);
+    } catch (err) {
+      setSaleError(`The sale was not saved: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+
+  const card = useCardPayment(devices, currency, storeSale);
+  const check = useCheckPayment(devices);
+
   if (receiptOrderId) {
     return (
       <main className="receipt-screen">
-        <ReceiptView orderId={receiptOrderId} onDone={() => setReceiptOrderId(undefined)} />
+        <DeviceStatusBar state={deviceState} />
+        <ReceiptView
+          orderId={receiptOrderId}
+          printNote={printNote}
+          onDone={() => {
+            setReceiptOrderId(undefined);
+            setPrintNote(undefined);
+          }}
+        />
       </main>
     );
   }
 
   return (
     <main className="register">
+      <DeviceStatusBar state={deviceState} />
       <section className="catalog" aria-label="Catalog">
         <div className="scan-row">
           <label className="visually-hidden" htmlFor="scan-input">
@@ -245,7 +291,16 @@ export function RegisterView() {
           isBusy={isSaving}
           error={saleError}
           onClose={() => setTendering(false)}
-          onComplete={(tendered) => void completeSale(tendered)}
+          onComplete={(tendered) => void completeSale({ method: 'cash', tenderedCents: tendered })}
+          card={{ payment: card, unavailable: deviceUnavailable(deviceState, 'terminal') }}
+          check={{
+            payment: check,
+            unavailable: deviceUnavailable(deviceState, 'checkScanner'),
+            onComplete: () => {
+              const payment = check.payment();
+              if (payment) void completeSale(payment);
+            },
+          }}
         />
       ) : null}
     </main>

@@ -1,5 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { IllegalTransitionError } from '../../../core/index.ts';
 
 /**
  * RFC 9457 problem details (DESIGN §7): every error — ours and Fastify's — is `application/problem+json` with
@@ -30,6 +31,7 @@ const TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   426: 'Upgrade Required',
@@ -52,6 +54,39 @@ export class ProblemError extends Error {
 
   toProblem(): Problem {
     return problem(this.status, this.code, this.message, this.errors);
+  }
+}
+
+/** Names of the records with a state machine, for problem details. */
+const ENTITY_LABELS: Record<IllegalTransitionError['entity'], string> = {
+  order: 'Order',
+  payment: 'Payment',
+  invoice: 'Invoice',
+  invoice_series: 'Invoice series',
+  pay_request: 'Pay request',
+};
+
+/**
+ * 409 `illegal_state_transition` for a move a state machine refuses (DESIGN §5): the body names the `entity`, its
+ * `entityId` and its `currentState`.
+ */
+export class StateConflictError extends ProblemError {
+  constructor(
+    readonly entity: string,
+    readonly entityId: string,
+    readonly currentState: string,
+    detail: string,
+  ) {
+    super(409, 'illegal_state_transition', detail);
+  }
+
+  /** The 409 for core's {@link IllegalTransitionError} on the record `entityId`. */
+  static fromTransition(err: IllegalTransitionError, entityId: string): StateConflictError {
+    return new StateConflictError(err.entity, entityId, err.currentState, `${ENTITY_LABELS[err.entity]} ${entityId} is ${err.currentState}: cannot ${err.action} it.`);
+  }
+
+  override toProblem(): Problem {
+    return { ...problem(this.status, this.code, this.message), entity: this.entity, entityId: this.entityId, currentState: this.currentState };
   }
 }
 
@@ -95,6 +130,18 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, roo
   const errors = zodFieldErrors(result.error, root);
   const fields = [...new Set(errors.map((e) => e.path))];
   throw new ProblemError(400, 'validation_error', `Invalid ${fields.join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before a route is found (a URL that is not valid percent-encoding,
+ * a path parameter longer than `maxParamLength`) are problems like every other error, not Fastify's own JSON.
+ */
+export function sendFrameworkProblem(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment of the URL is too long (at most 100 characters).'));
+    return;
+  }
+  void sendProblem(reply, problem(400, 'invalid_url', 'The URL is not valid: check its percent-encoding.'));
 }
 
 /** Maps every error Fastify or a route throws to a problem response. A 5xx is logged: it is a bug. */

@@ -12,8 +12,8 @@ export interface RouteDoc {
   summary: string;
   /** Grouping in the reference: 'catalog', 'orders', 'customers', 'invoices', 'pay-requests', 'reports', 'webhooks', … */
   tags: string[];
-  /** Who may call it (as given to `guard`); omitted for public routes. */
-  access?: Access;
+  /** Who may call it (as given to `guard`; the image API has its own scope); omitted for public routes. */
+  access?: Access | { scope: string };
   description?: string;
   body?: z.ZodType;
   query?: z.ZodType;
@@ -26,6 +26,12 @@ export interface RouteDoc {
   produces?: string[];
   /** The route honours `Idempotency-Key` (every POST under /api/pos should). */
   idempotent?: boolean;
+  /**
+   * Problem responses beyond the ones the document derives (400 for inputs, 401/403 for access, 404 for path
+   * parameters, 409/422 for idempotency, 413/415 for bodies, 429 for app scopes): status → when it happens,
+   * e.g. `{ 402: 'Card declined (`card_declined`)', 409: 'Not open (`illegal_state_transition`)' }`.
+   */
+  errors?: Record<number, string>;
 }
 
 declare module 'fastify' {

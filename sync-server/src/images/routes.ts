@@ -7,8 +7,10 @@ import { idempotent } from '../http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../http/problem.ts';
 import { createImageGenerator, ProviderError, type ImageGenerator } from './generator.ts';
 import { quotaExceededProblem, RateLimit, rateLimitHeaders } from './rate-limit.ts';
-import { IMAGES_SCOPE, imageGenerateRequestSchema, type ImageGenerateResponse } from './schemas.ts';
-import { imageOpenApiDocument } from './openapi.ts';
+import { z } from 'zod';
+import { buildOpenApiDocument } from '../http/openapi.ts';
+import { recordedRoutes, type RouteDoc } from '../http/route-doc.ts';
+import { creditBalanceSchema, IMAGES_SCOPE, imageGenerateRequestSchema, imageGenerateResponseSchema, type ImageGenerateResponse } from './schemas.ts';
 import {
   DEFAULT_STARTING_CREDITS,
   findImage,
@@ -72,6 +74,9 @@ export interface ImageOptions {
   /** Rate limiters; defaults: the server's app limiter (`ctx.appRateLimit`) and an in-memory {@link STAFF_RATE_LIMIT}. */
   rateLimits?: { app?: RateLimit; staff?: RateLimit };
 }
+
+/** `POST /api/v1/images/{id}/keep` 200 body: the permanent copy. */
+const keptImageSchema = z.strictObject({ url: z.url(), width: z.int(), height: z.int() });
 
 /** Plugin options: the shared app context plus the image knobs. */
 export interface ImageRoutesOptions {
@@ -169,6 +174,25 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     '/api/v1/images/generate',
     {
       onRequest: admit(IMAGES_SCOPE),
+      config: {
+        openapi: {
+          summary: 'Generate images',
+          description:
+            `Generates 1 … 4 PNG images (1:1 → 1024×1024, 16:9 → 1792×1008, 9:16 → 1008×1792). 1 credit per image, ` +
+            `charged all or nothing. Staff tokens, or app tokens with the \`${IMAGES_SCOPE}\` scope. Each url serves its ` +
+            'image for 7 days, then answers 410. Staff are metered too (120 per minute per staff member).',
+          tags: ['images'],
+          access: { scope: IMAGES_SCOPE },
+          body: imageGenerateRequestSchema,
+          response: imageGenerateResponseSchema,
+          status: 200,
+          idempotent: true,
+          errors: {
+            402: 'Balance smaller than n (`insufficient_credits`, with `balance` and `required`); nothing charged',
+            502: 'The image provider failed (`image_provider_failed`); nothing charged',
+          },
+        } satisfies RouteDoc,
+      },
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const principal = request.principal!;
@@ -199,6 +223,18 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
 
   app.get<{ Params: { file: string } }>(
     '/api/v1/images/:file',
+    {
+      config: {
+        openapi: {
+          summary: 'A generated image (PNG)',
+          description: 'No authentication (the url is the capability), until 7 days after generation; then 410.',
+          tags: ['images'],
+          params: z.strictObject({ file: z.string().regex(/^img_[0-9A-HJKMNP-TV-Z]{26}\.png$/).describe('`<image id>.png`') }),
+          produces: ['image/png'],
+          errors: { 410: 'Expired: older than 7 days (`image_expired`)' },
+        } satisfies RouteDoc,
+      },
+    },
     async (request, reply) => {
       const match = /^(img_[0-9A-HJKMNP-TV-Z]{26})\.png$/.exec(request.params.file);
       if (!match) throw new ProblemError(404, 'not_found', 'No such image.');
@@ -226,6 +262,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     '/api/v1/credits',
     {
       onRequest: admit('staff'),
+      config: { openapi: { summary: "The merchant's image credit balance", tags: ['images'], access: 'staff', response: creditBalanceSchema } satisfies RouteDoc },
     },
     async (request) => {
       const principal = request.principal!;
@@ -235,7 +272,24 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
 
   app.post(
     '/api/v1/images/:id/keep',
-    { onRequest: admit('staff') },
+    {
+      onRequest: admit('staff'),
+      config: {
+        openapi: {
+          summary: 'Keep a permanent copy of a generated image',
+          description:
+            'Copies a generated image (before its 7 days are over) to permanent storage, e.g. as a catalog item picture. ' +
+            'Free. Keeping the same image again returns the same copy. Staff only.',
+          tags: ['images'],
+          access: 'staff',
+          params: z.strictObject({ id: z.string().regex(/^img_[0-9A-HJKMNP-TV-Z]{26}$/).describe('Image id') }),
+          response: keptImageSchema,
+          status: 200,
+          idempotent: true,
+          errors: { 410: 'The image is past its 7 days (`image_expired`)' },
+        } satisfies RouteDoc,
+      },
+    },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const principal = request.principal!;
       const kept = await keepImage(deps, principal.merchantId, callerOf(principal), (request.params as { id: string }).id);
@@ -247,7 +301,16 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     }),
   );
 
-  app.get<{ Params: { file: string } }>('/api/v1/media/:file', async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/api/v1/media/:file', {
+    config: {
+      openapi: {
+        summary: 'A kept image (PNG), no expiry',
+        tags: ['images'],
+        params: z.strictObject({ file: z.string().regex(/^med_[0-9A-HJKMNP-TV-Z]{26}\.png$/).describe('`<kept image id>.png`') }),
+        produces: ['image/png'],
+      } satisfies RouteDoc,
+    },
+  }, async (request, reply) => {
     const match = /^(med_[0-9A-HJKMNP-TV-Z]{26})\.png$/.exec(request.params.file);
     const png = match ? await findKeptImage(ctx.db, store, match[1] as string) : null;
     if (!png) throw new ProblemError(404, 'not_found', 'No such image.');
@@ -258,9 +321,22 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
       .send(png);
   });
 
-  app.get('/api/v1/openapi.json', async (_request, reply) => {
+  // The /api/v1 slice of the server's one OpenAPI builder (the whole server: GET /api/openapi.json).
+  let v1Document: Record<string, unknown> | undefined;
+  app.get('/api/v1/openapi.json', { config: { openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'] } satisfies RouteDoc } }, async (_request, reply) => {
+    v1Document ??= buildOpenApiDocument(
+      recordedRoutes(app).filter((r) => r.url.startsWith('/api/v1/')),
+      {
+        baseUrl: ctx.config.baseUrl,
+        title: 'Register platform API v1',
+        version: '1',
+        description:
+          'The versioned platform API (spec: Versioning — `/api/v1/`): image generation and the credit balance. ' +
+          'Errors are RFC 9457 problem details. See docs/images.md; the whole server is described at /api/openapi.json.',
+      },
+    );
     reply.header('Cache-Control', 'public, max-age=300');
-    return imageOpenApiDocument(ctx.config.baseUrl);
+    return v1Document;
   });
 
   if (purgeIntervalMs > 0) {

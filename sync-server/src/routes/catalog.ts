@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SqlFilter } from '../db/sql-filter.ts';
 import { z } from 'zod';
 import {
   catalogImportRequestSchema,
@@ -167,25 +168,18 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     async (request) => {
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(catalogQuery, request.query, '(query)');
-      const where = ['merchant_id = $1', 'NOT deleted'];
-      const params: unknown[] = [merchantId];
-      const add = (sql: string, value: unknown) => {
-        params.push(value);
-        where.push(sql.replaceAll('?', `$${params.length}`));
-      };
-      if (q.cursor) add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
-      if (q.category) add(`lower(data->>'category') = lower(?)`, q.category);
+      const filter = new SqlFilter(['merchant_id = ?', 'NOT deleted'], [merchantId]);
+      if (q.cursor) filter.add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
+      if (q.category) filter.add(`lower(data->>'category') = lower(?)`, q.category);
       if (q.q) {
-        add(
-          `(data->>'name' ILIKE ? OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ? OR v->>'gtin' ILIKE ?))`,
-          likePattern(q.q),
-        );
+        const like = filter.param(likePattern(q.q));
+        filter.add(`(data->>'name' ILIKE ${like} OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ${like} OR v->>'gtin' ILIKE ${like}))`);
       }
-      if (q.updatedSince) add('updated_at >= ?', q.updatedSince);
-      params.push(q.limit + 1);
+      if (q.updatedSince) filter.add('updated_at >= ?', q.updatedSince);
+      const limit = filter.param(q.limit + 1);
       const { rows } = await ctx.db.query<{ id: string; data: CatalogItem; updated_at: Date }>(
-        `SELECT id, data, updated_at FROM catalog_items WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
-        params,
+        `SELECT id, data, updated_at FROM catalog_items WHERE ${filter.where} ORDER BY id LIMIT ${limit}`,
+        filter.params,
       );
       const page = rows.slice(0, q.limit);
       const rates = await ctx.db.query<{ data: TaxRate; updated_at: Date }>('SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);

@@ -4,12 +4,22 @@ import { newId, parseReceiptNumber } from '../../../core/index.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant } from '../db/db.ts';
 import { parseOrThrow, ProblemError } from '../http/problem.ts';
+import type { RouteDoc } from '../http/route-doc.ts';
 import { appendAudit } from '../services/audit.ts';
 
 /** Staff tokens handed to demo registers live 30 days (a demo register is a browser tab left open for weeks). */
 export const DEMO_STAFF_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
 const pairBody = z.strictObject({ registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional() });
+const pairResponse = z.strictObject({
+  staffToken: z.string(),
+  merchantId: z.string(),
+  merchantName: z.string(),
+  currency: z.string(),
+  registerId: z.string(),
+  registerNumber: z.int(),
+  lastReceiptSequence: z.int(),
+});
 
 /**
  * Demo register pairing: no authentication, demo store only. Returns the register (existing when `registerId` is
@@ -17,8 +27,22 @@ const pairBody = z.strictObject({ registerId: z.string().regex(/^reg_[A-Za-z0-9_
  * re-installed register never reuses a receipt number (DESIGN §8).
  */
 export function registerDevRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/api/dev/pair-register', async (request) => {
-    const body = parseOrThrow(pairBody, request.body ?? {});
+  app.post('/api/dev/pair-register', {
+    config: {
+      openapi: {
+        summary: 'Pair a register with the demo store',
+        description:
+          'No authentication, demo store only. Returns the known register when `registerId` belongs to the demo store, else ' +
+          'creates the next one, with a 30-day staff token and the highest receipt sequence the server holds for it.',
+        tags: ['dev'],
+        body: pairBody,
+        response: pairResponse,
+        idempotent: false,
+        errors: { 404: 'No demo store on this server (`no_demo_store`)' },
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    const body = parseOrThrow(pairBody, request.body === undefined ? {} : request.body);
     const demo = (
       await ctx.db.query<{ id: string; name: string; currency: string }>('SELECT id, name, currency FROM merchants WHERE is_demo ORDER BY created_at, id LIMIT 1')
     ).rows[0];

@@ -169,7 +169,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
-      const body = parseOrThrow(orderCancelSchema, request.body ?? {});
+      const body = parseOrThrow(orderCancelSchema, request.body === undefined ? {} : request.body);
       return { status: 200, body: await cancelOrder(ctx, principalOf(request), id, body) };
     }),
   );

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { payRequestCreateSchema } from '../../../core/index.ts';
 import { guard, principalOf } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { idempotent } from '../http/idempotency.ts';
-import { parseOrThrow, ProblemError } from '../http/problem.ts';
+import { parseOrThrow } from '../http/problem.ts';
+import type { RouteDoc } from '../http/route-doc.ts';
+import { journalTransactionSchema } from '../../../core/index.ts';
 import { verifyAuditChain } from '../services/audit.ts';
 import { hydrateJournalTransactions, trialBalance } from '../services/ledger.ts';
-import { createPayRequest, getPayRequest } from '../services/pay-requests.ts';
 
 const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
@@ -20,7 +19,29 @@ const journalQuery = z.strictObject({
   sourceId: z.string().min(1).max(64).optional(),
 });
 
-const idParams = (prefix: string) => z.strictObject({ id: z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`) });
+const quarantineQuery = pageQuery.extend({ collection: z.enum(['orders', 'journal-transactions']).optional() });
+const noQuery = z.strictObject({});
+const page = <T extends z.ZodType>(item: T) => z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });
+const smsOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), body: z.string(), status: z.string(), createdAt: z.iso.datetime() });
+const quarantineEntry = z.strictObject({
+  id: z.string(),
+  collection: z.enum(['orders', 'journal-transactions']),
+  documentId: z.string(),
+  document: z.unknown().describe('The document as pushed'),
+  reason: z.string(),
+  createdAt: z.iso.datetime(),
+});
+const trialBalanceResponse = z.strictObject({
+  currency: z.string(),
+  accounts: z.array(z.strictObject({ code: z.string(), name: z.string(), type: z.string(), balanceCents: z.int().describe('Debit > 0, credit < 0') })),
+  totalCents: z.int().describe('Always 0'),
+});
+const auditVerifyResponse = z.strictObject({
+  ok: z.boolean(),
+  checked: z.int().describe('Rows checked'),
+  brokenAtSeq: z.int().optional(),
+  reason: z.string().optional(),
+});
 
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
 export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -28,25 +49,12 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   // GET /api/pos/orders and the rest of the order API: routes/orders.ts.
 
-  app.post(
-    '/api/pos/pay-requests',
-    { onRequest: guard(ctx, { scope: 'pay:create' }) },
-    idempotent(ctx.db, ctx.clock, async (request) => {
-      const body = parseOrThrow(payRequestCreateSchema, request.body ?? undefined);
-      const record = await createPayRequest(ctx, principalOf(request), body);
-      return { status: 201, body: record };
-    }),
-  );
+  // POST/GET /api/pos/pay-requests…: routes/pay-requests.ts.
 
-  app.get('/api/pos/pay-requests/:id', { onRequest: guard(ctx, { scope: 'pay:create' }) }, async (request) => {
-    const { id } = parseOrThrow(idParams('pr'), request.params, '(path)');
-    const record = await getPayRequest(ctx.db, id, principalOf(request).merchantId);
-    if (!record) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
-    const { merchantId: _, ...body } = record;
-    return body;
-  });
-
-  app.get('/api/pos/sms-outbox', { onRequest: guard(ctx, 'staff') }, async (request) => {
+  app.get('/api/pos/sms-outbox', {
+    onRequest: guard(ctx, 'staff'),
+    config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: page(smsOutboxEntry) } satisfies RouteDoc },
+  }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(pageQuery, request.query, '(query)');
     const params: unknown[] = [merchantId];
@@ -69,9 +77,12 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
-  app.get('/api/pos/quarantine', { onRequest: guard(ctx, 'staff') }, async (request) => {
+  app.get('/api/pos/quarantine', {
+    onRequest: guard(ctx, 'staff'),
+    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason (DESIGN §15).', tags: ['sync'], access: 'staff', query: quarantineQuery, response: page(quarantineEntry) } satisfies RouteDoc },
+  }, async (request) => {
     const { merchantId } = principalOf(request);
-    const q = parseOrThrow(pageQuery.extend({ collection: z.enum(['orders', 'journal-transactions']).optional() }), request.query, '(query)');
+    const q = parseOrThrow(quarantineQuery, request.query, '(query)');
     const params: unknown[] = [merchantId];
     let where = 'merchant_id = $1';
     if (q.collection) {
@@ -96,7 +107,19 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
-  app.get('/api/pos/ledger/journal-transactions', { onRequest: guard(ctx, 'staff') }, async (request) => {
+  app.get('/api/pos/ledger/journal-transactions', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'List journal transactions',
+        description: 'In posting order (server sequence), with postings (debit > 0, credit < 0); filter by `sourceId` (e.g. an order id).',
+        tags: ['ledger'],
+        access: 'staff',
+        query: journalQuery,
+        response: page(journalTransactionSchema),
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(journalQuery, request.query, '(query)');
     const params: unknown[] = [merchantId];
@@ -118,13 +141,37 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { data: page, nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.syncSeq]) : null };
   });
 
-  app.get('/api/pos/ledger/trial-balance', { onRequest: guard(ctx, 'staff') }, async (request) => {
-    parseOrThrow(z.strictObject({}), request.query, '(query)');
+  app.get('/api/pos/ledger/trial-balance', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Trial balance of the ledger, all time',
+        description: 'Balance of every account; the total is always 0. Over a period, with opening and closing balances: GET /api/pos/reports/trial-balance.',
+        tags: ['ledger'],
+        access: 'staff',
+        query: noQuery,
+        response: trialBalanceResponse,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    parseOrThrow(noQuery, request.query, '(query)');
     return trialBalance(ctx.db, principalOf(request).merchantId);
   });
 
-  app.get('/api/pos/audit/verify', { onRequest: guard(ctx, 'staff') }, async (request) => {
-    parseOrThrow(z.strictObject({}), request.query, '(query)');
+  app.get('/api/pos/audit/verify', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Verify the audit hash chain',
+        description: 'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log.',
+        tags: ['audit'],
+        access: 'staff',
+        query: noQuery,
+        response: auditVerifyResponse,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    parseOrThrow(noQuery, request.query, '(query)');
     return verifyAuditChain(ctx.db, principalOf(request).merchantId);
   });
 }

@@ -4,6 +4,7 @@ import { authenticate, authorize, guard, principalOf } from '../auth/guard.ts';
 import { callerOf } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { parseOrThrow, ProblemError } from '../http/problem.ts';
+import type { RouteDoc } from '../http/route-doc.ts';
 import { COLLECTIONS, maxSeq, pull, push, PUSHABLE, pushBodySchema, type Collection } from '../sync/replication.ts';
 
 const collectionParams = z.strictObject({ collection: z.enum(COLLECTIONS) });
@@ -12,6 +13,10 @@ const pullQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 const streamQuery = z.strictObject({ token: z.string().min(1).max(4096).optional() });
+/** A replicated document: the core shape plus `updatedAt`, `syncSeq`, `_deleted` (and `rejection` when quarantined). */
+const replicatedDocument = z.record(z.string(), z.unknown()).describe('Core shape (order, journal transaction, catalog item, tax rate) + updatedAt, syncSeq, _deleted');
+const pullResponse = z.strictObject({ documents: z.array(replicatedDocument), checkpoint: z.strictObject({ seq: z.int() }).nullable() });
+const syncErrors = { 404: 'Unknown collection (`unknown_collection`)', 426: 'Register schema too old (`register_too_old`)' };
 
 function collectionOf(params: unknown): Collection {
   const result = collectionParams.safeParse(params);
@@ -23,13 +28,45 @@ function collectionOf(params: unknown): Collection {
 
 /** Replication endpoints for RxDB (DESIGN §15), staff tokens only. */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/api/sync/:collection/pull', { onRequest: guard(ctx, 'staff') }, async (request) => {
+  app.get('/api/sync/:collection/pull', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Pull replicated documents after a checkpoint',
+        description: 'The merchant\'s documents with `syncSeq > seq`, in sequence order; fewer than `limit` means caught up (DESIGN §15).',
+        tags: ['sync'],
+        access: 'staff',
+        params: collectionParams,
+        query: pullQuery,
+        response: pullResponse,
+        errors: syncErrors,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
     const collection = collectionOf(request.params);
     const q = parseOrThrow(pullQuery, request.query, '(query)');
     return pull(ctx.db, principalOf(request).merchantId, collection, q.seq ?? null, q.limit);
   });
 
-  app.post('/api/sync/:collection/push', { onRequest: guard(ctx, 'staff') }, async (request, reply) => {
+  app.post('/api/sync/:collection/push', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Push register-authored documents',
+        description:
+          'One transaction, idempotent by content. Answers the conflicts: master states of documents that differ, and ' +
+          'refused documents (kept in quarantine) marked with `rejection`. `orders` and `journal-transactions` only. ' +
+          'Pushes are idempotent by document id and content, so no Idempotency-Key is needed.',
+        tags: ['sync'],
+        access: 'staff',
+        params: collectionParams,
+        body: pushBodySchema,
+        response: z.array(replicatedDocument),
+        idempotent: false,
+        errors: { ...syncErrors, 405: 'Pull-only collection (`read_only_collection`)' },
+      } satisfies RouteDoc,
+    },
+  }, async (request, reply) => {
     const collection = collectionOf(request.params);
     if (!PUSHABLE.includes(collection)) {
       reply.header('Allow', 'GET');
@@ -42,7 +79,22 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     return conflicts;
   });
 
-  app.get('/api/sync/:collection/stream', async (request, reply) => {
+  app.get('/api/sync/:collection/stream', {
+    config: {
+      openapi: {
+        summary: 'Stream replicated documents (server-sent events)',
+        description:
+          'text/event-stream: `data: "RESYNC"` on connect, then `data: { documents, checkpoint }` after each committed write. ' +
+          'EventSource cannot send headers, so the staff token may come as `?token=` here.',
+        tags: ['sync'],
+        access: 'staff',
+        params: collectionParams,
+        query: streamQuery,
+        produces: ['text/event-stream'],
+        errors: syncErrors,
+      } satisfies RouteDoc,
+    },
+  }, async (request, reply) => {
     const collection = collectionOf(request.params);
     parseOrThrow(streamQuery, request.query, '(query)');
     const principal = await authenticate(ctx, request, true);

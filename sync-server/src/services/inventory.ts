@@ -33,6 +33,7 @@ import { newId, type Order, type StockMovementKind } from '../../../core/index.t
 import { lockMerchant, type Queryable } from '../db/db.ts';
 import { appendAudit } from './audit.ts';
 import { refreshStockOnHand } from './catalog.ts';
+import { SqlFilter } from '../db/sql-filter.ts';
 
 export type StockMovementInput =
   | { variationId: string; kind: Exclude<StockMovementKind, 'count'>; quantity: number; sourceId: string; note?: string }
@@ -307,17 +308,15 @@ export async function stockLevels(
   merchantId: string,
   options: { locationId: string; variationId?: string; itemId?: string; lowOnly?: boolean; after?: string; limit: number },
 ): Promise<StockLevel[]> {
-  const params: unknown[] = [merchantId, options.locationId];
-  const where = [`ci.merchant_id = $1`, 'NOT ci.deleted', `(v->>'trackStock')::boolean`];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replaceAll('?', `$${params.length}`));
-  };
-  if (options.variationId) add(`v->>'id' = ?`, options.variationId);
-  if (options.itemId) add('ci.id = ?', options.itemId);
-  if (options.after) add(`v->>'id' > ?`, options.after);
-  const having = options.lowOnly ? 'AND t.threshold IS NOT NULL AND COALESCE(s.on_hand, 0) <= t.threshold' : '';
-  params.push(options.limit);
+  const filter = new SqlFilter([]);
+  const merchant = filter.param(merchantId);
+  const location = filter.param(options.locationId);
+  filter.add(`ci.merchant_id = ${merchant}`).add('NOT ci.deleted').add(`(v->>'trackStock')::boolean`);
+  if (options.variationId) filter.add(`v->>'id' = ?`, options.variationId);
+  if (options.itemId) filter.add('ci.id = ?', options.itemId);
+  if (options.after) filter.add(`v->>'id' > ?`, options.after);
+  if (options.lowOnly) filter.add('t.threshold IS NOT NULL AND COALESCE(s.on_hand, 0) <= t.threshold');
+  const limit = filter.param(options.limit);
   const { rows } = await db.query<{
     item_id: string;
     item_name: string;
@@ -331,11 +330,11 @@ export async function stockLevels(
             s.on_hand, t.threshold
        FROM catalog_items ci
        CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
-       LEFT JOIN stock_levels s ON s.merchant_id = $1 AND s.location_id = $2 AND s.variation_id = v->>'id'
-       LEFT JOIN stock_thresholds t ON t.merchant_id = $1 AND t.location_id = $2 AND t.variation_id = v->>'id'
-      WHERE ${where.join(' AND ')} ${having}
-      ORDER BY v->>'id' LIMIT $${params.length}`,
-    params,
+       LEFT JOIN stock_levels s ON s.merchant_id = ${merchant} AND s.location_id = ${location} AND s.variation_id = v->>'id'
+       LEFT JOIN stock_thresholds t ON t.merchant_id = ${merchant} AND t.location_id = ${location} AND t.variation_id = v->>'id'
+      WHERE ${filter.where}
+      ORDER BY v->>'id' LIMIT ${limit}`,
+    filter.params,
   );
   return rows.map((r) => {
     const onHand = Number(r.on_hand ?? 0);
@@ -381,26 +380,17 @@ export async function listStockMovements(
   merchantId: string,
   options: { variationId?: string; locationId?: string; kind?: StockMovementKind; sourceId?: string; before?: [string, string]; limit: number },
 ): Promise<StockMovement[]> {
-  const params: unknown[] = [merchantId];
-  const where = ['merchant_id = $1'];
-  const add = (sql: string, ...values: unknown[]) => {
-    let out = sql;
-    for (const v of values) {
-      params.push(v);
-      out = out.replace('?', `$${params.length}`);
-    }
-    where.push(out);
-  };
-  if (options.variationId) add('variation_id = ?', options.variationId);
-  if (options.locationId) add('location_id = ?', options.locationId);
-  if (options.kind) add('kind = ?', options.kind);
-  if (options.sourceId) add('source_id = ?', options.sourceId);
-  if (options.before) add('(created_at, id) < (?::timestamptz, ?::text)', options.before[0], options.before[1]);
-  params.push(options.limit);
+  const filter = new SqlFilter(['merchant_id = ?'], [merchantId]);
+  if (options.variationId) filter.add('variation_id = ?', options.variationId);
+  if (options.locationId) filter.add('location_id = ?', options.locationId);
+  if (options.kind) filter.add('kind = ?', options.kind);
+  if (options.sourceId) filter.add('source_id = ?', options.sourceId);
+  if (options.before) filter.add('(created_at, id) < (?::timestamptz, ?::text)', options.before[0], options.before[1]);
+  const limit = filter.param(options.limit);
   const { rows } = await db.query<MovementRow>(
     `SELECT id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at FROM stock_movements
-      WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
+      WHERE ${filter.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+    filter.params,
   );
   return rows.map(toMovement);
 }

@@ -59,7 +59,10 @@ import { callerOf, type Principal } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant, type Queryable } from '../db/db.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
-import { ProblemError, problem, type Problem } from '../http/problem.ts';
+import { SqlFilter } from '../db/sql-filter.ts';
+import { ProblemError, StateConflictError } from '../http/problem.ts';
+
+export { StateConflictError };
 import { appendAudit } from './audit.ts';
 import { emitEvent } from './events.ts';
 import { postJournalTransaction } from './ledger.ts';
@@ -68,32 +71,12 @@ import { getMerchant, loadCatalog } from './pay-requests.ts';
 
 /* ───────────────────────────── errors ───────────────────────────── */
 
-/** 409 for an illegal state move (DESIGN §5): the body names the entity and its `currentState`. */
-export class StateConflictError extends ProblemError {
-  constructor(
-    readonly entity: string,
-    readonly entityId: string,
-    readonly currentState: string,
-    detail: string,
-  ) {
-    super(409, 'illegal_state_transition', detail);
-  }
-
-  override toProblem(): Problem {
-    return { ...problem(this.status, this.code, this.message), entity: this.entity, entityId: this.entityId, currentState: this.currentState };
-  }
-}
-
-function conflictOf(err: IllegalTransitionError, entityId: string): StateConflictError {
-  return new StateConflictError(err.entity, entityId, err.currentState, `${err.entity === 'order' ? 'Order' : 'Payment'} ${entityId} is ${err.currentState}: cannot ${err.action} it.`);
-}
-
 /** Runs an order state move, turning the state machine's refusal into the 409 problem. */
 function guardOrder(orderId: string, from: OrderStateName, to: OrderStateName, action: string): void {
   try {
     assertOrderTransition(from, to, action);
   } catch (err) {
-    if (err instanceof IllegalTransitionError) throw conflictOf(err, orderId);
+    if (err instanceof IllegalTransitionError) throw StateConflictError.fromTransition(err, orderId);
     throw err;
   }
 }
@@ -102,7 +85,7 @@ function guardPayment(paymentId: string, from: PaymentStateName, to: PaymentStat
   try {
     assertPaymentTransition(from, to, action);
   } catch (err) {
-    if (err instanceof IllegalTransitionError) throw conflictOf(err, paymentId);
+    if (err instanceof IllegalTransitionError) throw StateConflictError.fromTransition(err, paymentId);
     throw err;
   }
 }
@@ -281,31 +264,22 @@ export interface OrderListQuery {
 
 /** Orders newest first by business time (`createdAt`), ties by id; cursor pagination (DESIGN §7). */
 export async function listOrders(db: Queryable, merchantId: string, q: OrderListQuery): Promise<{ data: OrderView[]; nextCursor: string | null }> {
-  const params: unknown[] = [merchantId];
-  const where = ['merchant_id = $1'];
-  const add = (sql: string, ...values: unknown[]) => {
-    let out = sql;
-    for (const v of values) {
-      params.push(v);
-      out = out.replace('?', `$${params.length}`);
-    }
-    where.push(out);
-  };
-  if (q.registerId) add('register_id = ?', q.registerId);
-  if (q.status) add('state = ?', q.status);
-  if (q.customerId) add(`data->>'customerId' = ?`, q.customerId);
-  if (q.source) add('source = ?', q.source);
-  if (q.createdFrom) add('created_at >= ?::timestamptz', q.createdFrom);
-  if (q.createdTo) add('created_at < ?::timestamptz', q.createdTo);
+  const filter = new SqlFilter(['merchant_id = ?'], [merchantId]);
+  if (q.registerId) filter.add('register_id = ?', q.registerId);
+  if (q.status) filter.add('state = ?', q.status);
+  if (q.customerId) filter.add(`data->>'customerId' = ?`, q.customerId);
+  if (q.source) filter.add('source = ?', q.source);
+  if (q.createdFrom) filter.add('created_at >= ?::timestamptz', q.createdFrom);
+  if (q.createdTo) filter.add('created_at < ?::timestamptz', q.createdTo);
   if (q.cursor) {
     const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
-    add('(created_at, id) < (?::timestamptz, ?::text)', createdAt, id);
+    filter.add('(created_at, id) < (?::timestamptz, ?::text)', createdAt, id);
   }
-  params.push(q.limit + 1);
+  const limit = filter.param(q.limit + 1);
   const { rows } = await db.query<OrderRow & { created_at: Date }>(
     `SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents, created_at FROM orders
-     WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
+     WHERE ${filter.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+    filter.params,
   );
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);

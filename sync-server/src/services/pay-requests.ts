@@ -10,11 +10,21 @@ import {
   type PayRequest,
   type PayRequestCreate,
   type TaxRate,
+  assertPayRequestTransition,
+  IllegalTransitionError,
+  buildPayRequestSaleJournal,
+  effectivePayRequestStatus,
+  type PayPageCharge,
+  type PayRequestRecord,
 } from '../../../core/index.ts';
-import { lockMerchant, type Queryable } from '../db/db.ts';
+import { lockMerchant, type Db, type Queryable } from '../db/db.ts';
 import { callerOf, type Principal } from '../auth/identity.ts';
-import { ProblemError } from '../http/problem.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { ProblemError, StateConflictError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
+import { postJournalTransaction } from './ledger.ts';
+import { applyInvoicePayment } from './invoices.ts';
+import { SandboxProcessor, type PaymentProcessor } from './payments.ts';
 import type { AppContext } from '../context.ts';
 
 /** Pay requests expire 7 days after creation unless paid (DESIGN §5). */
@@ -45,22 +55,32 @@ export async function loadCatalog(db: Queryable, merchantId: string) {
 
 interface PayRequestRow {
   id: string;
+  merchant_id: string;
   status: PayRequest['status'];
   amount_cents: number | string;
   currency: string;
-  phone: string;
+  phone: string | null;
   memo: string | null;
   line_items: OrderLine[] | null;
   url: string;
   created_at: Date;
   expires_at: Date;
   paid_at: Date | null;
+  invoice_id: string | null;
+  canceled_at: Date | null;
+  superseded_by: string | null;
+  payment: PayRequestRecord['payment'] | null;
 }
 
-function toRecord(row: PayRequestRow): PayRequest {
+/**
+ * The API shape of a stored pay request at `now`: `pending` past `expiresAt` reads as `expired` (DESIGN §5). Links,
+ * cancellation and payment appear only when they apply, so a new free-amount request is exactly core
+ * `payRequestSchema`.
+ */
+function toRecord(row: PayRequestRow, now: Date): PayRequestRecord {
   return {
     id: row.id,
-    status: row.status,
+    status: effectivePayRequestStatus(row.status, row.expires_at, now),
     amountCents: Number(row.amount_cents),
     currency: row.currency,
     phone: row.phone,
@@ -70,6 +90,10 @@ function toRecord(row: PayRequestRow): PayRequest {
     expiresAt: new Date(row.expires_at).toISOString(),
     createdAt: new Date(row.created_at).toISOString(),
     paidAt: row.paid_at ? new Date(row.paid_at).toISOString() : null,
+    ...(row.invoice_id ? { invoiceId: row.invoice_id } : {}),
+    ...(row.canceled_at ? { canceledAt: new Date(row.canceled_at).toISOString() } : {}),
+    ...(row.superseded_by ? { supersededBy: row.superseded_by } : {}),
+    ...(row.payment ? { payment: row.payment } : {}),
   };
 }
 
@@ -140,9 +164,268 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
   return record;
 }
 
-export async function getPayRequest(db: Queryable, id: string, merchantId?: string): Promise<(PayRequest & { merchantId: string }) | undefined> {
-  const { rows } = await db.query<PayRequestRow & { merchant_id: string }>('SELECT * FROM pay_requests WHERE id = $1', [id]);
+/**
+ * One pay request in the API shape (status as of `now`), with its merchant. `merchantId` restricts the lookup to that
+ * merchant (a request of another merchant is "not found").
+ */
+export async function getPayRequest(db: Queryable, id: string, merchantId?: string, now: Date = new Date()): Promise<(PayRequestRecord & { merchantId: string }) | undefined> {
+  const { rows } = await db.query<PayRequestRow>('SELECT * FROM pay_requests WHERE id = $1', [id]);
   const row = rows[0];
   if (!row || (merchantId && row.merchant_id !== merchantId)) return undefined;
-  return { ...toRecord(row), merchantId: row.merchant_id };
+  return { ...toRecord(row, now), merchantId: row.merchant_id };
+}
+
+/* ───────────────────────────── life cycle (DESIGN §5) ───────────────────────────── */
+
+/** The processor of the hosted pay page and staff card payments: the deterministic sandbox (DESIGN §9, §10). */
+export const defaultPaymentProcessor: PaymentProcessor = new SandboxProcessor();
+
+function guardPayRequest(id: string, from: PayRequest['status'], to: 'paid' | 'expired' | 'canceled', action: string): void {
+  try {
+    assertPayRequestTransition(from, to, action);
+  } catch (err) {
+    if (err instanceof IllegalTransitionError) throw StateConflictError.fromTransition(err, id);
+    throw err;
+  }
+}
+
+async function lockedRow(tx: Queryable, merchantId: string, id: string): Promise<PayRequestRow> {
+  const { rows } = await tx.query<PayRequestRow>('SELECT * FROM pay_requests WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [id, merchantId]);
+  if (!rows[0]) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
+  return rows[0];
+}
+
+/**
+ * Pay requests of the merchant, newest first (cursor pagination). `status` filters by the state now (a pending
+ * request past its expiry is listed as `expired`); `invoiceId` by the invoice it pays.
+ */
+export async function listPayRequests(
+  db: Queryable,
+  merchantId: string,
+  now: Date,
+  q: { limit: number; cursor?: string; status?: PayRequest['status']; invoiceId?: string },
+): Promise<{ data: PayRequestRecord[]; nextCursor: string | null }> {
+  const params: unknown[] = [merchantId];
+  let where = 'merchant_id = $1';
+  if (q.status === 'pending' || q.status === 'expired') {
+    params.push(now.toISOString());
+    const at = `$${params.length}::timestamptz`;
+    where += q.status === 'pending' ? ` AND status = 'pending' AND expires_at > ${at}` : ` AND (status = 'expired' OR (status = 'pending' AND expires_at <= ${at}))`;
+  } else if (q.status) {
+    params.push(q.status);
+    where += ` AND status = $${params.length}`;
+  }
+  if (q.invoiceId) {
+    params.push(q.invoiceId);
+    where += ` AND invoice_id = $${params.length}`;
+  }
+  if (q.cursor) {
+    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
+    params.push(createdAt, id);
+    where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+  }
+  params.push(q.limit + 1);
+  const { rows } = await db.query<PayRequestRow>(`SELECT * FROM pay_requests WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((r) => toRecord(r, now)),
+    nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
+  };
+}
+
+/**
+ * Cancels a pending pay request (`pending → canceled`); its link then shows "canceled".
+ * @throws ProblemError 404; 409 naming `currentState` when it is paid, expired or already canceled.
+ */
+export async function cancelPayRequest(ctx: AppContext, principal: Principal, id: string, input: { reason?: string }): Promise<PayRequestRecord> {
+  const now = ctx.clock();
+  return ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, principal.merchantId);
+    const row = await lockedRow(tx, principal.merchantId, id);
+    guardPayRequest(id, effectivePayRequestStatus(row.status, row.expires_at, now), 'canceled', 'cancel');
+    const { rows } = await tx.query<PayRequestRow>(
+      `UPDATE pay_requests SET status = 'canceled', canceled_at = $2, cancel_reason = $3 WHERE id = $1 RETURNING *`,
+      [id, now.toISOString(), input.reason ?? null],
+    );
+    await appendAudit(tx, {
+      merchantId: principal.merchantId,
+      actor: callerOf(principal),
+      appId: principal.kind === 'app' ? principal.appId : null,
+      action: 'pay_request.canceled',
+      entityType: 'pay_request',
+      entityId: id,
+      occurredAt: now,
+      data: { reason: input.reason ?? null },
+    });
+    return toRecord(rows[0]!, now);
+  });
+}
+
+/** Invoice pay links stay valid 30 days past the due date, and at least the default 7 days from now. */
+export function invoiceLinkExpiry(dueDate: string, now: Date): Date {
+  const afterDue = new Date(`${dueDate}T00:00:00.000Z`).getTime() + 31 * 24 * 3600 * 1000;
+  return new Date(Math.max(afterDue, now.getTime() + PAY_REQUEST_TTL_MS));
+}
+
+/**
+ * Writes the pay link of an invoice (a pay request with `invoiceId`, for the invoice's balance due) inside `tx`. No
+ * message is sent here: the invoice's send does that.
+ */
+export async function insertInvoicePayLink(
+  tx: Queryable,
+  ctx: Pick<AppContext, 'config'>,
+  link: { merchantId: string; invoiceId: string; invoiceNumber: string; amountCents: number; currency: string; phone: string | null; dueDate: string; actor: string; now: Date },
+): Promise<PayRequestRecord> {
+  const id = newId('payRequest');
+  const url = `${ctx.config.baseUrl}/pay/${id}`;
+  const expiresAt = invoiceLinkExpiry(link.dueDate, link.now);
+  const { rows } = await tx.query<PayRequestRow>(
+    `INSERT INTO pay_requests (id, merchant_id, status, amount_cents, currency, phone, memo, line_items, url, created_by, created_at, expires_at, invoice_id)
+     VALUES ($1, $2, 'pending', $3, $4, $5, $6, NULL, $7, $8, $9, $10, $11) RETURNING *`,
+    [id, link.merchantId, link.amountCents, link.currency, link.phone, `Invoice ${link.invoiceNumber}`, url, link.actor, link.now.toISOString(), expiresAt.toISOString(), link.invoiceId],
+  );
+  await appendAudit(tx, {
+    merchantId: link.merchantId,
+    actor: link.actor,
+    action: 'pay_request.created',
+    entityType: 'pay_request',
+    entityId: id,
+    occurredAt: link.now,
+    data: { amountCents: link.amountCents, currency: link.currency, invoiceId: link.invoiceId },
+  });
+  return toRecord(rows[0]!, link.now);
+}
+
+/** The invoice's pending, unexpired pay link, if any. */
+export async function pendingInvoiceLink(tx: Queryable, invoiceId: string, now: Date): Promise<PayRequestRecord | undefined> {
+  const { rows } = await tx.query<PayRequestRow>(
+    `SELECT * FROM pay_requests WHERE invoice_id = $1 AND status = 'pending' AND expires_at > $2 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [invoiceId, now.toISOString()],
+  );
+  return rows[0] ? toRecord(rows[0], now) : undefined;
+}
+
+/**
+ * Cancels the invoice's pending pay links inside `tx` (the invoice was paid another way, voided, or its balance
+ * changed). `supersededBy` names the link that replaces them, so an old link leads the customer to the new one.
+ */
+export async function cancelInvoicePayLinks(
+  tx: Queryable,
+  link: { merchantId: string; invoiceId: string; reason: string; supersededBy?: string; except?: string[]; actor: string; now: Date },
+): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE pay_requests SET status = 'canceled', canceled_at = $2, cancel_reason = $3, superseded_by = $4
+     WHERE invoice_id = $1 AND status = 'pending' AND expires_at > $2 AND NOT (id = ANY($5::text[])) RETURNING id`,
+    [link.invoiceId, link.now.toISOString(), link.reason, link.supersededBy ?? null, link.except ?? []],
+  );
+  for (const r of rows) {
+    await appendAudit(tx, {
+      merchantId: link.merchantId,
+      actor: link.actor,
+      action: 'pay_request.canceled',
+      entityType: 'pay_request',
+      entityId: r.id,
+      occurredAt: link.now,
+      data: { reason: link.reason, supersededBy: link.supersededBy ?? null },
+    });
+  }
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Pays a pay request from the hosted pay page (DESIGN §5, §10): in one transaction, under the merchant's lock and
+ * the request's row lock, checks it is still pending and unexpired, charges the token on the processor, and records
+ * the outcome — the request `paid` with its payment (method, rail, brand, last four, processor reference), a balanced
+ * journal transaction (an invoice's link: Dr the rail's clearing account, Cr receivables, and the invoice payment;
+ * otherwise a sale: Dr clearing, Cr revenue and tax), and an audit row. A decline is a 402 and writes nothing.
+ * @throws ProblemError 404; 409 naming `currentState` when not pending; 402 `card_declined` / `insufficient_funds` /
+ *   `expired_card` / `account_closed` / `invalid_token` naming `token`.
+ */
+export async function payPayRequest(ctx: AppContext, id: string, charge: PayPageCharge, processor: PaymentProcessor = defaultPaymentProcessor): Promise<PayRequestRecord> {
+  const now = ctx.clock();
+  const found = await getPayRequest(ctx.db, id, undefined, now);
+  if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
+  const merchantId = found.merchantId;
+  const record = await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchantId);
+    const row = await lockedRow(tx, merchantId, id);
+    guardPayRequest(id, effectivePayRequestStatus(row.status, row.expires_at, now), 'paid', 'pay');
+    const amountCents = Number(row.amount_cents);
+    const result = await processor.charge({ method: charge.method, token: charge.token, amountCents, currency: row.currency, reference: id });
+    if (result.outcome === 'declined') {
+      throw new ProblemError(402, result.code, `${result.message} Nothing was charged.`, [{ path: 'token', message: `declined: ${result.code}` }]);
+    }
+    const actor = `pay_page:${id}`;
+    let journalTransactionId: string;
+    if (row.invoice_id) {
+      const applied = await applyInvoicePayment(tx, ctx, {
+        merchantId,
+        invoiceId: row.invoice_id,
+        amountCents,
+        method: charge.method,
+        rail: result.rail,
+        accountCode: result.accountCode,
+        channel: 'pay_page',
+        cardBrand: result.brand,
+        last4: result.last4,
+        reference: result.processorReference,
+        payRequestId: id,
+        registerId: null,
+        actor,
+        now,
+      });
+      journalTransactionId = applied.journalTransactionId;
+    } else {
+      const jt = buildPayRequestSaleJournal({
+        id: newId('journalTransaction'),
+        payRequestId: id,
+        currency: row.currency,
+        amountCents,
+        accountCode: result.accountCode,
+        occurredAt: now.toISOString(),
+        memo: row.memo,
+        ...(row.line_items ? { lineItems: row.line_items } : {}),
+      });
+      await postJournalTransaction(tx, merchantId, jt);
+      journalTransactionId = jt.id;
+    }
+    const payment = { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId };
+    const { rows } = await tx.query<PayRequestRow>(`UPDATE pay_requests SET status = 'paid', paid_at = $2, payment = $3::jsonb WHERE id = $1 RETURNING *`, [id, now.toISOString(), JSON.stringify(payment)]);
+    await appendAudit(tx, {
+      merchantId,
+      actor,
+      action: 'pay_request.paid',
+      entityType: 'pay_request',
+      entityId: id,
+      occurredAt: now,
+      data: { amountCents, ...payment, invoiceId: row.invoice_id },
+    });
+    return toRecord(rows[0]!, now);
+  });
+  ctx.feed.notify(merchantId, 'journal-transactions');
+  return record;
+}
+
+/**
+ * The expiry job (DESIGN §5): stores `expired` on every pending request past its expiry, with an audit row each.
+ * Reads already show them expired; this makes the stored state agree. Returns how many it expired.
+ */
+export async function expirePayRequests(db: Db, now: Date): Promise<number> {
+  const due = await db.query<{ merchant_id: string }>(`SELECT DISTINCT merchant_id FROM pay_requests WHERE status = 'pending' AND expires_at <= $1`, [now.toISOString()]);
+  let count = 0;
+  for (const { merchant_id: merchantId } of due.rows) {
+    count += await db.transaction(async (tx) => {
+      await lockMerchant(tx, merchantId);
+      const { rows } = await tx.query<{ id: string; expires_at: Date }>(
+        `UPDATE pay_requests SET status = 'expired' WHERE merchant_id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING id, expires_at`,
+        [merchantId, now.toISOString()],
+      );
+      for (const r of rows) {
+        await appendAudit(tx, { merchantId, actor: 'system', action: 'pay_request.expired', entityType: 'pay_request', entityId: r.id, occurredAt: now, data: { expiresAt: new Date(r.expires_at).toISOString() } });
+      }
+      return rows.length;
+    });
+  }
+  return count;
 }

@@ -1,0 +1,430 @@
+/**
+ * Back-office API client: typed calls to the sync server with the register's staff token. The back office is online
+ * only (no local collections): every call goes to the server, and a network failure surfaces as {@link OfflineError}
+ * so screens can show the "needs a connection" state while the register keeps selling.
+ *
+ * Errors are RFC 9457 problem bodies (`{ type, title, status, detail, code, errors?: [{ path, message }] }`); they
+ * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
+ */
+import type { CatalogItem, Cents, TaxRate } from '../../../core/index.ts';
+import { REGISTER_SCHEMA_VERSION } from '../session.ts';
+
+/** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** An RFC 9457 problem body as our server sends it. */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status: number;
+  detail?: string;
+  code?: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+/** The server answered with an HTTP error; `problem` is its problem body (or a synthesized one). */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title ?? `HTTP ${problem.status}`);
+  }
+  get status(): number {
+    return this.problem.status;
+  }
+  /** Field errors keyed by path (the first message per path). */
+  fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const e of this.problem.errors ?? []) out[e.path] ??= e.message;
+    return out;
+  }
+}
+
+/** The request never reached the server (no connection, server down). */
+export class OfflineError extends Error {
+  override name = 'OfflineError';
+  constructor() {
+    super('This needs a connection to the server.');
+  }
+}
+
+/** A message for people from any error a call may throw. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError || err instanceof OfflineError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A cursor-paginated list page (`nextCursor` null on the last page). */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export type ApiCatalogItem = CatalogItem & { updatedAt: string };
+
+export interface CatalogPage extends Page<ApiCatalogItem> {
+  taxRates: (TaxRate & { updatedAt: string })[];
+}
+
+/** A variation as the editor sends it (ids kept for existing ones so their stock stays). */
+export interface VariationInput {
+  id?: string;
+  name: string;
+  priceCents: Cents;
+  sku?: string;
+  gtin?: string;
+  trackStock: boolean;
+}
+
+export interface ItemInput {
+  name: string;
+  category: string;
+  variations: VariationInput[];
+  imageUrl?: string | null;
+}
+
+export interface StockLevel {
+  itemId: string;
+  itemName: string;
+  variationId: string;
+  variationName: string;
+  sku: string | null;
+  locationId: string;
+  onHand: number;
+  lowStockThreshold: number | null;
+  isLow: boolean;
+}
+
+export interface StockMovementResult {
+  movements: unknown[];
+  oversold: { variationId: string; locationId: string; onHand: number }[];
+  levels: StockLevel[];
+}
+
+export interface ImportReport {
+  importId: string;
+  dryRun: boolean;
+  rows: number;
+  importedRows: number;
+  variantRows: number;
+  imageRows: number;
+  items: { created: number; updated: number; unchanged: number };
+  stockMovements: number;
+  rejected: { line: number; handle: string | null; reason: string }[];
+  warnings: { line: number; handle: string | null; message: string }[];
+  results: { handle: string; itemId: string; status: 'created' | 'updated' | 'unchanged' }[];
+}
+
+export interface GeneratedImages {
+  images: { url: string; width: number; height: number }[];
+  credits_used: number;
+}
+
+export interface Customer {
+  id: string;
+  givenName: string | null;
+  familyName: string | null;
+  email: string | null;
+  phone: string | null;
+  marketingConsent: boolean;
+  marketingConsentAt: string | null;
+  note: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CustomerInput {
+  givenName?: string | null;
+  familyName?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  marketingConsent?: boolean;
+  note?: string | null;
+}
+
+/** The fields of an order the purchase history shows. */
+export interface OrderSummary {
+  id: string;
+  receiptNumber?: string;
+  state?: string;
+  status?: string;
+  totalCents: Cents;
+  createdAt: string;
+}
+
+/** A Text-to-Pay request (`routes/pay-requests.ts`); `status` is the state now (expired computed). */
+export interface PayRequest {
+  id: string;
+  status: 'pending' | 'paid' | 'expired' | 'canceled';
+  amountCents: Cents;
+  currency: string;
+  phone: string | null;
+  memo: string | null;
+  url: string;
+  expiresAt: string;
+  createdAt: string;
+  invoiceId?: string;
+  canceledAt?: string;
+}
+
+export type InvoiceStatus = 'draft' | 'sent' | 'partially_paid' | 'overdue' | 'paid' | 'void';
+
+/** An invoice (`routes/invoices.ts`, core `invoiceSchema`), the fields the back office shows. */
+export interface Invoice {
+  id: string;
+  number: string;
+  status: InvoiceStatus;
+  customerId: string;
+  billTo: { customerId: string; name: string | null; email: string | null; phone: string | null };
+  currency: string;
+  lines: { id: string; description: string; quantity: number; unitPriceCents: Cents; grossCents: Cents }[];
+  subtotalCents: Cents;
+  taxCents: Cents;
+  totalCents: Cents;
+  paidCents: Cents;
+  balanceDueCents: Cents;
+  dueDate: string;
+  memo: string | null;
+  payUrl: string | null;
+  createdAt: string;
+}
+
+export interface InvoiceCreate {
+  customerId: string;
+  customLines: { description: string; amountCents: Cents; quantity: number }[];
+  dueDate: string;
+  memo?: string;
+}
+
+export type InvoicePaymentMethod = 'cash' | 'check' | 'card' | 'bank_transfer' | 'other';
+
+export const SALES_GROUPINGS = ['day', 'hour', 'item', 'category', 'tender', 'staff'] as const;
+export type SalesGrouping = (typeof SALES_GROUPINGS)[number];
+
+/** The period a report covered (`routes/reports.ts`). */
+export interface ReportPeriod {
+  from: string;
+  to: string;
+  timeZone: string;
+}
+
+export interface SalesFigures {
+  orders: number;
+  refunds: number;
+  quantity: number;
+  refundedQuantity: number;
+  grossSalesCents: Cents;
+  discountCents: Cents;
+  refundCents: Cents;
+  netSalesCents: Cents;
+  taxCents: Cents;
+  tipCents: Cents;
+  totalCents: Cents;
+}
+
+export interface SalesRow extends SalesFigures {
+  key: string;
+  label: string;
+}
+
+export interface TenderRow {
+  key: string;
+  label: string;
+  count: number;
+  amountCents: Cents;
+  tipCents: Cents;
+  refundCents: Cents;
+  netCents: Cents;
+}
+
+/** `GET /api/pos/reports/sales` (JSON): tender rows when groupBy=tender, else sales rows. */
+export interface SalesReport {
+  report: 'sales';
+  groupBy: SalesGrouping;
+  period: ReportPeriod;
+  currency: string;
+  totals: SalesFigures;
+  rows: SalesRow[] | TenderRow[];
+}
+
+/** `GET /api/pos/reports/tax` (JSON). */
+export interface TaxReport {
+  report: 'tax';
+  period: ReportPeriod;
+  currency: string;
+  rows: { taxRateId: string; name: string; basisPoints: number; inclusive: boolean; orders: number; taxableCents: Cents; taxCents: Cents }[];
+  totals: { taxableCents: Cents; collectedCents: Cents; refundedCents: Cents; netCents: Cents };
+}
+
+type Query = Record<string, string | number | undefined>;
+
+function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** Typed calls with the staff token; see the route files under `sync-server/src/routes/` for the shapes. */
+export class BackOfficeApi {
+  constructor(private readonly token: string) {}
+
+  /**
+   * One request. POSTs carry a fresh `Idempotency-Key`.
+   * @throws OfflineError when the network is down; ApiError on any HTTP error (problem body attached).
+   */
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.raw(method, path, body);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  /** The raw response of a successful request (for CSV downloads). Same errors as {@link request}. */
+  async raw(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST') headers['idempotency-key'] = crypto.randomUUID();
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    } catch {
+      throw new OfflineError();
+    }
+    if (!response.ok) {
+      let problem: Problem = { status: response.status, title: response.statusText, detail: `HTTP ${response.status}` };
+      try {
+        const parsed = (await response.json()) as Partial<Problem>;
+        if (parsed && typeof parsed === 'object') problem = { ...problem, ...parsed, status: response.status };
+      } catch {
+        /* not JSON: keep the synthesized problem */
+      }
+      throw new ApiError(problem);
+    }
+    return response;
+  }
+
+  /* catalog */
+  listItems(query: { q?: string; category?: string; cursor?: string; limit?: number } = {}) {
+    return this.request<CatalogPage>('GET', withQuery('/api/pos/catalog', { limit: 100, ...query }));
+  }
+  getItem(id: string) {
+    return this.request<ApiCatalogItem>('GET', `/api/pos/catalog/items/${encodeURIComponent(id)}`);
+  }
+  createItem(input: ItemInput) {
+    const { imageUrl, ...rest } = input;
+    return this.request<ApiCatalogItem>('POST', '/api/pos/catalog/items', imageUrl ? { ...rest, imageUrl } : rest);
+  }
+  updateItem(id: string, patch: Partial<ItemInput>) {
+    return this.request<ApiCatalogItem>('PATCH', `/api/pos/catalog/items/${encodeURIComponent(id)}`, patch);
+  }
+  categories() {
+    return this.request<{ data: { name: string; itemCount: number }[] }>('GET', '/api/pos/catalog/categories');
+  }
+  inventory(query: { itemId?: string; cursor?: string } = {}) {
+    return this.request<Page<StockLevel>>('GET', withQuery('/api/pos/catalog/inventory', { limit: 200, ...query }));
+  }
+  lowStock() {
+    return this.request<Page<StockLevel>>('GET', withQuery('/api/pos/catalog/inventory/low-stock', { limit: 200 }));
+  }
+  /** Receive (quantity > 0), adjust (signed, ≠ 0) or count (`counted` ≥ 0) one variation. */
+  moveStock(kind: 'receive' | 'adjust' | 'count', variationId: string, amount: number, note?: string) {
+    const line = kind === 'count' ? { variationId, counted: amount } : { variationId, quantity: amount };
+    return this.request<StockMovementResult>('POST', `/api/pos/catalog/inventory/${kind}`, { lines: [line], ...(note ? { note } : {}) });
+  }
+  setThreshold(variationId: string, lowStockThreshold: number | null) {
+    return this.request<{ data: StockLevel[] }>('POST', '/api/pos/catalog/inventory/thresholds', { thresholds: [{ variationId, lowStockThreshold }] });
+  }
+  importCsv(csv: string, dryRun = false) {
+    return this.request<ImportReport>('POST', '/api/pos/catalog/import', { csv, dryRun });
+  }
+  async exportCsv(): Promise<Blob> {
+    return (await this.raw('GET', '/api/pos/catalog/export')).blob();
+  }
+
+  /* images */
+  credits() {
+    return this.request<{ balance: number }>('GET', '/api/v1/credits');
+  }
+  generateImage(prompt: string) {
+    return this.request<GeneratedImages>('POST', '/api/v1/images/generate', { prompt, style: 'photorealistic', aspect: '1:1', n: 1 });
+  }
+  /** A permanent copy of a generated image (`/api/v1/media/<id>.png`), for a catalog picture. */
+  keepImage(imageId: string) {
+    return this.request<{ url: string; width: number; height: number }>('POST', `/api/v1/images/${encodeURIComponent(imageId)}/keep`);
+  }
+
+  /* customers */
+  listCustomers(query: { q?: string; cursor?: string } = {}) {
+    return this.request<Page<Customer>>('GET', withQuery('/api/pos/customers', { limit: 100, ...query }));
+  }
+  createCustomer(input: CustomerInput) {
+    return this.request<Customer>('POST', '/api/pos/customers', input);
+  }
+  updateCustomer(id: string, patch: CustomerInput) {
+    return this.request<Customer>('PATCH', `/api/pos/customers/${encodeURIComponent(id)}`, patch);
+  }
+  customerOrders(id: string) {
+    return this.request<Page<OrderSummary>>('GET', withQuery(`/api/pos/customers/${encodeURIComponent(id)}/orders`, { limit: 50 }));
+  }
+
+  /* pay requests (Text-to-Pay) */
+  listPayRequests(query: { status?: string; cursor?: string } = {}) {
+    return this.request<Page<PayRequest>>('GET', withQuery('/api/pos/pay-requests', { limit: 100, ...query }));
+  }
+  createPayRequest(input: { amountCents: Cents; phone: string; memo?: string }) {
+    return this.request<PayRequest>('POST', '/api/pos/pay-requests', input);
+  }
+  cancelPayRequest(id: string) {
+    return this.request<PayRequest>('POST', `/api/pos/pay-requests/${encodeURIComponent(id)}/cancel`, {});
+  }
+
+  /* reports */
+  salesReport(from: string, to: string, groupBy: SalesGrouping) {
+    return this.request<SalesReport>('GET', withQuery('/api/pos/reports/sales', { from, to, groupBy }));
+  }
+  taxReport(from: string, to: string) {
+    return this.request<TaxReport>('GET', withQuery('/api/pos/reports/tax', { from, to }));
+  }
+  /** A report as CSV (`format=csv`), e.g. `reportCsv('sales', { from, to, groupBy })`. */
+  async reportCsv(report: 'sales' | 'tax' | 'refunds' | 'trial-balance', query: Query): Promise<Blob> {
+    return (await this.raw('GET', withQuery(`/api/pos/reports/${report}`, { ...query, format: 'csv' }))).blob();
+  }
+
+  /* invoices */
+  listInvoices(query: { status?: string; cursor?: string } = {}) {
+    return this.request<Page<Invoice>>('GET', withQuery('/api/pos/invoices', { limit: 100, ...query }));
+  }
+  createInvoice(input: InvoiceCreate) {
+    return this.request<Invoice>('POST', '/api/pos/invoices', input);
+  }
+  sendInvoice(id: string) {
+    return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/send`, {});
+  }
+  recordInvoicePayment(id: string, payment: { amountCents: Cents; method: InvoicePaymentMethod; registerId?: string; cardToken?: string; checkNumber?: string; reference?: string }) {
+    return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/payments`, payment);
+  }
+  voidInvoice(id: string) {
+    return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/void`, {});
+  }
+  async invoicePdf(id: string): Promise<Blob> {
+    return (await this.raw('GET', `/api/pos/invoices/${encodeURIComponent(id)}/pdf`)).blob();
+  }
+}
+
+/** The image id of a generated image url (`…/api/v1/images/img_….png`), or undefined. */
+export function imageIdOf(url: string): string | undefined {
+  return /\/api\/v1\/images\/(img_[0-9A-Za-z]+)\.png$/.exec(url)?.[1];
+}
+
+/** A same-origin path for a server url (the server's configured base URL may name another host than this page). */
+export function localPath(url: string): string {
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.pathname.startsWith('/api/') ? `${parsed.pathname}${parsed.search}` : url;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,182 @@
+/** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
+import { useCallback, useEffect, useState } from 'react';
+import { formatMoney } from '../../../core/index.ts';
+import { localPath, type ApiCatalogItem, type StockLevel } from './api.ts';
+import { ItemEditor } from './item-editor.tsx';
+import { LoadError, useApi, useCurrency } from './shared.tsx';
+
+function priceText(item: ApiCatalogItem, currency: string): string {
+  const prices = item.variations.map((v) => v.priceCents);
+  const low = Math.min(...prices);
+  const high = Math.max(...prices);
+  return low === high ? formatMoney(low, currency) : `${formatMoney(low, currency)} – ${formatMoney(high, currency)}`;
+}
+
+export function CatalogView() {
+  const api = useApi();
+  const currency = useCurrency();
+  const [q, setQ] = useState('');
+  const [category, setCategory] = useState('');
+  const [items, setItems] = useState<ApiCatalogItem[] | undefined>();
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [categories, setCategories] = useState<{ name: string; itemCount: number }[]>([]);
+  const [lowStock, setLowStock] = useState<StockLevel[]>([]);
+  const [error, setError] = useState<unknown>();
+  const [editing, setEditing] = useState<ApiCatalogItem | 'new' | undefined>();
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(() => {
+      setError(undefined);
+      api
+        .listItems({ ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) })
+        .then((page) => {
+          if (!current) return;
+          setItems(page.data);
+          setNextCursor(page.nextCursor);
+        })
+        .catch((err: unknown) => current && setError(err));
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [api, q, category, reload]);
+
+  useEffect(() => {
+    let current = true;
+    api.categories().then((c) => current && setCategories(c.data), () => undefined);
+    api.lowStock().then((l) => current && setLowStock(l.data), () => undefined);
+    return () => {
+      current = false;
+    };
+  }, [api, reload]);
+
+  const loadMore = async () => {
+    if (!nextCursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await api.listItems({ cursor: nextCursor, ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) });
+      setItems((list) => [...(list ?? []), ...page.data.filter((i) => !list?.some((x) => x.id === i.id))]);
+      setNextCursor(page.nextCursor);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const onSaved = useCallback((item: ApiCatalogItem) => {
+    setItems((list) => (list ? (list.some((i) => i.id === item.id) ? list.map((i) => (i.id === item.id ? item : i)) : [...list, item]) : list));
+    setEditing((e) => (e === 'new' ? item : e));
+    setReload((r) => r + 1);
+  }, []);
+
+  return (
+    <section className="bo-section" aria-labelledby="bo-catalog-title">
+      <div className="bo-toolbar">
+        <h2 id="bo-catalog-title">Catalog</h2>
+        <form className="bo-filters" role="search" onSubmit={(e) => e.preventDefault()}>
+          <label className="visually-hidden" htmlFor="bo-catalog-search">
+            Search items
+          </label>
+          <input id="bo-catalog-search" type="search" className="bo-input" placeholder="Search name, SKU or barcode" value={q} onChange={(e) => setQ(e.target.value)} data-testid="catalog-search" />
+          <label className="visually-hidden" htmlFor="bo-catalog-category">
+            Category
+          </label>
+          <select id="bo-catalog-category" className="bo-input" value={category} onChange={(e) => setCategory(e.target.value)} data-testid="catalog-category">
+            <option value="">All categories</option>
+            {categories.map((c) => (
+              <option key={c.name} value={c.name}>
+                {c.name} ({c.itemCount})
+              </option>
+            ))}
+          </select>
+        </form>
+        <button type="button" className="button button-primary" onClick={() => setEditing('new')} data-testid="catalog-new-item">
+          New item
+        </button>
+      </div>
+
+      {lowStock.length > 0 ? (
+        <div className="banner banner-warning bo-low-stock" role="status" data-testid="low-stock-alerts">
+          <strong>Low stock:</strong>{' '}
+          {lowStock.map((l, i) => (
+            <span key={l.variationId} data-testid="low-stock-alert">
+              {i > 0 ? ', ' : ''}
+              {l.itemName}
+              {l.variationName && l.variationName !== l.itemName ? ` (${l.variationName})` : ''}: {l.onHand} left
+            </span>
+          ))}
+        </div>
+      ) : null}
+
+      {error ? <LoadError error={error} what="The catalog" /> : null}
+      {!items && !error ? (
+        <p className="muted" role="status">
+          Loading the catalog…
+        </p>
+      ) : null}
+      {items && items.length === 0 ? (
+        <p className="bo-empty" data-testid="catalog-empty">
+          {q || category ? 'No item matches this search.' : 'The catalog is empty: add an item or import a CSV.'}
+        </p>
+      ) : null}
+      {items && items.length > 0 ? (
+        <table className="orders-table bo-table">
+          <thead>
+            <tr>
+              <th scope="col">
+                <span className="visually-hidden">Picture</span>
+              </th>
+              <th scope="col">Item</th>
+              <th scope="col">Category</th>
+              <th scope="col" className="numeric">
+                Price
+              </th>
+              <th scope="col" className="numeric">
+                On hand
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((item) => {
+              const tracked = item.variations.filter((v) => v.trackStock);
+              return (
+                <tr key={item.id} data-testid="catalog-row" data-item-id={item.id}>
+                  <td className="bo-thumb-cell">{item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null}</td>
+                  <td>
+                    <button type="button" className="link-button" onClick={() => setEditing(item)} aria-label={`Edit ${item.name}`}>
+                      {item.name}
+                    </button>
+                    {item.variations.length > 1 ? <span className="muted"> · {item.variations.length} variations</span> : null}
+                  </td>
+                  <td>{item.category}</td>
+                  <td className="numeric">{priceText(item, currency)}</td>
+                  <td className="numeric">{tracked.length > 0 ? tracked.reduce((a, v) => a + (v.stockOnHand ?? 0), 0) : <span className="muted">—</span>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : null}
+      {items && nextCursor ? (
+        <button type="button" className="button" onClick={loadMore} disabled={loadingMore} data-testid="catalog-more">
+          {loadingMore ? 'Loading…' : 'Show more items'}
+        </button>
+      ) : null}
+
+      {editing ? (
+        <ItemEditor
+          key="editor"
+          item={editing === 'new' ? undefined : editing}
+          categories={categories.map((c) => c.name)}
+          onSaved={onSaved}
+          onClose={() => setEditing(undefined)}
+        />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,254 @@
+/** Back office → Customers: search by name, phone or e-mail; create and edit with marketing consent; purchase history. */
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { formatMoney } from '../../../core/index.ts';
+import { Dialog } from '../components/dialog.tsx';
+import type { Customer, CustomerInput, OrderSummary } from './api.ts';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, type FormErrors } from './shared.tsx';
+
+const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
+
+export function CustomersView() {
+  const api = useApi();
+  const [q, setQ] = useState('');
+  const [customers, setCustomers] = useState<Customer[] | undefined>();
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>();
+  const [editing, setEditing] = useState<Customer | 'new' | undefined>();
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(() => {
+      setError(undefined);
+      api.listCustomers(q.trim() ? { q: q.trim() } : {}).then(
+        (page) => {
+          if (!current) return;
+          setCustomers(page.data);
+          setNextCursor(page.nextCursor);
+        },
+        (err: unknown) => current && setError(err),
+      );
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [api, q, reload]);
+
+  return (
+    <section className="bo-section" aria-labelledby="bo-customers-title">
+      <div className="bo-toolbar">
+        <h2 id="bo-customers-title">Customers</h2>
+        <form className="bo-filters" role="search" onSubmit={(e) => e.preventDefault()}>
+          <label className="visually-hidden" htmlFor="bo-customer-search">
+            Search customers
+          </label>
+          <input id="bo-customer-search" type="search" className="bo-input" placeholder="Name, phone or e-mail" value={q} onChange={(e) => setQ(e.target.value)} data-testid="customer-search" />
+        </form>
+        <button type="button" className="button button-primary" onClick={() => setEditing('new')} data-testid="customer-new">
+          New customer
+        </button>
+      </div>
+      {error ? <LoadError error={error} what="Customers" /> : null}
+      {!customers && !error ? (
+        <p className="muted" role="status">
+          Loading customers…
+        </p>
+      ) : null}
+      {customers && customers.length === 0 ? (
+        <p className="bo-empty" data-testid="customers-empty">
+          {q ? 'No customer matches this search.' : 'No customers yet.'}
+        </p>
+      ) : null}
+      {customers && customers.length > 0 ? (
+        <table className="orders-table bo-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Phone</th>
+              <th scope="col">E-mail</th>
+              <th scope="col">Marketing</th>
+            </tr>
+          </thead>
+          <tbody>
+            {customers.map((c) => (
+              <tr key={c.id} data-testid="customer-row" data-customer-id={c.id}>
+                <td>
+                  <button type="button" className="link-button" onClick={() => setEditing(c)} aria-label={`Edit ${displayName(c)}`}>
+                    {displayName(c)}
+                  </button>
+                </td>
+                <td>{c.phone ?? ''}</td>
+                <td>{c.email ?? ''}</td>
+                <td>{c.marketingConsent ? 'Consented' : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {customers && nextCursor ? (
+        <button
+          type="button"
+          className="button"
+          onClick={() =>
+            api.listCustomers({ cursor: nextCursor, ...(q.trim() ? { q: q.trim() } : {}) }).then((page) => {
+              setCustomers((list) => [...(list ?? []), ...page.data]);
+              setNextCursor(page.nextCursor);
+            }, setError)
+          }
+        >
+          Show more customers
+        </button>
+      ) : null}
+      {editing ? (
+        <CustomerEditor
+          key="editor"
+          customer={editing === 'new' ? undefined : editing}
+          onSaved={(c) => {
+            setEditing(c);
+            setReload((r) => r + 1);
+          }}
+          onClose={() => setEditing(undefined)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+const FIELDS = ['givenName', 'familyName', 'phone', 'email', 'note'] as const;
+type FieldName = (typeof FIELDS)[number];
+const LABELS: Record<FieldName, string> = { givenName: 'First name', familyName: 'Last name', phone: 'Phone', email: 'E-mail', note: 'Note' };
+
+function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | undefined; onSaved: (c: Customer) => void; onClose: () => void }) {
+  const api = useApi();
+  const currency = useCurrency();
+  const formId = useId();
+  const [values, setValues] = useState<Record<FieldName, string>>(() => Object.fromEntries(FIELDS.map((f) => [f, customer?.[f] ?? ''])) as Record<FieldName, string>);
+  const [consent, setConsent] = useState(customer?.marketingConsent ?? false);
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [orders, setOrders] = useState<OrderSummary[] | undefined>();
+
+  useEffect(() => {
+    if (!customer) return;
+    let current = true;
+    api.customerOrders(customer.id).then(
+      (page) => current && setOrders(page.data),
+      () => current && setOrders([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, customer]);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaving(true);
+    setErrors(NO_ERRORS);
+    try {
+      let result: Customer;
+      if (customer) {
+        const patch: CustomerInput = { marketingConsent: consent };
+        for (const f of FIELDS) if ((customer[f] ?? '') !== values[f]) patch[f] = values[f].trim() === '' ? null : values[f].trim();
+        result = await api.updateCustomer(customer.id, patch);
+      } else {
+        const input: CustomerInput = { marketingConsent: consent };
+        for (const f of FIELDS) if (values[f].trim() !== '') input[f] = values[f].trim();
+        result = await api.createCustomer(input);
+      }
+      setSaved(true);
+      onSaved(result);
+    } catch (err) {
+      setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Dialog
+      title={customer ? `Customer ${displayName(customer)}` : 'New customer'}
+      onClose={onClose}
+      wide
+      footer={
+        <>
+          {saved ? (
+            <span className="bo-saved" role="status" data-testid="customer-saved">
+              Saved
+            </span>
+          ) : null}
+          <button type="button" className="button" onClick={onClose}>
+            Close
+          </button>
+          <button type="submit" form={formId} className="button button-primary" disabled={saving} data-testid="customer-save">
+            {saving ? 'Saving…' : customer ? 'Save changes' : 'Create customer'}
+          </button>
+        </>
+      }
+    >
+      <form id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
+        {errors.form ? (
+          <p className="form-error" role="alert" data-testid="customer-form-error">
+            {errors.form}
+          </p>
+        ) : null}
+        <div className="bo-row">
+          {FIELDS.map((f) => (
+            <Field key={f} id={`${formId}-${f}`} label={LABELS[f]} error={errors.fields[f]} className={f === 'note' ? 'bo-field-wide' : undefined} {...(f === 'phone' ? { hint: 'With the country code, e.g. +1 415 555 0123' } : {})}>
+              {(p) => (
+                <input
+                  {...p}
+                  className="bo-input"
+                  type={f === 'email' ? 'email' : f === 'phone' ? 'tel' : 'text'}
+                  value={values[f]}
+                  onChange={(e) => {
+                    setSaved(false);
+                    setValues((v) => ({ ...v, [f]: e.target.value }));
+                  }}
+                  data-testid={`customer-${f}`}
+                  {...(f === 'givenName' ? { 'data-autofocus': true } : {})}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+        <label className="bo-check">
+          <input type="checkbox" checked={consent} onChange={(e) => (setConsent(e.target.checked), setSaved(false))} data-testid="customer-consent" /> Agrees to marketing messages
+          {customer?.marketingConsentAt && consent ? <span className="muted"> (since {new Date(customer.marketingConsentAt).toLocaleDateString()})</span> : null}
+        </label>
+      </form>
+      {customer ? (
+        <section className="bo-panel" aria-label="Purchase history">
+          <h3>Purchase history</h3>
+          {!orders ? <p className="muted">Loading…</p> : null}
+          {orders && orders.length === 0 ? <p className="muted">No purchases yet.</p> : null}
+          {orders && orders.length > 0 ? (
+            <table className="orders-table bo-table">
+              <thead>
+                <tr>
+                  <th scope="col">Date</th>
+                  <th scope="col">Receipt</th>
+                  <th scope="col">State</th>
+                  <th scope="col" className="numeric">
+                    Total
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {orders.map((o) => (
+                  <tr key={o.id} data-testid="customer-order">
+                    <td>{new Date(o.createdAt).toLocaleString()}</td>
+                    <td>{o.receiptNumber ?? o.id}</td>
+                    <td>{o.state ?? ''}</td>
+                    <td className="numeric">{formatMoney(o.totalCents, currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </section>
+      ) : null}
+    </Dialog>
+  );
+}

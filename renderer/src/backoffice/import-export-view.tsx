@@ -1,0 +1,181 @@
+/**
+ * Back office → Import & export: a Shopify product CSV imported with a per-line result (imported rows, rejected lines
+ * with their line number and reason, warnings), and the catalog exported as a CSV download.
+ */
+import { useId, useState, type FormEvent } from 'react';
+import { errorMessage, type ImportReport } from './api.ts';
+import { downloadBlob } from './download.ts';
+import { useApi } from './shared.tsx';
+
+type ImportState = { phase: 'idle' } | { phase: 'running'; lines: number; fileName: string } | { phase: 'done'; report: ImportReport; fileName: string } | { phase: 'failed'; message: string };
+
+/** Data lines of a CSV text (physical lines after the header; quoted newlines may make this an over-estimate). */
+function dataLineCount(csv: string): number {
+  return Math.max(0, csv.split(/\r?\n/).filter((l) => l.trim() !== '').length - 1);
+}
+
+export function ImportExportView() {
+  const api = useApi();
+  const id = useId();
+  const [file, setFile] = useState<File | undefined>();
+  const [dryRun, setDryRun] = useState(false);
+  const [state, setState] = useState<ImportState>({ phase: 'idle' });
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<string | undefined>();
+  const [fileError, setFileError] = useState<string | undefined>();
+
+  const onImport = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!file) {
+      setFileError('Choose a CSV file first');
+      return;
+    }
+    setFileError(undefined);
+    const csv = await file.text();
+    setState({ phase: 'running', lines: dataLineCount(csv), fileName: file.name });
+    try {
+      const report = await api.importCsv(csv, dryRun);
+      setState({ phase: 'done', report, fileName: file.name });
+    } catch (err) {
+      setState({ phase: 'failed', message: errorMessage(err) });
+    }
+  };
+
+  const onExport = async () => {
+    setExporting(true);
+    setExportError(undefined);
+    try {
+      downloadBlob(await api.exportCsv(), `catalog-${new Date().toISOString().slice(0, 10)}.csv`);
+    } catch (err) {
+      setExportError(errorMessage(err));
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <section className="bo-section" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Import &amp; export</h2>
+      <div className="bo-panel">
+        <h3>Import a Shopify product CSV</h3>
+        <form className="bo-form bo-import-form" onSubmit={onImport}>
+          <div className="bo-field">
+            <label htmlFor={`${id}-file`}>CSV file</label>
+            <input
+              id={`${id}-file`}
+              type="file"
+              accept=".csv,text/csv"
+              onChange={(e) => {
+                setFile(e.target.files?.[0]);
+                setFileError(undefined);
+              }}
+              data-testid="csv-file"
+              aria-invalid={Boolean(fileError)}
+            />
+            {fileError ? (
+              <span className="bo-field-error" role="alert">
+                {fileError}
+              </span>
+            ) : null}
+          </div>
+          <label className="bo-check">
+            <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Check only (nothing is written)
+          </label>
+          <button type="submit" className="button button-primary" disabled={state.phase === 'running'} data-testid="csv-import">
+            {state.phase === 'running' ? 'Importing…' : dryRun ? 'Check file' : 'Import'}
+          </button>
+        </form>
+        {state.phase === 'running' ? (
+          <p role="status" data-testid="import-progress">
+            <progress /> Importing {state.fileName}: {state.lines} lines…
+          </p>
+        ) : null}
+        {state.phase === 'failed' ? (
+          <p className="form-error" role="alert" data-testid="import-error">
+            {state.message}
+          </p>
+        ) : null}
+        {state.phase === 'done' ? <ImportResult report={state.report} fileName={state.fileName} /> : null}
+      </div>
+
+      <div className="bo-panel">
+        <h3>Export the catalog</h3>
+        <p className="muted">A Shopify product CSV of every item; it imports back to the same catalog.</p>
+        <button type="button" className="button" onClick={onExport} disabled={exporting} data-testid="csv-export">
+          {exporting ? 'Preparing…' : 'Download CSV'}
+        </button>
+        {exportError ? (
+          <p className="form-error" role="alert">
+            {exportError}
+          </p>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function ImportResult({ report, fileName }: { report: ImportReport; fileName: string }) {
+  return (
+    <div className="bo-import-result" data-testid="import-result" role="status">
+      <p>
+        <strong>{report.dryRun ? `Checked ${fileName}` : `Imported ${fileName}`}:</strong> <span data-testid="import-rows">{report.rows}</span> lines —{' '}
+        <span data-testid="import-imported">{report.importedRows}</span> imported, <span data-testid="import-rejected">{report.rejected.length}</span> rejected,{' '}
+        {report.warnings.length} warnings. Items: <span data-testid="import-created">{report.items.created}</span> created, <span data-testid="import-updated">{report.items.updated}</span>{' '}
+        updated, {report.items.unchanged} unchanged.
+      </p>
+      {report.rejected.length > 0 ? (
+        <table className="orders-table bo-table">
+          <caption>Rejected lines</caption>
+          <thead>
+            <tr>
+              <th scope="col">Line</th>
+              <th scope="col">Handle</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.rejected.map((r) => (
+              <tr key={`r${r.line}`} data-testid="import-rejected-line" data-line={r.line}>
+                <td className="numeric">{r.line}</td>
+                <td>{r.handle ?? '—'}</td>
+                <td>{r.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {report.warnings.length > 0 ? (
+        <details>
+          <summary>{report.warnings.length} warnings (details the format could not keep)</summary>
+          <ul>
+            {report.warnings.map((w, i) => (
+              <li key={`w${i}`}>
+                Line {w.line}
+                {w.handle ? ` (${w.handle})` : ''}: {w.message}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {report.results.length > 0 ? (
+        <table className="orders-table bo-table">
+          <caption>Items</caption>
+          <thead>
+            <tr>
+              <th scope="col">Handle</th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.results.map((r) => (
+              <tr key={r.handle} data-testid="import-item" data-status={r.status}>
+                <td>{r.handle}</td>
+                <td>{r.status}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,367 @@
+/**
+ * Back office → Invoices: list with status, create a draft (customer, custom lines in dollars → integer cents, due
+ * date, memo), send it (issue: SMS/e-mail with the pay link), record a payment, void it, download its PDF.
+ */
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { formatMoney } from '../../../core/index.ts';
+import { useRegister } from '../register-context.ts';
+import { parseCashInput } from '../sale/cash.ts';
+import { errorMessage, type Customer, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
+import { downloadBlob } from './download.ts';
+import { copyText } from './pay-requests-view.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, type FormErrors } from './shared.tsx';
+
+const STATUS_TEXT: Record<InvoiceStatus, string> = { draft: 'Draft', sent: 'Sent', partially_paid: 'Partly paid', overdue: 'Overdue', paid: 'Paid', void: 'Void' };
+const customerName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
+
+function inDays(days: number): string {
+  const d = new Date();
+  d.setDate(d.getDate() + days);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+export function InvoicesView() {
+  const api = useApi();
+  const id = useId();
+  const [status, setStatus] = useState('');
+  const [list, setList] = useState<Invoice[] | undefined>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [creating, setCreating] = useState(false);
+
+  useEffect(() => {
+    let current = true;
+    setLoadError(undefined);
+    api.listInvoices(status ? { status } : {}).then(
+      (page) => current && setList(page.data),
+      (err: unknown) => current && setLoadError(err),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, status]);
+
+  const replace = (inv: Invoice) => setList((l) => (l ? (l.some((x) => x.id === inv.id) ? l.map((x) => (x.id === inv.id ? inv : x)) : [inv, ...l]) : [inv]));
+
+  return (
+    <section className="bo-section" aria-labelledby={`${id}-title`}>
+      <div className="bo-toolbar">
+        <h2 id={`${id}-title`}>Invoices</h2>
+        <label className="visually-hidden" htmlFor={`${id}-status`}>
+          Status
+        </label>
+        <select id={`${id}-status`} className="bo-input" value={status} onChange={(e) => setStatus(e.target.value)} data-testid="invoice-filter">
+          <option value="">Every status</option>
+          {Object.entries(STATUS_TEXT).map(([k, v]) => (
+            <option key={k} value={k}>
+              {v}
+            </option>
+          ))}
+        </select>
+        <button type="button" className="button button-primary" onClick={() => setCreating(true)} data-testid="invoice-new">
+          New invoice
+        </button>
+      </div>
+      {creating ? (
+        <InvoiceDraftForm
+          onCreated={(inv) => {
+            replace(inv);
+            setCreating(false);
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      ) : null}
+      {loadError ? <LoadError error={loadError} what="Invoices" /> : null}
+      {!list && !loadError ? <p className="muted">Loading…</p> : null}
+      {list && list.length === 0 ? <p className="bo-empty">{status ? 'No invoice with this status.' : 'No invoices yet.'}</p> : null}
+      {list && list.length > 0 ? (
+        <table className="orders-table bo-table">
+          <thead>
+            <tr>
+              <th scope="col">Number</th>
+              <th scope="col">Customer</th>
+              <th scope="col">Due</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="numeric">
+                Total
+              </th>
+              <th scope="col" className="numeric">
+                Balance due
+              </th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((inv) => (
+              <InvoiceRow key={inv.id} invoice={inv} onChanged={replace} />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}
+
+interface LineDraft {
+  key: number;
+  description: string;
+  amount: string;
+  quantity: string;
+}
+
+function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) => void; onCancel: () => void }) {
+  const api = useApi();
+  const currency = useCurrency();
+  const id = useId();
+  const [q, setQ] = useState('');
+  const [matches, setMatches] = useState<Customer[]>([]);
+  const [customerId, setCustomerId] = useState('');
+  const [lines, setLines] = useState<LineDraft[]>([{ key: 1, description: '', amount: '', quantity: '1' }]);
+  const [dueDate, setDueDate] = useState(inDays(14));
+  const [memo, setMemo] = useState('');
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(() => {
+      api.listCustomers(q.trim() ? { q: q.trim() } : {}).then(
+        (page) => {
+          if (!current) return;
+          setMatches(page.data);
+          setCustomerId((c) => (page.data.some((m) => m.id === c) ? c : (page.data[0]?.id ?? '')));
+        },
+        () => undefined,
+      );
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [api, q]);
+
+  const setLine = (key: number, patch: Partial<LineDraft>) => setLines((l) => l.map((x) => (x.key === key ? { ...x, ...patch } : x)));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const local: Record<string, string> = {};
+    if (!customerId) local.customerId = 'Choose a customer (create one under Customers first)';
+    const customLines = lines.map((l, i) => {
+      const cents = parseCashInput(l.amount, currency);
+      if (cents === undefined || cents === 0) local[`customLines.${i}.amountCents`] = 'Enter an amount like 40.00';
+      const quantity = /^\d+$/.test(l.quantity.trim()) ? Number(l.quantity.trim()) : NaN;
+      if (!Number.isSafeInteger(quantity) || quantity < 1) local[`customLines.${i}.quantity`] = 'A whole number, 1 or more';
+      return { description: l.description.trim(), amountCents: cents ?? 0, quantity };
+    });
+    if (Object.keys(local).length > 0) {
+      setErrors({ fields: local });
+      return;
+    }
+    setBusy(true);
+    setErrors(NO_ERRORS);
+    try {
+      onCreated(await api.createInvoice({ customerId, customLines, dueDate, ...(memo.trim() ? { memo: memo.trim() } : {}) }));
+    } catch (err) {
+      setErrors(formErrorsOf(err, (p) => ['customerId', 'dueDate', 'memo', 'lineItems'].includes(p) || /^customLines\.\d+\.(description|amountCents|quantity)$/.test(p)));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="bo-panel bo-form" onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onCancel()} noValidate aria-label="New invoice" data-testid="invoice-form">
+      <h3>New draft invoice</h3>
+      {errors.form ? (
+        <p className="form-error" role="alert">
+          {errors.form}
+        </p>
+      ) : null}
+      <div className="bo-row">
+        <Field id={`${id}-q`} label="Find customer">
+          {(p) => <input {...p} className="bo-input" type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Name, phone or e-mail" data-testid="invoice-customer-search" data-autofocus />}
+        </Field>
+        <Field id={`${id}-customer`} label="Customer" error={errors.fields.customerId}>
+          {(p) => (
+            <select {...p} className="bo-input" value={customerId} onChange={(e) => setCustomerId(e.target.value)} data-testid="invoice-customer">
+              {matches.length === 0 ? <option value="">No customer found</option> : null}
+              {matches.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {customerName(c)}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field id={`${id}-due`} label="Due date" error={errors.fields.dueDate}>
+          {(p) => <input {...p} className="bo-input" type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} data-testid="invoice-due" />}
+        </Field>
+      </div>
+      <fieldset className="bo-fieldset">
+        <legend>Lines</legend>
+        {errors.fields.lineItems ? <p className="bo-field-error">{errors.fields.lineItems}</p> : null}
+        {lines.map((l, i) => (
+          <div className="bo-variation" key={l.key} data-testid="invoice-line">
+            <Field id={`${id}-l${l.key}-d`} label="Description" error={errors.fields[`customLines.${i}.description`]}>
+              {(p) => <input {...p} className="bo-input" value={l.description} onChange={(e) => setLine(l.key, { description: e.target.value })} data-testid="invoice-line-description" />}
+            </Field>
+            <Field id={`${id}-l${l.key}-a`} label={`Unit price (${currency})`} error={errors.fields[`customLines.${i}.amountCents`]}>
+              {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" value={l.amount} onChange={(e) => setLine(l.key, { amount: e.target.value })} data-testid="invoice-line-amount" />}
+            </Field>
+            <Field id={`${id}-l${l.key}-q`} label="Quantity" error={errors.fields[`customLines.${i}.quantity`]}>
+              {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={l.quantity} onChange={(e) => setLine(l.key, { quantity: e.target.value })} data-testid="invoice-line-quantity" />}
+            </Field>
+            <button type="button" className="button button-ghost" disabled={lines.length <= 1} onClick={() => setLines((x) => x.filter((y) => y.key !== l.key))}>
+              Remove
+            </button>
+          </div>
+        ))}
+        <button type="button" className="button" onClick={() => setLines((x) => [...x, { key: Math.max(...x.map((y) => y.key)) + 1, description: '', amount: '', quantity: '1' }])}>
+          Add line
+        </button>
+      </fieldset>
+      <Field id={`${id}-memo`} label="Memo (optional)" error={errors.fields.memo}>
+        {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} />}
+      </Field>
+      <div className="bo-actions">
+        <button type="submit" className="button button-primary" disabled={busy} data-testid="invoice-create">
+          {busy ? 'Saving…' : 'Save draft'}
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: (inv: Invoice) => void }) {
+  const api = useApi();
+  const currency = useCurrency();
+  const { session } = useRegister();
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | undefined>();
+  const [paying, setPaying] = useState(false);
+  const [amount, setAmount] = useState('');
+  const [method, setMethod] = useState<InvoicePaymentMethod>('check');
+  const [confirmVoid, setConfirmVoid] = useState(false);
+
+  const run = async (action: () => Promise<Invoice>, done?: string) => {
+    setBusy(true);
+    setMessage(undefined);
+    try {
+      onChanged(await action());
+      if (done) setMessage(done);
+    } catch (err) {
+      setMessage(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const pay = async (event: FormEvent) => {
+    event.preventDefault();
+    const cents = parseCashInput(amount, currency);
+    if (cents === undefined || cents === 0) {
+      setMessage('Enter the amount received, like 40.00');
+      return;
+    }
+    const extra = method === 'cash' ? { registerId: session.registerId } : method === 'card' ? { cardToken: 'tok_visa' } : {};
+    await run(() => api.recordInvoicePayment(inv.id, { amountCents: cents, method, ...extra }), 'Payment recorded');
+    setPaying(false);
+    setAmount('');
+  };
+
+  const pdf = async () => {
+    try {
+      downloadBlob(await api.invoicePdf(inv.id), `${inv.number}.pdf`);
+    } catch (err) {
+      setMessage(errorMessage(err));
+    }
+  };
+
+  const canSend = inv.status === 'draft' || ((inv.status === 'sent' || inv.status === 'partially_paid' || inv.status === 'overdue') && inv.balanceDueCents > 0);
+  const canPay = inv.status === 'sent' || inv.status === 'partially_paid' || inv.status === 'overdue';
+  const canVoid = (inv.status === 'draft' || inv.status === 'sent' || inv.status === 'overdue') && inv.paidCents === 0;
+
+  return (
+    <tr data-testid="invoice-row" data-invoice-id={inv.id} data-status={inv.status}>
+      <td>{inv.number}</td>
+      <td>{inv.billTo.name ?? inv.billTo.email ?? inv.billTo.phone ?? inv.customerId}</td>
+      <td>{inv.dueDate}</td>
+      <td>
+        <span className={`bo-status bo-status-${inv.status}`} data-testid="invoice-status">
+          {STATUS_TEXT[inv.status]}
+        </span>
+      </td>
+      <td className="numeric">{formatMoney(inv.totalCents, inv.currency)}</td>
+      <td className="numeric" data-testid="invoice-balance">
+        {formatMoney(inv.balanceDueCents, inv.currency)}
+      </td>
+      <td className="bo-actions">
+        {canSend ? (
+          <button type="button" className="button button-ghost" disabled={busy} onClick={() => run(() => api.sendInvoice(inv.id), inv.status === 'draft' ? 'Sent' : 'Reminder sent')} data-testid="invoice-send">
+            {inv.status === 'draft' ? 'Send' : 'Remind'}
+          </button>
+        ) : null}
+        {canPay && !paying ? (
+          <button type="button" className="button button-ghost" onClick={() => (setPaying(true), setAmount(''))} data-testid="invoice-pay">
+            Record payment
+          </button>
+        ) : null}
+        {paying ? (
+          <form className="bo-actions" onSubmit={pay} onKeyDown={(e) => e.key === 'Escape' && setPaying(false)}>
+            <label className="visually-hidden" htmlFor={`${inv.id}-amount`}>
+              Amount received
+            </label>
+            <input id={`${inv.id}-amount`} className="bo-input bo-money" inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="invoice-pay-amount" autoFocus />
+            <label className="visually-hidden" htmlFor={`${inv.id}-method`}>
+              Method
+            </label>
+            <select id={`${inv.id}-method`} className="bo-input" value={method} onChange={(e) => setMethod(e.target.value as InvoicePaymentMethod)} data-testid="invoice-pay-method">
+              <option value="check">Check</option>
+              <option value="cash">Cash (this register)</option>
+              <option value="bank_transfer">Bank transfer</option>
+              <option value="card">Card (sandbox)</option>
+              <option value="other">Other</option>
+            </select>
+            <button type="submit" className="button button-primary" disabled={busy} data-testid="invoice-pay-submit">
+              Record
+            </button>
+            <button type="button" className="button button-ghost" onClick={() => setPaying(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : null}
+        {canVoid && !confirmVoid ? (
+          <button type="button" className="button button-ghost" onClick={() => setConfirmVoid(true)} data-testid="invoice-void">
+            Void…
+          </button>
+        ) : null}
+        {confirmVoid ? (
+          <>
+            <button type="button" className="button bo-danger" disabled={busy} onClick={() => run(() => api.voidInvoice(inv.id), 'Voided').then(() => setConfirmVoid(false))} data-testid="invoice-confirm-void">
+              Void invoice
+            </button>
+            <button type="button" className="button button-ghost" onClick={() => setConfirmVoid(false)}>
+              Keep
+            </button>
+          </>
+        ) : null}
+        <button type="button" className="button button-ghost" onClick={pdf} data-testid="invoice-pdf">
+          PDF
+        </button>
+        {inv.payUrl ? (
+          <button type="button" className="button button-ghost" onClick={async () => setMessage((await copyText(inv.payUrl!)) ? 'Pay link copied' : 'Copy failed')}>
+            Copy pay link
+          </button>
+        ) : null}
+        {message ? (
+          <span role="status" className="bo-hint" data-testid="invoice-message">
+            {message}
+          </span>
+        ) : null}
+      </td>
+    </tr>
+  );
+}

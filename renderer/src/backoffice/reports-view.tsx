@@ -1,0 +1,320 @@
+/**
+ * Back office → Reports: a period picker (presets and from/to dates in the merchant's time zone), the sales summary
+ * grouped by day, hour, item, category, tender or staff as a table with CSS bars (no chart library), the tax report,
+ * and CSV downloads of each.
+ */
+import { useEffect, useId, useState } from 'react';
+import { formatMoney } from '../../../core/index.ts';
+import { errorMessage, SALES_GROUPINGS, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow } from './api.ts';
+import { downloadBlob } from './download.ts';
+import { LoadError, useApi } from './shared.tsx';
+
+const GROUP_TEXT: Record<SalesGrouping, string> = { day: 'Day', hour: 'Hour of day', item: 'Item', category: 'Category', tender: 'Tender', staff: 'Staff' };
+
+function localDate(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+function daysAgo(n: number): string {
+  const d = new Date();
+  d.setDate(d.getDate() - n);
+  return localDate(d);
+}
+function monthStart(): string {
+  const d = new Date();
+  d.setDate(1);
+  return localDate(d);
+}
+
+const isTender = (report: SalesReport): report is SalesReport & { rows: TenderRow[] } => report.groupBy === 'tender';
+
+/** A horizontal bar: `value` as a share of `max` (CSS width), with the amount as its accessible text. */
+function Bar({ value, max }: { value: number; max: number }) {
+  const pct = max > 0 ? Math.max(0, Math.min(100, (value / max) * 100)) : 0;
+  return (
+    <span className="bo-bar" aria-hidden="true">
+      <span className={value < 0 ? 'bo-bar-fill bo-bar-negative' : 'bo-bar-fill'} style={{ width: `${pct.toFixed(1)}%` }} />
+    </span>
+  );
+}
+
+export function ReportsView() {
+  const api = useApi();
+  const id = useId();
+  const [from, setFrom] = useState(() => daysAgo(0));
+  const [to, setTo] = useState(() => daysAgo(0));
+  const [groupBy, setGroupBy] = useState<SalesGrouping>('day');
+  const [sales, setSales] = useState<SalesReport | undefined>();
+  const [tax, setTax] = useState<TaxReport | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [loading, setLoading] = useState(false);
+  const [csvError, setCsvError] = useState<string | undefined>();
+
+  useEffect(() => {
+    let current = true;
+    setLoading(true);
+    setError(undefined);
+    Promise.all([api.salesReport(from, to, groupBy), api.taxReport(from, to)]).then(
+      ([s, t]) => {
+        if (!current) return;
+        setSales(s);
+        setTax(t);
+        setLoading(false);
+      },
+      (err: unknown) => {
+        if (!current) return;
+        setError(err);
+        setLoading(false);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, from, to, groupBy]);
+
+  const csv = async (report: 'sales' | 'tax') => {
+    setCsvError(undefined);
+    try {
+      const blob = await api.reportCsv(report, { from, to, ...(report === 'sales' ? { groupBy } : {}) });
+      downloadBlob(blob, `${report}${report === 'sales' ? `-by-${groupBy}` : ''}-${from}-${to}.csv`);
+    } catch (err) {
+      setCsvError(errorMessage(err));
+    }
+  };
+
+  const preset = (f: string, t: string) => {
+    setFrom(f);
+    setTo(t);
+  };
+
+  return (
+    <section className="bo-section" aria-labelledby={`${id}-title`}>
+      <div className="bo-toolbar">
+        <h2 id={`${id}-title`}>Reports</h2>
+      </div>
+      <div className="bo-panel bo-period">
+        <div className="bo-actions" role="group" aria-label="Period presets">
+          <button type="button" className="button" onClick={() => preset(daysAgo(0), daysAgo(0))}>
+            Today
+          </button>
+          <button type="button" className="button" onClick={() => preset(daysAgo(1), daysAgo(1))}>
+            Yesterday
+          </button>
+          <button type="button" className="button" onClick={() => preset(daysAgo(6), daysAgo(0))}>
+            Last 7 days
+          </button>
+          <button type="button" className="button" onClick={() => preset(monthStart(), daysAgo(0))}>
+            This month
+          </button>
+        </div>
+        <div className="bo-row">
+          <div className="bo-field">
+            <label htmlFor={`${id}-from`}>From</label>
+            <input id={`${id}-from`} className="bo-input" type="date" value={from} max={to} onChange={(e) => e.target.value && setFrom(e.target.value)} data-testid="report-from" />
+          </div>
+          <div className="bo-field">
+            <label htmlFor={`${id}-to`}>To</label>
+            <input id={`${id}-to`} className="bo-input" type="date" value={to} min={from} onChange={(e) => e.target.value && setTo(e.target.value)} data-testid="report-to" />
+          </div>
+          <div className="bo-field">
+            <label htmlFor={`${id}-group`}>Sales by</label>
+            <select id={`${id}-group`} className="bo-input" value={groupBy} onChange={(e) => setGroupBy(e.target.value as SalesGrouping)} data-testid="report-group">
+              {SALES_GROUPINGS.map((g) => (
+                <option key={g} value={g}>
+                  {GROUP_TEXT[g]}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+      </div>
+      {loading ? (
+        <p className="muted" role="status" data-testid="report-loading">
+          <progress /> Loading the reports…
+        </p>
+      ) : null}
+      {error ? <LoadError error={error} what="Reports" /> : null}
+      {csvError ? (
+        <p className="form-error" role="alert">
+          {csvError}
+        </p>
+      ) : null}
+      {sales && !error ? (
+        <div className="bo-panel" data-testid="sales-report" data-group-by={sales.groupBy}>
+          <div className="bo-panel-header">
+            <h3>
+              Sales by {GROUP_TEXT[sales.groupBy].toLowerCase()} · {sales.period.from === sales.period.to ? sales.period.from : `${sales.period.from} – ${sales.period.to}`} ({sales.period.timeZone})
+            </h3>
+            <button type="button" className="button button-ghost" onClick={() => csv('sales')} data-testid="sales-csv">
+              Download CSV
+            </button>
+          </div>
+          <dl className="bo-totals">
+            <div>
+              <dt>Sales</dt>
+              <dd data-testid="sales-orders">{sales.totals.orders}</dd>
+            </div>
+            <div>
+              <dt>Net sales</dt>
+              <dd data-testid="sales-net">{formatMoney(sales.totals.netSalesCents, sales.currency)}</dd>
+            </div>
+            <div>
+              <dt>Tax</dt>
+              <dd>{formatMoney(sales.totals.taxCents, sales.currency)}</dd>
+            </div>
+            <div>
+              <dt>Tips</dt>
+              <dd>{formatMoney(sales.totals.tipCents, sales.currency)}</dd>
+            </div>
+            <div>
+              <dt>Refunds</dt>
+              <dd>{formatMoney(sales.totals.refundCents, sales.currency)}</dd>
+            </div>
+            <div>
+              <dt>Total</dt>
+              <dd data-testid="sales-total">{formatMoney(sales.totals.totalCents, sales.currency)}</dd>
+            </div>
+          </dl>
+          {sales.rows.length === 0 ? <p className="bo-empty">No sales in this period.</p> : isTender(sales) ? <TenderTable report={sales} /> : <SalesTable report={sales} rows={sales.rows as SalesRow[]} />}
+        </div>
+      ) : null}
+      {tax && !error ? (
+        <div className="bo-panel" data-testid="tax-report">
+          <div className="bo-panel-header">
+            <h3>Tax</h3>
+            <button type="button" className="button button-ghost" onClick={() => csv('tax')} data-testid="tax-csv">
+              Download CSV
+            </button>
+          </div>
+          {tax.rows.length === 0 ? (
+            <p className="muted">No tax collected in this period.</p>
+          ) : (
+            <table className="orders-table bo-table">
+              <thead>
+                <tr>
+                  <th scope="col">Rate</th>
+                  <th scope="col" className="numeric">
+                    Sales
+                  </th>
+                  <th scope="col" className="numeric">
+                    Taxable
+                  </th>
+                  <th scope="col" className="numeric">
+                    Tax
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tax.rows.map((r) => (
+                  <tr key={`${r.taxRateId}-${r.basisPoints}-${r.inclusive}`} data-testid="tax-row">
+                    <td>
+                      {r.name} ({(r.basisPoints / 100).toFixed(r.basisPoints % 100 === 0 ? 0 : 2)}%{r.inclusive ? ', included' : ''})
+                    </td>
+                    <td className="numeric">{r.orders}</td>
+                    <td className="numeric">{formatMoney(r.taxableCents, tax.currency)}</td>
+                    <td className="numeric">{formatMoney(r.taxCents, tax.currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row">Net (collected − refunded)</th>
+                  <td />
+                  <td className="numeric">{formatMoney(tax.totals.taxableCents, tax.currency)}</td>
+                  <td className="numeric">{formatMoney(tax.totals.netCents, tax.currency)}</td>
+                </tr>
+              </tfoot>
+            </table>
+          )}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function SalesTable({ report, rows }: { report: SalesReport; rows: SalesRow[] }) {
+  const max = Math.max(0, ...rows.map((r) => r.netSalesCents));
+  return (
+    <table className="orders-table bo-table">
+      <thead>
+        <tr>
+          <th scope="col">{GROUP_TEXT[report.groupBy]}</th>
+          <th scope="col" className="numeric">
+            Sales
+          </th>
+          <th scope="col" className="numeric">
+            Units
+          </th>
+          <th scope="col" className="numeric">
+            Net sales
+          </th>
+          <th scope="col" className="bo-bar-cell">
+            <span className="visually-hidden">Chart</span>
+          </th>
+          <th scope="col" className="numeric">
+            Total
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key} data-testid="sales-row" data-key={r.key}>
+            <td>{r.label}</td>
+            <td className="numeric">{r.orders}</td>
+            <td className="numeric">{r.quantity - r.refundedQuantity}</td>
+            <td className="numeric" data-testid="sales-row-net">
+              {formatMoney(r.netSalesCents, report.currency)}
+            </td>
+            <td className="bo-bar-cell">
+              <Bar value={r.netSalesCents} max={max} />
+            </td>
+            <td className="numeric">{formatMoney(r.totalCents, report.currency)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function TenderTable({ report }: { report: SalesReport & { rows: TenderRow[] } }) {
+  const max = Math.max(0, ...report.rows.map((r) => r.netCents));
+  return (
+    <table className="orders-table bo-table">
+      <thead>
+        <tr>
+          <th scope="col">Tender</th>
+          <th scope="col" className="numeric">
+            Count
+          </th>
+          <th scope="col" className="numeric">
+            Taken
+          </th>
+          <th scope="col" className="numeric">
+            Refunded
+          </th>
+          <th scope="col" className="numeric">
+            Net
+          </th>
+          <th scope="col" className="bo-bar-cell">
+            <span className="visually-hidden">Chart</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.rows.map((r) => (
+          <tr key={r.key} data-testid="sales-row" data-key={r.key}>
+            <td>{r.label}</td>
+            <td className="numeric">{r.count}</td>
+            <td className="numeric">{formatMoney(r.amountCents, report.currency)}</td>
+            <td className="numeric">{formatMoney(r.refundCents, report.currency)}</td>
+            <td className="numeric" data-testid="sales-row-net">
+              {formatMoney(r.netCents, report.currency)}
+            </td>
+            <td className="bo-bar-cell">
+              <Bar value={r.netCents} max={max} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

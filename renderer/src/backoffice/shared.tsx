@@ -1,0 +1,99 @@
+/** Small building blocks shared by the back-office screens: online state, the API for the session, form fields. */
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useRegister } from '../register-context.ts';
+import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './api.ts';
+
+/** `navigator.onLine`, kept current by the `online` / `offline` events. */
+export function useOnline(): boolean {
+  const [online, setOnline] = useState(() => navigator.onLine);
+  useEffect(() => {
+    const update = () => setOnline(navigator.onLine);
+    window.addEventListener('online', update);
+    window.addEventListener('offline', update);
+    return () => {
+      window.removeEventListener('online', update);
+      window.removeEventListener('offline', update);
+    };
+  }, []);
+  return online;
+}
+
+/** The back-office API client for the current session's staff token. */
+export function useApi(): BackOfficeApi {
+  const { session } = useRegister();
+  return useMemo(() => new BackOfficeApi(session.staffToken), [session.staffToken]);
+}
+
+/** The currency of the store (for formatMoney and amount parsing). */
+export function useCurrency(): string {
+  return useRegister().session.currency || 'USD';
+}
+
+/** What an error means for a form: the field errors by path, and a message for the whole form. */
+export interface FormErrors {
+  fields: Record<string, string>;
+  form?: string;
+}
+
+export const NO_ERRORS: FormErrors = { fields: {} };
+
+/**
+ * Turns a thrown error into form errors: problem `errors[]` go next to their fields; whatever no field shows (or a
+ * problem without `errors`) becomes the form message. `known` lists the paths the form has a place for.
+ */
+export function formErrorsOf(err: unknown, known: (path: string) => boolean): FormErrors {
+  if (err instanceof ApiError) {
+    const fields = err.fieldErrors();
+    const shown = Object.fromEntries(Object.entries(fields).filter(([path]) => known(path)));
+    const rest = Object.entries(fields).filter(([path]) => !known(path));
+    const form = rest.length > 0 ? rest.map(([p, m]) => `${p}: ${m}`).join('; ') : Object.keys(shown).length === 0 ? err.message : undefined;
+    return { fields: shown, ...(form ? { form } : {}) };
+  }
+  return { fields: {}, form: errorMessage(err) };
+}
+
+/** The "needs a connection" state; the register keeps selling meanwhile. */
+export function NeedsConnection({ what }: { what: string }) {
+  return (
+    <section className="bo-offline" data-testid="backoffice-offline" role="status">
+      <h2>{what} needs a connection</h2>
+      <p className="muted">The back office reads and changes data on the server. The register keeps selling offline; come back here once the connection is back.</p>
+    </section>
+  );
+}
+
+/** A message for a failed load: the offline state for {@link OfflineError}, else the problem detail. */
+export function LoadError({ error, what }: { error: unknown; what: string }) {
+  if (error instanceof OfflineError) return <NeedsConnection what={what} />;
+  return (
+    <p className="form-error" role="alert">
+      {errorMessage(error)}
+    </p>
+  );
+}
+
+interface FieldProps {
+  label: string;
+  error?: string | undefined;
+  hint?: string;
+  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode;
+  id: string;
+  className?: string;
+}
+
+/** A labelled field with its error underneath (`role="alert"`, linked with aria-describedby). */
+export function Field({ label, error, hint, children, id, className }: FieldProps) {
+  const errorId = `${id}-error`;
+  return (
+    <div className={className ? `bo-field ${className}` : 'bo-field'}>
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-invalid': Boolean(error), ...(error ? { 'aria-describedby': errorId } : {}) })}
+      {hint && !error ? <span className="muted bo-hint">{hint}</span> : null}
+      {error ? (
+        <span className="bo-field-error" id={errorId} role="alert" data-testid="field-error">
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * Card and check tenders through the store's devices (DESIGN §11), as React hooks the tender dialog drives.
+ *
+ * Card: one idempotency key per payment attempt. Approved → the sale is stored (then printed by the caller);
+ * declined or cancelled → the sale stays open with the terminal's reason and the next attempt gets a new key; an
+ * unknown outcome (the terminal's answer was lost and its STATUS queries went unanswered, or the bridge dropped
+ * mid-charge) keeps the key, so "Check again" asks the terminal about *that* payment first and can never charge
+ * twice. An approval whose sale could not be stored is kept and stored again without charging again.
+ *
+ * Check: the scanner reads the MICR line; the tender keeps routing number, check number and the account's last four.
+ */
+import { useRef, useState } from 'react';
+import { newId, type SalePayment } from '../../../core/index.ts';
+import type { CheckScan, TerminalResult } from '../../../core/devices.ts';
+import { DeviceCallFailure, type DeviceClient } from './device-client.ts';
+
+/** Where a card payment stands. */
+export type CardPhase = 'idle' | 'waiting' | 'declined' | 'unknown' | 'failed' | 'unsaved';
+
+export interface CardPayment {
+  phase: CardPhase;
+  message: string | undefined;
+  /** Charges (or, after an unknown outcome, asks about) the card payment of `amountCents`. */
+  charge(amountCents: number): Promise<void>;
+  /** Forgets an unknown outcome and starts a new attempt (the cashier checked the terminal: nothing was charged). */
+  startOver(): void;
+}
+
+/** Failures after which the charge may or may not have reached the terminal. */
+const MAYBE_SENT = new Set(['disconnected', 'timeout', 'no_ack', 'write_failed']);
+
+/** A terminal `timed_out` that means "we do not know", as opposed to the terminal's own "no card presented". */
+function isUnknownOutcome(result: TerminalResult): boolean {
+  return result.outcome === 'timed_out' && /outcome unknown|not reachable/i.test(result.message ?? '');
+}
+
+/** The card tender: `complete` stores the sale (and prints) once the terminal approved. */
+export function useCardPayment(client: DeviceClient, currency: string, complete: (payment: SalePayment) => Promise<void>): CardPayment {
+  const [phase, setPhase] = useState<CardPhase>('idle');
+  const [message, setMessage] = useState<string | undefined>();
+  const key = useRef<{ idempotencyKey: string; amountCents: number } | undefined>(undefined);
+  const approved = useRef<SalePayment | undefined>(undefined);
+
+  const store = async (payment: SalePayment) => {
+    approved.current = payment;
+    try {
+      await complete(payment);
+      approved.current = undefined;
+      key.current = undefined;
+      setPhase('idle');
+      setMessage(undefined);
+    } catch (error) {
+      setPhase('unsaved');
+      setMessage(`The card was approved but the sale was not saved: ${error instanceof Error ? error.message : String(error)}. Save it again — the card is not charged again.`);
+    }
+  };
+
+  const charge = async (amountCents: number) => {
+    if (approved.current) {
+      await store(approved.current);
+      return;
+    }
+    // An unknown outcome for another amount must be settled first: never start a second payment beside it.
+    if (!key.current) key.current = { idempotencyKey: newId('tender'), amountCents };
+    const attempt = key.current;
+    setPhase('waiting');
+    setMessage(attempt.amountCents === amountCents ? 'Follow the instructions on the card terminal…' : 'Asking the terminal about the earlier payment…');
+    let result: TerminalResult;
+    try {
+      result = await client.charge({ idempotencyKey: attempt.idempotencyKey, amountCents: attempt.amountCents, currency });
+    } catch (error) {
+      const failure = error instanceof DeviceCallFailure ? error : new DeviceCallFailure('internal', String(error));
+      if (MAYBE_SENT.has(failure.code)) {
+        setPhase('unknown');
+        setMessage(`Lost contact with the card terminal (${failure.message}). Check again before anything else: the payment may have gone through.`);
+      } else {
+        key.current = undefined;
+        setPhase('failed');
+        setMessage(`The card terminal cannot take payments: ${failure.message}`);
+      }
+      return;
+    }
+    if (result.outcome === 'approved') {
+      await store({
+        method: 'card',
+        ...(result.brand ? { cardBrand: result.brand } : {}),
+        ...(result.last4 ? { last4: result.last4 } : {}),
+        ...(result.authCode ? { authCode: result.authCode } : {}),
+      });
+      return;
+    }
+    if (isUnknownOutcome(result)) {
+      setPhase('unknown');
+      setMessage('No answer from the card terminal: the outcome is unknown. Check again — the terminal is asked about this payment before anything is charged.');
+      return;
+    }
+    key.current = undefined;
+    setPhase('declined');
+    const reason = result.message ? `: ${result.message}` : '';
+    setMessage(
+      result.outcome === 'declined' ? `Card declined${reason}` : result.outcome === 'cancelled' ? `Payment cancelled${reason}` : `The terminal timed out${reason}`,
+    );
+  };
+
+  const startOver = () => {
+    key.current = undefined;
+    setPhase('idle');
+    setMessage(undefined);
+  };
+
+  return { phase, message, charge, startOver };
+}
+
+/** Where a check scan stands. */
+export interface CheckPayment {
+  phase: 'idle' | 'scanning' | 'scanned' | 'error';
+  scan: CheckScan | undefined;
+  message: string | undefined;
+  /** The check number shown and stored: the MICR check number, or the business check's auxiliary on-us field. */
+  checkNumber: string | undefined;
+  scanCheck(): Promise<void>;
+  /** The tender for the scanned check (undefined before a good scan). */
+  payment(): SalePayment | undefined;
+}
+
+/** The check tender: scan, show the MICR fields, then complete. */
+export function useCheckPayment(client: DeviceClient): CheckPayment {
+  const [phase, setPhase] = useState<CheckPayment['phase']>('idle');
+  const [scan, setScan] = useState<CheckScan | undefined>();
+  const [message, setMessage] = useState<string | undefined>();
+  const digits = (value: string | undefined) => value?.replace(/\D/g, '').slice(-15) || undefined;
+  const checkNumber = digits(scan?.checkNumber) ?? digits(scan?.auxOnUs);
+
+  const scanCheck = async () => {
+    setPhase('scanning');
+    setMessage('Insert the check into the scanner…');
+    try {
+      const result = await client.scanCheck();
+      setScan(result);
+      setPhase('scanned');
+      setMessage(undefined);
+    } catch (error) {
+      setScan(undefined);
+      setPhase('error');
+      setMessage(`The check could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const payment = (): SalePayment | undefined => {
+    if (!scan) return undefined;
+    const accountDigits = scan.accountNumber.replace(/\D/g, '');
+    return {
+      method: 'check',
+      routingNumber: scan.routingNumber,
+      ...(accountDigits.length >= 4 ? { last4: accountDigits.slice(-4) } : {}),
+      ...(checkNumber ? { checkNumber } : {}),
+    };
+  };
+
+  return { phase, scan, message, checkNumber, scanCheck, payment };
+}

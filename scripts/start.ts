@@ -1,0 +1,39 @@
+/**
+ * `npm start`: the sync server and, beside it, the web hardware bridge with the device simulators (DESIGN §9, §11).
+ * Two child processes, so a device problem can never take the server down and the sync server never imports
+ * electron code: the server (`sync-server/src/main.ts`) is the one that matters — when it exits, the launcher stops
+ * the bridge and exits with its code; when the bridge exits, the register keeps selling cash-only and the launcher
+ * says so. Ctrl-C / SIGTERM stop both. `START_BRIDGE=0` starts the server alone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+function run(file: string): ChildProcess {
+  // `--import tsx` runs the TypeScript entry points the way `tsx <file>` does.
+  return spawn(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: process.env });
+}
+
+const server = run('sync-server/src/main.ts');
+let bridge: ChildProcess | undefined = process.env.START_BRIDGE === '0' ? undefined : run('electron/bridge/main.ts');
+
+bridge?.on('exit', (code, signal) => {
+  bridge = undefined;
+  if (!isStopping) {
+    console.error(`\nThe hardware bridge stopped (${signal ?? `exit ${code}`}): the register keeps selling cash-only.\n`);
+  }
+});
+
+let isStopping = false;
+const stop = (signal: NodeJS.Signals) => {
+  if (isStopping) return;
+  isStopping = true;
+  bridge?.kill(signal);
+  server.kill(signal);
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
+
+server.on('exit', (code, signal) => {
+  isStopping = true;
+  bridge?.kill('SIGTERM');
+  process.exitCode = code ?? (signal ? 1 : 0);
+});

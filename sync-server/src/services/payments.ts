@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Payment rails (DESIGN §10): every processor is an adapter behind {@link PaymentProcessor}. The server only ever
+ * sees tokens, a brand and last four digits — never a card or bank account number. Card data is tokenised where it is
+ * typed (the hosted pay page's tokeniser, a terminal), exactly as a real processor's hosted fields would do.
+ *
+ * The demo store and the tests run on {@link SandboxProcessor}: deterministic, no network, documented test cards and
+ * bank accounts (below, and in docs/api.md "Sandbox rails").
+ */
+
+/** How the customer pays: card (card not present), a wallet, or a bank transfer (ACH). */
+export type PaymentMethod = 'card' | 'apple_pay' | 'google_pay' | 'bank_transfer';
+
+/** One charge to make. `reference` is the caller's idempotency key at the processor (e.g. the pay request id). */
+export interface ChargeRequest {
+  method: PaymentMethod;
+  /** A processor token: `tok_sbx_<brand>_<last4>` (cards, wallets), `btok_sbx_<routing>_<last4>` (bank), `tok_visa`… */
+  token: string;
+  amountCents: number;
+  currency: string;
+  reference: string;
+}
+
+/** What the processor answered. A decline moves no money. */
+export type ChargeResult =
+  | {
+      outcome: 'captured';
+      /** The rail the money moved on: `card_not_present`, `apple_pay`, `google_pay`, `ach`. */
+      rail: string;
+      /** The ledger account the money sits in until settlement: `card_clearing:<rail>`. */
+      accountCode: string;
+      processorReference: string;
+      brand: string | null;
+      last4: string;
+    }
+  | { outcome: 'declined'; code: string; message: string };
+
+/**
+ * A payment processor adapter. `charge` authorises and captures at once. A real adapter calls its provider outside
+ * any database transaction with `reference` as the provider's idempotency key; the sandbox one is pure.
+ */
+export interface PaymentProcessor {
+  readonly name: string;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+}
+
+/** Rail of each pay-page method. */
+export const RAIL_OF_METHOD: Readonly<Record<PaymentMethod, string>> = {
+  card: 'card_not_present',
+  apple_pay: 'apple_pay',
+  google_pay: 'google_pay',
+  bank_transfer: 'ach',
+};
+
+/**
+ * Sandbox test cards (type them on the pay page; any future expiry, any CVC). The tokeniser sends
+ * `tok_sbx_<brand>_<last4>`; the outcome depends on the last four digits only.
+ */
+export const SANDBOX_TEST_CARDS = [
+  { number: '4242424242424242', brand: 'visa', outcome: 'approved' },
+  { number: '5555555555554444', brand: 'mastercard', outcome: 'approved' },
+  { number: '378282246310005', brand: 'amex', outcome: 'approved' },
+  { number: '6011111111111117', brand: 'discover', outcome: 'approved' },
+  { number: '4000000000000002', brand: 'visa', outcome: 'card_declined' },
+  { number: '4000000000009995', brand: 'visa', outcome: 'insufficient_funds' },
+  { number: '4000000000000069', brand: 'visa', outcome: 'expired_card' },
+] as const;
+
+/** Sandbox bank accounts (routing `110000000`); the outcome depends on the account's last four digits. */
+export const SANDBOX_TEST_BANK_ACCOUNTS = [
+  { routing: '110000000', account: '000123456789', outcome: 'approved' },
+  { routing: '110000000', account: '000111111116', outcome: 'account_closed' },
+  { routing: '110000000', account: '000222222227', outcome: 'insufficient_funds' },
+] as const;
+
+/** Card-present style tokens of the staff API (same as the order API's sandbox rail). */
+const STAFF_TOKENS: Record<string, { brand: string; last4: string } | { decline: string }> = {
+  tok_visa: { brand: 'visa', last4: '4242' },
+  tok_mastercard: { brand: 'mastercard', last4: '4444' },
+  tok_amex: { brand: 'amex', last4: '0005' },
+  tok_declined: { decline: 'card_declined' },
+  tok_insufficient_funds: { decline: 'insufficient_funds' },
+};
+
+const CARD_DECLINES: Record<string, string> = { '0002': 'card_declined', '9995': 'insufficient_funds', '0069': 'expired_card' };
+const BANK_DECLINES: Record<string, string> = { '1116': 'account_closed', '2227': 'insufficient_funds' };
+
+const DECLINE_MESSAGES: Record<string, string> = {
+  card_declined: 'The card was declined.',
+  insufficient_funds: 'The card or account has insufficient funds.',
+  expired_card: 'The card has expired.',
+  account_closed: 'The bank account is closed.',
+  invalid_token: 'The payment token is not valid.',
+};
+
+/** True when a 9-digit ABA routing number has a valid check digit (weights 3, 7, 1). */
+export function isValidAbaRouting(routing: string): boolean {
+  if (!/^\d{9}$/.test(routing)) return false;
+  const w = [3, 7, 1];
+  const sum = [...routing].reduce((acc, d, i) => acc + Number(d) * w[i % 3]!, 0);
+  return sum % 10 === 0;
+}
+
+/**
+ * The deterministic sandbox processor: approves or declines by the documented test cards and accounts, answers a
+ * processor reference derived from the charge's `reference` (the same charge gets the same reference).
+ */
+export class SandboxProcessor implements PaymentProcessor {
+  readonly name = 'sandbox';
+
+  async charge(request: ChargeRequest): Promise<ChargeResult> {
+    const declined = (code: string): ChargeResult => ({ outcome: 'declined', code, message: DECLINE_MESSAGES[code] ?? 'Declined.' });
+    const processorReference = `sbx_${createHash('sha256').update(`${request.reference}|${request.amountCents}`).digest('hex').slice(0, 24)}`;
+    const rail = RAIL_OF_METHOD[request.method];
+    const captured = (brand: string | null, last4: string): ChargeResult => ({ outcome: 'captured', rail, accountCode: `card_clearing:${rail}`, processorReference, brand, last4 });
+
+    const staff = STAFF_TOKENS[request.token];
+    if (staff) return 'decline' in staff ? declined(staff.decline) : captured(staff.brand, staff.last4);
+
+    const card = /^tok_sbx_(visa|mastercard|amex|discover)_(\d{4})$/.exec(request.token);
+    if (card && request.method !== 'bank_transfer') {
+      const decline = CARD_DECLINES[card[2]!];
+      return decline ? declined(decline) : captured(card[1]!, card[2]!);
+    }
+    const bank = /^btok_sbx_(\d{9})_(\d{4})$/.exec(request.token);
+    if (bank && request.method === 'bank_transfer') {
+      if (!isValidAbaRouting(bank[1]!)) return declined('invalid_token');
+      const decline = BANK_DECLINES[bank[2]!];
+      return decline ? declined(decline) : captured(null, bank[2]!);
+    }
+    return declined('invalid_token');
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Back office → catalog in the built register (Debian Chromium) against the real server (in-memory database, demo
+ * store): generate a picture for an item (attached as a permanent copy, one credit spent), edit a price (dollars typed,
+ * integer cents stored), a problem body's field error shown next to its field, stock received, the Shopify template
+ * CSV imported with its per-line counts, the catalog exported, and the "needs a connection" state offline.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackOfficePage, ItemEditorDialog } from './pages/backoffice-page.ts';
+import { RegisterPage } from './pages/register-page.ts';
+import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TEMPLATE_CSV = fileURLToPath(new URL('../../../shared/data/catalog/shopify-product_template.csv', import.meta.url));
+
+interface ApiVariation { id: string; name: string; priceCents: number; gtin?: string; trackStock: boolean; stockOnHand?: number }
+interface ApiItem { id: string; name: string; imageUrl?: string; variations: ApiVariation[] }
+
+describe('back office catalog', () => {
+  let server: ServerUnderTest;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    server = await startServerUnderTest();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+    page.on('pageerror', (err) => console.error('[page error]', err));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('generates and attaches a picture, edits a price, shows field errors and receives stock', { timeout: 180_000 }, async () => {
+    const item = server.catalog.items.find((i) => i.variations.length === 1 && !i.imageUrl && i.modifierLists.length === 0);
+    expect(item, 'a single-variation item without a picture in the demo catalog').toBeDefined();
+    if (!item) return;
+    const before = await api<{ balance: number }>('/api/v1/credits');
+
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page);
+    const catalog = await backOffice.catalog();
+    await catalog.search(item.name);
+    await catalog.row(item.id).waitFor();
+    const editor = await catalog.edit(item.name);
+    await expect.poll(() => editor.creditBalance.textContent()).toBe(String(before.balance));
+
+    /* Generate a picture from the item name, preview it, attach it. */
+    await editor.generatePicture();
+    const previewLoaded = await editor.root.getByTestId('picture-preview').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    expect(previewLoaded).toBeGreaterThan(0);
+    await editor.attachPicture();
+    // The attached picture shows in the editor (a real PNG through the same-origin media path).
+    const attachedWidth = await editor.root.getByTestId('item-picture').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    expect(attachedWidth).toBeGreaterThan(0);
+    await page.screenshot({ path: '/tmp/backoffice-item-editor.png' });
+    const withPicture = await api<ApiItem>(`/api/pos/catalog/items/${item.id}`);
+    expect(withPicture.imageUrl).toMatch(/\/api\/v1\/media\/med_[0-9A-Z]{26}\.png$/);
+    const png = await fetch(new URL(new URL(withPicture.imageUrl!).pathname, server.baseUrl));
+    expect(png.status).toBe(200);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    const after = await api<{ balance: number }>('/api/v1/credits');
+    expect(after.balance).toBe(before.balance - 1);
+    await expect.poll(() => editor.creditBalance.textContent()).toBe(String(before.balance - 1));
+
+    /* A GTIN with a bad check digit: the server's problem names variations.0.gtin, shown next to that field. */
+    await editor.setGtin(0, '12345678');
+    await editor.pressEnterInPrice();
+    const gtinError = editor.variation(0).getByTestId('field-error');
+    await gtinError.waitFor();
+    await expect(gtinError.textContent()).resolves.toMatch(/GTIN/);
+    expect((await api<ApiItem>(`/api/pos/catalog/items/${item.id}`)).variations[0]!.gtin).toBe(item.variations[0]!.gtin);
+
+    /* Price typed in dollars, saved with Enter; the server holds integer cents. */
+    await editor.setGtin(0, item.variations[0]!.gtin ?? '');
+    await editor.setPrice(0, '12.29');
+    await editor.pressEnterInPrice();
+    await editor.waitForSaved();
+    const repriced = await api<ApiItem>(`/api/pos/catalog/items/${item.id}`);
+    expect(repriced.variations[0]!.priceCents).toBe(1229);
+    expect(repriced.imageUrl).toBe(withPicture.imageUrl);
+    await editor.close();
+    await expect(catalog.row(item.id).textContent()).resolves.toContain('$12.29');
+    await page.screenshot({ path: '/tmp/backoffice-catalog.png' });
+
+    /* Stock: a tracked variation receives 7 units. */
+    const tracked = server.catalog.items.find((i) => i.variations.some((v) => v.trackStock));
+    expect(tracked, 'an item that tracks stock in the demo catalog').toBeDefined();
+    if (!tracked) return;
+    const variation = tracked.variations.find((v) => v.trackStock)!;
+    const onHandBefore = (await api<ApiItem>(`/api/pos/catalog/items/${tracked.id}`)).variations.find((v) => v.id === variation.id)!.stockOnHand ?? 0;
+    await catalog.search(tracked.name);
+    await catalog.row(tracked.id).waitFor();
+    const stockEditor = await catalog.edit(tracked.name);
+    await stockEditor.stockRow(variation.id).waitFor();
+    await stockEditor.moveStock(variation.id, 'receive', '7');
+    await expect.poll(() => stockEditor.stockRow(variation.id).getByTestId('stock-on-hand').textContent()).toBe(String(onHandBefore + 7));
+    const levels = await api<{ data: { variationId: string; onHand: number }[] }>(`/api/pos/catalog/inventory?variationId=${variation.id}`);
+    expect(levels.data[0]?.onHand).toBe(onHandBefore + 7);
+
+    /* A count sets the units on hand; an alert level above it raises the low-stock alert on the catalog list. */
+    await stockEditor.moveStock(variation.id, 'count', '3');
+    await expect.poll(() => stockEditor.stockRow(variation.id).getByTestId('stock-on-hand').textContent()).toBe('3');
+    const threshold = stockEditor.stockRow(variation.id).getByTestId('stock-threshold');
+    await threshold.fill('5');
+    await threshold.press('Tab');
+    await expect.poll(() => stockEditor.stockRow(variation.id).textContent()).toContain('low');
+    const low = await api<{ data: { variationId: string; onHand: number; isLow: boolean }[] }>('/api/pos/catalog/inventory/low-stock');
+    expect(low.data.find((l) => l.variationId === variation.id)).toMatchObject({ onHand: 3, isLow: true });
+    await stockEditor.close();
+    await expect.poll(() => page.getByTestId('low-stock-alerts').textContent()).toContain(tracked.name);
+  });
+
+  it('creates an item from the editor and finds it with the category filter', { timeout: 60_000 }, async () => {
+    const backOffice = new BackOfficePage(page);
+    const catalog = await backOffice.catalog();
+    await catalog.search('');
+    await page.getByTestId('catalog-new-item').click();
+    const editor = new ItemEditorDialog(page);
+    await editor.root.waitFor();
+    await editor.root.getByTestId('item-name').fill('Test Kitchen Scone');
+    await editor.root.getByTestId('item-category').fill('Test Kitchen');
+    await editor.variation(0).getByTestId('variation-sku').fill('TK-SCONE');
+    await editor.setPrice(0, '2.05');
+    await editor.pressEnterInPrice();
+    await editor.waitForSaved();
+    const found = await api<{ data: ApiItem[] }>('/api/pos/catalog?q=TK-SCONE');
+    expect(found.data).toHaveLength(1);
+    expect(found.data[0]!.variations[0]).toMatchObject({ priceCents: 205, name: 'Regular' });
+    await editor.close();
+
+    await page.getByTestId('catalog-category').selectOption('Test Kitchen');
+    await expect.poll(() => catalog.rows.count()).toBe(1);
+    await expect(catalog.row(found.data[0]!.id).textContent()).resolves.toContain('$2.05');
+    await page.getByTestId('catalog-category').selectOption('');
+  });
+
+  it('imports the Shopify template CSV with per-line counts and exports the catalog', { timeout: 180_000 }, async () => {
+    const csv = readFileSync(TEMPLATE_CSV, 'utf8');
+    const dataLines = csv.split(/\r?\n/).filter((l) => l.trim() !== '').length - 1;
+    const lines = csv.split(/\r?\n/).slice(1).filter((l) => l.trim() !== '');
+    const handles = new Set(lines.map((l) => l.split(',')[0]));
+    // Shopify's Status is the last column (never quoted in this file); archived products are not imported.
+    const archived = lines.flatMap((l, i) => (l.split(',').at(-1) === 'archived' ? [{ handle: l.split(',')[0], line: i + 2 }] : []));
+    expect(archived.length).toBeGreaterThan(0);
+
+    const backOffice = new BackOfficePage(page);
+    const section = await backOffice.importExport();
+    await section.importFile(TEMPLATE_CSV);
+    const rows = await section.count('import-rows');
+    const imported = await section.count('import-imported');
+    const rejected = await section.count('import-rejected');
+    expect(rows).toBe(dataLines);
+    expect(imported + rejected).toBe(rows);
+    expect(imported).toBeGreaterThan(0);
+    await expect(section.result.getByTestId('import-rejected-line').count()).resolves.toBe(rejected);
+    for (const a of archived) {
+      const line = section.result.locator(`[data-testid="import-rejected-line"][data-line="${a.line}"]`);
+      await expect(line.textContent()).resolves.toMatch(/archived/);
+    }
+    const created = await section.count('import-created');
+    expect(created).toBe(handles.size - new Set(archived.map((a) => a.handle)).size);
+    await expect(section.result.locator('[data-testid="import-item"][data-status="created"]').count()).resolves.toBe(created);
+
+    // The imported items are in the catalog.
+    const found = await api<{ data: ApiItem[] }>(`/api/pos/catalog?q=${encodeURIComponent('Example T-Shirt')}`);
+    expect(found.data.length).toBe(1);
+
+    /* Export: a CSV download holding the imported item. */
+    const path = await section.exportCsv();
+    const exported = readFileSync(path, 'utf8');
+    expect(exported.split(/\r?\n/)[0]).toMatch(/^Handle,Title/);
+    expect(exported).toContain('Example T-Shirt');
+  });
+
+  it('shows "needs a connection" offline while the register keeps its screen', { timeout: 60_000 }, async () => {
+    const backOffice = new BackOfficePage(page);
+    await context.setOffline(true);
+    await backOffice.offlineState.waitFor();
+    await expect(backOffice.offlineState.textContent()).resolves.toMatch(/needs a connection/);
+    const register = new RegisterPage(page);
+    await register.openRegister();
+    await register.scanInput.waitFor();
+    await context.setOffline(false);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Back office → customers in the built register (Debian Chromium) against the real server: create a customer with
+ * marketing consent, find them by phone, edit them, and see the server's refusal of a duplicate phone in the form.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackOfficePage } from './pages/backoffice-page.ts';
+import { RegisterPage } from './pages/register-page.ts';
+import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+interface ApiCustomer { id: string; givenName: string | null; familyName: string | null; phone: string | null; email: string | null; marketingConsent: boolean }
+
+describe('back office customers', () => {
+  let server: ServerUnderTest;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  const api = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${server.staffToken}` } });
+    if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    server = await startServerUnderTest();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (err) => console.error('[page error]', err));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('creates a customer with consent, finds them by phone, edits them, and refuses a duplicate phone', { timeout: 120_000 }, async () => {
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page);
+    const customers = await backOffice.customers();
+
+    /* A phone without its country code: the server's problem (errors[].path = phone) is shown next to the field. */
+    const dialog = await customers.create({ givenName: 'Ada', familyName: 'Lovelace', phone: '(415) 555-0142', email: 'ada@example.com', consent: true });
+    const phoneError = dialog.getByTestId('field-error');
+    await phoneError.waitFor();
+    await expect(phoneError.textContent()).resolves.toMatch(/international format/);
+    await expect(page.getByLabel('Phone').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect((await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142')).data).toHaveLength(0);
+    await dialog.getByTestId('customer-phone').fill('+1 415-555-0142');
+    await dialog.getByTestId('customer-phone').press('Enter');
+    await dialog.getByTestId('customer-saved').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    /* Found by phone digits, in the list and through the API. */
+    await customers.search('5550142');
+    await expect.poll(() => customers.rows.count()).toBe(1);
+    await expect(customers.rows.first().textContent()).resolves.toContain('Ada Lovelace');
+    const found = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142');
+    expect(found.data).toHaveLength(1);
+    expect(found.data[0]).toMatchObject({ givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com', marketingConsent: true });
+    expect(found.data[0]!.phone).toBe('+14155550142');
+    const id = found.data[0]!.id;
+
+    /* Edit: a new e-mail, consent withdrawn; the purchase history is shown (empty). */
+    await page.getByRole('button', { name: 'Edit Ada Lovelace' }).click();
+    const edit = page.getByRole('dialog');
+    await edit.getByText('No purchases yet.').waitFor();
+    await edit.getByTestId('customer-email').fill('ada.l@example.com');
+    await edit.getByTestId('customer-consent').uncheck();
+    await edit.getByTestId('customer-email').press('Enter');
+    await edit.getByTestId('customer-saved').waitFor();
+    const edited = await api<ApiCustomer>(`/api/pos/customers/${id}`);
+    expect(edited).toMatchObject({ email: 'ada.l@example.com', marketingConsent: false });
+    await page.keyboard.press('Escape');
+    await edit.waitFor({ state: 'detached' });
+
+    /* A second customer with the same phone: the server's 409 problem is shown, nothing is created. */
+    const duplicate = await customers.create({ givenName: 'Grace', phone: '+14155550142' });
+    const duplicateError = duplicate.getByTestId('field-error');
+    await duplicateError.waitFor();
+    await expect(duplicateError.textContent()).resolves.toContain(id);
+    await expect(duplicate.getByTestId('customer-phone').getAttribute('aria-invalid')).resolves.toBe('true');
+    const all = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142');
+    expect(all.data).toHaveLength(1);
+  });
+});

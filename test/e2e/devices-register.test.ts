@@ -1,0 +1,252 @@
+/**
+ * The register with its devices (DESIGN §11), end to end: the built register in Debian's Chromium, the real sync
+ * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals. What
+ * the printer "prints" is read back by decoding the ESC/POS bytes the simulator received.
+ *
+ * - pairing through the Devices view, simulated devices shown, test print;
+ * - card approved → sale stored, receipt printed with the total and the card's last four;
+ * - card declined → the sale stays open with the terminal's reason (then cash: drawer kicked, receipt printed);
+ * - printer switched off mid-job → the receipt prints exactly once when it is back on;
+ * - terminal response lost → a STATUS query resolves it, and the card is charged exactly once;
+ * - check scanned → routing / account / check number shown, stored on the tender and printed.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { RegisterPage } from './pages/register-page.ts';
+import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TIMEOUT = 30_000;
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = TIMEOUT): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Retries an assertion until it passes (the page updates asynchronously). */
+async function eventually(assertion: () => Promise<void>, timeoutMs = TIMEOUT): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('register with devices through the web hardware bridge', () => {
+  let server: ServerUnderTest;
+  let bridge: DeviceBridge;
+  let sim: DeviceSimulators;
+  let dir: string;
+  let browser: Browser;
+  let page: Page;
+  let register: RegisterPage;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'devices-e2e-'));
+    server = await startServerUnderTest();
+    bridge = await startDeviceBridge({
+      dataDir: dir,
+      port: 0,
+      allowedOrigins: [server.baseUrl],
+      terminalResponseTimeoutMs: 1500,
+      terminalStatusTimeoutMs: 1000,
+      printerRetryIntervalMs: 100,
+      simulatorProcessingMs: 20,
+    });
+    sim = bridge.hub.simulators!;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const context = await browser.newContext();
+    page = await context.newPage();
+    register = await RegisterPage.open(page, server.baseUrl);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await bridge?.close();
+    await server?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The visible element with this test id (the register stays mounted, hidden, under the Devices view). */
+  const shown = (testId: string) => page.locator(`[data-testid="${testId}"]:visible`);
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
+  const receiptsWith = (text: string) => sim.printer.receipts.filter((receipt) => receipt.text.includes(text));
+
+  /** Adds items by id (one tap each) and opens the tender dialog; answers the total shown. */
+  async function ringUp(itemIds: string[]): Promise<string> {
+    for (const id of itemIds) await register.tapItem(id);
+    await page.getByTestId('charge').click();
+    return (await page.getByTestId('tender-total').textContent()) ?? '';
+  }
+
+  it('shows that no bridge is paired and keeps selling cash-only', async () => {
+    await eventually(async () => expect(await shown('device-state').getAttribute('data-connection')).toBe('unpaired'));
+    await ringUp(['itm_haircut']);
+    await page.getByTestId('tender-method-card').click();
+    await eventually(async () => expect(await page.getByTestId('device-unavailable').textContent()).toContain('cash only'));
+    expect(await page.getByTestId('charge-card').isDisabled()).toBe(true);
+    await page.getByTestId('tender-method-cash').click();
+    await page.getByRole('button', { name: /^Exact / }).click();
+    await page.getByTestId('complete-sale').click();
+    await eventually(async () => expect(await page.getByTestId('print-note').textContent()).toContain('not printed'));
+    await page.getByTestId('new-sale').click();
+    expect(sim.printer.receipts).toHaveLength(0);
+  });
+
+  it('pairs through the Devices view, shows the simulators and prints a test page', async () => {
+    await nav('Devices');
+    await page.getByTestId('bridge-url').fill(bridge.url);
+    await page.getByTestId('bridge-token').fill('wrong-token-wrong-token');
+    await page.getByTestId('bridge-connect').click();
+    await eventually(async () => expect(await shown('device-state').getAttribute('data-connection')).toBe('refused'));
+
+    await page.getByTestId('bridge-token').fill(bridge.token);
+    await page.getByTestId('bridge-connect').click();
+    await eventually(async () => expect(await shown('device-state').getAttribute('data-connection')).toBe('ready'));
+    await eventually(async () => expect(await shown('device-printer').textContent()).toContain('Simulated printer'));
+    await eventually(async () => expect(await page.getByTestId('device-mode-printer').inputValue()).toBe('simulator'));
+
+    await page.getByTestId('test-print').click();
+    await until(() => receiptsWith('TEST PRINT').length === 1, 'the test page');
+    expect(sim.printer.receipts[0]!.events.some((event) => event.type === 'qr')).toBe(true);
+    await nav('Register');
+    await eventually(async () => expect(await shown('device-terminal').textContent()).toContain('Simulated card terminal'));
+  });
+
+  it('completes an approved card sale and prints the total and the last four', async () => {
+    const before = sim.printer.receipts.length;
+    const total = await ringUp(['itm_haircut']);
+    expect(total).toBe('$35.00');
+    await page.getByTestId('tender-method-card').click();
+    await page.getByTestId('charge-card').click();
+    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+    const receiptNumber = (await page.getByTestId('receipt-number').textContent())!;
+
+    await until(() => sim.printer.receipts.length === before + 1, 'the printed receipt');
+    const printed = sim.printer.receipts.at(-1)!;
+    expect(printed.text).toContain(receiptNumber);
+    expect(printed.text).toMatch(/TOTAL\s+\$35\.00/);
+    expect(printed.text).toContain('VISA **** 4242');
+    expect(printed.events.some((event) => event.type === 'qr')).toBe(true);
+    expect(printed.text).not.toMatch(/\d{12,}/); // never a card number
+    expect(sim.terminal.charges().filter((c) => c.result.amountCents === 3500)).toHaveLength(1);
+    await page.getByTestId('new-sale').click();
+  });
+
+  it('keeps the sale open after a declined card, then takes cash and opens the drawer', async () => {
+    const total = await ringUp(['itm_croissant', 'itm_chocolate_cookie', 'itm_chocolate_cookie', 'itm_dasani_water']);
+    expect(total).toBe('$12.01'); // cents 01: the terminal simulator declines (insufficient funds)
+    await page.getByTestId('tender-method-card').click();
+    await page.getByTestId('charge-card').click();
+    await eventually(async () => expect(await page.getByTestId('card-message').textContent()).toContain('Card declined: insufficient funds'));
+    await page.getByRole('dialog', { name: 'Card payment' }).waitFor();
+    expect(await page.getByTestId('receipt').count()).toBe(0);
+    expect(sim.terminal.charges().some((c) => c.result.amountCents === 1201)).toBe(false);
+
+    const kicks = sim.printer.drawerKicks;
+    const printedBefore = sim.printer.receipts.length;
+    await page.getByTestId('tender-method-cash').click();
+    await page.getByTestId('cash-tendered').fill('20');
+    await page.getByTestId('complete-sale').click();
+    await eventually(async () => expect(((await page.getByTestId('receipt-change').textContent()) ?? '').trim()).toBe('$7.99'));
+    await until(() => sim.printer.drawerKicks === kicks + 1, 'the drawer kick');
+    await until(() => sim.printer.receipts.length === printedBefore + 1, 'the cash receipt');
+    expect(sim.printer.receipts.at(-1)!.text).toMatch(/Change\s+\$7\.99/);
+    await page.getByTestId('new-sale').click();
+  });
+
+  it('prints the receipt exactly once when a printer switched off mid-job comes back', async () => {
+    const before = sim.printer.receipts.length;
+    sim.printer.powerOffAfter(60); // the power goes after the first 60 bytes of the next job
+    await ringUp(['itm_blow_dry']);
+    await page.getByTestId('tender-method-card').click();
+    await page.getByTestId('charge-card').click();
+    const receiptNumber = (await page.getByTestId('receipt-number').textContent({ timeout: TIMEOUT }))!;
+    await until(() => sim.printer.torn.length === 1, 'the half-printed page');
+    await eventually(async () => expect(await shown('device-printer').getAttribute('data-state')).toBe('offline'));
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a few retries while it is off
+    expect(sim.printer.receipts.length).toBe(before);
+
+    sim.printer.setPower(true);
+    await until(() => receiptsWith(receiptNumber).length === 1, 'the receipt after power-on');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiptsWith(receiptNumber)).toHaveLength(1);
+    expect(receiptsWith(receiptNumber)[0]!.text).toMatch(/TOTAL\s+\$30\.00/);
+    expect(sim.printer.receipts.length).toBe(before + 1);
+    await page.getByTestId('new-sale').click();
+  });
+
+  it('resolves a lost terminal response with a status query and charges exactly once', async () => {
+    const requestsBefore = sim.terminal.requests.length;
+    sim.terminal.dropNextResponses(1);
+    await ringUp(['itm_beard_trim']);
+    await page.getByTestId('tender-method-card').click();
+    await page.getByTestId('charge-card').click();
+    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+
+    const requests = sim.terminal.requests.slice(requestsBefore);
+    const sale = requests.find((r) => r.type === 'sale');
+    expect(sale).toBeDefined();
+    const forRef = requests.filter((r) => r.ref === sale!.ref).map((r) => r.type);
+    expect(forRef.filter((type) => type === 'sale')).toHaveLength(1);
+    expect(forRef.lastIndexOf('status')).toBeGreaterThan(forRef.indexOf('sale')); // asked after the lost answer
+    expect(sim.terminal.chargeCount(sale!.ref)).toBe(1);
+    expect(sim.terminal.charges().filter((c) => c.result.amountCents === 1500)).toHaveLength(1);
+    await page.getByTestId('new-sale').click();
+  });
+
+  it('shows an unknown outcome while the terminal is silent, then settles it with a status query, charged once', async () => {
+    sim.terminal.setOnline(false);
+    const requestsBefore = sim.terminal.requests.length;
+    await ringUp(['itm_beard_trim', 'itm_beard_trim']);
+    await page.getByTestId('tender-method-card').click();
+    await page.getByTestId('charge-card').click();
+    await eventually(async () => expect(await page.getByTestId('card-message').getAttribute('data-phase')).toBe('unknown'));
+    expect(await page.getByTestId('card-message').textContent()).toContain('outcome is unknown');
+    expect(await page.getByTestId('receipt').count()).toBe(0);
+
+    sim.terminal.setOnline(true);
+    await page.getByTestId('card-check-again').click();
+    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+    const requests = sim.terminal.requests.slice(requestsBefore);
+    const sale = requests.find((r) => r.type === 'sale')!;
+    expect(requests[0]).toMatchObject({ type: 'status', ref: sale.ref }); // asked before charging
+    expect(requests.filter((r) => r.type === 'sale')).toHaveLength(1);
+    expect(sim.terminal.chargeCount(sale.ref)).toBe(1);
+    expect(sim.terminal.charges().filter((c) => c.result.amountCents === 3000)).toHaveLength(2); // this one + the blow-dry sale
+    await page.getByTestId('new-sale').click();
+  });
+
+  it('takes a scanned check and keeps routing, account and check number', async () => {
+    const before = sim.printer.receipts.length;
+    await ringUp(['itm_haircut']);
+    await page.getByTestId('tender-method-check').click();
+    await page.getByRole('dialog', { name: 'Check payment' }).waitFor();
+    await page.getByTestId('scan-check').click();
+    await eventually(async () => expect(((await page.getByTestId('check-routing').textContent()) ?? '').trim()).toBe('075901231'));
+    await eventually(async () => expect(((await page.getByTestId('check-account').textContent()) ?? '').trim()).toBe('456327'));
+    await eventually(async () => expect(((await page.getByTestId('check-number').textContent()) ?? '').trim()).toBe('0101'));
+    await page.getByTestId('complete-check-sale').click();
+    await eventually(async () => expect(await page.getByTestId('receipt-check').textContent()).toContain('#0101 · routing 075901231 · account •••• 6327'));
+    await until(() => sim.printer.receipts.length === before + 1, 'the check receipt');
+    expect(sim.printer.receipts.at(-1)!.text).toMatch(/Check #0101\s+\$35\.00/);
+    await page.getByTestId('new-sale').click();
+  });
+});

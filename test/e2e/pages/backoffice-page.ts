@@ -1,0 +1,271 @@
+/**
+ * Page objects of the back office (renderer/src/backoffice): found by role, label or test id; actions that open a
+ * screen return its page object.
+ */
+import type { Locator, Page } from 'playwright-core';
+
+const TIMEOUT = 30_000;
+
+export class BackOfficePage {
+  readonly root: Locator;
+
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('backoffice');
+  }
+
+  /** Opens the back office from the main navigation. */
+  static async open(page: Page): Promise<BackOfficePage> {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Back office' }).click();
+    const bo = new BackOfficePage(page);
+    await bo.root.waitFor({ timeout: TIMEOUT });
+    return bo;
+  }
+
+  get offlineState(): Locator {
+    return this.page.getByTestId('backoffice-offline');
+  }
+
+  private async section(name: string): Promise<void> {
+    await this.page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name }).click();
+  }
+
+  async catalog(): Promise<CatalogSection> {
+    await this.section('Catalog');
+    return new CatalogSection(this.page);
+  }
+
+  async importExport(): Promise<ImportExportSection> {
+    await this.section('Import & export');
+    return new ImportExportSection(this.page);
+  }
+
+  async customers(): Promise<CustomersSection> {
+    await this.section('Customers');
+    return new CustomersSection(this.page);
+  }
+
+  async payRequests(): Promise<PayRequestsSection> {
+    await this.section('Pay requests');
+    return new PayRequestsSection(this.page);
+  }
+
+  async reports(): Promise<ReportsSection> {
+    await this.section('Reports');
+    const reports = new ReportsSection(this.page);
+    await reports.sales.waitFor({ timeout: TIMEOUT });
+    return reports;
+  }
+
+  async invoices(): Promise<InvoicesSection> {
+    await this.section('Invoices');
+    return new InvoicesSection(this.page);
+  }
+}
+
+export class CatalogSection {
+  readonly rows: Locator;
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('catalog-row');
+  }
+
+  async search(text: string): Promise<void> {
+    await this.page.getByTestId('catalog-search').fill(text);
+  }
+
+  row(itemId: string): Locator {
+    return this.page.locator(`[data-testid="catalog-row"][data-item-id="${itemId}"]`);
+  }
+
+  /** Opens the editor of the item named `name` (its row must be listed). */
+  async edit(name: string): Promise<ItemEditorDialog> {
+    await this.page.getByRole('button', { name: `Edit ${name}`, exact: true }).click();
+    const dialog = new ItemEditorDialog(this.page);
+    await dialog.root.waitFor({ timeout: TIMEOUT });
+    return dialog;
+  }
+}
+
+export class ItemEditorDialog {
+  readonly root: Locator;
+  readonly creditBalance: Locator;
+  constructor(readonly page: Page) {
+    this.root = page.getByRole('dialog');
+    this.creditBalance = this.root.getByTestId('credit-balance');
+  }
+
+  variation(index: number): Locator {
+    return this.root.getByTestId('variation-row').nth(index);
+  }
+
+  async setPrice(index: number, dollars: string): Promise<void> {
+    await this.variation(index).getByTestId('variation-price').fill(dollars);
+  }
+
+  async setGtin(index: number, gtin: string): Promise<void> {
+    await this.variation(index).getByTestId('variation-gtin').fill(gtin);
+  }
+
+  /** Submits with Enter in the first price field (keyboard path). */
+  async pressEnterInPrice(index = 0): Promise<void> {
+    await this.variation(index).getByTestId('variation-price').press('Enter');
+  }
+
+  async waitForSaved(): Promise<void> {
+    await this.root.getByTestId('item-saved').waitFor({ timeout: TIMEOUT });
+  }
+
+  async generatePicture(): Promise<void> {
+    await this.root.getByTestId('generate-picture').click();
+    await this.root.getByTestId('picture-preview').waitFor({ timeout: 60_000 });
+  }
+
+  async attachPicture(): Promise<void> {
+    await this.root.getByTestId('attach-picture').click();
+    await this.root.getByTestId('picture-attached').waitFor({ timeout: TIMEOUT });
+  }
+
+  stockRow(variationId: string): Locator {
+    return this.root.locator(`[data-testid="stock-row"][data-variation-id="${variationId}"]`);
+  }
+
+  async moveStock(variationId: string, kind: 'receive' | 'adjust' | 'count', units: string): Promise<void> {
+    const row = this.stockRow(variationId);
+    await row.getByTestId('stock-kind').selectOption(kind);
+    await row.getByTestId('stock-amount').fill(units);
+    await row.getByTestId('stock-amount').press('Enter');
+  }
+
+  async close(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.root.waitFor({ state: 'detached' });
+  }
+}
+
+export class ImportExportSection {
+  readonly result: Locator;
+  constructor(readonly page: Page) {
+    this.result = page.getByTestId('import-result');
+  }
+
+  async importFile(path: string): Promise<void> {
+    await this.page.getByTestId('csv-file').setInputFiles(path);
+    await this.page.getByTestId('csv-import').click();
+    await this.result.waitFor({ timeout: 60_000 });
+  }
+
+  async count(testId: 'import-rows' | 'import-imported' | 'import-rejected' | 'import-created' | 'import-updated'): Promise<number> {
+    return Number(await this.result.getByTestId(testId).textContent());
+  }
+
+  /** Clicks "Download CSV" and answers the downloaded file's path. */
+  async exportCsv(): Promise<string> {
+    const [download] = await Promise.all([this.page.waitForEvent('download'), this.page.getByTestId('csv-export').click()]);
+    const path = await download.path();
+    if (!path) throw new Error('the download has no file');
+    return path;
+  }
+}
+
+export class CustomersSection {
+  readonly rows: Locator;
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('customer-row');
+  }
+
+  async search(text: string): Promise<void> {
+    await this.page.getByTestId('customer-search').fill(text);
+  }
+
+  async create(fields: { givenName?: string; familyName?: string; phone?: string; email?: string; consent?: boolean }): Promise<Locator> {
+    await this.page.getByTestId('customer-new').click();
+    const dialog = this.page.getByRole('dialog');
+    await dialog.waitFor();
+    for (const [key, value] of Object.entries(fields)) {
+      if (key === 'consent' || value === undefined) continue;
+      await dialog.getByTestId(`customer-${key}`).fill(String(value));
+    }
+    if (fields.consent) await dialog.getByTestId('customer-consent').check();
+    await dialog.getByTestId('customer-save').click();
+    return dialog;
+  }
+}
+
+export class PayRequestsSection {
+  readonly rows: Locator;
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('pay-request-row');
+  }
+
+  /** Fills the form and presses Enter in the memo field; answers when the confirmation shows. */
+  async create(fields: { amount: string; phone: string; memo?: string }): Promise<void> {
+    await this.page.getByTestId('pay-request-amount').fill(fields.amount);
+    await this.page.getByTestId('pay-request-phone').fill(fields.phone);
+    await this.page.getByTestId('pay-request-memo').fill(fields.memo ?? '');
+    await this.page.getByTestId('pay-request-memo').press('Enter');
+  }
+
+  row(id: string): Locator {
+    return this.page.locator(`[data-testid="pay-request-row"][data-pay-request-id="${id}"]`);
+  }
+
+  async cancel(id: string): Promise<void> {
+    await this.row(id).getByTestId('pay-request-cancel').click();
+    await this.row(id).getByTestId('pay-request-confirm-cancel').click();
+    await this.page.locator(`[data-testid="pay-request-row"][data-pay-request-id="${id}"][data-status="canceled"]`).waitFor({ timeout: TIMEOUT });
+  }
+}
+
+export class InvoicesSection {
+  readonly rows: Locator;
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('invoice-row');
+  }
+
+  row(id: string): Locator {
+    return this.page.locator(`[data-testid="invoice-row"][data-invoice-id="${id}"]`);
+  }
+
+  async waitForStatus(id: string, status: string): Promise<void> {
+    await this.page.locator(`[data-testid="invoice-row"][data-invoice-id="${id}"][data-status="${status}"]`).waitFor({ timeout: TIMEOUT });
+  }
+
+  /** Creates a draft for the customer found by `customerSearch` with one custom line. */
+  async createDraft(customerSearch: string, line: { description: string; amount: string; quantity?: string }): Promise<void> {
+    await this.page.getByTestId('invoice-new').click();
+    const form = this.page.getByTestId('invoice-form');
+    await form.getByTestId('invoice-customer-search').fill(customerSearch);
+    await form.locator('[data-testid="invoice-customer"] option:not([value=""])').first().waitFor({ state: 'attached' });
+    await form.getByTestId('invoice-line-description').fill(line.description);
+    await form.getByTestId('invoice-line-amount').fill(line.amount);
+    if (line.quantity) await form.getByTestId('invoice-line-quantity').fill(line.quantity);
+    await form.getByTestId('invoice-create').click();
+    await form.waitFor({ state: 'detached', timeout: TIMEOUT });
+  }
+}
+
+export class ReportsSection {
+  readonly sales: Locator;
+  readonly tax: Locator;
+  constructor(readonly page: Page) {
+    this.sales = page.getByTestId('sales-report');
+    this.tax = page.getByTestId('tax-report');
+  }
+
+  async groupBy(grouping: 'day' | 'hour' | 'item' | 'category' | 'tender' | 'staff'): Promise<void> {
+    await this.page.getByTestId('report-group').selectOption(grouping);
+    await this.page.locator(`[data-testid="sales-report"][data-group-by="${grouping}"]`).waitFor({ timeout: TIMEOUT });
+  }
+
+  row(key: string): Locator {
+    return this.sales.locator(`[data-testid="sales-row"][data-key="${key}"]`);
+  }
+
+  /** Clicks a CSV button and answers the downloaded text. */
+  async downloadCsv(testId: 'sales-csv' | 'tax-csv'): Promise<string> {
+    const [download] = await Promise.all([this.page.waitForEvent('download'), this.page.getByTestId(testId).click()]);
+    const path = await download.path();
+    if (!path) throw new Error('the download has no file');
+    const { readFile } = await import('node:fs/promises');
+    return readFile(path, 'utf8');
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The hosted pay page in Chromium (DESIGN §5, §10): a customer opens a Text-to-Pay link, a declined sandbox card
+ * shows the decline and charges nothing, the approved test card pays; the API then shows the request paid with a
+ * balanced journal transaction. The card number never leaves the browser, and the strict CSP is never violated.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Page object of the hosted pay page. */
+class PayPage {
+  constructor(readonly page: Page) {}
+
+  static async open(page: Page, url: string): Promise<PayPage> {
+    await page.goto(url);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    return new PayPage(page);
+  }
+
+  status() {
+    return this.page.locator('#status').getAttribute('data-status');
+  }
+
+  async payByCard(number: string, expiry = '12/34', cvc = '123'): Promise<void> {
+    await this.page.getByRole('tab', { name: 'Card' }).click();
+    await this.page.getByLabel('Card number').fill(number);
+    await this.page.getByLabel('Expiry (MM/YY)').fill(expiry);
+    await this.page.getByLabel('CVC').fill(cvc);
+    await this.page.locator('#panel-card button[type=submit]').click();
+  }
+
+  async payWithWallet(name: 'Apple Pay' | 'Google Pay'): Promise<void> {
+    await this.page.getByRole('tab', { name }).click();
+    await this.page.getByRole('button', { name: new RegExp(`with ${name}`) }).click();
+  }
+
+  async waitForStatus(status: string): Promise<void> {
+    await this.page.locator(`#status[data-status="${status}"]`).waitFor({ timeout: 15_000 });
+  }
+
+  alert() {
+    return this.page.getByRole('alert');
+  }
+}
+
+describe('hosted pay page in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  const cspViolations: string[] = [];
+  const payBodies: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    server = await startTestServer({ listen: true, staticDir: null, webhooks: { enabled: false } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function api(method: 'GET' | 'POST', path: string, body?: unknown, token = server.credentials.appToken) {
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+
+  async function newPage(): Promise<Page> {
+    const page = await browser.newPage();
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) cspViolations.push(msg.text());
+    });
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && /\/pay\/pr_/.test(request.url())) payBodies.push(request.postData() ?? '');
+    });
+    return page;
+  }
+
+  it('a declined test card shows the decline and charges nothing; the approved card pays', { timeout: 120_000 }, async () => {
+    const created = await api('POST', '/api/pos/pay-requests', { amountCents: 2599, phone: '+14155550123', memo: 'Table 4' });
+    expect(created.status).toBe(201);
+    const pr = created.body;
+    const page = await newPage();
+    const pay = await PayPage.open(page, pr.url);
+    expect(await pay.status()).toBe('pending');
+    await expect(page.locator('#amount').textContent()).resolves.toBe('$25.99');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(server.credentials.merchantName);
+    expect(await page.getByText('Table 4').count()).toBe(1);
+
+    await pay.payByCard('4000 0000 0000 0002');
+    await pay.alert().waitFor();
+    expect(await pay.alert().textContent()).toContain('declined');
+    expect(await pay.alert().textContent()).toContain('card_declined');
+    const afterDecline = await api('GET', `/api/pos/pay-requests/${pr.id}`);
+    expect(afterDecline.body.status).toBe('pending');
+    const noJournal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${pr.id}`, undefined, server.credentials.staffToken);
+    expect(noJournal.body.data).toEqual([]);
+
+    await pay.payByCard('4242 4242 4242 4242');
+    await pay.waitForStatus('paid');
+    expect(await page.getByText('visa •••• 4242').count()).toBe(1);
+    await page.close();
+
+    const paid = await api('GET', `/api/pos/pay-requests/${pr.id}`);
+    expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'card', brand: 'visa', last4: '4242', rail: 'card_not_present' } });
+    const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${pr.id}`, undefined, server.credentials.staffToken);
+    expect(journal.body.data).toHaveLength(1);
+    const postings = journal.body.data[0].postings as { accountCode: string; amountCents: number }[];
+    expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
+    expect(postings).toContainEqual({ accountCode: 'card_clearing:card_not_present', amountCents: 2599 });
+
+    expect(payBodies.length).toBeGreaterThanOrEqual(2);
+    for (const body of payBodies) expect(body).not.toMatch(/4242424242424242|4000000000000002|4242 4242/);
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('pays an invoice link with the sandbox Apple Pay wallet; the invoice becomes paid', { timeout: 120_000 }, async () => {
+    const staff = server.credentials.staffToken;
+    const customer = await api('POST', '/api/pos/customers', { givenName: 'Lin', phone: '+14155550177' }, staff);
+    expect(customer.status).toBe(201);
+    const draft = await api('POST', '/api/pos/invoices', { customerId: customer.body.id, customLines: [{ description: 'Hair colour', amountCents: 8500 }], dueDate: '2099-01-31' }, staff);
+    const sent = await api('POST', `/api/pos/invoices/${draft.body.id}/send`, {}, staff);
+    expect(sent.status).toBe(200);
+    const page = await newPage();
+    const pay = await PayPage.open(page, sent.body.payUrl);
+    expect(await page.getByText(`Invoice ${sent.body.number}`).count()).toBe(1);
+    expect(await page.getByText('Hair colour').count()).toBe(1);
+    await pay.payWithWallet('Apple Pay');
+    await pay.waitForStatus('paid');
+    await page.close();
+    const invoice = await api('GET', `/api/pos/invoices/${draft.body.id}`, undefined, staff);
+    expect(invoice.body).toMatchObject({ status: 'paid', balanceDueCents: 0 });
+    expect(invoice.body.payments[0]).toMatchObject({ method: 'apple_pay', rail: 'apple_pay', channel: 'pay_page', amountCents: 8500 });
+    expect(cspViolations).toEqual([]);
+  });
+});

@@ -1,0 +1,185 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiPath } from '../../sync-server/src/http/openapi.ts';
+import { recordedRoutes } from '../../sync-server/src/http/route-doc.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: Record<string, Record<string, any>>;
+};
+
+/** Every `$ref` in `value`, with where it was found. */
+function refsOf(value: unknown, at = '#', out: { ref: string; at: string }[] = []): { ref: string; at: string }[] {
+  if (Array.isArray(value)) value.forEach((v, i) => refsOf(v, `${at}/${i}`, out));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') out.push({ ref: v, at });
+      else refsOf(v, `${at}/${k}`, out);
+    }
+  }
+  return out;
+}
+
+function resolvePointer(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  return ref
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
+}
+
+describe('OpenAPI document and interactive reference', () => {
+  let server: TestServer;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    server = await startTestServer({ listen: true, staticDir: null });
+    const res = await server.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    expect(res.statusCode, res.body).toBe(200);
+    doc = res.json() as Doc;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('is a valid OpenAPI 3.1 document whose every $ref resolves', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)?.slice(0, 4000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    const broken = refsOf(doc).filter(({ ref }) => resolvePointer(doc, ref) === undefined);
+    expect(broken).toEqual([]);
+  });
+
+  it('lists every registered route, and every /api/pos and /api/v1 route has a RouteDoc summary', () => {
+    const routes = recordedRoutes(server.app);
+    expect(routes.length).toBeGreaterThan(20);
+    const missing: string[] = [];
+    const undocumented: string[] = [];
+    for (const route of routes) {
+      const { path } = openApiPath(route.url);
+      const op = doc.paths[path]?.[route.method.toLowerCase()];
+      if (!op) missing.push(`${route.method} ${route.url}`);
+      if (/^\/api\/(pos|v1)\//.test(route.url) && !route.doc?.summary) undocumented.push(`${route.method} ${route.url}`);
+    }
+    expect(missing).toEqual([]);
+    expect(undocumented).toEqual([]);
+    // The document holds nothing that is not registered.
+    const registered = new Set(routes.map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url).path}`));
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item)) expect(registered.has(`${method} ${path}`), `${method} ${path}`).toBe(true);
+    }
+    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+  });
+
+  it('states the conventions: security schemes, problems, Idempotency-Key on POSTs, rate-limit headers, cursors', () => {
+    expect(doc.components.securitySchemes).toMatchObject({
+      staffToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      appToken: { type: 'http', scheme: 'bearer' },
+    });
+    expect(doc.components.schemas!.Problem).toMatchObject({ required: ['type', 'title', 'status', 'detail', 'code'] });
+
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!/^\/api\/(pos|v1)\//.test(path)) continue;
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const params = (op.parameters ?? []) as Array<{ $ref?: string; name?: string; in?: string }>;
+        if (method === 'post') {
+          expect(params.some((p) => p.$ref === '#/components/parameters/IdempotencyKey'), where).toBe(true);
+          expect(op.responses['422'], where).toBeDefined();
+        }
+        if (op.security?.length) {
+          expect(op.responses['401'], where).toEqual({ $ref: '#/components/responses/Unauthorized' });
+          expect(op.responses['403'], where).toBeDefined();
+        }
+        // Every error response is a problem.
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          if (Number(status) < 400) continue;
+          const resolved = response.$ref ? resolvePointer(doc, response.$ref) as any : response;
+          expect(resolved.content['application/problem+json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
+        }
+        // A list with a cursor documents the shared Cursor parameter.
+        if (params.some((p) => p.name === 'cursor')) throw new Error(`${where}: cursor not via #/components/parameters/Cursor`);
+      }
+    }
+
+    const orders = doc.paths['/api/pos/orders']!.get;
+    expect(orders.security).toEqual([{ staffToken: [] }, { appToken: ['orders:read'] }]);
+    expect(orders.parameters).toContainEqual({ $ref: '#/components/parameters/Cursor' });
+    expect(orders.responses['200'].headers.RateLimit).toEqual({ $ref: '#/components/headers/RateLimit' });
+    expect(orders.responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
+
+    const sales = doc.paths['/api/pos/reports/sales']!.get;
+    expect(sales.security).toEqual([{ staffToken: [] }]);
+    expect(Object.keys(sales.responses['200'].content)).toEqual(['application/json', 'text/csv']);
+    expect(sales.parameters).toContainEqual(expect.objectContaining({ name: 'from', in: 'query', required: true }));
+    expect(sales.parameters).toContainEqual(expect.objectContaining({ name: 'groupBy', schema: expect.objectContaining({ enum: ['day', 'hour', 'item', 'category', 'tender', 'staff'] }) }));
+
+    const payRequest = doc.paths['/api/pos/pay-requests']?.post;
+    expect(payRequest?.security).toEqual([{ staffToken: [] }, { appToken: ['pay:create'] }]);
+    expect(payRequest?.requestBody.content['application/json'].schema).toMatchObject({ type: 'object' });
+
+    expect(doc.paths['/api/sync/{collection}/push']!.post.requestBody).toBeDefined();
+    expect(doc.paths['/api/openapi.json']!.get.security).toEqual([]);
+  });
+
+  it('keeps /api/v1/openapi.json as the /api/v1 slice of the same builder', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const v1 = res.json() as Doc;
+    expect(Object.keys(v1.paths).every((p) => p.startsWith('/api/v1/'))).toBe(true);
+    expect(v1.paths['/api/v1/images/generate']!.post).toEqual(doc.paths['/api/v1/images/generate']!.post);
+    const result = await new Validator().validate(structuredClone(v1));
+    expect(result.valid, JSON.stringify(result.errors)).toBe(true);
+  });
+
+  it('serves the interactive reference from local files only, and it renders the operations offline', async () => {
+    const page = await server.app.inject({ method: 'GET', url: '/api/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.body).not.toMatch(/https?:\/\//);
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js', 'favicon-32x32.png']) {
+      const res = await server.app.inject({ method: 'GET', url: `/api/docs/assets/${asset}` });
+      expect(res.statusCode, asset).toBe(200);
+      expect(res.rawPayload.length, asset).toBeGreaterThan(100);
+    }
+    const unknown = await server.app.inject({ method: 'GET', url: '/api/docs/assets/..%2Fpackage.json' });
+    expect(unknown.statusCode).toBe(404);
+
+    let browser: Browser | undefined;
+    try {
+      browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      });
+      const context = await browser.newContext();
+      const outside: string[] = [];
+      // Anything not served by this server is refused and remembered: the page must not need it.
+      await context.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(server.baseUrl) || url.startsWith('data:')) return route.continue();
+        outside.push(url);
+        return route.abort();
+      });
+      const tab = await context.newPage();
+      const errors: string[] = [];
+      tab.on('pageerror', (err) => errors.push(err.message));
+      await tab.goto(`${server.baseUrl}/api/docs`);
+      await tab.getByText('Register API', { exact: false }).first().waitFor({ timeout: 20_000 });
+      await tab.locator('.opblock-summary-path', { hasText: '/api/pos/reports/sales' }).first().waitFor({ timeout: 20_000 });
+      expect(await tab.locator('.opblock').count()).toBeGreaterThan(20);
+      expect(outside).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser?.close();
+    }
+  }, 60_000);
+});
