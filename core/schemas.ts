@@ -274,13 +274,18 @@ export const payRequestCreateSchema = z
     lineItems: z.array(lineItemInputSchema).min(1).max(100).optional(),
     phone: e164Phone,
     memo: z.string().max(MAX_MEMO_LENGTH).optional(),
+    /** An open order this link pays (its balance due, computed on the server); instead of amountCents or lineItems. */
+    orderId: id('ord').optional(),
   })
   .superRefine((body, ctx) => {
-    if (body.amountCents === undefined && body.lineItems === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'either amountCents or lineItems is required' });
+    if (body.amountCents === undefined && body.lineItems === undefined && body.orderId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'one of amountCents, lineItems or orderId is required' });
     }
     if (body.amountCents !== undefined && body.lineItems !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['lineItems'], message: 'send either amountCents or lineItems, not both' });
+    }
+    if (body.orderId !== undefined && (body.amountCents !== undefined || body.lineItems !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['orderId'], message: 'an order link is for the order\'s balance due: send no amountCents or lineItems with it' });
     }
   });
 export type PayRequestCreate = z.infer<typeof payRequestCreateSchema>;
@@ -298,6 +303,8 @@ export const payRequestSchema = z.strictObject({
   phone: e164Phone,
   memo: z.string().max(MAX_MEMO_LENGTH).nullable(),
   lineItems: z.array(orderLineSchema).optional(),
+  /** The open order this link pays (created with `orderId`); paying the link records the payment on the order. */
+  orderId: id('ord').optional(),
   url: z.url(),
   expiresAt: isoDate,
   createdAt: isoDate,

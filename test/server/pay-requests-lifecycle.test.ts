@@ -93,6 +93,45 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect((await journalOf(pr.id))[0]!.postings[0]).toEqual({ accountCode: 'card_clearing:ach', amountCents: 1250 });
   });
 
+  it('a link for an open order charges its balance due and, paid, pays the order in the ledger; refused when not open', async () => {
+    const staff = { ...auth(server.credentials.staffToken), 'content-type': 'application/json' };
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/orders',
+      headers: staff,
+      payload: JSON.stringify({ lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 2 }] }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const order = created.json() as { id: string; totalCents: number; balanceDueCents: number; state: string };
+    expect(order.state).toBe('open');
+
+    // The amount comes from the order, never from the caller.
+    const both = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ orderId: order.id, amountCents: 1, phone: '+14155550123' }) });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'orderId' })]));
+    const unknown = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ orderId: 'ord_01J00000000000000000000000', phone: '+14155550123' }) });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().errors[0].path).toBe('orderId');
+
+    const pr = await create({ orderId: order.id, phone: '+14155550123' });
+    expect(pr).toMatchObject({ orderId: order.id, amountCents: order.balanceDueCents, status: 'pending' });
+    const res = await pay(pr.id, { method: 'card', token: 'tok_sbx_visa_4242' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await get(pr.id)).toMatchObject({ status: 'paid', orderId: order.id });
+
+    const paidOrder = (await server.app.inject({ method: 'GET', url: `/api/pos/orders/${order.id}`, headers: auth(server.credentials.staffToken) })).json();
+    expect(paidOrder).toMatchObject({ state: 'paid', balanceDueCents: 0 });
+    expect(paidOrder.payments).toEqual([expect.objectContaining({ amountCents: order.totalCents, reference: pr.id, last4: '4242' })]);
+    for (const jt of await journalOf(order.id)) expect(jt.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
+    const trial = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth(server.credentials.staffToken) })).json();
+    expect(trial.totalCents).toBe(0);
+
+    // Paid now: a second link for it is a 409 naming the order's state.
+    const again = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ orderId: order.id, phone: '+14155550123' }) });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ currentState: 'paid', entity: 'order' });
+  });
+
   it('declined test cards answer 402 with the reason and charge nothing', async () => {
     const pr = await create();
     for (const [token, code] of [

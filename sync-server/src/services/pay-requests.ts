@@ -24,6 +24,7 @@ import { ProblemError, StateConflictError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 import { postJournalTransaction } from './ledger.ts';
 import { applyInvoicePayment } from './invoices.ts';
+import { applyExternalPayment } from './orders.ts';
 import { SandboxProcessor, type PaymentProcessor } from './payments.ts';
 import type { AppContext } from '../context.ts';
 
@@ -67,6 +68,7 @@ interface PayRequestRow {
   expires_at: Date;
   paid_at: Date | null;
   invoice_id: string | null;
+  order_id: string | null;
   canceled_at: Date | null;
   superseded_by: string | null;
   payment: PayRequestRecord['payment'] | null;
@@ -91,10 +93,30 @@ function toRecord(row: PayRequestRow, now: Date): PayRequestRecord {
     createdAt: new Date(row.created_at).toISOString(),
     paidAt: row.paid_at ? new Date(row.paid_at).toISOString() : null,
     ...(row.invoice_id ? { invoiceId: row.invoice_id } : {}),
+    ...(row.order_id ? { orderId: row.order_id } : {}),
     ...(row.canceled_at ? { canceledAt: new Date(row.canceled_at).toISOString() } : {}),
     ...(row.superseded_by ? { supersededBy: row.superseded_by } : {}),
     ...(row.payment ? { payment: row.payment } : {}),
   };
+}
+
+/**
+ * The balance due of an open order of the merchant, in minor units: what a pay link for it charges.
+ * @throws ProblemError 400 naming `orderId` when the order does not exist or is fully paid; 409 naming `currentState`
+ *   when it is not open.
+ */
+async function openOrderBalance(db: Queryable, merchantId: string, orderId: string): Promise<number> {
+  const { rows } = await db.query<{ state: string; total: number | string; tips: number | string; paid: number | string }>(
+    `SELECT state, (data->>'totalCents')::bigint AS total, COALESCE((data->>'tipCents')::bigint, 0) AS tips, COALESCE((data->>'paidCents')::bigint, 0) AS paid
+       FROM orders WHERE id = $1 AND merchant_id = $2`,
+    [orderId, merchantId],
+  );
+  const order = rows[0];
+  if (!order) throw new ProblemError(400, 'unknown_order', `Invalid orderId: order ${orderId} does not exist.`, [{ path: 'orderId', message: 'is not an order of this store' }]);
+  if (order.state !== 'open') throw new StateConflictError('order', orderId, order.state, `Order ${orderId} is ${order.state}: only an open order can be paid by a pay link.`);
+  const due = Number(order.total) + Number(order.tips) - Number(order.paid);
+  if (due < 1) throw new ProblemError(400, 'nothing_due', `Invalid orderId: order ${orderId} has nothing left to pay.`, [{ path: 'orderId', message: 'has no balance due' }]);
+  return due;
 }
 
 /**
@@ -127,6 +149,7 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
     }
   }
   const now = ctx.clock();
+  if (input.orderId) amountCents = await openOrderBalance(ctx.db, merchant.id, input.orderId);
   const id = newId('payRequest');
   const record: PayRequest = {
     id,
@@ -136,6 +159,7 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
     phone: input.phone,
     memo: input.memo ?? null,
     ...(lineItems ? { lineItems } : {}),
+    ...(input.orderId ? { orderId: input.orderId } : {}),
     url: `${ctx.config.baseUrl}/pay/${id}`,
     expiresAt: new Date(now.getTime() + PAY_REQUEST_TTL_MS).toISOString(),
     createdAt: now.toISOString(),
@@ -144,10 +168,14 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
   const smsBody = `${merchant.name}: payment request for ${formatMoney(record.amountCents, record.currency)}${record.memo ? ` (${record.memo})` : ''}. Pay here: ${record.url}`;
   await ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, merchant.id);
+    // Under the merchant lock: the order may have been paid or canceled since the balance was read.
+    if (input.orderId && (await openOrderBalance(tx, merchant.id, input.orderId)) !== record.amountCents) {
+      throw new ProblemError(409, 'order_changed', `Order ${input.orderId} changed while the pay link was being created; try again.`);
+    }
     await tx.query(
-      `INSERT INTO pay_requests (id, merchant_id, status, amount_cents, currency, phone, memo, line_items, url, created_by, created_at, expires_at)
-       VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11)`,
-      [id, merchant.id, record.amountCents, record.currency, record.phone, record.memo, lineItems ? JSON.stringify(lineItems) : null, record.url, callerOf(principal), record.createdAt, record.expiresAt],
+      `INSERT INTO pay_requests (id, merchant_id, status, amount_cents, currency, phone, memo, line_items, url, created_by, created_at, expires_at, order_id)
+       VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)`,
+      [id, merchant.id, record.amountCents, record.currency, record.phone, record.memo, lineItems ? JSON.stringify(lineItems) : null, record.url, callerOf(principal), record.createdAt, record.expiresAt, input.orderId ?? null],
     );
     const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody }, { tx, now });
     await appendAudit(tx, {
@@ -158,7 +186,7 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
       entityType: 'pay_request',
       entityId: id,
       occurredAt: now,
-      data: { amountCents: record.amountCents, currency: record.currency, phone: record.phone, memo: record.memo, smsId: sms.id, lineItemCount: lineItems?.length ?? 0 },
+      data: { amountCents: record.amountCents, currency: record.currency, phone: record.phone, memo: record.memo, smsId: sms.id, lineItemCount: lineItems?.length ?? 0, orderId: input.orderId ?? null },
     });
   });
   return record;
@@ -358,7 +386,22 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
     }
     const actor = `pay_page:${id}`;
     let journalTransactionId: string;
-    if (row.invoice_id) {
+    if (row.order_id) {
+      const order = await applyExternalPayment(tx, ctx, {
+        merchantId,
+        orderId: row.order_id,
+        amountCents,
+        rail: result.rail,
+        reference: id,
+        method: charge.method === 'bank_transfer' ? 'other' : 'card',
+        ...(result.brand ? { cardBrand: result.brand } : {}),
+        ...(result.last4 ? { last4: result.last4 } : {}),
+        actor,
+      });
+      const recorded = order.payments?.find((p) => p.reference === id);
+      if (!recorded?.journalTransactionId) throw new Error(`payment of ${id} on order ${row.order_id} has no journal transaction`);
+      journalTransactionId = recorded.journalTransactionId;
+    } else if (row.invoice_id) {
       const applied = await applyInvoicePayment(tx, ctx, {
         merchantId,
         invoiceId: row.invoice_id,
@@ -399,7 +442,7 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
       entityType: 'pay_request',
       entityId: id,
       occurredAt: now,
-      data: { amountCents, ...payment, invoiceId: row.invoice_id },
+      data: { amountCents, ...payment, invoiceId: row.invoice_id, orderId: row.order_id },
     });
     return toRecord(rows[0]!, now);
   });
