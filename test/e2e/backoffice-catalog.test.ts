@@ -143,7 +143,8 @@ describe('back office catalog', () => {
     await editor.root.getByTestId('item-category').fill('Test Kitchen');
     await editor.variation(0).getByTestId('variation-sku').fill('TK-SCONE');
     await editor.setPrice(0, '2.05');
-    await editor.pressEnterInPrice();
+    // Saved with a tap on the button this time; Escape still closes the dialog afterwards (editor.close below).
+    await editor.root.getByTestId('item-save').click();
     await editor.waitForSaved();
     const found = await api<{ data: ApiItem[] }>('/api/pos/catalog?q=TK-SCONE');
     expect(found.data).toHaveLength(1);

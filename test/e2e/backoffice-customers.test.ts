@@ -1,10 +1,12 @@
 /**
  * Back office → customers in the built register (Debian Chromium) against the real server: create a customer with
- * marketing consent, find them by phone, edit them, and see the server's refusal of a duplicate phone in the form.
+ * marketing consent, find them by phone, edit them, and see the server's refusal of a duplicate phone in the form;
+ * an order paid for them shows in their purchase history.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatMoney } from '../../core/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -19,9 +21,13 @@ describe('back office customers', () => {
   let context: BrowserContext;
   let page: Page;
 
-  const api = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${server.staffToken}` } });
-    if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status} ${await response.text()}`);
+  const api = async <T>(path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      ...(body === undefined
+        ? { headers: { authorization: `Bearer ${server.staffToken}` } }
+        : { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() } }),
+    });
+    if (!response.ok) throw new Error(`${body === undefined ? 'GET' : 'POST'} ${path}: HTTP ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
 
@@ -93,5 +99,28 @@ describe('back office customers', () => {
     await expect(duplicate.getByTestId('customer-phone').getAttribute('aria-invalid')).resolves.toBe('true');
     const all = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142');
     expect(all.data).toHaveLength(1);
+    await page.keyboard.press('Escape');
+    await duplicate.waitFor({ state: 'detached' });
+  });
+
+  it("shows an order paid for the customer in their purchase history", { timeout: 60_000 }, async () => {
+    const [ada] = (await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142')).data;
+    expect(ada).toBeDefined();
+    const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0);
+    expect(item, 'a plain single-variation item in the demo catalog').toBeDefined();
+    if (!ada || !item) return;
+    const order = await api<{ id: string; totalCents: number }>('/api/pos/orders', { customerId: ada.id, lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 2 }] });
+    await api(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] });
+
+    const customers = await new BackOfficePage(page).customers();
+    await customers.search('Ada');
+    await page.getByRole('button', { name: 'Edit Ada Lovelace' }).click();
+    const dialog = page.getByRole('dialog');
+    const row = dialog.getByTestId('customer-order');
+    await row.waitFor();
+    await expect(row.count()).resolves.toBe(1);
+    await expect(row.textContent()).resolves.toContain(formatMoney(order.totalCents, 'USD'));
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 });

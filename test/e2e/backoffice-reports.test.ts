@@ -1,10 +1,12 @@
 /**
  * Back office → reports in the built register (Debian Chromium) against the real server: a sale rung up on the
- * register shows in today's sales summary (totals, by item with a bar, by tender), and the CSV downloads.
+ * register shows in today's sales summary (totals, by item with a bar, by tender), and the CSV downloads; a refund of
+ * it shows in the refunds report; the trial balance of the day balances (debits = credits, as the API says).
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatMoney } from '../../core/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -48,6 +50,8 @@ describe('back office reports', () => {
     await tender.exact();
     const receipt = await tender.complete();
     const totalText = ((await receipt.root.getByTestId('receipt-total').textContent()) ?? '').trim();
+    const orderId = await receipt.root.getAttribute('data-order-id');
+    expect(orderId).toMatch(/^ord_/);
     await receipt.newSale();
     await register.waitForUnsynced(0, 60_000);
 
@@ -73,5 +77,38 @@ describe('back office reports', () => {
     expect(lines.some((l) => l.startsWith('cash'))).toBe(true);
     const taxCsv = await reports.downloadCsv('tax-csv');
     expect(taxCsv.split(/\r\n/)[0]).toMatch(/tax/i);
+
+    /* Nothing refunded yet; then $1.00 of the sale is refunded through the API and the reports reload. */
+    await reports.refunds.getByText('No refunds in this period.').waitFor();
+    const refund = await fetch(`${server.baseUrl}/api/pos/orders/${orderId}/refunds`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify({ amountCents: 100, reason: 'Spilled coffee' }),
+    });
+    expect(refund.status, await refund.clone().text()).toBe(201);
+    await reports.groupBy('day');
+    const refundRow = reports.refunds.locator(`[data-testid="refund-row"][data-order-id="${orderId}"]`);
+    await refundRow.waitFor();
+    await expect(refundRow.textContent()).resolves.toContain('Spilled coffee');
+    await expect(refundRow.getByTestId('refund-amount').textContent()).resolves.toBe('$1.00');
+    const refundsCsv = await reports.downloadCsv('refunds-csv');
+    expect(refundsCsv.split(/\r\n/)[0]).toMatch(/^refundId,orderId,receiptNumber/);
+    expect(refundsCsv).toContain(orderId!);
+
+    /* Trial balance: the day's debits equal its credits, the same figures as the API. */
+    const today = await reports.page.getByTestId('report-from').inputValue();
+    const tbResponse = await fetch(`${server.baseUrl}/api/pos/reports/trial-balance?from=${today}`, { headers: { authorization: `Bearer ${server.staffToken}` } });
+    const tb = (await tbResponse.json()) as { totals: { debitCents: number; creditCents: number }; rows: { code: string; debitCents: number; creditCents: number }[] };
+    expect(tb.totals.debitCents).toBeGreaterThan(0);
+    expect(tb.totals.debitCents).toBe(tb.totals.creditCents);
+    const debits = (await reports.trialBalance.getByTestId('tb-debits').textContent())?.trim();
+    expect(debits).toBe(formatMoney(tb.totals.debitCents, 'USD'));
+    await expect(reports.trialBalance.getByTestId('tb-credits').textContent()).resolves.toBe(debits);
+    const moved = tb.rows.filter((r) => r.debitCents !== 0 || r.creditCents !== 0);
+    await expect(reports.trialBalance.getByTestId('tb-row').count()).resolves.toBeGreaterThanOrEqual(moved.length);
+    for (const r of moved) await reports.trialBalance.locator(`[data-testid="tb-row"][data-code="${r.code}"]`).waitFor();
+    const tbCsv = await reports.downloadCsv('trial-balance-csv');
+    expect(tbCsv.split(/\r\n/)[0]).toBe('code,name,type,openingCents,debitCents,creditCents,closingCents');
+    await page.screenshot({ path: '/tmp/backoffice-reports-ledger.png', fullPage: true });
   });
 });

@@ -189,6 +189,8 @@ export interface Invoice {
   dueDate: string;
   memo: string | null;
   payUrl: string | null;
+  /** The recurring series that generated it (null for a one-off invoice). */
+  seriesId: string | null;
   createdAt: string;
 }
 
@@ -257,6 +259,71 @@ export interface TaxReport {
   currency: string;
   rows: { taxRateId: string; name: string; basisPoints: number; inclusive: boolean; orders: number; taxableCents: Cents; taxCents: Cents }[];
   totals: { taxableCents: Cents; collectedCents: Cents; refundedCents: Cents; netCents: Cents };
+}
+
+/** `GET /api/pos/reports/refunds` (JSON): every refund and cancellation that gave money back in the period. */
+export interface RefundReport {
+  report: 'refunds';
+  period: ReportPeriod;
+  currency: string;
+  rows: {
+    refundId: string;
+    orderId: string;
+    receiptNumber: string;
+    kind: 'refund' | 'cancellation';
+    occurredAt: string;
+    amountCents: Cents;
+    goodsCents: Cents;
+    taxCents: Cents;
+    tipCents: Cents;
+    lines: number;
+    restock: boolean;
+    reason: string | null;
+  }[];
+  totals: { refunds: number; cancellations: number; amountCents: Cents; refundCents: Cents; taxCents: Cents; tipCents: Cents };
+}
+
+/** `GET /api/pos/reports/trial-balance` (JSON): per account, opening, debits, credits and closing (debit > 0). */
+export interface TrialBalanceReport {
+  report: 'trial-balance';
+  period: ReportPeriod;
+  currency: string;
+  rows: { code: string; name: string; type: string; openingCents: Cents; debitCents: Cents; creditCents: Cents; closingCents: Cents }[];
+  totals: { openingCents: Cents; debitCents: Cents; creditCents: Cents; closingCents: Cents };
+}
+
+export type SeriesStatus = 'active' | 'paused' | 'ended';
+
+/** A recurring invoice series (`/api/pos/invoice-series`, core `invoiceSeriesSchema`). */
+export interface InvoiceSeries {
+  id: string;
+  status: SeriesStatus;
+  customerId: string;
+  /** RFC 5545 RRULE without `RRULE:`, e.g. `FREQ=MONTHLY;INTERVAL=1`. */
+  rrule: string;
+  startDate: string;
+  daysUntilDue: number;
+  autoSend: boolean;
+  channels: ('sms' | 'email')[] | null;
+  memo: string | null;
+  /** Catalog references, priced when each invoice is made. */
+  lineItems: { catalogItemId: string; variationId: string; quantity: number }[];
+  customLines: { description: string; amountCents: Cents; quantity: number }[];
+  nextOccurrenceDate: string | null;
+  lastOccurrenceDate: string | null;
+  invoiceCount: number;
+  createdAt: string;
+  endedAt: string | null;
+}
+
+export interface InvoiceSeriesCreate {
+  customerId: string;
+  customLines: { description: string; amountCents: Cents; quantity: number }[];
+  rrule: string;
+  startDate: string;
+  daysUntilDue: number;
+  autoSend: boolean;
+  memo?: string;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -388,6 +455,12 @@ export class BackOfficeApi {
   taxReport(from: string, to: string) {
     return this.request<TaxReport>('GET', withQuery('/api/pos/reports/tax', { from, to }));
   }
+  refundReport(from: string, to: string) {
+    return this.request<RefundReport>('GET', withQuery('/api/pos/reports/refunds', { from, to }));
+  }
+  trialBalance(from: string, to: string) {
+    return this.request<TrialBalanceReport>('GET', withQuery('/api/pos/reports/trial-balance', { from, to }));
+  }
   /** A report as CSV (`format=csv`), e.g. `reportCsv('sales', { from, to, groupBy })`. */
   async reportCsv(report: 'sales' | 'tax' | 'refunds' | 'trial-balance', query: Query): Promise<Blob> {
     return (await this.raw('GET', withQuery(`/api/pos/reports/${report}`, { ...query, format: 'csv' }))).blob();
@@ -408,6 +481,16 @@ export class BackOfficeApi {
   }
   voidInvoice(id: string) {
     return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/void`, {});
+  }
+  listSeries(query: { status?: string; cursor?: string } = {}) {
+    return this.request<Page<InvoiceSeries>>('GET', withQuery('/api/pos/invoice-series', { limit: 100, ...query }));
+  }
+  createSeries(input: InvoiceSeriesCreate) {
+    return this.request<InvoiceSeries>('POST', '/api/pos/invoice-series', input);
+  }
+  /** pause (active → paused), resume (paused → active), end (→ ended, final). */
+  moveSeries(id: string, action: 'pause' | 'resume' | 'end') {
+    return this.request<InvoiceSeries>('POST', `/api/pos/invoice-series/${encodeURIComponent(id)}/${action}`, {});
   }
   async invoicePdf(id: string): Promise<Blob> {
     return (await this.raw('GET', `/api/pos/invoices/${encodeURIComponent(id)}/pdf`)).blob();

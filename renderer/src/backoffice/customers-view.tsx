@@ -1,9 +1,9 @@
 /** Back office → Customers: search by name, phone or e-mail; create and edit with marketing consent; purchase history. */
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { Dialog } from '../components/dialog.tsx';
 import type { Customer, CustomerInput, OrderSummary } from './api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
 
@@ -126,6 +126,9 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
   const [values, setValues] = useState<Record<FieldName, string>>(() => Object.fromEntries(FIELDS.map((f) => [f, customer?.[f] ?? ''])) as Record<FieldName, string>);
   const [consent, setConsent] = useState(customer?.marketingConsent ?? false);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstError(formRef, errors);
+  useEscapeFromBody(onClose);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
   const [orders, setOrders] = useState<OrderSummary[] | undefined>();
@@ -187,7 +190,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
         </>
       }
     >
-      <form id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
         {errors.form ? (
           <p className="form-error" role="alert" data-testid="customer-form-error">
             {errors.form}

@@ -1,24 +1,20 @@
 /**
  * Back office → Invoices: list with status, create a draft (customer, custom lines in dollars → integer cents, due
- * date, memo), send it (issue: SMS/e-mail with the pay link), record a payment, void it, download its PDF.
+ * date, memo), send it (issue: SMS/e-mail with the pay link), record a payment, void it, download its PDF; and the
+ * recurring series (`invoice-series.tsx`) below the list.
  */
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { useRegister } from '../register-context.ts';
 import { parseCashInput } from '../sale/cash.ts';
-import { errorMessage, type Customer, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
+import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
 import { downloadBlob } from './download.ts';
+import { CustomerPicker, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
+import { SeriesPanel } from './invoice-series.tsx';
 import { copyText } from './pay-requests-view.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 const STATUS_TEXT: Record<InvoiceStatus, string> = { draft: 'Draft', sent: 'Sent', partially_paid: 'Partly paid', overdue: 'Overdue', paid: 'Paid', void: 'Void' };
-const customerName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
-
-function inDays(days: number): string {
-  const d = new Date();
-  d.setDate(d.getDate() + days);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 export function InvoicesView() {
   const api = useApi();
@@ -99,61 +95,29 @@ export function InvoicesView() {
           </tbody>
         </table>
       ) : null}
+      <SeriesPanel />
     </section>
   );
-}
-
-interface LineDraft {
-  key: number;
-  description: string;
-  amount: string;
-  quantity: string;
 }
 
 function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) => void; onCancel: () => void }) {
   const api = useApi();
   const currency = useCurrency();
   const id = useId();
-  const [q, setQ] = useState('');
-  const [matches, setMatches] = useState<Customer[]>([]);
-  const [customerId, setCustomerId] = useState('');
-  const [lines, setLines] = useState<LineDraft[]>([{ key: 1, description: '', amount: '', quantity: '1' }]);
+  const picker = useCustomerPicker(api);
+  const [lines, setLines] = useState<LineDraft[]>(firstLine);
   const [dueDate, setDueDate] = useState(inDays(14));
   const [memo, setMemo] = useState('');
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstError(formRef, errors);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let current = true;
-    const timer = setTimeout(() => {
-      api.listCustomers(q.trim() ? { q: q.trim() } : {}).then(
-        (page) => {
-          if (!current) return;
-          setMatches(page.data);
-          setCustomerId((c) => (page.data.some((m) => m.id === c) ? c : (page.data[0]?.id ?? '')));
-        },
-        () => undefined,
-      );
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [api, q]);
-
-  const setLine = (key: number, patch: Partial<LineDraft>) => setLines((l) => l.map((x) => (x.key === key ? { ...x, ...patch } : x)));
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const local: Record<string, string> = {};
-    if (!customerId) local.customerId = 'Choose a customer (create one under Customers first)';
-    const customLines = lines.map((l, i) => {
-      const cents = parseCashInput(l.amount, currency);
-      if (cents === undefined || cents === 0) local[`customLines.${i}.amountCents`] = 'Enter an amount like 40.00';
-      const quantity = /^\d+$/.test(l.quantity.trim()) ? Number(l.quantity.trim()) : NaN;
-      if (!Number.isSafeInteger(quantity) || quantity < 1) local[`customLines.${i}.quantity`] = 'A whole number, 1 or more';
-      return { description: l.description.trim(), amountCents: cents ?? 0, quantity };
-    });
+    if (!picker.customerId) local.customerId = 'Choose a customer (create one under Customers first)';
+    const customLines = parseLines(lines, currency, local);
     if (Object.keys(local).length > 0) {
       setErrors({ fields: local });
       return;
@@ -161,16 +125,16 @@ function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) =
     setBusy(true);
     setErrors(NO_ERRORS);
     try {
-      onCreated(await api.createInvoice({ customerId, customLines, dueDate, ...(memo.trim() ? { memo: memo.trim() } : {}) }));
+      onCreated(await api.createInvoice({ customerId: picker.customerId, customLines, dueDate, ...(memo.trim() ? { memo: memo.trim() } : {}) }));
     } catch (err) {
-      setErrors(formErrorsOf(err, (p) => ['customerId', 'dueDate', 'memo', 'lineItems'].includes(p) || /^customLines\.\d+\.(description|amountCents|quantity)$/.test(p)));
+      setErrors(formErrorsOf(err, (p) => ['customerId', 'dueDate', 'memo'].includes(p) || isLinePath(p)));
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <form className="bo-panel bo-form" onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onCancel()} noValidate aria-label="New invoice" data-testid="invoice-form">
+    <form ref={formRef} className="bo-panel bo-form" onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onCancel()} noValidate aria-label="New invoice" data-testid="invoice-form">
       <h3>New draft invoice</h3>
       {errors.form ? (
         <p className="form-error" role="alert">
@@ -178,48 +142,12 @@ function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) =
         </p>
       ) : null}
       <div className="bo-row">
-        <Field id={`${id}-q`} label="Find customer">
-          {(p) => <input {...p} className="bo-input" type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Name, phone or e-mail" data-testid="invoice-customer-search" data-autofocus />}
-        </Field>
-        <Field id={`${id}-customer`} label="Customer" error={errors.fields.customerId}>
-          {(p) => (
-            <select {...p} className="bo-input" value={customerId} onChange={(e) => setCustomerId(e.target.value)} data-testid="invoice-customer">
-              {matches.length === 0 ? <option value="">No customer found</option> : null}
-              {matches.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {customerName(c)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <CustomerPicker id={id} picker={picker} error={errors.fields.customerId} testId="invoice" autoFocus />
         <Field id={`${id}-due`} label="Due date" error={errors.fields.dueDate}>
           {(p) => <input {...p} className="bo-input" type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} data-testid="invoice-due" />}
         </Field>
       </div>
-      <fieldset className="bo-fieldset">
-        <legend>Lines</legend>
-        {errors.fields.lineItems ? <p className="bo-field-error">{errors.fields.lineItems}</p> : null}
-        {lines.map((l, i) => (
-          <div className="bo-variation" key={l.key} data-testid="invoice-line">
-            <Field id={`${id}-l${l.key}-d`} label="Description" error={errors.fields[`customLines.${i}.description`]}>
-              {(p) => <input {...p} className="bo-input" value={l.description} onChange={(e) => setLine(l.key, { description: e.target.value })} data-testid="invoice-line-description" />}
-            </Field>
-            <Field id={`${id}-l${l.key}-a`} label={`Unit price (${currency})`} error={errors.fields[`customLines.${i}.amountCents`]}>
-              {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" value={l.amount} onChange={(e) => setLine(l.key, { amount: e.target.value })} data-testid="invoice-line-amount" />}
-            </Field>
-            <Field id={`${id}-l${l.key}-q`} label="Quantity" error={errors.fields[`customLines.${i}.quantity`]}>
-              {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={l.quantity} onChange={(e) => setLine(l.key, { quantity: e.target.value })} data-testid="invoice-line-quantity" />}
-            </Field>
-            <button type="button" className="button button-ghost" disabled={lines.length <= 1} onClick={() => setLines((x) => x.filter((y) => y.key !== l.key))}>
-              Remove
-            </button>
-          </div>
-        ))}
-        <button type="button" className="button" onClick={() => setLines((x) => [...x, { key: Math.max(...x.map((y) => y.key)) + 1, description: '', amount: '', quantity: '1' }])}>
-          Add line
-        </button>
-      </fieldset>
+      <LinesFieldset id={id} lines={lines} setLines={setLines} errors={errors} currency={currency} testId="invoice" />
       <Field id={`${id}-memo`} label="Memo (optional)" error={errors.fields.memo}>
         {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} />}
       </Field>
@@ -286,7 +214,14 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
 
   return (
     <tr data-testid="invoice-row" data-invoice-id={inv.id} data-status={inv.status}>
-      <td>{inv.number}</td>
+      <td>
+        {inv.number}
+        {inv.seriesId ? (
+          <span className="bo-tag" title="Generated by a recurring series">
+            recurring
+          </span>
+        ) : null}
+      </td>
       <td>{inv.billTo.name ?? inv.billTo.email ?? inv.billTo.phone ?? inv.customerId}</td>
       <td>{inv.dueDate}</td>
       <td>

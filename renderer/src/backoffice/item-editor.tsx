@@ -3,11 +3,11 @@
  * tracking); a generated picture (image API, credits shown, kept permanently before it is attached); stock on hand
  * per tracked variation with receive / adjust / count and a low-stock threshold.
  */
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Dialog } from '../components/dialog.tsx';
 import { centsToInput, parseCashInput } from '../sale/cash.ts';
 import { errorMessage, imageIdOf, localPath, type ApiCatalogItem, type ItemInput, type StockLevel, type VariationInput } from './api.ts';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 
 interface VariationDraft {
   key: string;
@@ -43,6 +43,9 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
   const [category, setCategory] = useState(item?.category ?? '');
   const [variations, setVariations] = useState<VariationDraft[]>(() => draftsOf(item, currency));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstError(formRef, errors);
+  useEscapeFromBody(onClose);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
   // A picture chosen before a new item is saved goes with the create call.
@@ -111,7 +114,7 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
         </>
       }
     >
-      <form id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
         {errors.form ? (
           <p className="form-error" role="alert" data-testid="item-form-error">
             {errors.form}

@@ -2,11 +2,11 @@
  * Back office → Pay requests (Text-to-Pay): create one (amount in dollars → integer cents, phone, memo), list them
  * with their status, copy or open the link, cancel a pending one.
  */
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { parseCashInput } from '../sale/cash.ts';
 import { errorMessage, type PayRequest } from './api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 const STATUS_TEXT: Record<PayRequest['status'], string> = { pending: 'Pending', paid: 'Paid', expired: 'Expired', canceled: 'Canceled' };
 
@@ -41,6 +41,8 @@ export function PayRequestsView() {
   const [phone, setPhone] = useState('');
   const [memo, setMemo] = useState('');
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstError(formRef, errors);
   const [creating, setCreating] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
 
@@ -83,7 +85,7 @@ export function PayRequestsView() {
       <h2 id={`${formId}-title`}>Pay requests</h2>
       <div className="bo-panel">
         <h3>New Text-to-Pay request</h3>
-        <form className="bo-form" onSubmit={onCreate} noValidate>
+        <form ref={formRef} className="bo-form" onSubmit={onCreate} noValidate>
           {errors.form ? (
             <p className="form-error" role="alert">
               {errors.form}

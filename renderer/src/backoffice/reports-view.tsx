@@ -1,11 +1,11 @@
 /**
  * Back office → Reports: a period picker (presets and from/to dates in the merchant's time zone), the sales summary
  * grouped by day, hour, item, category, tender or staff as a table with CSS bars (no chart library), the tax report,
- * and CSV downloads of each.
+ * the refunds (and cancellations) of the period, the trial balance of the ledger, and CSV downloads of each.
  */
 import { useEffect, useId, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { errorMessage, SALES_GROUPINGS, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow } from './api.ts';
+import { errorMessage, SALES_GROUPINGS, type RefundReport, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow, type TrialBalanceReport } from './api.ts';
 import { downloadBlob } from './download.ts';
 import { LoadError, useApi } from './shared.tsx';
 
@@ -45,6 +45,8 @@ export function ReportsView() {
   const [groupBy, setGroupBy] = useState<SalesGrouping>('day');
   const [sales, setSales] = useState<SalesReport | undefined>();
   const [tax, setTax] = useState<TaxReport | undefined>();
+  const [refunds, setRefunds] = useState<RefundReport | undefined>();
+  const [ledger, setLedger] = useState<TrialBalanceReport | undefined>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(false);
   const [csvError, setCsvError] = useState<string | undefined>();
@@ -53,11 +55,13 @@ export function ReportsView() {
     let current = true;
     setLoading(true);
     setError(undefined);
-    Promise.all([api.salesReport(from, to, groupBy), api.taxReport(from, to)]).then(
-      ([s, t]) => {
+    Promise.all([api.salesReport(from, to, groupBy), api.taxReport(from, to), api.refundReport(from, to), api.trialBalance(from, to)]).then(
+      ([s, t, r, b]) => {
         if (!current) return;
         setSales(s);
         setTax(t);
+        setRefunds(r);
+        setLedger(b);
         setLoading(false);
       },
       (err: unknown) => {
@@ -71,7 +75,7 @@ export function ReportsView() {
     };
   }, [api, from, to, groupBy]);
 
-  const csv = async (report: 'sales' | 'tax') => {
+  const csv = async (report: 'sales' | 'tax' | 'refunds' | 'trial-balance') => {
     setCsvError(undefined);
     try {
       const blob = await api.reportCsv(report, { from, to, ...(report === 'sales' ? { groupBy } : {}) });
@@ -227,7 +231,142 @@ export function ReportsView() {
           )}
         </div>
       ) : null}
+      {refunds && !error ? <RefundsPanel report={refunds} onCsv={() => csv('refunds')} /> : null}
+      {ledger && !error ? <TrialBalancePanel report={ledger} onCsv={() => csv('trial-balance')} /> : null}
     </section>
+  );
+}
+
+/** Refunds and cancellations that gave money back in the period, oldest first. */
+function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => void }) {
+  const money = (cents: number) => formatMoney(cents, report.currency);
+  return (
+    <div className="bo-panel" data-testid="refunds-report">
+      <div className="bo-panel-header">
+        <h3>Refunds</h3>
+        <button type="button" className="button button-ghost" onClick={onCsv} data-testid="refunds-csv">
+          Download CSV
+        </button>
+      </div>
+      {report.rows.length === 0 ? (
+        <p className="muted">No refunds in this period.</p>
+      ) : (
+        <table className="orders-table bo-table">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Receipt</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Reason</th>
+              <th scope="col" className="numeric">
+                Tax
+              </th>
+              <th scope="col" className="numeric">
+                Given back
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((r) => (
+              <tr key={r.refundId} data-testid="refund-row" data-order-id={r.orderId}>
+                <td>{new Date(r.occurredAt).toLocaleString()}</td>
+                <td>{r.receiptNumber}</td>
+                <td>{r.kind === 'refund' ? (r.lines > 0 ? `Refund (${r.lines} line${r.lines === 1 ? '' : 's'}${r.restock ? ', restocked' : ''})` : 'Refund by amount') : 'Cancellation'}</td>
+                <td>{r.reason ?? ''}</td>
+                <td className="numeric">{money(r.taxCents)}</td>
+                <td className="numeric" data-testid="refund-amount">
+                  {money(r.amountCents)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={4}>
+                {report.totals.refunds} refund{report.totals.refunds === 1 ? '' : 's'}, {report.totals.cancellations} cancellation{report.totals.cancellations === 1 ? '' : 's'}
+              </th>
+              <td className="numeric">{money(report.totals.taxCents)}</td>
+              <td className="numeric" data-testid="refunds-total">
+                {money(report.totals.amountCents)}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </div>
+  );
+}
+
+const ACCOUNT_TYPE: Record<string, string> = { asset: 'Asset', liability: 'Liability', revenue: 'Revenue', contra_revenue: 'Contra revenue', expense: 'Expense' };
+
+/** The trial balance over the period: opening, debits, credits, closing per account; debits equal credits. */
+function TrialBalancePanel({ report, onCsv }: { report: TrialBalanceReport; onCsv: () => void }) {
+  const money = (cents: number) => formatMoney(cents, report.currency);
+  // A balance reads as debit (positive) or credit (negative, shown with "Cr").
+  const balance = (cents: number) => (cents < 0 ? `${money(-cents)} Cr` : cents > 0 ? `${money(cents)} Dr` : money(0));
+  const rows = report.rows.filter((r) => r.openingCents !== 0 || r.debitCents !== 0 || r.creditCents !== 0);
+  return (
+    <div className="bo-panel" data-testid="trial-balance">
+      <div className="bo-panel-header">
+        <h3>Trial balance</h3>
+        <button type="button" className="button button-ghost" onClick={onCsv} data-testid="trial-balance-csv">
+          Download CSV
+        </button>
+      </div>
+      {rows.length === 0 ? (
+        <p className="muted">Nothing posted to the ledger yet.</p>
+      ) : (
+        <table className="orders-table bo-table">
+          <thead>
+            <tr>
+              <th scope="col">Account</th>
+              <th scope="col">Type</th>
+              <th scope="col" className="numeric">
+                Opening
+              </th>
+              <th scope="col" className="numeric">
+                Debits
+              </th>
+              <th scope="col" className="numeric">
+                Credits
+              </th>
+              <th scope="col" className="numeric">
+                Closing
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.code} data-testid="tb-row" data-code={r.code}>
+                <td>
+                  {r.code} · {r.name}
+                </td>
+                <td>{ACCOUNT_TYPE[r.type] ?? r.type}</td>
+                <td className="numeric">{balance(r.openingCents)}</td>
+                <td className="numeric">{r.debitCents ? money(r.debitCents) : ''}</td>
+                <td className="numeric">{r.creditCents ? money(r.creditCents) : ''}</td>
+                <td className="numeric">{balance(r.closingCents)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={2}>
+                Total
+              </th>
+              <td className="numeric">{balance(report.totals.openingCents)}</td>
+              <td className="numeric" data-testid="tb-debits">
+                {money(report.totals.debitCents)}
+              </td>
+              <td className="numeric" data-testid="tb-credits">
+                {money(report.totals.creditCents)}
+              </td>
+              <td className="numeric">{balance(report.totals.closingCents)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </div>
   );
 }
 

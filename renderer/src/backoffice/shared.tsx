@@ -1,5 +1,5 @@
 /** Small building blocks shared by the back-office screens: online state, the API for the session, form fields. */
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode, type RefObject } from 'react';
 import { useRegister } from '../register-context.ts';
 import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './api.ts';
 
@@ -50,6 +50,31 @@ export function formErrorsOf(err: unknown, known: (path: string) => boolean): Fo
     return { fields: shown, ...(form ? { form } : {}) };
   }
   return { fields: {}, form: errorMessage(err) };
+}
+
+/**
+ * After a failed submit, moves focus to the form's first invalid field (`aria-invalid="true"`), so keyboard users
+ * land on what to fix — and focus is never left on a button that was disabled while saving.
+ */
+export function useFocusFirstError(form: RefObject<HTMLFormElement | null>, errors: FormErrors): void {
+  useEffect(() => {
+    if (Object.keys(errors.fields).length === 0) return;
+    form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [form, errors]);
+}
+
+/**
+ * Escape closes a dialog even when focus fell back to the page body (a focused button disabled while it worked
+ * drops focus there, out of the dialog's own Escape handler).
+ */
+export function useEscapeFromBody(onClose: () => void): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && (document.activeElement === document.body || document.activeElement === null)) onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
 }
 
 /** The "needs a connection" state; the register keeps selling meanwhile. */

@@ -217,8 +217,10 @@ export class PayRequestsSection {
 
 export class InvoicesSection {
   readonly rows: Locator;
+  readonly series: InvoiceSeriesSection;
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('invoice-row');
+    this.series = new InvoiceSeriesSection(page);
   }
 
   row(id: string): Locator {
@@ -243,12 +245,50 @@ export class InvoicesSection {
   }
 }
 
+/** The recurring series part of the Invoices section. */
+export class InvoiceSeriesSection {
+  readonly root: Locator;
+  readonly form: Locator;
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('invoice-series');
+    this.form = page.getByTestId('series-form');
+  }
+
+  /** Opens the form and fills it (one custom line); submits with Enter in the memo field. */
+  async fillAndSubmit(customerSearch: string, fields: { every: string; unit: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'; count?: string; start: string; daysDue: string; line: { description: string; amount: string }; memo?: string }): Promise<void> {
+    if (!(await this.form.isVisible())) await this.root.getByTestId('series-new').click();
+    await this.form.getByTestId('series-customer-search').fill(customerSearch);
+    await this.form.locator('[data-testid="series-customer"] option:not([value=""])').first().waitFor({ state: 'attached' });
+    await this.form.getByTestId('series-interval').fill(fields.every);
+    await this.form.getByTestId('series-frequency').selectOption(fields.unit);
+    await this.form.getByTestId('series-count').fill(fields.count ?? '');
+    await this.form.getByTestId('series-start').fill(fields.start);
+    await this.form.getByTestId('series-days-due').fill(fields.daysDue);
+    await this.form.getByTestId('series-line-description').fill(fields.line.description);
+    await this.form.getByTestId('series-line-amount').fill(fields.line.amount);
+    await this.form.getByTestId('series-memo').fill(fields.memo ?? '');
+    await this.form.getByTestId('series-memo').press('Enter');
+  }
+
+  row(id: string): Locator {
+    return this.root.locator(`[data-testid="series-row"][data-series-id="${id}"]`);
+  }
+
+  async waitForStatus(id: string, status: 'active' | 'paused' | 'ended'): Promise<void> {
+    await this.root.locator(`[data-testid="series-row"][data-series-id="${id}"][data-status="${status}"]`).waitFor({ timeout: TIMEOUT });
+  }
+}
+
 export class ReportsSection {
   readonly sales: Locator;
   readonly tax: Locator;
+  readonly refunds: Locator;
+  readonly trialBalance: Locator;
   constructor(readonly page: Page) {
     this.sales = page.getByTestId('sales-report');
     this.tax = page.getByTestId('tax-report');
+    this.refunds = page.getByTestId('refunds-report');
+    this.trialBalance = page.getByTestId('trial-balance');
   }
 
   async groupBy(grouping: 'day' | 'hour' | 'item' | 'category' | 'tender' | 'staff'): Promise<void> {
@@ -261,7 +301,7 @@ export class ReportsSection {
   }
 
   /** Clicks a CSV button and answers the downloaded text. */
-  async downloadCsv(testId: 'sales-csv' | 'tax-csv'): Promise<string> {
+  async downloadCsv(testId: 'sales-csv' | 'tax-csv' | 'refunds-csv' | 'trial-balance-csv'): Promise<string> {
     const [download] = await Promise.all([this.page.waitForEvent('download'), this.page.getByTestId(testId).click()]);
     const path = await download.path();
     if (!path) throw new Error('the download has no file');
