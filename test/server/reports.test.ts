@@ -27,6 +27,8 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     return res.json() as Json;
   };
   let ledger: (JournalTransaction & { syncSeq: number })[] = [];
+  /** The invoice voided after it was issued. */
+  let voided: Json = {};
 
   beforeAll(async () => {
     server = await startTestServer({ target, clock: () => now, staticDir: null });
@@ -80,6 +82,44 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     await post(`/api/pos/orders/${open.id}/payments`, { tenders: [{ method: 'cash', amountCents: 100 }] });
     await post(`/api/pos/orders/${open.id}/cancel`, { reason: 'customer left' }, 200);
 
+    // Invoices: issued (a sale on account), paid in part at the register and in full on the pay page, one voided days
+    // after it was issued, one left a draft (not a sale). Evening times, so time zones move them across days.
+    const customer = await post('/api/pos/customers', { givenName: 'Grace', familyName: 'Hopper', phone: '+14155550188', email: 'grace@example.com' });
+    const payPage = async (payRequestId: string, body: Json) => {
+      const res = await server.app.inject({ method: 'POST', url: `/pay/${payRequestId}`, payload: body });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    for (let k = 0; k < 4; k++) {
+      now = new Date(FIRST_DAY + (2 * k + 1) * DAY_MS + (20 + k) * 3600_000);
+      const draft = await post('/api/pos/invoices', {
+        customerId: customer.id,
+        lineItems: [latte, ...(k % 2 ? [haircut] : [])],
+        customLines: [{ description: 'Delivery', amountCents: 1500 + k }],
+        dueDate: isoDay(now.getTime() + 14 * DAY_MS),
+      });
+      if (k === 3) continue;
+      const sent = await post(`/api/pos/invoices/${draft.id}/send`, {}, 200);
+      now = new Date(now.getTime() + DAY_MS);
+      if (k === 0) await post(`/api/pos/invoices/${draft.id}/payments`, { amountCents: 1000, method: 'cash', registerId: register.registerId });
+      if (k === 1) await payPage(sent.payRequestId, { method: 'card', token: 'tok_sbx_visa_4242' });
+      if (k === 2) {
+        now = new Date(now.getTime() + 2 * DAY_MS);
+        voided = await post(`/api/pos/invoices/${draft.id}/void`, { reason: 'duplicate' }, 200);
+      }
+    }
+    // Pay links: a free amount paid with Apple Pay, catalog lineItems paid by bank transfer, one paying an open order
+    // (the order's sale, not the link's), and one never paid.
+    now = new Date(FIRST_DAY + 2 * DAY_MS + 23 * 3600_000);
+    const free = await post('/api/pos/pay-requests', { amountCents: 2500, phone: '+14155550188', memo: 'Gift card top-up' });
+    await payPage(free.id, { method: 'apple_pay', token: 'tok_sbx_visa_4242' });
+    now = new Date(FIRST_DAY + 5 * DAY_MS + 2 * 3600_000);
+    const items = await post('/api/pos/pay-requests', { lineItems: [latte, haircut], phone: '+14155550188' });
+    await payPage(items.id, { method: 'bank_transfer', token: 'btok_sbx_110000000_6789' });
+    const forOrder = await post('/api/pos/orders', { lineItems: [croissant] });
+    const orderLink = await post('/api/pos/pay-requests', { orderId: forOrder.id, phone: '+14155550188' });
+    await payPage(orderLink.id, { method: 'google_pay', token: 'tok_sbx_mastercard_4444' });
+    await post('/api/pos/pay-requests', { amountCents: 999, phone: '+14155550188' });
+
     // The ledger as the API shows it, to reconcile against.
     let cursor: string | null = null;
     do {
@@ -87,17 +127,19 @@ describe.each(databaseTargets())('reports on $name', (target) => {
       ledger.push(...page.data);
       cursor = page.nextCursor;
     } while (cursor);
-    expect(ledger.filter((j) => j.kind === 'sale').length).toBe(240 + 6);
+    // 240 register sales, 6 + 1 API orders, 3 invoices issued, 2 pay links.
+    expect(ledger.filter((j) => j.kind === 'sale').length).toBe(240 + 7 + 3 + 2);
+    expect(new Set(ledger.filter((j) => j.kind === 'sale').map((j) => j.sourceType))).toEqual(new Set(['order', 'invoice', 'pay_request']));
   }, 240_000);
 
   afterAll(async () => {
     await server?.close();
   });
 
-  /** −Σ postings of order journal transactions occurring in [start, end) on the given accounts. */
+  /** −Σ postings of the journal transactions (every source) occurring in [start, end) on the given accounts. */
   const ledgerCredit = (start: string, end: string, accounts: (code: string) => boolean) =>
     -ledger
-      .filter((j) => j.sourceType === 'order' && j.occurredAt >= start && j.occurredAt < end)
+      .filter((j) => j.occurredAt >= start && j.occurredAt < end)
       .flatMap((j) => j.postings)
       .filter((p) => accounts(p.accountCode.split(':')[0]!))
       .reduce((a, p) => a + p.amountCents, 0);
@@ -114,6 +156,7 @@ describe.each(databaseTargets())('reports on $name', (target) => {
         expect(sales.totals.netSalesCents).toBe(ledgerCredit(start, end, (c) => SALES_ACCOUNTS.has(c)));
         expect(sales.totals.taxCents).toBe(ledgerCredit(start, end, (c) => c === 'sales_tax_payable'));
         expect(sales.totals.orders).toBe(ledger.filter((j) => j.kind === 'sale' && j.occurredAt >= start && j.occurredAt < end).length);
+        expect(sales.totals.voids).toBe(ledger.filter((j) => j.kind === 'adjustment' && j.sourceType === 'invoice' && j.occurredAt >= start && j.occurredAt < end).length);
         const tax = (await get(`/api/pos/reports/tax?from=${from}&to=${to}&timeZone=${encodeURIComponent(timeZone)}`)).json() as Json;
         expect(tax.totals.netCents).toBe(sales.totals.taxCents);
         expect(tax.totals.collectedCents - tax.totals.refundedCents).toBe(tax.totals.netCents);
@@ -125,18 +168,23 @@ describe.each(databaseTargets())('reports on $name', (target) => {
   it('every grouping adds up to the totals; tenders add up to what was kept', async () => {
     const period = 'from=2024-02-28&to=2024-03-12&timeZone=America/New_York';
     let totals: Json | undefined;
-    const money = ['grossSalesCents', 'discountCents', 'refundCents', 'netSalesCents', 'taxCents', 'tipCents', 'totalCents', 'quantity', 'refundedQuantity'] as const;
+    const money = ['grossSalesCents', 'discountCents', 'refundCents', 'voidCents', 'netSalesCents', 'taxCents', 'tipCents', 'totalCents', 'quantity', 'refundedQuantity'] as const;
     for (const groupBy of ['day', 'hour', 'item', 'category', 'staff']) {
       const report = (await get(`/api/pos/reports/sales?${period}&groupBy=${groupBy}`)).json() as Json;
       expect(report.groupBy).toBe(groupBy);
       totals ??= report.totals;
       expect(report.totals).toEqual(totals);
       for (const k of money) expect(report.rows.reduce((s: number, r: Json) => s + r[k], 0), `${groupBy} ${k}`).toBe(report.totals[k]);
-      if (!['item', 'category'].includes(groupBy)) expect(report.rows.reduce((s: number, r: Json) => s + r.orders, 0)).toBe(report.totals.orders);
-      for (const r of report.rows) expect(r.netSalesCents).toBe(r.grossSalesCents - r.discountCents - r.refundCents);
+      if (!['item', 'category'].includes(groupBy)) {
+        expect(report.rows.reduce((s: number, r: Json) => s + r.orders, 0)).toBe(report.totals.orders);
+        expect(report.rows.reduce((s: number, r: Json) => s + r.voids, 0)).toBe(report.totals.voids);
+      }
+      for (const r of report.rows) expect(r.netSalesCents).toBe(r.grossSalesCents - r.discountCents - r.refundCents - r.voidCents);
     }
-    expect(totals!.orders).toBe(246);
+    expect(totals!.orders).toBe(252);
     expect(totals!.refunds).toBe(6);
+    expect(totals!.voids).toBe(1);
+    expect(totals!.voidCents).toBe(voided.subtotalCents);
     expect(totals!.refundCents).toBeGreaterThan(0);
 
     const byHour = (await get(`/api/pos/reports/sales?${period}&groupBy=hour`)).json() as Json;
@@ -146,12 +194,19 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     expect(byStaff.rows.find((r: Json) => r.key === 'none')?.label).toBe('No staff member');
     const byCategory = (await get(`/api/pos/reports/sales?${period}&groupBy=category`)).json() as Json;
     expect(byCategory.rows.map((r: Json) => r.key)).toEqual(expect.arrayContaining(['Uncategorized', '(tips)']));
+    const byItem = (await get(`/api/pos/reports/sales?${period}&groupBy=item`)).json() as Json;
+    expect(byItem.rows.find((r: Json) => r.key === '(custom)')).toMatchObject({ label: 'Custom invoice lines', quantity: 3, voids: 1 });
+    expect(byItem.rows.find((r: Json) => r.key === '(pay link)')).toMatchObject({ quantity: 1, grossSalesCents: 2500, taxCents: 0 });
 
     const byTender = (await get(`/api/pos/reports/sales?${period}&groupBy=tender`)).json() as Json;
-    expect(byTender.rows.map((r: Json) => r.key).sort()).toEqual(['card', 'cash']);
+    expect(byTender.rows.map((r: Json) => r.key).sort()).toEqual(['apple_pay', 'bank_transfer', 'card', 'cash', 'invoice']); // the Google Pay link paid an order: a card tender of the order
     expect(byTender.rows.reduce((s: number, r: Json) => s + r.netCents, 0)).toBe(totals!.totalCents);
+    const onAccount = byTender.rows.find((r: Json) => r.key === 'invoice');
+    expect(onAccount).toMatchObject({ count: 3, refundCents: voided.totalCents, label: 'On account (invoices)' });
+    expect(byTender.rows.find((r: Json) => r.key === 'apple_pay')).toMatchObject({ count: 1, amountCents: 2500 });
     const refunds = (await get(`/api/pos/reports/refunds?${period}`)).json() as Json;
-    expect(byTender.rows.reduce((s: number, r: Json) => s + r.refundCents, 0)).toBe(refunds.rows.filter((r: Json) => r.kind === 'refund').reduce((s: number, r: Json) => s + r.amountCents, 0));
+    const givenBack = byTender.rows.filter((r: Json) => r.key !== 'invoice').reduce((s: number, r: Json) => s + r.refundCents, 0);
+    expect(givenBack).toBe(refunds.rows.filter((r: Json) => r.kind === 'refund').reduce((s: number, r: Json) => s + r.amountCents, 0));
   });
 
   it('lists refunds and cancellations, and the refunds match the ledger', async () => {

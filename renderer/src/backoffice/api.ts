@@ -214,13 +214,18 @@ export interface ReportPeriod {
 }
 
 export interface SalesFigures {
+  /** Sales counted: paid orders, issued invoices, paid pay links. */
   orders: number;
   refunds: number;
+  /** Issued invoices voided in the period. */
+  voids: number;
   quantity: number;
   refundedQuantity: number;
   grossSalesCents: Cents;
   discountCents: Cents;
   refundCents: Cents;
+  /** Revenue of the invoices voided in the period, tax excluded. */
+  voidCents: Cents;
   netSalesCents: Cents;
   taxCents: Cents;
   tipCents: Cents;

@@ -173,6 +173,12 @@ export function ReportsView() {
               <dt>Refunds</dt>
               <dd>{formatMoney(sales.totals.refundCents, sales.currency)}</dd>
             </div>
+            {sales.totals.voids > 0 ? (
+              <div>
+                <dt>Voided invoices</dt>
+                <dd data-testid="sales-voids">{formatMoney(sales.totals.voidCents, sales.currency)}</dd>
+              </div>
+            ) : null}
             <div>
               <dt>Total</dt>
               <dd data-testid="sales-total">{formatMoney(sales.totals.totalCents, sales.currency)}</dd>

@@ -49,11 +49,13 @@ function sendCsv<Row>(reply: FastifyReply, name: string, period: ReportPeriod, c
 const figureColumns = [
   'orders',
   'refunds',
+  'voids',
   'quantity',
   'refundedQuantity',
   'grossSalesCents',
   'discountCents',
   'refundCents',
+  'voidCents',
   'netSalesCents',
   'taxCents',
   'tipCents',
@@ -77,10 +79,11 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
         openapi: {
           summary: 'Sales summary',
           description:
-            'Sales of the period (orders counted when their sale was posted to the ledger) net of the refunds of the period, ' +
-            'grouped by day, hour of day, item, category, tender or staff member. Reconciles with the ledger: `netSalesCents` = ' +
-            '−(revenue + discounts + refunds postings), `taxCents` = −(sales tax payable postings) of order journal transactions ' +
-            'in the period. `?format=csv` or `Accept: text/csv` for CSV (a final row holds the totals).',
+            'Sales of the period (paid orders, issued invoices and paid pay links, counted when their sale was posted to the ' +
+            'ledger) net of the refunds and invoice voids of the period, grouped by day, hour of day, item, category, tender or ' +
+            'staff member. Reconciles with the ledger: `netSalesCents` = −(revenue + discounts + refunds postings), `taxCents` = ' +
+            '−(sales tax payable postings) of the journal transactions in the period. `?format=csv` or `Accept: text/csv` for ' +
+            'CSV (a final row holds the totals).',
           tags: ['reports'],
           access: 'staff',
           query: salesQuerySchema,
@@ -116,7 +119,7 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
           summary: 'Tax collected',
           description:
             'Tax collected on the sales of the period per tax rate (taxable base and tax), and tax given back by refunds. ' +
-            '`totals.netCents` = −(sales tax payable postings of order journal transactions in the period). CSV: one row per ' +
+            '`totals.netCents` = −(sales tax payable postings of the journal transactions in the period). CSV: one row per ' +
             'rate, then `refunded` and `total` rows.',
           tags: ['reports'],
           access: 'staff',

@@ -3,26 +3,30 @@
  * hour of day, item, category, tender and staff member; tax collected; refunds; the ledger's trial balance over a
  * period. Staff only. Every figure is integer minor units (`…Cents`) of the merchant's currency.
  *
- * **When a sale counts.** A sale is counted at the time its sale journal transaction occurred (`kind = 'sale'`,
- * `source_type = 'order'`): a register sale at its business time (`createdAt`), an API order when it became fully
- * paid. A refund counts at the time of its refund journal transaction. So the sales figures of any period reconcile
- * with the ledger postings of the same period (order-sourced journal transactions):
+ * **When a sale counts.** A sale is counted at the time its sale journal transaction occurred (`kind = 'sale'`):
+ * - a register sale at its business time (`createdAt`), an API order when it became fully paid (source `order`);
+ * - an invoice when it was issued (sent for the first time: the receivable and the revenue are posted then, source
+ *   `invoice`; its later payments move money from receivables to the rail and are not sales again);
+ * - a pay link that is neither an order's nor an invoice's (a free amount or `lineItems`) when it was paid (source
+ *   `pay_request`; links paying an order or an invoice are that order's or invoice's payments).
+ *
+ * A refund counts at the time of its refund journal transaction; an issued invoice that is voided counts as a
+ * **void** at the time of the reversing transaction (source `invoice`, kind `adjustment`). So the sales figures of any
+ * period reconcile with the ledger postings of the same period, whatever the source:
  *
  * - `netSalesCents` = −Σ postings on `sales_revenue`, `service_revenue`, `discounts`, `refunds`;
- * - `taxCents` (= tax collected − tax refunded) = −Σ postings on `sales_tax_payable`;
+ * - `taxCents` (= tax on sales − tax refunded − tax of voided invoices) = −Σ postings on `sales_tax_payable`;
  * - `tipCents` = tips on sales − tips refunded.
  *
  * Cancellations of open API orders give back money received ahead of a sale that never happened: they are not
  * refunds of a sale and do not appear in the sales figures (the refunds report lists them, kind `cancellation`).
- * Invoices and free-amount pay links post their own journal transactions (source `invoice` / `pay_request`): they are
- * in the trial balance, not in the order-based sales summary.
  *
  * **Period.** `from` and `to` are calendar dates (`YYYY-MM-DD`, both inclusive) in the merchant's IANA time zone
  * (`merchants.time_zone`, default `UTC`) or the `timeZone` given; the period runs from 00:00 of `from` to 00:00 of
  * the day after `to`, local time (so a day of a daylight-saving change has 23 or 25 hours). At most 366 days.
  */
 import { z } from 'zod';
-import type { Order } from '../../../core/index.ts';
+import { computeOrderTotals, type InvoiceLine, type Order, type OrderLine, type TaxLine } from '../../../core/index.ts';
 import type { Queryable } from '../db/db.ts';
 import { ProblemError } from '../http/problem.ts';
 
@@ -85,15 +89,17 @@ export const SALES_GROUPINGS = ['day', 'hour', 'item', 'category', 'tender', 'st
 export type SalesGrouping = (typeof SALES_GROUPINGS)[number];
 
 const salesFigures = {
-  orders: z.int().describe('Sales (paid orders) counted in the period.'),
+  orders: z.int().describe('Sales counted in the period: paid orders, issued invoices and paid pay links (the field keeps its first name).'),
   refunds: z.int().describe('Refunds (kind refund) counted in the period.'),
+  voids: z.int().describe('Issued invoices voided in the period.'),
   quantity: z.int().describe('Units sold.'),
   refundedQuantity: z.int().describe('Units given back by line refunds.'),
   grossSalesCents: z.int().describe('Line amounts before discounts, inclusive tax taken out (what revenue accounts are credited).'),
   discountCents: z.int(),
   refundCents: z.int().describe('Goods given back, tax excluded (the refunds contra-revenue account).'),
-  netSalesCents: z.int().describe('gross − discounts − refunds.'),
-  taxCents: z.int().describe('Tax on sales − tax refunded.'),
+  voidCents: z.int().describe('Revenue of the invoices voided in the period, tax excluded (their issue reversed).'),
+  netSalesCents: z.int().describe('gross − discounts − refunds − voids.'),
+  taxCents: z.int().describe('Tax on sales − tax refunded − tax of voided invoices.'),
   tipCents: z.int().describe('Tips on sales − tips refunded.'),
   totalCents: z.int().describe('net sales + tax + tips: what the merchant keeps.'),
 };
@@ -103,7 +109,8 @@ export const salesRowSchema = z.strictObject({
   key: z
     .string()
     .describe(
-      'day: YYYY-MM-DD; hour: 00…23 (hour of day); item: catalog item id; category: category name; staff: staff id or "none". ' +
+      'day: YYYY-MM-DD; hour: 00…23 (hour of day); item: catalog item id ("(custom)" for custom invoice lines, "(pay link)" for ' +
+        'free-amount pay links); category: category name; staff: staff id (of the cashier, or of who created the invoice or pay link) or "none". ' +
         'Item and category summaries add a "(tips)" row and, when refunds are not tied to lines, an "(unallocated)" row, so ' +
         'the money columns add up to the totals; their `orders` counts orders containing the item (not additive).',
     ),
@@ -114,12 +121,14 @@ export type SalesRow = z.infer<typeof salesRowSchema>;
 
 /** One row of the sales summary by tender method. */
 export const tenderRowSchema = z.strictObject({
-  key: z.string().describe('Tender method: cash, card, check, other.'),
+  key: z
+    .string()
+    .describe('Tender: cash, card, check, other (register and API orders); apple_pay, google_pay, bank_transfer (pay links); invoice (sales on account: issued invoices, whatever later pays them).'),
   label: z.string(),
   count: z.int().describe('Tenders on the sales of the period.'),
   amountCents: z.int().describe('What they paid, tips included.'),
   tipCents: z.int(),
-  refundCents: z.int().describe('Money given back to this method by refunds of the period (tax and tips included).'),
+  refundCents: z.int().describe('Money given back to this method by refunds of the period (tax and tips included); for `invoice`, the totals of the invoices voided.'),
   netCents: z.int().describe('amount − refunds.'),
 });
 export type TenderRow = z.infer<typeof tenderRowSchema>;
@@ -138,10 +147,35 @@ export const salesReportSchema = z.strictObject({
 });
 export type SalesReport = z.infer<typeof salesReportSchema>;
 
+/** One line of a sale as the reports see it, whatever the source. */
+interface ReportLine {
+  /** Catalog item id, or `(custom)` / `(pay link)`. */
+  itemKey: string;
+  catalogItemId: string | null;
+  label: string;
+  quantity: number;
+  /** What the revenue account is credited: gross less the tax it includes (cents). */
+  revenueCents: number;
+  discountCents: number;
+  taxCents: number;
+}
+
+/**
+ * A sale (`sign` 1) or the void of an issued invoice (`sign` −1) in one shape, whatever its source. Amounts are the
+ * sale's own (positive) cents; the void's sign says how they count.
+ */
 interface SaleRecord {
-  order: Order;
+  source: 'order' | 'invoice' | 'pay_request';
+  sign: 1 | -1;
   day: string;
   hour: string;
+  staffId: string | null;
+  lines: ReportLine[];
+  discountCents: number;
+  taxCents: number;
+  tipCents: number;
+  tenders: { method: string; amountCents: number; tipCents: number }[];
+  taxLines: readonly TaxLine[];
 }
 
 interface RefundRecordRow {
@@ -166,7 +200,100 @@ interface RefundRecordRow {
 
 const BATCH = 500;
 
-/** Sales of the period in occurrence order, read in batches (keyset on the journal transaction's time and id). */
+/** Revenue credited for a line: its gross less the tax it includes (core/ledger.ts buildSaleJournalTransaction). */
+function lineRevenue(line: { grossCents: number; taxCents: number; taxes: readonly { inclusive: boolean }[] }): number {
+  return line.grossCents - (line.taxes.some((t) => t.inclusive) ? line.taxCents : 0);
+}
+
+const CUSTOM_KEY = '(custom)';
+const PAY_LINK_KEY = '(pay link)';
+
+/** The staff member behind an actor string (`staff:<id>`), if any. */
+function staffOf(actor: string | null | undefined): string | null {
+  return actor?.startsWith('staff:') ? actor.slice('staff:'.length) : null;
+}
+
+interface SaleSourceRow {
+  jt_id: string;
+  occurred_at: Date;
+  kind: 'sale' | 'adjustment';
+  source_type: 'order' | 'invoice' | 'pay_request';
+  day: string;
+  hour: string;
+  order_data: Order | null;
+  inv_lines: InvoiceLine[] | null;
+  inv_tax_lines: TaxLine[] | null;
+  inv_tax_cents: string | number | null;
+  inv_total_cents: string | number | null;
+  inv_created_by: string | null;
+  pr_line_items: OrderLine[] | null;
+  pr_amount_cents: string | number | null;
+  pr_payment: { method: string } | null;
+  pr_memo: string | null;
+  pr_created_by: string | null;
+}
+
+function toSaleRecord(r: SaleSourceRow): SaleRecord {
+  const base = { day: r.day, hour: r.hour };
+  if (r.source_type === 'order') {
+    const order = r.order_data!;
+    return {
+      ...base,
+      source: 'order',
+      sign: 1,
+      staffId: order.staffId ?? null,
+      lines: order.lines.map((l) => ({ itemKey: l.catalogItemId, catalogItemId: l.catalogItemId, label: l.name, quantity: l.quantity, revenueCents: lineRevenue(l), discountCents: l.discountCents, taxCents: l.taxCents })),
+      discountCents: order.discountCents,
+      taxCents: order.taxCents,
+      tipCents: order.tipCents,
+      tenders: order.tenders.map((t) => ({ method: t.method, amountCents: t.amountCents, tipCents: t.tipCents })),
+      taxLines: order.taxLines,
+    };
+  }
+  if (r.source_type === 'invoice') {
+    return {
+      ...base,
+      source: 'invoice',
+      sign: r.kind === 'sale' ? 1 : -1,
+      staffId: staffOf(r.inv_created_by),
+      lines: r.inv_lines!.map((l) => ({
+        itemKey: l.catalogItemId ?? CUSTOM_KEY,
+        catalogItemId: l.catalogItemId,
+        label: l.catalogItemId ? l.description : 'Custom invoice lines',
+        quantity: l.quantity,
+        revenueCents: lineRevenue(l),
+        discountCents: 0,
+        taxCents: l.taxCents,
+      })),
+      discountCents: 0,
+      taxCents: Number(r.inv_tax_cents),
+      tipCents: 0,
+      tenders: [{ method: 'invoice', amountCents: Number(r.inv_total_cents), tipCents: 0 }],
+      taxLines: r.inv_tax_lines!,
+    };
+  }
+  const amountCents = Number(r.pr_amount_cents);
+  const items = r.pr_line_items;
+  return {
+    ...base,
+    source: 'pay_request',
+    sign: 1,
+    staffId: staffOf(r.pr_created_by),
+    lines: items
+      ? items.map((l) => ({ itemKey: l.catalogItemId, catalogItemId: l.catalogItemId, label: l.name, quantity: l.quantity, revenueCents: lineRevenue(l), discountCents: l.discountCents, taxCents: l.taxCents }))
+      : [{ itemKey: PAY_LINK_KEY, catalogItemId: null, label: 'Pay links (free amount)', quantity: 1, revenueCents: amountCents, discountCents: 0, taxCents: 0 }],
+    discountCents: items ? items.reduce((a, l) => a + l.discountCents, 0) : 0,
+    taxCents: items ? items.reduce((a, l) => a + l.taxCents, 0) : 0,
+    tipCents: 0,
+    tenders: [{ method: r.pr_payment?.method ?? 'other', amountCents, tipCents: 0 }],
+    taxLines: items ? computeOrderTotals(items, []).taxLines : [],
+  };
+}
+
+/**
+ * Sales (and invoice voids) of the period in occurrence order, from every source, read in batches (keyset on the
+ * journal transaction's time and id).
+ */
 async function* salesOf(db: Queryable, merchantId: string, period: ReportPeriod): AsyncGenerator<SaleRecord> {
   let after: [string, string] | undefined;
   for (;;) {
@@ -177,15 +304,27 @@ async function* salesOf(db: Queryable, merchantId: string, period: ReportPeriod)
       keyset = 'AND (j.occurred_at, j.id) > ($5::timestamptz, $6::text)';
     }
     params.push(BATCH);
-    const { rows } = await db.query<{ jt_id: string; occurred_at: Date; data: Order; day: string; hour: string }>(
-      `SELECT j.id AS jt_id, j.occurred_at, o.data,
-              to_char(j.occurred_at AT TIME ZONE $4, 'YYYY-MM-DD') AS day, to_char(j.occurred_at AT TIME ZONE $4, 'HH24') AS hour
-       FROM journal_transactions j JOIN orders o ON o.id = j.source_id AND o.merchant_id = j.merchant_id
-       WHERE j.merchant_id = $1 AND j.kind = 'sale' AND j.source_type = 'order' AND j.occurred_at >= $2 AND j.occurred_at < $3 ${keyset}
+    const { rows } = await db.query<SaleSourceRow>(
+      `SELECT j.id AS jt_id, j.occurred_at, j.kind, j.source_type,
+              to_char(j.occurred_at AT TIME ZONE $4, 'YYYY-MM-DD') AS day, to_char(j.occurred_at AT TIME ZONE $4, 'HH24') AS hour,
+              o.data AS order_data,
+              i.lines AS inv_lines, i.tax_lines AS inv_tax_lines, i.tax_cents AS inv_tax_cents, i.total_cents AS inv_total_cents, i.created_by AS inv_created_by,
+              pr.line_items AS pr_line_items, pr.amount_cents AS pr_amount_cents, pr.payment AS pr_payment, pr.memo AS pr_memo, pr.created_by AS pr_created_by
+       FROM journal_transactions j
+       LEFT JOIN orders o ON j.source_type = 'order' AND o.id = j.source_id AND o.merchant_id = j.merchant_id
+       LEFT JOIN invoices i ON j.source_type = 'invoice' AND i.id = j.source_id AND i.merchant_id = j.merchant_id
+       LEFT JOIN pay_requests pr ON j.source_type = 'pay_request' AND pr.id = j.source_id AND pr.merchant_id = j.merchant_id
+       WHERE j.merchant_id = $1 AND j.occurred_at >= $2 AND j.occurred_at < $3
+         AND ((j.kind = 'sale' AND j.source_type IN ('order', 'invoice', 'pay_request')) OR (j.kind = 'adjustment' AND j.source_type = 'invoice'))
+         ${keyset}
        ORDER BY j.occurred_at, j.id LIMIT $${params.length}`,
       params,
     );
-    for (const r of rows) yield { order: r.data, day: r.day, hour: r.hour };
+    for (const r of rows) {
+      // A journal transaction whose source row is gone cannot be described; the ledger keeps it (trial balance).
+      if ((r.source_type === 'order' && !r.order_data) || (r.source_type === 'invoice' && !r.inv_lines) || (r.source_type === 'pay_request' && r.pr_amount_cents === null)) continue;
+      yield toSaleRecord(r);
+    }
     if (rows.length < BATCH) return;
     const last = rows.at(-1)!;
     after = [new Date(last.occurred_at).toISOString(), last.jt_id];
@@ -209,11 +348,13 @@ async function refundsOf(db: Queryable, merchantId: string, period: ReportPeriod
 const emptyFigures = (): SalesTotals => ({
   orders: 0,
   refunds: 0,
+  voids: 0,
   quantity: 0,
   refundedQuantity: 0,
   grossSalesCents: 0,
   discountCents: 0,
   refundCents: 0,
+  voidCents: 0,
   netSalesCents: 0,
   taxCents: 0,
   tipCents: 0,
@@ -221,20 +362,27 @@ const emptyFigures = (): SalesTotals => ({
 });
 
 function finishFigures(f: SalesTotals): SalesTotals {
-  const netSalesCents = f.grossSalesCents - f.discountCents - f.refundCents;
+  const netSalesCents = f.grossSalesCents - f.discountCents - f.refundCents - f.voidCents;
   return { ...f, netSalesCents, totalCents: netSalesCents + f.taxCents + f.tipCents };
 }
 
-/** Revenue credited for a line: its gross less the tax it includes (core/ledger.ts buildSaleJournalTransaction). */
-function lineRevenue(line: Order['lines'][number]): number {
-  return line.grossCents - (line.taxes.some((t) => t.inclusive) ? line.taxCents : 0);
-}
+/** How an order line is keyed in item and category summaries. */
+const orderLineKey = (line: OrderLine) => ({ itemKey: line.catalogItemId, catalogItemId: line.catalogItemId, label: line.name });
 
 /** Rows of item/category summaries that are not an item: tips, and refunds no line explains. */
 const TIPS_KEY = '(tips)';
 const UNALLOCATED_KEY = '(unallocated)';
 
-const TENDER_LABELS: Record<string, string> = { cash: 'Cash', card: 'Card', check: 'Check', other: 'Other' };
+const TENDER_LABELS: Record<string, string> = {
+  cash: 'Cash',
+  card: 'Card',
+  check: 'Check',
+  other: 'Other',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  bank_transfer: 'Bank transfer',
+  invoice: 'On account (invoices)',
+};
 
 /**
  * The sales summary of a period grouped by `groupBy`. Rows are sorted by key; totals are over the whole period (the
@@ -259,23 +407,47 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
   // Lines are attributed to their item (label: the name on the first line seen) or to the item's category in the
   // catalog now (items no longer in the catalog: "Uncategorized").
   const categories = groupBy === 'category' ? await categoriesOf(db, merchantId) : new Map<string, string>();
-  const byLine = (line: Order['lines'][number]) => {
-    if (groupBy === 'item') return group(line.catalogItemId, line.name);
-    const name = categories.get(line.catalogItemId) ?? 'Uncategorized';
+  const byLine = (line: Pick<ReportLine, 'itemKey' | 'catalogItemId' | 'label'>) => {
+    if (groupBy === 'item') return group(line.itemKey, line.label);
+    const name = (line.catalogItemId && categories.get(line.catalogItemId)) || 'Uncategorized';
     return group(name, name);
   };
 
-  for await (const { order, day, hour } of salesOf(db, merchantId, period)) {
-    const gross = order.lines.reduce((a, l) => a + lineRevenue(l), 0);
-    const units = order.lines.reduce((a, l) => a + l.quantity, 0);
+  for await (const sale of salesOf(db, merchantId, period)) {
+    const gross = sale.lines.reduce((a, l) => a + l.revenueCents, 0);
+    const units = sale.lines.reduce((a, l) => a + l.quantity, 0);
+    if (sale.staffId) staffIds.add(sale.staffId);
+    if (sale.sign < 0) {
+      // An issued invoice voided: its revenue and tax come off, as voids (the invoice was a sale on account).
+      const addVoid = (f: SalesTotals, revenueCents: number, taxCents: number) => {
+        f.voids += 1;
+        f.voidCents += revenueCents;
+        f.taxCents -= taxCents;
+      };
+      addVoid(totals, gross, sale.taxCents);
+      for (const t of sale.tenders) tender(t.method).refundCents += t.amountCents;
+      if (groupBy === 'item' || groupBy === 'category') {
+        const seen = new Set<SalesTotals>();
+        for (const line of sale.lines) {
+          const g = byLine(line);
+          g.voidCents += line.revenueCents;
+          g.taxCents -= line.taxCents;
+          if (!seen.has(g)) g.voids += 1;
+          seen.add(g);
+        }
+      } else if (groupBy !== 'tender') {
+        const key = groupBy === 'day' ? sale.day : groupBy === 'hour' ? sale.hour : (sale.staffId ?? 'none');
+        addVoid(group(key, groupBy === 'hour' ? `${sale.hour}:00–${sale.hour}:59` : key), gross, sale.taxCents);
+      }
+      continue;
+    }
     totals.orders += 1;
     totals.quantity += units;
     totals.grossSalesCents += gross;
-    totals.discountCents += order.discountCents;
-    totals.taxCents += order.taxCents;
-    totals.tipCents += order.tipCents;
-    if (order.staffId) staffIds.add(order.staffId);
-    for (const t of order.tenders) {
+    totals.discountCents += sale.discountCents;
+    totals.taxCents += sale.taxCents;
+    totals.tipCents += sale.tipCents;
+    for (const t of sale.tenders) {
       const row = tender(t.method);
       row.count += 1;
       row.amountCents += t.amountCents;
@@ -283,26 +455,26 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
     }
     if (groupBy === 'item' || groupBy === 'category') {
       const seen = new Set<SalesTotals>();
-      for (const line of order.lines) {
+      for (const line of sale.lines) {
         const g = byLine(line);
         if (!seen.has(g)) g.orders += 1;
         seen.add(g);
         g.quantity += line.quantity;
-        g.grossSalesCents += lineRevenue(line);
+        g.grossSalesCents += line.revenueCents;
         g.discountCents += line.discountCents;
         g.taxCents += line.taxCents;
       }
       // Tips belong to the order, not to an item: one row of their own keeps the money columns adding up.
-      if (order.tipCents !== 0) group(TIPS_KEY, 'Tips').tipCents += order.tipCents;
+      if (sale.tipCents !== 0) group(TIPS_KEY, 'Tips').tipCents += sale.tipCents;
     } else if (groupBy !== 'tender') {
-      const key = groupBy === 'day' ? day : groupBy === 'hour' ? hour : (order.staffId ?? 'none');
-      const g = group(key, groupBy === 'hour' ? `${hour}:00–${hour}:59` : key);
+      const key = groupBy === 'day' ? sale.day : groupBy === 'hour' ? sale.hour : (sale.staffId ?? 'none');
+      const g = group(key, groupBy === 'hour' ? `${sale.hour}:00–${sale.hour}:59` : key);
       g.orders += 1;
       g.quantity += units;
       g.grossSalesCents += gross;
-      g.discountCents += order.discountCents;
-      g.taxCents += order.taxCents;
-      g.tipCents += order.tipCents;
+      g.discountCents += sale.discountCents;
+      g.taxCents += sale.taxCents;
+      g.tipCents += sale.tipCents;
     }
   }
 
@@ -334,7 +506,7 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
       for (const l of r.lines) {
         const line = r.order_lines.find((x) => x.id === l.lineId);
         if (!line) continue;
-        const g = byLine(line);
+        const g = byLine(orderLineKey(line));
         g.refundedQuantity += l.quantity;
         g.refundCents += l.amountCents - l.taxCents;
         g.taxCents -= l.taxCents;
@@ -349,7 +521,7 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
         g.taxCents -= taxLeft;
         if (!firstLine) g.refunds += 1;
       }
-      if (firstLine) byLine(firstLine).refunds += 1;
+      if (firstLine) byLine(orderLineKey(firstLine)).refunds += 1;
     } else {
       const key = groupBy === 'day' ? r.day : groupBy === 'hour' ? r.hour : (r.staff_id ?? 'none');
       const g = group(key, groupBy === 'hour' ? `${r.hour}:00–${r.hour}:59` : key);
@@ -402,7 +574,7 @@ export const taxRowSchema = z.strictObject({
   name: z.string(),
   basisPoints: z.int(),
   inclusive: z.boolean(),
-  orders: z.int().describe('Sales carrying this rate.'),
+  orders: z.int().describe('Sales (orders, issued invoices, paid pay links) carrying this rate.'),
   taxableCents: z.int().describe('Taxable base (net of discounts).'),
   taxCents: z.int().describe('Tax collected on sales at this rate.'),
 });
@@ -417,8 +589,8 @@ export const taxReportSchema = z.strictObject({
   totals: z.strictObject({
     taxableCents: z.int(),
     collectedCents: z.int().describe('Tax collected on sales.'),
-    refundedCents: z.int().describe('Tax given back by refunds (not split per rate: refunds by amount carry none).'),
-    netCents: z.int().describe('collected − refunded: the movement of sales tax payable from orders.'),
+    refundedCents: z.int().describe('Tax given back by refunds and by voids of issued invoices (not split per rate: refunds by amount carry none).'),
+    netCents: z.int().describe('collected − refunded: the movement of sales tax payable from sales (orders, invoices, pay links).'),
   }),
 });
 export type TaxReport = z.infer<typeof taxReportSchema>;
@@ -427,8 +599,13 @@ export type TaxReport = z.infer<typeof taxReportSchema>;
 export async function taxReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<TaxReport> {
   const { period, currency } = await resolvePeriod(db, merchantId, query);
   const rows = new Map<string, TaxRow>();
-  for await (const { order } of salesOf(db, merchantId, period)) {
-    for (const t of order.taxLines) {
+  let voidedTax = 0;
+  for await (const sale of salesOf(db, merchantId, period)) {
+    if (sale.sign < 0) {
+      voidedTax += sale.taxCents;
+      continue;
+    }
+    for (const t of sale.taxLines) {
       const key = `${t.taxRateId}\u0000${t.basisPoints}\u0000${t.inclusive}`;
       let row = rows.get(key);
       if (!row) rows.set(key, (row = { taxRateId: t.taxRateId, name: t.name, basisPoints: t.basisPoints, inclusive: t.inclusive, orders: 0, taxableCents: 0, taxCents: 0 }));
@@ -437,7 +614,7 @@ export async function taxReport(db: Queryable, merchantId: string, query: Pick<R
       row.taxCents += t.taxCents;
     }
   }
-  const refunded = (await refundsOf(db, merchantId, period)).filter((r) => r.kind === 'refund').reduce((a, r) => a + Number(r.tax_cents), 0);
+  const refunded = (await refundsOf(db, merchantId, period)).filter((r) => r.kind === 'refund').reduce((a, r) => a + Number(r.tax_cents), 0) + voidedTax;
   const list = [...rows.values()].sort((a, b) => a.taxRateId.localeCompare(b.taxRateId) || a.basisPoints - b.basisPoints || Number(a.inclusive) - Number(b.inclusive));
   const collected = list.reduce((a, r) => a + r.taxCents, 0);
   return {
