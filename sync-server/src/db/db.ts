@@ -28,6 +28,33 @@ export interface Db extends Queryable {
   listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
+/** Memo of each open transaction handle (see {@link transactionMemo}). */
+const memos = new WeakMap<Queryable, Map<string, unknown>>();
+
+/**
+ * A scratch map that lives as long as one transaction handle: facts that cannot change under this transaction once
+ * read or written in it (an advisory lock held, an account's id, the merchant's audit-chain head while its lock is
+ * held). `undefined` for a handle that is not a transaction (the pool or PGlite itself), so callers then just query.
+ * Cleared on `ROLLBACK TO SAVEPOINT`, since what was learnt inside the savepoint may be undone.
+ */
+export function transactionMemo(tx: Queryable): Map<string, unknown> | undefined {
+  return memos.get(tx);
+}
+
+/** Registers `handle` as a transaction with an empty memo; `ROLLBACK TO …` through it clears the memo. */
+function trackTransaction(handle: Queryable): Queryable {
+  const memo = new Map<string, unknown>();
+  const tracked: Queryable = {
+    query(sql, params) {
+      if (/^\s*ROLLBACK\s+TO\b/i.test(sql)) memo.clear();
+      return handle.query(sql, params);
+    },
+    exec: (sql) => handle.exec(sql),
+  };
+  memos.set(tracked, memo);
+  return tracked;
+}
+
 /**
  * PGlite: one connection in this process. Its own `transaction()` holds a mutex, so transactions are serialised and a
  * plain query waits for a running transaction. Never call the outer `db` from inside `transaction(fn)` — use `tx`.
@@ -47,15 +74,17 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
     },
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return pglite.transaction(async (tx) =>
-        fn({
-          async query<R>(sql: string, params: unknown[] = []) {
-            const result = await tx.query<R>(sql, params);
-            return { rows: result.rows };
-          },
-          async exec(sql: string) {
-            await tx.exec(sql);
-          },
-        }),
+        fn(
+          trackTransaction({
+            async query<R>(sql: string, params: unknown[] = []) {
+              const result = await tx.query<R>(sql, params);
+              return { rows: result.rows };
+            },
+            async exec(sql: string) {
+              await tx.exec(sql);
+            },
+          }),
+        ),
       );
     },
     async close() {
@@ -88,7 +117,7 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client));
+        const result = await fn(trackTransaction(wrap(client)));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -144,5 +173,9 @@ export async function openDb(options: { databaseUrl?: string; pgliteDir?: string
  * merchant (replication checkpoints never skip a row) and the audit chain has one tail. Re-entrant within a transaction.
  */
 export async function lockMerchant(tx: Queryable, merchantId: string): Promise<void> {
+  const memo = transactionMemo(tx);
+  const key = `lock:merchant:${merchantId}`;
+  if (memo?.has(key)) return; // held until this transaction ends
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext('merchant:' || $1::text)) AS locked`, [merchantId]);
+  memo?.set(key, true);
 }

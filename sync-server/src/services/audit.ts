@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../core/index.ts';
-import { lockMerchant, type Queryable } from '../db/db.ts';
+import { lockMerchant, transactionMemo, type Queryable } from '../db/db.ts';
 
 /**
  * Hash-chained audit log (DESIGN §4): each merchant's rows form a chain where
@@ -65,11 +65,14 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
 /** Appends one audit row inside `tx` (takes the merchant's write lock, so the chain has one tail). Returns its seq. */
 export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<number> {
   await lockMerchant(tx, entry.merchantId);
-  const last = await tx.query<{ hash: string }>(
-    'SELECT hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1',
-    [entry.merchantId],
-  );
-  const prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
+  // With the merchant's lock held, the chain's head is the last row this transaction wrote, once it has written one.
+  const memo = transactionMemo(tx);
+  const headKey = `audit-head:${entry.merchantId}`;
+  let prevHash = memo?.get(headKey) as string | undefined;
+  if (prevHash === undefined) {
+    const last = await tx.query<{ hash: string }>('SELECT hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1', [entry.merchantId]);
+    prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
+  }
   const seqRow = await tx.query<{ seq: number | string }>(`SELECT nextval(pg_get_serial_sequence('audit_log', 'seq')) AS seq`);
   // Millisecond precision: what a JS Date holds, so the timestamp read back hashes identically.
   const occurredAt = new Date((entry.occurredAt ?? new Date()).getTime());
@@ -92,6 +95,7 @@ export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<num
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
     [row.seq, row.merchant_id, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), prevHash, hash],
   );
+  memo?.set(headKey, hash);
   return Number(row.seq);
 }
 

@@ -9,11 +9,12 @@
  *       locationId?: string,            // loc_…; default: the merchant's default location (created on first use)
  *       actor?: string,                 // 'staff:<id>' | 'app:<id>' | 'register:<id>' | 'system' (audit); default 'system'
  *       occurredAt?: Date,              // default now
+ *       deferCatalogRefresh?: boolean,  // re-stamp the catalog items yourself, once per transaction (sync push)
  *       movements: [
  *         { variationId, kind: 'sale' | 'return' | 'receive' | 'adjust', quantity: number (signed: sale < 0, return > 0), sourceId, note? }
  *       | { variationId, kind: 'count', counted: number (units counted, ≥ 0), sourceId, note? }
  *       ],
- *     }) → Promise<{ recorded, duplicates, skipped, oversold, changedItemIds }>
+ *     }) → Promise<{ recorded, duplicates, skipped, oversold, changedItemIds, locationIsDefault }>
  *
  * - Idempotent per (sourceId, variationId, kind): recording the same movement again is counted in `duplicates` and
  *   changes nothing (e.g. an order pushed twice, a refund retried). Movements of one call with the same key are summed.
@@ -30,7 +31,7 @@
  * {@link ensureDefaultLocation}.
  */
 import { newId, type Order, type StockMovementKind } from '../../../core/index.ts';
-import { lockMerchant, type Queryable } from '../db/db.ts';
+import { lockMerchant, transactionMemo, type Queryable } from '../db/db.ts';
 import { appendAudit } from './audit.ts';
 import { refreshStockOnHand } from './catalog.ts';
 import { SqlFilter } from '../db/sql-filter.ts';
@@ -45,6 +46,12 @@ export interface RecordStockMovementsInput {
   actor?: string;
   occurredAt?: Date;
   movements: readonly StockMovementInput[];
+  /**
+   * Leave the catalog re-stamp to the caller (default false): the items are returned in `changedItemIds` with
+   * `locationIsDefault`, and the caller calls `refreshStockOnHand` once for many calls in the same transaction (the
+   * sync push does, so 100 sales of the same latte re-stamp it once, not 100 times).
+   */
+  deferCatalogRefresh?: boolean;
 }
 
 /** A stock movement as stored and listed. */
@@ -68,6 +75,8 @@ export interface RecordStockMovementsResult {
   skipped: { variationId: string; reason: 'unknown_variation' | 'not_tracked' }[];
   oversold: { variationId: string; locationId: string; onHand: number }[];
   changedItemIds: string[];
+  /** Whether the movements were at the merchant's default location (whose stock the catalog items carry). */
+  locationIsDefault: boolean;
 }
 
 /** Thrown for a location that is not the merchant's. */
@@ -98,6 +107,17 @@ const toLocation = (r: LocationRow): Location => ({ id: r.id, name: r.name, isDe
 
 /** The merchant's default location ("Main location"), created on first use. */
 export async function ensureDefaultLocation(tx: Queryable, merchantId: string): Promise<Location> {
+  // Locations are never edited or removed: once known in a transaction, the default stays the default.
+  const memo = transactionMemo(tx);
+  const key = `default-location:${merchantId}`;
+  const known = memo?.get(key) as Location | undefined;
+  if (known) return known;
+  const location = await findOrCreateDefaultLocation(tx, merchantId);
+  memo?.set(key, location);
+  return location;
+}
+
+async function findOrCreateDefaultLocation(tx: Queryable, merchantId: string): Promise<Location> {
   const found = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [merchantId]);
   if (found.rows[0]) return toLocation(found.rows[0]);
   await tx.query(
@@ -206,7 +226,7 @@ export async function recordStockMovements(tx: Queryable, input: RecordStockMove
     else merged.set(key, m);
   }
   const variations = await findVariations(tx, merchantId, [...merged.values()].map((m) => m.variationId));
-  const result: RecordStockMovementsResult = { recorded: [], duplicates: 0, skipped: [], oversold: [], changedItemIds: [] };
+  const result: RecordStockMovementsResult = { recorded: [], duplicates: 0, skipped: [], oversold: [], changedItemIds: [], locationIsDefault: location.isDefault };
   const touched = new Map<string, string>(); // variationId → itemId
   const before = new Map<string, number>();
 
@@ -276,7 +296,7 @@ export async function recordStockMovements(tx: Queryable, input: RecordStockMove
     },
   });
   result.changedItemIds = [...new Set(touched.values())];
-  await refreshStockOnHand(tx, merchantId, result.changedItemIds, now, location.isDefault);
+  if (!input.deferCatalogRefresh) await refreshStockOnHand(tx, merchantId, result.changedItemIds, now, location.isDefault);
   return result;
 }
 

@@ -1,6 +1,6 @@
 import { accountBase, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type JournalTransaction } from '../../../core/index.ts';
 import { ulid } from 'ulid';
-import { lockMerchant, type Queryable } from '../db/db.ts';
+import { lockMerchant, transactionMemo, type Queryable } from '../db/db.ts';
 
 /**
  * The merchant ledger (DESIGN §4): journal transactions whose postings sum to zero, immutable once written (the
@@ -26,6 +26,16 @@ export async function ensureChartOfAccounts(tx: Queryable, merchantId: string): 
 }
 
 async function accountId(tx: Queryable, merchantId: string, code: string): Promise<string> {
+  const memo = transactionMemo(tx);
+  const key = `account:${merchantId}:${code}`;
+  const known = memo?.get(key);
+  if (typeof known === 'string') return known;
+  const id = await findOrCreateAccount(tx, merchantId, code);
+  memo?.set(key, id);
+  return id;
+}
+
+async function findOrCreateAccount(tx: Queryable, merchantId: string, code: string): Promise<string> {
   const found = await tx.query<{ id: string }>('SELECT id FROM accounts WHERE merchant_id = $1 AND code = $2', [merchantId, code]);
   if (found.rows[0]) return found.rows[0].id;
   const base = CHART_OF_ACCOUNTS.find((a) => a.code === accountBase(code));
@@ -134,12 +144,15 @@ export async function postJournalTransaction(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [jt.id, merchantId, jt.kind, jt.sourceType, jt.sourceId, jt.registerId, jt.occurredAt, jt.memo, jt.currency, syncSeq],
   );
+  // One statement for all the postings of the transaction.
+  const values: string[] = [];
+  const params: unknown[] = [];
   for (const [i, p] of jt.postings.entries()) {
-    await tx.query(
-      `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ($1, $2, $3, $4, $5)`,
-      [`pst_${ulid()}`, jt.id, i, ids[i], p.amountCents],
-    );
+    const n = params.length;
+    values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`);
+    params.push(`pst_${ulid()}`, jt.id, i, ids[i], p.amountCents);
   }
+  if (values.length > 0) await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ${values.join(', ')}`, params);
   return { created: true, syncSeq };
 }
 

@@ -13,6 +13,7 @@ import { ulid } from 'ulid';
 import { z } from 'zod';
 import { lockMerchant, type Queryable } from '../db/db.ts';
 import { appendAudit } from '../services/audit.ts';
+import { refreshStockOnHand } from '../services/catalog.ts';
 import { recordStockMovements, saleMovementsOfOrder } from '../services/inventory.ts';
 import { announceRegisterOrder } from '../services/orders.ts';
 import {
@@ -122,6 +123,8 @@ interface PushContext {
   now: Date;
   collection: Collection;
   written: Set<Collection>;
+  /** Catalog items whose stock at the default location moved in this push: re-stamped once, at the end. */
+  stockMovedItemIds: Set<string>;
 }
 
 /** Keeps an invalid document in quarantine (once per distinct content) and answers it as a rejected master state. */
@@ -223,8 +226,8 @@ async function pushOrder(ctx: PushContext, raw: Record<string, unknown>): Promis
   });
   await announceRegisterOrder(ctx.tx, ctx.merchantId, order, ctx.now);
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
-  const stock = await recordStockMovements(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor, occurredAt: ctx.now, movements: saleMovementsOfOrder(order) });
-  if (stock.changedItemIds.length > 0) ctx.written.add('catalog-items');
+  const stock = await recordStockMovements(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor, occurredAt: ctx.now, movements: saleMovementsOfOrder(order), deferCatalogRefresh: true });
+  for (const id of stock.changedItemIds) ctx.stockMovedItemIds.add(id); // sales move stock at the default location
   ctx.written.add('orders');
   return undefined;
 }
@@ -294,11 +297,17 @@ export async function push(
   const conflicts = await app.db.transaction(async (tx) => {
     await lockMerchant(tx, principal.merchantId);
     const merchant = (await tx.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [principal.merchantId])).rows[0];
-    const ctx: PushContext = { tx, merchantId: principal.merchantId, currency: merchant?.currency ?? 'USD', actor: principal.actor, now: app.clock(), collection, written };
+    const ctx: PushContext = { tx, merchantId: principal.merchantId, currency: merchant?.currency ?? 'USD', actor: principal.actor, now: app.clock(), collection, written, stockMovedItemIds: new Set() };
     const out: SyncDocument[] = [];
     for (const row of rows) {
       const conflict = collection === 'orders' ? await pushOrder(ctx, row.newDocumentState) : await pushJournalTransaction(ctx, row.newDocumentState);
       if (conflict) out.push(conflict);
+    }
+    // Register sales move stock at the default location: each item sold in this push gets one new stamp (registers
+    // pull its stockOnHand) and one catalog.updated event carrying the stock after the whole push.
+    if (ctx.stockMovedItemIds.size > 0) {
+      await refreshStockOnHand(tx, principal.merchantId, [...ctx.stockMovedItemIds], ctx.now, true);
+      written.add('catalog-items');
     }
     return out;
   });
