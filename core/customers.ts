@@ -4,20 +4,27 @@
  * one to a phone or e-mail another customer already has is a 409 naming that customer.
  */
 import { z } from 'zod';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { MAX_MEMO_LENGTH } from './schemas.ts';
 
 const isoDate = z.iso.datetime({ offset: true });
 
 /**
- * A phone as staff type it, in international form (`+1 415-555-0123`, `+44 20 7946 0958`), normalised to E.164
- * (`+14155550123`) with libphonenumber-js; undefined when it is not a valid number.
+ * A phone as staff type it, normalised to E.164 (`+14155550123`) with libphonenumber-js: in international form
+ * (`+1 415-555-0123`, `+44 20 7946 0958`), or in national form (`(415) 555-0123`, `020 7946 0958`) when the store's
+ * `defaultCountry` (ISO 3166-1 alpha-2) says which country it belongs to. Undefined when it is not a valid number.
  */
-export function normalizePhone(input: string): string | undefined {
+export function normalizePhone(input: string, defaultCountry?: string): string | undefined {
   const trimmed = input.trim();
-  if (!trimmed.startsWith('+') || trimmed.length > 32) return undefined;
-  const parsed = parsePhoneNumberFromString(trimmed);
+  if (trimmed.length > 32) return undefined;
+  if (!trimmed.startsWith('+') && (!defaultCountry || !isSupportedCountry(defaultCountry))) return undefined;
+  const parsed = trimmed.startsWith('+') ? parsePhoneNumberFromString(trimmed) : parsePhoneNumberFromString(trimmed, defaultCountry as CountryCode);
   return parsed && parsed.isValid() ? parsed.number : undefined;
+}
+
+/** True for an ISO 3166-1 alpha-2 code libphonenumber-js knows the numbering plan of (e.g. `US`, `GB`, `FR`). */
+export function isPhoneCountry(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
 }
 
 /**
@@ -28,17 +35,18 @@ export function normalizeEmail(input: string): string {
   return input.trim().toLowerCase();
 }
 
+/**
+ * A phone as typed: international (`+…`) or national digits with spaces, dots, dashes and parentheses. The service
+ * normalises it to E.164 with the store's default country (services/customers.ts), answering 400 naming `phone` when
+ * it is not a valid number there.
+ */
 const phoneInput = z
   .string()
+  .trim()
   .max(32)
-  .transform((v, ctx) => {
-    const e164 = normalizePhone(v);
-    if (!e164) {
-      ctx.addIssue({ code: 'custom', message: 'must be a valid phone number in international format, e.g. +14155550123' });
-      return z.NEVER;
-    }
-    return e164;
-  });
+  .regex(/^\+?[0-9 ().-]{4,31}$/, 'must be a phone number, e.g. +14155550123 or (415) 555-0123')
+  .refine((v) => (v.match(/[0-9]/g)?.length ?? 0) >= 4, 'must be a phone number, e.g. +14155550123 or (415) 555-0123')
+  .describe("E.164 (+14155550123), or a national number of the store's default country ((415) 555-0123): stored as E.164.");
 const emailInput = z
   .string()
   .max(254)

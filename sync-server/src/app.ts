@@ -17,6 +17,7 @@ import { registerInvoiceRoutes } from './routes/invoices.ts';
 import { RecurringInvoiceScheduler, type RecurringSchedulerOptions } from './services/recurring-invoices.ts';
 import { registerPosRoutes } from './routes/pos.ts';
 import { registerReportRoutes } from './routes/reports.ts';
+import { registerSettingsRoutes } from './routes/settings.ts';
 import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerOrderRoutes } from './routes/orders.ts';
 import { registerCustomerRoutes } from './routes/customers.ts';
@@ -143,6 +144,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   registerPosRoutes(app, ctx);
   registerReportRoutes(app, ctx);
+  registerSettingsRoutes(app, ctx);
   registerOpenApiRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);

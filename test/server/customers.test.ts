@@ -61,7 +61,9 @@ describe.each(databaseTargets())('customers on $name', (target) => {
   it('validates input: 400 naming the field, nothing written; staff only', async () => {
     const before = await rows();
     const cases: [unknown, string][] = [
-      [{ givenName: 'A', phone: '4155550123' }, 'phone'],
+      // National numbers are read in the store's country (US here): this one has too few digits to be one.
+      [{ givenName: 'A', phone: '555 0123' }, 'phone'],
+      [{ givenName: 'A', phone: 'ext. 12' }, 'phone'],
       [{ givenName: 'A', phone: '+1 555' }, 'phone'],
       [{ givenName: 'A', email: 'not-an-email' }, 'email'],
       [{}, 'givenName'],

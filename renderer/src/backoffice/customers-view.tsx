@@ -198,7 +198,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
         ) : null}
         <div className="bo-row">
           {FIELDS.map((f) => (
-            <Field key={f} id={`${formId}-${f}`} label={LABELS[f]} error={errors.fields[f]} className={f === 'note' ? 'bo-field-wide' : undefined} {...(f === 'phone' ? { hint: 'With the country code, e.g. +1 415 555 0123' } : {})}>
+            <Field key={f} id={`${formId}-${f}`} label={LABELS[f]} error={errors.fields[f]} className={f === 'note' ? 'bo-field-wide' : undefined} {...(f === 'phone' ? { hint: 'As dialled in the store (e.g. (415) 555-0123), or + and the country code for another country' } : {})}>
               {(p) => (
                 <input
                   {...p}

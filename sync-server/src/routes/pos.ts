@@ -23,6 +23,7 @@ const quarantineQuery = pageQuery.extend({ collection: z.enum(['orders', 'journa
 const noQuery = z.strictObject({});
 const page = <T extends z.ZodType>(item: T) => z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });
 const smsOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), body: z.string(), status: z.string(), createdAt: z.iso.datetime() });
+const emailOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), subject: z.string(), body: z.string().describe('Plain text'), status: z.string(), createdAt: z.iso.datetime() });
 const quarantineEntry = z.strictObject({
   id: z.string(),
   collection: z.enum(['orders', 'journal-transactions']),
@@ -43,6 +44,38 @@ const auditVerifyResponse = z.strictObject({
   reason: z.string().optional(),
 });
 
+/**
+ * One page of an outbox table (`sms_outbox`, `email_outbox`: id, merchant_id, created_at, status + `columns`), newest
+ * first, keyset-paginated on (created_at, id); `view` maps a row's own columns to the API fields.
+ */
+async function outboxPage<R extends object>(
+  db: AppContext['db'],
+  merchantId: string,
+  q: z.infer<typeof pageQuery>,
+  table: 'sms_outbox' | 'email_outbox',
+  columns: string,
+  view: (row: R) => Record<string, string>,
+): Promise<{ data: Record<string, string>[]; nextCursor: string | null }> {
+  const params: unknown[] = [merchantId];
+  let where = 'merchant_id = $1';
+  if (q.cursor) {
+    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
+    params.push(createdAt, id);
+    where += ` AND (created_at, id) < ($2::timestamptz, $3::text)`;
+  }
+  params.push(q.limit + 1);
+  const { rows } = await db.query<R & { id: string; created_at: Date; status: string }>(
+    `SELECT id, ${columns}, created_at, status FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((r) => ({ id: r.id, ...view(r), status: r.status, createdAt: new Date(r.created_at).toISOString() })),
+    nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
+  };
+}
+
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
 export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   // GET /api/pos/catalog and the rest of the catalog API: routes/catalog.ts.
@@ -55,26 +88,16 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     onRequest: guard(ctx, 'staff'),
     config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: page(smsOutboxEntry) } satisfies RouteDoc },
   }, async (request) => {
-    const { merchantId } = principalOf(request);
     const q = parseOrThrow(pageQuery, request.query, '(query)');
-    const params: unknown[] = [merchantId];
-    let where = 'merchant_id = $1';
-    if (q.cursor) {
-      const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
-      params.push(createdAt, id);
-      where += ` AND (created_at, id) < ($2::timestamptz, $3::text)`;
-    }
-    params.push(q.limit + 1);
-    const { rows } = await ctx.db.query<{ id: string; to_phone: string; body: string; created_at: Date; status: string }>(
-      `SELECT id, to_phone, body, created_at, status FROM sms_outbox WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const page = rows.slice(0, q.limit);
-    const last = page.at(-1);
-    return {
-      data: page.map((r) => ({ id: r.id, to: r.to_phone, body: r.body, status: r.status, createdAt: new Date(r.created_at).toISOString() })),
-      nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-    };
+    return outboxPage<{ to_phone: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'sms_outbox', 'to_phone, body', (r) => ({ to: r.to_phone, body: r.body }));
+  });
+
+  app.get('/api/pos/email-outbox', {
+    onRequest: guard(ctx, 'staff'),
+    config: { openapi: { summary: 'List queued e-mails', description: 'Newest first: receipts, invoices and reminders. No mail server is connected: messages wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: page(emailOutboxEntry) } satisfies RouteDoc },
+  }, async (request) => {
+    const q = parseOrThrow(pageQuery, request.query, '(query)');
+    return outboxPage<{ to_address: string; subject: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'email_outbox', 'to_address, subject, body', (r) => ({ to: r.to_address, subject: r.subject, body: r.body }));
   });
 
   app.get('/api/pos/quarantine', {

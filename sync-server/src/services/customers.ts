@@ -4,7 +4,7 @@
  * normalised e-mail (core/customers.ts): a duplicate is a 409 `customer_exists` naming `existingCustomerId`.
  * Every change writes an audit row in the same transaction.
  */
-import { newId, normalizeEmail, type CustomerCreate, type CustomerRecord, type CustomerUpdate } from '../../../core/index.ts';
+import { newId, normalizeEmail, normalizePhone, type CustomerCreate, type CustomerRecord, type CustomerUpdate } from '../../../core/index.ts';
 import { callerOf, type Principal } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant, type Queryable } from '../db/db.ts';
@@ -79,13 +79,29 @@ export async function getCustomer(db: Queryable, merchantId: string, id: string)
 }
 
 /**
- * Creates a customer (phone already E.164, e-mail trimmed by the schema). Consent given now stamps
+ * The phone as typed, in E.164: an international number as is, a national one in the store's default country
+ * (`merchants.default_country`, GET/PATCH /api/pos/settings).
+ * @throws ProblemError 400 naming `phone` when it is not a valid number.
+ */
+async function e164Of(tx: Queryable, merchantId: string, phone: string): Promise<string> {
+  const country = (await tx.query<{ default_country: string }>('SELECT default_country FROM merchants WHERE id = $1', [merchantId])).rows[0]?.default_country ?? 'US';
+  const e164 = normalizePhone(phone, country);
+  if (!e164) {
+    const message = phone.trim().startsWith('+') ? 'must be a valid phone number, e.g. +14155550123' : `must be a valid phone number of the store's country (${country}) or start with + and a country code`;
+    throw new ProblemError(400, 'validation_error', `Invalid phone: ${message}.`, [{ path: 'phone', message }]);
+  }
+  return e164;
+}
+
+/**
+ * Creates a customer (phone normalised to E.164 here, e-mail trimmed by the schema). Consent given now stamps
  * `marketingConsentAt`. @throws DuplicateCustomerError (409) on a phone or e-mail another customer has.
  */
 export async function createCustomer(ctx: AppContext, principal: Principal, input: CustomerCreate): Promise<CustomerRecord> {
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, principal.merchantId);
+    if (input.phone) input = { ...input, phone: await e164Of(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, input);
     const id = newId('customer');
     const consent = input.marketingConsent ?? false;
@@ -116,6 +132,7 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
   return ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, principal.merchantId);
     const before = await customerRow(tx, principal.merchantId, id);
+    if (input.phone) input = { ...input, phone: await e164Of(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, { phone: input.phone, email: input.email }, id);
     const pick = <T>(value: T | null | undefined, current: T | null): T | null => (value === undefined ? current : value);
     const email = pick(input.email, before.email);

@@ -1,0 +1,128 @@
+/**
+ * Store settings (GET/PATCH /api/pos/settings), national phone numbers read in the store's default country, and the
+ * e-mail outbox listing — through HTTP, on both databases.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+type Json = Record<string, any>;
+
+describe.each(databaseTargets())('store settings on $name', (target) => {
+  let server: TestServer;
+  const now = new Date('2026-03-06T12:00:00.000Z');
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null, clock: () => now });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, bearer = server.credentials.staffToken) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${bearer}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  const fieldsOf = (res: { json(): Json }) => (res.json().errors as { path: string }[]).map((e) => e.path);
+
+  it('shows the store settings, UTC and US until changed', async () => {
+    const res = await call('GET', '/api/pos/settings');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ merchantId: server.credentials.merchantId, name: server.credentials.merchantName, currency: 'USD', timeZone: 'UTC', defaultCountry: 'US' });
+    expect((await call('GET', '/api/pos/settings', undefined, server.credentials.appToken)).statusCode).toBe(403);
+    expect((await server.app.inject({ method: 'GET', url: '/api/pos/settings' })).statusCode).toBe(401);
+  });
+
+  it('refuses bad settings with a problem naming the field, and changes nothing', async () => {
+    const cases: [unknown, string][] = [
+      [{ timeZone: 'Mars/Olympus' }, 'timeZone'],
+      [{ timeZone: '' }, 'timeZone'],
+      [{ defaultCountry: 'ZZ' }, 'defaultCountry'],
+      [{ defaultCountry: 'USA' }, 'defaultCountry'],
+      [{ currency: 'EUR' }, 'currency'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await call('PATCH', '/api/pos/settings', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(fieldsOf(res), JSON.stringify(body)).toContain(field);
+    }
+    expect((await call('PATCH', '/api/pos/settings', {})).statusCode).toBe(400);
+    expect((await call('GET', '/api/pos/settings')).json()).toMatchObject({ timeZone: 'UTC', defaultCountry: 'US' });
+  });
+
+  it('counts report days in the time zone set, and audits the change', async () => {
+    const register = (await call('POST', '/api/dev/pair-register', {})).json() as PairedRegister;
+    // 02:00 UTC on 6 March is still 5 March in New York.
+    const sale = buildSale({ register, sequence: 1, catalog: server.catalog, method: 'cash', createdAt: '2026-03-06T02:00:00.000Z' });
+    const pushed = await call('POST', '/api/sync/orders/push', [{ newDocumentState: sale.order }]);
+    expect(pushed.json()).toEqual([]);
+    const utcDay = (await call('GET', '/api/pos/reports/sales?from=2026-03-05&to=2026-03-06&groupBy=day')).json();
+    expect(utcDay.rows.map((r: Json) => r.key)).toEqual(['2026-03-06']);
+
+    const changed = await call('PATCH', '/api/pos/settings', { timeZone: 'America/New_York', defaultCountry: 'gb' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json()).toMatchObject({ timeZone: 'America/New_York', defaultCountry: 'GB' });
+    expect((await call('GET', '/api/pos/settings')).json()).toMatchObject({ timeZone: 'America/New_York', defaultCountry: 'GB' });
+    const nyDay = (await call('GET', '/api/pos/reports/sales?from=2026-03-05&to=2026-03-06&groupBy=day')).json();
+    expect(nyDay.period.timeZone).toBe('America/New_York');
+    expect(nyDay.rows.map((r: Json) => r.key)).toEqual(['2026-03-05']);
+
+    const audit = await server.db.query<{ data: Json }>(`SELECT data FROM audit_log WHERE action = 'settings.updated' ORDER BY seq`);
+    expect(audit.rows.map((r) => r.data)).toEqual([{ timeZone: { from: 'UTC', to: 'America/New_York' }, defaultCountry: { from: 'US', to: 'GB' } }]);
+    expect((await verifyAuditChain(server.db, server.credentials.merchantId)).ok).toBe(true);
+    // Back to the US for the phone test below.
+    expect((await call('PATCH', '/api/pos/settings', { defaultCountry: 'US' })).json().defaultCountry).toBe('US');
+  });
+
+  it('reads national phone numbers in the default country, and de-duplicates across spellings', async () => {
+    const national = await call('POST', '/api/pos/customers', { givenName: 'Nat', phone: '(415) 555-0134' });
+    expect(national.statusCode, national.body).toBe(201);
+    expect(national.json().phone).toBe('+14155550134');
+    const same = await call('POST', '/api/pos/customers', { givenName: 'Other', phone: '+1 415 555 0134' });
+    expect(same.statusCode).toBe(409);
+    expect(same.json().errors[0]).toMatchObject({ path: 'phone' });
+    expect(same.json().detail).toContain(national.json().id);
+
+    await call('PATCH', '/api/pos/settings', { defaultCountry: 'GB' });
+    const london = await call('POST', '/api/pos/customers', { givenName: 'Lon', phone: '020 7946 0958' });
+    expect(london.json().phone).toBe('+442079460958');
+    const edited = await call('PATCH', `/api/pos/customers/${london.json().id}`, { phone: '07911 123456' });
+    expect(edited.json().phone).toBe('+447911123456');
+    // A US national number is not a GB number; international form always works.
+    const wrong = await call('POST', '/api/pos/customers', { givenName: 'X', phone: '(415) 555-0177' });
+    expect(wrong.statusCode).toBe(400);
+    expect(fieldsOf(wrong)).toEqual(['phone']);
+    expect(wrong.json().errors[0].message).toContain('GB');
+    for (const phone of ['12', 'call me', '+1 415 555']) {
+      const bad = await call('POST', '/api/pos/customers', { givenName: 'X', phone });
+      expect(bad.statusCode, phone).toBe(400);
+      expect(fieldsOf(bad), phone).toContain('phone');
+    }
+    const count = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE given_name = 'X'`);
+    expect(count.rows[0]!.n).toBe(0);
+  });
+
+  it('lists the e-mail outbox newest first, with cursor pagination', async () => {
+    const customer = (await call('POST', '/api/pos/customers', { givenName: 'Mae', email: 'mae@example.com' })).json();
+    const order = (await call('POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }], customerId: customer.id })).json();
+    await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] });
+    const first = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email' });
+    const second = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email', to: 'copy@example.com' });
+    expect(second.statusCode, second.body).toBe(202);
+
+    const page1 = await call('GET', '/api/pos/email-outbox?limit=1');
+    expect(page1.statusCode).toBe(200);
+    expect(page1.json().data).toEqual([
+      { id: second.json().id, to: 'copy@example.com', subject: expect.stringContaining(order.receiptNumber), body: expect.stringContaining('Total'), status: 'queued', createdAt: now.toISOString() },
+    ]);
+    const page2 = (await call('GET', `/api/pos/email-outbox?limit=1&cursor=${page1.json().nextCursor}`)).json();
+    expect(page2.data.map((m: Json) => [m.id, m.to])).toEqual([[first.json().id, 'mae@example.com']]);
+    expect((await call('GET', '/api/pos/email-outbox?limit=0')).statusCode).toBe(400);
+    expect((await call('GET', '/api/pos/email-outbox', undefined, server.credentials.appToken)).statusCode).toBe(403);
+  });
+});
