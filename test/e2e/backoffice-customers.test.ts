@@ -55,14 +55,15 @@ describe('back office customers', () => {
     const backOffice = await BackOfficePage.open(page);
     const customers = await backOffice.customers();
 
-    /* A phone without its country code: the server's problem (errors[].path = phone) is shown next to the field. */
-    const dialog = await customers.create({ givenName: 'Ada', familyName: 'Lovelace', phone: '(415) 555-0142', email: 'ada@example.com', consent: true });
+    /* A phone that is no number of the store's country (US): the server's problem (errors[].path = phone) is shown
+       next to the field. The same number with its area code, typed as dialled in the store, is stored in E.164. */
+    const dialog = await customers.create({ givenName: 'Ada', familyName: 'Lovelace', phone: '555-0142', email: 'ada@example.com', consent: true });
     const phoneError = dialog.getByTestId('field-error');
     await phoneError.waitFor();
-    await expect(phoneError.textContent()).resolves.toMatch(/international format/);
+    await expect(phoneError.textContent()).resolves.toMatch(/store's country \(US\)/);
     await expect(page.getByLabel('Phone').getAttribute('aria-invalid')).resolves.toBe('true');
     expect((await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142')).data).toHaveLength(0);
-    await dialog.getByTestId('customer-phone').fill('+1 415-555-0142');
+    await dialog.getByTestId('customer-phone').fill('(415) 555-0142');
     await dialog.getByTestId('customer-phone').press('Enter');
     await dialog.getByTestId('customer-saved').waitFor();
     await page.keyboard.press('Escape');
@@ -122,5 +123,33 @@ describe('back office customers', () => {
     await expect(row.textContent()).resolves.toContain(formatMoney(order.totalCents, 'USD'));
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+  });
+  it('sets the store time zone and phone country in Settings; a national number is then read in that country', { timeout: 120_000 }, async () => {
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page);
+    const settings = await backOffice.settings();
+    await expect(settings.timeZone.inputValue()).resolves.toBe('UTC');
+    await expect(settings.country.inputValue()).resolves.toBe('US');
+
+    /* A country without a numbering plan: the problem's field error shows next to the field, nothing changes. */
+    await settings.save({ country: 'ZZ' });
+    const error = settings.root.getByTestId('field-error');
+    await error.waitFor();
+    await expect(error.textContent()).resolves.toMatch(/country code/);
+    await expect(settings.country.getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await api<{ defaultCountry: string }>('/api/pos/settings')).toMatchObject({ defaultCountry: 'US' });
+
+    await settings.save({ timeZone: 'Europe/London', country: 'gb' });
+    await settings.root.getByTestId('settings-saved').waitFor();
+    await expect(settings.country.inputValue()).resolves.toBe('GB');
+    expect(await api<{ timeZone: string; defaultCountry: string }>('/api/pos/settings')).toMatchObject({ timeZone: 'Europe/London', defaultCountry: 'GB' });
+
+    /* A London number typed as dialled there is stored in E.164. */
+    const customers = await backOffice.customers();
+    const dialog = await customers.create({ givenName: 'Lon', phone: '020 7946 0958' });
+    await dialog.getByTestId('customer-saved').waitFor();
+    await page.keyboard.press('Escape');
+    const found = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=79460958');
+    expect(found.data.map((c) => c.phone)).toEqual(['+442079460958']);
   });
 });

@@ -213,6 +213,18 @@ export interface ReportPeriod {
   timeZone: string;
 }
 
+/** The store's settings (`/api/pos/settings`). */
+export interface StoreSettings {
+  merchantId: string;
+  name: string;
+  /** ISO 4217. */
+  currency: string;
+  /** IANA time zone: reports count days in it. */
+  timeZone: string;
+  /** ISO 3166-1 alpha-2: the country of phone numbers typed without +. */
+  defaultCountry: string;
+}
+
 export interface SalesFigures {
   /** Sales counted: paid orders, issued invoices, paid pay links. */
   orders: number;
@@ -435,6 +447,16 @@ export class BackOfficeApi {
   createCustomer(input: CustomerInput) {
     return this.request<Customer>('POST', '/api/pos/customers', input);
   }
+  /** `GET /api/pos/settings`. */
+  settings() {
+    return this.request<StoreSettings>('GET', '/api/pos/settings');
+  }
+
+  /** `PATCH /api/pos/settings`: time zone and/or default phone country. */
+  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'defaultCountry'>>) {
+    return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
+  }
+
   updateCustomer(id: string, patch: CustomerInput) {
     return this.request<Customer>('PATCH', `/api/pos/customers/${encodeURIComponent(id)}`, patch);
   }

@@ -1,6 +1,6 @@
 /**
  * The back office inside the register: catalog (items, pictures, stock), CSV import/export, customers, Text-to-Pay
- * requests, invoices and reports. Online only
+ * requests, invoices, reports and store settings. Online only
  * — it has no local collections and calls the server with the staff token; offline it shows a "needs a connection"
  * state while the register keeps selling (the register view stays mounted).
  */
@@ -11,9 +11,10 @@ import { ImportExportView } from './import-export-view.tsx';
 import { InvoicesView } from './invoices-view.tsx';
 import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
+import { SettingsView } from './settings-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
 
-type Section = 'catalog' | 'import' | 'customers' | 'pay-requests' | 'invoices' | 'reports';
+type Section = 'catalog' | 'import' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -21,6 +22,7 @@ const SECTIONS: [Section, string][] = [
   ['pay-requests', 'Pay requests'],
   ['invoices', 'Invoices'],
   ['reports', 'Reports'],
+  ['settings', 'Settings'],
 ];
 
 export function BackOfficeView() {
@@ -43,6 +45,7 @@ export function BackOfficeView() {
         {online && section === 'pay-requests' ? <PayRequestsView /> : null}
         {online && section === 'invoices' ? <InvoicesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
+        {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>
   );

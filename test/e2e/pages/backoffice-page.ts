@@ -60,6 +60,32 @@ export class BackOfficePage {
     await this.section('Invoices');
     return new InvoicesSection(this.page);
   }
+
+  async settings(): Promise<SettingsSection> {
+    await this.section('Settings');
+    const settings = new SettingsSection(this.page);
+    await settings.root.waitFor({ timeout: TIMEOUT });
+    return settings;
+  }
+}
+
+/** Back office → Settings: time zone and phone country. */
+export class SettingsSection {
+  readonly root: Locator;
+  readonly timeZone: Locator;
+  readonly country: Locator;
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('settings');
+    this.timeZone = page.getByTestId('settings-time-zone');
+    this.country = page.getByTestId('settings-country');
+  }
+
+  /** Sets the fields given and saves with the button. */
+  async save(fields: { timeZone?: string; country?: string }): Promise<void> {
+    if (fields.timeZone !== undefined) await this.timeZone.selectOption(fields.timeZone);
+    if (fields.country !== undefined) await this.country.fill(fields.country);
+    await this.root.getByTestId('settings-save').click();
+  }
 }
 
 export class CatalogSection {

@@ -1,0 +1,119 @@
+/**
+ * Back office → Settings: the store's time zone (reports count days in it) and the country of phone numbers typed
+ * without "+" (customers). `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
+ */
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { StoreSettings } from './api.ts';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from './shared.tsx';
+
+/** IANA zones the browser knows (the server checks against its own list), with the current one kept first if missing. */
+function timeZones(current: string): string[] {
+  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const list = known.includes('UTC') ? known : ['UTC', ...known];
+  return list.includes(current) ? list : [current, ...list];
+}
+
+const FIELDS = ['timeZone', 'defaultCountry'] as const;
+
+export function SettingsView() {
+  const api = useApi();
+  const formId = useId();
+  const [settings, setSettings] = useState<StoreSettings | undefined>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [timeZone, setTimeZone] = useState('');
+  const [country, setCountry] = useState('');
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstError(formRef, errors);
+
+  useEffect(() => {
+    let current = true;
+    api.settings().then(
+      (s) => {
+        if (!current) return;
+        setSettings(s);
+        setTimeZone(s.timeZone);
+        setCountry(s.defaultCountry);
+      },
+      (err: unknown) => current && setLoadError(err),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api]);
+
+  const zones = useMemo(() => timeZones(settings?.timeZone ?? 'UTC'), [settings?.timeZone]);
+
+  if (loadError) return <LoadError error={loadError} what="Settings" />;
+  if (!settings) return <p className="muted">Loading settings…</p>;
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaving(true);
+    setSaved(false);
+    setErrors(NO_ERRORS);
+    try {
+      const patch: { timeZone?: string; defaultCountry?: string } = {};
+      if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
+      if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
+      const next = Object.keys(patch).length > 0 ? await api.updateSettings(patch) : settings;
+      setSettings(next);
+      setCountry(next.defaultCountry);
+      setSaved(true);
+    } catch (err) {
+      setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <section className="bo-section" data-testid="settings">
+      <div className="bo-panel">
+        <div className="bo-panel-header">
+          <h2>Store settings</h2>
+        </div>
+        <p className="muted">
+          {settings.name} · amounts in {settings.currency}
+        </p>
+        <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
+          {errors.form ? (
+            <p className="form-error" role="alert">
+              {errors.form}
+            </p>
+          ) : null}
+          <div className="bo-row">
+            <Field id={`${formId}-timeZone`} label="Time zone" error={errors.fields.timeZone} hint="Reports count days from midnight here">
+              {(props) => (
+                <select {...props} className="bo-input" value={timeZone} onChange={(e) => setTimeZone(e.target.value)} data-testid="settings-time-zone">
+                  {zones.map((z) => (
+                    <option key={z} value={z}>
+                      {z}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field id={`${formId}-defaultCountry`} label="Phone country" error={errors.fields.defaultCountry} hint="Two letters, e.g. US, GB: numbers typed without + are read in this country">
+              {(props) => (
+                <input {...props} className="bo-input" value={country} maxLength={2} autoCapitalize="characters" onChange={(e) => setCountry(e.target.value)} data-testid="settings-country" />
+              )}
+            </Field>
+          </div>
+          <div className="bo-actions">
+            {saved ? (
+              <span className="bo-saved" role="status" data-testid="settings-saved">
+                Saved
+              </span>
+            ) : null}
+            <button type="submit" className="button button-primary" disabled={saving} data-testid="settings-save">
+              {saving ? 'Saving…' : 'Save settings'}
+            </button>
+          </div>
+        </form>
+      </div>
+    </section>
+  );
+}
