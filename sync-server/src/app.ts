@@ -92,6 +92,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     staticDir: opts.config.staticDir === undefined ? DEFAULT_STATIC_DIR : opts.config.staticDir,
     minRegisterSchemaVersion: opts.config.minRegisterSchemaVersion ?? SERVER_SCHEMA_VERSION,
     streamKeepAliveMs: opts.config.streamKeepAliveMs ?? 15_000,
+    allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
   };
   const clock = opts.clock ?? (() => new Date());
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
@@ -152,7 +153,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerCatalogRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
-    const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), ...opts.webhooks });
+    const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('onClose', async () => webhookWorker.stop());
   }

@@ -14,6 +14,12 @@ export interface ServerConfig {
   minRegisterSchemaVersion?: number;
   /** Keep-alive comment interval of the SSE streams, in ms. Default 15 000. */
   streamKeepAliveMs?: number;
+  /**
+   * Accept and deliver to webhook receivers on loopback, private and link-local addresses (a developer's local
+   * receiver). Default false: such URLs are refused (400 naming `url`) and never connected to
+   * (services/receiver-network.ts). main.ts sets it from `WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`.
+   */
+  allowPrivateWebhookReceivers?: boolean;
 }
 
 /** One text message to send. */

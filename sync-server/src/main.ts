@@ -42,7 +42,9 @@ async function main(): Promise<void> {
     }
   }
 
-  const app = await buildApp({ db, config: { baseUrl }, logger: true });
+  // Webhook receivers on loopback / private networks: refused unless asked for (npm start asks, for local receivers).
+  const allowPrivateWebhookReceivers = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers }, logger: true });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: DEMO_STAFF_TOKEN_TTL_SECONDS });
   const credentialsPath = join(dataDir, 'demo-credentials.json');

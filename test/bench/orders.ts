@@ -60,7 +60,7 @@ export async function benchOrders(target: DatabaseTarget, options: { connections
     const principal = await idp.verifyStaffToken(server.credentials.staffToken);
     const ctx: AppContext = {
       db: server.db,
-      config: { baseUrl: server.baseUrl, staticDir: null, minRegisterSchemaVersion: 1, streamKeepAliveMs: 15_000 },
+      config: { baseUrl: server.baseUrl, staticDir: null, minRegisterSchemaVersion: 1, streamKeepAliveMs: 15_000, allowPrivateWebhookReceivers: false },
       clock: () => new Date(),
       idp,
       sms: new OutboxSmsProvider(),

@@ -19,8 +19,10 @@ import {
   listDeliveries,
   listSubscriptions,
   redeliver,
+  rotateSecret,
   updateSubscription,
 } from '../services/webhooks.ts';
+import { assertPublicReceiverUrl } from '../services/receiver-network.ts';
 
 const ACCESS = { scope: 'webhooks' } as const;
 const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -56,6 +58,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(webhookSubscriptionCreateSchema, request.body ?? undefined);
+      await assertPublicReceiverUrl(body.url, { allowPrivateNetworks: ctx.config.allowPrivateWebhookReceivers });
       const principal = principalOf(request);
       const created = await ctx.db.transaction((tx) => createSubscription(tx, principal, body, ctx.clock()));
       return { status: 201, body: created };
@@ -119,6 +122,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     async (request) => {
       const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
       const body = parseOrThrow(webhookSubscriptionUpdateSchema, request.body ?? undefined);
+      if (body.url !== undefined) await assertPublicReceiverUrl(body.url, { allowPrivateNetworks: ctx.config.allowPrivateWebhookReceivers });
       const principal = principalOf(request);
       return ctx.db.transaction((tx) => updateSubscription(tx, principal, id, body, ctx.clock()));
     },
@@ -168,6 +172,32 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       const last = page.at(-1);
       return { data: page, nextCursor: rows.length > q.limit && last ? encodeCursor([last.createdAt, last.id]) : null };
     },
+  );
+
+  app.post(
+    '/api/pos/webhooks/:id/rotate-secret',
+    {
+      onRequest: guard(ctx, ACCESS),
+      config: {
+        openapi: {
+          summary: 'Rotate the signing secret of a subscription',
+          description:
+            'Answers the subscription with its new secret, once. Every delivery attempted from now on (retries of pending ones too) is signed with it; the old secret stops verifying at once.',
+          tags: ['webhooks'],
+          access: ACCESS,
+          params: subscriptionParams,
+          response: webhookSubscriptionSchema.extend({ secret: z.string() }),
+          status: 200,
+          idempotent: true,
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
+      const principal = principalOf(request);
+      const rotated = await ctx.db.transaction((tx) => rotateSecret(tx, principal, id, ctx.clock()));
+      return { status: 200, body: rotated };
+    }),
   );
 
   app.post(

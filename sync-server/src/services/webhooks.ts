@@ -8,8 +8,8 @@
  * - `x-service-event-id`: the event id (receivers dedupe on it, spec rule 1),
  * - `x-service-timestamp`: Unix seconds of the attempt.
  * First attempt at once, then 3 retries after 1, 4 and 16 minutes (configurable), each with a 10 s timeout; a 2xx ends
- * delivery (`succeeded`), anything else — another status, a redirect, a timeout, a refused connection — is a failed
- * attempt; after the last retry the delivery is `failed`. Every attempt is logged; a delivery can be redelivered.
+ * delivery (`succeeded`), anything else — another status, a redirect, a timeout, a refused connection, a receiver
+ * address that is not public (services/receiver-network.ts: no connection is made) — is a failed attempt; after the last retry the delivery is `failed`. Every attempt is logged; a delivery can be redelivered.
  *
  * Several instances share the work: rows are claimed with `FOR UPDATE SKIP LOCKED` and a lease (`locked_until`), and
  * no HTTP call runs inside a database transaction. (On PGlite there is one connection and the same SQL simply runs.)
@@ -34,6 +34,7 @@ import { callerOf } from '../auth/identity.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { ProblemError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
+import { postToReceiver, RefusedReceiverError } from './receiver-network.ts';
 
 /** DESIGN §6 defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 240_000, 960_000];
@@ -52,6 +53,11 @@ export interface WebhookWorkerOptions {
   batchSize?: number;
   /** Where unexpected worker errors go (default: ignored; the next round retries). */
   onError?: (err: unknown) => void;
+  /**
+   * Deliver to loopback / private / link-local receivers too (default false: refused at connection time, see
+   * services/receiver-network.ts). buildApp sets it from `ServerConfig.allowPrivateWebhookReceivers`.
+   */
+  allowPrivateNetworks?: boolean;
 }
 
 interface SubscriptionRow {
@@ -183,6 +189,20 @@ export async function updateSubscription(
     data: { fields: Object.keys(patch), ...next },
   });
   return toSubscription(rows[0]!);
+}
+
+/**
+ * Gives a subscription a new signing secret (`whsec_…`, 24 random bytes, base64url) and returns the subscription with
+ * it, once. Every delivery attempted from now on — retries of pending ones included — is signed with the new secret;
+ * the old one stops verifying at once (the spec's single `x-service-signature` has no room for two). Audited without
+ * the secret. @throws ProblemError 404 for another app's or a deleted subscription.
+ */
+export async function rotateSecret(tx: Queryable, principal: Principal, id: string, now: Date): Promise<WebhookSubscription & { secret: string }> {
+  await loadSubscription(tx, principal, id);
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const { rows } = await tx.query<SubscriptionRow>('UPDATE webhook_subscriptions SET secret = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *', [principal.merchantId, id, secret, now.toISOString()]);
+  await appendAudit(tx, { merchantId: principal.merchantId, ...auditOf(principal), action: 'webhook_subscription.secret_rotated', entityType: 'webhook_subscription', entityId: id, occurredAt: now, data: {} });
+  return { ...toSubscription(rows[0]!), secret };
 }
 
 /** Deletes a subscription: no further deliveries; its pending ones are canceled. The delivery log stays readable by staff. */
@@ -321,6 +341,7 @@ export class WebhookWorker {
   private readonly timeoutMs: number;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
+  private readonly allowPrivateNetworks: boolean;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private isStopped = true;
@@ -334,6 +355,7 @@ export class WebhookWorker {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.batchSize = options.batchSize ?? 20;
+    this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
   }
 
   start(): void {
@@ -439,10 +461,9 @@ export class WebhookWorker {
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const res = await fetch(delivery.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
+      const res = await postToReceiver(delivery.url, {
+        timeoutMs: this.timeoutMs,
+        allowPrivateNetworks: this.allowPrivateNetworks,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Register-Webhooks/1.0',
@@ -453,12 +474,13 @@ export class WebhookWorker {
         },
         body,
       });
-      statusCode = res.status;
-      await res.body?.cancel().catch(() => undefined);
-      if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
+      statusCode = res.statusCode;
+      if (res.statusCode < 200 || res.statusCode > 299) error = `HTTP ${res.statusCode}`;
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      error = e.name === 'TimeoutError' ? `no response within ${this.timeoutMs} ms` : `${e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`.slice(0, 500);
+      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+      if (e.name === 'TimeoutError') error = `no response within ${this.timeoutMs} ms`;
+      else if (e instanceof RefusedReceiverError) error = `refused: ${e.message}`;
+      else error = `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`.slice(0, 500);
     }
     const durationMs = Math.max(0, Math.round(performance.now() - began));
     const attempt = delivery.attempts + 1;
