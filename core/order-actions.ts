@@ -107,6 +107,8 @@ export const paymentRecordSchema = z.strictObject({
   journalTransactionId: z.string().nullable(),
   createdAt: isoDate,
   capturedAt: isoDate.nullable(),
+  /** For a `declined` attempt: the rail's reason (`card_declined`, `insufficient_funds`, …); else null. */
+  declineCode: z.string().nullable(),
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 

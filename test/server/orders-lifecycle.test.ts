@@ -145,12 +145,58 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     expect409(await post(`/api/pos/orders/${order.id}/cancel`, {}), 'paid');
   });
 
-  it('declined cards and overpayments write nothing', async () => {
+  it('keeps a declined card as a declined payment: no money moves, the order stays open, an approved card then pays it', async () => {
     const order = await create();
     const before = await counts();
-    const declined = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: 100 }, { method: 'card', amountCents: 200, cardToken: 'tok_declined' }] });
+    const trialBefore = (await get('/api/pos/ledger/trial-balance')).json();
+    const declined = await post(
+      `/api/pos/orders/${order.id}/payments`,
+      { tenders: [{ method: 'cash', amountCents: 100 }, { method: 'card', amountCents: 200, tipCents: 20, cardToken: 'tok_declined' }] },
+      { 'idempotency-key': `decline-${order.id}` },
+    );
     expect(declined.statusCode).toBe(402);
-    expect(declined.json()).toMatchObject({ code: 'card_declined', errors: [{ path: 'tenders.1.cardToken' }] });
+    expect(declined.json()).toMatchObject({ code: 'card_declined', paymentId: expect.stringMatching(/^pmt_/), errors: [{ path: 'tenders.1.cardToken' }] });
+    // All tenders or none: the cash tender is not taken; only the declined attempt is kept, with its audit row.
+    expect(await counts()).toEqual({ ...before, payments: before.payments + 1, audit: before.audit + 1 });
+    expect((await get('/api/pos/ledger/trial-balance')).json()).toEqual(trialBefore);
+    const seen = (await get(`/api/pos/orders/${order.id}`)).json() as OrderView;
+    expect(seen).toMatchObject({ state: 'open', paidCents: 0, balanceDueCents: order.totalCents });
+    expect(seen.payments).toEqual([
+      expect.objectContaining({ id: declined.json().paymentId, state: 'declined', method: 'card', amountCents: 200, tipCents: 20, declineCode: 'card_declined', journalTransactionId: null, capturedAt: null }),
+    ]);
+
+    // The same request again (same key) replays the 402; nothing new is stored.
+    const replay = await post(
+      `/api/pos/orders/${order.id}/payments`,
+      { tenders: [{ method: 'cash', amountCents: 100 }, { method: 'card', amountCents: 200, tipCents: 20, cardToken: 'tok_declined' }] },
+      { 'idempotency-key': `decline-${order.id}` },
+    );
+    expect(replay.statusCode).toBe(402);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json().paymentId).toBe(declined.json().paymentId);
+    expect((await counts()).payments).toBe(before.payments + 1);
+    const second = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', amountCents: order.totalCents, cardToken: 'tok_insufficient_funds' }] });
+    expect(second.json()).toMatchObject({ code: 'insufficient_funds' });
+
+    // Another card pays it; a full refund goes back to that card only.
+    const paid = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', amountCents: order.totalCents, cardToken: 'tok_visa' }] });
+    expect(paid.statusCode, paid.body).toBe(201);
+    expect(paid.json()).toMatchObject({ state: 'paid', paidCents: order.totalCents });
+    expect(paid.json().payments.map((p: { state: string }) => p.state)).toEqual(['declined', 'declined', 'captured']);
+    const refund = await post(`/api/pos/orders/${order.id}/refunds`, { amountCents: order.totalCents });
+    expect(refund.statusCode, refund.body).toBe(201);
+    const approvedId = paid.json().payments[2].id;
+    expect(refund.json().refund.allocations).toEqual([expect.objectContaining({ paymentId: approvedId, amountCents: order.totalCents })]);
+    const after = (await get(`/api/pos/orders/${order.id}`)).json() as OrderView;
+    expect(after.payments.map((p) => [p.state, p.refundedCents])).toEqual([['declined', 0], ['declined', 0], ['refunded', order.totalCents]]);
+    const audit = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'payment.declined' AND data->>'orderId' = $1`, [order.id]);
+    expect(audit.rows[0]!.n).toBe(2);
+    await expectLedgerSound();
+  });
+
+  it('overpayments and bad tenders write nothing', async () => {
+    const order = await create();
+    const before = await counts();
     const over = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents + 1 }] });
     expect(over.statusCode).toBe(400);
     expect(over.json()).toMatchObject({ code: 'overpayment', errors: [{ path: 'tenders' }] });

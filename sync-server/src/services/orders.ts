@@ -60,7 +60,7 @@ import type { AppContext } from '../context.ts';
 import { lockMerchant, type Queryable } from '../db/db.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { SqlFilter } from '../db/sql-filter.ts';
-import { ProblemError, StateConflictError } from '../http/problem.ts';
+import { ProblemError, StateConflictError, type Problem } from '../http/problem.ts';
 
 export { StateConflictError };
 import { appendAudit } from './audit.ts';
@@ -124,6 +124,7 @@ interface PaymentRow {
   journal_transaction_id: string | null;
   created_at: Date;
   captured_at: Date | null;
+  decline_code: string | null;
 }
 
 interface RefundRow {
@@ -165,6 +166,7 @@ function toPayment(row: PaymentRow): PaymentRecord {
     journalTransactionId: row.journal_transaction_id,
     createdAt: iso(row.created_at),
     capturedAt: row.captured_at ? iso(row.captured_at) : null,
+    declineCode: row.decline_code ?? null,
   };
 }
 
@@ -207,6 +209,7 @@ function registerPayments(order: Order): PaymentRecord[] {
     journalTransactionId: order.journalTransactionId,
     createdAt: order.createdAt,
     capturedAt: order.createdAt,
+    declineCode: null,
   }));
 }
 
@@ -477,6 +480,34 @@ const SANDBOX_CARDS: Record<string, { brand: string; last4: string } | { decline
   tok_insufficient_funds: { decline: 'insufficient_funds' },
 };
 
+/** The sandbox card rail declined tender `index`: {@link payOrder} stores the attempt, then answers 402. */
+class CardDeclined extends Error {
+  override name = 'CardDeclined';
+  constructor(
+    readonly index: number,
+    readonly code: string,
+    readonly tender: Extract<TenderInput, { method: 'card' }>,
+  ) {
+    super(`declined: ${code}`);
+  }
+}
+
+/** 402 for a declined card tender, naming the stored declined payment (`paymentId`). */
+class PaymentDeclinedError extends ProblemError {
+  constructor(
+    readonly paymentId: string,
+    declined: CardDeclined,
+  ) {
+    super(402, declined.code, `The sandbox card rail declined tenders.${declined.index} (${declined.tender.cardToken}): nothing was charged; the attempt is recorded as payment ${paymentId} (declined).`, [
+      { path: `tenders.${declined.index}.cardToken`, message: `declined: ${declined.code}` },
+    ]);
+  }
+
+  override toProblem(): Problem {
+    return { ...super.toProblem(), paymentId: this.paymentId };
+  }
+}
+
 function captureTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string): CapturedTender {
   const tipCents = t.tipCents ?? 0;
   if (tipCents > t.amountCents) {
@@ -502,11 +533,7 @@ function captureTender(t: TenderInput, index: number, registerNumber: number, pa
     }
     case 'card': {
       const card = SANDBOX_CARDS[t.cardToken]!;
-      if ('decline' in card) {
-        throw new ProblemError(402, card.decline, `The sandbox card rail declined tenders.${index} (${t.cardToken}): nothing was charged or recorded.`, [
-          { path: `tenders.${index}.cardToken`, message: `declined: ${card.decline}` },
-        ]);
-      }
+      if ('decline' in card) throw new CardDeclined(index, card.decline, t);
       return { method: 'card', rail: 'sandbox', accountCode: 'card_clearing:sandbox', amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` };
     }
     case 'check':
@@ -627,19 +654,56 @@ async function recordPayments(
 export async function payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView> {
   const now = ctx.clock();
   const effects: Effects = { stockChanged: false };
-  const view = await ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<{ view: OrderView } | { declined: PaymentDeclinedError }> => {
     await lockMerchant(tx, principal.merchantId);
     const row = await orderRow(tx, principal.merchantId, orderId);
     if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
-    const tenders = input.tenders.map((t, i) => {
-      const ulid = newId('payment').slice(4);
-      return { ulid, captured: captureTender(t, i, row.data.registerNumber, ulid) };
-    });
+    let tenders;
+    try {
+      tenders = input.tenders.map((t, i) => {
+        const ulid = newId('payment').slice(4);
+        return { ulid, captured: captureTender(t, i, row.data.registerNumber, ulid) };
+      });
+    } catch (err) {
+      // Nothing is written before the tenders are captured: the declined attempt is all this transaction keeps.
+      if (err instanceof CardDeclined) return { declined: await recordDeclinedPayment(tx, row, err, { actor: callerOf(principal), now }) };
+      throw err;
+    }
     const saved = await recordPayments(tx, row, tenders, { actor: callerOf(principal), now, amountPath: 'tenders', effects });
-    return toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) });
+    return { view: toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) }) };
   });
+  if ('declined' in outcome) throw outcome.declined;
   notifyWritten(ctx, principal.merchantId, effects);
-  return view;
+  return outcome.view;
+}
+
+/**
+ * Stores a declined card attempt on an open order (DESIGN §5: `pending → declined`): a payment row in state
+ * `declined` with the rail's code, no journal transaction, nothing toward the order's balance; audit `payment.declined`.
+ * Returns the 402 to answer, naming the stored payment.
+ */
+async function recordDeclinedPayment(tx: Queryable, row: OrderRow, declined: CardDeclined, meta: { actor: string; now: Date }): Promise<PaymentDeclinedError> {
+  const paymentId = newId('payment');
+  guardPayment(paymentId, 'pending', 'declined', 'decline');
+  const existing = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const nowIso = meta.now.toISOString();
+  const { amountCents, tipCents = 0 } = declined.tender;
+  await tx.query(
+    `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'card', 'sandbox', 'declined', $5, $6, $7, 'card_clearing:sandbox', $8, $9, $10, $10)`,
+    [paymentId, row.merchant_id, row.id, existing, amountCents, Math.min(tipCents, amountCents), declined.tender.cardToken, declined.code, meta.actor, nowIso],
+  );
+  await appendAudit(tx, {
+    merchantId: row.merchant_id,
+    actor: meta.actor,
+    registerId: row.data.registerId,
+    action: 'payment.declined',
+    entityType: 'payment',
+    entityId: paymentId,
+    occurredAt: meta.now,
+    data: { orderId: row.id, method: 'card', rail: 'sandbox', amountCents, declineCode: declined.code, state: 'declined' },
+  });
+  return new PaymentDeclinedError(paymentId, declined);
 }
 
 /** A payment that arrived through another channel (pay link, invoice), for {@link applyExternalPayment}. */
@@ -799,7 +863,8 @@ export async function refundOrder(ctx: AppContext, principal: Principal, orderId
     const row = await orderRow(tx, principal.merchantId, orderId);
     const order = row.data;
     if (row.state !== 'paid' && row.state !== 'partially_refunded') guardOrder(row.id, row.state, 'refunded', 'refund');
-    const payments = await paymentsOf(tx, row);
+    // Declined attempts moved no money: refunds draw on captured payments only.
+    const payments = (await paymentsOf(tx, row)).filter((p) => p.state !== 'declined' && p.state !== 'voided');
     const prior = (await refundsOf(tx, orderId)).filter((r) => r.kind === 'refund');
     let plan;
     try {
