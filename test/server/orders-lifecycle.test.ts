@@ -188,7 +188,7 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const approvedId = paid.json().payments[2].id;
     expect(refund.json().refund.allocations).toEqual([expect.objectContaining({ paymentId: approvedId, amountCents: order.totalCents })]);
     const after = (await get(`/api/pos/orders/${order.id}`)).json() as OrderView;
-    expect(after.payments.map((p) => [p.state, p.refundedCents])).toEqual([['declined', 0], ['declined', 0], ['refunded', order.totalCents]]);
+    expect(after.payments!.map((p) => [p.state, p.refundedCents])).toEqual([['declined', 0], ['declined', 0], ['refunded', order.totalCents]]);
     const audit = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'payment.declined' AND data->>'orderId' = $1`, [order.id]);
     expect(audit.rows[0]!.n).toBe(2);
     await expectLedgerSound();

@@ -7,14 +7,22 @@ export type View = 'register' | 'sales' | 'messages' | 'backoffice' | 'devices';
 
 const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
 
+/** The last sync as shown in the header: short enough to keep the header on one row at 1280 px. */
 function lastSyncText(iso: string | undefined, now: number): string {
   if (!iso) return 'Never synced';
+  const at = new Date(iso);
+  const seconds = Math.max(0, Math.round((now - at.getTime()) / 1000));
+  if (seconds < 10) return 'Synced just now';
+  if (seconds < 24 * 3600) return `Synced ${at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}`;
+  return `Synced ${at.toLocaleDateString([], { month: 'short', day: 'numeric' })}`;
+}
+
+/** The last sync in full, for the tooltip: date, time to the second and how long ago. */
+function lastSyncDetail(iso: string | undefined, now: number): string {
+  if (!iso) return 'This register has not synced yet';
   const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  const time = new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  if (seconds < 10) return `Synced just now (${time})`;
-  if (seconds < 60) return `Synced ${seconds}s ago (${time})`;
-  if (seconds < 3600) return `Synced ${Math.floor(seconds / 60)} min ago (${time})`;
-  return `Last sync ${new Date(iso).toLocaleString()}`;
+  const ago = seconds < 60 ? `${seconds} s ago` : seconds < 3600 ? `${Math.floor(seconds / 60)} min ago` : `${Math.floor(seconds / 3600)} h ago`;
+  return `Last sync ${new Date(iso).toLocaleString()} (${ago})`;
 }
 
 interface AppHeaderProps {
@@ -76,7 +84,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
             {status.rejectedCount} rejected by server
           </span>
         ) : null}
-        <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''}>
+        <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''} title={lastSyncDetail(status.lastSyncAt, now)}>
           {lastSyncText(status.lastSyncAt, now)}
         </span>
       </div>
