@@ -62,8 +62,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
-      terminalResponseTimeoutMs: 1500,
-      terminalStatusTimeoutMs: 1000,
+      // Short, so the lost-answer cases finish quickly; long enough for a machine busy with the other suites.
+      terminalResponseTimeoutMs: 3000,
+      terminalStatusTimeoutMs: 2000,
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
@@ -212,7 +213,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await page.getByTestId('new-sale').click();
   });
 
-  it('shows an unknown outcome while the terminal is silent, then settles it with a status query, charged once', async () => {
+  it('shows an unknown outcome while the terminal is silent, then settles it with a status query, charged once', { timeout: 120_000 }, async () => {
     sim.terminal.setOnline(false);
     const requestsBefore = sim.terminal.requests.length;
     await ringUp(['itm_beard_trim', 'itm_beard_trim']);
@@ -223,8 +224,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(await page.getByTestId('receipt').count()).toBe(0);
 
     sim.terminal.setOnline(true);
-    await page.getByTestId('card-check-again').click();
-    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+    // The cashier presses "Check again" until the terminal answers: on a loaded machine one query can time out again
+    // (the outcome stays unknown, nothing is charged twice — asserted below).
+    await eventually(async () => {
+      const again = page.getByTestId('card-check-again');
+      if ((await page.getByTestId('receipt-card').count()) === 0 && (await again.isVisible()) && (await again.isEnabled())) await again.click();
+      expect(await page.getByTestId('receipt-card').textContent({ timeout: 3000 })).toContain('VISA •••• 4242');
+    }, 60_000);
     const requests = sim.terminal.requests.slice(requestsBefore);
     const sale = requests.find((r) => r.type === 'sale')!;
     expect(requests[0]).toMatchObject({ type: 'status', ref: sale.ref }); // asked before charging
