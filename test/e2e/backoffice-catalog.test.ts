@@ -4,15 +4,15 @@
  * integer cents stored), a problem body's field error shown next to its field, stock received, the Shopify template
  * CSV imported with its per-line counts, the catalog exported, and the "needs a connection" state offline.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage, ItemEditorDialog } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
+import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TEMPLATE_CSV = fileURLToPath(new URL('../../../shared/data/catalog/shopify-product_template.csv', import.meta.url));
 
 interface ApiVariation { id: string; name: string; priceCents: number; gtin?: string; trackStock: boolean; stockOnHand?: number }
@@ -24,26 +24,13 @@ describe('back office catalog', () => {
   let context: BrowserContext;
   let page: Page;
 
-  const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
-    });
-    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const api = staffApi(() => server);
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    requireBuiltRegister();
     server = await startServerUnderTest();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    browser = await launchChromium();
+    ({ context, page } = await openPage(browser, { width: 1280, height: 900, acceptDownloads: true }));
   });
 
   afterAll(async () => {

@@ -3,15 +3,13 @@
  * marketing consent, find them by phone, edit them, and see the server's refusal of a duplicate phone in the form;
  * an order paid for them shows in their purchase history.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../core/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
+import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 interface ApiCustomer { id: string; givenName: string | null; familyName: string | null; phone: string | null; email: string | null; marketingConsent: boolean }
 
@@ -21,27 +19,13 @@ describe('back office customers', () => {
   let context: BrowserContext;
   let page: Page;
 
-  const api = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      ...(body === undefined
-        ? { headers: { authorization: `Bearer ${server.staffToken}` } }
-        : { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() } }),
-    });
-    if (!response.ok) throw new Error(`${body === undefined ? 'GET' : 'POST'} ${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const api = staffApi(() => server);
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    requireBuiltRegister();
     server = await startServerUnderTest();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    browser = await launchChromium();
+    ({ context, page } = await openPage(browser, { width: 1280, height: 900 }));
   });
 
   afterAll(async () => {
@@ -110,8 +94,8 @@ describe('back office customers', () => {
     const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0);
     expect(item, 'a plain single-variation item in the demo catalog').toBeDefined();
     if (!ada || !item) return;
-    const order = await api<{ id: string; totalCents: number }>('/api/pos/orders', { customerId: ada.id, lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 2 }] });
-    await api(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] });
+    const order = await api<{ id: string; totalCents: number }>('/api/pos/orders', { body: { customerId: ada.id, lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 2 }] } });
+    await api(`/api/pos/orders/${order.id}/payments`, { body: { tenders: [{ method: 'cash', amountCents: order.totalCents }] } });
 
     const customers = await new BackOfficePage(page).customers();
     await customers.search('Ada');

@@ -4,14 +4,13 @@
  * sent (its pay link in the SMS outbox), partly paid, its PDF downloaded; another draft voided; a recurring series
  * started (a field error from the server first), paused, resumed and ended.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
+import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 interface ApiPayRequest { id: string; status: string; amountCents: number; phone: string | null; memo: string | null; url: string }
 interface ApiInvoice { id: string; number: string; status: string; totalCents: number; paidCents: number; balanceDueCents: number; customerId: string; payUrl: string | null }
@@ -30,26 +29,13 @@ describe('back office payments', () => {
   let context: BrowserContext;
   let page: Page;
 
-  const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
-    });
-    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const api = staffApi(() => server);
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    requireBuiltRegister();
     server = await startServerUnderTest();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    browser = await launchChromium();
+    ({ context, page } = await openPage(browser, { width: 1400, height: 900, acceptDownloads: true }));
     await RegisterPage.open(page, server.baseUrl);
     await BackOfficePage.open(page);
   });
@@ -94,11 +80,7 @@ describe('back office payments', () => {
   });
 
   it('drafts, sends, part-pays and voids invoices, and downloads a PDF', { timeout: 120_000 }, async () => {
-    const customer = await api<{ id: string }>('/api/pos/customers', {
-      method: 'POST',
-      headers: { 'idempotency-key': crypto.randomUUID() },
-      body: JSON.stringify({ givenName: 'Lin', familyName: 'Invoice', phone: '+14155550177', email: 'lin@example.com' }),
-    });
+    const customer = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Lin', familyName: 'Invoice', phone: '+14155550177', email: 'lin@example.com' } });
     const section = await new BackOfficePage(page).invoices();
     await section.createDraft('Lin', { description: 'Catering for 10', amount: '40.00', quantity: '2' });
     const invoices = await api<{ data: ApiInvoice[] }>('/api/pos/invoices');
@@ -147,11 +129,7 @@ describe('back office payments', () => {
   });
 
   it('starts a recurring invoice series, pauses, resumes and ends it', { timeout: 120_000 }, async () => {
-    const customer = await api<{ id: string }>('/api/pos/customers', {
-      method: 'POST',
-      headers: { 'idempotency-key': crypto.randomUUID() },
-      body: JSON.stringify({ givenName: 'Rae', familyName: 'Monthly', phone: '+14155550188' }),
-    });
+    const customer = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Rae', familyName: 'Monthly', phone: '+14155550188' } });
     const backOffice = await BackOfficePage.open(page);
     const invoices = await backOffice.invoices();
     const series = invoices.series;

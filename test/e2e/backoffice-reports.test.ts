@@ -3,15 +3,13 @@
  * register shows in today's sales summary (totals, by item with a bar, by tender), and the CSV downloads; a refund of
  * it shows in the refunds report; the trial balance of the day balances (debits = credits, as the API says).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../core/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
+import { launchChromium, openPage, requireBuiltRegister } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('back office reports', () => {
   let server: ServerUnderTest;
@@ -20,16 +18,10 @@ describe('back office reports', () => {
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    requireBuiltRegister();
     server = await startServerUnderTest();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    browser = await launchChromium();
+    ({ context, page } = await openPage(browser, { width: 1400, height: 900, acceptDownloads: true }));
   });
 
   afterAll(async () => {

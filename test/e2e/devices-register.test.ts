@@ -14,14 +14,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { RegisterPage } from './pages/register-page.ts';
+import { CHROMIUM, launchChromium } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT = 30_000;
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = TIMEOUT): Promise<void> {
@@ -69,10 +69,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       simulatorProcessingMs: 20,
     });
     sim = bridge.hub.simulators!;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext();
     page = await context.newPage();
     register = await RegisterPage.open(page, server.baseUrl);

@@ -3,12 +3,10 @@
  * shows the decline and charges nothing, the approved test card pays; the API then shows the request paid with a
  * balanced journal transaction. The card number never leaves the browser, and the strict CSP is never violated.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
+import { launchChromium } from './support/browser.ts';
 
 /** Page object of the hosted pay page. */
 class PayPage {
@@ -53,12 +51,8 @@ describe('hosted pay page in Chromium', () => {
   const payBodies: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     server = await startTestServer({ listen: true, staticDir: null, webhooks: { enabled: false } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

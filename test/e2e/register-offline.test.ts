@@ -5,13 +5,11 @@
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
+import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /* ── the catalog shapes the test relies on (kept minimal on purpose) ── */
 interface Modifier { id: string; name: string; priceCents: number }
@@ -52,14 +50,7 @@ describe('web register offline', () => {
   let context: BrowserContext;
   let page: Page;
 
-  const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', 'x-register-schema-version': '1', ...(init.headers ?? {}) },
-    });
-    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const api = staffApi(() => server, { 'x-register-schema-version': '1' });
   /** Every page of a cursor-paginated list. */
   const listAll = async <T>(path: string): Promise<T[]> => {
     const out: T[] = [];
@@ -84,16 +75,10 @@ describe('web register offline', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(new URL('../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
+    requireBuiltRegister();
     server = await startServerUnderTest();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    page = await context.newPage();
-    page.on('pageerror', (err) => console.error('[page error]', err));
+    browser = await launchChromium();
+    ({ context, page } = await openPage(browser, { width: 1280, height: 860 }));
   });
 
   afterAll(async () => {
@@ -253,7 +238,7 @@ describe('web register offline', () => {
       const { updatedAt: _u, syncSeq: _s, _deleted: _d, ...newDocumentState } = doc;
       return { newDocumentState };
     });
-    const conflicts = await api<unknown[]>('/api/sync/orders/push', { method: 'POST', body: JSON.stringify(rowsToPush) });
+    const conflicts = await api<unknown[]>('/api/sync/orders/push', { body: rowsToPush });
     expect(Array.isArray(conflicts)).toBe(true);
     const ordersFinal = await listAll<ApiOrder>('/api/pos/orders');
     const journalsFinal = await listAll<ApiJournal>('/api/pos/ledger/journal-transactions');

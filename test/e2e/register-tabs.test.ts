@@ -2,13 +2,11 @@
  * Two tabs of one register share one offline queue (DESIGN §8): only the leader tab replicates, so sales rung up in
  * either tab reach the server once, and the two tabs never hand out the same receipt number.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
+import { launchChromium } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('web register in two tabs', () => {
   let server: ServerUnderTest;
@@ -16,12 +14,8 @@ describe('web register in two tabs', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     server = await startServerUnderTest();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   });
 
