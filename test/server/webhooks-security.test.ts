@@ -174,6 +174,17 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
     expect(audit.rows).toHaveLength(1);
     expect(JSON.stringify(audit.rows[0]!.data)).not.toContain(newSecret);
 
+    // With an Idempotency-Key a retried rotation replays the stored answer (same secret) and rotates nothing more.
+    const key = { authorization: `Bearer ${local.credentials.staffToken}`, 'idempotency-key': `rotate-${sub.id}` };
+    const keyed = await local.app.inject({ method: 'POST', url: `/api/pos/webhooks/${sub.id}/rotate-secret`, headers: key });
+    const replay = await local.app.inject({ method: 'POST', url: `/api/pos/webhooks/${sub.id}/rotate-secret`, headers: key });
+    expect([keyed.statusCode, replay.statusCode]).toEqual([200, 200]);
+    expect(keyed.json().secret).not.toBe(newSecret);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json().secret).toBe(keyed.json().secret);
+    const rotations = await local.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'webhook_subscription.secret_rotated' AND entity_id = $1`, [sub.id]);
+    expect(rotations.rows[0]!.n).toBe(2);
+
     // Another app cannot rotate it (the demo app sees only its own subscriptions); an unknown id is a 404.
     expect((await call(local, 'POST', `/api/pos/webhooks/${sub.id}/rotate-secret`)).statusCode).toBe(404);
     expect((await call(local, 'POST', '/api/pos/webhooks/whs_01J00000000000000000000000/rotate-secret', undefined, local.credentials.staffToken)).statusCode).toBe(404);
