@@ -139,6 +139,10 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
           response: orderViewSchema,
           status: 201,
           idempotent: true,
+          errors: {
+            402: 'A card tender was declined (`card_declined`, `insufficient_funds`): `paymentId` names the attempt, kept as a payment in state `declined`; replayed with the same Idempotency-Key',
+            409: 'The order is not open (`illegal_state_transition`, `currentState`)',
+          },
         },
       },
     },

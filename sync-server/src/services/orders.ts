@@ -508,20 +508,41 @@ class PaymentDeclinedError extends ProblemError {
   }
 }
 
+/**
+ * Checks tenders before any of them is charged: a tip above its tender's amount, cash handed over below the amount,
+ * or more than the order's goods balance → 400 naming the field, and no card is sent to the rail (so a request that
+ * could never be taken leaves no declined attempt behind either).
+ * @throws ProblemError 400 `validation_error` (`tenders.<i>.tipCents` / `tenders.<i>.tenderedCents`) or `overpayment` (`tenders`).
+ */
+function checkTenders(order: Order, tenders: TenderInput[]): void {
+  for (const [index, t] of tenders.entries()) {
+    if ((t.tipCents ?? 0) > t.amountCents) {
+      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: the tip cannot exceed the tender's amountCents (tips are included in it).`, [
+        { path: `tenders.${index}.tipCents`, message: 'must not exceed amountCents' },
+      ]);
+    }
+    if (t.method === 'cash' && t.tenderedCents !== undefined && t.tenderedCents < t.amountCents) {
+      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`, [
+        { path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' },
+      ]);
+    }
+  }
+  const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
+  const goodsPaid = tenders.reduce((a, t) => a + t.amountCents - (t.tipCents ?? 0), 0);
+  if (goodsPaid > goodsDue) throw overpayment('tenders', goodsPaid, goodsDue);
+}
+
+function overpayment(path: string, goodsPaid: number, goodsDue: number): ProblemError {
+  return new ProblemError(400, 'overpayment', `Invalid ${path}: the tenders pay ${goodsPaid} toward the order but only ${goodsDue} is due (tips come on top, in tipCents).`, [
+    { path, message: `pays ${goodsPaid} but ${goodsDue} is due` },
+  ]);
+}
+
+/** Captures one tender already passed by {@link checkTenders}; a sandbox card decline throws {@link CardDeclined}. */
 function captureTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string): CapturedTender {
   const tipCents = t.tipCents ?? 0;
-  if (tipCents > t.amountCents) {
-    throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: the tip cannot exceed the tender's amountCents (tips are included in it).`, [
-      { path: `tenders.${index}.tipCents`, message: 'must not exceed amountCents' },
-    ]);
-  }
   switch (t.method) {
     case 'cash': {
-      if (t.tenderedCents !== undefined && t.tenderedCents < t.amountCents) {
-        throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`, [
-          { path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' },
-        ]);
-      }
       return {
         method: 'cash',
         rail: 'cash',
@@ -558,11 +579,7 @@ async function recordPayments(
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
   const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
   const goodsPaid = tenders.reduce((a, t) => a + t.captured.amountCents - t.captured.tipCents, 0);
-  if (goodsPaid > goodsDue) {
-    throw new ProblemError(400, 'overpayment', `Invalid ${meta.amountPath}: the tenders pay ${goodsPaid} toward the order but only ${goodsDue} is due (tips come on top, in tipCents).`, [
-      { path: meta.amountPath, message: `pays ${goodsPaid} but ${goodsDue} is due` },
-    ]);
-  }
+  if (goodsPaid > goodsDue) throw overpayment(meta.amountPath, goodsPaid, goodsDue);
   const existing = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
   const nowIso = meta.now.toISOString();
   const newTenders: Tender[] = [];
@@ -647,9 +664,13 @@ async function recordPayments(
 }
 
 /**
- * Pays an open order with one or several tenders (all or nothing). Cash, check and other tenders are captured at
- * once; cards go through the deterministic sandbox rail (declined → 402, nothing recorded).
- * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender; 402 decline.
+ * Pays an open order with one or several tenders (all or nothing). The tenders are checked first (400, nothing
+ * written, no card charged); then cash, check and other tenders are captured at once and cards go through the
+ * deterministic sandbox rail. A decline takes none of the tenders: the declined attempt alone is committed (payment in
+ * state `declined`, no journal transaction, audit `payment.declined`, see {@link recordDeclinedPayment}) and the
+ * 402 names it in `paymentId`; the order stays open.
+ * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender;
+ *   402 `card_declined` / `insufficient_funds` (with `paymentId`, after the declined attempt is committed).
  */
 export async function payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView> {
   const now = ctx.clock();
@@ -658,6 +679,7 @@ export async function payOrder(ctx: AppContext, principal: Principal, orderId: s
     await lockMerchant(tx, principal.merchantId);
     const row = await orderRow(tx, principal.merchantId, orderId);
     if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
+    checkTenders(row.data, input.tenders);
     let tenders;
     try {
       tenders = input.tenders.map((t, i) => {
@@ -691,7 +713,7 @@ async function recordDeclinedPayment(tx: Queryable, row: OrderRow, declined: Car
   await tx.query(
     `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, 'card', 'sandbox', 'declined', $5, $6, $7, 'card_clearing:sandbox', $8, $9, $10, $10)`,
-    [paymentId, row.merchant_id, row.id, existing, amountCents, Math.min(tipCents, amountCents), declined.tender.cardToken, declined.code, meta.actor, nowIso],
+    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, meta.actor, nowIso],
   );
   await appendAudit(tx, {
     merchantId: row.merchant_id,
@@ -979,7 +1001,8 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
     totalCents: order.totalCents,
     tipCents: order.tipCents,
     paidCents: order.paidCents,
-    tenders: (order.payments ?? []).map((p) => ({ method: p.method, amountCents: p.amountCents, tipCents: p.tipCents, changeCents: p.changeCents, cardBrand: p.cardBrand, last4: p.last4 })),
+    // Only payments that moved money are tenders on a receipt: a declined card attempt is not.
+    tenders: (order.payments ?? []).filter((p) => p.state !== 'declined' && p.state !== 'voided' && p.state !== 'pending').map((p) => ({ method: p.method, amountCents: p.amountCents, tipCents: p.tipCents, changeCents: p.changeCents, cardBrand: p.cardBrand, last4: p.last4 })),
     refunds: (order.refunds ?? []).map((r) => ({ id: r.id, amountCents: r.amountCents, createdAt: r.createdAt })),
     refundedCents: order.refundedCents,
     balanceDueCents: order.balanceDueCents,
