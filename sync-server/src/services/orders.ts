@@ -66,6 +66,7 @@ export { StateConflictError };
 import { appendAudit } from './audit.ts';
 import { emitEvent } from './events.ts';
 import { postJournalTransaction } from './ledger.ts';
+import { SANDBOX_STAFF_CARDS } from './payments.ts';
 import { recordStockMovements } from './inventory.ts';
 import { getMerchant, loadCatalog } from './pay-requests.ts';
 
@@ -471,14 +472,6 @@ interface CapturedTender {
   reference?: string;
 }
 
-/** Deterministic sandbox card rail (DESIGN §10): documented tokens, never a card number. */
-const SANDBOX_CARDS: Record<string, { brand: string; last4: string } | { decline: string }> = {
-  tok_visa: { brand: 'visa', last4: '4242' },
-  tok_mastercard: { brand: 'mastercard', last4: '4444' },
-  tok_amex: { brand: 'amex', last4: '0005' },
-  tok_declined: { decline: 'card_declined' },
-  tok_insufficient_funds: { decline: 'insufficient_funds' },
-};
 
 /** The sandbox card rail declined tender `index`: {@link payOrder} stores the attempt, then answers 402. */
 class CardDeclined extends Error {
@@ -553,7 +546,8 @@ function captureTender(t: TenderInput, index: number, registerNumber: number, pa
       };
     }
     case 'card': {
-      const card = SANDBOX_CARDS[t.cardToken]!;
+      // Deterministic sandbox card rail (DESIGN §10): documented tokens, never a card number.
+      const card = SANDBOX_STAFF_CARDS[t.cardToken]!;
       if ('decline' in card) throw new CardDeclined(index, card.decline, t);
       return { method: 'card', rail: 'sandbox', accountCode: 'card_clearing:sandbox', amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` };
     }

@@ -75,7 +75,11 @@ export const SANDBOX_TEST_BANK_ACCOUNTS = [
 ] as const;
 
 /** Card-present style tokens of the staff API (same as the order API's sandbox rail). */
-const STAFF_TOKENS: Record<string, { brand: string; last4: string } | { decline: string }> = {
+/**
+ * The sandbox's staff-side test cards (the order and invoice APIs take these instead of card data): what each
+ * approves as (brand, last four) or the decline code it answers. One table for every caller.
+ */
+export const SANDBOX_STAFF_CARDS: Readonly<Record<string, { brand: string; last4: string } | { decline: string }>> = {
   tok_visa: { brand: 'visa', last4: '4242' },
   tok_mastercard: { brand: 'mastercard', last4: '4444' },
   tok_amex: { brand: 'amex', last4: '0005' },
@@ -115,7 +119,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const rail = RAIL_OF_METHOD[request.method];
     const captured = (brand: string | null, last4: string): ChargeResult => ({ outcome: 'captured', rail, accountCode: `card_clearing:${rail}`, processorReference, brand, last4 });
 
-    const staff = STAFF_TOKENS[request.token];
+    const staff = SANDBOX_STAFF_CARDS[request.token];
     if (staff) return 'decline' in staff ? declined(staff.decline) : captured(staff.brand, staff.last4);
 
     const card = /^tok_sbx_(visa|mastercard|amex|discover)_(\d{4})$/.exec(request.token);
