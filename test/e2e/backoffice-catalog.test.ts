@@ -6,12 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage, ItemEditorDialog } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
-import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
-import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
+import type { ServerUnderTest } from './support/server-under-test.ts';
 
 const TEMPLATE_CSV = fileURLToPath(new URL('../../../shared/data/catalog/shopify-product_template.csv', import.meta.url));
 
@@ -19,25 +19,19 @@ interface ApiVariation { id: string; name: string; priceCents: number; gtin?: st
 interface ApiItem { id: string; name: string; imageUrl?: string; variations: ApiVariation[] }
 
 describe('back office catalog', () => {
+  let suite: BrowserSuite | undefined;
   let server: ServerUnderTest;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
 
   const api = staffApi(() => server);
 
   beforeAll(async () => {
-    requireBuiltRegister();
-    server = await startServerUnderTest();
-    browser = await launchChromium();
-    ({ context, page } = await openPage(browser, { width: 1280, height: 900, acceptDownloads: true }));
+    suite = await startBrowserSuite({ width: 1280, height: 900, acceptDownloads: true });
+    ({ server, context, page } = suite);
   });
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => suite?.close());
 
   it('generates and attaches a picture, edits a price, shows field errors and receives stock', { timeout: 180_000 }, async () => {
     const item = server.catalog.items.find((i) => i.variations.length === 1 && !i.imageUrl && i.modifierLists.length === 0);

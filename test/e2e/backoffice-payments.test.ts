@@ -5,12 +5,12 @@
  * started (a field error from the server first), paused, resumed and ended.
  */
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
-import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
-import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
+import type { ServerUnderTest } from './support/server-under-test.ts';
 
 interface ApiPayRequest { id: string; status: string; amountCents: number; phone: string | null; memo: string | null; url: string }
 interface ApiInvoice { id: string; number: string; status: string; totalCents: number; paidCents: number; balanceDueCents: number; customerId: string; payUrl: string | null }
@@ -24,27 +24,21 @@ function localDate(days: number): string {
 }
 
 describe('back office payments', () => {
+  let suite: BrowserSuite | undefined;
   let server: ServerUnderTest;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
 
   const api = staffApi(() => server);
 
   beforeAll(async () => {
-    requireBuiltRegister();
-    server = await startServerUnderTest();
-    browser = await launchChromium();
-    ({ context, page } = await openPage(browser, { width: 1400, height: 900, acceptDownloads: true }));
+    suite = await startBrowserSuite({ width: 1400, height: 900, acceptDownloads: true });
+    ({ server, context, page } = suite);
     await RegisterPage.open(page, server.baseUrl);
     await BackOfficePage.open(page);
   });
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => suite?.close());
 
   it('creates a pay request, sees it pending, and cancels it', { timeout: 120_000 }, async () => {
     const section = await new BackOfficePage(page).payRequests();

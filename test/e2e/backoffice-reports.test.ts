@@ -3,32 +3,25 @@
  * register shows in today's sales summary (totals, by item with a bar, by tender), and the CSV downloads; a refund of
  * it shows in the refunds report; the trial balance of the day balances (debits = credits, as the API says).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../core/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
-import { launchChromium, openPage, requireBuiltRegister } from './support/browser.ts';
-import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+import { startBrowserSuite, type BrowserSuite } from './support/browser.ts';
+import type { ServerUnderTest } from './support/server-under-test.ts';
 
 describe('back office reports', () => {
+  let suite: BrowserSuite | undefined;
   let server: ServerUnderTest;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    requireBuiltRegister();
-    server = await startServerUnderTest();
-    browser = await launchChromium();
-    ({ context, page } = await openPage(browser, { width: 1400, height: 900, acceptDownloads: true }));
+    suite = await startBrowserSuite({ width: 1400, height: 900, acceptDownloads: true });
+    ({ server, page } = suite);
   });
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => suite?.close());
 
   it("shows a register sale in today's sales by item and tender, with CSV downloads", { timeout: 120_000 }, async () => {
     const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0);

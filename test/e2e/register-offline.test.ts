@@ -5,11 +5,11 @@
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
-import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
-import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
+import type { ServerUnderTest } from './support/server-under-test.ts';
 
 /* ── the catalog shapes the test relies on (kept minimal on purpose) ── */
 interface Modifier { id: string; name: string; priceCents: number }
@@ -45,8 +45,8 @@ function expectedTotal(lines: { item: Item; unitCents: number; quantity: number 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 
 describe('web register offline', () => {
+  let suite: BrowserSuite | undefined;
   let server: ServerUnderTest;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
 
@@ -75,17 +75,11 @@ describe('web register offline', () => {
   };
 
   beforeAll(async () => {
-    requireBuiltRegister();
-    server = await startServerUnderTest();
-    browser = await launchChromium();
-    ({ context, page } = await openPage(browser, { width: 1280, height: 860 }));
+    suite = await startBrowserSuite({ width: 1280, height: 860 });
+    ({ server, context, page } = suite);
   });
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => suite?.close());
 
   it('sells offline, survives a reload, and syncs every sale exactly once', { timeout: 240_000 }, async () => {
     /* The seeded demo catalog: what the test expects the register to charge. */

@@ -135,4 +135,31 @@ describe.each(databaseTargets())('customers on $name', (target) => {
     expect(history.json()).toEqual({ data: [], nextCursor: null });
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
   });
+
+  it('reads a national phone number in the store\'s default country (US) and de-duplicates it against the E.164 spelling', async () => {
+    const first = await send('POST', '/api/pos/customers', { givenName: 'Intl', phone: '+14155550134' });
+    expect(first.statusCode, first.body).toBe(201);
+    const before = await rows();
+    const national = await send('POST', '/api/pos/customers', { givenName: 'Nat', phone: '(415) 555-0134' });
+    expect(national.statusCode, national.body).toBe(409);
+    expect(national.json()).toMatchObject({ code: 'customer_exists', existingCustomerId: first.json().id });
+    expect(national.json().detail).toContain(first.json().id);
+    expect(await rows()).toBe(before);
+
+    const created = await send('POST', '/api/pos/customers', { givenName: 'Nat', phone: '415.555.0135' });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().phone).toBe('+14155550135');
+    const edited = await send('PATCH', `/api/pos/customers/${created.json().id}`, { phone: '(415) 555-0136' });
+    expect(edited.json().phone).toBe('+14155550136');
+    const clash = await send('PATCH', `/api/pos/customers/${created.json().id}`, { phone: '415 555 0134' });
+    expect(clash.statusCode).toBe(409);
+    expect(clash.json().existingCustomerId).toBe(first.json().id);
+    // Digits that are no US number (a 555 exchange without an area code, a bad area code) stay a 400 naming phone.
+    for (const phone of ['555-0134', '(015) 555-0134']) {
+      const bad = await send('POST', '/api/pos/customers', { givenName: 'Bad', phone });
+      expect(bad.statusCode, phone).toBe(400);
+      expect(bad.json().errors.map((e: { path: string }) => e.path), phone).toEqual(['phone']);
+    }
+    expect(await rows()).toBe(before + 1);
+  });
 });

@@ -52,6 +52,22 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       expect(fieldsOf(res), JSON.stringify(body)).toContain(field);
     }
     expect((await call('PATCH', '/api/pos/settings', {})).statusCode).toBe(400);
+    // Wrong types and bodies that are not an object: 400 problems, never a 500.
+    for (const [body, field] of [[{ timeZone: 5 }, 'timeZone'], [{ defaultCountry: null }, 'defaultCountry'], [{ timeZone: 'x'.repeat(65) }, 'timeZone'], [{ timeZone: ['UTC'] }, 'timeZone']] as [unknown, string][]) {
+      const res = await call('PATCH', '/api/pos/settings', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(fieldsOf(res), JSON.stringify(body)).toContain(field);
+    }
+    for (const body of [[], 'UTC', null, 42]) {
+      const res = await call('PATCH', '/api/pos/settings', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.headers['content-type'], JSON.stringify(body)).toMatch(/^application\/problem\+json/);
+    }
+    const notJson = await server.app.inject({ method: 'PATCH', url: '/api/pos/settings', headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' }, payload: '{"timeZone":' });
+    expect(notJson.statusCode).toBe(400);
+    const text = await server.app.inject({ method: 'PATCH', url: '/api/pos/settings', headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'text/plain' }, payload: 'UTC' });
+    expect(text.statusCode).toBe(415);
+    expect((await call('PATCH', '/api/pos/settings', { timeZone: 'UTC' }, server.credentials.appToken)).statusCode).toBe(403);
     expect((await call('GET', '/api/pos/settings')).json()).toMatchObject({ timeZone: 'UTC', defaultCountry: 'US' });
   });
 

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startServerUnderTest, type ServerUnderTest } from './server-under-test.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -21,12 +22,60 @@ export function requireBuiltRegister(): void {
   if (!existsSync(new URL('../../../renderer/dist/index.html', import.meta.url))) throw new Error('build the register first: npm run build');
 }
 
+/** Viewport of a new page in CSS px (default 1280 × 900); `acceptDownloads` for the tests that save files. */
+export interface PageOptions {
+  width?: number;
+  height?: number;
+  acceptDownloads?: boolean;
+}
+
 /** A new context and page (viewport in CSS px) whose uncaught errors are printed to the test output. */
-export async function openPage(browser: Browser, options: { width?: number; height?: number; acceptDownloads?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function openPage(browser: Browser, options: PageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, ...(options.acceptDownloads ? { acceptDownloads: true } : {}) });
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error('[page error]', err));
   return { context, page };
+}
+
+/** What a browser suite drives: the server under test, Chromium, one context and its page. */
+export interface BrowserSuite {
+  server: ServerUnderTest;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Closes the context, the browser, then the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * The usual suite set-up in one call (for `beforeAll`; `close()` in `afterAll`): checks the register is built, starts
+ * the server under test, launches Chromium and opens a page with `options`.
+ * @throws Error when the register is not built or Chromium is missing (whatever was started by then is closed).
+ */
+export async function startBrowserSuite(options: PageOptions = {}): Promise<BrowserSuite> {
+  requireBuiltRegister();
+  const server = await startServerUnderTest();
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    const { context, page } = await openPage(browser, options);
+    const opened = browser;
+    return {
+      server,
+      browser,
+      context,
+      page,
+      close: async () => {
+        await context.close();
+        await opened.close();
+        await server.close();
+      },
+    };
+  } catch (err) {
+    await browser?.close();
+    await server.close();
+    throw err;
+  }
 }
 
 /**
