@@ -122,6 +122,9 @@ export const catalogItemCreateSchema = z.strictObject({
 });
 export type CatalogItemCreate = z.output<typeof catalogItemCreateSchema>;
 
+/** `PATCH /api/pos/catalog/categories/{name}` body: the category's new name (trimmed, 1 … 100 chars, as on items). */
+export const categoryRenameSchema = z.strictObject({ name: itemFields.category });
+
 /**
  * `PATCH /api/pos/catalog/items/{id}` body: the fields to change (at least one). `variations`, `modifierLists` and
  * `taxRateIds` replace the whole list; `description: null` / `imageUrl: null` remove them.

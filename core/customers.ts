@@ -4,7 +4,7 @@
  * one to a phone or e-mail another customer already has is a 409 naming that customer.
  */
 import { z } from 'zod';
-import { MAX_MEMO_LENGTH } from './schemas.ts';
+import { MAX_MEMO_LENGTH, pageSchema } from './schemas.ts';
 
 const isoDate = z.iso.datetime({ offset: true });
 
@@ -81,4 +81,4 @@ export const customerRecordSchema = z.strictObject({
 export type CustomerRecord = z.infer<typeof customerRecordSchema>;
 
 /** A page of customers (cursor pagination, DESIGN §7). */
-export const customerPageSchema = z.strictObject({ data: z.array(customerRecordSchema), nextCursor: z.string().nullable() });
+export const customerPageSchema = pageSchema(customerRecordSchema);

@@ -29,6 +29,8 @@ import {
   type OrderLine,
   type Posting,
   type TaxLine,
+  pageQueryFields,
+  pageSchema,
 } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
@@ -404,12 +406,11 @@ export const invoiceSchema = z.strictObject({
 });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
-export const invoicePageSchema = z.strictObject({ data: z.array(invoiceSchema), nextCursor: z.string().nullable() });
+export const invoicePageSchema = pageSchema(invoiceSchema);
 
 /** `GET /api/pos/invoices` query. */
 export const invoiceListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   status: invoiceStatus.optional(),
   customerId: ulidId('cus').optional(),
   seriesId: ulidId('isr').optional(),
@@ -470,7 +471,7 @@ export const invoiceSeriesSchema = z.strictObject({
 });
 export type InvoiceSeries = z.infer<typeof invoiceSeriesSchema>;
 
-export const invoiceSeriesPageSchema = z.strictObject({ data: z.array(invoiceSeriesSchema), nextCursor: z.string().nullable() });
+export const invoiceSeriesPageSchema = pageSchema(invoiceSeriesSchema);
 
 /* ───────────────────────────── pay requests ───────────────────────────── */
 
@@ -505,12 +506,11 @@ export const payRequestRecordSchema = payRequestSchema.extend({
 });
 export type PayRequestRecord = z.infer<typeof payRequestRecordSchema>;
 
-export const payRequestPageSchema = z.strictObject({ data: z.array(payRequestRecordSchema), nextCursor: z.string().nullable() });
+export const payRequestPageSchema = pageSchema(payRequestRecordSchema);
 
 /** `GET /api/pos/pay-requests` query. `status` filters by the state now (expired computed). */
 export const payRequestListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   status: z.enum(['pending', 'paid', 'expired', 'canceled']).optional(),
   invoiceId: ulidId('inv').optional(),
 });

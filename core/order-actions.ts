@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES } from './order-states.ts';
-import { lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, e164Phone } from './schemas.ts';
+import { e164Phone, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -148,4 +148,4 @@ export const orderViewSchema = orderSchema.extend({
 export type OrderView = z.infer<typeof orderViewSchema>;
 
 /** A page of orders (cursor pagination, DESIGN §7). */
-export const orderPageSchema = z.strictObject({ data: z.array(orderViewSchema), nextCursor: z.string().nullable() });
+export const orderPageSchema = pageSchema(orderViewSchema);

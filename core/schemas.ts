@@ -22,6 +22,20 @@ const catalogId = (prefix: string) =>
 const cents = z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 const nonNegativeCents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 const isoDate = z.iso.datetime({ offset: true });
+/**
+ * The query fields of every list (DESIGN §7 cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
+ * (1 … 200, default 50) and `cursor`, the `nextCursor` of the previous page, passed back unchanged.
+ */
+export const pageQueryFields = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(500).optional(),
+};
+
+/** The response of every list (DESIGN §7): `{ data: [item, …], nextCursor }`, `nextCursor` null on the last page. */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });
+}
+
 /** Server-stamped replication fields (DESIGN §15): the server's time of the last write and its sequence. */
 const serverStamp = {
   updatedAt: isoDate.optional(),

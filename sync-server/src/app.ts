@@ -137,6 +137,19 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     if (found) throw new ProblemError(400, 'validation_error', `Invalid ${found.path}: ${found.message}.`, [found]);
   });
 
+  // Unknown query parameters are a 400 (DESIGN §7), on routes that take none as on those that do: a route that declares
+  // its query in its RouteDoc parses it with that strict schema itself; here the others refuse any parameter.
+  app.addHook('preValidation', async (request) => {
+    if (!/^\/api\/(pos|v1)\//.test(request.url)) return;
+    const doc = request.routeOptions.config.openapi;
+    // Files (generated images) are fetched by browsers, which may add a cache-busting query: those pass.
+    if (doc?.query || doc?.produces?.every((type) => type.startsWith('image/'))) return;
+    const unknown = Object.keys((request.query ?? {}) as Record<string, unknown>);
+    if (unknown.length > 0) {
+      throw new ProblemError(400, 'validation_error', `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. This route takes none.`, unknown.map((path) => ({ path, message: 'is not a parameter of this route' })));
+    }
+  });
+
   app.get('/.well-known/jwks.json', async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=300');
     return idp.jwks;

@@ -135,6 +135,25 @@ describe('back office catalog', () => {
     await page.getByTestId('catalog-category').selectOption('Test Kitchen');
     await expect.poll(() => catalog.rows.count()).toBe(1);
     await expect(catalog.row(found.data[0]!.id).textContent()).resolves.toContain('$2.05');
+
+    /* Rename the category: an empty name is the server's field error in place; then every item moves. */
+    await page.getByTestId('catalog-rename-category').click();
+    const rename = page.getByTestId('category-rename');
+    await rename.waitFor();
+    await rename.getByTestId('category-rename-name').fill('   ');
+    await page.getByTestId('category-rename-save').click();
+    await expect(rename.getByTestId('field-error').textContent()).resolves.toMatch(/\S/);
+    await expect(rename.getByTestId('category-rename-name').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await rename.getByTestId('category-rename-name').fill('Test Pastry');
+    await rename.getByTestId('category-rename-name').press('Enter');
+    await rename.waitFor({ state: 'detached' });
+    await expect(page.getByTestId('catalog-notice').textContent()).resolves.toContain('1 item moved to “Test Pastry”');
+    await expect.poll(() => page.getByTestId('catalog-category').inputValue()).toBe('Test Pastry');
+    await expect.poll(() => catalog.row(found.data[0]!.id).textContent()).toContain('Test Pastry');
+    await expect.poll(() => catalog.rows.count()).toBe(1);
+    expect((await api<ApiItem & { category: string }>(`/api/pos/catalog/items/${found.data[0]!.id}`)).category).toBe('Test Pastry');
+    const categories = await api<{ data: { name: string }[] }>('/api/pos/catalog/categories?limit=200');
+    expect(categories.data.map((c) => c.name)).not.toContain('Test Kitchen');
     await page.getByTestId('catalog-category').selectOption('');
   });
 

@@ -3,36 +3,29 @@
  * marketing consent, find them by phone, edit them, and see the server's refusal of a duplicate phone in the form;
  * an order paid for them shows in their purchase history.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../core/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
-import { launchChromium, openPage, requireBuiltRegister, staffApi } from './support/browser.ts';
-import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
+import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
+import type { ServerUnderTest } from './support/server-under-test.ts';
 
 interface ApiCustomer { id: string; givenName: string | null; familyName: string | null; phone: string | null; email: string | null; marketingConsent: boolean }
 
 describe('back office customers', () => {
+  let suite: BrowserSuite | undefined;
   let server: ServerUnderTest;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
 
   const api = staffApi(() => server);
 
   beforeAll(async () => {
-    requireBuiltRegister();
-    server = await startServerUnderTest();
-    browser = await launchChromium();
-    ({ context, page } = await openPage(browser, { width: 1280, height: 900 }));
+    suite = await startBrowserSuite({ width: 1280, height: 900 });
+    ({ server, page } = suite);
   });
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => suite?.close());
 
   it('creates a customer with consent, finds them by phone, edits them, and refuses a duplicate phone', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl);

@@ -153,6 +153,57 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     expect(categories.data.find((c) => c.name === 'Salon')).toEqual({ name: 'Salon', itemCount: 2 });
   });
 
+  it('lists categories page by page and renames one on every item (merging into an existing one), for registers and apps', async () => {
+    const pages: { name: string; itemCount: number }[][] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await call('GET', `/api/pos/catalog/categories?limit=2${cursor ? `&cursor=${cursor}` : ''}`, undefined, server.credentials.appToken);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json<{ data: { name: string; itemCount: number }[]; nextCursor: string | null }>();
+      pages.push(page.data);
+      cursor = page.nextCursor;
+    } while (cursor && pages.length < 50);
+    const all = pages.flat();
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.slice(0, -1).every((p) => p.length === 2)).toBe(true);
+    const whole = (await call('GET', '/api/pos/catalog/categories?limit=200')).json<{ data: { name: string; itemCount: number }[]; nextCursor: string | null }>();
+    expect(whole.nextCursor).toBeNull();
+    expect(all).toEqual(whole.data);
+    expect(new Set(all.map((c) => c.name)).size).toBe(all.length);
+
+    const salon = all.find((c) => c.name === 'Salon')!;
+    const before = await writes();
+    const renamed = await call('PATCH', '/api/pos/catalog/categories/Salon', { name: '  Hair salon ' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({ name: 'Hair salon', itemCount: salon.itemCount });
+    expect(renamed.json().itemIds).toHaveLength(salon.itemCount);
+    const after = await writes();
+    expect(after.events - before.events).toBe(salon.itemCount);
+    expect(after.audit - before.audit).toBe(salon.itemCount);
+    expect((await pull(before.seq)).map((d) => [d.id, d.category]).sort()).toEqual(renamed.json().itemIds.map((id: string) => [id, 'Hair salon']).sort());
+    expect((await call('GET', '/api/pos/catalog?category=salon')).json().data).toEqual([]);
+    expect((await call('GET', '/api/pos/catalog?category=hair%20salon')).json().data).toHaveLength(salon.itemCount);
+
+    // Into an existing category: its items join it; the old name is gone from the list.
+    const target = all.find((c) => c.name !== 'Salon')!;
+    const merged = await call('PATCH', `/api/pos/catalog/categories/${encodeURIComponent('Hair salon')}`, { name: target.name });
+    expect(merged.json()).toMatchObject({ name: target.name, itemCount: target.itemCount + salon.itemCount });
+    const names = (await call('GET', '/api/pos/catalog/categories?limit=200')).json<{ data: { name: string }[] }>().data.map((c) => c.name);
+    expect(names).not.toContain('Hair salon');
+
+    // Refusals: unknown category 404, bad names 400 naming the field, apps 403, nothing written.
+    const quiet = await writes();
+    expect((await call('PATCH', '/api/pos/catalog/categories/Nope', { name: 'X' })).statusCode).toBe(404);
+    for (const body of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'Ok', extra: 1 }, { name: 5 }]) {
+      const res = await call('PATCH', `/api/pos/catalog/categories/${encodeURIComponent(target.name)}`, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json().errors.length, JSON.stringify(body)).toBeGreaterThan(0);
+    }
+    expect((await call('PATCH', `/api/pos/catalog/categories/${encodeURIComponent(target.name)}`, { name: 'Y' }, server.credentials.appToken)).statusCode).toBe(403);
+    expect((await call('GET', '/api/pos/catalog/categories?cursor=not-a-cursor')).statusCode).toBe(400);
+    expect(await writes()).toEqual(quiet);
+  });
+
   it('manages tax rates: create, change, refuse deleting one in use', async () => {
     const created = await call('POST', '/api/pos/catalog/tax-rates', { name: 'VAT', basisPoints: 2000, inclusive: true });
     expect(created.statusCode, created.body).toBe(201);

@@ -117,6 +117,12 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
       ['Main location', true],
       ['Back room', false],
     ]);
+    // Cursor pagination like every list: one location a page, default first.
+    const first = (await call('GET', '/api/pos/catalog/locations?limit=1')).json<{ data: { id: string; name: string }[]; nextCursor: string | null }>();
+    expect(first.data.map((l) => l.name)).toEqual(['Main location']);
+    const second = (await call('GET', `/api/pos/catalog/locations?limit=1&cursor=${first.nextCursor}`)).json<{ data: { id: string; name: string }[]; nextCursor: string | null }>();
+    expect(second).toEqual({ data: [expect.objectContaining({ id: backRoom, name: 'Back room' })], nextCursor: null });
+    expect((await call('GET', '/api/pos/catalog/locations?cursor=WyJsb2NfbWlzc2luZyJd')).statusCode).toBe(400);
   });
 
   it('register sales move stock once per order, and an oversell is reported, not refused', async () => {

@@ -37,7 +37,7 @@ await migrate(db);
 const seed = await seedDemoStore(db);
 const app = await buildApp({
   db,
-  config: { baseUrl: BASE_URL, staticDir: null },
+  config: { baseUrl: BASE_URL, staticDir: null, allowPrivateWebhookReceivers: true },
   // No background work may touch the database while it is compared.
   webhooks: { enabled: false },
   recurringInvoices: { enabled: false },
@@ -57,7 +57,13 @@ const line = { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regul
 const openOrder = await setUp('/api/pos/orders', { lineItems: [line] });
 const paidOrder = await setUp('/api/pos/orders', { lineItems: [line] });
 if (paidOrder) await setUp(`/api/pos/orders/${paidOrder.id}/payments`, { tenders: [{ method: 'cash', amountCents: paidOrder.totalCents }] });
-await setUp('/api/pos/customers', { givenName: 'Ada', phone: '+14155550123' });
+const customer = await setUp('/api/pos/customers', { givenName: 'Ada', phone: '+14155550123', email: 'ada@example.com' });
+if (customer) {
+  const invoice = await setUp('/api/pos/invoices', { customerId: customer.id, lineItems: [line], dueDate: '2099-01-31' });
+  if (invoice) await setUp(`/api/pos/invoices/${invoice.id}/send`, {});
+  await setUp('/api/pos/invoices', { customerId: customer.id, customLines: [{ description: 'Draft', amountCents: 1000 }], dueDate: '2099-01-31' });
+  await setUp('/api/pos/invoice-series', { customerId: customer.id, lineItems: [line], rrule: 'FREQ=MONTHLY;COUNT=3', startDate: '2099-01-01', daysUntilDue: 14 });
+}
 await setUp('/api/pos/pay-requests', { amountCents: 1234, phone: '+14155550123' });
 await setUp('/api/pos/webhooks', { url: 'http://127.0.0.1:9/hook', eventTypes: ['order.paid'] });
 void openOrder;
@@ -254,6 +260,8 @@ describe('fuzzing every POST of /api/pos and /api/v1 with malformed bodies (PGli
     expect(postRoutes.length).toBeGreaterThan(10);
     expect(postRoutes.map((r) => r.url)).toEqual(expect.arrayContaining(['/api/pos/pay-requests', '/api/v1/images/generate']));
     expect(ULID.test('01ARZ3NDEKTSV4RRFFQ69G5FAV')).toBe(true);
+    // The set-up made real objects for the path parameters of every action (a failed set-up would hide routes' checks).
+    for (const prefix of ['ord', 'cus', 'inv', 'isr', 'pr', 'whs', 'itm']) expect(ids.get(prefix)?.length ?? 0, prefix).toBeGreaterThan(0);
   });
 
   it.each(postRoutes.map((r) => [r.url, r] as const))('POST %s: every malformed body is a 4xx problem and writes nothing', async (_url, route) => {

@@ -132,6 +132,50 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect(again.json()).toMatchObject({ currentState: 'paid', entity: 'order' });
   });
 
+  it("takes an order's stale pay links out of the customer's hands: one pending link per order, canceled when the balance changes or the order is canceled", async () => {
+    const staff = { ...auth(server.credentials.staffToken), 'content-type': 'application/json' };
+    const newOrder = async () => {
+      const res = await server.app.inject({ method: 'POST', url: '/api/pos/orders', headers: staff, payload: JSON.stringify({ lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 3 }] }) });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { id: string; totalCents: number };
+    };
+    const order = await newOrder();
+    const first = await create({ orderId: order.id, phone: '+14155550123' });
+    const second = await create({ orderId: order.id, phone: '+14155550123' });
+    // The newer link replaces the older one, which now leads to it.
+    expect(await get(first.id)).toMatchObject({ status: 'canceled', supersededBy: second.id });
+    expect(await get(second.id)).toMatchObject({ status: 'pending', amountCents: order.totalCents });
+
+    // Part of the order is paid in cash at the counter: the link for the old balance is canceled, and a customer who
+    // opens it now gets a 409 before any card is charged.
+    const cash = await server.app.inject({ method: 'POST', url: `/api/pos/orders/${order.id}/payments`, headers: staff, payload: JSON.stringify({ tenders: [{ method: 'cash', amountCents: 100 }] }) });
+    expect(cash.statusCode, cash.body).toBe(201);
+    expect(await get(second.id)).toMatchObject({ status: 'canceled' });
+    const before = await counts();
+    const stale = await pay(second.id, { method: 'card', token: 'tok_sbx_visa_4242' });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()).toMatchObject({ entity: 'pay_request', currentState: 'canceled' });
+    expect(await counts()).toEqual(before);
+
+    // A fresh link is for the balance left, and paying it pays the order.
+    const rest = await create({ orderId: order.id, phone: '+14155550123' });
+    expect(rest.amountCents).toBe(order.totalCents - 100);
+    expect((await pay(rest.id, { method: 'card', token: 'tok_sbx_visa_4242' })).statusCode).toBe(200);
+    expect(await get(rest.id)).toMatchObject({ status: 'paid' });
+    const paid = (await server.app.inject({ method: 'GET', url: `/api/pos/orders/${order.id}`, headers: staff })).json();
+    expect(paid).toMatchObject({ state: 'paid', balanceDueCents: 0 });
+
+    // Canceling an order cancels its pending link, audited.
+    const other = await newOrder();
+    const link = await create({ orderId: other.id, phone: '+14155550123' });
+    const canceled = await server.app.inject({ method: 'POST', url: `/api/pos/orders/${other.id}/cancel`, headers: staff, payload: JSON.stringify({}) });
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    expect(await get(link.id)).toMatchObject({ status: 'canceled' });
+    const audit = await server.db.query<{ data: { reason: string } }>(`SELECT data FROM audit_log WHERE action = 'pay_request.canceled' AND entity_id = $1`, [link.id]);
+    expect(audit.rows.map((r) => r.data.reason)).toEqual(['order_canceled']);
+    expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
+  });
+
   it('declined test cards answer 402 with the reason and charge nothing', async () => {
     const pr = await create();
     for (const [token, code] of [

@@ -65,6 +65,12 @@ export interface Page<T> {
 
 export type ApiCatalogItem = CatalogItem & { updatedAt: string };
 
+/** A category of live items with how many items carry it. */
+export interface CategorySummary {
+  name: string;
+  itemCount: number;
+}
+
 export interface CatalogPage extends Page<ApiCatalogItem> {
   taxRates: (TaxRate & { updatedAt: string })[];
 }
@@ -404,8 +410,20 @@ export class BackOfficeApi {
   updateItem(id: string, patch: Partial<ItemInput>) {
     return this.request<ApiCatalogItem>('PATCH', `/api/pos/catalog/items/${encodeURIComponent(id)}`, patch);
   }
-  categories() {
-    return this.request<{ data: { name: string; itemCount: number }[] }>('GET', '/api/pos/catalog/categories');
+  /** Every category with its item count, all pages of `GET /api/pos/catalog/categories` (a store has few). */
+  async categories(): Promise<{ data: CategorySummary[] }> {
+    const data: CategorySummary[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<CategorySummary> = await this.request('GET', withQuery('/api/pos/catalog/categories', { limit: 200, ...(cursor ? { cursor } : {}) }));
+      data.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return { data };
+  }
+  /** Moves every item of category `from` to `to` (merging when `to` exists). */
+  renameCategory(from: string, to: string) {
+    return this.request<CategorySummary & { itemIds: string[] }>('PATCH', `/api/pos/catalog/categories/${encodeURIComponent(from)}`, { name: to });
   }
   inventory(query: { itemId?: string; cursor?: string } = {}) {
     return this.request<Page<StockLevel>>('GET', withQuery('/api/pos/catalog/inventory', { limit: 200, ...query }));

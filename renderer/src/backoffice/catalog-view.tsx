@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { localPath, type ApiCatalogItem, type StockLevel } from './api.ts';
+import { CategoryRename } from './category-rename.tsx';
 import { ItemEditor } from './item-editor.tsx';
 import { LoadError, useApi, useCurrency } from './shared.tsx';
 
@@ -25,6 +26,8 @@ export function CatalogView() {
   const [error, setError] = useState<unknown>();
   const [editing, setEditing] = useState<ApiCatalogItem | 'new' | undefined>();
   const [reload, setReload] = useState(0);
+  const [renaming, setRenaming] = useState(false);
+  const [notice, setNotice] = useState('');
 
   useEffect(() => {
     let current = true;
@@ -86,7 +89,7 @@ export function CatalogView() {
           <label className="visually-hidden" htmlFor="bo-catalog-category">
             Category
           </label>
-          <select id="bo-catalog-category" className="bo-input" value={category} onChange={(e) => setCategory(e.target.value)} data-testid="catalog-category">
+          <select id="bo-catalog-category" className="bo-input" value={category} onChange={(e) => (setCategory(e.target.value), setNotice(''))} data-testid="catalog-category">
             <option value="">All categories</option>
             {categories.map((c) => (
               <option key={c.name} value={c.name}>
@@ -94,6 +97,11 @@ export function CatalogView() {
               </option>
             ))}
           </select>
+          {category ? (
+            <button type="button" className="button" onClick={() => setRenaming(true)} data-testid="catalog-rename-category">
+              Rename category
+            </button>
+          ) : null}
         </form>
         <button type="button" className="button button-primary" onClick={() => setEditing('new')} data-testid="catalog-new-item">
           New item
@@ -113,6 +121,11 @@ export function CatalogView() {
         </div>
       ) : null}
 
+      {notice ? (
+        <p className="bo-saved" role="status" data-testid="catalog-notice">
+          {notice}
+        </p>
+      ) : null}
       {error ? <LoadError error={error} what="The catalog" /> : null}
       {!items && !error ? (
         <p className="muted" role="status">
@@ -166,6 +179,20 @@ export function CatalogView() {
         <button type="button" className="button" onClick={loadMore} disabled={loadingMore} data-testid="catalog-more">
           {loadingMore ? 'Loading…' : 'Show more items'}
         </button>
+      ) : null}
+
+      {renaming && category ? (
+        <CategoryRename
+          name={category}
+          others={categories.map((c) => c.name)}
+          onClose={() => setRenaming(false)}
+          onRenamed={(name, moved) => {
+            setRenaming(false);
+            setNotice(`${moved} item${moved === 1 ? '' : 's'} moved to “${name}”.`);
+            setCategory(name);
+            setReload((r) => r + 1);
+          }}
+        />
       ) : null}
 
       {editing ? (

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { IllegalTransitionError } from '../../../core/index.ts';
 
 /**
@@ -26,10 +26,12 @@ export interface Problem {
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  402: 'Payment Required',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
@@ -130,6 +132,18 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, roo
   const errors = zodFieldErrors(result.error, root);
   const fields = [...new Set(errors.map((e) => e.path))];
   throw new ProblemError(400, 'validation_error', `Invalid ${fields.join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+}
+
+/** The body of an action that takes no input (rotate a secret, pause a series): no body, or `{}`. */
+export const emptyBodySchema = z.strictObject({});
+
+/**
+ * Checks the body of an action that takes no input: absent or `{}` passes; any field, `null`, an array or a scalar
+ * is a 400 naming it (DESIGN §7: unknown fields are rejected, not ignored).
+ * @throws ProblemError 400 `validation_error`.
+ */
+export function parseEmptyBody(body: unknown): void {
+  parseOrThrow(emptyBodySchema, body === undefined ? {} : body);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { authenticate } from '../auth/guard.ts';
 import { callerOf } from '../auth/identity.ts';
 import { idempotent } from '../http/idempotency.ts';
-import { parseOrThrow, ProblemError } from '../http/problem.ts';
+import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../http/problem.ts';
 import { createImageGenerator, ProviderError, type ImageGenerator } from './generator.ts';
 import { quotaExceededProblem, RateLimit, rateLimitHeaders } from './rate-limit.ts';
 import { z } from 'zod';
@@ -283,6 +283,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
           tags: ['images'],
           access: 'staff',
           params: z.strictObject({ id: z.string().regex(/^img_[0-9A-HJKMNP-TV-Z]{26}$/).describe('Image id') }),
+          body: emptyBodySchema,
           response: keptImageSchema,
           status: 200,
           idempotent: true,
@@ -291,6 +292,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
       },
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
+      parseEmptyBody(request.body);
       const principal = request.principal!;
       const kept = await keepImage(deps, principal.merchantId, callerOf(principal), (request.params as { id: string }).id);
       if (kept === null) throw new ProblemError(404, 'not_found', 'No such image.');

@@ -16,12 +16,15 @@ import {
   taxRateUpdateSchema,
   type CatalogItem,
   type TaxRate,
+  categoryRenameSchema,
+  pageQueryFields,
+  pageSchema,
 } from '../../../core/index.ts';
 import { guard, principalOf } from '../auth/guard.ts';
 import { callerOf } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant } from '../db/db.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { decodeCursor, pageOf } from '../http/cursor.ts';
 import { idempotent } from '../http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../http/problem.ts';
 import { appendAudit } from '../services/audit.ts';
@@ -35,6 +38,7 @@ import {
   deleteTaxRate,
   getItem,
   listCategories,
+  renameCategory,
   updateItem,
   updateTaxRate,
   type Writer,
@@ -51,11 +55,8 @@ import {
   type StockMovementInput,
 } from '../services/inventory.ts';
 
-const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
-
 const catalogQuery = z.strictObject({
-  limit: limitOf(200, 50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   category: z.string().min(1).max(100).optional(),
   q: z.string().min(1).max(200).optional(),
   updatedSince: z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0').optional(),
@@ -63,26 +64,27 @@ const catalogQuery = z.strictObject({
 const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with itm_') });
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
+const categoriesQuery = z.strictObject(pageQueryFields);
+const locationsQuery = z.strictObject(pageQueryFields);
+const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
+const categorySchema = z.object({ name: z.string(), itemCount: z.int() });
 const locationId = z.string().regex(/^loc_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with loc_');
 const variationId = z.string().regex(/^var_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with var_');
 const stockQuery = z.strictObject({
-  limit: limitOf(200, 50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   locationId: locationId.optional(),
   variationId: variationId.optional(),
   itemId: itemParams.shape.id.optional(),
 });
-const lowStockQuery = z.strictObject({ limit: limitOf(200, 50), cursor: z.string().max(500).optional(), locationId: locationId.optional() });
+const lowStockQuery = z.strictObject({ ...pageQueryFields, locationId: locationId.optional() });
 const movementsQuery = z.strictObject({
-  limit: limitOf(200, 50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   locationId: locationId.optional(),
   variationId: variationId.optional(),
   kind: z.enum(STOCK_MOVEMENT_KINDS).optional(),
   sourceId: z.string().min(1).max(200).optional(),
 });
 
-const pageOf = (item: z.ZodType) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 const stockLevelSchema = z.object({
   itemId: z.string(),
   itemName: z.string(),
@@ -181,12 +183,12 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
         `SELECT id, data, updated_at FROM catalog_items WHERE ${filter.where} ORDER BY id LIMIT ${limit}`,
         filter.params,
       );
-      const page = rows.slice(0, q.limit);
+      const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.id]);
       const rates = await ctx.db.query<{ data: TaxRate; updated_at: Date }>('SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
       return {
         data: page.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() })),
         taxRates: rates.rows.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() })),
-        nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.id]) : null,
+        nextCursor,
       };
     },
   );
@@ -289,16 +291,47 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'List categories',
+          description: 'The categories of live items with their item counts, by name (case-insensitive).',
           tags: ['catalog'],
           access: { scope: 'catalog:read' },
-          query: noQuery,
-          response: z.object({ data: z.array(z.object({ name: z.string(), itemCount: z.int() })) }),
+          query: categoriesQuery,
+          response: pageSchema(categorySchema),
         },
       },
     },
     async (request) => {
-      parseOrThrow(noQuery, request.query, '(query)');
-      return { data: await listCategories(ctx.db, principalOf(request).merchantId) };
+      const q = parseOrThrow(categoriesQuery, request.query, '(query)');
+      const after = q.cursor ? (decodeCursor(q.cursor, ['string', 'string']) as [string, string]) : undefined;
+      const rows = await listCategories(ctx.db, principalOf(request).merchantId, { limit: q.limit + 1, ...(after ? { after } : {}) });
+      const { page, nextCursor } = pageOf(rows, q.limit, (last) => last.sortKey);
+      return { data: page.map(({ name, itemCount }) => ({ name, itemCount })), nextCursor };
+    },
+  );
+
+  app.patch(
+    '/api/pos/catalog/categories/:name',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'Rename a category',
+          description:
+            'Moves every live item of the category `name` (exact spelling, URL-encoded) to the new name — into an existing category when one has that name already. Each item is re-stamped for registers, audited and announced (`catalog.updated`). 404 when no item carries `name`.',
+          tags: ['catalog'],
+          access: 'staff',
+          params: categoryParams,
+          body: categoryRenameSchema,
+          response: categorySchema.extend({ itemIds: z.array(z.string()) }),
+        },
+      },
+    },
+    async (request) => {
+      const { name } = parseOrThrow(categoryParams, request.params, '(path)');
+      const body = parseOrThrow(categoryRenameSchema, request.body ?? undefined);
+      const writer = writerOf(request);
+      const renamed = await ctx.db.transaction((tx) => renameCategory(tx, writer, name, body.name));
+      if (renamed.itemIds.length > 0) catalogChanged(writer.merchantId);
+      return renamed;
     },
   );
 
@@ -356,12 +389,17 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/catalog/locations',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List stock locations', tags: ['catalog'], access: 'staff', query: noQuery, response: z.object({ data: z.array(locationSchema) }) } },
+      config: { openapi: { summary: 'List stock locations', description: 'The default location first, then the others oldest first.', tags: ['catalog'], access: 'staff', query: locationsQuery, response: pageSchema(locationSchema) } },
     },
     async (request) => {
-      parseOrThrow(noQuery, request.query, '(query)');
+      const q = parseOrThrow(locationsQuery, request.query, '(query)');
       const merchantId = principalOf(request).merchantId;
-      return { data: await ctx.db.transaction((tx) => listLocations(tx, merchantId)) };
+      const locations = await ctx.db.transaction((tx) => listLocations(tx, merchantId));
+      // A store has a handful of locations: the page is cut from the full list, after the cursor's location id.
+      const start = q.cursor ? locations.findIndex((l) => l.id === decodeCursor(q.cursor!, ['string'])[0]) + 1 : 0;
+      if (start === 0 && q.cursor) throw new ProblemError(400, 'validation_error', 'Invalid cursor: that location no longer exists; list again from the start.', [{ path: 'cursor', message: 'names no location of this store' }]);
+      const { page, nextCursor } = pageOf(locations.slice(start, start + q.limit + 1), q.limit, (last) => [last.id]);
+      return { data: page, nextCursor };
     },
   );
 
@@ -403,7 +441,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
           tags: ['catalog'],
           access: { scope: 'catalog:read' },
           query: stockQuery,
-          response: pageOf(stockLevelSchema),
+          response: pageSchema(stockLevelSchema),
         },
       },
     },
@@ -414,8 +452,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
         const location = await resolveLocation(tx, merchantId, q.locationId).catch(inventoryProblem);
         const after = q.cursor ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
         const rows = await stockLevels(tx, merchantId, { locationId: location.id, ...(q.variationId ? { variationId: q.variationId } : {}), ...(q.itemId ? { itemId: q.itemId } : {}), ...(after ? { after } : {}), limit: q.limit + 1 });
-        const page = rows.slice(0, q.limit);
-        return { data: page, nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.variationId]) : null };
+        const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.variationId]);
+        return { data: page, nextCursor };
       });
     },
   );
@@ -431,7 +469,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
           tags: ['catalog'],
           access: 'staff',
           query: lowStockQuery,
-          response: pageOf(stockLevelSchema),
+          response: pageSchema(stockLevelSchema),
         },
       },
     },
@@ -442,8 +480,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
         const location = await resolveLocation(tx, merchantId, q.locationId).catch(inventoryProblem);
         const after = q.cursor ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
         const rows = await stockLevels(tx, merchantId, { locationId: location.id, lowOnly: true, ...(after ? { after } : {}), limit: q.limit + 1 });
-        const page = rows.slice(0, q.limit);
-        return { data: page, nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.variationId]) : null };
+        const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.variationId]);
+        return { data: page, nextCursor };
       });
     },
   );
@@ -452,16 +490,15 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/catalog/inventory/movements',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List stock movements', description: 'Newest first.', tags: ['catalog'], access: 'staff', query: movementsQuery, response: pageOf(movementSchema) } },
+      config: { openapi: { summary: 'List stock movements', description: 'Newest first.', tags: ['catalog'], access: 'staff', query: movementsQuery, response: pageSchema(movementSchema) } },
     },
     async (request) => {
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(movementsQuery, request.query, '(query)');
       const before = q.cursor ? (decodeCursor(q.cursor, ['date', 'string']) as [string, string]) : undefined;
       const rows = await listStockMovements(ctx.db, merchantId, { ...q, ...(before ? { before } : {}), limit: q.limit + 1 });
-      const page = rows.slice(0, q.limit);
-      const last = page.at(-1);
-      return { data: page, nextCursor: rows.length > q.limit && last ? encodeCursor([last.createdAt, last.id]) : null };
+      const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.createdAt, last.id]);
+      return { data: page, nextCursor };
     },
   );
 

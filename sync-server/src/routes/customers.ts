@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema } from '../../../core/index.ts';
+import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema, pageQueryFields } from '../../../core/index.ts';
 import { guard, principalOf, type Access } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
 import { idempotent } from '../http/idempotency.ts';
@@ -9,17 +9,14 @@ import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCusto
 import { listOrders } from '../services/orders.ts';
 
 const STAFF: Access = 'staff';
-const limit = z.coerce.number().int().min(1).max(200).default(50);
-
 const customersQuery = z.strictObject({
-  limit,
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   /** Substring of the name or e-mail, or digits of the phone. */
   q: z.string().trim().min(1).max(200).optional(),
   marketingConsent: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
 
-const historyQuery = z.strictObject({ limit, cursor: z.string().max(500).optional(), status: z.enum(ORDER_STATES).optional() });
+const historyQuery = z.strictObject({ ...pageQueryFields, status: z.enum(ORDER_STATES).optional() });
 
 const customerParams = z.strictObject({ id: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with cus_') });
 

@@ -13,11 +13,12 @@ import {
   invoiceUpdateSchema,
   invoiceVoidSchema,
   seriesStatus,
+  pageQueryFields,
 } from '../../../core/index.ts';
 import { guard, principalOf, type Access } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
 import { idempotent } from '../http/idempotency.ts';
-import { parseOrThrow } from '../http/problem.ts';
+import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../http/problem.ts';
 import { renderInvoicePdf } from '../services/invoice-pdf.ts';
 import { createInvoice, getInvoice, listInvoices, recordInvoicePayment, sendInvoice, updateInvoice, voidInvoice } from '../services/invoices.ts';
 import { getMerchant } from '../services/pay-requests.ts';
@@ -28,11 +29,9 @@ const TAGS = ['invoices'];
 const invoiceParams = z.strictObject({ id: z.string().regex(/^inv_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with inv_') });
 const seriesParams = z.strictObject({ id: z.string().regex(/^isr_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with isr_') });
 const seriesListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   status: seriesStatus.optional(),
 });
-const emptyBody = z.strictObject({});
 
 /**
  * Invoices and recurring invoice series (DESIGN §5, §7) — staff only. Logic in services/invoices.ts and
@@ -129,7 +128,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
-      const body = parseOrThrow(invoiceSendSchema, request.body ?? {});
+      const body = parseOrThrow(invoiceSendSchema, request.body === undefined ? {} : request.body);
       return { status: 200, body: await sendInvoice(ctx, principalOf(request), id, body) };
     }),
   );
@@ -179,7 +178,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
-      const body = parseOrThrow(invoiceVoidSchema, request.body ?? {});
+      const body = parseOrThrow(invoiceVoidSchema, request.body === undefined ? {} : request.body);
       return { status: 200, body: await voidInvoice(ctx, principalOf(request), id, body) };
     }),
   );
@@ -251,10 +250,10 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
   ] as const) {
     app.post(
       `/api/pos/invoice-series/:id/${action}`,
-      { onRequest, config: { openapi: { summary, tags: TAGS, access: STAFF, params: seriesParams, body: emptyBody, response: invoiceSeriesSchema, status: 200, idempotent: true } } },
+      { onRequest, config: { openapi: { summary, tags: TAGS, access: STAFF, params: seriesParams, body: emptyBodySchema, response: invoiceSeriesSchema, status: 200, idempotent: true } } },
       idempotent(ctx.db, ctx.clock, async (request) => {
         const { id } = parseOrThrow(seriesParams, request.params, '(path)');
-        parseOrThrow(emptyBody, request.body ?? {});
+        parseEmptyBody(request.body);
         return { status: 200, body: await transitionSeries(ctx, principalOf(request), id, action) };
       }),
     );

@@ -10,6 +10,7 @@ import {
   receiptSendSchema,
   refundCreateSchema,
   refundRecordSchema,
+  pageQueryFields,
 } from '../../../core/index.ts';
 import { guard, principalOf, type Access } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
@@ -21,8 +22,7 @@ const isoTime = z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('00
 
 /** `GET /api/pos/orders` query (DESIGN §7: cursor pagination; unknown parameters → 400). */
 export const ordersQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
   status: z.enum(ORDER_STATES).optional(),
   customerId: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a customer id').optional(),

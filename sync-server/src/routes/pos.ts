@@ -2,26 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { guard, principalOf } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { parseOrThrow } from '../http/problem.ts';
 import type { RouteDoc } from '../http/route-doc.ts';
-import { journalTransactionSchema } from '../../../core/index.ts';
+import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../core/index.ts';
 import { verifyAuditChain } from '../services/audit.ts';
 import { hydrateJournalTransactions, trialBalance } from '../services/ledger.ts';
 
-const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
-
-const pageQuery = z.strictObject({ limit: limitOf(200, 50), cursor: z.string().max(500).optional() });
+const pageQuery = z.strictObject(pageQueryFields);
 
 const journalQuery = z.strictObject({
-  limit: limitOf(200, 50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields,
   sourceId: z.string().min(1).max(64).optional(),
 });
 
 const quarantineQuery = pageQuery.extend({ collection: z.enum(['orders', 'journal-transactions']).optional() });
 const noQuery = z.strictObject({});
-const page = <T extends z.ZodType>(item: T) => z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });
 const smsOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), body: z.string(), status: z.string(), createdAt: z.iso.datetime() });
 const emailOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), subject: z.string(), body: z.string().describe('Plain text'), status: z.string(), createdAt: z.iso.datetime() });
 const quarantineEntry = z.strictObject({
@@ -68,12 +64,8 @@ async function outboxPage<R extends object>(
     `SELECT id, ${columns}, created_at, status FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
     params,
   );
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map((r) => ({ id: r.id, ...view(r), status: r.status, createdAt: new Date(r.created_at).toISOString() })),
-    nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-  };
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map((r) => ({ id: r.id, ...view(r), status: r.status, createdAt: new Date(r.created_at).toISOString() })), nextCursor };
 }
 
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
@@ -86,7 +78,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/pos/sms-outbox', {
     onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: page(smsOutboxEntry) } satisfies RouteDoc },
+    config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: pageSchema(smsOutboxEntry) } satisfies RouteDoc },
   }, async (request) => {
     const q = parseOrThrow(pageQuery, request.query, '(query)');
     return outboxPage<{ to_phone: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'sms_outbox', 'to_phone, body', (r) => ({ to: r.to_phone, body: r.body }));
@@ -94,7 +86,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/pos/email-outbox', {
     onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List queued e-mails', description: 'Newest first: receipts, invoices and reminders. No mail server is connected: messages wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: page(emailOutboxEntry) } satisfies RouteDoc },
+    config: { openapi: { summary: 'List queued e-mails', description: 'Newest first: receipts, invoices and reminders. No mail server is connected: messages wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: pageSchema(emailOutboxEntry) } satisfies RouteDoc },
   }, async (request) => {
     const q = parseOrThrow(pageQuery, request.query, '(query)');
     return outboxPage<{ to_address: string; subject: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'email_outbox', 'to_address, subject, body', (r) => ({ to: r.to_address, subject: r.subject, body: r.body }));
@@ -102,7 +94,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/pos/quarantine', {
     onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason (DESIGN §15).', tags: ['sync'], access: 'staff', query: quarantineQuery, response: page(quarantineEntry) } satisfies RouteDoc },
+    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason (DESIGN §15).', tags: ['sync'], access: 'staff', query: quarantineQuery, response: pageSchema(quarantineEntry) } satisfies RouteDoc },
   }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(quarantineQuery, request.query, '(query)');
@@ -122,11 +114,10 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
       `SELECT id, collection, doc_id, data, reason, created_at FROM quarantine WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
       params,
     );
-    const page = rows.slice(0, q.limit);
-    const last = page.at(-1);
+    const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
     return {
       data: page.map((r) => ({ id: r.id, collection: r.collection, documentId: r.doc_id, document: r.data, reason: r.reason, createdAt: new Date(r.created_at).toISOString() })),
-      nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
+      nextCursor,
     };
   });
 
@@ -139,7 +130,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags: ['ledger'],
         access: 'staff',
         query: journalQuery,
-        response: page(journalTransactionSchema),
+        response: pageSchema(journalTransactionSchema),
       } satisfies RouteDoc,
     },
   }, async (request) => {
@@ -160,8 +151,8 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
       `SELECT * FROM journal_transactions WHERE ${where} ORDER BY sync_seq LIMIT $${params.length}`,
       params,
     );
-    const page = await hydrateJournalTransactions(ctx.db, rows.slice(0, q.limit));
-    return { data: page, nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.syncSeq]) : null };
+    const { page, nextCursor } = pageOf(rows, q.limit, (last) => [Number(last.sync_seq)]);
+    return { data: await hydrateJournalTransactions(ctx.db, page), nextCursor };
   });
 
   app.get('/api/pos/ledger/trial-balance', {

@@ -6,12 +6,14 @@ import {
   webhookSubscriptionCreateSchema,
   webhookSubscriptionSchema,
   webhookSubscriptionUpdateSchema,
+  pageQueryFields,
+  pageSchema,
 } from '../../../core/index.ts';
 import { guard, principalOf } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { decodeCursor, pageOf } from '../http/cursor.ts';
 import { idempotent } from '../http/idempotency.ts';
-import { parseOrThrow } from '../http/problem.ts';
+import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../http/problem.ts';
 import {
   createSubscription,
   deleteSubscription,
@@ -25,11 +27,10 @@ import {
 import { assertPublicReceiverUrl } from '../services/receiver-network.ts';
 
 const ACCESS = { scope: 'webhooks' } as const;
-const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 const ulidId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
 const subscriptionParams = z.strictObject({ id: ulidId('whs') });
 const deliveryParams = z.strictObject({ id: ulidId('whs'), deliveryId: ulidId('whd') });
-const pageQuery = z.strictObject({ limit: limitOf(200, 50), cursor: z.string().max(500).optional() });
+const pageQuery = z.strictObject(pageQueryFields);
 const deliveriesQuery = pageQuery.extend({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(), eventId: ulidId('evt').optional() });
 const noQuery = z.strictObject({});
 
@@ -76,7 +77,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
           tags: ['webhooks'],
           access: ACCESS,
           query: pageQuery,
-          response: z.object({ data: z.array(webhookSubscriptionSchema), nextCursor: z.string().nullable() }),
+          response: pageSchema(webhookSubscriptionSchema),
         },
       },
     },
@@ -84,9 +85,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       const q = parseOrThrow(pageQuery, request.query, '(query)');
       const before = q.cursor ? (decodeCursor(q.cursor, ['date', 'string']) as [string, string]) : undefined;
       const rows = await listSubscriptions(ctx.db, principalOf(request), { ...(before ? { before } : {}), limit: q.limit + 1 });
-      const page = rows.slice(0, q.limit);
-      const last = page.at(-1);
-      return { data: page, nextCursor: rows.length > q.limit && last ? encodeCursor([last.createdAt, last.id]) : null };
+      const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.createdAt, last.id]);
+      return { data: page, nextCursor };
     },
   );
 
@@ -154,7 +154,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
           access: ACCESS,
           params: subscriptionParams,
           query: deliveriesQuery,
-          response: z.object({ data: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() }),
+          response: pageSchema(webhookDeliverySchema),
         },
       },
     },
@@ -168,9 +168,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
         ...(before ? { before } : {}),
         limit: q.limit + 1,
       });
-      const page = rows.slice(0, q.limit);
-      const last = page.at(-1);
-      return { data: page, nextCursor: rows.length > q.limit && last ? encodeCursor([last.createdAt, last.id]) : null };
+      const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.createdAt, last.id]);
+      return { data: page, nextCursor };
     },
   );
 
@@ -186,6 +185,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
           tags: ['webhooks'],
           access: ACCESS,
           params: subscriptionParams,
+          body: emptyBodySchema,
           response: webhookSubscriptionSchema.extend({ secret: z.string() }),
           status: 200,
           idempotent: true,
@@ -194,6 +194,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
+      parseEmptyBody(request.body);
       const principal = principalOf(request);
       const rotated = await ctx.db.transaction((tx) => rotateSecret(tx, principal, id, ctx.clock()));
       return { status: 200, body: rotated };
@@ -211,6 +212,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
           tags: ['webhooks'],
           access: ACCESS,
           params: deliveryParams,
+          body: emptyBodySchema,
           response: webhookDeliverySchema,
           status: 202,
           idempotent: true,
@@ -219,6 +221,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id, deliveryId } = parseOrThrow(deliveryParams, request.params, '(path)');
+      parseEmptyBody(request.body);
       const principal = principalOf(request);
       const delivery = await ctx.db.transaction((tx) => redeliver(tx, principal, id, deliveryId, ctx.clock()));
       return { status: 202, body: delivery };

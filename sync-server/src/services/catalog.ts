@@ -348,13 +348,55 @@ export async function deleteTaxRate(tx: Queryable, writer: Writer, id: string): 
   return storeRate(tx, writer, current, true, 'tax_rate.deleted');
 }
 
-/** Categories of live items with their item counts, by name. */
-export async function listCategories(db: Queryable, merchantId: string): Promise<{ name: string; itemCount: number }[]> {
-  const { rows } = await db.query<{ name: string; n: number | string }>(
-    `SELECT data->>'category' AS name, COUNT(*) AS n FROM catalog_items WHERE merchant_id = $1 AND NOT deleted GROUP BY data->>'category' ORDER BY lower(data->>'category'), data->>'category'`,
-    [merchantId],
+/** A category of live items (the item's `category`, exact spelling) with how many live items carry it. */
+export interface CategorySummary {
+  name: string;
+  itemCount: number;
+}
+
+/**
+ * Up to `limit` categories of live items with their item counts, by name case-insensitively, strictly after the sort
+ * key `after` (`[lower(name), name]`, from a previous page). Each row carries its `sortKey` for the next cursor.
+ */
+export async function listCategories(db: Queryable, merchantId: string, page: { limit: number; after?: readonly [string, string] }): Promise<(CategorySummary & { sortKey: [string, string] })[]> {
+  const params: unknown[] = [merchantId];
+  let having = '';
+  if (page.after) {
+    params.push(page.after[0], page.after[1]);
+    having = `HAVING (lower(data->>'category'), data->>'category') > ($2::text, $3::text)`;
+  }
+  params.push(page.limit);
+  const { rows } = await db.query<{ name: string; sort_key: string; n: number | string }>(
+    `SELECT data->>'category' AS name, lower(data->>'category') AS sort_key, COUNT(*) AS n FROM catalog_items WHERE merchant_id = $1 AND NOT deleted
+     GROUP BY data->>'category' ${having} ORDER BY lower(data->>'category'), data->>'category' LIMIT $${params.length}`,
+    params,
   );
-  return rows.map((r) => ({ name: r.name, itemCount: Number(r.n) }));
+  return rows.map((r) => ({ name: r.name, itemCount: Number(r.n), sortKey: [r.sort_key, r.name] }));
+}
+
+/**
+ * Renames category `from` (exact spelling) to `to` on every live item that carries it — merging into `to` when items
+ * carry that already — each item through {@link updateItem} (re-stamped for registers, audited, `catalog.updated`).
+ * Returns the category as it is now, with the ids of the items that moved.
+ * @throws ProblemError 404 `not_found` when no live item carries `from`.
+ */
+export async function renameCategory(tx: Queryable, writer: Writer, from: string, to: string): Promise<CategorySummary & { itemIds: string[] }> {
+  await lockMerchant(tx, writer.merchantId);
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT id FROM catalog_items WHERE merchant_id = $1 AND NOT deleted AND data->>'category' = $2 ORDER BY id`,
+    [writer.merchantId, from],
+  );
+  if (rows.length === 0) throw new ProblemError(404, 'not_found', `No item is in the category "${from}".`);
+  const moved: string[] = [];
+  for (const { id } of rows) {
+    const result = await updateItem(tx, writer, id, { category: to }, { action: 'catalog_item.category_renamed' });
+    if (!result.unchanged) moved.push(id);
+  }
+  const { rows: count } = await tx.query<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM catalog_items WHERE merchant_id = $1 AND NOT deleted AND data->>'category' = $2`,
+    [writer.merchantId, to],
+  );
+  return { name: to, itemCount: Number(count[0]?.n ?? 0), itemIds: moved };
 }
 
 /** Response shapes for the OpenAPI document. */

@@ -8,7 +8,7 @@ import { newId, normalizeEmail, normalizePhone, type CustomerCreate, type Custom
 import { callerOf, type Principal } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant, type Queryable } from '../db/db.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { decodeCursor, pageOf } from '../http/cursor.ts';
 import { problem, ProblemError, type Problem } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 
@@ -208,6 +208,6 @@ export async function listCustomers(db: Queryable, merchantId: string, q: { limi
   }
   params.push(q.limit + 1);
   const { rows } = await db.query<CustomerRow>(`SELECT * FROM customers WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`, params);
-  const page = rows.slice(0, q.limit);
-  return { data: page.map(toRecord), nextCursor: rows.length > q.limit ? encodeCursor([page.at(-1)!.id]) : null };
+  const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.id]);
+  return { data: page.map(toRecord), nextCursor };
 }

@@ -42,18 +42,18 @@ import {
 import { callerOf, type Principal } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant, type Db, type Queryable } from '../db/db.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { ProblemError, StateConflictError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 import { getJournalTransaction, postJournalTransaction } from './ledger.ts';
 import {
-  cancelInvoicePayLinks,
   defaultPaymentProcessor,
   getMerchant,
   insertInvoicePayLink,
   loadCatalog,
   pendingInvoiceLink,
 } from './pay-requests.ts';
+import { cancelPendingPayLinks } from './pay-links.ts';
 import type { PaymentProcessor } from './payments.ts';
 
 /* ───────────────────────────── rows and shapes ───────────────────────────── */
@@ -231,12 +231,8 @@ export async function listInvoices(
   }
   params.push(q.limit + 1);
   const { rows } = await ctx.db.query<InvoiceRow>(`${selectInvoice('$2')} WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $${params.length}`, params);
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map((r) => toInvoice(r, today)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-  };
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map((r) => toInvoice(r, today)), nextCursor };
 }
 
 /* ───────────────────────────── helpers ───────────────────────────── */
@@ -594,7 +590,7 @@ export async function applyInvoicePayment(tx: Queryable, ctx: Pick<AppContext, '
     const replacement = paidInFull
       ? undefined
       : (await insertInvoicePayLink(tx, ctx, { merchantId: p.merchantId, invoiceId: p.invoiceId, invoiceNumber: number, amountCents: balance - p.amountCents, currency: row.currency, phone: row.bill_to.phone, dueDate: dateOnly(row.due_date), actor: p.actor, now: p.now })).id;
-    await cancelInvoicePayLinks(tx, {
+    await cancelPendingPayLinks(tx, {
       merchantId: p.merchantId,
       invoiceId: p.invoiceId,
       reason: paidInFull ? 'invoice_paid' : 'balance_changed',
@@ -687,7 +683,7 @@ export async function voidInvoice(ctx: AppContext, principal: Principal, id: str
       }
     }
     await tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [id, now.toISOString(), input.reason ?? null]);
-    await cancelInvoicePayLinks(tx, { merchantId, invoiceId: id, reason: 'invoice_void', actor: callerOf(principal), now });
+    await cancelPendingPayLinks(tx, { merchantId, invoiceId: id, reason: 'invoice_void', actor: callerOf(principal), now });
     await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.voided', entityType: 'invoice', entityId: id, occurredAt: now, data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId } });
   });
   ctx.feed.notify(merchantId, 'journal-transactions');

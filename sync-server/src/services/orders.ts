@@ -58,7 +58,7 @@ import {
 import { callerOf, type Principal } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant, type Queryable } from '../db/db.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { SqlFilter } from '../db/sql-filter.ts';
 import { ProblemError, StateConflictError, type Problem } from '../http/problem.ts';
 
@@ -69,6 +69,7 @@ import { postJournalTransaction } from './ledger.ts';
 import { SANDBOX_STAFF_CARDS } from './payments.ts';
 import { recordStockMovements } from './inventory.ts';
 import { getMerchant, loadCatalog } from './pay-requests.ts';
+import { cancelPendingPayLinks } from './pay-links.ts';
 
 /* ───────────────────────────── errors ───────────────────────────── */
 
@@ -285,12 +286,8 @@ export async function listOrders(db: Queryable, merchantId: string, q: OrderList
      WHERE ${filter.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
     filter.params,
   );
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map((r) => toView(r)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor([iso(last.created_at), last.id]) : null,
-  };
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map((r) => toView(r)), nextCursor };
 }
 
 /* ───────────────────────────── helpers ───────────────────────────── */
@@ -567,7 +564,7 @@ async function recordPayments(
   tx: Queryable,
   row: OrderRow,
   tenders: { ulid: string; captured: CapturedTender }[],
-  meta: { actor: string; appId?: string | null; now: Date; amountPath: string; effects?: Effects },
+  meta: { actor: string; appId?: string | null; now: Date; amountPath: string; effects?: Effects; payRequestId?: string },
 ): Promise<OrderRow> {
   const order = row.data;
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
@@ -631,6 +628,8 @@ async function recordPayments(
     else next = { ...next, journalTransactionId: null };
   }
   const saved = await saveOrder(tx, row, next, meta.now);
+  // The order's pay links were for the balance before this payment: none of them fits any more.
+  await cancelPendingPayLinks(tx, { merchantId: row.merchant_id, orderId: row.id, reason: isPaid ? 'order_paid' : 'balance_changed', except: meta.payRequestId ? [meta.payRequestId] : [], actor: meta.actor, now: meta.now });
   if (isPaid) {
     await appendAudit(tx, {
       merchantId: row.merchant_id,
@@ -740,6 +739,8 @@ export interface ExternalPayment {
   last4?: string;
   /** Audit actor, e.g. `system` or `pay_request:pr_…` (default `system`). */
   actor?: string;
+  /** The pay link being paid, when it is one: it stays for its caller to mark paid; the order's other links are canceled. */
+  payRequestId?: string;
 }
 
 /**
@@ -772,7 +773,7 @@ export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 
     ...(payment.cardBrand ? { cardBrand: payment.cardBrand.slice(0, 20) } : {}),
     ...(payment.last4 && /^\d{4}$/.test(payment.last4) ? { lastFour: payment.last4 } : {}),
   };
-  const saved = await recordPayments(tx, row, [{ ulid, captured }], { actor: payment.actor ?? 'system', now, amountPath: 'amountCents' });
+  const saved = await recordPayments(tx, row, [{ ulid, captured }], { actor: payment.actor ?? 'system', now, amountPath: 'amountCents', ...(payment.payRequestId ? { payRequestId: payment.payRequestId } : {}) });
   return toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, payment.orderId) });
 }
 
@@ -820,6 +821,7 @@ export async function cancelOrder(ctx: AppContext, principal: Principal, orderId
       await insertRefund(tx, row.merchant_id, refund, actor);
     }
     const saved = await saveOrder(tx, row, { ...row.data, state: 'canceled' }, now, refundedCents);
+    await cancelPendingPayLinks(tx, { merchantId: row.merchant_id, orderId, reason: 'order_canceled', actor, now });
     await appendAudit(tx, {
       merchantId: row.merchant_id,
       actor,

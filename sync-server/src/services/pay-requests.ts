@@ -19,12 +19,13 @@ import {
 } from '../../../core/index.ts';
 import { lockMerchant, type Db, type Queryable } from '../db/db.ts';
 import { callerOf, type Principal } from '../auth/identity.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { ProblemError, StateConflictError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 import { postJournalTransaction } from './ledger.ts';
 import { applyInvoicePayment } from './invoices.ts';
 import { applyExternalPayment } from './orders.ts';
+import { cancelPendingPayLinks } from './pay-links.ts';
 import { SandboxProcessor, type PaymentProcessor } from './payments.ts';
 import type { AppContext } from '../context.ts';
 
@@ -177,6 +178,8 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
        VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)`,
       [id, merchant.id, record.amountCents, record.currency, record.phone, record.memo, lineItems ? JSON.stringify(lineItems) : null, record.url, callerOf(principal), record.createdAt, record.expiresAt, input.orderId ?? null],
     );
+    // One pending link per order: the new one replaces any older one (an old link then leads to this one).
+    if (input.orderId) await cancelPendingPayLinks(tx, { merchantId: merchant.id, orderId: input.orderId, reason: 'superseded', supersededBy: id, except: [id], actor: callerOf(principal), now });
     const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody }, { tx, now });
     await appendAudit(tx, {
       merchantId: merchant.id,
@@ -254,12 +257,8 @@ export async function listPayRequests(
   }
   params.push(q.limit + 1);
   const { rows } = await db.query<PayRequestRow>(`SELECT * FROM pay_requests WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map((r) => toRecord(r, now)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-  };
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map((r) => toRecord(r, now)), nextCursor };
 }
 
 /**
@@ -335,33 +334,6 @@ export async function pendingInvoiceLink(tx: Queryable, invoiceId: string, now: 
 }
 
 /**
- * Cancels the invoice's pending pay links inside `tx` (the invoice was paid another way, voided, or its balance
- * changed). `supersededBy` names the link that replaces them, so an old link leads the customer to the new one.
- */
-export async function cancelInvoicePayLinks(
-  tx: Queryable,
-  link: { merchantId: string; invoiceId: string; reason: string; supersededBy?: string; except?: string[]; actor: string; now: Date },
-): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string }>(
-    `UPDATE pay_requests SET status = 'canceled', canceled_at = $2, cancel_reason = $3, superseded_by = $4
-     WHERE invoice_id = $1 AND status = 'pending' AND expires_at > $2 AND NOT (id = ANY($5::text[])) RETURNING id`,
-    [link.invoiceId, link.now.toISOString(), link.reason, link.supersededBy ?? null, link.except ?? []],
-  );
-  for (const r of rows) {
-    await appendAudit(tx, {
-      merchantId: link.merchantId,
-      actor: link.actor,
-      action: 'pay_request.canceled',
-      entityType: 'pay_request',
-      entityId: r.id,
-      occurredAt: link.now,
-      data: { reason: link.reason, supersededBy: link.supersededBy ?? null },
-    });
-  }
-  return rows.map((r) => r.id);
-}
-
-/**
  * Pays a pay request from the hosted pay page (DESIGN §5, §10): in one transaction, under the merchant's lock and
  * the request's row lock, checks it is still pending and unexpired, charges the token on the processor, and records
  * the outcome — the request `paid` with its payment (method, rail, brand, last four, processor reference), a balanced
@@ -393,6 +365,7 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
         amountCents,
         rail: result.rail,
         reference: id,
+        payRequestId: id,
         method: charge.method === 'bank_transfer' ? 'other' : 'card',
         ...(result.brand ? { cardBrand: result.brand } : {}),
         ...(result.last4 ? { last4: result.last4 } : {}),

@@ -22,7 +22,7 @@ import {
 import { callerOf, type Principal } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { lockMerchant, type Queryable } from '../db/db.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { ProblemError, StateConflictError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 import { billToOf, channelsFor, insertDraft, markOverdueInvoices, priceLinesFor, sendInvoiceAs } from './invoices.ts';
@@ -133,9 +133,8 @@ export async function listSeries(db: Queryable, merchantId: string, q: { limit: 
   }
   params.push(q.limit + 1);
   const { rows } = await db.query<SeriesRow>(`${SELECT_SERIES} WHERE ${where} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`, params);
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return { data: page.map(toSeries), nextCursor: rows.length > q.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null };
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map(toSeries), nextCursor };
 }
 
 /**
