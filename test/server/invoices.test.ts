@@ -317,6 +317,38 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(refused.json()).toMatchObject({ currentState: 'partially_paid' });
   });
 
+  it('moves stock: an issued invoice takes its catalog goods off stock once, a void puts them back; a paid line-item link sells them', async () => {
+    const croissants = { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 3 };
+    const onHand = async () => (await call('GET', '/api/pos/catalog/inventory?variationId=var_croissant_regular')).json().data[0].onHand as number;
+    const movementsOf = async (sourceId: string) =>
+      (await call('GET', `/api/pos/catalog/inventory/movements?sourceId=${sourceId}`)).json().data.map((m: { kind: string; quantity: number }) => [m.kind, m.quantity]);
+    const start = await onHand();
+
+    const d = await draft({ customerId, lineItems: [croissants], customLines: [{ description: 'Delivery', amountCents: 500 }], dueDate: '2099-03-16' });
+    expect(await onHand()).toBe(start); // a draft sells nothing
+    expect((await call('POST', `/api/pos/invoices/${d.id}/send`, {})).statusCode).toBe(200);
+    expect(await onHand()).toBe(start - 3);
+    expect(await movementsOf(d.id)).toEqual([['sale', -3]]);
+    // A reminder is not a second sale.
+    expect((await call('POST', `/api/pos/invoices/${d.id}/send`, {})).statusCode).toBe(200);
+    expect(await onHand()).toBe(start - 3);
+    const registerPull = (await call('GET', '/api/pos/catalog/items/itm_croissant')).json();
+    expect(registerPull.variations[0].stockOnHand).toBe(start - 3);
+
+    expect((await call('POST', `/api/pos/invoices/${d.id}/void`, {})).statusCode).toBe(200);
+    expect(await onHand()).toBe(start);
+    expect((await movementsOf(d.id)).sort()).toEqual([['return', 3], ['sale', -3]]);
+
+    // A pay link carrying the goods sells them when it is paid, not before.
+    const link = await call('POST', '/api/pos/pay-requests', { lineItems: [croissants], phone: '+14155550123' });
+    expect(link.statusCode, link.body).toBe(201);
+    expect(await onHand()).toBe(start);
+    const paid = await server.app.inject({ method: 'POST', url: `/pay/${link.json().id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }) });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(await onHand()).toBe(start - 3);
+    expect(await movementsOf(link.json().id)).toEqual([['sale', -3]]);
+  });
+
   it('prints a PDF containing the invoice number and total', async () => {
     const inv = await sentInvoice();
     const res = await call('GET', `/api/pos/invoices/${inv.id}/pdf`);

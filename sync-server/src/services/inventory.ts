@@ -414,3 +414,25 @@ export async function listStockMovements(
   );
   return rows.map(toMovement);
 }
+
+/**
+ * The stock side of a sale or a return of sold goods (DESIGN §8: inventory is the sum of stock movements): one
+ * movement per line, kind `sale` (quantity taken off) or `return` (put back), keyed by `sourceId` (the order, refund,
+ * invoice or pay request), at the default location, in the caller's transaction. Lines of untracked or custom
+ * variations are skipped; recording the same source twice records nothing more. Returns true when an item's stock on
+ * hand changed (registers should pull the catalog).
+ */
+export async function recordSaleStock(
+  tx: Queryable,
+  input: { merchantId: string; kind: 'sale' | 'return'; sourceId: string; lines: readonly { variationId: string | null; quantity: number }[]; actor: string; now: Date },
+): Promise<boolean> {
+  const lines = input.lines.filter((l): l is { variationId: string; quantity: number } => l.variationId !== null && l.quantity > 0);
+  if (lines.length === 0) return false;
+  const result = await recordStockMovements(tx, {
+    merchantId: input.merchantId,
+    actor: input.actor,
+    occurredAt: input.now,
+    movements: lines.map((l) => ({ variationId: l.variationId, kind: input.kind, quantity: input.kind === 'sale' ? -l.quantity : l.quantity, sourceId: input.sourceId })),
+  });
+  return result.changedItemIds.length > 0;
+}

@@ -44,6 +44,7 @@ import type { AppContext } from '../context.ts';
 import { lockMerchant, type Db, type Queryable } from '../db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { ProblemError, StateConflictError } from '../http/problem.ts';
+import { recordSaleStock } from './inventory.ts';
 import { appendAudit } from './audit.ts';
 import { getJournalTransaction, postJournalTransaction } from './ledger.ts';
 import {
@@ -446,7 +447,8 @@ function emailBody(merchantName: string, inv: Invoice, url: string): string {
 
 /**
  * Sends an invoice by SMS and/or e-mail with its pay link, in one transaction with the state change. A draft is
- * ISSUED (draft → sent; the receivable is posted; a pay link for the total is created). An issued invoice with a
+ * ISSUED (draft → sent; the receivable is posted; its catalog goods leave stock as `sale` movements keyed by the
+ * invoice; a pay link for the total is created). An issued invoice with a
  * balance (sent, partially paid, overdue) is sent again as a reminder with its current link (a new one if it has
  * none). Returns the invoice.
  * @throws ProblemError 409 naming `currentState` for paid or void invoices; 400 naming `channels` when the customer
@@ -461,6 +463,7 @@ export async function sendInvoiceAs(ctx: AppContext, who: { merchantId: string; 
   const now = ctx.clock();
   const today = utcDate(now);
   const merchant = await getMerchant(ctx.db, who.merchantId);
+  let stockChanged = false;
   await ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, merchant.id);
     const row = await invoiceRow(tx, merchant.id, id, now, true);
@@ -475,6 +478,8 @@ export async function sendInvoiceAs(ctx: AppContext, who: { merchantId: string; 
       const jt = buildInvoiceIssueJournal(view, now.toISOString());
       await postJournalTransaction(tx, merchant.id, jt);
       issueJtxId = jt.id;
+      // Issued is sold (revenue recognised now): the catalog goods on it leave stock now too.
+      stockChanged = await recordSaleStock(tx, { merchantId: merchant.id, kind: 'sale', sourceId: id, lines: view.lines, actor: who.actor, now });
     }
     await tx.query(`UPDATE invoices SET status = $2, sent_at = COALESCE(sent_at, $3), issue_jtx_id = $4, channels = $5, updated_at = $3 WHERE id = $1`, [
       id,
@@ -508,6 +513,7 @@ export async function sendInvoiceAs(ctx: AppContext, who: { merchantId: string; 
     });
   });
   ctx.feed.notify(merchant.id, 'journal-transactions');
+  if (stockChanged) ctx.feed.notify(merchant.id, 'catalog-items');
   return getInvoice(ctx, merchant.id, id);
 }
 
@@ -658,20 +664,22 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
 
 /**
  * Voids an invoice that has no payment: `draft | sent | overdue → void`. An issued invoice's receivable is reversed
- * (the reversal of its issue transaction) and its pay links are canceled, in one transaction.
+ * (the reversal of its issue transaction), its goods come back to stock (`return` movements) and its pay links are
+ * canceled, in one transaction.
  * @throws ProblemError 409 naming `currentState` for partially paid, paid or void invoices (and an overdue one with
  *   payments: those must be refunded first).
  */
 export async function voidInvoice(ctx: AppContext, principal: Principal, id: string, input: { reason?: string }): Promise<Invoice> {
   const now = ctx.clock();
   const merchantId = principal.merchantId;
+  let stockChanged = false;
   await ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, merchantId);
     const row = await invoiceRow(tx, merchantId, id, now, true);
     const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
     guardInvoice(id, status, 'void', 'void');
     if (Number(row.paid_cents) > 0) {
-      throw new ProblemError(409, 'illegal_state_transition', `Invoice ${id} is ${status} with payments: it cannot be voided.`);
+      throw new StateConflictError('invoice', id, status, `Invoice ${id} is ${status} with payments (${row.paid_cents} received): it cannot be voided until they are given back.`);
     }
     let reversalId: string | null = null;
     if (row.issue_jtx_id) {
@@ -681,12 +689,15 @@ export async function voidInvoice(ctx: AppContext, principal: Principal, id: str
         await postJournalTransaction(tx, merchantId, reversal);
         reversalId = reversal.id;
       }
+      // The sale is undone: the goods it took off stock come back.
+      stockChanged = await recordSaleStock(tx, { merchantId, kind: 'return', sourceId: id, lines: toInvoice(row, utcDate(now)).lines, actor: callerOf(principal), now });
     }
     await tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [id, now.toISOString(), input.reason ?? null]);
     await cancelPendingPayLinks(tx, { merchantId, invoiceId: id, reason: 'invoice_void', actor: callerOf(principal), now });
     await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.voided', entityType: 'invoice', entityId: id, occurredAt: now, data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId } });
   });
   ctx.feed.notify(merchantId, 'journal-transactions');
+  if (stockChanged) ctx.feed.notify(merchantId, 'catalog-items');
   return getInvoice(ctx, merchantId, id);
 }
 

@@ -67,7 +67,7 @@ import { appendAudit } from './audit.ts';
 import { emitEvent } from './events.ts';
 import { postJournalTransaction } from './ledger.ts';
 import { SANDBOX_STAFF_CARDS } from './payments.ts';
-import { recordStockMovements } from './inventory.ts';
+import { recordSaleStock } from './inventory.ts';
 import { getMerchant, loadCatalog } from './pay-requests.ts';
 import { cancelPendingPayLinks } from './pay-links.ts';
 
@@ -338,15 +338,8 @@ interface Effects {
  * Stock movements of API sales (kind `sale`, keyed by the order id) and restocking refunds (kind `return`, keyed by
  * the refund id) through the inventory service, in the same transaction. Untracked variations are skipped there.
  */
-async function recordStock(tx: Queryable, effects: Effects | undefined, input: { merchantId: string; kind: 'sale' | 'return'; sourceId: string; lines: { variationId: string; quantity: number }[]; actor: string; now: Date }): Promise<void> {
-  if (input.lines.length === 0) return;
-  const result = await recordStockMovements(tx, {
-    merchantId: input.merchantId,
-    actor: input.actor,
-    occurredAt: input.now,
-    movements: input.lines.map((l) => ({ variationId: l.variationId, kind: input.kind, quantity: input.kind === 'sale' ? -l.quantity : l.quantity, sourceId: input.sourceId })),
-  });
-  if (result.changedItemIds.length > 0 && effects) effects.stockChanged = true;
+async function recordStock(tx: Queryable, effects: Effects | undefined, input: Parameters<typeof recordSaleStock>[1]): Promise<void> {
+  if ((await recordSaleStock(tx, input)) && effects) effects.stockChanged = true;
 }
 
 function notifyWritten(ctx: AppContext, merchantId: string, effects?: Effects): void {

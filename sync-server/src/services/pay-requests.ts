@@ -26,6 +26,7 @@ import { postJournalTransaction } from './ledger.ts';
 import { applyInvoicePayment } from './invoices.ts';
 import { applyExternalPayment } from './orders.ts';
 import { cancelPendingPayLinks } from './pay-links.ts';
+import { recordSaleStock } from './inventory.ts';
 import { SandboxProcessor, type PaymentProcessor } from './payments.ts';
 import type { AppContext } from '../context.ts';
 
@@ -338,7 +339,8 @@ export async function pendingInvoiceLink(tx: Queryable, invoiceId: string, now: 
  * the request's row lock, checks it is still pending and unexpired, charges the token on the processor, and records
  * the outcome — the request `paid` with its payment (method, rail, brand, last four, processor reference), a balanced
  * journal transaction (an invoice's link: Dr the rail's clearing account, Cr receivables, and the invoice payment;
- * otherwise a sale: Dr clearing, Cr revenue and tax), and an audit row. A decline is a 402 and writes nothing.
+ * otherwise a sale: Dr clearing, Cr revenue and tax, and `sale` stock movements for its catalog lines), and an audit row.
+ * A decline is a 402 and writes nothing.
  * @throws ProblemError 404; 409 naming `currentState` when not pending; 402 `card_declined` / `insufficient_funds` /
  *   `expired_card` / `account_closed` / `invalid_token` naming `token`.
  */
@@ -347,6 +349,7 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
   const found = await getPayRequest(ctx.db, id, undefined, now);
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
   const merchantId = found.merchantId;
+  let stockChanged = false;
   const record = await ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, merchantId);
     const row = await lockedRow(tx, merchantId, id);
@@ -405,6 +408,8 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
       });
       await postJournalTransaction(tx, merchantId, jt);
       journalTransactionId = jt.id;
+      // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
+      if (row.line_items) stockChanged = await recordSaleStock(tx, { merchantId, kind: 'sale', sourceId: id, lines: row.line_items, actor, now });
     }
     const payment = { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId };
     const { rows } = await tx.query<PayRequestRow>(`UPDATE pay_requests SET status = 'paid', paid_at = $2, payment = $3::jsonb WHERE id = $1 RETURNING *`, [id, now.toISOString(), JSON.stringify(payment)]);
@@ -420,6 +425,9 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
     return toRecord(rows[0]!, now);
   });
   ctx.feed.notify(merchantId, 'journal-transactions');
+  // An order paid through its link changed state and may have moved stock; registers pull both.
+  if (found.orderId) ctx.feed.notify(merchantId, 'orders');
+  if (stockChanged || found.orderId) ctx.feed.notify(merchantId, 'catalog-items');
   return record;
 }
 
