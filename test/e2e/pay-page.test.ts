@@ -35,6 +35,13 @@ class PayPage {
     await this.page.getByRole('button', { name: new RegExp(`with ${name}`) }).click();
   }
 
+  async payByBankTransfer(routing: string, account: string): Promise<void> {
+    await this.page.getByRole('tab', { name: 'Bank transfer' }).click();
+    await this.page.getByLabel('Routing number').fill(routing);
+    await this.page.getByLabel('Account number').fill(account);
+    await this.page.locator('#panel-bank_transfer button[type=submit]').click();
+  }
+
   async waitForStatus(status: string): Promise<void> {
     await this.page.locator(`#status[data-status="${status}"]`).waitFor({ timeout: 15_000 });
   }
@@ -134,6 +141,55 @@ describe('hosted pay page in Chromium', () => {
     const invoice = await api('GET', `/api/pos/invoices/${draft.body.id}`, undefined, staff);
     expect(invoice.body).toMatchObject({ status: 'paid', balanceDueCents: 0 });
     expect(invoice.body.payments[0]).toMatchObject({ method: 'apple_pay', rail: 'apple_pay', channel: 'pay_page', amountCents: 8500 });
+    expect(cspViolations).toEqual([]);
+  });
+  it('pays a line-item link with the sandbox Google Pay wallet: a sale with tax in the ledger, the goods off stock', { timeout: 120_000 }, async () => {
+    const staff = server.credentials.staffToken;
+    const stock = async () => (await api('GET', '/api/pos/catalog/inventory?variationId=var_croissant_regular', undefined, staff)).body.data[0].onHand as number;
+    const before = await stock();
+    const created = await api('POST', '/api/pos/pay-requests', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }], phone: '+14155550123', memo: 'Pickup 5pm' });
+    expect(created.status).toBe(201);
+    const page = await newPage();
+    const pay = await PayPage.open(page, created.body.url);
+    expect(await page.getByText('Croissant').count()).toBeGreaterThan(0);
+    await pay.payWithWallet('Google Pay');
+    await pay.waitForStatus('paid');
+    expect(await page.getByText(/by Google Pay/).count()).toBe(1);
+    await page.close();
+    const paid = await api('GET', `/api/pos/pay-requests/${created.body.id}`);
+    expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'google_pay', rail: 'google_pay' } });
+    const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${created.body.id}`, undefined, staff);
+    const postings = journal.body.data[0].postings as { accountCode: string; amountCents: number }[];
+    expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
+    expect(postings).toContainEqual({ accountCode: 'card_clearing:google_pay', amountCents: created.body.amountCents });
+    expect(postings.some((p) => p.accountCode === 'sales_tax_payable')).toBe(true);
+    expect(await stock()).toBe(before - 2);
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('pays an open order by bank transfer: a closed account is refused with the reason, a good one pays the order', { timeout: 120_000 }, async () => {
+    const staff = server.credentials.staffToken;
+    const order = await api('POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }] }, staff);
+    expect(order.status).toBe(201);
+    const created = await api('POST', '/api/pos/pay-requests', { orderId: order.body.id, phone: '+14155550123' });
+    expect(created.status).toBe(201);
+    const page = await newPage();
+    const pay = await PayPage.open(page, created.body.url);
+    // A routing number that fails the ABA checksum never leaves the page.
+    await pay.payByBankTransfer('110000001', '000123456789');
+    await pay.alert().waitFor();
+    expect(await pay.alert().textContent()).toContain('routing number');
+    await pay.payByBankTransfer('110000000', '000111111116');
+    await expect.poll(() => pay.alert().textContent()).toContain('account_closed');
+    expect((await api('GET', `/api/pos/pay-requests/${created.body.id}`)).body.status).toBe('pending');
+    await pay.payByBankTransfer('110000000', '000123456789');
+    await pay.waitForStatus('paid');
+    expect(await page.getByText(/by Bank transfer \(account •••• 6789\)/).count()).toBe(1);
+    await page.close();
+    const paidOrder = await api('GET', `/api/pos/orders/${order.body.id}`, undefined, staff);
+    expect(paidOrder.body).toMatchObject({ state: 'paid', balanceDueCents: 0 });
+    expect(paidOrder.body.payments).toEqual([expect.objectContaining({ rail: 'ach', reference: created.body.id, amountCents: order.body.totalCents })]);
+    for (const body of payBodies) expect(body).not.toMatch(/000123456789|000111111116/);
     expect(cspViolations).toEqual([]);
   });
 });
