@@ -139,8 +139,17 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
 
   it('soft-deletes: gone from the API and lists, pulled by registers as _deleted', async () => {
     const before = await writes();
+    const since = new Date(Date.now() - 1000).toISOString();
     const res = await call('DELETE', '/api/pos/catalog/items/itm_beard_trim');
     expect(res.statusCode).toBe(204);
+    // An app syncing with updatedSince learns of the deletion only when it asks for tombstones.
+    const app = server.credentials.appToken;
+    const changed = (await call('GET', `/api/pos/catalog?updatedSince=${since}&limit=200`, undefined, app)).json<{ data: Item[] }>().data;
+    expect(changed.map((i) => i.id)).not.toContain('itm_beard_trim');
+    const withTombstones = (await call('GET', `/api/pos/catalog?updatedSince=${since}&includeDeleted=true&limit=200`, undefined, app)).json<{ data: (Item & { deleted: boolean })[] }>().data;
+    expect(withTombstones.find((i) => i.id === 'itm_beard_trim')).toMatchObject({ id: 'itm_beard_trim', deleted: true });
+    expect(withTombstones.filter((i) => i.id !== 'itm_beard_trim').every((i) => i.deleted === false)).toBe(true);
+    expect((await call('GET', '/api/pos/catalog?includeDeleted=yes', undefined, app)).statusCode).toBe(400);
     expect((await call('GET', '/api/pos/catalog/items/itm_beard_trim')).statusCode).toBe(404);
     expect((await call('DELETE', '/api/pos/catalog/items/itm_beard_trim')).statusCode).toBe(404);
     const list = (await call('GET', '/api/pos/catalog?category=Salon')).json<{ data: Item[] }>();

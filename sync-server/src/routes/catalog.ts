@@ -60,6 +60,8 @@ const catalogQuery = z.strictObject({
   category: z.string().min(1).max(100).optional(),
   q: z.string().min(1).max(200).optional(),
   updatedSince: z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0').optional(),
+  /** `true`: deleted items too, each with `deleted: true` — what an app syncing with `updatedSince` needs to drop them. */
+  includeDeleted: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
 const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with itm_') });
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
@@ -159,18 +161,19 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'List catalog items',
-          description: 'Live items ordered by id, with the full list of tax rates on every page. Filters: category (exact, case-insensitive), q (name, SKU or GTIN substring), updatedSince.',
+          description:
+            'Live items ordered by id, with the full list of tax rates on every page. Filters: category (exact, case-insensitive), q (name, SKU or GTIN substring), updatedSince. With includeDeleted=true, deleted items are listed too, each marked `deleted: true` (live ones `deleted: false`): an app syncing with updatedSince learns of deletions that way.',
           tags: ['catalog'],
           access: { scope: 'catalog:read' },
           query: catalogQuery,
-          response: z.object({ data: z.array(apiCatalogItemSchema), taxRates: z.array(apiTaxRateSchema), nextCursor: z.string().nullable() }),
+          response: z.object({ data: z.array(apiCatalogItemSchema.extend({ deleted: z.boolean().optional() })), taxRates: z.array(apiTaxRateSchema), nextCursor: z.string().nullable() }),
         },
       },
     },
     async (request) => {
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(catalogQuery, request.query, '(query)');
-      const filter = new SqlFilter(['merchant_id = ?', 'NOT deleted'], [merchantId]);
+      const filter = new SqlFilter(q.includeDeleted ? ['merchant_id = ?'] : ['merchant_id = ?', 'NOT deleted'], [merchantId]);
       if (q.cursor) filter.add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
       if (q.category) filter.add(`lower(data->>'category') = lower(?)`, q.category);
       if (q.q) {
@@ -179,14 +182,14 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
       }
       if (q.updatedSince) filter.add('updated_at >= ?', q.updatedSince);
       const limit = filter.param(q.limit + 1);
-      const { rows } = await ctx.db.query<{ id: string; data: CatalogItem; updated_at: Date }>(
-        `SELECT id, data, updated_at FROM catalog_items WHERE ${filter.where} ORDER BY id LIMIT ${limit}`,
+      const { rows } = await ctx.db.query<{ id: string; data: CatalogItem; updated_at: Date; deleted: boolean }>(
+        `SELECT id, data, updated_at, deleted FROM catalog_items WHERE ${filter.where} ORDER BY id LIMIT ${limit}`,
         filter.params,
       );
       const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.id]);
       const rates = await ctx.db.query<{ data: TaxRate; updated_at: Date }>('SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
       return {
-        data: page.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() })),
+        data: page.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString(), ...(q.includeDeleted ? { deleted: r.deleted } : {}) })),
         taxRates: rates.rows.map((r) => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() })),
         nextCursor,
       };
