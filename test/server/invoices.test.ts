@@ -87,6 +87,7 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     await call('POST', `/api/pos/invoices/${inv.id}/send`, {});
     const refused = await call('PATCH', `/api/pos/invoices/${inv.id}`, { memo: 'late' });
     expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'illegal_state_transition', entity: 'invoice', entityId: inv.id, currentState: 'sent' });
   });
 
   const bad: [string, () => unknown, string][] = [

@@ -130,6 +130,32 @@ describe('OpenAPI document and interactive reference', () => {
     expect(doc.paths['/api/openapi.json']!.get.security).toEqual([]);
   });
 
+  it('documents the domain errors a client must handle: state conflicts (409), declines (402), duplicates', () => {
+    const expected: [string, string, string, string][] = [
+      ['post', '/api/pos/orders/{id}/payments', '402', 'card_declined'],
+      ['post', '/api/pos/orders/{id}/cancel', '409', 'illegal_state_transition'],
+      ['post', '/api/pos/orders/{id}/refunds', '409', 'illegal_state_transition'],
+      ['patch', '/api/pos/invoices/{id}', '409', 'illegal_state_transition'],
+      ['post', '/api/pos/invoices/{id}/send', '409', 'illegal_state_transition'],
+      ['post', '/api/pos/invoices/{id}/payments', '402', 'card_declined'],
+      ['post', '/api/pos/invoices/{id}/void', '409', 'illegal_state_transition'],
+      ['post', '/api/pos/invoice-series/{id}/pause', '409', 'illegal_state_transition'],
+      ['post', '/api/pos/pay-requests', '409', 'order_changed'],
+      ['post', '/api/pos/pay-requests/{id}/cancel', '409', 'illegal_state_transition'],
+      ['post', '/pay/{id}', '402', 'account_closed'],
+      ['post', '/api/pos/customers', '409', 'customer_exists'],
+      ['patch', '/api/pos/customers/{id}', '409', 'customer_exists'],
+      ['delete', '/api/pos/catalog/tax-rates/{id}', '409', 'tax_rate_in_use'],
+      ['patch', '/api/pos/catalog/tax-rates/{id}', '409', 'tax_configuration'],
+      ['post', '/api/pos/catalog/locations', '409', 'location_exists'],
+      ['post', '/api/pos/webhooks/{id}/deliveries/{deliveryId}/redeliver', '409', 'delivery_pending'],
+    ];
+    for (const [method, path, status, code] of expected) {
+      const response = doc.paths[path]?.[method]?.responses?.[status] as { description?: string } | undefined;
+      expect(response?.description, `${method.toUpperCase()} ${path} ${status}`).toContain(code);
+    }
+  });
+
   it('keeps /api/v1/openapi.json as the /api/v1 slice of the same builder', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(res.statusCode).toBe(200);

@@ -359,7 +359,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/catalog/tax-rates/:id',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Change a tax rate', tags: ['catalog'], access: 'staff', params: taxParams, body: taxRateUpdateSchema, response: apiTaxRateSchema } },
+      config: { openapi: { summary: 'Change a tax rate', errors: { 409: 'It would become inclusive on an item carrying other rates (`tax_configuration`)' }, tags: ['catalog'], access: 'staff', params: taxParams, body: taxRateUpdateSchema, response: apiTaxRateSchema } },
     },
     async (request) => {
       const { id } = parseOrThrow(taxParams, request.params, '(path)');
@@ -375,7 +375,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/catalog/tax-rates/:id',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Delete a tax rate', description: '409 tax_rate_in_use while items carry it.', tags: ['catalog'], access: 'staff', params: taxParams, status: 204 } },
+      config: { openapi: { summary: 'Delete a tax rate', errors: { 409: 'Items still carry it (`tax_rate_in_use`)' }, description: '409 tax_rate_in_use while items carry it.', tags: ['catalog'], access: 'staff', params: taxParams, status: 204 } },
     },
     async (request, reply) => {
       const { id } = parseOrThrow(taxParams, request.params, '(path)');
@@ -410,7 +410,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/catalog/locations',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Add a stock location', tags: ['catalog'], access: 'staff', body: locationCreateSchema, response: locationSchema, status: 201, idempotent: true } },
+      config: { openapi: { summary: 'Add a stock location', errors: { 409: 'A location has this name (`location_exists`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' }, tags: ['catalog'], access: 'staff', body: locationCreateSchema, response: locationSchema, status: 201, idempotent: true } },
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(locationCreateSchema, request.body ?? undefined);

@@ -41,6 +41,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext): v
       config: {
         openapi: {
           summary: 'Create a customer',
+          errors: { 409: 'Another customer has this phone or e-mail (`customer_exists`, `existingCustomerId`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'Phone normalised to E.164, e-mail trimmed; a phone or e-mail another customer has → 409 customer_exists with existingCustomerId.',
           tags: ['customers'],
           access: STAFF,
@@ -70,7 +71,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext): v
     '/api/pos/customers/:id',
     {
       onRequest: guard(ctx, STAFF),
-      config: { openapi: { summary: 'Update a customer', description: '`null` clears a field; giving marketing consent stamps marketingConsentAt.', tags: ['customers'], access: STAFF, params: customerParams, body: customerUpdateSchema, response: customerRecordSchema } },
+      config: { openapi: { summary: 'Update a customer', errors: { 409: 'Another customer has this phone or e-mail (`customer_exists`, `existingCustomerId`)' }, description: '`null` clears a field; giving marketing consent stamps marketingConsentAt.', tags: ['customers'], access: STAFF, params: customerParams, body: customerUpdateSchema, response: customerRecordSchema } },
     },
     async (request) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');

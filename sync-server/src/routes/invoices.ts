@@ -98,7 +98,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     {
       onRequest,
       config: {
-        openapi: { summary: 'Edit a draft invoice', description: 'Drafts only (409 otherwise). Lists sent replace the stored ones.', tags: TAGS, access: STAFF, params: invoiceParams, body: invoiceUpdateSchema, response: invoiceSchema },
+        openapi: { summary: 'Edit a draft invoice', description: 'Drafts only (409 otherwise). Lists sent replace the stored ones.', errors: { 409: 'The invoice is no longer a draft (`illegal_state_transition`, `currentState`)' }, tags: TAGS, access: STAFF, params: invoiceParams, body: invoiceUpdateSchema, response: invoiceSchema },
       },
     },
     async (request) => {
@@ -115,6 +115,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'Send (issue) an invoice, or send a reminder',
+          errors: { 409: 'The invoice is paid or void (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'A draft is issued (draft → sent, receivable posted) and sent by SMS and/or e-mail with its pay link; an issued invoice with a balance is sent again.',
           tags: TAGS,
           access: STAFF,
@@ -140,6 +141,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'Record a payment on an invoice',
+          errors: { 402: 'A card was declined (`card_declined`, `insufficient_funds`, …) naming `cardToken`: nothing recorded', 409: 'The invoice is a draft, paid or void (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'At the register or received another way; partial payments allowed (sent → partially_paid → paid). Card: sandbox tokens; declined → 402.',
           tags: TAGS,
           access: STAFF,
@@ -165,6 +167,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'Void an invoice',
+          errors: { 409: 'The invoice is paid, partially paid, void or has payments (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'draft | sent | overdue → void while nothing is paid; an issued invoice’s receivable is reversed.',
           tags: TAGS,
           access: STAFF,
@@ -250,7 +253,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
   ] as const) {
     app.post(
       `/api/pos/invoice-series/:id/${action}`,
-      { onRequest, config: { openapi: { summary, tags: TAGS, access: STAFF, params: seriesParams, body: emptyBodySchema, response: invoiceSeriesSchema, status: 200, idempotent: true } } },
+      { onRequest, config: { openapi: { summary, tags: TAGS, access: STAFF, params: seriesParams, body: emptyBodySchema, response: invoiceSeriesSchema, status: 200, idempotent: true, errors: { 409: 'The series cannot move from its state (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' } } } },
       idempotent(ctx.db, ctx.clock, async (request) => {
         const { id } = parseOrThrow(seriesParams, request.params, '(path)');
         parseEmptyBody(request.body);

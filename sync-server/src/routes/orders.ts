@@ -160,6 +160,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
       config: {
         openapi: {
           summary: 'Cancel an open order',
+          errors: { 409: 'The order is not open (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'open → canceled; payments it had collected are given back. 409 in any other state.',
           tags: ['orders'],
           access: STAFF,
@@ -185,6 +186,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
       config: {
         openapi: {
           summary: 'Refund a paid order, fully or partly',
+          errors: { 409: 'The order is not paid or partially refunded (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'By lines and quantities, or by amount; never beyond what was paid. A new refund record, never an edit of the order.',
           tags: ['orders'],
           access: STAFF,

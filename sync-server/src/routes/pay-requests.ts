@@ -23,6 +23,7 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext):
       config: {
         openapi: {
           summary: 'Create a pay request (Text-to-Pay link)',
+          errors: { 409: '`orderId` names an order that is not open (`illegal_state_transition`, `currentState`) or changed meanwhile (`order_changed`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description:
             'A free amount (`amountCents`) or a full invoice (`lineItems`, priced on the server), never both. Texts the link to `phone`. Expires after 7 days.',
           tags: ['pay-requests'],
@@ -86,6 +87,7 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext):
       config: {
         openapi: {
           summary: 'Cancel a pending pay request',
+          errors: { 409: 'The request is not pending (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: '`pending → canceled`; the link then shows "canceled". Any other state → 409 naming `currentState`.',
           tags: ['pay-requests'],
           access: PAY_CREATE,

@@ -208,6 +208,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'Redeliver an event',
+          errors: { 409: 'The original delivery is still pending (`delivery_pending`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description: 'Queues a new delivery of the same event, attempted at once with the usual retries. 409 delivery_pending while the original is still pending.',
           tags: ['webhooks'],
           access: ACCESS,

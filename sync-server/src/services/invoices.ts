@@ -367,7 +367,10 @@ export async function updateInvoice(ctx: AppContext, principal: Principal, id: s
   const now = ctx.clock();
   const merchantId = principal.merchantId;
   const current = await invoiceRow(ctx.db, merchantId, id, now);
-  if (current.status !== 'draft') throw new ProblemError(409, 'illegal_state_transition', `Invoice ${id} is ${effectiveInvoiceStatus(current.status, dateOnly(current.due_date), utcDate(now))}: only drafts can be edited.`);
+  if (current.status !== 'draft') {
+    const state = effectiveInvoiceStatus(current.status, dateOnly(current.due_date), utcDate(now));
+    throw new StateConflictError('invoice', id, state, `Invoice ${id} is ${state}: only drafts can be edited.`);
+  }
   const billTo = input.customerId ? await billToOf(ctx.db, merchantId, input.customerId) : current.bill_to;
   let totals: InvoiceTotals | undefined;
   if (input.lineItems || input.customLines) {
@@ -384,7 +387,7 @@ export async function updateInvoice(ctx: AppContext, principal: Principal, id: s
   await ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, merchantId);
     const locked = await invoiceRow(tx, merchantId, id, now, true);
-    if (locked.status !== 'draft') throw new ProblemError(409, 'illegal_state_transition', `Invoice ${id} is ${locked.status}: only drafts can be edited.`);
+    if (locked.status !== 'draft') throw new StateConflictError('invoice', id, locked.status, `Invoice ${id} is ${locked.status}: only drafts can be edited.`);
     await tx.query(
       `UPDATE invoices SET customer_id = $2, bill_to = $3::jsonb, lines = $4::jsonb, tax_lines = $5::jsonb, subtotal_cents = $6, tax_cents = $7, total_cents = $8,
          due_date = $9, memo = $10, updated_at = $11 WHERE id = $1`,
