@@ -172,6 +172,18 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
       expect(await counts()).toEqual(before);
     });
 
+    it('keys are purged by the housekeeping tick once their 24 h are over; younger keys stay', async () => {
+      const insert = (key: string, createdAt: Date) =>
+        server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'app:x', $2, 'h', 'completed', $3)`, [server.credentials.merchantId, key, createdAt.toISOString()]);
+      const now = NOW;
+      await insert('key-old-1', new Date(now.getTime() - 25 * 3600_000));
+      await insert('key-young-1', new Date(now.getTime() - 23 * 3600_000));
+      const report = await server.app.recurringInvoices.runOnce();
+      expect(report.purgedIdempotencyKeys).toBeGreaterThanOrEqual(1);
+      const left = await server.db.query<{ key: string }>(`SELECT key FROM idempotency_keys WHERE key IN ('key-old-1', 'key-young-1')`);
+      expect(left.rows.map((r) => r.key)).toEqual(['key-young-1']);
+    });
+
     it('a validation failure is remembered too (same answer on replay)', async () => {
       const first = await create({ amountCents: 0, phone: '+14155550123' }, { 'idempotency-key': 'key-bad-1' });
       expect(first.statusCode).toBe(400);

@@ -107,3 +107,16 @@ async function complete(db: Db, merchantId: string, caller: string, key: string,
     [merchantId, caller, key, result.status, JSON.stringify(result.body ?? null)],
   );
 }
+
+/**
+ * Housekeeping (the scheduler's tick): deletes the keys older than the {@link IDEMPOTENCY_TTL_MS} they are kept,
+ * answered or abandoned in flight, so the table holds one day of keys rather than every key ever sent. A key is
+ * checked for age when it is used again anyway; this only reclaims the space. Returns how many rows went.
+ */
+export async function purgeIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number | string }>(
+    `WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone`,
+    [new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()],
+  );
+  return Number(rows[0]?.n ?? 0);
+}

@@ -27,6 +27,7 @@ import { ProblemError, StateConflictError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 import { billToOf, channelsFor, insertDraft, markOverdueInvoices, priceLinesFor, sendInvoiceAs } from './invoices.ts';
 import { expirePayRequests, getMerchant } from './pay-requests.ts';
+import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 
 const { rrulestr } = rrulePkg;
 type RRuleSet = ReturnType<typeof rrulestr>;
@@ -198,6 +199,8 @@ export interface TickReport {
   ended: string[];
   expiredPayRequests: number;
   overdueInvoices: number;
+  /** Idempotency keys past their 24 h, deleted. */
+  purgedIdempotencyKeys: number;
   errors: { seriesId?: string; invoiceId?: string; message: string }[];
 }
 
@@ -255,7 +258,7 @@ async function generateDue(ctx: AppContext, seriesId: string, today: string, rep
 export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
   const now = ctx.clock();
   const today = utcDate(now);
-  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, errors: [] };
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, errors: [] };
   const active = await ctx.db.query<{ id: string }>(`SELECT id FROM invoice_series WHERE status = 'active' AND cursor_date <= $1 ORDER BY id`, [today]);
   for (const { id } of active.rows) {
     try {
@@ -278,6 +281,7 @@ export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport>
   }
   report.expiredPayRequests = await expirePayRequests(ctx.db, now);
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
+  report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
   return report;
 }
 
