@@ -92,7 +92,7 @@ export const paymentRecordSchema = z.strictObject({
   orderId: ulidId('ord'),
   state: z.enum(PAYMENT_STATES),
   method: z.enum(['cash', 'card', 'check', 'other']),
-  /** The rail the money moved on: `cash`, `check`, `other`, `card_present`, `sandbox`, or an external rail. */
+  /** The rail the money moved on: `cash`, `check`, `other`, `card_present`, `card_not_present` (a card keyed through the API), or an external rail. */
   rail: z.string().max(40),
   amountCents: z.int().min(0),
   tipCents: z.int().min(0),

@@ -123,7 +123,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
         orderId: order.id,
         state: 'declined',
         method: 'card',
-        rail: 'sandbox',
+        rail: 'card_not_present',
         amountCents: 1000,
         tipCents: 150,
         tenderedCents: null,
@@ -133,7 +133,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
         last4: null,
         authCode: null,
         reference: 'tok_declined',
-        accountCode: 'card_clearing:sandbox',
+        accountCode: 'card_clearing:card_not_present',
         journalTransactionId: null,
         createdAt: NOW.toISOString(),
         capturedAt: null,
@@ -148,7 +148,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
       `SELECT entity_id, data FROM audit_log WHERE action = 'payment.declined' AND entity_type = 'payment' AND entity_id = $1`,
       [paymentId],
     );
-    expect(audit.rows).toEqual([{ entity_id: paymentId, data: expect.objectContaining({ orderId: order.id, method: 'card', rail: 'sandbox', amountCents: 1000, declineCode: 'card_declined', state: 'declined' }) }]);
+    expect(audit.rows).toEqual([{ entity_id: paymentId, data: expect.objectContaining({ orderId: order.id, method: 'card', rail: 'card_not_present', amountCents: 1000, declineCode: 'card_declined', state: 'declined' }) }]);
 
     // A receipt lists what was taken: not the declined attempt.
     const receipt = await get(`/api/pos/orders/${order.id}/receipt`);
@@ -227,7 +227,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     const first = await post(`/api/pos/orders/${order.id}/refunds`, { amountCents: cardPayment!.amountCents + 100 });
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json().refund.allocations).toEqual([
-      { paymentId: cardPayment!.id, amountCents: cardPayment!.amountCents, accountCode: 'card_clearing:sandbox' },
+      { paymentId: cardPayment!.id, amountCents: cardPayment!.amountCents, accountCode: 'card_clearing:card_not_present' },
       { paymentId: cashPayment!.id, amountCents: 100, accountCode: cashPayment!.accountCode },
     ]);
     expect(first.json().order).toMatchObject({ state: 'partially_refunded', refundedCents: cardPayment!.amountCents + 100 });

@@ -129,7 +129,7 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     expect(paid).toMatchObject({ state: 'paid', tipCents: 300, paidCents: order.totalCents + 300, balanceDueCents: 0, journalTransactionId: `jtx_${order.id.slice(4)}` });
     expect(paid.payments!.map((p) => [p.method, p.state, p.rail])).toEqual([
       ['cash', 'captured', 'cash'],
-      ['card', 'captured', 'sandbox'],
+      ['card', 'captured', 'card_not_present'],
       ['check', 'captured', 'check'],
     ]);
     expect(paid.payments![1]).toMatchObject({ cardBrand: 'visa', last4: '4242' });

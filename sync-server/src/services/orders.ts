@@ -66,7 +66,7 @@ export { StateConflictError };
 import { appendAudit } from './audit.ts';
 import { emitEvent } from './events.ts';
 import { postJournalTransaction } from './ledger.ts';
-import { SANDBOX_STAFF_CARDS } from './payments.ts';
+import { SANDBOX_STAFF_CARDS, STAFF_CARD_RAIL } from './payments.ts';
 import { recordSaleStock } from './inventory.ts';
 import { getMerchant, loadCatalog } from './pay-requests.ts';
 import { cancelPendingPayLinks } from './pay-links.ts';
@@ -539,7 +539,7 @@ function captureTender(t: TenderInput, index: number, registerNumber: number, pa
       // Deterministic sandbox card rail (DESIGN §10): documented tokens, never a card number.
       const card = SANDBOX_STAFF_CARDS[t.cardToken]!;
       if ('decline' in card) throw new CardDeclined(index, card.decline, t);
-      return { method: 'card', rail: 'sandbox', accountCode: 'card_clearing:sandbox', amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` };
+      return { method: 'card', rail: STAFF_CARD_RAIL, accountCode: `card_clearing:${STAFF_CARD_RAIL}`, amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` };
     }
     case 'check':
       return { method: 'check', rail: 'check', accountCode: 'check_clearing', amountCents: t.amountCents, tipCents, ...(t.checkNumber ? { reference: `check ${t.checkNumber}` } : {}) };
@@ -698,8 +698,8 @@ async function recordDeclinedPayment(tx: Queryable, row: OrderRow, declined: Car
   const { amountCents, tipCents = 0 } = declined.tender;
   await tx.query(
     `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'card', 'sandbox', 'declined', $5, $6, $7, 'card_clearing:sandbox', $8, $9, $10, $10)`,
-    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, meta.actor, nowIso],
+     VALUES ($1, $2, $3, $4, 'card', $11, 'declined', $5, $6, $7, $12, $8, $9, $10, $10)`,
+    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, meta.actor, nowIso, STAFF_CARD_RAIL, `card_clearing:${STAFF_CARD_RAIL}`],
   );
   await appendAudit(tx, {
     merchantId: row.merchant_id,
@@ -709,7 +709,7 @@ async function recordDeclinedPayment(tx: Queryable, row: OrderRow, declined: Car
     entityType: 'payment',
     entityId: paymentId,
     occurredAt: meta.now,
-    data: { orderId: row.id, method: 'card', rail: 'sandbox', amountCents, declineCode: declined.code, state: 'declined' },
+    data: { orderId: row.id, method: 'card', rail: STAFF_CARD_RAIL, amountCents, declineCode: declined.code, state: 'declined' },
   });
   return new PaymentDeclinedError(paymentId, declined);
 }

@@ -74,7 +74,12 @@ export const SANDBOX_TEST_BANK_ACCOUNTS = [
   { routing: '110000000', account: '000222222227', outcome: 'insufficient_funds' },
 ] as const;
 
-/** Card-present style tokens of the staff API (same as the order API's sandbox rail). */
+/**
+ * The rail of a card staff charge through the API with a token (no terminal in the loop): card not present, for
+ * orders and invoices alike, so every keyed card clears through one account, `card_clearing:card_not_present`.
+ */
+export const STAFF_CARD_RAIL = 'card_not_present';
+
 /**
  * The sandbox's staff-side test cards (the order and invoice APIs take these instead of card data): what each
  * approves as (brand, last four) or the decline code it answers. One table for every caller.
