@@ -225,8 +225,14 @@ export const stockThresholdsSchema = z.strictObject({
 /** `POST /api/pos/catalog/locations` body. */
 export const locationCreateSchema = z.strictObject({ name: z.string().trim().min(1).max(100) });
 
-/** `POST /api/pos/catalog/import` body: the Shopify product CSV as text; `dryRun` reports without writing. */
+/** The largest Shopify product CSV the import takes, in bytes (16 MiB: a few thousand products with descriptions). */
+export const CATALOG_CSV_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `POST /api/pos/catalog/import` JSON body: the Shopify product CSV as text; `dryRun` reports without writing. (The
+ * same route takes the file itself as `Content-Type: text/csv`, with `?dryRun=true`.)
+ */
 export const catalogImportRequestSchema = z.strictObject({
-  csv: z.string().min(1).max(1024 * 1024),
+  csv: z.string().min(1).max(CATALOG_CSV_MAX_BYTES),
   dryRun: z.boolean().default(false),
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogItem } from '../../core/index.ts';
 import type { ImportReport } from '../../sync-server/src/services/catalog-csv.ts';
@@ -163,6 +164,57 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     expect(dry).toMatchObject({ dryRun: true, items: { created: 1, updated: 1 } });
     expect(await catalog(server)).toEqual(before);
   });
+
+  it('takes the CSV file itself (text/csv) beyond the 1 MiB JSON limit: a 3 MiB export of 1,000 products, every row accounted for', async () => {
+    // A store of its own, so the other tests' catalog stays as they expect it.
+    const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+    try {
+    const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
+    // 1,000 products shaped after the real apparel export, each with a long description (as real stores write them).
+    const [header, first] = parse(sample(APPAREL), { relax_column_count: true }) as string[][];
+    const rows = Array.from({ length: 1000 }, (_, i) => {
+      const row = [...first!];
+      row[0] = `bulk-shirt-${i}`;
+      row[1] = `Bulk Shirt ${i}`;
+      row[2] = `<p>${'Soft cotton, relaxed fit, made to last. '.repeat(80)}</p>`;
+      row[13] = `BULK-${i}`;
+      return row;
+    });
+    const big = stringify([header!, ...rows]);
+    expect(Buffer.byteLength(big)).toBeGreaterThan(3 * 1024 * 1024);
+
+    // As JSON it is over the 1 MiB body limit of every other route… but this route takes it as the file itself.
+    const dry = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: { ...staff, 'content-type': 'text/csv; charset=utf-8' }, payload: big });
+    expect(dry.statusCode, dry.body.slice(0, 300)).toBe(200);
+    expect(dry.json()).toMatchObject({ dryRun: true, rows: 1000, importedRows: 1000, rejected: [] });
+    expect((await catalog(server)).some((i) => i.name === 'Bulk Shirt 0')).toBe(false);
+
+    const res = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv', 'idempotency-key': 'bulk-1' }, payload: big });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const report = res.json<ImportReport>();
+    expect(report).toMatchObject({ dryRun: false, rows: 1000, importedRows: 1000, rejected: [], items: { created: 1000 } });
+    const found = await server.app.inject({ method: 'GET', url: '/api/pos/catalog?q=BULK-999', headers: staff });
+    expect(found.json().data.map((i: Item) => i.name)).toEqual(['Bulk Shirt 999']);
+    // A retry with the same key replays the report and imports nothing twice.
+    const replay = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv', 'idempotency-key': 'bulk-1' }, payload: big });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+
+    // Limits and refusals: over 16 MiB is a 413 saying so; an empty file a 400; dryRun in the query with JSON a 400;
+    // text/csv to any other route is still a 415.
+    const huge = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv' }, payload: 'x'.repeat(17 * 1024 * 1024) });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().detail).toContain('16 MiB');
+    const empty = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv' }, payload: ' ' });
+    expect(empty.statusCode).toBe(400);
+    const mixed = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: staff, payload: { csv: sample(TEMPLATE) } });
+    expect(mixed.statusCode).toBe(400);
+    expect(mixed.json().errors[0].path).toBe('dryRun');
+    const elsewhere = await server.app.inject({ method: 'POST', url: '/api/pos/customers', headers: { ...staff, 'content-type': 'text/csv' }, payload: 'givenName\nAda' });
+    expect(elsewhere.statusCode).toBe(415);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
 
   it('exports a Shopify CSV that re-imports to the same catalog', async () => {
     const exported = await exportCsv(server);

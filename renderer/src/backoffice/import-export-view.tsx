@@ -3,6 +3,7 @@
  * with their line number and reason, warnings), and the catalog exported as a CSV download.
  */
 import { useId, useState, type FormEvent } from 'react';
+import { CATALOG_CSV_MAX_BYTES } from '../../../core/index.ts';
 import { errorMessage, type ImportReport } from './api.ts';
 import { downloadBlob } from './download.ts';
 import { useApi } from './shared.tsx';
@@ -28,6 +29,10 @@ export function ImportExportView() {
     event.preventDefault();
     if (!file) {
       setFileError('Choose a CSV file first');
+      return;
+    }
+    if (file.size > CATALOG_CSV_MAX_BYTES) {
+      setFileError(`This file is ${(file.size / 1024 / 1024).toFixed(1)} MiB: the import takes up to ${CATALOG_CSV_MAX_BYTES / 1024 / 1024} MiB. Split it into several files.`);
       return;
     }
     setFileError(undefined);

@@ -158,6 +158,11 @@ export function sendFrameworkProblem(error: FastifyError, _request: FastifyReque
   void sendProblem(reply, problem(400, 'invalid_url', 'The URL is not valid: check its percent-encoding.'));
 }
 
+/** `1048576` → `1 MiB`, `16777216` → `16 MiB` (body limits in messages). */
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
 /** Maps every error Fastify or a route throws to a problem response. A 5xx is logged: it is a bug. */
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ProblemError | Error, request, reply) => {
@@ -165,7 +170,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
     const fe = error as FastifyError;
     switch (fe.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, problem(413, 'body_too_large', 'The request body is larger than 1 MiB.'));
+        return sendProblem(reply, problem(413, 'body_too_large', `The request body is larger than ${formatBytes(request.routeOptions.bodyLimit ?? 1024 * 1024)}.`));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, problem(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.'));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':

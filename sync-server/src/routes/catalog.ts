@@ -16,6 +16,7 @@ import {
   taxRateUpdateSchema,
   type CatalogItem,
   type TaxRate,
+  CATALOG_CSV_MAX_BYTES,
   categoryRenameSchema,
   pageQueryFields,
   pageSchema,
@@ -67,6 +68,7 @@ const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,4
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
 const categoriesQuery = z.strictObject(pageQueryFields);
+const importQuery = z.strictObject({ dryRun: z.enum(['true', 'false']).transform((v) => v === 'true').optional() });
 const locationsQuery = z.strictObject(pageQueryFields);
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
 const categorySchema = z.object({ name: z.string(), itemCount: z.int() });
@@ -606,32 +608,51 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   /* ───────────── CSV ───────────── */
 
-  app.post(
-    '/api/pos/catalog/import',
-    {
-      onRequest: guard(ctx, 'staff'),
-      config: {
-        openapi: {
-          summary: 'Import a Shopify product CSV',
-          description:
-            'Body: JSON { csv: "<the CSV text>", dryRun?: boolean } (the 1 MiB body limit applies). Every data row is imported (a variant or an image row) or rejected with its line number and reason; lost details are warnings. dryRun checks and reports without writing.',
-          tags: ['catalog'],
-          access: 'staff',
-          body: catalogImportRequestSchema,
-          response: importReportSchema,
-          status: 200,
-          idempotent: true,
+  // The import takes the CSV file itself (text/csv, up to 16 MiB) as well as JSON: a content-type parser of its own
+  // scope, so every other route still answers 415 to anything but JSON.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: CATALOG_CSV_MAX_BYTES }, (_request, body, done) => done(null, body));
+    scope.post(
+      '/api/pos/catalog/import',
+      {
+        onRequest: guard(ctx, 'staff'),
+        bodyLimit: CATALOG_CSV_MAX_BYTES,
+        config: {
+          openapi: {
+            summary: 'Import a Shopify product CSV',
+            description:
+              'Body: the file itself as `Content-Type: text/csv` (UTF-8, up to 16 MiB; `?dryRun=true` to check only), or JSON `{ csv: "<the CSV text>", dryRun?: boolean }`. Every data row is imported (a variant or an image row) or rejected with its line number and reason; lost details are warnings. dryRun checks and reports without writing.',
+            tags: ['catalog'],
+            access: 'staff',
+            query: importQuery,
+            body: catalogImportRequestSchema,
+            response: importReportSchema,
+            status: 200,
+            idempotent: true,
+          },
         },
       },
-    },
-    idempotent(ctx.db, ctx.clock, async (request) => {
-      const body = parseOrThrow(catalogImportRequestSchema, request.body ?? undefined);
-      const writer = writerOf(request);
-      const report = await importCatalogCsv(ctx.db, writer, body.csv, body.dryRun);
-      if (!body.dryRun) catalogChanged(writer.merchantId);
-      return { status: 200, body: report };
-    }),
-  );
+      idempotent(ctx.db, ctx.clock, async (request) => {
+        const query = parseOrThrow(importQuery, request.query, '(query)');
+        let csv: string;
+        let dryRun: boolean;
+        if (typeof request.body === 'string') {
+          if (request.body.trim() === '') throw new ProblemError(400, 'validation_error', 'Invalid (body): the CSV file is empty.', [{ path: '(body)', message: 'is empty' }]);
+          csv = request.body;
+          dryRun = query.dryRun ?? false;
+        } else {
+          if (query.dryRun !== undefined) throw new ProblemError(400, 'validation_error', 'Invalid dryRun: with a JSON body, send dryRun in the body.', [{ path: 'dryRun', message: 'goes in the JSON body' }]);
+          const body = parseOrThrow(catalogImportRequestSchema, request.body ?? undefined);
+          csv = body.csv;
+          dryRun = body.dryRun;
+        }
+        const writer = writerOf(request);
+        const report = await importCatalogCsv(ctx.db, writer, csv, dryRun);
+        if (!dryRun) catalogChanged(writer.merchantId);
+        return { status: 200, body: report };
+      }),
+    );
+  });
 
   app.get(
     '/api/pos/catalog/export',
