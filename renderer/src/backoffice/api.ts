@@ -85,10 +85,25 @@ export interface VariationInput {
   trackStock: boolean;
 }
 
+/**
+ * An item as the editor sends it (`catalogItemCreateSchema` / `catalogItemUpdateSchema` in core/catalog.ts). Lists
+ * (`variations`, `modifierLists`, `taxRateIds`) replace the stored ones; entries sent with their `id` keep it.
+ * `description: null` (update only) removes the description.
+ */
 export interface ItemInput {
   name: string;
+  description?: string | null;
   category: string;
+  kind?: 'product' | 'service';
   variations: VariationInput[];
+  modifierLists?: {
+    id?: string;
+    name: string;
+    minSelected: number;
+    maxSelected: number;
+    modifiers: { id?: string; name: string; priceCents: Cents }[];
+  }[];
+  taxRateIds?: string[];
   imageUrl?: string | null;
 }
 
@@ -372,14 +387,18 @@ export class BackOfficeApi {
     return (await response.json()) as T;
   }
 
-  /** The raw response of a successful request (for CSV downloads). Same errors as {@link request}. */
-  async raw(method: string, path: string, body?: unknown): Promise<Response> {
+  /**
+   * The raw response of a successful request (for CSV downloads and uploads). `body` is sent as JSON, or as it is when
+   * `contentType` names another type (a CSV file's text). Same errors as {@link request}.
+   */
+  async raw(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined) headers['content-type'] = contentType;
     if (method === 'POST') headers['idempotency-key'] = crypto.randomUUID();
+    const payload = body === undefined ? undefined : contentType === 'application/json' ? JSON.stringify(body) : String(body);
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      response = await fetch(path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     } catch {
       throw new OfflineError();
     }
@@ -410,6 +429,10 @@ export class BackOfficeApi {
   updateItem(id: string, patch: Partial<ItemInput>) {
     return this.request<ApiCatalogItem>('PATCH', `/api/pos/catalog/items/${encodeURIComponent(id)}`, patch);
   }
+  /** Deletes an item (a soft delete on the server: registers drop it, its stock history stays). */
+  deleteItem(id: string) {
+    return this.request<void>('DELETE', `/api/pos/catalog/items/${encodeURIComponent(id)}`);
+  }
   /** Every category with its item count, all pages of `GET /api/pos/catalog/categories` (a store has few). */
   async categories(): Promise<{ data: CategorySummary[] }> {
     const data: CategorySummary[] = [];
@@ -439,8 +462,10 @@ export class BackOfficeApi {
   setThreshold(variationId: string, lowStockThreshold: number | null) {
     return this.request<{ data: StockLevel[] }>('POST', '/api/pos/catalog/inventory/thresholds', { thresholds: [{ variationId, lowStockThreshold }] });
   }
-  importCsv(csv: string, dryRun = false) {
-    return this.request<ImportReport>('POST', '/api/pos/catalog/import', { csv, dryRun });
+  /** Uploads a Shopify product CSV as the file itself (`text/csv`, up to 16 MiB; a JSON body would stop at 1 MiB). */
+  async importCsv(csv: string, dryRun = false): Promise<ImportReport> {
+    const response = await this.raw('POST', withQuery('/api/pos/catalog/import', dryRun ? { dryRun: 'true' } : {}), csv, 'text/csv; charset=utf-8');
+    return (await response.json()) as ImportReport;
   }
   async exportCsv(): Promise<Blob> {
     return (await this.raw('GET', '/api/pos/catalog/export')).blob();

@@ -1,7 +1,7 @@
 /** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
 import { useCallback, useEffect, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { localPath, type ApiCatalogItem, type StockLevel } from './api.ts';
+import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from './api.ts';
 import { CategoryRename } from './category-rename.tsx';
 import { ItemEditor } from './item-editor.tsx';
 import { LoadError, useApi, useCurrency } from './shared.tsx';
@@ -20,6 +20,8 @@ export function CatalogView() {
   const [category, setCategory] = useState('');
   const [items, setItems] = useState<ApiCatalogItem[] | undefined>();
   const [nextCursor, setNextCursor] = useState<string | null>(null);
+  // The store's tax rates come with every catalog page; the item editor offers them.
+  const [taxRates, setTaxRates] = useState<CatalogPage['taxRates']>([]);
   const [loadingMore, setLoadingMore] = useState(false);
   const [categories, setCategories] = useState<{ name: string; itemCount: number }[]>([]);
   const [lowStock, setLowStock] = useState<StockLevel[]>([]);
@@ -39,6 +41,7 @@ export function CatalogView() {
           if (!current) return;
           setItems(page.data);
           setNextCursor(page.nextCursor);
+          setTaxRates(page.taxRates);
         })
         .catch((err: unknown) => current && setError(err));
     }, 200);
@@ -64,6 +67,7 @@ export function CatalogView() {
       const page = await api.listItems({ cursor: nextCursor, ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) });
       setItems((list) => [...(list ?? []), ...page.data.filter((i) => !list?.some((x) => x.id === i.id))]);
       setNextCursor(page.nextCursor);
+      setTaxRates(page.taxRates);
     } catch (err) {
       setError(err);
     } finally {
@@ -74,6 +78,11 @@ export function CatalogView() {
   const onSaved = useCallback((item: ApiCatalogItem) => {
     setItems((list) => (list ? (list.some((i) => i.id === item.id) ? list.map((i) => (i.id === item.id ? item : i)) : [...list, item]) : list));
     setEditing((e) => (e === 'new' ? item : e));
+    setReload((r) => r + 1);
+  }, []);
+
+  const onDeleted = useCallback((id: string) => {
+    setItems((list) => list?.filter((i) => i.id !== id));
     setReload((r) => r + 1);
   }, []);
 
@@ -200,7 +209,9 @@ export function CatalogView() {
           key="editor"
           item={editing === 'new' ? undefined : editing}
           categories={categories.map((c) => c.name)}
+          taxRates={taxRates}
           onSaved={onSaved}
+          onDeleted={onDeleted}
           onClose={() => setEditing(undefined)}
         />
       ) : null}

@@ -1,12 +1,16 @@
 /**
- * The item editor (a dialog): name, category, variations (name, price in dollars → integer cents, SKU, GTIN, stock
- * tracking); a generated picture (image API, credits shown, kept permanently before it is attached); stock on hand
- * per tracked variation with receive / adjust / count and a low-stock threshold.
+ * The item editor (a dialog): name, category, kind (product / service), description, variations (name, price in
+ * dollars → integer cents, SKU, GTIN, stock tracking), the store's tax rates that apply, modifier lists
+ * (modifier-lists-editor.tsx); a generated picture (image API, credits shown, kept permanently before it is attached);
+ * stock on hand per tracked variation with receive / adjust / count and a low-stock threshold; and deleting the item
+ * after an inline confirmation.
  */
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { ItemKind, TaxRate } from '../../../core/index.ts';
 import { Dialog } from '../components/dialog.tsx';
 import { centsToInput, parseCashInput } from '../sale/cash.ts';
 import { errorMessage, imageIdOf, localPath, type ApiCatalogItem, type ItemInput, type StockLevel, type VariationInput } from './api.ts';
+import { isModifierListPath, ModifierListsEditor, modifierListDrafts, parseModifierLists, type ModifierListDraft } from './modifier-lists-editor.tsx';
 import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 
 interface VariationDraft {
@@ -27,21 +31,50 @@ function draftsOf(item: ApiCatalogItem | undefined, currency: string): Variation
   return item.variations.map((v) => ({ key: v.id, id: v.id, name: v.name, price: centsToInput(v.priceCents, currency), sku: v.sku ?? '', gtin: v.gtin ?? '', trackStock: v.trackStock }));
 }
 
+/** A rate in percent from basis points, with integer arithmetic: 875 → "8.75", 1000 → "10", 750 → "7.5". */
+function percentOf(basisPoints: number): string {
+  const whole = Math.trunc(basisPoints / 100);
+  const fraction = String(basisPoints % 100).padStart(2, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+/** The paths of a problem body the editor shows next to a field (the rest go to the form message). */
+function isItemPath(path: string): boolean {
+  return (
+    path === 'name' ||
+    path === 'category' ||
+    path === 'description' ||
+    path === 'kind' ||
+    path === 'variations' ||
+    /^variations\.\d+\.(name|priceCents|sku|gtin)$/.test(path) ||
+    /^taxRateIds(\.\d+)?$/.test(path) ||
+    isModifierListPath(path)
+  );
+}
+
 interface ItemEditorProps {
   item: ApiCatalogItem | undefined;
   categories: string[];
+  /** The store's tax rates (from the catalog list): one checkbox each. */
+  taxRates: readonly TaxRate[];
   onSaved: (item: ApiCatalogItem) => void;
+  /** The item was deleted (the editor closes itself right after). */
+  onDeleted: (id: string) => void;
   onClose: () => void;
 }
 
-export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorProps) {
+export function ItemEditor({ item, categories, taxRates, onSaved, onDeleted, onClose }: ItemEditorProps) {
   const api = useApi();
   const currency = useCurrency();
   const formId = useId();
   const [current, setCurrent] = useState<ApiCatalogItem | undefined>(item);
   const [name, setName] = useState(item?.name ?? '');
   const [category, setCategory] = useState(item?.category ?? '');
+  const [kind, setKind] = useState<ItemKind>(item?.kind ?? 'product');
+  const [description, setDescription] = useState(item?.description ?? '');
   const [variations, setVariations] = useState<VariationDraft[]>(() => draftsOf(item, currency));
+  const [taxRateIds, setTaxRateIds] = useState<string[]>(item?.taxRateIds ?? []);
+  const [modifierLists, setModifierLists] = useState<ModifierListDraft[]>(() => modifierListDrafts(item?.modifierLists ?? [], currency));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstError(formRef, errors);
@@ -54,6 +87,14 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
   const setVariation = (key: string, patch: Partial<VariationDraft>) => {
     setSaved(false);
     setVariations((list) => list.map((v) => (v.key === key ? { ...v, ...patch } : v)));
+  };
+  const changeModifierLists = (update: (lists: ModifierListDraft[]) => ModifierListDraft[]) => {
+    setSaved(false);
+    setModifierLists(update);
+  };
+  const toggleTaxRate = (id: string, on: boolean) => {
+    setSaved(false);
+    setTaxRateIds((ids) => (on ? (ids.includes(id) ? ids : [...ids, id]) : ids.filter((x) => x !== id)));
   };
 
   const onSubmit = async (event: FormEvent) => {
@@ -72,26 +113,41 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
         trackStock: v.trackStock,
       };
     });
+    const lists = parseModifierLists(modifierLists, currency);
+    Object.assign(local, lists.errors);
     if (Object.keys(local).length > 0) {
       setErrors({ fields: local });
       return;
     }
-    const input: ItemInput = { name: name.trim(), category: category.trim(), variations: parsed };
+    const text = description.trim();
+    const input: ItemInput = { name: name.trim(), category: category.trim(), kind, variations: parsed, modifierLists: lists.lists, taxRateIds };
     setSaving(true);
     setErrors(NO_ERRORS);
     try {
-      const result = current ? await api.updateItem(current.id, input) : await api.createItem({ ...input, ...(pendingImage ? { imageUrl: pendingImage } : {}) });
+      const result = current
+        ? await api.updateItem(current.id, { ...input, description: text === '' ? null : text })
+        : await api.createItem({ ...input, ...(text ? { description: text } : {}), ...(pendingImage ? { imageUrl: pendingImage } : {}) });
       setCurrent(result);
       // Keep each row's React key so the focused input stays mounted (Escape and Enter keep working after a save).
       setVariations((prev) => draftsOf(result, currency).map((d, i) => ({ ...d, key: prev[i]?.key ?? d.key })));
+      setModifierLists((prev) => modifierListDrafts(result.modifierLists, currency, prev));
+      setTaxRateIds(result.taxRateIds);
+      setKind(result.kind);
+      setDescription(result.description ?? '');
       setSaved(true);
       onSaved(result);
     } catch (err) {
-      setErrors(formErrorsOf(err, (p) => p === 'name' || p === 'category' || /^variations\.\d+\.(name|priceCents|sku|gtin)$/.test(p) || p === 'variations'));
+      setErrors(formErrorsOf(err, isItemPath));
     } finally {
       setSaving(false);
     }
   };
+
+  // A problem about one listed rate (`taxRateIds.1`) shows with the checkboxes too.
+  const taxError = errors.fields.taxRateIds ?? Object.entries(errors.fields).find(([p]) => /^taxRateIds\.\d+$/.test(p))?.[1];
+  const taxErrorId = `${formId}-tax-error`;
+  // A rate the item carries that the store no longer lists stays as a ticked box until it is unticked.
+  const unknownRates = taxRateIds.filter((id) => !taxRates.some((r) => r.id === id));
 
   return (
     <Dialog
@@ -100,6 +156,15 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
       wide
       footer={
         <>
+          {current ? (
+            <DeleteItem
+              item={current}
+              onDeleted={() => {
+                onDeleted(current.id);
+                onClose();
+              }}
+            />
+          ) : null}
           {saved ? (
             <span className="bo-saved" role="status" data-testid="item-saved">
               Saved
@@ -136,7 +201,28 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
               </>
             )}
           </Field>
+          <Field id={`${formId}-kind`} label="Kind" error={errors.fields.kind} className="bo-field-narrow">
+            {(p) => (
+              <select {...p} className="bo-input" value={kind} onChange={(e) => (setKind(e.target.value === 'service' ? 'service' : 'product'), setSaved(false))} data-testid="item-kind">
+                <option value="product">Product</option>
+                <option value="service">Service</option>
+              </select>
+            )}
+          </Field>
         </div>
+        <Field id={`${formId}-description`} label="Description (optional)" error={errors.fields.description} className="bo-field-wide">
+          {(p) => (
+            <textarea
+              {...p}
+              className="bo-input bo-textarea"
+              rows={2}
+              maxLength={2000}
+              value={description}
+              onChange={(e) => (setDescription(e.target.value), setSaved(false))}
+              data-testid="item-description"
+            />
+          )}
+        </Field>
 
         <fieldset className="bo-fieldset">
           <legend>Variations</legend>
@@ -177,6 +263,48 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
             Add variation
           </button>
         </fieldset>
+
+        <fieldset className="bo-fieldset" aria-describedby={taxError ? taxErrorId : undefined} data-testid="item-tax-rates">
+          <legend>Tax rates</legend>
+          {taxRates.length === 0 && unknownRates.length === 0 ? <p className="muted bo-hint bo-flush">This store has no tax rates.</p> : null}
+          <div className="bo-tax-rates">
+            {taxRates.map((rate) => (
+              <label className="bo-check bo-tax-rate" key={rate.id}>
+                <input
+                  type="checkbox"
+                  checked={taxRateIds.includes(rate.id)}
+                  onChange={(e) => toggleTaxRate(rate.id, e.target.checked)}
+                  aria-invalid={Boolean(taxError)}
+                  aria-describedby={taxError ? taxErrorId : undefined}
+                  data-testid="item-tax-rate"
+                  data-tax-rate-id={rate.id}
+                />
+                {rate.name} {percentOf(rate.basisPoints)} %{rate.inclusive ? <span className="bo-tag">incl.</span> : null}
+              </label>
+            ))}
+            {unknownRates.map((id) => (
+              <label className="bo-check bo-tax-rate" key={id}>
+                <input
+                  type="checkbox"
+                  checked
+                  onChange={(e) => toggleTaxRate(id, e.target.checked)}
+                  aria-invalid={Boolean(taxError)}
+                  aria-describedby={taxError ? taxErrorId : undefined}
+                  data-testid="item-tax-rate"
+                  data-tax-rate-id={id}
+                />
+                <span className="muted">Removed rate {id}</span>
+              </label>
+            ))}
+          </div>
+          {taxError ? (
+            <span className="bo-field-error" id={taxErrorId} role="alert" data-testid="field-error">
+              {taxError}
+            </span>
+          ) : null}
+        </fieldset>
+
+        <ModifierListsEditor idPrefix={formId} currency={currency} lists={modifierLists} onChange={changeModifierLists} errors={errors.fields} />
       </form>
 
       <PicturePanel
@@ -196,6 +324,71 @@ export function ItemEditor({ item, categories, onSaved, onClose }: ItemEditorPro
       {current && current.variations.some((v) => v.trackStock) ? <StockPanel item={current} onChanged={() => api.getItem(current.id).then(onSaved, () => undefined)} /> : null}
       {current && !current.variations.some((v) => v.trackStock) ? <p className="muted">Stock: tick “Track stock” on a variation and save to count its units.</p> : null}
     </Dialog>
+  );
+}
+
+/**
+ * "Delete item…", confirmed inline: the button turns into "Really delete <name>? [Delete] [Keep]" (focus on Keep;
+ * Escape there keeps the item and leaves the dialog open). Delete calls the API, then `onDeleted`.
+ */
+function DeleteItem({ item, onDeleted }: { item: ApiCatalogItem; onDeleted: () => void }) {
+  const api = useApi();
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const askRef = useRef<HTMLButtonElement>(null);
+  const keepRef = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+
+  // Focus follows the swap, so keyboard users never land on the page body.
+  useEffect(() => {
+    if (confirming) keepRef.current?.focus();
+    else if (wasConfirming.current) askRef.current?.focus();
+    wasConfirming.current = confirming;
+  }, [confirming]);
+
+  const remove = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.deleteItem(item.id);
+      onDeleted();
+    } catch (err) {
+      setError(errorMessage(err));
+      setBusy(false);
+    }
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Escape' && !busy) {
+      event.stopPropagation();
+      setConfirming(false);
+    }
+  };
+
+  return (
+    <div className="bo-delete" role="group" aria-label="Delete item" onKeyDown={confirming ? onKeyDown : undefined}>
+      {confirming ? (
+        <>
+          <span className="bo-delete-question">Really delete {item.name}?</span>
+          <button type="button" className="button bo-danger" onClick={remove} disabled={busy} data-testid="item-delete-confirm">
+            {busy ? 'Deleting…' : 'Delete'}
+          </button>
+          <button ref={keepRef} type="button" className="button button-ghost" onClick={() => setConfirming(false)} disabled={busy} data-testid="item-delete-keep">
+            Keep
+          </button>
+        </>
+      ) : (
+        <button ref={askRef} type="button" className="button button-ghost bo-danger-ghost" onClick={() => setConfirming(true)} data-testid="item-delete">
+          Delete item…
+        </button>
+      )}
+      {error ? (
+        <span className="bo-field-error" role="alert" data-testid="item-delete-error">
+          {error}
+        </span>
+      ) : null}
+    </div>
   );
 }
 

@@ -102,6 +102,14 @@ export class CatalogSection {
     return this.page.locator(`[data-testid="catalog-row"][data-item-id="${itemId}"]`);
   }
 
+  /** Opens the editor of a new item ("New item"). */
+  async newItem(): Promise<ItemEditorDialog> {
+    await this.page.getByTestId('catalog-new-item').click();
+    const dialog = new ItemEditorDialog(this.page);
+    await dialog.root.waitFor({ timeout: TIMEOUT });
+    return dialog;
+  }
+
   /** Opens the editor of the item named `name` (its row must be listed). */
   async edit(name: string): Promise<ItemEditorDialog> {
     await this.page.getByRole('button', { name: `Edit ${name}`, exact: true }).click();
@@ -148,6 +156,52 @@ export class ItemEditorDialog {
   async attachPicture(): Promise<void> {
     await this.root.getByTestId('attach-picture').click();
     await this.root.getByTestId('picture-attached').waitFor({ timeout: TIMEOUT });
+  }
+
+  /** The tax-rate checkbox of rate `taxRateId`. */
+  taxRate(taxRateId: string): Locator {
+    return this.root.locator(`[data-testid="item-tax-rate"][data-tax-rate-id="${taxRateId}"]`);
+  }
+
+  modifierList(index: number): Locator {
+    return this.root.getByTestId('modifier-list-row').nth(index);
+  }
+
+  modifier(listIndex: number, index: number): Locator {
+    return this.modifierList(listIndex).getByTestId('modifier-row').nth(index);
+  }
+
+  /** Adds a modifier list (it comes with one empty modifier) and fills name, min and max. */
+  async addModifierList(fields: { name: string; min: string; max: string }): Promise<Locator> {
+    const index = await this.root.getByTestId('modifier-list-row').count();
+    await this.root.getByTestId('add-modifier-list').click();
+    const list = this.modifierList(index);
+    await list.getByTestId('modifier-list-name').fill(fields.name);
+    await list.getByTestId('modifier-list-min').fill(fields.min);
+    await list.getByTestId('modifier-list-max').fill(fields.max);
+    return list;
+  }
+
+  /** Fills modifier `index` of list `listIndex`, adding a row first when it does not exist yet. */
+  async setModifier(listIndex: number, index: number, fields: { name: string; price: string }): Promise<void> {
+    if ((await this.modifierList(listIndex).getByTestId('modifier-row').count()) <= index) await this.modifierList(listIndex).getByTestId('add-modifier').click();
+    const row = this.modifier(listIndex, index);
+    await row.getByTestId('modifier-name').fill(fields.name);
+    await row.getByTestId('modifier-price').fill(fields.price);
+  }
+
+  /** The text of the error an input points at with aria-describedby (empty when it has none). */
+  async errorOf(input: Locator): Promise<string> {
+    const id = await input.getAttribute('aria-describedby');
+    if (!id) return '';
+    return (await this.page.locator(`[id="${id}"]`).textContent()) ?? '';
+  }
+
+  /** "Delete item…", then the inline confirmation's Delete; answers when the dialog has closed. */
+  async deleteItem(): Promise<void> {
+    await this.root.getByTestId('item-delete').click();
+    await this.root.getByTestId('item-delete-confirm').click();
+    await this.root.waitFor({ state: 'detached', timeout: TIMEOUT });
   }
 
   stockRow(variationId: string): Locator {
