@@ -76,6 +76,11 @@ describe('back office reports', () => {
     await refundRow.waitFor();
     await expect(refundRow.textContent()).resolves.toContain('Spilled coffee');
     await expect(refundRow.getByTestId('refund-amount').textContent()).resolves.toBe('$1.00');
+    // Charts beside the figures: the one refund is the whole bar; the tax collected by rate is drawn too.
+    await expect(refundRow.locator('.bo-bar-fill').getAttribute('style')).resolves.toMatch(/width: 100(\.0)?%/);
+    const taxBar = reports.page.getByTestId('tax-row').first().locator('.bo-bar-fill');
+    await expect(taxBar.getAttribute('style')).resolves.toMatch(/width: 100(\.0)?%/);
+    await reports.page.getByTestId('tax-report').screenshot({ path: '/tmp/backoffice-tax-refunds.png' });
     const refundsCsv = await reports.downloadCsv('refunds-csv');
     expect(refundsCsv.split(/\r\n/)[0]).toMatch(/^refundId,orderId,receiptNumber/);
     expect(refundsCsv).toContain(orderId!);

@@ -211,6 +211,9 @@ export function ReportsView() {
                   <th scope="col" className="numeric">
                     Tax
                   </th>
+                  <th scope="col" className="bo-bar-cell">
+                    <span className="visually-hidden">Share of tax</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -222,6 +225,9 @@ export function ReportsView() {
                     <td className="numeric">{r.orders}</td>
                     <td className="numeric">{formatMoney(r.taxableCents, tax.currency)}</td>
                     <td className="numeric">{formatMoney(r.taxCents, tax.currency)}</td>
+                    <td className="bo-bar-cell">
+                      <Bar value={r.taxCents} max={Math.max(...tax.rows.map((x) => x.taxCents))} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -231,6 +237,7 @@ export function ReportsView() {
                   <td />
                   <td className="numeric">{formatMoney(tax.totals.taxableCents, tax.currency)}</td>
                   <td className="numeric">{formatMoney(tax.totals.netCents, tax.currency)}</td>
+                  <td />
                 </tr>
               </tfoot>
             </table>
@@ -246,6 +253,7 @@ export function ReportsView() {
 /** Refunds and cancellations that gave money back in the period, oldest first. */
 function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => void }) {
   const money = (cents: number) => formatMoney(cents, report.currency);
+  const maxRefund = Math.max(0, ...report.rows.map((r) => r.amountCents));
   return (
     <div className="bo-panel" data-testid="refunds-report">
       <div className="bo-panel-header">
@@ -270,6 +278,9 @@ function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => vo
               <th scope="col" className="numeric">
                 Given back
               </th>
+              <th scope="col" className="bo-bar-cell">
+                <span className="visually-hidden">Share of refunds</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -283,6 +294,9 @@ function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => vo
                 <td className="numeric" data-testid="refund-amount">
                   {money(r.amountCents)}
                 </td>
+                <td className="bo-bar-cell">
+                  <Bar value={r.amountCents} max={maxRefund} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -295,6 +309,7 @@ function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => vo
               <td className="numeric" data-testid="refunds-total">
                 {money(report.totals.amountCents)}
               </td>
+              <td />
             </tr>
           </tfoot>
         </table>
