@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -27,6 +28,13 @@ export interface Db extends Queryable {
    */
   listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
 }
+
+/**
+ * Work that every transaction opened in the current async context runs just before it commits, inside it: set with
+ * `commitHooks.run(hook, fn)`. The idempotency layer uses it to mark a key as carried out in the same transaction as
+ * the effect (http/idempotency.ts), so a crash between commit and the stored answer can never let a retry run twice.
+ */
+export const commitHooks = new AsyncLocalStorage<(tx: Queryable) => Promise<void>>();
 
 /** Memo of each open transaction handle (see {@link transactionMemo}). */
 const memos = new WeakMap<Queryable, Map<string, unknown>>();
@@ -73,19 +81,21 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
       await pglite.exec(sql);
     },
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return pglite.transaction(async (tx) =>
-        fn(
-          trackTransaction({
-            async query<R>(sql: string, params: unknown[] = []) {
-              const result = await tx.query<R>(sql, params);
-              return { rows: result.rows };
-            },
-            async exec(sql: string) {
-              await tx.exec(sql);
-            },
-          }),
-        ),
-      );
+      const beforeCommit = commitHooks.getStore();
+      return pglite.transaction(async (tx) => {
+        const handle = trackTransaction({
+          async query<R>(sql: string, params: unknown[] = []) {
+            const result = await tx.query<R>(sql, params);
+            return { rows: result.rows };
+          },
+          async exec(sql: string) {
+            await tx.exec(sql);
+          },
+        });
+        const result = await fn(handle);
+        if (beforeCommit) await beforeCommit(handle);
+        return result;
+      });
     },
     async close() {
       if (!pglite.closed) await pglite.close();
@@ -114,10 +124,13 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
     query: outer.query,
     exec: outer.exec,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const beforeCommit = commitHooks.getStore();
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(trackTransaction(wrap(client)));
+        const handle = trackTransaction(wrap(client));
+        const result = await fn(handle);
+        if (beforeCommit) await beforeCommit(handle);
         await client.query('COMMIT');
         return result;
       } catch (err) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalJson } from '../../../core/index.ts';
-import type { Db } from '../db/db.ts';
+import { commitHooks, type Db, type Queryable } from '../db/db.ts';
 import { callerOf } from '../auth/identity.ts';
 import { ProblemError } from './problem.ts';
 
@@ -9,7 +9,13 @@ import { ProblemError } from './problem.ts';
  * `Idempotency-Key` on POSTs (DESIGN §7). The first response (status < 500) is stored for 24 h per
  * (merchant, caller, key) with a SHA-256 of method, path and body; a replay returns it with `Idempotent-Replayed: true`.
  * The same key with another request → 422; while the first request is still running → 409. A 5xx (a bug, or the
- * database failing) forgets the key so the client can retry.
+ * database failing) forgets the key so the client can retry — unless the request's work had already committed.
+ *
+ * States of a key: `in_flight` (claimed) → `committed` (a transaction of the request committed: marked inside that
+ * very transaction, through the database's commit hook) → `completed` (the answer is stored). A request that dies
+ * between its commit and its stored answer (a crash, the database gone for a moment) leaves `committed`: a retry is
+ * then refused — 409 `idempotency_in_flight`, and after {@link IN_FLIGHT_TIMEOUT_MS} 409 `idempotency_response_lost`
+ * — instead of doing the work a second time. Only a key still `in_flight` (nothing committed) is taken over.
  */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** A key left `in_flight` longer than this belongs to a crashed request and may be taken over. */
@@ -65,14 +71,21 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
       [principal.merchantId, caller, key, hash, now.toISOString()],
     );
     if (claimed.rows.length === 0) {
-      const { rows } = await db.query<{ request_hash: string; state: string; response_status: number; response_body: unknown }>(
-        'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE merchant_id = $1 AND caller = $2 AND key = $3',
+      const { rows } = await db.query<{ request_hash: string; state: string; response_status: number; response_body: unknown; created_at: Date }>(
+        'SELECT request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE merchant_id = $1 AND caller = $2 AND key = $3',
         [principal.merchantId, caller, key],
       );
       const stored = rows[0];
       if (!stored) throw new ProblemError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is being processed; retry shortly.');
       if (stored.request_hash !== hash) {
         throw new ProblemError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request (method, path or body).');
+      }
+      if (stored.state === 'committed' && new Date(stored.created_at).toISOString() < abandonedBefore) {
+        throw new ProblemError(
+          409,
+          'idempotency_response_lost',
+          'The request with this Idempotency-Key was carried out, but the server stopped before it could answer. It will not be carried out again: look the result up (list or get the resource) instead of retrying.',
+        );
       }
       if (stored.state !== 'completed') {
         throw new ProblemError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
@@ -83,16 +96,21 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
       return reply.code(status).send(stored.response_body);
     }
 
+    const claim = [principal.merchantId, caller, key] as const;
+    const markCommitted = async (tx: Queryable) => {
+      await tx.query(`UPDATE idempotency_keys SET state = 'committed' WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [...claim]);
+    };
     let result: RouteResult;
     try {
-      result = await handler(request, reply);
+      result = await commitHooks.run(markCommitted, () => handler(request, reply));
     } catch (err) {
       if (err instanceof ProblemError && err.status < 500) {
         result = { status: err.status, body: err.toProblem() };
         await complete(db, principal.merchantId, caller, key, result);
         throw err;
       }
-      await db.query('DELETE FROM idempotency_keys WHERE merchant_id = $1 AND caller = $2 AND key = $3', [principal.merchantId, caller, key]);
+      // Nothing committed: the key is free for a retry. Committed work keeps its key, so a retry cannot repeat it.
+      await db.query(`DELETE FROM idempotency_keys WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [...claim]);
       throw err;
     }
     await complete(db, principal.merchantId, caller, key, result);

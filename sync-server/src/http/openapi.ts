@@ -82,7 +82,7 @@ const STANDARD_RESPONSES: Record<string, { status: number; description: string }
   Unauthorized: { status: 401, description: 'No, malformed, expired or unknown bearer token' },
   Forbidden: { status: 403, description: 'App token without the scope (`insufficient_scope`) or on a staff route (`staff_only`)' },
   NotFound: { status: 404, description: "No such resource (or another merchant's)" },
-  IdempotencyInFlight: { status: 409, description: 'A request with the same Idempotency-Key is still running (`idempotency_in_flight`)' },
+  IdempotencyInFlight: { status: 409, description: 'A request with the same Idempotency-Key is still running (`idempotency_in_flight`), or it was carried out and its answer lost (`idempotency_response_lost`: look the result up, it will not run again)' },
   PayloadTooLarge: { status: 413, description: 'Body over 1 MiB' },
   UnsupportedMediaType: { status: 415, description: 'A body that is not application/json' },
   IdempotencyKeyReused: { status: 422, description: 'Idempotency-Key reused with another method, path or body' },
