@@ -31,6 +31,9 @@ export const pageQueryFields = {
   cursor: z.string().max(500).optional(),
 };
 
+/** A yes/no query parameter: exactly `true` or `false` (anything else is a 400 naming it), read as a boolean. */
+export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
 /** The response of every list (DESIGN §7): `{ data: [item, …], nextCursor }`, `nextCursor` null on the last page. */
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });

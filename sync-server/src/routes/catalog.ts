@@ -20,6 +20,7 @@ import {
   categoryRenameSchema,
   pageQueryFields,
   pageSchema,
+  queryBoolean,
 } from '../../../core/index.ts';
 import { guard, principalOf } from '../auth/guard.ts';
 import { callerOf } from '../auth/identity.ts';
@@ -62,14 +63,13 @@ const catalogQuery = z.strictObject({
   q: z.string().min(1).max(200).optional(),
   updatedSince: z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0').optional(),
   /** `true`: deleted items too, each with `deleted: true` — what an app syncing with `updatedSince` needs to drop them. */
-  includeDeleted: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  includeDeleted: queryBoolean.optional(),
 });
 const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with itm_') });
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
-const categoriesQuery = z.strictObject(pageQueryFields);
-const importQuery = z.strictObject({ dryRun: z.enum(['true', 'false']).transform((v) => v === 'true').optional() });
-const locationsQuery = z.strictObject(pageQueryFields);
+const pageQuery = z.strictObject(pageQueryFields);
+const importQuery = z.strictObject({ dryRun: queryBoolean.optional() });
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
 const categorySchema = z.object({ name: z.string(), itemCount: z.int() });
 const locationId = z.string().regex(/^loc_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with loc_');
@@ -299,13 +299,13 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
           description: 'The categories of live items with their item counts, by name (case-insensitive).',
           tags: ['catalog'],
           access: { scope: 'catalog:read' },
-          query: categoriesQuery,
+          query: pageQuery,
           response: pageSchema(categorySchema),
         },
       },
     },
     async (request) => {
-      const q = parseOrThrow(categoriesQuery, request.query, '(query)');
+      const q = parseOrThrow(pageQuery, request.query, '(query)');
       const after = q.cursor ? (decodeCursor(q.cursor, ['string', 'string']) as [string, string]) : undefined;
       const rows = await listCategories(ctx.db, principalOf(request).merchantId, { limit: q.limit + 1, ...(after ? { after } : {}) });
       const { page, nextCursor } = pageOf(rows, q.limit, (last) => last.sortKey);
@@ -394,10 +394,10 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/catalog/locations',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List stock locations', description: 'The default location first, then the others oldest first.', tags: ['catalog'], access: 'staff', query: locationsQuery, response: pageSchema(locationSchema) } },
+      config: { openapi: { summary: 'List stock locations', description: 'The default location first, then the others oldest first.', tags: ['catalog'], access: 'staff', query: pageQuery, response: pageSchema(locationSchema) } },
     },
     async (request) => {
-      const q = parseOrThrow(locationsQuery, request.query, '(query)');
+      const q = parseOrThrow(pageQuery, request.query, '(query)');
       const merchantId = principalOf(request).merchantId;
       const locations = await ctx.db.transaction((tx) => listLocations(tx, merchantId));
       // A store has a handful of locations: the page is cut from the full list, after the cursor's location id.

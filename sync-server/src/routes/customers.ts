@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema, pageQueryFields } from '../../../core/index.ts';
+import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema, pageQueryFields, queryBoolean } from '../../../core/index.ts';
 import { guard, principalOf, type Access } from '../auth/guard.ts';
 import type { AppContext } from '../context.ts';
 import { idempotent } from '../http/idempotency.ts';
@@ -13,7 +13,7 @@ const customersQuery = z.strictObject({
   ...pageQueryFields,
   /** Substring of the name or e-mail, or digits of the phone. */
   q: z.string().trim().min(1).max(200).optional(),
-  marketingConsent: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  marketingConsent: queryBoolean.optional(),
 });
 
 const historyQuery = z.strictObject({ ...pageQueryFields, status: z.enum(ORDER_STATES).optional() });
