@@ -17,11 +17,11 @@ export function normalizeEmail(input: string): string {
 }
 
 /**
- * A phone as typed: international (`+…`) or national digits with spaces, dots, dashes and parentheses. The service
- * normalises it to E.164 with the store's default country (services/customers.ts), answering 400 naming `phone` when
- * it is not a valid number there.
+ * A phone as staff type it: international (`+…`) or national digits with spaces, dots, dashes and parentheses. The
+ * server normalises it to E.164 with the store's default country (`storePhoneToE164`, services/customers.ts),
+ * answering 400 naming the field when it is not a valid number there. Customers and receipts take it.
  */
-const phoneInput = z
+export const phoneInput = z
   .string()
   .trim()
   .max(32)

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES } from './order-states.ts';
-import { e164Phone, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
+import { phoneInput } from './customers.ts';
+import { lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -81,7 +82,7 @@ export type RefundCreate = z.infer<typeof refundCreateSchema>;
 
 /** `POST /api/pos/orders/{id}/receipts`: send the receipt by SMS or e-mail; without `to`, the order's customer's. */
 export const receiptSendSchema = z.discriminatedUnion('channel', [
-  z.strictObject({ channel: z.literal('sms'), to: e164Phone.optional() }),
+  z.strictObject({ channel: z.literal('sms'), to: phoneInput.optional() }),
   z.strictObject({ channel: z.literal('email'), to: z.email().max(254).optional() }),
 ]);
 export type ReceiptSend = z.infer<typeof receiptSendSchema>;

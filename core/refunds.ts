@@ -15,7 +15,7 @@
  * - by amount: goods first (up to what is left of the order total), then tips; its tax share is
  *   `round(goods · orderTax / orderTotal)`, and the last refund of the goods takes all the tax left.
  */
-import { divideHalfEven, sumCents } from './money.ts';
+import { divideHalfEven, formatMoney, sumCents } from './money.ts';
 import { consolidatePostings, isBalanced, LedgerError } from './ledger.ts';
 import { newId } from './ids.ts';
 import type { JournalTransaction, Order } from './schemas.ts';
@@ -81,6 +81,8 @@ function lineShare(line: Order['lines'][number]): { totalCents: number; taxCents
  */
 export function planRefund(order: Order, prior: readonly PriorRefund[], payments: readonly RefundablePayment[], request: RefundRequest): RefundPlan {
   const left = refundableOf(order, prior);
+  // Messages are for the people who read them in a form: money in the order's currency, no ids.
+  const money = (cents: number) => formatMoney(cents, order.currency);
   let goodsCents = 0;
   let taxCents = 0;
   let tipCents = 0;
@@ -91,7 +93,7 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
       if (!line) throw new RefundError('unknown_line', `line ${asked.lineId} is not a line of order ${order.id}`, `lines.${i}.lineId`);
       const already = sumCents(prior.flatMap((r) => r.lines.filter((l) => l.lineId === line.id).map((l) => l.quantity)));
       if (asked.quantity > line.quantity - already) {
-        throw new RefundError('refund_exceeds_remaining', `only ${line.quantity - already} of ${line.quantity} can still be refunded on line ${line.id}`, `lines.${i}.quantity`);
+        throw new RefundError('refund_exceeds_remaining', `only ${line.quantity - already} of ${line.quantity} can still be refunded on this line`, `lines.${i}.quantity`);
       }
       const share = lineShare(line);
       const at = (cents: number, n: number) => divideHalfEven(cents * n, line.quantity);
@@ -102,12 +104,12 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
       taxCents += tax;
     }
     if (goodsCents > left.goodsCents) {
-      throw new RefundError('refund_exceeds_remaining', `these lines come to ${goodsCents} but only ${left.goodsCents} of the goods can still be refunded`, 'lines');
+      throw new RefundError('refund_exceeds_remaining', `these lines come to ${money(goodsCents)} but only ${money(left.goodsCents)} of the goods can still be refunded`, 'lines');
     }
     taxCents = Math.min(taxCents, left.taxCents, goodsCents);
   } else {
     if (request.amountCents > left.totalCents) {
-      throw new RefundError('refund_exceeds_remaining', `at most ${left.totalCents} can still be refunded on order ${order.id}`, 'amountCents');
+      throw new RefundError('refund_exceeds_remaining', `at most ${money(left.totalCents)} can still be refunded`, 'amountCents');
     }
     goodsCents = Math.min(request.amountCents, left.goodsCents);
     tipCents = request.amountCents - goodsCents;
@@ -127,7 +129,7 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
     }
     if (rest === 0) break;
   }
-  if (rest > 0) throw new RefundError('refund_exceeds_remaining', `the order's payments can give back only ${amountCents - rest}`, 'lines' in request ? 'lines' : 'amountCents');
+  if (rest > 0) throw new RefundError('refund_exceeds_remaining', `the order's payments can give back only ${money(amountCents - rest)}`, 'lines' in request ? 'lines' : 'amountCents');
   return { amountCents, goodsCents, taxCents, tipCents, lines, allocations };
 }
 

@@ -406,6 +406,13 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     expect(sms.json()).toMatchObject({ channel: 'sms', to: '+14155550199' });
     const queued = await server.db.query<{ body: string }>('SELECT body FROM sms_outbox WHERE id = $1', [sms.json().id]);
     expect(queued.rows[0]!.body).toContain(order.receiptNumber);
+    // A number typed for the receipt is read like a customer's: national in the store's country (US), else a 400 naming `to`.
+    const national = await post(`/api/pos/orders/${order.id}/receipts`, { channel: 'sms', to: '(415) 555-0142' });
+    expect(national.statusCode, national.body).toBe(202);
+    expect(national.json()).toMatchObject({ channel: 'sms', to: '+14155550142' });
+    const notANumber = await post(`/api/pos/orders/${order.id}/receipts`, { channel: 'sms', to: '555-0142' });
+    expect(notANumber.statusCode).toBe(400);
+    expect(notANumber.json().errors[0].path).toBe('to');
     const email = await post(`/api/pos/orders/${order.id}/receipts`, { channel: 'email', to: 'other@example.com' });
     expect(email.json()).toMatchObject({ channel: 'email', to: 'other@example.com' });
     const mail = await server.db.query<{ subject: string; body: string }>('SELECT subject, body FROM email_outbox WHERE id = $1', [email.json().id]);

@@ -127,6 +127,10 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
     const customer = (await call('POST', '/api/pos/customers', { givenName: 'Mae', email: 'mae@example.com' })).json();
     const order = (await call('POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }], customerId: customer.id })).json();
     await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] });
+    // The receipt reads the store's clock (America/New_York since the test above): 12:00 UTC is 7:00 AM there.
+    const printed = (await call('GET', `/api/pos/orders/${order.id}/receipt`)).json();
+    expect(printed.text).toMatch(/Mar 6, 2026, 7:00\sAM/);
+    expect(printed.text).toMatch(/^Cash\s+\$/m);
     const first = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email' });
     const second = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email', to: 'copy@example.com' });
     expect(second.statusCode, second.body).toBe(202);

@@ -80,15 +80,15 @@ export async function getCustomer(db: Queryable, merchantId: string, id: string)
 
 /**
  * The phone as typed, in E.164: an international number as is, a national one in the store's default country
- * (`merchants.default_country`, GET/PATCH /api/pos/settings).
- * @throws ProblemError 400 naming `phone` when it is not a valid number.
+ * (`merchants.default_country`, GET/PATCH /api/pos/settings). `path` is the field named in the error.
+ * @throws ProblemError 400 naming `path` when it is not a valid number.
  */
-async function e164Of(tx: Queryable, merchantId: string, phone: string): Promise<string> {
+export async function storePhoneToE164(tx: Queryable, merchantId: string, phone: string, path = 'phone'): Promise<string> {
   const country = (await tx.query<{ default_country: string }>('SELECT default_country FROM merchants WHERE id = $1', [merchantId])).rows[0]?.default_country ?? 'US';
   const e164 = normalizePhone(phone, country);
   if (!e164) {
     const message = phone.trim().startsWith('+') ? 'must be a valid phone number, e.g. +14155550123' : `must be a valid phone number of the store's country (${country}) or start with + and a country code`;
-    throw new ProblemError(400, 'validation_error', `Invalid phone: ${message}.`, [{ path: 'phone', message }]);
+    throw new ProblemError(400, 'validation_error', `Invalid ${path}: ${message}.`, [{ path, message }]);
   }
   return e164;
 }
@@ -101,7 +101,7 @@ export async function createCustomer(ctx: AppContext, principal: Principal, inpu
   const now = ctx.clock();
   return ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, principal.merchantId);
-    if (input.phone) input = { ...input, phone: await e164Of(tx, principal.merchantId, input.phone) };
+    if (input.phone) input = { ...input, phone: await storePhoneToE164(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, input);
     const id = newId('customer');
     const consent = input.marketingConsent ?? false;
@@ -132,7 +132,7 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
   return ctx.db.transaction(async (tx) => {
     await lockMerchant(tx, principal.merchantId);
     const before = await customerRow(tx, principal.merchantId, id);
-    if (input.phone) input = { ...input, phone: await e164Of(tx, principal.merchantId, input.phone) };
+    if (input.phone) input = { ...input, phone: await storePhoneToE164(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, { phone: input.phone, email: input.email }, id);
     const pick = <T>(value: T | null | undefined, current: T | null): T | null => (value === undefined ? current : value);
     const email = pick(input.email, before.email);

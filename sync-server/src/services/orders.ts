@@ -70,6 +70,8 @@ import { SANDBOX_STAFF_CARDS, STAFF_CARD_RAIL } from './payments.ts';
 import { recordSaleStock } from './inventory.ts';
 import { getMerchant, loadCatalog } from './pay-requests.ts';
 import { cancelPendingPayLinks } from './pay-links.ts';
+import { storePhoneToE164 } from './customers.ts';
+import { getSettings } from './settings.ts';
 
 /* ───────────────────────────── errors ───────────────────────────── */
 
@@ -971,11 +973,21 @@ export interface ReceiptView {
   text: string;
 }
 
+/** `cash` → `Cash`, `visa` → `Visa` (receipt labels). */
+function capitalize(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
 /** The receipt of an order (re-print data). @throws ProblemError 404. */
 export async function getReceipt(db: Queryable, merchantId: string, orderId: string): Promise<ReceiptView> {
-  const merchant = await getMerchant(db, merchantId);
+  const merchant = await getSettings(db, merchantId);
   const order = await getOrderView(db, merchantId, orderId);
   const money = (c: number) => formatMoney(c, order.currency);
+  // Times as the store reads its clock (settings' time zone), not UTC.
+  const storeTime = (iso: string, style: 'full' | 'date') =>
+    new Intl.DateTimeFormat('en-US', { timeZone: merchant.timeZone, dateStyle: 'medium', ...(style === 'full' ? { timeStyle: 'short' } : {}) }).format(new Date(iso));
+  const tenderLabel = (t: { method: string; cardBrand: string | null; last4: string | null }) =>
+    t.method === 'card' && t.last4 ? `${capitalize(t.cardBrand ?? 'card')} •••• ${t.last4}` : capitalize(t.method);
   const receipt: Omit<ReceiptView, 'text'> = {
     orderId: order.id,
     receiptNumber: order.receiptNumber,
@@ -1000,7 +1012,7 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
   const text = [
     merchant.name,
     `Receipt ${order.receiptNumber}`,
-    order.createdAt,
+    storeTime(order.createdAt, 'full'),
     '',
     ...receipt.lines.flatMap((l) => [row(`${l.quantity} × ${l.name}`, money(l.amountCents)), ...l.modifiers.map((m) => `    + ${m}`)]),
     '',
@@ -1009,12 +1021,12 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
     ...receipt.taxLines.map((t) => row(`${t.name}${t.inclusive ? ' (included)' : ''}`, money(t.taxCents))),
     row('Total', money(receipt.totalCents)),
     ...(receipt.tipCents > 0 ? [row('Tip', money(receipt.tipCents))] : []),
-    ...receipt.tenders.map((t) => row(t.method === 'card' && t.last4 ? `${t.cardBrand ?? 'card'} •••• ${t.last4}` : t.method, money(t.amountCents))),
+    ...receipt.tenders.map((t) => row(tenderLabel(t), money(t.amountCents))),
     ...receipt.tenders.filter((t) => (t.changeCents ?? 0) > 0).map((t) => row('Change', money(t.changeCents!))),
-    ...receipt.refunds.map((r) => row(`Refund ${r.createdAt.slice(0, 10)}`, `-${money(r.amountCents)}`)),
+    ...receipt.refunds.map((r) => row(`Refund ${storeTime(r.createdAt, 'date')}`, `-${money(r.amountCents)}`)),
     ...(receipt.balanceDueCents > 0 ? [row('Balance due', money(receipt.balanceDueCents))] : []),
     '',
-    order.state === 'canceled' ? 'CANCELED' : 'Thank you!',
+    order.state === 'canceled' ? 'CANCELED' : order.state === 'refunded' ? 'REFUNDED IN FULL' : 'Thank you!',
   ].join('\n');
   return { ...receipt, text };
 }
@@ -1033,6 +1045,8 @@ export async function sendReceipt(ctx: AppContext, principal: Principal, orderId
     const { rows } = await ctx.db.query<{ phone: string | null; email: string | null }>('SELECT phone, email FROM customers WHERE id = $1 AND merchant_id = $2', [order.data.customerId, principal.merchantId]);
     to = (input.channel === 'sms' ? rows[0]?.phone : rows[0]?.email) ?? undefined;
   }
+  // A number typed for this receipt is read like a customer's: national numbers in the store's country.
+  if (to && input.channel === 'sms' && input.to) to = await storePhoneToE164(ctx.db, principal.merchantId, to, 'to');
   if (!to) {
     throw new ProblemError(400, 'validation_error', `Invalid to: the order has no customer ${input.channel === 'sms' ? 'phone' : 'e-mail'}; say where to send the receipt.`, [
       { path: 'to', message: 'is required when the order has no customer with one' },
