@@ -6,7 +6,7 @@
  * Errors are RFC 9457 problem bodies (`{ type, title, status, detail, code, errors?: [{ path, message }] }`); they
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
-import type { CatalogItem, Cents, TaxRate } from '../../../core/index.ts';
+import type { CatalogItem, Cents, OrderStateName, OrderView, RefundCreate, RefundRecord, ReceiptSend, TaxRate } from '../../../core/index.ts';
 import { REGISTER_SCHEMA_VERSION } from '../session.ts';
 
 /** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
@@ -174,6 +174,57 @@ export interface OrderSummary {
   status?: string;
   totalCents: Cents;
   createdAt: string;
+}
+
+/**
+ * An order as the order API answers it (core `orderViewSchema`, `routes/orders.ts`): register sales and API orders
+ * alike. List pages carry the summary; `GET /api/pos/orders/{id}` and the write endpoints add `payments` and `refunds`.
+ */
+export type ApiOrder = OrderView;
+
+/** An order state (`open`, `paid`, `partially_refunded`, `refunded`, `canceled`). */
+export type ApiOrderState = OrderStateName;
+
+/** A refund as `POST /api/pos/orders/{id}/refunds` takes it: by `lines` (with `restock`) or by `amountCents`. */
+export type OrderRefundInput = RefundCreate;
+
+/** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it. */
+export interface OrderRefundResult {
+  refund: RefundRecord;
+  order: ApiOrder;
+}
+
+/** Where to send a receipt (`receiptSendSchema`): SMS to an E.164 phone or e-mail; without `to`, the customer's. */
+export type OrderReceiptSend = ReceiptSend;
+
+/** What `POST /api/pos/orders/{id}/receipts` answers (202): the queued message. */
+export interface OrderReceiptSent {
+  id: string;
+  channel: 'sms' | 'email';
+  to: string;
+  orderId: string;
+}
+
+/** `GET /api/pos/orders/{id}/receipt`: the re-print data; `text` is the 42-column plain-text receipt. */
+export interface OrderReceipt {
+  orderId: string;
+  receiptNumber: string;
+  merchantName: string;
+  currency: string;
+  createdAt: string;
+  state: ApiOrderState;
+  lines: { name: string; quantity: number; modifiers: string[]; unitPriceCents: Cents; amountCents: Cents }[];
+  subtotalCents: Cents;
+  discountCents: Cents;
+  taxLines: { name: string; taxCents: Cents; inclusive: boolean }[];
+  totalCents: Cents;
+  tipCents: Cents;
+  paidCents: Cents;
+  tenders: { method: string; amountCents: Cents; tipCents: Cents; changeCents: Cents | null; cardBrand: string | null; last4: string | null }[];
+  refunds: { id: string; amountCents: Cents; createdAt: string }[];
+  refundedCents: Cents;
+  balanceDueCents: Cents;
+  text: string;
 }
 
 /** A Text-to-Pay request (`routes/pay-requests.ts`); `status` is the state now (expired computed). */
@@ -505,6 +556,36 @@ export class BackOfficeApi {
   }
   customerOrders(id: string) {
     return this.request<Page<OrderSummary>>('GET', withQuery(`/api/pos/customers/${encodeURIComponent(id)}/orders`, { limit: 50 }));
+  }
+
+  /* orders */
+  /** `GET /api/pos/orders`: newest first by business time; `status` filters by order state. */
+  listOrders(query: { status?: ApiOrderState; cursor?: string; limit?: number } = {}) {
+    return this.request<Page<ApiOrder>>('GET', withQuery('/api/pos/orders', { limit: 25, ...query }));
+  }
+  /** `GET /api/pos/orders/{id}`: the order with its payments and refunds. */
+  getOrder(id: string) {
+    return this.request<ApiOrder>('GET', `/api/pos/orders/${encodeURIComponent(id)}`);
+  }
+  /** `POST /api/pos/orders/{id}/refunds` (paid or partially refunded orders only). */
+  refundOrder(id: string, input: OrderRefundInput) {
+    return this.request<OrderRefundResult>('POST', `/api/pos/orders/${encodeURIComponent(id)}/refunds`, input);
+  }
+  /** `POST /api/pos/orders/{id}/cancel` (open orders only; payments already taken are given back). */
+  cancelOrder(id: string, reason?: string) {
+    return this.request<ApiOrder>('POST', `/api/pos/orders/${encodeURIComponent(id)}/cancel`, reason ? { reason } : {});
+  }
+  /** `GET /api/pos/orders/{id}/receipt`: re-print data. */
+  orderReceipt(id: string) {
+    return this.request<OrderReceipt>('GET', `/api/pos/orders/${encodeURIComponent(id)}/receipt`);
+  }
+  /** `POST /api/pos/orders/{id}/receipts`: queue the receipt by SMS or e-mail. */
+  sendOrderReceipt(id: string, input: OrderReceiptSend) {
+    return this.request<OrderReceiptSent>('POST', `/api/pos/orders/${encodeURIComponent(id)}/receipts`, input);
+  }
+  /** The customer an order names (`GET /api/pos/customers/{id}`), to say where its receipt goes by default. */
+  orderCustomer(customerId: string) {
+    return this.request<Customer>('GET', `/api/pos/customers/${encodeURIComponent(customerId)}`);
   }
 
   /* pay requests (Text-to-Pay) */

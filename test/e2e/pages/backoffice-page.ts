@@ -39,6 +39,14 @@ export class BackOfficePage {
     return new ImportExportSection(this.page);
   }
 
+  /** Opens Back office → Orders; answers once the section is on screen. */
+  async orders(): Promise<OrdersSection> {
+    await this.section('Orders');
+    const orders = new OrdersSection(this.page);
+    await orders.root.waitFor({ timeout: TIMEOUT });
+    return orders;
+  }
+
   async customers(): Promise<CustomersSection> {
     await this.section('Customers');
     return new CustomersSection(this.page);
@@ -387,5 +395,137 @@ export class ReportsSection {
     if (!path) throw new Error('the download has no file');
     const { readFile } = await import('node:fs/promises');
     return readFile(path, 'utf8');
+  }
+}
+
+/** An order state as the Orders section filters and shows it. */
+export type OrderStateFilter = '' | 'open' | 'paid' | 'partially_refunded' | 'refunded' | 'canceled';
+
+/** Back office → Orders: the list (newest first), its state filter and "Show more". */
+export class OrdersSection {
+  readonly root: Locator;
+  readonly rows: Locator;
+  readonly empty: Locator;
+  readonly more: Locator;
+  readonly filter: Locator;
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('orders');
+    this.rows = this.root.getByTestId('orders-row');
+    this.empty = this.root.getByTestId('orders-empty');
+    this.more = this.root.getByTestId('orders-more');
+    this.filter = this.root.getByTestId('orders-filter');
+  }
+
+  row(orderId: string): Locator {
+    return this.root.locator(`[data-testid="orders-row"][data-order-id="${orderId}"]`);
+  }
+
+  /** Chooses a state in the filter ('' = every state) and waits for the list to load. */
+  async filterBy(state: OrderStateFilter): Promise<void> {
+    await this.filter.selectOption(state);
+    await this.waitForLoaded();
+  }
+
+  /** Presses Refresh and waits for the list to load. */
+  async refresh(): Promise<void> {
+    await this.root.getByTestId('orders-refresh').click();
+    await this.waitForLoaded();
+  }
+
+  /** Waits until the list shows rows or its empty state (not loading). */
+  async waitForLoaded(): Promise<void> {
+    await this.root.locator('[data-testid="orders-row"], [data-testid="orders-empty"]').first().waitFor({ timeout: TIMEOUT });
+  }
+
+  async waitForState(orderId: string, state: Exclude<OrderStateFilter, ''>): Promise<void> {
+    await this.root.locator(`[data-testid="orders-row"][data-order-id="${orderId}"][data-state="${state}"]`).waitFor({ timeout: TIMEOUT });
+  }
+
+  /** Opens the order of a listed row; answers once its payments and refunds are loaded. */
+  async open(orderId: string): Promise<OrderDialog> {
+    await this.row(orderId).getByTestId('orders-open').click();
+    const dialog = new OrderDialog(this.page);
+    await dialog.root.getByTestId('order-receipt').waitFor({ timeout: TIMEOUT });
+    return dialog;
+  }
+}
+
+/** The order dialog of Back office → Orders: detail, refund, cancel and receipt. */
+export class OrderDialog {
+  readonly root: Locator;
+  readonly detail: Locator;
+  readonly notice: Locator;
+  readonly refundForm: Locator;
+  readonly refundRows: Locator;
+  constructor(readonly page: Page) {
+    this.root = page.getByRole('dialog');
+    this.detail = this.root.getByTestId('order-detail');
+    this.notice = this.root.getByTestId('order-notice');
+    this.refundForm = this.root.getByTestId('order-refund-form');
+    this.refundRows = this.root.getByTestId('order-refund-row');
+  }
+
+  async waitForState(state: Exclude<OrderStateFilter, ''>): Promise<void> {
+    await this.root.locator(`[data-testid="order-detail"][data-state="${state}"]`).waitFor({ timeout: TIMEOUT });
+  }
+
+  /** The quantity input of line `lineId` in the refund form. */
+  refundQuantity(lineId: string): Locator {
+    return this.root.locator(`[data-testid="order-refund-line"][data-line-id="${lineId}"]`).getByTestId('order-refund-line-qty');
+  }
+
+  /**
+   * Refund by line: types each quantity, sets "Return to stock" and the reason, then submits with the button or with
+   * Enter in the last quantity field (`submitWith: 'enter'`, the keyboard path).
+   */
+  async refundLines(quantities: Record<string, number | string>, options: { restock?: boolean; reason?: string; submitWith?: 'click' | 'enter' } = {}): Promise<void> {
+    await this.root.getByTestId('order-refund-mode-lines').check();
+    let last: Locator | undefined;
+    for (const [lineId, quantity] of Object.entries(quantities)) {
+      last = this.refundQuantity(lineId);
+      await last.fill(String(quantity));
+    }
+    if (options.restock !== undefined) await this.root.getByTestId('order-refund-restock').setChecked(options.restock);
+    if (options.reason !== undefined) await this.root.getByTestId('order-refund-reason').fill(options.reason);
+    if (options.submitWith === 'enter' && last) await last.press('Enter');
+    else await this.root.getByTestId('order-refund-submit').click();
+  }
+
+  /** Refund by amount (typed as people type money, e.g. "7.50"). */
+  async refundAmount(amount: string, reason?: string): Promise<void> {
+    await this.root.getByTestId('order-refund-mode-amount').check();
+    await this.root.getByTestId('order-refund-amount').fill(amount);
+    if (reason !== undefined) await this.root.getByTestId('order-refund-reason').fill(reason);
+    await this.root.getByTestId('order-refund-submit').click();
+  }
+
+  /** "Cancel order…", the optional reason, then the inline confirmation's "Cancel order". */
+  async cancel(reason?: string): Promise<void> {
+    await this.root.getByTestId('order-cancel').click();
+    if (reason !== undefined) await this.root.getByTestId('order-cancel-reason').fill(reason);
+    await this.root.getByTestId('order-cancel-confirm').click();
+  }
+
+  /** Sends the receipt by `channel` to `to` (empty: the order's customer); answers once the confirmation shows. */
+  async sendReceipt(channel: 'email' | 'sms', to: string): Promise<string> {
+    await this.root.getByTestId(`order-receipt-channel-${channel}`).check();
+    await this.root.getByTestId('order-receipt-to').fill(to);
+    await this.root.getByTestId('order-receipt-send').click();
+    const sent = this.root.getByTestId('order-receipt-sent');
+    await sent.waitFor({ timeout: TIMEOUT });
+    return (await sent.textContent()) ?? '';
+  }
+
+  /** Shows the re-print data; answers the printable block. */
+  async showReceipt(): Promise<Locator> {
+    await this.root.getByTestId('order-receipt-show').click();
+    const block = this.root.getByTestId('order-receipt-text');
+    await block.waitFor({ timeout: TIMEOUT });
+    return block;
+  }
+
+  async close(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.root.waitFor({ state: 'detached' });
   }
 }

@@ -1,0 +1,925 @@
+/**
+ * Back office → Orders: every order of the store, register sales synced to the server and orders created through the
+ * API alike, newest first with a state filter and "Show more" (cursor pagination). Opening one shows its lines,
+ * payments, refunds, totals and balance, and lets staff act on it without the API:
+ * - refund a paid order by line (a quantity per line, "Return to stock" on by default) or by amount, with a reason;
+ *   the server's field errors (`lines.<i>.quantity`, `amountCents`, …) show next to their inputs;
+ * - cancel an open order after an inline confirmation;
+ * - send the receipt by SMS or e-mail, or show it in a printable block (printed only on the Print button).
+ *
+ * Amounts typed by people are parsed with `parseCashInput` into integer cents (never floats); money is shown with
+ * core's `formatMoney`. The server stays the authority: the refund preview uses core's `planRefund` only to label the
+ * button, and whatever the server refuses is shown where it belongs.
+ */
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { formatMoney, ORDER_STATES, planRefund, type RefundRequest } from '../../../core/index.ts';
+import { Dialog } from '../components/dialog.tsx';
+import { centsToInput, parseCashInput } from '../sale/cash.ts';
+import type { ApiOrder, ApiOrderState, Customer, OrderReceipt, OrderRefundInput } from './api.ts';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
+
+/** How each order state reads on screen. */
+export const ORDER_STATE_TEXT: Record<ApiOrderState, string> = {
+  open: 'Open',
+  paid: 'Paid',
+  partially_refunded: 'Partly refunded',
+  refunded: 'Refunded',
+  canceled: 'Canceled',
+};
+
+type Payment = NonNullable<ApiOrder['payments']>[number];
+
+const PAYMENT_STATE_TEXT: Record<Payment['state'], string> = {
+  pending: 'Pending',
+  authorized: 'Authorized',
+  captured: 'Captured',
+  declined: 'Declined',
+  voided: 'Voided',
+  partially_refunded: 'Partly refunded',
+  refunded: 'Refunded',
+};
+type Refund = NonNullable<ApiOrder['refunds']>[number];
+type Line = ApiOrder['lines'][number];
+
+/** The state badge of an order (`data-state` carries the raw state for tests and styles). */
+function StateBadge({ state }: { state: ApiOrderState }) {
+  return (
+    <span className={`bo-status bo-status-${state}`} data-testid="order-state" data-state={state}>
+      {ORDER_STATE_TEXT[state]}
+    </span>
+  );
+}
+
+const sourceText = (order: ApiOrder) => (order.source === 'register' ? `Register ${order.registerNumber}` : 'Back office');
+
+/**
+ * The Orders section: the list with its filter, loading, empty and offline states, and the order detail dialog of the
+ * order opened.
+ */
+export function OrdersView() {
+  const api = useApi();
+  const id = useId();
+  const [status, setStatus] = useState<ApiOrderState | ''>('');
+  const [list, setList] = useState<ApiOrder[] | undefined>();
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<unknown>();
+  const [moreError, setMoreError] = useState<unknown>();
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [reload, setReload] = useState(0);
+  const [opened, setOpened] = useState<ApiOrder | undefined>();
+
+  useEffect(() => {
+    let current = true;
+    setLoadError(undefined);
+    setMoreError(undefined);
+    setList(undefined);
+    api.listOrders(status ? { status } : {}).then(
+      (page) => {
+        if (!current) return;
+        setList(page.data);
+        setNextCursor(page.nextCursor);
+      },
+      (err: unknown) => current && setLoadError(err),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, status, reload]);
+
+  const showMore = async () => {
+    if (!nextCursor) return;
+    setLoadingMore(true);
+    setMoreError(undefined);
+    try {
+      const page = await api.listOrders({ cursor: nextCursor, ...(status ? { status } : {}) });
+      setList((l) => {
+        const known = new Set((l ?? []).map((o) => o.id));
+        return [...(l ?? []), ...page.data.filter((o) => !known.has(o.id))];
+      });
+      setNextCursor(page.nextCursor);
+    } catch (err) {
+      setMoreError(err);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const replace = (order: ApiOrder) => setList((l) => l?.map((o) => (o.id === order.id ? order : o)));
+
+  return (
+    <section className="bo-section" aria-labelledby={`${id}-title`} data-testid="orders">
+      <div className="bo-toolbar">
+        <h2 id={`${id}-title`}>Orders</h2>
+        <label className="visually-hidden" htmlFor={`${id}-status`}>
+          State
+        </label>
+        <select id={`${id}-status`} className="bo-input" value={status} onChange={(e) => setStatus(e.target.value as ApiOrderState | '')} data-testid="orders-filter">
+          <option value="">Every state</option>
+          {ORDER_STATES.map((s) => (
+            <option key={s} value={s}>
+              {ORDER_STATE_TEXT[s]}
+            </option>
+          ))}
+        </select>
+        <button type="button" className="button" onClick={() => setReload((r) => r + 1)} data-testid="orders-refresh">
+          Refresh
+        </button>
+      </div>
+      {loadError ? <LoadError error={loadError} what="Orders" /> : null}
+      {!list && !loadError ? (
+        <p className="muted" role="status" data-testid="orders-loading">
+          Loading orders…
+        </p>
+      ) : null}
+      {list && list.length === 0 ? (
+        <p className="bo-empty" data-testid="orders-empty">
+          {status ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.` : 'No orders yet. Register sales show here once they sync, with orders created through the API.'}
+        </p>
+      ) : null}
+      {list && list.length > 0 ? (
+        <table className="orders-table bo-table">
+          <thead>
+            <tr>
+              <th scope="col">Receipt</th>
+              <th scope="col">Time</th>
+              <th scope="col">Source</th>
+              <th scope="col">State</th>
+              <th scope="col" className="numeric">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((o) => (
+              <tr key={o.id} data-testid="orders-row" data-order-id={o.id} data-state={o.state}>
+                <td>
+                  <button type="button" className="link-button bo-order-open" onClick={() => setOpened(o)} aria-label={`Open order ${o.receiptNumber}`} data-testid="orders-open">
+                    {o.receiptNumber}
+                  </button>
+                </td>
+                <td>{new Date(o.createdAt).toLocaleString()}</td>
+                <td>{sourceText(o)}</td>
+                <td>
+                  <StateBadge state={o.state} />
+                </td>
+                <td className="numeric">{formatMoney(o.totalCents + o.tipCents, o.currency)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {moreError ? <LoadError error={moreError} what="More orders" /> : null}
+      {list && nextCursor ? (
+        <button type="button" className="button bo-align-start" onClick={showMore} disabled={loadingMore} data-testid="orders-more">
+          {loadingMore ? 'Loading…' : 'Show more orders'}
+        </button>
+      ) : null}
+      {opened ? (
+        <OrderDetail
+          key={opened.id}
+          summary={opened}
+          onChanged={(order) => {
+            replace(order);
+          }}
+          onClose={() => setOpened(undefined)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** Quantities of each line already refunded, by line id. */
+function refundedQuantities(order: ApiOrder): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of order.refunds ?? []) for (const l of r.lines) out.set(l.lineId, (out.get(l.lineId) ?? 0) + l.quantity);
+  return out;
+}
+
+/** What can still be given back (tips included): paid − refunded, never negative. */
+function refundableCents(order: ApiOrder): number {
+  return Math.max(0, order.paidCents - order.refundedCents);
+}
+
+function paymentLabel(p: Payment): string {
+  if (p.method === 'card') return p.last4 ? `${p.cardBrand ?? 'Card'} •••• ${p.last4}` : 'Card';
+  if (p.method === 'check') return p.reference ? `Check ${p.reference}` : 'Check';
+  if (p.method === 'other') return p.reference ? `Other (${p.reference})` : 'Other';
+  return 'Cash';
+}
+
+const lineTitle = (line: Line) => line.name;
+const lineDetail = (line: Line) => [line.variationName, ...line.modifiers.map((m) => m.name)].filter(Boolean).join(', ');
+
+/** The order dialog: loads the full order (payments, refunds) and hosts the refund, cancel and receipt panels. */
+function OrderDetail({ summary, onChanged, onClose }: { summary: ApiOrder; onChanged: (order: ApiOrder) => void; onClose: () => void }) {
+  const api = useApi();
+  const [order, setOrder] = useState<ApiOrder | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState<string | undefined>();
+  useEscapeFromBody(onClose);
+
+  useEffect(() => {
+    let current = true;
+    api.getOrder(summary.id).then(
+      (o) => current && setOrder(o),
+      (err: unknown) => current && setError(err),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, summary.id]);
+
+  const update = (next: ApiOrder, message: string) => {
+    setOrder(next);
+    setNotice(message);
+    onChanged(next);
+  };
+
+  const shown = order ?? summary;
+  const money = (cents: number) => formatMoney(cents, shown.currency);
+
+  return (
+    <Dialog
+      title={`Order ${shown.receiptNumber}`}
+      onClose={onClose}
+      wide
+      footer={
+        <>
+          {notice ? (
+            <span className="bo-saved" role="status" data-testid="order-notice">
+              {notice}
+            </span>
+          ) : null}
+          <button type="button" className="button" onClick={onClose} data-testid="order-close">
+            Close
+          </button>
+        </>
+      }
+    >
+      <div className="bo-order" data-testid="order-detail" data-order-id={shown.id} data-state={shown.state}>
+        <dl className="bo-totals">
+          <div>
+            <dt>State</dt>
+            <dd>
+              <StateBadge state={shown.state} />
+            </dd>
+          </div>
+          <div>
+            <dt>Total</dt>
+            <dd data-testid="order-total">{money(shown.totalCents + shown.tipCents)}</dd>
+          </div>
+          <div>
+            <dt>Paid</dt>
+            <dd data-testid="order-paid">{money(shown.paidCents)}</dd>
+          </div>
+          <div>
+            <dt>Refunded</dt>
+            <dd data-testid="order-refunded">{money(shown.refundedCents)}</dd>
+          </div>
+          <div>
+            <dt>Balance due</dt>
+            <dd data-testid="order-balance">{money(shown.balanceDueCents)}</dd>
+          </div>
+        </dl>
+        <p className="muted bo-flush">
+          {new Date(shown.createdAt).toLocaleString()} · {sourceText(shown)}
+          {shown.note ? ` · Note: ${shown.note}` : ''}
+        </p>
+        {error ? <LoadError error={error} what="This order" /> : null}
+        {!order && !error ? (
+          <p className="muted" role="status">
+            Loading the order…
+          </p>
+        ) : null}
+        {order ? (
+          <>
+            <OrderLines order={order} />
+            <OrderPayments order={order} />
+            <OrderRefunds order={order} />
+            <div className="bo-order-actions">
+              {order.state === 'paid' || order.state === 'partially_refunded' ? <RefundPanel order={order} onRefunded={update} /> : null}
+              {order.state === 'open' ? <CancelPanel order={order} onCanceled={update} /> : null}
+              <ReceiptPanel order={order} />
+            </div>
+          </>
+        ) : null}
+      </div>
+    </Dialog>
+  );
+}
+
+/** Lines (quantity, name, amount, refunded quantity) with the order's totals in the footer. */
+function OrderLines({ order }: { order: ApiOrder }) {
+  const refunded = refundedQuantities(order);
+  const money = (cents: number) => formatMoney(cents, order.currency);
+  return (
+    <table className="orders-table bo-table" data-testid="order-lines">
+      <caption>Items</caption>
+      <thead>
+        <tr>
+          <th scope="col" className="numeric">
+            Qty
+          </th>
+          <th scope="col">Item</th>
+          <th scope="col" className="numeric">
+            Unit price
+          </th>
+          <th scope="col" className="numeric">
+            Amount
+          </th>
+          <th scope="col" className="numeric">
+            Refunded
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {order.lines.map((l) => (
+          <tr key={l.id} data-testid="order-line" data-line-id={l.id}>
+            <td className="numeric">{l.quantity}</td>
+            <td>
+              {lineTitle(l)}
+              {lineDetail(l) ? <span className="muted bo-hint"> · {lineDetail(l)}</span> : null}
+            </td>
+            <td className="numeric">{money(l.unitPriceCents)}</td>
+            <td className="numeric">{money(l.grossCents)}</td>
+            <td className="numeric" data-testid="order-line-refunded">
+              {refunded.get(l.id) ?? 0}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row" colSpan={3}>
+            Subtotal
+          </th>
+          <td className="numeric" colSpan={2}>
+            {money(order.subtotalCents)}
+          </td>
+        </tr>
+        {order.discountCents > 0 ? (
+          <tr>
+            <th scope="row" colSpan={3}>
+              Discount
+            </th>
+            <td className="numeric" colSpan={2}>
+              −{money(order.discountCents)}
+            </td>
+          </tr>
+        ) : null}
+        {order.taxLines.map((t) => (
+          <tr key={t.taxRateId}>
+            <th scope="row" colSpan={3}>
+              {t.name}
+              {t.inclusive ? ' (included)' : ''}
+            </th>
+            <td className="numeric" colSpan={2}>
+              {money(t.taxCents)}
+            </td>
+          </tr>
+        ))}
+        {order.tipCents > 0 ? (
+          <tr>
+            <th scope="row" colSpan={3}>
+              Tip
+            </th>
+            <td className="numeric" colSpan={2}>
+              {money(order.tipCents)}
+            </td>
+          </tr>
+        ) : null}
+        <tr>
+          <th scope="row" colSpan={3}>
+            Total
+          </th>
+          <td className="numeric" colSpan={2}>
+            {money(order.totalCents + order.tipCents)}
+          </td>
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
+/** The tenders taken (declined card attempts included, marked as such). */
+function OrderPayments({ order }: { order: ApiOrder }) {
+  const payments = order.payments ?? [];
+  const money = (cents: number) => formatMoney(cents, order.currency);
+  if (payments.length === 0) return <p className="muted bo-flush">No payment taken yet.</p>;
+  return (
+    <table className="orders-table bo-table" data-testid="order-payments">
+      <caption>Payments</caption>
+      <thead>
+        <tr>
+          <th scope="col">Tender</th>
+          <th scope="col">State</th>
+          <th scope="col" className="numeric">
+            Amount
+          </th>
+          <th scope="col" className="numeric">
+            Tip
+          </th>
+          <th scope="col" className="numeric">
+            Change
+          </th>
+          <th scope="col" className="numeric">
+            Refunded
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {payments.map((p) => (
+          <tr key={p.id} data-testid="order-payment" data-payment-id={p.id} data-state={p.state}>
+            <td>{paymentLabel(p)}</td>
+            <td>{p.state === 'declined' ? `Declined (${p.declineCode ?? 'card'})` : PAYMENT_STATE_TEXT[p.state]}</td>
+            <td className="numeric">{money(p.amountCents)}</td>
+            <td className="numeric">{p.tipCents > 0 ? money(p.tipCents) : '—'}</td>
+            <td className="numeric">{p.changeCents ? money(p.changeCents) : '—'}</td>
+            <td className="numeric">{p.refundedCents > 0 ? money(p.refundedCents) : '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** What a refund gave back, in words: "1 × Butter croissant, returned to stock" or "an amount". */
+function refundWhat(order: ApiOrder, refund: Refund): string {
+  if (refund.kind === 'cancellation') return 'Cancellation';
+  if (refund.lines.length === 0) return 'By amount';
+  const names = refund.lines.map((l) => `${l.quantity} × ${order.lines.find((x) => x.id === l.lineId)?.name ?? l.lineId}`).join(', ');
+  return refund.restock ? `${names}, returned to stock` : names;
+}
+
+/** The refunds made, oldest first. */
+function OrderRefunds({ order }: { order: ApiOrder }) {
+  const refunds = order.refunds ?? [];
+  const money = (cents: number) => formatMoney(cents, order.currency);
+  if (refunds.length === 0) return <p className="muted bo-flush">No refunds.</p>;
+  return (
+    <table className="orders-table bo-table" data-testid="order-refunds">
+      <caption>Refunds</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">What</th>
+          <th scope="col">Reason</th>
+          <th scope="col" className="numeric">
+            Amount
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {refunds.map((r) => (
+          <tr key={r.id} data-testid="order-refund-row" data-refund-id={r.id}>
+            <td>{new Date(r.createdAt).toLocaleString()}</td>
+            <td>{refundWhat(order, r)}</td>
+            <td>{r.reason ?? '—'}</td>
+            <td className="numeric">{money(r.amountCents)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+type RefundMode = 'lines' | 'amount';
+
+const lineKey = (lineId: string) => `line:${lineId}`;
+
+/**
+ * The refund form: by line (quantity per line, at most what is left, "Return to stock" on by default) or by amount,
+ * with an optional reason. Server field errors are mapped back to the inputs they name.
+ */
+function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (order: ApiOrder, message: string) => void }) {
+  const api = useApi();
+  const currency = useCurrency();
+  const id = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [mode, setMode] = useState<RefundMode>('lines');
+  const [quantities, setQuantities] = useState<Record<string, string>>({});
+  const [restock, setRestock] = useState(true);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [busy, setBusy] = useState(false);
+  useFocusFirstError(formRef, errors);
+
+  const cur = order.currency || currency;
+  const money = (cents: number) => formatMoney(cents, cur);
+  const refunded = refundedQuantities(order);
+  const left = (line: Line) => Math.max(0, line.quantity - (refunded.get(line.id) ?? 0));
+  const refundable = refundableCents(order);
+
+  /** The lines asked for (quantity typed and not 0), in order; `bad` holds the lines whose text is not a count. */
+  const asked = () => {
+    const chosen: { line: Line; quantity: number }[] = [];
+    const bad: string[] = [];
+    for (const line of order.lines) {
+      const text = (quantities[line.id] ?? '').trim();
+      if (text === '') continue;
+      if (!/^\d{1,4}$/.test(text)) {
+        bad.push(line.id);
+        continue;
+      }
+      const quantity = Number(text);
+      if (quantity > 0) chosen.push({ line, quantity });
+    }
+    return { chosen, bad };
+  };
+
+  /** A preview of what the server will give back (core's planner); undefined when it would refuse. */
+  const preview = (): number | undefined => {
+    let request: RefundRequest;
+    if (mode === 'lines') {
+      const { chosen, bad } = asked();
+      if (chosen.length === 0 || bad.length > 0) return undefined;
+      request = { lines: chosen.map((c) => ({ lineId: c.line.id, quantity: c.quantity })) };
+    } else {
+      const cents = parseCashInput(amount, cur);
+      if (!cents) return undefined;
+      request = { amountCents: cents };
+    }
+    try {
+      const payments = (order.payments ?? []).filter((p) => p.state !== 'declined' && p.state !== 'voided' && p.state !== 'pending');
+      const prior = (order.refunds ?? []).filter((r) => r.kind === 'refund');
+      return planRefund(order, prior, payments, request).amountCents;
+    } catch {
+      return undefined;
+    }
+  };
+  const previewCents = preview();
+
+  const setQuantity = (lineId: string, text: string) => {
+    setQuantities((q) => ({ ...q, [lineId]: text }));
+    setErrors((e) => {
+      const key = lineKey(lineId);
+      if (!(key in e.fields) && !('lines' in e.fields)) return e;
+      const fields = { ...e.fields };
+      delete fields[key];
+      delete fields.lines;
+      return { ...e, fields };
+    });
+  };
+
+  const step = (line: Line, delta: number) => {
+    const now = Number((quantities[line.id] ?? '').trim() || '0');
+    const next = Math.min(left(line), Math.max(0, (Number.isFinite(now) ? now : 0) + delta));
+    setQuantity(line.id, next === 0 ? '' : String(next));
+  };
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    let input: OrderRefundInput;
+    let sentLines: Line[] = [];
+    const trimmedReason = reason.trim();
+    if (mode === 'lines') {
+      const { chosen, bad } = asked();
+      if (bad.length > 0) {
+        setErrors({ fields: Object.fromEntries(bad.map((lineId) => [lineKey(lineId), 'Enter a whole number of items'])) });
+        return;
+      }
+      if (chosen.length === 0) {
+        setErrors({ fields: {}, form: 'Enter how many items to refund on at least one line.' });
+        return;
+      }
+      sentLines = chosen.map((c) => c.line);
+      input = { lines: chosen.map((c) => ({ lineId: c.line.id, quantity: c.quantity })), restock, ...(trimmedReason ? { reason: trimmedReason } : {}) };
+    } else {
+      const cents = parseCashInput(amount, cur);
+      if (cents === undefined || cents === 0) {
+        setErrors({ fields: { amountCents: 'Enter an amount like 4.50' } });
+        return;
+      }
+      input = { amountCents: cents, ...(trimmedReason ? { reason: trimmedReason } : {}) };
+    }
+    setBusy(true);
+    setErrors(NO_ERRORS);
+    try {
+      const { refund, order: next } = await api.refundOrder(order.id, input);
+      setQuantities({});
+      setAmount('');
+      setReason('');
+      setRestock(true);
+      const what =
+        refund.lines.length > 0
+          ? ` for ${refund.lines.map((l) => `${l.quantity} × ${order.lines.find((x) => x.id === l.lineId)?.name ?? l.lineId}`).join(', ')}${refund.restock ? ', returned to stock' : ''}`
+          : '';
+      onRefunded(next, `Refunded ${money(refund.amountCents)}${what}. The order is now ${ORDER_STATE_TEXT[next.state].toLowerCase()}.`);
+    } catch (err) {
+      const known = (path: string) => /^lines\.\d+\.(quantity|lineId)$/.test(path) || ['lines', 'amountCents', 'reason', 'restock'].includes(path);
+      const found = formErrorsOf(err, known);
+      const fields: Record<string, string> = {};
+      for (const [path, message] of Object.entries(found.fields)) {
+        const match = /^lines\.(\d+)\./.exec(path);
+        const line = match ? sentLines[Number(match[1])] : undefined;
+        fields[line ? lineKey(line.id) : path] = message;
+      }
+      setErrors({ fields, ...(found.form ? { form: found.form } : {}) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="bo-panel bo-refund" aria-labelledby={`${id}-title`} data-testid="order-refund">
+      <h3 id={`${id}-title`}>Refund</h3>
+      <p className="muted bo-flush">Up to {money(refundable)} can still be refunded.</p>
+      <form ref={formRef} className="bo-form" onSubmit={onSubmit} noValidate data-testid="order-refund-form">
+        <fieldset className="bo-segmented">
+          <legend>Refund by</legend>
+          <label className="bo-check">
+            <input type="radio" name={`${id}-mode`} value="lines" checked={mode === 'lines'} onChange={() => (setMode('lines'), setErrors(NO_ERRORS))} data-testid="order-refund-mode-lines" /> Items
+          </label>
+          <label className="bo-check">
+            <input type="radio" name={`${id}-mode`} value="amount" checked={mode === 'amount'} onChange={() => (setMode('amount'), setErrors(NO_ERRORS))} data-testid="order-refund-mode-amount" /> Amount
+          </label>
+        </fieldset>
+        {errors.form ? (
+          <p className="form-error" role="alert" data-testid="order-refund-form-error">
+            {errors.form}
+          </p>
+        ) : null}
+        {mode === 'lines' ? (
+          <>
+            <table className="orders-table bo-table">
+              <thead>
+                <tr>
+                  <th scope="col">Item</th>
+                  <th scope="col" className="numeric">
+                    Left to refund
+                  </th>
+                  <th scope="col">Quantity to refund</th>
+                </tr>
+              </thead>
+              <tbody>
+                {order.lines.map((line) => {
+                  const inputId = `${id}-qty-${line.id}`;
+                  const error = errors.fields[lineKey(line.id)];
+                  const remaining = left(line);
+                  return (
+                    <tr key={line.id} data-testid="order-refund-line" data-line-id={line.id}>
+                      <td>
+                        {lineTitle(line)}
+                        {lineDetail(line) ? <span className="muted bo-hint"> · {lineDetail(line)}</span> : null}
+                      </td>
+                      <td className="numeric" data-testid="order-refund-line-left">
+                        {remaining} of {line.quantity}
+                      </td>
+                      <td>
+                        <div className="bo-stepper">
+                          <label className="visually-hidden" htmlFor={inputId}>
+                            Quantity of {line.name} to refund (at most {remaining})
+                          </label>
+                          <button type="button" className="button bo-step" onClick={() => step(line, -1)} disabled={remaining === 0} aria-label={`One fewer ${line.name}`} aria-controls={inputId}>
+                            −
+                          </button>
+                          <input
+                            id={inputId}
+                            className="bo-input bo-units"
+                            inputMode="numeric"
+                            placeholder="0"
+                            min={0}
+                            max={remaining}
+                            value={quantities[line.id] ?? ''}
+                            onChange={(e) => setQuantity(line.id, e.target.value)}
+                            disabled={remaining === 0}
+                            aria-invalid={Boolean(error)}
+                            {...(error ? { 'aria-describedby': `${inputId}-error` } : {})}
+                            data-testid="order-refund-line-qty"
+                          />
+                          <button type="button" className="button bo-step" onClick={() => step(line, 1)} disabled={remaining === 0} aria-label={`One more ${line.name}`} aria-controls={inputId}>
+                            +
+                          </button>
+                        </div>
+                        {error ? (
+                          <span className="bo-field-error" id={`${inputId}-error`} role="alert" data-testid="field-error">
+                            {error}
+                          </span>
+                        ) : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            {errors.fields.lines ? (
+              <p className="bo-field-error" role="alert" data-testid="field-error">
+                {errors.fields.lines}
+              </p>
+            ) : null}
+            <label className="bo-check">
+              <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="order-refund-restock" /> Return to stock
+            </label>
+          </>
+        ) : (
+          <div className="bo-row">
+            <Field id={`${id}-amount`} label={`Amount to refund (${cur})`} error={errors.fields.amountCents} hint={`At most ${money(refundable)}`} className="bo-field-narrow">
+              {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="order-refund-amount" />}
+            </Field>
+            <button type="button" className="button bo-inline-button" onClick={() => setAmount(centsToInput(refundable, cur))} data-testid="order-refund-amount-all">
+              Everything left
+            </button>
+          </div>
+        )}
+        <Field id={`${id}-reason`} label="Reason (optional)" error={errors.fields.reason}>
+          {(p) => <input {...p} className="bo-input" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} data-testid="order-refund-reason" />}
+        </Field>
+        <div>
+          <button type="submit" className="button button-primary" disabled={busy} data-testid="order-refund-submit">
+            {busy ? 'Refunding…' : previewCents !== undefined ? `Refund ${money(previewCents)}` : 'Refund'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** Cancel an open order: a button, then an inline confirmation (with an optional reason) — no window.confirm. */
+function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled: (order: ApiOrder, message: string) => void }) {
+  const api = useApi();
+  const id = useId();
+  const [confirming, setConfirming] = useState(false);
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const reasonRef = useRef<HTMLInputElement>(null);
+  const money = (cents: number) => formatMoney(cents, order.currency);
+
+  useEffect(() => {
+    if (confirming) reasonRef.current?.focus();
+  }, [confirming]);
+
+  const cancel = async () => {
+    setBusy(true);
+    setErrors(NO_ERRORS);
+    try {
+      const next = await api.cancelOrder(order.id, reason.trim() || undefined);
+      setConfirming(false);
+      onCanceled(next, next.refundedCents > 0 ? `Order canceled; ${money(next.refundedCents)} given back.` : 'Order canceled.');
+    } catch (err) {
+      setErrors(formErrorsOf(err, (p) => p === 'reason'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="bo-panel" aria-labelledby={`${id}-title`} data-testid="order-cancel-panel">
+      <h3 id={`${id}-title`}>Cancel</h3>
+      {!confirming ? (
+        <div>
+          <button type="button" className="button bo-danger-ghost" onClick={() => setConfirming(true)} data-testid="order-cancel">
+            Cancel order…
+          </button>
+        </div>
+      ) : (
+        <div className="bo-form" role="group" aria-labelledby={`${id}-question`}>
+          <p id={`${id}-question`} className="bo-delete-question bo-flush">
+            Cancel order {order.receiptNumber}? {order.paidCents > 0 ? `The ${money(order.paidCents)} already paid is given back.` : 'Nothing has been paid on it.'} This cannot be undone.
+          </p>
+          <Field id={`${id}-reason`} label="Reason (optional)" error={errors.fields.reason}>
+            {(p) => <input {...p} ref={reasonRef} className="bo-input" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), void cancel())} data-testid="order-cancel-reason" />}
+          </Field>
+          {errors.form ? (
+            <p className="form-error" role="alert">
+              {errors.form}
+            </p>
+          ) : null}
+          <div className="bo-actions">
+            <button type="button" className="button bo-danger" onClick={cancel} disabled={busy} data-testid="order-cancel-confirm">
+              {busy ? 'Canceling…' : 'Cancel order'}
+            </button>
+            <button type="button" className="button button-ghost" onClick={() => setConfirming(false)} disabled={busy} data-testid="order-cancel-keep">
+              Keep order
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Send the receipt (SMS or e-mail, to the order's customer or a typed phone / address) and show the re-print data in
+ * a printable block; `window.print()` runs only when the Print button is pressed.
+ */
+function ReceiptPanel({ order }: { order: ApiOrder }) {
+  const api = useApi();
+  const id = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [channel, setChannel] = useState<'email' | 'sms'>('email');
+  const [to, setTo] = useState('');
+  const [customer, setCustomer] = useState<Customer | undefined>();
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [sending, setSending] = useState(false);
+  const [sent, setSent] = useState<string | undefined>();
+  const [receipt, setReceipt] = useState<OrderReceipt | undefined>();
+  const [receiptError, setReceiptError] = useState<unknown>();
+  const [loadingReceipt, setLoadingReceipt] = useState(false);
+  useFocusFirstError(formRef, errors);
+
+  useEffect(() => {
+    if (!order.customerId) return;
+    let current = true;
+    api.orderCustomer(order.customerId).then(
+      (c) => current && setCustomer(c),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, order.customerId]);
+
+  // The printed receipt follows the order (a refund changes it): drop a stale copy.
+  useEffect(() => setReceipt(undefined), [order.state, order.refundedCents]);
+
+  const fallback = channel === 'sms' ? customer?.phone : customer?.email;
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    setSending(true);
+    setErrors(NO_ERRORS);
+    setSent(undefined);
+    try {
+      // A national number is read in the store's country by the server, as for customers.
+      const target = to.trim();
+      const recipient = target ? { to: target } : {};
+      const result = await api.sendOrderReceipt(order.id, channel === 'sms' ? { channel: 'sms', ...recipient } : { channel: 'email', ...recipient });
+      setSent(`Receipt ${result.channel === 'sms' ? 'texted' : 'e-mailed'} to ${result.to}.`);
+    } catch (err) {
+      setErrors(formErrorsOf(err, (p) => p === 'to'));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const showReceipt = async () => {
+    setLoadingReceipt(true);
+    setReceiptError(undefined);
+    try {
+      setReceipt(await api.orderReceipt(order.id));
+    } catch (err) {
+      setReceiptError(err);
+    } finally {
+      setLoadingReceipt(false);
+    }
+  };
+
+  return (
+    <section className="bo-panel" aria-labelledby={`${id}-title`} data-testid="order-receipt">
+      <h3 id={`${id}-title`}>Receipt</h3>
+      <form ref={formRef} className="bo-form" onSubmit={send} noValidate>
+        <fieldset className="bo-segmented">
+          <legend>Send by</legend>
+          <label className="bo-check">
+            <input type="radio" name={`${id}-channel`} value="email" checked={channel === 'email'} onChange={() => (setChannel('email'), setErrors(NO_ERRORS))} data-testid="order-receipt-channel-email" /> E-mail
+          </label>
+          <label className="bo-check">
+            <input type="radio" name={`${id}-channel`} value="sms" checked={channel === 'sms'} onChange={() => (setChannel('sms'), setErrors(NO_ERRORS))} data-testid="order-receipt-channel-sms" /> SMS
+          </label>
+        </fieldset>
+        {errors.form ? (
+          <p className="form-error" role="alert">
+            {errors.form}
+          </p>
+        ) : null}
+        <div className="bo-row bo-receipt-send">
+          <Field
+            id={`${id}-to`}
+            label={channel === 'sms' ? 'Phone number' : 'E-mail address'}
+            error={errors.fields.to}
+            hint={fallback ? `Leave empty to send to the customer (${fallback})` : channel === 'sms' ? 'As dialled in the store, or + and the country code' : 'This order has no customer e-mail: type an address'}
+          >
+            {(p) => <input {...p} className="bo-input" type={channel === 'sms' ? 'tel' : 'email'} autoComplete="off" value={to} onChange={(e) => (setTo(e.target.value), setSent(undefined))} data-testid="order-receipt-to" />}
+          </Field>
+          <button type="submit" className="button button-primary bo-inline-button" disabled={sending} data-testid="order-receipt-send">
+            {sending ? 'Sending…' : 'Send receipt'}
+          </button>
+        </div>
+        {sent ? (
+          <p className="bo-saved bo-flush" role="status" data-testid="order-receipt-sent">
+            {sent}
+          </p>
+        ) : null}
+      </form>
+      <div className="bo-actions">
+        <button type="button" className="button" onClick={showReceipt} disabled={loadingReceipt} data-testid="order-receipt-show">
+          {loadingReceipt ? 'Loading…' : receipt ? 'Reload receipt' : 'Show receipt to print'}
+        </button>
+        {receipt ? (
+          <button type="button" className="button button-primary" onClick={() => window.print()} data-testid="order-receipt-print">
+            Print
+          </button>
+        ) : null}
+      </div>
+      {receiptError ? <LoadError error={receiptError} what="The receipt" /> : null}
+      {receipt ? (
+        <pre className="bo-receipt-print" aria-label={`Receipt ${receipt.receiptNumber}`} data-testid="order-receipt-text">
+          {receipt.text}
+        </pre>
+      ) : null}
+    </section>
+  );
+}
