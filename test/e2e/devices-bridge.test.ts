@@ -132,6 +132,10 @@ describe('web hardware bridge: origin, pairing token, validation', () => {
 
     client.socket.send(JSON.stringify({ type: 'request', id: 'ok2', method: 'openDrawer' }));
     expect(await client.next((m) => m.id === 'ok2')).toMatchObject({ ok: true, result: null });
+    // The call answers once the bytes are written to the port; the simulator at the pty's other end reads them a moment
+    // later (on a loaded machine, more than a moment).
+    const deadline = Date.now() + 10_000;
+    while ((bridge.hub.simulators?.printer.drawerKicks ?? 0) < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(bridge.hub.simulators?.printer.drawerKicks).toBe(1);
     client.socket.close();
   });

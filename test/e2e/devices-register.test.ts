@@ -87,6 +87,14 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const receiptsWith = (text: string) => sim.printer.receipts.filter((receipt) => receipt.text.includes(text));
 
+  /** Waits for the card receipt, pressing "Check again" whenever the outcome shows as unknown. */
+  const untilCardReceipt = () =>
+    eventually(async () => {
+      const again = page.getByTestId('card-check-again');
+      if ((await page.getByTestId('receipt-card').count()) === 0 && (await again.isVisible()) && (await again.isEnabled())) await again.click();
+      expect(await page.getByTestId('receipt-card').textContent({ timeout: 3000 })).toContain('VISA •••• 4242');
+    }, 60_000);
+
   /** Adds items by id (one tap each) and opens the tender dialog; answers the total shown. */
   async function ringUp(itemIds: string[]): Promise<string> {
     for (const id of itemIds) await register.tapItem(id);
@@ -191,13 +199,15 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await page.getByTestId('new-sale').click();
   });
 
-  it('resolves a lost terminal response with a status query and charges exactly once', async () => {
+  it('resolves a lost terminal response with a status query and charges exactly once', { timeout: 120_000 }, async () => {
     const requestsBefore = sim.terminal.requests.length;
     sim.terminal.dropNextResponses(1);
     await ringUp(['itm_beard_trim']);
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
-    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+    // Settled by the driver's own STATUS query; on a machine loaded by the other suites that query can time out too,
+    // and the cashier then presses "Check again" — either way the card is charged once (asserted below).
+    await untilCardReceipt();
 
     const requests = sim.terminal.requests.slice(requestsBefore);
     const sale = requests.find((r) => r.type === 'sale');
@@ -223,11 +233,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     sim.terminal.setOnline(true);
     // The cashier presses "Check again" until the terminal answers: on a loaded machine one query can time out again
     // (the outcome stays unknown, nothing is charged twice — asserted below).
-    await eventually(async () => {
-      const again = page.getByTestId('card-check-again');
-      if ((await page.getByTestId('receipt-card').count()) === 0 && (await again.isVisible()) && (await again.isEnabled())) await again.click();
-      expect(await page.getByTestId('receipt-card').textContent({ timeout: 3000 })).toContain('VISA •••• 4242');
-    }, 60_000);
+    await untilCardReceipt();
     const requests = sim.terminal.requests.slice(requestsBefore);
     const sale = requests.find((r) => r.type === 'sale')!;
     expect(requests[0]).toMatchObject({ type: 'status', ref: sale.ref }); // asked before charging
