@@ -6,7 +6,7 @@
  * Every object is strict: unknown fields — a price on a catalog line included — are a 400 (spec app rule 2).
  */
 import { z } from 'zod';
-import { ORDER_STATES, PAYMENT_STATES } from './order-states.ts';
+import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
 
@@ -150,3 +150,28 @@ export type OrderView = z.infer<typeof orderViewSchema>;
 
 /** A page of orders (cursor pagination, DESIGN §7). */
 export const orderPageSchema = pageSchema(orderViewSchema);
+
+/**
+ * `GET /api/pos/orders/{id}/receipt`: a receipt as the register prints it again or a message carries it (amounts in
+ * ISO 4217 minor units; `text` is the 42-column plain-text receipt, ready to print). Built by services/orders.ts.
+ */
+export interface OrderReceipt {
+  orderId: string;
+  receiptNumber: string;
+  merchantName: string;
+  currency: string;
+  createdAt: string;
+  state: OrderStateName;
+  lines: { name: string; quantity: number; modifiers: string[]; unitPriceCents: number; amountCents: number }[];
+  subtotalCents: number;
+  discountCents: number;
+  taxLines: { name: string; taxCents: number; inclusive: boolean }[];
+  totalCents: number;
+  tipCents: number;
+  paidCents: number;
+  tenders: { method: string; amountCents: number; tipCents: number; changeCents: number | null; cardBrand: string | null; last4: string | null }[];
+  refunds: { id: string; amountCents: number; createdAt: string }[];
+  refundedCents: number;
+  balanceDueCents: number;
+  text: string;
+}

@@ -6,7 +6,7 @@
  * Errors are RFC 9457 problem bodies (`{ type, title, status, detail, code, errors?: [{ path, message }] }`); they
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
-import type { CatalogItem, Cents, OrderStateName, OrderView, RefundCreate, RefundRecord, ReceiptSend, TaxRate } from '../../../core/index.ts';
+import type { CatalogItem, Cents, OrderReceipt, OrderStateName, OrderView, RefundCreate, RefundRecord, ReceiptSend, TaxRate } from '../../../core/index.ts';
 import { REGISTER_SCHEMA_VERSION } from '../session.ts';
 
 /** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
@@ -205,27 +205,8 @@ export interface OrderReceiptSent {
   orderId: string;
 }
 
-/** `GET /api/pos/orders/{id}/receipt`: the re-print data; `text` is the 42-column plain-text receipt. */
-export interface OrderReceipt {
-  orderId: string;
-  receiptNumber: string;
-  merchantName: string;
-  currency: string;
-  createdAt: string;
-  state: ApiOrderState;
-  lines: { name: string; quantity: number; modifiers: string[]; unitPriceCents: Cents; amountCents: Cents }[];
-  subtotalCents: Cents;
-  discountCents: Cents;
-  taxLines: { name: string; taxCents: Cents; inclusive: boolean }[];
-  totalCents: Cents;
-  tipCents: Cents;
-  paidCents: Cents;
-  tenders: { method: string; amountCents: Cents; tipCents: Cents; changeCents: Cents | null; cardBrand: string | null; last4: string | null }[];
-  refunds: { id: string; amountCents: Cents; createdAt: string }[];
-  refundedCents: Cents;
-  balanceDueCents: Cents;
-  text: string;
-}
+/** `GET /api/pos/orders/{id}/receipt`: the re-print data (core `OrderReceipt`). */
+export type { OrderReceipt };
 
 /** A Text-to-Pay request (`routes/pay-requests.ts`); `status` is the state now (expired computed). */
 export interface PayRequest {

@@ -45,6 +45,7 @@ import {
   type Order,
   type OrderCreate,
   type OrderStateName,
+  type OrderReceipt,
   type OrderView,
   type PaymentCreate,
   type PaymentRecord,
@@ -951,27 +952,6 @@ export async function refundOrder(ctx: AppContext, principal: Principal, orderId
 
 /* ───────────────────────────── receipts ───────────────────────────── */
 
-/** A receipt as the register prints it again or a message carries it (amounts in minor units; `text` ready to print). */
-export interface ReceiptView {
-  orderId: string;
-  receiptNumber: string;
-  merchantName: string;
-  currency: string;
-  createdAt: string;
-  state: OrderStateName;
-  lines: { name: string; quantity: number; modifiers: string[]; unitPriceCents: number; amountCents: number }[];
-  subtotalCents: number;
-  discountCents: number;
-  taxLines: { name: string; taxCents: number; inclusive: boolean }[];
-  totalCents: number;
-  tipCents: number;
-  paidCents: number;
-  tenders: { method: string; amountCents: number; tipCents: number; changeCents: number | null; cardBrand: string | null; last4: string | null }[];
-  refunds: { id: string; amountCents: number; createdAt: string }[];
-  refundedCents: number;
-  balanceDueCents: number;
-  text: string;
-}
 
 /** `cash` → `Cash`, `visa` → `Visa` (receipt labels). */
 function capitalize(word: string): string {
@@ -979,7 +959,7 @@ function capitalize(word: string): string {
 }
 
 /** The receipt of an order (re-print data). @throws ProblemError 404. */
-export async function getReceipt(db: Queryable, merchantId: string, orderId: string): Promise<ReceiptView> {
+export async function getReceipt(db: Queryable, merchantId: string, orderId: string): Promise<OrderReceipt> {
   const merchant = await getSettings(db, merchantId);
   const order = await getOrderView(db, merchantId, orderId);
   const money = (c: number) => formatMoney(c, order.currency);
@@ -988,7 +968,7 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
     new Intl.DateTimeFormat('en-US', { timeZone: merchant.timeZone, dateStyle: 'medium', ...(style === 'full' ? { timeStyle: 'short' } : {}) }).format(new Date(iso));
   const tenderLabel = (t: { method: string; cardBrand: string | null; last4: string | null }) =>
     t.method === 'card' && t.last4 ? `${capitalize(t.cardBrand ?? 'card')} •••• ${t.last4}` : capitalize(t.method);
-  const receipt: Omit<ReceiptView, 'text'> = {
+  const receipt: Omit<OrderReceipt, 'text'> = {
     orderId: order.id,
     receiptNumber: order.receiptNumber,
     merchantName: merchant.name,
