@@ -176,6 +176,26 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
   });
 
+  it('stops card testing: after 10 attempts on a link within the hour, 429 with Retry-After before any card is tried', async () => {
+    const pr = await create({ amountCents: 999, phone: '+14155550123' });
+    // A malformed request is refused without counting.
+    expect((await pay(pr.id, { method: 'card' })).statusCode).toBe(400);
+    for (let i = 0; i < 10; i++) expect((await pay(pr.id, { method: 'card', token: 'tok_sbx_visa_0002' })).statusCode, `attempt ${i + 1}`).toBe(402);
+    const before = await counts();
+    const blocked = await pay(pr.id, { method: 'card', token: 'tok_sbx_visa_4242' });
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(blocked.json()).toMatchObject({ status: 429, code: 'quota_exceeded' });
+    expect(blocked.json().detail).toMatch(/Too many payment attempts on this link; try again in \d+ minutes?/);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.headers['ratelimit-policy']).toBe('"pay_link";q=10;w=3600');
+    expect(await counts()).toEqual(before);
+    expect((await get(pr.id)).status).toBe('pending');
+    // Other links are not affected.
+    const other = await create({ amountCents: 998, phone: '+14155550123' });
+    expect((await pay(other.id, { method: 'card', token: 'tok_sbx_visa_4242' })).statusCode).toBe(200);
+  });
+
   it('declined test cards answer 402 with the reason and charge nothing', async () => {
     const pr = await create();
     for (const [token, code] of [

@@ -6,6 +6,7 @@ import { idempotent } from '../http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../http/problem.ts';
 import { getInvoice } from '../services/invoices.ts';
 import { getMerchant, getPayRequest, payPayRequest } from '../services/pay-requests.ts';
+import { RateLimit, rateLimitHeaders, type RateLimitDecision } from '../images/rate-limit.ts';
 
 /**
  * The hosted pay page a Text-to-Pay SMS or an invoice links to (DESIGN §5, §10): public, plain HTML with one small
@@ -146,6 +147,23 @@ ${status === 'pending' ? `${payFormsHtml(record)}<p class="muted">Link expires $
   );
 }
 
+/** Payment attempts a pay link takes in an hour (card-testing guard of `POST /pay/{id}`). */
+export const PAY_ATTEMPTS_PER_LINK = { name: 'pay_link', quota: 10, windowSeconds: 3600 } as const;
+/** Payment attempts one client address may make in an hour, over all links. */
+export const PAY_ATTEMPTS_PER_CLIENT = { name: 'pay_client', quota: 60, windowSeconds: 3600 } as const;
+
+/** The 429 of the pay page: the draft's quota-exceeded problem and headers, with words a customer understands. */
+function tooManyAttempts(decision: RateLimitDecision): ProblemError {
+  const minutes = Math.max(1, Math.ceil(decision.resetSeconds / 60));
+  return new ProblemError(
+    429,
+    'quota_exceeded',
+    `Too many payment attempts ${decision.policy.name === 'pay_link' ? 'on this link' : 'from this device'}; try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or contact the store.`,
+    undefined,
+    rateLimitHeaders(decision),
+  );
+}
+
 /**
  * Registers `GET /pay/{id}` (the page), `POST /pay/{id}` (pay), and the page's script and style sheet
  * (`/pay-assets/pay.js`, `/pay-assets/pay.css`). All public.
@@ -167,6 +185,19 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
+  // Card testing: a public form that answers "declined" or "paid" is what fraudsters use to check stolen cards. Every
+  // well-formed attempt counts against the link (10 an hour: more than any real customer needs) and against the client
+  // address (60 an hour, for customers sharing one behind a carrier's NAT); past either, 429 with Retry-After, before
+  // any card reaches the processor. A malformed request is refused (400) without counting.
+  const attemptsPerLink = new RateLimit(PAY_ATTEMPTS_PER_LINK);
+  const attemptsPerClient = new RateLimit(PAY_ATTEMPTS_PER_CLIENT);
+  const limitAttempts = async (request: FastifyRequest) => {
+    const { id } = parseOrThrow(payParams, request.params, '(path)');
+    parseOrThrow(payPageChargeSchema, request.body ?? undefined);
+    const refused = [await attemptsPerLink.take(id), await attemptsPerClient.take(request.ip)].find((d) => !d.allowed);
+    if (refused) throw tooManyAttempts(refused);
+  };
+
   // The payer is nobody's principal: idempotency keys are kept per merchant under the caller `app:pay_page`.
   const payerOf = async (request: FastifyRequest) => {
     const { id } = parseOrThrow(payParams, request.params, '(path)');
@@ -182,10 +213,12 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext): void {
         securityHeaders(reply);
         await payerOf(request);
       },
+      // Before the idempotency layer, so a refusal is not stored as the key's answer (the customer may try later).
+      preHandler: limitAttempts,
       config: {
         openapi: {
           summary: 'Pay a pay request from the hosted pay page',
-          errors: { 402: 'Declined by the sandbox rail (`card_declined`, `insufficient_funds`, `expired_card`, `account_closed`) naming `token`: nothing charged', 409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: { 429: 'Too many payment attempts on this link (10 an hour) or from this address (60 an hour): `quota_exceeded`, with Retry-After', 402: 'Declined by the sandbox rail (`card_declined`, `insufficient_funds`, `expired_card`, `account_closed`) naming `token`: nothing charged', 409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description:
             'Public. `{ method: card | apple_pay | google_pay | bank_transfer, token }` with a token from the page’s sandbox tokeniser. 200 paid; 402 declined (nothing charged); 409 not pending (`currentState`).',
           tags: ['pay-requests'],
