@@ -235,13 +235,15 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(before.invoices).toBeGreaterThan(0);
   });
 
-  it('a declined card records nothing (402 naming cardToken)', async () => {
+  it('a declined card charges and records nothing but its audit row (402 naming cardToken)', async () => {
     const inv = await sentInvoice();
     const before = await counts();
     const res = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 500, method: 'card', cardToken: 'tok_declined' });
     expect(res.statusCode).toBe(402);
     expect(res.json()).toMatchObject({ code: 'card_declined', errors: [{ path: 'cardToken' }] });
-    expect(await counts()).toEqual(before);
+    expect(await counts()).toEqual({ ...before, audit: before.audit + 1 });
+    const audited = await server.db.query<{ data: Record<string, unknown> }>(`SELECT data FROM audit_log WHERE action = 'invoice.payment_declined' AND entity_id = $1`, [inv.id]);
+    expect(audited.rows).toEqual([{ data: expect.objectContaining({ method: 'card', amountCents: 500, declineCode: 'card_declined', cardToken: 'tok_declined' }) }]);
     const ok = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 500, method: 'card', cardToken: 'tok_mastercard' });
     expect(ok.json().payments[0]).toMatchObject({ cardBrand: 'mastercard', last4: '4444', accountCode: 'card_clearing:card_not_present' });
   });

@@ -81,13 +81,15 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     ]);
   });
 
-  it('bank transfer on the sandbox ACH rail; a closed account is declined and nothing is written', async () => {
+  it('bank transfer on the sandbox ACH rail; a closed account is declined: nothing charged, the attempt audited', async () => {
     const pr = await create();
     const before = await counts();
     const declined = await pay(pr.id, { method: 'bank_transfer', token: 'btok_sbx_110000000_1116' });
     expect(declined.statusCode).toBe(402);
     expect(declined.json()).toMatchObject({ code: 'account_closed', errors: [{ path: 'token' }] });
-    expect(await counts()).toEqual(before);
+    expect(await counts()).toEqual({ ...before, audit: before.audit + 1 });
+    const audited = await server.db.query<{ actor: string; data: Record<string, unknown> }>(`SELECT actor, data FROM audit_log WHERE action = 'pay_request.payment_declined' AND entity_id = $1`, [pr.id]);
+    expect(audited.rows).toEqual([{ actor: `pay_page:${pr.id}`, data: expect.objectContaining({ method: 'bank_transfer', declineCode: 'account_closed', amountCents: pr.amountCents }) }]);
     const ok = await pay(pr.id, { method: 'bank_transfer', token: 'btok_sbx_110000000_6789' });
     expect(ok.json()).toMatchObject({ status: 'paid', payment: { method: 'bank_transfer', brand: null, last4: '6789' } });
     expect((await journalOf(pr.id))[0]!.postings[0]).toEqual({ accountCode: 'card_clearing:ach', amountCents: 1250 });
@@ -196,7 +198,7 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect((await pay(other.id, { method: 'card', token: 'tok_sbx_visa_4242' })).statusCode).toBe(200);
   });
 
-  it('declined test cards answer 402 with the reason and charge nothing', async () => {
+  it('declined test cards answer 402 with the reason and charge nothing; each attempt is audited', async () => {
     const pr = await create();
     for (const [token, code] of [
       ['tok_sbx_visa_0002', 'card_declined'],
@@ -207,9 +209,12 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
       const res = await pay(pr.id, { method: 'card', token });
       expect(res.statusCode).toBe(402);
       expect(res.json()).toMatchObject({ code, errors: [{ path: 'token', message: `declined: ${code}` }] });
-      expect(await counts()).toEqual(before);
+      expect(await counts()).toEqual({ ...before, audit: before.audit + 1 });
     }
     expect((await get(pr.id)).status).toBe('pending');
+    const codes = await server.db.query<{ code: string }>(`SELECT data->>'declineCode' AS code FROM audit_log WHERE action = 'pay_request.payment_declined' AND entity_id = $1 ORDER BY seq`, [pr.id]);
+    expect(codes.rows.map((r) => r.code)).toEqual(['card_declined', 'insufficient_funds', 'expired_card']);
+    expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
   });
 
   it('the pay endpoint validates input and never accepts a card number', async () => {

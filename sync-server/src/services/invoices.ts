@@ -621,7 +621,7 @@ export async function applyInvoicePayment(tx: Queryable, ctx: Pick<AppContext, '
 export async function recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate, processor: PaymentProcessor = defaultPaymentProcessor): Promise<Invoice> {
   const now = ctx.clock();
   const merchantId = principal.merchantId;
-  await ctx.db.transaction(async (tx) => {
+  const declined = await ctx.db.transaction(async (tx): Promise<ProblemError | undefined> => {
     await lockMerchant(tx, merchantId);
     // State and amount first, so a card is never charged for an invoice that cannot take the payment.
     const row = await invoiceRow(tx, merchantId, id, now, true);
@@ -642,7 +642,9 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
       case 'card': {
         const result = await processor.charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency: row.currency, reference: `${id}:${now.toISOString()}` });
         if (result.outcome === 'declined') {
-          throw new ProblemError(402, result.code, `${result.message} Nothing was charged or recorded.`, [{ path: 'cardToken', message: `declined: ${result.code}` }]);
+          // The decline is kept in the audit trail (who tried what, when, with which code); nothing else is written.
+          await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, occurredAt: now, data: { method: 'card', amountCents: input.amountCents, declineCode: result.code, cardToken: input.cardToken } });
+          return new ProblemError(402, result.code, `${result.message} Nothing was charged; the attempt is in the audit trail.`, [{ path: 'cardToken', message: `declined: ${result.code}` }]);
         }
         account = { accountCode: result.accountCode, rail: result.rail, registerId: null, cardBrand: result.brand, last4: result.last4, reference: result.processorReference };
         break;
@@ -658,7 +660,9 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
         break;
     }
     await applyInvoicePayment(tx, ctx, { merchantId, invoiceId: id, amountCents: input.amountCents, method: input.method, channel: 'api', actor: callerOf(principal), now, ...account });
+    return undefined;
   });
+  if (declined) throw declined;
   ctx.feed.notify(merchantId, 'journal-transactions');
   return getInvoice(ctx, merchantId, id);
 }

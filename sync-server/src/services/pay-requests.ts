@@ -340,7 +340,7 @@ export async function pendingInvoiceLink(tx: Queryable, invoiceId: string, now: 
  * the outcome — the request `paid` with its payment (method, rail, brand, last four, processor reference), a balanced
  * journal transaction (an invoice's link: Dr the rail's clearing account, Cr receivables, and the invoice payment;
  * otherwise a sale: Dr clearing, Cr revenue and tax, and `sale` stock movements for its catalog lines), and an audit row.
- * A decline is a 402 and writes nothing.
+ * A decline is a 402 that charges and changes nothing, its attempt kept in the audit trail (`pay_request.payment_declined`).
  * @throws ProblemError 404; 409 naming `currentState` when not pending; 402 `card_declined` / `insufficient_funds` /
  *   `expired_card` / `account_closed` / `invalid_token` naming `token`.
  */
@@ -350,14 +350,16 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
   const merchantId = found.merchantId;
   let stockChanged = false;
-  const record = await ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<PayRequestRecord | ProblemError> => {
     await lockMerchant(tx, merchantId);
     const row = await lockedRow(tx, merchantId, id);
     guardPayRequest(id, effectivePayRequestStatus(row.status, row.expires_at, now), 'paid', 'pay');
     const amountCents = Number(row.amount_cents);
     const result = await processor.charge({ method: charge.method, token: charge.token, amountCents, currency: row.currency, reference: id });
     if (result.outcome === 'declined') {
-      throw new ProblemError(402, result.code, `${result.message} Nothing was charged.`, [{ path: 'token', message: `declined: ${result.code}` }]);
+      // Kept in the audit trail (method, code, when): a store answering "my card was declined" can look it up.
+      await appendAudit(tx, { merchantId, actor: `pay_page:${id}`, action: 'pay_request.payment_declined', entityType: 'pay_request', entityId: id, occurredAt: now, data: { method: charge.method, amountCents, declineCode: result.code } });
+      return new ProblemError(402, result.code, `${result.message} Nothing was charged.`, [{ path: 'token', message: `declined: ${result.code}` }]);
     }
     const actor = `pay_page:${id}`;
     let journalTransactionId: string;
@@ -424,6 +426,8 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
     });
     return toRecord(rows[0]!, now);
   });
+  if (outcome instanceof ProblemError) throw outcome;
+  const record = outcome;
   ctx.feed.notify(merchantId, 'journal-transactions');
   // An order paid through its link changed state and may have moved stock; registers pull both.
   if (found.orderId) ctx.feed.notify(merchantId, 'orders');
