@@ -8,7 +8,7 @@
  * second order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_FLIGHT_TIMEOUT_MS } from '../../sync-server/src/http/idempotency.ts';
+import { IN_FLIGHT_TIMEOUT_MS, markKeyCommitted } from '../../sync-server/src/http/idempotency.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -81,6 +81,35 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
     const replay = await post('crashed-early-1');
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.json().id).toBe(retried.json().id);
+  });
+
+  it('marks a key committed only from a transaction that wrote: one that only read leaves it free for a retry', async () => {
+    const claim = async (key: string) =>
+      server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'staff:x', $2, 'h', 'in_flight', $3)`, [server.credentials.merchantId, key, now.toISOString()]);
+    await claim('read-only-1');
+    await server.db.transaction(async (tx) => {
+      await tx.query('SELECT count(*) FROM orders');
+      await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', 'read-only-1');
+    });
+    expect(await stateOf('read-only-1')).toBe('in_flight');
+
+    await claim('writing-1');
+    await server.db.transaction(async (tx) => {
+      await tx.query(`UPDATE merchants SET name = name WHERE id = $1`, [server.credentials.merchantId]);
+      await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', 'writing-1');
+    });
+    expect(await stateOf('writing-1')).toBe('committed');
+
+    // Rolled back with the work: a transaction that fails after the mark leaves the key in flight.
+    await claim('rolled-back-1');
+    await expect(
+      server.db.transaction(async (tx) => {
+        await tx.query(`UPDATE merchants SET name = name WHERE id = $1`, [server.credentials.merchantId]);
+        await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', 'rolled-back-1');
+        throw new Error('the work failed');
+      }),
+    ).rejects.toThrow('the work failed');
+    expect(await stateOf('rolled-back-1')).toBe('in_flight');
   });
 
   it('a request refused with a 4xx commits nothing and stores its answer', async () => {

@@ -97,12 +97,9 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
     }
 
     const claim = [principal.merchantId, caller, key] as const;
-    const markCommitted = async (tx: Queryable) => {
-      await tx.query(`UPDATE idempotency_keys SET state = 'committed' WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [...claim]);
-    };
     let result: RouteResult;
     try {
-      result = await commitHooks.run(markCommitted, () => handler(request, reply));
+      result = await commitHooks.run((tx) => markKeyCommitted(tx, ...claim), () => handler(request, reply));
     } catch (err) {
       if (err instanceof ProblemError && err.status < 500) {
         result = { status: err.status, body: err.toProblem() };
@@ -116,6 +113,18 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
     await complete(db, principal.merchantId, caller, key, result);
     return reply.code(result.status).send(result.body);
   };
+}
+
+/**
+ * The commit hook of an idempotent request (see the top of this file): inside transaction `tx`, just before it commits,
+ * marks the key `committed` — only when `tx` wrote something (PostgreSQL assigns a transaction id on the first write:
+ * `txid_current_if_assigned()` is null for a transaction that only read), so a request that merely read and then
+ * failed still frees its key for a retry.
+ */
+export async function markKeyCommitted(tx: Queryable, merchantId: string, caller: string, key: string): Promise<void> {
+  const { rows } = await tx.query<{ xid: string | number | null }>('SELECT txid_current_if_assigned() AS xid');
+  if (rows[0]?.xid === null || rows[0]?.xid === undefined) return;
+  await tx.query(`UPDATE idempotency_keys SET state = 'committed' WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [merchantId, caller, key]);
 }
 
 async function complete(db: Db, merchantId: string, caller: string, key: string, result: RouteResult): Promise<void> {
