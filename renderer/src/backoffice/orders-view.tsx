@@ -349,55 +349,29 @@ function OrderLines({ order }: { order: ApiOrder }) {
         ))}
       </tbody>
       <tfoot>
-        <tr>
-          <th scope="row" colSpan={3}>
-            Subtotal
-          </th>
-          <td className="numeric" colSpan={2}>
-            {money(order.subtotalCents)}
-          </td>
-        </tr>
-        {order.discountCents > 0 ? (
-          <tr>
-            <th scope="row" colSpan={3}>
-              Discount
-            </th>
-            <td className="numeric" colSpan={2}>
-              −{money(order.discountCents)}
-            </td>
-          </tr>
-        ) : null}
+        <TotalRow label="Subtotal" value={money(order.subtotalCents)} />
+        {order.discountCents > 0 ? <TotalRow label="Discount" value={`−${money(order.discountCents)}`} /> : null}
         {order.taxLines.map((t) => (
-          <tr key={t.taxRateId}>
-            <th scope="row" colSpan={3}>
-              {t.name}
-              {t.inclusive ? ' (included)' : ''}
-            </th>
-            <td className="numeric" colSpan={2}>
-              {money(t.taxCents)}
-            </td>
-          </tr>
+          <TotalRow key={t.taxRateId} label={`${t.name}${t.inclusive ? ' (included)' : ''}`} value={money(t.taxCents)} />
         ))}
-        {order.tipCents > 0 ? (
-          <tr>
-            <th scope="row" colSpan={3}>
-              Tip
-            </th>
-            <td className="numeric" colSpan={2}>
-              {money(order.tipCents)}
-            </td>
-          </tr>
-        ) : null}
-        <tr>
-          <th scope="row" colSpan={3}>
-            Total
-          </th>
-          <td className="numeric" colSpan={2}>
-            {money(order.totalCents + order.tipCents)}
-          </td>
-        </tr>
+        {order.tipCents > 0 ? <TotalRow label="Tip" value={money(order.tipCents)} /> : null}
+        <TotalRow label="Total" value={money(order.totalCents + order.tipCents)} />
       </tfoot>
     </table>
+  );
+}
+
+/** One row of the lines table's foot: a label under the first three columns, an amount under the last two. */
+function TotalRow({ label, value }: { label: string; value: string }) {
+  return (
+    <tr>
+      <th scope="row" colSpan={3}>
+        {label}
+      </th>
+      <td className="numeric" colSpan={2}>
+        {value}
+      </td>
+    </tr>
   );
 }
 

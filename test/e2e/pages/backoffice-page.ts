@@ -3,6 +3,7 @@
  * screen return its page object.
  */
 import type { Locator, Page } from 'playwright-core';
+import type { OrderStateName } from '../../../core/index.ts';
 
 const TIMEOUT = 30_000;
 
@@ -399,7 +400,7 @@ export class ReportsSection {
 }
 
 /** An order state as the Orders section filters and shows it. */
-export type OrderStateFilter = '' | 'open' | 'paid' | 'partially_refunded' | 'refunded' | 'canceled';
+export type OrderStateFilter = '' | OrderStateName;
 
 /** Back office → Orders: the list (newest first), its state filter and "Show more". */
 export class OrdersSection {
