@@ -1,5 +1,5 @@
 /**
- * Device parsers against real sample data in shared/data (read in place, never copied): python-escpos byte streams,
+ * Device parsers against real sample data in test/fixtures (copied from shared/data, see test/fixtures/SOURCE.md): python-escpos byte streams,
  * ECR LRC vectors, MICR substitution schemes and MICR sample lines with their ABA checksum verdicts.
  */
 import { readFileSync } from 'node:fs';
@@ -14,13 +14,13 @@ import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '..
 import { isDeviceError } from '../../electron/devices/errors.ts';
 import { isValidAbaRoutingNumber, MICR_SCHEMES, parseMicrLine, type MicrScheme, type MicrSymbolSet } from '../../electron/devices/micr/micr.ts';
 
-const data = (path: string): string => fileURLToPath(new URL(`../../../shared/data/${path}`, import.meta.url));
+const data = (path: string): string => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
 
 type Style = Pick<DecodedLine, 'align' | 'bold' | 'underline' | 'widthScale' | 'heightScale'>;
 const plain: Style = { align: 'left', bold: false, underline: false, widthScale: 1, heightScale: 1 };
 const line = (text: string, style: Partial<Style> = {}): DecodedLine => ({ text, ...plain, ...style });
 
-describe('ESC/POS decoder on the python-escpos samples (shared/data/escpos)', () => {
+describe('ESC/POS decoder on the python-escpos samples (test/fixtures/escpos)', () => {
   it('minimal.bin: two lines, feed 6, full cut (as its SOURCE.md decodes it)', () => {
     const decoded = decodeEscPos(readFileSync(data('escpos/python-escpos-minimal.bin')));
     expect(decoded.lines).toEqual([line('Hello, World!'), line('This is a test.')]);
@@ -142,7 +142,7 @@ describe('ESC/POS real-time status (DLE EOT n)', () => {
   });
 });
 
-describe('ECR frames against shared/data/ecr/lrc-vectors.tsv', () => {
+describe('ECR frames against test/fixtures/ecr/lrc-vectors.tsv', () => {
   const rows = readFileSync(data('ecr/lrc-vectors.tsv'), 'utf8')
     .split('\n')
     .slice(1)
@@ -220,7 +220,7 @@ function readSchemes(): Record<string, MicrSymbolSet> {
   return sets;
 }
 
-describe('MICR E-13B lines against shared/data/micr', () => {
+describe('MICR E-13B lines against test/fixtures/micr', () => {
   const schemes = readSchemes();
   const samples = readFileSync(data('micr/micr-samples.tsv'), 'utf8')
     .split('\n')

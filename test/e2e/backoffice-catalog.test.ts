@@ -13,7 +13,7 @@ import { RegisterPage } from './pages/register-page.ts';
 import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
 import type { ServerUnderTest } from './support/server-under-test.ts';
 
-const TEMPLATE_CSV = fileURLToPath(new URL('../../../shared/data/catalog/shopify-product_template.csv', import.meta.url));
+const TEMPLATE_CSV = fileURLToPath(new URL('../fixtures/catalog/shopify-product_template.csv', import.meta.url));
 
 interface ApiVariation { id: string; name: string; priceCents: number; gtin?: string; trackStock: boolean; stockOnHand?: number }
 interface ApiItem { id: string; name: string; imageUrl?: string; variations: ApiVariation[] }

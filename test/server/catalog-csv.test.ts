@@ -10,7 +10,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** Real Shopify product CSVs (see SOURCE.md there); read in place, never copied. */
-const SAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/catalog');
+const SAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/catalog');
 const sample = (name: string) => readFileSync(resolve(SAMPLES, name), 'utf8');
 const APPAREL = 'shopify-partners-apparel.csv';
 const HOME = 'shopify-partners-home-and-garden.csv';
