@@ -1,11 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp } from './app.ts';
-import { openDb } from './db/db.ts';
-import { migrate } from './db/migrate.ts';
-import { DEMO_STAFF_TOKEN_TTL_SECONDS } from './routes/dev.ts';
-import { IdentityProvider } from './auth/identity.ts';
-import { reissueDemoAppToken, seedDemoStore } from './services/seed.ts';
+import { openDb } from './platform/db/db.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { DEMO_STAFF_TOKEN_TTL_SECONDS } from './modules/merchants/dev-routes.ts';
+import { IdentityProvider } from './platform/auth/identity.ts';
+import { reissueDemoAppToken, seedDemoStore } from './modules/merchants/seed.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:

@@ -4,7 +4,7 @@ import {
   IMAGE_STYLES,
   LocalImageGenerator,
   type ImageAspect,
-} from '../../sync-server/src/images/generator.ts';
+} from '../../sync-server/src/modules/images/generator.ts';
 
 /** Throughput of the local generator for one aspect: images rendered and PNG-encoded per second, one at a time. */
 export interface ImageThroughput {

@@ -2,12 +2,12 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { OrderCreate } from '../../core/index.ts';
 import { POS_APP_RATE_LIMIT } from '../../sync-server/src/app.ts';
-import type { AppContext } from '../../sync-server/src/context.ts';
-import { RateLimit } from '../../sync-server/src/images/rate-limit.ts';
-import { createOrder } from '../../sync-server/src/services/orders.ts';
-import { OutboxEmailProvider } from '../../sync-server/src/services/email.ts';
-import { OutboxSmsProvider } from '../../sync-server/src/services/sms.ts';
-import { ChangeFeed } from '../../sync-server/src/sync/change-feed.ts';
+import type { AppContext } from '../../sync-server/src/platform/context.ts';
+import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
+import { createOrder } from '../../sync-server/src/modules/orders/service.ts';
+import { OutboxEmailProvider } from '../../sync-server/src/platform/messaging/email.ts';
+import { OutboxSmsProvider } from '../../sync-server/src/platform/messaging/sms.ts';
+import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -55,7 +55,7 @@ export async function benchOrders(target: DatabaseTarget, options: { connections
       ],
     });
 
-    const { IdentityProvider } = await import('../../sync-server/src/auth/identity.ts');
+    const { IdentityProvider } = await import('../../sync-server/src/platform/auth/identity.ts');
     const idp = await IdentityProvider.load(server.db, server.baseUrl);
     const principal = await idp.verifyStaffToken(server.credentials.staffToken);
     const ctx: AppContext = {

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { performance } from 'node:perf_hooks';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { Db } from '../../sync-server/src/db/db.ts';
+import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import type { DatabaseTarget } from '../support/databases.ts';

@@ -20,7 +20,7 @@ import {
   type Order,
   type PriorRefund,
 } from '../../core/index.ts';
-import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/services/seed.ts';
+import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
 
 describe('order state machine (DESIGN §5)', () => {
   it('allows exactly the documented moves', () => {

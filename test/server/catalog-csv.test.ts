@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogItem } from '../../core/index.ts';
-import type { ImportReport } from '../../sync-server/src/services/catalog-csv.ts';
+import type { ImportReport } from '../../sync-server/src/modules/catalog/csv.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

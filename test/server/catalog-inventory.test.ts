@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogItem } from '../../core/index.ts';
-import { recordStockMovements } from '../../sync-server/src/services/inventory.ts';
+import { recordStockMovements } from '../../sync-server/src/modules/inventory/service.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

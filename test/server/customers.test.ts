@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerRecordSchema, type CustomerRecord } from '../../core/index.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

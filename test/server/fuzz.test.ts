@@ -14,13 +14,13 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../sync-server/src/app.ts';
-import { IdentityProvider } from '../../sync-server/src/auth/identity.ts';
-import { openPgliteDb, type Db } from '../../sync-server/src/db/db.ts';
-import { migrate } from '../../sync-server/src/db/migrate.ts';
-import { recordedRoutes, type RegisteredRoute } from '../../sync-server/src/http/route-doc.ts';
-import { RateLimit } from '../../sync-server/src/images/rate-limit.ts';
-import { FsImageStore } from '../../sync-server/src/images/store.ts';
-import { seedDemoStore } from '../../sync-server/src/services/seed.ts';
+import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
+import { openPgliteDb, type Db } from '../../sync-server/src/platform/db/db.ts';
+import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import { recordedRoutes, type RegisteredRoute } from '../../sync-server/src/platform/http/route-doc.ts';
+import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
+import { FsImageStore } from '../../sync-server/src/modules/images/store.ts';
+import { seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
 
 /** Bodies per route (the brief: at least 2,000). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);

@@ -8,7 +8,7 @@
  * second order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_FLIGHT_TIMEOUT_MS, markKeyCommitted } from '../../sync-server/src/http/idempotency.ts';
+import { IN_FLIGHT_TIMEOUT_MS, markKeyCommitted } from '../../sync-server/src/platform/http/idempotency.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -63,7 +63,7 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
 
   it('a key whose request committed nothing is still freed for a retry after the timeout', async () => {
     // A request that claimed its key and died before any transaction (as a crash right after the claim would).
-    const payloadHash = (await import('../../sync-server/src/http/idempotency.ts')).idempotencyRequestHash('POST', '/api/pos/orders', order);
+    const payloadHash = (await import('../../sync-server/src/platform/http/idempotency.ts')).idempotencyRequestHash('POST', '/api/pos/orders', order);
     await server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, 'crashed-early-1', $3, 'in_flight', $4)`, [
       server.credentials.merchantId,
       `staff:${server.credentials.staffId}`,

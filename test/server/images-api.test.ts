@@ -6,22 +6,22 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../sync-server/src/app.ts';
-import { IdentityProvider, issueAppToken } from '../../sync-server/src/auth/identity.ts';
-import type { Db } from '../../sync-server/src/db/db.ts';
-import { migrate } from '../../sync-server/src/db/migrate.ts';
+import { IdentityProvider, issueAppToken } from '../../sync-server/src/platform/auth/identity.ts';
+import type { Db } from '../../sync-server/src/platform/db/db.ts';
+import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import {
   LocalImageGenerator,
   ProviderError,
   type GenerateInput,
   type GeneratedImage,
   type ImageGenerator,
-} from '../../sync-server/src/images/generator.ts';
-import { RateLimit } from '../../sync-server/src/images/rate-limit.ts';
-import type { ImageOptions } from '../../sync-server/src/images/routes.ts';
-import { IMAGE_RETENTION_MS, purgeExpiredImages, setCreditBalance } from '../../sync-server/src/images/service.ts';
-import { FsImageStore, type ImageStore } from '../../sync-server/src/images/store.ts';
-import { seedDemoStore } from '../../sync-server/src/services/seed.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+} from '../../sync-server/src/modules/images/generator.ts';
+import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
+import type { ImageOptions } from '../../sync-server/src/modules/images/routes.ts';
+import { IMAGE_RETENTION_MS, purgeExpiredImages, setCreditBalance } from '../../sync-server/src/modules/images/service.ts';
+import { FsImageStore, type ImageStore } from '../../sync-server/src/modules/images/store.ts';
+import { seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets, type DatabaseTarget } from '../support/databases.ts';
 
 const BASE_URL = 'http://localhost';

@@ -14,8 +14,8 @@ import {
   ProviderError,
   createImageGenerator,
   type ImageStyle,
-} from '../../sync-server/src/images/generator.ts';
-import { FsImageStore, MemoryImageStore } from '../../sync-server/src/images/store.ts';
+} from '../../sync-server/src/modules/images/generator.ts';
+import { FsImageStore, MemoryImageStore } from '../../sync-server/src/modules/images/store.ts';
 
 const local = new LocalImageGenerator();
 

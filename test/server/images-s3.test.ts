@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3ImageStore, S3StoreError, s3OptionsFromEnv, signV4 } from '../../sync-server/src/images/s3.ts';
-import { createImageStoreFromEnv } from '../../sync-server/src/images/routes.ts';
+import { S3ImageStore, S3StoreError, s3OptionsFromEnv, signV4 } from '../../sync-server/src/modules/images/s3.ts';
+import { createImageStoreFromEnv } from '../../sync-server/src/modules/images/routes.ts';
 
 const ACCESS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';

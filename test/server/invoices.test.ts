@@ -1,7 +1,7 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceSchema, payRequestRecordSchema } from '../../core/index.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,8 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiPath } from '../../sync-server/src/http/openapi.ts';
-import { recordedRoutes } from '../../sync-server/src/http/route-doc.ts';
+import { openApiPath } from '../../sync-server/src/platform/http/openapi.ts';
+import { recordedRoutes } from '../../sync-server/src/platform/http/route-doc.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 type Doc = {

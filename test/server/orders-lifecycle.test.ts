@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderViewSchema, refundRecordSchema, type OrderView, type RefundRecord } from '../../core/index.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
-import { applyExternalPayment, StateConflictError } from '../../sync-server/src/services/orders.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
+import { applyExternalPayment, StateConflictError } from '../../sync-server/src/modules/orders/service.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payRequestRecordSchema } from '../../core/index.ts';
-import { PAY_PAGE_CSP } from '../../sync-server/src/routes/pay-page.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+import { PAY_PAGE_CSP } from '../../sync-server/src/modules/pay-links/pay-page.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payRequestSchema } from '../../core/index.ts';
-import { idempotencyRequestHash } from '../../sync-server/src/http/idempotency.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+import { idempotencyRequestHash } from '../../sync-server/src/platform/http/idempotency.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, generateKeyPair } from 'jose';
 import { catalogItemSchema, taxRateSchema } from '../../core/index.ts';
-import { migrate } from '../../sync-server/src/db/migrate.ts';
-import { issueAppToken } from '../../sync-server/src/auth/identity.ts';
-import { LedgerConflictError, postJournalTransaction } from '../../sync-server/src/services/ledger.ts';
-import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/services/seed.ts';
+import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import { issueAppToken } from '../../sync-server/src/platform/auth/identity.ts';
+import { LedgerConflictError, postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
+import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -210,7 +210,7 @@ describe.each(databaseTargets())('platform on $name', (target) => {
 
 describe('app rate limit', () => {
   it('meters app tokens per merchant and app with RateLimit headers and a 429 quota-exceeded problem; staff are not metered', async () => {
-    const { RateLimit } = await import('../../sync-server/src/images/rate-limit.ts');
+    const { RateLimit } = await import('../../sync-server/src/platform/rate-limit.ts');
     const server = await startTestServer({ staticDir: null, appRateLimit: new RateLimit({ name: 'app', quota: 3, windowSeconds: 60 }) });
     try {
       const get = (token: string) => server.app.inject({ method: 'GET', url: '/api/pos/catalog?limit=1', headers: { authorization: `Bearer ${token}` } });

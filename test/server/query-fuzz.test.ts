@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordedRoutes, type RegisteredRoute } from '../../sync-server/src/http/route-doc.ts';
+import { recordedRoutes, type RegisteredRoute } from '../../sync-server/src/platform/http/route-doc.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

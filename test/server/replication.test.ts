@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalTransactionSchema, orderSchema, saleJournalTransactionId, type JournalTransaction, type Order } from '../../core/index.ts';
 import { buildApp } from '../../sync-server/src/app.ts';
-import { verifyAuditChain } from '../../sync-server/src/services/audit.ts';
+import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openPgliteDb } from '../../sync-server/src/db/db.ts';
-import { SqlFilter } from '../../sync-server/src/db/sql-filter.ts';
+import { openPgliteDb } from '../../sync-server/src/platform/db/db.ts';
+import { SqlFilter } from '../../sync-server/src/platform/db/sql-filter.ts';
 
 describe('SqlFilter', () => {
   it('numbers placeholders in order, binds reused values once, and runs on PostgreSQL', async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRegisterSale } from '../../core/index.ts';
-import { transactionMemo, type Db } from '../../sync-server/src/db/db.ts';
-import { migrate } from '../../sync-server/src/db/migrate.ts';
-import { appendAudit, verifyAuditChain } from '../../sync-server/src/services/audit.ts';
-import { ensureChartOfAccounts, postJournalTransaction } from '../../sync-server/src/services/ledger.ts';
+import { transactionMemo, type Db } from '../../sync-server/src/platform/db/db.ts';
+import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import { appendAudit, verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
+import { ensureChartOfAccounts, postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
 import { databaseTargets } from '../support/databases.ts';
 
 /**

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyWebhookSignature, type WebhookDelivery } from '../../core/index.ts';
-import { refusedRange } from '../../sync-server/src/services/receiver-network.ts';
+import { refusedRange } from '../../sync-server/src/platform/http/receiver-network.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openPgliteDb, openPostgresDb, type Db } from '../../sync-server/src/db/db.ts';
+import { openPgliteDb, openPostgresDb, type Db } from '../../sync-server/src/platform/db/db.ts';
 
 /**
  * The databases server suites run against (DESIGN §3): always PGlite in memory; PostgreSQL too when

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../sync-server/src/app.ts';
-import { IdentityProvider } from '../../sync-server/src/auth/identity.ts';
-import type { Db } from '../../sync-server/src/db/db.ts';
-import { migrate } from '../../sync-server/src/db/migrate.ts';
-import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/services/seed.ts';
+import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
+import type { Db } from '../../sync-server/src/platform/db/db.ts';
+import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
 import { databaseTargets, type DatabaseTarget } from './databases.ts';
 
 export interface TestServerOptions {

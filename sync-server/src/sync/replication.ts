@@ -11,11 +11,11 @@ import {
 } from '../../../core/index.ts';
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { lockMerchant, type Queryable } from '../db/db.ts';
-import { appendAudit } from '../services/audit.ts';
-import { refreshStockOnHand } from '../services/catalog.ts';
-import { recordStockMovements, saleMovementsOfOrder } from '../services/inventory.ts';
-import { announceRegisterOrder } from '../services/orders.ts';
+import { lockMerchant, type Queryable } from '../platform/db/db.ts';
+import { appendAudit } from '../kernel/audit.ts';
+import { refreshStockOnHand } from '../modules/catalog/service.ts';
+import { recordStockMovements, saleMovementsOfOrder } from '../modules/inventory/service.ts';
+import { announceRegisterOrder } from '../modules/orders/service.ts';
 import {
   getJournalTransaction,
   hydrateJournalTransactions,
@@ -23,9 +23,9 @@ import {
   LedgerConflictError,
   LedgerValidationError,
   postJournalTransaction,
-} from '../services/ledger.ts';
-import type { AppContext } from '../context.ts';
-import { findUnstorable, isStorableTimestamp, storable } from '../http/input-guard.ts';
+} from '../kernel/ledger.ts';
+import type { AppContext } from '../platform/context.ts';
+import { findUnstorable, isStorableTimestamp, storable } from '../platform/http/input-guard.ts';
 
 /**
  * RxDB replication endpoints (DESIGN §15): pull by server sequence, push with content-based conflicts, quarantine of

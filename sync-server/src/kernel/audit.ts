@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../../core/index.ts';
+import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
+
+/**
+ * Hash-chained audit log (DESIGN §4): each merchant's rows form a chain where
+ * `hash = SHA-256(prevHash ‖ canonicalJson(row without hash))`, the first `prevHash` being 64 zeros. Rows are appended
+ * in the same database transaction as the change they record.
+ */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Who did it: `staff:<id>`, `app:<id>`, `register:<id>` or `system`. */
+export interface AuditEntry {
+  merchantId: string;
+  actor: string;
+  action: string;
+  entityType: string;
+  entityId: string;
+  registerId?: string | null;
+  appId?: string | null;
+  data?: Record<string, unknown>;
+  occurredAt?: Date;
+}
+
+interface AuditRow {
+  seq: number | string;
+  merchant_id: string;
+  occurred_at: Date;
+  actor: string;
+  register_id: string | null;
+  app_id: string | null;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  data: Record<string, unknown>;
+  prev_hash: string;
+  hash: string;
+}
+
+export function sha256hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The hashed content of a row: every column but `hash`, with timestamps as ISO strings and seq as a number. */
+function hashedContent(row: Omit<AuditRow, 'hash'>): string {
+  return canonicalJson({
+    seq: Number(row.seq),
+    merchantId: row.merchant_id,
+    occurredAt: new Date(row.occurred_at).toISOString(),
+    actor: row.actor,
+    registerId: row.register_id,
+    appId: row.app_id,
+    action: row.action,
+    entityType: row.entity_type,
+    entityId: row.entity_id,
+    data: row.data,
+    prevHash: row.prev_hash,
+  });
+}
+
+export function auditHash(row: Omit<AuditRow, 'hash'>): string {
+  return sha256hex(row.prev_hash + hashedContent(row));
+}
+
+/** Appends one audit row inside `tx` (takes the merchant's write lock, so the chain has one tail). Returns its seq. */
+export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<number> {
+  await lockMerchant(tx, entry.merchantId);
+  // With the merchant's lock held, the chain's head is the last row this transaction wrote, once it has written one.
+  const memo = transactionMemo(tx);
+  const headKey = `audit-head:${entry.merchantId}`;
+  let prevHash = memo?.get(headKey) as string | undefined;
+  if (prevHash === undefined) {
+    const last = await tx.query<{ hash: string }>('SELECT hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1', [entry.merchantId]);
+    prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
+  }
+  const seqRow = await tx.query<{ seq: number | string }>(`SELECT nextval(pg_get_serial_sequence('audit_log', 'seq')) AS seq`);
+  // Millisecond precision: what a JS Date holds, so the timestamp read back hashes identically.
+  const occurredAt = new Date((entry.occurredAt ?? new Date()).getTime());
+  const row: Omit<AuditRow, 'hash'> = {
+    seq: Number(seqRow.rows[0]!.seq),
+    merchant_id: entry.merchantId,
+    occurred_at: occurredAt,
+    actor: entry.actor,
+    register_id: entry.registerId ?? null,
+    app_id: entry.appId ?? null,
+    action: entry.action,
+    entity_type: entry.entityType,
+    entity_id: entry.entityId,
+    data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
+    prev_hash: prevHash,
+  };
+  const hash = auditHash(row);
+  await tx.query(
+    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, prev_hash, hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
+    [row.seq, row.merchant_id, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), prevHash, hash],
+  );
+  memo?.set(headKey, hash);
+  return Number(row.seq);
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  checked: number;
+  brokenAtSeq?: number;
+  reason?: string;
+}
+
+/** Recomputes a merchant's chain from the first row; reports the first row whose link or hash does not match. */
+export async function verifyAuditChain(db: Queryable, merchantId: string): Promise<AuditVerification> {
+  const { rows } = await db.query<AuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchantId]);
+  let prev = GENESIS_HASH;
+  let checked = 0;
+  for (const row of rows) {
+    const seq = Number(row.seq);
+    if (row.prev_hash !== prev) return { ok: false, checked, brokenAtSeq: seq, reason: 'prev_hash does not match the previous row' };
+    if (auditHash(row) !== row.hash) return { ok: false, checked, brokenAtSeq: seq, reason: 'hash does not match the row content' };
+    prev = row.hash;
+    checked += 1;
+  }
+  return { ok: true, checked };
+}

@@ -1,0 +1,175 @@
+import { accountBase, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type JournalTransaction } from '../../../core/index.ts';
+import { ulid } from 'ulid';
+import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
+
+/**
+ * The merchant ledger (DESIGN §4): journal transactions whose postings sum to zero, immutable once written (the
+ * database refuses UPDATE/DELETE and checks the balance at commit). Accounts follow core's CHART_OF_ACCOUNTS;
+ * per-register and per-rail accounts (`cash_drawer:R2`, `card_clearing:card_present`) are created on first use.
+ */
+export class LedgerConflictError extends Error {
+  override name = 'LedgerConflictError';
+}
+
+export class LedgerValidationError extends Error {
+  override name = 'LedgerValidationError';
+}
+
+/** Creates the base chart of accounts of a merchant (idempotent). */
+export async function ensureChartOfAccounts(tx: Queryable, merchantId: string): Promise<void> {
+  for (const a of CHART_OF_ACCOUNTS) {
+    await tx.query(
+      `INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, code) DO NOTHING`,
+      [`acc_${ulid()}`, merchantId, a.code, a.name, a.type],
+    );
+  }
+}
+
+async function accountId(tx: Queryable, merchantId: string, code: string): Promise<string> {
+  const memo = transactionMemo(tx);
+  const key = `account:${merchantId}:${code}`;
+  const known = memo?.get(key);
+  if (typeof known === 'string') return known;
+  const id = await findOrCreateAccount(tx, merchantId, code);
+  memo?.set(key, id);
+  return id;
+}
+
+async function findOrCreateAccount(tx: Queryable, merchantId: string, code: string): Promise<string> {
+  const found = await tx.query<{ id: string }>('SELECT id FROM accounts WHERE merchant_id = $1 AND code = $2', [merchantId, code]);
+  if (found.rows[0]) return found.rows[0].id;
+  const base = CHART_OF_ACCOUNTS.find((a) => a.code === accountBase(code));
+  if (!base || base.code === code) throw new LedgerValidationError(`account ${code} is not in the chart of accounts`);
+  const suffix = code.slice(base.code.length + 1);
+  await tx.query(
+    `INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, code) DO NOTHING`,
+    [`acc_${ulid()}`, merchantId, code, `${base.name} ${suffix}`, base.type],
+  );
+  const created = await tx.query<{ id: string }>('SELECT id FROM accounts WHERE merchant_id = $1 AND code = $2', [merchantId, code]);
+  return created.rows[0]!.id;
+}
+
+/** The comparable content of a journal transaction: core fields, timestamps normalised, server stamps dropped. */
+export function journalContent(jt: JournalTransaction): string {
+  return canonicalJson({
+    id: jt.id,
+    kind: jt.kind,
+    sourceType: jt.sourceType,
+    sourceId: jt.sourceId,
+    registerId: jt.registerId,
+    currency: jt.currency,
+    occurredAt: new Date(jt.occurredAt).toISOString(),
+    memo: jt.memo,
+    postings: jt.postings.map((p) => ({ accountCode: p.accountCode, amountCents: p.amountCents })),
+  });
+}
+
+/** A stored journal transaction in core shape with its server stamps (`updatedAt`, `syncSeq`). */
+export type StoredJournalTransaction = JournalTransaction & { updatedAt: string; syncSeq: number };
+
+interface JtRow {
+  id: string;
+  kind: JournalTransaction['kind'];
+  source_type: JournalTransaction['sourceType'];
+  source_id: string;
+  register_id: string | null;
+  occurred_at: Date;
+  memo: string;
+  currency: string;
+  sync_seq: number | string;
+  created_at: Date;
+}
+
+/** Loads journal transactions (with postings, in line order) for the given rows. */
+export async function hydrateJournalTransactions(db: Queryable, rows: JtRow[]): Promise<StoredJournalTransaction[]> {
+  if (rows.length === 0) return [];
+  const postings = await db.query<{ journal_transaction_id: string; code: string; amount_cents: number | string }>(
+    `SELECT p.journal_transaction_id, a.code, p.amount_cents FROM postings p JOIN accounts a ON a.id = p.account_id
+     WHERE p.journal_transaction_id = ANY($1::text[]) ORDER BY p.journal_transaction_id, p.line_no`,
+    [rows.map((r) => r.id)],
+  );
+  const byJt = new Map<string, { accountCode: string; amountCents: number }[]>();
+  for (const p of postings.rows) {
+    const list = byJt.get(p.journal_transaction_id) ?? [];
+    list.push({ accountCode: p.code, amountCents: Number(p.amount_cents) });
+    byJt.set(p.journal_transaction_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    sourceType: r.source_type,
+    sourceId: r.source_id,
+    registerId: r.register_id,
+    currency: r.currency,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    memo: r.memo,
+    postings: byJt.get(r.id) ?? [],
+    updatedAt: new Date(r.created_at).toISOString(),
+    syncSeq: Number(r.sync_seq),
+  }));
+}
+
+export async function getJournalTransaction(db: Queryable, merchantId: string, id: string): Promise<StoredJournalTransaction | undefined> {
+  const { rows } = await db.query<JtRow>('SELECT * FROM journal_transactions WHERE merchant_id = $1 AND id = $2', [merchantId, id]);
+  return (await hydrateJournalTransactions(db, rows))[0];
+}
+
+/**
+ * Posts a journal transaction inside `tx`. Idempotent by id: the same content again is a no-op (`created: false`);
+ * different content under an existing id throws {@link LedgerConflictError}.
+ * @throws LedgerValidationError when the postings do not balance or name an account outside the chart.
+ */
+export async function postJournalTransaction(
+  tx: Queryable,
+  merchantId: string,
+  jt: JournalTransaction,
+): Promise<{ created: boolean; syncSeq: number }> {
+  if (!isBalanced(jt.postings)) throw new LedgerValidationError(`journal transaction ${jt.id} does not balance`);
+  await lockMerchant(tx, merchantId);
+  const existing = await tx.query<JtRow & { merchant_id: string }>('SELECT * FROM journal_transactions WHERE id = $1', [jt.id]);
+  if (existing.rows[0]) {
+    const stored = existing.rows[0];
+    const [hydrated] = await hydrateJournalTransactions(tx, [stored]);
+    if (stored.merchant_id !== merchantId || journalContent(hydrated!) !== journalContent(jt)) {
+      throw new LedgerConflictError(`journal transaction ${jt.id} already exists with other content`);
+    }
+    return { created: false, syncSeq: Number(stored.sync_seq) };
+  }
+  const ids: string[] = [];
+  for (const p of jt.postings) ids.push(await accountId(tx, merchantId, p.accountCode));
+  const seq = await tx.query<{ seq: number | string }>(`SELECT nextval('sync_seq') AS seq`);
+  const syncSeq = Number(seq.rows[0]!.seq);
+  await tx.query(
+    `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [jt.id, merchantId, jt.kind, jt.sourceType, jt.sourceId, jt.registerId, jt.occurredAt, jt.memo, jt.currency, syncSeq],
+  );
+  // One statement for all the postings of the transaction.
+  const values: string[] = [];
+  const params: unknown[] = [];
+  for (const [i, p] of jt.postings.entries()) {
+    const n = params.length;
+    values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`);
+    params.push(`pst_${ulid()}`, jt.id, i, ids[i], p.amountCents);
+  }
+  if (values.length > 0) await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ${values.join(', ')}`, params);
+  return { created: true, syncSeq };
+}
+
+export interface TrialBalance {
+  currency: string;
+  accounts: { code: string; name: string; type: string; balanceCents: number }[];
+  totalCents: number;
+}
+
+/** Balance of every account with postings (debits positive); the total of a sound ledger is 0. */
+export async function trialBalance(db: Queryable, merchantId: string): Promise<TrialBalance> {
+  const { rows } = await db.query<{ code: string; name: string; type: string; balance: number | string; currency: string }>(
+    `SELECT a.code, a.name, a.type, COALESCE(SUM(p.amount_cents), 0)::bigint AS balance, m.currency
+     FROM accounts a JOIN merchants m ON m.id = a.merchant_id LEFT JOIN postings p ON p.account_id = a.id
+     WHERE a.merchant_id = $1 GROUP BY a.code, a.name, a.type, m.currency ORDER BY a.code`,
+    [merchantId],
+  );
+  const accounts = rows.map((r) => ({ code: r.code, name: r.name, type: r.type, balanceCents: Number(r.balance) }));
+  return { currency: rows[0]?.currency ?? 'USD', accounts, totalCents: accounts.reduce((a, r) => a + r.balanceCents, 0) };
+}

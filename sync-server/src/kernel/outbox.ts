@@ -1,0 +1,28 @@
+import { newId, type EventType, type WebhookEvent } from '../../../core/index.ts';
+import type { Queryable } from '../platform/db/db.ts';
+
+/**
+ * Writes one webhook event to the transactional outbox (`event_outbox`, DESIGN §6). Call it with the transaction that
+ * makes the change (`tx`), so the event exists exactly when the change commits. Which operation emits which kind
+ * (DESIGN §6): `order.created` — an order is created (register sync or API); `order.paid` — an order becomes fully
+ * paid; `payment.refunded` — any refund; `catalog.updated` — any catalog item, price, modifier or inventory change.
+ *
+ * `object` is the resource as the API returns it. Returns the stored event (`id` is `evt_<ULID>`).
+ */
+export async function emitEvent(
+  tx: Queryable,
+  event: { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date },
+): Promise<WebhookEvent> {
+  const stored: WebhookEvent = {
+    id: newId('event'),
+    type: event.type,
+    createdAt: event.occurredAt.toISOString(),
+    merchantId: event.merchantId,
+    data: { object: event.object },
+  };
+  await tx.query(
+    'INSERT INTO event_outbox (id, merchant_id, type, payload, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)',
+    [stored.id, stored.merchantId, stored.type, JSON.stringify(stored), stored.createdAt],
+  );
+  return stored;
+}

@@ -1,0 +1,438 @@
+/**
+ * Inventory (DESIGN §8): the units on hand of a variation at a location are the SUM of its stock movements. Movements
+ * are append-only, so two registers selling the last item offline both sync: the oversell is reported, never refused.
+ *
+ * For other services — call inside your own transaction (`tx`), so the stock moves exactly when your change commits:
+ *
+ *     recordStockMovements(tx, {
+ *       merchantId: string,
+ *       locationId?: string,            // loc_…; default: the merchant's default location (created on first use)
+ *       actor?: string,                 // 'staff:<id>' | 'app:<id>' | 'register:<id>' | 'system' (audit); default 'system'
+ *       occurredAt?: Date,              // default now
+ *       deferCatalogRefresh?: boolean,  // re-stamp the catalog items yourself, once per transaction (sync push)
+ *       movements: [
+ *         { variationId, kind: 'sale' | 'return' | 'receive' | 'adjust', quantity: number (signed: sale < 0, return > 0), sourceId, note? }
+ *       | { variationId, kind: 'count', counted: number (units counted, ≥ 0), sourceId, note? }
+ *       ],
+ *     }) → Promise<{ recorded, duplicates, skipped, oversold, changedItemIds, locationIsDefault }>
+ *
+ * - Idempotent per (sourceId, variationId, kind): recording the same movement again is counted in `duplicates` and
+ *   changes nothing (e.g. an order pushed twice, a refund retried). Movements of one call with the same key are summed.
+ * - Variations that do not exist (`unknown_variation`) or do not track stock (`not_tracked`) are returned in `skipped`,
+ *   never thrown: a sale must always sync. Callers that must refuse them (the staff API) check `skipped`.
+ * - `oversold`: variations whose units on hand fell below zero with this call (also written to the audit log).
+ * - Audit: one `inventory.recorded` row per call, except for calls of sale movements only without an oversell (their
+ *   order's own audit row records them).
+ * - At the default location the catalog item's `stockOnHand` is refreshed: the item gets a new replication sequence
+ *   (registers pull it) and a `catalog.updated` event is emitted. Add `'catalog-items'` to your change-feed
+ *   notifications when `changedItemIds` is not empty.
+ *
+ * Helpers: {@link saleMovementsOfOrder} (an order's lines → sale movements), {@link stockLevels},
+ * {@link ensureDefaultLocation}.
+ */
+import { newId, type Order, type StockMovementKind } from '../../../../core/index.ts';
+import { lockMerchant, transactionMemo, type Queryable } from '../../platform/db/db.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { refreshStockOnHand } from '../catalog/service.ts';
+import { SqlFilter } from '../../platform/db/sql-filter.ts';
+
+export type StockMovementInput =
+  | { variationId: string; kind: Exclude<StockMovementKind, 'count'>; quantity: number; sourceId: string; note?: string }
+  | { variationId: string; kind: 'count'; counted: number; sourceId: string; note?: string };
+
+export interface RecordStockMovementsInput {
+  merchantId: string;
+  locationId?: string;
+  actor?: string;
+  occurredAt?: Date;
+  movements: readonly StockMovementInput[];
+  /**
+   * Leave the catalog re-stamp to the caller (default false): the items are returned in `changedItemIds` with
+   * `locationIsDefault`, and the caller calls `refreshStockOnHand` once for many calls in the same transaction (the
+   * sync push does, so 100 sales of the same latte re-stamp it once, not 100 times).
+   */
+  deferCatalogRefresh?: boolean;
+}
+
+/** A stock movement as stored and listed. */
+export interface StockMovement {
+  id: string;
+  locationId: string;
+  itemId: string;
+  variationId: string;
+  kind: StockMovementKind;
+  quantity: number;
+  counted: number | null;
+  sourceId: string;
+  note: string | null;
+  actor: string;
+  createdAt: string;
+}
+
+export interface RecordStockMovementsResult {
+  recorded: StockMovement[];
+  duplicates: number;
+  skipped: { variationId: string; reason: 'unknown_variation' | 'not_tracked' }[];
+  oversold: { variationId: string; locationId: string; onHand: number }[];
+  changedItemIds: string[];
+  /** Whether the movements were at the merchant's default location (whose stock the catalog items carry). */
+  locationIsDefault: boolean;
+}
+
+/** Thrown for a location that is not the merchant's. */
+export class InventoryError extends Error {
+  override name = 'InventoryError';
+  constructor(
+    readonly code: 'unknown_location',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Location {
+  id: string;
+  name: string;
+  isDefault: boolean;
+  createdAt: string;
+}
+
+interface LocationRow {
+  id: string;
+  name: string;
+  is_default: boolean;
+  created_at: Date;
+}
+const toLocation = (r: LocationRow): Location => ({ id: r.id, name: r.name, isDefault: r.is_default, createdAt: new Date(r.created_at).toISOString() });
+
+/** The merchant's default location ("Main location"), created on first use. */
+export async function ensureDefaultLocation(tx: Queryable, merchantId: string): Promise<Location> {
+  // Locations are never edited or removed: once known in a transaction, the default stays the default.
+  const memo = transactionMemo(tx);
+  const key = `default-location:${merchantId}`;
+  const known = memo?.get(key) as Location | undefined;
+  if (known) return known;
+  const location = await findOrCreateDefaultLocation(tx, merchantId);
+  memo?.set(key, location);
+  return location;
+}
+
+async function findOrCreateDefaultLocation(tx: Queryable, merchantId: string): Promise<Location> {
+  const found = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [merchantId]);
+  if (found.rows[0]) return toLocation(found.rows[0]);
+  await tx.query(
+    `INSERT INTO locations (id, merchant_id, name, is_default) VALUES ($1, $2, 'Main location', true) ON CONFLICT DO NOTHING`,
+    [newId('location'), merchantId],
+  );
+  const again = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [merchantId]);
+  return toLocation(again.rows[0]!);
+}
+
+/** The merchant's locations, default first. */
+export async function listLocations(db: Queryable, merchantId: string): Promise<Location[]> {
+  await ensureDefaultLocation(db, merchantId);
+  const { rows } = await db.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id', [merchantId]);
+  return rows.map(toLocation);
+}
+
+/** Resolves `locationId` (or the default) for `merchantId`. @throws InventoryError unknown_location. */
+export async function resolveLocation(tx: Queryable, merchantId: string, locationId: string | undefined): Promise<Location> {
+  const fallback = await ensureDefaultLocation(tx, merchantId);
+  if (!locationId || locationId === fallback.id) return fallback;
+  const { rows } = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE id = $1 AND merchant_id = $2', [locationId, merchantId]);
+  if (!rows[0]) throw new InventoryError('unknown_location', `location ${locationId} is not a location of this store`);
+  return toLocation(rows[0]);
+}
+
+/** Where each variation lives: its item and whether it tracks stock (soft-deleted items included: sales must count). */
+export async function findVariations(
+  tx: Queryable,
+  merchantId: string,
+  variationIds: readonly string[],
+): Promise<Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>> {
+  const out = new Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>();
+  if (variationIds.length === 0) return out;
+  const { rows } = await tx.query<{ item_id: string; variation_id: string; track_stock: boolean | null; deleted: boolean }>(
+    `SELECT ci.id AS item_id, v->>'id' AS variation_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted
+       FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
+      WHERE ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
+    [merchantId, [...new Set(variationIds)]],
+  );
+  for (const r of rows) {
+    const known = out.get(r.variation_id);
+    // A live item wins over a deleted one should an id ever appear twice.
+    if (!known || (known.deleted && !r.deleted)) out.set(r.variation_id, { itemId: r.item_id, trackStock: r.track_stock === true, deleted: r.deleted });
+  }
+  return out;
+}
+
+/**
+ * Units on hand per variation at `locationId` (missing variations have 0), read from `stock_levels`: the running sum of
+ * the stock movements, kept by a trigger in the same transaction as each movement (migration 0012).
+ */
+export async function onHandAt(tx: Queryable, merchantId: string, locationId: string, variationIds: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>(variationIds.map((id) => [id, 0]));
+  if (variationIds.length === 0) return out;
+  const { rows } = await tx.query<{ variation_id: string; on_hand: number | string }>(
+    `SELECT variation_id, on_hand FROM stock_levels
+      WHERE merchant_id = $1 AND location_id = $2 AND variation_id = ANY($3::text[])`,
+    [merchantId, locationId, [...new Set(variationIds)]],
+  );
+  for (const r of rows) out.set(r.variation_id, Number(r.on_hand));
+  return out;
+}
+
+interface MovementRow {
+  id: string;
+  location_id: string;
+  item_id: string;
+  variation_id: string;
+  kind: StockMovementKind;
+  quantity: number;
+  counted: number | null;
+  source_id: string;
+  note: string | null;
+  actor: string;
+  created_at: Date;
+}
+export const toMovement = (r: MovementRow): StockMovement => ({
+  id: r.id,
+  locationId: r.location_id,
+  itemId: r.item_id,
+  variationId: r.variation_id,
+  kind: r.kind,
+  quantity: Number(r.quantity),
+  counted: r.counted === null ? null : Number(r.counted),
+  sourceId: r.source_id,
+  note: r.note,
+  actor: r.actor,
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+/** Records stock movements; see the top of this file for the contract. */
+export async function recordStockMovements(tx: Queryable, input: RecordStockMovementsInput): Promise<RecordStockMovementsResult> {
+  const { merchantId } = input;
+  const actor = input.actor ?? 'system';
+  const now = input.occurredAt ?? new Date();
+  await lockMerchant(tx, merchantId);
+  const location = await resolveLocation(tx, merchantId, input.locationId);
+
+  // Same (sourceId, variation, kind) within one call: quantities add up, the last count wins.
+  const merged = new Map<string, StockMovementInput>();
+  for (const m of input.movements) {
+    const key = `${m.sourceId}\u0000${m.variationId}\u0000${m.kind}`;
+    const prev = merged.get(key);
+    if (prev && prev.kind !== 'count' && m.kind !== 'count') merged.set(key, { ...m, quantity: prev.quantity + m.quantity });
+    else merged.set(key, m);
+  }
+  const variations = await findVariations(tx, merchantId, [...merged.values()].map((m) => m.variationId));
+  const result: RecordStockMovementsResult = { recorded: [], duplicates: 0, skipped: [], oversold: [], changedItemIds: [], locationIsDefault: location.isDefault };
+  const touched = new Map<string, string>(); // variationId → itemId
+  const before = new Map<string, number>();
+
+  for (const m of merged.values()) {
+    const variation = variations.get(m.variationId);
+    if (!variation) {
+      result.skipped.push({ variationId: m.variationId, reason: 'unknown_variation' });
+      continue;
+    }
+    if (!variation.trackStock) {
+      result.skipped.push({ variationId: m.variationId, reason: 'not_tracked' });
+      continue;
+    }
+    const onHand = (await onHandAt(tx, merchantId, location.id, [m.variationId])).get(m.variationId) ?? 0;
+    if (!before.has(m.variationId)) before.set(m.variationId, onHand);
+    const quantity = m.kind === 'count' ? m.counted - onHand : m.quantity;
+    const inserted = await tx.query<MovementRow>(
+      `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (merchant_id, source_id, variation_id, kind) DO NOTHING
+       RETURNING id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at`,
+      [
+        newId('stockMovement'),
+        merchantId,
+        location.id,
+        variation.itemId,
+        m.variationId,
+        m.kind,
+        quantity,
+        m.kind === 'count' ? m.counted : null,
+        m.sourceId,
+        m.note ?? null,
+        actor,
+        now.toISOString(),
+      ],
+    );
+    const row = inserted.rows[0];
+    if (!row) {
+      result.duplicates += 1;
+      continue;
+    }
+    result.recorded.push(toMovement(row));
+    touched.set(m.variationId, variation.itemId);
+  }
+  if (result.recorded.length === 0) return result;
+
+  const after = await onHandAt(tx, merchantId, location.id, [...touched.keys()]);
+  for (const [variationId, onHand] of after) {
+    if (onHand < 0 && (before.get(variationId) ?? 0) > onHand) result.oversold.push({ variationId, locationId: location.id, onHand });
+  }
+  const sources = [...new Set(result.recorded.map((r) => r.sourceId))];
+  // Sales are audited by their order's own row ('order.stored'); everything else, and any oversell, gets one here.
+  const onlySales = result.recorded.every((r) => r.kind === 'sale');
+  if (!onlySales || result.oversold.length > 0) await appendAudit(tx, {
+    merchantId,
+    actor,
+    appId: actor.startsWith('app:') ? actor.slice(4) : null,
+    registerId: actor.startsWith('register:') ? actor.slice(9) : null,
+    action: onlySales ? 'inventory.oversold' : 'inventory.recorded',
+    entityType: 'stock_movement',
+    entityId: sources.join(',').slice(0, 200),
+    occurredAt: now,
+    data: {
+      locationId: location.id,
+      movements: result.recorded.map((r) => ({ id: r.id, variationId: r.variationId, kind: r.kind, quantity: r.quantity })),
+      ...(result.oversold.length > 0 ? { oversold: result.oversold } : {}),
+    },
+  });
+  result.changedItemIds = [...new Set(touched.values())];
+  if (!input.deferCatalogRefresh) await refreshStockOnHand(tx, merchantId, result.changedItemIds, now, location.isDefault);
+  return result;
+}
+
+/** An order's lines as sale movements (negative quantities), keyed by the order id. Returns none for a canceled order. */
+export function saleMovementsOfOrder(order: Pick<Order, 'id' | 'state' | 'lines'>): StockMovementInput[] {
+  if (order.state === 'canceled' || order.state === 'open') return [];
+  return order.lines.map((line) => ({ variationId: line.variationId, kind: 'sale' as const, quantity: -line.quantity, sourceId: order.id }));
+}
+
+/** One row of the stock list: a tracked variation at a location. */
+export interface StockLevel {
+  itemId: string;
+  itemName: string;
+  variationId: string;
+  variationName: string;
+  sku: string | null;
+  locationId: string;
+  onHand: number;
+  lowStockThreshold: number | null;
+  isLow: boolean;
+}
+
+/**
+ * Units on hand of the merchant's tracked variations (of live items) at one location, ordered by variation id, with
+ * their low-stock thresholds. `lowOnly` keeps those at or below their threshold. Keyset pagination by variation id.
+ */
+export async function stockLevels(
+  db: Queryable,
+  merchantId: string,
+  options: { locationId: string; variationId?: string; itemId?: string; lowOnly?: boolean; after?: string; limit: number },
+): Promise<StockLevel[]> {
+  const filter = new SqlFilter([]);
+  const merchant = filter.param(merchantId);
+  const location = filter.param(options.locationId);
+  filter.add(`ci.merchant_id = ${merchant}`).add('NOT ci.deleted').add(`(v->>'trackStock')::boolean`);
+  if (options.variationId) filter.add(`v->>'id' = ?`, options.variationId);
+  if (options.itemId) filter.add('ci.id = ?', options.itemId);
+  if (options.after) filter.add(`v->>'id' > ?`, options.after);
+  if (options.lowOnly) filter.add('t.threshold IS NOT NULL AND COALESCE(s.on_hand, 0) <= t.threshold');
+  const limit = filter.param(options.limit);
+  const { rows } = await db.query<{
+    item_id: string;
+    item_name: string;
+    variation_id: string;
+    variation_name: string;
+    sku: string | null;
+    on_hand: number | string | null;
+    threshold: number | null;
+  }>(
+    `SELECT ci.id AS item_id, ci.data->>'name' AS item_name, v->>'id' AS variation_id, v->>'name' AS variation_name, v->>'sku' AS sku,
+            s.on_hand, t.threshold
+       FROM catalog_items ci
+       CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
+       LEFT JOIN stock_levels s ON s.merchant_id = ${merchant} AND s.location_id = ${location} AND s.variation_id = v->>'id'
+       LEFT JOIN stock_thresholds t ON t.merchant_id = ${merchant} AND t.location_id = ${location} AND t.variation_id = v->>'id'
+      WHERE ${filter.where}
+      ORDER BY v->>'id' LIMIT ${limit}`,
+    filter.params,
+  );
+  return rows.map((r) => {
+    const onHand = Number(r.on_hand ?? 0);
+    const threshold = r.threshold === null ? null : Number(r.threshold);
+    return {
+      itemId: r.item_id,
+      itemName: r.item_name,
+      variationId: r.variation_id,
+      variationName: r.variation_name,
+      sku: r.sku,
+      locationId: options.locationId,
+      onHand,
+      lowStockThreshold: threshold,
+      isLow: threshold !== null && onHand <= threshold,
+    };
+  });
+}
+
+/** Sets (or, with `null`, removes) low-stock thresholds at a location. */
+export async function setStockThresholds(
+  tx: Queryable,
+  merchantId: string,
+  locationId: string,
+  thresholds: readonly { variationId: string; lowStockThreshold: number | null }[],
+  now: Date,
+): Promise<void> {
+  for (const t of thresholds) {
+    if (t.lowStockThreshold === null) {
+      await tx.query('DELETE FROM stock_thresholds WHERE merchant_id = $1 AND location_id = $2 AND variation_id = $3', [merchantId, locationId, t.variationId]);
+    } else {
+      await tx.query(
+        `INSERT INTO stock_thresholds (merchant_id, location_id, variation_id, threshold, updated_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (merchant_id, location_id, variation_id) DO UPDATE SET threshold = EXCLUDED.threshold, updated_at = EXCLUDED.updated_at`,
+        [merchantId, locationId, t.variationId, t.lowStockThreshold, now.toISOString()],
+      );
+    }
+  }
+}
+
+/** Stock movements of the merchant, newest first; filters by variation, location, kind or source. */
+export async function listStockMovements(
+  db: Queryable,
+  merchantId: string,
+  options: { variationId?: string; locationId?: string; kind?: StockMovementKind; sourceId?: string; before?: [string, string]; limit: number },
+): Promise<StockMovement[]> {
+  const filter = new SqlFilter(['merchant_id = ?'], [merchantId]);
+  if (options.variationId) filter.add('variation_id = ?', options.variationId);
+  if (options.locationId) filter.add('location_id = ?', options.locationId);
+  if (options.kind) filter.add('kind = ?', options.kind);
+  if (options.sourceId) filter.add('source_id = ?', options.sourceId);
+  if (options.before) filter.add('(created_at, id) < (?::timestamptz, ?::text)', options.before[0], options.before[1]);
+  const limit = filter.param(options.limit);
+  const { rows } = await db.query<MovementRow>(
+    `SELECT id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at FROM stock_movements
+      WHERE ${filter.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+    filter.params,
+  );
+  return rows.map(toMovement);
+}
+
+/**
+ * The stock side of a sale or a return of sold goods (DESIGN §8: inventory is the sum of stock movements): one
+ * movement per line, kind `sale` (quantity taken off) or `return` (put back), keyed by `sourceId` (the order, refund,
+ * invoice or pay request), at the default location, in the caller's transaction. Lines of untracked or custom
+ * variations are skipped; recording the same source twice records nothing more. Returns true when an item's stock on
+ * hand changed (registers should pull the catalog).
+ */
+export async function recordSaleStock(
+  tx: Queryable,
+  input: { merchantId: string; kind: 'sale' | 'return'; sourceId: string; lines: readonly { variationId: string | null; quantity: number }[]; actor: string; now: Date },
+): Promise<boolean> {
+  const lines = input.lines.filter((l): l is { variationId: string; quantity: number } => l.variationId !== null && l.quantity > 0);
+  if (lines.length === 0) return false;
+  const result = await recordStockMovements(tx, {
+    merchantId: input.merchantId,
+    actor: input.actor,
+    occurredAt: input.now,
+    movements: lines.map((l) => ({ variationId: l.variationId, kind: input.kind, quantity: input.kind === 'sale' ? -l.quantity : l.quantity, sourceId: input.sourceId })),
+  });
+  return result.changedItemIds.length > 0;
+}

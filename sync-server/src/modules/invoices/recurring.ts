@@ -1,0 +1,348 @@
+/**
+ * Recurring invoice series (DESIGN §5): a template (customer, lines, memo, due-date offset, channels) and an RFC 5545
+ * RRULE evaluated with the `rrule` package over whole UTC days from `startDate`. States `active ⇄ paused → ended`.
+ *
+ * The scheduler ({@link RecurringInvoiceScheduler}, started by buildApp and stopped on close, on the injected clock)
+ * generates one invoice per occurrence date up to today, idempotently: the database holds a unique key on
+ * (series, occurrence date) and every insert is `ON CONFLICT DO NOTHING`, so a restart — or two instances ticking at
+ * once — never makes a duplicate. Missed occurrences (the server was down) are caught up; occurrences that fall while
+ * a series is paused are skipped. Auto-send series have their generated drafts sent by the same tick (a draft left
+ * unsent by a crash is sent by the next tick). Each tick also stores expired pay requests and overdue invoices.
+ */
+import rrulePkg from 'rrule';
+import {
+  assertSeriesTransition,
+  IllegalTransitionError,
+  newId,
+  utcDate,
+  type InvoiceSeries,
+  type InvoiceSeriesCreate,
+  type SeriesStatus,
+} from '../../../../core/index.ts';
+import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
+import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { billToOf, channelsFor, insertDraft, markOverdueInvoices, priceLinesFor, sendInvoiceAs } from './service.ts';
+import { expirePayRequests, getMerchant } from '../pay-links/service.ts';
+import { purgeIdempotencyKeys } from '../../platform/http/idempotency.ts';
+
+const { rrulestr } = rrulePkg;
+type RRuleSet = ReturnType<typeof rrulestr>;
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Most occurrences one series catches up in one tick (the rest follow on the next ticks). */
+export const MAX_OCCURRENCES_PER_TICK = 50;
+
+interface SeriesRow {
+  id: string;
+  merchant_id: string;
+  status: SeriesStatus;
+  customer_id: string;
+  rrule: string;
+  start_date: string;
+  days_until_due: number;
+  auto_send: boolean;
+  channels: ('sms' | 'email')[] | null;
+  memo: string | null;
+  line_items: InvoiceSeries['lineItems'];
+  custom_lines: InvoiceSeries['customLines'];
+  cursor_date: string;
+  created_at: Date;
+  updated_at: Date;
+  ended_at: Date | null;
+  invoice_count?: number | string;
+  last_occurrence?: string | null;
+}
+
+const midnight = (date: string) => new Date(`${date}T00:00:00.000Z`);
+const addDays = (date: string, days: number) => utcDate(new Date(midnight(date).getTime() + days * DAY_MS));
+
+/**
+ * Parses a series' rule anchored at `startDate` (UTC midnight).
+ * @throws ProblemError 400 naming `rrule` when the rrule package refuses it.
+ */
+export function parseSeriesRule(rule: string, startDate: string): RRuleSet {
+  const body = rule.replace(/^RRULE:/, '');
+  try {
+    const parsed = rrulestr(`DTSTART:${startDate.replaceAll('-', '')}T000000Z\nRRULE:${body}`);
+    parsed.after(midnight(startDate), true); // evaluates the rule once, so a broken one fails here
+    return parsed;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ProblemError(400, 'validation_error', `Invalid rrule: ${message}`, [{ path: 'rrule', message: `is not a valid RFC 5545 RRULE: ${message}` }]);
+  }
+}
+
+/** The first occurrence date on or after `from` (YYYY-MM-DD), or null when the rule has no more. */
+function nextOccurrence(rule: RRuleSet, from: string): string | null {
+  const next = rule.after(midnight(from), true);
+  return next ? utcDate(next) : null;
+}
+
+function toSeries(row: SeriesRow): InvoiceSeries {
+  const rule = parseSeriesRule(row.rrule, row.start_date);
+  return {
+    id: row.id,
+    status: row.status,
+    customerId: row.customer_id,
+    rrule: row.rrule,
+    startDate: row.start_date,
+    daysUntilDue: row.days_until_due,
+    autoSend: row.auto_send,
+    channels: row.channels,
+    memo: row.memo,
+    lineItems: row.line_items,
+    customLines: row.custom_lines,
+    nextOccurrenceDate: row.status === 'ended' ? null : nextOccurrence(rule, row.cursor_date),
+    lastOccurrenceDate: row.last_occurrence ?? null,
+    invoiceCount: Number(row.invoice_count ?? 0),
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+    endedAt: row.ended_at ? new Date(row.ended_at).toISOString() : null,
+  };
+}
+
+const SELECT_SERIES = `SELECT s.*, (SELECT count(*) FROM invoices i WHERE i.series_id = s.id) AS invoice_count,
+  (SELECT max(occurrence_date) FROM invoices i WHERE i.series_id = s.id) AS last_occurrence FROM invoice_series s`;
+
+async function seriesRow(db: Queryable, merchantId: string, id: string): Promise<SeriesRow> {
+  const { rows } = await db.query<SeriesRow>(`${SELECT_SERIES} WHERE s.id = $1 AND s.merchant_id = $2`, [id, merchantId]);
+  if (!rows[0]) throw new ProblemError(404, 'not_found', `Invoice series ${id} does not exist.`);
+  return rows[0];
+}
+
+/** A series of the merchant. @throws ProblemError 404. */
+export async function getSeries(db: Queryable, merchantId: string, id: string): Promise<InvoiceSeries> {
+  return toSeries(await seriesRow(db, merchantId, id));
+}
+
+/** The merchant's series, newest first (cursor pagination); `status` filters. */
+export async function listSeries(db: Queryable, merchantId: string, q: { limit: number; cursor?: string; status?: SeriesStatus }): Promise<{ data: InvoiceSeries[]; nextCursor: string | null }> {
+  const params: unknown[] = [merchantId];
+  let where = 's.merchant_id = $1';
+  if (q.status) {
+    params.push(q.status);
+    where += ` AND s.status = $${params.length}`;
+  }
+  if (q.cursor) {
+    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
+    params.push(createdAt, id);
+    where += ` AND (s.created_at, s.id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+  }
+  params.push(q.limit + 1);
+  const { rows } = await db.query<SeriesRow>(`${SELECT_SERIES} WHERE ${where} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`, params);
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map(toSeries), nextCursor };
+}
+
+/**
+ * Creates an active series. The customer, the lines (priced now, to refuse a template that cannot be priced) and the
+ * rule are checked; an auto-send series needs a customer reachable on its channels.
+ * @throws ProblemError 400 naming the field.
+ */
+export async function createSeries(ctx: AppContext, principal: Principal, input: InvoiceSeriesCreate): Promise<InvoiceSeries> {
+  const now = ctx.clock();
+  const merchantId = principal.merchantId;
+  const rule = parseSeriesRule(input.rrule, input.startDate);
+  const billTo = await billToOf(ctx.db, merchantId, input.customerId);
+  if (input.autoSend) channelsFor(billTo, input.channels);
+  await priceLinesFor(ctx.db, merchantId, input.lineItems, input.customLines);
+  if (!nextOccurrence(rule, input.startDate)) {
+    throw new ProblemError(400, 'validation_error', 'Invalid rrule: it has no occurrence on or after startDate.', [{ path: 'rrule', message: 'has no occurrence on or after startDate' }]);
+  }
+  const id = newId('invoiceSeries');
+  await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchantId);
+    await tx.query(
+      `INSERT INTO invoice_series (id, merchant_id, status, customer_id, rrule, start_date, days_until_due, auto_send, channels, memo, line_items, custom_lines, cursor_date, created_by, created_at, updated_at)
+       VALUES ($1, $2, 'active', $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $5, $12, $13, $13)`,
+      [id, merchantId, input.customerId, input.rrule.replace(/^RRULE:/, ''), input.startDate, input.daysUntilDue, input.autoSend, input.channels ?? null, input.memo ?? null, JSON.stringify(input.lineItems), JSON.stringify(input.customLines), callerOf(principal), now.toISOString()],
+    );
+    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice_series.created', entityType: 'invoice_series', entityId: id, occurredAt: now, data: { rrule: input.rrule, startDate: input.startDate, customerId: input.customerId, autoSend: input.autoSend } });
+  });
+  return getSeries(ctx.db, merchantId, id);
+}
+
+/**
+ * Moves a series: `pause` (active → paused), `resume` (paused → active; occurrences before today that fell while
+ * paused are skipped), `end` (active | paused → ended).
+ * @throws ProblemError 404; 409 naming `currentState`.
+ */
+export async function transitionSeries(ctx: AppContext, principal: Principal, id: string, action: 'pause' | 'resume' | 'end'): Promise<InvoiceSeries> {
+  const now = ctx.clock();
+  const merchantId = principal.merchantId;
+  const target: SeriesStatus = action === 'pause' ? 'paused' : action === 'resume' ? 'active' : 'ended';
+  await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchantId);
+    const row = await seriesRow(tx, merchantId, id);
+    try {
+      assertSeriesTransition(row.status, target, action);
+    } catch (err) {
+      if (err instanceof IllegalTransitionError) throw StateConflictError.fromTransition(err, id);
+      throw err;
+    }
+    const today = utcDate(now);
+    const cursor = action === 'resume' && row.cursor_date < today ? today : row.cursor_date;
+    await tx.query(`UPDATE invoice_series SET status = $2, cursor_date = $3, updated_at = $4, ended_at = $5 WHERE id = $1`, [id, target, cursor, now.toISOString(), target === 'ended' ? now.toISOString() : null]);
+    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: `invoice_series.${action === 'end' ? 'ended' : action === 'pause' ? 'paused' : 'resumed'}`, entityType: 'invoice_series', entityId: id, occurredAt: now, data: { from: row.status, to: target } });
+  });
+  return getSeries(ctx.db, merchantId, id);
+}
+
+/** What one scheduler tick did. */
+export interface TickReport {
+  generated: string[];
+  sent: string[];
+  ended: string[];
+  expiredPayRequests: number;
+  overdueInvoices: number;
+  /** Idempotency keys past their 24 h, deleted. */
+  purgedIdempotencyKeys: number;
+  errors: { seriesId?: string; invoiceId?: string; message: string }[];
+}
+
+/**
+ * Generates the due occurrences of one series up to `today`, each in its own transaction (series row locked;
+ * `ON CONFLICT DO NOTHING` on (series, occurrence date)), advancing the series' cursor. Ends the series when its rule
+ * has no more dates. Returns the ids of the invoices it created.
+ */
+async function generateDue(ctx: AppContext, seriesId: string, today: string, report: TickReport): Promise<void> {
+  const now = ctx.clock();
+  for (let n = 0; n < MAX_OCCURRENCES_PER_TICK; n++) {
+    const done = await ctx.db.transaction(async (tx) => {
+      const found = await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1', [seriesId]);
+      const row0 = found.rows[0];
+      if (!row0) return true;
+      await lockMerchant(tx, row0.merchant_id);
+      const row = (await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1 FOR UPDATE', [seriesId])).rows[0]!;
+      if (row.status !== 'active') return true;
+      const rule = parseSeriesRule(row.rrule, row.start_date);
+      const occurrence = nextOccurrence(rule, row.cursor_date);
+      if (!occurrence) {
+        await tx.query(`UPDATE invoice_series SET status = 'ended', ended_at = $2, updated_at = $2 WHERE id = $1`, [seriesId, now.toISOString()]);
+        await appendAudit(tx, { merchantId: row.merchant_id, actor: 'system', action: 'invoice_series.ended', entityType: 'invoice_series', entityId: seriesId, occurredAt: now, data: { reason: 'rule_exhausted' } });
+        report.ended.push(seriesId);
+        return true;
+      }
+      if (occurrence > today) return true;
+      const merchant = await getMerchant(tx, row.merchant_id);
+      const billTo = await billToOf(tx, row.merchant_id, row.customer_id);
+      const totals = await priceLinesFor(tx, row.merchant_id, row.line_items, row.custom_lines);
+      const created = await insertDraft(tx, {
+        merchantId: row.merchant_id,
+        currency: merchant.currency,
+        billTo,
+        totals,
+        dueDate: addDays(occurrence, row.days_until_due),
+        memo: row.memo,
+        seriesId,
+        occurrenceDate: occurrence,
+        actor: 'system',
+        now,
+      });
+      if (created) report.generated.push(created.id);
+      await tx.query('UPDATE invoice_series SET cursor_date = $2, updated_at = $3 WHERE id = $1', [seriesId, addDays(occurrence, 1), now.toISOString()]);
+      return false;
+    });
+    if (done) return;
+  }
+}
+
+/**
+ * One pass of the scheduler at the context's clock: due occurrences of every active series, auto-sending their
+ * drafts, then the expiry of pay requests and overdue invoices. Errors of one series do not stop the others.
+ */
+export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
+  const now = ctx.clock();
+  const today = utcDate(now);
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, errors: [] };
+  const active = await ctx.db.query<{ id: string }>(`SELECT id FROM invoice_series WHERE status = 'active' AND cursor_date <= $1 ORDER BY id`, [today]);
+  for (const { id } of active.rows) {
+    try {
+      await generateDue(ctx, id, today, report);
+    } catch (err) {
+      report.errors.push({ seriesId: id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  const drafts = await ctx.db.query<{ id: string; merchant_id: string; channels: ('sms' | 'email')[] | null }>(
+    `SELECT i.id, i.merchant_id, s.channels FROM invoices i JOIN invoice_series s ON s.id = i.series_id
+     WHERE i.status = 'draft' AND s.auto_send ORDER BY i.created_at, i.id`,
+  );
+  for (const d of drafts.rows) {
+    try {
+      await sendInvoiceAs(ctx, { merchantId: d.merchant_id, actor: 'system' }, d.id, d.channels ? { channels: d.channels } : {});
+      report.sent.push(d.id);
+    } catch (err) {
+      report.errors.push({ invoiceId: d.id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  report.expiredPayRequests = await expirePayRequests(ctx.db, now);
+  report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
+  report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
+  return report;
+}
+
+/** Options of the scheduler: how often it ticks (default every 60 s), and where its errors go. */
+export interface RecurringSchedulerOptions {
+  intervalMs?: number;
+  enabled?: boolean;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Runs {@link runRecurringInvoices} once when started and then every `intervalMs`, never two ticks at once.
+ * `stop()` waits for a running tick, so closing the app leaves no work behind.
+ */
+export class RecurringInvoiceScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private stopped = true;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: RecurringSchedulerOptions = {},
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      try {
+        await this.runOnce();
+      } catch (err) {
+        this.options.onError?.(err);
+      }
+      if (!this.stopped) this.timer = setTimeout(loop, this.options.intervalMs ?? 60_000);
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  /** One tick now (after any running one: ticks are chained, never concurrent within one scheduler). */
+  async runOnce(): Promise<TickReport> {
+    const tick = this.chain.then(() => runRecurringInvoices(this.ctx));
+    this.chain = tick.then(
+      () => undefined,
+      () => undefined,
+    );
+    const report = await tick;
+    for (const e of report.errors) this.options.onError?.(new Error(`recurring invoices: ${e.seriesId ?? e.invoiceId}: ${e.message}`));
+    return report;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.chain;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The recurring-invoice scheduler of this app (`runOnce()` for a tick now). */
+    recurringInvoices: RecurringInvoiceScheduler;
+  }
+}

@@ -1,0 +1,735 @@
+/**
+ * Invoices (DESIGN §5, §7; staff only): drafts priced on the server (catalog references, or custom lines with a
+ * description and an amount), sending by SMS and/or e-mail with a pay link, payments through the hosted pay page or
+ * recorded at the register / through the API (partial payments allowed), overdue by due date, void.
+ *
+ * Ledger (docs/decisions.md, "Invoices"): sending a draft ISSUES the invoice — Dr `customer_receivables` total, Cr
+ * revenue and `sales_tax_payable` (id `jtx_<invoice ULID>`); every payment — Dr the rail's account, Cr
+ * `customer_receivables`; voiding an issued invoice posts the reversal of its issue transaction. Each in the same
+ * database transaction as the invoice change and its audit row.
+ *
+ * Pay links: an issued invoice with a balance has exactly one pending pay request (`invoiceId`) for the whole balance
+ * due. A payment recorded here replaces it with a link for the new balance (the old one is canceled with
+ * `supersededBy`, and the pay page sends the customer on to the new one); payment in full or void cancels it.
+ */
+import {
+  assertInvoiceTransition,
+  IllegalTransitionError,
+  buildInvoiceIssueJournal,
+  buildInvoicePaymentJournal,
+  buildInvoiceVoidJournal,
+  effectiveInvoiceStatus,
+  formatInvoiceNumber,
+  formatMoney,
+  InvoicePricingError,
+  MAX_AMOUNT_CENTS,
+  newId,
+  priceInvoiceLines,
+  PricingError,
+  utcDate,
+  type Invoice,
+  type InvoiceCreate,
+  type InvoiceCustomLineInput,
+  type InvoiceLine,
+  type InvoicePayment,
+  type InvoicePaymentCreate,
+  type InvoiceStatus,
+  type InvoiceTotals,
+  type InvoiceUpdate,
+  type LineItemInput,
+  type TaxLine,
+} from '../../../../core/index.ts';
+import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { lockMerchant, type Db, type Queryable } from '../../platform/db/db.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
+import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
+import { recordSaleStock } from '../inventory/service.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { getJournalTransaction, postJournalTransaction } from '../../kernel/ledger.ts';
+import {
+  defaultPaymentProcessor,
+  getMerchant,
+  insertInvoicePayLink,
+  loadCatalog,
+  pendingInvoiceLink,
+} from '../pay-links/service.ts';
+import { cancelPendingPayLinks } from '../pay-links/pending.ts';
+import type { PaymentProcessor } from '../payments/processors.ts';
+
+/* ───────────────────────────── rows and shapes ───────────────────────────── */
+
+interface InvoiceRow {
+  id: string;
+  merchant_id: string;
+  number_seq: number;
+  status: InvoiceStatus;
+  customer_id: string;
+  bill_to: Invoice['billTo'];
+  currency: string;
+  lines: InvoiceLine[];
+  tax_lines: TaxLine[];
+  subtotal_cents: number | string;
+  tax_cents: number | string;
+  total_cents: number | string;
+  paid_cents: number | string;
+  due_date: string | Date;
+  memo: string | null;
+  series_id: string | null;
+  occurrence_date: string | Date | null;
+  channels: string[] | null;
+  issue_jtx_id: string | null;
+  sent_at: Date | null;
+  paid_at: Date | null;
+  voided_at: Date | null;
+  void_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  link_id?: string | null;
+  link_url?: string | null;
+}
+
+interface PaymentRow {
+  id: string;
+  invoice_id: string;
+  amount_cents: number | string;
+  method: InvoicePayment['method'];
+  rail: string;
+  channel: InvoicePayment['channel'];
+  account_code: string;
+  card_brand: string | null;
+  last4: string | null;
+  reference: string | null;
+  pay_request_id: string | null;
+  jtx_id: string;
+  created_at: Date;
+}
+
+/** `DATE` columns come back as strings from node-postgres' text mode or as Date objects: normalise to YYYY-MM-DD. */
+export function dateOnly(value: string | Date): string {
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  return String(value).slice(0, 10);
+}
+
+const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
+
+function toPayment(r: PaymentRow): InvoicePayment {
+  return {
+    id: r.id,
+    invoiceId: r.invoice_id,
+    amountCents: Number(r.amount_cents),
+    method: r.method,
+    rail: r.rail,
+    channel: r.channel,
+    accountCode: r.account_code,
+    cardBrand: r.card_brand,
+    last4: r.last4,
+    reference: r.reference,
+    payRequestId: r.pay_request_id,
+    journalTransactionId: r.jtx_id,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+function toInvoice(row: InvoiceRow, today: string, payments?: InvoicePayment[]): Invoice {
+  const total = Number(row.total_cents);
+  const paid = Number(row.paid_cents);
+  const dueDate = dateOnly(row.due_date);
+  const open = row.status !== 'void' && row.status !== 'draft';
+  return {
+    id: row.id,
+    number: formatInvoiceNumber(Number(row.number_seq)),
+    status: effectiveInvoiceStatus(row.status, dueDate, today),
+    customerId: row.customer_id,
+    billTo: row.bill_to,
+    currency: row.currency,
+    lines: row.lines,
+    taxLines: row.tax_lines,
+    subtotalCents: Number(row.subtotal_cents),
+    taxCents: Number(row.tax_cents),
+    totalCents: total,
+    paidCents: paid,
+    balanceDueCents: row.status === 'void' ? 0 : total - paid,
+    dueDate,
+    memo: row.memo,
+    seriesId: row.series_id,
+    occurrenceDate: row.occurrence_date ? dateOnly(row.occurrence_date) : null,
+    payRequestId: open ? (row.link_id ?? null) : null,
+    payUrl: open ? (row.link_url ?? null) : null,
+    issueJournalTransactionId: row.issue_jtx_id,
+    sentAt: iso(row.sent_at),
+    paidAt: iso(row.paid_at),
+    voidedAt: iso(row.voided_at),
+    voidReason: row.void_reason,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+    ...(payments ? { payments } : {}),
+  };
+}
+
+/** Invoice columns plus its pending, unexpired pay link (`$now` is the parameter named by `nowParam`). */
+const selectInvoice = (nowParam: string) => `SELECT i.*, l.id AS link_id, l.url AS link_url FROM invoices i
+  LEFT JOIN LATERAL (SELECT id, url FROM pay_requests p WHERE p.invoice_id = i.id AND p.status = 'pending' AND p.expires_at > ${nowParam}::timestamptz
+                     ORDER BY p.created_at DESC, p.id DESC LIMIT 1) l ON true`;
+
+async function invoiceRow(db: Queryable, merchantId: string, id: string, now: Date, forUpdate = false): Promise<InvoiceRow> {
+  if (forUpdate) await db.query('SELECT id FROM invoices WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [id, merchantId]);
+  const { rows } = await db.query<InvoiceRow>(`${selectInvoice('$3')} WHERE i.id = $1 AND i.merchant_id = $2`, [id, merchantId, now.toISOString()]);
+  if (!rows[0]) throw new ProblemError(404, 'not_found', `Invoice ${id} does not exist.`);
+  return rows[0];
+}
+
+async function paymentsOf(db: Queryable, invoiceId: string): Promise<InvoicePayment[]> {
+  const { rows } = await db.query<PaymentRow>('SELECT * FROM invoice_payments WHERE invoice_id = $1 ORDER BY created_at, id', [invoiceId]);
+  return rows.map(toPayment);
+}
+
+/** An invoice with its payments, as of the context's clock. @throws ProblemError 404 when not the merchant's. */
+export async function getInvoice(ctx: Pick<AppContext, 'db' | 'clock'>, merchantId: string, id: string): Promise<Invoice> {
+  const now = ctx.clock();
+  const row = await invoiceRow(ctx.db, merchantId, id, now);
+  return toInvoice(row, utcDate(now), await paymentsOf(ctx.db, id));
+}
+
+/** The merchant's invoices, newest first; `status` is the state now (overdue computed from the due date). */
+export async function listInvoices(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  merchantId: string,
+  q: { limit: number; cursor?: string; status?: InvoiceStatus; customerId?: string; seriesId?: string },
+): Promise<{ data: Invoice[]; nextCursor: string | null }> {
+  const now = ctx.clock();
+  const today = utcDate(now);
+  const params: unknown[] = [merchantId, now.toISOString()];
+  let where = 'i.merchant_id = $1';
+  switch (q.status) {
+    case undefined:
+      break;
+    case 'overdue':
+      params.push(today);
+      where += ` AND (i.status = 'overdue' OR (i.status IN ('sent', 'partially_paid') AND i.due_date < $${params.length}))`;
+      break;
+    case 'sent':
+    case 'partially_paid':
+      params.push(q.status, today);
+      where += ` AND i.status = $${params.length - 1} AND i.due_date >= $${params.length}`;
+      break;
+    default:
+      params.push(q.status);
+      where += ` AND i.status = $${params.length}`;
+  }
+  if (q.customerId) {
+    params.push(q.customerId);
+    where += ` AND i.customer_id = $${params.length}`;
+  }
+  if (q.seriesId) {
+    params.push(q.seriesId);
+    where += ` AND i.series_id = $${params.length}`;
+  }
+  if (q.cursor) {
+    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
+    params.push(createdAt, id);
+    where += ` AND (i.created_at, i.id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+  }
+  params.push(q.limit + 1);
+  const { rows } = await ctx.db.query<InvoiceRow>(`${selectInvoice('$2')} WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $${params.length}`, params);
+  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
+  return { data: page.map((r) => toInvoice(r, today)), nextCursor };
+}
+
+/* ───────────────────────────── helpers ───────────────────────────── */
+
+function guardInvoice(id: string, from: InvoiceStatus, to: InvoiceStatus, action: string): void {
+  try {
+    assertInvoiceTransition(from, to, action);
+  } catch (err) {
+    if (err instanceof IllegalTransitionError) throw StateConflictError.fromTransition(err, id);
+    throw err;
+  }
+}
+
+/** The bill-to snapshot of a customer. @throws ProblemError 400 `unknown_customer` naming `customerId`. */
+export async function billToOf(db: Queryable, merchantId: string, customerId: string): Promise<Invoice['billTo']> {
+  const { rows } = await db.query<{ given_name: string | null; family_name: string | null; email: string | null; phone: string | null }>(
+    'SELECT given_name, family_name, email, phone FROM customers WHERE id = $1 AND merchant_id = $2 AND deleted_at IS NULL',
+    [customerId, merchantId],
+  );
+  const c = rows[0];
+  if (!c) throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${customerId} does not exist.`, [{ path: 'customerId', message: 'is not a customer of this store' }]);
+  const name = [c.given_name, c.family_name].filter(Boolean).join(' ') || null;
+  return { customerId, name, email: c.email, phone: c.phone };
+}
+
+/**
+ * Prices lines against the merchant's live catalog. @throws ProblemError 400 naming the line field, or
+ * `amount_out_of_range` when the total is outside 1 … 99 999 999.
+ */
+export async function priceLinesFor(db: Queryable, merchantId: string, lineItems: readonly LineItemInput[], customLines: readonly InvoiceCustomLineInput[]): Promise<InvoiceTotals> {
+  const catalog = await loadCatalog(db, merchantId);
+  let totals: InvoiceTotals;
+  try {
+    totals = priceInvoiceLines(lineItems, customLines, catalog, () => newId('orderLine'));
+  } catch (err) {
+    if (err instanceof PricingError || err instanceof InvoicePricingError) {
+      const path = err.path.replace(/^lines\./, 'lineItems.');
+      throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
+    }
+    throw err;
+  }
+  if (totals.totalCents < 1 || totals.totalCents > MAX_AMOUNT_CENTS) {
+    throw new ProblemError(400, 'amount_out_of_range', `Invalid lineItems: the invoice totals ${totals.totalCents} cents; an invoice is 1 … ${MAX_AMOUNT_CENTS}.`, [
+      { path: 'lineItems', message: `total ${totals.totalCents} is outside 1 … ${MAX_AMOUNT_CENTS}` },
+    ]);
+  }
+  return totals;
+}
+
+/** A new draft row inside `tx` (merchant locked by the caller). Returns the stored row. */
+export async function insertDraft(
+  tx: Queryable,
+  draft: {
+    merchantId: string;
+    currency: string;
+    billTo: Invoice['billTo'];
+    totals: InvoiceTotals;
+    dueDate: string;
+    memo: string | null;
+    seriesId?: string;
+    occurrenceDate?: string;
+    actor: string;
+    now: Date;
+  },
+): Promise<InvoiceRow | undefined> {
+  const id = newId('invoice');
+  const seq = (await tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number_seq), 0) + 1 AS n FROM invoices WHERE merchant_id = $1', [draft.merchantId])).rows[0]!;
+  const { rows } = await tx.query<InvoiceRow>(
+    `INSERT INTO invoices (id, merchant_id, number_seq, status, customer_id, bill_to, currency, lines, tax_lines, subtotal_cents, tax_cents, total_cents,
+       due_date, memo, series_id, occurrence_date, created_by, created_at, updated_at)
+     VALUES ($1, $2, $3, 'draft', $4, $5::jsonb, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+     ON CONFLICT (series_id, occurrence_date) WHERE series_id IS NOT NULL DO NOTHING RETURNING *`,
+    [
+      id,
+      draft.merchantId,
+      Number(seq.n),
+      draft.billTo.customerId,
+      JSON.stringify(draft.billTo),
+      draft.currency,
+      JSON.stringify(draft.totals.lines),
+      JSON.stringify(draft.totals.taxLines),
+      draft.totals.subtotalCents,
+      draft.totals.taxCents,
+      draft.totals.totalCents,
+      draft.dueDate,
+      draft.memo,
+      draft.seriesId ?? null,
+      draft.occurrenceDate ?? null,
+      draft.actor,
+      draft.now.toISOString(),
+    ],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  await appendAudit(tx, {
+    merchantId: draft.merchantId,
+    actor: draft.actor,
+    action: 'invoice.created',
+    entityType: 'invoice',
+    entityId: id,
+    occurredAt: draft.now,
+    data: { number: formatInvoiceNumber(Number(seq.n)), customerId: draft.billTo.customerId, totalCents: draft.totals.totalCents, dueDate: draft.dueDate, seriesId: draft.seriesId ?? null, occurrenceDate: draft.occurrenceDate ?? null },
+  });
+  return row;
+}
+
+/* ───────────────────────────── drafts ───────────────────────────── */
+
+/**
+ * Creates a draft invoice: customer, lines priced here (catalog references at catalog prices; custom lines at their
+ * amount), due date, memo. Invoice, audit row in one transaction.
+ * @throws ProblemError 400 naming the field (unknown customer, unpriceable line, total out of range).
+ */
+export async function createInvoice(ctx: AppContext, principal: Principal, input: InvoiceCreate): Promise<Invoice> {
+  const now = ctx.clock();
+  const merchant = await getMerchant(ctx.db, principal.merchantId);
+  const billTo = await billToOf(ctx.db, merchant.id, input.customerId);
+  const totals = await priceLinesFor(ctx.db, merchant.id, input.lineItems, input.customLines);
+  const row = await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchant.id);
+    return (await insertDraft(tx, { merchantId: merchant.id, currency: merchant.currency, billTo, totals, dueDate: input.dueDate, memo: input.memo ?? null, actor: callerOf(principal), now }))!;
+  });
+  return toInvoice(row, utcDate(now), []);
+}
+
+/**
+ * Changes a draft: customer, lines (re-priced from the catalog), due date, memo. Only drafts change (an issued
+ * invoice is a ledger fact): 409 naming `currentState` otherwise.
+ */
+export async function updateInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceUpdate): Promise<Invoice> {
+  const now = ctx.clock();
+  const merchantId = principal.merchantId;
+  const current = await invoiceRow(ctx.db, merchantId, id, now);
+  if (current.status !== 'draft') {
+    const state = effectiveInvoiceStatus(current.status, dateOnly(current.due_date), utcDate(now));
+    throw new StateConflictError('invoice', id, state, `Invoice ${id} is ${state}: only drafts can be edited.`);
+  }
+  const billTo = input.customerId ? await billToOf(ctx.db, merchantId, input.customerId) : current.bill_to;
+  let totals: InvoiceTotals | undefined;
+  if (input.lineItems || input.customLines) {
+    // Lines not sent keep what the draft has: catalog lines by their references, custom lines by their amounts.
+    const lineItems = input.lineItems ?? current.lines.filter((l) => l.type === 'catalog').map((l) => ({ catalogItemId: l.catalogItemId!, variationId: l.variationId!, modifierIds: l.modifierIds, quantity: l.quantity }));
+    const customLines =
+      input.customLines ??
+      current.lines.filter((l) => l.type === 'custom').map((l) => ({ description: l.description, amountCents: l.unitPriceCents, quantity: l.quantity, kind: l.kind, taxRateIds: l.taxes.map((t) => t.taxRateId) }));
+    if (lineItems.length + customLines.length === 0) {
+      throw new ProblemError(400, 'validation_error', 'Invalid lineItems: an invoice needs at least one line.', [{ path: 'lineItems', message: 'an invoice needs at least one line' }]);
+    }
+    totals = await priceLinesFor(ctx.db, merchantId, lineItems, customLines);
+  }
+  await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchantId);
+    const locked = await invoiceRow(tx, merchantId, id, now, true);
+    if (locked.status !== 'draft') throw new StateConflictError('invoice', id, locked.status, `Invoice ${id} is ${locked.status}: only drafts can be edited.`);
+    await tx.query(
+      `UPDATE invoices SET customer_id = $2, bill_to = $3::jsonb, lines = $4::jsonb, tax_lines = $5::jsonb, subtotal_cents = $6, tax_cents = $7, total_cents = $8,
+         due_date = $9, memo = $10, updated_at = $11 WHERE id = $1`,
+      [
+        id,
+        billTo.customerId,
+        JSON.stringify(billTo),
+        JSON.stringify(totals?.lines ?? locked.lines),
+        JSON.stringify(totals?.taxLines ?? locked.tax_lines),
+        totals?.subtotalCents ?? Number(locked.subtotal_cents),
+        totals?.taxCents ?? Number(locked.tax_cents),
+        totals?.totalCents ?? Number(locked.total_cents),
+        input.dueDate ?? dateOnly(locked.due_date),
+        input.memo === undefined ? locked.memo : input.memo,
+        now.toISOString(),
+      ],
+    );
+    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.updated', entityType: 'invoice', entityId: id, occurredAt: now, data: { fields: Object.keys(input) } });
+  });
+  return getInvoice(ctx, merchantId, id);
+}
+
+/* ───────────────────────────── send ───────────────────────────── */
+
+/** Which channels to use: those asked for (each must be reachable), else every channel the customer has. */
+export function channelsFor(billTo: Invoice['billTo'], asked: readonly ('sms' | 'email')[] | undefined): ('sms' | 'email')[] {
+  if (asked) {
+    const unique = [...new Set(asked)];
+    for (const [i, c] of unique.entries()) {
+      if (c === 'sms' && !billTo.phone) throw new ProblemError(400, 'validation_error', `Invalid channels.${i}: the customer has no phone number.`, [{ path: `channels.${i}`, message: 'the customer has no phone number' }]);
+      if (c === 'email' && !billTo.email) throw new ProblemError(400, 'validation_error', `Invalid channels.${i}: the customer has no e-mail address.`, [{ path: `channels.${i}`, message: 'the customer has no e-mail address' }]);
+    }
+    return unique;
+  }
+  const all: ('sms' | 'email')[] = [];
+  if (billTo.phone) all.push('sms');
+  if (billTo.email) all.push('email');
+  if (all.length === 0) throw new ProblemError(400, 'validation_error', 'Invalid channels: the customer has neither a phone number nor an e-mail address.', [{ path: 'channels', message: 'the customer cannot be reached' }]);
+  return all;
+}
+
+function emailBody(merchantName: string, inv: Invoice, url: string): string {
+  const money = (c: number) => formatMoney(c, inv.currency);
+  const lines = inv.lines.map((l) => `  ${l.quantity} x ${l.description}  ${money(l.grossCents)}`).join('\n');
+  return [
+    `${merchantName} sent you invoice ${inv.number}.`,
+    '',
+    lines,
+    '',
+    `Subtotal: ${money(inv.subtotalCents)}`,
+    `Tax: ${money(inv.taxCents)}`,
+    `Total: ${money(inv.totalCents)}`,
+    ...(inv.paidCents > 0 ? [`Paid: ${money(inv.paidCents)}`] : []),
+    `Balance due: ${money(inv.balanceDueCents)} by ${inv.dueDate}`,
+    ...(inv.memo ? ['', inv.memo] : []),
+    '',
+    `Pay online: ${url}`,
+  ].join('\n');
+}
+
+/**
+ * Sends an invoice by SMS and/or e-mail with its pay link, in one transaction with the state change. A draft is
+ * ISSUED (draft → sent; the receivable is posted; its catalog goods leave stock as `sale` movements keyed by the
+ * invoice; a pay link for the total is created). An issued invoice with a
+ * balance (sent, partially paid, overdue) is sent again as a reminder with its current link (a new one if it has
+ * none). Returns the invoice.
+ * @throws ProblemError 409 naming `currentState` for paid or void invoices; 400 naming `channels` when the customer
+ *   cannot be reached that way.
+ */
+export async function sendInvoice(ctx: AppContext, principal: Principal, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice> {
+  return sendInvoiceAs(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, id, input);
+}
+
+/** {@link sendInvoice} for a given actor (`system` for the recurring scheduler). */
+export async function sendInvoiceAs(ctx: AppContext, who: { merchantId: string; actor: string }, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice> {
+  const now = ctx.clock();
+  const today = utcDate(now);
+  const merchant = await getMerchant(ctx.db, who.merchantId);
+  let stockChanged = false;
+  await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchant.id);
+    const row = await invoiceRow(tx, merchant.id, id, now, true);
+    const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), today);
+    if (status === 'paid' || status === 'void') guardInvoice(id, status, 'sent', 'send');
+    const channels = channelsFor(row.bill_to, input.channels);
+    const isIssue = status === 'draft';
+    let issueJtxId = row.issue_jtx_id;
+    if (isIssue) {
+      guardInvoice(id, status, 'sent', 'send');
+      const view = toInvoice(row, today);
+      const jt = buildInvoiceIssueJournal(view, now.toISOString());
+      await postJournalTransaction(tx, merchant.id, jt);
+      issueJtxId = jt.id;
+      // Issued is sold (revenue recognised now): the catalog goods on it leave stock now too.
+      stockChanged = await recordSaleStock(tx, { merchantId: merchant.id, kind: 'sale', sourceId: id, lines: view.lines, actor: who.actor, now });
+    }
+    await tx.query(`UPDATE invoices SET status = $2, sent_at = COALESCE(sent_at, $3), issue_jtx_id = $4, channels = $5, updated_at = $3 WHERE id = $1`, [
+      id,
+      isIssue ? 'sent' : row.status,
+      now.toISOString(),
+      issueJtxId,
+      channels,
+    ]);
+    const fresh = await invoiceRow(tx, merchant.id, id, now);
+    const view = toInvoice(fresh, today);
+    const link =
+      (await pendingInvoiceLink(tx, id, now)) ??
+      (await insertInvoicePayLink(tx, ctx, { merchantId: merchant.id, invoiceId: id, invoiceNumber: view.number, amountCents: view.balanceDueCents, currency: view.currency, phone: view.billTo.phone, dueDate: view.dueDate, actor: who.actor, now }));
+    const sent: Record<string, string> = {};
+    if (channels.includes('sms') && view.billTo.phone) {
+      const body = `${merchant.name}: invoice ${view.number} for ${formatMoney(view.balanceDueCents, view.currency)}, due ${view.dueDate}. Pay here: ${link.url}`;
+      sent.smsId = (await ctx.sms.send({ merchantId: merchant.id, to: view.billTo.phone, body }, { tx, now })).id;
+    }
+    if (channels.includes('email') && view.billTo.email) {
+      const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
+      sent.emailId = (await ctx.email.send({ merchantId: merchant.id, to: view.billTo.email, subject, body: emailBody(merchant.name, view, link.url) }, { tx, now })).id;
+    }
+    await appendAudit(tx, {
+      merchantId: merchant.id,
+      actor: who.actor,
+      action: isIssue ? 'invoice.sent' : 'invoice.reminder_sent',
+      entityType: 'invoice',
+      entityId: id,
+      occurredAt: now,
+      data: { channels, payRequestId: link.id, ...sent, ...(isIssue ? { journalTransactionId: issueJtxId, totalCents: view.totalCents } : {}) },
+    });
+  });
+  ctx.feed.notify(merchant.id, 'journal-transactions');
+  if (stockChanged) ctx.feed.notify(merchant.id, 'catalog-items');
+  return getInvoice(ctx, merchant.id, id);
+}
+
+/* ───────────────────────────── payments ───────────────────────────── */
+
+/** A payment to apply to an invoice inside the caller's transaction (see {@link applyInvoicePayment}). */
+export interface InvoicePaymentInput {
+  merchantId: string;
+  invoiceId: string;
+  amountCents: number;
+  method: InvoicePayment['method'];
+  rail: string;
+  /** Where the money sits: `card_clearing:<rail>`, `cash_drawer:R<n>`, `check_clearing`, `bank`, … */
+  accountCode: string;
+  channel: InvoicePayment['channel'];
+  cardBrand?: string | null;
+  last4?: string | null;
+  reference?: string | null;
+  /** The pay link it came through (pay page payments). */
+  payRequestId?: string | null;
+  registerId?: string | null;
+  actor: string;
+  now: Date;
+}
+
+/**
+ * Applies a payment to an issued invoice inside `tx`: the payment record, its journal transaction (Dr
+ * `accountCode`, Cr `customer_receivables`), the invoice's paid amount and state (paid in full → `paid`; else
+ * `partially_paid`, or `overdue` past the due date), the pay links (replaced by one for the new balance, or canceled
+ * when paid), audit rows.
+ * @throws ProblemError 404; 409 naming `currentState` when the invoice is a draft, paid or void; 400 `overpayment`
+ *   naming `amountCents` when it exceeds the balance due.
+ */
+export async function applyInvoicePayment(tx: Queryable, ctx: Pick<AppContext, 'config'>, p: InvoicePaymentInput): Promise<{ payment: InvoicePayment; journalTransactionId: string }> {
+  await lockMerchant(tx, p.merchantId);
+  const today = utcDate(p.now);
+  const row = await invoiceRow(tx, p.merchantId, p.invoiceId, p.now, true);
+  const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), today);
+  const balance = Number(row.total_cents) - Number(row.paid_cents);
+  const paidInFull = p.amountCents >= balance;
+  const target: InvoiceStatus = paidInFull ? 'paid' : status === 'overdue' ? 'overdue' : 'partially_paid';
+  guardInvoice(p.invoiceId, status, target, 'pay');
+  if (p.amountCents > balance) {
+    throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${p.amountCents} is more than the balance due (${balance}).`, [{ path: 'amountCents', message: `must be at most the balance due, ${balance}` }]);
+  }
+  const number = formatInvoiceNumber(Number(row.number_seq));
+  const paymentId = newId('invoicePayment');
+  const jt = buildInvoicePaymentJournal({
+    id: `jtx_${paymentId.slice(4)}`,
+    invoiceId: p.invoiceId,
+    invoiceNumber: number,
+    currency: row.currency,
+    amountCents: p.amountCents,
+    accountCode: p.accountCode,
+    registerId: p.registerId ?? null,
+    occurredAt: p.now.toISOString(),
+    via: p.channel === 'pay_page' ? `pay link ${p.payRequestId}` : p.method,
+  });
+  await postJournalTransaction(tx, p.merchantId, jt);
+  const { rows } = await tx.query<PaymentRow>(
+    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, card_brand, last4, reference, pay_request_id, register_id, jtx_id, created_by, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
+    [paymentId, p.merchantId, p.invoiceId, p.amountCents, p.method, p.rail, p.channel, p.accountCode, p.cardBrand ?? null, p.last4 ?? null, p.reference ?? null, p.payRequestId ?? null, p.registerId ?? null, jt.id, p.actor, p.now.toISOString()],
+  );
+  const paidCents = Number(row.paid_cents) + p.amountCents;
+  await tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = $4, updated_at = $5 WHERE id = $1`, [p.invoiceId, paidCents, target, paidInFull ? p.now.toISOString() : null, p.now.toISOString()]);
+  await appendAudit(tx, {
+    merchantId: p.merchantId,
+    actor: p.actor,
+    action: 'invoice.payment_recorded',
+    entityType: 'invoice',
+    entityId: p.invoiceId,
+    occurredAt: p.now,
+    data: { paymentId, amountCents: p.amountCents, method: p.method, rail: p.rail, channel: p.channel, journalTransactionId: jt.id, from: status, to: target, balanceDueCents: balance - p.amountCents },
+  });
+  // Pay links: the one being paid is marked paid by its caller; any other pending link no longer fits the balance,
+  // so it is replaced by one for the new balance (or just canceled when the invoice is paid).
+  const others = await tx.query<{ id: string }>(`SELECT id FROM pay_requests WHERE invoice_id = $1 AND status = 'pending' AND id <> COALESCE($2, '')`, [p.invoiceId, p.payRequestId ?? null]);
+  if (others.rows.length > 0 || !paidInFull) {
+    const replacement = paidInFull
+      ? undefined
+      : (await insertInvoicePayLink(tx, ctx, { merchantId: p.merchantId, invoiceId: p.invoiceId, invoiceNumber: number, amountCents: balance - p.amountCents, currency: row.currency, phone: row.bill_to.phone, dueDate: dateOnly(row.due_date), actor: p.actor, now: p.now })).id;
+    await cancelPendingPayLinks(tx, {
+      merchantId: p.merchantId,
+      invoiceId: p.invoiceId,
+      reason: paidInFull ? 'invoice_paid' : 'balance_changed',
+      except: [p.payRequestId, replacement].filter((x): x is string => !!x),
+      ...(replacement ? { supersededBy: replacement } : {}),
+      actor: p.actor,
+      now: p.now,
+    });
+  }
+  return { payment: toPayment(rows[0]!), journalTransactionId: jt.id };
+}
+
+/**
+ * Records a payment taken at the register or received another way (staff API). `card` is charged on the sandbox
+ * rail (declined → 402, nothing recorded); `cash` goes to the drawer of `registerId`; `check` to checks to deposit;
+ * `bank_transfer` to the bank; `other` to other tenders.
+ * @throws ProblemError as {@link applyInvoicePayment}; 400 naming `registerId` for a register not of the store; 402.
+ */
+export async function recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate, processor: PaymentProcessor = defaultPaymentProcessor): Promise<Invoice> {
+  const now = ctx.clock();
+  const merchantId = principal.merchantId;
+  const declined = await ctx.db.transaction(async (tx): Promise<ProblemError | undefined> => {
+    await lockMerchant(tx, merchantId);
+    // State and amount first, so a card is never charged for an invoice that cannot take the payment.
+    const row = await invoiceRow(tx, merchantId, id, now, true);
+    const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
+    if (status === 'draft' || status === 'paid' || status === 'void') guardInvoice(id, status, 'paid', 'pay');
+    const balance = Number(row.total_cents) - Number(row.paid_cents);
+    if (input.amountCents > balance) {
+      throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${input.amountCents} is more than the balance due (${balance}).`, [{ path: 'amountCents', message: `must be at most the balance due, ${balance}` }]);
+    }
+    let account: { accountCode: string; rail: string; registerId: string | null; cardBrand?: string | null; last4?: string | null; reference?: string | null };
+    switch (input.method) {
+      case 'cash': {
+        const reg = await tx.query<{ number: number }>('SELECT number FROM registers WHERE id = $1 AND merchant_id = $2', [input.registerId, merchantId]);
+        if (!reg.rows[0]) throw new ProblemError(400, 'unknown_register', `Invalid registerId: ${input.registerId} is not a register of this store.`, [{ path: 'registerId', message: 'is not a register of this store' }]);
+        account = { accountCode: `cash_drawer:R${reg.rows[0].number}`, rail: 'cash', registerId: input.registerId!, reference: input.reference ?? null };
+        break;
+      }
+      case 'card': {
+        const result = await processor.charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency: row.currency, reference: `${id}:${now.toISOString()}` });
+        if (result.outcome === 'declined') {
+          // The decline is kept in the audit trail (who tried what, when, with which code); nothing else is written.
+          await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, occurredAt: now, data: { method: 'card', amountCents: input.amountCents, declineCode: result.code, cardToken: input.cardToken } });
+          return new ProblemError(402, result.code, `${result.message} Nothing was charged; the attempt is in the audit trail.`, [{ path: 'cardToken', message: `declined: ${result.code}` }]);
+        }
+        account = { accountCode: result.accountCode, rail: result.rail, registerId: null, cardBrand: result.brand, last4: result.last4, reference: result.processorReference };
+        break;
+      }
+      case 'check':
+        account = { accountCode: 'check_clearing', rail: 'check', registerId: null, reference: input.checkNumber ? `check ${input.checkNumber}` : (input.reference ?? null) };
+        break;
+      case 'bank_transfer':
+        account = { accountCode: 'bank', rail: 'bank_transfer', registerId: null, reference: input.reference ?? null };
+        break;
+      case 'other':
+        account = { accountCode: 'other_tender_clearing', rail: 'other', registerId: null, reference: input.reference ?? null };
+        break;
+    }
+    await applyInvoicePayment(tx, ctx, { merchantId, invoiceId: id, amountCents: input.amountCents, method: input.method, channel: 'api', actor: callerOf(principal), now, ...account });
+    return undefined;
+  });
+  if (declined) throw declined;
+  ctx.feed.notify(merchantId, 'journal-transactions');
+  return getInvoice(ctx, merchantId, id);
+}
+
+/* ───────────────────────────── void ───────────────────────────── */
+
+/**
+ * Voids an invoice that has no payment: `draft | sent | overdue → void`. An issued invoice's receivable is reversed
+ * (the reversal of its issue transaction), its goods come back to stock (`return` movements) and its pay links are
+ * canceled, in one transaction.
+ * @throws ProblemError 409 naming `currentState` for partially paid, paid or void invoices (and an overdue one with
+ *   payments: those must be refunded first).
+ */
+export async function voidInvoice(ctx: AppContext, principal: Principal, id: string, input: { reason?: string }): Promise<Invoice> {
+  const now = ctx.clock();
+  const merchantId = principal.merchantId;
+  let stockChanged = false;
+  await ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, merchantId);
+    const row = await invoiceRow(tx, merchantId, id, now, true);
+    const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
+    guardInvoice(id, status, 'void', 'void');
+    if (Number(row.paid_cents) > 0) {
+      throw new StateConflictError('invoice', id, status, `Invoice ${id} is ${status} with payments (${row.paid_cents} received): it cannot be voided until they are given back.`);
+    }
+    let reversalId: string | null = null;
+    if (row.issue_jtx_id) {
+      const issue = await getJournalTransaction(tx, merchantId, row.issue_jtx_id);
+      if (issue) {
+        const reversal = buildInvoiceVoidJournal(issue, newId('journalTransaction'), formatInvoiceNumber(Number(row.number_seq)), now.toISOString());
+        await postJournalTransaction(tx, merchantId, reversal);
+        reversalId = reversal.id;
+      }
+      // The sale is undone: the goods it took off stock come back.
+      stockChanged = await recordSaleStock(tx, { merchantId, kind: 'return', sourceId: id, lines: toInvoice(row, utcDate(now)).lines, actor: callerOf(principal), now });
+    }
+    await tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [id, now.toISOString(), input.reason ?? null]);
+    await cancelPendingPayLinks(tx, { merchantId, invoiceId: id, reason: 'invoice_void', actor: callerOf(principal), now });
+    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.voided', entityType: 'invoice', entityId: id, occurredAt: now, data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId } });
+  });
+  ctx.feed.notify(merchantId, 'journal-transactions');
+  if (stockChanged) ctx.feed.notify(merchantId, 'catalog-items');
+  return getInvoice(ctx, merchantId, id);
+}
+
+/* ───────────────────────────── overdue job ───────────────────────────── */
+
+/**
+ * Stores `overdue` on every sent or partially paid invoice whose due date is before `now`'s UTC date, with an audit
+ * row each (reads already show them overdue; this makes the stored state agree). Returns how many moved.
+ */
+export async function markOverdueInvoices(db: Db, now: Date): Promise<number> {
+  const today = utcDate(now);
+  const due = await db.query<{ merchant_id: string }>(`SELECT DISTINCT merchant_id FROM invoices WHERE status IN ('sent', 'partially_paid') AND due_date < $1`, [today]);
+  let count = 0;
+  for (const { merchant_id: merchantId } of due.rows) {
+    count += await db.transaction(async (tx) => {
+      await lockMerchant(tx, merchantId);
+      const { rows } = await tx.query<{ id: string; due_date: string | Date }>(
+        `UPDATE invoices SET status = 'overdue', updated_at = $3 WHERE merchant_id = $1 AND status IN ('sent', 'partially_paid') AND due_date < $2 RETURNING id, due_date`,
+        [merchantId, today, now.toISOString()],
+      );
+      for (const r of rows) {
+        await appendAudit(tx, { merchantId, actor: 'system', action: 'invoice.overdue', entityType: 'invoice', entityId: r.id, occurredAt: now, data: { dueDate: dateOnly(r.due_date) } });
+      }
+      return rows.length;
+    });
+  }
+  return count;
+}

@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import { newId, type CatalogItem, type TaxRate } from '../../../../core/index.ts';
+import type { Db, Queryable } from '../../platform/db/db.ts';
+import { lockMerchant } from '../../platform/db/db.ts';
+import { APP_SCOPES, issueAppToken } from '../../platform/auth/identity.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { ensureChartOfAccounts } from '../../kernel/ledger.ts';
+import { recordStockMovements } from '../inventory/service.ts';
+
+/**
+ * The demo store (DESIGN §9): a café with modifiers, a retail shelf with real UPC-A barcodes and stock, and salon
+ * services. Seeded idempotently on every start: existing rows are never overwritten, so edits survive restarts.
+ */
+export const DEMO_MERCHANT_NAME = 'Register Demo Café & Market';
+export const DEMO_CURRENCY = 'USD';
+export const DEMO_APP_NAME = 'Demo integration';
+export const DEMO_APP_SCOPES: readonly string[] = APP_SCOPES;
+
+export const DEMO_TAX_RATES: readonly TaxRate[] = [{ id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false }];
+
+const sizeList = (id: string) => ({
+  id,
+  name: 'Size',
+  minSelected: 1,
+  maxSelected: 1,
+  modifiers: [
+    { id: 'mod_size_small', name: 'Small', priceCents: 0 },
+    { id: 'mod_size_medium', name: 'Medium', priceCents: 50 },
+    { id: 'mod_size_large', name: 'Large', priceCents: 100 },
+  ],
+});
+const extrasList = (id: string) => ({
+  id,
+  name: 'Extras',
+  minSelected: 0,
+  maxSelected: 3,
+  modifiers: [
+    { id: 'mod_extra_oat_milk', name: 'Oat milk', priceCents: 70 },
+    { id: 'mod_extra_shot', name: 'Extra shot', priceCents: 90 },
+    { id: 'mod_extra_vanilla', name: 'Vanilla syrup', priceCents: 60 },
+  ],
+});
+
+const drink = (id: string, name: string, priceCents: number, description: string): CatalogItem => ({
+  id: `itm_${id}`,
+  name,
+  description,
+  category: 'Coffee',
+  kind: 'product',
+  variations: [{ id: `var_${id}_regular`, name: 'Regular', priceCents, trackStock: false }],
+  modifierLists: [sizeList(`mdl_${id}_size`), extrasList(`mdl_${id}_extras`)],
+  taxRateIds: ['tax_sales'],
+});
+
+const bakery = (id: string, name: string, priceCents: number, stock: number): CatalogItem => ({
+  id: `itm_${id}`,
+  name,
+  category: 'Bakery',
+  kind: 'product',
+  variations: [{ id: `var_${id}_regular`, name: 'Regular', priceCents, sku: `BAK-${id.toUpperCase()}`, trackStock: true, stockOnHand: stock }],
+  modifierLists: [],
+  taxRateIds: ['tax_sales'],
+});
+
+/** Retail items carry the manufacturers' published UPC-A codes (GTIN-12, check digits verified by a test). */
+const retail = (id: string, name: string, priceCents: number, gtin: string, stock: number): CatalogItem => ({
+  id: `itm_${id}`,
+  name,
+  category: 'Retail',
+  kind: 'product',
+  variations: [{ id: `var_${id}_each`, name: 'Each', priceCents, sku: `RTL-${id.toUpperCase()}`, gtin, trackStock: true, stockOnHand: stock }],
+  modifierLists: [],
+  taxRateIds: ['tax_sales'],
+});
+
+const service = (id: string, name: string, priceCents: number, description: string): CatalogItem => ({
+  id: `itm_${id}`,
+  name,
+  description,
+  category: 'Salon',
+  kind: 'service',
+  variations: [{ id: `var_${id}_standard`, name: 'Standard', priceCents, trackStock: false }],
+  modifierLists: [],
+  taxRateIds: [],
+});
+
+export const DEMO_CATALOG_ITEMS: readonly CatalogItem[] = [
+  drink('latte', 'Latte', 450, 'Espresso with steamed milk.'),
+  drink('cappuccino', 'Cappuccino', 425, 'Espresso, steamed milk and foam.'),
+  {
+    id: 'itm_espresso',
+    name: 'Espresso',
+    category: 'Coffee',
+    kind: 'product',
+    variations: [
+      { id: 'var_espresso_single', name: 'Single', priceCents: 300, trackStock: false },
+      { id: 'var_espresso_double', name: 'Double', priceCents: 375, trackStock: false },
+    ],
+    modifierLists: [],
+    taxRateIds: ['tax_sales'],
+  },
+  {
+    id: 'itm_drip_coffee',
+    name: 'Drip coffee',
+    category: 'Coffee',
+    kind: 'product',
+    variations: [
+      { id: 'var_drip_coffee_small', name: 'Small', priceCents: 250, trackStock: false },
+      { id: 'var_drip_coffee_large', name: 'Large', priceCents: 325, trackStock: false },
+    ],
+    modifierLists: [extrasList('mdl_drip_coffee_extras')],
+    taxRateIds: ['tax_sales'],
+  },
+  bakery('croissant', 'Butter croissant', 375, 24),
+  bakery('blueberry_muffin', 'Blueberry muffin', 350, 18),
+  bakery('chocolate_cookie', 'Chocolate chip cookie', 250, 30),
+  retail('coca_cola_can', 'Coca-Cola Classic 12 fl oz can', 199, '049000028911', 48),
+  retail('diet_coke_can', 'Diet Coke 12 fl oz can', 199, '049000028928', 36),
+  retail('dasani_water', 'Dasani purified water 20 fl oz', 229, '049000026566', 30),
+  retail('snickers_bar', 'Snickers bar 1.86 oz', 179, '040000424314', 40),
+  service('haircut', 'Haircut', 3500, 'Wash, cut and style, 45 minutes.'),
+  service('blow_dry', 'Blow-dry', 3000, 'Wash and blow-dry, 30 minutes.'),
+  service('beard_trim', 'Beard trim', 1500, 'Trim and line-up, 15 minutes.'),
+];
+
+export interface DemoSeed {
+  merchantId: string;
+  merchantName: string;
+  currency: string;
+  staffId: string;
+  staffRole: string;
+  appId: string;
+  /** Plaintext of the demo app token — only when it was created by this call (only its hash is stored). */
+  appToken?: string;
+  appScopes: readonly string[];
+  webhookSecret: string;
+  /** True when the merchant was created by this call. */
+  created: boolean;
+}
+
+async function upsertCatalog(tx: Queryable, merchantId: string): Promise<void> {
+  for (const rate of DEMO_TAX_RATES) {
+    await tx.query(
+      `INSERT INTO tax_rates (merchant_id, id, data, sync_seq) VALUES ($1, $2, $3::jsonb, nextval('sync_seq')) ON CONFLICT (merchant_id, id) DO NOTHING`,
+      [merchantId, rate.id, JSON.stringify(rate)],
+    );
+  }
+  for (const item of DEMO_CATALOG_ITEMS) {
+    await tx.query(
+      `INSERT INTO catalog_items (merchant_id, id, data, sync_seq) VALUES ($1, $2, $3::jsonb, nextval('sync_seq')) ON CONFLICT (merchant_id, id) DO NOTHING`,
+      [merchantId, item.id, JSON.stringify(item)],
+    );
+  }
+}
+
+/** The demo stock as opening counts (inventory is the sum of movements); recorded once, on the first seed. */
+async function seedOpeningStock(tx: Queryable, merchantId: string): Promise<void> {
+  const movements = DEMO_CATALOG_ITEMS.flatMap((item) =>
+    item.variations.filter((v) => v.trackStock).map((v) => ({ variationId: v.id, kind: 'count' as const, counted: v.stockOnHand ?? 0, sourceId: 'seed:opening-stock' })),
+  );
+  const done = await tx.query(`SELECT 1 FROM stock_movements WHERE merchant_id = $1 AND source_id = 'seed:opening-stock' LIMIT 1`, [merchantId]);
+  if (done.rows.length === 0) await recordStockMovements(tx, { merchantId, movements });
+}
+
+/** Creates the demo store, or completes it (idempotent). Several instances starting at once are serialised. */
+export async function seedDemoStore(db: Db): Promise<DemoSeed> {
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('register:seed-demo')) AS locked`);
+    const found = await tx.query<{ id: string; name: string; currency: string }>(
+      'SELECT id, name, currency FROM merchants WHERE is_demo ORDER BY created_at, id LIMIT 1',
+    );
+    let merchant = found.rows[0];
+    const created = !merchant;
+    if (!merchant) {
+      merchant = { id: newId('merchant'), name: DEMO_MERCHANT_NAME, currency: DEMO_CURRENCY };
+      await tx.query('INSERT INTO merchants (id, name, currency, is_demo) VALUES ($1, $2, $3, true)', [merchant.id, merchant.name, merchant.currency]);
+    }
+    await lockMerchant(tx, merchant.id);
+    await ensureChartOfAccounts(tx, merchant.id);
+    await upsertCatalog(tx, merchant.id);
+    await seedOpeningStock(tx, merchant.id);
+
+    let staff = (await tx.query<{ id: string; role: string }>(`SELECT id, role FROM staff WHERE merchant_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1`, [merchant.id])).rows[0];
+    if (!staff) {
+      staff = { id: newId('staff'), role: 'owner' };
+      await tx.query(`INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, 'Demo Owner', 'owner@demo.register.example', 'owner')`, [staff.id, merchant.id]);
+    }
+
+    let app = (
+      await tx.query<{ id: string; scopes: string[]; webhook_secret: string | null }>(
+        'SELECT id, scopes, webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1',
+        [merchant.id, DEMO_APP_NAME],
+      )
+    ).rows[0];
+    let appToken: string | undefined;
+    if (!app) {
+      const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+      const issued = await issueAppToken(tx, { merchantId: merchant.id, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
+      appToken = issued.token;
+      app = { id: issued.id, scopes: [...DEMO_APP_SCOPES], webhook_secret: webhookSecret };
+    }
+    if (created) {
+      await appendAudit(tx, { merchantId: merchant.id, actor: 'system', action: 'merchant.seeded', entityType: 'merchant', entityId: merchant.id, data: { name: merchant.name, demo: true } });
+    }
+    return {
+      merchantId: merchant.id,
+      merchantName: merchant.name,
+      currency: merchant.currency,
+      staffId: staff.id,
+      staffRole: staff.role,
+      appId: app.id,
+      ...(appToken ? { appToken } : {}),
+      appScopes: app.scopes,
+      webhookSecret: app.webhook_secret ?? '',
+      created,
+    };
+  });
+}
+
+/**
+ * Revokes the demo app's tokens and issues a new one (same scopes and webhook secret). Used when the plaintext of the
+ * existing token is no longer known (it is stored hashed only).
+ */
+export async function reissueDemoAppToken(db: Db, merchantId: string): Promise<{ appId: string; appToken: string; webhookSecret: string }> {
+  return db.transaction(async (tx) => {
+    await lockMerchant(tx, merchantId);
+    const old = (
+      await tx.query<{ webhook_secret: string | null }>(
+        'SELECT webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at LIMIT 1',
+        [merchantId, DEMO_APP_NAME],
+      )
+    ).rows[0];
+    const webhookSecret = old?.webhook_secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+    await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL', [merchantId, DEMO_APP_NAME]);
+    const issued = await issueAppToken(tx, { merchantId, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
+    await appendAudit(tx, { merchantId, actor: 'system', action: 'app_token.reissued', entityType: 'app_token', entityId: issued.id, appId: issued.id, data: { appName: DEMO_APP_NAME } });
+    return { appId: issued.id, appToken: issued.token, webhookSecret };
+  });
+}

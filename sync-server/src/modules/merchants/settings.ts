@@ -1,0 +1,85 @@
+/**
+ * Store settings (docs/api.md "Settings"; staff only): the merchant's IANA time zone, which reports count days in
+ * (services/reports.ts), and the default country of phone numbers typed without `+` (customers). Name and currency
+ * are shown, not changed here: the currency is fixed once money has moved.
+ */
+import { z } from 'zod';
+import { isPhoneCountry } from '../../../../core/index.ts';
+import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import { ProblemError } from '../../platform/http/problem.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+
+/** `GET /api/pos/settings` and the answer of PATCH. */
+export const storeSettingsSchema = z.strictObject({
+  merchantId: z.string(),
+  name: z.string(),
+  currency: z.string().describe('ISO 4217 code of every amount (minor units).'),
+  timeZone: z.string().describe('IANA time zone; reports count days in it.'),
+  defaultCountry: z.string().describe('ISO 3166-1 alpha-2: the country of phone numbers typed without + and a country code.'),
+});
+export type StoreSettings = z.infer<typeof storeSettingsSchema>;
+
+/** `PATCH /api/pos/settings`: the fields to change (at least one). */
+export const storeSettingsUpdateSchema = z
+  .strictObject({
+    timeZone: z.string().trim().min(1).max(64).optional().describe('IANA time zone name, e.g. America/New_York.'),
+    defaultCountry: z
+      .string()
+      .trim()
+      .transform((v) => v.toUpperCase())
+      .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
+      .optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'send at least one field to change', path: [] });
+export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
+
+interface MerchantRow {
+  id: string;
+  name: string;
+  currency: string;
+  time_zone: string;
+  default_country: string;
+}
+
+const toSettings = (r: MerchantRow): StoreSettings => ({ merchantId: r.id, name: r.name, currency: r.currency, timeZone: r.time_zone, defaultCountry: r.default_country });
+
+async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country FROM merchants WHERE id = $1', [merchantId]);
+  if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
+  return rows[0];
+}
+
+/** The caller's store settings. @throws ProblemError 404 when the merchant is gone. */
+export async function getSettings(db: Queryable, merchantId: string): Promise<StoreSettings> {
+  return toSettings(await merchantRow(db, merchantId));
+}
+
+/**
+ * Changes the given settings in one transaction, with a `settings.updated` audit row holding each field's from/to.
+ * The time zone is checked against the database's own zone list (`pg_timezone_names`, as reports do).
+ * @throws ProblemError 400 naming `timeZone` for an unknown zone.
+ */
+export async function updateSettings(ctx: AppContext, principal: Principal, input: StoreSettingsUpdate): Promise<StoreSettings> {
+  const now = ctx.clock();
+  return ctx.db.transaction(async (tx) => {
+    await lockMerchant(tx, principal.merchantId);
+    const before = await merchantRow(tx, principal.merchantId);
+    if (input.timeZone !== undefined) {
+      const known = await tx.query('SELECT 1 FROM pg_timezone_names WHERE name = $1', [input.timeZone]);
+      if (known.rows.length === 0) {
+        throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${input.timeZone}" is not an IANA time zone name.`, [{ path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' }]);
+      }
+    }
+    const after = { time_zone: input.timeZone ?? before.time_zone, default_country: input.defaultCountry ?? before.default_country };
+    await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3 WHERE id = $1', [principal.merchantId, after.time_zone, after.default_country]);
+    const changes: Record<string, { from: string; to: string }> = {};
+    if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
+    if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };
+    if (Object.keys(changes).length > 0) {
+      await appendAudit(tx, { merchantId: principal.merchantId, actor: callerOf(principal), action: 'settings.updated', entityType: 'merchant', entityId: principal.merchantId, occurredAt: now, data: changes });
+    }
+    return toSettings({ ...before, ...after });
+  });
+}

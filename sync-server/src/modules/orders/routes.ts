@@ -1,0 +1,244 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import {
+  ORDER_STATES,
+  orderCancelSchema,
+  orderCreateSchema,
+  orderPageSchema,
+  orderViewSchema,
+  paymentCreateSchema,
+  receiptSendSchema,
+  refundCreateSchema,
+  refundRecordSchema,
+  pageQueryFields,
+} from '../../../../core/index.ts';
+import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { idempotent } from '../../platform/http/idempotency.ts';
+import { parseOrThrow } from '../../platform/http/problem.ts';
+import { cancelOrder, createOrder, getOrderView, getReceipt, listOrders, payOrder, refundOrder, sendReceipt } from './service.ts';
+
+const isoTime = z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0');
+
+/** `GET /api/pos/orders` query (DESIGN §7: cursor pagination; unknown parameters → 400). */
+export const ordersQuery = z.strictObject({
+  ...pageQueryFields,
+  registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
+  status: z.enum(ORDER_STATES).optional(),
+  customerId: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a customer id').optional(),
+  source: z.enum(['register', 'api']).optional(),
+  /** Inclusive lower bound of the order's business time. */
+  createdFrom: isoTime.optional(),
+  /** Exclusive upper bound of the order's business time. */
+  createdTo: isoTime.optional(),
+});
+
+const orderParams = z.strictObject({ id: z.string().regex(/^ord_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with ord_') });
+
+const receiptSchema = z.strictObject({
+  orderId: z.string(),
+  receiptNumber: z.string(),
+  merchantName: z.string(),
+  currency: z.string(),
+  createdAt: z.string(),
+  state: z.enum(ORDER_STATES),
+  lines: z.array(z.strictObject({ name: z.string(), quantity: z.int(), modifiers: z.array(z.string()), unitPriceCents: z.int(), amountCents: z.int() })),
+  subtotalCents: z.int(),
+  discountCents: z.int(),
+  taxLines: z.array(z.strictObject({ name: z.string(), taxCents: z.int(), inclusive: z.boolean() })),
+  totalCents: z.int(),
+  tipCents: z.int(),
+  paidCents: z.int(),
+  tenders: z.array(z.strictObject({ method: z.string(), amountCents: z.int(), tipCents: z.int(), changeCents: z.int().nullable(), cardBrand: z.string().nullable(), last4: z.string().nullable() })),
+  refunds: z.array(z.strictObject({ id: z.string(), amountCents: z.int(), createdAt: z.string() })),
+  refundedCents: z.int(),
+  balanceDueCents: z.int(),
+  /** Plain text, 42 columns, ready for the receipt printer. */
+  text: z.string(),
+});
+
+const receiptSentSchema = z.strictObject({ id: z.string(), channel: z.enum(['sms', 'email']), to: z.string(), orderId: z.string() });
+const refundResultSchema = z.strictObject({ refund: refundRecordSchema, order: orderViewSchema });
+
+const STAFF: Access = 'staff';
+const ORDERS_READ: Access = { scope: 'orders:read' };
+
+/**
+ * Orders (DESIGN §5, §7): list and read (scope `orders:read`); create, pay, cancel, refund and receipts (staff only).
+ * Logic lives in services/orders.ts.
+ */
+export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get(
+    '/api/pos/orders',
+    {
+      onRequest: guard(ctx, ORDERS_READ),
+      config: {
+        openapi: {
+          summary: 'List orders',
+          description: 'Newest first by business time (createdAt), ties by id. Register sales and API orders alike.',
+          tags: ['orders'],
+          access: ORDERS_READ,
+          query: ordersQuery,
+          response: orderPageSchema,
+        },
+      },
+    },
+    async (request) => {
+      const q = parseOrThrow(ordersQuery, request.query, '(query)');
+      return listOrders(ctx.db, principalOf(request).merchantId, q);
+    },
+  );
+
+  app.get(
+    '/api/pos/orders/:id',
+    {
+      onRequest: guard(ctx, ORDERS_READ),
+      config: { openapi: { summary: 'Get an order with its payments and refunds', tags: ['orders'], access: ORDERS_READ, params: orderParams, response: orderViewSchema } },
+    },
+    async (request) => {
+      const { id } = parseOrThrow(orderParams, request.params, '(path)');
+      return getOrderView(ctx.db, principalOf(request).merchantId, id);
+    },
+  );
+
+  app.post(
+    '/api/pos/orders',
+    {
+      onRequest: guard(ctx, STAFF),
+      config: {
+        openapi: {
+          summary: 'Create an open order from catalog references',
+          description: 'The server prices every line from the catalog; a price on a line is a 400.',
+          tags: ['orders'],
+          access: STAFF,
+          body: orderCreateSchema,
+          response: orderViewSchema,
+          status: 201,
+          idempotent: true,
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const body = parseOrThrow(orderCreateSchema, request.body ?? undefined);
+      return { status: 201, body: await createOrder(ctx, principalOf(request), body) };
+    }),
+  );
+
+  app.post(
+    '/api/pos/orders/:id/payments',
+    {
+      onRequest: guard(ctx, STAFF),
+      config: {
+        openapi: {
+          summary: 'Pay an open order with one or several tenders',
+          description: 'All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). 409 when the order is not open.',
+          tags: ['orders'],
+          access: STAFF,
+          params: orderParams,
+          body: paymentCreateSchema,
+          response: orderViewSchema,
+          status: 201,
+          idempotent: true,
+          errors: {
+            402: 'A card tender was declined (`card_declined`, `insufficient_funds`): `paymentId` names the attempt, kept as a payment in state `declined`; replayed with the same Idempotency-Key',
+            409: 'The order is not open (`illegal_state_transition`, `currentState`)',
+          },
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const { id } = parseOrThrow(orderParams, request.params, '(path)');
+      const body = parseOrThrow(paymentCreateSchema, request.body ?? undefined);
+      return { status: 201, body: await payOrder(ctx, principalOf(request), id, body) };
+    }),
+  );
+
+  app.post(
+    '/api/pos/orders/:id/cancel',
+    {
+      onRequest: guard(ctx, STAFF),
+      config: {
+        openapi: {
+          summary: 'Cancel an open order',
+          errors: { 409: 'The order is not open (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          description: 'open → canceled; payments it had collected are given back. 409 in any other state.',
+          tags: ['orders'],
+          access: STAFF,
+          params: orderParams,
+          body: orderCancelSchema,
+          response: orderViewSchema,
+          status: 200,
+          idempotent: true,
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const { id } = parseOrThrow(orderParams, request.params, '(path)');
+      const body = parseOrThrow(orderCancelSchema, request.body === undefined ? {} : request.body);
+      return { status: 200, body: await cancelOrder(ctx, principalOf(request), id, body) };
+    }),
+  );
+
+  app.post(
+    '/api/pos/orders/:id/refunds',
+    {
+      onRequest: guard(ctx, STAFF),
+      config: {
+        openapi: {
+          summary: 'Refund a paid order, fully or partly',
+          errors: { 409: 'The order is not paid or partially refunded (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          description: 'By lines and quantities, or by amount; never beyond what was paid. A new refund record, never an edit of the order.',
+          tags: ['orders'],
+          access: STAFF,
+          params: orderParams,
+          body: refundCreateSchema,
+          response: refundResultSchema,
+          status: 201,
+          idempotent: true,
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const { id } = parseOrThrow(orderParams, request.params, '(path)');
+      const body = parseOrThrow(refundCreateSchema, request.body ?? undefined);
+      return { status: 201, body: await refundOrder(ctx, principalOf(request), id, body) };
+    }),
+  );
+
+  app.get(
+    '/api/pos/orders/:id/receipt',
+    {
+      onRequest: guard(ctx, STAFF),
+      config: { openapi: { summary: "Get an order's receipt (re-print data)", tags: ['orders'], access: STAFF, params: orderParams, response: receiptSchema } },
+    },
+    async (request) => {
+      const { id } = parseOrThrow(orderParams, request.params, '(path)');
+      return getReceipt(ctx.db, principalOf(request).merchantId, id);
+    },
+  );
+
+  app.post(
+    '/api/pos/orders/:id/receipts',
+    {
+      onRequest: guard(ctx, STAFF),
+      config: {
+        openapi: {
+          summary: 'Send the receipt by SMS or e-mail',
+          description: "Queued in the SMS or e-mail outbox; without `to`, the order's customer's phone or e-mail.",
+          tags: ['orders'],
+          access: STAFF,
+          params: orderParams,
+          body: receiptSendSchema,
+          response: receiptSentSchema,
+          status: 202,
+          idempotent: true,
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const { id } = parseOrThrow(orderParams, request.params, '(path)');
+      const body = parseOrThrow(receiptSendSchema, request.body ?? undefined);
+      return { status: 202, body: await sendReceipt(ctx, principalOf(request), id, body) };
+    }),
+  );
+}

@@ -1,0 +1,506 @@
+/**
+ * Webhooks (spec: Events; DESIGN §6): subscriptions, and the delivery worker that drains the transactional outbox
+ * (`event_outbox`, written by `emitEvent` in the same transaction as each change).
+ *
+ * Delivery: the worker fans each new event out to one delivery per enabled subscription of the merchant whose
+ * `eventTypes` include its type, then POSTs the event's raw JSON to the subscription's URL with
+ * - `x-service-signature`: lowercase hex HMAC-SHA256 of the raw body keyed with the subscription's secret (spec rule 2),
+ * - `x-service-event-id`: the event id (receivers dedupe on it, spec rule 1),
+ * - `x-service-timestamp`: Unix seconds of the attempt.
+ * First attempt at once, then 3 retries after 1, 4 and 16 minutes (configurable), each with a 10 s timeout; a 2xx ends
+ * delivery (`succeeded`), anything else — another status, a redirect, a timeout, a refused connection, a receiver
+ * address that is not public (services/receiver-network.ts: no connection is made) — is a failed attempt; after the last retry the delivery is `failed`. Every attempt is logged; a delivery can be redelivered.
+ *
+ * Several instances share the work: rows are claimed with `FOR UPDATE SKIP LOCKED` and a lease (`locked_until`), and
+ * no HTTP call runs inside a database transaction. (On PGlite there is one connection and the same SQL simply runs.)
+ *
+ * For other services: nothing to call — emit events with `emitEvent(tx, …)` (services/events.ts) and this worker
+ * delivers them. Tests and tools can drive it with {@link WebhookWorker.runOnce}.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  newId,
+  WEBHOOK_EVENT_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  type EventType,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+  type WebhookEvent,
+  type WebhookSubscription,
+} from '../../../../core/index.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
+import { callerOf } from '../../platform/auth/identity.ts';
+import type { Db, Queryable } from '../../platform/db/db.ts';
+import { ProblemError } from '../../platform/http/problem.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { postToReceiver, RefusedReceiverError } from '../../platform/http/receiver-network.ts';
+
+/** DESIGN §6 defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 240_000, 960_000];
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+
+export interface WebhookWorkerOptions {
+  /** Run the worker in this instance (default true). */
+  enabled?: boolean;
+  /** How often to look for work when idle, ms (default 1000). */
+  pollIntervalMs?: number;
+  /** Delay before each retry, ms; its length is the number of retries (default 1, 4, 16 minutes). */
+  retryDelaysMs?: readonly number[];
+  /** Per-attempt timeout, ms (default 10 000). */
+  timeoutMs?: number;
+  /** Deliveries attempted per round (default 20). */
+  batchSize?: number;
+  /** Where unexpected worker errors go (default: ignored; the next round retries). */
+  onError?: (err: unknown) => void;
+  /**
+   * Deliver to loopback / private / link-local receivers too (default false: refused at connection time, see
+   * services/receiver-network.ts). buildApp sets it from `ServerConfig.allowPrivateWebhookReceivers`.
+   */
+  allowPrivateNetworks?: boolean;
+}
+
+interface SubscriptionRow {
+  id: string;
+  merchant_id: string;
+  app_id: string | null;
+  url: string;
+  event_types: string[];
+  secret: string;
+  description: string | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function toSubscription(r: SubscriptionRow): WebhookSubscription {
+  return {
+    id: r.id,
+    url: r.url,
+    eventTypes: r.event_types as EventType[],
+    description: r.description,
+    enabled: r.enabled,
+    appId: r.app_id,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+/** Apps see their own subscriptions; staff see every subscription of the merchant. */
+function ownerFilter(principal: Principal, params: unknown[]): string {
+  if (principal.kind === 'staff') return '';
+  params.push(principal.appId);
+  return ` AND app_id = $${params.length}`;
+}
+
+async function loadSubscription(db: Queryable, principal: Principal, id: string): Promise<SubscriptionRow> {
+  const params: unknown[] = [principal.merchantId, id];
+  const { rows } = await db.query<SubscriptionRow>(
+    `SELECT * FROM webhook_subscriptions WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL${ownerFilter(principal, params)}`,
+    params,
+  );
+  if (!rows[0]) throw new ProblemError(404, 'not_found', `Webhook subscription ${id} does not exist.`);
+  return rows[0];
+}
+
+const auditOf = (principal: Principal) => ({ actor: callerOf(principal), appId: principal.kind === 'app' ? principal.appId : null });
+
+/**
+ * Creates a subscription. Its secret: an app that was given a webhook secret when installed (the demo app: the
+ * `webhookSecret` of demo-credentials.json) signs with that one; otherwise a new `whsec_…` is generated. The secret is
+ * returned here only.
+ */
+export async function createSubscription(
+  tx: Queryable,
+  principal: Principal,
+  input: { url: string; eventTypes: EventType[]; description?: string | undefined },
+  now: Date,
+): Promise<WebhookSubscription & { secret: string }> {
+  let secret: string | null = null;
+  if (principal.kind === 'app') {
+    const app = await tx.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM app_tokens WHERE id = $1', [principal.appId]);
+    secret = app.rows[0]?.webhook_secret ?? null;
+  }
+  secret ??= `whsec_${randomBytes(24).toString('base64url')}`;
+  const id = newId('webhookSubscription');
+  const { rows } = await tx.query<SubscriptionRow>(
+    `INSERT INTO webhook_subscriptions (id, merchant_id, app_id, url, event_types, secret, description, created_by, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $9) RETURNING *`,
+    [id, principal.merchantId, principal.kind === 'app' ? principal.appId : null, input.url, input.eventTypes, secret, input.description ?? null, callerOf(principal), now.toISOString()],
+  );
+  await appendAudit(tx, {
+    merchantId: principal.merchantId,
+    ...auditOf(principal),
+    action: 'webhook_subscription.created',
+    entityType: 'webhook_subscription',
+    entityId: id,
+    occurredAt: now,
+    data: { url: input.url, eventTypes: input.eventTypes },
+  });
+  return { ...toSubscription(rows[0]!), secret };
+}
+
+export async function getSubscription(db: Queryable, principal: Principal, id: string): Promise<WebhookSubscription> {
+  return toSubscription(await loadSubscription(db, principal, id));
+}
+
+/** Newest first; keyset cursor `(createdAt, id)`. */
+export async function listSubscriptions(db: Queryable, principal: Principal, options: { before?: [string, string]; limit: number }): Promise<WebhookSubscription[]> {
+  const params: unknown[] = [principal.merchantId];
+  let where = `merchant_id = $1 AND deleted_at IS NULL${ownerFilter(principal, params)}`;
+  if (options.before) {
+    params.push(options.before[0], options.before[1]);
+    where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+  }
+  params.push(options.limit);
+  const { rows } = await db.query<SubscriptionRow>(`SELECT * FROM webhook_subscriptions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  return rows.map(toSubscription);
+}
+
+export async function updateSubscription(
+  tx: Queryable,
+  principal: Principal,
+  id: string,
+  patch: { url?: string | undefined; eventTypes?: EventType[] | undefined; description?: string | null | undefined; enabled?: boolean | undefined },
+  now: Date,
+): Promise<WebhookSubscription> {
+  const current = await loadSubscription(tx, principal, id);
+  const next = {
+    url: patch.url ?? current.url,
+    eventTypes: patch.eventTypes ?? current.event_types,
+    description: patch.description === undefined ? current.description : patch.description,
+    enabled: patch.enabled ?? current.enabled,
+  };
+  const { rows } = await tx.query<SubscriptionRow>(
+    `UPDATE webhook_subscriptions SET url = $3, event_types = $4::text[], description = $5, enabled = $6, updated_at = $7
+      WHERE merchant_id = $1 AND id = $2 RETURNING *`,
+    [principal.merchantId, id, next.url, next.eventTypes, next.description, next.enabled, now.toISOString()],
+  );
+  await appendAudit(tx, {
+    merchantId: principal.merchantId,
+    ...auditOf(principal),
+    action: 'webhook_subscription.updated',
+    entityType: 'webhook_subscription',
+    entityId: id,
+    occurredAt: now,
+    data: { fields: Object.keys(patch), ...next },
+  });
+  return toSubscription(rows[0]!);
+}
+
+/**
+ * Gives a subscription a new signing secret (`whsec_…`, 24 random bytes, base64url) and returns the subscription with
+ * it, once. Every delivery attempted from now on — retries of pending ones included — is signed with the new secret;
+ * the old one stops verifying at once (the spec's single `x-service-signature` has no room for two). Audited without
+ * the secret. @throws ProblemError 404 for another app's or a deleted subscription.
+ */
+export async function rotateSecret(tx: Queryable, principal: Principal, id: string, now: Date): Promise<WebhookSubscription & { secret: string }> {
+  await loadSubscription(tx, principal, id);
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const { rows } = await tx.query<SubscriptionRow>('UPDATE webhook_subscriptions SET secret = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *', [principal.merchantId, id, secret, now.toISOString()]);
+  await appendAudit(tx, { merchantId: principal.merchantId, ...auditOf(principal), action: 'webhook_subscription.secret_rotated', entityType: 'webhook_subscription', entityId: id, occurredAt: now, data: {} });
+  return { ...toSubscription(rows[0]!), secret };
+}
+
+/** Deletes a subscription: no further deliveries; its pending ones are canceled. The delivery log stays readable by staff. */
+export async function deleteSubscription(tx: Queryable, principal: Principal, id: string, now: Date): Promise<void> {
+  await loadSubscription(tx, principal, id);
+  await tx.query('UPDATE webhook_subscriptions SET deleted_at = $3, enabled = false, updated_at = $3 WHERE merchant_id = $1 AND id = $2', [principal.merchantId, id, now.toISOString()]);
+  await tx.query(
+    `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2 WHERE subscription_id = $1 AND status = 'pending'`,
+    [id, now.toISOString()],
+  );
+  await appendAudit(tx, { merchantId: principal.merchantId, ...auditOf(principal), action: 'webhook_subscription.deleted', entityType: 'webhook_subscription', entityId: id, occurredAt: now });
+}
+
+interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: EventType;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  redelivery_of: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+async function hydrateDeliveries(db: Queryable, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
+  if (rows.length === 0) return [];
+  const attempts = await db.query<{ delivery_id: string; attempt: number; started_at: Date; duration_ms: number; status_code: number | null; error: string | null }>(
+    'SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
+    [rows.map((r) => r.id)],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    status: r.status,
+    attempts: Number(r.attempts),
+    nextAttemptAt: r.next_attempt_at ? iso(r.next_attempt_at) : null,
+    lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+    lastError: r.last_error,
+    redeliveryOf: r.redelivery_of,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+    attemptLog: attempts.rows
+      .filter((a) => a.delivery_id === r.id)
+      .map((a) => ({ attempt: Number(a.attempt), startedAt: iso(a.started_at), durationMs: Number(a.duration_ms), statusCode: a.status_code === null ? null : Number(a.status_code), error: a.error })),
+  }));
+}
+
+/** The delivery log of a subscription, newest first, with every attempt. */
+export async function listDeliveries(
+  db: Queryable,
+  principal: Principal,
+  subscriptionId: string,
+  options: { status?: WebhookDeliveryStatus; eventId?: string; before?: [string, string]; limit: number },
+): Promise<WebhookDelivery[]> {
+  await loadSubscription(db, principal, subscriptionId);
+  const params: unknown[] = [subscriptionId];
+  let where = 'subscription_id = $1';
+  if (options.status) {
+    params.push(options.status);
+    where += ` AND status = $${params.length}`;
+  }
+  if (options.eventId) {
+    params.push(options.eventId);
+    where += ` AND event_id = $${params.length}`;
+  }
+  if (options.before) {
+    params.push(options.before[0], options.before[1]);
+    where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+  }
+  params.push(options.limit);
+  const { rows } = await db.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  return hydrateDeliveries(db, rows);
+}
+
+/**
+ * Queues a new delivery of the same event to the same subscription, attempted at once (manual redelivery). Refused
+ * with 409 `delivery_pending` while the delivery is still pending.
+ */
+export async function redeliver(tx: Queryable, principal: Principal, subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery> {
+  const subscription = await loadSubscription(tx, principal, subscriptionId);
+  const { rows } = await tx.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 FOR UPDATE', [deliveryId, subscriptionId]);
+  const original = rows[0];
+  if (!original) throw new ProblemError(404, 'not_found', `Delivery ${deliveryId} of subscription ${subscriptionId} does not exist.`);
+  if (original.status === 'pending') {
+    throw new ProblemError(409, 'delivery_pending', `Delivery ${deliveryId} is still pending (attempt ${Number(original.attempts) + 1} is scheduled); wait for it to end.`);
+  }
+  const id = newId('webhookDelivery');
+  const inserted = await tx.query<DeliveryRow>(
+    `INSERT INTO webhook_deliveries (id, merchant_id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, redelivery_of, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6) RETURNING *`,
+    [id, subscription.merchant_id, subscriptionId, original.event_id, original.event_type, now.toISOString(), deliveryId],
+  );
+  await appendAudit(tx, {
+    merchantId: principal.merchantId,
+    ...auditOf(principal),
+    action: 'webhook_delivery.redelivered',
+    entityType: 'webhook_delivery',
+    entityId: id,
+    occurredAt: now,
+    data: { redeliveryOf: deliveryId, eventId: original.event_id },
+  });
+  return (await hydrateDeliveries(tx, inserted.rows))[0]!;
+}
+
+/** The raw body sent for an event: its JSON with the fields in the documented order. */
+export function webhookBody(event: WebhookEvent): string {
+  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, merchantId: event.merchantId, data: event.data });
+}
+
+/** Lowercase hex HMAC-SHA256 of `body` keyed with `secret` (spec rule 2). */
+export function webhookSignature(secret: string, body: string): string {
+  return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+}
+
+interface ClaimedDelivery {
+  id: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  live: boolean;
+  payload: WebhookEvent;
+}
+
+/**
+ * The delivery worker: started by buildApp, stopped when the app closes. Each round fans new outbox events out to
+ * deliveries, then attempts the deliveries that are due.
+ */
+export class WebhookWorker {
+  private readonly retryDelaysMs: readonly number[];
+  private readonly timeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly allowPrivateNetworks: boolean;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private isStopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date,
+    private readonly options: WebhookWorkerOptions = {},
+  ) {
+    this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.batchSize = options.batchSize ?? 20;
+    this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
+  }
+
+  start(): void {
+    if (!this.isStopped) return;
+    this.isStopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the round in progress (its HTTP calls end within the timeout). */
+  async stop(): Promise<void> {
+    this.isStopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.isStopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const round = this.runOnce();
+      this.running = round;
+      round.then(
+        (r) => this.schedule(r.dispatched + r.attempted > 0 ? 0 : this.pollIntervalMs),
+        (err) => {
+          this.options.onError?.(err);
+          this.schedule(this.pollIntervalMs);
+        },
+      );
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  /** One round: fan out new events, then attempt due deliveries. Returns how many of each it handled. */
+  async runOnce(): Promise<{ dispatched: number; attempted: number }> {
+    const dispatched = await this.dispatch();
+    const attempted = await this.attemptDue();
+    return { dispatched, attempted };
+  }
+
+  /** Creates one delivery per matching subscription for each undispatched event, and marks the events dispatched. */
+  private async dispatch(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock();
+      const { rows } = await tx.query<{ id: string; merchant_id: string; type: string; created_at: Date }>(
+        'SELECT id, merchant_id, type, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100 FOR UPDATE SKIP LOCKED',
+      );
+      for (const event of rows) {
+        const subs = await tx.query<{ id: string }>(
+          `SELECT id FROM webhook_subscriptions WHERE merchant_id = $1 AND deleted_at IS NULL AND enabled AND $2 = ANY(event_types) AND created_at <= $3`,
+          [event.merchant_id, event.type, iso(event.created_at)],
+        );
+        for (const sub of subs.rows) {
+          await tx.query(
+            `INSERT INTO webhook_deliveries (id, merchant_id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6)
+             ON CONFLICT (subscription_id, event_id) WHERE redelivery_of IS NULL DO NOTHING`,
+            [newId('webhookDelivery'), event.merchant_id, sub.id, event.id, event.type, now.toISOString()],
+          );
+        }
+      }
+      if (rows.length > 0) await tx.query('UPDATE event_outbox SET dispatched_at = $2 WHERE id = ANY($1::text[])', [rows.map((r) => r.id), now.toISOString()]);
+      return rows.length;
+    });
+  }
+
+  /** Claims due deliveries with a lease, POSTs them outside any transaction, and records each outcome. */
+  private async attemptDue(): Promise<number> {
+    const claimed = await this.db.transaction(async (tx) => {
+      const now = this.clock();
+      const lease = new Date(now.getTime() + this.timeoutMs + 30_000);
+      const due = await tx.query<{ id: string }>(
+        `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+          ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now.toISOString(), this.batchSize],
+      );
+      if (due.rows.length === 0) return [];
+      const ids = due.rows.map((r) => r.id);
+      await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::text[])', [ids, lease.toISOString()]);
+      const { rows } = await tx.query<{ id: string; attempts: number; url: string; secret: string; live: boolean; payload: WebhookEvent }>(
+        `SELECT d.id, d.attempts, s.url, s.secret, (s.deleted_at IS NULL AND s.enabled) AS live, e.payload
+           FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id JOIN event_outbox e ON e.id = d.event_id
+          WHERE d.id = ANY($1::text[])`,
+        [ids],
+      );
+      return rows.map((r): ClaimedDelivery => ({ ...r, attempts: Number(r.attempts) }));
+    });
+    await Promise.all(claimed.map((d) => this.attempt(d)));
+    return claimed.length;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const startedAt = this.clock();
+    if (!delivery.live) {
+      await this.db.query(
+        `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, locked_until = NULL, updated_at = $2 WHERE id = $1 AND status = 'pending'`,
+        [delivery.id, startedAt.toISOString()],
+      );
+      return;
+    }
+    const body = webhookBody(delivery.payload);
+    const began = performance.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await postToReceiver(delivery.url, {
+        timeoutMs: this.timeoutMs,
+        allowPrivateNetworks: this.allowPrivateNetworks,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Register-Webhooks/1.0',
+          [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(delivery.secret, body),
+          [WEBHOOK_EVENT_ID_HEADER]: delivery.payload.id,
+          [WEBHOOK_TIMESTAMP_HEADER]: String(Math.floor(startedAt.getTime() / 1000)),
+          'x-service-event-type': delivery.payload.type,
+        },
+        body,
+      });
+      statusCode = res.statusCode;
+      if (res.statusCode < 200 || res.statusCode > 299) error = `HTTP ${res.statusCode}`;
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+      if (e.name === 'TimeoutError') error = `no response within ${this.timeoutMs} ms`;
+      else if (e instanceof RefusedReceiverError) error = `refused: ${e.message}`;
+      else error = `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`.slice(0, 500);
+    }
+    const durationMs = Math.max(0, Math.round(performance.now() - began));
+    const attempt = delivery.attempts + 1;
+    const now = this.clock();
+    const ok = error === null;
+    const exhausted = attempt > this.retryDelaysMs.length;
+    const status: WebhookDeliveryStatus = ok ? 'succeeded' : exhausted ? 'failed' : 'pending';
+    const next = ok || exhausted ? null : new Date(now.getTime() + this.retryDelaysMs[attempt - 1]!).toISOString();
+    await this.db.transaction(async (tx) => {
+      const updated = await tx.query(
+        `UPDATE webhook_deliveries SET status = $3, attempts = $4, next_attempt_at = $5, locked_until = NULL, last_status_code = $6, last_error = $7, updated_at = $8
+          WHERE id = $1 AND attempts = $2 AND status = 'pending' RETURNING id`,
+        [delivery.id, delivery.attempts, status, attempt, next, statusCode, error, now.toISOString()],
+      );
+      // Another instance recorded this attempt after our lease ran out: keep its record.
+      if (updated.rows.length === 0) return;
+      await tx.query(
+        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+        [delivery.id, attempt, startedAt.toISOString(), durationMs, statusCode, error],
+      );
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { ProblemError, sendProblem, type Problem } from '../http/problem.ts';
+import { quotaExceededProblem, rateLimitHeaders } from '../rate-limit.ts';
+import { AuthError, verifyAppToken, type AppScope, type Principal } from './identity.ts';
+import type { AppContext } from '../context.ts';
+
+/**
+ * Who may call a route (DESIGN §7): `'staff'` — merchant staff only; `{ scope }` — staff, or an app token holding that
+ * scope. No or bad token → 401; an app without the scope, or an app on a staff route → 403.
+ */
+export type Access = 'staff' | { scope: AppScope };
+
+function bearerOf(request: FastifyRequest, allowQueryToken: boolean): string | undefined {
+  const header = request.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw new ProblemError(401, 'unauthorized', 'The Authorization header must be "Bearer <token>".', undefined, { 'WWW-Authenticate': 'Bearer' });
+    return m[1];
+  }
+  if (allowQueryToken) {
+    const token = (request.query as Record<string, unknown> | undefined)?.token;
+    if (typeof token === 'string' && token.length > 0) return token;
+  }
+  return undefined;
+}
+
+export async function authenticate(ctx: AppContext, request: FastifyRequest, allowQueryToken = false): Promise<Principal> {
+  const token = bearerOf(request, allowQueryToken);
+  if (!token) throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
+  try {
+    return token.startsWith('rpa_') ? await verifyAppToken(ctx.db, token) : await ctx.idp.verifyStaffToken(token, ctx.clock());
+  } catch (err) {
+    if (err instanceof AuthError) {
+      throw new ProblemError(401, 'invalid_token', err.message, undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    }
+    throw err;
+  }
+}
+
+export function authorize(principal: Principal, access: Access): void {
+  if (principal.kind === 'staff') return;
+  if (access === 'staff') throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
+  if (!principal.scopes.includes(access.scope)) {
+    throw new ProblemError(403, 'insufficient_scope', `This endpoint needs the scope "${access.scope}", which the app token does not have.`);
+  }
+}
+
+/** An onRequest hook (runs before the body is read) that authenticates, authorises and sets `request.principal`. */
+export function guard(ctx: AppContext, access: Access, options: { allowQueryToken?: boolean } = {}): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = await authenticate(ctx, request, options.allowQueryToken ?? false);
+    request.principal = principal;
+    if (principal.kind === 'app') {
+      // Apps are metered per merchant and app (spec Limits); staff are not. Headers go on every app response.
+      const decision = await ctx.appRateLimit.take(`${principal.merchantId}:${principal.appId}`);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) return sendProblem(reply, quotaExceededProblem(decision) as Problem);
+    }
+    authorize(principal, access);
+  };
+}
+
+/** The authenticated principal of a guarded route. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route is not guarded');
+  return request.principal;
+}

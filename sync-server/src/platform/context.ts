@@ -1,0 +1,58 @@
+import type { Db, Queryable } from './db/db.ts';
+import type { IdentityProvider, Principal } from './auth/identity.ts';
+import type { ChangeFeed } from './change-feed.ts';
+import type { RateLimit } from './rate-limit.ts';
+import type { EmailProvider } from './messaging/email.ts';
+
+/** Configuration of one server instance. */
+export interface ServerConfig {
+  /** Public base URL, no trailing slash, e.g. `http://localhost:8787`. Issuer of staff tokens and base of pay links. */
+  baseUrl: string;
+  /** Folder of the built register (`renderer/dist`); served at `/` when it exists. `null` disables static serving. */
+  staticDir?: string | null;
+  /** Oldest register schema version the server still accepts (`x-register-schema-version`). Default 1. */
+  minRegisterSchemaVersion?: number;
+  /** Keep-alive comment interval of the SSE streams, in ms. Default 15 000. */
+  streamKeepAliveMs?: number;
+  /**
+   * Accept and deliver to webhook receivers on loopback, private and link-local addresses (a developer's local
+   * receiver). Default false: such URLs are refused (400 naming `url`) and never connected to
+   * (services/receiver-network.ts). main.ts sets it from `WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`.
+   */
+  allowPrivateWebhookReceivers?: boolean;
+}
+
+/** One text message to send. */
+export interface SmsMessage {
+  merchantId: string;
+  to: string;
+  body: string;
+}
+
+/**
+ * Sends SMS. The default ({@link OutboxSmsProvider}) writes to `sms_outbox` inside the caller's transaction, so a
+ * message exists exactly when the pay request it announces does; a real carrier adapter would drain that outbox.
+ */
+export interface SmsProvider {
+  send(message: SmsMessage, context: { tx: Queryable; now: Date }): Promise<{ id: string }>;
+}
+
+/** Everything routes and services share. */
+export interface AppContext {
+  db: Db;
+  config: Required<ServerConfig>;
+  clock: () => Date;
+  idp: IdentityProvider;
+  sms: SmsProvider;
+  /** Outbound e-mail (receipts, invoices); default: the `email_outbox` table. */
+  email: EmailProvider;
+  feed: ChangeFeed;
+  /** Quota of app tokens on `/api/pos/*`: 120 requests per minute per merchant per app (DESIGN §7). */
+  appRateLimit: RateLimit;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
