@@ -5,12 +5,12 @@
  * Every change writes an audit row in the same transaction.
  */
 import { newId, normalizeEmail, normalizePhone, type CustomerCreate, type CustomerRecord, type CustomerUpdate } from '../../../../core/index.ts';
-import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { problem, ProblemError, type Problem } from '../../platform/http/problem.ts';
-import { appendAudit } from '../../kernel/audit.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
 
 /** 409: another customer of the merchant already has this phone or e-mail. */
 export class DuplicateCustomerError extends ProblemError {
@@ -98,9 +98,7 @@ export async function storePhoneToE164(tx: Queryable, merchantId: string, phone:
  * `marketingConsentAt`. @throws DuplicateCustomerError (409) on a phone or e-mail another customer has.
  */
 export async function createCustomer(ctx: AppContext, principal: Principal, input: CustomerCreate): Promise<CustomerRecord> {
-  const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
+  return mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
     if (input.phone) input = { ...input, phone: await storePhoneToE164(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, input);
     const id = newId('customer');
@@ -110,13 +108,10 @@ export async function createCustomer(ctx: AppContext, principal: Principal, inpu
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
       [id, principal.merchantId, input.givenName ?? null, input.familyName ?? null, input.email ?? null, input.email ? normalizeEmail(input.email) : null, input.phone ?? null, consent, consent ? now.toISOString() : null, input.note ?? null, now.toISOString()],
     );
-    await appendAudit(tx, {
-      merchantId: principal.merchantId,
-      actor: callerOf(principal),
+    await audit({
       action: 'customer.created',
       entityType: 'customer',
       entityId: id,
-      occurredAt: now,
       data: { marketingConsent: consent, hasPhone: Boolean(input.phone), hasEmail: Boolean(input.email) },
     });
     return toRecord(rows[0]!);
@@ -128,9 +123,7 @@ export async function createCustomer(ctx: AppContext, principal: Principal, inpu
  * @throws ProblemError 404; DuplicateCustomerError (409).
  */
 export async function updateCustomer(ctx: AppContext, principal: Principal, id: string, input: CustomerUpdate): Promise<CustomerRecord> {
-  const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
+  return mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
     const before = await customerRow(tx, principal.merchantId, id);
     if (input.phone) input = { ...input, phone: await storePhoneToE164(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, { phone: input.phone, email: input.email }, id);
@@ -152,13 +145,10 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
          marketing_consent_at = $9, note = $10, updated_at = $11 WHERE id = $1 AND merchant_id = $2 RETURNING *`,
       [id, principal.merchantId, after.given_name, after.family_name, email, email ? normalizeEmail(email) : null, after.phone, consent, consentAt ? new Date(consentAt).toISOString() : null, after.note, now.toISOString()],
     );
-    await appendAudit(tx, {
-      merchantId: principal.merchantId,
-      actor: callerOf(principal),
+    await audit({
       action: 'customer.updated',
       entityType: 'customer',
       entityId: id,
-      occurredAt: now,
       data: { fields: Object.keys(input).sort(), marketingConsent: { from: before.marketing_consent, to: consent } },
     });
     return toRecord(rows[0]!);
@@ -167,12 +157,10 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
 
 /** Soft-deletes a customer (their orders keep the id); the phone and e-mail become free again. @throws 404. */
 export async function deleteCustomer(ctx: AppContext, principal: Principal, id: string): Promise<void> {
-  const now = ctx.clock();
-  await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
+  await mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
     await customerRow(tx, principal.merchantId, id);
     await tx.query('UPDATE customers SET deleted_at = $3, updated_at = $3 WHERE id = $1 AND merchant_id = $2', [id, principal.merchantId, now.toISOString()]);
-    await appendAudit(tx, { merchantId: principal.merchantId, actor: callerOf(principal), action: 'customer.deleted', entityType: 'customer', entityId: id, occurredAt: now, data: {} });
+    await audit({ action: 'customer.deleted', entityType: 'customer', entityId: id, data: {} });
   });
 }
 

@@ -1,0 +1,100 @@
+/**
+ * Import rules of the repository (docs/architecture.md), checked by dependency-cruiser inside `npm test`
+ * (`npm run lint:deps`). A deliberate violation under test/fixtures/import-rules proves the check fails
+ * (test/repo/import-rules.test.ts).
+ *
+ * Paths are relative to the folder depcruise runs in (the repository root, or a fixture tree shaped like it).
+ */
+const SERVER = '^sync-server/src/';
+
+/** npm packages the pure domain may use: schemas, ids, phone numbers, recurrence (no I/O). */
+const CORE_PACKAGES = ['zod', 'ulid', 'libphonenumber-js', 'rrule'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Files import each other in a circle: one concept belongs in one place.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-is-pure',
+      severity: 'error',
+      comment: 'core/ is the pure POS domain: no Node built-ins (no I/O) and only the listed pure packages.',
+      from: { path: '^core/' },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^core/', ...CORE_PACKAGES.map((p) => `(^|/)node_modules/${p}/`)],
+      },
+    },
+    {
+      name: 'core-imports-nothing-of-ours',
+      severity: 'error',
+      comment: 'core/ is imported by everyone and imports none of the apps.',
+      from: { path: '^core/' },
+      to: { path: '^(renderer|electron|sync-server|scripts|build|test)/' },
+    },
+    {
+      name: 'apps-do-not-import-each-other',
+      severity: 'error',
+      comment: 'renderer/, electron/ and sync-server/ depend on core/ only, never on each other.',
+      from: { path: '^(renderer|electron|sync-server)/' },
+      to: { path: '^(renderer|electron|sync-server)/', pathNot: ['^$1/'] },
+    },
+    {
+      name: 'platform-knows-no-domain',
+      severity: 'error',
+      comment: 'platform/ (database, HTTP conventions, auth, rate limits, change feed) knows no domain.',
+      from: { path: `${SERVER}platform/` },
+      to: { path: `${SERVER}(kernel|modules|workflows|sync)/|${SERVER}(app|main)\\.ts$` },
+    },
+    {
+      name: 'kernel-stands-on-platform',
+      severity: 'error',
+      comment: 'kernel/ (mutation, audit, outbox, ledger) imports only core and the platform.',
+      from: { path: `${SERVER}kernel/` },
+      to: { path: `${SERVER}(modules|workflows|sync)/|${SERVER}(app|main)\\.ts$` },
+    },
+    {
+      name: 'modules-do-not-import-each-other',
+      severity: 'error',
+      comment: 'A module imports core, the platform and the kernel only; work that spans modules is a workflow.',
+      from: { path: `${SERVER}modules/([^/]+)/` },
+      to: { path: `${SERVER}modules/`, pathNot: [`${SERVER}modules/$1/`] },
+    },
+    {
+      name: 'modules-do-not-import-upward',
+      severity: 'error',
+      comment: 'Modules never import workflows, the sync protocol or the app wiring.',
+      from: { path: `${SERVER}modules/` },
+      to: { path: `${SERVER}(workflows|sync)/|${SERVER}(app|main)\\.ts$` },
+    },
+    {
+      name: 'workflows-below-transport',
+      severity: 'error',
+      comment: 'Workflows span modules; they are called by routes and sync/, never the other way round.',
+      from: { path: `${SERVER}workflows/` },
+      to: { path: `${SERVER}sync/|${SERVER}(app|main)\\.ts$` },
+    },
+    {
+      name: 'sync-speaks-protocol-only',
+      severity: 'error',
+      comment: 'sync/ speaks the replication protocol and calls workflows (the register sale) or one module to read.',
+      from: { path: `${SERVER}sync/` },
+      to: { path: `${SERVER}(app|main)\\.ts$` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist|dist-electron|data)/' },
+    tsPreCompilationDeps: true,
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};

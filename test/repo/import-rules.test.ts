@@ -1,0 +1,45 @@
+/**
+ * The import rules (`.dependency-cruiser.cjs`, docs/architecture.md) are a check that can fail: dependency-cruiser,
+ * run with the repository's own rules over test/fixtures/import-rules (a tree shaped like ours with one deliberate
+ * violation per rule), reports each of them. The real tree is checked by `npm run lint:deps` inside `npm test`.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/import-rules', import.meta.url));
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+function cruise(cwd: string, paths: string[]): Violation[] {
+  let out: string;
+  try {
+    out = execFileSync(`${ROOT}node_modules/.bin/depcruise`, [...paths, '--config', `${ROOT}.dependency-cruiser.cjs`, '--output-type', 'json'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    out = String((err as { stdout?: string }).stdout ?? '');
+  }
+  return (JSON.parse(out) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+describe('import rules', () => {
+  it('report every deliberate violation of the fixture tree, each under its rule', () => {
+    const found = cruise(FIXTURE, ['core', 'sync-server', 'renderer']).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'core-is-pure: core/clock.ts → fs',
+        'core-imports-nothing-of-ours: core/leak.ts → sync-server/src/platform/db.ts',
+        'platform-knows-no-domain: sync-server/src/platform/db.ts → sync-server/src/modules/catalog/service.ts',
+        'modules-do-not-import-each-other: sync-server/src/modules/orders/service.ts → sync-server/src/modules/catalog/service.ts',
+        'apps-do-not-import-each-other: renderer/src/app.ts → sync-server/src/modules/orders/service.ts',
+      ]),
+    );
+    expect(found.some((v) => v.startsWith('no-circular: sync-server/src/workflows/'))).toBe(true);
+    // The clean module is never reported as the source of a violation.
+    expect(found.some((v) => v.includes(': sync-server/src/modules/catalog/service.ts →'))).toBe(false);
+  });
+});
