@@ -13,6 +13,7 @@
  */
 import { IllegalTransitionError } from './transitions.ts';
 import { z } from 'zod';
+import { utcDateTime } from './datetime.ts';
 import { computeOrderTotals, priceLine, type CatalogSnapshot } from './pricing.ts';
 import { consolidatePostings, isBalanced } from './ledger.ts';
 import { sumCents } from './money.ts';
@@ -35,7 +36,8 @@ import {
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 /** A calendar date `YYYY-MM-DD` (due dates, occurrence dates). */
 export const calendarDate = z.iso.date();
 const taxRateRef = z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_');

@@ -8,11 +8,13 @@
 import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
+import { utcDateTime } from './datetime.ts';
 import { lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 const amount = z.int().min(1).max(MAX_AMOUNT_CENTS);
 const tip = z.int().min(0).max(MAX_AMOUNT_CENTS);
 

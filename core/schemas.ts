@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { isValidE164 } from './phone.ts';
+import { utcDateTime } from './datetime.ts';
 
 /** Upper bound of a single amount in minor units (DESIGN §7: amountCents 1 … 99 999 999). */
 export const MAX_AMOUNT_CENTS = 99_999_999;
@@ -21,7 +22,8 @@ const catalogId = (prefix: string) =>
 
 const cents = z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 const nonNegativeCents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 /**
  * The query fields of every list (DESIGN §7 cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
  * (1 … 200, default 50) and `cursor`, the `nextCursor` of the previous page, passed back unchanged.
