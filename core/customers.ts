@@ -4,9 +4,11 @@
  * one to a phone or e-mail another customer already has is a 409 naming that customer.
  */
 import { z } from 'zod';
+import { utcDateTime } from './datetime.ts';
 import { MAX_MEMO_LENGTH, pageSchema } from './schemas.ts';
 
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 
 /**
  * An e-mail address for comparison: trimmed and lower-cased (the local part is case-insensitive in practice at every

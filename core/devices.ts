@@ -7,6 +7,7 @@
  * rule 3).
  */
 import { z } from 'zod';
+import { MAX_AMOUNT_CENTS } from './money.ts';
 
 /** A receipt or report to print, as semantic blocks (the driver turns them into ESC/POS bytes). */
 export const printJobSchema = z.strictObject({
@@ -37,7 +38,7 @@ export type PrintJob = z.infer<typeof printJobSchema>;
 /** A card-present charge on the terminal, in minor units; `idempotencyKey` lets a lost response be resolved by a status query. */
 export const chargeRequestSchema = z.strictObject({
   idempotencyKey: z.string().min(1).max(64),
-  amountCents: z.int().min(1).max(99_999_999),
+  amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   currency: z.string().regex(/^[A-Z]{3}$/),
 });
 export type ChargeRequest = z.infer<typeof chargeRequestSchema>;

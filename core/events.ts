@@ -4,6 +4,7 @@
  * API returns it. Signing lives in the sync server (it needs HMAC-SHA256 over the raw body).
  */
 import { z } from 'zod';
+import { utcDateTime } from './datetime.ts';
 
 /** Every event kind of the spec; the list is complete. */
 export const EVENT_TYPES = ['order.created', 'order.paid', 'payment.refunded', 'catalog.updated'] as const;
@@ -13,7 +14,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const webhookEventSchema = z.strictObject({
   id: z.string().regex(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/),
   type: z.enum(EVENT_TYPES),
-  createdAt: z.iso.datetime({ offset: true }),
+  createdAt: utcDateTime,
   merchantId: z.string().min(1).max(64),
   data: z.strictObject({ object: z.record(z.string(), z.unknown()) }),
 });

@@ -1,5 +1,6 @@
 /** The POS domain shared by the register and the sync server. No I/O (DESIGN §2). */
 export * from './money.ts';
+export * from './datetime.ts';
 export * from './ids.ts';
 export * from './schemas.ts';
 export * from './pricing.ts';

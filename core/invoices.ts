@@ -13,21 +13,22 @@
  */
 import { IllegalTransitionError } from './transitions.ts';
 import { z } from 'zod';
+import { utcDateTime } from './datetime.ts';
 import { computeOrderTotals, priceLine, type CatalogSnapshot } from './pricing.ts';
-import { consolidatePostings, isBalanced } from './ledger.ts';
+import { buildJournalTransaction, saleCreditPostings } from './ledger.ts';
 import { sumCents } from './money.ts';
 import {
   currencyCode,
   e164Phone,
   lineItemInputSchema,
   lineTaxSchema,
+  amountCentsSchema,
   MAX_AMOUNT_CENTS,
   MAX_MEMO_LENGTH,
   payRequestSchema,
   taxLineSchema,
   type JournalTransaction,
   type OrderLine,
-  type Posting,
   type TaxLine,
   pageQueryFields,
   pageSchema,
@@ -35,7 +36,8 @@ import {
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 /** A calendar date `YYYY-MM-DD` (due dates, occurrence dates). */
 export const calendarDate = z.iso.date();
 const taxRateRef = z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_');
@@ -164,8 +166,8 @@ export const invoiceLineSchema = z.strictObject({
   description: z.string().min(1).max(300),
   quantity: z.int().min(1).max(9999),
   unitPriceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
-  grossCents: z.int().min(0),
-  taxCents: z.int().min(0),
+  grossCents: amountCentsSchema,
+  taxCents: amountCentsSchema,
   taxes: z.array(lineTaxSchema),
 });
 export type InvoiceLine = z.infer<typeof invoiceLineSchema>;
@@ -351,7 +353,7 @@ export const invoiceVoidSchema = z.strictObject({ reason: z.string().trim().min(
 export const invoicePaymentSchema = z.strictObject({
   id: ulidId('ipm'),
   invoiceId: ulidId('inv'),
-  amountCents: z.int().min(1),
+  amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   method: z.enum(['cash', 'check', 'card', 'bank_transfer', 'other', 'apple_pay', 'google_pay']),
   rail: z.string(),
   channel: z.enum(['api', 'pay_page']),
@@ -383,11 +385,11 @@ export const invoiceSchema = z.strictObject({
   currency: currencyCode,
   lines: z.array(invoiceLineSchema),
   taxLines: z.array(taxLineSchema),
-  subtotalCents: z.int().min(0),
-  taxCents: z.int().min(0),
-  totalCents: z.int().min(0),
-  paidCents: z.int().min(0),
-  balanceDueCents: z.int().min(0),
+  subtotalCents: amountCentsSchema,
+  taxCents: amountCentsSchema,
+  totalCents: amountCentsSchema,
+  paidCents: amountCentsSchema,
+  balanceDueCents: amountCentsSchema,
   dueDate: calendarDate,
   memo: z.string().nullable(),
   seriesId: z.string().nullable(),
@@ -538,34 +540,12 @@ export type PayPageCharge = z.infer<typeof payPageChargeSchema>;
 
 /* ───────────────────────────── ledger ───────────────────────────── */
 
-/** Where an invoice line's revenue goes: services → service revenue, products → sales revenue. */
-function revenueAccount(kind: 'product' | 'service'): string {
-  return kind === 'service' ? 'service_revenue' : 'sales_revenue';
-}
-
-/** Credits of a sale of these lines: revenue per line (gross less inclusive tax) and all tax to sales tax payable. */
-export function saleCreditPostings(lines: readonly { kind: 'product' | 'service'; grossCents: number; taxCents: number; taxes: readonly { inclusive: boolean }[] }[], taxCents: number): Posting[] {
-  const postings: Posting[] = [];
-  for (const line of lines) {
-    const inclusiveTax = line.taxes.some((t) => t.inclusive) ? line.taxCents : 0;
-    postings.push({ accountCode: revenueAccount(line.kind), amountCents: -(line.grossCents - inclusiveTax) });
-  }
-  postings.push({ accountCode: 'sales_tax_payable', amountCents: -taxCents });
-  return postings;
-}
-
-function finish(jt: Omit<JournalTransaction, 'postings'>, postings: Posting[]): JournalTransaction {
-  const consolidated = consolidatePostings(postings);
-  if (!isBalanced(consolidated)) throw new RangeError(`journal transaction ${jt.id} does not balance`);
-  return { ...jt, postings: consolidated };
-}
-
 /**
  * Issuing an invoice (draft → sent) recognises the sale on account: Dr `customer_receivables` total, Cr revenue
  * (per line, inclusive tax taken out) and Cr `sales_tax_payable`. Id `jtx_<invoice ULID>`, so it can be posted once.
  */
 export function buildInvoiceIssueJournal(invoice: Pick<Invoice, 'id' | 'number' | 'currency' | 'lines' | 'taxCents' | 'totalCents'>, occurredAt: string): JournalTransaction {
-  return finish(
+  return buildJournalTransaction(
     { id: `jtx_${invoice.id.slice(4)}`, kind: 'sale', sourceType: 'invoice', sourceId: invoice.id, registerId: null, currency: invoice.currency, occurredAt, memo: `Invoice ${invoice.number} issued` },
     [{ accountCode: 'customer_receivables', amountCents: invoice.totalCents }, ...saleCreditPostings(invoice.lines, invoice.taxCents)],
   );
@@ -573,7 +553,7 @@ export function buildInvoiceIssueJournal(invoice: Pick<Invoice, 'id' | 'number' 
 
 /** Voiding an issued invoice reverses its issue transaction (Dr revenue and tax, Cr receivables). */
 export function buildInvoiceVoidJournal(issue: JournalTransaction, id: string, invoiceNumber: string, occurredAt: string): JournalTransaction {
-  return finish(
+  return buildJournalTransaction(
     { id, kind: 'adjustment', sourceType: 'invoice', sourceId: issue.sourceId, registerId: null, currency: issue.currency, occurredAt, memo: `Invoice ${invoiceNumber} voided` },
     issue.postings.map((p) => ({ accountCode: p.accountCode, amountCents: -p.amountCents })),
   );
@@ -581,7 +561,7 @@ export function buildInvoiceVoidJournal(issue: JournalTransaction, id: string, i
 
 /** A payment on an invoice: Dr the rail's account (`accountCode`), Cr `customer_receivables`. */
 export function buildInvoicePaymentJournal(p: { id: string; invoiceId: string; invoiceNumber: string; currency: string; amountCents: number; accountCode: string; registerId: string | null; occurredAt: string; via: string }): JournalTransaction {
-  return finish(
+  return buildJournalTransaction(
     { id: p.id, kind: 'payment', sourceType: 'invoice', sourceId: p.invoiceId, registerId: p.registerId, currency: p.currency, occurredAt: p.occurredAt, memo: `Invoice ${p.invoiceNumber} payment (${p.via})` },
     [
       { accountCode: p.accountCode, amountCents: p.amountCents },
@@ -608,7 +588,7 @@ export function buildPayRequestSaleJournal(p: {
   const credits = p.lineItems
     ? saleCreditPostings(p.lineItems, sumCents(p.lineItems.map((l) => l.taxCents)))
     : [{ accountCode: 'sales_revenue', amountCents: -p.amountCents }];
-  return finish(
+  return buildJournalTransaction(
     { id: p.id, kind: 'sale', sourceType: 'pay_request', sourceId: p.payRequestId, registerId: null, currency: p.currency, occurredAt: p.occurredAt, memo: `Pay link ${p.payRequestId}${p.memo ? ` (${p.memo})` : ''}`.slice(0, MAX_MEMO_LENGTH) },
     [{ accountCode: p.accountCode, amountCents: p.amountCents }, ...credits],
   );

@@ -2,7 +2,7 @@
  * Double-entry ledger (DESIGN §4). A journal transaction is a set of postings whose signed amounts sum to zero
  * (debit > 0, credit < 0). Ledger rows are immutable; corrections are reversing transactions.
  */
-import { saleJournalTransactionId } from './ids.ts';
+import { newId, saleJournalTransactionId } from './ids.ts';
 import { sumCents, type Cents } from './money.ts';
 import type { JournalTransaction, Order, Posting } from './schemas.ts';
 
@@ -84,6 +84,71 @@ export class LedgerError extends Error {
 }
 
 /**
+ * The header of a journal transaction: everything but its postings. `id` defaults to a new `jtx_<ULID>`; a sale's is
+ * derived from its source ({@link saleJournalTransactionId}) so it can be posted only once.
+ */
+export type JournalHeader = Omit<JournalTransaction, 'postings' | 'id' | 'updatedAt' | 'syncSeq'> & { id?: string };
+
+/**
+ * THE builder of every journal transaction of the domain (sales, payments, refunds, cancellations, invoices, pay
+ * links): the header as given, postings to the same account merged and zero ones dropped (first-seen order), and the
+ * balance checked (DESIGN §4: postings sum to zero, at least two, none zero).
+ * @throws LedgerError when the consolidated postings do not balance (a bug in the caller's postings).
+ */
+export function buildJournalTransaction(header: JournalHeader, postings: readonly Posting[]): JournalTransaction {
+  const id = header.id ?? newId('journalTransaction');
+  const consolidated = consolidatePostings(postings);
+  if (!isBalanced(consolidated)) throw new LedgerError(`postings of ${id} do not balance`);
+  return {
+    id,
+    kind: header.kind,
+    sourceType: header.sourceType,
+    sourceId: header.sourceId,
+    registerId: header.registerId,
+    currency: header.currency,
+    occurredAt: header.occurredAt,
+    memo: header.memo,
+    postings: consolidated,
+  };
+}
+
+/**
+ * The header of a journal transaction of an order (sale, payment, refund, cancellation): source `order`, the order's
+ * id, register and currency. `id` defaults to a new `jtx_<ULID>`.
+ */
+export function orderJournalHeader(
+  order: Pick<Order, 'id' | 'registerId' | 'currency'>,
+  kind: JournalTransaction['kind'],
+  occurredAt: string,
+  memo: string,
+  id?: string,
+): JournalHeader {
+  return { ...(id !== undefined ? { id } : {}), kind, sourceType: 'order', sourceId: order.id, registerId: order.registerId, currency: order.currency, occurredAt, memo };
+}
+
+/** The revenue account of a line: services → `service_revenue`, products → `sales_revenue`. */
+export function revenueAccount(kind: 'product' | 'service'): string {
+  return kind === 'service' ? 'service_revenue' : 'sales_revenue';
+}
+
+/**
+ * Credits of a sale of these lines (orders, invoices, pay links alike): revenue per line (gross less its inclusive
+ * tax, signed negative) and all tax (`taxCents`) to `sales_tax_payable`.
+ */
+export function saleCreditPostings(
+  lines: readonly { kind: 'product' | 'service'; grossCents: number; taxCents: number; taxes: readonly { inclusive: boolean }[] }[],
+  taxCents: number,
+): Posting[] {
+  const postings: Posting[] = [];
+  for (const line of lines) {
+    const inclusiveTax = line.taxes.some((t) => t.inclusive) ? line.taxCents : 0;
+    postings.push({ accountCode: revenueAccount(line.kind), amountCents: -(line.grossCents - inclusiveTax) });
+  }
+  postings.push({ accountCode: 'sales_tax_payable', amountCents: -taxCents });
+  return postings;
+}
+
+/**
  * The journal transaction of a paid sale (DESIGN §4):
  * - debit each tender's account (cash drawer of the register, card clearing, …) with what it paid, tips included;
  * - debit `discounts` with the order discounts;
@@ -103,24 +168,7 @@ export function buildSaleJournalTransaction(order: Order): JournalTransaction {
   const postings: Posting[] = [];
   for (const t of order.tenders) postings.push({ accountCode: tenderAccount(t.method, order.registerNumber), amountCents: t.amountCents });
   postings.push({ accountCode: 'discounts', amountCents: order.discountCents });
-  for (const line of order.lines) {
-    const inclusiveTax = line.taxes.some((t) => t.inclusive) ? line.taxCents : 0;
-    postings.push({ accountCode: line.kind === 'service' ? 'service_revenue' : 'sales_revenue', amountCents: -(line.grossCents - inclusiveTax) });
-  }
-  postings.push({ accountCode: 'sales_tax_payable', amountCents: -order.taxCents });
+  postings.push(...saleCreditPostings(order.lines, order.taxCents));
   postings.push({ accountCode: 'tips_payable', amountCents: -order.tipCents });
-
-  const consolidated = consolidatePostings(postings);
-  if (!isBalanced(consolidated)) throw new LedgerError(`postings of ${order.id} do not balance`);
-  return {
-    id: saleJournalTransactionId(order.id),
-    kind: 'sale',
-    sourceType: 'order',
-    sourceId: order.id,
-    registerId: order.registerId,
-    currency: order.currency,
-    occurredAt: order.createdAt,
-    memo: `Sale ${order.receiptNumber}`,
-    postings: consolidated,
-  };
+  return buildJournalTransaction(orderJournalHeader(order, 'sale', order.createdAt, `Sale ${order.receiptNumber}`, saleJournalTransactionId(order.id)), postings);
 }

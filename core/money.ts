@@ -8,6 +8,13 @@
 /** An amount in ISO 4217 minor units (cents for USD). Always an integer. */
 export type Cents = number;
 
+/**
+ * Upper bound of every amount of an order, its lines, payments, tips and refunds, of invoices and pay requests, in
+ * minor units (DESIGN §7: amountCents 1 … 99 999 999, i.e. $999,999.99). Every zod schema of an amount uses it, so a
+ * schema-valid document never carries a figure whose arithmetic could leave the safe-integer range.
+ */
+export const MAX_AMOUNT_CENTS = 99_999_999;
+
 /** Thrown when a value is not a safe integer amount of minor units. */
 export class MoneyError extends RangeError {
   override name = 'MoneyError';
@@ -21,6 +28,34 @@ export function assertCents(value: number, label = 'amount'): asserts value is C
   if (!Number.isSafeInteger(value)) {
     throw new MoneyError(`${label} must be a safe integer number of minor units, got ${String(value)}`);
   }
+}
+
+/**
+ * The exact product `a × b` of two integers (an amount times a quantity, basis points, …), computed with BigInt.
+ * Units: whatever `a` carries (cents × count = cents).
+ * @throws MoneyError when an operand or the product is not a safe integer (a float product would silently round).
+ */
+export function multiplyCents(a: number, b: number): Cents {
+  assertCents(a, 'multiplicand');
+  assertCents(b, 'multiplier');
+  const product = BigInt(a) * BigInt(b);
+  if (product > BigInt(Number.MAX_SAFE_INTEGER) || product < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new MoneyError(`product ${product} of ${a} × ${b} is not a safe integer number of minor units`);
+  }
+  return Number(product);
+}
+
+/**
+ * `amount × factor / denominator`, rounded half-even once, with the product kept exact in BigInt: what a percentage
+ * discount (`bp / 10 000`), a tax line (`bp / 10 000` or `bp / (10 000 + bp)`) or a refund share (`k / n`) needs.
+ * All arguments are integers (minor units, basis points, counts); `denominator` > 0.
+ * @throws MoneyError on non-integer input, a non-positive denominator or a result outside the safe-integer range.
+ */
+export function mulDivHalfEven(amount: number, factor: number, denominator: number): Cents {
+  assertCents(amount, 'amount');
+  assertCents(factor, 'factor');
+  assertCents(denominator, 'denominator');
+  return divideHalfEven(BigInt(amount) * BigInt(factor), BigInt(denominator));
 }
 
 /**

@@ -8,13 +8,17 @@
 import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
-import { lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
+import { utcDateTime } from './datetime.ts';
+import { amountCentsSchema, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 const amount = z.int().min(1).max(MAX_AMOUNT_CENTS);
-const tip = z.int().min(0).max(MAX_AMOUNT_CENTS);
+const tip = amountCentsSchema;
+/** A bounded amount of a record the server answers (0 … MAX_AMOUNT_CENTS). */
+const recorded = amountCentsSchema;
 
 /** An order discount as staff ask for it: the server gives it its id. */
 export const discountInputSchema = z.discriminatedUnion('kind', [
@@ -95,11 +99,11 @@ export const paymentRecordSchema = z.strictObject({
   method: z.enum(['cash', 'card', 'check', 'other']),
   /** The rail the money moved on: `cash`, `check`, `other`, `card_present`, `card_not_present` (a card keyed through the API), or an external rail. */
   rail: z.string().max(40),
-  amountCents: z.int().min(0),
-  tipCents: z.int().min(0),
-  tenderedCents: z.int().min(0).nullable(),
-  changeCents: z.int().min(0).nullable(),
-  refundedCents: z.int().min(0),
+  amountCents: recorded,
+  tipCents: recorded,
+  tenderedCents: recorded.nullable(),
+  changeCents: recorded.nullable(),
+  refundedCents: recorded,
   cardBrand: z.string().nullable(),
   last4: z.string().nullable(),
   authCode: z.string().nullable(),
@@ -119,13 +123,13 @@ export const refundRecordSchema = z.strictObject({
   orderId: ulidId('ord'),
   /** `refund` of a paid order; `cancellation` gives back what an open order had collected when it was canceled. */
   kind: z.enum(['refund', 'cancellation']),
-  amountCents: z.int().min(1),
+  amountCents: amount,
   /** Of `amountCents`: goods (net of discount, tax included), of which tax; and tips. */
-  goodsCents: z.int().min(0),
-  taxCents: z.int().min(0),
-  tipCents: z.int().min(0),
-  lines: z.array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1), amountCents: z.int().min(0), taxCents: z.int().min(0) })),
-  allocations: z.array(z.strictObject({ paymentId: ulidId('pmt'), amountCents: z.int().min(1), accountCode: z.string() })),
+  goodsCents: recorded,
+  taxCents: recorded,
+  tipCents: recorded,
+  lines: z.array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1), amountCents: recorded, taxCents: recorded })),
+  allocations: z.array(z.strictObject({ paymentId: ulidId('pmt'), amountCents: amount, accountCode: z.string() })),
   restock: z.boolean(),
   reason: z.string().nullable(),
   journalTransactionId: z.string(),
@@ -140,9 +144,9 @@ export type RefundRecord = z.infer<typeof refundRecordSchema>;
 export const orderViewSchema = orderSchema.extend({
   state: z.enum(ORDER_STATES),
   source: z.enum(['register', 'api']),
-  refundedCents: z.int().min(0),
+  refundedCents: recorded,
   /** What is still to pay: total + tips − paid, never negative (0 once paid). */
-  balanceDueCents: z.int().min(0),
+  balanceDueCents: recorded,
   payments: z.array(paymentRecordSchema).optional(),
   refunds: z.array(refundRecordSchema).optional(),
 });

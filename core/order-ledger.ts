@@ -12,8 +12,8 @@
  * - a cancellation of an open order with payments: each payment given back — debit `customer_receivables` and
  *   `tips_payable`, credit the tender's account.
  */
-import { newId, saleJournalTransactionId } from './ids.ts';
-import { consolidatePostings, isBalanced, LedgerError } from './ledger.ts';
+import { saleJournalTransactionId } from './ids.ts';
+import { buildJournalTransaction, consolidatePostings, LedgerError, orderJournalHeader, saleCreditPostings } from './ledger.ts';
 import type { JournalTransaction, Order, Posting } from './schemas.ts';
 
 /** The money side of one payment: account debited, amount (tips included) and tip, in minor units. */
@@ -22,12 +22,6 @@ export interface PaymentMoney {
   accountCode: string;
   amountCents: number;
   tipCents: number;
-}
-
-function finish(postings: Posting[], base: Omit<JournalTransaction, 'postings'>): JournalTransaction {
-  const consolidated = consolidatePostings(postings);
-  if (!isBalanced(consolidated)) throw new LedgerError(`postings of ${base.id} do not balance`);
-  return { ...base, postings: consolidated };
 }
 
 /**
@@ -39,14 +33,11 @@ export function buildOrderPaymentJournalTransaction(order: Order, payment: Payme
   if (payment.amountCents <= 0 || payment.tipCents < 0 || payment.tipCents > payment.amountCents) {
     throw new LedgerError(`payment ${payment.id} must pay a positive amount that covers its tip`);
   }
-  return finish(
-    [
-      { accountCode: payment.accountCode, amountCents: payment.amountCents },
-      { accountCode: 'customer_receivables', amountCents: -(payment.amountCents - payment.tipCents) },
-      { accountCode: 'tips_payable', amountCents: -payment.tipCents },
-    ],
-    { id: newId('journalTransaction'), kind: 'payment', sourceType: 'order', sourceId: order.id, registerId: order.registerId, currency: order.currency, occurredAt, memo: `Payment ${payment.id} on ${order.receiptNumber}` },
-  );
+  return buildJournalTransaction(orderJournalHeader(order, 'payment', occurredAt, `Payment ${payment.id} on ${order.receiptNumber}`), [
+    { accountCode: payment.accountCode, amountCents: payment.amountCents },
+    { accountCode: 'customer_receivables', amountCents: -(payment.amountCents - payment.tipCents) },
+    { accountCode: 'tips_payable', amountCents: -payment.tipCents },
+  ]);
 }
 
 /**
@@ -58,23 +49,10 @@ export function buildOrderSettlementJournalTransaction(order: Order, occurredAt:
   const postings: Posting[] = [
     { accountCode: 'customer_receivables', amountCents: order.totalCents },
     { accountCode: 'discounts', amountCents: order.discountCents },
+    ...saleCreditPostings(order.lines, order.taxCents),
   ];
-  for (const line of order.lines) {
-    const inclusiveTax = line.taxes.some((t) => t.inclusive) ? line.taxCents : 0;
-    postings.push({ accountCode: line.kind === 'service' ? 'service_revenue' : 'sales_revenue', amountCents: -(line.grossCents - inclusiveTax) });
-  }
-  postings.push({ accountCode: 'sales_tax_payable', amountCents: -order.taxCents });
   if (consolidatePostings(postings).length === 0) return undefined;
-  return finish(postings, {
-    id: saleJournalTransactionId(order.id),
-    kind: 'sale',
-    sourceType: 'order',
-    sourceId: order.id,
-    registerId: order.registerId,
-    currency: order.currency,
-    occurredAt,
-    memo: `Sale ${order.receiptNumber}`,
-  });
+  return buildJournalTransaction(orderJournalHeader(order, 'sale', occurredAt, `Sale ${order.receiptNumber}`, saleJournalTransactionId(order.id)), postings);
 }
 
 /**
@@ -90,14 +68,5 @@ export function buildCancellationJournalTransaction(order: Order, payments: read
     postings.push({ accountCode: 'tips_payable', amountCents: p.tipCents });
     postings.push({ accountCode: p.accountCode, amountCents: -p.amountCents });
   }
-  return finish(postings, {
-    id: newId('journalTransaction'),
-    kind: 'refund',
-    sourceType: 'order',
-    sourceId: order.id,
-    registerId: order.registerId,
-    currency: order.currency,
-    occurredAt,
-    memo: `Cancellation of ${order.receiptNumber}`,
-  });
+  return buildJournalTransaction(orderJournalHeader(order, 'refund', occurredAt, `Cancellation of ${order.receiptNumber}`), postings);
 }

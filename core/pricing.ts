@@ -9,9 +9,13 @@
  * - tax is computed once per tax rate over the sum of the net amounts of the lines carrying it (one "tax line"),
  *   rounded half-even: exclusive → base × bp / 10 000; inclusive → base × bp / (10 000 + bp);
  * - an item's tax rates are either all exclusive, or one inclusive rate;
- * - total = subtotal − discounts + exclusive tax (inclusive tax is already inside the prices).
+ * - total = subtotal − discounts + exclusive tax (inclusive tax is already inside the prices);
+ * - every product (unit × quantity, amount × basis points) is exact: integers through BigInt, rounded once
+ *   (docs/decisions.md "Money and tax"), never a float product rounded afterwards;
+ * - a unit price, a line, the subtotal and the total are each at most MAX_AMOUNT_CENTS (DESIGN §7), else
+ *   PricingError `amount_out_of_range`: the bound every order schema holds, so what pricing returns is schema-valid.
  */
-import { allocateProRata, divideHalfEven, sumCents, type Cents } from './money.ts';
+import { allocateProRata, MAX_AMOUNT_CENTS, mulDivHalfEven, multiplyCents, sumCents, type Cents } from './money.ts';
 import { newId } from './ids.ts';
 import type {
   CatalogItem,
@@ -34,7 +38,8 @@ export class PricingError extends Error {
       | 'modifier_choice'
       | 'unknown_tax_rate'
       | 'tax_configuration'
-      | 'invalid_quantity',
+      | 'invalid_quantity'
+      | 'amount_out_of_range',
     message: string,
     readonly path: string,
   ) {
@@ -96,7 +101,13 @@ export function priceLine(input: LineItemInput, catalog: CatalogSnapshot, pathPr
   });
   assertTaxSet(taxes, pathPrefix);
   const unitPriceCents = sumCents([variation.priceCents, ...chosen.map((m) => m.priceCents)]);
-  const grossCents = unitPriceCents * input.quantity;
+  if (unitPriceCents > MAX_AMOUNT_CENTS) {
+    throw new PricingError('amount_out_of_range', `the unit price with its modifiers is ${unitPriceCents}; at most ${MAX_AMOUNT_CENTS}`, `${pathPrefix}.modifierIds`);
+  }
+  const grossCents = multiplyCents(unitPriceCents, input.quantity);
+  if (grossCents > MAX_AMOUNT_CENTS) {
+    throw new PricingError('amount_out_of_range', `the line comes to ${grossCents}; at most ${MAX_AMOUNT_CENTS}`, `${pathPrefix}.quantity`);
+  }
   return {
     id: lineId ?? newId('orderLine'),
     catalogItemId: item.id,
@@ -136,17 +147,26 @@ export interface OrderTotals {
 
 /**
  * Computes discounts, tax lines and totals for priced lines. Lines come back with their `discountCents`, `netCents`
- * and `taxCents` shares filled in (shares add up exactly to the order figures).
- * @throws PricingError when a line's tax set is invalid.
+ * and `taxCents` shares filled in (shares add up exactly to the order figures). Products are exact (BigInt) and
+ * rounded half-even once per discount and tax line.
+ * @throws PricingError when a line's tax set is invalid (`lines.<i>.taxes`), or `amount_out_of_range` when a line
+ *   (`lines.<i>.quantity`), the subtotal or the total (`lines`) exceeds MAX_AMOUNT_CENTS.
  */
 export function computeOrderTotals(lines: readonly OrderLine[], discounts: readonly Discount[]): OrderTotals {
-  const grosses = lines.map((l) => l.unitPriceCents * l.quantity);
+  const grosses = lines.map((l, i) => {
+    const gross = multiplyCents(l.unitPriceCents, l.quantity);
+    if (gross > MAX_AMOUNT_CENTS) throw new PricingError('amount_out_of_range', `the line comes to ${gross}; at most ${MAX_AMOUNT_CENTS}`, `lines.${i}.quantity`);
+    return gross;
+  });
   const subtotalCents = sumCents(grosses);
+  if (subtotalCents > MAX_AMOUNT_CENTS) {
+    throw new PricingError('amount_out_of_range', `the lines come to ${subtotalCents}; an order is at most ${MAX_AMOUNT_CENTS}`, 'lines');
+  }
 
   let remaining = subtotalCents;
   let discountCents = 0;
   for (const d of discounts) {
-    const amount = d.kind === 'percentage' ? divideHalfEven(remaining * d.basisPoints, 10_000) : Math.min(d.amountCents, remaining);
+    const amount = d.kind === 'percentage' ? mulDivHalfEven(remaining, d.basisPoints, 10_000) : Math.min(d.amountCents, remaining);
     discountCents += amount;
     remaining -= amount;
   }
@@ -163,8 +183,8 @@ export function computeOrderTotals(lines: readonly OrderLine[], discounts: reado
     const carriers = lines.map((l) => l.taxes.some((t) => t.taxRateId === rate.taxRateId));
     const taxableCents = sumCents(nets.filter((_, i) => carriers[i]));
     const taxCents = rate.inclusive
-      ? divideHalfEven(taxableCents * rate.basisPoints, 10_000 + rate.basisPoints)
-      : divideHalfEven(taxableCents * rate.basisPoints, 10_000);
+      ? mulDivHalfEven(taxableCents, rate.basisPoints, 10_000 + rate.basisPoints)
+      : mulDivHalfEven(taxableCents, rate.basisPoints, 10_000);
     const shares = allocateProRata(taxCents, nets.map((n, i) => (carriers[i] ? n : 0)));
     shares.forEach((s, i) => (lineTaxes[i] = (lineTaxes[i] ?? 0) + s));
     return { ...rate, taxableCents, taxCents };
@@ -173,6 +193,9 @@ export function computeOrderTotals(lines: readonly OrderLine[], discounts: reado
   const taxCents = sumCents(taxLines.map((t) => t.taxCents));
   const inclusiveTaxCents = sumCents(taxLines.filter((t) => t.inclusive).map((t) => t.taxCents));
   const totalCents = subtotalCents - discountCents + (taxCents - inclusiveTaxCents);
+  if (totalCents > MAX_AMOUNT_CENTS) {
+    throw new PricingError('amount_out_of_range', `the order comes to ${totalCents} with tax; at most ${MAX_AMOUNT_CENTS}`, 'lines');
+  }
   return {
     lines: lines.map((l, i) => ({
       ...l,

@@ -15,9 +15,8 @@
  * - by amount: goods first (up to what is left of the order total), then tips; its tax share is
  *   `round(goods · orderTax / orderTotal)`, and the last refund of the goods takes all the tax left.
  */
-import { divideHalfEven, formatMoney, sumCents } from './money.ts';
-import { consolidatePostings, isBalanced, LedgerError } from './ledger.ts';
-import { newId } from './ids.ts';
+import { formatMoney, mulDivHalfEven, sumCents } from './money.ts';
+import { buildJournalTransaction, orderJournalHeader } from './ledger.ts';
 import type { JournalTransaction, Order } from './schemas.ts';
 
 /** What earlier refunds of the order gave back. */
@@ -61,7 +60,7 @@ export class RefundError extends Error {
   }
 }
 
-/** Remaining refundable amounts of an order: goods (net of discounts, tax included), tax, tips. */
+/** Remaining refundable amounts of an order: goods (net of discounts, tax included), tax, tips. Prefer {@link refundableBalance}. */
 export function refundableOf(order: Order, prior: readonly PriorRefund[]): { goodsCents: number; taxCents: number; tipCents: number; totalCents: number } {
   const goodsCents = order.totalCents - sumCents(prior.map((r) => r.goodsCents));
   const taxCents = order.taxCents - sumCents(prior.map((r) => r.taxCents));
@@ -96,7 +95,7 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
         throw new RefundError('refund_exceeds_remaining', `only ${line.quantity - already} of ${line.quantity} can still be refunded on this line`, `lines.${i}.quantity`);
       }
       const share = lineShare(line);
-      const at = (cents: number, n: number) => divideHalfEven(cents * n, line.quantity);
+      const at = (cents: number, n: number) => mulDivHalfEven(cents, n, line.quantity);
       const amount = at(share.totalCents, already + asked.quantity) - at(share.totalCents, already);
       const tax = at(share.taxCents, already + asked.quantity) - at(share.taxCents, already);
       lines.push({ lineId: line.id, quantity: asked.quantity, amountCents: amount, taxCents: tax });
@@ -113,7 +112,7 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
     }
     goodsCents = Math.min(request.amountCents, left.goodsCents);
     tipCents = request.amountCents - goodsCents;
-    taxCents = order.totalCents > 0 ? Math.min(divideHalfEven(goodsCents * order.taxCents, order.totalCents), left.taxCents, goodsCents) : 0;
+    taxCents = order.totalCents > 0 ? Math.min(mulDivHalfEven(goodsCents, order.taxCents, order.totalCents), left.taxCents, goodsCents) : 0;
   }
   if (goodsCents === left.goodsCents) taxCents = left.taxCents;
   const amountCents = goodsCents + tipCents;
@@ -134,27 +133,78 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
 }
 
 /**
+ * Payment states a refund can draw on: money was captured and not all of it given back yet (DESIGN §5). Declined and
+ * voided attempts moved no money; pending and authorized ones have not captured any.
+ */
+export const REFUNDABLE_PAYMENT_STATES = ['captured', 'partially_refunded'] as const;
+
+/** A payment of an order as the API records it (`PaymentRecord`): what {@link refundableBalance} reads of it. */
+export interface OrderPaymentLike extends RefundablePayment {
+  state: string;
+}
+
+/** A refund record of an order (`RefundRecord`): `cancellation` gives back an open order's payments, `refund` goods. */
+export interface OrderRefundLike extends PriorRefund {
+  kind: 'refund' | 'cancellation';
+}
+
+/** What can still be refunded of an order, and from which payments (see {@link refundableBalance}). Minor units. */
+export interface RefundableBalance {
+  /** The payments a refund can draw on, in the order they were taken (a refund takes the latest first). */
+  payments: RefundablePayment[];
+  /** Earlier refunds of goods and tips (cancellations excluded). */
+  prior: PriorRefund[];
+  /** Goods left (net of discounts, tax included), of which tax; tips left. */
+  goodsCents: number;
+  taxCents: number;
+  tipCents: number;
+  /** At most this can still be given back: goods plus tips left, never more than the payments still hold, ≥ 0. */
+  totalCents: number;
+}
+
+/**
+ * The refund rule, one definition for the server and the back office: which payments of an order a refund can draw
+ * on ({@link REFUNDABLE_PAYMENT_STATES}), which earlier records count (refunds, not cancellations), and how much is
+ * left: what the order charged (total plus tips) less what refunds gave back, capped by what the payments still hold.
+ * Pure; never throws.
+ */
+export function refundableBalance(order: Order, payments: readonly OrderPaymentLike[], refunds: readonly OrderRefundLike[]): RefundableBalance {
+  const usable = payments
+    .filter((p) => (REFUNDABLE_PAYMENT_STATES as readonly string[]).includes(p.state))
+    .map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, refundedCents: p.refundedCents }));
+  const prior = refunds.filter((r) => r.kind === 'refund').map((r) => ({ goodsCents: r.goodsCents, taxCents: r.taxCents, tipCents: r.tipCents, lines: r.lines }));
+  const left = refundableOf(order, prior);
+  const held = usable.reduce((a, p) => a + Math.max(0, p.amountCents - p.refundedCents), 0);
+  return { payments: usable, prior, goodsCents: left.goodsCents, taxCents: left.taxCents, tipCents: left.tipCents, totalCents: Math.max(0, Math.min(left.totalCents, held)) };
+}
+
+/** A refund planned against an order's records, and the state the order moves to. */
+export interface OrderRefundPlan extends RefundPlan {
+  /** `refunded` once everything the order charged (tips included) has been given back, else `partially_refunded`. */
+  orderState: 'refunded' | 'partially_refunded';
+}
+
+/**
+ * Plans a refund of `order` from its payment and refund records: {@link refundableBalance}, then {@link planRefund}.
+ * What the server posts and what the back office previews.
+ * @throws RefundError naming the request field (`lines.<i>.quantity`, `amountCents`, …) as planRefund does.
+ */
+export function planOrderRefund(order: Order, payments: readonly OrderPaymentLike[], refunds: readonly OrderRefundLike[], request: RefundRequest): OrderRefundPlan {
+  const balance = refundableBalance(order, payments, refunds);
+  const plan = planRefund(order, balance.prior, balance.payments, request);
+  return { ...plan, orderState: plan.amountCents >= balance.goodsCents + balance.tipCents ? 'refunded' : 'partially_refunded' };
+}
+
+/**
  * The refund's journal transaction (see the file comment): Dr `refunds` goods − tax, Dr `sales_tax_payable` tax,
  * Dr `tips_payable` tips, Cr each allocation's account.
  * @throws LedgerError when the plan does not balance (a bug).
  */
 export function buildRefundJournalTransaction(order: Order, plan: RefundPlan, refundId: string, occurredAt: string): JournalTransaction {
-  const postings = consolidatePostings([
+  return buildJournalTransaction(orderJournalHeader(order, 'refund', occurredAt, `Refund ${refundId} of ${order.receiptNumber}`), [
     { accountCode: 'refunds', amountCents: plan.goodsCents - plan.taxCents },
     { accountCode: 'sales_tax_payable', amountCents: plan.taxCents },
     { accountCode: 'tips_payable', amountCents: plan.tipCents },
     ...plan.allocations.map((a) => ({ accountCode: a.accountCode, amountCents: -a.amountCents })),
   ]);
-  if (!isBalanced(postings)) throw new LedgerError(`refund ${refundId} does not balance`);
-  return {
-    id: newId('journalTransaction'),
-    kind: 'refund',
-    sourceType: 'order',
-    sourceId: order.id,
-    registerId: order.registerId,
-    currency: order.currency,
-    occurredAt,
-    memo: `Refund ${refundId} of ${order.receiptNumber}`,
-    postings,
-  };
 }

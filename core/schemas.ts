@@ -7,9 +7,12 @@
  */
 import { z } from 'zod';
 import { isValidE164 } from './phone.ts';
+import { utcDateTime } from './datetime.ts';
 
-/** Upper bound of a single amount in minor units (DESIGN §7: amountCents 1 … 99 999 999). */
-export const MAX_AMOUNT_CENTS = 99_999_999;
+import { MAX_AMOUNT_CENTS } from './money.ts';
+
+/** Upper bound of a single amount in minor units (DESIGN §7: amountCents 1 … 99 999 999); defined in money.ts. */
+export { MAX_AMOUNT_CENTS };
 /** Longest memo, in characters (DESIGN §7). */
 export const MAX_MEMO_LENGTH = 500;
 
@@ -20,8 +23,15 @@ const catalogId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
 
 const cents = z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
-const nonNegativeCents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
-const isoDate = z.iso.datetime({ offset: true });
+/**
+ * An amount of an order, its lines, tax lines, tenders, payments, tips and refunds, of invoices and pay requests:
+ * integer minor units, 0 … {@link MAX_AMOUNT_CENTS} (DESIGN §7). The one bound every amount schema uses, so a
+ * schema-valid order's arithmetic (unit × quantity over 500 lines, × basis points) stays exact.
+ */
+export const amountCentsSchema = z.int().min(0).max(MAX_AMOUNT_CENTS);
+const nonNegativeCents = amountCentsSchema;
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 /**
  * The query fields of every list (DESIGN §7 cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
  * (1 … 200, default 50) and `cursor`, the `nextCursor` of the previous page, passed back unchanged.

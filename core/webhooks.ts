@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { httpUrlSchema } from './catalog.ts';
 import { EVENT_TYPES } from './events.ts';
+import { utcDateTime } from './datetime.ts';
 
 export const WEBHOOK_SIGNATURE_HEADER = 'x-service-signature';
 export const WEBHOOK_EVENT_ID_HEADER = 'x-service-event-id';
@@ -41,7 +42,8 @@ export const webhookSubscriptionUpdateSchema = z
   })
   .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
 
-const isoDate = z.iso.datetime({ offset: true });
+/** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
+const isoDate = utcDateTime;
 
 /** A subscription as the API returns it. The secret is returned once, by create (`secret`). */
 export const webhookSubscriptionSchema = z.strictObject({

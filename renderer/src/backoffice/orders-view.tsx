@@ -8,11 +8,12 @@
  * - send the receipt by SMS or e-mail, or show it in a printable block (printed only on the Print button).
  *
  * Amounts typed by people are parsed with `parseCashInput` into integer cents (never floats); money is shown with
- * core's `formatMoney`. The server stays the authority: the refund preview uses core's `planRefund` only to label the
- * button, and whatever the server refuses is shown where it belongs.
+ * core's `formatMoney`. The server stays the authority: the refund preview and "Up to … can still be refunded" come from
+ * core's refund rule (`planOrderRefund`, `refundableBalance`, the functions the server plans with) only to label the
+ * form, and whatever the server refuses is shown where it belongs.
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { formatMoney, ORDER_STATES, planRefund, type RefundRequest } from '../../../core/index.ts';
+import { formatMoney, ORDER_STATES, planOrderRefund, refundableBalance, type RefundRequest } from '../../../core/index.ts';
 import { Dialog } from '../components/dialog.tsx';
 import { centsToInput, parseCashInput } from '../sale/cash.ts';
 import type { ApiOrder, ApiOrderState, Customer, OrderReceipt, OrderRefundInput } from './api.ts';
@@ -195,9 +196,9 @@ function refundedQuantities(order: ApiOrder): Map<string, number> {
   return out;
 }
 
-/** What can still be given back (tips included): paid − refunded, never negative. */
+/** What can still be given back (tips included): core's refund rule over the order's payments and refunds. */
 function refundableCents(order: ApiOrder): number {
-  return Math.max(0, order.paidCents - order.refundedCents);
+  return refundableBalance(order, order.payments ?? [], order.refunds ?? []).totalCents;
 }
 
 function paymentLabel(p: Payment): string {
@@ -515,9 +516,7 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
       request = { amountCents: cents };
     }
     try {
-      const payments = (order.payments ?? []).filter((p) => p.state !== 'declined' && p.state !== 'voided' && p.state !== 'pending');
-      const prior = (order.refunds ?? []).filter((r) => r.kind === 'refund');
-      return planRefund(order, prior, payments, request).amountCents;
+      return planOrderRefund(order, order.payments ?? [], order.refunds ?? [], request).amountCents;
     } catch {
       return undefined;
     }

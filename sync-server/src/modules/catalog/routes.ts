@@ -21,6 +21,7 @@ import {
   pageQueryFields,
   pageSchema,
   queryBoolean,
+  utcDateTime,
 } from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import { callerOf } from '../../platform/auth/identity.ts';
@@ -61,7 +62,7 @@ const catalogQuery = z.strictObject({
   ...pageQueryFields,
   category: z.string().min(1).max(100).optional(),
   q: z.string().min(1).max(200).optional(),
-  updatedSince: z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0').optional(),
+  updatedSince: utcDateTime.optional(),
   /** `true`: deleted items too, each with `deleted: true` — what an app syncing with `updatedSince` needs to drop them. */
   includeDeleted: queryBoolean.optional(),
 });

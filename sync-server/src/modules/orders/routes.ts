@@ -11,14 +11,13 @@ import {
   refundCreateSchema,
   refundRecordSchema,
   pageQueryFields,
+  utcDateTime,
 } from '../../../../core/index.ts';
 import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
 import { cancelOrder, createOrder, getOrderView, getReceipt, listOrders, payOrder, refundOrder, sendReceipt } from './service.ts';
-
-const isoTime = z.iso.datetime({ offset: true }).refine((v) => !v.startsWith('0000'), 'must be a time after year 0');
 
 /** `GET /api/pos/orders` query (DESIGN §7: cursor pagination; unknown parameters → 400). */
 export const ordersQuery = z.strictObject({
@@ -28,9 +27,9 @@ export const ordersQuery = z.strictObject({
   customerId: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a customer id').optional(),
   source: z.enum(['register', 'api']).optional(),
   /** Inclusive lower bound of the order's business time. */
-  createdFrom: isoTime.optional(),
+  createdFrom: utcDateTime.optional(),
   /** Exclusive upper bound of the order's business time. */
-  createdTo: isoTime.optional(),
+  createdTo: utcDateTime.optional(),
 });
 
 const orderParams = z.strictObject({ id: z.string().regex(/^ord_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with ord_') });

@@ -33,7 +33,8 @@ import {
   MAX_AMOUNT_CENTS,
   newId,
   parseReceiptNumber,
-  planRefund,
+  planOrderRefund,
+  REFUNDABLE_PAYMENT_STATES,
   priceCart,
   PricingError,
   RefundError,
@@ -498,7 +499,7 @@ class PaymentDeclinedError extends ProblemError {
  * Checks tenders before any of them is charged: a tip above its tender's amount, cash handed over below the amount,
  * or more than the order's goods balance → 400 naming the field, and no card is sent to the rail (so a request that
  * could never be taken leaves no declined attempt behind either).
- * @throws ProblemError 400 `validation_error` (`tenders.<i>.tipCents` / `tenders.<i>.tenderedCents`) or `overpayment` (`tenders`).
+ * @throws ProblemError 400 `validation_error` (`tenders.<i>.tipCents` / `tenders.<i>.tenderedCents`), `overpayment` (`tenders`), or `amount_out_of_range` (`tenders`) when the order's paid amount with tips would exceed MAX_AMOUNT_CENTS.
  */
 function checkTenders(order: Order, tenders: TenderInput[]): void {
   for (const [index, t] of tenders.entries()) {
@@ -516,6 +517,13 @@ function checkTenders(order: Order, tenders: TenderInput[]): void {
   const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
   const goodsPaid = tenders.reduce((a, t) => a + t.amountCents - (t.tipCents ?? 0), 0);
   if (goodsPaid > goodsDue) throw overpayment('tenders', goodsPaid, goodsDue);
+  // What one order is paid, tips included, stays within the amount bound every order schema holds (paidCents, tipCents).
+  const paying = tenders.reduce((a, t) => a + t.amountCents, 0);
+  if (order.paidCents + paying > MAX_AMOUNT_CENTS) {
+    throw new ProblemError(400, 'amount_out_of_range', `Invalid tenders: the order would be paid ${order.paidCents + paying} with tips; at most ${MAX_AMOUNT_CENTS}.`, [
+      { path: 'tenders', message: `paid ${order.paidCents + paying} exceeds ${MAX_AMOUNT_CENTS}` },
+    ]);
+  }
 }
 
 function overpayment(path: string, goodsPaid: number, goodsDue: number): ProblemError {
@@ -861,7 +869,7 @@ async function materializePayments(tx: Queryable, row: OrderRow, payments: Payme
 }
 
 /**
- * Refunds a paid order, fully or partly: by line and quantity, or by amount (core planRefund). Writes a refund record
+ * Refunds a paid order, fully or partly: by line and quantity, or by amount (core planOrderRefund). Writes a refund record
  * (never an edit of the order's lines), its journal transaction (Dr refunds / tax / tips, Cr the payments' accounts),
  * the payments' and order's new states, an audit row and `payment.refunded`; restocks refunded lines unless
  * `restock: false`.
@@ -877,18 +885,18 @@ export async function refundOrder(ctx: AppContext, principal: Principal, orderId
     const row = await orderRow(tx, principal.merchantId, orderId);
     const order = row.data;
     if (row.state !== 'paid' && row.state !== 'partially_refunded') guardOrder(row.id, row.state, 'refunded', 'refund');
-    // Declined attempts moved no money: refunds draw on captured payments only.
-    const payments = (await paymentsOf(tx, row)).filter((p) => p.state !== 'declined' && p.state !== 'voided');
-    const prior = (await refundsOf(tx, orderId)).filter((r) => r.kind === 'refund');
+    // Core's refund rule (planOrderRefund) decides which payments a refund draws on and how much is left.
+    const allPayments = await paymentsOf(tx, row);
+    const payments = allPayments.filter((p) => (REFUNDABLE_PAYMENT_STATES as readonly string[]).includes(p.state));
     let plan;
     try {
-      plan = planRefund(order, prior, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, refundedCents: p.refundedCents })), input.lines ? { lines: input.lines } : { amountCents: input.amountCents! });
+      plan = planOrderRefund(order, allPayments, await refundsOf(tx, orderId), input.lines ? { lines: input.lines } : { amountCents: input.amountCents! });
     } catch (err) {
       if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
       throw err;
     }
     const refundedCents = Number(row.refunded_cents) + plan.amountCents;
-    const to = refundedCents >= order.paidCents ? 'refunded' : 'partially_refunded';
+    const to = plan.orderState;
     guardOrder(row.id, row.state, to, 'refund');
     await materializePayments(tx, row, payments);
     const refundId = newId('refund');
