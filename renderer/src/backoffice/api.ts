@@ -7,7 +7,7 @@
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
 import type { CatalogItem, Cents, OrderReceipt, OrderStateName, OrderView, RefundCreate, RefundRecord, ReceiptSend, TaxRate } from '../../../core/index.ts';
-import { REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { REGISTER_SCHEMA_VERSION } from '../register/session.ts';
 
 /** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
 export interface FieldError {

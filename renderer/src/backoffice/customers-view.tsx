@@ -1,7 +1,7 @@
 /** Back office → Customers: search by name, phone or e-mail; create and edit with marketing consent; purchase history. */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { Dialog } from '../components/dialog.tsx';
+import { Dialog } from '../ui/dialog.tsx';
 import type { Customer, CustomerInput, OrderSummary } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 

@@ -5,8 +5,8 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { useRegister } from '../register-context.ts';
-import { parseCashInput } from '../sale/cash.ts';
+import { useRegister } from '../register/register-context.ts';
+import { parseCashInput } from '../register/sale/cash.ts';
 import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
 import { downloadBlob } from './download.ts';
 import { CustomerPicker, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';

@@ -13,8 +13,8 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney, ORDER_STATES, planRefund, type RefundRequest } from '../../../core/index.ts';
-import { Dialog } from '../components/dialog.tsx';
-import { centsToInput, parseCashInput } from '../sale/cash.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
 import type { ApiOrder, ApiOrderState, Customer, OrderReceipt, OrderRefundInput } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
 

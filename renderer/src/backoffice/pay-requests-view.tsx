@@ -4,7 +4,7 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { parseCashInput } from '../sale/cash.ts';
+import { parseCashInput } from '../register/sale/cash.ts';
 import { errorMessage, type PayRequest } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
 

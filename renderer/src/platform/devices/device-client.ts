@@ -9,7 +9,7 @@
  * selling cash-only — no call here ever blocks a sale that does not need a device.
  */
 import { BehaviorSubject } from 'rxjs';
-import type { ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../../core/devices.ts';
+import type { ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../../../core/devices.ts';
 import {
   BRIDGE_CLOSE,
   DEVICE_METHODS,
@@ -19,7 +19,7 @@ import {
   type DeviceOverview,
   type DeviceSettings,
   type PortInfo,
-} from '../../../core/device-transport.ts';
+} from '../../../../core/device-transport.ts';
 
 /** A failed device call: `code` is a transport or driver code (e.g. `printer_offline`, `bridge_unavailable`). */
 export class DeviceCallFailure extends Error {

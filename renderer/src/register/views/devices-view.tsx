@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
-import { SERIAL_BAUD_RATES, type SerialSettings } from '../../../core/devices.ts';
-import { DEVICE_KINDS, type DeviceConfig, type DeviceKind, type DeviceSettings, type PortInfo } from '../../../core/device-transport.ts';
-import { getDeviceClient } from '../devices/device-client.ts';
+import { SERIAL_BAUD_RATES, type SerialSettings } from '../../../../core/devices.ts';
+import { DEVICE_KINDS, type DeviceConfig, type DeviceKind, type DeviceSettings, type PortInfo } from '../../../../core/device-transport.ts';
+import { getDeviceClient } from '../../platform/devices/device-client.ts';
 import { DeviceStatusBar, deviceLabel } from '../devices/device-status-bar.tsx';
-import { useObservable } from '../hooks.ts';
+import { useObservable } from '../../ui/hooks.ts';
 
 const TITLES: Record<DeviceKind, string> = { printer: 'Receipt printer', terminal: 'Card terminal', checkScanner: 'Check scanner' };
 const PARITIES: SerialSettings['parity'][] = ['none', 'even', 'odd', 'mark', 'space'];

@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+import { formatMoney } from '../../../../core/index.ts';
 import { ReceiptView, syncMarker } from '../components/receipt-view.tsx';
 import type { StoredOrder } from '../db/database.ts';
-import { useObservable } from '../hooks.ts';
+import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 
 function startOfToday(): string {
