@@ -12,7 +12,7 @@
 import { useRef, useState } from 'react';
 import { newId, type SalePayment } from '../../../../core/index.ts';
 import type { CheckScan, TerminalResult } from '../../../../core/devices.ts';
-import { DeviceCallFailure, type DeviceClient } from '../../platform/devices/device-client.ts';
+import { DeviceCallFailure, type DeviceClient } from '../../platform/devices/index.ts';
 
 /** Where a card payment stands. */
 export type CardPhase = 'idle' | 'waiting' | 'declined' | 'unknown' | 'failed' | 'unsaved';

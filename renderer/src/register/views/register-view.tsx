@@ -8,7 +8,7 @@ import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
 import { ringUpSale } from '../sale/ring-up.ts';
-import { getDeviceClient } from '../../platform/devices/device-client.ts';
+import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
 import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { receiptPrintJob } from '../devices/receipt-job.ts';
