@@ -20,3 +20,5 @@ export * from './order-ledger.ts';
 export * from './refunds.ts';
 export * from './customers.ts';
 export * from './invoices.ts';
+export * from './catalog-import.ts';
+export * from './inventory.ts';

@@ -2,7 +2,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import type { Customer, CustomerInput, OrderSummary } from './api.ts';
+import type { Customer, CustomerCreateInput, CustomerUpdateInput, OrderSummary } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
@@ -152,11 +152,11 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
     try {
       let result: Customer;
       if (customer) {
-        const patch: CustomerInput = { marketingConsent: consent };
+        const patch: CustomerUpdateInput = { marketingConsent: consent };
         for (const f of FIELDS) if ((customer[f] ?? '') !== values[f]) patch[f] = values[f].trim() === '' ? null : values[f].trim();
         result = await api.updateCustomer(customer.id, patch);
       } else {
-        const input: CustomerInput = { marketingConsent: consent };
+        const input: CustomerCreateInput = { marketingConsent: consent };
         for (const f of FIELDS) if (values[f].trim() !== '') input[f] = values[f].trim();
         result = await api.createCustomer(input);
       }
