@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { formatMoney } from '../../../../core/index.ts';
 import { ReceiptView, syncMarker } from '../components/receipt-view.tsx';
 import type { StoredOrder } from '../db/database.ts';
+import { DataTable } from '../../ui/data-table.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 
@@ -40,47 +41,42 @@ export function SalesView() {
           {orders.length} {orders.length === 1 ? 'sale' : 'sales'} · {formatMoney(takings, session.currency)}
         </p>
       </header>
-      {orders.length === 0 ? (
-        <p className="muted">No sales on this register today.</p>
-      ) : (
-        <table className="orders-table">
-          <thead>
-            <tr>
-              <th scope="col">Receipt</th>
-              <th scope="col">Time</th>
-              <th scope="col">Items</th>
-              <th scope="col" className="numeric">
-                Total
-              </th>
-              <th scope="col">Sync</th>
-            </tr>
-          </thead>
-          <tbody>
-            {orders.map((order) => {
+      <DataTable
+        className="orders-table"
+        caption="Sales of this register today"
+        captionHidden
+        columns={[
+          {
+            key: 'receipt',
+            header: 'Receipt',
+            cell: (order) => (
+              <button type="button" className="link-button" data-testid="order-receipt-number" onClick={() => setOpenId(order.id)}>
+                {order.receiptNumber}
+              </button>
+            ),
+          },
+          { key: 'time', header: 'Time', cell: (order) => new Date(order.createdAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) },
+          { key: 'items', header: 'Items', cell: (order) => order.lines.reduce((a, l) => a + l.quantity, 0) },
+          { key: 'total', header: 'Total', numeric: true, cell: (order) => formatMoney(order.totalCents, order.currency), cellTestId: 'order-total' },
+          {
+            key: 'sync',
+            header: 'Sync',
+            cell: (order) => {
               const marker = syncMarker(order);
               return (
-                <tr key={order.id} data-testid="order-row" data-order-id={order.id} data-sync={marker.kind}>
-                  <td>
-                    <button type="button" className="link-button" data-testid="order-receipt-number" onClick={() => setOpenId(order.id)}>
-                      {order.receiptNumber}
-                    </button>
-                  </td>
-                  <td>{new Date(order.createdAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}</td>
-                  <td>{order.lines.reduce((a, l) => a + l.quantity, 0)}</td>
-                  <td className="numeric" data-testid="order-total">
-                    {formatMoney(order.totalCents, order.currency)}
-                  </td>
-                  <td>
-                    <span className={`sync-marker sync-marker-${marker.kind}`} data-testid="order-sync" title={order.rejection?.reason}>
-                      {marker.label}
-                    </span>
-                  </td>
-                </tr>
+                <span className={`sync-marker sync-marker-${marker.kind}`} data-testid="order-sync" title={order.rejection?.reason}>
+                  {marker.label}
+                </span>
               );
-            })}
-          </tbody>
-        </table>
-      )}
+            },
+          },
+        ]}
+        rows={orders}
+        rowKey={(order) => order.id}
+        rowAttributes={(order) => ({ 'data-testid': 'order-row', 'data-order-id': order.id, 'data-sync': syncMarker(order).kind })}
+        emptyText="No sales on this register today."
+        emptyClassName="muted"
+      />
     </main>
   );
 }
