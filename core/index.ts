@@ -22,3 +22,5 @@ export * from './customers.ts';
 export * from './invoices.ts';
 export * from './catalog-import.ts';
 export * from './inventory.ts';
+export * from './reports.ts';
+export * from './settings.ts';

@@ -7,8 +7,10 @@
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
 import type { z } from 'zod';
+import { SALES_GROUPINGS } from '../../../core/index.ts';
 import type {
   CatalogItem,
+  CategorySummary,
   Cents,
   CustomerRecord,
   ImportReport,
@@ -22,10 +24,18 @@ import type {
   PayRequestRecord,
   RefundCreate,
   RefundRecord,
+  RefundReport,
   ReceiptSend,
+  SalesGrouping,
+  SalesReport,
+  SalesRow,
   SeriesStatus,
   StockLevel,
+  StoreSettings,
   TaxRate,
+  TaxReport,
+  TenderRow,
+  TrialBalanceReport,
   VariationInput,
   catalogItemCreateSchema,
   catalogItemUpdateSchema,
@@ -93,11 +103,8 @@ export interface Page<T> {
 
 export type ApiCatalogItem = CatalogItem & { updatedAt: string };
 
-/** A category of live items with how many items carry it. */
-export interface CategorySummary {
-  name: string;
-  itemCount: number;
-}
+/** A category of live items with how many items carry it (core `categorySummarySchema`). */
+export type { CategorySummary };
 
 export interface CatalogPage extends Page<ApiCatalogItem> {
   taxRates: (TaxRate & { updatedAt: string })[];
@@ -190,111 +197,12 @@ export type { Invoice, InvoicePaymentMethod, InvoiceSeries, InvoiceStatus, Serie
 /** `POST /api/pos/invoices` body (core `invoiceCreateSchema`). */
 export type InvoiceCreateInput = z.input<typeof invoiceCreateSchema>;
 
-export const SALES_GROUPINGS = ['day', 'hour', 'item', 'category', 'tender', 'staff'] as const;
-export type SalesGrouping = (typeof SALES_GROUPINGS)[number];
+/** The report bodies (`/api/pos/reports/*` JSON) and their groupings: core/reports.ts. */
+export { SALES_GROUPINGS };
+export type { RefundReport, SalesGrouping, SalesReport, SalesRow, TaxReport, TenderRow, TrialBalanceReport };
 
-/** The period a report covered (`routes/reports.ts`). */
-export interface ReportPeriod {
-  from: string;
-  to: string;
-  timeZone: string;
-}
-
-/** The store's settings (`/api/pos/settings`). */
-export interface StoreSettings {
-  merchantId: string;
-  name: string;
-  /** ISO 4217. */
-  currency: string;
-  /** IANA time zone: reports count days in it. */
-  timeZone: string;
-  /** ISO 3166-1 alpha-2: the country of phone numbers typed without +. */
-  defaultCountry: string;
-}
-
-export interface SalesFigures {
-  /** Sales counted: paid orders, issued invoices, paid pay links. */
-  orders: number;
-  refunds: number;
-  /** Issued invoices voided in the period. */
-  voids: number;
-  quantity: number;
-  refundedQuantity: number;
-  grossSalesCents: Cents;
-  discountCents: Cents;
-  refundCents: Cents;
-  /** Revenue of the invoices voided in the period, tax excluded. */
-  voidCents: Cents;
-  netSalesCents: Cents;
-  taxCents: Cents;
-  tipCents: Cents;
-  totalCents: Cents;
-}
-
-export interface SalesRow extends SalesFigures {
-  key: string;
-  label: string;
-}
-
-export interface TenderRow {
-  key: string;
-  label: string;
-  count: number;
-  amountCents: Cents;
-  tipCents: Cents;
-  refundCents: Cents;
-  netCents: Cents;
-}
-
-/** `GET /api/pos/reports/sales` (JSON): tender rows when groupBy=tender, else sales rows. */
-export interface SalesReport {
-  report: 'sales';
-  groupBy: SalesGrouping;
-  period: ReportPeriod;
-  currency: string;
-  totals: SalesFigures;
-  rows: SalesRow[] | TenderRow[];
-}
-
-/** `GET /api/pos/reports/tax` (JSON). */
-export interface TaxReport {
-  report: 'tax';
-  period: ReportPeriod;
-  currency: string;
-  rows: { taxRateId: string; name: string; basisPoints: number; inclusive: boolean; orders: number; taxableCents: Cents; taxCents: Cents }[];
-  totals: { taxableCents: Cents; collectedCents: Cents; refundedCents: Cents; netCents: Cents };
-}
-
-/** `GET /api/pos/reports/refunds` (JSON): every refund and cancellation that gave money back in the period. */
-export interface RefundReport {
-  report: 'refunds';
-  period: ReportPeriod;
-  currency: string;
-  rows: {
-    refundId: string;
-    orderId: string;
-    receiptNumber: string;
-    kind: 'refund' | 'cancellation';
-    occurredAt: string;
-    amountCents: Cents;
-    goodsCents: Cents;
-    taxCents: Cents;
-    tipCents: Cents;
-    lines: number;
-    restock: boolean;
-    reason: string | null;
-  }[];
-  totals: { refunds: number; cancellations: number; amountCents: Cents; refundCents: Cents; taxCents: Cents; tipCents: Cents };
-}
-
-/** `GET /api/pos/reports/trial-balance` (JSON): per account, opening, debits, credits and closing (debit > 0). */
-export interface TrialBalanceReport {
-  report: 'trial-balance';
-  period: ReportPeriod;
-  currency: string;
-  rows: { code: string; name: string; type: string; openingCents: Cents; debitCents: Cents; creditCents: Cents; closingCents: Cents }[];
-  totals: { openingCents: Cents; debitCents: Cents; creditCents: Cents; closingCents: Cents };
-}
+/** The store's settings (`/api/pos/settings`, core `storeSettingsSchema`). */
+export type { StoreSettings };
 
 /** `POST /api/pos/invoice-series` body (core `invoiceSeriesCreateSchema`). */
 export type InvoiceSeriesCreateInput = z.input<typeof invoiceSeriesCreateSchema>;

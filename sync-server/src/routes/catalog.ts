@@ -20,6 +20,7 @@ import {
   type TaxRate,
   CATALOG_CSV_MAX_BYTES,
   categoryRenameSchema,
+  categorySummarySchema,
   pageQueryFields,
   pageSchema,
   queryBoolean,
@@ -73,7 +74,7 @@ const noQuery = z.strictObject({});
 const pageQuery = z.strictObject(pageQueryFields);
 const importQuery = z.strictObject({ dryRun: queryBoolean.optional() });
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
-const categorySchema = z.object({ name: z.string(), itemCount: z.int() });
+const categorySchema = categorySummarySchema;
 const locationId = z.string().regex(/^loc_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with loc_');
 const variationId = z.string().regex(/^var_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with var_');
 const stockQuery = z.strictObject({
