@@ -125,6 +125,10 @@ export type CatalogItemCreate = z.output<typeof catalogItemCreateSchema>;
 /** `PATCH /api/pos/catalog/categories/{name}` body: the category's new name (trimmed, 1 … 100 chars, as on items). */
 export const categoryRenameSchema = z.strictObject({ name: itemFields.category });
 
+/** A category of live items (the items' `category`, exact spelling) with how many live items carry it. */
+export const categorySummarySchema = z.strictObject({ name: z.string(), itemCount: z.int().min(0) });
+export type CategorySummary = z.infer<typeof categorySummarySchema>;
+
 /**
  * `PATCH /api/pos/catalog/items/{id}` body: the fields to change (at least one). `variations`, `modifierLists` and
  * `taxRateIds` replace the whole list; `description: null` / `imageUrl: null` remove them.

@@ -21,3 +21,7 @@ export * from './order-ledger.ts';
 export * from './refunds.ts';
 export * from './customers.ts';
 export * from './invoices.ts';
+export * from './catalog-import.ts';
+export * from './inventory.ts';
+export * from './reports.ts';
+export * from './settings.ts';

@@ -1,16 +1,16 @@
 import { useEffect, useMemo, useState } from 'react';
-import { AppHeader, type View } from './components/app-header.tsx';
-import { StorageWarning } from './components/storage-warning.tsx';
-import { bootRegister, FirstStartOfflineError, type BootedRegister } from './boot.ts';
-import { useObservable } from './hooks.ts';
-import type { SyncEngine } from './sync/replication.ts';
-import { initialSyncStatus } from './sync/sync-status.ts';
-import { RegisterContext, type RegisterContextValue } from './register-context.ts';
+import { AppHeader, type View } from './ui/app-header.tsx';
+import { StorageWarning } from './ui/storage-warning.tsx';
+import { bootRegister, FirstStartOfflineError, type BootedRegister } from './register/boot.ts';
+import { useObservable } from './ui/hooks.ts';
+import type { SyncEngine } from './register/sync/replication.ts';
+import { initialSyncStatus } from './register/sync/sync-status.ts';
+import { RegisterContext, type RegisterContextValue } from './register/register-context.ts';
 import { BackOfficeView } from './backoffice/backoffice-view.tsx';
-import { DevicesView } from './views/devices-view.tsx';
-import { MessagesView } from './views/messages-view.tsx';
-import { RegisterView } from './views/register-view.tsx';
-import { SalesView } from './views/sales-view.tsx';
+import { DevicesView } from './register/views/devices-view.tsx';
+import { MessagesView } from './register/views/messages-view.tsx';
+import { RegisterView } from './register/views/register-view.tsx';
+import { SalesView } from './register/views/sales-view.tsx';
 
 type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'ready'; booted: BootedRegister };
 

@@ -111,8 +111,8 @@ export async function benchSync(target: DatabaseTarget, sales = 5_000): Promise<
   const timing: PushTiming = { pushMs: 0, pushes: 0, inFlight: 0, busySince: 0 };
   const restoreGlobals = installBrowserShims(server.baseUrl, timing);
   // Imported after the shims: the modules read globals when they run.
-  const { openRegisterDatabase, saveSale } = await import('../../renderer/src/db/database.ts');
-  const { startSync } = await import('../../renderer/src/sync/replication.ts');
+  const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
+  const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
   const pairing = (await (await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as PairedRegister & { staffToken: string };
   const register = await openRegisterDatabase({ name: `bench${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogSnapshot, newId, type CatalogItem, type TaxRate } from '../../core/index.ts';
-import { cartReducer, priceCart, type CartLine } from '../../renderer/src/sale/cart.ts';
+import { cartReducer, priceCart, type CartLine } from '../../renderer/src/register/sale/cart.ts';
 
 const tax: TaxRate = { id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false };
 const latte: CatalogItem = {

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRegisterSale, catalogSnapshot, isBalanced, type CatalogItem, type TaxRate } from '../../core/index.ts';
-import { openRegisterDatabase, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/db/database.ts';
+import { openRegisterDatabase, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 
 const tax: TaxRate = { id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false };
 const mug: CatalogItem = {

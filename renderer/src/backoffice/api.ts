@@ -6,8 +6,46 @@
  * Errors are RFC 9457 problem bodies (`{ type, title, status, detail, code, errors?: [{ path, message }] }`); they
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
-import type { CatalogItem, Cents, OrderReceipt, OrderStateName, OrderView, RefundCreate, RefundRecord, ReceiptSend, TaxRate } from '../../../core/index.ts';
-import { REGISTER_SCHEMA_VERSION } from '../session.ts';
+import type { z } from 'zod';
+import { SALES_GROUPINGS } from '../../../core/index.ts';
+import type {
+  CatalogItem,
+  CategorySummary,
+  Cents,
+  CustomerRecord,
+  ImportReport,
+  Invoice,
+  InvoicePaymentMethod,
+  InvoiceSeries,
+  InvoiceStatus,
+  OrderReceipt,
+  OrderStateName,
+  OrderView,
+  PayRequestRecord,
+  RefundCreate,
+  RefundRecord,
+  RefundReport,
+  ReceiptSend,
+  SalesGrouping,
+  SalesReport,
+  SalesRow,
+  SeriesStatus,
+  StockLevel,
+  StoreSettings,
+  TaxRate,
+  TaxReport,
+  TenderRow,
+  TrialBalanceReport,
+  VariationInput,
+  catalogItemCreateSchema,
+  catalogItemUpdateSchema,
+  customerCreateSchema,
+  customerUpdateSchema,
+  invoiceCreateSchema,
+  invoicePaymentCreateSchema,
+  invoiceSeriesCreateSchema,
+} from '../../../core/index.ts';
+import { REGISTER_SCHEMA_VERSION } from '../register/session.ts';
 
 /** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
 export interface FieldError {
@@ -65,59 +103,26 @@ export interface Page<T> {
 
 export type ApiCatalogItem = CatalogItem & { updatedAt: string };
 
-/** A category of live items with how many items carry it. */
-export interface CategorySummary {
-  name: string;
-  itemCount: number;
-}
+/** A category of live items with how many items carry it (core `categorySummarySchema`). */
+export type { CategorySummary };
 
 export interface CatalogPage extends Page<ApiCatalogItem> {
   taxRates: (TaxRate & { updatedAt: string })[];
 }
 
-/** A variation as the editor sends it (ids kept for existing ones so their stock stays). */
-export interface VariationInput {
-  id?: string;
-  name: string;
-  priceCents: Cents;
-  sku?: string;
-  gtin?: string;
-  trackStock: boolean;
-}
+/** A variation as the editor sends it (core `variationInputSchema`; ids kept for existing ones so their stock stays). */
+export type { VariationInput };
 
 /**
  * An item as the editor sends it (`catalogItemCreateSchema` / `catalogItemUpdateSchema` in core/catalog.ts). Lists
  * (`variations`, `modifierLists`, `taxRateIds`) replace the stored ones; entries sent with their `id` keep it.
- * `description: null` (update only) removes the description.
+ * `description: null` / `imageUrl: null` (update only) remove them.
  */
-export interface ItemInput {
-  name: string;
-  description?: string | null;
-  category: string;
-  kind?: 'product' | 'service';
-  variations: VariationInput[];
-  modifierLists?: {
-    id?: string;
-    name: string;
-    minSelected: number;
-    maxSelected: number;
-    modifiers: { id?: string; name: string; priceCents: Cents }[];
-  }[];
-  taxRateIds?: string[];
-  imageUrl?: string | null;
-}
+export type ItemInput = Omit<z.input<typeof catalogItemCreateSchema>, 'description' | 'imageUrl'> &
+  Pick<z.input<typeof catalogItemUpdateSchema>, 'description' | 'imageUrl'>;
 
-export interface StockLevel {
-  itemId: string;
-  itemName: string;
-  variationId: string;
-  variationName: string;
-  sku: string | null;
-  locationId: string;
-  onHand: number;
-  lowStockThreshold: number | null;
-  isLow: boolean;
-}
+/** A stock row of the inventory API (core `stockLevelSchema`). */
+export type { StockLevel };
 
 export interface StockMovementResult {
   movements: unknown[];
@@ -125,46 +130,21 @@ export interface StockMovementResult {
   levels: StockLevel[];
 }
 
-export interface ImportReport {
-  importId: string;
-  dryRun: boolean;
-  rows: number;
-  importedRows: number;
-  variantRows: number;
-  imageRows: number;
-  items: { created: number; updated: number; unchanged: number };
-  stockMovements: number;
-  rejected: { line: number; handle: string | null; reason: string }[];
-  warnings: { line: number; handle: string | null; message: string }[];
-  results: { handle: string; itemId: string; status: 'created' | 'updated' | 'unchanged' }[];
-}
+/** The answer of a CSV import (core `importReportSchema`). */
+export type { ImportReport };
 
 export interface GeneratedImages {
   images: { url: string; width: number; height: number }[];
   credits_used: number;
 }
 
-export interface Customer {
-  id: string;
-  givenName: string | null;
-  familyName: string | null;
-  email: string | null;
-  phone: string | null;
-  marketingConsent: boolean;
-  marketingConsentAt: string | null;
-  note: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A customer as the API answers it (core `customerRecordSchema`). */
+export type Customer = CustomerRecord;
 
-export interface CustomerInput {
-  givenName?: string | null;
-  familyName?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  marketingConsent?: boolean;
-  note?: string | null;
-}
+/** `POST /api/pos/customers` body (core `customerCreateSchema`). */
+export type CustomerCreateInput = z.input<typeof customerCreateSchema>;
+/** `PATCH /api/pos/customers/{id}` body (core `customerUpdateSchema`): `null` clears a field. */
+export type CustomerUpdateInput = z.input<typeof customerUpdateSchema>;
 
 /** The fields of an order the purchase history shows. */
 export interface OrderSummary {
@@ -208,193 +188,24 @@ export interface OrderReceiptSent {
 /** `GET /api/pos/orders/{id}/receipt`: the re-print data (core `OrderReceipt`). */
 export type { OrderReceipt };
 
-/** A Text-to-Pay request (`routes/pay-requests.ts`); `status` is the state now (expired computed). */
-export interface PayRequest {
-  id: string;
-  status: 'pending' | 'paid' | 'expired' | 'canceled';
-  amountCents: Cents;
-  currency: string;
-  phone: string | null;
-  memo: string | null;
-  url: string;
-  expiresAt: string;
-  createdAt: string;
-  invoiceId?: string;
-  canceledAt?: string;
-}
+/** A Text-to-Pay request (core `payRequestRecordSchema`); `status` is the state now (expired computed). */
+export type PayRequest = PayRequestRecord;
 
-export type InvoiceStatus = 'draft' | 'sent' | 'partially_paid' | 'overdue' | 'paid' | 'void';
+/** Invoices, their states and payment methods, and recurring series: core/invoices.ts. */
+export type { Invoice, InvoicePaymentMethod, InvoiceSeries, InvoiceStatus, SeriesStatus };
 
-/** An invoice (`routes/invoices.ts`, core `invoiceSchema`), the fields the back office shows. */
-export interface Invoice {
-  id: string;
-  number: string;
-  status: InvoiceStatus;
-  customerId: string;
-  billTo: { customerId: string; name: string | null; email: string | null; phone: string | null };
-  currency: string;
-  lines: { id: string; description: string; quantity: number; unitPriceCents: Cents; grossCents: Cents }[];
-  subtotalCents: Cents;
-  taxCents: Cents;
-  totalCents: Cents;
-  paidCents: Cents;
-  balanceDueCents: Cents;
-  dueDate: string;
-  memo: string | null;
-  payUrl: string | null;
-  /** The recurring series that generated it (null for a one-off invoice). */
-  seriesId: string | null;
-  createdAt: string;
-}
+/** `POST /api/pos/invoices` body (core `invoiceCreateSchema`). */
+export type InvoiceCreateInput = z.input<typeof invoiceCreateSchema>;
 
-export interface InvoiceCreate {
-  customerId: string;
-  customLines: { description: string; amountCents: Cents; quantity: number }[];
-  dueDate: string;
-  memo?: string;
-}
+/** The report bodies (`/api/pos/reports/*` JSON) and their groupings: core/reports.ts. */
+export { SALES_GROUPINGS };
+export type { RefundReport, SalesGrouping, SalesReport, SalesRow, TaxReport, TenderRow, TrialBalanceReport };
 
-export type InvoicePaymentMethod = 'cash' | 'check' | 'card' | 'bank_transfer' | 'other';
+/** The store's settings (`/api/pos/settings`, core `storeSettingsSchema`). */
+export type { StoreSettings };
 
-export const SALES_GROUPINGS = ['day', 'hour', 'item', 'category', 'tender', 'staff'] as const;
-export type SalesGrouping = (typeof SALES_GROUPINGS)[number];
-
-/** The period a report covered (`routes/reports.ts`). */
-export interface ReportPeriod {
-  from: string;
-  to: string;
-  timeZone: string;
-}
-
-/** The store's settings (`/api/pos/settings`). */
-export interface StoreSettings {
-  merchantId: string;
-  name: string;
-  /** ISO 4217. */
-  currency: string;
-  /** IANA time zone: reports count days in it. */
-  timeZone: string;
-  /** ISO 3166-1 alpha-2: the country of phone numbers typed without +. */
-  defaultCountry: string;
-}
-
-export interface SalesFigures {
-  /** Sales counted: paid orders, issued invoices, paid pay links. */
-  orders: number;
-  refunds: number;
-  /** Issued invoices voided in the period. */
-  voids: number;
-  quantity: number;
-  refundedQuantity: number;
-  grossSalesCents: Cents;
-  discountCents: Cents;
-  refundCents: Cents;
-  /** Revenue of the invoices voided in the period, tax excluded. */
-  voidCents: Cents;
-  netSalesCents: Cents;
-  taxCents: Cents;
-  tipCents: Cents;
-  totalCents: Cents;
-}
-
-export interface SalesRow extends SalesFigures {
-  key: string;
-  label: string;
-}
-
-export interface TenderRow {
-  key: string;
-  label: string;
-  count: number;
-  amountCents: Cents;
-  tipCents: Cents;
-  refundCents: Cents;
-  netCents: Cents;
-}
-
-/** `GET /api/pos/reports/sales` (JSON): tender rows when groupBy=tender, else sales rows. */
-export interface SalesReport {
-  report: 'sales';
-  groupBy: SalesGrouping;
-  period: ReportPeriod;
-  currency: string;
-  totals: SalesFigures;
-  rows: SalesRow[] | TenderRow[];
-}
-
-/** `GET /api/pos/reports/tax` (JSON). */
-export interface TaxReport {
-  report: 'tax';
-  period: ReportPeriod;
-  currency: string;
-  rows: { taxRateId: string; name: string; basisPoints: number; inclusive: boolean; orders: number; taxableCents: Cents; taxCents: Cents }[];
-  totals: { taxableCents: Cents; collectedCents: Cents; refundedCents: Cents; netCents: Cents };
-}
-
-/** `GET /api/pos/reports/refunds` (JSON): every refund and cancellation that gave money back in the period. */
-export interface RefundReport {
-  report: 'refunds';
-  period: ReportPeriod;
-  currency: string;
-  rows: {
-    refundId: string;
-    orderId: string;
-    receiptNumber: string;
-    kind: 'refund' | 'cancellation';
-    occurredAt: string;
-    amountCents: Cents;
-    goodsCents: Cents;
-    taxCents: Cents;
-    tipCents: Cents;
-    lines: number;
-    restock: boolean;
-    reason: string | null;
-  }[];
-  totals: { refunds: number; cancellations: number; amountCents: Cents; refundCents: Cents; taxCents: Cents; tipCents: Cents };
-}
-
-/** `GET /api/pos/reports/trial-balance` (JSON): per account, opening, debits, credits and closing (debit > 0). */
-export interface TrialBalanceReport {
-  report: 'trial-balance';
-  period: ReportPeriod;
-  currency: string;
-  rows: { code: string; name: string; type: string; openingCents: Cents; debitCents: Cents; creditCents: Cents; closingCents: Cents }[];
-  totals: { openingCents: Cents; debitCents: Cents; creditCents: Cents; closingCents: Cents };
-}
-
-export type SeriesStatus = 'active' | 'paused' | 'ended';
-
-/** A recurring invoice series (`/api/pos/invoice-series`, core `invoiceSeriesSchema`). */
-export interface InvoiceSeries {
-  id: string;
-  status: SeriesStatus;
-  customerId: string;
-  /** RFC 5545 RRULE without `RRULE:`, e.g. `FREQ=MONTHLY;INTERVAL=1`. */
-  rrule: string;
-  startDate: string;
-  daysUntilDue: number;
-  autoSend: boolean;
-  channels: ('sms' | 'email')[] | null;
-  memo: string | null;
-  /** Catalog references, priced when each invoice is made. */
-  lineItems: { catalogItemId: string; variationId: string; quantity: number }[];
-  customLines: { description: string; amountCents: Cents; quantity: number }[];
-  nextOccurrenceDate: string | null;
-  lastOccurrenceDate: string | null;
-  invoiceCount: number;
-  createdAt: string;
-  endedAt: string | null;
-}
-
-export interface InvoiceSeriesCreate {
-  customerId: string;
-  customLines: { description: string; amountCents: Cents; quantity: number }[];
-  rrule: string;
-  startDate: string;
-  daysUntilDue: number;
-  autoSend: boolean;
-  memo?: string;
-}
+/** `POST /api/pos/invoice-series` body (core `invoiceSeriesCreateSchema`). */
+export type InvoiceSeriesCreateInput = z.input<typeof invoiceSeriesCreateSchema>;
 
 type Query = Record<string, string | number | undefined>;
 
@@ -519,7 +330,7 @@ export class BackOfficeApi {
   listCustomers(query: { q?: string; cursor?: string } = {}) {
     return this.request<Page<Customer>>('GET', withQuery('/api/pos/customers', { limit: 100, ...query }));
   }
-  createCustomer(input: CustomerInput) {
+  createCustomer(input: CustomerCreateInput) {
     return this.request<Customer>('POST', '/api/pos/customers', input);
   }
   /** `GET /api/pos/settings`. */
@@ -532,7 +343,7 @@ export class BackOfficeApi {
     return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
   }
 
-  updateCustomer(id: string, patch: CustomerInput) {
+  updateCustomer(id: string, patch: CustomerUpdateInput) {
     return this.request<Customer>('PATCH', `/api/pos/customers/${encodeURIComponent(id)}`, patch);
   }
   customerOrders(id: string) {
@@ -602,13 +413,13 @@ export class BackOfficeApi {
   listInvoices(query: { status?: string; cursor?: string } = {}) {
     return this.request<Page<Invoice>>('GET', withQuery('/api/pos/invoices', { limit: 100, ...query }));
   }
-  createInvoice(input: InvoiceCreate) {
+  createInvoice(input: InvoiceCreateInput) {
     return this.request<Invoice>('POST', '/api/pos/invoices', input);
   }
   sendInvoice(id: string) {
     return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/send`, {});
   }
-  recordInvoicePayment(id: string, payment: { amountCents: Cents; method: InvoicePaymentMethod; registerId?: string; cardToken?: string; checkNumber?: string; reference?: string }) {
+  recordInvoicePayment(id: string, payment: z.input<typeof invoicePaymentCreateSchema>) {
     return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/payments`, payment);
   }
   voidInvoice(id: string) {
@@ -617,7 +428,7 @@ export class BackOfficeApi {
   listSeries(query: { status?: string; cursor?: string } = {}) {
     return this.request<Page<InvoiceSeries>>('GET', withQuery('/api/pos/invoice-series', { limit: 100, ...query }));
   }
-  createSeries(input: InvoiceSeriesCreate) {
+  createSeries(input: InvoiceSeriesCreateInput) {
     return this.request<InvoiceSeries>('POST', '/api/pos/invoice-series', input);
   }
   /** pause (active → paused), resume (paused → active), end (→ ended, final). */

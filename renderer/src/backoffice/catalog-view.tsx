@@ -1,10 +1,17 @@
 /** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
 import { useCallback, useEffect, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
+import { DataTable } from '../ui/data-table.tsx';
 import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from './api.ts';
 import { CategoryRename } from './category-rename.tsx';
 import { ItemEditor } from './item-editor.tsx';
 import { LoadError, useApi, useCurrency } from './shared.tsx';
+
+/** Units on hand over the item's tracked variations, or a dash when none is tracked. */
+function onHandText(item: ApiCatalogItem) {
+  const tracked = item.variations.filter((v) => v.trackStock);
+  return tracked.length > 0 ? tracked.reduce((a, v) => a + (v.stockOnHand ?? 0), 0) : <span className="muted">—</span>;
+}
 
 function priceText(item: ApiCatalogItem, currency: string): string {
   const prices = item.variations.map((v) => v.priceCents);
@@ -141,48 +148,34 @@ export function CatalogView() {
           Loading the catalog…
         </p>
       ) : null}
-      {items && items.length === 0 ? (
-        <p className="bo-empty" data-testid="catalog-empty">
-          {q || category ? 'No item matches this search.' : 'The catalog is empty: add an item or import a CSV.'}
-        </p>
-      ) : null}
-      {items && items.length > 0 ? (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">
-                <span className="visually-hidden">Picture</span>
-              </th>
-              <th scope="col">Item</th>
-              <th scope="col">Category</th>
-              <th scope="col" className="numeric">
-                Price
-              </th>
-              <th scope="col" className="numeric">
-                On hand
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => {
-              const tracked = item.variations.filter((v) => v.trackStock);
-              return (
-                <tr key={item.id} data-testid="catalog-row" data-item-id={item.id}>
-                  <td className="bo-thumb-cell">{item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null}</td>
-                  <td>
-                    <button type="button" className="link-button" onClick={() => setEditing(item)} aria-label={`Edit ${item.name}`}>
-                      {item.name}
-                    </button>
-                    {item.variations.length > 1 ? <span className="muted"> · {item.variations.length} variations</span> : null}
-                  </td>
-                  <td>{item.category}</td>
-                  <td className="numeric">{priceText(item, currency)}</td>
-                  <td className="numeric">{tracked.length > 0 ? tracked.reduce((a, v) => a + (v.stockOnHand ?? 0), 0) : <span className="muted">—</span>}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+      {items ? (
+        <DataTable
+          caption="Catalog items"
+          captionHidden
+          columns={[
+            { key: 'picture', header: 'Picture', hideHeader: true, className: 'bo-thumb-cell', cell: (item) => (item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null) },
+            {
+              key: 'item',
+              header: 'Item',
+              cell: (item) => (
+                <>
+                  <button type="button" className="link-button" onClick={() => setEditing(item)} aria-label={`Edit ${item.name}`}>
+                    {item.name}
+                  </button>
+                  {item.variations.length > 1 ? <span className="muted"> · {item.variations.length} variations</span> : null}
+                </>
+              ),
+            },
+            { key: 'category', header: 'Category', cell: (item) => item.category },
+            { key: 'price', header: 'Price', numeric: true, cell: (item) => priceText(item, currency) },
+            { key: 'onHand', header: 'On hand', numeric: true, cell: onHandText },
+          ]}
+          rows={items}
+          rowKey={(item) => item.id}
+          rowAttributes={(item) => ({ 'data-testid': 'catalog-row', 'data-item-id': item.id })}
+          emptyText={q || category ? 'No item matches this search.' : 'The catalog is empty: add an item or import a CSV.'}
+          emptyTestId="catalog-empty"
+        />
       ) : null}
       {items && nextCursor ? (
         <button type="button" className="button" onClick={loadMore} disabled={loadingMore} data-testid="catalog-more">

@@ -3,7 +3,7 @@
  * when one has that name). `PATCH /api/pos/catalog/categories/{name}`; the server's field error shows in place.
  */
 import { useId, useRef, useState, type FormEvent } from 'react';
-import { Dialog } from '../components/dialog.tsx';
+import { Dialog } from '../ui/dialog.tsx';
 import { Field, formErrorsOf, NO_ERRORS, useApi, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 interface CategoryRenameProps {

@@ -1,8 +1,9 @@
 /** Back office → Customers: search by name, phone or e-mail; create and edit with marketing consent; purchase history. */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { Dialog } from '../components/dialog.tsx';
-import type { Customer, CustomerInput, OrderSummary } from './api.ts';
+import { DataTable } from '../ui/data-table.tsx';
+import { Dialog } from '../ui/dialog.tsx';
+import type { Customer, CustomerCreateInput, CustomerUpdateInput, OrderSummary } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
@@ -55,36 +56,30 @@ export function CustomersView() {
           Loading customers…
         </p>
       ) : null}
-      {customers && customers.length === 0 ? (
-        <p className="bo-empty" data-testid="customers-empty">
-          {q ? 'No customer matches this search.' : 'No customers yet.'}
-        </p>
-      ) : null}
-      {customers && customers.length > 0 ? (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Phone</th>
-              <th scope="col">E-mail</th>
-              <th scope="col">Marketing</th>
-            </tr>
-          </thead>
-          <tbody>
-            {customers.map((c) => (
-              <tr key={c.id} data-testid="customer-row" data-customer-id={c.id}>
-                <td>
-                  <button type="button" className="link-button" onClick={() => setEditing(c)} aria-label={`Edit ${displayName(c)}`}>
-                    {displayName(c)}
-                  </button>
-                </td>
-                <td>{c.phone ?? ''}</td>
-                <td>{c.email ?? ''}</td>
-                <td>{c.marketingConsent ? 'Consented' : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {customers ? (
+        <DataTable
+          caption="Customers"
+          captionHidden
+          columns={[
+            {
+              key: 'name',
+              header: 'Name',
+              cell: (c) => (
+                <button type="button" className="link-button" onClick={() => setEditing(c)} aria-label={`Edit ${displayName(c)}`}>
+                  {displayName(c)}
+                </button>
+              ),
+            },
+            { key: 'phone', header: 'Phone', cell: (c) => c.phone ?? '' },
+            { key: 'email', header: 'E-mail', cell: (c) => c.email ?? '' },
+            { key: 'marketing', header: 'Marketing', cell: (c) => (c.marketingConsent ? 'Consented' : '—') },
+          ]}
+          rows={customers}
+          rowKey={(c) => c.id}
+          rowAttributes={(c) => ({ 'data-testid': 'customer-row', 'data-customer-id': c.id })}
+          emptyText={q ? 'No customer matches this search.' : 'No customers yet.'}
+          emptyTestId="customers-empty"
+        />
       ) : null}
       {customers && nextCursor ? (
         <button
@@ -152,11 +147,11 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
     try {
       let result: Customer;
       if (customer) {
-        const patch: CustomerInput = { marketingConsent: consent };
+        const patch: CustomerUpdateInput = { marketingConsent: consent };
         for (const f of FIELDS) if ((customer[f] ?? '') !== values[f]) patch[f] = values[f].trim() === '' ? null : values[f].trim();
         result = await api.updateCustomer(customer.id, patch);
       } else {
-        const input: CustomerInput = { marketingConsent: consent };
+        const input: CustomerCreateInput = { marketingConsent: consent };
         for (const f of FIELDS) if (values[f].trim() !== '') input[f] = values[f].trim();
         result = await api.createCustomer(input);
       }
@@ -225,30 +220,22 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
         <section className="bo-panel" aria-label="Purchase history">
           <h3>Purchase history</h3>
           {!orders ? <p className="muted">Loading…</p> : null}
-          {orders && orders.length === 0 ? <p className="muted">No purchases yet.</p> : null}
-          {orders && orders.length > 0 ? (
-            <table className="orders-table bo-table">
-              <thead>
-                <tr>
-                  <th scope="col">Date</th>
-                  <th scope="col">Receipt</th>
-                  <th scope="col">State</th>
-                  <th scope="col" className="numeric">
-                    Total
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {orders.map((o) => (
-                  <tr key={o.id} data-testid="customer-order">
-                    <td>{new Date(o.createdAt).toLocaleString()}</td>
-                    <td>{o.receiptNumber ?? o.id}</td>
-                    <td>{o.state ?? ''}</td>
-                    <td className="numeric">{formatMoney(o.totalCents, currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+          {orders ? (
+            <DataTable
+              caption="Orders of this customer"
+              captionHidden
+              columns={[
+                { key: 'date', header: 'Date', cell: (o) => new Date(o.createdAt).toLocaleString() },
+                { key: 'receipt', header: 'Receipt', cell: (o) => o.receiptNumber ?? o.id },
+                { key: 'state', header: 'State', cell: (o) => o.state ?? '' },
+                { key: 'total', header: 'Total', numeric: true, cell: (o) => formatMoney(o.totalCents, currency) },
+              ]}
+              rows={orders}
+              rowKey={(o) => o.id}
+              rowAttributes={() => ({ 'data-testid': 'customer-order' })}
+              emptyText="No purchases yet."
+              emptyClassName="muted"
+            />
           ) : null}
         </section>
       ) : null}

@@ -4,6 +4,7 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import { CATALOG_CSV_MAX_BYTES } from '../../../core/index.ts';
+import { DataTable } from '../ui/data-table.tsx';
 import { errorMessage, type ImportReport } from './api.ts';
 import { downloadBlob } from './download.ts';
 import { useApi } from './shared.tsx';
@@ -129,25 +130,17 @@ function ImportResult({ report, fileName }: { report: ImportReport; fileName: st
         updated, {report.items.unchanged} unchanged.
       </p>
       {report.rejected.length > 0 ? (
-        <table className="orders-table bo-table">
-          <caption>Rejected lines</caption>
-          <thead>
-            <tr>
-              <th scope="col">Line</th>
-              <th scope="col">Handle</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.rejected.map((r) => (
-              <tr key={`r${r.line}`} data-testid="import-rejected-line" data-line={r.line}>
-                <td className="numeric">{r.line}</td>
-                <td>{r.handle ?? '—'}</td>
-                <td>{r.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Rejected lines"
+          columns={[
+            { key: 'line', header: 'Line', numeric: true, cell: (r) => r.line },
+            { key: 'handle', header: 'Handle', cell: (r) => r.handle ?? '—' },
+            { key: 'reason', header: 'Reason', cell: (r) => r.reason },
+          ]}
+          rows={report.rejected}
+          rowKey={(r) => `r${r.line}`}
+          rowAttributes={(r) => ({ 'data-testid': 'import-rejected-line', 'data-line': r.line })}
+        />
       ) : null}
       {report.warnings.length > 0 ? (
         <details>
@@ -163,23 +156,16 @@ function ImportResult({ report, fileName }: { report: ImportReport; fileName: st
         </details>
       ) : null}
       {report.results.length > 0 ? (
-        <table className="orders-table bo-table">
-          <caption>Items</caption>
-          <thead>
-            <tr>
-              <th scope="col">Handle</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.results.map((r) => (
-              <tr key={r.handle} data-testid="import-item" data-status={r.status}>
-                <td>{r.handle}</td>
-                <td>{r.status}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Items"
+          columns={[
+            { key: 'handle', header: 'Handle', cell: (r) => r.handle },
+            { key: 'result', header: 'Result', cell: (r) => r.status },
+          ]}
+          rows={report.results}
+          rowKey={(r) => r.handle}
+          rowAttributes={(r) => ({ 'data-testid': 'import-item', 'data-status': r.status })}
+        />
       ) : null}
     </div>
   );

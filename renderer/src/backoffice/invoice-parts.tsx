@@ -3,7 +3,7 @@
  * choose) and the custom lines (description, unit price typed in dollars → integer cents, quantity).
  */
 import { useEffect, useState } from 'react';
-import { parseCashInput } from '../sale/cash.ts';
+import { parseCashInput } from '../register/sale/cash.ts';
 import type { BackOfficeApi, Customer } from './api.ts';
 import { Field, type FormErrors } from './shared.tsx';
 

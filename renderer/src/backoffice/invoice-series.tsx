@@ -6,11 +6,23 @@
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
+import { DataTable, type Column } from '../ui/data-table.tsx';
 import { errorMessage, type Customer, type InvoiceSeries, type SeriesStatus } from './api.ts';
 import { CustomerPicker, customerName, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 const STATUS_TEXT: Record<SeriesStatus, string> = { active: 'Active', paused: 'Paused', ended: 'Ended' };
+
+/** The series list's header (each `SeriesRow` draws its own cells: it keeps the state of its actions). */
+const SERIES_COLUMNS: Column<InvoiceSeries>[] = [
+  { key: 'customer', header: 'Customer' },
+  { key: 'schedule', header: 'Schedule' },
+  { key: 'perInvoice', header: 'Per invoice', numeric: true },
+  { key: 'next', header: 'Next invoice' },
+  { key: 'invoices', header: 'Invoices', numeric: true },
+  { key: 'status', header: 'Status' },
+  { key: 'actions', header: 'Actions', hideHeader: true },
+];
 const FREQUENCIES = [
   ['DAILY', 'day', 'days'],
   ['WEEKLY', 'week', 'weeks'],
@@ -81,32 +93,16 @@ export function SeriesPanel() {
       ) : null}
       {loadError ? <LoadError error={loadError} what="Recurring series" /> : null}
       {!list && !loadError ? <p className="muted">Loading…</p> : null}
-      {list && list.length === 0 ? <p className="bo-empty">No recurring series: bill a customer on a schedule with “New recurring series”.</p> : null}
-      {list && list.length > 0 ? (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">Customer</th>
-              <th scope="col">Schedule</th>
-              <th scope="col" className="numeric">
-                Per invoice
-              </th>
-              <th scope="col">Next invoice</th>
-              <th scope="col" className="numeric">
-                Invoices
-              </th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((s) => (
-              <SeriesRow key={s.id} series={s} customerName={names.get(s.customerId) ?? s.customerId} onChanged={replace} />
-            ))}
-          </tbody>
-        </table>
+      {list ? (
+        <DataTable
+          caption="Recurring series"
+          captionHidden
+          columns={SERIES_COLUMNS}
+          rows={list}
+          rowKey={(s) => s.id}
+          renderRow={(s) => <SeriesRow series={s} customerName={names.get(s.customerId) ?? s.customerId} onChanged={replace} />}
+          emptyText="No recurring series: bill a customer on a schedule with “New recurring series”."
+        />
       ) : null}
     </section>
   );

@@ -5,9 +5,10 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { useRegister } from '../register-context.ts';
-import { parseCashInput } from '../sale/cash.ts';
+import { useRegister } from '../register/register-context.ts';
+import { parseCashInput } from '../register/sale/cash.ts';
 import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
+import { DataTable, type Column } from '../ui/data-table.tsx';
 import { downloadBlob } from './download.ts';
 import { CustomerPicker, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
 import { SeriesPanel } from './invoice-series.tsx';
@@ -15,6 +16,17 @@ import { copyText } from './pay-requests-view.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 const STATUS_TEXT: Record<InvoiceStatus, string> = { draft: 'Draft', sent: 'Sent', partially_paid: 'Partly paid', overdue: 'Overdue', paid: 'Paid', void: 'Void' };
+
+/** The invoice list's header (each `InvoiceRow` draws its own cells: it keeps the state of its actions). */
+const INVOICE_COLUMNS: Column<Invoice>[] = [
+  { key: 'number', header: 'Number' },
+  { key: 'customer', header: 'Customer' },
+  { key: 'due', header: 'Due' },
+  { key: 'status', header: 'Status' },
+  { key: 'total', header: 'Total', numeric: true },
+  { key: 'balance', header: 'Balance due', numeric: true },
+  { key: 'actions', header: 'Actions', hideHeader: true },
+];
 
 export function InvoicesView() {
   const api = useApi();
@@ -68,32 +80,16 @@ export function InvoicesView() {
       ) : null}
       {loadError ? <LoadError error={loadError} what="Invoices" /> : null}
       {!list && !loadError ? <p className="muted">Loading…</p> : null}
-      {list && list.length === 0 ? <p className="bo-empty">{status ? 'No invoice with this status.' : 'No invoices yet.'}</p> : null}
-      {list && list.length > 0 ? (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">Number</th>
-              <th scope="col">Customer</th>
-              <th scope="col">Due</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="numeric">
-                Total
-              </th>
-              <th scope="col" className="numeric">
-                Balance due
-              </th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((inv) => (
-              <InvoiceRow key={inv.id} invoice={inv} onChanged={replace} />
-            ))}
-          </tbody>
-        </table>
+      {list ? (
+        <DataTable
+          caption="Invoices"
+          captionHidden
+          columns={INVOICE_COLUMNS}
+          rows={list}
+          rowKey={(inv) => inv.id}
+          renderRow={(inv) => <InvoiceRow invoice={inv} onChanged={replace} />}
+          emptyText={status ? 'No invoice with this status.' : 'No invoices yet.'}
+        />
       ) : null}
       <SeriesPanel />
     </section>

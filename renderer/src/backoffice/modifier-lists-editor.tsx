@@ -7,7 +7,7 @@
  * field; {@link isModifierListPath} tells the item editor which paths this sub-form has a place for.
  */
 import type { ModifierList } from '../../../core/index.ts';
-import { centsToInput, parseCashInput } from '../sale/cash.ts';
+import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
 import type { ItemInput } from './api.ts';
 import { Field } from './shared.tsx';
 

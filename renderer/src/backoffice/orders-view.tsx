@@ -14,8 +14,9 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney, ORDER_STATES, planOrderRefund, refundableBalance, type RefundRequest } from '../../../core/index.ts';
-import { Dialog } from '../components/dialog.tsx';
-import { centsToInput, parseCashInput } from '../sale/cash.ts';
+import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
+import { Dialog } from '../ui/dialog.tsx';
+import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
 import type { ApiOrder, ApiOrderState, Customer, OrderReceipt, OrderRefundInput } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
 
@@ -52,6 +53,25 @@ function StateBadge({ state }: { state: ApiOrderState }) {
 }
 
 const sourceText = (order: ApiOrder) => (order.source === 'register' ? `Register ${order.registerNumber}` : 'Back office');
+
+/** The columns of the order list; the receipt number opens the order. */
+function orderColumns(open: (order: ApiOrder) => void): Column<ApiOrder>[] {
+  return [
+    {
+      key: 'receipt',
+      header: 'Receipt',
+      cell: (o) => (
+        <button type="button" className="link-button bo-order-open" onClick={() => open(o)} aria-label={`Open order ${o.receiptNumber}`} data-testid="orders-open">
+          {o.receiptNumber}
+        </button>
+      ),
+    },
+    { key: 'time', header: 'Time', cell: (o) => new Date(o.createdAt).toLocaleString() },
+    { key: 'source', header: 'Source', cell: sourceText },
+    { key: 'state', header: 'State', cell: (o) => <StateBadge state={o.state} /> },
+    { key: 'total', header: 'Total', numeric: true, cell: (o) => formatMoney(o.totalCents + o.tipCents, o.currency) },
+  ];
+}
 
 /**
  * The Orders section: the list with its filter, loading, empty and offline states, and the order detail dialog of the
@@ -132,42 +152,17 @@ export function OrdersView() {
           Loading orders…
         </p>
       ) : null}
-      {list && list.length === 0 ? (
-        <p className="bo-empty" data-testid="orders-empty">
-          {status ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.` : 'No orders yet. Register sales show here once they sync, with orders created through the API.'}
-        </p>
-      ) : null}
-      {list && list.length > 0 ? (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">Receipt</th>
-              <th scope="col">Time</th>
-              <th scope="col">Source</th>
-              <th scope="col">State</th>
-              <th scope="col" className="numeric">
-                Total
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((o) => (
-              <tr key={o.id} data-testid="orders-row" data-order-id={o.id} data-state={o.state}>
-                <td>
-                  <button type="button" className="link-button bo-order-open" onClick={() => setOpened(o)} aria-label={`Open order ${o.receiptNumber}`} data-testid="orders-open">
-                    {o.receiptNumber}
-                  </button>
-                </td>
-                <td>{new Date(o.createdAt).toLocaleString()}</td>
-                <td>{sourceText(o)}</td>
-                <td>
-                  <StateBadge state={o.state} />
-                </td>
-                <td className="numeric">{formatMoney(o.totalCents + o.tipCents, o.currency)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {list ? (
+        <DataTable
+          caption="Orders"
+          captionHidden
+          columns={orderColumns(setOpened)}
+          rows={list}
+          rowKey={(o) => o.id}
+          rowAttributes={(o) => ({ 'data-testid': 'orders-row', 'data-order-id': o.id, 'data-state': o.state })}
+          emptyText={status ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.` : 'No orders yet. Register sales show here once they sync, with orders created through the API.'}
+          emptyTestId="orders-empty"
+        />
       ) : null}
       {moreError ? <LoadError error={moreError} what="More orders" /> : null}
       {list && nextCursor ? (
@@ -313,108 +308,64 @@ function OrderDetail({ summary, onChanged, onClose }: { summary: ApiOrder; onCha
 function OrderLines({ order }: { order: ApiOrder }) {
   const refunded = refundedQuantities(order);
   const money = (cents: number) => formatMoney(cents, order.currency);
+  // Each total stands under the Amount column, its label under the three before.
+  const total = (key: string, label: string, cents: number, sign = ''): FootRow => ({ key, label, cells: { amount: `${sign}${money(cents)}` } });
   return (
-    <table className="orders-table bo-table" data-testid="order-lines">
-      <caption>Items</caption>
-      <thead>
-        <tr>
-          <th scope="col" className="numeric">
-            Qty
-          </th>
-          <th scope="col">Item</th>
-          <th scope="col" className="numeric">
-            Unit price
-          </th>
-          <th scope="col" className="numeric">
-            Amount
-          </th>
-          <th scope="col" className="numeric">
-            Refunded
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {order.lines.map((l) => (
-          <tr key={l.id} data-testid="order-line" data-line-id={l.id}>
-            <td className="numeric">{l.quantity}</td>
-            <td>
+    <DataTable
+      testId="order-lines"
+      caption="Items"
+      columns={[
+        { key: 'quantity', header: 'Qty', numeric: true, cell: (l) => l.quantity },
+        {
+          key: 'item',
+          header: 'Item',
+          cell: (l) => (
+            <>
               {lineTitle(l)}
               {lineDetail(l) ? <span className="muted bo-hint"> · {lineDetail(l)}</span> : null}
-            </td>
-            <td className="numeric">{money(l.unitPriceCents)}</td>
-            <td className="numeric">{money(l.grossCents)}</td>
-            <td className="numeric" data-testid="order-line-refunded">
-              {refunded.get(l.id) ?? 0}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <TotalRow label="Subtotal" value={money(order.subtotalCents)} />
-        {order.discountCents > 0 ? <TotalRow label="Discount" value={`−${money(order.discountCents)}`} /> : null}
-        {order.taxLines.map((t) => (
-          <TotalRow key={t.taxRateId} label={`${t.name}${t.inclusive ? ' (included)' : ''}`} value={money(t.taxCents)} />
-        ))}
-        {order.tipCents > 0 ? <TotalRow label="Tip" value={money(order.tipCents)} /> : null}
-        <TotalRow label="Total" value={money(order.totalCents + order.tipCents)} />
-      </tfoot>
-    </table>
-  );
-}
-
-/** One row of the lines table's foot: a label under the first three columns, an amount under the last two. */
-function TotalRow({ label, value }: { label: string; value: string }) {
-  return (
-    <tr>
-      <th scope="row" colSpan={3}>
-        {label}
-      </th>
-      <td className="numeric" colSpan={2}>
-        {value}
-      </td>
-    </tr>
+            </>
+          ),
+        },
+        { key: 'unit', header: 'Unit price', numeric: true, cell: (l) => money(l.unitPriceCents) },
+        { key: 'amount', header: 'Amount', numeric: true, cell: (l) => money(l.grossCents) },
+        { key: 'refunded', header: 'Refunded', numeric: true, cell: (l) => refunded.get(l.id) ?? 0, cellTestId: 'order-line-refunded' },
+      ]}
+      rows={order.lines}
+      rowKey={(l) => l.id}
+      rowAttributes={(l) => ({ 'data-testid': 'order-line', 'data-line-id': l.id })}
+      foot={[
+        total('subtotal', 'Subtotal', order.subtotalCents),
+        ...(order.discountCents > 0 ? [total('discount', 'Discount', order.discountCents, '−')] : []),
+        ...order.taxLines.map((t) => total(`tax-${t.taxRateId}`, `${t.name}${t.inclusive ? ' (included)' : ''}`, t.taxCents)),
+        ...(order.tipCents > 0 ? [total('tip', 'Tip', order.tipCents)] : []),
+        total('total', 'Total', order.totalCents + order.tipCents),
+      ]}
+    />
   );
 }
 
 /** The tenders taken (declined card attempts included, marked as such). */
 function OrderPayments({ order }: { order: ApiOrder }) {
-  const payments = order.payments ?? [];
   const money = (cents: number) => formatMoney(cents, order.currency);
-  if (payments.length === 0) return <p className="muted bo-flush">No payment taken yet.</p>;
+  const orDash = (cents: number | null | undefined) => (cents ? money(cents) : '—');
   return (
-    <table className="orders-table bo-table" data-testid="order-payments">
-      <caption>Payments</caption>
-      <thead>
-        <tr>
-          <th scope="col">Tender</th>
-          <th scope="col">State</th>
-          <th scope="col" className="numeric">
-            Amount
-          </th>
-          <th scope="col" className="numeric">
-            Tip
-          </th>
-          <th scope="col" className="numeric">
-            Change
-          </th>
-          <th scope="col" className="numeric">
-            Refunded
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {payments.map((p) => (
-          <tr key={p.id} data-testid="order-payment" data-payment-id={p.id} data-state={p.state}>
-            <td>{paymentLabel(p)}</td>
-            <td>{p.state === 'declined' ? `Declined (${p.declineCode ?? 'card'})` : PAYMENT_STATE_TEXT[p.state]}</td>
-            <td className="numeric">{money(p.amountCents)}</td>
-            <td className="numeric">{p.tipCents > 0 ? money(p.tipCents) : '—'}</td>
-            <td className="numeric">{p.changeCents ? money(p.changeCents) : '—'}</td>
-            <td className="numeric">{p.refundedCents > 0 ? money(p.refundedCents) : '—'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      testId="order-payments"
+      caption="Payments"
+      columns={[
+        { key: 'tender', header: 'Tender', cell: (p) => paymentLabel(p) },
+        { key: 'state', header: 'State', cell: (p) => (p.state === 'declined' ? `Declined (${p.declineCode ?? 'card'})` : PAYMENT_STATE_TEXT[p.state]) },
+        { key: 'amount', header: 'Amount', numeric: true, cell: (p) => money(p.amountCents) },
+        { key: 'tip', header: 'Tip', numeric: true, cell: (p) => orDash(p.tipCents) },
+        { key: 'change', header: 'Change', numeric: true, cell: (p) => orDash(p.changeCents) },
+        { key: 'refunded', header: 'Refunded', numeric: true, cell: (p) => orDash(p.refundedCents) },
+      ]}
+      rows={order.payments ?? []}
+      rowKey={(p) => p.id}
+      rowAttributes={(p) => ({ 'data-testid': 'order-payment', 'data-payment-id': p.id, 'data-state': p.state })}
+      emptyText="No payment taken yet."
+      emptyClassName="muted bo-flush"
+    />
   );
 }
 
@@ -428,33 +379,22 @@ function refundWhat(order: ApiOrder, refund: Refund): string {
 
 /** The refunds made, oldest first. */
 function OrderRefunds({ order }: { order: ApiOrder }) {
-  const refunds = order.refunds ?? [];
-  const money = (cents: number) => formatMoney(cents, order.currency);
-  if (refunds.length === 0) return <p className="muted bo-flush">No refunds.</p>;
   return (
-    <table className="orders-table bo-table" data-testid="order-refunds">
-      <caption>Refunds</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">What</th>
-          <th scope="col">Reason</th>
-          <th scope="col" className="numeric">
-            Amount
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {refunds.map((r) => (
-          <tr key={r.id} data-testid="order-refund-row" data-refund-id={r.id}>
-            <td>{new Date(r.createdAt).toLocaleString()}</td>
-            <td>{refundWhat(order, r)}</td>
-            <td>{r.reason ?? '—'}</td>
-            <td className="numeric">{money(r.amountCents)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      testId="order-refunds"
+      caption="Refunds"
+      columns={[
+        { key: 'time', header: 'Time', cell: (r) => new Date(r.createdAt).toLocaleString() },
+        { key: 'what', header: 'What', cell: (r) => refundWhat(order, r) },
+        { key: 'reason', header: 'Reason', cell: (r) => r.reason ?? '—' },
+        { key: 'amount', header: 'Amount', numeric: true, cell: (r) => formatMoney(r.amountCents, order.currency) },
+      ]}
+      rows={order.refunds ?? []}
+      rowKey={(r) => r.id}
+      rowAttributes={(r) => ({ 'data-testid': 'order-refund-row', 'data-refund-id': r.id })}
+      emptyText="No refunds."
+      emptyClassName="muted bo-flush"
+    />
   );
 }
 

@@ -4,11 +4,22 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { parseCashInput } from '../sale/cash.ts';
+import { parseCashInput } from '../register/sale/cash.ts';
+import { DataTable, type Column } from '../ui/data-table.tsx';
 import { errorMessage, type PayRequest } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 const STATUS_TEXT: Record<PayRequest['status'], string> = { pending: 'Pending', paid: 'Paid', expired: 'Expired', canceled: 'Canceled' };
+
+/** The pay request list's header (each `PayRequestRow` draws its own cells: it keeps the state of its actions). */
+const PAY_REQUEST_COLUMNS: Column<PayRequest>[] = [
+  { key: 'created', header: 'Created' },
+  { key: 'phone', header: 'Phone' },
+  { key: 'memo', header: 'Memo' },
+  { key: 'amount', header: 'Amount', numeric: true },
+  { key: 'status', header: 'Status' },
+  { key: 'actions', header: 'Actions', hideHeader: true },
+];
 
 /** Copies text to the clipboard; falls back to a selected textarea + execCommand where the Clipboard API is refused. */
 export async function copyText(text: string): Promise<boolean> {
@@ -134,29 +145,16 @@ export function PayRequestsView() {
       </div>
       {loadError ? <LoadError error={loadError} what="Pay requests" /> : null}
       {!list && !loadError ? <p className="muted">Loading…</p> : null}
-      {list && list.length === 0 ? <p className="bo-empty">{status ? 'No pay request with this status.' : 'No pay requests yet: text a pay link above.'}</p> : null}
-      {list && list.length > 0 ? (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Phone</th>
-              <th scope="col">Memo</th>
-              <th scope="col" className="numeric">
-                Amount
-              </th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((pr) => (
-              <PayRequestRow key={pr.id} payRequest={pr} onChanged={(updated) => setList((l) => l?.map((p) => (p.id === updated.id ? updated : p)))} />
-            ))}
-          </tbody>
-        </table>
+      {list ? (
+        <DataTable
+          caption="Pay requests"
+          captionHidden
+          columns={PAY_REQUEST_COLUMNS}
+          rows={list}
+          rowKey={(pr) => pr.id}
+          renderRow={(pr) => <PayRequestRow payRequest={pr} onChanged={(updated) => setList((l) => l?.map((p) => (p.id === updated.id ? updated : p)))} />}
+          emptyText={status ? 'No pay request with this status.' : 'No pay requests yet: text a pay link above.'}
+        />
       ) : null}
     </section>
   );

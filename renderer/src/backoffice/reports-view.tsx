@@ -6,6 +6,7 @@
 import { useEffect, useId, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { errorMessage, SALES_GROUPINGS, type RefundReport, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow, type TrialBalanceReport } from './api.ts';
+import { DataTable } from '../ui/data-table.tsx';
 import { downloadBlob } from './download.ts';
 import { LoadError, useApi } from './shared.tsx';
 
@@ -195,58 +196,37 @@ export function ReportsView() {
               Download CSV
             </button>
           </div>
-          {tax.rows.length === 0 ? (
-            <p className="muted">No tax collected in this period.</p>
-          ) : (
-            <table className="orders-table bo-table">
-              <thead>
-                <tr>
-                  <th scope="col">Rate</th>
-                  <th scope="col" className="numeric">
-                    Sales
-                  </th>
-                  <th scope="col" className="numeric">
-                    Taxable
-                  </th>
-                  <th scope="col" className="numeric">
-                    Tax
-                  </th>
-                  <th scope="col" className="bo-bar-cell">
-                    <span className="visually-hidden">Share of tax</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tax.rows.map((r) => (
-                  <tr key={`${r.taxRateId}-${r.basisPoints}-${r.inclusive}`} data-testid="tax-row">
-                    <td>
-                      {r.name} ({(r.basisPoints / 100).toFixed(r.basisPoints % 100 === 0 ? 0 : 2)}%{r.inclusive ? ', included' : ''})
-                    </td>
-                    <td className="numeric">{r.orders}</td>
-                    <td className="numeric">{formatMoney(r.taxableCents, tax.currency)}</td>
-                    <td className="numeric">{formatMoney(r.taxCents, tax.currency)}</td>
-                    <td className="bo-bar-cell">
-                      <Bar value={r.taxCents} max={Math.max(...tax.rows.map((x) => x.taxCents))} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">Net (collected − refunded)</th>
-                  <td />
-                  <td className="numeric">{formatMoney(tax.totals.taxableCents, tax.currency)}</td>
-                  <td className="numeric">{formatMoney(tax.totals.netCents, tax.currency)}</td>
-                  <td />
-                </tr>
-              </tfoot>
-            </table>
-          )}
+          <TaxTable report={tax} />
         </div>
       ) : null}
       {refunds && !error ? <RefundsPanel report={refunds} onCsv={() => csv('refunds')} /> : null}
       {ledger && !error ? <TrialBalancePanel report={ledger} onCsv={() => csv('trial-balance')} /> : null}
     </section>
+  );
+}
+
+/** Tax collected per rate, with the net (collected − refunded) in the foot. */
+function TaxTable({ report }: { report: TaxReport }) {
+  const money = (cents: number) => formatMoney(cents, report.currency);
+  const max = Math.max(0, ...report.rows.map((r) => r.taxCents));
+  return (
+    <DataTable
+      caption="Tax by rate"
+      captionHidden
+      columns={[
+        { key: 'rate', header: 'Rate', cell: (r) => `${r.name} (${(r.basisPoints / 100).toFixed(r.basisPoints % 100 === 0 ? 0 : 2)}%${r.inclusive ? ', included' : ''})` },
+        { key: 'sales', header: 'Sales', numeric: true, cell: (r) => r.orders },
+        { key: 'taxable', header: 'Taxable', numeric: true, cell: (r) => money(r.taxableCents) },
+        { key: 'tax', header: 'Tax', numeric: true, cell: (r) => money(r.taxCents) },
+        { key: 'bar', header: 'Share of tax', hideHeader: true, className: 'bo-bar-cell', cell: (r) => <Bar value={r.taxCents} max={max} /> },
+      ]}
+      rows={report.rows}
+      rowKey={(r) => `${r.taxRateId}-${r.basisPoints}-${r.inclusive}`}
+      rowAttributes={() => ({ 'data-testid': 'tax-row' })}
+      emptyText="No tax collected in this period."
+      emptyClassName="muted"
+      foot={[{ key: 'net', label: 'Net (collected − refunded)', cells: { taxable: money(report.totals.taxableCents), tax: money(report.totals.netCents) } }]}
+    />
   );
 }
 
@@ -262,58 +242,36 @@ function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => vo
           Download CSV
         </button>
       </div>
-      {report.rows.length === 0 ? (
-        <p className="muted">No refunds in this period.</p>
-      ) : (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Receipt</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Reason</th>
-              <th scope="col" className="numeric">
-                Tax
-              </th>
-              <th scope="col" className="numeric">
-                Given back
-              </th>
-              <th scope="col" className="bo-bar-cell">
-                <span className="visually-hidden">Share of refunds</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.rows.map((r) => (
-              <tr key={r.refundId} data-testid="refund-row" data-order-id={r.orderId}>
-                <td>{new Date(r.occurredAt).toLocaleString()}</td>
-                <td>{r.receiptNumber}</td>
-                <td>{r.kind === 'refund' ? (r.lines > 0 ? `Refund (${r.lines} line${r.lines === 1 ? '' : 's'}${r.restock ? ', restocked' : ''})` : 'Refund by amount') : 'Cancellation'}</td>
-                <td>{r.reason ?? ''}</td>
-                <td className="numeric">{money(r.taxCents)}</td>
-                <td className="numeric" data-testid="refund-amount">
-                  {money(r.amountCents)}
-                </td>
-                <td className="bo-bar-cell">
-                  <Bar value={r.amountCents} max={maxRefund} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row" colSpan={4}>
-                {report.totals.refunds} refund{report.totals.refunds === 1 ? '' : 's'}, {report.totals.cancellations} cancellation{report.totals.cancellations === 1 ? '' : 's'}
-              </th>
-              <td className="numeric">{money(report.totals.taxCents)}</td>
-              <td className="numeric" data-testid="refunds-total">
-                {money(report.totals.amountCents)}
-              </td>
-              <td />
-            </tr>
-          </tfoot>
-        </table>
-      )}
+      <DataTable
+        caption="Refunds and cancellations"
+        captionHidden
+        columns={[
+          { key: 'when', header: 'When', cell: (r) => new Date(r.occurredAt).toLocaleString() },
+          { key: 'receipt', header: 'Receipt', cell: (r) => r.receiptNumber },
+          {
+            key: 'kind',
+            header: 'Kind',
+            cell: (r) => (r.kind === 'refund' ? (r.lines > 0 ? `Refund (${r.lines} line${r.lines === 1 ? '' : 's'}${r.restock ? ', restocked' : ''})` : 'Refund by amount') : 'Cancellation'),
+          },
+          { key: 'reason', header: 'Reason', cell: (r) => r.reason ?? '' },
+          { key: 'tax', header: 'Tax', numeric: true, cell: (r) => money(r.taxCents) },
+          { key: 'amount', header: 'Given back', numeric: true, cell: (r) => money(r.amountCents), cellTestId: 'refund-amount' },
+          { key: 'bar', header: 'Share of refunds', hideHeader: true, className: 'bo-bar-cell', cell: (r) => <Bar value={r.amountCents} max={maxRefund} /> },
+        ]}
+        rows={report.rows}
+        rowKey={(r) => r.refundId}
+        rowAttributes={(r) => ({ 'data-testid': 'refund-row', 'data-order-id': r.orderId })}
+        emptyText="No refunds in this period."
+        emptyClassName="muted"
+        foot={[
+          {
+            key: 'totals',
+            label: `${report.totals.refunds} refund${report.totals.refunds === 1 ? '' : 's'}, ${report.totals.cancellations} cancellation${report.totals.cancellations === 1 ? '' : 's'}`,
+            cells: { tax: money(report.totals.taxCents), amount: money(report.totals.amountCents) },
+            testIds: { amount: 'refunds-total' },
+          },
+        ]}
+      />
     </div>
   );
 }
@@ -334,147 +292,82 @@ function TrialBalancePanel({ report, onCsv }: { report: TrialBalanceReport; onCs
           Download CSV
         </button>
       </div>
-      {rows.length === 0 ? (
-        <p className="muted">Nothing posted to the ledger yet.</p>
-      ) : (
-        <table className="orders-table bo-table">
-          <thead>
-            <tr>
-              <th scope="col">Account</th>
-              <th scope="col">Type</th>
-              <th scope="col" className="numeric">
-                Opening
-              </th>
-              <th scope="col" className="numeric">
-                Debits
-              </th>
-              <th scope="col" className="numeric">
-                Credits
-              </th>
-              <th scope="col" className="numeric">
-                Closing
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.code} data-testid="tb-row" data-code={r.code}>
-                <td>
-                  {r.code} · {r.name}
-                </td>
-                <td>{ACCOUNT_TYPE[r.type] ?? r.type}</td>
-                <td className="numeric">{balance(r.openingCents)}</td>
-                <td className="numeric">{r.debitCents ? money(r.debitCents) : ''}</td>
-                <td className="numeric">{r.creditCents ? money(r.creditCents) : ''}</td>
-                <td className="numeric">{balance(r.closingCents)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row" colSpan={2}>
-                Total
-              </th>
-              <td className="numeric">{balance(report.totals.openingCents)}</td>
-              <td className="numeric" data-testid="tb-debits">
-                {money(report.totals.debitCents)}
-              </td>
-              <td className="numeric" data-testid="tb-credits">
-                {money(report.totals.creditCents)}
-              </td>
-              <td className="numeric">{balance(report.totals.closingCents)}</td>
-            </tr>
-          </tfoot>
-        </table>
-      )}
+      <DataTable
+        caption="Trial balance by account"
+        captionHidden
+        columns={[
+          { key: 'account', header: 'Account', cell: (r) => `${r.code} · ${r.name}` },
+          { key: 'type', header: 'Type', cell: (r) => ACCOUNT_TYPE[r.type] ?? r.type },
+          { key: 'opening', header: 'Opening', numeric: true, cell: (r) => balance(r.openingCents) },
+          { key: 'debits', header: 'Debits', numeric: true, cell: (r) => (r.debitCents ? money(r.debitCents) : '') },
+          { key: 'credits', header: 'Credits', numeric: true, cell: (r) => (r.creditCents ? money(r.creditCents) : '') },
+          { key: 'closing', header: 'Closing', numeric: true, cell: (r) => balance(r.closingCents) },
+        ]}
+        rows={rows}
+        rowKey={(r) => r.code}
+        rowAttributes={(r) => ({ 'data-testid': 'tb-row', 'data-code': r.code })}
+        emptyText="Nothing posted to the ledger yet."
+        emptyClassName="muted"
+        foot={[
+          {
+            key: 'total',
+            label: 'Total',
+            cells: {
+              opening: balance(report.totals.openingCents),
+              debits: money(report.totals.debitCents),
+              credits: money(report.totals.creditCents),
+              closing: balance(report.totals.closingCents),
+            },
+            testIds: { debits: 'tb-debits', credits: 'tb-credits' },
+          },
+        ]}
+      />
     </div>
   );
 }
 
+/** Sales per group (day, hour, item, category, staff) with a bar of the net sales. */
 function SalesTable({ report, rows }: { report: SalesReport; rows: SalesRow[] }) {
+  const money = (cents: number) => formatMoney(cents, report.currency);
   const max = Math.max(0, ...rows.map((r) => r.netSalesCents));
   return (
-    <table className="orders-table bo-table">
-      <thead>
-        <tr>
-          <th scope="col">{GROUP_TEXT[report.groupBy]}</th>
-          <th scope="col" className="numeric">
-            Sales
-          </th>
-          <th scope="col" className="numeric">
-            Units
-          </th>
-          <th scope="col" className="numeric">
-            Net sales
-          </th>
-          <th scope="col" className="bo-bar-cell">
-            <span className="visually-hidden">Chart</span>
-          </th>
-          <th scope="col" className="numeric">
-            Total
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.key} data-testid="sales-row" data-key={r.key}>
-            <td>{r.label}</td>
-            <td className="numeric">{r.orders}</td>
-            <td className="numeric">{r.quantity - r.refundedQuantity}</td>
-            <td className="numeric" data-testid="sales-row-net">
-              {formatMoney(r.netSalesCents, report.currency)}
-            </td>
-            <td className="bo-bar-cell">
-              <Bar value={r.netSalesCents} max={max} />
-            </td>
-            <td className="numeric">{formatMoney(r.totalCents, report.currency)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      caption={`Sales by ${GROUP_TEXT[report.groupBy].toLowerCase()}`}
+      captionHidden
+      columns={[
+        { key: 'label', header: GROUP_TEXT[report.groupBy], cell: (r) => r.label },
+        { key: 'sales', header: 'Sales', numeric: true, cell: (r) => r.orders },
+        { key: 'units', header: 'Units', numeric: true, cell: (r) => r.quantity - r.refundedQuantity },
+        { key: 'net', header: 'Net sales', numeric: true, cell: (r) => money(r.netSalesCents), cellTestId: 'sales-row-net' },
+        { key: 'bar', header: 'Chart', hideHeader: true, className: 'bo-bar-cell', cell: (r) => <Bar value={r.netSalesCents} max={max} /> },
+        { key: 'total', header: 'Total', numeric: true, cell: (r) => money(r.totalCents) },
+      ]}
+      rows={rows}
+      rowKey={(r) => r.key}
+      rowAttributes={(r) => ({ 'data-testid': 'sales-row', 'data-key': r.key })}
+    />
   );
 }
 
+/** Money taken per tender, refunds and net, with a bar of the net. */
 function TenderTable({ report }: { report: SalesReport & { rows: TenderRow[] } }) {
+  const money = (cents: number) => formatMoney(cents, report.currency);
   const max = Math.max(0, ...report.rows.map((r) => r.netCents));
   return (
-    <table className="orders-table bo-table">
-      <thead>
-        <tr>
-          <th scope="col">Tender</th>
-          <th scope="col" className="numeric">
-            Count
-          </th>
-          <th scope="col" className="numeric">
-            Taken
-          </th>
-          <th scope="col" className="numeric">
-            Refunded
-          </th>
-          <th scope="col" className="numeric">
-            Net
-          </th>
-          <th scope="col" className="bo-bar-cell">
-            <span className="visually-hidden">Chart</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {report.rows.map((r) => (
-          <tr key={r.key} data-testid="sales-row" data-key={r.key}>
-            <td>{r.label}</td>
-            <td className="numeric">{r.count}</td>
-            <td className="numeric">{formatMoney(r.amountCents, report.currency)}</td>
-            <td className="numeric">{formatMoney(r.refundCents, report.currency)}</td>
-            <td className="numeric" data-testid="sales-row-net">
-              {formatMoney(r.netCents, report.currency)}
-            </td>
-            <td className="bo-bar-cell">
-              <Bar value={r.netCents} max={max} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      caption="Sales by tender"
+      captionHidden
+      columns={[
+        { key: 'label', header: 'Tender', cell: (r) => r.label },
+        { key: 'count', header: 'Count', numeric: true, cell: (r) => r.count },
+        { key: 'taken', header: 'Taken', numeric: true, cell: (r) => money(r.amountCents) },
+        { key: 'refunded', header: 'Refunded', numeric: true, cell: (r) => money(r.refundCents) },
+        { key: 'net', header: 'Net', numeric: true, cell: (r) => money(r.netCents), cellTestId: 'sales-row-net' },
+        { key: 'bar', header: 'Chart', hideHeader: true, className: 'bo-bar-cell', cell: (r) => <Bar value={r.netCents} max={max} /> },
+      ]}
+      rows={report.rows}
+      rowKey={(r) => r.key}
+      rowAttributes={(r) => ({ 'data-testid': 'sales-row', 'data-key': r.key })}
+    />
   );
 }

@@ -1,6 +1,6 @@
 /** Small building blocks shared by the back-office screens: online state, the API for the session, form fields. */
 import { useEffect, useMemo, useState, type ReactNode, type RefObject } from 'react';
-import { useRegister } from '../register-context.ts';
+import { useRegister } from '../register/register-context.ts';
 import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './api.ts';
 
 /** `navigator.onLine`, kept current by the `online` / `offline` events. */

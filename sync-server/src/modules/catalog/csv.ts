@@ -30,6 +30,7 @@ import {
   type CatalogItem,
   type CatalogItemCreate,
   type CatalogItemUpdate,
+  type ImportReport,
   type TaxRate,
 } from '../../../../core/index.ts';
 import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
@@ -38,20 +39,8 @@ import { appendAudit } from '../../kernel/audit.ts';
 import { createItem, findItem, updateItem, type Writer } from './service.ts';
 import { ensureDefaultLocation, onHandAt, recordStockMovements } from '../inventory/service.ts';
 
-export interface ImportReport {
-  importId: string;
-  dryRun: boolean;
-  /** Data rows (the header excluded) = importedRows + rejected.length. */
-  rows: number;
-  importedRows: number;
-  variantRows: number;
-  imageRows: number;
-  items: { created: number; updated: number; unchanged: number };
-  stockMovements: number;
-  rejected: { line: number; handle: string | null; reason: string }[];
-  warnings: { line: number; handle: string | null; message: string }[];
-  results: { handle: string; itemId: string; status: 'created' | 'updated' | 'unchanged' }[];
-}
+/** The import report (core `importReportSchema`). */
+export type { ImportReport };
 
 interface Row {
   line: number;

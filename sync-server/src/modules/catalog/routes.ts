@@ -5,11 +5,13 @@ import {
   catalogImportRequestSchema,
   catalogItemCreateSchema,
   catalogItemUpdateSchema,
+  importReportSchema,
   locationCreateSchema,
   newId,
   STOCK_MOVEMENT_KINDS,
   stockAdjustSchema,
   stockCountSchema,
+  stockLevelSchema,
   stockReceiveSchema,
   stockThresholdsSchema,
   taxRateCreateSchema,
@@ -18,6 +20,7 @@ import {
   type TaxRate,
   CATALOG_CSV_MAX_BYTES,
   categoryRenameSchema,
+  categorySummarySchema,
   pageQueryFields,
   pageSchema,
   queryBoolean,
@@ -72,7 +75,7 @@ const noQuery = z.strictObject({});
 const pageQuery = z.strictObject(pageQueryFields);
 const importQuery = z.strictObject({ dryRun: queryBoolean.optional() });
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
-const categorySchema = z.object({ name: z.string(), itemCount: z.int() });
+const categorySchema = categorySummarySchema;
 const locationId = z.string().regex(/^loc_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with loc_');
 const variationId = z.string().regex(/^var_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with var_');
 const stockQuery = z.strictObject({
@@ -90,17 +93,6 @@ const movementsQuery = z.strictObject({
   sourceId: z.string().min(1).max(200).optional(),
 });
 
-const stockLevelSchema = z.object({
-  itemId: z.string(),
-  itemName: z.string(),
-  variationId: z.string(),
-  variationName: z.string(),
-  sku: z.string().nullable(),
-  locationId: z.string(),
-  onHand: z.int(),
-  lowStockThreshold: z.int().nullable(),
-  isLow: z.boolean(),
-});
 const movementSchema = z.object({
   id: z.string(),
   locationId: z.string(),
@@ -120,19 +112,6 @@ const movementResultSchema = z.object({
   levels: z.array(stockLevelSchema),
 });
 const locationSchema = z.object({ id: z.string(), name: z.string(), isDefault: z.boolean(), createdAt: z.string() });
-const importReportSchema = z.object({
-  importId: z.string(),
-  dryRun: z.boolean(),
-  rows: z.int(),
-  importedRows: z.int(),
-  variantRows: z.int(),
-  imageRows: z.int(),
-  items: z.object({ created: z.int(), updated: z.int(), unchanged: z.int() }),
-  stockMovements: z.int(),
-  rejected: z.array(z.object({ line: z.int(), handle: z.string().nullable(), reason: z.string() })),
-  warnings: z.array(z.object({ line: z.int(), handle: z.string().nullable(), message: z.string() })),
-  results: z.array(z.object({ handle: z.string(), itemId: z.string(), status: z.enum(['created', 'updated', 'unchanged']) })),
-});
 
 function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

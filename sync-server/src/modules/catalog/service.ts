@@ -14,6 +14,7 @@ import {
   type CatalogItem,
   type CatalogItemCreate,
   type CatalogItemUpdate,
+  type CategorySummary,
   type ModifierList,
   type TaxRate,
   type Variation,
@@ -348,11 +349,8 @@ export async function deleteTaxRate(tx: Queryable, writer: Writer, id: string): 
   return storeRate(tx, writer, current, true, 'tax_rate.deleted');
 }
 
-/** A category of live items (the item's `category`, exact spelling) with how many live items carry it. */
-export interface CategorySummary {
-  name: string;
-  itemCount: number;
-}
+/** A category of live items with how many live items carry it (core `categorySummarySchema`). */
+export type { CategorySummary };
 
 /**
  * Up to `limit` categories of live items with their item counts, by name case-insensitively, strictly after the sort

@@ -30,7 +30,7 @@
  * Helpers: {@link saleMovementsOfOrder} (an order's lines → sale movements), {@link stockLevels},
  * {@link ensureDefaultLocation}.
  */
-import { newId, type Order, type StockMovementKind } from '../../../../core/index.ts';
+import { newId, type Order, type StockLevel, type StockMovementKind } from '../../../../core/index.ts';
 import { lockMerchant, transactionMemo, type Queryable } from '../../platform/db/db.ts';
 import { appendAudit } from '../../kernel/audit.ts';
 import { refreshStockOnHand } from '../catalog/service.ts';
@@ -306,18 +306,8 @@ export function saleMovementsOfOrder(order: Pick<Order, 'id' | 'state' | 'lines'
   return order.lines.map((line) => ({ variationId: line.variationId, kind: 'sale' as const, quantity: -line.quantity, sourceId: order.id }));
 }
 
-/** One row of the stock list: a tracked variation at a location. */
-export interface StockLevel {
-  itemId: string;
-  itemName: string;
-  variationId: string;
-  variationName: string;
-  sku: string | null;
-  locationId: string;
-  onHand: number;
-  lowStockThreshold: number | null;
-  isLow: boolean;
-}
+/** One row of the stock list: a tracked variation at a location (core `stockLevelSchema`). */
+export type { StockLevel };
 
 /**
  * Units on hand of the merchant's tracked variations (of live items) at one location, ordered by variation id, with

@@ -4,22 +4,15 @@
  * are shown, not changed here: the currency is fixed once money has moved.
  */
 import { z } from 'zod';
-import { isPhoneCountry } from '../../../../core/index.ts';
+import { isPhoneCountry, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
 import { callerOf, type Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { appendAudit } from '../../kernel/audit.ts';
 
-/** `GET /api/pos/settings` and the answer of PATCH. */
-export const storeSettingsSchema = z.strictObject({
-  merchantId: z.string(),
-  name: z.string(),
-  currency: z.string().describe('ISO 4217 code of every amount (minor units).'),
-  timeZone: z.string().describe('IANA time zone; reports count days in it.'),
-  defaultCountry: z.string().describe('ISO 3166-1 alpha-2: the country of phone numbers typed without + and a country code.'),
-});
-export type StoreSettings = z.infer<typeof storeSettingsSchema>;
+/** `GET /api/pos/settings` and the answer of PATCH: core/settings.ts. */
+export { storeSettingsSchema, type StoreSettings };
 
 /** `PATCH /api/pos/settings`: the fields to change (at least one). */
 export const storeSettingsUpdateSchema = z

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { DataTable } from '../../ui/data-table.tsx';
 import { useRegister } from '../register-context.ts';
 import { REGISTER_SCHEMA_VERSION } from '../session.ts';
 
@@ -41,28 +42,23 @@ export function MessagesView() {
       </header>
       {error ? <p className="form-error">{error}</p> : null}
       {!messages && !error ? <p className="muted">Loading…</p> : null}
-      {messages && messages.length === 0 ? <p className="muted">No messages yet.</p> : null}
-      {messages && messages.length > 0 ? (
-        <table className="orders-table">
-          <thead>
-            <tr>
-              <th scope="col">Sent</th>
-              <th scope="col">To</th>
-              <th scope="col">Message</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {messages.map((m) => (
-              <tr key={m.id} data-testid="sms-row">
-                <td>{new Date(m.createdAt).toLocaleString()}</td>
-                <td>{m.to}</td>
-                <td className="message-body">{m.body}</td>
-                <td>{m.status}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {messages ? (
+        <DataTable
+          className="orders-table"
+          caption="Messages sent"
+          captionHidden
+          columns={[
+            { key: 'sent', header: 'Sent', cell: (m) => new Date(m.createdAt).toLocaleString() },
+            { key: 'to', header: 'To', cell: (m) => m.to },
+            { key: 'body', header: 'Message', className: 'message-body', cell: (m) => m.body },
+            { key: 'status', header: 'Status', cell: (m) => m.status },
+          ]}
+          rows={messages}
+          rowKey={(m) => m.id}
+          rowAttributes={() => ({ 'data-testid': 'sms-row' })}
+          emptyText="No messages yet."
+          emptyClassName="muted"
+        />
       ) : null}
     </main>
   );

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
-import { useNow, useObservable } from '../hooks.ts';
-import { useRegister } from '../register-context.ts';
-import { badgeState, initialSyncStatus } from '../sync/sync-status.ts';
+import { useNow, useObservable } from './hooks.ts';
+import { useRegister } from '../register/register-context.ts';
+import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
 
 export type View = 'register' | 'sales' | 'messages' | 'backoffice' | 'devices';
 

@@ -4,8 +4,8 @@
  * check number), and a QR code of the order. The job id is the order id, so the persistent print queue never prints
  * the same sale twice however often it is sent; a reprint gets its own id.
  */
-import { formatMoney, type Order } from '../../../core/index.ts';
-import type { PrintJob } from '../../../core/devices.ts';
+import { formatMoney, type Order } from '../../../../core/index.ts';
+import type { PrintJob } from '../../../../core/devices.ts';
 
 /** Characters per line of an 80 mm printer in font A at the width most receipt layouts use. */
 export const RECEIPT_COLUMNS = 42;

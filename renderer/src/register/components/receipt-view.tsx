@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+import { formatMoney } from '../../../../core/index.ts';
 import type { StoredOrder } from '../db/database.ts';
-import { useObservable } from '../hooks.ts';
+import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 
 export function syncMarker(order: StoredOrder): { label: string; kind: 'synced' | 'unsynced' | 'rejected' } {

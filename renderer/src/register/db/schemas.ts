@@ -4,7 +4,7 @@
  * writes with the core zod schema first, and pulled records were validated by the server.
  */
 import type { RxJsonSchema } from 'rxdb';
-import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../core/index.ts';
+import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
 
 /** Fields the server stamps on every replicated document (DESIGN §15). */
 const serverStampProperties = {

@@ -1,5 +1,5 @@
-import type { DeviceOverview } from '../../../core/device-transport.ts';
-import type { DeviceClientState } from './device-client.ts';
+import type { DeviceOverview } from '../../../../core/device-transport.ts';
+import type { DeviceClientState } from '../../platform/devices/index.ts';
 
 const NAMES: Record<DeviceOverview['device'], string> = { printer: 'printer', terminal: 'card terminal', checkScanner: 'check scanner' };
 const STATES: Record<DeviceOverview['status']['state'], string> = {

@@ -1,14 +1,14 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../core/index.ts';
+import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
-import { useObservable } from '../hooks.ts';
+import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
 import { ringUpSale } from '../sale/ring-up.ts';
-import { getDeviceClient } from '../devices/device-client.ts';
+import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
 import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { receiptPrintJob } from '../devices/receipt-job.ts';

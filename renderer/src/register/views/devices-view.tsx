@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
-import { SERIAL_BAUD_RATES, type SerialSettings } from '../../../core/devices.ts';
-import { DEVICE_KINDS, type DeviceConfig, type DeviceKind, type DeviceSettings, type PortInfo } from '../../../core/device-transport.ts';
-import { getDeviceClient } from '../devices/device-client.ts';
+import { SERIAL_BAUD_RATES, type SerialSettings } from '../../../../core/devices.ts';
+import { DEVICE_KINDS, type DeviceConfig, type DeviceKind, type DeviceSettings, type PortInfo } from '../../../../core/device-transport.ts';
+import { BridgeTransport, getDeviceClient } from '../../platform/devices/index.ts';
 import { DeviceStatusBar, deviceLabel } from '../devices/device-status-bar.tsx';
-import { useObservable } from '../hooks.ts';
+import { useObservable } from '../../ui/hooks.ts';
 
 const TITLES: Record<DeviceKind, string> = { printer: 'Receipt printer', terminal: 'Card terminal', checkScanner: 'Check scanner' };
 const PARITIES: SerialSettings['parity'][] = ['none', 'even', 'odd', 'mark', 'space'];
@@ -15,9 +15,10 @@ const PARITIES: SerialSettings['parity'][] = ['none', 'even', 'odd', 'mark', 'sp
  */
 export function DevicesView() {
   const client = getDeviceClient();
+  const bridge = client instanceof BridgeTransport ? client : undefined;
   const state = useObservable(client.state$, client.state$.value);
-  const [bridgeUrl, setBridgeUrl] = useState(client.bridgeConfig.url);
-  const [token, setToken] = useState(client.bridgeConfig.token);
+  const [bridgeUrl, setBridgeUrl] = useState(bridge?.bridgeConfig.url ?? '');
+  const [token, setToken] = useState(bridge?.bridgeConfig.token ?? '');
   const [settings, setSettings] = useState<DeviceSettings | undefined>();
   const [ports, setPorts] = useState<PortInfo[]>([]);
   const [note, setNote] = useState<{ text: string; isError: boolean } | undefined>();
@@ -67,14 +68,14 @@ export function DevicesView() {
       <DeviceStatusBar state={state} />
       <section className="devices-section" aria-labelledby="devices-connection">
         <h2 id="devices-connection">Connection</h2>
-        {state.transport === 'electron' ? (
+        {!bridge ? (
           <p>This register runs in the desktop app: its devices are driven by the app itself.</p>
         ) : (
           <form
             className="devices-bridge"
             onSubmit={(e) => {
               e.preventDefault();
-              client.configureBridge({ url: bridgeUrl, token });
+              bridge.configureBridge({ url: bridgeUrl, token });
             }}
           >
             <p className="muted">

@@ -13,7 +13,7 @@ import {
   type Order,
   type OrderLine,
   type SalePayment,
-} from '../../../core/index.ts';
+} from '../../../../core/index.ts';
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
 

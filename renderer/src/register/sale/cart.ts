@@ -10,7 +10,7 @@ import {
   type LineItemInput,
   type OrderLine,
   type OrderTotals,
-} from '../../../core/index.ts';
+} from '../../../../core/index.ts';
 
 export interface CartLine {
   /** Stable key of the line in the cart (also its order line id once sold). */

@@ -1,4 +1,4 @@
-import { formatMoney, type CatalogItem, type OrderTotals } from '../../../core/index.ts';
+import { formatMoney, type CatalogItem, type OrderTotals } from '../../../../core/index.ts';
 import type { CartLine } from '../sale/cart.ts';
 
 interface CartPanelProps {

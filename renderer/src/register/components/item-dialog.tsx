@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { formatMoney, type CatalogItem, type ModifierList } from '../../../core/index.ts';
-import { Dialog } from './dialog.tsx';
+import { formatMoney, type CatalogItem, type ModifierList } from '../../../../core/index.ts';
+import { Dialog } from '../../ui/dialog.tsx';
 
 interface ItemDialogProps {
   item: CatalogItem;

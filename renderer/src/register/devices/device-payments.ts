@@ -10,9 +10,9 @@
  * Check: the scanner reads the MICR line; the tender keeps routing number, check number and the account's last four.
  */
 import { useRef, useState } from 'react';
-import { newId, type SalePayment } from '../../../core/index.ts';
-import type { CheckScan, TerminalResult } from '../../../core/devices.ts';
-import { DeviceCallFailure, type DeviceClient } from './device-client.ts';
+import { newId, type SalePayment } from '../../../../core/index.ts';
+import type { CheckScan, TerminalResult } from '../../../../core/devices.ts';
+import { DeviceCallFailure, type DeviceClient } from '../../platform/devices/index.ts';
 
 /** Where a card payment stands. */
 export type CardPhase = 'idle' | 'waiting' | 'declined' | 'unknown' | 'failed' | 'unsaved';

@@ -8,8 +8,8 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../core/index.ts';
-import { buildSaleJournalTransaction } from '../../../core/index.ts';
+import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
+import { buildSaleJournalTransaction } from '../../../../core/index.ts';
 import {
   catalogItemRxSchema,
   journalTransactionRxSchema,

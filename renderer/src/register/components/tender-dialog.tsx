@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { formatMoney, type Cents } from '../../../core/index.ts';
+import { formatMoney, type Cents } from '../../../../core/index.ts';
 import type { CardPayment, CheckPayment } from '../devices/device-payments.ts';
 import { centsToInput, parseCashInput, quickTenders } from '../sale/cash.ts';
-import { Dialog } from './dialog.tsx';
+import { Dialog } from '../../ui/dialog.tsx';
 
 /** A device tender offered in the dialog, or why it is not (no bridge, terminal not configured…). */
 export interface DeviceTender<T> {
