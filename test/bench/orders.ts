@@ -4,7 +4,7 @@ import type { OrderCreate } from '../../core/index.ts';
 import { POS_APP_RATE_LIMIT } from '../../sync-server/src/app.ts';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
-import { createOrder } from '../../sync-server/src/modules/orders/service.ts';
+import { createOrder } from '../../sync-server/src/workflows/create-order.ts';
 import { OutboxEmailProvider } from '../../sync-server/src/platform/messaging/email.ts';
 import { OutboxSmsProvider } from '../../sync-server/src/platform/messaging/sms.ts';
 import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';

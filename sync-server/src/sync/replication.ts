@@ -13,6 +13,7 @@ import { ulid } from 'ulid';
 import { z } from 'zod';
 import { lockMerchant, type Queryable } from '../platform/db/db.ts';
 import { appendAudit } from '../kernel/audit.ts';
+import { openMutation } from '../kernel/mutation.ts';
 import { refreshStockOnHand } from '../modules/catalog/service.ts';
 import { recordStockMovements, saleMovementsOfOrder } from '../modules/inventory/service.ts';
 import { announceRegisterOrder } from '../modules/orders/service.ts';
@@ -224,7 +225,7 @@ async function pushOrder(ctx: PushContext, raw: Record<string, unknown>): Promis
     occurredAt: ctx.now,
     data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
   });
-  await announceRegisterOrder(ctx.tx, ctx.merchantId, order, ctx.now);
+  await announceRegisterOrder(await openMutation(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor }, ctx.now), order);
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
   const stock = await recordStockMovements(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor, occurredAt: ctx.now, movements: saleMovementsOfOrder(order), deferCatalogRefresh: true });
   for (const id of stock.changedItemIds) ctx.stockMovedItemIds.add(id); // sales move stock at the default location

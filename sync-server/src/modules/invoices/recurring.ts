@@ -7,7 +7,8 @@
  * (series, occurrence date) and every insert is `ON CONFLICT DO NOTHING`, so a restart — or two instances ticking at
  * once — never makes a duplicate. Missed occurrences (the server was down) are caught up; occurrences that fall while
  * a series is paused are skipped. Auto-send series have their generated drafts sent by the same tick (a draft left
- * unsent by a crash is sent by the next tick). Each tick also stores expired pay requests and overdue invoices.
+ * unsent by a crash is sent by the next tick). Each tick also stores expired pay requests and overdue invoices: the
+ * tick spans modules, so it is a workflow (workflows/recurring-invoices.ts) that the scheduler here runs.
  */
 import rrulePkg from 'rrule';
 import {
@@ -19,15 +20,14 @@ import {
   type InvoiceSeriesCreate,
   type SeriesStatus,
 } from '../../../../core/index.ts';
-import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
-import { appendAudit } from '../../kernel/audit.ts';
-import { billToOf, channelsFor, insertDraft, markOverdueInvoices, priceLinesFor, sendInvoiceAs } from './service.ts';
-import { expirePayRequests, getMerchant } from '../pay-links/service.ts';
-import { purgeIdempotencyKeys } from '../../platform/http/idempotency.ts';
+import { getMerchant } from '../../kernel/merchant.ts';
+import { actorOf, mutation, openMutation } from '../../kernel/mutation.ts';
+import { billToOf, channelsFor, insertDraft, priceLinesFor, type CatalogLoader } from './service.ts';
 
 const { rrulestr } = rrulePkg;
 type RRuleSet = ReturnType<typeof rrulestr>;
@@ -143,25 +143,23 @@ export async function listSeries(db: Queryable, merchantId: string, q: { limit: 
  * rule are checked; an auto-send series needs a customer reachable on its channels.
  * @throws ProblemError 400 naming the field.
  */
-export async function createSeries(ctx: AppContext, principal: Principal, input: InvoiceSeriesCreate): Promise<InvoiceSeries> {
-  const now = ctx.clock();
+export async function createSeries(ctx: AppContext, principal: Principal, input: InvoiceSeriesCreate, catalogOf: CatalogLoader): Promise<InvoiceSeries> {
   const merchantId = principal.merchantId;
   const rule = parseSeriesRule(input.rrule, input.startDate);
   const billTo = await billToOf(ctx.db, merchantId, input.customerId);
   if (input.autoSend) channelsFor(billTo, input.channels);
-  await priceLinesFor(ctx.db, merchantId, input.lineItems, input.customLines);
+  priceLinesFor(await catalogOf(ctx.db, merchantId), input.lineItems, input.customLines);
   if (!nextOccurrence(rule, input.startDate)) {
     throw new ProblemError(400, 'validation_error', 'Invalid rrule: it has no occurrence on or after startDate.', [{ path: 'rrule', message: 'has no occurrence on or after startDate' }]);
   }
   const id = newId('invoiceSeries');
-  await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, merchantId);
+  await mutation(ctx, actorOf(principal), async ({ tx, now, actor, audit }) => {
     await tx.query(
       `INSERT INTO invoice_series (id, merchant_id, status, customer_id, rrule, start_date, days_until_due, auto_send, channels, memo, line_items, custom_lines, cursor_date, created_by, created_at, updated_at)
        VALUES ($1, $2, 'active', $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $5, $12, $13, $13)`,
-      [id, merchantId, input.customerId, input.rrule.replace(/^RRULE:/, ''), input.startDate, input.daysUntilDue, input.autoSend, input.channels ?? null, input.memo ?? null, JSON.stringify(input.lineItems), JSON.stringify(input.customLines), callerOf(principal), now.toISOString()],
+      [id, merchantId, input.customerId, input.rrule.replace(/^RRULE:/, ''), input.startDate, input.daysUntilDue, input.autoSend, input.channels ?? null, input.memo ?? null, JSON.stringify(input.lineItems), JSON.stringify(input.customLines), actor, now.toISOString()],
     );
-    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice_series.created', entityType: 'invoice_series', entityId: id, occurredAt: now, data: { rrule: input.rrule, startDate: input.startDate, customerId: input.customerId, autoSend: input.autoSend } });
+    await audit({ action: 'invoice_series.created', entityType: 'invoice_series', entityId: id, data: { rrule: input.rrule, startDate: input.startDate, customerId: input.customerId, autoSend: input.autoSend } });
   });
   return getSeries(ctx.db, merchantId, id);
 }
@@ -172,11 +170,9 @@ export async function createSeries(ctx: AppContext, principal: Principal, input:
  * @throws ProblemError 404; 409 naming `currentState`.
  */
 export async function transitionSeries(ctx: AppContext, principal: Principal, id: string, action: 'pause' | 'resume' | 'end'): Promise<InvoiceSeries> {
-  const now = ctx.clock();
   const merchantId = principal.merchantId;
   const target: SeriesStatus = action === 'pause' ? 'paused' : action === 'resume' ? 'active' : 'ended';
-  await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, merchantId);
+  await mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
     const row = await seriesRow(tx, merchantId, id);
     try {
       assertSeriesTransition(row.status, target, action);
@@ -187,7 +183,7 @@ export async function transitionSeries(ctx: AppContext, principal: Principal, id
     const today = utcDate(now);
     const cursor = action === 'resume' && row.cursor_date < today ? today : row.cursor_date;
     await tx.query(`UPDATE invoice_series SET status = $2, cursor_date = $3, updated_at = $4, ended_at = $5 WHERE id = $1`, [id, target, cursor, now.toISOString(), target === 'ended' ? now.toISOString() : null]);
-    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: `invoice_series.${action === 'end' ? 'ended' : action === 'pause' ? 'paused' : 'resumed'}`, entityType: 'invoice_series', entityId: id, occurredAt: now, data: { from: row.status, to: target } });
+    await audit({ action: `invoice_series.${action === 'end' ? 'ended' : action === 'pause' ? 'paused' : 'resumed'}`, entityType: 'invoice_series', entityId: id, data: { from: row.status, to: target } });
   });
   return getSeries(ctx.db, merchantId, id);
 }
@@ -209,30 +205,29 @@ export interface TickReport {
  * `ON CONFLICT DO NOTHING` on (series, occurrence date)), advancing the series' cursor. Ends the series when its rule
  * has no more dates. Returns the ids of the invoices it created.
  */
-async function generateDue(ctx: AppContext, seriesId: string, today: string, report: TickReport): Promise<void> {
+export async function generateDueInvoices(ctx: Pick<AppContext, 'db' | 'clock'>, seriesId: string, today: string, report: TickReport, catalogOf: CatalogLoader): Promise<void> {
   const now = ctx.clock();
   for (let n = 0; n < MAX_OCCURRENCES_PER_TICK; n++) {
     const done = await ctx.db.transaction(async (tx) => {
       const found = await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1', [seriesId]);
       const row0 = found.rows[0];
       if (!row0) return true;
-      await lockMerchant(tx, row0.merchant_id);
+      const m = await openMutation(tx, { merchantId: row0.merchant_id, actor: 'system' }, now);
       const row = (await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1 FOR UPDATE', [seriesId])).rows[0]!;
       if (row.status !== 'active') return true;
       const rule = parseSeriesRule(row.rrule, row.start_date);
       const occurrence = nextOccurrence(rule, row.cursor_date);
       if (!occurrence) {
         await tx.query(`UPDATE invoice_series SET status = 'ended', ended_at = $2, updated_at = $2 WHERE id = $1`, [seriesId, now.toISOString()]);
-        await appendAudit(tx, { merchantId: row.merchant_id, actor: 'system', action: 'invoice_series.ended', entityType: 'invoice_series', entityId: seriesId, occurredAt: now, data: { reason: 'rule_exhausted' } });
+        await m.audit({ action: 'invoice_series.ended', entityType: 'invoice_series', entityId: seriesId, data: { reason: 'rule_exhausted' } });
         report.ended.push(seriesId);
         return true;
       }
       if (occurrence > today) return true;
       const merchant = await getMerchant(tx, row.merchant_id);
       const billTo = await billToOf(tx, row.merchant_id, row.customer_id);
-      const totals = await priceLinesFor(tx, row.merchant_id, row.line_items, row.custom_lines);
-      const created = await insertDraft(tx, {
-        merchantId: row.merchant_id,
+      const totals = priceLinesFor(await catalogOf(tx, row.merchant_id), row.line_items, row.custom_lines);
+      const created = await insertDraft(m, {
         currency: merchant.currency,
         billTo,
         totals,
@@ -240,8 +235,6 @@ async function generateDue(ctx: AppContext, seriesId: string, today: string, rep
         memo: row.memo,
         seriesId,
         occurrenceDate: occurrence,
-        actor: 'system',
-        now,
       });
       if (created) report.generated.push(created.id);
       await tx.query('UPDATE invoice_series SET cursor_date = $2, updated_at = $3 WHERE id = $1', [seriesId, addDays(occurrence, 1), now.toISOString()]);
@@ -251,38 +244,19 @@ async function generateDue(ctx: AppContext, seriesId: string, today: string, rep
   }
 }
 
-/**
- * One pass of the scheduler at the context's clock: due occurrences of every active series, auto-sending their
- * drafts, then the expiry of pay requests and overdue invoices. Errors of one series do not stop the others.
- */
-export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
-  const now = ctx.clock();
-  const today = utcDate(now);
-  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, errors: [] };
-  const active = await ctx.db.query<{ id: string }>(`SELECT id FROM invoice_series WHERE status = 'active' AND cursor_date <= $1 ORDER BY id`, [today]);
-  for (const { id } of active.rows) {
-    try {
-      await generateDue(ctx, id, today, report);
-    } catch (err) {
-      report.errors.push({ seriesId: id, message: err instanceof Error ? err.message : String(err) });
-    }
-  }
-  const drafts = await ctx.db.query<{ id: string; merchant_id: string; channels: ('sms' | 'email')[] | null }>(
+/** Ids of the active series with an occurrence due on or before `today` (YYYY-MM-DD, UTC), for a tick. */
+export async function dueSeriesIds(db: Queryable, today: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM invoice_series WHERE status = 'active' AND cursor_date <= $1 ORDER BY id`, [today]);
+  return rows.map((r) => r.id);
+}
+
+/** Drafts generated by auto-send series and not sent yet (a crash between generating and sending), oldest first. */
+export async function unsentAutoSendDrafts(db: Queryable): Promise<{ id: string; merchantId: string; channels: ('sms' | 'email')[] | null }[]> {
+  const { rows } = await db.query<{ id: string; merchant_id: string; channels: ('sms' | 'email')[] | null }>(
     `SELECT i.id, i.merchant_id, s.channels FROM invoices i JOIN invoice_series s ON s.id = i.series_id
      WHERE i.status = 'draft' AND s.auto_send ORDER BY i.created_at, i.id`,
   );
-  for (const d of drafts.rows) {
-    try {
-      await sendInvoiceAs(ctx, { merchantId: d.merchant_id, actor: 'system' }, d.id, d.channels ? { channels: d.channels } : {});
-      report.sent.push(d.id);
-    } catch (err) {
-      report.errors.push({ invoiceId: d.id, message: err instanceof Error ? err.message : String(err) });
-    }
-  }
-  report.expiredPayRequests = await expirePayRequests(ctx.db, now);
-  report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
-  report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
-  return report;
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, channels: r.channels }));
 }
 
 /** Options of the scheduler: how often it ticks (default every 60 s), and where its errors go. */
@@ -293,7 +267,7 @@ export interface RecurringSchedulerOptions {
 }
 
 /**
- * Runs {@link runRecurringInvoices} once when started and then every `intervalMs`, never two ticks at once.
+ * Runs its tick (workflows/recurring-invoices.ts `runRecurringInvoices`, handed in by app.ts) once when started and then every `intervalMs`, never two ticks at once.
  * `stop()` waits for a running tick, so closing the app leaves no work behind.
  */
 export class RecurringInvoiceScheduler {
@@ -302,7 +276,7 @@ export class RecurringInvoiceScheduler {
   private stopped = true;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly tick: () => Promise<TickReport>,
     private readonly options: RecurringSchedulerOptions = {},
   ) {}
 
@@ -323,7 +297,7 @@ export class RecurringInvoiceScheduler {
 
   /** One tick now (after any running one: ticks are chained, never concurrent within one scheduler). */
   async runOnce(): Promise<TickReport> {
-    const tick = this.chain.then(() => runRecurringInvoices(this.ctx));
+    const tick = this.chain.then(() => this.tick());
     this.chain = tick.then(
       () => undefined,
       () => undefined,

@@ -20,9 +20,24 @@ import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
 import { renderInvoicePdf } from './pdf.ts';
-import { createInvoice, getInvoice, listInvoices, recordInvoicePayment, sendInvoice, updateInvoice, voidInvoice } from './service.ts';
-import { getMerchant } from '../pay-links/service.ts';
-import { createSeries, getSeries, listSeries, transitionSeries } from './recurring.ts';
+import { getInvoice, listInvoices } from './service.ts';
+import { getMerchant } from '../../kernel/merchant.ts';
+import { getSeries, listSeries, transitionSeries } from './recurring.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
+import type { Invoice, InvoiceCreate, InvoicePaymentCreate, InvoiceSeries, InvoiceSeriesCreate, InvoiceUpdate } from '../../../../core/index.ts';
+
+/**
+ * Invoice operations that span modules (workflows/invoice-drafts.ts, invoice-issue.ts, invoice-payment.ts,
+ * invoice-void.ts), handed in by app.ts: a module never imports a workflow.
+ */
+export interface InvoiceWorkflows {
+  createInvoice(ctx: AppContext, principal: Principal, input: InvoiceCreate): Promise<Invoice>;
+  updateInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceUpdate): Promise<Invoice>;
+  sendInvoice(ctx: AppContext, principal: Principal, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice>;
+  recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate): Promise<Invoice>;
+  voidInvoice(ctx: AppContext, principal: Principal, id: string, input: { reason?: string }): Promise<Invoice>;
+  createSeries(ctx: AppContext, principal: Principal, input: InvoiceSeriesCreate): Promise<InvoiceSeries>;
+}
 
 const STAFF: Access = 'staff';
 const TAGS = ['invoices'];
@@ -37,7 +52,7 @@ const seriesListQuery = z.strictObject({
  * Invoices and recurring invoice series (DESIGN §5, §7) — staff only. Logic in services/invoices.ts and
  * services/recurring-invoices.ts; the PDF in services/invoice-pdf.ts.
  */
-export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flows: InvoiceWorkflows): void {
   const onRequest = guard(ctx, STAFF);
 
   app.post(
@@ -59,7 +74,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(invoiceCreateSchema, request.body ?? undefined);
-      return { status: 201, body: await createInvoice(ctx, principalOf(request), body) };
+      return { status: 201, body: await flows.createInvoice(ctx, principalOf(request), body) };
     }),
   );
 
@@ -104,7 +119,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       const body = parseOrThrow(invoiceUpdateSchema, request.body ?? undefined);
-      return updateInvoice(ctx, principalOf(request), id, body);
+      return flows.updateInvoice(ctx, principalOf(request), id, body);
     },
   );
 
@@ -130,7 +145,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       const body = parseOrThrow(invoiceSendSchema, request.body === undefined ? {} : request.body);
-      return { status: 200, body: await sendInvoice(ctx, principalOf(request), id, body) };
+      return { status: 200, body: await flows.sendInvoice(ctx, principalOf(request), id, body) };
     }),
   );
 
@@ -156,7 +171,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       const body = parseOrThrow(invoicePaymentCreateSchema, request.body ?? undefined);
-      return { status: 201, body: await recordInvoicePayment(ctx, principalOf(request), id, body) };
+      return { status: 201, body: await flows.recordInvoicePayment(ctx, principalOf(request), id, body) };
     }),
   );
 
@@ -182,7 +197,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       const body = parseOrThrow(invoiceVoidSchema, request.body === undefined ? {} : request.body);
-      return { status: 200, body: await voidInvoice(ctx, principalOf(request), id, body) };
+      return { status: 200, body: await flows.voidInvoice(ctx, principalOf(request), id, body) };
     }),
   );
 
@@ -224,7 +239,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(invoiceSeriesCreateSchema, request.body ?? undefined);
-      return { status: 201, body: await createSeries(ctx, principalOf(request), body) };
+      return { status: 201, body: await flows.createSeries(ctx, principalOf(request), body) };
     }),
   );
 

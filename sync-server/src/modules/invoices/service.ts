@@ -11,6 +11,7 @@
  * Pay links: an issued invoice with a balance has exactly one pending pay request (`invoiceId`) for the whole balance
  * due. A payment recorded here replaces it with a link for the new balance (the old one is canceled with
  * `supersededBy`, and the pay page sends the customer on to the new one); payment in full or void cancels it.
+ * Those links, the goods' stock and the card rail are other modules': the workflows (workflows/invoice-*.ts) sequence them.
  */
 import {
   assertInvoiceTransition,
@@ -27,6 +28,7 @@ import {
   priceInvoiceLines,
   PricingError,
   utcDate,
+  type CatalogSnapshot,
   type Invoice,
   type InvoiceCreate,
   type InvoiceCustomLineInput,
@@ -37,29 +39,25 @@ import {
   type InvoiceTotals,
   type InvoiceUpdate,
   type LineItemInput,
+  type PayRequestRecord,
   type TaxLine,
 } from '../../../../core/index.ts';
-import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { lockMerchant, type Db, type Queryable } from '../../platform/db/db.ts';
+import type { Db, Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
-import { recordSaleStock } from '../inventory/service.ts';
-import { appendAudit } from '../../kernel/audit.ts';
 import { getJournalTransaction, postJournalTransaction } from '../../kernel/ledger.ts';
-import {
-  defaultPaymentProcessor,
-  getMerchant,
-  insertInvoicePayLink,
-  loadCatalog,
-  pendingInvoiceLink,
-} from '../pay-links/service.ts';
-import { cancelPendingPayLinks } from '../pay-links/pending.ts';
-import type { PaymentProcessor } from '../payments/processors.ts';
+import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
+import { actorOf, mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
+
+/** Reads the merchant's live catalog as a pricing snapshot (the catalog module's `loadCatalog`, handed in by workflows). */
+export type CatalogLoader = (db: Queryable, merchantId: string) => Promise<CatalogSnapshot>;
 
 /* ───────────────────────────── rows and shapes ───────────────────────────── */
 
-interface InvoiceRow {
+/** A stored invoice row, with its pending pay link (`link_id`, `link_url`) when read through `selectInvoice`. */
+export interface InvoiceRow {
   id: string;
   merchant_id: string;
   number_seq: number;
@@ -260,11 +258,10 @@ export async function billToOf(db: Queryable, merchantId: string, customerId: st
 }
 
 /**
- * Prices lines against the merchant's live catalog. @throws ProblemError 400 naming the line field, or
+ * Prices lines against `catalog` (the merchant's live catalog). @throws ProblemError 400 naming the line field, or
  * `amount_out_of_range` when the total is outside 1 … 99 999 999.
  */
-export async function priceLinesFor(db: Queryable, merchantId: string, lineItems: readonly LineItemInput[], customLines: readonly InvoiceCustomLineInput[]): Promise<InvoiceTotals> {
-  const catalog = await loadCatalog(db, merchantId);
+export function priceLinesFor(catalog: CatalogSnapshot, lineItems: readonly LineItemInput[], customLines: readonly InvoiceCustomLineInput[]): InvoiceTotals {
   let totals: InvoiceTotals;
   try {
     totals = priceInvoiceLines(lineItems, customLines, catalog, () => newId('orderLine'));
@@ -283,11 +280,11 @@ export async function priceLinesFor(db: Queryable, merchantId: string, lineItems
   return totals;
 }
 
-/** A new draft row inside `tx` (merchant locked by the caller). Returns the stored row. */
+
+/** A new draft row in the mutation, with its audit row `invoice.created`. Returns the stored row (none when the series already has this occurrence). */
 export async function insertDraft(
-  tx: Queryable,
+  m: Mutation,
   draft: {
-    merchantId: string;
     currency: string;
     billTo: Invoice['billTo'];
     totals: InvoiceTotals;
@@ -295,20 +292,18 @@ export async function insertDraft(
     memo: string | null;
     seriesId?: string;
     occurrenceDate?: string;
-    actor: string;
-    now: Date;
   },
 ): Promise<InvoiceRow | undefined> {
   const id = newId('invoice');
-  const seq = (await tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number_seq), 0) + 1 AS n FROM invoices WHERE merchant_id = $1', [draft.merchantId])).rows[0]!;
-  const { rows } = await tx.query<InvoiceRow>(
+  const seq = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number_seq), 0) + 1 AS n FROM invoices WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
+  const { rows } = await m.tx.query<InvoiceRow>(
     `INSERT INTO invoices (id, merchant_id, number_seq, status, customer_id, bill_to, currency, lines, tax_lines, subtotal_cents, tax_cents, total_cents,
        due_date, memo, series_id, occurrence_date, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, 'draft', $4, $5::jsonb, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
      ON CONFLICT (series_id, occurrence_date) WHERE series_id IS NOT NULL DO NOTHING RETURNING *`,
     [
       id,
-      draft.merchantId,
+      m.merchantId,
       Number(seq.n),
       draft.billTo.customerId,
       JSON.stringify(draft.billTo),
@@ -322,19 +317,16 @@ export async function insertDraft(
       draft.memo,
       draft.seriesId ?? null,
       draft.occurrenceDate ?? null,
-      draft.actor,
-      draft.now.toISOString(),
+      m.actor,
+      m.now.toISOString(),
     ],
   );
   const row = rows[0];
   if (!row) return undefined;
-  await appendAudit(tx, {
-    merchantId: draft.merchantId,
-    actor: draft.actor,
+  await m.audit({
     action: 'invoice.created',
     entityType: 'invoice',
     entityId: id,
-    occurredAt: draft.now,
     data: { number: formatInvoiceNumber(Number(seq.n)), customerId: draft.billTo.customerId, totalCents: draft.totals.totalCents, dueDate: draft.dueDate, seriesId: draft.seriesId ?? null, occurrenceDate: draft.occurrenceDate ?? null },
   });
   return row;
@@ -343,27 +335,25 @@ export async function insertDraft(
 /* ───────────────────────────── drafts ───────────────────────────── */
 
 /**
- * Creates a draft invoice: customer, lines priced here (catalog references at catalog prices; custom lines at their
- * amount), due date, memo. Invoice, audit row in one transaction.
+ * Creates a draft invoice: customer, lines priced here against the catalog `catalogOf` reads (catalog references at
+ * catalog prices; custom lines at their amount), due date, memo. Invoice, audit row in one mutation.
  * @throws ProblemError 400 naming the field (unknown customer, unpriceable line, total out of range).
  */
-export async function createInvoice(ctx: AppContext, principal: Principal, input: InvoiceCreate): Promise<Invoice> {
-  const now = ctx.clock();
+export async function createInvoice(ctx: AppContext, principal: Principal, input: InvoiceCreate, catalogOf: CatalogLoader): Promise<Invoice> {
   const merchant = await getMerchant(ctx.db, principal.merchantId);
   const billTo = await billToOf(ctx.db, merchant.id, input.customerId);
-  const totals = await priceLinesFor(ctx.db, merchant.id, input.lineItems, input.customLines);
-  const row = await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, merchant.id);
-    return (await insertDraft(tx, { merchantId: merchant.id, currency: merchant.currency, billTo, totals, dueDate: input.dueDate, memo: input.memo ?? null, actor: callerOf(principal), now }))!;
+  const totals = priceLinesFor(await catalogOf(ctx.db, merchant.id), input.lineItems, input.customLines);
+  return mutation(ctx, actorOf(principal), async (m) => {
+    const row = (await insertDraft(m, { currency: merchant.currency, billTo, totals, dueDate: input.dueDate, memo: input.memo ?? null }))!;
+    return toInvoice(row, utcDate(m.now), []);
   });
-  return toInvoice(row, utcDate(now), []);
 }
 
 /**
- * Changes a draft: customer, lines (re-priced from the catalog), due date, memo. Only drafts change (an issued
- * invoice is a ledger fact): 409 naming `currentState` otherwise.
+ * Changes a draft: customer, lines (re-priced against the catalog `catalogOf` reads), due date, memo. Only drafts
+ * change (an issued invoice is a ledger fact): 409 naming `currentState` otherwise.
  */
-export async function updateInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceUpdate): Promise<Invoice> {
+export async function updateInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceUpdate, catalogOf: CatalogLoader): Promise<Invoice> {
   const now = ctx.clock();
   const merchantId = principal.merchantId;
   const current = await invoiceRow(ctx.db, merchantId, id, now);
@@ -382,13 +372,12 @@ export async function updateInvoice(ctx: AppContext, principal: Principal, id: s
     if (lineItems.length + customLines.length === 0) {
       throw new ProblemError(400, 'validation_error', 'Invalid lineItems: an invoice needs at least one line.', [{ path: 'lineItems', message: 'an invoice needs at least one line' }]);
     }
-    totals = await priceLinesFor(ctx.db, merchantId, lineItems, customLines);
+    totals = priceLinesFor(await catalogOf(ctx.db, merchantId), lineItems, customLines);
   }
-  await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, merchantId);
-    const locked = await invoiceRow(tx, merchantId, id, now, true);
+  await mutation(ctx, actorOf(principal), async (m) => {
+    const locked = await invoiceRow(m.tx, merchantId, id, m.now, true);
     if (locked.status !== 'draft') throw new StateConflictError('invoice', id, locked.status, `Invoice ${id} is ${locked.status}: only drafts can be edited.`);
-    await tx.query(
+    await m.tx.query(
       `UPDATE invoices SET customer_id = $2, bill_to = $3::jsonb, lines = $4::jsonb, tax_lines = $5::jsonb, subtotal_cents = $6, tax_cents = $7, total_cents = $8,
          due_date = $9, memo = $10, updated_at = $11 WHERE id = $1`,
       [
@@ -402,10 +391,10 @@ export async function updateInvoice(ctx: AppContext, principal: Principal, id: s
         totals?.totalCents ?? Number(locked.total_cents),
         input.dueDate ?? dateOnly(locked.due_date),
         input.memo === undefined ? locked.memo : input.memo,
-        now.toISOString(),
+        m.now.toISOString(),
       ],
     );
-    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.updated', entityType: 'invoice', entityId: id, occurredAt: now, data: { fields: Object.keys(input) } });
+    await m.audit({ action: 'invoice.updated', entityType: 'invoice', entityId: id, data: { fields: Object.keys(input) } });
   });
   return getInvoice(ctx, merchantId, id);
 }
@@ -448,83 +437,77 @@ function emailBody(merchantName: string, inv: Invoice, url: string): string {
   ].join('\n');
 }
 
-/**
- * Sends an invoice by SMS and/or e-mail with its pay link, in one transaction with the state change. A draft is
- * ISSUED (draft → sent; the receivable is posted; its catalog goods leave stock as `sale` movements keyed by the
- * invoice; a pay link for the total is created). An issued invoice with a
- * balance (sent, partially paid, overdue) is sent again as a reminder with its current link (a new one if it has
- * none). Returns the invoice.
- * @throws ProblemError 409 naming `currentState` for paid or void invoices; 400 naming `channels` when the customer
- *   cannot be reached that way.
- */
-export async function sendInvoice(ctx: AppContext, principal: Principal, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice> {
-  return sendInvoiceAs(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, id, input);
+/** An invoice being sent (see {@link markInvoiceSent}): the invoice after the change and what the send is. */
+export interface InvoiceSending {
+  invoice: Invoice;
+  /** True when this send issues a draft (receivable posted now; its goods leave stock now). */
+  isIssue: boolean;
+  issueJournalTransactionId: string | null;
+  channels: ('sms' | 'email')[];
 }
 
-/** {@link sendInvoice} for a given actor (`system` for the recurring scheduler). */
-export async function sendInvoiceAs(ctx: AppContext, who: { merchantId: string; actor: string }, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice> {
-  const now = ctx.clock();
+/**
+ * First step of sending an invoice (DESIGN §5), in the mutation: locks it; a draft is ISSUED (draft → sent, the
+ * receivable posted: Dr `customer_receivables`, Cr revenue and tax); an issued invoice with a balance (sent,
+ * partially paid, overdue) is sent again as a reminder. Stores the channels. Stock and the pay link are the
+ * workflow's (workflows/invoice-issue.ts); {@link deliverInvoice} sends.
+ * @throws ProblemError 404; 409 naming `currentState` for paid or void invoices; 400 naming `channels` when the
+ *   customer cannot be reached that way.
+ */
+export async function markInvoiceSent(m: Mutation, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<InvoiceSending> {
+  const now = m.now;
   const today = utcDate(now);
-  const merchant = await getMerchant(ctx.db, who.merchantId);
-  let stockChanged = false;
-  await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, merchant.id);
-    const row = await invoiceRow(tx, merchant.id, id, now, true);
-    const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), today);
-    if (status === 'paid' || status === 'void') guardInvoice(id, status, 'sent', 'send');
-    const channels = channelsFor(row.bill_to, input.channels);
-    const isIssue = status === 'draft';
-    let issueJtxId = row.issue_jtx_id;
-    if (isIssue) {
-      guardInvoice(id, status, 'sent', 'send');
-      const view = toInvoice(row, today);
-      const jt = buildInvoiceIssueJournal(view, now.toISOString());
-      await postJournalTransaction(tx, merchant.id, jt);
-      issueJtxId = jt.id;
-      // Issued is sold (revenue recognised now): the catalog goods on it leave stock now too.
-      stockChanged = await recordSaleStock(tx, { merchantId: merchant.id, kind: 'sale', sourceId: id, lines: view.lines, actor: who.actor, now });
-    }
-    await tx.query(`UPDATE invoices SET status = $2, sent_at = COALESCE(sent_at, $3), issue_jtx_id = $4, channels = $5, updated_at = $3 WHERE id = $1`, [
-      id,
-      isIssue ? 'sent' : row.status,
-      now.toISOString(),
-      issueJtxId,
-      channels,
-    ]);
-    const fresh = await invoiceRow(tx, merchant.id, id, now);
-    const view = toInvoice(fresh, today);
-    const link =
-      (await pendingInvoiceLink(tx, id, now)) ??
-      (await insertInvoicePayLink(tx, ctx, { merchantId: merchant.id, invoiceId: id, invoiceNumber: view.number, amountCents: view.balanceDueCents, currency: view.currency, phone: view.billTo.phone, dueDate: view.dueDate, actor: who.actor, now }));
-    const sent: Record<string, string> = {};
-    if (channels.includes('sms') && view.billTo.phone) {
-      const body = `${merchant.name}: invoice ${view.number} for ${formatMoney(view.balanceDueCents, view.currency)}, due ${view.dueDate}. Pay here: ${link.url}`;
-      sent.smsId = (await ctx.sms.send({ merchantId: merchant.id, to: view.billTo.phone, body }, { tx, now })).id;
-    }
-    if (channels.includes('email') && view.billTo.email) {
-      const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
-      sent.emailId = (await ctx.email.send({ merchantId: merchant.id, to: view.billTo.email, subject, body: emailBody(merchant.name, view, link.url) }, { tx, now })).id;
-    }
-    await appendAudit(tx, {
-      merchantId: merchant.id,
-      actor: who.actor,
-      action: isIssue ? 'invoice.sent' : 'invoice.reminder_sent',
-      entityType: 'invoice',
-      entityId: id,
-      occurredAt: now,
-      data: { channels, payRequestId: link.id, ...sent, ...(isIssue ? { journalTransactionId: issueJtxId, totalCents: view.totalCents } : {}) },
-    });
+  const row = await invoiceRow(m.tx, m.merchantId, id, now, true);
+  const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), today);
+  if (status === 'paid' || status === 'void') guardInvoice(id, status, 'sent', 'send');
+  const channels = channelsFor(row.bill_to, input.channels);
+  const isIssue = status === 'draft';
+  let issueJtxId = row.issue_jtx_id;
+  if (isIssue) {
+    guardInvoice(id, status, 'sent', 'send');
+    const jt = buildInvoiceIssueJournal(toInvoice(row, today), now.toISOString());
+    await postJournalTransaction(m.tx, m.merchantId, jt);
+    issueJtxId = jt.id;
+  }
+  m.changed('journal-transactions');
+  await m.tx.query(`UPDATE invoices SET status = $2, sent_at = COALESCE(sent_at, $3), issue_jtx_id = $4, channels = $5, updated_at = $3 WHERE id = $1`, [
+    id,
+    isIssue ? 'sent' : row.status,
+    now.toISOString(),
+    issueJtxId,
+    channels,
+  ]);
+  const fresh = await invoiceRow(m.tx, m.merchantId, id, now);
+  return { invoice: toInvoice(fresh, today), isIssue, issueJournalTransactionId: issueJtxId, channels };
+}
+
+/**
+ * Last step of sending an invoice: the SMS and/or e-mail with the pay link `link` (outboxes, same transaction) and
+ * the audit row `invoice.sent` (an issue) or `invoice.reminder_sent`.
+ */
+export async function deliverInvoice(ctx: Pick<AppContext, 'sms' | 'email'>, m: Mutation, merchant: Pick<MerchantRow, 'id' | 'name'>, sending: InvoiceSending, link: Pick<PayRequestRecord, 'id' | 'url'>): Promise<void> {
+  const { invoice: view, channels, isIssue } = sending;
+  const sent: Record<string, string> = {};
+  if (channels.includes('sms') && view.billTo.phone) {
+    const body = `${merchant.name}: invoice ${view.number} for ${formatMoney(view.balanceDueCents, view.currency)}, due ${view.dueDate}. Pay here: ${link.url}`;
+    sent.smsId = (await ctx.sms.send({ merchantId: merchant.id, to: view.billTo.phone, body }, { tx: m.tx, now: m.now })).id;
+  }
+  if (channels.includes('email') && view.billTo.email) {
+    const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
+    sent.emailId = (await ctx.email.send({ merchantId: merchant.id, to: view.billTo.email, subject, body: emailBody(merchant.name, view, link.url) }, { tx: m.tx, now: m.now })).id;
+  }
+  await m.audit({
+    action: isIssue ? 'invoice.sent' : 'invoice.reminder_sent',
+    entityType: 'invoice',
+    entityId: view.id,
+    data: { channels, payRequestId: link.id, ...sent, ...(isIssue ? { journalTransactionId: sending.issueJournalTransactionId, totalCents: view.totalCents } : {}) },
   });
-  ctx.feed.notify(merchant.id, 'journal-transactions');
-  if (stockChanged) ctx.feed.notify(merchant.id, 'catalog-items');
-  return getInvoice(ctx, merchant.id, id);
 }
 
 /* ───────────────────────────── payments ───────────────────────────── */
 
-/** A payment to apply to an invoice inside the caller's transaction (see {@link applyInvoicePayment}). */
+/** A payment to apply to an invoice in a mutation (see {@link applyInvoicePayment}). */
 export interface InvoicePaymentInput {
-  merchantId: string;
   invoiceId: string;
   amountCents: number;
   method: InvoicePayment['method'];
@@ -538,22 +521,32 @@ export interface InvoicePaymentInput {
   /** The pay link it came through (pay page payments). */
   payRequestId?: string | null;
   registerId?: string | null;
-  actor: string;
-  now: Date;
+}
+
+/** What {@link applyInvoicePayment} recorded, and what the invoice's pay links must now be (balance in minor units). */
+export interface AppliedInvoicePayment {
+  payment: InvoicePayment;
+  journalTransactionId: string;
+  paidInFull: boolean;
+  /** The invoice's balance due after this payment, its number, currency, customer phone and due date (for a new link). */
+  balanceDueCents: number;
+  invoiceNumber: string;
+  currency: string;
+  phone: string | null;
+  dueDate: string;
 }
 
 /**
- * Applies a payment to an issued invoice inside `tx`: the payment record, its journal transaction (Dr
+ * Applies a payment to an issued invoice in the mutation: the payment record, its journal transaction (Dr
  * `accountCode`, Cr `customer_receivables`), the invoice's paid amount and state (paid in full → `paid`; else
- * `partially_paid`, or `overdue` past the due date), the pay links (replaced by one for the new balance, or canceled
- * when paid), audit rows.
+ * `partially_paid`, or `overdue` past the due date), audit `invoice.payment_recorded`. The pay links are the
+ * workflow's (workflows/invoice-payment.ts).
  * @throws ProblemError 404; 409 naming `currentState` when the invoice is a draft, paid or void; 400 `overpayment`
  *   naming `amountCents` when it exceeds the balance due.
  */
-export async function applyInvoicePayment(tx: Queryable, ctx: Pick<AppContext, 'config'>, p: InvoicePaymentInput): Promise<{ payment: InvoicePayment; journalTransactionId: string }> {
-  await lockMerchant(tx, p.merchantId);
-  const today = utcDate(p.now);
-  const row = await invoiceRow(tx, p.merchantId, p.invoiceId, p.now, true);
+export async function applyInvoicePayment(m: Mutation, p: InvoicePaymentInput): Promise<AppliedInvoicePayment> {
+  const today = utcDate(m.now);
+  const row = await invoiceRow(m.tx, m.merchantId, p.invoiceId, m.now, true);
   const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), today);
   const balance = Number(row.total_cents) - Number(row.paid_cents);
   const paidInFull = p.amountCents >= balance;
@@ -572,147 +565,131 @@ export async function applyInvoicePayment(tx: Queryable, ctx: Pick<AppContext, '
     amountCents: p.amountCents,
     accountCode: p.accountCode,
     registerId: p.registerId ?? null,
-    occurredAt: p.now.toISOString(),
+    occurredAt: m.now.toISOString(),
     via: p.channel === 'pay_page' ? `pay link ${p.payRequestId}` : p.method,
   });
-  await postJournalTransaction(tx, p.merchantId, jt);
-  const { rows } = await tx.query<PaymentRow>(
+  await postJournalTransaction(m.tx, m.merchantId, jt);
+  m.changed('journal-transactions');
+  const { rows } = await m.tx.query<PaymentRow>(
     `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, card_brand, last4, reference, pay_request_id, register_id, jtx_id, created_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
-    [paymentId, p.merchantId, p.invoiceId, p.amountCents, p.method, p.rail, p.channel, p.accountCode, p.cardBrand ?? null, p.last4 ?? null, p.reference ?? null, p.payRequestId ?? null, p.registerId ?? null, jt.id, p.actor, p.now.toISOString()],
+    [paymentId, m.merchantId, p.invoiceId, p.amountCents, p.method, p.rail, p.channel, p.accountCode, p.cardBrand ?? null, p.last4 ?? null, p.reference ?? null, p.payRequestId ?? null, p.registerId ?? null, jt.id, m.actor, m.now.toISOString()],
   );
   const paidCents = Number(row.paid_cents) + p.amountCents;
-  await tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = $4, updated_at = $5 WHERE id = $1`, [p.invoiceId, paidCents, target, paidInFull ? p.now.toISOString() : null, p.now.toISOString()]);
-  await appendAudit(tx, {
-    merchantId: p.merchantId,
-    actor: p.actor,
+  await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = $4, updated_at = $5 WHERE id = $1`, [p.invoiceId, paidCents, target, paidInFull ? m.now.toISOString() : null, m.now.toISOString()]);
+  await m.audit({
     action: 'invoice.payment_recorded',
     entityType: 'invoice',
     entityId: p.invoiceId,
-    occurredAt: p.now,
     data: { paymentId, amountCents: p.amountCents, method: p.method, rail: p.rail, channel: p.channel, journalTransactionId: jt.id, from: status, to: target, balanceDueCents: balance - p.amountCents },
   });
-  // Pay links: the one being paid is marked paid by its caller; any other pending link no longer fits the balance,
-  // so it is replaced by one for the new balance (or just canceled when the invoice is paid).
-  const others = await tx.query<{ id: string }>(`SELECT id FROM pay_requests WHERE invoice_id = $1 AND status = 'pending' AND id <> COALESCE($2, '')`, [p.invoiceId, p.payRequestId ?? null]);
-  if (others.rows.length > 0 || !paidInFull) {
-    const replacement = paidInFull
-      ? undefined
-      : (await insertInvoicePayLink(tx, ctx, { merchantId: p.merchantId, invoiceId: p.invoiceId, invoiceNumber: number, amountCents: balance - p.amountCents, currency: row.currency, phone: row.bill_to.phone, dueDate: dateOnly(row.due_date), actor: p.actor, now: p.now })).id;
-    await cancelPendingPayLinks(tx, {
-      merchantId: p.merchantId,
-      invoiceId: p.invoiceId,
-      reason: paidInFull ? 'invoice_paid' : 'balance_changed',
-      except: [p.payRequestId, replacement].filter((x): x is string => !!x),
-      ...(replacement ? { supersededBy: replacement } : {}),
-      actor: p.actor,
-      now: p.now,
-    });
-  }
-  return { payment: toPayment(rows[0]!), journalTransactionId: jt.id };
+  return {
+    payment: toPayment(rows[0]!),
+    journalTransactionId: jt.id,
+    paidInFull,
+    balanceDueCents: balance - p.amountCents,
+    invoiceNumber: number,
+    currency: row.currency,
+    phone: row.bill_to.phone,
+    dueDate: dateOnly(row.due_date),
+  };
 }
 
 /**
- * Records a payment taken at the register or received another way (staff API). `card` is charged on the sandbox
- * rail (declined → 402, nothing recorded); `cash` goes to the drawer of `registerId`; `check` to checks to deposit;
- * `bank_transfer` to the bank; `other` to other tenders.
- * @throws ProblemError as {@link applyInvoicePayment}; 400 naming `registerId` for a register not of the store; 402.
+ * Checks, in the mutation and before any card is charged, that invoice `id` can take `amountCents` (minor units).
+ * Returns its currency.
+ * @throws ProblemError 404; 409 naming `currentState` when it is a draft, paid or void; 400 `overpayment` naming
+ *   `amountCents` when it exceeds the balance due.
  */
-export async function recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate, processor: PaymentProcessor = defaultPaymentProcessor): Promise<Invoice> {
-  const now = ctx.clock();
-  const merchantId = principal.merchantId;
-  const declined = await ctx.db.transaction(async (tx): Promise<ProblemError | undefined> => {
-    await lockMerchant(tx, merchantId);
-    // State and amount first, so a card is never charged for an invoice that cannot take the payment.
-    const row = await invoiceRow(tx, merchantId, id, now, true);
-    const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
-    if (status === 'draft' || status === 'paid' || status === 'void') guardInvoice(id, status, 'paid', 'pay');
-    const balance = Number(row.total_cents) - Number(row.paid_cents);
-    if (input.amountCents > balance) {
-      throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${input.amountCents} is more than the balance due (${balance}).`, [{ path: 'amountCents', message: `must be at most the balance due, ${balance}` }]);
+export async function checkInvoicePayable(m: Mutation, id: string, amountCents: number): Promise<{ currency: string }> {
+  const row = await invoiceRow(m.tx, m.merchantId, id, m.now, true);
+  const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(m.now));
+  if (status === 'draft' || status === 'paid' || status === 'void') guardInvoice(id, status, 'paid', 'pay');
+  const balance = Number(row.total_cents) - Number(row.paid_cents);
+  if (amountCents > balance) {
+    throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${amountCents} is more than the balance due (${balance}).`, [{ path: 'amountCents', message: `must be at most the balance due, ${balance}` }]);
+  }
+  return { currency: row.currency };
+}
+
+/** Where a payment not taken by card sits (see {@link offlinePaymentAccount}). */
+export interface InvoicePaymentAccount {
+  accountCode: string;
+  rail: string;
+  registerId: string | null;
+  cardBrand?: string | null;
+  last4?: string | null;
+  reference?: string | null;
+}
+
+/**
+ * The account of a payment received without a card rail: `cash` in the drawer of `registerId` (`cash_drawer:R<n>`),
+ * `check` to checks to deposit, `bank_transfer` to the bank, `other` to other tenders.
+ * @throws ProblemError 400 naming `registerId` for a register not of the store.
+ */
+export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCreate & { method: 'cash' | 'check' | 'bank_transfer' | 'other' }): Promise<InvoicePaymentAccount> {
+  switch (input.method) {
+    case 'cash': {
+      const reg = await m.tx.query<{ number: number }>('SELECT number FROM registers WHERE id = $1 AND merchant_id = $2', [input.registerId, m.merchantId]);
+      if (!reg.rows[0]) throw new ProblemError(400, 'unknown_register', `Invalid registerId: ${input.registerId} is not a register of this store.`, [{ path: 'registerId', message: 'is not a register of this store' }]);
+      return { accountCode: `cash_drawer:R${reg.rows[0].number}`, rail: 'cash', registerId: input.registerId!, reference: input.reference ?? null };
     }
-    let account: { accountCode: string; rail: string; registerId: string | null; cardBrand?: string | null; last4?: string | null; reference?: string | null };
-    switch (input.method) {
-      case 'cash': {
-        const reg = await tx.query<{ number: number }>('SELECT number FROM registers WHERE id = $1 AND merchant_id = $2', [input.registerId, merchantId]);
-        if (!reg.rows[0]) throw new ProblemError(400, 'unknown_register', `Invalid registerId: ${input.registerId} is not a register of this store.`, [{ path: 'registerId', message: 'is not a register of this store' }]);
-        account = { accountCode: `cash_drawer:R${reg.rows[0].number}`, rail: 'cash', registerId: input.registerId!, reference: input.reference ?? null };
-        break;
-      }
-      case 'card': {
-        const result = await processor.charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency: row.currency, reference: `${id}:${now.toISOString()}` });
-        if (result.outcome === 'declined') {
-          // The decline is kept in the audit trail (who tried what, when, with which code); nothing else is written.
-          await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, occurredAt: now, data: { method: 'card', amountCents: input.amountCents, declineCode: result.code, cardToken: input.cardToken } });
-          return new ProblemError(402, result.code, `${result.message} Nothing was charged; the attempt is in the audit trail.`, [{ path: 'cardToken', message: `declined: ${result.code}` }]);
-        }
-        account = { accountCode: result.accountCode, rail: result.rail, registerId: null, cardBrand: result.brand, last4: result.last4, reference: result.processorReference };
-        break;
-      }
-      case 'check':
-        account = { accountCode: 'check_clearing', rail: 'check', registerId: null, reference: input.checkNumber ? `check ${input.checkNumber}` : (input.reference ?? null) };
-        break;
-      case 'bank_transfer':
-        account = { accountCode: 'bank', rail: 'bank_transfer', registerId: null, reference: input.reference ?? null };
-        break;
-      case 'other':
-        account = { accountCode: 'other_tender_clearing', rail: 'other', registerId: null, reference: input.reference ?? null };
-        break;
-    }
-    await applyInvoicePayment(tx, ctx, { merchantId, invoiceId: id, amountCents: input.amountCents, method: input.method, channel: 'api', actor: callerOf(principal), now, ...account });
-    return undefined;
-  });
-  if (declined) throw declined;
-  ctx.feed.notify(merchantId, 'journal-transactions');
-  return getInvoice(ctx, merchantId, id);
+    case 'check':
+      return { accountCode: 'check_clearing', rail: 'check', registerId: null, reference: input.checkNumber ? `check ${input.checkNumber}` : (input.reference ?? null) };
+    case 'bank_transfer':
+      return { accountCode: 'bank', rail: 'bank_transfer', registerId: null, reference: input.reference ?? null };
+    case 'other':
+      return { accountCode: 'other_tender_clearing', rail: 'other', registerId: null, reference: input.reference ?? null };
+  }
+}
+
+/**
+ * Keeps a declined card payment of an invoice in the audit trail (`invoice.payment_declined`: who tried what, when,
+ * with which code); nothing else is written. Returns the 402 to answer once committed (naming `cardToken`).
+ */
+export async function recordDeclinedInvoicePayment(m: Mutation, id: string, attempt: { amountCents: number; cardToken: string; code: string; message: string }): Promise<ProblemError> {
+  await m.audit({ action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, data: { method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken } });
+  return new ProblemError(402, attempt.code, `${attempt.message} Nothing was charged; the attempt is in the audit trail.`, [{ path: 'cardToken', message: `declined: ${attempt.code}` }]);
 }
 
 /* ───────────────────────────── void ───────────────────────────── */
 
 /**
- * Voids an invoice that has no payment: `draft | sent | overdue → void`. An issued invoice's receivable is reversed
- * (the reversal of its issue transaction), its goods come back to stock (`return` movements) and its pay links are
- * canceled, in one transaction.
+ * Voids an invoice that has no payment, in the mutation: `draft | sent | overdue → void`. An issued invoice's
+ * receivable is reversed (the reversal of its issue transaction); audit `invoice.voided`. Returns the invoice's lines
+ * when it had been issued (their goods go back to stock) — the workflow puts them back and cancels the pay links
+ * (workflows/invoice-void.ts).
  * @throws ProblemError 409 naming `currentState` for partially paid, paid or void invoices (and an overdue one with
  *   payments: those must be refunded first).
  */
-export async function voidInvoice(ctx: AppContext, principal: Principal, id: string, input: { reason?: string }): Promise<Invoice> {
-  const now = ctx.clock();
-  const merchantId = principal.merchantId;
-  let stockChanged = false;
-  await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, merchantId);
-    const row = await invoiceRow(tx, merchantId, id, now, true);
-    const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
-    guardInvoice(id, status, 'void', 'void');
-    if (Number(row.paid_cents) > 0) {
-      throw new StateConflictError('invoice', id, status, `Invoice ${id} is ${status} with payments (${row.paid_cents} received): it cannot be voided until they are given back.`);
+export async function voidInvoice(m: Mutation, id: string, input: { reason?: string }): Promise<{ issuedLines: InvoiceLine[] | null }> {
+  const now = m.now;
+  const row = await invoiceRow(m.tx, m.merchantId, id, now, true);
+  const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
+  guardInvoice(id, status, 'void', 'void');
+  if (Number(row.paid_cents) > 0) {
+    throw new StateConflictError('invoice', id, status, `Invoice ${id} is ${status} with payments (${row.paid_cents} received): it cannot be voided until they are given back.`);
+  }
+  let reversalId: string | null = null;
+  if (row.issue_jtx_id) {
+    const issue = await getJournalTransaction(m.tx, m.merchantId, row.issue_jtx_id);
+    if (issue) {
+      const reversal = buildInvoiceVoidJournal(issue, newId('journalTransaction'), formatInvoiceNumber(Number(row.number_seq)), now.toISOString());
+      await postJournalTransaction(m.tx, m.merchantId, reversal);
+      reversalId = reversal.id;
     }
-    let reversalId: string | null = null;
-    if (row.issue_jtx_id) {
-      const issue = await getJournalTransaction(tx, merchantId, row.issue_jtx_id);
-      if (issue) {
-        const reversal = buildInvoiceVoidJournal(issue, newId('journalTransaction'), formatInvoiceNumber(Number(row.number_seq)), now.toISOString());
-        await postJournalTransaction(tx, merchantId, reversal);
-        reversalId = reversal.id;
-      }
-      // The sale is undone: the goods it took off stock come back.
-      stockChanged = await recordSaleStock(tx, { merchantId, kind: 'return', sourceId: id, lines: toInvoice(row, utcDate(now)).lines, actor: callerOf(principal), now });
-    }
-    await tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [id, now.toISOString(), input.reason ?? null]);
-    await cancelPendingPayLinks(tx, { merchantId, invoiceId: id, reason: 'invoice_void', actor: callerOf(principal), now });
-    await appendAudit(tx, { merchantId, actor: callerOf(principal), action: 'invoice.voided', entityType: 'invoice', entityId: id, occurredAt: now, data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId } });
-  });
-  ctx.feed.notify(merchantId, 'journal-transactions');
-  if (stockChanged) ctx.feed.notify(merchantId, 'catalog-items');
-  return getInvoice(ctx, merchantId, id);
+  }
+  m.changed('journal-transactions');
+  await m.tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [id, now.toISOString(), input.reason ?? null]);
+  await m.audit({ action: 'invoice.voided', entityType: 'invoice', entityId: id, data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId } });
+  return { issuedLines: row.issue_jtx_id ? row.lines : null };
 }
 
 /* ───────────────────────────── overdue job ───────────────────────────── */
 
 /**
  * Stores `overdue` on every sent or partially paid invoice whose due date is before `now`'s UTC date, with an audit
- * row each (reads already show them overdue; this makes the stored state agree). Returns how many moved.
+ * row each (actor `system`; reads already show them overdue; this makes the stored state agree). Returns how many moved.
  */
 export async function markOverdueInvoices(db: Db, now: Date): Promise<number> {
   const today = utcDate(now);
@@ -720,14 +697,12 @@ export async function markOverdueInvoices(db: Db, now: Date): Promise<number> {
   let count = 0;
   for (const { merchant_id: merchantId } of due.rows) {
     count += await db.transaction(async (tx) => {
-      await lockMerchant(tx, merchantId);
+      const m = await openMutation(tx, { merchantId, actor: 'system' }, now);
       const { rows } = await tx.query<{ id: string; due_date: string | Date }>(
         `UPDATE invoices SET status = 'overdue', updated_at = $3 WHERE merchant_id = $1 AND status IN ('sent', 'partially_paid') AND due_date < $2 RETURNING id, due_date`,
         [merchantId, today, now.toISOString()],
       );
-      for (const r of rows) {
-        await appendAudit(tx, { merchantId, actor: 'system', action: 'invoice.overdue', entityType: 'invoice', entityId: r.id, occurredAt: now, data: { dueDate: dateOnly(r.due_date) } });
-      }
+      for (const r of rows) await m.audit({ action: 'invoice.overdue', entityType: 'invoice', entityId: r.id, data: { dueDate: dateOnly(r.due_date) } });
       return rows.length;
     });
   }

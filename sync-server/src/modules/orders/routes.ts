@@ -17,7 +17,21 @@ import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
-import { cancelOrder, createOrder, getOrderView, getReceipt, listOrders, payOrder, refundOrder, sendReceipt } from './service.ts';
+import { getOrderView, getReceipt, listOrders } from './service.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
+import type { OrderCreate, OrderView, PaymentCreate, ReceiptSend, RefundCreate, RefundRecord } from '../../../../core/index.ts';
+
+/**
+ * The order operations that span modules (workflows/create-order.ts, order-payment.ts, cancel-order.ts,
+ * refund-order.ts, send-receipt.ts), handed in by app.ts: a module never imports a workflow.
+ */
+export interface OrderWorkflows {
+  createOrder(ctx: AppContext, principal: Principal, input: OrderCreate): Promise<OrderView>;
+  payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView>;
+  cancelOrder(ctx: AppContext, principal: Principal, orderId: string, input: { reason?: string }): Promise<OrderView>;
+  refundOrder(ctx: AppContext, principal: Principal, orderId: string, input: RefundCreate): Promise<{ refund: RefundRecord; order: OrderView }>;
+  sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: ReceiptSend): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }>;
+}
 
 /** `GET /api/pos/orders` query (DESIGN §7: cursor pagination; unknown parameters → 400). */
 export const ordersQuery = z.strictObject({
@@ -64,9 +78,9 @@ const ORDERS_READ: Access = { scope: 'orders:read' };
 
 /**
  * Orders (DESIGN §5, §7): list and read (scope `orders:read`); create, pay, cancel, refund and receipts (staff only).
- * Logic lives in services/orders.ts.
+ * Reads live in ./service.ts; writes are the workflows handed in as `flows`.
  */
-export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows: OrderWorkflows): void {
   app.get(
     '/api/pos/orders',
     {
@@ -119,7 +133,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(orderCreateSchema, request.body ?? undefined);
-      return { status: 201, body: await createOrder(ctx, principalOf(request), body) };
+      return { status: 201, body: await flows.createOrder(ctx, principalOf(request), body) };
     }),
   );
 
@@ -148,7 +162,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
       const body = parseOrThrow(paymentCreateSchema, request.body ?? undefined);
-      return { status: 201, body: await payOrder(ctx, principalOf(request), id, body) };
+      return { status: 201, body: await flows.payOrder(ctx, principalOf(request), id, body) };
     }),
   );
 
@@ -174,7 +188,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
       const body = parseOrThrow(orderCancelSchema, request.body === undefined ? {} : request.body);
-      return { status: 200, body: await cancelOrder(ctx, principalOf(request), id, body) };
+      return { status: 200, body: await flows.cancelOrder(ctx, principalOf(request), id, body) };
     }),
   );
 
@@ -200,7 +214,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
       const body = parseOrThrow(refundCreateSchema, request.body ?? undefined);
-      return { status: 201, body: await refundOrder(ctx, principalOf(request), id, body) };
+      return { status: 201, body: await flows.refundOrder(ctx, principalOf(request), id, body) };
     }),
   );
 
@@ -237,7 +251,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext): void
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
       const body = parseOrThrow(receiptSendSchema, request.body ?? undefined);
-      return { status: 202, body: await sendReceipt(ctx, principalOf(request), id, body) };
+      return { status: 202, body: await flows.sendReceipt(ctx, principalOf(request), id, body) };
     }),
   );
 }

@@ -1,23 +1,16 @@
 /**
- * Orders through the staff API (DESIGN §5, §7, §8): create from catalog references (priced here, never by the caller),
- * pay with one or several tenders, cancel, refund (by line and quantity, or by amount), receipts. Register-pushed
- * orders (sync/replication.ts) are the same `orders` rows with `source = 'register'`; they arrive paid and can be
- * refunded here.
+ * Orders (DESIGN §5, §7, §8): the `orders`, `order_payments` and `order_refunds` tables are written here only. Create
+ * from catalog references (priced here from a catalog snapshot the caller loads, never by the caller's prices), pay
+ * with one or several tenders, cancel, refund (by line and quantity, or by amount), receipts. Register-pushed orders
+ * are the same `orders` rows with `source = 'register'` (one insert: {@link insertOrders}); they arrive paid and can
+ * be refunded here.
  *
- * Every state change runs in one database transaction under the merchant's write lock and writes, together: the
- * order row, its payment/refund records, a balanced journal transaction for every money move (core/order-ledger.ts,
- * core/refunds.ts), an audit row, and the webhook events (`order.created`, `order.paid`, `payment.refunded`). Illegal
- * moves of the state machine (core/order-states.ts) are a 409 problem naming the current state (`currentState`).
- *
- * For other helpers:
- * - {@link applyExternalPayment}`(tx, ctx, { merchantId, orderId, amountCents, rail, reference, … })` records a payment
- *   that arrived through another channel (a pay link, an invoice payment) on an OPEN order, inside the caller's
- *   transaction: payment record, journal transaction (Dr `card_clearing:<rail>`, Cr receivables/tips), order state
- *   (→ `paid` when fully paid, with the sale posted and `order.paid` emitted), audit. Throws ProblemError 409 when the
- *   order is not open, 400 when the amount exceeds the balance due, 404 when the order is unknown.
- * - {@link announceRegisterOrder}`(tx, merchantId, order, now)` emits `order.created` + `order.paid` for a register
- *   sale stored by replication.
- * - {@link getOrderView}, {@link listOrders} read orders in the API shape.
+ * Every write takes a {@link Mutation} (kernel/mutation.ts: transaction, merchant lock, audit, outbox, change feed)
+ * and writes, together: the order row, its payment/refund records, a balanced journal transaction for every money
+ * move (core/order-ledger.ts, core/refunds.ts), an audit row, and the webhook events (`order.created`, `order.paid`,
+ * `payment.refunded`). Illegal moves of the state machine (core/order-states.ts) are a 409 problem naming the current
+ * state (`currentState`). What an order change does to other modules — charging a tender, stock, pay links, the
+ * customer — is a workflow's (workflows/create-order.ts, order-payment.ts, refund-order.ts, cancel-order.ts…).
  */
 import {
   assertOrderTransition,
@@ -26,7 +19,6 @@ import {
   buildOrderPaymentJournalTransaction,
   buildOrderSettlementJournalTransaction,
   buildRefundJournalTransaction,
-  cashDrawerAccount,
   formatMoney,
   formatReceiptNumber,
   IllegalTransitionError,
@@ -41,6 +33,7 @@ import {
   refundState,
   saleJournalTransactionId,
   tenderAccount,
+  type CatalogSnapshot,
   type Discount,
   type JournalTransaction,
   type Order,
@@ -48,7 +41,6 @@ import {
   type OrderStateName,
   type OrderReceipt,
   type OrderView,
-  type PaymentCreate,
   type PaymentRecord,
   type PaymentStateName,
   type ReceiptSend,
@@ -57,23 +49,17 @@ import {
   type Tender,
   type TenderInput,
 } from '../../../../core/index.ts';
-import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
+import { postJournalTransaction } from '../../kernel/ledger.ts';
+import { getMerchant } from '../../kernel/merchant.ts';
+import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
 export { StateConflictError };
-import { appendAudit } from '../../kernel/audit.ts';
-import { emitEvent } from '../../kernel/outbox.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
-import { SANDBOX_STAFF_CARDS, STAFF_CARD_RAIL } from '../payments/processors.ts';
-import { recordSaleStock } from '../inventory/service.ts';
-import { getMerchant, loadCatalog } from '../pay-links/service.ts';
-import { cancelPendingPayLinks } from '../pay-links/pending.ts';
-import { storePhoneToE164 } from '../customers/service.ts';
-import { getSettings } from '../merchants/settings.ts';
 
 /* ───────────────────────────── errors ───────────────────────────── */
 
@@ -98,7 +84,8 @@ function guardPayment(paymentId: string, from: PaymentStateName, to: PaymentStat
 
 /* ───────────────────────────── rows ───────────────────────────── */
 
-interface OrderRow {
+/** A stored order row (the order document in `data`, server stamps beside it). */
+export interface OrderRow {
   id: string;
   merchant_id: string;
   register_id: string;
@@ -297,162 +284,165 @@ export async function listOrders(db: Queryable, merchantId: string, q: OrderList
 /* ───────────────────────────── helpers ───────────────────────────── */
 
 /** The merchant's back-office register (created on first use): API orders take their receipt numbers from it. */
-async function backOfficeRegister(tx: Queryable, merchantId: string, now: Date, actor: string): Promise<{ id: string; number: number }> {
-  const found = await tx.query<{ id: string; number: number }>(`SELECT id, number FROM registers WHERE merchant_id = $1 AND kind = 'back_office'`, [merchantId]);
+async function backOfficeRegister(m: Mutation): Promise<{ id: string; number: number }> {
+  const found = await m.tx.query<{ id: string; number: number }>(`SELECT id, number FROM registers WHERE merchant_id = $1 AND kind = 'back_office'`, [m.merchantId]);
   if (found.rows[0]) return found.rows[0];
-  const next = (await tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [merchantId])).rows[0]!;
+  const next = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
   const created = { id: newId('register'), number: Number(next.n) };
-  await tx.query(`INSERT INTO registers (id, merchant_id, number, name, kind) VALUES ($1, $2, $3, 'Back office', 'back_office')`, [created.id, merchantId, created.number]);
-  await appendAudit(tx, { merchantId, actor, registerId: created.id, action: 'register.created', entityType: 'register', entityId: created.id, occurredAt: now, data: { number: created.number, kind: 'back_office' } });
+  await m.tx.query(`INSERT INTO registers (id, merchant_id, number, name, kind) VALUES ($1, $2, $3, 'Back office', 'back_office')`, [created.id, m.merchantId, created.number]);
+  await m.audit({ registerId: created.id, action: 'register.created', entityType: 'register', entityId: created.id, data: { number: created.number, kind: 'back_office' } });
   return created;
 }
 
-async function nextReceiptNumber(tx: Queryable, register: { id: string; number: number }): Promise<string> {
-  const { rows } = await tx.query<{ receipt_number: string }>(
+/**
+ * The next receipt number of a register (`R<n>-<6+ digit sequence>`, core/receipt.ts) in O(1): the register's
+ * counter in `receipt_sequences` (migration 0081) goes up by one (`UPDATE … RETURNING`, under the merchant lock). A
+ * register without a counter yet gets one that continues its existing orders' highest sequence (read once).
+ */
+async function nextReceiptNumber(m: Mutation, register: { id: string; number: number }): Promise<string> {
+  const bumped = await m.tx.query<{ last_seq: number | string }>('UPDATE receipt_sequences SET last_seq = last_seq + 1 WHERE register_id = $1 RETURNING last_seq', [register.id]);
+  if (bumped.rows[0]) return formatReceiptNumber(register.number, Number(bumped.rows[0].last_seq));
+  const { rows } = await m.tx.query<{ receipt_number: string }>(
     'SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1',
     [register.id],
   );
-  const last = rows[0] ? (parseReceiptNumber(rows[0].receipt_number)?.sequence ?? 0) : 0;
-  return formatReceiptNumber(register.number, last + 1);
+  const next = (rows[0] ? (parseReceiptNumber(rows[0].receipt_number)?.sequence ?? 0) : 0) + 1;
+  await m.tx.query('INSERT INTO receipt_sequences (register_id, merchant_id, last_seq) VALUES ($1, $2, $3)', [register.id, m.merchantId, next]);
+  return formatReceiptNumber(register.number, next);
 }
 
 async function nextSeq(tx: Queryable): Promise<number> {
   return Number((await tx.query<{ seq: number | string }>(`SELECT nextval('sync_seq') AS seq`)).rows[0]!.seq);
 }
 
-async function post(tx: Queryable, merchantId: string, jt: JournalTransaction): Promise<void> {
-  await postJournalTransaction(tx, merchantId, jt);
+async function post(m: Mutation, jt: JournalTransaction): Promise<void> {
+  await postJournalTransaction(m.tx, m.merchantId, jt);
+  m.changed('journal-transactions');
 }
 
-async function saveOrder(tx: Queryable, row: OrderRow, order: Order, now: Date, refundedCents?: number): Promise<OrderRow> {
-  const seq = await nextSeq(tx);
-  await tx.query(
+async function saveOrder(m: Mutation, row: OrderRow, order: Order, refundedCents?: number): Promise<OrderRow> {
+  const seq = await nextSeq(m.tx);
+  await m.tx.query(
     `UPDATE orders SET state = $2, data = $3::jsonb, sync_seq = $4, updated_at = $5, refunded_cents = $6 WHERE id = $1`,
-    [row.id, order.state, JSON.stringify(order), seq, now.toISOString(), refundedCents ?? Number(row.refunded_cents)],
+    [row.id, order.state, JSON.stringify(order), seq, m.now.toISOString(), refundedCents ?? Number(row.refunded_cents)],
   );
-  return { ...row, state: order.state, data: order, sync_seq: seq, updated_at: now, refunded_cents: refundedCents ?? row.refunded_cents };
+  m.changed('orders');
+  return { ...row, state: order.state, data: order, sync_seq: seq, updated_at: m.now, refunded_cents: refundedCents ?? row.refunded_cents };
 }
 
-/** What a transaction changed beyond orders and the ledger, for the change feed after commit. */
-interface Effects {
-  stockChanged: boolean;
-}
-
-/**
- * Stock movements of API sales (kind `sale`, keyed by the order id) and restocking refunds (kind `return`, keyed by
- * the refund id) through the inventory service, in the same transaction. Untracked variations are skipped there.
- */
-async function recordStock(tx: Queryable, effects: Effects | undefined, input: Parameters<typeof recordSaleStock>[1]): Promise<void> {
-  if ((await recordSaleStock(tx, input)) && effects) effects.stockChanged = true;
-}
-
-function notifyWritten(ctx: AppContext, merchantId: string, effects?: Effects): void {
-  ctx.feed.notify(merchantId, 'orders');
-  ctx.feed.notify(merchantId, 'journal-transactions');
-  if (effects?.stockChanged) ctx.feed.notify(merchantId, 'catalog-items');
+/** One order to store: the core document and where it came from. */
+export interface OrderInsert {
+  order: Order;
+  source: 'api' | 'register';
 }
 
 /**
- * Webhook events of a register sale just stored by replication (DESIGN §6), in the caller's transaction:
- * `order.created`, and `order.paid` as well since a register sale arrives paid. The object is the order as
- * `GET /api/pos/orders/{id}` shows it (without payments and refunds).
+ * Stores new orders in one multi-row INSERT with one column list (API orders and register sales alike): each row
+ * gets the next `sync_seq` (registers pull by it) and `updated_at = m.now`; `orders` is marked changed for the change
+ * feed. Writes no audit row and no event: the caller's step does (`order.created` / `order.stored`).
+ * Returns the sync sequence given to each order id.
+ * @throws the database's unique violation when an id or a (register, receipt number) is taken.
  */
-export async function announceRegisterOrder(tx: Queryable, merchantId: string, order: Order, now: Date): Promise<void> {
+export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): Promise<Map<string, number>> {
+  const seqs = new Map<string, number>();
+  if (rows.length === 0) return seqs;
+  const params: unknown[] = [m.merchantId, m.now.toISOString()];
+  const values = rows.map(({ order, source }) => {
+    const at = params.length;
+    params.push(order.id, order.registerId, order.receiptNumber, order.state, order.totalCents, order.createdAt, JSON.stringify(order), source);
+    return `($${at + 1}, $1, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::jsonb, nextval('sync_seq'), $2, $${at + 8})`;
+  });
+  const { rows: stored } = await m.tx.query<{ id: string; sync_seq: number | string }>(
+    `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
+     VALUES ${values.join(', ')} RETURNING id, sync_seq`,
+    params,
+  );
+  for (const r of stored) seqs.set(r.id, Number(r.sync_seq));
+  m.changed('orders');
+  return seqs;
+}
+
+/**
+ * Webhook events of a register sale just stored (DESIGN §6), in the mutation: `order.created`, and `order.paid` as
+ * well since a register sale arrives paid. The object is the order as `GET /api/pos/orders/{id}` shows it (without
+ * payments and refunds).
+ */
+export async function announceRegisterOrder(m: Pick<Mutation, 'emit'>, order: Order): Promise<void> {
   const object = { ...order, source: 'register', refundedCents: 0, balanceDueCents: order.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0 };
-  await emitEvent(tx, { merchantId, type: 'order.created', object, occurredAt: now });
-  if (order.state === 'paid') await emitEvent(tx, { merchantId, type: 'order.paid', object, occurredAt: now });
+  await m.emit('order.created', object);
+  if (order.state === 'paid') await m.emit('order.paid', object);
 }
 
 /* ───────────────────────────── create ───────────────────────────── */
 
 /**
- * Creates an open order from catalog references, priced from the merchant's catalog (spec app rule 2), with an
- * optional customer and discounts. Writes the order, an audit row and `order.created` in one transaction.
- * @throws ProblemError 400 naming the field when a line cannot be priced, the customer is unknown or the total is out
- *   of bounds.
+ * Creates an open order in the mutation from catalog references priced against `catalog` (spec app rule 2), with
+ * discounts, an optional customer (checked by the caller) and note, on the back-office register with its next
+ * receipt number. Writes the order, an audit row `order.created` and the event `order.created`.
+ * @throws ProblemError 400 naming the `lineItems.<i>…` field when a line cannot be priced, or `amount_out_of_range`
+ *   naming `lineItems` when the total exceeds 99 999 999.
  */
-export async function createOrder(ctx: AppContext, principal: Principal, input: OrderCreate): Promise<OrderView> {
-  const now = ctx.clock();
-  const actor = callerOf(principal);
-  const view = await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
-    const merchant = await getMerchant(tx, principal.merchantId);
-    if (input.customerId) {
-      const customer = await tx.query('SELECT 1 FROM customers WHERE id = $1 AND merchant_id = $2 AND deleted_at IS NULL', [input.customerId, merchant.id]);
-      if (customer.rows.length === 0) {
-        throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${input.customerId} does not exist.`, [{ path: 'customerId', message: 'is not a customer of this store' }]);
-      }
+export async function createOrder(m: Mutation, input: OrderCreate, context: { currency: string; catalog: CatalogSnapshot; staffId?: string }): Promise<OrderView> {
+  const discounts: Discount[] = (input.discounts ?? []).map((d) => ({ ...d, id: newId('discount') }));
+  let totals;
+  try {
+    totals = priceCart(input.lineItems, discounts, context.catalog);
+  } catch (err) {
+    if (err instanceof PricingError) {
+      const path = err.path.replace(/^lines\./, 'lineItems.');
+      throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
     }
-    const discounts: Discount[] = (input.discounts ?? []).map((d) => ({ ...d, id: newId('discount') }));
-    const catalog = await loadCatalog(tx, merchant.id);
-    let totals;
-    try {
-      totals = priceCart(input.lineItems, discounts, catalog);
-    } catch (err) {
-      if (err instanceof PricingError) {
-        const path = err.path.replace(/^lines\./, 'lineItems.');
-        throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
-      }
-      throw err;
-    }
-    if (totals.totalCents > MAX_AMOUNT_CENTS) {
-      throw new ProblemError(400, 'amount_out_of_range', `Invalid lineItems: the order totals ${totals.totalCents}; at most ${MAX_AMOUNT_CENTS}.`, [
-        { path: 'lineItems', message: `total ${totals.totalCents} exceeds ${MAX_AMOUNT_CENTS}` },
-      ]);
-    }
-    const register = await backOfficeRegister(tx, merchant.id, now, actor);
-    const order: Order = {
-      id: newId('order'),
-      registerId: register.id,
-      registerNumber: register.number,
-      receiptNumber: await nextReceiptNumber(tx, register),
-      state: 'open',
-      currency: merchant.currency,
-      createdAt: now.toISOString(),
-      ...(principal.kind === 'staff' ? { staffId: principal.staffId } : {}),
-      ...(input.customerId ? { customerId: input.customerId } : {}),
-      lines: totals.lines,
-      discounts,
-      taxLines: totals.taxLines,
-      subtotalCents: totals.subtotalCents,
-      discountCents: totals.discountCents,
-      taxCents: totals.taxCents,
-      totalCents: totals.totalCents,
-      tipCents: 0,
-      paidCents: 0,
-      tenders: [],
-      journalTransactionId: null,
-      ...(input.note ? { note: input.note } : {}),
-    };
-    const seq = await nextSeq(tx);
-    await tx.query(
-      `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
-       VALUES ($1, $2, $3, $4, 'open', $5, $6, $7::jsonb, $8, $6, 'api')`,
-      [order.id, merchant.id, register.id, order.receiptNumber, order.totalCents, order.createdAt, JSON.stringify(order), seq],
-    );
-    await appendAudit(tx, {
-      merchantId: merchant.id,
-      actor,
-      registerId: register.id,
-      action: 'order.created',
-      entityType: 'order',
-      entityId: order.id,
-      occurredAt: now,
-      data: { state: 'open', receiptNumber: order.receiptNumber, totalCents: order.totalCents, lines: order.lines.length, customerId: order.customerId ?? null },
-    });
-    const row: OrderRow = { id: order.id, merchant_id: merchant.id, register_id: register.id, state: 'open', data: order, sync_seq: seq, updated_at: now, source: 'api', refunded_cents: 0 };
-    const created = toView(row, { payments: [], refunds: [] });
-    await emitEvent(tx, { merchantId: merchant.id, type: 'order.created', object: created as unknown as Record<string, unknown>, occurredAt: now });
-    return created;
+    throw err;
+  }
+  if (totals.totalCents > MAX_AMOUNT_CENTS) {
+    throw new ProblemError(400, 'amount_out_of_range', `Invalid lineItems: the order totals ${totals.totalCents}; at most ${MAX_AMOUNT_CENTS}.`, [
+      { path: 'lineItems', message: `total ${totals.totalCents} exceeds ${MAX_AMOUNT_CENTS}` },
+    ]);
+  }
+  const register = await backOfficeRegister(m);
+  const order: Order = {
+    id: newId('order'),
+    registerId: register.id,
+    registerNumber: register.number,
+    receiptNumber: await nextReceiptNumber(m, register),
+    state: 'open',
+    currency: context.currency,
+    createdAt: m.now.toISOString(),
+    ...(context.staffId ? { staffId: context.staffId } : {}),
+    ...(input.customerId ? { customerId: input.customerId } : {}),
+    lines: totals.lines,
+    discounts,
+    taxLines: totals.taxLines,
+    subtotalCents: totals.subtotalCents,
+    discountCents: totals.discountCents,
+    taxCents: totals.taxCents,
+    totalCents: totals.totalCents,
+    tipCents: 0,
+    paidCents: 0,
+    tenders: [],
+    journalTransactionId: null,
+    ...(input.note ? { note: input.note } : {}),
+  };
+  const seq = (await insertOrders(m, [{ order, source: 'api' }])).get(order.id)!;
+  await m.audit({
+    registerId: register.id,
+    action: 'order.created',
+    entityType: 'order',
+    entityId: order.id,
+    data: { state: 'open', receiptNumber: order.receiptNumber, totalCents: order.totalCents, lines: order.lines.length, customerId: order.customerId ?? null },
   });
-  notifyWritten(ctx, principal.merchantId);
-  return view;
+  const row: OrderRow = { id: order.id, merchant_id: m.merchantId, register_id: register.id, state: 'open', data: order, sync_seq: seq, updated_at: m.now, source: 'api', refunded_cents: 0 };
+  const created = toView(row, { payments: [], refunds: [] });
+  await m.emit('order.created', created as unknown as Record<string, unknown>);
+  // API orders are a journal-free change for registers, but the change feed has always told both collections.
+  m.changed('journal-transactions');
+  return created;
 }
 
 /* ───────────────────────────── payments ───────────────────────────── */
 
-/** One tender to record: what the rail said and where the money sits. */
-interface CapturedTender {
+/** One tender to record: what the rail said and where the money sits (payments/staff-tenders.ts captures them). */
+export interface CapturedTender {
   method: PaymentRecord['method'];
   rail: string;
   accountCode: string;
@@ -466,24 +456,20 @@ interface CapturedTender {
   reference?: string;
 }
 
-
-/** The sandbox card rail declined tender `index`: {@link payOrder} stores the attempt, then answers 402. */
-class CardDeclined extends Error {
-  override name = 'CardDeclined';
-  constructor(
-    readonly index: number,
-    readonly code: string,
-    readonly tender: Extract<TenderInput, { method: 'card' }>,
-  ) {
-    super(`declined: ${code}`);
-  }
+/** A card tender the rail declined (`tenders.<index>`), to store with {@link recordDeclinedPayment}. */
+export interface DeclinedCardTender {
+  index: number;
+  code: string;
+  tender: Extract<TenderInput, { method: 'card' }>;
+  rail: string;
+  accountCode: string;
 }
 
 /** 402 for a declined card tender, naming the stored declined payment (`paymentId`). */
-class PaymentDeclinedError extends ProblemError {
+export class PaymentDeclinedError extends ProblemError {
   constructor(
     readonly paymentId: string,
-    declined: CardDeclined,
+    declined: DeclinedCardTender,
   ) {
     super(402, declined.code, `The sandbox card rail declined tenders.${declined.index} (${declined.tender.cardToken}): nothing was charged; the attempt is recorded as payment ${paymentId} (declined).`, [
       { path: `tenders.${declined.index}.cardToken`, message: `declined: ${declined.code}` },
@@ -532,51 +518,38 @@ function overpayment(path: string, goodsPaid: number, goodsDue: number): Problem
   ]);
 }
 
-/** Captures one tender already passed by {@link checkTenders}; a sandbox card decline throws {@link CardDeclined}. */
-function captureTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string): CapturedTender {
-  const tipCents = t.tipCents ?? 0;
-  switch (t.method) {
-    case 'cash': {
-      return {
-        method: 'cash',
-        rail: 'cash',
-        accountCode: cashDrawerAccount(registerNumber),
-        amountCents: t.amountCents,
-        tipCents,
-        ...(t.tenderedCents !== undefined ? { tenderedCents: t.tenderedCents, changeCents: t.tenderedCents - t.amountCents } : {}),
-      };
-    }
-    case 'card': {
-      // Deterministic sandbox card rail (DESIGN §10): documented tokens, never a card number.
-      const card = SANDBOX_STAFF_CARDS[t.cardToken]!;
-      if ('decline' in card) throw new CardDeclined(index, card.decline, t);
-      return { method: 'card', rail: STAFF_CARD_RAIL, accountCode: `card_clearing:${STAFF_CARD_RAIL}`, amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` };
-    }
-    case 'check':
-      return { method: 'check', rail: 'check', accountCode: 'check_clearing', amountCents: t.amountCents, tipCents, ...(t.checkNumber ? { reference: `check ${t.checkNumber}` } : {}) };
-    case 'other':
-      return { method: 'other', rail: 'other', accountCode: 'other_tender_clearing', amountCents: t.amountCents, tipCents, ...(t.reference ? { reference: t.reference } : {}) };
-  }
+/**
+ * The open order `orderId` of the mutation's merchant, ready to take `tenders` (checked: see checkTenders), before any
+ * tender is charged.
+ * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender.
+ */
+export async function openOrderForTenders(m: Mutation, orderId: string, tenders: TenderInput[]): Promise<OrderRow> {
+  const row = await orderRow(m.tx, m.merchantId, orderId);
+  if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
+  checkTenders(row.data, tenders);
+  return row;
+}
+
+/** What {@link recordPayments} did: the order after it, and whether it became paid (sale posted, `order.paid` emitted). */
+export interface RecordedPayments {
+  row: OrderRow;
+  isPaid: boolean;
 }
 
 /**
- * Records captured tenders on an open order inside `tx` (the merchant is locked): payment rows, one journal
- * transaction each, the order's tenders and totals; when the balance reaches zero the order becomes `paid`, its sale
- * is posted and `order.paid` emitted.
+ * Records captured tenders on an open order in the mutation: payment rows, one journal transaction each, audit
+ * `payment.captured` each, the order's tenders and totals; when the balance reaches zero the order becomes `paid`,
+ * its sale is posted, audit `order.paid` and `order.paid` emitted. `amountPath` is the field an overpayment names.
+ * @throws ProblemError 409 (`currentState`) when the order is not open; 400 `overpayment` naming `amountPath`.
  */
-async function recordPayments(
-  tx: Queryable,
-  row: OrderRow,
-  tenders: { ulid: string; captured: CapturedTender }[],
-  meta: { actor: string; appId?: string | null; now: Date; amountPath: string; effects?: Effects; payRequestId?: string },
-): Promise<OrderRow> {
+export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid: string; captured: CapturedTender }[], meta: { amountPath: string }): Promise<RecordedPayments> {
   const order = row.data;
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
   const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
   const goodsPaid = tenders.reduce((a, t) => a + t.captured.amountCents - t.captured.tipCents, 0);
   if (goodsPaid > goodsDue) throw overpayment(meta.amountPath, goodsPaid, goodsDue);
-  const existing = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
-  const nowIso = meta.now.toISOString();
+  const existing = Number((await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const nowIso = m.now.toISOString();
   const newTenders: Tender[] = [];
   for (const [i, { ulid, captured: c }] of tenders.entries()) {
     const paymentId = `pmt_${ulid}`;
@@ -586,23 +559,19 @@ async function recordPayments(
     guardPayment(paymentId, state, 'captured', 'capture');
     state = 'captured';
     const jt = buildOrderPaymentJournalTransaction(order, { id: paymentId, accountCode: c.accountCode, amountCents: c.amountCents, tipCents: c.tipCents }, nowIso);
-    await post(tx, row.merchant_id, jt);
-    await tx.query(
+    await post(m, jt);
+    await m.tx.query(
       `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
          card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $19, $19)`,
       [paymentId, row.merchant_id, row.id, existing + i, c.method, c.rail, state, c.amountCents, c.tipCents, c.tenderedCents ?? null, c.changeCents ?? null,
-        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, meta.actor, nowIso],
+        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, m.actor, nowIso],
     );
-    await appendAudit(tx, {
-      merchantId: row.merchant_id,
-      actor: meta.actor,
-      appId: meta.appId ?? null,
+    await m.audit({
       registerId: order.registerId,
       action: 'payment.captured',
       entityType: 'payment',
       entityId: paymentId,
-      occurredAt: meta.now,
       data: { orderId: row.id, method: c.method, rail: c.rail, amountCents: c.amountCents, tipCents: c.tipCents, journalTransactionId: jt.id, state: 'captured' },
     });
     newTenders.push({
@@ -628,104 +597,51 @@ async function recordPayments(
     guardOrder(row.id, row.state, 'paid', 'pay');
     next = { ...next, state: 'paid', journalTransactionId: saleJournalTransactionId(order.id) };
     const sale = buildOrderSettlementJournalTransaction(next, nowIso);
-    if (sale) await post(tx, row.merchant_id, sale);
+    if (sale) await post(m, sale);
     else next = { ...next, journalTransactionId: null };
   }
-  const saved = await saveOrder(tx, row, next, meta.now);
-  // The order's pay links were for the balance before this payment: none of them fits any more.
-  await cancelPendingPayLinks(tx, { merchantId: row.merchant_id, orderId: row.id, reason: isPaid ? 'order_paid' : 'balance_changed', except: meta.payRequestId ? [meta.payRequestId] : [], actor: meta.actor, now: meta.now });
+  const saved = await saveOrder(m, row, next);
   if (isPaid) {
-    await appendAudit(tx, {
-      merchantId: row.merchant_id,
-      actor: meta.actor,
-      appId: meta.appId ?? null,
+    await m.audit({
       registerId: order.registerId,
       action: 'order.paid',
       entityType: 'order',
       entityId: row.id,
-      occurredAt: meta.now,
       data: { from: 'open', to: 'paid', totalCents: next.totalCents, tipCents: next.tipCents, paidCents: next.paidCents, journalTransactionId: next.journalTransactionId },
     });
-    const view = toView(saved, { payments: await paymentsOf(tx, saved), refunds: [] });
-    await emitEvent(tx, { merchantId: row.merchant_id, type: 'order.paid', object: view as unknown as Record<string, unknown>, occurredAt: meta.now });
-    await recordStock(tx, meta.effects, {
-      merchantId: row.merchant_id,
-      kind: 'sale',
-      sourceId: row.id,
-      lines: next.lines.map((l) => ({ variationId: l.variationId, quantity: l.quantity })),
-      actor: meta.actor,
-      now: meta.now,
-    });
+    const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: [] });
+    await m.emit('order.paid', view as unknown as Record<string, unknown>);
   }
-  return saved;
-}
-
-/**
- * Pays an open order with one or several tenders (all or nothing). The tenders are checked first (400, nothing
- * written, no card charged); then cash, check and other tenders are captured at once and cards go through the
- * deterministic sandbox rail. A decline takes none of the tenders: the declined attempt alone is committed (payment in
- * state `declined`, no journal transaction, audit `payment.declined`, see {@link recordDeclinedPayment}) and the
- * 402 names it in `paymentId`; the order stays open.
- * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender;
- *   402 `card_declined` / `insufficient_funds` (with `paymentId`, after the declined attempt is committed).
- */
-export async function payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView> {
-  const now = ctx.clock();
-  const effects: Effects = { stockChanged: false };
-  const outcome = await ctx.db.transaction(async (tx): Promise<{ view: OrderView } | { declined: PaymentDeclinedError }> => {
-    await lockMerchant(tx, principal.merchantId);
-    const row = await orderRow(tx, principal.merchantId, orderId);
-    if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
-    checkTenders(row.data, input.tenders);
-    let tenders;
-    try {
-      tenders = input.tenders.map((t, i) => {
-        const ulid = newId('payment').slice(4);
-        return { ulid, captured: captureTender(t, i, row.data.registerNumber, ulid) };
-      });
-    } catch (err) {
-      // Nothing is written before the tenders are captured: the declined attempt is all this transaction keeps.
-      if (err instanceof CardDeclined) return { declined: await recordDeclinedPayment(tx, row, err, { actor: callerOf(principal), now }) };
-      throw err;
-    }
-    const saved = await recordPayments(tx, row, tenders, { actor: callerOf(principal), now, amountPath: 'tenders', effects });
-    return { view: toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) }) };
-  });
-  if ('declined' in outcome) throw outcome.declined;
-  notifyWritten(ctx, principal.merchantId, effects);
-  return outcome.view;
+  return { row: saved, isPaid };
 }
 
 /**
  * Stores a declined card attempt on an open order (DESIGN §5: `pending → declined`): a payment row in state
  * `declined` with the rail's code, no journal transaction, nothing toward the order's balance; audit `payment.declined`.
- * Returns the 402 to answer, naming the stored payment.
+ * Returns the 402 to answer once this is committed, naming the stored payment.
  */
-async function recordDeclinedPayment(tx: Queryable, row: OrderRow, declined: CardDeclined, meta: { actor: string; now: Date }): Promise<PaymentDeclinedError> {
+export async function recordDeclinedPayment(m: Mutation, row: OrderRow, declined: DeclinedCardTender): Promise<PaymentDeclinedError> {
   const paymentId = newId('payment');
   guardPayment(paymentId, 'pending', 'declined', 'decline');
-  const existing = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
-  const nowIso = meta.now.toISOString();
+  const existing = Number((await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const nowIso = m.now.toISOString();
   const { amountCents, tipCents = 0 } = declined.tender;
-  await tx.query(
+  await m.tx.query(
     `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, 'card', $11, 'declined', $5, $6, $7, $12, $8, $9, $10, $10)`,
-    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, meta.actor, nowIso, STAFF_CARD_RAIL, `card_clearing:${STAFF_CARD_RAIL}`],
+    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, m.actor, nowIso, declined.rail, declined.accountCode],
   );
-  await appendAudit(tx, {
-    merchantId: row.merchant_id,
-    actor: meta.actor,
+  await m.audit({
     registerId: row.data.registerId,
     action: 'payment.declined',
     entityType: 'payment',
     entityId: paymentId,
-    occurredAt: meta.now,
-    data: { orderId: row.id, method: 'card', rail: STAFF_CARD_RAIL, amountCents, declineCode: declined.code, state: 'declined' },
+    data: { orderId: row.id, method: 'card', rail: declined.rail, amountCents, declineCode: declined.code, state: 'declined' },
   });
   return new PaymentDeclinedError(paymentId, declined);
 }
 
-/** A payment that arrived through another channel (pay link, invoice), for {@link applyExternalPayment}. */
+/** A payment that arrived through another channel (pay link, invoice), for {@link recordExternalPayment}. */
 export interface ExternalPayment {
   merchantId: string;
   orderId: string;
@@ -741,20 +657,20 @@ export interface ExternalPayment {
   method?: 'card' | 'other';
   cardBrand?: string;
   last4?: string;
-  /** Audit actor, e.g. `system` or `pay_request:pr_…` (default `system`). */
+  /** Audit actor, e.g. `system` or `pay_page:pr_…` (default `system`; the mutation's actor when recorded in one). */
   actor?: string;
   /** The pay link being paid, when it is one: it stays for its caller to mark paid; the order's other links are canceled. */
   payRequestId?: string;
 }
 
 /**
- * Records an external payment on an OPEN order inside the caller's transaction `tx` (see the file comment). The
- * caller notifies nothing: the change feed is told by the next sync pull. Returns the order as the API shows it.
+ * Records an external payment (pay link, invoice) on an OPEN order of the mutation's merchant: payment record,
+ * journal transaction (Dr `card_clearing:<rail>`, Cr receivables/tips), order state (→ `paid` when fully paid, with
+ * the sale posted and `order.paid` emitted), audit. Returns what {@link recordPayments} did.
  * @throws ProblemError 404 unknown order; 409 `illegal_state_transition` with `currentState` when the order is not
  *   open; 400 `overpayment` when `amountCents − tipCents` exceeds the balance due, or a bad rail/amount.
  */
-export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 'clock'>, payment: ExternalPayment): Promise<OrderView> {
-  const now = ctx.clock();
+export async function recordExternalPayment(m: Mutation, payment: Omit<ExternalPayment, 'merchantId' | 'actor'>): Promise<RecordedPayments> {
   const tipCents = payment.tipCents ?? 0;
   if (!/^[a-z][a-z0-9_]{0,39}$/.test(payment.rail)) {
     throw new ProblemError(400, 'validation_error', 'Invalid rail: use lower-case letters, digits and _.', [{ path: 'rail', message: 'must match ^[a-z][a-z0-9_]{0,39}$' }]);
@@ -762,8 +678,7 @@ export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 
   if (!Number.isSafeInteger(payment.amountCents) || payment.amountCents < 1 || payment.amountCents > MAX_AMOUNT_CENTS || !Number.isSafeInteger(tipCents) || tipCents < 0 || tipCents > payment.amountCents) {
     throw new ProblemError(400, 'validation_error', `Invalid amountCents: 1 … ${MAX_AMOUNT_CENTS}, covering tipCents.`, [{ path: 'amountCents', message: 'out of range' }]);
   }
-  await lockMerchant(tx, payment.merchantId);
-  const row = await orderRow(tx, payment.merchantId, payment.orderId);
+  const row = await orderRow(m.tx, m.merchantId, payment.orderId);
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
   const ulid = newId('payment').slice(4);
   const method = payment.method ?? 'other';
@@ -777,78 +692,88 @@ export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 
     ...(payment.cardBrand ? { cardBrand: payment.cardBrand.slice(0, 20) } : {}),
     ...(payment.last4 && /^\d{4}$/.test(payment.last4) ? { lastFour: payment.last4 } : {}),
   };
-  const saved = await recordPayments(tx, row, [{ ulid, captured }], { actor: payment.actor ?? 'system', now, amountPath: 'amountCents', ...(payment.payRequestId ? { payRequestId: payment.payRequestId } : {}) });
-  return toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, payment.orderId) });
+  return recordPayments(m, row, [{ ulid, captured }], { amountPath: 'amountCents' });
+}
+
+/**
+ * The balance due of an open order of the merchant, in minor units: what a pay link for it charges.
+ * @throws ProblemError 400 naming `orderId` when the order does not exist or is fully paid; 409 naming `currentState`
+ *   when it is not open.
+ */
+export async function payLinkBalance(db: Queryable, merchantId: string, orderId: string): Promise<number> {
+  const { rows } = await db.query<{ state: string; total: number | string; tips: number | string; paid: number | string }>(
+    `SELECT state, (data->>'totalCents')::bigint AS total, COALESCE((data->>'tipCents')::bigint, 0) AS tips, COALESCE((data->>'paidCents')::bigint, 0) AS paid
+       FROM orders WHERE id = $1 AND merchant_id = $2`,
+    [orderId, merchantId],
+  );
+  const order = rows[0];
+  if (!order) throw new ProblemError(400, 'unknown_order', `Invalid orderId: order ${orderId} does not exist.`, [{ path: 'orderId', message: 'is not an order of this store' }]);
+  if (order.state !== 'open') throw new StateConflictError('order', orderId, order.state, `Order ${orderId} is ${order.state}: only an open order can be paid by a pay link.`);
+  const due = Number(order.total) + Number(order.tips) - Number(order.paid);
+  if (due < 1) throw new ProblemError(400, 'nothing_due', `Invalid orderId: order ${orderId} has nothing left to pay.`, [{ path: 'orderId', message: 'has no balance due' }]);
+  return due;
 }
 
 /* ───────────────────────────── cancel ───────────────────────────── */
 
 /**
- * Cancels an open order (open → canceled). Payments it had collected are given back in the same transaction: one
- * `cancellation` refund record and journal transaction, each payment → refunded, `payment.refunded` emitted.
+ * Cancels an open order (open → canceled) in the mutation. Payments it had collected are given back: one
+ * `cancellation` refund record and journal transaction, each payment → refunded, `payment.refunded` emitted; audit
+ * `order.canceled`. The order's pay links are the workflow's (workflows/cancel-order.ts).
  * @throws ProblemError 404; 409 (`currentState`) when the order is not open.
  */
-export async function cancelOrder(ctx: AppContext, principal: Principal, orderId: string, input: { reason?: string }): Promise<OrderView> {
-  const now = ctx.clock();
-  const actor = callerOf(principal);
-  const view = await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
-    const row = await orderRow(tx, principal.merchantId, orderId);
-    guardOrder(row.id, row.state, 'canceled', 'cancel');
-    const payments = (await paymentsOf(tx, row)).filter((p) => p.state === 'captured');
-    let refundedCents = 0;
-    let refund: RefundRecord | undefined;
-    if (payments.length > 0) {
-      const jt = buildCancellationJournalTransaction(row.data, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, tipCents: p.tipCents })), now.toISOString());
-      await post(tx, row.merchant_id, jt);
-      for (const p of payments) {
-        guardPayment(p.id, p.state, 'refunded', 'refund');
-        await tx.query(`UPDATE order_payments SET state = 'refunded', refunded_cents = amount_cents, updated_at = $2 WHERE id = $1`, [p.id, now.toISOString()]);
-      }
-      refundedCents = payments.reduce((a, p) => a + p.amountCents, 0);
-      const tips = payments.reduce((a, p) => a + p.tipCents, 0);
-      refund = {
-        id: newId('refund'),
-        orderId,
-        kind: 'cancellation',
-        amountCents: refundedCents,
-        goodsCents: refundedCents - tips,
-        taxCents: 0,
-        tipCents: tips,
-        lines: [],
-        allocations: payments.map((p) => ({ paymentId: p.id, amountCents: p.amountCents, accountCode: p.accountCode })),
-        restock: false,
-        reason: input.reason ?? 'order canceled',
-        journalTransactionId: jt.id,
-        createdAt: now.toISOString(),
-      };
-      await insertRefund(tx, row.merchant_id, refund, actor);
+export async function cancelOrder(m: Mutation, orderId: string, input: { reason?: string }): Promise<OrderView> {
+  const now = m.now;
+  const row = await orderRow(m.tx, m.merchantId, orderId);
+  guardOrder(row.id, row.state, 'canceled', 'cancel');
+  const payments = (await paymentsOf(m.tx, row)).filter((p) => p.state === 'captured');
+  let refundedCents = 0;
+  let refund: RefundRecord | undefined;
+  if (payments.length > 0) {
+    const jt = buildCancellationJournalTransaction(row.data, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, tipCents: p.tipCents })), now.toISOString());
+    await post(m, jt);
+    for (const p of payments) {
+      guardPayment(p.id, p.state, 'refunded', 'refund');
+      await m.tx.query(`UPDATE order_payments SET state = 'refunded', refunded_cents = amount_cents, updated_at = $2 WHERE id = $1`, [p.id, now.toISOString()]);
     }
-    const saved = await saveOrder(tx, row, { ...row.data, state: 'canceled' }, now, refundedCents);
-    await cancelPendingPayLinks(tx, { merchantId: row.merchant_id, orderId, reason: 'order_canceled', actor, now });
-    await appendAudit(tx, {
-      merchantId: row.merchant_id,
-      actor,
-      registerId: row.data.registerId,
-      action: 'order.canceled',
-      entityType: 'order',
-      entityId: orderId,
-      occurredAt: now,
-      data: { from: row.state, to: 'canceled', reason: input.reason ?? null, refundedCents, refundId: refund?.id ?? null },
-    });
-    const out = toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) });
-    if (refund) await emitEvent(tx, { merchantId: row.merchant_id, type: 'payment.refunded', object: { ...refund, order: out } as unknown as Record<string, unknown>, occurredAt: now });
-    return out;
+    refundedCents = payments.reduce((a, p) => a + p.amountCents, 0);
+    const tips = payments.reduce((a, p) => a + p.tipCents, 0);
+    refund = {
+      id: newId('refund'),
+      orderId,
+      kind: 'cancellation',
+      amountCents: refundedCents,
+      goodsCents: refundedCents - tips,
+      taxCents: 0,
+      tipCents: tips,
+      lines: [],
+      allocations: payments.map((p) => ({ paymentId: p.id, amountCents: p.amountCents, accountCode: p.accountCode })),
+      restock: false,
+      reason: input.reason ?? 'order canceled',
+      journalTransactionId: jt.id,
+      createdAt: now.toISOString(),
+    };
+    await insertRefund(m, refund);
+  }
+  const saved = await saveOrder(m, row, { ...row.data, state: 'canceled' }, refundedCents);
+  await m.audit({
+    registerId: row.data.registerId,
+    action: 'order.canceled',
+    entityType: 'order',
+    entityId: orderId,
+    data: { from: row.state, to: 'canceled', reason: input.reason ?? null, refundedCents, refundId: refund?.id ?? null },
   });
-  notifyWritten(ctx, principal.merchantId);
-  return view;
+  const out = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, orderId) });
+  if (refund) await m.emit('payment.refunded', { ...refund, order: out } as unknown as Record<string, unknown>);
+  m.changed('journal-transactions');
+  return out;
 }
 
-async function insertRefund(tx: Queryable, merchantId: string, r: RefundRecord, actor: string): Promise<void> {
-  await tx.query(
+async function insertRefund(m: Mutation, r: RefundRecord): Promise<void> {
+  await m.tx.query(
     `INSERT INTO order_refunds (id, merchant_id, order_id, kind, amount_cents, goods_cents, tax_cents, tip_cents, lines, allocations, restock, reason, journal_transaction_id, created_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15)`,
-    [r.id, merchantId, r.orderId, r.kind, r.amountCents, r.goodsCents, r.taxCents, r.tipCents, JSON.stringify(r.lines), JSON.stringify(r.allocations), r.restock, r.reason, r.journalTransactionId, actor, r.createdAt],
+    [r.id, m.merchantId, r.orderId, r.kind, r.amountCents, r.goodsCents, r.taxCents, r.tipCents, JSON.stringify(r.lines), JSON.stringify(r.allocations), r.restock, r.reason, r.journalTransactionId, m.actor, r.createdAt],
   );
 }
 
@@ -868,94 +793,84 @@ async function materializePayments(tx: Queryable, row: OrderRow, payments: Payme
   }
 }
 
+/** A refund just written, with the goods to put back on stock (`restock`: variation and quantity of each refunded line). */
+export interface RefundResult {
+  refund: RefundRecord;
+  order: OrderView;
+  restock: { variationId: string | null; quantity: number }[];
+}
+
 /**
- * Refunds a paid order, fully or partly: by line and quantity, or by amount (core planOrderRefund). Writes a refund record
- * (never an edit of the order's lines), its journal transaction (Dr refunds / tax / tips, Cr the payments' accounts),
- * the payments' and order's new states, an audit row and `payment.refunded`; restocks refunded lines unless
- * `restock: false`.
+ * Refunds a paid order in the mutation, fully or partly: by line and quantity, or by amount (core planOrderRefund). Writes
+ * a refund record (never an edit of the order's lines), its journal transaction (Dr refunds / tax / tips, Cr the
+ * payments' accounts), the payments' and order's new states, an audit row and `payment.refunded`. The lines to
+ * restock (refund by line unless `restock: false`) are returned for the workflow to put back (workflows/refund-order.ts).
  * @throws ProblemError 404; 409 (`currentState`) when the order is not paid or partially refunded; 400 naming the field
  *   when a line is unknown or the refund exceeds what is left.
  */
-export async function refundOrder(ctx: AppContext, principal: Principal, orderId: string, input: RefundCreate): Promise<{ refund: RefundRecord; order: OrderView }> {
-  const now = ctx.clock();
-  const actor = callerOf(principal);
-  const effects: Effects = { stockChanged: false };
-  const result = await ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
-    const row = await orderRow(tx, principal.merchantId, orderId);
-    const order = row.data;
-    if (row.state !== 'paid' && row.state !== 'partially_refunded') guardOrder(row.id, row.state, 'refunded', 'refund');
-    // Core's refund rule (planOrderRefund) decides which payments a refund draws on and how much is left.
-    const allPayments = await paymentsOf(tx, row);
-    const payments = allPayments.filter((p) => (REFUNDABLE_PAYMENT_STATES as readonly string[]).includes(p.state));
-    let plan;
-    try {
-      plan = planOrderRefund(order, allPayments, await refundsOf(tx, orderId), input.lines ? { lines: input.lines } : { amountCents: input.amountCents! });
-    } catch (err) {
-      if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
-      throw err;
-    }
-    const refundedCents = Number(row.refunded_cents) + plan.amountCents;
-    const to = plan.orderState;
-    guardOrder(row.id, row.state, to, 'refund');
-    await materializePayments(tx, row, payments);
-    const refundId = newId('refund');
-    const jt = buildRefundJournalTransaction(order, plan, refundId, now.toISOString());
-    await post(tx, row.merchant_id, jt);
-    for (const a of plan.allocations) {
-      const p = payments.find((x) => x.id === a.paymentId)!;
-      const refunded = p.refundedCents + a.amountCents;
-      const state = refundState(p.amountCents, refunded) as PaymentStateName;
-      guardPayment(p.id, p.state, state, 'refund');
-      await tx.query('UPDATE order_payments SET state = $2, refunded_cents = $3, updated_at = $4 WHERE id = $1', [p.id, state, refunded, now.toISOString()]);
-    }
-    const restock = input.lines ? input.restock !== false : false;
-    const refund: RefundRecord = {
-      id: refundId,
-      orderId,
-      kind: 'refund',
-      amountCents: plan.amountCents,
-      goodsCents: plan.goodsCents,
-      taxCents: plan.taxCents,
-      tipCents: plan.tipCents,
-      lines: plan.lines,
-      allocations: plan.allocations,
-      restock,
-      reason: input.reason ?? null,
-      journalTransactionId: jt.id,
-      createdAt: now.toISOString(),
-    };
-    await insertRefund(tx, row.merchant_id, refund, actor);
-    const saved = await saveOrder(tx, row, { ...order, state: to }, now, refundedCents);
-    await appendAudit(tx, {
-      merchantId: row.merchant_id,
-      actor,
-      registerId: order.registerId,
-      action: 'order.refunded',
-      entityType: 'order',
-      entityId: orderId,
-      occurredAt: now,
-      data: { from: row.state, to, refundId, amountCents: plan.amountCents, refundedCents, journalTransactionId: jt.id, lines: plan.lines.length, restock },
-    });
-    if (restock) {
-      await recordStock(tx, effects, {
-        merchantId: row.merchant_id,
-        kind: 'return',
-        sourceId: refundId,
-        lines: plan.lines.map((l) => {
-          const line = order.lines.find((x) => x.id === l.lineId)!;
-          return { variationId: line.variationId, quantity: l.quantity };
-        }),
-        actor,
-        now,
-      });
-    }
-    const view = toView(saved, { payments: await paymentsOf(tx, saved), refunds: await refundsOf(tx, orderId) });
-    await emitEvent(tx, { merchantId: row.merchant_id, type: 'payment.refunded', object: { ...refund, order: view } as unknown as Record<string, unknown>, occurredAt: now });
-    return { refund, order: view };
+export async function refundOrder(m: Mutation, orderId: string, input: RefundCreate): Promise<RefundResult> {
+  const now = m.now;
+  const row = await orderRow(m.tx, m.merchantId, orderId);
+  const order = row.data;
+  if (row.state !== 'paid' && row.state !== 'partially_refunded') guardOrder(row.id, row.state, 'refunded', 'refund');
+  // Core's refund rule (planOrderRefund) decides which payments a refund draws on and how much is left.
+  const allPayments = await paymentsOf(m.tx, row);
+  const payments = allPayments.filter((p) => (REFUNDABLE_PAYMENT_STATES as readonly string[]).includes(p.state));
+  let plan;
+  try {
+    plan = planOrderRefund(order, allPayments, await refundsOf(m.tx, orderId), input.lines ? { lines: input.lines } : { amountCents: input.amountCents! });
+  } catch (err) {
+    if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
+    throw err;
+  }
+  const refundedCents = Number(row.refunded_cents) + plan.amountCents;
+  const to = plan.orderState;
+  guardOrder(row.id, row.state, to, 'refund');
+  await materializePayments(m.tx, row, payments);
+  const refundId = newId('refund');
+  const jt = buildRefundJournalTransaction(order, plan, refundId, now.toISOString());
+  await post(m, jt);
+  for (const a of plan.allocations) {
+    const p = payments.find((x) => x.id === a.paymentId)!;
+    const refunded = p.refundedCents + a.amountCents;
+    const state = refundState(p.amountCents, refunded) as PaymentStateName;
+    guardPayment(p.id, p.state, state, 'refund');
+    await m.tx.query('UPDATE order_payments SET state = $2, refunded_cents = $3, updated_at = $4 WHERE id = $1', [p.id, state, refunded, now.toISOString()]);
+  }
+  const restock = input.lines ? input.restock !== false : false;
+  const refund: RefundRecord = {
+    id: refundId,
+    orderId,
+    kind: 'refund',
+    amountCents: plan.amountCents,
+    goodsCents: plan.goodsCents,
+    taxCents: plan.taxCents,
+    tipCents: plan.tipCents,
+    lines: plan.lines,
+    allocations: plan.allocations,
+    restock,
+    reason: input.reason ?? null,
+    journalTransactionId: jt.id,
+    createdAt: now.toISOString(),
+  };
+  await insertRefund(m, refund);
+  const saved = await saveOrder(m, row, { ...order, state: to }, refundedCents);
+  await m.audit({
+    registerId: order.registerId,
+    action: 'order.refunded',
+    entityType: 'order',
+    entityId: orderId,
+    data: { from: row.state, to, refundId, amountCents: plan.amountCents, refundedCents, journalTransactionId: jt.id, lines: plan.lines.length, restock },
   });
-  notifyWritten(ctx, principal.merchantId, effects);
-  return result;
+  const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, orderId) });
+  await m.emit('payment.refunded', { ...refund, order: view } as unknown as Record<string, unknown>);
+  const restockLines = restock
+    ? plan.lines.map((l) => {
+        const line = order.lines.find((x) => x.id === l.lineId)!;
+        return { variationId: line.variationId, quantity: l.quantity };
+      })
+    : [];
+  return { refund, order: view, restock: restockLines };
 }
 
 /* ───────────────────────────── receipts ───────────────────────────── */
@@ -968,12 +883,12 @@ function capitalize(word: string): string {
 
 /** The receipt of an order (re-print data). @throws ProblemError 404. */
 export async function getReceipt(db: Queryable, merchantId: string, orderId: string): Promise<OrderReceipt> {
-  const merchant = await getSettings(db, merchantId);
+  const merchant = await getMerchant(db, merchantId);
   const order = await getOrderView(db, merchantId, orderId);
   const money = (c: number) => formatMoney(c, order.currency);
   // Times as the store reads its clock (settings' time zone), not UTC.
   const storeTime = (iso: string, style: 'full' | 'date') =>
-    new Intl.DateTimeFormat('en-US', { timeZone: merchant.timeZone, dateStyle: 'medium', ...(style === 'full' ? { timeStyle: 'short' } : {}) }).format(new Date(iso));
+    new Intl.DateTimeFormat('en-US', { timeZone: merchant.time_zone, dateStyle: 'medium', ...(style === 'full' ? { timeStyle: 'short' } : {}) }).format(new Date(iso));
   const tenderLabel = (t: { method: string; cardBrand: string | null; last4: string | null }) =>
     t.method === 'card' && t.last4 ? `${capitalize(t.cardBrand ?? 'card')} •••• ${t.last4}` : capitalize(t.method);
   const receipt: Omit<OrderReceipt, 'text'> = {
@@ -1020,43 +935,27 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
 }
 
 /**
- * Sends the receipt by SMS (`ctx.sms`) or e-mail (`ctx.email`) outbox, to `to` or else the order's customer's phone
- * or e-mail, and audits it. Returns the message id.
+ * Sends the receipt by SMS (`ctx.sms`) or e-mail (`ctx.email`) outbox to `input.to` — the recipient the caller settled
+ * (workflows/send-receipt.ts: as typed, in E.164 for SMS, or else the order's customer's phone or e-mail) — and
+ * audits it (`receipt.sent`). Returns the message id.
  * @throws ProblemError 404; 400 naming `to` when there is no recipient.
  */
-export async function sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: ReceiptSend): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
-  const now = ctx.clock();
+export async function sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: { channel: ReceiptSend['channel']; to?: string | undefined }): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
   const receipt = await getReceipt(ctx.db, principal.merchantId, orderId);
-  const order = await orderRow(ctx.db, principal.merchantId, orderId);
-  let to = input.to;
-  if (!to && order.data.customerId) {
-    const { rows } = await ctx.db.query<{ phone: string | null; email: string | null }>('SELECT phone, email FROM customers WHERE id = $1 AND merchant_id = $2', [order.data.customerId, principal.merchantId]);
-    to = (input.channel === 'sms' ? rows[0]?.phone : rows[0]?.email) ?? undefined;
-  }
-  // A number typed for this receipt is read like a customer's: national numbers in the store's country.
-  if (to && input.channel === 'sms' && input.to) to = await storePhoneToE164(ctx.db, principal.merchantId, to, 'to');
+  const to = input.to;
   if (!to) {
     throw new ProblemError(400, 'validation_error', `Invalid to: the order has no customer ${input.channel === 'sms' ? 'phone' : 'e-mail'}; say where to send the receipt.`, [
       { path: 'to', message: 'is required when the order has no customer with one' },
     ]);
   }
-  const recipient = to;
   const money = (c: number) => formatMoney(c, receipt.currency);
-  const sent = await ctx.db.transaction(async (tx) => {
+  const sent = await mutation(ctx, actorOf(principal), async (m) => {
     const message =
       input.channel === 'sms'
-        ? await ctx.sms.send({ merchantId: principal.merchantId, to: recipient, body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!` }, { tx, now })
-        : await ctx.email.send({ merchantId: principal.merchantId, to: recipient, subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`, body: receipt.text }, { tx, now });
-    await appendAudit(tx, {
-      merchantId: principal.merchantId,
-      actor: callerOf(principal),
-      action: 'receipt.sent',
-      entityType: 'order',
-      entityId: orderId,
-      occurredAt: now,
-      data: { channel: input.channel, to: recipient, messageId: message.id },
-    });
+        ? await ctx.sms.send({ merchantId: principal.merchantId, to, body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!` }, { tx: m.tx, now: m.now })
+        : await ctx.email.send({ merchantId: principal.merchantId, to, subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`, body: receipt.text }, { tx: m.tx, now: m.now });
+    await m.audit({ action: 'receipt.sent', entityType: 'order', entityId: orderId, data: { channel: input.channel, to, messageId: message.id } });
     return message;
   });
-  return { id: sent.id, channel: input.channel, to: recipient, orderId };
+  return { id: sent.id, channel: input.channel, to, orderId };
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { formatMoney, payPageChargeSchema, type Invoice, type PayRequestRecord } from '../../../../core/index.ts';
+import { formatMoney, payPageChargeSchema, type Invoice, type PayPageCharge, type PayRequestRecord } from '../../../../core/index.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
-import { getInvoice } from '../invoices/service.ts';
-import { getMerchant, getPayRequest, payPayRequest } from './service.ts';
+import { getMerchant } from '../../kernel/merchant.ts';
+import { getPayRequest } from './service.ts';
 import { RateLimit, rateLimitHeaders, type RateLimitDecision } from '../../platform/rate-limit.ts';
 
 /**
@@ -125,10 +125,19 @@ function payFormsHtml(record: PayRequestRecord): string {
 </section>`;
 }
 
+/**
+ * What the pay page needs from other modules, handed in by app.ts (a module never imports another): paying
+ * (workflows/pay-link-payment.ts) and the invoice a link pays, to show its lines (invoices module).
+ */
+export interface PayPageOperations {
+  payPayRequest(ctx: AppContext, id: string, charge: PayPageCharge): Promise<PayRequestRecord>;
+  getInvoice(ctx: Pick<AppContext, 'db' | 'clock'>, merchantId: string, id: string): Promise<Invoice>;
+}
+
 /** The page for a request (status as of now). */
-async function renderPage(ctx: AppContext, record: PayRequestRecord & { merchantId: string }): Promise<string> {
+async function renderPage(ctx: AppContext, ops: PayPageOperations, record: PayRequestRecord & { merchantId: string }): Promise<string> {
   const merchant = await getMerchant(ctx.db, record.merchantId);
-  const invoice = record.invoiceId ? await getInvoice(ctx, record.merchantId, record.invoiceId).catch(() => undefined) : undefined;
+  const invoice = record.invoiceId ? await ops.getInvoice(ctx, record.merchantId, record.invoiceId).catch(() => undefined) : undefined;
   const status = record.status;
   const paidLine =
     status === 'paid' && record.payment
@@ -168,7 +177,7 @@ function tooManyAttempts(decision: RateLimitDecision): ProblemError {
  * Registers `GET /pay/{id}` (the page), `POST /pay/{id}` (pay), and the page's script and style sheet
  * (`/pay-assets/pay.js`, `/pay-assets/pay.css`). All public.
  */
-export function registerPayPage(app: FastifyInstance, ctx: AppContext): void {
+export function registerPayPage(app: FastifyInstance, ctx: AppContext, ops: PayPageOperations): void {
   app.get<{ Params: { id: string } }>(
     '/pay/:id',
     { config: { openapi: { summary: 'Hosted pay page (HTML)', tags: ['pay-requests'], params: payParams, produces: ['text/html'] } } },
@@ -181,7 +190,7 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext): void {
       }
       // An invoice's link replaced by one for the new balance leads on to it.
       if (record.status === 'canceled' && record.supersededBy) return reply.redirect(`/pay/${record.supersededBy}`, 303);
-      return reply.send(await renderPage(ctx, record));
+      return reply.send(await renderPage(ctx, ops, record));
     },
   );
 
@@ -233,7 +242,7 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext): void {
     idempotent(ctx.db, ctx.clock, async (request) => {
       const { id } = parseOrThrow(payParams, request.params, '(path)');
       const body = parseOrThrow(payPageChargeSchema, request.body ?? undefined);
-      const record = await payPayRequest(ctx, id, body);
+      const record = await ops.payPayRequest(ctx, id, body);
       return { status: 200, body: publicOutcome(record) };
     }),
   );

@@ -5,7 +5,14 @@ import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
-import { cancelPayRequest, createPayRequest, getPayRequest, listPayRequests } from './service.ts';
+import { cancelPayRequest, getPayRequest, listPayRequests } from './service.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
+import type { PayRequest, PayRequestCreate } from '../../../../core/index.ts';
+
+/** Pay-request operations that span modules (workflows/pay-link-payment.ts), handed in by app.ts. */
+export interface PayRequestWorkflows {
+  createPayRequest(ctx: AppContext, principal: Principal, input: PayRequestCreate): Promise<PayRequest>;
+}
 
 const PAY_CREATE: Access = { scope: 'pay:create' };
 const payRequestParams = z.strictObject({ id: z.string().regex(/^pr_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with pr_') });
@@ -15,7 +22,7 @@ const payRequestParams = z.strictObject({ id: z.string().regex(/^pr_[0-9A-HJKMNP
  * `pay:create` (staff may too). Paying happens on the hosted pay page (routes/pay-page.ts). Logic in
  * services/pay-requests.ts.
  */
-export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext, flows: PayRequestWorkflows): void {
   app.post(
     '/api/pos/pay-requests',
     {
@@ -37,7 +44,7 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext):
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(payRequestCreateSchema, request.body ?? undefined);
-      const record = await createPayRequest(ctx, principalOf(request), body);
+      const record = await flows.createPayRequest(ctx, principalOf(request), body);
       return { status: 201, body: record };
     }),
   );

@@ -141,3 +141,6 @@ export class SandboxProcessor implements PaymentProcessor {
     return declined('invalid_token');
   }
 }
+
+/** The processor of the hosted pay page and staff card payments: the deterministic sandbox (DESIGN §9, §10). */
+export const defaultPaymentProcessor: PaymentProcessor = new SandboxProcessor();

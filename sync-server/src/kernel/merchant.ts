@@ -1,0 +1,26 @@
+import type { Queryable } from '../platform/db/db.ts';
+import { ProblemError } from '../platform/http/problem.ts';
+
+/**
+ * The merchant as every module reads it: id, display name, currency (ISO 4217), IANA time zone, default country
+ * (ISO 3166-1 alpha-2, for national phone numbers), demo flag. Read-only here: the `merchants` table is written by
+ * the merchants module alone (modules/merchants/settings.ts, seed.ts).
+ */
+export interface MerchantRow {
+  id: string;
+  name: string;
+  currency: string;
+  is_demo: boolean;
+  time_zone: string;
+  default_country: string;
+}
+
+/**
+ * Reads one merchant (any module, any transaction).
+ * @throws ProblemError 404 `merchant_not_found` when there is no such merchant.
+ */
+export async function getMerchant(db: Queryable, merchantId: string): Promise<MerchantRow> {
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, is_demo, time_zone, default_country FROM merchants WHERE id = $1', [merchantId]);
+  if (!rows[0]) throw new ProblemError(404, 'merchant_not_found', `Merchant ${merchantId} does not exist.`);
+  return rows[0];
+}

@@ -1,0 +1,63 @@
+/**
+ * Paying an invoice (DESIGN §5): charge through the payments module (card) or settle the account (cash, check, bank
+ * transfer, other) → record the payment on the invoice (invoices module: payment, journal transaction, state) →
+ * replace its pay link by one for the new balance, or cancel its links when paid (pay-links module). One mutation.
+ */
+import type { Invoice, InvoicePaymentCreate } from '../../../core/index.ts';
+import type { Principal } from '../platform/auth/identity.ts';
+import type { AppContext } from '../platform/context.ts';
+import type { ProblemError } from '../platform/http/problem.ts';
+import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
+import * as invoices from '../modules/invoices/service.ts';
+import { cancelPendingPayLinks, pendingInvoiceLinkIds } from '../modules/pay-links/pending.ts';
+import { insertInvoicePayLink } from '../modules/pay-links/service.ts';
+import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
+
+/**
+ * Applies a payment to an issued invoice in the mutation (invoices module), then its pay links: the one being paid
+ * (`payRequestId`) is marked paid by its caller; any other pending link no longer fits the balance, so it is replaced
+ * by one for the new balance (or just canceled when the invoice is paid).
+ * @throws ProblemError as invoices' `applyInvoicePayment` (404, 409 `currentState`, 400 `overpayment`).
+ */
+export async function applyInvoicePayment(ctx: Pick<AppContext, 'config'>, m: Mutation, p: invoices.InvoicePaymentInput): Promise<invoices.AppliedInvoicePayment> {
+  const applied = await invoices.applyInvoicePayment(m, p);
+  const others = await pendingInvoiceLinkIds(m.tx, p.invoiceId, p.payRequestId ?? null);
+  if (others.length > 0 || !applied.paidInFull) {
+    const replacement = applied.paidInFull
+      ? undefined
+      : (await insertInvoicePayLink(m, ctx.config, { invoiceId: p.invoiceId, invoiceNumber: applied.invoiceNumber, amountCents: applied.balanceDueCents, currency: applied.currency, phone: applied.phone, dueDate: applied.dueDate })).id;
+    await cancelPendingPayLinks(m, {
+      invoiceId: p.invoiceId,
+      reason: applied.paidInFull ? 'invoice_paid' : 'balance_changed',
+      except: [p.payRequestId, replacement].filter((x): x is string => !!x),
+      ...(replacement ? { supersededBy: replacement } : {}),
+    });
+  }
+  return applied;
+}
+
+/**
+ * Records a payment taken at the register or received another way (staff API). `card` is charged on the sandbox
+ * rail (declined → 402, only the attempt is kept, in the audit trail); `cash` goes to the drawer of `registerId`;
+ * `check` to checks to deposit; `bank_transfer` to the bank; `other` to other tenders. Returns the invoice.
+ * @throws ProblemError 404; 409 naming `currentState`; 400 `overpayment` naming `amountCents`; 400 naming
+ *   `registerId` for a register not of the store; 402.
+ */
+export async function recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate, processor: PaymentProcessor = defaultPaymentProcessor): Promise<Invoice> {
+  const declined = await mutation(ctx, actorOf(principal), async (m): Promise<ProblemError | undefined> => {
+    // State and amount first, so a card is never charged for an invoice that cannot take the payment.
+    const { currency } = await invoices.checkInvoicePayable(m, id, input.amountCents);
+    let account: invoices.InvoicePaymentAccount;
+    if (input.method === 'card') {
+      const result = await processor.charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}` });
+      if (result.outcome === 'declined') return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message });
+      account = { accountCode: result.accountCode, rail: result.rail, registerId: null, cardBrand: result.brand, last4: result.last4, reference: result.processorReference };
+    } else {
+      account = await invoices.offlinePaymentAccount(m, { ...input, method: input.method });
+    }
+    await applyInvoicePayment(ctx, m, { invoiceId: id, amountCents: input.amountCents, method: input.method, channel: 'api', ...account });
+    return undefined;
+  });
+  if (declined) throw declined;
+  return invoices.getInvoice(ctx, principal.merchantId, id);
+}

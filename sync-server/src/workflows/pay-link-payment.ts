@@ -1,0 +1,104 @@
+/**
+ * Text-to-Pay links across modules (DESIGN §5, §10). Creating one prices catalog lines against the catalog module or
+ * takes an open order's balance from the orders module, and replaces the order's older link. Paying one on the hosted
+ * pay page charges through the payments module, then records the money where it belongs — on the order (orders
+ * module), on the invoice (invoice-payment workflow), or as a sale of its own (ledger, and stock for catalog lines) —
+ * and marks the link paid. Each is one mutation.
+ */
+import type { PayPageCharge, PayRequest, PayRequestCreate, PayRequestRecord } from '../../../core/index.ts';
+import type { Principal } from '../platform/auth/identity.ts';
+import type { AppContext } from '../platform/context.ts';
+import { ProblemError } from '../platform/http/problem.ts';
+import { getMerchant } from '../kernel/merchant.ts';
+import { actorOf, mutation } from '../kernel/mutation.ts';
+import { loadCatalog } from '../modules/catalog/pricing.ts';
+import { recordSaleStock } from '../modules/inventory/service.ts';
+import { payLinkBalance } from '../modules/orders/service.ts';
+import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
+import * as payLinks from '../modules/pay-links/service.ts';
+import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { applyInvoicePayment } from './invoice-payment.ts';
+import { recordExternalOrderPayment } from './order-payment.ts';
+
+/**
+ * Creates a Text-to-Pay link: a free `amountCents`, `lineItems` priced against the merchant's catalog (apps never
+ * send prices), or an open order's balance due (`orderId`; the order's older pending link is canceled as
+ * `superseded`). The record, its SMS and the audit rows are written in one mutation.
+ * @throws ProblemError 400 when a line item cannot be priced, the priced total is out of bounds, or `orderId` is
+ *   unknown or has nothing due; 409 naming `currentState` when the order is not open.
+ */
+export async function createPayRequest(ctx: AppContext, principal: Principal, input: PayRequestCreate): Promise<PayRequest> {
+  return mutation(ctx, actorOf(principal), async (m) => {
+    const merchant = await getMerchant(m.tx, m.merchantId);
+    const amount: payLinks.PayRequestAmount = input.lineItems
+      ? payLinks.pricePayRequestLines(await loadCatalog(m.tx, merchant.id), input.lineItems)
+      : input.orderId
+        ? { amountCents: await payLinkBalance(m.tx, merchant.id, input.orderId), orderId: input.orderId }
+        : { amountCents: input.amountCents! };
+    const record = await payLinks.createPayRequest(ctx, m, merchant, input, amount);
+    // One pending link per order: the new one replaces any older one (an old link then leads to this one).
+    if (input.orderId) await cancelPendingPayLinks(m, { orderId: input.orderId, reason: 'superseded', supersededBy: record.id, except: [record.id] });
+    return record;
+  });
+}
+
+/**
+ * Pays a pay request from the hosted pay page (DESIGN §5, §10): in one mutation, under the merchant's lock and the
+ * request's row lock, checks it is still pending and unexpired, charges the token on the processor, and records the
+ * outcome — an order's link: the payment on the order; an invoice's link: the invoice payment (Dr the rail's clearing
+ * account, Cr receivables); otherwise a sale (Dr clearing, Cr revenue and tax, and `sale` stock movements for its
+ * catalog lines) — then the request `paid` with its payment and an audit row. A decline is a 402 that charges and
+ * changes nothing, its attempt kept in the audit trail (`pay_request.payment_declined`).
+ * @throws ProblemError 404; 409 naming `currentState` when not pending; 402 `card_declined` / `insufficient_funds` /
+ *   `expired_card` / `account_closed` / `invalid_token` naming `token`.
+ */
+export async function payPayRequest(ctx: AppContext, id: string, charge: PayPageCharge, processor: PaymentProcessor = defaultPaymentProcessor): Promise<PayRequestRecord> {
+  const found = await payLinks.getPayRequest(ctx.db, id, undefined, ctx.clock());
+  if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
+  const outcome = await mutation(ctx, { merchantId: found.merchantId, actor: `pay_page:${id}` }, async (m): Promise<PayRequestRecord | ProblemError> => {
+    const request = await payLinks.lockPayableRequest(m, id);
+    const result = await processor.charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id });
+    if (result.outcome === 'declined') return payLinks.recordDeclinedPayPageAttempt(m, request, { method: charge.method, code: result.code, message: result.message });
+    let journalTransactionId: string;
+    if (request.orderId) {
+      const order = await recordExternalOrderPayment(m, {
+        orderId: request.orderId,
+        amountCents: request.amountCents,
+        rail: result.rail,
+        reference: id,
+        payRequestId: id,
+        method: charge.method === 'bank_transfer' ? 'other' : 'card',
+        ...(result.brand ? { cardBrand: result.brand } : {}),
+        ...(result.last4 ? { last4: result.last4 } : {}),
+      });
+      const recorded = order.payments?.find((p) => p.reference === id);
+      if (!recorded?.journalTransactionId) throw new Error(`payment of ${id} on order ${request.orderId} has no journal transaction`);
+      journalTransactionId = recorded.journalTransactionId;
+      // An order paid through its link changed state and may have moved stock; registers pull both.
+      m.changed('orders', 'catalog-items');
+    } else if (request.invoiceId) {
+      const applied = await applyInvoicePayment(ctx, m, {
+        invoiceId: request.invoiceId,
+        amountCents: request.amountCents,
+        method: charge.method,
+        rail: result.rail,
+        accountCode: result.accountCode,
+        channel: 'pay_page',
+        cardBrand: result.brand,
+        last4: result.last4,
+        reference: result.processorReference,
+        payRequestId: id,
+        registerId: null,
+      });
+      journalTransactionId = applied.journalTransactionId;
+    } else {
+      journalTransactionId = await payLinks.postPayRequestSale(m, request, result.accountCode);
+      // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
+      if (request.lineItems && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: request.lineItems, actor: m.actor, now: m.now }))) m.changed('catalog-items');
+    }
+    m.changed('journal-transactions');
+    return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId });
+  });
+  if (outcome instanceof ProblemError) throw outcome;
+  return outcome;
+}

@@ -1,0 +1,43 @@
+/**
+ * One tick of the recurring-invoice scheduler (DESIGN §5; modules/invoices/recurring.ts runs it): due occurrences of
+ * every active series become drafts (invoices module, priced against the catalog module), auto-send drafts are sent
+ * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
+ * invoices (invoices module), idempotency keys past their 24 h (platform).
+ */
+import { utcDate } from '../../../core/index.ts';
+import type { AppContext } from '../platform/context.ts';
+import { purgeIdempotencyKeys } from '../platform/http/idempotency.ts';
+import { loadCatalog } from '../modules/catalog/pricing.ts';
+import { dueSeriesIds, generateDueInvoices, unsentAutoSendDrafts, type TickReport } from '../modules/invoices/recurring.ts';
+import { markOverdueInvoices } from '../modules/invoices/service.ts';
+import { expirePayRequests } from '../modules/pay-links/service.ts';
+import { sendInvoiceAs } from './invoice-issue.ts';
+
+/**
+ * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
+ * of pay requests and overdue invoices. Errors of one series or draft do not stop the others (they are in the report).
+ */
+export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
+  const now = ctx.clock();
+  const today = utcDate(now);
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, errors: [] };
+  for (const id of await dueSeriesIds(ctx.db, today)) {
+    try {
+      await generateDueInvoices(ctx, id, today, report, loadCatalog);
+    } catch (err) {
+      report.errors.push({ seriesId: id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  for (const d of await unsentAutoSendDrafts(ctx.db)) {
+    try {
+      await sendInvoiceAs(ctx, { merchantId: d.merchantId, actor: 'system' }, d.id, d.channels ? { channels: d.channels } : {});
+      report.sent.push(d.id);
+    } catch (err) {
+      report.errors.push({ invoiceId: d.id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  report.expiredPayRequests = await expirePayRequests(ctx.db, now);
+  report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
+  report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
+  return report;
+}
