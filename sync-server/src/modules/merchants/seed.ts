@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { newId, type CatalogItem, type TaxRate } from '../../../../core/index.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { ChangeFeed } from '../../platform/change-feed.ts';
-import { APP_SCOPES, issueAppToken } from '../../platform/auth/identity.ts';
+import { APP_SCOPES, issueAppToken, revokeAppTokens } from '../../platform/auth/identity.ts';
 import { mutation, type Mutation } from '../../kernel/mutation.ts';
 
 /**
@@ -207,7 +207,7 @@ export async function reissueDemoAppToken(db: Db, merchantId: string, clock: () 
       )
     ).rows[0];
     const webhookSecret = old?.webhook_secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
-    await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL', [merchantId, DEMO_APP_NAME]);
+    await revokeAppTokens(tx, merchantId, DEMO_APP_NAME);
     const issued = await issueAppToken(tx, { merchantId, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
     await audit({ action: 'app_token.reissued', entityType: 'app_token', entityId: issued.id, appId: issued.id, data: { appName: DEMO_APP_NAME } });
     return { appId: issued.id, appToken: issued.token, webhookSecret };
