@@ -35,6 +35,10 @@ import { registerOrderRoutes } from './modules/orders/routes.ts';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
 import { registerSyncRoutes } from './sync/routes.ts';
 import { registerCatalogRoutes } from './modules/catalog/routes.ts';
+import { registerInventoryRoutes } from './modules/inventory/routes.ts';
+import { importCatalog } from './workflows/catalog-import.ts';
+import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
+import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
@@ -173,9 +177,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerSettingsRoutes(app, ctx);
   registerOpenApiRoutes(app, ctx);
   registerOrderRoutes(app, ctx, { createOrder, payOrder, cancelOrder, refundOrder, sendReceipt });
-  registerCustomerRoutes(app, ctx);
+  registerCustomerRoutes(app, ctx, { customerPurchaseHistory });
   registerSyncRoutes(app, ctx);
-  registerCatalogRoutes(app, ctx);
+  connectSaleStockToCatalog();
+  registerCatalogRoutes(app, ctx, { importCatalog });
+  registerInventoryRoutes(app, ctx, { changeStock });
   registerWebhookRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
     const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });

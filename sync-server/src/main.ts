@@ -5,7 +5,8 @@ import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { DEMO_STAFF_TOKEN_TTL_SECONDS } from './modules/merchants/dev-routes.ts';
 import { IdentityProvider } from './platform/auth/identity.ts';
-import { reissueDemoAppToken, seedDemoStore } from './modules/merchants/seed.ts';
+import { reissueDemoAppToken } from './modules/merchants/seed.ts';
+import { seedDemoStore } from './workflows/demo-seed.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:

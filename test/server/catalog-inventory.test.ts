@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogItem } from '../../core/index.ts';
-import { recordStockMovements } from '../../sync-server/src/modules/inventory/service.ts';
+import { openMutation } from '../../sync-server/src/kernel/mutation.ts';
+import { recordStockChange } from '../../sync-server/src/workflows/stock-change.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -172,11 +173,10 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     expect(bad.json().errors[0].path).toBe('thresholds.0.variationId');
   });
 
-  it('recordStockMovements is idempotent per (sourceId, variationId, kind) for other services', async () => {
-    const first = await server.db.transaction((tx) =>
-      recordStockMovements(tx, {
-        merchantId: server.credentials.merchantId,
-        actor: 'system',
+  it('recordStockChange (inventory movements + catalog re-stamp) is idempotent per (sourceId, variationId, kind) for other services', async () => {
+    const system = { merchantId: server.credentials.merchantId, actor: 'system' };
+    const first = await server.db.transaction(async (tx) =>
+      recordStockChange(await openMutation(tx, system, new Date()), {
         movements: [
           { variationId: 'var_blueberry_muffin_regular', kind: 'return', quantity: 1, sourceId: 'rfd_TEST' },
           { variationId: 'var_unknown', kind: 'return', quantity: 1, sourceId: 'rfd_TEST' },
@@ -190,8 +190,8 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
       { variationId: 'var_latte_regular', reason: 'not_tracked' },
     ]);
     expect(first.changedItemIds).toEqual(['itm_blueberry_muffin']);
-    const second = await server.db.transaction((tx) =>
-      recordStockMovements(tx, { merchantId: server.credentials.merchantId, movements: [{ variationId: 'var_blueberry_muffin_regular', kind: 'return', quantity: 1, sourceId: 'rfd_TEST' }] }),
+    const second = await server.db.transaction(async (tx) =>
+      recordStockChange(await openMutation(tx, system, new Date()), { movements: [{ variationId: 'var_blueberry_muffin_regular', kind: 'return', quantity: 1, sourceId: 'rfd_TEST' }] }),
     );
     expect(second).toMatchObject({ recorded: [], duplicates: 1, changedItemIds: [] });
     expect(await stockOnHand('itm_blueberry_muffin', 'var_blueberry_muffin_regular')).toBe(19);

@@ -20,7 +20,7 @@ import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { recordedRoutes, type RegisteredRoute } from '../../sync-server/src/platform/http/route-doc.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { FsImageStore } from '../../sync-server/src/modules/images/store.ts';
-import { seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
+import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 
 /** Bodies per route (the brief: at least 2,000). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);

@@ -20,7 +20,7 @@ import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import type { ImageOptions } from '../../sync-server/src/modules/images/routes.ts';
 import { IMAGE_RETENTION_MS, purgeExpiredImages, setCreditBalance } from '../../sync-server/src/modules/images/service.ts';
 import { FsImageStore, type ImageStore } from '../../sync-server/src/modules/images/store.ts';
-import { seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
+import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets, type DatabaseTarget } from '../support/databases.ts';
 

@@ -4,7 +4,8 @@ import { catalogItemSchema, taxRateSchema } from '../../core/index.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { issueAppToken } from '../../sync-server/src/platform/auth/identity.ts';
 import { LedgerConflictError, postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
-import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
+import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
+import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

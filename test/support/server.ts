@@ -3,7 +3,8 @@ import { buildApp, type BuildAppOptions } from '../../sync-server/src/app.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
-import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
+import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
+import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { databaseTargets, type DatabaseTarget } from './databases.ts';
 
 export interface TestServerOptions {

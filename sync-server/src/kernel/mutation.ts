@@ -25,6 +25,19 @@ export function actorOf(principal: Principal): MutationActor {
 }
 
 /**
+ * The {@link MutationActor} of an audit actor string (`staff:<id>`, `app:<id>` — its app kept —, `register:<id>` — its
+ * register kept — or `system`), for code that is handed the actor as a string.
+ */
+export function actorFromString(merchantId: string, actor: string): MutationActor {
+  return {
+    merchantId,
+    actor,
+    ...(actor.startsWith('app:') ? { appId: actor.slice(4) } : {}),
+    ...(actor.startsWith('register:') ? { registerId: actor.slice(9) } : {}),
+  };
+}
+
+/**
  * What a write sees inside {@link mutation}: the open transaction with the merchant's write lock held, the time of
  * the change (one `now` for every row it writes) and the concerns every write shares — the audit entry, the outbox
  * event, the change-feed notice — so no module repeats them by hand.

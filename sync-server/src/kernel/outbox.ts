@@ -26,3 +26,28 @@ export async function emitEvent(
   );
   return stored;
 }
+
+/** An outbox event not yet fanned out to webhook subscriptions. */
+export interface UndispatchedEvent {
+  id: string;
+  merchant_id: string;
+  type: string;
+  created_at: Date;
+}
+
+/**
+ * Up to `limit` outbox events not yet dispatched, oldest first, locked for `tx` (`FOR UPDATE SKIP LOCKED`, so several
+ * workers share the outbox). Mark them with {@link markEventsDispatched} in the same transaction.
+ */
+export async function claimUndispatchedEvents(tx: Queryable, limit: number): Promise<UndispatchedEvent[]> {
+  const { rows } = await tx.query<UndispatchedEvent>(
+    'SELECT id, merchant_id, type, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED',
+    [limit],
+  );
+  return rows;
+}
+
+/** Stamps outbox events as dispatched at `now` (their deliveries are queued): the kernel is the outbox's only writer. */
+export async function markEventsDispatched(tx: Queryable, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length > 0) await tx.query('UPDATE event_outbox SET dispatched_at = $2 WHERE id = ANY($1::text[])', [ids, now.toISOString()]);
+}

@@ -13,7 +13,7 @@ import { ulid } from 'ulid';
 import { z } from 'zod';
 import { lockMerchant, type Queryable } from '../platform/db/db.ts';
 import { appendAudit } from '../kernel/audit.ts';
-import { openMutation } from '../kernel/mutation.ts';
+import { actorFromString, openMutation } from '../kernel/mutation.ts';
 import { refreshStockOnHand } from '../modules/catalog/service.ts';
 import { recordStockMovements, saleMovementsOfOrder } from '../modules/inventory/service.ts';
 import { announceRegisterOrder } from '../modules/orders/service.ts';
@@ -227,7 +227,7 @@ async function pushOrder(ctx: PushContext, raw: Record<string, unknown>): Promis
   });
   await announceRegisterOrder(await openMutation(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor }, ctx.now), order);
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
-  const stock = await recordStockMovements(ctx.tx, { merchantId: ctx.merchantId, actor: ctx.actor, occurredAt: ctx.now, movements: saleMovementsOfOrder(order), deferCatalogRefresh: true });
+  const stock = await recordStockMovements(await openMutation(ctx.tx, actorFromString(ctx.merchantId, ctx.actor), ctx.now), { movements: saleMovementsOfOrder(order) });
   for (const id of stock.changedItemIds) ctx.stockMovedItemIds.add(id); // sales move stock at the default location
   ctx.written.add('orders');
   return undefined;
@@ -307,7 +307,7 @@ export async function push(
     // Register sales move stock at the default location: each item sold in this push gets one new stamp (registers
     // pull its stockOnHand) and one catalog.updated event carrying the stock after the whole push.
     if (ctx.stockMovedItemIds.size > 0) {
-      await refreshStockOnHand(tx, principal.merchantId, [...ctx.stockMovedItemIds], ctx.now, true);
+      await refreshStockOnHand(await openMutation(tx, actorFromString(principal.merchantId, 'system'), ctx.now), [...ctx.stockMovedItemIds], true);
       written.add('catalog-items');
     }
     return out;

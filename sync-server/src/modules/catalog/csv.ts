@@ -18,6 +18,9 @@
  * (others are kept), modifier lists are kept (the format has none).
  *
  * Export writes the live catalog in the same format, so it re-imports to the same catalog (test: round trip).
+ *
+ * The stock side of an import (the counts) belongs to the inventory module: the import asks for it through the
+ * {@link ImportStockCounts} step its caller passes (workflows/catalog-import.ts).
  */
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -33,27 +36,29 @@ import {
   type ImportReport,
   type TaxRate,
 } from '../../../../core/index.ts';
-import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
-import { appendAudit } from '../../kernel/audit.ts';
-import { createItem, findItem, updateItem, type Writer } from './service.ts';
-import { ensureDefaultLocation, onHandAt, recordStockMovements } from '../inventory/service.ts';
+import type { Mutation } from '../../kernel/mutation.ts';
+import { createItem, findItem, updateItem } from './service.ts';
+
+/**
+ * The stock step of an import, run inside the product's savepoint: bring the units on hand of these variations at the
+ * default location to `counted` (a `count` movement keyed by `source.sourceId`, with `source.note`, only where it
+ * differs). Returns how many movements it recorded.
+ */
+export type ImportStockCounts = (counts: readonly { variationId: string; counted: number }[], source: { sourceId: string; note: string }) => Promise<number>;
 
 /** The import report (core `importReportSchema`). */
 export type { ImportReport };
 
-interface Row {
+/** A data row of a catalog CSV: its line number in the file and its cells by header name. */
+export interface CatalogCsvRow {
   line: number;
   get(column: string): string;
 }
+type Row = CatalogCsvRow;
 
 const HANDLE_ID = /^[A-Za-z0-9_-]{1,40}$/;
-
-class DryRunDone extends Error {
-  constructor(readonly report: ImportReport) {
-    super('dry run');
-  }
-}
 
 /** Decimal price text ("9.99", "50") → integer minor units, exactly; undefined when not a price. */
 export function parsePrice(text: string, exponent: number): number | undefined {
@@ -97,7 +102,11 @@ function textToHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function readCsv(csv: string): { header: string[]; rows: Row[] } {
+/**
+ * Reads a Shopify product CSV (UTF-8, BOM allowed) into its header and data rows.
+ * @throws ProblemError 400 `invalid_csv` when the text is not a CSV with a Handle column.
+ */
+export function readCatalogCsv(csv: string): { header: string[]; rows: CatalogCsvRow[] } {
   let records: { record: string[]; info: { lines: number } }[];
   try {
     records = parse(csv, { bom: true, info: true, relax_column_count: true, skip_empty_lines: false }) as unknown as typeof records;
@@ -125,12 +134,13 @@ function readCsv(csv: string): { header: string[]; rows: Row[] } {
 const isFalse = (v: string) => /^(false|no|0)$/i.test(v);
 
 /**
- * Imports a Shopify product CSV into the merchant's catalog in one transaction (see the top of this file). With
- * `dryRun`, everything is checked and reported and nothing is written.
- * @throws ProblemError 400 `invalid_csv` when the text is not a CSV with a Handle column.
+ * Imports the rows of a Shopify product CSV ({@link readCatalogCsv}) into the merchant's catalog inside `m` (see the
+ * top of this file): each product in a savepoint of its own (a refused product rejects its rows, the others are
+ * imported), stock counts through `countStock`, one `catalog.imported` audit entry. `dryRun` only marks the report: the
+ * caller rolls the mutation back to write nothing.
  */
-export async function importCatalogCsv(db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> }, writer: Writer, csv: string, dryRun: boolean): Promise<ImportReport> {
-  const { rows } = readCsv(csv);
+export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRow[], options: { dryRun: boolean; countStock: ImportStockCounts }): Promise<ImportReport> {
+  const { dryRun } = options;
   const report: ImportReport = {
     importId: newId('catalogImport'),
     dryRun,
@@ -144,34 +154,24 @@ export async function importCatalogCsv(db: { transaction<T>(fn: (tx: Queryable) 
     warnings: [],
     results: [],
   };
-  try {
-    await db.transaction(async (tx) => {
-      await lockMerchant(tx, writer.merchantId);
-      await importRows(tx, writer, rows, report);
-      await appendAudit(tx, {
-        merchantId: writer.merchantId,
-        actor: writer.actor,
-        action: 'catalog.imported',
-        entityType: 'catalog_import',
-        entityId: report.importId,
-        occurredAt: writer.now,
-        data: { rows: report.rows, importedRows: report.importedRows, rejected: report.rejected.length, items: report.items, stockMovements: report.stockMovements },
-      });
-      if (dryRun) throw new DryRunDone(report);
-    });
-  } catch (err) {
-    if (err instanceof DryRunDone) return err.report;
-    throw err;
-  }
+  await importRows(m, rows, report, options.countStock);
+  await m.audit({
+    action: 'catalog.imported',
+    entityType: 'catalog_import',
+    entityId: report.importId,
+    appId: null,
+    data: { rows: report.rows, importedRows: report.importedRows, rejected: report.rejected.length, items: report.items, stockMovements: report.stockMovements },
+  });
+  m.changed('catalog-items');
   return report;
 }
 
-async function importRows(tx: Queryable, writer: Writer, rows: Row[], report: ImportReport): Promise<void> {
-  const currency = (await tx.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [writer.merchantId])).rows[0]?.currency ?? 'USD';
+async function importRows(m: Mutation, rows: readonly Row[], report: ImportReport, countStock: ImportStockCounts): Promise<void> {
+  const { tx, merchantId } = m;
+  const currency = (await tx.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [merchantId])).rows[0]?.currency ?? 'USD';
   const exponent = minorUnitExponent(currency);
-  const rates = await tx.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [writer.merchantId]);
+  const rates = await tx.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
   const defaultTaxRateIds = rates.rows.filter((r) => !r.data.inclusive).map((r) => r.data.id);
-  const location = await ensureDefaultLocation(tx, writer.merchantId);
 
   const groups = new Map<string, Row[]>();
   for (const row of rows) {
@@ -194,7 +194,7 @@ async function importRows(tx: Queryable, writer: Writer, rows: Row[], report: Im
   for (const [handle, group] of groups) {
     await tx.query('SAVEPOINT catalog_import_item');
     try {
-      await importProduct(tx, writer, handle, group, { exponent, defaultTaxRateIds, locationId: location.id, skusInFile }, report);
+      await importProduct(m, handle, group, { exponent, defaultTaxRateIds, skusInFile, countStock }, report);
       await tx.query('RELEASE SAVEPOINT catalog_import_item');
     } catch (err) {
       await tx.query('ROLLBACK TO SAVEPOINT catalog_import_item');
@@ -216,7 +216,7 @@ async function importRows(tx: Queryable, writer: Writer, rows: Row[], report: Im
 interface ImportContext {
   exponent: number;
   defaultTaxRateIds: string[];
-  locationId: string;
+  countStock: ImportStockCounts;
   skusInFile: Map<string, { line: number; handle: string }>;
 }
 
@@ -242,7 +242,8 @@ async function existingItemFor(tx: Queryable, merchantId: string, handle: string
   return other.rows.length === 0 ? found.item.id : undefined;
 }
 
-async function importProduct(tx: Queryable, writer: Writer, handle: string, group: Row[], ictx: ImportContext, report: ImportReport): Promise<void> {
+async function importProduct(m: Mutation, handle: string, group: Row[], ictx: ImportContext, report: ImportReport): Promise<void> {
+  const { tx, merchantId } = m;
   const reject = (row: Row, reason: string) => report.rejected.push({ line: row.line, handle, reason });
   const warn = (row: Row, message: string) => report.warnings.push({ line: row.line, handle, message });
   const titleRow = group.find((r) => r.get('Title') !== '');
@@ -251,8 +252,8 @@ async function importProduct(tx: Queryable, writer: Writer, handle: string, grou
     for (const row of group) reject(row, 'Status is archived: archived products are not imported');
     return;
   }
-  const existingId = await existingItemFor(tx, writer.merchantId, handle);
-  const existing = existingId ? (await findItem(tx, writer.merchantId, existingId))!.item : undefined;
+  const existingId = await existingItemFor(tx, merchantId, handle);
+  const existing = existingId ? (await findItem(tx, merchantId, existingId))!.item : undefined;
   if (!titleRow && !existing) {
     for (const row of group) reject(row, 'no row of this handle has a Title, which a new product needs');
     return;
@@ -309,7 +310,7 @@ async function importProduct(tx: Queryable, writer: Writer, handle: string, grou
       const elsewhere = await tx.query<{ id: string }>(
         `SELECT ci.id FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
           WHERE ci.merchant_id = $1 AND NOT ci.deleted AND ci.id <> $2 AND v->>'sku' = $3 LIMIT 1`,
-        [writer.merchantId, existingId ?? '', sku],
+        [merchantId, existingId ?? '', sku],
       );
       if (elsewhere.rows[0]) {
         reject(row, `Variant SKU ${sku} is already used by catalog item ${elsewhere.rows[0].id}`);
@@ -408,14 +409,13 @@ async function importProduct(tx: Queryable, writer: Writer, handle: string, grou
         : {}),
       ...(taxable === false ? { taxRateIds: [] } : taxable && existing.taxRateIds.length === 0 ? { taxRateIds: ictx.defaultTaxRateIds } : {}),
     };
-    const updated = await updateItem(tx, writer, existing.id, patch, { action: 'catalog_item.imported' });
+    const updated = await updateItem(m, existing.id, patch, { action: 'catalog_item.imported' });
     itemId = existing.id;
     status = updated.unchanged ? 'unchanged' : 'updated';
   } else {
-    const candidate = HANDLE_ID.test(handle) && !(await findItem(tx, writer.merchantId, `itm_${handle}`)) ? `itm_${handle}` : newId('catalogItem');
+    const candidate = HANDLE_ID.test(handle) && !(await findItem(tx, merchantId, `itm_${handle}`)) ? `itm_${handle}` : newId('catalogItem');
     const created = await createItem(
-      tx,
-      writer,
+      m,
       {
         name: fields.name!,
         ...(fields.description !== undefined ? { description: fields.description } : {}),
@@ -434,26 +434,18 @@ async function importProduct(tx: Queryable, writer: Writer, handle: string, grou
   await tx.query(
     `INSERT INTO catalog_handles (merchant_id, handle, item_id) VALUES ($1, $2, $3)
      ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`,
-    [writer.merchantId, handle, itemId],
+    [merchantId, handle, itemId],
   );
 
   // Stock: a count to the CSV's quantity, only where it differs from what is on hand.
-  const stored = (await findItem(tx, writer.merchantId, itemId))!.item;
+  const stored = (await findItem(tx, merchantId, itemId))!.item;
   const counts = variants
     .filter((v) => v.quantity !== undefined && v.trackStock)
     .map((v) => ({ variationId: stored.variations.find((x) => x.name.toLowerCase() === v.name.toLowerCase())!.id, counted: v.quantity! }));
-  const onHand = await onHandAt(tx, writer.merchantId, ictx.locationId, counts.map((c) => c.variationId));
-  const changes = counts.filter((c) => onHand.get(c.variationId) !== c.counted);
-  if (changes.length > 0) {
-    const recorded = await recordStockMovements(tx, {
-      merchantId: writer.merchantId,
-      locationId: ictx.locationId,
-      actor: writer.actor,
-      occurredAt: writer.now,
-      movements: changes.map((c) => ({ variationId: c.variationId, kind: 'count' as const, counted: c.counted, sourceId: report.importId, note: `CSV import, handle ${handle}` })),
-    });
-    report.stockMovements += recorded.recorded.length;
-    if (status === 'unchanged' && recorded.recorded.length > 0) status = 'updated';
+  if (counts.length > 0) {
+    const recorded = await ictx.countStock(counts, { sourceId: report.importId, note: `CSV import, handle ${handle}` });
+    report.stockMovements += recorded;
+    if (status === 'unchanged' && recorded > 0) status = 'updated';
   }
 
   report.variantRows += variants.length;

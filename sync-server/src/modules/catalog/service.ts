@@ -4,8 +4,13 @@
  * registers pull it (DESIGN §15); deletion is soft (`deleted` → the register sees `_deleted: true`). Every write
  * appends an audit row and emits `catalog.updated` (DESIGN §6) in the same transaction.
  *
- * `stockOnHand` of a tracked variation is always recomputed from stock movements at the default location
- * (services/inventory.ts), never taken from input.
+ * `stockOnHand` of a tracked variation is always recomputed from the stock at the default location, never taken
+ * from input: read from the inventory module's `stock_levels` (read only — inventory writes it, this module writes
+ * `catalog_items`, `tax_rates` and `catalog_handles`). When stock moves, a workflow (workflows/stock-change.ts) has
+ * {@link refreshStockOnHand} re-stamp the items.
+ *
+ * Writes take a {@link Mutation} (kernel/mutation.ts): its transaction holds the merchant's lock, its audit and outbox
+ * helpers record the change, and `m.changed('catalog-items' | 'tax-rates')` tells the registers after the commit.
  */
 import {
   catalogItemSchema,
@@ -20,22 +25,15 @@ import {
   type Variation,
 } from '../../../../core/index.ts';
 import { z } from 'zod';
-import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
+import { SqlFilter } from '../../platform/db/sql-filter.ts';
+import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
-import { appendAudit } from '../../kernel/audit.ts';
-import { emitEvent } from '../../kernel/outbox.ts';
-import { ensureDefaultLocation, onHandAt } from '../inventory/service.ts';
+import type { Mutation } from '../../kernel/mutation.ts';
 
 /** A catalog item as the API returns it: the core shape plus the server's `updatedAt`. */
 export type ApiCatalogItem = CatalogItem & { updatedAt: string };
 export type ApiTaxRate = TaxRate & { updatedAt: string };
-
-/** Who writes, for audit rows: `staff:<id>`, `app:<id>` or `system`. */
-export interface Writer {
-  merchantId: string;
-  actor: string;
-  now: Date;
-}
 
 interface ItemRow {
   id: string;
@@ -60,11 +58,26 @@ export async function getItem(db: Queryable, merchantId: string, id: string): Pr
   return found.item;
 }
 
-/** `stockOnHand` of tracked variations from the movements at the default location; removed from untracked ones. */
+/**
+ * Units on hand per variation at the merchant's default location (0 when none is recorded, or no location exists
+ * yet): a read of the inventory module's running sums (`stock_levels`, migration 0012), never a write.
+ */
+async function onHandAtDefaultLocation(tx: Queryable, merchantId: string, variationIds: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>(variationIds.map((id) => [id, 0]));
+  if (variationIds.length === 0) return out;
+  const { rows } = await tx.query<{ variation_id: string; on_hand: number | string }>(
+    `SELECT s.variation_id, s.on_hand FROM stock_levels s JOIN locations l ON l.id = s.location_id AND l.merchant_id = s.merchant_id AND l.is_default
+      WHERE s.merchant_id = $1 AND s.variation_id = ANY($2::text[])`,
+    [merchantId, [...new Set(variationIds)]],
+  );
+  for (const r of rows) out.set(r.variation_id, Number(r.on_hand));
+  return out;
+}
+
+/** `stockOnHand` of tracked variations from the stock at the default location; removed from untracked ones. */
 async function withStock(tx: Queryable, merchantId: string, item: CatalogItem): Promise<CatalogItem> {
-  const location = await ensureDefaultLocation(tx, merchantId);
   const tracked = item.variations.filter((v) => v.trackStock).map((v) => v.id);
-  const onHand = await onHandAt(tx, merchantId, location.id, tracked);
+  const onHand = await onHandAtDefaultLocation(tx, merchantId, tracked);
   return {
     ...item,
     variations: item.variations.map((v) => {
@@ -75,44 +88,38 @@ async function withStock(tx: Queryable, merchantId: string, item: CatalogItem): 
 }
 
 /**
- * Stores `item` (insert or update) with a new replication sequence, recomputing stock; appends no audit and emits no
- * event (callers do). Returns the stored API shape.
+ * Stores `item` (insert or update) with a new replication sequence, recomputing stock, and marks `catalog-items`
+ * changed; appends no audit and emits no event (callers do). Returns the stored API shape.
  */
-async function storeItem(tx: Queryable, writer: Writer, item: CatalogItem, deleted = false): Promise<ApiCatalogItem> {
-  const stocked = await withStock(tx, writer.merchantId, item);
-  const { rows } = await tx.query<{ data: CatalogItem; updated_at: Date }>(
+async function storeItem(m: Mutation, item: CatalogItem, deleted = false): Promise<ApiCatalogItem> {
+  const stocked = await withStock(m.tx, m.merchantId, item);
+  const { rows } = await m.tx.query<{ data: CatalogItem; updated_at: Date }>(
     `INSERT INTO catalog_items (merchant_id, id, data, sync_seq, updated_at, deleted) VALUES ($1, $2, $3::jsonb, nextval('sync_seq'), $4, $5)
      ON CONFLICT (merchant_id, id) DO UPDATE SET data = EXCLUDED.data, sync_seq = EXCLUDED.sync_seq, updated_at = EXCLUDED.updated_at, deleted = EXCLUDED.deleted
      RETURNING data, updated_at`,
-    [writer.merchantId, item.id, JSON.stringify(stocked), writer.now.toISOString(), deleted],
+    [m.merchantId, item.id, JSON.stringify(stocked), m.now.toISOString(), deleted],
   );
+  m.changed('catalog-items');
   return toApiItem(rows[0]!);
 }
 
-async function announce(tx: Queryable, writer: Writer, action: string, item: ApiCatalogItem, deleted: boolean, data: Record<string, unknown> = {}): Promise<void> {
-  await appendAudit(tx, {
-    merchantId: writer.merchantId,
-    actor: writer.actor,
-    appId: writer.actor.startsWith('app:') ? writer.actor.slice(4) : null,
-    action,
-    entityType: 'catalog_item',
-    entityId: item.id,
-    occurredAt: writer.now,
-    data: { name: item.name, ...data },
-  });
-  await emitEvent(tx, { merchantId: writer.merchantId, type: 'catalog.updated', object: { object: 'catalog_item', ...item, deleted }, occurredAt: writer.now });
+async function announce(m: Mutation, action: string, item: ApiCatalogItem, deleted: boolean, data: Record<string, unknown> = {}): Promise<void> {
+  await m.audit({ action, entityType: 'catalog_item', entityId: item.id, data: { name: item.name, ...data } });
+  await m.emit('catalog.updated', { object: 'catalog_item', ...item, deleted });
 }
 
 /**
- * Re-stamps the items whose stock moved (called by recordStockMovements): at the default location their
- * `stockOnHand` changes, so they get a new sequence; at any location a `catalog.updated` event is emitted.
+ * Re-stamps the items whose stock moved (after the inventory module recorded movements, in the same mutation): at the
+ * default location their `stockOnHand` changes, so they get a new sequence; at any location a `catalog.updated` event
+ * is emitted and the registers are told (`catalog-items`). Unknown ids are skipped.
  */
-export async function refreshStockOnHand(tx: Queryable, merchantId: string, itemIds: readonly string[], now: Date, atDefaultLocation: boolean): Promise<void> {
+export async function refreshStockOnHand(m: Mutation, itemIds: readonly string[], atDefaultLocation: boolean): Promise<void> {
   for (const id of itemIds) {
-    const found = await findItem(tx, merchantId, id);
+    const found = await findItem(m.tx, m.merchantId, id);
     if (!found) continue;
-    const item = atDefaultLocation ? await storeItem(tx, { merchantId, actor: 'system', now }, stripStamps(found.item), found.deleted) : found.item;
-    await emitEvent(tx, { merchantId, type: 'catalog.updated', object: { object: 'catalog_item', ...item, deleted: found.deleted }, occurredAt: now });
+    const item = atDefaultLocation ? await storeItem(m, stripStamps(found.item), found.deleted) : found.item;
+    await m.emit('catalog.updated', { object: 'catalog_item', ...item, deleted: found.deleted });
+    m.changed('catalog-items');
   }
 }
 
@@ -212,8 +219,7 @@ function buildModifierLists(input: readonly ListIn[], existing: readonly Modifie
 }
 
 /** Creates an item (ids assigned here). @throws ProblemError 400 for unknown tax rates, a SKU in use, ids sent. */
-export async function createItem(tx: Queryable, writer: Writer, input: CatalogItemCreate, options: { id?: string; action?: string } = {}): Promise<ApiCatalogItem> {
-  await lockMerchant(tx, writer.merchantId);
+export async function createItem(m: Mutation, input: CatalogItemCreate, options: { id?: string; action?: string } = {}): Promise<ApiCatalogItem> {
   const item = asCatalogItem({
     id: options.id ?? newId('catalogItem'),
     name: input.name,
@@ -225,9 +231,9 @@ export async function createItem(tx: Queryable, writer: Writer, input: CatalogIt
     taxRateIds: input.taxRateIds,
     ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
   });
-  await checkReferences(tx, writer.merchantId, item);
-  const stored = await storeItem(tx, writer, item);
-  await announce(tx, writer, options.action ?? 'catalog_item.created', stored, false);
+  await checkReferences(m.tx, m.merchantId, item);
+  const stored = await storeItem(m, item);
+  await announce(m, options.action ?? 'catalog_item.created', stored, false);
   return stored;
 }
 
@@ -236,15 +242,9 @@ export async function createItem(tx: Queryable, writer: Writer, input: CatalogIt
  * variations, when their name matches). Returns `unchanged: true` (and writes nothing) when nothing differs.
  * @throws ProblemError 404 unknown or deleted item; 400 as {@link createItem}.
  */
-export async function updateItem(
-  tx: Queryable,
-  writer: Writer,
-  id: string,
-  patch: CatalogItemUpdate,
-  options: { action?: string } = {},
-): Promise<{ item: ApiCatalogItem; unchanged: boolean }> {
-  await lockMerchant(tx, writer.merchantId);
-  const current = stripStamps(await getItem(tx, writer.merchantId, id));
+export async function updateItem(m: Mutation, id: string, patch: CatalogItemUpdate, options: { action?: string } = {}): Promise<{ item: ApiCatalogItem; unchanged: boolean }> {
+  const { tx, merchantId } = m;
+  const current = stripStamps(await getItem(tx, merchantId, id));
   const next: Record<string, unknown> = { ...current };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.description === null) delete next.description;
@@ -257,13 +257,13 @@ export async function updateItem(
   if (patch.imageUrl === null) delete next.imageUrl;
   else if (patch.imageUrl !== undefined) next.imageUrl = patch.imageUrl;
   const item = asCatalogItem(next);
-  await checkReferences(tx, writer.merchantId, item);
-  const restocked = await withStock(tx, writer.merchantId, item);
+  await checkReferences(tx, merchantId, item);
+  const restocked = await withStock(tx, merchantId, item);
   if (JSON.stringify(canonicalItem(restocked)) === JSON.stringify(canonicalItem(current))) {
-    return { item: await getItem(tx, writer.merchantId, id), unchanged: true };
+    return { item: await getItem(tx, merchantId, id), unchanged: true };
   }
-  const stored = await storeItem(tx, writer, item);
-  await announce(tx, writer, options.action ?? 'catalog_item.updated', stored, false, { fields: Object.keys(patch) });
+  const stored = await storeItem(m, item);
+  await announce(m, options.action ?? 'catalog_item.updated', stored, false, { fields: Object.keys(patch) });
   return { item: stored, unchanged: false };
 }
 
@@ -274,12 +274,11 @@ function canonicalItem(item: CatalogItem): unknown {
 }
 
 /** Soft-deletes an item (`_deleted: true` for registers). @throws ProblemError 404 unknown or already deleted. */
-export async function deleteItem(tx: Queryable, writer: Writer, id: string): Promise<ApiCatalogItem> {
-  await lockMerchant(tx, writer.merchantId);
-  const current = await getItem(tx, writer.merchantId, id);
-  const stored = await storeItem(tx, writer, stripStamps(current), true);
-  await tx.query('DELETE FROM catalog_handles WHERE merchant_id = $1 AND item_id = $2', [writer.merchantId, id]);
-  await announce(tx, writer, 'catalog_item.deleted', stored, true);
+export async function deleteItem(m: Mutation, id: string): Promise<ApiCatalogItem> {
+  const current = await getItem(m.tx, m.merchantId, id);
+  const stored = await storeItem(m, stripStamps(current), true);
+  await m.tx.query('DELETE FROM catalog_handles WHERE merchant_id = $1 AND item_id = $2', [m.merchantId, id]);
+  await announce(m, 'catalog_item.deleted', stored, true);
   return stored;
 }
 
@@ -287,17 +286,18 @@ export async function deleteItem(tx: Queryable, writer: Writer, id: string): Pro
 
 const toApiRate = (r: { data: TaxRate; updated_at: Date }): ApiTaxRate => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() });
 
-async function storeRate(tx: Queryable, writer: Writer, rate: TaxRate, deleted: boolean, action: string): Promise<ApiTaxRate> {
+async function storeRate(m: Mutation, rate: TaxRate, deleted: boolean, action: string): Promise<ApiTaxRate> {
   const parsed = taxRateSchema.parse(rate);
-  const { rows } = await tx.query<{ data: TaxRate; updated_at: Date }>(
+  const { rows } = await m.tx.query<{ data: TaxRate; updated_at: Date }>(
     `INSERT INTO tax_rates (merchant_id, id, data, sync_seq, updated_at, deleted) VALUES ($1, $2, $3::jsonb, nextval('sync_seq'), $4, $5)
      ON CONFLICT (merchant_id, id) DO UPDATE SET data = EXCLUDED.data, sync_seq = EXCLUDED.sync_seq, updated_at = EXCLUDED.updated_at, deleted = EXCLUDED.deleted
      RETURNING data, updated_at`,
-    [writer.merchantId, parsed.id, JSON.stringify(parsed), writer.now.toISOString(), deleted],
+    [m.merchantId, parsed.id, JSON.stringify(parsed), m.now.toISOString(), deleted],
   );
   const stored = toApiRate(rows[0]!);
-  await appendAudit(tx, { merchantId: writer.merchantId, actor: writer.actor, action, entityType: 'tax_rate', entityId: rate.id, occurredAt: writer.now, data: { ...parsed } });
-  await emitEvent(tx, { merchantId: writer.merchantId, type: 'catalog.updated', object: { object: 'tax_rate', ...stored, deleted }, occurredAt: writer.now });
+  await m.audit({ action, entityType: 'tax_rate', entityId: rate.id, appId: null, data: { ...parsed } });
+  await m.emit('catalog.updated', { object: 'tax_rate', ...stored, deleted });
+  m.changed('tax-rates');
   return stored;
 }
 
@@ -316,37 +316,34 @@ async function itemsWithRate(tx: Queryable, merchantId: string, id: string): Pro
   return rows.map((r) => r.data);
 }
 
-export async function createTaxRate(tx: Queryable, writer: Writer, input: { name: string; basisPoints: number; inclusive: boolean }): Promise<ApiTaxRate> {
-  await lockMerchant(tx, writer.merchantId);
-  return storeRate(tx, writer, { id: newId('taxRate'), ...input }, false, 'tax_rate.created');
+export async function createTaxRate(m: Mutation, input: { name: string; basisPoints: number; inclusive: boolean }): Promise<ApiTaxRate> {
+  return storeRate(m, { id: newId('taxRate'), ...input }, false, 'tax_rate.created');
 }
 
 /**
  * Changes a tax rate. Making it inclusive while an item carries it with other rates is refused (409
  * `tax_configuration`), since such an item could no longer be priced.
  */
-export async function updateTaxRate(tx: Queryable, writer: Writer, id: string, patch: Partial<Omit<TaxRate, 'id'>>): Promise<ApiTaxRate> {
-  await lockMerchant(tx, writer.merchantId);
-  const current = await getRate(tx, writer.merchantId, id);
+export async function updateTaxRate(m: Mutation, id: string, patch: Partial<Omit<TaxRate, 'id'>>): Promise<ApiTaxRate> {
+  const current = await getRate(m.tx, m.merchantId, id);
   const next = { ...current, ...patch };
   if (next.inclusive && !current.inclusive) {
-    const mixed = (await itemsWithRate(tx, writer.merchantId, id)).filter((i) => i.taxRateIds.length > 1);
+    const mixed = (await itemsWithRate(m.tx, m.merchantId, id)).filter((i) => i.taxRateIds.length > 1);
     if (mixed.length > 0) {
       throw new ProblemError(409, 'tax_configuration', `Tax rate ${id} cannot become inclusive: ${mixed.map((i) => i.id).join(', ')} carry it with other rates.`);
     }
   }
-  return storeRate(tx, writer, next, false, 'tax_rate.updated');
+  return storeRate(m, next, false, 'tax_rate.updated');
 }
 
 /** Soft-deletes a tax rate. @throws ProblemError 409 `tax_rate_in_use` while live items carry it. */
-export async function deleteTaxRate(tx: Queryable, writer: Writer, id: string): Promise<ApiTaxRate> {
-  await lockMerchant(tx, writer.merchantId);
-  const current = await getRate(tx, writer.merchantId, id);
-  const users = await itemsWithRate(tx, writer.merchantId, id);
+export async function deleteTaxRate(m: Mutation, id: string): Promise<ApiTaxRate> {
+  const current = await getRate(m.tx, m.merchantId, id);
+  const users = await itemsWithRate(m.tx, m.merchantId, id);
   if (users.length > 0) {
     throw new ProblemError(409, 'tax_rate_in_use', `Tax rate ${id} is used by ${users.length} item(s): ${users.slice(0, 10).map((i) => i.id).join(', ')}. Remove it from them first.`);
   }
-  return storeRate(tx, writer, current, true, 'tax_rate.deleted');
+  return storeRate(m, current, true, 'tax_rate.deleted');
 }
 
 /** A category of live items with how many live items carry it (core `categorySummarySchema`). */
@@ -378,23 +375,89 @@ export async function listCategories(db: Queryable, merchantId: string, page: { 
  * Returns the category as it is now, with the ids of the items that moved.
  * @throws ProblemError 404 `not_found` when no live item carries `from`.
  */
-export async function renameCategory(tx: Queryable, writer: Writer, from: string, to: string): Promise<CategorySummary & { itemIds: string[] }> {
-  await lockMerchant(tx, writer.merchantId);
+export async function renameCategory(m: Mutation, from: string, to: string): Promise<CategorySummary & { itemIds: string[] }> {
+  const { tx, merchantId } = m;
   const { rows } = await tx.query<{ id: string }>(
     `SELECT id FROM catalog_items WHERE merchant_id = $1 AND NOT deleted AND data->>'category' = $2 ORDER BY id`,
-    [writer.merchantId, from],
+    [merchantId, from],
   );
   if (rows.length === 0) throw new ProblemError(404, 'not_found', `No item is in the category "${from}".`);
   const moved: string[] = [];
   for (const { id } of rows) {
-    const result = await updateItem(tx, writer, id, { category: to }, { action: 'catalog_item.category_renamed' });
+    const result = await updateItem(m, id, { category: to }, { action: 'catalog_item.category_renamed' });
     if (!result.unchanged) moved.push(id);
   }
   const { rows: count } = await tx.query<{ n: number | string }>(
     `SELECT COUNT(*) AS n FROM catalog_items WHERE merchant_id = $1 AND NOT deleted AND data->>'category' = $2`,
-    [writer.merchantId, to],
+    [merchantId, to],
   );
   return { name: to, itemCount: Number(count[0]?.n ?? 0), itemIds: moved };
+}
+
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** One page of the catalog as GET /api/pos/catalog answers it. */
+export interface CatalogPage {
+  /** Items ordered by id; with `includeDeleted`, each carries `deleted`. */
+  data: (ApiCatalogItem & { deleted?: boolean })[];
+  /** Every live tax rate of the store, on every page. */
+  taxRates: ApiTaxRate[];
+  nextCursor: string | null;
+}
+
+/**
+ * Live items (with `includeDeleted`, deleted ones too, each marked) ordered by id, `limit` per page after the cursor's
+ * id, filtered by category (exact, case-insensitive), `q` (substring of the name, a SKU or a GTIN, case-insensitive)
+ * and `updatedSince` (ISO 8601), with the store's live tax rates.
+ * @throws ProblemError 400 naming `cursor` when it is not one this list made.
+ */
+export async function listCatalog(
+  db: Queryable,
+  merchantId: string,
+  q: { limit: number; cursor?: string | undefined; category?: string | undefined; q?: string | undefined; updatedSince?: string | undefined; includeDeleted?: boolean | undefined },
+): Promise<CatalogPage> {
+  const filter = new SqlFilter(q.includeDeleted ? ['merchant_id = ?'] : ['merchant_id = ?', 'NOT deleted'], [merchantId]);
+  if (q.cursor) filter.add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
+  if (q.category) filter.add(`lower(data->>'category') = lower(?)`, q.category);
+  if (q.q) {
+    const like = filter.param(likePattern(q.q));
+    filter.add(`(data->>'name' ILIKE ${like} OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ${like} OR v->>'gtin' ILIKE ${like}))`);
+  }
+  if (q.updatedSince) filter.add('updated_at >= ?', q.updatedSince);
+  const limit = filter.param(q.limit + 1);
+  const { rows } = await db.query<{ id: string; data: CatalogItem; updated_at: Date; deleted: boolean }>(
+    `SELECT id, data, updated_at, deleted FROM catalog_items WHERE ${filter.where} ORDER BY id LIMIT ${limit}`,
+    filter.params,
+  );
+  const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.id]);
+  const rates = await db.query<{ data: TaxRate; updated_at: Date }>('SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
+  return {
+    data: page.map((r) => ({ ...toApiItem(r), ...(q.includeDeleted ? { deleted: r.deleted } : {}) })),
+    taxRates: rates.rows.map(toApiRate),
+    nextCursor,
+  };
+}
+
+/**
+ * Seeds tax rates and items as given (ids kept, `stockOnHand` as given — the seed's opening counts then re-stamp it),
+ * each only when the store has no row of that id yet: existing rows are never overwritten, so a store's edits survive
+ * restarts. Not audited and announced per row (the seed is one `merchant.seeded` entry).
+ */
+export async function seedCatalog(m: Mutation, taxRates: readonly TaxRate[], items: readonly CatalogItem[]): Promise<void> {
+  for (const rate of taxRates) {
+    await m.tx.query(
+      `INSERT INTO tax_rates (merchant_id, id, data, sync_seq) VALUES ($1, $2, $3::jsonb, nextval('sync_seq')) ON CONFLICT (merchant_id, id) DO NOTHING`,
+      [m.merchantId, rate.id, JSON.stringify(rate)],
+    );
+  }
+  for (const item of items) {
+    await m.tx.query(
+      `INSERT INTO catalog_items (merchant_id, id, data, sync_seq) VALUES ($1, $2, $3::jsonb, nextval('sync_seq')) ON CONFLICT (merchant_id, id) DO NOTHING`,
+      [m.merchantId, item.id, JSON.stringify(item)],
+    );
+  }
 }
 
 /** Response shapes for the OpenAPI document. */

@@ -1,12 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema, pageQueryFields, queryBoolean } from '../../../../core/index.ts';
+import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema, pageQueryFields, queryBoolean, type OrderStateName, type OrderView } from '../../../../core/index.ts';
 import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
-import { listOrders } from '../orders/service.ts';
+
+/**
+ * What the customer routes do that spans modules: workflows (sync-server/src/workflows/), handed in by app.ts — a
+ * module never imports a workflow.
+ */
+export interface CustomerWorkflows {
+  /** GET /api/pos/customers/{id}/orders: workflows/customer-history.ts `customerPurchaseHistory` (404 unknown customer). */
+  customerPurchaseHistory(
+    db: Queryable,
+    merchantId: string,
+    customerId: string,
+    q: { limit: number; cursor?: string; status?: OrderStateName },
+  ): Promise<{ data: OrderView[]; nextCursor: string | null }>;
+}
 
 const STAFF: Access = 'staff';
 const customersQuery = z.strictObject({
@@ -20,8 +34,8 @@ const historyQuery = z.strictObject({ ...pageQueryFields, status: z.enum(ORDER_S
 
 const customerParams = z.strictObject({ id: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with cus_') });
 
-/** Customers (staff only, DESIGN §7): CRUD, search, purchase history. Logic in services/customers.ts. */
-export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext): void {
+/** Customers (staff only, DESIGN §7): CRUD, search, purchase history. Logic in ./service.ts. */
+export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, workflows: CustomerWorkflows): void {
   app.get(
     '/api/pos/customers',
     {
@@ -99,9 +113,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext): v
     async (request) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');
       const q = parseOrThrow(historyQuery, request.query, '(query)');
-      const { merchantId } = principalOf(request);
-      await getCustomer(ctx.db, merchantId, id);
-      return listOrders(ctx.db, merchantId, { ...q, customerId: id });
+      return workflows.customerPurchaseHistory(ctx.db, principalOf(request).merchantId, id, q);
     },
   );
 }

@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import type { GeneratedImage, ImageAspect, ImageGenerator, ImageStyle } from './generator.ts';
 import type { ImageStore } from './store.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
-import { appendAudit } from '../../kernel/audit.ts';
+import { actorFromString, openMutation } from '../../kernel/mutation.ts';
 
 /**
  * Image generation as a service (DESIGN §14), free of HTTP: credits, generation, storage, retention and purge. The
@@ -137,6 +137,7 @@ export async function generateImages(
   const expiresAt = new Date(createdAt.getTime() + IMAGE_RETENTION_MS);
   try {
     const balance = await deps.db.transaction(async (tx) => {
+      const m = await openMutation(tx, actorFromString(merchantId, requestedBy), createdAt);
       const charged = await tx.query<{ balance: number }>(
         `UPDATE merchant_credits SET balance = balance - $2, updated_at = now()
          WHERE merchant_id = $1 AND balance >= $2 RETURNING balance`,
@@ -172,15 +173,12 @@ export async function generateImages(
         );
       }
       const balance = Number(charged.rows[0]?.balance);
-      await appendAudit(tx, {
-        merchantId,
-        actor: requestedBy,
-        appId: requestedBy.startsWith('app:') ? requestedBy.slice(4) : null,
+      await m.audit({
+        registerId: null,
         action: 'images.generated',
         entityType: 'generated_image',
         entityId: ids[0] as string,
         data: { imageIds: ids, style: request.style, aspect: request.aspect, creditsUsed: cost, balance },
-        occurredAt: createdAt,
       });
       return balance;
     });
@@ -294,21 +292,13 @@ export async function keepImage(
   await deps.store.put(key, png);
   try {
     await deps.db.transaction(async (tx) => {
+      const m = await openMutation(tx, actorFromString(merchantId, keptBy), new Date(now));
       await tx.query(
         `INSERT INTO kept_images (id, merchant_id, file_key, source_image_id, width, height, byte_size, kept_by, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [id, merchantId, key, imageId, source.width, source.height, png.length, keptBy, new Date(now).toISOString()],
       );
-      await appendAudit(tx, {
-        merchantId,
-        actor: keptBy,
-        appId: keptBy.startsWith('app:') ? keptBy.slice(4) : null,
-        action: 'images.kept',
-        entityType: 'kept_image',
-        entityId: id,
-        data: { sourceImageId: imageId },
-        occurredAt: new Date(now),
-      });
+      await m.audit({ registerId: null, action: 'images.kept', entityType: 'kept_image', entityId: id, data: { sourceImageId: imageId } });
     });
   } catch (error) {
     await deps.store.delete(key).catch(() => undefined);

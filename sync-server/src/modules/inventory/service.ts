@@ -1,39 +1,39 @@
 /**
  * Inventory (DESIGN §8): the units on hand of a variation at a location are the SUM of its stock movements. Movements
  * are append-only, so two registers selling the last item offline both sync: the oversell is reported, never refused.
+ * This module writes `stock_movements` (and through its trigger `stock_levels`), `stock_thresholds` and `locations`,
+ * and nothing else; it reads `catalog_items` (which variations exist and track stock) without writing it.
  *
- * For other services — call inside your own transaction (`tx`), so the stock moves exactly when your change commits:
+ * Inside a change someone opened (`m`, kernel/mutation.ts), so the stock moves exactly when that change commits:
  *
- *     recordStockMovements(tx, {
- *       merchantId: string,
+ *     recordStockMovements(m, {
  *       locationId?: string,            // loc_…; default: the merchant's default location (created on first use)
- *       actor?: string,                 // 'staff:<id>' | 'app:<id>' | 'register:<id>' | 'system' (audit); default 'system'
- *       occurredAt?: Date,              // default now
- *       deferCatalogRefresh?: boolean,  // re-stamp the catalog items yourself, once per transaction (sync push)
  *       movements: [
  *         { variationId, kind: 'sale' | 'return' | 'receive' | 'adjust', quantity: number (signed: sale < 0, return > 0), sourceId, note? }
  *       | { variationId, kind: 'count', counted: number (units counted, ≥ 0), sourceId, note? }
  *       ],
  *     }) → Promise<{ recorded, duplicates, skipped, oversold, changedItemIds, locationIsDefault }>
  *
+ * The merchant, the actor (`staff:<id>` | `app:<id>` | `register:<id>` | `system`, for the audit) and the time are the
+ * mutation's.
  * - Idempotent per (sourceId, variationId, kind): recording the same movement again is counted in `duplicates` and
  *   changes nothing (e.g. an order pushed twice, a refund retried). Movements of one call with the same key are summed.
  * - Variations that do not exist (`unknown_variation`) or do not track stock (`not_tracked`) are returned in `skipped`,
- *   never thrown: a sale must always sync. Callers that must refuse them (the staff API) check `skipped`.
+ *   never thrown: a sale must always sync. Callers that must refuse them (the staff API) use {@link recordStockRequest}.
  * - `oversold`: variations whose units on hand fell below zero with this call (also written to the audit log).
  * - Audit: one `inventory.recorded` row per call, except for calls of sale movements only without an oversell (their
  *   order's own audit row records them).
- * - At the default location the catalog item's `stockOnHand` is refreshed: the item gets a new replication sequence
- *   (registers pull it) and a `catalog.updated` event is emitted. Add `'catalog-items'` to your change-feed
- *   notifications when `changedItemIds` is not empty.
+ * - The catalog items' `stockOnHand` is NOT touched here (the catalog module owns `catalog_items`): the items whose
+ *   stock moved are returned in `changedItemIds` with `locationIsDefault`, and the caller — a workflow, e.g.
+ *   workflows/stock-change.ts `recordStockChange` — has the catalog re-stamp them (`refreshStockOnHand`).
  *
  * Helpers: {@link saleMovementsOfOrder} (an order's lines → sale movements), {@link stockLevels},
  * {@link ensureDefaultLocation}.
  */
 import { newId, type Order, type StockLevel, type StockMovementKind } from '../../../../core/index.ts';
-import { lockMerchant, transactionMemo, type Queryable } from '../../platform/db/db.ts';
-import { appendAudit } from '../../kernel/audit.ts';
-import { refreshStockOnHand } from '../catalog/service.ts';
+import { transactionMemo, type Queryable } from '../../platform/db/db.ts';
+import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
+import { actorFromString, openMutation, type Mutation } from '../../kernel/mutation.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 
 export type StockMovementInput =
@@ -41,17 +41,9 @@ export type StockMovementInput =
   | { variationId: string; kind: 'count'; counted: number; sourceId: string; note?: string };
 
 export interface RecordStockMovementsInput {
-  merchantId: string;
+  /** loc_…; default: the merchant's default location (created on first use). */
   locationId?: string;
-  actor?: string;
-  occurredAt?: Date;
   movements: readonly StockMovementInput[];
-  /**
-   * Leave the catalog re-stamp to the caller (default false): the items are returned in `changedItemIds` with
-   * `locationIsDefault`, and the caller calls `refreshStockOnHand` once for many calls in the same transaction (the
-   * sync push does, so 100 sales of the same latte re-stamp it once, not 100 times).
-   */
-  deferCatalogRefresh?: boolean;
 }
 
 /** A stock movement as stored and listed. */
@@ -209,12 +201,9 @@ export const toMovement = (r: MovementRow): StockMovement => ({
   createdAt: new Date(r.created_at).toISOString(),
 });
 
-/** Records stock movements; see the top of this file for the contract. */
-export async function recordStockMovements(tx: Queryable, input: RecordStockMovementsInput): Promise<RecordStockMovementsResult> {
-  const { merchantId } = input;
-  const actor = input.actor ?? 'system';
-  const now = input.occurredAt ?? new Date();
-  await lockMerchant(tx, merchantId);
+/** Records stock movements inside the mutation `m`; see the top of this file for the contract. */
+export async function recordStockMovements(m: Mutation, input: RecordStockMovementsInput): Promise<RecordStockMovementsResult> {
+  const { tx, merchantId, actor, now } = m;
   const location = await resolveLocation(tx, merchantId, input.locationId);
 
   // Same (sourceId, variation, kind) within one call: quantities add up, the last count wins.
@@ -280,15 +269,10 @@ export async function recordStockMovements(tx: Queryable, input: RecordStockMove
   const sources = [...new Set(result.recorded.map((r) => r.sourceId))];
   // Sales are audited by their order's own row ('order.stored'); everything else, and any oversell, gets one here.
   const onlySales = result.recorded.every((r) => r.kind === 'sale');
-  if (!onlySales || result.oversold.length > 0) await appendAudit(tx, {
-    merchantId,
-    actor,
-    appId: actor.startsWith('app:') ? actor.slice(4) : null,
-    registerId: actor.startsWith('register:') ? actor.slice(9) : null,
+  if (!onlySales || result.oversold.length > 0) await m.audit({
     action: onlySales ? 'inventory.oversold' : 'inventory.recorded',
     entityType: 'stock_movement',
     entityId: sources.join(',').slice(0, 200),
-    occurredAt: now,
     data: {
       locationId: location.id,
       movements: result.recorded.map((r) => ({ id: r.id, variationId: r.variationId, kind: r.kind, quantity: r.quantity })),
@@ -296,7 +280,6 @@ export async function recordStockMovements(tx: Queryable, input: RecordStockMove
     },
   });
   result.changedItemIds = [...new Set(touched.values())];
-  if (!input.deferCatalogRefresh) await refreshStockOnHand(tx, merchantId, result.changedItemIds, now, location.isDefault);
   return result;
 }
 
@@ -363,25 +346,133 @@ export async function stockLevels(
   });
 }
 
-/** Sets (or, with `null`, removes) low-stock thresholds at a location. */
+/**
+ * Refuses lines naming variations that do not exist (or whose item is deleted) or do not track stock: 400 naming
+ * `<list>.<i>.variationId` (`list` is the body's field, e.g. `lines`, `thresholds`).
+ * @throws ProblemError 400 `validation_error`.
+ */
+async function checkTrackedVariations(tx: Queryable, merchantId: string, list: string, variationIds: readonly string[], untracked: (variationId: string) => string): Promise<void> {
+  const known = await findVariations(tx, merchantId, variationIds);
+  const errors: FieldError[] = variationIds.flatMap((variationId, i) => {
+    const v = known.get(variationId);
+    if (!v || v.deleted) return [{ path: `${list}.${i}.variationId`, message: `variation ${variationId} does not exist` }];
+    if (!v.trackStock) return [{ path: `${list}.${i}.variationId`, message: untracked(variationId) }];
+    return [];
+  });
+  if (errors.length > 0) throw new ProblemError(400, 'validation_error', `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+}
+
+/** `locationId` (or the default) as a 400 naming `locationId` when it is not the merchant's. */
+async function requestLocation(tx: Queryable, merchantId: string, locationId: string | undefined): Promise<Location> {
+  try {
+    return await resolveLocation(tx, merchantId, locationId);
+  } catch (err) {
+    if (err instanceof InventoryError) throw new ProblemError(400, 'validation_error', `Invalid locationId: ${err.message}.`, [{ path: 'locationId', message: err.message }]);
+    throw err;
+  }
+}
+
+/** The stock level of each variation at a location (one row per tracked variation of a live item), in the given order. */
+async function levelsOf(tx: Queryable, merchantId: string, locationId: string, variationIds: readonly string[]): Promise<StockLevel[]> {
+  const levels: StockLevel[] = [];
+  for (const variationId of variationIds) levels.push(...(await stockLevels(tx, merchantId, { locationId, variationId, limit: 1 })));
+  return levels;
+}
+
+/** What the staff API's receive, adjust and count answer: the movements, any oversell and the new levels. */
+export interface StockRequestResult extends RecordStockMovementsResult {
+  levels: StockLevel[];
+}
+
+/**
+ * A staff request to receive, adjust or count stock (POST /api/pos/catalog/inventory/{kind}): one movement per line at
+ * the location (default: the default location), all under one source id `<kind>:<ULID>`; note on every movement.
+ * Quantities: receive and adjust are signed unit deltas, count is the units counted (`counted`).
+ * @throws ProblemError 400 naming `locationId` or `lines.<i>.variationId` (unknown, deleted or not tracking stock).
+ */
+export async function recordStockRequest(
+  m: Mutation,
+  kind: 'receive' | 'adjust' | 'count',
+  body: { locationId?: string | undefined; note?: string | undefined; lines: readonly ({ variationId: string; quantity: number } | { variationId: string; counted: number })[] },
+): Promise<StockRequestResult> {
+  const location = await requestLocation(m.tx, m.merchantId, body.locationId);
+  const variationIds = body.lines.map((l) => l.variationId);
+  await checkTrackedVariations(m.tx, m.merchantId, 'lines', variationIds, (id) => `variation ${id} does not track stock (set trackStock on the item first)`);
+  const sourceId = `${kind}:${newId('stockMovement').slice(4)}`;
+  const note = body.note ? { note: body.note } : {};
+  const movements: StockMovementInput[] = body.lines.map((l) =>
+    kind === 'count'
+      ? { variationId: l.variationId, kind, counted: (l as { counted: number }).counted, sourceId, ...note }
+      : { variationId: l.variationId, kind, quantity: (l as { quantity: number }).quantity, sourceId, ...note },
+  );
+  const recorded = await recordStockMovements(m, { locationId: location.id, movements });
+  return { ...recorded, levels: await levelsOf(m.tx, m.merchantId, location.id, variationIds) };
+}
+
+/**
+ * Sets (or, with `null`, removes) low-stock thresholds at a location (default: the default location), audited
+ * `inventory.thresholds_set`. Returns the levels of the variations, in the given order.
+ * @throws ProblemError 400 naming `locationId` or `thresholds.<i>.variationId`.
+ */
 export async function setStockThresholds(
-  tx: Queryable,
-  merchantId: string,
-  locationId: string,
-  thresholds: readonly { variationId: string; lowStockThreshold: number | null }[],
-  now: Date,
-): Promise<void> {
-  for (const t of thresholds) {
+  m: Mutation,
+  body: { locationId?: string | undefined; thresholds: readonly { variationId: string; lowStockThreshold: number | null }[] },
+): Promise<StockLevel[]> {
+  const { tx, merchantId, now } = m;
+  const location = await requestLocation(tx, merchantId, body.locationId);
+  const variationIds = body.thresholds.map((t) => t.variationId);
+  await checkTrackedVariations(tx, merchantId, 'thresholds', variationIds, (id) => `variation ${id} does not track stock`);
+  for (const t of body.thresholds) {
     if (t.lowStockThreshold === null) {
-      await tx.query('DELETE FROM stock_thresholds WHERE merchant_id = $1 AND location_id = $2 AND variation_id = $3', [merchantId, locationId, t.variationId]);
+      await tx.query('DELETE FROM stock_thresholds WHERE merchant_id = $1 AND location_id = $2 AND variation_id = $3', [merchantId, location.id, t.variationId]);
     } else {
       await tx.query(
         `INSERT INTO stock_thresholds (merchant_id, location_id, variation_id, threshold, updated_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (merchant_id, location_id, variation_id) DO UPDATE SET threshold = EXCLUDED.threshold, updated_at = EXCLUDED.updated_at`,
-        [merchantId, locationId, t.variationId, t.lowStockThreshold, now.toISOString()],
+        [merchantId, location.id, t.variationId, t.lowStockThreshold, now.toISOString()],
       );
     }
   }
+  await m.audit({ action: 'inventory.thresholds_set', entityType: 'location', entityId: location.id, data: { thresholds: body.thresholds } });
+  return levelsOf(tx, merchantId, location.id, variationIds);
+}
+
+/**
+ * Adds a stock location (never the default: that one is created on first use), audited `location.created`.
+ * @throws ProblemError 409 `location_exists` when a location of the store has this name (case-insensitive).
+ */
+export async function createLocation(m: Mutation, name: string): Promise<Location> {
+  await ensureDefaultLocation(m.tx, m.merchantId);
+  const clash = await m.tx.query('SELECT 1 FROM locations WHERE merchant_id = $1 AND lower(name) = lower($2)', [m.merchantId, name]);
+  if (clash.rows.length > 0) throw new ProblemError(409, 'location_exists', `A location named "${name}" exists already.`);
+  const id = newId('location');
+  const { rows } = await m.tx.query<LocationRow>(
+    'INSERT INTO locations (id, merchant_id, name, is_default, created_at) VALUES ($1, $2, $3, false, $4) RETURNING id, name, is_default, created_at',
+    [id, m.merchantId, name, m.now.toISOString()],
+  );
+  await m.audit({ action: 'location.created', entityType: 'location', entityId: id, data: { name } });
+  return toLocation(rows[0]!);
+}
+
+/**
+ * Units on hand at a location for the staff API's stock lists (GET /api/pos/catalog/inventory and …/low-stock): one
+ * page of {@link stockLevels} after the variation id `after`, `limit` rows.
+ * @throws ProblemError 400 naming `locationId` when it is not the merchant's.
+ */
+export async function stockLevelsPage(
+  db: Queryable,
+  merchantId: string,
+  options: { locationId?: string | undefined; variationId?: string | undefined; itemId?: string | undefined; lowOnly?: boolean; after?: string | undefined; limit: number },
+): Promise<StockLevel[]> {
+  const location = await requestLocation(db, merchantId, options.locationId);
+  return stockLevels(db, merchantId, {
+    locationId: location.id,
+    ...(options.variationId ? { variationId: options.variationId } : {}),
+    ...(options.itemId ? { itemId: options.itemId } : {}),
+    ...(options.lowOnly ? { lowOnly: true } : {}),
+    ...(options.after ? { after: options.after } : {}),
+    limit: options.limit,
+  });
 }
 
 /** Stock movements of the merchant, newest first; filters by variation, location, kind or source. */
@@ -406,11 +497,30 @@ export async function listStockMovements(
 }
 
 /**
+ * How a change of stock reaches the catalog items' `stockOnHand`: the catalog re-stamps the items (new replication
+ * sequence, `catalog.updated`). Inventory cannot call the catalog module itself (modules never import each other), so
+ * the wiring connects it once (app.ts → workflows/stock-change.ts `connectSaleStockToCatalog`).
+ */
+export type StockRestamp = (m: Mutation, itemIds: readonly string[], atDefaultLocation: boolean) => Promise<void>;
+
+let saleStockRestamp: StockRestamp | undefined;
+
+/**
+ * Connects {@link recordSaleStock} to the catalog re-stamp (idempotent; the last call wins). Transitional: the sale
+ * paths of orders, invoices and pay links call {@link recordSaleStock} from inside their modules; once they are
+ * workflows they call workflows/stock-change.ts `recordStockChange`, and this port goes.
+ */
+export function connectSaleStockRestamp(restamp: StockRestamp): void {
+  saleStockRestamp = restamp;
+}
+
+/**
  * The stock side of a sale or a return of sold goods (DESIGN §8: inventory is the sum of stock movements): one
  * movement per line, kind `sale` (quantity taken off) or `return` (put back), keyed by `sourceId` (the order, refund,
- * invoice or pay request), at the default location, in the caller's transaction. Lines of untracked or custom
- * variations are skipped; recording the same source twice records nothing more. Returns true when an item's stock on
- * hand changed (registers should pull the catalog).
+ * invoice or pay request), at the default location, in the caller's transaction `tx`. Lines of untracked or custom
+ * variations are skipped; recording the same source twice records nothing more. The items whose stock moved are
+ * re-stamped through {@link connectSaleStockRestamp}. Returns true when an item's stock on hand changed (registers
+ * should pull the catalog).
  */
 export async function recordSaleStock(
   tx: Queryable,
@@ -418,11 +528,16 @@ export async function recordSaleStock(
 ): Promise<boolean> {
   const lines = input.lines.filter((l): l is { variationId: string; quantity: number } => l.variationId !== null && l.quantity > 0);
   if (lines.length === 0) return false;
-  const result = await recordStockMovements(tx, {
-    merchantId: input.merchantId,
-    actor: input.actor,
-    occurredAt: input.now,
+  const m = await openMutation(tx, actorFromString(input.merchantId, input.actor), input.now);
+  const result = await recordStockMovements(m, {
     movements: lines.map((l) => ({ variationId: l.variationId, kind: input.kind, quantity: input.kind === 'sale' ? -l.quantity : l.quantity, sourceId: input.sourceId })),
   });
+  if (result.changedItemIds.length > 0) await saleStockRestamp?.(m, result.changedItemIds, result.locationIsDefault);
   return result.changedItemIds.length > 0;
+}
+
+/** Whether any stock movement of the merchant has this source id (e.g. the demo seed's `seed:opening-stock`). */
+export async function hasStockMovementsOf(db: Queryable, merchantId: string, sourceId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM stock_movements WHERE merchant_id = $1 AND source_id = $2 LIMIT 1', [merchantId, sourceId]);
+  return rows.length > 0;
 }

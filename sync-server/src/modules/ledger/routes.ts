@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { verifyAuditChain } from '../../kernel/audit.ts';
-import { hydrateJournalTransactions, trialBalance } from '../../kernel/ledger.ts';
+import { trialBalance } from '../../kernel/ledger.ts';
+import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
 
 const pageQuery = z.strictObject(pageQueryFields);
 
@@ -40,34 +40,6 @@ const auditVerifyResponse = z.strictObject({
   reason: z.string().optional(),
 });
 
-/**
- * One page of an outbox table (`sms_outbox`, `email_outbox`: id, merchant_id, created_at, status + `columns`), newest
- * first, keyset-paginated on (created_at, id); `view` maps a row's own columns to the API fields.
- */
-async function outboxPage<R extends object>(
-  db: AppContext['db'],
-  merchantId: string,
-  q: z.infer<typeof pageQuery>,
-  table: 'sms_outbox' | 'email_outbox',
-  columns: string,
-  view: (row: R) => Record<string, string>,
-): Promise<{ data: Record<string, string>[]; nextCursor: string | null }> {
-  const params: unknown[] = [merchantId];
-  let where = 'merchant_id = $1';
-  if (q.cursor) {
-    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
-    params.push(createdAt, id);
-    where += ` AND (created_at, id) < ($2::timestamptz, $3::text)`;
-  }
-  params.push(q.limit + 1);
-  const { rows } = await db.query<R & { id: string; created_at: Date; status: string }>(
-    `SELECT id, ${columns}, created_at, status FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
-  const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
-  return { data: page.map((r) => ({ id: r.id, ...view(r), status: r.status, createdAt: new Date(r.created_at).toISOString() })), nextCursor };
-}
-
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
 export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   // GET /api/pos/catalog and the rest of the catalog API: routes/catalog.ts.
@@ -98,27 +70,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(quarantineQuery, request.query, '(query)');
-    const params: unknown[] = [merchantId];
-    let where = 'merchant_id = $1';
-    if (q.collection) {
-      params.push(q.collection);
-      where += ` AND collection = $${params.length}`;
-    }
-    if (q.cursor) {
-      const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
-      params.push(createdAt, id);
-      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
-    }
-    params.push(q.limit + 1);
-    const { rows } = await ctx.db.query<{ id: string; collection: string; doc_id: string; data: unknown; reason: string; created_at: Date }>(
-      `SELECT id, collection, doc_id, data, reason, created_at FROM quarantine WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
-    return {
-      data: page.map((r) => ({ id: r.id, collection: r.collection, documentId: r.doc_id, document: r.data, reason: r.reason, createdAt: new Date(r.created_at).toISOString() })),
-      nextCursor,
-    };
+    return listQuarantine(ctx.db, merchantId, q);
   });
 
   app.get('/api/pos/ledger/journal-transactions', {
@@ -136,23 +88,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(journalQuery, request.query, '(query)');
-    const params: unknown[] = [merchantId];
-    let where = 'merchant_id = $1';
-    if (q.sourceId) {
-      params.push(q.sourceId);
-      where += ` AND source_id = $${params.length}`;
-    }
-    if (q.cursor) {
-      params.push(decodeCursor(q.cursor, ['number'])[0]);
-      where += ` AND sync_seq > $${params.length}`;
-    }
-    params.push(q.limit + 1);
-    const { rows } = await ctx.db.query<Parameters<typeof hydrateJournalTransactions>[1][number]>(
-      `SELECT * FROM journal_transactions WHERE ${where} ORDER BY sync_seq LIMIT $${params.length}`,
-      params,
-    );
-    const { page, nextCursor } = pageOf(rows, q.limit, (last) => [Number(last.sync_seq)]);
-    return { data: await hydrateJournalTransactions(ctx.db, page), nextCursor };
+    return listJournalTransactions(ctx.db, merchantId, q);
   });
 
   app.get('/api/pos/ledger/trial-balance', {

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { newId, type CatalogItem, type TaxRate } from '../../../../core/index.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
-import { lockMerchant } from '../../platform/db/db.ts';
-import { APP_SCOPES, issueAppToken } from '../../platform/auth/identity.ts';
-import { appendAudit } from '../../kernel/audit.ts';
-import { ensureChartOfAccounts } from '../../kernel/ledger.ts';
-import { recordStockMovements } from '../inventory/service.ts';
+import { ChangeFeed } from '../../platform/change-feed.ts';
+import { APP_SCOPES, issueAppToken, revokeAppTokens } from '../../platform/auth/identity.ts';
+import { mutation, type Mutation } from '../../kernel/mutation.ts';
 
 /**
  * The demo store (DESIGN §9): a café with modifiers, a retail shelf with real UPC-A barcodes and stock, and salon
  * services. Seeded idempotently on every start: existing rows are never overwritten, so edits survive restarts.
+ * The seed itself is a workflow (workflows/demo-seed.ts: merchant, catalog, opening stock, sign-ins); this file holds
+ * the demo data and the merchants module's part of it.
  */
 export const DEMO_MERCHANT_NAME = 'Register Demo Café & Market';
 export const DEMO_CURRENCY = 'USD';
@@ -138,92 +138,68 @@ export interface DemoSeed {
   created: boolean;
 }
 
-async function upsertCatalog(tx: Queryable, merchantId: string): Promise<void> {
-  for (const rate of DEMO_TAX_RATES) {
-    await tx.query(
-      `INSERT INTO tax_rates (merchant_id, id, data, sync_seq) VALUES ($1, $2, $3::jsonb, nextval('sync_seq')) ON CONFLICT (merchant_id, id) DO NOTHING`,
-      [merchantId, rate.id, JSON.stringify(rate)],
-    );
-  }
-  for (const item of DEMO_CATALOG_ITEMS) {
-    await tx.query(
-      `INSERT INTO catalog_items (merchant_id, id, data, sync_seq) VALUES ($1, $2, $3::jsonb, nextval('sync_seq')) ON CONFLICT (merchant_id, id) DO NOTHING`,
-      [merchantId, item.id, JSON.stringify(item)],
-    );
-  }
+/** The demo merchant as stored. */
+export interface DemoMerchant {
+  id: string;
+  name: string;
+  currency: string;
 }
 
-/** The demo stock as opening counts (inventory is the sum of movements); recorded once, on the first seed. */
-async function seedOpeningStock(tx: Queryable, merchantId: string): Promise<void> {
-  const movements = DEMO_CATALOG_ITEMS.flatMap((item) =>
-    item.variations.filter((v) => v.trackStock).map((v) => ({ variationId: v.id, kind: 'count' as const, counted: v.stockOnHand ?? 0, sourceId: 'seed:opening-stock' })),
+/**
+ * The demo merchant (the oldest `is_demo` one), or the one to create (`created: true`, not stored yet: see
+ * {@link createDemoMerchant}). Takes a transaction-wide lock first, so several instances starting at once seed one
+ * store.
+ */
+export async function findDemoMerchant(tx: Queryable): Promise<{ merchant: DemoMerchant; created: boolean }> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('register:seed-demo')) AS locked`);
+  const found = await tx.query<DemoMerchant>('SELECT id, name, currency FROM merchants WHERE is_demo ORDER BY created_at, id LIMIT 1');
+  if (found.rows[0]) return { merchant: found.rows[0], created: false };
+  return { merchant: { id: newId('merchant'), name: DEMO_MERCHANT_NAME, currency: DEMO_CURRENCY }, created: true };
+}
+
+/** Stores the demo merchant {@link findDemoMerchant} planned, inside its own mutation `m` (`m.merchantId` = its id). */
+export async function createDemoMerchant(m: Mutation, merchant: DemoMerchant): Promise<void> {
+  await m.tx.query('INSERT INTO merchants (id, name, currency, is_demo) VALUES ($1, $2, $3, true)', [merchant.id, merchant.name, merchant.currency]);
+}
+
+/** The demo store's sign-ins: its owner (created when missing) and its demo app (token issued when missing). */
+export async function ensureDemoAccess(m: Mutation): Promise<Pick<DemoSeed, 'staffId' | 'staffRole' | 'appId' | 'appToken' | 'appScopes' | 'webhookSecret'>> {
+  const { tx, merchantId } = m;
+  let staff = (await tx.query<{ id: string; role: string }>(`SELECT id, role FROM staff WHERE merchant_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1`, [merchantId])).rows[0];
+  if (!staff) {
+    staff = { id: newId('staff'), role: 'owner' };
+    await tx.query(`INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, 'Demo Owner', 'owner@demo.register.example', 'owner')`, [staff.id, merchantId]);
+  }
+  let app = (
+    await tx.query<{ id: string; scopes: string[]; webhook_secret: string | null }>(
+      'SELECT id, scopes, webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1',
+      [merchantId, DEMO_APP_NAME],
+    )
+  ).rows[0];
+  let appToken: string | undefined;
+  if (!app) {
+    const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+    const issued = await issueAppToken(tx, { merchantId, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
+    appToken = issued.token;
+    app = { id: issued.id, scopes: [...DEMO_APP_SCOPES], webhook_secret: webhookSecret };
+  }
+  return { staffId: staff.id, staffRole: staff.role, appId: app.id, ...(appToken ? { appToken } : {}), appScopes: app.scopes, webhookSecret: app.webhook_secret ?? '' };
+}
+
+/** The demo stock as opening counts (inventory is the sum of movements), under the source id {@link OPENING_STOCK_SOURCE}. */
+export const OPENING_STOCK_SOURCE = 'seed:opening-stock';
+export function openingStockCounts(): { variationId: string; kind: 'count'; counted: number; sourceId: string }[] {
+  return DEMO_CATALOG_ITEMS.flatMap((item) =>
+    item.variations.filter((v) => v.trackStock).map((v) => ({ variationId: v.id, kind: 'count' as const, counted: v.stockOnHand ?? 0, sourceId: OPENING_STOCK_SOURCE })),
   );
-  const done = await tx.query(`SELECT 1 FROM stock_movements WHERE merchant_id = $1 AND source_id = 'seed:opening-stock' LIMIT 1`, [merchantId]);
-  if (done.rows.length === 0) await recordStockMovements(tx, { merchantId, movements });
-}
-
-/** Creates the demo store, or completes it (idempotent). Several instances starting at once are serialised. */
-export async function seedDemoStore(db: Db): Promise<DemoSeed> {
-  return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('register:seed-demo')) AS locked`);
-    const found = await tx.query<{ id: string; name: string; currency: string }>(
-      'SELECT id, name, currency FROM merchants WHERE is_demo ORDER BY created_at, id LIMIT 1',
-    );
-    let merchant = found.rows[0];
-    const created = !merchant;
-    if (!merchant) {
-      merchant = { id: newId('merchant'), name: DEMO_MERCHANT_NAME, currency: DEMO_CURRENCY };
-      await tx.query('INSERT INTO merchants (id, name, currency, is_demo) VALUES ($1, $2, $3, true)', [merchant.id, merchant.name, merchant.currency]);
-    }
-    await lockMerchant(tx, merchant.id);
-    await ensureChartOfAccounts(tx, merchant.id);
-    await upsertCatalog(tx, merchant.id);
-    await seedOpeningStock(tx, merchant.id);
-
-    let staff = (await tx.query<{ id: string; role: string }>(`SELECT id, role FROM staff WHERE merchant_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1`, [merchant.id])).rows[0];
-    if (!staff) {
-      staff = { id: newId('staff'), role: 'owner' };
-      await tx.query(`INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, 'Demo Owner', 'owner@demo.register.example', 'owner')`, [staff.id, merchant.id]);
-    }
-
-    let app = (
-      await tx.query<{ id: string; scopes: string[]; webhook_secret: string | null }>(
-        'SELECT id, scopes, webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1',
-        [merchant.id, DEMO_APP_NAME],
-      )
-    ).rows[0];
-    let appToken: string | undefined;
-    if (!app) {
-      const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
-      const issued = await issueAppToken(tx, { merchantId: merchant.id, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
-      appToken = issued.token;
-      app = { id: issued.id, scopes: [...DEMO_APP_SCOPES], webhook_secret: webhookSecret };
-    }
-    if (created) {
-      await appendAudit(tx, { merchantId: merchant.id, actor: 'system', action: 'merchant.seeded', entityType: 'merchant', entityId: merchant.id, data: { name: merchant.name, demo: true } });
-    }
-    return {
-      merchantId: merchant.id,
-      merchantName: merchant.name,
-      currency: merchant.currency,
-      staffId: staff.id,
-      staffRole: staff.role,
-      appId: app.id,
-      ...(appToken ? { appToken } : {}),
-      appScopes: app.scopes,
-      webhookSecret: app.webhook_secret ?? '',
-      created,
-    };
-  });
 }
 
 /**
  * Revokes the demo app's tokens and issues a new one (same scopes and webhook secret). Used when the plaintext of the
- * existing token is no longer known (it is stored hashed only).
+ * existing token is no longer known (it is stored hashed only). Audited `app_token.reissued`.
  */
-export async function reissueDemoAppToken(db: Db, merchantId: string): Promise<{ appId: string; appToken: string; webhookSecret: string }> {
-  return db.transaction(async (tx) => {
-    await lockMerchant(tx, merchantId);
+export async function reissueDemoAppToken(db: Db, merchantId: string, clock: () => Date = () => new Date()): Promise<{ appId: string; appToken: string; webhookSecret: string }> {
+  return mutation({ db, clock, feed: NO_FEED }, { merchantId, actor: 'system' }, async ({ tx, audit }) => {
     const old = (
       await tx.query<{ webhook_secret: string | null }>(
         'SELECT webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at LIMIT 1',
@@ -231,9 +207,12 @@ export async function reissueDemoAppToken(db: Db, merchantId: string): Promise<{
       )
     ).rows[0];
     const webhookSecret = old?.webhook_secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
-    await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL', [merchantId, DEMO_APP_NAME]);
+    await revokeAppTokens(tx, merchantId, DEMO_APP_NAME);
     const issued = await issueAppToken(tx, { merchantId, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
-    await appendAudit(tx, { merchantId, actor: 'system', action: 'app_token.reissued', entityType: 'app_token', entityId: issued.id, appId: issued.id, data: { appName: DEMO_APP_NAME } });
+    await audit({ action: 'app_token.reissued', entityType: 'app_token', entityId: issued.id, appId: issued.id, data: { appName: DEMO_APP_NAME } });
     return { appId: issued.id, appToken: issued.token, webhookSecret };
   });
 }
+
+/** A change feed for writes made before any server listens (the seed, main.ts): no register can be told yet. */
+const NO_FEED = new ChangeFeed();

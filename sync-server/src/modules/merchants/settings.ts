@@ -5,11 +5,11 @@
  */
 import { z } from 'zod';
 import { isPhoneCountry, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
-import { callerOf, type Principal } from '../../platform/auth/identity.ts';
+import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
-import { appendAudit } from '../../kernel/audit.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
 
 /** `GET /api/pos/settings` and the answer of PATCH: core/settings.ts. */
 export { storeSettingsSchema, type StoreSettings };
@@ -55,9 +55,7 @@ export async function getSettings(db: Queryable, merchantId: string): Promise<St
  * @throws ProblemError 400 naming `timeZone` for an unknown zone.
  */
 export async function updateSettings(ctx: AppContext, principal: Principal, input: StoreSettingsUpdate): Promise<StoreSettings> {
-  const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
-    await lockMerchant(tx, principal.merchantId);
+  return mutation(ctx, actorOf(principal), async ({ tx, audit }) => {
     const before = await merchantRow(tx, principal.merchantId);
     if (input.timeZone !== undefined) {
       const known = await tx.query('SELECT 1 FROM pg_timezone_names WHERE name = $1', [input.timeZone]);
@@ -71,7 +69,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };
     if (Object.keys(changes).length > 0) {
-      await appendAudit(tx, { merchantId: principal.merchantId, actor: callerOf(principal), action: 'settings.updated', entityType: 'merchant', entityId: principal.merchantId, occurredAt: now, data: changes });
+      await audit({ action: 'settings.updated', entityType: 'merchant', entityId: principal.merchantId, appId: null, data: changes });
     }
     return toSettings({ ...before, ...after });
   });

@@ -14,6 +14,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
 import {
   createSubscription,
   deleteSubscription,
@@ -61,7 +62,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       const body = parseOrThrow(webhookSubscriptionCreateSchema, request.body ?? undefined);
       await assertPublicReceiverUrl(body.url, { allowPrivateNetworks: ctx.config.allowPrivateWebhookReceivers });
       const principal = principalOf(request);
-      const created = await ctx.db.transaction((tx) => createSubscription(tx, principal, body, ctx.clock()));
+      const created = await mutation(ctx, actorOf(principal), (m) => createSubscription(m, principal, body));
       return { status: 201, body: created };
     }),
   );
@@ -124,7 +125,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       const body = parseOrThrow(webhookSubscriptionUpdateSchema, request.body ?? undefined);
       if (body.url !== undefined) await assertPublicReceiverUrl(body.url, { allowPrivateNetworks: ctx.config.allowPrivateWebhookReceivers });
       const principal = principalOf(request);
-      return ctx.db.transaction((tx) => updateSubscription(tx, principal, id, body, ctx.clock()));
+      return mutation(ctx, actorOf(principal), (m) => updateSubscription(m, principal, id, body));
     },
   );
 
@@ -137,7 +138,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     async (request, reply) => {
       const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
       const principal = principalOf(request);
-      await ctx.db.transaction((tx) => deleteSubscription(tx, principal, id, ctx.clock()));
+      await mutation(ctx, actorOf(principal), (m) => deleteSubscription(m, principal, id));
       return reply.code(204).send();
     },
   );
@@ -196,7 +197,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
       parseEmptyBody(request.body);
       const principal = principalOf(request);
-      const rotated = await ctx.db.transaction((tx) => rotateSecret(tx, principal, id, ctx.clock()));
+      const rotated = await mutation(ctx, actorOf(principal), (m) => rotateSecret(m, principal, id));
       return { status: 200, body: rotated };
     }),
   );
@@ -224,7 +225,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       const { id, deliveryId } = parseOrThrow(deliveryParams, request.params, '(path)');
       parseEmptyBody(request.body);
       const principal = principalOf(request);
-      const delivery = await ctx.db.transaction((tx) => redeliver(tx, principal, id, deliveryId, ctx.clock()));
+      const delivery = await mutation(ctx, actorOf(principal), (m) => redeliver(m, principal, id, deliveryId));
       return { status: 202, body: delivery };
     }),
   );

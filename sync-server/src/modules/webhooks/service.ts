@@ -1,6 +1,7 @@
 /**
  * Webhooks (spec: Events; DESIGN §6): subscriptions, and the delivery worker that drains the transactional outbox
- * (`event_outbox`, written by `emitEvent` in the same transaction as each change).
+ * (`event_outbox`, written by the kernel in the same transaction as each change; the worker reads and marks it through
+ * kernel/outbox.ts). Subscription writes are mutations (kernel/mutation.ts), audited by their caller.
  *
  * Delivery: the worker fans each new event out to one delivery per enabled subscription of the merchant whose
  * `eventTypes` include its type, then POSTs the event's raw JSON to the subscription's URL with
@@ -14,7 +15,7 @@
  * Several instances share the work: rows are claimed with `FOR UPDATE SKIP LOCKED` and a lease (`locked_until`), and
  * no HTTP call runs inside a database transaction. (On PGlite there is one connection and the same SQL simply runs.)
  *
- * For other services: nothing to call — emit events with `emitEvent(tx, …)` (services/events.ts) and this worker
+ * For other modules: nothing to call — emit events with `m.emit(type, object)` inside a mutation and this worker
  * delivers them. Tests and tools can drive it with {@link WebhookWorker.runOnce}.
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -33,7 +34,8 @@ import type { Principal } from '../../platform/auth/identity.ts';
 import { callerOf } from '../../platform/auth/identity.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
-import { appendAudit } from '../../kernel/audit.ts';
+import type { Mutation } from '../../kernel/mutation.ts';
+import { claimUndispatchedEvents, markEventsDispatched } from '../../kernel/outbox.ts';
 import { postToReceiver, RefusedReceiverError } from '../../platform/http/receiver-network.ts';
 
 /** DESIGN §6 defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
@@ -106,19 +108,17 @@ async function loadSubscription(db: Queryable, principal: Principal, id: string)
   return rows[0];
 }
 
-const auditOf = (principal: Principal) => ({ actor: callerOf(principal), appId: principal.kind === 'app' ? principal.appId : null });
-
 /**
  * Creates a subscription. Its secret: an app that was given a webhook secret when installed (the demo app: the
  * `webhookSecret` of demo-credentials.json) signs with that one; otherwise a new `whsec_…` is generated. The secret is
  * returned here only.
  */
 export async function createSubscription(
-  tx: Queryable,
+  m: Mutation,
   principal: Principal,
   input: { url: string; eventTypes: EventType[]; description?: string | undefined },
-  now: Date,
 ): Promise<WebhookSubscription & { secret: string }> {
+  const { tx, now } = m;
   let secret: string | null = null;
   if (principal.kind === 'app') {
     const app = await tx.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM app_tokens WHERE id = $1', [principal.appId]);
@@ -131,13 +131,10 @@ export async function createSubscription(
      VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $9) RETURNING *`,
     [id, principal.merchantId, principal.kind === 'app' ? principal.appId : null, input.url, input.eventTypes, secret, input.description ?? null, callerOf(principal), now.toISOString()],
   );
-  await appendAudit(tx, {
-    merchantId: principal.merchantId,
-    ...auditOf(principal),
+  await m.audit({
     action: 'webhook_subscription.created',
     entityType: 'webhook_subscription',
     entityId: id,
-    occurredAt: now,
     data: { url: input.url, eventTypes: input.eventTypes },
   });
   return { ...toSubscription(rows[0]!), secret };
@@ -161,12 +158,12 @@ export async function listSubscriptions(db: Queryable, principal: Principal, opt
 }
 
 export async function updateSubscription(
-  tx: Queryable,
+  m: Mutation,
   principal: Principal,
   id: string,
   patch: { url?: string | undefined; eventTypes?: EventType[] | undefined; description?: string | null | undefined; enabled?: boolean | undefined },
-  now: Date,
 ): Promise<WebhookSubscription> {
+  const { tx, now } = m;
   const current = await loadSubscription(tx, principal, id);
   const next = {
     url: patch.url ?? current.url,
@@ -179,13 +176,10 @@ export async function updateSubscription(
       WHERE merchant_id = $1 AND id = $2 RETURNING *`,
     [principal.merchantId, id, next.url, next.eventTypes, next.description, next.enabled, now.toISOString()],
   );
-  await appendAudit(tx, {
-    merchantId: principal.merchantId,
-    ...auditOf(principal),
+  await m.audit({
     action: 'webhook_subscription.updated',
     entityType: 'webhook_subscription',
     entityId: id,
-    occurredAt: now,
     data: { fields: Object.keys(patch), ...next },
   });
   return toSubscription(rows[0]!);
@@ -197,23 +191,25 @@ export async function updateSubscription(
  * the old one stops verifying at once (the spec's single `x-service-signature` has no room for two). Audited without
  * the secret. @throws ProblemError 404 for another app's or a deleted subscription.
  */
-export async function rotateSecret(tx: Queryable, principal: Principal, id: string, now: Date): Promise<WebhookSubscription & { secret: string }> {
+export async function rotateSecret(m: Mutation, principal: Principal, id: string): Promise<WebhookSubscription & { secret: string }> {
+  const { tx, now } = m;
   await loadSubscription(tx, principal, id);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   const { rows } = await tx.query<SubscriptionRow>('UPDATE webhook_subscriptions SET secret = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *', [principal.merchantId, id, secret, now.toISOString()]);
-  await appendAudit(tx, { merchantId: principal.merchantId, ...auditOf(principal), action: 'webhook_subscription.secret_rotated', entityType: 'webhook_subscription', entityId: id, occurredAt: now, data: {} });
+  await m.audit({ action: 'webhook_subscription.secret_rotated', entityType: 'webhook_subscription', entityId: id, data: {} });
   return { ...toSubscription(rows[0]!), secret };
 }
 
 /** Deletes a subscription: no further deliveries; its pending ones are canceled. The delivery log stays readable by staff. */
-export async function deleteSubscription(tx: Queryable, principal: Principal, id: string, now: Date): Promise<void> {
+export async function deleteSubscription(m: Mutation, principal: Principal, id: string): Promise<void> {
+  const { tx, now } = m;
   await loadSubscription(tx, principal, id);
   await tx.query('UPDATE webhook_subscriptions SET deleted_at = $3, enabled = false, updated_at = $3 WHERE merchant_id = $1 AND id = $2', [principal.merchantId, id, now.toISOString()]);
   await tx.query(
     `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2 WHERE subscription_id = $1 AND status = 'pending'`,
     [id, now.toISOString()],
   );
-  await appendAudit(tx, { merchantId: principal.merchantId, ...auditOf(principal), action: 'webhook_subscription.deleted', entityType: 'webhook_subscription', entityId: id, occurredAt: now });
+  await m.audit({ action: 'webhook_subscription.deleted', entityType: 'webhook_subscription', entityId: id });
 }
 
 interface DeliveryRow {
@@ -287,7 +283,8 @@ export async function listDeliveries(
  * Queues a new delivery of the same event to the same subscription, attempted at once (manual redelivery). Refused
  * with 409 `delivery_pending` while the delivery is still pending.
  */
-export async function redeliver(tx: Queryable, principal: Principal, subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery> {
+export async function redeliver(m: Mutation, principal: Principal, subscriptionId: string, deliveryId: string): Promise<WebhookDelivery> {
+  const { tx, now } = m;
   const subscription = await loadSubscription(tx, principal, subscriptionId);
   const { rows } = await tx.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 FOR UPDATE', [deliveryId, subscriptionId]);
   const original = rows[0];
@@ -301,13 +298,10 @@ export async function redeliver(tx: Queryable, principal: Principal, subscriptio
      VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6) RETURNING *`,
     [id, subscription.merchant_id, subscriptionId, original.event_id, original.event_type, now.toISOString(), deliveryId],
   );
-  await appendAudit(tx, {
-    merchantId: principal.merchantId,
-    ...auditOf(principal),
+  await m.audit({
     action: 'webhook_delivery.redelivered',
     entityType: 'webhook_delivery',
     entityId: id,
-    occurredAt: now,
     data: { redeliveryOf: deliveryId, eventId: original.event_id },
   });
   return (await hydrateDeliveries(tx, inserted.rows))[0]!;
@@ -400,9 +394,7 @@ export class WebhookWorker {
   private async dispatch(): Promise<number> {
     return this.db.transaction(async (tx) => {
       const now = this.clock();
-      const { rows } = await tx.query<{ id: string; merchant_id: string; type: string; created_at: Date }>(
-        'SELECT id, merchant_id, type, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT 100 FOR UPDATE SKIP LOCKED',
-      );
+      const rows = await claimUndispatchedEvents(tx, 100);
       for (const event of rows) {
         const subs = await tx.query<{ id: string }>(
           `SELECT id FROM webhook_subscriptions WHERE merchant_id = $1 AND deleted_at IS NULL AND enabled AND $2 = ANY(event_types) AND created_at <= $3`,
@@ -417,7 +409,7 @@ export class WebhookWorker {
           );
         }
       }
-      if (rows.length > 0) await tx.query('UPDATE event_outbox SET dispatched_at = $2 WHERE id = ANY($1::text[])', [rows.map((r) => r.id), now.toISOString()]);
+      await markEventsDispatched(tx, rows.map((r) => r.id), now);
       return rows.length;
     });
   }

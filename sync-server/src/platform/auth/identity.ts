@@ -97,6 +97,11 @@ export class IdentityProvider {
   }
 }
 
+/** Revokes (now, by the database clock) every live token of the merchant's app named `appName`. */
+export async function revokeAppTokens(tx: Queryable, merchantId: string, appName: string): Promise<void> {
+  await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL', [merchantId, appName]);
+}
+
 /** Issues an app token; returns the plaintext once (only its hash is stored). */
 export async function issueAppToken(
   tx: Queryable,
