@@ -75,14 +75,14 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
   // One id twice in a push: the later copy is looked at once the earlier one is written (as if pushed after it).
   let pending = documents.map((_, i) => i);
   while (pending.length > 0) {
-    const seen = new Set<unknown>();
+    const seen = new Set<string>();
     const round: number[] = [];
     const later: number[] = [];
     for (const i of pending) {
       const id = documents[i]!.id;
       if (typeof id === 'string' && seen.has(id)) later.push(i);
       else {
-        seen.add(id);
+        if (typeof id === 'string') seen.add(id);
         round.push(i);
       }
     }
