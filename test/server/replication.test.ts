@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalTransactionSchema, orderSchema, saleJournalTransactionId, type JournalTransaction, type Order } from '../../core/index.ts';
 import { buildApp } from '../../sync-server/src/app.ts';
 import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
+import { postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -99,9 +100,11 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     // Pushed again — as RxDB does after a lost reply, with server stamps and RxDB fields on it.
     const again = await pushRows('orders', [order, { ...order, _deleted: false, updatedAt: new Date().toISOString(), syncSeq: 99, _meta: { lwt: 1 }, _rev: '1-a', _attachments: {} }]);
     expect(again.json()).toEqual([]);
-    // And its journal transaction pushed by the register after the order: the same one, nothing new.
+    // Its journal transaction is the server's: the collection is pull-only, a register cannot push one.
     const jt = await pushRows('journal-transactions', [journalTransaction]);
-    expect(jt.json()).toEqual([]);
+    expect(jt.statusCode).toBe(405);
+    expect(jt.headers.allow).toBe('GET');
+    expect(jt.json()).toMatchObject({ status: 405, code: 'read_only_collection' });
     expect(await counts()).toEqual(after);
   });
 
@@ -148,12 +151,14 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect((await pullDocs('orders')).documents.some((d) => d.id === tampered.id)).toBe(false);
   });
 
-  it('quarantines orders of unknown registers, wrong register numbers, bad shapes and unbalanced journal transactions', async () => {
+  it('quarantines orders of unknown registers, wrong register numbers, bad shapes and tenders that do not balance the sale', async () => {
     const before = await counts();
     const foreign = buildSale({ register: { registerId: 'reg_unknown', registerNumber: 1 }, sequence: 1, catalog: server.catalog }).order;
     const wrongNumber = buildSale({ register: { registerId: register.registerId, registerNumber: 7 }, sequence: 1, catalog: server.catalog }).order;
     const shapeless = { id: 'ord_01J00000000000000000000000', lines: 'nope' };
-    const unbalanced = { ...nextSale().journalTransaction, postings: [{ accountCode: 'bank', amountCents: 100 }, { accountCode: 'sales_revenue', amountCents: -99 }] };
+    // Its ledger entry would not balance: the tenders pay a cent less than the sale they are for.
+    const short = nextSale().order;
+    const unbalanced: Order = { ...short, tenders: short.tenders.map((t, i) => (i === 0 ? { ...t, amountCents: t.amountCents - 1 } : t)) };
     const orders = await pushRows('orders', [foreign, wrongNumber, shapeless]);
     expect(orders.json<Doc[]>().map((d) => (d.rejection as { reason: string }).reason)).toEqual([
       expect.stringContaining('not a register of this store'),
@@ -165,8 +170,8 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const odd = await pushRows('orders', [nul, yearZero]);
     expect(odd.statusCode).toBe(200);
     expect(odd.json<Doc[]>().map((d) => (d.rejection as { reason: string }).reason)).toEqual([expect.stringContaining('NUL'), expect.stringContaining('createdAt')]);
-    const jts = await pushRows('journal-transactions', [unbalanced]);
-    expect(jts.json<Doc[]>()[0]!.rejection).toMatchObject({ reason: expect.stringContaining('balance') });
+    const jts = await pushRows('orders', [unbalanced]);
+    expect(jts.json<Doc[]>()[0]!.rejection).toMatchObject({ reason: expect.stringContaining('inconsistent sale') });
     expect(await counts()).toMatchObject({ orders: before.orders, journal: before.journal, quarantine: before.quarantine + 6 });
     const envelope = await server.app.inject({ method: 'POST', url: '/api/sync/orders/push', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify([{ doc: 1 }]) });
     expect(envelope.statusCode).toBe(400);
@@ -174,9 +179,13 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(tooMany.statusCode).toBe(400);
   });
 
-  it("accepts a sale's journal transaction before its order, and quarantines an order whose ledger entry differs", async () => {
+  it("reuses a sale's journal transaction already stored, and quarantines an order whose ledger entry differs", async () => {
+    // Registers used to push journal transactions beside their orders; those stored before the order are its own.
+    const pushedByOldRegister = (jt: JournalTransaction) =>
+      server.db.transaction((tx) => postJournalTransaction(tx, server.credentials.merchantId, jt));
+    expect((await pushRows('journal-transactions', [nextSale().journalTransaction])).statusCode).toBe(405);
     const early = nextSale();
-    expect((await pushRows('journal-transactions', [early.journalTransaction])).json()).toEqual([]);
+    await pushedByOldRegister(early.journalTransaction);
     const mid = await counts();
     expect((await pushRows('orders', [early.order])).json()).toEqual([]);
     expect(await counts()).toMatchObject({ orders: mid.orders + 1, journal: mid.journal });
@@ -187,7 +196,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
       postings: sale.journalTransaction.postings.map((p) => (p.accountCode === 'sales_tax_payable' ? { ...p, amountCents: p.amountCents - 1 } : p.accountCode.startsWith('cash_drawer') ? { ...p, amountCents: p.amountCents + 1 } : p)),
     };
     expect(journalTransactionSchema.safeParse(skewed).success).toBe(true);
-    expect((await pushRows('journal-transactions', [skewed])).json()).toEqual([]);
+    await pushedByOldRegister(skewed);
     const res = await pushRows('orders', [sale.order]);
     expect(res.json<Doc[]>()[0]!.rejection).toMatchObject({ reason: expect.stringContaining(saleJournalTransactionId(sale.order.id)) });
   });

@@ -120,3 +120,65 @@ export async function verifyAuditChain(db: Queryable, merchantId: string): Promi
   }
   return { ok: true, checked };
 }
+
+/**
+ * Appends many audit rows inside `tx` in one chain segment, in the order given: takes the merchant's write lock, reads
+ * the chain's head once (or knows it from this transaction's memo), draws every `seq` in one statement and writes
+ * every row in one multi-row INSERT. The rows hash exactly as {@link appendAudit} would have chained them one by one,
+ * so {@link verifyAuditChain} holds. All entries must be of the same merchant.
+ *
+ * @param entries rows to append (`occurredAt` default: now); an empty list writes nothing
+ * @returns the seq of each entry, in the order given
+ * @throws Error when the entries name more than one merchant
+ */
+export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEntry[]): Promise<number[]> {
+  if (entries.length === 0) return [];
+  const merchantId = entries[0]!.merchantId;
+  if (entries.some((e) => e.merchantId !== merchantId)) throw new Error('appendAuditBatch: entries of one merchant only');
+  if (entries.length === 1) return [await appendAudit(tx, entries[0]!)];
+  await lockMerchant(tx, merchantId);
+  const memo = transactionMemo(tx);
+  const headKey = `audit-head:${merchantId}`;
+  let prevHash = memo?.get(headKey) as string | undefined;
+  if (prevHash === undefined) {
+    const last = await tx.query<{ hash: string }>('SELECT hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1', [merchantId]);
+    prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
+  }
+  const seqRows = await tx.query<{ seq: number | string }>(
+    `SELECT nextval(pg_get_serial_sequence('audit_log', 'seq')) AS seq FROM generate_series(1, $1::int)`,
+    [entries.length],
+  );
+  // Drawn under the merchant's lock in one statement: ascending, so the chain's order is the seq order.
+  const seqs = seqRows.rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
+  const now = Date.now();
+  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+  for (const [i, entry] of entries.entries()) {
+    const occurredAt = new Date((entry.occurredAt ?? new Date(now)).getTime());
+    const row: Omit<AuditRow, 'hash'> = {
+      seq: seqs[i]!,
+      merchant_id: merchantId,
+      occurred_at: occurredAt,
+      actor: entry.actor,
+      register_id: entry.registerId ?? null,
+      app_id: entry.appId ?? null,
+      action: entry.action,
+      entity_type: entry.entityType,
+      entity_id: entry.entityId,
+      data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
+      prev_hash: prevHash,
+    };
+    const hash = auditHash(row);
+    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), prevHash, hash];
+    values.forEach((v, c) => columns[c]!.push(v));
+    prevHash = hash;
+  }
+  await tx.query(
+    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, prev_hash, hash)
+     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data::jsonb, prev_hash, hash
+       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, prev_hash, hash)`,
+    columns,
+  );
+  memo?.set(headKey, prevHash);
+  return seqs;
+}

@@ -173,3 +173,110 @@ export async function trialBalance(db: Queryable, merchantId: string): Promise<T
   const accounts = rows.map((r) => ({ code: r.code, name: r.name, type: r.type, balanceCents: Number(r.balance) }));
   return { currency: rows[0]?.currency ?? 'USD', accounts, totalCents: accounts.reduce((a, r) => a + r.balanceCents, 0) };
 }
+
+/** What {@link postJournalTransactions} did with one journal transaction. */
+export type PostOutcome =
+  | { status: 'created' }
+  | { status: 'unchanged' }
+  | { status: 'conflict'; message: string }
+  | { status: 'invalid'; message: string };
+
+/**
+ * Posts many journal transactions of one merchant inside `tx`, in a fixed number of statements whatever their count:
+ * one read of those already stored (and their postings), one read of the accounts they name (creating the per-register
+ * and per-rail accounts met for the first time in one more statement), one multi-row INSERT of the transactions (sync
+ * sequences drawn in it) and one of all their postings. Idempotent by id like {@link postJournalTransaction}: the same
+ * content again is `unchanged`; other content under a stored id is a `conflict` and writes nothing; postings that do
+ * not balance or an account outside the chart are `invalid` and write nothing. Ids must be distinct in one call.
+ *
+ * @returns one outcome per journal transaction, in the order given
+ */
+export async function postJournalTransactions(tx: Queryable, merchantId: string, jts: readonly JournalTransaction[]): Promise<PostOutcome[]> {
+  const outcomes: PostOutcome[] = jts.map((jt) =>
+    isBalanced(jt.postings) ? { status: 'created' } : { status: 'invalid', message: `journal transaction ${jt.id} does not balance` },
+  );
+  if (jts.length === 0) return outcomes;
+  await lockMerchant(tx, merchantId);
+  const existing = await tx.query<JtRow & { merchant_id: string }>('SELECT * FROM journal_transactions WHERE id = ANY($1::text[])', [jts.map((jt) => jt.id)]);
+  if (existing.rows.length > 0) {
+    const hydrated = new Map((await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]));
+    jts.forEach((jt, i) => {
+      const found = hydrated.get(jt.id);
+      if (!found || outcomes[i]!.status === 'invalid') return;
+      outcomes[i] =
+        found.merchantId === merchantId && journalContent(found.stored) === journalContent(jt)
+          ? { status: 'unchanged' }
+          : { status: 'conflict', message: `journal transaction ${jt.id} already exists with other content` };
+    });
+  }
+  const accounts = await accountIds(tx, merchantId, jts.filter((_, i) => outcomes[i]!.status === 'created').flatMap((jt) => jt.postings.map((p) => p.accountCode)));
+  jts.forEach((jt, i) => {
+    const unknown = jt.postings.find((p) => !accounts.has(p.accountCode));
+    if (outcomes[i]!.status === 'created' && unknown) outcomes[i] = { status: 'invalid', message: `account ${unknown.accountCode} is not in the chart of accounts` };
+  });
+  const toCreate = jts.filter((_, i) => outcomes[i]!.status === 'created');
+  if (toCreate.length === 0) return outcomes;
+  await tx.query(
+    `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
+     SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
+            AS t(id, kind, source_type, source_id, register_id, occurred_at, memo, currency, n)
+      ORDER BY n`,
+    [
+      merchantId,
+      toCreate.map((jt) => jt.id),
+      toCreate.map((jt) => jt.kind),
+      toCreate.map((jt) => jt.sourceType),
+      toCreate.map((jt) => jt.sourceId),
+      toCreate.map((jt) => jt.registerId),
+      toCreate.map((jt) => jt.occurredAt),
+      toCreate.map((jt) => jt.memo),
+      toCreate.map((jt) => jt.currency),
+    ],
+  );
+  const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
+  await tx.query(
+    `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])`,
+    [postings.map(() => `pst_${ulid()}`), postings.map((p) => p.jt), postings.map((p) => p.line), postings.map((p) => p.account), postings.map((p) => p.amount)],
+  );
+  return outcomes;
+}
+
+/**
+ * Account ids of `codes` (merchant's chart), reading those not yet known in this transaction in one statement and
+ * creating the derived accounts (`cash_drawer:R2`) met for the first time in one more. Codes outside the chart are
+ * left out of the answer.
+ */
+async function accountIds(tx: Queryable, merchantId: string, codes: readonly string[]): Promise<Map<string, string>> {
+  const memo = transactionMemo(tx);
+  const out = new Map<string, string>();
+  const wanted = new Set<string>();
+  for (const code of new Set(codes)) {
+    const known = memo?.get(`account:${merchantId}:${code}`);
+    if (typeof known === 'string') out.set(code, known);
+    else wanted.add(code);
+  }
+  if (wanted.size === 0) return out;
+  const read = async () => {
+    const { rows } = await tx.query<{ id: string; code: string }>('SELECT id, code FROM accounts WHERE merchant_id = $1 AND code = ANY($2::text[])', [merchantId, [...wanted]]);
+    for (const r of rows) {
+      out.set(r.code, r.id);
+      memo?.set(`account:${merchantId}:${r.code}`, r.id);
+      wanted.delete(r.code);
+    }
+  };
+  await read();
+  const derived = [...wanted].flatMap((code) => {
+    const base = CHART_OF_ACCOUNTS.find((a) => a.code === accountBase(code));
+    return base && base.code !== code ? [{ code, name: `${base.name} ${code.slice(base.code.length + 1)}`, type: base.type }] : [];
+  });
+  if (derived.length === 0) return out;
+  await tx.query(
+    `INSERT INTO accounts (id, merchant_id, code, name, type) SELECT id, $1, code, name, type FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(id, code, name, type)
+     ON CONFLICT (merchant_id, code) DO NOTHING`,
+    [merchantId, derived.map(() => `acc_${ulid()}`), derived.map((d) => d.code), derived.map((d) => d.name), derived.map((d) => d.type)],
+  );
+  await read();
+  return out;
+}

@@ -51,3 +51,28 @@ export async function claimUndispatchedEvents(tx: Queryable, limit: number): Pro
 export async function markEventsDispatched(tx: Queryable, ids: readonly string[], now: Date): Promise<void> {
   if (ids.length > 0) await tx.query('UPDATE event_outbox SET dispatched_at = $2 WHERE id = ANY($1::text[])', [ids, now.toISOString()]);
 }
+
+/**
+ * Writes many webhook events to the transactional outbox in one multi-row INSERT (see {@link emitEvent}: same rows,
+ * same ids, in the order given). An empty list writes nothing.
+ * @returns the stored events (`id` is `evt_<ULID>`), in the order given
+ */
+export async function emitEvents(
+  tx: Queryable,
+  events: readonly { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date }[],
+): Promise<WebhookEvent[]> {
+  if (events.length === 0) return [];
+  const stored: WebhookEvent[] = events.map((event) => ({
+    id: newId('event'),
+    type: event.type,
+    createdAt: event.occurredAt.toISOString(),
+    merchantId: event.merchantId,
+    data: { object: event.object },
+  }));
+  await tx.query(
+    `INSERT INTO event_outbox (id, merchant_id, type, payload, created_at)
+     SELECT id, merchant_id, type, payload::jsonb, created_at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS t(id, merchant_id, type, payload, created_at)`,
+    [stored.map((s) => s.id), stored.map((s) => s.merchantId), stored.map((s) => s.type), stored.map((s) => JSON.stringify(s)), stored.map((s) => s.createdAt)],
+  );
+  return stored;
+}

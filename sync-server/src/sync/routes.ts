@@ -55,7 +55,8 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
         summary: 'Push register-authored documents',
         description:
           'One transaction, idempotent by content. Answers the conflicts: master states of documents that differ, and ' +
-          'refused documents (kept in quarantine) marked with `rejection`. `orders` and `journal-transactions` only. ' +
+          'refused documents (kept in quarantine) marked with `rejection`. `orders` only: the server derives each ' +
+          "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). " +
           'Pushes are idempotent by document id and content, so no Idempotency-Key is needed.',
         tags: ['sync'],
         access: 'staff',
@@ -74,9 +75,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     }
     const rows = parseOrThrow(pushBodySchema, request.body);
     const principal = principalOf(request);
-    const { conflicts, written } = await push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as 'orders' | 'journal-transactions', rows);
-    for (const c of written) ctx.feed.notify(principal.merchantId, c);
-    return conflicts;
+    return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, 'orders', rows);
   });
 
   app.get('/api/sync/:collection/stream', {

@@ -9,11 +9,15 @@ export const MAX_JSON_DEPTH = 64;
 export function findUnstorable(value: unknown, path = '', depth = 0): { path: string; message: string } | undefined {
   const here = path || '(body)';
   if (depth > MAX_JSON_DEPTH) return { path: here, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
-  if (typeof value === 'string') return value.includes('\u0000') ? { path: here, message: 'must not contain NUL characters' } : undefined;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path: here, message: 'must not contain NUL characters' };
+    return LONE_SURROGATE.test(value) ? { path: here, message: 'must be well-formed UTF-16 (a lone surrogate cannot be stored)' } : undefined;
+  }
   if (value === null || typeof value !== 'object') return undefined;
   const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
   for (const [key, child] of entries) {
     const childPath = path ? `${path}.${key}` : key;
+    if (LONE_SURROGATE.test(key)) return { path: childPath, message: 'field names must be well-formed UTF-16' };
     if (key.includes('\u0000')) return { path: childPath.replaceAll('\u0000', '\\0'), message: 'field names must not contain NUL characters' };
     const found = findUnstorable(child, childPath, depth + 1);
     if (found) return found;
@@ -21,13 +25,21 @@ export function findUnstorable(value: unknown, path = '', depth = 0): { path: st
   return undefined;
 }
 
-/** A copy safe to keep in jsonb: NULs replaced by U+FFFD, nesting cut at {@link MAX_JSON_DEPTH}. */
+/** A copy safe to keep in jsonb: NULs and lone surrogates replaced by U+FFFD, nesting cut at {@link MAX_JSON_DEPTH}. */
 export function storable(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replaceAll('\u0000', '\uFFFD');
+  if (typeof value === 'string') return storableText(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_JSON_DEPTH) return '(nested too deep)';
   if (Array.isArray(value)) return value.map((v) => storable(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll('\u0000', '\uFFFD'), storable(v, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storable(v, depth + 1)]));
+}
+
+/** A UTF-16 surrogate without its pair: JSON.stringify escapes it as `\\udXXX`, which jsonb refuses. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** `text` with NULs and lone surrogates replaced by U+FFFD, so text and jsonb columns accept it. */
+export function storableText(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
 }
 
 /** True unless the ISO timestamp lies in year 0 (PostgreSQL's timestamptz starts at 1 AD for ISO input). */

@@ -1,0 +1,93 @@
+/**
+ * Stock taken off by many register sales at once (DESIGN §8), for a replication push: the same movements as
+ * {@link recordStockMovements} records for each order (kind `sale`, keyed by the order id, at the default location,
+ * idempotent per order and variation, oversells recorded and never refused), in a fixed number of statements: the
+ * variations read once, units on hand read once, every movement in one multi-row INSERT.
+ */
+import type { Order } from '../../../../core/index.ts';
+import { newId } from '../../../../core/index.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import type { Queryable } from '../../platform/db/db.ts';
+import { ensureDefaultLocation, findVariations, onHandAt, saleMovementsOfOrder } from './service.ts';
+
+/** What {@link recordSalesStock} did. */
+export interface SalesStockResult {
+  /** Movements newly recorded (those of orders already counted are skipped). */
+  recorded: number;
+  /** Catalog items whose stock moved: re-stamp them (catalog `refreshStockOnHand`) once, at the end of the push. */
+  changedItemIds: string[];
+  /** Whether the movements were at the default location (whose stock the catalog items carry): always true here. */
+  locationIsDefault: boolean;
+  /** Variations whose units on hand fell below zero with these sales (also written to the audit log). */
+  oversold: { variationId: string; locationId: string; onHand: number }[];
+}
+
+/**
+ * Records the sale movements of `orders` (tracked variations only; canceled and open orders move nothing) at the
+ * merchant's default location, inside `tx`.
+ * @param input.actor `register:<id>`, `staff:<id>`… (stored on each movement and on the oversell audit row)
+ * @param input.occurredAt time of the movements (ms precision)
+ */
+export async function recordSalesStock(
+  tx: Queryable,
+  input: { merchantId: string; actor: string; occurredAt: Date; orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[] },
+): Promise<SalesStockResult> {
+  const result: SalesStockResult = { recorded: 0, changedItemIds: [], locationIsDefault: true, oversold: [] };
+  // Same (order, variation) twice in one order: the quantities add up, as recordStockMovements merges them.
+  const merged = new Map<string, { sourceId: string; variationId: string; quantity: number }>();
+  for (const order of input.orders) {
+    for (const m of saleMovementsOfOrder(order)) {
+      if (m.kind === 'count') continue;
+      const key = `${m.sourceId}\u0000${m.variationId}`;
+      const prev = merged.get(key);
+      merged.set(key, { sourceId: m.sourceId, variationId: m.variationId, quantity: (prev?.quantity ?? 0) + m.quantity });
+    }
+  }
+  if (merged.size === 0) return result;
+  const variations = await findVariations(tx, input.merchantId, [...new Set([...merged.values()].map((m) => m.variationId))]);
+  const movements = [...merged.values()].filter((m) => variations.get(m.variationId)?.trackStock === true);
+  if (movements.length === 0) return result;
+  const location = await ensureDefaultLocation(tx, input.merchantId);
+  const tracked = [...new Set(movements.map((m) => m.variationId))];
+  const before = await onHandAt(tx, input.merchantId, location.id, tracked);
+  const inserted = await tx.query<{ variation_id: string; item_id: string; quantity: number }>(
+    `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
+     SELECT id, $1, $2, item_id, variation_id, 'sale', quantity, NULL, source_id, NULL, $3, $4
+       FROM unnest($5::text[], $6::text[], $7::text[], $8::int[], $9::text[]) AS t(id, item_id, variation_id, quantity, source_id)
+     ON CONFLICT (merchant_id, source_id, variation_id, kind) DO NOTHING
+     RETURNING variation_id, item_id, quantity`,
+    [
+      input.merchantId,
+      location.id,
+      input.actor,
+      input.occurredAt.toISOString(),
+      movements.map(() => newId('stockMovement')),
+      movements.map((m) => variations.get(m.variationId)!.itemId),
+      movements.map((m) => m.variationId),
+      movements.map((m) => m.quantity),
+      movements.map((m) => m.sourceId),
+    ],
+  );
+  result.recorded = inserted.rows.length;
+  if (result.recorded === 0) return result;
+  const after = new Map(before);
+  for (const r of inserted.rows) after.set(r.variation_id, (after.get(r.variation_id) ?? 0) + Number(r.quantity));
+  for (const [variationId, onHand] of after) {
+    if (onHand < 0 && (before.get(variationId) ?? 0) > onHand) result.oversold.push({ variationId, locationId: location.id, onHand });
+  }
+  result.changedItemIds = [...new Set(inserted.rows.map((r) => r.item_id))];
+  // Sales are audited by their orders' own rows ('order.stored'); an oversell gets one row of its own.
+  if (result.oversold.length > 0) {
+    await appendAudit(tx, {
+      merchantId: input.merchantId,
+      actor: input.actor,
+      registerId: input.actor.startsWith('register:') ? input.actor.slice(9) : null,
+      action: 'inventory.oversold',
+      entityType: 'stock_movement',
+      entityId: [...new Set(movements.map((m) => m.sourceId))].join(',').slice(0, 200),
+      occurredAt: input.occurredAt,
+      data: { locationId: location.id, oversold: result.oversold },
+    });
+  }
+  return result;
+}

@@ -1,0 +1,254 @@
+/**
+ * The register sale (DESIGN §15, §4, §8): sales a register made — offline or not — arrive pushed as orders with their
+ * tenders, and the server stores each one with everything it implies, in the caller's transaction:
+ *
+ *   1. validate: the document can be stored, has the core order shape, a plausible time, the store's currency, a
+ *      register of this store with its number, an unused receipt number;
+ *   2. price-check: the totals add up and the tenders pay them (core `checkRegisterSale`), which derives the sale's
+ *      journal transaction — the server's, never one a register sends;
+ *   3. store the orders, post their derived journal transactions, take their stock off, audit them (`order.stored`)
+ *      and emit `order.created` / `order.paid`.
+ *
+ * Every step works on the whole push at once (a fixed number of statements per push, not per sale). Any failure of
+ * one document — a failed check, an exception while pricing it, a statement the database refuses — makes it
+ * `rejected` with its reason and never fails the others: a failing batch write is rolled back to a savepoint and the
+ * sales are written one by one, each in its own savepoint, to isolate the culprit.
+ *
+ *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
+ */
+import { canonicalJson, checkRegisterSale, orderSchema, type JournalTransaction, type Order } from '../../../core/index.ts';
+import type { z } from 'zod';
+import { appendAuditBatch } from '../kernel/audit.ts';
+import type { Mutation } from '../kernel/mutation.ts';
+import { emitEvents } from '../kernel/outbox.ts';
+import { postJournalTransactions } from '../kernel/ledger.ts';
+import { refreshStockOnHand } from '../modules/catalog/service.ts';
+import { recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import {
+  findRegisterNumbers,
+  findStoredOrders,
+  findUsedReceiptNumbers,
+  insertRegisterOrders,
+  receiptKey,
+  registerOrderEvents,
+  type StoredRegisterOrder,
+} from '../modules/orders/register-orders.ts';
+import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
+
+/** What became of one pushed document. */
+export type SaleOutcome =
+  /** Stored now, with its journal transaction, stock movements, audit row and events. */
+  | { kind: 'stored' }
+  /** Already stored with this very content: nothing written. */
+  | { kind: 'unchanged' }
+  /** Already stored with other content: the stored one (the master state) wins; nothing written. */
+  | { kind: 'master'; stored: StoredRegisterOrder }
+  /** Refused: `reason` says why (the caller quarantines it); nothing of it written. */
+  | { kind: 'rejected'; reason: string; registerId: string | null };
+
+/** A sale that passed every check and waits to be written. */
+interface CheckedSale {
+  index: number;
+  order: Order;
+  journalTransaction: JournalTransaction;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`)
+    .join('; ');
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
+
+/**
+ * Stores the register sales among `documents` (core order shapes, client fields already stripped) for `m`'s merchant,
+ * in `m.tx`. Marks `orders`, `journal-transactions` and `catalog-items` changed as they are written.
+ * @returns one outcome per document, in the order given; never throws for a document's content
+ */
+export async function storeRegisterSales(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
+  const outcomes: SaleOutcome[] = new Array(documents.length);
+  const merchant = (await m.tx.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [m.merchantId])).rows[0];
+  const currency = merchant?.currency ?? 'USD';
+  const stockMoved = new Set<string>();
+  // One id twice in a push: the later copy is looked at once the earlier one is written (as if pushed after it).
+  let pending = documents.map((_, i) => i);
+  while (pending.length > 0) {
+    const seen = new Set<string>();
+    const round: number[] = [];
+    const later: number[] = [];
+    for (const i of pending) {
+      const id = documents[i]!.id;
+      if (typeof id === 'string' && seen.has(id)) later.push(i);
+      else {
+        if (typeof id === 'string') seen.add(id);
+        round.push(i);
+      }
+    }
+    await storeRound(m, currency, documents, round, outcomes, stockMoved);
+    pending = later;
+  }
+  // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
+  if (stockMoved.size > 0) {
+    await refreshStockOnHand(m, [...stockMoved], true);
+    m.changed('catalog-items');
+  }
+  return outcomes;
+}
+
+/** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */
+async function storeRound(
+  m: Mutation,
+  currency: string,
+  documents: readonly Record<string, unknown>[],
+  indexes: readonly number[],
+  outcomes: SaleOutcome[],
+  stockMoved: Set<string>,
+): Promise<void> {
+  const reject = (i: number, reason: string, registerId: unknown) => {
+    outcomes[i] = { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
+  };
+  const ids = indexes.map((i) => documents[i]!.id).filter((id): id is string => typeof id === 'string' && findUnstorable(id) === undefined);
+  const stored = await findStoredOrders(m.tx, ids);
+
+  // 1–2. Validate and price-check each document on its own; anything it throws rejects it alone.
+  const parsed: CheckedSale[] = [];
+  for (const i of indexes) {
+    const doc = documents[i]!;
+    try {
+      const unstorable = findUnstorable(doc);
+      if (unstorable) {
+        reject(i, `invalid order: ${unstorable.path} ${unstorable.message}`, null);
+        continue;
+      }
+      const master = typeof doc.id === 'string' ? stored.get(doc.id) : undefined;
+      if (master) {
+        if (master.merchantId !== m.merchantId) reject(i, `order id ${doc.id as string} is already used`, doc.registerId);
+        else outcomes[i] = canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master };
+        continue;
+      }
+      const result = orderSchema.safeParse(doc);
+      if (!result.success) {
+        reject(i, `invalid order: ${describeIssues(result.error)}`, doc.registerId);
+        continue;
+      }
+      const order = result.data;
+      if (!isStorableTimestamp(order.createdAt) || Number.isNaN(Date.parse(order.createdAt))) {
+        reject(i, 'invalid order: createdAt is not a plausible time', order.registerId);
+        continue;
+      }
+      if (order.currency !== currency) {
+        reject(i, `currency ${order.currency} is not the store's currency ${currency}`, order.registerId);
+        continue;
+      }
+      const checked = checkRegisterSale(order);
+      if (checked.problems) {
+        reject(i, `inconsistent sale: ${checked.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, order.registerId);
+        continue;
+      }
+      parsed.push({ index: i, order, journalTransaction: checked.journalTransaction });
+    } catch (err) {
+      reject(i, `inconsistent sale: it cannot be priced (${messageOf(err)})`, doc.registerId);
+    }
+  }
+
+  // Registers and receipt numbers: read once for the whole push.
+  const registers = await findRegisterNumbers(m.tx, m.merchantId, parsed.map((s) => s.order.registerId));
+  const used = await findUsedReceiptNumbers(
+    m.tx,
+    parsed.map((s) => ({ registerId: s.order.registerId, receiptNumber: s.order.receiptNumber })),
+  );
+  const accepted: CheckedSale[] = [];
+  for (const sale of parsed) {
+    const { order } = sale;
+    const number = registers.get(order.registerId);
+    if (number === undefined) reject(sale.index, `register ${order.registerId} is not a register of this store`, order.registerId);
+    else if (number !== order.registerNumber) {
+      reject(sale.index, `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`, order.registerId);
+    } else if (used.has(receiptKey(order.registerId, order.receiptNumber))) {
+      reject(sale.index, `receipt number ${order.receiptNumber} is already used by another order of this register`, order.registerId);
+    } else {
+      used.add(receiptKey(order.registerId, order.receiptNumber));
+      accepted.push(sale);
+    }
+  }
+  if (accepted.length === 0) return;
+
+  // 3. Write: the whole batch at once; should the database refuse any of it, one sale at a time to find the culprit.
+  const batch = await inSavepoint(m, 'register_sales', () => writeSales(m, accepted));
+  if (batch.ok) {
+    settle(batch.value, outcomes, stockMoved, reject);
+    return;
+  }
+  for (const sale of accepted) {
+    const one = await inSavepoint(m, 'register_sale', () => writeSales(m, [sale]));
+    if (one.ok) settle(one.value, outcomes, stockMoved, reject);
+    else reject(sale.index, `the order could not be stored: ${messageOf(one.error)}`, sale.order.registerId);
+  }
+}
+
+type Written = { stored: CheckedSale[]; refused: { sale: CheckedSale; reason: string }[]; changedItemIds: string[] };
+
+function settle(written: Written, outcomes: SaleOutcome[], stockMoved: Set<string>, reject: (i: number, reason: string, registerId: unknown) => void): void {
+  for (const sale of written.stored) outcomes[sale.index] = { kind: 'stored' };
+  for (const { sale, reason } of written.refused) reject(sale.index, reason, sale.order.registerId);
+  for (const id of written.changedItemIds) stockMoved.add(id);
+}
+
+/** Runs `fn` inside a savepoint: released when it resolves, rolled back (and the error returned) when it throws. */
+async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  await m.tx.query(`SAVEPOINT ${name}`);
+  try {
+    const value = await fn();
+    await m.tx.query(`RELEASE SAVEPOINT ${name}`);
+    return { ok: true, value };
+  } catch (error) {
+    await m.tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    await m.tx.query(`RELEASE SAVEPOINT ${name}`);
+    return { ok: false, error };
+  }
+}
+
+/**
+ * Writes checked sales: their derived journal transactions first (a sale whose transaction id is already taken by other
+ * content is refused and nothing of it is written), then the orders, stock, audit rows and events, each in one
+ * statement. The ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the savepoint.
+ */
+async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<Written> {
+  const posted = await postJournalTransactions(m.tx, m.merchantId, sales.map((s) => s.journalTransaction));
+  const stored: CheckedSale[] = [];
+  const refused: Written['refused'] = [];
+  sales.forEach((sale, i) => {
+    const outcome = posted[i]!;
+    if (outcome.status === 'created' || outcome.status === 'unchanged') stored.push(sale);
+    else if (outcome.status === 'conflict') refused.push({ sale, reason: `its journal transaction ${sale.journalTransaction.id} differs from the one already stored` });
+    else refused.push({ sale, reason: `its journal transaction cannot be posted: ${outcome.message}` });
+  });
+  if (stored.length === 0) return { stored, refused, changedItemIds: [] };
+  const orders = stored.map((s) => s.order);
+  await insertRegisterOrders(m.tx, m.merchantId, orders, m.now);
+  // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
+  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders });
+  await appendAuditBatch(
+    m.tx,
+    orders.map((order) => ({
+      merchantId: m.merchantId,
+      actor: m.actor,
+      registerId: order.registerId,
+      action: 'order.stored',
+      entityType: 'order',
+      entityId: order.id,
+      occurredAt: m.now,
+      data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
+    })),
+  );
+  await emitEvents(m.tx, orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)));
+  if (posted.some((p) => p.status === 'created')) {
+    await m.tx.query('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE');
+    await m.tx.query('SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
+    m.changed('journal-transactions');
+  }
+  m.changed('orders');
+  return { stored, refused, changedItemIds: stock.changedItemIds };
+}
