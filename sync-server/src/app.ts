@@ -10,6 +10,7 @@ import { findUnstorable } from './platform/http/input-guard.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
+import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
 import { registerPayPage } from './modules/pay-links/pay-page.ts';
 import { registerPayRequestRoutes } from './modules/pay-links/routes.ts';
@@ -101,6 +102,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
   recordRoutes(app);
+  trackAllowedMethods(app);
   app.addHook('onClose', async () => {
     await stopListening.get(ctx.feed)?.();
   });
@@ -199,6 +201,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     if (hasRegister && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
       reply.header('Cache-Control', 'no-cache');
       return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    // A path that exists with another method: 405 with Allow (RFC 9110 §15.5.6), not 404. The register's catch-all
+    // (`/*`, GET and HEAD) does not count for API paths, which it does not serve.
+    const allowed = allowedMethods(app, path, { ignoreCatchAll: isApi });
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendProblem(reply, problem(405, 'method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`), { Allow: allowed.join(', ') });
     }
     return sendProblem(reply, problem(404, 'not_found', `No route ${request.method} ${path}.`));
   });

@@ -53,6 +53,29 @@ export function quotaExceededProblem(decision: RateLimitDecision): Record<string
   };
 }
 
+const METERED = Symbol.for('register.rateLimitPolicies');
+
+/**
+ * Marks `hook` (a route's onRequest or preHandler) as taking quota from `policies`, and returns it. The route
+ * recorder (http/route-doc.ts) reads the mark, so the OpenAPI document states the 429 and the rate-limit header
+ * fields of exactly the routes whose hooks meter — derived from how limits are applied, never listed by hand.
+ */
+export function metered<H extends object>(hook: H, policies: readonly RateLimitPolicy[]): H {
+  Object.defineProperty(hook, METERED, { value: [...policies], enumerable: false });
+  return hook;
+}
+
+/** The policies a hook (or an array of hooks) was {@link metered} with; empty when it meters nothing. */
+export function meteringOf(hooks: unknown): RateLimitPolicy[] {
+  const list = Array.isArray(hooks) ? hooks : [hooks];
+  const out: RateLimitPolicy[] = [];
+  for (const hook of list) {
+    const policies = hook && (typeof hook === 'function' || typeof hook === 'object') ? ((hook as Record<symbol, unknown>)[METERED] as RateLimitPolicy[] | undefined) : undefined;
+    for (const policy of policies ?? []) if (!out.some((p) => p.name === policy.name)) out.push(policy);
+  }
+  return out;
+}
+
 /**
  * A fixed-window limiter over `rate-limiter-flexible`. The default store is in memory (one process — right for the
  * embedded PGlite set-up); pass another `RateLimiterAbstract` (e.g. `RateLimiterPostgres`) to share quota between

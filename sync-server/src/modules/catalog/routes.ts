@@ -69,7 +69,7 @@ const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,4
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
 const pageQuery = z.strictObject(pageQueryFields);
-const importQuery = z.strictObject({ dryRun: queryBoolean.optional() });
+const importQuery = z.strictObject({ dryRun: queryBoolean.optional().describe('With a `text/csv` body: `true` checks and reports without writing. With a JSON body, send `dryRun` in the body instead (here it is a 400).') });
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
 const categorySchema = z.object({ name: z.string(), itemCount: z.int() });
 const locationId = z.string().regex(/^loc_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with loc_');
@@ -626,6 +626,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
             access: 'staff',
             query: importQuery,
             body: catalogImportRequestSchema,
+            consumes: ['text/csv'],
             response: importReportSchema,
             status: 200,
             idempotent: true,

@@ -6,7 +6,7 @@ import { callerOf } from '../../platform/auth/identity.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import { createImageGenerator, ProviderError, type ImageGenerator } from './generator.ts';
-import { quotaExceededProblem, RateLimit, rateLimitHeaders } from '../../platform/rate-limit.ts';
+import { metered, quotaExceededProblem, RateLimit, rateLimitHeaders } from '../../platform/rate-limit.ts';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../platform/http/openapi.ts';
 import { recordedRoutes, type RouteDoc } from '../../platform/http/route-doc.ts';
@@ -141,7 +141,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
    * onRequest hook: authenticates (401), takes one unit of the caller's quota and sets the rate-limit fields on the
    * reply (429 when used up), then checks the scope (403) and sets `request.principal`.
    */
-  const admit = (scope: string | 'staff') => async (request: FastifyRequest, reply: FastifyReply) => {
+  const admit = (scope: string | 'staff') => metered(async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(ctx, request);
     const decision =
       principal.kind === 'app'
@@ -168,7 +168,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     }
     request.principal = principal;
     return undefined;
-  };
+  }, [limits.app.policy, limits.staff.policy]);
 
   app.post(
     '/api/v1/images/generate',
