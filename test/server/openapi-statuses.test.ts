@@ -188,6 +188,18 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
     }
   });
 
+  it('the conformance checker the fuzz tests use refuses undocumented statuses, media types and bodies', async () => {
+    const orders = await server.app.inject({ method: 'GET', url: '/api/pos/orders', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+    expect(orders.statusCode).toBe(200);
+    expect(conformance.check('GET', '/api/pos/orders', orders)).toEqual([]);
+    const forged = (statusCode: number, body: string, type = 'application/json') => ({ ...orders, statusCode, body, headers: { ...orders.headers, 'content-type': type } }) as typeof orders;
+    expect(conformance.check('GET', '/api/pos/orders', forged(418, '{}')).join()).toContain('status not documented');
+    expect(conformance.check('GET', '/api/pos/orders', forged(200, 'a,b', 'text/csv')).join()).toContain('media type text/csv not documented');
+    expect(conformance.check('GET', '/api/pos/orders', forged(200, JSON.stringify({ data: 'x', nextCursor: null }))).join()).toContain('body/data');
+    expect(conformance.check('GET', '/api/pos/orders', forged(401, JSON.stringify({ title: 'no type' }), 'application/problem+json')).join()).toContain("must have required property 'type'");
+    expect(conformance.check('GET', '/api/pos/nothing', orders).join()).toContain('not in the document');
+  });
+
   it('POST /api/pos/catalog/import documents its text/csv body and dryRun query, and answers as documented', async () => {
     const op = conformance.operation('POST', '/api/pos/catalog/import')!;
     expect(Object.keys(op.requestBody.content)).toEqual(['application/json', 'text/csv']);
