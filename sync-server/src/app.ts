@@ -29,7 +29,7 @@ import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/ser
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
-import { RateLimit } from './platform/rate-limit.ts';
+import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
 /** DESIGN §7 / spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
 export const POS_APP_RATE_LIMIT = { name: 'app', quota: 120, windowSeconds: 60 } as const;
@@ -53,7 +53,7 @@ export interface BuildAppOptions {
   email?: EmailProvider;
   /** Fastify's pino logger at info; off by default (tests). */
   logger?: boolean;
-  /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, in memory. */
+  /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, shared through PostgreSQL (in memory on PGlite). */
   appRateLimit?: RateLimit;
   /** Image generation: generator, store, credits, purge interval (defaults from the environment; docs/images.md). */
   images?: ImageOptions;
@@ -97,7 +97,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const clock = opts.clock ?? (() => new Date());
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? new RateLimit(POS_APP_RATE_LIMIT) };
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT) };
 
   const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);

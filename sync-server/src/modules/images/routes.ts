@@ -6,7 +6,7 @@ import { callerOf } from '../../platform/auth/identity.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import { createImageGenerator, ProviderError, type ImageGenerator } from './generator.ts';
-import { metered, quotaExceededProblem, RateLimit, rateLimitHeaders } from '../../platform/rate-limit.ts';
+import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit } from '../../platform/rate-limit.ts';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../platform/http/openapi.ts';
 import { recordedRoutes, type RouteDoc } from '../../platform/http/route-doc.ts';
@@ -71,7 +71,7 @@ export interface ImageOptions {
   startingCredits?: number;
   /** How often the purge job runs, in ms; 0 disables it. Default `IMAGE_PURGE_INTERVAL_MS` or one hour. */
   purgeIntervalMs?: number;
-  /** Rate limiters; defaults: the server's app limiter (`ctx.appRateLimit`) and an in-memory {@link STAFF_RATE_LIMIT}. */
+  /** Rate limiters; defaults: the server's app limiter (`ctx.appRateLimit`) and {@link STAFF_RATE_LIMIT} (shared through PostgreSQL, in memory on PGlite). */
   rateLimits?: { app?: RateLimit; staff?: RateLimit };
 }
 
@@ -133,7 +133,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
   // Apps share one quota across the whole API (the server's ctx.appRateLimit, DESIGN §7); staff are metered here only.
   const limits = {
     app: images?.rateLimits?.app ?? ctx.appRateLimit,
-    staff: images?.rateLimits?.staff ?? new RateLimit(STAFF_RATE_LIMIT),
+    staff: images?.rateLimits?.staff ?? rateLimitFor(ctx.db, STAFF_RATE_LIMIT),
   };
   const deps = { db: ctx.db, generator, store, now: () => ctx.clock().getTime(), startingCredits };
 
