@@ -325,7 +325,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
 
   // The /api/v1 slice of the server's one OpenAPI builder (the whole server: GET /api/openapi.json).
   let v1Document: Record<string, unknown> | undefined;
-  app.get('/api/v1/openapi.json', { config: { openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'] } satisfies RouteDoc } }, async (_request, reply) => {
+  app.get('/api/v1/openapi.json', { config: { openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'], produces: ['application/json'] } satisfies RouteDoc } }, async (_request, reply) => {
     v1Document ??= buildOpenApiDocument(
       recordedRoutes(app).filter((r) => r.url.startsWith('/api/v1/')),
       {
