@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 
 /**
- * Which methods a path takes, for `405 Method Not Allowed` with its `Allow` header (RFC 9110 §15.5.5, §10.2.1):
+ * Which methods a path takes, for `405 Method Not Allowed` with its `Allow` header (RFC 9110 §15.5.6, §10.2.1):
  * Fastify answers a known path with an unknown method through its not-found handler, which cannot tell that case
  * from an unknown path. So every route registered on the app from {@link trackAllowedMethods} on is added to a
  * second router of the same library and options Fastify routes with (find-my-way, `maxParamLength` 100), and the
