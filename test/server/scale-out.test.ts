@@ -88,7 +88,8 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Pr
   }
 }
 
-describe.skipIf(!DATABASE_URL)('two instances on one PostgreSQL (skipped: set TEST_DATABASE_URL, as CI does, to run it)', () => {
+const SUITE = DATABASE_URL ? 'two instances on one PostgreSQL' : 'two instances on one PostgreSQL — SKIPPED: TEST_DATABASE_URL is unset (CI sets it; e.g. postgres://postgres@127.0.0.1:5432/postgres)';
+describe.skipIf(!DATABASE_URL)(SUITE, () => {
   let drop: () => Promise<void>;
   let seed: DemoSeed;
   let a: Instance;
