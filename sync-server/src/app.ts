@@ -10,6 +10,7 @@ import { findUnstorable } from './platform/http/input-guard.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
+import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
 import { registerPayPage } from './modules/pay-links/pay-page.ts';
 import { registerPayRequestRoutes } from './modules/pay-links/routes.ts';
@@ -44,7 +45,7 @@ import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/ser
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
-import { RateLimit } from './platform/rate-limit.ts';
+import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
 /** DESIGN §7 / spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
 export const POS_APP_RATE_LIMIT = { name: 'app', quota: 120, windowSeconds: 60 } as const;
@@ -68,7 +69,7 @@ export interface BuildAppOptions {
   email?: EmailProvider;
   /** Fastify's pino logger at info; off by default (tests). */
   logger?: boolean;
-  /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, in memory. */
+  /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, shared through PostgreSQL (in memory on PGlite). */
   appRateLimit?: RateLimit;
   /** Image generation: generator, store, credits, purge interval (defaults from the environment; docs/images.md). */
   images?: ImageOptions;
@@ -112,11 +113,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const clock = opts.clock ?? (() => new Date());
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? new RateLimit(POS_APP_RATE_LIMIT) };
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT) };
 
   const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
   recordRoutes(app);
+  trackAllowedMethods(app);
   app.addHook('onClose', async () => {
     await stopListening.get(ctx.feed)?.();
   });
@@ -217,6 +219,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     if (hasRegister && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
       reply.header('Cache-Control', 'no-cache');
       return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    // A path that exists with another method: 405 with Allow (RFC 9110 §15.5.6), not 404. The register's catch-all
+    // (`/*`, GET and HEAD) does not count for API paths, which it does not serve.
+    const allowed = allowedMethods(app, path, { ignoreCatchAll: isApi });
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendProblem(reply, problem(405, 'method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`), { Allow: allowed.join(', ') });
     }
     return sendProblem(reply, problem(404, 'not_found', `No route ${request.method} ${path}.`));
   });

@@ -4,7 +4,9 @@
  * at least 2,000 malformed bodies — shaped after the route's own body schema and then broken (wrong types, unknown
  * fields, out-of-bounds numbers, huge and odd Unicode strings, nulls, arrays, nested junk, prices on catalog
  * references, required fields removed), or plain junk — are sent with a staff token. Every answer must be a 4xx
- * RFC 9457 problem, never a 5xx, and the database must be unchanged (row count and checksum of every table).
+ * RFC 9457 problem, never a 5xx, and the database must be unchanged (row count and checksum of every table). Every
+ * answer must also be one the OpenAPI document (`/api/openapi.json`) states: a documented status, media type and
+ * schema (test/support/openapi-conformance.ts), so the document cannot drift from the server.
  * Bodies the route's own zod schema accepts are not sent (they are not malformed). PGlite in memory only: it is fast.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +23,7 @@ import { recordedRoutes, type RegisteredRoute } from '../../sync-server/src/plat
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { FsImageStore } from '../../sync-server/src/modules/images/store.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
+import { OpenApiConformance } from '../support/openapi-conformance.ts';
 
 /** Bodies per route (the brief: at least 2,000). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
@@ -47,6 +50,7 @@ await app.ready();
 const idp = await IdentityProvider.load(db, BASE_URL);
 const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: 24 * 3600 });
 const headers = { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' };
+const conformance = await OpenApiConformance.of(app);
 
 /** Real objects for path parameters, so the fuzzer reaches the checks behind the 404. Failures here are ignored. */
 async function setUp(url: string, payload: unknown): Promise<Record<string, any> | undefined> {
@@ -281,6 +285,7 @@ describe('fuzzing every POST of /api/pos and /api/v1 with malformed bodies (PGli
         expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);
         const problem = res.json() as Record<string, unknown>;
         expect(problem, where).toMatchObject({ type: expect.any(String), title: expect.any(String), status: res.statusCode, detail: expect.any(String), code: expect.any(String) });
+        expect(conformance.check('POST', route.url, res), where).toEqual([]);
       }),
       { numRuns: RUNS, seed: 20_240_301 + route.url.length, endOnFailure: true },
     );

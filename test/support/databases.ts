@@ -21,7 +21,11 @@ export function databaseTargets(): DatabaseTarget[] {
   return targets;
 }
 
-async function openFreshPostgres(adminUrl: string): Promise<Db> {
+/**
+ * A new empty PostgreSQL database `reg_test_<random>` on the server of `adminUrl`: its `url`, and `drop()` (forces
+ * connections off). For suites that open several pools on one database (several server instances).
+ */
+export async function createFreshPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `reg_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -32,7 +36,23 @@ async function openFreshPostgres(adminUrl: string): Promise<Db> {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = await openPostgresDb(url.toString(), { max: 5 });
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
+
+async function openFreshPostgres(adminUrl: string): Promise<Db> {
+  const fresh = await createFreshPostgresDatabase(adminUrl);
+  const db = await openPostgresDb(fresh.url, { max: 5 });
   const close = db.close.bind(db);
   return {
     ...db,
@@ -42,13 +62,7 @@ async function openFreshPostgres(adminUrl: string): Promise<Db> {
     transaction: db.transaction,
     async close() {
       await close();
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      try {
-        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await dropper.end();
-      }
+      await fresh.drop();
     },
   };
 }

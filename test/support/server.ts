@@ -20,6 +20,10 @@ export interface TestServerOptions {
   appRateLimit?: BuildAppOptions['appRateLimit'];
   /** SSE keep-alive interval in ms (default 15 000). */
   streamKeepAliveMs?: number;
+  /** Image routes' options (generator, store, staff and app rate limits). */
+  images?: BuildAppOptions['images'];
+  /** Recurring invoices scheduler options (`{ enabled: false }` to not run it). */
+  recurringInvoices?: BuildAppOptions['recurringInvoices'];
   /** Webhook delivery worker options (poll interval, retry delays, timeout). */
   webhooks?: BuildAppOptions['webhooks'];
   /** Webhook receivers on 127.0.0.1 (the suites' own receivers): allowed unless false (ServerConfig). */
@@ -80,10 +84,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

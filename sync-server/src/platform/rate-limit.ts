@@ -1,4 +1,5 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Db } from './db/db.ts';
 
 /**
  * Rate limiting with the IETF draft's header fields (draft-ietf-httpapi-ratelimit-headers-10, DESIGN §7):
@@ -53,6 +54,29 @@ export function quotaExceededProblem(decision: RateLimitDecision): Record<string
   };
 }
 
+const METERED = Symbol.for('register.rateLimitPolicies');
+
+/**
+ * Marks `hook` (a route's onRequest or preHandler) as taking quota from `policies`, and returns it. The route
+ * recorder (http/route-doc.ts) reads the mark, so the OpenAPI document states the 429 and the rate-limit header
+ * fields of exactly the routes whose hooks meter — derived from how limits are applied, never listed by hand.
+ */
+export function metered<H extends object>(hook: H, policies: readonly RateLimitPolicy[]): H {
+  Object.defineProperty(hook, METERED, { value: [...policies], enumerable: false });
+  return hook;
+}
+
+/** The policies a hook (or an array of hooks) was {@link metered} with; empty when it meters nothing. */
+export function meteringOf(hooks: unknown): RateLimitPolicy[] {
+  const list = Array.isArray(hooks) ? hooks : [hooks];
+  const out: RateLimitPolicy[] = [];
+  for (const hook of list) {
+    const policies = hook && (typeof hook === 'function' || typeof hook === 'object') ? ((hook as Record<symbol, unknown>)[METERED] as RateLimitPolicy[] | undefined) : undefined;
+    for (const policy of policies ?? []) if (!out.some((p) => p.name === policy.name)) out.push(policy);
+  }
+  return out;
+}
+
 /**
  * A fixed-window limiter over `rate-limiter-flexible`. The default store is in memory (one process — right for the
  * embedded PGlite set-up); pass another `RateLimiterAbstract` (e.g. `RateLimiterPostgres`) to share quota between
@@ -89,4 +113,31 @@ export class RateLimit {
       resetSeconds: Math.max(allowed ? 0 : 1, Math.ceil(res.msBeforeNext / 1000)),
     };
   }
+}
+
+/** The table the PostgreSQL store keeps its counters in (migration 0083_rate_limits.sql). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+/**
+ * The limiter for `policy` that suits `db` (DESIGN §3 scale-out, §7): on PostgreSQL, `RateLimiterPostgres` over the
+ * server's own database, so every instance on it spends one quota (counters in {@link RATE_LIMIT_TABLE}, one atomic
+ * upsert per request, expired rows cleared every 5 minutes); should that store fail, a per-instance memory limiter
+ * stands in (the library's insurance) rather than a 500. On PGlite — one process — the memory store.
+ */
+export function rateLimitFor(db: Db, policy: RateLimitPolicy): RateLimit {
+  const memory = () => new RateLimiterMemory({ keyPrefix: `rl_${policy.name}`, points: policy.quota, duration: policy.windowSeconds });
+  if (db.engine !== 'postgres') return new RateLimit(policy, memory());
+  // The library sends `{ name, text, values }` query objects; ours takes text and values (named statements unneeded).
+  const storeClient = { query: (q: { text: string; values?: unknown[] }) => db.query(q.text, q.values ?? []) };
+  const limiter = new RateLimiterPostgres({
+    storeClient,
+    storeType: 'pool',
+    tableName: RATE_LIMIT_TABLE,
+    tableCreated: true,
+    keyPrefix: `rl_${policy.name}`,
+    points: policy.quota,
+    duration: policy.windowSeconds,
+    insuranceLimiter: memory(),
+  });
+  return new RateLimit(policy, limiter);
 }

@@ -59,7 +59,7 @@ const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,4
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
 const pageQuery = z.strictObject(pageQueryFields);
-const importQuery = z.strictObject({ dryRun: queryBoolean.optional() });
+const importQuery = z.strictObject({ dryRun: queryBoolean.optional().describe('With a `text/csv` body: `true` checks and reports without writing. With a JSON body, send `dryRun` in the body instead (here it is a 400).') });
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
 const categorySchema = categorySummarySchema;
 
@@ -290,6 +290,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
             access: 'staff',
             query: importQuery,
             body: catalogImportRequestSchema,
+            consumes: ['text/csv'],
             response: importReportSchema,
             status: 200,
             idempotent: true,

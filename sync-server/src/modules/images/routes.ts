@@ -6,7 +6,7 @@ import { callerOf } from '../../platform/auth/identity.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import { createImageGenerator, ProviderError, type ImageGenerator } from './generator.ts';
-import { quotaExceededProblem, RateLimit, rateLimitHeaders } from '../../platform/rate-limit.ts';
+import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit } from '../../platform/rate-limit.ts';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../platform/http/openapi.ts';
 import { recordedRoutes, type RouteDoc } from '../../platform/http/route-doc.ts';
@@ -71,7 +71,7 @@ export interface ImageOptions {
   startingCredits?: number;
   /** How often the purge job runs, in ms; 0 disables it. Default `IMAGE_PURGE_INTERVAL_MS` or one hour. */
   purgeIntervalMs?: number;
-  /** Rate limiters; defaults: the server's app limiter (`ctx.appRateLimit`) and an in-memory {@link STAFF_RATE_LIMIT}. */
+  /** Rate limiters; defaults: the server's app limiter (`ctx.appRateLimit`) and {@link STAFF_RATE_LIMIT} (shared through PostgreSQL, in memory on PGlite). */
   rateLimits?: { app?: RateLimit; staff?: RateLimit };
 }
 
@@ -133,7 +133,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
   // Apps share one quota across the whole API (the server's ctx.appRateLimit, DESIGN §7); staff are metered here only.
   const limits = {
     app: images?.rateLimits?.app ?? ctx.appRateLimit,
-    staff: images?.rateLimits?.staff ?? new RateLimit(STAFF_RATE_LIMIT),
+    staff: images?.rateLimits?.staff ?? rateLimitFor(ctx.db, STAFF_RATE_LIMIT),
   };
   const deps = { db: ctx.db, generator, store, now: () => ctx.clock().getTime(), startingCredits };
 
@@ -141,7 +141,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
    * onRequest hook: authenticates (401), takes one unit of the caller's quota and sets the rate-limit fields on the
    * reply (429 when used up), then checks the scope (403) and sets `request.principal`.
    */
-  const admit = (scope: string | 'staff') => async (request: FastifyRequest, reply: FastifyReply) => {
+  const admit = (scope: string | 'staff') => metered(async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(ctx, request);
     const decision =
       principal.kind === 'app'
@@ -168,7 +168,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     }
     request.principal = principal;
     return undefined;
-  };
+  }, [limits.app.policy, limits.staff.policy]);
 
   app.post(
     '/api/v1/images/generate',
@@ -325,7 +325,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
 
   // The /api/v1 slice of the server's one OpenAPI builder (the whole server: GET /api/openapi.json).
   let v1Document: Record<string, unknown> | undefined;
-  app.get('/api/v1/openapi.json', { config: { openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'] } satisfies RouteDoc } }, async (_request, reply) => {
+  app.get('/api/v1/openapi.json', { config: { openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'], produces: ['application/json'] } satisfies RouteDoc } }, async (_request, reply) => {
     v1Document ??= buildOpenApiDocument(
       recordedRoutes(app).filter((r) => r.url.startsWith('/api/v1/')),
       {

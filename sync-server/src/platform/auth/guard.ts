@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ProblemError, sendProblem, type Problem } from '../http/problem.ts';
-import { quotaExceededProblem, rateLimitHeaders } from '../rate-limit.ts';
+import { metered, quotaExceededProblem, rateLimitHeaders } from '../rate-limit.ts';
 import { AuthError, verifyAppToken, type AppScope, type Principal } from './identity.ts';
 import type { AppContext } from '../context.ts';
 
@@ -45,9 +45,13 @@ export function authorize(principal: Principal, access: Access): void {
   }
 }
 
-/** An onRequest hook (runs before the body is read) that authenticates, authorises and sets `request.principal`. */
+/**
+ * An onRequest hook (runs before the body is read) that authenticates, authorises and sets `request.principal`. App
+ * tokens take one unit of the app quota (`ctx.appRateLimit`) first — on staff-only routes too — so the hook is
+ * {@link metered} with that policy and the OpenAPI document lists the 429 wherever a guard runs.
+ */
 export function guard(ctx: AppContext, access: Access, options: { allowQueryToken?: boolean } = {}): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return metered(async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(ctx, request, options.allowQueryToken ?? false);
     request.principal = principal;
     if (principal.kind === 'app') {
@@ -57,7 +61,7 @@ export function guard(ctx: AppContext, access: Access, options: { allowQueryToke
       if (!decision.allowed) return sendProblem(reply, quotaExceededProblem(decision) as Problem);
     }
     authorize(principal, access);
-  };
+  }, [ctx.appRateLimit.policy]);
 }
 
 /** The authenticated principal of a guarded route. */

@@ -68,7 +68,7 @@ const documents = new WeakMap<FastifyInstance, Record<string, unknown>>();
 export function registerOpenApiRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get(
     '/api/openapi.json',
-    { config: { openapi: { summary: 'The OpenAPI 3.1 document of this server', tags: ['docs'], query: noQuery } } },
+    { config: { openapi: { summary: 'The OpenAPI 3.1 document of this server', tags: ['docs'], query: noQuery, produces: ['application/json'] } } },
     async (request, reply) => {
       parseOrThrow(noQuery, request.query, '(query)');
       let doc = documents.get(app);

@@ -6,12 +6,16 @@
  *
  * What the document adds to each route's RouteDoc, from the house conventions:
  * - security: `staffToken` (ES256 JWT) for staff routes; `staffToken` or `appToken` with the scope for scoped ones;
- * - problem responses (RFC 9457, `#/components/schemas/Problem`): 400 when there is input, 401/403 with access,
- *   404 with path parameters, 409/422 and the `Idempotency-Key` header on idempotent POSTs, 413/415 with a body,
- *   429 and the rate-limit headers (`RateLimit`, `RateLimit-Policy`, …) on app-scoped routes, plus `doc.errors`;
+ * - problem responses (RFC 9457, `#/components/schemas/Problem`): 400 when there is input and on every `/api/`
+ *   route (unknown query parameters, a malformed `X-Register-Schema-Version`), 426 with that header on `/api/`,
+ *   401/403 with access, 404 and 414 (a segment over 100 characters) with path parameters, 409/422 and the
+ *   `Idempotency-Key` header on idempotent POSTs, 413 (the route's own body limit)/415 with a body, 429 and the
+ *   rate-limit headers (`RateLimit`, `RateLimit-Policy`, …) on routes whose hooks take quota (`metered`, derived from
+ *   the guards as registered), plus `doc.errors`;
  * - `cursor` query parameters as `#/components/parameters/Cursor` (opaque cursor pagination).
  */
 import { z } from 'zod';
+import type { RateLimitPolicy } from '../rate-limit.ts';
 import type { RegisteredRoute, RouteDoc } from './route-doc.ts';
 
 type Json = Record<string, unknown>;
@@ -84,9 +88,11 @@ const STANDARD_RESPONSES: Record<string, { status: number; description: string }
   NotFound: { status: 404, description: "No such resource (or another merchant's)" },
   IdempotencyInFlight: { status: 409, description: 'A request with the same Idempotency-Key is still running (`idempotency_in_flight`), or it was carried out and its answer lost (`idempotency_response_lost`: look the result up, it will not run again)' },
   PayloadTooLarge: { status: 413, description: 'Body over 1 MiB' },
+  UriTooLong: { status: 414, description: 'A path segment (path parameter) longer than 100 characters (`uri_too_long`)' },
   UnsupportedMediaType: { status: 415, description: 'A body that is not application/json' },
   IdempotencyKeyReused: { status: 422, description: 'Idempotency-Key reused with another method, path or body' },
-  TooManyRequests: { status: 429, description: 'App quota used up (120 per minute per merchant per app): see Retry-After' },
+  RegisterTooOld: { status: 426, description: '`X-Register-Schema-Version` older than the server supports (`register_too_old`): the `Upgrade` header names the version needed' },
+  TooManyRequests: { status: 429, description: 'Quota used up (`quota_exceeded`; `RateLimit-Policy` names the policy): see Retry-After' },
 };
 
 const rateLimitHeaders: Json = {
@@ -97,11 +103,11 @@ const rateLimitHeaders: Json = {
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
 };
 
-function components(): Json {
+function components(policies: readonly RateLimitPolicy[]): Json {
   const responses: Json = {};
   for (const [name, r] of Object.entries(STANDARD_RESPONSES)) {
     responses[name] = {
-      description: r.description,
+      description: r.status === 429 && policies.length ? `${r.description}. Policies: ${describePolicies(policies)}` : r.description,
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
       ...(r.status === 429 ? { headers: { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
     };
@@ -140,6 +146,13 @@ function components(): Json {
           'Makes the POST safe to retry: the first response (status < 500) is stored 24 h per merchant, caller and key; a replay ' +
           'returns it with `Idempotent-Replayed: true`. Same key, other request → 422; still running → 409.',
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+      },
+      RegisterSchemaVersion: {
+        name: 'X-Register-Schema-Version',
+        in: 'header',
+        required: false,
+        description: 'The schema version the calling register speaks (registers send it); older than the server supports → 426.',
+        schema: { type: 'string', pattern: '^[0-9]{1,6}$' },
       },
       Cursor: {
         name: 'cursor',
@@ -222,12 +235,33 @@ function operation(route: RegisteredRoute, path: string, params: string[], conve
   const method = route.method.toUpperCase();
   const op: Json = { operationId: operationId(method, path, taken), tags: doc?.tags ?? [tagOf(path)] };
   if (!doc) {
+    // Routes without a RouteDoc (health, JWKS, the built register's files): listed, not described.
     op.summary = `${method} ${path}`;
     op.description = 'Not described yet (the route carries no RouteDoc).';
     op.responses = { default: { description: 'Not described' } };
     if (params.length) op.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     return op;
   }
+  return describedOperation(route, doc, op, method, path, params, converter);
+}
+
+/** `1048576` → `1 MiB` (body limits in descriptions). */
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
+/** `"app" 120 requests per 60 s (per merchant and app)` for the 429's description. */
+function describePolicies(policies: readonly RateLimitPolicy[]): string {
+  const per: Record<string, string> = { app: ' per merchant and app', staff: ' per merchant and staff member (image API)' };
+  return policies.map((p) => `"${p.name}" ${p.quota} requests per ${p.windowSeconds} s${per[p.name] ?? ''}`).join('; ');
+}
+
+function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, method: string, path: string, params: string[], converter: SchemaConverter): Json {
+  const isApi = path.startsWith('/api/');
+  const rateLimits = route.rateLimits ?? [];
+  const isMetered = rateLimits.length > 0;
+  // Fastify's router refuses a parametric segment over maxParamLength (100) with 414; `*` wildcards are not limited.
+  const hasParametricSegment = route.url.split('/').some((segment) => segment.startsWith(':'));
   op.summary = doc.summary;
   if (doc.description) op.description = doc.description;
 
@@ -259,10 +293,13 @@ function operation(route: RegisteredRoute, path: string, params: string[], conve
   }
   const isIdempotent = doc.idempotent ?? method === 'POST';
   if (isIdempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (isApi) parameters.push({ $ref: '#/components/parameters/RegisterSchemaVersion' });
   if (parameters.length) op.parameters = parameters;
 
   if (doc.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: converter.convert(doc.body, 'input') } } };
+    const bodyContent: Json = { 'application/json': { schema: converter.convert(doc.body, 'input') } };
+    for (const type of doc.consumes ?? []) bodyContent[type] = { schema: { type: 'string', contentMediaType: type } };
+    op.requestBody = { required: true, content: bodyContent };
   }
 
   const status = String(doc.status ?? 200);
@@ -276,27 +313,28 @@ function operation(route: RegisteredRoute, path: string, params: string[], conve
   }
   if (doc.response && !produces.includes('application/json')) content['application/json'] = { schema: converter.convert(doc.response, 'output') };
   if (Object.keys(content).length && status !== '204') success.content = content;
-  const isScoped = typeof doc.access === 'object';
-  const successHeaders: Json = { ...(isScoped ? rateLimitHeaders : {}), ...(isIdempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) };
+  const successHeaders: Json = { ...(isMetered ? rateLimitHeaders : {}), ...(isIdempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) };
   if (Object.keys(successHeaders).length) success.headers = successHeaders;
 
   const responses: Json = { [status]: success };
   const ref = (name: keyof typeof STANDARD_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
-  if (doc.body || doc.query || doc.params || params.length) responses['400'] = ref('BadRequest');
+  if (doc.body || doc.query || doc.params || params.length || isApi) responses['400'] = ref('BadRequest');
   if (doc.access !== undefined) {
     responses['401'] = ref('Unauthorized');
     responses['403'] = ref('Forbidden');
   }
   if (params.length) responses['404'] = ref('NotFound');
+  if (hasParametricSegment) responses['414'] = ref('UriTooLong');
   if (isIdempotent) {
     responses['409'] = ref('IdempotencyInFlight');
     responses['422'] = ref('IdempotencyKeyReused');
   }
   if (doc.body) {
-    responses['413'] = ref('PayloadTooLarge');
-    responses['415'] = ref('UnsupportedMediaType');
+    responses['413'] = route.bodyLimit === undefined ? ref('PayloadTooLarge') : { ...ref('PayloadTooLarge'), description: `Body over ${formatBytes(route.bodyLimit)}` };
+    responses['415'] = doc.consumes?.length ? { ...ref('UnsupportedMediaType'), description: `A body that is not ${['application/json', ...doc.consumes].join(' or ')}` } : ref('UnsupportedMediaType');
   }
-  if (isScoped) responses['429'] = ref('TooManyRequests');
+  if (isApi) responses['426'] = ref('RegisterTooOld');
+  if (isMetered) responses['429'] = ref('TooManyRequests');
   for (const [code, description] of Object.entries(doc.errors ?? {})) {
     responses[code] = { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
   }
@@ -329,7 +367,9 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
     for (const tag of op.tags as string[]) tags.add(tag);
     paths[path] = { ...(paths[path] ?? {}), [method]: op };
   }
-  const base = components();
+  const policies: RateLimitPolicy[] = [];
+  for (const route of routes) for (const policy of route.rateLimits ?? []) if (!policies.some((p) => p.name === policy.name)) policies.push(policy);
+  const base = components(policies);
   return {
     openapi: '3.1.0',
     info: { title: options.title, version: options.version, description: options.description },

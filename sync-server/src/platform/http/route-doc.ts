@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { Access } from '../auth/guard.ts';
+import { meteringOf, type RateLimitPolicy } from '../rate-limit.ts';
 
 /**
  * What a route says about itself for the OpenAPI 3.1 document (`/api/openapi.json`): pass it as the route option
@@ -16,6 +17,11 @@ export interface RouteDoc {
   access?: Access | { scope: string };
   description?: string;
   body?: z.ZodType;
+  /**
+   * Media types the body may come in besides JSON, as text (e.g. `['text/csv']` for a file upload); each is
+   * documented as a string body. Needs the route's own content-type parser.
+   */
+  consumes?: string[];
   query?: z.ZodType;
   params?: z.ZodType;
   /** The success body; omitted when the route answers with no JSON (e.g. a PDF or CSV: set `produces`). */
@@ -46,6 +52,10 @@ export interface RegisteredRoute {
   /** Fastify's URL pattern, e.g. `/api/pos/orders/:id`. */
   url: string;
   doc?: RouteDoc;
+  /** Quota policies the route's hooks take from (see `metered` in rate-limit.ts); empty when unmetered. */
+  rateLimits?: RateLimitPolicy[];
+  /** The route's own body limit in bytes, when it sets one (else the server's). */
+  bodyLimit?: number;
 }
 
 const registries = new WeakMap<FastifyInstance, RegisteredRoute[]>();
@@ -62,7 +72,8 @@ export function recordRoutes(app: FastifyInstance): RegisteredRoute[] {
     for (const method of methods) {
       if (method === 'HEAD') continue;
       const doc = (options.config as { openapi?: RouteDoc } | undefined)?.openapi;
-      routes.push({ method, url: options.url, ...(doc ? { doc } : {}) });
+      const rateLimits = meteringOf([...[options.onRequest ?? []].flat(), ...[options.preHandler ?? []].flat()]);
+      routes.push({ method, url: options.url, ...(doc ? { doc } : {}), rateLimits, ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}) });
     }
   });
   return routes;
