@@ -9,7 +9,7 @@
  * limit; a single order too large to send is kept and marked as refused by this register (`rejection.by`).
  */
 import { BehaviorSubject, Observable, combineLatest, type Subscription } from 'rxjs';
-import { getAssumedMasterState, type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
+import { type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
@@ -21,32 +21,39 @@ export interface SyncCheckpoint {
   seq: number;
 }
 
+/**
+ * One replication: a pull (server → register, with the server's change stream) or a push (register → server) of one
+ * collection. Orders have both, as two replications: RxDB holds every pull of a replication back while its push is
+ * busy and skips a pulled document whose push is unacknowledged, so with one replication a backlog of 1,000 sales
+ * showed none synced until the last was pushed, and the stamped copies needed catch-up pulls one by one. The pull
+ * replication writes the server's stamped copy over the local one as soon as it is pulled; the push replication then
+ * sees a document carrying the server's stamp and does not send it again.
+ */
 interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
-  push: boolean;
+  direction: 'pull' | 'push';
+  /** Appended to the replication identifier (kept as it was for the replications older versions ran). */
+  suffix: string;
 }
 
 const PLANS: readonly CollectionPlan[] = [
-  { remote: 'catalog-items', local: 'catalog_items', push: false },
-  { remote: 'tax-rates', local: 'tax_rates', push: false },
-  { remote: 'orders', local: 'orders', push: true },
+  { remote: 'catalog-items', local: 'catalog_items', direction: 'pull', suffix: '' },
+  { remote: 'tax-rates', local: 'tax_rates', direction: 'pull', suffix: '' },
+  { remote: 'orders', local: 'orders', direction: 'pull', suffix: ':pull' },
+  { remote: 'orders', local: 'orders', direction: 'push', suffix: '' },
   // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled.
-  { remote: 'journal-transactions', local: 'journal_transactions', push: false },
+  { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull', suffix: '' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
 /** Reopening a change stream: at once after the first error (a server restart), then after this pause. */
 const STREAM_RETRY_MS = 3_000;
 const STREAM_FIRST_RETRY_MS = 500;
-/**
- * Catch-up pull for the stamped copies of pushed orders: after a push, and again after this delay while a pulled
- * order's push has not been acknowledged yet (its acknowledgement is a push away; no exponential back-off).
- */
-const CATCH_UP_MS = 200;
+/** After a push, the orders' stamped copies and the derived journal transactions are pulled this soon (coalesced). */
 const CATCH_UP_AFTER_PUSH_MS = 20;
 
 export interface SyncEngine {
@@ -158,42 +165,25 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
     let catchUpTimer: ReturnType<typeof setTimeout> | undefined;
-    /** Pull again shortly (a pulled order's push was not acknowledged yet, or a push just finished). */
-    const scheduleCatchUp = (delay: number) => {
-      if (catchUpTimer !== undefined) return;
-      catchUpTimer = setTimeout(() => {
-        if (catchUpTimer !== undefined) timers.delete(catchUpTimer);
-        catchUpTimer = undefined;
-        replication?.reSync();
-      }, delay);
-      timers.add(catchUpTimer);
-    };
-    catchUps.set(plan.remote, scheduleCatchUp);
-
-    /**
-     * Ids among `ids` whose local copy RxDB's downstream would not overwrite with the server's copy: register-authored
-     * documents not stamped yet whose push has not been acknowledged (no assumed master state in the replication's
-     * meta instance — the push is in flight, or its answer was lost). Every other pulled document lands.
-     */
-    const unacknowledged = async (ids: string[]): Promise<Set<string>> => {
-      const local = await collection.findByIds(ids).exec();
-      const unstamped = ids.filter((id) => {
-        const mine = local.get(id)?.toJSON() as { syncSeq?: number; rejection?: unknown } | undefined;
-        return mine !== undefined && mine.syncSeq === undefined && mine.rejection === undefined;
+    if (plan.direction === 'pull') {
+      /** Pull again shortly (a push just finished). */
+      catchUps.set(plan.remote, (delay: number) => {
+        if (catchUpTimer !== undefined) return;
+        catchUpTimer = setTimeout(() => {
+          if (catchUpTimer !== undefined) timers.delete(catchUpTimer);
+          catchUpTimer = undefined;
+          replication?.reSync();
+        }, delay);
+        timers.add(catchUpTimer);
       });
-      const state = replication?.internalReplicationState;
-      if (unstamped.length === 0 || !state) return new Set(unstamped);
-      const assumed = await getAssumedMasterState(state, unstamped);
-      return new Set(unstamped.filter((id) => assumed[id] === undefined));
-    };
+    }
 
     /** Marks an order that can never be pushed (too large) as refused by this register; it stays local. */
     const refuseLocally = (row: RxReplicationWriteToMasterRow<unknown>, bytes: number) => {
-      const state = row.newDocumentState as { id?: string; rejection?: unknown };
-      if (state.rejection !== undefined || typeof state.id !== 'string') return;
-      const id = state.id;
-      // After the push handler returns: RxDB then records this state as pushed, and the marked state that follows is
-      // recognised as oversized again and never sent.
+      const id = (row.newDocumentState as { id?: string }).id;
+      if (typeof id !== 'string') return;
+      // After the push handler returns (RxDB then records this state as handled); the marked state that follows
+      // carries a rejection and is never sent.
       setTimeout(() => {
         void (async () => {
           const doc = await collection.findOne(id).exec();
@@ -202,70 +192,62 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       }, 0);
     };
 
+    /** Pushes `rows` in requests cut by rows and bytes; answers the conflicts (master states, quarantined orders). */
+    const pushRows = async (rows: RxReplicationWriteToMasterRow<unknown>[]): Promise<WithDeleted<unknown>[]> => {
+      // Only what the server has not stamped: a document with the server's `syncSeq` is the server's own copy (written
+      // here by the pull), one with a `rejection` was refused (by the server, or as too large here) — never resent.
+      const toSend = rows.filter((row) => {
+        const doc = row.newDocumentState as { syncSeq?: number; rejection?: unknown };
+        return doc.syncSeq === undefined && doc.rejection === undefined;
+      });
+      const { chunks, oversized } = chunkPushRows(toSend, { maxBytes: MAX_PUSH_BATCH_BYTES });
+      for (const { row, bytes } of oversized) refuseLocally(row, bytes);
+      const conflicts: WithDeleted<unknown>[] = [];
+      const queue = [...chunks];
+      while (queue.length > 0) {
+        const chunk = queue.shift()!;
+        try {
+          conflicts.push(...((await request(`/api/sync/${plan.remote}/push`, { method: 'POST', body: chunk.body })) as WithDeleted<unknown>[]));
+        } catch (err) {
+          // The server's limit is lower than we thought: split the request, and refuse a lone row locally.
+          if (!(err instanceof HttpError) || err.status !== 413) throw err;
+          if (chunk.rows.length === 1) {
+            refuseLocally(chunk.rows[0]!, chunk.bytes);
+            continue;
+          }
+          const half = Math.ceil(chunk.rows.length / 2);
+          queue.unshift(...[chunk.rows.slice(0, half), chunk.rows.slice(half)].flatMap((part) => chunkPushRows(part, { maxBytes: Math.floor(chunk.bytes / 2) + 1 }).chunks));
+          continue;
+        }
+        // The server's stamped copies of what it just committed, and the journal transactions it derived from them.
+        catchUps.get(plan.remote)?.(CATCH_UP_AFTER_PUSH_MS);
+        catchUps.get('journal-transactions')?.(CATCH_UP_AFTER_PUSH_MS);
+      }
+      return conflicts;
+    };
+
     replication = replicateRxCollection<unknown, SyncCheckpoint>({
       collection,
-      replicationIdentifier: `register-sync-v1:${location.origin}:${merchantId}:${plan.remote}`,
+      replicationIdentifier: `register-sync-v1:${location.origin}:${merchantId}:${plan.remote}${plan.suffix}`,
       live: true,
       retryTime: 3_000,
       waitForLeadership: true,
-      pull: {
-        batchSize: 100,
-        handler: async (checkpoint, batchSize) => {
-          const seq = checkpoint?.seq ?? 0;
-          const body = (await request(`/api/sync/${plan.remote}/pull?seq=${seq}&limit=${batchSize}`)) as {
-            documents: (WithDeleted<unknown> & { id: string; syncSeq: number })[];
-            checkpoint: SyncCheckpoint | null;
-          };
-          const next = body.checkpoint ?? { seq };
-          if (!plan.push || body.documents.length === 0) return { documents: body.documents, checkpoint: next };
-          // The server stamps what we push (updatedAt, syncSeq), so the stamped copy must reach this register. RxDB's
-          // downstream skips a pulled document while its local copy's push is unacknowledged, and would move its
-          // checkpoint past it for good. So never move the checkpoint past such a document: pull it again shortly
-          // (its push is in flight or about to be retried). Acknowledged documents land at once, whatever comes after.
-          const pending = await unacknowledged(body.documents.map((d) => d.id));
-          const pendingIndex = body.documents.findIndex((d) => pending.has(d.id));
-          if (pendingIndex === -1) return { documents: body.documents, checkpoint: next };
-          scheduleCatchUp(CATCH_UP_MS);
-          const before = body.documents[pendingIndex - 1];
-          return { documents: body.documents.slice(0, pendingIndex), checkpoint: before ? { seq: before.syncSeq } : { seq } };
-        },
-        // Register-authored collections always catch up through the pull handler (see above).
-        stream$: serverEvents(`/api/sync/${plan.remote}/stream`, getToken, plan.push, setReachable),
-      },
-      ...(plan.push
+      ...(plan.direction === 'pull'
         ? {
-            push: {
+            pull: {
               batchSize: 100,
-              handler: async (rows: RxReplicationWriteToMasterRow<unknown>[]) => {
-                const { chunks, oversized } = chunkPushRows(rows, { maxBytes: MAX_PUSH_BATCH_BYTES });
-                for (const { row, bytes } of oversized) refuseLocally(row, bytes);
-                const conflicts: WithDeleted<unknown>[] = [];
-                const queue = [...chunks];
-                while (queue.length > 0) {
-                  const chunk = queue.shift()!;
-                  try {
-                    conflicts.push(...((await request(`/api/sync/${plan.remote}/push`, { method: 'POST', body: chunk.body })) as WithDeleted<unknown>[]));
-                  } catch (err) {
-                    // The server's limit is lower than we thought: split the request, and refuse a lone row locally.
-                    if (!(err instanceof HttpError) || err.status !== 413) throw err;
-                    if (chunk.rows.length === 1) {
-                      refuseLocally(chunk.rows[0]!, chunk.bytes);
-                      continue;
-                    }
-                    const half = Math.ceil(chunk.rows.length / 2);
-                    const halves = [chunk.rows.slice(0, half), chunk.rows.slice(half)].map((part) => chunkPushRows(part, { maxBytes: Math.floor(chunk.bytes / 2) + 1 }).chunks).flat();
-                    queue.unshift(...halves);
-                  }
-                  // Fetch the server's stamped copies of what was just accepted (after RxDB records the push), and the
-                  // journal transactions the server derived from them.
-                  scheduleCatchUp(CATCH_UP_AFTER_PUSH_MS);
-                  catchUps.get('journal-transactions')?.(CATCH_UP_AFTER_PUSH_MS);
-                }
-                return conflicts;
+              handler: async (checkpoint: SyncCheckpoint | undefined, batchSize: number) => {
+                const seq = checkpoint?.seq ?? 0;
+                const body = (await request(`/api/sync/${plan.remote}/pull?seq=${seq}&limit=${batchSize}`)) as {
+                  documents: WithDeleted<unknown>[];
+                  checkpoint: SyncCheckpoint | null;
+                };
+                return { documents: body.documents, checkpoint: body.checkpoint ?? { seq } };
               },
+              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, getToken, setReachable),
             },
           }
-        : {}),
+        : { push: { batchSize: 100, handler: pushRows } }),
     });
     replications.push(replication);
   }
@@ -330,8 +312,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 
 /**
  * The pull stream of one collection from the server's server-sent events. The server sends `RESYNC` on every
- * (re)connect; we also emit it ourselves on open so RxDB pulls whatever it missed while disconnected. With
- * `resyncOnly`, every batch becomes a `RESYNC`, so documents always arrive through the pull handler. A broken or
+ * (re)connect; we also emit it ourselves on open so RxDB pulls whatever it missed while disconnected. A broken or
  * refused connection is closed and reopened after a pause (or as soon as the browser is online again) with the
  * current token. `onReachable` hears the stream's state: true when it opens, false on an error (the server went away,
  * or refused the stream) — what the header's badge shows.
@@ -339,7 +320,6 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 function serverEvents(
   path: string,
   getToken: () => string,
-  resyncOnly: boolean,
   onReachable: (reachable: boolean) => void,
 ): Observable<RxReplicationPullStreamItem<unknown, SyncCheckpoint>> {
   return new Observable((subscriber) => {
@@ -360,7 +340,7 @@ function serverEvents(
       };
       current.onmessage = (event: MessageEvent<string>) => {
         const item = parseStreamItem(event.data);
-        if (item) subscriber.next(resyncOnly ? 'RESYNC' : item);
+        if (item) subscriber.next(item);
       };
       current.onerror = () => {
         current.close();
