@@ -32,11 +32,16 @@ describe('web register sync', () => {
   let browser: Browser;
   let context: BrowserContext;
   const pushPaths: string[] = [];
+  /** When the last push answer reached the browser (ms since the epoch): the figure below is measured from it. */
+  let lastPushAnsweredAt = 0;
   const watch = (page: Page) => {
     page.on('pageerror', (err) => console.error('[page error]', err));
     page.on('request', (request) => {
       const path = new URL(request.url()).pathname;
       if (path.endsWith('/push')) pushPaths.push(path);
+    });
+    page.on('requestfinished', (request) => {
+      if (new URL(request.url()).pathname.endsWith('/push')) lastPushAnsweredAt = Date.now();
     });
   };
 
@@ -83,7 +88,7 @@ describe('web register sync', () => {
     await context.setOffline(false);
     // The old register took 237 s here (one catch-up pull per sale, backing off to 10 s): wait far less.
     await register.waitForUnsynced(0, 30_000);
-    console.log(`30 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting`);
+    console.log(`30 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting, ${Date.now() - lastPushAnsweredAt} ms after the server answered their push`);
     await register.waitForBadge('synced', 30_000);
     const onServer = await serverOrderIds();
     expect(sold.filter((id) => !onServer.has(id))).toEqual([]);
@@ -112,7 +117,7 @@ describe('web register sync', () => {
     const reconnectedAt = Date.now();
     await context.setOffline(false);
     await tabB.waitForUnsynced(0, 30_000);
-    console.log(`10 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting, after a tab handover`);
+    console.log(`10 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting (${Date.now() - lastPushAnsweredAt} ms after the push answer), after a tab handover`);
     const onServer = await serverOrderIds();
     expect(sold.filter((id) => !onServer.has(id))).toEqual([]);
     await pageB.close();
