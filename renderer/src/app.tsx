@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { AppHeader, type View } from './ui/app-header.tsx';
+import { MissingReceiptsBanner } from './register/components/missing-receipts-banner.tsx';
 import { StorageWarning } from './ui/storage-warning.tsx';
 import { bootRegister, FirstStartOfflineError, type BootedRegister } from './register/boot.ts';
 import { useObservable } from './ui/hooks.ts';
@@ -70,6 +71,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
       <div className="app">
         <AppHeader view={view} onView={setView} />
         <OutdatedBanner sync={booted.sync} />
+        <MissingReceiptsBanner />
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
         <div className="view" hidden={view !== 'register'}>

@@ -66,7 +66,7 @@ describe('web register in two tabs', () => {
     const soldB2 = await sellOne(tabB);
     const receipts = [soldA, soldB, soldB2].map((s) => s.receiptNumber);
     expect(new Set(receipts).size).toBe(3);
-    await tabA.waitForUnsynced(6);
+    await tabA.waitForUnsynced(3);
 
     await context.setOffline(false);
     await tabA.waitForUnsynced(0, 60_000);

@@ -52,6 +52,48 @@ function StateBadge({ state }: { state: ApiOrderState }) {
   );
 }
 
+/** One receipt number a register reported lost (`GET /api/sync/missing-receipts`). */
+interface MissingReceipt {
+  registerId: string;
+  registerNumber: number;
+  receiptNumber: string;
+  reportedAt: string;
+}
+
+/**
+ * Receipt numbers the registers reported lost (their browser storage was cleared before the sales synced): shown
+ * above the orders so the owner can chase paper copies. Nothing when none; a failed load shows nothing either (the
+ * orders list reports the connection).
+ */
+function MissingReceipts({ reload }: { reload: number }) {
+  const api = useApi();
+  const [missing, setMissing] = useState<MissingReceipt[]>([]);
+  useEffect(() => {
+    let current = true;
+    api.request<{ data: MissingReceipt[] }>('GET', '/api/sync/missing-receipts').then(
+      (body) => current && setMissing(body.data),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, reload]);
+  if (missing.length === 0) return null;
+  return (
+    <div className="banner banner-warning" role="status" data-testid="missing-receipts">
+      <span>
+        Sales lost on a register before they synced (its browser storage was cleared):{' '}
+        {missing.map((m, i) => (
+          <span key={`${m.registerId} ${m.receiptNumber}`} data-testid="missing-receipt-row" data-register-id={m.registerId} title={`Reported ${new Date(m.reportedAt).toLocaleString()}`}>
+            {i > 0 ? ', ' : ''}
+            {m.receiptNumber} (Register {m.registerNumber})
+          </span>
+        ))}
+      </span>
+    </div>
+  );
+}
+
 const sourceText = (order: ApiOrder) => (order.source === 'register' ? `Register ${order.registerNumber}` : 'Back office');
 
 /** The columns of the order list; the receipt number opens the order. */
@@ -146,6 +188,7 @@ export function OrdersView() {
           Refresh
         </button>
       </div>
+      <MissingReceipts reload={reload} />
       {loadError ? <LoadError error={loadError} what="Orders" /> : null}
       {!list && !loadError ? (
         <p className="muted" role="status" data-testid="orders-loading">

@@ -1,9 +1,11 @@
 /**
- * Start-up of the register: the stored session (or a first pairing), the local database and the replication.
- * Runs once per page (not per React render), so StrictMode's double effects never open two databases.
+ * Start-up of the register: the local database, the identity stored in it (or a first pairing, stored there before
+ * the first sale) and the replication. Runs once per page (not per React render), so StrictMode's double effects
+ * never open two databases.
  */
 import { BehaviorSubject } from 'rxjs';
 import { openRegisterDatabase, type RegisterDatabase } from './db/database.ts';
+import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { HttpError, loadSession, pairRegister, storeSession, type RegisterSession } from './session.ts';
 import { startSync, type SyncEngine } from './sync/replication.ts';
 
@@ -19,6 +21,7 @@ export class FirstStartOfflineError extends Error {
 }
 
 let booting: Promise<BootedRegister> | undefined;
+let opening: Promise<RegisterDatabase> | undefined;
 
 export function bootRegister(): Promise<BootedRegister> {
   booting ??= boot().catch((err: unknown) => {
@@ -28,8 +31,14 @@ export function bootRegister(): Promise<BootedRegister> {
   return booting;
 }
 
-async function boot(): Promise<BootedRegister> {
-  let session = loadSession();
+/**
+ * This register's identity: the one in the local database (where its sales are); else the copy an older version
+ * kept in localStorage (moved into the database); else a first pairing — committed to the database before the
+ * register opens, so no sale can exist without it. localStorage keeps a copy (session.ts).
+ * @throws FirstStartOfflineError when never paired and the server cannot be reached; HttpError when it refuses.
+ */
+async function identityOf(db: RegisterDatabase): Promise<RegisterSession> {
+  let session = (await loadIdentity(db)) ?? loadSession();
   if (!session) {
     try {
       session = await pairRegister();
@@ -37,10 +46,20 @@ async function boot(): Promise<BootedRegister> {
       if (err instanceof HttpError) throw err;
       throw new FirstStartOfflineError('This register has never been paired: connect it to the network once to start.');
     }
-    storeSession(session);
   }
+  await storeIdentity(db, session);
+  storeSession(session);
+  return session;
+}
+
+async function boot(): Promise<BootedRegister> {
+  opening ??= openRegisterDatabase().catch((err: unknown) => {
+    opening = undefined;
+    throw err;
+  });
+  const db = await opening;
+  const session = await identityOf(db);
   const session$ = new BehaviorSubject(session);
-  const db = await openRegisterDatabase();
 
   let refreshing: Promise<void> | undefined;
   const refresh = () => {
@@ -49,9 +68,11 @@ async function boot(): Promise<BootedRegister> {
         const current = session$.value;
         // Keep the highest receipt sequence either side knows.
         const next = { ...fresh, lastReceiptSequence: Math.max(fresh.lastReceiptSequence, current.lastReceiptSequence) };
-        storeSession(next);
-        session$.next(next);
-        sync.resync();
+        return storeIdentity(db, next).then(() => {
+          storeSession(next);
+          session$.next(next);
+          sync.resync();
+        });
       })
       .catch(() => {
         // Offline or server down: keep selling with the stored session; the next online event tries again.

@@ -1,7 +1,9 @@
 /**
- * Pairing with the sync server and the stored register session. The session lives in localStorage so the register
- * opens and sells offline with what it last knew; when online it is refreshed (new staff token) with the same
- * register id, so receipts keep their register number.
+ * Pairing with the sync server and the register session. The session (the register's identity) lives in the local
+ * database with the sales (db/identity.ts), so the register opens and sells offline with what it last knew; when
+ * online it is refreshed (new staff token) with the same register id, so receipts keep their register number.
+ * localStorage keeps a copy (`register.session.v1`): read once to move an older version's pairing into the
+ * database, and a witness of this register when the database is lost.
  */
 
 export interface RegisterSession {
@@ -21,6 +23,7 @@ const SESSION_KEY = 'register.session.v1';
 /** Sent on every sync request: the server answers 426 to a register older than its schema (DESIGN §15). */
 export const REGISTER_SCHEMA_VERSION = '1';
 
+/** The copy of the session in localStorage, if any (see the module comment). */
 export function loadSession(): RegisterSession | undefined {
   const raw = localStorage.getItem(SESSION_KEY);
   if (!raw) return undefined;
@@ -35,6 +38,7 @@ export function loadSession(): RegisterSession | undefined {
   }
 }
 
+/** Writes the localStorage copy of the session (Chromium commits it to disk seconds later: never the only copy). */
 export function storeSession(session: RegisterSession): void {
   localStorage.setItem(SESSION_KEY, JSON.stringify(session));
 }

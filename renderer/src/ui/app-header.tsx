@@ -6,6 +6,8 @@ import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
 export type View = 'register' | 'sales' | 'messages' | 'backoffice' | 'devices';
 
 const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
+/** The badge when the network is up but the sync server does not answer. */
+const UNREACHABLE_TEXT = 'Server unreachable';
 
 /** The last sync as shown in the header: short enough to keep the header on one row at 1280 px. */
 function lastSyncText(iso: string | undefined, now: number): string {
@@ -41,11 +43,13 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
       state === 'synced'
         ? 'Everything is on the server'
         : state === 'offline'
-          ? 'No connection: sales are kept on this register and sync when it is back'
+          ? status.isServerUnreachable
+            ? 'The sync server does not answer: sales are kept on this register and sync when it is back'
+            : 'No connection: sales are kept on this register and sync when it is back'
           : state === 'error'
             ? `Sync problem: ${status.isOutdated ? 'this register is too old for the server — reload to update' : (status.error ?? '')}`
             : 'Syncing with the server…',
-    [state, status.error, status.isOutdated],
+    [state, status.error, status.isOutdated, status.isServerUnreachable],
   );
 
   return (
@@ -72,7 +76,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
       <div className="sync-status" aria-live="polite">
         <span className={`sync-badge sync-badge-${state}`} data-testid="sync-badge" data-state={state} title={title}>
           <span className="sync-dot" aria-hidden="true" />
-          {BADGE_TEXT[state]}
+          {state === 'offline' && status.isServerUnreachable ? UNREACHABLE_TEXT : BADGE_TEXT[state]}
           {state === 'syncing' ? <span className="sync-sub"> · syncing</span> : null}
           {state === 'error' ? <span className="sync-sub"> · sync error</span> : null}
         </span>
@@ -82,6 +86,11 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
         {status.rejectedCount > 0 ? (
           <span className="rejected-count" data-testid="rejected-count">
             {status.rejectedCount} rejected by server
+          </span>
+        ) : null}
+        {status.refusedCount > 0 ? (
+          <span className="rejected-count" data-testid="refused-count" title="Too large to send to the server: kept on this register. See Sales.">
+            {status.refusedCount} too large to sync
           </span>
         ) : null}
         <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''} title={lastSyncDetail(status.lastSyncAt, now)}>

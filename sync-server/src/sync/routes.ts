@@ -5,7 +5,8 @@ import { callerOf } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { parseOrThrow, ProblemError } from '../platform/http/problem.ts';
 import type { RouteDoc } from '../platform/http/route-doc.ts';
-import { COLLECTIONS, maxSeq, pull, push, PUSHABLE, pushBodySchema, type Collection } from './replication.ts';
+import { COLLECTIONS, maxSeq, pull, push, PUSHABLE, pushBodySchema, type Collection } from '../sync/replication.ts';
+import { registerRegisterReceiptRoutes } from './register-receipts.ts';
 
 const collectionParams = z.strictObject({ collection: z.enum(COLLECTIONS) });
 const pullQuery = z.strictObject({
@@ -26,8 +27,9 @@ function collectionOf(params: unknown): Collection {
   return result.data.collection;
 }
 
-/** Replication endpoints for RxDB (DESIGN §15), staff tokens only. */
+/** Replication endpoints for RxDB (DESIGN §15), staff tokens only; and the registers' receipt numbers (register-receipts.ts). */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void {
+  registerRegisterReceiptRoutes(app, ctx);
   app.get('/api/sync/:collection/pull', {
     onRequest: guard(ctx, 'staff'),
     config: {

@@ -5,6 +5,7 @@ import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 
 export function syncMarker(order: StoredOrder): { label: string; kind: 'synced' | 'unsynced' | 'rejected' } {
+  if (order.rejection?.by === 'register') return { label: 'Not sent: too large', kind: 'rejected' };
   if (order.rejection) return { label: 'Rejected by server', kind: 'rejected' };
   if (order.syncSeq !== undefined) return { label: 'Synced', kind: 'synced' };
   return { label: 'Not yet synced', kind: 'unsynced' };
@@ -110,7 +111,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
         <p className={`sync-marker sync-marker-${marker.kind}`} data-testid="receipt-sync">
           {marker.label}
         </p>
-        {order.rejection ? <p className="form-error">Server: {order.rejection.reason}</p> : null}
+        {order.rejection ? <p className="form-error" data-testid="receipt-rejection">{order.rejection.by === 'register' ? 'Register' : 'Server'}: {order.rejection.reason}</p> : null}
       </article>
       {printNote ? (
         <p className="muted print-note" role="status" data-testid="print-note">

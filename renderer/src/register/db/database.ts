@@ -10,6 +10,7 @@ import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
+import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
 import {
   catalogItemRxSchema,
   journalTransactionRxSchema,
@@ -28,6 +29,8 @@ export interface RegisterCollections {
   tax_rates: RxCollection<TaxRate>;
   orders: RxCollection<StoredOrder>;
   journal_transactions: RxCollection<StoredJournalTransaction>;
+  /** One document: this register's pairing (identity.ts); never replicated. */
+  register_identity: RxCollection<StoredIdentity>;
 }
 
 export type RegisterDatabase = RxDatabase<RegisterCollections>;
@@ -53,6 +56,7 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     tax_rates: { schema: taxRateRxSchema },
     orders: { schema: orderRxSchema },
     journal_transactions: { schema: journalTransactionRxSchema },
+    register_identity: { schema: registerIdentityRxSchema },
   });
   await repairMissingJournalTransactions(db);
   return db;

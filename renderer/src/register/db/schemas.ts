@@ -19,8 +19,11 @@ const rejectionProperty = {
 
 const idProperty = { type: 'string', maxLength: 64 } as const;
 
-/** A register-authored document as the server may hand it back: with a quarantine marker. */
-export type Rejectable<T> = T & { rejection?: { reason: string; at: string } };
+/**
+ * A register-authored document as the server may hand it back: with a quarantine marker. `by: 'register'` marks a
+ * document this register refused to send (too large to push; kept locally) — set locally only, never by the server.
+ */
+export type Rejectable<T> = T & { rejection?: { reason: string; at: string; by?: 'register' } };
 
 export const catalogItemRxSchema: RxJsonSchema<CatalogItem> = {
   title: 'catalog item',

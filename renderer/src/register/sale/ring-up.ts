@@ -17,7 +17,11 @@ import {
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
 
-const sequenceKey = (registerId: string) => `register.receiptSequence.${registerId}`;
+/**
+ * The localStorage key of a register's receipt counter: the last sequence it handed out. Besides seeding the next
+ * number, it is the witness that notices sales lost with the local database (sync/missing-receipts.ts).
+ */
+export const sequenceKey = (registerId: string) => `register.receiptSequence.${registerId}`;
 
 /**
  * The next receipt sequence of this register: one more than the highest of the locally stored counter, the server's
@@ -63,8 +67,9 @@ export async function ringUpSale({ db, session, catalog, lines, payment }: Omit<
     });
     orderSchema.parse(sale.order);
     journalTransactionSchema.parse(sale.journalTransaction);
-    localStorage.setItem(sequenceKey(session.registerId), String(sequence));
     await saveSale(db, sale);
+    // Only once the sale is stored: the counter witnesses receipts that were really handed out.
+    localStorage.setItem(sequenceKey(session.registerId), String(sequence));
     return sale.order;
   };
   // Two tabs of one register must never hand out the same receipt number.

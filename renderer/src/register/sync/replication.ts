@@ -1,15 +1,19 @@
 /**
  * Replication with the sync server (DESIGN §15): RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
- * and a server-sent-events pull stream per collection. The catalog and tax rates are pulled only (the server is
- * authoritative); orders and journal transactions are pushed and pulled (register-authored, append-only).
+ * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
+ * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
+ * pushed and pulled (register-authored, append-only).
  *
- * Every handler reports its outcome, which drives the header's online/offline badge and the last sync time.
+ * The header's badge shows whether the server is reachable: the change streams' state (EventSource open / error) and
+ * the outcome of every request. Pushes are cut by bytes as well as rows, so no request reaches the server's body
+ * limit; a single order too large to send is kept and marked as refused by this register (`rejection.by`).
  */
 import { BehaviorSubject, Observable, combineLatest, type Subscription } from 'rxjs';
-import type { RxCollection, RxReplicationPullStreamItem, RxReplicationWriteToMasterRow, WithDeleted } from 'rxdb';
+import { type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
 import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
 
 /** The server's pull checkpoint: its monotonically increasing sequence. */
@@ -17,25 +21,40 @@ export interface SyncCheckpoint {
   seq: number;
 }
 
+/**
+ * One replication: a pull (server → register, with the server's change stream) or a push (register → server) of one
+ * collection. Orders have both, as two replications: RxDB holds every pull of a replication back while its push is
+ * busy and skips a pulled document whose push is unacknowledged, so with one replication a backlog of 1,000 sales
+ * showed none synced until the last was pushed, and the stamped copies needed catch-up pulls one by one. The pull
+ * replication writes the server's stamped copy over the local one as soon as it is pulled; the push replication then
+ * sees a document carrying the server's stamp and does not send it again.
+ */
 interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
-  push: boolean;
+  direction: 'pull' | 'push';
+  /** Appended to the replication identifier (kept as it was for the replications older versions ran). */
+  suffix: string;
 }
 
 const PLANS: readonly CollectionPlan[] = [
-  { remote: 'catalog-items', local: 'catalog_items', push: false },
-  { remote: 'tax-rates', local: 'tax_rates', push: false },
-  { remote: 'orders', local: 'orders', push: true },
-  { remote: 'journal-transactions', local: 'journal_transactions', push: true },
+  { remote: 'catalog-items', local: 'catalog_items', direction: 'pull', suffix: '' },
+  { remote: 'tax-rates', local: 'tax_rates', direction: 'pull', suffix: '' },
+  { remote: 'orders', local: 'orders', direction: 'pull', suffix: ':pull' },
+  { remote: 'orders', local: 'orders', direction: 'push', suffix: '' },
+  // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
+  // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
+  // stamped copy (same id) replaces the local one when pulled.
+  { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull', suffix: '' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
+/** Reopening a change stream: at once after the first error (a server restart), then after this pause. */
 const STREAM_RETRY_MS = 3_000;
-/** Catch-up pulls for stamped copies of pushed documents: first after this delay, doubling up to the maximum. */
-const CATCH_UP_MIN_MS = 250;
-const CATCH_UP_MAX_MS = 10_000;
+const STREAM_FIRST_RETRY_MS = 500;
+/** After a push, the orders' stamped copies and the derived journal transactions are pulled this soon (coalesced). */
+const CATCH_UP_AFTER_PUSH_MS = 20;
 
 export interface SyncEngine {
   status$: BehaviorSubject<SyncStatus>;
@@ -47,13 +66,18 @@ export interface SyncEngine {
 /**
  * Starts replicating every collection. `getToken` is read on each request, so a refreshed staff token applies at
  * once. Only the leader tab replicates (RxDB `waitForLeadership`); other tabs still see the status of the shared
- * database.
+ * database, and the leader's view of the server's reachability through a BroadcastChannel.
  */
 export interface SyncOptions {
   getToken: () => string;
   merchantId: string;
   /** Called when the server refuses the staff token (401), so the session can be refreshed. */
   onUnauthorized?: () => void;
+}
+
+/** The reason kept on an order too large to push (shown to the cashier). */
+export function tooLargeReason(bytes: number): string {
+  return `Too large to send to the server (${formatBytes(bytes)}; the limit is ${formatBytes(MAX_PUSH_DOCUMENT_BYTES)}): kept on this register only`;
 }
 
 export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauthorized }: SyncOptions): SyncEngine {
@@ -63,22 +87,46 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     lastSyncAt: localStorage.getItem(LAST_SYNC_KEY) ?? undefined,
   });
   const patch = (change: Partial<SyncStatus>) => status$.next({ ...status$.value, ...change });
-  let isNetworkDown = false;
+  /** Whether the server answered last: a change stream opened or a request got an HTTP answer (true), or not. */
+  let isServerReachable = true;
+  let isLeader = false;
+  const channel = typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(`register-sync-status:${merchantId}`);
+  const reachability = () => ({ isOnline: navigator.onLine && isServerReachable, isServerUnreachable: navigator.onLine && !isServerReachable });
+  const publish = () => {
+    if (isLeader) channel?.postMessage({ kind: 'status', ...reachability(), lastSyncAt: status$.value.lastSyncAt, error: status$.value.error });
+  };
+  const setReachable = (reachable: boolean) => {
+    isServerReachable = reachable;
+    patch(reachability());
+    publish();
+  };
+  if (channel) {
+    channel.onmessage = (event: MessageEvent<{ kind: string; isOnline?: boolean; isServerUnreachable?: boolean; lastSyncAt?: string; error?: string }>) => {
+      const message = event.data;
+      if (message.kind === 'ask') publish();
+      else if (message.kind === 'status' && !isLeader) {
+        patch({ isOnline: navigator.onLine && message.isOnline === true, isServerUnreachable: navigator.onLine && message.isServerUnreachable === true, lastSyncAt: message.lastSyncAt, error: message.error });
+      }
+    };
+    channel.postMessage({ kind: 'ask' });
+  }
 
   const recordSuccess = () => {
-    isNetworkDown = false;
     const now = new Date().toISOString();
     localStorage.setItem(LAST_SYNC_KEY, now);
-    patch({ isOnline: navigator.onLine, error: undefined, lastSyncAt: now });
+    isServerReachable = true;
+    patch({ ...reachability(), error: undefined, lastSyncAt: now });
+    publish();
   };
   const recordFailure = (err: unknown) => {
     if (err instanceof HttpError) {
       if (err.status === 401) onUnauthorized?.();
-      patch({ error: err.message, isOutdated: status$.value.isOutdated || err.status === 426 });
+      isServerReachable = true;
+      patch({ ...reachability(), error: err.message, isOutdated: status$.value.isOutdated || err.status === 426 });
+      publish();
     } else {
       // fetch rejects with a TypeError when the network or the server is unreachable.
-      isNetworkDown = true;
-      patch({ isOnline: false });
+      setReachable(false);
     }
   };
 
@@ -99,7 +147,9 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     }
     if (!response.ok) {
       const error = new HttpError(response.status, `${path.split('?')[0]}: HTTP ${response.status}`);
-      recordFailure(error);
+      // A 413 is this register's own doing (the push is split and retried), not a sync problem to show.
+      if (response.status === 413) isServerReachable = true;
+      else recordFailure(error);
       throw error;
     }
     const body: unknown = await response.json();
@@ -109,73 +159,95 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 
   const replications: RxReplicationState<unknown, SyncCheckpoint>[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Per remote collection: pull it again shortly (after a push, the orders' stamps and derived journal transactions). */
+  const catchUps = new Map<string, (delay: number) => void>();
   for (const plan of PLANS) {
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
-    let catchUpDelay = CATCH_UP_MIN_MS;
     let catchUpTimer: ReturnType<typeof setTimeout> | undefined;
-    /** Pull again soon (backing off while a sale's server copy is still missing). */
-    const scheduleCatchUp = (delay: number) => {
-      if (catchUpTimer !== undefined) return;
-      catchUpTimer = setTimeout(() => {
-        if (catchUpTimer !== undefined) timers.delete(catchUpTimer);
-        catchUpTimer = undefined;
-        replication?.reSync();
-      }, delay);
-      timers.add(catchUpTimer);
+    if (plan.direction === 'pull') {
+      /** Pull again shortly (a push just finished). */
+      catchUps.set(plan.remote, (delay: number) => {
+        if (catchUpTimer !== undefined) return;
+        catchUpTimer = setTimeout(() => {
+          if (catchUpTimer !== undefined) timers.delete(catchUpTimer);
+          catchUpTimer = undefined;
+          replication?.reSync();
+        }, delay);
+        timers.add(catchUpTimer);
+      });
+    }
+
+    /** Marks an order that can never be pushed (too large) as refused by this register; it stays local. */
+    const refuseLocally = (row: RxReplicationWriteToMasterRow<unknown>, bytes: number) => {
+      const id = (row.newDocumentState as { id?: string }).id;
+      if (typeof id !== 'string') return;
+      // After the push handler returns (RxDB then records this state as handled); the marked state that follows
+      // carries a rejection and is never sent.
+      setTimeout(() => {
+        void (async () => {
+          const doc = await collection.findOne(id).exec();
+          await doc?.incrementalPatch({ rejection: { reason: tooLargeReason(bytes), at: new Date().toISOString(), by: 'register' } } as never);
+        })().catch((err: unknown) => console.error('could not mark an oversized order', err));
+      }, 0);
+    };
+
+    /** Pushes `rows` in requests cut by rows and bytes; answers the conflicts (master states, quarantined orders). */
+    const pushRows = async (rows: RxReplicationWriteToMasterRow<unknown>[]): Promise<WithDeleted<unknown>[]> => {
+      // Only what the server has not stamped: a document with the server's `syncSeq` is the server's own copy (written
+      // here by the pull), one with a `rejection` was refused (by the server, or as too large here) — never resent.
+      const toSend = rows.filter((row) => {
+        const doc = row.newDocumentState as { syncSeq?: number; rejection?: unknown };
+        return doc.syncSeq === undefined && doc.rejection === undefined;
+      });
+      const { chunks, oversized } = chunkPushRows(toSend, { maxBytes: MAX_PUSH_BATCH_BYTES });
+      for (const { row, bytes } of oversized) refuseLocally(row, bytes);
+      const conflicts: WithDeleted<unknown>[] = [];
+      const queue = [...chunks];
+      while (queue.length > 0) {
+        const chunk = queue.shift()!;
+        try {
+          conflicts.push(...((await request(`/api/sync/${plan.remote}/push`, { method: 'POST', body: chunk.body })) as WithDeleted<unknown>[]));
+        } catch (err) {
+          // The server's limit is lower than we thought: split the request, and refuse a lone row locally.
+          if (!(err instanceof HttpError) || err.status !== 413) throw err;
+          if (chunk.rows.length === 1) {
+            refuseLocally(chunk.rows[0]!, chunk.bytes);
+            continue;
+          }
+          const half = Math.ceil(chunk.rows.length / 2);
+          queue.unshift(...[chunk.rows.slice(0, half), chunk.rows.slice(half)].flatMap((part) => chunkPushRows(part, { maxBytes: Math.floor(chunk.bytes / 2) + 1 }).chunks));
+          continue;
+        }
+        // The server's stamped copies of what it just committed, and the journal transactions it derived from them.
+        catchUps.get(plan.remote)?.(CATCH_UP_AFTER_PUSH_MS);
+        catchUps.get('journal-transactions')?.(CATCH_UP_AFTER_PUSH_MS);
+      }
+      return conflicts;
     };
 
     replication = replicateRxCollection<unknown, SyncCheckpoint>({
       collection,
-      replicationIdentifier: `register-sync-v1:${location.origin}:${merchantId}:${plan.remote}`,
+      replicationIdentifier: `register-sync-v1:${location.origin}:${merchantId}:${plan.remote}${plan.suffix}`,
       live: true,
       retryTime: 3_000,
       waitForLeadership: true,
-      pull: {
-        batchSize: 100,
-        handler: async (checkpoint, batchSize) => {
-          const seq = checkpoint?.seq ?? 0;
-          const body = (await request(`/api/sync/${plan.remote}/pull?seq=${seq}&limit=${batchSize}`)) as {
-            documents: (WithDeleted<unknown> & { id: string; syncSeq: number })[];
-            checkpoint: SyncCheckpoint | null;
-          };
-          const next = body.checkpoint ?? { seq };
-          if (!plan.push || body.documents.length === 0) return { documents: body.documents, checkpoint: next };
-          // The server stamps what we push (updatedAt, syncSeq), so the stamped copy must reach this register even
-          // when it is pulled while the push is still in flight — RxDB then keeps the local state and skips it.
-          // Never move the checkpoint past a document whose local copy has not received its stamp yet: pull it
-          // again shortly, until the stamped copy has landed.
-          const local = await collection.findByIds(body.documents.map((d) => d.id)).exec();
-          const pendingIndex = body.documents.findIndex((d) => {
-            const mine = local.get(d.id)?.toJSON() as { syncSeq?: number; rejection?: unknown } | undefined;
-            return mine !== undefined && mine.syncSeq === undefined && mine.rejection === undefined;
-          });
-          if (pendingIndex === -1) {
-            catchUpDelay = CATCH_UP_MIN_MS;
-            return { documents: body.documents, checkpoint: next };
-          }
-          scheduleCatchUp(catchUpDelay);
-          catchUpDelay = Math.min(catchUpDelay * 2, CATCH_UP_MAX_MS);
-          const before = body.documents[pendingIndex - 1];
-          return { documents: body.documents.slice(0, pendingIndex + 1), checkpoint: before ? { seq: before.syncSeq } : { seq } };
-        },
-        // Register-authored collections always catch up through the pull handler (see above).
-        stream$: serverEvents(`/api/sync/${plan.remote}/stream`, getToken, plan.push),
-      },
-      ...(plan.push
+      ...(plan.direction === 'pull'
         ? {
-            push: {
-              batchSize: 50,
-              handler: async (rows: RxReplicationWriteToMasterRow<unknown>[]) => {
-                const conflicts = (await request(`/api/sync/${plan.remote}/push`, { method: 'POST', body: JSON.stringify(rows) })) as WithDeleted<unknown>[];
-                // Fetch the server's stamped copies of what was just accepted.
-                catchUpDelay = CATCH_UP_MIN_MS;
-                scheduleCatchUp(CATCH_UP_MIN_MS);
-                return conflicts;
+            pull: {
+              batchSize: 100,
+              handler: async (checkpoint: SyncCheckpoint | undefined, batchSize: number) => {
+                const seq = checkpoint?.seq ?? 0;
+                const body = (await request(`/api/sync/${plan.remote}/pull?seq=${seq}&limit=${batchSize}`)) as {
+                  documents: WithDeleted<unknown>[];
+                  checkpoint: SyncCheckpoint | null;
+                };
+                return { documents: body.documents, checkpoint: body.checkpoint ?? { seq } };
               },
+              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, getToken, setReachable),
             },
           }
-        : {}),
+        : { push: { batchSize: 100, handler: pushRows } }),
     });
     replications.push(replication);
   }
@@ -197,23 +269,30 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     });
   });
 
-  void db.waitForLeadership().then(() => patch({ isLeader: true }));
+  void db.waitForLeadership().then(() => {
+    isLeader = true;
+    patch({ isLeader: true, ...reachability() });
+    publish();
+  });
 
-  // Unsynced = register-authored records without the server's sequence; quarantined ones are counted apart.
+  // Unsynced = orders authored here without the server's sequence; refused ones (by the server or, too large, by this
+  // register) are counted apart. Journal transactions are not pushed (the server derives them), so nothing waits on them.
   const pending = { syncSeq: { $exists: false }, rejection: { $exists: false } };
   subscriptions.push(
     combineLatest([
       db.orders.find({ selector: pending }).$,
-      db.journal_transactions.find({ selector: pending }).$,
       db.orders.find({ selector: { rejection: { $exists: true } } }).$,
-    ]).subscribe(([orders, journal, rejected]) => patch({ unsyncedCount: orders.length + journal.length, rejectedCount: rejected.length })),
+    ]).subscribe(([orders, rejected]) => {
+      const refused = rejected.filter((d) => (d.toJSON() as { rejection?: { by?: string } }).rejection?.by === 'register').length;
+      patch({ unsyncedCount: orders.length, rejectedCount: rejected.length - refused, refusedCount: refused });
+    }),
   );
 
   const onOnline = () => {
-    patch({ isOnline: !isNetworkDown });
+    patch(reachability());
     for (const r of replications) r.reSync();
   };
-  const onOffline = () => patch({ isOnline: false });
+  const onOffline = () => patch(reachability());
   window.addEventListener('online', onOnline);
   window.addEventListener('offline', onOffline);
 
@@ -223,6 +302,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     stop: async () => {
       window.removeEventListener('online', onOnline);
       window.removeEventListener('offline', onOffline);
+      channel?.close();
       subscriptions.forEach((s) => s.unsubscribe());
       timers.forEach((t) => clearTimeout(t));
       await Promise.all(replications.map((r) => r.cancel()));
@@ -232,35 +312,43 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 
 /**
  * The pull stream of one collection from the server's server-sent events. The server sends `RESYNC` on every
- * (re)connect; we also emit it ourselves on open so RxDB pulls whatever it missed while disconnected. With
- * `resyncOnly`, every batch becomes a `RESYNC`, so documents always arrive through the pull handler. A broken or
+ * (re)connect; we also emit it ourselves on open so RxDB pulls whatever it missed while disconnected. A broken or
  * refused connection is closed and reopened after a pause (or as soon as the browser is online again) with the
- * current token.
+ * current token. `onReachable` hears the stream's state: true when it opens, false on an error (the server went away,
+ * or refused the stream) — what the header's badge shows.
  */
 function serverEvents(
   path: string,
   getToken: () => string,
-  resyncOnly: boolean,
+  onReachable: (reachable: boolean) => void,
 ): Observable<RxReplicationPullStreamItem<unknown, SyncCheckpoint>> {
   return new Observable((subscriber) => {
     let source: EventSource | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let isClosed = false;
+    let failures = 0;
 
     const connect = () => {
       timer = undefined;
       if (isClosed || source || !navigator.onLine) return;
       const current = new EventSource(`${path}?token=${encodeURIComponent(getToken())}`);
       source = current;
-      current.onopen = () => subscriber.next('RESYNC');
+      current.onopen = () => {
+        failures = 0;
+        onReachable(true);
+        subscriber.next('RESYNC');
+      };
       current.onmessage = (event: MessageEvent<string>) => {
         const item = parseStreamItem(event.data);
-        if (item) subscriber.next(resyncOnly ? 'RESYNC' : item);
+        if (item) subscriber.next(item);
       };
       current.onerror = () => {
         current.close();
         if (source === current) source = undefined;
-        if (!isClosed && timer === undefined) timer = setTimeout(connect, STREAM_RETRY_MS);
+        if (isClosed) return;
+        onReachable(false);
+        failures += 1;
+        if (timer === undefined) timer = setTimeout(connect, failures === 1 ? STREAM_FIRST_RETRY_MS : STREAM_RETRY_MS);
       };
     };
     const onOnline = () => {

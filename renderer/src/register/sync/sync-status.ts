@@ -1,13 +1,17 @@
 /**
  * What the header shows at all times (DESIGN §8): online/offline, unsynced records, last sync time — and a single
- * badge state that is `synced` only when the register is online, replication has caught up and nothing is waiting.
+ * badge state that is `synced` only when the server is reachable, replication has caught up and nothing is waiting.
+ * Reachability is the change streams' state (EventSource open / error) and the outcome of the last request, never
+ * the outcome of the last push alone.
  */
 
 export type BadgeState = 'synced' | 'syncing' | 'offline' | 'error';
 
 export interface SyncStatus {
-  /** `navigator.onLine` and the server was reachable at the last attempt. */
+  /** `navigator.onLine` and the server is reachable: its change streams are open and the last request got an answer. */
   isOnline: boolean;
+  /** The browser is online but the server does not answer (a change stream failed, or a request could not connect). */
+  isServerUnreachable: boolean;
   /** This tab runs the replication (one leader tab per register). */
   isLeader: boolean;
   /** Every replication finished its initial round and no round is running or waiting to retry. */
@@ -18,14 +22,17 @@ export interface SyncStatus {
   isOutdated: boolean;
   /** ISO time of the last pull/push round that finished without error. */
   lastSyncAt: string | undefined;
-  /** Orders and journal transactions whose server copy has not arrived yet. */
+  /** Orders authored here whose server copy has not arrived yet (journal transactions are derived by the server). */
   unsyncedCount: number;
   /** Orders the server quarantined (returned with `rejection`). */
   rejectedCount: number;
+  /** Orders this register refused to send (too large for any push; kept locally, `rejection.by: 'register'`). */
+  refusedCount: number;
 }
 
 export const initialSyncStatus: SyncStatus = {
   isOnline: typeof navigator === 'undefined' ? true : navigator.onLine,
+  isServerUnreachable: false,
   isLeader: false,
   isInSync: false,
   error: undefined,
@@ -33,6 +40,7 @@ export const initialSyncStatus: SyncStatus = {
   lastSyncAt: undefined,
   unsyncedCount: 0,
   rejectedCount: 0,
+  refusedCount: 0,
 };
 
 export function badgeState(status: SyncStatus): BadgeState {

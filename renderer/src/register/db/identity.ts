@@ -1,0 +1,57 @@
+/**
+ * The register's identity (its pairing: register id and number, store, staff token, last receipt sequence known to
+ * the server) kept where its sales are: the `register_identity` collection of the local database (IndexedDB). It is
+ * written, and the write awaited, before the register can take its first sale, so a crash right after pairing never
+ * leaves sales without the register they belong to. (localStorage, where it used to live, is written to disk by
+ * Chromium seconds later; it only keeps a copy now — see session.ts.)
+ */
+import type { RxJsonSchema } from 'rxdb';
+import type { RegisterSession } from '../session.ts';
+import type { RegisterDatabase } from './database.ts';
+
+/** The one identity document's primary key. */
+export const IDENTITY_ID = 'this-register';
+
+/** A stored identity: the session, under {@link IDENTITY_ID}. */
+export type StoredIdentity = RegisterSession & { id: string };
+
+export const registerIdentityRxSchema: RxJsonSchema<StoredIdentity> = {
+  title: 'register identity',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 32 },
+    staffToken: { type: 'string' },
+    merchantId: { type: 'string' },
+    merchantName: { type: 'string' },
+    currency: { type: 'string' },
+    registerId: { type: 'string' },
+    registerNumber: { type: 'integer' },
+    lastReceiptSequence: { type: 'integer' },
+    pairedAt: { type: 'string' },
+  },
+  required: ['id', 'staffToken', 'merchantId', 'registerId', 'registerNumber'],
+};
+
+/** The identity stored in the local database, or undefined when this register was never paired here. */
+export async function loadIdentity(db: RegisterDatabase): Promise<RegisterSession | undefined> {
+  const doc = await db.register_identity.findOne(IDENTITY_ID).exec();
+  if (!doc) return undefined;
+  const stored = doc.toJSON() as StoredIdentity;
+  return {
+    staffToken: stored.staffToken,
+    merchantId: stored.merchantId,
+    merchantName: stored.merchantName,
+    currency: stored.currency,
+    registerId: stored.registerId,
+    registerNumber: stored.registerNumber,
+    lastReceiptSequence: stored.lastReceiptSequence ?? 0,
+    pairedAt: stored.pairedAt ?? '',
+  };
+}
+
+/** Stores (replaces) the identity; resolves once IndexedDB has committed it. */
+export async function storeIdentity(db: RegisterDatabase, session: RegisterSession): Promise<void> {
+  await db.register_identity.upsert({ ...session, id: IDENTITY_ID });
+}
