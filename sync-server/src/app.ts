@@ -191,9 +191,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onClose', async () => webhookWorker.stop());
   }
   registerDevRoutes(app, ctx);
-  registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge), getInvoice });
+  registerPayPage(app, ctx, { payPayRequest, getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });
-  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input), voidInvoice, createSeries });
+  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment, voidInvoice, createSeries });
   const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());

@@ -3,6 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReceiptNumber, type OrderView } from '../../core/index.ts';
 import { buildApp } from '../../sync-server/src/app.ts';
+import { openMutation } from '../../sync-server/src/kernel/mutation.ts';
+import { insertOrders } from '../../sync-server/src/modules/orders/service.ts';
+import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -78,5 +81,22 @@ describe.each(databaseTargets())('receipt numbers on $name', (target) => {
     expect(sequences(await createOrders(2, 2))).toEqual([47, 48]);
     const all = await server.db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE source = $1', ['api']);
     expect(sequences(all.rows.map((r) => r.receipt_number))).toEqual(range(1, 48));
+  });
+
+  it('insertOrders stores many orders in one statement, each with its own sync sequence, as the API shows them', async () => {
+    const paired = await app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} });
+    const register: PairedRegister = paired.json();
+    const sales = [1, 2, 3].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }).order);
+    const seqs = await server.db.transaction(async (tx) => {
+      const m = await openMutation(tx, { merchantId: server.credentials.merchantId, actor: `register:${register.registerId}` }, new Date());
+      return insertOrders(m, sales.map((order) => ({ order, source: 'register' as const })));
+    });
+    expect([...seqs.keys()].sort()).toEqual(sales.map((o) => o.id).sort());
+    expect(new Set(seqs.values()).size).toBe(3);
+    for (const sale of sales) {
+      const res = await app.inject({ method: 'GET', url: `/api/pos/orders/${sale.id}`, headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id: sale.id, receiptNumber: sale.receiptNumber, state: 'paid', source: 'register', totalCents: sale.totalCents, syncSeq: seqs.get(sale.id) });
+    }
   });
 });

@@ -4,8 +4,7 @@
  * balance (pay-links module) → the invoices module sends the SMS / e-mail with that link and audits. One mutation.
  */
 import type { Invoice } from '../../../core/index.ts';
-import type { Principal } from '../platform/auth/identity.ts';
-import { callerOf } from '../platform/auth/identity.ts';
+import { callerOf, type Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { getMerchant } from '../kernel/merchant.ts';
 import { mutation } from '../kernel/mutation.ts';
