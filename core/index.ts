@@ -24,3 +24,4 @@ export * from './catalog-import.ts';
 export * from './inventory.ts';
 export * from './reports.ts';
 export * from './settings.ts';
+export * from './problem.ts';

@@ -7,7 +7,7 @@
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
 import type { z } from 'zod';
-import { SALES_GROUPINGS } from '../../../core/index.ts';
+import { problemSchema, SALES_GROUPINGS } from '../../../core/index.ts';
 import type {
   CatalogItem,
   CategorySummary,
@@ -21,16 +21,21 @@ import type {
   OrderReceipt,
   OrderStateName,
   OrderView,
+  Page,
   PayRequestRecord,
+  FieldError,
+  Problem,
+  ReceiptSent,
   RefundCreate,
-  RefundRecord,
   RefundReport,
+  RefundResult,
   ReceiptSend,
   SalesGrouping,
   SalesReport,
   SalesRow,
   SeriesStatus,
   StockLevel,
+  StockMovementResult,
   StoreSettings,
   TaxRate,
   TaxReport,
@@ -47,22 +52,8 @@ import type {
 } from '../../../core/index.ts';
 import { REGISTER_SCHEMA_VERSION } from '../register/session.ts';
 
-/** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-/** An RFC 9457 problem body as our server sends it. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status: number;
-  detail?: string;
-  code?: string;
-  errors?: FieldError[];
-  [extra: string]: unknown;
-}
+/** An RFC 9457 problem body as our server sends it, and its field errors (core/problem.ts). */
+export type { FieldError, Problem };
 
 /** The server answered with an HTTP error; `problem` is its problem body (or a synthesized one). */
 export class ApiError extends Error {
@@ -95,11 +86,8 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** A cursor-paginated list page (`nextCursor` null on the last page). */
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
+/** A cursor-paginated list page (core `pageSchema`; `nextCursor` null on the last page). */
+export type { Page };
 
 export type ApiCatalogItem = CatalogItem & { updatedAt: string };
 
@@ -124,11 +112,8 @@ export type ItemInput = Omit<z.input<typeof catalogItemCreateSchema>, 'descripti
 /** A stock row of the inventory API (core `stockLevelSchema`). */
 export type { StockLevel };
 
-export interface StockMovementResult {
-  movements: unknown[];
-  oversold: { variationId: string; locationId: string; onHand: number }[];
-  levels: StockLevel[];
-}
+/** What a stock receive, adjust or count answers (core `stockMovementResultSchema`). */
+export type { StockMovementResult };
 
 /** The answer of a CSV import (core `importReportSchema`). */
 export type { ImportReport };
@@ -146,16 +131,6 @@ export type CustomerCreateInput = z.input<typeof customerCreateSchema>;
 /** `PATCH /api/pos/customers/{id}` body (core `customerUpdateSchema`): `null` clears a field. */
 export type CustomerUpdateInput = z.input<typeof customerUpdateSchema>;
 
-/** The fields of an order the purchase history shows. */
-export interface OrderSummary {
-  id: string;
-  receiptNumber?: string;
-  state?: string;
-  status?: string;
-  totalCents: Cents;
-  createdAt: string;
-}
-
 /**
  * An order as the order API answers it (core `orderViewSchema`, `routes/orders.ts`): register sales and API orders
  * alike. List pages carry the summary; `GET /api/pos/orders/{id}` and the write endpoints add `payments` and `refunds`.
@@ -168,22 +143,14 @@ export type ApiOrderState = OrderStateName;
 /** A refund as `POST /api/pos/orders/{id}/refunds` takes it: by `lines` (with `restock`) or by `amountCents`. */
 export type OrderRefundInput = RefundCreate;
 
-/** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it. */
-export interface OrderRefundResult {
-  refund: RefundRecord;
-  order: ApiOrder;
-}
+/** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it (core `refundResultSchema`). */
+export type OrderRefundResult = RefundResult;
 
 /** Where to send a receipt (`receiptSendSchema`): SMS to an E.164 phone or e-mail; without `to`, the customer's. */
 export type OrderReceiptSend = ReceiptSend;
 
-/** What `POST /api/pos/orders/{id}/receipts` answers (202): the queued message. */
-export interface OrderReceiptSent {
-  id: string;
-  channel: 'sms' | 'email';
-  to: string;
-  orderId: string;
-}
+/** What `POST /api/pos/orders/{id}/receipts` answers (202): the queued message (core `receiptSentSchema`). */
+export type OrderReceiptSent = ReceiptSent;
 
 /** `GET /api/pos/orders/{id}/receipt`: the re-print data (core `OrderReceipt`). */
 export type { OrderReceipt };
@@ -246,10 +213,11 @@ export class BackOfficeApi {
       throw new OfflineError();
     }
     if (!response.ok) {
-      let problem: Problem = { status: response.status, title: response.statusText, detail: `HTTP ${response.status}` };
+      let problem: Problem = { type: 'about:blank', status: response.status, title: response.statusText, detail: `HTTP ${response.status}`, code: 'http_error' };
       try {
-        const parsed = (await response.json()) as Partial<Problem>;
-        if (parsed && typeof parsed === 'object') problem = { ...problem, ...parsed, status: response.status };
+        // Only the members of the right shape are taken; anything else keeps the synthesized problem.
+        const parsed = problemSchema.partial().safeParse(await response.json());
+        if (parsed.success) problem = { ...problem, ...parsed.data, status: response.status };
       } catch {
         /* not JSON: keep the synthesized problem */
       }
@@ -347,7 +315,7 @@ export class BackOfficeApi {
     return this.request<Customer>('PATCH', `/api/pos/customers/${encodeURIComponent(id)}`, patch);
   }
   customerOrders(id: string) {
-    return this.request<Page<OrderSummary>>('GET', withQuery(`/api/pos/customers/${encodeURIComponent(id)}/orders`, { limit: 50 }));
+    return this.request<Page<ApiOrder>>('GET', withQuery(`/api/pos/customers/${encodeURIComponent(id)}/orders`, { limit: 50 }));
   }
 
   /* orders */
