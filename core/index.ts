@@ -25,3 +25,4 @@ export * from './inventory.ts';
 export * from './reports.ts';
 export * from './settings.ts';
 export * from './problem.ts';
+export * from './images.ts';

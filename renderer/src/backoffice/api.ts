@@ -9,15 +9,19 @@
 import type { z } from 'zod';
 import { problemSchema, SALES_GROUPINGS } from '../../../core/index.ts';
 import type {
-  CatalogItem,
+  ApiCatalogItem,
+  CatalogPage,
   CategorySummary,
   Cents,
+  CreditBalance,
   CustomerRecord,
+  ImageGenerateResponse,
   ImportReport,
   Invoice,
   InvoicePaymentMethod,
   InvoiceSeries,
   InvoiceStatus,
+  KeptImage,
   OrderReceipt,
   OrderStateName,
   OrderView,
@@ -37,7 +41,6 @@ import type {
   StockLevel,
   StockMovementResult,
   StoreSettings,
-  TaxRate,
   TaxReport,
   TenderRow,
   TrialBalanceReport,
@@ -89,14 +92,14 @@ export function errorMessage(err: unknown): string {
 /** A cursor-paginated list page (core `pageSchema`; `nextCursor` null on the last page). */
 export type { Page };
 
-export type ApiCatalogItem = CatalogItem & { updatedAt: string };
+/** A catalog item as the API answers it (core `apiCatalogItemSchema`). */
+export type { ApiCatalogItem };
 
 /** A category of live items with how many items carry it (core `categorySummarySchema`). */
 export type { CategorySummary };
 
-export interface CatalogPage extends Page<ApiCatalogItem> {
-  taxRates: (TaxRate & { updatedAt: string })[];
-}
+/** `GET /api/pos/catalog` (core `catalogPageSchema`). */
+export type { CatalogPage };
 
 /** A variation as the editor sends it (core `variationInputSchema`; ids kept for existing ones so their stock stays). */
 export type { VariationInput };
@@ -118,10 +121,8 @@ export type { StockMovementResult };
 /** The answer of a CSV import (core `importReportSchema`). */
 export type { ImportReport };
 
-export interface GeneratedImages {
-  images: { url: string; width: number; height: number }[];
-  credits_used: number;
-}
+/** What `POST /api/v1/images/generate` answers (core `imageGenerateResponseSchema`). */
+export type GeneratedImages = ImageGenerateResponse;
 
 /** A customer as the API answers it (core `customerRecordSchema`). */
 export type Customer = CustomerRecord;
@@ -284,14 +285,14 @@ export class BackOfficeApi {
 
   /* images */
   credits() {
-    return this.request<{ balance: number }>('GET', '/api/v1/credits');
+    return this.request<CreditBalance>('GET', '/api/v1/credits');
   }
   generateImage(prompt: string) {
     return this.request<GeneratedImages>('POST', '/api/v1/images/generate', { prompt, style: 'photorealistic', aspect: '1:1', n: 1 });
   }
   /** A permanent copy of a generated image (`/api/v1/media/<id>.png`), for a catalog picture. */
   keepImage(imageId: string) {
-    return this.request<{ url: string; width: number; height: number }>('POST', `/api/v1/images/${encodeURIComponent(imageId)}/keep`);
+    return this.request<KeptImage>('POST', `/api/v1/images/${encodeURIComponent(imageId)}/keep`);
   }
 
   /* customers */

@@ -11,6 +11,10 @@ import {
   catalogItemSchema,
   newId,
   taxRateSchema,
+  apiCatalogItemSchema,
+  apiTaxRateSchema,
+  type ApiCatalogItem,
+  type ApiTaxRate,
   type CatalogItem,
   type CatalogItemCreate,
   type CatalogItemUpdate,
@@ -19,16 +23,14 @@ import {
   type TaxRate,
   type Variation,
 } from '../../../core/index.ts';
-import { z } from 'zod';
 import { lockMerchant, type Queryable } from '../db/db.ts';
 import { ProblemError, type FieldError } from '../http/problem.ts';
 import { appendAudit } from './audit.ts';
 import { emitEvent } from './events.ts';
 import { ensureDefaultLocation, onHandAt } from './inventory.ts';
 
-/** A catalog item as the API returns it: the core shape plus the server's `updatedAt`. */
-export type ApiCatalogItem = CatalogItem & { updatedAt: string };
-export type ApiTaxRate = TaxRate & { updatedAt: string };
+/** A catalog item and a tax rate as the API returns them (core `apiCatalogItemSchema`, `apiTaxRateSchema`). */
+export type { ApiCatalogItem, ApiTaxRate };
 
 /** Who writes, for audit rows: `staff:<id>`, `app:<id>` or `system`. */
 export interface Writer {
@@ -397,6 +399,5 @@ export async function renameCategory(tx: Queryable, writer: Writer, from: string
   return { name: to, itemCount: Number(count[0]?.n ?? 0), itemIds: moved };
 }
 
-/** Response shapes for the OpenAPI document. */
-export const apiCatalogItemSchema = catalogItemSchema.extend({ updatedAt: z.string() });
-export const apiTaxRateSchema = taxRateSchema.extend({ updatedAt: z.string() });
+/** Response shapes for the OpenAPI document (core/catalog.ts). */
+export { apiCatalogItemSchema, apiTaxRateSchema };
