@@ -7,7 +7,7 @@
  * Every object is strict: unknown fields are rejected (DESIGN §7). Pure: no I/O (bundled into the register).
  */
 import { z } from 'zod';
-import { itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH } from './schemas.ts';
+import { catalogItemSchema, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, taxRateSchema } from './schemas.ts';
 
 const catalogId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
@@ -124,6 +124,21 @@ export type CatalogItemCreate = z.output<typeof catalogItemCreateSchema>;
 
 /** `PATCH /api/pos/catalog/categories/{name}` body: the category's new name (trimmed, 1 … 100 chars, as on items). */
 export const categoryRenameSchema = z.strictObject({ name: itemFields.category });
+
+/** A catalog item as the API answers it: the core shape plus the server's `updatedAt` (ISO 8601). */
+export const apiCatalogItemSchema = catalogItemSchema.extend({ updatedAt: z.string() });
+export type ApiCatalogItem = z.infer<typeof apiCatalogItemSchema>;
+/** A tax rate as the API answers it, with the server's `updatedAt`. */
+export const apiTaxRateSchema = taxRateSchema.extend({ updatedAt: z.string() });
+export type ApiTaxRate = z.infer<typeof apiTaxRateSchema>;
+
+/** `GET /api/pos/catalog` body: a page of items (`deleted` on items removed since `updatedSince`) and every tax rate. */
+export const catalogPageSchema = z.strictObject({
+  data: z.array(apiCatalogItemSchema.extend({ deleted: z.boolean().optional() })),
+  taxRates: z.array(apiTaxRateSchema),
+  nextCursor: z.string().nullable(),
+});
+export type CatalogPage = z.infer<typeof catalogPageSchema>;
 
 /** A category of live items (the items' `category`, exact spelling) with how many live items carry it. */
 export const categorySummarySchema = z.strictObject({ name: z.string(), itemCount: z.int().min(0) });

@@ -25,3 +25,5 @@ export * from './catalog-import.ts';
 export * from './inventory.ts';
 export * from './reports.ts';
 export * from './settings.ts';
+export * from './problem.ts';
+export * from './images.ts';

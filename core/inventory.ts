@@ -3,6 +3,7 @@
  * of `POST …/inventory/{receive,adjust,count}` — sync-server/src/services/inventory.ts). Quantities are whole units.
  */
 import { z } from 'zod';
+import { STOCK_MOVEMENT_KINDS } from './catalog.ts';
 
 /** One row of the stock list: a tracked variation at a location. */
 export const stockLevelSchema = z.strictObject({
@@ -19,3 +20,29 @@ export const stockLevelSchema = z.strictObject({
   isLow: z.boolean(),
 });
 export type StockLevel = z.infer<typeof stockLevelSchema>;
+
+/** One stock movement (`GET /api/pos/catalog/inventory/movements`): a signed quantity of one variation at a location. */
+export const stockMovementSchema = z.strictObject({
+  id: z.string(),
+  locationId: z.string(),
+  itemId: z.string(),
+  variationId: z.string(),
+  kind: z.enum(STOCK_MOVEMENT_KINDS),
+  /** Units: > 0 in, < 0 out. */
+  quantity: z.int(),
+  /** What was counted (`count` movements only). */
+  counted: z.int().nullable(),
+  sourceId: z.string(),
+  note: z.string().nullable(),
+  actor: z.string(),
+  createdAt: z.string(),
+});
+export type StockMovement = z.infer<typeof stockMovementSchema>;
+
+/** The answer of `POST /api/pos/catalog/inventory/{receive,adjust,count}`: the movements, what went below zero, the new levels. */
+export const stockMovementResultSchema = z.strictObject({
+  movements: z.array(stockMovementSchema),
+  oversold: z.array(z.strictObject({ variationId: z.string(), locationId: z.string(), onHand: z.int() })),
+  levels: z.array(stockLevelSchema),
+});
+export type StockMovementResult = z.infer<typeof stockMovementResultSchema>;

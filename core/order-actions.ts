@@ -155,6 +155,14 @@ export type OrderView = z.infer<typeof orderViewSchema>;
 /** A page of orders (cursor pagination, DESIGN §7). */
 export const orderPageSchema = pageSchema(orderViewSchema);
 
+/** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it. */
+export const refundResultSchema = z.strictObject({ refund: refundRecordSchema, order: orderViewSchema });
+export type RefundResult = z.infer<typeof refundResultSchema>;
+
+/** What `POST /api/pos/orders/{id}/receipts` answers (202): the queued message. */
+export const receiptSentSchema = z.strictObject({ id: z.string(), channel: z.enum(['sms', 'email']), to: z.string(), orderId: z.string() });
+export type ReceiptSent = z.infer<typeof receiptSentSchema>;
+
 /**
  * `GET /api/pos/orders/{id}/receipt`: a receipt as the register prints it again or a message carries it (amounts in
  * ISO 4217 minor units; `text` is the 42-column plain-text receipt, ready to print). Built by services/orders.ts.

@@ -48,6 +48,8 @@ export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'tr
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });
 }
+/** A page of `T` as `pageSchema` parses it. */
+export type Page<T> = z.infer<ReturnType<typeof pageSchema<z.ZodType<T>>>>;
 
 /** Server-stamped replication fields (DESIGN §15): the server's time of the last write and its sequence. */
 const serverStamp = {

@@ -7,32 +7,40 @@
  * come back as {@link ApiError} so a form can show each `errors[].path` next to its field.
  */
 import type { z } from 'zod';
-import { SALES_GROUPINGS } from '../../../core/index.ts';
+import { problemSchema, SALES_GROUPINGS } from '../../../core/index.ts';
 import type {
-  CatalogItem,
+  ApiCatalogItem,
+  CatalogPage,
   CategorySummary,
   Cents,
+  CreditBalance,
   CustomerRecord,
+  ImageGenerateResponse,
   ImportReport,
   Invoice,
   InvoicePaymentMethod,
   InvoiceSeries,
   InvoiceStatus,
+  KeptImage,
   OrderReceipt,
   OrderStateName,
   OrderView,
+  Page,
   PayRequestRecord,
+  FieldError,
+  Problem,
+  ReceiptSent,
   RefundCreate,
-  RefundRecord,
   RefundReport,
+  RefundResult,
   ReceiptSend,
   SalesGrouping,
   SalesReport,
   SalesRow,
   SeriesStatus,
   StockLevel,
+  StockMovementResult,
   StoreSettings,
-  TaxRate,
   TaxReport,
   TenderRow,
   TrialBalanceReport,
@@ -47,22 +55,8 @@ import type {
 } from '../../../core/index.ts';
 import { REGISTER_SCHEMA_VERSION } from '../register/session.ts';
 
-/** One field error of a problem body; `path` is dotted (`variations.0.priceCents`) or `(body)` / `(query)`. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-/** An RFC 9457 problem body as our server sends it. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status: number;
-  detail?: string;
-  code?: string;
-  errors?: FieldError[];
-  [extra: string]: unknown;
-}
+/** An RFC 9457 problem body as our server sends it, and its field errors (core/problem.ts). */
+export type { FieldError, Problem };
 
 /** The server answered with an HTTP error; `problem` is its problem body (or a synthesized one). */
 export class ApiError extends Error {
@@ -95,20 +89,17 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** A cursor-paginated list page (`nextCursor` null on the last page). */
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
+/** A cursor-paginated list page (core `pageSchema`; `nextCursor` null on the last page). */
+export type { Page };
 
-export type ApiCatalogItem = CatalogItem & { updatedAt: string };
+/** A catalog item as the API answers it (core `apiCatalogItemSchema`). */
+export type { ApiCatalogItem };
 
 /** A category of live items with how many items carry it (core `categorySummarySchema`). */
 export type { CategorySummary };
 
-export interface CatalogPage extends Page<ApiCatalogItem> {
-  taxRates: (TaxRate & { updatedAt: string })[];
-}
+/** `GET /api/pos/catalog` (core `catalogPageSchema`). */
+export type { CatalogPage };
 
 /** A variation as the editor sends it (core `variationInputSchema`; ids kept for existing ones so their stock stays). */
 export type { VariationInput };
@@ -124,19 +115,14 @@ export type ItemInput = Omit<z.input<typeof catalogItemCreateSchema>, 'descripti
 /** A stock row of the inventory API (core `stockLevelSchema`). */
 export type { StockLevel };
 
-export interface StockMovementResult {
-  movements: unknown[];
-  oversold: { variationId: string; locationId: string; onHand: number }[];
-  levels: StockLevel[];
-}
+/** What a stock receive, adjust or count answers (core `stockMovementResultSchema`). */
+export type { StockMovementResult };
 
 /** The answer of a CSV import (core `importReportSchema`). */
 export type { ImportReport };
 
-export interface GeneratedImages {
-  images: { url: string; width: number; height: number }[];
-  credits_used: number;
-}
+/** What `POST /api/v1/images/generate` answers (core `imageGenerateResponseSchema`). */
+export type GeneratedImages = ImageGenerateResponse;
 
 /** A customer as the API answers it (core `customerRecordSchema`). */
 export type Customer = CustomerRecord;
@@ -145,16 +131,6 @@ export type Customer = CustomerRecord;
 export type CustomerCreateInput = z.input<typeof customerCreateSchema>;
 /** `PATCH /api/pos/customers/{id}` body (core `customerUpdateSchema`): `null` clears a field. */
 export type CustomerUpdateInput = z.input<typeof customerUpdateSchema>;
-
-/** The fields of an order the purchase history shows. */
-export interface OrderSummary {
-  id: string;
-  receiptNumber?: string;
-  state?: string;
-  status?: string;
-  totalCents: Cents;
-  createdAt: string;
-}
 
 /**
  * An order as the order API answers it (core `orderViewSchema`, `routes/orders.ts`): register sales and API orders
@@ -168,22 +144,14 @@ export type ApiOrderState = OrderStateName;
 /** A refund as `POST /api/pos/orders/{id}/refunds` takes it: by `lines` (with `restock`) or by `amountCents`. */
 export type OrderRefundInput = RefundCreate;
 
-/** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it. */
-export interface OrderRefundResult {
-  refund: RefundRecord;
-  order: ApiOrder;
-}
+/** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it (core `refundResultSchema`). */
+export type OrderRefundResult = RefundResult;
 
 /** Where to send a receipt (`receiptSendSchema`): SMS to an E.164 phone or e-mail; without `to`, the customer's. */
 export type OrderReceiptSend = ReceiptSend;
 
-/** What `POST /api/pos/orders/{id}/receipts` answers (202): the queued message. */
-export interface OrderReceiptSent {
-  id: string;
-  channel: 'sms' | 'email';
-  to: string;
-  orderId: string;
-}
+/** What `POST /api/pos/orders/{id}/receipts` answers (202): the queued message (core `receiptSentSchema`). */
+export type OrderReceiptSent = ReceiptSent;
 
 /** `GET /api/pos/orders/{id}/receipt`: the re-print data (core `OrderReceipt`). */
 export type { OrderReceipt };
@@ -246,10 +214,11 @@ export class BackOfficeApi {
       throw new OfflineError();
     }
     if (!response.ok) {
-      let problem: Problem = { status: response.status, title: response.statusText, detail: `HTTP ${response.status}` };
+      let problem: Problem = { type: 'about:blank', status: response.status, title: response.statusText, detail: `HTTP ${response.status}`, code: 'http_error' };
       try {
-        const parsed = (await response.json()) as Partial<Problem>;
-        if (parsed && typeof parsed === 'object') problem = { ...problem, ...parsed, status: response.status };
+        // Only the members of the right shape are taken; anything else keeps the synthesized problem.
+        const parsed = problemSchema.partial().safeParse(await response.json());
+        if (parsed.success) problem = { ...problem, ...parsed.data, status: response.status };
       } catch {
         /* not JSON: keep the synthesized problem */
       }
@@ -316,14 +285,14 @@ export class BackOfficeApi {
 
   /* images */
   credits() {
-    return this.request<{ balance: number }>('GET', '/api/v1/credits');
+    return this.request<CreditBalance>('GET', '/api/v1/credits');
   }
   generateImage(prompt: string) {
     return this.request<GeneratedImages>('POST', '/api/v1/images/generate', { prompt, style: 'photorealistic', aspect: '1:1', n: 1 });
   }
   /** A permanent copy of a generated image (`/api/v1/media/<id>.png`), for a catalog picture. */
   keepImage(imageId: string) {
-    return this.request<{ url: string; width: number; height: number }>('POST', `/api/v1/images/${encodeURIComponent(imageId)}/keep`);
+    return this.request<KeptImage>('POST', `/api/v1/images/${encodeURIComponent(imageId)}/keep`);
   }
 
   /* customers */
@@ -347,7 +316,7 @@ export class BackOfficeApi {
     return this.request<Customer>('PATCH', `/api/pos/customers/${encodeURIComponent(id)}`, patch);
   }
   customerOrders(id: string) {
-    return this.request<Page<OrderSummary>>('GET', withQuery(`/api/pos/customers/${encodeURIComponent(id)}/orders`, { limit: 50 }));
+    return this.request<Page<ApiOrder>>('GET', withQuery(`/api/pos/customers/${encodeURIComponent(id)}/orders`, { limit: 50 }));
   }
 
   /* orders */

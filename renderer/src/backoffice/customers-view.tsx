@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import type { Customer, CustomerCreateInput, CustomerUpdateInput, OrderSummary } from './api.ts';
+import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
@@ -126,7 +126,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
   useEscapeFromBody(onClose);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
-  const [orders, setOrders] = useState<OrderSummary[] | undefined>();
+  const [orders, setOrders] = useState<ApiOrder[] | undefined>();
 
   useEffect(() => {
     if (!customer) return;

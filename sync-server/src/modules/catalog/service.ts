@@ -16,6 +16,10 @@ import {
   catalogItemSchema,
   newId,
   taxRateSchema,
+  apiCatalogItemSchema,
+  apiTaxRateSchema,
+  type ApiCatalogItem,
+  type ApiTaxRate,
   type CatalogItem,
   type CatalogItemCreate,
   type CatalogItemUpdate,
@@ -31,9 +35,8 @@ import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 
-/** A catalog item as the API returns it: the core shape plus the server's `updatedAt`. */
-export type ApiCatalogItem = CatalogItem & { updatedAt: string };
-export type ApiTaxRate = TaxRate & { updatedAt: string };
+/** A catalog item and a tax rate as the API returns them (core `apiCatalogItemSchema`, `apiTaxRateSchema`). */
+export type { ApiCatalogItem, ApiTaxRate };
 
 interface ItemRow {
   id: string;
@@ -460,6 +463,5 @@ export async function seedCatalog(m: Mutation, taxRates: readonly TaxRate[], ite
   }
 }
 
-/** Response shapes for the OpenAPI document. */
-export const apiCatalogItemSchema = catalogItemSchema.extend({ updatedAt: z.string() });
-export const apiTaxRateSchema = taxRateSchema.extend({ updatedAt: z.string() });
+/** Response shapes for the OpenAPI document (core/catalog.ts). */
+export { apiCatalogItemSchema, apiTaxRateSchema };

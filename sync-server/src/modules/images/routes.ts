@@ -10,6 +10,7 @@ import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type Rat
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../platform/http/openapi.ts';
 import { recordedRoutes, type RouteDoc } from '../../platform/http/route-doc.ts';
+import { keptImageSchema } from '../../../../core/index.ts';
 import { creditBalanceSchema, IMAGES_SCOPE, imageGenerateRequestSchema, imageGenerateResponseSchema, type ImageGenerateResponse } from './schemas.ts';
 import {
   DEFAULT_STARTING_CREDITS,
@@ -76,8 +77,6 @@ export interface ImageOptions {
 }
 
 /** `POST /api/v1/images/{id}/keep` 200 body: the permanent copy. */
-const keptImageSchema = z.strictObject({ url: z.url(), width: z.int(), height: z.int() });
-
 /** Plugin options: the shared app context plus the image knobs. */
 export interface ImageRoutesOptions {
   ctx: AppContext;

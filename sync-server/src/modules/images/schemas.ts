@@ -29,22 +29,5 @@ export const imageGenerateRequestSchema = z.strictObject({
 });
 export type ImageGenerateRequest = z.infer<typeof imageGenerateRequestSchema>;
 
-/** `POST /api/v1/images/generate` 200 body (spec: Image generation response; `credits_used` keeps the spec's name). */
-export const imageGenerateResponseSchema = z.strictObject({
-  images: z
-    .array(
-      z.strictObject({
-        url: z.url().describe('Where the PNG is served for 7 days; no Authorization needed.'),
-        width: z.int().describe('Pixels.'),
-        height: z.int().describe('Pixels.'),
-      }),
-    )
-    .describe('One per generated image.'),
-  credits_used: z.int().describe('Credits charged: the number of images.'),
-});
-export type ImageGenerateResponse = z.infer<typeof imageGenerateResponseSchema>;
-
-/** `GET /api/v1/credits` 200 body: the merchant's image credit balance. */
-export const creditBalanceSchema = z.strictObject({
-  balance: z.int().min(0).describe('Image credits left; 1 credit per generated image.'),
-});
+/** The image API's answers (generate, credit balance, kept copy): core/images.ts (shared with the back office). */
+export { creditBalanceSchema, imageGenerateResponseSchema, type ImageGenerateResponse } from '../../../../core/index.ts';

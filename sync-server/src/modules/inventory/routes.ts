@@ -6,6 +6,8 @@ import {
   stockAdjustSchema,
   stockCountSchema,
   stockLevelSchema,
+  stockMovementResultSchema,
+  stockMovementSchema,
   stockReceiveSchema,
   stockThresholdsSchema,
   pageQueryFields,
@@ -59,24 +61,8 @@ const movementsQuery = z.strictObject({
   sourceId: z.string().min(1).max(200).optional(),
 });
 
-const movementSchema = z.object({
-  id: z.string(),
-  locationId: z.string(),
-  itemId: z.string(),
-  variationId: z.string(),
-  kind: z.enum(STOCK_MOVEMENT_KINDS),
-  quantity: z.int(),
-  counted: z.int().nullable(),
-  sourceId: z.string(),
-  note: z.string().nullable(),
-  actor: z.string(),
-  createdAt: z.string(),
-});
-const movementResultSchema = z.object({
-  movements: z.array(movementSchema),
-  oversold: z.array(z.object({ variationId: z.string(), locationId: z.string(), onHand: z.int() })),
-  levels: z.array(stockLevelSchema),
-});
+const movementSchema = stockMovementSchema;
+const movementResultSchema = stockMovementResultSchema;
 const locationSchema = z.object({ id: z.string(), name: z.string(), isDefault: z.boolean(), createdAt: z.string() });
 
 /**

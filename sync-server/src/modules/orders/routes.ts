@@ -8,6 +8,8 @@ import {
   orderViewSchema,
   paymentCreateSchema,
   receiptSendSchema,
+  receiptSentSchema,
+  refundResultSchema,
   refundCreateSchema,
   refundRecordSchema,
   pageQueryFields,
@@ -70,8 +72,6 @@ const receiptSchema = z.strictObject({
   text: z.string(),
 });
 
-const receiptSentSchema = z.strictObject({ id: z.string(), channel: z.enum(['sms', 'email']), to: z.string(), orderId: z.string() });
-const refundResultSchema = z.strictObject({ refund: refundRecordSchema, order: orderViewSchema });
 
 const STAFF: Access = 'staff';
 const ORDERS_READ: Access = { scope: 'orders:read' };

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { IllegalTransitionError } from '../../../../core/index.ts';
+import type { FieldError, IllegalTransitionError, Problem } from '../../../../core/index.ts';
 
 /**
  * RFC 9457 problem details (DESIGN §7): every error — ours and Fastify's — is `application/problem+json` with
@@ -8,20 +8,8 @@ import type { IllegalTransitionError } from '../../../../core/index.ts';
  */
 export const PROBLEM_TYPE_BASE = 'https://register.example/problems/';
 
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldError[];
-  [extension: string]: unknown;
-}
+/** The problem body and its field errors: core/problem.ts (shared with the register's back office). */
+export type { FieldError, Problem };
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
