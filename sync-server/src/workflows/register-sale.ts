@@ -22,8 +22,8 @@ import { appendAuditBatch } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
-import { refreshStockOnHand } from '../modules/catalog/service.ts';
-import { recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
+import { onHandAtDefaultLocation, recordSalesStock } from '../modules/inventory/sale-stock.ts';
 import {
   findRegisterNumbers,
   findStoredOrders,
@@ -91,7 +91,7 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
   }
   // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
   if (stockMoved.size > 0) {
-    await refreshStockOnHand(m.tx, m.merchantId, [...stockMoved], m.now, true);
+    await restampStockOnHand(m.tx, m.merchantId, [...stockMoved], (ids) => onHandAtDefaultLocation(m.tx, m.merchantId, ids), m.now);
     m.changed('catalog-items');
   }
   return outcomes;
