@@ -11,8 +11,8 @@
  *
  * Every step works on the whole push at once (a fixed number of statements per push, not per sale). Any failure of
  * one document — a failed check, an exception while pricing it, a statement the database refuses — makes it
- * `rejected` with its reason and never fails the others: a failing batch write is rolled back to a savepoint and the
- * sales are written one by one, each in its own savepoint, to isolate the culprit.
+ * `rejected` with its reason and never fails the others: a failing batch write is rolled back to a savepoint and
+ * written again in halves, each in its own savepoint, down to the sale the database refuses.
  *
  *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
  */
@@ -22,8 +22,8 @@ import { appendAuditBatch } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
-import { refreshStockOnHand } from '../modules/catalog/service.ts';
-import { recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
+import { onHandAtDefaultLocation, recordSalesStock } from '../modules/inventory/sale-stock.ts';
 import {
   findRegisterNumbers,
   findStoredOrders,
@@ -91,7 +91,7 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
   }
   // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
   if (stockMoved.size > 0) {
-    await refreshStockOnHand(m, [...stockMoved], true);
+    await restampStockOnHand(m.tx, m.merchantId, [...stockMoved], (ids) => onHandAtDefaultLocation(m.tx, m.merchantId, ids), m.now);
     m.changed('catalog-items');
   }
   return outcomes;
@@ -175,17 +175,19 @@ async function storeRound(
   }
   if (accepted.length === 0) return;
 
-  // 3. Write: the whole batch at once; should the database refuse any of it, one sale at a time to find the culprit.
-  const batch = await inSavepoint(m, 'register_sales', () => writeSales(m, accepted));
-  if (batch.ok) {
-    settle(batch.value, outcomes, stockMoved, reject);
-    return;
-  }
-  for (const sale of accepted) {
-    const one = await inSavepoint(m, 'register_sale', () => writeSales(m, [sale]));
-    if (one.ok) settle(one.value, outcomes, stockMoved, reject);
-    else reject(sale.index, `the order could not be stored: ${messageOf(one.error)}`, sale.order.registerId);
-  }
+  // 3. Write: the whole batch at once; should the database refuse any of it, each half again (in its own savepoint)
+  // down to the single sale it refuses — a few batches for one bad sale among hundreds, never the whole push failed.
+  const write = async (sales: readonly CheckedSale[]): Promise<void> => {
+    const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales));
+    if (attempt.ok) settle(attempt.value, outcomes, stockMoved, reject);
+    else if (sales.length === 1) reject(sales[0]!.index, `the order could not be stored: ${messageOf(attempt.error)}`, sales[0]!.order.registerId);
+    else {
+      const half = Math.ceil(sales.length / 2);
+      await write(sales.slice(0, half));
+      await write(sales.slice(half));
+    }
+  };
+  await write(accepted);
 }
 
 type Written = { stored: CheckedSale[]; refused: { sale: CheckedSale; reason: string }[]; changedItemIds: string[] };
