@@ -270,7 +270,7 @@ export async function priceLinesFor(db: Queryable, merchantId: string, lineItems
     totals = priceInvoiceLines(lineItems, customLines, catalog, () => newId('orderLine'));
   } catch (err) {
     if (err instanceof PricingError || err instanceof InvoicePricingError) {
-      const path = err.path.replace(/^lines\./, 'lineItems.');
+      const path = err.path.replace(/^lines(?=\.|$)/, 'lineItems');
       throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
     }
     throw err;

@@ -390,7 +390,7 @@ export async function createOrder(ctx: AppContext, principal: Principal, input: 
       totals = priceCart(input.lineItems, discounts, catalog);
     } catch (err) {
       if (err instanceof PricingError) {
-        const path = err.path.replace(/^lines\./, 'lineItems.');
+        const path = err.path.replace(/^lines(?=\.|$)/, 'lineItems');
         throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
       }
       throw err;

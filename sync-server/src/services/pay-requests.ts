@@ -139,7 +139,7 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
       amountCents = totals.totalCents;
     } catch (err) {
       if (err instanceof PricingError) {
-        const path = err.path.replace(/^lines\./, 'lineItems.');
+        const path = err.path.replace(/^lines(?=\.|$)/, 'lineItems');
         throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
       }
       throw err;
