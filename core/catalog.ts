@@ -7,7 +7,7 @@
  * Every object is strict: unknown fields are rejected (DESIGN §7). Pure: no I/O (bundled into the register).
  */
 import { z } from 'zod';
-import { catalogItemSchema, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, taxRateSchema } from './schemas.ts';
+import { catalogItemSchema, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, patchBody, taxRateSchema, uniqueList } from './schemas.ts';
 
 const catalogId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
@@ -38,8 +38,14 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** An absolute http(s) URL, ≤ 2000 characters (images, webhook receivers). */
-export const httpUrlSchema = z.string().max(2000).refine(isHttpUrl, 'must be an absolute http or https URL');
+/**
+ * An absolute http(s) URL without credentials, ≤ 2000 characters (images, webhook receivers). JSON Schema:
+ * `format: uri`.
+ */
+export const httpUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL', abort: true })
+  .max(2000)
+  .refine(isHttpUrl, 'must be an absolute http or https URL without user name or password');
 
 const gtinSchema = z
   .string()
@@ -48,9 +54,9 @@ const gtinSchema = z
 /** A variation as staff send it. `trackStock` defaults to false (services, made-to-order drinks). */
 export const variationInputSchema = z.strictObject({
   id: catalogId('var').optional(),
-  name: z.string().trim().min(1).max(100),
+  name: nonBlankText(100),
   priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
-  sku: z.string().trim().min(1).max(64).optional(),
+  sku: nonBlankText(64).optional(),
   gtin: gtinSchema.optional(),
   trackStock: z.boolean().default(false),
 });
@@ -58,14 +64,14 @@ export type VariationInput = z.input<typeof variationInputSchema>;
 
 export const modifierInputSchema = z.strictObject({
   id: catalogId('mod').optional(),
-  name: z.string().trim().min(1).max(100),
+  name: nonBlankText(100),
   priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
 });
 
 export const modifierListInputSchema = z
   .strictObject({
     id: catalogId('mdl').optional(),
-    name: z.string().trim().min(1).max(100),
+    name: nonBlankText(100),
     minSelected: z.int().min(0).max(50).default(0),
     maxSelected: z.int().min(1).max(50).default(1),
     modifiers: z.array(modifierInputSchema).min(1).max(50),
@@ -96,16 +102,13 @@ const variationsSchema = z
   });
 
 const itemFields = {
-  name: z.string().trim().min(1).max(200),
+  name: nonBlankText(200),
   description: z.string().max(2000),
-  category: z.string().trim().min(1).max(100),
+  category: nonBlankText(100),
   kind: itemKind,
   variations: variationsSchema,
   modifierLists: z.array(modifierListInputSchema).max(20),
-  taxRateIds: z
-    .array(catalogId('tax'))
-    .max(10)
-    .refine((ids) => new Set(ids).size === ids.length, 'a tax rate may be listed once'),
+  taxRateIds: uniqueList(catalogId('tax'), { max: 10, message: 'a tax rate may be listed once' }),
   imageUrl: httpUrlSchema,
 };
 
@@ -148,30 +151,33 @@ export type CategorySummary = z.infer<typeof categorySummarySchema>;
  * `PATCH /api/pos/catalog/items/{id}` body: the fields to change (at least one). `variations`, `modifierLists` and
  * `taxRateIds` replace the whole list; `description: null` / `imageUrl: null` remove them.
  */
-export const catalogItemUpdateSchema = z
-  .strictObject({
-    name: itemFields.name.optional(),
-    description: itemFields.description.nullable().optional(),
-    category: itemFields.category.optional(),
-    kind: itemFields.kind.optional(),
-    variations: itemFields.variations.optional(),
-    modifierLists: itemFields.modifierLists.optional(),
-    taxRateIds: itemFields.taxRateIds.optional(),
-    imageUrl: itemFields.imageUrl.nullable().optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
+export const catalogItemUpdateSchema = patchBody({
+  name: itemFields.name.optional(),
+  description: itemFields.description.nullable().optional(),
+  category: itemFields.category.optional(),
+  kind: itemFields.kind.optional(),
+  variations: itemFields.variations.optional(),
+  modifierLists: itemFields.modifierLists.optional(),
+  taxRateIds: itemFields.taxRateIds.optional(),
+  imageUrl: itemFields.imageUrl.nullable().optional(),
+});
 export type CatalogItemUpdate = z.output<typeof catalogItemUpdateSchema>;
 
 /** `POST /api/pos/catalog/tax-rates` body (basis points: 875 = 8.75 %). */
 export const taxRateCreateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: nonBlankText(100),
   basisPoints: z.int().min(0).max(100_000),
   inclusive: z.boolean().default(false),
 });
-/** `PATCH /api/pos/catalog/tax-rates/{id}` body: at least one field. */
-export const taxRateUpdateSchema = taxRateCreateSchema
-  .partial()
-  .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
+/**
+ * `PATCH /api/pos/catalog/tax-rates/{id}` body: at least one field. No defaults: a field not sent keeps its value
+ * (renaming an inclusive rate leaves it inclusive).
+ */
+export const taxRateUpdateSchema = patchBody({
+  name: nonBlankText(100).optional(),
+  basisPoints: z.int().min(0).max(100_000).optional(),
+  inclusive: z.boolean().optional(),
+});
 
 /* ───────────────────────────── inventory ───────────────────────────── */
 
@@ -242,7 +248,7 @@ export const stockThresholdsSchema = z.strictObject({
     .superRefine(uniqueVariations),
 });
 /** `POST /api/pos/catalog/locations` body. */
-export const locationCreateSchema = z.strictObject({ name: z.string().trim().min(1).max(100) });
+export const locationCreateSchema = z.strictObject({ name: nonBlankText(100) });
 
 /** The largest Shopify product CSV the import takes, in bytes (16 MiB: a few thousand products with descriptions). */
 export const CATALOG_CSV_MAX_BYTES = 16 * 1024 * 1024;

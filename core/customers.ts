@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
-import { MAX_MEMO_LENGTH, pageSchema } from './schemas.ts';
+import { MAX_MEMO_LENGTH, nonBlankText, pageSchema, patchBody } from './schemas.ts';
 
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
@@ -30,12 +30,9 @@ export const phoneInput = z
   .regex(/^\+?[0-9 ().-]{4,31}$/, 'must be a phone number, e.g. +14155550123 or (415) 555-0123')
   .refine((v) => (v.match(/[0-9]/g)?.length ?? 0) >= 4, 'must be a phone number, e.g. +14155550123 or (415) 555-0123')
   .describe("E.164 (+14155550123), or a national number of the store's default country ((415) 555-0123): stored as E.164.");
-const emailInput = z
-  .string()
-  .max(254)
-  .transform((v) => v.trim())
-  .pipe(z.email());
-const name = z.string().trim().min(1).max(100);
+/** An e-mail address as staff type it: trimmed, then checked (JSON Schema `format: email`). */
+const emailInput = z.string().trim().max(254, { abort: true }).check(z.email({ error: 'must be an e-mail address, e.g. ana@example.com' }));
+const name = nonBlankText(100);
 
 /** `POST /api/pos/customers`: at least one of name, phone or e-mail. */
 export const customerCreateSchema = z
@@ -55,16 +52,14 @@ export const customerCreateSchema = z
 export type CustomerCreate = z.infer<typeof customerCreateSchema>;
 
 /** `PATCH /api/pos/customers/{id}`: the fields to change; `null` clears an optional field. */
-export const customerUpdateSchema = z
-  .strictObject({
-    givenName: name.nullable().optional(),
-    familyName: name.nullable().optional(),
-    email: emailInput.nullable().optional(),
-    phone: phoneInput.nullable().optional(),
-    marketingConsent: z.boolean().optional(),
-    note: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
-  })
-  .refine((c) => Object.keys(c).length > 0, { message: 'send at least one field to change', path: [] });
+export const customerUpdateSchema = patchBody({
+  givenName: name.nullable().optional(),
+  familyName: name.nullable().optional(),
+  email: emailInput.nullable().optional(),
+  phone: phoneInput.nullable().optional(),
+  marketingConsent: z.boolean().optional(),
+  note: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
+});
 export type CustomerUpdate = z.infer<typeof customerUpdateSchema>;
 
 /** A customer as the API answers it. `marketingConsentAt` is when consent was last given (null without consent). */

@@ -25,6 +25,9 @@ import {
   amountCentsSchema,
   MAX_AMOUNT_CENTS,
   MAX_MEMO_LENGTH,
+  nonBlankText,
+  patchBody,
+  uniqueList,
   payRequestSchema,
   taxLineSchema,
   type JournalTransaction,
@@ -147,11 +150,11 @@ export function formatInvoiceNumber(sequence: number): string {
  * merchant (exclusive ones, or a single inclusive one).
  */
 export const invoiceCustomLineInputSchema = z.strictObject({
-  description: z.string().trim().min(1).max(300),
+  description: nonBlankText(300),
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   quantity: z.int().min(1).max(9999).default(1),
   kind: z.enum(['product', 'service']).default('service'),
-  taxRateIds: z.array(taxRateRef).max(10).default([]),
+  taxRateIds: uniqueList(taxRateRef, { max: 10, message: 'a tax rate may be listed once' }).default([]),
 });
 export type InvoiceCustomLineInput = z.input<typeof invoiceCustomLineInputSchema>;
 
@@ -301,15 +304,13 @@ export const invoiceCreateSchema = z
 export type InvoiceCreate = z.infer<typeof invoiceCreateSchema>;
 
 /** `PATCH /api/pos/invoices/{id}` body (drafts only): the fields to change; `lineItems`/`customLines` replace the lists. */
-export const invoiceUpdateSchema = z
-  .strictObject({
-    customerId: ulidId('cus').optional(),
-    lineItems: z.array(lineItemInputSchema).max(100).optional(),
-    customLines: z.array(invoiceCustomLineInputSchema).max(100).optional(),
-    dueDate: calendarDate.optional(),
-    memo: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: 'send at least one field to change', path: [] });
+export const invoiceUpdateSchema = patchBody({
+  customerId: ulidId('cus').optional(),
+  lineItems: z.array(lineItemInputSchema).max(100).optional(),
+  customLines: z.array(invoiceCustomLineInputSchema).max(100).optional(),
+  dueDate: calendarDate.optional(),
+  memo: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
+});
 export type InvoiceUpdate = z.infer<typeof invoiceUpdateSchema>;
 
 /** Delivery channels of an invoice. */
@@ -317,7 +318,7 @@ export const invoiceChannel = z.enum(['sms', 'email']);
 
 /** `POST /api/pos/invoices/{id}/send` body: channels (default: every channel the customer has). */
 export const invoiceSendSchema = z.strictObject({
-  channels: z.array(invoiceChannel).min(1).max(2).optional(),
+  channels: uniqueList(invoiceChannel, { min: 1, max: 2, message: 'name each channel once' }).optional(),
 });
 
 /** Methods of a payment recorded at the register or through the API. */
@@ -336,7 +337,7 @@ export const invoicePaymentCreateSchema = z
     registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
     cardToken: z.string().regex(/^tok_[a-z0-9_]{1,60}$/, 'must be a sandbox card token such as tok_visa').optional(),
     checkNumber: z.string().regex(/^\d{1,15}$/, 'must be digits').optional(),
-    reference: z.string().trim().min(1).max(200).optional(),
+    reference: nonBlankText(200).optional(),
   })
   .superRefine((b, ctx) => {
     if (b.method === 'cash' && !b.registerId) ctx.addIssue({ code: 'custom', path: ['registerId'], message: 'cash needs the registerId whose drawer took it' });
@@ -348,7 +349,7 @@ export const invoicePaymentCreateSchema = z
 export type InvoicePaymentCreate = z.infer<typeof invoicePaymentCreateSchema>;
 
 /** `POST /api/pos/invoices/{id}/void` body. */
-export const invoiceVoidSchema = z.strictObject({ reason: z.string().trim().min(1).max(MAX_MEMO_LENGTH).optional() });
+export const invoiceVoidSchema = z.strictObject({ reason: nonBlankText(MAX_MEMO_LENGTH).optional() });
 
 /** A payment applied to an invoice. `channel`: `api` (register/back office) or `pay_page` (the hosted pay page). */
 export const invoicePaymentSchema = z.strictObject({
@@ -443,7 +444,7 @@ export const invoiceSeriesCreateSchema = z
     daysUntilDue: z.int().min(0).max(365).default(30),
     /** Send each generated invoice at once (default), or leave it a draft. */
     autoSend: z.boolean().default(true),
-    channels: z.array(invoiceChannel).min(1).max(2).optional(),
+    channels: uniqueList(invoiceChannel, { min: 1, max: 2, message: 'name each channel once' }).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.lineItems.length + body.customLines.length === 0) {
@@ -519,7 +520,7 @@ export const payRequestListQuerySchema = z.strictObject({
 });
 
 /** `POST /api/pos/pay-requests/{id}/cancel` body. */
-export const payRequestCancelSchema = z.strictObject({ reason: z.string().trim().min(1).max(MAX_MEMO_LENGTH).optional() });
+export const payRequestCancelSchema = z.strictObject({ reason: nonBlankText(MAX_MEMO_LENGTH).optional() });
 
 /**
  * `POST /pay/{id}` body (the hosted pay page): the method and the token the page's sandbox tokeniser made —

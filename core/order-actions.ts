@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
-import { amountCentsSchema, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, orderSchema, pageSchema } from './schemas.ts';
+import { amountCentsSchema, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -22,8 +22,8 @@ const recorded = amountCentsSchema;
 
 /** An order discount as staff ask for it: the server gives it its id. */
 export const discountInputSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ name: z.string().min(1).max(100), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
-  z.strictObject({ name: z.string().min(1).max(100), kind: z.literal('fixed'), amountCents: amount }),
+  z.strictObject({ name: nonBlankText(100), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
+  z.strictObject({ name: nonBlankText(100), kind: z.literal('fixed'), amountCents: amount }),
 ]);
 export type DiscountInput = z.infer<typeof discountInputSchema>;
 
@@ -54,7 +54,7 @@ export const tenderInputSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('cash'), amountCents: amount, tipCents: tip.optional(), tenderedCents: amount.optional() }),
   z.strictObject({ method: z.literal('card'), amountCents: amount, tipCents: tip.optional(), cardToken: z.enum(SANDBOX_CARD_TOKENS) }),
   z.strictObject({ method: z.literal('check'), amountCents: amount, tipCents: tip.optional(), checkNumber: z.string().regex(/^\d{1,15}$/).optional() }),
-  z.strictObject({ method: z.literal('other'), amountCents: amount, tipCents: tip.optional(), reference: z.string().min(1).max(100).optional() }),
+  z.strictObject({ method: z.literal('other'), amountCents: amount, tipCents: tip.optional(), reference: nonBlankText(100).optional() }),
 ]);
 export type TenderInput = z.infer<typeof tenderInputSchema>;
 
@@ -63,7 +63,7 @@ export const paymentCreateSchema = z.strictObject({ tenders: z.array(tenderInput
 export type PaymentCreate = z.infer<typeof paymentCreateSchema>;
 
 /** `POST /api/pos/orders/{id}/cancel`. */
-export const orderCancelSchema = z.strictObject({ reason: z.string().min(1).max(MAX_MEMO_LENGTH).optional() });
+export const orderCancelSchema = z.strictObject({ reason: nonBlankText(MAX_MEMO_LENGTH).optional() });
 
 /**
  * `POST /api/pos/orders/{id}/refunds`: by line and quantity (`lines`), or by amount (`amountCents`), not both.
@@ -74,7 +74,7 @@ export const refundCreateSchema = z
     lines: z.array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1).max(9999) })).min(1).max(500).optional(),
     amountCents: amount.optional(),
     restock: z.boolean().optional(),
-    reason: z.string().min(1).max(MAX_MEMO_LENGTH).optional(),
+    reason: nonBlankText(MAX_MEMO_LENGTH).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.lines === undefined && body.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['lines'], message: 'either lines or amountCents is required' });

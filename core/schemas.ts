@@ -57,10 +57,52 @@ const serverStamp = {
   syncSeq: z.int().min(0).optional(),
 };
 
+/** E.164: `+`, a country code not starting with 0, at most 15 digits in all (ITU-T E.164 §6). */
+export const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
+
+/**
+ * A phone number in E.164 (`+14155550123`): the pattern (which the OpenAPI document states) and the numbering plan of
+ * the country (libphonenumber, core/phone.ts).
+ */
 export const e164Phone = z
   .string()
   .max(16)
+  .regex(E164_PATTERN, { message: 'must be a phone number in E.164 format, e.g. +14155550123', abort: true })
   .refine(isValidE164, 'must be a phone number in E.164 format, e.g. +14155550123');
+
+/**
+ * A name or label people type (items, categories, variations, tax rates, customers, discounts, …): trimmed, then
+ * 1 … `max` characters with at least one that is not white space. A blank name is refused by the schema itself, so
+ * the OpenAPI document says so (`minLength: 1`, `pattern: \S`). Output: the trimmed string.
+ */
+export function nonBlankText(max: number) {
+  return z.string().trim().regex(/\S/, { message: 'must not be blank', abort: true }).min(1).max(max);
+}
+
+/**
+ * A list whose items must all differ (ids, event types, channels), `min` … `max` long: a repeated item is a 400
+ * naming the list, and the OpenAPI document states `uniqueItems: true`. Options are given here because the JSON
+ * Schema keyword is metadata of this exact schema: chain `.optional()` / `.default()` after it, not `.max()`.
+ */
+export function uniqueList<T extends z.ZodType>(item: T, bounds: { min?: number; max: number; message?: string }) {
+  let list = z.array(item).max(bounds.max);
+  if (bounds.min !== undefined) list = list.min(bounds.min);
+  return list
+    .refine((xs) => new Set(xs.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x))).size === xs.length, bounds.message ?? 'must not list the same item twice')
+    .meta({ uniqueItems: true });
+}
+
+/**
+ * A PATCH body (DESIGN §7): a strict object of optional fields, at least one of which is sent; `{}` is a 400 "send
+ * at least one field to change". The OpenAPI document states `minProperties: 1`. Fields must not carry defaults (a
+ * default would change what the caller did not send).
+ */
+export function patchBody<T extends z.ZodRawShape>(shape: T) {
+  return z
+    .strictObject(shape)
+    .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field to change', path: [] })
+    .meta({ minProperties: 1 });
+}
 
 export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code');
 
@@ -133,7 +175,7 @@ export type CatalogItem = z.infer<typeof catalogItemSchema>;
 export const lineItemInputSchema = z.strictObject({
   catalogItemId: catalogId('itm'),
   variationId: catalogId('var'),
-  modifierIds: z.array(catalogId('mod')).max(50).default([]),
+  modifierIds: uniqueList(catalogId('mod'), { max: 50, message: 'a modifier may be chosen once per line' }).default([]),
   quantity: z.int().min(1).max(9999),
 });
 export type LineItemInput = z.input<typeof lineItemInputSchema>;

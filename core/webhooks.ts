@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { httpUrlSchema } from './catalog.ts';
+import { patchBody, uniqueList } from './schemas.ts';
 import { EVENT_TYPES } from './events.ts';
 import { utcDateTime } from './datetime.ts';
 
@@ -20,11 +21,7 @@ export const WEBHOOK_TIMESTAMP_HEADER = 'x-service-timestamp';
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
-const eventTypes = z
-  .array(z.enum(EVENT_TYPES))
-  .min(1)
-  .max(EVENT_TYPES.length)
-  .refine((types) => new Set(types).size === types.length, 'an event type may be listed once');
+const eventTypes = uniqueList(z.enum(EVENT_TYPES), { min: 1, max: EVENT_TYPES.length, message: 'an event type may be listed once' });
 
 /** `POST /api/pos/webhooks` body. */
 export const webhookSubscriptionCreateSchema = z.strictObject({
@@ -33,14 +30,12 @@ export const webhookSubscriptionCreateSchema = z.strictObject({
   description: z.string().trim().max(200).optional(),
 });
 /** `PATCH /api/pos/webhooks/{id}` body: at least one field. */
-export const webhookSubscriptionUpdateSchema = z
-  .strictObject({
-    url: httpUrlSchema.optional(),
-    eventTypes: eventTypes.optional(),
-    description: z.string().trim().max(200).nullable().optional(),
-    enabled: z.boolean().optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
+export const webhookSubscriptionUpdateSchema = patchBody({
+  url: httpUrlSchema.optional(),
+  eventTypes: eventTypes.optional(),
+  description: z.string().trim().max(200).nullable().optional(),
+  enabled: z.boolean().optional(),
+});
 
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;

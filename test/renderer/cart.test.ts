@@ -44,6 +44,21 @@ describe('cart', () => {
     expect(totals.lines[0]?.id).toBe(lines[0]?.key);
   });
 
+  it('reports lines that would take the sale above MAX_AMOUNT_CENTS instead of throwing', () => {
+    let lines: CartLine[] = [];
+    const first = newId('orderLine');
+    const second = newId('orderLine');
+    lines = cartReducer(lines, { type: 'add', key: first, line: large });
+    lines = cartReducer(lines, { type: 'setQuantity', key: first, quantity: 9999 });
+    lines = cartReducer(lines, { type: 'add', key: second, line: { ...large, modifierIds: ['mod_whole'] } });
+    lines = cartReducer(lines, { type: 'setQuantity', key: second, quantity: 9999 });
+    const pricey = catalogSnapshot([{ ...latte, variations: latte.variations.map((v) => ({ ...v, priceCents: 6_000 })) }], [tax]);
+    const { totals, invalidKeys } = priceCart(lines, pricey);
+    // 9999 × 60.75 fits; a second line of 9999 × 60.00 would take the sale over $999,999.99 with tax.
+    expect(invalidKeys).toEqual([second]);
+    expect(totals.lines.map((l) => l.id)).toEqual([first]);
+  });
+
   it('reports lines that no longer price instead of throwing', () => {
     const lines = cartReducer([], { type: 'add', key: newId('orderLine'), line: { ...large, modifierIds: [] } });
     expect(priceCart(lines, catalog).invalidKeys).toEqual([lines[0]?.key]);

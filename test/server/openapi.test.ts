@@ -156,6 +156,82 @@ describe('OpenAPI document and interactive reference', () => {
     }
   });
 
+  it('states the formats the server enforces: e-mail, URI, E.164, date-time, minProperties on PATCH, uniqueItems on id lists, non-blank names', async () => {
+    const body = (method: string, path: string) => doc.paths[path]![method]!.requestBody.content['application/json'].schema;
+    const query = (path: string, name: string) => (doc.paths[path]!.get.parameters as any[]).find((p) => p.name === name)?.schema;
+
+    // E-mails, URLs, phones.
+    expect(body('post', '/api/pos/customers').properties.email).toMatchObject({ type: 'string', format: 'email' });
+    expect(body('patch', '/api/pos/customers/{id}').properties.email.anyOf).toContainEqual(expect.objectContaining({ format: 'email' }));
+    expect(body('post', '/api/pos/webhooks').properties.url).toMatchObject({ type: 'string', format: 'uri' });
+    expect(body('patch', '/api/pos/webhooks/{id}').properties.url).toMatchObject({ format: 'uri' });
+    expect(body('post', '/api/pos/catalog/items').properties.imageUrl).toMatchObject({ type: 'string', format: 'uri' });
+    expect(body('patch', '/api/pos/catalog/items/{id}').properties.imageUrl.anyOf).toContainEqual(expect.objectContaining({ format: 'uri' }));
+    expect(body('post', '/api/pos/pay-requests').properties.phone).toMatchObject({ type: 'string', pattern: '^\\+[1-9]\\d{1,14}$' });
+
+    // Timestamps: date-time whose pattern allows offsets up to ±14:00 only.
+    for (const [path, name] of [['/api/pos/orders', 'createdFrom'], ['/api/pos/orders', 'createdTo'], ['/api/pos/catalog', 'updatedSince']] as const) {
+      const schema = query(path, name);
+      expect(schema, `${path} ${name}`).toMatchObject({ type: 'string', format: 'date-time' });
+      const pattern = new RegExp(schema.pattern);
+      expect(pattern.test('2026-03-01T12:00:00+14:00')).toBe(true);
+      expect(pattern.test('2026-03-01T12:00:00+16:00')).toBe(false);
+    }
+
+    // Every PATCH body needs at least one field.
+    const patches = Object.entries(doc.paths).flatMap(([path, item]) => (item.patch?.requestBody ? [[path, body('patch', path)] as const] : []));
+    expect(patches.length).toBeGreaterThanOrEqual(6);
+    for (const [path, schema] of patches) {
+      expect(schema.minProperties ?? (schema.required?.length > 0 ? 1 : 0), path).toBeGreaterThanOrEqual(1);
+    }
+    for (const path of ['/api/pos/customers/{id}', '/api/pos/catalog/items/{id}', '/api/pos/catalog/tax-rates/{id}', '/api/pos/invoices/{id}', '/api/pos/webhooks/{id}', '/api/pos/settings']) {
+      expect(body('patch', path).minProperties, path).toBe(1);
+    }
+    // A PATCH sends only what changes: no defaults that would overwrite what the caller left out.
+    expect(JSON.stringify(body('patch', '/api/pos/catalog/tax-rates/{id}'))).not.toContain('"default"');
+
+    // Lists of ids (and of event types, channels) are sets.
+    expect(body('post', '/api/pos/catalog/items').properties.taxRateIds).toMatchObject({ type: 'array', uniqueItems: true });
+    expect(body('patch', '/api/pos/catalog/items/{id}').properties.taxRateIds).toMatchObject({ uniqueItems: true });
+    expect(body('post', '/api/pos/orders').properties.lineItems.items.properties.modifierIds).toMatchObject({ uniqueItems: true });
+    expect(body('post', '/api/pos/invoices').properties.customLines.items.properties.taxRateIds).toMatchObject({ uniqueItems: true });
+    expect(body('post', '/api/pos/webhooks').properties.eventTypes).toMatchObject({ uniqueItems: true });
+    expect(body('post', '/api/pos/invoices/{id}/send').properties.channels).toMatchObject({ uniqueItems: true });
+
+    // Names blank after trimming are refused by the schema: the document says a non-space character is needed.
+    const nonBlank = expect.objectContaining({ type: 'string', minLength: 1, pattern: '\\S' });
+    const item = body('post', '/api/pos/catalog/items');
+    expect(item.properties.name).toEqual(nonBlank);
+    expect(item.properties.category).toEqual(nonBlank);
+    expect(item.properties.variations.items.properties.name).toEqual(nonBlank);
+    expect(body('post', '/api/pos/catalog/tax-rates').properties.name).toEqual(nonBlank);
+    expect(body('post', '/api/pos/catalog/locations').properties.name).toEqual(nonBlank);
+    expect(body('patch', '/api/pos/catalog/categories/{name}').properties.name).toEqual(nonBlank);
+    expect(body('post', '/api/pos/customers').properties.givenName).toEqual(nonBlank);
+    expect(body('post', '/api/pos/orders').properties.discounts.items.oneOf[0].properties.name).toEqual(nonBlank);
+    expect(new RegExp(item.properties.name.pattern).test('   ')).toBe(false);
+
+    // And the server refuses what the document refuses, naming the field.
+    const send = (method: 'POST' | 'PATCH', url: string, payload: unknown) =>
+      server.app.inject({ method, url, headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const refused: [method: 'POST' | 'PATCH', url: string, payload: unknown, path: string][] = [
+      ['POST', '/api/pos/customers', { givenName: 'Ana', email: 'not-an-email' }, 'email'],
+      ['POST', '/api/pos/customers', { givenName: '   ' }, 'givenName'],
+      ['PATCH', '/api/pos/customers/cus_01J00000000000000000000000', {}, '(body)'],
+      ['PATCH', '/api/pos/settings', {}, '(body)'],
+      ['POST', '/api/pos/webhooks', { url: 'ftp://example.com/hook', eventTypes: ['order.paid'] }, 'url'],
+      ['POST', '/api/pos/webhooks', { url: 'https://example.com/hook', eventTypes: ['order.paid', 'order.paid'] }, 'eventTypes'],
+      ['POST', '/api/pos/catalog/tax-rates', { name: ' \t ', basisPoints: 500 }, 'name'],
+      ['POST', '/api/pos/pay-requests', { amountCents: 100, phone: '4155552671' }, 'phone'],
+      ['POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_large', 'mod_size_large'], quantity: 1 }] }, 'lineItems.0.modifierIds'],
+    ];
+    for (const [method, url, payload, path] of refused) {
+      const res = await send(method, url, payload);
+      expect(res.statusCode, `${method} ${url} ${JSON.stringify(payload)}: ${res.body}`).toBe(400);
+      expect(res.json().errors.map((e: { path: string }) => e.path), `${method} ${url}`).toContain(path);
+    }
+  });
+
   it('keeps /api/v1/openapi.json as the /api/v1 slice of the same builder', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(res.statusCode).toBe(200);

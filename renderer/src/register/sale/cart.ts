@@ -6,6 +6,7 @@
 import {
   computeOrderTotals,
   priceLine,
+  PricingError,
   type CatalogSnapshot,
   type LineItemInput,
   type OrderLine,
@@ -65,7 +66,10 @@ export interface PricedCart {
   invalidKeys: string[];
 }
 
-/** Prices the cart with the current catalog; lines that no longer price are reported, not thrown. */
+/**
+ * Prices the cart with the current catalog; lines that no longer price are reported, not thrown — so are lines that
+ * would take the sale above core's MAX_AMOUNT_CENTS (PricingError `amount_out_of_range`), from the first that does.
+ */
 export function priceCart(lines: readonly CartLine[], catalog: CatalogSnapshot): PricedCart {
   const priced: OrderLine[] = [];
   const invalidKeys: string[] = [];
@@ -76,5 +80,21 @@ export function priceCart(lines: readonly CartLine[], catalog: CatalogSnapshot):
       invalidKeys.push(line.key);
     }
   }
-  return { totals: computeOrderTotals(priced, []), invalidKeys };
+  try {
+    return { totals: computeOrderTotals(priced, []), invalidKeys };
+  } catch (err) {
+    if (!(err instanceof PricingError)) throw err;
+  }
+  // Over the amount bound: keep the lines in cart order while the sale still prices.
+  const kept: OrderLine[] = [];
+  for (const line of priced) {
+    try {
+      computeOrderTotals([...kept, line], []);
+      kept.push(line);
+    } catch (err) {
+      if (!(err instanceof PricingError)) throw err;
+      invalidKeys.push(line.id);
+    }
+  }
+  return { totals: computeOrderTotals(kept, []), invalidKeys };
 }

@@ -267,7 +267,7 @@ export function priceLinesFor(catalog: CatalogSnapshot, lineItems: readonly Line
     totals = priceInvoiceLines(lineItems, customLines, catalog, () => newId('orderLine'));
   } catch (err) {
     if (err instanceof PricingError || err instanceof InvoicePricingError) {
-      const path = err.path.replace(/^lines\./, 'lineItems.');
+      const path = err.path.replace(/^lines(?=\.|$)/, 'lineItems');
       throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
     }
     throw err;

@@ -4,7 +4,7 @@
  * are shown, not changed here: the currency is fixed once money has moved.
  */
 import { z } from 'zod';
-import { isPhoneCountry, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
+import { isPhoneCountry, nonBlankText, patchBody, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -15,17 +15,15 @@ import { actorOf, mutation } from '../../kernel/mutation.ts';
 export { storeSettingsSchema, type StoreSettings };
 
 /** `PATCH /api/pos/settings`: the fields to change (at least one). */
-export const storeSettingsUpdateSchema = z
-  .strictObject({
-    timeZone: z.string().trim().min(1).max(64).optional().describe('IANA time zone name, e.g. America/New_York.'),
-    defaultCountry: z
-      .string()
-      .trim()
-      .transform((v) => v.toUpperCase())
-      .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
-      .optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: 'send at least one field to change', path: [] });
+export const storeSettingsUpdateSchema = patchBody({
+  timeZone: nonBlankText(64).optional().describe('IANA time zone name, e.g. America/New_York.'),
+  defaultCountry: z
+    .string()
+    .trim()
+    .transform((v) => v.toUpperCase())
+    .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
+    .optional(),
+});
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
 interface MerchantRow {

@@ -389,7 +389,7 @@ export async function createOrder(m: Mutation, input: OrderCreate, context: { cu
     totals = priceCart(input.lineItems, discounts, context.catalog);
   } catch (err) {
     if (err instanceof PricingError) {
-      const path = err.path.replace(/^lines\./, 'lineItems.');
+      const path = err.path.replace(/^lines(?=\.|$)/, 'lineItems');
       throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
     }
     throw err;

@@ -90,7 +90,7 @@ export function pricePayRequestLines(catalog: CatalogSnapshot, lineItems: PayReq
     totals = priceCart(lineItems, [], catalog);
   } catch (err) {
     if (err instanceof PricingError) {
-      const path = err.path.replace(/^lines\./, 'lineItems.');
+      const path = err.path.replace(/^lines(?=\.|$)/, 'lineItems');
       throw new ProblemError(400, err.code, `Invalid ${path}: ${err.message}`, [{ path, message: err.message }]);
     }
     throw err;
