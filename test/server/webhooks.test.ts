@@ -83,10 +83,13 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
     return res.json<{ data: WebhookDelivery[] }>().data;
   };
   const renameLatte = (name: string) => call('PATCH', '/api/pos/catalog/items/itm_latte', { name }, server.credentials.staffToken);
+  // One statement, so one snapshot: two would miss an event the worker fans out between them (dispatched, and its
+  // delivery created after the pending count).
   const settle = () => vi.waitFor(async () => {
-    const pending = await server.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'`);
-    const undispatched = await server.db.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM event_outbox WHERE dispatched_at IS NULL');
-    expect(Number(pending.rows[0]!.n) + Number(undispatched.rows[0]!.n)).toBe(0);
+    const { rows } = await server.db.query<{ pending: number | string; undispatched: number | string }>(
+      `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM event_outbox WHERE dispatched_at IS NULL) AS undispatched`,
+    );
+    expect(Number(rows[0]!.pending) + Number(rows[0]!.undispatched)).toBe(0);
   }, { timeout: 15_000, interval: 50 });
 
   it('manages subscriptions: apps their own, staff all; the secret is shown once; bad input is refused', async () => {
