@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { LineItemInput, Order } from '../../core/index.ts';
 import { shareTransactionMemo, type Db, type Queryable } from '../../sync-server/src/platform/db/db.ts';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
@@ -116,10 +116,16 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
   it('isolates the sales the database refuses within a large push by halves, not one statement set per sale', async () => {
     const docs: Record<string, unknown>[] = Array.from({ length: 40 }, () => nextSale().order);
     const refused = [5, 31].map((i) => {
-      const odd = { ...nextSale().order, createdAt: '2026-03-01T12:00:00.000-16:30' };
+      const odd = nextSale().order;
       docs.splice(i, 0, odd);
       return odd.id;
     });
+    // Valid sales the database itself refuses (a check of ours can never foresee every refusal): a trigger made for
+    // this test raises on exactly these two ids, inside the batch INSERT.
+    await server.db.exec(`CREATE OR REPLACE FUNCTION test_refuse_orders() RETURNS trigger AS $$
+      BEGIN IF NEW.id IN ('${refused.join("', '")}') THEN RAISE EXCEPTION 'refused by the test trigger'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER test_refuse_orders BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION test_refuse_orders();`);
+    onTestFinished(() => server.db.exec('DROP TRIGGER IF EXISTS test_refuse_orders ON orders; DROP FUNCTION IF EXISTS test_refuse_orders();'));
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
     const feed = { notify: () => undefined } as unknown as AppContext['feed'];
     const counted = counting(server.db);
