@@ -28,11 +28,11 @@ import {
   findRegisterNumbers,
   findStoredOrders,
   findUsedReceiptNumbers,
-  insertRegisterOrders,
   receiptKey,
   registerOrderEvents,
   type StoredRegisterOrder,
 } from '../modules/orders/register-orders.ts';
+import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 
 /** What became of one pushed document. */
@@ -229,7 +229,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
   });
   if (stored.length === 0) return { stored, refused, changedItemIds: [] };
   const orders = stored.map((s) => s.order);
-  await insertRegisterOrders(m.tx, m.merchantId, orders, m.now);
+  await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
   const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders });
   await appendAuditBatch(

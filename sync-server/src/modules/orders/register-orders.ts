@@ -6,7 +6,7 @@
  *     findStoredOrders(tx, ids)                    → Map<id, StoredRegisterOrder>  (any merchant: ids are global)
  *     findRegisterNumbers(tx, merchantId, ids)     → Map<registerId, number>       (the merchant's registers)
  *     findUsedReceiptNumbers(tx, pairs)            → Set<receiptKey(registerId, receiptNumber)>
- *     insertRegisterOrders(tx, merchantId, orders, now)   one multi-row INSERT, sync sequences drawn in it
+ *     (stored with the module's one insert, service.ts `insertOrders`, source 'register')
  *     registerOrderEvents(merchantId, order, now)  → the `order.created` (+ `order.paid`) events of a stored sale
  */
 import type { EventType, Order } from '../../../../core/index.ts';
@@ -60,32 +60,6 @@ export async function findUsedReceiptNumbers(tx: Queryable, pairs: readonly { re
   return out;
 }
 
-/**
- * Stores register sales (`source = 'register'`) in one multi-row INSERT; each gets a new sync sequence, in the order
- * given, and `updated_at = now`. The caller has checked them (workflows/register-sale.ts): ids and receipt numbers
- * unused, registers of the merchant.
- */
-export async function insertRegisterOrders(tx: Queryable, merchantId: string, orders: readonly Order[], now: Date): Promise<void> {
-  if (orders.length === 0) return;
-  await tx.query(
-    `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at)
-     SELECT id, $1, register_id, receipt_number, state, total_cents, created_at, data::jsonb, nextval('sync_seq'), $2
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::timestamptz[], $9::text[]) WITH ORDINALITY
-            AS t(id, register_id, receipt_number, state, total_cents, created_at, data, n)
-      ORDER BY n`,
-    [
-      merchantId,
-      now.toISOString(),
-      orders.map((o) => o.id),
-      orders.map((o) => o.registerId),
-      orders.map((o) => o.receiptNumber),
-      orders.map((o) => o.state),
-      orders.map((o) => o.totalCents),
-      orders.map((o) => o.createdAt),
-      orders.map((o) => JSON.stringify(o)),
-    ],
-  );
-}
 
 /**
  * The webhook events of a register sale just stored (DESIGN §6): `order.created`, and `order.paid` when it arrived

@@ -346,16 +346,26 @@ export interface OrderInsert {
 export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): Promise<Map<string, number>> {
   const seqs = new Map<string, number>();
   if (rows.length === 0) return seqs;
-  const params: unknown[] = [m.merchantId, m.now.toISOString()];
-  const values = rows.map(({ order, source }) => {
-    const at = params.length;
-    params.push(order.id, order.registerId, order.receiptNumber, order.state, order.totalCents, order.createdAt, JSON.stringify(order), source);
-    return `($${at + 1}, $1, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::jsonb, nextval('sync_seq'), $2, $${at + 8})`;
-  });
+  // One statement whatever the number of rows (arrays, not a VALUES list), sequences drawn in the order given.
   const { rows: stored } = await m.tx.query<{ id: string; sync_seq: number | string }>(
     `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
-     VALUES ${values.join(', ')} RETURNING id, sync_seq`,
-    params,
+     SELECT id, $1, register_id, receipt_number, state, total_cents, created_at, data::jsonb, nextval('sync_seq'), $2, source
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::timestamptz[], $9::text[], $10::text[]) WITH ORDINALITY
+            AS t(id, register_id, receipt_number, state, total_cents, created_at, data, source, n)
+      ORDER BY n
+     RETURNING id, sync_seq`,
+    [
+      m.merchantId,
+      m.now.toISOString(),
+      rows.map(({ order }) => order.id),
+      rows.map(({ order }) => order.registerId),
+      rows.map(({ order }) => order.receiptNumber),
+      rows.map(({ order }) => order.state),
+      rows.map(({ order }) => order.totalCents),
+      rows.map(({ order }) => order.createdAt),
+      rows.map(({ order }) => JSON.stringify(order)),
+      rows.map(({ source }) => source),
+    ],
   );
   for (const r of stored) seqs.set(r.id, Number(r.sync_seq));
   m.changed('orders');
