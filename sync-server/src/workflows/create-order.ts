@@ -12,6 +12,7 @@ import { getMerchant } from '../kernel/merchant.ts';
 import { actorOf, mutation } from '../kernel/mutation.ts';
 import { loadCatalog } from '../modules/catalog/pricing.ts';
 import { getCustomer } from '../modules/customers/service.ts';
+import { ensureBackOfficeRegister } from '../modules/merchants/registers.ts';
 import * as orders from '../modules/orders/service.ts';
 
 /**
@@ -31,7 +32,8 @@ export async function requireCustomer(tx: Queryable, merchantId: string, custome
 
 /**
  * Creates an open order from catalog references, priced from the merchant's catalog (spec app rule 2), with an
- * optional customer and discounts: customer check → catalog read → order stored (orders module).
+ * optional customer and discounts: customer check → catalog read → back-office register (merchants module) → order
+ * stored (orders module).
  * @throws ProblemError 400 naming the field when a line cannot be priced, the customer is unknown or the total is out
  *   of bounds.
  */
@@ -40,6 +42,7 @@ export async function createOrder(ctx: AppContext, principal: Principal, input: 
     const merchant = await getMerchant(m.tx, m.merchantId);
     if (input.customerId) await requireCustomer(m.tx, merchant.id, input.customerId);
     const catalog = await loadCatalog(m.tx, merchant.id);
-    return orders.createOrder(m, input, { currency: merchant.currency, catalog, ...(principal.kind === 'staff' ? { staffId: principal.staffId } : {}) });
+    const register = await ensureBackOfficeRegister(m); // API orders are numbered on the back-office register
+    return orders.createOrder(m, input, { currency: merchant.currency, catalog, register, ...(principal.kind === 'staff' ? { staffId: principal.staffId } : {}) });
   });
 }

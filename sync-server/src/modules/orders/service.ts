@@ -283,16 +283,6 @@ export async function listOrders(db: Queryable, merchantId: string, q: OrderList
 
 /* ───────────────────────────── helpers ───────────────────────────── */
 
-/** The merchant's back-office register (created on first use): API orders take their receipt numbers from it. */
-async function backOfficeRegister(m: Mutation): Promise<{ id: string; number: number }> {
-  const found = await m.tx.query<{ id: string; number: number }>(`SELECT id, number FROM registers WHERE merchant_id = $1 AND kind = 'back_office'`, [m.merchantId]);
-  if (found.rows[0]) return found.rows[0];
-  const next = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
-  const created = { id: newId('register'), number: Number(next.n) };
-  await m.tx.query(`INSERT INTO registers (id, merchant_id, number, name, kind) VALUES ($1, $2, $3, 'Back office', 'back_office')`, [created.id, m.merchantId, created.number]);
-  await m.audit({ registerId: created.id, action: 'register.created', entityType: 'register', entityId: created.id, data: { number: created.number, kind: 'back_office' } });
-  return created;
-}
 
 /**
  * The next receipt number of a register (`R<n>-<6+ digit sequence>`, core/receipt.ts) in O(1): the register's
@@ -392,7 +382,11 @@ export async function announceRegisterOrder(m: Pick<Mutation, 'emit'>, order: Or
  * @throws ProblemError 400 naming the `lineItems.<i>…` field when a line cannot be priced, or `amount_out_of_range`
  *   naming `lineItems` when the total exceeds 99 999 999.
  */
-export async function createOrder(m: Mutation, input: OrderCreate, context: { currency: string; catalog: CatalogSnapshot; staffId?: string }): Promise<OrderView> {
+export async function createOrder(
+  m: Mutation,
+  input: OrderCreate,
+  context: { currency: string; catalog: CatalogSnapshot; staffId?: string; register: { id: string; number: number } },
+): Promise<OrderView> {
   const discounts: Discount[] = (input.discounts ?? []).map((d) => ({ ...d, id: newId('discount') }));
   let totals;
   try {
@@ -409,7 +403,7 @@ export async function createOrder(m: Mutation, input: OrderCreate, context: { cu
       { path: 'lineItems', message: `total ${totals.totalCents} exceeds ${MAX_AMOUNT_CENTS}` },
     ]);
   }
-  const register = await backOfficeRegister(m);
+  const register = context.register;
   const order: Order = {
     id: newId('order'),
     registerId: register.id,
