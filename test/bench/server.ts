@@ -79,6 +79,8 @@ export function countingDb(db: Db, counter: StatementCounter): Db {
     return handle;
   };
   return {
+    // Anything else the Db offers passes through as it is (and is not counted).
+    ...db,
     engine: db.engine,
     query: (sql, params) => {
       counter.add(source(), kindOf(sql));

@@ -35,6 +35,9 @@ import { startBenchServer } from './server.ts';
 /** The register's push batch size (renderer/src/sync/replication.ts): the old baseline's transaction size. */
 const REGISTER_PUSH_BATCH = 50;
 
+/** A sync that stores nothing new for this long has failed (e.g. documents quarantined): the bench stops. */
+const STALL_MS = 120_000;
+
 /** Figures of one synced run. */
 export interface SyncRun {
   sales: number;
@@ -103,11 +106,16 @@ export async function syncRun(target: DatabaseTarget, sales: number, capture = f
     server.pullTime.reset();
     const start = performance.now();
     register.send({ type: 'sync' });
+    let stored = -1;
+    let progressAt = performance.now();
     for (;;) {
       const { rows } = await server.rawDb.query<{ orders: number | string; jts: number | string }>(
         `SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM journal_transactions WHERE source_id LIKE 'ord_%') AS jts`,
       );
-      if (Math.min(Number(rows[0]!.orders), Number(rows[0]!.jts)) >= sales) break;
+      const now = Math.min(Number(rows[0]!.orders), Number(rows[0]!.jts));
+      if (now >= sales) break;
+      if (now !== stored) [stored, progressAt] = [now, performance.now()];
+      else if (performance.now() - progressAt > STALL_MS) throw new Error(`sync ${target.name}: stuck at ${now} of ${sales} sales for ${STALL_MS / 1000} s (quarantined documents? see the quarantine table)`);
       if (process.env.BENCH_DEBUG) console.error(`server: ${rows[0]!.orders} orders, ${rows[0]!.jts} journal transactions; ${server.pushTime.requests} pushes, ${server.pullTime.requests} pulls`);
       await new Promise((r) => setTimeout(r, 50));
     }
