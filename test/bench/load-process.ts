@@ -34,6 +34,9 @@ export interface LoadResult {
 
 export type LoadMessage = ({ type: 'result' } & LoadResult) | { type: 'error'; message: string };
 
+/** How long one request may take before it counts as an error. */
+const REQUEST_TIMEOUT_SECONDS = 300;
+
 /** Nearest-rank percentile `p` (0–100) of ascending `sorted`. */
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -50,6 +53,8 @@ async function run(request: LoadRequest): Promise<LoadResult> {
       url: request.url,
       connections: request.connections,
       amount: request.amount,
+      // A slow answer is a latency to measure, not an error (autocannon's default gives up after 10 s).
+      timeout: REQUEST_TIMEOUT_SECONDS,
       requests: [
         {
           method: request.method,
