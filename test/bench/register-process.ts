@@ -58,6 +58,13 @@ function installBrowserShims(baseUrl: string): void {
   };
 }
 
+// RxDB's Dexie storage prints an advertisement for its paid storages on every database: not a bench result.
+const warn = console.warn.bind(console);
+console.warn = (...args: unknown[]) => {
+  if (typeof args[0] === 'string' && args[0].includes('RxDB Open Core RxStorage')) return;
+  warn(...args);
+};
+
 /** Sends to the parent; resolves once the message is handed to the channel (so exiting after it loses nothing). */
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve) => (process.send ? process.send(message, undefined, {}, () => resolve()) : resolve()));
