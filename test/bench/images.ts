@@ -1,3 +1,8 @@
+/**
+ * Image bench: the local image generator (`modules/images/generator.ts`) per aspect ratio — images rendered and
+ * PNG-encoded per second, one at a time, the four styles in turn, a fresh prompt each time. One line per aspect:
+ * size in pixels, images/s, and how many images in how many seconds. No baseline: libvips' own speed is the figure.
+ */
 import { performance } from 'node:perf_hooks';
 import {
   IMAGE_ASPECTS,

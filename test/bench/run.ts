@@ -1,20 +1,62 @@
 /**
- * `npm run bench`: throughput figures, each printed beside a machine-relative baseline measured in the same run
- * (tests never assert wall-clock time). PGlite always; PostgreSQL too when BENCH_DATABASE_URL (or TEST_DATABASE_URL)
- * is set. SALES overrides the number of offline sales synced (default 5 000).
+ * `npm run bench`: how the sync and the API behave as data grows, each figure printed beside a machine-relative
+ * baseline measured just before and just after it in the same run (tests never assert wall-clock time). Tables:
+ * - Sync (test/bench/sync.ts): statements per synced sale, the server's sync rate beside the same rows inserted raw
+ *   and beside the earlier 2-document baseline, end to end and register-local rates.
+ * - Orders (test/bench/orders.ts): POST /api/pos/orders at 1 000 and 10 000 existing orders, with p50/p95/p99 latency
+ *   at concurrency 32, beside the same service call made directly.
+ * - Images (test/bench/images.ts): local image generation per aspect ratio.
+ * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
+ * set (a superuser URL: each run creates and drops its own databases).
+ *
+ * Sizes: SALES (offline sales synced, default 5 000), ORDER_SIZES (existing orders, default "1000,10000"),
+ * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200).
+ * BENCH_ONLY=sync,orders,images runs some tables only. Develop with small sizes, e.g.
+ * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
 import { benchImages } from './images.ts';
-import { printOrderBench } from './orders.ts';
-import { printSyncBench } from './sync.ts';
+import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
+import { benchSync, printSyncBench, type SyncBenchResult } from './sync.ts';
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
 
 async function main(): Promise<void> {
+  // databaseTargets() reads TEST_DATABASE_URL: the bench's PostgreSQL only comes from BENCH_DATABASE_URL.
   if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
-  const sales = Number(process.env.SALES ?? 5_000);
-  console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}\n`);
-  for (const target of databaseTargets()) await printSyncBench(target, sales);
-  for (const target of databaseTargets()) await printOrderBench(target);
-  await benchImages();
+  else delete process.env.TEST_DATABASE_URL;
+  const rounds = positiveInteger('BENCH_ROUNDS', 3);
+  const sales = positiveInteger('SALES', 5_000);
+  const orderSizes = (process.env.ORDER_SIZES ?? '1000,10000').split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
+    return n;
+  });
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,images').split(',').map((s) => s.trim()));
+  const targets = databaseTargets();
+  console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
+
+  if (only.has('sync')) {
+    const results: SyncBenchResult[] = [];
+    for (const target of targets) results.push(await benchSync(target, sales, rounds));
+    printSyncBench(results);
+  }
+  if (only.has('orders')) {
+    const results: OrderBenchResult[] = [];
+    const options = { sizes: orderSizes, requests: positiveInteger('ORDER_REQUESTS', 500), direct: positiveInteger('ORDER_DIRECT', 200), rounds };
+    for (const target of targets) results.push(await benchOrders(target, options));
+    printOrderBench(results);
+  }
+  if (only.has('images')) {
+    console.log('\nImages — local generator, 4 styles in turn, one at a time');
+    await benchImages();
+  }
 }
 
 main().then(

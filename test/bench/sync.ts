@@ -1,192 +1,249 @@
-import 'fake-indexeddb/auto';
+/**
+ * Sync bench: `sales` offline sales pushed to a real server by the register's own replication engine, which runs in
+ * its own process (test/bench/register-process.ts), so none of the register's work — RxDB, fake-indexeddb, building
+ * requests — lands in the server's figures. Each round starts a fresh server and a fresh register.
+ *
+ * Lines of the table (median over BENCH_ROUNDS rounds, default 3):
+ * - statements per synced sale: SQL statements the server issued while handling push requests (BEGIN and COMMIT
+ *   included), divided by the sales; counted by a wrapper around the Db the server is built with (test/bench/server.ts).
+ *   Then every statement of the run (also the register's pulls meanwhile, and any other), and statements per push
+ *   request. The run lasts from "start syncing" until the server holds every sale and no push is still answering.
+ * - server sync rate: sales per second of time the server spent handling push requests (request received → answer
+ *   sent; overlapping pushes counted once).
+ * - baseline, same rows raw: the rows the synced run added to each table (captured in a first, warm-up run) inserted
+ *   again into a fresh database of the same engine holding the same "before" state, in as many transactions as the run
+ *   had push requests, one multi-row INSERT per table per transaction (test/bench/rows.ts); as sales per second.
+ *   The server's rate as a share of it follows.
+ * - baseline, 2 documents raw (the earlier baseline): each sale's order and journal transaction as JSONB, one INSERT
+ *   per document, 50 per transaction, into a scratch table of a fresh database.
+ * Each baseline is measured before and after every round's figure; a round's baseline is the mean of the two, and the
+ * largest before/after gap is printed, so a change of machine load shows.
+ * - end to end: sales per second from "start syncing" until the server holds every order and journal transaction.
+ * - register local writes: sales stored in the register's own database per second (its process, before syncing).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { Db } from '../../sync-server/src/platform/db/db.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../support/databases.ts';
+import type { PairedRegister } from '../support/sales.ts';
+import type { ChildMessage, ParentMessage } from './register-process.ts';
+import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
+import { benchSales } from './sales.ts';
+import { startBenchServer } from './server.ts';
 
-/**
- * The register's own replication engine (`renderer/src/sync/replication.ts`) runs here in Node. It reads a handful of
- * browser globals; these shims give it exactly those and nothing more: `localStorage` (a Map), `navigator.onLine`,
- * `location.origin`, `window` online/offline events, relative `fetch` paths resolved against the server, and an
- * `EventSource` that never connects (the bench measures push + pull, not the live stream).
- */
-function installBrowserShims(baseUrl: string, timing: PushTiming): () => void {
-  const store = new Map<string, string>();
-  const g = globalThis as Record<string, unknown>;
-  const names = ['localStorage', 'navigator', 'location', 'window', 'fetch', 'EventSource'] as const;
-  const saved = names.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)] as const);
-  g.localStorage = {
-    getItem: (k: string) => store.get(k) ?? null,
-    setItem: (k: string, v: string) => void store.set(k, String(v)),
-    removeItem: (k: string) => void store.delete(k),
-  };
-  Object.defineProperty(globalThis, 'navigator', { value: { onLine: true }, configurable: true, writable: true });
-  g.location = { origin: baseUrl };
-  const events = new EventTarget();
-  g.window = { addEventListener: events.addEventListener.bind(events), removeEventListener: events.removeEventListener.bind(events) };
-  const realFetch = globalThis.fetch;
-  g.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' && input.startsWith('/') ? `${baseUrl}${input}` : input;
-    if (typeof url !== 'string' || !url.includes('/push')) return realFetch(url, init);
-    // Push requests are timed until their whole answer is read: the server's share of the sync. Pushes may overlap,
-    // so the time counted is while at least one push is in flight (overlaps counted once).
-    if (timing.inFlight++ === 0) timing.busySince = performance.now();
-    try {
-      const response = await realFetch(url, init);
-      const body = await response.arrayBuffer();
-      timing.pushes += 1;
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      if (--timing.inFlight === 0) timing.pushMs += performance.now() - timing.busySince;
-    }
-  };
-  g.EventSource = class {
-    onmessage: unknown = null;
-    onerror: unknown = null;
-    onopen: unknown = null;
-    addEventListener(): void {}
-    close(): void {}
-  };
-  // Restores the globals: PGlite, for one, takes `window` as a sign that it runs in a browser.
-  return () => {
-    for (const [name, descriptor] of saved) {
-      if (descriptor) Object.defineProperty(globalThis, name, descriptor);
-      else delete g[name];
-    }
-  };
-}
+/** The register's push batch size (renderer/src/sync/replication.ts): the old baseline's transaction size. */
+const REGISTER_PUSH_BATCH = 50;
 
-/** Wall-clock time while at least one push request was in flight (request sent → answer read), over the run. */
-interface PushTiming {
-  pushMs: number;
-  pushes: number;
-  inFlight: number;
-  busySince: number;
-}
+/** A sync that stores nothing new for this long has failed (e.g. documents quarantined): the bench stops. */
+const STALL_MS = 120_000;
 
-/** Figures of one sync run. Rates are per second of wall-clock time on this machine. */
-export interface SyncBenchResult {
-  engine: Db['engine'];
+/** Figures of one synced run. */
+export interface SyncRun {
   sales: number;
-  /** Register-side: sales written to the local RxDB (Dexie on fake-indexeddb) per second. */
-  localSalesPerSecond: number;
-  /** Sales (order pushed; its journal transaction derived, validated, ledger, audit) synced to the server per second. */
-  syncedSalesPerSecond: number;
-  /**
-   * Register-side "shown synced" lag per sale, in ms: from the server committing the order (its `updated_at` stamp)
-   * to the register holding the stamped copy (what the unsynced counter and the sale's marker read). Median and max.
-   */
-  shownSyncedLagMs: { median: number; max: number };
-  /** From starting the sync to the register's unsynced count reaching 0, in ms. */
-  allShownSyncedMs: number;
-  /**
-   * Sales per second of time spent inside push requests: the server's own rate, without the register emulation's
-   * share (Node has no IndexedDB; fake-indexeddb's index scans grow with the number of local documents).
-   */
-  serverSalesPerSecond: number;
+  /** Statements issued while handling push requests, pull requests, other requests, and outside any request. */
+  statements: { push: number; pull: number; other: number; background: number };
+  /** Push statements by first keyword. */
+  pushKinds: Map<string, number>;
   pushes: number;
-  /** Baseline: bare INSERTs of the same documents into a scratch table of the same server database, per second. */
-  rawRowsPerSecond: number;
-  rawBatchSize: number;
+  pulls: number;
+  /** Server time in push requests (overlaps once), seconds. */
+  pushSeconds: number;
+  /** From "start syncing" until the server holds every order and journal transaction, seconds. */
+  storedSeconds: number;
+  /** Register process: seconds to store the sales offline. */
+  localSeconds: number;
+  /** Tables before the sync and the rows the sync added (only when asked to capture). */
+  capture?: { before: TableRows[]; gained: TableRows[] };
 }
 
-async function rawInsertRate(db: Db, documents: readonly unknown[], batchSize: number): Promise<number> {
-  await db.exec('DROP TABLE IF EXISTS bench_raw_insert; CREATE TABLE bench_raw_insert (id TEXT PRIMARY KEY, data JSONB NOT NULL)');
-  const start = performance.now();
-  for (let i = 0; i < documents.length; i += batchSize) {
-    const batch = documents.slice(i, i + batchSize);
-    await db.transaction(async (tx) => {
-      for (const [j, doc] of batch.entries()) {
-        await tx.query('INSERT INTO bench_raw_insert (id, data) VALUES ($1, $2::jsonb)', [`${i + j}`, JSON.stringify(doc)]);
-      }
-    });
-  }
-  const seconds = (performance.now() - start) / 1000;
-  await db.exec('DROP TABLE bench_raw_insert');
-  return documents.length / seconds;
+/** The register child process, with a way to wait for each of its messages. */
+function startRegister(): { child: ChildProcess; next: (type: ChildMessage['type']) => Promise<ChildMessage>; send: (m: ParentMessage) => void } {
+  // Same Node flags as this process (the tsx loader), so the child runs TypeScript too.
+  const child = fork(fileURLToPath(new URL('./register-process.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const inbox: ChildMessage[] = [];
+  let wake: (() => void) | undefined;
+  let failure: Error | undefined;
+  child.on('message', (m: ChildMessage) => {
+    if (m.type === 'error') failure = new Error(`register process: ${m.message}`);
+    else inbox.push(m);
+    wake?.();
+  });
+  child.on('exit', (code) => {
+    if (code !== 0) failure ??= new Error(`register process exited with code ${code}`);
+    wake?.();
+  });
+  const next = async (type: ChildMessage['type']): Promise<ChildMessage> => {
+    for (;;) {
+      const i = inbox.findIndex((m) => m.type === type);
+      if (i >= 0) return inbox.splice(i, 1)[0]!;
+      if (failure) throw failure;
+      if (child.exitCode !== null) throw new Error(`register process exited before "${type}"`);
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  };
+  return { child, next, send: (m) => void child.send(m) };
 }
 
 /**
- * Sells `sales` times offline into a fresh register database, then starts the register's replication engine against
- * a real server (HTTP on 127.0.0.1) and waits until the server holds every order and journal transaction. Then
- * measures the raw insert rate of the same documents into the same database for comparison.
+ * One synced run on a fresh server and register: the register sells `sales` times offline, then syncs; the server's
+ * statements and request time are counted from the moment the register starts syncing until the server holds every
+ * order and journal transaction (and no push is still answering). With `capture`, the server's tables are read before and after (see rows.ts).
  */
-export async function benchSync(target: DatabaseTarget, sales = 5_000): Promise<SyncBenchResult> {
-  const server: TestServer = await startTestServer({ target, listen: true, staticDir: null });
-  const timing: PushTiming = { pushMs: 0, pushes: 0, inFlight: 0, busySince: 0 };
-  const restoreGlobals = installBrowserShims(server.baseUrl, timing);
-  // Imported after the shims: the modules read globals when they run.
-  const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
-  const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
-  const pairing = (await (await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as PairedRegister & { staffToken: string };
-  const register = await openRegisterDatabase({ name: `bench${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+export async function syncRun(target: DatabaseTarget, sales: number, capture = false): Promise<SyncRun> {
+  const server = await startBenchServer(target);
+  const register = startRegister();
   try {
-    const built = Array.from({ length: sales }, (_, i) =>
-      buildSale({ register: pairing, sequence: i + 1, catalog: server.catalog, method: i % 3 === 0 ? 'card' : 'cash', createdAt: new Date(Date.now() - (sales - i) * 1000).toISOString() }),
-    );
-    const localStart = performance.now();
-    for (const sale of built) await saveSale(register, sale);
-    const localSeconds = (performance.now() - localStart) / 1000;
+    const paired = (await (await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as PairedRegister & { staffToken: string };
+    register.send({ type: 'start', baseUrl: server.baseUrl, staffToken: paired.staffToken, merchantId: server.merchantId, register: { registerId: paired.registerId, registerNumber: paired.registerNumber }, sales, firstSaleAt: Date.now() - sales * 1000 });
+    const saved = (await register.next('saved')) as Extract<ChildMessage, { type: 'saved' }>;
+    const tables = capture ? await describeTables(server.rawDb) : [];
+    const before = capture ? await snapshotTables(server.rawDb, tables) : [];
 
-    // When each order's stamped copy lands locally (wall clock, to compare with the server's commit stamps).
-    const stampedAt = new Map<string, number>();
-    const stampWatch = register.orders.$.subscribe((event) => {
-      const doc = event.documentData as { id: string; syncSeq?: number };
-      if (doc.syncSeq !== undefined && !stampedAt.has(doc.id)) stampedAt.set(doc.id, Date.now());
-    });
-    const syncStart = performance.now();
-    const engine = startSync(register, { getToken: () => pairing.staffToken, merchantId: server.credentials.merchantId });
-    let stored = 0;
+    server.counter.reset();
+    server.pushTime.reset();
+    server.pullTime.reset();
+    const start = performance.now();
+    register.send({ type: 'sync' });
+    let stored = -1;
+    let progressAt = performance.now();
     for (;;) {
-      const { rows } = await server.db.query<{ orders: number | string; jts: number | string }>(
+      const { rows } = await server.rawDb.query<{ orders: number | string; jts: number | string }>(
         `SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM journal_transactions WHERE source_id LIKE 'ord_%') AS jts`,
       );
-      stored = Math.min(Number(rows[0]!.orders), Number(rows[0]!.jts));
-      if (stored >= sales) break;
+      const now = Math.min(Number(rows[0]!.orders), Number(rows[0]!.jts));
+      if (now >= sales) break;
+      if (now !== stored) [stored, progressAt] = [now, performance.now()];
+      else if (performance.now() - progressAt > STALL_MS) throw new Error(`sync ${target.name}: stuck at ${now} of ${sales} sales for ${STALL_MS / 1000} s (quarantined documents? see the quarantine table)`);
+      if (process.env.BENCH_DEBUG) console.error(`server: ${rows[0]!.orders} orders, ${rows[0]!.jts} journal transactions; ${server.pushTime.requests} pushes, ${server.pullTime.requests} pulls`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    const syncSeconds = (performance.now() - syncStart) / 1000;
-    while (engine.status$.value.unsyncedCount > 0 || stampedAt.size < sales) await new Promise((r) => setTimeout(r, 20));
-    const allShownSyncedMs = performance.now() - syncStart;
-    stampWatch.unsubscribe();
-    await engine.stop();
-    const committed = await server.db.query<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM orders WHERE register_id = $1', [pairing.registerId]);
-    const lags = committed.rows.map((r) => (stampedAt.get(r.id) ?? Number.NaN) - new Date(r.updated_at).getTime()).sort((a, b) => a - b);
-
-    const rawBatchSize = 50; // the register's push batch size
-    const documents = built.flatMap((s) => [s.order, s.journalTransaction]);
-    const rawRowsPerSecond = await rawInsertRate(server.db, documents, rawBatchSize);
-    return {
-      engine: server.db.engine,
+    const storedSeconds = (performance.now() - start) / 1000;
+    // The last push may still be answering: its statements and time belong to the run.
+    while (server.pushTime.isBusy) await new Promise((r) => setTimeout(r, 10));
+    const c = server.counter;
+    const run: SyncRun = {
       sales,
-      localSalesPerSecond: sales / localSeconds,
-      syncedSalesPerSecond: sales / syncSeconds,
-      shownSyncedLagMs: { median: lags[Math.floor(lags.length / 2)] ?? Number.NaN, max: lags.at(-1) ?? Number.NaN },
-      allShownSyncedMs,
-      serverSalesPerSecond: sales / (timing.pushMs / 1000),
-      pushes: timing.pushes,
-      rawRowsPerSecond,
-      rawBatchSize,
+      statements: { push: c.of('push'), pull: c.of('pull'), other: c.of('other'), background: c.of('background') },
+      pushKinds: c.kindsOf('push'),
+      pushes: server.pushTime.requests,
+      pulls: server.pullTime.requests,
+      pushSeconds: server.pushTime.ms / 1000,
+      storedSeconds,
+      localSeconds: saved.localSeconds,
     };
+    if (capture) run.capture = { before, gained: gainedRows(before, await snapshotTables(server.rawDb, tables)) };
+    register.send({ type: 'stop' });
+    await register.next('stopped');
+    return run;
   } finally {
-    await register.remove();
-    restoreGlobals();
+    if (register.child.exitCode === null) register.child.kill();
     await server.close();
   }
 }
 
-/** Prints the sync figures of {@link benchSync}, with the raw insert rate of the same database beside them. */
-export async function printSyncBench(target: DatabaseTarget, sales = 5_000): Promise<void> {
-  const r = await benchSync(target, sales);
-  console.log(
-    `sync ${r.engine.padEnd(8)} ${r.sales} offline sales: ${r.syncedSalesPerSecond.toFixed(0)} sales/s synced end to end ` +
-      `(order pushed, journal transaction derived by the server, validated, ledger + audit), ${r.serverSalesPerSecond.toFixed(0)} sales/s of time in ` +
-      `${r.pushes} push requests | baseline: raw insert ${r.rawRowsPerSecond.toFixed(0)} rows/s ` +
-      `= ${(r.rawRowsPerSecond / 2).toFixed(0)} sales/s (bare INSERTs of the same documents, ${r.rawBatchSize} per transaction) | ` +
-      `register local writes ${r.localSalesPerSecond.toFixed(0)} sales/s | shown synced on the register ` +
-      `${r.shownSyncedLagMs.median.toFixed(0)} ms (median) / ${r.shownSyncedLagMs.max.toFixed(0)} ms (max) after the server committed each sale, ` +
-      `all ${(r.allShownSyncedMs / 1000).toFixed(1)} s after the sync started`,
+/** Sales per second of re-inserting `gained` raw in `batches` transactions into a fresh copy of `before`. */
+async function rowsBaseline(target: DatabaseTarget, capture: NonNullable<SyncRun['capture']>, sales: number, batches: number): Promise<number> {
+  const db = await openReplica(target, capture.before);
+  try {
+    const expected = new Map(capture.gained.map((g) => [g.table.name, (capture.before.find((b) => b.table.name === g.table.name)?.rows.length ?? 0) + g.rows.length]));
+    return sales / (await insertRowsInBatches(db, planBatches(capture.gained, batches, sales), expected));
+  } finally {
+    await db.close();
+  }
+}
+
+/** The earlier baseline: each document as JSONB, one INSERT per document, `batchSize` per transaction; sales/s. */
+async function documentsBaseline(target: DatabaseTarget, documents: readonly unknown[], sales: number, batchSize: number): Promise<number> {
+  const db = await target.open();
+  try {
+    await db.exec('CREATE TABLE bench_raw_insert (id TEXT PRIMARY KEY, data JSONB NOT NULL)');
+    const start = performance.now();
+    for (let i = 0; i < documents.length; i += batchSize) {
+      const batch = documents.slice(i, i + batchSize);
+      await db.transaction(async (tx) => {
+        for (const [j, doc] of batch.entries()) {
+          await tx.query('INSERT INTO bench_raw_insert (id, data) VALUES ($1, $2::jsonb)', [`${i + j}`, JSON.stringify(doc)]);
+        }
+      });
+    }
+    return sales / ((performance.now() - start) / 1000);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Everything the sync table prints for one engine. */
+export interface SyncBenchResult {
+  engine: string;
+  sales: number;
+  rounds: number;
+  runs: SyncRun[];
+  /** Rows the sync added per table (warm-up run). */
+  gainedPerTable: { table: string; rows: number }[];
+  rowsBaseline: { median: number; spread: number };
+  documentsBaseline: { median: number; spread: number };
+  /** Median over rounds of (server rate / that round's rows baseline). */
+  shareOfRowsBaseline: number;
+}
+
+/**
+ * A warm-up synced run that captures the rows a sync writes, then `rounds` rounds of synced run, each bracketed by
+ * both baselines (see the file's comment).
+ */
+export async function benchSync(target: DatabaseTarget, sales: number, rounds: number): Promise<SyncBenchResult> {
+  const warmUp = await syncRun(target, sales, true);
+  const capture = warmUp.capture!;
+  const batches = Math.max(1, warmUp.pushes);
+  const documents = benchSales({ register: { registerId: 'reg_bench', registerNumber: 1 }, sales, firstSaleAt: Date.now() - sales * 1000 }).flatMap((s) => [s.order, s.journalTransaction]);
+  const result = await bracketed(
+    rounds,
+    () => syncRun(target, sales),
+    async () => ({ rows: await rowsBaseline(target, capture, sales, batches), documents: await documentsBaseline(target, documents, sales, REGISTER_PUSH_BATCH) }),
+  );
+  const rowsRates = result.baselines.map((b) => b.rows);
+  const shares = result.figures.map((f, r) => f.sales / f.pushSeconds / ((rowsRates[r]! + rowsRates[r + 1]!) / 2));
+  return {
+    engine: target.name,
+    sales,
+    rounds,
+    runs: result.figures,
+    gainedPerTable: capture.gained.map((g) => ({ table: g.table.name, rows: g.rows.length })),
+    rowsBaseline: anchoredRate(rowsRates),
+    documentsBaseline: anchoredRate(result.baselines.map((b) => b.documents)),
+    shareOfRowsBaseline: median(shares),
+  };
+}
+
+/** Prints the sync table: one column per engine. */
+export function printSyncBench(results: readonly SyncBenchResult[]): void {
+  if (results.length === 0) return;
+  const col = (f: (r: SyncBenchResult) => string) => results.map(f);
+  const perRun = (f: (run: SyncRun) => number) => (r: SyncBenchResult) => median(r.runs.map(f));
+  const first = results[0]!;
+  const kinds = [...new Set(results.flatMap((r) => r.runs.flatMap((run) => [...run.pushKinds.keys()])))].sort();
+  const tables = [...new Set(results.flatMap((r) => r.gainedPerTable.map((g) => g.table)))].sort();
+  printTable(
+    `Sync — ${first.sales} offline sales by the register's replication engine (own process), median of ${first.rounds} rounds`,
+    results.map((r) => r.engine),
+    [
+      { label: 'statements per synced sale, push requests', values: col((r) => fmt(perRun((x) => x.statements.push / x.sales)(r), 2)), aim: '≤ 8' },
+      ...kinds.map((k) => ({ label: `  of which ${k}`, values: col((r) => fmt(perRun((x) => (x.pushKinds.get(k) ?? 0) / x.sales)(r), 2)) })),
+      { label: 'statements per synced sale, all (pulls meanwhile too)', values: col((r) => fmt(perRun((x) => (x.statements.push + x.statements.pull + x.statements.other + x.statements.background) / x.sales)(r), 2)) },
+      { label: 'statements per push request', values: col((r) => fmt(perRun((x) => x.statements.push / Math.max(1, x.pushes))(r), 1)) },
+      { label: 'statements outside sync requests', values: col((r) => fmt(perRun((x) => x.statements.other + x.statements.background)(r))) },
+      { label: 'push / pull requests until stored', values: col((r) => `${fmt(perRun((x) => x.pushes)(r))} / ${fmt(perRun((x) => x.pulls)(r))}`) },
+      { label: 'server sync rate, sales/s of push handling', values: col((r) => fmt(perRun((x) => x.sales / x.pushSeconds)(r))) },
+      { label: 'baseline: same rows raw, sales/s', values: col((r) => fmt(r.rowsBaseline.median)) },
+      { label: '  before/after gap', values: col((r) => pct(r.rowsBaseline.spread)) },
+      { label: 'server rate / same-rows baseline', values: col((r) => pct(r.shareOfRowsBaseline)), aim: '≥ 50 %' },
+      { label: 'baseline: 2 documents raw, sales/s', values: col((r) => fmt(r.documentsBaseline.median)) },
+      { label: '  before/after gap', values: col((r) => pct(r.documentsBaseline.spread)) },
+      { label: 'end to end, sales/s until the server holds all', values: col((r) => fmt(perRun((x) => x.sales / x.storedSeconds)(r))) },
+      { label: 'register local writes, sales/s (its process)', values: col((r) => fmt(perRun((x) => x.sales / x.localSeconds)(r))) },
+      { label: 'rows written per sale', values: col((r) => fmt(r.gainedPerTable.reduce((s, g) => s + g.rows, 0) / r.sales, 2)) },
+      ...tables.map((t) => ({ label: `  ${t}`, values: col((r) => fmt((r.gainedPerTable.find((g) => g.table === t)?.rows ?? 0) / r.sales, 2)) })),
+    ],
   );
 }
