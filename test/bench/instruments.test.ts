@@ -65,13 +65,14 @@ describe.each(databaseTargets())('bench server and rows baseline on $name', (tar
     server.counter.reset();
     server.pushTime.reset();
 
-    expect((await push('orders', sales.map((s) => s.order))).status).toBe(200);
-    expect((await push('journal-transactions', sales.map((s) => s.journalTransaction))).status).toBe(200);
+    // Two pushes, as a register sends them: orders only (the server derives their journal transactions).
+    expect((await push('orders', sales.slice(0, 2).map((s) => s.order))).status).toBe(200);
+    expect((await push('orders', sales.slice(2).map((s) => s.order))).status).toBe(200);
 
     expect(server.pushTime.requests).toBe(2);
     expect(server.pushTime.ms).toBeGreaterThan(0);
     expect(server.counter.of('push')).toBeGreaterThan(0);
-    expect(server.counter.kindsOf('push').get('INSERT')).toBeGreaterThanOrEqual(6); // 3 orders + 3 journal transactions at least
+    expect(server.counter.kindsOf('push').get('INSERT')).toBeGreaterThanOrEqual(6); // orders and their derived journal transactions, in each push
     expect(server.counter.kindsOf('push').get('BEGIN/COMMIT')).toBeGreaterThanOrEqual(4); // a transaction per push at least
     expect(server.counter.of('background')).toBe(0);
 

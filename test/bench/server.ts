@@ -16,7 +16,7 @@ import { buildApp } from '../../sync-server/src/app.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import type { Db, Queryable } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
-import { seedDemoStore } from '../../sync-server/src/modules/merchants/seed.ts';
+import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 
 /** What issued a statement: a replication push or pull request, any other request, or no request at all. */
