@@ -73,6 +73,10 @@ async function seedOrders(db: Db, templateId: string, count: number): Promise<vo
   const template = (await db.query<{ register_id: string; created_at: Date | string }>('SELECT register_id, created_at FROM orders WHERE id = $1', [templateId])).rows[0]!;
   const last = (await db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1', [template.register_id])).rows[0]!;
   const parsed = parseReceiptNumber(last.receipt_number)!;
+  // The register's receipt counter (receipt_sequences, orders module) may be ahead of its stored orders (the bench
+  // deletes the orders a measurement made): seed after both, then move the counter past the seeded numbers.
+  const counter = (await db.query<{ last_seq: number | string }>('SELECT last_seq FROM receipt_sequences WHERE register_id = $1', [template.register_id])).rows[0];
+  const base = Math.max(parsed.sequence, Number(counter?.last_seq ?? 0));
   const oldest = new Date(template.created_at).getTime() - count * 1000;
   const computed: Record<string, string> = {
     id: 's.id',
@@ -87,13 +91,14 @@ async function seedOrders(db: Db, templateId: string, count: number): Promise<vo
   for (let done = 0; done < count; done += 1_000) {
     const n = Math.min(1_000, count - done);
     const ids = Array.from({ length: n }, () => `ord_${ulid()}`);
-    const receipts = Array.from({ length: n }, (_, i) => formatReceiptNumber(parsed.registerNumber, parsed.sequence + done + i + 1));
+    const receipts = Array.from({ length: n }, (_, i) => formatReceiptNumber(parsed.registerNumber, base + done + i + 1));
     const created = Array.from({ length: n }, (_, i) => new Date(oldest + (done + i) * 1000).toISOString());
     await db.query(
       `INSERT INTO orders (${names}) SELECT ${values} FROM orders t, unnest($2::text[], $3::text[], $4::text[]) AS s(id, receipt, created) WHERE t.id = $1`,
       [templateId, ids, receipts, created],
     );
   }
+  await db.query('UPDATE receipt_sequences SET last_seq = GREATEST(last_seq, $2) WHERE register_id = $1', [template.register_id, base + count]);
 }
 
 async function orderCount(db: Db): Promise<number> {
