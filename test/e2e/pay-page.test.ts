@@ -96,6 +96,11 @@ describe('hosted pay page in Chromium', () => {
     await expect(page.locator('#amount').textContent()).resolves.toBe('$25.99');
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(server.credentials.merchantName);
     expect(await page.getByText('Table 4').count()).toBe(1);
+    // One payment method's form at a time: the hidden panels stay hidden whatever the forms' own display.
+    const shownPanels = () => page.locator('[role=tabpanel]').evaluateAll((panels) => panels.filter((p) => getComputedStyle(p).display !== 'none').map((p) => p.id));
+    expect(await shownPanels()).toEqual(['panel-card']);
+    await page.getByRole('tab', { name: 'Bank transfer' }).click();
+    expect(await shownPanels()).toEqual(['panel-bank_transfer']);
 
     await pay.payByCard('4000 0000 0000 0002');
     await pay.alert().waitFor();

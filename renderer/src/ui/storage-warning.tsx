@@ -8,7 +8,8 @@ const DISMISSED_KEY = 'register.storageWarningDismissed';
  */
 export function StorageWarning() {
   const [isRefused, setRefused] = useState(false);
-  const [isDismissed, setDismissed] = useState(() => sessionStorage.getItem(DISMISSED_KEY) === '1');
+  // Dismissed once on this register, dismissed for good (a banner that returns on every load trains people to ignore it).
+  const [isDismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED_KEY) === '1');
 
   useEffect(() => {
     const storage = navigator.storage;
@@ -34,7 +35,7 @@ export function StorageWarning() {
         type="button"
         className="button button-ghost"
         onClick={() => {
-          sessionStorage.setItem(DISMISSED_KEY, '1');
+          localStorage.setItem(DISMISSED_KEY, '1');
           setDismissed(true);
         }}
       >

@@ -265,7 +265,7 @@ table.lines{width:100%;border-collapse:collapse;margin:.5rem 0}table.lines td{pa
 .status-expired,.status-canceled{background:#f8d7da}.status-code{font-weight:400;color:#555}
 [role=tablist]{display:flex;gap:.25rem;flex-wrap:wrap;margin:1rem 0 .5rem}[role=tab]{flex:1;padding:.5rem;border:1px solid #bbb;background:#f7f7f7;border-radius:.4rem;cursor:pointer}
 [role=tab][aria-selected=true]{background:#1a1a1a;color:#fff;border-color:#1a1a1a}
-form{display:flex;flex-direction:column;gap:.6rem}label{display:flex;flex-direction:column;font-size:.9rem;gap:.2rem;flex:1}
+form{display:flex;flex-direction:column;gap:.6rem}[hidden]{display:none!important}label{display:flex;flex-direction:column;font-size:.9rem;gap:.2rem;flex:1}
 input{font-size:1rem;padding:.5rem;border:1px solid #bbb;border-radius:.4rem}.row{display:flex;gap:.5rem}
 button.primary,button.wallet{font-size:1.05rem;padding:.7rem;border:0;border-radius:.5rem;background:#0b5cff;color:#fff;cursor:pointer}
 button.wallet{background:#000}button:disabled{opacity:.6;cursor:progress}
