@@ -73,11 +73,27 @@ export const e164Phone = z
 /**
  * A name or label people type (items, categories, variations, tax rates, customers, discounts, …): trimmed, then
  * 1 … `max` characters with at least one that is not white space. A blank name is refused by the schema itself, so
- * the OpenAPI document says so (`minLength: 1`, `pattern: \S`). Output: the trimmed string.
+ * the OpenAPI document says so (`minLength: 1`, `pattern: \S`); bidirectional controls and lone surrogates are
+ * refused too (400 naming the field). Output: the trimmed string.
  */
 export function nonBlankText(max: number) {
-  return z.string().trim().regex(/\S/, { message: 'must not be blank', abort: true }).min(1).max(max);
+  return z
+    .string()
+    .trim()
+    .regex(/\S/, { message: 'must not be blank', abort: true })
+    .min(1)
+    .max(max)
+    .refine((text) => !BIDI_CONTROL.test(text), 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)')
+    .refine((text) => !LONE_SURROGATE.test(text), 'must not contain a lone UTF-16 surrogate');
 }
+
+/**
+ * Unicode's bidirectional embedding, override and isolate controls (UAX #9): inside a name they reorder what a receipt,
+ * a report or a log shows after them ("Trojan Source", CVE-2021-42574), so names refuse them.
+ */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+/** Half of a surrogate pair without its other half: not text (PostgreSQL's jsonb refuses it too). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * A list whose items must all differ (ids, event types, channels), `min` … `max` long: a repeated item is a 400

@@ -4,6 +4,8 @@ import {
   formatReceiptNumber,
   isValidE164,
   parseReceiptNumber,
+  customerCreateSchema,
+  nonBlankText,
   payRequestCreateSchema,
 } from '../../core/index.ts';
 
@@ -46,5 +48,27 @@ describe('phones, receipts, canonical JSON', () => {
   });
   it('sorts keys and drops undefined members', () => {
     expect(canonicalJson({ b: 1, a: [true, null, { d: undefined, c: 'x' }] })).toBe('{"a":[true,null,{"c":"x"}],"b":1}');
+  });
+});
+
+describe('names people type (nonBlankText): no bidirectional controls, no lone surrogates', () => {
+  const name = nonBlankText(100);
+  it.each([
+    ['a right-to-left override', 'Latte \u202Eetal'],
+    ['a left-to-right embedding', '\u202ACoffee'],
+    ['an isolate', 'Tea \u2066x\u2069'],
+    ['a lone high surrogate', 'Cake \uD83D'],
+    ['a lone low surrogate', '\uDE00 Cake'],
+  ])('refuses %s', (_what, text) => {
+    const result = name.safeParse(text);
+    expect(result.success).toBe(false);
+  });
+  it.each(['Café crème', 'قهوة', 'שוקולד', 'Tea 🍵', '  Bagel  '])('accepts real names in any script: %s', (text) => {
+    expect(name.parse(text)).toBe(text.trim());
+  });
+  it('refuses it where a customer is named, naming the field', () => {
+    const result = customerCreateSchema.safeParse({ givenName: 'Eve\u202Enor' });
+    expect(result.success).toBe(false);
+    expect(result.error!.issues.map((i) => i.path.join('.'))).toEqual(['givenName']);
   });
 });
