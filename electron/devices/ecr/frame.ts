@@ -2,7 +2,7 @@
  * ECR serial framing for the card terminal (DESIGN §11): `STX payload ETX LRC`, answered by one `ACK` or `NAK` byte.
  *
  * LRC = XOR of every byte after STX up to and including ETX, no initial value. That is the rule the two worked
- * vectors of shared/data/ecr/lrc-vectors.tsv agree on (Transbank POS Integrado `0200|123|` → 0x31, Concert/Caisse
+ * vectors of test/fixtures/ecr/lrc-vectors.tsv agree on (Transbank POS Integrado `0200|123|` → 0x31, Concert/Caisse
  * → 0x01); Nexi ECR17's variant (initial value 0x7F) is a different protocol and not used here.
  *
  * The payload is printable ASCII (0x20–0x7E), so STX/ETX/ACK/NAK can never appear inside it and a receiver can

@@ -1,7 +1,7 @@
 /**
  * Streaming ESC/POS decoder: turns a printer byte stream back into printed lines with their styles and events (cut,
  * drawer kick, barcode, QR payload, feeds, real-time status requests). The printer simulator runs it on every byte
- * it receives; tests run it on the python-escpos samples of shared/data/escpos (see SOURCE.md there for the byte
+ * it receives; tests run it on the python-escpos samples of test/fixtures/escpos (see SOURCE.md there for the byte
  * layouts). Bytes may arrive in any split: an incomplete command waits for its remaining bytes.
  *
  * Never throws: garbage bytes become `unknown` events and the decoder moves on by at least one byte, a line longer

@@ -1,7 +1,7 @@
 /**
  * ESC/POS encoder (DESIGN §11): turns the semantic `PrintJob` blocks of core/devices.ts into Epson ESC/POS bytes.
  * Command reference: the Epson ESC/POS command set, as summarised with byte layouts in
- * shared/data/escpos/SOURCE.md (ESC @, ESC t, ESC a, ESC E, ESC -, GS !, GS k, GS ( k, ESC d, GS V, ESC p).
+ * test/fixtures/escpos/SOURCE.md (ESC @, ESC t, ESC a, ESC E, ESC -, GS !, GS k, GS ( k, ESC d, GS V, ESC p).
  */
 import { printJobSchema, type PrintJob } from '../../../core/devices.ts';
 import { DeviceError } from '../errors.ts';

@@ -1,7 +1,7 @@
 /**
  * MICR E-13B line parser (DESIGN §11 check scanner). Scanners return the four E-13B symbols — transit ⑆, on-us ⑈,
  * amount ⑇, dash ⑉ — substituted by ASCII characters, and each vendor picked its own; the schemes below are the
- * columns of shared/data/micr/micr-symbol-substitutions.csv (sources in its SOURCE.md).
+ * columns of test/fixtures/micr/micr-symbol-substitutions.csv (sources in its SOURCE.md).
  *
  * Field layout (ANS X9.13 / X9.100-160, right to left): amount ⑇dddddddddd⑇ (10 digits, cents); on-us field
  * (account number ⑈ then, on personal checks, the check serial number); transit field ⑆ddddddddd⑆ with the 9-digit
