@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { LineItemInput, Order } from '../../core/index.ts';
 import { shareTransactionMemo, type Db, type Queryable } from '../../sync-server/src/platform/db/db.ts';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
-import { push as syncPush } from '../../sync-server/src/sync/replication.ts';
+import { push as syncPush } from '../../sync-server/src/sync/routes.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * The register-sale workflow through the replication push (workflows/register-sale.ts, sync/replication.ts): any
+ * The register-sale workflow through the replication push (workflows/register-sale.ts, sync/routes.ts): any
  * document that fails any check — or makes the database or the pricing throw — is quarantined with its reason and the
  * rest of the push commits; the server derives each sale's journal transaction and never posts one for a refused sale;
  * a push writes in batches (a statement ceiling measured through a counting Queryable).
@@ -159,7 +159,7 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     const sales = Array.from({ length: 50 }, (_, i) =>
       nextSale({ method: i % 2 ? 'card' : 'cash', lines: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 1 + (i % 3) }, { catalogItemId: 'itm_dasani_water', variationId: 'var_dasani_water_each', modifierIds: [], quantity: 1 }] }).order,
     );
-    // The push itself (sync/replication.ts `push`: the register-sale workflow and the quarantine) on a counting database.
+    // The push itself (sync/routes.ts `push`: the register-sale workflow and the quarantine) on a counting database.
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
     const feed = { notify: () => undefined } as unknown as AppContext['feed'];
     const rows = sales.map((order) => ({ assumedMasterState: null, newDocumentState: order }));
