@@ -22,13 +22,14 @@ import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { WEBHOOK_EVENT_ID_HEADER } from '../../core/index.ts';
 import { createFreshPostgresDatabase } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { pairRegister, syncClient, type SyncDoc } from '../support/sync-client.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
 /** One public address for both instances, as behind a load balancer: staff tokens name it as their issuer. */
 const PUBLIC_URL = 'http://register.test';
 const catalog = { items: DEMO_CATALOG_ITEMS, taxRates: DEMO_TAX_RATES };
 
-type Doc = Record<string, unknown> & { id: string; syncSeq: number };
+type Doc = SyncDoc;
 
 interface Instance {
   app: FastifyInstance;
@@ -118,32 +119,13 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
     await drop?.();
   });
 
-  const pair = async (instance: Instance): Promise<PairedRegister & { staffToken: string }> => {
-    const res = await fetch(`${instance.url}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(res.status).toBe(200);
-    return (await res.json()) as PairedRegister & { staffToken: string };
-  };
+  const pair = (instance: Instance): Promise<PairedRegister & { staffToken: string }> => pairRegister(instance.url);
   const push = async (instance: Instance, token: string, collection: string, docs: unknown[]) => {
-    const res = await fetch(`${instance.url}/api/sync/${collection}/push`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-register-schema-version': '1' },
-      body: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))),
-    });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual([]);
+    const answer = await syncClient(instance.url, token).push(collection, docs);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual([]);
   };
-  const pullAll = async (instance: Instance, token: string, collection: string): Promise<Doc[]> => {
-    const docs: Doc[] = [];
-    let seq: number | undefined;
-    for (;;) {
-      const res = await fetch(`${instance.url}/api/sync/${collection}/pull?${seq === undefined ? '' : `seq=${seq}&`}limit=100`, { headers: { authorization: `Bearer ${token}` } });
-      expect(res.status).toBe(200);
-      const page = (await res.json()) as { documents: Doc[]; checkpoint: { seq: number } | null };
-      docs.push(...page.documents);
-      if (page.documents.length === 0 || !page.checkpoint) return docs;
-      seq = page.checkpoint.seq;
-    }
-  };
+  const pullAll = (instance: Instance, token: string, collection: string): Promise<Doc[]> => syncClient(instance.url, token).pullAll(collection);
 
   it('two registers syncing to different instances converge: pushes reach the other instance\'s stream and pull', async () => {
     const one = await pair(a);

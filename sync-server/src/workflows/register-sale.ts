@@ -46,6 +46,15 @@ export type SaleOutcome =
   /** Refused: `reason` says why (the caller quarantines it); nothing of it written. */
   | { kind: 'rejected'; reason: string; registerId: string | null };
 
+/**
+ * The one reason given for a sale whose order id or journal transaction id is taken by a document this push cannot
+ * overwrite — another store's order, or a journal transaction (this store's or another's) with other content. The
+ * same words whoever holds the id, so a push never learns that an id exists in another store (issue 11).
+ */
+export function idConflictReason(order: Pick<Order, 'id' | 'journalTransactionId'>): string {
+  return `id conflict: order ${order.id} or its journal transaction ${order.journalTransactionId} is taken by another document; sell it again under new ids`;
+}
+
 /** A sale that passed every check and waits to be written. */
 interface CheckedSale {
   index: number;
@@ -123,9 +132,9 @@ async function storeRound(
         continue;
       }
       const master = typeof doc.id === 'string' ? stored.get(doc.id) : undefined;
-      if (master) {
-        if (master.merchantId !== m.merchantId) reject(i, `order id ${doc.id as string} is already used`, doc.registerId);
-        else outcomes[i] = canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master };
+      // Another store's order: checked like a new sale, then refused as an id conflict (below), never answered apart.
+      if (master && master.merchantId === m.merchantId) {
+        outcomes[i] = canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master };
         continue;
       }
       const result = orderSchema.safeParse(doc);
@@ -168,6 +177,9 @@ async function storeRound(
       reject(sale.index, `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`, order.registerId);
     } else if (used.has(receiptKey(order.registerId, order.receiptNumber))) {
       reject(sale.index, `receipt number ${order.receiptNumber} is already used by another order of this register`, order.registerId);
+    } else if (stored.has(order.id)) {
+      // Held by another store (this store's own are answered above): the same answer as a taken journal transaction id.
+      reject(sale.index, idConflictReason(order), order.registerId);
     } else {
       used.add(receiptKey(order.registerId, order.receiptNumber));
       accepted.push(sale);
@@ -224,7 +236,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
   sales.forEach((sale, i) => {
     const outcome = posted[i]!;
     if (outcome.status === 'created' || outcome.status === 'unchanged') stored.push(sale);
-    else if (outcome.status === 'conflict') refused.push({ sale, reason: `its journal transaction ${sale.journalTransaction.id} differs from the one already stored` });
+    else if (outcome.status === 'conflict') refused.push({ sale, reason: idConflictReason(sale.order) });
     else refused.push({ sale, reason: `its journal transaction cannot be posted: ${outcome.message}` });
   });
   if (stored.length === 0) return { stored, refused, changedItemIds: [] };
