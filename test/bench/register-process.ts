@@ -6,6 +6,7 @@
  * Driven over IPC by test/bench/sync.ts (`fork`):
  *   parent → { type: 'start', ...RegisterStart }  child → { type: 'saved', localSeconds }   (sales stored offline)
  *   parent → { type: 'sync' }                     (the replication engine starts: pushes, pulls)
+ *                                                 child → { type: 'synced', lagsMs } (every sale shown synced)
  *   parent → { type: 'stop' }                     child → { type: 'stopped' } and exits
  * Any failure: child → { type: 'error', message } and exit code 1.
  */
@@ -13,6 +14,7 @@ import 'fake-indexeddb/auto';
 import { performance } from 'node:perf_hooks';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import type { PairedRegister } from '../support/sales.ts';
+import { watchShownSynced } from '../renderer/support/shown-synced.ts';
 import { benchSales } from './sales.ts';
 
 /** What the parent sends to start: the server, the paired register and how many sales to sell offline. */
@@ -27,7 +29,12 @@ export interface RegisterStart {
 }
 
 export type ParentMessage = ({ type: 'start' } & RegisterStart) | { type: 'sync' } | { type: 'stop' };
-export type ChildMessage = { type: 'saved'; localSeconds: number } | { type: 'stopped' } | { type: 'error'; message: string };
+export type ChildMessage =
+  | { type: 'saved'; localSeconds: number }
+  /** Every sale shown synced: per sale, ms from the server's stamp (`updatedAt`) to the register showing it synced. */
+  | { type: 'synced'; lagsMs: number[] }
+  | { type: 'stopped' }
+  | { type: 'error'; message: string };
 
 /**
  * The browser globals the register's modules read, and nothing more: `localStorage` (a Map), `navigator.onLine`,
@@ -82,7 +89,12 @@ async function run(start: RegisterStart, next: (type: ParentMessage['type']) => 
   await send({ type: 'saved', localSeconds: (performance.now() - localStart) / 1000 });
 
   await next('sync');
+  const watch = watchShownSynced(register);
   const engine = startSync(register, { getToken: () => start.staffToken, merchantId: start.merchantId });
+  while (watch.shownAt.size < sales.length) await new Promise((r) => setTimeout(r, 20));
+  watch.stop();
+  const stamped = (await register.orders.find().exec()).map((d) => d.toJSON() as { id: string; updatedAt?: string });
+  await send({ type: 'synced', lagsMs: stamped.map((o) => watch.shownAt.get(o.id)! - Date.parse(o.updatedAt ?? '')) });
   await next('stop');
   await engine.stop();
   await register.remove();

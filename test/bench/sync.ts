@@ -19,6 +19,8 @@
  * Each baseline is measured before and after every round's figure; a round's baseline is the mean of the two, and the
  * largest before/after gap is printed, so a change of machine load shows.
  * - end to end: sales per second from "start syncing" until the server holds every order and journal transaction.
+ * - server commit → register shows synced: per sale, from the server's stamp (`updatedAt`, taken in the push's
+ *   transaction) to the register's unsynced-orders query dropping it (its process); median, p95, max.
  * - register local writes: sales stored in the register's own database per second (its process, before syncing).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -29,6 +31,7 @@ import type { PairedRegister } from '../support/sales.ts';
 import type { ChildMessage, ParentMessage } from './register-process.ts';
 import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
 import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
+import { lagFigures } from '../renderer/support/shown-synced.ts';
 import { benchSales } from './sales.ts';
 import { startBenchServer } from './server.ts';
 
@@ -53,6 +56,8 @@ export interface SyncRun {
   storedSeconds: number;
   /** Register process: seconds to store the sales offline. */
   localSeconds: number;
+  /** Per sale, ms from the server stamping it (its push's transaction) to the register showing it synced. */
+  shownSyncedLag: { median: number; p95: number; max: number };
   /** Tables before the sync and the rows the sync added (only when asked to capture). */
   capture?: { before: TableRows[]; gained: TableRows[] };
 }
@@ -132,8 +137,10 @@ export async function syncRun(target: DatabaseTarget, sales: number, capture = f
       pushSeconds: server.pushTime.ms / 1000,
       storedSeconds,
       localSeconds: saved.localSeconds,
+      shownSyncedLag: { median: 0, p95: 0, max: 0 },
     };
     if (capture) run.capture = { before, gained: gainedRows(before, await snapshotTables(server.rawDb, tables)) };
+    run.shownSyncedLag = lagFigures(((await register.next('synced')) as Extract<ChildMessage, { type: 'synced' }>).lagsMs);
     register.send({ type: 'stop' });
     await register.next('stopped');
     return run;
@@ -241,6 +248,8 @@ export function printSyncBench(results: readonly SyncBenchResult[]): void {
       { label: 'baseline: 2 documents raw, sales/s', values: col((r) => fmt(r.documentsBaseline.median)) },
       { label: '  before/after gap', values: col((r) => pct(r.documentsBaseline.spread)) },
       { label: 'end to end, sales/s until the server holds all', values: col((r) => fmt(perRun((x) => x.sales / x.storedSeconds)(r))) },
+      { label: 'server commit → register shows synced, ms: median', values: col((r) => fmt(perRun((x) => x.shownSyncedLag.median)(r))), aim: '≤ 2000' },
+      { label: '  p95 / max', values: col((r) => `${fmt(perRun((x) => x.shownSyncedLag.p95)(r))} / ${fmt(perRun((x) => x.shownSyncedLag.max)(r))}`) },
       { label: 'register local writes, sales/s (its process)', values: col((r) => fmt(perRun((x) => x.sales / x.localSeconds)(r))) },
       { label: 'rows written per sale', values: col((r) => fmt(r.gainedPerTable.reduce((s, g) => s + g.rows, 0) / r.sales, 2)) },
       ...tables.map((t) => ({ label: `  ${t}`, values: col((r) => fmt((r.gainedPerTable.find((g) => g.table === t)?.rows ?? 0) / r.sales, 2)) })),

@@ -7,12 +7,15 @@
  */
 import 'fake-indexeddb/auto';
 
-/** One push request the engine sent: its path, body size in bytes, row count and the answer's status. */
+/** One push request the engine sent: its path, body size in bytes, row count, the answer's status, and when (ms). */
 export interface RecordedPush {
   path: string;
   bytes: number;
   rows: number;
   status: number;
+  /** When the request was sent and when its answer arrived, ms since the epoch. */
+  sentAt: number;
+  answeredAt: number;
 }
 
 /**
@@ -43,10 +46,11 @@ export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; 
   const realFetch = globalThis.fetch;
   g.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' && input.startsWith('/') ? `${baseUrl}${input}` : input;
+    const sentAt = Date.now();
     const response = await realFetch(url, init);
     if (typeof url === 'string' && url.includes('/push')) {
       const body = typeof init?.body === 'string' ? init.body : '';
-      pushes.push({ path: new URL(url).pathname, bytes: Buffer.byteLength(body), rows: body ? (JSON.parse(body) as unknown[]).length : 0, status: response.status });
+      pushes.push({ path: new URL(url).pathname, bytes: Buffer.byteLength(body), rows: body ? (JSON.parse(body) as unknown[]).length : 0, status: response.status, sentAt, answeredAt: Date.now() });
     }
     return response;
   };
@@ -67,3 +71,4 @@ export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; 
     },
   };
 }
+

@@ -2,7 +2,7 @@
  * Replication with the sync server (DESIGN §15): RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
- * pushed and pulled (register-authored, append-only).
+ * pushed by RxDB and pulled by `orders-pull.ts` (register-authored, append-only).
  *
  * The header's badge shows whether the server is reachable: the change streams' state (EventSource open / error) and
  * the outcome of every request. Pushes are cut by bytes as well as rows, so no request reaches the server's body
@@ -13,6 +13,7 @@ import { type RxCollection, type RxReplicationPullStreamItem, type RxReplication
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { startOrdersPull } from './orders-pull.ts';
 import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
 import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
 
@@ -22,31 +23,28 @@ export interface SyncCheckpoint {
 }
 
 /**
- * One replication: a pull (server → register, with the server's change stream) or a push (register → server) of one
- * collection. Orders have both, as two replications: RxDB holds every pull of a replication back while its push is
- * busy and skips a pulled document whose push is unacknowledged, so with one replication a backlog of 1,000 sales
- * showed none synced until the last was pushed, and the stamped copies needed catch-up pulls one by one. The pull
- * replication writes the server's stamped copy over the local one as soon as it is pulled; the push replication then
- * sees a document carrying the server's stamp and does not send it again.
+ * One RxDB replication: a pull (server → register, with the server's change stream) or a push (register → server) of
+ * one collection. Orders are pushed by RxDB and pulled by {@link startOrdersPull}, not by a second RxDB replication:
+ * RxDB holds a replication's pulls back while its upstream is busy, and a pull-only replication's upstream still walks
+ * every local document at start and after each RESYNC, so with a backlog of 1,000 sales the stamped copies came back
+ * a median 35 s after the server committed them. The push replication sends only documents without the server's
+ * stamp, so the stamped copy the orders pull writes is never sent again.
  */
 interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
   direction: 'pull' | 'push';
-  /** Appended to the replication identifier (kept as it was for the replications older versions ran). */
-  suffix: string;
 }
 
 const PLANS: readonly CollectionPlan[] = [
-  { remote: 'catalog-items', local: 'catalog_items', direction: 'pull', suffix: '' },
-  { remote: 'tax-rates', local: 'tax_rates', direction: 'pull', suffix: '' },
-  { remote: 'orders', local: 'orders', direction: 'pull', suffix: ':pull' },
-  { remote: 'orders', local: 'orders', direction: 'push', suffix: '' },
+  { remote: 'catalog-items', local: 'catalog_items', direction: 'pull' },
+  { remote: 'tax-rates', local: 'tax_rates', direction: 'pull' },
+  { remote: 'orders', local: 'orders', direction: 'push' },
   // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled.
-  { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull', suffix: '' },
+  { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
@@ -161,6 +159,16 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   const timers = new Set<ReturnType<typeof setTimeout>>();
   /** Per remote collection: pull it again shortly (after a push, the orders' stamps and derived journal transactions). */
   const catchUps = new Map<string, (delay: number) => void>();
+  const ordersPull = startOrdersPull({
+    db,
+    merchantId,
+    request: (path) => request(path),
+    stream$: serverEvents('/api/sync/orders/stream', getToken, setReachable),
+    waitForLeadership: () => db.waitForLeadership(),
+    retryMs: STREAM_RETRY_MS,
+  });
+  // After a push answer: at once (the stamped copies are what the cashier waits for).
+  catchUps.set('orders', () => ordersPull.pullNow());
   for (const plan of PLANS) {
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
@@ -228,7 +236,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 
     replication = replicateRxCollection<unknown, SyncCheckpoint>({
       collection,
-      replicationIdentifier: `register-sync-v1:${location.origin}:${merchantId}:${plan.remote}${plan.suffix}`,
+      replicationIdentifier: `register-sync-v1:${location.origin}:${merchantId}:${plan.remote}`,
       live: true,
       retryTime: 3_000,
       waitForLeadership: true,
@@ -253,9 +261,20 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   }
 
   const subscriptions: Subscription[] = [];
-  const initialDone = replications.map(() => false);
-  const active = replications.map(() => false);
+  // One entry per replication, and the last for the orders' pull.
+  const initialDone = [...replications.map(() => false), false];
+  const active = [...replications.map(() => false), false];
   const updateInSync = () => patch({ isInSync: initialDone.every(Boolean) && !active.some(Boolean) });
+  subscriptions.push(
+    ordersPull.active$.subscribe((isActive) => {
+      active[replications.length] = isActive;
+      updateInSync();
+    }),
+  );
+  void ordersPull.firstCatchUp.then(() => {
+    initialDone[replications.length] = true;
+    updateInSync();
+  });
   replications.forEach((replication, i) => {
     subscriptions.push(
       replication.active$.subscribe((isActive) => {
@@ -291,6 +310,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   const onOnline = () => {
     patch(reachability());
     for (const r of replications) r.reSync();
+    ordersPull.pullNow();
   };
   const onOffline = () => patch(reachability());
   window.addEventListener('online', onOnline);
@@ -298,13 +318,17 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 
   return {
     status$,
-    resync: () => replications.forEach((r) => r.reSync()),
+    resync: () => {
+      replications.forEach((r) => r.reSync());
+      ordersPull.pullNow();
+    },
     stop: async () => {
       window.removeEventListener('online', onOnline);
       window.removeEventListener('offline', onOffline);
       channel?.close();
       subscriptions.forEach((s) => s.unsubscribe());
       timers.forEach((t) => clearTimeout(t));
+      ordersPull.stop();
       await Promise.all(replications.map((r) => r.cancel()));
     },
   };
