@@ -5,7 +5,7 @@ import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
 import { anchoredRate, median } from './report.ts';
 import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
-import { countingDb, StatementCounter, startBenchServer, type BenchServer } from './server.ts';
+import { benchCountingDb, StatementCounter, startBenchServer, type BenchServer } from './server.ts';
 
 /** The bench's measuring instruments measure what they say (the figures themselves are never asserted). */
 describe('statement counter', () => {
@@ -13,7 +13,7 @@ describe('statement counter', () => {
     const counter = new StatementCounter();
     const raw = await openPgliteDb();
     try {
-      const db = countingDb(raw, counter);
+      const db = benchCountingDb(raw, counter);
       await db.query('SELECT 1');
       const hadMemo = await db.transaction(async (tx) => {
         await tx.query('CREATE TABLE t (n int)');

@@ -14,9 +14,10 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../sync-server/src/app.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
-import type { Db, Queryable } from '../../sync-server/src/platform/db/db.ts';
+import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
+import { countingDb } from '../support/counting-db.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 
 /** What issued a statement: a replication push or pull request, any other request, or no request at all. */
@@ -58,46 +59,13 @@ function kindOf(sql: string): string {
   return word ? word.toUpperCase() : '?';
 }
 
-/**
- * `db` with every statement counted into `counter`. Transaction handles are counted in place (their `query`/`exec`
- * patched on the same object), because the server keys per-transaction memos on the handle's identity
- * (`transactionMemo`): a new wrapper object would lose them and change what the server does.
- */
-export function countingDb(db: Db, counter: StatementCounter): Db {
+/** `db` with every statement counted into `counter`, by the request kind that issued it (BEGIN and COMMIT included). */
+export function benchCountingDb(db: Db, counter: StatementCounter): Db {
   const source = (): StatementSource => requestSource.getStore() ?? 'background';
-  const counted = <T extends Queryable>(handle: T): T => {
-    const query = handle.query.bind(handle);
-    const exec = handle.exec.bind(handle);
-    handle.query = ((sql: string, params?: unknown[]) => {
-      counter.add(source(), kindOf(sql));
-      return query(sql, params);
-    }) as Queryable['query'];
-    handle.exec = (sql: string) => {
-      counter.add(source(), kindOf(sql));
-      return exec(sql);
-    };
-    return handle;
-  };
-  return {
-    // Anything else the Db offers passes through as it is (and is not counted).
-    ...db,
-    engine: db.engine,
-    query: (sql, params) => {
-      counter.add(source(), kindOf(sql));
-      return db.query(sql, params);
-    },
-    exec: (sql) => {
-      counter.add(source(), kindOf(sql));
-      return db.exec(sql);
-    },
-    transaction: (fn) => {
-      // BEGIN and COMMIT/ROLLBACK are issued by the Db itself (PGlite's transaction(), node-postgres' client).
-      counter.add(source(), 'BEGIN/COMMIT', 2);
-      return db.transaction((tx) => fn(counted(tx)));
-    },
-    close: () => db.close(),
-    ...(db.listen ? { listen: db.listen.bind(db) } : {}),
-  };
+  return countingDb(db, {
+    onStatement: (sql) => counter.add(source(), kindOf(sql)),
+    onTransaction: () => counter.add(source(), 'BEGIN/COMMIT', 2),
+  });
 }
 
 /**
@@ -171,7 +139,7 @@ export async function startBenchServer(target: DatabaseTarget, options: { worker
     const baseUrl = `http://127.0.0.1:${port}`;
     const workers = options.workers ?? false;
     const app = await buildApp({
-      db: countingDb(rawDb, counter),
+      db: benchCountingDb(rawDb, counter),
       config: { baseUrl, staticDir: null, allowPrivateWebhookReceivers: true },
       ...(workers ? {} : { webhooks: { enabled: false }, recurringInvoices: { enabled: false } }),
     });

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { LineItemInput, Order } from '../../core/index.ts';
-import { shareTransactionMemo, type Db, type Queryable } from '../../sync-server/src/platform/db/db.ts';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
 import { push as syncPush } from '../../sync-server/src/sync/routes.ts';
+import { recordingDb } from '../support/counting-db.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -12,42 +12,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * The register-sale workflow through the replication push (workflows/register-sale.ts, sync/routes.ts): any
  * document that fails any check — or makes the database or the pricing throw — is quarantined with its reason and the
  * rest of the push commits; the server derives each sale's journal transaction and never posts one for a refused sale;
- * a push writes in batches (a statement ceiling measured through a counting Queryable).
+ * a push writes in batches (a statement ceiling measured through a counting Db, test/support/counting-db.ts).
  */
-
-/**
- * A counting {@link Queryable} wrapper: the same database, every statement run through it or through a transaction it
- * opens recorded in `statements` (transactions share the memo of the handle they wrap, so nothing is queried twice).
- */
-function counting(db: Db): { db: Db; statements: string[] } {
-  const statements: string[] = [];
-  const wrap = (handle: Queryable): Queryable => ({
-    query(sql, params) {
-      statements.push(sql);
-      return handle.query(sql, params);
-    },
-    exec(sql) {
-      statements.push(sql);
-      return handle.exec(sql);
-    },
-  });
-  const outer = wrap(db);
-  return {
-    statements,
-    db: {
-      engine: db.engine,
-      query: outer.query,
-      exec: outer.exec,
-      transaction: (fn) =>
-        db.transaction((tx) => {
-          const counted = wrap(tx);
-          shareTransactionMemo(tx, counted);
-          return fn(counted);
-        }),
-      close: () => db.close(),
-    },
-  };
-}
 
 type Doc = Record<string, unknown> & { id: string; rejection?: { reason: string; at: string } };
 
@@ -128,7 +94,7 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     onTestFinished(() => server.db.exec('DROP TRIGGER IF EXISTS test_refuse_orders ON orders; DROP FUNCTION IF EXISTS test_refuse_orders();'));
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
     const feed = { notify: () => undefined } as unknown as AppContext['feed'];
-    const counted = counting(server.db);
+    const counted = recordingDb(server.db);
     const conflicts = await syncPush({ db: counted.db, clock: () => new Date(), feed }, who, 'orders', docs.map((d) => ({ newDocumentState: d })));
     expect(conflicts.map((c) => c.id)).toEqual(refused);
     expect(conflicts.every((c) => String((c.rejection as { reason: string }).reason).startsWith('the order could not be stored'))).toBe(true);
@@ -163,7 +129,7 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
     const feed = { notify: () => undefined } as unknown as AppContext['feed'];
     const rows = sales.map((order) => ({ assumedMasterState: null, newDocumentState: order }));
-    const first = counting(server.db);
+    const first = recordingDb(server.db);
     expect(await syncPush({ db: first.db, clock: () => new Date(), feed }, who, 'orders', rows)).toEqual([]);
     const statements = first.statements;
     const used = statements.length;
@@ -176,7 +142,7 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     expect(used).toBeLessThanOrEqual(40);
 
     // The same push again writes nothing and reads once: a fixed handful of statements.
-    const again = counting(server.db);
+    const again = recordingDb(server.db);
     expect(await syncPush({ db: again.db, clock: () => new Date(), feed }, who, 'orders', rows)).toEqual([]);
     expect(again.statements.length).toBeLessThanOrEqual(10);
     expect((await push(sales)).json()).toEqual([]);
