@@ -84,13 +84,15 @@ const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
 /** In-process feed on PGlite; on PostgreSQL, NOTIFY/LISTEN so every instance's streams hear every write. */
 async function changeFeedFor(db: Db): Promise<ChangeFeed> {
   if (!db.listen) return new ChangeFeed();
-  const feed = new ChangeFeed(async (merchantId, collection) => {
-    await db.query('SELECT pg_notify($1, $2) AS sent', [CHANGE_CHANNEL, JSON.stringify({ merchantId, collection })]);
+  const feed = new ChangeFeed(async (merchantId, collections) => {
+    await db.query('SELECT pg_notify($1, $2) AS sent', [CHANGE_CHANNEL, JSON.stringify({ merchantId, collections })]);
   });
   const stop = await db.listen(CHANGE_CHANNEL, (payload) => {
     try {
-      const { merchantId, collection } = JSON.parse(payload) as { merchantId: string; collection: string };
-      if (typeof merchantId === 'string' && typeof collection === 'string') feed.deliver(merchantId, collection);
+      const { merchantId, collection, collections } = JSON.parse(payload) as { merchantId: unknown; collection?: unknown; collections?: unknown };
+      if (typeof merchantId !== 'string') return;
+      // `collection`: a notification from an instance of the previous version.
+      for (const c of Array.isArray(collections) ? collections : [collection]) if (typeof c === 'string') feed.deliver(merchantId, c);
     } catch {
       // Not ours: ignore.
     }

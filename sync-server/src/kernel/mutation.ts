@@ -71,7 +71,7 @@ export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>
   const changed = new Set<ChangedCollection>();
   const now = app.clock();
   const result = await app.db.transaction(async (tx) => fn(await openMutation(tx, who, now, changed)));
-  for (const collection of changed) app.feed.notify(who.merchantId, collection);
+  app.feed.notify(who.merchantId, ...changed);
   return result;
 }
 

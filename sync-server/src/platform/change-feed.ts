@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 
-/** PostgreSQL channel carrying `{"merchantId","collection"}` between server instances. */
+/** PostgreSQL channel carrying `{"merchantId","collections":[…]}` (older instances: `"collection"`) between server instances. */
 export const CHANGE_CHANNEL = 'register_changes';
 
 /**
@@ -13,14 +13,18 @@ export const CHANGE_CHANNEL = 'register_changes';
 export class ChangeFeed {
   private readonly emitter = new EventEmitter();
 
-  constructor(private readonly publish?: (merchantId: string, collection: string) => Promise<void>) {
+  /** `publish` sends one notification naming every collection of one commit (one NOTIFY, one round trip). */
+  constructor(private readonly publish?: (merchantId: string, collections: readonly string[]) => Promise<void>) {
     this.emitter.setMaxListeners(0);
   }
 
-  notify(merchantId: string, collection: string): void {
-    if (!this.publish) return this.deliver(merchantId, collection);
+  /** Tells every subscriber of `merchantId` to each of `collections` that a write to it was committed. */
+  notify(merchantId: string, ...collections: string[]): void {
+    if (collections.length === 0) return;
+    const deliverAll = () => collections.forEach((collection) => this.deliver(merchantId, collection));
+    if (!this.publish) return deliverAll();
     // If NOTIFY fails, at least this instance's streams hear of the change.
-    this.publish(merchantId, collection).catch(() => this.deliver(merchantId, collection));
+    this.publish(merchantId, collections).catch(deliverAll);
   }
 
   /** Delivers a change to this instance's subscribers (called by the LISTEN side). */

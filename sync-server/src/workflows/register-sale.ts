@@ -24,14 +24,7 @@ import { emitEvents } from '../kernel/outbox.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
 import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
 import { onHandAtDefaultLocation, recordSalesStock } from '../modules/inventory/sale-stock.ts';
-import {
-  findRegisterNumbers,
-  findStoredOrders,
-  findUsedReceiptNumbers,
-  receiptKey,
-  registerOrderEvents,
-  type StoredRegisterOrder,
-} from '../modules/orders/register-orders.ts';
+import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
 import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 
@@ -78,8 +71,6 @@ const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}
  */
 export async function storeRegisterSales(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
   const outcomes: SaleOutcome[] = new Array(documents.length);
-  const merchant = (await m.tx.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [m.merchantId])).rows[0];
-  const currency = merchant?.currency ?? 'USD';
   const stockMoved = new Set<string>();
   // One id twice in a push: the later copy is looked at once the earlier one is written (as if pushed after it).
   let pending = documents.map((_, i) => i);
@@ -95,7 +86,7 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
         round.push(i);
       }
     }
-    await storeRound(m, currency, documents, round, outcomes, stockMoved);
+    await storeRound(m, documents, round, outcomes, stockMoved);
     pending = later;
   }
   // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
@@ -109,7 +100,6 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
 /** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */
 async function storeRound(
   m: Mutation,
-  currency: string,
   documents: readonly Record<string, unknown>[],
   indexes: readonly number[],
   outcomes: SaleOutcome[],
@@ -118,8 +108,18 @@ async function storeRound(
   const reject = (i: number, reason: string, registerId: unknown) => {
     outcomes[i] = { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
   };
-  const ids = indexes.map((i) => documents[i]!.id).filter((id): id is string => typeof id === 'string' && findUnstorable(id) === undefined);
-  const stored = await findStoredOrders(m.tx, ids);
+  // What the checks need — the store's currency, orders already stored under these ids, the registers and receipt
+  // numbers named — read in one statement for the whole round, from the documents as pushed (before validation:
+  // reading a few rows a refused document names costs nothing, a second round trip would).
+  const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
+  const named = indexes.map((i) => documents[i]!);
+  const context = await readPushContext(m.tx, m.merchantId, {
+    ids: named.map((d) => d.id).filter(text),
+    registerIds: named.map((d) => d.registerId).filter(text),
+    receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
+  });
+  const { stored, registers, usedReceipts: used } = context;
+  const currency = context.currency ?? 'USD';
 
   // 1–2. Validate and price-check each document on its own; anything it throws rejects it alone.
   const parsed: CheckedSale[] = [];
@@ -162,12 +162,6 @@ async function storeRound(
     }
   }
 
-  // Registers and receipt numbers: read once for the whole push.
-  const registers = await findRegisterNumbers(m.tx, m.merchantId, parsed.map((s) => s.order.registerId));
-  const used = await findUsedReceiptNumbers(
-    m.tx,
-    parsed.map((s) => ({ registerId: s.order.registerId, receiptNumber: s.order.receiptNumber })),
-  );
   const accepted: CheckedSale[] = [];
   for (const sale of parsed) {
     const { order } = sale;
@@ -259,8 +253,8 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
   );
   await emitEvents(m.tx, orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)));
   if (posted.some((p) => p.status === 'created')) {
-    await m.tx.query('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE');
-    await m.tx.query('SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
+    // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.
+    await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
     m.changed('journal-transactions');
   }
   m.changed('orders');

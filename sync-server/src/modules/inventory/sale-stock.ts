@@ -2,13 +2,13 @@
  * Stock taken off by many register sales at once (DESIGN §8), for a replication push: the same movements as
  * {@link recordStockMovements} records for each order (kind `sale`, keyed by the order id, at the default location,
  * idempotent per order and variation, oversells recorded and never refused), in a fixed number of statements: the
- * variations read once, units on hand read once, every movement in one multi-row INSERT.
+ * variations, the default location and units on hand read in one statement, every movement in one multi-row INSERT.
  */
 import type { Order } from '../../../../core/index.ts';
 import { newId } from '../../../../core/index.ts';
 import { appendAudit } from '../../kernel/audit.ts';
 import type { Queryable } from '../../platform/db/db.ts';
-import { ensureDefaultLocation, findVariations, onHandAt, saleMovementsOfOrder } from './service.ts';
+import { ensureDefaultLocation, findVariationsOnHand, onHandAt, saleMovementsOfOrder } from './service.ts';
 
 /** What {@link recordSalesStock} did. */
 export interface SalesStockResult {
@@ -44,12 +44,14 @@ export async function recordSalesStock(
     }
   }
   if (merged.size === 0) return result;
-  const variations = await findVariations(tx, input.merchantId, [...new Set([...merged.values()].map((m) => m.variationId))]);
+  // Variations, the default location and units on hand: one read (a second and third only before the first location).
+  const found = await findVariationsOnHand(tx, input.merchantId, [...new Set([...merged.values()].map((m) => m.variationId))]);
+  const variations = found.variations;
   const movements = [...merged.values()].filter((m) => variations.get(m.variationId)?.trackStock === true);
   if (movements.length === 0) return result;
-  const location = await ensureDefaultLocation(tx, input.merchantId);
   const tracked = [...new Set(movements.map((m) => m.variationId))];
-  const before = await onHandAt(tx, input.merchantId, location.id, tracked);
+  const location = found.location ?? (await ensureDefaultLocation(tx, input.merchantId));
+  const before = found.location ? new Map(tracked.map((id) => [id, found.onHand.get(id) ?? 0])) : await onHandAt(tx, input.merchantId, location.id, tracked);
   const inserted = await tx.query<{ variation_id: string; item_id: string; quantity: number }>(
     `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
      SELECT id, $1, $2, item_id, variation_id, 'sale', quantity, NULL, source_id, NULL, $3, $4

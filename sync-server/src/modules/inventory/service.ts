@@ -159,6 +159,45 @@ export async function findVariations(
 }
 
 /**
+ * For sales' stock, in one statement: the variations among `variationIds` (as {@link findVariations}) with their units
+ * on hand at the merchant's default location, and that location — remembered for the transaction as
+ * {@link ensureDefaultLocation} does. `location` is null when the merchant has no default location yet (the caller
+ * creates it with ensureDefaultLocation; `onHand` is then empty) or when no variation was found.
+ */
+export async function findVariationsOnHand(
+  tx: Queryable,
+  merchantId: string,
+  variationIds: readonly string[],
+): Promise<{ variations: Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>; location: Location | null; onHand: Map<string, number> }> {
+  const variations = new Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>();
+  const onHand = new Map<string, number>();
+  if (variationIds.length === 0) return { variations, location: null, onHand };
+  const { rows } = await tx.query<{ item_id: string; variation_id: string; track_stock: boolean | null; deleted: boolean; location_id: string | null; location_name: string | null; location_created_at: Date | null; on_hand: number | string | null }>(
+    `WITH loc AS (SELECT id, name, created_at FROM locations WHERE merchant_id = $1 AND is_default LIMIT 1)
+     SELECT ci.id AS item_id, v->>'id' AS variation_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted,
+            loc.id AS location_id, loc.name AS location_name, loc.created_at AS location_created_at, sl.on_hand
+       FROM catalog_items ci
+            CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
+            LEFT JOIN loc ON true
+            LEFT JOIN stock_levels sl ON sl.merchant_id = $1 AND sl.location_id = loc.id AND sl.variation_id = v->>'id'
+      WHERE ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
+    [merchantId, [...new Set(variationIds)]],
+  );
+  let location: Location | null = null;
+  for (const r of rows) {
+    const known = variations.get(r.variation_id);
+    // A live item wins over a deleted one should an id ever appear twice.
+    if (!known || (known.deleted && !r.deleted)) variations.set(r.variation_id, { itemId: r.item_id, trackStock: r.track_stock === true, deleted: r.deleted });
+    if (r.location_id !== null) {
+      location ??= toLocation({ id: r.location_id, name: r.location_name!, is_default: true, created_at: r.location_created_at! });
+      onHand.set(r.variation_id, Number(r.on_hand ?? 0));
+    }
+  }
+  if (location) transactionMemo(tx)?.set(`default-location:${merchantId}`, location);
+  return { variations, location, onHand };
+}
+
+/**
  * Units on hand per variation at `locationId` (missing variations have 0), read from `stock_levels`: the running sum of
  * the stock movements, kept by a trigger in the same transaction as each movement (migration 0012).
  */

@@ -3,9 +3,8 @@
  * one statement whatever the number of orders, so a push of 50 sales costs a handful of statements, not 50 times a
  * handful. The register-sale workflow (workflows/register-sale.ts) calls them inside its transaction:
  *
- *     findStoredOrders(tx, ids)                    → Map<id, StoredRegisterOrder>  (any merchant: ids are global)
- *     findRegisterNumbers(tx, merchantId, ids)     → Map<registerId, number>       (the merchant's registers)
- *     findUsedReceiptNumbers(tx, pairs)            → Set<receiptKey(registerId, receiptNumber)>
+ *     readPushContext(tx, merchantId, ask)         → { currency, stored orders (ids are global), the merchant's
+ *                                                    registers, receipt numbers used }: one statement
  *     (stored with the module's one insert, service.ts `insertOrders`, source 'register')
  *     registerOrderEvents(merchantId, order, now)  → the `order.created` (+ `order.paid`) events of a stored sale
  */
@@ -20,46 +19,68 @@ export interface StoredRegisterOrder {
   updatedAt: string;
 }
 
-/** Stored orders among `ids`, whichever merchant holds them (order ids are global), in one statement. */
-export async function findStoredOrders(tx: Queryable, ids: readonly string[]): Promise<Map<string, StoredRegisterOrder>> {
-  const out = new Map<string, StoredRegisterOrder>();
-  if (ids.length === 0) return out;
-  const { rows } = await tx.query<{ id: string; merchant_id: string; data: Record<string, unknown>; sync_seq: number | string; updated_at: Date }>(
-    'SELECT id, merchant_id, data, sync_seq, updated_at FROM orders WHERE id = ANY($1::text[])',
-    [[...new Set(ids)]],
-  );
-  for (const r of rows) out.set(r.id, { merchantId: r.merchant_id, data: r.data, syncSeq: Number(r.sync_seq), updatedAt: new Date(r.updated_at).toISOString() });
-  return out;
-}
-
-/** Register number of each of `registerIds` that is a register of the merchant (others are absent), in one statement. */
-export async function findRegisterNumbers(tx: Queryable, merchantId: string, registerIds: readonly string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (registerIds.length === 0) return out;
-  const { rows } = await tx.query<{ id: string; number: number }>('SELECT id, number FROM registers WHERE merchant_id = $1 AND id = ANY($2::text[])', [
-    merchantId,
-    [...new Set(registerIds)],
-  ]);
-  for (const r of rows) out.set(r.id, Number(r.number));
-  return out;
-}
-
 /** The key of a receipt number within its register (receipt numbers are unique per register). */
 export const receiptKey = (registerId: string, receiptNumber: string): string => `${registerId}\u0000${receiptNumber}`;
 
-/** Which of the (register, receipt number) pairs an order already uses, as {@link receiptKey}s, in one statement. */
-export async function findUsedReceiptNumbers(tx: Queryable, pairs: readonly { registerId: string; receiptNumber: string }[]): Promise<Set<string>> {
-  const out = new Set<string>();
-  if (pairs.length === 0) return out;
-  const { rows } = await tx.query<{ register_id: string; receipt_number: string }>(
-    `SELECT o.register_id, o.receipt_number FROM orders o
-       JOIN unnest($1::text[], $2::text[]) AS p(register_id, receipt_number) ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number`,
-    [pairs.map((p) => p.registerId), pairs.map((p) => p.receiptNumber)],
-  );
-  for (const r of rows) out.add(receiptKey(r.register_id, r.receipt_number));
-  return out;
+/** What a push needs to know before checking its sales, read by {@link readPushContext}. */
+export interface PushContext {
+  /** The store's currency (ISO 4217); null when the merchant is unknown. */
+  currency: string | null;
+  /**
+   * Stored orders among the ids asked, whichever merchant holds them (order ids are global). Another merchant's order
+   * comes without its content (`data` empty, stamps zero): the push only learns that the id is taken.
+   */
+  stored: Map<string, StoredRegisterOrder>;
+  /** Register number of each register asked that is a register of the merchant (others are absent). */
+  registers: Map<string, number>;
+  /** The (register, receipt number) pairs asked that an order already uses, as {@link receiptKey}s. */
+  usedReceipts: Set<string>;
 }
 
+/**
+ * Everything a push checks its sales against, in one statement (one round trip, whatever the number of sales): the
+ * store's currency, the orders already stored under `ids`, the merchant's registers among `registerIds` and the
+ * receipt numbers among `receipts` already used. Values that are not strings are the caller's to leave out.
+ */
+export async function readPushContext(
+  tx: Queryable,
+  merchantId: string,
+  ask: { ids: readonly string[]; registerIds: readonly string[]; receipts: readonly { registerId: string; receiptNumber: string }[] },
+): Promise<PushContext> {
+  const { rows } = await tx.query<{
+    currency: string | null;
+    stored: { id: string; merchantId: string; data: Record<string, unknown> | null; syncSeq: number | string; updatedAt: string }[] | string;
+    registers: { id: string; number: number }[] | string;
+    used: { registerId: string; receiptNumber: string }[] | string;
+  }>(
+    `SELECT (SELECT currency FROM merchants WHERE id = $1) AS currency,
+            (SELECT coalesce(json_agg(json_build_object('id', o.id, 'merchantId', o.merchant_id,
+                      'data', CASE WHEN o.merchant_id = $1 THEN o.data END,
+                      'syncSeq', CASE WHEN o.merchant_id = $1 THEN o.sync_seq ELSE 0 END,
+                      'updatedAt', CASE WHEN o.merchant_id = $1 THEN o.updated_at END)), '[]'::json)
+               FROM orders o WHERE o.id = ANY($2::text[])) AS stored,
+            (SELECT coalesce(json_agg(json_build_object('id', r.id, 'number', r.number)), '[]'::json)
+               FROM registers r WHERE r.merchant_id = $1 AND r.id = ANY($3::text[])) AS registers,
+            (SELECT coalesce(json_agg(json_build_object('registerId', o.register_id, 'receiptNumber', o.receipt_number)), '[]'::json)
+               FROM orders o JOIN unnest($4::text[], $5::text[]) AS p(register_id, receipt_number)
+                 ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number) AS used`,
+    [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber)],
+  );
+  const row = rows[0]!;
+  // json columns arrive parsed from both drivers; parse defensively should one hand back text.
+  const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
+  return {
+    currency: row.currency,
+    stored: new Map(
+      parsed(row.stored).map((o) => [
+        o.id,
+        { merchantId: o.merchantId, data: o.data ?? {}, syncSeq: Number(o.syncSeq), updatedAt: o.updatedAt ? new Date(o.updatedAt).toISOString() : new Date(0).toISOString() },
+      ]),
+    ),
+    registers: new Map(parsed(row.registers).map((r) => [r.id, Number(r.number)])),
+    usedReceipts: new Set(parsed(row.used).map((u) => receiptKey(u.registerId, u.receiptNumber))),
+  };
+}
 
 /**
  * The webhook events of a register sale just stored (DESIGN §6): `order.created`, and `order.paid` when it arrived
