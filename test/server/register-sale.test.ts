@@ -137,9 +137,9 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     expect(await journalOf(sales.map((s) => s.id))).toBe(50);
     if (process.env.LOG_SQL) console.info(statements.join('\n'));
     console.info(`[register-sale] a push of 50 sales: ${used} statements (${(used / 50).toFixed(2)} per sale)`);
-    // One by one it was ~31 per sale (~1 550 here); batched, a push costs a fixed handful of statements (24 measured:
-    // the checks read in one statement, the stock in one; a few more when the register's drawer account is created),
-    // whatever the number of sales and items sold.
+    // One by one it was ~31 per sale (~1 550 here); batched, a push costs a fixed handful of statements (22 measured:
+    // the checks read in one statement, the stock in one, every audit row in one; a few more when the register's
+    // drawer account is created), whatever the number of sales and items sold.
     expect(used).toBeLessThanOrEqual(30);
 
     // The same push again writes nothing and reads once: a fixed handful of statements.

@@ -238,9 +238,9 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
   const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders });
-  await appendAuditBatch(
-    m.tx,
-    orders.map((order) => ({
+  await appendAuditBatch(m.tx, [
+    ...stock.audit,
+    ...orders.map((order) => ({
       merchantId: m.merchantId,
       actor: m.actor,
       registerId: order.registerId,
@@ -250,7 +250,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
       occurredAt: m.now,
       data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
     })),
-  );
+  ]);
   await emitEvents(m.tx, orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)));
   if (posted.some((p) => p.status === 'created')) {
     // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.

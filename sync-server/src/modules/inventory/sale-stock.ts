@@ -6,7 +6,7 @@
  */
 import type { Order } from '../../../../core/index.ts';
 import { newId } from '../../../../core/index.ts';
-import { appendAudit } from '../../kernel/audit.ts';
+import type { AuditEntry } from '../../kernel/audit.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { ensureDefaultLocation, findVariationsOnHand, onHandAt, saleMovementsOfOrder } from './service.ts';
 
@@ -18,8 +18,13 @@ export interface SalesStockResult {
   changedItemIds: string[];
   /** Whether the movements were at the default location (whose stock the catalog items carry): always true here. */
   locationIsDefault: boolean;
-  /** Variations whose units on hand fell below zero with these sales (also written to the audit log). */
+  /** Variations whose units on hand fell below zero with these sales. */
   oversold: { variationId: string; locationId: string; onHand: number }[];
+  /**
+   * Audit entries the caller must append in the same transaction, first in its own batch (one statement for all):
+   * an `inventory.oversold` entry when `oversold` is not empty, else none.
+   */
+  audit: AuditEntry[];
 }
 
 /**
@@ -32,7 +37,7 @@ export async function recordSalesStock(
   tx: Queryable,
   input: { merchantId: string; actor: string; occurredAt: Date; orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[] },
 ): Promise<SalesStockResult> {
-  const result: SalesStockResult = { recorded: 0, changedItemIds: [], locationIsDefault: true, oversold: [] };
+  const result: SalesStockResult = { recorded: 0, changedItemIds: [], locationIsDefault: true, oversold: [], audit: [] };
   // Same (order, variation) twice in one order: the quantities add up, as recordStockMovements merges them.
   const merged = new Map<string, { sourceId: string; variationId: string; quantity: number }>();
   for (const order of input.orders) {
@@ -78,9 +83,10 @@ export async function recordSalesStock(
     if (onHand < 0 && (before.get(variationId) ?? 0) > onHand) result.oversold.push({ variationId, locationId: location.id, onHand });
   }
   result.changedItemIds = [...new Set(inserted.rows.map((r) => r.item_id))];
-  // Sales are audited by their orders' own rows ('order.stored'); an oversell gets one row of its own.
+  // Sales are audited by their orders' own rows ('order.stored'); an oversell gets one row of its own, appended by the
+  // caller with those (one statement for all).
   if (result.oversold.length > 0) {
-    await appendAudit(tx, {
+    result.audit.push({
       merchantId: input.merchantId,
       actor: input.actor,
       registerId: input.actor.startsWith('register:') ? input.actor.slice(9) : null,
