@@ -1,5 +1,5 @@
 import { accountBase, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type JournalTransaction } from '../../../core/index.ts';
-import { ulid } from 'ulid';
+import { ulid } from '../../../core/index.ts';
 import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../core/index.ts';
-import { ulid } from 'ulid';
+import { ulid } from '../../../core/index.ts';
 import { appendAuditBatch } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { storable, storableText } from '../platform/http/input-guard.ts';
