@@ -7,6 +7,7 @@ import { postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { syncClient } from '../support/sync-client.ts';
 
 type Doc = Record<string, unknown> & { id: string; syncSeq: number; updatedAt: string; _deleted: boolean };
 
@@ -28,18 +29,9 @@ describe.each(databaseTargets())('replication on $name', (target) => {
   });
 
   const auth = () => ({ authorization: `Bearer ${registerToken}` });
-  const pushRows = (collection: string, docs: unknown[]) =>
-    server.app.inject({
-      method: 'POST',
-      url: `/api/sync/${collection}/push`,
-      headers: { ...auth(), 'content-type': 'application/json', 'x-register-schema-version': '1' },
-      payload: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))),
-    });
-  const pullDocs = async (collection: string, seq?: number, limit = 100) => {
-    const res = await server.app.inject({ method: 'GET', url: `/api/sync/${collection}/pull?${seq === undefined ? '' : `seq=${seq}&`}limit=${limit}`, headers: auth() });
-    expect(res.statusCode).toBe(200);
-    return res.json<{ documents: Doc[]; checkpoint: { seq: number } | null }>();
-  };
+  const client = () => syncClient(server.baseUrl, registerToken);
+  const pushRows = (collection: string, docs: unknown[]) => client().push(collection, docs);
+  const pullDocs = (collection: string, seq?: number, limit = 100) => client().pull(collection, seq, limit);
   const counts = async () => {
     const n = async (sql: string) => Number((await server.db.query<{ n: number }>(sql)).rows[0]!.n);
     return {
@@ -77,7 +69,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const rates = await pullDocs('tax-rates');
     expect(rates.documents.map((d) => d.id)).toEqual(['tax_sales']);
     const readOnly = await pushRows('catalog-items', [server.catalog.items[0]]);
-    expect(readOnly.statusCode).toBe(405);
+    expect(readOnly.status).toBe(405);
     expect((await server.app.inject({ method: 'GET', url: '/api/sync/unknown/pull', headers: auth() })).statusCode).toBe(404);
   });
 
@@ -85,8 +77,8 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const { order, journalTransaction } = nextSale();
     const before = await counts();
     const res = await pushRows('orders', [order]);
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual([]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([]);
     const after = await counts();
     expect(after).toMatchObject({ orders: before.orders + 1, journal: before.journal + 1, postings: before.postings + journalTransaction.postings.length, quarantine: before.quarantine });
     expect(after.audit).toBe(before.audit + 1);
@@ -99,22 +91,22 @@ describe.each(databaseTargets())('replication on $name', (target) => {
 
     // Pushed again — as RxDB does after a lost reply, with server stamps and RxDB fields on it.
     const again = await pushRows('orders', [order, { ...order, _deleted: false, updatedAt: new Date().toISOString(), syncSeq: 99, _meta: { lwt: 1 }, _rev: '1-a', _attachments: {} }]);
-    expect(again.json()).toEqual([]);
+    expect(again.body).toEqual([]);
     // Its journal transaction is the server's: the collection is pull-only, a register cannot push one.
     const jt = await pushRows('journal-transactions', [journalTransaction]);
-    expect(jt.statusCode).toBe(405);
+    expect(jt.status).toBe(405);
     expect(jt.headers.allow).toBe('GET');
-    expect(jt.json()).toMatchObject({ status: 405, code: 'read_only_collection' });
+    expect(jt.body).toMatchObject({ status: 405, code: 'read_only_collection' });
     expect(await counts()).toEqual(after);
   });
 
   it('returns the master state when an existing order arrives with different content', async () => {
     const { order } = nextSale();
-    expect((await pushRows('orders', [order])).json()).toEqual([]);
+    expect((await pushRows('orders', [order])).body).toEqual([]);
     const before = await counts();
     const changed = { ...order, note: 'edited later' };
     const res = await pushRows('orders', [changed]);
-    const conflicts = res.json<Doc[]>();
+    const conflicts = res.body as Doc[];
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ id: order.id, _deleted: false, syncSeq: expect.any(Number) });
     expect(conflicts[0]!.note).toBeUndefined();
@@ -129,8 +121,8 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const tampered: Order = { ...bad, totalCents: bad.totalCents - 100 };
     const before = await counts();
     const res = await pushRows('orders', [tampered, good.order]);
-    expect(res.statusCode).toBe(200);
-    const conflicts = res.json<(Doc & Order)[]>();
+    expect(res.status).toBe(200);
+    const conflicts = res.body as (Doc & Order)[];
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ id: tampered.id, totalCents: tampered.totalCents, _deleted: false });
     expect(conflicts[0]!.rejection!.reason).toContain('totalCents');
@@ -146,7 +138,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
 
     // The register pushes it again (with our rejection on it): same answer, nothing new written.
     const again = await pushRows('orders', [conflicts[0]]);
-    expect(again.json()).toEqual(conflicts);
+    expect(again.body).toEqual(conflicts);
     expect(await counts()).toEqual(after);
     expect((await pullDocs('orders')).documents.some((d) => d.id === tampered.id)).toBe(false);
   });
@@ -160,7 +152,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const short = nextSale().order;
     const unbalanced: Order = { ...short, tenders: short.tenders.map((t, i) => (i === 0 ? { ...t, amountCents: t.amountCents - 1 } : t)) };
     const orders = await pushRows('orders', [foreign, wrongNumber, shapeless]);
-    expect(orders.json<Doc[]>().map((d) => (d.rejection as { reason: string }).reason)).toEqual([
+    expect((orders.body as Doc[]).map((d) => (d.rejection as { reason: string }).reason)).toEqual([
       expect.stringContaining('not a register of this store'),
       expect.stringContaining('registerNumber'),
       expect.stringContaining('invalid order'),
@@ -168,26 +160,26 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const nul = { ...nextSale().order, note: 'bad\u0000byte' };
     const yearZero = { ...nextSale().order, createdAt: '0000-01-01T00:00:00Z' };
     const odd = await pushRows('orders', [nul, yearZero]);
-    expect(odd.statusCode).toBe(200);
-    expect(odd.json<Doc[]>().map((d) => (d.rejection as { reason: string }).reason)).toEqual([expect.stringContaining('NUL'), expect.stringContaining('createdAt')]);
+    expect(odd.status).toBe(200);
+    expect((odd.body as Doc[]).map((d) => (d.rejection as { reason: string }).reason)).toEqual([expect.stringContaining('NUL'), expect.stringContaining('createdAt')]);
     const jts = await pushRows('orders', [unbalanced]);
-    expect(jts.json<Doc[]>()[0]!.rejection).toMatchObject({ reason: expect.stringContaining('inconsistent sale') });
+    expect((jts.body as Doc[])[0]!.rejection).toMatchObject({ reason: expect.stringContaining('inconsistent sale') });
     expect(await counts()).toMatchObject({ orders: before.orders, journal: before.journal, quarantine: before.quarantine + 6 });
     const envelope = await server.app.inject({ method: 'POST', url: '/api/sync/orders/push', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify([{ doc: 1 }]) });
     expect(envelope.statusCode).toBe(400);
     const tooMany = await pushRows('orders', Array.from({ length: 501 }, () => ({})));
-    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.status).toBe(400);
   });
 
   it("reuses a sale's journal transaction already stored, and quarantines an order whose ledger entry differs", async () => {
     // Registers used to push journal transactions beside their orders; those stored before the order are its own.
     const pushedByOldRegister = (jt: JournalTransaction) =>
       server.db.transaction((tx) => postJournalTransaction(tx, server.credentials.merchantId, jt));
-    expect((await pushRows('journal-transactions', [nextSale().journalTransaction])).statusCode).toBe(405);
+    expect((await pushRows('journal-transactions', [nextSale().journalTransaction])).status).toBe(405);
     const early = nextSale();
     await pushedByOldRegister(early.journalTransaction);
     const mid = await counts();
-    expect((await pushRows('orders', [early.order])).json()).toEqual([]);
+    expect((await pushRows('orders', [early.order])).body).toEqual([]);
     expect(await counts()).toMatchObject({ orders: mid.orders + 1, journal: mid.journal });
 
     const sale = nextSale();
@@ -198,7 +190,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(journalTransactionSchema.safeParse(skewed).success).toBe(true);
     await pushedByOldRegister(skewed);
     const res = await pushRows('orders', [sale.order]);
-    expect(res.json<Doc[]>()[0]!.rejection).toMatchObject({ reason: expect.stringContaining(saleJournalTransactionId(sale.order.id)) });
+    expect((res.body as Doc[])[0]!.rejection).toMatchObject({ reason: expect.stringContaining(saleJournalTransactionId(sale.order.id)) });
   });
 
   it('pulls pushed orders and journal transactions after a checkpoint', async () => {
@@ -271,7 +263,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
       let text = '';
       while (!text.includes('RESYNC')) text += decoder.decode((await reader.read()).value, { stream: true });
       const { order, journalTransaction } = nextSale();
-      expect((await pushRows('orders', [order])).json()).toEqual([]);
+      expect((await pushRows('orders', [order])).body).toEqual([]);
       while (!text.includes(journalTransaction.id)) text += decoder.decode((await reader.read()).value, { stream: true });
       controller.abort();
       await reader.cancel().catch(() => undefined);

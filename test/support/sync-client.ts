@@ -14,9 +14,10 @@ export interface PullPage {
   checkpoint: { seq: number } | null;
 }
 
-/** A push's answer: HTTP status and parsed body (the conflicts array on 200, a problem document otherwise). */
+/** A push's answer: HTTP status, headers (lower-case names) and parsed body (the conflicts on 200, else a problem). */
 export interface PushAnswer {
   status: number;
+  headers: Record<string, string>;
   body: unknown;
 }
 
@@ -43,7 +44,7 @@ export function syncClient(baseUrl: string, token: string) {
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))),
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.json() };
     },
     pull,
     /** Every document of `collection`, page by page from the start. */
