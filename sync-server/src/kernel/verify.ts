@@ -32,7 +32,8 @@ const JOURNAL_BATCH = 500;
  * - the signed checkpoints, those stored in the database and those a holder hands in (`held`, e.g. a register's copy),
  *   each verified with `signer`'s public key: the entry a checkpoint names must still exist with the signed hash, so a
  *   deleted tail, or a rewritten entry whose later hashes were all recomputed, is caught up to the last checkpoint.
- *   Checkpoints with another key's or a forged signature are left out (counted in `invalidSignature`).
+ *   Checkpoints that do not verify are left out (counted in `invalidSignature`); one that claims this key yet does
+ *   not verify (forged or altered) also makes the verdict not ok, while another key's is only set aside.
  *
  * @param db the database
  * @param merchantId whose trail
@@ -75,8 +76,10 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
 
   // Signed checkpoints, stored and held.
   const all = new Map<string, SignedCheckpoint>();
-  for (const cp of [...(await listCheckpoints(db, merchantId)), ...held]) if (cp.merchantId === merchantId) all.set(`${cp.seq}:${cp.signature}`, cp);
+  for (const cp of [...(await listCheckpoints(db, merchantId)), ...held]) if (cp.merchantId === merchantId) all.set(JSON.stringify([cp.seq, cp.headHash, cp.signedAt, cp.keyId, cp.reason, cp.signature]), cp);
   const valid = [...all.values()].filter((cp) => signer.verify(cp)).sort((a, b) => a.seq - b.seq);
+  // Claiming this key but not verifying: forged or altered (another key's checkpoints are only set aside).
+  const forged = [...all.values()].find((cp) => cp.keyId === signer.keyId && !signer.verify(cp));
   const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
   const lastSeq = rows.length > 0 ? Number(rows.at(-1)!.seq) : 0;
   let previousCheckpoint = 0;
@@ -99,6 +102,7 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
   const lastGoodCheckpoint = [...valid].reverse().find((cp) => (!first || cp.seq < first.seq) && bySeq.get(cp.seq)?.hash === cp.headHash) ?? null;
   const base = { checked: chain.checked, lastGoodCheckpoint, journalTransactions, checkpoints: { checked: all.size, invalidSignature: all.size - valid.length } };
   if (first) return { ok: false, ...base, brokenAtSeq: first.seq, reason: first.reason };
+  if (forged) return { ok: false, ...base, reason: `the checkpoint of entry ${forged.seq} carries an invalid signature: it was forged or altered` };
   if (unrecorded) return { ok: false, ...base, reason: `journal transaction ${unrecorded} has no audit entry (written outside the kernel)` };
   return { ok: true, ...base };
 }
