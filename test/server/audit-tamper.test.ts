@@ -59,7 +59,7 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   };
-  const rows = async (): Promise<StoredAuditRow[]> => (await sql('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchant()])).rows as StoredAuditRow[];
+  const rows = async (): Promise<StoredAuditRow[]> => (await server!.db.query<StoredAuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchant()])).rows;
 
   /** Rewrites entry `seq` with `change` and recomputes its hash and every later one, as an attacker would. */
   const rewriteAndRehash = async (seq: number, change: (data: Record<string, unknown>) => Record<string, unknown>) => {
@@ -146,6 +146,40 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     expect(verdict).toMatchObject({ ok: false, brokenAtSeq: Number(recorder!.seq), reason: expect.stringContaining(jt!.id) });
     expect(verdict.lastGoodCheckpoint === null || verdict.lastGoodCheckpoint.seq < Number(recorder!.seq)).toBe(true);
     expect(second.seq).toBeGreaterThan(Number(recorder!.seq));
+  });
+
+  it('flags a sales and a tax report that disagree with the ledger after an unbalanced posting edit, and raises an alert', async () => {
+    server = await startTestServer({ target, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false } });
+    await paidOrder();
+    await paidOrder();
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const period = `from=${day(-1)}&to=${day(1)}&timeZone=UTC`;
+    const sales = async () => (await get(`/api/pos/reports/sales?${period}`)).json<{ totals: { netSalesCents: number; taxCents: number }; reconciliation: Record<string, unknown> }>();
+    const before = await sales();
+    expect(before.totals.netSalesCents).toBeGreaterThan(0);
+    expect(before.reconciliation).toEqual({ reconciled: true, ledgerNetSalesCents: before.totals.netSalesCents, ledgerTaxCents: before.totals.taxCents, netSalesDifferenceCents: 0, taxDifferenceCents: 0 });
+    expect((await get(`/api/pos/reports/tax?${period}`)).json()).toMatchObject({ reconciliation: { reconciled: true, taxDifferenceCents: 0 } });
+
+    // The attacker takes 50¢ of revenue off one posting (unbalanced): the trial balance moves, the sales records do not.
+    await sql('DROP TRIGGER postings_immutable ON postings');
+    await sql(
+      `UPDATE postings SET amount_cents = amount_cents + 50 WHERE id = (SELECT p.id FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.merchant_id = $1 AND a.code = 'sales_revenue' LIMIT 1)`,
+      [merchant()],
+    );
+    expect((await get('/api/pos/ledger/trial-balance')).json<{ totalCents: number }>().totalCents).toBe(50);
+    const after = await sales();
+    expect(after.totals).toEqual(before.totals);
+    expect(after.reconciliation).toEqual({ reconciled: false, ledgerNetSalesCents: before.totals.netSalesCents - 50, ledgerTaxCents: before.totals.taxCents, netSalesDifferenceCents: 50, taxDifferenceCents: 0 });
+    const alerts = await server!.db.query<{ actor: string; data: Record<string, unknown> }>(`SELECT actor, data FROM audit_log WHERE action = 'report.unreconciled' AND merchant_id = $1`, [merchant()]);
+    expect(alerts.rows).toEqual([{ actor: `staff:${server!.credentials.staffId}`, data: expect.objectContaining({ report: 'sales', netSalesDifferenceCents: 50, reconciled: false }) }]);
+
+    // Tax moved off its account: the tax report says so too.
+    await sql(
+      `UPDATE postings SET amount_cents = amount_cents + 7 WHERE id = (SELECT p.id FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.merchant_id = $1 AND a.code = 'sales_tax_payable' LIMIT 1)`,
+      [merchant()],
+    );
+    expect((await get(`/api/pos/reports/tax?${period}`)).json()).toMatchObject({ reconciliation: { reconciled: false, taxDifferenceCents: 7 } });
+    expect(await verify()).toMatchObject({ ok: false });
   });
 
   it('catches an entry deleted in the middle, naming the entry after it and the last good checkpoint', async () => {
