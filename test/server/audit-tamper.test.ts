@@ -1,10 +1,12 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditHash, verifyAuditChain, type StoredAuditRow } from '../../sync-server/src/kernel/audit.ts';
 import { AuditSigner, type SignedCheckpoint } from '../../sync-server/src/kernel/checkpoints.ts';
 import { generateAuditSigningKey, loadAuditSigningKey, AUDIT_SIGNING_KEY_FILE } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
+import { openPgliteDb } from '../../sync-server/src/platform/db/db.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -265,6 +267,62 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     expect(listed.data.at(-1)).toMatchObject({ seq: Number(head!.seq), headHash: head!.hash });
     await paidOrder();
     expect((await tick()).auditCheckpoints).toBe(1);
+  });
+});
+
+describe('npm run audit:verify', () => {
+  const run = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      execFile(process.execPath, ['--import', 'tsx', 'sync-server/src/audit-verify.ts', ...args], { env: { ...process.env, DATABASE_URL: '', ...env } }, (err, stdout, stderr) =>
+        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('verifies with the API\'s code from the command line, and a held copy of the checkpoints catches a rewritten, re-hashed trail', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'audit-cli-'));
+    const key = generateAuditSigningKey();
+    const env = { DATA_DIR: dir, AUDIT_SIGNING_KEY: key.export({ format: 'pem', type: 'pkcs8' }) as string };
+    try {
+      const server = await startTestServer({ target: { name: 'pglite', open: () => openPgliteDb(join(dir, 'pglite')) }, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false }, auditSigningKey: key });
+      const headers = { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' };
+      const order = (await server.app.inject({ method: 'POST', url: '/api/pos/orders', headers: { ...headers, 'idempotency-key': 'o1' }, payload: JSON.stringify({ lineItems: CART }) })).json<{ id: string; totalCents: number }>();
+      await server.app.inject({ method: 'POST', url: `/api/pos/orders/${order.id}/payments`, headers: { ...headers, 'idempotency-key': 'p1' }, payload: JSON.stringify({ tenders: [{ method: 'cash', amountCents: order.totalCents }] }) });
+      const cp = (await server.app.inject({ method: 'POST', url: '/api/pos/audit/checkpoints', headers: { ...headers, 'idempotency-key': 'c1' }, payload: '{}' })).json<SignedCheckpoint>();
+      const exportedBody = (await server.app.inject({ method: 'GET', url: '/api/pos/audit/checkpoints', headers })).body;
+      const merchantId = server.credentials.merchantId;
+      await server.close();
+      await writeFile(join(dir, 'held.json'), exportedBody);
+      await writeFile(join(dir, 'public-key.json'), exportedBody);
+
+      const sound = await run(['--merchant', merchantId], env);
+      expect(sound.code, sound.stderr).toBe(0);
+      expect(JSON.parse(sound.stdout)).toMatchObject({ merchantId, ok: true, lastGoodCheckpoint: cp });
+
+      // The attacker rewrites the order's first entry, re-hashes the chain and removes the stored checkpoints.
+      const db = await openPgliteDb(join(dir, 'pglite'));
+      await db.query('DROP TRIGGER audit_log_immutable ON audit_log');
+      await db.query('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
+      await db.query('DELETE FROM audit_checkpoints');
+      const all = (await db.query<StoredAuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchantId])).rows;
+      const victim = all.findIndex((r) => r.entity_id === order.id);
+      let prev = all[victim]!.prev_hash;
+      for (const row of all.slice(victim)) {
+        const next = { ...row, prev_hash: prev, data: row === all[victim] ? { ...row.data, totalCents: 1 } : row.data };
+        prev = auditHash(next);
+        await db.query('UPDATE audit_log SET data = $2::jsonb, prev_hash = $3, hash = $4 WHERE seq = $1', [row.seq, JSON.stringify(next.data), next.prev_hash, prev]);
+      }
+      await db.close();
+
+      const alone = await run(['--merchant', merchantId], env);
+      expect(alone.code).toBe(0); // the database alone is consistent again
+      const caught = await run(['--merchant', merchantId, '--checkpoints', join(dir, 'held.json'), '--public-key', join(dir, 'public-key.json')], { DATA_DIR: dir });
+      expect(caught.code, caught.stderr).toBe(1);
+      expect(JSON.parse(caught.stdout)).toMatchObject({ merchantId, ok: false, brokenAtSeq: cp.seq, lastGoodCheckpoint: null });
+      const noKey = await run(['--merchant', merchantId], { DATA_DIR: dir });
+      expect(noKey).toMatchObject({ code: 2, stderr: expect.stringContaining('no audit signing key') });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -34,9 +34,12 @@ export function generateAuditSigningKey(): KeyObject {
  *
  * @param dataDir the server's `DATA_DIR`
  * @param env the environment (default `process.env`)
+ * @param options.create false: answer null instead of generating a key when there is none (the verify CLI)
  * @throws Error when the variable or the file holds no Ed25519 private key
  */
-export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<KeyObject> {
+export async function loadAuditSigningKey(dataDir: string, env?: NodeJS.ProcessEnv): Promise<KeyObject>;
+export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEnv | undefined, options: { create: false }): Promise<KeyObject | null>;
+export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEnv = process.env, options: { create?: boolean } = {}): Promise<KeyObject | null> {
   const fromEnv = env[AUDIT_SIGNING_KEY_ENV];
   if (fromEnv) return parseAuditSigningKey(fromEnv);
   const file = join(dataDir, AUDIT_SIGNING_KEY_FILE);
@@ -45,6 +48,7 @@ export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEn
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  if (options.create === false) return null;
   const key = generateAuditSigningKey();
   // 'wx': never overwrite a key another process wrote meanwhile; then read back whichever won.
   try {
