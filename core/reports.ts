@@ -67,6 +67,21 @@ export type TenderRow = z.infer<typeof tenderRowSchema>;
 export const salesTotalsSchema = z.strictObject(salesFigures);
 export type SalesTotals = z.infer<typeof salesTotalsSchema>;
 
+/**
+ * How a report's money figures compare with the ledger postings of the same period (issue 11): a report never shows a
+ * number that silently differs from the books. `reconciled` false means the business records and the postings
+ * disagree (an edit outside the API, a lost source row): the figures are shown as computed, flagged, and an alert is
+ * raised (server log + audit entry `report.unreconciled`).
+ */
+export const ledgerReconciliationSchema = z.strictObject({
+  reconciled: z.boolean().describe('True when the figures below equal the report\'s'),
+  ledgerNetSalesCents: z.int().describe('−Σ postings on sales revenue, service revenue, discounts and refunds of the journal transactions in the period'),
+  ledgerTaxCents: z.int().describe('−Σ postings on sales tax payable of the journal transactions in the period'),
+  netSalesDifferenceCents: z.int().describe('Report − ledger'),
+  taxDifferenceCents: z.int().describe('Report − ledger'),
+});
+export type LedgerReconciliation = z.infer<typeof ledgerReconciliationSchema>;
+
 /** `GET /api/pos/reports/sales` JSON body. */
 export const salesReportSchema = z.strictObject({
   report: z.literal('sales'),
@@ -75,6 +90,7 @@ export const salesReportSchema = z.strictObject({
   currency: z.string(),
   totals: salesTotalsSchema,
   rows: z.union([z.array(salesRowSchema), z.array(tenderRowSchema)]).describe('tender rows when groupBy=tender, else sales rows; sorted by key.'),
+  reconciliation: ledgerReconciliationSchema.describe('totals.netSalesCents and totals.taxCents against the ledger'),
 });
 export type SalesReport = z.infer<typeof salesReportSchema>;
 
@@ -101,6 +117,7 @@ export const taxReportSchema = z.strictObject({
     refundedCents: z.int().describe('Tax given back by refunds and by voids of issued invoices (not split per rate: refunds by amount carry none).'),
     netCents: z.int().describe('collected − refunded: the movement of sales tax payable from sales (orders, invoices, pay links).'),
   }),
+  reconciliation: ledgerReconciliationSchema.describe('totals.netCents against the ledger (net sales are not part of this report: their difference is 0)'),
 });
 export type TaxReport = z.infer<typeof taxReportSchema>;
 

@@ -1,3 +1,5 @@
+import type { KeyObject } from 'node:crypto';
+import { AuditSigner, generateAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +77,11 @@ export interface BuildAppOptions {
   images?: ImageOptions;
   /** Webhook delivery worker: poll interval, retry delays, timeout; `{ enabled: false }` to not run it here. */
   webhooks?: WebhookWorkerOptions;
+  /**
+   * Ed25519 private key that signs audit checkpoints (issue 11; main.ts reads it from `AUDIT_SIGNING_KEY` or
+   * `DATA_DIR/audit-signing.key`). Omitted: a key generated for this process (tests, in-memory servers).
+   */
+  auditSigningKey?: KeyObject;
   /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
   recurringInvoices?: RecurringSchedulerOptions;
 }
@@ -115,7 +122,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const clock = opts.clock ?? (() => new Date());
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT) };
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()) };
 
   const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp } from './app.ts';
+import { loadAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { DEMO_STAFF_TOKEN_TTL_SECONDS } from './modules/merchants/dev-routes.ts';
@@ -13,6 +14,8 @@ import { seedDemoStore } from './workflows/demo-seed.ts';
  * - PORT (default 8787), HOST (default 0.0.0.0)
  * - DATA_DIR (default ./data): PGlite files in DATA_DIR/pglite, demo credentials in DATA_DIR/demo-credentials.json
  * - DATABASE_URL: use this PostgreSQL instead of PGlite
+ * - AUDIT_SIGNING_KEY: Ed25519 private key (PKCS#8 PEM or base64 DER) signing audit checkpoints; default: the file
+ *   DATA_DIR/audit-signing.key, generated (mode 0600) on first start. Keep it off the database host's backups.
  * - BASE_URL (default http://localhost:PORT): public address, issuer of staff tokens and base of pay links
  *
  * On every start: migrations, the demo store seed, a fresh 30-day staff token. The demo app token is stored hashed;
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
 
   // Webhook receivers on loopback / private networks: refused unless asked for (npm start asks, for local receivers).
   const allowPrivateWebhookReceivers = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers }, logger: true });
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: DEMO_STAFF_TOKEN_TTL_SECONDS });
   const credentialsPath = join(dataDir, 'demo-credentials.json');

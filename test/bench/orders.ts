@@ -24,6 +24,7 @@ import { formatReceiptNumber, parseReceiptNumber, type OrderCreate } from '../..
 import { POS_APP_RATE_LIMIT } from '../../sync-server/src/app.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
+import { AuditSigner, generateAuditSigningKey } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { createOrder } from '../../sync-server/src/workflows/create-order.ts';
@@ -148,6 +149,7 @@ export async function benchOrders(target: DatabaseTarget, options: { sizes: read
       email: new OutboxEmailProvider(),
       feed: new ChangeFeed(),
       appRateLimit: new RateLimit(POS_APP_RATE_LIMIT),
+      auditSigner: new AuditSigner(generateAuditSigningKey()),
     };
     let runNumber = 0;
     const load = (amount: number) =>

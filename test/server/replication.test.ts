@@ -324,6 +324,8 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(verdict.checked).toBeGreaterThan(5);
     const rows = await server.db.query<{ seq: number | string }>(`SELECT seq FROM audit_log WHERE merchant_id = $1 AND action = 'order.stored' ORDER BY seq LIMIT 1`, [server.credentials.merchantId]);
     const seq = Number(rows.rows[0]!.seq);
+    // audit_log refuses UPDATE (migration 0100): the attacker, owner of the tables, drops the trigger first.
+    await server.db.query('DROP TRIGGER audit_log_immutable ON audit_log');
     await server.db.query(`UPDATE audit_log SET data = jsonb_set(data, '{totalCents}', '1') WHERE seq = $1`, [seq]);
     const broken = await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() });
     expect(broken.json()).toMatchObject({ ok: false, brokenAtSeq: seq, reason: expect.stringContaining('hash') });

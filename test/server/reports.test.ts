@@ -155,6 +155,8 @@ describe.each(databaseTargets())('reports on $name', (target) => {
         expect(sales.period).toMatchObject({ from, to, timeZone });
         expect(sales.totals.netSalesCents).toBe(ledgerCredit(start, end, (c) => SALES_ACCOUNTS.has(c)));
         expect(sales.totals.taxCents).toBe(ledgerCredit(start, end, (c) => c === 'sales_tax_payable'));
+        // The report checks itself against the postings the same way, and says it agrees.
+        expect(sales.reconciliation).toMatchObject({ reconciled: true, ledgerNetSalesCents: sales.totals.netSalesCents, ledgerTaxCents: sales.totals.taxCents });
         expect(sales.totals.orders).toBe(ledger.filter((j) => j.kind === 'sale' && j.occurredAt >= start && j.occurredAt < end).length);
         expect(sales.totals.voids).toBe(ledger.filter((j) => j.kind === 'adjustment' && j.sourceType === 'invoice' && j.occurredAt >= start && j.occurredAt < end).length);
         const tax = (await get(`/api/pos/reports/tax?from=${from}&to=${to}&timeZone=${encodeURIComponent(timeZone)}`)).json() as Json;

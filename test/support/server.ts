@@ -26,6 +26,8 @@ export interface TestServerOptions {
   recurringInvoices?: BuildAppOptions['recurringInvoices'];
   /** Webhook delivery worker options (poll interval, retry delays, timeout). */
   webhooks?: BuildAppOptions['webhooks'];
+  /** Audit checkpoint signing key (default: one generated for the server). */
+  auditSigningKey?: BuildAppOptions['auditSigningKey'];
   /** Webhook receivers on 127.0.0.1 (the suites' own receivers): allowed unless false (ServerConfig). */
   allowPrivateWebhookReceivers?: boolean;
 }
@@ -84,10 +86,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

@@ -20,6 +20,11 @@ export interface AuditEntry {
   appId?: string | null;
   data?: Record<string, unknown>;
   occurredAt?: Date;
+  /**
+   * Hashes (kernel/ledger.ts `journalHash`) of the journal transactions this entry records, by id. Normally left out:
+   * the entry then takes those posted in this transaction and not yet recorded (see {@link noteJournalPosted}).
+   */
+  journalHashes?: Record<string, string>;
 }
 
 interface AuditRow {
@@ -33,17 +38,24 @@ interface AuditRow {
   entity_type: string;
   entity_id: string;
   data: Record<string, unknown>;
+  /** Journal transactions recorded by this entry: id → hash (postings included); null when it records none. */
+  journal_hashes: Record<string, string> | null;
   prev_hash: string;
   hash: string;
 }
 
+/** SHA-256 of the UTF-8 text, 64 lowercase hex digits. */
 export function sha256hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The hashed content of a row: every column but `hash`, with timestamps as ISO strings and seq as a number. */
+/**
+ * The hashed content of a row: every column but `hash`, with timestamps as ISO strings and seq as a number;
+ * `journalHashes` only when the row records journal transactions (rows written before migration 0100 hash as before).
+ */
 function hashedContent(row: Omit<AuditRow, 'hash'>): string {
   return canonicalJson({
+    ...(row.journal_hashes ? { journalHashes: row.journal_hashes } : {}),
     seq: Number(row.seq),
     merchantId: row.merchant_id,
     occurredAt: new Date(row.occurred_at).toISOString(),
@@ -58,6 +70,7 @@ function hashedContent(row: Omit<AuditRow, 'hash'>): string {
   });
 }
 
+/** A row's chain hash: SHA-256(prevHash ‖ canonical JSON of the row without its hash), hex. */
 export function auditHash(row: Omit<AuditRow, 'hash'>): string {
   return sha256hex(row.prev_hash + hashedContent(row));
 }
@@ -87,13 +100,14 @@ export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<num
     entity_type: entry.entityType,
     entity_id: entry.entityId,
     data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
+    journal_hashes: takeJournalHashes(memo, entry),
     prev_hash: prevHash,
   };
   const hash = auditHash(row);
   await tx.query(
-    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, prev_hash, hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
-    [row.seq, row.merchant_id, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), prevHash, hash],
+    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13)`,
+    [row.seq, row.merchant_id, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), row.journal_hashes && JSON.stringify(row.journal_hashes), prevHash, hash],
   );
   memo?.set(headKey, hash);
   return Number(row.seq);
@@ -106,9 +120,15 @@ export interface AuditVerification {
   reason?: string;
 }
 
-/** Recomputes a merchant's chain from the first row; reports the first row whose link or hash does not match. */
-export async function verifyAuditChain(db: Queryable, merchantId: string): Promise<AuditVerification> {
-  const { rows } = await db.query<AuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchantId]);
+/** A stored audit row, as read back (`SELECT * FROM audit_log`). */
+export type StoredAuditRow = AuditRow;
+
+/**
+ * Walks rows of one merchant's chain in seq order from the genesis: the first row whose `prev_hash` is not the previous
+ * row's hash (a row before it deleted, reordered or edited) or whose `hash` does not match its content (the row
+ * edited) breaks it. `checked` counts the rows before the break.
+ */
+export function walkAuditChain(rows: readonly AuditRow[]): AuditVerification {
   let prev = GENESIS_HASH;
   let checked = 0;
   for (const row of rows) {
@@ -119,6 +139,15 @@ export async function verifyAuditChain(db: Queryable, merchantId: string): Promi
     checked += 1;
   }
   return { ok: true, checked };
+}
+
+/**
+ * Recomputes a merchant's chain from the first row; reports the first row whose link or hash does not match. The chain
+ * alone: kernel/verify.ts `verifyAuditTrail` adds the journal hashes and the signed checkpoints.
+ */
+export async function verifyAuditChain(db: Queryable, merchantId: string): Promise<AuditVerification> {
+  const { rows } = await db.query<AuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchantId]);
+  return walkAuditChain(rows);
 }
 
 /**
@@ -151,7 +180,7 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
   // Drawn under the merchant's lock in one statement: ascending, so the chain's order is the seq order.
   const seqs = seqRows.rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
   const now = Date.now();
-  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 13 }, () => []);
   for (const [i, entry] of entries.entries()) {
     const occurredAt = new Date((entry.occurredAt ?? new Date(now)).getTime());
     const row: Omit<AuditRow, 'hash'> = {
@@ -165,20 +194,88 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
       entity_type: entry.entityType,
       entity_id: entry.entityId,
       data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
+      journal_hashes: takeJournalHashes(memo, entry),
       prev_hash: prevHash,
     };
     const hash = auditHash(row);
-    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), prevHash, hash];
+    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), row.journal_hashes && JSON.stringify(row.journal_hashes), prevHash, hash];
     values.forEach((v, c) => columns[c]!.push(v));
     prevHash = hash;
   }
   await tx.query(
-    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, prev_hash, hash)
-     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data::jsonb, prev_hash, hash
-       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, prev_hash, hash)`,
+    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
+     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data::jsonb, journal_hashes::jsonb, prev_hash, hash
+       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)`,
     columns,
   );
   memo?.set(headKey, prevHash);
   return seqs;
+}
+
+/* ───────────── journal transactions recorded by audit entries ───────────── */
+
+/** The audit action of an entry that only records journal transactions (posted outside a mutation, or left over). */
+export const JOURNAL_POSTED_ACTION = 'journal_transaction.posted';
+
+/** Memo key set by kernel/mutation.ts `openMutation`: a mutation of this merchant is open in the transaction. */
+export const mutationKey = (merchantId: string) => `mutation:${merchantId}`;
+
+const pendingKey = (merchantId: string) => `journal-pending:${merchantId}`;
+
+/**
+ * The journal hashes an entry records: its own `journalHashes` when given; else, of the journal transactions posted in
+ * this transaction and not yet recorded, the one its `data.journalTransactionId` names (if pending), or — when it names
+ * none — all of them. Taken hashes leave the pending set. Null when there are none.
+ */
+function takeJournalHashes(memo: Map<string, unknown> | undefined, entry: AuditEntry): Record<string, string> | null {
+  if (entry.journalHashes) return Object.keys(entry.journalHashes).length > 0 ? { ...entry.journalHashes } : null;
+  const pending = memo?.get(pendingKey(entry.merchantId)) as Map<string, string> | undefined;
+  if (!pending || pending.size === 0) return null;
+  const named = entry.data?.journalTransactionId;
+  if (typeof named === 'string') {
+    const hash = pending.get(named);
+    if (hash === undefined) return null;
+    pending.delete(named);
+    return { [named]: hash };
+  }
+  const all = Object.fromEntries(pending);
+  pending.clear();
+  return all;
+}
+
+/**
+ * Called by the ledger (kernel/ledger.ts) for journal transactions it has just created: inside a mutation their hashes
+ * wait for the audit entry of the change (the one naming each in `data.journalTransactionId`, else the next one); in a
+ * bare transaction a `journal_transaction.posted` entry (actor `system`) records them at once.
+ *
+ * @param hashes `[journal transaction id, journalHash]` pairs
+ */
+export async function noteJournalPosted(tx: Queryable, merchantId: string, hashes: readonly [string, string][]): Promise<void> {
+  const memo = transactionMemo(tx);
+  if (memo?.has(mutationKey(merchantId))) {
+    let pending = memo.get(pendingKey(merchantId)) as Map<string, string> | undefined;
+    if (!pending) memo.set(pendingKey(merchantId), (pending = new Map()));
+    for (const [id, hash] of hashes) pending.set(id, hash);
+    return;
+  }
+  await appendAudit(tx, journalPostedEntry(merchantId, Object.fromEntries(hashes)));
+}
+
+/**
+ * Records the journal transactions of this transaction that no audit entry has recorded yet, in one
+ * `journal_transaction.posted` entry (kernel/mutation.ts calls it before the commit). No-op when none are left.
+ */
+export async function flushJournalHashes(tx: Queryable, merchantId: string): Promise<void> {
+  const pending = transactionMemo(tx)?.get(pendingKey(merchantId)) as Map<string, string> | undefined;
+  if (!pending || pending.size === 0) return;
+  const hashes = Object.fromEntries(pending);
+  pending.clear();
+  const who = transactionMemo(tx)?.get(mutationKey(merchantId)) as Pick<AuditEntry, 'actor' | 'registerId' | 'appId' | 'occurredAt'> | undefined;
+  await appendAudit(tx, { ...journalPostedEntry(merchantId, hashes), ...who });
+}
+
+function journalPostedEntry(merchantId: string, hashes: Record<string, string>): AuditEntry {
+  const ids = Object.keys(hashes);
+  return { merchantId, actor: 'system', action: JOURNAL_POSTED_ACTION, entityType: 'journal_transaction', entityId: ids[0]!, data: { journalTransactionIds: ids }, journalHashes: hashes };
 }

@@ -1,6 +1,7 @@
 import { accountBase, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type JournalTransaction } from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
 import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { noteJournalPosted, sha256hex } from './audit.ts';
 
 /**
  * The merchant ledger (DESIGN §4): journal transactions whose postings sum to zero, immutable once written (the
@@ -62,6 +63,24 @@ export function journalContent(jt: JournalTransaction): string {
     memo: jt.memo,
     postings: jt.postings.map((p) => ({ accountCode: p.accountCode, amountCents: p.amountCents })),
   });
+}
+
+/**
+ * The tamper-evidence hash of a journal transaction, postings included: SHA-256 (hex) of {@link journalContent}. Every
+ * journal transaction posted through this module has it recorded in the audit entry of the change that posted it
+ * (`journal_hashes`, inside the chained hash), so an edited posting no longer matches the audit trail (kernel/verify.ts).
+ */
+export function journalHash(jt: JournalTransaction): string {
+  return sha256hex(journalContent(jt));
+}
+
+/**
+ * Leaves the hashes of journal transactions just created for the audit trail (kernel/audit.ts `noteJournalPosted`):
+ * inside a mutation, the audit entry that records the change carries them; outside one (a bare transaction), an entry
+ * `journal_transaction.posted` is written at once.
+ */
+async function recordPosted(tx: Queryable, merchantId: string, jts: readonly JournalTransaction[]): Promise<void> {
+  if (jts.length > 0) await noteJournalPosted(tx, merchantId, jts.map((jt) => [jt.id, journalHash(jt)]));
 }
 
 /** A stored journal transaction in core shape with its server stamps (`updatedAt`, `syncSeq`). */
@@ -153,6 +172,7 @@ export async function postJournalTransaction(
     params.push(`pst_${ulid()}`, jt.id, i, ids[i], p.amountCents);
   }
   if (values.length > 0) await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ${values.join(', ')}`, params);
+  await recordPosted(tx, merchantId, [jt]);
   return { created: true, syncSeq };
 }
 
@@ -188,10 +208,19 @@ export type PostOutcome =
  * sequences drawn in it) and one of all their postings. Idempotent by id like {@link postJournalTransaction}: the same
  * content again is `unchanged`; other content under a stored id is a `conflict` and writes nothing; postings that do
  * not balance or an account outside the chart are `invalid` and write nothing. Ids must be distinct in one call.
+ * Each created transaction's {@link journalHash} goes to the audit entry that names it (`data.journalTransactionId`)
+ * in this transaction, no statement more (kernel/audit.ts `noteJournalPosted`).
  *
+ * @param options.tamperEvidence false leaves out the journal hashes: for the bench's baseline only (test/bench/run.ts),
+ *   never for real books — a journal transaction whose hash no audit entry carries fails verification.
  * @returns one outcome per journal transaction, in the order given
  */
-export async function postJournalTransactions(tx: Queryable, merchantId: string, jts: readonly JournalTransaction[]): Promise<PostOutcome[]> {
+export async function postJournalTransactions(
+  tx: Queryable,
+  merchantId: string,
+  jts: readonly JournalTransaction[],
+  options: { tamperEvidence?: boolean } = {},
+): Promise<PostOutcome[]> {
   const outcomes: PostOutcome[] = jts.map((jt) =>
     isBalanced(jt.postings) ? { status: 'created' } : { status: 'invalid', message: `journal transaction ${jt.id} does not balance` },
   );
@@ -240,6 +269,7 @@ export async function postJournalTransactions(tx: Queryable, merchantId: string,
      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])`,
     [postings.map(() => `pst_${ulid()}`), postings.map((p) => p.jt), postings.map((p) => p.line), postings.map((p) => p.account), postings.map((p) => p.amount)],
   );
+  if (options.tamperEvidence !== false) await recordPosted(tx, merchantId, toCreate);
   return outcomes;
 }
 

@@ -1,8 +1,8 @@
 import type { EventType, WebhookEvent } from '../../../core/index.ts';
 import { callerOf, type Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
-import { lockMerchant, type Queryable } from '../platform/db/db.ts';
-import { appendAudit, type AuditEntry } from './audit.ts';
+import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { appendAudit, flushJournalHashes, mutationKey, type AuditEntry } from './audit.ts';
 import { emitEvent } from './outbox.ts';
 
 /** A replicated collection whose registers must hear of a committed write (the change feed's channel names). */
@@ -70,7 +70,11 @@ export interface Mutation extends MutationActor {
 export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, fn: (m: Mutation) => Promise<T>): Promise<T> {
   const changed = new Set<ChangedCollection>();
   const now = app.clock();
-  const result = await app.db.transaction(async (tx) => fn(await openMutation(tx, who, now, changed)));
+  const result = await app.db.transaction(async (tx) => {
+    const value = await fn(await openMutation(tx, who, now, changed));
+    await flushJournalHashes(tx, who.merchantId);
+    return value;
+  });
   app.feed.notify(who.merchantId, ...changed);
   return result;
 }
@@ -81,6 +85,8 @@ export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>
  */
 export async function openMutation(tx: Queryable, who: MutationActor, now: Date, changed: Set<ChangedCollection> = new Set()): Promise<Mutation> {
   await lockMerchant(tx, who.merchantId);
+  // Journal transactions posted from here on wait for the audit entry of this change to carry their hashes.
+  transactionMemo(tx)?.set(mutationKey(who.merchantId), { actor: who.actor, registerId: who.registerId ?? null, appId: who.appId ?? null, occurredAt: now });
   return {
     ...who,
     tx,

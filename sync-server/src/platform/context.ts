@@ -3,6 +3,7 @@ import type { IdentityProvider, Principal } from './auth/identity.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { EmailProvider } from './messaging/email.ts';
+import type { AuditSigner } from './auth/audit-signing-key.ts';
 
 /** Configuration of one server instance. */
 export interface ServerConfig {
@@ -49,6 +50,8 @@ export interface AppContext {
   feed: ChangeFeed;
   /** Quota of app tokens on `/api/pos/*`: 120 requests per minute per merchant per app (DESIGN §7). */
   appRateLimit: RateLimit;
+  /** Signs the audit chain's checkpoints with a key the database does not hold (kernel/checkpoints.ts). */
+  auditSigner: AuditSigner;
 }
 
 declare module 'fastify' {

@@ -2,9 +2,11 @@
  * One tick of the recurring-invoice scheduler (DESIGN §5; modules/invoices/recurring.ts runs it): due occurrences of
  * every active series become drafts (invoices module, priced against the catalog module), auto-send drafts are sent
  * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
- * invoices (invoices module), idempotency keys past their 24 h (platform).
+ * invoices (invoices module), idempotency keys past their 24 h (platform), and a signed audit checkpoint for every
+ * merchant whose audit head moved (kernel/checkpoints.ts).
  */
 import { utcDate } from '../../../core/index.ts';
+import { writeDueCheckpoints } from '../kernel/checkpoints.ts';
 import type { AppContext } from '../platform/context.ts';
 import { purgeIdempotencyKeys } from '../platform/http/idempotency.ts';
 import { loadCatalog } from '../modules/catalog/pricing.ts';
@@ -20,7 +22,7 @@ import { sendInvoiceAs } from './invoice-issue.ts';
 export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
   const now = ctx.clock();
   const today = utcDate(now);
-  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, errors: [] };
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, errors: [] };
   for (const id of await dueSeriesIds(ctx.db, today)) {
     try {
       await generateDueInvoices(ctx, id, today, report, loadCatalog);
@@ -39,5 +41,6 @@ export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport>
   report.expiredPayRequests = await expirePayRequests(ctx.db, now);
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
+  report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
   return report;
 }

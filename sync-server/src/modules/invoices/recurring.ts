@@ -197,6 +197,8 @@ export interface TickReport {
   overdueInvoices: number;
   /** Idempotency keys past their 24 h, deleted. */
   purgedIdempotencyKeys: number;
+  /** Signed audit checkpoints written (merchants whose audit head moved since their last one). */
+  auditCheckpoints: number;
   errors: { seriesId?: string; invoiceId?: string; message: string }[];
 }
 

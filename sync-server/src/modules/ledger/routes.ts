@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { parseOrThrow } from '../../platform/http/problem.ts';
+import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
-import { verifyAuditChain } from '../../kernel/audit.ts';
+import { idempotent } from '../../platform/http/idempotency.ts';
+import { listCheckpoints, writeCheckpoint } from '../../kernel/checkpoints.ts';
+import { verifyAuditTrail } from '../../kernel/verify.ts';
 import { trialBalance } from '../../kernel/ledger.ts';
 import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
 
@@ -33,11 +35,32 @@ const trialBalanceResponse = z.strictObject({
   accounts: z.array(z.strictObject({ code: z.string(), name: z.string(), type: z.string(), balanceCents: z.int().describe('Debit > 0, credit < 0') })),
   totalCents: z.int().describe('Always 0'),
 });
+const signedCheckpointSchema = z.strictObject({
+  merchantId: z.string().min(1).max(64),
+  seq: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Sequence number of the audit entry that was the head'),
+  headHash: z.string().regex(/^[0-9a-f]{64}$/).describe('That entry\'s hash, hex'),
+  signedAt: z.iso.datetime(),
+  keyId: z.string().min(1).max(64).describe('Id of the signing key (`kid` of the public key)'),
+  signature: z.string().min(1).max(200).describe('Ed25519 (RFC 8032) signature of the canonical JSON of the other fields, base64url'),
+  reason: z.string().min(1).max(32).describe('`periodic`, `on_demand` or `closeout`'),
+});
 const auditVerifyResponse = z.strictObject({
   ok: z.boolean(),
-  checked: z.int().describe('Rows checked'),
-  brokenAtSeq: z.int().optional(),
+  checked: z.int().describe('Entries whose chain link and hash check out, from the first'),
+  brokenAtSeq: z.int().optional().describe('The first bad entry'),
   reason: z.string().optional(),
+  lastGoodCheckpoint: signedCheckpointSchema.nullable().describe('The latest validly signed checkpoint before the first bad entry that the log still matches'),
+  journalTransactions: z.int().describe('Journal transactions checked against the hash their audit entry recorded'),
+  checkpoints: z.strictObject({ checked: z.int(), invalidSignature: z.int().describe('Not signed by the server\'s key: left out') }),
+});
+const verifyBody = z.strictObject({
+  checkpoints: z.array(signedCheckpointSchema).max(10_000).describe('Checkpoints held outside the database (a register\'s copy, an export)'),
+});
+const publicJwkSchema = z.strictObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string() });
+const checkpointsQuery = z.strictObject({ afterSeq: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Only checkpoints of later entries') });
+const checkpointsResponse = z.strictObject({
+  publicKey: publicJwkSchema.describe('Verifies the signatures; the private key is not in the database'),
+  data: z.array(signedCheckpointSchema).describe('Oldest first'),
 });
 
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
@@ -108,20 +131,68 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     return trialBalance(ctx.db, principalOf(request).merchantId);
   });
 
+  const verifyDoc = (summary: string, extra: Partial<RouteDoc>): RouteDoc => ({
+    summary,
+    description:
+      'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught.',
+    tags: ['audit'],
+    access: 'staff',
+    response: auditVerifyResponse,
+    ...extra,
+  });
+
   app.get('/api/pos/audit/verify', {
+    onRequest: guard(ctx, 'staff'),
+    config: { openapi: verifyDoc('Verify the audit trail', { query: noQuery }) },
+  }, async (request) => {
+    parseOrThrow(noQuery, request.query, '(query)');
+    return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner);
+  });
+
+  app.post('/api/pos/audit/verify', {
+    onRequest: guard(ctx, 'staff'),
+    config: { openapi: verifyDoc('Verify the audit trail against checkpoints held outside the database', { body: verifyBody, status: 200, idempotent: true }) },
+  }, idempotent(ctx.db, ctx.clock, async (request) => {
+    const body = parseOrThrow(verifyBody, request.body ?? undefined);
+    return { status: 200, body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints) };
+  }));
+
+  app.get('/api/pos/audit/checkpoints', {
     onRequest: guard(ctx, 'staff'),
     config: {
       openapi: {
-        summary: 'Verify the audit hash chain',
-        description: 'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log.',
+        summary: 'Export the signed checkpoints of the audit chain',
+        description: 'With the public key that verifies them. Registers fetch and keep them (a copy outside the database); hand them back to POST /api/pos/audit/verify.',
         tags: ['audit'],
         access: 'staff',
-        query: noQuery,
-        response: auditVerifyResponse,
+        query: checkpointsQuery,
+        response: checkpointsResponse,
       } satisfies RouteDoc,
     },
   }, async (request) => {
-    parseOrThrow(noQuery, request.query, '(query)');
-    return verifyAuditChain(ctx.db, principalOf(request).merchantId);
+    const q = parseOrThrow(checkpointsQuery, request.query, '(query)');
+    return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, principalOf(request).merchantId, q.afterSeq ?? 0) };
   });
+
+  app.post('/api/pos/audit/checkpoints', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Sign a checkpoint of the audit chain now',
+        description: 'Signs the current head (reason `on_demand`); when the head is already checkpointed, answers that checkpoint. 404 when the log is empty.',
+        tags: ['audit'],
+        access: 'staff',
+        body: noQuery,
+        response: signedCheckpointSchema,
+        status: 201,
+        idempotent: true,
+        errors: { 404: 'The audit log is empty (`not_found`)' },
+      } satisfies RouteDoc,
+    },
+  }, idempotent(ctx.db, ctx.clock, async (request) => {
+    parseOrThrow(noQuery, request.body ?? undefined);
+    const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock());
+    if (!cp) throw new ProblemError(404, 'not_found', 'The audit log is empty: there is no head to sign.');
+    return { status: 201, body: cp };
+  }));
 }

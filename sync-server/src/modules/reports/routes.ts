@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
+import type { LedgerReconciliation } from '../../../../core/index.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import {
   refundReport,
@@ -71,6 +73,17 @@ const csvDoc: Pick<RouteDoc, 'produces'> = { produces: ['application/json', 'tex
 export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): void {
   const staff = guard(ctx, 'staff');
 
+  /**
+   * The alert of a report that disagrees with the ledger (issue 11): a warning in the server log and an audit entry
+   * `report.unreconciled` naming the report, its period and the differences. The report itself carries the flag.
+   */
+  const alertIfUnreconciled = async (request: FastifyRequest, report: { report: string; period: { from: string; to: string; timeZone: string }; reconciliation: LedgerReconciliation }) => {
+    if (report.reconciliation.reconciled) return;
+    const data = { report: report.report, period: report.period, ...report.reconciliation };
+    request.log.warn({ alert: 'report.unreconciled', ...data }, 'report disagrees with the ledger postings');
+    await mutation(ctx, actorOf(principalOf(request)), (m) => m.audit({ action: 'report.unreconciled', entityType: 'report', entityId: report.report, data }));
+  };
+
   app.get(
     '/api/pos/reports/sales',
     {
@@ -95,6 +108,7 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (request, reply) => {
       const q = parseOrThrow(salesQuerySchema, request.query, '(query)');
       const report = await salesReport(ctx.db, principalOf(request).merchantId, q, q.groupBy);
+      await alertIfUnreconciled(request, report);
       if (!wantsCsv(request, q.format)) return report;
       if (report.groupBy === 'tender') {
         type T = { key: string; label: string; count: number; amountCents: number; tipCents: number; refundCents: number; netCents: number };
@@ -132,6 +146,7 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (request, reply) => {
       const q = parseOrThrow(reportPeriodQuerySchema, request.query, '(query)');
       const report = await taxReport(ctx.db, principalOf(request).merchantId, q);
+      await alertIfUnreconciled(request, report);
       if (!wantsCsv(request, q.format)) return report;
       type R = { taxRateId: string; name: string; basisPoints: number | null; inclusive: boolean | null; orders: number | null; taxableCents: number; taxCents: number };
       const cols: Column<R>[] = [

@@ -29,6 +29,7 @@ import { z } from 'zod';
 import {
   computeOrderTotals,
   type InvoiceLine,
+  type LedgerReconciliation,
   type Order,
   type OrderLine,
   type RefundReport,
@@ -499,7 +500,31 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
       })
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
-  return { report: 'sales', groupBy, period, currency, totals: finishFigures(totals), rows };
+  const figures = finishFigures(totals);
+  const reconciliation = await reconcileWithLedger(db, merchantId, period, { netSalesCents: figures.netSalesCents, taxCents: figures.taxCents });
+  return { report: 'sales', groupBy, period, currency, totals: figures, rows, reconciliation };
+}
+
+/** Base codes of the accounts whose credits are net sales (DESIGN §4; the sales report's `netSalesCents`). */
+const NET_SALES_ACCOUNTS = ['sales_revenue', 'service_revenue', 'discounts', 'refunds'];
+
+/**
+ * Compares a report's net sales and tax with the ledger postings of the journal transactions occurring in the period
+ * (−Σ on the net-sales accounts, −Σ on sales tax payable). `netSalesCents` omitted: only tax is compared.
+ */
+async function reconcileWithLedger(db: Queryable, merchantId: string, period: ReportPeriod, report: { netSalesCents?: number; taxCents: number }): Promise<LedgerReconciliation> {
+  const { rows } = await db.query<{ net_sales: string | number; tax: string | number }>(
+    `SELECT COALESCE(-SUM(p.amount_cents) FILTER (WHERE split_part(a.code, ':', 1) = ANY($4::text[])), 0)::bigint AS net_sales,
+            COALESCE(-SUM(p.amount_cents) FILTER (WHERE split_part(a.code, ':', 1) = 'sales_tax_payable'), 0)::bigint AS tax
+     FROM journal_transactions j JOIN postings p ON p.journal_transaction_id = j.id JOIN accounts a ON a.id = p.account_id
+     WHERE j.merchant_id = $1 AND j.occurred_at >= $2 AND j.occurred_at < $3`,
+    [merchantId, period.start, period.end, NET_SALES_ACCOUNTS],
+  );
+  const ledgerNetSalesCents = Number(rows[0]?.net_sales ?? 0);
+  const ledgerTaxCents = Number(rows[0]?.tax ?? 0);
+  const netSalesDifferenceCents = report.netSalesCents === undefined ? 0 : report.netSalesCents - ledgerNetSalesCents;
+  const taxDifferenceCents = report.taxCents - ledgerTaxCents;
+  return { reconciled: netSalesDifferenceCents === 0 && taxDifferenceCents === 0, ledgerNetSalesCents, ledgerTaxCents, netSalesDifferenceCents, taxDifferenceCents };
 }
 
 /** Category of every catalog item of the merchant, deleted ones included (their past sales keep a category). */
@@ -548,6 +573,7 @@ export async function taxReport(db: Queryable, merchantId: string, query: Pick<R
     currency,
     rows: list,
     totals: { taxableCents: list.reduce((a, r) => a + r.taxableCents, 0), collectedCents: collected, refundedCents: refunded, netCents: collected - refunded },
+    reconciliation: await reconcileWithLedger(db, merchantId, period, { taxCents: collected - refunded }),
   };
 }
 
