@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
-import { amountCentsSchema, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
+import { amountCentsSchema, freeText, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -35,7 +35,7 @@ export const orderCreateSchema = z.strictObject({
   lineItems: z.array(lineItemInputSchema).min(1).max(500),
   customerId: ulidId('cus').optional(),
   discounts: z.array(discountInputSchema).max(10).optional(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
 });
 export type OrderCreate = z.infer<typeof orderCreateSchema>;
 

@@ -7,6 +7,7 @@ import { IdentityProvider } from './platform/auth/identity.ts';
 import type { AppContext, ServerConfig, SmsProvider } from './platform/context.ts';
 import type { Db } from './platform/db/db.ts';
 import { findUnstorable } from './platform/http/input-guard.ts';
+import { serverLoggerOptions } from './platform/http/log.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
@@ -67,8 +68,12 @@ export interface BuildAppOptions {
   clock?: () => Date;
   sms?: SmsProvider;
   email?: EmailProvider;
-  /** Fastify's pino logger at info; off by default (tests). */
-  logger?: boolean;
+  /**
+   * Fastify's pino logger at info, with query values, credentials headers and card numbers redacted
+   * (platform/http/log.ts): `true` writes to stdout, a stream (`{ write(line) }`) receives the JSON lines; off by
+   * default (tests).
+   */
+  logger?: boolean | { write(line: string): void };
   /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, shared through PostgreSQL (in memory on PGlite). */
   appRateLimit?: RateLimit;
   /** Image generation: generator, store, credits, purge interval (defaults from the environment; docs/images.md). */
@@ -115,7 +120,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
   const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT) };
 
-  const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
+  const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
   recordRoutes(app);
   trackAllowedMethods(app);
