@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { IdentityProvider } from './platform/auth/identity.ts';
+import { IdentityProvider, sealLegacyAppWebhookSecrets, sealLegacySigningKeys } from './platform/auth/identity.ts';
 import type { AppContext, ServerConfig, SmsProvider } from './platform/context.ts';
 import type { Db } from './platform/db/db.ts';
 import { findUnstorable } from './platform/http/input-guard.ts';
@@ -42,7 +42,7 @@ import { importCatalog } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
-import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
+import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
@@ -105,6 +105,17 @@ async function changeFeedFor(db: Db): Promise<ChangeFeed> {
 }
 
 /**
+ * Seals, with the process's KEK (platform/secrets.ts), every secret still stored in clear by a server older than
+ * migration 0095 — app webhook secrets, webhook subscription secrets, the identity provider's private key — and
+ * empties the clear columns. Idempotent; main.ts runs it before the seed, buildApp on every build.
+ */
+export async function sealLegacySecrets(db: Db): Promise<void> {
+  await sealLegacyAppWebhookSecrets(db);
+  await sealLegacyWebhookSecrets(db);
+  await sealLegacySigningKeys(db);
+}
+
+/**
  * Builds the sync server: POS API, replication, dev pairing, the hosted pay page, JWKS and the built register.
  * The database must already be migrated; the app does not close it (the caller owns it).
  */
@@ -117,6 +128,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
   };
   const clock = opts.clock ?? (() => new Date());
+  await sealLegacySecrets(opts.db);
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
   const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT) };
 
