@@ -336,9 +336,9 @@ export const invoicePaymentCreateSchema = z
   .strictObject({
     amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
     method: invoicePaymentMethod,
-    registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
+    registerId: withoutCardNumber(z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id')).optional(),
     cardToken: withoutCardNumber(z.string().regex(/^tok_[a-z0-9_]{1,60}$/, 'must be a sandbox card token such as tok_visa')).optional(),
-    checkNumber: z.string().regex(/^\d{1,15}$/, 'must be digits').optional(),
+    checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/, 'must be digits')).optional(),
     reference: nonBlankText(200).optional(),
   })
   .superRefine((b, ctx) => {

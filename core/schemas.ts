@@ -289,7 +289,7 @@ export const tenderSchema = z.strictObject({
   authCode: withoutCardNumber(z.string().max(20)).optional(),
   /** Check tenders: the ABA routing number and check number read from the MICR line (`last4` = the account's last four). */
   routingNumber: z.string().regex(/^\d{9}$/).optional(),
-  checkNumber: z.string().regex(/^\d{1,15}$/).optional(),
+  checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional(),
 });
 export type Tender = z.infer<typeof tenderSchema>;
 
