@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 
   await app.listen({ port, host });
   app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine, keyEncryptionKey: kek.source }, 'Register sync server ready');
-  console.log(`\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\n`);
+  console.log(`\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n`);
 
   let isStopping = false;
   const stop = async (signal: string) => {
