@@ -43,42 +43,55 @@ export interface CardNumberMatch {
 const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
 
 /**
- * Every card-number candidate of `text` (see the module comment), possibly overlapping, in order of their first digit.
- * Pure; runs in time linear in the text for texts without long digit runs (a run of n groups costs n × 19 checks).
+ * Every card-number candidate of `text` (see the module comment), possibly overlapping. Pure; linear in the length of
+ * the text (each candidate's Luhn sum comes from prefix sums in O(1); at most 7 lengths are tried per start).
  */
 export function findCardNumbers(text: string): CardNumberMatch[] {
   const found: CardNumberMatch[] = [];
   for (const run of text.matchAll(DIGIT_RUN)) {
-    // The run's groups: each the indexes of its digits.
-    const groups: number[][] = [];
-    let current: number[] = [];
+    // The run's digits (value and index in the text) and where each group starts among them.
+    const at: number[] = [];
+    const value: number[] = [];
+    const groupStarts: number[] = [0];
     for (let i = 0; i < run[0].length; i++) {
-      const ch = run[0][i]!;
-      if (ch >= '0' && ch <= '9') current.push(run.index + i);
-      else {
-        groups.push(current);
-        current = [];
+      const code = run[0].charCodeAt(i);
+      if (code >= 48 && code <= 57) {
+        at.push(run.index + i);
+        value.push(code - 48);
+      } else groupStarts.push(at.length);
+    }
+    if (at.length < PAN_MIN_DIGITS) continue;
+    // plain[p][i] / doubled[p][i]: sum over digits j < i with j % 2 === p of d, and of Luhn's doubled d.
+    const plain = [new Array<number>(at.length + 1).fill(0), new Array<number>(at.length + 1).fill(0)];
+    const doubled = [new Array<number>(at.length + 1).fill(0), new Array<number>(at.length + 1).fill(0)];
+    for (let j = 0; j < at.length; j++) {
+      for (const p of [0, 1]) {
+        const mine = j % 2 === p;
+        plain[p]![j + 1] = plain[p]![j]! + (mine ? value[j]! : 0);
+        doubled[p]![j + 1] = doubled[p]![j]! + (mine ? (value[j]! * 2 > 9 ? value[j]! * 2 - 9 : value[j]! * 2) : 0);
       }
     }
-    groups.push(current);
-    const digitsAt = (indexes: number[]) => indexes.map((i) => text[i]).join('');
-    for (let first = 0; first < groups.length; first++) {
-      const group = groups[first]!;
-      if (group.length > PAN_MAX_DIGITS) {
-        // A long unbroken group: every window of PAN length.
-        for (let start = 0; start + PAN_MIN_DIGITS <= group.length; start++) {
-          for (let len = PAN_MIN_DIGITS; len <= PAN_MAX_DIGITS && start + len <= group.length; len++) {
-            const window = group.slice(start, start + len);
-            if (luhnValid(digitsAt(window))) found.push({ digitIndexes: window });
-          }
+    // Digits [start, end) pass Luhn: the last digit and every second one before it count plain, the others doubled.
+    const luhn = (start: number, end: number) => {
+      const q = (end - 1) % 2;
+      return (plain[q]![end]! - plain[q]![start]! + doubled[1 - q]![end]! - doubled[1 - q]![start]!) % 10 === 0;
+    };
+    const check = (start: number, end: number) => {
+      if (luhn(start, end)) found.push({ digitIndexes: at.slice(start, end) });
+    };
+    const groupEnds = [...groupStarts.slice(1), at.length];
+    for (let g = 0; g < groupStarts.length; g++) {
+      const start = groupStarts[g]!;
+      if (groupEnds[g]! - start > PAN_MAX_DIGITS) {
+        // A long unbroken group: every window of PAN length inside it.
+        for (let s0 = start; s0 + PAN_MIN_DIGITS <= groupEnds[g]!; s0++) {
+          for (let len = PAN_MIN_DIGITS; len <= PAN_MAX_DIGITS && s0 + len <= groupEnds[g]!; len++) check(s0, s0 + len);
         }
         continue;
       }
-      let indexes: number[] = [];
-      for (let last = first; last < groups.length; last++) {
-        indexes = indexes.concat(groups[last]!);
-        if (indexes.length > PAN_MAX_DIGITS) break;
-        if (indexes.length >= PAN_MIN_DIGITS && luhnValid(digitsAt(indexes))) found.push({ digitIndexes: indexes });
+      // Whole groups from this one on, while they hold at most 19 digits.
+      for (let h = g; h < groupEnds.length && groupEnds[h]! - start <= PAN_MAX_DIGITS; h++) {
+        if (groupEnds[h]! - start >= PAN_MIN_DIGITS) check(start, groupEnds[h]!);
       }
     }
   }

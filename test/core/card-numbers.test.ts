@@ -76,6 +76,19 @@ describe('findCardNumbers / containsCardNumber', () => {
     );
   });
 
+  it('every match is 13–19 digits of the text that pass the plain Luhn check', () => {
+    const text = fc.string({ unit: fc.constantFrom(...'0123456789 -x'.split('')), maxLength: 80 });
+    fc.assert(
+      fc.property(text, (t) => {
+        for (const m of findCardNumbers(t)) {
+          const digits = m.digitIndexes.map((i) => t[i]).join('');
+          expect(digits).toMatch(/^\d{13,19}$/);
+          expect(luhnValid(digits)).toBe(true);
+        }
+      }),
+    );
+  });
+
   it('finds nothing in text without a run of 13 digits', () => {
     fc.assert(fc.property(fc.string({ maxLength: 200 }).map((s) => s.replace(/\d{12,}/g, '')), (text) => {
       const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[ -]\d+)*/g)].map((m) => digitsOf(m[0]).length));
