@@ -98,6 +98,23 @@ export async function loadKek(options: { env: NodeJS.ProcessEnv; dataDir: string
   return { key, source: `${file} (generated)` };
 }
 
+/**
+ * Seals the secrets an older server stored in clear, for the table that owns them: `select` returns `{ id, clear }`
+ * for each row still holding a clear value (a string, or JSON such as a JWK, sealed as its JSON text); `update` takes
+ * `$1` = id and `$2` = the sealed value, writes it and empties the clear column. Both statements are the owner's.
+ */
+export async function sealClearSecrets(
+  db: { query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> },
+  statements: { select: string; update: string; context: (id: string) => string },
+  box: SecretBox = secretBox(),
+): Promise<void> {
+  const { rows } = await db.query<{ id: string; clear: unknown }>(statements.select);
+  for (const row of rows) {
+    const text = typeof row.clear === 'string' ? row.clear : JSON.stringify(row.clear);
+    await db.query(statements.update, [row.id, box.seal(text, statements.context(row.id))]);
+  }
+}
+
 let installed: SecretBox | undefined;
 
 /**

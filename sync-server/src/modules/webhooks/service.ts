@@ -32,7 +32,7 @@ import {
 } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import { appWebhookSecret, callerOf } from '../../platform/auth/identity.ts';
-import { secretBox, type SecretBox } from '../../platform/secrets.ts';
+import { sealClearSecrets, secretBox, type SecretBox } from '../../platform/secrets.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
@@ -97,10 +97,15 @@ function openSubscriptionSecret(id: string, sealed: string): string {
  * column; run on start (app.ts).
  */
 export async function sealLegacyWebhookSecrets(db: Queryable, box: SecretBox = secretBox()): Promise<void> {
-  const { rows } = await db.query<{ id: string; secret: string }>('SELECT id, secret FROM webhook_subscriptions WHERE secret IS NOT NULL');
-  for (const row of rows) {
-    await db.query('UPDATE webhook_subscriptions SET secret_sealed = $2, secret = NULL WHERE id = $1 AND secret IS NOT NULL', [row.id, box.seal(row.secret, subscriptionSecretContext(row.id))]);
-  }
+  await sealClearSecrets(
+    db,
+    {
+      select: 'SELECT id, secret AS clear FROM webhook_subscriptions WHERE secret IS NOT NULL',
+      update: 'UPDATE webhook_subscriptions SET secret_sealed = $2, secret = NULL WHERE id = $1 AND secret IS NOT NULL',
+      context: subscriptionSecretContext,
+    },
+    box,
+  );
 }
 
 function toSubscription(r: SubscriptionRow): WebhookSubscription {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JSONWebKeySet } from 'jose';
 import { ulid } from 'ulid';
 import type { Queryable } from '../db/db.ts';
-import { secretBox, type SecretBox } from '../secrets.ts';
+import { sealClearSecrets, secretBox, type SecretBox } from '../secrets.ts';
 
 /**
  * Authentication (DESIGN §3, §7; spec Authentication). Two kinds of bearer token:
@@ -111,13 +111,15 @@ const signingKeyContext = (kid: string) => `signing_keys:${kid}`;
 
 /** Seals every private signing key still stored in clear (rows from before migration 0095) and empties its clear column. */
 export async function sealLegacySigningKeys(db: Queryable, box: SecretBox = secretBox()): Promise<void> {
-  const { rows } = await db.query<{ kid: string; private_jwk: JWK }>('SELECT kid, private_jwk FROM signing_keys WHERE private_jwk IS NOT NULL');
-  for (const row of rows) {
-    await db.query('UPDATE signing_keys SET private_jwk_sealed = $2, private_jwk = NULL WHERE kid = $1 AND private_jwk IS NOT NULL', [
-      row.kid,
-      box.seal(JSON.stringify(row.private_jwk), signingKeyContext(row.kid)),
-    ]);
-  }
+  await sealClearSecrets(
+    db,
+    {
+      select: 'SELECT kid AS id, private_jwk AS clear FROM signing_keys WHERE private_jwk IS NOT NULL',
+      update: 'UPDATE signing_keys SET private_jwk_sealed = $2, private_jwk = NULL WHERE kid = $1 AND private_jwk IS NOT NULL',
+      context: signingKeyContext,
+    },
+    box,
+  );
 }
 
 /** The additional authenticated data of an app's sealed webhook secret. */
@@ -135,13 +137,15 @@ export async function appWebhookSecret(tx: Queryable, appId: string): Promise<st
 
 /** Seals every app webhook secret still stored in clear (rows from before migration 0095) and empties its clear column. */
 export async function sealLegacyAppWebhookSecrets(db: Queryable, box: SecretBox = secretBox()): Promise<void> {
-  const { rows } = await db.query<{ id: string; webhook_secret: string }>('SELECT id, webhook_secret FROM app_tokens WHERE webhook_secret IS NOT NULL');
-  for (const row of rows) {
-    await db.query('UPDATE app_tokens SET webhook_secret_sealed = $2, webhook_secret = NULL WHERE id = $1 AND webhook_secret IS NOT NULL', [
-      row.id,
-      box.seal(row.webhook_secret, appWebhookSecretContext(row.id)),
-    ]);
-  }
+  await sealClearSecrets(
+    db,
+    {
+      select: 'SELECT id, webhook_secret AS clear FROM app_tokens WHERE webhook_secret IS NOT NULL',
+      update: 'UPDATE app_tokens SET webhook_secret_sealed = $2, webhook_secret = NULL WHERE id = $1 AND webhook_secret IS NOT NULL',
+      context: appWebhookSecretContext,
+    },
+    box,
+  );
 }
 
 /** Revokes (now, by the database clock) every live token of the merchant's app named `appName`. */
