@@ -11,8 +11,9 @@
  * Masking keeps the length and everything that is not such a digit, and runs until no candidate is left.
  */
 
-/** Fewest and most digits of a PAN (ISO/IEC 7812-1). */
+/** Fewest digits of a PAN (ISO/IEC 7812-1). */
 export const PAN_MIN_DIGITS = 13;
+/** Most digits of a PAN (ISO/IEC 7812-1). */
 export const PAN_MAX_DIGITS = 19;
 
 /** The character a masked digit becomes. */
