@@ -100,6 +100,16 @@ describe.each(databaseTargets())('no card number in the database or the log, on 
     const cancel = await send('POST', `/api/pos/pay-requests/${payRequest.json().id}/cancel`, { reason: TYPED }, app);
     expect(cancel.statusCode).toBe(200);
 
+    // Stock, tax rates, locations, invoice drafts and voids.
+    const stock = await send('POST', '/api/pos/catalog/inventory/receive', { note: TYPED, lines: [{ variationId: 'var_croissant_regular', quantity: 3 }] });
+    expect(stock.statusCode).toBeLessThan(300);
+    expect((await send('POST', '/api/pos/catalog/tax-rates', { name: `Tax ${PAN}`, basisPoints: 100, inclusive: false })).statusCode).toBe(201);
+    expect((await send('POST', '/api/pos/catalog/locations', { name: `Back room ${PAN_GROUPED}` })).statusCode).toBe(201);
+    const draft = await send('POST', '/api/pos/invoices', { customerId, dueDate: '2030-01-01', customLines: [{ description: 'Work', amountCents: 500 }] });
+    expect((await send('PATCH', `/api/pos/invoices/${draft.json().id}`, { memo: TYPED_DASHED })).statusCode).toBe(200);
+    expect((await send('POST', `/api/pos/invoices/${draft.json().id}/send`, { channels: ['email'] })).statusCode).toBe(200);
+    expect((await send('POST', `/api/pos/invoices/${draft.json().id}/void`, { reason: TYPED })).statusCode).toBe(200);
+
     const hook = await send('POST', '/api/pos/webhooks', { url: 'https://example.com/hook', eventTypes: ['order.created'], description: TYPED }, app);
     expect(hook.statusCode).toBe(201);
     expect(hook.json().description).toBe('card 424242******4242 cvc ***');
