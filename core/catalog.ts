@@ -7,7 +7,7 @@
  * Every object is strict: unknown fields are rejected (DESIGN §7). Pure: no I/O (bundled into the register).
  */
 import { z } from 'zod';
-import { catalogItemSchema, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, patchBody, taxRateSchema, uniqueList } from './schemas.ts';
+import { catalogItemSchema, freeText, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, patchBody, taxRateSchema, uniqueList } from './schemas.ts';
 
 const catalogId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
@@ -103,7 +103,7 @@ const variationsSchema = z
 
 const itemFields = {
   name: nonBlankText(200),
-  description: z.string().max(2000),
+  description: freeText(2000),
   category: nonBlankText(100),
   kind: itemKind,
   variations: variationsSchema,
@@ -202,7 +202,7 @@ const uniqueVariations = <T extends { variationId: string }>(lines: T[], ctx: z.
 /** `POST /api/pos/catalog/inventory/receive` — units received (positive). */
 export const stockReceiveSchema = z.strictObject({
   locationId: locationId.optional(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
   lines: z
     .array(z.strictObject({ variationId: catalogId('var'), quantity: z.int().min(1).max(quantityBound) }))
     .min(1)
@@ -212,7 +212,7 @@ export const stockReceiveSchema = z.strictObject({
 /** `POST /api/pos/catalog/inventory/adjust` — signed corrections (damage, theft, found stock); never zero. */
 export const stockAdjustSchema = z.strictObject({
   locationId: locationId.optional(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
   lines: z
     .array(
       z.strictObject({
@@ -231,7 +231,7 @@ export const stockAdjustSchema = z.strictObject({
 /** `POST /api/pos/catalog/inventory/count` — the units counted; the movement is the difference to what was on hand. */
 export const stockCountSchema = z.strictObject({
   locationId: locationId.optional(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
   lines: z
     .array(z.strictObject({ variationId: catalogId('var'), counted: z.int().min(0).max(quantityBound) }))
     .min(1)

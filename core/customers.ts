@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
-import { MAX_MEMO_LENGTH, nonBlankText, pageSchema, patchBody } from './schemas.ts';
+import { freeText, MAX_MEMO_LENGTH, nonBlankText, pageSchema, patchBody } from './schemas.ts';
 
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
@@ -42,7 +42,7 @@ export const customerCreateSchema = z
     email: emailInput.optional(),
     phone: phoneInput.optional(),
     marketingConsent: z.boolean().optional(),
-    note: z.string().max(MAX_MEMO_LENGTH).optional(),
+    note: freeText(MAX_MEMO_LENGTH).optional(),
   })
   .superRefine((c, ctx) => {
     if (!c.givenName && !c.familyName && !c.email && !c.phone) {
@@ -58,7 +58,7 @@ export const customerUpdateSchema = patchBody({
   email: emailInput.nullable().optional(),
   phone: phoneInput.nullable().optional(),
   marketingConsent: z.boolean().optional(),
-  note: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
+  note: freeText(MAX_MEMO_LENGTH).nullable().optional(),
 });
 export type CustomerUpdate = z.infer<typeof customerUpdateSchema>;
 

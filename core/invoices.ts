@@ -19,6 +19,8 @@ import { buildJournalTransaction, saleCreditPostings } from './ledger.ts';
 import { sumCents } from './money.ts';
 import {
   currencyCode,
+  freeText,
+  withoutCardNumber,
   e164Phone,
   lineItemInputSchema,
   lineTaxSchema,
@@ -166,7 +168,7 @@ export const invoiceLineSchema = z.strictObject({
   variationId: z.string().nullable(),
   modifierIds: z.array(z.string()),
   kind: z.enum(['product', 'service']),
-  description: z.string().min(1).max(300),
+  description: freeText(300).min(1),
   quantity: z.int().min(1).max(9999),
   unitPriceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
   grossCents: amountCentsSchema,
@@ -294,7 +296,7 @@ export const invoiceCreateSchema = z
     customerId: ulidId('cus'),
     ...invoiceLinesInput,
     dueDate: calendarDate,
-    memo: z.string().max(MAX_MEMO_LENGTH).optional(),
+    memo: freeText(MAX_MEMO_LENGTH).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.lineItems.length + body.customLines.length === 0) {
@@ -309,7 +311,7 @@ export const invoiceUpdateSchema = patchBody({
   lineItems: z.array(lineItemInputSchema).max(100).optional(),
   customLines: z.array(invoiceCustomLineInputSchema).max(100).optional(),
   dueDate: calendarDate.optional(),
-  memo: z.string().max(MAX_MEMO_LENGTH).nullable().optional(),
+  memo: freeText(MAX_MEMO_LENGTH).nullable().optional(),
 });
 export type InvoiceUpdate = z.infer<typeof invoiceUpdateSchema>;
 
@@ -334,9 +336,9 @@ export const invoicePaymentCreateSchema = z
   .strictObject({
     amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
     method: invoicePaymentMethod,
-    registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
-    cardToken: z.string().regex(/^tok_[a-z0-9_]{1,60}$/, 'must be a sandbox card token such as tok_visa').optional(),
-    checkNumber: z.string().regex(/^\d{1,15}$/, 'must be digits').optional(),
+    registerId: withoutCardNumber(z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id')).optional(),
+    cardToken: withoutCardNumber(z.string().regex(/^tok_[a-z0-9_]{1,60}$/, 'must be a sandbox card token such as tok_visa')).optional(),
+    checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/, 'must be digits')).optional(),
     reference: nonBlankText(200).optional(),
   })
   .superRefine((b, ctx) => {
@@ -436,7 +438,7 @@ export const invoiceSeriesCreateSchema = z
   .strictObject({
     customerId: ulidId('cus'),
     ...invoiceLinesInput,
-    memo: z.string().max(MAX_MEMO_LENGTH).optional(),
+    memo: freeText(MAX_MEMO_LENGTH).optional(),
     rrule: rruleString,
     /** First possible occurrence (UTC calendar date). */
     startDate: calendarDate,

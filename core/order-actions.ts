@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
-import { amountCentsSchema, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
+import { amountCentsSchema, freeText, withoutCardNumber, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -35,7 +35,7 @@ export const orderCreateSchema = z.strictObject({
   lineItems: z.array(lineItemInputSchema).min(1).max(500),
   customerId: ulidId('cus').optional(),
   discounts: z.array(discountInputSchema).max(10).optional(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
 });
 export type OrderCreate = z.infer<typeof orderCreateSchema>;
 
@@ -53,7 +53,7 @@ export const SANDBOX_CARD_TOKENS = ['tok_visa', 'tok_mastercard', 'tok_amex', 't
 export const tenderInputSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('cash'), amountCents: amount, tipCents: tip.optional(), tenderedCents: amount.optional() }),
   z.strictObject({ method: z.literal('card'), amountCents: amount, tipCents: tip.optional(), cardToken: z.enum(SANDBOX_CARD_TOKENS) }),
-  z.strictObject({ method: z.literal('check'), amountCents: amount, tipCents: tip.optional(), checkNumber: z.string().regex(/^\d{1,15}$/).optional() }),
+  z.strictObject({ method: z.literal('check'), amountCents: amount, tipCents: tip.optional(), checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional() }),
   z.strictObject({ method: z.literal('other'), amountCents: amount, tipCents: tip.optional(), reference: nonBlankText(100).optional() }),
 ]);
 export type TenderInput = z.infer<typeof tenderInputSchema>;

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { isValidE164 } from './phone.ts';
 import { utcDateTime } from './datetime.ts';
+import { containsCardNumber, maskCardNumbers } from './card-numbers.ts';
 
 import { MAX_AMOUNT_CENTS } from './money.ts';
 
@@ -18,9 +19,30 @@ export const MAX_MEMO_LENGTH = 500;
 
 const id = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
-/** Ids of demo/imported catalog objects may be any short slug-like id with the right prefix. */
+/** Ids of demo/imported catalog objects may be any short slug-like id with the right prefix (and no card number). */
 const catalogId = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
+  withoutCardNumber(z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`));
+
+/** What a token, id or code holding a card number is told (400 naming the field; a synced document is quarantined). */
+export const CARD_NUMBER_IN_TOKEN_MESSAGE = 'must not contain a card number (a Luhn-valid run of 13–19 digits): send a processor token, never the card';
+
+/**
+ * `schema` (a string: token, id, code, brand) refusing any value that holds a card number (core/card-numbers.ts) with
+ * {@link CARD_NUMBER_IN_TOKEN_MESSAGE}: such a value is refused, never stored, because a token cannot be masked and
+ * still mean what it meant (issue 11).
+ */
+export function withoutCardNumber<T extends z.ZodString>(schema: T): T {
+  return schema.refine((text) => !containsCardNumber(text), CARD_NUMBER_IN_TOKEN_MESSAGE) as T;
+}
+
+/**
+ * Free text people type (notes, memos, descriptions, names, references): at most `max` characters, with every card
+ * number masked to its first six and last four digits and the CVC phrase beside it masked (core/card-numbers.ts
+ * `maskCardNumbers`, which keeps the length) before anything stores it. The OpenAPI document shows a plain string.
+ */
+export function freeText(max: number) {
+  return z.string().max(max).overwrite(maskCardNumbers);
+}
 
 const cents = z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 /**
@@ -74,7 +96,7 @@ export const e164Phone = z
  * A name or label people type (items, categories, variations, tax rates, customers, discounts, …): trimmed, then
  * 1 … `max` characters with at least one that is not white space. A blank name is refused by the schema itself, so
  * the OpenAPI document says so (`minLength: 1`, `pattern: \S`); bidirectional controls and lone surrogates are
- * refused too (400 naming the field). Output: the trimmed string.
+ * refused too (400 naming the field). Output: the trimmed string, card numbers masked (see {@link freeText}).
  */
 export function nonBlankText(max: number) {
   return z
@@ -84,7 +106,8 @@ export function nonBlankText(max: number) {
     .min(1)
     .max(max)
     .refine((text) => !BIDI_CONTROL.test(text), 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)')
-    .refine((text) => !LONE_SURROGATE.test(text), 'must not contain a lone UTF-16 surrogate');
+    .refine((text) => !LONE_SURROGATE.test(text), 'must not contain a lone UTF-16 surrogate')
+    .overwrite(maskCardNumbers);
 }
 
 /**
@@ -127,7 +150,7 @@ export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 
 /** A tax rate in basis points (875 = 8.75 %); `inclusive` when catalog prices already contain the tax. */
 export const taxRateSchema = z.strictObject({
   id: catalogId('tax'),
-  name: z.string().min(1).max(100),
+  name: freeText(100).min(1),
   basisPoints: z.int().min(0).max(100_000),
   inclusive: z.boolean(),
   ...serverStamp,
@@ -136,9 +159,9 @@ export type TaxRate = z.infer<typeof taxRateSchema>;
 
 export const variationSchema = z.strictObject({
   id: catalogId('var'),
-  name: z.string().min(1).max(100),
+  name: freeText(100).min(1),
   priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
-  sku: z.string().min(1).max(64).optional(),
+  sku: freeText(64).min(1).optional(),
   /** GTIN-8/12/13/14 (UPC-A is GTIN-12, EAN-13 is GTIN-13), digits only. */
   gtin: z.string().regex(/^(\d{8}|\d{12}|\d{13}|\d{14})$/, 'must be a GTIN of 8, 12, 13 or 14 digits').optional(),
   trackStock: z.boolean(),
@@ -149,7 +172,7 @@ export type Variation = z.infer<typeof variationSchema>;
 
 export const modifierSchema = z.strictObject({
   id: catalogId('mod'),
-  name: z.string().min(1).max(100),
+  name: freeText(100).min(1),
   priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
 });
 export type Modifier = z.infer<typeof modifierSchema>;
@@ -158,7 +181,7 @@ export type Modifier = z.infer<typeof modifierSchema>;
 export const modifierListSchema = z
   .strictObject({
     id: catalogId('mdl'),
-    name: z.string().min(1).max(100),
+    name: freeText(100).min(1),
     minSelected: z.int().min(0).max(50),
     maxSelected: z.int().min(1).max(50),
     modifiers: z.array(modifierSchema).min(1).max(50),
@@ -171,9 +194,9 @@ export type ItemKind = z.infer<typeof itemKind>;
 
 export const catalogItemSchema = z.strictObject({
   id: catalogId('itm'),
-  name: z.string().min(1).max(200),
-  description: z.string().max(2000).optional(),
-  category: z.string().min(1).max(100),
+  name: freeText(200).min(1),
+  description: freeText(2000).optional(),
+  category: freeText(100).min(1),
   kind: itemKind,
   variations: z.array(variationSchema).min(1).max(100),
   modifierLists: z.array(modifierListSchema).max(20),
@@ -199,7 +222,7 @@ export type LineItemInput = z.input<typeof lineItemInputSchema>;
 /** The tax rate as it was when the line was priced (a snapshot, so offline sales keep their prices). */
 export const lineTaxSchema = z.strictObject({
   taxRateId: catalogId('tax'),
-  name: z.string().min(1).max(100),
+  name: freeText(100).min(1),
   basisPoints: z.int().min(0).max(100_000),
   inclusive: z.boolean(),
 });
@@ -215,8 +238,8 @@ export const orderLineSchema = z.strictObject({
   catalogItemId: catalogId('itm'),
   variationId: catalogId('var'),
   kind: itemKind,
-  name: z.string().min(1).max(300),
-  variationName: z.string().min(1).max(100),
+  name: freeText(300).min(1),
+  variationName: freeText(100).min(1),
   modifiers: z.array(modifierSchema).max(50),
   quantity: z.int().min(1).max(9999),
   unitPriceCents: nonNegativeCents,
@@ -230,15 +253,15 @@ export type OrderLine = z.infer<typeof orderLineSchema>;
 
 /** An order-level discount: a percentage in basis points, or a fixed amount. Allocated to lines before tax. */
 export const discountSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ id: id('dsc'), name: z.string().min(1).max(100), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
-  z.strictObject({ id: id('dsc'), name: z.string().min(1).max(100), kind: z.literal('fixed'), amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS) }),
+  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
+  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('fixed'), amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS) }),
 ]);
 export type Discount = z.infer<typeof discountSchema>;
 
 /** One tax line of the order: per tax rate, rounded half-even once (DESIGN §4). */
 export const taxLineSchema = z.strictObject({
   taxRateId: catalogId('tax'),
-  name: z.string().min(1).max(100),
+  name: freeText(100).min(1),
   basisPoints: z.int().min(0).max(100_000),
   inclusive: z.boolean(),
   taxableCents: nonNegativeCents,
@@ -261,12 +284,12 @@ export const tenderSchema = z.strictObject({
   tipCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
   tenderedCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
   changeCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
-  cardBrand: z.string().max(20).optional(),
+  cardBrand: withoutCardNumber(z.string().max(20)).optional(),
   last4: z.string().regex(/^\d{4}$/).optional(),
-  authCode: z.string().max(20).optional(),
+  authCode: withoutCardNumber(z.string().max(20)).optional(),
   /** Check tenders: the ABA routing number and check number read from the MICR line (`last4` = the account's last four). */
   routingNumber: z.string().regex(/^\d{9}$/).optional(),
-  checkNumber: z.string().regex(/^\d{1,15}$/).optional(),
+  checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional(),
 });
 export type Tender = z.infer<typeof tenderSchema>;
 
@@ -275,7 +298,7 @@ export const orderState = z.enum(['open', 'paid', 'partially_refunded', 'refunde
 export type OrderState = z.infer<typeof orderState>;
 
 /** Receipt number: register number and a per-register sequence, e.g. `R2-000123` (DESIGN §8). */
-export const receiptNumberSchema = z.string().regex(/^R\d{1,4}-\d{6,}$/, 'must look like R2-000123');
+export const receiptNumberSchema = withoutCardNumber(z.string().regex(/^R\d{1,4}-\d{6,}$/, 'must look like R2-000123'));
 
 /**
  * An order as the register writes it and the server stores it. Register-authored and append-only (DESIGN §8).
@@ -283,14 +306,14 @@ export const receiptNumberSchema = z.string().regex(/^R\d{1,4}-\d{6,}$/, 'must l
  */
 export const orderSchema = z.strictObject({
   id: id('ord'),
-  registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/),
+  registerId: withoutCardNumber(z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/)),
   registerNumber: z.int().min(1).max(9999),
   receiptNumber: receiptNumberSchema,
   state: orderState,
   currency: currencyCode,
   createdAt: isoDate,
-  staffId: z.string().max(64).optional(),
-  customerId: z.string().max(64).optional(),
+  staffId: withoutCardNumber(z.string().max(64)).optional(),
+  customerId: withoutCardNumber(z.string().max(64)).optional(),
   lines: z.array(orderLineSchema).min(1).max(500),
   discounts: z.array(discountSchema).max(10),
   taxLines: z.array(taxLineSchema).max(20),
@@ -301,8 +324,8 @@ export const orderSchema = z.strictObject({
   tipCents: nonNegativeCents,
   paidCents: nonNegativeCents,
   tenders: z.array(tenderSchema).max(20),
-  journalTransactionId: z.string().max(64).nullable(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  journalTransactionId: withoutCardNumber(z.string().max(64)).nullable(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
   rejection: z.strictObject({ reason: z.string(), at: isoDate }).optional(),
   ...serverStamp,
 });
@@ -328,7 +351,7 @@ export const journalTransactionSchema = z.strictObject({
   registerId: z.string().max(64).nullable(),
   currency: currencyCode,
   occurredAt: isoDate,
-  memo: z.string().max(MAX_MEMO_LENGTH),
+  memo: freeText(MAX_MEMO_LENGTH),
   postings: z.array(postingSchema).min(2).max(100),
   ...serverStamp,
 });
@@ -338,12 +361,12 @@ export type JournalTransaction = z.infer<typeof journalTransactionSchema>;
 
 export const customerSchema = z.strictObject({
   id: id('cus'),
-  givenName: z.string().max(100).optional(),
-  familyName: z.string().max(100).optional(),
+  givenName: freeText(100).optional(),
+  familyName: freeText(100).optional(),
   email: z.email().max(254).optional(),
   phone: e164Phone.optional(),
   marketingConsent: z.boolean(),
-  note: z.string().max(MAX_MEMO_LENGTH).optional(),
+  note: freeText(MAX_MEMO_LENGTH).optional(),
   createdAt: isoDate,
   ...serverStamp,
 });
@@ -360,7 +383,7 @@ export const payRequestCreateSchema = z
     amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional(),
     lineItems: z.array(lineItemInputSchema).min(1).max(100).optional(),
     phone: e164Phone,
-    memo: z.string().max(MAX_MEMO_LENGTH).optional(),
+    memo: freeText(MAX_MEMO_LENGTH).optional(),
     /** An open order this link pays (its balance due, computed on the server); instead of amountCents or lineItems. */
     orderId: id('ord').optional(),
   })
@@ -388,7 +411,7 @@ export const payRequestSchema = z.strictObject({
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   currency: currencyCode,
   phone: e164Phone,
-  memo: z.string().max(MAX_MEMO_LENGTH).nullable(),
+  memo: freeText(MAX_MEMO_LENGTH).nullable(),
   lineItems: z.array(orderLineSchema).optional(),
   /** The open order this link pays (created with `orderId`); paying the link records the payment on the order. */
   orderId: id('ord').optional(),

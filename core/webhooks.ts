@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { httpUrlSchema } from './catalog.ts';
 import { patchBody, uniqueList } from './schemas.ts';
+import { maskCardNumbers } from './card-numbers.ts';
 import { EVENT_TYPES } from './events.ts';
 import { utcDateTime } from './datetime.ts';
 
@@ -27,13 +28,13 @@ const eventTypes = uniqueList(z.enum(EVENT_TYPES), { min: 1, max: EVENT_TYPES.le
 export const webhookSubscriptionCreateSchema = z.strictObject({
   url: httpUrlSchema,
   eventTypes,
-  description: z.string().trim().max(200).optional(),
+  description: z.string().trim().max(200).overwrite(maskCardNumbers).optional(),
 });
 /** `PATCH /api/pos/webhooks/{id}` body: at least one field. */
 export const webhookSubscriptionUpdateSchema = patchBody({
   url: httpUrlSchema.optional(),
   eventTypes: eventTypes.optional(),
-  description: z.string().trim().max(200).nullable().optional(),
+  description: z.string().trim().max(200).overwrite(maskCardNumbers).nullable().optional(),
   enabled: z.boolean().optional(),
 });
 

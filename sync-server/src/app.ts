@@ -5,10 +5,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { IdentityProvider } from './platform/auth/identity.ts';
+import { IdentityProvider, sealLegacyAppWebhookSecrets, sealLegacySigningKeys } from './platform/auth/identity.ts';
 import type { AppContext, ServerConfig, SmsProvider } from './platform/context.ts';
 import type { Db } from './platform/db/db.ts';
 import { findUnstorable } from './platform/http/input-guard.ts';
+import { serverLoggerOptions } from './platform/http/log.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
@@ -43,7 +44,7 @@ import { importCatalog } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
-import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
+import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
@@ -69,8 +70,12 @@ export interface BuildAppOptions {
   clock?: () => Date;
   sms?: SmsProvider;
   email?: EmailProvider;
-  /** Fastify's pino logger at info; off by default (tests). */
-  logger?: boolean;
+  /**
+   * Fastify's pino logger at info, with query values, credentials headers and card numbers redacted
+   * (platform/http/log.ts): `true` writes to stdout, a stream (`{ write(line) }`) receives the JSON lines; off by
+   * default (tests).
+   */
+  logger?: boolean | { write(line: string): void };
   /** Quota of app tokens on the POS API; default 120 per minute per merchant per app, shared through PostgreSQL (in memory on PGlite). */
   appRateLimit?: RateLimit;
   /** Image generation: generator, store, credits, purge interval (defaults from the environment; docs/images.md). */
@@ -109,6 +114,17 @@ async function changeFeedFor(db: Db): Promise<ChangeFeed> {
 }
 
 /**
+ * Seals, with the process's KEK (platform/secrets.ts), every secret still stored in clear by a server older than
+ * migration 0095 — app webhook secrets, webhook subscription secrets, the identity provider's private key — and
+ * empties the clear columns. Idempotent; main.ts runs it before the seed, buildApp on every build.
+ */
+export async function sealLegacySecrets(db: Db): Promise<void> {
+  await sealLegacyAppWebhookSecrets(db);
+  await sealLegacyWebhookSecrets(db);
+  await sealLegacySigningKeys(db);
+}
+
+/**
  * Builds the sync server: POS API, replication, dev pairing, the hosted pay page, JWKS and the built register.
  * The database must already be migrated; the app does not close it (the caller owns it).
  */
@@ -121,10 +137,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
   };
   const clock = opts.clock ?? (() => new Date());
+  await sealLegacySecrets(opts.db);
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
   const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()) };
 
-  const app = Fastify({ logger: opts.logger ? { level: 'info' } : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
+  const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
   recordRoutes(app);
   trackAllowedMethods(app);

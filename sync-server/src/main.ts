@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { buildApp } from './app.ts';
+import { buildApp, sealLegacySecrets } from './app.ts';
+import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
 import { loadAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
@@ -17,6 +18,8 @@ import { seedDemoStore } from './workflows/demo-seed.ts';
  * - AUDIT_SIGNING_KEY: Ed25519 private key (PKCS#8 PEM or base64 DER) signing audit checkpoints; default: the file
  *   DATA_DIR/audit-signing.key, generated (mode 0600) on first start. Keep it off the database host's backups.
  * - BASE_URL (default http://localhost:PORT): public address, issuer of staff tokens and base of pay links
+ * - REGISTER_KEK: base64 of the 32-byte key-encryption key of the secrets kept in the database (signing key, webhook
+ *   secrets); without it DATA_DIR/kek.key is used, and created (mode 0600) on the first start
  *
  * On every start: migrations, the demo store seed, a fresh 30-day staff token. The demo app token is stored hashed;
  * its plaintext is kept in DATA_DIR/demo-app-token.txt from the first seed so later starts can rewrite the credentials
@@ -32,6 +35,11 @@ async function main(): Promise<void> {
 
   const db = await openDb(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { pgliteDir: join(dataDir, 'pglite') });
   await migrate(db);
+  // The key-encryption key of the secrets kept in the database: REGISTER_KEK, else DATA_DIR/kek.key (created now on
+  // the first start). Without it a database dump signs no token and no webhook.
+  const kek = await loadKek({ env: process.env, dataDir, create: true });
+  installSecretBox(new SecretBox(kek.key));
+  await sealLegacySecrets(db);
   const seed = await seedDemoStore(db);
 
   const appTokenFile = join(dataDir, 'demo-app-token.txt');
@@ -56,8 +64,8 @@ async function main(): Promise<void> {
   await writeFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
 
   await app.listen({ port, host });
-  app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine }, 'Register sync server ready');
-  console.log(`\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\n`);
+  app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine, keyEncryptionKey: kek.source }, 'Register sync server ready');
+  console.log(`\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n`);
 
   let isStopping = false;
   const stop = async (signal: string) => {

@@ -30,6 +30,8 @@ export interface TestServerOptions {
   auditSigningKey?: BuildAppOptions['auditSigningKey'];
   /** Webhook receivers on 127.0.0.1 (the suites' own receivers): allowed unless false (ServerConfig). */
   allowPrivateWebhookReceivers?: boolean;
+  /** The server's request log (platform/http/log.ts): a stream receiving its JSON lines; default none. */
+  logger?: BuildAppOptions['logger'];
 }
 
 export interface TestCredentials {
@@ -86,10 +88,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey, logger: options.logger });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey, logger: options.logger });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { newId, type CatalogItem, type TaxRate } from '../../../../core/index.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { ChangeFeed } from '../../platform/change-feed.ts';
-import { APP_SCOPES, issueAppToken, revokeAppTokens } from '../../platform/auth/identity.ts';
+import { APP_SCOPES, appWebhookSecret, issueAppToken, revokeAppTokens } from '../../platform/auth/identity.ts';
 import { mutation, type Mutation } from '../../kernel/mutation.ts';
 
 /**
@@ -171,19 +171,20 @@ export async function ensureDemoAccess(m: Mutation): Promise<Pick<DemoSeed, 'sta
     await tx.query(`INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, 'Demo Owner', 'owner@demo.register.example', 'owner')`, [staff.id, merchantId]);
   }
   let app = (
-    await tx.query<{ id: string; scopes: string[]; webhook_secret: string | null }>(
-      'SELECT id, scopes, webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1',
+    await tx.query<{ id: string; scopes: string[] }>(
+      'SELECT id, scopes FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1',
       [merchantId, DEMO_APP_NAME],
     )
   ).rows[0];
+  let webhookSecret = app ? await appWebhookSecret(tx, app.id) : null;
   let appToken: string | undefined;
   if (!app) {
-    const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+    webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
     const issued = await issueAppToken(tx, { merchantId, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
     appToken = issued.token;
-    app = { id: issued.id, scopes: [...DEMO_APP_SCOPES], webhook_secret: webhookSecret };
+    app = { id: issued.id, scopes: [...DEMO_APP_SCOPES] };
   }
-  return { staffId: staff.id, staffRole: staff.role, appId: app.id, ...(appToken ? { appToken } : {}), appScopes: app.scopes, webhookSecret: app.webhook_secret ?? '' };
+  return { staffId: staff.id, staffRole: staff.role, appId: app.id, ...(appToken ? { appToken } : {}), appScopes: app.scopes, webhookSecret: webhookSecret ?? '' };
 }
 
 /** The demo stock as opening counts (inventory is the sum of movements), under the source id {@link OPENING_STOCK_SOURCE}. */
@@ -201,12 +202,12 @@ export function openingStockCounts(): { variationId: string; kind: 'count'; coun
 export async function reissueDemoAppToken(db: Db, merchantId: string, clock: () => Date = () => new Date()): Promise<{ appId: string; appToken: string; webhookSecret: string }> {
   return mutation({ db, clock, feed: NO_FEED }, { merchantId, actor: 'system' }, async ({ tx, audit }) => {
     const old = (
-      await tx.query<{ webhook_secret: string | null }>(
-        'SELECT webhook_secret FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at LIMIT 1',
+      await tx.query<{ id: string }>(
+        'SELECT id FROM app_tokens WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL ORDER BY created_at LIMIT 1',
         [merchantId, DEMO_APP_NAME],
       )
     ).rows[0];
-    const webhookSecret = old?.webhook_secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+    const webhookSecret = (old ? await appWebhookSecret(tx, old.id) : null) ?? `whsec_${randomBytes(24).toString('base64url')}`;
     await revokeAppTokens(tx, merchantId, DEMO_APP_NAME);
     const issued = await issueAppToken(tx, { merchantId, appName: DEMO_APP_NAME, scopes: DEMO_APP_SCOPES, webhookSecret });
     await audit({ action: 'app_token.reissued', entityType: 'app_token', entityId: issued.id, appId: issued.id, data: { appName: DEMO_APP_NAME } });

@@ -31,7 +31,8 @@ import {
   type WebhookSubscription,
 } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
-import { callerOf } from '../../platform/auth/identity.ts';
+import { appWebhookSecret, callerOf } from '../../platform/auth/identity.ts';
+import { sealClearSecrets, secretBox, type SecretBox } from '../../platform/secrets.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
@@ -68,7 +69,7 @@ interface SubscriptionRow {
   app_id: string | null;
   url: string;
   event_types: string[];
-  secret: string;
+  secret_sealed: string;
   description: string | null;
   enabled: boolean;
   created_at: Date;
@@ -77,6 +78,35 @@ interface SubscriptionRow {
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString();
+
+/** The additional authenticated data of a subscription's sealed secret. */
+const subscriptionSecretContext = (id: string) => `webhook_subscriptions:${id}`;
+
+/** A subscription's signing secret as stored: sealed with the KEK (platform/secrets.ts), never in clear. */
+function sealSubscriptionSecret(id: string, secret: string): string {
+  return secretBox().seal(secret, subscriptionSecretContext(id));
+}
+
+/** The signing secret of subscription `id` from its sealed form. @throws SecretBoxError under another KEK. */
+function openSubscriptionSecret(id: string, sealed: string): string {
+  return secretBox().open(sealed, subscriptionSecretContext(id));
+}
+
+/**
+ * Seals every subscription secret still stored in clear (rows from before migration 0095) and empties the clear
+ * column; run on start (app.ts).
+ */
+export async function sealLegacyWebhookSecrets(db: Queryable, box: SecretBox = secretBox()): Promise<void> {
+  await sealClearSecrets(
+    db,
+    {
+      select: 'SELECT id, secret AS clear FROM webhook_subscriptions WHERE secret IS NOT NULL',
+      update: 'UPDATE webhook_subscriptions SET secret_sealed = $2, secret = NULL WHERE id = $1 AND secret IS NOT NULL',
+      context: subscriptionSecretContext,
+    },
+    box,
+  );
+}
 
 function toSubscription(r: SubscriptionRow): WebhookSubscription {
   return {
@@ -120,16 +150,13 @@ export async function createSubscription(
 ): Promise<WebhookSubscription & { secret: string }> {
   const { tx, now } = m;
   let secret: string | null = null;
-  if (principal.kind === 'app') {
-    const app = await tx.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM app_tokens WHERE id = $1', [principal.appId]);
-    secret = app.rows[0]?.webhook_secret ?? null;
-  }
+  if (principal.kind === 'app') secret = await appWebhookSecret(tx, principal.appId);
   secret ??= `whsec_${randomBytes(24).toString('base64url')}`;
   const id = newId('webhookSubscription');
   const { rows } = await tx.query<SubscriptionRow>(
-    `INSERT INTO webhook_subscriptions (id, merchant_id, app_id, url, event_types, secret, description, created_by, created_at, updated_at)
+    `INSERT INTO webhook_subscriptions (id, merchant_id, app_id, url, event_types, secret_sealed, description, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $9) RETURNING *`,
-    [id, principal.merchantId, principal.kind === 'app' ? principal.appId : null, input.url, input.eventTypes, secret, input.description ?? null, callerOf(principal), now.toISOString()],
+    [id, principal.merchantId, principal.kind === 'app' ? principal.appId : null, input.url, input.eventTypes, sealSubscriptionSecret(id, secret), input.description ?? null, callerOf(principal), now.toISOString()],
   );
   await m.audit({
     action: 'webhook_subscription.created',
@@ -195,7 +222,7 @@ export async function rotateSecret(m: Mutation, principal: Principal, id: string
   const { tx, now } = m;
   await loadSubscription(tx, principal, id);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-  const { rows } = await tx.query<SubscriptionRow>('UPDATE webhook_subscriptions SET secret = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *', [principal.merchantId, id, secret, now.toISOString()]);
+  const { rows } = await tx.query<SubscriptionRow>('UPDATE webhook_subscriptions SET secret_sealed = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *', [principal.merchantId, id, sealSubscriptionSecret(id, secret), now.toISOString()]);
   await m.audit({ action: 'webhook_subscription.secret_rotated', entityType: 'webhook_subscription', entityId: id, data: {} });
   return { ...toSubscription(rows[0]!), secret };
 }
@@ -427,13 +454,13 @@ export class WebhookWorker {
       if (due.rows.length === 0) return [];
       const ids = due.rows.map((r) => r.id);
       await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::text[])', [ids, lease.toISOString()]);
-      const { rows } = await tx.query<{ id: string; attempts: number; url: string; secret: string; live: boolean; payload: WebhookEvent }>(
-        `SELECT d.id, d.attempts, s.url, s.secret, (s.deleted_at IS NULL AND s.enabled) AS live, e.payload
+      const { rows } = await tx.query<{ id: string; attempts: number; url: string; subscription_id: string; secret_sealed: string; live: boolean; payload: WebhookEvent }>(
+        `SELECT d.id, d.attempts, s.url, s.id AS subscription_id, s.secret_sealed, (s.deleted_at IS NULL AND s.enabled) AS live, e.payload
            FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id JOIN event_outbox e ON e.id = d.event_id
           WHERE d.id = ANY($1::text[])`,
         [ids],
       );
-      return rows.map((r): ClaimedDelivery => ({ ...r, attempts: Number(r.attempts) }));
+      return rows.map(({ subscription_id, secret_sealed, ...r }): ClaimedDelivery => ({ ...r, secret: openSubscriptionSecret(subscription_id, secret_sealed), attempts: Number(r.attempts) }));
     });
     await Promise.all(claimed.map((d) => this.attempt(d)));
     return claimed.length;

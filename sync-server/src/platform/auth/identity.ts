@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JSONWebKeySet } from 'jose';
 import { ulid } from 'ulid';
 import type { Queryable } from '../db/db.ts';
+import { sealClearSecrets, secretBox, type SecretBox } from '../secrets.ts';
 
 /**
  * Authentication (DESIGN §3, §7; spec Authentication). Two kinds of bearer token:
@@ -40,25 +41,33 @@ export class IdentityProvider {
     private readonly keySet: ReturnType<typeof createLocalJWKSet>,
   ) {}
 
-  /** Loads the key pair from the database, generating and storing it on first use. */
-  static async load(db: Queryable, issuer: string): Promise<IdentityProvider> {
-    let rows = (await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at, kid')).rows;
+  /**
+   * Loads the key pair from the database, generating and storing it on first use. The private key is stored only
+   * sealed with the KEK (`private_jwk_sealed`, platform/secrets.ts); a row still holding it in clear (`private_jwk`,
+   * before migration 0095) is sealed and its clear column emptied here, on start.
+   * @throws SecretBoxError when the stored key does not open with `box`'s KEK.
+   */
+  static async load(db: Queryable, issuer: string, box: SecretBox = secretBox()): Promise<IdentityProvider> {
+    await sealLegacySigningKeys(db, box);
+    const select = 'SELECT kid, private_jwk_sealed, public_jwk FROM signing_keys ORDER BY created_at, kid';
+    let rows = (await db.query<{ kid: string; private_jwk_sealed: string; public_jwk: JWK }>(select)).rows;
     if (rows.length === 0) {
       const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
       const kid = `key_${ulid()}`;
       const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
       const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
       // Two instances racing both insert; both then read the same (oldest) key back.
-      await db.query('INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk) VALUES ($1, $2, $3::jsonb, $4::jsonb)', [
+      await db.query('INSERT INTO signing_keys (kid, alg, private_jwk_sealed, public_jwk) VALUES ($1, $2, $3, $4::jsonb)', [
         kid,
         'ES256',
-        JSON.stringify(privateJwk),
+        box.seal(JSON.stringify(privateJwk), signingKeyContext(kid)),
         JSON.stringify(publicJwk),
       ]);
-      rows = (await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>('SELECT kid, private_jwk, public_jwk FROM signing_keys ORDER BY created_at, kid')).rows;
+      rows = (await db.query<{ kid: string; private_jwk_sealed: string; public_jwk: JWK }>(select)).rows;
     }
     const current = rows[0]!;
-    const privateKey = (await importJWK(current.private_jwk, 'ES256')) as CryptoKey;
+    const privateJwk = JSON.parse(box.open(current.private_jwk_sealed, signingKeyContext(current.kid))) as JWK;
+    const privateKey = (await importJWK(privateJwk, 'ES256')) as CryptoKey;
     const jwks: JSONWebKeySet = { keys: rows.map((r) => r.public_jwk) };
     return new IdentityProvider(issuer, current.kid, privateKey, jwks, createLocalJWKSet(jwks));
   }
@@ -97,12 +106,54 @@ export class IdentityProvider {
   }
 }
 
+/** The additional authenticated data of a signing key's sealed private JWK. */
+const signingKeyContext = (kid: string) => `signing_keys:${kid}`;
+
+/** Seals every private signing key still stored in clear (rows from before migration 0095) and empties its clear column. */
+export async function sealLegacySigningKeys(db: Queryable, box: SecretBox = secretBox()): Promise<void> {
+  await sealClearSecrets(
+    db,
+    {
+      select: 'SELECT kid AS id, private_jwk AS clear FROM signing_keys WHERE private_jwk IS NOT NULL',
+      update: 'UPDATE signing_keys SET private_jwk_sealed = $2, private_jwk = NULL WHERE kid = $1 AND private_jwk IS NOT NULL',
+      context: signingKeyContext,
+    },
+    box,
+  );
+}
+
+/** The additional authenticated data of an app's sealed webhook secret. */
+const appWebhookSecretContext = (appId: string) => `app_tokens:${appId}`;
+
+/**
+ * The webhook secret given to app `appId` at install (opened from `webhook_secret_sealed`), or null when it has none.
+ * @throws SecretBoxError when it does not open with the process's KEK.
+ */
+export async function appWebhookSecret(tx: Queryable, appId: string): Promise<string | null> {
+  const { rows } = await tx.query<{ webhook_secret_sealed: string | null }>('SELECT webhook_secret_sealed FROM app_tokens WHERE id = $1', [appId]);
+  const sealed = rows[0]?.webhook_secret_sealed;
+  return sealed ? secretBox().open(sealed, appWebhookSecretContext(appId)) : null;
+}
+
+/** Seals every app webhook secret still stored in clear (rows from before migration 0095) and empties its clear column. */
+export async function sealLegacyAppWebhookSecrets(db: Queryable, box: SecretBox = secretBox()): Promise<void> {
+  await sealClearSecrets(
+    db,
+    {
+      select: 'SELECT id, webhook_secret AS clear FROM app_tokens WHERE webhook_secret IS NOT NULL',
+      update: 'UPDATE app_tokens SET webhook_secret_sealed = $2, webhook_secret = NULL WHERE id = $1 AND webhook_secret IS NOT NULL',
+      context: appWebhookSecretContext,
+    },
+    box,
+  );
+}
+
 /** Revokes (now, by the database clock) every live token of the merchant's app named `appName`. */
 export async function revokeAppTokens(tx: Queryable, merchantId: string, appName: string): Promise<void> {
   await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL', [merchantId, appName]);
 }
 
-/** Issues an app token; returns the plaintext once (only its hash is stored). */
+/** Issues an app token; returns the plaintext once (only its hash is stored; the webhook secret is stored sealed). */
 export async function issueAppToken(
   tx: Queryable,
   input: { merchantId: string; appName: string; scopes: readonly string[]; webhookSecret?: string },
@@ -110,8 +161,8 @@ export async function issueAppToken(
   const id = `app_${ulid()}`;
   const token = `rpa_${randomBytes(32).toString('base64url')}`;
   await tx.query(
-    'INSERT INTO app_tokens (id, merchant_id, app_name, token_hash, scopes, webhook_secret) VALUES ($1, $2, $3, $4, $5::text[], $6)',
-    [id, input.merchantId, input.appName, sha256Hex(token), [...input.scopes], input.webhookSecret ?? null],
+    'INSERT INTO app_tokens (id, merchant_id, app_name, token_hash, scopes, webhook_secret_sealed) VALUES ($1, $2, $3, $4, $5::text[], $6)',
+    [id, input.merchantId, input.appName, sha256Hex(token), [...input.scopes], input.webhookSecret === undefined ? null : secretBox().seal(input.webhookSecret, appWebhookSecretContext(id))],
   );
   return { id, token };
 }

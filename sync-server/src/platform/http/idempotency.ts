@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { canonicalJson } from '../../../../core/index.ts';
+import { canonicalJson, CARD_NUMBER_IN_TOKEN_MESSAGE, containsCardNumber } from '../../../../core/index.ts';
 import { commitHooks, type Db, type Queryable } from '../db/db.ts';
 import { callerOf } from '../auth/identity.ts';
 import { ProblemError } from './problem.ts';
@@ -51,6 +51,9 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
       throw new ProblemError(400, 'validation_error', 'Invalid Idempotency-Key: use 1 to 255 visible ASCII characters.', [
         { path: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' },
       ]);
+    }
+    if (containsCardNumber(key)) {
+      throw new ProblemError(400, 'validation_error', `Invalid Idempotency-Key: it ${CARD_NUMBER_IN_TOKEN_MESSAGE}.`, [{ path: 'Idempotency-Key', message: CARD_NUMBER_IN_TOKEN_MESSAGE }]);
     }
     const principal = request.principal!;
     const caller = callerOf(principal);

@@ -1,3 +1,5 @@
+import { maskCardNumbers } from '../../../../core/index.ts';
+
 /**
  * Input PostgreSQL cannot store, caught before it reaches SQL so it is a 400 (or a quarantined document), never a
  * 500: NUL characters (text and jsonb refuse U+0000), absurd nesting (it would overflow recursive walkers), and
@@ -25,7 +27,11 @@ export function findUnstorable(value: unknown, path = '', depth = 0): { path: st
   return undefined;
 }
 
-/** A copy safe to keep in jsonb: NULs and lone surrogates replaced by U+FFFD, nesting cut at {@link MAX_JSON_DEPTH}. */
+/**
+ * A copy safe to keep in jsonb: NULs and lone surrogates replaced by U+FFFD, nesting cut at {@link MAX_JSON_DEPTH}, and
+ * every card number in a string or key masked (first six, last four; core/card-numbers.ts) — what is kept of a refused
+ * document must not keep the card number that may have been the reason it was refused.
+ */
 export function storable(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return storableText(value);
   if (value === null || typeof value !== 'object') return value;
@@ -37,9 +43,9 @@ export function storable(value: unknown, depth = 0): unknown {
 /** A UTF-16 surrogate without its pair: JSON.stringify escapes it as `\\udXXX`, which jsonb refuses. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** `text` with NULs and lone surrogates replaced by U+FFFD, so text and jsonb columns accept it. */
+/** `text` with NULs and lone surrogates replaced by U+FFFD, so text and jsonb columns accept it, and card numbers masked. */
 export function storableText(text: string): string {
-  return text.replaceAll('\u0000', '\uFFFD').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+  return maskCardNumbers(text.replaceAll('\u0000', '\uFFFD').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD'));
 }
 
 /** True unless the ISO timestamp lies in year 0 (PostgreSQL's timestamptz starts at 1 AD for ISO input). */
