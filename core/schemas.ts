@@ -246,8 +246,30 @@ export const taxLineSchema = z.strictObject({
 });
 export type TaxLine = z.infer<typeof taxLineSchema>;
 
-export const tenderMethod = z.enum(['cash', 'card', 'check', 'other']);
+/**
+ * How a tender paid: cash, card, check, other, or a wallet — Apple Pay, Google Pay — which is reported as itself, not
+ * as a card (a wallet payment through a pay link on an order; a wallet tapped on the register's terminal).
+ */
+export const tenderMethod = z.enum(['cash', 'card', 'check', 'other', 'apple_pay', 'google_pay']);
 export type TenderMethod = z.infer<typeof tenderMethod>;
+
+/**
+ * What people read for a tender, whatever shows it (receipts, the back office, the tender report): the order tenders,
+ * and the report's own keys — `bank_transfer` (pay links) and `invoice` (sales on account). Unknown keys show as given.
+ */
+export const TENDER_LABELS: Readonly<Record<string, string>> = {
+  cash: 'Cash',
+  card: 'Card',
+  check: 'Check',
+  other: 'Other',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  bank_transfer: 'Bank transfer',
+  invoice: 'On account (invoices)',
+};
+
+/** The label of a tender method (see {@link TENDER_LABELS}); an unknown method shows as itself. */
+export const tenderLabel = (method: string): string => TENDER_LABELS[method] ?? method;
 
 /**
  * A tender applied to the order. `amountCents` is what it pays of the order including `tipCents`. For cash,
