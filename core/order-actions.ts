@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
-import { amountCentsSchema, lineItemInputSchema, tenderMethod, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
+import { amountCentsSchema, idnEmail, lineItemInputSchema, tenderMethod, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -90,7 +90,7 @@ export type RefundCreate = z.infer<typeof refundCreateSchema>;
 /** `POST /api/pos/orders/{id}/receipts`: send the receipt by SMS or e-mail; without `to`, the order's customer's. */
 export const receiptSendSchema = z.discriminatedUnion('channel', [
   z.strictObject({ channel: z.literal('sms'), to: phoneInput.optional() }),
-  z.strictObject({ channel: z.literal('email'), to: z.email().max(254).optional() }),
+  z.strictObject({ channel: z.literal('email'), to: idnEmail.optional() }),
 ]);
 export type ReceiptSend = z.infer<typeof receiptSendSchema>;
 

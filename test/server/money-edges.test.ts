@@ -226,3 +226,74 @@ describe.each(databaseTargets())('money rules at the edges on $name', (target) =
     });
   });
 });
+
+describe.each(databaseTargets())('internationalised e-mail and safe names on $name', (target) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null, clock: () => NOW });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  const fieldsOf = (res: { json(): Json }) => (res.json().errors as { path: string }[]).map((e) => e.path);
+
+  it('accepts RFC 6531 addresses on customers and receipts, sends to them through the e-mail outbox, and still refuses malformed ones', async () => {
+    const created = await call('POST', '/api/pos/customers', { givenName: 'José', email: 'josé@exämple.de' });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({ email: 'josé@exämple.de' });
+    const patched = await call('PATCH', `/api/pos/customers/${created.json().id}`, { email: '用户@例子.广告' });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json()).toMatchObject({ email: '用户@例子.广告' });
+
+    const order = (await call('POST', '/api/pos/orders', { lineItems: [CROISSANT], customerId: created.json().id })).json();
+    expect((await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] })).statusCode).toBe(201);
+    const toCustomer = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email' });
+    expect(toCustomer.statusCode, toCustomer.body).toBe(202);
+    const toOther = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email', to: 'Δοκιμή@παράδειγμα.δοκιμή' });
+    expect(toOther.statusCode, toOther.body).toBe(202);
+    const outbox = (await call('GET', '/api/pos/email-outbox?limit=2')).json();
+    expect(outbox.data.map((m: Json) => m.to)).toEqual(['Δοκιμή@παράδειγμα.δοκιμή', '用户@例子.广告']);
+
+    for (const email of ['a@b', 'a..b@example.com', 'josé@exämple', 'ana@exam ple.com', 'ana@@example.com', '"ana"@example.com', 'ana@[192.0.2.1]', 'an\u202ea@example.com', 'an\ud800a@example.com', `${'é'.repeat(33)}@example.com`]) {
+      const res = await call('POST', '/api/pos/customers', { givenName: 'Bad', email });
+      expect(res.statusCode, email).toBe(400);
+      expect(fieldsOf(res), email).toEqual(['email']);
+      const receipt = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email', to: email });
+      expect(receipt.statusCode, email).toBe(400);
+      expect(fieldsOf(receipt), email).toEqual(['to']);
+    }
+  });
+
+  it('names refuse bidirectional controls and lone surrogates everywhere they are typed: customers, items, CSV imports', async () => {
+    const rlo = 'Ev\u202Eil';
+    const lone = 'Lone \ud83d';
+    for (const [url, body, field] of [
+      ['/api/pos/customers', { givenName: rlo }, 'givenName'],
+      ['/api/pos/customers', { familyName: lone }, 'familyName'],
+      ['/api/pos/catalog/items', { name: rlo, category: 'Bakery', kind: 'product', variations: [{ name: 'Regular', priceCents: 100, trackStock: false }] }, 'name'],
+      ['/api/pos/catalog/items', { name: 'Fine', category: lone, kind: 'product', variations: [{ name: 'Regular', priceCents: 100, trackStock: false }] }, 'category'],
+      ['/api/pos/catalog/items', { name: 'Fine', category: 'Bakery', kind: 'product', variations: [{ name: rlo, priceCents: 100, trackStock: false }] }, 'variations.0.name'],
+    ] as [string, unknown, string][]) {
+      const res = await call('POST', url, body);
+      expect(res.statusCode, `${url} ${field}`).toBe(400);
+      expect(fieldsOf(res)).toContain(field);
+    }
+    const csv = ['Handle,Title,Type,Option1 Name,Option1 Value,Variant Price', `evil,${rlo},Bakery,Title,Default Title,1.00`, `fine,Fine bun,Bakery,Size,S\u2067mall,1.00`, 'good,Good bun,Bakery,Title,Default Title,1.00'].join('\n');
+    const res = await call('POST', '/api/pos/catalog/import', { csv });
+    expect(res.statusCode, res.body).toBe(200);
+    const report = res.json();
+    expect(report.rejected.map((r: Json) => [r.handle, r.reason])).toEqual([
+      ['evil', expect.stringContaining('Title must not contain bidirectional control characters')],
+      ['fine', expect.stringContaining('option values must not contain bidirectional control characters')],
+    ]);
+    const names = (await call('GET', '/api/pos/catalog?limit=200')).json();
+    expect(JSON.stringify(names)).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+  });
+});
