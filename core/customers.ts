@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
-import { freeText, MAX_MEMO_LENGTH, nonBlankText, pageSchema, patchBody } from './schemas.ts';
+import { freeText, idnEmail, MAX_MEMO_LENGTH, nonBlankText, pageSchema, patchBody } from './schemas.ts';
 
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
@@ -30,8 +30,8 @@ export const phoneInput = z
   .regex(/^\+?[0-9 ().-]{4,31}$/, 'must be a phone number, e.g. +14155550123 or (415) 555-0123')
   .refine((v) => (v.match(/[0-9]/g)?.length ?? 0) >= 4, 'must be a phone number, e.g. +14155550123 or (415) 555-0123')
   .describe("E.164 (+14155550123), or a national number of the store's default country ((415) 555-0123): stored as E.164.");
-/** An e-mail address as staff type it: trimmed, then checked (JSON Schema `format: email`). */
-const emailInput = z.string().trim().max(254, { abort: true }).check(z.email({ error: 'must be an e-mail address, e.g. ana@example.com' }));
+/** An e-mail address as staff type it, internationalised ones included (core `idnEmail`, `format: idn-email`). */
+const emailInput = idnEmail;
 const name = nonBlankText(100);
 
 /** `POST /api/pos/customers`: at least one of name, phone or e-mail. */

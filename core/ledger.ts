@@ -70,6 +70,9 @@ export function tenderAccount(method: string, registerNumber: number): string {
     case 'cash':
       return cashDrawerAccount(registerNumber);
     case 'card':
+    case 'apple_pay':
+    case 'google_pay':
+      // A wallet on the register is tapped on the card terminal: the same card-present clearing account.
       return 'card_clearing:card_present';
     case 'check':
       return 'check_clearing';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
-import { amountCentsSchema, freeText, withoutCardNumber, lineItemInputSchema, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
+import { amountCentsSchema, freeText, idnEmail, withoutCardNumber, lineItemInputSchema, tenderMethod, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
 
 const ulidId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
@@ -58,8 +58,11 @@ export const tenderInputSchema = z.discriminatedUnion('method', [
 ]);
 export type TenderInput = z.infer<typeof tenderInputSchema>;
 
-/** `POST /api/pos/orders/{id}/payments`: one or several tenders, applied together (all or nothing). */
-export const paymentCreateSchema = z.strictObject({ tenders: z.array(tenderInputSchema).min(1).max(10) });
+/**
+ * `POST /api/pos/orders/{id}/payments`: one or several tenders, applied together (all or nothing). No tender
+ * (`tenders: []`) completes an order with nothing due (its discounts brought it to 0), as Square's PayOrder does.
+ */
+export const paymentCreateSchema = z.strictObject({ tenders: z.array(tenderInputSchema).max(10) });
 export type PaymentCreate = z.infer<typeof paymentCreateSchema>;
 
 /** `POST /api/pos/orders/{id}/cancel`. */
@@ -87,7 +90,7 @@ export type RefundCreate = z.infer<typeof refundCreateSchema>;
 /** `POST /api/pos/orders/{id}/receipts`: send the receipt by SMS or e-mail; without `to`, the order's customer's. */
 export const receiptSendSchema = z.discriminatedUnion('channel', [
   z.strictObject({ channel: z.literal('sms'), to: phoneInput.optional() }),
-  z.strictObject({ channel: z.literal('email'), to: z.email().max(254).optional() }),
+  z.strictObject({ channel: z.literal('email'), to: idnEmail.optional() }),
 ]);
 export type ReceiptSend = z.infer<typeof receiptSendSchema>;
 
@@ -96,7 +99,7 @@ export const paymentRecordSchema = z.strictObject({
   id: ulidId('pmt'),
   orderId: ulidId('ord'),
   state: z.enum(PAYMENT_STATES),
-  method: z.enum(['cash', 'card', 'check', 'other']),
+  method: tenderMethod,
   /** The rail the money moved on: `cash`, `check`, `other`, `card_present`, `card_not_present` (a card keyed through the API), or an external rail. */
   rail: z.string().max(40),
   amountCents: recorded,

@@ -54,7 +54,7 @@ export type SalesRow = z.infer<typeof salesRowSchema>;
 export const tenderRowSchema = z.strictObject({
   key: z
     .string()
-    .describe('Tender: cash, card, check, other (register and API orders); apple_pay, google_pay, bank_transfer (pay links); invoice (sales on account: issued invoices, whatever later pays them).'),
+    .describe('Tender: cash, card, check, other, apple_pay, google_pay (register and API orders: a wallet is its own tender, never card); apple_pay, google_pay, bank_transfer (free-amount pay links); invoice (sales on account: issued invoices, whatever later pays them).'),
   label: z.string(),
   count: z.int().describe('Tenders on the sales of the period.'),
   amountCents: z.int().describe('What they paid, tips included.'),

@@ -8,8 +8,12 @@ import { applyCashTender, computeOrderTotals, priceLine, type CatalogSnapshot } 
 import { formatReceiptNumber } from './receipt.ts';
 import type { Discount, JournalTransaction, LineItemInput, Order, OrderLine, Tender } from './schemas.ts';
 
-/** How the sale is paid: cash handed over (change computed), or another single method for the exact amount. */
+/**
+ * How the sale is paid: cash handed over (change computed), another single method for the exact amount, or `none`
+ * for a sale with nothing due (discounted to 0): no tender at all.
+ */
 export type SalePayment =
+  | { method: 'none'; tipCents?: undefined }
   | { method: 'cash'; tenderedCents: number; tipCents?: number }
   | { method: 'card' | 'check' | 'other'; tipCents?: number; cardBrand?: string; last4?: string; authCode?: string; routingNumber?: string; checkNumber?: string };
 
@@ -33,15 +37,18 @@ export interface RegisterSaleInput {
 /**
  * Builds a paid order and its balanced journal transaction.
  * @throws PricingError for a bad catalog reference or modifier choice; RangeError when cash does not cover the
- *   total; LedgerError if the postings would not balance (a bug).
+ *   total or a `none` payment leaves something due; LedgerError if the postings would not balance (a bug).
  */
 export function buildRegisterSale(input: RegisterSaleInput): { order: Order; journalTransaction: JournalTransaction } {
   const priced = input.lines.map((l, i) => ('unitPriceCents' in l ? l : priceLine(l, input.catalog, `lines.${i}`)));
   const totals = computeOrderTotals(priced, input.discounts ?? []);
   const tipCents = input.payment.tipCents ?? 0;
   const due = totals.totalCents + tipCents;
-  let tender: Tender;
-  if (input.payment.method === 'cash') {
+  let tender: Tender | undefined;
+  if (input.payment.method === 'none') {
+    if (due !== 0) throw new RangeError(`nothing to pay with no tender, but ${due} is due`);
+    tender = undefined;
+  } else if (input.payment.method === 'cash') {
     const cash = applyCashTender(due, input.payment.tenderedCents);
     tender = { id: newId('tender'), method: 'cash', amountCents: cash.amountCents, tipCents, tenderedCents: input.payment.tenderedCents, changeCents: cash.changeCents };
   } else {
@@ -76,8 +83,8 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
     taxCents: totals.taxCents,
     totalCents: totals.totalCents,
     tipCents,
-    paidCents: tender.amountCents,
-    tenders: [tender],
+    paidCents: tender?.amountCents ?? 0,
+    tenders: tender ? [tender] : [],
     journalTransactionId: saleJournalTransactionId(id),
   };
   return { order, journalTransaction: buildSaleJournalTransaction(order) };

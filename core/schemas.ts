@@ -93,6 +93,53 @@ export const e164Phone = z
   .refine(isValidE164, 'must be a phone number in E.164 format, e.g. +14155550123');
 
 /**
+ * Characters of a local part (RFC 5322 `atext`, and with RFC 6531 any non-ASCII character — but no control, format
+ * (bidirectional controls included), private-use, unassigned or lone-surrogate code point, and no white space).
+ */
+const LOCAL_CHAR = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]|[^\\x00-\\x7F\\p{C}\\p{Z}]";
+const LOCAL_PART = new RegExp(`^(?:${LOCAL_CHAR})+(?:\\.(?:${LOCAL_CHAR})+)*$`, 'u');
+/** A domain label: letters (any script), marks, digits and inner hyphens (an LDH label or an IDNA U-label). */
+const DOMAIN_LABEL = /^(?!-)[\p{L}\p{M}\p{N}-]{1,63}(?<!-)$/u;
+const utf8 = new TextEncoder();
+
+/**
+ * Whether `value` is an internationalised e-mail address (RFC 6531 SMTPUTF8, RFC 6532 UTF-8 headers): a dot-atom
+ * local part of at most 64 octets in UTF-8 (ASCII `atext` or non-ASCII letters, e.g. `josé`, `用户`), `@`, and a
+ * domain of at least two labels (ASCII or Unicode, e.g. `exämple.de`, `例子.广告`) that IDNA (UTS 46, the URL
+ * parser's) turns into an ASCII host of at most 253 characters whose top-level label is not numeric. At most 254
+ * characters in all. Quoted local parts, comments and address literals (`[192.0.2.1]`) are refused.
+ */
+export function isIdnEmail(value: string): boolean {
+  if (value.length > 254) return false;
+  const at = value.lastIndexOf('@');
+  if (at < 1) return false;
+  const local = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  if (!LOCAL_PART.test(local) || utf8.encode(local).length > 64) return false;
+  const labels = domain.split('.');
+  if (labels.length < 2 || !labels.every((l) => DOMAIN_LABEL.test(l)) || /^\d+$/.test(labels.at(-1)!)) return false;
+  let ascii: string;
+  try {
+    ascii = new URL(`http://${domain}/`).hostname;
+  } catch {
+    return false;
+  }
+  return ascii.length <= 253 && ascii.split('.').every((l) => l.length >= 1 && l.length <= 63) && !/^\d+$/.test(ascii.split('.').at(-1)!);
+}
+
+/**
+ * An e-mail address, internationalised ones included ({@link isIdnEmail}; zod's own `email` is ASCII-only): trimmed,
+ * at most 254 characters; the OpenAPI document says `format: idn-email` (JSON Schema 2020-12 §7.3.2). Malformed
+ * addresses are a 400 naming the field.
+ */
+export const idnEmail = z
+  .string()
+  .trim()
+  .max(254, { abort: true })
+  .refine(isIdnEmail, 'must be an e-mail address, e.g. ana@example.com or josé@exämple.de')
+  .meta({ format: 'idn-email' });
+
+/**
  * A name or label people type (items, categories, variations, tax rates, customers, discounts, …): trimmed, then
  * 1 … `max` characters with at least one that is not white space. A blank name is refused by the schema itself, so
  * the OpenAPI document says so (`minLength: 1`, `pattern: \S`); bidirectional controls and lone surrogates are
@@ -105,9 +152,22 @@ export function nonBlankText(max: number) {
     .regex(/\S/, { message: 'must not be blank', abort: true })
     .min(1)
     .max(max)
-    .refine((text) => !BIDI_CONTROL.test(text), 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)')
-    .refine((text) => !LONE_SURROGATE.test(text), 'must not contain a lone UTF-16 surrogate')
+    .superRefine((text, ctx) => {
+      const problem = unsafeTextProblem(text);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .overwrite(maskCardNumbers);
+}
+
+/**
+ * Why `text` cannot be a name people read (what {@link nonBlankText} refuses beyond blankness and length): a
+ * bidirectional control or a lone surrogate. For names that arrive other than through a schema (CSV imports).
+ * @returns the reason ("must not contain …"), or undefined when the text is fine
+ */
+export function unsafeTextProblem(text: string): string | undefined {
+  if (BIDI_CONTROL.test(text)) return 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)';
+  if (LONE_SURROGATE.test(text)) return 'must not contain a lone UTF-16 surrogate';
+  return undefined;
 }
 
 /**
@@ -269,8 +329,30 @@ export const taxLineSchema = z.strictObject({
 });
 export type TaxLine = z.infer<typeof taxLineSchema>;
 
-export const tenderMethod = z.enum(['cash', 'card', 'check', 'other']);
+/**
+ * How a tender paid: cash, card, check, other, or a wallet — Apple Pay, Google Pay — which is reported as itself, not
+ * as a card (a wallet payment through a pay link on an order; a wallet tapped on the register's terminal).
+ */
+export const tenderMethod = z.enum(['cash', 'card', 'check', 'other', 'apple_pay', 'google_pay']);
 export type TenderMethod = z.infer<typeof tenderMethod>;
+
+/**
+ * What people read for a tender, whatever shows it (receipts, the back office, the tender report): the order tenders,
+ * and the report's own keys — `bank_transfer` (pay links) and `invoice` (sales on account). Unknown keys show as given.
+ */
+export const TENDER_LABELS: Readonly<Record<string, string>> = {
+  cash: 'Cash',
+  card: 'Card',
+  check: 'Check',
+  other: 'Other',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  bank_transfer: 'Bank transfer',
+  invoice: 'On account (invoices)',
+};
+
+/** The label of a tender method (see {@link TENDER_LABELS}); an unknown method shows as itself. */
+export const tenderLabel = (method: string): string => TENDER_LABELS[method] ?? method;
 
 /**
  * A tender applied to the order. `amountCents` is what it pays of the order including `tipCents`. For cash,
@@ -363,7 +445,7 @@ export const customerSchema = z.strictObject({
   id: id('cus'),
   givenName: freeText(100).optional(),
   familyName: freeText(100).optional(),
-  email: z.email().max(254).optional(),
+  email: idnEmail.optional(),
   phone: e164Phone.optional(),
   marketingConsent: z.boolean(),
   note: freeText(MAX_MEMO_LENGTH).optional(),

@@ -1,5 +1,41 @@
 /** Store settings as the settings API answers them (`GET` / `PATCH /api/pos/settings`, staff only). */
 import { z } from 'zod';
+import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
+
+/**
+ * The store's bound on tips (docs/decisions.md "Tip bound"): a tip may be at most the larger of `basisPoints` of the
+ * order's total (goods, tax included; 10 000 = 100 %) and `fixedCents` (minor units). 0 and 0 allow no tip at all.
+ */
+export interface TipLimit {
+  /** Percentage of the order's total, in basis points (0 … 100 000). */
+  basisPoints: number;
+  /** A fixed amount, in minor units (0 … MAX_AMOUNT_CENTS): lets a small order take a normal tip. */
+  fixedCents: number;
+}
+
+/** The default tip bound of every store: the larger of 50 % of the order's total and 100.00 (10 000 minor units). */
+export const DEFAULT_TIP_LIMIT: TipLimit = { basisPoints: 5_000, fixedCents: 10_000 };
+/** Largest `basisPoints` of a tip bound (1 000 %). */
+export const MAX_TIP_LIMIT_BASIS_POINTS = 100_000;
+
+/**
+ * The largest tip an order whose total is `totalCents` (minor units, ≥ 0) may take under `limit`: max(total ×
+ * basisPoints / 10 000 rounded half-even, fixedCents), in minor units.
+ */
+export function maxTipCents(totalCents: number, limit: TipLimit): number {
+  return Math.max(mulDivHalfEven(totalCents, limit.basisPoints, 10_000), limit.fixedCents);
+}
+
+/**
+ * Checks the tips of one order (`tipCents`, all its tenders' tips together) against the store's bound. Pure; used
+ * by every path that takes a tip (API payments, register sales pushed by sync).
+ * @returns undefined when allowed, else a sentence saying the bound (for a 400 or a quarantine reason)
+ */
+export function tipLimitProblem(totalCents: number, tipCents: number, limit: TipLimit): string | undefined {
+  const max = maxTipCents(totalCents, limit);
+  if (tipCents <= max) return undefined;
+  return `tip ${tipCents} exceeds the store's bound of ${max} for a total of ${totalCents} (the larger of ${limit.basisPoints / 100} % of the total and ${limit.fixedCents})`;
+}
 
 /** `GET /api/pos/settings` and the answer of PATCH. Name and currency are shown, not changed there. */
 export const storeSettingsSchema = z.strictObject({
@@ -8,5 +44,11 @@ export const storeSettingsSchema = z.strictObject({
   currency: z.string().describe('ISO 4217 code of every amount (minor units).'),
   timeZone: z.string().describe('IANA time zone; reports count days in it.'),
   defaultCountry: z.string().describe('ISO 3166-1 alpha-2: the country of phone numbers typed without + and a country code.'),
+  tipLimitBasisPoints: z
+    .int()
+    .min(0)
+    .max(MAX_TIP_LIMIT_BASIS_POINTS)
+    .describe('Tip bound, percentage part: a tip may be at most the larger of this share of the order total (basis points, 10000 = 100 %) and tipLimitCents. Default 5000.'),
+  tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Tip bound, fixed part (minor units). Default 10000.'),
 });
 export type StoreSettings = z.infer<typeof storeSettingsSchema>;

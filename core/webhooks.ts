@@ -54,14 +54,26 @@ export const webhookSubscriptionSchema = z.strictObject({
 });
 export type WebhookSubscription = z.infer<typeof webhookSubscriptionSchema>;
 
-/** One HTTP attempt of a delivery. `statusCode` null when no response came (timeout, refused connection). */
+/**
+ * Outcome of one attempt: `unknown` while it is in flight — it is recorded before the request is sent — and forever
+ * if the worker stopped between sending it and recording its answer (the receiver may have had it: dedupe on the
+ * event id); `succeeded` (a 2xx) or `failed` once recorded.
+ */
+export const WEBHOOK_ATTEMPT_OUTCOMES = ['unknown', 'succeeded', 'failed'] as const;
+
+/**
+ * One HTTP attempt of a delivery. `statusCode` null when no response came (timeout, refused connection) or none was
+ * recorded (`outcome` `unknown`); `durationMs` null while the outcome is unknown.
+ */
 export const webhookAttemptSchema = z.strictObject({
   attempt: z.int().min(1),
   startedAt: isoDate,
-  durationMs: z.int().min(0),
+  outcome: z.enum(WEBHOOK_ATTEMPT_OUTCOMES),
+  durationMs: z.int().min(0).nullable(),
   statusCode: z.int().nullable(),
   error: z.string().nullable(),
 });
+export type WebhookAttempt = z.infer<typeof webhookAttemptSchema>;
 
 /** A delivery of one event to one subscription, with its attempts. */
 export const webhookDeliverySchema = z.strictObject({

@@ -129,4 +129,32 @@ describe('back office customers', () => {
     const found = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=79460958');
     expect(found.data.map((c) => c.phone)).toEqual(['+442079460958']);
   });
+  it('keeps an internationalised e-mail address exactly as typed (RFC 6531), not turned into punycode', { timeout: 120_000 }, async () => {
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page);
+    const customers = await backOffice.customers();
+    const dialog = await customers.create({ givenName: 'José', email: 'josé@exämple.de' });
+    await dialog.getByTestId('customer-saved').waitFor();
+    await page.keyboard.press('Escape');
+    const found = await api<{ data: ApiCustomer[] }>(`/api/pos/customers?q=${encodeURIComponent('José')}`);
+    expect(found.data.map((c) => c.email)).toEqual(['josé@exämple.de']);
+  });
+  it('sets the tip bound in Settings: a percentage and a fixed amount, a bad percentage refused in place', { timeout: 120_000 }, async () => {
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page);
+    const settings = await backOffice.settings();
+    await expect(settings.tipPercent.inputValue()).resolves.toBe('50');
+    await expect(settings.tipFixed.inputValue()).resolves.toBe('100.00');
+
+    await settings.save({ tipPercent: 'lots' });
+    const error = settings.root.getByTestId('field-error');
+    await error.waitFor();
+    await expect(settings.tipPercent.getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await api<{ tipLimitBasisPoints: number }>('/api/pos/settings')).toMatchObject({ tipLimitBasisPoints: 5000 });
+
+    await settings.save({ tipPercent: '20', tipFixed: '5' });
+    await settings.root.getByTestId('settings-saved').waitFor();
+    await expect(settings.tipFixed.inputValue()).resolves.toBe('5.00');
+    expect(await api<{ tipLimitBasisPoints: number; tipLimitCents: number }>('/api/pos/settings')).toMatchObject({ tipLimitBasisPoints: 2000, tipLimitCents: 500 });
+  });
 });

@@ -161,8 +161,8 @@ describe('OpenAPI document and interactive reference', () => {
     const query = (path: string, name: string) => (doc.paths[path]!.get.parameters as any[]).find((p) => p.name === name)?.schema;
 
     // E-mails, URLs, phones.
-    expect(body('post', '/api/pos/customers').properties.email).toMatchObject({ type: 'string', format: 'email' });
-    expect(body('patch', '/api/pos/customers/{id}').properties.email.anyOf).toContainEqual(expect.objectContaining({ format: 'email' }));
+    expect(body('post', '/api/pos/customers').properties.email).toMatchObject({ type: 'string', format: 'idn-email' });
+    expect(body('patch', '/api/pos/customers/{id}').properties.email.anyOf).toContainEqual(expect.objectContaining({ format: 'idn-email' }));
     expect(body('post', '/api/pos/webhooks').properties.url).toMatchObject({ type: 'string', format: 'uri' });
     expect(body('patch', '/api/pos/webhooks/{id}').properties.url).toMatchObject({ format: 'uri' });
     expect(body('post', '/api/pos/catalog/items').properties.imageUrl).toMatchObject({ type: 'string', format: 'uri' });

@@ -201,7 +201,9 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     expect(byItem.rows.find((r: Json) => r.key === '(pay link)')).toMatchObject({ quantity: 1, grossSalesCents: 2500, taxCents: 0 });
 
     const byTender = (await get(`/api/pos/reports/sales?${period}&groupBy=tender`)).json() as Json;
-    expect(byTender.rows.map((r: Json) => r.key).sort()).toEqual(['apple_pay', 'bank_transfer', 'card', 'cash', 'invoice']); // the Google Pay link paid an order: a card tender of the order
+    // The Google Pay link paid an order: a Google Pay tender of the order, reported as itself (never as card).
+    expect(byTender.rows.map((r: Json) => r.key).sort()).toEqual(['apple_pay', 'bank_transfer', 'card', 'cash', 'google_pay', 'invoice']);
+    expect(byTender.rows.find((r: Json) => r.key === 'google_pay')).toMatchObject({ label: 'Google Pay', count: 1 });
     expect(byTender.rows.reduce((s: number, r: Json) => s + r.netCents, 0)).toBe(totals!.totalCents);
     const onAccount = byTender.rows.find((r: Json) => r.key === 'invoice');
     expect(onAccount).toMatchObject({ count: 3, refundCents: voided.totalCents, label: 'On account (invoices)' });

@@ -308,7 +308,7 @@ export class BackOfficeApi {
   }
 
   /** `PATCH /api/pos/settings`: time zone and/or default phone country. */
-  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'defaultCountry'>>) {
+  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents'>>) {
     return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
   }
 

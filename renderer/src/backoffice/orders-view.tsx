@@ -13,7 +13,7 @@
  * form, and whatever the server refuses is shown where it belongs.
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { formatMoney, ORDER_STATES, planOrderRefund, refundableBalance, type RefundRequest } from '../../../core/index.ts';
+import { formatMoney, ORDER_STATES, tenderLabel, planOrderRefund, refundableBalance, type RefundRequest } from '../../../core/index.ts';
 import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
@@ -243,7 +243,7 @@ function paymentLabel(p: Payment): string {
   if (p.method === 'card') return p.last4 ? `${p.cardBrand ?? 'Card'} •••• ${p.last4}` : 'Card';
   if (p.method === 'check') return p.reference ? `Check ${p.reference}` : 'Check';
   if (p.method === 'other') return p.reference ? `Other (${p.reference})` : 'Other';
-  return 'Cash';
+  return tenderLabel(p.method);
 }
 
 const lineTitle = (line: Line) => line.name;

@@ -1,8 +1,10 @@
 /**
- * Back office → Settings: the store's time zone (reports count days in it) and the country of phone numbers typed
- * without "+" (customers). `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
+ * Back office → Settings: the store's time zone (reports count days in it), the country of phone numbers typed
+ * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
+ * fixed amount). `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
 import type { StoreSettings } from './api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from './shared.tsx';
 
@@ -13,7 +15,15 @@ function timeZones(current: string): string[] {
   return list.includes(current) ? list : [current, ...list];
 }
 
-const FIELDS = ['timeZone', 'defaultCountry'] as const;
+const FIELDS = ['timeZone', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents'] as const;
+
+/** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
+const percentOf = (basisPoints: number) => String(basisPoints / 100);
+/** A typed percentage (up to two decimals) as basis points; NaN when it is not one (the server names the field). */
+function basisPointsOf(text: string): number {
+  const t = text.trim().replace(/%$/, '').trim();
+  return /^\d{1,4}(\.\d{1,2})?$/.test(t) ? Math.round(Number(t) * 100) : Number.NaN;
+}
 
 export function SettingsView() {
   const api = useApi();
@@ -22,6 +32,8 @@ export function SettingsView() {
   const [loadError, setLoadError] = useState<unknown>();
   const [timeZone, setTimeZone] = useState('');
   const [country, setCountry] = useState('');
+  const [tipPercent, setTipPercent] = useState('');
+  const [tipFixed, setTipFixed] = useState('');
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
@@ -36,6 +48,8 @@ export function SettingsView() {
         setSettings(s);
         setTimeZone(s.timeZone);
         setCountry(s.defaultCountry);
+        setTipPercent(percentOf(s.tipLimitBasisPoints));
+        setTipFixed(centsToInput(s.tipLimitCents, s.currency));
       },
       (err: unknown) => current && setLoadError(err),
     );
@@ -55,12 +69,18 @@ export function SettingsView() {
     setSaved(false);
     setErrors(NO_ERRORS);
     try {
-      const patch: { timeZone?: string; defaultCountry?: string } = {};
+      const patch: { timeZone?: string; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number } = {};
       if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
       if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
+      const basisPoints = basisPointsOf(tipPercent);
+      const fixedCents = parseCashInput(tipFixed, settings.currency) ?? Number.NaN;
+      if (basisPoints !== settings.tipLimitBasisPoints) patch.tipLimitBasisPoints = basisPoints;
+      if (fixedCents !== settings.tipLimitCents) patch.tipLimitCents = fixedCents;
       const next = Object.keys(patch).length > 0 ? await api.updateSettings(patch) : settings;
       setSettings(next);
       setCountry(next.defaultCountry);
+      setTipPercent(percentOf(next.tipLimitBasisPoints));
+      setTipFixed(centsToInput(next.tipLimitCents, next.currency));
       setSaved(true);
     } catch (err) {
       setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
@@ -100,6 +120,14 @@ export function SettingsView() {
               {(props) => (
                 <input {...props} className="bo-input" value={country} maxLength={2} autoCapitalize="characters" onChange={(e) => setCountry(e.target.value)} data-testid="settings-country" />
               )}
+            </Field>
+          </div>
+          <div className="bo-row">
+            <Field id={`${formId}-tipLimitBasisPoints`} label="Tip bound: % of total" error={errors.fields.tipLimitBasisPoints} hint="A tip may be at most this share of the order total…">
+              {(props) => <input {...props} className="bo-input" inputMode="decimal" value={tipPercent} onChange={(e) => setTipPercent(e.target.value)} data-testid="settings-tip-percent" />}
+            </Field>
+            <Field id={`${formId}-tipLimitCents`} label={`Tip bound: fixed (${settings.currency})`} error={errors.fields.tipLimitCents} hint="…or this amount, whichever is larger">
+              {(props) => <input {...props} className="bo-input" inputMode="decimal" value={tipFixed} onChange={(e) => setTipFixed(e.target.value)} data-testid="settings-tip-fixed" />}
             </Field>
           </div>
           <div className="bo-actions">

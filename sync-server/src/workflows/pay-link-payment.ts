@@ -67,7 +67,7 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
         rail: result.rail,
         reference: id,
         payRequestId: id,
-        method: charge.method === 'bank_transfer' ? 'other' : 'card',
+        method: charge.method === 'bank_transfer' ? 'other' : charge.method,
         ...(result.brand ? { cardBrand: result.brand } : {}),
         ...(result.last4 ? { last4: result.last4 } : {}),
       });

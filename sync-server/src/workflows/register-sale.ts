@@ -3,7 +3,7 @@
  * tenders, and the server stores each one with everything it implies, in the caller's transaction:
  *
  *   1. validate: the document can be stored, has the core order shape, a plausible time, the store's currency, a
- *      register of this store with its number, an unused receipt number;
+ *      register of this store with its number, an unused receipt number, a tip within the store's bound;
  *   2. price-check: the totals add up and the tenders pay them (core `checkRegisterSale`), which derives the sale's
  *      journal transaction — the server's, never one a register sends;
  *   3. store the orders, post their derived journal transactions, take their stock off, audit them (`order.stored`)
@@ -16,9 +16,10 @@
  *
  *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
  */
-import { canonicalJson, checkRegisterSale, orderSchema, type JournalTransaction, type Order } from '../../../core/index.ts';
+import { canonicalJson, checkRegisterSale, orderSchema, tipLimitProblem, type JournalTransaction, type Order, type TipLimit } from '../../../core/index.ts';
 import type { z } from 'zod';
 import { appendAuditBatch } from '../kernel/audit.ts';
+import { getMerchant, tipLimitOf } from '../kernel/merchant.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
@@ -71,6 +72,7 @@ const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}
  */
 export async function storeRegisterSales(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
   const outcomes: SaleOutcome[] = new Array(documents.length);
+  const tipLimit = tipLimitOf(await getMerchant(m.tx, m.merchantId));
   const stockMoved = new Set<string>();
   // One id twice in a push: the later copy is looked at once the earlier one is written (as if pushed after it).
   let pending = documents.map((_, i) => i);
@@ -86,7 +88,7 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
         round.push(i);
       }
     }
-    await storeRound(m, documents, round, outcomes, stockMoved);
+    await storeRound(m, tipLimit, documents, round, outcomes, stockMoved);
     pending = later;
   }
   // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
@@ -100,6 +102,7 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
 /** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */
 async function storeRound(
   m: Mutation,
+  tipLimit: TipLimit,
   documents: readonly Record<string, unknown>[],
   indexes: readonly number[],
   outcomes: SaleOutcome[],
@@ -149,6 +152,11 @@ async function storeRound(
       }
       if (order.currency !== currency) {
         reject(i, `currency ${order.currency} is not the store's currency ${currency}`, order.registerId);
+        continue;
+      }
+      const tipProblem = tipLimitProblem(order.totalCents, order.tipCents, tipLimit);
+      if (tipProblem) {
+        reject(i, `tip out of bounds: ${tipProblem}`, order.registerId);
         continue;
       }
       const checked = checkRegisterSale(order);

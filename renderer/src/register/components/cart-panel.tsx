@@ -11,11 +11,15 @@ interface CartPanelProps {
   onRemove: (key: string) => void;
   onClear: () => void;
   onCharge: () => void;
+  /** The cart's discount as typed (a percentage), whether it is not one, and its change handler. */
+  discountText: string;
+  discountInvalid: boolean;
+  onDiscountText: (text: string) => void;
 }
 
-export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge }: CartPanelProps) {
+export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText }: CartPanelProps) {
   const priced = new Map(totals.lines.map((l) => [l.id, l]));
-  const canCharge = lines.length > 0 && invalidKeys.length === 0;
+  const canCharge = lines.length > 0 && invalidKeys.length === 0 && !discountInvalid;
   return (
     <section className="cart" data-testid="cart" aria-label="Cart">
       <header className="cart-header">
@@ -71,6 +75,31 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
           <dt>Subtotal</dt>
           <dd data-testid="cart-subtotal">{formatMoney(totals.subtotalCents, currency)}</dd>
         </div>
+        <div className="totals-discount">
+          <dt>
+            <label htmlFor="cart-discount-input">Discount %</label>
+          </dt>
+          <dd>
+            <input
+              id="cart-discount-input"
+              className="cart-discount-input"
+              inputMode="decimal"
+              size={5}
+              value={discountText}
+              aria-invalid={discountInvalid}
+              aria-describedby={discountInvalid ? 'cart-discount-error' : undefined}
+              onChange={(e) => onDiscountText(e.target.value)}
+              data-testid="cart-discount"
+            />{' '}
+            <span data-testid="cart-discount-amount">{totals.discountCents > 0 ? `−${formatMoney(totals.discountCents, currency)}` : ''}</span>
+            {discountInvalid ? (
+              <span id="cart-discount-error" className="form-error" role="alert">
+                {' '}
+                0 to 100
+              </span>
+            ) : null}
+          </dd>
+        </div>
         {totals.taxLines.length > 1
           ? totals.taxLines.map((t) => (
               <div key={t.taxRateId} className="totals-tax">
@@ -96,7 +125,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
         </div>
       </dl>
       <button type="button" className="button button-primary button-charge" disabled={!canCharge} onClick={onCharge} data-testid="charge" title="Charge (F9)">
-        Charge {formatMoney(totals.totalCents, currency)}
+        {lines.length > 0 && totals.totalCents === 0 ? 'Complete sale (nothing due)' : `Charge ${formatMoney(totals.totalCents, currency)}`}
       </button>
     </section>
   );

@@ -5,9 +5,11 @@
  */
 import {
   computeOrderTotals,
+  newId,
   priceLine,
   PricingError,
   type CatalogSnapshot,
+  type Discount,
   type LineItemInput,
   type OrderLine,
   type OrderTotals,
@@ -67,10 +69,25 @@ export interface PricedCart {
 }
 
 /**
- * Prices the cart with the current catalog; lines that no longer price are reported, not thrown — so are lines that
- * would take the sale above core's MAX_AMOUNT_CENTS (PricingError `amount_out_of_range`), from the first that does.
+ * The cart's discount as the cashier types it: a percentage (0 … 100, at most two decimals) → a core percentage
+ * discount in basis points; `undefined` for none (empty or 0), `'invalid'` when it is not such a percentage.
  */
-export function priceCart(lines: readonly CartLine[], catalog: CatalogSnapshot): PricedCart {
+export function cartDiscount(percentText: string): Discount | undefined | 'invalid' {
+  const text = percentText.trim().replace(/\s*%$/, '');
+  if (text === '') return undefined;
+  if (!/^\d{1,3}(\.\d{1,2})?$/.test(text)) return 'invalid';
+  const basisPoints = Math.round(Number(text) * 100);
+  if (basisPoints > 10_000) return 'invalid';
+  if (basisPoints === 0) return undefined;
+  return { id: newId('discount'), name: `Discount ${text} %`, kind: 'percentage', basisPoints };
+}
+
+/**
+ * Prices the cart with the current catalog (and the cart's `discounts`, core order discounts); lines that no longer
+ * price are reported, not thrown — so are lines that would take the sale above core's MAX_AMOUNT_CENTS (PricingError
+ * `amount_out_of_range`), from the first that does.
+ */
+export function priceCart(lines: readonly CartLine[], catalog: CatalogSnapshot, discounts: readonly Discount[] = []): PricedCart {
   const priced: OrderLine[] = [];
   const invalidKeys: string[] = [];
   for (const line of lines) {
@@ -81,7 +98,7 @@ export function priceCart(lines: readonly CartLine[], catalog: CatalogSnapshot):
     }
   }
   try {
-    return { totals: computeOrderTotals(priced, []), invalidKeys };
+    return { totals: computeOrderTotals(priced, discounts), invalidKeys };
   } catch (err) {
     if (!(err instanceof PricingError)) throw err;
   }
@@ -96,5 +113,5 @@ export function priceCart(lines: readonly CartLine[], catalog: CatalogSnapshot):
       invalidKeys.push(line.id);
     }
   }
-  return { totals: computeOrderTotals(kept, []), invalidKeys };
+  return { totals: computeOrderTotals(kept, discounts), invalidKeys };
 }

@@ -10,6 +10,7 @@ import {
   parseReceiptNumber,
   type CatalogSnapshot,
   type Cents,
+  type Discount,
   type Order,
   type OrderLine,
   type SalePayment,
@@ -40,6 +41,8 @@ interface RingUpInput {
   session: RegisterSession;
   catalog: CatalogSnapshot;
   lines: readonly OrderLine[];
+  /** The cart's order discounts (core), if any. */
+  discounts?: readonly Discount[];
   tenderedCents: Cents;
 }
 
@@ -52,7 +55,7 @@ export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promis
  * Rings up a sale paid by any single tender (cash, a card approved by the terminal, a scanned check) and stores it
  * before anything is printed; resolves with the stored order.
  */
-export async function ringUpSale({ db, session, catalog, lines, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
+export async function ringUpSale({ db, session, catalog, lines, discounts, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
   const run = async () => {
     const sequence = await nextReceiptSequence(db, session);
     const sale = buildRegisterSale({
@@ -62,6 +65,7 @@ export async function ringUpSale({ db, session, catalog, lines, payment }: Omit<
       currency: session.currency,
       createdAt: new Date().toISOString(),
       lines,
+      ...(discounts && discounts.length > 0 ? { discounts } : {}),
       payment,
       catalog,
     });

@@ -6,7 +6,7 @@ import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
-import { cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
+import { cartDiscount, cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
 import { ringUpSale } from '../sale/ring-up.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
@@ -70,14 +70,19 @@ export function RegisterView() {
   const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
   const [printNote, setPrintNote] = useState<string | undefined>();
   const scanInput = useRef<HTMLInputElement>(null);
+  /** The latest charge action, for the F9 key handler. */
+  const chargeRef = useRef<() => void>(() => undefined);
   const devices = getDeviceClient();
   const deviceState = useObservable(devices.state$, devices.state$.value);
 
-  const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog), [lines, catalog]);
+  const [discountText, setDiscountText] = useState('');
+  const discount = useMemo(() => cartDiscount(discountText), [discountText]);
+  const discounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
+  const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog, discounts), [lines, catalog, discounts]);
   const visible = items.filter((i) => (category === ALL || i.category === category) && matchesSearch(i, query));
 
   const focusScan = () => requestAnimationFrame(() => scanInput.current?.focus());
-  const canCharge = lines.length > 0 && invalidKeys.length === 0;
+  const canCharge = lines.length > 0 && invalidKeys.length === 0 && discount !== 'invalid';
 
   // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
   useEffect(() => {
@@ -89,8 +94,7 @@ export function RegisterView() {
         scanInput.current?.select();
       } else if (event.key === 'F9' && canCharge) {
         event.preventDefault();
-        setSaleError(undefined);
-        setTendering(true);
+        chargeRef.current();
       }
     };
     window.addEventListener('keydown', onKey);
@@ -157,8 +161,9 @@ export function RegisterView() {
     setSaleError(undefined);
     try {
       const priced = lines.map((l) => priceLine(toLineInput(l), catalog, 'line', l.key));
-      const order = await ringUpSale({ db, session, catalog, lines: priced, payment });
+      const order = await ringUpSale({ db, session, catalog, lines: priced, discounts, payment });
       dispatch({ type: 'clear' });
+      setDiscountText('');
       setTendering(false);
       setMessage(undefined);
       setReceiptOrderId(order.id);
@@ -175,6 +180,20 @@ export function RegisterView() {
       setSaleError(`The sale was not saved: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
+
+  /**
+   * Charge: the tender dialog — or, with nothing due (a cart discounted or priced to 0), the sale completes at once
+   * with no tender (core payment `none`), as the server completes a zero-total API order without a payment.
+   */
+  const charge = () => {
+    setSaleError(undefined);
+    if (totals.totalCents > 0) {
+      setTendering(true);
+      return;
+    }
+    storeSale({ method: 'none' }).catch((err: unknown) => setMessage({ text: `The sale was not saved: ${err instanceof Error ? err.message : String(err)}`, isError: true }));
+  };
+  chargeRef.current = charge;
 
   const card = useCardPayment(devices, currency, storeSale);
   const check = useCheckPayment(devices);
@@ -266,11 +285,14 @@ export function RegisterView() {
         currency={currency}
         onQuantity={(key, quantity) => dispatch({ type: 'setQuantity', key, quantity })}
         onRemove={(key) => dispatch({ type: 'remove', key })}
-        onClear={() => dispatch({ type: 'clear' })}
-        onCharge={() => {
-          setSaleError(undefined);
-          setTendering(true);
+        onClear={() => {
+          dispatch({ type: 'clear' });
+          setDiscountText('');
         }}
+        discountText={discountText}
+        discountInvalid={discount === 'invalid'}
+        onDiscountText={setDiscountText}
+        onCharge={charge}
       />
       {dialogItem ? (
         <ItemDialog

@@ -32,6 +32,7 @@ import {
   MAX_AMOUNT_CENTS,
   type CatalogItem,
   type CatalogItemCreate,
+  unsafeTextProblem,
   type CatalogItemUpdate,
   type ImportReport,
   type TaxRate,
@@ -259,6 +260,12 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
     return;
   }
   if (productStatus === 'draft' && titleRow) warn(titleRow, 'Status is draft: imported as a sellable catalog item');
+  // Names people will read: the same refusals as the catalog API's (core nonBlankText).
+  const unsafe = titleRow && (['Title', 'Type'] as const).map((c) => [c, unsafeTextProblem(titleRow.get(c))] as const).find(([, p]) => p !== undefined);
+  if (unsafe) {
+    for (const row of group) reject(row, `${unsafe[0]} ${unsafe[1]}`);
+    return;
+  }
 
   const variants: VariantRow[] = [];
   const imageRows: Row[] = [];
@@ -279,6 +286,11 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
     const name = values.length === 0 || (values.length === 1 && values[0] === 'Default Title') ? 'Regular' : values.join(' / ');
     if (name.length > 100) {
       reject(row, 'the option values are longer than 100 characters');
+      continue;
+    }
+    const unsafeName = unsafeTextProblem(name);
+    if (unsafeName) {
+      reject(row, `the option values ${unsafeName}`);
       continue;
     }
     const priceText = row.get('Variant Price');

@@ -26,7 +26,7 @@ export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): v
       config: {
         openapi: {
           summary: 'Change the store settings',
-          description: 'Time zone (reports count days in it) and default phone country (customers typed without +). Audited.',
+          description: 'Time zone (reports count days in it), default phone country (customers typed without +) and the tip bound (the larger of tipLimitBasisPoints of the order total and tipLimitCents; default 5000 and 10000). Audited.',
           tags: ['settings'],
           access: 'staff',
           body: storeSettingsUpdateSchema,

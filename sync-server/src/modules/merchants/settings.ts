@@ -1,10 +1,11 @@
 /**
  * Store settings (docs/api.md "Settings"; staff only): the merchant's IANA time zone, which reports count days in
- * (services/reports.ts), and the default country of phone numbers typed without `+` (customers). Name and currency
+ * (services/reports.ts), the default country of phone numbers typed without `+` (customers) and the tip bound
+ * (core `TipLimit`: basis points of the order total or a fixed amount, whichever is larger). Name and currency
  * are shown, not changed here: the currency is fixed once money has moved.
  */
 import { z } from 'zod';
-import { isPhoneCountry, nonBlankText, patchBody, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
+import { isPhoneCountry, MAX_AMOUNT_CENTS, MAX_TIP_LIMIT_BASIS_POINTS, nonBlankText, patchBody, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -23,6 +24,8 @@ export const storeSettingsUpdateSchema = patchBody({
     .transform((v) => v.toUpperCase())
     .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
     .optional(),
+  tipLimitBasisPoints: z.int().min(0).max(MAX_TIP_LIMIT_BASIS_POINTS).optional().describe('Tip bound, percentage part (basis points of the order total).'),
+  tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
 });
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
@@ -32,12 +35,22 @@ interface MerchantRow {
   currency: string;
   time_zone: string;
   default_country: string;
+  tip_limit_basis_points: number;
+  tip_limit_cents: number;
 }
 
-const toSettings = (r: MerchantRow): StoreSettings => ({ merchantId: r.id, name: r.name, currency: r.currency, timeZone: r.time_zone, defaultCountry: r.default_country });
+const toSettings = (r: MerchantRow): StoreSettings => ({
+  merchantId: r.id,
+  name: r.name,
+  currency: r.currency,
+  timeZone: r.time_zone,
+  defaultCountry: r.default_country,
+  tipLimitBasisPoints: Number(r.tip_limit_basis_points),
+  tipLimitCents: Number(r.tip_limit_cents),
+});
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }
@@ -61,11 +74,24 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
         throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${input.timeZone}" is not an IANA time zone name.`, [{ path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' }]);
       }
     }
-    const after = { time_zone: input.timeZone ?? before.time_zone, default_country: input.defaultCountry ?? before.default_country };
-    await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3 WHERE id = $1', [principal.merchantId, after.time_zone, after.default_country]);
-    const changes: Record<string, { from: string; to: string }> = {};
+    const after = {
+      time_zone: input.timeZone ?? before.time_zone,
+      default_country: input.defaultCountry ?? before.default_country,
+      tip_limit_basis_points: input.tipLimitBasisPoints ?? Number(before.tip_limit_basis_points),
+      tip_limit_cents: input.tipLimitCents ?? Number(before.tip_limit_cents),
+    };
+    await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
+      principal.merchantId,
+      after.time_zone,
+      after.default_country,
+      after.tip_limit_basis_points,
+      after.tip_limit_cents,
+    ]);
+    const changes: Record<string, { from: string | number; to: string | number }> = {};
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };
+    if (after.tip_limit_basis_points !== Number(before.tip_limit_basis_points)) changes.tipLimitBasisPoints = { from: Number(before.tip_limit_basis_points), to: after.tip_limit_basis_points };
+    if (after.tip_limit_cents !== Number(before.tip_limit_cents)) changes.tipLimitCents = { from: Number(before.tip_limit_cents), to: after.tip_limit_cents };
     if (Object.keys(changes).length > 0) {
       await audit({ action: 'settings.updated', entityType: 'merchant', entityId: principal.merchantId, appId: null, data: changes });
     }

@@ -144,7 +144,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
       config: {
         openapi: {
           summary: 'Pay an open order with one or several tenders',
-          description: 'All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). 409 when the order is not open.',
+          description: 'All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). No tender (`tenders: []`) completes an order with nothing due (discounted to 0). The order\'s tips may not exceed the store\'s tip bound (settings): 400 `tip_out_of_range` naming `tenders.<i>.tipCents`. 409 when the order is not open.',
           tags: ['orders'],
           access: STAFF,
           params: orderParams,

@@ -33,6 +33,8 @@ import {
   refundState,
   saleJournalTransactionId,
   tenderAccount,
+  tenderLabel,
+  tipLimitProblem,
   type CatalogSnapshot,
   type Discount,
   type JournalTransaction,
@@ -48,6 +50,7 @@ import {
   type RefundRecord,
   type Tender,
   type TenderInput,
+  type TipLimit,
 } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
@@ -56,7 +59,7 @@ import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.t
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
 import { postJournalTransaction } from '../../kernel/ledger.ts';
-import { getMerchant } from '../../kernel/merchant.ts';
+import { getMerchant, tipLimitOf } from '../../kernel/merchant.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
 export { StateConflictError };
@@ -486,13 +489,19 @@ export class PaymentDeclinedError extends ProblemError {
 }
 
 /**
- * Checks tenders before any of them is charged: a tip above its tender's amount, cash handed over below the amount,
- * or more than the order's goods balance → 400 naming the field, and no card is sent to the rail (so a request that
- * could never be taken leaves no declined attempt behind either).
- * @throws ProblemError 400 `validation_error` (`tenders.<i>.tipCents` / `tenders.<i>.tenderedCents`), `overpayment` (`tenders`), or `amount_out_of_range` (`tenders`) when the order's paid amount with tips would exceed MAX_AMOUNT_CENTS.
+ * Checks tenders before any of them is charged: a tip above its tender's amount or beyond the store's tip bound, cash
+ * handed over below the amount, more than the order's goods balance, or no tender while something is due → 400 naming
+ * the field, and no card is sent to the rail (so a request that could never be taken leaves no declined attempt
+ * behind either). No tender at all is how an order with nothing due (a total of 0) is completed.
+ * @throws ProblemError 400 `validation_error` (`tenders.<i>.tipCents` / `tenders.<i>.tenderedCents` / `tenders`),
+ *   `tip_out_of_range` (`tenders.<i>.tipCents`), `overpayment` (`tenders`), or `amount_out_of_range` (`tenders`) when
+ *   the order's paid amount with tips would exceed MAX_AMOUNT_CENTS.
  */
-function checkTenders(order: Order, tenders: TenderInput[]): void {
+function checkTenders(order: Order, tenders: TenderInput[], tipLimit: TipLimit): void {
+  let tips = order.tipCents;
   for (const [index, t] of tenders.entries()) {
+    tips += t.tipCents ?? 0;
+    if (t.tipCents) checkTipBound(order, tips, tipLimit, `tenders.${index}.tipCents`);
     if ((t.tipCents ?? 0) > t.amountCents) {
       throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: the tip cannot exceed the tender's amountCents (tips are included in it).`, [
         { path: `tenders.${index}.tipCents`, message: 'must not exceed amountCents' },
@@ -505,6 +514,11 @@ function checkTenders(order: Order, tenders: TenderInput[]): void {
     }
   }
   const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
+  if (tenders.length === 0 && goodsDue > 0) {
+    throw new ProblemError(400, 'validation_error', `Invalid tenders: ${goodsDue} is due; only an order with nothing due is completed without a tender.`, [
+      { path: 'tenders', message: `needs at least one tender while ${goodsDue} is due` },
+    ]);
+  }
   const goodsPaid = tenders.reduce((a, t) => a + t.amountCents - (t.tipCents ?? 0), 0);
   if (goodsPaid > goodsDue) throw overpayment('tenders', goodsPaid, goodsDue);
   // What one order is paid, tips included, stays within the amount bound every order schema holds (paidCents, tipCents).
@@ -514,6 +528,16 @@ function checkTenders(order: Order, tenders: TenderInput[]): void {
       { path: 'tenders', message: `paid ${order.paidCents + paying} exceeds ${MAX_AMOUNT_CENTS}` },
     ]);
   }
+}
+
+/**
+ * The store's tip bound on one order: its tips after this payment (`tipsCents`, minor units, all tenders together)
+ * against core's `tipLimitProblem` for its total.
+ * @throws ProblemError 400 `tip_out_of_range` naming `path`.
+ */
+function checkTipBound(order: Order, tipsCents: number, limit: TipLimit, path: string): void {
+  const problem = tipLimitProblem(order.totalCents, tipsCents, limit);
+  if (problem) throw new ProblemError(400, 'tip_out_of_range', `Invalid ${path}: ${problem}.`, [{ path, message: problem }]);
 }
 
 function overpayment(path: string, goodsPaid: number, goodsDue: number): ProblemError {
@@ -530,7 +554,7 @@ function overpayment(path: string, goodsPaid: number, goodsDue: number): Problem
 export async function openOrderForTenders(m: Mutation, orderId: string, tenders: TenderInput[]): Promise<OrderRow> {
   const row = await orderRow(m.tx, m.merchantId, orderId);
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
-  checkTenders(row.data, tenders);
+  checkTenders(row.data, tenders, tipLimitOf(await getMerchant(m.tx, m.merchantId)));
   return row;
 }
 
@@ -657,8 +681,8 @@ export interface ExternalPayment {
   rail: string;
   /** The channel's reference (pay request id, processor reference…), kept on the payment. */
   reference: string;
-  /** `card` for card-like rails, else `other` (default `other`). */
-  method?: 'card' | 'other';
+  /** `card` for card rails, `apple_pay` / `google_pay` for wallets (reported as themselves), else `other` (default `other`). */
+  method?: 'card' | 'apple_pay' | 'google_pay' | 'other';
   cardBrand?: string;
   last4?: string;
   /** Audit actor, e.g. `system` or `pay_page:pr_…` (default `system`; the mutation's actor when recorded in one). */
@@ -672,7 +696,8 @@ export interface ExternalPayment {
  * journal transaction (Dr `card_clearing:<rail>`, Cr receivables/tips), order state (→ `paid` when fully paid, with
  * the sale posted and `order.paid` emitted), audit. Returns what {@link recordPayments} did.
  * @throws ProblemError 404 unknown order; 409 `illegal_state_transition` with `currentState` when the order is not
- *   open; 400 `overpayment` when `amountCents − tipCents` exceeds the balance due, or a bad rail/amount.
+ *   open; 400 `overpayment` when `amountCents − tipCents` exceeds the balance due, or a bad rail/amount;
+ *   400 `tip_out_of_range` naming `tipCents` beyond the store's tip bound.
  */
 export async function recordExternalPayment(m: Mutation, payment: Omit<ExternalPayment, 'merchantId' | 'actor'>): Promise<RecordedPayments> {
   const tipCents = payment.tipCents ?? 0;
@@ -684,6 +709,7 @@ export async function recordExternalPayment(m: Mutation, payment: Omit<ExternalP
   }
   const row = await orderRow(m.tx, m.merchantId, payment.orderId);
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
+  if (tipCents > 0) checkTipBound(row.data, row.data.tipCents + tipCents, tipLimitOf(await getMerchant(m.tx, m.merchantId)), 'tipCents');
   const ulid = newId('payment').slice(4);
   const method = payment.method ?? 'other';
   const captured: CapturedTender = {
@@ -893,8 +919,8 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
   // Times as the store reads its clock (settings' time zone), not UTC.
   const storeTime = (iso: string, style: 'full' | 'date') =>
     new Intl.DateTimeFormat('en-US', { timeZone: merchant.time_zone, dateStyle: 'medium', ...(style === 'full' ? { timeStyle: 'short' } : {}) }).format(new Date(iso));
-  const tenderLabel = (t: { method: string; cardBrand: string | null; last4: string | null }) =>
-    t.method === 'card' && t.last4 ? `${capitalize(t.cardBrand ?? 'card')} •••• ${t.last4}` : capitalize(t.method);
+  const receiptTender = (t: { method: string; cardBrand: string | null; last4: string | null }) =>
+    t.method === 'card' && t.last4 ? `${capitalize(t.cardBrand ?? 'card')} •••• ${t.last4}` : tenderLabel(t.method);
   const receipt: Omit<OrderReceipt, 'text'> = {
     orderId: order.id,
     receiptNumber: order.receiptNumber,
@@ -928,7 +954,7 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
     ...receipt.taxLines.map((t) => row(`${t.name}${t.inclusive ? ' (included)' : ''}`, money(t.taxCents))),
     row('Total', money(receipt.totalCents)),
     ...(receipt.tipCents > 0 ? [row('Tip', money(receipt.tipCents))] : []),
-    ...receipt.tenders.map((t) => row(tenderLabel(t), money(t.amountCents))),
+    ...receipt.tenders.map((t) => row(receiptTender(t), money(t.amountCents))),
     ...receipt.tenders.filter((t) => (t.changeCents ?? 0) > 0).map((t) => row('Change', money(t.changeCents!))),
     ...receipt.refunds.map((r) => row(`Refund ${storeTime(r.createdAt, 'date')}`, `-${money(r.amountCents)}`)),
     ...(receipt.balanceDueCents > 0 ? [row('Balance due', money(receipt.balanceDueCents))] : []),

@@ -28,6 +28,7 @@
 import { z } from 'zod';
 import {
   computeOrderTotals,
+  tenderLabel,
   type InvoiceLine,
   type LedgerReconciliation,
   type Order,
@@ -324,16 +325,6 @@ const orderLineKey = (line: OrderLine) => ({ itemKey: line.catalogItemId, catalo
 const TIPS_KEY = '(tips)';
 const UNALLOCATED_KEY = '(unallocated)';
 
-const TENDER_LABELS: Record<string, string> = {
-  cash: 'Cash',
-  card: 'Card',
-  check: 'Check',
-  other: 'Other',
-  apple_pay: 'Apple Pay',
-  google_pay: 'Google Pay',
-  bank_transfer: 'Bank transfer',
-  invoice: 'On account (invoices)',
-};
 
 /**
  * The sales summary of a period grouped by `groupBy`. Rows are sorted by key; totals are over the whole period (the
@@ -351,7 +342,7 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
   };
   const tender = (method: string) => {
     let t = tenders.get(method);
-    if (!t) tenders.set(method, (t = { key: method, label: TENDER_LABELS[method] ?? method, count: 0, amountCents: 0, tipCents: 0, refundCents: 0, netCents: 0 }));
+    if (!t) tenders.set(method, (t = { key: method, label: tenderLabel(method), count: 0, amountCents: 0, tipCents: 0, refundCents: 0, netCents: 0 }));
     return t;
   };
   const staffIds = new Set<string>();

@@ -10,7 +10,9 @@
  * - `x-service-timestamp`: Unix seconds of the attempt.
  * First attempt at once, then 3 retries after 1, 4 and 16 minutes (configurable), each with a 10 s timeout; a 2xx ends
  * delivery (`succeeded`), anything else — another status, a redirect, a timeout, a refused connection, a receiver
- * address that is not public (services/receiver-network.ts: no connection is made) — is a failed attempt; after the last retry the delivery is `failed`. Every attempt is logged; a delivery can be redelivered.
+ * address that is not public (services/receiver-network.ts: no connection is made) — is a failed attempt; after the last retry the delivery is `failed`. Every attempt is logged
+ * before it is sent (outcome `unknown`) and completed with its answer, so a worker stopped between the two leaves an
+ * attempt of unknown outcome, never none, and the retry after it counts as the next attempt; a delivery can be redelivered.
  *
  * Several instances share the work: rows are claimed with `FOR UPDATE SKIP LOCKED` and a lease (`locked_until`), and
  * no HTTP call runs inside a database transaction. (On PGlite there is one connection and the same SQL simply runs.)
@@ -25,6 +27,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
   type EventType,
+  type WebhookAttempt,
   type WebhookDelivery,
   type WebhookDeliveryStatus,
   type WebhookEvent,
@@ -256,7 +259,7 @@ interface DeliveryRow {
 
 async function hydrateDeliveries(db: Queryable, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
   if (rows.length === 0) return [];
-  const attempts = await db.query<{ delivery_id: string; attempt: number; started_at: Date; duration_ms: number; status_code: number | null; error: string | null }>(
+  const attempts = await db.query<{ delivery_id: string; attempt: number; started_at: Date; outcome: WebhookAttemptOutcome; duration_ms: number | null; status_code: number | null; error: string | null }>(
     'SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
     [rows.map((r) => r.id)],
   );
@@ -275,7 +278,12 @@ async function hydrateDeliveries(db: Queryable, rows: DeliveryRow[]): Promise<We
     updatedAt: iso(r.updated_at),
     attemptLog: attempts.rows
       .filter((a) => a.delivery_id === r.id)
-      .map((a) => ({ attempt: Number(a.attempt), startedAt: iso(a.started_at), durationMs: Number(a.duration_ms), statusCode: a.status_code === null ? null : Number(a.status_code), error: a.error })),
+      .map((a) => ({
+        attempt: Number(a.attempt),
+        startedAt: iso(a.started_at),
+        outcome: a.outcome,
+        durationMs: a.duration_ms === null ? null : Number(a.duration_ms),
+        statusCode: a.status_code === null ? null : Number(a.status_code), error: a.error })),
   }));
 }
 
@@ -344,8 +352,11 @@ export function webhookSignature(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 }
 
+type WebhookAttemptOutcome = WebhookAttempt['outcome'];
+
 interface ClaimedDelivery {
   id: string;
+  /** Attempts before this one (this one is `attempts + 1`, already recorded with outcome `unknown` when live). */
   attempts: number;
   url: string;
   secret: string;
@@ -441,7 +452,13 @@ export class WebhookWorker {
     });
   }
 
-  /** Claims due deliveries with a lease, POSTs them outside any transaction, and records each outcome. */
+  /**
+   * Claims due deliveries with a lease and records each live one's next attempt before anything is sent (attempt
+   * `attempts + 1`, outcome `unknown`; the delivery's `attempts` counts it and its retry is already scheduled), then
+   * POSTs them outside any transaction and records each outcome. So a worker that stops between sending and recording
+   * leaves an attempt with an unknown outcome, and the next worker's retry counts as the following attempt. A delivery
+   * whose last allowed attempt ended unknown is `failed` (nothing is sent again).
+   */
   private async attemptDue(): Promise<number> {
     const claimed = await this.db.transaction(async (tx) => {
       const now = this.clock();
@@ -453,14 +470,40 @@ export class WebhookWorker {
       );
       if (due.rows.length === 0) return [];
       const ids = due.rows.map((r) => r.id);
-      await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::text[])', [ids, lease.toISOString()]);
       const { rows } = await tx.query<{ id: string; attempts: number; url: string; subscription_id: string; secret_sealed: string; live: boolean; payload: WebhookEvent }>(
         `SELECT d.id, d.attempts, s.url, s.id AS subscription_id, s.secret_sealed, (s.deleted_at IS NULL AND s.enabled) AS live, e.payload
            FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id JOIN event_outbox e ON e.id = d.event_id
           WHERE d.id = ANY($1::text[])`,
         [ids],
       );
-      return rows.map(({ subscription_id, secret_sealed, ...r }): ClaimedDelivery => ({ ...r, secret: openSubscriptionSecret(subscription_id, secret_sealed), attempts: Number(r.attempts) }));
+      const all = rows.map(({ subscription_id, secret_sealed, ...r }): ClaimedDelivery => ({ ...r, secret: openSubscriptionSecret(subscription_id, secret_sealed), attempts: Number(r.attempts) }));
+      // Every allowed attempt was made, the last one's outcome unknown (its worker stopped before recording it).
+      const spent = all.filter((d) => d.live && d.attempts > this.retryDelaysMs.length).map((d) => d.id);
+      if (spent.length > 0) {
+        await tx.query(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, last_status_code = NULL,
+                  last_error = 'the outcome of the last attempt is unknown (the worker stopped before recording it)', updated_at = $2
+            WHERE id = ANY($1::text[])`,
+          [spent, now.toISOString()],
+        );
+      }
+      const live = all.filter((d) => d.live && d.attempts <= this.retryDelaysMs.length);
+      const stale = all.filter((d) => !d.live).map((d) => d.id);
+      if (stale.length > 0) await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::text[])', [stale, lease.toISOString()]);
+      for (const d of live) {
+        const attempt = d.attempts + 1;
+        // Should this attempt never be recorded, the delivery is retried as if it had failed (a last one: right after the lease).
+        const retryAt = attempt > this.retryDelaysMs.length ? lease : new Date(now.getTime() + this.retryDelaysMs[attempt - 1]!);
+        await tx.query('UPDATE webhook_deliveries SET attempts = $2, locked_until = $3, next_attempt_at = $4, updated_at = $5 WHERE id = $1', [
+          d.id,
+          attempt,
+          lease.toISOString(),
+          new Date(Math.max(retryAt.getTime(), lease.getTime())).toISOString(),
+          now.toISOString(),
+        ]);
+        await tx.query(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, outcome) VALUES ($1, $2, $3, 'unknown') ON CONFLICT DO NOTHING`, [d.id, attempt, now.toISOString()]);
+      }
+      return [...live, ...all.filter((d) => !d.live)];
     });
     await Promise.all(claimed.map((d) => this.attempt(d)));
     return claimed.length;
@@ -510,15 +553,15 @@ export class WebhookWorker {
     const next = ok || exhausted ? null : new Date(now.getTime() + this.retryDelaysMs[attempt - 1]!).toISOString();
     await this.db.transaction(async (tx) => {
       const updated = await tx.query(
-        `UPDATE webhook_deliveries SET status = $3, attempts = $4, next_attempt_at = $5, locked_until = NULL, last_status_code = $6, last_error = $7, updated_at = $8
+        `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, locked_until = NULL, last_status_code = $5, last_error = $6, updated_at = $7
           WHERE id = $1 AND attempts = $2 AND status = 'pending' RETURNING id`,
-        [delivery.id, delivery.attempts, status, attempt, next, statusCode, error, now.toISOString()],
+        [delivery.id, attempt, status, next, statusCode, error, now.toISOString()],
       );
-      // Another instance recorded this attempt after our lease ran out: keep its record.
+      // Another instance took the delivery over after our lease ran out: this attempt stays as recorded (unknown).
       if (updated.rows.length === 0) return;
       await tx.query(
-        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
-        [delivery.id, attempt, startedAt.toISOString(), durationMs, statusCode, error],
+        `UPDATE webhook_attempts SET outcome = $3, duration_ms = $4, status_code = $5, error = $6 WHERE delivery_id = $1 AND attempt = $2 AND outcome = 'unknown'`,
+        [delivery.id, attempt, ok ? 'succeeded' : 'failed', durationMs, statusCode, error],
       );
     });
   }
