@@ -9,6 +9,7 @@ import type { Db } from './platform/db/db.ts';
 import { findUnstorable } from './platform/http/input-guard.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
+import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
@@ -110,6 +111,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     minRegisterSchemaVersion: opts.config.minRegisterSchemaVersion ?? SERVER_SCHEMA_VERSION,
     streamKeepAliveMs: opts.config.streamKeepAliveMs ?? 15_000,
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
+    demoSelfPair: opts.config.demoSelfPair ?? false,
   };
   const clock = opts.clock ?? (() => new Date());
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
@@ -190,6 +192,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('onClose', async () => webhookWorker.stop());
   }
+  registerEnrollmentRoutes(app, ctx);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest, getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });
