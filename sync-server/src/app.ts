@@ -78,6 +78,8 @@ export interface BuildAppOptions {
   webhooks?: WebhookWorkerOptions;
   /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
   recurringInvoices?: RecurringSchedulerOptions;
+  /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
+  pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit };
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -192,7 +194,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('onClose', async () => webhookWorker.stop());
   }
-  registerEnrollmentRoutes(app, ctx);
+  registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest, getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

@@ -85,7 +85,7 @@ describe.each(databaseTargets())('receipt numbers on $name', (target) => {
   });
 
   it('insertOrders stores many orders in one statement, each with its own sync sequence, as the API shows them', async () => {
-    const register = await enrollRegister(server, server.credentials.staffToken);
+    const register = await enrollRegister({ app }, server.credentials.staffToken);
     const sales = [1, 2, 3].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }).order);
     const seqs = await server.db.transaction(async (tx) => {
       const m = await openMutation(tx, { merchantId: server.credentials.merchantId, actor: `register:${register.registerId}` }, new Date());

@@ -30,6 +30,8 @@ export interface TestServerOptions {
   allowPrivateWebhookReceivers?: boolean;
   /** Demo mode's loopback self-pairing of registers (`POST /api/dev/pair-register`): on unless false (ServerConfig). */
   demoSelfPair?: boolean;
+  /** Quotas of the pairing-code exchange (default 10 per minute per address, 60 per minute in all). */
+  pairingRateLimits?: BuildAppOptions['pairingRateLimits'];
 }
 
 export interface TestCredentials {
@@ -86,10 +88,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);
