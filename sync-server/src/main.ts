@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { issueSystemPairingCode, PAIRING_CODE_TTL_MS } from './modules/merchants/enrollment.ts';
+import { resetStaffPin } from './modules/merchants/staff-pins.ts';
 import { IdentityProvider } from './platform/auth/identity.ts';
 import { reissueDemoAppToken } from './modules/merchants/seed.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
@@ -19,7 +20,8 @@ import { seedDemoStore } from './workflows/demo-seed.ts';
  *
  * On every start: migrations, the demo store seed, a fresh 30-day owner staff token written to the credentials file
  * (mode 0600, on this machine only — no route hands out staff tokens), and a one-time register pairing code printed
- * on the console (valid 10 minutes; the back office makes more). The demo app token is stored hashed;
+ * on the console (valid 10 minutes; the back office makes more), with a new random PIN for the demo owner (staff sign in
+ * on a register with it). The demo app token is stored hashed;
  * its plaintext is kept in DATA_DIR/demo-app-token.txt from the first seed so later starts can rewrite the credentials
  * file. When that file is missing (new DATA_DIR against an existing PostgreSQL), a new app token is issued and the old
  * one revoked.
@@ -63,9 +65,11 @@ async function main(): Promise<void> {
   await app.listen({ port, host });
   app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine }, 'Register sync server ready');
   const pairing = await issueSystemPairingCode(db, seed.merchantId);
+  const ownerPin = await resetStaffPin(db, seed.merchantId, seed.staffId);
   console.log(
     `\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\n` +
       `Pairing code: ${pairing.code}  (one register, valid ${PAIRING_CODE_TTL_MS / 60000} minutes; Back office → Registers makes more)\n` +
+      `Owner PIN:    ${ownerPin}  (sign in on a register; a new one on every start)\n` +
       (demoSelfPair ? `Demo mode:    a register opened on this machine (localhost) pairs itself\n` : ''),
   );
 

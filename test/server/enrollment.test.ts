@@ -234,4 +234,37 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     expect(late.status).toBe(401);
     await late.body?.cancel();
   });
+
+  it('staff sign in on a paired register with a PIN kept as scrypt, for a shift token; wrong PINs are limited', async () => {
+    const register = await enrollRegister(server, staffToken);
+    const listed = await json('GET', '/api/register/staff', register.registerToken);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().data).toEqual([{ id: server.credentials.staffId, name: 'Demo Owner', role: 'owner' }]);
+    const stored = (await server.db.query<{ pin_hash: string }>('SELECT pin_hash FROM staff WHERE id = $1', [server.credentials.staffId])).rows[0]!.pin_hash;
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(stored).not.toContain(server.credentials.ownerPin);
+
+    expect((await json('POST', '/api/register/sign-in', undefined, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin })).statusCode).toBe(401);
+    const wrongPin = server.credentials.ownerPin === '0000' ? '1111' : '0000';
+    const wrong = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: wrongPin });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toMatchObject({ code: 'invalid_pin' });
+    const badShape = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: '12ab' });
+    expect(badShape.statusCode).toBe(400);
+    expect(badShape.json().errors[0]).toMatchObject({ path: 'pin' });
+
+    const signedIn = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin });
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    const shift = signedIn.json<{ staffToken: string; expiresAt: string; staff: { role: string } }>();
+    expect(shift.staff.role).toBe('owner');
+    expect(new Date(shift.expiresAt).getTime() - now.getTime()).toBe(12 * 3600 * 1000);
+    expect((await json('GET', '/api/pos/settings', shift.staffToken)).statusCode).toBe(200);
+    const audited = await server.db.query<{ action: string; register_id: string | null }>(`SELECT action, register_id FROM audit_log WHERE action = 'staff.signed_in' ORDER BY seq DESC LIMIT 1`);
+    expect(audited.rows[0]).toMatchObject({ register_id: register.registerId });
+
+    // Five attempts a minute per register (a malformed one counts too): the sixth is refused, even with the right PIN.
+    for (let i = 0; i < 2; i++) expect((await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: wrongPin })).statusCode).toBe(401);
+    const limited = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin });
+    expect(limited.statusCode).toBe(429);
+  });
 });

@@ -5,6 +5,7 @@ import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
+import { resetStaffPin } from '../../sync-server/src/modules/merchants/staff-pins.ts';
 import { databaseTargets, type DatabaseTarget } from './databases.ts';
 
 export interface TestServerOptions {
@@ -41,6 +42,8 @@ export interface TestCredentials {
   staffId: string;
   /** Owner staff ID token (12 h). */
   staffToken: string;
+  /** The demo owner's PIN (sign-in on a paired register: `POST /api/register/sign-in`). */
+  ownerPin: string;
   /** Demo app token with every scope: catalog:read orders:read pay:create webhooks. */
   appToken: string;
   appId: string;
@@ -107,6 +110,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         currency: seed.currency,
         staffId: seed.staffId,
         staffToken: await issueStaffToken(),
+        ownerPin: await resetStaffPin(db, seed.merchantId, seed.staffId),
         appToken: seed.appToken!,
         appId: seed.appId,
         appScopes: seed.appScopes,

@@ -102,7 +102,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
       } satisfies RouteDoc,
     },
   }, async (request, reply) => {
-    parseOrThrow(z.strictObject({}), request.body ?? {});
+    parseOrThrow(z.strictObject({}), request.body === undefined ? {} : request.body);
     reply.code(201);
     return issueStreamTicket(ctx.db, principalOf(request), ctx.clock());
   });

@@ -11,9 +11,12 @@ import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
+import { callerOf as callerKey } from '../../platform/auth/identity.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
+import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
+import { ProblemError } from '../../platform/http/problem.ts';
 import { createPairingCode, isPairingCodeShape, listRegisters, redeemPairingCode, revokeRegister, PAIRING_CODE_TTL_MS } from './enrollment.ts';
 
 /** Code exchanges per client address: 10 per minute (a typo or two, never a guessing run). */
@@ -64,6 +67,20 @@ const registerListingSchema = z.strictObject({
 const pageQuery = z.strictObject(pageQueryFields);
 const registerParams = z.strictObject({ id: registerIdSchema });
 
+/** PIN sign-in attempts per register: 5 per minute (a mistyped PIN or two, never a guessing run). */
+export const PIN_SIGN_IN_RATE_LIMIT: RateLimitPolicy = { name: 'pin-sign-in', quota: 5, windowSeconds: 60 };
+
+const signInBody = z.strictObject({
+  staffId: z.string().regex(/^stf_[A-Za-z0-9_-]{1,40}$/, 'must be a staff id'),
+  pin: z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits'),
+});
+const signInStaffSchema = z.strictObject({ id: z.string(), name: z.string(), role: z.enum(['owner', 'manager', 'cashier']) });
+const signInResponse = z.strictObject({
+  staffToken: z.string().describe(`Staff ID token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} h)`),
+  expiresAt: z.string(),
+  staff: signInStaffSchema,
+});
+
 /** An onRequest hook taking one unit of each pairing quota (per address, then server-wide); 429 when one is used up. */
 function pairingQuota(limits: { perClient: RateLimit; global: RateLimit }) {
   return metered(async (request: FastifyRequest, reply: FastifyReply) => {
@@ -75,9 +92,64 @@ function pairingQuota(limits: { perClient: RateLimit; global: RateLimit }) {
   }, [PAIRING_RATE_LIMIT, PAIRING_GLOBAL_RATE_LIMIT]);
 }
 
-/** `POST /api/pos/registers/pairing-codes`, `GET /api/pos/registers`, `POST /api/pos/registers/{id}/revoke`, `POST /api/register/pair`. */
-export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit }): void {
+/**
+ * `POST /api/pos/registers/pairing-codes`, `GET /api/pos/registers`, `POST /api/pos/registers/{id}/revoke`,
+ * `POST /api/register/pair`; and staff sign-in on a paired register: `GET /api/register/staff`, `POST /api/register/sign-in`.
+ */
+export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit; pin?: RateLimit }): void {
   const quota = pairingQuota({ perClient: limits?.perClient ?? rateLimitFor(ctx.db, PAIRING_RATE_LIMIT), global: limits?.global ?? rateLimitFor(ctx.db, PAIRING_GLOBAL_RATE_LIMIT) });
+  const pinLimit = limits?.pin ?? rateLimitFor(ctx.db, PIN_SIGN_IN_RATE_LIMIT);
+  const registerGuard = guard(ctx, 'register');
+  // After the register credential is checked: one unit of the register's PIN quota (429 when used up).
+  const pinQuota = metered(async (request: FastifyRequest, reply: FastifyReply) => {
+    await registerGuard.call(app, request, reply);
+    if (reply.sent) return;
+    const principal = principalOf(request);
+    const decision = await pinLimit.take(principal.kind === 'register' ? `${principal.merchantId}:${principal.registerId}` : callerKey(principal));
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
+  }, [ctx.appRateLimit.policy, PIN_SIGN_IN_RATE_LIMIT]);
+
+  app.get('/api/register/staff', {
+    onRequest: registerGuard,
+    config: {
+      openapi: {
+        summary: 'List the staff who can sign in on this register',
+        description: 'Staff members with a PIN, by name (no PIN or hash is ever answered).',
+        tags: ['registers'],
+        access: 'register',
+        response: z.strictObject({ data: z.array(signInStaffSchema) }),
+      } satisfies RouteDoc,
+    },
+  }, async (request) => ({ data: await listSignInStaff(ctx.db, principalOf(request).merchantId) }));
+
+  app.post('/api/register/sign-in', {
+    onRequest: pinQuota,
+    config: {
+      openapi: {
+        summary: 'Sign a staff member in on this register with their PIN',
+        description:
+          `Answers a staff token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} hours). A wrong PIN, an unknown staff member or one without a PIN ` +
+          `are one 401 (\`invalid_pin\`). ${PIN_SIGN_IN_RATE_LIMIT.quota} attempts per minute per register. Audited \`staff.signed_in\`.`,
+        tags: ['registers'],
+        access: 'register',
+        body: signInBody,
+        response: signInResponse,
+        idempotent: false,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    const body = parseOrThrow(signInBody, request.body === undefined ? {} : request.body);
+    const principal = principalOf(request);
+    const staff = await checkStaffPin(ctx.db, principal.merchantId, body.staffId, body.pin);
+    if (!staff) throw new ProblemError(401, 'invalid_pin', 'Wrong PIN, or no such staff member.', [{ path: 'pin', message: 'does not match' }]);
+    const now = ctx.clock();
+    await mutation(ctx, { merchantId: principal.merchantId, actor: `staff:${staff.id}`, ...(principal.kind === 'register' ? { registerId: principal.registerId } : {}) }, (m) =>
+      m.audit({ action: 'staff.signed_in', entityType: 'staff', entityId: staff.id, data: { role: staff.role } }).then(() => undefined),
+    );
+    const staffToken = await ctx.idp.issueStaffToken({ staffId: staff.id, merchantId: principal.merchantId, role: staff.role }, { ttlSeconds: SHIFT_TOKEN_TTL_SECONDS, now });
+    return { staffToken, expiresAt: new Date(now.getTime() + SHIFT_TOKEN_TTL_SECONDS * 1000).toISOString(), staff };
+  });
 
   app.post('/api/pos/registers/pairing-codes', {
     onRequest: guard(ctx, 'staff'),
@@ -97,7 +169,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
-    const body = parseOrThrow(pairingCodeCreateSchema, request.body ?? {});
+    const body = parseOrThrow(pairingCodeCreateSchema, request.body === undefined ? {} : request.body);
     const created = await mutation(ctx, actorOf(principalOf(request)), (m) => createPairingCode(m, body));
     return { status: 201, body: created };
   }));
@@ -162,7 +234,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, async (request) => {
-    const body = parseOrThrow(pairBodySchema, request.body ?? {});
+    const body = parseOrThrow(pairBodySchema, request.body === undefined ? {} : request.body);
     return redeemPairingCode(ctx, body.code, body.registerId);
   });
 }
