@@ -10,6 +10,7 @@ import { createPairingCode, enrollRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
+import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 
 const MINUTE = 60_000;
 
@@ -95,8 +96,17 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     expect(code.locationId).toMatch(/^loc_/);
     const stored = await server.db.query<Record<string, unknown>>('SELECT * FROM pairing_codes');
     expect(JSON.stringify(stored.rows)).not.toContain(code.code.replace('-', ''));
-    // App tokens cannot make codes.
+    // App tokens and cashiers cannot make codes, list or revoke registers: owners and managers do.
     expect((await json('POST', '/api/pos/registers/pairing-codes', server.credentials.appToken, {})).statusCode).toBe(403);
+    const idp = await IdentityProvider.load(server.db, server.baseUrl);
+    const cashier = await idp.issueStaffToken({ staffId: 'stf_cashier', merchantId: server.credentials.merchantId, role: 'cashier' }, { now });
+    const manager = await idp.issueStaffToken({ staffId: 'stf_manager', merchantId: server.credentials.merchantId, role: 'manager' }, { now });
+    for (const [method, url] of [['POST', '/api/pos/registers/pairing-codes'], ['GET', '/api/pos/registers'], ['POST', '/api/pos/registers/reg_x/revoke']] as const) {
+      const res = await json(method, url, cashier, method === 'POST' ? {} : undefined);
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json()).toMatchObject({ code: 'role_not_allowed' });
+    }
+    expect((await json('POST', '/api/pos/registers/pairing-codes', manager, {})).statusCode).toBe(201);
 
     // Typed in lower case without the dash: accepted, once.
     const typed = code.code.replace('-', '').toLowerCase();

@@ -11,7 +11,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
-import { callerOf as callerKey } from '../../platform/auth/identity.ts';
+import { callerOf as callerKey, type Principal } from '../../platform/auth/identity.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
@@ -66,6 +66,18 @@ const registerListingSchema = z.strictObject({
 });
 const pageQuery = z.strictObject(pageQueryFields);
 const registerParams = z.strictObject({ id: registerIdSchema });
+
+/** Who manages registers (pairing codes, the list, revocation): owners and managers, not cashiers. */
+const REGISTER_MANAGERS = ['owner', 'manager'];
+
+/** @throws ProblemError 403 `role_not_allowed` unless the caller is a staff member with one of `roles`. */
+function requireRole(request: FastifyRequest, roles: readonly string[]): Principal {
+  const principal = principalOf(request);
+  if (principal.kind !== 'staff' || !roles.includes(principal.role)) {
+    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${roles.join(' or ')}.`);
+  }
+  return principal;
+}
 
 /** PIN sign-in attempts per register: 5 per minute (a mistyped PIN or two, never a guessing run). */
 export const PIN_SIGN_IN_RATE_LIMIT: RateLimitPolicy = { name: 'pin-sign-in', quota: 5, windowSeconds: 60 };
@@ -158,7 +170,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
         summary: 'Create a one-time register pairing code',
         description:
           `A code a new register types to pair (\`POST /api/register/pair\`): 8 characters shown as XXXX-XXXX, valid ${PAIRING_CODE_TTL_MS / 60000} minutes, ` +
-          'single use. The register it pairs sells at `locationId`. Only the code\'s SHA-256 is stored; audited `register.pairing_code_created`.',
+          'single use. Owners and managers only (a cashier → 403 `role_not_allowed`). The register it pairs sells at `locationId`. Only the code\'s SHA-256 is stored; audited `register.pairing_code_created`.',
         tags: ['registers'],
         access: 'staff',
         body: pairingCodeCreateSchema,
@@ -169,8 +181,9 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
+    const principal = requireRole(request, REGISTER_MANAGERS);
     const body = parseOrThrow(pairingCodeCreateSchema, request.body === undefined ? {} : request.body);
-    const created = await mutation(ctx, actorOf(principalOf(request)), (m) => createPairingCode(m, body));
+    const created = await mutation(ctx, actorOf(principal), (m) => createPairingCode(m, body));
     return { status: 201, body: created };
   }));
 
@@ -179,7 +192,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
     config: {
       openapi: {
         summary: 'List the registers',
-        description: 'By number: name, location, when paired, last request (at most a minute stale) and revocation.',
+        description: 'By number: name, location, when paired, last request (at most a minute stale) and revocation. Owners and managers only.',
         tags: ['registers'],
         access: 'staff',
         query: pageQuery,
@@ -187,6 +200,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, async (request) => {
+    requireRole(request, REGISTER_MANAGERS);
     const q = parseOrThrow(pageQuery, request.query, '(query)');
     const after = q.cursor ? Number(decodeCursor(q.cursor, ['number'])[0]) : 0;
     const registers = (await listRegisters(ctx.db, principalOf(request).merchantId)).filter((r) => r.number > after);
@@ -199,7 +213,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
     config: {
       openapi: {
         summary: 'Revoke a register',
-        description: 'Every credential the register holds is refused (401) from its next request; it pairs again only with a new code. Revoking twice changes nothing. Audited `register.revoked`.',
+        description: 'Every credential the register holds is refused (401) from its next request; it pairs again only with a new code. Revoking twice changes nothing. Owners and managers only. Audited `register.revoked`.',
         tags: ['registers'],
         access: 'staff',
         params: registerParams,
@@ -211,9 +225,10 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
+    const principal = requireRole(request, REGISTER_MANAGERS);
     const { id } = parseOrThrow(registerParams, request.params, '(path)');
     parseEmptyBody(request.body);
-    const revoked = await mutation(ctx, actorOf(principalOf(request)), (m) => revokeRegister(m, id));
+    const revoked = await mutation(ctx, actorOf(principal), (m) => revokeRegister(m, id));
     return { status: 200, body: revoked };
   }));
 
