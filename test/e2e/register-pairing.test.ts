@@ -78,6 +78,21 @@ describe('register pairing with a code (no demo mode)', () => {
     await expect.poll(() => section.getByTestId('pairing-code').textContent(), { timeout: TIMEOUT }).toMatch(/[0-9A-Z]{4}-[0-9A-Z]{4}/);
     expect(backOffice.root).toBeTruthy();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Register', exact: true }).click();
+
+    // A sale rung up while the owner is signed in records who made it.
+    const register = new RegisterPage(page);
+    await page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
+    const tender = await register.charge();
+    await tender.exact();
+    const receipt = await tender.complete();
+    const orderId = await receipt.orderId();
+    await receipt.newSale();
+    const order = await expect
+      .poll(async () => (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status, { timeout: TIMEOUT })
+      .toBe(200)
+      .then(() => api<{ staffId?: string }>(`/api/pos/orders/${orderId}`));
+    const [owner] = (await (await fetch(`${server.baseUrl}/api/register/staff`, { headers: { authorization: `Bearer ${(await session())!.registerToken}` } })).json()).data as { id: string }[];
+    expect(order.staffId).toBe(owner!.id);
   });
 
   it('revoked in the back office, it is refused on its next request and pairs again with a new code, same register', async () => {
