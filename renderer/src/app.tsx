@@ -2,7 +2,9 @@ import { useEffect, useMemo, useState } from 'react';
 import { AppHeader, type View } from './ui/app-header.tsx';
 import { MissingReceiptsBanner } from './register/components/missing-receipts-banner.tsx';
 import { StorageWarning } from './ui/storage-warning.tsx';
-import { bootRegister, FirstStartOfflineError, type BootedRegister } from './register/boot.ts';
+import { bootRegister, FirstStartOfflineError, pairThisRegister, type BootedRegister } from './register/boot.ts';
+import { PairingForm } from './register/components/pairing-form.tsx';
+import { PairingRequiredError } from './register/session.ts';
 import { useObservable } from './ui/hooks.ts';
 import type { SyncEngine } from './register/sync/replication.ts';
 import { initialSyncStatus } from './register/sync/sync-status.ts';
@@ -13,7 +15,7 @@ import { MessagesView } from './register/views/messages-view.tsx';
 import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
 
-type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'ready'; booted: BootedRegister };
+type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
 
 export function App() {
   const [boot, setBoot] = useState<BootState>({ phase: 'starting' });
@@ -25,6 +27,10 @@ export function App() {
       (booted) => isCurrent && setBoot({ phase: 'ready', booted }),
       (err: unknown) => {
         if (!isCurrent) return;
+        if (err instanceof PairingRequiredError) {
+          setBoot({ phase: 'pairing', message: err.message });
+          return;
+        }
         const message =
           err instanceof FirstStartOfflineError ? err.message : `The register could not start: ${err instanceof Error ? err.message : String(err)}`;
         setBoot({ phase: 'failed', message });
@@ -39,6 +45,20 @@ export function App() {
     return (
       <div className="splash" role="status">
         Opening the register…
+      </div>
+    );
+  }
+  if (boot.phase === 'pairing') {
+    return (
+      <div className="splash">
+        <PairingForm
+          message={boot.message}
+          onPair={async (code) => {
+            await pairThisRegister(code);
+            setBoot({ phase: 'starting' });
+            setAttempt((a) => a + 1);
+          }}
+        />
       </div>
     );
   }
@@ -71,6 +91,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
       <div className="app">
         <AppHeader view={view} onView={setView} />
         <OutdatedBanner sync={booted.sync} />
+        <RevokedBanner booted={booted} />
         <MissingReceiptsBanner />
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
@@ -83,6 +104,17 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         {view === 'devices' ? <DevicesView /> : null}
       </div>
     </RegisterContext.Provider>
+  );
+}
+
+/** The server refused this register's credential (revoked): sales are kept; a new code pairs it again. */
+function RevokedBanner({ booted }: { booted: BootedRegister }) {
+  const required = useObservable(booted.pairingRequired$, booted.pairingRequired$.value);
+  if (!required) return null;
+  return (
+    <div className="banner banner-error" role="alert" data-testid="pairing-required">
+      <PairingForm message="This register was removed from the store: its sales are kept here but cannot sync. Enter a new pairing code." onPair={booted.pair} />
+    </div>
   );
 }
 

@@ -12,6 +12,7 @@ import { findUnstorable } from './platform/http/input-guard.ts';
 import { serverLoggerOptions } from './platform/http/log.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
+import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
@@ -89,6 +90,8 @@ export interface BuildAppOptions {
   auditSigningKey?: KeyObject;
   /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
   recurringInvoices?: RecurringSchedulerOptions;
+  /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
+  pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit };
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -135,6 +138,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     minRegisterSchemaVersion: opts.config.minRegisterSchemaVersion ?? SERVER_SCHEMA_VERSION,
     streamKeepAliveMs: opts.config.streamKeepAliveMs ?? 15_000,
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
+    demoSelfPair: opts.config.demoSelfPair ?? false,
   };
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
@@ -216,6 +220,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('onClose', async () => webhookWorker.stop());
   }
+  registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest, getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

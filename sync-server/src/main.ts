@@ -5,7 +5,8 @@ import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
 import { loadAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
-import { DEMO_STAFF_TOKEN_TTL_SECONDS } from './modules/merchants/dev-routes.ts';
+import { issueSystemPairingCode, PAIRING_CODE_TTL_MS } from './modules/merchants/enrollment.ts';
+import { resetStaffPin } from './modules/merchants/staff-pins.ts';
 import { IdentityProvider } from './platform/auth/identity.ts';
 import { reissueDemoAppToken } from './modules/merchants/seed.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
@@ -20,12 +21,20 @@ import { seedDemoStore } from './workflows/demo-seed.ts';
  * - BASE_URL (default http://localhost:PORT): public address, issuer of staff tokens and base of pay links
  * - REGISTER_KEK: base64 of the 32-byte key-encryption key of the secrets kept in the database (signing key, webhook
  *   secrets); without it DATA_DIR/kek.key is used, and created (mode 0600) on the first start
+ * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
+ *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
  *
- * On every start: migrations, the demo store seed, a fresh 30-day staff token. The demo app token is stored hashed;
+ * On every start: migrations, the demo store seed, a fresh 30-day owner staff token written to the credentials file
+ * (mode 0600, on this machine only — no route hands out staff tokens), and a one-time register pairing code printed
+ * on the console (valid 10 minutes; the back office makes more), with a new random PIN for the demo owner (staff sign in
+ * on a register with it). The demo app token is stored hashed;
  * its plaintext is kept in DATA_DIR/demo-app-token.txt from the first seed so later starts can rewrite the credentials
  * file. When that file is missing (new DATA_DIR against an existing PostgreSQL), a new app token is issued and the old
  * one revoked.
  */
+/** Life of the owner token written to DATA_DIR/demo-credentials.json for trying the API: 30 days. */
+const CREDENTIALS_STAFF_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 8787);
   const host = process.env.HOST ?? '0.0.0.0';
@@ -56,16 +65,24 @@ async function main(): Promise<void> {
 
   // Webhook receivers on loopback / private networks: refused unless asked for (npm start asks, for local receivers).
   const allowPrivateWebhookReceivers = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir) });
+  const demoSelfPair = process.env.DEMO_MODE === '1';
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir) });
   const idp = await IdentityProvider.load(db, baseUrl);
-  const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: DEMO_STAFF_TOKEN_TTL_SECONDS });
+  const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
   const credentialsPath = join(dataDir, 'demo-credentials.json');
   const credentials = { baseUrl, merchantId: seed.merchantId, staffToken, appToken, appScopes: seed.appScopes, webhookSecret: seed.webhookSecret };
   await writeFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
 
   await app.listen({ port, host });
   app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine, keyEncryptionKey: kek.source }, 'Register sync server ready');
-  console.log(`\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n`);
+  const pairing = await issueSystemPairingCode(db, seed.merchantId);
+  const ownerPin = await resetStaffPin(db, seed.merchantId, seed.staffId);
+  console.log(
+    `\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n` +
+      `Pairing code: ${pairing.code}  (one register, valid ${PAIRING_CODE_TTL_MS / 60000} minutes; Back office → Registers makes more)\n` +
+      `Owner PIN:    ${ownerPin}  (sign in on a register; a new one on every start)\n` +
+      (demoSelfPair ? `Demo mode:    a register opened on this machine (localhost) pairs itself\n` : ''),
+  );
 
   let isStopping = false;
   const stop = async (signal: string) => {

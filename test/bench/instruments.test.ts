@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteDb, transactionMemo } from '../../sync-server/src/platform/db/db.ts';
 import { databaseTargets } from '../support/databases.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
+import { buildSale } from '../support/sales.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
 import { anchoredRate, median } from './report.ts';
 import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
@@ -41,11 +42,11 @@ describe('report helpers', () => {
 
 describe.each(databaseTargets())('bench server and rows baseline on $name', (target) => {
   let server: BenchServer;
-  let register: PairedRegister & { staffToken: string };
+  let register: EnrolledRegister;
 
   beforeAll(async () => {
     server = await startBenchServer(target);
-    register = (await (await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as PairedRegister & { staffToken: string };
+    register = await enrollRegister({ baseUrl: server.baseUrl }, server.staffToken);
   });
   afterAll(async () => {
     await server?.close();
@@ -54,7 +55,7 @@ describe.each(databaseTargets())('bench server and rows baseline on $name', (tar
   const push = (collection: string, docs: unknown[]) =>
     fetch(`${server.baseUrl}/api/sync/${collection}/push`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${register.staffToken}`, 'content-type': 'application/json', 'x-register-schema-version': '1' },
+      headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json', 'x-register-schema-version': '1' },
       body: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))),
     });
 

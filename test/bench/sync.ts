@@ -27,7 +27,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../support/databases.ts';
-import type { PairedRegister } from '../support/sales.ts';
+import { enrollRegister } from '../support/enroll.ts';
 import type { ChildMessage, ParentMessage } from './register-process.ts';
 import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
 import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
@@ -100,8 +100,8 @@ export async function syncRun(target: DatabaseTarget, sales: number, capture = f
   const server = await startBenchServer(target);
   const register = startRegister();
   try {
-    const paired = (await (await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as PairedRegister & { staffToken: string };
-    register.send({ type: 'start', baseUrl: server.baseUrl, staffToken: paired.staffToken, merchantId: server.merchantId, register: { registerId: paired.registerId, registerNumber: paired.registerNumber }, sales, firstSaleAt: Date.now() - sales * 1000 });
+    const paired = await enrollRegister({ baseUrl: server.baseUrl }, server.staffToken);
+    register.send({ type: 'start', baseUrl: server.baseUrl, staffToken: paired.registerToken, merchantId: server.merchantId, register: { registerId: paired.registerId, registerNumber: paired.registerNumber }, sales, firstSaleAt: Date.now() - sales * 1000 });
     const saved = (await register.next('saved')) as Extract<ChildMessage, { type: 'saved' }>;
     const tables = capture ? await describeTables(server.rawDb) : [];
     const before = capture ? await snapshotTables(server.rawDb, tables) : [];

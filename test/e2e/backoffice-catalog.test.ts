@@ -40,7 +40,7 @@ describe('back office catalog', () => {
     const before = await api<{ balance: number }>('/api/v1/credits');
 
     await RegisterPage.open(page, server.baseUrl);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const catalog = await backOffice.catalog();
     await catalog.search(item.name);
     await catalog.row(item.id).waitFor();

@@ -29,7 +29,7 @@ describe('back office customers', () => {
 
   it('creates a customer with consent, finds them by phone, edits them, and refuses a duplicate phone', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const customers = await backOffice.customers();
 
     /* A phone that is no number of the store's country (US): the server's problem (errors[].path = phone) is shown
@@ -103,7 +103,7 @@ describe('back office customers', () => {
   });
   it('sets the store time zone and phone country in Settings; a national number is then read in that country', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const settings = await backOffice.settings();
     await expect(settings.timeZone.inputValue()).resolves.toBe('UTC');
     await expect(settings.country.inputValue()).resolves.toBe('US');
@@ -131,7 +131,7 @@ describe('back office customers', () => {
   });
   it('keeps an internationalised e-mail address exactly as typed (RFC 6531), not turned into punycode', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const customers = await backOffice.customers();
     const dialog = await customers.create({ givenName: 'José', email: 'josé@exämple.de' });
     await dialog.getByTestId('customer-saved').waitFor();
@@ -141,7 +141,7 @@ describe('back office customers', () => {
   });
   it('sets the tip bound in Settings: a percentage and a fixed amount, a bad percentage refused in place', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const settings = await backOffice.settings();
     await expect(settings.tipPercent.inputValue()).resolves.toBe('50');
     await expect(settings.tipFixed.inputValue()).resolves.toBe('100.00');

@@ -40,7 +40,7 @@ describe('back office orders', () => {
 
   it('lists orders, refunds by line and by amount, cancels an open order, sends and prints the receipt', { timeout: 240_000 }, async () => {
     const register = await RegisterPage.open(page, server.baseUrl);
-    let orders = await (await BackOfficePage.open(page)).orders();
+    let orders = await (await BackOfficePage.open(page, server.ownerPin)).orders();
 
     /* A fresh store: the empty state. */
     await orders.empty.waitFor();
@@ -65,7 +65,7 @@ describe('back office orders', () => {
     for (let i = 0; i < 24; i++) await createOrder(COOKIE, 1);
 
     /* The list: 25 newest first, "Show more" brings the rest (27 orders in all, no duplicate). */
-    orders = await (await BackOfficePage.open(page)).orders();
+    orders = await (await BackOfficePage.open(page, server.ownerPin)).orders();
     await orders.refresh();
     await expect.poll(() => orders.rows.count()).toBe(25);
     await expect(orders.row(paidOrder.id).count()).resolves.toBe(0);

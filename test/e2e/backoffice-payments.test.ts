@@ -35,7 +35,7 @@ describe('back office payments', () => {
     suite = await startBrowserSuite({ width: 1400, height: 900, acceptDownloads: true });
     ({ server, context, page } = suite);
     await RegisterPage.open(page, server.baseUrl);
-    await BackOfficePage.open(page);
+    await BackOfficePage.open(page, server.ownerPin);
   });
 
   afterAll(() => suite?.close());
@@ -124,7 +124,7 @@ describe('back office payments', () => {
 
   it('starts a recurring invoice series, pauses, resumes and ends it', { timeout: 120_000 }, async () => {
     const customer = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Rae', familyName: 'Monthly', phone: '+14155550188' } });
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const invoices = await backOffice.invoices();
     const series = invoices.series;
     await series.root.getByText('No recurring series').waitFor();

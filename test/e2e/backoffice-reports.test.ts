@@ -40,7 +40,7 @@ describe('back office reports', () => {
     await receipt.newSale();
     await register.waitForUnsynced(0, 60_000);
 
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const reports = await backOffice.reports();
     await expect.poll(() => reports.sales.getByTestId('sales-orders').textContent()).toBe('1');
     await expect(reports.sales.getByTestId('sales-total').textContent()).resolves.toBe(totalText);

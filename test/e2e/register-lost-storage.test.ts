@@ -61,7 +61,7 @@ describe('web register after its storage was cleared', () => {
     // The server was told (audited), and the back office lists them.
     const reported = await api<{ data: { receiptNumber: string }[] }>('/api/sync/missing-receipts');
     expect(reported.data.map((m) => m.receiptNumber)).toEqual(lost);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     await backOffice.orders();
     const rows = page.getByTestId('missing-receipts').getByTestId('missing-receipt-row');
     await rows.first().waitFor({ timeout: 30_000 });

@@ -11,7 +11,8 @@ import type { LineItemInput } from '../../core/index.ts';
 import type { RegisterDatabase, StoredJournalTransaction, StoredOrder } from '../../renderer/src/register/db/database.ts';
 import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
 import type { SyncStatus } from '../../renderer/src/register/sync/sync-status.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { enrollRegister } from '../support/enroll.ts';
+import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { installBrowserShims, type RecordedPush } from './support/register-in-node.ts';
 
@@ -57,7 +58,7 @@ describe('register replication: pushes by size, orders only', () => {
   it('syncs 50 long sales (1.4 MiB) without a 413, keeps an oversized order locally and lets the next sale through', { timeout: 180_000 }, async () => {
     const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
     const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
-    const pairing = (await (await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as PairedRegister & { staffToken: string };
+    const pairing = await enrollRegister({ baseUrl: server.baseUrl }, server.credentials.staffToken);
     db = await openRegisterDatabase({ name: `push${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
 
     const long = Array.from({ length: 50 }, (_, i) => buildSale({ register: pairing, sequence: i + 1, catalog: server.catalog, lines: LONG_CART, tenderedCents: 10_000_00 }));
@@ -70,7 +71,7 @@ describe('register replication: pushes by size, orders only', () => {
     const after = buildSale({ register: pairing, sequence: 52, catalog: server.catalog });
     await saveSale(db, after);
 
-    engine = startSync(db, { getToken: () => pairing.staffToken, merchantId: server.credentials.merchantId });
+    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
     const status = await waitFor('every order synced or refused', () => {
       const s: SyncStatus = engine!.status$.value;
       return s.unsyncedCount === 0 && s.refusedCount === 1 ? s : undefined;

@@ -59,7 +59,7 @@ describe('register sync of a backlog of 1,000 offline sales', () => {
     await waitFor('the backlog counted unsynced', () => (watch.pending() === SALES ? true : undefined), 30_000);
 
     const startedAt = Date.now();
-    engine = startSync(db, { getToken: () => pairing.staffToken, merchantId: server.credentials.merchantId });
+    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
     await waitFor('every sale shown synced', () => (watch.shownAt.size === SALES ? true : undefined), 240_000);
     watch.stop();
 

@@ -5,6 +5,7 @@ import { recordStockChange } from '../../sync-server/src/workflows/stock-change.
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 interface Level {
   variationId: string;
@@ -20,7 +21,7 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
   let sequence = 0;
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
-    register = (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).json();
+    register = await enrollRegister(server, server.credentials.staffToken);
   });
   afterAll(async () => {
     await server?.close();

@@ -4,6 +4,7 @@ import { invoiceSchema, payRequestRecordSchema } from '../../core/index.ts';
 import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 const START = new Date('2026-03-02T10:00:00.000Z');
 
@@ -157,8 +158,7 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
   });
 
   it('partial payment at the register, then the rest through the pay page: sent → partially_paid → paid', async () => {
-    const paired = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', headers: { 'content-type': 'application/json' }, payload: '{}' });
-    const { registerId, registerNumber } = paired.json();
+    const { registerId, registerNumber } = await enrollRegister(server, server.credentials.staffToken);
     const inv = await sentInvoice();
     const firstLink = inv.payRequestId;
 

@@ -5,6 +5,7 @@ import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 /**
  * Declined card attempts on API orders (DESIGN §5 payment `pending → declined`): `POST /api/pos/orders/{id}/payments`
@@ -334,14 +335,12 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
   });
 
   it('keeps register-pushed orders as they were: tenders in the document, payments derived from them', async () => {
-    const paired = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} });
-    expect(paired.statusCode, paired.body).toBeLessThan(300);
-    const register: PairedRegister & { staffToken: string } = paired.json();
+    const register = await enrollRegister(server, server.credentials.staffToken);
     const sale = buildSale({ register, sequence: 1, catalog: server.catalog, method: 'card', createdAt: NOW.toISOString() });
     const pushed = await server.app.inject({
       method: 'POST',
       url: '/api/sync/orders/push',
-      headers: { authorization: `Bearer ${register.staffToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json' },
       payload: JSON.stringify([{ assumedMasterState: null, newDocumentState: sale.order }]),
     });
     expect(pushed.json()).toEqual([]);
@@ -357,7 +356,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     expect(await counts()).toEqual(before);
 
     // The register pulls its document exactly as it pushed it: tenders inside, no payment fields added.
-    const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=1000', headers: { authorization: `Bearer ${register.staffToken}` } });
+    const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=1000', headers: { authorization: `Bearer ${register.registerToken}` } });
     expect(pulled.statusCode, pulled.body).toBe(200);
     const { _deleted: deleted, ...doc } = pulled.json().documents.find((d: { id: string }) => d.id === sale.order.id);
     expect(deleted).toBe(false);

@@ -7,6 +7,7 @@ import { applyExternalPayment } from '../../sync-server/src/workflows/order-paym
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
@@ -292,13 +293,12 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
   });
 
   it('refunds a register sale pushed by sync, which was announced as created and paid', async () => {
-    const paired = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} });
-    const register: PairedRegister = paired.json();
+    const register = await enrollRegister(server, server.credentials.staffToken);
     const sale = buildSale({ register, sequence: 1, catalog: server.catalog, method: 'card', createdAt: NOW.toISOString() });
     const pushed = await server.app.inject({
       method: 'POST',
       url: '/api/sync/orders/push',
-      headers: { authorization: `Bearer ${paired.json().staffToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json' },
       payload: JSON.stringify([{ assumedMasterState: null, newDocumentState: sale.order }]),
     });
     expect(pushed.json()).toEqual([]);
@@ -316,7 +316,7 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     expect(await count('stock_movements', `kind = 'return' AND source_id = $1`, [refunded.json().refund.id])).toBe(0);
     await expectLedgerSound();
     // The register pulls the new state of its order.
-    const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=1000', headers: { authorization: `Bearer ${paired.json().staffToken}` } });
+    const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=1000', headers: { authorization: `Bearer ${register.registerToken}` } });
     expect(pulled.json().documents.find((d: { id: string }) => d.id === sale.order.id)).toMatchObject({ state: 'partially_refunded' });
   });
 

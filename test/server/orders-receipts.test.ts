@@ -8,6 +8,7 @@ import { insertOrders } from '../../sync-server/src/modules/orders/service.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 /**
  * Receipt numbers of API orders (back-office register) come from a per-register counter (migration 0081,
@@ -84,8 +85,7 @@ describe.each(databaseTargets())('receipt numbers on $name', (target) => {
   });
 
   it('insertOrders stores many orders in one statement, each with its own sync sequence, as the API shows them', async () => {
-    const paired = await app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} });
-    const register: PairedRegister = paired.json();
+    const register = await enrollRegister({ app }, server.credentials.staffToken);
     const sales = [1, 2, 3].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }).order);
     const seqs = await server.db.transaction(async (tx) => {
       const m = await openMutation(tx, { merchantId: server.credentials.merchantId, actor: `register:${register.registerId}` }, new Date());

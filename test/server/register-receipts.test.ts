@@ -8,21 +8,22 @@ import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 describe.each(databaseTargets())('register receipts on $name', (target) => {
   let server: TestServer;
-  let register: PairedRegister & { staffToken: string };
+  let register: PairedRegister & { registerToken: string };
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null });
-    register = (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).json();
+    register = await enrollRegister(server, server.credentials.staffToken);
   });
   afterAll(async () => {
     await server?.close();
   });
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${register.staffToken}`, 'x-register-schema-version': '1' }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    server.app.inject({ method, url, headers: { authorization: `Bearer ${register.registerToken}`, 'x-register-schema-version': '1' }, ...(payload === undefined ? {} : { payload: payload as object }) });
 
   it('answers the last receipt number held, reports lost numbers once, and lists them', async () => {
     const empty = await call('GET', `/api/sync/registers/${register.registerId}`);
@@ -45,7 +46,8 @@ describe.each(databaseTargets())('register receipts on $name', (target) => {
     expect(audited.rows.map((row) => row.data.receiptNumbers)).toEqual([[r(3), r(4)]]);
     expect((await verifyAuditChain(server.db, server.credentials.merchantId)).ok).toBe(true);
 
-    const list = await call('GET', '/api/sync/missing-receipts');
+    // The store-wide list is the back office's: a staff member reads it.
+    const list = await server.app.inject({ method: 'GET', url: '/api/sync/missing-receipts', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
     expect(list.statusCode).toBe(200);
     expect(list.json().data.map((m: { receiptNumber: string; registerNumber: number }) => [m.registerNumber, m.receiptNumber])).toEqual([
       [register.registerNumber, r(3)],

@@ -7,6 +7,7 @@ import { recordingDb } from '../support/counting-db.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 /**
  * The register-sale workflow through the replication push (workflows/register-sale.ts, sync/routes.ts): any
@@ -25,7 +26,7 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null });
-    register = (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).json();
+    register = await enrollRegister(server, server.credentials.staffToken);
     token = server.credentials.staffToken;
   });
   afterAll(async () => {

@@ -8,6 +8,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { syncClient } from '../support/sync-client.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 type Doc = Record<string, unknown> & { id: string; syncSeq: number; updatedAt: string; _deleted: boolean };
 
@@ -19,10 +20,9 @@ describe.each(databaseTargets())('replication on $name', (target) => {
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null, listen: true, streamKeepAliveMs: 200 });
-    const paired = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} });
-    expect(paired.statusCode).toBe(200);
-    register = paired.json();
-    registerToken = paired.json().staffToken;
+    const paired = await enrollRegister(server, server.credentials.staffToken);
+    register = paired;
+    registerToken = paired.registerToken;
   });
   afterAll(async () => {
     await server?.close();
@@ -32,6 +32,14 @@ describe.each(databaseTargets())('replication on $name', (target) => {
   const client = () => syncClient(server.baseUrl, registerToken);
   const pushRows = (collection: string, docs: unknown[]) => client().push(collection, docs);
   const pullDocs = (collection: string, seq?: number, limit = 100) => client().pull(collection, seq, limit);
+  /** The back office's reads (ledger, quarantine, audit) need a staff member: a register credential syncs and sells only. */
+  const staffAuth = () => ({ authorization: `Bearer ${server.credentials.staffToken}` });
+  /** A single-use stream ticket for the register (POST /api/sync/stream-tickets). */
+  const streamTicket = async (): Promise<string> => {
+    const res = await server.app.inject({ method: 'POST', url: '/api/sync/stream-tickets', headers: { ...auth(), 'content-type': 'application/json' }, payload: '{}' });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ ticket: string }>().ticket;
+  };
   const counts = async () => {
     const n = async (sql: string) => Number((await server.db.query<{ n: number }>(sql)).rows[0]!.n);
     return {
@@ -46,11 +54,11 @@ describe.each(databaseTargets())('replication on $name', (target) => {
 
   it('pairs registers: the first is number 1, a known id is returned again, a new one gets the next number', async () => {
     expect(register.registerNumber).toBe(1);
-    const again = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: { registerId: register.registerId } });
-    expect(again.json()).toMatchObject({ registerId: register.registerId, registerNumber: 1, lastReceiptSequence: 0, currency: 'USD', merchantName: 'Register Demo Café & Market' });
-    const second = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} });
-    expect(second.json().registerNumber).toBe(2);
-    const bad = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: { registerId: 'x', extra: 1 } });
+    const again = await enrollRegister(server, server.credentials.staffToken, { registerId: register.registerId });
+    expect(again).toMatchObject({ registerId: register.registerId, registerNumber: 1, lastReceiptSequence: 0, currency: 'USD', merchantName: 'Register Demo Café & Market' });
+    const second = await enrollRegister(server, server.credentials.staffToken);
+    expect(second.registerNumber).toBe(2);
+    const bad = await server.app.inject({ method: 'POST', url: '/api/register/pair', payload: { registerId: 'x', extra: 1 } });
     expect(bad.statusCode).toBe(400);
   });
 
@@ -83,7 +91,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(after).toMatchObject({ orders: before.orders + 1, journal: before.journal + 1, postings: before.postings + journalTransaction.postings.length, quarantine: before.quarantine });
     expect(after.audit).toBe(before.audit + 1);
 
-    const ledger = await server.app.inject({ method: 'GET', url: `/api/pos/ledger/journal-transactions?sourceId=${order.id}`, headers: auth() });
+    const ledger = await server.app.inject({ method: 'GET', url: `/api/pos/ledger/journal-transactions?sourceId=${order.id}`, headers: staffAuth() });
     expect(ledger.statusCode).toBe(200);
     const [stored] = ledger.json<{ data: JournalTransaction[] }>().data;
     expect(stored).toMatchObject({ ...journalTransaction, updatedAt: expect.any(String), syncSeq: expect.any(Number) });
@@ -132,7 +140,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const q = await server.db.query<{ doc_id: string; reason: string; collection: string }>('SELECT doc_id, reason, collection FROM quarantine WHERE doc_id = $1', [tampered.id]);
     expect(q.rows).toEqual([{ doc_id: tampered.id, collection: 'orders', reason: expect.stringContaining('totalCents') }]);
 
-    const listed = await server.app.inject({ method: 'GET', url: '/api/pos/quarantine?collection=orders&limit=1', headers: auth() });
+    const listed = await server.app.inject({ method: 'GET', url: '/api/pos/quarantine?collection=orders&limit=1', headers: staffAuth() });
     expect(listed.statusCode).toBe(200);
     expect(listed.json().data[0]).toMatchObject({ collection: 'orders', documentId: tampered.id, reason: expect.stringContaining('totalCents'), document: { id: tampered.id } });
 
@@ -210,7 +218,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
 
   it('streams RESYNC on connect, then each committed batch', async () => {
     const controller = new AbortController();
-    const res = await fetch(`${server.baseUrl}/api/sync/orders/stream?token=${encodeURIComponent(registerToken)}`, { signal: controller.signal });
+    const res = await fetch(`${server.baseUrl}/api/sync/orders/stream?ticket=${await streamTicket()}`, { signal: controller.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.getReader();
@@ -257,7 +265,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
       const address = other.server.address();
       const otherUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
       const controller = new AbortController();
-      const res = await fetch(`${otherUrl}/api/sync/journal-transactions/stream?token=${encodeURIComponent(registerToken)}`, { signal: controller.signal });
+      const res = await fetch(`${otherUrl}/api/sync/journal-transactions/stream?ticket=${await streamTicket()}`, { signal: controller.signal });
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = '';
@@ -273,10 +281,10 @@ describe.each(databaseTargets())('replication on $name', (target) => {
   });
 
   it('reports the highest receipt sequence on re-pairing', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: { registerId: register.registerId } });
+    const res = await enrollRegister(server, server.credentials.staffToken, { registerId: register.registerId });
     const stored = await server.db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1', [register.registerId]);
     const highest = Math.max(...stored.rows.map((r) => Number(r.receipt_number.split('-')[1])));
-    expect(res.json().lastReceiptSequence).toBe(highest);
+    expect(res.lastReceiptSequence).toBe(highest);
   });
 
   it('lists orders newest first with cursor pagination and a register filter', async () => {
@@ -307,7 +315,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
   });
 
   it('keeps the trial balance at zero', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth() });
+    const res = await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: staffAuth() });
     expect(res.statusCode).toBe(200);
     const tb = res.json<{ accounts: { code: string; balanceCents: number }[]; totalCents: number }>();
     expect(tb.totalCents).toBe(0);
@@ -317,7 +325,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
   });
 
   it('verifies the audit chain and finds the row someone tampered with', async () => {
-    const ok = await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() });
+    const ok = await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: staffAuth() });
     expect(ok.statusCode).toBe(200);
     const verdict = ok.json<{ ok: boolean; checked: number }>();
     expect(verdict.ok).toBe(true);
@@ -327,7 +335,7 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     // audit_log refuses UPDATE (migration 0100): the attacker, owner of the tables, drops the trigger first.
     await server.db.query('DROP TRIGGER audit_log_immutable ON audit_log');
     await server.db.query(`UPDATE audit_log SET data = jsonb_set(data, '{totalCents}', '1') WHERE seq = $1`, [seq]);
-    const broken = await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() });
+    const broken = await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: staffAuth() });
     expect(broken.json()).toMatchObject({ ok: false, brokenAtSeq: seq, reason: expect.stringContaining('hash') });
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: false, brokenAtSeq: seq });
   });

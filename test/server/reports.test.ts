@@ -5,6 +5,7 @@ import { buildRegisterSale, type JournalTransaction } from '../../core/index.ts'
 import { cartArb } from '../core/arbitraries.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 const DAY_MS = 86_400_000;
 /** Sales are spread over ten days from here. */
@@ -34,7 +35,7 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     server = await startTestServer({ target, clock: () => now, staticDir: null });
     // The clock walks through March 2024: one token for the whole walk.
     staffToken = await server.issueStaffToken({ ttlSeconds: 366 * 24 * 3600, now: new Date(FIRST_DAY - DAY_MS) });
-    const register = (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).json() as { registerId: string; registerNumber: number };
+    const register = await enrollRegister(server, staffToken);
 
     // Many random register sales over ten days: random catalogs, carts, discounts, tips, cash or card.
     const carts = fc.sample(cartArb, { numRuns: 240, seed: 20240301 });

@@ -21,8 +21,10 @@ import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, type DemoSeed } from '../../sync-se
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { WEBHOOK_EVENT_ID_HEADER } from '../../core/index.ts';
 import { createFreshPostgresDatabase } from '../support/databases.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
-import { pairRegister, syncClient, type SyncDoc } from '../support/sync-client.ts';
+import { buildSale } from '../support/sales.ts';
+import { syncClient, type SyncDoc } from '../support/sync-client.ts';
+import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
+import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
 /** One public address for both instances, as behind a load balancer: staff tokens name it as their issuer. */
@@ -119,7 +121,16 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
     await drop?.();
   });
 
-  const pair = (instance: Instance): Promise<PairedRegister & { staffToken: string }> => pairRegister(instance.url);
+  /** The demo owner's staff token (issued by the identity provider the instances share). */
+  const ownerToken = async (): Promise<string> => (await IdentityProvider.load(a.db, PUBLIC_URL)).issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole });
+  /** A register enrolled through `instance` (pairing code, then the exchange), with its credential. */
+  const pair = async (instance: Instance): Promise<EnrolledRegister> => enrollRegister({ baseUrl: instance.url }, await ownerToken());
+  /** A single-use stream ticket from `instance` for `token`. */
+  const ticketOf = async (instance: Instance, token: string): Promise<string> => {
+    const res = await fetch(`${instance.url}/api/sync/stream-tickets`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { ticket: string }).ticket;
+  };
   const push = async (instance: Instance, token: string, collection: string, docs: unknown[]) => {
     const answer = await syncClient(instance.url, token).push(collection, docs);
     expect(answer.status).toBe(200);
@@ -131,8 +142,8 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
     const one = await pair(a);
     const two = await pair(b);
     expect(two.registerNumber).not.toBe(one.registerNumber);
-    const streamOnA = await openStream(`${a.url}/api/sync/orders/stream?token=${encodeURIComponent(one.staffToken)}`);
-    const streamOnB = await openStream(`${b.url}/api/sync/orders/stream?token=${encodeURIComponent(two.staffToken)}`);
+    const streamOnA = await openStream(`${a.url}/api/sync/orders/stream?ticket=${await ticketOf(a, one.registerToken)}`);
+    const streamOnB = await openStream(`${b.url}/api/sync/orders/stream?ticket=${await ticketOf(b, two.registerToken)}`);
     try {
       expect(await streamOnA.next()).toBe('"RESYNC"');
       expect(await streamOnB.next()).toBe('"RESYNC"');
@@ -140,23 +151,23 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
       // Register one sells on instance A; register two, on B, hears of it through its stream.
       const fromOne = buildSale({ register: one, sequence: 1, catalog });
       // The register pushes the order only; the server derives its journal transaction (journal-transactions is pull-only).
-      await push(a, one.staffToken, 'orders', [fromOne.order]);
+      await push(a, one.registerToken, 'orders', [fromOne.order]);
       const heardOnB = JSON.parse(await streamOnB.next()) as { documents: Doc[] };
       expect(heardOnB.documents.map((d) => d.id)).toContain(fromOne.order.id);
 
       // And the other way round.
       const fromTwo = buildSale({ register: two, sequence: 1, catalog, method: 'card' });
-      await push(b, two.staffToken, 'orders', [fromTwo.order]);
+      await push(b, two.registerToken, 'orders', [fromTwo.order]);
       let heardOnA: string[] = [];
       while (!heardOnA.includes(fromTwo.order.id)) heardOnA = (JSON.parse(await streamOnA.next()) as { documents: Doc[] }).documents.map((d) => d.id);
 
       // Both pull the same orders and journal transactions, whichever instance they ask.
       for (const collection of ['orders', 'journal-transactions']) {
-        const onA = (await pullAll(a, one.staffToken, collection)).map((d) => `${d.id}@${d.syncSeq}`).sort();
-        const onB = (await pullAll(b, two.staffToken, collection)).map((d) => `${d.id}@${d.syncSeq}`).sort();
+        const onA = (await pullAll(a, one.registerToken, collection)).map((d) => `${d.id}@${d.syncSeq}`).sort();
+        const onB = (await pullAll(b, two.registerToken, collection)).map((d) => `${d.id}@${d.syncSeq}`).sort();
         expect(onB, collection).toEqual(onA);
       }
-      const orderIds = (await pullAll(b, two.staffToken, 'orders')).map((d) => d.id);
+      const orderIds = (await pullAll(b, two.registerToken, 'orders')).map((d) => d.id);
       expect(orderIds).toEqual(expect.arrayContaining([fromOne.order.id, fromTwo.order.id]));
     } finally {
       streamOnA.close();
@@ -188,7 +199,7 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
       const staff = await pair(a);
       const subscribed = await fetch(`${a.url}/api/pos/webhooks`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${staff.staffToken}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${await ownerToken()}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, eventTypes: ['order.created', 'order.paid'] }),
       });
       expect(subscribed.status).toBe(201);
@@ -196,7 +207,7 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
 
       // Sales pushed to both instances: each makes events in the outbox, which both workers drain.
       const sales = Array.from({ length: 24 }, (_, i) => buildSale({ register: staff, sequence: 100 + i, catalog }));
-      await Promise.all(sales.map((sale, i) => push(i % 2 === 0 ? a : b, staff.staffToken, 'orders', [sale.order])));
+      await Promise.all(sales.map((sale, i) => push(i % 2 === 0 ? a : b, staff.registerToken, 'orders', [sale.order])));
 
       const deliveries = async () =>
         (await a.db.query<{ event_id: string; status: string; attempts: number }>('SELECT event_id, status, attempts FROM webhook_deliveries WHERE subscription_id = $1', [subscriptionId])).rows;

@@ -7,6 +7,7 @@ import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { enrollRegister } from '../support/enroll.ts';
 
 type Json = Record<string, any>;
 
@@ -72,7 +73,7 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
   });
 
   it('counts report days in the time zone set, and audits the change', async () => {
-    const register = (await call('POST', '/api/dev/pair-register', {})).json() as PairedRegister;
+    const register: PairedRegister = await enrollRegister(server, server.credentials.staffToken);
     // 02:00 UTC on 6 March is still 5 March in New York.
     const sale = buildSale({ register, sequence: 1, catalog: server.catalog, method: 'cash', createdAt: '2026-03-06T02:00:00.000Z' });
     const pushed = await call('POST', '/api/sync/orders/push', [{ newDocumentState: sale.order }]);

@@ -13,13 +13,14 @@ import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.t
 import { databaseTargets } from '../support/databases.ts';
 import { buildSale, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import type { EnrolledRegister } from '../support/enroll.ts';
 import { pairRegister, syncClient, type SyncDoc } from '../support/sync-client.ts';
 
 type Answer = SyncDoc & { rejection?: { reason: string; at: string } };
 
 describe.each(databaseTargets())('a pushed id another store holds, on $name', (target) => {
   let server: TestServer;
-  let registerA: PairedRegister & { staffToken: string };
+  let registerA: EnrolledRegister;
   const registerB: PairedRegister = { registerId: 'reg_01JSTOREB00000000000000001', registerNumber: 1 };
   const merchantB = 'mer_01JSTOREB0000000000000000B';
   let tokenB: string;
@@ -46,7 +47,7 @@ describe.each(databaseTargets())('a pushed id another store holds, on $name', (t
     (await server.db.query('SELECT j.*, p.line_no, p.amount_cents FROM journal_transactions j JOIN postings p ON p.journal_transaction_id = j.id WHERE j.id = $1 ORDER BY p.line_no', [id])).rows;
 
   it("answers B like any id conflict, tells nothing of A's order, and leaves it untouched", async () => {
-    const a = syncClient(server.baseUrl, registerA.staffToken);
+    const a = syncClient(server.baseUrl, registerA.registerToken);
     const b = syncClient(server.baseUrl, tokenB);
     const saleA = buildSale({ register: registerA, sequence: 1, catalog: server.catalog, createdAt: '2026-03-01T09:00:00.000Z' });
     expect(await a.push('orders', [saleA.order])).toMatchObject({ status: 200, body: [] });

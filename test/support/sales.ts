@@ -1,6 +1,6 @@
 import { buildRegisterSale, catalogSnapshot, type CatalogItem, type JournalTransaction, type LineItemInput, type Order, type TaxRate } from '../../core/index.ts';
 
-/** A register as the server paired it (POST /api/dev/pair-register). */
+/** A register as the server paired it (POST /api/register/pair; test/support/enroll.ts). */
 export interface PairedRegister {
   registerId: string;
   registerNumber: number;

@@ -5,6 +5,7 @@ import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
+import { resetStaffPin } from '../../sync-server/src/modules/merchants/staff-pins.ts';
 import { databaseTargets, type DatabaseTarget } from './databases.ts';
 
 export interface TestServerOptions {
@@ -32,6 +33,10 @@ export interface TestServerOptions {
   allowPrivateWebhookReceivers?: boolean;
   /** The server's request log (platform/http/log.ts): a stream receiving its JSON lines; default none. */
   logger?: BuildAppOptions['logger'];
+  /** Demo mode's loopback self-pairing of registers (`POST /api/dev/pair-register`): on unless false (ServerConfig). */
+  demoSelfPair?: boolean;
+  /** Quotas of the pairing-code exchange (default 10 per minute per address, 60 per minute in all). */
+  pairingRateLimits?: BuildAppOptions['pairingRateLimits'];
 }
 
 export interface TestCredentials {
@@ -41,6 +46,8 @@ export interface TestCredentials {
   staffId: string;
   /** Owner staff ID token (12 h). */
   staffToken: string;
+  /** The demo owner's PIN (sign-in on a paired register: `POST /api/register/sign-in`). */
+  ownerPin: string;
   /** Demo app token with every scope: catalog:read orders:read pay:create webhooks. */
   appToken: string;
   appId: string;
@@ -88,10 +95,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey, logger: options.logger });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, auditSigningKey: options.auditSigningKey, logger: options.logger });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, auditSigningKey: options.auditSigningKey, logger: options.logger });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, auditSigningKey: options.auditSigningKey, logger: options.logger });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);
@@ -107,6 +114,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         currency: seed.currency,
         staffId: seed.staffId,
         staffToken: await issueStaffToken(),
+        ownerPin: await resetStaffPin(db, seed.merchantId, seed.staffId),
         appToken: seed.appToken!,
         appId: seed.appId,
         appScopes: seed.appScopes,

@@ -3,7 +3,7 @@
  * (`POST /api/dev/pair-register`), push documents (`POST /api/sync/:collection/push`, rows with no assumed master
  * state), pull one page or everything after a checkpoint (`GET /api/sync/:collection/pull`).
  */
-import type { PairedRegister } from './sales.ts';
+import type { EnrolledRegister } from './enroll.ts';
 
 /** A replicated document as the server answers it: the core shape plus the server's stamps. */
 export type SyncDoc = Record<string, unknown> & { id: string; syncSeq: number; updatedAt: string; _deleted: boolean };
@@ -21,14 +21,17 @@ export interface PushAnswer {
   body: unknown;
 }
 
-/** Pairs a new register with the demo store of the server at `baseUrl`; its staff token comes with it. */
-export async function pairRegister(baseUrl: string): Promise<PairedRegister & { staffToken: string }> {
+/**
+ * Pairs a new register with the demo store of the server at `baseUrl` through demo mode's loopback self-pairing
+ * (`POST /api/dev/pair-register`, on in test servers); its register credential (`registerToken`) comes with it.
+ */
+export async function pairRegister(baseUrl: string): Promise<EnrolledRegister> {
   const res = await fetch(`${baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   if (res.status !== 200) throw new Error(`pair-register: HTTP ${res.status}`);
-  return (await res.json()) as PairedRegister & { staffToken: string };
+  return (await res.json()) as EnrolledRegister;
 }
 
-/** Push and pull for one staff token against the server at `baseUrl`. */
+/** Push and pull for one bearer token (a register credential) against the server at `baseUrl`. */
 export function syncClient(baseUrl: string, token: string) {
   const headers = { authorization: `Bearer ${token}`, 'x-register-schema-version': '1' };
   const pull = async (collection: string, seq?: number, limit = 100): Promise<PullPage> => {

@@ -1,9 +1,10 @@
 /**
  * The back office inside the register: catalog (items, pictures, stock), CSV import/export, orders (refunds,
  * cancellations, receipts), customers, Text-to-Pay
- * requests, invoices, reports and store settings. Online only
- * — it has no local collections and calls the server with the staff token; offline it shows a "needs a connection"
- * state while the register keeps selling (the register view stays mounted).
+ * requests, invoices, reports, registers and store settings. Online only
+ * — it has no local collections and calls the server with the token of the staff member signed in on this register
+ * (PIN, staff-sign-in.tsx); offline it shows a "needs a connection" state while the register keeps selling (the
+ * register view stays mounted).
  */
 import { useState } from 'react';
 import { CatalogView } from './catalog-view.tsx';
@@ -15,8 +16,12 @@ import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
+import { RegistersView } from './registers-view.tsx';
+import { StaffSignIn } from './staff-sign-in.tsx';
+import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
+import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'registers' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -25,12 +30,16 @@ const SECTIONS: [Section, string][] = [
   ['pay-requests', 'Pay requests'],
   ['invoices', 'Invoices'],
   ['reports', 'Reports'],
+  ['registers', 'Registers'],
   ['settings', 'Settings'],
 ];
 
 export function BackOfficeView() {
   const online = useOnline();
   const [section, setSection] = useState<Section>('catalog');
+  useObservable(staffSession$, staffSession$.value);
+  const staff = currentStaffSession();
+  if (online && !staff) return <StaffSignIn />;
   return (
     <main className="backoffice" data-testid="backoffice">
       <nav className="bo-nav" aria-label="Back office">
@@ -39,6 +48,11 @@ export function BackOfficeView() {
             {label}
           </button>
         ))}
+        {staff ? (
+          <button type="button" className="bo-nav-link" onClick={signOut} title={`Signed in: ${staff.staff.name}`}>
+            Sign out
+          </button>
+        ) : null}
       </nav>
       <div className="bo-content">
         {!online ? <NeedsConnection what="The back office" /> : null}
@@ -49,6 +63,7 @@ export function BackOfficeView() {
         {online && section === 'pay-requests' ? <PayRequestsView /> : null}
         {online && section === 'invoices' ? <InvoicesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
+        {online && section === 'registers' ? <RegistersView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>

@@ -1,6 +1,8 @@
 /** Small building blocks shared by the back-office screens: online state, the API for the session, form fields. */
 import { useEffect, useMemo, useState, type ReactNode, type RefObject } from 'react';
 import { useRegister } from '../register/register-context.ts';
+import { staffSession$ } from '../register/staff-session.ts';
+import { useObservable } from '../ui/hooks.ts';
 import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './api.ts';
 
 /** `navigator.onLine`, kept current by the `online` / `offline` events. */
@@ -18,10 +20,10 @@ export function useOnline(): boolean {
   return online;
 }
 
-/** The back-office API client for the current session's staff token. */
+/** The back-office API client for the staff member signed in on this register (staff-sign-in.tsx). */
 export function useApi(): BackOfficeApi {
-  const { session } = useRegister();
-  return useMemo(() => new BackOfficeApi(session.staffToken), [session.staffToken]);
+  const staff = useObservable(staffSession$, staffSession$.value);
+  return useMemo(() => new BackOfficeApi(staff?.staffToken ?? ''), [staff?.staffToken]);
 }
 
 /** The currency of the store (for formatMoney and amount parsing). */

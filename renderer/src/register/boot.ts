@@ -6,13 +6,17 @@
 import { BehaviorSubject } from 'rxjs';
 import { openRegisterDatabase, type RegisterDatabase } from './db/database.ts';
 import { loadIdentity, storeIdentity } from './db/identity.ts';
-import { HttpError, loadSession, pairRegister, storeSession, type RegisterSession } from './session.ts';
+import { HttpError, isRegisterCredential, loadSession, PairingRequiredError, pairWithCode, REGISTER_SCHEMA_VERSION, selfPairRegister, storeSession, type RegisterSession } from './session.ts';
 import { startSync, type SyncEngine } from './sync/replication.ts';
 
 export interface BootedRegister {
   db: RegisterDatabase;
   session$: BehaviorSubject<RegisterSession>;
   sync: SyncEngine;
+  /** True once the server refused this register's credential (revoked) and it could not pair by itself. */
+  pairingRequired$: BehaviorSubject<boolean>;
+  /** Pairs this register again with a code (same register id); resolves once stored and syncing. @throws as pairWithCode. */
+  pair(code: string): Promise<void>;
 }
 
 /** Thrown when a register that was never paired starts without a connection to the server. */
@@ -31,19 +35,37 @@ export function bootRegister(): Promise<BootedRegister> {
   return booting;
 }
 
+/** Opens the local database once per page. */
+function openDatabase(): Promise<RegisterDatabase> {
+  opening ??= openRegisterDatabase().catch((err: unknown) => {
+    opening = undefined;
+    throw err;
+  });
+  return opening;
+}
+
+/** The stored session and a fresh one: the fresh credential, the highest receipt sequence either side knows. */
+function merged(fresh: RegisterSession, known: RegisterSession | undefined): RegisterSession {
+  return { ...fresh, lastReceiptSequence: Math.max(fresh.lastReceiptSequence, known?.lastReceiptSequence ?? 0) };
+}
+
 /**
  * This register's identity: the one in the local database (where its sales are); else the copy an older version
- * kept in localStorage (moved into the database); else a first pairing — committed to the database before the
- * register opens, so no sale can exist without it. localStorage keeps a copy (session.ts).
- * @throws FirstStartOfflineError when never paired and the server cannot be reached; HttpError when it refuses.
+ * kept in localStorage (moved into the database); else — or when what is stored is no register credential (an older
+ * version's staff token) — a pairing: by itself in demo mode on this machine, else {@link PairingRequiredError}.
+ * Committed to the database before the register opens, so no sale can exist without it.
+ * @throws FirstStartOfflineError when never paired and the server cannot be reached; PairingRequiredError when a
+ * pairing code is needed.
  */
 async function identityOf(db: RegisterDatabase): Promise<RegisterSession> {
-  let session = (await loadIdentity(db)) ?? loadSession();
+  const known = (await loadIdentity(db)) ?? loadSession();
+  let session = known && isRegisterCredential(known.registerToken) ? known : undefined;
   if (!session) {
     try {
-      session = await pairRegister();
+      session = merged(await selfPairRegister(known?.registerId), known);
     } catch (err) {
-      if (err instanceof HttpError) throw err;
+      if (err instanceof HttpError) throw new PairingRequiredError(known?.registerId);
+      if (known) return known; // an older version's pairing, offline: keep selling; it pairs when online
       throw new FirstStartOfflineError('This register has never been paired: connect it to the network once to start.');
     }
   }
@@ -52,42 +74,74 @@ async function identityOf(db: RegisterDatabase): Promise<RegisterSession> {
   return session;
 }
 
+/**
+ * Pairs this register with a one-time code before it boots (the pairing screen), keeping the register id it had.
+ * @throws TypeError when the network is down; HttpError when the code is refused.
+ */
+export async function pairThisRegister(code: string): Promise<void> {
+  const db = await openDatabase();
+  const known = (await loadIdentity(db)) ?? loadSession();
+  const session = merged(await pairWithCode(code, known?.registerId), known);
+  await storeIdentity(db, session);
+  storeSession(session);
+}
+
 async function boot(): Promise<BootedRegister> {
-  opening ??= openRegisterDatabase().catch((err: unknown) => {
-    opening = undefined;
-    throw err;
-  });
-  const db = await opening;
+  const db = await openDatabase();
   const session = await identityOf(db);
   const session$ = new BehaviorSubject(session);
+  const pairingRequired$ = new BehaviorSubject(false);
 
+  const adopt = async (fresh: RegisterSession) => {
+    const next = merged(fresh, session$.value);
+    await storeIdentity(db, next);
+    storeSession(next);
+    session$.next(next);
+    pairingRequired$.next(false);
+    sync.resync();
+  };
+
+  // A refused credential (revoked in the back office): pair by itself in demo mode on this machine, else ask for a code.
   let refreshing: Promise<void> | undefined;
-  const refresh = () => {
-    refreshing ??= pairRegister(session$.value.registerId)
-      .then((fresh) => {
-        const current = session$.value;
-        // Keep the highest receipt sequence either side knows.
-        const next = { ...fresh, lastReceiptSequence: Math.max(fresh.lastReceiptSequence, current.lastReceiptSequence) };
-        return storeIdentity(db, next).then(() => {
-          storeSession(next);
-          session$.next(next);
-          sync.resync();
-        });
-      })
-      .catch(() => {
-        // Offline or server down: keep selling with the stored session; the next online event tries again.
+  const onUnauthorized = () => {
+    refreshing ??= selfPairRegister(session$.value.registerId)
+      .then(adopt)
+      .catch((err: unknown) => {
+        if (err instanceof HttpError) pairingRequired$.next(true);
+        // Offline or server down: keep selling with the stored session; the next refusal tries again.
       })
       .finally(() => {
         refreshing = undefined;
       });
   };
 
+  // What the server holds of this register's receipts, so a register whose database was lost never reuses a number.
+  const refreshReceipts = async () => {
+    try {
+      const current = session$.value;
+      const response = await fetch(`/api/sync/registers/${encodeURIComponent(current.registerId)}`, {
+        headers: { authorization: `Bearer ${current.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
+      });
+      if (response.status === 401) return onUnauthorized();
+      if (!response.ok) return;
+      const { lastReceiptSequence } = (await response.json()) as { lastReceiptSequence: number };
+      if (lastReceiptSequence > session$.value.lastReceiptSequence) {
+        const next = { ...session$.value, lastReceiptSequence };
+        await storeIdentity(db, next);
+        storeSession(next);
+        session$.next(next);
+      }
+    } catch {
+      // Offline: the next online event tries again.
+    }
+  };
+
   const sync = startSync(db, {
-    getToken: () => session$.value.staffToken,
+    getToken: () => session$.value.registerToken,
     merchantId: session.merchantId,
-    onUnauthorized: refresh,
+    onUnauthorized,
   });
-  window.addEventListener('online', refresh);
-  if (navigator.onLine) refresh();
-  return { db, session$, sync };
+  window.addEventListener('online', () => void refreshReceipts());
+  if (navigator.onLine) void refreshReceipts();
+  return { db, session$, sync, pairingRequired$, pair: async (code) => adopt(await pairWithCode(code, session$.value.registerId)) };
 }

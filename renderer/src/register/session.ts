@@ -1,13 +1,17 @@
 /**
  * Pairing with the sync server and the register session. The session (the register's identity) lives in the local
- * database with the sales (db/identity.ts), so the register opens and sells offline with what it last knew; when
- * online it is refreshed (new staff token) with the same register id, so receipts keep their register number.
+ * database with the sales (db/identity.ts), so the register opens and sells offline with what it last knew.
+ * A register pairs with a one-time code a manager made (`POST /api/register/pair`) or, in demo mode on this machine
+ * only, by itself (`POST /api/dev/pair-register`); either way it holds a register credential (`rrc_…`) that syncs and
+ * sells, never a staff token — staff sign in with their PIN for the back office (staff-session.ts). A register paired
+ * again keeps its register id, so receipts keep their register number.
  * localStorage keeps a copy (`register.session.v1`): read once to move an older version's pairing into the
  * database, and a witness of this register when the database is lost.
  */
 
 export interface RegisterSession {
-  staffToken: string;
+  /** The register credential (`rrc_…`); an older version's stored staff token is not one (see {@link isRegisterCredential}). */
+  registerToken: string;
   merchantId: string;
   merchantName: string;
   currency: string;
@@ -28,11 +32,14 @@ export function loadSession(): RegisterSession | undefined {
   const raw = localStorage.getItem(SESSION_KEY);
   if (!raw) return undefined;
   try {
-    const parsed = JSON.parse(raw) as Partial<RegisterSession>;
-    if (typeof parsed.staffToken !== 'string' || typeof parsed.registerId !== 'string' || typeof parsed.registerNumber !== 'number') {
+    const parsed = JSON.parse(raw) as Partial<RegisterSession> & { staffToken?: unknown };
+    // Older versions stored a staff token as `staffToken`: kept as the token, it is recognised as no credential.
+    const registerToken = parsed.registerToken ?? parsed.staffToken;
+    if (typeof registerToken !== 'string' || typeof parsed.registerId !== 'string' || typeof parsed.registerNumber !== 'number') {
       return undefined;
     }
-    return parsed as RegisterSession;
+    const { staffToken: _legacy, ...rest } = parsed;
+    return { ...(rest as RegisterSession), registerToken };
   } catch {
     return undefined;
   }
@@ -54,26 +61,59 @@ export class HttpError extends Error {
   }
 }
 
-/**
- * Pairs this browser as a register of the demo store, or refreshes the token of the register it already is.
- * @throws TypeError when the network is down; HttpError when the server refuses.
- */
-export async function pairRegister(registerId?: string): Promise<RegisterSession> {
-  const response = await fetch('/api/dev/pair-register', {
+/** True for a register credential (`rrc_…`); false for what an older version stored (a staff token). */
+export function isRegisterCredential(token: string): boolean {
+  return token.startsWith('rrc_');
+}
+
+/** Thrown when this register needs a pairing code: never paired, revoked, or not in demo mode on this machine. */
+export class PairingRequiredError extends Error {
+  override name = 'PairingRequiredError';
+  constructor(
+    /** The register id this browser had, if any: pairing with a code keeps it (and its receipt numbers). */
+    readonly registerId: string | undefined,
+    message = 'This register is not paired: enter a pairing code from the back office (Registers) or printed by the server.',
+  ) {
+    super(message);
+  }
+}
+
+async function pairVia(path: string, body: Record<string, string>): Promise<RegisterSession> {
+  const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
-    body: JSON.stringify(registerId ? { registerId } : {}),
+    body: JSON.stringify(body),
   });
-  if (!response.ok) throw new HttpError(response.status, `pairing failed: HTTP ${response.status}`);
-  const body = (await response.json()) as Omit<RegisterSession, 'pairedAt'>;
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as { detail?: string };
+    throw new HttpError(response.status, problem.detail ?? `pairing failed: HTTP ${response.status}`);
+  }
+  const paired = (await response.json()) as Omit<RegisterSession, 'pairedAt'>;
   return {
-    staffToken: body.staffToken,
-    merchantId: body.merchantId,
-    merchantName: body.merchantName,
-    currency: body.currency,
-    registerId: body.registerId,
-    registerNumber: body.registerNumber,
-    lastReceiptSequence: body.lastReceiptSequence ?? 0,
+    registerToken: paired.registerToken,
+    merchantId: paired.merchantId,
+    merchantName: paired.merchantName,
+    currency: paired.currency,
+    registerId: paired.registerId,
+    registerNumber: paired.registerNumber,
+    lastReceiptSequence: paired.lastReceiptSequence ?? 0,
     pairedAt: new Date().toISOString(),
   };
+}
+
+/**
+ * Demo mode on this machine: pairs this browser as a register of the demo store by itself (or again, as
+ * `registerId`). @throws TypeError when the network is down; HttpError when the server refuses (403 not loopback,
+ * 404 not demo mode, 409 revoked).
+ */
+export function selfPairRegister(registerId?: string): Promise<RegisterSession> {
+  return pairVia('/api/dev/pair-register', registerId ? { registerId } : {});
+}
+
+/**
+ * Pairs this browser with a one-time code (`XXXX-XXXX`, any case, dash optional), as `registerId` when it had one.
+ * @throws TypeError when the network is down; HttpError (400 with the server's reason) when the code is refused.
+ */
+export function pairWithCode(code: string, registerId?: string): Promise<RegisterSession> {
+  return pairVia('/api/register/pair', { code: code.trim(), ...(registerId ? { registerId } : {}) });
 }

@@ -17,11 +17,14 @@ export interface MutationActor {
   appId?: string | null;
 }
 
-/** The {@link MutationActor} of an authenticated caller: staff or app (the app's id is kept on its audit entries). */
+/**
+ * The {@link MutationActor} of an authenticated caller: staff, app (the app's id is kept on its audit entries) or
+ * register (its id kept likewise).
+ */
 export function actorOf(principal: Principal): MutationActor {
-  return principal.kind === 'app'
-    ? { merchantId: principal.merchantId, actor: callerOf(principal), appId: principal.appId }
-    : { merchantId: principal.merchantId, actor: callerOf(principal) };
+  if (principal.kind === 'app') return { merchantId: principal.merchantId, actor: callerOf(principal), appId: principal.appId };
+  if (principal.kind === 'register') return { merchantId: principal.merchantId, actor: callerOf(principal), registerId: principal.registerId };
+  return { merchantId: principal.merchantId, actor: callerOf(principal) };
 }
 
 /**

@@ -21,6 +21,12 @@ export interface ServerConfig {
    * (services/receiver-network.ts). main.ts sets it from `WEBHOOK_ALLOW_PRIVATE_NETWORKS=1`.
    */
   allowPrivateWebhookReceivers?: boolean;
+  /**
+   * Demo mode: a register served on loopback may pair itself with the demo store (`POST /api/dev/pair-register`,
+   * modules/merchants/dev-routes.ts; the route does not exist otherwise). Default false; `npm start` sets it
+   * (main.ts reads `DEMO_MODE=1`).
+   */
+  demoSelfPair?: boolean;
 }
 
 /** One text message to send. */

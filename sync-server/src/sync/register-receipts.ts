@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatReceiptNumber, parseReceiptNumber, receiptNumberSchema } from '../../../core/index.ts';
 import { guard, principalOf } from '../platform/auth/guard.ts';
-import { callerOf } from '../platform/auth/identity.ts';
+import { callerOf, type Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { lockMerchant, type Queryable } from '../platform/db/db.ts';
 import { parseOrThrow, ProblemError } from '../platform/http/problem.ts';
@@ -69,10 +69,17 @@ async function lastReceiptSequence(db: Queryable, registerId: string): Promise<n
   return rows.reduce((max, r) => Math.max(max, parseReceiptNumber(r.receipt_number)?.sequence ?? 0), 0);
 }
 
-/** `GET /api/sync/registers/{registerId}`, `POST …/missing-receipts`, `GET /api/sync/missing-receipts`. */
+/** @throws ProblemError 403 `other_register` when a register credential names another register than its own. */
+function assertOwnRegister(principal: Principal, registerId: string): void {
+  if (principal.kind === 'register' && principal.registerId !== registerId) {
+    throw new ProblemError(403, 'other_register', 'A register credential reads and reports its own register only.');
+  }
+}
+
+/** `GET /api/sync/registers/{registerId}`, `POST …/missing-receipts` (staff or that register), `GET /api/sync/missing-receipts` (staff). */
 export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/sync/registers/:registerId', {
-    onRequest: guard(ctx, 'staff'),
+    onRequest: guard(ctx, 'register'),
     config: {
       openapi: {
         summary: 'Get what the server knows of a register\'s receipts',
@@ -80,16 +87,17 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
           'The highest receipt number the server holds from this register, and the receipt numbers it reported lost. A register ' +
           'compares them with its own receipt counter at start-up to notice sales lost with its browser storage.',
         tags: ['sync'],
-        access: 'staff',
+        access: 'register',
         params: registerParams,
         response: registerReceiptsResponse,
-        errors: { 404: 'No such register in this store (`not_found`)' },
+        errors: { 403: 'A register credential asking for another register (`other_register`)', 404: 'No such register in this store (`not_found`)' },
       } satisfies RouteDoc,
     },
   }, async (request) => {
     const { registerId } = parseOrThrow(registerParams, request.params, '(path)');
     const merchantId = principalOf(request).merchantId;
     const register = await registerOf(ctx.db, merchantId, registerId);
+    assertOwnRegister(principalOf(request), register.id);
     const last = await lastReceiptSequence(ctx.db, register.id);
     return {
       registerId: register.id,
@@ -101,7 +109,7 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
   });
 
   app.post('/api/sync/registers/:registerId/missing-receipts', {
-    onRequest: guard(ctx, 'staff'),
+    onRequest: guard(ctx, 'register'),
     config: {
       openapi: {
         summary: 'Report receipt numbers a register lost',
@@ -111,12 +119,12 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
           '(`register.receipts_missing`); idempotent by content (numbers already reported are ignored), so no Idempotency-Key is needed. ' +
           'Answers the register\'s state as `GET /api/sync/registers/{registerId}` does.',
         tags: ['sync'],
-        access: 'staff',
+        access: 'register',
         params: registerParams,
         body: missingBody,
         response: registerReceiptsResponse,
         idempotent: false,
-        errors: { 404: 'No such register in this store (`not_found`)' },
+        errors: { 403: 'A register credential asking for another register (`other_register`)', 404: 'No such register in this store (`not_found`)' },
       } satisfies RouteDoc,
     },
   }, async (request) => {
@@ -127,6 +135,7 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
     return ctx.db.transaction(async (tx) => {
       await lockMerchant(tx, merchantId);
       const register = await registerOf(tx, merchantId, registerId);
+      assertOwnRegister(principal, register.id);
       const errors = body.receiptNumbers.flatMap((n, i) =>
         parseReceiptNumber(n)?.registerNumber === register.number ? [] : [{ path: `receiptNumbers.${i}`, message: `is not a receipt number of register ${register.number}` }],
       );

@@ -6,8 +6,9 @@ import type { AppContext } from '../platform/context.ts';
 import { storeRegisterSales } from '../workflows/register-sale.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
-import { authenticate, authorize, guard, principalOf } from '../platform/auth/guard.ts';
-import { callerOf } from '../platform/auth/identity.ts';
+import { authorize, guard, principalOf } from '../platform/auth/guard.ts';
+import { AuthError, callerOf } from '../platform/auth/identity.ts';
+import { issueStreamTicket, redeemStreamTicket, STREAM_TICKET_TTL_MS } from '../platform/auth/stream-tickets.ts';
 import { parseOrThrow, ProblemError } from '../platform/http/problem.ts';
 import type { RouteDoc } from '../platform/http/route-doc.ts';
 import { registerRegisterReceiptRoutes } from './register-receipts.ts';
@@ -123,7 +124,8 @@ const pullQuery = z.strictObject({
   seq: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
-const streamQuery = z.strictObject({ token: z.string().min(1).max(4096).optional() });
+const streamQuery = z.strictObject({ ticket: z.string().min(1).max(100).optional() });
+const streamTicketResponse = z.strictObject({ ticket: z.string().describe('`sst_…`: open the stream with `?ticket=` once'), expiresAt: z.string() });
 /** A replicated document: the core shape plus `updatedAt`, `syncSeq`, `_deleted` (and `rejection` when quarantined). */
 const replicatedDocument = z.record(z.string(), z.unknown()).describe('Core shape (order, journal transaction, catalog item, tax rate) + updatedAt, syncSeq, _deleted');
 const pullResponse = z.strictObject({ documents: z.array(replicatedDocument), checkpoint: z.strictObject({ seq: z.int() }).nullable() });
@@ -137,17 +139,20 @@ function collectionOf(params: unknown): Collection {
   return result.data.collection;
 }
 
-/** Replication endpoints for RxDB (DESIGN §15), staff tokens only; and the registers' receipt numbers (register-receipts.ts). */
+/**
+ * Replication endpoints for RxDB (DESIGN §15), for staff and paired registers (a register pushes only its own
+ * sales); the stream takes a single-use ticket; and the registers' receipt numbers (register-receipts.ts).
+ */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void {
   registerRegisterReceiptRoutes(app, ctx);
   app.get('/api/sync/:collection/pull', {
-    onRequest: guard(ctx, 'staff'),
+    onRequest: guard(ctx, 'register'),
     config: {
       openapi: {
         summary: 'Pull replicated documents after a checkpoint',
         description: 'The merchant\'s documents with `syncSeq > seq`, in sequence order; fewer than `limit` means caught up (DESIGN §15).',
         tags: ['sync'],
-        access: 'staff',
+        access: 'register',
         params: collectionParams,
         query: pullQuery,
         response: pullResponse,
@@ -161,7 +166,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
   });
 
   app.post('/api/sync/:collection/push', {
-    onRequest: guard(ctx, 'staff'),
+    onRequest: guard(ctx, 'register'),
     config: {
       openapi: {
         summary: 'Push register-authored documents',
@@ -169,14 +174,15 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
           'One transaction, idempotent by content. Answers the conflicts: master states of documents that differ, and ' +
           'refused documents (kept in quarantine) marked with `rejection`. `orders` only: the server derives each ' +
           "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). " +
-          'Pushes are idempotent by document id and content, so no Idempotency-Key is needed.',
+          'Pushes are idempotent by document id and content, so no Idempotency-Key is needed. A register credential pushes ' +
+          'only its own register\'s documents (403 `other_register`).',
         tags: ['sync'],
-        access: 'staff',
+        access: 'register',
         params: collectionParams,
         body: pushBodySchema,
         response: z.array(replicatedDocument),
         idempotent: false,
-        errors: { ...syncErrors, 405: 'Pull-only collection (`read_only_collection`)' },
+        errors: { ...syncErrors, 403: 'A register pushing another register\'s document (`other_register`)', 405: 'Pull-only collection (`read_only_collection`)' },
       } satisfies RouteDoc,
     },
   }, async (request, reply) => {
@@ -187,7 +193,28 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     }
     const rows = parseOrThrow(pushBodySchema, request.body);
     const principal = principalOf(request);
+    if (principal.kind === 'register') await assertOwnDocuments(ctx, rows, principal);
     return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, 'orders', rows);
+  });
+
+  app.post('/api/sync/stream-tickets', {
+    onRequest: guard(ctx, 'register'),
+    config: {
+      openapi: {
+        summary: 'Get a single-use ticket for a replication stream',
+        description: `EventSource cannot send an Authorization header: open \`/api/sync/{collection}/stream?ticket=\` with this ticket within ${STREAM_TICKET_TTL_MS / 1000} seconds. It opens one stream, once.`,
+        tags: ['sync'],
+        access: 'register',
+        body: z.strictObject({}),
+        response: streamTicketResponse,
+        status: 201,
+        idempotent: false,
+      } satisfies RouteDoc,
+    },
+  }, async (request, reply) => {
+    parseOrThrow(z.strictObject({}), request.body === undefined ? {} : request.body);
+    reply.code(201);
+    return issueStreamTicket(ctx.db, principalOf(request), ctx.clock());
   });
 
   app.get('/api/sync/:collection/stream', {
@@ -196,9 +223,10 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
         summary: 'Stream replicated documents (server-sent events)',
         description:
           'text/event-stream: `data: "RESYNC"` on connect, then `data: { documents, checkpoint }` after each committed write. ' +
-          'EventSource cannot send headers, so the staff token may come as `?token=` here.',
+          'EventSource cannot send headers, so the caller authenticates with a single-use `?ticket=` from `POST /api/sync/stream-tickets` ' +
+          '(no token ever travels in the URL).',
         tags: ['sync'],
-        access: 'staff',
+        access: 'register',
         params: collectionParams,
         query: streamQuery,
         produces: ['text/event-stream'],
@@ -207,9 +235,9 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     },
   }, async (request, reply) => {
     const collection = collectionOf(request.params);
-    parseOrThrow(streamQuery, request.query, '(query)');
-    const principal = await authenticate(ctx, request, true);
-    authorize(principal, 'staff');
+    const { ticket } = parseOrThrow(streamQuery, request.query, '(query)');
+    const principal = await principalOfTicket(ticket);
+    authorize(principal, 'register');
     const merchantId = principal.merchantId;
     let lastSeq = await maxSeq(ctx.db, merchantId, collection);
 
@@ -256,9 +284,38 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     res.on('close', close);
   });
 
+  /** @throws ProblemError 401 when the ticket is missing, unknown, used or expired. */
+  const principalOfTicket = async (ticket: string | undefined) => {
+    const challenge = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
+    if (!ticket) throw new ProblemError(401, 'unauthorized', 'This stream needs ?ticket= from POST /api/sync/stream-tickets.', undefined, challenge);
+    try {
+      return await redeemStreamTicket(ctx.db, ticket, ctx.clock());
+    } catch (err) {
+      if (err instanceof AuthError) throw new ProblemError(401, 'invalid_token', err.message, undefined, challenge);
+      throw err;
+    }
+  };
+
   const openStreams = new Set<() => void>();
   // Streams never end on their own: close them so app.close() (tests, graceful shutdown) does not hang.
   app.addHook('preClose', async () => {
     for (const close of [...openStreams]) close();
   });
+}
+
+/**
+ * A register credential pushes its own register's documents only: a document naming another register of the store is
+ * refused (an unknown register id is left to the push, which quarantines it like any invalid document).
+ * @throws ProblemError 403 `other_register` naming the first such document (`[i].newDocumentState.registerId`).
+ */
+async function assertOwnDocuments(ctx: AppContext, rows: readonly { newDocumentState: unknown }[], principal: { merchantId: string; registerId: string }): Promise<void> {
+  const foreign = rows.map((row) => (row.newDocumentState as { registerId?: unknown } | null)?.registerId).map((id, index) => ({ id, index })).filter((d): d is { id: string; index: number } => typeof d.id === 'string' && d.id !== principal.registerId);
+  if (foreign.length === 0) return;
+  const known = new Set((await ctx.db.query<{ id: string }>('SELECT id FROM registers WHERE merchant_id = $1 AND id = ANY($2)', [principal.merchantId, [...new Set(foreign.map((d) => d.id))]])).rows.map((r) => r.id));
+  const first = foreign.find((d) => known.has(d.id));
+  if (first) {
+    throw new ProblemError(403, 'other_register', `Document ${first.index} belongs to another register: a register pushes its own sales only.`, [
+      { path: `[${first.index}].newDocumentState.registerId`, message: 'must be this register\'s id' },
+    ]);
+  }
 }

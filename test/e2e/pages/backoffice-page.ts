@@ -14,10 +14,19 @@ export class BackOfficePage {
     this.root = page.getByTestId('backoffice');
   }
 
-  /** Opens the back office from the main navigation. */
-  static async open(page: Page): Promise<BackOfficePage> {
+  /**
+   * Opens the back office from the main navigation, signing the demo owner in with `pin` when the register asks (the
+   * first time on this page: the shift's sign-in is kept in memory).
+   */
+  static async open(page: Page, pin: string): Promise<BackOfficePage> {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Back office' }).click();
     const bo = new BackOfficePage(page);
+    const signIn = page.getByTestId('staff-sign-in');
+    await bo.root.or(signIn).first().waitFor({ timeout: TIMEOUT });
+    if (await signIn.isVisible()) {
+      await signIn.getByLabel('PIN').fill(pin);
+      await signIn.getByRole('button', { name: 'Sign in' }).click();
+    }
     await bo.root.waitFor({ timeout: TIMEOUT });
     return bo;
   }

@@ -8,16 +8,20 @@ import { startTestServer } from '../../support/server.ts';
 export interface ServerUnderTest {
   baseUrl: string;
   staffToken: string;
+  /** The demo owner's PIN: staff sign in with it on a register (the back office asks for it). */
+  ownerPin: string;
   /** The seeded demo catalog, as the seed defines it (the tests' source of expected prices). */
   catalog: { items: readonly CatalogItem[]; taxRates: readonly TaxRate[] };
   close(): Promise<void>;
 }
 
-export async function startServerUnderTest(): Promise<ServerUnderTest> {
-  const server = await startTestServer({ listen: true });
+/** `demoSelfPair: false` starts it without demo mode: registers then pair with a code only. */
+export async function startServerUnderTest(options: { demoSelfPair?: boolean } = {}): Promise<ServerUnderTest> {
+  const server = await startTestServer({ listen: true, ...(options.demoSelfPair === false ? { demoSelfPair: false } : {}) });
   return {
     baseUrl: server.baseUrl.replace(/\/$/, ''),
     staffToken: server.credentials.staffToken,
+    ownerPin: server.credentials.ownerPin,
     catalog: server.catalog,
     close: () => server.close(),
   };

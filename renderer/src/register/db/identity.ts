@@ -1,6 +1,6 @@
 /**
- * The register's identity (its pairing: register id and number, store, staff token, last receipt sequence known to
- * the server) kept where its sales are: the `register_identity` collection of the local database (IndexedDB). It is
+ * The register's identity (its pairing: register id and number, store, register credential, last receipt sequence
+ * known to the server) kept where its sales are: the `register_identity` collection of the local database (IndexedDB). It is
  * written, and the write awaited, before the register can take its first sale, so a crash right after pairing never
  * leaves sales without the register they belong to. (localStorage, where it used to live, is written to disk by
  * Chromium seconds later; it only keeps a copy now — see session.ts.)
@@ -12,8 +12,12 @@ import type { RegisterDatabase } from './database.ts';
 /** The one identity document's primary key. */
 export const IDENTITY_ID = 'this-register';
 
-/** A stored identity: the session, under {@link IDENTITY_ID}. */
-export type StoredIdentity = RegisterSession & { id: string };
+/**
+ * A stored identity: the session, under {@link IDENTITY_ID}. The credential is stored as `staffToken` (schema
+ * version 0, from when registers held a staff token); what an older version stored there is no credential, and the
+ * register pairs again (boot.ts).
+ */
+export type StoredIdentity = Omit<RegisterSession, 'registerToken'> & { id: string; staffToken: string };
 
 export const registerIdentityRxSchema: RxJsonSchema<StoredIdentity> = {
   title: 'register identity',
@@ -40,7 +44,7 @@ export async function loadIdentity(db: RegisterDatabase): Promise<RegisterSessio
   if (!doc) return undefined;
   const stored = doc.toJSON() as StoredIdentity;
   return {
-    staffToken: stored.staffToken,
+    registerToken: stored.staffToken,
     merchantId: stored.merchantId,
     merchantName: stored.merchantName,
     currency: stored.currency,
@@ -53,5 +57,6 @@ export async function loadIdentity(db: RegisterDatabase): Promise<RegisterSessio
 
 /** Stores (replaces) the identity; resolves once IndexedDB has committed it. */
 export async function storeIdentity(db: RegisterDatabase, session: RegisterSession): Promise<void> {
-  await db.register_identity.upsert({ ...session, id: IDENTITY_ID });
+  const { registerToken, ...rest } = session;
+  await db.register_identity.upsert({ ...rest, staffToken: registerToken, id: IDENTITY_ID });
 }

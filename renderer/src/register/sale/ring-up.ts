@@ -17,6 +17,7 @@ import {
 } from '../../../../core/index.ts';
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
+import { currentStaffSession } from '../staff-session.ts';
 
 /**
  * The localStorage key of a register's receipt counter: the last sequence it handed out. Besides seeding the next
@@ -58,6 +59,8 @@ export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promis
 export async function ringUpSale({ db, session, catalog, lines, discounts, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
   const run = async () => {
     const sequence = await nextReceiptSequence(db, session);
+    // The staff member signed in on this register, if any, is recorded on the sale (issue 11).
+    const staff = currentStaffSession();
     const sale = buildRegisterSale({
       registerId: session.registerId,
       registerNumber: session.registerNumber,
@@ -68,6 +71,7 @@ export async function ringUpSale({ db, session, catalog, lines, discounts, payme
       ...(discounts && discounts.length > 0 ? { discounts } : {}),
       payment,
       catalog,
+      ...(staff ? { staffId: staff.staff.id } : {}),
     });
     orderSchema.parse(sale.order);
     journalTransactionSchema.parse(sale.journalTransaction);

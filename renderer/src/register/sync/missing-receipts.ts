@@ -48,7 +48,7 @@ export async function checkMissingReceipts(db: RegisterDatabase, session: Regist
   const call = async (init: RequestInit & { path: string }): Promise<RegisterReceipts> => {
     const response = await fetch(init.path, {
       ...init,
-      headers: { authorization: `Bearer ${session.staffToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION, ...(init.body ? { 'content-type': 'application/json' } : {}) },
     });
     if (!response.ok) throw new HttpError(response.status, `${init.path}: HTTP ${response.status}`);
     return (await response.json()) as RegisterReceipts;

@@ -62,7 +62,7 @@ export interface SyncEngine {
 }
 
 /**
- * Starts replicating every collection. `getToken` is read on each request, so a refreshed staff token applies at
+ * Starts replicating every collection. `getToken` is read on each request, so a renewed register credential applies at
  * once. Only the leader tab replicates (RxDB `waitForLeadership`); other tabs still see the status of the shared
  * database, and the leader's view of the server's reachability through a BroadcastChannel.
  */
@@ -155,6 +155,9 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     return body;
   };
 
+  /** A single-use stream ticket (`POST /api/sync/stream-tickets`): no token ever goes into a stream's URL. */
+  const streamTicket = async (): Promise<string> => ((await request('/api/sync/stream-tickets', { method: 'POST', body: '{}' })) as { ticket: string }).ticket;
+
   const replications: RxReplicationState<unknown, SyncCheckpoint>[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
   /** Per remote collection: pull it again shortly (after a push, the orders' stamps and derived journal transactions). */
@@ -163,7 +166,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     db,
     merchantId,
     request: (path) => request(path),
-    stream$: serverEvents('/api/sync/orders/stream', getToken, setReachable),
+    stream$: serverEvents('/api/sync/orders/stream', streamTicket, setReachable),
     waitForLeadership: () => db.waitForLeadership(),
     retryMs: STREAM_RETRY_MS,
   });
@@ -252,7 +255,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
                 };
                 return { documents: body.documents, checkpoint: body.checkpoint ?? { seq } };
               },
-              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, getToken, setReachable),
+              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable),
             },
           }
         : { push: { batchSize: 100, handler: pushRows } }),
@@ -337,13 +340,13 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
 /**
  * The pull stream of one collection from the server's server-sent events. The server sends `RESYNC` on every
  * (re)connect; we also emit it ourselves on open so RxDB pulls whatever it missed while disconnected. A broken or
- * refused connection is closed and reopened after a pause (or as soon as the browser is online again) with the
- * current token. `onReachable` hears the stream's state: true when it opens, false on an error (the server went away,
+ * refused connection is closed and reopened after a pause (or as soon as the browser is online again) with a new
+ * single-use ticket (`getTicket`: the stream URL never carries a token). `onReachable` hears the stream's state: true when it opens, false on an error (the server went away,
  * or refused the stream) — what the header's badge shows.
  */
 function serverEvents(
   path: string,
-  getToken: () => string,
+  getTicket: () => Promise<string>,
   onReachable: (reachable: boolean) => void,
 ): Observable<RxReplicationPullStreamItem<unknown, SyncCheckpoint>> {
   return new Observable((subscriber) => {
@@ -352,10 +355,29 @@ function serverEvents(
     let isClosed = false;
     let failures = 0;
 
+    let isOpening = false;
+    const retry = () => {
+      onReachable(false);
+      failures += 1;
+      if (timer === undefined) timer = setTimeout(connect, failures === 1 ? STREAM_FIRST_RETRY_MS : STREAM_RETRY_MS);
+    };
     const connect = () => {
       timer = undefined;
-      if (isClosed || source || !navigator.onLine) return;
-      const current = new EventSource(`${path}?token=${encodeURIComponent(getToken())}`);
+      if (isClosed || source || isOpening || !navigator.onLine) return;
+      isOpening = true;
+      getTicket().then(
+        (ticket) => {
+          isOpening = false;
+          if (!isClosed && !source) open(ticket);
+        },
+        () => {
+          isOpening = false;
+          if (!isClosed) retry();
+        },
+      );
+    };
+    const open = (ticket: string) => {
+      const current = new EventSource(`${path}?ticket=${encodeURIComponent(ticket)}`);
       source = current;
       current.onopen = () => {
         failures = 0;
@@ -370,9 +392,7 @@ function serverEvents(
         current.close();
         if (source === current) source = undefined;
         if (isClosed) return;
-        onReachable(false);
-        failures += 1;
-        if (timer === undefined) timer = setTimeout(connect, failures === 1 ? STREAM_FIRST_RETRY_MS : STREAM_RETRY_MS);
+        retry();
       };
     };
     const onOnline = () => {

@@ -20,7 +20,7 @@ export function MessagesView() {
   useEffect(() => {
     const controller = new AbortController();
     fetch('/api/pos/sms-outbox', {
-      headers: { authorization: `Bearer ${session.staffToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
+      headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
       signal: controller.signal,
     })
       .then(async (response) => {
@@ -32,7 +32,7 @@ export function MessagesView() {
         if (!controller.signal.aborted) setError(err instanceof TypeError ? 'The SMS outbox needs a connection to the server.' : `Could not load the outbox (${String(err)}).`);
       });
     return () => controller.abort();
-  }, [session.staffToken]);
+  }, [session.registerToken]);
 
   return (
     <main className="messages">

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import { authenticate } from '../../platform/auth/guard.ts';
+import { authenticate, authorize } from '../../platform/auth/guard.ts';
 import { callerOf } from '../../platform/auth/identity.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
@@ -142,6 +142,10 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
    */
   const admit = (scope: string | 'staff') => metered(async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(ctx, request);
+    if (principal.kind === 'register') {
+      authorize(principal, 'staff'); // throws 403: registers sync and sell only
+      return;
+    }
     const decision =
       principal.kind === 'app'
         ? await limits.app.take(`${principal.merchantId}:${principal.appId}`)

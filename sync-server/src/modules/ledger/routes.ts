@@ -72,8 +72,8 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   // POST/GET /api/pos/pay-requests…: routes/pay-requests.ts.
 
   app.get('/api/pos/sms-outbox', {
-    onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: pageSchema(smsOutboxEntry) } satisfies RouteDoc },
+    onRequest: guard(ctx, 'register'),
+    config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here (the register\'s Messages screen shows them, so registers may read it).', tags: ['outbox'], access: 'register', query: pageQuery, response: pageSchema(smsOutboxEntry) } satisfies RouteDoc },
   }, async (request) => {
     const q = parseOrThrow(pageQuery, request.query, '(query)');
     return outboxPage<{ to_phone: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'sms_outbox', 'to_phone, body', (r) => ({ to: r.to_phone, body: r.body }));

@@ -1,58 +1,57 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.ts';
-import { parseOrThrow } from '../../platform/http/problem.ts';
+import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
-import { findDemoStore, lastReceiptSequenceOf, pairDemoRegister } from './pairing.ts';
-
-/** Staff tokens handed to demo registers live 30 days (a demo register is a browser tab left open for weeks). */
-export const DEMO_STAFF_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+import { enrolledRegisterSchema } from './enrollment-routes.ts';
+import { selfPairDemoRegister } from './enrollment.ts';
+import { findDemoStore } from './pairing.ts';
 
 const pairBody = z.strictObject({ registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional() });
-const pairResponse = z.strictObject({
-  staffToken: z.string(),
-  merchantId: z.string(),
-  merchantName: z.string(),
-  currency: z.string(),
-  registerId: z.string(),
-  registerNumber: z.int(),
-  lastReceiptSequence: z.int(),
-});
+
+const LOOPBACK_ADDRESS = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/i;
 
 /**
- * Demo register pairing: no authentication, demo store only. Returns the register (existing when `registerId` is
- * known, else the next number) with a staff token and the highest receipt sequence the server has for it, so a
- * re-installed register never reuses a receipt number (DESIGN §8).
+ * True when the request comes from this machine to a loopback name: the TCP peer (never `X-Forwarded-For`, which
+ * anyone can send) is a loopback address, no proxy header is present (a reverse proxy on this machine forwards
+ * strangers), and the Host header names loopback (a DNS-rebinding page on another name is refused).
+ */
+export function isLoopbackRequest(request: FastifyRequest): boolean {
+  const peer = request.socket.remoteAddress ?? '';
+  const host = request.headers.host ?? '';
+  const proxied = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined || request.headers['x-real-ip'] !== undefined;
+  return LOOPBACK_ADDRESS.test(peer) && !proxied && LOOPBACK_HOST.test(host);
+}
+
+/**
+ * Demo-mode self-pairing (`ServerConfig.demoSelfPair`, set by `npm start`; the route does not exist otherwise): the
+ * register served on loopback pairs itself with the demo store in one step. Answers a register credential — the same
+ * answer as `POST /api/register/pair` —, never a staff token; from any other address 403 `loopback_only`.
  */
 export function registerDevRoutes(app: FastifyInstance, ctx: AppContext): void {
+  if (!ctx.config.demoSelfPair) return;
   app.post('/api/dev/pair-register', {
     config: {
       openapi: {
-        summary: 'Pair a register with the demo store',
+        summary: 'Pair a register served on loopback with the demo store (demo mode only)',
         description:
-          'No authentication, demo store only. Returns the known register when `registerId` belongs to the demo store, else ' +
-          'creates the next one, with a 30-day staff token and the highest receipt sequence the server holds for it.',
+          'Demo mode only (`npm start`), and only from this machine (loopback peer, loopback Host, no proxy headers): the known ' +
+          'register when `registerId` is an active register of the demo store, else the next one, with a register credential ' +
+          '(syncing and selling only). Registers elsewhere pair with a code (`POST /api/register/pair`).',
         tags: ['dev'],
         body: pairBody,
-        response: pairResponse,
+        response: enrolledRegisterSchema,
         idempotent: false,
-        errors: { 404: 'No demo store on this server (`no_demo_store`)' },
+        errors: { 403: 'Not from loopback (`loopback_only`)', 404: 'No demo store on this server (`no_demo_store`)', 409: 'The register was revoked (`register_revoked`)' },
       } satisfies RouteDoc,
     },
   }, async (request) => {
+    if (!isLoopbackRequest(request)) {
+      throw new ProblemError(403, 'loopback_only', 'Registers pair themselves only on this machine in demo mode; elsewhere ask a manager for a pairing code.');
+    }
     const body = parseOrThrow(pairBody, request.body === undefined ? {} : request.body);
-    const { merchant: demo, staff } = await findDemoStore(ctx.db);
-    const register = await pairDemoRegister(ctx, { merchantId: demo.id, staffId: staff.id }, body.registerId);
-    const lastReceiptSequence = await lastReceiptSequenceOf(ctx.db, register.id);
-    const staffToken = await ctx.idp.issueStaffToken({ staffId: staff.id, merchantId: demo.id, role: staff.role }, { ttlSeconds: DEMO_STAFF_TOKEN_TTL_SECONDS, now: ctx.clock() });
-    return {
-      staffToken,
-      merchantId: demo.id,
-      merchantName: demo.name,
-      currency: demo.currency,
-      registerId: register.id,
-      registerNumber: register.number,
-      lastReceiptSequence,
-    };
+    const { merchant: demo } = await findDemoStore(ctx.db);
+    return selfPairDemoRegister(ctx, { merchantId: demo.id, actor: 'system' }, body.registerId);
   });
 }

@@ -126,7 +126,7 @@ function toSubscription(r: SubscriptionRow): WebhookSubscription {
 
 /** Apps see their own subscriptions; staff see every subscription of the merchant. */
 function ownerFilter(principal: Principal, params: unknown[]): string {
-  if (principal.kind === 'staff') return '';
+  if (principal.kind !== 'app') return '';
   params.push(principal.appId);
   return ` AND app_id = $${params.length}`;
 }

@@ -1,34 +1,39 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ProblemError, sendProblem, type Problem } from '../http/problem.ts';
 import { metered, quotaExceededProblem, rateLimitHeaders } from '../rate-limit.ts';
-import { AuthError, verifyAppToken, type AppScope, type Principal } from './identity.ts';
+import { AuthError, REGISTER_CREDENTIAL_PREFIX, verifyAppToken, verifyRegisterCredential, type AppScope, type Principal } from './identity.ts';
 import type { AppContext } from '../context.ts';
 
 /**
- * Who may call a route (DESIGN §7): `'staff'` — merchant staff only; `{ scope }` — staff, or an app token holding that
- * scope. No or bad token → 401; an app without the scope, or an app on a staff route → 403.
+ * Who may call a route (DESIGN §7): `'staff'` — merchant staff only; `'register'` — staff, or a paired register's
+ * credential (syncing and selling: the replication routes and what the register screen reads); `{ scope }` — staff,
+ * or an app token holding that scope. No or bad token → 401; an app without the scope, an app on a staff or register
+ * route, or a register credential anywhere but a register route → 403.
  */
-export type Access = 'staff' | { scope: AppScope };
+export type Access = 'staff' | 'register' | { scope: AppScope };
 
-function bearerOf(request: FastifyRequest, allowQueryToken: boolean): string | undefined {
+function bearerOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new ProblemError(401, 'unauthorized', 'The Authorization header must be "Bearer <token>".', undefined, { 'WWW-Authenticate': 'Bearer' });
     return m[1];
   }
-  if (allowQueryToken) {
-    const token = (request.query as Record<string, unknown> | undefined)?.token;
-    if (typeof token === 'string' && token.length > 0) return token;
-  }
   return undefined;
 }
 
-export async function authenticate(ctx: AppContext, request: FastifyRequest, allowQueryToken = false): Promise<Principal> {
-  const token = bearerOf(request, allowQueryToken);
+/**
+ * The caller of `request` from its `Authorization: Bearer` header only (never the URL: SSE streams take a single-use
+ * ticket instead, stream-tickets.ts): staff JWT, app token or register credential.
+ * @throws ProblemError 401 when the header is missing, malformed or names no valid token.
+ */
+export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
+  const token = bearerOf(request);
   if (!token) throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
   try {
-    return token.startsWith('rpa_') ? await verifyAppToken(ctx.db, token) : await ctx.idp.verifyStaffToken(token, ctx.clock());
+    if (token.startsWith('rpa_')) return await verifyAppToken(ctx.db, token);
+    if (token.startsWith(REGISTER_CREDENTIAL_PREFIX)) return await verifyRegisterCredential(ctx.db, token);
+    return await ctx.idp.verifyStaffToken(token, ctx.clock());
   } catch (err) {
     if (err instanceof AuthError) {
       throw new ProblemError(401, 'invalid_token', err.message, undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
@@ -37,9 +42,14 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest, all
   }
 }
 
+/** @throws ProblemError 403 (`staff_only`, `register_not_allowed`, `insufficient_scope`) when `principal` may not call a route of `access`. */
 export function authorize(principal: Principal, access: Access): void {
   if (principal.kind === 'staff') return;
-  if (access === 'staff') throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
+  if (principal.kind === 'register') {
+    if (access === 'register') return;
+    throw new ProblemError(403, 'register_not_allowed', 'A register credential syncs and sells only; this endpoint needs a staff member signed in.');
+  }
+  if (access === 'staff' || access === 'register') throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
   if (!principal.scopes.includes(access.scope)) {
     throw new ProblemError(403, 'insufficient_scope', `This endpoint needs the scope "${access.scope}", which the app token does not have.`);
   }
@@ -50,9 +60,9 @@ export function authorize(principal: Principal, access: Access): void {
  * tokens take one unit of the app quota (`ctx.appRateLimit`) first — on staff-only routes too — so the hook is
  * {@link metered} with that policy and the OpenAPI document lists the 429 wherever a guard runs.
  */
-export function guard(ctx: AppContext, access: Access, options: { allowQueryToken?: boolean } = {}): onRequestAsyncHookHandler {
+export function guard(ctx: AppContext, access: Access): onRequestAsyncHookHandler {
   return metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await authenticate(ctx, request, options.allowQueryToken ?? false);
+    const principal = await authenticate(ctx, request);
     request.principal = principal;
     if (principal.kind === 'app') {
       // Apps are metered per merchant and app (spec Limits); staff are not. Headers go on every app response.

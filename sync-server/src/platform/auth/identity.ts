@@ -8,7 +8,10 @@ import { sealClearSecrets, secretBox, type SecretBox } from '../secrets.ts';
  * Authentication (DESIGN §3, §7; spec Authentication). Two kinds of bearer token:
  * - staff ID tokens from the built-in development identity provider: ES256 JWTs (iss = base URL, aud = register-pos,
  *   sub = staff id, claims merchant_id and role), verified against our own JWKS;
- * - app tokens: opaque `rpa_<32 random bytes, base64url>`, stored only as their SHA-256, carrying scopes.
+ * - app tokens: opaque `rpa_<32 random bytes, base64url>`, stored only as their SHA-256, carrying scopes;
+ * - register credentials: opaque `rrc_<32 random bytes, base64url>`, stored only as their SHA-256
+ *   (`register_credentials`), handed to a register that exchanged a pairing code; scoped to syncing and selling as
+ *   that register at its location, never to staff routes (issue 11).
  */
 export const STAFF_AUDIENCE = 'register-pos';
 export const APP_SCOPES = ['catalog:read', 'orders:read', 'pay:create', 'webhooks'] as const;
@@ -16,11 +19,12 @@ export type AppScope = (typeof APP_SCOPES)[number];
 
 export type Principal =
   | { kind: 'staff'; merchantId: string; staffId: string; role: string }
-  | { kind: 'app'; merchantId: string; appId: string; appName: string; scopes: string[] };
+  | { kind: 'app'; merchantId: string; appId: string; appName: string; scopes: string[] }
+  | { kind: 'register'; merchantId: string; registerId: string; locationId: string | null };
 
-/** `staff:<id>` / `app:<id>` — the caller in audit rows and idempotency keys. */
+/** `staff:<id>` / `app:<id>` / `register:<id>` — the caller in audit rows and idempotency keys. */
 export function callerOf(p: Principal): string {
-  return p.kind === 'staff' ? `staff:${p.staffId}` : `app:${p.appId}`;
+  return p.kind === 'staff' ? `staff:${p.staffId}` : p.kind === 'app' ? `app:${p.appId}` : `register:${p.registerId}`;
 }
 
 export function sha256Hex(text: string): string {
@@ -176,4 +180,38 @@ export async function verifyAppToken(db: Queryable, token: string): Promise<Prin
   const row = rows[0];
   if (!row || row.revoked_at) throw new AuthError('the app token is unknown or revoked');
   return { kind: 'app', merchantId: row.merchant_id, appId: row.id, appName: row.app_name, scopes: row.scopes };
+}
+
+/** Prefix of register credentials (`rrc_<43 base64url characters>`). */
+export const REGISTER_CREDENTIAL_PREFIX = 'rrc_';
+
+/** Issues a credential for `registerId`; returns the plaintext once (only its SHA-256 is stored). */
+export async function issueRegisterCredential(tx: Queryable, input: { merchantId: string; registerId: string }): Promise<string> {
+  const token = `${REGISTER_CREDENTIAL_PREFIX}${randomBytes(32).toString('base64url')}`;
+  await tx.query('INSERT INTO register_credentials (token_hash, register_id, merchant_id) VALUES ($1, $2, $3)', [sha256Hex(token), input.registerId, input.merchantId]);
+  return token;
+}
+
+/** Revokes (now, by the database clock) every live credential of the register; effective on its next request. */
+export async function revokeRegisterCredentials(tx: Queryable, merchantId: string, registerId: string): Promise<void> {
+  await tx.query('UPDATE register_credentials SET revoked_at = now() WHERE merchant_id = $1 AND register_id = $2 AND revoked_at IS NULL', [merchantId, registerId]);
+}
+
+/**
+ * The register a credential stands for, recording it as seen (`last_seen_at`, written at most once a minute).
+ * @throws AuthError when the credential is unknown or revoked.
+ */
+export async function verifyRegisterCredential(db: Queryable, token: string): Promise<Principal> {
+  const hash = sha256Hex(token);
+  const { rows } = await db.query<{ register_id: string; merchant_id: string; location_id: string | null; revoked_at: Date | null; stale: boolean }>(
+    `SELECT c.register_id, c.merchant_id, r.location_id, c.revoked_at,
+            (c.last_seen_at IS NULL OR c.last_seen_at < now() - interval '60 seconds') AS stale
+       FROM register_credentials c JOIN registers r ON r.id = c.register_id
+      WHERE c.token_hash = $1`,
+    [hash],
+  );
+  const row = rows[0];
+  if (!row || row.revoked_at) throw new AuthError('the register credential is unknown or revoked; pair the register again with a pairing code');
+  if (row.stale) await db.query('UPDATE register_credentials SET last_seen_at = now() WHERE token_hash = $1', [hash]);
+  return { kind: 'register', merchantId: row.merchant_id, registerId: row.register_id, locationId: row.location_id };
 }

@@ -128,6 +128,13 @@ function components(policies: readonly RateLimitPolicy[]): Json {
           '`orders:read`, `pay:create`, `webhooks` (and `images:generate` on the platform API). The scope an operation needs is ' +
           'listed in its security requirement.',
       },
+      registerCredential: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Register credential (`rrc_…`, opaque) a register received for a one-time pairing code (`POST /api/register/pair`): ' +
+          'syncing and selling as that register only; revoked with `POST /api/pos/registers/{id}/revoke`.',
+      },
     },
     schemas: {
       Problem: problemSchema,
@@ -268,6 +275,7 @@ function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, met
   // Security: staff token, or an app token holding the scope; public routes say so explicitly.
   if (doc.access === undefined) op.security = [];
   else if (doc.access === 'staff') op.security = [{ staffToken: [] }];
+  else if (doc.access === 'register') op.security = [{ staffToken: [] }, { registerCredential: [] }];
   else op.security = [{ staffToken: [] }, { appToken: [doc.access.scope] }];
 
   const parameters: Json[] = [];

@@ -1,0 +1,112 @@
+/**
+ * Back office → Registers: the store's registers (name, number, location, last seen, revoked), a one-time pairing code
+ * for a new register (valid 10 minutes, shown once) and revocation (the register is refused from its next request).
+ * `GET /api/pos/registers`, `POST /api/pos/registers/pairing-codes`, `POST /api/pos/registers/{id}/revoke`.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import { errorMessage } from './api.ts';
+import { LoadError, useApi } from './shared.tsx';
+
+interface RegisterRow {
+  id: string;
+  number: number;
+  name: string;
+  kind: 'terminal' | 'back_office';
+  locationName: string | null;
+  lastSeenAt: string | null;
+  revokedAt: string | null;
+}
+
+function when(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString() : 'never';
+}
+
+export function RegistersView() {
+  const api = useApi();
+  const [rows, setRows] = useState<RegisterRow[] | undefined>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [code, setCode] = useState<{ code: string; expiresAt: string } | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  const load = useCallback(() => {
+    api.request<{ data: RegisterRow[] }>('GET', '/api/pos/registers?limit=200').then((page) => setRows(page.data), setLoadError);
+  }, [api]);
+  useEffect(load, [load]);
+
+  if (loadError) return <LoadError error={loadError} what="Registers" />;
+  if (!rows) return <p className="muted">Loading registers…</p>;
+
+  const newCode = async () => {
+    setError(undefined);
+    try {
+      setCode(await api.request<{ code: string; expiresAt: string }>('POST', '/api/pos/registers/pairing-codes', {}));
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+  const revoke = async (row: RegisterRow) => {
+    if (!window.confirm(`Revoke ${row.name}? It stops syncing at once and must be paired again with a new code.`)) return;
+    setError(undefined);
+    try {
+      await api.request('POST', `/api/pos/registers/${encodeURIComponent(row.id)}/revoke`, {});
+      load();
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
+  return (
+    <section className="bo-section" data-testid="registers">
+      <div className="bo-panel">
+        <div className="bo-panel-header">
+          <h2>Registers</h2>
+          <button type="button" className="button button-primary" onClick={() => void newCode()}>
+            New pairing code
+          </button>
+        </div>
+        {code ? (
+          <p role="status" data-testid="pairing-code">
+            Pairing code <strong className="pairing-code">{code.code}</strong> — type it on the new register before {new Date(code.expiresAt).toLocaleTimeString()} (valid 10 minutes, once).
+          </p>
+        ) : null}
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <table className="bo-table">
+          <thead>
+            <tr>
+              <th scope="col">Register</th>
+              <th scope="col">Location</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id} data-testid="register-row">
+                <td>
+                  {row.name} (R{row.number})
+                </td>
+                <td>{row.locationName ?? '—'}</td>
+                <td>{row.kind === 'back_office' ? 'API orders' : when(row.lastSeenAt)}</td>
+                <td>{row.revokedAt ? `Revoked ${when(row.revokedAt)}` : 'Active'}</td>
+                <td>
+                  {row.kind === 'terminal' && !row.revokedAt ? (
+                    <button type="button" className="button" onClick={() => void revoke(row)}>
+                      Revoke
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,255 @@
+/**
+ * Register enrollment over HTTP (enrollment.ts): pairing codes and the register list for staff under
+ * `/api/pos/registers`, and the public code exchange `POST /api/register/pair`, rate-limited per client address and
+ * server-wide ({@link PAIRING_RATE_LIMIT}, {@link PAIRING_GLOBAL_RATE_LIMIT}).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { nonBlankText, pageQueryFields, pageSchema } from '../../../../core/index.ts';
+import { guard, principalOf } from '../../platform/auth/guard.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
+import { idempotent } from '../../platform/http/idempotency.ts';
+import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
+import { callerOf as callerKey, type Principal } from '../../platform/auth/identity.ts';
+import type { RouteDoc } from '../../platform/http/route-doc.ts';
+import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
+import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
+import { ProblemError } from '../../platform/http/problem.ts';
+import { createPairingCode, isPairingCodeShape, listRegisters, redeemPairingCode, revokeRegister, PAIRING_CODE_TTL_MS } from './enrollment.ts';
+
+/** Code exchanges per client address: 10 per minute (a typo or two, never a guessing run). */
+export const PAIRING_RATE_LIMIT: RateLimitPolicy = { name: 'pairing', quota: 10, windowSeconds: 60 };
+/** Code exchanges for the whole server: 60 per minute, so spoofed or many addresses cannot guess either. */
+export const PAIRING_GLOBAL_RATE_LIMIT: RateLimitPolicy = { name: 'pairing-global', quota: 60, windowSeconds: 60 };
+
+const registerIdSchema = z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id');
+const locationIdSchema = z.string().regex(/^loc_[A-Za-z0-9_-]{1,40}$/, 'must be a location id');
+
+export const pairingCodeCreateSchema = z.strictObject({
+  locationId: locationIdSchema.optional().describe('Where the register sells; default: the default location'),
+  name: nonBlankText(60).optional().describe('Name the paired register takes; default `Register <n>`'),
+});
+const pairingCodeSchema = z.strictObject({
+  code: z.string().describe('`XXXX-XXXX`, Crockford base32; shown once'),
+  expiresAt: z.string().describe(`ISO 8601, ${PAIRING_CODE_TTL_MS / 60000} minutes after creation`),
+  locationId: z.string(),
+  name: z.string().nullable(),
+});
+export const pairBodySchema = z.strictObject({
+  code: z.string().max(32).refine(isPairingCodeShape, 'must be a pairing code: 8 characters, e.g. 7KQ4-M2XD'),
+  registerId: registerIdSchema.optional().describe('This register\'s id when it was paired before (keeps its number)'),
+});
+/** What a register receives when paired (by code, or by the demo's loopback self-pairing). */
+export const enrolledRegisterSchema = z.strictObject({
+  registerToken: z.string().describe('`rrc_…` register credential: syncing and selling as this register only'),
+  merchantId: z.string(),
+  merchantName: z.string(),
+  currency: z.string(),
+  registerId: z.string(),
+  registerNumber: z.int(),
+  registerName: z.string(),
+  locationId: z.string().nullable(),
+  lastReceiptSequence: z.int(),
+});
+const registerListingSchema = z.strictObject({
+  id: z.string(),
+  number: z.int(),
+  name: z.string(),
+  kind: z.enum(['terminal', 'back_office']),
+  locationId: z.string().nullable(),
+  locationName: z.string().nullable(),
+  pairedAt: z.string(),
+  lastSeenAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+const pageQuery = z.strictObject(pageQueryFields);
+const registerParams = z.strictObject({ id: registerIdSchema });
+
+/** Who manages registers (pairing codes, the list, revocation): owners and managers, not cashiers. */
+const REGISTER_MANAGERS = ['owner', 'manager'];
+
+/** @throws ProblemError 403 `role_not_allowed` unless the caller is a staff member with one of `roles`. */
+function requireRole(request: FastifyRequest, roles: readonly string[]): Principal {
+  const principal = principalOf(request);
+  if (principal.kind !== 'staff' || !roles.includes(principal.role)) {
+    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${roles.join(' or ')}.`);
+  }
+  return principal;
+}
+
+/** PIN sign-in attempts per register: 5 per minute (a mistyped PIN or two, never a guessing run). */
+export const PIN_SIGN_IN_RATE_LIMIT: RateLimitPolicy = { name: 'pin-sign-in', quota: 5, windowSeconds: 60 };
+
+const signInBody = z.strictObject({
+  staffId: z.string().regex(/^stf_[A-Za-z0-9_-]{1,40}$/, 'must be a staff id'),
+  pin: z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits'),
+});
+const signInStaffSchema = z.strictObject({ id: z.string(), name: z.string(), role: z.enum(['owner', 'manager', 'cashier']) });
+const signInResponse = z.strictObject({
+  staffToken: z.string().describe(`Staff ID token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} h)`),
+  expiresAt: z.string(),
+  staff: signInStaffSchema,
+});
+
+/** An onRequest hook taking one unit of each pairing quota (per address, then server-wide); 429 when one is used up. */
+function pairingQuota(limits: { perClient: RateLimit; global: RateLimit }) {
+  return metered(async (request: FastifyRequest, reply: FastifyReply) => {
+    for (const [limit, key] of [[limits.perClient, request.ip], [limits.global, 'all']] as const) {
+      const decision = await limit.take(key);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
+    }
+  }, [PAIRING_RATE_LIMIT, PAIRING_GLOBAL_RATE_LIMIT]);
+}
+
+/**
+ * `POST /api/pos/registers/pairing-codes`, `GET /api/pos/registers`, `POST /api/pos/registers/{id}/revoke`,
+ * `POST /api/register/pair`; and staff sign-in on a paired register: `GET /api/register/staff`, `POST /api/register/sign-in`.
+ */
+export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit; pin?: RateLimit }): void {
+  const quota = pairingQuota({ perClient: limits?.perClient ?? rateLimitFor(ctx.db, PAIRING_RATE_LIMIT), global: limits?.global ?? rateLimitFor(ctx.db, PAIRING_GLOBAL_RATE_LIMIT) });
+  const pinLimit = limits?.pin ?? rateLimitFor(ctx.db, PIN_SIGN_IN_RATE_LIMIT);
+  const registerGuard = guard(ctx, 'register');
+  // After the register credential is checked: one unit of the register's PIN quota (429 when used up).
+  const pinQuota = metered(async (request: FastifyRequest, reply: FastifyReply) => {
+    await registerGuard.call(app, request, reply);
+    if (reply.sent) return;
+    const principal = principalOf(request);
+    const decision = await pinLimit.take(principal.kind === 'register' ? `${principal.merchantId}:${principal.registerId}` : callerKey(principal));
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
+  }, [ctx.appRateLimit.policy, PIN_SIGN_IN_RATE_LIMIT]);
+
+  app.get('/api/register/staff', {
+    onRequest: registerGuard,
+    config: {
+      openapi: {
+        summary: 'List the staff who can sign in on this register',
+        description: 'Staff members with a PIN, by name (no PIN or hash is ever answered).',
+        tags: ['registers'],
+        access: 'register',
+        response: z.strictObject({ data: z.array(signInStaffSchema) }),
+      } satisfies RouteDoc,
+    },
+  }, async (request) => ({ data: await listSignInStaff(ctx.db, principalOf(request).merchantId) }));
+
+  app.post('/api/register/sign-in', {
+    onRequest: pinQuota,
+    config: {
+      openapi: {
+        summary: 'Sign a staff member in on this register with their PIN',
+        description:
+          `Answers a staff token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} hours). A wrong PIN, an unknown staff member or one without a PIN ` +
+          `are one 401 (\`invalid_pin\`). ${PIN_SIGN_IN_RATE_LIMIT.quota} attempts per minute per register. Audited \`staff.signed_in\`.`,
+        tags: ['registers'],
+        access: 'register',
+        body: signInBody,
+        response: signInResponse,
+        idempotent: false,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    const body = parseOrThrow(signInBody, request.body === undefined ? {} : request.body);
+    const principal = principalOf(request);
+    const staff = await checkStaffPin(ctx.db, principal.merchantId, body.staffId, body.pin);
+    if (!staff) throw new ProblemError(401, 'invalid_pin', 'Wrong PIN, or no such staff member.', [{ path: 'pin', message: 'does not match' }]);
+    const now = ctx.clock();
+    await mutation(ctx, { merchantId: principal.merchantId, actor: `staff:${staff.id}`, ...(principal.kind === 'register' ? { registerId: principal.registerId } : {}) }, (m) =>
+      m.audit({ action: 'staff.signed_in', entityType: 'staff', entityId: staff.id, data: { role: staff.role } }).then(() => undefined),
+    );
+    const staffToken = await ctx.idp.issueStaffToken({ staffId: staff.id, merchantId: principal.merchantId, role: staff.role }, { ttlSeconds: SHIFT_TOKEN_TTL_SECONDS, now });
+    return { staffToken, expiresAt: new Date(now.getTime() + SHIFT_TOKEN_TTL_SECONDS * 1000).toISOString(), staff };
+  });
+
+  app.post('/api/pos/registers/pairing-codes', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Create a one-time register pairing code',
+        description:
+          `A code a new register types to pair (\`POST /api/register/pair\`): 8 characters shown as XXXX-XXXX, valid ${PAIRING_CODE_TTL_MS / 60000} minutes, ` +
+          'single use. Owners and managers only (a cashier → 403 `role_not_allowed`). The register it pairs sells at `locationId`. Only the code\'s SHA-256 is stored; audited `register.pairing_code_created`.',
+        tags: ['registers'],
+        access: 'staff',
+        body: pairingCodeCreateSchema,
+        response: pairingCodeSchema,
+        status: 201,
+        idempotent: true,
+        errors: { 409: 'The store has no location (`no_location`)' },
+      } satisfies RouteDoc,
+    },
+  }, idempotent(ctx.db, ctx.clock, async (request) => {
+    const principal = requireRole(request, REGISTER_MANAGERS);
+    const body = parseOrThrow(pairingCodeCreateSchema, request.body === undefined ? {} : request.body);
+    const created = await mutation(ctx, actorOf(principal), (m) => createPairingCode(m, body));
+    return { status: 201, body: created };
+  }));
+
+  app.get('/api/pos/registers', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'List the registers',
+        description: 'By number: name, location, when paired, last request (at most a minute stale) and revocation. Owners and managers only.',
+        tags: ['registers'],
+        access: 'staff',
+        query: pageQuery,
+        response: pageSchema(registerListingSchema),
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    requireRole(request, REGISTER_MANAGERS);
+    const q = parseOrThrow(pageQuery, request.query, '(query)');
+    const after = q.cursor ? Number(decodeCursor(q.cursor, ['number'])[0]) : 0;
+    const registers = (await listRegisters(ctx.db, principalOf(request).merchantId)).filter((r) => r.number > after);
+    const { page, nextCursor } = pageOf(registers.slice(0, q.limit + 1), q.limit, (last) => [last.number]);
+    return { data: page, nextCursor };
+  });
+
+  app.post('/api/pos/registers/:id/revoke', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Revoke a register',
+        description: 'Every credential the register holds is refused (401) from its next request; it pairs again only with a new code. Revoking twice changes nothing. Owners and managers only. Audited `register.revoked`.',
+        tags: ['registers'],
+        access: 'staff',
+        params: registerParams,
+        body: emptyBodySchema,
+        response: registerListingSchema,
+        status: 200,
+        idempotent: true,
+        errors: { 409: 'The back-office register cannot be revoked (`back_office_register`)' },
+      } satisfies RouteDoc,
+    },
+  }, idempotent(ctx.db, ctx.clock, async (request) => {
+    const principal = requireRole(request, REGISTER_MANAGERS);
+    const { id } = parseOrThrow(registerParams, request.params, '(path)');
+    parseEmptyBody(request.body);
+    const revoked = await mutation(ctx, actorOf(principal), (m) => revokeRegister(m, id));
+    return { status: 200, body: revoked };
+  }));
+
+  app.post('/api/register/pair', {
+    onRequest: quota,
+    config: {
+      openapi: {
+        summary: 'Pair a register with a pairing code',
+        description:
+          'No token: the one-time code is the authorisation. Consumes the code and answers a register credential (`rrc_…`) scoped to ' +
+          'syncing and selling as this register, never a staff token. An unknown, expired or used code is one 400 naming `code`. ' +
+          `Rate-limited: ${PAIRING_RATE_LIMIT.quota} per minute per client address and ${PAIRING_GLOBAL_RATE_LIMIT.quota} per minute for the server.`,
+        tags: ['registers'],
+        body: pairBodySchema,
+        response: enrolledRegisterSchema,
+        status: 200,
+        idempotent: false,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    const body = parseOrThrow(pairBodySchema, request.body === undefined ? {} : request.body);
+    return redeemPairingCode(ctx, body.code, body.registerId);
+  });
+}
