@@ -8,7 +8,7 @@
  * second order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_FLIGHT_TIMEOUT_MS, markKeyCommitted } from '../../sync-server/src/platform/http/idempotency.ts';
+import { IN_FLIGHT_TIMEOUT_MS, keyDigest, markKeyCommitted } from '../../sync-server/src/platform/http/idempotency.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -21,7 +21,7 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
     await server.db.exec(`
       CREATE FUNCTION test_lose_answer() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.state = 'completed' AND NEW.key LIKE 'lose-answer-%' THEN RAISE EXCEPTION 'the server died before answering'; END IF;
+        IF NEW.state = 'completed' AND NEW.key = encode(sha256(convert_to('lose-answer-1', 'UTF8')), 'hex') THEN RAISE EXCEPTION 'the server died before answering'; END IF;
         RETURN NEW;
       END $$;
       CREATE TRIGGER test_lose_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION test_lose_answer();
@@ -40,7 +40,7 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
       payload: JSON.stringify(body),
     });
   const orders = async () => Number((await server.db.query<{ n: number | string }>('SELECT count(*) AS n FROM orders')).rows[0]!.n);
-  const stateOf = async (key: string) => (await server.db.query<{ state: string }>('SELECT state FROM idempotency_keys WHERE key = $1', [key])).rows[0]?.state;
+  const stateOf = async (key: string) => (await server.db.query<{ state: string }>('SELECT state FROM idempotency_keys WHERE key = $1', [keyDigest(key)])).rows[0]?.state;
 
   it('a retry after the answer was lost never creates a second order, however late it comes', async () => {
     const before = await orders();
@@ -64,11 +64,12 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
   it('a key whose request committed nothing is still freed for a retry after the timeout', async () => {
     // A request that claimed its key and died before any transaction (as a crash right after the claim would).
     const payloadHash = (await import('../../sync-server/src/platform/http/idempotency.ts')).idempotencyRequestHash('POST', '/api/pos/orders', order);
-    await server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, 'crashed-early-1', $3, 'in_flight', $4)`, [
+    await server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, $5, $3, 'in_flight', $4)`, [
       server.credentials.merchantId,
       `staff:${server.credentials.staffId}`,
       payloadHash,
       now.toISOString(),
+      keyDigest('crashed-early-1'),
     ]);
     expect((await post('crashed-early-1')).statusCode).toBe(409);
     now = new Date(now.getTime() + IN_FLIGHT_TIMEOUT_MS + 1000);
@@ -84,19 +85,20 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
   });
 
   it('marks a key committed only from a transaction that wrote: one that only read leaves it free for a retry', async () => {
+    // The key column holds what the route stores: the SHA-256 of the key sent (keyDigest).
     const claim = async (key: string) =>
-      server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'staff:x', $2, 'h', 'in_flight', $3)`, [server.credentials.merchantId, key, now.toISOString()]);
+      server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'staff:x', $2, 'h', 'in_flight', $3)`, [server.credentials.merchantId, keyDigest(key), now.toISOString()]);
     await claim('read-only-1');
     await server.db.transaction(async (tx) => {
       await tx.query('SELECT count(*) FROM orders');
-      await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', 'read-only-1');
+      await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', keyDigest('read-only-1'));
     });
     expect(await stateOf('read-only-1')).toBe('in_flight');
 
     await claim('writing-1');
     await server.db.transaction(async (tx) => {
       await tx.query(`UPDATE merchants SET name = name WHERE id = $1`, [server.credentials.merchantId]);
-      await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', 'writing-1');
+      await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', keyDigest('writing-1'));
     });
     expect(await stateOf('writing-1')).toBe('committed');
 
@@ -105,7 +107,7 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
     await expect(
       server.db.transaction(async (tx) => {
         await tx.query(`UPDATE merchants SET name = name WHERE id = $1`, [server.credentials.merchantId]);
-        await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', 'rolled-back-1');
+        await markKeyCommitted(tx, server.credentials.merchantId, 'staff:x', keyDigest('rolled-back-1'));
         throw new Error('the work failed');
       }),
     ).rejects.toThrow('the work failed');

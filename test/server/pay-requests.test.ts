@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payRequestSchema } from '../../core/index.ts';
-import { idempotencyRequestHash } from '../../sync-server/src/platform/http/idempotency.ts';
+import { idempotencyRequestHash, keyDigest } from '../../sync-server/src/platform/http/idempotency.ts';
 import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -162,8 +162,8 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
       const payload = { amountCents: 777, phone: '+14155550123' };
       // A request that has claimed the key and not finished yet (as a concurrent request on another instance would).
       await server.db.query(
-        `INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, 'key-inflight-1', $3, 'in_flight', $4)`,
-        [server.credentials.merchantId, `app:${server.credentials.appId}`, idempotencyRequestHash('POST', '/api/pos/pay-requests', payload), NOW.toISOString()],
+        `INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, $5, $3, 'in_flight', $4)`,
+        [server.credentials.merchantId, `app:${server.credentials.appId}`, idempotencyRequestHash('POST', '/api/pos/pay-requests', payload), NOW.toISOString(), keyDigest('key-inflight-1')],
       );
       const before = await counts();
       const res = await create(payload, { 'idempotency-key': 'key-inflight-1' });
