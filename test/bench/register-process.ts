@@ -1,7 +1,7 @@
 /**
  * The register, emulated in its own process so its work never lands in the server's figures: the register's own
- * database code (`renderer/src/db/database.ts`, RxDB on Dexie over fake-indexeddb — Node has no IndexedDB) and its own
- * replication engine (`renderer/src/sync/replication.ts`), talking HTTP to the bench server.
+ * database code (`renderer/src/register/db/database.ts`, RxDB on Dexie over fake-indexeddb — Node has no IndexedDB) and its own
+ * replication engine (`renderer/src/register/sync/replication.ts`), talking HTTP to the bench server.
  *
  * Driven over IPC by test/bench/sync.ts (`fork`):
  *   parent → { type: 'start', ...RegisterStart }  child → { type: 'saved', localSeconds }   (sales stored offline)
