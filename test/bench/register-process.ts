@@ -1,7 +1,7 @@
 /**
  * The register, emulated in its own process so its work never lands in the server's figures: the register's own
- * database code (`renderer/src/db/database.ts`, RxDB on Dexie over fake-indexeddb — Node has no IndexedDB) and its own
- * replication engine (`renderer/src/sync/replication.ts`), talking HTTP to the bench server.
+ * database code (`renderer/src/register/db/database.ts`, RxDB on Dexie over fake-indexeddb — Node has no IndexedDB) and its own
+ * replication engine (`renderer/src/register/sync/replication.ts`), talking HTTP to the bench server.
  *
  * Driven over IPC by test/bench/sync.ts (`fork`):
  *   parent → { type: 'start', ...RegisterStart }  child → { type: 'saved', localSeconds }   (sales stored offline)
@@ -91,10 +91,14 @@ async function run(start: RegisterStart, next: (type: ParentMessage['type']) => 
   await next('sync');
   const watch = watchShownSynced(register);
   const engine = startSync(register, { getToken: () => start.staffToken, merchantId: start.merchantId });
-  while (watch.shownAt.size < sales.length) await new Promise((r) => setTimeout(r, 20));
+  // Every sale shown synced — or, should some never be (a bench bug), what was after two minutes.
+  const deadline = Date.now() + 120_000;
+  while (watch.shownAt.size < sales.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   watch.stop();
   const stamped = (await register.orders.find().exec()).map((d) => d.toJSON() as { id: string; updatedAt?: string });
-  await send({ type: 'synced', lagsMs: stamped.map((o) => watch.shownAt.get(o.id)! - Date.parse(o.updatedAt ?? '')) });
+  const lagsMs = stamped.flatMap((o) => (watch.shownAt.has(o.id) && o.updatedAt ? [watch.shownAt.get(o.id)! - Date.parse(o.updatedAt)] : []));
+  if (lagsMs.length < sales.length) console.error(`register process: ${sales.length - lagsMs.length} sales never shown synced`);
+  await send({ type: 'synced', lagsMs });
   await next('stop');
   await engine.stop();
   await register.remove();

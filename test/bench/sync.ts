@@ -35,7 +35,7 @@ import { lagFigures } from '../renderer/support/shown-synced.ts';
 import { benchSales } from './sales.ts';
 import { startBenchServer } from './server.ts';
 
-/** The register's push batch size (renderer/src/sync/replication.ts): the old baseline's transaction size. */
+/** The register's push batch size (renderer/src/register/sync/replication.ts): the old baseline's transaction size. */
 const REGISTER_PUSH_BATCH = 50;
 
 /** A sync that stores nothing new for this long has failed (e.g. documents quarantined): the bench stops. */

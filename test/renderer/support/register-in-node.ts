@@ -1,5 +1,5 @@
 /**
- * The register's own replication engine (`renderer/src/sync/replication.ts`) run in Node against a real sync server
+ * The register's own replication engine (`renderer/src/register/sync/replication.ts`) run in Node against a real sync server
  * (HTTP on 127.0.0.1), on RxDB with Dexie over fake-indexeddb. The engine reads a handful of browser globals; these
  * shims give it exactly those: `localStorage` (a Map), `navigator.onLine`, `location.origin`, `window` online/offline
  * events, relative `fetch` paths resolved against the server (every push request recorded), and an `EventSource`
