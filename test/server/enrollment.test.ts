@@ -22,7 +22,7 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
   beforeAll(async () => {
     // Roomy pairing quotas here: the rate-limit case below runs on a server of its own with the real ones.
     const roomy = (name: string) => new RateLimit({ name, quota: 1000, windowSeconds: 60 });
-    server = await startTestServer({ target, staticDir: null, listen: true, clock: () => now, pairingRateLimits: { perClient: roomy('pairing'), global: roomy('pairing-global') } });
+    server = await startTestServer({ target, staticDir: null, listen: true, streamKeepAliveMs: 200, clock: () => now, pairingRateLimits: { perClient: roomy('pairing'), global: roomy('pairing-global') } });
     staffToken = await server.issueStaffToken({ ttlSeconds: 30 * 24 * 3600, now });
   });
   afterAll(async () => {
@@ -243,6 +243,16 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const late = await fetch(`${server.baseUrl}/api/sync/orders/stream?ticket=${slow}`);
     expect(late.status).toBe(401);
     await late.body?.cancel();
+    now = new Date(now.getTime() - 31_000);
+
+    // A stream open when its register is revoked ends (at its next keep-alive).
+    const live = (await json('POST', '/api/sync/stream-tickets', register.registerToken, {})).json<{ ticket: string }>().ticket;
+    const streaming = await fetch(`${server.baseUrl}/api/sync/orders/stream?ticket=${live}`);
+    expect(streaming.status).toBe(200);
+    const liveReader = streaming.body!.getReader();
+    expect(new TextDecoder().decode((await liveReader.read()).value)).toContain('RESYNC');
+    expect((await json('POST', `/api/pos/registers/${register.registerId}/revoke`, staffToken, {})).statusCode).toBe(200);
+    for (;;) if ((await liveReader.read()).done) break; // ends; a stream left open would time the test out
   });
 
   it('staff sign in on a paired register with a PIN kept as scrypt, for a shift token; wrong PINs are limited', async () => {

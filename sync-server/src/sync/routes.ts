@@ -8,7 +8,7 @@ import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
 import { authorize, guard, principalOf } from '../platform/auth/guard.ts';
 import { AuthError, callerOf } from '../platform/auth/identity.ts';
-import { issueStreamTicket, redeemStreamTicket, STREAM_TICKET_TTL_MS } from '../platform/auth/stream-tickets.ts';
+import { isRegisterLive, issueStreamTicket, redeemStreamTicket, STREAM_TICKET_TTL_MS } from '../platform/auth/stream-tickets.ts';
 import { parseOrThrow, ProblemError } from '../platform/http/problem.ts';
 import type { RouteDoc } from '../platform/http/route-doc.ts';
 import { registerRegisterReceiptRoutes } from './register-receipts.ts';
@@ -269,7 +269,15 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
       });
     });
     const keepAlive = setInterval(() => {
-      if (!isClosed) res.write(`: keep-alive\n\n`);
+      if (isClosed) return;
+      res.write(`: keep-alive\n\n`);
+      // A register revoked while streaming: its stream ends at the next keep-alive (its next ticket is refused).
+      if (principal.kind === 'register') {
+        isRegisterLive(ctx.db, principal.registerId).then(
+          (live) => live || close(),
+          () => undefined,
+        );
+      }
     }, ctx.config.streamKeepAliveMs);
     const close = () => {
       if (isClosed) return;

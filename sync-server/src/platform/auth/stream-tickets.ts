@@ -31,10 +31,12 @@ export async function redeemStreamTicket(db: Queryable, ticket: string, now: Dat
   const { rows } = await db.query<{ principal: Principal; expires_at: Date }>('DELETE FROM stream_tickets WHERE ticket_hash = $1 RETURNING principal, expires_at', [sha256Hex(ticket)]);
   const row = rows[0];
   if (!row || new Date(row.expires_at).getTime() <= now.getTime()) throw new AuthError('the stream ticket is unknown, used or expired; ask for a new one (POST /api/sync/stream-tickets)');
-  if (row.principal.kind === 'register') {
-    // A register revoked since the ticket was issued opens no stream.
-    const live = await db.query('SELECT 1 FROM registers WHERE id = $1 AND revoked_at IS NULL', [row.principal.registerId]);
-    if (live.rows.length === 0) throw new AuthError('the register was revoked');
-  }
+  // A register revoked since the ticket was issued opens no stream.
+  if (row.principal.kind === 'register' && !(await isRegisterLive(db, row.principal.registerId))) throw new AuthError('the register was revoked');
   return row.principal;
+}
+
+/** False once the register was revoked (the stream route asks at every keep-alive, and ends the stream then). */
+export async function isRegisterLive(db: Queryable, registerId: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM registers WHERE id = $1 AND revoked_at IS NULL', [registerId])).rows.length > 0;
 }
