@@ -107,6 +107,15 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     // Two culprits among 42: about 2·log2(42) batch attempts of ~15 statements (228 measured), where one attempt per
     // sale would cost ~600.
     expect(counted.statements.length).toBeLessThanOrEqual(300);
+    // Each stored sale's journal hash rides on its own order.stored row, savepoints rolled back or not: no extra rows,
+    // and the whole trail verifies.
+    const carried = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE action = 'order.stored' AND journal_hashes ? (data->>'journalTransactionId') AND entity_id = ANY($1::text[])`,
+      [valid],
+    );
+    expect(carried.rows[0]!.n).toBe(40);
+    expect((await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'journal_transaction.posted'`)).rows[0]!.n).toBe(0);
+    expect((await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() })).json()).toMatchObject({ ok: true });
   });
 
   it('never posts the journal transaction of a quarantined sale: the drawer and the trial balance do not count it', async () => {

@@ -218,42 +218,49 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
 /** The audit action of an entry that only records journal transactions (posted outside a mutation, or left over). */
 export const JOURNAL_POSTED_ACTION = 'journal_transaction.posted';
 
-/** Memo key set by kernel/mutation.ts `openMutation`: a mutation of this merchant is open in the transaction. */
-export const mutationKey = (merchantId: string) => `mutation:${merchantId}`;
+/** Who acts in the mutations open on a transaction handle, per merchant (kept across ROLLBACK TO SAVEPOINT). */
+const openMutations = new WeakMap<Queryable, Map<string, Pick<AuditEntry, 'actor' | 'registerId' | 'appId' | 'occurredAt'>>>();
+
+/**
+ * Marks a mutation of `merchantId` open on `tx` (kernel/mutation.ts `openMutation`): from then on the journal
+ * transactions it posts wait for the audit entry of the change ({@link noteJournalPosted}); `who` signs leftovers.
+ */
+export function markMutation(tx: Queryable, merchantId: string, who: Pick<AuditEntry, 'actor' | 'registerId' | 'appId' | 'occurredAt'>): void {
+  let open = openMutations.get(tx);
+  if (!open) openMutations.set(tx, (open = new Map()));
+  open.set(merchantId, who);
+}
 
 const pendingKey = (merchantId: string) => `journal-pending:${merchantId}`;
 
 /**
- * The journal hashes an entry records: its own `journalHashes` when given; else, of the journal transactions posted in
- * this transaction and not yet recorded, the one its `data.journalTransactionId` names (if pending), or — when it names
- * none — all of them. Taken hashes leave the pending set. Null when there are none.
+ * The journal hashes an entry records: its own `journalHashes` when given; else the hash of the journal transaction its
+ * `data.journalTransactionId` names, when that one was posted in this transaction and not yet recorded (it then leaves
+ * the pending set). Null otherwise: an entry naming none takes none (leftovers get their own entry at the end of the
+ * mutation, {@link flushJournalHashes}).
  */
 function takeJournalHashes(memo: Map<string, unknown> | undefined, entry: AuditEntry): Record<string, string> | null {
   if (entry.journalHashes) return Object.keys(entry.journalHashes).length > 0 ? { ...entry.journalHashes } : null;
-  const pending = memo?.get(pendingKey(entry.merchantId)) as Map<string, string> | undefined;
-  if (!pending || pending.size === 0) return null;
   const named = entry.data?.journalTransactionId;
-  if (typeof named === 'string') {
-    const hash = pending.get(named);
-    if (hash === undefined) return null;
-    pending.delete(named);
-    return { [named]: hash };
-  }
-  const all = Object.fromEntries(pending);
-  pending.clear();
-  return all;
+  if (typeof named !== 'string') return null;
+  const pending = memo?.get(pendingKey(entry.merchantId)) as Map<string, string> | undefined;
+  const hash = pending?.get(named);
+  if (hash === undefined) return null;
+  pending!.delete(named);
+  return { [named]: hash };
 }
 
 /**
  * Called by the ledger (kernel/ledger.ts) for journal transactions it has just created: inside a mutation their hashes
- * wait for the audit entry of the change (the one naming each in `data.journalTransactionId`, else the next one); in a
- * bare transaction a `journal_transaction.posted` entry (actor `system`) records them at once.
+ * wait for the audit entry of the change that names each in `data.journalTransactionId` (leftovers: one
+ * `journal_transaction.posted` entry before the mutation commits); in a bare transaction such an entry (actor
+ * `system`) records them at once.
  *
  * @param hashes `[journal transaction id, journalHash]` pairs
  */
 export async function noteJournalPosted(tx: Queryable, merchantId: string, hashes: readonly [string, string][]): Promise<void> {
   const memo = transactionMemo(tx);
-  if (memo?.has(mutationKey(merchantId))) {
+  if (memo && openMutations.get(tx)?.has(merchantId)) {
     let pending = memo.get(pendingKey(merchantId)) as Map<string, string> | undefined;
     if (!pending) memo.set(pendingKey(merchantId), (pending = new Map()));
     for (const [id, hash] of hashes) pending.set(id, hash);
@@ -271,7 +278,7 @@ export async function flushJournalHashes(tx: Queryable, merchantId: string): Pro
   if (!pending || pending.size === 0) return;
   const hashes = Object.fromEntries(pending);
   pending.clear();
-  const who = transactionMemo(tx)?.get(mutationKey(merchantId)) as Pick<AuditEntry, 'actor' | 'registerId' | 'appId' | 'occurredAt'> | undefined;
+  const who = openMutations.get(tx)?.get(merchantId);
   await appendAudit(tx, { ...journalPostedEntry(merchantId, hashes), ...who });
 }
 

@@ -1,8 +1,8 @@
 import type { EventType, WebhookEvent } from '../../../core/index.ts';
 import { callerOf, type Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
-import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
-import { appendAudit, flushJournalHashes, mutationKey, type AuditEntry } from './audit.ts';
+import { lockMerchant, type Queryable } from '../platform/db/db.ts';
+import { appendAudit, flushJournalHashes, markMutation, type AuditEntry } from './audit.ts';
 import { emitEvent } from './outbox.ts';
 
 /** A replicated collection whose registers must hear of a committed write (the change feed's channel names). */
@@ -84,12 +84,13 @@ export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>
 
 /**
  * A {@link Mutation} over a transaction someone else opened and will commit (a workflow step, a housekeeping tick).
- * Takes the merchant's lock; the caller notifies `changed` after its commit.
+ * Takes the merchant's lock; the caller notifies `changed` after its commit, and calls kernel/audit.ts
+ * `flushJournalHashes` before it when the change may post journal transactions no audit entry names.
  */
 export async function openMutation(tx: Queryable, who: MutationActor, now: Date, changed: Set<ChangedCollection> = new Set()): Promise<Mutation> {
   await lockMerchant(tx, who.merchantId);
   // Journal transactions posted from here on wait for the audit entry of this change to carry their hashes.
-  transactionMemo(tx)?.set(mutationKey(who.merchantId), { actor: who.actor, registerId: who.registerId ?? null, appId: who.appId ?? null, occurredAt: now });
+  markMutation(tx, who.merchantId, { actor: who.actor, registerId: who.registerId ?? null, appId: who.appId ?? null, occurredAt: now });
   return {
     ...who,
     tx,

@@ -8,6 +8,7 @@ import { newId, type OrderView, type PaymentCreate } from '../../../core/index.t
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Queryable } from '../platform/db/db.ts';
+import { flushJournalHashes } from '../kernel/audit.ts';
 import { actorOf, mutation, openMutation, type Mutation } from '../kernel/mutation.ts';
 import { recordSaleStock } from '../modules/inventory/service.ts';
 import * as orders from '../modules/orders/service.ts';
@@ -71,5 +72,7 @@ export async function recordExternalOrderPayment(m: Mutation, payment: Omit<orde
  */
 export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 'clock'>, payment: orders.ExternalPayment): Promise<OrderView> {
   const m = await openMutation(tx, { merchantId: payment.merchantId, actor: payment.actor ?? 'system' }, ctx.clock());
-  return recordExternalOrderPayment(m, payment);
+  const view = await recordExternalOrderPayment(m, payment);
+  await flushJournalHashes(tx, payment.merchantId);
+  return view;
 }

@@ -759,9 +759,11 @@ export async function cancelOrder(m: Mutation, orderId: string, input: { reason?
   const payments = (await paymentsOf(m.tx, row)).filter((p) => p.state === 'captured');
   let refundedCents = 0;
   let refund: RefundRecord | undefined;
+  let cancellationJtId: string | null = null;
   if (payments.length > 0) {
     const jt = buildCancellationJournalTransaction(row.data, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, tipCents: p.tipCents })), now.toISOString());
     await post(m, jt);
+    cancellationJtId = jt.id;
     for (const p of payments) {
       guardPayment(p.id, p.state, 'refunded', 'refund');
       await m.tx.query(`UPDATE order_payments SET state = 'refunded', refunded_cents = amount_cents, updated_at = $2 WHERE id = $1`, [p.id, now.toISOString()]);
@@ -791,7 +793,7 @@ export async function cancelOrder(m: Mutation, orderId: string, input: { reason?
     action: 'order.canceled',
     entityType: 'order',
     entityId: orderId,
-    data: { from: row.state, to: 'canceled', reason: input.reason ?? null, refundedCents, refundId: refund?.id ?? null },
+    data: { from: row.state, to: 'canceled', reason: input.reason ?? null, refundedCents, refundId: refund?.id ?? null, journalTransactionId: cancellationJtId },
   });
   const out = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, orderId) });
   if (refund) await m.emit('payment.refunded', { ...refund, order: out } as unknown as Record<string, unknown>);
