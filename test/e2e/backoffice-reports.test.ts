@@ -101,4 +101,22 @@ describe('back office reports', () => {
     expect(tbCsv.split(/\r\n/)[0]).toBe('code,name,type,openingCents,debitCents,creditCents,closingCents');
     await page.screenshot({ path: '/tmp/backoffice-reports-ledger.png', fullPage: true });
   });
+
+  it('shows an order paid with Google Pay through its pay link as Google Pay, not card, in sales by tender', { timeout: 120_000 }, async () => {
+    const staff = (path: string, body: unknown) =>
+      fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const order = (await (await staff('/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }] })).json()) as { id: string };
+    const link = (await (await staff('/api/pos/pay-requests', { orderId: order.id, phone: '+14155550188' })).json()) as { id: string };
+    const paid = await fetch(`${server.baseUrl}/pay/${link.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }) });
+    expect(paid.status).toBe(200);
+
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page);
+    const reports = await backOffice.reports();
+    await reports.groupBy('tender');
+    const wallet = reports.row('google_pay');
+    await wallet.waitFor();
+    await expect(wallet.textContent()).resolves.toContain('Google Pay');
+    await expect(reports.row('card').count()).resolves.toBe(0);
+  });
 });

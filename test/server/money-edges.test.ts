@@ -260,6 +260,12 @@ describe.each(databaseTargets())('internationalised e-mail and safe names on $na
     expect(toOther.statusCode, toOther.body).toBe(202);
     const outbox = (await call('GET', '/api/pos/email-outbox?limit=2')).json();
     expect(outbox.data.map((m: Json) => m.to)).toEqual(['Δοκιμή@παράδειγμα.δοκιμή', '用户@例子.广告']);
+    // An invoice to the customer goes out by e-mail to the same address.
+    const invoice = await call('POST', '/api/pos/invoices', { customerId: created.json().id, lineItems: [CROISSANT], dueDate: '2026-04-30' });
+    expect(invoice.statusCode, invoice.body).toBe(201);
+    const sent = await call('POST', `/api/pos/invoices/${invoice.json().id}/send`, { channels: ['email'] });
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect((await call('GET', '/api/pos/email-outbox?limit=1')).json().data.map((m: Json) => m.to)).toEqual(['用户@例子.广告']);
 
     for (const email of ['a@b', 'a..b@example.com', 'josé@exämple', 'ana@exam ple.com', 'ana@@example.com', '"ana"@example.com', 'ana@[192.0.2.1]', 'an\u202ea@example.com', 'an\ud800a@example.com', `${'é'.repeat(33)}@example.com`]) {
       const res = await call('POST', '/api/pos/customers', { givenName: 'Bad', email });
