@@ -111,7 +111,7 @@ describe('back office reports', () => {
     expect(paid.status).toBe(200);
 
     await RegisterPage.open(page, server.baseUrl);
-    const backOffice = await BackOfficePage.open(page);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const reports = await backOffice.reports();
     await reports.groupBy('tender');
     const wallet = reports.row('google_pay');
