@@ -145,6 +145,12 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     const bad = { ...movement(firstShift, 6, 'paid_out', 100), reason: undefined };
     const [rejected] = await push('cash-movements', [bad]);
     expect(rejected!.rejection!.reason).toMatch(/reason/);
+    const shift = openShift(8, 2_000);
+    const closeout = closeShift(shift, 9, [], [], 0);
+    const [euro] = await push('shift-closeouts', [{ ...closeout, counted: [{ kind: 'note', valueCents: 20_000, count: 0 }, ...closeout.counted] }]);
+    expect(euro!.rejection!.reason).toContain('note 20000 is not a USD denomination');
+    const count = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM shift_closeouts WHERE id = $1', [closeout.id]);
+    expect(count.rows[0]!.n).toBe(0);
   });
 
   it('a shift and closeout made offline and pushed before all their sales: the server flags the difference until the sales arrive', async () => {
