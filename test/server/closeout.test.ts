@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeZReport, newId, type CashMovement, type Order, type Shift, type ShiftCloseout } from '../../core/index.ts';
+import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
@@ -212,6 +213,15 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     expect(list.days[0]).toMatchObject({ businessDay });
     const report = await server.app.inject({ method: 'GET', url: `/api/pos/closeouts/${businessDay}/report?format=csv`, headers: staff() });
     expect(report.body).toMatch(/Number of sales,5/);
+  });
+
+  it('a cashier cannot close the day (403 role_not_allowed)', async () => {
+    const idp = await IdentityProvider.load(server.db, server.baseUrl);
+    const cashier = await idp.issueStaffToken({ staffId: 'stf_cashier', merchantId: server.credentials.merchantId, role: 'cashier' });
+    const res = await server.app.inject({ method: 'POST', url: '/api/pos/closeouts', headers: { authorization: `Bearer ${cashier}`, 'content-type': 'application/json' }, payload: JSON.stringify({ businessDay: '2026-01-05' }) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'role_not_allowed' });
+    expect(await server.db.query("SELECT 1 FROM store_closeouts WHERE business_day = '2026-01-05'").then((r) => r.rows.length)).toBe(0);
   });
 
   it('a day that is not a calendar date is a 400 naming businessDay', async () => {
