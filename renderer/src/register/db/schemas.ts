@@ -5,6 +5,7 @@
  */
 import type { RxJsonSchema } from 'rxdb';
 import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
+import type { CashMovement, Closeout, Shift } from '../shifts/shift-types.ts';
 
 /** Fields the server stamps on every replicated document (DESIGN §15). */
 const serverStampProperties = {
@@ -113,4 +114,73 @@ export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransact
     ...serverStampProperties,
   },
   required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
+};
+
+// ── Shifts (issue 12): append-only records born on the register, pushed like orders. ──
+
+export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
+  title: 'shift',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
+    currency: { type: 'string' },
+    openedAt: { type: 'string', maxLength: 40 },
+    openingFloatCents: { type: 'integer' },
+    openingCounts: { type: 'array', items: { type: 'object' } },
+    openedBy: { type: 'string' },
+    staffId: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'registerId', 'openedAt', 'openingFloatCents'],
+  indexes: ['openedAt'],
+};
+
+export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
+  title: 'cash movement',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    shiftId: { type: 'string', maxLength: 64 },
+    registerId: { type: 'string', maxLength: 64 },
+    kind: { type: 'string' },
+    amountCents: { type: 'integer' },
+    reason: { type: 'string' },
+    createdAt: { type: 'string', maxLength: 40 },
+    staffId: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'shiftId', 'kind', 'amountCents', 'createdAt'],
+  indexes: ['shiftId', 'createdAt'],
+};
+
+export const closeoutRxSchema: RxJsonSchema<Rejectable<Closeout>> = {
+  title: 'closeout',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    shiftId: { type: 'string', maxLength: 64 },
+    registerId: { type: 'string', maxLength: 64 },
+    closedAt: { type: 'string', maxLength: 40 },
+    counts: { type: 'array', items: { type: 'object' } },
+    countedCashCents: { type: 'integer' },
+    expectedCashCents: { type: 'integer' },
+    overShortCents: { type: 'integer' },
+    report: { type: 'object' },
+    staffId: { type: 'string' },
+    serverDifference: { type: 'array', items: { type: 'object' } },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'shiftId', 'closedAt', 'counts', 'countedCashCents'],
+  indexes: ['shiftId'],
 };
