@@ -57,6 +57,10 @@ export const ID_PREFIXES = {
   invoice: 'inv',
   invoicePayment: 'ipm',
   invoiceSeries: 'isr',
+  shift: 'shf',
+  cashMovement: 'cmv',
+  shiftCloseout: 'clo',
+  storeCloseout: 'sdc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,0 +1,411 @@
+/**
+ * Shifts, cash movements and the closeout (Z-report) — issue 12 "Money", DESIGN §4.
+ *
+ * The register authors three append-only documents, synced through the push collections `shifts`, `cash-movements`
+ * and `shift-closeouts` (like orders: validated with these schemas, quarantined when invalid, stored once by id):
+ *
+ * - a {@link Shift}: opened on a register with a counted opening float;
+ * - {@link CashMovement}s during the shift: cash paid in, paid out (each with a reason), a no-sale drawer open;
+ * - a {@link ShiftCloseout}: the drawer counted by denomination of the store currency, with the register's own
+ *   figures (the {@link ZReport} it showed the cashier).
+ *
+ * The sales of a shift are the register's orders whose `createdAt` lies in `[openedAt, closedAt]` (the register's own
+ * clock stamps both, so they agree offline). {@link computeZReport} is the one computation of the figures: the
+ * register runs it offline (X-report mid-shift, Z-report at close) and the server runs it again on the sales it
+ * holds; the expected cash comes from ledger postings to the register's drawer account (`cash_drawer:R<n>`): on the
+ * register from the sales' journal transactions that core builds, on the server from the stored ones.
+ */
+import { z } from 'zod';
+import { withoutCardNumber, freeText, currencyCode, amountCentsSchema, MAX_AMOUNT_CENTS } from './schemas.ts';
+import type { Order, Posting, Tender } from './schemas.ts';
+import { utcDateTime } from './datetime.ts';
+import { buildSaleJournalTransaction, cashDrawerAccount } from './ledger.ts';
+import { sumCents } from './money.ts';
+
+/* ───────────────────────────── denominations ───────────────────────────── */
+
+/** One note or coin of a currency: its face value in minor units. */
+export interface Denomination {
+  kind: 'note' | 'coin';
+  valueCents: number;
+  label: string;
+}
+
+const note = (valueCents: number, label: string): Denomination => ({ kind: 'note', valueCents, label });
+const coin = (valueCents: number, label: string): Denomination => ({ kind: 'coin', valueCents, label });
+
+/**
+ * Notes and coins in common circulation per ISO 4217 currency, largest first (what a drawer is counted in). CAD has
+ * no 1-cent coin since 2013 (cash totals round to 5 cents at the till; a count is simply in 5-cent steps).
+ */
+export const CURRENCY_DENOMINATIONS: Readonly<Record<string, readonly Denomination[]>> = {
+  USD: [
+    note(10_000, '$100'), note(5_000, '$50'), note(2_000, '$20'), note(1_000, '$10'), note(500, '$5'), note(200, '$2'), note(100, '$1'),
+    coin(100, '$1 coin'), coin(50, '50¢'), coin(25, '25¢'), coin(10, '10¢'), coin(5, '5¢'), coin(1, '1¢'),
+  ],
+  EUR: [
+    note(50_000, '€500'), note(20_000, '€200'), note(10_000, '€100'), note(5_000, '€50'), note(2_000, '€20'), note(1_000, '€10'), note(500, '€5'),
+    coin(200, '€2'), coin(100, '€1'), coin(50, '50c'), coin(20, '20c'), coin(10, '10c'), coin(5, '5c'), coin(2, '2c'), coin(1, '1c'),
+  ],
+  GBP: [
+    note(5_000, '£50'), note(2_000, '£20'), note(1_000, '£10'), note(500, '£5'),
+    coin(200, '£2'), coin(100, '£1'), coin(50, '50p'), coin(20, '20p'), coin(10, '10p'), coin(5, '5p'), coin(2, '2p'), coin(1, '1p'),
+  ],
+  CAD: [
+    note(10_000, '$100'), note(5_000, '$50'), note(2_000, '$20'), note(1_000, '$10'), note(500, '$5'),
+    coin(200, '$2'), coin(100, '$1'), coin(25, '25¢'), coin(10, '10¢'), coin(5, '5¢'),
+  ],
+};
+
+/**
+ * The denominations of `currency` (ISO 4217), largest first.
+ * @throws RangeError when the currency has no denomination table (counts cannot be checked).
+ */
+export function denominationsOf(currency: string): readonly Denomination[] {
+  const list = CURRENCY_DENOMINATIONS[currency];
+  if (!list) throw new RangeError(`no denominations known for currency ${currency}`);
+  return list;
+}
+
+/** One line of a drawer count: how many of one note or coin (face value in minor units). */
+export const denominationCountSchema = z.strictObject({
+  kind: z.enum(['note', 'coin']),
+  valueCents: z.int().min(1).max(100_000),
+  count: z.int().min(0).max(100_000),
+});
+export type DenominationCount = z.infer<typeof denominationCountSchema>;
+
+/** Total of a drawer count in minor units: Σ valueCents × count. */
+export function countedTotalCents(counts: readonly DenominationCount[]): number {
+  return sumCents(counts.map((c) => c.valueCents * c.count));
+}
+
+/**
+ * Why a count does not fit `currency`: an unknown note/coin or one listed twice.
+ * @returns undefined when every line is a denomination of the currency, once; else a sentence (400 / quarantine).
+ */
+export function denominationCountProblem(currency: string, counts: readonly DenominationCount[]): string | undefined {
+  const known = CURRENCY_DENOMINATIONS[currency];
+  if (!known) return `no denominations known for currency ${currency}`;
+  const seen = new Set<string>();
+  for (const c of counts) {
+    const key = `${c.kind}:${c.valueCents}`;
+    if (seen.has(key)) return `${c.kind} ${c.valueCents} is counted twice`;
+    seen.add(key);
+    if (!known.some((d) => d.kind === c.kind && d.valueCents === c.valueCents)) return `${c.kind} ${c.valueCents} is not a ${currency} denomination`;
+  }
+  return undefined;
+}
+
+/* ───────────────────────────── documents ───────────────────────────── */
+
+const ulidId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
+const registerIdSchema = withoutCardNumber(z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/));
+const staffIdSchema = withoutCardNumber(z.string().max(64));
+const serverStamp = { updatedAt: utcDateTime.optional(), syncSeq: z.int().min(0).optional() };
+const rejection = z.strictObject({ reason: z.string(), at: utcDateTime }).optional();
+
+/**
+ * A shift as the register opens it (`shf_…` id born on the register). `openingFloatCents` is the counted float put in
+ * the drawer (minor units); `openingCount` its count by denomination when the cashier counted note by note (its total
+ * must equal the float).
+ */
+export const shiftSchema = z.strictObject({
+  id: ulidId('shf'),
+  registerId: registerIdSchema,
+  registerNumber: z.int().min(1).max(9999),
+  currency: currencyCode,
+  openedAt: utcDateTime,
+  staffId: staffIdSchema.optional(),
+  openingFloatCents: amountCentsSchema,
+  openingCount: z.array(denominationCountSchema).max(40).optional(),
+  rejection,
+  ...serverStamp,
+});
+export type Shift = z.infer<typeof shiftSchema>;
+
+/** Kinds of cash movement: money put in, money taken out (both with a reason), and a drawer opened with no sale. */
+export const cashMovementKind = z.enum(['paid_in', 'paid_out', 'no_sale']);
+export type CashMovementKind = z.infer<typeof cashMovementKind>;
+
+/**
+ * A cash movement during a shift (`cmv_…`). `amountCents` > 0 for paid in/out, 0 for a no-sale; `reason` is required
+ * for paid in/out (free text, card numbers masked).
+ */
+export const cashMovementSchema = z
+  .strictObject({
+    id: ulidId('cmv'),
+    shiftId: ulidId('shf'),
+    registerId: registerIdSchema,
+    registerNumber: z.int().min(1).max(9999),
+    kind: cashMovementKind,
+    amountCents: amountCentsSchema,
+    reason: freeText(200).optional(),
+    createdAt: utcDateTime,
+    staffId: staffIdSchema.optional(),
+    rejection,
+    ...serverStamp,
+  })
+  .superRefine((m, ctx) => {
+    if (m.kind === 'no_sale' && m.amountCents !== 0) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'a no-sale moves no money: must be 0' });
+    if (m.kind !== 'no_sale' && m.amountCents < 1) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: `a ${m.kind} must move at least 1` });
+    if (m.kind !== 'no_sale' && !m.reason?.trim()) ctx.addIssue({ code: 'custom', path: ['reason'], message: `a ${m.kind} needs a reason` });
+  });
+export type CashMovement = z.infer<typeof cashMovementSchema>;
+
+/* ───────────────────────────── Z-report ───────────────────────────── */
+
+/** Payment rails of DESIGN §10 a register tender maps to (`other` for a tender with no rail). */
+export type ReportRail = 'cash' | 'card_present' | 'apple_pay' | 'google_pay' | 'check' | 'other';
+
+/** The rail of a register tender: card → card present; wallets → themselves; cash, check; anything else `other`. */
+export function railOfTender(tender: Pick<Tender, 'method'>): ReportRail {
+  switch (tender.method) {
+    case 'card':
+      return 'card_present';
+    case 'cash':
+    case 'apple_pay':
+    case 'google_pay':
+    case 'check':
+      return tender.method;
+    default:
+      return 'other';
+  }
+}
+
+const totalLine = z.strictObject({ count: z.int().min(0), amountCents: z.int(), tipCents: z.int().min(0) });
+/** Figures per key (tender method, rail, card brand): number of tenders, amount (tips included) and tips, minor units. */
+export type TotalLine = z.infer<typeof totalLine>;
+
+/**
+ * A Z-report (at close) or X-report (mid-shift: `kind: 'x'`, no count) of one shift, every amount in minor units of
+ * `currency`. Sales are the shift's orders that are not canceled; voids are canceled orders (count and total).
+ * `refundsCents` are refunds recorded against the shift's sales (orders refunded in part or whole: total − still kept
+ * is not known on the register, so the register reports what it holds and the server the refunds it stored).
+ * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales + paid in − paid out;
+ * `overShortCents` = counted − expected (> 0 over, < 0 short), null on an X-report.
+ */
+export const zReportSchema = z.strictObject({
+  kind: z.enum(['x', 'z']),
+  shiftId: z.string(),
+  registerId: z.string(),
+  registerNumber: z.int(),
+  currency: z.string(),
+  openedAt: z.string(),
+  closedAt: z.string().nullable(),
+  salesCount: z.int().min(0),
+  grossSalesCents: z.int().describe('Σ line gross of the sales (before discounts)'),
+  discountsCents: z.int().min(0),
+  netSalesCents: z.int().describe('Σ order total (after discounts, tax included)'),
+  taxCents: z.int().min(0),
+  tipsCents: z.int().min(0),
+  refundsCents: z.int().min(0),
+  voids: z.strictObject({ count: z.int().min(0), amountCents: z.int().min(0) }),
+  taxByRate: z.array(z.strictObject({ taxRateId: z.string(), name: z.string(), basisPoints: z.int(), inclusive: z.boolean(), taxableCents: z.int(), taxCents: z.int() })),
+  byTender: z.record(z.string(), totalLine),
+  byRail: z.record(z.string(), totalLine),
+  cardByBrand: z.record(z.string(), totalLine),
+  paidInCents: z.int().min(0),
+  paidOutCents: z.int().min(0),
+  noSaleCount: z.int().min(0),
+  openingFloatCents: z.int().min(0),
+  cashSalesCents: z.int().describe("Σ postings to the register's drawer account of the shift's sales (cash taken less cash refunded)"),
+  expectedCashCents: z.int(),
+  countedCashCents: z.int().nullable(),
+  overShortCents: z.int().nullable(),
+  firstReceiptNumber: z.string().nullable(),
+  lastReceiptNumber: z.string().nullable(),
+});
+export type ZReport = z.infer<typeof zReportSchema>;
+
+/**
+ * A shift closed on the register (`clo_…`): the drawer counted by denomination (`counted`, whose total must be
+ * `countedCashCents`) and the figures the register showed (`report`, a Z-report). The server recomputes the report on
+ * the sales it holds and flags any difference; it never rewrites the register's figures.
+ */
+export const shiftCloseoutSchema = z
+  .strictObject({
+    id: ulidId('clo'),
+    shiftId: ulidId('shf'),
+    registerId: registerIdSchema,
+    registerNumber: z.int().min(1).max(9999),
+    currency: currencyCode,
+    closedAt: utcDateTime,
+    staffId: staffIdSchema.optional(),
+    counted: z.array(denominationCountSchema).max(40),
+    countedCashCents: z.int().min(0).max(MAX_AMOUNT_CENTS * 100),
+    report: zReportSchema,
+    note: freeText(500).optional(),
+    rejection,
+    ...serverStamp,
+  })
+  .superRefine((c, ctx) => {
+    const problem = denominationCountProblem(c.currency, c.counted);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['counted'], message: problem });
+    else if (countedTotalCents(c.counted) !== c.countedCashCents) {
+      ctx.addIssue({ code: 'custom', path: ['countedCashCents'], message: `must be the total of counted (${countedTotalCents(c.counted)})` });
+    }
+  });
+export type ShiftCloseout = z.infer<typeof shiftCloseoutSchema>;
+
+/** True when the order was made during the shift: same register, `openedAt ≤ createdAt ≤ closedAt` (or still open). */
+export function isSaleOfShift(shift: Pick<Shift, 'registerId' | 'openedAt'>, closedAt: string | null, order: Pick<Order, 'registerId' | 'createdAt'>): boolean {
+  const t = Date.parse(order.createdAt);
+  return order.registerId === shift.registerId && t >= Date.parse(shift.openedAt) && (closedAt === null || t <= Date.parse(closedAt));
+}
+
+/** Sum of the postings to `cash_drawer:R<registerNumber>` (minor units): what the drawer gained. */
+export function drawerPostingsCents(postings: readonly Posting[], registerNumber: number): number {
+  const account = cashDrawerAccount(registerNumber);
+  return sumCents(postings.filter((p) => p.accountCode === account).map((p) => p.amountCents));
+}
+
+/** Options of {@link computeZReport}. */
+export interface ZReportOptions {
+  /** The drawer count at close; absent for an X-report. */
+  count?: { closedAt: string; countedCashCents: number };
+  /**
+   * The drawer account's postings of the shift's sales (server: from the stored journal transactions, refunds in
+   * cash included). When absent, they are taken from core's sale journal transactions of `sales` (the register).
+   */
+  drawerCents?: number;
+  /** Refunds of the shift's sales in minor units (server); default 0 (the register holds no refund records). */
+  refundsCents?: number;
+  /** When the X-report is taken (ISO); default the latest sale or the opening. */
+  at?: string;
+}
+
+function addTo(map: Record<string, TotalLine>, key: string, amountCents: number, tipCents: number): void {
+  const line = (map[key] ??= { count: 0, amountCents: 0, tipCents: 0 });
+  line.count += 1;
+  line.amountCents += amountCents;
+  line.tipCents += tipCents;
+}
+
+function receiptSequence(receipt: string): number {
+  return Number(receipt.split('-')[1] ?? 0);
+}
+
+/**
+ * The X- or Z-report of `shift`: pure, shared by the register (offline, every sale it stores) and the server
+ * (recompute). `sales` may hold orders of other shifts or registers: only those of the shift count
+ * ({@link isSaleOfShift}); `movements` likewise by `shiftId`. Canceled orders count as voids only.
+ * @throws LedgerError (from the sale journal) when a paid sale does not balance and `drawerCents` is not given.
+ */
+export function computeZReport(shift: Shift, sales: readonly Order[], movements: readonly CashMovement[], options: ZReportOptions = {}): ZReport {
+  const closedAt = options.count?.closedAt ?? null;
+  const mine = sales.filter((o) => isSaleOfShift(shift, closedAt, o)).sort((a, b) => receiptSequence(a.receiptNumber) - receiptSequence(b.receiptNumber));
+  const kept = mine.filter((o) => o.state !== 'canceled');
+  const voided = mine.filter((o) => o.state === 'canceled');
+  const byTender: Record<string, TotalLine> = {};
+  const byRail: Record<string, TotalLine> = {};
+  const cardByBrand: Record<string, TotalLine> = {};
+  const taxes = new Map<string, ZReport['taxByRate'][number]>();
+  for (const o of kept) {
+    for (const t of o.tenders) {
+      addTo(byTender, t.method, t.amountCents, t.tipCents);
+      addTo(byRail, railOfTender(t), t.amountCents, t.tipCents);
+      if (t.method === 'card' || t.method === 'apple_pay' || t.method === 'google_pay') addTo(cardByBrand, (t.cardBrand ?? 'unknown').toLowerCase(), t.amountCents, t.tipCents);
+    }
+    for (const tl of o.taxLines) {
+      const key = `${tl.taxRateId}:${tl.basisPoints}:${tl.inclusive}`;
+      const line = taxes.get(key) ?? { taxRateId: tl.taxRateId, name: tl.name, basisPoints: tl.basisPoints, inclusive: tl.inclusive, taxableCents: 0, taxCents: 0 };
+      line.taxableCents += tl.taxableCents;
+      line.taxCents += tl.taxCents;
+      taxes.set(key, line);
+    }
+  }
+  const own = movements.filter((m) => m.shiftId === shift.id);
+  const paidInCents = sumCents(own.filter((m) => m.kind === 'paid_in').map((m) => m.amountCents));
+  const paidOutCents = sumCents(own.filter((m) => m.kind === 'paid_out').map((m) => m.amountCents));
+  const cashSalesCents =
+    options.drawerCents ?? sumCents(kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber)));
+  const expectedCashCents = shift.openingFloatCents + cashSalesCents + paidInCents - paidOutCents;
+  const countedCashCents = options.count?.countedCashCents ?? null;
+  return {
+    kind: options.count ? 'z' : 'x',
+    shiftId: shift.id,
+    registerId: shift.registerId,
+    registerNumber: shift.registerNumber,
+    currency: shift.currency,
+    openedAt: shift.openedAt,
+    closedAt,
+    salesCount: kept.length,
+    grossSalesCents: sumCents(kept.flatMap((o) => o.lines.map((l) => l.grossCents))),
+    discountsCents: sumCents(kept.map((o) => o.discountCents)),
+    netSalesCents: sumCents(kept.map((o) => o.totalCents)),
+    taxCents: sumCents(kept.map((o) => o.taxCents)),
+    tipsCents: sumCents(kept.map((o) => o.tipCents)),
+    refundsCents: options.refundsCents ?? 0,
+    voids: { count: voided.length, amountCents: sumCents(voided.map((o) => o.totalCents)) },
+    taxByRate: [...taxes.values()],
+    byTender,
+    byRail,
+    cardByBrand,
+    paidInCents,
+    paidOutCents,
+    noSaleCount: own.filter((m) => m.kind === 'no_sale').length,
+    openingFloatCents: shift.openingFloatCents,
+    cashSalesCents,
+    expectedCashCents,
+    countedCashCents,
+    overShortCents: countedCashCents === null ? null : countedCashCents - expectedCashCents,
+    firstReceiptNumber: kept[0]?.receiptNumber ?? null,
+    lastReceiptNumber: kept.at(-1)?.receiptNumber ?? null,
+  };
+}
+
+/** Figures of a Z-report compared when the server recomputes a synced closeout (everything but ids and times). */
+export const COMPARED_FIGURES = [
+  'salesCount', 'grossSalesCents', 'discountsCents', 'netSalesCents', 'taxCents', 'tipsCents', 'voids', 'byTender', 'byRail', 'cardByBrand',
+  'paidInCents', 'paidOutCents', 'noSaleCount', 'openingFloatCents', 'cashSalesCents', 'expectedCashCents', 'countedCashCents', 'overShortCents',
+  'firstReceiptNumber', 'lastReceiptNumber', 'taxByRate',
+] as const;
+
+/** One figure the register and the server disagree on: its name and both values. */
+export interface ReportDifference {
+  field: string;
+  register: unknown;
+  server: unknown;
+}
+
+function stable(value: unknown): string {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return `{${Object.keys(value).sort().map((k) => `${k}:${stable((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
+  return JSON.stringify(value);
+}
+
+/** The figures of `server` that differ from the register's `register` report ({@link COMPARED_FIGURES}); empty when equal. */
+export function diffZReports(register: ZReport, server: ZReport): ReportDifference[] {
+  return COMPARED_FIGURES.filter((f) => stable(register[f]) !== stable(server[f])).map((field) => ({ field, register: register[field], server: server[field] }));
+}
+
+/* ───────────────────────────── business day ───────────────────────────── */
+
+/** Default hour (0–23, store local time) at which a business day ends: 04:00, so a bar's night counts as one day. */
+export const DEFAULT_DAY_CUTOFF_HOUR = 4;
+
+/**
+ * The business day (`YYYY-MM-DD`) of `instant` for a store in IANA `timeZone` whose day ends at `cutoffHour` (0–23,
+ * local): before the cut-off hour, an instant belongs to the previous calendar day.
+ * @throws RangeError on an unknown time zone.
+ */
+export function businessDayOf(instant: string | Date, timeZone: string, cutoffHour: number): string {
+  const at = new Date(typeof instant === 'string' ? Date.parse(instant) : instant.getTime());
+  const shifted = new Date(at.getTime() - cutoffHour * 3_600_000);
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(shifted);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** The calendar day after `day` (`YYYY-MM-DD`). */
+export function nextDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** A business day as a string `YYYY-MM-DD` (validated as a real calendar date). */
+export const businessDaySchema = z.iso.date();
