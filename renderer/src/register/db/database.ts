@@ -8,9 +8,9 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
+import type { CashMovement, CatalogItem, JournalTransaction, Order, Shift, TaxRate } from '../../../../core/index.ts';
+import type { StoredCloseout } from '../shifts/shift-store.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
-import type { CashMovement, Closeout, Shift } from '../shifts/shift-types.ts';
 import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
 import {
   catalogItemRxSchema,
@@ -38,7 +38,7 @@ export interface RegisterCollections {
   /** Shifts, cash movements and closeouts (shifts/shift-store.ts): born here, pushed like orders. */
   shifts: RxCollection<Rejectable<Shift>>;
   cash_movements: RxCollection<Rejectable<CashMovement>>;
-  closeouts: RxCollection<Rejectable<Closeout>>;
+  closeouts: RxCollection<Rejectable<StoredCloseout>>;
 }
 
 export type RegisterDatabase = RxDatabase<RegisterCollections>;

@@ -4,8 +4,7 @@
  * writes with the core zod schema first, and pulled records were validated by the server.
  */
 import type { RxJsonSchema } from 'rxdb';
-import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
-import type { CashMovement, Closeout, Shift } from '../shifts/shift-types.ts';
+import type { CashMovement, CatalogItem, JournalTransaction, Order, Shift, ShiftCloseout, TaxRate } from '../../../../core/index.ts';
 
 /** Fields the server stamps on every replicated document (DESIGN §15). */
 const serverStampProperties = {
@@ -116,7 +115,7 @@ export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransact
   required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
 };
 
-// ── Shifts (issue 12): append-only records born on the register, pushed like orders. ──
+// ── Shifts (issue 12): append-only documents born on the register (core/shifts.ts), pushed like orders. ──
 
 export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
   title: 'shift',
@@ -129,10 +128,9 @@ export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
     registerNumber: { type: 'integer' },
     currency: { type: 'string' },
     openedAt: { type: 'string', maxLength: 40 },
-    openingFloatCents: { type: 'integer' },
-    openingCounts: { type: 'array', items: { type: 'object' } },
-    openedBy: { type: 'string' },
     staffId: { type: 'string' },
+    openingFloatCents: { type: 'integer' },
+    openingCount: { type: 'array', items: { type: 'object' } },
     rejection: rejectionProperty,
     ...serverStampProperties,
   },
@@ -149,6 +147,7 @@ export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
     id: idProperty,
     shiftId: { type: 'string', maxLength: 64 },
     registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
     kind: { type: 'string' },
     amountCents: { type: 'integer' },
     reason: { type: 'string' },
@@ -161,8 +160,9 @@ export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
   indexes: ['shiftId', 'createdAt'],
 };
 
-export const closeoutRxSchema: RxJsonSchema<Rejectable<Closeout>> = {
-  title: 'closeout',
+/** A closeout; `serverDifferences` is what the server flags when its recomputation differs (pulled back). */
+export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout> & { serverDifferences?: unknown[] }> = {
+  title: 'shift closeout',
   version: 0,
   primaryKey: 'id',
   type: 'object',
@@ -170,17 +170,18 @@ export const closeoutRxSchema: RxJsonSchema<Rejectable<Closeout>> = {
     id: idProperty,
     shiftId: { type: 'string', maxLength: 64 },
     registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
+    currency: { type: 'string' },
     closedAt: { type: 'string', maxLength: 40 },
-    counts: { type: 'array', items: { type: 'object' } },
-    countedCashCents: { type: 'integer' },
-    expectedCashCents: { type: 'integer' },
-    overShortCents: { type: 'integer' },
-    report: { type: 'object' },
     staffId: { type: 'string' },
-    serverDifference: { type: 'array', items: { type: 'object' } },
+    counted: { type: 'array', items: { type: 'object' } },
+    countedCashCents: { type: 'integer' },
+    report: { type: 'object' },
+    note: { type: 'string' },
+    serverDifferences: { type: 'array', items: { type: 'object' } },
     rejection: rejectionProperty,
     ...serverStampProperties,
   },
-  required: ['id', 'shiftId', 'closedAt', 'counts', 'countedCashCents'],
+  required: ['id', 'shiftId', 'closedAt', 'counted', 'countedCashCents', 'report'],
   indexes: ['shiftId'],
 };

@@ -1,64 +1,91 @@
 /**
  * The register's shifts, stored locally first (DESIGN §8): a shift opened with a counted float, cash paid in and out
- * and no-sale drawer opens during it, and its closeout with the drawer counted by denomination. Every record is
- * append-only and born here with its id, so it is pushed like a sale — kept through an outage, stored once however
- * often it is sent. A shift is open while it has no closeout.
+ * and no-sale drawer opens during it, and its closeout with the drawer counted by denomination — the documents of
+ * core/shifts.ts, checked with its schemas before they are written. Every record is append-only and born here with
+ * its id, so it is pushed like a sale (sync/replication.ts): kept through an outage, stored once however often it is
+ * sent. A shift is open while this register holds no closeout of it.
  *
- * The figures of a shift cover every sale stored on this register between its opening and its close, synced or not.
+ * The X- and Z-report are core's `computeZReport` over every sale stored on this register during the shift, synced
+ * or not (`isSaleOfShift`: same register, `openedAt ≤ createdAt ≤ closedAt`).
  */
-import { newShiftRecordId, type Cents } from './shift-types.ts';
+import {
+  cashMovementSchema,
+  computeZReport,
+  countedTotalCents,
+  newId,
+  shiftCloseoutSchema,
+  shiftSchema,
+  type CashMovement,
+  type CashMovementKind,
+  type Cents,
+  type DenominationCount,
+  type Shift,
+  type ShiftCloseout,
+  type ZReport,
+} from '../../../../core/index.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
-import type { CashMovement, CashMovementKind, Closeout, DenominationCount, Shift } from './shift-types.ts';
 
-/** Thrown on a shift action that the shift's state does not allow (e.g. a paid out with no shift open). */
+type RegisterOfShift = Pick<RegisterSession, 'registerId' | 'registerNumber' | 'currency'>;
+
+/** Thrown on a shift action the shift's state does not allow (a paid out or a close with no shift open, a second open). */
 export class ShiftStateError extends Error {
   override name = 'ShiftStateError';
 }
 
-/** The open shift of this register (the latest one without a closeout), if any. */
+/** A closeout as the register stores it: with what the server says when its recomputation differs (pulled back). */
+export type StoredCloseout = ShiftCloseout & { serverDifferences?: { field: string; register: unknown; server: unknown }[] };
+
+const clean = <T extends object>(doc: T): T => {
+  const { _meta, _rev, _attachments, _deleted, ...rest } = doc as T & Record<string, unknown>;
+  void _meta, void _rev, void _attachments, void _deleted;
+  return rest as T;
+};
+
+/** The open shift of this register (its latest shift with no closeout), if any. */
 export async function currentShift(db: RegisterDatabase, registerId: string): Promise<Shift | undefined> {
   const latest = await db.shifts.findOne({ selector: { registerId }, sort: [{ openedAt: 'desc' }] }).exec();
   if (!latest) return undefined;
   const closed = await db.closeouts.findOne({ selector: { shiftId: latest.id } }).exec();
-  return closed ? undefined : (latest.toMutableJSON() as Shift);
+  return closed ? undefined : clean(latest.toMutableJSON() as Shift);
 }
 
 /**
- * Opens a shift with a counted opening float (cents; `counts` by denomination when the drawer was counted note by
- * note). `openedBy: 'sale'` marks a shift the register opened by itself for a sale rung up with none open (float 0).
- * @throws ShiftStateError when a shift is already open on this register.
+ * Opens a shift with a counted opening float (cents), optionally counted by denomination (`count`, whose total is
+ * then the float). @throws ShiftStateError when a shift is already open; ZodError when the shift is not valid.
  */
 export async function openShift(
   db: RegisterDatabase,
-  session: Pick<RegisterSession, 'registerId' | 'registerNumber' | 'currency'>,
-  input: { openingFloatCents: Cents; counts?: DenominationCount[]; openedBy?: 'cashier' | 'sale'; staffId?: string; at?: string },
+  register: RegisterOfShift,
+  input: { openingFloatCents?: Cents; count?: DenominationCount[]; staffId?: string; at?: string },
 ): Promise<Shift> {
-  if (!Number.isSafeInteger(input.openingFloatCents) || input.openingFloatCents < 0) throw new RangeError('openingFloatCents must be a non-negative integer of cents');
-  if (await currentShift(db, session.registerId)) throw new ShiftStateError('A shift is already open on this register');
-  const shift: Shift = {
-    id: newShiftRecordId('shift'),
-    registerId: session.registerId,
-    registerNumber: session.registerNumber,
-    currency: session.currency,
+  if (await currentShift(db, register.registerId)) throw new ShiftStateError('A shift is already open on this register');
+  const counted = input.count?.filter((c) => c.count > 0);
+  const shift = shiftSchema.parse({
+    id: newId('shift'),
+    registerId: register.registerId,
+    registerNumber: register.registerNumber,
+    currency: register.currency,
     openedAt: input.at ?? new Date().toISOString(),
-    openingFloatCents: input.openingFloatCents,
-    openingCounts: input.counts ?? [],
-    openedBy: input.openedBy ?? 'cashier',
+    openingFloatCents: counted && counted.length > 0 ? countedTotalCents(counted) : (input.openingFloatCents ?? 0),
+    ...(counted && counted.length > 0 ? { openingCount: counted } : {}),
     ...(input.staffId ? { staffId: input.staffId } : {}),
-  };
+  });
   await db.shifts.insert(shift);
   return shift;
 }
 
-/** The open shift, or one opened by the register for a sale (float 0, `openedBy: 'sale'`) when none is. */
-export async function ensureShiftForSale(db: RegisterDatabase, session: Pick<RegisterSession, 'registerId' | 'registerNumber' | 'currency'>): Promise<Shift> {
-  return (await currentShift(db, session.registerId)) ?? openShift(db, session, { openingFloatCents: 0, openedBy: 'sale' });
+/**
+ * The open shift, or one the register opens by itself (float 0) for a sale rung up with none open — the register
+ * never refuses a sale for want of a shift (docs/decisions.md).
+ */
+export async function ensureShiftForSale(db: RegisterDatabase, register: RegisterOfShift): Promise<Shift> {
+  return (await currentShift(db, register.registerId)) ?? openShift(db, register, { openingFloatCents: 0 });
 }
 
 /**
- * Records cash paid in or out (with a reason; amount in cents > 0) or a no-sale drawer open (amount 0, reason
- * optional) in the open shift. @throws ShiftStateError with no shift open; RangeError on a bad amount or no reason.
+ * Records cash paid in or out (amount in cents ≥ 1, with a reason) or a no-sale drawer open (amount 0) in the open
+ * shift. @throws ShiftStateError with no shift open; ZodError when the movement is not valid (no reason, amount).
  */
 export async function recordCashMovement(
   db: RegisterDatabase,
@@ -67,69 +94,75 @@ export async function recordCashMovement(
 ): Promise<CashMovement> {
   const shift = await currentShift(db, registerId);
   if (!shift) throw new ShiftStateError('No shift is open on this register: open one first');
-  const amountCents = input.kind === 'no_sale' ? 0 : (input.amountCents ?? 0);
-  const reason = (input.reason ?? '').trim();
-  if (input.kind !== 'no_sale') {
-    if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('amountCents must be a positive integer of cents');
-    if (!reason) throw new RangeError('A paid in or paid out needs a reason');
-  }
-  const movement: CashMovement = {
-    id: newShiftRecordId('cashMovement'),
+  const reason = input.reason?.trim();
+  const movement = cashMovementSchema.parse({
+    id: newId('cashMovement'),
     shiftId: shift.id,
     registerId,
+    registerNumber: shift.registerNumber,
     kind: input.kind,
-    amountCents,
-    reason: reason || 'No sale',
+    amountCents: input.kind === 'no_sale' ? 0 : (input.amountCents ?? 0),
+    ...(reason ? { reason } : {}),
     createdAt: input.at ?? new Date().toISOString(),
     ...(input.staffId ? { staffId: input.staffId } : {}),
-  };
+  });
   await db.cash_movements.insert(movement);
   return movement;
 }
 
-/** What a shift's report is made from: the shift, its cash movements and every sale stored here during it. */
-export interface ShiftActivity {
-  shift: Shift;
-  movements: CashMovement[];
-  /** Sales of this register from the shift's opening to `until` (its close, or now), synced or not, oldest first. */
-  orders: StoredOrder[];
-  until: string;
+/** The cash movements of a shift, oldest first. */
+export async function movementsOf(db: RegisterDatabase, shiftId: string): Promise<CashMovement[]> {
+  const docs = await db.cash_movements.find({ selector: { shiftId }, sort: [{ createdAt: 'asc' }] }).exec();
+  return docs.map((d) => clean(d.toMutableJSON() as CashMovement));
 }
 
-/** Gathers a shift's activity up to `until` (ISO time; default now). */
-export async function shiftActivity(db: RegisterDatabase, shift: Shift, until = new Date().toISOString()): Promise<ShiftActivity> {
-  const movements = (await db.cash_movements.find({ selector: { shiftId: shift.id }, sort: [{ createdAt: 'asc' }] }).exec()).map((d) => d.toMutableJSON() as CashMovement);
-  const orders = (
-    await db.orders.find({ selector: { registerId: shift.registerId, createdAt: { $gte: shift.openedAt, $lte: until } }, sort: [{ createdAt: 'asc' }] }).exec()
-  ).map((d) => d.toMutableJSON() as StoredOrder);
-  return { shift, movements, orders, until };
+/** Every sale this register stores from the shift's opening on (synced or not); computeZReport keeps the shift's. */
+async function salesSince(db: RegisterDatabase, shift: Shift): Promise<StoredOrder[]> {
+  const docs = await db.orders.find({ selector: { registerId: shift.registerId, createdAt: { $gte: shift.openedAt } } }).exec();
+  return docs.map((d) => clean(d.toMutableJSON() as StoredOrder));
+}
+
+/** The X-report of a shift now (mid-shift, no count), from everything stored on this register. */
+export async function xReport(db: RegisterDatabase, shift: Shift, at = new Date().toISOString()): Promise<ZReport> {
+  return computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { at });
+}
+
+/** How many of the shift's sales (up to `until`) are not yet on the server (made or kept offline). */
+export async function unsyncedSalesOf(db: RegisterDatabase, shift: Shift, until?: string): Promise<number> {
+  const sales = await salesSince(db, shift);
+  return sales.filter((o) => o.syncSeq === undefined && (until === undefined || o.createdAt <= until)).length;
 }
 
 /**
- * Closes the open shift: stores the closeout with the drawer's count by denomination, the expected cash and the
- * over/short (counted − expected, cents), and the Z-report figures as computed here. @throws ShiftStateError when no
- * shift is open.
+ * Closes the open shift: the drawer counted by denomination (`counted`; zero lines dropped), and the Z-report as
+ * computed here from every sale of the shift stored on this register, synced or not. The closeout is stored before
+ * anything is printed. @throws ShiftStateError when no shift is open; ZodError on a count that is not of the store
+ * currency.
  */
 export async function closeShift(
   db: RegisterDatabase,
   registerId: string,
-  input: { counts: DenominationCount[]; staffId?: string; at?: string },
-  compute: (activity: ShiftActivity, counts: DenominationCount[]) => Pick<Closeout, 'countedCashCents' | 'expectedCashCents' | 'overShortCents' | 'report'>,
-): Promise<Closeout> {
+  input: { counted: DenominationCount[]; staffId?: string; note?: string; at?: string },
+): Promise<ShiftCloseout> {
   const shift = await currentShift(db, registerId);
   if (!shift) throw new ShiftStateError('No shift is open on this register');
   const closedAt = input.at ?? new Date().toISOString();
-  const activity = await shiftActivity(db, shift, closedAt);
-  const figures = compute(activity, input.counts);
-  const closeout: Closeout = {
-    id: newShiftRecordId('closeout'),
+  const counted = input.counted.filter((c) => c.count > 0);
+  const countedCashCents = countedTotalCents(counted);
+  const report = computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { count: { closedAt, countedCashCents } });
+  const closeout = shiftCloseoutSchema.parse({
+    id: newId('shiftCloseout'),
     shiftId: shift.id,
     registerId,
+    registerNumber: shift.registerNumber,
+    currency: shift.currency,
     closedAt,
-    counts: input.counts,
-    ...figures,
+    counted,
+    countedCashCents,
+    report,
     ...(input.staffId ? { staffId: input.staffId } : {}),
-  };
+    ...(input.note?.trim() ? { note: input.note.trim() } : {}),
+  });
   await db.closeouts.insert(closeout);
   return closeout;
 }

@@ -34,7 +34,8 @@ interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
-  direction: 'pull' | 'push';
+  /** `both`: pushed, and pulled back for what the server adds (a closeout's flagged differences). */
+  direction: 'pull' | 'push' | 'both';
 }
 
 const PLANS: readonly CollectionPlan[] = [
@@ -45,6 +46,11 @@ const PLANS: readonly CollectionPlan[] = [
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled.
   { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull' },
+  // Shifts (issue 12): born here, append-only, pushed like orders. The closeout is pulled back too: the server
+  // recomputes its figures and flags any difference on it (shown on the register's shift screen).
+  { remote: 'shifts', local: 'shifts', direction: 'push' },
+  { remote: 'cash-movements', local: 'cash_movements', direction: 'push' },
+  { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
@@ -176,7 +182,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
     let catchUpTimer: ReturnType<typeof setTimeout> | undefined;
-    if (plan.direction === 'pull') {
+    if (plan.direction !== 'push') {
       /** Pull again shortly (a push just finished). */
       catchUps.set(plan.remote, (delay: number) => {
         if (catchUpTimer !== undefined) return;
@@ -243,7 +249,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       live: true,
       retryTime: 3_000,
       waitForLeadership: true,
-      ...(plan.direction === 'pull'
+      ...(plan.direction !== 'push'
         ? {
             pull: {
               batchSize: 100,
@@ -258,7 +264,8 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
               stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable),
             },
           }
-        : { push: { batchSize: 100, handler: pushRows } }),
+        : {}),
+      ...(plan.direction !== 'pull' ? { push: { batchSize: 100, handler: pushRows } } : {}),
     });
     replications.push(replication);
   }
