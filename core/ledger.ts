@@ -35,6 +35,7 @@ export const CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
   { code: 'transfers_payable', name: 'Transfers payable', type: 'liability' },
   { code: 'processing_fees', name: 'Processing fees', type: 'expense' },
   { code: 'cash_over_short', name: 'Cash over/short', type: 'expense' },
+  { code: 'cash_paid_in_out', name: 'Cash paid in/out', type: 'expense' },
 ];
 
 /** The base of an account code: `cash_drawer:R2` → `cash_drawer`. */

@@ -17,9 +17,9 @@
  */
 import { z } from 'zod';
 import { withoutCardNumber, freeText, currencyCode, amountCentsSchema, MAX_AMOUNT_CENTS } from './schemas.ts';
-import type { Order, Posting, Tender } from './schemas.ts';
+import type { JournalTransaction, Order, Posting, Tender } from './schemas.ts';
 import { utcDateTime } from './datetime.ts';
-import { buildSaleJournalTransaction, cashDrawerAccount } from './ledger.ts';
+import { buildJournalTransaction, buildSaleJournalTransaction, cashDrawerAccount } from './ledger.ts';
 import { sumCents } from './money.ts';
 
 /* ───────────────────────────── denominations ───────────────────────────── */
@@ -409,3 +409,126 @@ export function nextDay(day: string): string {
 
 /** A business day as a string `YYYY-MM-DD` (validated as a real calendar date). */
 export const businessDaySchema = z.iso.date();
+
+/* ───────────────────────────── ledger ───────────────────────────── */
+
+/** The journal transaction id of a cash movement or a closeout: derived from its id (`cmv_X`/`clo_X` → `jtx_X`). */
+export function shiftJournalTransactionId(documentId: string): string {
+  return `jtx_${documentId.replace(/^(cmv|clo)_/, '')}`;
+}
+
+/**
+ * The journal transaction of a paid in / paid out (none for a no-sale): paid in Dr `cash_drawer:R<n>` Cr
+ * `cash_paid_in_out`; paid out the reverse. Source `closeout` / the movement's id; kind `adjustment`.
+ */
+export function buildCashMovementJournalTransaction(movement: CashMovement, currency: string): JournalTransaction | undefined {
+  if (movement.kind === 'no_sale' || movement.amountCents === 0) return undefined;
+  const sign = movement.kind === 'paid_in' ? 1 : -1;
+  return buildJournalTransaction(
+    {
+      id: shiftJournalTransactionId(movement.id),
+      kind: 'adjustment',
+      sourceType: 'closeout',
+      sourceId: movement.id,
+      registerId: movement.registerId,
+      currency,
+      occurredAt: movement.createdAt,
+      memo: `${movement.kind === 'paid_in' ? 'Paid in' : 'Paid out'}: ${movement.reason ?? ''}`.slice(0, 500),
+    },
+    [
+      { accountCode: cashDrawerAccount(movement.registerNumber), amountCents: sign * movement.amountCents },
+      { accountCode: 'cash_paid_in_out', amountCents: -sign * movement.amountCents },
+    ],
+  );
+}
+
+/**
+ * The over/short of a closed shift (`overShortCents` = counted − expected, minor units): over Dr `cash_drawer:R<n>`
+ * Cr `cash_over_short`; short the reverse; none when the drawer is exact. Kind and source `closeout`.
+ */
+export function buildOverShortJournalTransaction(closeout: Pick<ShiftCloseout, 'id' | 'registerId' | 'registerNumber' | 'currency' | 'closedAt'>, overShortCents: number): JournalTransaction | undefined {
+  if (overShortCents === 0) return undefined;
+  return buildJournalTransaction(
+    {
+      id: shiftJournalTransactionId(closeout.id),
+      kind: 'closeout',
+      sourceType: 'closeout',
+      sourceId: closeout.id,
+      registerId: closeout.registerId,
+      currency: closeout.currency,
+      occurredAt: closeout.closedAt,
+      memo: `Cash ${overShortCents > 0 ? 'over' : 'short'} at closeout of R${closeout.registerNumber}`,
+    },
+    [
+      { accountCode: cashDrawerAccount(closeout.registerNumber), amountCents: overShortCents },
+      { accountCode: 'cash_over_short', amountCents: -overShortCents },
+    ],
+  );
+}
+
+/* ───────────────────────────── store day ───────────────────────────── */
+
+/** The sums of the figures of several Z-reports (a store's business day): every amount and count added up. */
+export type ReportTotals = Omit<ZReport, 'kind' | 'shiftId' | 'registerId' | 'registerNumber' | 'openedAt' | 'closedAt'>;
+
+function mergeLines(into: Record<string, TotalLine>, from: Record<string, TotalLine>): void {
+  for (const [k, v] of Object.entries(from)) {
+    const line = (into[k] ??= { count: 0, amountCents: 0, tipCents: 0 });
+    line.count += v.count;
+    line.amountCents += v.amountCents;
+    line.tipCents += v.tipCents;
+  }
+}
+
+/**
+ * Adds up shift reports into the store's day: amounts, counts, tender/rail/brand lines and tax by rate summed; first
+ * and last receipt numbers listed per register (`R1-000001`, …: sequences are per register), in register order.
+ * Over/short and counted cash add up only over closed shifts (null when none is closed).
+ */
+export function rollUpReports(currency: string, reports: readonly ZReport[]): ReportTotals & { receiptRanges: { registerNumber: number; first: string | null; last: string | null }[] } {
+  const byTender: Record<string, TotalLine> = {};
+  const byRail: Record<string, TotalLine> = {};
+  const cardByBrand: Record<string, TotalLine> = {};
+  const taxes = new Map<string, ZReport['taxByRate'][number]>();
+  const sum = (f: (r: ZReport) => number) => sumCents(reports.map(f));
+  for (const r of reports) {
+    mergeLines(byTender, r.byTender);
+    mergeLines(byRail, r.byRail);
+    mergeLines(cardByBrand, r.cardByBrand);
+    for (const t of r.taxByRate) {
+      const key = `${t.taxRateId}:${t.basisPoints}:${t.inclusive}`;
+      const line = taxes.get(key) ?? { ...t, taxableCents: 0, taxCents: 0 };
+      line.taxableCents += t.taxableCents;
+      line.taxCents += t.taxCents;
+      taxes.set(key, line);
+    }
+  }
+  const closed = reports.filter((r) => r.countedCashCents !== null);
+  const sorted = [...reports].sort((a, b) => a.registerNumber - b.registerNumber || a.openedAt.localeCompare(b.openedAt));
+  return {
+    currency,
+    salesCount: sum((r) => r.salesCount),
+    grossSalesCents: sum((r) => r.grossSalesCents),
+    discountsCents: sum((r) => r.discountsCents),
+    netSalesCents: sum((r) => r.netSalesCents),
+    taxCents: sum((r) => r.taxCents),
+    tipsCents: sum((r) => r.tipsCents),
+    refundsCents: sum((r) => r.refundsCents),
+    voids: { count: sum((r) => r.voids.count), amountCents: sum((r) => r.voids.amountCents) },
+    taxByRate: [...taxes.values()],
+    byTender,
+    byRail,
+    cardByBrand,
+    paidInCents: sum((r) => r.paidInCents),
+    paidOutCents: sum((r) => r.paidOutCents),
+    noSaleCount: sum((r) => r.noSaleCount),
+    openingFloatCents: sum((r) => r.openingFloatCents),
+    cashSalesCents: sum((r) => r.cashSalesCents),
+    expectedCashCents: sum((r) => r.expectedCashCents),
+    countedCashCents: closed.length === 0 ? null : sumCents(closed.map((r) => r.countedCashCents ?? 0)),
+    overShortCents: closed.length === 0 ? null : sumCents(closed.map((r) => r.overShortCents ?? 0)),
+    firstReceiptNumber: sorted.find((r) => r.firstReceiptNumber)?.firstReceiptNumber ?? null,
+    lastReceiptNumber: sorted.findLast((r) => r.lastReceiptNumber)?.lastReceiptNumber ?? null,
+    receiptRanges: sorted.map((r) => ({ registerNumber: r.registerNumber, first: r.firstReceiptNumber, last: r.lastReceiptNumber })),
+  };
+}
