@@ -20,7 +20,8 @@ import { withoutCardNumber, freeText, currencyCode, amountCentsSchema, MAX_AMOUN
 import type { JournalTransaction, Order, Posting, Tender } from './schemas.ts';
 import { utcDateTime } from './datetime.ts';
 import { buildJournalTransaction, buildSaleJournalTransaction, cashDrawerAccount } from './ledger.ts';
-import { sumCents } from './money.ts';
+import { formatMoney, sumCents } from './money.ts';
+
 
 /* ───────────────────────────── denominations ───────────────────────────── */
 
@@ -531,4 +532,50 @@ export function rollUpReports(currency: string, reports: readonly ZReport[]): Re
     lastReceiptNumber: sorted.findLast((r) => r.lastReceiptNumber)?.lastReceiptNumber ?? null,
     receiptRanges: sorted.map((r) => ({ registerNumber: r.registerNumber, first: r.firstReceiptNumber, last: r.lastReceiptNumber })),
   };
+}
+
+/* ───────────────────────────── printing ───────────────────────────── */
+
+/**
+ * A report as label/value rows, the one layout every output uses — the back office's PDF and CSV, the register's
+ * screen and its receipt printer: money formatted in `currency` (via {@link formatMoney}), counts as numbers, one row
+ * per tender, rail, card brand and tax rate. `section` rows (value '') head each part.
+ */
+export function reportLines(title: string, report: Omit<ReportTotals, 'currency'> & { currency: string; kind?: 'x' | 'z'; registerNumber?: number; openedAt?: string; closedAt?: string | null }): { label: string; value: string }[] {
+  const money = (c: number | null) => (c === null ? '—' : formatMoney(c, report.currency).replace(/\u00a0/g, ' '));
+  const rows: { label: string; value: string }[] = [{ label: title, value: '' }];
+  if (report.registerNumber !== undefined) rows.push({ label: 'Register', value: `R${report.registerNumber}` });
+  if (report.openedAt) rows.push({ label: 'Opened', value: report.openedAt });
+  if (report.closedAt !== undefined) rows.push({ label: 'Closed', value: report.closedAt ?? 'open (X-report)' });
+  rows.push(
+    { label: 'Sales', value: '' },
+    { label: 'Number of sales', value: String(report.salesCount) },
+    { label: 'Gross sales', value: money(report.grossSalesCents) },
+    { label: 'Discounts', value: money(report.discountsCents) },
+    { label: 'Net sales (tax included)', value: money(report.netSalesCents) },
+    { label: 'Tax', value: money(report.taxCents) },
+    { label: 'Tips', value: money(report.tipsCents) },
+    { label: 'Refunds', value: money(report.refundsCents) },
+    { label: 'Voids', value: `${report.voids.count} / ${money(report.voids.amountCents)}` },
+    { label: 'First receipt', value: report.firstReceiptNumber ?? '—' },
+    { label: 'Last receipt', value: report.lastReceiptNumber ?? '—' },
+    { label: 'Tax by rate', value: '' },
+    ...report.taxByRate.map((t) => ({ label: `${t.name} ${t.basisPoints / 100}%${t.inclusive ? ' incl.' : ''}`, value: `${money(t.taxCents)} on ${money(t.taxableCents)}` })),
+    { label: 'By tender', value: '' },
+    ...Object.entries(report.byTender).map(([k, v]) => ({ label: `${k} (${v.count})`, value: money(v.amountCents) })),
+    { label: 'By rail', value: '' },
+    ...Object.entries(report.byRail).map(([k, v]) => ({ label: `${k} (${v.count})`, value: money(v.amountCents) })),
+    { label: 'Card by brand', value: '' },
+    ...Object.entries(report.cardByBrand).map(([k, v]) => ({ label: `${k} (${v.count})`, value: money(v.amountCents) })),
+    { label: 'Cash drawer', value: '' },
+    { label: 'Opening float', value: money(report.openingFloatCents) },
+    { label: 'Cash sales', value: money(report.cashSalesCents) },
+    { label: 'Paid in', value: money(report.paidInCents) },
+    { label: 'Paid out', value: money(report.paidOutCents) },
+    { label: 'No-sale opens', value: String(report.noSaleCount) },
+    { label: 'Expected cash', value: money(report.expectedCashCents) },
+    { label: 'Counted cash', value: money(report.countedCashCents) },
+    { label: 'Over/short', value: money(report.overShortCents) },
+  );
+  return rows;
 }

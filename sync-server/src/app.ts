@@ -39,6 +39,8 @@ import { registerOpenApiRoutes } from './platform/http/openapi-routes.ts';
 import { registerOrderRoutes } from './modules/orders/routes.ts';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
 import { registerSyncRoutes } from './sync/routes.ts';
+import { registerCloseoutRoutes } from './modules/closeout/routes.ts';
+import { closeStoreDay, dayStatus, shiftView, storeDayOf } from './workflows/shift-closeout.ts';
 import { registerCatalogRoutes } from './modules/catalog/routes.ts';
 import { registerInventoryRoutes } from './modules/inventory/routes.ts';
 import { importCatalog } from './workflows/catalog-import.ts';
@@ -211,6 +213,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerOrderRoutes(app, ctx, { createOrder, payOrder, cancelOrder, refundOrder, sendReceipt });
   registerCustomerRoutes(app, ctx, { customerPurchaseHistory });
   registerSyncRoutes(app, ctx);
+  registerCloseoutRoutes(app, ctx, { shiftView, dayStatus, closeStoreDay, storeDayOf });
   connectSaleStockToCatalog();
   registerCatalogRoutes(app, ctx, { importCatalog });
   registerInventoryRoutes(app, ctx, { changeStock });

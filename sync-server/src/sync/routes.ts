@@ -4,6 +4,7 @@ import { hydrateJournalTransactions } from '../kernel/ledger.ts';
 import { mutation, type MutationActor } from '../kernel/mutation.ts';
 import type { AppContext } from '../platform/context.ts';
 import { storeRegisterSales } from '../workflows/register-sale.ts';
+import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
 import { authorize, guard, principalOf } from '../platform/auth/guard.ts';
@@ -18,10 +19,12 @@ import { registerRegisterReceiptRoutes } from './register-receipts.ts';
  * invalid documents. Catalog and tax rates are server-authoritative (pull only); orders are register-authored and
  * append-only; journal transactions are derived by the server from the orders it stores (pull only).
  */
-export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions'] as const;
+export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions', 'shifts', 'cash-movements', 'shift-closeouts'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Register-authored collections. Journal transactions are derived by the server from the orders: pull only. */
-export const PUSHABLE: readonly Collection[] = ['orders'];
+export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts'];
+/** Register-authored shift documents (core/shifts.ts), stored by workflows/shift-closeout.ts. */
+const SHIFT_COLLECTIONS: readonly Collection[] = ['shifts', 'cash-movements', 'shift-closeouts'];
 export const MAX_PUSH_ROWS = 500;
 
 /** A replicated document: core-shaped data plus server stamps and RxDB's deletion flag. */
@@ -66,6 +69,9 @@ const TABLE: Record<Exclude<Collection, 'journal-transactions'>, string> = {
   'catalog-items': 'catalog_items',
   'tax-rates': 'tax_rates',
   orders: 'orders',
+  shifts: 'shifts',
+  'cash-movements': 'cash_movements',
+  'shift-closeouts': 'shift_closeouts',
 };
 
 /** Documents of `collection` strictly after `seq`, in sequence order. With none, the checkpoint sent is returned. */
@@ -78,7 +84,7 @@ export async function pull(db: Queryable, merchantId: string, collection: Collec
     );
     documents = (await hydrateJournalTransactions(db, rows)).map((jt) => ({ ...jt, _deleted: false }));
   } else {
-    const deleted = collection === 'orders' ? 'false AS deleted' : 'deleted';
+    const deleted = collection === 'orders' || SHIFT_COLLECTIONS.includes(collection) ? 'false AS deleted' : 'deleted';
     const { rows } = await db.query<DataRow>(
       `SELECT data, sync_seq, updated_at, ${deleted} FROM ${TABLE[collection]} WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3`,
       [merchantId, seq ?? 0, limit],
@@ -104,10 +110,10 @@ export async function maxSeq(db: Queryable, merchantId: string, collection: Coll
  * @returns the conflicts to answer, in push order: master states of stored orders that differ, and refused documents
  *   marked with `rejection: { reason, at }`
  */
-export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: 'orders', rows: PushRow[]): Promise<SyncDocument[]> {
+export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts', rows: PushRow[]): Promise<SyncDocument[]> {
   return mutation(app, who, async (m) => {
     const documents = rows.map((row) => stripClientFields(row.newDocumentState));
-    const outcomes = await storeRegisterSales(m, documents);
+    const outcomes = collection === 'orders' ? await storeRegisterSales(m, documents) : await storeShiftDocuments(m, collection, documents);
     const refused = outcomes.flatMap((o, i) => (o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : []));
     const kept = await quarantine(m, collection, refused);
     const rejections = new Map(refused.map((r, k) => [r.index, kept[k]!]));
@@ -173,7 +179,8 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
         description:
           'One transaction, idempotent by content. Answers the conflicts: master states of documents that differ, and ' +
           'refused documents (kept in quarantine) marked with `rejection`. `orders` only: the server derives each ' +
-          "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). " +
+          "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). `shifts`, `cash-movements`, " +
+          '`shift-closeouts` (core/shifts.ts): a paid in/out posts to the drawer, a closeout its over/short; a closed business day takes no more. ' +
           'Pushes are idempotent by document id and content, so no Idempotency-Key is needed. A register credential pushes ' +
           'only its own register\'s documents (403 `other_register`).',
         tags: ['sync'],
@@ -194,7 +201,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     const rows = parseOrThrow(pushBodySchema, request.body);
     const principal = principalOf(request);
     if (principal.kind === 'register') await assertOwnDocuments(ctx, rows, principal);
-    return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, 'orders', rows);
+    return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts', rows);
   });
 
   app.post('/api/sync/stream-tickets', {

@@ -101,17 +101,16 @@ export interface StoreCloseoutRow {
   closedBy: string;
   missing: unknown[];
   report: Record<string, unknown>;
-  checkpointSeq: number | null;
 }
 
 /** The store closeout of `businessDay`, or undefined while the day is open. */
 export async function getStoreCloseout(db: Queryable, merchantId: string, businessDay: string): Promise<StoreCloseoutRow | undefined> {
-  const { rows } = await db.query<{ business_day: string; closed_at: Date; closed_by: string; missing: unknown[]; report: Record<string, unknown>; checkpoint_seq: number | string | null }>(
-    'SELECT business_day, closed_at, closed_by, missing, report, checkpoint_seq FROM store_closeouts WHERE merchant_id = $1 AND business_day = $2',
+  const { rows } = await db.query<{ business_day: string; closed_at: Date; closed_by: string; missing: unknown[]; report: Record<string, unknown>; }>(
+    'SELECT business_day, closed_at, closed_by, missing, report FROM store_closeouts WHERE merchant_id = $1 AND business_day = $2',
     [merchantId, businessDay],
   );
   const r = rows[0];
-  return r && { businessDay: r.business_day, closedAt: new Date(r.closed_at).toISOString(), closedBy: r.closed_by, missing: r.missing, report: r.report, checkpointSeq: r.checkpoint_seq === null ? null : Number(r.checkpoint_seq) };
+  return r && { businessDay: r.business_day, closedAt: new Date(r.closed_at).toISOString(), closedBy: r.closed_by, missing: r.missing, report: r.report };
 }
 
 /** The closed business days among `days`. */
@@ -131,7 +130,7 @@ export async function firstOpenDay(db: Queryable, merchantId: string, day: strin
 }
 
 /** Records the store closeout of a business day (the day is locked from then on). */
-export async function insertStoreCloseout(tx: Queryable, merchantId: string, row: Omit<StoreCloseoutRow, 'checkpointSeq'>): Promise<void> {
+export async function insertStoreCloseout(tx: Queryable, merchantId: string, row: StoreCloseoutRow): Promise<void> {
   await tx.query('INSERT INTO store_closeouts (merchant_id, business_day, closed_at, closed_by, missing, report) VALUES ($1, $2, $3, $4, $5, $6)', [
     merchantId,
     row.businessDay,

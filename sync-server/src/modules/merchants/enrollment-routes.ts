@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { nonBlankText, pageQueryFields, pageSchema } from '../../../../core/index.ts';
-import { guard, principalOf } from '../../platform/auth/guard.ts';
+import { guard, principalOf, requireRole } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
@@ -70,14 +70,6 @@ const registerParams = z.strictObject({ id: registerIdSchema });
 /** Who manages registers (pairing codes, the list, revocation): owners and managers, not cashiers. */
 const REGISTER_MANAGERS = ['owner', 'manager'];
 
-/** @throws ProblemError 403 `role_not_allowed` unless the caller is a staff member with one of `roles`. */
-function requireRole(request: FastifyRequest, roles: readonly string[]): Principal {
-  const principal = principalOf(request);
-  if (principal.kind !== 'staff' || !roles.includes(principal.role)) {
-    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${roles.join(' or ')}.`);
-  }
-  return principal;
-}
 
 /** PIN sign-in attempts per register: 5 per minute (a mistyped PIN or two, never a guessing run). */
 export const PIN_SIGN_IN_RATE_LIMIT: RateLimitPolicy = { name: 'pin-sign-in', quota: 5, windowSeconds: 60 };

@@ -79,3 +79,15 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new Error('route is not guarded');
   return request.principal;
 }
+
+/**
+ * The staff member calling, when their role is one of `roles` (`owner`, `manager`, `cashier`).
+ * @throws ProblemError 403 `role_not_allowed` unless the caller is a staff member with one of `roles`.
+ */
+export function requireRole(request: FastifyRequest, roles: readonly string[]): Principal {
+  const principal = principalOf(request);
+  if (principal.kind !== 'staff' || !roles.includes(principal.role)) {
+    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${roles.join(' or ')}.`);
+  }
+  return principal;
+}

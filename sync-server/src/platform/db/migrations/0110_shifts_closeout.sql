@@ -55,7 +55,6 @@ CREATE TABLE store_closeouts (
   closed_by       TEXT NOT NULL,
   missing         JSONB NOT NULL DEFAULT '[]',
   report          JSONB NOT NULL,
-  checkpoint_seq  BIGINT,
   PRIMARY KEY (merchant_id, business_day)
 );
 
