@@ -5,7 +5,7 @@
  *
  * - open a shift with a float counted by denomination → a cash sale → a paid out → close with a count → expected,
  *   counted and the over/short shown before confirming → the Z-report on screen and printed → the server holds the
- *   closeout (and the shift and the paid out);
+ *   closeout (and the shift and the paid out), and a signed-in staff member sees the server's check agree;
  * - offline: a shift opened, a sale and a closeout made with the network cut, the Z-report covering the unsynced sale;
  *   after reconnecting, each record reaches the server exactly once.
  */
@@ -17,6 +17,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, staffApi } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -155,6 +156,12 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(shifts[0]!.openingFloatCents).toBe(10_000);
     const movements = await pullAll('cash-movements');
     expect(movements.map((m) => [m.kind, m.amountCents])).toEqual([['paid_out', 1000]]);
+
+    /* A staff member signed in sees the server's recomputation of the shift: it agrees. */
+    await expect(page.getByTestId('server-check').getAttribute('data-state')).resolves.toBe('signed-out');
+    await BackOfficePage.open(page, server.ownerPin);
+    await nav('Shift');
+    await eventually(async () => expect(await page.getByTestId('server-check').getAttribute('data-state')).toBe('agree'));
   });
 
   it('opens, sells and closes offline; the Z-report covers the unsynced sale; everything syncs once after reconnecting', { timeout: 180_000 }, async () => {

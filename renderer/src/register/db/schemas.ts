@@ -160,8 +160,8 @@ export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
   indexes: ['shiftId', 'createdAt'],
 };
 
-/** A closeout; `serverDifferences` is what the server flags when its recomputation differs (pulled back). */
-export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout> & { serverDifferences?: unknown[] }> = {
+/** A closeout: pushed, and pulled back for the server's stamp (`syncSeq`: on the server). */
+export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout>> = {
   title: 'shift closeout',
   version: 0,
   primaryKey: 'id',
@@ -178,7 +178,6 @@ export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout> & { server
     countedCashCents: { type: 'integer' },
     report: { type: 'object' },
     note: { type: 'string' },
-    serverDifferences: { type: 'array', items: { type: 'object' } },
     rejection: rejectionProperty,
     ...serverStampProperties,
   },

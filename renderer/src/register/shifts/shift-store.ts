@@ -33,8 +33,8 @@ export class ShiftStateError extends Error {
   override name = 'ShiftStateError';
 }
 
-/** A closeout as the register stores it: with what the server says when its recomputation differs (pulled back). */
-export type StoredCloseout = ShiftCloseout & { serverDifferences?: { field: string; register: unknown; server: unknown }[] };
+/** A closeout as the register stores it (with the server's stamp once synced, pulled back). */
+export type StoredCloseout = ShiftCloseout;
 
 const clean = <T extends object>(doc: T): T => {
   const { _meta, _rev, _attachments, _deleted, ...rest } = doc as T & Record<string, unknown>;

@@ -34,7 +34,7 @@ interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
-  /** `both`: pushed, and pulled back for what the server adds (a closeout's flagged differences). */
+  /** `both`: pushed, and pulled back for the server's stamp (a closeout). */
   direction: 'pull' | 'push' | 'both';
 }
 
@@ -46,8 +46,8 @@ const PLANS: readonly CollectionPlan[] = [
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled.
   { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull' },
-  // Shifts (issue 12): born here, append-only, pushed like orders. The closeout is pulled back too: the server
-  // recomputes its figures and flags any difference on it (shown on the register's shift screen).
+  // Shifts (issue 12): born here, append-only, pushed like orders. The closeout is pulled back too, so the shift
+  // screen knows it is on the server (its stamp) and can show the server's check of its figures.
   { remote: 'shifts', local: 'shifts', direction: 'push' },
   { remote: 'cash-movements', local: 'cash_movements', direction: 'push' },
   { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },

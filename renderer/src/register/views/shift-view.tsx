@@ -3,16 +3,18 @@
  * drawer open (the drawer opens through the device API, the open is recorded), the X-report mid-shift, and the close:
  * the drawer counted by denomination of the store currency, expected vs counted and the over/short shown before the
  * cashier confirms, then the Z-report on screen and on the receipt printer. Everything is stored on the register
- * first and syncs later (shifts/shift-store.ts); the server's flag on a closeout it recomputed differently is shown.
+ * first and syncs later (shifts/shift-store.ts); the server's check of a synced closeout (its recomputed figures'
+ * differences) is shown to a signed-in staff member.
  *
  * Keyboard: F6 opens this screen (from anywhere); Enter confirms a form, Escape cancels it. Every target is at least
  * 44×44 px for touch.
  */
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { merge } from 'rxjs';
-import { countedTotalCents, denominationsOf, formatMoney, type CashMovementKind, type DenominationCount, type Shift, type ZReport } from '../../../../core/index.ts';
+import { countedTotalCents, denominationsOf, formatMoney, type CashMovementKind, type DenominationCount, type ReportDifference, type Shift, type ZReport } from '../../../../core/index.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
-import { currentStaffSession } from '../staff-session.ts';
+import { currentStaffSession, staffSession$ } from '../staff-session.ts';
+import { useObservable } from '../../ui/hooks.ts';
 import { deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { shiftReportLines, shiftReportPrintJob } from '../devices/shift-report-job.ts';
 import { useRegister } from '../register-context.ts';
@@ -84,6 +86,43 @@ function ReportView({ report, testId }: { report: ZReport; testId: string }) {
         ),
       )}
     </dl>
+  );
+}
+
+/**
+ * The server's check of a synced closeout: it recomputes the shift from the sales and ledger postings it holds
+ * (`GET /api/pos/shifts/{id}`, staff only) and lists the figures that differ from the register's — never silently
+ * different numbers. Needs a staff member signed in on this register (a register credential cannot read reports).
+ */
+function ServerCheck({ closeout }: { closeout: StoredCloseout }) {
+  const staff = useObservable(staffSession$, staffSession$.value);
+  const [check, setCheck] = useState<{ differences: ReportDifference[] } | { error: string } | undefined>();
+  useEffect(() => {
+    setCheck(undefined);
+    if (!staff) return undefined;
+    let isCurrent = true;
+    fetch(`/api/pos/shifts/${encodeURIComponent(closeout.shiftId)}`, { headers: { authorization: `Bearer ${staff.staffToken}` } })
+      .then(async (response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return (await response.json()) as { differences: ReportDifference[] };
+      })
+      .then(
+        (body) => isCurrent && setCheck({ differences: body.differences }),
+        (err: unknown) => isCurrent && setCheck({ error: err instanceof Error ? err.message : String(err) }),
+      );
+    return () => {
+      isCurrent = false;
+    };
+  }, [closeout.shiftId, closeout.syncSeq, staff]);
+  if (!staff) return <p className="muted" data-testid="server-check" data-state="signed-out">Sign in (Back office) to see the server's check of these figures.</p>;
+  if (!check) return <p className="muted" data-testid="server-check" data-state="checking">Asking the server to check these figures…</p>;
+  if ('error' in check) return <p className="muted" data-testid="server-check" data-state="error">The server could not check these figures now ({check.error}).</p>;
+  if (check.differences.length === 0) return <p className="muted" data-testid="server-check" data-state="agree">The server recomputed this shift: its figures agree.</p>;
+  return (
+    <div className="banner banner-error" role="alert" data-testid="server-check" data-state="differ">
+      The server recomputed this shift and got different figures:{' '}
+      {check.differences.map((d) => `${d.field} (register ${JSON.stringify(d.register)}, server ${JSON.stringify(d.server)})`).join('; ')}
+    </div>
   );
 }
 
@@ -388,12 +427,7 @@ export function ShiftView() {
                 ? 'Stored on this register; it syncs when the server is reachable.'
                 : 'On the server.'}
           </p>
-          {lastCloseout.serverDifferences && lastCloseout.serverDifferences.length > 0 ? (
-            <div className="banner banner-error" role="alert" data-testid="server-differences">
-              The server recomputed this shift and got different figures:{' '}
-              {lastCloseout.serverDifferences.map((d) => `${d.field} (register ${JSON.stringify(d.register)}, server ${JSON.stringify(d.server)})`).join('; ')}
-            </div>
-          ) : null}
+          {lastCloseout.syncSeq !== undefined ? <ServerCheck closeout={lastCloseout} /> : null}
           <ReportView report={lastCloseout.report} testId="z-report-view" />
           <button type="button" className="button button-large" data-testid="reprint-z" onClick={() => print(lastCloseout.report, `${lastCloseout.id}-r${Date.now()}`)}>
             Print again
