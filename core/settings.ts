@@ -50,5 +50,6 @@ export const storeSettingsSchema = z.strictObject({
     .max(MAX_TIP_LIMIT_BASIS_POINTS)
     .describe('Tip bound, percentage part: a tip may be at most the larger of this share of the order total (basis points, 10000 = 100 %) and tipLimitCents. Default 5000.'),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Tip bound, fixed part (minor units). Default 10000.'),
+  dayCutoffHour: z.int().min(0).max(23).describe('Local hour (0–23) at which the business day ends: shifts and the daily closeout count days from it. Default 4.'),
 });
 export type StoreSettings = z.infer<typeof storeSettingsSchema>;

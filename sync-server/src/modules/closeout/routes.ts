@@ -135,8 +135,8 @@ export function registerCloseoutRoutes(app: FastifyInstance, ctx: AppContext, wo
       } satisfies RouteDoc,
     },
   }, async (request, reply) => {
-    const { id } = parseOrThrow(shiftParams, request.params, '(path)');
     const { format } = parseOrThrow(formatQuery, request.query, '(query)');
+    const { id } = parseOrThrow(shiftParams, request.params, '(path)');
     const view = await loadShift(principalOf(request).merchantId, id);
     if (format === 'json') return view.report;
     const title = `${view.report.kind === 'z' ? 'Z' : 'X'}-report R${view.report.registerNumber} ${view.businessDay}`;
@@ -196,8 +196,8 @@ export function registerCloseoutRoutes(app: FastifyInstance, ctx: AppContext, wo
       } satisfies RouteDoc,
     },
   }, async (request, reply) => {
-    const { day } = parseOrThrow(dayParams, request.params, '(path)');
     const { format } = parseOrThrow(formatQuery, request.query, '(query)');
+    const { day } = parseOrThrow(dayParams, request.params, '(path)');
     const status = await workflows.dayStatus(ctx.db, principalOf(request).merchantId, day, ctx.clock());
     if (format === 'json') return status.totals;
     const title = `Store closeout ${day}${status.closed ? '' : ' (open)'}`;

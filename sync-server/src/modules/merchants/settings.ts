@@ -26,6 +26,7 @@ export const storeSettingsUpdateSchema = patchBody({
     .optional(),
   tipLimitBasisPoints: z.int().min(0).max(MAX_TIP_LIMIT_BASIS_POINTS).optional().describe('Tip bound, percentage part (basis points of the order total).'),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
+  dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
 });
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
@@ -37,6 +38,7 @@ interface MerchantRow {
   default_country: string;
   tip_limit_basis_points: number;
   tip_limit_cents: number;
+  day_cutoff_hour: number;
 }
 
 const toSettings = (r: MerchantRow): StoreSettings => ({
@@ -47,10 +49,11 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   defaultCountry: r.default_country,
   tipLimitBasisPoints: Number(r.tip_limit_basis_points),
   tipLimitCents: Number(r.tip_limit_cents),
+  dayCutoffHour: Number(r.day_cutoff_hour),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }
@@ -79,7 +82,9 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       default_country: input.defaultCountry ?? before.default_country,
       tip_limit_basis_points: input.tipLimitBasisPoints ?? Number(before.tip_limit_basis_points),
       tip_limit_cents: input.tipLimitCents ?? Number(before.tip_limit_cents),
+      day_cutoff_hour: input.dayCutoffHour ?? Number(before.day_cutoff_hour),
     };
+    const changes: Record<string, { from: string | number; to: string | number }> = {};
     await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
       principal.merchantId,
       after.time_zone,
@@ -87,7 +92,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       after.tip_limit_basis_points,
       after.tip_limit_cents,
     ]);
-    const changes: Record<string, { from: string | number; to: string | number }> = {};
+    if (after.day_cutoff_hour !== Number(before.day_cutoff_hour)) {
+      await tx.query('UPDATE merchants SET day_cutoff_hour = $2 WHERE id = $1', [principal.merchantId, after.day_cutoff_hour]);
+      changes.dayCutoffHour = { from: Number(before.day_cutoff_hour), to: after.day_cutoff_hour };
+    }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };
     if (after.tip_limit_basis_points !== Number(before.tip_limit_basis_points)) changes.tipLimitBasisPoints = { from: Number(before.tip_limit_basis_points), to: after.tip_limit_basis_points };
