@@ -3,7 +3,8 @@
  * sync server, the web hardware bridge and its printer simulator (what is printed is read back by decoding the
  * ESC/POS bytes it received).
  *
- * - open a shift with a float counted by denomination → a cash sale → a paid out → close with a count → expected,
+ * - open a shift with a float counted by denomination → a cash sale → a paid out → an X-report (screen and paper) →
+ *   close with a count → expected,
  *   counted and the over/short shown before confirming → the Z-report on screen and printed → the server holds the
  *   closeout (and the shift and the paid out), and a signed-in staff member sees the server's check agree;
  * - offline: a shift opened, a sale and a closeout made with the network cut, the Z-report covering the unsynced sale;
@@ -118,6 +119,17 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await page.getByTestId('movement-save').click();
     await eventually(async () => expect(await page.getByTestId('shift-note').textContent()).toContain('Paid out $10.00 recorded'));
     await eventually(async () => expect(sim.printer.drawerKicks).toBeGreaterThan(kicks));
+
+    /* X-report mid-shift: on screen and printed; the shift stays open. */
+    const beforeX = sim.printer.receipts.length;
+    await page.getByTestId('x-report').click();
+    await expect(page.getByTestId('x-report-view').locator('[data-label="Expected cash"] dd').textContent()).resolves.toBe('$125.00');
+    await eventually(async () => expect(sim.printer.receipts.length).toBe(beforeX + 1));
+    const xPaper = sim.printer.receipts.at(-1)!.text;
+    expect(xPaper).toContain('X-REPORT');
+    expect(xPaper).toMatch(/Paid out\s+\$10\.00/);
+    expect(xPaper).not.toMatch(/Counted cash/);
+    await expect(page.getByTestId('shift-status').getAttribute('data-state')).resolves.toBe('open');
 
     /* Close: expected 100 + 35 − 10 = $125.00; counted $124.00 → short $1.00, shown before confirming. */
     await page.getByTestId('close-shift').click();

@@ -261,7 +261,9 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
                 };
                 return { documents: body.documents, checkpoint: body.checkpoint ?? { seq } };
               },
-              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable),
+              // A pushed-and-pulled collection (closeouts) has no change stream: it pulls at start, on reconnect and
+              // right after its own push (its stamp). Browsers open 6 connections per host; the 4 streams are enough.
+              ...(plan.direction === 'pull' ? { stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable) } : {}),
             },
           }
         : {}),
