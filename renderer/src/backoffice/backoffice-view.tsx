@@ -17,11 +17,12 @@ import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
 import { RegistersView } from './registers-view.tsx';
+import { CloseoutView } from './closeout-view.tsx';
 import { StaffSignIn } from './staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'registers' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -30,6 +31,7 @@ const SECTIONS: [Section, string][] = [
   ['pay-requests', 'Pay requests'],
   ['invoices', 'Invoices'],
   ['reports', 'Reports'],
+  ['closeout', 'Closeout'],
   ['registers', 'Registers'],
   ['settings', 'Settings'],
 ];
@@ -63,6 +65,7 @@ export function BackOfficeView() {
         {online && section === 'pay-requests' ? <PayRequestsView /> : null}
         {online && section === 'invoices' ? <InvoicesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
+        {online && section === 'closeout' ? <CloseoutView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>

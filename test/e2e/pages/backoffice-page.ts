@@ -79,6 +79,14 @@ export class BackOfficePage {
     return new InvoicesSection(this.page);
   }
 
+  /** Opens Back office → Closeout; answers its root once on screen. */
+  async closeout(): Promise<Locator> {
+    await this.section('Closeout');
+    const root = this.page.getByTestId('closeout');
+    await root.waitFor({ timeout: TIMEOUT });
+    return root;
+  }
+
   async settings(): Promise<SettingsSection> {
     await this.section('Settings');
     const settings = new SettingsSection(this.page);

@@ -1,0 +1,184 @@
+/**
+ * Back office → Closeout: a business day of the store (default: the current one; closed days listed), its shifts per
+ * register with the server's figures and any difference from the register's, the registers missing, the day's
+ * Z-report roll-up, PDF/CSV downloads (day and shift), and closing the day (owners and managers; with missing
+ * registers only when asked). `GET /api/pos/closeouts`, `GET /api/pos/closeouts/{day}`, `POST /api/pos/closeouts`,
+ * `GET /api/pos/closeouts/{day}/report`, `GET /api/pos/shifts/{id}/report`.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import { reportLines, type ReportTotals, type ZReport } from '../../../core/index.ts';
+import { errorMessage } from './api.ts';
+import { downloadBlob } from './download.ts';
+import { LoadError, useApi } from './shared.tsx';
+
+interface ShiftRow {
+  shift: { id: string; registerNumber: number; openedAt: string };
+  status: 'open' | 'closed';
+  report: ZReport;
+  differences: { field: string; register: unknown; server: unknown }[];
+}
+interface DayStatus {
+  businessDay: string;
+  closed: boolean;
+  closedAt: string | null;
+  shifts: ShiftRow[];
+  missing: { registerId: string; registerNumber: number; name: string; reason: 'open_shift' | 'not_synced' }[];
+  totals: ReportTotals & { receiptRanges: unknown[] };
+}
+
+function Lines({ title, report }: { title: string; report: Parameters<typeof reportLines>[1] }) {
+  return (
+    <table className="bo-table">
+      <tbody>
+        {reportLines(title, report).map((l, i) =>
+          l.value === '' ? (
+            <tr key={i}>
+              <th colSpan={2}>{l.label}</th>
+            </tr>
+          ) : (
+            <tr key={i}>
+              <td>{l.label}</td>
+              <td className="num">{l.value}</td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+export function CloseoutView() {
+  const api = useApi();
+  const [days, setDays] = useState<{ today: string; days: { businessDay: string; closedAt: string; missingCount: number }[] } | undefined>();
+  const [day, setDay] = useState<string | undefined>();
+  const [status, setStatus] = useState<DayStatus | undefined>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [error, setError] = useState<string | undefined>();
+
+  const loadDays = useCallback(() => {
+    api.request<NonNullable<typeof days>>('GET', '/api/pos/closeouts').then((d) => {
+      setDays(d);
+      setDay((current) => current ?? d.today);
+    }, setLoadError);
+  }, [api]);
+  useEffect(loadDays, [loadDays]);
+  const loadDay = useCallback(() => {
+    if (!day) return;
+    setStatus(undefined);
+    api.request<DayStatus>('GET', `/api/pos/closeouts/${encodeURIComponent(day)}`).then(setStatus, setLoadError);
+  }, [api, day]);
+  useEffect(loadDay, [loadDay]);
+
+  if (loadError) return <LoadError error={loadError} what="Closeout" />;
+  if (!days || !day) return <p className="muted">Loading closeout…</p>;
+
+  const download = async (path: string, name: string) => {
+    setError(undefined);
+    try {
+      downloadBlob(await (await api.raw('GET', path)).blob(), name);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+  const close = async (closeWithMissing: boolean) => {
+    if (closeWithMissing && !window.confirm(`Close ${day} without the missing registers? They are recorded as missing and their later records go to the next day.`)) return;
+    setError(undefined);
+    try {
+      await api.request('POST', '/api/pos/closeouts', { businessDay: day, closeWithMissing });
+      loadDays();
+      loadDay();
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
+  return (
+    <section className="bo-section" data-testid="closeout">
+      <div className="bo-panel">
+        <label>
+          Business day{' '}
+          <input type="date" value={day} onChange={(e) => e.target.value && setDay(e.target.value)} data-testid="closeout-day" />
+        </label>{' '}
+        <span className="muted">
+          Closed days: {days.days.length === 0 ? 'none' : days.days.map((d) => d.businessDay).join(', ')}
+        </span>
+      </div>
+      {error ? <p className="error" role="alert">{error}</p> : null}
+      {!status ? (
+        <p className="muted">Loading {day}…</p>
+      ) : (
+        <>
+          <div className="bo-panel">
+            <h2>
+              {status.businessDay} — {status.closed ? `closed ${new Date(status.closedAt!).toLocaleString()}` : 'open'}
+            </h2>
+            {status.missing.length > 0 ? (
+              <div data-testid="closeout-missing">
+                <strong>{status.closed ? 'Closed with missing registers:' : 'Missing registers (the closeout waits for them):'}</strong>
+                <ul>
+                  {status.missing.map((m) => (
+                    <li key={m.registerId}>
+                      R{m.registerNumber} {m.name} — {m.reason === 'open_shift' ? 'shift still open' : 'nothing synced since the day ended'}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ) : null}
+            {!status.closed ? (
+              <p>
+                <button type="button" disabled={status.missing.length > 0} onClick={() => close(false)} data-testid="closeout-close">
+                  Close the day
+                </button>{' '}
+                {status.missing.length > 0 ? (
+                  <button type="button" onClick={() => close(true)} data-testid="closeout-close-missing">
+                    Close with missing registers
+                  </button>
+                ) : null}
+              </p>
+            ) : null}
+            <p>
+              <button type="button" onClick={() => download(`/api/pos/closeouts/${day}/report?format=pdf`, `closeout-${day}.pdf`)}>Download PDF</button>{' '}
+              <button type="button" onClick={() => download(`/api/pos/closeouts/${day}/report?format=csv`, `closeout-${day}.csv`)}>Download CSV</button>
+            </p>
+          </div>
+          <div className="bo-panel">
+            <h3>Shifts</h3>
+            {status.shifts.length === 0 ? <p className="muted">No shift synced for this day.</p> : null}
+            <table className="bo-table" data-testid="closeout-shifts">
+              <thead>
+                <tr>
+                  <th>Register</th>
+                  <th>Opened</th>
+                  <th>Status</th>
+                  <th>Sales</th>
+                  <th>Over/short</th>
+                  <th>Register vs server</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {status.shifts.map((s) => (
+                  <tr key={s.shift.id}>
+                    <td>R{s.shift.registerNumber}</td>
+                    <td>{new Date(s.shift.openedAt).toLocaleString()}</td>
+                    <td>{s.status}</td>
+                    <td className="num">{s.report.salesCount}</td>
+                    <td className="num">{reportLines('', s.report).find((l) => l.label === 'Over/short')?.value}</td>
+                    <td>{s.differences.length === 0 ? 'agree' : `differ: ${s.differences.map((d) => `${d.field} ${JSON.stringify(d.register)} vs ${JSON.stringify(d.server)}`).join('; ')}`}</td>
+                    <td>
+                      <button type="button" onClick={() => download(`/api/pos/shifts/${s.shift.id}/report?format=pdf`, `${s.report.kind}-report-${s.shift.id}.pdf`)}>PDF</button>{' '}
+                      <button type="button" onClick={() => download(`/api/pos/shifts/${s.shift.id}/report?format=csv`, `${s.report.kind}-report-${s.shift.id}.csv`)}>CSV</button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="bo-panel" data-testid="closeout-report">
+            <Lines title={`Z-report ${status.businessDay}`} report={status.totals} />
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

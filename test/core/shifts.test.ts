@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { businessDayOf, countedTotalCents, denominationCountProblem, denominationsOf, diffZReports, computeZReport, shiftCloseoutSchema, type Shift } from '../../core/index.ts';
+
+/** Core of shifts and the closeout (core/shifts.ts): business day, denominations, counts, X/Z-report. */
+describe('shifts core', () => {
+  it('counts a business day in the store time zone from its cut-off hour', () => {
+    // 02:30 in New York on 11 March is still the business day of 10 March with a 04:00 cut-off …
+    expect(businessDayOf('2026-03-11T06:30:00Z', 'America/New_York', 4)).toBe('2026-03-10');
+    // … and 11 March from 04:00 local on.
+    expect(businessDayOf('2026-03-11T08:00:00Z', 'America/New_York', 4)).toBe('2026-03-11');
+    // A cut-off at midnight is the calendar day; Tokyo is ahead of UTC.
+    expect(businessDayOf('2026-03-10T23:30:00Z', 'Asia/Tokyo', 0)).toBe('2026-03-11');
+  });
+
+  it('knows the notes and coins of USD, EUR, GBP and CAD, and refuses a count in another currency\'s', () => {
+    for (const c of ['USD', 'EUR', 'GBP', 'CAD']) expect(denominationsOf(c).length).toBeGreaterThan(5);
+    expect(denominationCountProblem('GBP', [{ kind: 'note', valueCents: 5_000, count: 1 }])).toBeUndefined();
+    expect(denominationCountProblem('GBP', [{ kind: 'note', valueCents: 10_000, count: 1 }])).toBe('note 10000 is not a GBP denomination');
+    expect(denominationCountProblem('CAD', [{ kind: 'coin', valueCents: 1, count: 3 }])).toBe('coin 1 is not a CAD denomination');
+    expect(denominationCountProblem('USD', [{ kind: 'coin', valueCents: 25, count: 1 }, { kind: 'coin', valueCents: 25, count: 2 }])).toMatch(/twice/);
+    expect(countedTotalCents([{ kind: 'note', valueCents: 2_000, count: 3 }, { kind: 'coin', valueCents: 25, count: 4 }])).toBe(6_100);
+  });
+
+  it('an X-report of an empty shift expects the float; a Z-report with a count gives the over/short, and a closeout must add up', () => {
+    const shift: Shift = { id: 'shf_01JQ0000000000000000000000', registerId: 'reg_a', registerNumber: 1, currency: 'EUR', openedAt: '2026-03-10T08:00:00Z', openingFloatCents: 15_000 };
+    const x = computeZReport(shift, [], [{ id: 'cmv_01JQ0000000000000000000001', shiftId: shift.id, registerId: 'reg_a', registerNumber: 1, kind: 'paid_out', amountCents: 500, reason: 'milk', createdAt: '2026-03-10T09:00:00Z' }]);
+    expect(x).toMatchObject({ kind: 'x', expectedCashCents: 14_500, overShortCents: null, paidOutCents: 500 });
+    const z = computeZReport(shift, [], [], { count: { closedAt: '2026-03-10T18:00:00Z', countedCashCents: 15_020 } });
+    expect(z).toMatchObject({ kind: 'z', overShortCents: 20 });
+    expect(diffZReports(z, { ...z, overShortCents: 0 })).toEqual([{ field: 'overShortCents', register: 20, server: 0 }]);
+    const closeout = { id: 'clo_01JQ0000000000000000000002', shiftId: shift.id, registerId: 'reg_a', registerNumber: 1, currency: 'EUR', closedAt: '2026-03-10T18:00:00Z', counted: [{ kind: 'note', valueCents: 5_000, count: 3 }], countedCashCents: 15_020, report: z };
+    expect(shiftCloseoutSchema.safeParse(closeout).success).toBe(false);
+    expect(shiftCloseoutSchema.safeParse({ ...closeout, counted: [...closeout.counted, { kind: 'coin', valueCents: 20, count: 1 }] }).success).toBe(true);
+  });
+});

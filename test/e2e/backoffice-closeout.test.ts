@@ -1,0 +1,80 @@
+/**
+ * Back office → Closeout in the built register (Debian Chromium) against the real server: a register's shift with a
+ * sale and a closeout, synced over HTTP, shows on the day with the server's figures agreeing; the day waits for the
+ * registers that synced nothing, lists them, closes with them recorded as missing, and offers the PDF.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeZReport, newId, type Shift, type ShiftCloseout } from '../../core/index.ts';
+import { enrollRegister } from '../support/enroll.ts';
+import { buildSale } from '../support/sales.ts';
+import { BackOfficePage } from './pages/backoffice-page.ts';
+import { RegisterPage } from './pages/register-page.ts';
+import { startBrowserSuite, type BrowserSuite } from './support/browser.ts';
+import type { ServerUnderTest } from './support/server-under-test.ts';
+
+describe('back office closeout', () => {
+  let suite: BrowserSuite | undefined;
+  let server: ServerUnderTest;
+  let page: Page;
+
+  beforeAll(async () => {
+    suite = await startBrowserSuite({ width: 1400, height: 900, acceptDownloads: true });
+    ({ server, page } = suite);
+  });
+  afterAll(() => suite?.close());
+
+  it('shows a synced shift, lists missing registers, closes the day with them recorded', { timeout: 120_000 }, async () => {
+    const reg = await enrollRegister({ baseUrl: server.baseUrl }, server.staffToken, { name: 'Counter' });
+    const push = async (collection: string, doc: unknown) => {
+      const res = await fetch(`${server.baseUrl}/api/sync/${collection}/push`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${reg.registerToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify([{ assumedMasterState: null, newDocumentState: doc }]),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual([]);
+    };
+    const t0 = Date.now() - 20 * 60_000;
+    const shift: Shift = { id: newId('shift'), registerId: reg.registerId, registerNumber: reg.registerNumber, currency: 'USD', openedAt: new Date(t0).toISOString(), openingFloatCents: 10_000 };
+    const sale = buildSale({ register: reg, sequence: reg.lastReceiptSequence + 1, catalog: server.catalog, createdAt: new Date(t0 + 60_000).toISOString() }).order;
+    const closedAt = new Date(t0 + 120_000).toISOString();
+    const expected = computeZReport(shift, [sale], []).expectedCashCents;
+    const closeout: ShiftCloseout = {
+      id: newId('shiftCloseout'),
+      shiftId: shift.id,
+      registerId: reg.registerId,
+      registerNumber: reg.registerNumber,
+      currency: 'USD',
+      closedAt,
+      counted: [{ kind: 'coin', valueCents: 1, count: expected }],
+      countedCashCents: expected,
+      report: computeZReport(shift, [sale], [], { count: { closedAt, countedCashCents: expected } }),
+    };
+    await push('shifts', shift);
+    await push('orders', sale);
+    await push('shift-closeouts', closeout);
+
+    await RegisterPage.open(page, server.baseUrl);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
+    const root = await backOffice.closeout();
+    const shifts = root.getByTestId('closeout-shifts');
+    await expect.poll(() => shifts.textContent()).toContain(`R${reg.registerNumber}`);
+    await expect(shifts.textContent()).resolves.toContain('agree');
+    await expect(root.getByTestId('closeout-report').textContent()).resolves.toContain('Number of sales');
+    // The browser's own register synced no shift today: the close waits for it.
+    await expect(root.getByTestId('closeout-missing').textContent()).resolves.toContain('nothing synced since the day ended');
+    await expect(root.getByTestId('closeout-close').isDisabled()).resolves.toBe(true);
+
+    page.once('dialog', (d) => void d.accept());
+    await root.getByTestId('closeout-close-missing').click();
+    await expect.poll(() => root.locator('h2').textContent()).toMatch(/closed/);
+    await expect(root.getByTestId('closeout-missing').textContent()).resolves.toContain('Closed with missing registers');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), root.getByRole('button', { name: 'Download PDF' }).click()]);
+    const path = await download.path();
+    const { readFile } = await import('node:fs/promises');
+    expect((await readFile(path)).subarray(0, 5).toString()).toBe('%PDF-');
+    await page.screenshot({ path: '/tmp/backoffice-closeout.png' });
+  });
+});
