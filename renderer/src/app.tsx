@@ -14,6 +14,7 @@ import { DevicesView } from './register/views/devices-view.tsx';
 import { MessagesView } from './register/views/messages-view.tsx';
 import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
+import { ShiftView } from './register/views/shift-view.tsx';
 
 type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
 
@@ -86,6 +87,16 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
   const session = useObservable(booted.session$, booted.session$.value);
   const [view, setView] = useState<View>('register');
   const context = useMemo<RegisterContextValue>(() => ({ db: booted.db, sync: booted.sync, session }), [booted, session]);
+  // F6: the shift screen (open / close the shift, paid in and out, X- and Z-report), from any view.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'F6') return;
+      event.preventDefault();
+      setView('shift');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
   return (
     <RegisterContext.Provider value={context}>
       <div className="app">
@@ -99,6 +110,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
           <RegisterView />
         </div>
         {view === 'sales' ? <SalesView /> : null}
+        {view === 'shift' ? <ShiftView /> : null}
         {view === 'messages' ? <MessagesView /> : null}
         {view === 'backoffice' ? <BackOfficeView /> : null}
         {view === 'devices' ? <DevicesView /> : null}

@@ -3,7 +3,7 @@ import { useNow, useObservable } from './hooks.ts';
 import { useRegister } from '../register/register-context.ts';
 import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
 
-export type View = 'register' | 'sales' | 'messages' | 'backoffice' | 'devices';
+export type View = 'register' | 'sales' | 'shift' | 'messages' | 'backoffice' | 'devices';
 
 const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
 /** The badge when the network is up but the sync server does not answer. */
@@ -63,6 +63,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
           [
             ['register', 'Register'],
             ['sales', 'Sales'],
+            ['shift', 'Shift'],
             ['messages', 'Messages'],
             ['backoffice', 'Back office'],
             ['devices', 'Devices'],

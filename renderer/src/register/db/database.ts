@@ -8,7 +8,8 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
+import type { CashMovement, CatalogItem, JournalTransaction, Order, Shift, TaxRate } from '../../../../core/index.ts';
+import type { StoredCloseout } from '../shifts/shift-store.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
 import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
 import {
@@ -16,6 +17,9 @@ import {
   journalTransactionRxSchema,
   orderRxSchema,
   taxRateRxSchema,
+  shiftRxSchema,
+  cashMovementRxSchema,
+  closeoutRxSchema,
   type Rejectable,
 } from './schemas.ts';
 
@@ -31,6 +35,10 @@ export interface RegisterCollections {
   journal_transactions: RxCollection<StoredJournalTransaction>;
   /** One document: this register's pairing (identity.ts); never replicated. */
   register_identity: RxCollection<StoredIdentity>;
+  /** Shifts, cash movements and closeouts (shifts/shift-store.ts): born here, pushed like orders. */
+  shifts: RxCollection<Rejectable<Shift>>;
+  cash_movements: RxCollection<Rejectable<CashMovement>>;
+  closeouts: RxCollection<Rejectable<StoredCloseout>>;
 }
 
 export type RegisterDatabase = RxDatabase<RegisterCollections>;
@@ -57,6 +65,9 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     orders: { schema: orderRxSchema },
     journal_transactions: { schema: journalTransactionRxSchema },
     register_identity: { schema: registerIdentityRxSchema },
+    shifts: { schema: shiftRxSchema },
+    cash_movements: { schema: cashMovementRxSchema },
+    closeouts: { schema: closeoutRxSchema },
   });
   await repairMissingJournalTransactions(db);
   return db;

@@ -4,7 +4,7 @@
  * writes with the core zod schema first, and pulled records were validated by the server.
  */
 import type { RxJsonSchema } from 'rxdb';
-import type { CatalogItem, JournalTransaction, Order, TaxRate } from '../../../../core/index.ts';
+import type { CashMovement, CatalogItem, JournalTransaction, Order, Shift, ShiftCloseout, TaxRate } from '../../../../core/index.ts';
 
 /** Fields the server stamps on every replicated document (DESIGN §15). */
 const serverStampProperties = {
@@ -113,4 +113,74 @@ export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransact
     ...serverStampProperties,
   },
   required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
+};
+
+// ── Shifts (issue 12): append-only documents born on the register (core/shifts.ts), pushed like orders. ──
+
+export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
+  title: 'shift',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
+    currency: { type: 'string' },
+    openedAt: { type: 'string', maxLength: 40 },
+    staffId: { type: 'string' },
+    openingFloatCents: { type: 'integer' },
+    openingCount: { type: 'array', items: { type: 'object' } },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'registerId', 'openedAt', 'openingFloatCents'],
+  indexes: ['openedAt'],
+};
+
+export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
+  title: 'cash movement',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    shiftId: { type: 'string', maxLength: 64 },
+    registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
+    kind: { type: 'string' },
+    amountCents: { type: 'integer' },
+    reason: { type: 'string' },
+    createdAt: { type: 'string', maxLength: 40 },
+    staffId: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'shiftId', 'kind', 'amountCents', 'createdAt'],
+  indexes: ['shiftId', 'createdAt'],
+};
+
+/** A closeout: pushed, and pulled back for the server's stamp (`syncSeq`: on the server). */
+export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout>> = {
+  title: 'shift closeout',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    shiftId: { type: 'string', maxLength: 64 },
+    registerId: { type: 'string', maxLength: 64 },
+    registerNumber: { type: 'integer' },
+    currency: { type: 'string' },
+    closedAt: { type: 'string', maxLength: 40 },
+    staffId: { type: 'string' },
+    counted: { type: 'array', items: { type: 'object' } },
+    countedCashCents: { type: 'integer' },
+    report: { type: 'object' },
+    note: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'shiftId', 'closedAt', 'counted', 'countedCashCents', 'report'],
+  indexes: ['shiftId'],
 };

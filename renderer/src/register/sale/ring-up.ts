@@ -18,6 +18,7 @@ import {
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
 import { currentStaffSession } from '../staff-session.ts';
+import { ensureShiftForSale } from '../shifts/shift-store.ts';
 
 /**
  * The localStorage key of a register's receipt counter: the last sequence it handed out. Besides seeding the next
@@ -58,6 +59,8 @@ export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promis
  */
 export async function ringUpSale({ db, session, catalog, lines, discounts, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
   const run = async () => {
+    // A sale with no shift open opens one (float 0): the register never refuses a sale for want of a shift.
+    await ensureShiftForSale(db, session);
     const sequence = await nextReceiptSequence(db, session);
     // The staff member signed in on this register, if any, is recorded on the sale (issue 11).
     const staff = currentStaffSession();

@@ -34,7 +34,8 @@ interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
-  direction: 'pull' | 'push';
+  /** `both`: pushed, and pulled back for the server's stamp (a closeout). */
+  direction: 'pull' | 'push' | 'both';
 }
 
 const PLANS: readonly CollectionPlan[] = [
@@ -45,6 +46,11 @@ const PLANS: readonly CollectionPlan[] = [
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled.
   { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull' },
+  // Shifts (issue 12): born here, append-only, pushed like orders. The closeout is pulled back too, so the shift
+  // screen knows it is on the server (its stamp) and can show the server's check of its figures.
+  { remote: 'shifts', local: 'shifts', direction: 'push' },
+  { remote: 'cash-movements', local: 'cash_movements', direction: 'push' },
+  { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
@@ -176,7 +182,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
     let catchUpTimer: ReturnType<typeof setTimeout> | undefined;
-    if (plan.direction === 'pull') {
+    if (plan.direction !== 'push') {
       /** Pull again shortly (a push just finished). */
       catchUps.set(plan.remote, (delay: number) => {
         if (catchUpTimer !== undefined) return;
@@ -243,7 +249,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       live: true,
       retryTime: 3_000,
       waitForLeadership: true,
-      ...(plan.direction === 'pull'
+      ...(plan.direction !== 'push'
         ? {
             pull: {
               batchSize: 100,
@@ -255,10 +261,13 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
                 };
                 return { documents: body.documents, checkpoint: body.checkpoint ?? { seq } };
               },
-              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable),
+              // A pushed-and-pulled collection (closeouts) has no change stream: it pulls at start, on reconnect and
+              // right after its own push (its stamp). Browsers open 6 connections per host; the 4 streams are enough.
+              ...(plan.direction === 'pull' ? { stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable) } : {}),
             },
           }
-        : { push: { batchSize: 100, handler: pushRows } }),
+        : {}),
+      ...(plan.direction !== 'pull' ? { push: { batchSize: 100, handler: pushRows } } : {}),
     });
     replications.push(replication);
   }
