@@ -33,3 +33,8 @@ CREATE TABLE offline_card_limits (
   forward_within_hours  INTEGER NOT NULL CHECK (forward_within_hours BETWEEN 1 AND 168),
   updated_at            TIMESTAMPTZ NOT NULL
 );
+
+-- The forward's outcome is an event (core EVENT_TYPES): payment.forwarded, payment.forward_declined.
+ALTER TABLE event_outbox DROP CONSTRAINT event_outbox_type_check;
+ALTER TABLE event_outbox ADD CONSTRAINT event_outbox_type_check
+  CHECK (type IN ('order.created', 'order.paid', 'payment.refunded', 'catalog.updated', 'payment.forwarded', 'payment.forward_declined'));
