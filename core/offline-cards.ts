@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS } from './money.ts';
+import { patchBody } from './schemas.ts';
 
 /** A store's offline card limits, in minor units, and the forward window in hours. */
 export interface OfflineCardLimits {
@@ -27,8 +28,8 @@ export const offlineCardLimitsSchema = z.strictObject({
   forwardWithinHours: z.int().min(1).max(168).describe('Hours an offline payment may wait to be forwarded (Square: 24, Clover: up to 168). Default 24.'),
 });
 
-/** `PATCH /api/pos/offline-cards/limits`: any of the limits. */
-export const offlineCardLimitsPatchSchema = offlineCardLimitsSchema.partial();
+/** `PATCH /api/pos/offline-cards/limits`: any of the limits, at least one (DESIGN §7 PATCH body). */
+export const offlineCardLimitsPatchSchema = patchBody(offlineCardLimitsSchema.partial().shape);
 
 /**
  * How much a register may still approve offline for one payment (minor units, ≥ 0): the per-payment limit, or what
