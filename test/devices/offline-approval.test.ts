@@ -77,6 +77,10 @@ describe('offline approval, driver against the simulator', () => {
     expect(amex).toMatchObject({ outcome: 'approved_offline', brand: 'AMEX', last4: '0005', entryMode: 'manual' });
     const cancelled = await terminal.charge({ idempotencyKey: 'saf-4', amountCents: 703, currency: 'USD' });
     expect(cancelled.outcome).toBe('cancelled');
+    simulator.presentCardOffline({ brand: 'MASTERCARD', last4: '0002' });
+    const presented = await terminal.charge({ idempotencyKey: 'saf-6', amountCents: 1500, currency: 'USD' });
+    expect(presented).toMatchObject({ outcome: 'approved_offline', brand: 'MASTERCARD', last4: '0002' });
+    expect(presented.token).toMatch(/^saf_mastercard_0002_/);
     simulator.setHostReachable(true);
     const online = await terminal.charge({ idempotencyKey: 'saf-5', amountCents: 1500, currency: 'USD' });
     expect(online.outcome).toBe('approved');

@@ -65,6 +65,7 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
   #dropResponses = 0;
   #online = true;
   #hostReachable = true;
+  #nextOfflineCard: { brand: string; last4: string } | undefined;
   #authCounter = 0;
   /** Every request received (decoded), in order. */
   readonly requests: EcrRequest[] = [];
@@ -146,6 +147,14 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
     this.#hostReachable = reachable;
   }
 
+  /**
+   * The card the customer presents at the next offline sale (whatever its amount), e.g. `{ brand: 'VISA', last4: '0002' }`
+   * — the sandbox card the issuer declines when the approval is forwarded.
+   */
+  presentCardOffline(card: { brand: string; last4: string }): void {
+    this.#nextOfflineCard = card;
+  }
+
   /** Writes raw bytes on the line (line noise, hand-made frames) from the terminal's end. */
   async writeRaw(bytes: Uint8Array): Promise<void> {
     await this.#link.connection.write(bytes);
@@ -212,7 +221,11 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
     switch (request.type) {
       case 'sale': {
         const rule = TEST_AMOUNT_RULES[request.amountCents % 100];
-        if (request.offline || !this.#hostReachable) return offlineSale(request, rule);
+        if (request.offline || !this.#hostReachable) {
+          const presented = this.#nextOfflineCard;
+          this.#nextOfflineCard = undefined;
+          return offlineSale(request, presented ? { outcome: 'approved', entryMode: 'chip', ...presented } : rule);
+        }
         if (rule && rule.outcome !== 'approved') {
           return { request, result: { ...rule, amountCents: request.amountCents }, charged: false, voided: false };
         }
