@@ -54,6 +54,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     dir = await mkdtemp(join(tmpdir(), 'offline-card-e2e-'));
     server = await startServerUnderTest();
     proxy = await startTcpProxy(server.baseUrl);
+    // The store's offline limits, pulled by the register while online: $50 per payment, $68 outstanding.
+    const patched = await fetch(`${server.baseUrl}/api/pos/offline-cards/limits`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ maxPaymentCents: 5000, maxOutstandingCents: 6800 }),
+    });
+    expect(patched.status).toBe(200);
     bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], terminalResponseTimeoutMs: 3000, terminalStatusTimeoutMs: 2000, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
@@ -105,9 +112,18 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     await proxy.stop();
     await eventually(async () => expect(await page.getByTestId('sync-badge').getAttribute('data-state')).not.toBe('synced'), 60_000);
 
-    const first = await sellOffline('itm_haircut', 10_000); // the default limits: $100 per payment, $1,000 outstanding
+    const first = await sellOffline('itm_haircut', 5000);
     sim.terminal.presentCardOffline({ brand: 'VISA', last4: '0002' }); // the sandbox card the issuer declines on forward
-    const second = await sellOffline('itm_blow_dry', Math.min(10_000, 100_000 - first.totalCents));
+    const second = await sellOffline('itm_blow_dry', Math.min(5000, 6800 - first.totalCents));
+    // What is left of the outstanding limit is too little for another haircut: refused before the terminal is asked.
+    const left = 6800 - first.totalCents - second.totalCents;
+    await register.tapItem('itm_haircut');
+    await page.getByTestId('charge').click();
+    await page.getByTestId('tender-method-card').click();
+    await eventually(async () => expect(await page.getByTestId('offline-card-limit').textContent()).toContain(dollars(left)));
+    await page.getByTestId('charge-card').click();
+    await eventually(async () => expect(await page.getByTestId('card-message').textContent()).toContain('Over the offline card limit'));
+    await page.getByRole('dialog', { name: 'Card payment' }).getByRole('button', { name: /close/i }).click();
     const offlineSales = sim.terminal.requests.filter((r) => r.type === 'sale' && r.offline === true);
     expect(offlineSales).toHaveLength(2);
     expect(sim.terminal.charges()).toHaveLength(0); // nothing moved at the terminal: the server forwards
