@@ -139,7 +139,7 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
       [{ forwardWithinHours: 169 }, 'forwardWithinHours'],
       [{ maxOutstandingCents: '5' }, 'maxOutstandingCents'],
       [{ other: 1 }, 'other'],
-      [{}, ''],
+      [{}, '(body)'],
     ] as const) {
       const res = await call('PATCH', '/api/pos/offline-cards/limits', body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
