@@ -103,6 +103,34 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
     expect(seen).toEqual([]);
   });
 
+  it('a processor that cannot be reached leaves the payment pending_forward and unclaimed; a retry forwards it once', async () => {
+    const cash = buildRegisterSale({
+      registerId: register.registerId,
+      registerNumber: register.registerNumber,
+      sequence: ++sequence,
+      currency: 'USD',
+      createdAt: NOW.toISOString(),
+      lines: [LATTE],
+      payment: { method: 'cash', tenderedCents: 1000 },
+      catalog: catalogSnapshot(server.catalog.items, server.catalog.taxRates),
+    }).order;
+    expect((await push([cash])).json()).toEqual([]);
+    const tender = { ...offlineSale(TOKEN_OK.replace('ghij', 'jihg'), '4242').tenders[0]! };
+    const order: Order = { ...cash, tenders: [tender] };
+    const run = (processor: PaymentProcessor, retryIds: string[] = []) =>
+      server.db.transaction(async (tx) =>
+        forwardOfflineCardPayments(await openMutation(tx, { merchantId: server.credentials.merchantId, actor: 'system' }, NOW), [order], processor, retryIds),
+      );
+    const down: PaymentProcessor = { name: 'down', charge: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    expect(await run(down)).toBe(0);
+    const row = async () => (await server.db.query<{ state: string; forward_attempts: number }>('SELECT state, forward_attempts FROM offline_card_payments WHERE id = $1', [tender.id])).rows[0];
+    expect(await row()).toEqual({ state: 'pending_forward', forward_attempts: 0 });
+    expect(await run(new SandboxProcessor(), [tender.id])).toBe(1);
+    expect(await row()).toEqual({ state: 'captured', forward_attempts: 1 });
+    expect(await run(new SandboxProcessor(), [tender.id])).toBe(0);
+    expect(await events('payment.forwarded', tender.id)).toBe(1);
+  });
+
   it('a decline on forward leaves a balance due, listed with the receipt customer; the sale itself stays stored', async () => {
     const customer = await call('POST', '/api/pos/customers', { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com', phone: '+14155550100' });
     expect(customer.statusCode, customer.body).toBe(201);

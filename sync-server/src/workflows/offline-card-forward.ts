@@ -10,19 +10,34 @@
  */
 import type { Order } from '../../../core/index.ts';
 import type { Mutation } from '../kernel/mutation.ts';
-import { claimForwards, recordForwardOutcome, recordOfflineCardPayments } from '../modules/offline-cards/service.ts';
+import { claimForwards, recordForwardOutcome, recordOfflineCardPayments, releaseForward } from '../modules/offline-cards/service.ts';
 import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
 
 /**
- * Records and forwards the offline card tenders of `orders` (register sales stored in `m`) exactly once each.
- * @returns how many were forwarded now (0 for a re-push of sales already forwarded)
+ * Records and forwards the offline card tenders of `orders` (register sales stored in `m`) exactly once each. A
+ * processor that throws (unreachable) leaves its payment `pending_forward`, unclaimed, and the sale stored: the sale is
+ * never refused for it. (`retryIds`: payments recorded earlier to try again.)
+ * @returns how many were forwarded now with an outcome (0 for a re-push of sales already forwarded)
  */
-export async function forwardOfflineCardPayments(m: Mutation, orders: readonly Order[], processor: PaymentProcessor = defaultPaymentProcessor): Promise<number> {
-  if (!orders.some((order) => order.tenders.some((t) => t.offline))) return 0;
+export async function forwardOfflineCardPayments(
+  m: Mutation,
+  orders: readonly Order[],
+  processor: PaymentProcessor = defaultPaymentProcessor,
+  retryIds: readonly string[] = [],
+): Promise<number> {
+  if (retryIds.length === 0 && !orders.some((order) => order.tenders.some((t) => t.offline))) return 0;
   const recorded = await recordOfflineCardPayments(m, orders);
-  const claimed = await claimForwards(m, recorded);
+  const claimed = await claimForwards(m, [...recorded, ...retryIds]);
+  let forwarded = 0;
   for (const payment of claimed) {
-    const result = await processor.charge({ method: 'card', token: payment.token, amountCents: payment.amountCents, currency: payment.currency, reference: payment.id });
+    let result: Awaited<ReturnType<PaymentProcessor['charge']>>;
+    try {
+      result = await processor.charge({ method: 'card', token: payment.token, amountCents: payment.amountCents, currency: payment.currency, reference: payment.id });
+    } catch {
+      await releaseForward(m, payment.id);
+      continue;
+    }
+    forwarded += 1;
     await recordForwardOutcome(
       m,
       payment,
@@ -31,5 +46,5 @@ export async function forwardOfflineCardPayments(m: Mutation, orders: readonly O
         : { outcome: 'declined', code: result.code, message: result.message },
     );
   }
-  return claimed.length;
+  return forwarded;
 }

@@ -108,6 +108,7 @@ export async function recordOfflineCardPayments(m: Mutation, orders: readonly Or
  * call claimed is returned — the caller forwards exactly those, once.
  */
 export async function claimForwards(m: Mutation, ids: readonly string[]): Promise<OfflineCardRecord[]> {
+  // (Also retries a payment recorded before whose forward was released: its id is passed again by the caller.)
   if (ids.length === 0) return [];
   const { rows } = await m.tx.query<PaymentRow>(
     `UPDATE offline_card_payments SET forward_attempts = forward_attempts + 1, forwarded_at = $3
@@ -116,6 +117,18 @@ export async function claimForwards(m: Mutation, ids: readonly string[]): Promis
     [m.merchantId, ids, m.now.toISOString()],
   );
   return rows.map(toRecord);
+}
+
+/**
+ * Gives a claim back (the processor could not be reached): `forward_attempts` 1 → 0, so the payment stays
+ * `pending_forward` and a later forward of it may claim it again. The processor saw the payment id as its idempotency
+ * key, so if the call did reach it, the retry gets its first answer.
+ */
+export async function releaseForward(m: Mutation, id: string): Promise<void> {
+  await m.tx.query(
+    `UPDATE offline_card_payments SET forward_attempts = 0, forwarded_at = NULL WHERE merchant_id = $1 AND id = $2 AND state = 'pending_forward'`,
+    [m.merchantId, id],
+  );
 }
 
 /** What the processor answered to a forward. */
