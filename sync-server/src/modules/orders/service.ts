@@ -32,7 +32,7 @@ import {
   RefundError,
   refundState,
   saleJournalTransactionId,
-  tenderAccountOf,
+  tenderAccount,
   tenderLabel,
   tipLimitProblem,
   type CatalogSnapshot,
@@ -201,7 +201,9 @@ function registerPayments(order: Order): PaymentRecord[] {
     last4: t.last4 ?? null,
     authCode: t.authCode ?? null,
     reference: null,
-    accountCode: tenderAccountOf(t, order.registerNumber),
+    // An offline card (store and forward) is shown where its money is once forwarded and captured, so a refund of it
+    // credits card-present clearing, not the store-and-forward account the forward has emptied.
+    accountCode: tenderAccount(t.method, order.registerNumber),
     journalTransactionId: order.journalTransactionId,
     createdAt: order.createdAt,
     capturedAt: order.createdAt,
