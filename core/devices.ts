@@ -35,17 +35,25 @@ export const printJobSchema = z.strictObject({
 });
 export type PrintJob = z.infer<typeof printJobSchema>;
 
-/** A card-present charge on the terminal, in minor units; `idempotencyKey` lets a lost response be resolved by a status query. */
+/**
+ * A card-present charge on the terminal, in minor units; `idempotencyKey` lets a lost response be resolved by a status
+ * query. `offline: true` tells the terminal the payment host is unreachable (the register is offline): it may approve
+ * offline (store and forward, outcome `approved_offline`) instead of going online.
+ */
 export const chargeRequestSchema = z.strictObject({
   idempotencyKey: z.string().min(1).max(64),
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   currency: z.string().regex(/^[A-Z]{3}$/),
+  offline: z.boolean().optional(),
 });
 export type ChargeRequest = z.infer<typeof chargeRequestSchema>;
 
-/** A terminal's answer: never a card number. */
+/**
+ * A terminal's answer: never a card number. `approved_offline`: approved by the terminal without the host (store and
+ * forward); `token` is then the terminal's store-and-forward token, which the server forwards to the processor later.
+ */
 export const terminalResultSchema = z.strictObject({
-  outcome: z.enum(['approved', 'declined', 'cancelled', 'timed_out']),
+  outcome: z.enum(['approved', 'approved_offline', 'declined', 'cancelled', 'timed_out']),
   amountCents: z.int().min(0),
   authCode: z.string().max(20).optional(),
   token: z.string().max(128).optional(),

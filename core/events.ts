@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
 
-/** Every event kind of the spec; the list is complete. */
-export const EVENT_TYPES = ['order.created', 'order.paid', 'payment.refunded', 'catalog.updated'] as const;
+/** Every event kind: the spec's four, and the outcome of an offline card payment's forward (issue 12). */
+export const EVENT_TYPES = ['order.created', 'order.paid', 'payment.refunded', 'catalog.updated', 'payment.forwarded', 'payment.forward_declined'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One webhook event as delivered (the raw JSON body of the POST). */

@@ -29,3 +29,4 @@ export * from './settings.ts';
 export * from './problem.ts';
 export * from './images.ts';
 export * from './shifts.ts';
+export * from './offline-cards.ts';

@@ -82,6 +82,19 @@ export function tenderAccount(method: string, registerNumber: number): string {
   }
 }
 
+/**
+ * Where a card approved offline waits until its token is forwarded (issue 12): debited by the sale, credited when the
+ * forward is captured (to `card_clearing:card_present`) or declined (to {@link OFFLINE_CARD_RECEIVABLE}).
+ */
+export const OFFLINE_CARD_ACCOUNT = 'card_clearing:store_and_forward';
+/** The customer's balance due after an offline card was declined on forward. */
+export const OFFLINE_CARD_RECEIVABLE = 'customer_receivables:offline_card_declined';
+
+/** The account one register tender is debited to: {@link tenderAccount}, or the store-and-forward account for an offline card. */
+export function tenderAccountOf(tender: { method: string; offline?: unknown }, registerNumber: number): string {
+  return tender.offline ? OFFLINE_CARD_ACCOUNT : tenderAccount(tender.method, registerNumber);
+}
+
 /** Thrown when an order cannot be turned into a balanced journal transaction. */
 export class LedgerError extends Error {
   override name = 'LedgerError';
@@ -170,7 +183,10 @@ export function buildSaleJournalTransaction(order: Order): JournalTransaction {
   if (tips !== order.tipCents) throw new LedgerError(`tender tips ${tips} differ from the order tip ${order.tipCents}`);
 
   const postings: Posting[] = [];
-  for (const t of order.tenders) postings.push({ accountCode: tenderAccount(t.method, order.registerNumber), amountCents: t.amountCents });
+  for (const t of order.tenders) {
+    if (t.offline && t.method !== 'card') throw new LedgerError(`only a card tender can be approved offline, not ${t.method}`);
+    postings.push({ accountCode: tenderAccountOf(t, order.registerNumber), amountCents: t.amountCents });
+  }
   postings.push({ accountCode: 'discounts', amountCents: order.discountCents });
   postings.push(...saleCreditPostings(order.lines, order.taxCents));
   postings.push({ accountCode: 'tips_payable', amountCents: -order.tipCents });

@@ -15,7 +15,17 @@ import type { Discount, JournalTransaction, LineItemInput, Order, OrderLine, Ten
 export type SalePayment =
   | { method: 'none'; tipCents?: undefined }
   | { method: 'cash'; tenderedCents: number; tipCents?: number }
-  | { method: 'card' | 'check' | 'other'; tipCents?: number; cardBrand?: string; last4?: string; authCode?: string; routingNumber?: string; checkNumber?: string };
+  | {
+      method: 'card' | 'check' | 'other';
+      tipCents?: number;
+      cardBrand?: string;
+      last4?: string;
+      authCode?: string;
+      routingNumber?: string;
+      checkNumber?: string;
+      /** A card the terminal approved offline (store and forward): its token and approval time (ISO 8601). */
+      offline?: { token: string; approvedAt: string };
+    };
 
 /** Everything needed to ring up a paid sale. `createdAt` is the register's business time (ISO 8601). */
 export interface RegisterSaleInput {
@@ -52,7 +62,7 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
     const cash = applyCashTender(due, input.payment.tenderedCents);
     tender = { id: newId('tender'), method: 'cash', amountCents: cash.amountCents, tipCents, tenderedCents: input.payment.tenderedCents, changeCents: cash.changeCents };
   } else {
-    const { method, cardBrand, last4, authCode, routingNumber, checkNumber } = input.payment;
+    const { method, cardBrand, last4, authCode, routingNumber, checkNumber, offline } = input.payment;
     tender = {
       id: newId('tender'),
       method,
@@ -63,6 +73,7 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
       ...(authCode ? { authCode } : {}),
       ...(routingNumber ? { routingNumber } : {}),
       ...(checkNumber ? { checkNumber } : {}),
+      ...(offline ? { offline: { state: 'pending_forward' as const, token: offline.token, approvedAt: offline.approvedAt } } : {}),
     };
   }
   const id = input.orderId ?? newId('order');

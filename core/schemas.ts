@@ -372,6 +372,17 @@ export const tenderSchema = z.strictObject({
   /** Check tenders: the ABA routing number and check number read from the MICR line (`last4` = the account's last four). */
   routingNumber: z.string().regex(/^\d{9}$/).optional(),
   checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional(),
+  /**
+   * A card approved by the terminal offline (store and forward, issue 12): the terminal's store-and-forward token (never
+   * a card number) and when it approved. The server forwards the token to the processor once it receives the sale.
+   */
+  offline: z
+    .strictObject({
+      state: z.literal('pending_forward'),
+      token: withoutCardNumber(z.string().regex(/^saf_[A-Za-z0-9_-]{1,124}$/, 'must be a store-and-forward token (saf_…)')),
+      approvedAt: isoDate,
+    })
+    .optional(),
 });
 export type Tender = z.infer<typeof tenderSchema>;
 

@@ -37,6 +37,7 @@ import { registerReportRoutes } from './modules/reports/routes.ts';
 import { registerSettingsRoutes } from './modules/merchants/routes.ts';
 import { registerOpenApiRoutes } from './platform/http/openapi-routes.ts';
 import { registerOrderRoutes } from './modules/orders/routes.ts';
+import { registerOfflineCardRoutes } from './modules/offline-cards/routes.ts';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
 import { registerSyncRoutes } from './sync/routes.ts';
 import { registerCloseoutRoutes } from './modules/closeout/routes.ts';
@@ -214,6 +215,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerCustomerRoutes(app, ctx, { customerPurchaseHistory });
   registerSyncRoutes(app, ctx);
   registerCloseoutRoutes(app, ctx, { shiftView, dayStatus, closeStoreDay, storeDayOf });
+  registerOfflineCardRoutes(app, ctx);
   connectSaleStockToCatalog();
   registerCatalogRoutes(app, ctx, { importCatalog });
   registerInventoryRoutes(app, ctx, { changeStock });

@@ -206,7 +206,8 @@ export class CardTerminal extends EventEmitter<TerminalEvents> {
   }
 
   /**
-   * A card-present sale. Throws `DeviceError('invalid_input')` for a request failing `chargeRequestSchema`,
+   * A card-present sale (`offline: true`: the host is unreachable, the terminal may answer `approved_offline` with a
+   * store-and-forward token). Throws `DeviceError('invalid_input')` for a request failing `chargeRequestSchema`,
    * `disconnected` when the port is gone; every terminal outcome (declined, cancelled, timed out) is a result.
    */
   charge(request: ChargeRequest): Promise<TerminalReply> {
@@ -214,7 +215,10 @@ export class CardTerminal extends EventEmitter<TerminalEvents> {
     if (!parsed.success) return Promise.reject(new DeviceError('invalid_input', 'invalid charge request', { issues: parsed.error.issues }));
     const ref = refForIdempotencyKey(parsed.data.idempotencyKey);
     return this.#serial(() =>
-      this.#transact({ type: 'sale', ref, amountCents: parsed.data.amountCents, currency: parsed.data.currency }, parsed.data.amountCents),
+      this.#transact(
+        { type: 'sale', ref, amountCents: parsed.data.amountCents, currency: parsed.data.currency, ...(parsed.data.offline ? { offline: true } : {}) },
+        parsed.data.amountCents,
+      ),
     );
   }
 

@@ -3,13 +3,13 @@
  * separated by `|`, the first field naming the message. Amounts are integer minor units, currencies ISO 4217.
  *
  * Host → terminal:
- *   SALE|ref|amountCents|currency
+ *   SALE|ref|amountCents|currency[|OFFLINE]   (OFFLINE: the host is unreachable; the terminal may approve offline)
  *   REFUND|ref|amountCents|currency|token
  *   VOID|ref|originalRef
  *   STATUS|ref            (ref empty: the terminal's own state)
  * Terminal → host:
  *   RESULT|ref|outcome|amountCents|authCode|token|brand|last4|entryMode|message
- *     outcome: APPROVED | DECLINED | CANCELLED | TIMED_OUT; entryMode: CHIP | CONTACTLESS | SWIPE | MANUAL | (empty)
+ *     outcome: APPROVED | APPROVED_OFFLINE | DECLINED | CANCELLED | TIMED_OUT; entryMode: CHIP | CONTACTLESS | SWIPE | MANUAL | (empty)
  *   STATUS|ref|state      state: NOT_FOUND | IN_PROGRESS (for a ref), READY | BUSY (empty ref)
  *
  * `ref` is the sale's reference (the register's idempotency key), 1–64 printable characters without `|` or space.
@@ -21,7 +21,7 @@ import { DeviceError } from '../errors.ts';
 
 /** A request from the register to the terminal. */
 export type EcrRequest =
-  | { type: 'sale'; ref: string; amountCents: number; currency: string }
+  | { type: 'sale'; ref: string; amountCents: number; currency: string; offline?: boolean }
   | { type: 'refund'; ref: string; amountCents: number; currency: string; token: string }
   | { type: 'void'; ref: string; originalRef: string }
   | { type: 'status'; ref: string };
@@ -40,7 +40,7 @@ const BRAND = /^[A-Za-z0-9 ]{0,20}$/;
 const LAST4 = /^(\d{4})?$/;
 const PAN_LIKE = /\d{12,}/;
 
-const OUTCOMES = { APPROVED: 'approved', DECLINED: 'declined', CANCELLED: 'cancelled', TIMED_OUT: 'timed_out' } as const;
+const OUTCOMES = { APPROVED: 'approved', APPROVED_OFFLINE: 'approved_offline', DECLINED: 'declined', CANCELLED: 'cancelled', TIMED_OUT: 'timed_out' } as const;
 const ENTRY_MODES = { CHIP: 'chip', CONTACTLESS: 'contactless', SWIPE: 'swipe', MANUAL: 'manual' } as const;
 const STATES = { NOT_FOUND: 'not_found', IN_PROGRESS: 'in_progress', READY: 'ready', BUSY: 'busy' } as const;
 
@@ -73,7 +73,7 @@ export function encodeRequest(request: EcrRequest): string {
       }
       if (!CURRENCY.test(request.currency)) invalid('currency must be ISO 4217');
       const head = `${request.type === 'sale' ? 'SALE' : 'REFUND'}|${request.ref}|${request.amountCents}|${request.currency}`;
-      if (request.type === 'sale') return head;
+      if (request.type === 'sale') return request.offline ? `${head}|OFFLINE` : head;
       if (!TOKEN.test(request.token)) invalid('bad token');
       return `${head}|${request.token}`;
     }
@@ -96,12 +96,13 @@ export function decodeRequest(payload: string): EcrRequest {
   switch (kind) {
     case 'SALE':
     case 'REFUND': {
-      want(kind === 'SALE' ? 4 : 5);
+      const offline = kind === 'SALE' && fields.length === 5 && fields[4] === 'OFFLINE';
+      if (!offline) want(kind === 'SALE' ? 4 : 5);
       const amount = fields[2]!;
       const currency = fields[3]!;
       if (!AMOUNT.test(amount) || Number(amount) < 1) malformed('bad amount', payload);
       if (!CURRENCY.test(currency)) malformed('bad currency', payload);
-      if (kind === 'SALE') return { type: 'sale', ref: checkRef(ref), amountCents: Number(amount), currency };
+      if (kind === 'SALE') return { type: 'sale', ref: checkRef(ref), amountCents: Number(amount), currency, ...(offline ? { offline } : {}) };
       const token = fields[4]!;
       if (!TOKEN.test(token)) malformed('bad token', payload);
       return { type: 'refund', ref: checkRef(ref), amountCents: Number(amount), currency, token };

@@ -4,6 +4,11 @@
  * `TEST_AMOUNT_RULES` and docs/devices.md), remembers every transaction by reference (a repeated SALE for a known
  * reference answers the stored result and charges nothing), answers STATUS, and can be told to drop a response, send
  * a corrupt LRC, NAK or ignore incoming frames, or go silent.
+ *
+ * Offline approval (store and forward): a SALE marked `OFFLINE` by the register, or any SALE while the simulator's host
+ * is unreachable (`setHostReachable(false)`), is approved offline (`APPROVED_OFFLINE`) with a store-and-forward token
+ * `saf_<brand>_<last4>_<letters>` — except the cancelled / no-card amounts. A sale whose amount would be declined online
+ * (cents 01, 02) is approved offline as VISA 0002, the sandbox card the issuer declines when it is forwarded.
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -59,6 +64,8 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
   readonly #inProgress = new Set<string>();
   #dropResponses = 0;
   #online = true;
+  #hostReachable = true;
+  #nextOfflineCard: { brand: string; last4: string } | undefined;
   #authCounter = 0;
   /** Every request received (decoded), in order. */
   readonly requests: EcrRequest[] = [];
@@ -135,6 +142,19 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
     this.#link.faults.ignoreFrames = online ? 0 : Number.MAX_SAFE_INTEGER;
   }
 
+  /** Whether the terminal's own payment host answers; unreachable → every sale is approved offline (store and forward). */
+  setHostReachable(reachable: boolean): void {
+    this.#hostReachable = reachable;
+  }
+
+  /**
+   * The card the customer presents at the next offline sale (whatever its amount), e.g. `{ brand: 'VISA', last4: '0002' }`
+   * — the sandbox card the issuer declines when the approval is forwarded.
+   */
+  presentCardOffline(card: { brand: string; last4: string }): void {
+    this.#nextOfflineCard = card;
+  }
+
   /** Writes raw bytes on the line (line noise, hand-made frames) from the terminal's end. */
   async writeRaw(bytes: Uint8Array): Promise<void> {
     await this.#link.connection.write(bytes);
@@ -201,6 +221,11 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
     switch (request.type) {
       case 'sale': {
         const rule = TEST_AMOUNT_RULES[request.amountCents % 100];
+        if (request.offline || !this.#hostReachable) {
+          const presented = this.#nextOfflineCard;
+          this.#nextOfflineCard = undefined;
+          return offlineSale(request, presented ? { outcome: 'approved', entryMode: 'chip', ...presented } : rule);
+        }
         if (rule && rule.outcome !== 'approved') {
           return { request, result: { ...rule, amountCents: request.amountCents }, charged: false, voided: false };
         }
@@ -236,6 +261,27 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
       if (error instanceof DeviceError) this.emit('frameError', error);
     }
   }
+}
+
+/** Letters only (a–p for hex digits), so a token never carries a digit run that looks like a card number. */
+const letters = (hex: string): string => hex.replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!);
+
+/** An offline (store-and-forward) decision for a sale: see the file's docstring. */
+function offlineSale(request: Extract<EcrRequest, { type: 'sale' }>, rule: Omit<TerminalResult, 'amountCents'> | undefined): SimulatedTransaction {
+  if (rule && (rule.outcome === 'cancelled' || rule.outcome === 'timed_out')) {
+    return { request, result: { ...rule, amountCents: request.amountCents }, charged: false, voided: false };
+  }
+  const card = rule?.outcome === 'approved' ? rule : rule ? { brand: 'VISA', last4: '0002', entryMode: 'chip' as const } : { brand: 'VISA', last4: '4242', entryMode: 'chip' as const };
+  const brand = card.brand ?? 'VISA';
+  const last4 = card.last4 ?? '4242';
+  const token = `saf_${brand.toLowerCase()}_${last4}_${letters(createHash('sha256').update(request.ref).digest('hex').slice(0, 24))}`;
+  return {
+    request,
+    result: { outcome: 'approved_offline', amountCents: request.amountCents, token, brand, last4, entryMode: card.entryMode ?? 'chip', message: 'approved offline' },
+    // Nothing moved yet: the money moves when the register's server forwards the token.
+    charged: false,
+    voided: false,
+  };
 }
 
 /** Starts a card-terminal simulator (see `TerminalSimulator`). */

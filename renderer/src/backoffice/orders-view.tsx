@@ -18,6 +18,7 @@ import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
 import type { ApiOrder, ApiOrderState, Customer, OrderReceipt, OrderRefundInput } from './api.ts';
+import { OfflineCardBalances } from './offline-card-balances.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
 
 /** How each order state reads on screen. */
@@ -189,6 +190,7 @@ export function OrdersView() {
         </button>
       </div>
       <MissingReceipts reload={reload} />
+      <OfflineCardBalances reload={reload} />
       {loadError ? <LoadError error={loadError} what="Orders" /> : null}
       {!list && !loadError ? (
         <p className="muted" role="status" data-testid="orders-loading">

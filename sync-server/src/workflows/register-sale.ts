@@ -7,7 +7,7 @@
  *   2. price-check: the totals add up and the tenders pay them (core `checkRegisterSale`), which derives the sale's
  *      journal transaction — the server's, never one a register sends;
  *   3. store the orders, post their derived journal transactions, take their stock off, audit them (`order.stored`)
- *      and emit `order.created` / `order.paid`.
+ *      and emit `order.created` / `order.paid`; forward the cards a terminal approved offline (offline-card-forward.ts).
  *
  * Every step works on the whole push at once (a fixed number of statements per push, not per sale). Any failure of
  * one document — a failed check, an exception while pricing it, a statement the database refuses — makes it
@@ -28,6 +28,7 @@ import { onHandAtDefaultLocation, recordSalesStock } from '../modules/inventory/
 import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
 import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
+import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 
 /** What became of one pushed document. */
 export type SaleOutcome =
@@ -260,6 +261,8 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
     })),
   ]);
   await emitEvents(m.tx, orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)));
+  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
+  await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {
     // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.
     await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');

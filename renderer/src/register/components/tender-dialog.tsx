@@ -20,6 +20,8 @@ interface TenderDialogProps {
   onClose: () => void;
   /** Card through the terminal (DESIGN §11); omitted → cash only. */
   card?: DeviceTender<CardPayment>;
+  /** While the register is offline: the card payment that may still be approved offline (minor units), shown to the cashier. */
+  offlineCardLimitLeftCents?: number | undefined;
   /** Check through the scanner; omitted → cash only. */
   check?: DeviceTender<CheckPayment> & { onComplete: () => void };
 }
@@ -32,7 +34,7 @@ const TITLES: Record<Method, string> = { cash: 'Cash payment', card: 'Card payme
  * total. Card: "Charge card" sends the total to the terminal and shows its answer (declined keeps the sale open).
  * Check: "Scan check" reads the MICR line and shows routing, account and check number before completing.
  */
-export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, onClose, card, check }: TenderDialogProps) {
+export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, onClose, card, check, offlineCardLimitLeftCents }: TenderDialogProps) {
   const [method, setMethod] = useState<Method>('cash');
   const [text, setText] = useState('');
   const tendered = parseCashInput(text, currency);
@@ -136,6 +138,12 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
           ) : (
             <p className="muted">The total is sent to the card terminal; the customer taps, inserts or swipes there.</p>
           )}
+          {offlineCardLimitLeftCents !== undefined ? (
+            <p className="tender-short" role="status" data-testid="offline-card-limit">
+              Offline: the terminal approves cards offline, forwarded when the register is back online. Offline card limit left:{' '}
+              <strong>{formatMoney(offlineCardLimitLeftCents, currency)}</strong>
+            </p>
+          ) : null}
           {card.payment.message ? (
             <p
               className={card.payment.phase === 'waiting' ? 'tender-device-message' : 'form-error'}

@@ -7,10 +7,16 @@
  * mid-charge) keeps the key, so "Check again" asks the terminal about *that* payment first and can never charge
  * twice. An approval whose sale could not be stored is kept and stored again without charging again.
  *
+ * Offline (issue 12, store and forward): while the register cannot reach the server, a card sale goes to the terminal
+ * marked offline, within the store's offline limits (per payment, and what this register already holds unforwarded);
+ * the terminal's offline approval is stored as a `pending_forward` tender with its token, which the server forwards
+ * when the sale syncs. An amount over what is left is refused before the terminal is asked.
+ *
  * Check: the scanner reads the MICR line; the tender keeps routing number, check number and the account's last four.
  */
 import { useRef, useState } from 'react';
 import { newId, type SalePayment } from '../../../../core/index.ts';
+import { formatMoney } from '../../../../core/index.ts';
 import type { CheckScan, TerminalResult } from '../../../../core/devices.ts';
 import { DeviceCallFailure, type DeviceClient } from '../../platform/devices/index.ts';
 
@@ -34,8 +40,18 @@ function isUnknownOutcome(result: TerminalResult): boolean {
   return result.outcome === 'timed_out' && /outcome unknown|not reachable/i.test(result.message ?? '');
 }
 
-/** The card tender: `complete` stores the sale (and prints) once the terminal approved. */
-export function useCardPayment(client: DeviceClient, currency: string, complete: (payment: SalePayment) => Promise<void>): CardPayment {
+/** The register's offline state for a card sale (see offline-cards.ts). */
+export interface CardOffline {
+  isOffline: boolean;
+  /** The largest card payment that may be approved offline now (minor units). */
+  limitLeftCents: number;
+}
+
+/**
+ * The card tender: `complete` stores the sale (and prints) once the terminal approved — online, or offline within
+ * `offline.limitLeftCents` while `offline.isOffline`.
+ */
+export function useCardPayment(client: DeviceClient, currency: string, complete: (payment: SalePayment) => Promise<void>, offline?: CardOffline): CardPayment {
   const [phase, setPhase] = useState<CardPhase>('idle');
   const [message, setMessage] = useState<string | undefined>();
   const key = useRef<{ idempotencyKey: string; amountCents: number } | undefined>(undefined);
@@ -60,6 +76,12 @@ export function useCardPayment(client: DeviceClient, currency: string, complete:
       await store(approved.current);
       return;
     }
+    const isOffline = offline?.isOffline === true;
+    if (isOffline && !key.current && amountCents > offline.limitLeftCents) {
+      setPhase('declined');
+      setMessage(`Over the offline card limit: ${formatMoney(offline.limitLeftCents, currency)} can be approved offline now. Take another payment or wait until the register is back online.`);
+      return;
+    }
     // An unknown outcome for another amount must be settled first: never start a second payment beside it.
     if (!key.current) key.current = { idempotencyKey: newId('tender'), amountCents };
     const attempt = key.current;
@@ -67,7 +89,7 @@ export function useCardPayment(client: DeviceClient, currency: string, complete:
     setMessage(attempt.amountCents === amountCents ? 'Follow the instructions on the card terminal…' : 'Asking the terminal about the earlier payment…');
     let result: TerminalResult;
     try {
-      result = await client.charge({ idempotencyKey: attempt.idempotencyKey, amountCents: attempt.amountCents, currency });
+      result = await client.charge({ idempotencyKey: attempt.idempotencyKey, amountCents: attempt.amountCents, currency, ...(isOffline ? { offline: true } : {}) });
     } catch (error) {
       const failure = error instanceof DeviceCallFailure ? error : new DeviceCallFailure('internal', String(error));
       if (MAYBE_SENT.has(failure.code)) {
@@ -86,6 +108,16 @@ export function useCardPayment(client: DeviceClient, currency: string, complete:
         ...(result.brand ? { cardBrand: result.brand } : {}),
         ...(result.last4 ? { last4: result.last4 } : {}),
         ...(result.authCode ? { authCode: result.authCode } : {}),
+      });
+      return;
+    }
+    if (result.outcome === 'approved_offline' && result.token) {
+      // Approved by the terminal without its host: stored with the token; the server forwards it when the sale syncs.
+      await store({
+        method: 'card',
+        ...(result.brand ? { cardBrand: result.brand } : {}),
+        ...(result.last4 ? { last4: result.last4 } : {}),
+        offline: { token: result.token, approvedAt: new Date().toISOString() },
       });
       return;
     }

@@ -10,6 +10,7 @@ import { cartDiscount, cartReducer, priceCart, toLineInput } from '../sale/cart.
 import { ringUpSale } from '../sale/ring-up.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
+import { useOfflineCards } from '../devices/offline-cards.ts';
 import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { receiptPrintJob } from '../devices/receipt-job.ts';
 
@@ -46,7 +47,8 @@ function matchesSearch(item: CatalogItem, query: string): boolean {
 
 /** The selling screen: catalog (tabs, grid, scan/search), cart, cash tender and the receipt. */
 export function RegisterView() {
-  const { db, session } = useRegister();
+  const { db, session, sync } = useRegister();
+  const offlineCards = useOfflineCards(db, session, sync);
   const currency = session.currency;
   const items$ = useMemo(() => db.catalog_items.find({ sort: [{ id: 'asc' }] }).$, [db]);
   const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
@@ -195,7 +197,7 @@ export function RegisterView() {
   };
   chargeRef.current = charge;
 
-  const card = useCardPayment(devices, currency, storeSale);
+  const card = useCardPayment(devices, currency, storeSale, offlineCards);
   const check = useCheckPayment(devices);
 
   if (receiptOrderId) {
@@ -315,6 +317,7 @@ export function RegisterView() {
           onClose={() => setTendering(false)}
           onComplete={(tendered) => void completeSale({ method: 'cash', tenderedCents: tendered })}
           card={{ payment: card, unavailable: deviceUnavailable(deviceState, 'terminal') }}
+          offlineCardLimitLeftCents={offlineCards.isOffline ? offlineCards.limitLeftCents : undefined}
           check={{
             payment: check,
             unavailable: deviceUnavailable(deviceState, 'checkScanner'),

@@ -201,6 +201,8 @@ function registerPayments(order: Order): PaymentRecord[] {
     last4: t.last4 ?? null,
     authCode: t.authCode ?? null,
     reference: null,
+    // An offline card (store and forward) is shown where its money is once forwarded and captured, so a refund of it
+    // credits card-present clearing, not the store-and-forward account the forward has emptied.
     accountCode: tenderAccount(t.method, order.registerNumber),
     journalTransactionId: order.journalTransactionId,
     createdAt: order.createdAt,

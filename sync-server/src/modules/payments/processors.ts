@@ -138,8 +138,27 @@ export class SandboxProcessor implements PaymentProcessor {
       const decline = BANK_DECLINES[bank[2]!];
       return decline ? declined(decline) : captured(null, bank[2]!);
     }
+    const forward = parseStoreAndForwardToken(request.token);
+    if (forward && request.method === 'card') {
+      const decline = CARD_DECLINES[forward.last4];
+      if (decline) return declined(decline);
+      return { outcome: 'captured', rail: CARD_PRESENT_RAIL, accountCode: `card_clearing:${CARD_PRESENT_RAIL}`, processorReference, brand: forward.brand, last4: forward.last4 };
+    }
     return declined('invalid_token');
   }
+}
+
+/** The rail of a card tapped, inserted or swiped on the register's terminal (a forwarded offline approval too). */
+export const CARD_PRESENT_RAIL = 'card_present';
+
+/**
+ * A card terminal's store-and-forward token (issue 12, offline approval): `saf_<brand>_<last4>_<letters>`. The sandbox
+ * forwards it like a test card: last four 0002, 9995 or 0069 decline on forward (`card_declined`, …), others capture
+ * on the card-present rail. Forward with `method: 'card'` and the payment id as `reference`.
+ */
+export function parseStoreAndForwardToken(token: string): { brand: string; last4: string } | undefined {
+  const match = /^saf_([a-z]{1,20})_(\d{4})_[A-Za-z_-]{1,100}$/.exec(token);
+  return match ? { brand: match[1]!, last4: match[2]! } : undefined;
 }
 
 /** The processor of the hosted pay page and staff card payments: the deterministic sandbox (DESIGN §9, §10). */

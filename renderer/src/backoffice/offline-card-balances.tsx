@@ -1,0 +1,42 @@
+import { useEffect, useState } from 'react';
+import { formatMoney, type OfflineCardPayment } from '../../../core/index.ts';
+import { useApi } from './shared.tsx';
+
+/**
+ * "Balance due — offline card declined" (issue 12): card payments a terminal approved offline whose forward the
+ * processor declined, above the orders, with the receipt, amount, card and the receipt's customer to contact. For a
+ * manager to collect the balance. Nothing when none; a failed load shows nothing (the orders list reports it).
+ */
+export function OfflineCardBalances({ reload }: { reload: number }) {
+  const api = useApi();
+  const [declined, setDeclined] = useState<OfflineCardPayment[]>([]);
+  useEffect(() => {
+    let current = true;
+    api.request<{ data: OfflineCardPayment[] }>('GET', '/api/pos/offline-cards/payments?state=declined&limit=100').then(
+      (body) => current && setDeclined(body.data),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, reload]);
+  if (declined.length === 0) return null;
+  return (
+    <div className="banner banner-warning" role="status" data-testid="offline-card-balances">
+      <div>
+        <strong>Balance due — offline card declined</strong>
+        <ul className="bo-plain-list">
+          {declined.map((p) => {
+            const contact = p.customer ? [p.customer.name, p.customer.email, p.customer.phone].filter(Boolean).join(' · ') : 'no customer on the receipt';
+            return (
+              <li key={p.id} data-testid="offline-card-balance" data-order-id={p.orderId} data-payment-id={p.id}>
+                {p.receiptNumber}: {formatMoney(p.balanceDueCents, p.currency)} due ({p.cardBrand ?? 'Card'} ···{p.last4 ?? '????'}, approved offline{' '}
+                {new Date(p.approvedAt).toLocaleString()}, declined on forward: {p.declineCode ?? 'declined'}) — {contact}
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </div>
+  );
+}

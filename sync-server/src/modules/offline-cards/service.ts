@@ -1,0 +1,259 @@
+/**
+ * Offline card payments, store and forward (issue 12; core/offline-cards.ts): the records of card tenders a terminal
+ * approved offline, the forward's claim and outcome, the back office's list, and the store's limits. The forward
+ * itself (the processor call) is the workflow workflows/offline-card-forward.ts; this module only reads and writes its
+ * own tables (`offline_card_payments`, `offline_card_limits`, migration 0120).
+ *
+ * Exactly once: a payment is recorded under its tender id (`INSERT … ON CONFLICT DO NOTHING`), and `claimForwards`
+ * moves `forward_attempts` from 0 to 1 (the column cannot exceed 1) in the caller's transaction under the merchant
+ * lock — a re-push, a second push of the same order or a second server instance finds it claimed and never forwards
+ * again.
+ */
+import {
+  DEFAULT_OFFLINE_CARD_LIMITS,
+  OFFLINE_CARD_ACCOUNT,
+  OFFLINE_CARD_RECEIVABLE,
+  buildJournalTransaction,
+  orderJournalHeader,
+  type OfflineCardLimits,
+  type OfflineCardPayment,
+  type Order,
+} from '../../../../core/index.ts';
+import { postJournalTransaction } from '../../kernel/ledger.ts';
+import type { Mutation } from '../../kernel/mutation.ts';
+import type { Queryable } from '../../platform/db/db.ts';
+import { SqlFilter } from '../../platform/db/sql-filter.ts';
+import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
+
+interface PaymentRow {
+  id: string;
+  merchant_id: string;
+  order_id: string;
+  register_id: string;
+  receipt_number: string;
+  currency: string;
+  amount_cents: number | string;
+  token: string;
+  card_brand: string | null;
+  last4: string | null;
+  approved_at: Date;
+  state: OfflineCardPayment['state'];
+  forward_attempts: number;
+  forwarded_at: Date | null;
+  decline_code: string | null;
+  processor_reference: string | null;
+  journal_transaction_id: string | null;
+}
+
+/** A recorded offline payment the forward workflow works on (the token stays server-side, never in an answer). */
+export interface OfflineCardRecord {
+  id: string;
+  orderId: string;
+  registerId: string;
+  receiptNumber: string;
+  currency: string;
+  amountCents: number;
+  token: string;
+  cardBrand: string | null;
+  last4: string | null;
+}
+
+const toRecord = (r: PaymentRow): OfflineCardRecord => ({
+  id: r.id,
+  orderId: r.order_id,
+  registerId: r.register_id,
+  receiptNumber: r.receipt_number,
+  currency: r.currency,
+  amountCents: Number(r.amount_cents),
+  token: r.token,
+  cardBrand: r.card_brand,
+  last4: r.last4,
+});
+
+/**
+ * Records the offline card tenders of register sales just stored (those without one are skipped), one row per tender
+ * id; a tender recorded before is left as it is. One statement.
+ * @returns the ids of the tenders recorded now
+ */
+export async function recordOfflineCardPayments(m: Mutation, orders: readonly Order[]): Promise<string[]> {
+  const tenders = orders.flatMap((order) => order.tenders.filter((t) => t.offline).map((tender) => ({ order, tender })));
+  if (tenders.length === 0) return [];
+  const { rows } = await m.tx.query<{ id: string }>(
+    `INSERT INTO offline_card_payments (id, merchant_id, order_id, register_id, receipt_number, currency, amount_cents, token, card_brand, last4, approved_at, state, created_at)
+     SELECT id, $1, order_id, register_id, receipt_number, currency, amount_cents, token, card_brand, last4, approved_at, 'pending_forward', $2
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::timestamptz[])
+            AS t(id, order_id, register_id, receipt_number, currency, amount_cents, token, card_brand, last4, approved_at)
+     ON CONFLICT (id) DO NOTHING
+     RETURNING id`,
+    [
+      m.merchantId,
+      m.now.toISOString(),
+      tenders.map(({ tender }) => tender.id),
+      tenders.map(({ order }) => order.id),
+      tenders.map(({ order }) => order.registerId),
+      tenders.map(({ order }) => order.receiptNumber),
+      tenders.map(({ order }) => order.currency),
+      tenders.map(({ tender }) => tender.amountCents),
+      tenders.map(({ tender }) => tender.offline!.token),
+      tenders.map(({ tender }) => tender.cardBrand ?? null),
+      tenders.map(({ tender }) => tender.last4 ?? null),
+      tenders.map(({ tender }) => tender.offline!.approvedAt),
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Claims the forward of `ids` (this merchant's, never forwarded): `forward_attempts` 0 → 1 in `m.tx`. Only what this
+ * call claimed is returned — the caller forwards exactly those, once.
+ */
+export async function claimForwards(m: Mutation, ids: readonly string[]): Promise<OfflineCardRecord[]> {
+  // (Also retries a payment recorded before whose forward was released: its id is passed again by the caller.)
+  if (ids.length === 0) return [];
+  const { rows } = await m.tx.query<PaymentRow>(
+    `UPDATE offline_card_payments SET forward_attempts = forward_attempts + 1, forwarded_at = $3
+      WHERE merchant_id = $1 AND id = ANY($2::text[]) AND forward_attempts = 0 AND state = 'pending_forward'
+      RETURNING *`,
+    [m.merchantId, ids, m.now.toISOString()],
+  );
+  return rows.map(toRecord);
+}
+
+/**
+ * Gives a claim back (the processor could not be reached): `forward_attempts` 1 → 0, so the payment stays
+ * `pending_forward` and a later forward of it may claim it again. The processor saw the payment id as its idempotency
+ * key, so if the call did reach it, the retry gets its first answer.
+ */
+export async function releaseForward(m: Mutation, id: string): Promise<void> {
+  await m.tx.query(
+    `UPDATE offline_card_payments SET forward_attempts = 0, forwarded_at = NULL WHERE merchant_id = $1 AND id = $2 AND state = 'pending_forward'`,
+    [m.merchantId, id],
+  );
+}
+
+/** What the processor answered to a forward. */
+export type ForwardOutcome =
+  | { outcome: 'captured'; accountCode: string; processorReference: string }
+  | { outcome: 'declined'; code: string; message: string };
+
+/**
+ * Records a claimed forward's outcome in `m`: the payment's state, and a journal transaction (kind `payment`) moving the
+ * amount out of `card_clearing:store_and_forward` — into the processor's clearing account when captured, into the
+ * customer's receivable (balance due) when declined — with an audit entry and the event `payment.forwarded` or
+ * `payment.forward_declined`.
+ */
+export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecord, result: ForwardOutcome): Promise<void> {
+  const declined = result.outcome === 'declined';
+  const journal = buildJournalTransaction(
+    orderJournalHeader(
+      { id: record.orderId, registerId: record.registerId, currency: record.currency },
+      'payment',
+      m.now.toISOString(),
+      declined ? `Offline card declined on forward ${record.receiptNumber}: balance due` : `Offline card forwarded ${record.receiptNumber}`,
+    ),
+    [
+      { accountCode: declined ? OFFLINE_CARD_RECEIVABLE : result.accountCode, amountCents: record.amountCents },
+      { accountCode: OFFLINE_CARD_ACCOUNT, amountCents: -record.amountCents },
+    ],
+  );
+  await postJournalTransaction(m.tx, m.merchantId, journal);
+  m.changed('journal-transactions');
+  await m.tx.query(
+    `UPDATE offline_card_payments SET state = $2, decline_code = $3, processor_reference = $4, journal_transaction_id = $5 WHERE id = $1`,
+    [record.id, declined ? 'declined' : 'captured', declined ? result.code : null, declined ? null : result.processorReference, journal.id],
+  );
+  const object = {
+    id: record.id,
+    orderId: record.orderId,
+    receiptNumber: record.receiptNumber,
+    state: declined ? 'declined' : 'captured',
+    amountCents: record.amountCents,
+    balanceDueCents: declined ? record.amountCents : 0,
+    currency: record.currency,
+    cardBrand: record.cardBrand,
+    last4: record.last4,
+    ...(declined ? { declineCode: result.code } : {}),
+  };
+  await m.audit({
+    registerId: record.registerId,
+    action: declined ? 'payment.forward_declined' : 'payment.forwarded',
+    entityType: 'payment',
+    entityId: record.id,
+    data: { ...object, journalTransactionId: journal.id },
+  });
+  await m.emit(declined ? 'payment.forward_declined' : 'payment.forwarded', object);
+}
+
+/** Filters of `GET /api/pos/offline-cards/payments`. */
+export interface OfflineCardListQuery {
+  limit: number;
+  cursor?: string | undefined;
+  state?: OfflineCardPayment['state'] | undefined;
+}
+
+/** Offline card payments newest first (approval time, then id), with the receipt's customer; cursor pagination. */
+export async function listOfflineCardPayments(db: Queryable, merchantId: string, q: OfflineCardListQuery): Promise<{ data: OfflineCardPayment[]; nextCursor: string | null }> {
+  const filter = new SqlFilter(['p.merchant_id = ?'], [merchantId]);
+  if (q.state) filter.add('p.state = ?', q.state);
+  if (q.cursor) {
+    const [approvedAt, id] = decodeCursor(q.cursor, ['date', 'string']);
+    filter.add('(p.approved_at, p.id) < (?::timestamptz, ?::text)', approvedAt, id);
+  }
+  const limit = filter.param(q.limit + 1);
+  const { rows } = await db.query<PaymentRow & { customer_id: string | null; given_name: string | null; family_name: string | null; email: string | null; phone: string | null }>(
+    `SELECT p.*, c.id AS customer_id, c.given_name, c.family_name, c.email, c.phone
+       FROM offline_card_payments p
+       JOIN orders o ON o.id = p.order_id
+       LEFT JOIN customers c ON c.id = o.data->>'customerId' AND c.merchant_id = p.merchant_id
+      WHERE ${filter.where} ORDER BY p.approved_at DESC, p.id DESC LIMIT ${limit}`,
+    filter.params,
+  );
+  const { page, nextCursor } = pageOf(rows, q.limit, (r) => createdAtKey({ created_at: r.approved_at, id: r.id }));
+  return {
+    nextCursor,
+    data: page.map((r) => ({
+      id: r.id,
+      orderId: r.order_id,
+      receiptNumber: r.receipt_number,
+      registerId: r.register_id,
+      state: r.state,
+      amountCents: Number(r.amount_cents),
+      balanceDueCents: r.state === 'declined' ? Number(r.amount_cents) : 0,
+      currency: r.currency,
+      cardBrand: r.card_brand,
+      last4: r.last4,
+      approvedAt: new Date(r.approved_at).toISOString(),
+      forwardedAt: r.forwarded_at ? new Date(r.forwarded_at).toISOString() : null,
+      forwardAttempts: Number(r.forward_attempts),
+      declineCode: r.decline_code,
+      processorReference: r.processor_reference,
+      customer: r.customer_id
+        ? { id: r.customer_id, name: [r.given_name, r.family_name].filter(Boolean).join(' ') || null, email: r.email, phone: r.phone }
+        : null,
+    })),
+  };
+}
+
+/** The store's offline card limits (the defaults until changed). */
+export async function getOfflineCardLimits(db: Queryable, merchantId: string): Promise<OfflineCardLimits> {
+  const { rows } = await db.query<{ max_payment_cents: number | string; max_outstanding_cents: number | string; forward_within_hours: number }>(
+    'SELECT max_payment_cents, max_outstanding_cents, forward_within_hours FROM offline_card_limits WHERE merchant_id = $1',
+    [merchantId],
+  );
+  const row = rows[0];
+  if (!row) return { ...DEFAULT_OFFLINE_CARD_LIMITS };
+  return { maxPaymentCents: Number(row.max_payment_cents), maxOutstandingCents: Number(row.max_outstanding_cents), forwardWithinHours: Number(row.forward_within_hours) };
+}
+
+/** Changes the store's offline card limits in `m` (audited `offline_cards.limits_updated`); returns them. */
+export async function updateOfflineCardLimits(m: Mutation, patch: Partial<OfflineCardLimits>): Promise<OfflineCardLimits> {
+  const before = await getOfflineCardLimits(m.tx, m.merchantId);
+  const after: OfflineCardLimits = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+  await m.tx.query(
+    `INSERT INTO offline_card_limits (merchant_id, max_payment_cents, max_outstanding_cents, forward_within_hours, updated_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (merchant_id) DO UPDATE SET max_payment_cents = $2, max_outstanding_cents = $3, forward_within_hours = $4, updated_at = $5`,
+    [m.merchantId, after.maxPaymentCents, after.maxOutstandingCents, after.forwardWithinHours, m.now.toISOString()],
+  );
+  await m.audit({ action: 'offline_cards.limits_updated', entityType: 'merchant', entityId: m.merchantId, data: { before, after } });
+  return after;
+}
