@@ -28,3 +28,4 @@ export * from './reports.ts';
 export * from './settings.ts';
 export * from './problem.ts';
 export * from './images.ts';
+export * from './rails.ts';
