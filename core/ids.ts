@@ -57,6 +57,7 @@ export const ID_PREFIXES = {
   invoice: 'inv',
   invoicePayment: 'ipm',
   invoiceSeries: 'isr',
+  payout: 'po',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -16,7 +16,7 @@ import { recordSaleStock } from '../modules/inventory/service.ts';
 import { payLinkBalance } from '../modules/orders/service.ts';
 import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
 import * as payLinks from '../modules/pay-links/service.ts';
-import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
 import { applyInvoicePayment } from './invoice-payment.ts';
 import { recordExternalOrderPayment } from './order-payment.ts';
 
@@ -57,7 +57,8 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
   const outcome = await mutation(ctx, { merchantId: found.merchantId, actor: `pay_page:${id}` }, async (m): Promise<PayRequestRecord | ProblemError> => {
     const request = await payLinks.lockPayableRequest(m, id);
-    const result = await processor.charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id });
+    // The demo store never reaches a live processor, whatever is configured.
+    const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id });
     if (result.outcome === 'declined') return payLinks.recordDeclinedPayPageAttempt(m, request, { method: charge.method, code: result.code, message: result.message });
     let journalTransactionId: string;
     if (request.orderId) {

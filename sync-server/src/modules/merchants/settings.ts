@@ -11,6 +11,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
+import { moneyMovementOf } from '../../kernel/money-movement.ts';
 
 /** `GET /api/pos/settings` and the answer of PATCH: core/settings.ts. */
 export { storeSettingsSchema, type StoreSettings };
@@ -37,6 +38,7 @@ interface MerchantRow {
   default_country: string;
   tip_limit_basis_points: number;
   tip_limit_cents: number;
+  is_demo: boolean;
 }
 
 const toSettings = (r: MerchantRow): StoreSettings => ({
@@ -47,10 +49,11 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   defaultCountry: r.default_country,
   tipLimitBasisPoints: Number(r.tip_limit_basis_points),
   tipLimitCents: Number(r.tip_limit_cents),
+  moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, is_demo FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }

@@ -144,3 +144,12 @@ export class SandboxProcessor implements PaymentProcessor {
 
 /** The processor of the hosted pay page and staff card payments: the deterministic sandbox (DESIGN §9, §10). */
 export const defaultPaymentProcessor: PaymentProcessor = new SandboxProcessor();
+
+/**
+ * The processor a store's charges run on: `configured` (a live adapter in production, `BuildAppOptions.paymentProcessor`)
+ * — except in the demo store, which never reaches a live processor or partner whatever is configured: its sales and
+ * refunds always run on the sandbox (DESIGN §9; docs/decisions.md "Money movement off in the demo store").
+ */
+export function processorFor(merchant: { is_demo: boolean }, configured: PaymentProcessor = defaultPaymentProcessor): PaymentProcessor {
+  return merchant.is_demo ? defaultPaymentProcessor : configured;
+}
