@@ -8,18 +8,21 @@
  * - Ledger (test/bench/ledger.ts): journal transactions per second with the posting hash (tamper evidence, issue 11)
  *   beside the same posting without it, batched as a push and one per transaction as the API.
  * - Images (test/bench/images.ts): local image generation per aspect ratio.
+ * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
  * Sizes: SALES (offline sales synced, default 5 000), ORDER_SIZES (existing orders, default "1000,10000"),
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
- * BENCH_ONLY=sync,orders,ledger,images runs some tables only. Develop with small sizes, e.g.
+ * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
+ * BENCH_ONLY=sync,orders,ledger,images,routing runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
+import { benchRouting, printRoutingBench } from './routing.ts';
 import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
 import { benchSync, printSyncBench, type SyncBenchResult } from './sync.ts';
 
@@ -42,7 +45,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,images').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,images,routing').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -61,6 +64,9 @@ async function main(): Promise<void> {
     const results: LedgerBenchResult[] = [];
     for (const target of targets) results.push(await benchLedger(target, { count: positiveInteger('LEDGER_JTS', 2_000), rounds }));
     printLedgerBench(results);
+  }
+  if (only.has('routing')) {
+    printRoutingBench(await benchRouting({ payments: positiveInteger('ROUTING_PAYMENTS', 100_000), rounds }));
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');
