@@ -19,13 +19,13 @@ const NOW = new Date('2026-03-06T12:00:00.000Z');
 const MERCHANT_B = 'mer_01JRA1LSST0RE0000000000000';
 const STAFF_B = 'stf_01JRA1LSST0RE0000000000000';
 
-/** A stand-in for a live processor: approves every charge and remembers it. */
+/** A stand-in for a live processor: approves every charge, reports a 3.92 fee at capture, and remembers it. */
 class RecordingProcessor implements PaymentProcessor {
   readonly name = 'live-stand-in';
   readonly charges: ChargeRequest[] = [];
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     this.charges.push(request);
-    return { outcome: 'captured', rail: 'card_not_present', accountCode: 'card_clearing:card_not_present', processorReference: `live_${this.charges.length}`, brand: 'visa', last4: '1111' };
+    return { outcome: 'captured', rail: 'card_not_present', accountCode: 'card_clearing:card_not_present', processorReference: `live_${this.charges.length}`, brand: 'visa', last4: '1111', feeCents: 392 };
   }
 }
 
@@ -70,7 +70,9 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
   const payLink = async (token: string, amountCents: number, cardToken: string) => {
     const created = await call('POST', '/api/pos/pay-requests', { amountCents, phone: '+14155550123' }, token);
     expect(created.statusCode, created.body).toBe(201);
-    return server.app.inject({ method: 'POST', url: `/pay/${created.json().id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method: 'card', token: cardToken }) });
+    const id = created.json().id as string;
+    const res = await server.app.inject({ method: 'POST', url: `/pay/${id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(cardToken.startsWith('btok_') ? { method: 'bank_transfer', token: cardToken } : { method: 'card', token: cardToken }) });
+    return Object.assign(res, { payRequestId: id });
   };
 
   it('lists the eight rails with the documented defaults; staff only', async () => {
@@ -105,6 +107,36 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await call('GET', '/api/pos/rails', undefined, tokenB)).json().data.find((r: Json) => r.rail === 'ach').status).toBe('up');
     expect(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'rail.updated' AND merchant_id = $1`, [server.credentials.merchantId])).toBe(1);
     expect((await call('PATCH', '/api/pos/rails/ach', { status: 'up' })).statusCode).toBe(200);
+  });
+
+  it('a pay-link payment goes on the rail routing chose, and keeps the decision; no rail → 409 before any charge', async () => {
+    expect((await call('PATCH', '/api/pos/rails/ach', { status: 'down' })).statusCode).toBe(200);
+    const paid = await payLink(server.credentials.staffToken, 50_000, 'btok_sbx_110000000_6789');
+    expect(paid.statusCode, paid.body).toBe(200);
+    const record = (await call('GET', `/api/pos/pay-requests/${paid.payRequestId}`)).json();
+    expect(record.payment).toMatchObject({ method: 'bank_transfer', rail: 'instant_bank' });
+    expect(routingDecisionSchema.parse(record.payment.routing)).toEqual({
+      chosen: 'instant_bank',
+      feeCents: 750,
+      candidates: [
+        { rail: 'ach', feeCents: 400, settlementHours: 72, available: false, reason: 'down' },
+        { rail: 'instant_bank', feeCents: 750, settlementHours: 0, available: true, reason: 'chosen' },
+      ],
+      reason: expect.stringContaining('instant_bank'),
+    });
+    const [jt] = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${paid.payRequestId}`)).json().data;
+    expect(jt.postings).toContainEqual({ accountCode: 'card_clearing:instant_bank', amountCents: 50_000 });
+
+    // Instant bank off too: no rail takes a bank payment; the link stays pending and nothing is charged.
+    expect((await call('PATCH', '/api/pos/rails/instant_bank', { enabled: false })).statusCode).toBe(200);
+    const refused = await payLink(server.credentials.staffToken, 50_000, 'btok_sbx_110000000_6789');
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'no_rail_available', detail: expect.stringMatching(/ach down, instant_bank disabled/) });
+    expect((await call('GET', `/api/pos/pay-requests/${refused.payRequestId}`)).json().status).toBe('pending');
+    // A card still goes: on card not present, its decision kept.
+    const card = await payLink(server.credentials.staffToken, 1_000, 'tok_sbx_visa_4242');
+    expect((await call('GET', `/api/pos/pay-requests/${card.payRequestId}`)).json().payment.routing).toMatchObject({ chosen: 'card_not_present', feeCents: 59 });
+    for (const [rail, body] of [['ach', { status: 'up' }], ['instant_bank', { enabled: true }]] as const) expect((await call('PATCH', `/api/pos/rails/${rail}`, body)).statusCode).toBe(200);
   });
 
   it('refuses bad rail settings with a problem naming the field, and changes nothing', async () => {
@@ -170,9 +202,11 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     expect((await payLink(tokenB, 12_500, 'tok_sbx_visa_0002')).statusCode).toBe(200); // the live stand-in approves it
     expect(live.charges).toHaveLength(1);
-    expect((await balances(tokenB))['card_clearing:card_not_present']).toBe(12_500);
+    expect(live.charges[0]).toMatchObject({ rail: 'card_not_present', amountCents: 12_500 });
+    // The fee the processor reported posts to the ledger: processing fees against card clearing.
+    expect(await balances(tokenB)).toMatchObject({ 'card_clearing:card_not_present': 12_108, processing_fees: 392 });
 
-    const tooMuch = await call('POST', '/api/pos/payouts', { amountCents: 12_501 }, tokenB);
+    const tooMuch = await call('POST', '/api/pos/payouts', { amountCents: 12_109 }, tokenB);
     expect(tooMuch.json()).toMatchObject({ status: 409, code: 'insufficient_balance' });
     expect(fieldsOf(tooMuch)).toEqual(['amountCents']);
     for (const [body, field] of [[{ amountCents: 0 }, 'amountCents'], [{ amountCents: 1.5 }, 'amountCents'], [{ amount: 5 }, 'amount']] as [unknown, string][]) {
@@ -188,14 +222,14 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect(replay.json()).toEqual(partial.json());
     const rest = await call('POST', '/api/pos/payouts', {}, tokenB);
     expect(rest.statusCode, rest.body).toBe(201);
-    expect(rest.json().amountCents).toBe(10_000);
-    expect(payoutCalls.map((p) => [p.merchantId, p.amountCents])).toEqual([[MERCHANT_B, 2_500], [MERCHANT_B, 10_000]]);
+    expect(rest.json().amountCents).toBe(9_608);
+    expect(payoutCalls.map((p) => [p.merchantId, p.amountCents])).toEqual([[MERCHANT_B, 2_500], [MERCHANT_B, 9_608]]);
 
     const after = await balances(tokenB);
-    expect(after.bank).toBe(12_500);
+    expect(after.bank).toBe(12_108);
     expect(after['card_clearing:card_not_present']).toBe(0);
     const journal = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${rest.json().id}`, undefined, tokenB)).json().data;
-    expect(journal).toMatchObject([{ id: rest.json().journalTransactionId, kind: 'payout', sourceType: 'payout', postings: [{ accountCode: 'bank', amountCents: 10_000 }, { accountCode: 'card_clearing:card_not_present', amountCents: -10_000 }] }]);
+    expect(journal).toMatchObject([{ id: rest.json().journalTransactionId, kind: 'payout', sourceType: 'payout', postings: [{ accountCode: 'bank', amountCents: 9_608 }, { accountCode: 'card_clearing:card_not_present', amountCents: -9_608 }] }]);
     const list = (await call('GET', '/api/pos/payouts?limit=1', undefined, tokenB)).json();
     expect(list.data.map((p: Json) => p.id)).toEqual([rest.json().id]);
     expect((await call('GET', `/api/pos/payouts?limit=1&cursor=${encodeURIComponent(list.nextCursor)}`, undefined, tokenB)).json()).toEqual({ data: [partial.json()], nextCursor: null });

@@ -17,6 +17,7 @@ import { payLinkBalance } from '../modules/orders/service.ts';
 import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
 import * as payLinks from '../modules/pay-links/service.ts';
 import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
 import { applyInvoicePayment } from './invoice-payment.ts';
 import { recordExternalOrderPayment } from './order-payment.ts';
 
@@ -57,8 +58,10 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
   const outcome = await mutation(ctx, { merchantId: found.merchantId, actor: `pay_page:${id}` }, async (m): Promise<PayRequestRecord | ProblemError> => {
     const request = await payLinks.lockPayableRequest(m, id);
+    // The cheapest available rail (DESIGN §10); 409 before any processor is reached when none is.
+    const routing = await routeCharge(m, charge.method, request.amountCents);
     // The demo store never reaches a live processor, whatever is configured.
-    const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id });
+    const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id, rail: routing.chosen });
     if (result.outcome === 'declined') return payLinks.recordDeclinedPayPageAttempt(m, request, { method: charge.method, code: result.code, message: result.message });
     let journalTransactionId: string;
     if (request.orderId) {
@@ -97,8 +100,9 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
       // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
       if (request.lineItems && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: request.lineItems, actor: m.actor, now: m.now }))) m.changed('catalog-items');
     }
+    await postProcessingFee(m, { feeCents: result.feeCents, accountCode: result.accountCode, currency: request.currency, sourceType: 'pay_request', sourceId: id, memo: `Processing fee of ${id} on ${result.rail}` });
     m.changed('journal-transactions');
-    return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId });
+    return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId, routing });
   });
   if (outcome instanceof ProblemError) throw outcome;
   return outcome;
