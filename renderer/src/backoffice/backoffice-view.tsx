@@ -15,13 +15,14 @@ import { OrdersView } from './orders-view.tsx';
 import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
+import { PaymentsView } from './payments-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
 import { RegistersView } from './registers-view.tsx';
 import { StaffSignIn } from './staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'registers' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'registers' | 'payments' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -31,6 +32,7 @@ const SECTIONS: [Section, string][] = [
   ['invoices', 'Invoices'],
   ['reports', 'Reports'],
   ['registers', 'Registers'],
+  ['payments', 'Payments'],
   ['settings', 'Settings'],
 ];
 
@@ -64,6 +66,7 @@ export function BackOfficeView() {
         {online && section === 'invoices' ? <InvoicesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
+        {online && section === 'payments' ? <PaymentsView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>
