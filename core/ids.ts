@@ -58,6 +58,7 @@ export const ID_PREFIXES = {
   invoicePayment: 'ipm',
   invoiceSeries: 'isr',
   payout: 'po',
+  settlement: 'stl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -25,13 +25,16 @@ class RecordingProcessor implements PaymentProcessor {
   readonly charges: ChargeRequest[] = [];
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     this.charges.push(request);
-    return { outcome: 'captured', rail: 'card_not_present', accountCode: 'card_clearing:card_not_present', processorReference: `live_${this.charges.length}`, brand: 'visa', last4: '1111', feeCents: 392 };
+    const rail = request.rail ?? 'card_not_present';
+    return { outcome: 'captured', rail, accountCode: `card_clearing:${rail}`, processorReference: `live_${this.charges.length}`, brand: request.method === 'bank_transfer' ? null : 'visa', last4: request.token.slice(-4), feeCents: 392 };
   }
 }
 
 describe.each(databaseTargets())('payment rails, payouts and money movement on $name', (target) => {
   let server: TestServer;
   let tokenB: string;
+  let idp: IdentityProvider;
+  let now = NOW;
   const live = new RecordingProcessor();
   const payoutCalls: PayoutRequest[] = [];
   const payouts: PayoutAdapter = {
@@ -43,14 +46,14 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null, clock: () => NOW, paymentProcessor: live, payouts });
+    server = await startTestServer({ target, staticDir: null, clock: () => now, paymentProcessor: live, payouts });
     // Store B: not the demo (is_demo false), with its owner signed in.
     await server.db.transaction(async (tx) => {
       await tx.query(`INSERT INTO merchants (id, name, currency) VALUES ($1, 'Store B', 'USD')`, [MERCHANT_B]);
       await tx.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ($1, $2, 'Owner B', 'owner')`, [STAFF_B, MERCHANT_B]);
       await ensureChartOfAccounts(tx, MERCHANT_B);
     });
-    const idp = await IdentityProvider.load(server.db, server.baseUrl);
+    idp = await IdentityProvider.load(server.db, server.baseUrl);
     tokenB = await idp.issueStaffToken({ staffId: STAFF_B, merchantId: MERCHANT_B, role: 'owner' });
   });
   afterAll(async () => {
@@ -236,5 +239,45 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json().code).toBe('nothing_to_pay_out');
     expect(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'payout.paid' AND merchant_id = $1`, [MERCHANT_B])).toBe(2);
     expect((await verifyAuditChain(server.db, MERCHANT_B)).ok).toBe(true);
+  });
+  it('bank payments are pending until their rail settles: the tick settles them, or posts the reversal of a returned one', async () => {
+    const tick = () => (server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }).recurringInvoices.runOnce();
+    const settlementsOf = async (sourceId: string, token: string) => (await call('GET', `/api/pos/settlements?sourceId=${sourceId}`, undefined, token)).json().data as Json[];
+
+    // Store B: an ACH payment is captured but not settled: no payout of it yet.
+    const b = await payLink(tokenB, 20_000, 'btok_sbx_110000000_6789');
+    expect(b.statusCode, b.body).toBe(200);
+    expect(live.charges.at(-1)).toMatchObject({ method: 'bank_transfer', rail: 'ach' });
+    const [pendingB] = await settlementsOf(b.payRequestId, tokenB);
+    expect(pendingB).toMatchObject({ rail: 'ach', amountCents: 20_000, status: 'pending', settlesAt: new Date(NOW.getTime() + 72 * 3_600_000).toISOString(), settledAt: null });
+    expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json().code).toBe('nothing_to_pay_out');
+
+    // The demo store: a payment from the sandbox's returning account (…3338).
+    const demo = await payLink(server.credentials.staffToken, 30_000, 'btok_sbx_110000000_3338');
+    expect(demo.statusCode, demo.body).toBe(200);
+    const clearingBefore = (await balances(server.credentials.staffToken))['card_clearing:ach'] ?? 0;
+
+    expect((await tick()).settlements).toEqual({ settled: 0, returned: 0 }); // not due yet
+    now = new Date(NOW.getTime() + 72 * 3_600_000);
+    const staff = await server.issueStaffToken({ now });
+    tokenB = await idp.issueStaffToken({ staffId: STAFF_B, merchantId: MERCHANT_B, role: 'owner' }, { now });
+    expect((await tick()).settlements).toEqual({ settled: 1, returned: 1 });
+    expect((await tick()).settlements).toEqual({ settled: 0, returned: 0 });
+
+    expect((await settlementsOf(b.payRequestId, tokenB))[0]).toMatchObject({ status: 'settled', settledAt: now.toISOString(), returnCode: null });
+    const payout = await call('POST', '/api/pos/payouts', {}, tokenB);
+    expect(payout.statusCode, payout.body).toBe(201);
+    expect(payout.json().amountCents).toBe(20_000 - 392); // the settled payment less the fee the processor reported
+
+    const [returned] = await settlementsOf(demo.payRequestId, staff);
+    expect(returned).toMatchObject({ status: 'returned', returnCode: 'R01', settledAt: now.toISOString() });
+    const journal = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${demo.payRequestId}`, undefined, staff)).json().data as Json[];
+    expect(journal).toHaveLength(2);
+    const [sale, reversal] = journal;
+    expect(reversal).toMatchObject({ id: returned!.reversalJournalTransactionId, kind: 'adjustment' });
+    expect(reversal!.postings).toEqual(sale!.postings.map((p: Json) => ({ accountCode: p.accountCode, amountCents: -p.amountCents })));
+    expect((await balances(staff))['card_clearing:ach']).toBe(clearingBefore - 30_000);
+    expect((await call('GET', '/api/pos/settlements?status=returned', undefined, staff)).json().data.map((x: Json) => x.id)).toEqual([returned!.id]);
+    expect((await verifyAuditChain(server.db, server.credentials.merchantId)).ok).toBe(true);
   });
 });

@@ -18,6 +18,7 @@ import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
 import * as payLinks from '../modules/pay-links/service.ts';
 import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
 import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
+import { recordPendingSettlement } from '../modules/payments/settlements.ts';
 import { applyInvoicePayment } from './invoice-payment.ts';
 import { recordExternalOrderPayment } from './order-payment.ts';
 
@@ -99,6 +100,11 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
       journalTransactionId = await payLinks.postPayRequestSale(m, request, result.accountCode);
       // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
       if (request.lineItems && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: request.lineItems, actor: m.actor, now: m.now }))) m.changed('catalog-items');
+    }
+    if (charge.method === 'bank_transfer') {
+      // A bank payment is pending until its rail settles (ACH: 3 days); the housekeeping tick settles or returns it.
+      const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)!.settlementHours;
+      await recordPendingSettlement(m, { sourceType: 'pay_request', sourceId: id, rail: result.rail, accountCode: result.accountCode, amountCents: request.amountCents, last4: result.last4, journalTransactionId, settlementHours });
     }
     await postProcessingFee(m, { feeCents: result.feeCents, accountCode: result.accountCode, currency: request.currency, sourceType: 'pay_request', sourceId: id, memo: `Processing fee of ${id} on ${result.rail}` });
     m.changed('journal-transactions');

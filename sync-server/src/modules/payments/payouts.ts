@@ -4,8 +4,8 @@
  * transaction as the payout row. Runs on the sandbox payout adapter (no network); refused in the demo store by the
  * kernel's one guard (`assertMoneyMovementAllowed`, 403 `money_movement_disabled`) before anything is written.
  *
- * Every amount in card clearing counts as settled here: the sandbox captures and settles at once (see
- * docs/decisions.md "Payouts").
+ * Bank payments still pending settlement (settlements.ts) are not part of the settled balance; card payments count
+ * as settled (the sandbox settles cards at once; see docs/decisions.md).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -17,6 +17,7 @@ import type { Mutation } from '../../kernel/mutation.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
+import { pendingByAccount } from './settlements.ts';
 
 /** `POST /api/pos/payouts`. */
 export const payoutCreateSchema = z.strictObject({
@@ -87,7 +88,10 @@ const toPayout = (r: PayoutRow): Payout => ({
   createdAt: new Date(r.created_at).toISOString(),
 });
 
-/** Balances (minor units, > 0 only) of the merchant's `card_clearing:<rail>` accounts, largest first. */
+/**
+ * Settled balances (minor units, > 0 only) of the merchant's `card_clearing:<rail>` accounts, largest first: the
+ * account's balance less what is still pending settlement there (settlements.ts).
+ */
 export async function cardClearingBalances(db: Queryable, merchantId: string): Promise<{ accountCode: string; balanceCents: number }[]> {
   const { rows } = await db.query<{ code: string; balance: string | number }>(
     `SELECT a.code, COALESCE(SUM(p.amount_cents), 0) AS balance
@@ -96,8 +100,9 @@ export async function cardClearingBalances(db: Queryable, merchantId: string): P
       GROUP BY a.code`,
     [merchantId],
   );
+  const pending = await pendingByAccount(db, merchantId);
   return rows
-    .map((r) => ({ accountCode: r.code, balanceCents: Number(r.balance) }))
+    .map((r) => ({ accountCode: r.code, balanceCents: Number(r.balance) - (pending.get(r.code) ?? 0) }))
     .filter((r) => r.balanceCents > 0)
     .sort((a, b) => b.balanceCents - a.balanceCents || a.accountCode.localeCompare(b.accountCode));
 }

@@ -8,6 +8,7 @@ import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { createPayout, listPayouts, payoutCreateSchema, payoutListQuery, payoutSchema, sandboxPayouts, type PayoutAdapter } from './payouts.ts';
+import { listSettlements, settlementListQuery, settlementSchema } from './settlements.ts';
 import { merchantRails, railListSchema, railUpdateSchema, updateRail } from './rails.ts';
 import { railConfigSchema, pageSchema } from '../../../../core/index.ts';
 
@@ -90,6 +91,18 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: AppContext, pay
       const principal = principalOf(request);
       return { status: 201, body: await mutation(ctx, actorOf(principal), (m) => createPayout(m, body, payouts)) };
     }),
+  );
+
+  app.get(
+    '/api/pos/settlements',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: { openapi: { summary: 'List settlements of delayed rails', description: 'Bank payments taken on the pay page: `pending` until the rail settles (ACH 72 h), then `settled`, or `returned` by the bank with the reversal of the payment\'s journal transaction posted. Newest first; filter by `sourceId` (a pay request) or `status`. Run by the housekeeping tick.', tags: ['payments'], access: 'staff', query: settlementListQuery, response: pageSchema(settlementSchema) } satisfies RouteDoc },
+    },
+    async (request) => {
+      const q = parseOrThrow(settlementListQuery, request.query, '(query)');
+      return listSettlements(ctx.db, principalOf(request).merchantId, q);
+    },
   );
 
   app.get(
