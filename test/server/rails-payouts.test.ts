@@ -279,5 +279,11 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await balances(staff))['card_clearing:ach']).toBe(clearingBefore - 30_000);
     expect((await call('GET', '/api/pos/settlements?status=returned', undefined, staff)).json().data.map((x: Json) => x.id)).toEqual([returned!.id]);
     expect((await verifyAuditChain(server.db, server.credentials.merchantId)).ok).toBe(true);
+
+    // The settlements report of the day.
+    const report = async (token: string) => (await call('GET', '/api/pos/reports/settlements?from=2026-03-06', undefined, token)).json();
+    expect((await report(staff)).totals).toEqual({ pendingCount: 0, pendingCents: 0, settledCount: 0, settledCents: 0, returnedCount: 1, returnedCents: 30_000 });
+    expect((await report(tokenB)).rows).toEqual([{ rail: 'ach', pendingCount: 0, pendingCents: 0, settledCount: 1, settledCents: 20_000, returnedCount: 0, returnedCents: 0 }]);
+    expect((await call('GET', '/api/pos/reports/settlements?from=2026-03-06&format=csv', undefined, staff)).statusCode).toBe(400);
   });
 });
