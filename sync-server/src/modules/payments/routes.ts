@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { MAX_AMOUNT_CENTS, queryBoolean, RAIL_NAMES, ROUTING_METHODS, routePayment, routingDecisionSchema } from '../../../../core/index.ts';
+import { MAX_AMOUNT_CENTS, pageSchema, queryBoolean, RAIL_NAMES, railConfigSchema, ROUTING_METHODS, routePayment, routingDecisionSchema } from '../../../../core/index.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
@@ -10,7 +10,6 @@ import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { createPayout, listPayouts, payoutCreateSchema, payoutListQuery, payoutSchema, sandboxPayouts, type PayoutAdapter } from './payouts.ts';
 import { listSettlements, settlementListQuery, settlementSchema } from './settlements.ts';
 import { merchantRails, railListSchema, railUpdateSchema, updateRail } from './rails.ts';
-import { railConfigSchema, pageSchema } from '../../../../core/index.ts';
 
 const noQuery = z.strictObject({});
 const railParams = z.strictObject({ rail: z.enum(RAIL_NAMES) });
@@ -23,8 +22,8 @@ const routeQuery = z.strictObject({
 });
 
 /**
- * Payment rails (DESIGN §10) and payouts (staff only): `GET /api/pos/rails`, `PATCH /api/pos/rails/{rail}`,
- * `GET /api/pos/rails/route` (what routing would choose), `POST` and `GET /api/pos/payouts`.
+ * Payment rails (DESIGN §10), settlements and payouts (staff only): `GET /api/pos/rails`, `PATCH /api/pos/rails/{rail}`,
+ * `GET /api/pos/rails/route` (what routing would choose), `GET /api/pos/settlements`, `POST` and `GET /api/pos/payouts`.
  */
 export function registerPaymentRoutes(app: FastifyInstance, ctx: AppContext, payouts: PayoutAdapter = sandboxPayouts): void {
   app.get(
