@@ -61,6 +61,8 @@ export const ID_PREFIXES = {
   cashMovement: 'cmv',
   shiftCloseout: 'clo',
   storeCloseout: 'sdc',
+  payout: 'po',
+  settlement: 'stl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -30,3 +30,4 @@ export * from './problem.ts';
 export * from './images.ts';
 export * from './shifts.ts';
 export * from './offline-cards.ts';
+export * from './rails.ts';

@@ -13,6 +13,7 @@
  */
 import { IllegalTransitionError } from './transitions.ts';
 import { z } from 'zod';
+import { routingDecisionSchema } from './rails.ts';
 import { utcDateTime } from './datetime.ts';
 import { computeOrderTotals, priceLine, type CatalogSnapshot } from './pricing.ts';
 import { buildJournalTransaction, saleCreditPostings } from './ledger.ts';
@@ -496,6 +497,7 @@ export const payRequestPaymentSchema = z.strictObject({
   last4: z.string().nullable(),
   processorReference: z.string(),
   journalTransactionId: z.string(),
+  routing: routingDecisionSchema.optional().describe('Why this rail: every candidate rail with its fee (minor units) and reason (core routePayment). Absent on payments made before routing.'),
 });
 
 /**

@@ -51,5 +51,9 @@ export const storeSettingsSchema = z.strictObject({
     .describe('Tip bound, percentage part: a tip may be at most the larger of this share of the order total (basis points, 10000 = 100 %) and tipLimitCents. Default 5000.'),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Tip bound, fixed part (minor units). Default 10000.'),
   dayCutoffHour: z.int().min(0).max(23).describe('Local hour (0–23) at which the business day ends: shifts and the daily closeout count days from it. Default 4.'),
+  // Money movement (issue 12): read-only, fixed by the store being the demo or not.
+  moneyMovement: z
+    .enum(['enabled', 'disabled'])
+    .describe('`disabled` in the demo store: payouts, settlements to a bank, transfers, bill payments and disbursements answer 403 `money_movement_disabled`. Read-only.'),
 });
 export type StoreSettings = z.infer<typeof storeSettingsSchema>;

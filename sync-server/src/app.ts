@@ -48,6 +48,9 @@ import { importCatalog } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
+import { registerPaymentRoutes } from './modules/payments/routes.ts';
+import type { PaymentProcessor } from './modules/payments/processors.ts';
+import type { PayoutAdapter } from './modules/payments/payouts.ts';
 import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
@@ -95,6 +98,13 @@ export interface BuildAppOptions {
   recurringInvoices?: RecurringSchedulerOptions;
   /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
   pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit };
+  /**
+   * The payment processor of stores that are not the demo (pay page, invoice card payments); default the sandbox.
+   * The demo store runs on the sandbox whatever is given here (modules/payments/processors.ts `processorFor`).
+   */
+  paymentProcessor?: PaymentProcessor;
+  /** The payout adapter of `POST /api/pos/payouts`; default the sandbox's. Never reached for the demo store. */
+  payouts?: PayoutAdapter;
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -220,6 +230,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerCatalogRoutes(app, ctx, { importCatalog });
   registerInventoryRoutes(app, ctx, { changeStock });
   registerWebhookRoutes(app, ctx);
+  registerPaymentRoutes(app, ctx, opts.payouts);
   if (opts.webhooks?.enabled !== false) {
     const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
     app.addHook('onReady', async () => webhookWorker.start());
@@ -227,9 +238,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
   registerDevRoutes(app, ctx);
-  registerPayPage(app, ctx, { payPayRequest, getInvoice });
+  registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });
-  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment, voidInvoice, createSeries });
+  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor), voidInvoice, createSeries });
   const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());

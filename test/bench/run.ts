@@ -10,19 +10,22 @@
  * - Closeout (test/bench/closeout.ts): the store closeout of a day of CLOSEOUT_SALES sales (default 10 000), seconds,
  *   beside the raw read of the same rows.
  * - Images (test/bench/images.ts): local image generation per aspect ratio.
+ * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
  * Sizes: SALES (offline sales synced, default 5 000), ORDER_SIZES (existing orders, default "1000,10000"),
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
- * BENCH_ONLY=sync,orders,ledger,closeout,images runs some tables only. Develop with small sizes, e.g.
+ * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
 import { benchCloseout, printCloseoutBench, type CloseoutBenchResult } from './closeout.ts';
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
+import { benchRouting, printRoutingBench } from './routing.ts';
 import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
 import { benchSync, printSyncBench, type SyncBenchResult } from './sync.ts';
 
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -69,6 +72,9 @@ async function main(): Promise<void> {
     const results: CloseoutBenchResult[] = [];
     for (const target of targets) results.push(await benchCloseout(target, { sales: positiveInteger('CLOSEOUT_SALES', 10_000), rounds }));
     printCloseoutBench(results);
+  }
+  if (only.has('routing')) {
+    printRoutingBench(await benchRouting({ payments: positiveInteger('ROUTING_PAYMENTS', 100_000), rounds }));
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

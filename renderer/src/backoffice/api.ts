@@ -41,6 +41,7 @@ import type {
   StockLevel,
   StockMovementResult,
   StoreSettings,
+  RailConfig,
   TaxReport,
   TenderRow,
   TrialBalanceReport,
@@ -171,6 +172,21 @@ export type { RefundReport, SalesGrouping, SalesReport, SalesRow, TaxReport, Ten
 
 /** The store's settings (`/api/pos/settings`, core `storeSettingsSchema`). */
 export type { StoreSettings };
+
+/** A payment rail as the store has it (`/api/pos/rails`, core `railConfigSchema`). */
+export type { RailConfig };
+
+/** A payout to the store's bank (`/api/pos/payouts`). */
+export interface Payout {
+  id: string;
+  amountCents: number;
+  currency: string;
+  status: 'paid';
+  processor: string;
+  journalTransactionId: string;
+  createdBy: string;
+  createdAt: string;
+}
 
 /** `POST /api/pos/invoice-series` body (core `invoiceSeriesCreateSchema`). */
 export type InvoiceSeriesCreateInput = z.input<typeof invoiceSeriesCreateSchema>;
@@ -305,6 +321,23 @@ export class BackOfficeApi {
   /** `GET /api/pos/settings`. */
   settings() {
     return this.request<StoreSettings>('GET', '/api/pos/settings');
+  }
+
+  /** `GET /api/pos/rails`: the eight rails with this store's settings. */
+  rails() {
+    return this.request<{ data: RailConfig[] }>('GET', '/api/pos/rails');
+  }
+  /** `PATCH /api/pos/rails/{rail}`. */
+  updateRail(rail: RailConfig['rail'], patch: Partial<Omit<RailConfig, 'rail'>>) {
+    return this.request<RailConfig>('PATCH', `/api/pos/rails/${encodeURIComponent(rail)}`, patch);
+  }
+  /** `GET /api/pos/payouts`: newest first. */
+  payouts() {
+    return this.request<Page<Payout>>('GET', withQuery('/api/pos/payouts', { limit: 20 }));
+  }
+  /** `POST /api/pos/payouts`: the whole settled balance (403 `money_movement_disabled` in the demo store). */
+  createPayout() {
+    return this.request<Payout>('POST', '/api/pos/payouts', {});
   }
 
   /** `PATCH /api/pos/settings`: time zone and/or default phone country. */

@@ -15,6 +15,7 @@ import { OrdersView } from './orders-view.tsx';
 import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
+import { PaymentsView } from './payments-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
 import { RegistersView } from './registers-view.tsx';
 import { CloseoutView } from './closeout-view.tsx';
@@ -22,7 +23,7 @@ import { StaffSignIn } from './staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'payments' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -33,6 +34,7 @@ const SECTIONS: [Section, string][] = [
   ['reports', 'Reports'],
   ['closeout', 'Closeout'],
   ['registers', 'Registers'],
+  ['payments', 'Payments'],
   ['settings', 'Settings'],
 ];
 
@@ -67,6 +69,7 @@ export function BackOfficeView() {
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'closeout' ? <CloseoutView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
+        {online && section === 'payments' ? <PaymentsView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>

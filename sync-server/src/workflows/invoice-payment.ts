@@ -11,7 +11,8 @@ import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
 import * as invoices from '../modules/invoices/service.ts';
 import { cancelPendingPayLinks, pendingInvoiceLinkIds } from '../modules/pay-links/pending.ts';
 import { insertInvoicePayLink } from '../modules/pay-links/service.ts';
-import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { getMerchant } from '../kernel/merchant.ts';
 
 /**
  * Applies a payment to an issued invoice in the mutation (invoices module), then its pay links: the one being paid
@@ -49,7 +50,8 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
     const { currency } = await invoices.checkInvoicePayable(m, id, input.amountCents);
     let account: invoices.InvoicePaymentAccount;
     if (input.method === 'card') {
-      const result = await processor.charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}` });
+      // The demo store never reaches a live processor, whatever is configured.
+      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}` });
       if (result.outcome === 'declined') return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message });
       account = { accountCode: result.accountCode, rail: result.rail, registerId: null, cardBrand: result.brand, last4: result.last4, reference: result.processorReference };
     } else {

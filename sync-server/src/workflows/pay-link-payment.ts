@@ -16,7 +16,9 @@ import { recordSaleStock } from '../modules/inventory/service.ts';
 import { payLinkBalance } from '../modules/orders/service.ts';
 import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
 import * as payLinks from '../modules/pay-links/service.ts';
-import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
+import { recordPendingSettlement } from '../modules/payments/settlements.ts';
 import { applyInvoicePayment } from './invoice-payment.ts';
 import { recordExternalOrderPayment } from './order-payment.ts';
 
@@ -57,7 +59,10 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
   const outcome = await mutation(ctx, { merchantId: found.merchantId, actor: `pay_page:${id}` }, async (m): Promise<PayRequestRecord | ProblemError> => {
     const request = await payLinks.lockPayableRequest(m, id);
-    const result = await processor.charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id });
+    // The cheapest available rail (DESIGN §10); 409 before any processor is reached when none is.
+    const routing = await routeCharge(m, charge.method, request.amountCents);
+    // The demo store never reaches a live processor, whatever is configured.
+    const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id, rail: routing.chosen });
     if (result.outcome === 'declined') return payLinks.recordDeclinedPayPageAttempt(m, request, { method: charge.method, code: result.code, message: result.message });
     let journalTransactionId: string;
     if (request.orderId) {
@@ -96,8 +101,14 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
       // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
       if (request.lineItems && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: request.lineItems, actor: m.actor, now: m.now }))) m.changed('catalog-items');
     }
+    if (charge.method === 'bank_transfer') {
+      // A bank payment is pending until its rail settles (ACH: 3 days); the housekeeping tick settles or returns it.
+      const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)!.settlementHours;
+      await recordPendingSettlement(m, { sourceType: 'pay_request', sourceId: id, rail: result.rail, accountCode: result.accountCode, amountCents: request.amountCents, last4: result.last4, journalTransactionId, settlementHours });
+    }
+    await postProcessingFee(m, { feeCents: result.feeCents, accountCode: result.accountCode, currency: request.currency, sourceType: 'pay_request', sourceId: id, memo: `Processing fee of ${id} on ${result.rail}` });
     m.changed('journal-transactions');
-    return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId });
+    return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId, routing });
   });
   if (outcome instanceof ProblemError) throw outcome;
   return outcome;

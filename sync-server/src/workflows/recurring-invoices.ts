@@ -5,6 +5,7 @@
  * invoices (invoices module), idempotency keys past their 24 h (platform), and a signed audit checkpoint for every
  * merchant whose audit head moved (kernel/checkpoints.ts).
  */
+import { runSettlements } from '../modules/payments/settlements.ts';
 import { utcDate } from '../../../core/index.ts';
 import { writeDueCheckpoints } from '../kernel/checkpoints.ts';
 import type { AppContext } from '../platform/context.ts';
@@ -22,7 +23,7 @@ import { sendInvoiceAs } from './invoice-issue.ts';
 export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
   const now = ctx.clock();
   const today = utcDate(now);
-  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, errors: [] };
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, errors: [] };
   for (const id of await dueSeriesIds(ctx.db, today)) {
     try {
       await generateDueInvoices(ctx, id, today, report, loadCatalog);
@@ -42,5 +43,6 @@ export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport>
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
   report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
+  report.settlements = await runSettlements(ctx.db, now);
   return report;
 }

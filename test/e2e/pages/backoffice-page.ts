@@ -87,11 +87,37 @@ export class BackOfficePage {
     return root;
   }
 
+  /** Opens Back office → Payments (rails and payouts); answers once the section is on screen. */
+  async payments(): Promise<PaymentsSection> {
+    await this.section('Payments');
+    const payments = new PaymentsSection(this.page);
+    await payments.root.waitFor({ timeout: TIMEOUT });
+    return payments;
+  }
+
   async settings(): Promise<SettingsSection> {
     await this.section('Settings');
     const settings = new SettingsSection(this.page);
     await settings.root.waitFor({ timeout: TIMEOUT });
     return settings;
+  }
+}
+
+/** Back office → Payments: payouts (button, its disabled reason) and the payment rails table. */
+export class PaymentsSection {
+  readonly root: Locator;
+  readonly payoutButton: Locator;
+  readonly payoutDisabledReason: Locator;
+  readonly rails: Locator;
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('payments');
+    this.payoutButton = this.root.getByTestId('payout-button');
+    this.payoutDisabledReason = this.root.getByTestId('payout-disabled-reason');
+    this.rails = this.root.getByTestId('rail-row');
+  }
+  /** The row of one rail, e.g. `ach`. */
+  rail(name: string): Locator {
+    return this.root.locator(`[data-testid="rail-row"][data-rail="${name}"]`);
   }
 }
 

@@ -199,6 +199,8 @@ export interface TickReport {
   purgedIdempotencyKeys: number;
   /** Signed audit checkpoints written (merchants whose audit head moved since their last one). */
   auditCheckpoints: number;
+  /** Delayed-rail payments settled and returned by the bank (modules/payments/settlements.ts). */
+  settlements: { settled: number; returned: number };
   errors: { seriesId?: string; invoiceId?: string; message: string }[];
 }
 

@@ -11,6 +11,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
+import { moneyMovementOf } from '../../kernel/money-movement.ts';
 
 /** `GET /api/pos/settings` and the answer of PATCH: core/settings.ts. */
 export { storeSettingsSchema, type StoreSettings };
@@ -39,6 +40,7 @@ interface MerchantRow {
   tip_limit_basis_points: number;
   tip_limit_cents: number;
   day_cutoff_hour: number;
+  is_demo: boolean;
 }
 
 const toSettings = (r: MerchantRow): StoreSettings => ({
@@ -50,10 +52,11 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   tipLimitBasisPoints: Number(r.tip_limit_basis_points),
   tipLimitCents: Number(r.tip_limit_cents),
   dayCutoffHour: Number(r.day_cutoff_hour),
+  moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, is_demo FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }

@@ -227,7 +227,7 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext, ops: PayP
       config: {
         openapi: {
           summary: 'Pay a pay request from the hosted pay page',
-          errors: { 429: 'Too many payment attempts on this link (10 an hour) or from this address (60 an hour): `quota_exceeded`, with Retry-After', 402: 'Declined by the sandbox rail (`card_declined`, `insufficient_funds`, `expired_card`, `account_closed`) naming `token`: nothing charged', 409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: { 429: 'Too many payment attempts on this link (10 an hour) or from this address (60 an hour): `quota_exceeded`, with Retry-After', 402: 'Declined by the sandbox rail (`card_declined`, `insufficient_funds`, `expired_card`, `account_closed`) naming `token`: nothing charged', 409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or no rail of the store can take this method and amount (`no_rail_available`: disabled, down or outside its limits; nothing charged), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
           description:
             'Public. `{ method: card | apple_pay | google_pay | bank_transfer, token }` with a token from the page’s sandbox tokeniser. 200 paid; 402 declined (nothing charged); 409 not pending (`currentState`).',
           tags: ['pay-requests'],

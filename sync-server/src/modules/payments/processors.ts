@@ -20,6 +20,8 @@ export interface ChargeRequest {
   amountCents: number;
   currency: string;
   reference: string;
+  /** The rail routing chose (core `routePayment`); default: the method's own rail ({@link RAIL_OF_METHOD}). */
+  rail?: string;
 }
 
 /** What the processor answered. A decline moves no money. */
@@ -33,6 +35,11 @@ export type ChargeResult =
       processorReference: string;
       brand: string | null;
       last4: string;
+      /**
+       * The processing fee (minor units) when the processor reports it at capture; it is then posted to the ledger
+       * (Dr `processing_fees`, Cr the clearing account). The sandbox reports none at capture.
+       */
+      feeCents?: number;
     }
   | { outcome: 'declined'; code: string; message: string };
 
@@ -121,7 +128,7 @@ export class SandboxProcessor implements PaymentProcessor {
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     const declined = (code: string): ChargeResult => ({ outcome: 'declined', code, message: DECLINE_MESSAGES[code] ?? 'Declined.' });
     const processorReference = `sbx_${createHash('sha256').update(`${request.reference}|${request.amountCents}`).digest('hex').slice(0, 24)}`;
-    const rail = RAIL_OF_METHOD[request.method];
+    const rail = request.rail ?? RAIL_OF_METHOD[request.method];
     const captured = (brand: string | null, last4: string): ChargeResult => ({ outcome: 'captured', rail, accountCode: `card_clearing:${rail}`, processorReference, brand, last4 });
 
     const staff = SANDBOX_STAFF_CARDS[request.token];
@@ -163,3 +170,12 @@ export function parseStoreAndForwardToken(token: string): { brand: string; last4
 
 /** The processor of the hosted pay page and staff card payments: the deterministic sandbox (DESIGN §9, §10). */
 export const defaultPaymentProcessor: PaymentProcessor = new SandboxProcessor();
+
+/**
+ * The processor a store's charges run on: `configured` (a live adapter in production, `BuildAppOptions.paymentProcessor`)
+ * — except in the demo store, which never reaches a live processor or partner whatever is configured: its sales and
+ * refunds always run on the sandbox (DESIGN §9; docs/decisions.md "Money movement off in the demo store").
+ */
+export function processorFor(merchant: { is_demo: boolean }, configured: PaymentProcessor = defaultPaymentProcessor): PaymentProcessor {
+  return merchant.is_demo ? defaultPaymentProcessor : configured;
+}

@@ -12,6 +12,9 @@ import {
   refundReportSchema,
   reportPeriodQuerySchema,
   SALES_GROUPINGS,
+  settlementReport,
+  settlementReportQuerySchema,
+  settlementReportSchema,
   salesReport,
   salesReportSchema,
   taxReport,
@@ -193,6 +196,27 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       const keys = ['refundId', 'orderId', 'receiptNumber', 'kind', 'occurredAt', 'amountCents', 'goodsCents', 'taxCents', 'tipCents', 'lines', 'restock', 'reason'] as const;
       const cols: Column<R>[] = keys.map((k): Column<R> => [k, (r) => r[k]]);
       return sendCsv(reply, 'refunds', report.period, cols, report.rows);
+    },
+  );
+
+  app.get(
+    '/api/pos/reports/settlements',
+    {
+      onRequest: staff,
+      config: {
+        openapi: {
+          summary: 'Settlements of bank payments over a period',
+          description: 'Bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail (issue 12).',
+          tags: ['reports'],
+          access: 'staff',
+          query: settlementReportQuerySchema,
+          response: settlementReportSchema,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const q = parseOrThrow(settlementReportQuerySchema, request.query, '(query)');
+      return settlementReport(ctx.db, principalOf(request).merchantId, q);
     },
   );
 

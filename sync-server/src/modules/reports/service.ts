@@ -28,6 +28,7 @@
 import { z } from 'zod';
 import {
   computeOrderTotals,
+  reportPeriodSchema,
   tenderLabel,
   type InvoiceLine,
   type LedgerReconciliation,
@@ -642,4 +643,55 @@ export async function trialBalanceReport(db: Queryable, merchantId: string, quer
     rows: list,
     totals: { openingCents: sum('openingCents'), debitCents: sum('debitCents'), creditCents: sum('creditCents'), closingCents: sum('closingCents') },
   };
+}
+
+/* ───────────────────────────── settlements (issue 12) ───────────────────────────── */
+
+/** `GET /api/pos/reports/settlements` query: the period (no CSV). */
+export const settlementReportQuerySchema = reportPeriodQuerySchema.omit({ format: true });
+
+const settlementFigures = z.strictObject({
+  pendingCount: z.int(),
+  pendingCents: z.int().describe('Bank payments captured in the period still waiting for their rail to settle.'),
+  settledCount: z.int(),
+  settledCents: z.int(),
+  returnedCount: z.int(),
+  returnedCents: z.int().describe('Returned by the bank: reversed in the ledger.'),
+});
+
+/** The settlements report: bank payments captured in the period by their settlement state now, in all and per rail. */
+export const settlementReportSchema = z.strictObject({
+  report: z.literal('settlements'),
+  period: reportPeriodSchema,
+  currency: z.string(),
+  totals: settlementFigures,
+  rows: z.array(settlementFigures.extend({ rail: z.string() })),
+});
+/** See {@link settlementReportSchema}. */
+export type SettlementReport = z.infer<typeof settlementReportSchema>;
+
+/**
+ * Settlements of delayed rails (modules/payments/settlements.ts) for payments captured in the period: counts and
+ * amounts (minor units) pending, settled and returned, in all and per rail.
+ * @throws ProblemError 400 as {@link resolvePeriod}
+ */
+export async function settlementReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<SettlementReport> {
+  const { period, currency } = await resolvePeriod(db, merchantId, query);
+  const { rows } = await db.query<{ rail: string; status: 'pending' | 'settled' | 'returned'; n: number | string; cents: number | string }>(
+    `SELECT rail, status, count(*) AS n, COALESCE(SUM(amount_cents), 0) AS cents FROM settlements
+      WHERE merchant_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY rail, status ORDER BY rail`,
+    [merchantId, period.start, period.end],
+  );
+  const empty = () => ({ pendingCount: 0, pendingCents: 0, settledCount: 0, settledCents: 0, returnedCount: 0, returnedCents: 0 });
+  const totals = empty();
+  const byRail = new Map<string, ReturnType<typeof empty>>();
+  for (const r of rows) {
+    const row = byRail.get(r.rail) ?? empty();
+    byRail.set(r.rail, row);
+    for (const target of [row, totals]) {
+      target[`${r.status}Count`] += Number(r.n);
+      target[`${r.status}Cents`] += Number(r.cents);
+    }
+  }
+  return { report: 'settlements', period, currency, totals, rows: [...byRail].map(([rail, f]) => ({ rail, ...f })) };
 }

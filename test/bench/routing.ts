@@ -1,0 +1,63 @@
+/**
+ * Routing bench (issue 12): the cost of one routing decision (core `routePayment`: candidates, fees, availability,
+ * the reason) per payment, in µs, beside a baseline measured right before and after it in the same process — the
+ * plain lookup of a method's first rail and its fee, which is what a payment cost before routing. Pure, in process:
+ * no database, so one column. Figures are medians of BENCH_ROUNDS rounds (default 3).
+ */
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_RAILS, feeCents, railsForMethod, routePayment, type RailConfig, type RoutingMethod } from '../../core/index.ts';
+import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+
+/** One routing bench run. */
+export interface RoutingBenchResult {
+  rounds: number;
+  payments: number;
+  /** µs per routing decision, one per round. */
+  routeMicros: number[];
+  /** µs per plain first-rail lookup (median of before/after baselines) and the largest before/after gap. */
+  lookup: { median: number; spread: number };
+}
+
+const METHODS: RoutingMethod[] = ['card', 'apple_pay', 'google_pay', 'bank', 'any_online', 'cash'];
+
+/** A realistic mix: methods in turn, amounts from 1.00 to 25 000.00, every tenth offline, a rail down. */
+function payments(count: number): { method: RoutingMethod; amountCents: number; present: boolean; online: boolean }[] {
+  return Array.from({ length: count }, (_, i) => ({ method: METHODS[i % METHODS.length]!, amountCents: 100 + ((i * 7919) % 2_500_000), present: i % 2 === 0, online: i % 10 !== 0 }));
+}
+
+let sink = 0;
+
+function timeRouting(list: ReturnType<typeof payments>, rails: readonly RailConfig[]): number {
+  const started = performance.now();
+  for (const p of list) sink += routePayment({ ...p, funding: 'credit', rails }).feeCents;
+  return ((performance.now() - started) * 1000) / list.length;
+}
+
+function timeLookup(list: ReturnType<typeof payments>, rails: readonly RailConfig[]): number {
+  const started = performance.now();
+  for (const p of list) {
+    const first = rails.find((r) => r.rail === railsForMethod(p.method, p.present)[0]);
+    sink += first ? feeCents(first.fee, p.amountCents) : 0;
+  }
+  return ((performance.now() - started) * 1000) / list.length;
+}
+
+/** Runs the routing bench: `payments` decisions per measurement, `rounds` rounds, each bracketed by the baseline. */
+export async function benchRouting(options: { payments: number; rounds: number }): Promise<RoutingBenchResult> {
+  const rails = DEFAULT_RAILS.map((r) => (r.rail === 'ach' ? { ...r, status: 'down' as const } : r));
+  const list = payments(options.payments);
+  timeRouting(list, rails); // warm-up
+  timeLookup(list, rails);
+  const run = await bracketed(options.rounds, async () => timeRouting(list, rails), async () => timeLookup(list, rails));
+  if (sink === -1) console.log(sink);
+  return { rounds: options.rounds, payments: options.payments, routeMicros: run.figures, lookup: anchoredRate(run.baselines) };
+}
+
+/** Prints the routing table. */
+export function printRoutingBench(result: RoutingBenchResult): void {
+  printTable(`Routing — one decision per payment (core routePayment), ${fmt(result.payments)} payments per measurement, median of ${result.rounds} rounds`, ['in process'], [
+    { label: 'routing decision (candidates, fees, reason), µs per payment', values: [fmt(median(result.routeMicros), 2)] },
+    { label: '  baseline: plain lookup of the first rail and its fee, µs', values: [fmt(result.lookup.median, 2)] },
+    { label: '    before/after gap', values: [pct(result.lookup.spread)] },
+  ]);
+}
