@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
+import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { requiredRole, ROUTE_ROLES } from '../../sync-server/src/platform/auth/permissions.ts';
 
@@ -129,5 +130,22 @@ describe.each(databaseTargets())('roles on $name', (target) => {
     expect(seen.cashier.allowed).toBeGreaterThan(20);
     expect(seen.cashier.refused).toBeGreaterThan(50);
     expect(seen.manager.refused).toBeGreaterThan(10);
+  });
+
+  it('a pushed sale names a staff member of this store, else it is quarantined with the reason', async () => {
+    const other = await startTestServer({ target, staticDir: null });
+    const strangerId = other.credentials.staffId;
+    await other.close();
+    const sale = (sequence: number, staffId: string) => ({ ...buildSale({ register, sequence, catalog: server.catalog }).order, staffId });
+    const mine = sale(9001, server.credentials.staffId);
+    const unknown = sale(9002, 'stf_nobody_here');
+    const stranger = sale(9003, strangerId);
+    const res = await call('POST', '/api/sync/orders/push', register.registerToken, [mine, unknown, stranger].map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    expect(res.statusCode, res.body).toBe(200);
+    const stored = await server.db.query<{ id: string }>('SELECT id FROM orders WHERE id = ANY($1::text[])', [[mine.id, unknown.id, stranger.id]]);
+    expect(stored.rows.map((r) => r.id)).toEqual([mine.id]);
+    const reasons = await server.db.query<{ doc_id: string; reason: string }>('SELECT doc_id, reason FROM quarantine WHERE doc_id = ANY($1::text[]) ORDER BY doc_id', [[unknown.id, stranger.id]]);
+    expect(reasons.rows.map((r) => r.doc_id).sort()).toEqual([unknown.id, stranger.id].sort());
+    for (const row of reasons.rows) expect(row.reason).toMatch(/staffId \S+ is not a staff member of this store/);
   });
 });

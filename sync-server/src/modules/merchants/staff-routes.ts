@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { nonBlankText, pageQueryFields, pageSchema } from '../../../../core/index.ts';
+import { idnEmail, nonBlankText, pageQueryFields, pageSchema, patchBody } from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
@@ -18,7 +18,6 @@ import { changeStaffPin, createStaff, listStaff, updateStaff } from './staff.ts'
 
 const roleSchema = z.enum(['owner', 'manager', 'cashier']);
 const pinSchema = z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits');
-const emailSchema = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
 const staffParams = z.strictObject({ id: z.string().regex(/^stf_[A-Za-z0-9_-]{1,40}$/, 'must be a staff id') });
 const staffMemberSchema = z.strictObject({
   id: z.string(),
@@ -30,13 +29,13 @@ const staffMemberSchema = z.strictObject({
 });
 export const staffCreateSchema = z.strictObject({
   name: nonBlankText(80),
-  email: emailSchema.optional(),
+  email: idnEmail.optional(),
   role: roleSchema,
   pin: pinSchema.optional().describe('4 to 8 digits; stored as a scrypt hash'),
 });
-export const staffUpdateSchema = z.strictObject({
+export const staffUpdateSchema = patchBody({
   name: nonBlankText(80).optional(),
-  email: emailSchema.nullable().optional(),
+  email: idnEmail.nullable().optional(),
   role: roleSchema.optional(),
 });
 const staffPinSchema = z.strictObject({ pin: pinSchema });

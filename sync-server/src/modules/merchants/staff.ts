@@ -76,3 +76,10 @@ export async function changeStaffPin(m: Mutation, id: string, pin: string): Prom
   await setStaffPin(m, id, pin);
   return (await getStaff(m.tx, m.merchantId, id))!;
 }
+
+/** Which of `ids` are staff members of the merchant (one query, whatever their number). */
+export async function staffOfMerchant(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, [...new Set(ids)]]);
+  return new Set(rows.map((r) => r.id));
+}
