@@ -17,11 +17,12 @@ import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
 import { RegistersView } from './registers-view.tsx';
+import { StaffView } from './staff-view.tsx';
 import { StaffSignIn } from './staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'registers' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'registers' | 'staff' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -31,6 +32,7 @@ const SECTIONS: [Section, string][] = [
   ['invoices', 'Invoices'],
   ['reports', 'Reports'],
   ['registers', 'Registers'],
+  ['staff', 'Staff'],
   ['settings', 'Settings'],
 ];
 
@@ -64,6 +66,7 @@ export function BackOfficeView() {
         {online && section === 'invoices' ? <InvoicesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
+        {online && section === 'staff' ? <StaffView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>
