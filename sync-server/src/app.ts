@@ -13,6 +13,7 @@ import { serverLoggerOptions } from './platform/http/log.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
+import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
@@ -237,6 +238,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onClose', async () => webhookWorker.stop());
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
+  registerStaffRoutes(app, ctx);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

@@ -19,11 +19,12 @@ import { PaymentsView } from './payments-view.tsx';
 import { NeedsConnection, useOnline } from './shared.tsx';
 import { RegistersView } from './registers-view.tsx';
 import { CloseoutView } from './closeout-view.tsx';
+import { StaffView } from './staff-view.tsx';
 import { StaffSignIn } from './staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'payments' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -34,6 +35,7 @@ const SECTIONS: [Section, string][] = [
   ['reports', 'Reports'],
   ['closeout', 'Closeout'],
   ['registers', 'Registers'],
+  ['staff', 'Staff'],
   ['payments', 'Payments'],
   ['settings', 'Settings'],
 ];
@@ -69,6 +71,7 @@ export function BackOfficeView() {
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'closeout' ? <CloseoutView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
+        {online && section === 'staff' ? <StaffView /> : null}
         {online && section === 'payments' ? <PaymentsView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>

@@ -27,6 +27,7 @@ import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
 import { onHandAtDefaultLocation, recordSalesStock } from '../modules/inventory/sale-stock.ts';
 import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
 import { insertOrders } from '../modules/orders/service.ts';
+import { staffOfMerchant } from '../modules/merchants/staff.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 
@@ -123,6 +124,8 @@ async function storeRound(
     receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
   });
   const { stored, registers, usedReceipts: used } = context;
+  // The staff members pushed sales name (issue 11): each must be one of this store's.
+  const staff = await staffOfMerchant(m.tx, m.merchantId, named.map((d) => d.staffId).filter(text));
   const currency = context.currency ?? 'USD';
 
   // 1–2. Validate and price-check each document on its own; anything it throws rejects it alone.
@@ -178,6 +181,8 @@ async function storeRound(
     if (number === undefined) reject(sale.index, `register ${order.registerId} is not a register of this store`, order.registerId);
     else if (number !== order.registerNumber) {
       reject(sale.index, `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`, order.registerId);
+    } else if (order.staffId !== undefined && !staff.has(order.staffId)) {
+      reject(sale.index, `staffId ${order.staffId} is not a staff member of this store`, order.registerId);
     } else if (used.has(receiptKey(order.registerId, order.receiptNumber))) {
       reject(sale.index, `receipt number ${order.receiptNumber} is already used by another order of this register`, order.registerId);
     } else if (stored.has(order.id)) {

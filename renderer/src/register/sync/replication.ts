@@ -8,6 +8,7 @@
  * the outcome of every request. Pushes are cut by bytes as well as rows, so no request reaches the server's body
  * limit; a single order too large to send is kept and marked as refused by this register (`rejection.by`).
  */
+import { refreshHeldCheckpoints } from './held-checkpoints.ts';
 import { BehaviorSubject, Observable, combineLatest, type Subscription } from 'rxjs';
 import { type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
@@ -319,10 +320,14 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     }),
   );
 
+  // Keep a copy of the store's signed audit checkpoints outside the server (held-checkpoints.ts): now and when back online.
+  const holdCheckpoints = () => void refreshHeldCheckpoints((path) => request(path)).catch(() => undefined);
+  holdCheckpoints();
   const onOnline = () => {
     patch(reachability());
     for (const r of replications) r.reSync();
     ordersPull.pullNow();
+    holdCheckpoints();
   };
   const onOffline = () => patch(reachability());
   window.addEventListener('online', onOnline);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import { authenticate, authorize } from '../../platform/auth/guard.ts';
+import { authenticate, authorize, authorizeRole } from '../../platform/auth/guard.ts';
 import { callerOf } from '../../platform/auth/identity.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
@@ -169,6 +169,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
         );
       }
     }
+    authorizeRole(principal, request.method, request.routeOptions.url ?? request.url);
     request.principal = principal;
     return undefined;
   }, [limits.app.policy, limits.staff.policy]);

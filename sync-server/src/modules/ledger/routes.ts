@@ -158,13 +158,13 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   }));
 
   app.get('/api/pos/audit/checkpoints', {
-    onRequest: guard(ctx, 'staff'),
+    onRequest: guard(ctx, 'register'),
     config: {
       openapi: {
         summary: 'Export the signed checkpoints of the audit chain',
-        description: 'With the public key that verifies them. Registers fetch and keep them (a copy outside the database); hand them back to POST /api/pos/audit/verify.',
+        description: 'With the public key that verifies them. Owners, or a paired register with its register credential: registers fetch and keep them while online (a copy outside the database); hand them back to POST /api/pos/audit/verify.',
         tags: ['audit'],
-        access: 'staff',
+        access: 'register',
         query: checkpointsQuery,
         response: checkpointsResponse,
       } satisfies RouteDoc,

@@ -3,6 +3,7 @@ import { ProblemError, sendProblem, type Problem } from '../http/problem.ts';
 import { metered, quotaExceededProblem, rateLimitHeaders } from '../rate-limit.ts';
 import { AuthError, REGISTER_CREDENTIAL_PREFIX, verifyAppToken, verifyRegisterCredential, type AppScope, type Principal } from './identity.ts';
 import type { AppContext } from '../context.ts';
+import { requiredRole, roleAtLeast } from './permissions.ts';
 
 /**
  * Who may call a route (DESIGN §7): `'staff'` — merchant staff only; `'register'` — staff, or a paired register's
@@ -56,6 +57,19 @@ export function authorize(principal: Principal, access: Access): void {
 }
 
 /**
+ * Applies the permission table (`permissions.ts`) to a staff caller of the route `method url` (the Fastify pattern).
+ * Apps and registers pass (their scopes / `Access` govern them).
+ * @throws ProblemError 403 `role_not_allowed`, naming the role needed, when the staff member's role is below it.
+ */
+export function authorizeRole(principal: Principal, method: string, url: string): void {
+  if (principal.kind !== 'staff') return;
+  const needed = requiredRole(method, url);
+  if (!roleAtLeast(principal.role, needed)) {
+    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${needed === 'owner' ? 'owner' : needed === 'manager' ? 'manager or owner' : 'cashier, manager or owner'}; you are signed in as ${principal.role}.`);
+  }
+}
+
+/**
  * An onRequest hook (runs before the body is read) that authenticates, authorises and sets `request.principal`. App
  * tokens take one unit of the app quota (`ctx.appRateLimit`) first — on staff-only routes too — so the hook is
  * {@link metered} with that policy and the OpenAPI document lists the 429 wherever a guard runs.
@@ -71,6 +85,7 @@ export function guard(ctx: AppContext, access: Access): onRequestAsyncHookHandle
       if (!decision.allowed) return sendProblem(reply, quotaExceededProblem(decision) as Problem);
     }
     authorize(principal, access);
+    authorizeRole(principal, request.method, request.routeOptions.url ?? request.url);
   }, [ctx.appRateLimit.policy]);
 }
 
@@ -80,14 +95,3 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/**
- * The staff member calling, when their role is one of `roles` (`owner`, `manager`, `cashier`).
- * @throws ProblemError 403 `role_not_allowed` unless the caller is a staff member with one of `roles`.
- */
-export function requireRole(request: FastifyRequest, roles: readonly string[]): Principal {
-  const principal = principalOf(request);
-  if (principal.kind !== 'staff' || !roles.includes(principal.role)) {
-    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${roles.join(' or ')}.`);
-  }
-  return principal;
-}

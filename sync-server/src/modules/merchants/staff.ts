@@ -1,0 +1,85 @@
+/**
+ * Staff management (issue 11): list, add, rename / change the role of a staff member and set their PIN. Who may do
+ * what beyond the route's role (permission table, `platform/auth/permissions.ts`): a manager adds cashiers only; the
+ * store keeps at least one owner. Table `staff` is this module's.
+ */
+import { newId } from '../../../../core/index.ts';
+import type { Queryable } from '../../platform/db/db.ts';
+import { ProblemError } from '../../platform/http/problem.ts';
+import type { Mutation } from '../../kernel/mutation.ts';
+import { setStaffPin } from './staff-pins.ts';
+
+/** A staff member as the back office lists them (never the PIN or its hash). */
+export interface StaffMember {
+  id: string;
+  name: string;
+  email: string | null;
+  role: 'owner' | 'manager' | 'cashier';
+  /** Whether they can sign in on a register (a PIN is set). */
+  hasPin: boolean;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+type Row = { id: string; name: string; email: string | null; role: StaffMember['role']; has_pin: boolean; created_at: Date | string };
+const toMember = (r: Row): StaffMember => ({ id: r.id, name: r.name, email: r.email, role: r.role, hasPin: r.has_pin, createdAt: new Date(r.created_at).toISOString() });
+const COLUMNS = 'id, name, email, role, pin_hash IS NOT NULL AS has_pin, created_at';
+
+/** The merchant's staff ordered by id, after `afterId` when given, at most `limit`. */
+export async function listStaff(db: Queryable, merchantId: string, options: { afterId?: string; limit: number }): Promise<StaffMember[]> {
+  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM staff WHERE merchant_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [merchantId, options.afterId ?? '', options.limit]);
+  return rows.map(toMember);
+}
+
+async function getStaff(db: Queryable, merchantId: string, id: string): Promise<StaffMember | undefined> {
+  const row = (await db.query<Row>(`SELECT ${COLUMNS} FROM staff WHERE merchant_id = $1 AND id = $2`, [merchantId, id])).rows[0];
+  return row && toMember(row);
+}
+
+/**
+ * Adds a staff member (and their PIN when given), audited `staff.created`. `byRole` is the caller's role.
+ * @throws ProblemError 403 `role_not_allowed` when a manager adds anyone but a cashier.
+ */
+export async function createStaff(m: Mutation, byRole: string, input: { name: string; email?: string; role: StaffMember['role']; pin?: string }): Promise<StaffMember> {
+  if (byRole !== 'owner' && input.role !== 'cashier') {
+    throw new ProblemError(403, 'role_not_allowed', `Only an owner adds a ${input.role}; a manager adds cashiers.`, [{ path: 'role', message: 'needs the role owner' }]);
+  }
+  const id = newId('staff');
+  await m.tx.query('INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, $3, $4, $5)', [id, m.merchantId, input.name, input.email ?? null, input.role]);
+  await m.audit({ action: 'staff.created', entityType: 'staff', entityId: id, data: { role: input.role } });
+  if (input.pin !== undefined) await setStaffPin(m, id, input.pin);
+  return (await getStaff(m.tx, m.merchantId, id))!;
+}
+
+/**
+ * Renames a staff member or changes their role, audited `staff.updated`.
+ * @throws ProblemError 404 `not_found`; 409 `last_owner` when the store's only owner would stop being one.
+ */
+export async function updateStaff(m: Mutation, id: string, patch: { name?: string; email?: string | null; role?: StaffMember['role'] }): Promise<StaffMember> {
+  const before = (await m.tx.query<{ role: string }>('SELECT role FROM staff WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [m.merchantId, id])).rows[0];
+  if (!before) throw new ProblemError(404, 'not_found', `No staff member ${id}.`);
+  if (before.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') {
+    const owners = Number((await m.tx.query<{ n: number | string }>(`SELECT count(*) AS n FROM staff WHERE merchant_id = $1 AND role = 'owner'`, [m.merchantId])).rows[0]!.n);
+    if (owners <= 1) throw new ProblemError(409, 'last_owner', 'The store keeps at least one owner: make another staff member owner first.', [{ path: 'role', message: 'the last owner stays owner' }]);
+  }
+  await m.tx.query(
+    `UPDATE staff SET name = COALESCE($3, name), email = CASE WHEN $4::boolean THEN $5 ELSE email END, role = COALESCE($6, role) WHERE merchant_id = $1 AND id = $2`,
+    [m.merchantId, id, patch.name ?? null, patch.email !== undefined, patch.email ?? null, patch.role ?? null],
+  );
+  await m.audit({ action: 'staff.updated', entityType: 'staff', entityId: id, data: { ...(patch.role ? { role: patch.role, previousRole: before.role } : {}), fields: Object.keys(patch).sort() } });
+  return (await getStaff(m.tx, m.merchantId, id))!;
+}
+
+/** Sets (or resets) a staff member's PIN (scrypt, staff-pins.ts), audited `staff.pin_set`. @throws ProblemError 404 `not_found`. */
+export async function changeStaffPin(m: Mutation, id: string, pin: string): Promise<StaffMember> {
+  if (!(await getStaff(m.tx, m.merchantId, id))) throw new ProblemError(404, 'not_found', `No staff member ${id}.`);
+  await setStaffPin(m, id, pin);
+  return (await getStaff(m.tx, m.merchantId, id))!;
+}
+
+/** Which of `ids` are staff members of the merchant (one query, whatever their number). */
+export async function staffOfMerchant(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, [...new Set(ids)]]);
+  return new Set(rows.map((r) => r.id));
+}

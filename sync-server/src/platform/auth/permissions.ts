@@ -1,0 +1,167 @@
+/**
+ * Staff roles and THE permission table (issue 11): which staff role a route needs. The route guard
+ * (`guard.ts`, {@link requiredRole}) applies it to every staff token; app tokens and register credentials are governed
+ * by their scopes and by `Access` instead. Roles are ordered owner ⊇ manager ⊇ cashier.
+ *
+ * - **cashier** — selling: catalog and stock reads, orders (create, pay, receipts), customers (not delete), pay
+ *   requests, the register's sign-in, staff list and sync routes.
+ * - **manager** — cashier's, plus refunds and cancels, catalog / tax / stock edits, images, invoices, reports, the
+ *   ledger, quarantine and outboxes, registers list and pairing codes, reading the settings, adding cashiers.
+ * - **owner** — everything: settings changes, webhooks, revoking registers, audit trail and checkpoints, staff roles.
+ *
+ * A route missing from the table needs the owner (fail closed): a new route is only open to cashiers or managers once
+ * it is listed here.
+ */
+
+/** A staff member's role (the `role` claim of a staff token, `staff.role` in the database). */
+export type StaffRole = 'owner' | 'manager' | 'cashier';
+
+/** Every role, least to most powerful. */
+export const STAFF_ROLES: readonly StaffRole[] = ['cashier', 'manager', 'owner'];
+
+const RANK: Record<StaffRole, number> = { cashier: 0, manager: 1, owner: 2 };
+
+/**
+ * The permission table: `"METHOD /fastify/url/:param"` → the least role that may call it. Routes not listed need
+ * `owner`. HEAD follows GET.
+ */
+export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
+  // Selling: catalog and stock reads
+  'GET /api/pos/catalog': 'cashier',
+  'GET /api/pos/catalog/categories': 'cashier',
+  'GET /api/pos/catalog/items/:id': 'cashier',
+  'GET /api/pos/catalog/locations': 'cashier',
+  'GET /api/pos/catalog/inventory': 'cashier',
+  'GET /api/pos/catalog/inventory/low-stock': 'cashier',
+  // Orders and receipts
+  'GET /api/pos/orders': 'cashier',
+  'POST /api/pos/orders': 'cashier',
+  'GET /api/pos/orders/:id': 'cashier',
+  'POST /api/pos/orders/:id/payments': 'cashier',
+  'GET /api/pos/orders/:id/receipt': 'cashier',
+  'POST /api/pos/orders/:id/receipts': 'cashier',
+  'GET /api/pos/sms-outbox': 'cashier',
+  // Customers (deleting one is a manager's)
+  'GET /api/pos/customers': 'cashier',
+  'POST /api/pos/customers': 'cashier',
+  'GET /api/pos/customers/:id': 'cashier',
+  'PATCH /api/pos/customers/:id': 'cashier',
+  'GET /api/pos/customers/:id/orders': 'cashier',
+  // Pay requests (a pay link is a sale taken remotely)
+  'GET /api/pos/pay-requests': 'cashier',
+  'POST /api/pos/pay-requests': 'cashier',
+  'GET /api/pos/pay-requests/:id': 'cashier',
+  'POST /api/pos/pay-requests/:id/cancel': 'cashier',
+  // The register: sign-in, staff list, replication
+  'GET /api/register/staff': 'cashier',
+  'POST /api/register/sign-in': 'cashier',
+  'GET /api/sync/:collection/pull': 'cashier',
+  'POST /api/sync/:collection/push': 'cashier',
+  'GET /api/sync/:collection/stream': 'cashier',
+  'POST /api/sync/stream-tickets': 'cashier',
+  'GET /api/sync/registers/:registerId': 'cashier',
+  'POST /api/sync/registers/:registerId/missing-receipts': 'cashier',
+
+  // Managers: refunds and cancels
+  'POST /api/pos/orders/:id/refunds': 'manager',
+  'POST /api/pos/orders/:id/cancel': 'manager',
+  'DELETE /api/pos/customers/:id': 'manager',
+  // Catalog, tax and stock edits, images
+  'POST /api/pos/catalog/items': 'manager',
+  'PATCH /api/pos/catalog/items/:id': 'manager',
+  'DELETE /api/pos/catalog/items/:id': 'manager',
+  'PATCH /api/pos/catalog/categories/:name': 'manager',
+  'POST /api/pos/catalog/tax-rates': 'manager',
+  'PATCH /api/pos/catalog/tax-rates/:id': 'manager',
+  'DELETE /api/pos/catalog/tax-rates/:id': 'manager',
+  'POST /api/pos/catalog/locations': 'manager',
+  'GET /api/pos/catalog/export': 'manager',
+  'POST /api/pos/catalog/import': 'manager',
+  'POST /api/pos/catalog/inventory/adjust': 'manager',
+  'POST /api/pos/catalog/inventory/count': 'manager',
+  'POST /api/pos/catalog/inventory/receive': 'manager',
+  'POST /api/pos/catalog/inventory/thresholds': 'manager',
+  'GET /api/pos/catalog/inventory/movements': 'manager',
+  'GET /api/v1/credits': 'manager',
+  'POST /api/v1/images/generate': 'manager',
+  'POST /api/v1/images/:id/keep': 'manager',
+  // Invoices
+  'GET /api/pos/invoices': 'manager',
+  'POST /api/pos/invoices': 'manager',
+  'GET /api/pos/invoices/:id': 'manager',
+  'PATCH /api/pos/invoices/:id': 'manager',
+  'POST /api/pos/invoices/:id/payments': 'manager',
+  'GET /api/pos/invoices/:id/pdf': 'manager',
+  'POST /api/pos/invoices/:id/send': 'manager',
+  'POST /api/pos/invoices/:id/void': 'manager',
+  'GET /api/pos/invoice-series': 'manager',
+  'POST /api/pos/invoice-series': 'manager',
+  'GET /api/pos/invoice-series/:id': 'manager',
+  'POST /api/pos/invoice-series/:id/end': 'manager',
+  'POST /api/pos/invoice-series/:id/pause': 'manager',
+  'POST /api/pos/invoice-series/:id/resume': 'manager',
+  // Reports, ledger, quarantine, outboxes
+  'GET /api/pos/reports/sales': 'manager',
+  'GET /api/pos/reports/refunds': 'manager',
+  'GET /api/pos/reports/tax': 'manager',
+  'GET /api/pos/reports/trial-balance': 'manager',
+  'GET /api/pos/ledger/journal-transactions': 'manager',
+  'GET /api/pos/ledger/trial-balance': 'manager',
+  'GET /api/pos/quarantine': 'manager',
+  'GET /api/pos/email-outbox': 'manager',
+  'GET /api/sync/missing-receipts': 'manager',
+  // Registers and settings (read)
+  'GET /api/pos/registers': 'manager',
+  'POST /api/pos/registers/pairing-codes': 'manager',
+  'GET /api/pos/settings': 'manager',
+  // Shifts and the daily closeout (issue 12): managers read shifts and close the store's day
+  'GET /api/pos/shifts/:id': 'manager',
+  'GET /api/pos/shifts/:id/report': 'manager',
+  'GET /api/pos/closeouts': 'manager',
+  'GET /api/pos/closeouts/:day': 'manager',
+  'GET /api/pos/closeouts/:day/report': 'manager',
+  'POST /api/pos/closeouts': 'manager',
+  // Payment rails, settlements, offline card payments (read); changing rails and paying out is the owner's
+  'GET /api/pos/rails': 'manager',
+  'GET /api/pos/rails/route': 'manager',
+  'GET /api/pos/settlements': 'manager',
+  'GET /api/pos/payouts': 'manager',
+  'GET /api/pos/reports/settlements': 'manager',
+  'GET /api/pos/offline-cards/limits': 'manager',
+  'GET /api/pos/offline-cards/payments': 'manager',
+  // Staff: managers see the staff and add cashiers (the handler refuses them other roles)
+  'GET /api/pos/staff': 'manager',
+  'POST /api/pos/staff': 'manager',
+
+  // Owners (listed for the reader; unlisted routes need the owner anyway)
+  'PATCH /api/pos/settings': 'owner',
+  'POST /api/pos/registers/:id/revoke': 'owner',
+  'PATCH /api/pos/rails/:rail': 'owner',
+  'POST /api/pos/payouts': 'owner',
+  'PATCH /api/pos/offline-cards/limits': 'owner',
+  'PATCH /api/pos/staff/:id': 'owner',
+  'POST /api/pos/staff/:id/pin': 'owner',
+  'GET /api/pos/audit/verify': 'owner',
+  'POST /api/pos/audit/verify': 'owner',
+  'GET /api/pos/audit/checkpoints': 'owner',
+  'POST /api/pos/audit/checkpoints': 'owner',
+  'GET /api/pos/webhooks': 'owner',
+  'POST /api/pos/webhooks': 'owner',
+  'GET /api/pos/webhooks/:id': 'owner',
+  'PATCH /api/pos/webhooks/:id': 'owner',
+  'DELETE /api/pos/webhooks/:id': 'owner',
+  'GET /api/pos/webhooks/:id/deliveries': 'owner',
+  'POST /api/pos/webhooks/:id/deliveries/:deliveryId/redeliver': 'owner',
+  'POST /api/pos/webhooks/:id/rotate-secret': 'owner',
+};
+
+/** The least role that may call `method url` (`url` the route's Fastify pattern, e.g. `/api/pos/orders/:id`); `owner` when unlisted. */
+export function requiredRole(method: string, url: string): StaffRole {
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  return ROUTE_ROLES[`${m} ${url}`] ?? 'owner';
+}
+
+/** Whether `role` (any string: an unknown role is allowed nothing) is at least `needed`. */
+export function roleAtLeast(role: string, needed: StaffRole): boolean {
+  return role in RANK && RANK[role as StaffRole] >= RANK[needed];
+}
