@@ -95,6 +95,16 @@ export function tenderAccountOf(tender: { method: string; offline?: unknown }, r
   return tender.offline ? OFFLINE_CARD_ACCOUNT : tenderAccount(tender.method, registerNumber);
 }
 
+/**
+ * A sale that moves no money: nothing sold for a price, no discount, no tax, no tip (e.g. one free sample rung up).
+ * It has no journal transaction — DESIGN §4's postings are never zero, so there is nothing to post — and no tender;
+ * its `journalTransactionId` is null, as for an API order paid with nothing due. The order itself and its audit entry
+ * are the record.
+ */
+export function isZeroValueSale(order: Pick<Order, 'subtotalCents' | 'discountCents' | 'taxCents' | 'tipCents' | 'totalCents'>): boolean {
+  return order.subtotalCents === 0 && order.discountCents === 0 && order.taxCents === 0 && order.tipCents === 0 && order.totalCents === 0;
+}
+
 /** Thrown when an order cannot be turned into a balanced journal transaction. */
 export class LedgerError extends Error {
   override name = 'LedgerError';

@@ -2,7 +2,7 @@
  * Order checks shared by the register and the server (DESIGN §7, §15): a pushed order is accepted only when its
  * totals are exactly what {@link computeOrderTotals} gives for its own lines and discounts, and it is paid in full.
  */
-import { buildSaleJournalTransaction, LedgerError } from './ledger.ts';
+import { buildSaleJournalTransaction, isZeroValueSale, LedgerError } from './ledger.ts';
 import { computeOrderTotals, PricingError } from './pricing.ts';
 import type { JournalTransaction, Order } from './schemas.ts';
 import { canonicalJson } from './canonical-json.ts';
@@ -59,13 +59,19 @@ export function verifyOrderTotals(order: Order): OrderProblem[] {
 
 /**
  * Everything the server checks on a register-authored paid sale before storing it: consistent totals, and a journal
- * transaction that is exactly the one {@link buildSaleJournalTransaction} derives (so it balances).
- * Returns `{ journalTransaction }` or `{ problems }`.
+ * transaction that is exactly the one {@link buildSaleJournalTransaction} derives (so it balances) — or none at all for
+ * a sale that moves no money. Returns `{ journalTransaction }` (null for such a sale) or `{ problems }`.
  */
-export function checkRegisterSale(order: Order): { journalTransaction: JournalTransaction; problems?: undefined } | { problems: OrderProblem[] } {
+export function checkRegisterSale(order: Order): { journalTransaction: JournalTransaction | null; problems?: undefined } | { problems: OrderProblem[] } {
   const problems = verifyOrderTotals(order);
   if (order.state !== 'paid') problems.push({ path: 'state', message: 'a register sale is pushed paid' });
   if (problems.length > 0) return { problems };
+  // A sale that moves no money has no journal transaction and no tender (core/ledger.ts isZeroValueSale).
+  if (isZeroValueSale(order)) {
+    if (order.tenders.length > 0) return { problems: [{ path: 'tenders', message: 'a sale with nothing to pay takes no tender' }] };
+    if (order.journalTransactionId !== null) return { problems: [{ path: 'journalTransactionId', message: 'must be null: a sale that moves no money posts nothing' }] };
+    return { journalTransaction: null };
+  }
   try {
     const journalTransaction = buildSaleJournalTransaction(order);
     if (order.journalTransactionId !== journalTransaction.id) {

@@ -3,7 +3,7 @@
  * the benchmark all build sales through here, so every paid order is born consistent with what the server checks.
  */
 import { newId, saleJournalTransactionId } from './ids.ts';
-import { buildSaleJournalTransaction } from './ledger.ts';
+import { buildSaleJournalTransaction, isZeroValueSale } from './ledger.ts';
 import { applyCashTender, computeOrderTotals, priceLine, type CatalogSnapshot } from './pricing.ts';
 import { formatReceiptNumber } from './receipt.ts';
 import type { Discount, JournalTransaction, LineItemInput, Order, OrderLine, Tender } from './schemas.ts';
@@ -45,17 +45,18 @@ export interface RegisterSaleInput {
 }
 
 /**
- * Builds a paid order and its balanced journal transaction.
+ * Builds a paid order and its balanced journal transaction — none (null) for a sale that moves no money
+ * ({@link isZeroValueSale}: its order has no tender and `journalTransactionId: null`).
  * @throws PricingError for a bad catalog reference or modifier choice; RangeError when cash does not cover the
  *   total or a `none` payment leaves something due; LedgerError if the postings would not balance (a bug).
  */
-export function buildRegisterSale(input: RegisterSaleInput): { order: Order; journalTransaction: JournalTransaction } {
+export function buildRegisterSale(input: RegisterSaleInput): { order: Order; journalTransaction: JournalTransaction | null } {
   const priced = input.lines.map((l, i) => ('unitPriceCents' in l ? l : priceLine(l, input.catalog, `lines.${i}`)));
   const totals = computeOrderTotals(priced, input.discounts ?? []);
   const tipCents = input.payment.tipCents ?? 0;
   const due = totals.totalCents + tipCents;
   let tender: Tender | undefined;
-  if (input.payment.method === 'none') {
+  if (input.payment.method === 'none' || (due === 0 && totals.discountCents === 0 && totals.subtotalCents === 0)) {
     if (due !== 0) throw new RangeError(`nothing to pay with no tender, but ${due} is due`);
     tender = undefined;
   } else if (input.payment.method === 'cash') {
@@ -98,5 +99,6 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
     tenders: tender ? [tender] : [],
     journalTransactionId: saleJournalTransactionId(id),
   };
+  if (isZeroValueSale(order)) return { order: { ...order, journalTransactionId: null }, journalTransaction: null };
   return { order, journalTransaction: buildSaleJournalTransaction(order) };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  isZeroValueSale,
   buildRegisterSale,
   catalogSnapshot,
   checkRegisterSale,
@@ -156,12 +157,13 @@ describe('sale → journal transaction', () => {
   const base = { registerId: 'reg_1', registerNumber: 2, sequence: 123, currency: 'USD', createdAt: '2026-11-22T10:00:00.000Z' };
 
   it('posts a cash sale with change to the register drawer, revenue, tax and tips', () => {
-    const { order, journalTransaction: jt } = buildRegisterSale({
+    const { order, journalTransaction: jtOrNull } = buildRegisterSale({
       ...base,
       catalog,
       lines: [{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_large', 'mod_oat'], quantity: 1 }],
       payment: { method: 'cash', tenderedCents: 1000, tipCents: 100 },
     });
+    const jt = jtOrNull!;
     expect(order.receiptNumber).toBe('R2-000123');
     expect(order.totalCents).toBe(620 + 54); // 620 × 8.75 % = 54.25 → 54
     expect(order.tenders[0]).toMatchObject({ method: 'cash', amountCents: 774, tenderedCents: 1000, changeCents: 226, tipCents: 100 });
@@ -188,6 +190,14 @@ describe('sale → journal transaction', () => {
           method === 'cash' ? { method, tipCents, tenderedCents: probe.totalCents + tipCents + extraCash } : { method, tipCents, cardBrand: 'visa', last4: '4242' };
         const { order, journalTransaction } = buildRegisterSale({ ...base, catalog: c.snapshot, lines, discounts, payment });
         expect(orderSchema.parse(order)).toEqual(order);
+        if (journalTransaction === null) {
+          // A cart that moves no money (free items, no discount, no tip): no tender, nothing to post, and the server's
+          // check agrees (core/ledger.ts isZeroValueSale).
+          expect(isZeroValueSale(order)).toBe(true);
+          expect(order).toMatchObject({ totalCents: 0, tipCents: 0, discountCents: 0, tenders: [], journalTransactionId: null });
+          expect(checkRegisterSale(order)).toEqual({ journalTransaction: null });
+          return;
+        }
         expect(journalTransactionSchema.parse(journalTransaction)).toEqual(journalTransaction);
         expect(postingsTotal(journalTransaction.postings)).toBe(0);
         expect(isBalanced(journalTransaction.postings)).toBe(true);

@@ -42,7 +42,7 @@ describe('register database', () => {
     const order = await db.orders.findOne(s.order.id).exec();
     expect(order?.receiptNumber).toBe('R2-000001');
     expect(order?.totalCents).toBe(4238);
-    const journal = await db.journal_transactions.findOne(s.journalTransaction.id).exec();
+    const journal = await db.journal_transactions.findOne(s.journalTransaction!.id).exec();
     expect(journal && isBalanced(journal.toJSON().postings)).toBe(true);
   });
 
@@ -51,8 +51,8 @@ describe('register database', () => {
     const s = sale(7);
     await db.orders.insert(s.order); // "crash" before the journal transaction was written
     expect(await repairMissingJournalTransactions(db)).toBe(1);
-    const journal = await db.journal_transactions.findOne(s.journalTransaction.id).exec();
-    expect(journal?.toJSON().postings).toEqual(s.journalTransaction.postings);
+    const journal = await db.journal_transactions.findOne(s.journalTransaction!.id).exec();
+    expect(journal?.toJSON().postings).toEqual(s.journalTransaction!.postings);
     expect(await repairMissingJournalTransactions(db)).toBe(0);
   });
 });

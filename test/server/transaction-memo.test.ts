@@ -60,7 +60,7 @@ describe.each(databaseTargets())('transaction memo on $name', (target) => {
     await db.transaction(async (tx) => {
       await ensureChartOfAccounts(tx, merchantId);
       // The first sale creates the register's cash drawer account; the others find it in the memo.
-      for (const jt of sales) await postJournalTransaction(tx, merchantId, jt);
+      for (const jt of sales) await postJournalTransaction(tx, merchantId, jt!);
     });
     const { rows } = await db.query<{ code: string; total: string | number }>(
       `SELECT a.code, SUM(p.amount_cents) AS total FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.merchant_id = $1 GROUP BY a.code ORDER BY a.code`,

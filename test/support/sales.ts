@@ -27,7 +27,7 @@ export function buildSale(input: {
   createdAt?: string;
   currency?: string;
 }): { order: Order; journalTransaction: JournalTransaction } {
-  return buildRegisterSale({
+  const sale = buildRegisterSale({
     registerId: input.register.registerId,
     registerNumber: input.register.registerNumber,
     sequence: input.sequence,
@@ -37,4 +37,6 @@ export function buildSale(input: {
     payment: input.method === 'card' ? { method: 'card', cardBrand: 'visa', last4: '4242' } : { method: 'cash', tenderedCents: input.tenderedCents ?? 100_00 },
     catalog: catalogSnapshot(input.catalog.items, input.catalog.taxRates),
   });
+  if (!sale.journalTransaction) throw new Error('buildSale: the cart moves no money (no journal transaction); sell something with a price');
+  return { order: sale.order, journalTransaction: sale.journalTransaction };
 }

@@ -55,7 +55,8 @@ export function idConflictReason(order: Pick<Order, 'id' | 'journalTransactionId
 interface CheckedSale {
   index: number;
   order: Order;
-  journalTransaction: JournalTransaction;
+  /** Null for a sale that moves no money (core isZeroValueSale): nothing to post. */
+  journalTransaction: JournalTransaction | null;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -238,11 +239,13 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
  * statement. The ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the savepoint.
  */
 async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<Written> {
-  const posted = await postJournalTransactions(m.tx, m.merchantId, sales.map((s) => s.journalTransaction));
+  const toPost = sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
+  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost);
+  const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
   const stored: CheckedSale[] = [];
   const refused: Written['refused'] = [];
-  sales.forEach((sale, i) => {
-    const outcome = posted[i]!;
+  sales.forEach((sale) => {
+    const outcome = sale.journalTransaction ? outcomes.get(sale.journalTransaction.id)! : ({ status: 'created' } as const);
     if (outcome.status === 'created' || outcome.status === 'unchanged') stored.push(sale);
     else if (outcome.status === 'conflict') refused.push({ sale, reason: idConflictReason(sale.order) });
     else refused.push({ sale, reason: `its journal transaction cannot be posted: ${outcome.message}` });

@@ -78,9 +78,10 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
  * IndexedDB gives no transaction across two RxDB collections, so a crash between the two writes is repaired at the
  * next start by {@link repairMissingJournalTransactions}, which re-derives the (deterministic) journal transaction.
  */
-export async function saveSale(db: RegisterDatabase, sale: { order: Order; journalTransaction: JournalTransaction }): Promise<void> {
+export async function saveSale(db: RegisterDatabase, sale: { order: Order; journalTransaction: JournalTransaction | null }): Promise<void> {
   await db.orders.insert(sale.order);
-  await db.journal_transactions.insert(sale.journalTransaction);
+  // A sale that moves no money has none (core isZeroValueSale).
+  if (sale.journalTransaction) await db.journal_transactions.insert(sale.journalTransaction);
 }
 
 /** Recreates the journal transaction of any local paid order that lacks one (see {@link saveSale}). */

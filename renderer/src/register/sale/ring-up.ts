@@ -77,7 +77,7 @@ export async function ringUpSale({ db, session, catalog, lines, discounts, payme
       ...(staff ? { staffId: staff.staff.id } : {}),
     });
     orderSchema.parse(sale.order);
-    journalTransactionSchema.parse(sale.journalTransaction);
+    if (sale.journalTransaction) journalTransactionSchema.parse(sale.journalTransaction);
     await saveSale(db, sale);
     // Only once the sale is stored: the counter witnesses receipts that were really handed out.
     localStorage.setItem(sequenceKey(session.registerId), String(sequence));
