@@ -135,4 +135,30 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
     const res = await call('POST', `/api/pos/orders/${order.id}/refunds`, cashier, { amountCents: 99_00 });
     expect(res.statusCode, res.body).toBe(201);
   });
+
+  it("a pushed sale whose overridden price names no manager's approval is quarantined; with a manager's it is stored", async () => {
+    // The croissant sold at 1.00 instead of the catalog's price: totals consistent, the line carries the override.
+    const catalog = {
+      ...server.catalog,
+      items: server.catalog.items.map((i) => (i.id === 'itm_croissant' ? { ...i, variations: i.variations.map((v) => ({ ...v, priceCents: 1_00 })) } : i)),
+    };
+    const overridden = (approvedBy: string) => {
+      const order = buildSale({ register, sequence: sequence++, catalog }).order;
+      const lines = order.lines.map((l) => (l.catalogItemId === 'itm_croissant' ? { ...l, priceOverride: { reason: 'day-old', approvedBy } } : l));
+      return { ...order, lines, staffId: cashierId };
+    };
+    const byCashier = overridden(cashierId);
+    const byStranger = overridden('stf_nobody_here');
+    const byManager = overridden(managerId);
+    const res = await call('POST', '/api/sync/orders/push', register.registerToken, [byCashier, byStranger, byManager].map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    expect(res.statusCode, res.body).toBe(200);
+    const stored = await server.db.query<{ id: string; data: { lines: { priceOverride?: { approvedBy: string } }[] } }>('SELECT id, data FROM orders WHERE id = ANY($1::text[])', [[byCashier.id, byStranger.id, byManager.id]]);
+    expect(stored.rows.map((r) => r.id)).toEqual([byManager.id]);
+    expect(stored.rows[0]!.data.lines.some((l) => l.priceOverride?.approvedBy === managerId)).toBe(true);
+    const reasons = await server.db.query<{ doc_id: string; reason: string }>('SELECT doc_id, reason FROM quarantine WHERE doc_id = ANY($1::text[])', [[byCashier.id, byStranger.id]]);
+    expect(Object.fromEntries(reasons.rows.map((r) => [r.doc_id, r.reason]))).toEqual({
+      [byCashier.id]: expect.stringMatching(/^lines\.\d+\.priceOverride\.approvedBy stf_\S+ is not a manager or owner of this store \(a cashier\)/),
+      [byStranger.id]: expect.stringMatching(/^lines\.\d+\.priceOverride\.approvedBy stf_nobody_here is not a manager or owner of this store: /),
+    });
+  });
 });
