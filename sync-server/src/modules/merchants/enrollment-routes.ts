@@ -183,6 +183,10 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
         response: approvalResponse,
         status: 201,
         idempotent: false,
+        errors: {
+          401: 'No or a bad credential, or a wrong PIN / unknown staff member (`invalid_pin`)',
+          403: "The approver is a cashier (`approver_not_allowed`), or an app token (`staff_only`)",
+        },
       } satisfies RouteDoc,
     },
   }, async (request, reply) => {
