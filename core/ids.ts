@@ -54,6 +54,7 @@ export const ID_PREFIXES = {
   webhookDelivery: 'whd',
   payment: 'pmt',
   refund: 'rfd',
+  approval: 'apv',
   invoice: 'inv',
   invoicePayment: 'ipm',
   invoiceSeries: 'isr',

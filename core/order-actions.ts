@@ -78,6 +78,8 @@ export const refundCreateSchema = z
     amountCents: amount.optional(),
     restock: z.boolean().optional(),
     reason: nonBlankText(MAX_MEMO_LENGTH).optional(),
+    /** A manager's approval token (POST /api/register/approvals): needed when a cashier refunds above the store's cashierRefundLimitCents. */
+    approval: z.string().regex(/^apv_[A-Za-z0-9_-]{20,64}$/, 'must be an approval token from POST /api/register/approvals').optional(),
   })
   .superRefine((body, ctx) => {
     if (body.lines === undefined && body.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['lines'], message: 'either lines or amountCents is required' });
@@ -135,6 +137,8 @@ export const refundRecordSchema = z.strictObject({
   allocations: z.array(z.strictObject({ paymentId: ulidId('pmt'), amountCents: amount, accountCode: z.string() })),
   restock: z.boolean(),
   reason: z.string().nullable(),
+  /** The manager or owner (staff id) who approved a cashier's refund above the store's limit; null when none was needed. */
+  approvedBy: z.string().nullable(),
   journalTransactionId: z.string(),
   createdAt: isoDate,
 });

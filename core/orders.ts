@@ -58,6 +58,22 @@ export function verifyOrderTotals(order: Order): OrderProblem[] {
 }
 
 /**
+ * The price-override rule (issue 11): every line carrying a `priceOverride` must name an approver who is a manager or
+ * owner of the store. `roles` maps the store's staff ids to their role (those not in it are no staff of the store).
+ * Returns the reason to refuse the sale (`lines.<i>.priceOverride.approvedBy …`), or undefined when it passes.
+ */
+export function priceOverrideProblem(order: Order, roles: ReadonlyMap<string, string>): string | undefined {
+  for (const [i, line] of order.lines.entries()) {
+    if (!line.priceOverride) continue;
+    const role = roles.get(line.priceOverride.approvedBy);
+    if (role !== 'manager' && role !== 'owner') {
+      return `lines.${i}.priceOverride.approvedBy ${line.priceOverride.approvedBy} is not a manager or owner of this store${role ? ` (a ${role})` : ''}: a price override needs a manager's approval`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Everything the server checks on a register-authored paid sale before storing it: consistent totals, and a journal
  * transaction that is exactly the one {@link buildSaleJournalTransaction} derives (so it balances) — or none at all for
  * a sale that moves no money. Returns `{ journalTransaction }` (null for such a sale) or `{ problems }`.

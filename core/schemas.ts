@@ -308,6 +308,12 @@ export const orderLineSchema = z.strictObject({
   netCents: nonNegativeCents,
   taxCents: nonNegativeCents,
   taxes: z.array(lineTaxSchema).max(10),
+  /**
+   * A price override (issue 11): `unitPriceCents` differs from the catalog's because staff changed it, with the
+   * reason and the manager or owner (staff id) who approved it. The server quarantines a pushed sale whose override
+   * names no manager or owner of the store (core `priceOverrideProblem`).
+   */
+  priceOverride: z.strictObject({ reason: freeText(200).min(1), approvedBy: withoutCardNumber(z.string().min(1).max(64)) }).optional(),
 });
 export type OrderLine = z.infer<typeof orderLineSchema>;
 

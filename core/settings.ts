@@ -51,6 +51,11 @@ export const storeSettingsSchema = z.strictObject({
     .describe('Tip bound, percentage part: a tip may be at most the larger of this share of the order total (basis points, 10000 = 100 %) and tipLimitCents. Default 5000.'),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Tip bound, fixed part (minor units). Default 10000.'),
   dayCutoffHour: z.int().min(0).max(23).describe('Local hour (0–23) at which the business day ends: shifts and the daily closeout count days from it. Default 4.'),
+  cashierRefundLimitCents: z
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_CENTS)
+    .describe("A cashier's refund above this amount (minor units) needs a manager's approval (POST /api/register/approvals). Default 5000."),
   // Money movement (issue 12): read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])

@@ -341,7 +341,7 @@ export class BackOfficeApi {
   }
 
   /** `PATCH /api/pos/settings`: time zone and/or default phone country. */
-  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents'>>) {
+  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents'>>) {
     return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
   }
 
@@ -364,6 +364,14 @@ export class BackOfficeApi {
   /** `POST /api/pos/orders/{id}/refunds` (paid or partially refunded orders only). */
   refundOrder(id: string, input: OrderRefundInput) {
     return this.request<OrderRefundResult>('POST', `/api/pos/orders/${encodeURIComponent(id)}/refunds`, input);
+  }
+  /** `GET /api/register/staff`: the staff who can sign in (with a PIN); the managers and owners among them approve. */
+  signInStaff() {
+    return this.request<{ data: { id: string; name: string; role: 'owner' | 'manager' | 'cashier' }[] }>('GET', '/api/register/staff');
+  }
+  /** `POST /api/register/approvals`: a manager's or owner's PIN → a single-use approval token (5 minutes). */
+  approve(input: { staffId: string; pin: string; action: 'refund' | 'price_override'; orderId?: string; amountCents?: number }) {
+    return this.request<{ approval: string; approvedBy: string; expiresAt: string }>('POST', '/api/register/approvals', input);
   }
   /** `POST /api/pos/orders/{id}/cancel` (open orders only; payments already taken are given back). */
   cancelOrder(id: string, reason?: string) {

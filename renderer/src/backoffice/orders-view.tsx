@@ -17,7 +17,7 @@ import { formatMoney, ORDER_STATES, tenderLabel, planOrderRefund, refundableBala
 import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import type { ApiOrder, ApiOrderState, Customer, OrderReceipt, OrderRefundInput } from './api.ts';
+import { ApiError, type ApiOrder, type ApiOrderState, type Customer, type OrderReceipt, type OrderRefundInput } from './api.ts';
 import { OfflineCardBalances } from './offline-card-balances.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
 
@@ -432,6 +432,7 @@ function OrderRefunds({ order }: { order: ApiOrder }) {
         { key: 'time', header: 'Time', cell: (r) => new Date(r.createdAt).toLocaleString() },
         { key: 'what', header: 'What', cell: (r) => refundWhat(order, r) },
         { key: 'reason', header: 'Reason', cell: (r) => r.reason ?? '—' },
+        { key: 'approvedBy', header: 'Approved by', cell: (r) => r.approvedBy ?? '—' },
         { key: 'amount', header: 'Amount', numeric: true, cell: (r) => formatMoney(r.amountCents, order.currency) },
       ]}
       rows={order.refunds ?? []}
@@ -463,6 +464,8 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
   const [reason, setReason] = useState('');
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState(false);
+  // A cashier's refund above the store's limit (403 approval_required): the refund waits for a manager's PIN.
+  const [pending, setPending] = useState<OrderRefundInput | undefined>(undefined);
   useFocusFirstError(formRef, errors);
 
   const cur = order.currency || currency;
@@ -552,10 +555,16 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
       }
       input = { amountCents: cents, ...(trimmedReason ? { reason: trimmedReason } : {}) };
     }
+    await send(input, sentLines);
+  };
+
+  /** Sends the refund (with a manager's approval once given); 403 `approval_required` asks for the manager's PIN. */
+  const send = async (input: OrderRefundInput, sentLines: Line[] = []) => {
     setBusy(true);
     setErrors(NO_ERRORS);
     try {
       const { refund, order: next } = await api.refundOrder(order.id, input);
+      setPending(undefined);
       setQuantities({});
       setAmount('');
       setReason('');
@@ -566,6 +575,10 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
           : '';
       onRefunded(next, `Refunded ${money(refund.amountCents)}${what}. The order is now ${ORDER_STATE_TEXT[next.state].toLowerCase()}.`);
     } catch (err) {
+      if (err instanceof ApiError && err.problem.code === 'approval_required') {
+        setPending(input);
+        return;
+      }
       const known = (path: string) => /^lines\.\d+\.(quantity|lineId)$/.test(path) || ['lines', 'amountCents', 'reason', 'restock'].includes(path);
       const found = formErrorsOf(err, known);
       const fields: Record<string, string> = {};
@@ -584,6 +597,13 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
     <section className="bo-panel bo-refund" aria-labelledby={`${id}-title`} data-testid="order-refund">
       <h3 id={`${id}-title`}>Refund</h3>
       <p className="muted bo-flush">Up to {money(refundable)} can still be refunded.</p>
+      {pending ? (
+        <ManagerApproval
+          orderId={order.id}
+          onApproved={(approval) => void send({ ...pending, approval })}
+          onCancel={() => setPending(undefined)}
+        />
+      ) : null}
       <form ref={formRef} className="bo-form" onSubmit={onSubmit} noValidate data-testid="order-refund-form">
         <fieldset className="bo-segmented">
           <legend>Refund by</legend>
@@ -879,5 +899,79 @@ function ReceiptPanel({ order }: { order: ApiOrder }) {
         </pre>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * The manager's approval prompt (issue 11): a manager or owner picks their name and types their PIN
+ * (`POST /api/register/approvals`); the approval, bound to this order, is handed to `onApproved` for the retry.
+ */
+function ManagerApproval({ orderId, onApproved, onCancel }: { orderId: string; onApproved: (approval: string) => void; onCancel: () => void }) {
+  const api = useApi();
+  const id = useId();
+  const [approvers, setApprovers] = useState<{ id: string; name: string }[] | undefined>(undefined);
+  const [staffId, setStaffId] = useState('');
+  const [pin, setPin] = useState('');
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let live = true;
+    api.signInStaff().then(
+      ({ data }) => {
+        if (!live) return;
+        const managers = data.filter((s) => s.role === 'manager' || s.role === 'owner');
+        setApprovers(managers);
+        setStaffId((current) => current || managers[0]?.id || '');
+      },
+      (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { approval } = await api.approve({ staffId, pin, action: 'refund', orderId });
+      setPin('');
+      onApproved(approval);
+    } catch (err) {
+      setError(err instanceof ApiError && err.problem.code === 'invalid_pin' ? 'Wrong PIN.' : err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="bo-form bo-panel" onSubmit={onSubmit} noValidate data-testid="refund-approval" aria-labelledby={`${id}-title`}>
+      <p id={`${id}-title`} role="alert">
+        This refund is above the store's limit for cashiers: a manager approves it with their PIN.
+      </p>
+      {error ? (
+        <p className="form-error" role="alert" data-testid="refund-approval-error">
+          {error}
+        </p>
+      ) : null}
+      <div className="bo-row">
+        <label htmlFor={`${id}-manager`}>Manager</label>
+        <select id={`${id}-manager`} className="bo-input" value={staffId} onChange={(e) => setStaffId(e.target.value)} disabled={!approvers} data-testid="refund-approval-manager">
+          {(approvers ?? []).map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+        <label htmlFor={`${id}-pin`}>PIN</label>
+        <input id={`${id}-pin`} className="bo-input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} data-testid="refund-approval-pin" />
+        <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="refund-approval-submit">
+          Approve and refund
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

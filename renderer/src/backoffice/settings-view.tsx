@@ -15,7 +15,7 @@ function timeZones(current: string): string[] {
   return list.includes(current) ? list : [current, ...list];
 }
 
-const FIELDS = ['timeZone', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents'] as const;
+const FIELDS = ['timeZone', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents', 'cashierRefundLimitCents'] as const;
 
 /** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
 const percentOf = (basisPoints: number) => String(basisPoints / 100);
@@ -34,6 +34,7 @@ export function SettingsView() {
   const [country, setCountry] = useState('');
   const [tipPercent, setTipPercent] = useState('');
   const [tipFixed, setTipFixed] = useState('');
+  const [refundLimit, setRefundLimit] = useState('');
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
@@ -50,6 +51,7 @@ export function SettingsView() {
         setCountry(s.defaultCountry);
         setTipPercent(percentOf(s.tipLimitBasisPoints));
         setTipFixed(centsToInput(s.tipLimitCents, s.currency));
+        setRefundLimit(centsToInput(s.cashierRefundLimitCents, s.currency));
       },
       (err: unknown) => current && setLoadError(err),
     );
@@ -69,18 +71,21 @@ export function SettingsView() {
     setSaved(false);
     setErrors(NO_ERRORS);
     try {
-      const patch: { timeZone?: string; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number } = {};
+      const patch: { timeZone?: string; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number; cashierRefundLimitCents?: number } = {};
       if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
       if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
       const basisPoints = basisPointsOf(tipPercent);
       const fixedCents = parseCashInput(tipFixed, settings.currency) ?? Number.NaN;
       if (basisPoints !== settings.tipLimitBasisPoints) patch.tipLimitBasisPoints = basisPoints;
       if (fixedCents !== settings.tipLimitCents) patch.tipLimitCents = fixedCents;
+      const refundLimitCents = parseCashInput(refundLimit, settings.currency) ?? Number.NaN;
+      if (refundLimitCents !== settings.cashierRefundLimitCents) patch.cashierRefundLimitCents = refundLimitCents;
       const next = Object.keys(patch).length > 0 ? await api.updateSettings(patch) : settings;
       setSettings(next);
       setCountry(next.defaultCountry);
       setTipPercent(percentOf(next.tipLimitBasisPoints));
       setTipFixed(centsToInput(next.tipLimitCents, next.currency));
+      setRefundLimit(centsToInput(next.cashierRefundLimitCents, next.currency));
       setSaved(true);
     } catch (err) {
       setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
@@ -128,6 +133,11 @@ export function SettingsView() {
             </Field>
             <Field id={`${formId}-tipLimitCents`} label={`Tip bound: fixed (${settings.currency})`} error={errors.fields.tipLimitCents} hint="…or this amount, whichever is larger">
               {(props) => <input {...props} className="bo-input" inputMode="decimal" value={tipFixed} onChange={(e) => setTipFixed(e.target.value)} data-testid="settings-tip-fixed" />}
+            </Field>
+          </div>
+          <div className="bo-row">
+            <Field id={`${formId}-cashierRefundLimitCents`} label={`Cashier refund limit (${settings.currency})`} error={errors.fields.cashierRefundLimitCents} hint="A cashier's refund above this needs a manager's PIN">
+              {(props) => <input {...props} className="bo-input" inputMode="decimal" value={refundLimit} onChange={(e) => setRefundLimit(e.target.value)} data-testid="settings-cashier-refund-limit" />}
             </Field>
           </div>
           <div className="bo-actions">

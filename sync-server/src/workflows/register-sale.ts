@@ -3,7 +3,9 @@
  * tenders, and the server stores each one with everything it implies, in the caller's transaction:
  *
  *   1. validate: the document can be stored, has the core order shape, a plausible time, the store's currency, a
- *      register of this store with its number, an unused receipt number, a tip within the store's bound;
+ *      register of this store with its number, an unused receipt number, a tip within the store's bound, a staff
+ *      member of the store, and on a line whose price was overridden a manager or owner as approver (core
+ *      `priceOverrideProblem`);
  *   2. price-check: the totals add up and the tenders pay them (core `checkRegisterSale`), which derives the sale's
  *      journal transaction — the server's, never one a register sends;
  *   3. store the orders, post their derived journal transactions, take their stock off, audit them (`order.stored`)
@@ -16,7 +18,7 @@
  *
  *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
  */
-import { canonicalJson, checkRegisterSale, orderSchema, tipLimitProblem, type JournalTransaction, type Order, type TipLimit } from '../../../core/index.ts';
+import { canonicalJson, checkRegisterSale, orderSchema, priceOverrideProblem, tipLimitProblem, type JournalTransaction, type Order, type TipLimit } from '../../../core/index.ts';
 import type { z } from 'zod';
 import { appendAuditBatch } from '../kernel/audit.ts';
 import { getMerchant, tipLimitOf } from '../kernel/merchant.ts';
@@ -125,8 +127,9 @@ async function storeRound(
     receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
   });
   const { stored, registers, usedReceipts: used } = context;
-  // The staff members pushed sales name (issue 11): each must be one of this store's.
-  const staff = await staffOfMerchant(m.tx, m.merchantId, named.map((d) => d.staffId).filter(text));
+  // The staff members pushed sales name (issue 11): each must be one of this store's; price overrides' approvers too.
+  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
+  const staff = await staffOfMerchant(m.tx, m.merchantId, [...named.map((d) => d.staffId), ...approvers].filter(text));
   const currency = context.currency ?? 'USD';
 
   // 1–2. Validate and price-check each document on its own; anything it throws rejects it alone.
@@ -179,11 +182,14 @@ async function storeRound(
   for (const sale of parsed) {
     const { order } = sale;
     const number = registers.get(order.registerId);
+    const overrideProblem = priceOverrideProblem(order, staff);
     if (number === undefined) reject(sale.index, `register ${order.registerId} is not a register of this store`, order.registerId);
     else if (number !== order.registerNumber) {
       reject(sale.index, `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`, order.registerId);
     } else if (order.staffId !== undefined && !staff.has(order.staffId)) {
       reject(sale.index, `staffId ${order.staffId} is not a staff member of this store`, order.registerId);
+    } else if (overrideProblem !== undefined) {
+      reject(sale.index, overrideProblem, order.registerId);
     } else if (used.has(receiptKey(order.registerId, order.receiptNumber))) {
       reject(sale.index, `receipt number ${order.receiptNumber} is already used by another order of this register`, order.registerId);
     } else if (stored.has(order.id)) {

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { nonBlankText, pageQueryFields, pageSchema } from '../../../../core/index.ts';
+import { MAX_AMOUNT_CENTS, nonBlankText, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
@@ -17,6 +17,7 @@ import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type Rat
 import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
+import { APPROVAL_ACTIONS, APPROVAL_TTL_MS, grantApproval } from './approvals.ts';
 import { createPairingCode, isPairingCodeShape, listRegisters, redeemPairingCode, revokeRegister, PAIRING_CODE_TTL_MS } from './enrollment.ts';
 
 /** Code exchanges per client address: 10 per minute (a typo or two, never a guessing run). */
@@ -74,6 +75,21 @@ export const PIN_SIGN_IN_RATE_LIMIT: RateLimitPolicy = { name: 'pin-sign-in', qu
 const signInBody = z.strictObject({
   staffId: z.string().regex(/^stf_[A-Za-z0-9_-]{1,40}$/, 'must be a staff id'),
   pin: z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits'),
+});
+const approvalBody = z.strictObject({
+  staffId: z.string().regex(/^stf_[A-Za-z0-9_-]{1,40}$/, 'must be a staff id').describe("The approving manager's or owner's staff id."),
+  pin: z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits').describe("The approver's PIN."),
+  action: z.enum(APPROVAL_ACTIONS),
+  orderId: z.string().regex(/^ord_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with ord_').optional().describe('Binds the approval to this order.'),
+  amountCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Binds the approval to at most this amount (minor units).'),
+});
+const approvalResponse = z.strictObject({
+  approval: z.string().describe(`Single-use approval token, valid ${APPROVAL_TTL_MS / 60000} minutes; send it as the refund's \`approval\`.`),
+  approvedBy: z.string(),
+  action: z.enum(APPROVAL_ACTIONS),
+  orderId: z.string().nullable(),
+  amountCents: z.int().nullable(),
+  expiresAt: z.string(),
 });
 const signInStaffSchema = z.strictObject({ id: z.string(), name: z.string(), role: z.enum(['owner', 'manager', 'cashier']) });
 const signInResponse = z.strictObject({
@@ -150,6 +166,34 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
     );
     const staffToken = await ctx.idp.issueStaffToken({ staffId: staff.id, merchantId: principal.merchantId, role: staff.role }, { ttlSeconds: SHIFT_TOKEN_TTL_SECONDS, now });
     return { staffToken, expiresAt: new Date(now.getTime() + SHIFT_TOKEN_TTL_SECONDS * 1000).toISOString(), staff };
+  });
+
+  app.post('/api/register/approvals', {
+    onRequest: pinQuota,
+    config: {
+      openapi: {
+        summary: "A manager's approval, with their PIN",
+        description:
+          "A manager or owner types their PIN to approve a cashier's refund above the store's `cashierRefundLimitCents` (or a price override). " +
+          `Answers a single-use token valid ${APPROVAL_TTL_MS / 60000} minutes, bound to the action, the order and at most the amount; only its SHA-256 is stored. ` +
+          `A wrong PIN is 401 \`invalid_pin\`; a cashier's PIN is 403 \`approver_not_allowed\`. Shares the sign-in quota (${PIN_SIGN_IN_RATE_LIMIT.quota} PIN attempts per minute per register). Audited \`approval.granted\`.`,
+        tags: ['registers'],
+        access: 'register',
+        body: approvalBody,
+        response: approvalResponse,
+        status: 201,
+        idempotent: false,
+        errors: {
+          401: 'No or a bad credential, or a wrong PIN / unknown staff member (`invalid_pin`)',
+          403: "The approver is a cashier (`approver_not_allowed`), or an app token (`staff_only`)",
+        },
+      } satisfies RouteDoc,
+    },
+  }, async (request, reply) => {
+    const body = parseOrThrow(approvalBody, request.body === undefined ? {} : request.body);
+    const principal = principalOf(request);
+    const granted = await mutation(ctx, { merchantId: principal.merchantId, actor: `staff:${body.staffId}`, ...(principal.kind === 'register' ? { registerId: principal.registerId } : {}) }, (m) => grantApproval(m, body));
+    return reply.code(201).send(granted);
   });
 
   app.post('/api/pos/registers/pairing-codes', {

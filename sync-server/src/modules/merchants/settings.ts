@@ -28,6 +28,7 @@ export const storeSettingsUpdateSchema = patchBody({
   tipLimitBasisPoints: z.int().min(0).max(MAX_TIP_LIMIT_BASIS_POINTS).optional().describe('Tip bound, percentage part (basis points of the order total).'),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
   dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
+  cashierRefundLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe("A cashier's refund above this (minor units) needs a manager's approval."),
 });
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
@@ -40,6 +41,7 @@ interface MerchantRow {
   tip_limit_basis_points: number;
   tip_limit_cents: number;
   day_cutoff_hour: number;
+  cashier_refund_limit_cents: number | string;
   is_demo: boolean;
 }
 
@@ -52,11 +54,12 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   tipLimitBasisPoints: Number(r.tip_limit_basis_points),
   tipLimitCents: Number(r.tip_limit_cents),
   dayCutoffHour: Number(r.day_cutoff_hour),
+  cashierRefundLimitCents: Number(r.cashier_refund_limit_cents),
   moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, is_demo FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, is_demo FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }
@@ -86,6 +89,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       tip_limit_basis_points: input.tipLimitBasisPoints ?? Number(before.tip_limit_basis_points),
       tip_limit_cents: input.tipLimitCents ?? Number(before.tip_limit_cents),
       day_cutoff_hour: input.dayCutoffHour ?? Number(before.day_cutoff_hour),
+      cashier_refund_limit_cents: input.cashierRefundLimitCents ?? Number(before.cashier_refund_limit_cents),
     };
     const changes: Record<string, { from: string | number; to: string | number }> = {};
     await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
@@ -98,6 +102,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.day_cutoff_hour !== Number(before.day_cutoff_hour)) {
       await tx.query('UPDATE merchants SET day_cutoff_hour = $2 WHERE id = $1', [principal.merchantId, after.day_cutoff_hour]);
       changes.dayCutoffHour = { from: Number(before.day_cutoff_hour), to: after.day_cutoff_hour };
+    }
+    if (after.cashier_refund_limit_cents !== Number(before.cashier_refund_limit_cents)) {
+      await tx.query('UPDATE merchants SET cashier_refund_limit_cents = $2 WHERE id = $1', [principal.merchantId, after.cashier_refund_limit_cents]);
+      changes.cashierRefundLimitCents = { from: Number(before.cashier_refund_limit_cents), to: after.cashier_refund_limit_cents };
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };

@@ -8,6 +8,7 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import { setStaffPin } from './staff-pins.ts';
+import type { StaffRole } from '../../platform/auth/permissions.ts';
 
 /** A staff member as the back office lists them (never the PIN or its hash). */
 export interface StaffMember {
@@ -77,9 +78,9 @@ export async function changeStaffPin(m: Mutation, id: string, pin: string): Prom
   return (await getStaff(m.tx, m.merchantId, id))!;
 }
 
-/** Which of `ids` are staff members of the merchant (one query, whatever their number). */
-export async function staffOfMerchant(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, [...new Set(ids)]]);
-  return new Set(rows.map((r) => r.id));
+/** Which of `ids` are staff members of the merchant, with their role (one query, whatever their number). */
+export async function staffOfMerchant(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Map<string, StaffRole>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; role: StaffRole }>('SELECT id, role FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, [...new Set(ids)]]);
+  return new Map(rows.map((r) => [r.id, r.role]));
 }

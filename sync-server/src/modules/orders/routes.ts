@@ -199,8 +199,13 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
       config: {
         openapi: {
           summary: 'Refund a paid order, fully or partly',
-          errors: { 409: 'The order is not paid or partially refunded (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
-          description: 'By lines and quantities, or by amount; never beyond what was paid. A new refund record, never an edit of the order.',
+          errors: {
+            403: "A cashier's refund above the store's `cashierRefundLimitCents` without a manager's approval (`approval_required`), or with an approval unknown, expired, used or for another order or a smaller amount (`approval_invalid`); an app token (`staff_only`)",
+            409: 'The order is not paid or partially refunded (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
+          description:
+            'By lines and quantities, or by amount; never beyond what was paid. A new refund record, never an edit of the order. ' +
+            "A cashier's refund above the store's `cashierRefundLimitCents` carries `approval`, a manager's token from `POST /api/register/approvals` (single use); the refund records the approver as `approvedBy`.",
           tags: ['orders'],
           access: STAFF,
           params: orderParams,

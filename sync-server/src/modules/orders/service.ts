@@ -135,6 +135,7 @@ interface RefundRow {
   allocations: RefundRecord['allocations'];
   restock: boolean;
   reason: string | null;
+  approved_by: string | null;
   journal_transaction_id: string;
   created_at: Date;
 }
@@ -179,6 +180,7 @@ function toRefund(row: RefundRow): RefundRecord {
     allocations: row.allocations,
     restock: row.restock,
     reason: row.reason,
+    approvedBy: row.approved_by ?? null,
     journalTransactionId: row.journal_transaction_id,
     createdAt: iso(row.created_at),
   };
@@ -784,6 +786,7 @@ export async function cancelOrder(m: Mutation, orderId: string, input: { reason?
       allocations: payments.map((p) => ({ paymentId: p.id, amountCents: p.amountCents, accountCode: p.accountCode })),
       restock: false,
       reason: input.reason ?? 'order canceled',
+      approvedBy: null,
       journalTransactionId: jt.id,
       createdAt: now.toISOString(),
     };
@@ -805,9 +808,9 @@ export async function cancelOrder(m: Mutation, orderId: string, input: { reason?
 
 async function insertRefund(m: Mutation, r: RefundRecord): Promise<void> {
   await m.tx.query(
-    `INSERT INTO order_refunds (id, merchant_id, order_id, kind, amount_cents, goods_cents, tax_cents, tip_cents, lines, allocations, restock, reason, journal_transaction_id, created_by, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15)`,
-    [r.id, m.merchantId, r.orderId, r.kind, r.amountCents, r.goodsCents, r.taxCents, r.tipCents, JSON.stringify(r.lines), JSON.stringify(r.allocations), r.restock, r.reason, r.journalTransactionId, m.actor, r.createdAt],
+    `INSERT INTO order_refunds (id, merchant_id, order_id, kind, amount_cents, goods_cents, tax_cents, tip_cents, lines, allocations, restock, reason, journal_transaction_id, created_by, created_at, approved_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16)`,
+    [r.id, m.merchantId, r.orderId, r.kind, r.amountCents, r.goodsCents, r.taxCents, r.tipCents, JSON.stringify(r.lines), JSON.stringify(r.allocations), r.restock, r.reason, r.journalTransactionId, m.actor, r.createdAt, r.approvedBy],
   );
 }
 
@@ -839,10 +842,12 @@ export interface RefundResult {
  * a refund record (never an edit of the order's lines), its journal transaction (Dr refunds / tax / tips, Cr the
  * payments' accounts), the payments' and order's new states, an audit row and `payment.refunded`. The lines to
  * restock (refund by line unless `restock: false`) are returned for the workflow to put back (workflows/refund-order.ts).
+ * `approve`, when given, is called with the refund's amount (cents) before anything is written and answers the
+ * approver's staff id (recorded as `approvedBy`) or null; it throws to refuse the refund.
  * @throws ProblemError 404; 409 (`currentState`) when the order is not paid or partially refunded; 400 naming the field
  *   when a line is unknown or the refund exceeds what is left.
  */
-export async function refundOrder(m: Mutation, orderId: string, input: RefundCreate): Promise<RefundResult> {
+export async function refundOrder(m: Mutation, orderId: string, input: RefundCreate, approve?: (amountCents: number) => Promise<string | null>): Promise<RefundResult> {
   const now = m.now;
   const row = await orderRow(m.tx, m.merchantId, orderId);
   const order = row.data;
@@ -860,6 +865,8 @@ export async function refundOrder(m: Mutation, orderId: string, input: RefundCre
   const refundedCents = Number(row.refunded_cents) + plan.amountCents;
   const to = plan.orderState;
   guardOrder(row.id, row.state, to, 'refund');
+  // The caller's approval rule (a cashier above the store's limit needs a manager's): the approver's staff id or null.
+  const approvedBy = approve ? await approve(plan.amountCents) : null;
   await materializePayments(m.tx, row, payments);
   const refundId = newId('refund');
   const jt = buildRefundJournalTransaction(order, plan, refundId, now.toISOString());
@@ -884,6 +891,7 @@ export async function refundOrder(m: Mutation, orderId: string, input: RefundCre
     allocations: plan.allocations,
     restock,
     reason: input.reason ?? null,
+    approvedBy,
     journalTransactionId: jt.id,
     createdAt: now.toISOString(),
   };
@@ -894,7 +902,7 @@ export async function refundOrder(m: Mutation, orderId: string, input: RefundCre
     action: 'order.refunded',
     entityType: 'order',
     entityId: orderId,
-    data: { from: row.state, to, refundId, amountCents: plan.amountCents, refundedCents, journalTransactionId: jt.id, lines: plan.lines.length, restock },
+    data: { from: row.state, to, refundId, amountCents: plan.amountCents, refundedCents, journalTransactionId: jt.id, lines: plan.lines.length, restock, approvedBy },
   });
   const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, orderId) });
   await m.emit('payment.refunded', { ...refund, order: view } as unknown as Record<string, unknown>);

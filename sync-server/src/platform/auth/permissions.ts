@@ -3,9 +3,10 @@
  * (`guard.ts`, {@link requiredRole}) applies it to every staff token; app tokens and register credentials are governed
  * by their scopes and by `Access` instead. Roles are ordered owner ⊇ manager ⊇ cashier.
  *
- * - **cashier** — selling: catalog and stock reads, orders (create, pay, receipts), customers (not delete), pay
- *   requests, the register's sign-in, staff list and sync routes.
- * - **manager** — cashier's, plus refunds and cancels, catalog / tax / stock edits, images, invoices, reports, the
+ * - **cashier** — selling: catalog and stock reads, orders (create, pay, receipts, refunds — above the store's
+ *   `cashierRefundLimitCents` only with a manager's approval), customers (not delete), pay requests, the register's
+ *   sign-in and approvals, staff list and sync routes.
+ * - **manager** — cashier's, plus cancels, refunds without approval, catalog / tax / stock edits, images, invoices, reports, the
  *   ledger, quarantine and outboxes, registers list and pairing codes, reading the settings, adding cashiers.
  * - **owner** — everything: settings changes, webhooks, revoking registers, audit trail and checkpoints, staff roles.
  *
@@ -55,6 +56,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // The register: sign-in, staff list, replication
   'GET /api/register/staff': 'cashier',
   'POST /api/register/sign-in': 'cashier',
+  'POST /api/register/approvals': 'cashier',
   'GET /api/sync/:collection/pull': 'cashier',
   'POST /api/sync/:collection/push': 'cashier',
   'GET /api/sync/:collection/stream': 'cashier',
@@ -62,8 +64,9 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/sync/registers/:registerId': 'cashier',
   'POST /api/sync/registers/:registerId/missing-receipts': 'cashier',
 
-  // Managers: refunds and cancels
-  'POST /api/pos/orders/:id/refunds': 'manager',
+  // Refunds: a cashier's above the store's cashierRefundLimitCents needs a manager's approval (workflows/refund-order.ts)
+  'POST /api/pos/orders/:id/refunds': 'cashier',
+  // Managers: cancels
   'POST /api/pos/orders/:id/cancel': 'manager',
   'DELETE /api/pos/customers/:id': 'manager',
   // Catalog, tax and stock edits, images
