@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { useNow, useObservable } from './hooks.ts';
 import { useRegister } from '../register/register-context.ts';
 import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
+import { currentRegisterStaff, registerStaff$, signOut } from '../register/staff-session.ts';
 
 export type View = 'register' | 'sales' | 'shift' | 'messages' | 'backoffice' | 'devices';
 
@@ -38,6 +39,8 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
   const status = useObservable(sync.status$, initialSyncStatus);
   const now = useNow(5_000);
   const state = badgeState(status);
+  useObservable(registerStaff$, registerStaff$.value);
+  const signedIn = currentRegisterStaff();
   const title = useMemo(
     () =>
       state === 'synced'
@@ -92,6 +95,14 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
         {status.refusedCount > 0 ? (
           <span className="rejected-count" data-testid="refused-count" title="Too large to send to the server: kept on this register. See Sales.">
             {status.refusedCount} too large to sync
+          </span>
+        ) : null}
+        {signedIn ? (
+          <span className="staff-signed-in" data-testid="signed-in-staff" data-staff-id={signedIn.staff.id}>
+            <span>{signedIn.staff.name}</span>
+            <button type="button" className="button" data-testid="sign-out" onClick={signOut}>
+              Sign out
+            </button>
           </span>
         ) : null}
         <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''} title={lastSyncDetail(status.lastSyncAt, now)}>
