@@ -76,13 +76,13 @@ export function StaffSignIn({ message = 'The back office needs a staff member si
                 <input id={`${id}-pin`} className="bo-input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, '').slice(0, 8))} />
               </label>
             </div>
-            <div className="pin-keypad" role="group" aria-label="PIN keypad">
+            <div className="pin-keypad" role="group" aria-label="Keypad">
               {['1', '2', '3', '4', '5', '6', '7', '8', '9', 'clear', '0', 'back'].map((key) => (
                 <button
                   key={key}
                   type="button"
                   className="button pin-key"
-                  aria-label={key === 'clear' ? 'Clear PIN' : key === 'back' ? 'Delete last digit' : `Digit ${key}`}
+                  aria-label={key === 'clear' ? 'Clear' : key === 'back' ? 'Delete last digit' : `Digit ${key}`}
                   onClick={() => setPin((typed) => (key === 'clear' ? '' : key === 'back' ? typed.slice(0, -1) : (typed + key).slice(0, 8)))}
                 >
                   {key === 'clear' ? 'C' : key === 'back' ? '⌫' : key}
