@@ -127,7 +127,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
         <div className="view" hidden={view !== 'register'}>
-          {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" message="Sign in with your PIN to sell on this register." />}
+          {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
         </div>
         {view === 'sales' ? <SalesView /> : null}
         {view === 'shift' ? <ShiftView /> : null}

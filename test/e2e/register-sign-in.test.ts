@@ -86,6 +86,8 @@ describe('register staff sign-in', () => {
       .toBe(200);
     expect((await api<{ staffId?: string }>(`/api/pos/orders/${orderId}`)).staffId).toBe(cashier.id);
 
+    const signOutBox = (await page.getByTestId('sign-out').boundingBox())!;
+    expect(Math.min(signOutBox.width, signOutBox.height)).toBeGreaterThanOrEqual(44);
     // Sign out: the register asks for a PIN again, and a reload does not bring the cashier back.
     await register.signOut();
     expect(await register.scanInput.count()).toBe(0);

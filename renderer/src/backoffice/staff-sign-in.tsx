@@ -7,8 +7,12 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useRegister } from '../register/register-context.ts';
 import { listSignInStaff, signIn, type SignInStaff } from '../register/staff-session.ts';
 
-/** `message` says why a PIN is asked; `testId` names the screen for tests (`staff-sign-in` by default). */
-export function StaffSignIn({ message = 'The back office needs a staff member signed in on this register for the shift.', testId = 'staff-sign-in' }: { message?: string; testId?: string } = {}) {
+/** `message` says why a PIN is asked; `testId` names the screen for tests; `purpose` says what the sign-in is for (staff-session.ts `signIn`). */
+export function StaffSignIn({
+  message = 'The back office needs a staff member signed in on this register for the shift.',
+  testId = 'staff-sign-in',
+  purpose = 'backoffice',
+}: { message?: string; testId?: string; purpose?: 'backoffice' | 'register' } = {}) {
   const { session } = useRegister();
   const id = useId();
   const [staff, setStaff] = useState<SignInStaff[] | undefined>();
@@ -37,7 +41,7 @@ export function StaffSignIn({ message = 'The back office needs a staff member si
     setBusy(true);
     setError(undefined);
     try {
-      await signIn(session.registerToken, staffId, pin);
+      await signIn(session.registerToken, staffId, pin, purpose);
     } catch (err) {
       setPin('');
       setError(err instanceof TypeError ? 'Signing in needs a connection to the server.' : (err as Error).message);

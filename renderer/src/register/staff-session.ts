@@ -78,17 +78,25 @@ export async function listSignInStaff(registerToken: string): Promise<SignInStaf
   return (await call<{ data: SignInStaff[] }>(registerToken, 'GET', '/api/register/staff')).data;
 }
 
-/** Signs `staffId` in with `pin`; the session becomes {@link staffSession$}. @throws TypeError offline; HttpError (401 wrong PIN, 429 too many tries). */
-export async function signIn(registerToken: string, staffId: string, pin: string): Promise<StaffSession> {
+/**
+ * Signs `staffId` in with `pin` for `purpose`: `backoffice` makes the session {@link staffSession$} (its token calls the
+ * server); `register` makes them who sells, {@link registerStaff$} (the token is not kept). The two are apart so a
+ * manager signing in to the back office on a cashier's register does not take over the cashier's sales.
+ * @throws TypeError offline; HttpError (401 wrong PIN, 429 too many tries).
+ */
+export async function signIn(registerToken: string, staffId: string, pin: string, purpose: 'backoffice' | 'register' = 'backoffice'): Promise<StaffSession> {
   const session = await call<StaffSession>(registerToken, 'POST', '/api/register/sign-in', { staffId, pin });
-  const signedIn: RegisterStaff = { staff: session.staff, expiresAt: session.expiresAt };
-  localStorage.setItem(REGISTER_STAFF_KEY, JSON.stringify(signedIn));
-  registerStaff$.next(signedIn);
-  staffSession$.next(session);
+  if (purpose === 'register') {
+    const signedIn: RegisterStaff = { staff: session.staff, expiresAt: session.expiresAt };
+    localStorage.setItem(REGISTER_STAFF_KEY, JSON.stringify(signedIn));
+    registerStaff$.next(signedIn);
+  } else {
+    staffSession$.next(session);
+  }
   return session;
 }
 
-/** Ends the shift on this register: the back office and the register both ask for a PIN again. */
+/** Ends the shift on this register (the header's and the back office's Sign out): both ask for a PIN again. */
 export function signOut(): void {
   localStorage.removeItem(REGISTER_STAFF_KEY);
   staffSession$.next(undefined);

@@ -59,7 +59,20 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
     <header className="app-header">
       <div className="brand">
         <span className="brand-name">{session.merchantName}</span>
-        <span className="brand-register">Register {session.registerNumber}</span>
+        <span className="brand-register">
+          Register {session.registerNumber}
+          {signedIn ? (
+            <>
+              {' · '}
+              <span data-testid="signed-in-staff" data-staff-id={signedIn.staff.id} title="Signed in on this register">
+                {signedIn.staff.name}
+              </span>
+              <button type="button" className="sign-out-button" data-testid="sign-out" onClick={signOut}>
+                Sign out
+              </button>
+            </>
+          ) : null}
+        </span>
       </div>
       <nav className="main-nav" aria-label="Main">
         {(
@@ -95,14 +108,6 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
         {status.refusedCount > 0 ? (
           <span className="rejected-count" data-testid="refused-count" title="Too large to send to the server: kept on this register. See Sales.">
             {status.refusedCount} too large to sync
-          </span>
-        ) : null}
-        {signedIn ? (
-          <span className="staff-signed-in" data-testid="signed-in-staff" data-staff-id={signedIn.staff.id}>
-            <span>{signedIn.staff.name}</span>
-            <button type="button" className="button" data-testid="sign-out" onClick={signOut}>
-              Sign out
-            </button>
           </span>
         ) : null}
         <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''} title={lastSyncDetail(status.lastSyncAt, now)}>
