@@ -59,12 +59,14 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
     <header className="app-header">
       <div className="brand">
         <span className="brand-name">{session.merchantName}</span>
-        <span className="brand-register">
-          Register {session.registerNumber}
+        <span className="brand-line">
+          <span className="brand-register">Register {session.registerNumber}</span>
           {signedIn ? (
             <>
-              {' · '}
-              <span data-testid="signed-in-staff" data-staff-id={signedIn.staff.id} title="Signed in on this register">
+              <span className="brand-staff" aria-hidden="true">
+                ·
+              </span>
+              <span className="brand-staff" data-testid="signed-in-staff" data-staff-id={signedIn.staff.id} title="Signed in on this register">
                 {signedIn.staff.name}
               </span>
               <button type="button" className="sign-out-button" data-testid="sign-out" onClick={signOut}>
