@@ -15,6 +15,8 @@ import { MessagesView } from './register/views/messages-view.tsx';
 import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
+import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
+import { currentRegisterStaff, registerStaff$, signOut } from './register/staff-session.ts';
 
 type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
 
@@ -97,6 +99,24 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
+  // Issue 11: the register sells only with a staff member signed in; the 12 h shift token's expiry signs them out.
+  const signedIn = useObservable(registerStaff$, registerStaff$.value);
+  const [, setExpiredTick] = useState(0);
+  useEffect(() => {
+    if (!signedIn) return undefined;
+    const left = new Date(signedIn.expiresAt).getTime() - Date.now();
+    if (left <= 0) {
+      signOut();
+      return undefined;
+    }
+    // setTimeout holds at most 2^31-1 ms (~24.8 days); a shift is 12 h.
+    const timer = setTimeout(() => {
+      signOut();
+      setExpiredTick((n) => n + 1);
+    }, Math.min(left, 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [signedIn]);
+  const staff = signedIn ? currentRegisterStaff() : undefined;
   return (
     <RegisterContext.Provider value={context}>
       <div className="app">
@@ -107,7 +127,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
         <div className="view" hidden={view !== 'register'}>
-          <RegisterView />
+          {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
         </div>
         {view === 'sales' ? <SalesView /> : null}
         {view === 'shift' ? <ShiftView /> : null}

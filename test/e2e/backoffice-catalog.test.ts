@@ -39,7 +39,7 @@ describe('back office catalog', () => {
     if (!item) return;
     const before = await api<{ balance: number }>('/api/v1/credits');
 
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const catalog = await backOffice.catalog();
     await catalog.search(item.name);

@@ -55,7 +55,7 @@ describe('back office closeout', () => {
     await push('orders', sale);
     await push('shift-closeouts', closeout);
 
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const root = await backOffice.closeout();
     const shifts = root.getByTestId('closeout-shifts');

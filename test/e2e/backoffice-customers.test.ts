@@ -28,7 +28,7 @@ describe('back office customers', () => {
   afterAll(() => suite?.close());
 
   it('creates a customer with consent, finds them by phone, edits them, and refuses a duplicate phone', { timeout: 120_000 }, async () => {
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const customers = await backOffice.customers();
 
@@ -102,7 +102,7 @@ describe('back office customers', () => {
     await dialog.waitFor({ state: 'detached' });
   });
   it('sets the store time zone and phone country in Settings; a national number is then read in that country', { timeout: 120_000 }, async () => {
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const settings = await backOffice.settings();
     await expect(settings.timeZone.inputValue()).resolves.toBe('UTC');
@@ -130,7 +130,7 @@ describe('back office customers', () => {
     expect(found.data.map((c) => c.phone)).toEqual(['+442079460958']);
   });
   it('keeps an internationalised e-mail address exactly as typed (RFC 6531), not turned into punycode', { timeout: 120_000 }, async () => {
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const customers = await backOffice.customers();
     const dialog = await customers.create({ givenName: 'José', email: 'josé@exämple.de' });
@@ -140,7 +140,7 @@ describe('back office customers', () => {
     expect(found.data.map((c) => c.email)).toEqual(['josé@exämple.de']);
   });
   it('sets the tip bound in Settings: a percentage and a fixed amount, a bad percentage refused in place', { timeout: 120_000 }, async () => {
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const settings = await backOffice.settings();
     await expect(settings.tipPercent.inputValue()).resolves.toBe('50');

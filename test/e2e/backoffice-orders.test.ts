@@ -39,7 +39,7 @@ describe('back office orders', () => {
   afterAll(() => suite?.close());
 
   it('lists orders, refunds by line and by amount, cancels an open order, sends and prints the receipt', { timeout: 240_000 }, async () => {
-    const register = await RegisterPage.open(page, server.baseUrl);
+    const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     let orders = await (await BackOfficePage.open(page, server.ownerPin)).orders();
 
     /* A fresh store: the empty state. */

@@ -25,7 +25,7 @@ describe('back office payments', () => {
   const api = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).json();
 
   it('says money movement is off in the demo store before anyone tries; rails are set here', { timeout: 120_000 }, async () => {
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const payments = await backOffice.payments();
     await expect(payments.payoutButton.isDisabled()).resolves.toBe(true);

@@ -34,7 +34,7 @@ describe('back office payments', () => {
   beforeAll(async () => {
     suite = await startBrowserSuite({ width: 1400, height: 900, acceptDownloads: true });
     ({ server, context, page } = suite);
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await BackOfficePage.open(page, server.ownerPin);
   });
 

@@ -29,7 +29,7 @@ describe('back office reports', () => {
     if (!item) return;
 
     /* A cash sale at the register, synced to the server. */
-    const register = await RegisterPage.open(page, server.baseUrl);
+    const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.tapItem(item.id);
     const tender = await register.charge();
     await tender.exact();
@@ -110,7 +110,7 @@ describe('back office reports', () => {
     const paid = await fetch(`${server.baseUrl}/pay/${link.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }) });
     expect(paid.status).toBe(200);
 
-    await RegisterPage.open(page, server.baseUrl);
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const reports = await backOffice.reports();
     await reports.groupBy('tender');

@@ -22,6 +22,7 @@ describe('back office staff and roles', () => {
   it('the owner adds a cashier with a PIN; the cashier signs in and is refused what a cashier may not do', async () => {
     const { page, server } = suite;
     await page.goto(server.baseUrl);
+    await new RegisterPage(page).signInIfAsked(server.ownerPin);
     await new RegisterPage(page).waitForCatalog();
     await BackOfficePage.open(page, server.ownerPin);
     const nav = page.getByRole('navigation', { name: 'Back office' });

@@ -72,7 +72,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     browser = await launchChromium();
     const context = await browser.newContext();
     page = await context.newPage();
-    register = await RegisterPage.open(page, server.baseUrl);
+    register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
   });
 
   afterAll(async () => {

@@ -65,7 +65,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
-    register = await RegisterPage.open(page, proxy.baseUrl);
+    register = await RegisterPage.open(page, proxy.baseUrl, server.ownerPin);
   });
 
   afterAll(async () => {

@@ -74,7 +74,7 @@ describe('web register after a crash', () => {
     current = first.child;
     const page = await first.browser.contexts()[0]!.newPage();
     page.on('pageerror', (err) => console.error('[page error]', err));
-    const register = await RegisterPage.open(page, server.baseUrl);
+    const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const brand = (await page.locator('.brand-register').textContent()) ?? '';
     expect(brand).toMatch(/^Register \d+$/);
     await page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
@@ -89,7 +89,7 @@ describe('web register after a crash', () => {
     current = second.child;
     const again = await second.browser.contexts()[0]!.newPage();
     again.on('pageerror', (err) => console.error('[page error]', err));
-    const reopened = await RegisterPage.open(again, server.baseUrl);
+    const reopened = await RegisterPage.open(again, server.baseUrl, server.ownerPin);
     await expect(again.locator('.brand-register').textContent()).resolves.toBe(brand);
     const sales = await reopened.openSales();
     await sales.rows.first().waitFor();

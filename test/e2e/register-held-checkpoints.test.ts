@@ -56,6 +56,7 @@ describe('signed checkpoints held by the register', () => {
     expect(checkpoint.status).toBe(201);
 
     await page.goto(server.baseUrl);
+    await new RegisterPage(page).signInIfAsked(server.credentials.ownerPin);
     await new RegisterPage(page).waitForCatalog();
     await expect.poll(async () => (await held())?.data.length ?? 0, { timeout: TIMEOUT }).toBe(1);
     const copy = (await held())!;

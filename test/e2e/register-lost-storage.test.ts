@@ -29,7 +29,7 @@ describe('web register after its storage was cleared', () => {
       return receiptNumber;
     };
 
-    let register = await RegisterPage.open(page, server.baseUrl);
+    let register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.waitForBadge('synced', 60_000);
     const synced = await sellOne(register);
     await register.waitForUnsynced(0, 60_000);
@@ -52,7 +52,7 @@ describe('web register after its storage was cleared', () => {
     });
     await page.unroute('**/api/sync/orders/push');
 
-    register = await RegisterPage.open(page, server.baseUrl);
+    register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const warning = page.getByTestId('missing-receipts-warning');
     await warning.waitFor({ timeout: 60_000 });
     await expect(warning.getByTestId('missing-receipt').allTextContents()).resolves.toEqual(lost);

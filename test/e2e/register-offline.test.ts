@@ -116,7 +116,7 @@ describe('web register offline', () => {
     expect(expected[2]).toBeLessThan(2000);
 
     /* 1. Open the register online and wait until it has synced. */
-    let register = await RegisterPage.open(page, server.baseUrl);
+    let register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.waitForBadge('synced', 60_000);
     await expect(register.syncBadge.textContent()).resolves.toContain('Online');
     // The service worker has precached the app shell before we cut the network.

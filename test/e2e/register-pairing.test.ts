@@ -55,6 +55,7 @@ describe('register pairing with a code (no demo mode)', () => {
     const { code } = await api<{ code: string }>('/api/pos/registers/pairing-codes', { body: { name: 'Till by the door' } });
     await typeCode(form, code);
     const register = new RegisterPage(page);
+    await register.signInIfAsked(server.ownerPin);
     await register.waitForCatalog();
 
     const stored = await session();

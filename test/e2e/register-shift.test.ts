@@ -71,7 +71,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
-    register = await RegisterPage.open(page, server.baseUrl);
+    register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.waitForBadge('synced', 60_000);
     await nav('Devices');
     await page.getByTestId('bridge-url').fill(bridge.url);

@@ -75,7 +75,7 @@ describe('web register sync', () => {
   it('shows 30 offline sales synced soon after reconnecting, pushing orders only', { timeout: 240_000 }, async () => {
     const page = await context.newPage();
     watch(page);
-    const register = await RegisterPage.open(page, proxy.baseUrl);
+    const register = await RegisterPage.open(page, proxy.baseUrl, server.ownerPin);
     await register.waitForBadge('synced', 60_000);
 
     await context.setOffline(true);
@@ -102,11 +102,11 @@ describe('web register sync', () => {
   it('catches up just as fast after a tab handover', { timeout: 240_000 }, async () => {
     const pageA = await context.newPage();
     watch(pageA);
-    const tabA = await RegisterPage.open(pageA, proxy.baseUrl);
+    const tabA = await RegisterPage.open(pageA, proxy.baseUrl, server.ownerPin);
     await tabA.waitForBadge('synced', 60_000);
     const pageB = await context.newPage();
     watch(pageB);
-    const tabB = await RegisterPage.open(pageB, proxy.baseUrl);
+    const tabB = await RegisterPage.open(pageB, proxy.baseUrl, server.ownerPin);
 
     await context.setOffline(true);
     await tabB.waitForBadge('offline');
@@ -127,7 +127,7 @@ describe('web register sync', () => {
   it('says the server is unreachable as soon as it goes away, and online when it is back', { timeout: 180_000 }, async () => {
     const page = await context.newPage();
     watch(page);
-    const register = await RegisterPage.open(page, proxy.baseUrl);
+    const register = await RegisterPage.open(page, proxy.baseUrl, server.ownerPin);
     await register.waitForBadge('synced', 60_000);
 
     // Nothing is being pushed or pulled: only the change streams notice that the server is gone.

@@ -47,7 +47,7 @@ describe('web register in two tabs', () => {
 
     const pageA = await context.newPage();
     watch(pageA);
-    const tabA = await RegisterPage.open(pageA, server.baseUrl);
+    const tabA = await RegisterPage.open(pageA, server.baseUrl, server.ownerPin);
     await tabA.waitForBadge('synced', 60_000);
     // At 1280 px the header (store, five tabs, sync status) is one row: no taller than a tab plus its padding.
     const header = await pageA.locator('header.app-header').boundingBox();
@@ -57,7 +57,7 @@ describe('web register in two tabs', () => {
     expect(status!.y).toBeLessThan(tab!.y + tab!.height);
     const pageB = await context.newPage();
     watch(pageB);
-    const tabB = await RegisterPage.open(pageB, server.baseUrl);
+    const tabB = await RegisterPage.open(pageB, server.baseUrl, server.ownerPin);
 
     await context.setOffline(true);
     await tabA.waitForBadge('offline');

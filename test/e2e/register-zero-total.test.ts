@@ -31,7 +31,7 @@ describe('register zero-total sale', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
     page.on('pageerror', (err) => console.error('[page error]', err));
-    const register = await RegisterPage.open(page, server.baseUrl);
+    const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.waitForCatalog();
     await register.tapItem('itm_croissant');
     await register.increaseQuantity('Butter croissant');

@@ -33,7 +33,7 @@ describe('persistent-storage warning', () => {
 
   it('warns when storage is not persistent, and a dismissal holds in the next tab and after a reload', { timeout: 120_000 }, async () => {
     const page = suite.page;
-    await RegisterPage.open(page, suite.server.baseUrl);
+    await RegisterPage.open(page, suite.server.baseUrl, suite.server.ownerPin);
     const warning = page.getByTestId('storage-warning');
     await warning.waitFor();
     await warning.getByRole('button', { name: 'Dismiss' }).click();
@@ -42,12 +42,12 @@ describe('persistent-storage warning', () => {
     // A new tab of the same register (its own sessionStorage, the same localStorage): the browser is asked again and
     // refuses again, and the warning stays dismissed.
     const next = await suite.context.newPage();
-    await RegisterPage.open(next, suite.server.baseUrl);
+    await RegisterPage.open(next, suite.server.baseUrl, suite.server.ownerPin);
     await next.waitForFunction(() => (window as unknown as { persistAsked?: boolean }).persistAsked === true);
     await next.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200))); // the refusal has been rendered
     expect(await next.getByTestId('storage-warning').count()).toBe(0);
     await next.reload();
-    await RegisterPage.open(next, suite.server.baseUrl);
+    await RegisterPage.open(next, suite.server.baseUrl, suite.server.ownerPin);
     await next.waitForFunction(() => (window as unknown as { persistAsked?: boolean }).persistAsked === true);
     await next.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
     expect(await next.getByTestId('storage-warning').count()).toBe(0);

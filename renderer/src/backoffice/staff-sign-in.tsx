@@ -1,12 +1,18 @@
 /**
- * The staff sign-in screen of the back office on a register: pick your name, type your PIN (register/staff-session.ts).
- * Wrong PINs are refused by the server (5 tries a minute per register).
+ * The staff sign-in screen of the register and of its back office: pick your name, type your PIN on the keyboard or the
+ * on-screen keypad (44×44 px keys) (register/staff-session.ts). Wrong PINs are refused by the server (5 tries a minute
+ * per register).
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useRegister } from '../register/register-context.ts';
 import { listSignInStaff, signIn, type SignInStaff } from '../register/staff-session.ts';
 
-export function StaffSignIn() {
+/** `message` says why a PIN is asked; `testId` names the screen for tests; `purpose` says what the sign-in is for (staff-session.ts `signIn`). */
+export function StaffSignIn({
+  message = 'The back office needs a staff member signed in on this register for the shift.',
+  testId = 'staff-sign-in',
+  purpose = 'backoffice',
+}: { message?: string; testId?: string; purpose?: 'backoffice' | 'register' } = {}) {
   const { session } = useRegister();
   const id = useId();
   const [staff, setStaff] = useState<SignInStaff[] | undefined>();
@@ -35,7 +41,7 @@ export function StaffSignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      await signIn(session.registerToken, staffId, pin);
+      await signIn(session.registerToken, staffId, pin, purpose);
     } catch (err) {
       setPin('');
       setError(err instanceof TypeError ? 'Signing in needs a connection to the server.' : (err as Error).message);
@@ -45,13 +51,13 @@ export function StaffSignIn() {
   };
 
   return (
-    <main className="backoffice" data-testid="staff-sign-in">
+    <main className="backoffice" data-testid={testId}>
       <section className="bo-section">
         <div className="bo-panel">
           <div className="bo-panel-header">
             <h2>Sign in</h2>
           </div>
-          <p className="muted">The back office needs a staff member signed in on this register for the shift.</p>
+          <p className="muted">{message}</p>
           <form className="bo-form" onSubmit={onSubmit} noValidate>
             {error ? (
               <p className="form-error" role="alert">
@@ -71,8 +77,21 @@ export function StaffSignIn() {
               </label>
               <label className="bo-field" htmlFor={`${id}-pin`}>
                 <span className="bo-label">PIN</span>
-                <input id={`${id}-pin`} className="bo-input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} />
+                <input id={`${id}-pin`} className="bo-input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, '').slice(0, 8))} />
               </label>
+            </div>
+            <div className="pin-keypad" role="group" aria-label="Keypad">
+              {['1', '2', '3', '4', '5', '6', '7', '8', '9', 'clear', '0', 'back'].map((key) => (
+                <button
+                  key={key}
+                  type="button"
+                  className="button pin-key"
+                  aria-label={key === 'clear' ? 'Clear' : key === 'back' ? 'Delete last digit' : `Digit ${key}`}
+                  onClick={() => setPin((typed) => (key === 'clear' ? '' : key === 'back' ? typed.slice(0, -1) : (typed + key).slice(0, 8)))}
+                >
+                  {key === 'clear' ? 'C' : key === 'back' ? '⌫' : key}
+                </button>
+              ))}
             </div>
             <div className="bo-actions">
               <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4}>

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { useNow, useObservable } from './hooks.ts';
 import { useRegister } from '../register/register-context.ts';
 import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
+import { currentRegisterStaff, registerStaff$, signOut } from '../register/staff-session.ts';
 
 export type View = 'register' | 'sales' | 'shift' | 'messages' | 'backoffice' | 'devices';
 
@@ -38,6 +39,8 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
   const status = useObservable(sync.status$, initialSyncStatus);
   const now = useNow(5_000);
   const state = badgeState(status);
+  useObservable(registerStaff$, registerStaff$.value);
+  const signedIn = currentRegisterStaff();
   const title = useMemo(
     () =>
       state === 'synced'
@@ -56,7 +59,22 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
     <header className="app-header">
       <div className="brand">
         <span className="brand-name">{session.merchantName}</span>
-        <span className="brand-register">Register {session.registerNumber}</span>
+        <span className="brand-line">
+          <span className="brand-register">Register {session.registerNumber}</span>
+          {signedIn ? (
+            <>
+              <span className="brand-staff" aria-hidden="true">
+                ·
+              </span>
+              <span className="brand-staff" data-testid="signed-in-staff" data-staff-id={signedIn.staff.id} title="Signed in on this register">
+                {signedIn.staff.name}
+              </span>
+              <button type="button" className="sign-out-button" data-testid="sign-out" onClick={signOut}>
+                Sign out
+              </button>
+            </>
+          ) : null}
+        </span>
       </div>
       <nav className="main-nav" aria-label="Main">
         {(

@@ -25,12 +25,46 @@ export class RegisterPage {
     this.cart = page.getByTestId('cart');
   }
 
-  /** Opens the register at `baseUrl` and waits until the catalog is on screen. */
-  static async open(page: Page, baseUrl: string): Promise<RegisterPage> {
+  /**
+   * Opens the register at `baseUrl`, signs a staff member in with `pin` when the register asks (the first one listed —
+   * the demo owner; a register keeps its signed-in staff across reloads) and waits until the catalog is on screen.
+   */
+  static async open(page: Page, baseUrl: string, pin: string): Promise<RegisterPage> {
     await page.goto(baseUrl);
     const register = new RegisterPage(page);
+    await register.signInIfAsked(pin);
     await register.waitForCatalog();
     return register;
+  }
+
+  /** The register's sign-in screen (shown in place of the register while nobody is signed in). */
+  get signInScreen(): Locator {
+    return this.page.getByTestId('register-sign-in');
+  }
+
+  /** Signs in with `pin` (typed on the keyboard) if the register shows its sign-in screen. */
+  async signInIfAsked(pin: string): Promise<void> {
+    await this.scanInput.or(this.signInScreen).first().waitFor({ timeout: DEFAULT_TIMEOUT });
+    if (await this.signInScreen.isVisible()) await this.signIn(pin);
+  }
+
+  /** Signs in on the register's sign-in screen; `staffName` picks who (default: the first listed). */
+  async signIn(pin: string, staffName?: string): Promise<void> {
+    const screen = this.signInScreen;
+    await screen.getByRole('option').first().waitFor({ state: 'attached', timeout: DEFAULT_TIMEOUT });
+    if (staffName) {
+      const label = await screen.getByRole('option', { name: new RegExp(`^${staffName} \\(`) }).first().textContent();
+      await screen.getByLabel('Staff member').selectOption({ label: label ?? staffName });
+    }
+    await screen.getByLabel('PIN').fill(pin);
+    await screen.getByRole('button', { name: 'Sign in' }).click();
+    await this.scanInput.waitFor({ timeout: DEFAULT_TIMEOUT });
+  }
+
+  /** Signs out from the header; the register asks for a PIN again. */
+  async signOut(): Promise<void> {
+    await this.page.getByTestId('sign-out').click();
+    await this.signInScreen.waitFor({ timeout: DEFAULT_TIMEOUT });
   }
 
   async waitForCatalog(): Promise<void> {

@@ -17,7 +17,7 @@ import {
 } from '../../../../core/index.ts';
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
 import type { RegisterSession } from '../session.ts';
-import { currentStaffSession } from '../staff-session.ts';
+import { currentRegisterStaff } from '../staff-session.ts';
 import { ensureShiftForSale } from '../shifts/shift-store.ts';
 
 /**
@@ -60,10 +60,11 @@ export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promis
 export async function ringUpSale({ db, session, catalog, lines, discounts, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
   const run = async () => {
     // A sale with no shift open opens one (float 0): the register never refuses a sale for want of a shift.
-    await ensureShiftForSale(db, session);
+    // The staff member signed in on this register is recorded on the sale and owns a shift it opens (issue 11); the
+    // register view refuses to sell with nobody signed in.
+    const staff = currentRegisterStaff();
+    await ensureShiftForSale(db, session, staff?.staff.id);
     const sequence = await nextReceiptSequence(db, session);
-    // The staff member signed in on this register, if any, is recorded on the sale (issue 11).
-    const staff = currentStaffSession();
     const sale = buildRegisterSale({
       registerId: session.registerId,
       registerNumber: session.registerNumber,

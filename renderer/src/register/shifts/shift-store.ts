@@ -77,10 +77,11 @@ export async function openShift(
 
 /**
  * The open shift, or one the register opens by itself (float 0) for a sale rung up with none open — the register
- * never refuses a sale for want of a shift (docs/decisions.md).
+ * never refuses a sale for want of a shift (docs/decisions.md). A shift it opens belongs to `staffId`, the staff
+ * member signed in on the register, when given.
  */
-export async function ensureShiftForSale(db: RegisterDatabase, register: RegisterOfShift): Promise<Shift> {
-  return (await currentShift(db, register.registerId)) ?? openShift(db, register, { openingFloatCents: 0 });
+export async function ensureShiftForSale(db: RegisterDatabase, register: RegisterOfShift, staffId?: string): Promise<Shift> {
+  return (await currentShift(db, register.registerId)) ?? openShift(db, register, { openingFloatCents: 0, ...(staffId ? { staffId } : {}) });
 }
 
 /**

@@ -13,7 +13,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { merge } from 'rxjs';
 import { countedTotalCents, denominationsOf, formatMoney, type CashMovementKind, type DenominationCount, type ReportDifference, type Shift, type ZReport } from '../../../../core/index.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
-import { currentStaffSession, staffSession$ } from '../staff-session.ts';
+import { currentRegisterStaff, staffSession$ } from '../staff-session.ts';
 import { useObservable } from '../../ui/hooks.ts';
 import { deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { shiftReportLines, shiftReportPrintJob } from '../devices/shift-report-job.ts';
@@ -143,7 +143,7 @@ export function ShiftView() {
   const [error, setError] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
   const [isBusy, setBusy] = useState(false);
-  const staffId = () => currentStaffSession()?.staff.id;
+  const staffId = () => currentRegisterStaff()?.staff.id;
 
   // Reload on any change to the shift records or the sales (a sale on the register screen updates the X figures).
   const changes$ = useMemo(() => merge(db.shifts.$, db.cash_movements.$, db.closeouts.$, db.orders.$), [db]);
