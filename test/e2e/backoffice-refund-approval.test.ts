@@ -30,7 +30,12 @@ describe('back office refund approval', () => {
     expect(paid.totalCents).toBeGreaterThan(60_00);
 
     await page.goto(server.baseUrl);
-    await new RegisterPage(page).waitForCatalog();
+    // The register sells as the owner (it asks for a PIN since sign-in became required); the back office then signs
+    // the cashier in on its own.
+    const register = new RegisterPage(page);
+    await register.signInScreen.or(register.scanInput).first().waitFor({ timeout: TIMEOUT });
+    if (await register.signInScreen.isVisible()) await register.signIn(server.ownerPin, 'Demo Owner');
+    await register.waitForCatalog();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Back office' }).click();
     const signIn = page.getByTestId('staff-sign-in');
     await signIn.waitFor({ timeout: TIMEOUT });
