@@ -289,7 +289,7 @@ describe('npm run audit:verify', () => {
       );
     });
 
-  it('verifies with the API\'s code from the command line, and a held copy of the checkpoints catches a rewritten, re-hashed trail', async () => {
+  it('verifies with the API\'s code from the command line, and a held copy of the checkpoints catches a rewritten, re-hashed trail', { timeout: 240_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'audit-cli-'));
     const key = generateAuditSigningKey();
     const env = { DATA_DIR: dir, AUDIT_SIGNING_KEY: key.export({ format: 'pem', type: 'pkcs8' }) as string };

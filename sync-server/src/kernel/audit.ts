@@ -169,16 +169,16 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
   const memo = transactionMemo(tx);
   const headKey = `audit-head:${merchantId}`;
   let prevHash = memo?.get(headKey) as string | undefined;
-  if (prevHash === undefined) {
-    const last = await tx.query<{ hash: string }>('SELECT hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1', [merchantId]);
-    prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
-  }
-  const seqRows = await tx.query<{ seq: number | string }>(
-    `SELECT nextval(pg_get_serial_sequence('audit_log', 'seq')) AS seq FROM generate_series(1, $1::int)`,
-    [entries.length],
+  // The sequence numbers are drawn under the merchant's lock in one statement — with the chain's head when this
+  // transaction does not know it yet — and sorted ascending, so the chain's order is the seq order.
+  const { rows: [drawn] } = await tx.query<{ head: string | null; seqs: (number | string)[] | string }>(
+    `SELECT ${prevHash === undefined ? '(SELECT hash FROM audit_log WHERE merchant_id = $2 ORDER BY seq DESC LIMIT 1)' : 'NULL::text'} AS head,
+            (SELECT array_agg(nextval(pg_get_serial_sequence('audit_log', 'seq'))) FROM generate_series(1, $1::int)) AS seqs`,
+    prevHash === undefined ? [entries.length, merchantId] : [entries.length],
   );
-  // Drawn under the merchant's lock in one statement: ascending, so the chain's order is the seq order.
-  const seqs = seqRows.rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
+  if (prevHash === undefined) prevHash = drawn!.head ?? GENESIS_HASH;
+  const seqList = typeof drawn!.seqs === 'string' ? drawn!.seqs.replace(/[{}]/g, '').split(',') : drawn!.seqs;
+  const seqs = seqList.map((v) => Number(v)).sort((a, b) => a - b);
   const now = Date.now();
   const columns: unknown[][] = Array.from({ length: 13 }, () => []);
   for (const [i, entry] of entries.entries()) {

@@ -226,7 +226,18 @@ export async function postJournalTransactions(
   );
   if (jts.length === 0) return outcomes;
   await lockMerchant(tx, merchantId);
-  const existing = await tx.query<JtRow & { merchant_id: string }>('SELECT * FROM journal_transactions WHERE id = ANY($1::text[])', [jts.map((jt) => jt.id)]);
+  // The transactions already stored under these ids and the accounts the postings name, in one round trip.
+  const memo = transactionMemo(tx);
+  const codes = [...new Set(jts.flatMap((jt) => jt.postings.map((p) => p.accountCode)))].filter((code) => typeof memo?.get(`account:${merchantId}:${code}`) !== 'string');
+  const { rows: [read] } = await tx.query<{ existing: (JtRow & { merchant_id: string })[] | string; accounts: { id: string; code: string }[] | string }>(
+    `SELECT (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])) AS existing,
+            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'code', a.code)), '[]'::json)
+               FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])) AS accounts`,
+    [jts.map((jt) => jt.id), merchantId, codes],
+  );
+  const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
+  const existing = { rows: parsed(read!.existing) };
+  for (const a of parsed(read!.accounts)) memo?.set(`account:${merchantId}:${a.code}`, a.id);
   if (existing.rows.length > 0) {
     const hydrated = new Map((await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]));
     jts.forEach((jt, i) => {

@@ -18,18 +18,17 @@
  *
  *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
  */
-import { canonicalJson, checkRegisterSale, orderSchema, priceOverrideProblem, tipLimitProblem, type JournalTransaction, type Order, type TipLimit } from '../../../core/index.ts';
+import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tipLimitProblem, type JournalTransaction, type Order } from '../../../core/index.ts';
 import type { z } from 'zod';
 import { appendAuditBatch } from '../kernel/audit.ts';
-import { getMerchant, tipLimitOf } from '../kernel/merchant.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
 import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
-import { onHandAtDefaultLocation, recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import { recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import { ensureDefaultLocation } from '../modules/inventory/service.ts';
 import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
 import { insertOrders } from '../modules/orders/service.ts';
-import { staffOfMerchant } from '../modules/merchants/staff.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 
@@ -77,8 +76,9 @@ const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}
  */
 export async function storeRegisterSales(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
   const outcomes: SaleOutcome[] = new Array(documents.length);
-  const tipLimit = tipLimitOf(await getMerchant(m.tx, m.merchantId));
   const stockMoved = new Set<string>();
+  // Events of the sales written, emitted once at the end with the catalog's (a failed batch's are never collected).
+  const events: Parameters<typeof emitEvents>[1][number][] = [];
   // One id twice in a push: the later copy is looked at once the earlier one is written (as if pushed after it).
   let pending = documents.map((_, i) => i);
   while (pending.length > 0) {
@@ -93,44 +93,48 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
         round.push(i);
       }
     }
-    await storeRound(m, tipLimit, documents, round, outcomes, stockMoved);
+    await storeRound(m, documents, round, outcomes, stockMoved, events);
     pending = later;
   }
   // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
   if (stockMoved.size > 0) {
-    await restampStockOnHand(m.tx, m.merchantId, [...stockMoved], (ids) => onHandAtDefaultLocation(m.tx, m.merchantId, ids), m.now);
+    const location = await ensureDefaultLocation(m.tx, m.merchantId);
+    events.push(...(await restampStockOnHand(m.tx, m.merchantId, [...stockMoved], location.id, m.now)));
     m.changed('catalog-items');
   }
+  // The push's events — its orders' `order.created`/`order.paid`, then the items' `catalog.updated` — in one INSERT.
+  await emitEvents(m.tx, events);
   return outcomes;
 }
 
 /** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */
 async function storeRound(
   m: Mutation,
-  tipLimit: TipLimit,
   documents: readonly Record<string, unknown>[],
   indexes: readonly number[],
   outcomes: SaleOutcome[],
   stockMoved: Set<string>,
+  events: Parameters<typeof emitEvents>[1][number][],
 ): Promise<void> {
   const reject = (i: number, reason: string, registerId: unknown) => {
     outcomes[i] = { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
   };
-  // What the checks need — the store's currency, orders already stored under these ids, the registers and receipt
-  // numbers named — read in one statement for the whole round, from the documents as pushed (before validation:
-  // reading a few rows a refused document names costs nothing, a second round trip would).
+  // What the checks need — the store's currency and tip bound, orders already stored under these ids, the registers,
+  // staff members and receipt numbers named — read in one statement for the whole round, from the documents as pushed
+  // (before validation: reading a few rows a refused document names costs nothing, a second round trip would).
+  // The staff members pushed sales name (issue 11) must be this store's; price overrides' approvers too.
   const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
   const named = indexes.map((i) => documents[i]!);
+  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
   const context = await readPushContext(m.tx, m.merchantId, {
     ids: named.map((d) => d.id).filter(text),
     registerIds: named.map((d) => d.registerId).filter(text),
+    staffIds: [...named.map((d) => d.staffId), ...approvers].filter(text),
     receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
   });
-  const { stored, registers, usedReceipts: used } = context;
-  // The staff members pushed sales name (issue 11): each must be one of this store's; price overrides' approvers too.
-  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
-  const staff = await staffOfMerchant(m.tx, m.merchantId, [...named.map((d) => d.staffId), ...approvers].filter(text));
+  const { stored, registers, usedReceipts: used, staff } = context;
   const currency = context.currency ?? 'USD';
+  const tipLimit = context.tipLimit ?? DEFAULT_TIP_LIMIT;
 
   // 1–2. Validate and price-check each document on its own; anything it throws rejects it alone.
   const parsed: CheckedSale[] = [];
@@ -206,7 +210,10 @@ async function storeRound(
   // down to the single sale it refuses — a few batches for one bad sale among hundreds, never the whole push failed.
   const write = async (sales: readonly CheckedSale[]): Promise<void> => {
     const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales));
-    if (attempt.ok) settle(attempt.value, outcomes, stockMoved, reject);
+    if (attempt.ok) {
+      settle(attempt.value, outcomes, stockMoved, reject);
+      events.push(...attempt.value.events);
+    }
     else if (sales.length === 1) reject(sales[0]!.index, `the order could not be stored: ${messageOf(attempt.error)}`, sales[0]!.order.registerId);
     else {
       const half = Math.ceil(sales.length / 2);
@@ -217,7 +224,7 @@ async function storeRound(
   await write(accepted);
 }
 
-type Written = { stored: CheckedSale[]; refused: { sale: CheckedSale; reason: string }[]; changedItemIds: string[] };
+type Written = { stored: CheckedSale[]; refused: { sale: CheckedSale; reason: string }[]; changedItemIds: string[]; events: Parameters<typeof emitEvents>[1][number][] };
 
 function settle(written: Written, outcomes: SaleOutcome[], stockMoved: Set<string>, reject: (i: number, reason: string, registerId: unknown) => void): void {
   for (const sale of written.stored) outcomes[sale.index] = { kind: 'stored' };
@@ -225,12 +232,15 @@ function settle(written: Written, outcomes: SaleOutcome[], stockMoved: Set<strin
   for (const id of written.changedItemIds) stockMoved.add(id);
 }
 
-/** Runs `fn` inside a savepoint: released when it resolves, rolled back (and the error returned) when it throws. */
+/**
+ * Runs `fn` inside a savepoint: rolled back (and the error returned) when it throws. A savepoint whose work succeeded
+ * is left open rather than released — one round trip fewer per push; the commit ends it with the transaction, and a
+ * later savepoint of the same name shadows it, so `ROLLBACK TO` always undoes the newest attempt only.
+ */
 async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   await m.tx.query(`SAVEPOINT ${name}`);
   try {
     const value = await fn();
-    await m.tx.query(`RELEASE SAVEPOINT ${name}`);
     return { ok: true, value };
   } catch (error) {
     await m.tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
@@ -242,7 +252,7 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
 /**
  * Writes checked sales: their derived journal transactions first (a sale whose transaction id is already taken by other
  * content is refused and nothing of it is written), then the orders, stock, audit rows and events, each in one
- * statement. The ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the savepoint.
+ * statement; their events are handed back (the caller emits every event of the push at once). The ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the savepoint.
  */
 async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<Written> {
   const toPost = sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
@@ -256,7 +266,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
     else if (outcome.status === 'conflict') refused.push({ sale, reason: idConflictReason(sale.order) });
     else refused.push({ sale, reason: `its journal transaction cannot be posted: ${outcome.message}` });
   });
-  if (stored.length === 0) return { stored, refused, changedItemIds: [] };
+  if (stored.length === 0) return { stored, refused, changedItemIds: [], events: [] };
   const orders = stored.map((s) => s.order);
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
@@ -274,7 +284,6 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
       data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
     })),
   ]);
-  await emitEvents(m.tx, orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)));
   // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {
@@ -283,5 +292,5 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
     m.changed('journal-transactions');
   }
   m.changed('orders');
-  return { stored, refused, changedItemIds: stock.changedItemIds };
+  return { stored, refused, changedItemIds: stock.changedItemIds, events: orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)) };
 }

@@ -99,9 +99,3 @@ export async function recordSalesStock(
   }
   return result;
 }
-
-/** Units on hand per variation at the merchant's default location (missing variations have 0), in one statement. */
-export async function onHandAtDefaultLocation(tx: Queryable, merchantId: string, variationIds: readonly string[]): Promise<Map<string, number>> {
-  const location = await ensureDefaultLocation(tx, merchantId);
-  return onHandAt(tx, merchantId, location.id, variationIds);
-}

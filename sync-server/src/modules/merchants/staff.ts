@@ -77,10 +77,3 @@ export async function changeStaffPin(m: Mutation, id: string, pin: string): Prom
   await setStaffPin(m, id, pin);
   return (await getStaff(m.tx, m.merchantId, id))!;
 }
-
-/** Which of `ids` are staff members of the merchant, with their role (one query, whatever their number). */
-export async function staffOfMerchant(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Map<string, StaffRole>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await db.query<{ id: string; role: StaffRole }>('SELECT id, role FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, [...new Set(ids)]]);
-  return new Map(rows.map((r) => [r.id, r.role]));
-}

@@ -3,12 +3,13 @@
  * one statement whatever the number of orders, so a push of 50 sales costs a handful of statements, not 50 times a
  * handful. The register-sale workflow (workflows/register-sale.ts) calls them inside its transaction:
  *
- *     readPushContext(tx, merchantId, ask)         → { currency, stored orders (ids are global), the merchant's
- *                                                    registers, receipt numbers used }: one statement
+ *     readPushContext(tx, merchantId, ask)         → { currency, tip bound, stored orders (ids are global), the
+ *                                                    merchant's registers, staff and receipt numbers used }: one statement
  *     (stored with the module's one insert, service.ts `insertOrders`, source 'register')
  *     registerOrderEvents(merchantId, order, now)  → the `order.created` (+ `order.paid`) events of a stored sale
  */
-import type { EventType, Order } from '../../../../core/index.ts';
+import type { EventType, Order, TipLimit } from '../../../../core/index.ts';
+import type { StaffRole } from '../../platform/auth/permissions.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 
 /** An order as stored: its core document, owner and server stamps (`syncSeq`, `updatedAt` ISO 8601). */
@@ -26,6 +27,8 @@ export const receiptKey = (registerId: string, receiptNumber: string): string =>
 export interface PushContext {
   /** The store's currency (ISO 4217); null when the merchant is unknown. */
   currency: string | null;
+  /** The store's tip bound (store settings); null when the merchant is unknown. */
+  tipLimit: TipLimit | null;
   /**
    * Stored orders among the ids asked, whichever merchant holds them (order ids are global). Another merchant's order
    * comes without its content (`data` empty, stamps zero): the push only learns that the id is taken.
@@ -35,25 +38,31 @@ export interface PushContext {
   registers: Map<string, number>;
   /** The (register, receipt number) pairs asked that an order already uses, as {@link receiptKey}s. */
   usedReceipts: Set<string>;
+  /** Role of each staff id asked that is a staff member of the merchant (others are absent). */
+  staff: Map<string, StaffRole>;
 }
 
 /**
  * Everything a push checks its sales against, in one statement (one round trip, whatever the number of sales): the
- * store's currency, the orders already stored under `ids`, the merchant's registers among `registerIds` and the
- * receipt numbers among `receipts` already used. Values that are not strings are the caller's to leave out.
+ * store's currency and tip bound, the orders already stored under `ids`, the merchant's registers among
+ * `registerIds`, its staff among `staffIds` (sellers and price-override approvers) and the receipt numbers among
+ * `receipts` already used. Values that are not strings are the caller's to leave out.
  */
 export async function readPushContext(
   tx: Queryable,
   merchantId: string,
-  ask: { ids: readonly string[]; registerIds: readonly string[]; receipts: readonly { registerId: string; receiptNumber: string }[] },
+  ask: { ids: readonly string[]; registerIds: readonly string[]; staffIds: readonly string[]; receipts: readonly { registerId: string; receiptNumber: string }[] },
 ): Promise<PushContext> {
   const { rows } = await tx.query<{
     currency: string | null;
+    tip_bp: number | string | null;
+    tip_cents: number | string | null;
+    staff: { id: string; role: StaffRole }[] | string;
     stored: { id: string; merchantId: string; data: Record<string, unknown> | null; syncSeq: number | string; updatedAt: string }[] | string;
     registers: { id: string; number: number }[] | string;
     used: { registerId: string; receiptNumber: string }[] | string;
   }>(
-    `SELECT (SELECT currency FROM merchants WHERE id = $1) AS currency,
+    `SELECT m.currency, m.tip_limit_basis_points AS tip_bp, m.tip_limit_cents AS tip_cents,
             (SELECT coalesce(json_agg(json_build_object('id', o.id, 'merchantId', o.merchant_id,
                       'data', CASE WHEN o.merchant_id = $1 THEN o.data END,
                       'syncSeq', CASE WHEN o.merchant_id = $1 THEN o.sync_seq ELSE 0 END,
@@ -63,14 +72,18 @@ export async function readPushContext(
                FROM registers r WHERE r.merchant_id = $1 AND r.id = ANY($3::text[])) AS registers,
             (SELECT coalesce(json_agg(json_build_object('registerId', o.register_id, 'receiptNumber', o.receipt_number)), '[]'::json)
                FROM orders o JOIN unnest($4::text[], $5::text[]) AS p(register_id, receipt_number)
-                 ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number) AS used`,
-    [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber)],
+                 ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number) AS used,
+            (SELECT coalesce(json_agg(json_build_object('id', s.id, 'role', s.role)), '[]'::json)
+               FROM staff s WHERE s.merchant_id = $1 AND s.id = ANY($6::text[])) AS staff
+       FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.id = $1`,
+    [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber), [...new Set(ask.staffIds)]],
   );
   const row = rows[0]!;
   // json columns arrive parsed from both drivers; parse defensively should one hand back text.
   const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
   return {
     currency: row.currency,
+    tipLimit: row.tip_bp === null || row.tip_cents === null ? null : { basisPoints: Number(row.tip_bp), fixedCents: Number(row.tip_cents) },
     stored: new Map(
       parsed(row.stored).map((o) => [
         o.id,
@@ -79,6 +92,7 @@ export async function readPushContext(
     ),
     registers: new Map(parsed(row.registers).map((r) => [r.id, Number(r.number)])),
     usedReceipts: new Set(parsed(row.used).map((u) => receiptKey(u.registerId, u.receiptNumber))),
+    staff: new Map(parsed(row.staff).map((s) => [s.id, s.role])),
   };
 }
 
