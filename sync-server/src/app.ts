@@ -14,6 +14,7 @@ import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, se
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
+import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
@@ -27,6 +28,7 @@ import { payOrder } from './workflows/order-payment.ts';
 import { cancelOrder } from './workflows/cancel-order.ts';
 import { refundOrder } from './workflows/refund-order.ts';
 import { sendReceipt } from './workflows/send-receipt.ts';
+import { signUpMerchant } from './workflows/merchant-signup.ts';
 import { createPayRequest, payPayRequest } from './workflows/pay-link-payment.ts';
 import { createInvoice, createSeries, updateInvoice } from './workflows/invoice-drafts.ts';
 import { sendInvoice } from './workflows/invoice-issue.ts';
@@ -99,6 +101,8 @@ export interface BuildAppOptions {
   recurringInvoices?: RecurringSchedulerOptions;
   /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
   pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit };
+  /** Quotas of `POST /api/signup` (default 5 an hour per client address, 100 an hour for the server). */
+  signUpRateLimits?: { perClient?: RateLimit; global?: RateLimit };
   /**
    * The payment processor of stores that are not the demo (pay page, invoice card payments); default the sandbox.
    * The demo store runs on the sandbox whatever is given here (modules/payments/processors.ts `processorFor`).
@@ -239,6 +243,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
   registerStaffRoutes(app, ctx);
+  registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

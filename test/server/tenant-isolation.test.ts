@@ -1,0 +1,256 @@
+/**
+ * Issue 15, "Merchants and staff identity": every route of the OpenAPI document, called with merchant A's staff token,
+ * app token and register credential on merchant B's ids, answers 403/404 or an empty list — never B's data — and
+ * changes nothing of B's. B is a store made through sign-up (`POST /api/signup`) and filled through the API with its
+ * owner's token. The routes are read from `/api/openapi.json`, so a route added later is called too; a route with a
+ * path parameter this file does not know how to fill fails the suite (add it to `pathValue`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../core/index.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { enrollRegister } from '../support/enroll.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+type Json = Record<string, any>;
+
+/** Routes no token opens (public pages, the reference, sign-up, pairing) — they serve what their link names. */
+const PUBLIC = /^\/(pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
+
+/** Bodies good enough to get past validation to the lookup of B's object (a 400 would prove nothing). */
+const BODIES: Record<string, unknown> = {
+  'PATCH /api/pos/catalog/items/{id}': { name: 'Taken by A' },
+  'PATCH /api/pos/catalog/tax-rates/{id}': { name: 'Taken by A' },
+  'PATCH /api/pos/catalog/categories/{name}': { name: 'Taken by A' },
+  'PATCH /api/pos/customers/{id}': { givenName: 'Mallory' },
+  'PATCH /api/pos/invoices/{id}': { memo: 'Taken by A' },
+  'PATCH /api/pos/staff/{id}': { name: 'Mallory' },
+  'PATCH /api/pos/webhooks/{id}': { enabled: false },
+  'POST /api/pos/orders/{id}/payments': { tenders: [{ method: 'cash', amountCents: 100 }] },
+  'POST /api/pos/orders/{id}/refunds': { amountCents: 100, reason: 'cross-tenant' },
+  'POST /api/pos/orders/{id}/receipts': { channel: 'email', to: 'mallory@example.com' },
+  'POST /api/pos/invoices/{id}/payments': { method: 'check', amountCents: 100, checkNumber: '1001' },
+  'PATCH /api/pos/rails/{rail}': { settlementHours: 72 },
+  'POST /api/sync/{collection}/push': [],
+  'POST /api/sync/registers/{registerId}/missing-receipts': { receiptNumbers: ['R1-000001'] },
+  'POST /api/pos/staff/{id}/pin': { pin: '9999' },
+};
+
+describe.each(databaseTargets())('tenant isolation on $name', (target) => {
+  let server: TestServer;
+  /** Merchant B's owner token, ids and unique words. */
+  let b: { token: string; merchantId: string; ids: Record<string, string>; words: string[] };
+  let aRegisterToken: string;
+  let operations: { method: string; path: string; op: Json }[];
+
+  const call = (method: string, url: string, token: string | undefined, body?: unknown) =>
+    server.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), 'idempotency-key': `iso-${Math.random()}` },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+  const asB = async (method: string, url: string, body?: unknown): Promise<Json> => {
+    const res = await call(method, url, b.token, body);
+    expect(res.statusCode, `${method} ${url} as B: ${res.body}`).toBeLessThan(300);
+    return res.body ? res.json() : {};
+  };
+
+  /** Every row of B's, table by table, as text: compared before and after A's calls. */
+  async function fingerprintOfB(): Promise<Record<string, string>> {
+    const { rows: tables } = await server.db.query<{ table_name: string }>(
+      `SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t ON t.table_name = c.table_name AND t.table_schema = c.table_schema
+        WHERE c.table_schema = 'public' AND c.column_name = 'merchant_id' AND t.table_type = 'BASE TABLE' ORDER BY c.table_name`,
+    );
+    const out: Record<string, string> = {};
+    for (const { table_name } of tables) {
+      if (table_name === 'rate_limits') continue;
+      const { rows } = await server.db.query<{ n: string | number; sum: string | null }>(
+        `SELECT count(*) AS n, md5(COALESCE(string_agg(md5(t::text), '' ORDER BY md5(t::text)), '')) AS sum FROM "${table_name}" t WHERE merchant_id = $1`,
+        [b.merchantId],
+      );
+      out[table_name] = `${rows[0]!.n}:${rows[0]!.sum}`;
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null });
+    aRegisterToken = (await enrollRegister(server, server.credentials.staffToken)).registerToken;
+
+    const signUp = await call('POST', '/api/signup', undefined, {
+      storeName: 'Bravo Barbers Isolated',
+      country: 'GB',
+      currency: 'GBP',
+      timeZone: 'Europe/London',
+      ownerName: 'Brenda Bravo',
+      ownerEmail: 'brenda@bravo.example',
+      ownerPin: '482915',
+    });
+    expect(signUp.statusCode, signUp.body).toBe(201);
+    const owner = signUp.json<{ merchantId: string; staffId: string; staffToken: string }>();
+    b = { token: owner.staffToken, merchantId: owner.merchantId, ids: { staff: owner.staffId }, words: ['Bravo Barbers Isolated', 'Brenda Bravo', 'brenda@bravo.example'] };
+
+    const tax = await asB('POST', '/api/pos/catalog/tax-rates', { name: 'Bravo VAT Isolated', basisPoints: 2000, inclusive: true });
+    b.ids.taxRate = tax.id;
+    const item = await asB('POST', '/api/pos/catalog/items', {
+      name: 'Bravo Fade Isolated',
+      category: 'Bravo Category Isolated',
+      variations: [{ name: 'Standard', priceCents: 2500, sku: 'BRAVO-ISO-1', trackStock: true }],
+      taxRateIds: [tax.id],
+    });
+    b.ids.item = item.id;
+    b.ids.variation = item.variations[0].id;
+    b.words.push('Bravo Fade Isolated', 'Bravo Category Isolated', 'BRAVO-ISO-1', 'Bravo VAT Isolated');
+    const customer = await asB('POST', '/api/pos/customers', { givenName: 'Bertha', familyName: 'Isolated', phone: '+442079460123', email: 'bertha@bravo.example' });
+    b.ids.customer = customer.id;
+    b.words.push('bertha@bravo.example', '+442079460123');
+    const line = { catalogItemId: item.id, variationId: item.variations[0].id, quantity: 1 };
+    const order = await asB('POST', '/api/pos/orders', { lineItems: [line], customerId: customer.id });
+    await asB('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] });
+    b.ids.order = order.id;
+    const open = await asB('POST', '/api/pos/orders', { lineItems: [line] });
+    b.ids.openOrder = open.id;
+    const invoice = await asB('POST', '/api/pos/invoices', { customerId: customer.id, lineItems: [line], dueDate: '2099-01-31' });
+    b.ids.invoice = invoice.id;
+    const series = await asB('POST', '/api/pos/invoice-series', { customerId: customer.id, lineItems: [line], rrule: 'FREQ=MONTHLY;COUNT=3', startDate: '2099-01-01', daysUntilDue: 14 });
+    b.ids.series = series.id;
+    const payRequest = await asB('POST', '/api/pos/pay-requests', { amountCents: 1234, phone: '+442079460123', memo: 'Bravo memo Isolated' });
+    b.ids.payRequest = payRequest.id;
+    b.words.push('Bravo memo Isolated');
+    const hook = await asB('POST', '/api/pos/webhooks', { url: 'https://bravo.example/hook-isolated', eventTypes: ['order.paid'] });
+    b.ids.webhook = hook.id;
+    b.words.push('bravo.example/hook-isolated');
+    const cashier = await asB('POST', '/api/pos/staff', { name: 'Bruno Isolated', role: 'cashier', pin: '1357' });
+    b.ids.cashier = cashier.id;
+    b.words.push('Bruno Isolated');
+    const bRegister = await enrollRegister(server, b.token, { name: 'Bravo Till Isolated' });
+    b.ids.register = bRegister.registerId;
+    b.words.push('Bravo Till Isolated');
+    // A shift the register opened (pushed like any offline record).
+    const shift = { id: newId('shift'), registerId: bRegister.registerId, registerNumber: bRegister.registerNumber, currency: 'GBP', openedAt: new Date().toISOString(), openingFloatCents: 4_000, openingCount: [{ kind: 'note', valueCents: 2_000, count: 2 }] };
+    const pushed = await call('POST', '/api/sync/shifts/push', bRegister.registerToken, [{ assumedMasterState: null, newDocumentState: shift }]);
+    expect(pushed.json(), pushed.body).toEqual([]);
+    b.ids.shift = shift.id;
+
+    const doc = (await call('GET', '/api/openapi.json', undefined)).json<{ paths: Record<string, Record<string, Json>> }>();
+    operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** B's value for a path parameter of `path` (undefined: the route is skipped with a reason in `skipped`). */
+  function pathValue(path: string, name: string): string | undefined {
+    const ids = b.ids;
+    if (name === 'collection') return 'orders';
+    if (name === 'registerId') return ids.register;
+    if (name === 'deliveryId') return 'whd_01J00000000000000000000000';
+    if (name === 'day') return new Date().toISOString().slice(0, 10);
+    if (name === 'rail') return 'ach';
+    if (name === 'name') return 'Bravo Category Isolated';
+    const table: [RegExp, string | undefined][] = [
+      [/^\/api\/pos\/catalog\/items\//, ids.item],
+      [/^\/api\/pos\/catalog\/tax-rates\//, ids.taxRate],
+      [/^\/api\/pos\/customers\//, ids.customer],
+      [/^\/api\/pos\/invoice-series\//, ids.series],
+      [/^\/api\/pos\/invoices\//, ids.invoice],
+      [/^\/api\/pos\/orders\/\{id\}\/(payments|cancel)$/, ids.openOrder],
+      [/^\/api\/pos\/orders\//, ids.order],
+      [/^\/api\/pos\/pay-requests\//, ids.payRequest],
+      [/^\/api\/pos\/registers\//, ids.register],
+      [/^\/api\/pos\/staff\//, ids.cashier],
+      [/^\/api\/pos\/webhooks\//, ids.webhook],
+      [/^\/api\/pos\/shifts\//, ids.shift],
+      // B generates no image here (no credits on a new store): an id of nobody's, which must be a plain 404.
+      [/^\/api\/v1\/images\/\{id\}\/keep$/, 'img_01J00000000000000000000000'],
+    ];
+    return table.find(([re]) => re.test(path))?.[1];
+  }
+
+  /** B's ids and words in `body` that the request did not itself carry (a 404 may name the id it was asked for). */
+  const leaks = (body: string, request = ''): string[] => [...Object.values(b.ids), b.merchantId, ...b.words].filter((v) => body.includes(v) && !request.includes(v));
+
+  it('no route answers merchant B\'s data or changes it for merchant A\'s staff token, app token or register credential', { timeout: 300_000 }, async () => {
+    const before = await fingerprintOfB();
+    const principals = { staff: server.credentials.staffToken, app: server.credentials.appToken, register: aRegisterToken };
+    const failures: string[] = [];
+    const unknown: string[] = [];
+    let called = 0;
+    for (const { method, path, op } of operations) {
+      if (PUBLIC.test(path)) continue;
+      if (/\/stream$/.test(path)) continue; // SSE: a ticket per stream, checked through stream-tickets below
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      const values = names.map((n) => pathValue(path, n));
+      if (values.some((v) => v === undefined)) {
+        unknown.push(`${method} ${path}`);
+        continue;
+      }
+      let url = names.reduce((u, n, i) => u.replace(`{${n}}`, encodeURIComponent(values[i]!)), path);
+      // Query filters that name an object get B's: a list must come back without B's rows.
+      const query = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name as string);
+      const filters: [string, string | undefined][] = [
+        ['customerId', b.ids.customer],
+        ['orderId', b.ids.order],
+        ['sourceId', b.ids.order],
+        ['registerId', b.ids.register],
+        ['seriesId', b.ids.series],
+        ['invoiceId', b.ids.invoice],
+        ['q', 'Bravo'],
+        ['search', 'Bravo'],
+      ];
+      const qs = filters.filter(([k, v]) => v && query.includes(k)).map(([k, v]) => `${k}=${encodeURIComponent(v!)}`);
+      if (qs.length > 0 && method === 'GET') url += `?${qs.join('&')}`;
+      const mutating = method !== 'GET';
+      // Creates without a path parameter act on A's own store: only the ones that name B's objects in their body are tried (below).
+      if (mutating && names.length === 0) continue;
+      const body = mutating ? (BODIES[`${method} ${path}`] ?? {}) : undefined;
+      for (const [who, token] of Object.entries(principals)) {
+        const res = await call(method, url, token, method === 'DELETE' ? undefined : body);
+        called++;
+        const where = `${who} ${method} ${url} → ${res.statusCode}`;
+        if (res.statusCode >= 500) failures.push(`${where}: server error ${res.body.slice(0, 200)}`);
+        const leaked = leaks(res.body, decodeURIComponent(url) + JSON.stringify(body ?? ''));
+        if (leaked.length > 0) failures.push(`${where}: answers B's ${leaked.join(', ')}`);
+        if (names.length > 0 && res.statusCode < 300 && !['collection', 'day', 'rail'].some((n) => names.includes(n))) failures.push(`${where}: B's object answered ${res.body.slice(0, 120)}`);
+        if (names.length > 0 && mutating && res.statusCode === 400) failures.push(`${where}: body refused before the lookup — fix BODIES (${res.body.slice(0, 160)})`);
+      }
+    }
+    // Creates that name B's objects: refused, never priced from B's catalog nor linked to B's customer.
+    const crossCreates: [string, unknown][] = [
+      ['/api/pos/orders', { lineItems: [{ catalogItemId: b.ids.item, variationId: b.ids.variation, quantity: 1 }] }],
+      ['/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }], customerId: b.ids.customer }],
+      ['/api/pos/invoices', { customerId: b.ids.customer, customLines: [{ description: 'x', amountCents: 100 }], dueDate: '2099-01-31' }],
+      ['/api/pos/invoice-series', { customerId: b.ids.customer, customLines: [{ description: 'x', amountCents: 100 }], rrule: 'FREQ=MONTHLY;COUNT=2', startDate: '2099-01-01', daysUntilDue: 7 }],
+      ['/api/pos/catalog/items', { name: 'A item with B tax', variations: [{ name: 'One', priceCents: 100 }], taxRateIds: [b.ids.taxRate] }],
+      ['/api/pos/registers/pairing-codes', { locationId: (await asB('GET', '/api/pos/catalog/locations')).data[0].id }],
+    ];
+    for (const [url, payload] of crossCreates) {
+      const res = await call('POST', url, server.credentials.staffToken, payload);
+      called++;
+      if (res.statusCode < 400 || res.statusCode >= 500) failures.push(`staff POST ${url} naming B's objects → ${res.statusCode} ${res.body.slice(0, 160)}`);
+      const leaked = leaks(res.body, JSON.stringify(payload));
+      if (leaked.length > 0) failures.push(`staff POST ${url}: answers B's ${leaked.join(', ')}`);
+    }
+    // A's register pushes nothing into B and pulls nothing of B's.
+    for (const collection of ['orders', 'catalog-items', 'tax-rates', 'journal-transactions']) {
+      const res = await call('GET', `/api/sync/${collection}/pull?limit=1000`, aRegisterToken);
+      called++;
+      const leaked = leaks(res.body);
+      if (leaked.length > 0) failures.push(`register pull ${collection}: B's ${leaked.join(', ')}`);
+    }
+    console.info(`[tenant-isolation] ${called} calls as merchant A on merchant B's ids; routes without a known id: ${unknown.join('; ') || 'none'}`);
+    expect(unknown, 'routes whose path parameters this suite cannot fill: add them to pathValue').toEqual([]);
+    expect(failures).toEqual([]);
+    expect(await fingerprintOfB()).toEqual(before);
+  });
+
+  it('B still sees its own objects (the ids used above are real)', async () => {
+    for (const url of [`/api/pos/catalog/items/${b.ids.item}`, `/api/pos/customers/${b.ids.customer}`, `/api/pos/orders/${b.ids.order}`, `/api/pos/invoices/${b.ids.invoice}`, `/api/pos/invoice-series/${b.ids.series}`, `/api/pos/pay-requests/${b.ids.payRequest}`, `/api/pos/webhooks/${b.ids.webhook}`]) {
+      expect((await call('GET', url, b.token)).statusCode, url).toBe(200);
+    }
+    const staff = await asB('GET', '/api/pos/staff');
+    expect(staff.data.map((s: Json) => s.name)).toEqual(expect.arrayContaining(['Brenda Bravo', 'Bruno Isolated']));
+    const registers = await asB('GET', '/api/pos/registers');
+    expect(registers.data.find((r: Json) => r.id === b.ids.register)?.revokedAt ?? null).toBeNull();
+  });
+});
