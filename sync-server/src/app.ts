@@ -15,6 +15,7 @@ import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
+import { ExternalIssuer } from './platform/auth/external-oidc.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/routes.ts';
@@ -101,6 +102,11 @@ export interface BuildAppOptions {
   recurringInvoices?: RecurringSchedulerOptions;
   /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
   pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit };
+  /**
+   * An external OpenID Connect issuer whose ID tokens sign staff in beside the built-in identity provider
+   * (platform/auth/external-oidc.ts); main.ts sets it from `OIDC_ISSUER` and `OIDC_AUDIENCE`.
+   */
+  oidc?: { issuer: string; audience: string };
   /** Quotas of `POST /api/signup` (default 5 an hour per client address, 100 an hour for the server). */
   signUpRateLimits?: { perClient?: RateLimit; global?: RateLimit };
   /**
@@ -161,7 +167,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()) };
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()), ...(opts.oidc ? { externalIssuer: new ExternalIssuer(opts.oidc.issuer, opts.oidc.audience) } : {}) };
 
   const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);

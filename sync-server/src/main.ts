@@ -66,7 +66,10 @@ async function main(): Promise<void> {
   // Webhook receivers on loopback / private networks: refused unless asked for (npm start asks, for local receivers).
   const allowPrivateWebhookReceivers = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
   const demoSelfPair = process.env.DEMO_MODE === '1';
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir) });
+  // Staff may also sign in with ID tokens of an external OpenID Connect issuer (both variables, or neither).
+  if (Boolean(process.env.OIDC_ISSUER) !== Boolean(process.env.OIDC_AUDIENCE)) throw new Error('Set both OIDC_ISSUER and OIDC_AUDIENCE (the client id registered with the issuer), or neither.');
+  const oidc = process.env.OIDC_ISSUER ? { issuer: process.env.OIDC_ISSUER, audience: process.env.OIDC_AUDIENCE! } : undefined;
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
   const credentialsPath = join(dataDir, 'demo-credentials.json');

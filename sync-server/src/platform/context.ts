@@ -1,3 +1,4 @@
+import type { ExternalIssuer } from './auth/external-oidc.ts';
 import type { Db, Queryable } from './db/db.ts';
 import type { IdentityProvider, Principal } from './auth/identity.ts';
 import type { ChangeFeed } from './change-feed.ts';
@@ -50,6 +51,8 @@ export interface AppContext {
   config: Required<ServerConfig>;
   clock: () => Date;
   idp: IdentityProvider;
+  /** An external OpenID Connect issuer whose ID tokens also sign staff in (`OIDC_ISSUER`, `OIDC_AUDIENCE`); none by default. */
+  externalIssuer?: ExternalIssuer;
   sms: SmsProvider;
   /** Outbound e-mail (receipts, invoices); default: the `email_outbox` table. */
   email: EmailProvider;

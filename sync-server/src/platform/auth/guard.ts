@@ -3,6 +3,7 @@ import { ProblemError, sendProblem, type Problem } from '../http/problem.ts';
 import { metered, quotaExceededProblem, rateLimitHeaders } from '../rate-limit.ts';
 import { AuthError, REGISTER_CREDENTIAL_PREFIX, verifyAppToken, verifyRegisterCredential, type AppScope, type Principal } from './identity.ts';
 import type { AppContext } from '../context.ts';
+import { staffOfExternalToken } from './external-oidc.ts';
 import { requiredRole, roleAtLeast } from './permissions.ts';
 
 /**
@@ -34,6 +35,10 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest): Pr
   try {
     if (token.startsWith('rpa_')) return await verifyAppToken(ctx.db, token);
     if (token.startsWith(REGISTER_CREDENTIAL_PREFIX)) return await verifyRegisterCredential(ctx.db, token);
+    if (ctx.externalIssuer?.claims(token)) {
+      const now = ctx.clock();
+      return await staffOfExternalToken(ctx.db, ctx.externalIssuer.issuer, await ctx.externalIssuer.verify(token, now), now);
+    }
     return await ctx.idp.verifyStaffToken(token, ctx.clock());
   } catch (err) {
     if (err instanceof AuthError) {
