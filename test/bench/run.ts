@@ -11,6 +11,8 @@
  *   beside the raw read of the same rows.
  * - Images (test/bench/images.ts): local image generation per aspect ratio.
  * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
+ * - Tokens (test/bench/tokens.ts): authentication per request (µs) with a staff JWT and with an app token, beside the
+ *   same request with no auth (TOKEN_REQUESTS per measurement, default 2 000).
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
@@ -18,7 +20,7 @@
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
  * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
- * BENCH_ONLY=sync,orders,ledger,closeout,images,routing runs some tables only. Develop with small sizes, e.g.
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
@@ -26,6 +28,7 @@ import { benchCloseout, printCloseoutBench, type CloseoutBenchResult } from './c
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
 import { benchRouting, printRoutingBench } from './routing.ts';
+import { benchTokens, printTokenBench, type TokenBenchResult } from './tokens.ts';
 import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
 import { benchSync, printSyncBench, type SyncBenchResult } from './sync.ts';
 
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -75,6 +78,11 @@ async function main(): Promise<void> {
   }
   if (only.has('routing')) {
     printRoutingBench(await benchRouting({ payments: positiveInteger('ROUTING_PAYMENTS', 100_000), rounds }));
+  }
+  if (only.has('tokens')) {
+    const results: TokenBenchResult[] = [];
+    for (const target of targets) results.push(await benchTokens(target, { requests: positiveInteger('TOKEN_REQUESTS', 2_000), rounds }));
+    printTokenBench(results);
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

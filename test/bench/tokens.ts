@@ -1,0 +1,80 @@
+/**
+ * Token bench (issue 15): what authentication costs per request, in µs — a request through the route guard
+ * (platform/auth/guard.ts) with a built-in staff JWT (ES256 signature check), with an app token (SHA-256, one
+ * database lookup, one quota unit) — beside the same request to the same handler with no auth, measured right before
+ * and after each figure in the same process (Fastify `inject`, no network). Per database engine (the app token's lookup
+ * and quota are database reads/writes).
+ */
+import { performance } from 'node:perf_hooks';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from '../../sync-server/src/platform/context.ts';
+import { guard } from '../../sync-server/src/platform/auth/guard.ts';
+import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
+import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
+import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
+import { reissueDemoAppToken } from '../../sync-server/src/modules/merchants/seed.ts';
+import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import type { DatabaseTarget } from '../support/databases.ts';
+import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+
+/** One engine's token figures. */
+export interface TokenBenchResult {
+  engine: string;
+  requests: number;
+  /** µs per request with a staff JWT / an app token, one per round. */
+  staff: number[];
+  app: number[];
+  /** µs per request with no auth (median of before/after) and the largest gap. */
+  none: { median: number; spread: number };
+}
+
+async function timeRequests(app: FastifyInstance, url: string, token: string | undefined, count: number): Promise<number> {
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const res = await app.inject({ method: 'GET', url, headers });
+    if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}: ${res.body}`);
+  }
+  return ((performance.now() - started) * 1000) / count;
+}
+
+/** Runs the token bench on `target`: `requests` per measurement, `rounds` rounds, each figure bracketed by the no-auth baseline. */
+export async function benchTokens(target: DatabaseTarget, options: { requests: number; rounds: number }): Promise<TokenBenchResult> {
+  const db = await target.open();
+  try {
+    await migrate(db);
+    const seed = await seedDemoStore(db);
+    const idp = await IdentityProvider.load(db, 'http://localhost');
+    const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: 3600 });
+    const appToken = (await reissueDemoAppToken(db, seed.merchantId)).appToken;
+    const ctx = { db, idp, clock: () => new Date(), appRateLimit: new RateLimit({ name: 'bench-app', quota: 1e9, windowSeconds: 60 }) } as unknown as AppContext;
+    const app = Fastify();
+    const handler = async () => ({ ok: true });
+    app.get('/open', handler);
+    app.get('/api/pos/catalog', { onRequest: guard(ctx, { scope: 'catalog:read' }) }, handler);
+    await app.ready();
+    const count = options.requests;
+    await timeRequests(app, '/open', undefined, 200); // warm-up
+    await timeRequests(app, '/api/pos/catalog', staffToken, 200);
+    await timeRequests(app, '/api/pos/catalog', appToken, 200);
+    const staff = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', staffToken, count), async () => timeRequests(app, '/open', undefined, count));
+    const apps = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', appToken, count), async () => timeRequests(app, '/open', undefined, count));
+    await app.close();
+    return { engine: target.name, requests: count, staff: staff.figures, app: apps.figures, none: anchoredRate([...staff.baselines, ...apps.baselines]) };
+  } finally {
+    await db.close();
+  }
+}
+
+/** Prints the token table (one column per engine). */
+export function printTokenBench(results: readonly TokenBenchResult[]): void {
+  const col = (f: (r: TokenBenchResult) => string) => results.map(f);
+  printTable(`Tokens — one GET through the route guard, ${fmt(results[0]?.requests ?? 0)} requests per measurement (Fastify inject), median of rounds`, results.map((r) => r.engine), [
+    { label: 'staff JWT (ES256, built-in issuer), µs per request', values: col((r) => fmt(median(r.staff), 1)) },
+    { label: 'app token (SHA-256 lookup + quota), µs per request', values: col((r) => fmt(median(r.app), 1)) },
+    { label: '  baseline: same handler, no auth, µs per request', values: col((r) => fmt(r.none.median, 1)) },
+    { label: '    before/after gap', values: col((r) => pct(r.none.spread)) },
+    { label: 'verification cost: staff JWT, µs', values: col((r) => fmt(median(r.staff) - r.none.median, 1)) },
+    { label: 'verification cost: app token, µs', values: col((r) => fmt(median(r.app) - r.none.median, 1)) },
+  ]);
+}
