@@ -4,12 +4,14 @@
  * revoked.
  */
 import { useId, useState, type FormEvent } from 'react';
+import { SignUpForm } from './sign-up-form.tsx';
 
 export function PairingForm({ message, onPair }: { message: string; onPair: (code: string) => Promise<void> }) {
   const id = useId();
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [signingUp, setSigningUp] = useState(false);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -24,6 +26,7 @@ export function PairingForm({ message, onPair }: { message: string; onPair: (cod
     }
   };
 
+  if (signingUp) return <SignUpForm onPair={onPair} onCancel={() => setSigningUp(false)} />;
   return (
     <form className="pairing-form" onSubmit={onSubmit} noValidate data-testid="pairing-form">
       <p>{message}</p>
@@ -37,6 +40,12 @@ export function PairingForm({ message, onPair }: { message: string; onPair: (cod
       <button type="submit" className="button button-primary button-large" disabled={busy || code.replace(/[\s-]/g, '').length !== 8}>
         {busy ? 'Pairing…' : 'Pair this register'}
       </button>
+      <p className="pairing-sign-up">
+        New to Register?{' '}
+        <button type="button" className="button button-link" onClick={() => setSigningUp(true)}>
+          Create a store
+        </button>
+      </p>
     </form>
   );
 }
