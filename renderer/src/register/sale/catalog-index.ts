@@ -2,12 +2,14 @@
  * The register's in-memory catalog index (issue 13, "Fast at any catalog size"): kept in step with the local
  * `catalog_items` collection, updated incrementally (only documents whose revision changed are re-indexed), so that
  * - a barcode (GTIN) or SKU resolves through a `Map` in O(1), never a scan of the catalog;
- * - a search keystroke asks a MiniSearch full-text index (prefix match on every word of the query, all words
- *   required) instead of testing every item;
+ * - a search keystroke asks an inverted prefix index (every word of the query must be the start of a word of the
+ *   item's name, category, a variation name, a SKU or a GTIN): the words of the catalog are kept sorted, a query word
+ *   finds its range by binary search, and the matching items are marked in a bitmap read in catalog order. MiniSearch
+ *   was tried first and dropped: it scores every match, 0.3–1 s per keystroke for a one-letter prefix at 50,000
+ *   items (docs/decisions.md);
  * - the tile grid gets its items already sorted with locale collation (`Intl.Collator`: "Butter croissant" before
  *   "Coca-Cola"), by category then name, and per category without re-filtering.
  */
-import MiniSearch from 'minisearch';
 import type { CatalogItem, Variation } from '../../../../core/index.ts';
 
 /** One locale-aware, case- and accent-insensitive collator for every catalog list (numbers sort numerically). */
@@ -30,39 +32,57 @@ export interface CodeMatch {
   variation: Variation;
 }
 
-interface SearchDocument {
-  id: string;
-  name: string;
-  category: string;
-  variations: string;
-  codes: string;
+/**
+ * Words of a text: letters and digits, lower-cased, accents dropped ("Crème" → "creme"), the same for the index and
+ * the query.
+ */
+export const tokenize = (text: string): string[] =>
+  // eslint-disable-next-line no-control-regex
+  (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text)
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
+/** The searchable words of an item (name, category, variation names, SKUs, GTINs), each once. */
+const wordsOf = (item: CatalogItem): Set<string> =>
+  new Set([item.name, item.category, ...item.variations.flatMap((v) => [v.name, v.sku ?? '', v.gtin ?? ''])].flatMap(tokenize));
+
+/** First index of `sorted` whose value is ≥ `value` (binary search). */
+function lowerBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
-const toSearchDocument = (item: CatalogItem): SearchDocument => ({
-  id: item.id,
-  name: item.name,
-  category: item.category,
-  variations: item.variations.map((v) => v.name).join(' '),
-  codes: item.variations.flatMap((v) => [v.sku ?? '', v.gtin ?? '']).join(' '),
-});
-
-/** Words of a text: letters and digits, lower-cased (the same for the index and the query). */
-const tokenize = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-
+interface Entry {
+  revision: string;
+  item: CatalogItem;
+  /** The item's slot in the search bitmaps (stable while the item exists; freed slots are reused). */
+  slot: number;
+  words: Set<string>;
+}
 /**
  * The index itself. `update(docs)` takes the collection's current documents (RxDB documents: `id`, `revision`,
  * `toJSON()`) and returns whether anything changed; `items` (sorted), `byCategory`, `findByCode` and `search` read it.
  */
 export class CatalogIndex {
-  private readonly entries = new Map<string, { revision: string; item: CatalogItem }>();
+  private readonly entries = new Map<string, Entry>();
   private readonly codes = new Map<string, CodeMatch>();
-  private readonly search$ = new MiniSearch<SearchDocument>({
-    fields: ['name', 'category', 'variations', 'codes'],
-    tokenize,
-    processTerm: (term) => term.toLowerCase(),
-    searchOptions: { prefix: true, combineWith: 'AND', boost: { name: 2 } },
-  });
+  /** word → slots of the items holding it. */
+  private readonly postings = new Map<string, Set<number>>();
+  /** Every word of `postings`, sorted by code unit (binary search of a prefix's range); emptied words are pruned lazily. */
+  private words: string[] = [];
+  private pendingWords: string[] = [];
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
   private sorted: CatalogItem[] = [];
+  /** Slot of each item of `sorted`, same order. */
+  private sortedSlots = new Uint32Array(0);
   private categories = new Map<string, CatalogItem[]>();
   private revision = 0;
 
@@ -99,19 +119,21 @@ export class CatalogIndex {
       const entry = this.entries.get(doc.id);
       if (entry && entry.revision === doc.revision) continue;
       const item = doc.toJSON() as CatalogItem;
-      if (entry) this.remove(entry.item);
+      if (entry) this.remove(entry);
       this.add(item, doc.revision);
       changed = true;
     }
     if (seen.size !== this.entries.size) {
       for (const [id, entry] of this.entries) {
         if (seen.has(id)) continue;
-        this.remove(entry.item);
-        this.entries.delete(id);
+        this.remove(entry);
         changed = true;
       }
     }
-    if (changed) this.rebuildOrder();
+    if (changed) {
+      this.rebuildOrder();
+      this.flushWords();
+    }
     return changed;
   }
 
@@ -122,28 +144,69 @@ export class CatalogIndex {
   }
 
   /**
-   * Items matching `query` (every word a prefix of a word of the name, category, a variation name, a SKU or a GTIN),
-   * in catalog order, restricted to `within` when given (a category's items). An empty query returns `within`/all.
+   * Items matching `query` (every word of it the start of a word of the name, category, a variation name, a SKU or a
+   * GTIN), in catalog order, restricted to `within` when given (a category's items, in catalog order). An empty query
+   * returns `within`/all. Cost: the words in each query word's range plus one pass over a bitmap, no scoring.
    */
   search(query: string, within?: readonly CatalogItem[]): readonly CatalogItem[] {
     const base = within ?? this.sorted;
-    if (tokenize(query).length === 0) return base;
-    const ids = new Set(this.search$.search(query).map((r) => r.id as string));
-    if (ids.size === 0) return [];
-    return base.filter((item) => ids.has(item.id));
+    const terms = [...new Set(tokenize(query))];
+    if (terms.length === 0) return base;
+    this.flushWords();
+    let hits: Uint8Array | undefined;
+    for (const term of terms) {
+      const marks = new Uint8Array(this.nextSlot);
+      let any = false;
+      for (let i = lowerBound(this.words, term); i < this.words.length && this.words[i]!.startsWith(term); i += 1) {
+        for (const slot of this.postings.get(this.words[i]!) ?? []) {
+          if (!hits || hits[slot]) {
+            marks[slot] = 1;
+            any = true;
+          }
+        }
+      }
+      if (!any) return [];
+      hits = marks;
+    }
+    const found = hits!;
+    if (!within) {
+      const out: CatalogItem[] = [];
+      for (let i = 0; i < this.sorted.length; i += 1) if (found[this.sortedSlots[i]!]) out.push(this.sorted[i]!);
+      return out;
+    }
+    return within.filter((item) => {
+      const entry = this.entries.get(item.id);
+      return entry !== undefined && found[entry.slot] === 1;
+    });
   }
 
   private add(item: CatalogItem, revision: string): void {
-    this.entries.set(item.id, { revision, item });
-    this.search$.add(toSearchDocument(item));
+    const slot = this.freeSlots.pop() ?? this.nextSlot++;
+    const words = wordsOf(item);
+    this.entries.set(item.id, { revision, item, slot, words });
+    for (const word of words) {
+      const slots = this.postings.get(word);
+      if (slots) slots.add(slot);
+      else {
+        this.postings.set(word, new Set([slot]));
+        this.pendingWords.push(word);
+      }
+    }
     for (const variation of item.variations) {
       if (variation.gtin) this.codes.set(`gtin:${variation.gtin}`, { item, variation });
       if (variation.sku) this.codes.set(`sku:${variation.sku.toLowerCase()}`, { item, variation });
     }
   }
 
-  private remove(item: CatalogItem): void {
-    this.search$.discard(item.id);
+  private remove(entry: Entry): void {
+    const { item, slot } = entry;
+    this.entries.delete(item.id);
+    for (const word of entry.words) {
+      const slots = this.postings.get(word);
+      slots?.delete(slot);
+      if (slots && slots.size === 0) this.postings.delete(word);
+    }
+    this.freeSlots.push(slot);
     for (const variation of item.variations) {
       if (variation.gtin && this.codes.get(`gtin:${variation.gtin}`)?.item.id === item.id) this.codes.delete(`gtin:${variation.gtin}`);
       const sku = variation.sku?.toLowerCase();
@@ -151,9 +214,22 @@ export class CatalogIndex {
     }
   }
 
+  /** Merges the words added since the last search into the sorted list and drops the words no item holds any more. */
+  private flushWords(): void {
+    if (this.pendingWords.length === 0 && this.words.length === this.postings.size) return;
+    const merged = this.words.filter((w) => this.postings.has(w));
+    if (this.pendingWords.length > 0) {
+      const fresh = [...new Set(this.pendingWords)].filter((w) => this.postings.has(w)).sort();
+      this.words = mergeSorted(merged, fresh);
+      this.pendingWords = [];
+    } else this.words = merged;
+  }
+
   private rebuildOrder(): void {
     this.revision += 1;
-    this.sorted = [...this.entries.values()].map((e) => e.item).sort(compareCatalogItems);
+    const ordered = [...this.entries.values()].sort((a, b) => compareCatalogItems(a.item, b.item));
+    this.sorted = ordered.map((e) => e.item);
+    this.sortedSlots = Uint32Array.from(ordered, (e) => e.slot);
     const categories = new Map<string, CatalogItem[]>();
     for (const item of this.sorted) {
       const list = categories.get(item.category);
@@ -162,4 +238,20 @@ export class CatalogIndex {
     }
     this.categories = categories;
   }
+}
+
+/** Merges two sorted lists of distinct words (an existing word in `fresh` is kept once). */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! < b[j]!)) out.push(a[i++]!);
+    else if (i >= a.length || b[j]! < a[i]!) out.push(b[j++]!);
+    else {
+      out.push(a[i++]!);
+      j += 1;
+    }
+  }
+  return out;
 }
