@@ -9,6 +9,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bulkGtin, bulkName, bulkPriceCents, seedLargeCatalog } from '../support/large-catalog.ts';
+import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { launchChromium, requireBuiltRegister } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -95,6 +96,22 @@ describe('register with a large catalog', () => {
     };
     expect(order.state).toBe('paid');
     expect(order.subtotalCents).toBe(2 * 375 + bulkPriceCents(4321) + bulkPriceCents(3999));
+    await context.close();
+  });
+
+  it('lists the back office catalog by name with locale collation', { timeout: 120_000 }, async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => console.error('[page error]', err));
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+    const catalog = await (await BackOfficePage.open(page, server.ownerPin)).catalog();
+    // "an": Butter croissant, Coca-Cola … can, Dasani …, Diet Coke … can (ids would put Coca-Cola first).
+    await catalog.search('an');
+    await expect.poll(async () => (await catalog.rows.allTextContents()).some((t) => t.includes('Butter croissant'))).toBe(true);
+    const names = (await catalog.rows.allTextContents()).map((t) => t.trim());
+    const croissant = names.findIndex((t) => t.includes('Butter croissant'));
+    const coke = names.findIndex((t) => t.includes('Coca-Cola'));
+    expect(coke).toBeGreaterThan(croissant);
     await context.close();
   });
 });

@@ -70,4 +70,18 @@ describe('CatalogIndex', () => {
     expect(index.search('item').map((i) => i.id)).toEqual(['itm_two']);
     expect(index.items.map((i) => i.id)).toEqual(['itm_two', 'itm_coke']);
   });
+
+  it('keeps catalog order when a few of many items change (merged, not re-sorted)', () => {
+    const index = new CatalogIndex();
+    const many = Array.from({ length: 40 }, (_, n) => item(`n${n}`, `Thing ${n}`, n % 2 ? 'Odd' : 'Even'));
+    index.update(many.map((i) => doc(i)));
+    const moved = { ...many[3]!, name: 'Thing 0.5', category: 'Even' };
+    const added = item('new', 'Thing 7.5', 'Odd');
+    index.update([...many.filter((i) => i.id !== 'itm_n10').map((i) => (i.id === moved.id ? doc(moved, '2-x') : doc(i))), doc(added)]);
+    const expected = [...many.filter((i) => i.id !== 'itm_n10' && i.id !== moved.id), moved, added].sort(
+      (a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name, undefined, { numeric: true }),
+    );
+    expect(index.items.map((i) => i.id)).toEqual(expected.map((i) => i.id));
+    expect(index.search('thing 0').map((i) => i.id)).toEqual(['itm_n0', 'itm_n3']);
+  });
 });

@@ -12,8 +12,7 @@
  */
 import type { CatalogItem, Variation } from '../../../../core/index.ts';
 
-/** One locale-aware, case- and accent-insensitive collator for every catalog list (numbers sort numerically). */
-export const catalogCollator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+import { collator as catalogCollator } from '../../ui/collation.ts';
 
 /** Orders catalog items by category, then name, with {@link catalogCollator}. */
 export const compareCatalogItems = (a: CatalogItem, b: CatalogItem): number =>
@@ -64,7 +63,8 @@ interface Entry {
   item: CatalogItem;
   /** The item's slot in the search bitmaps (stable while the item exists; freed slots are reused). */
   slot: number;
-  words: Set<string>;
+  /** The words indexed for it; undefined while it waits in the word-index queue. */
+  words?: Set<string>;
 }
 /**
  * The index itself. `update(docs)` takes the collection's current documents (RxDB documents: `id`, `revision`,
@@ -80,6 +80,8 @@ export class CatalogIndex {
   private pendingWords: string[] = [];
   private readonly freeSlots: number[] = [];
   private nextSlot = 0;
+  /** Entries whose words are not indexed yet (see {@link CatalogIndex.indexPending}). */
+  private unindexed = new Set<Entry>();
   private sorted: CatalogItem[] = [];
   /** Slot of each item of `sorted`, same order. */
   private sortedSlots = new Uint32Array(0);
@@ -113,6 +115,8 @@ export class CatalogIndex {
    */
   update(docs: readonly IndexSource[]): boolean {
     const seen = new Set<string>();
+    /** Ids added, changed or removed by this update (the order is merged, not re-sorted, when they are few). */
+    const touched = new Set<string>();
     let changed = false;
     for (const doc of docs) {
       seen.add(doc.id);
@@ -121,18 +125,19 @@ export class CatalogIndex {
       const item = doc.toJSON() as CatalogItem;
       if (entry) this.remove(entry);
       this.add(item, doc.revision);
+      touched.add(item.id);
       changed = true;
     }
     if (seen.size !== this.entries.size) {
       for (const [id, entry] of this.entries) {
         if (seen.has(id)) continue;
         this.remove(entry);
+        touched.add(id);
         changed = true;
       }
     }
     if (changed) {
-      this.rebuildOrder();
-      this.flushWords();
+      this.rebuildOrder(touched);
     }
     return changed;
   }
@@ -152,7 +157,7 @@ export class CatalogIndex {
     const base = within ?? this.sorted;
     const terms = [...new Set(tokenize(query))];
     if (terms.length === 0) return base;
-    this.flushWords();
+    this.indexPending(Number.POSITIVE_INFINITY);
     let hits: Uint8Array | undefined;
     for (const term of terms) {
       const marks = new Uint8Array(this.nextSlot);
@@ -180,18 +185,44 @@ export class CatalogIndex {
     });
   }
 
+  /** Words still to index (items added or changed since): search indexes them first, idle time may do it earlier. */
+  get pendingCount(): number {
+    return this.unindexed.size;
+  }
+
+  /**
+   * Indexes the words of pending items for about `budgetMs` (all of them with Infinity); the register calls it in
+   * idle slices after an update, so the grid and barcodes are usable before the word index is complete.
+   * @returns true when nothing is left pending
+   */
+  indexPending(budgetMs: number): boolean {
+    const until = performance.now() + budgetMs;
+    let n = 0;
+    for (const entry of this.unindexed) {
+      this.unindexed.delete(entry);
+      const words = wordsOf(entry.item);
+      entry.words = words;
+      for (const word of words) {
+        const slots = this.postings.get(word);
+        if (slots) slots.add(entry.slot);
+        else {
+          this.postings.set(word, new Set([entry.slot]));
+          this.pendingWords.push(word);
+        }
+      }
+      n += 1;
+      if (n % 256 === 0 && performance.now() > until) break;
+    }
+    const done = this.unindexed.size === 0;
+    if (done) this.flushWords();
+    return done;
+  }
+
   private add(item: CatalogItem, revision: string): void {
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
-    const words = wordsOf(item);
-    this.entries.set(item.id, { revision, item, slot, words });
-    for (const word of words) {
-      const slots = this.postings.get(word);
-      if (slots) slots.add(slot);
-      else {
-        this.postings.set(word, new Set([slot]));
-        this.pendingWords.push(word);
-      }
-    }
+    const entry: Entry = { revision, item, slot };
+    this.entries.set(item.id, entry);
+    this.unindexed.add(entry);
     for (const variation of item.variations) {
       if (variation.gtin) this.codes.set(`gtin:${variation.gtin}`, { item, variation });
       if (variation.sku) this.codes.set(`sku:${variation.sku.toLowerCase()}`, { item, variation });
@@ -201,7 +232,8 @@ export class CatalogIndex {
   private remove(entry: Entry): void {
     const { item, slot } = entry;
     this.entries.delete(item.id);
-    for (const word of entry.words) {
+    this.unindexed.delete(entry);
+    for (const word of entry.words ?? []) {
       const slots = this.postings.get(word);
       slots?.delete(slot);
       if (slots && slots.size === 0) this.postings.delete(word);
@@ -225,9 +257,37 @@ export class CatalogIndex {
     } else this.words = merged;
   }
 
-  private rebuildOrder(): void {
+  /**
+   * Re-orders after an update: a full sort when most items changed (the first load), else the untouched items (still
+   * in order) merged with the touched ones sorted — O(n + k log k) comparisons, so a download's batch of 1,000 items
+   * into 49,000 costs one pass, not a sort of 50,000.
+   */
+  private rebuildOrder(touched: ReadonlySet<string>): void {
     this.revision += 1;
-    const ordered = [...this.entries.values()].sort((a, b) => compareCatalogItems(a.item, b.item));
+    // Categories are few: ranked once, so most comparisons are one integer and one collated name.
+    const names = [...new Set(Array.from(this.entries.values(), (e) => e.item.category))].sort(catalogCollator.compare);
+    const rank = new Map<string, number>();
+    names.forEach((c, i) => rank.set(c, i > 0 && catalogCollator.compare(names[i - 1]!, c) === 0 ? rank.get(names[i - 1]!)! : i));
+    const compare = (a: Entry, b: Entry) =>
+      rank.get(a.item.category)! - rank.get(b.item.category)! || catalogCollator.compare(a.item.name, b.item.name) || (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0);
+    let ordered: Entry[];
+    if (touched.size * 4 > this.entries.size) ordered = [...this.entries.values()].sort(compare);
+    else {
+      const kept: Entry[] = [];
+      for (const item of this.sorted) {
+        if (touched.has(item.id)) continue;
+        const entry = this.entries.get(item.id);
+        if (entry) kept.push(entry);
+      }
+      const fresh = [...touched].flatMap((id) => this.entries.get(id) ?? []).sort(compare);
+      ordered = [];
+      let i = 0;
+      let j = 0;
+      while (i < kept.length || j < fresh.length) {
+        if (j >= fresh.length || (i < kept.length && compare(kept[i]!, fresh[j]!) <= 0)) ordered.push(kept[i++]!);
+        else ordered.push(fresh[j++]!);
+      }
+    }
     this.sorted = ordered.map((e) => e.item);
     this.sortedSlots = Uint32Array.from(ordered, (e) => e.slot);
     const categories = new Map<string, CatalogItem[]>();
