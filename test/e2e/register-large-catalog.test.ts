@@ -99,7 +99,7 @@ describe('register with a large catalog', () => {
     await context.close();
   });
 
-  it('lists the back office catalog by name with locale collation', { timeout: 120_000 }, async () => {
+  it('lists the back office catalog by name with locale collation, long tables virtualised', { timeout: 120_000 }, async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
     page.on('pageerror', (err) => console.error('[page error]', err));
@@ -112,6 +112,23 @@ describe('register with a large catalog', () => {
     const croissant = names.findIndex((t) => t.includes('Butter croissant'));
     const coke = names.findIndex((t) => t.includes('Coca-Cola'));
     expect(coke).toBeGreaterThan(croissant);
+
+    // A long table renders a window of its rows: three pages of 100 loaded, fewer rows drawn.
+    await catalog.search('');
+    const table = page.locator('table:has([data-testid="catalog-row"])');
+    await expect.poll(() => table.getAttribute('data-row-count')).toBe('100');
+    for (const rows of ['200', '300']) {
+      await page.getByTestId('catalog-more').click();
+      await expect.poll(() => table.getAttribute('data-row-count')).toBe(rows);
+    }
+    const drawn = await catalog.rows.count();
+    expect(drawn).toBeGreaterThan(5);
+    expect(drawn).toBeLessThan(150);
+    // Scrolled to the end, other rows are drawn, still a window.
+    const firstDrawn = await catalog.rows.first().getAttribute('data-item-id');
+    await page.locator('.bo-content').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await expect.poll(() => catalog.rows.first().getAttribute('data-item-id')).not.toBe(firstDrawn);
+    await expect.poll(() => catalog.rows.count()).toBeLessThan(150);
     await context.close();
   });
 });
