@@ -20,13 +20,17 @@
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
  * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
- * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens runs some tables only. Develop with small sizes, e.g.
+ * - Register (test/bench/register.ts): the built register in Chromium, demo catalog vs REGISTER_ITEMS (default 50 000)
+ *   items — tap, barcode, search keystroke, charge, cash complete, new sale, reload (median / p95 ms), first catalog
+ *   download (s), JS heap (MB); `npm run bench:register` runs this table alone. REGISTER_ROUNDS: repetitions (30).
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens,register runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
 import { benchCloseout, printCloseoutBench, type CloseoutBenchResult } from './closeout.ts';
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
+import { benchRegister, printRegisterBench } from './register.ts';
 import { benchRouting, printRoutingBench } from './routing.ts';
 import { benchTokens, printTokenBench, type TokenBenchResult } from './tokens.ts';
 import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -83,6 +87,9 @@ async function main(): Promise<void> {
     const results: TokenBenchResult[] = [];
     for (const target of targets) results.push(await benchTokens(target, { requests: positiveInteger('TOKEN_REQUESTS', 2_000), rounds }));
     printTokenBench(results);
+  }
+  if (only.has('register')) {
+    printRegisterBench(await benchRegister({ largeItems: positiveInteger('REGISTER_ITEMS', 50_000), rounds: positiveInteger('REGISTER_ROUNDS', 30) }));
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

@@ -1,6 +1,7 @@
 /** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
+import { compareNames } from '../ui/collation.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from './api.ts';
 import { CategoryRename } from './category-rename.tsx';
@@ -37,6 +38,9 @@ export function CatalogView() {
   const [reload, setReload] = useState(0);
   const [renaming, setRenaming] = useState(false);
   const [notice, setNotice] = useState('');
+
+  // The loaded items by name with locale collation ("Butter croissant" before "Coca-Cola"; the server pages by id).
+  const sortedItems = useMemo(() => items && [...items].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.category, b.category)), [items]);
 
   useEffect(() => {
     let current = true;
@@ -170,7 +174,7 @@ export function CatalogView() {
             { key: 'price', header: 'Price', numeric: true, cell: (item) => priceText(item, currency) },
             { key: 'onHand', header: 'On hand', numeric: true, cell: onHandText },
           ]}
-          rows={items}
+          rows={sortedItems ?? []}
           rowKey={(item) => item.id}
           rowAttributes={(item) => ({ 'data-testid': 'catalog-row', 'data-item-id': item.id })}
           emptyText={q || category ? 'No item matches this search.' : 'The catalog is empty: add an item or import a CSV.'}

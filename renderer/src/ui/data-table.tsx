@@ -1,4 +1,19 @@
-import { Fragment, type ReactNode } from 'react';
+import { Fragment, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+
+/** Above this many rows, a table drawn from `columns` renders only the rows in (and near) view (issue 13). */
+export const VIRTUAL_ROWS_FROM = 150;
+/** Estimated body row height in CSS px (rows are measured once drawn). */
+const ESTIMATED_ROW_HEIGHT = 49;
+
+/** The nearest ancestor of `el` that scrolls vertically (the view's scrolling area), or the document's. */
+function scrollParent(el: HTMLElement | null): HTMLElement | null {
+  for (let node = el?.parentElement ?? null; node; node = node.parentElement) {
+    const overflow = getComputedStyle(node).overflowY;
+    if (overflow === 'auto' || overflow === 'scroll') return node;
+  }
+  return (document.scrollingElement as HTMLElement | null) ?? null;
+}
 
 /** One column of a {@link DataTable}. */
 export interface Column<Row> {
@@ -73,6 +88,20 @@ function classes(...names: (string | false | undefined)[]): string | undefined {
  */
 export function DataTable<Row>(props: DataTableProps<Row>) {
   const { columns, rows, rowKey, rowAttributes, renderRow, foot } = props;
+  // Long tables drawn from `columns` are virtualised (@tanstack/react-virtual): spacer rows stand for the rows out of
+  // view. Tables drawn with `renderRow` (rows with their own state) are always drawn whole.
+  const isVirtual = !renderRow && rows.length > VIRTUAL_ROWS_FROM;
+  const tableRef = useRef<HTMLTableElement>(null);
+  const scroller = useRef<HTMLElement | null>(null);
+  const [scrollMargin, setScrollMargin] = useState(0);
+  useLayoutEffect(() => {
+    if (!isVirtual) return;
+    scroller.current = scrollParent(tableRef.current);
+    const body = tableRef.current?.tBodies[0];
+    if (body && scroller.current) setScrollMargin(body.getBoundingClientRect().top - scroller.current.getBoundingClientRect().top + scroller.current.scrollTop);
+  }, [isVirtual]);
+  const getScrollElement = useCallback(() => scroller.current, []);
+  const virtualizer = useVirtualizer({ count: isVirtual ? rows.length : 0, getScrollElement, estimateSize: () => ESTIMATED_ROW_HEIGHT, overscan: 10, scrollMargin });
   if (rows.length === 0 && props.emptyText !== undefined) {
     return (
       <p className={props.emptyClassName ?? 'bo-empty'} data-testid={props.emptyTestId}>
@@ -81,7 +110,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     );
   }
   return (
-    <table className={props.className ?? 'orders-table bo-table'} data-testid={props.testId}>
+    <table ref={tableRef} className={props.className ?? 'orders-table bo-table'} data-testid={props.testId} data-row-count={rows.length}>
       {props.caption ? <caption className={props.captionHidden ? 'visually-hidden' : undefined}>{props.caption}</caption> : null}
       <thead>
         <tr>
@@ -93,7 +122,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         </tr>
       </thead>
       <tbody>
-        {rows.map((row) =>
+        {isVirtual ? virtualBody(virtualizer, rows, columns, rowKey, rowAttributes, scrollMargin) : rows.map((row) =>
           renderRow ? (
             <Fragment key={rowKey(row)}>{renderRow(row)}</Fragment>
           ) : (
@@ -131,3 +160,35 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   );
 }
 
+
+/** The rows in view of a virtualised table, between two spacer rows holding the height of the rows out of view. */
+function virtualBody<Row>(
+  virtualizer: ReturnType<typeof useVirtualizer<HTMLElement, Element>>,
+  rows: readonly Row[],
+  columns: readonly Column<Row>[],
+  rowKey: (row: Row) => string,
+  rowAttributes: ((row: Row) => RowAttributes) | undefined,
+  scrollMargin: number,
+): ReactNode {
+  const items = virtualizer.getVirtualItems();
+  const before = items.length > 0 ? items[0]!.start - scrollMargin : 0;
+  const after = items.length > 0 ? virtualizer.getTotalSize() - (items.at(-1)!.end - scrollMargin) : virtualizer.getTotalSize();
+  return (
+    <>
+      {before > 0 ? <tr aria-hidden="true" className="virtual-spacer" style={{ height: before }} /> : null}
+      {items.map((item) => {
+        const row = rows[item.index]!;
+        return (
+          <tr key={rowKey(row)} ref={virtualizer.measureElement} data-index={item.index} {...rowAttributes?.(row)}>
+            {columns.map((column) => (
+              <td key={column.key} className={classes(column.numeric && 'numeric', column.className)} data-testid={column.cellTestId}>
+                {column.cell?.(row)}
+              </td>
+            ))}
+          </tr>
+        );
+      })}
+      {after > 0 ? <tr aria-hidden="true" className="virtual-spacer" style={{ height: after }} /> : null}
+    </>
+  );
+}

@@ -3,6 +3,7 @@
  * (test/support/server.ts), listening on 127.0.0.1 and serving the built register from renderer/dist.
  */
 import type { CatalogItem, TaxRate } from '../../../core/index.ts';
+import type { Db } from '../../../sync-server/src/platform/db/db.ts';
 import { startTestServer } from '../../support/server.ts';
 
 export interface ServerUnderTest {
@@ -12,6 +13,9 @@ export interface ServerUnderTest {
   ownerPin: string;
   /** The seeded demo catalog, as the seed defines it (the tests' source of expected prices). */
   catalog: { items: readonly CatalogItem[]; taxRates: readonly TaxRate[] };
+  /** The server's database and the demo store's id (for suites that seed rows directly, e.g. a large catalog). */
+  db: Db;
+  merchantId: string;
   close(): Promise<void>;
 }
 
@@ -23,6 +27,8 @@ export async function startServerUnderTest(options: { demoSelfPair?: boolean } =
     staffToken: server.credentials.staffToken,
     ownerPin: server.credentials.ownerPin,
     catalog: server.catalog,
+    db: server.db,
+    merchantId: server.credentials.merchantId,
     close: () => server.close(),
   };
 }

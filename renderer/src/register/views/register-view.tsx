@@ -1,6 +1,9 @@
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { throttleTime } from 'rxjs';
+import { catalogSnapshot, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
+import { ItemGrid } from '../components/item-grid.tsx';
+import { CatalogIndex } from '../sale/catalog-index.ts';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
@@ -16,50 +19,41 @@ import { receiptPrintJob } from '../devices/receipt-job.ts';
 
 const ALL = 'All';
 
-function priceLabel(item: CatalogItem, currency: string): string {
-  const prices = item.variations.map((v) => v.priceCents);
-  const min = Math.min(...prices);
-  return prices.every((p) => p === min) ? formatMoney(min, currency) : `from ${formatMoney(min, currency)}`;
-}
-
-const hasChoices = (item: CatalogItem) => item.modifierLists.length > 0 || item.variations.length > 1;
-
-function findByCode(items: readonly CatalogItem[], code: string): { item: CatalogItem; variation: Variation } | undefined {
-  const wanted = code.trim();
-  const lower = wanted.toLowerCase();
-  for (const item of items) {
-    for (const variation of item.variations) {
-      if (variation.gtin === wanted || variation.sku?.toLowerCase() === lower) return { item, variation };
-    }
-  }
-  return undefined;
-}
-
-function matchesSearch(item: CatalogItem, query: string): boolean {
-  const q = query.trim().toLowerCase();
-  if (!q) return true;
-  return (
-    item.name.toLowerCase().includes(q) ||
-    item.category.toLowerCase().includes(q) ||
-    item.variations.some((v) => v.name.toLowerCase().includes(q) || v.sku?.toLowerCase().includes(q) || v.gtin?.startsWith(q))
-  );
-}
+/** How often a changing catalog (a first download, batch after batch) is re-read into the index, at most, in ms. */
+const CATALOG_REFRESH_MS = 250;
 
 /** The selling screen: catalog (tabs, grid, scan/search), cart, cash tender and the receipt. */
 export function RegisterView() {
   const { db, session, sync } = useRegister();
   const offlineCards = useOfflineCards(db, session, sync);
   const currency = session.currency;
-  const items$ = useMemo(() => db.catalog_items.find({ sort: [{ id: 'asc' }] }).$, [db]);
+  // The catalog, indexed once and kept in step incrementally (sale/catalog-index.ts): codes through a Map, search
+  // through MiniSearch. A download's burst of batches is read at most every CATALOG_REFRESH_MS.
+  const items$ = useMemo(() => db.catalog_items.find().$.pipe(throttleTime(CATALOG_REFRESH_MS, undefined, { leading: true, trailing: true })), [db]);
   const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
-  const itemDocs = useObservable(items$, []);
+  const itemDocs = useObservable(items$, undefined);
   const taxDocs = useObservable(taxRates$, []);
-  const items = useMemo(
-    () => itemDocs.map((d) => d.toJSON() as CatalogItem).sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name)),
-    [itemDocs],
-  );
+  const index = useMemo(() => new CatalogIndex(), []);
+  const catalogVersion = useMemo(() => {
+    if (itemDocs) {
+      // Marks for the register bench (test/bench/register.ts): when the local documents arrived, when indexed.
+      performance.mark('register:catalog-docs');
+      if (index.update(itemDocs)) performance.mark('register:catalog-indexed');
+    }
+    return index.version;
+  }, [index, itemDocs]);
+  const items = useMemo(() => (catalogVersion >= 0 ? index.items : []), [index, catalogVersion]);
+  // The word index (search) is built in slices of idle time after a change, so the grid shows at once.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slice = () => {
+      if (!index.indexPending(8)) timer = setTimeout(slice, 0);
+    };
+    if (index.pendingCount > 0) timer = setTimeout(slice, 0);
+    return () => clearTimeout(timer);
+  }, [index, catalogVersion]);
   const catalog = useMemo(() => catalogSnapshot(items, taxDocs.map((d) => d.toJSON() as TaxRate)), [items, taxDocs]);
-  const categories = useMemo(() => [ALL, ...new Set(items.map((i) => i.category))], [items]);
+  const categories = useMemo(() => (catalogVersion >= 0 ? [ALL, ...index.categoryNames] : [ALL]), [index, catalogVersion]);
 
   const [category, setCategory] = useState(ALL);
   const [query, setQuery] = useState('');
@@ -81,7 +75,12 @@ export function RegisterView() {
   const discount = useMemo(() => cartDiscount(discountText), [discountText]);
   const discounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
   const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog, discounts), [lines, catalog, discounts]);
-  const visible = items.filter((i) => (category === ALL || i.category === category) && matchesSearch(i, query));
+  const visible = useMemo(
+    () => (catalogVersion >= 0 ? index.search(query, category === ALL ? undefined : index.byCategory(category)) : []),
+    [index, catalogVersion, category, query],
+  );
+  const catalogScroller = useRef<HTMLElement>(null);
+  const getCatalogScroller = useCallback(() => catalogScroller.current, []);
 
   const focusScan = () => requestAnimationFrame(() => scanInput.current?.focus());
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && discount !== 'invalid';
@@ -106,29 +105,33 @@ export function RegisterView() {
     if (!dialogItem && !isTendering && !receiptOrderId) focusScan();
   }, [dialogItem, isTendering, receiptOrderId]);
 
-  const add = (item: CatalogItem, variationId: string, modifierIds: string[]) => {
+  // Stable (state setters and dispatch only): the memoised grid never re-renders for a cart change.
+  const add = useCallback((item: CatalogItem, variationId: string, modifierIds: string[]) => {
     dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
     const variation = item.variations.find((v) => v.id === variationId);
     setMessage({ text: `Added ${item.name}${item.variations.length > 1 && variation ? ` (${variation.name})` : ''}`, isError: false });
-  };
+  }, []);
 
-  const choose = (item: CatalogItem, variationId?: string) => {
-    const needsChoice = item.modifierLists.length > 0 || (item.variations.length > 1 && variationId === undefined);
-    const first = variationId ?? item.variations[0]?.id;
-    if (!needsChoice && first) add(item, first, []);
-    else setDialogItem({ item, ...(variationId ? { variationId } : {}) });
-  };
+  const choose = useCallback(
+    (item: CatalogItem, variationId?: string) => {
+      const needsChoice = item.modifierLists.length > 0 || (item.variations.length > 1 && variationId === undefined);
+      const first = variationId ?? item.variations[0]?.id;
+      if (!needsChoice && first) add(item, first, []);
+      else setDialogItem({ item, ...(variationId ? { variationId } : {}) });
+    },
+    [add],
+  );
 
   const onScan = () => {
     const code = query.trim();
     if (!code) return;
-    const found = findByCode(items, code);
+    const found = index.findByCode(code);
     if (found) {
       setQuery('');
       choose(found.item, found.variation.id);
       return;
     }
-    const matches = items.filter((i) => matchesSearch(i, code));
+    const matches = index.search(code);
     if (matches.length === 1 && matches[0] && !/^\d{6,}$/.test(code)) {
       setQuery('');
       choose(matches[0]);
@@ -219,7 +222,7 @@ export function RegisterView() {
   return (
     <main className="register">
       <DeviceStatusBar state={deviceState} />
-      <section className="catalog" aria-label="Catalog">
+      <section className="catalog" aria-label="Catalog" ref={catalogScroller} data-item-count={items.length}>
         <div className="scan-row">
           <label className="visually-hidden" htmlFor="scan-input">
             Scan or search
@@ -260,23 +263,7 @@ export function RegisterView() {
         ) : visible.length === 0 ? (
           <p className="muted catalog-empty">No items match “{query}”.</p>
         ) : (
-          <div className="item-grid">
-            {visible.map((item) => (
-              <button
-                key={item.id}
-                type="button"
-                className={`item-tile item-kind-${item.kind}${hasChoices(item) ? ' item-has-options' : ''}`}
-                data-testid={`item-${item.id}`}
-                onClick={() => choose(item)}
-              >
-                <span className="item-name">{item.name}</span>
-                <span className="item-meta">
-                  <span className="item-price">{priceLabel(item, currency)}</span>
-                  {hasChoices(item) ? <span className="item-options">options</span> : null}
-                </span>
-              </button>
-            ))}
-          </div>
+          <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
         )}
       </section>
       <CartPanel

@@ -1,0 +1,117 @@
+/**
+ * The register's tile grid (issue 13): virtualised by rows with `@tanstack/react-virtual`, so only the tiles in (and
+ * just around) the visible window are in the DOM whatever the catalog's size, and memoised, so a cart change (which
+ * gives the grid the same `items` array and the same `onChoose`) renders no tile.
+ */
+import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { formatMoney, type CatalogItem } from '../../../../core/index.ts';
+
+/** Tile geometry in CSS px, as styles.css lays it out (min column width, estimated row height incl. the gap; rows are measured). */
+const MIN_TILE_WIDTH = 150;
+const GAP = 12;
+const ROW_HEIGHT = 96 + GAP;
+/** Rows rendered above and below the visible window. */
+const OVERSCAN_ROWS = 3;
+
+function priceLabel(item: CatalogItem, currency: string): string {
+  const prices = item.variations.map((v) => v.priceCents);
+  const min = Math.min(...prices);
+  return prices.every((p) => p === min) ? formatMoney(min, currency) : `from ${formatMoney(min, currency)}`;
+}
+
+/** Whether tapping the item asks for a choice (variations or modifiers) before it goes into the cart. */
+export const hasChoices = (item: CatalogItem): boolean => item.modifierLists.length > 0 || item.variations.length > 1;
+
+interface ItemTileProps {
+  item: CatalogItem;
+  currency: string;
+  onChoose: (item: CatalogItem) => void;
+}
+
+/** One tile; re-renders only when its item (a new revision), the currency or the handler changes. */
+const ItemTile = memo(function ItemTile({ item, currency, onChoose }: ItemTileProps) {
+  const choices = hasChoices(item);
+  return (
+    <button
+      type="button"
+      className={`item-tile item-kind-${item.kind}${choices ? ' item-has-options' : ''}`}
+      data-testid={`item-${item.id}`}
+      onClick={() => onChoose(item)}
+    >
+      <span className="item-name">{item.name}</span>
+      <span className="item-meta">
+        <span className="item-price">{priceLabel(item, currency)}</span>
+        {choices ? <span className="item-options">options</span> : null}
+      </span>
+    </button>
+  );
+});
+
+export interface ItemGridProps {
+  /** The items to show, in order (a stable array: a new one re-lays the grid out). */
+  items: readonly CatalogItem[];
+  currency: string;
+  /** A tap on a tile; must be stable (useCallback) for the memoisation to hold. */
+  onChoose: (item: CatalogItem) => void;
+  /** The element that scrolls the grid (the catalog section). */
+  scrollElement: () => HTMLElement | null;
+}
+
+/**
+ * The tiles of `items` in as many columns of at least 150 px as fit, one virtual row per line of tiles
+ * (`data-testid="item-grid"`, `data-item-count` = all items, not only the rendered ones).
+ */
+export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scrollElement }: ItemGridProps) {
+  const gridRef = useRef<HTMLDivElement>(null);
+  const [columns, setColumns] = useState(4);
+  const [scrollMargin, setScrollMargin] = useState(0);
+
+  useLayoutEffect(() => {
+    const grid = gridRef.current;
+    if (!grid) return undefined;
+    const measure = () => {
+      const width = grid.clientWidth;
+      setColumns(Math.max(1, Math.floor((width + GAP) / (MIN_TILE_WIDTH + GAP))));
+      const scroller = scrollElement();
+      if (scroller) setScrollMargin(grid.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop);
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(grid);
+    return () => observer.disconnect();
+  }, [scrollElement]);
+
+  const rowCount = Math.ceil(items.length / columns);
+  const virtualizer = useVirtualizer({
+    count: rowCount,
+    getScrollElement: scrollElement,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: OVERSCAN_ROWS,
+    scrollMargin,
+  });
+
+  // A new list (search, category) starts at its top.
+  useEffect(() => {
+    const scroller = scrollElement();
+    if (scroller && scroller.scrollTop > scrollMargin) scroller.scrollTop = 0;
+  }, [items, scrollElement, scrollMargin]);
+
+  return (
+    <div ref={gridRef} className="item-grid-virtual" data-testid="item-grid" data-item-count={items.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+      {virtualizer.getVirtualItems().map((row) => (
+        <div
+          key={row.key}
+          ref={virtualizer.measureElement}
+          data-index={row.index}
+          className="item-grid item-grid-row"
+          style={{ position: 'absolute', top: 0, left: 0, right: 0, paddingBottom: GAP, transform: `translateY(${row.start - scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` }}
+        >
+          {items.slice(row.index * columns, row.index * columns + columns).map((item) => (
+            <ItemTile key={item.id} item={item} currency={currency} onChoose={onChoose} />
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+});

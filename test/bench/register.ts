@@ -1,0 +1,308 @@
+/**
+ * Register bench (issue 13, "Fast at any catalog size"): the built register in Debian's Chromium, driven in ONE run
+ * against the demo catalog (14 items: the same-work baseline) and then a large catalog (REGISTER_ITEMS, default
+ * 50,000 generated items seeded straight into the server's SQL, test/support/large-catalog.ts), each on a fresh
+ * browser context (a new register, an empty local database).
+ *
+ * Measured in the page with `performance.now()`; "painted" = the change is in the DOM and two animation frames have
+ * passed (double rAF: the second callback runs after the frame holding the change was painted):
+ * - tap → cart painted (a tile's click until the cart's total changed);
+ * - barcode → cart painted (Enter in the scan box holding a GTIN);
+ * - search keystroke → results painted (one character typed into the scan box);
+ * - charge → tender dialog; cash complete (exact) → receipt; new sale → ready (scan box and tiles back);
+ * - reload → usable (navigation start until a tile is on screen, the page's own clock);
+ * - first catalog download (page opened until every item is in the local database; wall clock);
+ * - JS heap used after a forced GC (CDP), after the interactions.
+ * Medians and p95 are printed beside the aims: p95 ≤ 16.7 ms at the large catalog and ≤ 2× the demo figure; download
+ * < 30 s; heap < 150 MB. No assertion: figures only (tests never assert wall-clock time).
+ *
+ * `npm run bench:register` (or `BENCH_ONLY=register npm run bench`). REGISTER_ITEMS sets the large catalog's size;
+ * REGISTER_ROUNDS the repetitions per interaction (default 30; sales: a third of it, reloads: 3).
+ */
+import type { CDPSession, Page } from 'playwright-core';
+import { RegisterPage } from '../e2e/pages/register-page.ts';
+import { launchChromium, requireBuiltRegister } from '../e2e/support/browser.ts';
+import { bulkGtin } from '../support/large-catalog.ts';
+import { seedLargeCatalog } from '../support/large-catalog.ts';
+import { startTestServer } from '../support/server.ts';
+import { fmt, median, printTable } from './report.ts';
+
+/** Milliseconds per measured repetition of each interaction. */
+export interface RegisterFigures {
+  items: number;
+  tap: number[];
+  barcode: number[];
+  search: number[];
+  charge: number[];
+  complete: number[];
+  newSale: number[];
+  reload: number[];
+  /** At each reload, ms from navigation start until the catalog's local documents were read / indexed (page marks). */
+  reloadDocsRead: number[];
+  reloadIndexed: number[];
+  /** Seconds from opening the page until every item is in the register's local database. */
+  downloadSeconds: number;
+  heapMb: number;
+}
+
+/** p-th percentile (nearest rank) of `values`. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** In-page helpers: `__bench.measure(action, done)` → ms from `action()` until `done()` holds and the frame is painted. */
+const PAGE_HELPERS = `
+window.__bench = {
+  frame: () => new Promise((r) => requestAnimationFrame(() => r())),
+  async measure(action, done) {
+    const t0 = performance.now();
+    action();
+    while (!done()) await this.frame();
+    await this.frame();
+    await this.frame();
+    return performance.now() - t0;
+  },
+  total: () => document.querySelector('[data-testid="cart-total"]')?.textContent ?? '',
+  setScan(value) {
+    const input = document.querySelector('[data-testid="scan-input"]');
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, value);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  },
+};`;
+
+async function installHelpers(page: Page): Promise<void> {
+  await page.evaluate(PAGE_HELPERS);
+}
+
+const settle = (page: Page) => page.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+
+/** Taps `rounds` visible tiles without choices in turn; the cart is cleared every 10 taps. */
+async function measureTaps(page: Page, rounds: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    out.push(
+      await page.evaluate(async (k) => {
+        const tiles = [...document.querySelectorAll<HTMLButtonElement>('.item-tile:not(.item-has-options)')];
+        const tile = tiles[k % tiles.length]!;
+        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<number>; total: () => string } }).__bench;
+        const before = b.total();
+        return b.measure(() => tile.click(), () => b.total() !== before);
+      }, i),
+    );
+    if (i % 10 === 9) await clearCart(page);
+    await settle(page);
+  }
+  await clearCart(page);
+  return out;
+}
+
+async function clearCart(page: Page): Promise<void> {
+  const clear = page.locator('[data-testid="cart"] .cart-header button');
+  if ((await clear.count()) > 0) await clear.click();
+}
+
+/** Scans `codes` in turn (value set as a scanner types it, then Enter measured). */
+async function measureBarcodes(page: Page, codes: readonly string[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const [i, code] of codes.entries()) {
+    out.push(
+      await page.evaluate(async (c) => {
+        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<number>; total: () => string; setScan: (v: string) => void; frame: () => Promise<void> } }).__bench;
+        b.setScan(c);
+        await b.frame();
+        const before = b.total();
+        const input = document.querySelector('[data-testid="scan-input"]')!;
+        return b.measure(() => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })), () => b.total() !== before);
+      }, code),
+    );
+    if (i % 10 === 9) await clearCart(page);
+    await settle(page);
+  }
+  await clearCart(page);
+  return out;
+}
+
+/** Types each query one character at a time, measuring every keystroke; the box is emptied between queries. */
+async function measureSearch(page: Page, queries: readonly string[], rounds: number): Promise<number[]> {
+  const out: number[] = [];
+  while (out.length < rounds) {
+    for (const query of queries) {
+      for (let n = 1; n <= query.length && out.length < rounds; n += 1) {
+        out.push(
+          await page.evaluate(async (text) => {
+            const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<number>; setScan: (v: string) => void } }).__bench;
+            return b.measure(() => b.setScan(text), () => true);
+          }, query.slice(0, n)),
+        );
+        await settle(page);
+      }
+      await page.evaluate(() => (window as unknown as { __bench: { setScan: (v: string) => void } }).__bench.setScan(''));
+      await settle(page);
+    }
+  }
+  return out;
+}
+
+/** `rounds` cash sales: tap a tile, charge (measured), exact + complete (measured), new sale (measured). */
+async function measureSales(page: Page, rounds: number): Promise<{ charge: number[]; complete: number[]; newSale: number[] }> {
+  const charge: number[] = [];
+  const complete: number[] = [];
+  const newSale: number[] = [];
+  type B = { measure: (a: () => void, d: () => boolean) => Promise<number> };
+  for (let i = 0; i < rounds; i += 1) {
+    await page.locator('.item-tile:not(.item-has-options)').first().click();
+    await page.getByTestId('cart-line').first().waitFor();
+    charge.push(
+      await page.evaluate(() => {
+        const b = (window as unknown as { __bench: B }).__bench;
+        return b.measure(() => document.querySelector<HTMLButtonElement>('[data-testid="charge"]')!.click(), () => document.querySelector('[role="dialog"]') !== null);
+      }),
+    );
+    await page.getByRole('dialog', { name: 'Cash payment' }).getByRole('button', { name: /^Exact / }).click();
+    await settle(page);
+    complete.push(
+      await page.evaluate(() => {
+        const b = (window as unknown as { __bench: B }).__bench;
+        return b.measure(() => document.querySelector<HTMLButtonElement>('[data-testid="complete-sale"]')!.click(), () => document.querySelector('[data-testid="receipt"]') !== null);
+      }),
+    );
+    await settle(page);
+    newSale.push(
+      await page.evaluate(() => {
+        const b = (window as unknown as { __bench: B }).__bench;
+        return b.measure(
+          () => document.querySelector<HTMLButtonElement>('[data-testid="new-sale"]')!.click(),
+          () => document.querySelector('[data-testid="scan-input"]') !== null && document.querySelector('.item-tile') !== null,
+        );
+      }),
+    );
+    await settle(page);
+  }
+  return { charge, complete, newSale };
+}
+
+/** Reloads `rounds` times: ms from navigation start until a tile is on screen (the page's own clock). */
+async function measureReloads(page: Page, rounds: number, marks: { docs: number; indexed: number }[]): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    await page.reload({ waitUntil: 'commit' });
+    // The predicate notes the page's clock the first time it holds (no round trip counted).
+    const usableAt = await page.waitForFunction(
+      () => (document.querySelector('.item-tile') !== null && document.querySelector('[data-testid="scan-input"]') !== null ? performance.now() : false),
+      undefined,
+      { polling: 'raf', timeout: 120_000 },
+    );
+    out.push((await usableAt.jsonValue()) as number);
+    marks.push(
+      await page.evaluate(() => ({
+        docs: performance.getEntriesByName('register:catalog-docs')[0]?.startTime ?? Number.NaN,
+        indexed: performance.getEntriesByName('register:catalog-indexed')[0]?.startTime ?? Number.NaN,
+      })),
+    );
+    await installHelpers(page);
+  }
+  return out;
+}
+
+async function heapMb(cdp: CDPSession): Promise<number> {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  return usedSize / 1_048_576;
+}
+
+/** One register on a fresh browser context of `browser`, measured against a server holding `items` items. */
+async function measureRegister(
+  browser: Awaited<ReturnType<typeof launchChromium>>,
+  server: { baseUrl: string; pin: string },
+  items: number,
+  codes: readonly string[],
+  queries: readonly string[],
+  rounds: number,
+): Promise<RegisterFigures> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const page = await context.newPage();
+    page.on('pageerror', (err) => console.error('[page error]', err));
+    const cdp = await context.newCDPSession(page);
+    const started = performance.now();
+    await page.goto(server.baseUrl);
+    const register = new RegisterPage(page);
+    await register.signInIfAsked(server.pin);
+    await page.waitForFunction((n) => document.querySelector('section.catalog')?.getAttribute('data-item-count') === String(n), items, { polling: 100, timeout: 600_000 });
+    const downloadSeconds = (performance.now() - started) / 1000;
+    await register.waitForCatalog();
+    await installHelpers(page);
+    await settle(page);
+
+    const tap = await measureTaps(page, rounds);
+    const barcode = await measureBarcodes(page, Array.from({ length: rounds }, (_, i) => codes[i % codes.length]!));
+    const search = await measureSearch(page, queries, rounds);
+    const sales = await measureSales(page, Math.max(3, Math.ceil(rounds / 3)));
+    const marks: { docs: number; indexed: number }[] = [];
+    const reload = await measureReloads(page, 3, marks);
+    return {
+      items, tap, barcode, search, ...sales, reload,
+      reloadDocsRead: marks.map((m) => m.docs),
+      reloadIndexed: marks.map((m) => m.indexed),
+      downloadSeconds,
+      heapMb: await heapMb(cdp),
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Runs the register bench: the demo catalog first, then `largeItems` more items seeded into the same server.
+ * @throws Error when the register is not built or Chromium is missing.
+ */
+export async function benchRegister(options: { largeItems: number; rounds: number }): Promise<RegisterFigures[]> {
+  requireBuiltRegister();
+  const server = await startTestServer({ listen: true });
+  const browser = await launchChromium();
+  try {
+    const target = { baseUrl: server.baseUrl.replace(/\/$/, ''), pin: server.credentials.ownerPin };
+    const demoCodes = server.catalog.items.flatMap((i) => (i.modifierLists.length === 0 ? i.variations.flatMap((v) => (v.gtin ? [v.gtin] : [])) : []));
+    const demoItems = server.catalog.items.length;
+    const demo = await measureRegister(browser, target, demoItems, demoCodes, ['latte', 'snickers', 'cola'], options.rounds);
+    await seedLargeCatalog(server.db, server.credentials.merchantId, options.largeItems);
+    const codes = Array.from({ length: 50 }, (_, i) => bulkGtin(1 + ((i * 7919) % options.largeItems)));
+    const large = await measureRegister(browser, target, demoItems + options.largeItems, codes, ['bulk 4321', 'paint', 'latte'], options.rounds);
+    return [demo, large];
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+/** Prints the figures: median / p95 per catalog, the large catalog's ratio to the demo, and the aim. */
+export function printRegisterBench([demo, large]: RegisterFigures[]): void {
+  if (!demo || !large) return;
+  const ms = (v: number) => fmt(v, 1);
+  const pair = (values: number[]) => `${ms(median(values))} / ${ms(percentile(values, 95))}`;
+  const rows = (
+    [
+      ['tap → cart painted', 'tap'],
+      ['barcode → cart painted', 'barcode'],
+      ['search keystroke → results painted', 'search'],
+      ['charge → tender dialog', 'charge'],
+      ['cash complete → receipt', 'complete'],
+      ['new sale → ready', 'newSale'],
+      ['reload → usable', 'reload'],
+    ] as const
+  ).map(([label, key]) => {
+    const ratio = percentile(large[key], 95) / percentile(demo[key], 95);
+    return {
+      label: `${label} (ms, median / p95)`,
+      values: [pair(demo[key]), pair(large[key]), `${fmt(ratio, 2)}×`],
+      aim: key === 'reload' ? '≤ 2× demo' : `p95 ≤ 16.7 ms and ≤ 2× demo${percentile(large[key], 95) <= 16.7 && ratio <= 2 ? ' ✓' : ' ✗'}`,
+    };
+  });
+  rows.push({ label: '  of which: local documents read (ms, median)', values: [ms(median(demo.reloadDocsRead)), ms(median(large.reloadDocsRead)), ''], aim: '' });
+  rows.push({ label: '  of which: indexed (ms, median)', values: [ms(median(demo.reloadIndexed)), ms(median(large.reloadIndexed)), ''], aim: '' });
+  rows.push({ label: 'first catalog download (s)', values: [fmt(demo.downloadSeconds, 1), fmt(large.downloadSeconds, 1), ''], aim: `< 30 s${large.downloadSeconds < 30 ? ' ✓' : ' ✗'}` });
+  rows.push({ label: 'JS heap after GC (MB)', values: [fmt(demo.heapMb, 1), fmt(large.heapMb, 1), ''], aim: `< 150 MB${large.heapMb < 150 ? ' ✓' : ' ✗'}` });
+  printTable(`Register — Chromium, demo catalog (${fmt(demo.items)} items, the baseline) vs ${fmt(large.items)} items`, [`${fmt(demo.items)} items`, `${fmt(large.items)} items`, 'p95 ratio'], rows);
+}
