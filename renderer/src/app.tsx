@@ -16,6 +16,7 @@ import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
 import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
+import { ShortcutHelp } from './register/components/shortcut-help.tsx';
 import { currentRegisterStaff, registerStaff$, signOut } from './register/staff-session.ts';
 
 type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
@@ -127,6 +128,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
         <div className="view" hidden={view !== 'register'}>
+          <h1 className="visually-hidden">Register</h1>
           {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
         </div>
         {view === 'sales' ? <SalesView /> : null}
@@ -134,6 +136,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         {view === 'messages' ? <MessagesView /> : null}
         {view === 'backoffice' ? <BackOfficeView /> : null}
         {view === 'devices' ? <DevicesView /> : null}
+        <ShortcutHelp />
       </div>
     </RegisterContext.Provider>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
 import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemDialog } from '../components/item-dialog.tsx';
@@ -13,6 +13,8 @@ import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
 import { useOfflineCards } from '../devices/offline-cards.ts';
 import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { receiptPrintJob } from '../devices/receipt-job.ts';
+import { tabList } from '../../ui/tabs.ts';
+import { ShortcutBar, focusCart } from '../components/shortcut-help.tsx';
 
 const ALL = 'All';
 
@@ -83,7 +85,9 @@ export function RegisterView() {
   const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog, discounts), [lines, catalog, discounts]);
   const visible = items.filter((i) => (category === ALL || i.category === category) && matchesSearch(i, query));
 
-  const focusScan = () => requestAnimationFrame(() => scanInput.current?.focus());
+  const focusScan = useCallback(() => requestAnimationFrame(() => scanInput.current?.focus()), []);
+  const tabsId = useId();
+  const categoryTabs = tabList(tabsId, categories, category, setCategory);
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && discount !== 'invalid';
 
   // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
@@ -94,6 +98,9 @@ export function RegisterView() {
         event.preventDefault();
         scanInput.current?.focus();
         scanInput.current?.select();
+      } else if (event.key === 'F4') {
+        event.preventDefault();
+        focusCart();
       } else if (event.key === 'F9' && canCharge) {
         event.preventDefault();
         chargeRef.current();
@@ -218,6 +225,9 @@ export function RegisterView() {
 
   return (
     <main className="register">
+      <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
+        Skip to cart
+      </a>
       <DeviceStatusBar state={deviceState} />
       <section className="catalog" aria-label="Catalog">
         <div className="scan-row">
@@ -231,6 +241,7 @@ export function RegisterView() {
             data-testid="scan-input"
             type="search"
             placeholder="Scan or search (F2)"
+            aria-keyshortcuts="F2"
             autoComplete="off"
             value={query}
             onChange={(e) => {
@@ -250,11 +261,13 @@ export function RegisterView() {
         </div>
         <div className="category-tabs" role="tablist" aria-label="Categories">
           {categories.map((c) => (
-            <button key={c} type="button" role="tab" aria-selected={c === category} className={c === category ? 'tab tab-active' : 'tab'} onClick={() => setCategory(c)}>
+            <button key={c} type="button" {...categoryTabs.tab(c)} className={c === category ? 'tab tab-active' : 'tab'}>
               {c}
             </button>
           ))}
         </div>
+        {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
+        <div className="catalog-panel" {...categoryTabs.panel()}>
         {items.length === 0 ? (
           <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
         ) : visible.length === 0 ? (
@@ -278,6 +291,8 @@ export function RegisterView() {
             ))}
           </div>
         )}
+        </div>
+        <ShortcutBar />
       </section>
       <CartPanel
         lines={lines}
@@ -294,6 +309,7 @@ export function RegisterView() {
         discountText={discountText}
         discountInvalid={discount === 'invalid'}
         onDiscountText={setDiscountText}
+        onEmptied={focusScan}
         onCharge={charge}
       />
       {dialogItem ? (
