@@ -33,8 +33,14 @@ export function focusCart(): void {
 
 const OPEN_EVENT = 'register:shortcut-help';
 
+/**
+ * `?` typed into a text field is text — except in an empty field marked `data-help-key` (the scan box, focused
+ * whenever the register waits: no barcode or search starts with "?").
+ */
 const isTyping = (target: EventTarget | null) =>
-  target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+  target instanceof HTMLElement &&
+  (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) &&
+  !(target instanceof HTMLInputElement && target.hasAttribute('data-help-key') && target.value === '');
 
 /** The shortcut strip under the catalog: the main keys, always on screen, and a button for the full list. */
 export function ShortcutBar() {

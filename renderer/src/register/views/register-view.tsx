@@ -242,6 +242,7 @@ export function RegisterView() {
             type="search"
             placeholder="Scan or search (F2)"
             aria-keyshortcuts="F2"
+            data-help-key
             autoComplete="off"
             value={query}
             onChange={(e) => {
