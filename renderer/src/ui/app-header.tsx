@@ -142,7 +142,8 @@ function useSyncAnnouncement(state: ReturnType<typeof badgeState>, unsyncedCount
     last.current = { isOffline, unsynced: unsyncedCount };
     if (!before) return;
     if (isOffline !== before.isOffline) setText(isOffline ? 'Offline: sales are kept on this register' : 'Back online');
-    else if (!isOffline && before.unsynced > 0 && unsyncedCount === 0) setText('All sales synced');
+    // Toggling an invisible trailing character makes the same words a new announcement on the next sale.
+    else if (!isOffline && before.unsynced > 0 && unsyncedCount === 0) setText((t) => (t === 'All sales synced' ? 'All sales synced\u200b' : 'All sales synced'));
   }, [isOffline, unsyncedCount]);
   return text;
 }
