@@ -17,6 +17,7 @@ import { SalesView } from './register/views/sales-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
 import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
 import { ShortcutHelp } from './register/components/shortcut-help.tsx';
+import { learnBridgeAddress } from './register/devices/bridge-address.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from './register/staff-session.ts';
 
 type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
@@ -90,6 +91,10 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
   const session = useObservable(booted.session$, booted.session$.value);
   const [view, setView] = useState<View>('register');
   const context = useMemo<RegisterContextValue>(() => ({ db: booted.db, sync: booted.sync, session }), [booted, session]);
+  // The hardware bridge's address from the server's configuration (its BRIDGE_PORT), once per start.
+  useEffect(() => {
+    void learnBridgeAddress(booted.session$.value);
+  }, [booted]);
   // F6: the shift screen (open / close the shift, paid in and out, X- and Z-report), from any view.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {

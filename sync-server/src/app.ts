@@ -13,6 +13,7 @@ import { serverLoggerOptions } from './platform/http/log.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
+import { registerRegisterConfigRoutes } from './sync/register-config.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
@@ -153,6 +154,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     streamKeepAliveMs: opts.config.streamKeepAliveMs ?? 15_000,
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
     demoSelfPair: opts.config.demoSelfPair ?? false,
+    deviceBridgeUrl: opts.config.deviceBridgeUrl ?? null,
   };
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
@@ -238,6 +240,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onClose', async () => webhookWorker.stop());
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
+  registerRegisterConfigRoutes(app, ctx);
   registerStaffRoutes(app, ctx);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });

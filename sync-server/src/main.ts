@@ -66,7 +66,10 @@ async function main(): Promise<void> {
   // Webhook receivers on loopback / private networks: refused unless asked for (npm start asks, for local receivers).
   const allowPrivateWebhookReceivers = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
   const demoSelfPair = process.env.DEMO_MODE === '1';
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir) });
+  // The hardware bridge `npm start` runs beside this server (electron/bridge/main.ts reads the same BRIDGE_PORT):
+  // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
+  const deviceBridgeUrl = process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
   const credentialsPath = join(dataDir, 'demo-credentials.json');
