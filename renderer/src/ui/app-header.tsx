@@ -65,6 +65,12 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
         <span className="brand-name">{session.merchantName}</span>
         <span className="brand-line">
           <span className="brand-register">Register {session.registerNumber}</span>
+          {/* Which register this is, by the name it was enrolled with (issue 13), beside its number. */}
+          {session.registerName && session.registerName !== `Register ${session.registerNumber}` ? (
+            <span className="brand-register-name" data-testid="register-name">
+              {session.registerName}
+            </span>
+          ) : null}
           {signedIn ? (
             <>
               <span className="brand-staff" aria-hidden="true">
