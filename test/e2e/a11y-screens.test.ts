@@ -7,7 +7,10 @@
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage } from './pages/backoffice-page.ts';
@@ -134,5 +137,33 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       page = previous;
     }
     expect(found).toEqual({});
+  });
+
+  it('has no violation in the Devices settings form (bridge connected, a serial device with its drop-downs)', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a11y-bridge-'));
+    const bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });
+    try {
+      await nav('Devices').click();
+      await page.getByTestId('bridge-url').fill(bridge.url);
+      await page.getByTestId('bridge-token').fill(bridge.token);
+      await page.getByTestId('bridge-connect').click();
+      await page.getByTestId('device-settings-printer').waitFor({ timeout: 30_000 });
+      await page.getByTestId('device-mode-printer').selectOption('serial');
+      await page.getByTestId('device-mode-terminal').selectOption('serial');
+      await page.getByTestId('device-baud-printer').waitFor();
+      for (const viewport of VIEWPORTS) {
+        mkdirSync(`${SHOTS}/${viewport.width}x${viewport.height}`, { recursive: true });
+        await page.setViewportSize(viewport);
+        // Scrolled to the device cards: the overlap checks look at what is on screen.
+        await page.getByTestId('device-settings-printer').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        await check('devices-settings', viewport);
+      }
+      // The drop-downs are styled like the other fields (not the browser's default look).
+      expect(await page.getByTestId('device-baud-printer').evaluate((el) => getComputedStyle(el).appearance)).toBe('none');
+      expect(found).toEqual({});
+    } finally {
+      await bridge.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
