@@ -167,6 +167,38 @@ describe('the register by keyboard and screen reader', () => {
     await register.cart.getByRole('button', { name: 'Clear' }).click();
   });
 
+  it('skips to the cart from the scan box; the storage banner is no alert', { timeout: 60_000 }, async () => {
+    await page.locator('.item-tile:not(.item-has-options)').first().click();
+    await page.getByTestId('scan-input').focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to cart');
+    await page.keyboard.press('Enter');
+    expect(await focused(page)).toBe('line-quantity');
+    await register.cart.getByRole('button', { name: 'Clear' }).click();
+    const banner = page.getByTestId('storage-warning');
+    if ((await banner.count()) > 0) expect(await banner.getAttribute('role')).not.toBe('alert');
+  });
+
+  it('back office: Escape on the inline invoice form puts focus back on New invoice', { timeout: 60_000 }, async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Back office' }).click();
+    const signIn = page.getByTestId('staff-sign-in');
+    await page.getByTestId('backoffice').or(signIn).first().waitFor();
+    if (await signIn.isVisible()) {
+      await signIn.getByLabel('PIN').fill(suite!.server.ownerPin);
+      await signIn.getByRole('button', { name: 'Sign in' }).click();
+    }
+    await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: 'Invoices', exact: true }).click();
+    await page.getByTestId('invoice-new').click();
+    const form = page.getByTestId('invoice-form');
+    await form.waitFor();
+    await form.locator('input').first().focus();
+    await page.keyboard.press('Escape');
+    await form.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'invoice-new');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Register', exact: true }).click();
+    await register.scanInput.waitFor();
+  });
+
   it('has tabs that behave as tabs: one Tab stop, arrows move and select, aria-controls names the panel', { timeout: 60_000 }, async () => {
     const tabs = page.getByRole('tablist', { name: 'Categories' }).getByRole('tab');
     expect(await tabs.evaluateAll((all) => all.filter((t) => (t as HTMLElement).tabIndex === 0).length)).toBe(1);

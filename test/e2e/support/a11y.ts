@@ -5,7 +5,7 @@
  * - `layoutProblems`: bounding-box checks of every visible control (button, input, select, textarea, link, tab):
  *   controls overlapping each other, controls clipped by the viewport or by an ancestor that hides overflow, a
  *   placeholder wider than its field, touch targets under 44×44 CSS px (WCAG 2.5.5; a radio or checkbox counts its
- *   label), and not exactly one h1.
+ *   label), radios of one group of different sizes, and not exactly one h1.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -107,6 +107,15 @@ export async function layoutProblems(page: Page): Promise<string[]> {
         if (w > 1 && h > 1) problems.push(`overlap ${Math.round(w)}×${Math.round(h)}: ${describe(a.el)} / ${describe(b.el)}`);
       }
     }
+    // Radios of one group are the same size (one radio in the options dialog was smaller than the rest).
+    const radioSizes = new Map<string, Set<string>>();
+    for (const { el, rect } of boxes) {
+      if (!(el instanceof HTMLInputElement) || el.type !== 'radio') continue;
+      const sizes = radioSizes.get(el.name) ?? new Set<string>();
+      sizes.add(`${Math.round(rect.width)}×${Math.round(rect.height)}`);
+      radioSizes.set(el.name, sizes);
+    }
+    for (const [name, sizes] of radioSizes) if (sizes.size > 1) problems.push(`radios of "${name}" differ in size: ${[...sizes].join(', ')}`);
     const h1s = [...document.querySelectorAll<HTMLElement>('h1')].filter((h) => !h.closest('[hidden]') && getComputedStyle(h).display !== 'none');
     if (h1s.length !== 1) problems.push(`${h1s.length} h1 on the screen (${h1s.map((h) => h.textContent).join(', ')})`);
     return problems;
