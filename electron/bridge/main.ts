@@ -9,14 +9,16 @@
  * - DEVICE_SIMULATORS=never — devices without settings are "not configured" instead of simulated.
  */
 import { resolve } from 'node:path';
-import { defaultRegisterOrigins, startDeviceBridge } from './start-bridge.ts';
+import { bridgePortProblem, defaultRegisterOrigins, startDeviceBridge } from './start-bridge.ts';
+
+const port = Number(process.env.BRIDGE_PORT ?? 8790);
 
 async function main(): Promise<void> {
   const dataDir = resolve(process.env.DATA_DIR ?? './data');
   const allowedOrigins = defaultRegisterOrigins(process.env);
   const bridge = await startDeviceBridge({
     dataDir,
-    port: Number(process.env.BRIDGE_PORT ?? 8790),
+    port,
     allowedOrigins,
     simulators: process.env.DEVICE_SIMULATORS === 'never' ? 'never' : 'auto',
     log: (message) => console.log(`[bridge] ${message}`),
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // A busy port is one line naming BRIDGE_PORT, not a stack trace; anything else is shown in full.
+  console.error(bridgePortProblem(error, port) ?? error);
   process.exit(1);
 });

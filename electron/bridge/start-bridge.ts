@@ -33,6 +33,20 @@ export interface DeviceBridge {
   close(): Promise<void>;
 }
 
+/**
+ * The one line a person reads when the bridge cannot start on its port (issue 13: it used to die with a stack trace):
+ * for a port already in use (EADDRINUSE) or not allowed (EACCES) it names `BRIDGE_PORT` and what to do; `undefined`
+ * for any other error (shown as it is).
+ */
+export function bridgePortProblem(error: unknown, port: number): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') {
+    return `Hardware bridge: port ${port} on 127.0.0.1 is already in use (another bridge still running?). Stop it, or start with BRIDGE_PORT set to a free port, e.g. BRIDGE_PORT=${port + 1} npm start.`;
+  }
+  if (code === 'EACCES') return `Hardware bridge: port ${port} is not allowed for this user. Start with BRIDGE_PORT set to a port above 1023, e.g. BRIDGE_PORT=8790.`;
+  return undefined;
+}
+
 /** The register origins the bridge accepts when REGISTER_ORIGINS is not set. */
 export function defaultRegisterOrigins(env: NodeJS.ProcessEnv): string[] {
   if (env.REGISTER_ORIGINS) return env.REGISTER_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean);

@@ -16,6 +16,8 @@ import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
 import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
+import { ShortcutHelp } from './register/components/shortcut-help.tsx';
+import { learnBridgeAddress } from './register/devices/bridge-address.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from './register/staff-session.ts';
 
 type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
@@ -89,6 +91,10 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
   const session = useObservable(booted.session$, booted.session$.value);
   const [view, setView] = useState<View>('register');
   const context = useMemo<RegisterContextValue>(() => ({ db: booted.db, sync: booted.sync, session }), [booted, session]);
+  // The hardware bridge's address from the server's configuration (its BRIDGE_PORT), once per start.
+  useEffect(() => {
+    void learnBridgeAddress(booted.session$.value);
+  }, [booted]);
   // F6: the shift screen (open / close the shift, paid in and out, X- and Z-report), from any view.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -127,6 +133,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
         <div className="view" hidden={view !== 'register'}>
+          <h1 className="visually-hidden">Register</h1>
           {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
         </div>
         {view === 'sales' ? <SalesView /> : null}
@@ -134,6 +141,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         {view === 'messages' ? <MessagesView /> : null}
         {view === 'backoffice' ? <BackOfficeView /> : null}
         {view === 'devices' ? <DevicesView /> : null}
+        <ShortcutHelp />
       </div>
     </RegisterContext.Provider>
   );

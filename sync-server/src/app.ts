@@ -13,6 +13,7 @@ import { serverLoggerOptions } from './platform/http/log.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
+import { registerRegisterConfigRoutes } from './sync/register-config.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
@@ -163,6 +164,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     streamKeepAliveMs: opts.config.streamKeepAliveMs ?? 15_000,
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
     demoSelfPair: opts.config.demoSelfPair ?? false,
+    deviceBridgeUrl: opts.config.deviceBridgeUrl ?? null,
   };
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
@@ -248,6 +250,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onClose', async () => webhookWorker.stop());
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
+  registerRegisterConfigRoutes(app, ctx);
   registerStaffRoutes(app, ctx);
   registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
   registerDevRoutes(app, ctx);

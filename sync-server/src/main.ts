@@ -69,7 +69,10 @@ async function main(): Promise<void> {
   // Staff may also sign in with ID tokens of an external OpenID Connect issuer (both variables, or neither).
   if (Boolean(process.env.OIDC_ISSUER) !== Boolean(process.env.OIDC_AUDIENCE)) throw new Error('Set both OIDC_ISSUER and OIDC_AUDIENCE (the client id registered with the issuer), or neither.');
   const oidc = process.env.OIDC_ISSUER ? { issuer: process.env.OIDC_ISSUER, audience: process.env.OIDC_AUDIENCE! } : undefined;
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
+  // The hardware bridge `npm start` runs beside this server (electron/bridge/main.ts reads the same BRIDGE_PORT):
+  // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
+  const deviceBridgeUrl = process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
   const credentialsPath = join(dataDir, 'demo-credentials.json');

@@ -159,7 +159,7 @@ describe('web register offline', () => {
     await retailLine.waitFor();
     await register.increaseQuantity(retail.name);
     await register.increaseQuantity(retail.name);
-    await expect(retailLine.getByTestId('line-quantity').textContent()).resolves.toBe('3');
+    await expect(retailLine.getByTestId('line-quantity').inputValue()).resolves.toBe('3');
     await expect(register.cartTotalText()).resolves.toBe(dollars(expected[1]!));
     tender = await register.charge();
     await tender.exact();

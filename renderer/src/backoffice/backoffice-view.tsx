@@ -48,6 +48,7 @@ export function BackOfficeView() {
   if (online && !staff) return <StaffSignIn />;
   return (
     <main className="backoffice" data-testid="backoffice">
+      <h1 className="visually-hidden">Back office</h1>
       <nav className="bo-nav" aria-label="Back office">
         {SECTIONS.map(([key, label]) => (
           <button key={key} type="button" className={section === key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'} aria-current={section === key ? 'page' : undefined} onClick={() => setSection(key)}>

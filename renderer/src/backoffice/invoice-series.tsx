@@ -88,7 +88,11 @@ export function SeriesPanel() {
             replace(s);
             setCreating(false);
           }}
-          onCancel={() => setCreating(false)}
+          onCancel={() => {
+            setCreating(false);
+            // Escape or Cancel: focus back on "New recurring series" (enabled again by then), never the page body.
+            requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-testid="series-new"]')?.focus());
+          }}
         />
       ) : null}
       {loadError ? <LoadError error={loadError} what="Recurring series" /> : null}

@@ -75,7 +75,11 @@ export function InvoicesView() {
             replace(inv);
             setCreating(false);
           }}
-          onCancel={() => setCreating(false)}
+          onCancel={() => {
+            setCreating(false);
+            // Escape or Cancel: focus back on "New invoice", never the page body.
+            requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-testid="invoice-new"]')?.focus());
+          }}
         />
       ) : null}
       {loadError ? <LoadError error={loadError} what="Invoices" /> : null}
@@ -166,6 +170,12 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | undefined>();
   const [paying, setPaying] = useState(false);
+  /** Closes the inline payment form; focus returns to its "Record payment" button. */
+  const stopPaying = () => {
+    setPaying(false);
+    requestAnimationFrame(() => payButton.current?.focus());
+  };
+  const payButton = useRef<HTMLButtonElement>(null);
   const [amount, setAmount] = useState('');
   const [method, setMethod] = useState<InvoicePaymentMethod>('check');
   const [confirmVoid, setConfirmVoid] = useState(false);
@@ -236,12 +246,12 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
           </button>
         ) : null}
         {canPay && !paying ? (
-          <button type="button" className="button button-ghost" onClick={() => (setPaying(true), setAmount(''))} data-testid="invoice-pay">
+          <button ref={payButton} type="button" className="button button-ghost" onClick={() => (setPaying(true), setAmount(''))} data-testid="invoice-pay">
             Record payment
           </button>
         ) : null}
         {paying ? (
-          <form className="bo-actions" onSubmit={pay} onKeyDown={(e) => e.key === 'Escape' && setPaying(false)}>
+          <form className="bo-actions" onSubmit={pay} onKeyDown={(e) => e.key === 'Escape' && stopPaying()}>
             <label className="visually-hidden" htmlFor={`${inv.id}-amount`}>
               Amount received
             </label>
@@ -259,7 +269,7 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
             <button type="submit" className="button button-primary" disabled={busy} data-testid="invoice-pay-submit">
               Record
             </button>
-            <button type="button" className="button button-ghost" onClick={() => setPaying(false)}>
+            <button type="button" className="button button-ghost" onClick={stopPaying}>
               Cancel
             </button>
           </form>

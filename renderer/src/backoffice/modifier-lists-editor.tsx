@@ -133,7 +133,7 @@ export function ModifierListsEditor({ idPrefix, currency, lists, onChange, error
               <button
                 type="button"
                 className="button button-ghost"
-                aria-label={`Remove modifier list ${label}`}
+                aria-label={`Remove list ${label}`}
                 onClick={() => onChange((all) => all.filter((x) => x.key !== l.key))}
                 data-testid="remove-modifier-list"
               >

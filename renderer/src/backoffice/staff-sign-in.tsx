@@ -55,7 +55,8 @@ export function StaffSignIn({
       <section className="bo-section">
         <div className="bo-panel">
           <div className="bo-panel-header">
-            <h2>Sign in</h2>
+            {/* The register screen has its own h1; the back office's sign-in is a screen of its own (one h1 each). */}
+            {purpose === 'register' ? <h2>Sign in</h2> : <h1 className="bo-h1">Sign in to the back office</h1>}
           </div>
           <p className="muted">{message}</p>
           <form className="bo-form" onSubmit={onSubmit} noValidate>

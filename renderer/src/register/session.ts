@@ -17,6 +17,8 @@ export interface RegisterSession {
   currency: string;
   registerId: string;
   registerNumber: number;
+  /** The name the register was given at enrollment (pairing code's `name`, e.g. "Front counter"); absent in older sessions. */
+  registerName?: string;
   /** Highest receipt sequence the server has seen from this register when the session was last refreshed. */
   lastReceiptSequence: number;
   pairedAt: string;
@@ -96,6 +98,7 @@ async function pairVia(path: string, body: Record<string, string>): Promise<Regi
     currency: paired.currency,
     registerId: paired.registerId,
     registerNumber: paired.registerNumber,
+    ...(typeof paired.registerName === 'string' && paired.registerName ? { registerName: paired.registerName } : {}),
     lastReceiptSequence: paired.lastReceiptSequence ?? 0,
     pairedAt: new Date().toISOString(),
   };

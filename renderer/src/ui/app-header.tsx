@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNow, useObservable } from './hooks.ts';
 import { useRegister } from '../register/register-context.ts';
 import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
@@ -10,12 +10,15 @@ const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offli
 /** The badge when the network is up but the sync server does not answer. */
 const UNREACHABLE_TEXT = 'Server unreachable';
 
-/** The last sync as shown in the header: short enough to keep the header on one row at 1280 px. */
-function lastSyncText(iso: string | undefined, now: number): string {
+/**
+ * The last sync as shown in the header: short enough to keep the header on one row at 1280 px. Offline it never says
+ * "just now" (that reads as "in sync"): it gives the time of the last sync.
+ */
+function lastSyncText(iso: string | undefined, now: number, isOffline = false): string {
   if (!iso) return 'Never synced';
   const at = new Date(iso);
   const seconds = Math.max(0, Math.round((now - at.getTime()) / 1000));
-  if (seconds < 10) return 'Synced just now';
+  if (seconds < 10 && !isOffline) return 'Synced just now';
   if (seconds < 24 * 3600) return `Synced ${at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}`;
   return `Synced ${at.toLocaleDateString([], { month: 'short', day: 'numeric' })}`;
 }
@@ -41,6 +44,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
   const state = badgeState(status);
   useObservable(registerStaff$, registerStaff$.value);
   const signedIn = currentRegisterStaff();
+  const announcement = useSyncAnnouncement(state, status.unsyncedCount);
   const title = useMemo(
     () =>
       state === 'synced'
@@ -61,6 +65,12 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
         <span className="brand-name">{session.merchantName}</span>
         <span className="brand-line">
           <span className="brand-register">Register {session.registerNumber}</span>
+          {/* Which register this is, by the name it was enrolled with (issue 13), beside its number. */}
+          {session.registerName && session.registerName !== `Register ${session.registerNumber}` ? (
+            <span className="brand-register-name" data-testid="register-name">
+              {session.registerName}
+            </span>
+          ) : null}
           {signedIn ? (
             <>
               <span className="brand-staff" aria-hidden="true">
@@ -92,7 +102,11 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
           </button>
         ))}
       </nav>
-      <div className="sync-status" aria-live="polite">
+      {/* One short announcement per change that matters (not every badge repaint): see useSyncAnnouncement. */}
+      <p className="visually-hidden" role="status" data-testid="sync-announcement">
+        {announcement}
+      </p>
+      <div className="sync-status">
         <span className={`sync-badge sync-badge-${state}`} data-testid="sync-badge" data-state={state} title={title}>
           <span className="sync-dot" aria-hidden="true" />
           {state === 'offline' && status.isServerUnreachable ? UNREACHABLE_TEXT : BADGE_TEXT[state]}
@@ -113,9 +127,29 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
           </span>
         ) : null}
         <span className="last-sync" data-testid="last-sync" data-time={status.lastSyncAt ?? ''} title={lastSyncDetail(status.lastSyncAt, now)}>
-          {lastSyncText(status.lastSyncAt, now)}
+          {lastSyncText(status.lastSyncAt, now, state === 'offline')}
         </span>
       </div>
     </header>
   );
+}
+
+/**
+ * What the header's live region says: "Offline…" / "Back online" when the connection changes, and "All sales synced"
+ * when the unsynced count returns to 0 — once per sale, where the badge itself repaints four times (syncing, synced…).
+ * Nothing is said on load.
+ */
+function useSyncAnnouncement(state: ReturnType<typeof badgeState>, unsyncedCount: number): string {
+  const [text, setText] = useState('');
+  const last = useRef<{ isOffline: boolean; unsynced: number } | undefined>(undefined);
+  const isOffline = state === 'offline';
+  useEffect(() => {
+    const before = last.current;
+    last.current = { isOffline, unsynced: unsyncedCount };
+    if (!before) return;
+    if (isOffline !== before.isOffline) setText(isOffline ? 'Offline: sales are kept on this register' : 'Back online');
+    // Toggling an invisible trailing character makes the same words a new announcement on the next sale.
+    else if (!isOffline && before.unsynced > 0 && unsyncedCount === 0) setText((t) => (t === 'All sales synced' ? 'All sales synced\u200b' : 'All sales synced'));
+  }, [isOffline, unsyncedCount]);
+  return text;
 }

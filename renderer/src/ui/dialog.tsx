@@ -10,7 +10,8 @@ interface DialogProps {
 
 /**
  * A modal dialog: `role="dialog"` labelled by its title, Escape closes, focus moves into it on open and returns to
- * where it was on close, Tab stays inside.
+ * where it was on close, Tab stays inside. The first
+ * `[data-autofocus]` element gets focus on open, else the first input or button.
  */
 export function Dialog({ title, onClose, children, footer, wide }: DialogProps) {
   const titleId = useId();
@@ -18,7 +19,9 @@ export function Dialog({ title, onClose, children, footer, wide }: DialogProps) 
 
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
-    const first = panel.current?.querySelector<HTMLElement>('[data-autofocus], input, button:not(.dialog-close)');
+    // `[data-autofocus]` wins wherever it is (the tender dialog's amount field sits after its method tabs).
+    const first =
+      panel.current?.querySelector<HTMLElement>('[data-autofocus]') ?? panel.current?.querySelector<HTMLElement>('input, button:not(.dialog-close)');
     (first ?? panel.current)?.focus();
     return () => previous?.focus?.();
   }, []);

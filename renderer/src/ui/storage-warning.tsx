@@ -26,7 +26,8 @@ export function StorageWarning() {
 
   if (!isRefused || isDismissed) return null;
   return (
-    <div className="banner banner-warning" role="alert" data-testid="storage-warning">
+    // A region, not an alert: it is there from load, and an alert would interrupt the screen reader on every start.
+    <div className="banner banner-warning" role="region" aria-label="Storage warning" data-testid="storage-warning">
       <span>
         This browser has not granted persistent storage: under storage pressure it may delete sales that are not synced yet.
         Install the register as an app or allow storage for this site, and sync regularly.

@@ -28,6 +28,12 @@ export interface ServerConfig {
    * (main.ts reads `DEMO_MODE=1`).
    */
   demoSelfPair?: boolean;
+  /**
+   * Address of the web hardware bridge started beside this server (`ws://127.0.0.1:BRIDGE_PORT`), answered to registers
+   * by `GET /api/register/device-bridge` (issue 13). main.ts sets it from `BRIDGE_PORT` (default 8790) unless
+   * `START_BRIDGE=0`; omitted → `null` (no bridge known).
+   */
+  deviceBridgeUrl?: string | null;
 }
 
 /** One text message to send. */

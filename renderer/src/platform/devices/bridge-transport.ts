@@ -31,6 +31,16 @@ function storeBridgeConfig(config: BridgeConfig): void {
   localStorage.setItem(BRIDGE_CONFIG_KEY, JSON.stringify(config));
 }
 
+/** Whether this register has a bridge address of its own (set in Devices), which the server's never overrides. */
+export function hasStoredBridgeUrl(): boolean {
+  try {
+    const raw = JSON.parse(localStorage.getItem(BRIDGE_CONFIG_KEY) ?? '{}') as Partial<BridgeConfig>;
+    return typeof raw.url === 'string' && raw.url !== '' && raw.url !== DEFAULT_BRIDGE_URL;
+  } catch {
+    return false;
+  }
+}
+
 /** Takes a pairing token from `#bridge-token=…` in the address (a link printed by the bridge), then removes it. */
 export function adoptTokenFromUrl(): void {
   const match = /(?:^#|&)bridge-token=([A-Za-z0-9_-]{16,200})/.exec(location.hash);
@@ -73,6 +83,19 @@ export class BridgeTransport extends DeviceClient {
     this.#disconnect();
     this.#retryMs = 1000;
     this.patch({ url: this.#config.url, connection: 'connecting', devices: [], message: undefined });
+    this.#connect();
+  }
+
+  /**
+   * The address the server was configured with (`GET /api/register/device-bridge`, issue 13): used — in memory, not
+   * stored — while this register has no address of its own, so a bridge on another `BRIDGE_PORT` is found.
+   */
+  useServerBridgeUrl(url: string): void {
+    if (hasStoredBridgeUrl() || url === this.#config.url || !/^wss?:\/\//.test(url)) return;
+    this.#config = { ...this.#config, url };
+    this.#disconnect();
+    this.#retryMs = 1000;
+    this.patch({ url, connection: 'connecting', devices: [], message: undefined });
     this.#connect();
   }
 

@@ -1,5 +1,6 @@
+import { useEffect, useRef, useState } from 'react';
 import { formatMoney, type CatalogItem, type OrderTotals } from '../../../../core/index.ts';
-import type { CartLine } from '../sale/cart.ts';
+import { MAX_LINE_QUANTITY, type CartLine } from '../sale/cart.ts';
 
 interface CartPanelProps {
   lines: CartLine[];
@@ -15,28 +16,71 @@ interface CartPanelProps {
   discountText: string;
   discountInvalid: boolean;
   onDiscountText: (text: string) => void;
+  /** Focus target once the cart is empty (after Clear, or removing the last line): the scan box. */
+  onEmptied?: () => void;
 }
 
-export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText }: CartPanelProps) {
+/**
+ * The cart: lines with a typed quantity and −/+ (0 removes the line), Remove, Clear, the discount and the totals, and
+ * Charge. Focus never falls to the page body: removing a line (✕ or a quantity of 0) moves it to the quantity of the
+ * line now in that place (or the one before), an emptied cart hands it to `onEmptied`. Quantity and total changes are
+ * announced once through a polite live region.
+ */
+export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEmptied }: CartPanelProps) {
   const priced = new Map(totals.lines.map((l) => [l.id, l]));
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && !discountInvalid;
+  const list = useRef<HTMLUListElement>(null);
+  /** Index of a line just removed: after the render its neighbour's quantity takes focus. */
+  const removedAt = useRef<number | undefined>(undefined);
+  const nameOf = (line: CartLine) => priced.get(line.key)?.name ?? items.get(line.catalogItemId)?.name ?? 'Unknown item';
+  const announcement = useCartAnnouncement(lines, nameOf, formatMoney(totals.totalCents, currency));
+
+  useEffect(() => {
+    const at = removedAt.current;
+    if (at === undefined) return;
+    removedAt.current = undefined;
+    const inputs = list.current?.querySelectorAll<HTMLInputElement>('[data-testid="line-quantity"]');
+    const next = inputs?.[Math.min(at, inputs.length - 1)];
+    if (next) next.focus();
+    else onEmptied?.();
+  }, [lines, onEmptied]);
+
+  const removeAt = (index: number, key: string) => {
+    removedAt.current = index;
+    onRemove(key);
+  };
+  const setQuantity = (index: number, key: string, quantity: number) => {
+    if (quantity < 1) removedAt.current = index;
+    onQuantity(key, quantity);
+  };
+
   return (
-    <section className="cart" data-testid="cart" aria-label="Cart">
+    <section className="cart" id="cart" tabIndex={-1} data-testid="cart" aria-label="Cart">
       <header className="cart-header">
         <h2>Current sale</h2>
         {lines.length > 0 ? (
-          <button type="button" className="button button-ghost" onClick={onClear}>
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={() => {
+              onClear();
+              onEmptied?.();
+            }}
+          >
             Clear
           </button>
         ) : null}
       </header>
+      <p className="visually-hidden" role="status" data-testid="cart-announcement">
+        {announcement}
+      </p>
       {lines.length === 0 ? (
         <p className="cart-empty">Cart is empty — tap an item or scan a barcode</p>
       ) : (
-        <ul className="cart-lines">
-          {lines.map((line) => {
+        <ul className="cart-lines" ref={list}>
+          {lines.map((line, index) => {
             const pricedLine = priced.get(line.key);
-            const name = pricedLine?.name ?? items.get(line.catalogItemId)?.name ?? 'Unknown item';
+            const name = nameOf(line);
             return (
               <li key={line.key} className="cart-line" data-testid="cart-line">
                 <div className="cart-line-main">
@@ -51,18 +95,28 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
                   )}
                 </div>
                 <div className="cart-line-controls">
-                  <button type="button" className="button button-round" aria-label={`Decrease quantity of ${name}`} onClick={() => onQuantity(line.key, line.quantity - 1)}>
+                  <button
+                    type="button"
+                    className="button button-round"
+                    tabIndex={-1}
+                    aria-label={`Decrease quantity of ${name}`}
+                    onClick={() => setQuantity(index, line.key, line.quantity - 1)}
+                  >
                     −
                   </button>
-                  <span className="cart-line-quantity" data-testid="line-quantity" aria-label={`Quantity of ${name}`}>
-                    {line.quantity}
-                  </span>
-                  <button type="button" className="button button-round" aria-label={`Increase quantity of ${name}`} onClick={() => onQuantity(line.key, line.quantity + 1)}>
+                  <QuantityInput name={name} quantity={line.quantity} onQuantity={(q) => setQuantity(index, line.key, q)} />
+                  <button
+                    type="button"
+                    className="button button-round"
+                    tabIndex={-1}
+                    aria-label={`Increase quantity of ${name}`}
+                    onClick={() => setQuantity(index, line.key, line.quantity + 1)}
+                  >
                     +
                   </button>
                 </div>
                 <span className="cart-line-total">{pricedLine ? formatMoney(pricedLine.grossCents, currency) : ''}</span>
-                <button type="button" className="button button-icon" aria-label={`Remove ${name}`} onClick={() => onRemove(line.key)}>
+                <button type="button" className="button button-icon" aria-label={`Remove ${name}`} onClick={() => removeAt(index, line.key)}>
                   ✕
                 </button>
               </li>
@@ -124,9 +178,68 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
           <dd data-testid="cart-total">{formatMoney(totals.totalCents, currency)}</dd>
         </div>
       </dl>
-      <button type="button" className="button button-primary button-charge" disabled={!canCharge} onClick={onCharge} data-testid="charge" title="Charge (F9)">
+      <button type="button" className="button button-primary button-charge" disabled={!canCharge} onClick={onCharge} data-testid="charge" title="Charge (F9)" aria-keyshortcuts="F9">
         {lines.length > 0 && totals.totalCents === 0 ? 'Complete sale (nothing due)' : `Charge ${formatMoney(totals.totalCents, currency)}`}
       </button>
     </section>
   );
+}
+
+/**
+ * A line's quantity, typed (1…MAX_LINE_QUANTITY; 0 removes the line) and committed on Enter or when focus leaves;
+ * ↑/↓ step it like the −/+ buttons (which are left out of the Tab order: one Tab stop per line's quantity).
+ */
+function QuantityInput({ name, quantity, onQuantity }: { name: string; quantity: number; onQuantity: (quantity: number) => void }) {
+  const [text, setText] = useState(String(quantity));
+  useEffect(() => setText(String(quantity)), [quantity]);
+  const commit = () => {
+    const typed = /^\d+$/.test(text.trim()) ? Math.min(MAX_LINE_QUANTITY, Number(text.trim())) : undefined;
+    if (typed === undefined || typed === quantity) setText(String(quantity));
+    else onQuantity(typed);
+  };
+  return (
+    <input
+      className="cart-line-quantity"
+      data-testid="line-quantity"
+      aria-label={`Quantity of ${name}`}
+      inputMode="numeric"
+      autoComplete="off"
+      size={3}
+      value={text}
+      onFocus={(e) => e.currentTarget.select()}
+      onChange={(e) => setText(e.target.value)}
+      onBlur={commit}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          commit();
+        } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+          e.preventDefault();
+          onQuantity(quantity + (e.key === 'ArrowUp' ? 1 : -1));
+        }
+      }}
+    />
+  );
+}
+
+/**
+ * What the cart's live region says after a change, once: the line whose quantity changed ("Latte, quantity 2") or
+ * that left ("Latte removed"), then the new total. Empty on the first render, so nothing is read on load.
+ */
+function useCartAnnouncement(lines: CartLine[], nameOf: (line: CartLine) => string, total: string): string {
+  const previous = useRef<CartLine[] | undefined>(undefined);
+  const [text, setText] = useState('');
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = lines;
+    if (!before || before === lines) return;
+    const byKey = new Map(before.map((l) => [l.key, l]));
+    const changed = lines.find((l) => byKey.get(l.key)?.quantity !== l.quantity);
+    const gone = before.find((l) => !lines.some((n) => n.key === l.key));
+    const what = lines.length === 0 ? 'Cart cleared' : changed ? `${nameOf(changed)}, quantity ${changed.quantity}` : gone ? `${nameOf(gone)} removed` : '';
+    setText(what ? `${what}. Total ${total}` : `Total ${total}`);
+    // Announce on cart changes only (a new name for the same line is no news).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [lines]);
+  return text;
 }

@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { formatMoney, type Cents } from '../../../../core/index.ts';
 import type { CardPayment, CheckPayment } from '../devices/device-payments.ts';
 import { centsToInput, parseCashInput, quickTenders } from '../sale/cash.ts';
 import { Dialog } from '../../ui/dialog.tsx';
+import { tabList } from '../../ui/tabs.ts';
 
 /** A device tender offered in the dialog, or why it is not (no bridge, terminal not configured…). */
 export interface DeviceTender<T> {
@@ -42,6 +43,11 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
   const covers = tendered !== undefined && tendered >= totalCents;
   const changeCents = covers ? tendered - totalCents : 0;
   const isCardWaiting = card?.payment.phase === 'waiting';
+  const ids = useId();
+  const methods = (['cash', 'card', 'check'] as const).filter((m) => m === 'cash' || (m === 'card' ? card : check));
+  const tabs = tabList(`${ids}-tender`, methods, method, setMethod);
+  const cashErrorId = `${ids}-cash-error`;
+  const isCashInvalid = text !== '' && !isValid;
 
   const complete = () => {
     if (covers && !isBusy) onComplete(tendered);
@@ -70,27 +76,24 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
     <Dialog title={TITLES[method]} onClose={isCardWaiting ? () => undefined : onClose} footer={footer}>
       {card || check ? (
         <div className="tender-methods" role="tablist" aria-label="Payment method">
-          {(['cash', 'card', 'check'] as const)
-            .filter((m) => m === 'cash' || (m === 'card' ? card : check))
-            .map((m) => (
-              <button
-                key={m}
-                type="button"
-                role="tab"
-                aria-selected={method === m}
-                className={method === m ? 'tab tab-active' : 'tab'}
-                data-testid={`tender-method-${m}`}
-                disabled={isCardWaiting && m !== 'card'}
-                onClick={() => setMethod(m)}
-              >
-                {m === 'cash' ? 'Cash' : m === 'card' ? 'Card' : 'Check'}
-              </button>
-            ))}
+          {methods.map((m) => (
+            <button
+              key={m}
+              type="button"
+              {...tabs.tab(m)}
+              className={method === m ? 'tab tab-active' : 'tab'}
+              data-testid={`tender-method-${m}`}
+              disabled={isCardWaiting && m !== 'card'}
+            >
+              {m === 'cash' ? 'Cash' : m === 'card' ? 'Card' : 'Check'}
+            </button>
+          ))}
         </div>
       ) : null}
-      <div className="tender-due">
-        <span>Total due</span>
-        <strong data-testid="tender-total">{formatMoney(totalCents, currency)}</strong>
+      <div {...(card || check ? tabs.panel() : {})}>
+        <div className="tender-due">
+          <span>Total due</span>
+          <strong data-testid="tender-total">{formatMoney(totalCents, currency)}</strong>
       </div>
       {method === 'cash' ? (
         <form
@@ -109,7 +112,8 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
               autoComplete="off"
               placeholder="0.00"
               value={text}
-              aria-invalid={text !== '' && !isValid}
+              aria-invalid={isCashInvalid}
+              aria-describedby={isCashInvalid ? cashErrorId : undefined}
               onChange={(e) => setText(e.target.value)}
             />
           </label>
@@ -125,7 +129,10 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
             <strong data-testid="change-due">{formatMoney(changeCents, currency)}</strong>
           </div>
           {isValid && !covers ? <p className="tender-short">Still due {formatMoney(totalCents - tendered, currency)}</p> : null}
-          {text !== '' && !isValid ? <p className="form-error">Enter an amount like 20 or 20.50</p> : null}
+          {/* Always in the page so the error is announced when it appears; linked to the field by aria-describedby. */}
+          <p id={cashErrorId} className="form-error" role="alert" data-testid="cash-error">
+            {isCashInvalid ? 'Enter an amount like 20 or 20.50' : ''}
+          </p>
           <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
         </form>
       ) : null}
@@ -204,6 +211,7 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
           ) : null}
         </div>
       ) : null}
+      </div>
       {error ? (
         <p className="form-error" role="alert">
           {error}

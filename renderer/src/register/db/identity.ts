@@ -6,7 +6,7 @@
  * Chromium seconds later; it only keeps a copy now — see session.ts.)
  */
 import type { RxJsonSchema } from 'rxdb';
-import type { RegisterSession } from '../session.ts';
+import { loadSession, type RegisterSession } from '../session.ts';
 import type { RegisterDatabase } from './database.ts';
 
 /** The one identity document's primary key. */
@@ -17,7 +17,7 @@ export const IDENTITY_ID = 'this-register';
  * version 0, from when registers held a staff token); what an older version stored there is no credential, and the
  * register pairs again (boot.ts).
  */
-export type StoredIdentity = Omit<RegisterSession, 'registerToken'> & { id: string; staffToken: string };
+export type StoredIdentity = Omit<RegisterSession, 'registerToken' | 'registerName'> & { id: string; staffToken: string };
 
 export const registerIdentityRxSchema: RxJsonSchema<StoredIdentity> = {
   title: 'register identity',
@@ -43,7 +43,11 @@ export async function loadIdentity(db: RegisterDatabase): Promise<RegisterSessio
   const doc = await db.register_identity.findOne(IDENTITY_ID).exec();
   if (!doc) return undefined;
   const stored = doc.toJSON() as StoredIdentity;
+  // The register's enrollment name is display only: kept in the localStorage copy (no schema change for it here).
+  const copy = loadSession();
+  const registerName = copy?.registerId === stored.registerId ? copy.registerName : undefined;
   return {
+    ...(registerName ? { registerName } : {}),
     registerToken: stored.staffToken,
     merchantId: stored.merchantId,
     merchantName: stored.merchantName,
@@ -57,6 +61,6 @@ export async function loadIdentity(db: RegisterDatabase): Promise<RegisterSessio
 
 /** Stores (replaces) the identity; resolves once IndexedDB has committed it. */
 export async function storeIdentity(db: RegisterDatabase, session: RegisterSession): Promise<void> {
-  const { registerToken, ...rest } = session;
+  const { registerToken, registerName: _displayOnly, ...rest } = session;
   await db.register_identity.upsert({ ...rest, staffToken: registerToken, id: IDENTITY_ID });
 }

@@ -23,6 +23,10 @@ export function DevicesView() {
   const [ports, setPorts] = useState<PortInfo[]>([]);
   const [note, setNote] = useState<{ text: string; isError: boolean } | undefined>();
   const isReady = state.connection === 'ready';
+  // The address in use, also when it came from the server's configuration after this view opened.
+  useEffect(() => {
+    if (bridge) setBridgeUrl(bridge.bridgeConfig.url);
+  }, [bridge, state.url]);
 
   const load = async () => {
     try {

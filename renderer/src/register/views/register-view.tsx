@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
 import { throttleTime } from 'rxjs';
-import { catalogSnapshot, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate } from '../../../../core/index.ts';
+import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemGrid } from '../components/item-grid.tsx';
 import { CatalogIndex } from '../sale/catalog-index.ts';
@@ -16,6 +16,8 @@ import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
 import { useOfflineCards } from '../devices/offline-cards.ts';
 import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { receiptPrintJob } from '../devices/receipt-job.ts';
+import { tabList } from '../../ui/tabs.ts';
+import { ShortcutBar, focusCart } from '../components/shortcut-help.tsx';
 
 const ALL = 'All';
 
@@ -82,7 +84,9 @@ export function RegisterView() {
   const catalogScroller = useRef<HTMLElement>(null);
   const getCatalogScroller = useCallback(() => catalogScroller.current, []);
 
-  const focusScan = () => requestAnimationFrame(() => scanInput.current?.focus());
+  const focusScan = useCallback(() => requestAnimationFrame(() => scanInput.current?.focus()), []);
+  const tabsId = useId();
+  const categoryTabs = tabList(tabsId, categories, category, setCategory);
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && discount !== 'invalid';
 
   // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
@@ -93,6 +97,9 @@ export function RegisterView() {
         event.preventDefault();
         scanInput.current?.focus();
         scanInput.current?.select();
+      } else if (event.key === 'F4') {
+        event.preventDefault();
+        focusCart();
       } else if (event.key === 'F9' && canCharge) {
         event.preventDefault();
         chargeRef.current();
@@ -221,6 +228,9 @@ export function RegisterView() {
 
   return (
     <main className="register">
+      <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
+        Skip to cart
+      </a>
       <DeviceStatusBar state={deviceState} />
       <section className="catalog" aria-label="Catalog" ref={catalogScroller} data-item-count={items.length}>
         <div className="scan-row">
@@ -234,6 +244,8 @@ export function RegisterView() {
             data-testid="scan-input"
             type="search"
             placeholder="Scan or search (F2)"
+            aria-keyshortcuts="F2"
+            data-help-key
             autoComplete="off"
             value={query}
             onChange={(e) => {
@@ -253,11 +265,13 @@ export function RegisterView() {
         </div>
         <div className="category-tabs" role="tablist" aria-label="Categories">
           {categories.map((c) => (
-            <button key={c} type="button" role="tab" aria-selected={c === category} className={c === category ? 'tab tab-active' : 'tab'} onClick={() => setCategory(c)}>
+            <button key={c} type="button" {...categoryTabs.tab(c)} className={c === category ? 'tab tab-active' : 'tab'}>
               {c}
             </button>
           ))}
         </div>
+        {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
+        <div className="catalog-panel" {...categoryTabs.panel()}>
         {items.length === 0 ? (
           <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
         ) : visible.length === 0 ? (
@@ -265,6 +279,8 @@ export function RegisterView() {
         ) : (
           <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
         )}
+        </div>
+        <ShortcutBar />
       </section>
       <CartPanel
         lines={lines}
@@ -281,6 +297,7 @@ export function RegisterView() {
         discountText={discountText}
         discountInvalid={discount === 'invalid'}
         onDiscountText={setDiscountText}
+        onEmptied={focusScan}
         onCharge={charge}
       />
       {dialogItem ? (

