@@ -52,6 +52,9 @@ import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
 import type { PaymentProcessor } from './modules/payments/processors.ts';
 import type { PayoutAdapter } from './modules/payments/payouts.ts';
+import { registerBillPaymentRoutes } from './modules/bill-payments/routes.ts';
+import type { BillPartner } from './modules/bill-payments/partner.ts';
+import type { TransferPartner } from './modules/transfers/partner.ts';
 import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
@@ -106,6 +109,10 @@ export interface BuildAppOptions {
   paymentProcessor?: PaymentProcessor;
   /** The payout adapter of `POST /api/pos/payouts`; default the sandbox's. Never reached for the demo store. */
   payouts?: PayoutAdapter;
+  /** The money-transfer partner (issue 14); default the deterministic sandbox (modules/transfers/partner.ts). */
+  transferPartner?: TransferPartner;
+  /** The bill-payment partner (issue 14); default the deterministic sandbox (modules/bill-payments/partner.ts). */
+  billPartner?: BillPartner;
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -232,6 +239,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerInventoryRoutes(app, ctx, { changeStock });
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
+  registerBillPaymentRoutes(app, ctx, opts.billPartner);
   if (opts.webhooks?.enabled !== false) {
     const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
     app.addHook('onReady', async () => webhookWorker.start());

@@ -135,6 +135,27 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // Staff: managers see the staff and add cashiers (the handler refuses them other roles)
   'GET /api/pos/staff': 'manager',
   'POST /api/pos/staff': 'manager',
+  // Financial services (issue 14): a cashier runs a service; a manager clears or refuses a hold and reads the lists
+  'GET /api/pos/financial-services': 'cashier',
+  'GET /api/pos/billers': 'cashier',
+  'POST /api/pos/bill-payments/validate': 'cashier',
+  'POST /api/pos/bill-payments': 'cashier',
+  'GET /api/pos/bill-payments/:id': 'cashier',
+  'POST /api/pos/bill-payments/:id/refresh': 'cashier',
+  'GET /api/pos/bill-payments': 'manager',
+  'POST /api/pos/check-cashings': 'cashier',
+  'GET /api/pos/check-cashings/:id': 'cashier',
+  'POST /api/pos/check-cashings/:id/complete': 'cashier',
+  'POST /api/pos/check-cashings/:id/refuse': 'manager',
+  'GET /api/pos/check-cashings': 'manager',
+  'POST /api/pos/transfers/quote': 'cashier',
+  'POST /api/pos/transfers': 'cashier',
+  'GET /api/pos/transfers/:id': 'cashier',
+  'POST /api/pos/transfers/:id/complete': 'cashier',
+  'POST /api/pos/transfers/:id/refuse': 'manager',
+  'POST /api/pos/transfers/:id/cancel': 'cashier',
+  'POST /api/pos/transfers/:id/refresh': 'cashier',
+  'GET /api/pos/transfers': 'manager',
 
   // Owners (listed for the reader; unlisted routes need the owner anyway)
   'PATCH /api/pos/settings': 'owner',
