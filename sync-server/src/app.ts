@@ -50,6 +50,8 @@ import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
+import { registerSanctionsRoutes } from './modules/sanctions/routes.ts';
+import { registerIdVerificationRoutes } from './modules/id-verification/routes.ts';
 import type { PaymentProcessor } from './modules/payments/processors.ts';
 import type { PayoutAdapter } from './modules/payments/payouts.ts';
 import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
@@ -232,6 +234,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerInventoryRoutes(app, ctx, { changeStock });
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
+  registerSanctionsRoutes(app, ctx);
+  registerIdVerificationRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
     const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
     app.addHook('onReady', async () => webhookWorker.start());

@@ -135,6 +135,19 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // Staff: managers see the staff and add cashiers (the handler refuses them other roles)
   'GET /api/pos/staff': 'manager',
   'POST /api/pos/staff': 'manager',
+  // Financial services (issue 14): cashiers screen names and verify IDs; managers clear or refuse held screenings,
+  // read the lists and settings; owners upload a list version and change the settings
+  'POST /api/pos/screenings': 'cashier',
+  'GET /api/pos/screenings/:id': 'cashier',
+  'POST /api/pos/id-verifications': 'cashier',
+  'GET /api/pos/screenings': 'manager',
+  'POST /api/pos/screenings/:id/clear': 'manager',
+  'POST /api/pos/screenings/:id/refuse': 'manager',
+  'GET /api/pos/sanctions-lists': 'manager',
+  'GET /api/pos/screening-settings': 'manager',
+  'GET /api/pos/id-verifications': 'manager',
+  'GET /api/pos/id-verifications/:id': 'manager',
+  'GET /api/pos/id-verification-settings': 'manager',
 
   // Owners (listed for the reader; unlisted routes need the owner anyway)
   'PATCH /api/pos/settings': 'owner',
@@ -144,6 +157,9 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'PATCH /api/pos/offline-cards/limits': 'owner',
   'PATCH /api/pos/staff/:id': 'owner',
   'POST /api/pos/staff/:id/pin': 'owner',
+  'POST /api/pos/sanctions-lists': 'owner',
+  'PATCH /api/pos/screening-settings': 'owner',
+  'PATCH /api/pos/id-verification-settings': 'owner',
   'GET /api/pos/audit/verify': 'owner',
   'POST /api/pos/audit/verify': 'owner',
   'GET /api/pos/audit/checkpoints': 'owner',
