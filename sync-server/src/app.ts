@@ -50,6 +50,8 @@ import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
+import { registerSanctionsRoutes } from './modules/sanctions/routes.ts';
+import { registerIdVerificationRoutes } from './modules/id-verification/routes.ts';
 import type { PaymentProcessor } from './modules/payments/processors.ts';
 import type { PayoutAdapter } from './modules/payments/payouts.ts';
 import { registerBillPaymentRoutes } from './modules/bill-payments/routes.ts';
@@ -240,6 +242,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, opts.billPartner);
+  registerSanctionsRoutes(app, ctx);
+  registerIdVerificationRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
     const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
     app.addHook('onReady', async () => webhookWorker.start());
