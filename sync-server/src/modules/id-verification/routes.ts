@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { pageQueryFields, pageSchema, queryBoolean, utcDateTime } from '../../../../core/index.ts';
+import { pageQueryFields, pageSchema, patchBody, queryBoolean, utcDateTime } from '../../../../core/index.ts';
 import { idVerificationSchema, idVerificationSettingsSchema } from '../../../../core/screening.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
@@ -36,7 +36,7 @@ const listQuery = z.strictObject({
   to: utcDateTime.optional(),
   ...pageQueryFields,
 });
-const settingsPatch = idVerificationSettingsSchema.partial();
+const settingsPatch = patchBody(idVerificationSettingsSchema.partial().shape);
 
 /**
  * ID verification (issue 14; docs/api.md "ID verification"): verify a card (cashiers), the verifications with filters

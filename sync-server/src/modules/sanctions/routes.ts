@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { pageQueryFields, pageSchema, utcDateTime } from '../../../../core/index.ts';
+import { pageQueryFields, pageSchema, patchBody, utcDateTime } from '../../../../core/index.ts';
 import { sanctionsListSchema, screeningOutcomeSchema, screeningSchema, screeningSettingsSchema, screeningStatusSchema } from '../../../../core/screening.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
@@ -39,7 +39,7 @@ const uploadBody = z.strictObject({
   altCsv: z.string().optional().describe('alt.csv (aliases) as published'),
   addCsv: z.string().optional().describe('add.csv (addresses) as published'),
 });
-const settingsPatch = screeningSettingsSchema.partial();
+const settingsPatch = patchBody(screeningSettingsSchema.partial().shape);
 
 /**
  * Sanctions screening (issue 14; docs/api.md "Sanctions screening"): screen a name (cashiers), the screenings with
