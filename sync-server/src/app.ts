@@ -55,6 +55,10 @@ import { registerIdVerificationRoutes } from './modules/id-verification/routes.t
 import type { PaymentProcessor } from './modules/payments/processors.ts';
 import type { PayoutAdapter } from './modules/payments/payouts.ts';
 import { registerBillPaymentRoutes } from './modules/bill-payments/routes.ts';
+import { registerCheckCashingRoutes } from './modules/check-cashing/routes.ts';
+import { registerTransferRoutes } from './modules/transfers/routes.ts';
+import { SANDBOX_CORRIDORS } from './modules/transfers/partner.ts';
+import { cashCheck, completeHeldCheck, completeHeldTransfer, financialServicesOverview, financialServicesOverviewSchema, refuseHeldCheck, refuseHeldTransfer, sendTransfer } from './workflows/financial-services.ts';
 import type { BillPartner } from './modules/bill-payments/partner.ts';
 import type { TransferPartner } from './modules/transfers/partner.ts';
 import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
@@ -242,6 +246,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, opts.billPartner);
+  registerCheckCashingRoutes(app, ctx, { cashCheck, completeHeldCheck, refuseHeldCheck, overview: (db, merchantId) => financialServicesOverview(db, merchantId, SANDBOX_CORRIDORS), overviewSchema: financialServicesOverviewSchema });
+  registerTransferRoutes(app, ctx, { sendTransfer, completeHeldTransfer, refuseHeldTransfer }, opts.transferPartner);
   registerSanctionsRoutes(app, ctx);
   registerIdVerificationRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
