@@ -11,6 +11,9 @@
  *   beside the raw read of the same rows.
  * - Images (test/bench/images.ts): local image generation per aspect ratio.
  * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
+ * - Screening (test/bench/screening.ts): one sanctions screening over a list of the full SDN size (SCREEN_ENTRIES,
+ *   default 18 000, and SCREEN_ALIASES, default 20 000), p50/p99 ms over SCREEN_QUERIES names (default 300), beside an
+ *   exact-match Map lookup of the same names.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
@@ -18,7 +21,7 @@
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
  * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
- * BENCH_ONLY=sync,orders,ledger,closeout,images,routing runs some tables only. Develop with small sizes, e.g.
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,screening runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
@@ -26,6 +29,7 @@ import { benchCloseout, printCloseoutBench, type CloseoutBenchResult } from './c
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
 import { benchRouting, printRoutingBench } from './routing.ts';
+import { benchScreening, printScreeningBench } from './screening.ts';
 import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
 import { benchSync, printSyncBench, type SyncBenchResult } from './sync.ts';
 
@@ -48,7 +52,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,screening').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -75,6 +79,9 @@ async function main(): Promise<void> {
   }
   if (only.has('routing')) {
     printRoutingBench(await benchRouting({ payments: positiveInteger('ROUTING_PAYMENTS', 100_000), rounds }));
+  }
+  if (only.has('screening')) {
+    printScreeningBench(await benchScreening({ entries: positiveInteger('SCREEN_ENTRIES', 18_000), aliases: positiveInteger('SCREEN_ALIASES', 20_000), queries: positiveInteger('SCREEN_QUERIES', 300), rounds }));
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

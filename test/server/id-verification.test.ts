@@ -4,7 +4,7 @@
  * minimum age (store setting, 18 by default) checked on the server's clock; the document number stored masked only;
  * foreign, truncated and malformed payloads a clear 400. On PGlite and PostgreSQL.
  */
-import bwipjs from 'bwip-js';
+import bwipjs from 'bwip-js/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdVerification } from '../../core/screening.ts';
 import { databaseTargets } from '../support/databases.ts';
