@@ -14,6 +14,7 @@ import { NeedsConnection, useApi, useOnline } from '../../backoffice/shared.tsx'
 import { StaffSignIn } from '../../backoffice/staff-sign-in.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { currentStaffSession, staffSession$ } from '../staff-session.ts';
+import { CashCheckTab, PayBillTab, SendMoneyTab } from './financial-services-tabs.tsx';
 
 /** A tab of the Services area: its key, label and content. Other services add theirs to {@link SERVICE_TABS}. */
 export interface ServiceTab {
@@ -31,6 +32,10 @@ export interface ServicePrefill {
 export const SERVICE_TABS: ServiceTab[] = [
   { key: 'verify-id', label: 'Verify ID', render: ({ api, setPrefill }) => <VerifyIdTab api={api} onScreen={(name) => setPrefill({ name })} /> },
   { key: 'screen', label: 'Screen a name', render: ({ api, prefill }) => <ScreenNameTab api={api} initialName={prefill.name ?? ''} /> },
+  // The money services (financial-services-tabs.tsx): the hold banner is handed in, so that file does not import this one.
+  { key: 'cash-check', label: 'Cash a check', render: ({ api }) => <CashCheckTab api={api} HoldBanner={ScreeningHoldBanner} /> },
+  { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
+  { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} /> },
 ];
 
 const SERVICES: [string, string][] = [
