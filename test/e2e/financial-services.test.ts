@@ -117,6 +117,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     const receipt = (await page.getByTestId('cash-check-receipt').textContent()) ?? '';
     expect(receipt).toContain('Customer: JOHN Q PUBLIC');
     expect(receipt).toContain('Check 075901231 ••••6327 #0101');
+    // Printed on the receipt printer, and the drawer opened for the cash.
+    const printer = bridge.hub.simulators!.printer;
+    await eventually(async () => expect(printer.receipts.some((r) => r.text.includes('CHECK CASHED') && r.text.includes('Cash paid: 387.82 USD'))).toBe(true));
+    expect(printer.drawerKicks).toBeGreaterThanOrEqual(1);
+    expect(printer.receipts.at(-1)!.text).not.toContain('456327');
 
     const list = await api('GET', '/api/pos/check-cashings?status=paid', managerToken);
     expect(list.body.data).toHaveLength(1);

@@ -129,6 +129,23 @@ function HoldPanel({ api, HoldBanner, screeningIds, onCleared }: TabProps & { sc
   return <HoldBanner api={api} screening={held} onChange={(s) => setScreenings((list) => list.map((x) => (x.id === s.id ? s : x)))} />;
 }
 
+/**
+ * Prints a service receipt on the receipt printer and opens the drawer (cash goes out for a check, in for a transfer or
+ * a bill). Best effort: without a printer the receipt stays on screen and the answer says why.
+ */
+async function printReceipt(jobId: string, lines: string[]): Promise<string> {
+  try {
+    await getDeviceClient().print({
+      jobId,
+      blocks: [...lines.map((text, i) => ({ kind: 'text' as const, text: text.replace(/•/g, '*'), ...(i === 0 ? { bold: true, align: 'center' as const } : {}) })), { kind: 'feed', lines: 3 }, { kind: 'cut' }],
+      openDrawer: true,
+    });
+    return 'Receipt printed; the drawer is open.';
+  } catch (err) {
+    return `Receipt not printed (${errorMessage(err)}): open the drawer by hand and give the customer the receipt on screen.`;
+  }
+}
+
 function Receipt({ lines, testId }: { lines: string[]; testId: string }) {
   return (
     <pre className="service-receipt" data-testid={testId}>
@@ -149,6 +166,10 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
   const [error, setError] = useState<string | undefined>();
   const [record, setRecord] = useState<CheckCashing | undefined>();
   const [cleared, setCleared] = useState(false);
+  const [printNote, setPrintNote] = useState<string | undefined>();
+  useEffect(() => {
+    if (record?.status === 'paid') void printReceipt(record.id, record.receipt).then(setPrintNote);
+  }, [record?.id, record?.status]);
 
   const scanCheck = async () => {
     setScanning(true);
@@ -194,6 +215,7 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
     setIdPayload('');
     setRecord(undefined);
     setCleared(false);
+    setPrintNote(undefined);
     setError(undefined);
   };
   return (
@@ -258,6 +280,7 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
             Hand the customer <strong data-testid="cash-check-payout">{formatMoney(record.payoutCents)}</strong> from the drawer.
           </p>
           <Receipt lines={record.receipt} testId="cash-check-receipt" />
+          {printNote ? <p className="muted" data-testid="cash-check-print-note">{printNote}</p> : null}
           <button type="button" className="button" onClick={reset}>
             Next check
           </button>
@@ -279,6 +302,10 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
   const [disclosure, setDisclosure] = useState<Disclosure | undefined>();
   const [transfer, setTransfer] = useState<Transfer | undefined>();
   const [cleared, setCleared] = useState(false);
+  const [printNote, setPrintNote] = useState<string | undefined>();
+  useEffect(() => {
+    if (transfer?.status === 'sent' && transfer.receipt) void printReceipt(transfer.id, transfer.receipt.lines).then(setPrintNote);
+  }, [transfer?.id, transfer?.status === 'sent']);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const amountCents = dollarsToCents(amount);
@@ -376,6 +403,7 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
             Transfer <strong data-testid="send-status">{transfer.status}</strong> to {transfer.receiverName}.
           </p>
           {transfer.receipt ? <Receipt lines={transfer.receipt.lines} testId="send-receipt" /> : null}
+          {printNote ? <p className="muted" data-testid="send-print-note">{printNote}</p> : null}
           {transfer.status === 'sent' ? (
             <button type="button" className="button" onClick={() => void cancel()} data-testid="send-cancel">
               Cancel (full refund, 30 minutes)
@@ -398,6 +426,10 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
   const [amount, setAmount] = useState('');
   const [customerName, setCustomerName] = useState('');
   const [payment, setPayment] = useState<BillPayment | undefined>();
+  const [printNote, setPrintNote] = useState<string | undefined>();
+  useEffect(() => {
+    if (payment) void printReceipt(payment.id, payment.receipt).then(setPrintNote);
+  }, [payment?.id]);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
@@ -478,6 +510,7 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
             Paid — confirmation <strong data-testid="bill-confirmation">{payment.confirmationNumber}</strong>
           </p>
           <Receipt lines={payment.receipt} testId="bill-receipt" />
+          {printNote ? <p className="muted" data-testid="bill-print-note">{printNote}</p> : null}
         </div>
       ) : null}
     </section>
