@@ -181,4 +181,31 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     await eventually(async () => expect(await page.getByTestId('bill-confirmation').textContent()).toMatch(/^BP[0-9A-F]{10}A$/));
     expect(await page.getByTestId('bill-receipt').textContent()).toContain('Total paid: 81.50 USD');
   });
+
+  it('the back office lists the services, filtered by service and status', async () => {
+    await nav('Back office');
+    const boSignIn = page.getByTestId('staff-sign-in');
+    await page.getByTestId('backoffice').or(boSignIn).first().waitFor({ timeout: TIMEOUT });
+    if (await boSignIn.isVisible()) {
+      const owner = (await server.db.query<{ name: string }>('SELECT name FROM staff WHERE id = $1', [server.credentials.staffId])).rows[0]!.name;
+      await boSignIn.getByRole('option', { name: new RegExp(`^${owner} \\(`) }).waitFor({ state: 'attached', timeout: TIMEOUT });
+      await boSignIn.getByLabel('Staff member').selectOption({ label: `${owner} (owner)` });
+      await boSignIn.getByLabel('PIN').fill(server.credentials.ownerPin);
+      await boSignIn.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('backoffice').waitFor({ timeout: TIMEOUT });
+    }
+    await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: 'Financial services' }).click();
+    const rows = page.getByTestId('fs-row');
+    const shown = () => page.getByTestId('financial-services-lists').innerText();
+    await eventually(async () => expect(await rows.count(), await shown()).toBe(1));
+    expect(await rows.first().getAttribute('data-status')).toBe('paid');
+    await page.getByRole('tab', { name: 'Money transfers' }).click();
+    await eventually(async () => expect(await rows.count(), await shown()).toBe(1));
+    expect(await rows.first().textContent()).toContain('JOHN Q PUBLIC → Elvis Angus Logan Morej');
+    await page.getByTestId('fs-status').selectOption('held');
+    await eventually(async () => expect(await rows.count()).toBe(0));
+    await page.getByRole('tab', { name: 'Bill payments' }).click();
+    await eventually(async () => expect(await rows.count()).toBe(1));
+    expect(await rows.first().textContent()).toContain('Metro Power & Light');
+  });
 });

@@ -23,8 +23,8 @@ function describe(kind: Kind, r: Row): { who: string; amount: string; detail: st
   const money = (c: unknown) => formatMoney(Number(c ?? 0));
   if (kind === 'checks') return { who: String(r.customerName), amount: money(r.amountCents), detail: `fee ${money(r.feeCents)}, ${String(r.routingNumber)} ${String(r.accountMasked)}` };
   if (kind === 'transfers') {
-    const q = r.quote as { sendAmountCents: number; feeCents: number; country: string; receiveAmountMinor: number; receiveCurrency: string };
-    return { who: `${String(r.senderName)} → ${String(r.receiverName)}`, amount: money(q.sendAmountCents), detail: `${q.country}, fee ${money(q.feeCents)}, receives ${(q.receiveAmountMinor / 100).toFixed(2)} ${q.receiveCurrency}` };
+    const q = (r.quote ?? {}) as { sendAmountCents?: number; feeCents?: number; country?: string; receiveAmountMinor?: number; receiveCurrency?: string };
+    return { who: `${String(r.senderName)} → ${String(r.receiverName)}`, amount: money(q.sendAmountCents), detail: `${q.country ?? ''}, fee ${money(q.feeCents)}, receives ${((q.receiveAmountMinor ?? 0) / 100).toFixed(2)} ${q.receiveCurrency ?? ''}` };
   }
   return { who: String(r.customerName), amount: money(r.amountCents), detail: `${String(r.billerName)} ${String(r.accountMasked)} · ${String(r.confirmationNumber)}` };
 }
@@ -34,7 +34,9 @@ export function FinancialServicesView() {
   const [kind, setKind] = useState<Kind>('checks');
   const [status, setStatus] = useState('');
   const [name, setName] = useState('');
-  const [rows, setRows] = useState<Row[] | undefined>();
+  // The rows with the service they belong to: a page of one service is never drawn as another's.
+  const [loaded, setLoaded] = useState<{ kind: Kind; rows: Row[] } | undefined>();
+  const rows = loaded?.kind === kind ? loaded.rows : undefined;
   const [error, setError] = useState<string | undefined>();
   const [tick, setTick] = useState(0);
   const [, , path, statuses] = KINDS.find(([k]) => k === kind)!;
@@ -44,7 +46,7 @@ export function FinancialServicesView() {
     if (status) q.set('status', status);
     if (name.trim()) q.set(kind === 'transfers' ? 'name' : 'customerName', name.trim());
     setError(undefined);
-    api.request<{ data: Row[] }>('GET', `${path}?${q.toString()}`).then((page) => setRows(page.data), (err: unknown) => setError(errorMessage(err)));
+    api.request<{ data: Row[] }>('GET', `${path}?${q.toString()}`).then((page) => setLoaded({ kind, rows: page.data }), (err: unknown) => setError(errorMessage(err)));
   }, [api, kind, path, status, name, tick]);
 
   const refuse = async (r: Row) => {
