@@ -140,9 +140,12 @@ export function ageOn(dateOfBirth: string, on: string): number {
   return y - by - (m < bm || (m === bm && d < bd) ? 1 : 0);
 }
 
-/** A document number masked for storage and display: every character but the last four replaced by `*` (at least four `*`). */
+/**
+ * A document number masked for storage and display: only the last four characters kept (fewer for a short number: at
+ * most half of it), the rest replaced by `*` (at least four).
+ */
 export function maskDocumentNumber(documentNumber: string): string {
   const clean = documentNumber.trim();
-  const tail = clean.slice(-4);
-  return `${'*'.repeat(Math.max(4, clean.length - 4))}${tail}`;
+  const kept = Math.min(4, Math.floor(clean.length / 2));
+  return `${'*'.repeat(Math.max(4, clean.length - kept))}${kept > 0 ? clean.slice(-kept) : ''}`;
 }

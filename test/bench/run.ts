@@ -13,7 +13,8 @@
  * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
  * - Screening (test/bench/screening.ts): one sanctions screening over a list of the full SDN size (SCREEN_ENTRIES,
  *   default 18 000, and SCREEN_ALIASES, default 20 000), p50/p99 ms over SCREEN_QUERIES names (default 300), beside an
- *   exact-match Map lookup of the same names.
+ *   exact-match Map lookup of the same names; then through the API on each engine: the list's upload, SCREEN_REQUESTS
+ *   (default 100) POST /api/pos/screenings p50/p99 beside GET of one stored screening.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
     printRoutingBench(await benchRouting({ payments: positiveInteger('ROUTING_PAYMENTS', 100_000), rounds }));
   }
   if (only.has('screening')) {
-    printScreeningBench(await benchScreening({ entries: positiveInteger('SCREEN_ENTRIES', 18_000), aliases: positiveInteger('SCREEN_ALIASES', 20_000), queries: positiveInteger('SCREEN_QUERIES', 300), rounds }));
+    printScreeningBench(await benchScreening({ entries: positiveInteger('SCREEN_ENTRIES', 18_000), aliases: positiveInteger('SCREEN_ALIASES', 20_000), queries: positiveInteger('SCREEN_QUERIES', 300), rounds, targets, apiRequests: positiveInteger('SCREEN_REQUESTS', 100) }));
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

@@ -10,6 +10,8 @@
 import { performance } from 'node:perf_hooks';
 import { compileList, nameTokens, screenName } from '../../sync-server/src/modules/sanctions/matching.ts';
 import { listedNames, parseSdnFiles } from '../../sync-server/src/modules/sanctions/list.ts';
+import type { DatabaseTarget } from '../support/databases.ts';
+import { startTestServer } from '../support/server.ts';
 import { fmt, median, printTable } from './report.ts';
 
 /** One screening bench run. */
@@ -27,6 +29,8 @@ export interface ScreeningBenchResult {
   lookup: { p50: number; p99: number }[];
   /** Share of the listed-name variants found at or above 0.85 (sanity: the bench screens what the tests screen). */
   found: number;
+  /** Through the API on each database: the upload of the list (ms), POST /api/pos/screenings and GET of one screening (p50/p99 ms). */
+  api: { engine: string; uploadMs: number; firstScreenMs: number; post: { p50: number; p99: number }; get: { p50: number; p99: number } }[];
 }
 
 const SYLLABLES = ['al', 'an', 'ar', 'ba', 'be', 'da', 'di', 'el', 'fa', 'ga', 'ha', 'ib', 'ka', 'ko', 'la', 'li', 'ma', 'mo', 'na', 'ni', 'or', 'pa', 'ra', 're', 'ri', 'sa', 'se', 'sh', 'ta', 'to', 'va', 'vi', 'ya', 'za', 'zu', 'ov', 'ez', 'in'];
@@ -98,8 +102,48 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
-/** Runs the screening bench. */
-export async function benchScreening(options: { entries: number; aliases: number; queries: number; rounds: number }): Promise<ScreeningBenchResult> {
+/**
+ * Through the API (Fastify inject, a real database): the owner uploads the list (the new current version), then
+ * `requests` screenings are POSTed one at a time (score + row + audit entry in one transaction), beside GETs of one
+ * stored screening through the same stack.
+ */
+async function benchApi(target: DatabaseTarget, files: { sdnCsv: string; altCsv: string }, queries: readonly string[], requests: number): Promise<ScreeningBenchResult['api'][number]> {
+  const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+  try {
+    const headers = { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' };
+    let t = performance.now();
+    const up = await server.app.inject({ method: 'POST', url: '/api/pos/sanctions-lists', headers, payload: JSON.stringify({ ...files, version: 'bench' }) });
+    if (up.statusCode !== 201) throw new Error(`upload: ${up.statusCode} ${up.body}`);
+    const uploadMs = performance.now() - t;
+    const post = async (name: string) => {
+      const res = await server.app.inject({ method: 'POST', url: '/api/pos/screenings', headers, payload: JSON.stringify({ name }) });
+      if (res.statusCode !== 201) throw new Error(`screen: ${res.statusCode} ${res.body}`);
+      return res.json<{ id: string }>().id;
+    };
+    t = performance.now();
+    const id = await post(queries[0]!); // compiles the new version once
+    const firstScreenMs = performance.now() - t;
+    const posts: number[] = [];
+    const gets: number[] = [];
+    for (let i = 0; i < requests; i++) {
+      t = performance.now();
+      await post(queries[i % queries.length]!);
+      posts.push(performance.now() - t);
+      t = performance.now();
+      const res = await server.app.inject({ method: 'GET', url: `/api/pos/screenings/${id}`, headers: { authorization: headers.authorization } });
+      if (res.statusCode !== 200) throw new Error(`get: ${res.statusCode}`);
+      gets.push(performance.now() - t);
+    }
+    posts.sort((a, b) => a - b);
+    gets.sort((a, b) => a - b);
+    return { engine: target.name, uploadMs, firstScreenMs, post: { p50: percentile(posts, 0.5), p99: percentile(posts, 0.99) }, get: { p50: percentile(gets, 0.5), p99: percentile(gets, 0.99) } };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Runs the screening bench (in process, then through the API on each of `targets`). */
+export async function benchScreening(options: { entries: number; aliases: number; queries: number; rounds: number; targets?: readonly DatabaseTarget[]; apiRequests?: number }): Promise<ScreeningBenchResult> {
   const files = generateSdnFiles(options.entries, options.aliases);
   let t = performance.now();
   const parsed = parseSdnFiles(files);
@@ -156,7 +200,9 @@ export async function benchScreening(options: { entries: number; aliases: number
     lookup.push(lookupRound());
   }
   if (sink === -1) console.log(sink);
-  return { entries: options.entries, aliases: options.aliases, names: list.names.length, queries: options.queries, rounds: options.rounds, parseMs, compileMs, screen, lookup, found: variants ? found / variants : 0 };
+  const api: ScreeningBenchResult['api'] = [];
+  for (const target of options.targets ?? []) api.push(await benchApi(target, { sdnCsv: files.sdnCsv, altCsv: files.altCsv }, queries, options.apiRequests ?? 100));
+  return { entries: options.entries, aliases: options.aliases, names: list.names.length, queries: options.queries, rounds: options.rounds, parseMs, compileMs, screen, lookup, found: variants ? found / variants : 0, api };
 }
 
 /** Prints the screening table. */
@@ -166,13 +212,26 @@ export function printScreeningBench(res: ScreeningBenchResult): void {
     `Sanctions screening — ${fmt(res.entries)} entries + ${fmt(res.aliases)} aliases (${fmt(res.names)} names), ${fmt(res.queries)} names screened, median of ${res.rounds} rounds`,
     ['in process'],
     [
-      { label: 'one screening (Jaro-Winkler + Soundex, every name and alias), p50 ms', values: [fmt(mid(res.screen, 'p50'), 2)] },
+      { label: 'one screening (Jaro-Winkler + Soundex over the names and aliases), p50 ms', values: [fmt(mid(res.screen, 'p50'), 2)] },
       { label: 'one screening, p99 ms', values: [fmt(mid(res.screen, 'p99'), 2)] },
       { label: '  baseline: exact-match Map lookup of the normalised name, p50 µs', values: [fmt(mid(res.lookup, 'p50'), 2)] },
       { label: '  baseline: exact-match Map lookup, p99 µs', values: [fmt(mid(res.lookup, 'p99'), 2)] },
       { label: 'listed names written differently found at ≥ 0.85', values: [`${(res.found * 100).toFixed(0)} %`] },
       { label: 'parse the list files once, ms', values: [fmt(res.parseMs)] },
       { label: 'compile the names for screening once per version, ms', values: [fmt(res.compileMs)] },
+    ],
+  );
+  if (res.api.length === 0) return;
+  printTable(
+    `Sanctions screening through the API (Fastify inject), same list, one request at a time`,
+    res.api.map((a) => a.engine),
+    [
+      { label: 'upload of the list (POST /api/pos/sanctions-lists: parse + store), ms', values: res.api.map((a) => fmt(a.uploadMs)) },
+      { label: 'first screening of the new version (loads + compiles it), ms', values: res.api.map((a) => fmt(a.firstScreenMs)) },
+      { label: 'POST /api/pos/screenings (score + row + audit), p50 ms', values: res.api.map((a) => fmt(a.post.p50, 2)) },
+      { label: 'POST /api/pos/screenings, p99 ms', values: res.api.map((a) => fmt(a.post.p99, 2)) },
+      { label: '  baseline: GET /api/pos/screenings/{id} (one stored row), p50 ms', values: res.api.map((a) => fmt(a.get.p50, 2)) },
+      { label: '  baseline: GET /api/pos/screenings/{id}, p99 ms', values: res.api.map((a) => fmt(a.get.p99, 2)) },
     ],
   );
 }

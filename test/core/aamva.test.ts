@@ -105,5 +105,7 @@ describe('AAMVA payloads', () => {
     expect(ageOn('2007-01-19', '2025-01-19')).toBe(18);
     expect(maskDocumentNumber('T64235789')).toBe('*****5789');
     expect(maskDocumentNumber('T64235789')).not.toContain('6423');
+    expect(maskDocumentNumber('1234')).toBe('****34');
+    expect(maskDocumentNumber('7')).toBe('****');
   });
 });

@@ -2,10 +2,12 @@
  * Issue 14 at the register, in Chromium: the Services area. A cashier verifies a licence typed by a keyboard-wedge
  * scanner into the scan box (and one from a photo of its back, a PDF417 made with bwip-js), screens the holder's name
  * (clear), then screens a name close to a listed one: the hold is shown plainly and the cashier cannot decide it; a
- * manager clears it in Back office → Screenings with a reason, and the cashier's screen turns "Cleared".
+ * manager clears it in Back office → Screenings with a reason, and the cashier's screen turns "Cleared"; the owner
+ * uploads a newer SDN list there.
  *
  * Real server (in-memory database, demo store with the sample SDN list) + the built register in Debian's Chromium.
  */
+import { readFileSync } from 'node:fs';
 import bwipjs from 'bwip-js/node';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +117,15 @@ describe('register services: ID verification and sanctions screening', () => {
     // The cashier's screen hears of it and lets the transaction go on.
     await expect.poll(() => screening.getAttribute('data-status'), { timeout: TIMEOUT }).toBe('cleared');
     expect(await screening.textContent()).toContain('Cleared by a manager');
+
+    // The owner uploads a newer list in the back office: it becomes current, the sample version is kept.
+    const fixture = (f: string) => ({ name: f, mimeType: 'text/csv', buffer: readFileSync(new URL(`../fixtures/sanctions/ofac-small/${f}`, import.meta.url)) });
+    await managerPage.getByLabel('sdn.csv').setInputFiles(fixture('sdn.csv'));
+    await managerPage.getByLabel('alt.csv').setInputFiles(fixture('alt.csv'));
+    await managerPage.getByLabel('add.csv').setInputFiles(fixture('add.csv'));
+    await managerPage.getByRole('button', { name: 'Upload new version' }).click();
+    await expect.poll(() => managerPage.getByTestId('sanctions-list-row').count(), { timeout: TIMEOUT }).toBe(2);
+    expect(await managerPage.getByTestId('sanctions-list-row').first().textContent()).toContain('(current)');
     await other.close();
     await context.close();
   });
