@@ -439,13 +439,13 @@ export const postingSchema = z.strictObject({
 });
 export type Posting = z.infer<typeof postingSchema>;
 
-export const journalKind = z.enum(['sale', 'refund', 'payment', 'fee', 'payout', 'closeout', 'adjustment']);
+export const journalKind = z.enum(['sale', 'refund', 'payment', 'fee', 'payout', 'closeout', 'adjustment', 'financial_service']);
 export type JournalKind = z.infer<typeof journalKind>;
 
 export const journalTransactionSchema = z.strictObject({
   id: z.string().regex(/^jtx_[0-9A-HJKMNP-TV-Z]{26}$/),
   kind: journalKind,
-  sourceType: z.enum(['order', 'pay_request', 'invoice', 'closeout', 'manual', 'payout']),
+  sourceType: z.enum(['order', 'pay_request', 'invoice', 'closeout', 'manual', 'payout', 'check_cashing', 'money_transfer', 'bill_payment']),
   sourceId: z.string().max(64),
   registerId: z.string().max(64).nullable(),
   currency: currencyCode,

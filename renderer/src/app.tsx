@@ -15,6 +15,7 @@ import { MessagesView } from './register/views/messages-view.tsx';
 import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
+import { ServicesView } from './register/views/services-view.tsx';
 import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
 import { ShortcutHelp } from './register/components/shortcut-help.tsx';
 import { learnBridgeAddress } from './register/devices/bridge-address.ts';
@@ -139,6 +140,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         {view === 'sales' ? <SalesView /> : null}
         {view === 'shift' ? <ShiftView /> : null}
         {view === 'messages' ? <MessagesView /> : null}
+        {view === 'services' ? <ServicesView /> : null}
         {view === 'backoffice' ? <BackOfficeView /> : null}
         {view === 'devices' ? <DevicesView /> : null}
         <ShortcutHelp />

@@ -54,8 +54,17 @@ import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
+import { registerSanctionsRoutes } from './modules/sanctions/routes.ts';
+import { registerIdVerificationRoutes } from './modules/id-verification/routes.ts';
 import type { PaymentProcessor } from './modules/payments/processors.ts';
 import type { PayoutAdapter } from './modules/payments/payouts.ts';
+import { registerBillPaymentRoutes } from './modules/bill-payments/routes.ts';
+import { registerCheckCashingRoutes } from './modules/check-cashing/routes.ts';
+import { registerTransferRoutes } from './modules/transfers/routes.ts';
+import { SANDBOX_CORRIDORS } from './modules/transfers/partner.ts';
+import { cashCheck, completeHeldCheck, completeHeldTransfer, financialServicesOverview, financialServicesOverviewSchema, refuseHeldCheck, refuseHeldTransfer, sendTransfer } from './workflows/financial-services.ts';
+import type { BillPartner } from './modules/bill-payments/partner.ts';
+import type { TransferPartner } from './modules/transfers/partner.ts';
 import { sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/service.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
@@ -117,6 +126,10 @@ export interface BuildAppOptions {
   paymentProcessor?: PaymentProcessor;
   /** The payout adapter of `POST /api/pos/payouts`; default the sandbox's. Never reached for the demo store. */
   payouts?: PayoutAdapter;
+  /** The money-transfer partner (issue 14); default the deterministic sandbox (modules/transfers/partner.ts). */
+  transferPartner?: TransferPartner;
+  /** The bill-payment partner (issue 14); default the deterministic sandbox (modules/bill-payments/partner.ts). */
+  billPartner?: BillPartner;
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -244,6 +257,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerInventoryRoutes(app, ctx, { changeStock });
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
+  registerBillPaymentRoutes(app, ctx, opts.billPartner);
+  registerCheckCashingRoutes(app, ctx, { cashCheck, completeHeldCheck, refuseHeldCheck, overview: (db, merchantId) => financialServicesOverview(db, merchantId, SANDBOX_CORRIDORS), overviewSchema: financialServicesOverviewSchema });
+  registerTransferRoutes(app, ctx, { sendTransfer, completeHeldTransfer, refuseHeldTransfer }, opts.transferPartner);
+  registerSanctionsRoutes(app, ctx);
+  registerIdVerificationRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
     const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
     app.addHook('onReady', async () => webhookWorker.start());

@@ -13,6 +13,10 @@
  * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
  * - Tokens (test/bench/tokens.ts): authentication per request (µs) with a staff JWT and with an app token, beside the
  *   same request with no auth (TOKEN_REQUESTS per measurement, default 2 000).
+ * - Screening (test/bench/screening.ts): one sanctions screening over a list of the full SDN size (SCREEN_ENTRIES,
+ *   default 18 000, and SCREEN_ALIASES, default 20 000), p50/p99 ms over SCREEN_QUERIES names (default 300), beside an
+ *   exact-match Map lookup of the same names; then through the API on each engine: the list's upload, SCREEN_REQUESTS
+ *   (default 100) POST /api/pos/screenings p50/p99 beside GET of one stored screening.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
@@ -23,7 +27,7 @@
  * - Register (test/bench/register.ts): the built register in Chromium, demo catalog vs REGISTER_ITEMS (default 50 000)
  *   items — tap, barcode, search keystroke, charge, cash complete, new sale, reload (median / p95 ms), first catalog
  *   download (s), JS heap (MB); `npm run bench:register` runs this table alone. REGISTER_ROUNDS: repetitions (30).
- * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens,register runs some tables only. Develop with small sizes, e.g.
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens,register,screening runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
@@ -33,6 +37,7 @@ import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.
 import { benchRegister, printRegisterBench } from './register.ts';
 import { benchRouting, printRoutingBench } from './routing.ts';
 import { benchTokens, printTokenBench, type TokenBenchResult } from './tokens.ts';
+import { benchScreening, printScreeningBench } from './screening.ts';
 import { benchOrders, printOrderBench, type OrderBenchResult } from './orders.ts';
 import { benchSync, printSyncBench, type SyncBenchResult } from './sync.ts';
 
@@ -55,7 +60,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register,screening').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -90,6 +95,9 @@ async function main(): Promise<void> {
   }
   if (only.has('register')) {
     printRegisterBench(await benchRegister({ largeItems: positiveInteger('REGISTER_ITEMS', 50_000), rounds: positiveInteger('REGISTER_ROUNDS', 30) }));
+  }
+  if (only.has('screening')) {
+    printScreeningBench(await benchScreening({ entries: positiveInteger('SCREEN_ENTRIES', 18_000), aliases: positiveInteger('SCREEN_ALIASES', 20_000), queries: positiveInteger('SCREEN_QUERIES', 300), rounds, targets, apiRequests: positiveInteger('SCREEN_REQUESTS', 100) }));
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

@@ -20,11 +20,13 @@ import { NeedsConnection, useOnline } from './shared.tsx';
 import { RegistersView } from './registers-view.tsx';
 import { CloseoutView } from './closeout-view.tsx';
 import { StaffView } from './staff-view.tsx';
+import { ScreeningView } from './screening-view.tsx';
+import { FinancialServicesView } from './financial-services-view.tsx';
 import { StaffSignIn } from './staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'screenings' | 'financial-services' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -37,6 +39,8 @@ const SECTIONS: [Section, string][] = [
   ['registers', 'Registers'],
   ['staff', 'Staff'],
   ['payments', 'Payments'],
+  ['screenings', 'Screenings'],
+  ['financial-services', 'Financial services'],
   ['settings', 'Settings'],
 ];
 
@@ -74,6 +78,8 @@ export function BackOfficeView() {
         {online && section === 'registers' ? <RegistersView /> : null}
         {online && section === 'staff' ? <StaffView /> : null}
         {online && section === 'payments' ? <PaymentsView /> : null}
+        {online && section === 'screenings' ? <ScreeningView /> : null}
+        {online && section === 'financial-services' ? <FinancialServicesView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>

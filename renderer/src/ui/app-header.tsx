@@ -4,7 +4,7 @@ import { useRegister } from '../register/register-context.ts';
 import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from '../register/staff-session.ts';
 
-export type View = 'register' | 'sales' | 'shift' | 'messages' | 'backoffice' | 'devices';
+export type View = 'register' | 'sales' | 'shift' | 'services' | 'messages' | 'backoffice' | 'devices';
 
 const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
 /** The badge when the network is up but the sync server does not answer. */
@@ -92,6 +92,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
             ['register', 'Register'],
             ['sales', 'Sales'],
             ['shift', 'Shift'],
+            ['services', 'Services'],
             ['messages', 'Messages'],
             ['backoffice', 'Back office'],
             ['devices', 'Devices'],
