@@ -57,6 +57,7 @@ export const ID_PREFIXES = {
   approval: 'apv',
   invoice: 'inv',
   invoicePayment: 'ipm',
+  invoiceRefund: 'irf',
   invoiceSeries: 'isr',
   shift: 'shf',
   cashMovement: 'cmv',

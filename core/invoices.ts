@@ -367,10 +367,47 @@ export const invoicePaymentSchema = z.strictObject({
   last4: z.string().nullable(),
   reference: z.string().nullable(),
   payRequestId: z.string().nullable(),
-  journalTransactionId: z.string(),
+  /** `captured` (money received), or `declined` (a card attempt the rail refused: no money, no journal transaction). */
+  state: z.enum(['captured', 'declined']),
+  /** The rail's reason code of a declined attempt (`card_declined`, `insufficient_funds`, …); null when captured. */
+  declineCode: z.string().nullable(),
+  /** How much of this payment was given back by refunds (minor units). */
+  refundedCents: amountCentsSchema,
+  /** Why this rail (card payments taken through the API; core routePayment): candidates, fees, reason. Null otherwise. */
+  routing: routingDecisionSchema.nullable(),
+  /** The processing fee posted to the ledger for this payment (minor units; Dr processing_fees), 0 when none. */
+  feeCents: amountCentsSchema,
+  /** The payment's journal transaction; null for a declined attempt. */
+  journalTransactionId: z.string().nullable(),
   createdAt: isoDate,
 });
 export type InvoicePayment = z.infer<typeof invoicePaymentSchema>;
+
+/**
+ * `POST /api/pos/invoices/{id}/refunds` body: give back `amountCents` (minor units; default: everything still
+ * refundable) of a paid invoice's captured payments — of `paymentId` only when named, else newest payment first.
+ */
+export const invoiceRefundCreateSchema = z.strictObject({
+  amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional(),
+  paymentId: ulidId('ipm').optional(),
+  reason: nonBlankText(MAX_MEMO_LENGTH).optional(),
+});
+export type InvoiceRefundCreate = z.infer<typeof invoiceRefundCreateSchema>;
+
+/** A refund of an invoice: what was given back, from which payments (`allocations`), and its journal transaction. */
+export const invoiceRefundSchema = z.strictObject({
+  id: ulidId('irf'),
+  invoiceId: ulidId('inv'),
+  amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
+  /** The tax part of the refund (the invoice's tax share of the amount, minor units). */
+  taxCents: amountCentsSchema,
+  allocations: z.array(z.strictObject({ paymentId: ulidId('ipm'), amountCents: z.int().min(1), accountCode: z.string() })),
+  reason: z.string().nullable(),
+  journalTransactionId: z.string(),
+  createdBy: z.string(),
+  createdAt: isoDate,
+});
+export type InvoiceRefund = z.infer<typeof invoiceRefundSchema>;
 
 /** Who the invoice is for, as it was when the invoice was last written. */
 export const billToSchema = z.strictObject({
@@ -409,7 +446,10 @@ export const invoiceSchema = z.strictObject({
   voidReason: z.string().nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
+  /** Given back by refunds so far (minor units); a paid invoice stays `paid` (final) with its refunds listed. */
+  refundedCents: amountCentsSchema,
   payments: z.array(invoicePaymentSchema).optional(),
+  refunds: z.array(invoiceRefundSchema).optional(),
 });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
@@ -598,4 +638,31 @@ export function buildPayRequestSaleJournal(p: {
     { id: p.id, kind: 'sale', sourceType: 'pay_request', sourceId: p.payRequestId, registerId: null, currency: p.currency, occurredAt: p.occurredAt, memo: `Pay link ${p.payRequestId}${p.memo ? ` (${p.memo})` : ''}`.slice(0, MAX_MEMO_LENGTH) },
     [{ accountCode: p.accountCode, amountCents: p.amountCents }, ...credits],
   );
+}
+
+/**
+ * A refund of an invoice (issue 12): Dr `refunds` with the goods part and Dr `sales_tax_payable` with the tax part, Cr
+ * each paid-from account (`allocations`: the payments' clearing, drawer or bank accounts) — the order refunds' accounts
+ * (core/refunds.ts), so reports count both alike. Kind `refund`, source the invoice.
+ */
+export function buildInvoiceRefundJournal(p: { id: string; invoiceId: string; invoiceNumber: string; currency: string; taxCents: number; allocations: readonly { accountCode: string; amountCents: number }[]; occurredAt: string }): JournalTransaction {
+  const amount = sumCents(p.allocations.map((a) => a.amountCents));
+  return buildJournalTransaction(
+    { id: p.id, kind: 'refund', sourceType: 'invoice', sourceId: p.invoiceId, registerId: null, currency: p.currency, occurredAt: p.occurredAt, memo: `Invoice ${p.invoiceNumber} refund` },
+    [
+      { accountCode: 'refunds', amountCents: amount - p.taxCents },
+      { accountCode: 'sales_tax_payable', amountCents: p.taxCents },
+      ...p.allocations.map((a) => ({ accountCode: a.accountCode, amountCents: -a.amountCents })),
+    ],
+  );
+}
+
+/**
+ * The tax part of refunding `amountCents` of an invoice: its tax share, `round(amount × tax / total)` (half away from
+ * zero, minor units); the last refund takes what is left of the tax so refunds never give back more tax than charged.
+ */
+export function invoiceRefundTaxCents(inv: { totalCents: number; taxCents: number }, refundedBeforeCents: number, taxRefundedBeforeCents: number, amountCents: number): number {
+  if (inv.totalCents <= 0) return 0;
+  if (refundedBeforeCents + amountCents >= inv.totalCents) return inv.taxCents - taxRefundedBeforeCents;
+  return Math.min(inv.taxCents - taxRefundedBeforeCents, Math.round((amountCents * inv.taxCents) / inv.totalCents));
 }

@@ -39,8 +39,32 @@ export function offlineLimitLeftCents(limits: OfflineCardLimits, outstandingCent
   return Math.max(0, Math.min(limits.maxPaymentCents, limits.maxOutstandingCents - outstandingCents));
 }
 
-/** Where a forwarded offline payment stands on the server. */
-export const OFFLINE_CARD_STATES = ['pending_forward', 'captured', 'declined'] as const;
+/**
+ * Where a forwarded offline payment stands on the server: `pending_forward` (not yet sent, or sent and released for a
+ * transient reason, to be retried), `captured`, `declined` (the processor refused it on forward: balance due), or
+ * `expired` (its forward window passed before it could be sent: never sent, balance due, code `forward_window_expired`).
+ */
+export const OFFLINE_CARD_STATES = ['pending_forward', 'captured', 'declined', 'expired'] as const;
+
+/** The decline code of a payment whose forward window passed (state `expired`). */
+export const FORWARD_WINDOW_EXPIRED = 'forward_window_expired';
+
+/** First delay before a released forward is retried, and the most it grows to (doubling per failure). */
+export const FORWARD_RETRY_BASE_MS = 60_000;
+export const FORWARD_RETRY_MAX_MS = 3_600_000;
+
+/**
+ * How long to wait before retrying a forward that failed `failures` times (≥ 1) for a transient reason: 1 min, 2, 4, …
+ * doubling, at most 1 h (exponential backoff, no jitter: one server tick decides). In milliseconds.
+ */
+export function forwardRetryDelayMs(failures: number): number {
+  return Math.min(FORWARD_RETRY_MAX_MS, FORWARD_RETRY_BASE_MS * 2 ** Math.max(0, Math.min(failures, 32) - 1));
+}
+
+/** True when an offline payment approved at `approvedAt` may no longer be forwarded at `now` (window in hours). */
+export function forwardWindowPassed(approvedAt: Date | string, forwardWithinHours: number, now: Date): boolean {
+  return now.getTime() - new Date(approvedAt).getTime() > forwardWithinHours * 3_600_000;
+}
 
 /** One offline card payment as the back office lists it (`GET /api/pos/offline-cards/payments`). */
 export const offlineCardPaymentSchema = z.strictObject({
@@ -50,7 +74,7 @@ export const offlineCardPaymentSchema = z.strictObject({
   registerId: z.string(),
   state: z.enum(OFFLINE_CARD_STATES),
   amountCents: z.int(),
-  /** What the customer still owes: the amount once the forward was declined, else 0. */
+  /** What the customer still owes: the amount once the forward was declined or expired, else 0. */
   balanceDueCents: z.int(),
   currency: z.string(),
   cardBrand: z.string().nullable(),
@@ -58,6 +82,9 @@ export const offlineCardPaymentSchema = z.strictObject({
   approvedAt: z.string().describe('When the terminal approved offline (ISO 8601).'),
   forwardedAt: z.string().nullable(),
   forwardAttempts: z.int().describe('Times the token was sent to the processor: 1 once forwarded, never more.'),
+  forwardFailures: z.int().describe('Forwards released because the processor could not be reached (each retried later with backoff).'),
+  nextForwardAt: z.string().nullable().describe('When the housekeeping tick retries a released forward (ISO 8601); null otherwise.'),
+  forwardDeadline: z.string().describe("The end of the forward window (approvedAt + the store's forwardWithinHours): not forwarded by then → `expired`."),
   declineCode: z.string().nullable(),
   processorReference: z.string().nullable(),
   customer: z

@@ -6,6 +6,7 @@
  * Every object is strict: unknown fields — a price on a catalog line included — are a 400 (spec app rule 2).
  */
 import { z } from 'zod';
+import { routingDecisionSchema } from './rails.ts';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
@@ -119,6 +120,10 @@ export const paymentRecordSchema = z.strictObject({
   capturedAt: isoDate.nullable(),
   /** For a `declined` attempt: the rail's reason (`card_declined`, `insufficient_funds`, …); else null. */
   declineCode: z.string().nullable(),
+  /** Why this rail, for a card taken through the staff API (core routePayment: candidates, fees, reason); else null. */
+  routing: routingDecisionSchema.nullable(),
+  /** The processing fee posted to the ledger for this payment (minor units; Dr processing_fees), 0 when none. */
+  feeCents: recorded,
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 

@@ -34,7 +34,7 @@ import { signUpMerchant } from './workflows/merchant-signup.ts';
 import { createPayRequest, payPayRequest } from './workflows/pay-link-payment.ts';
 import { createInvoice, createSeries, updateInvoice } from './workflows/invoice-drafts.ts';
 import { sendInvoice } from './workflows/invoice-issue.ts';
-import { recordInvoicePayment } from './workflows/invoice-payment.ts';
+import { recordInvoicePayment, refundInvoice } from './workflows/invoice-payment.ts';
 import { voidInvoice } from './workflows/invoice-void.ts';
 import { runRecurringInvoices } from './workflows/recurring-invoices.ts';
 import { registerPosRoutes } from './modules/ledger/routes.ts';
@@ -274,7 +274,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });
-  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor), voidInvoice, createSeries });
+  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor), refundInvoice, voidInvoice, createSeries });
   const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());

@@ -129,6 +129,19 @@ describe('back office customers', () => {
     const found = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=79460958');
     expect(found.data.map((c) => c.phone)).toEqual(['+442079460958']);
   });
+  it('sets the business day cut-off hour and the time zone in Settings (issue 12: days of shifts and closeouts)', { timeout: 120_000 }, async () => {
+    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+    const backOffice = await BackOfficePage.open(page, server.ownerPin);
+    const settings = await backOffice.settings();
+    const before = await api<{ dayCutoffHour: number }>('/api/pos/settings');
+    await expect(settings.dayCutoff.inputValue()).resolves.toBe(String(before.dayCutoffHour));
+    await settings.save({ dayCutoffHour: 6, timeZone: 'America/New_York' });
+    await settings.root.getByTestId('settings-saved').waitFor();
+    expect(await api<{ dayCutoffHour: number; timeZone: string }>('/api/pos/settings')).toMatchObject({ dayCutoffHour: 6, timeZone: 'America/New_York' });
+    await expect(settings.dayCutoff.inputValue()).resolves.toBe('6');
+    await settings.save({ dayCutoffHour: before.dayCutoffHour, timeZone: 'Europe/London' });
+    await settings.root.getByTestId('settings-saved').waitFor();
+  });
   it('keeps an internationalised e-mail address exactly as typed (RFC 6531), not turned into punycode', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);

@@ -107,6 +107,20 @@ describe('back office payments', () => {
     const pdf = readFileSync((await download.path())!);
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
 
+    /* Paid in full, then part refunded with the Refund button (issue 12): the ledger and the row say so. */
+    await section.row(invoice.id).getByTestId('invoice-pay').click();
+    await section.row(invoice.id).getByTestId('invoice-pay-amount').fill('50');
+    await section.row(invoice.id).getByTestId('invoice-pay-amount').press('Enter');
+    await section.waitForStatus(invoice.id, 'paid');
+    await section.row(invoice.id).getByTestId('invoice-refund').click();
+    await expect(section.row(invoice.id).getByTestId('invoice-refund-amount').inputValue()).resolves.toBe('80.00');
+    await section.row(invoice.id).getByTestId('invoice-refund-amount').fill('20');
+    await section.row(invoice.id).getByTestId('invoice-refund-submit').click();
+    await section.row(invoice.id).getByTestId('invoice-refunded').waitFor();
+    await expect(section.row(invoice.id).getByTestId('invoice-refunded').textContent()).resolves.toBe('$20.00 refunded');
+    const refunded = await api<ApiInvoice & { refundedCents: number; refunds: { amountCents: number }[] }>(`/api/pos/invoices/${invoice.id}`);
+    expect(refunded).toMatchObject({ status: 'paid', refundedCents: 2000, refunds: [{ amountCents: 2000 }] });
+
     await section.createDraft('Lin', { description: 'Deposit', amount: '15' });
     const second = (await api<{ data: ApiInvoice[] }>('/api/pos/invoices')).data.find((i) => i.id !== invoice.id)!;
     await section.waitForStatus(second.id, 'draft');

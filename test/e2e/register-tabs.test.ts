@@ -66,7 +66,8 @@ describe('web register in two tabs', () => {
     const soldB2 = await sellOne(tabB);
     const receipts = [soldA, soldB, soldB2].map((s) => s.receiptNumber);
     expect(new Set(receipts).size).toBe(3);
-    await tabA.waitForUnsynced(3);
+    // The three sales and the one shift (shared database) opened for them offline: every record kind counts.
+    await tabA.waitForUnsynced(4);
 
     await context.setOffline(false);
     await tabA.waitForUnsynced(0, 60_000);

@@ -77,7 +77,7 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     ]);
     expect(await counts()).toEqual({ ...before, invoices: before.invoices + 1, audit: before.audit + 1 });
     const fetched = await call('GET', `/api/pos/invoices/${inv.id}`);
-    expect(fetched.json()).toEqual({ ...inv, payments: [] });
+    expect(fetched.json()).toEqual({ ...inv, payments: [], refunds: [] });
   });
 
   it('edits a draft (lines re-priced), and refuses to edit a sent invoice with 409', async () => {
@@ -235,17 +235,19 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(before.invoices).toBeGreaterThan(0);
   });
 
-  it('a declined card charges and records nothing but its audit row (402 naming cardToken)', async () => {
+  it('a declined card charges nothing: the attempt is kept as a declined payment with its audit row (402 naming cardToken)', async () => {
     const inv = await sentInvoice();
     const before = await counts();
     const res = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 500, method: 'card', cardToken: 'tok_declined' });
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toMatchObject({ code: 'card_declined', errors: [{ path: 'cardToken' }] });
-    expect(await counts()).toEqual({ ...before, audit: before.audit + 1 });
+    expect(res.json()).toMatchObject({ code: 'card_declined', errors: [{ path: 'cardToken' }], paymentId: expect.stringMatching(/^ipm_/) });
+    expect(await counts()).toEqual({ ...before, payments: before.payments + 1, audit: before.audit + 1 });
     const audited = await server.db.query<{ data: Record<string, unknown> }>(`SELECT data FROM audit_log WHERE action = 'invoice.payment_declined' AND entity_id = $1`, [inv.id]);
     expect(audited.rows).toEqual([{ data: expect.objectContaining({ method: 'card', amountCents: 500, declineCode: 'card_declined', cardToken: 'tok_declined' }) }]);
     const ok = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 500, method: 'card', cardToken: 'tok_mastercard' });
-    expect(ok.json().payments[0]).toMatchObject({ cardBrand: 'mastercard', last4: '4444', accountCode: 'card_clearing:card_not_present' });
+    expect(ok.json().payments[0]).toMatchObject({ id: res.json().paymentId, state: 'declined', declineCode: 'card_declined', amountCents: 500, journalTransactionId: null });
+    expect(ok.json().payments[1]).toMatchObject({ state: 'captured', cardBrand: 'mastercard', last4: '4444', accountCode: 'card_clearing:card_not_present' });
+    expect(ok.json()).toMatchObject({ paidCents: 500 });
   });
 
   it('payment input is validated field by field', async () => {

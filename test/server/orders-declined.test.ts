@@ -139,6 +139,8 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
         createdAt: NOW.toISOString(),
         capturedAt: null,
         declineCode: 'card_declined',
+        routing: null,
+        feeCents: 0,
       },
     ]);
     // Still listed as an open order.

@@ -140,7 +140,10 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const accounts = await expectLedgerSound();
     expect(accounts.find((a) => a.code === 'customer_receivables')?.balanceCents ?? 0).toBe(0);
     const journal = await get(`/api/pos/ledger/journal-transactions?sourceId=${order.id}`);
-    expect(journal.json().data.map((j: { kind: string }) => j.kind)).toEqual(['payment', 'payment', 'payment', 'sale']);
+    const kinds: string[] = journal.json().data.map((j: { kind: string }) => j.kind);
+    expect(kinds.filter((k) => k !== 'fee')).toEqual(['payment', 'payment', 'payment', 'sale']);
+    // The routed card's processing fee (issue 12: every card payment is routed) is its own journal transaction.
+    expect(kinds.filter((k) => k === 'fee')).toHaveLength(1);
 
     // Paid orders are never paid again nor canceled.
     expect409(await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: 1 }] }), 'paid');

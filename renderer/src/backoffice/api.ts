@@ -341,7 +341,7 @@ export class BackOfficeApi {
   }
 
   /** `PATCH /api/pos/settings`: time zone and/or default phone country. */
-  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents'>>) {
+  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'dayCutoffHour' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents'>>) {
     return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
   }
 
@@ -431,6 +431,10 @@ export class BackOfficeApi {
   }
   recordInvoicePayment(id: string, payment: z.input<typeof invoicePaymentCreateSchema>) {
     return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/payments`, payment);
+  }
+  /** Refunds a paid invoice: `amountCents` (default everything still refundable), newest payment first. */
+  refundInvoice(id: string, refund: { amountCents?: number; reason?: string } = {}) {
+    return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/refunds`, refund);
   }
   voidInvoice(id: string) {
     return this.request<Invoice>('POST', `/api/pos/invoices/${encodeURIComponent(id)}/void`, {});

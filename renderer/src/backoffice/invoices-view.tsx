@@ -6,7 +6,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { useRegister } from '../register/register-context.ts';
-import { parseCashInput } from '../register/sale/cash.ts';
+import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
 import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
 import { downloadBlob } from './download.ts';
@@ -179,6 +179,8 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
   const [amount, setAmount] = useState('');
   const [method, setMethod] = useState<InvoicePaymentMethod>('check');
   const [confirmVoid, setConfirmVoid] = useState(false);
+  const [refunding, setRefunding] = useState(false);
+  const [refundAmount, setRefundAmount] = useState('');
 
   const run = async (action: () => Promise<Invoice>, done?: string) => {
     setBusy(true);
@@ -204,6 +206,18 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
     await run(() => api.recordInvoicePayment(inv.id, { amountCents: cents, method, ...extra }), 'Payment recorded');
     setPaying(false);
     setAmount('');
+  };
+
+  const refundable = inv.status === 'paid' ? inv.paidCents - inv.refundedCents : 0;
+  const refund = async (event: FormEvent) => {
+    event.preventDefault();
+    const cents = parseCashInput(refundAmount, currency);
+    if (cents === undefined || cents === 0 || cents > refundable) {
+      setMessage(`Enter an amount up to ${formatMoney(refundable, inv.currency)}`);
+      return;
+    }
+    await run(() => api.refundInvoice(inv.id, { amountCents: cents }), 'Refunded');
+    setRefunding(false);
   };
 
   const pdf = async () => {
@@ -238,6 +252,11 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
       <td className="numeric">{formatMoney(inv.totalCents, inv.currency)}</td>
       <td className="numeric" data-testid="invoice-balance">
         {formatMoney(inv.balanceDueCents, inv.currency)}
+        {inv.refundedCents > 0 ? (
+          <span className="bo-tag" data-testid="invoice-refunded">
+            {formatMoney(inv.refundedCents, inv.currency)} refunded
+          </span>
+        ) : null}
       </td>
       <td className="bo-actions">
         {canSend ? (
@@ -270,6 +289,25 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
               Record
             </button>
             <button type="button" className="button button-ghost" onClick={stopPaying}>
+              Cancel
+            </button>
+          </form>
+        ) : null}
+        {refundable > 0 && !refunding ? (
+          <button type="button" className="button button-ghost" onClick={() => (setRefunding(true), setRefundAmount(centsToInput(refundable, inv.currency)))} data-testid="invoice-refund">
+            Refund…
+          </button>
+        ) : null}
+        {refunding ? (
+          <form className="bo-actions" onSubmit={refund} onKeyDown={(e) => e.key === 'Escape' && setRefunding(false)}>
+            <label className="visually-hidden" htmlFor={`${inv.id}-refund`}>
+              Amount to refund
+            </label>
+            <input id={`${inv.id}-refund`} className="bo-input bo-money" inputMode="decimal" value={refundAmount} onChange={(e) => setRefundAmount(e.target.value)} data-testid="invoice-refund-amount" autoFocus />
+            <button type="submit" className="button bo-danger" disabled={busy} data-testid="invoice-refund-submit">
+              Refund
+            </button>
+            <button type="button" className="button button-ghost" onClick={() => setRefunding(false)}>
               Cancel
             </button>
           </form>

@@ -4,7 +4,7 @@ import { useApi } from './shared.tsx';
 
 /**
  * "Balance due — offline card declined" (issue 12): card payments a terminal approved offline whose forward the
- * processor declined, above the orders, with the receipt, amount, card and the receipt's customer to contact. For a
+ * processor declined, or that expired unforwarded past the store's forward window (state `expired`), above the orders, with the receipt, amount, card and the receipt's customer to contact. For a
  * manager to collect the balance. Nothing when none; a failed load shows nothing (the orders list reports it).
  */
 export function OfflineCardBalances({ reload }: { reload: number }) {
@@ -12,8 +12,10 @@ export function OfflineCardBalances({ reload }: { reload: number }) {
   const [declined, setDeclined] = useState<OfflineCardPayment[]>([]);
   useEffect(() => {
     let current = true;
-    api.request<{ data: OfflineCardPayment[] }>('GET', '/api/pos/offline-cards/payments?state=declined&limit=100').then(
-      (body) => current && setDeclined(body.data),
+    Promise.all(
+      (['declined', 'expired'] as const).map((state) => api.request<{ data: OfflineCardPayment[] }>('GET', `/api/pos/offline-cards/payments?state=${state}&limit=100`)),
+    ).then(
+      (pages) => current && setDeclined(pages.flatMap((page) => page.data).sort((a, b) => b.approvedAt.localeCompare(a.approvedAt))),
       () => undefined,
     );
     return () => {
@@ -31,7 +33,8 @@ export function OfflineCardBalances({ reload }: { reload: number }) {
             return (
               <li key={p.id} data-testid="offline-card-balance" data-order-id={p.orderId} data-payment-id={p.id}>
                 {p.receiptNumber}: {formatMoney(p.balanceDueCents, p.currency)} due ({p.cardBrand ?? 'Card'} ···{p.last4 ?? '????'}, approved offline{' '}
-                {new Date(p.approvedAt).toLocaleString()}, declined on forward: {p.declineCode ?? 'declined'}) — {contact}
+                {new Date(p.approvedAt).toLocaleString()},{' '}
+                {p.state === 'expired' ? `not forwarded within the store's window (ended ${new Date(p.forwardDeadline).toLocaleString()})` : `declined on forward: ${p.declineCode ?? 'declined'}`}) — {contact}
               </li>
             );
           })}

@@ -1,5 +1,6 @@
 /**
- * Back office → Settings: the store's time zone (reports count days in it), the country of phone numbers typed
+ * Back office → Settings: the store's time zone (reports count days in it), the business day's cut-off hour (shifts
+ * and the daily closeout count days from it, in that time zone), the country of phone numbers typed
  * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
  * fixed amount). `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
  */
@@ -15,7 +16,7 @@ function timeZones(current: string): string[] {
   return list.includes(current) ? list : [current, ...list];
 }
 
-const FIELDS = ['timeZone', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents', 'cashierRefundLimitCents'] as const;
+const FIELDS = ['timeZone', 'dayCutoffHour', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents', 'cashierRefundLimitCents'] as const;
 
 /** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
 const percentOf = (basisPoints: number) => String(basisPoints / 100);
@@ -31,6 +32,7 @@ export function SettingsView() {
   const [settings, setSettings] = useState<StoreSettings | undefined>();
   const [loadError, setLoadError] = useState<unknown>();
   const [timeZone, setTimeZone] = useState('');
+  const [cutoff, setCutoff] = useState(0);
   const [country, setCountry] = useState('');
   const [tipPercent, setTipPercent] = useState('');
   const [tipFixed, setTipFixed] = useState('');
@@ -48,6 +50,7 @@ export function SettingsView() {
         if (!current) return;
         setSettings(s);
         setTimeZone(s.timeZone);
+        setCutoff(s.dayCutoffHour);
         setCountry(s.defaultCountry);
         setTipPercent(percentOf(s.tipLimitBasisPoints));
         setTipFixed(centsToInput(s.tipLimitCents, s.currency));
@@ -71,8 +74,9 @@ export function SettingsView() {
     setSaved(false);
     setErrors(NO_ERRORS);
     try {
-      const patch: { timeZone?: string; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number; cashierRefundLimitCents?: number } = {};
+      const patch: { timeZone?: string; dayCutoffHour?: number; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number; cashierRefundLimitCents?: number } = {};
       if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
+      if (cutoff !== settings.dayCutoffHour) patch.dayCutoffHour = cutoff;
       if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
       const basisPoints = basisPointsOf(tipPercent);
       const fixedCents = parseCashInput(tipFixed, settings.currency) ?? Number.NaN;
@@ -83,6 +87,7 @@ export function SettingsView() {
       const next = Object.keys(patch).length > 0 ? await api.updateSettings(patch) : settings;
       setSettings(next);
       setCountry(next.defaultCountry);
+      setCutoff(next.dayCutoffHour);
       setTipPercent(percentOf(next.tipLimitBasisPoints));
       setTipFixed(centsToInput(next.tipLimitCents, next.currency));
       setRefundLimit(centsToInput(next.cashierRefundLimitCents, next.currency));
@@ -121,6 +126,19 @@ export function SettingsView() {
                 </select>
               )}
             </Field>
+            <Field id={`${formId}-dayCutoffHour`} label="Business day ends at" error={errors.fields.dayCutoffHour} hint="Local hour: sales before it count in the previous day's closeout">
+              {(props) => (
+                <select {...props} className="bo-input" value={cutoff} onChange={(e) => setCutoff(Number(e.target.value))} data-testid="settings-day-cutoff">
+                  {Array.from({ length: 24 }, (_, h) => (
+                    <option key={h} value={h}>
+                      {`${String(h).padStart(2, '0')}:00`}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          </div>
+          <div className="bo-row">
             <Field id={`${formId}-defaultCountry`} label="Phone country" error={errors.fields.defaultCountry} hint="Two letters, e.g. US, GB: numbers typed without + are read in this country">
               {(props) => (
                 <input {...props} className="bo-input" value={country} maxLength={2} autoCapitalize="characters" onChange={(e) => setCountry(e.target.value)} data-testid="settings-country" />

@@ -3,7 +3,7 @@
  * transfer, other) → record the payment on the invoice (invoices module: payment, journal transaction, state) →
  * replace its pay link by one for the new balance, or cancel its links when paid (pay-links module). One mutation.
  */
-import type { Invoice, InvoicePaymentCreate } from '../../../core/index.ts';
+import type { Invoice, InvoicePaymentCreate, InvoiceRefundCreate } from '../../../core/index.ts';
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { ProblemError } from '../platform/http/problem.ts';
@@ -13,6 +13,7 @@ import { cancelPendingPayLinks, pendingInvoiceLinkIds } from '../modules/pay-lin
 import { insertInvoicePayLink } from '../modules/pay-links/service.ts';
 import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
 import { getMerchant } from '../kernel/merchant.ts';
+import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
 
 /**
  * Applies a payment to an issued invoice in the mutation (invoices module), then its pay links: the one being paid
@@ -38,28 +39,64 @@ export async function applyInvoicePayment(ctx: Pick<AppContext, 'config'>, m: Mu
 }
 
 /**
- * Records a payment taken at the register or received another way (staff API). `card` is charged on the sandbox
- * rail (declined → 402, only the attempt is kept, in the audit trail); `cash` goes to the drawer of `registerId`;
+ * Records a payment taken at the register or received another way (staff API). `card` is routed to the cheapest
+ * available rail (core routePayment; the decision and the fee posted are kept on the payment) and charged there
+ * (declined → 402 naming `paymentId`: the attempt is kept as a payment in state `declined`, no money moved); `cash`
+ * goes to the drawer of `registerId`;
  * `check` to checks to deposit; `bank_transfer` to the bank; `other` to other tenders. Returns the invoice.
- * @throws ProblemError 404; 409 naming `currentState`; 400 `overpayment` naming `amountCents`; 400 naming
- *   `registerId` for a register not of the store; 402.
+ * @throws ProblemError 404; 409 naming `currentState`, or `no_rail_available`; 400 `overpayment` naming `amountCents`;
+ *   400 naming `registerId` for a register not of the store; 402.
  */
 export async function recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate, processor: PaymentProcessor = defaultPaymentProcessor): Promise<Invoice> {
   const declined = await mutation(ctx, actorOf(principal), async (m): Promise<ProblemError | undefined> => {
     // State and amount first, so a card is never charged for an invoice that cannot take the payment.
     const { currency } = await invoices.checkInvoicePayable(m, id, input.amountCents);
-    let account: invoices.InvoicePaymentAccount;
     if (input.method === 'card') {
+      // The cheapest available rail (DESIGN §10), as on the pay page; 409 before any processor is reached when none is.
+      const routing = await routeCharge(m, 'card', input.amountCents);
       // The demo store never reaches a live processor, whatever is configured.
-      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}` });
-      if (result.outcome === 'declined') return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message });
-      account = { accountCode: result.accountCode, rail: result.rail, registerId: null, cardBrand: result.brand, last4: result.last4, reference: result.processorReference };
-    } else {
-      account = await invoices.offlinePaymentAccount(m, { ...input, method: input.method });
+      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}`, rail: routing.chosen });
+      if (result.outcome === 'declined') {
+        return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message, rail: routing.chosen, accountCode: `card_clearing:${routing.chosen}` });
+      }
+      // The fee the processor reported, else the merchant's fee schedule for the chosen rail (known at routing).
+      const feeCents = result.feeCents ?? routing.feeCents;
+      const applied = await applyInvoicePayment(ctx, m, {
+        invoiceId: id,
+        amountCents: input.amountCents,
+        method: 'card',
+        channel: 'api',
+        accountCode: result.accountCode,
+        rail: result.rail,
+        registerId: null,
+        cardBrand: result.brand,
+        last4: result.last4,
+        reference: result.processorReference,
+        routing,
+        feeCents,
+      });
+      await postProcessingFee(m, { feeCents, accountCode: result.accountCode, currency, sourceType: 'invoice', sourceId: id, memo: `Processing fee of ${applied.payment.id} on ${result.rail}` });
+      return undefined;
     }
+    const account = await invoices.offlinePaymentAccount(m, { ...input, method: input.method });
     await applyInvoicePayment(ctx, m, { invoiceId: id, amountCents: input.amountCents, method: input.method, channel: 'api', ...account });
     return undefined;
   });
   if (declined) throw declined;
+  return invoices.getInvoice(ctx, principal.merchantId, id);
+}
+
+/**
+ * Refunds a paid invoice (issue 12): the invoices module writes the refund (record, journal transaction reversing the
+ * sale's revenue and tax against the payments' accounts, audit `invoice.refunded`), then `payment.refunded` is emitted
+ * with the refund and the invoice (webhooks). Refunds run on the rails the payments came from (sandbox in the demo
+ * store); they move the customer's own money back, so they are not refused as money movement. One mutation.
+ * @throws ProblemError as invoices' `refundInvoice` (404, 409 `currentState`, 400 naming `amountCents` / `paymentId`).
+ */
+export async function refundInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceRefundCreate): Promise<Invoice> {
+  await mutation(ctx, actorOf(principal), async (m) => {
+    const { refund, invoiceNumber, currency } = await invoices.refundInvoice(m, id, input);
+    await m.emit('payment.refunded', { ...refund, object: 'invoice_refund', invoiceNumber, currency } as unknown as Record<string, unknown>);
+  });
   return invoices.getInvoice(ctx, principal.merchantId, id);
 }

@@ -13,6 +13,7 @@ import { actorOf, mutation, openMutation, type Mutation } from '../kernel/mutati
 import { recordSaleStock } from '../modules/inventory/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
+import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
 import { captureStaffTender } from '../modules/payments/staff-tenders.ts';
 
 /**
@@ -29,11 +30,12 @@ async function afterOrderPayment(m: Mutation, recorded: orders.RecordedPayments,
 
 /**
  * Pays an open order with one or several tenders (all or nothing). The tenders are checked first (400, nothing
- * written, no card charged); then cash, check and other tenders are captured at once and cards go through the
- * deterministic sandbox rail. A decline takes none of the tenders: the declined attempt alone is committed (payment in
+ * written, no card charged); then cash, check and other tenders are captured at once and cards are routed to the
+ * cheapest available rail (core routePayment; decision and fee kept on the payment, the fee posted to the ledger) and
+ * go through the deterministic sandbox rail. A decline takes none of the tenders: the declined attempt alone is committed (payment in
  * state `declined`, no journal transaction, audit `payment.declined`) and the 402 names it in `paymentId`; the order
  * stays open.
- * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender;
+ * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open, 409 `no_rail_available`; 400 overpayment / bad tender;
  *   402 `card_declined` / `insufficient_funds` (with `paymentId`, after the declined attempt is committed).
  */
 export async function payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView> {
@@ -42,12 +44,19 @@ export async function payOrder(ctx: AppContext, principal: Principal, orderId: s
     const tenders: { ulid: string; captured: orders.CapturedTender }[] = [];
     for (const [i, t] of input.tenders.entries()) {
       const ulid = newId('payment').slice(4);
-      const result = captureStaffTender(t, i, row.data.registerNumber, ulid);
+      // A card goes to the cheapest available rail (DESIGN §10), as on the pay page: 409 `no_rail_available` before
+      // any card is charged when none can take it. The decision and its fee are kept on the payment.
+      const routing = t.method === 'card' ? await routeCharge(m, 'card', t.amountCents) : undefined;
+      const result = captureStaffTender(t, i, row.data.registerNumber, ulid, routing?.chosen);
       // Nothing is written before every tender is captured: a declined attempt is all this mutation keeps.
       if ('declined' in result) return { declined: await orders.recordDeclinedPayment(m, row, result.declined) };
-      tenders.push({ ulid, captured: result.captured });
+      tenders.push({ ulid, captured: routing ? { ...result.captured, routing, feeCents: routing.feeCents } : result.captured });
     }
     const recorded = await orders.recordPayments(m, row, tenders, { amountPath: 'tenders' });
+    // The processing fee of each routed card, known from the merchant's fee schedule: Dr processing_fees, Cr clearing.
+    for (const { ulid, captured } of tenders) {
+      await postProcessingFee(m, { feeCents: captured.feeCents, accountCode: captured.accountCode, currency: row.data.currency, sourceType: 'order', sourceId: orderId, memo: `Processing fee of pmt_${ulid} on ${captured.rail}` });
+    }
     await afterOrderPayment(m, recorded);
     return { view: await orders.getOrderView(m.tx, m.merchantId, orderId) };
   });

@@ -2,8 +2,9 @@
  * One tick of the recurring-invoice scheduler (DESIGN §5; modules/invoices/recurring.ts runs it): due occurrences of
  * every active series become drafts (invoices module, priced against the catalog module), auto-send drafts are sent
  * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
- * invoices (invoices module), idempotency keys past their 24 h (platform), and a signed audit checkpoint for every
- * merchant whose audit head moved (kernel/checkpoints.ts).
+ * invoices (invoices module), idempotency keys past their 24 h (platform), a signed audit checkpoint for every
+ * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails, and the offline card forwards:
+ * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow).
  */
 import { runSettlements } from '../modules/payments/settlements.ts';
 import { utcDate } from '../../../core/index.ts';
@@ -15,6 +16,7 @@ import { dueSeriesIds, generateDueInvoices, unsentAutoSendDrafts, type TickRepor
 import { markOverdueInvoices } from '../modules/invoices/service.ts';
 import { expirePayRequests } from '../modules/pay-links/service.ts';
 import { sendInvoiceAs } from './invoice-issue.ts';
+import { runOfflineForwardRetries } from './offline-card-forward.ts';
 
 /**
  * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
@@ -23,7 +25,7 @@ import { sendInvoiceAs } from './invoice-issue.ts';
 export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
   const now = ctx.clock();
   const today = utcDate(now);
-  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, errors: [] };
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, offlineForwards: { forwarded: 0, expired: 0 }, errors: [] };
   for (const id of await dueSeriesIds(ctx.db, today)) {
     try {
       await generateDueInvoices(ctx, id, today, report, loadCatalog);
@@ -44,5 +46,6 @@ export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport>
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
   report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
   report.settlements = await runSettlements(ctx.db, now);
+  report.offlineForwards = await runOfflineForwardRetries(ctx.db, now);
   return report;
 }

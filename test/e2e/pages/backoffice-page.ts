@@ -121,24 +121,27 @@ export class PaymentsSection {
   }
 }
 
-/** Back office → Settings: time zone, phone country and tip bound. */
+/** Back office → Settings: time zone, business day cut-off hour, phone country and tip bound. */
 export class SettingsSection {
   readonly root: Locator;
   readonly timeZone: Locator;
+  readonly dayCutoff: Locator;
   readonly country: Locator;
   readonly tipPercent: Locator;
   readonly tipFixed: Locator;
   constructor(readonly page: Page) {
     this.root = page.getByTestId('settings');
     this.timeZone = page.getByTestId('settings-time-zone');
+    this.dayCutoff = page.getByTestId('settings-day-cutoff');
     this.country = page.getByTestId('settings-country');
     this.tipPercent = page.getByTestId('settings-tip-percent');
     this.tipFixed = page.getByTestId('settings-tip-fixed');
   }
 
   /** Sets the fields given and saves with the button. */
-  async save(fields: { timeZone?: string; country?: string; tipPercent?: string; tipFixed?: string }): Promise<void> {
+  async save(fields: { timeZone?: string; dayCutoffHour?: number; country?: string; tipPercent?: string; tipFixed?: string }): Promise<void> {
     if (fields.timeZone !== undefined) await this.timeZone.selectOption(fields.timeZone);
+    if (fields.dayCutoffHour !== undefined) await this.dayCutoff.selectOption(String(fields.dayCutoffHour));
     if (fields.country !== undefined) await this.country.fill(fields.country);
     if (fields.tipPercent !== undefined) await this.tipPercent.fill(fields.tipPercent);
     if (fields.tipFixed !== undefined) await this.tipFixed.fill(fields.tipFixed);

@@ -15,6 +15,7 @@ import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/rep
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
 import { startOrdersPull } from './orders-pull.ts';
+import { unsyncedCounts$ } from './unsynced.ts';
 import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
 import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
 
@@ -52,10 +53,11 @@ const PLANS: readonly CollectionPlan[] = [
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled.
   { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull' },
-  // Shifts (issue 12): born here, append-only, pushed like orders. The closeout is pulled back too, so the shift
-  // screen knows it is on the server (its stamp) and can show the server's check of its figures.
-  { remote: 'shifts', local: 'shifts', direction: 'push' },
-  { remote: 'cash-movements', local: 'cash_movements', direction: 'push' },
+  // Shifts (issue 12): born here, append-only, pushed like orders, and pulled back for the server's stamp (`syncSeq`),
+  // which is how the header's unsynced count knows they are on the server. The closeout is pulled back too, so the
+  // shift screen can also show the server's check of its figures.
+  { remote: 'shifts', local: 'shifts', direction: 'both' },
+  { remote: 'cash-movements', local: 'cash_movements', direction: 'both' },
   { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },
 ];
 
@@ -312,16 +314,13 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     publish();
   });
 
-  // Unsynced = orders authored here without the server's sequence; refused ones (by the server or, too large, by this
+  // Unsynced = every record kind authored here without the server's sequence (sync/unsynced.ts: orders — with their
+  // offline card payments —, shifts, cash movements, closeouts); refused orders (by the server or, too large, by this
   // register) are counted apart. Journal transactions are not pushed (the server derives them), so nothing waits on them.
-  const pending = { syncSeq: { $exists: false }, rejection: { $exists: false } };
   subscriptions.push(
-    combineLatest([
-      db.orders.find({ selector: pending }).$,
-      db.orders.find({ selector: { rejection: { $exists: true } } }).$,
-    ]).subscribe(([orders, rejected]) => {
+    combineLatest([unsyncedCounts$(db), db.orders.find({ selector: { rejection: { $exists: true } } }).$]).subscribe(([unsynced, rejected]) => {
       const refused = rejected.filter((d) => (d.toJSON() as { rejection?: { by?: string } }).rejection?.by === 'register').length;
-      patch({ unsyncedCount: orders.length, rejectedCount: rejected.length - refused, refusedCount: refused });
+      patch({ unsyncedCount: unsynced.total, rejectedCount: rejected.length - refused, refusedCount: refused });
     }),
   );
 

@@ -201,6 +201,8 @@ export interface TickReport {
   auditCheckpoints: number;
   /** Delayed-rail payments settled and returned by the bank (modules/payments/settlements.ts). */
   settlements: { settled: number; returned: number };
+  /** Offline card forwards retried now with an outcome, and those expired past the store's forward window. */
+  offlineForwards: { forwarded: number; expired: number };
   errors: { seriesId?: string; invoiceId?: string; message: string }[];
 }
 

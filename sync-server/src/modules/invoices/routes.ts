@@ -4,6 +4,7 @@ import {
   invoiceCreateSchema,
   invoicePageSchema,
   invoicePaymentCreateSchema,
+  invoiceRefundCreateSchema,
   invoiceSchema,
   invoiceSendSchema,
   invoiceSeriesCreateSchema,
@@ -24,7 +25,7 @@ import { getInvoice, listInvoices } from './service.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import { getSeries, listSeries, transitionSeries } from './recurring.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
-import type { Invoice, InvoiceCreate, InvoicePaymentCreate, InvoiceSeries, InvoiceSeriesCreate, InvoiceUpdate } from '../../../../core/index.ts';
+import type { Invoice, InvoiceCreate, InvoicePaymentCreate, InvoiceRefundCreate, InvoiceSeries, InvoiceSeriesCreate, InvoiceUpdate } from '../../../../core/index.ts';
 
 /**
  * Invoice operations that span modules (workflows/invoice-drafts.ts, invoice-issue.ts, invoice-payment.ts,
@@ -35,6 +36,7 @@ export interface InvoiceWorkflows {
   updateInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceUpdate): Promise<Invoice>;
   sendInvoice(ctx: AppContext, principal: Principal, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice>;
   recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate): Promise<Invoice>;
+  refundInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceRefundCreate): Promise<Invoice>;
   voidInvoice(ctx: AppContext, principal: Principal, id: string, input: { reason?: string }): Promise<Invoice>;
   createSeries(ctx: AppContext, principal: Principal, input: InvoiceSeriesCreate): Promise<InvoiceSeries>;
 }
@@ -172,6 +174,36 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       const body = parseOrThrow(invoicePaymentCreateSchema, request.body ?? undefined);
       return { status: 201, body: await flows.recordInvoicePayment(ctx, principalOf(request), id, body) };
+    }),
+  );
+
+  app.post(
+    '/api/pos/invoices/:id/refunds',
+    {
+      onRequest,
+      config: {
+        openapi: {
+          summary: 'Refund a paid invoice',
+          errors: {
+            400: 'amountCents above what is left to refund (`refund_exceeds_refundable`), or paymentId not a captured payment of the invoice (`unknown_payment`)',
+            409: 'The invoice is not paid (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
+          description:
+            'Gives back `amountCents` (default: all still refundable) of a paid invoice, from `paymentId` or newest payment first. Posts Dr refunds and sales tax (the invoice\'s tax share), Cr the payments\' accounts; audit `invoice.refunded`; webhook `payment.refunded`. The invoice stays `paid` with `refundedCents` and `refunds`.',
+          tags: TAGS,
+          access: STAFF,
+          params: invoiceParams,
+          body: invoiceRefundCreateSchema,
+          response: invoiceSchema,
+          status: 201,
+          idempotent: true,
+        },
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
+      const body = parseOrThrow(invoiceRefundCreateSchema, request.body === undefined ? {} : request.body);
+      return { status: 201, body: await flows.refundInvoice(ctx, principalOf(request), id, body) };
     }),
   );
 

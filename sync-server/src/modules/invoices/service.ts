@@ -41,12 +41,16 @@ import {
   type LineItemInput,
   type PayRequestRecord,
   type TaxLine,
+  buildInvoiceRefundJournal,
+  invoiceRefundTaxCents,
+  type InvoiceRefund,
+  type InvoiceRefundCreate,
 } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
-import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
+import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
 import { getJournalTransaction, postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
 import { actorOf, mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
@@ -71,6 +75,7 @@ export interface InvoiceRow {
   tax_cents: number | string;
   total_cents: number | string;
   paid_cents: number | string;
+  refunded_cents?: number | string;
   due_date: string | Date;
   memo: string | null;
   series_id: string | null;
@@ -99,9 +104,37 @@ interface PaymentRow {
   last4: string | null;
   reference: string | null;
   pay_request_id: string | null;
-  jtx_id: string;
+  jtx_id: string | null;
+  state: InvoicePayment['state'];
+  decline_code: string | null;
+  routing: InvoicePayment['routing'];
+  fee_cents: number | string;
   created_at: Date;
 }
+
+interface RefundRow {
+  id: string;
+  invoice_id: string;
+  amount_cents: number | string;
+  tax_cents: number | string;
+  allocations: InvoiceRefund['allocations'];
+  reason: string | null;
+  jtx_id: string;
+  created_by: string;
+  created_at: Date;
+}
+
+const toRefund = (r: RefundRow): InvoiceRefund => ({
+  id: r.id,
+  invoiceId: r.invoice_id,
+  amountCents: Number(r.amount_cents),
+  taxCents: Number(r.tax_cents),
+  allocations: r.allocations.map((a) => ({ paymentId: a.paymentId, amountCents: Number(a.amountCents), accountCode: a.accountCode })),
+  reason: r.reason,
+  journalTransactionId: r.jtx_id,
+  createdBy: r.created_by,
+  createdAt: new Date(r.created_at).toISOString(),
+});
 
 /** `DATE` columns come back as strings from node-postgres' text mode or as Date objects: normalise to YYYY-MM-DD. */
 export function dateOnly(value: string | Date): string {
@@ -111,7 +144,7 @@ export function dateOnly(value: string | Date): string {
 
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
-function toPayment(r: PaymentRow): InvoicePayment {
+function toPayment(r: PaymentRow, refundedCents = 0): InvoicePayment {
   return {
     id: r.id,
     invoiceId: r.invoice_id,
@@ -124,12 +157,17 @@ function toPayment(r: PaymentRow): InvoicePayment {
     last4: r.last4,
     reference: r.reference,
     payRequestId: r.pay_request_id,
+    state: r.state,
+    declineCode: r.decline_code,
+    routing: r.routing ?? null,
+    feeCents: Number(r.fee_cents ?? 0),
+    refundedCents,
     journalTransactionId: r.jtx_id,
     createdAt: new Date(r.created_at).toISOString(),
   };
 }
 
-function toInvoice(row: InvoiceRow, today: string, payments?: InvoicePayment[]): Invoice {
+function toInvoice(row: InvoiceRow, today: string, payments?: InvoicePayment[], refunds?: InvoiceRefund[]): Invoice {
   const total = Number(row.total_cents);
   const paid = Number(row.paid_cents);
   const dueDate = dateOnly(row.due_date);
@@ -161,7 +199,9 @@ function toInvoice(row: InvoiceRow, today: string, payments?: InvoicePayment[]):
     voidReason: row.void_reason,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
+    refundedCents: Number(row.refunded_cents ?? 0),
     ...(payments ? { payments } : {}),
+    ...(refunds ? { refunds } : {}),
   };
 }
 
@@ -177,16 +217,25 @@ async function invoiceRow(db: Queryable, merchantId: string, id: string, now: Da
   return rows[0];
 }
 
-async function paymentsOf(db: Queryable, invoiceId: string): Promise<InvoicePayment[]> {
-  const { rows } = await db.query<PaymentRow>('SELECT * FROM invoice_payments WHERE invoice_id = $1 ORDER BY created_at, id', [invoiceId]);
-  return rows.map(toPayment);
+async function refundsOf(db: Queryable, invoiceId: string): Promise<InvoiceRefund[]> {
+  const { rows } = await db.query<RefundRow>('SELECT * FROM invoice_refunds WHERE invoice_id = $1 ORDER BY created_at, id', [invoiceId]);
+  return rows.map(toRefund);
 }
 
-/** An invoice with its payments, as of the context's clock. @throws ProblemError 404 when not the merchant's. */
+/** The invoice's payments (captured and declined, oldest first), each with what refunds gave back of it. */
+async function paymentsOf(db: Queryable, invoiceId: string, refunds: readonly InvoiceRefund[]): Promise<InvoicePayment[]> {
+  const { rows } = await db.query<PaymentRow>('SELECT * FROM invoice_payments WHERE invoice_id = $1 ORDER BY created_at, id', [invoiceId]);
+  const refunded = new Map<string, number>();
+  for (const a of refunds.flatMap((r) => r.allocations)) refunded.set(a.paymentId, (refunded.get(a.paymentId) ?? 0) + a.amountCents);
+  return rows.map((r) => toPayment(r, refunded.get(r.id) ?? 0));
+}
+
+/** An invoice with its payments and refunds, as of the context's clock. @throws ProblemError 404 when not the merchant's. */
 export async function getInvoice(ctx: Pick<AppContext, 'db' | 'clock'>, merchantId: string, id: string): Promise<Invoice> {
   const now = ctx.clock();
   const row = await invoiceRow(ctx.db, merchantId, id, now);
-  return toInvoice(row, utcDate(now), await paymentsOf(ctx.db, id));
+  const refunds = await refundsOf(ctx.db, id);
+  return toInvoice(row, utcDate(now), await paymentsOf(ctx.db, id, refunds), refunds);
 }
 
 /** The merchant's invoices, newest first; `status` is the state now (overdue computed from the due date). */
@@ -521,6 +570,10 @@ export interface InvoicePaymentInput {
   /** The pay link it came through (pay page payments). */
   payRequestId?: string | null;
   registerId?: string | null;
+  /** The routing decision of a card payment taken through the API (kept on the payment). */
+  routing?: InvoicePayment['routing'];
+  /** The processing fee posted for it (minor units), kept on the payment. */
+  feeCents?: number;
 }
 
 /** What {@link applyInvoicePayment} recorded, and what the invoice's pay links must now be (balance in minor units). */
@@ -571,9 +624,9 @@ export async function applyInvoicePayment(m: Mutation, p: InvoicePaymentInput): 
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');
   const { rows } = await m.tx.query<PaymentRow>(
-    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, card_brand, last4, reference, pay_request_id, register_id, jtx_id, created_by, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
-    [paymentId, m.merchantId, p.invoiceId, p.amountCents, p.method, p.rail, p.channel, p.accountCode, p.cardBrand ?? null, p.last4 ?? null, p.reference ?? null, p.payRequestId ?? null, p.registerId ?? null, jt.id, m.actor, m.now.toISOString()],
+    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, card_brand, last4, reference, pay_request_id, register_id, jtx_id, created_by, created_at, routing, fee_cents)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18) RETURNING *`,
+    [paymentId, m.merchantId, p.invoiceId, p.amountCents, p.method, p.rail, p.channel, p.accountCode, p.cardBrand ?? null, p.last4 ?? null, p.reference ?? null, p.payRequestId ?? null, p.registerId ?? null, jt.id, m.actor, m.now.toISOString(), p.routing ? JSON.stringify(p.routing) : null, p.feeCents ?? 0],
   );
   const paidCents = Number(row.paid_cents) + p.amountCents;
   await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = $4, updated_at = $5 WHERE id = $1`, [p.invoiceId, paidCents, target, paidInFull ? m.now.toISOString() : null, m.now.toISOString()]);
@@ -644,12 +697,101 @@ export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCr
 }
 
 /**
- * Keeps a declined card payment of an invoice in the audit trail (`invoice.payment_declined`: who tried what, when,
- * with which code); nothing else is written. Returns the 402 to answer once committed (naming `cardToken`).
+ * Keeps a declined card payment of an invoice (DESIGN §5 payment state `declined`, like orders'): a payment row in
+ * state `declined` with the rail's reason code — no money, no journal transaction, the invoice unchanged — and the
+ * audit entry `invoice.payment_declined` (who tried what, when, with which code). Returns the 402 to answer once
+ * committed, naming `cardToken` and carrying the kept payment's id in `paymentId`.
  */
-export async function recordDeclinedInvoicePayment(m: Mutation, id: string, attempt: { amountCents: number; cardToken: string; code: string; message: string }): Promise<ProblemError> {
-  await m.audit({ action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, data: { method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken } });
-  return new ProblemError(402, attempt.code, `${attempt.message} Nothing was charged; the attempt is in the audit trail.`, [{ path: 'cardToken', message: `declined: ${attempt.code}` }]);
+export async function recordDeclinedInvoicePayment(
+  m: Mutation,
+  id: string,
+  attempt: { amountCents: number; cardToken: string; code: string; message: string; rail: string; accountCode: string },
+): Promise<ProblemError> {
+  const paymentId = newId('invoicePayment');
+  await m.tx.query(
+    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, state, decline_code, jtx_id, created_by, created_at)
+     VALUES ($1, $2, $3, $4, 'card', $5, 'api', $6, 'declined', $7, NULL, $8, $9)`,
+    [paymentId, m.merchantId, id, attempt.amountCents, attempt.rail, attempt.accountCode, attempt.code, m.actor, m.now.toISOString()],
+  );
+  await m.audit({ action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, data: { paymentId, method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken } });
+  return new InvoicePaymentDeclinedError(paymentId, attempt.code, `${attempt.message} Nothing was charged; the attempt is kept as payment ${paymentId} (declined).`);
+}
+
+/** 402 for a declined invoice card payment, naming the stored declined payment (`paymentId`) and `cardToken`. */
+export class InvoicePaymentDeclinedError extends ProblemError {
+  constructor(
+    readonly paymentId: string,
+    code: string,
+    detail: string,
+  ) {
+    super(402, code, detail, [{ path: 'cardToken', message: `declined: ${code}` }]);
+  }
+
+  override toProblem(): Problem {
+    return { ...super.toProblem(), paymentId: this.paymentId };
+  }
+}
+
+/* ───────────────────────────── refunds ───────────────────────────── */
+
+/** What {@link refundInvoice} recorded. */
+export interface RecordedInvoiceRefund {
+  refund: InvoiceRefund;
+  invoiceNumber: string;
+  currency: string;
+}
+
+/**
+ * Refunds a paid invoice in the mutation (issue 12): `amountCents` (default: all still refundable) is taken from the
+ * captured payments — `paymentId` only when named, else newest first — each up to what is left of it; the refund
+ * record, its journal transaction ({@link buildInvoiceRefundJournal}: Dr refunds and sales tax, Cr the payments'
+ * accounts), the invoice's `refunded_cents` and audit `invoice.refunded`. The invoice stays `paid`. The event is the
+ * workflow's.
+ * @throws ProblemError 404; 409 naming `currentState` when the invoice is not paid; 400 naming `amountCents` when it
+ *   exceeds what is refundable (or nothing is left), or `paymentId` when it is not a captured payment of the invoice.
+ */
+export async function refundInvoice(m: Mutation, id: string, input: InvoiceRefundCreate): Promise<RecordedInvoiceRefund> {
+  const row = await invoiceRow(m.tx, m.merchantId, id, m.now, true);
+  const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(m.now));
+  if (status !== 'paid') throw new StateConflictError('invoice', id, status, `Invoice ${id} is ${status}: only a paid invoice can be refunded.`);
+  const refunds = await refundsOf(m.tx, id);
+  const payments = (await paymentsOf(m.tx, id, refunds)).filter((p) => p.state === 'captured');
+  let sources = payments.slice().reverse();
+  if (input.paymentId) {
+    sources = sources.filter((p) => p.id === input.paymentId);
+    if (sources.length === 0) throw new ProblemError(400, 'unknown_payment', `Invalid paymentId: ${input.paymentId} is not a captured payment of invoice ${id}.`, [{ path: 'paymentId', message: 'is not a captured payment of this invoice' }]);
+  }
+  const refundable = sources.reduce((sum, p) => sum + p.amountCents - p.refundedCents, 0);
+  const amount = input.amountCents ?? refundable;
+  if (amount <= 0 || amount > refundable) {
+    throw new ProblemError(400, 'refund_exceeds_refundable', `Invalid amountCents: ${amount} is more than what is left to refund (${refundable}).`, [{ path: 'amountCents', message: `must be between 1 and the refundable ${refundable}` }]);
+  }
+  const allocations: InvoiceRefund['allocations'] = [];
+  let left = amount;
+  for (const p of sources) {
+    const take = Math.min(left, p.amountCents - p.refundedCents);
+    if (take <= 0) continue;
+    allocations.push({ paymentId: p.id, amountCents: take, accountCode: p.accountCode });
+    left -= take;
+    if (left === 0) break;
+  }
+  const refundedBefore = Number(row.refunded_cents ?? 0);
+  const taxBefore = refunds.reduce((sum, r) => sum + r.taxCents, 0);
+  const taxCents = invoiceRefundTaxCents({ totalCents: Number(row.total_cents), taxCents: Number(row.tax_cents) }, refundedBefore, taxBefore, amount);
+  const refundId = newId('invoiceRefund');
+  const number = formatInvoiceNumber(Number(row.number_seq));
+  const jt = buildInvoiceRefundJournal({ id: `jtx_${refundId.slice(4)}`, invoiceId: id, invoiceNumber: number, currency: row.currency, taxCents, allocations, occurredAt: m.now.toISOString() });
+  await postJournalTransaction(m.tx, m.merchantId, jt);
+  m.changed('journal-transactions');
+  const { rows } = await m.tx.query<RefundRow>(
+    `INSERT INTO invoice_refunds (id, merchant_id, invoice_id, amount_cents, tax_cents, allocations, reason, jtx_id, created_by, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10) RETURNING *`,
+    [refundId, m.merchantId, id, amount, taxCents, JSON.stringify(allocations), input.reason ?? null, jt.id, m.actor, m.now.toISOString()],
+  );
+  await m.tx.query('UPDATE invoices SET refunded_cents = refunded_cents + $2, updated_at = $3 WHERE id = $1', [id, amount, m.now.toISOString()]);
+  const refund = toRefund(rows[0]!);
+  await m.audit({ action: 'invoice.refunded', entityType: 'invoice', entityId: id, data: { refundId, amountCents: amount, taxCents, allocations, reason: input.reason ?? null, journalTransactionId: jt.id } });
+  return { refund, invoiceNumber: number, currency: row.currency };
 }
 
 /* ───────────────────────────── void ───────────────────────────── */

@@ -11,6 +11,8 @@
  */
 import {
   DEFAULT_OFFLINE_CARD_LIMITS,
+  FORWARD_WINDOW_EXPIRED,
+  forwardRetryDelayMs,
   OFFLINE_CARD_ACCOUNT,
   OFFLINE_CARD_RECEIVABLE,
   buildJournalTransaction,
@@ -40,6 +42,8 @@ interface PaymentRow {
   state: OfflineCardPayment['state'];
   forward_attempts: number;
   forwarded_at: Date | null;
+  forward_failures: number;
+  next_forward_at: Date | null;
   decline_code: string | null;
   processor_reference: string | null;
   journal_transaction_id: string | null;
@@ -121,20 +125,81 @@ export async function claimForwards(m: Mutation, ids: readonly string[]): Promis
 
 /**
  * Gives a claim back (the processor could not be reached): `forward_attempts` 1 → 0, so the payment stays
- * `pending_forward` and a later forward of it may claim it again. The processor saw the payment id as its idempotency
- * key, so if the call did reach it, the retry gets its first answer.
+ * `pending_forward`; `forward_failures` + 1 and `next_forward_at` = now + core `forwardRetryDelayMs` (1 min, doubling,
+ * at most 1 h), when the housekeeping tick retries it ({@link dueForwardRetries}). The processor saw the payment id as
+ * its idempotency key, so if the call did reach it, the retry gets its first answer. `error` (no card data) is kept.
  */
-export async function releaseForward(m: Mutation, id: string): Promise<void> {
-  await m.tx.query(
-    `UPDATE offline_card_payments SET forward_attempts = 0, forwarded_at = NULL WHERE merchant_id = $1 AND id = $2 AND state = 'pending_forward'`,
-    [m.merchantId, id],
+export async function releaseForward(m: Mutation, id: string, error = 'processor unreachable'): Promise<void> {
+  const { rows } = await m.tx.query<{ forward_failures: number }>(
+    `UPDATE offline_card_payments SET forward_attempts = 0, forwarded_at = NULL, forward_failures = forward_failures + 1, last_forward_error = $3
+      WHERE merchant_id = $1 AND id = $2 AND state = 'pending_forward' RETURNING forward_failures`,
+    [m.merchantId, id, error.slice(0, 200)],
   );
+  const failures = rows[0]?.forward_failures;
+  if (failures === undefined) return;
+  const next = new Date(m.now.getTime() + forwardRetryDelayMs(failures));
+  await m.tx.query('UPDATE offline_card_payments SET next_forward_at = $2 WHERE id = $1', [id, next.toISOString()]);
+  await m.audit({ action: 'payment.forward_released', entityType: 'payment', entityId: id, data: { failures, nextForwardAt: next.toISOString(), error: error.slice(0, 200) } });
+}
+
+/**
+ * The released forwards due for a retry at `now` (`next_forward_at` passed, still `pending_forward`, unclaimed), by
+ * merchant, oldest first. Read outside any mutation by the housekeeping tick.
+ */
+export async function dueForwardRetries(db: Queryable, now: Date): Promise<Map<string, string[]>> {
+  const { rows } = await db.query<{ merchant_id: string; id: string }>(
+    `SELECT merchant_id, id FROM offline_card_payments
+      WHERE state = 'pending_forward' AND forward_attempts = 0 AND next_forward_at IS NOT NULL AND next_forward_at <= $1
+      ORDER BY next_forward_at, id`,
+    [now.toISOString()],
+  );
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.merchant_id, [...(out.get(r.merchant_id) ?? []), r.id]);
+  return out;
+}
+
+/** Merchants holding a `pending_forward`, unclaimed payment whose forward window (their own, default 24 h) has passed at `now`. */
+export async function merchantsWithExpiredForwards(db: Queryable, now: Date): Promise<string[]> {
+  const { rows } = await db.query<{ merchant_id: string }>(
+    `SELECT DISTINCT p.merchant_id FROM offline_card_payments p LEFT JOIN offline_card_limits l ON l.merchant_id = p.merchant_id
+      WHERE p.state = 'pending_forward' AND p.forward_attempts = 0
+        AND p.approved_at < $1::timestamptz - make_interval(hours => coalesce(l.forward_within_hours, $2))`,
+    [now.toISOString(), DEFAULT_OFFLINE_CARD_LIMITS.forwardWithinHours],
+  );
+  return rows.map((r) => r.merchant_id);
+}
+
+/**
+ * Enforces the store's forward window in `m`: every unclaimed `pending_forward` payment of the merchant (of `ids` only,
+ * when given) approved more than `forwardWithinHours` before `m.now` becomes `expired` — never sent to the processor —
+ * with decline code `forward_window_expired`, its amount moved to the customer's receivable (balance due) like a
+ * decline, audit `payment.forward_expired` and event `payment.forward_declined` (state `expired`).
+ * @returns the expired payments' ids
+ */
+export async function expireStaleForwards(m: Mutation, ids?: readonly string[]): Promise<string[]> {
+  const { forwardWithinHours } = await getOfflineCardLimits(m.tx, m.merchantId);
+  const cutoff = new Date(m.now.getTime() - forwardWithinHours * 3_600_000);
+  const { rows } = await m.tx.query<PaymentRow>(
+    `UPDATE offline_card_payments SET state = 'expired', decline_code = $3, next_forward_at = NULL
+      WHERE merchant_id = $1 AND state = 'pending_forward' AND forward_attempts = 0 AND approved_at < $2
+        ${ids ? 'AND id = ANY($4::text[])' : ''}
+      RETURNING *`,
+    ids ? [m.merchantId, cutoff.toISOString(), FORWARD_WINDOW_EXPIRED, ids] : [m.merchantId, cutoff.toISOString(), FORWARD_WINDOW_EXPIRED],
+  );
+  for (const row of rows) {
+    await recordForwardOutcome(m, toRecord(row), {
+      outcome: 'expired',
+      code: FORWARD_WINDOW_EXPIRED,
+      message: `Not forwarded within the store's ${forwardWithinHours} h window (approved ${new Date(row.approved_at).toISOString()}).`,
+    });
+  }
+  return rows.map((r) => r.id);
 }
 
 /** What the processor answered to a forward. */
 export type ForwardOutcome =
   | { outcome: 'captured'; accountCode: string; processorReference: string }
-  | { outcome: 'declined'; code: string; message: string };
+  | { outcome: 'declined' | 'expired'; code: string; message: string };
 
 /**
  * Records a claimed forward's outcome in `m`: the payment's state, and a journal transaction (kind `payment`) moving the
@@ -143,13 +208,19 @@ export type ForwardOutcome =
  * `payment.forward_declined`.
  */
 export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecord, result: ForwardOutcome): Promise<void> {
-  const declined = result.outcome === 'declined';
+  const declined = result.outcome !== 'captured';
+  const expired = result.outcome === 'expired';
+  const state = result.outcome;
   const journal = buildJournalTransaction(
     orderJournalHeader(
       { id: record.orderId, registerId: record.registerId, currency: record.currency },
       'payment',
       m.now.toISOString(),
-      declined ? `Offline card declined on forward ${record.receiptNumber}: balance due` : `Offline card forwarded ${record.receiptNumber}`,
+      expired
+        ? `Offline card not forwarded in time ${record.receiptNumber}: balance due`
+        : declined
+          ? `Offline card declined on forward ${record.receiptNumber}: balance due`
+          : `Offline card forwarded ${record.receiptNumber}`,
     ),
     [
       { accountCode: declined ? OFFLINE_CARD_RECEIVABLE : result.accountCode, amountCents: record.amountCents },
@@ -160,13 +231,13 @@ export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecor
   m.changed('journal-transactions');
   await m.tx.query(
     `UPDATE offline_card_payments SET state = $2, decline_code = $3, processor_reference = $4, journal_transaction_id = $5 WHERE id = $1`,
-    [record.id, declined ? 'declined' : 'captured', declined ? result.code : null, declined ? null : result.processorReference, journal.id],
+    [record.id, state, declined ? result.code : null, declined ? null : result.processorReference, journal.id],
   );
   const object = {
     id: record.id,
     orderId: record.orderId,
     receiptNumber: record.receiptNumber,
-    state: declined ? 'declined' : 'captured',
+    state,
     amountCents: record.amountCents,
     balanceDueCents: declined ? record.amountCents : 0,
     currency: record.currency,
@@ -176,7 +247,7 @@ export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecor
   };
   await m.audit({
     registerId: record.registerId,
-    action: declined ? 'payment.forward_declined' : 'payment.forwarded',
+    action: expired ? 'payment.forward_expired' : declined ? 'payment.forward_declined' : 'payment.forwarded',
     entityType: 'payment',
     entityId: record.id,
     data: { ...object, journalTransactionId: journal.id },
@@ -209,6 +280,7 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
     filter.params,
   );
   const { page, nextCursor } = pageOf(rows, q.limit, (r) => createdAtKey({ created_at: r.approved_at, id: r.id }));
+  const windowHours = (await getOfflineCardLimits(db, merchantId)).forwardWithinHours;
   return {
     nextCursor,
     data: page.map((r) => ({
@@ -218,13 +290,16 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
       registerId: r.register_id,
       state: r.state,
       amountCents: Number(r.amount_cents),
-      balanceDueCents: r.state === 'declined' ? Number(r.amount_cents) : 0,
+      balanceDueCents: r.state === 'declined' || r.state === 'expired' ? Number(r.amount_cents) : 0,
       currency: r.currency,
       cardBrand: r.card_brand,
       last4: r.last4,
       approvedAt: new Date(r.approved_at).toISOString(),
       forwardedAt: r.forwarded_at ? new Date(r.forwarded_at).toISOString() : null,
       forwardAttempts: Number(r.forward_attempts),
+      forwardFailures: Number(r.forward_failures ?? 0),
+      nextForwardAt: r.state === 'pending_forward' && r.next_forward_at ? new Date(r.next_forward_at).toISOString() : null,
+      forwardDeadline: new Date(new Date(r.approved_at).getTime() + windowHours * 3_600_000).toISOString(),
       declineCode: r.decline_code,
       processorReference: r.processor_reference,
       customer: r.customer_id

@@ -121,6 +121,8 @@ interface PaymentRow {
   created_at: Date;
   captured_at: Date | null;
   decline_code: string | null;
+  routing?: PaymentRecord['routing'];
+  fee_cents?: number | string;
 }
 
 interface RefundRow {
@@ -164,6 +166,8 @@ function toPayment(row: PaymentRow): PaymentRecord {
     createdAt: iso(row.created_at),
     capturedAt: row.captured_at ? iso(row.captured_at) : null,
     declineCode: row.decline_code ?? null,
+    routing: row.routing ?? null,
+    feeCents: Number(row.fee_cents ?? 0),
   };
 }
 
@@ -210,6 +214,8 @@ function registerPayments(order: Order): PaymentRecord[] {
     createdAt: order.createdAt,
     capturedAt: order.createdAt,
     declineCode: null,
+    routing: null,
+    feeCents: 0,
   }));
 }
 
@@ -465,6 +471,9 @@ export interface CapturedTender {
   lastFour?: string;
   authCode?: string;
   reference?: string;
+  /** The routing decision of a card taken through the staff API, and the fee posted for it (minor units). */
+  routing?: PaymentRecord['routing'];
+  feeCents?: number;
 }
 
 /** A card tender the rail declined (`tenders.<index>`), to store with {@link recordDeclinedPayment}. */
@@ -594,10 +603,10 @@ export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid
     await post(m, jt);
     await m.tx.query(
       `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
-         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $19, $19)`,
+         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at, routing, fee_cents)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $19, $19, $20::jsonb, $21)`,
       [paymentId, row.merchant_id, row.id, existing + i, c.method, c.rail, state, c.amountCents, c.tipCents, c.tenderedCents ?? null, c.changeCents ?? null,
-        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, m.actor, nowIso],
+        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, m.actor, nowIso, c.routing ? JSON.stringify(c.routing) : null, c.feeCents ?? 0],
     );
     await m.audit({
       registerId: order.registerId,

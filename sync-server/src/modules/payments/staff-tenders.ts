@@ -35,10 +35,11 @@ export interface DeclinedTender {
 
 /**
  * Captures one tender (already checked by the orders module: tip within amount, cash handed over ≥ amount) on the
- * register numbered `registerNumber`; `paymentUlid` seeds the sandbox authorisation code.
+ * register numbered `registerNumber`; `paymentUlid` seeds the sandbox authorisation code; `cardRail` is the rail routing
+ * chose for a card (default the staff card rail, card_not_present).
  * Returns the captured tender, or the decline of a sandbox card token.
  */
-export function captureStaffTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string): { captured: CapturedTender } | { declined: DeclinedTender } {
+export function captureStaffTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string, cardRail: string = STAFF_CARD_RAIL): { captured: CapturedTender } | { declined: DeclinedTender } {
   const tipCents = t.tipCents ?? 0;
   switch (t.method) {
     case 'cash':
@@ -54,9 +55,9 @@ export function captureStaffTender(t: TenderInput, index: number, registerNumber
       };
     case 'card': {
       const card = SANDBOX_STAFF_CARDS[t.cardToken]!;
-      if ('decline' in card) return { declined: { index, code: card.decline, tender: t, rail: STAFF_CARD_RAIL, accountCode: `card_clearing:${STAFF_CARD_RAIL}` } };
+      if ('decline' in card) return { declined: { index, code: card.decline, tender: t, rail: cardRail, accountCode: `card_clearing:${cardRail}` } };
       return {
-        captured: { method: 'card', rail: STAFF_CARD_RAIL, accountCode: `card_clearing:${STAFF_CARD_RAIL}`, amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` },
+        captured: { method: 'card', rail: cardRail, accountCode: `card_clearing:${cardRail}`, amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` },
       };
     }
     case 'check':

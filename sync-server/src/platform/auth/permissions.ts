@@ -97,6 +97,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'POST /api/pos/invoices/:id/payments': 'manager',
   'GET /api/pos/invoices/:id/pdf': 'manager',
   'POST /api/pos/invoices/:id/send': 'manager',
+  'POST /api/pos/invoices/:id/refunds': 'manager',
   'POST /api/pos/invoices/:id/void': 'manager',
   'GET /api/pos/invoice-series': 'manager',
   'POST /api/pos/invoice-series': 'manager',
