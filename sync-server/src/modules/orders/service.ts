@@ -236,6 +236,12 @@ async function orderRow(db: Queryable, merchantId: string, id: string): Promise<
   return rows[0];
 }
 
+/** Whether the merchant holds order `id` (a register's sale that has reached the server, or an API order). */
+export async function orderExists(db: Queryable, merchantId: string, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM orders WHERE id = $1 AND merchant_id = $2', [id, merchantId]);
+  return rows.length > 0;
+}
+
 async function paymentsOf(db: Queryable, row: OrderRow): Promise<PaymentRecord[]> {
   const { rows } = await db.query<PaymentRow>('SELECT * FROM order_payments WHERE order_id = $1 ORDER BY line_no', [row.id]);
   if (rows.length === 0 && row.source === 'register') return registerPayments(row.data);

@@ -1,0 +1,154 @@
+/**
+ * Issue 13, returns at the register: a return (core/returns.ts) is pushed through sync (`POST /api/sync/returns/push`),
+ * online or after an outage; the server refunds the lines (restock, ledger), de-duplicates by the return's id, refuses
+ * (quarantines) a return of more than was sold — across registers —, waits for a sale not synced yet (409), and keeps
+ * the store's approval rule for a cashier above the limit. Over HTTP (app.inject), on PGlite and PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cashDrawerAccount, newId, planReturn, type CatalogItem, type Order, type RegisterReturn } from '../../core/index.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
+import { buildSale } from '../support/sales.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+describe.each(databaseTargets())('register returns on $name', (target) => {
+  let server: TestServer;
+  let owner: string;
+  let register: EnrolledRegister;
+  let other: EnrolledRegister;
+  let cashierId: string;
+  let managerId: string;
+  let sequence = 100;
+
+  const call = (method: 'GET' | 'POST', url: string, token: string, payload?: unknown) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  const croissants = (quantity: number) => [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity }];
+  const sell = async (quantity: number, on = register, push = true): Promise<Order> => {
+    const { order } = buildSale({ register: on, sequence: sequence++, catalog: server.catalog, lines: croissants(quantity), tenderedCents: 1000_00 });
+    if (push) {
+      const res = await call('POST', '/api/sync/orders/push', on.registerToken, [{ newDocumentState: order }]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual([]);
+    }
+    return order;
+  };
+  const returnOf = (order: Order, quantity: number, on = register, extra: Partial<RegisterReturn> = {}): RegisterReturn => {
+    const lines = [{ lineId: order.lines[0]!.id, quantity }];
+    return {
+      id: newId('registerReturn'),
+      registerId: on.registerId,
+      orderId: order.id,
+      receiptNumber: order.receiptNumber,
+      createdAt: new Date().toISOString(),
+      lines,
+      restock: true,
+      amountCents: planReturn(order, [], lines).amountCents,
+      tender: { method: 'cash' },
+      ...extra,
+    };
+  };
+  const pushReturns = (docs: RegisterReturn[], on = register) => call('POST', '/api/sync/returns/push', on.registerToken, docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+  const stock = async () => (await call('GET', '/api/pos/catalog/items/itm_croissant', owner)).json<CatalogItem>().variations.find((v) => v.id === 'var_croissant_regular')!.stockOnHand;
+  const orderView = async (id: string) => (await call('GET', `/api/pos/orders/${id}`, owner)).json<{ state: string; refundedCents: number; refunds: { id: string; amountCents: number; approvedBy: string | null; allocations: { accountCode: string; amountCents: number }[] }[] }>();
+
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null });
+    owner = server.credentials.staffToken;
+    register = await enrollRegister(server, owner);
+    other = await enrollRegister(server, owner);
+    cashierId = (await call('POST', '/api/pos/staff', owner, { name: 'Cass Cashier', role: 'cashier', pin: '1357' })).json<{ id: string }>().id;
+    managerId = (await call('POST', '/api/pos/staff', owner, { name: 'Max Manager', role: 'manager', pin: '8642' })).json<{ id: string }>().id;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('refunds the returned lines to the drawer, restocks them, and stores the return once (pulled back with its refund)', async () => {
+    const order = await sell(3);
+    const before = await stock();
+    const ret = returnOf(order, 2);
+    const res = await pushReturns([ret]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual([]);
+    expect(await stock()).toBe(before + 2);
+    const view = await orderView(order.id);
+    expect(view.state).toBe('partially_refunded');
+    expect(view.refunds).toHaveLength(1);
+    expect(view.refunds[0]!.amountCents).toBe(ret.amountCents);
+    expect(view.refunds[0]!.allocations).toEqual([expect.objectContaining({ accountCode: cashDrawerAccount(register.registerNumber), amountCents: ret.amountCents })]);
+
+    // The same return again (a retry after a lost answer): nothing new.
+    const again = await pushReturns([ret]);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual([]);
+    expect((await orderView(order.id)).refunds).toHaveLength(1);
+    expect(await stock()).toBe(before + 2);
+
+    const pulled = await call('GET', '/api/sync/returns/pull?seq=0&limit=100', register.registerToken);
+    expect(pulled.statusCode, pulled.body).toBe(200);
+    const doc = pulled.json<{ documents: (RegisterReturn & { syncSeq: number })[] }>().documents.find((d) => d.id === ret.id);
+    expect(doc).toMatchObject({ id: ret.id, refundId: view.refunds[0]!.id, amountCents: ret.amountCents });
+    expect(doc!.syncSeq).toBeGreaterThan(0);
+  });
+
+  it('refuses a return of more than was sold, across registers, and keeps it in quarantine', async () => {
+    const order = await sell(2);
+    const first = await pushReturns([returnOf(order, 1, other)], other);
+    expect(first.json()).toEqual([]);
+    // Register 1 did not know: it returns both croissants offline; the server has only one left.
+    const late = returnOf(order, 2);
+    const res = await pushReturns([late]);
+    expect(res.statusCode, res.body).toBe(200);
+    const [rejected] = res.json<(RegisterReturn & { rejection: { reason: string } })[]>();
+    expect(rejected).toMatchObject({ id: late.id });
+    expect(rejected!.rejection.reason).toMatch(/refund_exceeds_remaining.*only 1 of 2/);
+    expect((await orderView(order.id)).refunds).toHaveLength(1);
+    const q = await server.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM quarantine WHERE collection = 'returns' AND doc_id = $1`, [late.id]);
+    expect(Number(q.rows[0]!.n)).toBe(1);
+  });
+
+  it('waits (409) for a sale that has not reached the server yet, then stores the return', async () => {
+    const order = await sell(1, register, false);
+    const ret = returnOf(order, 1);
+    const early = await pushReturns([ret]);
+    expect(early.statusCode, early.body).toBe(409);
+    expect(early.json()).toMatchObject({ code: 'order_not_synced' });
+    await call('POST', '/api/sync/orders/push', register.registerToken, [{ newDocumentState: order }]);
+    const res = await pushReturns([ret]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual([]);
+    expect((await orderView(order.id)).state).toBe('refunded');
+  });
+
+  it("a cashier's return above the store's limit needs a manager's approval, recorded on the refund", async () => {
+    const order = await sell(30);
+    const without = returnOf(order, 20, register, { staffId: cashierId });
+    expect(without.amountCents).toBeGreaterThan(50_00);
+    const refused = await pushReturns([without]);
+    expect(refused.json<{ rejection: { reason: string } }[]>()[0]!.rejection.reason).toMatch(/approval_required/);
+
+    const granted = await call('POST', '/api/register/approvals', register.registerToken, { staffId: managerId, pin: '8642', action: 'refund', orderId: order.id, amountCents: without.amountCents });
+    expect(granted.statusCode, granted.body).toBe(201);
+    const withApproval = returnOf(order, 20, register, { staffId: cashierId, approval: granted.json<{ approval: string }>().approval });
+    const res = await pushReturns([withApproval]);
+    expect(res.json()).toEqual([]);
+    expect((await orderView(order.id)).refunds[0]!.approvedBy).toBe(managerId);
+
+    // A manager's own return needs no approval.
+    const small = await pushReturns([returnOf(order, 10, register, { staffId: managerId })]);
+    expect(small.json()).toEqual([]);
+  });
+
+  it('refuses an invalid return naming the field', async () => {
+    const order = await sell(1);
+    const bad = { ...returnOf(order, 1), lines: [{ lineId: 'lin_nope', quantity: 1 }] };
+    const res = await pushReturns([bad]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<{ rejection: { reason: string } }[]>()[0]!.rejection.reason).toMatch(/lines\.0\.lineId/);
+  });
+});
