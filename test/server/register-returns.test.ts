@@ -53,7 +53,7 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     };
   };
   const pushReturns = (docs: RegisterReturn[], on = register) => call('POST', '/api/sync/returns/push', on.registerToken, docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
-  const stock = async () => (await call('GET', '/api/pos/catalog/items/itm_croissant', owner)).json<CatalogItem>().variations.find((v) => v.id === 'var_croissant_regular')!.stockOnHand;
+  const stock = async () => (await call('GET', '/api/pos/catalog/items/itm_croissant', owner)).json<CatalogItem>().variations.find((v) => v.id === 'var_croissant_regular')!.stockOnHand ?? 0;
   const orderView = async (id: string) => (await call('GET', `/api/pos/orders/${id}`, owner)).json<{ state: string; refundedCents: number; refunds: { id: string; amountCents: number; approvedBy: string | null; allocations: { accountCode: string; amountCents: number }[] }[] }>();
 
   beforeAll(async () => {
