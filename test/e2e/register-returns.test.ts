@@ -87,13 +87,16 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
   const serverReturns = async () => (await api<{ documents: ApiReturn[] }>('/api/sync/returns/pull?seq=0&limit=500')).documents;
 
   /** Taps the items and pays in cash (exact); answers the stored sale's receipt number and order id. */
-  async function cashSale(itemIds: string[]): Promise<{ receiptNumber: string; orderId: string }> {
+  async function cashSale(itemIds: string[]): Promise<{ receiptNumber: string; orderId: string; qr: string }> {
     await register.openRegister();
     for (const id of itemIds) await register.tapItem(id);
     const tender = await register.charge();
     await tender.exact();
     const receipt = await tender.complete();
-    const sold = { receiptNumber: await receipt.receiptNumber(), orderId: await receipt.orderId() };
+    // The on-screen receipt carries the QR code of the order (the printed one too), what a scan at Returns reads.
+    const qr = (await page.getByTestId('receipt-qr').getAttribute('data-qr')) ?? '';
+    expect(await page.getByTestId('receipt-qr').getAttribute('alt')).toContain('QR code of receipt');
+    const sold = { receiptNumber: await receipt.receiptNumber(), orderId: await receipt.orderId(), qr };
     await receipt.newSale();
     return sold;
   }
@@ -160,7 +163,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     });
     await context.setOffline(true);
     await register.waitForBadge('offline');
-    await findSale(`urn:register:order:${sale.orderId}:${sale.receiptNumber}`);
+    expect(sale.qr).toBe(`urn:register:order:${sale.orderId}:${sale.receiptNumber}`);
+    await findSale(sale.qr);
     await returnQuantity(0, 1);
     await page.getByTestId('return-complete').click();
     await page.getByTestId('return-done').waitFor();
@@ -174,6 +178,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     }, 60_000);
     const order = await api<ApiOrder>(`/api/pos/orders/${sale.orderId}`);
     expect(order.refunds).toHaveLength(1);
+    // The register shows it synced once the server's stamped copy is back.
+    const id = (await serverReturns()).find((r) => r.orderId === sale.orderId)!.id;
+    await page.locator(`[data-testid="recent-return"][data-return-id="${id}"][data-sync="synced"]`).waitFor({ timeout: 60_000 });
   });
 
   it('exchanges a croissant for a cookie and two waters in one go, settling the difference in cash', { timeout: 180_000 }, async () => {

@@ -303,7 +303,37 @@ export function ReturnsView() {
           </div>
         </section>
       ) : null}
+      <RecentReturns />
     </main>
+  );
+}
+
+/**
+ * This register's latest returns and where each stands: on the server (with its refund), waiting to sync, or refused
+ * by the server (quarantined: e.g. returned at another register meanwhile) with its reason — for a manager to settle.
+ */
+function RecentReturns() {
+  const { db, session } = useRegister();
+  const returns$ = useMemo(() => db.returns.find({ selector: { registerId: session.registerId }, sort: [{ createdAt: 'desc' }], limit: 20 }).$, [db, session.registerId]);
+  const docs = useObservable(returns$, []);
+  if (docs.length === 0) return null;
+  return (
+    <section className="returns-recent" aria-label="Recent returns">
+      <h2>Recent returns on this register</h2>
+      <ul>
+        {docs.map((d) => {
+          const r = d.toJSON() as RegisterReturn & { rejection?: { reason: string } };
+          const state = r.rejection ? 'rejected' : r.syncSeq !== undefined ? 'synced' : 'unsynced';
+          return (
+            <li key={r.id} data-testid="recent-return" data-return-id={r.id} data-sync={state}>
+              {r.receiptNumber} · {formatMoney(r.amountCents, session.currency)} · {r.tender.method}
+              {r.exchangeOrderId ? ' · exchange' : ''} ·{' '}
+              {state === 'synced' ? 'Synced' : state === 'unsynced' ? 'Not yet synced' : <span className="form-error">Refused by the server: {r.rejection!.reason}</span>}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }
 
