@@ -68,14 +68,21 @@ export class ReturnError extends Error {
   }
 }
 
-/** Earlier returns of `order` (any register) as refunds already given back, for {@link planReturn}. */
+/**
+ * Earlier returns of `order` (any register) as refunds already given back, for {@link planReturn}: planned one after
+ * the other in the order given (oldest first), so each carries the cumulative rounding the server's refunds did.
+ */
 export function priorOfReturns(order: Order, returns: readonly Pick<RegisterReturn, 'orderId' | 'lines'>[]): PriorRefund[] {
-  return returns
-    .filter((r) => r.orderId === order.id)
-    .map((r) => {
-      const plan = planRefund(order, [], tendersAsPayments(order), { lines: r.lines });
-      return { goodsCents: plan.goodsCents, taxCents: plan.taxCents, tipCents: 0, lines: r.lines };
-    });
+  const prior: PriorRefund[] = [];
+  for (const r of returns.filter((x) => x.orderId === order.id)) {
+    try {
+      const plan = planRefund(order, prior, tendersAsPayments(order), { lines: r.lines });
+      prior.push({ goodsCents: plan.goodsCents, taxCents: plan.taxCents, tipCents: 0, lines: r.lines });
+    } catch {
+      // A return the server will refuse (more than was sold): it gives nothing back.
+    }
+  }
+  return prior;
 }
 
 function tendersAsPayments(order: Order): { id: string; accountCode: string; amountCents: number; refundedCents: number }[] {

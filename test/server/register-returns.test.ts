@@ -5,7 +5,7 @@
  * the store's approval rule for a cashier above the limit. Over HTTP (app.inject), on PGlite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cashDrawerAccount, newId, planReturn, type CatalogItem, type Order, type RegisterReturn } from '../../core/index.ts';
+import { cashDrawerAccount, newId, planReturn, priorOfReturns, type CatalogItem, type Order, type RegisterReturn } from '../../core/index.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
@@ -142,6 +142,32 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     // A manager's own return needs no approval.
     const small = await pushReturns([returnOf(order, 10, register, { staffId: managerId })]);
     expect(small.json()).toEqual([]);
+  });
+
+  it("tells the register the store's approval limit (GET /api/register/return-rules)", async () => {
+    const res = await call('GET', '/api/register/return-rules', register.registerToken);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ cashierRefundLimitCents: 50_00 });
+  });
+
+  it('a register gives back, return by return, exactly what the server refunds, and the whole sale in the end', async () => {
+    const order = await sell(3);
+    const made: { orderId: string; lines: { lineId: string; quantity: number }[] }[] = [];
+    let given = 0;
+    const lines = [{ lineId: order.lines[0]!.id, quantity: 1 }];
+    for (let i = 0; i < 3; i++) {
+      const amountCents = planReturn(order, priorOfReturns(order, made), lines).amountCents;
+      const res = await pushReturns([{ ...returnOf(order, 1), amountCents }]);
+      expect(res.json()).toEqual([]);
+      const view = await orderView(order.id);
+      expect(view.refunds.at(-1)!.amountCents).toBe(amountCents);
+      given += amountCents;
+      made.push({ orderId: order.id, lines });
+    }
+    expect(given).toBe(order.totalCents);
+    expect((await orderView(order.id)).state).toBe('refunded');
+    expect(() => planReturn(order, priorOfReturns(order, made), lines)).toThrow(/only 0 of 3/);
+    expect(() => planReturn({ ...order, state: 'refunded' }, [], lines)).toThrow(/refunded/);
   });
 
   it('refuses an invalid return naming the field', async () => {

@@ -41,7 +41,7 @@ export async function findSale(db: RegisterDatabase, text: string): Promise<Stor
 
 /** Earlier returns of `order` held here (any register's, once pulled; refused ones do not count). */
 export async function priorReturnsOf(db: RegisterDatabase, order: Order): Promise<{ prior: PriorRefund[]; returned: Map<string, number> }> {
-  const docs = (await db.returns.find({ selector: { orderId: order.id } }).exec()).map((d) => d.toJSON() as RegisterReturn & { rejection?: unknown }).filter((r) => !r.rejection);
+  const docs = (await db.returns.find({ selector: { orderId: order.id }, sort: [{ createdAt: 'asc' }] }).exec()).map((d) => d.toJSON() as RegisterReturn & { rejection?: unknown }).filter((r) => !r.rejection);
   const returned = new Map<string, number>();
   for (const r of docs) for (const l of r.lines) returned.set(l.lineId, (returned.get(l.lineId) ?? 0) + l.quantity);
   return { prior: priorOfReturns(order, docs), returned };
