@@ -5,7 +5,7 @@
  * the store's approval rule for a cashier above the limit. Over HTTP (app.inject), on PGlite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cashDrawerAccount, newId, planReturn, priorOfReturns, type CatalogItem, type Order, type RegisterReturn } from '../../core/index.ts';
+import { cashDrawerAccount, computeZReport, newId, planReturn, priorOfReturns, type CatalogItem, type Order, type RegisterReturn, type Shift, type ShiftCloseout } from '../../core/index.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
@@ -168,6 +168,44 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     expect((await orderView(order.id)).state).toBe('refunded');
     expect(() => planReturn(order, priorOfReturns(order, made), lines)).toThrow(/only 0 of 3/);
     expect(() => planReturn({ ...order, state: 'refunded' }, [], lines)).toThrow(/refunded/);
+  });
+
+  it("counts a cash return in the shift it was made in: the server's recomputed shifts agree with the register's", async () => {
+    const minutes = (m: number) => new Date(Date.now() - 60 * 60_000 + m * 60_000).toISOString();
+    const shiftAt = (m: number): Shift => ({ id: newId('shift'), registerId: register.registerId, registerNumber: register.registerNumber, currency: 'USD', openedAt: minutes(m), openingFloatCents: 0 });
+    const close = (shift: Shift, m: number, sales: Order[], cashRefundsCents: number): ShiftCloseout => {
+      const closedAt = minutes(m);
+      const expected = computeZReport(shift, sales, [], { cashRefundsCents }).expectedCashCents;
+      return {
+        id: newId('shiftCloseout'), shiftId: shift.id, registerId: shift.registerId, registerNumber: shift.registerNumber, currency: 'USD', closedAt,
+        counted: expected > 0 ? [{ kind: 'coin', valueCents: 1, count: expected }] : [], countedCashCents: Math.max(0, expected),
+        report: computeZReport(shift, sales, [], { count: { closedAt, countedCashCents: Math.max(0, expected) }, cashRefundsCents }),
+      };
+    };
+    const pushDocs = async (collection: string, docs: unknown[]) => {
+      const res = await call('POST', `/api/sync/${collection}/push`, register.registerToken, docs.map((d) => ({ newDocumentState: d })));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual([]);
+    };
+    // Shift 1 sells 2 croissants in cash and closes; shift 2 (next morning) takes one back in cash, and takes a paid in to cover it.
+    const first = shiftAt(0);
+    const { order } = buildSale({ register, sequence: sequence++, catalog: server.catalog, lines: croissants(2), tenderedCents: 1000_00, createdAt: minutes(1) });
+    await pushDocs('shifts', [first]);
+    await pushDocs('orders', [order]);
+    await pushDocs('shift-closeouts', [close(first, 2, [order], 0)]);
+    const second = shiftAt(3);
+    await pushDocs('shifts', [second]);
+    const ret = returnOf(order, 1, register, { shiftId: second.id, createdAt: minutes(4) });
+    await pushDocs('returns', [ret]);
+    const secondClose = close({ ...second, openingFloatCents: 0 }, 5, [], ret.amountCents);
+    expect(secondClose.report.cashSalesCents).toBe(-ret.amountCents);
+    // A drawer that starts at 0 cannot give back cash: the register counts 0 and is short; the server must agree.
+    await pushDocs('shift-closeouts', [secondClose]);
+    for (const shift of [first, second]) {
+      const view = await call('GET', `/api/pos/shifts/${shift.id}`, owner);
+      expect(view.statusCode, view.body).toBe(200);
+      expect(view.json<{ differences: unknown[] }>().differences, shift === first ? 'the sale\'s shift' : 'the return\'s shift').toEqual([]);
+    }
   });
 
   it('refuses an invalid return naming the field', async () => {
