@@ -100,6 +100,8 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     const order = await sell(2);
     const first = await pushReturns([returnOf(order, 1, other)], other);
     expect(first.json()).toEqual([]);
+    // Register 2 gave the cash back from its own drawer.
+    expect((await orderView(order.id)).refunds[0]!.allocations).toEqual([expect.objectContaining({ accountCode: cashDrawerAccount(other.registerNumber) })]);
     // Register 1 did not know: it returns both croissants offline; the server has only one left.
     const late = returnOf(order, 2);
     const res = await pushReturns([late]);

@@ -5,12 +5,12 @@
  * `cashierRefundLimitCents` carries a manager's approval token, consumed here); then the orders module refunds the
  * lines (core planOrderRefund: the same rule and rounding as the back office's refunds — never more than was sold,
  * across registers), the inventory module puts them back on stock (`return` movements keyed by the refund id) when
- * `restock`, and the return is stored with its `refundId` (modules/returns). A return already stored (same id) is
+ * `restock` — cash given back from the drawer of the register that took the return —, and the return is stored with its `refundId` (modules/returns). A return already stored (same id) is
  * answered as it is (de-duplicated); one that cannot be refunded is refused (quarantined by the caller, shown on the
  * register). A return whose sale has not reached the server yet makes the push fail with 409 `order_not_synced`,
  * which the register retries (each collection syncs on its own, so a return may overtake its sale).
  */
-import { canonicalJson, registerReturnSchema, type RegisterReturn } from '../../../core/index.ts';
+import { canonicalJson, cashDrawerAccount, registerReturnSchema, type RegisterReturn } from '../../../core/index.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { recordSaleStock } from '../modules/inventory/service.ts';
 import { consumeApproval } from '../modules/merchants/approvals.ts';
@@ -42,7 +42,7 @@ async function roleOf(m: Mutation, staffId: string | undefined): Promise<string 
 export async function storeRegisterReturns(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<ReturnOutcome[]> {
   const ids = documents.map((d) => d.id).filter((v): v is string => typeof v === 'string' && v.length <= 64 && findUnstorable(v) === undefined);
   const stored = await findReturns(m.tx, m.merchantId, ids);
-  const registers = new Set((await m.tx.query<{ id: string }>('SELECT id FROM registers WHERE merchant_id = $1', [m.merchantId])).rows.map((r) => r.id));
+  const registers = new Map((await m.tx.query<{ id: string; number: number | string }>('SELECT id, number FROM registers WHERE merchant_id = $1', [m.merchantId])).rows.map((r) => [r.id, Number(r.number)]));
   const { cashierRefundLimitCents } = await getSettings(m.tx, m.merchantId);
   const outcomes: ReturnOutcome[] = [];
   const waiting: string[] = [];
@@ -83,7 +83,7 @@ export async function storeRegisterReturns(m: Mutation, documents: readonly Reco
       }
       continue;
     }
-    outcomes.push(await refundReturn(m, ret, cashierRefundLimitCents, reject));
+    outcomes.push(await refundReturn(m, ret, cashierRefundLimitCents, registers.get(ret.registerId)!, reject));
     const last = outcomes.at(-1)!;
     if (last.kind === 'stored') stored.set(ret.id, last.stored);
   }
@@ -98,7 +98,7 @@ export async function storeRegisterReturns(m: Mutation, documents: readonly Reco
 }
 
 /** Refunds and stores one return in its own savepoint: a refusal rolls back that return only. */
-async function refundReturn(m: Mutation, ret: RegisterReturn, limitCents: number, reject: (reason: string) => ReturnOutcome): Promise<ReturnOutcome> {
+async function refundReturn(m: Mutation, ret: RegisterReturn, limitCents: number, registerNumber: number, reject: (reason: string) => ReturnOutcome): Promise<ReturnOutcome> {
   await m.tx.query('SAVEPOINT register_return');
   try {
     const role = await roleOf(m, ret.staffId);
@@ -107,7 +107,8 @@ async function refundReturn(m: Mutation, ret: RegisterReturn, limitCents: number
       if ((role === 'manager' || role === 'owner') || amountCents <= limitCents) return null;
       throw new ProblemError(403, 'approval_required', `a return of ${amountCents} above the store's cashierRefundLimitCents ${limitCents} needs a manager's approval`);
     };
-    const { refund, restock } = await orders.refundOrder(m, ret.orderId, { lines: ret.lines, restock: ret.restock, reason: ret.reason ?? `Return ${ret.id} at the register` }, approve);
+    // Cash goes back from the drawer of the register that took the return, whichever register made the sale.
+    const { refund, restock } = await orders.refundOrder(m, ret.orderId, { lines: ret.lines, restock: ret.restock, reason: ret.reason ?? `Return ${ret.id} at the register` }, approve, ret.tender.method === 'cash' ? { cashDrawerAccount: cashDrawerAccount(registerNumber) } : {});
     if (restock.length > 0 && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: refund.id, lines: restock, actor: m.actor, now: m.now }))) m.changed('catalog-items');
     const stored = await insertReturn(m.tx, m.merchantId, ret, refund.id, refund.amountCents, m.now);
     await m.audit({ action: 'return.stored', entityType: 'order', entityId: ret.orderId, registerId: ret.registerId, data: { returnId: ret.id, refundId: refund.id, amountCents: refund.amountCents, registerAmountCents: ret.amountCents, tender: ret.tender.method, restock: ret.restock, exchangeOrderId: ret.exchangeOrderId ?? null } });

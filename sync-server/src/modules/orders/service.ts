@@ -853,7 +853,14 @@ export interface RefundResult {
  * @throws ProblemError 404; 409 (`currentState`) when the order is not paid or partially refunded; 400 naming the field
  *   when a line is unknown or the refund exceeds what is left.
  */
-export async function refundOrder(m: Mutation, orderId: string, input: RefundCreate, approve?: (amountCents: number) => Promise<string | null>): Promise<RefundResult> {
+export async function refundOrder(
+  m: Mutation,
+  orderId: string,
+  input: RefundCreate,
+  approve?: (amountCents: number) => Promise<string | null>,
+  /** Cash given back from another drawer than the sale's (a register return, issue 13): its account, e.g. `cash_drawer:R2`. */
+  options: { cashDrawerAccount?: string } = {},
+): Promise<RefundResult> {
   const now = m.now;
   const row = await orderRow(m.tx, m.merchantId, orderId);
   const order = row.data;
@@ -867,6 +874,10 @@ export async function refundOrder(m: Mutation, orderId: string, input: RefundCre
   } catch (err) {
     if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
     throw err;
+  }
+  if (options.cashDrawerAccount) {
+    const drawer = options.cashDrawerAccount;
+    plan = { ...plan, allocations: plan.allocations.map((a) => (a.accountCode.startsWith('cash_drawer:') ? { ...a, accountCode: drawer } : a)) };
   }
   const refundedCents = Number(row.refunded_cents) + plan.amountCents;
   const to = plan.orderState;
