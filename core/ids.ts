@@ -65,6 +65,7 @@ export const ID_PREFIXES = {
   storeCloseout: 'sdc',
   payout: 'po',
   settlement: 'stl',
+  registerReturn: 'ret',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

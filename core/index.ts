@@ -20,6 +20,7 @@ export * from './order-states.ts';
 export * from './order-actions.ts';
 export * from './order-ledger.ts';
 export * from './refunds.ts';
+export * from './returns.ts';
 export * from './customers.ts';
 export * from './invoices.ts';
 export * from './catalog-import.ts';

@@ -270,8 +270,13 @@ export interface ZReportOptions {
    * cash included). When absent, they are taken from core's sale journal transactions of `sales` (the register).
    */
   drawerCents?: number;
-  /** Refunds of the shift's sales in minor units (server); default 0 (the register holds no refund records). */
+  /** Refunds of the shift's sales in minor units (server); default 0, or on the register its returns (issue 13). */
   refundsCents?: number;
+  /**
+   * Cash given back from this drawer by returns made during the shift (register, issue 13), minor units: taken off the
+   * drawer's sales when `drawerCents` is not given. Default 0.
+   */
+  cashRefundsCents?: number;
   /** When the X-report is taken (ISO); default the latest sale or the opening. */
   at?: string;
 }
@@ -320,7 +325,8 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
   const paidInCents = sumCents(own.filter((m) => m.kind === 'paid_in').map((m) => m.amountCents));
   const paidOutCents = sumCents(own.filter((m) => m.kind === 'paid_out').map((m) => m.amountCents));
   const cashSalesCents =
-    options.drawerCents ?? sumCents(kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber)));
+    options.drawerCents ??
+    sumCents(kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber))) - (options.cashRefundsCents ?? 0);
   const expectedCashCents = shift.openingFloatCents + cashSalesCents + paidInCents - paidOutCents;
   const countedCashCents = options.count?.countedCashCents ?? null;
   return {

@@ -14,6 +14,7 @@ import { DevicesView } from './register/views/devices-view.tsx';
 import { MessagesView } from './register/views/messages-view.tsx';
 import { RegisterView } from './register/views/register-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
+import { ReturnsView } from './register/views/returns-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
 import { ServicesView } from './register/views/services-view.tsx';
 import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
@@ -99,9 +100,10 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
   // F6: the shift screen (open / close the shift, paid in and out, X- and Z-report), from any view.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'F6') return;
+      if (event.key !== 'F6' && event.key !== 'F7') return;
       event.preventDefault();
-      setView('shift');
+      // F7: returns and exchanges (issue 13).
+      setView(event.key === 'F6' ? 'shift' : 'returns');
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -138,6 +140,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
           {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
         </div>
         {view === 'sales' ? <SalesView /> : null}
+        {view === 'returns' ? staff ? <ReturnsView /> : <StaffSignIn testId="returns-sign-in" purpose="register" message="Sign in with your PIN to take returns." /> : null}
         {view === 'shift' ? <ShiftView /> : null}
         {view === 'messages' ? <MessagesView /> : null}
         {view === 'services' ? <ServicesView /> : null}

@@ -4,7 +4,7 @@ import { useRegister } from '../register/register-context.ts';
 import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from '../register/staff-session.ts';
 
-export type View = 'register' | 'sales' | 'shift' | 'services' | 'messages' | 'backoffice' | 'devices';
+export type View = 'register' | 'sales' | 'returns' | 'shift' | 'services' | 'messages' | 'backoffice' | 'devices';
 
 const BADGE_TEXT = { synced: 'Online', syncing: 'Online', error: 'Online', offline: 'Offline' } as const;
 /** The badge when the network is up but the sync server does not answer. */
@@ -91,6 +91,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
           [
             ['register', 'Register'],
             ['sales', 'Sales'],
+            ['returns', 'Returns'],
             ['shift', 'Shift'],
             ['services', 'Services'],
             ['messages', 'Messages'],
@@ -98,7 +99,7 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
             ['devices', 'Devices'],
           ] as const
         ).map(([key, label]) => (
-          <button key={key} type="button" className={view === key ? 'nav-link nav-link-active' : 'nav-link'} aria-current={view === key ? 'page' : undefined} onClick={() => onView(key)}>
+          <button key={key} type="button" className={view === key ? 'nav-link nav-link-active' : 'nav-link'} aria-current={view === key ? 'page' : undefined} {...(key === 'returns' ? { 'aria-keyshortcuts': 'F7', title: 'Returns (F7)' } : {})} onClick={() => onView(key)}>
             {label}
           </button>
         ))}

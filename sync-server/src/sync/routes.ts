@@ -5,6 +5,7 @@ import { mutation, type MutationActor } from '../kernel/mutation.ts';
 import type { AppContext } from '../platform/context.ts';
 import { storeRegisterSales } from '../workflows/register-sale.ts';
 import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
+import { storeRegisterReturns } from '../workflows/register-return.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
 import { authorize, guard, principalOf } from '../platform/auth/guard.ts';
@@ -19,13 +20,15 @@ import { registerRegisterReceiptRoutes } from './register-receipts.ts';
  * invalid documents. Catalog and tax rates are server-authoritative (pull only); orders are register-authored and
  * append-only; journal transactions are derived by the server from the orders it stores (pull only).
  */
-export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions', 'shifts', 'cash-movements', 'shift-closeouts'] as const;
+export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions', 'shifts', 'cash-movements', 'shift-closeouts', 'returns'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Register-authored collections. Journal transactions are derived by the server from the orders: pull only. */
-export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts'];
+export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts', 'returns'];
 /** Register-authored shift documents (core/shifts.ts), stored by workflows/shift-closeout.ts. */
 const SHIFT_COLLECTIONS: readonly Collection[] = ['shifts', 'cash-movements', 'shift-closeouts'];
 export const MAX_PUSH_ROWS = 500;
+/** The collections a register pushes. */
+export type PushableCollection = 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns';
 
 /** A replicated document: core-shaped data plus server stamps and RxDB's deletion flag. */
 export type SyncDocument = Record<string, unknown> & { updatedAt: string; syncSeq: number; _deleted: boolean };
@@ -72,6 +75,7 @@ const TABLE: Record<Exclude<Collection, 'journal-transactions'>, string> = {
   shifts: 'shifts',
   'cash-movements': 'cash_movements',
   'shift-closeouts': 'shift_closeouts',
+  returns: 'register_returns',
 };
 
 /** Documents of `collection` strictly after `seq`, in sequence order. With none, the checkpoint sent is returned. */
@@ -84,7 +88,7 @@ export async function pull(db: Queryable, merchantId: string, collection: Collec
     );
     documents = (await hydrateJournalTransactions(db, rows)).map((jt) => ({ ...jt, _deleted: false }));
   } else {
-    const deleted = collection === 'orders' || SHIFT_COLLECTIONS.includes(collection) ? 'false AS deleted' : 'deleted';
+    const deleted = collection === 'orders' || collection === 'returns' || SHIFT_COLLECTIONS.includes(collection) ? 'false AS deleted' : 'deleted';
     const { rows } = await db.query<DataRow>(
       `SELECT data, sync_seq, updated_at, ${deleted} FROM ${TABLE[collection]} WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3`,
       [merchantId, seq ?? 0, limit],
@@ -110,10 +114,11 @@ export async function maxSeq(db: Queryable, merchantId: string, collection: Coll
  * @returns the conflicts to answer, in push order: master states of stored orders that differ, and refused documents
  *   marked with `rejection: { reason, at }`
  */
-export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts', rows: PushRow[]): Promise<SyncDocument[]> {
+export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: PushableCollection, rows: PushRow[]): Promise<SyncDocument[]> {
   return mutation(app, who, async (m) => {
     const documents = rows.map((row) => stripClientFields(row.newDocumentState));
-    const outcomes = collection === 'orders' ? await storeRegisterSales(m, documents) : await storeShiftDocuments(m, collection, documents);
+    const outcomes =
+      collection === 'orders' ? await storeRegisterSales(m, documents) : collection === 'returns' ? await storeRegisterReturns(m, documents) : await storeShiftDocuments(m, collection, documents);
     const refused = outcomes.flatMap((o, i) => (o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : []));
     const kept = await quarantine(m, collection, refused);
     const rejections = new Map(refused.map((r, k) => [r.index, kept[k]!]));
@@ -201,7 +206,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     const rows = parseOrThrow(pushBodySchema, request.body);
     const principal = principalOf(request);
     if (principal.kind === 'register') await assertOwnDocuments(ctx, rows, principal);
-    return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts', rows);
+    return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as PushableCollection, rows);
   });
 
   app.post('/api/sync/stream-tickets', {

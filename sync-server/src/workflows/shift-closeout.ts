@@ -260,12 +260,17 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
   const { shift, closeout, movements } = record;
   const until = closeout?.closedAt ?? at.toISOString();
   const { rows } = await db.query<{ orders: Order[] | string | null; refunded: number | string | null; drawer: number | string | null }>(
-    `WITH o AS (SELECT id, data, refunded_cents FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4)
+    // Returns made at a register (issue 13) move cash in the shift they were made in, not in the sale's: their refunds'
+    // postings count where the return's shiftId says, as the register's own report counts them.
+    `WITH o AS (SELECT id, data, refunded_cents FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4),
+          rr AS (SELECT r.journal_transaction_id, x.data->>'shiftId' AS shift_id FROM register_returns x JOIN order_refunds r ON r.id = x.refund_id WHERE x.merchant_id = $1 AND r.journal_transaction_id IS NOT NULL)
      SELECT (SELECT json_agg(data) FROM o) AS orders,
             (SELECT SUM(refunded_cents) FROM o) AS refunded,
             (SELECT SUM(p.amount_cents) FROM journal_transactions jt JOIN postings p ON p.journal_transaction_id = jt.id JOIN accounts a ON a.id = p.account_id
-              WHERE jt.merchant_id = $1 AND jt.source_type = 'order' AND jt.source_id IN (SELECT id FROM o) AND a.code = $5) AS drawer`,
-    [merchantId, shift.registerId, shift.openedAt, until, cashDrawerAccount(shift.registerNumber)],
+              WHERE jt.merchant_id = $1 AND a.code = $5
+                AND ((jt.source_type = 'order' AND jt.source_id IN (SELECT id FROM o) AND jt.id NOT IN (SELECT journal_transaction_id FROM rr))
+                     OR jt.id IN (SELECT journal_transaction_id FROM rr WHERE shift_id = $6))) AS drawer`,
+    [merchantId, shift.registerId, shift.openedAt, until, cashDrawerAccount(shift.registerNumber), shift.id],
   );
   const row = rows[0]!;
   const orders = (typeof row.orders === 'string' ? (JSON.parse(row.orders) as Order[]) : row.orders) ?? [];

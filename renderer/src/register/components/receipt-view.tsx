@@ -3,6 +3,7 @@ import { formatMoney } from '../../../../core/index.ts';
 import type { StoredOrder } from '../db/database.ts';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
+import { ReceiptQr } from './receipt-qr.tsx';
 
 export function syncMarker(order: StoredOrder): { label: string; kind: 'synced' | 'unsynced' | 'rejected' } {
   if (order.rejection?.by === 'register') return { label: 'Not sent: too large', kind: 'rejected' };
@@ -112,6 +113,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
           {marker.label}
         </p>
         {order.rejection ? <p className="form-error" data-testid="receipt-rejection">{order.rejection.by === 'register' ? 'Register' : 'Server'}: {order.rejection.reason}</p> : null}
+        <ReceiptQr order={order} />
       </article>
       {printNote ? (
         <p className="muted print-note" role="status" data-testid="print-note">

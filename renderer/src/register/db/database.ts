@@ -8,7 +8,7 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { CashMovement, CatalogItem, JournalTransaction, Order, Shift, TaxRate } from '../../../../core/index.ts';
+import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterReturn, Shift, TaxRate } from '../../../../core/index.ts';
 import type { StoredCloseout } from '../shifts/shift-store.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
 import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
@@ -20,6 +20,7 @@ import {
   shiftRxSchema,
   cashMovementRxSchema,
   closeoutRxSchema,
+  returnRxSchema,
   type Rejectable,
 } from './schemas.ts';
 
@@ -39,6 +40,8 @@ export interface RegisterCollections {
   shifts: RxCollection<Rejectable<Shift>>;
   cash_movements: RxCollection<Rejectable<CashMovement>>;
   closeouts: RxCollection<Rejectable<StoredCloseout>>;
+  /** Returns and exchanges made here (issue 13; returns/return-store.ts): born here, pushed, pulled back stamped. */
+  returns: RxCollection<Rejectable<RegisterReturn>>;
 }
 
 export type RegisterDatabase = RxDatabase<RegisterCollections>;
@@ -68,6 +71,7 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     shifts: { schema: shiftRxSchema },
     cash_movements: { schema: cashMovementRxSchema },
     closeouts: { schema: closeoutRxSchema },
+    returns: { schema: returnRxSchema },
   });
   await repairMissingJournalTransactions(db);
   return db;

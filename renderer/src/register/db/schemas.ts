@@ -4,7 +4,7 @@
  * writes with the core zod schema first, and pulled records were validated by the server.
  */
 import type { RxJsonSchema } from 'rxdb';
-import type { CashMovement, CatalogItem, JournalTransaction, Order, Shift, ShiftCloseout, TaxRate } from '../../../../core/index.ts';
+import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterReturn, Shift, ShiftCloseout, TaxRate } from '../../../../core/index.ts';
 
 /** Fields the server stamps on every replicated document (DESIGN §15). */
 const serverStampProperties = {
@@ -183,4 +183,33 @@ export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout>> = {
   },
   required: ['id', 'shiftId', 'closedAt', 'counted', 'countedCashCents', 'report'],
   indexes: ['shiftId'],
+};
+
+/** A return made at this register (core/returns.ts, issue 13): pushed, and pulled back for the server's stamp and refund id. */
+export const returnRxSchema: RxJsonSchema<Rejectable<RegisterReturn>> = {
+  title: 'register return',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    registerId: { type: 'string', maxLength: 64 },
+    orderId: { type: 'string', maxLength: 64 },
+    receiptNumber: { type: 'string', maxLength: 40 },
+    createdAt: { type: 'string', maxLength: 40 },
+    staffId: { type: 'string' },
+    shiftId: { type: 'string', maxLength: 64 },
+    lines: { type: 'array', items: { type: 'object' } },
+    restock: { type: 'boolean' },
+    amountCents: { type: 'integer' },
+    tender: { type: 'object' },
+    approval: { type: 'string' },
+    exchangeOrderId: { type: 'string', maxLength: 64 },
+    reason: { type: 'string' },
+    refundId: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id', 'registerId', 'orderId', 'receiptNumber', 'createdAt', 'lines', 'restock', 'amountCents', 'tender'],
+  indexes: ['orderId', 'createdAt'],
 };

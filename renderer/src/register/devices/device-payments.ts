@@ -19,6 +19,7 @@ import { newId, type SalePayment } from '../../../../core/index.ts';
 import { formatMoney } from '../../../../core/index.ts';
 import type { CheckScan, TerminalResult } from '../../../../core/devices.ts';
 import { DeviceCallFailure, type DeviceClient } from '../../platform/devices/index.ts';
+import { rememberCardToken } from '../returns/card-tokens.ts';
 
 /** Where a card payment stands. */
 export type CardPhase = 'idle' | 'waiting' | 'declined' | 'unknown' | 'failed' | 'unsaved';
@@ -103,6 +104,8 @@ export function useCardPayment(client: DeviceClient, currency: string, complete:
       return;
     }
     if (result.outcome === 'approved') {
+      // Kept for a refund to this card at a return (issue 13): the terminal refunds by the sale's token.
+      rememberCardToken(result);
       await store({
         method: 'card',
         ...(result.brand ? { cardBrand: result.brand } : {}),

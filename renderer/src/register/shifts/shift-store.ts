@@ -123,9 +123,22 @@ async function salesSince(db: RegisterDatabase, shift: Shift): Promise<StoredOrd
   return docs.map((d) => clean(d.toMutableJSON() as StoredOrder));
 }
 
+/**
+ * The returns made on this register during the shift (issue 13), not refused by the server: all of them
+ * (`refundsCents`) and those paid in cash out of the drawer (`cashRefundsCents`), minor units.
+ */
+export async function returnsOfShift(db: RegisterDatabase, shift: Shift): Promise<{ refundsCents: number; cashRefundsCents: number }> {
+  const docs = await db.returns.find({ selector: { shiftId: shift.id } }).exec();
+  const kept = docs.map((d) => d.toJSON()).filter((r) => !r.rejection);
+  return {
+    refundsCents: kept.reduce((a, r) => a + r.amountCents, 0),
+    cashRefundsCents: kept.filter((r) => r.tender.method === 'cash').reduce((a, r) => a + r.amountCents, 0),
+  };
+}
+
 /** The X-report of a shift now (mid-shift, no count), from everything stored on this register. */
 export async function xReport(db: RegisterDatabase, shift: Shift, at = new Date().toISOString()): Promise<ZReport> {
-  return computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { at });
+  return computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { at, ...(await returnsOfShift(db, shift)) });
 }
 
 /** How many of the shift's sales (up to `until`) are not yet on the server (made or kept offline). */
@@ -150,7 +163,7 @@ export async function closeShift(
   const closedAt = input.at ?? new Date().toISOString();
   const counted = input.counted.filter((c) => c.count > 0);
   const countedCashCents = countedTotalCents(counted);
-  const report = computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { count: { closedAt, countedCashCents } });
+  const report = computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { count: { closedAt, countedCashCents }, ...(await returnsOfShift(db, shift)) });
   const closeout = shiftCloseoutSchema.parse({
     id: newId('shiftCloseout'),
     shiftId: shift.id,

@@ -59,6 +59,8 @@ const PLANS: readonly CollectionPlan[] = [
   { remote: 'shifts', local: 'shifts', direction: 'both' },
   { remote: 'cash-movements', local: 'cash_movements', direction: 'both' },
   { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },
+  // Returns (issue 13): born here, pushed, pulled back for the server's stamp (refund id) like a closeout.
+  { remote: 'returns', local: 'returns', direction: 'both' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';

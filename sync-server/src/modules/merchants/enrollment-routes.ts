@@ -18,12 +18,16 @@ import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { APPROVAL_ACTIONS, APPROVAL_TTL_MS, grantApproval } from './approvals.ts';
+import { getSettings } from './settings.ts';
 import { createPairingCode, isPairingCodeShape, listRegisters, redeemPairingCode, revokeRegister, PAIRING_CODE_TTL_MS } from './enrollment.ts';
 
 /** Code exchanges per client address: 10 per minute (a typo or two, never a guessing run). */
 export const PAIRING_RATE_LIMIT: RateLimitPolicy = { name: 'pairing', quota: 10, windowSeconds: 60 };
 /** Code exchanges for the whole server: 60 per minute, so spoofed or many addresses cannot guess either. */
 export const PAIRING_GLOBAL_RATE_LIMIT: RateLimitPolicy = { name: 'pairing-global', quota: 60, windowSeconds: 60 };
+
+/** `GET /api/register/return-rules` (issue 13): what the register needs to know before a return. */
+const returnRulesSchema = z.strictObject({ cashierRefundLimitCents: z.int().min(0).describe("a cashier's return above this (minor units) needs a manager's approval") });
 
 const registerIdSchema = z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id');
 const locationIdSchema = z.string().regex(/^loc_[A-Za-z0-9_-]{1,40}$/, 'must be a location id');
@@ -139,6 +143,21 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, async (request) => ({ data: await listSignInStaff(ctx.db, principalOf(request).merchantId) }));
+
+  app.get('/api/register/return-rules', {
+    onRequest: registerGuard,
+    config: {
+      openapi: {
+        summary: "The store's rules for returns at the register",
+        description:
+          "`cashierRefundLimitCents` (minor units): a cashier's return above it needs a manager's approval (`POST /api/register/approvals`). " +
+          'The register keeps the last answer for returns made offline (issue 13).',
+        tags: ['registers'],
+        access: 'register',
+        response: returnRulesSchema,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => ({ cashierRefundLimitCents: (await getSettings(ctx.db, principalOf(request).merchantId)).cashierRefundLimitCents }));
 
   app.post('/api/register/sign-in', {
     onRequest: pinQuota,

@@ -242,6 +242,12 @@ async function orderRow(db: Queryable, merchantId: string, id: string): Promise<
   return rows[0];
 }
 
+/** Whether the merchant holds order `id` (a register's sale that has reached the server, or an API order). */
+export async function orderExists(db: Queryable, merchantId: string, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM orders WHERE id = $1 AND merchant_id = $2', [id, merchantId]);
+  return rows.length > 0;
+}
+
 async function paymentsOf(db: Queryable, row: OrderRow): Promise<PaymentRecord[]> {
   const { rows } = await db.query<PaymentRow>('SELECT * FROM order_payments WHERE order_id = $1 ORDER BY line_no', [row.id]);
   if (rows.length === 0 && row.source === 'register') return registerPayments(row.data);
@@ -856,7 +862,14 @@ export interface RefundResult {
  * @throws ProblemError 404; 409 (`currentState`) when the order is not paid or partially refunded; 400 naming the field
  *   when a line is unknown or the refund exceeds what is left.
  */
-export async function refundOrder(m: Mutation, orderId: string, input: RefundCreate, approve?: (amountCents: number) => Promise<string | null>): Promise<RefundResult> {
+export async function refundOrder(
+  m: Mutation,
+  orderId: string,
+  input: RefundCreate,
+  approve?: (amountCents: number) => Promise<string | null>,
+  /** Cash given back from another drawer than the sale's (a register return, issue 13): its account, e.g. `cash_drawer:R2`. */
+  options: { cashDrawerAccount?: string } = {},
+): Promise<RefundResult> {
   const now = m.now;
   const row = await orderRow(m.tx, m.merchantId, orderId);
   const order = row.data;
@@ -870,6 +883,10 @@ export async function refundOrder(m: Mutation, orderId: string, input: RefundCre
   } catch (err) {
     if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
     throw err;
+  }
+  if (options.cashDrawerAccount) {
+    const drawer = options.cashDrawerAccount;
+    plan = { ...plan, allocations: plan.allocations.map((a) => (a.accountCode.startsWith('cash_drawer:') ? { ...a, accountCode: drawer } : a)) };
   }
   const refundedCents = Number(row.refunded_cents) + plan.amountCents;
   const to = plan.orderState;

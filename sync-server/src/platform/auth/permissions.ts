@@ -56,6 +56,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // The register: sign-in, staff list, replication
   'GET /api/register/staff': 'cashier',
   'GET /api/register/device-bridge': 'cashier',
+  'GET /api/register/return-rules': 'cashier',
   'POST /api/register/sign-in': 'cashier',
   'POST /api/register/approvals': 'cashier',
   'GET /api/sync/:collection/pull': 'cashier',

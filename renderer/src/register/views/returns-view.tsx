@@ -1,0 +1,423 @@
+/**
+ * Returns and exchanges at the register (issue 13), online and offline: find the sale (receipt number typed or the
+ * receipt's QR scanned), choose the lines and quantities given back and whether they go back on stock, and refund to
+ * the original tender — cash from the drawer, or the card through the terminal (by the sale's token). A cashier's
+ * return above the store's limit needs a manager's PIN (online). An exchange returns lines and sells new ones in one
+ * go: the new sale is paid in cash with the return's credit, and the cashier settles only the difference.
+ */
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import {
+  catalogSnapshot,
+  exchangeBalance,
+  formatMoney,
+  newId,
+  originalTender,
+  planReturn,
+  priceLine,
+  type CatalogItem,
+  type Order,
+  type OrderLine,
+  type RegisterReturn,
+  type ReturnTender,
+  type TaxRate,
+} from '../../../../core/index.ts';
+import { computeOrderTotals } from '../../../../core/index.ts';
+import { getDeviceClient } from '../../platform/devices/index.ts';
+import { useObservable } from '../../ui/hooks.ts';
+import type { StoredOrder } from '../db/database.ts';
+import { useRegister } from '../register-context.ts';
+import { cardTokenOf } from '../returns/card-tokens.ts';
+import { cashierRefundLimit, findSale, listApprovers, newReturnId, priorReturnsOf, requestApproval, saveReturn } from '../returns/return-store.ts';
+import { ringUpSale } from '../sale/ring-up.ts';
+import { currentRegisterStaff } from '../staff-session.ts';
+import './returns-view.css';
+
+type Done = { amountCents: number; tender: ReturnTender; receiptNumber: string; exchange?: { receiptNumber: string; totalCents: number; netCents: number } };
+
+/** The Returns screen (see the file comment). */
+export function ReturnsView() {
+  const { db, session } = useRegister();
+  const currency = session.currency;
+  const money = (c: number) => formatMoney(c, currency);
+  const [query, setQuery] = useState('');
+  const [findError, setFindError] = useState<string | undefined>();
+  const [order, setOrder] = useState<StoredOrder | undefined>();
+  const [returned, setReturned] = useState<Map<string, number>>(new Map());
+  const [prior, setPrior] = useState<Awaited<ReturnType<typeof priorReturnsOf>>['prior']>([]);
+  const [quantities, setQuantities] = useState<Record<string, number>>({});
+  const [restock, setRestock] = useState(true);
+  const [limitCents, setLimitCents] = useState<number | undefined>();
+  const [approval, setApproval] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [done, setDone] = useState<Done | undefined>();
+  const [exchange, setExchange] = useState(false);
+  const [newLines, setNewLines] = useState<OrderLine[]>([]);
+  const [newItemQuery, setNewItemQuery] = useState('');
+  const staff = currentRegisterStaff();
+
+  const items$ = useMemo(() => db.catalog_items.find().$, [db]);
+  const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
+  const itemDocs = useObservable(items$, []);
+  const taxDocs = useObservable(taxRates$, []);
+  const catalog = useMemo(() => catalogSnapshot(itemDocs.map((d) => d.toJSON() as CatalogItem), taxDocs.map((d) => d.toJSON() as TaxRate)), [itemDocs, taxDocs]);
+
+  useEffect(() => {
+    let live = true;
+    void cashierRefundLimit(session).then((limit) => live && setLimitCents(limit));
+    return () => {
+      live = false;
+    };
+  }, [session]);
+
+  const lines = useMemo(() => Object.entries(quantities).filter(([, q]) => q > 0).map(([lineId, quantity]) => ({ lineId, quantity })), [quantities]);
+  const plan = useMemo(() => {
+    if (!order || lines.length === 0) return undefined;
+    try {
+      return { amountCents: planReturn(order, prior, lines).amountCents };
+    } catch (err) {
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  }, [order, prior, lines]);
+  const amountCents: number = plan && 'amountCents' in plan ? (plan.amountCents ?? 0) : 0;
+  const tender = order ? originalTender(order) : undefined;
+  const cardToken = tender?.method === 'card' ? cardTokenOf(tender) : undefined;
+  const needsApproval = staff?.staff.role === 'cashier' && limitCents !== undefined && amountCents > limitCents && !approval;
+  const newTotals = useMemo(() => (newLines.length > 0 ? computeOrderTotals(newLines, []) : undefined), [newLines]);
+  const netCents = exchangeBalance(newTotals?.totalCents ?? 0, amountCents);
+
+  const reset = () => {
+    setOrder(undefined);
+    setQuantities({});
+    setApproval(undefined);
+    setError(undefined);
+    setExchange(false);
+    setNewLines([]);
+    setRestock(true);
+  };
+
+  const onFind = async (event: FormEvent) => {
+    event.preventDefault();
+    setFindError(undefined);
+    setDone(undefined);
+    reset();
+    const sale = await findSale(db, query);
+    if (!sale) {
+      setFindError(`No sale with receipt “${query.trim()}” on this register. Type the receipt number (R1-000123) or scan the receipt's QR code.`);
+      return;
+    }
+    const { prior: p, returned: r } = await priorReturnsOf(db, sale);
+    setOrder(sale);
+    setPrior(p);
+    setReturned(r);
+    setQuery('');
+  };
+
+  const addNewItem = (event: FormEvent) => {
+    event.preventDefault();
+    const q = newItemQuery.trim().toLowerCase();
+    if (!q) return;
+    const all = [...catalog.items.values()];
+    const item = all.find((i) => i.variations.some((v) => v.gtin === q || v.sku?.toLowerCase() === q)) ?? all.find((i) => i.name.toLowerCase().includes(q));
+    if (!item) {
+      setError(`No item “${newItemQuery.trim()}”.`);
+      return;
+    }
+    const variation = item.variations.find((v) => v.gtin === q || v.sku?.toLowerCase() === q) ?? item.variations[0]!;
+    setError(undefined);
+    setNewLines((ls) => [...ls, priceLine({ catalogItemId: item.id, variationId: variation.id, modifierIds: [], quantity: 1 }, catalog, 'line', newId('orderLine'))]);
+    setNewItemQuery('');
+  };
+
+  const complete = async () => {
+    if (!order || !tender || amountCents <= 0 || busy) return;
+    setBusy(true);
+    setError(undefined);
+    const id = newReturnId();
+    const devices = getDeviceClient();
+    try {
+      let exchangeSale: Order | undefined;
+      let returnTender: ReturnTender;
+      if (exchange && newLines.length > 0) {
+        // The new sale is paid in cash with the return's credit; the drawer takes or gives only the difference.
+        exchangeSale = await ringUpSale({ db, session, catalog, lines: newLines, payment: { method: 'cash', tenderedCents: newTotals!.totalCents } });
+        returnTender = { method: 'cash' };
+      } else if (tender.method === 'card') {
+        if (!cardToken) throw new Error('This card sale cannot be refunded on the terminal from this register (its token is not here): refund it in the back office.');
+        const result = await devices.refund({ idempotencyKey: id, amountCents, currency, token: cardToken });
+        if (result.outcome !== 'approved') throw new Error(`The card terminal did not refund: ${result.message ?? result.outcome}.`);
+        returnTender = { method: 'card', ...(result.brand ?? tender.cardBrand ? { cardBrand: (result.brand ?? tender.cardBrand)! } : {}), ...(tender.last4 ? { last4: tender.last4 } : {}), ...(result.authCode ? { authCode: result.authCode } : {}) };
+      } else {
+        returnTender = { method: tender.method === 'cash' ? 'cash' : 'other' };
+      }
+      await saveReturn(db, session, { id, order, lines, restock, amountCents, tender: returnTender, staffId: staff?.staff.id, approval, ...(exchangeSale ? { exchangeOrderId: exchangeSale.id } : {}) });
+      if (returnTender.method === 'cash') devices.openDrawer().catch(() => undefined);
+      setDone({
+        amountCents,
+        tender: returnTender,
+        receiptNumber: order.receiptNumber,
+        ...(exchangeSale ? { exchange: { receiptNumber: exchangeSale.receiptNumber, totalCents: exchangeSale.totalCents, netCents: exchangeBalance(exchangeSale.totalCents, amountCents) } } : {}),
+      });
+      reset();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="returns" data-testid="returns-view">
+      <header className="page-header">
+        <h1>Returns</h1>
+        <p className="muted">Find the sale by its receipt number or scan the receipt's QR code.</p>
+      </header>
+      <form className="returns-find" onSubmit={(e) => void onFind(e)}>
+        <label htmlFor="return-find">Receipt number or QR</label>
+        <input id="return-find" className="scan-input" data-testid="return-find" autoComplete="off" autoFocus value={query} placeholder="R1-000123" onChange={(e) => setQuery(e.target.value)} />
+        <button type="submit" className="button button-primary" data-testid="return-find-submit">
+          Find sale
+        </button>
+      </form>
+      {findError ? (
+        <p className="form-error" role="alert" data-testid="return-find-error">
+          {findError}
+        </p>
+      ) : null}
+      {done ? <ReturnDone done={done} money={money} onNext={() => setDone(undefined)} /> : null}
+      {order && tender ? (
+        <section className="returns-sale" aria-label={`Sale ${order.receiptNumber}`} data-testid="return-sale" data-order-id={order.id}>
+          <h2>
+            Sale <span data-testid="return-receipt-number">{order.receiptNumber}</span> · {money(order.totalCents)} · {new Date(order.createdAt).toLocaleString()}
+          </h2>
+          <table className="returns-lines">
+            <thead>
+              <tr>
+                <th scope="col">Item</th>
+                <th scope="col">Sold</th>
+                <th scope="col">Returned</th>
+                <th scope="col">Return now</th>
+              </tr>
+            </thead>
+            <tbody>
+              {order.lines.map((line) => {
+                const left = line.quantity - (returned.get(line.id) ?? 0);
+                return (
+                  <tr key={line.id} data-testid="return-line" data-line-id={line.id}>
+                    <td>{line.name}</td>
+                    <td>{line.quantity}</td>
+                    <td>{returned.get(line.id) ?? 0}</td>
+                    <td>
+                      <label className="visually-hidden" htmlFor={`return-qty-${line.id}`}>
+                        Quantity of {line.name} to return
+                      </label>
+                      <input
+                        id={`return-qty-${line.id}`}
+                        className="returns-qty"
+                        type="number"
+                        inputMode="numeric"
+                        min={0}
+                        max={left}
+                        value={quantities[line.id] ?? 0}
+                        disabled={left <= 0}
+                        data-testid="return-qty"
+                        onChange={(e) => setQuantities((q) => ({ ...q, [line.id]: Math.max(0, Math.min(left, Math.trunc(Number(e.target.value) || 0))) }))}
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          <label className="returns-restock">
+            <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="return-restock" /> Put the returned items back on stock
+          </label>
+          {plan && 'error' in plan ? (
+            <p className="form-error" role="alert" data-testid="return-error">
+              {plan.error}
+            </p>
+          ) : null}
+          <p className="returns-amount" aria-live="polite">
+            Refund <strong data-testid="return-amount">{money(amountCents)}</strong>{' '}
+            {tender.method === 'card' && !exchange
+              ? `to ${tender.cardBrand ?? 'the card'} •••• ${tender.last4 ?? ''} on the card terminal`
+              : tender.method === 'cash' || exchange
+                ? 'in cash from the drawer'
+                : `as ${tender.method}`}
+          </p>
+          {tender.method === 'cash' ? (
+            <label className="returns-exchange">
+              <input type="checkbox" checked={exchange} onChange={(e) => setExchange(e.target.checked)} data-testid="return-exchange" /> Exchange: sell new items in the same go
+            </label>
+          ) : null}
+          {exchange ? (
+            <div className="returns-exchange-items" data-testid="exchange-items">
+              <form onSubmit={addNewItem} className="returns-find">
+                <label htmlFor="exchange-add">New item (barcode, SKU or name)</label>
+                <input id="exchange-add" className="scan-input" data-testid="exchange-add" autoComplete="off" value={newItemQuery} onChange={(e) => setNewItemQuery(e.target.value)} />
+                <button type="submit" className="button">
+                  Add
+                </button>
+              </form>
+              <ul>
+                {newLines.map((l) => (
+                  <li key={l.id} data-testid="exchange-line">
+                    {l.quantity} × {l.name} · {money(l.grossCents)}{' '}
+                    <button type="button" className="button" onClick={() => setNewLines((ls) => ls.filter((x) => x.id !== l.id))} aria-label={`Remove ${l.name}`}>
+                      Remove
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              {newTotals ? (
+                <p data-testid="exchange-net" data-net-cents={netCents}>
+                  New items {money(newTotals.totalCents)} − returned {money(amountCents)} ={' '}
+                  <strong>{netCents >= 0 ? `customer pays ${money(netCents)}` : `give back ${money(-netCents)}`}</strong>
+                </p>
+              ) : null}
+            </div>
+          ) : null}
+          {tender.method === 'card' && !exchange && !cardToken ? (
+            <p className="muted" data-testid="return-no-token">
+              This card sale was not taken on this register: its card cannot be refunded on the terminal here.
+            </p>
+          ) : null}
+          {needsApproval ? <ManagerApproval orderId={order.id} amountCents={amountCents} onApproved={setApproval} /> : null}
+          {approval ? (
+            <p className="muted" data-testid="return-approved">
+              Approved by a manager.
+            </p>
+          ) : null}
+          {error ? (
+            <p className="form-error" role="alert" data-testid="return-complete-error">
+              {error}
+            </p>
+          ) : null}
+          <div className="returns-actions">
+            <button type="button" className="button button-primary button-large" data-testid="return-complete" disabled={busy || amountCents <= 0 || needsApproval || (exchange && newLines.length === 0)} onClick={() => void complete()}>
+              {exchange ? 'Complete exchange' : `Refund ${money(amountCents)}`}
+            </button>
+            <button type="button" className="button button-large" onClick={reset}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : null}
+      <RecentReturns />
+    </main>
+  );
+}
+
+/**
+ * This register's latest returns and where each stands: on the server (with its refund), waiting to sync, or refused
+ * by the server (quarantined: e.g. returned at another register meanwhile) with its reason — for a manager to settle.
+ */
+function RecentReturns() {
+  const { db, session } = useRegister();
+  const returns$ = useMemo(() => db.returns.find({ selector: { registerId: session.registerId }, sort: [{ createdAt: 'desc' }], limit: 20 }).$, [db, session.registerId]);
+  const docs = useObservable(returns$, []);
+  if (docs.length === 0) return null;
+  return (
+    <section className="returns-recent" aria-label="Recent returns">
+      <h2>Recent returns on this register</h2>
+      <ul>
+        {docs.map((d) => {
+          const r = d.toJSON() as RegisterReturn & { rejection?: { reason: string } };
+          const state = r.rejection ? 'rejected' : r.syncSeq !== undefined ? 'synced' : 'unsynced';
+          return (
+            <li key={r.id} data-testid="recent-return" data-return-id={r.id} data-sync={state}>
+              {r.receiptNumber} · {formatMoney(r.amountCents, session.currency)} · {r.tender.method}
+              {r.exchangeOrderId ? ' · exchange' : ''} ·{' '}
+              {state === 'synced' ? 'Synced' : state === 'unsynced' ? 'Not yet synced' : <span className="form-error">Refused by the server: {r.rejection!.reason}</span>}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function ReturnDone({ done, money, onNext }: { done: Done; money: (c: number) => string; onNext: () => void }) {
+  return (
+    <section className="returns-done" role="status" data-testid="return-done" data-amount-cents={done.amountCents} data-tender={done.tender.method}>
+      <h2>Return of {done.receiptNumber} recorded</h2>
+      {done.exchange ? (
+        <p>
+          Exchange: new sale <strong data-testid="exchange-receipt">{done.exchange.receiptNumber}</strong> ({money(done.exchange.totalCents)}) less {money(done.amountCents)} returned:{' '}
+          <strong data-testid="exchange-settle">{done.exchange.netCents >= 0 ? `take ${money(done.exchange.netCents)}` : `give back ${money(-done.exchange.netCents)}`}</strong> in cash.
+        </p>
+      ) : (
+        <p>
+          <strong>{done.tender.method === 'cash' ? `Give back ${money(done.amountCents)} in cash from the drawer.` : done.tender.method === 'card' ? `${money(done.amountCents)} refunded to the card.` : `Refund ${money(done.amountCents)}.`}</strong>
+        </p>
+      )}
+      <button type="button" className="button" onClick={onNext}>
+        Next return
+      </button>
+    </section>
+  );
+}
+
+/** A manager's or owner's PIN for a return above the store's limit for cashiers (online: the server checks the PIN). */
+function ManagerApproval({ orderId, amountCents, onApproved }: { orderId: string; amountCents: number; onApproved: (approval: string) => void }) {
+  const { session } = useRegister();
+  const id = useId();
+  const [approvers, setApprovers] = useState<{ id: string; name: string }[] | undefined>();
+  const [staffId, setStaffId] = useState('');
+  const [pin, setPin] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let live = true;
+    listApprovers(session).then(
+      (list) => {
+        if (!live) return;
+        setApprovers(list);
+        setStaffId((s) => s || list[0]?.id || '');
+      },
+      () => live && setError("A manager's approval needs the register online: try again once it is back."),
+    );
+    return () => {
+      live = false;
+    };
+  }, [session]);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      onApproved(await requestApproval(session, { staffId, pin, orderId, amountCents }));
+      setPin('');
+    } catch (err) {
+      setError(err instanceof TypeError ? "A manager's approval needs the register online." : err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="returns-approval" onSubmit={(e) => void onSubmit(e)} data-testid="return-approval" aria-labelledby={`${id}-title`}>
+      <p id={`${id}-title`}>This return is above the store's limit for cashiers: a manager approves it with their PIN.</p>
+      {error ? (
+        <p className="form-error" role="alert" data-testid="return-approval-error">
+          {error}
+        </p>
+      ) : null}
+      <label htmlFor={`${id}-manager`}>Manager</label>
+      <select id={`${id}-manager`} value={staffId} onChange={(e) => setStaffId(e.target.value)} disabled={!approvers} data-testid="return-approval-manager">
+        {(approvers ?? []).map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+      <label htmlFor={`${id}-pin`}>PIN</label>
+      <input id={`${id}-pin`} type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} data-testid="return-approval-pin" />
+      <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="return-approval-submit">
+        Approve
+      </button>
+    </form>
+  );
+}
+
+export type { RegisterReturn };
