@@ -1,5 +1,7 @@
+import type { ReactNode } from 'react';
 import { formatMoney, type CatalogItem, type OrderTotals } from '../../../../core/index.ts';
 import type { CartLine } from '../sale/cart.ts';
+import { LineBadges } from './line-badges.tsx';
 
 interface CartPanelProps {
   lines: CartLine[];
@@ -15,9 +17,16 @@ interface CartPanelProps {
   discountText: string;
   discountInvalid: boolean;
   onDiscountText: (text: string) => void;
+  /** Opens a line's tools (quantity, discount, price override, void — components/line-dialog.tsx). */
+  onEditLine?: (key: string) => void;
+  /** The sale discount's kind (percent or amount) and its change handler. */
+  discountKind?: 'percentage' | 'fixed';
+  onDiscountKind?: (kind: 'percentage' | 'fixed') => void;
+  /** Extra controls under the header (hold / held sales, customer). */
+  tools?: ReactNode;
 }
 
-export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText }: CartPanelProps) {
+export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEditLine, discountKind = 'percentage', onDiscountKind, tools }: CartPanelProps) {
   const priced = new Map(totals.lines.map((l) => [l.id, l]));
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && !discountInvalid;
   return (
@@ -30,6 +39,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
           </button>
         ) : null}
       </header>
+      {tools}
       {lines.length === 0 ? (
         <p className="cart-empty">Cart is empty — tap an item or scan a barcode</p>
       ) : (
@@ -40,7 +50,13 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
             return (
               <li key={line.key} className="cart-line" data-testid="cart-line">
                 <div className="cart-line-main">
-                  <span className="cart-line-name">{name}</span>
+                  {onEditLine ? (
+                    <button type="button" className="cart-line-name cart-line-edit" data-testid="cart-line-edit" aria-label={`Edit ${name}: quantity, discount, price, void`} onClick={() => onEditLine(line.key)}>
+                      {name}
+                    </button>
+                  ) : (
+                    <span className="cart-line-name">{name}</span>
+                  )}
                   {pricedLine && pricedLine.modifiers.length > 0 ? (
                     <span className="cart-line-modifiers">{pricedLine.modifiers.map((m) => m.name).join(', ')}</span>
                   ) : null}
@@ -49,6 +65,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
                   ) : (
                     <span className="form-error">No longer in the catalog — remove it</span>
                   )}
+                  <LineBadges line={line} currency={currency} />
                 </div>
                 <div className="cart-line-controls">
                   <button type="button" className="button button-round" aria-label={`Decrease quantity of ${name}`} onClick={() => onQuantity(line.key, line.quantity - 1)}>
@@ -77,7 +94,18 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
         </div>
         <div className="totals-discount">
           <dt>
-            <label htmlFor="cart-discount-input">Discount %</label>
+            <label htmlFor="cart-discount-input">{discountKind === 'fixed' ? 'Discount $' : 'Discount %'}</label>
+            {onDiscountKind ? (
+              <button
+                type="button"
+                className="button button-ghost discount-kind"
+                data-testid="cart-discount-kind"
+                aria-label={discountKind === 'fixed' ? 'Sale discount as an amount: switch to percent' : 'Sale discount as a percent: switch to amount'}
+                onClick={() => onDiscountKind(discountKind === 'fixed' ? 'percentage' : 'fixed')}
+              >
+                {discountKind === 'fixed' ? '$→%' : '%→$'}
+              </button>
+            ) : null}
           </dt>
           <dd>
             <input
@@ -95,7 +123,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
             {discountInvalid ? (
               <span id="cart-discount-error" className="form-error" role="alert">
                 {' '}
-                0 to 100
+                {discountKind === 'fixed' ? 'an amount such as 2.50' : '0 to 100'}
               </span>
             ) : null}
           </dd>

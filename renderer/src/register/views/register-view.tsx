@@ -1,13 +1,15 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
+import { catalogSnapshot, formatMoney, newId, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
-import { cartDiscount, cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
+import { cartDiscount, cartReducer, priceCart } from '../sale/cart.ts';
+import { useCounter } from '../components/counter-tools.tsx';
 import { ringUpSale } from '../sale/ring-up.ts';
+import { loadCart } from '../sale/cart-store.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
 import { useOfflineCards } from '../devices/offline-cards.ts';
@@ -15,6 +17,9 @@ import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar
 import { receiptPrintJob } from '../devices/receipt-job.ts';
 
 const ALL = 'All';
+
+/** The cart kept for this register (read once per mount; sale/cart-store.ts). */
+const initialCart = (registerId: string) => loadCart(registerId);
 
 function priceLabel(item: CatalogItem, currency: string): string {
   const prices = item.variations.map((v) => v.priceCents);
@@ -64,7 +69,8 @@ export function RegisterView() {
   const [category, setCategory] = useState(ALL);
   const [query, setQuery] = useState('');
   const [message, setMessage] = useState<{ text: string; isError: boolean } | undefined>();
-  const [lines, dispatch] = useReducer(cartReducer, []);
+  // The unfinished cart survives a reload, a crash or a closed window (sale/cart-store.ts, via useCounter below).
+  const [lines, dispatch] = useReducer(cartReducer, session.registerId, (id) => initialCart(id).lines);
   const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
   const [isTendering, setTendering] = useState(false);
   const [isSaving, setSaving] = useState(false);
@@ -77,10 +83,27 @@ export function RegisterView() {
   const devices = getDeviceClient();
   const deviceState = useObservable(devices.state$, devices.state$.value);
 
-  const [discountText, setDiscountText] = useState('');
-  const discount = useMemo(() => cartDiscount(discountText), [discountText]);
-  const discounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
-  const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog, discounts), [lines, catalog, discounts]);
+  const [discountText, setDiscountText] = useState(() => initialCart(session.registerId).discountText);
+  const [discountKind, setDiscountKind] = useState(() => initialCart(session.registerId).discountKind);
+  const discount = useMemo(() => cartDiscount(discountText, discountKind), [discountText, discountKind]);
+  const saleDiscounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
+  const { totals, invalidKeys, discounts } = useMemo(() => priceCart(lines, catalog, saleDiscounts), [lines, catalog, saleDiscounts]);
+  const counter = useCounter({
+    registerId: session.registerId,
+    registerToken: session.registerToken,
+    currency,
+    catalog,
+    lines,
+    totals,
+    dispatch,
+    discountText,
+    discountKind,
+    setDiscount: (text, kind) => {
+      setDiscountText(text);
+      setDiscountKind(kind);
+    },
+    isBusy: Boolean(dialogItem || isTendering || receiptOrderId),
+  });
   const visible = items.filter((i) => (category === ALL || i.category === category) && matchesSearch(i, query));
 
   const focusScan = () => requestAnimationFrame(() => scanInput.current?.focus());
@@ -89,7 +112,7 @@ export function RegisterView() {
   // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (dialogItem || isTendering || receiptOrderId || scanInput.current?.closest('[hidden]')) return;
+      if (dialogItem || isTendering || receiptOrderId || scanInput.current?.closest('[hidden]') || document.querySelector('[role="dialog"]')) return;
       if (event.key === 'F2') {
         event.preventDefault();
         scanInput.current?.focus();
@@ -162,8 +185,8 @@ export function RegisterView() {
     setSaving(true);
     setSaleError(undefined);
     try {
-      const priced = lines.map((l) => priceLine(toLineInput(l), catalog, 'line', l.key));
-      const order = await ringUpSale({ db, session, catalog, lines: priced, discounts, payment });
+      // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
+      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment });
       dispatch({ type: 'clear' });
       setDiscountText('');
       setTendering(false);
@@ -294,8 +317,13 @@ export function RegisterView() {
         discountText={discountText}
         discountInvalid={discount === 'invalid'}
         onDiscountText={setDiscountText}
+        discountKind={discountKind}
+        onDiscountKind={setDiscountKind}
+        onEditLine={counter.editLine}
+        tools={counter.tools}
         onCharge={charge}
       />
+      {counter.dialogs}
       {dialogItem ? (
         <ItemDialog
           item={dialogItem.item}
