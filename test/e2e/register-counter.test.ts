@@ -4,7 +4,9 @@
  * - keypad quantity, a line discount in percent and one in amount, a voided line, a price override with a reason and
  *   a manager's PIN, a sale discount as an amount — the keyboard alone for part of it (F4, digits, Enter, Delete) —
  *   sold for cash, synced, and the server stores it with the very totals the register showed (nothing quarantined),
- *   the line discounts naming their lines, the override its approver, the discount posted to the ledger.
+ *   the line discounts naming their lines, the override its approver, the discount posted to the ledger;
+ * - tiles show low and out of stock; selling past zero asks once per item and sale, and not at all when the store's
+ *   setting (`confirmSellPastZero`) says so.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,8 @@ describe('register counter: held sales, cart tools', () => {
     await browser?.close();
     await server?.close();
   });
-  const api = (path: string) => fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${server.staffToken}` } });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
   const open = async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
@@ -141,6 +144,49 @@ describe('register counter: held sales, cart tools', () => {
     await page.reload();
     await register.waitForCatalog();
     expect(await register.cart.getByTestId('cart-line').count()).toBe(0);
+    await context.close();
+  });
+
+  it('shows low and out of stock on tiles; selling past zero asks once, or never when the store says so', { timeout: 180_000 }, async () => {
+    const counted = await api('/api/pos/catalog/inventory/count', {
+      method: 'POST',
+      body: JSON.stringify({ lines: [{ variationId: 'var_blueberry_muffin_regular', counted: 2 }, { variationId: 'var_diet_coke_can_each', counted: 0 }] }),
+    });
+    expect(counted.status).toBe(201);
+    const { context, page, register } = await open();
+    const badge = (itemId: string) => page.getByTestId(`item-${itemId}`).getByTestId('stock-badge');
+    await expect.poll(() => badge('itm_diet_coke_can').getAttribute('data-state'), { timeout: 30_000 }).toBe('out');
+    await expect.poll(() => badge('itm_blueberry_muffin').textContent()).toBe('Low: 2');
+    expect(await badge('itm_croissant').count()).toBe(0);
+
+    const prompt = page.getByRole('dialog', { name: 'Sell past zero?' });
+    await register.tapItem('itm_diet_coke_can');
+    await prompt.waitFor();
+    expect(await prompt.getByTestId('sell-past-zero-text').textContent()).toContain('out of stock');
+    await page.keyboard.press('Enter'); // "Sell anyway" has the focus
+    await prompt.waitFor({ state: 'detached' });
+    await register.tapItem('itm_diet_coke_can'); // asked once: not again in this sale
+    await expect.poll(() => register.cartLine('Diet Coke').getByTestId('line-quantity').textContent()).toBe('2');
+    expect(await prompt.count()).toBe(0);
+
+    await register.tapItem('itm_blueberry_muffin');
+    await register.increaseQuantity('Blueberry muffin');
+    expect(await prompt.count()).toBe(0);
+    await register.increaseQuantity('Blueberry muffin'); // the third of two
+    await prompt.waitFor();
+    await prompt.getByTestId('sell-past-zero-cancel').click();
+    await expect.poll(() => register.cartLine('Blueberry muffin').getByTestId('line-quantity').textContent()).toBe('2');
+
+    // The store stops asking: the register learns it from the server at start.
+    const patched = await api('/api/pos/settings', { method: 'PATCH', body: JSON.stringify({ confirmSellPastZero: false }) });
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as { confirmSellPastZero: boolean }).confirmSellPastZero).toBe(false);
+    await page.reload();
+    await register.waitForCatalog();
+    await expect.poll(() => page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('register.confirmSellPastZero.'))?.[1])).toBe('false');
+    await register.increaseQuantity('Blueberry muffin');
+    await expect.poll(() => register.cartLine('Blueberry muffin').getByTestId('line-quantity').textContent()).toBe('3');
+    expect(await prompt.count()).toBe(0);
     await context.close();
   });
 });

@@ -11,7 +11,9 @@
  */
 import { useEffect, useState, type Dispatch, type ReactNode } from 'react';
 import type { CatalogSnapshot, OrderTotals } from '../../../../core/index.ts';
-import type { CartAction, CartLine } from '../sale/cart.ts';
+import { cartReducer, type CartAction, type CartLine } from '../sale/cart.ts';
+import { confirmsSellPastZero, pastZero } from '../sale/stock.ts';
+import { Dialog } from '../../ui/dialog.tsx';
 import { holdCart, listHeld, saveCart, takeHeld, type HeldSale, type StoredCart } from '../sale/cart-store.ts';
 import { HeldSalesDialog } from './held-sales-dialog.tsx';
 import { LineDialog } from './line-dialog.tsx';
@@ -32,11 +34,16 @@ interface CounterInput {
   isBusy: boolean;
 }
 
-/** What the register view renders: `tools` (in the cart), `dialogs` (anywhere), and `editLine` for a line's button. */
+/**
+ * What the register view renders: `tools` (in the cart), `dialogs` (anywhere), `editLine` for a line's button, and
+ * `dispatch`: the cart's dispatch that asks once per item and sale before taking a tracked item past zero stock
+ * (when the store's setting asks; sale/stock.ts).
+ */
 export interface Counter {
   tools: ReactNode;
   dialogs: ReactNode;
   editLine: (key: string) => void;
+  dispatch: Dispatch<CartAction>;
 }
 
 function labelOf(lines: readonly CartLine[], catalog: CatalogSnapshot): string {
@@ -51,6 +58,27 @@ export function useCounter(input: CounterInput): Counter {
   const [showHeld, setShowHeld] = useState(false);
   const [editingKey, setEditingKey] = useState<string | undefined>();
   const [note, setNote] = useState('');
+  /** Variations the cashier agreed to sell past zero in this sale (asked once each). */
+  const [pastZeroOk, setPastZeroOk] = useState<ReadonlySet<string>>(new Set());
+  const [pendingPastZero, setPendingPastZero] = useState<{ action: CartAction; variationId: string; name: string; inStock: number; wanted: number } | undefined>();
+  useEffect(() => {
+    if (lines.length === 0 && pastZeroOk.size > 0) setPastZeroOk(new Set());
+  }, [lines.length, pastZeroOk]);
+
+  /** The cart's dispatch, asking once per variation and sale before selling past zero. */
+  const guarded: Dispatch<CartAction> = (action) => {
+    const variationId =
+      action.type === 'add' ? action.line.variationId : action.type === 'setQuantity' ? lines.find((l) => l.key === action.key)?.variationId : undefined;
+    if (variationId && !pastZeroOk.has(variationId) && confirmsSellPastZero(registerId)) {
+      const before = pastZero(lines, catalog.items, variationId);
+      const after = pastZero(cartReducer(lines, action), catalog.items, variationId);
+      if (after && (!before || after.wanted > before.wanted)) {
+        setPendingPastZero({ action, variationId, ...after });
+        return;
+      }
+    }
+    dispatch(action);
+  };
 
   // Every change of the cart is on disk before the next paint: a reload, a crash or a closed window keeps it.
   useEffect(() => {
@@ -98,7 +126,7 @@ export function useCounter(input: CounterInput): Counter {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (isBusy || editingKey || showHeld) return;
+      if (isBusy || editingKey || showHeld || pendingPastZero) return;
       if (event.key === 'F4' && lines.length > 0) {
         event.preventDefault();
         setEditingKey(lines[lines.length - 1]?.key);
@@ -153,6 +181,37 @@ export function useCounter(input: CounterInput): Counter {
 
   const dialogs = (
     <>
+      {pendingPastZero ? (
+        <Dialog
+          title="Sell past zero?"
+          onClose={() => setPendingPastZero(undefined)}
+          footer={
+            <>
+              <button
+                type="button"
+                className="button button-primary button-large"
+                data-autofocus
+                data-testid="sell-past-zero-confirm"
+                onClick={() => {
+                  setPastZeroOk((ok) => new Set([...ok, pendingPastZero.variationId]));
+                  dispatch(pendingPastZero.action);
+                  setPendingPastZero(undefined);
+                }}
+              >
+                Sell anyway
+              </button>
+              <button type="button" className="button" onClick={() => setPendingPastZero(undefined)} data-testid="sell-past-zero-cancel">
+                Cancel
+              </button>
+            </>
+          }
+        >
+          <p data-testid="sell-past-zero-text">
+            {pendingPastZero.inStock === 0 ? `${pendingPastZero.name} is out of stock` : `Only ${pendingPastZero.inStock} ${pendingPastZero.name} in stock`}; this sale
+            would take {pendingPastZero.wanted}. Sell anyway? (Asked once per item and sale.)
+          </p>
+        </Dialog>
+      ) : null}
       {showHeld ? <HeldSalesDialog held={held} onResume={resume} onClose={() => setShowHeld(false)} /> : null}
       {editing ? (
         <LineDialog
@@ -169,15 +228,15 @@ export function useCounter(input: CounterInput): Counter {
             setEditingKey(undefined);
           }}
           onApply={(change) => {
-            dispatch({ type: 'setQuantity', key: editing.key, quantity: change.quantity });
             dispatch({ type: 'setDiscount', key: editing.key, discount: change.discount });
             dispatch({ type: 'overridePrice', key: editing.key, priceOverride: change.priceOverride });
             setEditingKey(undefined);
+            guarded({ type: 'setQuantity', key: editing.key, quantity: change.quantity });
           }}
         />
       ) : null}
     </>
   );
 
-  return { tools, dialogs, editLine: setEditingKey };
+  return { tools, dialogs, editLine: setEditingKey, dispatch: guarded };
 }

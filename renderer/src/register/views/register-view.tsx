@@ -8,6 +8,7 @@ import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartDiscount, cartReducer, priceCart } from '../sale/cart.ts';
 import { useCounter } from '../components/counter-tools.tsx';
+import { StockBadge } from '../components/stock-badge.tsx';
 import { ringUpSale } from '../sale/ring-up.ts';
 import { loadCart } from '../sale/cart-store.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
@@ -130,7 +131,7 @@ export function RegisterView() {
   }, [dialogItem, isTendering, receiptOrderId]);
 
   const add = (item: CatalogItem, variationId: string, modifierIds: string[]) => {
-    dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
+    counter.dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
     const variation = item.variations.find((v) => v.id === variationId);
     setMessage({ text: `Added ${item.name}${item.variations.length > 1 && variation ? ` (${variation.name})` : ''}`, isError: false });
   };
@@ -293,6 +294,7 @@ export function RegisterView() {
                 onClick={() => choose(item)}
               >
                 <span className="item-name">{item.name}</span>
+                <StockBadge item={item} />
                 <span className="item-meta">
                   <span className="item-price">{priceLabel(item, currency)}</span>
                   {hasChoices(item) ? <span className="item-options">options</span> : null}
@@ -308,7 +310,7 @@ export function RegisterView() {
         invalidKeys={invalidKeys}
         items={catalog.items}
         currency={currency}
-        onQuantity={(key, quantity) => dispatch({ type: 'setQuantity', key, quantity })}
+        onQuantity={(key, quantity) => counter.dispatch({ type: 'setQuantity', key, quantity })}
         onRemove={(key) => dispatch({ type: 'remove', key })}
         onClear={() => {
           dispatch({ type: 'clear' });
