@@ -4,7 +4,8 @@
  * - keypad quantity, a line discount in percent and one in amount, a voided line, a price override with a reason and
  *   a manager's PIN, a sale discount as an amount — the keyboard alone for part of it (F4, digits, Enter, Delete) —
  *   sold for cash, synced, and the server stores it with the very totals the register showed (nothing quarantined),
- *   the line discounts naming their lines, the override its approver, the discount posted to the ledger;
+ *   the line discounts naming their lines, the override its approver, the discount posted to the ledger; its receipt
+ *   sent from the register by e-mail and SMS lands in the server's outboxes;
  * - tiles show low and out of stock; selling past zero asks once per item and sale, and not at all when the store's
  *   setting (`confirmSellPastZero`) says so.
  */
@@ -139,6 +140,18 @@ describe('register counter: held sales, cart tools', () => {
     const tb = (await (await api('/api/pos/ledger/trial-balance')).json()) as { totalCents: number; accounts: { code: string; balanceCents: number }[] };
     expect(tb.totalCents).toBe(0);
     expect(tb.accounts.find((a) => a.code === 'discounts')?.balanceCents).toBe(order.discountCents);
+    // The receipt sent from the register by e-mail and by SMS lands in the server's outboxes.
+    await page.getByTestId('receipt-to').fill('mae@example.com');
+    await page.getByTestId('receipt-send').click();
+    await expect.poll(() => page.getByTestId('receipt-send-status').textContent()).toBe('Receipt sent to mae@example.com');
+    await page.getByTestId('receipt-channel-sms').check();
+    await page.getByTestId('receipt-to').fill('+1 415 555 0123');
+    await page.getByTestId('receipt-to').press('Enter');
+    await expect.poll(() => page.getByTestId('receipt-send-status').textContent()).toMatch(/^Receipt sent to \+14155550123/);
+    const emails = (await (await api('/api/pos/email-outbox')).json()) as { data: { to: string; subject: string }[] };
+    expect(emails.data.find((m) => m.to === 'mae@example.com')?.subject).toContain(order.receiptNumber);
+    const sms = (await (await api('/api/pos/sms-outbox')).json()) as { data: { to: string; body: string }[] };
+    expect(sms.data.some((m) => m.to === '+14155550123')).toBe(true);
     // The completed sale leaves no unfinished cart behind.
     await receipt.newSale();
     await page.reload();

@@ -3,19 +3,20 @@ import { buildRegisterSale, catalogSnapshot, newId, priceLine, type Discount, ty
 import { databaseTargets } from '../support/databases.ts';
 import { DEMO_CART, type PairedRegister } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { enrollRegister } from '../support/enroll.ts';
+import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 
 /**
- * Register discounts (issue 13) through the replication push: a sale carrying a line discount (amount or percent on
+ * The register's counter on the server (issue 13). Register discounts through the replication push: a sale carrying a line discount (amount or percent on
  * one line) and a sale discount is price-checked by the server (core checkRegisterSale), stored, its discount posted
  * to the ledger's `discounts` account and counted by the sales report; a sale whose discount shares do not add up,
- * or whose line discount names no line of it, is quarantined with the field named.
+ * or whose line discount names no line of it, is quarantined with the field named. A register's own credential sends a
+ * synced sale's receipt by e-mail or SMS (queued in the outboxes).
  */
 type Doc = Record<string, unknown> & { id: string; rejection?: { reason: string } };
 
 describe.each(databaseTargets())('register discounts on $name', (target) => {
   let server: TestServer;
-  let register: PairedRegister;
+  let register: PairedRegister & EnrolledRegister;
   let sequence = 0;
 
   beforeAll(async () => {
@@ -95,5 +96,28 @@ describe.each(databaseTargets())('register discounts on $name', (target) => {
     expect(rejected.map((d) => d.id).sort()).toEqual([shifted.id, orphan.id].sort());
     expect(rejected.find((d) => d.id === shifted.id)?.rejection?.reason).toContain('lines.1.discountCents');
     expect(rejected.find((d) => d.id === orphan.id)?.rejection?.reason).toContain('discounts.0.lineId');
+  });
+
+  it("sends a synced sale's receipt with the register's credential (e-mail and SMS outboxes); a bad address is a 400 naming `to`", async () => {
+    const order = sale(() => []);
+    expect((await push([order])).json()).toEqual([]);
+    const send = (body: unknown, key: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: `/api/pos/orders/${order.id}/receipts`,
+        headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify(body),
+      });
+    const email = await send({ channel: 'email', to: 'mae@example.com' }, 'r-1');
+    expect(email.statusCode, email.body).toBe(202);
+    expect(email.json()).toMatchObject({ channel: 'email', to: 'mae@example.com', orderId: order.id });
+    const sms = await send({ channel: 'sms', to: '+1 415 555 0123' }, 'r-2');
+    expect(sms.statusCode, sms.body).toBe(202);
+    expect(sms.json()).toMatchObject({ channel: 'sms', to: '+14155550123' });
+    const bad = await send({ channel: 'email', to: 'not an address' }, 'r-3');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].path).toBe('to');
+    const outbox = (await server.app.inject({ method: 'GET', url: '/api/pos/email-outbox', headers: auth() })).json<{ data: { to: string; subject: string }[] }>();
+    expect(outbox.data.find((m) => m.to === 'mae@example.com')?.subject).toContain(order.receiptNumber);
   });
 });
