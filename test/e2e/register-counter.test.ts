@@ -161,12 +161,15 @@ describe('register counter: held sales, cart tools', () => {
   });
 
   it('shows low and out of stock on tiles; selling past zero asks once, or never when the store says so', { timeout: 180_000 }, async () => {
+    // The store asks before selling past zero (off by default).
+    expect((await api('/api/pos/settings', { method: 'PATCH', body: JSON.stringify({ confirmSellPastZero: true }) })).status).toBe(200);
     const counted = await api('/api/pos/catalog/inventory/count', {
       method: 'POST',
       body: JSON.stringify({ lines: [{ variationId: 'var_blueberry_muffin_regular', counted: 2 }, { variationId: 'var_diet_coke_can_each', counted: 0 }] }),
     });
     expect(counted.status).toBe(201);
     const { context, page, register } = await open();
+    await expect.poll(() => page.evaluate(() => Object.entries(localStorage).find(([k]) => k.startsWith('register.confirmSellPastZero.'))?.[1])).toBe('true');
     const badge = (itemId: string) => page.getByTestId(`item-${itemId}`).getByTestId('stock-badge');
     await expect.poll(() => badge('itm_diet_coke_can').getAttribute('data-state'), { timeout: 30_000 }).toBe('out');
     await expect.poll(() => badge('itm_blueberry_muffin').textContent()).toBe('Low: 2');

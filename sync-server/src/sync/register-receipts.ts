@@ -65,10 +65,10 @@ async function missingReceipts(db: Queryable, merchantId: string, registerId?: s
   return [...seen.values()].sort((a, b) => a.registerId.localeCompare(b.registerId) || sequence(a.receiptNumber) - sequence(b.receiptNumber));
 }
 
-/** The store's sell-past-zero setting (modules/merchants/settings.ts, migration 0155); true when the row is gone. */
+/** The store's sell-past-zero setting (modules/merchants/settings.ts, migration 0155); false when the row is gone. */
 async function confirmSellPastZero(db: Queryable, merchantId: string): Promise<boolean> {
   const { rows } = await db.query<{ confirm_sell_past_zero: boolean }>('SELECT confirm_sell_past_zero FROM merchants WHERE id = $1', [merchantId]);
-  return rows[0]?.confirm_sell_past_zero ?? true;
+  return rows[0]?.confirm_sell_past_zero ?? false;
 }
 
 async function lastReceiptSequence(db: Queryable, registerId: string): Promise<number> {

@@ -26,9 +26,9 @@ export function rememberSellPastZero(registerId: string, confirm: boolean): void
   localStorage.setItem(settingKey(registerId), confirm ? 'true' : 'false');
 }
 
-/** Whether the register asks before selling past zero (the store's setting as last known; true until known). */
+/** Whether the register asks before selling past zero (the store's setting as last known; false until known). */
 export function confirmsSellPastZero(registerId: string): boolean {
-  return localStorage.getItem(settingKey(registerId)) !== 'false';
+  return localStorage.getItem(settingKey(registerId)) === 'true';
 }
 
 /**
