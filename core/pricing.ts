@@ -4,8 +4,10 @@
  *
  * Rules:
  * - a line's unit price = variation price + the chosen modifiers' prices; gross = unit × quantity;
- * - order discounts (percentage in basis points, or fixed) apply in order to the remaining subtotal and are
- *   allocated to lines pro rata by gross (largest remainder), before tax;
+ * - line discounts (a discount naming a `lineId`, issue 13) apply first, in order, each to its line's remaining
+ *   amount (a percentage of it, or a fixed amount capped at it);
+ * - order discounts (percentage in basis points, or fixed) then apply in order to the remaining subtotal and are
+ *   allocated to lines pro rata by their amount after line discounts (largest remainder), before tax;
  * - tax is computed once per tax rate over the sum of the net amounts of the lines carrying it (one "tax line"),
  *   rounded half-even: exclusive → base × bp / 10 000; inclusive → base × bp / (10 000 + bp);
  * - an item's tax rates are either all exclusive, or one inclusive rate;
@@ -39,6 +41,7 @@ export class PricingError extends Error {
       | 'unknown_tax_rate'
       | 'tax_configuration'
       | 'invalid_quantity'
+      | 'unknown_line'
       | 'amount_out_of_range',
     message: string,
     readonly path: string,
@@ -146,10 +149,11 @@ export interface OrderTotals {
 }
 
 /**
- * Computes discounts, tax lines and totals for priced lines. Lines come back with their `discountCents`, `netCents`
+ * Computes discounts (line discounts, then sale discounts), tax lines and totals for priced lines. Lines come back with their `discountCents`, `netCents`
  * and `taxCents` shares filled in (shares add up exactly to the order figures). Products are exact (BigInt) and
  * rounded half-even once per discount and tax line.
- * @throws PricingError when a line's tax set is invalid (`lines.<i>.taxes`), or `amount_out_of_range` when a line
+ * @throws PricingError when a line's tax set is invalid (`lines.<i>.taxes`), `unknown_line` when a discount names a
+ *   line the order does not have (`discounts.<k>.lineId`), or `amount_out_of_range` when a line
  *   (`lines.<i>.quantity`), the subtotal or the total (`lines`) exceeds MAX_AMOUNT_CENTS.
  */
 export function computeOrderTotals(lines: readonly OrderLine[], discounts: readonly Discount[]): OrderTotals {
@@ -163,14 +167,29 @@ export function computeOrderTotals(lines: readonly OrderLine[], discounts: reado
     throw new PricingError('amount_out_of_range', `the lines come to ${subtotalCents}; an order is at most ${MAX_AMOUNT_CENTS}`, 'lines');
   }
 
-  let remaining = subtotalCents;
-  let discountCents = 0;
+  // Line discounts first, each on its own line's remaining amount.
+  const lineIndex = new Map(lines.map((l, i) => [l.id, i]));
+  const ownDiscounts = grosses.map(() => 0);
+  for (const [k, d] of discounts.entries()) {
+    if (d.lineId === undefined) continue;
+    const i = lineIndex.get(d.lineId);
+    if (i === undefined) throw new PricingError('unknown_line', `discount ${d.id} names line ${d.lineId}, which is not a line of the order`, `discounts.${k}.lineId`);
+    const left = (grosses[i] ?? 0) - (ownDiscounts[i] ?? 0);
+    ownDiscounts[i] = (ownDiscounts[i] ?? 0) + (d.kind === 'percentage' ? mulDivHalfEven(left, d.basisPoints, 10_000) : Math.min(d.amountCents, left));
+  }
+  const afterLineDiscounts = grosses.map((g, i) => g - (ownDiscounts[i] ?? 0));
+  // Then the sale's discounts on what remains, allocated pro rata (by gross when no line carries a discount).
+  let remaining = sumCents(afterLineDiscounts);
+  let saleDiscountCents = 0;
   for (const d of discounts) {
+    if (d.lineId !== undefined) continue;
     const amount = d.kind === 'percentage' ? mulDivHalfEven(remaining, d.basisPoints, 10_000) : Math.min(d.amountCents, remaining);
-    discountCents += amount;
+    saleDiscountCents += amount;
     remaining -= amount;
   }
-  const lineDiscounts = allocateProRata(discountCents, grosses);
+  const saleShares = allocateProRata(saleDiscountCents, afterLineDiscounts);
+  const lineDiscounts = grosses.map((_, i) => (ownDiscounts[i] ?? 0) + (saleShares[i] ?? 0));
+  const discountCents = sumCents(lineDiscounts);
   const nets = grosses.map((g, i) => g - (lineDiscounts[i] ?? 0));
 
   const rateOrder: LineTax[] = [];

@@ -317,10 +317,14 @@ export const orderLineSchema = z.strictObject({
 });
 export type OrderLine = z.infer<typeof orderLineSchema>;
 
-/** An order-level discount: a percentage in basis points, or a fixed amount. Allocated to lines before tax. */
+/**
+ * A discount: a percentage in basis points, or a fixed amount, taken before tax. Without `lineId` it is a sale
+ * (order-level) discount, allocated to the lines pro rata; with `lineId` (issue 13, a register's line discount) it
+ * applies to that one line of the order only (core/pricing.ts computeOrderTotals: line discounts first, then the sale's).
+ */
 export const discountSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
-  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('fixed'), amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS) }),
+  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000), lineId: id('lin').optional() }),
+  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('fixed'), amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS), lineId: id('lin').optional() }),
 ]);
 export type Discount = z.infer<typeof discountSchema>;
 

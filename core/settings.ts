@@ -56,6 +56,9 @@ export const storeSettingsSchema = z.strictObject({
     .min(0)
     .max(MAX_AMOUNT_CENTS)
     .describe("A cashier's refund above this amount (minor units) needs a manager's approval (POST /api/register/approvals). Default 5000."),
+  confirmSellPastZero: z
+    .boolean()
+    .describe('When true the register asks once per item and sale before selling more units than are in stock; false (default) sells past zero without asking.'),
   // Money movement (issue 12): read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])

@@ -28,7 +28,7 @@ describe.each(databaseTargets())('register receipts on $name', (target) => {
   it('answers the last receipt number held, reports lost numbers once, and lists them', async () => {
     const empty = await call('GET', `/api/sync/registers/${register.registerId}`);
     expect(empty.statusCode).toBe(200);
-    expect(empty.json()).toEqual({ registerId: register.registerId, registerNumber: register.registerNumber, lastReceiptNumber: null, lastReceiptSequence: 0, missingReceiptNumbers: [] });
+    expect(empty.json()).toEqual({ registerId: register.registerId, registerNumber: register.registerNumber, lastReceiptNumber: null, lastReceiptSequence: 0, missingReceiptNumbers: [], confirmSellPastZero: false });
 
     const sales = [1, 2].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }));
     const pushed = await call('POST', '/api/sync/orders/push', sales.map((s) => ({ newDocumentState: s.order })));

@@ -33,7 +33,7 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
   it('shows the store settings, UTC and US until changed', async () => {
     const res = await call('GET', '/api/pos/settings');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ merchantId: server.credentials.merchantId, name: server.credentials.merchantName, currency: 'USD', timeZone: 'UTC', defaultCountry: 'US', tipLimitBasisPoints: 5000, tipLimitCents: 10000, dayCutoffHour: 4, cashierRefundLimitCents: 5000, moneyMovement: 'disabled' });
+    expect(res.json()).toEqual({ merchantId: server.credentials.merchantId, name: server.credentials.merchantName, currency: 'USD', timeZone: 'UTC', defaultCountry: 'US', tipLimitBasisPoints: 5000, tipLimitCents: 10000, dayCutoffHour: 4, cashierRefundLimitCents: 5000, confirmSellPastZero: false, moneyMovement: 'disabled' });
     expect((await call('GET', '/api/pos/settings', undefined, server.credentials.appToken)).statusCode).toBe(403);
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/settings' })).statusCode).toBe(401);
   });
@@ -145,5 +145,16 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
     expect(page2.data.map((m: Json) => [m.id, m.to])).toEqual([[first.json().id, 'mae@example.com']]);
     expect((await call('GET', '/api/pos/email-outbox?limit=0')).statusCode).toBe(400);
     expect((await call('GET', '/api/pos/email-outbox', undefined, server.credentials.appToken)).statusCode).toBe(403);
+  });
+
+  it('turns the sell-past-zero question on and off (audited), and the register reads it from its own state', async () => {
+    const on = await call('PATCH', '/api/pos/settings', { confirmSellPastZero: true });
+    expect(on.statusCode).toBe(200);
+    expect(on.json().confirmSellPastZero).toBe(true);
+    expect((await call('GET', '/api/pos/settings')).json().confirmSellPastZero).toBe(true);
+    expect(fieldsOf(await call('PATCH', '/api/pos/settings', { confirmSellPastZero: 'no' }))).toEqual(['confirmSellPastZero']);
+    const audited = await server.db.query<{ data: { confirmSellPastZero?: unknown } }>(`SELECT data FROM audit_log WHERE action = 'settings.updated' ORDER BY seq DESC LIMIT 1`);
+    expect(audited.rows[0]?.data.confirmSellPastZero).toEqual({ from: 'false', to: 'true' });
+    expect((await call('PATCH', '/api/pos/settings', { confirmSellPastZero: false })).json().confirmSellPastZero).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
 import { BehaviorSubject } from 'rxjs';
 import { openRegisterDatabase, type RegisterDatabase } from './db/database.ts';
 import { loadIdentity, storeIdentity } from './db/identity.ts';
+import { rememberSellPastZero } from './sale/stock.ts';
 import { HttpError, isRegisterCredential, loadSession, PairingRequiredError, pairWithCode, REGISTER_SCHEMA_VERSION, selfPairRegister, storeSession, type RegisterSession } from './session.ts';
 import { startSync, type SyncEngine } from './sync/replication.ts';
 
@@ -124,7 +125,8 @@ async function boot(): Promise<BootedRegister> {
       });
       if (response.status === 401) return onUnauthorized();
       if (!response.ok) return;
-      const { lastReceiptSequence } = (await response.json()) as { lastReceiptSequence: number };
+      const { lastReceiptSequence, confirmSellPastZero } = (await response.json()) as { lastReceiptSequence: number; confirmSellPastZero?: boolean };
+      if (typeof confirmSellPastZero === 'boolean') rememberSellPastZero(current.registerId, confirmSellPastZero);
       if (lastReceiptSequence > session$.value.lastReceiptSequence) {
         const next = { ...session$.value, lastReceiptSequence };
         await storeIdentity(db, next);

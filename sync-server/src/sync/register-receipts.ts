@@ -25,6 +25,7 @@ const registerReceiptsResponse = z.strictObject({
   lastReceiptNumber: z.string().nullable().describe('The highest receipt number the server holds from this register; null when none'),
   lastReceiptSequence: z.int().describe('Its sequence (0 when none)'),
   missingReceiptNumbers: z.array(z.string()).describe('Receipt numbers this register reported lost, ascending'),
+  confirmSellPastZero: z.boolean().describe("The store's setting (issue 13): the register asks once before selling past zero stock"),
 });
 const missingBody = z.strictObject({
   receiptNumbers: z.array(receiptNumberSchema).min(1).max(MAX_MISSING_RECEIPTS_PER_REPORT),
@@ -62,6 +63,12 @@ async function missingReceipts(db: Queryable, merchantId: string, registerId?: s
   }
   const sequence = (n: string) => parseReceiptNumber(n)?.sequence ?? 0;
   return [...seen.values()].sort((a, b) => a.registerId.localeCompare(b.registerId) || sequence(a.receiptNumber) - sequence(b.receiptNumber));
+}
+
+/** The store's sell-past-zero setting (modules/merchants/settings.ts, migration 0155); false when the row is gone. */
+async function confirmSellPastZero(db: Queryable, merchantId: string): Promise<boolean> {
+  const { rows } = await db.query<{ confirm_sell_past_zero: boolean }>('SELECT confirm_sell_past_zero FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0]?.confirm_sell_past_zero ?? false;
 }
 
 async function lastReceiptSequence(db: Queryable, registerId: string): Promise<number> {
@@ -105,6 +112,7 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
       lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
       lastReceiptSequence: last,
       missingReceiptNumbers: (await missingReceipts(ctx.db, merchantId, register.id)).map((m) => m.receiptNumber),
+      confirmSellPastZero: await confirmSellPastZero(ctx.db, merchantId),
     };
   });
 
@@ -162,6 +170,7 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
         lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
         lastReceiptSequence: last,
         missingReceiptNumbers: (await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber),
+        confirmSellPastZero: await confirmSellPastZero(tx, merchantId),
       };
     });
   });

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { formatMoney, type CatalogItem, type OrderTotals } from '../../../../core/index.ts';
 import { MAX_LINE_QUANTITY, type CartLine } from '../sale/cart.ts';
+import { LineBadges } from './line-badges.tsx';
 
 interface CartPanelProps {
   lines: CartLine[];
@@ -18,15 +19,22 @@ interface CartPanelProps {
   onDiscountText: (text: string) => void;
   /** Focus target once the cart is empty (after Clear, or removing the last line): the scan box. */
   onEmptied?: () => void;
+  /** Opens a line's tools (quantity, discount, price override, void — components/line-dialog.tsx). */
+  onEditLine?: (key: string) => void;
+  /** The sale discount's kind (percent or amount) and its change handler. */
+  discountKind?: 'percentage' | 'fixed';
+  onDiscountKind?: (kind: 'percentage' | 'fixed') => void;
+  /** Extra controls under the header (hold / held sales, customer). */
+  tools?: ReactNode;
 }
 
 /**
- * The cart: lines with a typed quantity and −/+ (0 removes the line), Remove, Clear, the discount and the totals, and
- * Charge. Focus never falls to the page body: removing a line (✕ or a quantity of 0) moves it to the quantity of the
- * line now in that place (or the one before), an emptied cart hands it to `onEmptied`. Quantity and total changes are
- * announced once through a polite live region.
+ * The cart: lines with a typed quantity and −/+ (0 removes the line), line tools, Remove, Clear, the discount and the
+ * totals, and Charge. Focus never falls to the page body: removing a line (✕ or a quantity of 0) moves it to the
+ * quantity of the line now in that place (or the one before), an emptied cart hands it to `onEmptied`. Quantity and
+ * total changes are announced once through a polite live region.
  */
-export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEmptied }: CartPanelProps) {
+export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEmptied, onEditLine, discountKind = 'percentage', onDiscountKind, tools }: CartPanelProps) {
   const priced = new Map(totals.lines.map((l) => [l.id, l]));
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && !discountInvalid;
   const list = useRef<HTMLUListElement>(null);
@@ -74,6 +82,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
       <p className="visually-hidden" role="status" data-testid="cart-announcement">
         {announcement}
       </p>
+      {tools}
       {lines.length === 0 ? (
         <p className="cart-empty">Cart is empty — tap an item or scan a barcode</p>
       ) : (
@@ -84,7 +93,13 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
             return (
               <li key={line.key} className="cart-line" data-testid="cart-line">
                 <div className="cart-line-main">
-                  <span className="cart-line-name">{name}</span>
+                  {onEditLine ? (
+                    <button type="button" className="cart-line-name cart-line-edit" data-testid="cart-line-edit" aria-label={`Edit ${name}: quantity, discount, price, void`} onClick={() => onEditLine(line.key)}>
+                      {name}
+                    </button>
+                  ) : (
+                    <span className="cart-line-name">{name}</span>
+                  )}
                   {pricedLine && pricedLine.modifiers.length > 0 ? (
                     <span className="cart-line-modifiers">{pricedLine.modifiers.map((m) => m.name).join(', ')}</span>
                   ) : null}
@@ -93,6 +108,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
                   ) : (
                     <span className="form-error">No longer in the catalog — remove it</span>
                   )}
+                  <LineBadges line={line} currency={currency} />
                 </div>
                 <div className="cart-line-controls">
                   <button
@@ -131,7 +147,18 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
         </div>
         <div className="totals-discount">
           <dt>
-            <label htmlFor="cart-discount-input">Discount %</label>
+            <label htmlFor="cart-discount-input">{discountKind === 'fixed' ? 'Discount $' : 'Discount %'}</label>
+            {onDiscountKind ? (
+              <button
+                type="button"
+                className="button button-ghost discount-kind"
+                data-testid="cart-discount-kind"
+                aria-label={discountKind === 'fixed' ? 'Sale discount as an amount: switch to percent' : 'Sale discount as a percent: switch to amount'}
+                onClick={() => onDiscountKind(discountKind === 'fixed' ? 'percentage' : 'fixed')}
+              >
+                {discountKind === 'fixed' ? '$→%' : '%→$'}
+              </button>
+            ) : null}
           </dt>
           <dd>
             <input
@@ -149,7 +176,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
             {discountInvalid ? (
               <span id="cart-discount-error" className="form-error" role="alert">
                 {' '}
-                0 to 100
+                {discountKind === 'fixed' ? 'an amount such as 2.50' : '0 to 100'}
               </span>
             ) : null}
           </dd>

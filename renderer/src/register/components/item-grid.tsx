@@ -3,6 +3,7 @@
  * just around) the visible window are in the DOM whatever the catalog's size, and memoised, so a cart change (which
  * gives the grid the same `items` array and the same `onChoose`) renders no tile.
  */
+import { StockBadge } from './stock-badge.tsx';
 import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { formatMoney, type CatalogItem } from '../../../../core/index.ts';
@@ -40,6 +41,7 @@ const ItemTile = memo(function ItemTile({ item, currency, onChoose }: ItemTilePr
       onClick={() => onChoose(item)}
     >
       <span className="item-name">{item.name}</span>
+      <StockBadge item={item} />
       <span className="item-meta">
         <span className="item-price">{priceLabel(item, currency)}</span>
         {choices ? <span className="item-options">options</span> : null}

@@ -4,6 +4,7 @@ import type { StoredOrder } from '../db/database.ts';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { ReceiptQr } from './receipt-qr.tsx';
+import { SendReceipt } from './send-receipt.tsx';
 
 export function syncMarker(order: StoredOrder): { label: string; kind: 'synced' | 'unsynced' | 'rejected' } {
   if (order.rejection?.by === 'register') return { label: 'Not sent: too large', kind: 'rejected' };
@@ -120,6 +121,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
           {printNote}
         </p>
       ) : null}
+      <SendReceipt orderId={order.id} registerToken={session.registerToken} isSynced={marker.kind === 'synced'} />
       {onDone ? (
         <button type="button" className="button button-primary button-large" onClick={onDone} data-testid="new-sale" autoFocus>
           {doneLabel}

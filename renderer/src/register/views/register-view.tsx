@@ -9,8 +9,10 @@ import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
-import { cartDiscount, cartReducer, priceCart, toLineInput } from '../sale/cart.ts';
+import { cartDiscount, cartReducer, priceCart } from '../sale/cart.ts';
+import { useCounter } from '../components/counter-tools.tsx';
 import { ringUpSale } from '../sale/ring-up.ts';
+import { loadCart } from '../sale/cart-store.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
 import { useOfflineCards } from '../devices/offline-cards.ts';
@@ -23,6 +25,9 @@ const ALL = 'All';
 
 /** How often a changing catalog (a first download, batch after batch) is re-read into the index, at most, in ms. */
 const CATALOG_REFRESH_MS = 250;
+
+/** The cart kept for this register (read once per mount; sale/cart-store.ts). */
+const initialCart = (registerId: string) => loadCart(registerId);
 
 /** The selling screen: catalog (tabs, grid, scan/search), cart, cash tender and the receipt. */
 export function RegisterView() {
@@ -60,7 +65,8 @@ export function RegisterView() {
   const [category, setCategory] = useState(ALL);
   const [query, setQuery] = useState('');
   const [message, setMessage] = useState<{ text: string; isError: boolean } | undefined>();
-  const [lines, dispatch] = useReducer(cartReducer, []);
+  // The unfinished cart survives a reload, a crash or a closed window (sale/cart-store.ts, via useCounter below).
+  const [lines, dispatch] = useReducer(cartReducer, session.registerId, (id) => initialCart(id).lines);
   const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
   const [isTendering, setTendering] = useState(false);
   const [isSaving, setSaving] = useState(false);
@@ -73,10 +79,30 @@ export function RegisterView() {
   const devices = getDeviceClient();
   const deviceState = useObservable(devices.state$, devices.state$.value);
 
-  const [discountText, setDiscountText] = useState('');
-  const discount = useMemo(() => cartDiscount(discountText), [discountText]);
-  const discounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
-  const { totals, invalidKeys } = useMemo(() => priceCart(lines, catalog, discounts), [lines, catalog, discounts]);
+  const [discountText, setDiscountText] = useState(() => initialCart(session.registerId).discountText);
+  const [discountKind, setDiscountKind] = useState(() => initialCart(session.registerId).discountKind);
+  const discount = useMemo(() => cartDiscount(discountText, discountKind), [discountText, discountKind]);
+  const saleDiscounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
+  const { totals, invalidKeys, discounts } = useMemo(() => priceCart(lines, catalog, saleDiscounts), [lines, catalog, saleDiscounts]);
+  const counter = useCounter({
+    registerId: session.registerId,
+    registerToken: session.registerToken,
+    currency,
+    catalog,
+    lines,
+    totals,
+    dispatch,
+    discountText,
+    discountKind,
+    setDiscount: (text, kind) => {
+      setDiscountText(text);
+      setDiscountKind(kind);
+    },
+    isBusy: Boolean(dialogItem || isTendering || receiptOrderId),
+  });
+  // The counter's dispatch (sell-past-zero asks once) behind a ref: the callbacks the grid holds stay stable.
+  const counterRef = useRef(counter);
+  counterRef.current = counter;
   const visible = useMemo(
     () => (catalogVersion >= 0 ? index.search(query, category === ALL ? undefined : index.byCategory(category)) : []),
     [index, catalogVersion, category, query],
@@ -92,7 +118,7 @@ export function RegisterView() {
   // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (dialogItem || isTendering || receiptOrderId || scanInput.current?.closest('[hidden]')) return;
+      if (dialogItem || isTendering || receiptOrderId || scanInput.current?.closest('[hidden]') || document.querySelector('[role="dialog"]')) return;
       if (event.key === 'F2') {
         event.preventDefault();
         scanInput.current?.focus();
@@ -114,7 +140,7 @@ export function RegisterView() {
 
   // Stable (state setters and dispatch only): the memoised grid never re-renders for a cart change.
   const add = useCallback((item: CatalogItem, variationId: string, modifierIds: string[]) => {
-    dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
+    counterRef.current.dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
     const variation = item.variations.find((v) => v.id === variationId);
     setMessage({ text: `Added ${item.name}${item.variations.length > 1 && variation ? ` (${variation.name})` : ''}`, isError: false });
   }, []);
@@ -172,8 +198,8 @@ export function RegisterView() {
     setSaving(true);
     setSaleError(undefined);
     try {
-      const priced = lines.map((l) => priceLine(toLineInput(l), catalog, 'line', l.key));
-      const order = await ringUpSale({ db, session, catalog, lines: priced, discounts, payment });
+      // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
+      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment });
       dispatch({ type: 'clear' });
       setDiscountText('');
       setTendering(false);
@@ -288,7 +314,7 @@ export function RegisterView() {
         invalidKeys={invalidKeys}
         items={catalog.items}
         currency={currency}
-        onQuantity={(key, quantity) => dispatch({ type: 'setQuantity', key, quantity })}
+        onQuantity={(key, quantity) => counter.dispatch({ type: 'setQuantity', key, quantity })}
         onRemove={(key) => dispatch({ type: 'remove', key })}
         onClear={() => {
           dispatch({ type: 'clear' });
@@ -298,8 +324,13 @@ export function RegisterView() {
         discountInvalid={discount === 'invalid'}
         onDiscountText={setDiscountText}
         onEmptied={focusScan}
+        discountKind={discountKind}
+        onDiscountKind={setDiscountKind}
+        onEditLine={counter.editLine}
+        tools={counter.tools}
         onCharge={charge}
       />
+      {counter.dialogs}
       {dialogItem ? (
         <ItemDialog
           item={dialogItem.item}

@@ -29,6 +29,7 @@ export const storeSettingsUpdateSchema = patchBody({
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
   dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
   cashierRefundLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe("A cashier's refund above this (minor units) needs a manager's approval."),
+  confirmSellPastZero: z.boolean().optional().describe('Whether the register asks once before selling past zero stock.'),
 });
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
@@ -42,6 +43,7 @@ interface MerchantRow {
   tip_limit_cents: number;
   day_cutoff_hour: number;
   cashier_refund_limit_cents: number | string;
+  confirm_sell_past_zero: boolean;
   is_demo: boolean;
 }
 
@@ -55,11 +57,12 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   tipLimitCents: Number(r.tip_limit_cents),
   dayCutoffHour: Number(r.day_cutoff_hour),
   cashierRefundLimitCents: Number(r.cashier_refund_limit_cents),
+  confirmSellPastZero: r.confirm_sell_past_zero,
   moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, is_demo FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, is_demo FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }
@@ -90,6 +93,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       tip_limit_cents: input.tipLimitCents ?? Number(before.tip_limit_cents),
       day_cutoff_hour: input.dayCutoffHour ?? Number(before.day_cutoff_hour),
       cashier_refund_limit_cents: input.cashierRefundLimitCents ?? Number(before.cashier_refund_limit_cents),
+      confirm_sell_past_zero: input.confirmSellPastZero ?? before.confirm_sell_past_zero,
     };
     const changes: Record<string, { from: string | number; to: string | number }> = {};
     await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
@@ -106,6 +110,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.cashier_refund_limit_cents !== Number(before.cashier_refund_limit_cents)) {
       await tx.query('UPDATE merchants SET cashier_refund_limit_cents = $2 WHERE id = $1', [principal.merchantId, after.cashier_refund_limit_cents]);
       changes.cashierRefundLimitCents = { from: Number(before.cashier_refund_limit_cents), to: after.cashier_refund_limit_cents };
+    }
+    if (after.confirm_sell_past_zero !== before.confirm_sell_past_zero) {
+      await tx.query('UPDATE merchants SET confirm_sell_past_zero = $2 WHERE id = $1', [principal.merchantId, after.confirm_sell_past_zero]);
+      changes.confirmSellPastZero = { from: String(before.confirm_sell_past_zero), to: String(after.confirm_sell_past_zero) };
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };

@@ -238,13 +238,16 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
   app.post(
     '/api/pos/orders/:id/receipts',
     {
-      onRequest: guard(ctx, STAFF),
+      // Staff, or a paired register's credential (issue 13: the cashier sends the receipt from the register).
+      onRequest: guard(ctx, 'register'),
       config: {
         openapi: {
           summary: 'Send the receipt by SMS or e-mail',
-          description: "Queued in the SMS or e-mail outbox; without `to`, the order's customer's phone or e-mail.",
+          description:
+            "Queued in the SMS or e-mail outbox; without `to`, the order's customer's phone or e-mail. Staff or a paired register " +
+            '(its credential: the register sends a synced sale\'s receipt).',
           tags: ['orders'],
-          access: STAFF,
+          access: 'register',
           params: orderParams,
           body: receiptSendSchema,
           response: receiptSentSchema,

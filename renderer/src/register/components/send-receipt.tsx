@@ -1,0 +1,90 @@
+/**
+ * Sending the receipt from the register (issue 13): by e-mail or SMS, to the address the customer gives. The server
+ * queues it in its e-mail or SMS outbox (`POST /api/pos/orders/{id}/receipts` with the register's credential), so the
+ * sale must have synced first: before that the register says so and the cashier tries again a moment later.
+ */
+import { useState } from 'react';
+import { REGISTER_SCHEMA_VERSION } from '../session.ts';
+
+interface SendReceiptProps {
+  orderId: string;
+  registerToken: string;
+  /** The sale has reached the server (its receipt can be sent). */
+  isSynced: boolean;
+}
+
+export function SendReceipt({ orderId, registerToken, isSynced }: SendReceiptProps) {
+  const [channel, setChannel] = useState<'email' | 'sms'>('email');
+  const [to, setTo] = useState('');
+  const [status, setStatus] = useState<{ text: string; isError: boolean } | undefined>();
+  const [isBusy, setBusy] = useState(false);
+
+  const send = async () => {
+    if (!to.trim()) return setStatus({ text: channel === 'email' ? 'Type the customer’s e-mail address.' : 'Type the customer’s phone number.', isError: true });
+    if (!isSynced) return setStatus({ text: 'The sale has not reached the server yet: send it once it shows Synced.', isError: true });
+    setBusy(true);
+    setStatus(undefined);
+    try {
+      const response = await fetch(`/api/pos/orders/${encodeURIComponent(orderId)}/receipts`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${registerToken}`,
+          'x-register-schema-version': REGISTER_SCHEMA_VERSION,
+          'content-type': 'application/json',
+          'idempotency-key': crypto.randomUUID(),
+        },
+        body: JSON.stringify({ channel, to: to.trim() }),
+      });
+      if (!response.ok) {
+        const problem = (await response.json().catch(() => ({}))) as { detail?: string; errors?: { message: string }[] };
+        setStatus({ text: `Not sent: ${problem.errors?.[0]?.message ?? problem.detail ?? `HTTP ${response.status}`}`, isError: true });
+        return;
+      }
+      const sent = (await response.json()) as { to: string };
+      setStatus({ text: `Receipt sent to ${sent.to}`, isError: false });
+    } catch {
+      setStatus({ text: 'The register is offline: send the receipt once it is back online.', isError: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      className="send-receipt"
+      aria-label="Send the receipt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <fieldset className="line-dialog-row">
+        <legend>Send the receipt</legend>
+        <label className="choice-inline">
+          <input type="radio" name="receipt-channel" checked={channel === 'email'} onChange={() => setChannel('email')} data-testid="receipt-channel-email" /> E-mail
+        </label>
+        <label className="choice-inline">
+          <input type="radio" name="receipt-channel" checked={channel === 'sms'} onChange={() => setChannel('sms')} data-testid="receipt-channel-sms" /> SMS
+        </label>
+        <label className="visually-hidden" htmlFor="receipt-to">
+          {channel === 'email' ? 'E-mail address' : 'Phone number'}
+        </label>
+        <input
+          id="receipt-to"
+          data-testid="receipt-to"
+          type={channel === 'email' ? 'email' : 'tel'}
+          autoComplete="off"
+          placeholder={channel === 'email' ? 'name@example.com' : '+1 415 555 0123'}
+          value={to}
+          onChange={(e) => setTo(e.target.value)}
+        />
+        <button type="submit" className="button" disabled={isBusy} data-testid="receipt-send">
+          {isBusy ? 'Sending…' : 'Send'}
+        </button>
+      </fieldset>
+      <p className={status?.isError ? 'form-error' : 'muted'} role="status" data-testid="receipt-send-status">
+        {status?.text ?? ''}
+      </p>
+    </form>
+  );
+}
