@@ -66,7 +66,7 @@ describe('register with a large catalog', () => {
     await register.tapItem('itm_croissant');
     await expect.poll(() => register.cartLine('Butter croissant').count()).toBe(1);
     await register.increaseQuantity('Butter croissant');
-    await expect.poll(() => register.cart.getByTestId('line-quantity').first().textContent()).toBe('2');
+    await expect.poll(() => register.cart.getByTestId('line-quantity').first().inputValue()).toBe('2');
     expect(await page.evaluate(() => (window as unknown as { gridMutations: number }).gridMutations)).toBe(0);
     await page.getByRole('tab', { name: 'All' }).click();
 

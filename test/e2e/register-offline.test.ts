@@ -159,7 +159,7 @@ describe('web register offline', () => {
     await retailLine.waitFor();
     await register.increaseQuantity(retail.name);
     await register.increaseQuantity(retail.name);
-    await expect(retailLine.getByTestId('line-quantity').inputValue()).resolves.toBe('3');
+    await expect.poll(() => retailLine.getByTestId('line-quantity').inputValue(), { timeout: 10_000 }).toBe('3');
     await expect(register.cartTotalText()).resolves.toBe(dollars(expected[1]!));
     tender = await register.charge();
     await tender.exact();

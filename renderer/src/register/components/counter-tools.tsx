@@ -4,7 +4,7 @@
  *
  * Keyboard shortcuts (README "Register keyboard shortcuts"), each also a button
  * with `aria-keyshortcuts`:
- *   F4  edit the last cart line (quantity by keypad or typed, line discount, price override, void)
+ *   Shift+F4  edit the last cart line (quantity by keypad or typed, line discount, price override, void)
  *   F8        hold (park) the current sale
  *   Shift+F8  held sales: resume one (the open cart, if any, is held first)
  * (F6 and F7 are taken by browsers — address bar, caret browsing — and never reach the page.)
@@ -127,7 +127,7 @@ export function useCounter(input: CounterInput): Counter {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (isBusy || editingKey || showHeld || pendingPastZero) return;
-      if (event.key === 'F4' && lines.length > 0) {
+      if (event.key === 'F4' && event.shiftKey && lines.length > 0) {
         event.preventDefault();
         setEditingKey(lines[lines.length - 1]?.key);
       } else if (event.key === 'F8' && !event.shiftKey) {

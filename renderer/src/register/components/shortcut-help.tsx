@@ -14,7 +14,11 @@ export interface Shortcut {
 export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'F2', label: 'F2', action: 'Scan or search', inBar: true },
   { keys: 'F4', label: 'F4', action: 'Go to the cart (quantity of the last line)', inBar: true },
+  { keys: 'Shift+F4', label: '⇧F4', action: 'Edit the last line: quantity, discount, price override, void' },
   { keys: 'F9', label: 'F9', action: 'Charge', inBar: true },
+  { keys: 'F8', label: 'F8', action: 'Hold (park) the sale' },
+  { keys: 'Shift+F8', label: '⇧F8', action: 'Held sales: resume one' },
+  { keys: 'F7', label: 'F7', action: 'Returns' },
   { keys: 'F6', label: 'F6', action: 'Shift screen', inBar: true },
   { keys: 'Shift+?', label: '?', action: 'This list of shortcuts' },
   { keys: 'Enter', label: 'Enter', action: 'Add the scanned code, add the focused item, complete a cash sale' },

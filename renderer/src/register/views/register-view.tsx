@@ -123,7 +123,7 @@ export function RegisterView() {
         event.preventDefault();
         scanInput.current?.focus();
         scanInput.current?.select();
-      } else if (event.key === 'F4') {
+      } else if (event.key === 'F4' && !event.shiftKey) {
         event.preventDefault();
         focusCart();
       } else if (event.key === 'F9' && canCharge) {
