@@ -276,7 +276,15 @@ describe('OpenAPI document and interactive reference', () => {
       tab.on('pageerror', (err) => errors.push(err.message));
       await tab.goto(`${server.baseUrl}/api/docs`);
       await tab.getByText('Register API', { exact: false }).first().waitFor({ timeout: 20_000 });
-      await tab.locator('.opblock-summary-path', { hasText: '/api/pos/reports/sales' }).first().waitFor({ timeout: 20_000 });
+      // A large document is rendered tag by tag as it scrolls into view (Swagger UI renders lazily past ~126
+      // operations): scroll down until the reports tag's operations are drawn.
+      const target = tab.locator('.opblock-summary-path', { hasText: '/api/pos/reports/sales' }).first();
+      await tab.mouse.move(200, 300);
+      for (let i = 0; i < 120 && (await target.count()) === 0; i++) {
+        await tab.mouse.wheel(0, 1500);
+        await tab.waitForTimeout(200);
+      }
+      await target.waitFor({ timeout: 20_000 });
       expect(await tab.locator('.opblock').count()).toBeGreaterThan(20);
       expect(outside).toEqual([]);
       expect(errors).toEqual([]);
