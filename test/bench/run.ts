@@ -11,6 +11,8 @@
  *   beside the raw read of the same rows.
  * - Images (test/bench/images.ts): local image generation per aspect ratio.
  * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
+ * - Catalog import (test/bench/catalog-import.ts): a Shopify CSV of CATALOG_IMPORT_SIZES rows (default "5000,50000")
+ *   imported as a job, rows/s over the first and the last 10 %, beside the same rows inserted raw.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
@@ -18,10 +20,11 @@
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
  * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
- * BENCH_ONLY=sync,orders,ledger,closeout,images,routing runs some tables only. Develop with small sizes, e.g.
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,catalog-import runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
+import { benchCatalogImport, printCatalogImportBench, type CatalogImportBenchResult } from './catalog-import.ts';
 import { benchCloseout, printCloseoutBench, type CloseoutBenchResult } from './closeout.ts';
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,catalog-import').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -75,6 +78,16 @@ async function main(): Promise<void> {
   }
   if (only.has('routing')) {
     printRoutingBench(await benchRouting({ payments: positiveInteger('ROUTING_PAYMENTS', 100_000), rounds }));
+  }
+  if (only.has('catalog-import')) {
+    const sizes = (process.env.CATALOG_IMPORT_SIZES ?? '5000,50000').split(',').map((s) => {
+      const n = Number(s.trim());
+      if (!Number.isInteger(n) || n < 10) throw new Error(`CATALOG_IMPORT_SIZES must be integers ≥ 10 separated by commas, got "${process.env.CATALOG_IMPORT_SIZES}"`);
+      return n;
+    });
+    const results: CatalogImportBenchResult[] = [];
+    for (const target of targets) for (const n of sizes) results.push(await benchCatalogImport(target, n));
+    printCatalogImportBench(results);
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');
