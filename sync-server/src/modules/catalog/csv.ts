@@ -276,10 +276,10 @@ async function lookupChunk(tx: Queryable, merchantId: string, products: readonly
   const skus = [...new Set(products.flatMap((p) => p.rows.map((r) => r.get('Variant SKU')).filter((s) => s !== '' && s.length <= 64)))];
   const skuOwners = new Map<string, string[]>();
   if (skus.length > 0) {
-    // Through the GIN index on catalog_item_skus(data) (migration 0150).
+    // Through the GIN index on the SKUs (migration 0150).
     const { rows } = await tx.query<{ id: string; sku: string }>(
       `SELECT ci.id, v->>'sku' AS sku FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
-        WHERE catalog_item_skus(ci.data) && $2::text[] AND ci.merchant_id = $1 AND NOT ci.deleted AND v->>'sku' = ANY($2::text[])`,
+        WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ?| $2::text[] AND ci.merchant_id = $1 AND NOT ci.deleted AND v->>'sku' = ANY($2::text[])`,
       [merchantId, skus],
     );
     for (const r of rows) skuOwners.set(r.sku, [...(skuOwners.get(r.sku) ?? []), r.id]);
