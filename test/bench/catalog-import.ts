@@ -25,6 +25,9 @@ export interface CatalogImportBenchResult {
   firstTenth: number;
   lastTenth: number;
   overall: number;
+  /** The same two rates per CPU-second of this process (PGlite runs in it; on PostgreSQL the server's CPU is not counted). */
+  cpuFirstTenth: number;
+  cpuLastTenth: number;
   baselineBefore: { firstTenth: number; lastTenth: number };
   baselineAfter: { firstTenth: number; lastTenth: number };
 }
@@ -48,6 +51,7 @@ export function benchCatalogCsv(n: number): string {
 
 /** Rows/s between the moments `rowsDone` passed `from` and `to` rows (linear interpolation between samples). */
 function rateBetween(samples: readonly { t: number; rows: number }[], from: number, to: number): number {
+  if (samples.length < 2) return Number.NaN;
   const at = (rows: number) => {
     const i = samples.findIndex((s) => s.rows >= rows);
     if (i <= 0) return samples[Math.max(0, i)]!.t;
@@ -93,7 +97,12 @@ async function rawInsert(target: DatabaseTarget, n: number): Promise<{ firstTent
 }
 
 /** Imports `n` rows as a job on a fresh store; rows/s of the first and last 10 % and overall. */
-async function importJob(target: DatabaseTarget, n: number): Promise<{ firstTenth: number; lastTenth: number; overall: number }> {
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+async function importJob(target: DatabaseTarget, n: number): Promise<{ firstTenth: number; lastTenth: number; overall: number; cpuFirstTenth: number; cpuLastTenth: number }> {
   const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
   try {
     const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
@@ -103,13 +112,17 @@ async function importJob(target: DatabaseTarget, n: number): Promise<{ firstTent
     if (res.statusCode !== 202) throw new Error(`import-jobs answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
     let job = res.json<ImportJob>();
     const samples = [{ t: t0, rows: 0 }];
+    const cpu = [{ t: cpuMs(), rows: 0 }];
     while (job.status === 'running' || job.status === 'cancelling') {
       await new Promise((r) => setTimeout(r, 100));
       job = (await server.app.inject({ method: 'GET', url: `/api/pos/catalog/import-jobs/${job.id}`, headers: staff })).json<ImportJob>();
-      if (job.rowsDone > samples.at(-1)!.rows) samples.push({ t: performance.now(), rows: job.rowsDone });
+      if (job.rowsDone > samples.at(-1)!.rows) {
+        samples.push({ t: performance.now(), rows: job.rowsDone });
+        cpu.push({ t: cpuMs(), rows: job.rowsDone });
+      }
     }
     if (job.status !== 'done' || job.rowsDone !== n || job.rejectedRows !== 0) throw new Error(`import ended ${job.status} with ${job.rowsDone}/${n} rows, ${job.rejectedRows} rejected: ${job.error}`);
-    return { firstTenth: rateBetween(samples, 0, n / 10), lastTenth: rateBetween(samples, n - n / 10, n), overall: n / ((samples.at(-1)!.t - t0) / 1000) };
+    return { firstTenth: rateBetween(samples, 0, n / 10), lastTenth: rateBetween(samples, n - n / 10, n), overall: n / ((samples.at(-1)!.t - t0) / 1000), cpuFirstTenth: rateBetween(cpu, 0, n / 10), cpuLastTenth: rateBetween(cpu, n - n / 10, n) };
   } finally {
     await server.close();
   }
@@ -138,6 +151,7 @@ export function printCatalogImportBench(results: readonly CatalogImportBenchResu
       { label: `${fmt(n)} rows: import, first 10 %`, values: engines.map((e) => cell(e, n, (r) => fmt(r.firstTenth))) },
       { label: `${fmt(n)} rows: import, last 10 %`, values: engines.map((e) => cell(e, n, (r) => fmt(r.lastTenth))), aim: 'about the first 10 % (linear)' },
       { label: `${fmt(n)} rows: import, last / first`, values: engines.map((e) => cell(e, n, (r) => (r.lastTenth / r.firstTenth).toFixed(2))), aim: '≈ 1' },
+      { label: `${fmt(n)} rows: import per CPU-s, first / last 10 %`, values: engines.map((e) => cell(e, n, (r) => `${fmt(r.cpuFirstTenth)} / ${fmt(r.cpuLastTenth)}`)), aim: 'alike (load-independent on PGlite)' },
       { label: `${fmt(n)} rows: import, overall`, values: engines.map((e) => cell(e, n, (r) => fmt(r.overall))) },
       { label: `${fmt(n)} rows: raw insert, first 10 % (before/after)`, values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.firstTenth)} / ${fmt(r.baselineAfter.firstTenth)}`)) },
       { label: `${fmt(n)} rows: raw insert, last 10 % (before/after)`, values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.lastTenth)} / ${fmt(r.baselineAfter.lastTenth)}`)) },
