@@ -25,3 +25,32 @@ export const importReportSchema = z.strictObject({
   results: z.array(z.strictObject({ handle: z.string(), itemId: z.string(), status: z.enum(['created', 'updated', 'unchanged']) })),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;
+
+/**
+ * A catalog import run as a job (`POST /api/pos/catalog/import-jobs`): whole products in chunks, each chunk committed
+ * with the job's progress. `running` → `done`, or `cancelling` → `cancelled` (the chunks committed before stay: a
+ * re-run of the same file is safe, products are matched by handle and SKU), or `failed` (`error` says why).
+ */
+export const importJobSchema = z.strictObject({
+  id: z.string(),
+  status: z.enum(['running', 'cancelling', 'cancelled', 'done', 'failed']),
+  /** Data rows of the file (the header excluded). */
+  rowsTotal: z.int().min(0),
+  /** Data rows handled so far (imported or rejected), counted per committed chunk. */
+  rowsDone: z.int().min(0),
+  items: z.strictObject({ created: z.int().min(0), updated: z.int().min(0), unchanged: z.int().min(0) }),
+  rejectedRows: z.int().min(0),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  /** The report of the rows handled so far; only once the job has ended (done, cancelled or failed), else null. */
+  report: importReportSchema.nullable(),
+});
+export type ImportJob = z.infer<typeof importJobSchema>;
+
+/** `POST /api/pos/catalog/import-jobs` JSON body (or the file itself as `text/csv`, `taxRateId` then in the query). */
+export const importJobRequestSchema = z.strictObject({
+  csv: z.string().min(1),
+  /** The tax rate taxable products get; default: the store's default rate (the one most items carry). */
+  taxRateId: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_').optional(),
+});

@@ -49,7 +49,7 @@ import { registerCloseoutRoutes } from './modules/closeout/routes.ts';
 import { closeStoreDay, dayStatus, shiftView, storeDayOf } from './workflows/shift-closeout.ts';
 import { registerCatalogRoutes } from './modules/catalog/routes.ts';
 import { registerInventoryRoutes } from './modules/inventory/routes.ts';
-import { importCatalog } from './workflows/catalog-import.ts';
+import { cancelImportJob, importCatalog, startImportJob, stopImportJobs } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
 import { customerPurchaseHistory } from './workflows/customer-history.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
@@ -253,7 +253,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerCloseoutRoutes(app, ctx, { shiftView, dayStatus, closeStoreDay, storeDayOf });
   registerOfflineCardRoutes(app, ctx);
   connectSaleStockToCatalog();
-  registerCatalogRoutes(app, ctx, { importCatalog });
+  registerCatalogRoutes(app, ctx, { importCatalog, startImportJob, cancelImportJob });
+  app.addHook('onClose', async () => stopImportJobs(ctx));
   registerInventoryRoutes(app, ctx, { changeStock });
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);

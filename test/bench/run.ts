@@ -17,6 +17,8 @@
  *   default 18 000, and SCREEN_ALIASES, default 20 000), p50/p99 ms over SCREEN_QUERIES names (default 300), beside an
  *   exact-match Map lookup of the same names; then through the API on each engine: the list's upload, SCREEN_REQUESTS
  *   (default 100) POST /api/pos/screenings p50/p99 beside GET of one stored screening.
+ * - Catalog import (test/bench/catalog-import.ts): a Shopify CSV of CATALOG_IMPORT_SIZES rows (default "5000,50000")
+ *   imported as a job, rows/s over the first and the last 10 %, beside the same rows inserted raw.
  * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
  * set (a superuser URL: each run creates and drops its own databases).
  *
@@ -27,10 +29,11 @@
  * - Register (test/bench/register.ts): the built register in Chromium, demo catalog vs REGISTER_ITEMS (default 50 000)
  *   items — tap, barcode, search keystroke, charge, cash complete, new sale, reload (median / p95 ms), first catalog
  *   download (s), JS heap (MB); `npm run bench:register` runs this table alone. REGISTER_ROUNDS: repetitions (30).
- * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens,register,screening runs some tables only. Develop with small sizes, e.g.
+ * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens,register,screening,catalog-import runs some tables only. Develop with small sizes, e.g.
  * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
+import { benchCatalogImport, printCatalogImportBench, type CatalogImportBenchResult } from './catalog-import.ts';
 import { benchCloseout, printCloseoutBench, type CloseoutBenchResult } from './closeout.ts';
 import { benchImages } from './images.ts';
 import { benchLedger, printLedgerBench, type LedgerBenchResult } from './ledger.ts';
@@ -60,7 +63,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register,screening').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register,screening,catalog-import').split(',').map((s) => s.trim()));
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -98,6 +101,16 @@ async function main(): Promise<void> {
   }
   if (only.has('screening')) {
     printScreeningBench(await benchScreening({ entries: positiveInteger('SCREEN_ENTRIES', 18_000), aliases: positiveInteger('SCREEN_ALIASES', 20_000), queries: positiveInteger('SCREEN_QUERIES', 300), rounds, targets, apiRequests: positiveInteger('SCREEN_REQUESTS', 100) }));
+  }
+  if (only.has('catalog-import')) {
+    const sizes = (process.env.CATALOG_IMPORT_SIZES ?? '5000,50000').split(',').map((s) => {
+      const n = Number(s.trim());
+      if (!Number.isInteger(n) || n < 10) throw new Error(`CATALOG_IMPORT_SIZES must be integers ≥ 10 separated by commas, got "${process.env.CATALOG_IMPORT_SIZES}"`);
+      return n;
+    });
+    const results: CatalogImportBenchResult[] = [];
+    for (const target of targets) for (const n of sizes) results.push(await benchCatalogImport(target, n));
+    printCatalogImportBench(results);
   }
   if (only.has('images')) {
     console.log('\nImages — local generator, 4 styles in turn, one at a time');

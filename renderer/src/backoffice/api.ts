@@ -17,6 +17,7 @@ import type {
   CustomerRecord,
   ImageGenerateResponse,
   ImportReport,
+  ImportJob,
   Invoice,
   InvoicePaymentMethod,
   InvoiceSeries,
@@ -120,7 +121,7 @@ export type { StockLevel };
 export type { StockMovementResult };
 
 /** The answer of a CSV import (core `importReportSchema`). */
-export type { ImportReport };
+export type { ImportReport, ImportJob };
 
 /** What `POST /api/v1/images/generate` answers (core `imageGenerateResponseSchema`). */
 export type GeneratedImages = ImageGenerateResponse;
@@ -294,6 +295,19 @@ export class BackOfficeApi {
   async importCsv(csv: string, dryRun = false): Promise<ImportReport> {
     const response = await this.raw('POST', withQuery('/api/pos/catalog/import', dryRun ? { dryRun: 'true' } : {}), csv, 'text/csv; charset=utf-8');
     return (await response.json()) as ImportReport;
+  }
+  /** Starts an import job with the file itself (`text/csv`); answers at once with the job (core `importJobSchema`). */
+  async startImportJob(csv: string): Promise<ImportJob> {
+    const response = await this.raw('POST', '/api/pos/catalog/import-jobs', csv, 'text/csv; charset=utf-8');
+    return (await response.json()) as ImportJob;
+  }
+  /** The job's progress (rows done / total), and its report once it has ended. */
+  importJob(id: string) {
+    return this.request<ImportJob>('GET', `/api/pos/catalog/import-jobs/${encodeURIComponent(id)}`);
+  }
+  /** Asks the job to stop after its current chunk (what it committed stays; re-running the file is safe). */
+  cancelImportJob(id: string) {
+    return this.request<ImportJob>('POST', `/api/pos/catalog/import-jobs/${encodeURIComponent(id)}/cancel`);
   }
   async exportCsv(): Promise<Blob> {
     return (await this.raw('GET', '/api/pos/catalog/export')).blob();

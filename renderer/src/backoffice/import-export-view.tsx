@@ -1,15 +1,23 @@
 /**
- * Back office → Import & export: a Shopify product CSV imported with a per-line result (imported rows, rejected lines
- * with their line number and reason, warnings), and the catalog exported as a CSV download.
+ * Back office → Import & export: a Shopify product CSV imported as a job (issue 13: a progress bar of rows done /
+ * total polled from the server, Cancel, and re-running the same file is safe) with a per-line result (imported rows,
+ * rejected lines with their line number and reason, warnings), and the catalog exported as a CSV download. "Check
+ * only" runs the one-shot dry run.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { CATALOG_CSV_MAX_BYTES } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
-import { errorMessage, type ImportReport } from './api.ts';
+import { errorMessage, type ImportJob, type ImportReport } from './api.ts';
 import { downloadBlob } from './download.ts';
 import { useApi } from './shared.tsx';
 
-type ImportState = { phase: 'idle' } | { phase: 'running'; lines: number; fileName: string } | { phase: 'done'; report: ImportReport; fileName: string } | { phase: 'failed'; message: string };
+type ImportState =
+  | { phase: 'idle' }
+  | { phase: 'running'; lines: number; fileName: string; job?: ImportJob }
+  | { phase: 'done'; report: ImportReport; fileName: string; job?: ImportJob }
+  | { phase: 'failed'; message: string };
+
+const POLL_MS = 400;
 
 /** Data lines of a CSV text (physical lines after the header; quoted newlines may make this an over-estimate). */
 function dataLineCount(csv: string): number {
@@ -25,6 +33,7 @@ export function ImportExportView() {
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<string | undefined>();
   const [fileError, setFileError] = useState<string | undefined>();
+  const jobId = useRef<string | undefined>(undefined);
 
   const onImport = async (event: FormEvent) => {
     event.preventDefault();
@@ -38,10 +47,33 @@ export function ImportExportView() {
     }
     setFileError(undefined);
     const csv = await file.text();
-    setState({ phase: 'running', lines: dataLineCount(csv), fileName: file.name });
+    const fileName = file.name;
+    setState({ phase: 'running', lines: dataLineCount(csv), fileName });
     try {
-      const report = await api.importCsv(csv, dryRun);
-      setState({ phase: 'done', report, fileName: file.name });
+      if (dryRun) {
+        setState({ phase: 'done', report: await api.importCsv(csv, true), fileName });
+        return;
+      }
+      let job = await api.startImportJob(csv);
+      jobId.current = job.id;
+      while (job.status === 'running' || job.status === 'cancelling') {
+        setState({ phase: 'running', lines: job.rowsTotal, fileName, job });
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        job = await api.importJob(job.id);
+      }
+      jobId.current = undefined;
+      if (job.status === 'failed' || !job.report) setState({ phase: 'failed', message: `The import stopped: ${job.error ?? 'unknown error'}. Import the same file again: it is safe to re-run.` });
+      else setState({ phase: 'done', report: job.report, fileName, job });
+    } catch (err) {
+      jobId.current = undefined;
+      setState({ phase: 'failed', message: errorMessage(err) });
+    }
+  };
+
+  const onCancel = async () => {
+    if (!jobId.current) return;
+    try {
+      await api.cancelImportJob(jobId.current);
     } catch (err) {
       setState({ phase: 'failed', message: errorMessage(err) });
     }
@@ -92,16 +124,31 @@ export function ImportExportView() {
           </button>
         </form>
         {state.phase === 'running' ? (
-          <p role="status" data-testid="import-progress">
-            <progress /> Importing {state.fileName}: {state.lines} lines…
-          </p>
+          <div data-testid="import-progress">
+            {state.job ? (
+              <>
+                <label htmlFor={`${id}-progress`}>
+                  {state.job.status === 'cancelling' ? 'Cancelling after this chunk — ' : 'Importing '}
+                  {state.fileName}: <span data-testid="import-rows-done">{state.job.rowsDone}</span> of {state.job.rowsTotal} lines
+                </label>{' '}
+                <progress id={`${id}-progress`} max={Math.max(1, state.job.rowsTotal)} value={state.job.rowsDone} data-testid="import-progress-bar" />{' '}
+                <button type="button" className="button" onClick={onCancel} disabled={state.job.status === 'cancelling'} data-testid="import-cancel">
+                  Cancel import
+                </button>
+              </>
+            ) : (
+              <p role="status">
+                <progress /> {dryRun ? 'Checking' : 'Importing'} {state.fileName}: {state.lines} lines…
+              </p>
+            )}
+          </div>
         ) : null}
         {state.phase === 'failed' ? (
           <p className="form-error" role="alert" data-testid="import-error">
             {state.message}
           </p>
         ) : null}
-        {state.phase === 'done' ? <ImportResult report={state.report} fileName={state.fileName} /> : null}
+        {state.phase === 'done' ? <ImportResult report={state.report} fileName={state.fileName} cancelled={state.job?.status === 'cancelled'} /> : null}
       </div>
 
       <div className="bo-panel">
@@ -120,11 +167,11 @@ export function ImportExportView() {
   );
 }
 
-function ImportResult({ report, fileName }: { report: ImportReport; fileName: string }) {
+function ImportResult({ report, fileName, cancelled }: { report: ImportReport; fileName: string; cancelled: boolean }) {
   return (
     <div className="bo-import-result" data-testid="import-result" role="status">
       <p>
-        <strong>{report.dryRun ? `Checked ${fileName}` : `Imported ${fileName}`}:</strong> <span data-testid="import-rows">{report.rows}</span> lines —{' '}
+        <strong>{report.dryRun ? `Checked ${fileName}` : cancelled ? `Import of ${fileName} cancelled (import the same file again to finish; it is safe)` : `Imported ${fileName}`}:</strong> <span data-testid="import-rows">{report.rows}</span> lines —{' '}
         <span data-testid="import-imported">{report.importedRows}</span> imported, <span data-testid="import-rejected">{report.rejected.length}</span> rejected,{' '}
         {report.warnings.length} warnings. Items: <span data-testid="import-created">{report.items.created}</span> created, <span data-testid="import-updated">{report.items.updated}</span>{' '}
         updated, {report.items.unchanged} unchanged.

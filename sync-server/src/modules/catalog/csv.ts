@@ -45,9 +45,9 @@ import { createItem, findItem, updateItem } from './service.ts';
 /**
  * The stock step of an import, run inside the product's savepoint: bring the units on hand of these variations at the
  * default location to `counted` (a `count` movement keyed by `source.sourceId`, with `source.note`, only where it
- * differs). Returns how many movements it recorded.
+ * differs). Returns the variation ids it recorded a movement for.
  */
-export type ImportStockCounts = (counts: readonly { variationId: string; counted: number }[], source: { sourceId: string; note: string }) => Promise<number>;
+export type ImportStockCounts = (counts: readonly { variationId: string; counted: number }[], source: { sourceId: string; note: string }) => Promise<string[]>;
 
 /** The import report (core `importReportSchema`). */
 export type { ImportReport };
@@ -56,6 +56,8 @@ export type { ImportReport };
 export interface CatalogCsvRow {
   line: number;
   get(column: string): string;
+  /** The columns whose cell is not blank, in header order. */
+  filled(): string[];
 }
 type Row = CatalogCsvRow;
 
@@ -127,35 +129,105 @@ export function readCatalogCsv(csv: string): { header: string[]; rows: CatalogCs
   const index = new Map(header.map((h, i) => [h, i]));
   const rows = records.slice(1).map(({ record, info }) => {
     const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0);
-    return { line: info.lines - newlines, get: (column: string) => (index.has(column) ? (record[index.get(column)!] ?? '').trim() : '') };
+    return {
+      line: info.lines - newlines,
+      get: (column: string) => (index.has(column) ? (record[index.get(column)!] ?? '').trim() : ''),
+      filled: () => header.filter((h, i) => h !== '' && (record[i] ?? '').trim() !== ''),
+    };
   });
   return { header, rows };
 }
 
 const isFalse = (v: string) => /^(false|no|0)$/i.test(v);
 
+/** A new, empty import report (core `importReportSchema`) for `rows` data rows. */
+export function newImportReport(importId: string, dryRun: boolean, rows: number): ImportReport {
+  return { importId, dryRun, rows, importedRows: 0, variantRows: 0, imageRows: 0, items: { created: 0, updated: 0, unchanged: 0 }, stockMovements: 0, rejected: [], warnings: [], results: [] };
+}
+
+/** The rows of one product (one `Handle`), in file order. */
+export interface ProductRows {
+  handle: string;
+  rows: CatalogCsvRow[];
+}
+
+/**
+ * Groups the data rows by `Handle` (file order of first appearance); rows without a usable handle are rejected into
+ * `report` here. Pure and linear (one map).
+ */
+export function groupProducts(rows: readonly CatalogCsvRow[], report: ImportReport): ProductRows[] {
+  const groups = new Map<string, ProductRows>();
+  for (const row of rows) {
+    const handle = row.get('Handle');
+    if (handle === '') {
+      const blank = ['Title', 'Option1 Value', 'Variant Price', 'Image Src'].every((c) => row.get(c) === '');
+      report.rejected.push({ line: row.line, handle: null, reason: blank ? 'empty row' : 'Handle is required' });
+      continue;
+    }
+    if (handle.length > 255) {
+      report.rejected.push({ line: row.line, handle: handle.slice(0, 40), reason: 'Handle is longer than 255 characters' });
+      continue;
+    }
+    const group = groups.get(handle);
+    if (group) group.rows.push(row);
+    else groups.set(handle, { handle, rows: [row] });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * What an import needs across its chunks: the currency exponent, the store's default tax rate (one id, or none), the
+ * stock step and the SKUs already taken by earlier rows of the file.
+ */
+export interface ImportContext {
+  exponent: number;
+  /** The rate a taxable product gets: `[defaultRateId]`, or `[]` in a store without tax rates. */
+  defaultTaxRateIds: string[];
+  countStock: ImportStockCounts;
+  skusInFile: Map<string, { line: number; handle: string }>;
+  importId: string;
+}
+
+/**
+ * The store's default tax rate for imported taxable products: `taxRateId` when given (it must be a live rate, else
+ * 400 naming `taxRateId`), else the live rate the most live items carry (ties: the lowest id), else — no item taxed
+ * yet — the first exclusive rate by id, else the first rate. Never several rates stacked (issue 13).
+ * @throws ProblemError 400 `validation_error` for an unknown `taxRateId`.
+ */
+export async function defaultImportTaxRate(db: Queryable, merchantId: string, taxRateId?: string): Promise<string | undefined> {
+  const rates = (await db.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId])).rows.map((r) => r.data);
+  if (taxRateId !== undefined) {
+    if (!rates.some((r) => r.id === taxRateId)) throw new ProblemError(400, 'validation_error', `Invalid taxRateId: tax rate ${taxRateId} does not exist.`, [{ path: 'taxRateId', message: 'is not a tax rate of this store' }]);
+    return taxRateId;
+  }
+  if (rates.length === 0) return undefined;
+  const { rows } = await db.query<{ rate: string; n: number | string }>(
+    `SELECT r AS rate, COUNT(*) AS n FROM catalog_items ci, jsonb_array_elements_text(ci.data->'taxRateIds') r
+      WHERE ci.merchant_id = $1 AND NOT ci.deleted GROUP BY r ORDER BY COUNT(*) DESC, r LIMIT 5`,
+    [merchantId],
+  );
+  const used = rows.find((r) => rates.some((x) => x.id === r.rate));
+  return used?.rate ?? (rates.find((r) => !r.inclusive) ?? rates[0]!).id;
+}
+
+/** The {@link ImportContext} of a new import (currency exponent, default tax rate, no SKU seen yet). */
+export async function prepareImport(db: Queryable, merchantId: string, options: { importId: string; countStock: ImportStockCounts; taxRateId?: string | undefined }): Promise<ImportContext> {
+  const currency = (await db.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [merchantId])).rows[0]?.currency ?? 'USD';
+  const rate = await defaultImportTaxRate(db, merchantId, options.taxRateId);
+  return { exponent: minorUnitExponent(currency), defaultTaxRateIds: rate ? [rate] : [], countStock: options.countStock, skusInFile: new Map(), importId: options.importId };
+}
+
 /**
  * Imports the rows of a Shopify product CSV ({@link readCatalogCsv}) into the merchant's catalog inside `m` (see the
- * top of this file): each product in a savepoint of its own (a refused product rejects its rows, the others are
- * imported), stock counts through `countStock`, one `catalog.imported` audit entry. `dryRun` only marks the report: the
- * caller rolls the mutation back to write nothing.
+ * top of this file) in one go: {@link importProducts} over every product, one `catalog.imported` audit entry.
+ * `dryRun` only marks the report: the caller rolls the mutation back to write nothing.
  */
-export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRow[], options: { dryRun: boolean; countStock: ImportStockCounts }): Promise<ImportReport> {
-  const { dryRun } = options;
-  const report: ImportReport = {
-    importId: newId('catalogImport'),
-    dryRun,
-    rows: rows.length,
-    importedRows: 0,
-    variantRows: 0,
-    imageRows: 0,
-    items: { created: 0, updated: 0, unchanged: 0 },
-    stockMovements: 0,
-    rejected: [],
-    warnings: [],
-    results: [],
-  };
-  await importRows(m, rows, report, options.countStock);
+export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRow[], options: { dryRun: boolean; countStock: ImportStockCounts; taxRateId?: string }): Promise<ImportReport> {
+  const report = newImportReport(newId('catalogImport'), options.dryRun, rows.length);
+  const ictx = await prepareImport(m.tx, m.merchantId, { importId: report.importId, countStock: options.countStock, taxRateId: options.taxRateId });
+  const products = groupProducts(rows, report);
+  await importProducts(m, products, ictx, report);
+  finishReport(report);
   await m.audit({
     action: 'catalog.imported',
     entityType: 'catalog_import',
@@ -167,58 +239,103 @@ export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRo
   return report;
 }
 
-async function importRows(m: Mutation, rows: readonly Row[], report: ImportReport, countStock: ImportStockCounts): Promise<void> {
-  const { tx, merchantId } = m;
-  const currency = (await tx.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [merchantId])).rows[0]?.currency ?? 'USD';
-  const exponent = minorUnitExponent(currency);
-  const rates = await tx.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
-  const defaultTaxRateIds = rates.rows.filter((r) => !r.data.inclusive).map((r) => r.data.id);
-
-  const groups = new Map<string, Row[]>();
-  for (const row of rows) {
-    const handle = row.get('Handle');
-    if (handle === '') {
-      const blank = [...['Title', 'Option1 Value', 'Variant Price', 'Image Src']].every((c) => row.get(c) === '');
-      report.rejected.push({ line: row.line, handle: null, reason: blank ? 'empty row' : 'Handle is required' });
-      continue;
-    }
-    if (handle.length > 255) {
-      report.rejected.push({ line: row.line, handle: handle.slice(0, 40), reason: 'Handle is longer than 255 characters' });
-      continue;
-    }
-    const group = groups.get(handle) ?? [];
-    group.push(row);
-    groups.set(handle, group);
-  }
-  const skusInFile = new Map<string, { line: number; handle: string }>();
-
-  for (const [handle, group] of groups) {
-    await tx.query('SAVEPOINT catalog_import_item');
-    try {
-      await importProduct(m, handle, group, { exponent, defaultTaxRateIds, skusInFile, countStock }, report);
-      await tx.query('RELEASE SAVEPOINT catalog_import_item');
-    } catch (err) {
-      await tx.query('ROLLBACK TO SAVEPOINT catalog_import_item');
-      if (!(err instanceof ProblemError) || err.status !== 400) throw err;
-      // The product as a whole was refused (e.g. a name too long): every row of it is rejected with the reason.
-      const reason = err.errors?.map((e) => `${e.path} ${e.message}`).join('; ') ?? err.message;
-      for (const row of group) {
-        if (!report.rejected.some((r) => r.line === row.line)) report.rejected.push({ line: row.line, handle, reason });
-      }
-      report.warnings = report.warnings.filter((w) => w.handle !== handle);
-      report.results = report.results.filter((r) => r.handle !== handle);
-    }
-  }
+/** Sorts rejections and warnings by line and sets `importedRows` (= rows − rejected). */
+export function finishReport(report: ImportReport): void {
   report.rejected.sort((a, b) => a.line - b.line);
   report.warnings.sort((a, b) => a.line - b.line);
   report.importedRows = report.rows - report.rejected.length;
 }
 
-interface ImportContext {
-  exponent: number;
-  defaultTaxRateIds: string[];
-  countStock: ImportStockCounts;
-  skusInFile: Map<string, { line: number; handle: string }>;
+/** What one chunk knows before its products are written: read set-based, once per chunk (never per row). */
+interface ChunkLookups {
+  /** handle → item id (catalog_handles). */
+  handles: Map<string, string>;
+  /** Items by id: those the handles map to and the `itm_<handle>` candidates. */
+  items: Map<string, { item: CatalogItem; deleted: boolean }>;
+  /** Item ids some handle already maps to. */
+  handled: Set<string>;
+  /** SKU → the live items carrying it. */
+  skuOwners: Map<string, string[]>;
+  /** Stored Shopify details by item id. */
+  details: Map<string, ShopifyDetails>;
+}
+
+async function lookupChunk(tx: Queryable, merchantId: string, products: readonly ProductRows[]): Promise<ChunkLookups> {
+  const handleList = products.map((p) => p.handle);
+  const handles = new Map<string, string>();
+  for (const r of (await tx.query<{ handle: string; item_id: string }>('SELECT handle, item_id FROM catalog_handles WHERE merchant_id = $1 AND handle = ANY($2::text[])', [merchantId, handleList])).rows) {
+    handles.set(r.handle, r.item_id);
+  }
+  const candidates = handleList.filter((h) => HANDLE_ID.test(h)).map((h) => `itm_${h}`);
+  const ids = [...new Set([...handles.values(), ...candidates])];
+  const items = new Map<string, { item: CatalogItem; deleted: boolean }>();
+  for (const r of (await tx.query<{ id: string; data: CatalogItem; updated_at: Date; deleted: boolean }>('SELECT id, data, updated_at, deleted FROM catalog_items WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, ids])).rows) {
+    items.set(r.id, { item: r.data, deleted: r.deleted });
+  }
+  const handled = new Set((await tx.query<{ item_id: string }>('SELECT item_id FROM catalog_handles WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [merchantId, candidates])).rows.map((r) => r.item_id));
+  const skus = [...new Set(products.flatMap((p) => p.rows.map((r) => r.get('Variant SKU')).filter((s) => s !== '' && s.length <= 64)))];
+  const skuOwners = new Map<string, string[]>();
+  if (skus.length > 0) {
+    // Through the GIN index on the SKUs (migration 0150).
+    const { rows } = await tx.query<{ id: string; sku: string }>(
+      `SELECT ci.id, v->>'sku' AS sku FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
+        WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ?| $2::text[] AND ci.merchant_id = $1 AND NOT ci.deleted AND v->>'sku' = ANY($2::text[])`,
+      [merchantId, skus],
+    );
+    for (const r of rows) skuOwners.set(r.sku, [...(skuOwners.get(r.sku) ?? []), r.id]);
+  }
+  const details = new Map<string, ShopifyDetails>();
+  for (const r of (await tx.query<{ item_id: string; data: ShopifyDetails }>('SELECT item_id, data FROM catalog_item_shopify WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [merchantId, ids])).rows) {
+    details.set(r.item_id, r.data);
+  }
+  return { handles, items, handled, skuOwners, details };
+}
+
+/**
+ * Imports `products` (one chunk: whole products) inside `m`, adding to `report`: the chunk's existing items, handles,
+ * SKU owners and Shopify details are read in a handful of set-based statements first, then each product is written
+ * in a savepoint of its own (a refused product rejects its rows, the others are imported), then the chunk's stock
+ * counts go to `ictx.countStock` in one call. Cost per product is constant, whatever the catalog's size (issue 13).
+ */
+export async function importProducts(m: Mutation, products: readonly ProductRows[], ictx: ImportContext, report: ImportReport): Promise<void> {
+  const { tx } = m;
+  const lookups = await lookupChunk(tx, m.merchantId, products);
+  const counts: { variationId: string; counted: number; itemId: string }[] = [];
+  const resultByItem = new Map<string, ImportReport['results'][number]>();
+  for (const { handle, rows: group } of products) {
+    const mark = { rejected: report.rejected.length, warnings: report.warnings.length, results: report.results.length, counts: counts.length };
+    await tx.query('SAVEPOINT catalog_import_item');
+    try {
+      const done = await importProduct(m, handle, group, ictx, lookups, report);
+      await tx.query('RELEASE SAVEPOINT catalog_import_item');
+      if (done) {
+        counts.push(...done.counts);
+        resultByItem.set(done.result.itemId, done.result);
+      }
+    } catch (err) {
+      await tx.query('ROLLBACK TO SAVEPOINT catalog_import_item');
+      if (!(err instanceof ProblemError) || err.status !== 400) throw err;
+      // The product as a whole was refused (e.g. a name too long): every row of it is rejected with the reason.
+      const reason = err.errors?.map((e) => `${e.path} ${e.message}`).join('; ') ?? err.message;
+      const already = new Set(report.rejected.slice(mark.rejected).map((r) => r.line));
+      for (const row of group) if (!already.has(row.line)) report.rejected.push({ line: row.line, handle, reason });
+      report.warnings.length = mark.warnings;
+      report.results.length = mark.results;
+      for (const row of group) if (row.get('Variant SKU') !== '' && ictx.skusInFile.get(row.get('Variant SKU'))?.line === row.line) ictx.skusInFile.delete(row.get('Variant SKU'));
+    }
+  }
+  if (counts.length > 0) {
+    const moved = new Set(await ictx.countStock(counts.map(({ variationId, counted }) => ({ variationId, counted })), { sourceId: ictx.importId, note: 'CSV import' }));
+    report.stockMovements += moved.size;
+    for (const c of counts) {
+      const result = resultByItem.get(c.itemId);
+      if (result && result.status === 'unchanged' && moved.has(c.variationId)) {
+        result.status = 'updated';
+        report.items.unchanged -= 1;
+        report.items.updated += 1;
+      }
+    }
+  }
 }
 
 interface VariantRow {
@@ -231,19 +348,114 @@ interface VariantRow {
   quantity?: number;
   requiresShipping: boolean;
   taxable: boolean;
+  details: VariantDetails;
 }
 
-async function existingItemFor(tx: Queryable, merchantId: string, handle: string): Promise<string | undefined> {
-  const mapped = await tx.query<{ item_id: string }>('SELECT item_id FROM catalog_handles WHERE merchant_id = $1 AND handle = $2', [merchantId, handle]);
-  if (mapped.rows[0]) return mapped.rows[0].item_id;
+/** The item an import row group updates: an earlier import's handle, else the live unclaimed `itm_<handle>`. */
+function existingItemFor(lookups: ChunkLookups, handle: string): string | undefined {
+  const mapped = lookups.handles.get(handle);
+  if (mapped) return lookups.items.has(mapped) ? mapped : undefined;
   if (!HANDLE_ID.test(handle)) return undefined;
-  const found = await findItem(tx, merchantId, `itm_${handle}`);
+  const found = lookups.items.get(`itm_${handle}`);
   if (!found || found.deleted) return undefined;
-  const other = await tx.query('SELECT 1 FROM catalog_handles WHERE merchant_id = $1 AND item_id = $2', [merchantId, `itm_${handle}`]);
-  return other.rows.length === 0 ? found.item.id : undefined;
+  return lookups.handled.has(found.item.id) ? undefined : found.item.id;
 }
 
-async function importProduct(m: Mutation, handle: string, group: Row[], ictx: ImportContext, report: ImportReport): Promise<void> {
+/**
+ * The Shopify product CSV details a catalog item keeps beside its register shape (table `catalog_item_shopify`,
+ * migration 0150): written by the import, written back by the export, never sent to registers. Text is kept as the
+ * file spelled it (e.g. `Published` `TRUE`); prices in minor units.
+ */
+export interface ShopifyDetails {
+  bodyHtml?: string;
+  vendor?: string;
+  productCategory?: string;
+  /** `Type` as written ('' when blank: the category then came from Product Category or is "Uncategorized"). */
+  type?: string;
+  /** `Tags` as written (comma-separated). */
+  tags?: string;
+  published?: string;
+  giftCard?: string;
+  seoTitle?: string;
+  seoDescription?: string;
+  status?: string;
+  /** Option1..3 Name (e.g. ["Color", "Size"]); ["Title"] for a product without options. */
+  optionNames: string[];
+  /** The product's images in file order (`Image Src`, `Image Position`, `Image Alt Text`). */
+  images: { src: string; position?: string; alt?: string }[];
+  /** Per variation id. */
+  variants: Record<string, VariantDetails>;
+}
+
+/** A variant's Shopify details (see {@link ShopifyDetails}). */
+export interface VariantDetails {
+  /** Option1..3 Value as written (["Default Title"] for a product without options). */
+  options: string[];
+  grams?: string;
+  inventoryTracker?: string;
+  inventoryPolicy?: string;
+  fulfillmentService?: string;
+  compareAtCents?: number;
+  requiresShipping?: string;
+  taxable?: string;
+  image?: string;
+  weightUnit?: string;
+  taxCode?: string;
+  costCents?: number;
+}
+
+/**
+ * The Shopify product CSV columns the catalog keeps (on the item or in its {@link ShopifyDetails}) and exports back;
+ * a non-empty cell of any other column is reported per row as not kept.
+ */
+export const KEPT_COLUMNS: ReadonlySet<string> = new Set([
+  'Handle', 'Title', 'Body (HTML)', 'Vendor', 'Product Category', 'Type', 'Tags', 'Published',
+  'Option1 Name', 'Option1 Value', 'Option2 Name', 'Option2 Value', 'Option3 Name', 'Option3 Value',
+  'Variant SKU', 'Variant Grams', 'Variant Inventory Tracker', 'Variant Inventory Qty', 'Variant Inventory Policy', 'Variant Fulfillment Service',
+  'Variant Price', 'Variant Compare At Price', 'Variant Requires Shipping', 'Variant Taxable', 'Variant Barcode',
+  'Image Src', 'Image Position', 'Image Alt Text', 'Gift Card', 'SEO Title', 'SEO Description',
+  'Variant Image', 'Variant Weight Unit', 'Variant Tax Code', 'Cost per item', 'Status',
+]);
+
+const text = (value: string, max: number) => (value !== '' ? value.slice(0, max) : undefined);
+function compact<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+function variantDetails(row: Row, options: string[], exponent: number, warn: (row: Row, message: string) => void): VariantDetails {
+  const money = (column: string) => {
+    const raw = row.get(column);
+    if (raw === '') return undefined;
+    const cents = parsePrice(raw, exponent);
+    if (cents === undefined) warn(row, `${column} "${raw.slice(0, 40)}" is not a price: not kept`);
+    return cents;
+  };
+  const image = row.get('Variant Image');
+  const imageOk = image !== '' && isHttpUrl(image) && image.length <= 2000;
+  if (image !== '' && !imageOk) warn(row, `Variant Image "${image.slice(0, 60)}" is not an http(s) URL: not kept`);
+  return compact({
+    options: options.length > 0 ? options : ['Default Title'],
+    grams: text(row.get('Variant Grams'), 40),
+    inventoryTracker: text(row.get('Variant Inventory Tracker'), 40),
+    inventoryPolicy: text(row.get('Variant Inventory Policy'), 40),
+    fulfillmentService: text(row.get('Variant Fulfillment Service'), 100),
+    compareAtCents: money('Variant Compare At Price'),
+    requiresShipping: text(row.get('Variant Requires Shipping'), 10),
+    taxable: text(row.get('Variant Taxable'), 10),
+    image: imageOk ? image : undefined,
+    weightUnit: text(row.get('Variant Weight Unit'), 10),
+    taxCode: text(row.get('Variant Tax Code'), 100),
+    costCents: money('Cost per item'),
+  });
+}
+
+/** One product's result in a chunk: its report entry and the stock counts to record. */
+interface ProductDone {
+  result: ImportReport['results'][number];
+  counts: { variationId: string; counted: number; itemId: string }[];
+}
+
+async function importProduct(m: Mutation, handle: string, group: Row[], ictx: ImportContext, lookups: ChunkLookups, report: ImportReport): Promise<ProductDone | undefined> {
   const { tx, merchantId } = m;
   const reject = (row: Row, reason: string) => report.rejected.push({ line: row.line, handle, reason });
   const warn = (row: Row, message: string) => report.warnings.push({ line: row.line, handle, message });
@@ -251,20 +463,25 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
   const productStatus = (titleRow ?? group[0]!).get('Status').toLowerCase();
   if (productStatus === 'archived') {
     for (const row of group) reject(row, 'Status is archived: archived products are not imported');
-    return;
+    return undefined;
   }
-  const existingId = await existingItemFor(tx, merchantId, handle);
-  const existing = existingId ? (await findItem(tx, merchantId, existingId))!.item : undefined;
+  const existingId = existingItemFor(lookups, handle);
+  const existing = existingId ? lookups.items.get(existingId)!.item : undefined;
   if (!titleRow && !existing) {
     for (const row of group) reject(row, 'no row of this handle has a Title, which a new product needs');
-    return;
+    return undefined;
   }
   if (productStatus === 'draft' && titleRow) warn(titleRow, 'Status is draft: imported as a sellable catalog item');
   // Names people will read: the same refusals as the catalog API's (core nonBlankText).
   const unsafe = titleRow && (['Title', 'Type'] as const).map((c) => [c, unsafeTextProblem(titleRow.get(c))] as const).find(([, p]) => p !== undefined);
   if (unsafe) {
     for (const row of group) reject(row, `${unsafe[0]} ${unsafe[1]}`);
-    return;
+    return undefined;
+  }
+  // Columns the catalog has no place for: reported on each row that fills them.
+  for (const row of group) {
+    const dropped = row.filled().filter((c) => !KEPT_COLUMNS.has(c));
+    if (dropped.length > 0) warn(row, `not kept (the catalog has no place for them): ${dropped.join(', ')}`);
   }
 
   const variants: VariantRow[] = [];
@@ -319,13 +536,9 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
         reject(row, `Variant SKU ${sku} is already used on line ${seen.line}`);
         continue;
       }
-      const elsewhere = await tx.query<{ id: string }>(
-        `SELECT ci.id FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
-          WHERE ci.merchant_id = $1 AND NOT ci.deleted AND ci.id <> $2 AND v->>'sku' = $3 LIMIT 1`,
-        [merchantId, existingId ?? '', sku],
-      );
-      if (elsewhere.rows[0]) {
-        reject(row, `Variant SKU ${sku} is already used by catalog item ${elsewhere.rows[0].id}`);
+      const elsewhere = lookups.skuOwners.get(sku)?.find((id) => id !== existingId);
+      if (elsewhere) {
+        reject(row, `Variant SKU ${sku} is already used by catalog item ${elsewhere}`);
         continue;
       }
     }
@@ -356,6 +569,7 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
       ...(quantity !== undefined ? { quantity } : {}),
       requiresShipping: !isFalse(row.get('Variant Requires Shipping')),
       taxable: !isFalse(row.get('Variant Taxable')),
+      details: variantDetails(row, values, ictx.exponent, warn),
     });
     if (sku !== '') ictx.skusInFile.set(sku, { line: row.line, handle });
   }
@@ -367,27 +581,27 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
   }
   if (variants.length === 0 && !existing) {
     for (const row of imageRows) reject(row, 'no variant of this product could be imported');
-    return;
+    return undefined;
   }
 
-  // One image per item: the first valid Image Src (the Title row's first).
-  let imageUrl: string | undefined;
-  const imageCandidates = [...(titleRow ? [titleRow] : []), ...group.filter((r) => r !== titleRow)].filter((r) => r.get('Image Src') !== '');
-  for (const row of imageCandidates) {
+  // Images: every valid Image Src in file order; the item's own image (the register's tile) is the first.
+  const images: ShopifyDetails['images'] = [];
+  for (const row of group) {
     const src = row.get('Image Src');
+    if (src === '') continue;
     if (!isHttpUrl(src) || src.length > 2000) {
       warn(row, `Image Src "${src.slice(0, 60)}" is not an http(s) URL: not kept`);
       continue;
     }
-    if (imageUrl === undefined) imageUrl = src;
-    else if (src !== imageUrl) warn(row, `Image Src ${src.slice(0, 200)} not kept: a catalog item has one image`);
+    images.push(compact({ src, position: text(row.get('Image Position'), 10), alt: text(row.get('Image Alt Text'), 512) }));
   }
+  const imageUrl = images[0]?.src;
 
   const fields: Partial<Pick<CatalogItem, 'name' | 'description' | 'category'>> = {};
   if (titleRow) {
     fields.name = titleRow.get('Title');
     const description = htmlToText(titleRow.get('Body (HTML)'));
-    if (description.length > 2000) warn(titleRow, 'Body (HTML) is longer than 2000 characters as text: cut to 2000');
+    if (description.length > 2000) warn(titleRow, 'Body (HTML) is longer than 2000 characters as text: cut to 2000 on the register (the HTML is kept)');
     if (description !== '') fields.description = description.slice(0, 2000);
     const type = titleRow.get('Type');
     const productCategory = titleRow.get('Product Category').split('>').map((s) => s.trim()).filter(Boolean).at(-1);
@@ -399,6 +613,7 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
 
   let itemId: string;
   let status: 'created' | 'updated' | 'unchanged';
+  let stored: CatalogItem;
   const variationInputs = variants.map((v) => ({ name: v.name, priceCents: v.priceCents, sku: v.sku, gtin: v.gtin, trackStock: v.trackStock }));
   if (existing) {
     const patch: CatalogItemUpdate = {
@@ -416,62 +631,102 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
                   : { id: e.id, name: e.name, priceCents: e.priceCents, sku: e.sku, gtin: e.gtin, trackStock: e.trackStock };
               }),
               ...variationInputs.filter((v) => !existing.variations.some((e) => e.name.toLowerCase() === v.name.toLowerCase())),
-            ].map((v) => Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))) as CatalogItemUpdate['variations'],
+            ].map((v) => compact(v)) as CatalogItemUpdate['variations'],
           }
         : {}),
       ...(taxable === false ? { taxRateIds: [] } : taxable && existing.taxRateIds.length === 0 ? { taxRateIds: ictx.defaultTaxRateIds } : {}),
     };
     const updated = await updateItem(m, existing.id, patch, { action: 'catalog_item.imported' });
     itemId = existing.id;
+    stored = updated.item;
     status = updated.unchanged ? 'unchanged' : 'updated';
   } else {
-    const candidate = HANDLE_ID.test(handle) && !(await findItem(tx, merchantId, `itm_${handle}`)) ? `itm_${handle}` : newId('catalogItem');
-    const created = await createItem(
+    const candidate = HANDLE_ID.test(handle) && !lookups.items.has(`itm_${handle}`) ? `itm_${handle}` : newId('catalogItem');
+    stored = await createItem(
       m,
       {
         name: fields.name!,
         ...(fields.description !== undefined ? { description: fields.description } : {}),
         category: fields.category ?? 'Uncategorized',
         kind,
-        variations: variationInputs.map((v) => Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))) as CatalogItemCreate['variations'],
+        variations: variationInputs.map((v) => compact(v)) as CatalogItemCreate['variations'],
         modifierLists: [],
         taxRateIds: taxable ? ictx.defaultTaxRateIds : [],
         ...(imageUrl !== undefined ? { imageUrl } : {}),
       },
       { id: candidate, action: 'catalog_item.imported' },
     );
-    itemId = created.id;
+    itemId = stored.id;
     status = 'created';
   }
-  await tx.query(
-    `INSERT INTO catalog_handles (merchant_id, handle, item_id) VALUES ($1, $2, $3)
-     ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`,
-    [merchantId, handle, itemId],
-  );
-
-  // Stock: a count to the CSV's quantity, only where it differs from what is on hand.
-  const stored = (await findItem(tx, merchantId, itemId))!.item;
-  const counts = variants
-    .filter((v) => v.quantity !== undefined && v.trackStock)
-    .map((v) => ({ variationId: stored.variations.find((x) => x.name.toLowerCase() === v.name.toLowerCase())!.id, counted: v.quantity! }));
-  if (counts.length > 0) {
-    const recorded = await ictx.countStock(counts, { sourceId: report.importId, note: `CSV import, handle ${handle}` });
-    report.stockMovements += recorded;
-    if (status === 'unchanged' && recorded > 0) status = 'updated';
+  if (lookups.handles.get(handle) !== itemId) {
+    await tx.query(
+      `INSERT INTO catalog_handles (merchant_id, handle, item_id) VALUES ($1, $2, $3)
+       ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`,
+      [merchantId, handle, itemId],
+    );
   }
+
+  // The Shopify details: product fields from the Title row, variants by their stored variation id, images when given.
+  const before = lookups.details.get(itemId);
+  const variationIdOf = (name: string) => stored.variations.find((x) => x.name.toLowerCase() === name.toLowerCase())!.id;
+  const optionNames = titleRow ? ['Option1 Name', 'Option2 Name', 'Option3 Name'].map((c) => titleRow.get(c)).filter((v) => v !== '').map((v) => v.slice(0, 255)) : undefined;
+  const productFields = titleRow
+    ? compact({
+        bodyHtml: text(titleRow.get('Body (HTML)'), 65_536),
+        vendor: text(titleRow.get('Vendor'), 255),
+        productCategory: text(titleRow.get('Product Category'), 512),
+        type: titleRow.get('Type').slice(0, 100),
+        tags: text(titleRow.get('Tags'), 4096),
+        published: text(titleRow.get('Published'), 10),
+        giftCard: text(titleRow.get('Gift Card'), 10),
+        seoTitle: text(titleRow.get('SEO Title'), 255),
+        seoDescription: text(titleRow.get('SEO Description'), 1024),
+        status: text(titleRow.get('Status'), 20),
+      })
+    : before
+      ? (({ optionNames: _o, images: _i, variants: _v, ...rest }) => rest)(before)
+      : {};
+  const keptVariants = { ...(before?.variants ?? {}), ...Object.fromEntries(variants.map((v) => [variationIdOf(v.name), v.details])) };
+  const details: ShopifyDetails = {
+    ...productFields,
+    optionNames: optionNames ?? before?.optionNames ?? [],
+    images: images.length > 0 ? images : (before?.images ?? []),
+    // Only variations the item still has.
+    variants: Object.fromEntries(Object.entries(keptVariants).filter(([id]) => stored.variations.some((x) => x.id === id))),
+  };
+  if (JSON.stringify(canonical(details)) !== JSON.stringify(canonical(before))) {
+    await tx.query(
+      `INSERT INTO catalog_item_shopify (merchant_id, item_id, data, updated_at) VALUES ($1, $2, $3::jsonb, $4)
+       ON CONFLICT (merchant_id, item_id) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`,
+      [merchantId, itemId, JSON.stringify(details), m.now.toISOString()],
+    );
+    // Details first written for an item made elsewhere (an export re-imported) describe it as it was: unchanged.
+    if (status === 'unchanged' && before !== undefined) status = 'updated';
+  }
+
+  // Stock: a count to the CSV's quantity (recorded by the chunk, only where it differs from what is on hand).
+  const counts = variants.filter((v) => v.quantity !== undefined && v.trackStock).map((v) => ({ variationId: variationIdOf(v.name), counted: v.quantity!, itemId }));
 
   report.variantRows += variants.length;
   report.imageRows += imageRows.length;
   report.items[status] += 1;
-  report.results.push({ handle, itemId, status });
+  const result = { handle, itemId, status };
+  report.results.push(result);
+  return { result, counts };
 }
 
-/** The columns export writes (a subset of Shopify's product CSV, in Shopify's order). */
+function canonical(v: unknown): unknown {
+  return Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)])) : v;
+}
+
+/** The columns export writes (the {@link KEPT_COLUMNS} of Shopify's product CSV, in Shopify's order). */
 export const EXPORT_COLUMNS = [
   'Handle',
   'Title',
   'Body (HTML)',
   'Vendor',
+  'Product Category',
   'Type',
   'Tags',
   'Published',
@@ -496,59 +751,114 @@ export const EXPORT_COLUMNS = [
   'Image Position',
   'Image Alt Text',
   'Gift Card',
+  'SEO Title',
+  'SEO Description',
+  'Variant Image',
+  'Variant Weight Unit',
+  'Variant Tax Code',
+  'Cost per item',
   'Status',
 ] as const;
+type ExportColumn = (typeof EXPORT_COLUMNS)[number];
+
+const isTrue = (v: string) => !isFalse(v);
 
 /**
- * The merchant's live catalog as a Shopify product CSV (UTF-8, CRLF line ends as Shopify writes them). Handles are
- * those of an earlier import, else the item id without `itm_`. Modifier lists are not part of the format.
+ * The Shopify rows of one item: one per variation and one per further image (image n on row n, as Shopify writes
+ * them), with the item's {@link ShopifyDetails} where they still describe it (option values that still spell the
+ * variation's name, the body HTML whose text is still the description, booleans that still match the item).
+ */
+function exportItem(item: CatalogItem, handle: string, details: ShopifyDetails | null, exponent: number): string[][] {
+  const single = item.variations.length === 1 && item.variations[0]!.name === 'Regular';
+  const images: ShopifyDetails['images'] = details && details.images.length > 0 && details.images[0]!.src === item.imageUrl ? details.images : item.imageUrl ? [{ src: item.imageUrl, position: '1' }] : [];
+  const bodyHtml = details?.bodyHtml !== undefined && htmlToText(details.bodyHtml).slice(0, 2000) === (item.description ?? '') ? details.bodyHtml : textToHtml(item.description ?? '');
+  const optionsOf = (v: CatalogItem['variations'][number]): string[] => {
+    const kept = details?.variants[v.id]?.options;
+    if (kept && (kept.join(' / ') === v.name || (v.name === 'Regular' && kept.length === 1 && kept[0] === 'Default Title'))) return kept;
+    return single ? ['Default Title'] : [v.name];
+  };
+  const allOptions = item.variations.map(optionsOf);
+  const width = Math.max(...allOptions.map((o) => o.length));
+  const names = details && details.optionNames.length === width ? details.optionNames : single ? ['Title'] : width === 1 ? ['Option'] : Array.from({ length: width }, (_, i) => `Option${i + 1}`);
+  const taxable = item.taxRateIds.length > 0;
+  const shipping = item.kind === 'product';
+  const out: string[][] = [];
+  const rows = Math.max(item.variations.length, images.length);
+  for (let i = 0; i < rows; i++) {
+    const first = i === 0;
+    const v = item.variations[i];
+    const d = v ? details?.variants[v.id] : undefined;
+    const image = images[i];
+    const record: Partial<Record<ExportColumn, string>> = { Handle: handle };
+    if (first) {
+      Object.assign(record, {
+        Title: item.name,
+        'Body (HTML)': bodyHtml,
+        Vendor: details?.vendor ?? '',
+        'Product Category': details?.productCategory ?? '',
+        Type: details?.type !== undefined && (details.type || details.productCategory?.split('>').map((x) => x.trim()).filter(Boolean).at(-1) || 'Uncategorized') === item.category ? details.type : item.category,
+        Tags: details?.tags ?? '',
+        Published: details ? (details.published ?? '') : 'true',
+        'Option1 Name': names[0] ?? '',
+        'Option2 Name': names[1] ?? '',
+        'Option3 Name': names[2] ?? '',
+        'Gift Card': details ? (details.giftCard ?? '') : 'false',
+        'SEO Title': details?.seoTitle ?? '',
+        'SEO Description': details?.seoDescription ?? '',
+        Status: details ? (details.status ?? '') : 'active',
+      });
+    }
+    if (v) {
+      const options = allOptions[i]!;
+      Object.assign(record, {
+        'Option1 Value': options[0] ?? '',
+        'Option2 Value': options[1] ?? '',
+        'Option3 Value': options[2] ?? '',
+        'Variant SKU': v.sku ?? '',
+        'Variant Grams': d ? (d.grams ?? '') : '0',
+        'Variant Inventory Tracker': v.trackStock ? (d ? (d.inventoryTracker ?? '') : 'shopify') : '',
+        'Variant Inventory Qty': v.trackStock ? String(v.stockOnHand ?? 0) : '',
+        'Variant Inventory Policy': d ? (d.inventoryPolicy ?? '') : 'deny',
+        'Variant Fulfillment Service': d ? (d.fulfillmentService ?? '') : 'manual',
+        'Variant Price': formatPrice(v.priceCents, exponent),
+        'Variant Compare At Price': d?.compareAtCents !== undefined ? formatPrice(d.compareAtCents, exponent) : '',
+        'Variant Requires Shipping': d && isTrue(d.requiresShipping ?? '') === shipping ? (d.requiresShipping ?? '') : String(shipping),
+        'Variant Taxable': d && isTrue(d.taxable ?? '') === taxable ? (d.taxable ?? '') : String(taxable),
+        'Variant Barcode': v.gtin ?? '',
+        'Variant Image': d?.image ?? '',
+        'Variant Weight Unit': d?.weightUnit ?? '',
+        'Variant Tax Code': d?.taxCode ?? '',
+        'Cost per item': d?.costCents !== undefined ? formatPrice(d.costCents, exponent) : '',
+      });
+    }
+    if (image) Object.assign(record, { 'Image Src': image.src, 'Image Position': image.position ?? '', 'Image Alt Text': image.alt ?? '' });
+    out.push(EXPORT_COLUMNS.map((c) => record[c] ?? ''));
+  }
+  return out;
+}
+
+/**
+ * The merchant's live catalog as a Shopify product CSV (UTF-8, CRLF line ends as Shopify writes them), with the
+ * Shopify details an import kept ({@link ShopifyDetails}). Handles are those of an earlier import, else the item id
+ * without `itm_`. Modifier lists are not part of the format. Read in pages of 1,000 items (memory stays flat).
  */
 export async function exportCatalogCsv(db: Queryable, merchantId: string): Promise<string> {
   const currency = (await db.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [merchantId])).rows[0]?.currency ?? 'USD';
   const exponent = minorUnitExponent(currency);
-  const { rows } = await db.query<{ id: string; data: CatalogItem; handle: string | null }>(
-    `SELECT ci.id, ci.data, h.handle FROM catalog_items ci LEFT JOIN catalog_handles h ON h.merchant_id = ci.merchant_id AND h.item_id = ci.id
-      WHERE ci.merchant_id = $1 AND NOT ci.deleted ORDER BY ci.id`,
-    [merchantId],
-  );
-  const records: string[][] = [];
-  for (const { data: item, handle } of rows) {
-    const single = item.variations.length === 1 && item.variations[0]!.name === 'Regular';
-    item.variations.forEach((v, i) => {
-      const first = i === 0;
-      const record: Record<(typeof EXPORT_COLUMNS)[number], string> = {
-        Handle: handle ?? item.id.replace(/^itm_/, ''),
-        Title: first ? item.name : '',
-        'Body (HTML)': first ? textToHtml(item.description ?? '') : '',
-        Vendor: '',
-        Type: first ? item.category : '',
-        Tags: '',
-        Published: first ? 'true' : '',
-        'Option1 Name': first ? (single ? 'Title' : 'Option') : '',
-        'Option1 Value': single ? 'Default Title' : v.name,
-        'Option2 Name': '',
-        'Option2 Value': '',
-        'Option3 Name': '',
-        'Option3 Value': '',
-        'Variant SKU': v.sku ?? '',
-        'Variant Grams': '0',
-        'Variant Inventory Tracker': v.trackStock ? 'shopify' : '',
-        'Variant Inventory Qty': v.trackStock ? String(v.stockOnHand ?? 0) : '',
-        'Variant Inventory Policy': 'deny',
-        'Variant Fulfillment Service': 'manual',
-        'Variant Price': formatPrice(v.priceCents, exponent),
-        'Variant Compare At Price': '',
-        'Variant Requires Shipping': item.kind === 'product' ? 'true' : 'false',
-        'Variant Taxable': item.taxRateIds.length > 0 ? 'true' : 'false',
-        'Variant Barcode': v.gtin ?? '',
-        'Image Src': first ? (item.imageUrl ?? '') : '',
-        'Image Position': first && item.imageUrl ? '1' : '',
-        'Image Alt Text': '',
-        'Gift Card': first ? 'false' : '',
-        Status: first ? 'active' : '',
-      };
-      records.push(EXPORT_COLUMNS.map((c) => record[c]));
-    });
+  const parts = [stringify([EXPORT_COLUMNS as unknown as string[]], { record_delimiter: '\r\n' })];
+  let after = '';
+  for (;;) {
+    const { rows } = await db.query<{ id: string; data: CatalogItem; handle: string | null; details: ShopifyDetails | null }>(
+      `SELECT ci.id, ci.data, h.handle, s.data AS details FROM catalog_items ci
+         LEFT JOIN catalog_handles h ON h.merchant_id = ci.merchant_id AND h.item_id = ci.id
+         LEFT JOIN catalog_item_shopify s ON s.merchant_id = ci.merchant_id AND s.item_id = ci.id
+        WHERE ci.merchant_id = $1 AND NOT ci.deleted AND ci.id > $2 ORDER BY ci.id LIMIT 1000`,
+      [merchantId, after],
+    );
+    if (rows.length === 0) break;
+    const records = rows.flatMap((r) => exportItem(r.data, r.handle ?? r.data.id.replace(/^itm_/, ''), r.details, exponent));
+    parts.push(stringify(records, { record_delimiter: '\r\n' }));
+    after = rows.at(-1)!.id;
   }
-  return stringify([EXPORT_COLUMNS as unknown as string[], ...records], { record_delimiter: '\r\n' });
+  return parts.join('');
 }

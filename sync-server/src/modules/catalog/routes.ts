@@ -6,6 +6,8 @@ import {
   catalogItemUpdateSchema,
   catalogPageSchema,
   importReportSchema,
+  importJobSchema,
+  importJobRequestSchema,
   taxRateCreateSchema,
   taxRateUpdateSchema,
   CATALOG_CSV_MAX_BYTES,
@@ -24,6 +26,7 @@ import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 import { exportCatalogCsv, type ImportReport } from './csv.ts';
+import { getImportJob, type ImportJob } from './import-jobs.ts';
 import {
   apiCatalogItemSchema,
   apiTaxRateSchema,
@@ -46,6 +49,10 @@ import {
 export interface CatalogWorkflows {
   /** POST /api/pos/catalog/import: workflows/catalog-import.ts `importCatalog` (products, then their stock counts). */
   importCatalog(ctx: AppContext, principal: Principal, csv: string, dryRun: boolean): Promise<ImportReport>;
+  /** POST /api/pos/catalog/import-jobs: workflows/catalog-import.ts `startImportJob` (chunks in the background). */
+  startImportJob(ctx: AppContext, principal: Principal, csv: string, options: { taxRateId?: string | undefined }): Promise<ImportJob>;
+  /** POST /api/pos/catalog/import-jobs/{id}/cancel: workflows/catalog-import.ts `cancelImportJob`. */
+  cancelImportJob(ctx: AppContext, principal: Principal, jobId: string): Promise<ImportJob>;
 }
 
 const catalogQuery = z.strictObject({
@@ -56,6 +63,8 @@ const catalogQuery = z.strictObject({
   /** `true`: deleted items too, each with `deleted: true` — what an app syncing with `updatedSince` needs to drop them. */
   includeDeleted: queryBoolean.optional(),
 });
+const jobQuery = z.strictObject({ taxRateId: importJobRequestSchema.shape.taxRateId.describe('With a `text/csv` body: the tax rate taxable products get (default: the store\'s default rate). With a JSON body, send it in the body.') });
+const jobParams = z.strictObject({ id: z.string().regex(/^imp_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with imp_') });
 const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with itm_') });
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
@@ -316,7 +325,93 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
         return { status: 200, body: report };
       }),
     );
+
+    scope.post(
+      '/api/pos/catalog/import-jobs',
+      {
+        onRequest: guard(ctx, 'staff'),
+        bodyLimit: CATALOG_CSV_MAX_BYTES,
+        config: {
+          openapi: {
+            summary: 'Start a catalog import job (Shopify product CSV)',
+            description:
+              'Body: the file itself as `Content-Type: text/csv` (UTF-8, up to 16 MiB; `?taxRateId=` optional), or JSON `{ csv, taxRateId? }`. Answers 202 with the job at once; whole products are imported in chunks, each committed with the progress (`rowsDone` / `rowsTotal`), which `GET /api/pos/catalog/import-jobs/{id}` reports. Re-running the same file is safe (products matched by handle, variants by option values).',
+            tags: ['catalog'],
+            access: 'staff',
+            query: jobQuery,
+            body: importJobRequestSchema,
+            consumes: ['text/csv'],
+            response: importJobSchema,
+            status: 202,
+            idempotent: true,
+          },
+        },
+      },
+      idempotent(ctx.db, ctx.clock, async (request) => {
+        const query = parseOrThrow(jobQuery, request.query, '(query)');
+        let csv: string;
+        let taxRateId: string | undefined;
+        if (typeof request.body === 'string') {
+          if (request.body.trim() === '') throw new ProblemError(400, 'validation_error', 'Invalid (body): the CSV file is empty.', [{ path: '(body)', message: 'is empty' }]);
+          csv = request.body;
+          taxRateId = query.taxRateId;
+        } else {
+          if (query.taxRateId !== undefined) throw new ProblemError(400, 'validation_error', 'Invalid taxRateId: with a JSON body, send taxRateId in the body.', [{ path: 'taxRateId', message: 'goes in the JSON body' }]);
+          const body = parseOrThrow(importJobRequestSchema, request.body ?? undefined);
+          csv = body.csv;
+          taxRateId = body.taxRateId;
+        }
+        const job = await workflows.startImportJob(ctx, principalOf(request), csv, { taxRateId });
+        return { status: 202, body: job };
+      }),
+    );
   });
+
+  app.get(
+    '/api/pos/catalog/import-jobs/:id',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'A catalog import job: progress, and its report once ended',
+          description: 'Poll while `status` is `running` or `cancelling`; `report` is set once the job is `done`, `cancelled` or `failed`.',
+          tags: ['catalog'],
+          access: 'staff',
+          params: jobParams,
+          query: noQuery,
+          response: importJobSchema,
+        },
+      },
+    },
+    async (request) => {
+      const { id } = parseOrThrow(jobParams, request.params, '(path)');
+      parseOrThrow(noQuery, request.query, '(query)');
+      return getImportJob(ctx.db, principalOf(request).merchantId, id);
+    },
+  );
+
+  app.post(
+    '/api/pos/catalog/import-jobs/:id/cancel',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'Cancel a catalog import job',
+          description: 'The job stops after the chunk it is importing (`cancelling`, then `cancelled`); the chunks committed stay, and re-running the same file completes the import safely. A job that has ended is answered as it is.',
+          tags: ['catalog'],
+          access: 'staff',
+          params: jobParams,
+          query: noQuery,
+          response: importJobSchema,
+        },
+      },
+    },
+    async (request) => {
+      const { id } = parseOrThrow(jobParams, request.params, '(path)');
+      parseOrThrow(noQuery, request.query, '(query)');
+      return workflows.cancelImportJob(ctx, principalOf(request), id);
+    },
+  );
 
   app.get(
     '/api/pos/catalog/export',

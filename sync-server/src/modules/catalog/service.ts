@@ -147,8 +147,9 @@ async function checkReferences(tx: Queryable, merchantId: string, item: CatalogI
   const skus = item.variations.map((v) => v.sku).filter((s): s is string => s !== undefined);
   if (skus.length > 0) {
     const { rows } = await tx.query<{ id: string; sku: string }>(
+      // Through the GIN index on the SKUs (migration 0150), not a scan of every item's variations.
       `SELECT ci.id, v->>'sku' AS sku FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
-        WHERE ci.merchant_id = $1 AND NOT ci.deleted AND ci.id <> $2 AND v->>'sku' = ANY($3::text[])`,
+        WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ?| $3::text[] AND ci.merchant_id = $1 AND NOT ci.deleted AND ci.id <> $2 AND v->>'sku' = ANY($3::text[])`,
       [merchantId, item.id, skus],
     );
     for (const r of rows) {

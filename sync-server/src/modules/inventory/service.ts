@@ -147,7 +147,7 @@ export async function findVariations(
   const { rows } = await tx.query<{ item_id: string; variation_id: string; track_stock: boolean | null; deleted: boolean }>(
     `SELECT ci.id AS item_id, v->>'id' AS variation_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted
        FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
-      WHERE ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
+      WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
     [merchantId, [...new Set(variationIds)]],
   );
   for (const r of rows) {
@@ -180,7 +180,7 @@ export async function findVariationsOnHand(
             CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
             LEFT JOIN loc ON true
             LEFT JOIN stock_levels sl ON sl.merchant_id = $1 AND sl.location_id = loc.id AND sl.variation_id = v->>'id'
-      WHERE ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
+      WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
     [merchantId, [...new Set(variationIds)]],
   );
   let location: Location | null = null;
