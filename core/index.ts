@@ -31,3 +31,4 @@ export * from './images.ts';
 export * from './shifts.ts';
 export * from './offline-cards.ts';
 export * from './rails.ts';
+export * from './apps.ts';
