@@ -14,6 +14,9 @@ import {
   IllegalTransitionError,
   newId,
   nextAppStatus,
+  nonBlankText,
+  patchBody,
+  uniqueList,
   redirectUriProblem,
   sameScopes,
   statusAfterEdit,
@@ -30,7 +33,7 @@ export const DEVELOPER_TOKEN_PREFIX = 'rpd_';
 export const PLATFORM_ADMIN_TOKEN_PREFIX = 'rpp_';
 
 const newToken = (prefix: string): string => `${prefix}${randomBytes(32).toString('base64url')}`;
-const text = (max: number) => z.string().trim().min(1, 'must not be blank').max(max);
+const text = nonBlankText;
 const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** `POST /api/developers`. */
@@ -43,7 +46,8 @@ export type DeveloperSignUpInput = z.infer<typeof developerSignUpSchema>;
 const webUrl = z
   .string()
   .max(2048)
-  .refine((v) => redirectUriProblem(v) === null, { message: 'must be an https URL (http only on a loopback address)' });
+  .refine((v) => redirectUriProblem(v) === null, { message: 'must be an https URL (http only on a loopback address)' })
+  .meta({ format: 'uri' });
 
 /** Pricing: free, or a monthly subscription price in minor units of `currency` (ISO 4217). */
 export const pricingSchema = z.discriminatedUnion('model', [
@@ -62,15 +66,19 @@ const appFields = {
   name: text(80),
   description: text(4000),
   form: z.enum(APP_FORMS).describe('`in_platform`: served inside the register; `external`: hosted by the developer, authorised over OAuth 2.0.'),
-  redirectUris: z
-    .array(z.string().max(2048).superRefine((v, c) => {
-      const why = redirectUriProblem(v);
-      if (why) c.addIssue({ code: 'custom', message: why });
-    }))
-    .max(10)
-    .describe('External integrations: OAuth 2.0 redirect URIs, matched exactly (https, or http on loopback).'),
+  redirectUris: uniqueList(
+    z
+      .string()
+      .max(2048)
+      .superRefine((v, c) => {
+        const why = redirectUriProblem(v);
+        if (why) c.addIssue({ code: 'custom', message: why });
+      })
+      .meta({ format: 'uri' }),
+    { max: 10 },
+  ).describe('External integrations: OAuth 2.0 redirect URIs, matched exactly (https, or http on loopback).'),
   webhookUrl: webUrl.nullable().describe('External integrations: where the app receives signed webhooks (https).'),
-  scopes: z.array(z.enum(APP_REQUEST_SCOPES)).min(1).max(4).describe('Requested scopes, only from catalog:read, orders:read, pay:create, webhooks.'),
+  scopes: uniqueList(z.enum(APP_REQUEST_SCOPES), { min: 1, max: 4 }).describe('Requested scopes, only from catalog:read, orders:read, pay:create, webhooks.'),
   pricing: pricingSchema,
   iconUrl: webUrl.nullable(),
   category: text(40),
@@ -94,7 +102,7 @@ export const appCreateSchema = z
 export type AppCreateInput = z.infer<typeof appCreateSchema>;
 
 /** `PATCH /api/developer/apps/:id`: any of the fields; the result must still be a whole, valid app. */
-export const appPatchSchema = z.strictObject(appFields).partial();
+export const appPatchSchema = patchBody(z.strictObject(appFields).partial().shape);
 export type AppPatchInput = z.infer<typeof appPatchSchema>;
 
 const appWholeSchema = z.strictObject(appFields).superRefine(formRules);
