@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
+import { OpenApiConformance } from '../support/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 type Json = Record<string, any>;
@@ -30,13 +31,20 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
   let devA: string;
   let devB: string;
 
-  const call = (method: string, url: string, token?: string, body?: unknown) =>
-    server.app.inject({
+  let conformance: OpenApiConformance;
+  /** Every answer that departs from the OpenAPI document (checked at the end). */
+  const departures: string[] = [];
+  const call = async (method: string, url: string, token?: string, body?: unknown) => {
+    const res = await server.app.inject({
       method: method as 'GET',
       url,
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
+    const route = url.split('?')[0]!.replace(/\/app_[0-9A-Z]+/, '/:id');
+    if (!route.startsWith('/api/pos/staff') && !route.startsWith('/api/register')) departures.push(...conformance.check(method, route, res));
+    return res;
+  };
   const ok = async (method: string, url: string, token: string, body?: unknown): Promise<Json> => {
     const res = await call(method, url, token, body);
     expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
@@ -59,6 +67,7 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null });
+    conformance = await OpenApiConformance.of(server.app);
     reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@platform.example', name: 'Rita Reviewer' })).token;
     devA = await signUp('Acme Apps', 'dev@acme.example');
     devB = await signUp('Bolt Apps', 'dev@bolt.example');
@@ -252,5 +261,9 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     const limited = await call('POST', '/api/developers', undefined, { name: 'Spam 9', email: 'spam9@spam.example' });
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toBeDefined();
+  });
+
+  it('answers only what the OpenAPI document states (statuses, media types, schemas) on every call above', () => {
+    expect(departures).toEqual([]);
   });
 });
