@@ -33,3 +33,4 @@ export * from './shifts.ts';
 export * from './offline-cards.ts';
 export * from './rails.ts';
 export * from './financial-services.ts';
+export * from './apps.ts';

@@ -4,7 +4,7 @@
  */
 
 /** Every record kind that has a state machine. */
-export type StatefulEntity = 'order' | 'payment' | 'invoice' | 'invoice_series' | 'pay_request';
+export type StatefulEntity = 'order' | 'payment' | 'invoice' | 'invoice_series' | 'pay_request' | 'app';
 
 /** Thrown for a move a state machine does not allow; `currentState` is the record's state now. */
 export class IllegalTransitionError extends Error {

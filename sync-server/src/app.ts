@@ -16,6 +16,7 @@ import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.
 import { registerRegisterConfigRoutes } from './sync/register-config.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
+import { registerAppRoutes } from './modules/apps/routes.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
@@ -119,6 +120,8 @@ export interface BuildAppOptions {
   oidc?: { issuer: string; audience: string };
   /** Quotas of `POST /api/signup` (default 5 an hour per client address, 100 an hour for the server). */
   signUpRateLimits?: { perClient?: RateLimit; global?: RateLimit };
+  /** Quotas of developer sign-up, `POST /api/developers` (default 5 an hour per address, 100 an hour in all). */
+  developerSignUpRateLimits?: { perClient?: RateLimit; global?: RateLimit };
   /**
    * The payment processor of stores that are not the demo (pay page, invoice card payments); default the sandbox.
    * The demo store runs on the sandbox whatever is given here (modules/payments/processors.ts `processorFor`).
@@ -272,6 +275,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerRegisterConfigRoutes(app, ctx);
   registerStaffRoutes(app, ctx);
   registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
+  registerAppRoutes(app, ctx, opts.developerSignUpRateLimits);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

@@ -74,7 +74,8 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null });
+    // No webhook worker: it stamps B's outbox rows dispatched in the background, which the fingerprint would take for A's doing.
+    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
     aRegisterToken = (await enrollRegister(server, server.credentials.staffToken)).registerToken;
 
     const signUp = await call('POST', '/api/signup', undefined, {
@@ -131,6 +132,13 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     const pushed = await call('POST', '/api/sync/shifts/push', bRegister.registerToken, [{ assumedMasterState: null, newDocumentState: shift }]);
     expect(pushed.json(), pushed.body).toEqual([]);
     b.ids.shift = shift.id;
+    // A developer's app (developers are not merchants: A's staff, app and register tokens must not reach it either).
+    const developer = await call('POST', '/api/developers', undefined, { name: 'Bravo Dev Isolated', email: 'dev@bravo-isolated.example' });
+    expect(developer.statusCode, developer.body).toBe(201);
+    const madeApp = await call('POST', '/api/developer/apps', developer.json().developerToken, { name: 'Bravo App Isolated', description: 'Bravo app', form: 'in_platform', scopes: ['catalog:read'], category: 'Bravo Apps' });
+    expect(madeApp.statusCode, madeApp.body).toBe(201);
+    b.ids.app = madeApp.json().id;
+    b.words.push('Bravo App Isolated');
 
     const doc = (await call('GET', '/api/openapi.json', undefined)).json<{ paths: Record<string, Record<string, Json>> }>();
     operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
@@ -161,6 +169,7 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/staff\//, ids.cashier],
       [/^\/api\/pos\/webhooks\//, ids.webhook],
       [/^\/api\/pos\/shifts\//, ids.shift],
+      [/^\/api\/(developer|platform)\/apps\//, ids.app],
       // B generates no image here (no credits on a new store): an id of nobody's, which must be a plain 404.
       [/^\/api\/v1\/images\/\{id\}\/keep$/, 'img_01J00000000000000000000000'],
     ];

@@ -136,6 +136,16 @@ function components(policies: readonly RateLimitPolicy[]): Json {
           'Register credential (`rrc_…`, opaque) a register received for a one-time pairing code (`POST /api/register/pair`): ' +
           'syncing and selling as that register only; revoked with `POST /api/pos/registers/{id}/revoke`.',
       },
+      developerToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Developer account token (`rpd_…`, opaque) answered once by `POST /api/developers`: manages that developer\'s own apps only.',
+      },
+      platformAdminToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Platform admin token (`rpp_…`, opaque) of an app reviewer — platform staff seeded per deployment, never a merchant\'s staff.',
+      },
     },
     schemas: {
       Problem: problemSchema,
@@ -277,6 +287,8 @@ function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, met
   if (doc.access === undefined) op.security = [];
   else if (doc.access === 'staff') op.security = [{ staffToken: [] }];
   else if (doc.access === 'register') op.security = [{ staffToken: [] }, { registerCredential: [] }];
+  else if (doc.access === 'developer') op.security = [{ developerToken: [] }];
+  else if (doc.access === 'platform_admin') op.security = [{ platformAdminToken: [] }];
   else op.security = [{ staffToken: [] }, { appToken: [doc.access.scope] }];
 
   const parameters: Json[] = [];

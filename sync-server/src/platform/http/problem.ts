@@ -54,6 +54,7 @@ const ENTITY_LABELS: Record<IllegalTransitionError['entity'], string> = {
   invoice: 'Invoice',
   invoice_series: 'Invoice series',
   pay_request: 'Pay request',
+  app: 'App',
 };
 
 /**

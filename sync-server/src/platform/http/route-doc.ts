@@ -13,8 +13,11 @@ export interface RouteDoc {
   summary: string;
   /** Grouping in the reference: 'catalog', 'orders', 'customers', 'invoices', 'pay-requests', 'reports', 'webhooks', … */
   tags: string[];
-  /** Who may call it (as given to `guard`; the image API has its own scope); omitted for public routes. */
-  access?: Access | { scope: string };
+  /**
+   * Who may call it (as given to `guard`; the image API has its own scope; `developer` / `platform_admin`: the
+   * developer program's own tokens, modules/apps); omitted for public routes.
+   */
+  access?: Access | { scope: string } | 'developer' | 'platform_admin';
   description?: string;
   body?: z.ZodType;
   /**
