@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../core/index.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
+import { aamvaFixture } from '../support/aamva.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 type Json = Record<string, any>;
@@ -31,6 +32,10 @@ const BODIES: Record<string, unknown> = {
   'POST /api/pos/invoices/{id}/payments': { method: 'check', amountCents: 100, checkNumber: '1001' },
   'PATCH /api/pos/rails/{rail}': { settlementHours: 72 },
   'POST /api/sync/{collection}/push': [],
+  'POST /api/pos/screenings/{id}/clear': { reason: 'cross-tenant check' },
+  'POST /api/pos/screenings/{id}/refuse': { reason: 'cross-tenant check' },
+  'POST /api/pos/check-cashings/{id}/refuse': { reason: 'cross-tenant check' },
+  'POST /api/pos/transfers/{id}/refuse': { reason: 'cross-tenant check' },
   'POST /api/sync/registers/{registerId}/missing-receipts': { receiptNumbers: ['R1-000001'] },
   'POST /api/pos/staff/{id}/pin': { pin: '9999' },
 };
@@ -139,6 +144,22 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     expect(madeApp.statusCode, madeApp.body).toBe(201);
     b.ids.app = madeApp.json().id;
     b.words.push('Bravo App Isolated');
+    // Financial services: a screening and an ID verification of B's (the check cashing, transfer and bill payment
+    // routes get ids of nobody's, below: those flows need a sandbox partner run end to end).
+    const screening = await asB('POST', '/api/pos/screenings', { name: 'Bravo Screened Isolated' });
+    b.ids.screening = screening.screeningId ?? screening.id;
+    b.words.push('Bravo Screened Isolated');
+    const verification = await asB('POST', '/api/pos/id-verifications', { service: 'check_cashing', payload: aamvaFixture('VA-21.txt') });
+    b.ids.idVerification = verification.verificationId ?? verification.id;
+    // A catalog import job of B's, run to its end before the fingerprints are taken.
+    const started = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs', headers: { authorization: `Bearer ${b.token}`, 'content-type': 'text/csv' }, payload: 'Handle,Title,Variant Price\nbravo-import-isolated,Bravo Import Isolated,3.50\n' });
+    expect(started.statusCode, started.body).toBe(202);
+    b.ids.importJob = started.json().id;
+    for (let i = 0; i < 100; i++) {
+      const job = await asB('GET', `/api/pos/catalog/import-jobs/${b.ids.importJob}`);
+      if (job.status !== 'running' && job.status !== 'cancelling') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
 
     const doc = (await call('GET', '/api/openapi.json', undefined)).json<{ paths: Record<string, Record<string, Json>> }>();
     operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
@@ -170,6 +191,13 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/webhooks\//, ids.webhook],
       [/^\/api\/pos\/shifts\//, ids.shift],
       [/^\/api\/(developer|platform)\/apps\//, ids.app],
+      [/^\/api\/pos\/screenings\//, ids.screening],
+      [/^\/api\/pos\/catalog\/import-jobs\//, ids.importJob],
+      [/^\/api\/pos\/id-verifications\//, ids.idVerification],
+      // Ids of nobody's (see beforeAll): each must be a plain 404, never a 5xx or another store's answer.
+      [/^\/api\/pos\/check-cashings\//, 'chq_01J00000000000000000000000'],
+      [/^\/api\/pos\/transfers\//, 'mtr_01J00000000000000000000000'],
+      [/^\/api\/pos\/bill-payments\//, 'bpy_01J00000000000000000000000'],
       // B generates no image here (no credits on a new store): an id of nobody's, which must be a plain 404.
       [/^\/api\/v1\/images\/\{id\}\/keep$/, 'img_01J00000000000000000000000'],
     ];
