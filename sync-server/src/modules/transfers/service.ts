@@ -122,7 +122,7 @@ const quoteOf = (r: Row): TransferQuote => ({
 });
 
 async function toApi(db: Queryable, r: Row): Promise<Transfer> {
-  const events = await db.query<{ status: string; note: string | null; occurred_at: Date | string }>(`SELECT status, note, occurred_at FROM money_transfer_events WHERE transfer_id = $1 ORDER BY occurred_at, id`, [r.id]);
+  const events = await db.query<{ status: string; note: string | null; occurred_at: Date | string }>(`SELECT status, note, occurred_at FROM money_transfer_events WHERE transfer_id = $1 ORDER BY seq`, [r.id]);
   return {
     id: r.id,
     status: r.status,

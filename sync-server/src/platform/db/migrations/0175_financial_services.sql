@@ -69,6 +69,8 @@ CREATE INDEX money_transfers_list ON money_transfers (merchant_id, created_at DE
 -- Every status a transfer went through (append-only).
 CREATE TABLE money_transfer_events (
   id TEXT PRIMARY KEY,
+  -- Insertion order: several steps of one transfer can share a millisecond (ids are not monotonic).
+  seq BIGSERIAL NOT NULL,
   transfer_id TEXT NOT NULL REFERENCES money_transfers (id),
   status TEXT NOT NULL,
   note TEXT,
