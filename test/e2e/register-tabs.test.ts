@@ -49,7 +49,7 @@ describe('web register in two tabs', () => {
     watch(pageA);
     const tabA = await RegisterPage.open(pageA, server.baseUrl, server.ownerPin);
     await tabA.waitForBadge('synced', 60_000);
-    // At 1280 px the header (store, five tabs, sync status) is one row: no taller than a tab plus its padding.
+    // At 1280 px the header (store, eight tabs, sync status) is one row: no taller than a tab plus its padding.
     const header = await pageA.locator('header.app-header').boundingBox();
     const tab = await pageA.getByRole('navigation', { name: 'Main' }).getByRole('button').first().boundingBox();
     expect(header!.height).toBeLessThan(tab!.height * 2);
