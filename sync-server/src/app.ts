@@ -112,7 +112,7 @@ export interface BuildAppOptions {
   /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
   recurringInvoices?: RecurringSchedulerOptions;
   /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
-  pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit };
+  pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit; pin?: RateLimit };
   /**
    * An external OpenID Connect issuer whose ID tokens sign staff in beside the built-in identity provider
    * (platform/auth/external-oidc.ts); main.ts sets it from `OIDC_ISSUER` and `OIDC_AUDIENCE`.

@@ -78,7 +78,7 @@ describe('web register after a crash', () => {
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const brand = (await page.locator('.brand-register').textContent()) ?? '';
     expect(brand).toMatch(/^Register \d+$/);
-    await page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
+    await page.locator('.item-tile:not(.item-has-options)').first().click();
     const tender = await register.charge();
     await tender.exact();
     const receipt = await tender.complete();

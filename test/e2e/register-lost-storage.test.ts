@@ -20,7 +20,7 @@ describe('web register after its storage was cleared', () => {
     const { server, page } = suite!;
     const api = staffApi(() => server);
     const sellOne = async (register: RegisterPage) => {
-      await page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
+      await page.locator('.item-tile:not(.item-has-options)').first().click();
       const tender = await register.charge();
       await tender.exact();
       const receipt = await tender.complete();

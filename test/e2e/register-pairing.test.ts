@@ -88,7 +88,7 @@ describe('register pairing with a code (no demo mode)', () => {
 
     // A sale rung up while the owner is signed in records who made it.
     const register = new RegisterPage(page);
-    await page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
+    await page.locator('.item-tile:not(.item-has-options)').first().click();
     const tender = await register.charge();
     await tender.exact();
     const receipt = await tender.complete();

@@ -39,7 +39,7 @@ describe('register staff sign-in', () => {
     // Nobody signed in: the sign-in screen stands where the register sells; no item, no scan input, no Charge.
     await register.signInScreen.waitFor({ timeout: TIMEOUT });
     expect(await register.scanInput.count()).toBe(0);
-    expect(await page.locator('[data-testid^="item-"]').count()).toBe(0);
+    expect(await page.locator('.item-tile').count()).toBe(0);
     expect(await page.getByTestId('charge').count()).toBe(0);
     expect(await page.getByTestId('signed-in-staff').count()).toBe(0);
 
@@ -75,7 +75,7 @@ describe('register staff sign-in', () => {
     expect(stored).not.toContain('2468');
 
     // A sale made now reaches the server naming the cashier.
-    await page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
+    await page.locator('.item-tile:not(.item-has-options)').first().click();
     const tender = await register.charge();
     await tender.exact();
     const receipt = await tender.complete();

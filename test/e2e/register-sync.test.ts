@@ -17,7 +17,7 @@ import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
 /** Rings up the first plain item (no choices) for the exact amount; returns the order id. */
 async function sellOne(register: RegisterPage): Promise<string> {
-  await register.page.locator('[data-testid^="item-"]:not(.item-has-options)').first().click();
+  await register.page.locator('.item-tile:not(.item-has-options)').first().click();
   const tender = await register.charge();
   await tender.exact();
   const receipt = await tender.complete();

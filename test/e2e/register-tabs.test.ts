@@ -28,7 +28,7 @@ describe('web register in two tabs', () => {
   /** Rings up the first plain item (no choices) for the exact amount; returns the order id and receipt number. */
   async function sellOne(register: RegisterPage): Promise<{ orderId: string; receiptNumber: string }> {
     const page = register.page;
-    const tile = page.locator('[data-testid^="item-"]:not(.item-has-options)').first();
+    const tile = page.locator('.item-tile:not(.item-has-options)').first();
     await tile.click();
     const tender = await register.charge();
     await tender.exact();

@@ -27,7 +27,10 @@ export class BackOfficePage {
       await signIn.getByLabel('PIN').fill(pin);
       await signIn.getByRole('button', { name: 'Sign in' }).click();
     }
-    await bo.root.waitFor({ timeout: TIMEOUT });
+    await bo.root.waitFor({ timeout: TIMEOUT }).catch(async (err: unknown) => {
+      console.error('[backoffice did not open] page text:', (await page.locator('body').innerText()).slice(0, 1500));
+      throw err;
+    });
     return bo;
   }
 

@@ -69,7 +69,7 @@ export class RegisterPage {
 
   async waitForCatalog(): Promise<void> {
     await this.scanInput.waitFor({ timeout: DEFAULT_TIMEOUT });
-    await this.page.locator('[data-testid^="item-"]').first().waitFor({ timeout: DEFAULT_TIMEOUT });
+    await this.page.locator('.item-tile').first().waitFor({ timeout: DEFAULT_TIMEOUT });
   }
 
   async waitForBadge(state: BadgeState, timeout = DEFAULT_TIMEOUT): Promise<void> {

@@ -2,6 +2,7 @@
  * The sync server the end-to-end tests drive: the real server on an in-memory database seeded with the demo store
  * (test/support/server.ts), listening on 127.0.0.1 and serving the built register from renderer/dist.
  */
+import { RateLimit } from '../../../sync-server/src/platform/rate-limit.ts';
 import type { CatalogItem, TaxRate } from '../../../core/index.ts';
 import type { Db } from '../../../sync-server/src/platform/db/db.ts';
 import { startTestServer } from '../../support/server.ts';
@@ -21,7 +22,10 @@ export interface ServerUnderTest {
 
 /** `demoSelfPair: false` starts it without demo mode: registers then pair with a code only. */
 export async function startServerUnderTest(options: { demoSelfPair?: boolean } = {}): Promise<ServerUnderTest> {
-  const server = await startTestServer({ listen: true, ...(options.demoSelfPair === false ? { demoSelfPair: false } : {}) });
+  // Browser suites sign staff in many times a minute (each test opens the register and the back office); the PIN
+  // quota itself (5 a minute per register) is tested in test/server/enrollment.test.ts.
+  const pin = new RateLimit({ name: 'pin-sign-in', quota: 1_000, windowSeconds: 60 });
+  const server = await startTestServer({ listen: true, pairingRateLimits: { pin }, ...(options.demoSelfPair === false ? { demoSelfPair: false } : {}) });
   return {
     baseUrl: server.baseUrl.replace(/\/$/, ''),
     staffToken: server.credentials.staffToken,
