@@ -264,7 +264,9 @@ function useCartAnnouncement(lines: CartLine[], nameOf: (line: CartLine) => stri
     const changed = lines.find((l) => byKey.get(l.key)?.quantity !== l.quantity);
     const gone = before.find((l) => !lines.some((n) => n.key === l.key));
     const what = lines.length === 0 ? 'Cart cleared' : changed ? `${nameOf(changed)}, quantity ${changed.quantity}` : gone ? `${nameOf(gone)} removed` : '';
-    setText(what ? `${what}. Total ${total}` : `Total ${total}`);
+    // A new cart array with the same lines and quantities (a discount, a re-price, a held-sale save) is no news.
+    if (!what) return;
+    setText(`${what}. Total ${total}`);
     // Announce on cart changes only (a new name for the same line is no news).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [lines]);

@@ -384,8 +384,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
       },
     },
     async (request) => {
-      const { id } = parseOrThrow(jobParams, request.params, '(path)');
       parseOrThrow(noQuery, request.query, '(query)');
+      const { id } = parseOrThrow(jobParams, request.params, '(path)');
       return getImportJob(ctx.db, principalOf(request).merchantId, id);
     },
   );
@@ -407,8 +407,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
       },
     },
     async (request) => {
-      const { id } = parseOrThrow(jobParams, request.params, '(path)');
       parseOrThrow(noQuery, request.query, '(query)');
+      const { id } = parseOrThrow(jobParams, request.params, '(path)');
       return workflows.cancelImportJob(ctx, principalOf(request), id);
     },
   );
