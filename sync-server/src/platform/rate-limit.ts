@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from './db/db.ts';
 
 /**
@@ -64,6 +65,22 @@ const METERED = Symbol.for('register.rateLimitPolicies');
 export function metered<H extends object>(hook: H, policies: readonly RateLimitPolicy[]): H {
   Object.defineProperty(hook, METERED, { value: [...policies], enumerable: false });
   return hook;
+}
+
+/**
+ * An onRequest hook for routes open to anyone (pairing, sign-ups): one unit of `perClient` keyed by the client's
+ * address, then one of `global` (the whole server, so many addresses cannot flood it either); 429 with the
+ * `quota-exceeded` problem and `Retry-After` when either is used up. {@link metered} with `policies` (the routes'
+ * documented policies, which stay the same when a test hands in roomier limits).
+ */
+export function perAddressQuota(perClient: RateLimit, global: RateLimit, policies: readonly RateLimitPolicy[]) {
+  return metered(async (request: FastifyRequest, reply: FastifyReply) => {
+    for (const [limit, key] of [[perClient, request.ip], [global, 'all']] as const) {
+      const decision = await limit.take(key);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
+    }
+  }, policies);
 }
 
 /** The policies a hook (or an array of hooks) was {@link metered} with; empty when it meters nothing. */

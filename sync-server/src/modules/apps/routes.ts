@@ -5,14 +5,14 @@
  * - `/api/platform/apps…` — review by platform admins (platform admin token; a merchant's owner is refused 403);
  * - `GET /api/pos/app-directory` — listed apps for merchant staff.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { APP_FORMS, APP_REQUEST_SCOPES, APP_STATUSES, type AppReviewAction } from '../../../../core/index.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { guard } from '../../platform/auth/guard.ts';
 import { parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
-import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
+import { perAddressQuota, rateLimitFor, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
 import {
   appCreateSchema,
   appDirectory,
@@ -126,15 +126,7 @@ const STATE_409 = { 409: 'Not allowed in the app\'s review state (`illegal_state
 
 /** Registers the developer program's routes. `limits` replaces the sign-up quotas (tests). */
 export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit }): void {
-  const perClient = limits?.perClient ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_RATE_LIMIT);
-  const global = limits?.global ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT);
-  const quota = metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    for (const [limit, key] of [[perClient, request.ip], [global, 'all']] as const) {
-      const decision = await limit.take(key);
-      reply.headers(rateLimitHeaders(decision));
-      if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
-    }
-  }, [DEVELOPER_SIGNUP_RATE_LIMIT, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT]);
+  const quota = perAddressQuota(limits?.perClient ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_RATE_LIMIT), limits?.global ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT), [DEVELOPER_SIGNUP_RATE_LIMIT, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT]);
   const developer = developerGuard(ctx);
   const reviewer = platformAdminGuard(ctx);
 

@@ -13,7 +13,7 @@ import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
 import { callerOf as callerKey, type Principal } from '../../platform/auth/identity.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
-import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
+import { metered, perAddressQuota, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
@@ -102,23 +102,12 @@ const signInResponse = z.strictObject({
   staff: signInStaffSchema,
 });
 
-/** An onRequest hook taking one unit of each pairing quota (per address, then server-wide); 429 when one is used up. */
-function pairingQuota(limits: { perClient: RateLimit; global: RateLimit }) {
-  return metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    for (const [limit, key] of [[limits.perClient, request.ip], [limits.global, 'all']] as const) {
-      const decision = await limit.take(key);
-      reply.headers(rateLimitHeaders(decision));
-      if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
-    }
-  }, [PAIRING_RATE_LIMIT, PAIRING_GLOBAL_RATE_LIMIT]);
-}
-
 /**
  * `POST /api/pos/registers/pairing-codes`, `GET /api/pos/registers`, `POST /api/pos/registers/{id}/revoke`,
  * `POST /api/register/pair`; and staff sign-in on a paired register: `GET /api/register/staff`, `POST /api/register/sign-in`.
  */
 export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit; pin?: RateLimit }): void {
-  const quota = pairingQuota({ perClient: limits?.perClient ?? rateLimitFor(ctx.db, PAIRING_RATE_LIMIT), global: limits?.global ?? rateLimitFor(ctx.db, PAIRING_GLOBAL_RATE_LIMIT) });
+  const quota = perAddressQuota(limits?.perClient ?? rateLimitFor(ctx.db, PAIRING_RATE_LIMIT), limits?.global ?? rateLimitFor(ctx.db, PAIRING_GLOBAL_RATE_LIMIT), [PAIRING_RATE_LIMIT, PAIRING_GLOBAL_RATE_LIMIT]);
   const pinLimit = limits?.pin ?? rateLimitFor(ctx.db, PIN_SIGN_IN_RATE_LIMIT);
   const registerGuard = guard(ctx, 'register');
   // After the register credential is checked: one unit of the register's PIN quota (429 when used up).

@@ -2,12 +2,12 @@
  * `POST /api/signup` (issue 15): a store owner signs up — a new store and its owner — and gets a staff token for the
  * owner at once. Open to anyone, so metered per client address and server-wide (429 with `Retry-After` beyond).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
-import { metered, quotaExceededProblem, rateLimitFor, rateLimitHeaders, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
+import { perAddressQuota, rateLimitFor, type RateLimit, type RateLimitPolicy } from '../../platform/rate-limit.ts';
 import { signUpSchema, type SignUpInput } from './signup.ts';
 import { SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
 
@@ -30,15 +30,7 @@ export interface SignUpWorkflows {
 
 /** Registers `POST /api/signup`. `limits` replaces the quotas (tests). */
 export function registerSignUpRoutes(app: FastifyInstance, ctx: AppContext, workflows: SignUpWorkflows, limits?: { perClient?: RateLimit; global?: RateLimit }): void {
-  const perClient = limits?.perClient ?? rateLimitFor(ctx.db, SIGNUP_RATE_LIMIT);
-  const global = limits?.global ?? rateLimitFor(ctx.db, SIGNUP_GLOBAL_RATE_LIMIT);
-  const quota = metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    for (const [limit, key] of [[perClient, request.ip], [global, 'all']] as const) {
-      const decision = await limit.take(key);
-      reply.headers(rateLimitHeaders(decision));
-      if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
-    }
-  }, [SIGNUP_RATE_LIMIT, SIGNUP_GLOBAL_RATE_LIMIT]);
+  const quota = perAddressQuota(limits?.perClient ?? rateLimitFor(ctx.db, SIGNUP_RATE_LIMIT), limits?.global ?? rateLimitFor(ctx.db, SIGNUP_GLOBAL_RATE_LIMIT), [SIGNUP_RATE_LIMIT, SIGNUP_GLOBAL_RATE_LIMIT]);
 
   app.post(
     '/api/signup',
