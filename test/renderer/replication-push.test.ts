@@ -15,6 +15,7 @@ import { enrollRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { installBrowserShims, type RecordedPush } from './support/register-in-node.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const SERVER_BODY_LIMIT = 1024 * 1024;
 
@@ -26,16 +27,6 @@ const LONG_CART: LineItemInput[] = Array.from({ length: 70 }, (_, i) =>
       ? { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 1 + (i % 5) }
       : { catalogItemId: 'itm_haircut', variationId: 'var_haircut_standard', modifierIds: [], quantity: 1 },
 );
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('register replication: pushes by size, orders only', () => {
   let server: TestServer;

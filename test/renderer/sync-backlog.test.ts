@@ -18,18 +18,9 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
 import { installBrowserShims } from './support/register-in-node.ts';
 import { lagFigures, watchShownSynced } from './support/shown-synced.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const SALES = 1_000;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('register sync of a backlog of 1,000 offline sales', () => {
   let server: TestServer;

@@ -14,16 +14,7 @@ import { benchSales } from '../bench/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
 import { installBrowserShims } from './support/register-in-node.ts';
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { waitFor } from '../support/wait-for.ts';
 
 describe('register unsynced count over every record kind', () => {
   let server: TestServer;
