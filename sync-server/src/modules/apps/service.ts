@@ -27,6 +27,7 @@ import {
 import { sha256Hex } from '../../platform/auth/identity.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
+import { likeContains } from '../../platform/db/sql-filter.ts';
 
 /** Developer tokens: `rpd_<32 random bytes, base64url>`; platform admin tokens: `rpp_…`. Stored only as SHA-256. */
 export const DEVELOPER_TOKEN_PREFIX = 'rpd_';
@@ -378,7 +379,7 @@ export async function reviewQueue(db: Queryable, status?: AppStatus): Promise<(A
  * developer (case-insensitive), `category` filters (case-insensitive). Also answers every category of listed apps.
  */
 export async function appDirectory(db: Queryable, filter: { q?: string; category?: string }): Promise<{ data: DirectoryEntry[]; categories: string[] }> {
-  const like = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const like = filter.q ? likeContains(filter.q) : null;
   const { rows } = await db.query(
     `SELECT a.*, d.name AS developer_name FROM apps a JOIN developers d ON d.id = a.developer_id
       WHERE a.listed_at IS NOT NULL AND a.approved_scopes IS NOT NULL

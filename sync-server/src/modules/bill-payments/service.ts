@@ -28,6 +28,7 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { BillPartnerError, type Biller, type BillPartner } from './partner.ts';
+import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 
 /** A biller as the API answers it. */
 export const billerSchema = z.strictObject({ id: z.string(), name: z.string(), category: z.enum(['utilities', 'telecom', 'credit_card', 'rent']), accountRule: billerAccountRuleSchema });
@@ -240,27 +241,13 @@ export async function refreshBillPayment(m: Mutation, id: string, partner: BillP
 
 /** The merchant's bill payments, newest first; filter by status, biller, customer name (contains). */
 export async function listBillPayments(db: Queryable, merchantId: string, q: z.infer<typeof billPaymentListQuery>): Promise<{ data: BillPayment[]; nextCursor: string | null }> {
-  const params: unknown[] = [merchantId];
-  let where = 'merchant_id = $1';
-  if (q.status) {
-    params.push(q.status);
-    where += ` AND status = $${params.length}`;
-  }
-  if (q.billerId) {
-    params.push(q.billerId);
-    where += ` AND biller_id = $${params.length}`;
-  }
-  if (q.customerName) {
-    params.push(`%${q.customerName.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    where += ` AND customer_name ILIKE $${params.length}`;
-  }
-  if (q.cursor) {
-    const [createdAt, cid] = decodeCursor(q.cursor, ['date', 'string']);
-    params.push(createdAt, cid);
-    where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
-  }
-  params.push(q.limit + 1);
-  const { rows } = await db.query<Row>(`SELECT * FROM bill_payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
+  if (q.status) f.add('status = ?', q.status);
+  if (q.billerId) f.add('biller_id = ?', q.billerId);
+  if (q.customerName) f.add('customer_name ILIKE ?', likeContains(q.customerName));
+  if (q.cursor) f.add('(created_at, id) < (?::timestamptz, ?::text)', ...decodeCursor(q.cursor, ['date', 'string']));
+  const limit = f.param(q.limit + 1);
+  const { rows } = await db.query<Row>(`SELECT * FROM bill_payments WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map(toApi), nextCursor };
 }

@@ -34,6 +34,7 @@ import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
+import { likeContains } from '../../platform/db/sql-filter.ts';
 
 /** A catalog item and a tax rate as the API returns them (core `apiCatalogItemSchema`, `apiTaxRateSchema`). */
 export type { ApiCatalogItem, ApiTaxRate };
@@ -398,9 +399,6 @@ export async function renameCategory(m: Mutation, from: string, to: string): Pro
   return { name: to, itemCount: Number(count[0]?.n ?? 0), itemIds: moved };
 }
 
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** One page of the catalog as GET /api/pos/catalog answers it. */
 export interface CatalogPage {
@@ -426,7 +424,7 @@ export async function listCatalog(
   if (q.cursor) filter.add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
   if (q.category) filter.add(`lower(data->>'category') = lower(?)`, q.category);
   if (q.q) {
-    const like = filter.param(likePattern(q.q));
+    const like = filter.param(likeContains(q.q));
     filter.add(`(data->>'name' ILIKE ${like} OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ${like} OR v->>'gtin' ILIKE ${like}))`);
   }
   if (q.updatedSince) filter.add('updated_at >= ?', q.updatedSince);

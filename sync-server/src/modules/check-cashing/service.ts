@@ -27,6 +27,7 @@ import type { Mutation } from '../../kernel/mutation.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
+import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 
 const digits = (max: number) => z.string().regex(new RegExp(`^[0-9]{1,${max}}$`), `must be 1 to ${max} digits`);
 
@@ -282,23 +283,12 @@ export async function finishHeldCheck(m: Mutation, id: string, outcome: 'paid' |
 
 /** The merchant's check cashings, newest first, filtered by status and customer name (contains, case-insensitive). */
 export async function listCheckCashings(db: Queryable, merchantId: string, q: z.infer<typeof checkCashingListQuery>): Promise<{ data: CheckCashing[]; nextCursor: string | null }> {
-  const params: unknown[] = [merchantId];
-  let where = 'merchant_id = $1';
-  if (q.status) {
-    params.push(q.status);
-    where += ` AND status = $${params.length}`;
-  }
-  if (q.customerName) {
-    params.push(`%${q.customerName.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    where += ` AND customer_name ILIKE $${params.length}`;
-  }
-  if (q.cursor) {
-    const [createdAt, id] = decodeCursor(q.cursor, ['date', 'string']);
-    params.push(createdAt, id);
-    where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
-  }
-  params.push(q.limit + 1);
-  const { rows } = await db.query<Row>(`SELECT * FROM check_cashings WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
+  if (q.status) f.add('status = ?', q.status);
+  if (q.customerName) f.add('customer_name ILIKE ?', likeContains(q.customerName));
+  if (q.cursor) f.add('(created_at, id) < (?::timestamptz, ?::text)', ...decodeCursor(q.cursor, ['date', 'string']));
+  const limit = f.param(q.limit + 1);
+  const { rows } = await db.query<Row>(`SELECT * FROM check_cashings WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map(toApi), nextCursor };
 }

@@ -11,6 +11,7 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { problem, ProblemError, type Problem } from '../../platform/http/problem.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
+import { likeContains } from '../../platform/db/sql-filter.ts';
 
 /** 409: another customer of the merchant already has this phone or e-mail. */
 export class DuplicateCustomerError extends ProblemError {
@@ -164,9 +165,6 @@ export async function deleteCustomer(ctx: AppContext, principal: Principal, id: 
   });
 }
 
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /**
  * Customers by id (oldest first), optionally matching `q`: a substring of the given, family or full name or the
@@ -176,7 +174,7 @@ export async function listCustomers(db: Queryable, merchantId: string, q: { limi
   const params: unknown[] = [merchantId];
   const where = ['merchant_id = $1', 'deleted_at IS NULL'];
   if (q.q) {
-    params.push(likePattern(q.q.trim()));
+    params.push(likeContains(q.q.trim()));
     const text = `$${params.length}`;
     const parts = [`given_name ILIKE ${text}`, `family_name ILIKE ${text}`, `(coalesce(given_name, '') || ' ' || coalesce(family_name, '')) ILIKE ${text}`, `email_normalized ILIKE ${text}`];
     const digits = q.q.replace(/\D/g, '');

@@ -17,6 +17,7 @@ import {
 } from '../../../../core/screening.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import type { Queryable } from '../../platform/db/db.ts';
+import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { screenName } from './matching.ts';
@@ -216,26 +217,17 @@ export interface ScreeningFilters {
 
 /** The store's screenings, newest first, filtered, one page (cursor of `(createdAt, id)`). */
 export async function listScreenings(db: Queryable, merchantId: string, f: ScreeningFilters): Promise<{ data: Screening[]; nextCursor: string | null }> {
-  const where = ['s.merchant_id = $1'];
-  const params: unknown[] = [merchantId];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (f.status) add('s.status = ?', f.status);
-  if (f.outcome) add('s.outcome = ?', f.outcome);
-  if (f.role) add('s.role = ?', f.role);
-  if (f.subjectRef) add('s.subject_ref = ?', f.subjectRef);
-  if (f.q) add("s.name ILIKE '%' || ? || '%'", f.q.replace(/[\\%_]/g, (c) => `\\${c}`));
-  if (f.from) add('s.created_at >= ?', f.from);
-  if (f.to) add('s.created_at < ?', f.to);
-  if (f.cursor) {
-    const [at, id] = decodeCursor(f.cursor, ['date', 'string']);
-    params.push(at, id);
-    where.push(`(s.created_at, s.id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-  }
-  params.push(f.limit + 1);
-  const { rows } = await db.query<ScreeningRow>(`${SCREENING_SELECT} WHERE ${where.join(' AND ')} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`, params);
+  const q = new SqlFilter(['s.merchant_id = ?'], [merchantId]);
+  if (f.status) q.add('s.status = ?', f.status);
+  if (f.outcome) q.add('s.outcome = ?', f.outcome);
+  if (f.role) q.add('s.role = ?', f.role);
+  if (f.subjectRef) q.add('s.subject_ref = ?', f.subjectRef);
+  if (f.q) q.add('s.name ILIKE ?', likeContains(f.q));
+  if (f.from) q.add('s.created_at >= ?', f.from);
+  if (f.to) q.add('s.created_at < ?', f.to);
+  if (f.cursor) q.add('(s.created_at, s.id) < (?::timestamptz, ?)', ...decodeCursor(f.cursor, ['date', 'string']));
+  const limit = q.param(f.limit + 1);
+  const { rows } = await db.query<ScreeningRow>(`${SCREENING_SELECT} WHERE ${q.where} ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`, q.params);
   const { page, nextCursor } = pageOf(rows, f.limit, (r) => [new Date(r.created_at).toISOString(), r.id]);
   return { data: page.map(screeningView), nextCursor };
 }

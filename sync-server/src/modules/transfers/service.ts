@@ -33,6 +33,7 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { PartnerError, type TransferPartner } from './partner.ts';
+import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 
 const personName = z.string().trim().min(2).max(100);
 
@@ -361,23 +362,15 @@ export async function refreshTransfer(m: Mutation, id: string, partner: Transfer
 
 /** The merchant's transfers, newest first; filter by status or a name (sender or receiver, contains). */
 export async function listTransfers(db: Queryable, merchantId: string, q: z.infer<typeof transferListQuery>): Promise<{ data: Transfer[]; nextCursor: string | null }> {
-  const params: unknown[] = [merchantId];
-  let where = 'merchant_id = $1';
-  if (q.status) {
-    params.push(q.status);
-    where += ` AND status = $${params.length}`;
-  }
+  const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
+  if (q.status) f.add('status = ?', q.status);
   if (q.name) {
-    params.push(`%${q.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    where += ` AND (sender_name ILIKE $${params.length} OR receiver_name ILIKE $${params.length})`;
+    const name = f.param(likeContains(q.name));
+    f.add(`(sender_name ILIKE ${name} OR receiver_name ILIKE ${name})`);
   }
-  if (q.cursor) {
-    const [createdAt, cid] = decodeCursor(q.cursor, ['date', 'string']);
-    params.push(createdAt, cid);
-    where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
-  }
-  params.push(q.limit + 1);
-  const { rows } = await db.query<Row>(`SELECT * FROM money_transfers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  if (q.cursor) f.add('(created_at, id) < (?::timestamptz, ?::text)', ...decodeCursor(q.cursor, ['date', 'string']));
+  const limit = f.param(q.limit + 1);
+  const { rows } = await db.query<Row>(`SELECT * FROM money_transfers WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: await Promise.all(page.map((r) => toApi(db, r))), nextCursor };
 }

@@ -42,3 +42,11 @@ export class SqlFilter {
     return this.conditions.length > 0 ? this.conditions.join(' AND ') : 'TRUE';
   }
 }
+
+/**
+ * The `ILIKE`/`LIKE` pattern "contains `text`": `%text%` with `\`, `%` and `_` in `text` escaped (PostgreSQL's
+ * default escape character), so a search for "50%" finds "50%" and not "500".
+ */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
