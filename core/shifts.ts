@@ -125,9 +125,27 @@ export const shiftSchema = z.strictObject({
 });
 export type Shift = z.infer<typeof shiftSchema>;
 
-/** Kinds of cash movement: money put in, money taken out (both with a reason), and a drawer opened with no sale. */
-export const cashMovementKind = z.enum(['paid_in', 'paid_out', 'no_sale']);
+/**
+ * Kinds of cash movement: money put in, money taken out (both with a reason), a drawer opened with no sale — and the
+ * drawer side of a financial service (issue 14), recorded by the register from the server's answer: cash handed out
+ * for a check cashed (`check_cashed`: the payout), cash taken for a money transfer or a bill payment (`transfer_in`,
+ * `bill_payment_in`: amount + fee), cash handed back for a transfer canceled within 30 minutes (`transfer_canceled`).
+ */
+export const cashMovementKind = z.enum(['paid_in', 'paid_out', 'no_sale', 'check_cashed', 'transfer_in', 'bill_payment_in', 'transfer_canceled']);
 export type CashMovementKind = z.infer<typeof cashMovementKind>;
+
+/** The cash-movement kinds of a financial service (see {@link cashMovementKind}); they post no journal transaction of their own. */
+export const SERVICE_CASH_KINDS = ['check_cashed', 'transfer_in', 'bill_payment_in', 'transfer_canceled'] as const;
+/** See {@link SERVICE_CASH_KINDS}. */
+export type ServiceCashKind = (typeof SERVICE_CASH_KINDS)[number];
+
+/** True for the kinds of {@link SERVICE_CASH_KINDS}. */
+export function isServiceCashKind(kind: string): kind is ServiceCashKind {
+  return (SERVICE_CASH_KINDS as readonly string[]).includes(kind);
+}
+
+/** The record id of a financial service (`chq_…` check cashing, `mtr_…` money transfer, `bpy_…` bill payment). */
+export const serviceRefSchema = z.string().regex(/^(chq|mtr|bpy)_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a check cashing, transfer or bill payment id');
 
 /**
  * A cash movement during a shift (`cmv_…`). `amountCents` > 0 for paid in/out, 0 for a no-sale; `reason` is required
@@ -142,15 +160,22 @@ export const cashMovementSchema = z
     kind: cashMovementKind,
     amountCents: amountCentsSchema,
     reason: freeText(200).optional(),
+    /** A financial service's movement: the service record it comes from (`chq_…`, `mtr_…`, `bpy_…`). */
+    serviceRef: serviceRefSchema.optional(),
+    /** A financial service's movement: the fee of the service (minor units; included in `amountCents` when cash came in). */
+    feeCents: amountCentsSchema.optional(),
     createdAt: utcDateTime,
     staffId: staffIdSchema.optional(),
     rejection,
     ...serverStamp,
   })
   .superRefine((m, ctx) => {
+    const service = isServiceCashKind(m.kind);
     if (m.kind === 'no_sale' && m.amountCents !== 0) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'a no-sale moves no money: must be 0' });
     if (m.kind !== 'no_sale' && m.amountCents < 1) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: `a ${m.kind} must move at least 1` });
-    if (m.kind !== 'no_sale' && !m.reason?.trim()) ctx.addIssue({ code: 'custom', path: ['reason'], message: `a ${m.kind} needs a reason` });
+    if ((m.kind === 'paid_in' || m.kind === 'paid_out') && !m.reason?.trim()) ctx.addIssue({ code: 'custom', path: ['reason'], message: `a ${m.kind} needs a reason` });
+    if (service && !m.serviceRef) ctx.addIssue({ code: 'custom', path: ['serviceRef'], message: `a ${m.kind} names its service record` });
+    if (!service && (m.serviceRef !== undefined || m.feeCents !== undefined)) ctx.addIssue({ code: 'custom', path: ['serviceRef'], message: `a ${m.kind} has no service record or fee` });
   });
 export type CashMovement = z.infer<typeof cashMovementSchema>;
 
@@ -178,12 +203,62 @@ const totalLine = z.strictObject({ count: z.int().min(0), amountCents: z.int(), 
 /** Figures per key (tender method, rail, card brand): number of tenders, amount (tips included) and tips, minor units. */
 export type TotalLine = z.infer<typeof totalLine>;
 
+const countLine = z.strictObject({ count: z.int().min(0), amountCents: z.int().min(0) });
+
+/**
+ * The drawer side of a shift's financial services (issue 14), minor units: cash handed out for checks cashed (the
+ * payouts), cash taken for money transfers and bill payments (amount + fee), cash handed back for transfers canceled
+ * (amount + fee), and the services' fees (checks' fees, transfers' and bills' fees, less the fees of canceled
+ * transfers) — fees are part of those amounts, shown on their own for the store's revenue.
+ */
+export const serviceCashSchema = z.strictObject({
+  checksCashed: countLine,
+  transfersIn: countLine,
+  billPaymentsIn: countLine,
+  transfersCanceled: countLine,
+  feesCents: z.int(),
+});
+/** See {@link serviceCashSchema}. */
+export type ServiceCash = z.infer<typeof serviceCashSchema>;
+
+/** No financial service in the shift. */
+export function emptyServiceCash(): ServiceCash {
+  return { checksCashed: { count: 0, amountCents: 0 }, transfersIn: { count: 0, amountCents: 0 }, billPaymentsIn: { count: 0, amountCents: 0 }, transfersCanceled: { count: 0, amountCents: 0 }, feesCents: 0 };
+}
+
+/** What the services did to the drawer: + transfers and bills taken in, − checks paid out and transfers handed back. */
+export function serviceDrawerCents(s: ServiceCash | undefined): number {
+  if (!s) return 0;
+  return s.transfersIn.amountCents + s.billPaymentsIn.amountCents - s.checksCashed.amountCents - s.transfersCanceled.amountCents;
+}
+
+/**
+ * The {@link ServiceCash} of a shift from the register's service movements (kinds of {@link SERVICE_CASH_KINDS});
+ * other movements are ignored. A service record counted twice (the same `serviceRef` and kind) counts once.
+ */
+export function serviceCashOf(movements: readonly CashMovement[]): ServiceCash {
+  const out = emptyServiceCash();
+  const seen = new Set<string>();
+  for (const m of movements) {
+    if (!isServiceCashKind(m.kind) || !m.serviceRef) continue;
+    const key = `${m.kind}:${m.serviceRef}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const line = m.kind === 'check_cashed' ? out.checksCashed : m.kind === 'transfer_in' ? out.transfersIn : m.kind === 'bill_payment_in' ? out.billPaymentsIn : out.transfersCanceled;
+    line.count += 1;
+    line.amountCents += m.amountCents;
+    out.feesCents += (m.kind === 'transfer_canceled' ? -1 : 1) * (m.feeCents ?? 0);
+  }
+  return out;
+}
+
 /**
  * A Z-report (at close) or X-report (mid-shift: `kind: 'x'`, no count) of one shift, every amount in minor units of
  * `currency`. Sales are the shift's orders that are not canceled; voids are canceled orders (count and total).
  * `refundsCents` are refunds recorded against the shift's sales (orders refunded in part or whole: total − still kept
  * is not known on the register, so the register reports what it holds and the server the refunds it stored).
- * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales + paid in − paid out;
+ * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales + paid in − paid out +
+ * the financial services' cash in − their cash out (`services`, issue 14);
  * `overShortCents` = counted − expected (> 0 over, < 0 short), null on an X-report.
  */
 export const zReportSchema = z.strictObject({
@@ -209,6 +284,7 @@ export const zReportSchema = z.strictObject({
   paidInCents: z.int().min(0),
   paidOutCents: z.int().min(0),
   noSaleCount: z.int().min(0),
+  services: serviceCashSchema.optional().describe('The drawer side of the financial services of the shift (absent in reports of registers before issue 14)'),
   openingFloatCents: z.int().min(0),
   cashSalesCents: z.int().describe("Σ postings to the register's drawer account of the shift's sales (cash taken less cash refunded)"),
   expectedCashCents: z.int(),
@@ -279,6 +355,11 @@ export interface ZReportOptions {
   cashRefundsCents?: number;
   /** When the X-report is taken (ISO); default the latest sale or the opening. */
   at?: string;
+  /**
+   * The financial services' drawer side (server: from its service records of the shift). When absent, taken from the
+   * service movements among `movements` ({@link serviceCashOf}, the register).
+   */
+  services?: ServiceCash;
 }
 
 function addTo(map: Record<string, TotalLine>, key: string, amountCents: number, tipCents: number): void {
@@ -327,7 +408,8 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
   const cashSalesCents =
     options.drawerCents ??
     sumCents(kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber))) - (options.cashRefundsCents ?? 0);
-  const expectedCashCents = shift.openingFloatCents + cashSalesCents + paidInCents - paidOutCents;
+  const services = options.services ?? serviceCashOf(own);
+  const expectedCashCents = shift.openingFloatCents + cashSalesCents + paidInCents - paidOutCents + serviceDrawerCents(services);
   const countedCashCents = options.count?.countedCashCents ?? null;
   return {
     kind: options.count ? 'z' : 'x',
@@ -352,6 +434,7 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
     paidInCents,
     paidOutCents,
     noSaleCount: own.filter((m) => m.kind === 'no_sale').length,
+    services,
     openingFloatCents: shift.openingFloatCents,
     cashSalesCents,
     expectedCashCents,
@@ -365,7 +448,7 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
 /** Figures of a Z-report compared when the server recomputes a synced closeout (everything but ids and times). */
 export const COMPARED_FIGURES = [
   'salesCount', 'grossSalesCents', 'discountsCents', 'netSalesCents', 'taxCents', 'tipsCents', 'voids', 'byTender', 'byRail', 'cardByBrand',
-  'paidInCents', 'paidOutCents', 'noSaleCount', 'openingFloatCents', 'cashSalesCents', 'expectedCashCents', 'countedCashCents', 'overShortCents',
+  'paidInCents', 'paidOutCents', 'noSaleCount', 'services', 'openingFloatCents', 'cashSalesCents', 'expectedCashCents', 'countedCashCents', 'overShortCents',
   'firstReceiptNumber', 'lastReceiptNumber', 'taxByRate',
 ] as const;
 
@@ -425,11 +508,12 @@ export function shiftJournalTransactionId(documentId: string): string {
 }
 
 /**
- * The journal transaction of a paid in / paid out (none for a no-sale): paid in Dr `cash_drawer:R<n>` Cr
+ * The journal transaction of a paid in / paid out (none for a no-sale or a financial service's movement): paid in Dr `cash_drawer:R<n>` Cr
  * `cash_paid_in_out`; paid out the reverse. Source `closeout` / the movement's id; kind `adjustment`.
  */
 export function buildCashMovementJournalTransaction(movement: CashMovement, currency: string): JournalTransaction | undefined {
-  if (movement.kind === 'no_sale' || movement.amountCents === 0) return undefined;
+  // A financial service's movement is posted by the service itself (its journal transaction names the drawer).
+  if ((movement.kind !== 'paid_in' && movement.kind !== 'paid_out') || movement.amountCents === 0) return undefined;
   const sign = movement.kind === 'paid_in' ? 1 : -1;
   return buildJournalTransaction(
     {
@@ -487,6 +571,20 @@ function mergeLines(into: Record<string, TotalLine>, from: Record<string, TotalL
   }
 }
 
+/** The sum of several shifts' {@link ServiceCash} (missing ones count as none). */
+export function addServiceCash(list: readonly (ServiceCash | undefined)[]): ServiceCash {
+  const out = emptyServiceCash();
+  for (const s of list) {
+    if (!s) continue;
+    for (const k of ['checksCashed', 'transfersIn', 'billPaymentsIn', 'transfersCanceled'] as const) {
+      out[k].count += s[k].count;
+      out[k].amountCents += s[k].amountCents;
+    }
+    out.feesCents += s.feesCents;
+  }
+  return out;
+}
+
 /**
  * Adds up shift reports into the store's day: amounts, counts, tender/rail/brand lines and tax by rate summed; first
  * and last receipt numbers listed per register (`R1-000001`, …: sequences are per register), in register order.
@@ -529,6 +627,7 @@ export function rollUpReports(currency: string, reports: readonly ZReport[]): Re
     paidInCents: sum((r) => r.paidInCents),
     paidOutCents: sum((r) => r.paidOutCents),
     noSaleCount: sum((r) => r.noSaleCount),
+    services: addServiceCash(reports.map((r) => r.services)),
     openingFloatCents: sum((r) => r.openingFloatCents),
     cashSalesCents: sum((r) => r.cashSalesCents),
     expectedCashCents: sum((r) => r.expectedCashCents),
@@ -541,6 +640,22 @@ export function rollUpReports(currency: string, reports: readonly ZReport[]): Re
 }
 
 /* ───────────────────────────── printing ───────────────────────────── */
+
+/**
+ * The financial services' lines of a report (label, signed minor units as they move the drawer; fees as earned):
+ * "Checks cashed out (n)", "Transfers in (n)", "Bill payments in (n)", "Transfers canceled out (n)", "Service fees".
+ * None when the shift had no service (the report reads as before issue 14).
+ */
+export function serviceCashLines(s: ServiceCash | undefined): [label: string, cents: number][] {
+  if (!s) return [];
+  const lines: [string, number][] = [];
+  if (s.checksCashed.count > 0) lines.push([`Checks cashed out (${s.checksCashed.count})`, -s.checksCashed.amountCents]);
+  if (s.transfersIn.count > 0) lines.push([`Transfers in (${s.transfersIn.count})`, s.transfersIn.amountCents]);
+  if (s.billPaymentsIn.count > 0) lines.push([`Bill payments in (${s.billPaymentsIn.count})`, s.billPaymentsIn.amountCents]);
+  if (s.transfersCanceled.count > 0) lines.push([`Transfers canceled out (${s.transfersCanceled.count})`, -s.transfersCanceled.amountCents]);
+  if (lines.length > 0) lines.push(['Service fees', s.feesCents]);
+  return lines;
+}
 
 /**
  * A report as label/value rows, the one layout every output uses — the back office's PDF and CSV, the register's
@@ -579,6 +694,7 @@ export function reportLines(title: string, report: Omit<ReportTotals, 'currency'
     { label: 'Paid in', value: money(report.paidInCents) },
     { label: 'Paid out', value: money(report.paidOutCents) },
     { label: 'No-sale opens', value: String(report.noSaleCount) },
+    ...serviceCashLines(report.services).map(([label, cents]) => ({ label, value: money(cents) })),
     { label: 'Expected cash', value: money(report.expectedCashCents) },
     { label: 'Counted cash', value: money(report.countedCashCents) },
     { label: 'Over/short', value: money(report.overShortCents) },

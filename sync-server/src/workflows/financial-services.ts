@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_FINANCIAL_SERVICE_SETTINGS, financialServiceSettingsSchema, PAYOUT_METHODS } from '../../../core/index.ts';
+import { financialServiceSettingsSchema, PAYOUT_METHODS } from '../../../core/index.ts';
 import { getMerchant } from '../kernel/merchant.ts';
 import { moneyMovementOf } from '../kernel/money-movement.ts';
 import type { Queryable } from '../platform/db/db.ts';
@@ -36,10 +36,13 @@ import {
   type CheckCashCreate,
   type CheckCashing,
 } from '../modules/check-cashing/service.ts';
+import { billPaymentsInFlight, refreshBillPayment } from '../modules/bill-payments/service.ts';
+import type { BillPartner } from '../modules/bill-payments/partner.ts';
+import { getFinancialServiceSettings } from '../modules/financial-services/settings.ts';
 import { verifyId, type VerifyIdResult } from '../modules/id-verification/service.ts';
 import { assertScreeningCleared, decideScreening, getScreening, screenParty, type ScreenPartyResult } from '../modules/sanctions/service.ts';
 import type { TransferPartner } from '../modules/transfers/partner.ts';
-import { assertSenderDailyLimit, finishHeldTransfer, planTransfer, recordTransfer, transferScreenings, type Transfer, type TransferCreate } from '../modules/transfers/service.ts';
+import { assertSenderDailyLimit, finishHeldTransfer, planTransfer, recordTransfer, refreshTransfer, transferScreenings, transfersInFlight, type Transfer, type TransferCreate } from '../modules/transfers/service.ts';
 
 /** A workflow's answer: 201 done, or 202 held for a manager. */
 export interface ServiceResult<T> {
@@ -103,11 +106,12 @@ async function runService<T>(ctx: AppContext, who: MutationActor, refusedAction:
 export async function cashCheck(ctx: AppContext, who: MutationActor, input: CheckCashCreate): Promise<ServiceResult<CheckCashing>> {
   const data = { amountCents: input.amountCents, routingNumber: input.micr.routingNumber };
   const record = await runService(ctx, who, CHECK_REFUSED_ACTION, 'check_cashing', data, async (m): Promise<Outcome<CheckCashing>> => {
-    const plan = await planCheckCashing(m.tx, m.merchantId, input);
+    const settings = await getFinancialServiceSettings(m.tx, m.merchantId);
+    const plan = await planCheckCashing(m.tx, m.merchantId, input, settings);
     const customer = await verifiedCustomer(m, input.idPayload, 'check_cashing');
     if (!customer.ok) return customer;
     const { v, name, ref } = customer.value;
-    await assertCustomerDailyLimit(m.tx, m.merchantId, { name, ref, idVerificationId: v.verificationId }, input.amountCents, m.now);
+    await assertCustomerDailyLimit(m.tx, m.merchantId, { name, ref, idVerificationId: v.verificationId }, input.amountCents, m.now, settings.checkLimits);
     const s = await screenParty(m.tx, m.merchantId, { name, role: 'check_casher' }, m);
     if (s.outcome === 'blocked') return { ok: false, error: blockedProblem(s, 'customer') };
     return { ok: true, value: await recordCheckCashing(m, plan, { name, ref, idVerificationId: v.verificationId }, s.screeningId, s.outcome === 'potential_match') };
@@ -119,12 +123,12 @@ export async function cashCheck(ctx: AppContext, who: MutationActor, input: Chec
  * `POST /api/pos/check-cashings/{id}/complete`: pays out a held check once a manager cleared its screening.
  * @throws ProblemError 409 `screening_hold` while not cleared; 409 `illegal_state_transition` unless held; 403.
  */
-export async function completeHeldCheck(ctx: AppContext, who: MutationActor, id: string): Promise<CheckCashing> {
+export async function completeHeldCheck(ctx: AppContext, who: MutationActor, id: string, shiftId?: string): Promise<CheckCashing> {
   return mutation(ctx, who, async (m) => {
     const record = await getCheckCashing(m.tx, m.merchantId, id);
     if (record.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Check cashing ${id} is ${record.status}, not held.`);
     if (record.screeningId) await assertScreeningCleared(m.tx, m.merchantId, record.screeningId);
-    return finishHeldCheck(m, id, 'paid');
+    return finishHeldCheck(m, id, 'paid', undefined, shiftId);
   });
 }
 
@@ -154,11 +158,12 @@ export async function refuseHeldCheck(ctx: AppContext, who: MutationActor, id: s
 export async function sendTransfer(ctx: AppContext, who: MutationActor, input: TransferCreate, partner: TransferPartner): Promise<ServiceResult<Transfer>> {
   const data = { amountCents: input.amountCents, country: input.country, receiverName: input.receiverName };
   const transfer = await runService(ctx, who, 'transfer.refused', 'money_transfer', data, async (m): Promise<Outcome<Transfer>> => {
-    const plan = await planTransfer(m.tx, m.merchantId, input, partner, m.now);
+    const { transferLimits } = await getFinancialServiceSettings(m.tx, m.merchantId);
+    const plan = await planTransfer(m.tx, m.merchantId, input, partner, m.now, transferLimits);
     const sender = await verifiedCustomer(m, input.idPayload, 'money_transfer');
     if (!sender.ok) return sender;
     const { v, name, ref } = sender.value;
-    await assertSenderDailyLimit(m.tx, m.merchantId, ref, input.amountCents, m.now);
+    await assertSenderDailyLimit(m.tx, m.merchantId, ref, input.amountCents, m.now, transferLimits);
     const s1 = await screenParty(m.tx, m.merchantId, { name, role: 'transfer_sender' }, m);
     const s2 = await screenParty(m.tx, m.merchantId, { name: input.receiverName, role: 'transfer_receiver' }, m);
     if (s1.outcome === 'blocked') return { ok: false, error: blockedProblem(s1, 'sender') };
@@ -174,12 +179,12 @@ export async function sendTransfer(ctx: AppContext, who: MutationActor, input: T
  * `POST /api/pos/transfers/{id}/complete`: sends a held transfer once a manager cleared every held screening.
  * @throws ProblemError 409 `screening_hold`; 409 `illegal_state_transition`; 403; partner problems.
  */
-export async function completeHeldTransfer(ctx: AppContext, who: MutationActor, id: string, partner: TransferPartner): Promise<Transfer> {
+export async function completeHeldTransfer(ctx: AppContext, who: MutationActor, id: string, partner: TransferPartner, shiftId?: string): Promise<Transfer> {
   return mutation(ctx, who, async (m) => {
     const { status, ids } = await transferScreenings(m.tx, m.merchantId, id);
     if (status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${status}, not held.`);
     for (const sid of ids) await assertScreeningCleared(m.tx, m.merchantId, sid);
-    return finishHeldTransfer(m, id, 'send', partner);
+    return finishHeldTransfer(m, id, 'send', partner, undefined, shiftId);
   });
 }
 
@@ -208,8 +213,52 @@ export async function financialServicesOverview(db: Queryable, merchantId: strin
   return {
     moneyMovement: movement,
     message: movement === 'disabled' ? `Money movement is disabled in the demo store "${merchant.name}": check cashing, money transfers and bill payments cannot run here.` : null,
-    settings: DEFAULT_FINANCIAL_SERVICE_SETTINGS,
+    settings: await getFinancialServiceSettings(db, merchantId),
     corridors: Object.entries(corridors).map(([country, c]) => ({ country, ...c })),
     payoutMethods: [...PAYOUT_METHODS],
   };
+}
+
+/** What one housekeeping pass of {@link trackFinancialServices} did. */
+export interface FinancialServicesTickReport {
+  /** Transfers asked about, and those whose status moved (sent → available → paid, or refunded). */
+  transfers: { checked: number; moved: number };
+  /** Bill payments asked about, and those posted or rejected (reversal posted). */
+  billPayments: { checked: number; moved: number };
+  errors: { id: string; message: string }[];
+}
+
+/** Most transfers and bill payments one tick asks the partners about (the rest follow on the next ticks, oldest first). */
+export const FINANCIAL_SERVICES_TICK_BATCH = 200;
+
+/**
+ * The housekeeping tick's status tracking (workflows/recurring-invoices.ts runs it): every transfer the partner still
+ * moves and every bill payment not yet posted is asked about — transfers advance submitted → sent → available → paid or
+ * are refunded (reversal posted), bill payments are posted or rejected by the biller (reversal posted), exactly as
+ * `POST …/refresh` does — each in its own mutation by `system:financial-services`, audited like a refresh. An error of
+ * one record (the partner down) is reported and does not stop the others.
+ */
+export async function trackFinancialServices(ctx: AppContext, partners: { transfer: TransferPartner; bill: BillPartner }): Promise<FinancialServicesTickReport> {
+  const report: FinancialServicesTickReport = { transfers: { checked: 0, moved: 0 }, billPayments: { checked: 0, moved: 0 }, errors: [] };
+  const who = (merchantId: string): MutationActor => ({ merchantId, actor: 'system:financial-services' });
+  for (const t of await transfersInFlight(ctx.db, FINANCIAL_SERVICES_TICK_BATCH)) {
+    try {
+      const before = await ctx.db.query<{ status: string }>('SELECT status FROM money_transfers WHERE id = $1', [t.id]);
+      const after = await mutation(ctx, who(t.merchantId), (m) => refreshTransfer(m, t.id, partners.transfer));
+      report.transfers.checked += 1;
+      if (after.status !== before.rows[0]?.status) report.transfers.moved += 1;
+    } catch (err) {
+      report.errors.push({ id: t.id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  for (const b of await billPaymentsInFlight(ctx.db, FINANCIAL_SERVICES_TICK_BATCH)) {
+    try {
+      const after = await mutation(ctx, who(b.merchantId), (m) => refreshBillPayment(m, b.id, partners.bill));
+      report.billPayments.checked += 1;
+      if (after.status !== 'accepted') report.billPayments.moved += 1;
+    } catch (err) {
+      report.errors.push({ id: b.id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return report;
 }

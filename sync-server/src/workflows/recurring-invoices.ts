@@ -4,7 +4,8 @@
  * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
  * invoices (invoices module), idempotency keys past their 24 h (platform), a signed audit checkpoint for every
  * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails, and the offline card forwards:
- * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow).
+ * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow);
+ * and the financial services' status tracking: money transfers and bill payments the partners still move (issue 14).
  */
 import { runSettlements } from '../modules/payments/settlements.ts';
 import { utcDate } from '../../../core/index.ts';
@@ -17,15 +18,18 @@ import { markOverdueInvoices } from '../modules/invoices/service.ts';
 import { expirePayRequests } from '../modules/pay-links/service.ts';
 import { sendInvoiceAs } from './invoice-issue.ts';
 import { runOfflineForwardRetries } from './offline-card-forward.ts';
+import { trackFinancialServices } from './financial-services.ts';
+import type { TransferPartner } from '../modules/transfers/partner.ts';
+import type { BillPartner } from '../modules/bill-payments/partner.ts';
 
 /**
  * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
  * of pay requests and overdue invoices. Errors of one series or draft do not stop the others (they are in the report).
  */
-export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport> {
+export async function runRecurringInvoices(ctx: AppContext, partners?: { transfer: TransferPartner; bill: BillPartner }): Promise<TickReport> {
   const now = ctx.clock();
   const today = utcDate(now);
-  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, offlineForwards: { forwarded: 0, expired: 0 }, errors: [] };
+  const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, offlineForwards: { forwarded: 0, expired: 0 }, financialServices: { transfersMoved: 0, billPaymentsMoved: 0 }, errors: [] };
   for (const id of await dueSeriesIds(ctx.db, today)) {
     try {
       await generateDueInvoices(ctx, id, today, report, loadCatalog);
@@ -47,5 +51,10 @@ export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport>
   report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
   report.settlements = await runSettlements(ctx.db, now);
   report.offlineForwards = await runOfflineForwardRetries(ctx.db, now);
+  if (partners) {
+    const tracked = await trackFinancialServices(ctx, partners);
+    report.financialServices = { transfersMoved: tracked.transfers.moved, billPaymentsMoved: tracked.billPayments.moved };
+    report.errors.push(...tracked.errors.map((e) => ({ recordId: e.id, message: e.message })));
+  }
   return report;
 }

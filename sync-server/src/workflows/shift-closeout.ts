@@ -28,6 +28,7 @@ import {
   type JournalTransaction,
   type Order,
   type ReportDifference,
+  type ServiceCash,
   type ZReport,
 } from '../../../core/index.ts';
 import type { z } from 'zod';
@@ -49,6 +50,9 @@ import {
   type ShiftRecord,
   type StoredShiftDocument,
 } from '../modules/closeout/store.ts';
+import { billCashOfShift } from '../modules/bill-payments/service.ts';
+import { checkCashOfShift } from '../modules/check-cashing/service.ts';
+import { transferCashOfShift } from '../modules/transfers/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
@@ -254,7 +258,8 @@ export interface ShiftView {
 /**
  * Recomputes a shift's report on the server: the register's orders in the shift's window, the refunds recorded on them,
  * and the postings of their journal transactions to the register's drawer account (the ledger, not a re-sum of
- * tenders); then compares with the register's closeout report.
+ * tenders) and the financial services' cash of the shift ({@link serviceCashOfShift}); then compares with the register's
+ * closeout report.
  */
 export async function shiftView(db: Queryable, merchantId: string, record: ShiftRecord, at: Date): Promise<ShiftView> {
   const { shift, closeout, movements } = record;
@@ -277,6 +282,7 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
   const report = computeZReport(shift, orders, movements, {
     drawerCents: Number(row.drawer ?? 0),
     refundsCents: Number(row.refunded ?? 0),
+    services: await serviceCashOfShift(db, merchantId, shift.id),
     ...(closeout ? { count: { closedAt: closeout.closedAt, countedCashCents: closeout.countedCashCents } } : {}),
   });
   return {
@@ -287,6 +293,22 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
     movements,
     report,
     differences: closeout ? diffZReports(closeout.report, report) : [],
+  };
+}
+
+/**
+ * The financial services' drawer side of a shift from the server's own records (issue 14): the checks, transfers and
+ * bill payments whose request named the shift (`shiftId`), transfers canceled at the counter in it. The register
+ * computes the same from the service answers it stored as cash movements; a difference is flagged like any figure.
+ */
+export async function serviceCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<ServiceCash> {
+  const [checks, transfers, bills] = await Promise.all([checkCashOfShift(db, merchantId, shiftId), transferCashOfShift(db, merchantId, shiftId), billCashOfShift(db, merchantId, shiftId)]);
+  return {
+    checksCashed: { count: checks.count, amountCents: checks.payoutCents },
+    transfersIn: { count: transfers.in.count, amountCents: transfers.in.amountCents },
+    billPaymentsIn: { count: bills.count, amountCents: bills.amountCents },
+    transfersCanceled: { count: transfers.canceled.count, amountCents: transfers.canceled.amountCents },
+    feesCents: checks.feeCents + transfers.in.feeCents + bills.feeCents - transfers.canceled.feeCents,
   };
 }
 

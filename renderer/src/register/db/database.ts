@@ -7,6 +7,7 @@
  */
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
+import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterReturn, Shift, TaxRate } from '../../../../core/index.ts';
 import type { StoredCloseout } from '../shifts/shift-store.ts';
@@ -25,6 +26,7 @@ import {
 } from './schemas.ts';
 
 addRxPlugin(RxDBLeaderElectionPlugin);
+addRxPlugin(RxDBMigrationSchemaPlugin);
 
 export type StoredOrder = Rejectable<Order>;
 export type StoredJournalTransaction = Rejectable<JournalTransaction>;
@@ -69,7 +71,8 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     journal_transactions: { schema: journalTransactionRxSchema },
     register_identity: { schema: registerIdentityRxSchema },
     shifts: { schema: shiftRxSchema },
-    cash_movements: { schema: cashMovementRxSchema },
+    // Version 1 only added the optional fields of financial services' movements: old documents stay as they are.
+    cash_movements: { schema: cashMovementRxSchema, migrationStrategies: { 1: (doc: Record<string, unknown>) => doc } },
     closeouts: { schema: closeoutRxSchema },
     returns: { schema: returnRxSchema },
   });

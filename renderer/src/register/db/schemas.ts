@@ -140,7 +140,8 @@ export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
 
 export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
   title: 'cash movement',
-  version: 0,
+  // 1: financial services' drawer movements (issue 14: `serviceRef`, `feeCents`); documents of 0 migrate as they are.
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -151,6 +152,8 @@ export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
     kind: { type: 'string' },
     amountCents: { type: 'integer' },
     reason: { type: 'string' },
+    serviceRef: { type: 'string' },
+    feeCents: { type: 'integer' },
     createdAt: { type: 'string', maxLength: 40 },
     staffId: { type: 'string' },
     rejection: rejectionProperty,

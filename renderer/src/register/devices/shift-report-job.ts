@@ -3,7 +3,7 @@
  * the semantic print blocks of `PrintJob` (core/devices.ts), printed as ESC/POS by the existing driver. The lines are
  * also what the shift screen shows ({@link shiftReportLines}), so screen and paper never disagree.
  */
-import { formatMoney, type ZReport } from '../../../../core/index.ts';
+import { formatMoney, serviceCashLines, type ZReport } from '../../../../core/index.ts';
 import type { PrintJob } from '../../../../core/devices.ts';
 import { RECEIPT_COLUMNS, twoColumns } from './receipt-job.ts';
 
@@ -46,6 +46,8 @@ export function shiftReportLines(report: ZReport): ReportLine[] {
     ['Paid in', money(report.paidInCents)],
     ['Paid out', money(report.paidOutCents)],
     ['No-sale opens', String(report.noSaleCount)],
+    // Financial services (issue 14): "Checks cashed out", "Transfers in", "Bill payments in", …, "Service fees".
+    ...serviceCashLines(report.services).map(([label, cents]): ReportLine => [label, label === 'Service fees' ? money(cents) : signed(cents)]),
     ['Expected cash', money(report.expectedCashCents)],
   );
   if (report.countedCashCents !== null) lines.push(['Counted cash', money(report.countedCashCents)]);

@@ -20,6 +20,7 @@ import {
   type Cents,
   type DenominationCount,
   type Shift,
+  type ServiceCashKind,
   type ShiftCloseout,
   type ZReport,
 } from '../../../../core/index.ts';
@@ -104,6 +105,40 @@ export async function recordCashMovement(
     kind: input.kind,
     amountCents: input.kind === 'no_sale' ? 0 : (input.amountCents ?? 0),
     ...(reason ? { reason } : {}),
+    createdAt: input.at ?? new Date().toISOString(),
+    ...(input.staffId ? { staffId: input.staffId } : {}),
+  });
+  await db.cash_movements.insert(movement);
+  return movement;
+}
+
+/**
+ * Records the drawer side of a financial service from the server's answer (issue 14; services are online-only, so the
+ * answer is what the register knows): a check's payout handed out (`check_cashed`), a transfer's or a bill's amount +
+ * fee taken in (`transfer_in`, `bill_payment_in`), a canceled transfer's refund handed back (`transfer_canceled`). It
+ * goes in `shiftId` — the shift named in the request, so the server's report counts the same — and is pushed like
+ * any cash movement (it posts no journal transaction: the service posted its own). Recording the same service record
+ * and kind again returns the stored movement.
+ * @throws ZodError when the movement is not valid (amount < 1, not a service record id).
+ */
+export async function recordServiceCash(
+  db: RegisterDatabase,
+  shift: Pick<Shift, 'id' | 'registerId' | 'registerNumber'>,
+  input: { kind: ServiceCashKind; amountCents: Cents; feeCents: Cents; serviceRef: string; staffId?: string; at?: string },
+): Promise<CashMovement> {
+  const existing = await db.cash_movements.findOne({ selector: { shiftId: shift.id, serviceRef: input.serviceRef, kind: input.kind } }).exec();
+  if (existing) return clean(existing.toMutableJSON() as CashMovement);
+  const label = { check_cashed: 'Check cashed', transfer_in: 'Money transfer', bill_payment_in: 'Bill payment', transfer_canceled: 'Money transfer canceled' }[input.kind];
+  const movement = cashMovementSchema.parse({
+    id: newId('cashMovement'),
+    shiftId: shift.id,
+    registerId: shift.registerId,
+    registerNumber: shift.registerNumber,
+    kind: input.kind,
+    amountCents: input.amountCents,
+    feeCents: input.feeCents,
+    serviceRef: input.serviceRef,
+    reason: `${label} ${input.serviceRef}`,
     createdAt: input.at ?? new Date().toISOString(),
     ...(input.staffId ? { staffId: input.staffId } : {}),
   });

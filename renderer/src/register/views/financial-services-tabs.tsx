@@ -7,6 +7,12 @@
  * Routes: `POST /api/pos/check-cashings`, `…/{id}/complete`; `POST /api/pos/transfers/quote`, `POST /api/pos/transfers`,
  * `…/{id}/complete`, `…/{id}/cancel`; `GET /api/pos/billers`, `POST /api/pos/bill-payments/validate`,
  * `POST /api/pos/bill-payments`.
+ *
+ * The drawer side of every service (issue 14): the request names the register's open shift (`shiftId`; one is opened
+ * with an empty float when none is, as for a sale), and the answer's cash — a check's payout out, a transfer's or a
+ * bill's amount + fee in, a canceled transfer's refund out — is stored as a cash movement of that shift
+ * (shifts/shift-store.ts `recordServiceCash`), so the register's own X/Z report counts it offline and agrees with the
+ * server's.
  */
 import { useEffect, useState, type ComponentType, type FormEvent, type ReactNode } from 'react';
 import { formatMoney, type CheckScan } from '../../../../core/index.ts';
@@ -14,6 +20,10 @@ import type { Screening } from '../../../../core/screening.ts';
 import { errorMessage, type BackOfficeApi } from '../../backoffice/api.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useRegister } from '../register-context.ts';
+import type { RegisterDatabase } from '../db/database.ts';
+import type { RegisterSession } from '../session.ts';
+import { ensureShiftForSale, recordServiceCash } from '../shifts/shift-store.ts';
+import { currentRegisterStaff } from '../staff-session.ts';
 
 /** The hold banner of the Services area (services-view.tsx `ScreeningHoldBanner`). */
 export type HoldBannerComponent = ComponentType<{ api: BackOfficeApi; screening: Screening; onChange: (s: Screening) => void }>;
@@ -45,6 +55,7 @@ interface CheckCashing {
 interface Transfer {
   id: string;
   status: string;
+  quote: { sendAmountCents: number; feeCents: number };
   senderName: string;
   receiverName: string;
   senderScreeningId: string | null;
@@ -67,6 +78,8 @@ interface Biller {
 interface BillPayment {
   id: string;
   status: string;
+  feeCents: number;
+  totalCents: number;
   confirmationNumber: string;
   receipt: string[];
 }
@@ -76,6 +89,12 @@ const dollarsToCents = (text: string): number | undefined => {
   if (!m) return undefined;
   return Number(m[1]) * 100 + Number((m[2] ?? '0').padEnd(2, '0'));
 };
+
+/** The register's open shift for a service's cash (opened with an empty float when none is, as for a sale). */
+function serviceShift(db: RegisterDatabase, session: RegisterSession) {
+  const staffId = currentRegisterStaff()?.staff.id;
+  return ensureShiftForSale(db, session, staffId);
+}
 
 /** The store's overview, and the "money movement disabled" notice the cashier sees before starting. */
 function useOverview(api: BackOfficeApi): { overview: Overview | undefined; notice: ReactNode } {
@@ -156,7 +175,7 @@ function Receipt({ lines, testId }: { lines: string[]; testId: string }) {
 
 /** "Cash a check": scan (MICR through the check scanner), amount, the customer's licence, then cash out. */
 export function CashCheckTab({ api, HoldBanner }: TabProps) {
-  const { session } = useRegister();
+  const { db, session } = useRegister();
   const { overview, notice } = useOverview(api);
   const [scan, setScan] = useState<CheckScan | undefined>();
   const [scanning, setScanning] = useState(false);
@@ -193,7 +212,18 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
     setError(undefined);
     try {
       const micr = { routingNumber: scan.routingNumber, accountNumber: scan.accountNumber, ...(scan.checkNumber ? { checkNumber: scan.checkNumber.replace(/\D/g, '') } : {}), ...(scan.auxOnUs ? { auxOnUs: scan.auxOnUs.replace(/\D/g, '') } : {}) };
-      setRecord(await api.request<CheckCashing>('POST', '/api/pos/check-cashings', { micr, amountCents, idPayload, hasImage: !!scan.imagePng, registerNumber: session.registerNumber }));
+      const shift = await serviceShift(db, session);
+      const answer = await api.request<CheckCashing>('POST', '/api/pos/check-cashings', {
+        micr,
+        amountCents,
+        idPayload,
+        hasImage: !!scan.imagePng,
+        ...(scan.imagePng ? { imagePng: scan.imagePng } : {}),
+        registerNumber: session.registerNumber,
+        shiftId: shift.id,
+      });
+      if (answer.status === 'paid') await recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: answer.payoutCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      setRecord(answer);
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -204,7 +234,10 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
     if (!record) return;
     setError(undefined);
     try {
-      setRecord(await api.request<CheckCashing>('POST', `/api/pos/check-cashings/${record.id}/complete`));
+      const shift = await serviceShift(db, session);
+      const answer = await api.request<CheckCashing>('POST', `/api/pos/check-cashings/${record.id}/complete`, { shiftId: shift.id });
+      if (answer.status === 'paid') await recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: answer.payoutCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      setRecord(answer);
     } catch (err) {
       setError(errorMessage(err));
     }
@@ -292,7 +325,7 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
 
 /** "Send money": amount, destination, payout method, receiver; the disclosure; the sender's licence; send. */
 export function SendMoneyTab({ api, HoldBanner }: TabProps) {
-  const { session } = useRegister();
+  const { db, session } = useRegister();
   const { overview, notice } = useOverview(api);
   const [amount, setAmount] = useState('');
   const [country, setCountry] = useState('MX');
@@ -326,10 +359,20 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
     if (!amountCents) return;
     void run(async () => setDisclosure((await api.request<{ disclosure: Disclosure }>('POST', '/api/pos/transfers/quote', { amountCents, country, payoutMethod })).disclosure));
   };
+  /** Sends the request naming the open shift, then stores the cash the answer moved through the drawer. */
+  const withShift = (request: (shiftId: string) => Promise<Transfer>, moved: (t: Transfer) => 'transfer_in' | 'transfer_canceled' | undefined) =>
+    run(async () => {
+      const shift = await serviceShift(db, session);
+      const answer = await request(shift.id);
+      const kind = moved(answer);
+      if (kind) await recordServiceCash(db, shift, { kind, amountCents: answer.quote.sendAmountCents + answer.quote.feeCents, feeCents: answer.quote.feeCents, serviceRef: answer.id });
+      setTransfer(answer);
+    });
+  const sent = (t: Transfer) => (t.status === 'held' ? undefined : 'transfer_in');
   const send = () =>
-    run(async () => setTransfer(await api.request<Transfer>('POST', '/api/pos/transfers', { amountCents, country, payoutMethod, receiverName, idPayload, registerNumber: session.registerNumber })));
-  const complete = () => run(async () => setTransfer(await api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/complete`)));
-  const cancel = () => run(async () => setTransfer(await api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/cancel`)));
+    withShift((shiftId) => api.request<Transfer>('POST', '/api/pos/transfers', { amountCents, country, payoutMethod, receiverName, idPayload, registerNumber: session.registerNumber, shiftId }), sent);
+  const complete = () => withShift((shiftId) => api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/complete`, { shiftId }), sent);
+  const cancel = () => withShift((shiftId) => api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/cancel`, { shiftId }), (t) => (t.status === 'canceled' ? 'transfer_canceled' : undefined));
 
   return (
     <section className="bo-section" data-testid="send-money">
@@ -417,7 +460,7 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
 
 /** "Pay a bill": biller, account (validated before money is taken), amount, customer; confirmation and receipt. */
 export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
-  const { session } = useRegister();
+  const { db, session } = useRegister();
   const { overview, notice } = useOverview(api);
   const [billers, setBillers] = useState<Biller[]>([]);
   const [billerId, setBillerId] = useState('');
@@ -453,7 +496,12 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
   const validate = () => run(async () => setValid((await api.request<{ accountMasked: string }>('POST', '/api/pos/bill-payments/validate', { billerId, accountNumber: account })).accountMasked));
   const pay = (event: FormEvent) => {
     event.preventDefault();
-    void run(async () => setPayment(await api.request<BillPayment>('POST', '/api/pos/bill-payments', { billerId, accountNumber: account, amountCents, customerName, registerNumber: session.registerNumber })));
+    void run(async () => {
+      const shift = await serviceShift(db, session);
+      const answer = await api.request<BillPayment>('POST', '/api/pos/bill-payments', { billerId, accountNumber: account, amountCents, customerName, registerNumber: session.registerNumber, shiftId: shift.id });
+      await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: answer.totalCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      setPayment(answer);
+    });
   };
   const biller = billers.find((b) => b.id === billerId);
   return (

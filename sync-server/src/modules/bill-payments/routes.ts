@@ -4,6 +4,7 @@ import { pageSchema } from '../../../../core/index.ts';
 import { actorOf, mutation, type MutationActor } from '../../kernel/mutation.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
@@ -20,7 +21,11 @@ import {
   payBill,
   refreshBillPayment,
   validateBillAccount,
+  type BillPaymentSettings,
 } from './service.ts';
+
+/** Reads the store's bill-payment fee and limits (modules/financial-services, handed in by app.ts). */
+export type BillPaymentSettingsOf = (db: Queryable, merchantId: string) => Promise<BillPaymentSettings>;
 
 const noQuery = z.strictObject({});
 const idParams = z.strictObject({ id: z.string().regex(/^bpy_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a bill payment id (bpy_…)') });
@@ -44,7 +49,7 @@ export async function auditServiceRefusal(ctx: AppContext, who: MutationActor, a
  * a bill in cash (refused in the demo store: 403 `money_movement_disabled`), the list with filters, one payment, and
  * asking the partner for its status (a rejection posts the reversal).
  */
-export function registerBillPaymentRoutes(app: FastifyInstance, ctx: AppContext, partner: BillPartner = sandboxBillPartner): void {
+export function registerBillPaymentRoutes(app: FastifyInstance, ctx: AppContext, settingsOf: BillPaymentSettingsOf, partner: BillPartner = sandboxBillPartner): void {
   const staff = guard(ctx, 'staff');
 
   app.get('/api/pos/billers', {
@@ -83,7 +88,7 @@ export function registerBillPaymentRoutes(app: FastifyInstance, ctx: AppContext,
     const body = parseOrThrow(billPaymentCreateSchema, request.body ?? undefined);
     const who = actorOf(principalOf(request));
     try {
-      return { status: 201, body: await mutation(ctx, who, (m) => payBill(m, body, partner)) };
+      return { status: 201, body: await mutation(ctx, who, async (m) => payBill(m, body, partner, await settingsOf(m.tx, m.merchantId))) };
     } catch (e) {
       await auditServiceRefusal(ctx, who, 'bill_payment.refused', 'bill_payment', e, { billerId: body.billerId, amountCents: body.amountCents });
       throw e;

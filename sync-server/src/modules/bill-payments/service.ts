@@ -14,11 +14,11 @@ import {
   buildJournalTransaction,
   cashDrawerAccount,
   checkServiceLimits,
-  DEFAULT_FINANCIAL_SERVICE_SETTINGS,
   maskAccount,
   MAX_AMOUNT_CENTS,
   pageQueryFields,
   ulid,
+  type ServiceLimits,
 } from '../../../../core/index.ts';
 import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
@@ -44,6 +44,7 @@ export const billPaymentCreateSchema = billAccountBody.extend({
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   customerName: z.string().trim().min(2).max(100),
   registerNumber: z.int().min(1).max(999).optional(),
+  shiftId: z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').optional().describe("The register's open shift whose drawer takes the cash (its X/Z report counts it)"),
 });
 /** See {@link billPaymentCreateSchema}. */
 export type BillPaymentCreate = z.infer<typeof billPaymentCreateSchema>;
@@ -159,13 +160,19 @@ function postingsOf(amount: number, fee: number, cashAccount: string, partner: s
   ];
 }
 
+/** The store's bill-payment settings (modules/financial-services, handed in by the route). */
+export interface BillPaymentSettings {
+  billPaymentFeeCents: number;
+  billPaymentLimits: ServiceLimits;
+}
+
 /**
- * Pays a bill inside `m`: money movement (403 in the demo store), account validation, limits (per payment, per
- * customer per day), the partner, the journal transaction, the row, audit `bill_payment.accepted`.
+ * Pays a bill inside `m`: money movement (403 in the demo store), account validation, the store's limits (per payment,
+ * per customer per day) and fee, the partner, the journal transaction, the row, audit `bill_payment.accepted`.
  * @throws ProblemError 403 `money_movement_disabled`; 404 `biller_not_found`; 400 `invalid_account`;
  *   422 `limit_per_transaction` / `limit_per_customer_day`; 422 `partner_rejected`; 504 `partner_timeout`.
  */
-export async function payBill(m: Mutation, input: BillPaymentCreate, partner: BillPartner): Promise<BillPayment> {
+export async function payBill(m: Mutation, input: BillPaymentCreate, partner: BillPartner, settings: BillPaymentSettings): Promise<BillPayment> {
   const merchant = await getMerchant(m.tx, m.merchantId);
   assertMoneyMovementAllowed(merchant, 'A bill payment');
   const { biller, account, accountMasked } = await validateBillAccount(partner, input);
@@ -175,9 +182,9 @@ export async function payBill(m: Mutation, input: BillPaymentCreate, partner: Bi
     `SELECT COALESCE(SUM(amount_cents), 0) AS n FROM bill_payments WHERE merchant_id = $1 AND customer_ref = $2 AND status <> 'rejected' AND created_at >= $3`,
     [m.merchantId, customerRef, dayStart.toISOString()],
   );
-  const refusal = checkServiceLimits(input.amountCents, Number(today.rows[0]!.n), DEFAULT_FINANCIAL_SERVICE_SETTINGS.billPaymentLimits);
+  const refusal = checkServiceLimits(input.amountCents, Number(today.rows[0]!.n), settings.billPaymentLimits);
   if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `must not exceed ${refusal.limitCents}` }]);
-  const fee = DEFAULT_FINANCIAL_SERVICE_SETTINGS.billPaymentFeeCents;
+  const fee = settings.billPaymentFeeCents;
   const id = `bpy_${ulid()}`;
   let confirmationNumber: string;
   try {
@@ -195,9 +202,9 @@ export async function payBill(m: Mutation, input: BillPaymentCreate, partner: Bi
   m.changed('journal-transactions');
   const { rows } = await m.tx.query<Row>(
     `INSERT INTO bill_payments (id, merchant_id, biller_id, biller_name, account_masked, customer_name, customer_ref, amount_cents, fee_cents, currency, partner, confirmation_number, status,
-       cash_account, journal_transaction_id, register_id, created_by, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'accepted', $13, $14, $15, $16, $17, $17) RETURNING *`,
-    [id, m.merchantId, biller.id, biller.name, accountMasked, input.customerName, customerRef, input.amountCents, fee, merchant.currency, partner.name, confirmationNumber, cashAccount, jt.id, m.registerId ?? null, m.actor, m.now.toISOString()],
+       cash_account, journal_transaction_id, register_id, created_by, created_at, updated_at, shift_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'accepted', $13, $14, $15, $16, $17, $17, $18) RETURNING *`,
+    [id, m.merchantId, biller.id, biller.name, accountMasked, input.customerName, customerRef, input.amountCents, fee, merchant.currency, partner.name, confirmationNumber, cashAccount, jt.id, m.registerId ?? null, m.actor, m.now.toISOString(), input.shiftId ?? null],
   );
   await m.audit({ action: 'bill_payment.accepted', entityType: 'bill_payment', entityId: id, data: { billerId: biller.id, accountMasked, amountCents: input.amountCents, feeCents: fee, confirmationNumber, journalTransactionId: jt.id } });
   return toApi(rows[0]!);
@@ -239,6 +246,15 @@ export async function refreshBillPayment(m: Mutation, id: string, partner: BillP
   return getBillPayment(m.tx, m.merchantId, id);
 }
 
+/**
+ * Bill payments still `accepted` (not yet posted or rejected) across every store, oldest update first, at most
+ * `limit`: what the housekeeping tick asks the partner about (workflows/financial-services.ts `trackFinancialServices`).
+ */
+export async function billPaymentsInFlight(db: Queryable, limit: number): Promise<{ merchantId: string; id: string }[]> {
+  const { rows } = await db.query<{ merchant_id: string; id: string }>(`SELECT merchant_id, id FROM bill_payments WHERE status = 'accepted' ORDER BY updated_at, id LIMIT $1`, [limit]);
+  return rows.map((r) => ({ merchantId: r.merchant_id, id: r.id }));
+}
+
 /** The merchant's bill payments, newest first; filter by status, biller, customer name (contains). */
 export async function listBillPayments(db: Queryable, merchantId: string, q: z.infer<typeof billPaymentListQuery>): Promise<{ data: BillPayment[]; nextCursor: string | null }> {
   const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
@@ -250,4 +266,16 @@ export async function listBillPayments(db: Queryable, merchantId: string, q: z.i
   const { rows } = await db.query<Row>(`SELECT * FROM bill_payments WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map(toApi), nextCursor };
+}
+
+/**
+ * The bill payments whose cash went into the drawer of shift `shiftId`: count, cash taken (amount + fee) and fees,
+ * minor units (a later rejection by the biller moves no cash at the counter) — the shift report's "Bill payments in".
+ */
+export async function billCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<{ count: number; amountCents: number; feeCents: number }> {
+  const { rows } = await db.query<{ n: number | string; amount: number | string | null; fee: number | string | null }>(
+    `SELECT count(*) AS n, SUM(amount_cents + fee_cents) AS amount, SUM(fee_cents) AS fee FROM bill_payments WHERE merchant_id = $1 AND shift_id = $2`,
+    [merchantId, shiftId],
+  );
+  return { count: Number(rows[0]?.n ?? 0), amountCents: Number(rows[0]?.amount ?? 0), feeCents: Number(rows[0]?.fee ?? 0) };
 }

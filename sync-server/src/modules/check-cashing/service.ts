@@ -12,13 +12,14 @@ import {
   buildJournalTransaction,
   cashDrawerAccount,
   checkServiceLimits,
-  DEFAULT_FINANCIAL_SERVICE_SETTINGS,
   maskAccount,
   MAX_AMOUNT_CENTS,
   micrKey,
   pageQueryFields,
   serviceFee,
   ulid,
+  type ServiceFeeSchedule,
+  type ServiceLimits,
 } from '../../../../core/index.ts';
 import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
@@ -39,12 +40,28 @@ export const checkMicrSchema = z.strictObject({
   auxOnUs: digits(15).optional(),
 });
 
+/** Largest check image accepted (decoded bytes): 5 MiB, the check scanner driver's own limit. */
+export const CHECK_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+const shiftIdField = z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').describe("The register's open shift whose drawer the cash goes through (its X/Z report counts it)");
+
+/** `POST /api/pos/check-cashings/{id}/complete` body (optional): the shift paying out, when not the one that held it. */
+export const completeCheckBody = z.strictObject({ shiftId: shiftIdField.optional() });
+
 /** `POST /api/pos/check-cashings` body. */
 export const checkCashCreateSchema = z.strictObject({
   micr: checkMicrSchema,
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS).describe('The check amount the cashier entered or confirmed (minor units)'),
   idPayload: z.string().min(1).max(4000).describe("The AAMVA PDF417 payload of the customer's licence (keyboard-wedge scan or decoded photo)"),
-  hasImage: z.boolean().default(false).describe('The scanner delivered the check image'),
+  hasImage: z.boolean().default(false).describe('The scanner delivered the check image (true by itself when `imagePng` is sent)'),
+  imagePng: z
+    .string()
+    .min(8)
+    .max(Math.ceil(CHECK_IMAGE_MAX_BYTES / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64')
+    .optional()
+    .describe("The check image as the scanner delivered it (PNG, base64, at most 5 MiB): stored with the record, served by `GET /api/pos/check-cashings/{id}/image`"),
+  shiftId: shiftIdField.optional(),
   registerNumber: z.int().min(1).max(999).optional().describe("The register whose drawer pays out (its `cash_drawer:R<n>`); default the store's `cash_drawer`"),
 });
 /** See {@link checkCashCreateSchema}. */
@@ -163,11 +180,12 @@ export const CHECK_REFUSED_ACTION = 'check_cashing.refused';
 
 /**
  * The checks before any money or ID step: money movement allowed (403 in the demo store), ABA checksum, the MICR
- * line not cashed before, the per-check limit. Reads only.
+ * line not cashed before, the image (when sent) a PNG, the per-check limit of the store's `settings`. Reads only.
  * @throws ProblemError 403 `money_movement_disabled`; 400 `micr_bad_routing_checksum` naming `micr.routingNumber`;
+ *   400 `invalid_check_image` naming `imagePng`;
  *   409 `duplicate_check`; 422 `limit_per_transaction`.
  */
-export async function planCheckCashing(tx: Queryable, merchantId: string, input: CheckCashCreate): Promise<CheckPlan> {
+export async function planCheckCashing(tx: Queryable, merchantId: string, input: CheckCashCreate, settings: { checkFee: ServiceFeeSchedule; checkLimits: ServiceLimits }): Promise<CheckPlan> {
   const merchant = await getMerchant(tx, merchantId);
   assertMoneyMovementAllowed(merchant, 'Cashing a check');
   if (!abaRoutingValid(input.micr.routingNumber)) {
@@ -178,7 +196,7 @@ export async function planCheckCashing(tx: Queryable, merchantId: string, input:
   if (dup.rows[0]) {
     throw new ProblemError(409, 'duplicate_check', `This check (MICR line) was already presented here (${dup.rows[0].id}, ${dup.rows[0].status}): a check is cashed once.`);
   }
-  const settings = DEFAULT_FINANCIAL_SERVICE_SETTINGS;
+  if (input.imagePng !== undefined) checkImageBytes(input.imagePng);
   const perCheck = checkServiceLimits(input.amountCents, 0, settings.checkLimits);
   if (perCheck) throw new ProblemError(422, perCheck.code, perCheck.message, [{ path: 'amountCents', message: `must not exceed ${perCheck.limitCents}` }]);
   const feeCents = serviceFee(input.amountCents, settings.checkFee);
@@ -206,9 +224,9 @@ export async function customerCheckTotalToday(tx: Queryable, merchantId: string,
  * The per-customer daily limit, once the customer is known from the ID.
  * @throws ProblemError 422 `limit_per_customer_day` naming `amountCents`.
  */
-export async function assertCustomerDailyLimit(tx: Queryable, merchantId: string, customer: CheckCustomer, amountCents: number, now: Date): Promise<void> {
+export async function assertCustomerDailyLimit(tx: Queryable, merchantId: string, customer: CheckCustomer, amountCents: number, now: Date, limits: ServiceLimits): Promise<void> {
   const today = await customerCheckTotalToday(tx, merchantId, customer.ref, now);
-  const refusal = checkServiceLimits(amountCents, today, DEFAULT_FINANCIAL_SERVICE_SETTINGS.checkLimits);
+  const refusal = checkServiceLimits(amountCents, today, limits);
   if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `the customer's total today must not exceed ${refusal.limitCents}` }]);
 }
 
@@ -236,13 +254,15 @@ export async function recordCheckCashing(m: Mutation, plan: CheckPlan, customer:
   const micr = plan.input.micr;
   const { rows } = await m.tx.query<Row>(
     `INSERT INTO check_cashings (id, merchant_id, micr_hash, routing_number, account_masked, check_number, amount_cents, fee_cents, payout_cents, currency,
-       customer_name, customer_ref, id_verification_id, screening_id, has_image, status, cash_account, journal_transaction_id, register_id, created_by, created_at, completed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING *`,
+       customer_name, customer_ref, id_verification_id, screening_id, has_image, status, cash_account, journal_transaction_id, register_id, created_by, created_at, completed_at, shift_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING *`,
     [
       id, m.merchantId, plan.micrHash, micr.routingNumber, maskAccount(micr.accountNumber), micr.checkNumber ?? micr.auxOnUs ?? null, plan.input.amountCents, plan.feeCents, plan.payoutCents, plan.currency,
-      customer.name, customer.ref, customer.idVerificationId, screeningId, plan.input.hasImage, held ? 'held' : 'paid', plan.cashAccount, journalId, m.registerId ?? null, m.actor, m.now.toISOString(), held ? null : m.now.toISOString(),
+      customer.name, customer.ref, customer.idVerificationId, screeningId, plan.input.hasImage || plan.input.imagePng !== undefined, held ? 'held' : 'paid', plan.cashAccount, journalId, m.registerId ?? null, m.actor, m.now.toISOString(), held ? null : m.now.toISOString(),
+      plan.input.shiftId ?? null,
     ],
   );
+  if (plan.input.imagePng !== undefined) await storeCheckImage(m, id, plan.input.imagePng);
   await m.audit({
     action: held ? 'check_cashing.held' : 'check_cashing.paid',
     entityType: 'check_cashing',
@@ -264,7 +284,7 @@ export async function getCheckCashing(db: Queryable, merchantId: string, id: str
  * transaction, status `paid`, audit `check_cashing.paid`. Or `refuse`: status `refused`, audit `check_cashing.refused`.
  * @throws ProblemError 409 `illegal_state_transition` unless held; 403 `money_movement_disabled` in the demo store.
  */
-export async function finishHeldCheck(m: Mutation, id: string, outcome: 'paid' | 'refused', reason?: string): Promise<CheckCashing> {
+export async function finishHeldCheck(m: Mutation, id: string, outcome: 'paid' | 'refused', reason?: string, shiftId?: string): Promise<CheckCashing> {
   const current = await getCheckCashing(m.tx, m.merchantId, id);
   if (current.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Check cashing ${id} is ${current.status}, not held.`);
   let journalId: string | null = null;
@@ -274,8 +294,8 @@ export async function finishHeldCheck(m: Mutation, id: string, outcome: 'paid' |
   }
   // A refused check keeps its MICR line: presenting the same paper item again is refused as a duplicate.
   const { rows } = await m.tx.query<Row>(
-    `UPDATE check_cashings SET status = $3, journal_transaction_id = $4, completed_at = $5 WHERE merchant_id = $1 AND id = $2 RETURNING *`,
-    [m.merchantId, id, outcome, journalId, m.now.toISOString()],
+    `UPDATE check_cashings SET status = $3, journal_transaction_id = $4, completed_at = $5, shift_id = COALESCE($6, shift_id) WHERE merchant_id = $1 AND id = $2 RETURNING *`,
+    [m.merchantId, id, outcome, journalId, m.now.toISOString(), shiftId ?? null],
   );
   await m.audit({ action: outcome === 'paid' ? 'check_cashing.paid' : CHECK_REFUSED_ACTION, entityType: 'check_cashing', entityId: id, data: { journalTransactionId: journalId, ...(reason ? { reason } : {}) } });
   return toApi(rows[0]!);
@@ -291,4 +311,53 @@ export async function listCheckCashings(db: Queryable, merchantId: string, q: z.
   const { rows } = await db.query<Row>(`SELECT * FROM check_cashings WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map(toApi), nextCursor };
+}
+
+/* ───────────────────────────── check images ───────────────────────────── */
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * The bytes of a check image sent in base64 (the scanner's PNG).
+ * @throws ProblemError 400 `invalid_check_image` naming `imagePng` when it is not a PNG or is above 5 MiB.
+ */
+export function checkImageBytes(base64: string): Buffer {
+  const bytes = Buffer.from(base64, 'base64');
+  const problem = bytes.length > CHECK_IMAGE_MAX_BYTES ? `is above ${CHECK_IMAGE_MAX_BYTES} bytes` : !bytes.subarray(0, 8).equals(PNG_SIGNATURE) ? 'is not a PNG image' : null;
+  if (problem) throw new ProblemError(400, 'invalid_check_image', `The check image ${problem}: scan the check again.`, [{ path: 'imagePng', message: problem }]);
+  return bytes;
+}
+
+/** Stores the image of check cashing `id` (append-only `check_images`; its SHA-256 and size beside it, never in the audit log). */
+async function storeCheckImage(m: Mutation, id: string, base64: string): Promise<void> {
+  const bytes = checkImageBytes(base64);
+  await m.tx.query(
+    `INSERT INTO check_images (check_cashing_id, merchant_id, content_type, byte_length, sha256, data_base64, created_at) VALUES ($1, $2, 'image/png', $3, $4, $5, $6)`,
+    [id, m.merchantId, bytes.length, createHash('sha256').update(bytes).digest('hex'), bytes.toString('base64'), m.now.toISOString()],
+  );
+}
+
+/**
+ * The stored image of a check cashing of the merchant.
+ * @throws ProblemError 404 `not_found` when the record is not the merchant's or has no stored image.
+ */
+export async function getCheckImage(db: Queryable, merchantId: string, id: string): Promise<{ contentType: string; bytes: Buffer; sha256: string }> {
+  const { rows } = await db.query<{ content_type: string; data_base64: string; sha256: string }>(
+    'SELECT content_type, data_base64, sha256 FROM check_images WHERE merchant_id = $1 AND check_cashing_id = $2',
+    [merchantId, id],
+  );
+  if (!rows[0]) throw new ProblemError(404, 'not_found', `Check cashing ${id} has no stored image.`);
+  return { contentType: rows[0].content_type, bytes: Buffer.from(rows[0].data_base64, 'base64'), sha256: rows[0].sha256 };
+}
+
+/**
+ * The checks paid out through the drawer of shift `shiftId` (the register named it): count, cash handed out (payouts)
+ * and fees, minor units — the shift report's "Checks cashed out" (workflows/shift-closeout.ts).
+ */
+export async function checkCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<{ count: number; payoutCents: number; feeCents: number }> {
+  const { rows } = await db.query<{ n: number | string; payout: number | string | null; fee: number | string | null }>(
+    `SELECT count(*) AS n, SUM(payout_cents) AS payout, SUM(fee_cents) AS fee FROM check_cashings WHERE merchant_id = $1 AND shift_id = $2 AND status = 'paid'`,
+    [merchantId, shiftId],
+  );
+  return { count: Number(rows[0]?.n ?? 0), payoutCents: Number(rows[0]?.payout ?? 0), feeCents: Number(rows[0]?.fee ?? 0) };
 }

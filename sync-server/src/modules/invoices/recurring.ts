@@ -203,7 +203,9 @@ export interface TickReport {
   settlements: { settled: number; returned: number };
   /** Offline card forwards retried now with an outcome, and those expired past the store's forward window. */
   offlineForwards: { forwarded: number; expired: number };
-  errors: { seriesId?: string; invoiceId?: string; message: string }[];
+  /** Money transfers and bill payments whose status the partner moved (issue 14; workflows/financial-services.ts). */
+  financialServices: { transfersMoved: number; billPaymentsMoved: number };
+  errors: { seriesId?: string; invoiceId?: string; recordId?: string; message: string }[];
 }
 
 /**

@@ -8,12 +8,12 @@ import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { sandboxTransferPartner, type TransferPartner } from './partner.ts';
-import { cancelTransfer, getTransfer, listTransfers, quoteTransfer, refreshTransfer, transferCreateSchema, transferListQuery, transferQuoteBody, transferQuoteResponse, transferSchema, type Transfer, type TransferCreate } from './service.ts';
+import { cancelTransfer, getTransfer, listTransfers, quoteTransfer, refreshTransfer, transferCreateSchema, transferListQuery, transferQuoteBody, transferQuoteResponse, transferSchema, transferShiftBody, type Transfer, type TransferCreate } from './service.ts';
 
 /** What the transfer routes do that spans modules (workflows/financial-services.ts), handed in by app.ts. */
 export interface TransferWorkflows {
   sendTransfer(ctx: AppContext, who: MutationActor, input: TransferCreate, partner: TransferPartner): Promise<{ status: 201 | 202; body: Transfer }>;
-  completeHeldTransfer(ctx: AppContext, who: MutationActor, id: string, partner: TransferPartner): Promise<Transfer>;
+  completeHeldTransfer(ctx: AppContext, who: MutationActor, id: string, partner: TransferPartner, shiftId?: string): Promise<Transfer>;
   refuseHeldTransfer(ctx: AppContext, who: MutationActor, id: string, reason: string, partner: TransferPartner): Promise<Transfer>;
 }
 
@@ -87,9 +87,19 @@ export function registerTransferRoutes(app: FastifyInstance, ctx: AppContext, wo
       const { id } = parseOrThrow(idParams, request.params, '(path)');
       return run(actorOf(principalOf(request)), id);
     });
+  /** A cash step at the counter: the body may name the register's open shift whose drawer the cash goes through. */
+  const cashAction = (path: string, summary: string, description: string, errors: Record<number, string>, run: (who: MutationActor, id: string, shiftId: string | undefined) => Promise<Transfer>) =>
+    app.post(path, {
+      onRequest: staff,
+      config: { openapi: { summary, description: `${description} The body may name the register's open shift (\`shiftId\`): its X/Z report counts the cash.`, tags: ['financial-services'], access: 'staff', params: idParams, body: transferShiftBody, response: transferSchema, status: 200, errors } satisfies RouteDoc },
+    }, async (request) => {
+      const { id } = parseOrThrow(idParams, request.params, '(path)');
+      const { shiftId } = parseOrThrow(transferShiftBody, request.body ?? {});
+      return run(actorOf(principalOf(request)), id, shiftId);
+    });
 
-  action('/api/pos/transfers/:id/complete', 'Send a held transfer', 'Once a manager cleared every held screening: the partner, the cash, the receipt.', { 403: 'The demo store (`money_movement_disabled`)', 409: 'Screening not cleared (`screening_hold`) or not held (`illegal_state_transition`)' }, (who, id) => workflows.completeHeldTransfer(ctx, who, id, partner));
-  action('/api/pos/transfers/:id/cancel', 'Cancel a transfer (30 minutes)', 'The sender cancels within 30 minutes of payment (12 CFR 1005.34): full refund, amount and fees, the reversal posted.', { 409: 'After 30 minutes (`cancellation_window_closed`) or not cancelable (`illegal_state_transition`)' }, (who, id) => mutation(ctx, who, (m) => cancelTransfer(m, id, partner)));
+  cashAction('/api/pos/transfers/:id/complete', 'Send a held transfer', 'Once a manager cleared every held screening: the partner, the cash, the receipt.', { 403: 'The demo store (`money_movement_disabled`)', 409: 'Screening not cleared (`screening_hold`) or not held (`illegal_state_transition`)' }, (who, id, shiftId) => workflows.completeHeldTransfer(ctx, who, id, partner, shiftId));
+  cashAction('/api/pos/transfers/:id/cancel', 'Cancel a transfer (30 minutes)', 'The sender cancels within 30 minutes of payment (12 CFR 1005.34): full refund, amount and fees, the reversal posted.', { 409: 'After 30 minutes (`cancellation_window_closed`) or not cancelable (`illegal_state_transition`)' }, (who, id, shiftId) => mutation(ctx, who, (m) => cancelTransfer(m, id, partner, shiftId)));
   action('/api/pos/transfers/:id/refresh', "Update a transfer's status from the partner", 'sent → available → paid, each step recorded; a refund by the partner posts the reversal.', {}, (who, id) => mutation(ctx, who, (m) => refreshTransfer(m, id, partner)));
 
   app.post('/api/pos/transfers/:id/refuse', {

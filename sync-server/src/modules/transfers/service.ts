@@ -12,7 +12,6 @@ import {
   canTransferMove,
   cashDrawerAccount,
   checkServiceLimits,
-  DEFAULT_FINANCIAL_SERVICE_SETTINGS,
   MAX_AMOUNT_CENTS,
   PAYOUT_METHODS,
   pageQueryFields,
@@ -23,6 +22,7 @@ import {
   transferQuoteSchema,
   ulid,
   type TransferQuote,
+  type ServiceLimits,
   type TransferStatus,
 } from '../../../../core/index.ts';
 import { postJournalTransaction } from '../../kernel/ledger.ts';
@@ -49,9 +49,13 @@ export const transferCreateSchema = transferQuoteBody.extend({
   idPayload: z.string().min(1).max(4000).describe("The AAMVA PDF417 payload of the sender's licence"),
   receiverName: personName.describe('The receiver, screened against the sanctions list'),
   registerNumber: z.int().min(1).max(999).optional(),
+  shiftId: z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').optional().describe("The register's open shift whose drawer takes the cash (its X/Z report counts it)"),
 });
 /** See {@link transferCreateSchema}. */
 export type TransferCreate = z.infer<typeof transferCreateSchema>;
+
+/** `POST /api/pos/transfers/{id}/complete` and `…/cancel` body (optional): the register's open shift whose drawer the cash goes through. */
+export const transferShiftBody = z.strictObject({ shiftId: z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').optional() });
 
 /** A quote and its pre-payment disclosure. */
 export const transferQuoteResponse = z.strictObject({ quote: transferQuoteSchema, disclosure: remittanceDisclosureSchema });
@@ -173,12 +177,12 @@ export interface TransferPlan {
 }
 
 /**
- * Money movement (403 in the demo store), the per-transfer limit, the quote. Reads only.
+ * Money movement (403 in the demo store), the per-transfer limit of the store's `limits`, the quote. Reads only.
  * @throws ProblemError 403 `money_movement_disabled`; 422 `limit_per_transaction` / `corridor_unsupported`.
  */
-export async function planTransfer(tx: Queryable, merchantId: string, input: TransferCreate, partner: TransferPartner, now: Date): Promise<TransferPlan> {
+export async function planTransfer(tx: Queryable, merchantId: string, input: TransferCreate, partner: TransferPartner, now: Date, limits: ServiceLimits): Promise<TransferPlan> {
   assertMoneyMovementAllowed(await getMerchant(tx, merchantId), 'A money transfer');
-  const refusal = checkServiceLimits(input.amountCents, 0, DEFAULT_FINANCIAL_SERVICE_SETTINGS.transferLimits);
+  const refusal = checkServiceLimits(input.amountCents, 0, limits);
   if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `must not exceed ${refusal.limitCents}` }]);
   const { quote } = await quoteTransfer(tx, merchantId, input, partner, now);
   return { input, quote, cashAccount: input.registerNumber ? cashDrawerAccount(input.registerNumber) : 'cash_drawer' };
@@ -188,13 +192,13 @@ export async function planTransfer(tx: Queryable, merchantId: string, input: Tra
  * The per-sender daily limit (sender = SHA-256 of the ID document), over transfers held or taken today (UTC).
  * @throws ProblemError 422 `limit_per_customer_day` naming `amountCents`.
  */
-export async function assertSenderDailyLimit(tx: Queryable, merchantId: string, senderRef: string, amountCents: number, now: Date): Promise<void> {
+export async function assertSenderDailyLimit(tx: Queryable, merchantId: string, senderRef: string, amountCents: number, now: Date, limits: ServiceLimits): Promise<void> {
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const { rows } = await tx.query<{ n: string | number }>(
     `SELECT COALESCE(SUM(amount_cents), 0) AS n FROM money_transfers WHERE merchant_id = $1 AND sender_ref = $2 AND status NOT IN ('canceled', 'refunded', 'refused') AND created_at >= $3`,
     [merchantId, senderRef, dayStart.toISOString()],
   );
-  const refusal = checkServiceLimits(amountCents, Number(rows[0]!.n), DEFAULT_FINANCIAL_SERVICE_SETTINGS.transferLimits);
+  const refusal = checkServiceLimits(amountCents, Number(rows[0]!.n), limits);
   if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `the sender's total today must not exceed ${refusal.limitCents}` }]);
 }
 
@@ -249,12 +253,13 @@ export async function recordTransfer(m: Mutation, plan: TransferPlan, parties: T
   const sent = held ? null : await submitAndPost(m, id, q, plan.cashAccount, { senderName: parties.senderName, receiverName: plan.input.receiverName }, partner);
   await m.tx.query(
     `INSERT INTO money_transfers (id, merchant_id, sender_name, sender_ref, receiver_name, country, payout_method, amount_cents, fee_cents, currency, rate, receive_amount_minor, receive_currency,
-       available_on, partner, partner_reference, status, id_verification_id, sender_screening_id, receiver_screening_id, cash_account, journal_transaction_id, paid_at, cancel_until, register_id, created_by, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27)`,
+       available_on, partner, partner_reference, status, id_verification_id, sender_screening_id, receiver_screening_id, cash_account, journal_transaction_id, paid_at, cancel_until, register_id, created_by, created_at, updated_at, shift_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)`,
     [
       id, m.merchantId, parties.senderName, parties.senderRef, plan.input.receiverName, q.country, q.payoutMethod, q.sendAmountCents, q.feeCents, q.sendCurrency, q.rate, q.receiveAmountMinor, q.receiveCurrency,
       q.availableOn, partner.name, sent?.partnerReference ?? null, held ? 'held' : 'sent', parties.idVerificationId, parties.senderScreeningId, parties.receiverScreeningId, plan.cashAccount, sent?.journalId ?? null,
       sent ? m.now.toISOString() : null, sent ? new Date(m.now.getTime() + 30 * 60_000).toISOString() : null, m.registerId ?? null, m.actor, m.now.toISOString(),
+      plan.input.shiftId ?? null,
     ],
   );
   if (held) await event(m, id, 'held', 'sanctions screening: potential match');
@@ -288,7 +293,7 @@ export async function transferScreenings(db: Queryable, merchantId: string, id: 
  * `refuse`: `refused`, nothing taken. Audits `transfer.sent` / `transfer.refused`.
  * @throws ProblemError 409 `illegal_state_transition` unless held; 403 `money_movement_disabled`; partner problems.
  */
-export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send' | 'refuse', partner: TransferPartner, reason?: string): Promise<Transfer> {
+export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send' | 'refuse', partner: TransferPartner, reason?: string, shiftId?: string): Promise<Transfer> {
   const r = await row(m.tx, m.merchantId, id);
   if (r.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${r.status}, not held.`);
   if (outcome === 'refuse') {
@@ -300,8 +305,8 @@ export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send
   assertMoneyMovementAllowed(await getMerchant(m.tx, m.merchantId), 'A money transfer');
   const sent = await submitAndPost(m, id, quoteOf(r), r.cash_account, { senderName: r.sender_name, receiverName: r.receiver_name }, partner);
   await m.tx.query(
-    `UPDATE money_transfers SET status = 'sent', partner_reference = $3, journal_transaction_id = $4, paid_at = $5, cancel_until = $6, updated_at = $5 WHERE merchant_id = $1 AND id = $2`,
-    [m.merchantId, id, sent.partnerReference, sent.journalId, m.now.toISOString(), new Date(m.now.getTime() + 30 * 60_000).toISOString()],
+    `UPDATE money_transfers SET status = 'sent', partner_reference = $3, journal_transaction_id = $4, paid_at = $5, cancel_until = $6, updated_at = $5, shift_id = COALESCE($7, shift_id) WHERE merchant_id = $1 AND id = $2`,
+    [m.merchantId, id, sent.partnerReference, sent.journalId, m.now.toISOString(), new Date(m.now.getTime() + 30 * 60_000).toISOString(), shiftId ?? null],
   );
   await event(m, id, 'submitted', 'screening cleared');
   await event(m, id, 'sent');
@@ -309,24 +314,25 @@ export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send
   return getTransfer(m.tx, m.merchantId, id);
 }
 
-async function reverse(m: Mutation, r: Row, status: 'canceled' | 'refunded', note: string): Promise<void> {
+async function reverse(m: Mutation, r: Row, status: 'canceled' | 'refunded', note: string, cancelShiftId: string | null = null): Promise<void> {
   const jt = buildJournalTransaction(
     { kind: 'adjustment', sourceType: 'money_transfer', sourceId: r.id, registerId: m.registerId ?? null, currency: r.currency, occurredAt: m.now.toISOString(), memo: `Money transfer ${r.id} ${status}: full refund of ${r.journal_transaction_id}` },
     transferPostings(quoteOf(r), r.cash_account, r.partner, -1),
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');
-  await m.tx.query(`UPDATE money_transfers SET status = $3, reversal_journal_transaction_id = $4, updated_at = $5 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, r.id, status, jt.id, m.now.toISOString()]);
+  await m.tx.query(`UPDATE money_transfers SET status = $3, reversal_journal_transaction_id = $4, updated_at = $5, cancel_shift_id = $6 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, r.id, status, jt.id, m.now.toISOString(), cancelShiftId]);
   await event(m, r.id, status, note);
   await m.audit({ action: `transfer.${status}`, entityType: 'money_transfer', entityId: r.id, data: { reversalJournalTransactionId: jt.id, refundCents: Number(r.amount_cents) + Number(r.fee_cents), note } });
 }
 
 /**
  * The sender's cancellation (12 CFR 1005.34): within 30 minutes of payment and before the money is picked up, a full
- * refund (amount and fees) with the reversal posted.
+ * refund (amount and fees) with the reversal posted; the cash goes back from the drawer of `shiftId` (the register's
+ * open shift, when it names it).
  * @throws ProblemError 409 `cancellation_window_closed` after 30 minutes; 409 `illegal_state_transition` when not cancelable.
  */
-export async function cancelTransfer(m: Mutation, id: string, partner: TransferPartner): Promise<Transfer> {
+export async function cancelTransfer(m: Mutation, id: string, partner: TransferPartner, shiftId?: string): Promise<Transfer> {
   const r = await row(m.tx, m.merchantId, id);
   if (!canTransferMove(r.status, 'canceled')) throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${r.status}: it cannot be canceled.`);
   const paidAt = new Date(r.paid_at!);
@@ -334,7 +340,7 @@ export async function cancelTransfer(m: Mutation, id: string, partner: TransferP
     throw new ProblemError(409, 'cancellation_window_closed', `The 30-minute cancellation window of transfer ${id} closed at ${new Date(paidAt.getTime() + 30 * 60_000).toISOString()}.`);
   }
   await partner.cancel({ partnerReference: r.partner_reference! });
-  await reverse(m, r, 'canceled', 'canceled by the sender within 30 minutes');
+  await reverse(m, r, 'canceled', 'canceled by the sender within 30 minutes', shiftId ?? null);
   return getTransfer(m.tx, m.merchantId, id);
 }
 
@@ -360,6 +366,18 @@ export async function refreshTransfer(m: Mutation, id: string, partner: Transfer
   return getTransfer(m.tx, m.merchantId, id);
 }
 
+/**
+ * Transfers the partner still moves (submitted, sent, available) across every store, oldest update first, at most
+ * `limit`: what the housekeeping tick asks the partner about (workflows/financial-services.ts `trackFinancialServices`).
+ */
+export async function transfersInFlight(db: Queryable, limit: number): Promise<{ merchantId: string; id: string }[]> {
+  const { rows } = await db.query<{ merchant_id: string; id: string }>(
+    `SELECT merchant_id, id FROM money_transfers WHERE status IN ('submitted', 'sent', 'available') ORDER BY updated_at, id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({ merchantId: r.merchant_id, id: r.id }));
+}
+
 /** The merchant's transfers, newest first; filter by status or a name (sender or receiver, contains). */
 export async function listTransfers(db: Queryable, merchantId: string, q: z.infer<typeof transferListQuery>): Promise<{ data: Transfer[]; nextCursor: string | null }> {
   const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
@@ -373,4 +391,23 @@ export async function listTransfers(db: Queryable, merchantId: string, q: z.infe
   const { rows } = await db.query<Row>(`SELECT * FROM money_transfers WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: await Promise.all(page.map((r) => toApi(db, r))), nextCursor };
+}
+
+/**
+ * The cash of transfers through the drawer of shift `shiftId`, minor units: taken in (amount + fee of transfers paid
+ * in that shift, whatever became of them later) and handed back (transfers canceled at the counter in that shift) —
+ * the shift report's "Transfers in" and "Transfers canceled out" (workflows/shift-closeout.ts).
+ */
+export async function transferCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<{ in: { count: number; amountCents: number; feeCents: number }; canceled: { count: number; amountCents: number; feeCents: number } }> {
+  const { rows } = await db.query<{ kind: 'in' | 'canceled'; n: number | string; amount: number | string | null; fee: number | string | null }>(
+    `SELECT 'in' AS kind, count(*) AS n, SUM(amount_cents + fee_cents) AS amount, SUM(fee_cents) AS fee FROM money_transfers WHERE merchant_id = $1 AND shift_id = $2 AND journal_transaction_id IS NOT NULL
+     UNION ALL
+     SELECT 'canceled' AS kind, count(*) AS n, SUM(amount_cents + fee_cents) AS amount, SUM(fee_cents) AS fee FROM money_transfers WHERE merchant_id = $1 AND cancel_shift_id = $2 AND status = 'canceled'`,
+    [merchantId, shiftId],
+  );
+  const line = (kind: 'in' | 'canceled') => {
+    const r = rows.find((x) => x.kind === kind);
+    return { count: Number(r?.n ?? 0), amountCents: Number(r?.amount ?? 0), feeCents: Number(r?.fee ?? 0) };
+  };
+  return { in: line('in'), canceled: line('canceled') };
 }
