@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../core/index.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
-import { aamvaFixture } from '../support/aamva.ts';
+import { aamvaFixture, buildAamvaPayload } from '../support/aamva.ts';
+import { placeholderCheckPng } from '../../electron/devices/index.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 type Json = Record<string, any>;
@@ -144,13 +145,17 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     expect(madeApp.statusCode, madeApp.body).toBe(201);
     b.ids.app = madeApp.json().id;
     b.words.push('Bravo App Isolated');
-    // Financial services: a screening and an ID verification of B's (the check cashing, transfer and bill payment
-    // routes get ids of nobody's, below: those flows need a sandbox partner run end to end).
+    // Financial services: a screening and an ID verification of B's, and a check B cashed with its image (the
+    // transfer and bill payment routes get ids of nobody's, below: the sandbox partner sends USD only, B is in GBP).
     const screening = await asB('POST', '/api/pos/screenings', { name: 'Bravo Screened Isolated' });
     b.ids.screening = screening.screeningId ?? screening.id;
     b.words.push('Bravo Screened Isolated');
     const verification = await asB('POST', '/api/pos/id-verifications', { service: 'check_cashing', payload: aamvaFixture('VA-21.txt') });
     b.ids.idVerification = verification.verificationId ?? verification.id;
+    const bravoLicence = buildAamvaPayload(3, '636014', 'DL', [['DCS', 'ISOLATEDCHEQUE'], ['DCT', 'BRAVO'], ['DAQ', 'Y9990001'], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '1']]);
+    const cheque = await asB('POST', '/api/pos/check-cashings', { micr: { routingNumber: '075901231', accountNumber: '456327', checkNumber: '9901' }, amountCents: 5_000, idPayload: bravoLicence, imagePng: placeholderCheckPng().toString('base64') });
+    b.ids.checkCashing = cheque.id;
+    b.words.push('BRAVO ISOLATEDCHEQUE');
     // A catalog import job of B's, run to its end before the fingerprints are taken.
     const started = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs', headers: { authorization: `Bearer ${b.token}`, 'content-type': 'text/csv' }, payload: 'Handle,Title,Variant Price\nbravo-import-isolated,Bravo Import Isolated,3.50\n' });
     expect(started.statusCode, started.body).toBe(202);
@@ -194,8 +199,9 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/screenings\//, ids.screening],
       [/^\/api\/pos\/catalog\/import-jobs\//, ids.importJob],
       [/^\/api\/pos\/id-verifications\//, ids.idVerification],
+      // B's check (with its stored image): record, image, complete and refuse must all be a plain 404 for A.
+      [/^\/api\/pos\/check-cashings\//, ids.checkCashing],
       // Ids of nobody's (see beforeAll): each must be a plain 404, never a 5xx or another store's answer.
-      [/^\/api\/pos\/check-cashings\//, 'chq_01J00000000000000000000000'],
       [/^\/api\/pos\/transfers\//, 'mtr_01J00000000000000000000000'],
       [/^\/api\/pos\/bill-payments\//, 'bpy_01J00000000000000000000000'],
       // B generates no image here (no credits on a new store): an id of nobody's, which must be a plain 404.
@@ -282,7 +288,7 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
   });
 
   it('B still sees its own objects (the ids used above are real)', async () => {
-    for (const url of [`/api/pos/catalog/items/${b.ids.item}`, `/api/pos/customers/${b.ids.customer}`, `/api/pos/orders/${b.ids.order}`, `/api/pos/invoices/${b.ids.invoice}`, `/api/pos/invoice-series/${b.ids.series}`, `/api/pos/pay-requests/${b.ids.payRequest}`, `/api/pos/webhooks/${b.ids.webhook}`]) {
+    for (const url of [`/api/pos/check-cashings/${b.ids.checkCashing}`, `/api/pos/check-cashings/${b.ids.checkCashing}/image`, `/api/pos/catalog/items/${b.ids.item}`, `/api/pos/customers/${b.ids.customer}`, `/api/pos/orders/${b.ids.order}`, `/api/pos/invoices/${b.ids.invoice}`, `/api/pos/invoice-series/${b.ids.series}`, `/api/pos/pay-requests/${b.ids.payRequest}`, `/api/pos/webhooks/${b.ids.webhook}`]) {
       expect((await call('GET', url, b.token)).statusCode, url).toBe(200);
     }
     const staff = await asB('GET', '/api/pos/staff');
