@@ -8,7 +8,9 @@
  *   counted and the over/short shown before confirming → the Z-report on screen and printed → the server holds the
  *   closeout (and the shift and the paid out), and a signed-in staff member sees the server's check agree;
  * - offline: a shift opened, a sale and a closeout made with the network cut, the Z-report covering the unsynced sale;
- *   after reconnecting, each record reaches the server exactly once.
+ *   after reconnecting, each record reaches the server exactly once;
+ * - a check cashed at the Services area (issue 14) pays out of the drawer: the X- and Z-report show "Checks cashed
+ *   out", the cashier counts exactly the expected cash, over/short is 0 and the server's recompute agrees.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { buildAamvaPayload } from '../support/aamva.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, staffApi } from './support/browser.ts';
@@ -214,5 +217,70 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(shifts).toHaveLength(2);
     expect(new Set(shifts.map((s) => s.id)).size).toBe(2);
     expect(shifts.some((s) => s.id === offline.shiftId && s.openingFloatCents === 5000)).toBe(true);
+  });
+
+  it('a check cashed at the Services area leaves the drawer: the X/Z report shows it, counted = expected, over/short 0, the server agrees', { timeout: 180_000 }, async () => {
+    // The demo store made a sandbox store: money may move.
+    await server.db.query(`UPDATE merchants SET is_demo = false WHERE id = $1`, [server.merchantId]);
+    await nav('Shift');
+    await count('note-10000', 5);
+    await page.getByTestId('open-shift').click();
+    await eventually(async () => expect(await page.getByTestId('shift-status').textContent()).toContain('float $500.00'));
+
+    /* Cash the feeder's first check ($392.75): fee 1 % + $1.00 = $4.93, $387.82 handed out of the drawer. */
+    await nav('Services');
+    const signIn = page.getByTestId('services-sign-in');
+    await page.getByTestId('services').or(signIn).first().waitFor({ timeout: TIMEOUT });
+    if (await signIn.isVisible()) {
+      await signIn.getByLabel('PIN').fill(server.ownerPin);
+      await signIn.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('services').waitFor({ timeout: TIMEOUT });
+    }
+    await page.getByRole('tab', { name: 'Cash a check', exact: true }).click();
+    await page.getByTestId('cash-check-scan').click();
+    await eventually(async () => expect(await page.getByTestId('cash-check-amount').inputValue()).toBe('392.75'));
+    await page.getByTestId('cash-check-id').fill(buildAamvaPayload(3, '636014', 'DL', [['DCS', 'PUBLIC'], ['DCT', 'JOHN Q'], ['DAQ', 'Y1234567'], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '1']]));
+    await page.getByTestId('cash-check-submit').click();
+    await eventually(async () => expect(await page.getByTestId('cash-check-payout').textContent()).toBe('$387.82'));
+
+    /* The X-report names the payout and takes it off the expected cash: 500.00 − 387.82 = 112.18. */
+    await nav('Shift');
+    await page.getByTestId('x-report').click();
+    const x = page.getByTestId('x-report-view');
+    await eventually(async () => expect(await x.locator('[data-label="Checks cashed out (1)"] dd').textContent()).toBe('-$387.82'));
+    await expect(x.locator('[data-label="Service fees"] dd').textContent()).resolves.toBe('$4.93');
+    await expect(x.locator('[data-label="Expected cash"] dd').textContent()).resolves.toBe('$112.18');
+
+    /* Close counting exactly $112.18: even. */
+    await page.getByTestId('close-shift').click();
+    await eventually(async () => expect(await page.getByTestId('expected-cash').textContent()).toBe('$112.18'));
+    await count('note-10000', 1);
+    await count('note-1000', 1);
+    await count('note-100', 2);
+    await count('coin-10', 1);
+    await count('coin-5', 1);
+    await count('coin-1', 3);
+    await expect(page.getByTestId('counted-cash').textContent()).resolves.toBe('$112.18');
+    await expect(page.getByTestId('over-short').textContent()).resolves.toBe('Even');
+    const printed = sim.printer.receipts.length;
+    await page.getByTestId('confirm-close').click();
+    const z = page.getByTestId('z-report-view');
+    await z.waitFor({ timeout: TIMEOUT });
+    await expect(z.locator('[data-label="Over"] dd').textContent()).resolves.toBe('$0.00');
+    await expect(z.locator('[data-label="Checks cashed out (1)"] dd').textContent()).resolves.toBe('-$387.82');
+    await eventually(async () => expect(sim.printer.receipts.length).toBeGreaterThan(printed));
+    expect(sim.printer.receipts.find((r, i) => i >= printed && r.text.includes('Z-REPORT'))?.text).toMatch(/Checks cashed out \(1\)\s+-\$387\.82/);
+
+    /* The server holds the movement and the closeout, and its recompute from its own check record agrees. */
+    await eventually(async () => expect(await page.getByTestId('closeout-sync').getAttribute('data-state')).toBe('synced'), 60_000);
+    const closeout = (await pullAll('shift-closeouts')).find((c) => c.countedCashCents === 11_218)!;
+    expect(closeout.report).toMatchObject({ kind: 'z', expectedCashCents: 11_218, overShortCents: 0 });
+    await eventually(async () => expect((await pullAll('cash-movements')).filter((m) => m.shiftId === closeout.shiftId).map((m) => [m.kind, m.amountCents])).toEqual([['check_cashed', 38_782]]));
+    const check = await api<{ report: { overShortCents: number; expectedCashCents: number }; differences: unknown[] }>(`/api/pos/shifts/${closeout.shiftId}`);
+    expect(check.differences).toEqual([]);
+    expect(check.report).toMatchObject({ overShortCents: 0, expectedCashCents: 11_218 });
+    await BackOfficePage.open(page, server.ownerPin);
+    await nav('Shift');
+    await eventually(async () => expect(await page.getByTestId('server-check').getAttribute('data-state')).toBe('agree'));
   });
 });
