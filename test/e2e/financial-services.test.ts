@@ -8,7 +8,9 @@
  * - the same check presented again is refused (duplicate MICR line);
  * - a transfer whose receiver is a potential match is held, the register shows the hold, a manager clears it, the
  *   cashier sends it and gets the receipt with the 30-minute cancellation right;
- * - a bill payment, account validated before the money is taken, with its confirmation number.
+ * - a bill payment, account validated before the money is taken, with its confirmation number;
+ * - the back office lists them, opens the cashed check's detail with the image the scanner delivered (stored by the
+ *   server), and the owner changes the fees and limits, which the next service uses.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -199,6 +201,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     const shown = () => page.getByTestId('financial-services-lists').innerText();
     await eventually(async () => expect(await rows.count(), await shown()).toBe(1));
     expect(await rows.first().getAttribute('data-status')).toBe('paid');
+    // The record's detail shows the check image the scanner delivered, served by the server.
+    await rows.first().getByTestId('fs-open').click();
+    const image = page.getByTestId('fs-check-image');
+    await image.waitFor({ timeout: TIMEOUT });
+    await eventually(async () => expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true));
+    expect(await page.getByTestId('fs-detail').textContent()).toContain('Cash paid: 387.82 USD');
+    await rows.first().getByTestId('fs-open').click();
     await page.getByRole('tab', { name: 'Money transfers' }).click();
     await eventually(async () => expect(await rows.count(), await shown()).toBe(1));
     expect(await rows.first().textContent()).toContain('JOHN Q PUBLIC → Elvis Angus Logan Morej');
@@ -207,5 +216,32 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     await page.getByRole('tab', { name: 'Bill payments' }).click();
     await eventually(async () => expect(await rows.count()).toBe(1));
     expect(await rows.first().textContent()).toContain('Metro Power & Light');
+  });
+
+  it('the owner changes the fees and limits in the back office; the next bill payment uses the new fee', async () => {
+    const form = page.getByTestId('fs-settings');
+    await form.waitFor({ timeout: TIMEOUT });
+    expect(await page.getByTestId('fs-setting-bill-fee').inputValue()).toBe('1.50');
+    expect(await page.getByTestId('fs-setting-check-fee-percent').inputValue()).toBe('1.00');
+    await page.getByTestId('fs-setting-bill-fee').fill('2.25');
+    await page.getByTestId('fs-setting-check-limit-each').fill('3000');
+    await page.getByTestId('fs-settings-save').click();
+    await eventually(async () => expect(await page.getByTestId('fs-settings-message').textContent()).toContain('Saved'));
+    const overview = await api('GET', '/api/pos/financial-services', managerToken);
+    expect(overview.body.settings).toMatchObject({ billPaymentFeeCents: 225, checkLimits: { perTransactionCents: 300_000 } });
+    // A per-transaction limit above the daily one is refused, naming the field.
+    await page.getByTestId('fs-setting-check-limit-each').fill('9000');
+    await page.getByTestId('fs-settings-save').click();
+    await eventually(async () => expect(await page.getByTestId('fs-settings-message').textContent()).toContain('checkLimits.perTransactionCents'));
+
+    await openService('Pay a bill');
+    await page.getByTestId('bill-biller').selectOption('blr_metro_power');
+    await page.getByTestId('bill-account').fill('1234567897');
+    await page.getByTestId('bill-amount').click();
+    await eventually(async () => expect(await page.getByTestId('bill-account-valid').textContent()).toContain('••••7897'));
+    await page.getByTestId('bill-amount').fill('10.00');
+    await page.getByTestId('bill-customer').fill('Jane Public');
+    await page.getByTestId('bill-submit').click();
+    await eventually(async () => expect(await page.getByTestId('bill-receipt').textContent()).toContain('Fee: 2.25 USD'));
   });
 });
