@@ -2,14 +2,18 @@
  * The register's local shift store (fake-indexeddb, the register's RxDB database): a shift opened with a counted
  * float, paid in / paid out / no sale, the X-report over the sales stored here, the close with a count by
  * denomination (expected, counted, over/short) checked against core's schemas, and everything still there after the
- * database is closed and opened again (a reload or a crash while offline).
+ * database is closed and opened again (a reload or a crash while offline). Financial services (issue 14): the cash
+ * of each service's answer stored as a movement of the shift, in the X/Z report's expected cash and its own lines;
+ * cash movements stored before that (schema version 0) are kept when the database is opened by this version.
  */
 import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRegisterSale, catalogSnapshot, shiftCloseoutSchema, type CatalogItem, type TaxRate } from '../../core/index.ts';
+import { createRxDatabase } from 'rxdb';
+import { buildRegisterSale, catalogSnapshot, newId, serviceCashLines, shiftCloseoutSchema, ulid, type CatalogItem, type TaxRate } from '../../core/index.ts';
 import { openRegisterDatabase, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
-import { closeShift, currentShift, ensureShiftForSale, openShift, recordCashMovement, ShiftStateError, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
+import { cashMovementRxSchema } from '../../renderer/src/register/db/schemas.ts';
+import { closeShift, currentShift, ensureShiftForSale, movementsOf, openShift, recordCashMovement, recordServiceCash, ShiftStateError, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
 
 const tax: TaxRate = { id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false };
 const mug: CatalogItem = {
@@ -121,5 +125,64 @@ describe('register shift store', () => {
     expect(opened.openingFloatCents).toBe(0);
     expect((await ensureShiftForSale(db, register)).id).toBe(opened.id);
     expect(await db.shifts.count().exec()).toBe(1);
+  });
+
+  it("stores each financial service's cash in the shift: the X/Z report's own lines and expected cash; even when counted exactly", async () => {
+    const dbName = name();
+    db = await openRegisterDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
+    const shift = await openShift(db, register, { openingFloatCents: 40_000, at: at(0) });
+    const ref = (prefix: string) => `${prefix}_${ulid()}`;
+    const check = ref('chq');
+    const transfer = ref('mtr');
+    await recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: 24_650, feeCents: 350, serviceRef: check, at: at(1) });
+    // The same answer recorded twice (a re-render, a retried completion) is one movement.
+    const again = await recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: 24_650, feeCents: 350, serviceRef: check, at: at(1) });
+    await recordServiceCash(db, shift, { kind: 'transfer_in', amountCents: 10_499, feeCents: 499, serviceRef: transfer, at: at(2) });
+    await recordServiceCash(db, shift, { kind: 'transfer_canceled', amountCents: 10_499, feeCents: 499, serviceRef: transfer, at: at(3) });
+    await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: 8_150, feeCents: 150, serviceRef: ref('bpy'), at: at(4) });
+    const moves = await movementsOf(db, shift.id);
+    expect(moves).toHaveLength(4);
+    expect(moves[0]).toMatchObject({ id: again.id, kind: 'check_cashed', serviceRef: check, feeCents: 350, reason: `Check cashed ${check}` });
+    // A service movement must name its record.
+    await expect(recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: 100, feeCents: 0, serviceRef: 'not-a-record' })).rejects.toThrow(/serviceRef/);
+
+    const x = await xReport(db, shift, at(5));
+    expect(x.services).toEqual({
+      checksCashed: { count: 1, amountCents: 24_650 },
+      transfersIn: { count: 1, amountCents: 10_499 },
+      billPaymentsIn: { count: 1, amountCents: 8_150 },
+      transfersCanceled: { count: 1, amountCents: 10_499 },
+      feesCents: 350 + 150,
+    });
+    expect(x.expectedCashCents).toBe(40_000 - 24_650 + 8_150);
+    expect(x.paidInCents + x.paidOutCents).toBe(0);
+    expect(serviceCashLines(x.services)).toEqual([
+      ['Checks cashed out (1)', -24_650],
+      ['Transfers in (1)', 10_499],
+      ['Bill payments in (1)', 8_150],
+      ['Transfers canceled out (1)', -10_499],
+      ['Service fees', 500],
+    ]);
+    // $235.00 in $5 notes: exactly what the register expects.
+    const closeout = await closeShift(db, register.registerId, { counted: [{ kind: 'note', valueCents: 500, count: 47 }], at: at(6) });
+    expect(shiftCloseoutSchema.parse(closeout).report).toMatchObject({ expectedCashCents: 23_500, countedCashCents: 23_500, overShortCents: 0 });
+
+    await db.close();
+    db = await openRegisterDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
+    expect((await movementsOf(db, shift.id)).map((m) => m.serviceRef)).toEqual(moves.map((m) => m.serviceRef));
+  });
+
+  it('keeps the cash movements a register stored before financial services (schema version 0) when it opens this version', async () => {
+    const dbName = name();
+    const { serviceRef: _ref, feeCents: _fee, ...oldProperties } = cashMovementRxSchema.properties;
+    const old = await createRxDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
+    await old.addCollections({ cash_movements: { schema: { ...cashMovementRxSchema, version: 0, properties: oldProperties } } });
+    const paidOut = { id: newId('cashMovement'), shiftId: newId('shift'), registerId: register.registerId, registerNumber: 2, kind: 'paid_out', amountCents: 1_250, reason: 'Window cleaner', createdAt: at(1) };
+    await old.cash_movements.insert(paidOut);
+    await old.close();
+
+    db = await openRegisterDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
+    expect(db.cash_movements.schema.version).toBe(1);
+    expect(await movementsOf(db, paidOut.shiftId)).toEqual([paidOut]);
   });
 });
