@@ -178,7 +178,7 @@ describe('register shift store', () => {
     const old = await createRxDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
     await old.addCollections({ cash_movements: { schema: { ...cashMovementRxSchema, version: 0, properties: oldProperties } } });
     const paidOut = { id: newId('cashMovement'), shiftId: newId('shift'), registerId: register.registerId, registerNumber: 2, kind: 'paid_out', amountCents: 1_250, reason: 'Window cleaner', createdAt: at(1) };
-    await old.cash_movements.insert(paidOut);
+    await old.cash_movements!.insert(paidOut);
     await old.close();
 
     db = await openRegisterDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
