@@ -274,6 +274,11 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       const leaked = leaks(res.body, JSON.stringify(payload));
       if (leaked.length > 0) failures.push(`staff POST ${url}: answers B's ${leaked.join(', ')}`);
     }
+    // Store-wide settings without a path parameter change the caller's own store only (B's fingerprint is compared below).
+    const settings = await call('PATCH', '/api/pos/financial-services/settings', server.credentials.staffToken, { billPaymentFeeCents: 999 });
+    called++;
+    if (settings.statusCode !== 200) failures.push(`staff PATCH /api/pos/financial-services/settings → ${settings.statusCode} ${settings.body.slice(0, 160)}`);
+    if ((await asB('GET', '/api/pos/financial-services')).settings.billPaymentFeeCents !== 150) failures.push("A's settings change reached B's fee");
     // A's register pushes nothing into B and pulls nothing of B's.
     for (const collection of ['orders', 'catalog-items', 'tax-rates', 'journal-transactions']) {
       const res = await call('GET', `/api/sync/${collection}/pull?limit=1000`, aRegisterToken);
