@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { businessDayOf, countedTotalCents, denominationCountProblem, denominationsOf, diffZReports, computeZReport, shiftCloseoutSchema, type Shift } from '../../core/index.ts';
+import {
+  buildCashMovementJournalTransaction,
+  businessDayOf,
+  cashMovementSchema,
+  countedTotalCents,
+  denominationCountProblem,
+  denominationsOf,
+  diffZReports,
+  computeZReport,
+  emptyServiceCash,
+  rollUpReports,
+  shiftCloseoutSchema,
+  type CashMovement,
+  type Shift,
+} from '../../core/index.ts';
 
 /** Core of shifts and the closeout (core/shifts.ts): business day, denominations, counts, X/Z-report. */
 describe('shifts core', () => {
@@ -31,5 +45,24 @@ describe('shifts core', () => {
     const closeout = { id: 'clo_01JQ0000000000000000000002', shiftId: shift.id, registerId: 'reg_a', registerNumber: 1, currency: 'EUR', closedAt: '2026-03-10T18:00:00Z', counted: [{ kind: 'note', valueCents: 5_000, count: 3 }], countedCashCents: 15_020, report: z };
     expect(shiftCloseoutSchema.safeParse(closeout).success).toBe(false);
     expect(shiftCloseoutSchema.safeParse({ ...closeout, counted: [...closeout.counted, { kind: 'coin', valueCents: 20, count: 1 }] }).success).toBe(true);
+  });
+
+  it("financial services' movements: they need their record, post nothing, move the expected cash, and the server's figures override the register's", () => {
+    const shift: Shift = { id: 'shf_01JQ0000000000000000000010', registerId: 'reg_a', registerNumber: 1, currency: 'USD', openedAt: '2026-03-10T08:00:00Z', openingFloatCents: 20_000 };
+    const move = (kind: CashMovement['kind'], amountCents: number, extra: Partial<CashMovement> = {}) => ({ id: `cmv_01JQ00000000000000000000${String(amountCents % 100).padStart(2, '0')}`, shiftId: shift.id, registerId: 'reg_a', registerNumber: 1, kind, amountCents, createdAt: '2026-03-10T09:00:00Z', ...extra });
+    const check = move('check_cashed', 9_650, { serviceRef: 'chq_01JQ0000000000000000000011', feeCents: 350 });
+    const bill = move('bill_payment_in', 5_150, { serviceRef: 'bpy_01JQ0000000000000000000012', feeCents: 150 });
+    expect(cashMovementSchema.safeParse(check).success).toBe(true);
+    expect(cashMovementSchema.safeParse({ ...check, serviceRef: undefined }).error?.issues[0]?.path).toEqual(['serviceRef']);
+    expect(cashMovementSchema.safeParse(move('paid_in', 100, { reason: 'float', serviceRef: 'chq_01JQ0000000000000000000011' })).success).toBe(false);
+    expect(buildCashMovementJournalTransaction(cashMovementSchema.parse(check), 'USD')).toBeUndefined();
+
+    const x = computeZReport(shift, [], [check, bill, check]);
+    expect(x.services).toMatchObject({ checksCashed: { count: 1, amountCents: 9_650 }, billPaymentsIn: { count: 1, amountCents: 5_150 }, feesCents: 500 });
+    expect(x.expectedCashCents).toBe(20_000 - 9_650 + 5_150);
+    // The server passes its own figures: a check the register never heard of shows as a difference.
+    const server = computeZReport(shift, [], [check, bill], { services: { ...emptyServiceCash(), checksCashed: { count: 2, amountCents: 19_300 }, billPaymentsIn: { count: 1, amountCents: 5_150 }, feesCents: 850 } });
+    expect(diffZReports(x, server).map((d) => d.field)).toEqual(['services', 'expectedCashCents']);
+    expect(rollUpReports('USD', [x, server]).services).toMatchObject({ checksCashed: { count: 3, amountCents: 28_950 }, feesCents: 1_350 });
   });
 });
