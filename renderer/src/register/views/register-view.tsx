@@ -21,7 +21,7 @@ import { receiptPrintJob } from '../devices/receipt-job.ts';
 import { tabList } from '../../ui/tabs.ts';
 import { ShortcutBar, focusCart } from '../components/shortcut-help.tsx';
 import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, useCustomers } from '../components/customer-dialog.tsx';
-import { survivorId } from '../customers/customer-store.ts';
+import { phoneCountry, survivorId } from '../customers/customer-store.ts';
 
 const ALL = 'All';
 
@@ -88,6 +88,8 @@ export function RegisterView() {
   const [customerId, setCustomerId] = useState(() => initialCart(session.registerId).customerId);
   const [customerDialog, setCustomerDialog] = useState<'search' | 'history' | undefined>();
   const customers = useCustomers();
+  // The store's phone country, kept for customers created offline (customers/customer-store.ts).
+  useEffect(() => void phoneCountry(session), [session]);
   const saleDiscounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
   const { totals, invalidKeys, discounts } = useMemo(() => priceCart(lines, catalog, saleDiscounts), [lines, catalog, saleDiscounts]);
   const counter = useCounter({
