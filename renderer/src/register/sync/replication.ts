@@ -256,6 +256,8 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
         // The server's stamped copies of what it just committed, and the journal transactions it derived from them.
         catchUps.get(plan.remote)?.(CATCH_UP_AFTER_PUSH_MS);
         catchUps.get('journal-transactions')?.(CATCH_UP_AFTER_PUSH_MS);
+        // A customer merged into an existing one re-points the sales already on the server: pull them back.
+        if (plan.remote === 'customers') catchUps.get('orders')?.(CATCH_UP_AFTER_PUSH_MS);
       }
       return conflicts;
     };
