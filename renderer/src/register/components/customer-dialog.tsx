@@ -67,7 +67,8 @@ export function CustomerControl({ customerId, byId, onOpen, onRemove, onHistory 
   const contact = customer ? [customer.phone, customer.email].filter(Boolean).join(' · ') : '';
   return (
     <div className="cart-customer" data-testid="cart-customer" data-customer-id={customer?.id ?? customerId}>
-      <button type="button" className="button cart-customer-name" data-testid="customer-attached" onClick={onOpen} aria-keyshortcuts={CUSTOMER_KEY} aria-label={`Customer: ${label}. Change (${CUSTOMER_KEY})`}>
+      <button type="button" className="button cart-customer-name" data-testid="customer-attached" onClick={onOpen} aria-keyshortcuts={CUSTOMER_KEY} title={`Change the customer (${CUSTOMER_KEY})`}>
+        <span className="visually-hidden">Customer (change): </span>
         <span>{label}</span>
         {contact ? <span className="cart-customer-contact">{contact}</span> : null}
       </button>
