@@ -141,6 +141,18 @@ describe.each(databaseTargets())('customers at the register on $name', (target) 
     expect((await history(byEmail.id)).map((o) => o.id)).toEqual([sale.id]);
   });
 
+  it('merges the second of two new customers with one e-mail in one push (two registers offline), and serves the history to the register', async () => {
+    const first = registerCustomer({ givenName: 'Twin', email: 'twin@example.com' });
+    const second = registerCustomer({ givenName: 'Twin Two', email: 'TWIN@example.com', phone: '+14155550166' });
+    const res = await pushCustomers([first, second]);
+    expect(res.json()).toEqual([expect.objectContaining({ id: second.id, mergedInto: first.id, matchedOn: 'email' })]);
+    expect((await call('GET', `/api/pos/customers/${first.id}`, owner)).json<CustomerRecord>()).toMatchObject({ givenName: 'Twin', phone: '+14155550166' });
+    const sale = await sellTo(second.id);
+    const history = await call('GET', `/api/pos/customers/${first.id}/orders`, register.registerToken);
+    expect(history.statusCode, history.body).toBe(200);
+    expect(history.json<{ data: { id: string }[] }>().data.map((o) => o.id)).toEqual([sale.id]);
+  });
+
   it('quarantines a register customer it cannot store (no name, phone or e-mail; a phone of no country) and another store\'s id', async () => {
     const empty = registerCustomer({});
     const badPhone = registerCustomer({ givenName: 'Bad', phone: '12' });
