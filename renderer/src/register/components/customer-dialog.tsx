@@ -97,7 +97,9 @@ export function CustomerDialog({ onAttach, onClose, startWithNew = false }: Cust
   const [isNew, setNew] = useState(startWithNew);
   // Freshest customers when the search opens (no change stream for customers: replication.ts).
   useEffect(() => sync.pullNow?.('customers'), [sync]);
-  const results = useMemo(() => searchCustomers(list, query), [list, query]);
+  // Sorted once per change of the collection; a keystroke filters that order (TimSort on sorted input is linear).
+  const sorted = useMemo(() => searchCustomers(list, ''), [list]);
+  const results = useMemo(() => (query.trim() ? searchCustomers(sorted, query) : sorted), [sorted, query]);
 
   if (isNew) {
     return (
