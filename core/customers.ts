@@ -79,3 +79,36 @@ export type CustomerRecord = z.infer<typeof customerRecordSchema>;
 
 /** A page of customers (cursor pagination, DESIGN §7). */
 export const customerPageSchema = pageSchema(customerRecordSchema);
+
+const customerId = z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with cus_');
+
+/**
+ * A customer created at a register (issue 13), as the register pushes it through sync (`POST
+ * /api/sync/customers/push`), online or after an outage: its own `cus_…` id (core `newId('customer')`), the register,
+ * when, and at least one of name, phone or e-mail. The phone is E.164 when the register could read it with the store's
+ * country; the server normalises it again (`storePhoneToE164`). A push whose phone or e-mail matches an existing
+ * customer is merged into that customer (docs/decisions.md, "Customers created at the register").
+ */
+export const registerCustomerSchema = z
+  .strictObject({
+    id: customerId,
+    registerId: z.string().min(1).max(64),
+    givenName: name.optional(),
+    familyName: name.optional(),
+    email: emailInput.optional(),
+    phone: phoneInput.optional(),
+    createdAt: isoDate,
+  })
+  .superRefine((c, ctx) => {
+    if (!c.givenName && !c.familyName && !c.email && !c.phone) {
+      ctx.addIssue({ code: 'custom', path: ['givenName'], message: 'a customer needs a name, a phone or an e-mail' });
+    }
+  });
+export type RegisterCustomer = z.infer<typeof registerCustomerSchema>;
+
+/**
+ * A customer as registers pull it (`GET /api/sync/customers/pull`): the customer record with the register that created
+ * it (null: the back office or the API) — or, for a register's customer merged into an existing one, an alias
+ * `{ id, mergedInto, createdAt, updatedAt }` naming the surviving customer, so the register re-points what it holds.
+ */
+export type CustomerSyncDocument = (CustomerRecord & { registerId: string | null; mergedInto?: undefined }) | { id: string; mergedInto: string; matchedOn: 'phone' | 'email'; createdAt: string; updatedAt: string };

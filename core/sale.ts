@@ -41,6 +41,8 @@ export interface RegisterSaleInput {
   payment: SalePayment;
   catalog: CatalogSnapshot;
   staffId?: string;
+  /** The customer attached to the sale (`cus_…`; issue 13), if any. */
+  customerId?: string;
   orderId?: string;
 }
 
@@ -87,6 +89,7 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
     currency: input.currency,
     createdAt: input.createdAt,
     ...(input.staffId ? { staffId: input.staffId } : {}),
+    ...(input.customerId ? { customerId: input.customerId } : {}),
     lines: totals.lines,
     discounts: [...(input.discounts ?? [])],
     taxLines: totals.taxLines,

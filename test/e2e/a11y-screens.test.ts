@@ -2,7 +2,7 @@
  * Issue 13, "Keyboard, touch and screen readers" and "What a newcomer saw": every screen of the web register, at
  * 1024×768 and 1280×800, is screenshot (test-results/a11y/), checked by axe-core for WCAG 2.1 A/AA violations (zero
  * allowed) and by bounding boxes for overlapping or clipped controls, cut placeholders, touch targets under 44×44
- * CSS px and one h1. Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
+ * CSS px and one h1 (the customer dialogs of the cart included). Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
  * never falls to the page body after removing a line, a quantity of 0, Clear, or a declined card on the pay page.
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
@@ -51,6 +51,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
 
   it('has no violation on any screen at 1024×768 and 1280×800', { timeout: 600_000 }, async () => {
     const server = suite!.server;
+    await api('/api/pos/customers', { body: { givenName: 'Accessible', familyName: 'Customer', phone: '+14155550111', email: 'a11y@example.com' } });
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const simple = page.locator('.item-tile:not(.item-has-options)');
     for (const viewport of VIEWPORTS) {
@@ -89,6 +90,31 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await page.getByTestId('shortcut-help').waitFor();
       await check('shortcut-help', viewport);
       await page.keyboard.press('Escape');
+
+      // The customer at the counter (issue 13): the search with a result, the new-customer form with a field error,
+      // the cart with a customer attached and their history.
+      await register.scanInput.focus();
+      await page.keyboard.press('F3');
+      await page.getByTestId('customer-search').fill('Accessible');
+      await page.getByTestId('customer-row').first().waitFor();
+      await check('customer-search', viewport);
+      await page.getByTestId('customer-new').click();
+      await page.getByTestId('customer-phone').fill('12');
+      await page.getByTestId('customer-save').click();
+      await page.getByTestId('customer-form').getByRole('alert').waitFor();
+      await check('customer-form-error', viewport);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('customer-open').click();
+      await page.getByTestId('customer-search').fill('Accessible');
+      await page.getByTestId('customer-row').first().click();
+      await page.getByTestId('customer-attached').waitFor();
+      await check('register-customer', viewport);
+      await page.getByTestId('customer-history-open').click();
+      await page.getByRole('dialog', { name: /^History/ }).waitFor();
+      await page.getByTestId('customer-history-empty').or(page.getByTestId('customer-history')).first().waitFor();
+      await check('customer-history', viewport);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('customer-remove').click();
 
       await nav('Sales').click();
       await page.getByRole('heading', { level: 1 }).waitFor();

@@ -46,6 +46,7 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
   /** Merchant B's owner token, ids and unique words. */
   let b: { token: string; merchantId: string; ids: Record<string, string>; words: string[] };
   let aRegisterToken: string;
+  let aRegisterId: string;
   let operations: { method: string; path: string; op: Json }[];
 
   const call = (method: string, url: string, token: string | undefined, body?: unknown) =>
@@ -82,7 +83,9 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
   beforeAll(async () => {
     // No webhook worker: it stamps B's outbox rows dispatched in the background, which the fingerprint would take for A's doing.
     server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
-    aRegisterToken = (await enrollRegister(server, server.credentials.staffToken)).registerToken;
+    const aRegister = await enrollRegister(server, server.credentials.staffToken);
+    aRegisterToken = aRegister.registerToken;
+    aRegisterId = aRegister.registerId;
 
     const signUp = await call('POST', '/api/signup', undefined, {
       storeName: 'Bravo Barbers Isolated',
@@ -138,6 +141,14 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     const pushed = await call('POST', '/api/sync/shifts/push', bRegister.registerToken, [{ assumedMasterState: null, newDocumentState: shift }]);
     expect(pushed.json(), pushed.body).toEqual([]);
     b.ids.shift = shift.id;
+    // Customers created at B's register (issue 13): one new, one merged into Bertha by her phone (an alias).
+    const bCustomer = { id: newId('customer'), registerId: bRegister.registerId, givenName: 'Bodo Registered Isolated', phone: '+442079460124', createdAt: new Date().toISOString() };
+    const bDuplicate = { id: newId('customer'), registerId: bRegister.registerId, givenName: 'Bertha Again', phone: '+442079460123', createdAt: new Date().toISOString() };
+    const customersPushed = await call('POST', '/api/sync/customers/push', bRegister.registerToken, [bCustomer, bDuplicate].map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    expect(customersPushed.json(), customersPushed.body).toEqual([expect.objectContaining({ id: bDuplicate.id, mergedInto: customer.id })]);
+    b.ids.registerCustomer = bCustomer.id;
+    b.ids.customerAlias = bDuplicate.id;
+    b.words.push('Bodo Registered Isolated', '+442079460124');
     // A developer's app (developers are not merchants: A's staff, app and register tokens must not reach it either).
     const developer = await call('POST', '/api/developers', undefined, { name: 'Bravo Dev Isolated', email: 'dev@bravo-isolated.example' });
     expect(developer.statusCode, developer.body).toBe(201);
@@ -280,12 +291,25 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     if (settings.statusCode !== 200) failures.push(`staff PATCH /api/pos/financial-services/settings → ${settings.statusCode} ${settings.body.slice(0, 160)}`);
     if ((await asB('GET', '/api/pos/financial-services')).settings.billPaymentFeeCents !== 150) failures.push("A's settings change reached B's fee");
     // A's register pushes nothing into B and pulls nothing of B's.
-    for (const collection of ['orders', 'catalog-items', 'tax-rates', 'journal-transactions']) {
+    for (const collection of ['orders', 'catalog-items', 'tax-rates', 'journal-transactions', 'customers']) {
       const res = await call('GET', `/api/sync/${collection}/pull?limit=1000`, aRegisterToken);
       called++;
       const leaked = leaks(res.body);
       if (leaked.length > 0) failures.push(`register pull ${collection}: B's ${leaked.join(', ')}`);
     }
+    // A's register pushing customers with B's ids or B's customers' phone and e-mail: never merged into B's (after the
+    // pulls above: A's own customer with the same phone is A's, not a leak).
+    const crossCustomers = [
+      { id: b.ids.customer, givenName: 'Mallory' },
+      { id: b.ids.customerAlias, givenName: 'Mallory' },
+      { id: newId('customer'), givenName: 'Mallory', phone: '+442079460123', email: 'bertha@bravo.example' },
+    ].map((d) => ({ ...d, registerId: aRegisterId, createdAt: new Date().toISOString() }));
+    const crossPush = await call('POST', '/api/sync/customers/push', aRegisterToken, crossCustomers.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    called++;
+    if (crossPush.statusCode >= 500) failures.push(`register push customers naming B's: ${crossPush.statusCode}`);
+    const crossLeaked = leaks(crossPush.body, JSON.stringify(crossCustomers));
+    if (crossLeaked.length > 0) failures.push(`register push customers: answers B's ${crossLeaked.join(', ')}`);
+    if (/mergedInto/.test(crossPush.body)) failures.push(`register push customers merged into another store's customer: ${crossPush.body.slice(0, 200)}`);
     console.info(`[tenant-isolation] ${called} calls as merchant A on merchant B's ids; routes without a known id: ${unknown.join('; ') || 'none'}`);
     expect(unknown, 'routes whose path parameters this suite cannot fill: add them to pathValue').toEqual([]);
     expect(failures).toEqual([]);

@@ -6,6 +6,8 @@ import type { AppContext } from '../platform/context.ts';
 import { storeRegisterSales } from '../workflows/register-sale.ts';
 import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
 import { storeRegisterReturns } from '../workflows/register-return.ts';
+import { storeCustomerPush } from '../workflows/register-customer.ts';
+import { maxCustomerSeq, pullCustomers } from '../modules/customers/register-customers.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
 import { authorize, guard, principalOf } from '../platform/auth/guard.ts';
@@ -20,15 +22,15 @@ import { registerRegisterReceiptRoutes } from './register-receipts.ts';
  * invalid documents. Catalog and tax rates are server-authoritative (pull only); orders are register-authored and
  * append-only; journal transactions are derived by the server from the orders it stores (pull only).
  */
-export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions', 'shifts', 'cash-movements', 'shift-closeouts', 'returns'] as const;
+export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions', 'shifts', 'cash-movements', 'shift-closeouts', 'returns', 'customers'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Register-authored collections. Journal transactions are derived by the server from the orders: pull only. */
-export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts', 'returns'];
+export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts', 'returns', 'customers'];
 /** Register-authored shift documents (core/shifts.ts), stored by workflows/shift-closeout.ts. */
 const SHIFT_COLLECTIONS: readonly Collection[] = ['shifts', 'cash-movements', 'shift-closeouts'];
 export const MAX_PUSH_ROWS = 500;
 /** The collections a register pushes. */
-export type PushableCollection = 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns';
+export type PushableCollection = 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns' | 'customers';
 
 /** A replicated document: core-shaped data plus server stamps and RxDB's deletion flag. */
 export type SyncDocument = Record<string, unknown> & { updatedAt: string; syncSeq: number; _deleted: boolean };
@@ -68,7 +70,7 @@ function toDocument(row: DataRow): SyncDocument {
   return { ...row.data, updatedAt: new Date(row.updated_at).toISOString(), syncSeq: Number(row.sync_seq), _deleted: row.deleted ?? false };
 }
 
-const TABLE: Record<Exclude<Collection, 'journal-transactions'>, string> = {
+const TABLE: Record<Exclude<Collection, 'journal-transactions' | 'customers'>, string> = {
   'catalog-items': 'catalog_items',
   'tax-rates': 'tax_rates',
   orders: 'orders',
@@ -81,7 +83,10 @@ const TABLE: Record<Exclude<Collection, 'journal-transactions'>, string> = {
 /** Documents of `collection` strictly after `seq`, in sequence order. With none, the checkpoint sent is returned. */
 export async function pull(db: Queryable, merchantId: string, collection: Collection, seq: number | null, limit: number): Promise<PullResult> {
   let documents: SyncDocument[];
-  if (collection === 'journal-transactions') {
+  if (collection === 'customers') {
+    // Customers and the aliases of register customers merged into them (modules/customers/register-customers.ts).
+    documents = (await pullCustomers(db, merchantId, seq ?? 0, limit)) as unknown as SyncDocument[];
+  } else if (collection === 'journal-transactions') {
     const { rows } = await db.query<Parameters<typeof hydrateJournalTransactions>[1][number]>(
       'SELECT * FROM journal_transactions WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3',
       [merchantId, seq ?? 0, limit],
@@ -101,6 +106,7 @@ export async function pull(db: Queryable, merchantId: string, collection: Collec
 
 /** The highest sequence of the merchant's documents in `collection` (0 when none). */
 export async function maxSeq(db: Queryable, merchantId: string, collection: Collection): Promise<number> {
+  if (collection === 'customers') return maxCustomerSeq(db, merchantId);
   const table = collection === 'journal-transactions' ? 'journal_transactions' : TABLE[collection];
   const { rows } = await db.query<{ seq: number | string | null }>(`SELECT MAX(sync_seq) AS seq FROM ${table} WHERE merchant_id = $1`, [merchantId]);
   return Number(rows[0]?.seq ?? 0);
@@ -118,12 +124,20 @@ export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: 
   return mutation(app, who, async (m) => {
     const documents = rows.map((row) => stripClientFields(row.newDocumentState));
     const outcomes =
-      collection === 'orders' ? await storeRegisterSales(m, documents) : collection === 'returns' ? await storeRegisterReturns(m, documents) : await storeShiftDocuments(m, collection, documents);
+      collection === 'orders'
+        ? await storeRegisterSales(m, documents)
+        : collection === 'returns'
+          ? await storeRegisterReturns(m, documents)
+          : collection === 'customers'
+            ? await storeCustomerPush(m, documents)
+            : await storeShiftDocuments(m, collection, documents);
     const refused = outcomes.flatMap((o, i) => (o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : []));
     const kept = await quarantine(m, collection, refused);
     const rejections = new Map(refused.map((r, k) => [r.index, kept[k]!]));
     return outcomes.flatMap((o, i): SyncDocument[] => {
       if (o.kind === 'master') return [{ ...o.stored.data, updatedAt: o.stored.updatedAt, syncSeq: o.stored.syncSeq, _deleted: false }];
+      // A register customer merged into an existing one: its alias, so the register re-points at once.
+      if (o.kind === 'merged') return [{ ...o.alias, _deleted: false }];
       const q = rejections.get(i);
       return q ? [{ ...q.data, rejection: { reason: q.reason, at: q.at }, updatedAt: q.at, syncSeq: 0, _deleted: false }] : [];
     });
@@ -138,7 +152,7 @@ const pullQuery = z.strictObject({
 const streamQuery = z.strictObject({ ticket: z.string().min(1).max(100).optional() });
 const streamTicketResponse = z.strictObject({ ticket: z.string().describe('`sst_…`: open the stream with `?ticket=` once'), expiresAt: z.string() });
 /** A replicated document: the core shape plus `updatedAt`, `syncSeq`, `_deleted` (and `rejection` when quarantined). */
-const replicatedDocument = z.record(z.string(), z.unknown()).describe('Core shape (order, journal transaction, catalog item, tax rate) + updatedAt, syncSeq, _deleted');
+const replicatedDocument = z.record(z.string(), z.unknown()).describe('Core shape (order, journal transaction, catalog item, tax rate, customer — or a merged customer\'s alias `{ id, mergedInto }`) + updatedAt, syncSeq, _deleted');
 const pullResponse = z.strictObject({ documents: z.array(replicatedDocument), checkpoint: z.strictObject({ seq: z.int() }).nullable() });
 const syncErrors = { 404: 'Unknown collection (`unknown_collection`)', 426: 'Register schema too old (`register_too_old`)' };
 
@@ -186,6 +200,8 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
           'refused documents (kept in quarantine) marked with `rejection`. `orders` only: the server derives each ' +
           "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). `shifts`, `cash-movements`, " +
           '`shift-closeouts` (core/shifts.ts): a paid in/out posts to the drawer, a closeout its over/short; a closed business day takes no more. ' +
+          '`customers` (core `registerCustomerSchema`): a customer created at the register; one whose phone or e-mail another customer has is merged into it ' +
+          '(answered as its alias `{ id, mergedInto }`; the orders naming it are re-pointed). ' +
           'Pushes are idempotent by document id and content, so no Idempotency-Key is needed. A register credential pushes ' +
           'only its own register\'s documents (403 `other_register`).',
         tags: ['sync'],

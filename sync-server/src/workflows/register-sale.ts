@@ -31,6 +31,7 @@ import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOr
 import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
+import { resolveCustomerAliases } from '../modules/customers/register-customers.ts';
 
 /** What became of one pushed document. */
 export type SaleOutcome =
@@ -74,7 +75,8 @@ const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}
  * in `m.tx`. Marks `orders`, `journal-transactions` and `catalog-items` changed as they are written.
  * @returns one outcome per document, in the order given; never throws for a document's content
  */
-export async function storeRegisterSales(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
+export async function storeRegisterSales(m: Mutation, pushed: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
+  const documents = await withSurvivingCustomers(m, pushed);
   const outcomes: SaleOutcome[] = new Array(documents.length);
   const stockMoved = new Set<string>();
   // Events of the sales written, emitted once at the end with the catalog's (a failed batch's are never collected).
@@ -105,6 +107,19 @@ export async function storeRegisterSales(m: Mutation, documents: readonly Record
   // The push's events — its orders' `order.created`/`order.paid`, then the items' `catalog.updated` — in one INSERT.
   await emitEvents(m.tx, events);
   return outcomes;
+}
+
+/**
+ * The documents with every `customerId` that names a register customer merged into another (issue 13,
+ * workflows/register-customer.ts) replaced by the surviving customer's id: a sale made offline for a customer who
+ * turned out to exist already is stored for that customer (and a second push of it compares equal to what is stored).
+ */
+async function withSurvivingCustomers(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<readonly Record<string, unknown>[]> {
+  const named = documents.map((d) => d.customerId).filter((id): id is string => typeof id === 'string' && id.startsWith('cus_') && id.length <= 64);
+  if (named.length === 0) return documents;
+  const survivors = await resolveCustomerAliases(m.tx, m.merchantId, named);
+  if (survivors.size === 0) return documents;
+  return documents.map((d) => (typeof d.customerId === 'string' && survivors.has(d.customerId) ? { ...d, customerId: survivors.get(d.customerId)! } : d));
 }
 
 /** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */

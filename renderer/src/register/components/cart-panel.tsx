@@ -24,8 +24,10 @@ interface CartPanelProps {
   /** The sale discount's kind (percent or amount) and its change handler. */
   discountKind?: 'percentage' | 'fixed';
   onDiscountKind?: (kind: 'percentage' | 'fixed') => void;
-  /** Extra controls under the header (hold / held sales, customer). */
+  /** Extra controls under the header (hold / held sales). */
   tools?: ReactNode;
+  /** The sale's customer control (components/customer-dialog.tsx), under the header. */
+  customer?: ReactNode;
 }
 
 /**
@@ -34,7 +36,7 @@ interface CartPanelProps {
  * quantity of the line now in that place (or the one before), an emptied cart hands it to `onEmptied`. Quantity and
  * total changes are announced once through a polite live region.
  */
-export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEmptied, onEditLine, discountKind = 'percentage', onDiscountKind, tools }: CartPanelProps) {
+export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEmptied, onEditLine, discountKind = 'percentage', onDiscountKind, tools, customer }: CartPanelProps) {
   const priced = new Map(totals.lines.map((l) => [l.id, l]));
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && !discountInvalid;
   const list = useRef<HTMLUListElement>(null);
@@ -82,6 +84,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
       <p className="visually-hidden" role="status" data-testid="cart-announcement">
         {announcement}
       </p>
+      {customer}
       {tools}
       {lines.length === 0 ? (
         <p className="cart-empty">Cart is empty — tap an item or scan a barcode</p>

@@ -30,6 +30,9 @@ interface CounterInput {
   discountText: string;
   discountKind: 'percentage' | 'fixed';
   setDiscount: (text: string, kind: 'percentage' | 'fixed') => void;
+  /** The customer attached to the sale (issue 13), kept with the cart and with a held sale. */
+  customerId?: string | undefined;
+  setCustomerId?: (id: string | undefined) => void;
   /** Another dialog or screen has the keyboard: the counter's shortcuts stay quiet. */
   isBusy: boolean;
 }
@@ -53,7 +56,7 @@ function labelOf(lines: readonly CartLine[], catalog: CatalogSnapshot): string {
 
 /** The counter tools' state and elements for the register view. */
 export function useCounter(input: CounterInput): Counter {
-  const { registerId, lines, dispatch, discountText, discountKind, catalog, totals, isBusy } = input;
+  const { registerId, lines, dispatch, discountText, discountKind, catalog, totals, isBusy, customerId } = input;
   const [held, setHeld] = useState<HeldSale[]>(() => listHeld(registerId));
   const [showHeld, setShowHeld] = useState(false);
   const [editingKey, setEditingKey] = useState<string | undefined>();
@@ -82,8 +85,8 @@ export function useCounter(input: CounterInput): Counter {
 
   // Every change of the cart is on disk before the next paint: a reload, a crash or a closed window keeps it.
   useEffect(() => {
-    saveCart(registerId, { lines, discountText, discountKind });
-  }, [registerId, lines, discountText, discountKind]);
+    saveCart(registerId, { lines, discountText, discountKind, ...(customerId ? { customerId } : {}) });
+  }, [registerId, lines, discountText, discountKind, customerId]);
 
   // Another tab of this register holding or resuming a sale.
   useEffect(() => {
@@ -94,7 +97,7 @@ export function useCounter(input: CounterInput): Counter {
     return () => window.removeEventListener('storage', onStorage);
   }, [registerId]);
 
-  const current = (): StoredCart => ({ lines, discountText, discountKind });
+  const current = (): StoredCart => ({ lines, discountText, discountKind, ...(customerId ? { customerId } : {}) });
 
   const hold = () => {
     if (lines.length === 0) return;
@@ -102,6 +105,7 @@ export function useCounter(input: CounterInput): Counter {
       const sale = holdCart(registerId, current(), labelOf(lines, catalog));
       dispatch({ type: 'clear' });
       input.setDiscount('', 'percentage');
+      input.setCustomerId?.(undefined);
       setHeld(listHeld(registerId));
       setNote(`Sale held: ${sale.label}`);
     } catch (err) {
@@ -121,6 +125,7 @@ export function useCounter(input: CounterInput): Counter {
     }
     dispatch({ type: 'replace', lines: sale.cart.lines });
     input.setDiscount(sale.cart.discountText, sale.cart.discountKind);
+    input.setCustomerId?.(sale.cart.customerId);
     setNote(`Resumed: ${sale.label}`);
   };
 

@@ -5,6 +5,8 @@ import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { ReceiptQr } from './receipt-qr.tsx';
 import { SendReceipt } from './send-receipt.tsx';
+import { useCustomers } from './customer-dialog.tsx';
+import { customerLabel, survivorId } from '../customers/customer-store.ts';
 
 export function syncMarker(order: StoredOrder): { label: string; kind: 'synced' | 'unsynced' | 'rejected' } {
   if (order.rejection?.by === 'register') return { label: 'Not sent: too large', kind: 'rejected' };
@@ -26,8 +28,10 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
   const { db, session } = useRegister();
   const order$ = useMemo(() => db.orders.findOne(orderId).$, [db, orderId]);
   const doc = useObservable(order$, null);
+  const customers = useCustomers();
   if (!doc) return <p className="muted">Loading receipt…</p>;
   const order = doc.toJSON() as StoredOrder;
+  const customer = order.customerId ? customers.byId.get(survivorId(customers.byId, order.customerId)) : undefined;
   const marker = syncMarker(order);
   const cash = order.tenders.find((t) => t.method === 'cash');
   const card = order.tenders.find((t) => t.method === 'card');
@@ -42,6 +46,11 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
             Receipt <strong data-testid="receipt-number">{order.receiptNumber}</strong>
           </p>
           <p className="muted">{new Date(order.createdAt).toLocaleString()}</p>
+          {customer ? (
+            <p data-testid="receipt-customer" data-customer-id={customer.id}>
+              Customer: {customerLabel(customer)}
+            </p>
+          ) : null}
         </header>
         <ul className="receipt-lines">
           {order.lines.map((line) => (
@@ -121,7 +130,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
           {printNote}
         </p>
       ) : null}
-      <SendReceipt orderId={order.id} registerToken={session.registerToken} isSynced={marker.kind === 'synced'} />
+      <SendReceipt orderId={order.id} registerToken={session.registerToken} isSynced={marker.kind === 'synced'} customer={customer} />
       {onDone ? (
         <button type="button" className="button button-primary button-large" onClick={onDone} data-testid="new-sale" autoFocus>
           {doneLabel}

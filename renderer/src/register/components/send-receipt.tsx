@@ -1,5 +1,6 @@
 /**
- * Sending the receipt from the register (issue 13): by e-mail or SMS, to the address the customer gives. The server
+ * Sending the receipt from the register (issue 13): by e-mail or SMS, to the address the customer gives — offered
+ * from the sale's customer (their e-mail, else their phone), when one is attached. The server
  * queues it in its e-mail or SMS outbox (`POST /api/pos/orders/{id}/receipts` with the register's credential), so the
  * sale must have synced first: before that the register says so and the cashier tries again a moment later.
  */
@@ -11,11 +12,30 @@ interface SendReceiptProps {
   registerToken: string;
   /** The sale has reached the server (its receipt can be sent). */
   isSynced: boolean;
+  /** The sale's customer: their e-mail and phone are offered as the address. */
+  customer?: { email?: string | null; phone?: string | null } | undefined;
 }
 
-export function SendReceipt({ orderId, registerToken, isSynced }: SendReceiptProps) {
-  const [channel, setChannel] = useState<'email' | 'sms'>('email');
-  const [to, setTo] = useState('');
+export function SendReceipt({ orderId, registerToken, isSynced, customer }: SendReceiptProps) {
+  const offered = (c: 'email' | 'sms') => (c === 'email' ? customer?.email : customer?.phone) ?? '';
+  const [channel, setChannel] = useState<'email' | 'sms'>(() => (!customer?.email && customer?.phone ? 'sms' : 'email'));
+  const [to, setTo] = useState(() => offered(channel));
+  // The customer's address arrives after the first render (the local database is read asynchronously).
+  const [offeredFor, setOfferedFor] = useState(customer ? `${customer.email ?? ''}|${customer.phone ?? ''}` : '');
+  const key = customer ? `${customer.email ?? ''}|${customer.phone ?? ''}` : '';
+  if (key !== offeredFor) {
+    setOfferedFor(key);
+    const next = !customer?.email && customer?.phone ? 'sms' : 'email';
+    if (!to) {
+      setChannel(next);
+      setTo(offered(next));
+    }
+  }
+  const choose = (c: 'email' | 'sms') => {
+    // Switching the channel offers the customer's other address, unless the cashier typed one.
+    if (!to || to === offered(channel)) setTo(offered(c));
+    setChannel(c);
+  };
   const [status, setStatus] = useState<{ text: string; isError: boolean } | undefined>();
   const [isBusy, setBusy] = useState(false);
 
@@ -61,10 +81,10 @@ export function SendReceipt({ orderId, registerToken, isSynced }: SendReceiptPro
       <fieldset className="line-dialog-row">
         <legend>Send the receipt</legend>
         <label className="choice-inline">
-          <input type="radio" name="receipt-channel" checked={channel === 'email'} onChange={() => setChannel('email')} data-testid="receipt-channel-email" /> E-mail
+          <input type="radio" name="receipt-channel" checked={channel === 'email'} onChange={() => choose('email')} data-testid="receipt-channel-email" /> E-mail
         </label>
         <label className="choice-inline">
-          <input type="radio" name="receipt-channel" checked={channel === 'sms'} onChange={() => setChannel('sms')} data-testid="receipt-channel-sms" /> SMS
+          <input type="radio" name="receipt-channel" checked={channel === 'sms'} onChange={() => choose('sms')} data-testid="receipt-channel-sms" /> SMS
         </label>
         <label className="visually-hidden" htmlFor="receipt-to">
           {channel === 'email' ? 'E-mail address' : 'Phone number'}

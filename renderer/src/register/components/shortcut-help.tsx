@@ -16,6 +16,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'F4', label: 'F4', action: 'Go to the cart (quantity of the last line)', inBar: true },
   { keys: 'Shift+F4', label: '⇧F4', action: 'Edit the last line: quantity, discount, price override, void' },
   { keys: 'F9', label: 'F9', action: 'Charge', inBar: true },
+  { keys: 'F3', label: 'F3', action: 'Customer: search, attach, new customer' },
   { keys: 'F8', label: 'F8', action: 'Hold (park) the sale' },
   { keys: 'Shift+F8', label: '⇧F8', action: 'Held sales: resume one' },
   { keys: 'F7', label: 'F7', action: 'Returns' },

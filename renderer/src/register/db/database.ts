@@ -22,7 +22,9 @@ import {
   cashMovementRxSchema,
   closeoutRxSchema,
   returnRxSchema,
+  customerRxSchema,
   type Rejectable,
+  type StoredCustomer,
 } from './schemas.ts';
 
 addRxPlugin(RxDBLeaderElectionPlugin);
@@ -44,6 +46,11 @@ export interface RegisterCollections {
   closeouts: RxCollection<Rejectable<StoredCloseout>>;
   /** Returns and exchanges made here (issue 13; returns/return-store.ts): born here, pushed, pulled back stamped. */
   returns: RxCollection<Rejectable<RegisterReturn>>;
+  /**
+   * The store's customers (pulled) and those created here (pushed, offline too), with the aliases of the ones the
+   * server merged into an existing customer (issue 13; customers/customer-store.ts).
+   */
+  customers: RxCollection<StoredCustomer>;
 }
 
 export type RegisterDatabase = RxDatabase<RegisterCollections>;
@@ -75,6 +82,7 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     cash_movements: { schema: cashMovementRxSchema, migrationStrategies: { 1: (doc: Record<string, unknown>) => doc } },
     closeouts: { schema: closeoutRxSchema },
     returns: { schema: returnRxSchema },
+    customers: { schema: customerRxSchema },
   });
   await repairMissingJournalTransactions(db);
   return db;

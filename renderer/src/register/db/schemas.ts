@@ -216,3 +216,53 @@ export const returnRxSchema: RxJsonSchema<Rejectable<RegisterReturn>> = {
   required: ['id', 'registerId', 'orderId', 'receiptNumber', 'createdAt', 'lines', 'restock', 'amountCents', 'tender'],
   indexes: ['orderId', 'createdAt'],
 };
+
+/**
+ * A customer on the register (issue 13): the store's customers pulled from the server (core `CustomerRecord` plus
+ * `registerId`), customers created here (core `RegisterCustomer`, pushed; no `syncSeq` until the server's copy comes
+ * back) — and aliases: a customer created here that the server merged into an existing one comes back as
+ * `{ id, mergedInto }`, naming the surviving customer (core `CustomerSyncDocument`).
+ */
+export interface StoredCustomerFields {
+  id: string;
+  givenName?: string | null;
+  familyName?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  /** The register that created it (null: the back office or the API). */
+  registerId?: string | null;
+  createdAt?: string;
+  marketingConsent?: boolean;
+  marketingConsentAt?: string | null;
+  note?: string | null;
+  /** Set on an alias: the id of the customer this one was merged into. */
+  mergedInto?: string;
+  matchedOn?: 'phone' | 'email';
+}
+export type StoredCustomer = Rejectable<StoredCustomerFields> & { updatedAt?: string; syncSeq?: number };
+
+const nullableText = { type: ['string', 'null'] } as const;
+
+export const customerRxSchema: RxJsonSchema<StoredCustomer> = {
+  title: 'customer',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: idProperty,
+    givenName: nullableText,
+    familyName: nullableText,
+    email: nullableText,
+    phone: nullableText,
+    registerId: nullableText,
+    createdAt: { type: 'string', maxLength: 40 },
+    marketingConsent: { type: 'boolean' },
+    marketingConsentAt: nullableText,
+    note: nullableText,
+    mergedInto: { type: 'string', maxLength: 64 },
+    matchedOn: { type: 'string' },
+    rejection: rejectionProperty,
+    ...serverStampProperties,
+  },
+  required: ['id'],
+};

@@ -15,6 +15,8 @@ export interface StoredCart {
   /** The sale discount as typed, and whether it is a percentage or an amount. */
   discountText: string;
   discountKind: 'percentage' | 'fixed';
+  /** The customer attached to the sale (`cus_…`, issue 13), if any. */
+  customerId?: string;
 }
 
 /** A parked sale: the cart, when it was held (ISO 8601) and a label for the list (first item names). */
@@ -55,6 +57,7 @@ function asCart(v: unknown): StoredCart | undefined {
     lines: c.lines.filter(isCartLine),
     discountText: typeof c.discountText === 'string' ? c.discountText : '',
     discountKind: c.discountKind === 'fixed' ? 'fixed' : 'percentage',
+    ...(typeof c.customerId === 'string' && c.customerId.startsWith('cus_') ? { customerId: c.customerId } : {}),
   };
 }
 
@@ -74,7 +77,7 @@ export function loadCart(registerId: string): StoredCart {
 
 /** Keeps `cart` as the unfinished cart of `registerId` (an empty cart removes the entry). */
 export function saveCart(registerId: string, cart: StoredCart): void {
-  if (cart.lines.length === 0 && cart.discountText === '') localStorage.removeItem(cartKey(registerId));
+  if (cart.lines.length === 0 && cart.discountText === '' && !cart.customerId) localStorage.removeItem(cartKey(registerId));
   else localStorage.setItem(cartKey(registerId), JSON.stringify(cart));
 }
 

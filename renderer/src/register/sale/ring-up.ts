@@ -45,6 +45,8 @@ interface RingUpInput {
   lines: readonly OrderLine[];
   /** The cart's order discounts (core), if any. */
   discounts?: readonly Discount[];
+  /** The customer attached to the sale (issue 13), if any. */
+  customerId?: string;
   tenderedCents: Cents;
 }
 
@@ -57,7 +59,7 @@ export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promis
  * Rings up a sale paid by any single tender (cash, a card approved by the terminal, a scanned check) and stores it
  * before anything is printed; resolves with the stored order.
  */
-export async function ringUpSale({ db, session, catalog, lines, discounts, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
+export async function ringUpSale({ db, session, catalog, lines, discounts, customerId, payment }: Omit<RingUpInput, 'tenderedCents'> & { payment: SalePayment }): Promise<Order> {
   const run = async () => {
     // A sale with no shift open opens one (float 0): the register never refuses a sale for want of a shift.
     // The staff member signed in on this register is recorded on the sale and owns a shift it opens (issue 11); the
@@ -76,6 +78,7 @@ export async function ringUpSale({ db, session, catalog, lines, discounts, payme
       payment,
       catalog,
       ...(staff ? { staffId: staff.staff.id } : {}),
+      ...(customerId ? { customerId } : {}),
     });
     orderSchema.parse(sale.order);
     if (sale.journalTransaction) journalTransactionSchema.parse(sale.journalTransaction);

@@ -61,6 +61,11 @@ const PLANS: readonly CollectionPlan[] = [
   { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },
   // Returns (issue 13): born here, pushed, pulled back for the server's stamp (refund id) like a closeout.
   { remote: 'returns', local: 'returns', direction: 'both' },
+  // Customers (issue 13): the store's, pulled 1,000 at a time like the catalog (at start, on reconnect, after a push
+  // and when the cashier opens the customer search: no change stream — the browser's 6 connections per host are spent
+  // on the four streams and the requests); customers created here are pushed, and one the server merged into an
+  // existing customer comes back as its alias.
+  { remote: 'customers', local: 'customers', direction: 'both', pullBatchSize: 1000 },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
@@ -74,6 +79,8 @@ export interface SyncEngine {
   status$: BehaviorSubject<SyncStatus>;
   /** Ask every replication to pull now (e.g. after coming back online). */
   resync(): void;
+  /** Pull one collection now (e.g. `customers` when the cashier opens the customer search). Optional: test doubles. */
+  pullNow?(remote: string): void;
   stop(): Promise<void>;
 }
 
@@ -249,6 +256,8 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
         // The server's stamped copies of what it just committed, and the journal transactions it derived from them.
         catchUps.get(plan.remote)?.(CATCH_UP_AFTER_PUSH_MS);
         catchUps.get('journal-transactions')?.(CATCH_UP_AFTER_PUSH_MS);
+        // A customer merged into an existing one re-points the sales already on the server: pull them back.
+        if (plan.remote === 'customers') catchUps.get('orders')?.(CATCH_UP_AFTER_PUSH_MS);
       }
       return conflicts;
     };
@@ -345,6 +354,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       replications.forEach((r) => r.reSync());
       ordersPull.pullNow();
     },
+    pullNow: (remote: string) => catchUps.get(remote)?.(0),
     stop: async () => {
       window.removeEventListener('online', onOnline);
       window.removeEventListener('offline', onOffline);

@@ -20,6 +20,8 @@ import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar
 import { receiptPrintJob } from '../devices/receipt-job.ts';
 import { tabList } from '../../ui/tabs.ts';
 import { ShortcutBar, focusCart } from '../components/shortcut-help.tsx';
+import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, useCustomers } from '../components/customer-dialog.tsx';
+import { phoneCountry, survivorId } from '../customers/customer-store.ts';
 
 const ALL = 'All';
 
@@ -82,6 +84,12 @@ export function RegisterView() {
   const [discountText, setDiscountText] = useState(() => initialCart(session.registerId).discountText);
   const [discountKind, setDiscountKind] = useState(() => initialCart(session.registerId).discountKind);
   const discount = useMemo(() => cartDiscount(discountText, discountKind), [discountText, discountKind]);
+  // The sale's customer (issue 13): kept with the cart; shown, and sold to, as the surviving customer once merged.
+  const [customerId, setCustomerId] = useState(() => initialCart(session.registerId).customerId);
+  const [customerDialog, setCustomerDialog] = useState<'search' | 'history' | undefined>();
+  const customers = useCustomers();
+  // The store's phone country, kept for customers created offline (customers/customer-store.ts).
+  useEffect(() => void phoneCountry(session), [session]);
   const saleDiscounts = useMemo(() => (discount && discount !== 'invalid' ? [discount] : []), [discount]);
   const { totals, invalidKeys, discounts } = useMemo(() => priceCart(lines, catalog, saleDiscounts), [lines, catalog, saleDiscounts]);
   const counter = useCounter({
@@ -98,7 +106,9 @@ export function RegisterView() {
       setDiscountText(text);
       setDiscountKind(kind);
     },
-    isBusy: Boolean(dialogItem || isTendering || receiptOrderId),
+    customerId,
+    setCustomerId,
+    isBusy: Boolean(dialogItem || isTendering || receiptOrderId || customerDialog),
   });
   // The counter's dispatch (sell-past-zero asks once) behind a ref: the callbacks the grid holds stay stable.
   const counterRef = useRef(counter);
@@ -129,14 +139,17 @@ export function RegisterView() {
       } else if (event.key === 'F9' && canCharge) {
         event.preventDefault();
         chargeRef.current();
+      } else if (event.key === CUSTOMER_KEY) {
+        event.preventDefault();
+        setCustomerDialog('search');
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [dialogItem, isTendering, receiptOrderId, canCharge]);
   useEffect(() => {
-    if (!dialogItem && !isTendering && !receiptOrderId) focusScan();
-  }, [dialogItem, isTendering, receiptOrderId]);
+    if (!dialogItem && !isTendering && !receiptOrderId && !customerDialog) focusScan();
+  }, [dialogItem, isTendering, receiptOrderId, customerDialog]);
 
   // Stable (state setters and dispatch only): the memoised grid never re-renders for a cart change.
   const add = useCallback((item: CatalogItem, variationId: string, modifierIds: string[]) => {
@@ -199,9 +212,11 @@ export function RegisterView() {
     setSaleError(undefined);
     try {
       // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
-      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment });
+      const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
+      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
       dispatch({ type: 'clear' });
       setDiscountText('');
+      setCustomerId(undefined);
       setTendering(false);
       setMessage(undefined);
       setReceiptOrderId(order.id);
@@ -319,6 +334,7 @@ export function RegisterView() {
         onClear={() => {
           dispatch({ type: 'clear' });
           setDiscountText('');
+          setCustomerId(undefined);
         }}
         discountText={discountText}
         discountInvalid={discount === 'invalid'}
@@ -328,8 +344,33 @@ export function RegisterView() {
         onDiscountKind={setDiscountKind}
         onEditLine={counter.editLine}
         tools={counter.tools}
+        customer={
+          <CustomerControl
+            customerId={customerId}
+            byId={customers.byId}
+            onOpen={() => setCustomerDialog('search')}
+            onHistory={() => setCustomerDialog('history')}
+            onRemove={() => {
+              setCustomerId(undefined);
+              setMessage({ text: 'Customer removed from the sale', isError: false });
+              focusScan();
+            }}
+          />
+        }
         onCharge={charge}
       />
+      {customerDialog === 'search' ? (
+        <CustomerDialog
+          onClose={() => setCustomerDialog(undefined)}
+          onAttach={(id) => {
+            setCustomerId(id);
+            setCustomerDialog(undefined);
+            const attached = customers.byId.get(id);
+            setMessage({ text: `Customer attached${attached ? `: ${[attached.givenName, attached.familyName].filter(Boolean).join(' ') || attached.phone || attached.email}` : ''}`, isError: false });
+          }}
+        />
+      ) : null}
+      {customerDialog === 'history' && customerId ? <CustomerHistoryDialog customerId={customerId} onClose={() => setCustomerDialog(undefined)} /> : null}
       {counter.dialogs}
       {dialogItem ? (
         <ItemDialog

@@ -107,8 +107,9 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
   app.get(
     '/api/pos/customers/:id/orders',
     {
-      onRequest: guard(ctx, STAFF),
-      config: { openapi: { summary: "A customer's purchase history", description: 'Their orders, newest first.', tags: ['customers'], access: STAFF, params: customerParams, query: historyQuery, response: orderPageSchema } },
+      // Staff, or a paired register (issue 13: the customer's history at the counter; registers hold the customers already).
+      onRequest: guard(ctx, 'register'),
+      config: { openapi: { summary: "A customer's purchase history", description: 'Their orders, newest first. Staff, or a paired register (its register credential).', tags: ['customers'], access: 'register', params: customerParams, query: historyQuery, response: orderPageSchema } },
     },
     async (request) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');

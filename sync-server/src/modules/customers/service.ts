@@ -29,7 +29,8 @@ export class DuplicateCustomerError extends ProblemError {
   }
 }
 
-interface CustomerRow {
+/** A `customers` row as read by this module. */
+export interface CustomerRow {
   id: string;
   given_name: string | null;
   family_name: string | null;
@@ -40,9 +41,13 @@ interface CustomerRow {
   note: string | null;
   created_at: Date;
   updated_at: Date;
+  deleted_at?: Date | null;
+  sync_seq?: number | string;
+  register_id?: string | null;
 }
 
-function toRecord(r: CustomerRow): CustomerRecord {
+/** The API shape of a customer row. */
+export function toRecord(r: CustomerRow): CustomerRecord {
   return {
     id: r.id,
     givenName: r.given_name,
@@ -99,9 +104,10 @@ export async function storePhoneToE164(tx: Queryable, merchantId: string, phone:
  * `marketingConsentAt`. @throws DuplicateCustomerError (409) on a phone or e-mail another customer has.
  */
 export async function createCustomer(ctx: AppContext, principal: Principal, input: CustomerCreate): Promise<CustomerRecord> {
-  return mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
+  return mutation(ctx, actorOf(principal), async ({ tx, now, audit, changed }) => {
     if (input.phone) input = { ...input, phone: await storePhoneToE164(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, input);
+    changed('customers');
     const id = newId('customer');
     const consent = input.marketingConsent ?? false;
     const { rows } = await tx.query<CustomerRow>(
@@ -124,8 +130,9 @@ export async function createCustomer(ctx: AppContext, principal: Principal, inpu
  * @throws ProblemError 404; DuplicateCustomerError (409).
  */
 export async function updateCustomer(ctx: AppContext, principal: Principal, id: string, input: CustomerUpdate): Promise<CustomerRecord> {
-  return mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
+  return mutation(ctx, actorOf(principal), async ({ tx, now, audit, changed }) => {
     const before = await customerRow(tx, principal.merchantId, id);
+    changed('customers');
     if (input.phone) input = { ...input, phone: await storePhoneToE164(tx, principal.merchantId, input.phone) };
     await findDuplicate(tx, principal.merchantId, { phone: input.phone, email: input.email }, id);
     const pick = <T>(value: T | null | undefined, current: T | null): T | null => (value === undefined ? current : value);
@@ -143,7 +150,7 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
     }
     const { rows } = await tx.query<CustomerRow>(
       `UPDATE customers SET given_name = $3, family_name = $4, email = $5, email_normalized = $6, phone = $7, marketing_consent = $8,
-         marketing_consent_at = $9, note = $10, updated_at = $11 WHERE id = $1 AND merchant_id = $2 RETURNING *`,
+         marketing_consent_at = $9, note = $10, updated_at = $11, sync_seq = nextval('sync_seq') WHERE id = $1 AND merchant_id = $2 RETURNING *`,
       [id, principal.merchantId, after.given_name, after.family_name, email, email ? normalizeEmail(email) : null, after.phone, consent, consentAt ? new Date(consentAt).toISOString() : null, after.note, now.toISOString()],
     );
     await audit({
@@ -158,9 +165,10 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
 
 /** Soft-deletes a customer (their orders keep the id); the phone and e-mail become free again. @throws 404. */
 export async function deleteCustomer(ctx: AppContext, principal: Principal, id: string): Promise<void> {
-  await mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
+  await mutation(ctx, actorOf(principal), async ({ tx, now, audit, changed }) => {
     await customerRow(tx, principal.merchantId, id);
-    await tx.query('UPDATE customers SET deleted_at = $3, updated_at = $3 WHERE id = $1 AND merchant_id = $2', [id, principal.merchantId, now.toISOString()]);
+    changed('customers');
+    await tx.query(`UPDATE customers SET deleted_at = $3, updated_at = $3, sync_seq = nextval('sync_seq') WHERE id = $1 AND merchant_id = $2`, [id, principal.merchantId, now.toISOString()]);
     await audit({ action: 'customer.deleted', entityType: 'customer', entityId: id, data: {} });
   });
 }

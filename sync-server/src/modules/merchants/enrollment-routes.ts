@@ -27,6 +27,7 @@ export const PAIRING_RATE_LIMIT: RateLimitPolicy = { name: 'pairing', quota: 10,
 export const PAIRING_GLOBAL_RATE_LIMIT: RateLimitPolicy = { name: 'pairing-global', quota: 60, windowSeconds: 60 };
 
 /** `GET /api/register/return-rules` (issue 13): what the register needs to know before a return. */
+const phoneCountrySchema = z.strictObject({ defaultCountry: z.string().describe('ISO 3166-1 alpha-2: the country of phone numbers typed without + and a country code') });
 const returnRulesSchema = z.strictObject({ cashierRefundLimitCents: z.int().min(0).describe("a cashier's return above this (minor units) needs a manager's approval") });
 
 const registerIdSchema = z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id');
@@ -147,6 +148,21 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       } satisfies RouteDoc,
     },
   }, async (request) => ({ cashierRefundLimitCents: (await getSettings(ctx.db, principalOf(request).merchantId)).cashierRefundLimitCents }));
+
+  app.get('/api/register/phone-country', {
+    onRequest: registerGuard,
+    config: {
+      openapi: {
+        summary: "The store's phone country",
+        description:
+          'The country (`defaultCountry`, store settings) in which the register reads a phone typed without + and a country code, ' +
+          'e.g. for a customer created at the register. The register keeps the last answer for customers created offline (issue 13).',
+        tags: ['registers'],
+        access: 'register',
+        response: phoneCountrySchema,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => ({ defaultCountry: (await getSettings(ctx.db, principalOf(request).merchantId)).defaultCountry }));
 
   app.post('/api/register/sign-in', {
     onRequest: pinQuota,

@@ -339,6 +339,21 @@ async function saveOrder(m: Mutation, row: OrderRow, order: Order, refundedCents
   return { ...row, state: order.state, data: order, sync_seq: seq, updated_at: m.now, refunded_cents: refundedCents ?? row.refunded_cents };
 }
 
+/**
+ * Re-points the merchant's orders naming customer `fromId` (a register's customer merged into another, issue 13) at
+ * `toId`: their `customerId` changes, nothing else (amounts stay frozen), and each takes a new sync sequence so the
+ * registers pull the re-pointed copy. Writes no audit row (the caller's merge is audited). Returns the order ids.
+ */
+export async function reattachCustomerOrders(m: Mutation, fromId: string, toId: string): Promise<string[]> {
+  const { rows } = await m.tx.query<{ id: string }>(
+    `UPDATE orders SET data = jsonb_set(data, '{customerId}', to_jsonb($3::text)), sync_seq = nextval('sync_seq'), updated_at = $4
+      WHERE merchant_id = $1 AND data->>'customerId' = $2 RETURNING id`,
+    [m.merchantId, fromId, toId, m.now.toISOString()],
+  );
+  if (rows.length > 0) m.changed('orders');
+  return rows.map((r) => r.id);
+}
+
 /** One order to store: the core document and where it came from. */
 export interface OrderInsert {
   order: Order;
