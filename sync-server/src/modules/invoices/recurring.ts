@@ -203,6 +203,8 @@ export interface TickReport {
   settlements: { settled: number; returned: number };
   /** Offline card forwards retried now with an outcome, and those expired past the store's forward window. */
   offlineForwards: { forwarded: number; expired: number };
+  /** App billing (issue 15, modules/app-billing): renewals and retries charged, declined, suspended; developer payouts made. */
+  appBilling?: { charged: number; failed: number; suspended: number; developerPayouts: number };
   errors: { seriesId?: string; invoiceId?: string; message: string }[];
 }
 
