@@ -115,7 +115,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(sub).toMatchObject({ status: 'active', priceCents: 1999, currency: 'USD', currentPeriodStart: '2026-11-17T00:00:00.000Z', currentPeriodEnd: '2026-12-01T00:00:00.000Z', nextChargeAt: '2026-12-01T00:00:00.000Z', nextChargeCents: 1999 });
     expect(sub!.charges).toHaveLength(1);
     expect(sub!.charges[0]).toMatchObject({ kind: 'initial', amountCents: 933, status: 'paid', declineCode: null });
-    const postings = await postingsOf(sub!.charges[0].journalTransactionId);
+    const postings = await postingsOf(sub!.charges[0]!.journalTransactionId!);
     expect(postings).toEqual([
       { code: 'app_billing_clearing', amountCents: 933, merchantId: PLATFORM },
       { code: `developer_payable:${devs.tally!.id}`, amountCents: -793, merchantId: PLATFORM },
@@ -129,8 +129,8 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(again!.id).toBe(sub!.id);
     expect((await subscription('sierra', 'sierraPro')).charges).toHaveLength(1);
     // Journal rows and charges are append-only.
-    await expect(server.db.query('UPDATE postings SET amount_cents = amount_cents + 1 WHERE journal_transaction_id = $1', [sub!.charges[0].journalTransactionId])).rejects.toThrow(/append-only/);
-    await expect(server.db.query('UPDATE app_charges SET amount_cents = 1 WHERE id = $1', [sub!.charges[0].id])).rejects.toThrow(/append-only/);
+    await expect(server.db.query('UPDATE postings SET amount_cents = amount_cents + 1 WHERE journal_transaction_id = $1', [sub!.charges[0]!.journalTransactionId!])).rejects.toThrow(/append-only/);
+    await expect(server.db.query('UPDATE app_charges SET amount_cents = 1 WHERE id = $1', [sub!.charges[0]!.id])).rejects.toThrow(/append-only/);
     // A free app has no subscription and writes nothing.
     expect(await install('sierra', 'free', 'sierraFree')).toBeNull();
     expect((await subscriptionsOf('sierra')).map((s) => s.installationId)).toEqual([installs.sierraPro]);
@@ -215,8 +215,8 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     // 21 → 31 January unused (the uninstall day counts as used): 11 of the 22 days paid = 7.095 → 7.10; developer
     // gives back round(1206 × 11 / 22) = 603, the platform 107.
     expect(ended).toMatchObject({ status: 'canceled', canceledAt: '2027-01-20T09:00:00.000Z', nextChargeAt: null });
-    expect(ended!.refunds).toEqual([expect.objectContaining({ chargeId: sub!.charges[0].id, amountCents: 710, unusedDays: 11, coveredDays: 22 })]);
-    const refundJt = (await server.db.query<{ journal_transaction_id: string }>('SELECT journal_transaction_id FROM app_charge_refunds WHERE id = $1', [ended!.refunds[0].id])).rows[0]!.journal_transaction_id;
+    expect(ended!.refunds).toEqual([expect.objectContaining({ chargeId: sub!.charges[0]!.id, amountCents: 710, unusedDays: 11, coveredDays: 22 })]);
+    const refundJt = (await server.db.query<{ journal_transaction_id: string }>('SELECT journal_transaction_id FROM app_charge_refunds WHERE id = $1', [ended!.refunds[0]!.id])).rows[0]!.journal_transaction_id;
     expect(await postingsOf(refundJt)).toEqual([
       { code: `developer_payable:${devs.tally!.id}`, amountCents: 603, merchantId: PLATFORM },
       { code: 'app_revenue', amountCents: 107, merchantId: PLATFORM },
