@@ -98,7 +98,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     apps.free = await listedApp('tally', 'Tally Free', { model: 'free' });
     apps.cheap = await listedApp('penny', 'Penny Counter', { model: 'monthly', amountCents: 1000, currency: 'USD' });
     apps.demoOnly = await listedApp('demo', 'Demo Helper', { model: 'monthly', amountCents: 1999, currency: 'USD' });
-    for (const [key, storeName] of [['sierra', 'Sierra Supplies'], ['foxtrot', 'Foxtrot Foods'], ['uniform', 'Uniform Outfitters']] as const) {
+    for (const [key, storeName] of [['sierra', 'Sierra Supplies'], ['foxtrot', 'Foxtrot Foods'], ['uniform', 'Uniform Outfitters'], ['golf', 'Golf Goods']] as const) {
       const email = `${key}@stores.example`;
       const made = await ok('POST', '/api/signup', undefined, { storeName, country: 'US', currency: 'USD', timeZone: 'America/New_York', ownerName: `${storeName} Owner`, ownerEmail: email, ownerPin: '482915' });
       stores[key] = { merchantId: made.merchantId, staffId: made.staffId, email };
@@ -162,9 +162,20 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].path).toBe('billingReference');
     await ok('PUT', '/api/pos/app-billing/payment-method', await owner('foxtrot'), { billingReference: 'bref_sbx_visa_0002' });
+    // With a declining method a paid app cannot be installed: 402, and the install's transaction writes nothing.
+    await expect(install('foxtrot', 'cheap', 'foxtrotCheap')).rejects.toMatchObject({ status: 402, code: 'app_charge_declined' });
+    expect((await server.db.query('SELECT id FROM app_subscriptions WHERE installation_id = $1', [installs.foxtrotCheap])).rows).toHaveLength(0);
+    // Golf: declines once, then pays when its owner sets a good method while past due.
+    await install('golf', 'pro', 'golfPro');
+    await ok('PUT', '/api/pos/app-billing/payment-method', await owner('golf'), { billingReference: 'bref_sbx_visa_9995' });
 
     at('2027-01-01T01:00:00.000Z');
     await tick();
+    expect(await subscription('golf', 'golfPro')).toMatchObject({ status: 'past_due', failedAttempts: 1 });
+    expect((await subscription('golf', 'golfPro')).charges[0]).toMatchObject({ status: 'failed', declineCode: 'insufficient_funds' });
+    const paidNow = (await ok('PUT', '/api/pos/app-billing/payment-method', await owner('golf'), { billingReference: 'bref_sbx_amex_0005' })).subscriptions[0];
+    expect(paidNow).toMatchObject({ status: 'active', failedAttempts: 0, nextChargeAt: '2027-02-01T00:00:00.000Z', notice: null });
+    expect(paidNow.charges[0]).toMatchObject({ kind: 'retry', amountCents: 1999, status: 'paid', periodStart: '2027-01-01T00:00:00.000Z' });
     let sub = await subscription('foxtrot', 'foxtrotPro');
     expect(sub).toMatchObject({ status: 'past_due', failedAttempts: 1, nextChargeAt: '2027-01-02T01:00:00.000Z', nextChargeCents: 1999, currentPeriodEnd: '2027-02-01T00:00:00.000Z' });
     expect(sub.notice).toContain('card_declined');
@@ -307,14 +318,14 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     at('2027-02-08T00:05:00.000Z');
     await tick();
     expect((await ok('GET', '/api/developer/statement', devs.penny!.token)).payouts).toEqual([]);
-    // March renewals, then the next Monday pays Tally's new sandbox earnings (Sierra and Foxtrot: 2 × 16.99) by itself.
+    // March renewals, then the next Monday pays Tally's new sandbox earnings (Sierra, Foxtrot, Golf: 3 × 16.99) by itself.
     at('2027-03-01T00:05:00.000Z');
     await tick();
     at('2027-03-08T00:05:00.000Z');
     const report = await tick();
     expect(report.appBilling.developerPayouts).toBe(1);
     const statement = await ok('GET', '/api/developer/statement', devs.tally!.token);
-    expect(statement.payouts[0]).toMatchObject({ trigger: 'scheduled', amountCents: 2 * 1699, earningsThrough: '2027-03-08T00:00:00.000Z' });
+    expect(statement.payouts[0]).toMatchObject({ trigger: 'scheduled', amountCents: 3 * 1699, earningsThrough: '2027-03-08T00:00:00.000Z' });
     expect(statement.nextScheduledPayoutAt).toBe('2027-03-15T00:00:00.000Z');
     expect((await ok('GET', '/api/developer/statement', devs.penny!.token)).balances[0]).toMatchObject({ availableCents: 1700, paidOutCents: 0 });
     expect((await server.db.query('SELECT id FROM developer_payouts WHERE developer_id = $1', [devs.demo!.id])).rows).toHaveLength(0);
@@ -326,7 +337,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(platform.ok, platform.reason).toBe(true);
     const jts = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_transactions WHERE merchant_id = $1', [PLATFORM]);
     expect(platform.journalTransactions).toBe(jts.rows[0]!.n);
-    for (const store of ['sierra', 'foxtrot', 'uniform']) {
+    for (const store of ['sierra', 'foxtrot', 'uniform', 'golf']) {
       const v = await verifyAuditTrail(server.db, stores[store]!.merchantId, signer);
       expect(v.ok, `${store}: ${v.reason}`).toBe(true);
     }
