@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../core/index.ts';
 import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts';
-import { endAppSubscription, startAppSubscription } from '../../sync-server/src/modules/app-billing/subscriptions.ts';
+import { endAppSubscription, runAppBilling, startAppSubscription } from '../../sync-server/src/modules/app-billing/subscriptions.ts';
 import { AuditSigner, generateAuditSigningKey } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import { verifyAuditTrail } from '../../sync-server/src/kernel/verify.ts';
@@ -136,10 +136,12 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect((await subscriptionsOf('sierra')).map((s) => s.installationId)).toEqual([installs.sierraPro]);
   });
 
-  it('renews at the full monthly price on the housekeeping tick when the month turns, once', async () => {
+  it('renews at the full monthly price on the housekeeping tick when the month turns, once even with two runners at once', async () => {
     at('2026-12-01T00:05:00.000Z');
-    const report = await tick();
-    expect(report.appBilling.charged).toBeGreaterThanOrEqual(1);
+    // Two instances ticking at the same moment (on PostgreSQL truly concurrent): the subscription is renewed once.
+    const [report, other] = await Promise.all([tick(), runAppBilling(server.db, now)]);
+    expect(report.appBilling.charged + other.charged).toBe(1);
+    expect(other.errors).toEqual([]);
     const sub = await subscription('sierra', 'sierraPro');
     expect(sub).toMatchObject({ status: 'active', currentPeriodStart: '2026-12-01T00:00:00.000Z', currentPeriodEnd: '2027-01-01T00:00:00.000Z', nextChargeAt: '2027-01-01T00:00:00.000Z' });
     expect(sub.charges.map((c: Json) => [c.kind, c.amountCents, c.status])).toEqual([['renewal', 1999, 'paid'], ['initial', 933, 'paid']]);
