@@ -6,7 +6,7 @@
 import { buildJournalTransaction, PLATFORM_CHART_OF_ACCOUNTS, PLATFORM_LEDGER_MERCHANT_ID, type JournalTransaction, type Posting } from '../../../../core/index.ts';
 import { ensureChartOfAccounts, postJournalTransaction } from '../../kernel/ledger.ts';
 import { openMutation } from '../../kernel/mutation.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { transactionMemo, type Queryable } from '../../platform/db/db.ts';
 
 /** The developer's payable account on the platform ledger: `developer_payable:<developerId>`. */
 export const developerPayableAccount = (developerId: string): string => `developer_payable:${developerId}`;
@@ -24,7 +24,11 @@ export async function postOnPlatformLedger(
   audit: { action: string; entityType: string; entityId: string; data: Record<string, unknown> },
 ): Promise<JournalTransaction> {
   const m = await openMutation(tx, { merchantId: PLATFORM_LEDGER_MERCHANT_ID, actor: 'system' }, now);
-  await ensureChartOfAccounts(tx, PLATFORM_LEDGER_MERCHANT_ID, PLATFORM_CHART_OF_ACCOUNTS);
+  const memo = transactionMemo(tx);
+  if (!memo?.has('platform-chart')) {
+    await ensureChartOfAccounts(tx, PLATFORM_LEDGER_MERCHANT_ID, PLATFORM_CHART_OF_ACCOUNTS);
+    memo?.set('platform-chart', true);
+  }
   const jt = buildJournalTransaction({ ...header, registerId: null, occurredAt: now.toISOString() }, postings);
   await postJournalTransaction(tx, PLATFORM_LEDGER_MERCHANT_ID, jt);
   await m.audit({ ...audit, data: { ...audit.data, journalTransactionId: jt.id } });
