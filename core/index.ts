@@ -34,3 +34,4 @@ export * from './offline-cards.ts';
 export * from './rails.ts';
 export * from './financial-services.ts';
 export * from './apps.ts';
+export * from './app-billing.ts';

@@ -38,6 +38,23 @@ export const CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
   { code: 'cash_paid_in_out', name: 'Cash paid in/out', type: 'expense' },
 ];
 
+/**
+ * The platform's own chart (the ledger of `PLATFORM_LEDGER_MERCHANT_ID`, core/app-billing.ts; issue 15): what app
+ * charges collect at the billing processor (`app_billing_clearing`), the platform's 15 % (`app_revenue`) and what is
+ * owed to each developer (`developer_payable:<developerId>`, their 85 % less refunds and payouts).
+ */
+export const PLATFORM_CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
+  { code: 'app_billing_clearing', name: 'App billing balance at the billing processor', type: 'asset' },
+  { code: 'app_revenue', name: 'Platform app revenue (15 %)', type: 'revenue' },
+  { code: 'developer_payable', name: 'Payable to developer', type: 'liability' },
+];
+
+/** The chart entry of an account's base (`developer_payable:dev_1` → `developer_payable`) in either chart, or undefined. */
+export function chartAccountOf(code: string): AccountDefinition | undefined {
+  const base = accountBase(code);
+  return CHART_OF_ACCOUNTS.find((a) => a.code === base) ?? PLATFORM_CHART_OF_ACCOUNTS.find((a) => a.code === base);
+}
+
 /** The base of an account code: `cash_drawer:R2` → `cash_drawer`. */
 export function accountBase(code: string): string {
   return code.split(':')[0] ?? code;

@@ -16,7 +16,9 @@ import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.
 import { registerRegisterConfigRoutes } from './sync/register-config.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
-import { registerAppRoutes } from './modules/apps/routes.ts';
+import { developerGuard, registerAppRoutes } from './modules/apps/routes.ts';
+import { registerAppBillingRoutes } from './modules/app-billing/routes.ts';
+import type { AppBillingOptions } from './modules/app-billing/adapters.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
@@ -135,6 +137,11 @@ export interface BuildAppOptions {
   transferPartner?: TransferPartner;
   /** The bill-payment partner (issue 14); default the deterministic sandbox (modules/bill-payments/partner.ts). */
   billPartner?: BillPartner;
+  /**
+   * App billing (issue 15): the billing processor of app subscriptions, the payment-connect adapter of developer
+   * payouts and the payout minimum; default the sandboxes and 2 500 minor units (modules/app-billing/adapters.ts).
+   */
+  appBilling?: AppBillingOptions;
 }
 
 const stopListening = new WeakMap<ChangeFeed, () => Promise<void>>();
@@ -279,12 +286,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerStaffRoutes(app, ctx);
   registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
   registerAppRoutes(app, ctx, opts.developerSignUpRateLimits);
+  registerAppBillingRoutes(app, ctx, { developerGuard: developerGuard(ctx) }, opts.appBilling);
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });
   registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor), refundInvoice, voidInvoice, createSeries });
   const servicePartners = { transfer: opts.transferPartner ?? sandboxTransferPartner, bill: opts.billPartner ?? sandboxBillPartner };
-  const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx, servicePartners), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
+  const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx, servicePartners, opts.appBilling), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());
   app.addHook('onClose', async () => recurringInvoices.stop());

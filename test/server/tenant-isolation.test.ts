@@ -12,6 +12,7 @@ import { enrollRegister } from '../support/enroll.ts';
 import { aamvaFixture, buildAamvaPayload } from '../support/aamva.ts';
 import { placeholderCheckPng } from '../../electron/devices/index.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAppSubscription } from '../../sync-server/src/modules/app-billing/subscriptions.ts';
 
 type Json = Record<string, any>;
 
@@ -152,10 +153,17 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     // A developer's app (developers are not merchants: A's staff, app and register tokens must not reach it either).
     const developer = await call('POST', '/api/developers', undefined, { name: 'Bravo Dev Isolated', email: 'dev@bravo-isolated.example' });
     expect(developer.statusCode, developer.body).toBe(201);
-    const madeApp = await call('POST', '/api/developer/apps', developer.json().developerToken, { name: 'Bravo App Isolated', description: 'Bravo app', form: 'in_platform', scopes: ['catalog:read'], category: 'Bravo Apps' });
+    const madeApp = await call('POST', '/api/developer/apps', developer.json().developerToken, { name: 'Bravo App Isolated', description: 'Bravo app', form: 'in_platform', scopes: ['catalog:read'], category: 'Bravo Apps', pricing: { model: 'monthly', amountCents: 900, currency: 'GBP' } });
     expect(madeApp.statusCode, madeApp.body).toBe(201);
     b.ids.app = madeApp.json().id;
     b.words.push('Bravo App Isolated');
+    // A paid subscription of B's to that app, with its first charge (as the install workflow starts it): A's
+    // GET /api/pos/app-subscriptions must not show it, nor the billing method B set.
+    const subscription = await server.db.transaction((tx) => startAppSubscription(tx, { merchantId: b.merchantId, appId: b.ids.app!, installationId: 'ins_01J00000000000000000BRAVO0', now: new Date() }));
+    b.ids.appSubscription = subscription!.id;
+    b.ids.appCharge = subscription!.charges[0]!.id;
+    await asB('PUT', '/api/pos/app-billing/payment-method', { billingReference: 'bref_sbx_amex_0005' });
+    b.words.push('bref_sbx_amex_0005');
     // Financial services: a screening and an ID verification of B's, and a check B cashed with its image (the
     // transfer and bill payment routes get ids of nobody's, below: the sandbox partner sends USD only, B is in GBP).
     const screening = await asB('POST', '/api/pos/screenings', { name: 'Bravo Screened Isolated' });

@@ -45,6 +45,8 @@ export interface TestServerOptions {
   paymentProcessor?: BuildAppOptions['paymentProcessor'];
   /** The payout adapter (default the sandbox's). */
   payouts?: BuildAppOptions['payouts'];
+  /** App billing's adapters and payout minimum (default the sandboxes, 2 500). */
+  appBilling?: BuildAppOptions['appBilling'];
 }
 
 export interface TestCredentials {
@@ -103,10 +105,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

@@ -1,4 +1,4 @@
-import { accountBase, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type JournalTransaction } from '../../../core/index.ts';
+import { chartAccountOf, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type AccountDefinition, type JournalTransaction } from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
 import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
 import { noteJournalPosted, sha256hex } from './audit.ts';
@@ -16,9 +16,12 @@ export class LedgerValidationError extends Error {
   override name = 'LedgerValidationError';
 }
 
-/** Creates the base chart of accounts of a merchant (idempotent). */
-export async function ensureChartOfAccounts(tx: Queryable, merchantId: string): Promise<void> {
-  for (const a of CHART_OF_ACCOUNTS) {
+/**
+ * Creates the base chart of accounts of a merchant (idempotent); `chart` defaults to a store's (core
+ * `CHART_OF_ACCOUNTS`), the platform ledger passes core `PLATFORM_CHART_OF_ACCOUNTS`.
+ */
+export async function ensureChartOfAccounts(tx: Queryable, merchantId: string, chart: readonly AccountDefinition[] = CHART_OF_ACCOUNTS): Promise<void> {
+  for (const a of chart) {
     await tx.query(
       `INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, code) DO NOTHING`,
       [`acc_${ulid()}`, merchantId, a.code, a.name, a.type],
@@ -39,7 +42,7 @@ async function accountId(tx: Queryable, merchantId: string, code: string): Promi
 async function findOrCreateAccount(tx: Queryable, merchantId: string, code: string): Promise<string> {
   const found = await tx.query<{ id: string }>('SELECT id FROM accounts WHERE merchant_id = $1 AND code = $2', [merchantId, code]);
   if (found.rows[0]) return found.rows[0].id;
-  const base = CHART_OF_ACCOUNTS.find((a) => a.code === accountBase(code));
+  const base = chartAccountOf(code);
   if (!base || base.code === code) throw new LedgerValidationError(`account ${code} is not in the chart of accounts`);
   const suffix = code.slice(base.code.length + 1);
   await tx.query(
@@ -309,7 +312,7 @@ async function accountIds(tx: Queryable, merchantId: string, codes: readonly str
   };
   await read();
   const derived = [...wanted].flatMap((code) => {
-    const base = CHART_OF_ACCOUNTS.find((a) => a.code === accountBase(code));
+    const base = chartAccountOf(code);
     return base && base.code !== code ? [{ code, name: `${base.name} ${code.slice(base.code.length + 1)}`, type: base.type }] : [];
   });
   if (derived.length === 0) return out;

@@ -5,7 +5,8 @@
  * invoices (invoices module), idempotency keys past their 24 h (platform), a signed audit checkpoint for every
  * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails, and the offline card forwards:
  * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow);
- * and the financial services' status tracking: money transfers and bill payments the partners still move (issue 14).
+ * the financial services' status tracking: money transfers and bill payments the partners still move (issue 14);
+ * and app billing: monthly renewals and retries of app subscriptions, weekly developer payouts (modules/app-billing).
  */
 import { runSettlements } from '../modules/payments/settlements.ts';
 import { utcDate } from '../../../core/index.ts';
@@ -21,12 +22,15 @@ import { runOfflineForwardRetries } from './offline-card-forward.ts';
 import { trackFinancialServices } from './financial-services.ts';
 import type { TransferPartner } from '../modules/transfers/partner.ts';
 import type { BillPartner } from '../modules/bill-payments/partner.ts';
+import type { AppBillingOptions } from '../modules/app-billing/adapters.ts';
+import { runScheduledDeveloperPayouts } from '../modules/app-billing/payouts.ts';
+import { runAppBilling } from '../modules/app-billing/subscriptions.ts';
 
 /**
  * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
  * of pay requests and overdue invoices. Errors of one series or draft do not stop the others (they are in the report).
  */
-export async function runRecurringInvoices(ctx: AppContext, partners?: { transfer: TransferPartner; bill: BillPartner }): Promise<TickReport> {
+export async function runRecurringInvoices(ctx: AppContext, partners?: { transfer: TransferPartner; bill: BillPartner }, appBilling: AppBillingOptions = {}): Promise<TickReport> {
   const now = ctx.clock();
   const today = utcDate(now);
   const report: TickReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, offlineForwards: { forwarded: 0, expired: 0 }, financialServices: { transfersMoved: 0, billPaymentsMoved: 0 }, errors: [] };
@@ -56,5 +60,13 @@ export async function runRecurringInvoices(ctx: AppContext, partners?: { transfe
     report.financialServices = { transfersMoved: tracked.transfers.moved, billPaymentsMoved: tracked.billPayments.moved };
     report.errors.push(...tracked.errors.map((e) => ({ recordId: e.id, message: e.message })));
   }
+  const billed = await runAppBilling(ctx.db, now, { ...(appBilling.billing ? { billing: appBilling.billing } : {}), email: ctx.email });
+  const payouts = await runScheduledDeveloperPayouts(ctx.db, now, {
+    ...(appBilling.paymentConnect ? { paymentConnect: appBilling.paymentConnect } : {}),
+    ...(appBilling.payoutMinimumCents !== undefined ? { minimumCents: appBilling.payoutMinimumCents } : {}),
+  });
+  report.appBilling = { charged: billed.charged, failed: billed.failed, suspended: billed.suspended, developerPayouts: payouts.paid };
+  for (const e of billed.errors) report.errors.push({ message: `app subscription ${e.subscriptionId}: ${e.message}` });
+  for (const e of payouts.errors) report.errors.push({ message: `developer payout ${e.developerId}: ${e.message}` });
   return report;
 }

@@ -52,8 +52,11 @@ function bearer(request: FastifyRequest): string {
 
 const invalidToken = () => new ProblemError(401, 'invalid_token', 'The token is not valid.', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 
-/** onRequest hook: a developer token (`rpd_…`); other valid kinds of token are 403 `developer_only`. */
-function developerGuard(ctx: AppContext) {
+/**
+ * onRequest hook: a developer token (`rpd_…`); other valid kinds of token are 403 `developer_only`. app.ts hands it to
+ * other modules' developer routes (modules/app-billing).
+ */
+export function developerGuard(ctx: AppContext) {
   return async (request: FastifyRequest) => {
     const token = bearer(request);
     if (!token.startsWith(DEVELOPER_TOKEN_PREFIX)) throw new ProblemError(403, 'developer_only', 'This endpoint is for developer accounts (token from POST /api/developers).');
