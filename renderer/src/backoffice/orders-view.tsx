@@ -28,6 +28,7 @@ export const ORDER_STATE_TEXT: Record<ApiOrderState, string> = {
   partially_refunded: 'Partly refunded',
   refunded: 'Refunded',
   canceled: 'Canceled',
+  balance_due: 'Balance due',
 };
 
 type Payment = NonNullable<ApiOrder['payments']>[number];
@@ -40,6 +41,7 @@ const PAYMENT_STATE_TEXT: Record<Payment['state'], string> = {
   voided: 'Voided',
   partially_refunded: 'Partly refunded',
   refunded: 'Refunded',
+  returned: 'Returned by the bank',
 };
 type Refund = NonNullable<ApiOrder['refunds']>[number];
 type Line = ApiOrder['lines'][number];

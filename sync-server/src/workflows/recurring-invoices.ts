@@ -3,7 +3,8 @@
  * every active series become drafts (invoices module, priced against the catalog module), auto-send drafts are sent
  * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
  * invoices (invoices module), idempotency keys past their 24 h (platform), a signed audit checkpoint for every
- * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails, and the offline card forwards:
+ * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails (a returned bank payment gives
+ * the order it paid its balance due back: settlement-return workflow), and the offline card forwards:
  * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow).
  */
 import { runSettlements } from '../modules/payments/settlements.ts';
@@ -17,6 +18,7 @@ import { markOverdueInvoices } from '../modules/invoices/service.ts';
 import { expirePayRequests } from '../modules/pay-links/service.ts';
 import { sendInvoiceAs } from './invoice-issue.ts';
 import { runOfflineForwardRetries } from './offline-card-forward.ts';
+import { reopenReturnedPayment } from './settlement-return.ts';
 
 /**
  * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
@@ -45,7 +47,7 @@ export async function runRecurringInvoices(ctx: AppContext): Promise<TickReport>
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
   report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
-  report.settlements = await runSettlements(ctx.db, now);
+  report.settlements = await runSettlements(ctx.db, now, reopenReturnedPayment);
   report.offlineForwards = await runOfflineForwardRetries(ctx.db, now);
   return report;
 }

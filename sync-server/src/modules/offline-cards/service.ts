@@ -174,9 +174,9 @@ export async function merchantsWithExpiredForwards(db: Queryable, now: Date): Pr
  * when given) approved more than `forwardWithinHours` before `m.now` becomes `expired` — never sent to the processor —
  * with decline code `forward_window_expired`, its amount moved to the customer's receivable (balance due) like a
  * decline, audit `payment.forward_expired` and event `payment.forward_declined` (state `expired`).
- * @returns the expired payments' ids
+ * @returns the expired payments, with the journal transaction that moved each to the receivable
  */
-export async function expireStaleForwards(m: Mutation, ids?: readonly string[]): Promise<string[]> {
+export async function expireStaleForwards(m: Mutation, ids?: readonly string[]): Promise<{ record: OfflineCardRecord; journalTransactionId: string }[]> {
   const { forwardWithinHours } = await getOfflineCardLimits(m.tx, m.merchantId);
   const cutoff = new Date(m.now.getTime() - forwardWithinHours * 3_600_000);
   const { rows } = await m.tx.query<PaymentRow>(
@@ -186,14 +186,17 @@ export async function expireStaleForwards(m: Mutation, ids?: readonly string[]):
       RETURNING *`,
     ids ? [m.merchantId, cutoff.toISOString(), FORWARD_WINDOW_EXPIRED, ids] : [m.merchantId, cutoff.toISOString(), FORWARD_WINDOW_EXPIRED],
   );
+  const expired: { record: OfflineCardRecord; journalTransactionId: string }[] = [];
   for (const row of rows) {
-    await recordForwardOutcome(m, toRecord(row), {
+    const record = toRecord(row);
+    const journalTransactionId = await recordForwardOutcome(m, record, {
       outcome: 'expired',
       code: FORWARD_WINDOW_EXPIRED,
       message: `Not forwarded within the store's ${forwardWithinHours} h window (approved ${new Date(row.approved_at).toISOString()}).`,
     });
+    expired.push({ record, journalTransactionId });
   }
-  return rows.map((r) => r.id);
+  return expired;
 }
 
 /** What the processor answered to a forward. */
@@ -205,9 +208,10 @@ export type ForwardOutcome =
  * Records a claimed forward's outcome in `m`: the payment's state, and a journal transaction (kind `payment`) moving the
  * amount out of `card_clearing:store_and_forward` — into the processor's clearing account when captured, into the
  * customer's receivable (balance due) when declined — with an audit entry and the event `payment.forwarded` or
- * `payment.forward_declined`.
+ * `payment.forward_declined`. Returns the journal transaction's id. The order's own balance due is the workflow's
+ * (workflows/offline-card-forward.ts).
  */
-export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecord, result: ForwardOutcome): Promise<void> {
+export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecord, result: ForwardOutcome): Promise<string> {
   const declined = result.outcome !== 'captured';
   const expired = result.outcome === 'expired';
   const state = result.outcome;
@@ -253,6 +257,7 @@ export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecor
     data: { ...object, journalTransactionId: journal.id },
   });
   await m.emit(declined ? 'payment.forward_declined' : 'payment.forwarded', object);
+  return journal.id;
 }
 
 /** Filters of `GET /api/pos/offline-cards/payments`. */
