@@ -276,8 +276,8 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
     filter.add('(p.approved_at, p.id) < (?::timestamptz, ?::text)', approvedAt, id);
   }
   const limit = filter.param(q.limit + 1);
-  const { rows } = await db.query<PaymentRow & { customer_id: string | null; given_name: string | null; family_name: string | null; email: string | null; phone: string | null }>(
-    `SELECT p.*, c.id AS customer_id, c.given_name, c.family_name, c.email, c.phone
+  const { rows } = await db.query<PaymentRow & { customer_id: string | null; given_name: string | null; family_name: string | null; email: string | null; phone: string | null; order_state: string; order_balance_due: number | string }>(
+    `SELECT p.*, c.id AS customer_id, c.given_name, c.family_name, c.email, c.phone, o.state AS order_state, o.balance_due_cents AS order_balance_due
        FROM offline_card_payments p
        JOIN orders o ON o.id = p.order_id
        LEFT JOIN customers c ON c.id = o.data->>'customerId' AND c.merchant_id = p.merchant_id
@@ -295,7 +295,8 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
       registerId: r.register_id,
       state: r.state,
       amountCents: Number(r.amount_cents),
-      balanceDueCents: r.state === 'declined' || r.state === 'expired' ? Number(r.amount_cents) : 0,
+      // Owed while the order is `balance_due` (migration 0195): collected on the order, it is 0 again.
+      balanceDueCents: (r.state === 'declined' || r.state === 'expired') && r.order_state === 'balance_due' ? Math.min(Number(r.amount_cents), Number(r.order_balance_due)) : 0,
       currency: r.currency,
       cardBrand: r.card_brand,
       last4: r.last4,
