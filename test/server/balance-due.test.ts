@@ -226,6 +226,25 @@ describe.each(databaseTargets())('balance due on the order, card settlement on $
     expect((await verifyAuditChain(server.db, server.credentials.merchantId)).ok).toBe(true);
   });
 
+  it('an ACH payment of an invoice returned at settlement opens the invoice again for its amount', async () => {
+    const customer = await call('POST', '/api/pos/customers', { givenName: 'Edsger', phone: '+14155550122' });
+    const draft = await call('POST', '/api/pos/invoices', { customerId: customer.json().id, lineItems: [CROISSANTS], dueDate: '2026-06-30' });
+    expect(draft.statusCode, draft.body).toBe(201);
+    const sent = (await call('POST', `/api/pos/invoices/${draft.json().id}/send`, {})).json();
+    const res = await server.app.inject({ method: 'POST', url: `/pay/${sent.payRequestId}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method: 'bank_transfer', token: 'btok_sbx_110000000_3338' }) });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await call('GET', `/api/pos/invoices/${sent.id}`)).json()).toMatchObject({ status: 'paid', paidCents: sent.totalCents });
+
+    await at(new Date(now.getTime() + 72 * HOUR));
+    expect((await tick()).settlements.returned).toBe(1);
+    expect((await call('GET', `/api/pos/invoices/${sent.id}`)).json()).toMatchObject({ status: 'sent', paidCents: 0, balanceDueCents: sent.totalCents });
+    expect(await audits('invoice.payment_returned', sent.id)).toEqual([expect.objectContaining({ from: 'paid', to: 'sent', amountCents: sent.totalCents, code: 'R01', balanceDueCents: sent.totalCents })]);
+    // It takes a payment again (collected in cash here).
+    const again = await call('POST', `/api/pos/invoices/${sent.id}/payments`, { amountCents: sent.totalCents, method: 'cash', registerId: register.registerId });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toMatchObject({ status: 'paid', paidCents: sent.totalCents });
+  });
+
   it('the pay page posts the routed rail\'s fee when the processor reports none', async () => {
     const link = await call('POST', '/api/pos/pay-requests', { amountCents: 10_000, phone: '+14155550123' });
     const pr = link.json();
