@@ -124,6 +124,14 @@ export const paymentRecordSchema = z.strictObject({
   routing: routingDecisionSchema.nullable(),
   /** The processing fee posted to the ledger for this payment (minor units; Dr processing_fees), 0 when none. */
   feeCents: recorded,
+  /**
+   * Its settlement on the rail's schedule (cards 48 h, ACH 72 h; `GET /api/pos/settlements`): `pending` until
+   * `settlesAt`, then `settled` — or `returned` by the bank (`returnCode`). Absent for a payment that settles at once
+   * (cash, check) or was never captured.
+   */
+  settlement: z
+    .strictObject({ id: z.string(), status: z.enum(['pending', 'settled', 'returned']), settlesAt: isoDate, settledAt: isoDate.nullable(), returnCode: z.string().nullable() })
+    .optional(),
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 

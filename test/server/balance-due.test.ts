@@ -174,6 +174,9 @@ describe.each(databaseTargets())('balance due on the order, card settlement on $
     const paid = await call('POST', `/api/pos/orders/${api.id}/payments`, { tenders: [{ method: 'card', amountCents: api.totalCents, cardToken: 'tok_visa' }] });
     expect(paid.statusCode, paid.body).toBe(201);
     const apiPayment = paid.json().payments[0].id;
+    // Visible on the payment itself.
+    expect(paid.json().payments[0].settlement).toMatchObject({ status: 'pending', settlesAt: new Date(now.getTime() + 48 * HOUR).toISOString(), settledAt: null });
+    expect((await order(present.id)).payments[0].settlement).toMatchObject({ status: 'pending' });
 
     const settlesAt = new Date(now.getTime() + 48 * HOUR).toISOString();
     expect(await settlementsOf(`pmt_${present.tenders[0]!.id.slice(4)}`)).toEqual([expect.objectContaining({ sourceType: 'order_payment', rail: 'card_present', amountCents: present.totalCents, status: 'pending', settlesAt, journalTransactionId: present.journalTransactionId })]);
@@ -191,6 +194,8 @@ describe.each(databaseTargets())('balance due on the order, card settlement on $
       expect((await settlementsOf(id))[0]).toMatchObject({ status: 'settled', settledAt: now.toISOString(), returnCode: null });
     }
     expect((await report()).rows.find((r: Json) => r.rail === 'card_present')).toMatchObject({ pendingCount: 0, settledCount: 2, settledCents: present.totalCents + forwarded.totalCents });
+    expect((await order(api.id)).payments[0].settlement).toMatchObject({ status: 'settled', settledAt: now.toISOString() });
+    expect((await order(forwarded.id)).payments[0].settlement).toMatchObject({ status: 'settled' });
   });
 
   it('an ACH payment returned at settlement reopens the order it paid; the balance is collected and the order is paid again', async () => {
@@ -210,7 +215,7 @@ describe.each(databaseTargets())('balance due on the order, card settlement on $
 
     const reopened = await order(api.id);
     expect(reopened).toMatchObject({ state: 'balance_due', balanceDueCents: api.totalCents, balanceDueReason: 'bank_payment_returned' });
-    expect(reopened.payments).toEqual([expect.objectContaining({ reference: pr.id, rail: 'ach', state: 'returned', declineCode: 'R01' })]);
+    expect(reopened.payments).toEqual([expect.objectContaining({ reference: pr.id, rail: 'ach', state: 'returned', declineCode: 'R01', settlement: expect.objectContaining({ status: 'returned', returnCode: 'R01' }) })]);
     expect(await audits('order.balance_due', api.id)).toEqual([expect.objectContaining({ from: 'paid', to: 'balance_due', reason: 'bank_payment_returned', code: 'R01', journalTransactionId: returned!.reversalJournalTransactionId })]);
     // The reversal put the amount back in the order's receivable; collecting it in cash clears it.
     expect(await accountOf('customer_receivables', api.id)).toBe(api.totalCents);

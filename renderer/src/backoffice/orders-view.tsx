@@ -392,7 +392,16 @@ function OrderLines({ order }: { order: ApiOrder }) {
   );
 }
 
-/** The tenders taken (declined card attempts included, marked as such). */
+/** A payment's settlement on its rail's schedule, in words (— when it settles at once or was never captured). */
+function settlementText(p: Payment): string {
+  const s = p.settlement;
+  if (!s) return '—';
+  if (s.status === 'pending') return `Pending until ${new Date(s.settlesAt).toLocaleString()}`;
+  if (s.status === 'returned') return `Returned by the bank (${s.returnCode ?? 'return'})`;
+  return `Settled ${s.settledAt ? new Date(s.settledAt).toLocaleDateString() : ''}`.trim();
+}
+
+/** The tenders taken (declined card attempts included, marked as such), with their settlement. */
 function OrderPayments({ order }: { order: ApiOrder }) {
   const money = (cents: number) => formatMoney(cents, order.currency);
   const orDash = (cents: number | null | undefined) => (cents ? money(cents) : '—');
@@ -407,6 +416,7 @@ function OrderPayments({ order }: { order: ApiOrder }) {
         { key: 'tip', header: 'Tip', numeric: true, cell: (p) => orDash(p.tipCents) },
         { key: 'change', header: 'Change', numeric: true, cell: (p) => orDash(p.changeCents) },
         { key: 'refunded', header: 'Refunded', numeric: true, cell: (p) => orDash(p.refundedCents) },
+        { key: 'settlement', header: 'Settlement', cell: (p) => settlementText(p), cellTestId: 'order-payment-settlement' },
       ]}
       rows={order.payments ?? []}
       rowKey={(p) => p.id}

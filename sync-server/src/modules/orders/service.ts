@@ -260,8 +260,28 @@ export async function orderExists(db: Queryable, merchantId: string, id: string)
 
 async function paymentsOf(db: Queryable, row: OrderRow): Promise<PaymentRecord[]> {
   const { rows } = await db.query<PaymentRow>('SELECT * FROM order_payments WHERE order_id = $1 ORDER BY line_no', [row.id]);
-  if (rows.length === 0 && row.source === 'register') return registerPayments(row.data);
-  return rows.map(toPayment);
+  const payments = rows.length === 0 && row.source === 'register' ? registerPayments(row.data) : rows.map(toPayment);
+  return withSettlements(db, row.merchant_id, payments);
+}
+
+/**
+ * Each payment's settlement (read from the payments module's `settlements`, keyed by what recorded it: the payment id,
+ * its pay request (`reference`), or a forwarded offline tender's `tnd_…` id), when it has one.
+ */
+async function withSettlements(db: Queryable, merchantId: string, payments: PaymentRecord[]): Promise<PaymentRecord[]> {
+  const keys = (p: PaymentRecord) => [p.id, `tnd_${p.id.slice(4)}`, ...(p.reference?.startsWith('pr_') ? [p.reference] : [])];
+  if (payments.length === 0) return payments;
+  const { rows } = await db.query<{ id: string; source_id: string; status: 'pending' | 'settled' | 'returned'; settles_at: Date | string; settled_at: Date | string | null; return_code: string | null }>(
+    'SELECT id, source_id, status, settles_at, settled_at, return_code FROM settlements WHERE merchant_id = $1 AND source_id = ANY($2::text[])',
+    [merchantId, payments.flatMap(keys)],
+  );
+  if (rows.length === 0) return payments;
+  const bySource = new Map(rows.map((r) => [r.source_id, r]));
+  return payments.map((p) => {
+    const s = keys(p).map((k) => bySource.get(k)).find(Boolean);
+    if (!s || (p.state !== 'captured' && p.state !== 'partially_refunded' && p.state !== 'refunded' && p.state !== 'returned')) return p;
+    return { ...p, settlement: { id: s.id, status: s.status, settlesAt: iso(s.settles_at), settledAt: s.settled_at ? iso(s.settled_at) : null, returnCode: s.return_code } };
+  });
 }
 
 async function refundsOf(db: Queryable, orderId: string): Promise<RefundRecord[]> {
