@@ -236,6 +236,11 @@ describe.each(databaseTargets())('balance due on the order, card settlement on $
     const draft = await call('POST', '/api/pos/invoices', { customerId: customer.json().id, lineItems: [CROISSANTS], dueDate: '2026-06-30' });
     expect(draft.statusCode, draft.body).toBe(201);
     const sent = (await call('POST', `/api/pos/invoices/${draft.json().id}/send`, {})).json();
+    // A declined invoice card keeps its routing decision, like an order's.
+    const declined = await call('POST', `/api/pos/invoices/${sent.id}/payments`, { amountCents: 100, method: 'card', cardToken: 'tok_declined' });
+    expect(declined.statusCode).toBe(402);
+    const attempt = (await call('GET', `/api/pos/invoices/${sent.id}`)).json().payments.find((p: Json) => p.state === 'declined');
+    expect(attempt).toMatchObject({ routing: { chosen: 'card_not_present', candidates: [expect.objectContaining({ rail: 'card_not_present', reason: 'chosen' })] } });
     const res = await server.app.inject({ method: 'POST', url: `/pay/${sent.payRequestId}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method: 'bank_transfer', token: 'btok_sbx_110000000_3338' }) });
     expect(res.statusCode, res.body).toBe(200);
     expect((await call('GET', `/api/pos/invoices/${sent.id}`)).json()).toMatchObject({ status: 'paid', paidCents: sent.totalCents });

@@ -58,7 +58,7 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
       // The demo store never reaches a live processor, whatever is configured.
       const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}`, rail: routing.chosen });
       if (result.outcome === 'declined') {
-        return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message, rail: routing.chosen, accountCode: `card_clearing:${routing.chosen}` });
+        return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message, rail: routing.chosen, accountCode: `card_clearing:${routing.chosen}`, routing });
       }
       // The fee the processor reported, else the merchant's fee schedule for the chosen rail (known at routing).
       const feeCents = result.feeCents ?? routing.feeCents;

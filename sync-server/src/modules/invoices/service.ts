@@ -728,13 +728,14 @@ export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCr
 export async function recordDeclinedInvoicePayment(
   m: Mutation,
   id: string,
-  attempt: { amountCents: number; cardToken: string; code: string; message: string; rail: string; accountCode: string },
+  attempt: { amountCents: number; cardToken: string; code: string; message: string; rail: string; accountCode: string; routing?: InvoicePaymentInput['routing'] },
 ): Promise<ProblemError> {
   const paymentId = newId('invoicePayment');
+  // The routing decision is kept on a declined attempt like a captured payment's (candidates, fees, reason).
   await m.tx.query(
-    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, state, decline_code, jtx_id, created_by, created_at)
-     VALUES ($1, $2, $3, $4, 'card', $5, 'api', $6, 'declined', $7, NULL, $8, $9)`,
-    [paymentId, m.merchantId, id, attempt.amountCents, attempt.rail, attempt.accountCode, attempt.code, m.actor, m.now.toISOString()],
+    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, state, decline_code, jtx_id, created_by, created_at, routing)
+     VALUES ($1, $2, $3, $4, 'card', $5, 'api', $6, 'declined', $7, NULL, $8, $9, $10::jsonb)`,
+    [paymentId, m.merchantId, id, attempt.amountCents, attempt.rail, attempt.accountCode, attempt.code, m.actor, m.now.toISOString(), attempt.routing ? JSON.stringify(attempt.routing) : null],
   );
   await m.audit({ action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, data: { paymentId, method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken } });
   return new InvoicePaymentDeclinedError(paymentId, attempt.code, `${attempt.message} Nothing was charged; the attempt is kept as payment ${paymentId} (declined).`);
