@@ -74,7 +74,10 @@ export const offlineCardPaymentSchema = z.strictObject({
   registerId: z.string(),
   state: z.enum(OFFLINE_CARD_STATES),
   amountCents: z.int(),
-  /** What the customer still owes: the amount once the forward was declined or expired, else 0. */
+  /**
+   * What the customer still owes of it: the amount once the forward was declined or expired, while its order is in
+   * state `balance_due` (at most the order's balance due); 0 once collected on the order (and for every other state).
+   */
   balanceDueCents: z.int(),
   currency: z.string(),
   cardBrand: z.string().nullable(),

@@ -124,6 +124,14 @@ export const paymentRecordSchema = z.strictObject({
   routing: routingDecisionSchema.nullable(),
   /** The processing fee posted to the ledger for this payment (minor units; Dr processing_fees), 0 when none. */
   feeCents: recorded,
+  /**
+   * Its settlement on the rail's schedule (cards 48 h, ACH 72 h; `GET /api/pos/settlements`): `pending` until
+   * `settlesAt`, then `settled` — or `returned` by the bank (`returnCode`). Absent for a payment that settles at once
+   * (cash, check) or was never captured.
+   */
+  settlement: z
+    .strictObject({ id: z.string(), status: z.enum(['pending', 'settled', 'returned']), settlesAt: isoDate, settledAt: isoDate.nullable(), returnCode: z.string().nullable() })
+    .optional(),
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 
@@ -157,8 +165,14 @@ export const orderViewSchema = orderSchema.extend({
   state: z.enum(ORDER_STATES),
   source: z.enum(['register', 'api']),
   refundedCents: recorded,
-  /** What is still to pay: total + tips − paid, never negative (0 once paid). */
+  /**
+   * What is still to pay: total + tips − paid while `open` (never negative); in state `balance_due`, what the customer
+   * owes again after a payment failed after the sale (offline card declined or expired on forward, bank payment
+   * returned) less what was collected since; else 0.
+   */
   balanceDueCents: recorded,
+  /** Why a `balance_due` order owes: `offline_card_declined`, `offline_card_expired` or `bank_payment_returned`; else absent. */
+  balanceDueReason: z.enum(['offline_card_declined', 'offline_card_expired', 'bank_payment_returned']).optional(),
   payments: z.array(paymentRecordSchema).optional(),
   refunds: z.array(refundRecordSchema).optional(),
 });

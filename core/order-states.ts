@@ -5,9 +5,12 @@
  * problem naming the current state.
  *
  * Order:   open → paid → partially_refunded → refunded; open → canceled; paid → refunded (a full refund at once);
- *          partially_refunded → partially_refunded (another partial refund).
+ *          partially_refunded → partially_refunded (another partial refund);
+ *          paid | partially_refunded → balance_due (a payment failed after the sale: an offline card declined or
+ *          expired on forward, a bank payment returned) → balance_due (another one, or part collected)
+ *          → paid | partially_refunded (the balance collected; back to the state it had).
  * Payment: pending → authorized → captured; pending → declined; authorized → voided;
- *          captured → partially_refunded → refunded; captured → refunded.
+ *          captured → partially_refunded → refunded; captured → refunded; captured → returned (the bank gave it back).
  */
 import { IllegalTransitionError } from './transitions.ts';
 
@@ -23,6 +26,12 @@ export const ORDER_STATES = [
   'refunded',
   /** Abandoned while open; any payment taken before is refunded by the cancellation. Final. */
   'canceled',
+  /**
+   * Was paid, but a payment of it failed after the goods were gone (an offline card declined or expired on forward, a
+   * bank payment returned): the customer owes `balanceDueCents`, posted to a customer receivable. Amounts stay frozen;
+   * collecting the balance (a new payment) brings it back to `paid` (or `partially_refunded`). Not refundable meanwhile.
+   */
+  'balance_due',
 ] as const;
 
 /**
@@ -31,7 +40,8 @@ export const ORDER_STATES = [
  * - `paid` — paid in full, never edited again;
  * - `partially_refunded` — part of the paid amount refunded;
  * - `refunded` — everything paid was refunded (final);
- * - `canceled` — abandoned while open (final).
+ * - `canceled` — abandoned while open (final);
+ * - `balance_due` — was paid, a payment failed afterwards; the customer owes the balance (see {@link ORDER_STATES}).
  */
 export type OrderStateName = (typeof ORDER_STATES)[number];
 
@@ -51,6 +61,8 @@ export const PAYMENT_STATES = [
   'partially_refunded',
   /** Captured and refunded in full. Final. */
   'refunded',
+  /** Captured, then given back by the bank (an ACH return): the reversal is posted, the order owes it again. Final. */
+  'returned',
 ] as const;
 
 /**
@@ -61,28 +73,31 @@ export const PAYMENT_STATES = [
  * - `declined` — refused by the rail (final);
  * - `voided` — authorization released before capture (final);
  * - `partially_refunded` — captured, part refunded;
- * - `refunded` — captured and refunded in full (final).
+ * - `refunded` — captured and refunded in full (final);
+ * - `returned` — captured, then returned by the bank, reversal posted (final).
  */
 export type PaymentStateName = (typeof PAYMENT_STATES)[number];
 
 /** Legal moves of an order, from → allowed targets. */
 export const ORDER_TRANSITIONS: Readonly<Record<OrderStateName, readonly OrderStateName[]>> = {
   open: ['paid', 'canceled'],
-  paid: ['partially_refunded', 'refunded'],
-  partially_refunded: ['partially_refunded', 'refunded'],
+  paid: ['partially_refunded', 'refunded', 'balance_due'],
+  partially_refunded: ['partially_refunded', 'refunded', 'balance_due'],
   refunded: [],
   canceled: [],
+  balance_due: ['balance_due', 'paid', 'partially_refunded'],
 };
 
 /** Legal moves of a payment, from → allowed targets. */
 export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStateName, readonly PaymentStateName[]>> = {
   pending: ['authorized', 'declined'],
   authorized: ['captured', 'voided'],
-  captured: ['partially_refunded', 'refunded'],
+  captured: ['partially_refunded', 'refunded', 'returned'],
   declined: [],
   voided: [],
   partially_refunded: ['partially_refunded', 'refunded'],
   refunded: [],
+  returned: [],
 };
 
 

@@ -397,7 +397,7 @@ export const tenderSchema = z.strictObject({
 export type Tender = z.infer<typeof tenderSchema>;
 
 /** Order states (DESIGN §5). */
-export const orderState = z.enum(['open', 'paid', 'partially_refunded', 'refunded', 'canceled']);
+export const orderState = z.enum(['open', 'paid', 'partially_refunded', 'refunded', 'canceled', 'balance_due']);
 export type OrderState = z.infer<typeof orderState>;
 
 /** Receipt number: register number and a per-register sequence, e.g. `R2-000123` (DESIGN §8). */

@@ -4,7 +4,7 @@
  * simulator on a socat pseudo-terminal. Offline, the cashier sees the offline card limit left; two card sales are
  * approved offline by the terminal (the second with the sandbox card that declines on forward); on reconnect the
  * sales sync, each approval is forwarded exactly once, and the declined one shows in Back office → Orders as
- * "Balance due — offline card declined".
+ * "Balance due — offline card declined" and on the order itself (state Balance due), where the manager collects it.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -156,5 +156,28 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     expect(text).toContain(dollars(second.totalCents));
     expect(text).toContain('0002');
     expect(await page.getByTestId('offline-card-balances').textContent()).toContain('Balance due — offline card declined');
+
+    // The order itself shows the balance due, and the manager collects it (part in cash, the rest by card): paid again.
+    const orders = await bo.orders();
+    await orders.waitForState(declined.orderId, 'balance_due');
+    const dialog = await orders.open(declined.orderId);
+    await dialog.waitForState('balance_due');
+    expect(await dialog.root.getByTestId('order-balance').textContent()).toBe(dollars(second.totalCents));
+    const due = (await dialog.root.getByTestId('order-balance-due-text').textContent()) ?? '';
+    expect(due).toContain(`${dollars(second.totalCents)} due — offline card declined on forward`);
+    expect(due).toContain('0002: card_declined');
+    expect(await dialog.root.getByTestId('order-balance-due-customer').textContent()).toContain('no customer on the receipt');
+    await dialog.collectBalance('cash', '1.00');
+    await eventually(async () => expect(await dialog.root.getByTestId('order-balance').textContent()).toBe(dollars(second.totalCents - 100)));
+    expect(await dialog.notice.textContent()).toContain('still due');
+    await dialog.collectBalance('card');
+    await dialog.waitForState('paid');
+    expect(await dialog.root.getByTestId('order-balance').textContent()).toBe(dollars(0));
+    expect(await dialog.notice.textContent()).toContain('the order is paid');
+    // The card that collected it is pending settlement on the card rail's schedule, shown on the payment.
+    expect(await dialog.root.locator('[data-testid="order-payment"][data-state="captured"]').last().getByTestId('order-payment-settlement').textContent()).toContain('Pending until');
+    const paid = (await (await fetch(`${server.baseUrl}/api/pos/orders/${declined.orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).json()) as Record<string, any>;
+    expect(paid).toMatchObject({ state: 'paid', balanceDueCents: 0 });
+    expect(paid.payments.map((p: Record<string, any>) => [p.method, p.state])).toEqual([['card', 'declined'], ['cash', 'captured'], ['card', 'captured']]);
   });
 });

@@ -203,11 +203,23 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await call('GET', '/api/pos/settings', undefined, tokenB)).json().moneyMovement).toBe('enabled');
     expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json()).toMatchObject({ status: 409, code: 'nothing_to_pay_out' });
 
-    expect((await payLink(tokenB, 12_500, 'tok_sbx_visa_0002')).statusCode).toBe(200); // the live stand-in approves it
+    const card = await payLink(tokenB, 12_500, 'tok_sbx_visa_0002');
+    expect(card.statusCode).toBe(200); // the live stand-in approves it
     expect(live.charges).toHaveLength(1);
     expect(live.charges[0]).toMatchObject({ rail: 'card_not_present', amountCents: 12_500 });
     // The fee the processor reported posts to the ledger: processing fees against card clearing.
     expect(await balances(tokenB)).toMatchObject({ 'card_clearing:card_not_present': 12_108, processing_fees: 392 });
+
+    // The card payment is pending until its rail settles (cards: 2 days, the sandbox's schedule): no payout of it yet.
+    const [pendingCard] = (await call('GET', `/api/pos/settlements?sourceId=${card.payRequestId}`, undefined, tokenB)).json().data as Json[];
+    expect(pendingCard).toMatchObject({ sourceType: 'pay_request', rail: 'card_not_present', amountCents: 12_500, status: 'pending', settlesAt: new Date(NOW.getTime() + 48 * 3_600_000).toISOString() });
+    expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json()).toMatchObject({ status: 409, code: 'nothing_to_pay_out' });
+    const tokenAtNow = tokenB;
+    now = new Date(NOW.getTime() + 48 * 3_600_000);
+    tokenB = await idp.issueStaffToken({ staffId: STAFF_B, merchantId: MERCHANT_B, role: 'owner' }, { now });
+    const tick = () => (server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }).recurringInvoices.runOnce();
+    expect((await tick()).settlements.settled).toBeGreaterThanOrEqual(1);
+    expect((await call('GET', `/api/pos/settlements?sourceId=${card.payRequestId}`, undefined, tokenB)).json().data[0]).toMatchObject({ status: 'settled', settledAt: now.toISOString() });
 
     const tooMuch = await call('POST', '/api/pos/payouts', { amountCents: 12_109 }, tokenB);
     expect(tooMuch.json()).toMatchObject({ status: 409, code: 'insufficient_balance' });
@@ -220,7 +232,7 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     const partial = await call('POST', '/api/pos/payouts', { amountCents: 2_500 }, tokenB, { 'idempotency-key': 'payout-1' });
     expect(partial.statusCode, partial.body).toBe(201);
-    expect(partial.json()).toMatchObject({ amountCents: 2_500, currency: 'USD', status: 'paid', processor: 'sandbox', createdBy: `staff:${STAFF_B}`, createdAt: NOW.toISOString() });
+    expect(partial.json()).toMatchObject({ amountCents: 2_500, currency: 'USD', status: 'paid', processor: 'sandbox', createdBy: `staff:${STAFF_B}`, createdAt: now.toISOString() });
     const replay = await call('POST', '/api/pos/payouts', { amountCents: 2_500 }, tokenB, { 'idempotency-key': 'payout-1' });
     expect(replay.json()).toEqual(partial.json());
     const rest = await call('POST', '/api/pos/payouts', {}, tokenB);
@@ -239,6 +251,8 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json().code).toBe('nothing_to_pay_out');
     expect(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'payout.paid' AND merchant_id = $1`, [MERCHANT_B])).toBe(2);
     expect((await verifyAuditChain(server.db, MERCHANT_B)).ok).toBe(true);
+    now = NOW;
+    tokenB = tokenAtNow;
   });
   it('bank payments are pending until their rail settles: the tick settles them, or posts the reversal of a returned one', async () => {
     const tick = () => (server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }).recurringInvoices.runOnce();
@@ -271,7 +285,10 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     const [returned] = await settlementsOf(demo.payRequestId, staff);
     expect(returned).toMatchObject({ status: 'returned', returnCode: 'R01', settledAt: now.toISOString() });
-    const journal = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${demo.payRequestId}`, undefined, staff)).json().data as Json[];
+    const all = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${demo.payRequestId}`, undefined, staff)).json().data as Json[];
+    // The routed rail's fee posts when the processor reports none (issue 12); it is its own transaction, not reversed.
+    expect(all.filter((j) => j.kind === 'fee').map((j) => j.postings)).toEqual([[{ accountCode: 'processing_fees', amountCents: 240 }, { accountCode: 'card_clearing:ach', amountCents: -240 }]]);
+    const journal = all.filter((j) => j.kind !== 'fee');
     expect(journal).toHaveLength(2);
     const [sale, reversal] = journal;
     expect(reversal).toMatchObject({ id: returned!.reversalJournalTransactionId, kind: 'adjustment' });
@@ -282,8 +299,12 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     // The settlements report of the day.
     const report = async (token: string) => (await call('GET', '/api/pos/reports/settlements?from=2026-03-06', undefined, token)).json();
-    expect((await report(staff)).totals).toEqual({ pendingCount: 0, pendingCents: 0, settledCount: 0, settledCents: 0, returnedCount: 1, returnedCents: 30_000 });
-    expect((await report(tokenB)).rows).toEqual([{ rail: 'ach', pendingCount: 0, pendingCents: 0, settledCount: 1, settledCents: 20_000, returnedCount: 0, returnedCents: 0 }]);
+    // (Card payments settle on their rail's schedule too, so each store's card rail has its row beside ACH's.)
+    expect((await report(staff)).rows.find((r: Json) => r.rail === 'ach')).toEqual({ rail: 'ach', pendingCount: 0, pendingCents: 0, settledCount: 0, settledCents: 0, returnedCount: 1, returnedCents: 30_000 });
+    expect((await report(tokenB)).rows).toEqual([
+      { rail: 'ach', pendingCount: 0, pendingCents: 0, settledCount: 1, settledCents: 20_000, returnedCount: 0, returnedCents: 0 },
+      { rail: 'card_not_present', pendingCount: 0, pendingCents: 0, settledCount: 1, settledCents: 12_500, returnedCount: 0, returnedCents: 0 },
+    ]);
     expect((await call('GET', '/api/pos/reports/settlements?from=2026-03-06&format=csv', undefined, staff)).statusCode).toBe(400);
   });
 });

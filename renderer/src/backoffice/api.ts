@@ -399,6 +399,13 @@ export class BackOfficeApi {
   sendOrderReceipt(id: string, input: OrderReceiptSend) {
     return this.request<OrderReceiptSent>('POST', `/api/pos/orders/${encodeURIComponent(id)}/receipts`, input);
   }
+  /**
+   * `POST /api/pos/orders/{id}/payments` on a `balance_due` order: collects (part of) what the customer owes after a
+   * payment failed after the sale (cash into the order's register drawer, or a card on the sandbox staff rail).
+   */
+  collectOrderBalance(id: string, tender: { method: 'cash'; amountCents: number } | { method: 'card'; amountCents: number; cardToken: string }) {
+    return this.request<ApiOrder>('POST', `/api/pos/orders/${encodeURIComponent(id)}/payments`, { tenders: [tender] });
+  }
   /** The customer an order names (`GET /api/pos/customers/{id}`), to say where its receipt goes by default. */
   orderCustomer(customerId: string) {
     return this.request<Customer>('GET', `/api/pos/customers/${encodeURIComponent(customerId)}`);

@@ -5,7 +5,8 @@ import { useApi } from './shared.tsx';
 /**
  * "Balance due — offline card declined" (issue 12): card payments a terminal approved offline whose forward the
  * processor declined, or that expired unforwarded past the store's forward window (state `expired`), above the orders, with the receipt, amount, card and the receipt's customer to contact. For a
- * manager to collect the balance. Nothing when none; a failed load shows nothing (the orders list reports it).
+ * manager to collect the balance on the order (its "Collect balance" action); one collected (balance 0) is no longer
+ * listed. Nothing when none; a failed load shows nothing (the orders list reports it).
  */
 export function OfflineCardBalances({ reload }: { reload: number }) {
   const api = useApi();
@@ -15,7 +16,7 @@ export function OfflineCardBalances({ reload }: { reload: number }) {
     Promise.all(
       (['declined', 'expired'] as const).map((state) => api.request<{ data: OfflineCardPayment[] }>('GET', `/api/pos/offline-cards/payments?state=${state}&limit=100`)),
     ).then(
-      (pages) => current && setDeclined(pages.flatMap((page) => page.data).sort((a, b) => b.approvedAt.localeCompare(a.approvedAt))),
+      (pages) => current && setDeclined(pages.flatMap((page) => page.data).filter((p) => p.balanceDueCents > 0).sort((a, b) => b.approvedAt.localeCompare(a.approvedAt))),
       () => undefined,
     );
     return () => {

@@ -28,6 +28,7 @@ export const ORDER_STATE_TEXT: Record<ApiOrderState, string> = {
   partially_refunded: 'Partly refunded',
   refunded: 'Refunded',
   canceled: 'Canceled',
+  balance_due: 'Balance due',
 };
 
 type Payment = NonNullable<ApiOrder['payments']>[number];
@@ -40,6 +41,7 @@ const PAYMENT_STATE_TEXT: Record<Payment['state'], string> = {
   voided: 'Voided',
   partially_refunded: 'Partly refunded',
   refunded: 'Refunded',
+  returned: 'Returned by the bank',
 };
 type Refund = NonNullable<ApiOrder['refunds']>[number];
 type Line = ApiOrder['lines'][number];
@@ -338,6 +340,7 @@ function OrderDetail({ summary, onChanged, onClose }: { summary: ApiOrder; onCha
             <OrderPayments order={order} />
             <OrderRefunds order={order} />
             <div className="bo-order-actions">
+              {order.state === 'balance_due' ? <BalanceDuePanel order={order} onCollected={update} /> : null}
               {order.state === 'paid' || order.state === 'partially_refunded' ? <RefundPanel order={order} onRefunded={update} /> : null}
               {order.state === 'open' ? <CancelPanel order={order} onCanceled={update} /> : null}
               <ReceiptPanel order={order} />
@@ -389,7 +392,16 @@ function OrderLines({ order }: { order: ApiOrder }) {
   );
 }
 
-/** The tenders taken (declined card attempts included, marked as such). */
+/** A payment's settlement on its rail's schedule, in words (— when it settles at once or was never captured). */
+function settlementText(p: Payment): string {
+  const s = p.settlement;
+  if (!s) return '—';
+  if (s.status === 'pending') return `Pending until ${new Date(s.settlesAt).toLocaleString()}`;
+  if (s.status === 'returned') return `Returned by the bank (${s.returnCode ?? 'return'})`;
+  return `Settled ${s.settledAt ? new Date(s.settledAt).toLocaleDateString() : ''}`.trim();
+}
+
+/** The tenders taken (declined card attempts included, marked as such), with their settlement. */
 function OrderPayments({ order }: { order: ApiOrder }) {
   const money = (cents: number) => formatMoney(cents, order.currency);
   const orDash = (cents: number | null | undefined) => (cents ? money(cents) : '—');
@@ -404,6 +416,7 @@ function OrderPayments({ order }: { order: ApiOrder }) {
         { key: 'tip', header: 'Tip', numeric: true, cell: (p) => orDash(p.tipCents) },
         { key: 'change', header: 'Change', numeric: true, cell: (p) => orDash(p.changeCents) },
         { key: 'refunded', header: 'Refunded', numeric: true, cell: (p) => orDash(p.refundedCents) },
+        { key: 'settlement', header: 'Settlement', cell: (p) => settlementText(p), cellTestId: 'order-payment-settlement' },
       ]}
       rows={order.payments ?? []}
       rowKey={(p) => p.id}
@@ -775,6 +788,102 @@ function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled: (orde
           </div>
         </div>
       )}
+    </section>
+  );
+}
+
+/** Why a `balance_due` order owes, in words. */
+const BALANCE_DUE_TEXT: Record<NonNullable<ApiOrder['balanceDueReason']>, string> = {
+  offline_card_declined: 'offline card declined on forward',
+  offline_card_expired: 'offline card not forwarded within the store\'s window',
+  bank_payment_returned: 'bank payment returned',
+};
+
+/**
+ * A `balance_due` order (issue 12): what the customer owes and why (the failed payment: card and decline code, or the
+ * bank's return code), the receipt's customer to contact (name, e-mail, phone), and "Collect balance": an amount (the
+ * whole balance by default) taken in cash or by card, `POST /api/pos/orders/{id}/payments`; back to Paid at zero.
+ */
+function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCollected: (order: ApiOrder, message: string) => void }) {
+  const api = useApi();
+  const id = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [customer, setCustomer] = useState<Customer | undefined>();
+  const [amount, setAmount] = useState(() => centsToInput(order.balanceDueCents));
+  const [method, setMethod] = useState<'cash' | 'card'>('cash');
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [busy, setBusy] = useState(false);
+  useFocusFirstError(formRef, errors);
+  const money = (cents: number) => formatMoney(cents, order.currency);
+
+  useEffect(() => {
+    let current = true;
+    if (!order.customerId) return;
+    api.orderCustomer(order.customerId).then(
+      (c) => current && setCustomer(c),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, order.customerId]);
+
+  const failed = (order.payments ?? []).filter((p) => p.state === 'returned' || (p.state === 'declined' && p.journalTransactionId));
+  const contact = customer ? [[customer.givenName, customer.familyName].filter(Boolean).join(' '), customer.email, customer.phone].filter(Boolean).join(' · ') : order.customerId ? '…' : 'no customer on the receipt';
+
+  const collect = async (e: FormEvent) => {
+    e.preventDefault();
+    const cents = parseCashInput(amount, order.currency);
+    if (!cents || cents > order.balanceDueCents) {
+      setErrors({ fields: { amount: `Type an amount up to ${money(order.balanceDueCents)}.` } });
+      return;
+    }
+    setBusy(true);
+    setErrors(NO_ERRORS);
+    try {
+      const next = await api.collectOrderBalance(order.id, method === 'cash' ? { method, amountCents: cents } : { method, amountCents: cents, cardToken: 'tok_visa' });
+      setAmount(centsToInput(next.balanceDueCents));
+      onCollected(next, next.state === 'balance_due' ? `${money(cents)} collected; ${money(next.balanceDueCents)} still due.` : `${money(cents)} collected: the order is paid.`);
+    } catch (err) {
+      setErrors(formErrorsOf(err, (p) => p === 'amount'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="bo-panel" aria-labelledby={`${id}-title`} data-testid="order-balance-due">
+      <h3 id={`${id}-title`}>Balance due</h3>
+      <p className="bo-flush" data-testid="order-balance-due-text">
+        {money(order.balanceDueCents)} due — {order.balanceDueReason ? BALANCE_DUE_TEXT[order.balanceDueReason] : 'a payment failed after the sale'}
+        {failed.map((p) => ` · ${p.cardBrand ?? tenderLabel(p.method)}${p.last4 ? ` ···${p.last4}` : ''}: ${p.declineCode ?? p.state}`).join('')}
+      </p>
+      <p className="muted bo-flush" data-testid="order-balance-due-customer">
+        Customer on the receipt: {contact}
+      </p>
+      <form ref={formRef} className="bo-form" onSubmit={collect} noValidate>
+        <Field id={`${id}-amount`} label="Amount" error={errors.fields.amount}>
+          {(p) => <input {...p} className="bo-input" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="order-collect-amount" />}
+        </Field>
+        <fieldset className="bo-fieldset">
+          <legend>Taken in</legend>
+          {(['cash', 'card'] as const).map((m) => (
+            <label key={m} className="bo-check">
+              <input type="radio" name={`${id}-method`} value={m} checked={method === m} onChange={() => setMethod(m)} data-testid={`order-collect-${m}`} /> {m === 'cash' ? 'Cash' : 'Card'}
+            </label>
+          ))}
+        </fieldset>
+        {errors.form ? (
+          <p className="form-error" role="alert">
+            {errors.form}
+          </p>
+        ) : null}
+        <div className="bo-actions">
+          <button type="submit" className="button" disabled={busy} data-testid="order-collect">
+            {busy ? 'Collecting…' : 'Collect balance'}
+          </button>
+        </div>
+      </form>
     </section>
   );
 }

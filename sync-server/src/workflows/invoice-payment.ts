@@ -14,6 +14,7 @@ import { insertInvoicePayLink } from '../modules/pay-links/service.ts';
 import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
 import { getMerchant } from '../kernel/merchant.ts';
 import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
+import { recordPendingSettlement } from '../modules/payments/settlements.ts';
 
 /**
  * Applies a payment to an issued invoice in the mutation (invoices module), then its pay links: the one being paid
@@ -57,7 +58,7 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
       // The demo store never reaches a live processor, whatever is configured.
       const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}`, rail: routing.chosen });
       if (result.outcome === 'declined') {
-        return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message, rail: routing.chosen, accountCode: `card_clearing:${routing.chosen}` });
+        return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message, rail: routing.chosen, accountCode: `card_clearing:${routing.chosen}`, routing });
       }
       // The fee the processor reported, else the merchant's fee schedule for the chosen rail (known at routing).
       const feeCents = result.feeCents ?? routing.feeCents;
@@ -76,6 +77,9 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
         feeCents,
       });
       await postProcessingFee(m, { feeCents, accountCode: result.accountCode, currency, sourceType: 'invoice', sourceId: id, memo: `Processing fee of ${applied.payment.id} on ${result.rail}` });
+      // Pending until the card rail settles on the adapter's schedule (cards: 2 days); the housekeeping tick settles it.
+      const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)?.settlementHours ?? 0;
+      await recordPendingSettlement(m, { sourceType: 'invoice_payment', sourceId: applied.payment.id, rail: result.rail, accountCode: result.accountCode, amountCents: input.amountCents, last4: result.last4, journalTransactionId: applied.journalTransactionId, settlementHours });
       return undefined;
     }
     const account = await invoices.offlinePaymentAccount(m, { ...input, method: input.method });

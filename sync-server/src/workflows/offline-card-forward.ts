@@ -2,13 +2,13 @@
  * Forwarding offline card payments (issue 12, store and forward): when register sales arrive whose card tenders the
  * terminal approved offline, each is recorded (modules/offline-cards), claimed for its one forward, and its token sent
  * to the payment processor (the adapter interface of modules/payments/processors.ts, `reference` = the payment id, so
- * a processor that saw the payment answers the same again). The outcome — captured, or declined leaving the customer a
- * balance due — is recorded with its journal transaction, audit entry and event in the same transaction as the sale.
+ * a processor that saw the payment answers the same again). The outcome — captured (pending settlement on the
+ * card-present rail's schedule), or declined / expired leaving the ORDER in state `balance_due` — is recorded with its journal transaction, audit entry and event in the same transaction as the sale.
  *
  * The forward runs inside the push's transaction: the sandbox adapter is pure; a live adapter is called with the
  * payment id as its idempotency key, so a rolled-back push that is pushed again gets the processor's first answer.
  */
-import type { Order } from '../../../core/index.ts';
+import { FORWARD_WINDOW_EXPIRED, OFFLINE_CARD_RECEIVABLE, type Order } from '../../../core/index.ts';
 import { flushJournalHashes } from '../kernel/audit.ts';
 import { openMutation, type Mutation } from '../kernel/mutation.ts';
 import type { Db } from '../platform/db/db.ts';
@@ -20,8 +20,27 @@ import {
   recordForwardOutcome,
   recordOfflineCardPayments,
   releaseForward,
+  type OfflineCardRecord,
 } from '../modules/offline-cards/service.ts';
+import { openBalanceDue } from '../modules/orders/service.ts';
 import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import { merchantRails } from '../modules/payments/rails.ts';
+import { recordPendingSettlement } from '../modules/payments/settlements.ts';
+
+/** The merchant's settlement time of `rail` in hours (its RailConfig; 0 when the rail is unknown: settles at once). */
+async function railSettlementHours(m: Mutation, rail: string): Promise<number> {
+  return (await merchantRails(m.tx, m.merchantId)).find((r) => r.rail === rail)?.settlementHours ?? 0;
+}
+
+/**
+ * A declined or expired forward leaves the ORDER with a balance due (orders module `openBalanceDue`): state
+ * `balance_due`, the amount owed in `customer_receivables:offline_card_declined`, the tender kept as a declined payment.
+ */
+async function openOrderBalances(m: Mutation, failed: readonly { record: OfflineCardRecord; journalTransactionId: string; code?: string }[], reason: 'offline_card_declined' | 'offline_card_expired'): Promise<void> {
+  for (const { record, journalTransactionId, code } of failed) {
+    await openBalanceDue(m, { orderId: record.orderId, amountCents: record.amountCents, reason, receivableAccount: OFFLINE_CARD_RECEIVABLE, tenderId: record.id, code: code ?? FORWARD_WINDOW_EXPIRED, journalTransactionId });
+  }
+}
 
 /**
  * Records and forwards the offline card tenders of `orders` (register sales stored in `m`) exactly once each. A
@@ -38,7 +57,9 @@ export async function forwardOfflineCardPayments(
   if (retryIds.length === 0 && !orders.some((order) => order.tenders.some((t) => t.offline))) return 0;
   const recorded = await recordOfflineCardPayments(m, orders);
   // The store's forward window: a payment held past it is never sent; it expires (balance due) instead.
-  const expired = new Set(await expireStaleForwards(m, [...recorded, ...retryIds]));
+  const expiredNow = await expireStaleForwards(m, [...recorded, ...retryIds]);
+  await openOrderBalances(m, expiredNow, 'offline_card_expired');
+  const expired = new Set(expiredNow.map((e) => e.record.id));
   const claimed = await claimForwards(m, [...recorded, ...retryIds].filter((id) => !expired.has(id)));
   let forwarded = 0;
   for (const payment of claimed) {
@@ -50,13 +71,14 @@ export async function forwardOfflineCardPayments(
       continue;
     }
     forwarded += 1;
-    await recordForwardOutcome(
-      m,
-      payment,
-      result.outcome === 'captured'
-        ? { outcome: 'captured', accountCode: result.accountCode, processorReference: result.processorReference }
-        : { outcome: 'declined', code: result.code, message: result.message },
-    );
+    if (result.outcome === 'captured') {
+      const journalTransactionId = await recordForwardOutcome(m, payment, { outcome: 'captured', accountCode: result.accountCode, processorReference: result.processorReference });
+      // Captured on the card-present rail: pending until that rail settles (cards: 2 days), like any card payment.
+      await recordPendingSettlement(m, { sourceType: 'offline_card', sourceId: payment.id, rail: result.rail, accountCode: result.accountCode, amountCents: payment.amountCents, last4: payment.last4, journalTransactionId, settlementHours: await railSettlementHours(m, result.rail) });
+    } else {
+      const journalTransactionId = await recordForwardOutcome(m, payment, { outcome: 'declined', code: result.code, message: result.message });
+      await openOrderBalances(m, [{ record: payment, journalTransactionId, code: result.code }], 'offline_card_declined');
+    }
   }
   return forwarded;
 }
@@ -75,7 +97,9 @@ export async function runOfflineForwardRetries(db: Db, now: Date, processor: Pay
   for (const [merchantId, ids] of due) {
     await db.transaction(async (tx) => {
       const m = await openMutation(tx, { merchantId, actor: 'system' }, now);
-      counts.expired += (await expireStaleForwards(m)).length;
+      const expired = await expireStaleForwards(m);
+      await openOrderBalances(m, expired, 'offline_card_expired');
+      counts.expired += expired.length;
       counts.forwarded += await forwardOfflineCardPayments(m, [], processor, ids);
       await flushJournalHashes(tx, merchantId);
     });

@@ -14,6 +14,7 @@ import { recordSaleStock } from '../modules/inventory/service.ts';
 import * as orders from '../modules/orders/service.ts';
 import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
 import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
+import { recordPendingSettlement } from '../modules/payments/settlements.ts';
 import { captureStaffTender } from '../modules/payments/staff-tenders.ts';
 
 /**
@@ -32,7 +33,8 @@ async function afterOrderPayment(m: Mutation, recorded: orders.RecordedPayments,
  * Pays an open order with one or several tenders (all or nothing). The tenders are checked first (400, nothing
  * written, no card charged); then cash, check and other tenders are captured at once and cards are routed to the
  * cheapest available rail (core routePayment; decision and fee kept on the payment, the fee posted to the ledger) and
- * go through the deterministic sandbox rail. A decline takes none of the tenders: the declined attempt alone is committed (payment in
+ * go through the deterministic sandbox rail, pending settlement on the rail's schedule. A `balance_due` order takes
+ * tenders the same way to collect its balance (orders' recordBalanceCollection; no pay links or stock touched). A decline takes none of the tenders: the declined attempt alone is committed (payment in
  * state `declined`, no journal transaction, audit `payment.declined`) and the 402 names it in `paymentId`; the order
  * stays open.
  * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open, 409 `no_rail_available`; 400 overpayment / bad tender;
@@ -49,15 +51,23 @@ export async function payOrder(ctx: AppContext, principal: Principal, orderId: s
       const routing = t.method === 'card' ? await routeCharge(m, 'card', t.amountCents) : undefined;
       const result = captureStaffTender(t, i, row.data.registerNumber, ulid, routing?.chosen);
       // Nothing is written before every tender is captured: a declined attempt is all this mutation keeps.
-      if ('declined' in result) return { declined: await orders.recordDeclinedPayment(m, row, result.declined) };
+      if ('declined' in result) return { declined: await orders.recordDeclinedPayment(m, row, { ...result.declined, ...(routing ? { routing } : {}) }) };
       tenders.push({ ulid, captured: routing ? { ...result.captured, routing, feeCents: routing.feeCents } : result.captured });
     }
-    const recorded = await orders.recordPayments(m, row, tenders, { amountPath: 'tenders' });
-    // The processing fee of each routed card, known from the merchant's fee schedule: Dr processing_fees, Cr clearing.
+    // A `balance_due` order (a payment failed after the sale) is collected: Cr its receivable, back to paid at zero.
+    const collecting = row.state === 'balance_due';
+    const recorded = collecting ? await orders.recordBalanceCollection(m, row, tenders) : await orders.recordPayments(m, row, tenders, { amountPath: 'tenders' });
     for (const { ulid, captured } of tenders) {
+      // The processing fee of each routed card, known from the merchant's fee schedule: Dr processing_fees, Cr clearing.
       await postProcessingFee(m, { feeCents: captured.feeCents, accountCode: captured.accountCode, currency: row.data.currency, sourceType: 'order', sourceId: orderId, memo: `Processing fee of pmt_${ulid} on ${captured.rail}` });
+      // A card is pending until its rail settles on the adapter's schedule (cards: 2 days); the housekeeping tick settles it.
+      const settlementHours = captured.routing?.candidates.find((c) => c.rail === captured.rail)?.settlementHours ?? 0;
+      if (captured.method === 'card') {
+        const payment = await orders.paymentJournal(m.tx, `pmt_${ulid}`);
+        await recordPendingSettlement(m, { sourceType: 'order_payment', sourceId: `pmt_${ulid}`, rail: captured.rail, accountCode: captured.accountCode, amountCents: captured.amountCents, last4: captured.lastFour ?? null, journalTransactionId: payment, settlementHours });
+      }
     }
-    await afterOrderPayment(m, recorded);
+    if (!collecting) await afterOrderPayment(m, recorded);
     return { view: await orders.getOrderView(m.tx, m.merchantId, orderId) };
   });
   if ('declined' in outcome) throw outcome.declined;

@@ -101,12 +101,13 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
       // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
       if (request.lineItems && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: request.lineItems, actor: m.actor, now: m.now }))) m.changed('catalog-items');
     }
-    if (charge.method === 'bank_transfer') {
-      // A bank payment is pending until its rail settles (ACH: 3 days); the housekeeping tick settles or returns it.
-      const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)!.settlementHours;
-      await recordPendingSettlement(m, { sourceType: 'pay_request', sourceId: id, rail: result.rail, accountCode: result.accountCode, amountCents: request.amountCents, last4: result.last4, journalTransactionId, settlementHours });
-    }
-    await postProcessingFee(m, { feeCents: result.feeCents, accountCode: result.accountCode, currency: request.currency, sourceType: 'pay_request', sourceId: id, memo: `Processing fee of ${id} on ${result.rail}` });
+    // Every delayed rail is pending until it settles on the adapter's schedule (cards 2 days, ACH 3); the housekeeping
+    // tick settles it, or — a bank payment — the bank returns it.
+    const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)!.settlementHours;
+    await recordPendingSettlement(m, { sourceType: 'pay_request', sourceId: id, rail: result.rail, accountCode: result.accountCode, amountCents: request.amountCents, last4: result.last4, journalTransactionId, settlementHours });
+    // The fee the processor reported, else the merchant's fee schedule for the routed rail (known at routing).
+    const feeCents = result.feeCents ?? routing.feeCents;
+    await postProcessingFee(m, { feeCents, accountCode: result.accountCode, currency: request.currency, sourceType: 'pay_request', sourceId: id, memo: `Processing fee of ${id} on ${result.rail}` });
     m.changed('journal-transactions');
     return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId, routing });
   });

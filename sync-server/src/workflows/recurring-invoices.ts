@@ -3,7 +3,8 @@
  * every active series become drafts (invoices module, priced against the catalog module), auto-send drafts are sent
  * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
  * invoices (invoices module), idempotency keys past their 24 h (platform), a signed audit checkpoint for every
- * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails, and the offline card forwards:
+ * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails (a returned bank payment gives
+ * the order it paid its balance due back: settlement-return workflow), and the offline card forwards:
  * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow);
  * the financial services' status tracking: money transfers and bill payments the partners still move (issue 14);
  * and app billing: monthly renewals and retries of app subscriptions, weekly developer payouts (modules/app-billing).
@@ -25,6 +26,7 @@ import type { BillPartner } from '../modules/bill-payments/partner.ts';
 import type { AppBillingOptions } from '../modules/app-billing/adapters.ts';
 import { runScheduledDeveloperPayouts } from '../modules/app-billing/payouts.ts';
 import { runAppBilling } from '../modules/app-billing/subscriptions.ts';
+import { reopenReturnedPayment } from './settlement-return.ts';
 
 /**
  * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
@@ -53,7 +55,7 @@ export async function runRecurringInvoices(ctx: AppContext, partners?: { transfe
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
   report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
-  report.settlements = await runSettlements(ctx.db, now);
+  report.settlements = await runSettlements(ctx.db, now, reopenReturnedPayment);
   report.offlineForwards = await runOfflineForwardRetries(ctx.db, now);
   if (partners) {
     const tracked = await trackFinancialServices(ctx, partners);

@@ -18,7 +18,7 @@
  *
  *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
  */
-import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tipLimitProblem, type JournalTransaction, type Order } from '../../../core/index.ts';
+import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tenderAccount, tipLimitProblem, type JournalTransaction, type Order } from '../../../core/index.ts';
 import type { z } from 'zod';
 import { appendAuditBatch } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
@@ -32,6 +32,11 @@ import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 import { resolveCustomerAliases } from '../modules/customers/register-customers.ts';
+import { merchantRails } from '../modules/payments/rails.ts';
+import { recordPendingSettlements } from '../modules/payments/settlements.ts';
+
+/** The clearing account of a card (or wallet) tapped on a register's terminal. */
+const CARD_PRESENT_ACCOUNT = 'card_clearing:card_present';
 
 /** What became of one pushed document. */
 export type SaleOutcome =
@@ -299,6 +304,15 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
       data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
     })),
   ]);
+  // Card-present tenders approved online settle on the rail's schedule (cards: 2 days): pending settlement till then.
+  const cards = orders.flatMap((order) =>
+    order.journalTransactionId
+      ? order.tenders
+          .filter((t) => !t.offline && tenderAccount(t.method, order.registerNumber) === CARD_PRESENT_ACCOUNT)
+          .map((t) => ({ sourceType: 'order_payment' as const, sourceId: `pmt_${t.id.replace(/^tnd_/, '')}`, rail: 'card_present', accountCode: CARD_PRESENT_ACCOUNT, amountCents: t.amountCents, last4: t.last4 ?? null, journalTransactionId: order.journalTransactionId! }))
+      : [],
+  );
+  if (cards.length > 0) await recordPendingSettlements(m, (await merchantRails(m.tx, m.merchantId)).find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
   // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {

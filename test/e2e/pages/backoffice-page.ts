@@ -547,6 +547,13 @@ export class OrderDialog {
     else await this.root.getByTestId('order-refund-submit').click();
   }
 
+  /** "Collect balance" of a balance-due order: the amount (default: the whole balance as prefilled), cash or card. */
+  async collectBalance(method: 'cash' | 'card', amount?: string): Promise<void> {
+    if (amount !== undefined) await this.root.getByTestId('order-collect-amount').fill(amount);
+    await this.root.getByTestId(`order-collect-${method}`).check();
+    await this.root.getByTestId('order-collect').click();
+  }
+
   /** Refund by amount (typed as people type money, e.g. "7.50"). */
   async refundAmount(amount: string, reason?: string): Promise<void> {
     await this.root.getByTestId('order-refund-mode-amount').check();

@@ -590,6 +590,29 @@ export interface AppliedInvoicePayment {
 }
 
 /**
+ * A payment of the invoice was returned by the bank at settlement (its reversal already posted: the receivable is owed
+ * again), in the mutation: the invoice's paid amount goes down by `amountCents` and it is open again — `partially_paid`
+ * while something is still paid, else `sent` (either reads `overdue` past its due date) — with `paid_at` cleared and an
+ * audit `invoice.payment_returned`. This undoes a payment rather than moving DESIGN §5's invoice machine forward (see
+ * docs/decisions.md "Balance due on the order"). A void or draft invoice is left as it is (audited as skipped).
+ * @returns the invoice's balance due after it (minor units), or null when it was left as it is
+ */
+export async function reopenInvoiceBalance(m: Mutation, invoiceId: string, returned: { amountCents: number; payRequestId: string; code: string; journalTransactionId: string }): Promise<number | null> {
+  const row = await invoiceRow(m.tx, m.merchantId, invoiceId, m.now, true);
+  const data = { payRequestId: returned.payRequestId, amountCents: returned.amountCents, code: returned.code, journalTransactionId: returned.journalTransactionId };
+  if (row.status !== 'paid' && row.status !== 'partially_paid' && row.status !== 'sent' && row.status !== 'overdue') {
+    await m.audit({ action: 'invoice.payment_return_skipped', entityType: 'invoice', entityId: invoiceId, data: { ...data, status: row.status } });
+    return null;
+  }
+  const paidCents = Math.max(0, Number(row.paid_cents) - returned.amountCents);
+  const to: InvoiceStatus = paidCents > 0 ? 'partially_paid' : 'sent';
+  await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = NULL, updated_at = $4 WHERE id = $1`, [invoiceId, paidCents, to, m.now.toISOString()]);
+  const balance = Number(row.total_cents) - paidCents;
+  await m.audit({ action: 'invoice.payment_returned', entityType: 'invoice', entityId: invoiceId, data: { ...data, from: row.status, to, paidCents, balanceDueCents: balance } });
+  return balance;
+}
+
+/**
  * Applies a payment to an issued invoice in the mutation: the payment record, its journal transaction (Dr
  * `accountCode`, Cr `customer_receivables`), the invoice's paid amount and state (paid in full → `paid`; else
  * `partially_paid`, or `overdue` past the due date), audit `invoice.payment_recorded`. The pay links are the
@@ -705,13 +728,14 @@ export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCr
 export async function recordDeclinedInvoicePayment(
   m: Mutation,
   id: string,
-  attempt: { amountCents: number; cardToken: string; code: string; message: string; rail: string; accountCode: string },
+  attempt: { amountCents: number; cardToken: string; code: string; message: string; rail: string; accountCode: string; routing?: InvoicePaymentInput['routing'] },
 ): Promise<ProblemError> {
   const paymentId = newId('invoicePayment');
+  // The routing decision is kept on a declined attempt like a captured payment's (candidates, fees, reason).
   await m.tx.query(
-    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, state, decline_code, jtx_id, created_by, created_at)
-     VALUES ($1, $2, $3, $4, 'card', $5, 'api', $6, 'declined', $7, NULL, $8, $9)`,
-    [paymentId, m.merchantId, id, attempt.amountCents, attempt.rail, attempt.accountCode, attempt.code, m.actor, m.now.toISOString()],
+    `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, state, decline_code, jtx_id, created_by, created_at, routing)
+     VALUES ($1, $2, $3, $4, 'card', $5, 'api', $6, 'declined', $7, NULL, $8, $9, $10::jsonb)`,
+    [paymentId, m.merchantId, id, attempt.amountCents, attempt.rail, attempt.accountCode, attempt.code, m.actor, m.now.toISOString(), attempt.routing ? JSON.stringify(attempt.routing) : null],
   );
   await m.audit({ action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, data: { paymentId, method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken } });
   return new InvoicePaymentDeclinedError(paymentId, attempt.code, `${attempt.message} Nothing was charged; the attempt is kept as payment ${paymentId} (declined).`);

@@ -174,9 +174,9 @@ export async function merchantsWithExpiredForwards(db: Queryable, now: Date): Pr
  * when given) approved more than `forwardWithinHours` before `m.now` becomes `expired` — never sent to the processor —
  * with decline code `forward_window_expired`, its amount moved to the customer's receivable (balance due) like a
  * decline, audit `payment.forward_expired` and event `payment.forward_declined` (state `expired`).
- * @returns the expired payments' ids
+ * @returns the expired payments, with the journal transaction that moved each to the receivable
  */
-export async function expireStaleForwards(m: Mutation, ids?: readonly string[]): Promise<string[]> {
+export async function expireStaleForwards(m: Mutation, ids?: readonly string[]): Promise<{ record: OfflineCardRecord; journalTransactionId: string }[]> {
   const { forwardWithinHours } = await getOfflineCardLimits(m.tx, m.merchantId);
   const cutoff = new Date(m.now.getTime() - forwardWithinHours * 3_600_000);
   const { rows } = await m.tx.query<PaymentRow>(
@@ -186,14 +186,17 @@ export async function expireStaleForwards(m: Mutation, ids?: readonly string[]):
       RETURNING *`,
     ids ? [m.merchantId, cutoff.toISOString(), FORWARD_WINDOW_EXPIRED, ids] : [m.merchantId, cutoff.toISOString(), FORWARD_WINDOW_EXPIRED],
   );
+  const expired: { record: OfflineCardRecord; journalTransactionId: string }[] = [];
   for (const row of rows) {
-    await recordForwardOutcome(m, toRecord(row), {
+    const record = toRecord(row);
+    const journalTransactionId = await recordForwardOutcome(m, record, {
       outcome: 'expired',
       code: FORWARD_WINDOW_EXPIRED,
       message: `Not forwarded within the store's ${forwardWithinHours} h window (approved ${new Date(row.approved_at).toISOString()}).`,
     });
+    expired.push({ record, journalTransactionId });
   }
-  return rows.map((r) => r.id);
+  return expired;
 }
 
 /** What the processor answered to a forward. */
@@ -205,9 +208,10 @@ export type ForwardOutcome =
  * Records a claimed forward's outcome in `m`: the payment's state, and a journal transaction (kind `payment`) moving the
  * amount out of `card_clearing:store_and_forward` — into the processor's clearing account when captured, into the
  * customer's receivable (balance due) when declined — with an audit entry and the event `payment.forwarded` or
- * `payment.forward_declined`.
+ * `payment.forward_declined`. Returns the journal transaction's id. The order's own balance due is the workflow's
+ * (workflows/offline-card-forward.ts).
  */
-export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecord, result: ForwardOutcome): Promise<void> {
+export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecord, result: ForwardOutcome): Promise<string> {
   const declined = result.outcome !== 'captured';
   const expired = result.outcome === 'expired';
   const state = result.outcome;
@@ -253,6 +257,7 @@ export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecor
     data: { ...object, journalTransactionId: journal.id },
   });
   await m.emit(declined ? 'payment.forward_declined' : 'payment.forwarded', object);
+  return journal.id;
 }
 
 /** Filters of `GET /api/pos/offline-cards/payments`. */
@@ -271,8 +276,8 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
     filter.add('(p.approved_at, p.id) < (?::timestamptz, ?::text)', approvedAt, id);
   }
   const limit = filter.param(q.limit + 1);
-  const { rows } = await db.query<PaymentRow & { customer_id: string | null; given_name: string | null; family_name: string | null; email: string | null; phone: string | null }>(
-    `SELECT p.*, c.id AS customer_id, c.given_name, c.family_name, c.email, c.phone
+  const { rows } = await db.query<PaymentRow & { customer_id: string | null; given_name: string | null; family_name: string | null; email: string | null; phone: string | null; order_state: string; order_balance_due: number | string }>(
+    `SELECT p.*, c.id AS customer_id, c.given_name, c.family_name, c.email, c.phone, o.state AS order_state, o.balance_due_cents AS order_balance_due
        FROM offline_card_payments p
        JOIN orders o ON o.id = p.order_id
        LEFT JOIN customers c ON c.id = o.data->>'customerId' AND c.merchant_id = p.merchant_id
@@ -290,7 +295,8 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
       registerId: r.register_id,
       state: r.state,
       amountCents: Number(r.amount_cents),
-      balanceDueCents: r.state === 'declined' || r.state === 'expired' ? Number(r.amount_cents) : 0,
+      // Owed while the order is `balance_due` (migration 0195): collected on the order, it is 0 again.
+      balanceDueCents: (r.state === 'declined' || r.state === 'expired') && r.order_state === 'balance_due' ? Math.min(Number(r.amount_cents), Number(r.order_balance_due)) : 0,
       currency: r.currency,
       cardBrand: r.card_brand,
       last4: r.last4,

@@ -143,8 +143,8 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
       onRequest: guard(ctx, STAFF),
       config: {
         openapi: {
-          summary: 'Pay an open order with one or several tenders',
-          description: 'All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). No tender (`tenders: []`) completes an order with nothing due (discounted to 0). The order\'s tips may not exceed the store\'s tip bound (settings): 400 `tip_out_of_range` naming `tenders.<i>.tipCents`. 409 when the order is not open.',
+          summary: 'Pay an open order with one or several tenders, or collect a balance due',
+          description: 'All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). No tender (`tenders: []`) completes an order with nothing due (discounted to 0). The order\'s tips may not exceed the store\'s tip bound (settings): 400 `tip_out_of_range` naming `tenders.<i>.tipCents`. A card tender is pending settlement for its rail\'s settlementHours (GET /api/pos/settlements). On an order in state `balance_due` (an offline card declined or expired on forward, a bank payment returned) the tenders collect what is owed instead: no tip, at most `balanceDueCents` (400 `overpayment` naming `tenders`), each posted Dr its account, Cr the order\'s receivable; at 0 the order is `paid` again (`order.paid` emitted). 409 when the order is neither open nor balance_due.',
           tags: ['orders'],
           access: STAFF,
           params: orderParams,

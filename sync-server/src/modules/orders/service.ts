@@ -16,6 +16,7 @@ import {
   assertOrderTransition,
   assertPaymentTransition,
   buildCancellationJournalTransaction,
+  buildJournalTransaction,
   buildOrderPaymentJournalTransaction,
   buildOrderSettlementJournalTransaction,
   buildRefundJournalTransaction,
@@ -24,6 +25,7 @@ import {
   IllegalTransitionError,
   MAX_AMOUNT_CENTS,
   newId,
+  orderJournalHeader,
   parseReceiptNumber,
   planOrderRefund,
   REFUNDABLE_PAYMENT_STATES,
@@ -98,7 +100,14 @@ export interface OrderRow {
   updated_at: Date;
   source: 'register' | 'api';
   refunded_cents: number | string;
+  /** What the customer owes in state `balance_due` (migration 0195), its receivable account and why; 0 / null otherwise. */
+  balance_due_cents?: number | string;
+  balance_due_account?: string | null;
+  balance_due_reason?: BalanceDueReason | null;
 }
+
+/** Why a `balance_due` order owes (migration 0195). */
+export type BalanceDueReason = 'offline_card_declined' | 'offline_card_expired' | 'bank_payment_returned';
 
 interface PaymentRow {
   id: string;
@@ -228,14 +237,15 @@ function toView(row: OrderRow, details?: { payments: PaymentRecord[]; refunds: R
     syncSeq: Number(row.sync_seq),
     source: row.source,
     refundedCents: Number(row.refunded_cents),
-    balanceDueCents: row.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0,
+    balanceDueCents: row.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : row.state === 'balance_due' ? Number(row.balance_due_cents ?? 0) : 0,
+    ...(row.state === 'balance_due' && row.balance_due_reason ? { balanceDueReason: row.balance_due_reason } : {}),
     ...(details ?? {}),
   };
 }
 
 async function orderRow(db: Queryable, merchantId: string, id: string): Promise<OrderRow> {
   const { rows } = await db.query<OrderRow>(
-    'SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents FROM orders WHERE id = $1 AND merchant_id = $2',
+    'SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents, balance_due_cents, balance_due_account, balance_due_reason FROM orders WHERE id = $1 AND merchant_id = $2',
     [id, merchantId],
   );
   if (!rows[0]) throw new ProblemError(404, 'not_found', `Order ${id} does not exist.`);
@@ -250,8 +260,28 @@ export async function orderExists(db: Queryable, merchantId: string, id: string)
 
 async function paymentsOf(db: Queryable, row: OrderRow): Promise<PaymentRecord[]> {
   const { rows } = await db.query<PaymentRow>('SELECT * FROM order_payments WHERE order_id = $1 ORDER BY line_no', [row.id]);
-  if (rows.length === 0 && row.source === 'register') return registerPayments(row.data);
-  return rows.map(toPayment);
+  const payments = rows.length === 0 && row.source === 'register' ? registerPayments(row.data) : rows.map(toPayment);
+  return withSettlements(db, row.merchant_id, payments);
+}
+
+/**
+ * Each payment's settlement (read from the payments module's `settlements`, keyed by what recorded it: the payment id,
+ * its pay request (`reference`), or a forwarded offline tender's `tnd_…` id), when it has one.
+ */
+async function withSettlements(db: Queryable, merchantId: string, payments: PaymentRecord[]): Promise<PaymentRecord[]> {
+  const keys = (p: PaymentRecord) => [p.id, `tnd_${p.id.slice(4)}`, ...(p.reference?.startsWith('pr_') ? [p.reference] : [])];
+  if (payments.length === 0) return payments;
+  const { rows } = await db.query<{ id: string; source_id: string; status: 'pending' | 'settled' | 'returned'; settles_at: Date | string; settled_at: Date | string | null; return_code: string | null }>(
+    'SELECT id, source_id, status, settles_at, settled_at, return_code FROM settlements WHERE merchant_id = $1 AND source_id = ANY($2::text[])',
+    [merchantId, payments.flatMap(keys)],
+  );
+  if (rows.length === 0) return payments;
+  const bySource = new Map(rows.map((r) => [r.source_id, r]));
+  return payments.map((p) => {
+    const s = keys(p).map((k) => bySource.get(k)).find(Boolean);
+    if (!s || (p.state !== 'captured' && p.state !== 'partially_refunded' && p.state !== 'refunded' && p.state !== 'returned')) return p;
+    return { ...p, settlement: { id: s.id, status: s.status, settlesAt: iso(s.settles_at), settledAt: s.settled_at ? iso(s.settled_at) : null, returnCode: s.return_code } };
+  });
 }
 
 async function refundsOf(db: Queryable, orderId: string): Promise<RefundRecord[]> {
@@ -292,7 +322,7 @@ export async function listOrders(db: Queryable, merchantId: string, q: OrderList
   }
   const limit = filter.param(q.limit + 1);
   const { rows } = await db.query<OrderRow & { created_at: Date }>(
-    `SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents, created_at FROM orders
+    `SELECT id, merchant_id, register_id, state, data, sync_seq, updated_at, source, refunded_cents, balance_due_cents, balance_due_reason, created_at FROM orders
      WHERE ${filter.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
     filter.params,
   );
@@ -504,6 +534,8 @@ export interface DeclinedCardTender {
   tender: Extract<TenderInput, { method: 'card' }>;
   rail: string;
   accountCode: string;
+  /** The routing decision that chose `rail` (candidates with fees, reason), kept on the declined payment like a captured one's. */
+  routing?: PaymentRecord['routing'];
 }
 
 /** 402 for a declined card tender, naming the stored declined payment (`paymentId`). */
@@ -582,11 +614,15 @@ function overpayment(path: string, goodsPaid: number, goodsDue: number): Problem
 
 /**
  * The open order `orderId` of the mutation's merchant, ready to take `tenders` (checked: see checkTenders), before any
- * tender is charged.
- * @throws ProblemError 404 unknown order; 409 (`currentState`) when not open; 400 overpayment / bad tender.
+ * tender is charged — or a `balance_due` order whose balance the tenders collect (see {@link recordBalanceCollection}).
+ * @throws ProblemError 404 unknown order; 409 (`currentState`) when neither open nor balance due; 400 overpayment / bad tender.
  */
 export async function openOrderForTenders(m: Mutation, orderId: string, tenders: TenderInput[]): Promise<OrderRow> {
   const row = await orderRow(m.tx, m.merchantId, orderId);
+  if (row.state === 'balance_due') {
+    checkCollectionTenders(row, tenders);
+    return row;
+  }
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
   checkTenders(row.data, tenders, tipLimitOf(await getMerchant(m.tx, m.merchantId)));
   return row;
@@ -689,9 +725,9 @@ export async function recordDeclinedPayment(m: Mutation, row: OrderRow, declined
   const nowIso = m.now.toISOString();
   const { amountCents, tipCents = 0 } = declined.tender;
   await m.tx.query(
-    `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'card', $11, 'declined', $5, $6, $7, $12, $8, $9, $10, $10)`,
-    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, m.actor, nowIso, declined.rail, declined.accountCode],
+    `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at, routing)
+     VALUES ($1, $2, $3, $4, 'card', $11, 'declined', $5, $6, $7, $12, $8, $9, $10, $10, $13::jsonb)`,
+    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, m.actor, nowIso, declined.rail, declined.accountCode, declined.routing ? JSON.stringify(declined.routing) : null],
   );
   await m.audit({
     registerId: row.data.registerId,
@@ -853,9 +889,9 @@ async function materializePayments(tx: Queryable, row: OrderRow, payments: Payme
   for (const [i, p] of payments.entries()) {
     await tx.query(
       `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
-         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'captured', $7, $8, $9, $10, $11, $12, $13, NULL, $14, $15, $16, $17, $17, $17, $17)`,
-      [p.id, row.merchant_id, row.id, i, p.method, p.rail, p.amountCents, p.tipCents, p.tenderedCents, p.changeCents, p.cardBrand, p.last4, p.authCode, p.accountCode, p.journalTransactionId, `register:${row.register_id}`, p.createdAt],
+         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at, decline_code)
+       VALUES ($1, $2, $3, $4, $5, $6, $18, $7, $8, $9, $10, $11, $12, $13, NULL, $14, $15, $16, $17, $17, $17, $17, $19)`,
+      [p.id, row.merchant_id, row.id, i, p.method, p.rail, p.amountCents, p.tipCents, p.tenderedCents, p.changeCents, p.cardBrand, p.last4, p.authCode, p.accountCode, p.journalTransactionId, `register:${row.register_id}`, p.createdAt, p.state, p.declineCode],
     );
   }
 }
@@ -954,6 +990,161 @@ export async function refundOrder(
       })
     : [];
   return { refund, order: view, restock: restockLines };
+}
+
+/** The journal transaction id of order payment `paymentId` (a captured one has one). @throws Error when it has none. */
+export async function paymentJournal(db: Queryable, paymentId: string): Promise<string> {
+  const { rows } = await db.query<{ journal_transaction_id: string | null }>('SELECT journal_transaction_id FROM order_payments WHERE id = $1', [paymentId]);
+  if (!rows[0]?.journal_transaction_id) throw new Error(`payment ${paymentId} has no journal transaction`);
+  return rows[0].journal_transaction_id;
+}
+
+/* ───────────────────────────── balance due ───────────────────────────── */
+
+/** A payment of a paid order that failed after the sale, for {@link openBalanceDue}. */
+export interface FailedPayment {
+  orderId: string;
+  /** What the customer owes again, in minor units (> 0). */
+  amountCents: number;
+  reason: BalanceDueReason;
+  /**
+   * The receivable the amount already sits in (the forward's outcome or the bank return's reversal posted it):
+   * `customer_receivables:offline_card_declined` (core OFFLINE_CARD_RECEIVABLE) or `customer_receivables`.
+   */
+  receivableAccount: string;
+  /** A register order's failed tender (`tnd_…`, an offline card): its payment is kept as `declined`. */
+  tenderId?: string;
+  /** An order payment's `reference` (a pay request id): that payment becomes `returned`. */
+  paymentReference?: string;
+  /** The processor's or bank's code: `card_declined`, `forward_window_expired`, `R01`… */
+  code: string;
+  /** The journal transaction that posted the amount to the receivable. */
+  journalTransactionId: string;
+}
+
+/** Writes the order's state and balance due in one statement (the 0195 guard sees both change together). */
+async function saveBalance(m: Mutation, row: OrderRow, state: OrderStateName, balance: { cents: number; account: string | null; reason: BalanceDueReason | null }): Promise<OrderRow> {
+  const seq = await nextSeq(m.tx);
+  const data: Order = { ...row.data, state };
+  await m.tx.query(
+    `UPDATE orders SET state = $2, data = $3::jsonb, sync_seq = $4, updated_at = $5, balance_due_cents = $6, balance_due_account = $7, balance_due_reason = $8 WHERE id = $1`,
+    [row.id, state, JSON.stringify(data), seq, m.now.toISOString(), balance.cents, balance.account, balance.reason],
+  );
+  m.changed('orders');
+  return { ...row, state, data, sync_seq: seq, updated_at: m.now, balance_due_cents: balance.cents, balance_due_account: balance.account, balance_due_reason: balance.reason };
+}
+
+/**
+ * A payment of a paid (or partly refunded, or already balance-due) order failed after the sale, in the mutation: the
+ * order moves to `balance_due` with the amount added to what the customer owes (DESIGN §5 as extended in
+ * docs/decisions.md "Balance due on the order"). The failed payment shows it: a register's offline card tender is kept
+ * as a `declined` payment (the register's tenders are written as payment rows now, if not yet), an order payment
+ * returned by the bank becomes `returned`. Audit `order.balance_due`. The amount is already in the receivable: this
+ * posts nothing. An order in another state (refunded, canceled, open) is left as it is, audited
+ * `order.balance_due_skipped` (the receivable shows the money; nothing on the order can be collected).
+ * @returns the order after it, or null when it was left as it is
+ */
+export async function openBalanceDue(m: Mutation, failed: FailedPayment): Promise<OrderView | null> {
+  const row = await orderRow(m.tx, m.merchantId, failed.orderId);
+  const audit = { amountCents: failed.amountCents, reason: failed.reason, code: failed.code, journalTransactionId: failed.journalTransactionId };
+  if (row.state !== 'paid' && row.state !== 'partially_refunded' && row.state !== 'balance_due') {
+    await m.audit({ registerId: row.data.registerId, action: 'order.balance_due_skipped', entityType: 'order', entityId: row.id, data: { state: row.state, ...audit } });
+    return null;
+  }
+  guardOrder(row.id, row.state, 'balance_due', 'open a balance due');
+  if (failed.tenderId) {
+    const paymentId = `pmt_${failed.tenderId.replace(/^tnd_/, '')}`;
+    const payments = await paymentsOf(m.tx, row);
+    await materializePayments(m.tx, row, payments.map((p) => (p.id === paymentId && p.state === 'captured' ? { ...p, state: 'declined' as const, declineCode: failed.code } : p)));
+  }
+  if (failed.paymentReference) {
+    const { rows } = await m.tx.query<{ id: string; state: PaymentStateName }>(`SELECT id, state FROM order_payments WHERE order_id = $1 AND reference = $2 AND state = 'captured'`, [row.id, failed.paymentReference]);
+    for (const p of rows) {
+      guardPayment(p.id, p.state, 'returned', 'return');
+      await m.tx.query(`UPDATE order_payments SET state = 'returned', decline_code = $2, updated_at = $3 WHERE id = $1`, [p.id, failed.code, m.now.toISOString()]);
+    }
+  }
+  const owed = (row.state === 'balance_due' ? Number(row.balance_due_cents ?? 0) : 0) + failed.amountCents;
+  const saved = await saveBalance(m, row, 'balance_due', { cents: owed, account: failed.receivableAccount, reason: failed.reason });
+  await m.audit({ registerId: row.data.registerId, action: 'order.balance_due', entityType: 'order', entityId: row.id, data: { from: row.state, to: 'balance_due', balanceDueCents: owed, receivableAccount: failed.receivableAccount, ...audit } });
+  return toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, row.id) });
+}
+
+/**
+ * Checks tenders that collect a `balance_due` order's balance before any is charged: no tip (the tip was the sale's),
+ * cash handed over ≥ the amount, and no more than the balance due.
+ * @throws ProblemError 400 `validation_error` naming `tenders.<i>.tipCents` / `tenders.<i>.tenderedCents` / `tenders`,
+ *   `overpayment` naming `tenders`.
+ */
+function checkCollectionTenders(row: OrderRow, tenders: TenderInput[]): void {
+  const due = Number(row.balance_due_cents ?? 0);
+  if (tenders.length === 0) throw new ProblemError(400, 'validation_error', `Invalid tenders: ${due} is due; collect it with at least one tender.`, [{ path: 'tenders', message: `needs at least one tender while ${due} is due` }]);
+  for (const [index, t] of tenders.entries()) {
+    if (t.tipCents) {
+      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: collecting a balance due takes no tip.`, [{ path: `tenders.${index}.tipCents`, message: 'must be 0 when collecting a balance due' }]);
+    }
+    if (t.method === 'cash' && t.tenderedCents !== undefined && t.tenderedCents < t.amountCents) {
+      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`, [
+        { path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' },
+      ]);
+    }
+  }
+  const paying = tenders.reduce((a, t) => a + t.amountCents, 0);
+  if (paying > due) throw new ProblemError(400, 'overpayment', `Invalid tenders: the tenders pay ${paying} but the balance due is ${due}.`, [{ path: 'tenders', message: `pays ${paying} but ${due} is due` }]);
+}
+
+/**
+ * Collects (part of) a `balance_due` order's balance with captured tenders, in the mutation: a payment row each
+ * (state `captured`, after the order's earlier payments), a journal transaction each (kind `payment`: Dr the tender's
+ * account, Cr the order's balance-due receivable — `customer_receivables:offline_card_declined` or
+ * `customer_receivables`), audit `payment.captured` each; the balance goes down, and at zero the order is back to
+ * `paid` (`partially_refunded` when it had refunds), audit `order.balance_collected` and `order.paid` emitted.
+ * @throws ProblemError 409 (`currentState`) when the order is not `balance_due`; 400 `overpayment` naming `tenders`.
+ */
+export async function recordBalanceCollection(m: Mutation, row: OrderRow, tenders: { ulid: string; captured: CapturedTender }[]): Promise<RecordedPayments> {
+  if (row.state !== 'balance_due') guardOrder(row.id, row.state, 'paid', 'collect a balance due');
+  const due = Number(row.balance_due_cents ?? 0);
+  const account = row.balance_due_account ?? 'customer_receivables';
+  const paying = tenders.reduce((a, t) => a + t.captured.amountCents, 0);
+  if (paying > due) throw new ProblemError(400, 'overpayment', `Invalid tenders: the tenders pay ${paying} but the balance due is ${due}.`, [{ path: 'tenders', message: `pays ${paying} but ${due} is due` }]);
+  // A register order's tenders become payment rows first, so its payments list keeps them beside the new ones.
+  await materializePayments(m.tx, row, await paymentsOf(m.tx, row));
+  const existing = Number((await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const nowIso = m.now.toISOString();
+  for (const [i, { ulid, captured: c }] of tenders.entries()) {
+    const paymentId = `pmt_${ulid}`;
+    guardPayment(paymentId, 'pending', 'authorized', 'authorize');
+    guardPayment(paymentId, 'authorized', 'captured', 'capture');
+    const jt = buildJournalTransaction(orderJournalHeader(row.data, 'payment', nowIso, `Balance due collected ${row.data.receiptNumber} (${paymentId})`), [
+      { accountCode: c.accountCode, amountCents: c.amountCents },
+      { accountCode: account, amountCents: -c.amountCents },
+    ]);
+    await post(m, jt);
+    await m.tx.query(
+      `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
+         card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at, routing, fee_cents)
+       VALUES ($1, $2, $3, $4, $5, $6, 'captured', $7, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $17, $17, $18::jsonb, $19)`,
+      [paymentId, row.merchant_id, row.id, existing + i, c.method, c.rail, c.amountCents, c.tenderedCents ?? null, c.changeCents ?? null,
+        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, m.actor, nowIso, c.routing ? JSON.stringify(c.routing) : null, c.feeCents ?? 0],
+    );
+    await m.audit({
+      registerId: row.data.registerId,
+      action: 'payment.captured',
+      entityType: 'payment',
+      entityId: paymentId,
+      data: { orderId: row.id, method: c.method, rail: c.rail, amountCents: c.amountCents, tipCents: 0, journalTransactionId: jt.id, state: 'captured', collects: account },
+    });
+  }
+  const left = due - paying;
+  const to: OrderStateName = left > 0 ? 'balance_due' : Number(row.refunded_cents) > 0 ? 'partially_refunded' : 'paid';
+  guardOrder(row.id, row.state, to, 'collect a balance due');
+  const saved = await saveBalance(m, row, to, left > 0 ? { cents: left, account, reason: row.balance_due_reason ?? null } : { cents: 0, account: null, reason: null });
+  await m.audit({ registerId: row.data.registerId, action: 'order.balance_collected', entityType: 'order', entityId: row.id, data: { from: 'balance_due', to, collectedCents: paying, balanceDueCents: left, receivableAccount: account } });
+  if (to !== 'balance_due') {
+    const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, row.id) });
+    await m.emit('order.paid', view as unknown as Record<string, unknown>);
+  }
+  return { row: saved, isPaid: false };
 }
 
 /* ───────────────────────────── receipts ───────────────────────────── */

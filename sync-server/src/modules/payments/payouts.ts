@@ -4,8 +4,8 @@
  * transaction as the payout row. Runs on the sandbox payout adapter (no network); refused in the demo store by the
  * kernel's one guard (`assertMoneyMovementAllowed`, 403 `money_movement_disabled`) before anything is written.
  *
- * Bank payments still pending settlement (settlements.ts) are not part of the settled balance; card payments count
- * as settled (the sandbox settles cards at once; see docs/decisions.md).
+ * Card and bank payments still pending settlement (settlements.ts: cards 2 days, ACH 3 on the sandbox's schedule) are
+ * not part of the settled balance.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';

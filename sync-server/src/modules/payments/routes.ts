@@ -96,7 +96,7 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: AppContext, pay
     '/api/pos/settlements',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List settlements of delayed rails', description: 'Bank payments taken on the pay page: `pending` until the rail settles (ACH 72 h), then `settled`, or `returned` by the bank with the reversal of the payment\'s journal transaction posted. Newest first; filter by `sourceId` (a pay request) or `status`. Run by the housekeeping tick.', tags: ['payments'], access: 'staff', query: settlementListQuery, response: pageSchema(settlementSchema) } satisfies RouteDoc },
+      config: { openapi: { summary: 'List settlements of delayed rails', description: 'Card and bank payments (pay page, staff API and register card tenders, invoice card payments, forwarded offline cards): `pending` until the rail settles (cards 48 h, ACH 72 h), then `settled`, or — a bank payment — `returned` by the bank with the reversal of the payment\'s journal transaction posted and what it paid reopened (an order → `balance_due`, an invoice open again). Newest first; filter by `sourceId` (a pay request, `pmt_…`, an invoice payment, an offline tender `tnd_…`) or `status`. Run by the housekeeping tick.', tags: ['payments'], access: 'staff', query: settlementListQuery, response: pageSchema(settlementSchema) } satisfies RouteDoc },
     },
     async (request) => {
       const q = parseOrThrow(settlementListQuery, request.query, '(query)');

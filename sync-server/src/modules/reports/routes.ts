@@ -205,8 +205,8 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       onRequest: staff,
       config: {
         openapi: {
-          summary: 'Settlements of bank payments over a period',
-          description: 'Bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail (issue 12).',
+          summary: 'Settlements of card and bank payments over a period',
+          description: 'Card and bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail (issue 12).',
           tags: ['reports'],
           access: 'staff',
           query: settlementReportQuerySchema,

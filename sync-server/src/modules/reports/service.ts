@@ -652,14 +652,14 @@ export const settlementReportQuerySchema = reportPeriodQuerySchema.omit({ format
 
 const settlementFigures = z.strictObject({
   pendingCount: z.int(),
-  pendingCents: z.int().describe('Bank payments captured in the period still waiting for their rail to settle.'),
+  pendingCents: z.int().describe('Card and bank payments captured in the period still waiting for their rail to settle.'),
   settledCount: z.int(),
   settledCents: z.int(),
   returnedCount: z.int(),
   returnedCents: z.int().describe('Returned by the bank: reversed in the ledger.'),
 });
 
-/** The settlements report: bank payments captured in the period by their settlement state now, in all and per rail. */
+/** The settlements report: card and bank payments captured in the period by their settlement state now, in all and per rail. */
 export const settlementReportSchema = z.strictObject({
   report: z.literal('settlements'),
   period: reportPeriodSchema,
