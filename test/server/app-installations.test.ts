@@ -186,6 +186,8 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
   let dev: string;
   let owner: string;
   let appId: string;
+  /** Moves the server's clock (connect-ticket expiry). */
+  let offsetMs = 0;
 
   const api = (method: string, path: string, token?: string, body?: unknown) =>
     fetch(new URL(path, server.baseUrl), { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
@@ -228,7 +230,7 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null, listen: true, webhooks: { enabled: false } });
+    server = await startTestServer({ target, staticDir: null, listen: true, webhooks: { enabled: false }, clock: () => new Date(Date.now() + offsetMs) });
     reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@oauth.example', name: 'Rita Reviewer' })).token;
     dev = (await ok('POST', '/api/developers', '', { name: 'OAuth Labs', email: 'dev@oauth-labs.example' })).developerToken;
     owner = server.credentials.staffToken;
@@ -319,6 +321,19 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     const { rows } = await server.db.query<{ t: string }>('SELECT id || payload::text AS t FROM oauth_models');
     const stored = rows.map((r) => r.t).join('\n');
     for (const secret of [code, tokens.body.access_token, tokens.body.refresh_token, refreshed.body.access_token, ticket]) expect(stored).not.toContain(secret);
+    await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
+  });
+
+  it('a connect ticket expires after 10 minutes', async () => {
+    const { installationId, ticket } = await install(['catalog:read']);
+    offsetMs = 11 * 60 * 1000;
+    try {
+      const late = await authorize({ code_challenge: pkce().challenge, installation: installationId, ticket, scope: 'catalog:read' });
+      expect(late.location?.searchParams.get('error')).toBe('access_denied');
+      expect(late.location?.searchParams.get('code')).toBeNull();
+    } finally {
+      offsetMs = 0;
+    }
     await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
   });
 

@@ -14,8 +14,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 type Json = Record<string, any>;
 
-/** Routes no token opens (public pages, the reference, sign-up, pairing) — they serve what their link names. */
-const PUBLIC = /^\/(pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
+/** Routes no token opens (public pages, the reference, sign-up, pairing, the OAuth endpoints) — they serve what their link names. */
+const PUBLIC = /^\/(oauth\/|pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
 
 /** Bodies good enough to get past validation to the lookup of B's object (a 400 would prove nothing). */
 const BODIES: Record<string, unknown> = {

@@ -19,14 +19,19 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { exportJWK, generateKeyPair } from 'jose';
+import { z } from 'zod';
 import Provider, { errors, type Adapter, type AdapterPayload, type Configuration } from 'oidc-provider';
 import { APP_REQUEST_SCOPES } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { consumeConnectTicketHash, liveInstallation } from './service.ts';
+
+/** An OAuth 2.0 error response (RFC 6749 §5.2), as the OAuth endpoints answer their errors. */
+const oauthError = z.looseObject({ error: z.string(), error_description: z.string().optional() });
 
 /** Where the authorization server is mounted. */
 export const OAUTH_PREFIX = '/oauth';
@@ -126,7 +131,7 @@ export async function createAuthorizationServer(ctx: AppContext, cookieKeys: str
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
     pkce: { required: () => true },
     extraParams: ['installation', 'ticket'],
-    features: { devInteractions: { enabled: false }, revocation: { enabled: true }, userinfo: { enabled: false } },
+    features: { devInteractions: { enabled: false }, revocation: { enabled: true }, userinfo: { enabled: false }, rpInitiatedLogout: { enabled: false } },
     ttl: { ...OAUTH_TTL },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the short browser session of the connection (which exists only for the interaction).
@@ -168,8 +173,11 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext, provi
     // Leave every body unread: oidc-provider parses its own (application/x-www-form-urlencoded, JSON).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    const doc = (summary: string, description: string, produces = ['application/json'], errors: Record<number, string> = { 400: 'An OAuth 2.0 error (`invalid_request`, `invalid_client`, `invalid_grant`, `invalid_scope`, …; RFC 6749 §5.2)' }): { config: { openapi: RouteDoc } } => ({
+      config: { openapi: { summary, description, tags: ['oauth'], produces, errors, errorBody: { mediaType: 'application/json', schema: oauthError } } },
+    });
 
-    scope.get(`${OAUTH_PREFIX}/interaction/:uid`, async (request, reply) => {
+    scope.get(`${OAUTH_PREFIX}/interaction/:uid`, doc('The connection check of an authorization', 'Checks the connect ticket and the requested scopes against the installation, then redirects back to the authorization.', ['text/html']), async (request, reply) => {
       reply.hijack();
       const req = request.raw;
       const res = reply.raw;
@@ -184,13 +192,30 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext, provi
       }
     });
 
-    scope.all(`${OAUTH_PREFIX}/*`, (request, reply) => {
+    // The library's endpoints, one route each (nothing else under /oauth is served).
+    const pass = (request: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
       const req = request.raw as IncomingMessage & { originalUrl?: string };
       req.originalUrl = req.url;
       req.url = req.url!.slice(OAUTH_PREFIX.length) || '/';
       void callback(req, reply.raw);
-    });
+    };
+    scope.get(`${OAUTH_PREFIX}/.well-known/openid-configuration`, doc('OAuth 2.0 authorization server metadata', 'Discovery document of the authorization server of external integrations (issuer `<BASE_URL>/oauth`).', ['application/json'], {}), pass);
+    const jwks = doc("The authorization server's public keys", 'JWKS (the server issues no ID tokens to apps; listed for discovery).', ['application/jwk-set+json'], {});
+    jwks.config.openapi.response = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) });
+    scope.get(`${OAUTH_PREFIX}/jwks`, jwks, pass);
+    scope.get(
+      `${OAUTH_PREFIX}/authorize`,
+      doc(
+        'Authorization endpoint (RFC 6749 §4.1.1, PKCE S256 required)',
+        '`client_id` (the app id), `redirect_uri` (exactly as registered), `response_type=code`, `code_challenge`, `code_challenge_method=S256`, `scope` (granted scopes), `state`, `installation` and `ticket` from the install\'s `connectUrl`. Redirects to the interaction, then back to `redirect_uri` with `code` or `error`.',
+        ['text/html'],
+      ),
+      pass,
+    );
+    scope.get(`${OAUTH_PREFIX}/authorize/:uid`, doc('Resume an authorization after its interaction', 'Internal step of the redirect chain.', ['text/html']), pass);
+    scope.post(`${OAUTH_PREFIX}/token`, doc('Token endpoint (RFC 6749 §4.1.3, §6)', 'Form body: `grant_type=authorization_code` with `code`, `redirect_uri`, `client_id`, `code_verifier`; or `grant_type=refresh_token` with `refresh_token`, `client_id`. Answers `{ access_token, refresh_token, expires_in, scope, token_type }`; errors per RFC 6749 §5.2.'), pass);
+    scope.post(`${OAUTH_PREFIX}/revoke`, doc('Token revocation (RFC 7009)', 'Form body: `token`, `client_id`.'), pass);
   });
 }
 
