@@ -94,9 +94,13 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     expect((await ok('GET', '/api/pos/app-installations', cashier)).data.map((i: Json) => i.id)).toContain(installation.id);
 
     // A cashier launches it: a 1-hour token with only the granted scopes.
+    const before = Date.now();
     const launch = await ok('POST', `/api/pos/app-installations/${installation.id}/launch`, cashier);
+    const after = Date.now();
     expect(launch).toMatchObject({ launchUrl: 'https://tool.example/app', accessToken: expect.stringMatching(/^rpa_/), expiresAt: expect.any(String) });
-    expect(new Date(launch.expiresAt).getTime() - Date.now()).toBeLessThanOrEqual(3600_000);
+    // 1 hour from the server's clock at the call.
+    expect(new Date(launch.expiresAt).getTime()).toBeGreaterThanOrEqual(before + 3600_000);
+    expect(new Date(launch.expiresAt).getTime()).toBeLessThanOrEqual(after + 3600_000);
     const token = launch.accessToken as string;
     expect((await call('GET', '/api/pos/catalog', token)).statusCode).toBe(200);
     const outside = await call('GET', '/api/pos/orders', token);
