@@ -341,6 +341,25 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
   });
 
+  it('access tokens and in-platform launch tokens stop working after their hour', async () => {
+    const { installationId, ticket } = await install(['catalog:read']);
+    const { verifier, challenge } = pkce();
+    const code = (await authorize({ code_challenge: challenge, installation: installationId, ticket, scope: 'catalog:read' })).location!.searchParams.get('code')!;
+    const tokens = (await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier })).body;
+    const example = (await ok('GET', '/api/pos/app-directory', owner)).data.find((a: Json) => a.name === 'Shelf labels');
+    const framed = (await ok('POST', '/api/pos/app-installations', owner, { appId: example.id, scopes: ['catalog:read'] })).installation;
+    const launched = (await ok('POST', `/api/pos/app-installations/${framed.id}/launch`, owner)).accessToken;
+    for (const t of [tokens.access_token, launched]) expect((await api('GET', '/api/pos/catalog', t)).status).toBe(200);
+    offsetMs = 61 * 60 * 1000;
+    try {
+      for (const t of [tokens.access_token, launched]) expect((await api('GET', '/api/pos/catalog', t)).status).toBe(401);
+    } finally {
+      offsetMs = 0;
+    }
+    await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
+    await ok('DELETE', `/api/pos/app-installations/${framed.id}`, owner);
+  });
+
   it('uninstalling revokes the access and refresh tokens at once and deletes the webhook subscriptions the app made', async () => {
     const { installationId, ticket } = await install(['catalog:read', 'webhooks']);
     const { verifier, challenge } = pkce();
