@@ -469,6 +469,9 @@ export async function ensureExampleApp(tx: Queryable, now: Date): Promise<void> 
     `INSERT INTO developers (id, name, email, token_hash, created_at) VALUES ($1, 'Register', 'apps@register.invalid', $2, $3) ON CONFLICT DO NOTHING`,
     [PLATFORM_DEVELOPER_ID, sha256Hex(newToken(DEVELOPER_TOKEN_PREFIX)), now],
   );
+  // Someone else holds that e-mail (a sign-up before this seed ran): no example app rather than a failed start.
+  const platformDev = await tx.query('SELECT 1 FROM developers WHERE id = $1', [PLATFORM_DEVELOPER_ID]);
+  if (platformDev.rows.length === 0) return;
   const { rows } = await tx.query(
     `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, approved_scopes, price_cents, currency, icon_url, category, status, listed_at, created_at, updated_at, launch_url)
      VALUES ($1, $2, 'Shelf labels', 'Prints shelf labels with the name and price of your items, straight from your catalog.', 'in_platform', '[]', NULL, $3, $3, 0, NULL, NULL, 'Inventory', 'listed', $4, $4, $4, '/example-app/index.html')
