@@ -19,6 +19,10 @@ import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
 import { developerGuard, registerAppRoutes } from './modules/apps/routes.ts';
 import { registerAppBillingRoutes } from './modules/app-billing/routes.ts';
 import type { AppBillingOptions } from './modules/app-billing/adapters.ts';
+import { registerAppInstallationRoutes } from './modules/app-installations/routes.ts';
+import { installApp, launchApp, uninstallApp } from './workflows/app-installation.ts';
+import { createAuthorizationServer, oauthAccessTokenPrincipal, registerOAuthRoutes } from './modules/app-installations/oauth.ts';
+import { secretBox } from './platform/secrets.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
@@ -287,6 +291,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
   registerAppRoutes(app, ctx, opts.developerSignUpRateLimits);
   registerAppBillingRoutes(app, ctx, { developerGuard: developerGuard(ctx) }, opts.appBilling);
+  registerAppInstallationRoutes(app, ctx, {
+    installApp: (c, p, input) => installApp(c, p, input, opts.appBilling),
+    uninstallApp: (c, p, id) => uninstallApp(c, p, id, opts.appBilling),
+    launchApp,
+  });
+  ctx.oauthAccessToken = (token, now) => oauthAccessTokenPrincipal(opts.db, token, now);
+  registerOAuthRoutes(app, ctx, await createAuthorizationServer(ctx, [secretBox().derive('oauth-cookies:v1')]));
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

@@ -1,10 +1,13 @@
 /**
  * Token bench (issue 15): what authentication costs per request, in µs — a request through the route guard
  * (platform/auth/guard.ts) with a built-in staff JWT (ES256 signature check), with an app token (SHA-256, one
- * database lookup, one quota unit) — beside the same request to the same handler with no auth, measured right before
+ * database lookup, one quota unit), with an installed in-platform app's launch token (the same, joined to its
+ * installation's status) and with an external integration's OAuth 2.0 access token (SHA-256, one lookup of
+ * `oauth_models` joined to the installation, one quota unit) — beside the same request to the same handler with no auth, measured right before
  * and after each figure in the same process (Fastify `inject`, no network). Per database engine (the app token's lookup
  * and quota are database reads/writes).
  */
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
@@ -14,6 +17,10 @@ import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { reissueDemoAppToken } from '../../sync-server/src/modules/merchants/seed.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
+import { EXAMPLE_APP_ID } from '../../sync-server/src/modules/apps/service.ts';
+import { oauthAccessTokenPrincipal, oauthAdapter } from '../../sync-server/src/modules/app-installations/oauth.ts';
+import { installApp, launchApp } from '../../sync-server/src/workflows/app-installation.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
 
@@ -24,6 +31,9 @@ export interface TokenBenchResult {
   /** µs per request with a staff JWT / an app token, one per round. */
   staff: number[];
   app: number[];
+  /** µs per request with an installed app's launch token / an OAuth access token, one per round. */
+  launch: number[];
+  oauth: number[];
   /** µs per request with no auth (median of before/after) and the largest gap. */
   none: { median: number; spread: number };
 }
@@ -47,7 +57,22 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
     const idp = await IdentityProvider.load(db, 'http://localhost');
     const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: 3600 });
     const appToken = (await reissueDemoAppToken(db, seed.merchantId)).appToken;
-    const ctx = { db, idp, clock: () => new Date(), appRateLimit: new RateLimit({ name: 'bench-app', quota: 1e9, windowSeconds: 60 }) } as unknown as AppContext;
+    const ctx = {
+      db,
+      idp,
+      clock: () => new Date(),
+      feed: new ChangeFeed(),
+      appRateLimit: new RateLimit({ name: 'bench-app', quota: 1e9, windowSeconds: 60 }),
+      oauthAccessToken: (token: string, now: Date) => oauthAccessTokenPrincipal(db, token, now),
+    } as unknown as AppContext;
+    // The example app installed and launched (a launch token bound to the installation), and an OAuth access token of
+    // the same installation stored as the authorization server stores it (modules/app-installations/oauth.ts).
+    const owner = { kind: 'staff' as const, merchantId: seed.merchantId, staffId: seed.staffId, role: 'owner' };
+    const { installation } = await installApp(ctx, owner, { appId: EXAMPLE_APP_ID, scopes: ['catalog:read'] });
+    const launchToken = (await launchApp(ctx, owner, installation.id)).accessToken;
+    const oauthToken = randomBytes(32).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    await oauthAdapter(db)('AccessToken').upsert(oauthToken, { jti: oauthToken, kind: 'AccessToken', accountId: installation.id, clientId: EXAMPLE_APP_ID, grantId: 'bench-grant', scope: 'catalog:read', iat: now, exp: now + 3600 } as never, 3600);
     const app = Fastify();
     const handler = async () => ({ ok: true });
     app.get('/open', handler);
@@ -57,10 +82,22 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
     await timeRequests(app, '/open', undefined, 200); // warm-up
     await timeRequests(app, '/api/pos/catalog', staffToken, 200);
     await timeRequests(app, '/api/pos/catalog', appToken, 200);
+    await timeRequests(app, '/api/pos/catalog', launchToken, 200);
+    await timeRequests(app, '/api/pos/catalog', oauthToken, 200);
     const staff = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', staffToken, count), async () => timeRequests(app, '/open', undefined, count));
     const apps = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', appToken, count), async () => timeRequests(app, '/open', undefined, count));
+    const launches = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', launchToken, count), async () => timeRequests(app, '/open', undefined, count));
+    const oauth = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', oauthToken, count), async () => timeRequests(app, '/open', undefined, count));
     await app.close();
-    return { engine: target.name, requests: count, staff: staff.figures, app: apps.figures, none: anchoredRate([...staff.baselines, ...apps.baselines]) };
+    return {
+      engine: target.name,
+      requests: count,
+      staff: staff.figures,
+      app: apps.figures,
+      launch: launches.figures,
+      oauth: oauth.figures,
+      none: anchoredRate([...staff.baselines, ...apps.baselines, ...launches.baselines, ...oauth.baselines]),
+    };
   } finally {
     await db.close();
   }
@@ -72,9 +109,13 @@ export function printTokenBench(results: readonly TokenBenchResult[]): void {
   printTable(`Tokens — one GET through the route guard, ${fmt(results[0]?.requests ?? 0)} requests per measurement (Fastify inject), median of rounds`, results.map((r) => r.engine), [
     { label: 'staff JWT (ES256, built-in issuer), µs per request', values: col((r) => fmt(median(r.staff), 1)) },
     { label: 'app token (SHA-256 lookup + quota), µs per request', values: col((r) => fmt(median(r.app), 1)) },
+    { label: 'launch token (+ installation status), µs per request', values: col((r) => fmt(median(r.launch), 1)) },
+    { label: 'OAuth access token (oauth_models + installation), µs per request', values: col((r) => fmt(median(r.oauth), 1)) },
     { label: '  baseline: same handler, no auth, µs per request', values: col((r) => fmt(r.none.median, 1)) },
     { label: '    before/after gap', values: col((r) => pct(r.none.spread)) },
     { label: 'verification cost: staff JWT, µs', values: col((r) => fmt(median(r.staff) - r.none.median, 1)) },
     { label: 'verification cost: app token, µs', values: col((r) => fmt(median(r.app) - r.none.median, 1)) },
+    { label: 'verification cost: launch token, µs', values: col((r) => fmt(median(r.launch) - r.none.median, 1)) },
+    { label: 'verification cost: OAuth access token, µs', values: col((r) => fmt(median(r.oauth) - r.none.median, 1)) },
   ]);
 }

@@ -47,7 +47,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
-    const route = url.split('?')[0]!.replace(/\/app_[0-9A-Z]+/, '/:id');
+    const route = url.split('?')[0]!.replace(/\/(app|ins)_[0-9A-Z]+/, '/:id');
     if (route.startsWith('/api/pos/app-') || route.startsWith('/api/developer/statement') || route.startsWith('/api/developer/payouts')) departures.push(...conformance.check(method, route, res));
     return res;
   };
@@ -333,13 +333,53 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect((await server.db.query('SELECT id FROM developer_payouts WHERE developer_id = $1', [devs.demo!.id])).rows).toHaveLength(0);
   });
 
+  it('installing a paid app through the installation API starts its subscription; a suspended one neither launches nor answers its token; uninstalling ends it', async () => {
+    at('2027-06-10T10:00:00.000Z');
+    const dev = devs.tally!.token;
+    const made = await ok('POST', '/api/developer/apps', dev, { name: 'Tally Frame', description: 'Tally inside the register.', form: 'in_platform', launchUrl: 'https://apps.example/tally-frame', scopes: ['catalog:read'], category: 'Billing tests', pricing: { model: 'monthly', amountCents: 3000, currency: 'USD' } });
+    for (const step of ['submit']) await ok('POST', `/api/developer/apps/${made.id}/${step}`, dev);
+    for (const step of ['start-review', 'approve', 'list']) await ok('POST', `/api/platform/apps/${made.id}/${step}`, reviewer);
+    const signed = await ok('POST', '/api/signup', undefined, { storeName: 'Hotel Hardware', country: 'US', currency: 'USD', timeZone: 'America/New_York', ownerName: 'Hotel Owner', ownerEmail: 'hotel@stores.example', ownerPin: '482915' });
+    stores.hotel = { merchantId: signed.merchantId, staffId: signed.staffId, email: 'hotel@stores.example' };
+
+    // Install: the first charge (10 → 30 June, 21 of 30 days of 30.00 = 21.00) is taken in the install's transaction.
+    const installed = await ok('POST', '/api/pos/app-installations', await owner('hotel'), { appId: made.id, scopes: ['catalog:read'] });
+    installs.hotelFrame = installed.installation.id;
+    const sub = await subscription('hotel', 'hotelFrame');
+    expect(sub).toMatchObject({ appName: 'Tally Frame', status: 'active', priceCents: 3000 });
+    expect(sub.charges.map((c: Json) => [c.kind, c.amountCents, c.status])).toEqual([['initial', 2100, 'paid']]);
+    const launched = await ok('POST', `/api/pos/app-installations/${installs.hotelFrame}/launch`, await owner('hotel'));
+    expect((await call('GET', '/api/pos/catalog', launched.accessToken)).statusCode).toBe(200);
+
+    // July's renewal is declined, retried after 1, 3 and 5 days, then suspended: the app stops working at once.
+    await ok('PUT', '/api/pos/app-billing/payment-method', await owner('hotel'), { billingReference: 'bref_sbx_visa_0002' });
+    for (const iso of ['2027-07-01T00:05:00.000Z', '2027-07-02T01:00:00.000Z', '2027-07-04T01:00:00.000Z', '2027-07-06T01:00:00.000Z']) {
+      at(iso);
+      await tick();
+    }
+    expect(await subscription('hotel', 'hotelFrame')).toMatchObject({ status: 'suspended' });
+    expect((await call('GET', '/api/pos/catalog', launched.accessToken)).statusCode).toBe(401);
+    const refused = await call('POST', `/api/pos/app-installations/${installs.hotelFrame}/launch`, await owner('hotel'));
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().code ?? refused.json().type).toMatch(/app_suspended/);
+
+    // A good billing method reactivates it (charged now), the app launches again; uninstalling ends the subscription.
+    await ok('PUT', '/api/pos/app-billing/payment-method', await owner('hotel'), { billingReference: 'bref_sbx_mastercard_4444' });
+    expect(await subscription('hotel', 'hotelFrame')).toMatchObject({ status: 'active' });
+    const again = await ok('POST', `/api/pos/app-installations/${installs.hotelFrame}/launch`, await owner('hotel'));
+    expect((await call('GET', '/api/pos/catalog', again.accessToken)).statusCode).toBe(200);
+    await ok('DELETE', `/api/pos/app-installations/${installs.hotelFrame}`, await owner('hotel'));
+    expect(await subscription('hotel', 'hotelFrame')).toMatchObject({ status: 'canceled' });
+    expect((await call('GET', '/api/pos/catalog', again.accessToken)).statusCode).toBe(401);
+  });
+
   it('keeps the platform ledger and the stores\' audit trails verifiable, and lets managers and owners only read subscriptions', async () => {
     const signer = new AuditSigner(signingKey);
     const platform = await verifyAuditTrail(server.db, PLATFORM, signer);
     expect(platform.ok, platform.reason).toBe(true);
     const jts = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_transactions WHERE merchant_id = $1', [PLATFORM]);
     expect(platform.journalTransactions).toBe(jts.rows[0]!.n);
-    for (const store of ['sierra', 'foxtrot', 'uniform', 'golf']) {
+    for (const store of ['sierra', 'foxtrot', 'uniform', 'golf', 'hotel']) {
       const v = await verifyAuditTrail(server.db, stores[store]!.merchantId, signer);
       expect(v.ok, `${store}: ${v.reason}`).toBe(true);
     }

@@ -16,8 +16,8 @@ import { startAppSubscription } from '../../sync-server/src/modules/app-billing/
 
 type Json = Record<string, any>;
 
-/** Routes no token opens (public pages, the reference, sign-up, pairing) — they serve what their link names. */
-const PUBLIC = /^\/(pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
+/** Routes no token opens (public pages, the reference, sign-up, pairing, the OAuth endpoints) — they serve what their link names. */
+const PUBLIC = /^\/(oauth\/|pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
 
 /** Bodies good enough to get past validation to the lookup of B's object (a 400 would prove nothing). */
 const BODIES: Record<string, unknown> = {
@@ -164,6 +164,11 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     b.ids.appCharge = subscription!.charges[0]!.id;
     await asB('PUT', '/api/pos/app-billing/payment-method', { billingReference: 'bref_sbx_amex_0005' });
     b.words.push('bref_sbx_amex_0005');
+    // B installs the example in-platform app (listed on every deployment) and launches it once.
+    const example = (await asB('GET', '/api/pos/app-directory')).data.find((a: Json) => a.name === 'Shelf labels');
+    const installed = await asB('POST', '/api/pos/app-installations', { appId: example.id, scopes: ['catalog:read'] });
+    b.ids.installation = installed.installation.id;
+    await asB('POST', `/api/pos/app-installations/${b.ids.installation}/launch`);
     // Financial services: a screening and an ID verification of B's, and a check B cashed with its image (the
     // transfer and bill payment routes get ids of nobody's, below: the sandbox partner sends USD only, B is in GBP).
     const screening = await asB('POST', '/api/pos/screenings', { name: 'Bravo Screened Isolated' });
@@ -215,6 +220,8 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/webhooks\//, ids.webhook],
       [/^\/api\/pos\/shifts\//, ids.shift],
       [/^\/api\/(developer|platform)\/apps\//, ids.app],
+      [/^\/api\/pos\/app-directory\//, ids.app],
+      [/^\/api\/pos\/app-installations\//, ids.installation],
       [/^\/api\/pos\/screenings\//, ids.screening],
       [/^\/api\/pos\/catalog\/import-jobs\//, ids.importJob],
       [/^\/api\/pos\/id-verifications\//, ids.idVerification],

@@ -328,11 +328,11 @@ function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, met
   const content: Json = {};
   const produces = doc.produces ?? (doc.response ? ['application/json'] : []);
   for (const type of produces) {
-    if (type === 'application/json') content[type] = { schema: doc.response ? converter.convert(doc.response, 'output') : {} };
+    if (type === 'application/json' || (type.endsWith('+json') && doc.response)) content[type] = { schema: doc.response ? converter.convert(doc.response, 'output') : {} };
     else if (type.startsWith('text/')) content[type] = { schema: { type: 'string' } };
     else content[type] = { schema: { type: 'string', contentMediaType: type } };
   }
-  if (doc.response && !produces.includes('application/json')) content['application/json'] = { schema: converter.convert(doc.response, 'output') };
+  if (doc.response && !produces.some((t) => t === 'application/json' || t.endsWith('+json'))) content['application/json'] = { schema: converter.convert(doc.response, 'output') };
   if (Object.keys(content).length && status !== '204') success.content = content;
   const successHeaders: Json = { ...(isMetered ? rateLimitHeaders : {}), ...(isIdempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) };
   if (Object.keys(successHeaders).length) success.headers = successHeaders;
@@ -356,8 +356,9 @@ function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, met
   }
   if (isApi) responses['426'] = ref('RegisterTooOld');
   if (isMetered) responses['429'] = ref('TooManyRequests');
+  const errorContent = doc.errorBody ? { [doc.errorBody.mediaType]: { schema: converter.convert(doc.errorBody.schema, 'output') } } : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
   for (const [code, description] of Object.entries(doc.errors ?? {})) {
-    responses[code] = { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    responses[code] = { description, content: errorContent };
   }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   return op;

@@ -41,6 +41,11 @@ export interface RouteDoc {
    * e.g. `{ 402: 'Card declined (`card_declined`)', 409: 'Not open (`illegal_state_transition`)' }`.
    */
   errors?: Record<number, string>;
+  /**
+   * The body of the `errors` responses when it is not an RFC 9457 problem: e.g. the OAuth 2.0 endpoints answer
+   * `application/json` `{ error, error_description }` (RFC 6749 §5.2), as OAuth clients expect.
+   */
+  errorBody?: { mediaType: string; schema: z.ZodType };
 }
 
 declare module 'fastify' {
