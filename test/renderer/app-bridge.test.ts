@@ -67,7 +67,7 @@ describe('bridgePathProblem', () => {
     ['/api/pos/catalog\n', 'a new line'],
     ['/api/pos/' + 'a'.repeat(3000), 'a path too long'],
     [42, 'a number'],
-  ])('refuses %s (%s)', (path) => {
+  ] as [unknown, string][])('refuses %s (%s)', (path) => {
     expect(bridgePathProblem(path)).not.toBeNull();
   });
 });
