@@ -109,12 +109,22 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
         await check('backoffice-sign-in', viewport);
       }
       const bo = await BackOfficePage.open(page, server.ownerPin);
-      const sections = ['Catalog', 'Import & export', 'Orders', 'Customers', 'Pay requests', 'Invoices', 'Reports', 'Closeout', 'Registers', 'Staff', 'Payments', 'Settings'];
+      const sections = ['Catalog', 'Import & export', 'Orders', 'Customers', 'Pay requests', 'Invoices', 'Reports', 'Closeout', 'Registers', 'Staff', 'Payments', 'Apps', 'Settings'];
       for (const section of sections) {
         await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: section, exact: true }).click();
         await page.waitForLoadState('networkidle').catch(() => undefined);
         await page.waitForTimeout(300);
         await check(`backoffice-${section.toLowerCase().replace(/[^a-z]+/g, '-')}`, viewport);
+        if (section === 'Apps') {
+          // Issue 15: the directory (the demo lists an example app) and the install dialog with its scope checkboxes.
+          const install = page.getByTestId('app-install').first();
+          if ((await install.count()) > 0) {
+            await install.click();
+            await page.getByTestId('app-install-dialog').waitFor();
+            await check('app-install-dialog', viewport);
+            await page.keyboard.press('Escape');
+          }
+        }
       }
       const catalog = await bo.catalog();
       const editor = await catalog.newItem();

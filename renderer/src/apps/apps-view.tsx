@@ -180,7 +180,11 @@ function AppDirectory({ api, role, installed, onInstalled }: { api: BackOfficeAp
                 </div>
               </div>
               <p className="app-meta">
-                <span className="bo-status">{app.category}</span> <span className="app-price" data-testid="app-price">{priceText(app.pricing)}</span> · <span>{formText(app.form)}</span>
+                <span className="bo-status">{app.category}</span>
+                <span className="app-price" data-testid="app-price">
+                  {priceText(app.pricing)}
+                </span>
+                <span className="muted">{formText(app.form)}</span>
               </p>
               <p className="app-description">{app.description}</p>
               <div>
@@ -340,7 +344,7 @@ function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOffi
                 <li key={s.scope}>{s.explanation || explainScope(s.scope)}</li>
               ))}
             </ul>
-            <p className="form-error" role="status" data-testid="app-install-owner-only">
+            <p className="banner banner-warning app-owner-only" role="status" data-testid="app-install-owner-only">
               Only the store owner can install apps and approve what they may do{role ? `; you are signed in as ${role}` : ''}. Ask the owner to sign in here.
             </p>
           </>
