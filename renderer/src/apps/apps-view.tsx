@@ -522,7 +522,7 @@ function AppFrame({ api, app, onClose }: { api: BackOfficeApi; app: OpenApp; onC
     <section className="bo-section app-frame-view" data-testid="app-frame-view" data-installation-id={installationId}>
       <div className="bo-toolbar">
         <h2>{app.installation.appName}</h2>
-        <span className="muted app-frame-note">Runs apart from the register: it sees only what you approved ({app.installation.grantedScopes.map(explainScope).join(' ')}).</span>
+        <span className="muted app-frame-note">Runs apart from the register, with only what you approved: {app.installation.grantedScopes.map(explainScope).join(' ')}</span>
         <button type="button" className="button app-frame-close" onClick={onClose} data-testid="app-frame-close">
           Close app
         </button>
