@@ -43,6 +43,7 @@ export const ID_PREFIXES = {
   register: 'reg',
   staff: 'stf',
   app: 'app',
+  appInstallation: 'ins',
   event: 'evt',
   discount: 'dsc',
   sms: 'sms',

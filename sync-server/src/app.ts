@@ -17,6 +17,8 @@ import { registerRegisterConfigRoutes } from './sync/register-config.ts';
 import { registerStaffRoutes } from './modules/merchants/staff-routes.ts';
 import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
 import { registerAppRoutes } from './modules/apps/routes.ts';
+import { registerAppInstallationRoutes } from './modules/app-installations/routes.ts';
+import { installApp, launchApp, uninstallApp } from './workflows/app-installation.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
@@ -276,6 +278,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerStaffRoutes(app, ctx);
   registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
   registerAppRoutes(app, ctx, opts.developerSignUpRateLimits);
+  registerAppInstallationRoutes(app, ctx, { installApp, uninstallApp, launchApp });
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

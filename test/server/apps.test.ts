@@ -236,8 +236,11 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
       form: 'external',
       scopes: [{ scope: 'catalog:read', explanation: 'See your items, prices, tax rates and stock levels.' }],
       pricing: { model: 'free' },
+      priceCents: 0,
+      currency: null,
       iconUrl: externalApp.iconUrl,
       category: 'Ambience',
+      launchUrl: null,
     });
     // Nothing a merchant should not see (redirect URIs, status, developer e-mail).
     expect(JSON.stringify(all)).not.toMatch(/redirect|dev@acme|status/);

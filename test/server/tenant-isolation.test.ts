@@ -144,6 +144,11 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     expect(madeApp.statusCode, madeApp.body).toBe(201);
     b.ids.app = madeApp.json().id;
     b.words.push('Bravo App Isolated');
+    // B installs the example in-platform app (listed on every deployment) and launches it once.
+    const example = (await asB('GET', '/api/pos/app-directory')).data.find((a: Json) => a.name === 'Shelf labels');
+    const installed = await asB('POST', '/api/pos/app-installations', { appId: example.id, scopes: ['catalog:read'] });
+    b.ids.installation = installed.installation.id;
+    await asB('POST', `/api/pos/app-installations/${b.ids.installation}/launch`);
     // Financial services: a screening and an ID verification of B's (the check cashing, transfer and bill payment
     // routes get ids of nobody's, below: those flows need a sandbox partner run end to end).
     const screening = await asB('POST', '/api/pos/screenings', { name: 'Bravo Screened Isolated' });
@@ -191,6 +196,8 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/webhooks\//, ids.webhook],
       [/^\/api\/pos\/shifts\//, ids.shift],
       [/^\/api\/(developer|platform)\/apps\//, ids.app],
+      [/^\/api\/pos\/app-directory\//, ids.app],
+      [/^\/api\/pos\/app-installations\//, ids.installation],
       [/^\/api\/pos\/screenings\//, ids.screening],
       [/^\/api\/pos\/catalog\/import-jobs\//, ids.importJob],
       [/^\/api\/pos\/id-verifications\//, ids.idVerification],

@@ -1,7 +1,7 @@
 /**
  * The demo store (DESIGN §9), seeded idempotently on every start in one transaction: the merchants module's merchant,
  * the kernel's chart of accounts, the catalog module's items and tax rates, the opening stock (inventory counts, then
- * the catalog re-stamps `stockOnHand`), the merchants module's sign-ins and the sanctions module's sample SDN list. Existing rows are never overwritten, so a
+ * the catalog re-stamps `stockOnHand`), the merchants module's sign-ins, the sanctions module's sample SDN list and the apps module's example in-platform app ("Shelf labels", listed). Existing rows are never overwritten, so a
  * store's edits survive restarts; the opening counts are recorded once.
  */
 import type { Db } from '../platform/db/db.ts';
@@ -20,6 +20,7 @@ import {
   type DemoSeed,
 } from '../modules/merchants/seed.ts';
 import { ensureSampleList } from '../modules/sanctions/service.ts';
+import { ensureExampleApp } from '../modules/apps/service.ts';
 import { recordStockChange } from './stock-change.ts';
 
 /**
@@ -36,6 +37,7 @@ export async function seedDemoStore(db: Db, now: Date = new Date()): Promise<Dem
     if (!(await hasStockMovementsOf(tx, merchant.id, OPENING_STOCK_SOURCE))) await recordStockChange(m, { movements: openingStockCounts() });
     const access = await ensureDemoAccess(m);
     await ensureSampleList(tx, merchant.id, m);
+    await ensureExampleApp(tx, now);
     if (created) await m.audit({ action: 'merchant.seeded', entityType: 'merchant', entityId: merchant.id, data: { name: merchant.name, demo: true } });
     return { merchantId: merchant.id, merchantName: merchant.name, currency: merchant.currency, ...access, created };
   });

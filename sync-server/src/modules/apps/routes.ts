@@ -16,6 +16,7 @@ import { perAddressQuota, rateLimitFor, type RateLimit, type RateLimitPolicy } f
 import {
   appCreateSchema,
   appDirectory,
+  directoryApp,
   appPatchSchema,
   createApp,
   DEVELOPER_TOKEN_PREFIX,
@@ -91,6 +92,7 @@ const appView = z.object({
   pricing: pricingSchema,
   iconUrl: z.string().nullable(),
   category: z.string(),
+  launchUrl: z.string().nullable().describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
   status: z.enum(APP_STATUSES),
   listed: z.boolean().describe('In the directory (stays true while a scope change is re-reviewed).'),
   listedAt: z.string().nullable(),
@@ -106,20 +108,22 @@ const directoryQuery = z.strictObject({
   q: z.string().trim().max(100).optional().describe('Searches name, description and developer name.'),
   category: z.string().trim().max(40).optional(),
 });
+const directoryEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  developerName: z.string(),
+  form: z.enum(APP_FORMS),
+  scopes: z.array(z.object({ scope: scopeSchema, explanation: z.string() })).describe('The approved scopes, in plain words.'),
+  pricing: pricingSchema,
+  priceCents: z.number().int().describe('Monthly price in minor units (cents); 0 = free.'),
+  currency: z.string().nullable().describe('ISO 4217 currency of `priceCents`; null when free.'),
+  iconUrl: z.string().nullable(),
+  category: z.string(),
+  launchUrl: z.string().nullable().describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
+});
 const directoryResponse = z.object({
-  data: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      description: z.string(),
-      developerName: z.string(),
-      form: z.enum(APP_FORMS),
-      scopes: z.array(z.object({ scope: scopeSchema, explanation: z.string() })).describe('The approved scopes, in plain words.'),
-      pricing: pricingSchema,
-      iconUrl: z.string().nullable(),
-      category: z.string(),
-    }),
-  ),
+  data: z.array(directoryEntry),
   categories: z.array(z.string()).describe('Every category of listed apps (for the filter).'),
 });
 const STATE_409 = { 409: 'Not allowed in the app\'s review state (`illegal_state_transition`)' };
@@ -302,6 +306,27 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
     async (request) => {
       const filter = parseOrThrow(directoryQuery, request.query, '(query)');
       return appDirectory(ctx.db, { ...(filter.q ? { q: filter.q } : {}), ...(filter.category ? { category: filter.category } : {}) });
+    },
+  );
+
+  app.get(
+    '/api/pos/app-directory/:id',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'One app of the directory',
+          description: 'A listed app with its approved scopes in plain words (what an install may grant), price and launch URL. An app not listed is a 404.',
+          tags: ['apps'],
+          access: 'staff',
+          params: idParams,
+          response: directoryEntry,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const { id } = parseOrThrow(idParams, request.params, '(path)');
+      return directoryApp(ctx.db, id);
     },
   );
 }

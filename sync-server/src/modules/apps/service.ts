@@ -83,6 +83,9 @@ const appFields = {
   pricing: pricingSchema,
   iconUrl: webUrl.nullable(),
   category: text(40),
+  launchUrl: webUrl
+    .nullable()
+    .describe('In-platform apps: the page served inside the register\'s sandboxed frame; external integrations: the page that starts the connection (the install answers it with `?installation=…&ticket=…`).'),
 };
 
 function formRules(v: { form?: string; redirectUris?: string[]; webhookUrl?: string | null }, c: z.RefinementCtx): void {
@@ -98,6 +101,7 @@ export const appCreateSchema = z
     webhookUrl: appFields.webhookUrl.default(null),
     pricing: pricingSchema.default({ model: 'free' }),
     iconUrl: appFields.iconUrl.default(null),
+    launchUrl: appFields.launchUrl.default(null),
   })
   .superRefine(formRules);
 export type AppCreateInput = z.infer<typeof appCreateSchema>;
@@ -124,6 +128,8 @@ export interface AppView {
   pricing: Pricing;
   iconUrl: string | null;
   category: string;
+  /** See `launchUrl` of the app fields. */
+  launchUrl: string | null;
   status: AppStatus;
   listed: boolean;
   listedAt: string | null;
@@ -151,8 +157,12 @@ export interface DirectoryEntry {
   form: 'in_platform' | 'external';
   scopes: { scope: AppRequestScope; explanation: string }[];
   pricing: Pricing;
+  /** Monthly price in minor units (0: free) and its ISO 4217 currency (null when free) — `pricing` flattened. */
+  priceCents: number;
+  currency: string | null;
   iconUrl: string | null;
   category: string;
+  launchUrl: string | null;
 }
 
 type Row = Record<string, any>;
@@ -177,6 +187,7 @@ function viewOf(r: Row): AppView {
     pricing: pricingOf(r),
     iconUrl: r.icon_url ?? null,
     category: r.category,
+    launchUrl: r.launch_url ?? null,
     status: r.status,
     listed: r.listed_at != null,
     listedAt: r.listed_at == null ? null : iso(r.listed_at),
@@ -245,9 +256,9 @@ export async function createApp(db: Db, developerId: string, input: AppCreateInp
   const id = newId('app');
   return db.transaction(async (tx) => {
     const { rows } = await tx.query(
-      `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, price_cents, currency, icon_url, category, status, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', $13, $13) RETURNING *`,
-      [id, developerId, input.name, input.description, input.form, JSON.stringify(input.redirectUris), input.webhookUrl, JSON.stringify([...new Set(input.scopes)]), input.pricing.model === 'monthly' ? input.pricing.amountCents : 0, input.pricing.model === 'monthly' ? input.pricing.currency : null, input.iconUrl, input.category, now],
+      `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, price_cents, currency, icon_url, category, status, created_at, updated_at, launch_url)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', $13, $13, $14) RETURNING *`,
+      [id, developerId, input.name, input.description, input.form, JSON.stringify(input.redirectUris), input.webhookUrl, JSON.stringify([...new Set(input.scopes)]), input.pricing.model === 'monthly' ? input.pricing.amountCents : 0, input.pricing.model === 'monthly' ? input.pricing.currency : null, input.iconUrl, input.category, now, input.launchUrl],
     );
     await recordEvent(tx, { appId: id, actor: `developer:${developerId}`, action: 'created', from: null, to: 'draft', data: { scopes: input.scopes }, now });
     return viewOf(rows[0]!);
@@ -298,7 +309,7 @@ export async function updateApp(db: Db, developerId: string, id: string, patch: 
   return db.transaction(async (tx) => {
     const row = await lockApp(tx, id, developerId);
     const current = viewOf(row);
-    const merged = { name: current.name, description: current.description, form: current.form, redirectUris: current.redirectUris, webhookUrl: current.webhookUrl, scopes: current.scopes, pricing: current.pricing, iconUrl: current.iconUrl, category: current.category, ...patch };
+    const merged = { name: current.name, description: current.description, form: current.form, redirectUris: current.redirectUris, webhookUrl: current.webhookUrl, scopes: current.scopes, pricing: current.pricing, iconUrl: current.iconUrl, category: current.category, launchUrl: current.launchUrl, ...patch };
     const parsed = appWholeSchema.safeParse(merged);
     if (!parsed.success) {
       const errors = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));
@@ -315,8 +326,8 @@ export async function updateApp(db: Db, developerId: string, id: string, patch: 
     }
     const { rows } = await tx.query(
       `UPDATE apps SET name = $2, description = $3, form = $4, redirect_uris = $5, webhook_url = $6, scopes = $7, price_cents = $8, currency = $9, icon_url = $10, category = $11,
-              status = $12, updated_at = $13 WHERE id = $1 RETURNING *`,
-      [id, next.name, next.description, next.form, JSON.stringify(next.redirectUris), next.webhookUrl, JSON.stringify(scopes), next.pricing.model === 'monthly' ? next.pricing.amountCents : 0, next.pricing.model === 'monthly' ? next.pricing.currency : null, next.iconUrl, next.category, status, now],
+              status = $12, updated_at = $13, launch_url = $14 WHERE id = $1 RETURNING *`,
+      [id, next.name, next.description, next.form, JSON.stringify(next.redirectUris), next.webhookUrl, JSON.stringify(scopes), next.pricing.model === 'monthly' ? next.pricing.amountCents : 0, next.pricing.model === 'monthly' ? next.pricing.currency : null, next.iconUrl, next.category, status, now, next.launchUrl ?? null],
     );
     await recordEvent(tx, { appId: id, actor: `developer:${developerId}`, action: 'edited', from: current.status, to: status, data: { fields: Object.keys(patch), ...(patch.scopes ? { scopes } : {}) }, now });
     return viewOf(rows[0]!);
@@ -390,17 +401,79 @@ export async function appDirectory(db: Queryable, filter: { q?: string; category
   );
   const cats = await db.query<{ category: string }>('SELECT DISTINCT category FROM apps WHERE listed_at IS NOT NULL ORDER BY category');
   return {
-    data: rows.map((r: Row) => ({
-      id: r.id,
-      name: r.name,
-      description: r.description,
-      developerName: r.developer_name,
-      form: r.form,
-      scopes: json<AppRequestScope[]>(r.approved_scopes).map((scope) => ({ scope, explanation: APP_SCOPE_EXPLANATIONS[scope] })),
-      pricing: pricingOf(r),
-      iconUrl: r.icon_url ?? null,
-      category: r.category,
-    })),
+    data: rows.map(directoryEntryOf),
     categories: cats.rows.map((c) => c.category),
   };
+}
+
+function directoryEntryOf(r: Row): DirectoryEntry {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    developerName: r.developer_name,
+    form: r.form,
+    scopes: json<AppRequestScope[]>(r.approved_scopes).map((scope) => ({ scope, explanation: APP_SCOPE_EXPLANATIONS[scope] })),
+    pricing: pricingOf(r),
+    priceCents: Number(r.price_cents),
+    currency: Number(r.price_cents) > 0 ? r.currency : null,
+    iconUrl: r.icon_url ?? null,
+    category: r.category,
+    launchUrl: r.launch_url ?? null,
+  };
+}
+
+/**
+ * One listed app of the directory (approved scopes explained in plain words).
+ * @throws ProblemError 404 when no listed app has this id (drafts and apps in first review are nobody's business).
+ */
+export async function directoryApp(db: Queryable, id: string): Promise<DirectoryEntry> {
+  const { rows } = await db.query(
+    'SELECT a.*, d.name AS developer_name FROM apps a JOIN developers d ON d.id = a.developer_id WHERE a.id = $1 AND a.listed_at IS NOT NULL AND a.approved_scopes IS NOT NULL',
+    [id],
+  );
+  if (!rows[0]) throw notFound(id);
+  return directoryEntryOf(rows[0]);
+}
+
+/** What an installation needs of a listed app: its form, approved scopes, launch URL and OAuth redirect URIs. */
+export interface InstallableApp {
+  id: string;
+  name: string;
+  form: 'in_platform' | 'external';
+  approvedScopes: AppRequestScope[];
+  redirectUris: string[];
+  launchUrl: string | null;
+  pricing: Pricing;
+}
+
+/** The listed app `id` as an installation sees it, or null when it is not listed (or does not exist). */
+export async function installableApp(db: Queryable, id: string): Promise<InstallableApp | null> {
+  const { rows } = await db.query('SELECT * FROM apps WHERE id = $1 AND listed_at IS NOT NULL AND approved_scopes IS NOT NULL', [id]);
+  const r = rows[0] as Row | undefined;
+  if (!r) return null;
+  return { id: r.id, name: r.name, form: r.form, approvedScopes: json(r.approved_scopes), redirectUris: json(r.redirect_uris), launchUrl: r.launch_url ?? null, pricing: pricingOf(r) };
+}
+
+/** The platform's own developer account that publishes the example app (no one holds its token). */
+export const PLATFORM_DEVELOPER_ID = 'dev_register_platform';
+/** The example in-platform app listed on every deployment (app-ui serves its page from renderer/public). */
+export const EXAMPLE_APP_ID = 'app_example_shelf_labels';
+
+/**
+ * Lists the example in-platform app "Shelf labels" (free, `catalog:read`, launched at `/example-app/index.html`) under
+ * the platform's own developer account, once; existing rows are never overwritten. Idempotent (demo seed).
+ */
+export async function ensureExampleApp(tx: Queryable, now: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO developers (id, name, email, token_hash, created_at) VALUES ($1, 'Register', 'apps@register.invalid', $2, $3) ON CONFLICT DO NOTHING`,
+    [PLATFORM_DEVELOPER_ID, sha256Hex(newToken(DEVELOPER_TOKEN_PREFIX)), now],
+  );
+  const { rows } = await tx.query(
+    `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, approved_scopes, price_cents, currency, icon_url, category, status, listed_at, created_at, updated_at, launch_url)
+     VALUES ($1, $2, 'Shelf labels', 'Prints shelf labels with the name and price of your items, straight from your catalog.', 'in_platform', '[]', NULL, $3, $3, 0, NULL, NULL, 'Inventory', 'listed', $4, $4, $4, '/example-app/index.html')
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [EXAMPLE_APP_ID, PLATFORM_DEVELOPER_ID, JSON.stringify(['catalog:read']), now],
+  );
+  if (rows.length > 0) await recordEvent(tx, { appId: EXAMPLE_APP_ID, actor: 'system', action: 'seeded', from: null, to: 'listed', data: { scopes: ['catalog:read'] }, now });
 }

@@ -242,6 +242,24 @@ export async function deleteSubscription(m: Mutation, principal: Principal, id: 
   await m.audit({ action: 'webhook_subscription.deleted', entityType: 'webhook_subscription', entityId: id });
 }
 
+/**
+ * Deletes every live subscription the app `appId` (for installed apps: the installation id, `ins_…`) made in the
+ * mutation's merchant, and cancels their pending deliveries — used when an app is uninstalled (issue 15). One audit
+ * entry per subscription. Returns the ids deleted.
+ */
+export async function deleteAppSubscriptions(m: Mutation, appId: string): Promise<string[]> {
+  const { tx, now } = m;
+  const { rows } = await tx.query<{ id: string }>(
+    'UPDATE webhook_subscriptions SET deleted_at = $3, enabled = false, updated_at = $3 WHERE merchant_id = $1 AND app_id = $2 AND deleted_at IS NULL RETURNING id',
+    [m.merchantId, appId, now.toISOString()],
+  );
+  for (const { id } of rows) {
+    await tx.query(`UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2 WHERE subscription_id = $1 AND status = 'pending'`, [id, now.toISOString()]);
+    await m.audit({ action: 'webhook_subscription.deleted', entityType: 'webhook_subscription', entityId: id, data: { reason: 'app_uninstalled' } });
+  }
+  return rows.map((r) => r.id);
+}
+
 interface DeliveryRow {
   id: string;
   subscription_id: string;

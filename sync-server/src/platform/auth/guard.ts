@@ -33,7 +33,7 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest): Pr
   const token = bearerOf(request);
   if (!token) throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
   try {
-    if (token.startsWith('rpa_')) return await verifyAppToken(ctx.db, token);
+    if (token.startsWith('rpa_')) return await verifyAppToken(ctx.db, token, ctx.clock());
     if (token.startsWith(REGISTER_CREDENTIAL_PREFIX)) return await verifyRegisterCredential(ctx.db, token);
     if (ctx.externalIssuer?.claims(token)) {
       const now = ctx.clock();

@@ -157,29 +157,55 @@ export async function revokeAppTokens(tx: Queryable, merchantId: string, appName
   await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE merchant_id = $1 AND app_name = $2 AND revoked_at IS NULL', [merchantId, appName]);
 }
 
-/** Issues an app token; returns the plaintext once (only its hash is stored; the webhook secret is stored sealed). */
+/**
+ * Issues an app token; returns the plaintext once (only its hash is stored; the webhook secret is stored sealed).
+ * `installationId` binds it to an app installation (issue 15): it then answers as that installation (Principal
+ * `appId` = the installation id) and stops working once the installation is no longer `installed`; `expiresAt` ends it.
+ */
 export async function issueAppToken(
   tx: Queryable,
-  input: { merchantId: string; appName: string; scopes: readonly string[]; webhookSecret?: string },
+  input: { merchantId: string; appName: string; scopes: readonly string[]; webhookSecret?: string; installationId?: string; expiresAt?: Date },
 ): Promise<{ id: string; token: string }> {
   const id = `app_${ulid()}`;
   const token = `rpa_${randomBytes(32).toString('base64url')}`;
   await tx.query(
-    'INSERT INTO app_tokens (id, merchant_id, app_name, token_hash, scopes, webhook_secret_sealed) VALUES ($1, $2, $3, $4, $5::text[], $6)',
-    [id, input.merchantId, input.appName, sha256Hex(token), [...input.scopes], input.webhookSecret === undefined ? null : secretBox().seal(input.webhookSecret, appWebhookSecretContext(id))],
+    'INSERT INTO app_tokens (id, merchant_id, app_name, token_hash, scopes, webhook_secret_sealed, installation_id, expires_at) VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8)',
+    [
+      id,
+      input.merchantId,
+      input.appName,
+      sha256Hex(token),
+      [...input.scopes],
+      input.webhookSecret === undefined ? null : secretBox().seal(input.webhookSecret, appWebhookSecretContext(id)),
+      input.installationId ?? null,
+      input.expiresAt ?? null,
+    ],
   );
   return { id, token };
 }
 
-/** @throws AuthError when the token is unknown or revoked. */
-export async function verifyAppToken(db: Queryable, token: string): Promise<Principal> {
-  const { rows } = await db.query<{ id: string; merchant_id: string; app_name: string; scopes: string[]; revoked_at: Date | null }>(
-    'SELECT id, merchant_id, app_name, scopes, revoked_at FROM app_tokens WHERE token_hash = $1',
+/** Revokes (now, by the database clock) every live token bound to the installation; effective on their next request. */
+export async function revokeInstallationTokens(tx: Queryable, installationId: string): Promise<number> {
+  const { rows } = await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE installation_id = $1 AND revoked_at IS NULL RETURNING id', [installationId]);
+  return rows.length;
+}
+
+/**
+ * The app a token stands for. A token bound to an installation answers as the installation (`appId` = `ins_…`) and
+ * only while it is `installed`.
+ * @throws AuthError when the token is unknown, revoked, expired or its installation is not installed.
+ */
+export async function verifyAppToken(db: Queryable, token: string, now: Date = new Date()): Promise<Principal> {
+  const { rows } = await db.query<{ id: string; merchant_id: string; app_name: string; scopes: string[]; revoked_at: Date | null; installation_id: string | null; expires_at: Date | null; installation_status: string | null }>(
+    `SELECT t.id, t.merchant_id, t.app_name, t.scopes, t.revoked_at, t.installation_id, t.expires_at, i.status AS installation_status
+       FROM app_tokens t LEFT JOIN app_installations i ON i.id = t.installation_id WHERE t.token_hash = $1`,
     [sha256Hex(token)],
   );
   const row = rows[0];
   if (!row || row.revoked_at) throw new AuthError('the app token is unknown or revoked');
-  return { kind: 'app', merchantId: row.merchant_id, appId: row.id, appName: row.app_name, scopes: row.scopes };
+  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) throw new AuthError('the app token has expired');
+  if (row.installation_id && row.installation_status !== 'installed') throw new AuthError('the app is no longer installed');
+  return { kind: 'app', merchantId: row.merchant_id, appId: row.installation_id ?? row.id, appName: row.app_name, scopes: row.scopes };
 }
 
 /** Prefix of register credentials (`rrc_<43 base64url characters>`). */

@@ -54,6 +54,9 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/pay-requests/:id': 'cashier',
   // The app directory (issue 15): every staff member may browse it; installing is the owner's
   'GET /api/pos/app-directory': 'cashier',
+  'GET /api/pos/app-directory/:id': 'cashier',
+  'GET /api/pos/app-installations': 'cashier',
+  'POST /api/pos/app-installations/:id/launch': 'cashier',
   'POST /api/pos/pay-requests/:id/cancel': 'cashier',
   // The register: sign-in, staff list, replication
   'GET /api/register/staff': 'cashier',

@@ -25,6 +25,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export interface RouteResult {
   status: number;
   body: unknown;
+  /**
+   * What a replay answers instead, when `body` carries a secret shown once (a token, a one-time ticket): only this is
+   * stored in `idempotency_keys`, never the secret.
+   */
+  replay?: { status: number; body: unknown };
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<RouteResult>;
@@ -139,7 +144,7 @@ async function complete(db: Db, merchantId: string, caller: string, key: string,
   await db.query(
     `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_body = $5::jsonb
      WHERE merchant_id = $1 AND caller = $2 AND key = $3`,
-    [merchantId, caller, key, result.status, JSON.stringify(result.body ?? null)],
+    [merchantId, caller, key, result.replay?.status ?? result.status, JSON.stringify((result.replay ? result.replay.body : result.body) ?? null)],
   );
 }
 
