@@ -89,7 +89,8 @@ describe('app directory and in-platform apps in the register', () => {
   it('lists apps with price, category and plain-word scopes; search and category narrow it; a cashier is told only the owner installs', { timeout: 180_000 }, async () => {
     const { context, page } = await openPage(browser);
     try {
-      await openApps(page, { label: 'Cara Cashier (cashier)', pin: '2468' }, () => api('/api/pos/staff', { body: { name: 'Cara Cashier', role: 'cashier', pin: '2468' } }));
+      // Named to sort after the owner, whom the register's own sign-in picks first.
+      await openApps(page, { label: 'Zoe Cashier (cashier)', pin: '2468' }, () => api('/api/pos/staff', { body: { name: 'Zoe Cashier', role: 'cashier', pin: '2468' } }));
       const cards = page.getByTestId('app-card');
       const promo = cards.filter({ hasText: 'Promo Texts' });
       await promo.waitFor({ timeout: TIMEOUT });
