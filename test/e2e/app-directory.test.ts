@@ -8,6 +8,8 @@
  *   (never the staff token); a request outside the bridge's rules is never made; an order is refused 403 (outside the
  *   app's scopes); the frame cannot read the register's localStorage nor reach its document. Uninstalling stops the
  *   app's token at once (401).
+ * - In the back office the owner installs an external integration approving one of its two scopes and is offered
+ *   "Connect <app>" (its connect URL with the installation and a one-time ticket).
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
  */
@@ -53,6 +55,7 @@ describe('app directory and in-platform apps in the register', () => {
       description: 'Sends your customers a text when a promotion starts.',
       form: 'external',
       redirectUris: ['https://promotexts.example/oauth/callback'],
+      launchUrl: 'https://promotexts.example/connect',
       scopes: ['catalog:read', 'orders:read'],
       pricing: { model: 'monthly', amountCents: 1500, currency: 'USD' },
       category: 'Marketing',
@@ -226,10 +229,30 @@ describe('app directory and in-platform apps in the register', () => {
       await page.getByTestId('installed-apps-empty').waitFor({ timeout: TIMEOUT });
       expect((await asApp()).status).toBe(401);
 
-      // The back office has the same directory.
+      // The back office has the same directory. There the owner installs the external integration approving one of
+      // its two scopes, and is offered "Connect Promo Texts" (its connect URL with a one-time ticket, new tab).
       await BackOfficePage.open(page, server.ownerPin);
       await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: 'Apps', exact: true }).click();
       await page.locator(`[data-testid="app-card"][data-app-id="${example!.id}"]`).getByTestId('app-install').waitFor({ timeout: TIMEOUT });
+      const promo = page.getByTestId('app-card').filter({ hasText: 'Promo Texts' });
+      await promo.getByTestId('app-install').click();
+      await dialog.locator('[data-testid="app-scope"][data-scope="orders:read"]').uncheck();
+      await dialog.getByTestId('app-install-approve').click();
+      const connect = dialog.getByTestId('app-connect-link');
+      await connect.waitFor({ timeout: TIMEOUT });
+      expect(await connect.textContent()).toBe('Connect Promo Texts');
+      expect(await connect.getAttribute('target')).toBe('_blank');
+      const href = new URL((await connect.getAttribute('href'))!);
+      expect(href.origin + href.pathname).toBe('https://promotexts.example/connect');
+      expect(href.searchParams.get('installation')).toMatch(/^ins_/);
+      expect(href.searchParams.get('ticket')).toBeTruthy();
+      await page.keyboard.press('Escape');
+      const promoRow = page.locator(`[data-testid="installed-app"][data-installation-id="${href.searchParams.get('installation')}"]`);
+      await promoRow.waitFor({ timeout: TIMEOUT });
+      expect(await promoRow.locator('[data-scope]').evaluateAll((els) => els.map((e) => e.getAttribute('data-scope')))).toEqual(['catalog:read']);
+      expect(await promoRow.getByTestId('installed-app-open').count()).toBe(0);
+      const installs = await api<{ data: { id: string; grantedScopes: string[] }[] }>('/api/pos/app-installations');
+      expect(installs.data.find((i) => i.id === href.searchParams.get('installation'))?.grantedScopes).toEqual(['catalog:read']);
     } finally {
       await context.close();
     }
