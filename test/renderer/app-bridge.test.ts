@@ -5,6 +5,7 @@
  * that the call carries the app's token, never anything else.
  */
 import { describe, expect, it } from 'vitest';
+import { safeLaunchUrl } from '../../renderer/src/apps/apps-api.ts';
 import { bridgePathProblem, createAppBridge, MAX_BRIDGE_BODY_CHARS, MAX_BRIDGE_IN_FLIGHT, parseBridgeRequest, type BridgeTarget } from '../../renderer/src/apps/app-bridge.ts';
 
 describe('parseBridgeRequest', () => {
@@ -183,5 +184,16 @@ describe('createAppBridge', () => {
     await flush();
     await flush();
     expect(offline.received[0]!.message).toMatchObject({ type: 'register-api-result', id: 'r1', status: 0 });
+  });
+});
+
+describe('safeLaunchUrl', () => {
+  const base = 'http://localhost:8787/';
+  it('resolves a path on the register and keeps http(s) pages', () => {
+    expect(safeLaunchUrl('/example-app/index.html', base)).toBe('http://localhost:8787/example-app/index.html');
+    expect(safeLaunchUrl('https://labels.example/app?x=1', base)).toBe('https://labels.example/app?x=1');
+  });
+  it.each(['javascript:alert(1)', 'data:text/html,<script>1</script>', 'blob:http://localhost:8787/x', 'http://[bad'])('refuses %s', (url) => {
+    expect(safeLaunchUrl(url, base)).toBeUndefined();
   });
 });

@@ -103,3 +103,16 @@ export function uninstallApp(api: BackOfficeApi, installationId: string): Promis
 export function launchApp(api: BackOfficeApi, installationId: string): Promise<AppLaunch> {
   return api.request<AppLaunch>('POST', `/api/pos/app-installations/${encodeURIComponent(installationId)}/launch`, {});
 }
+
+/**
+ * The app frame's page as an absolute URL, or undefined when it is not a web page: only `http:` / `https:` (never
+ * `javascript:`, `data:` or `blob:`), a relative path resolved against `base` (this register's address).
+ */
+export function safeLaunchUrl(launchUrl: string, base: string = location.href): string | undefined {
+  try {
+    const url = new URL(launchUrl, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -27,6 +27,7 @@ import {
   listAppDirectory,
   listInstallations,
   priceText,
+  safeLaunchUrl,
   uninstallApp,
   type AppDirectoryPage,
   type AppInstallation,
@@ -42,19 +43,6 @@ interface OpenApp {
   accessToken: string;
   /** ISO 8601. */
   expiresAt: string;
-}
-
-/**
- * The frame's page, or undefined when it is not a web page (only `http:` / `https:`, relative paths resolved against
- * this register's address).
- */
-export function safeLaunchUrl(launchUrl: string, base: string = location.href): string | undefined {
-  try {
-    const url = new URL(launchUrl, base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Apps: directory, installed apps, and the open in-platform app. */
