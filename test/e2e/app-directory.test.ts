@@ -227,6 +227,8 @@ describe('app directory and in-platform apps in the register', () => {
       await row.getByTestId('installed-app-confirm-uninstall').click();
       await row.waitFor({ state: 'detached', timeout: TIMEOUT });
       await page.getByTestId('installed-apps-empty').waitFor({ timeout: TIMEOUT });
+      // The button used is gone: focus is on the list's heading, not lost to the page.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim()), { timeout: TIMEOUT }).toBe('Installed apps');
       expect((await asApp()).status).toBe(401);
 
       // The back office has the same directory. There the owner installs the external integration approving one of

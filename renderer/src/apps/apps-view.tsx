@@ -54,6 +54,8 @@ export function AppsView() {
   const [installedError, setInstalledError] = useState<unknown>();
   const [open, setOpen] = useState<OpenApp | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
+  // Bumped after an install, an uninstall or closing an app: the control used is gone, so focus goes to "Installed apps".
+  const [focusInstalled, setFocusInstalled] = useState(0);
 
   const loadInstalled = useCallback(() => {
     listInstallations(api).then(
@@ -66,7 +68,17 @@ export function AppsView() {
   }, [api]);
   useEffect(loadInstalled, [loadInstalled]);
 
-  if (open) return <AppFrame api={api} app={open} onClose={() => setOpen(undefined)} />;
+  if (open)
+    return (
+      <AppFrame
+        api={api}
+        app={open}
+        onClose={() => {
+          setOpen(undefined);
+          setFocusInstalled((n) => n + 1);
+        }}
+      />
+    );
   return (
     <section className="bo-section apps" data-testid="apps">
       {notice ? (
@@ -80,8 +92,10 @@ export function AppsView() {
         rows={installed}
         error={installedError}
         onOpen={setOpen}
+        focusRequest={focusInstalled}
         onChanged={(message) => {
           setNotice(message);
+          setFocusInstalled((n) => n + 1);
           loadInstalled();
         }}
       />
@@ -91,6 +105,7 @@ export function AppsView() {
         installed={installed ?? []}
         onInstalled={(result) => {
           setNotice(`${result.installation.appName} is installed.`);
+          setFocusInstalled((n) => n + 1);
           loadInstalled();
         }}
       />
@@ -356,6 +371,7 @@ function InstalledApps({
   error,
   onOpen,
   onChanged,
+  focusRequest,
 }: {
   api: BackOfficeApi;
   isOwner: boolean;
@@ -363,11 +379,17 @@ function InstalledApps({
   error: unknown;
   onOpen: (app: OpenApp) => void;
   onChanged: (message: string) => void;
+  /** Focus moves to the heading whenever this changes (after the first render). */
+  focusRequest: number;
 }) {
   const [confirming, setConfirming] = useState<string | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
   const [actionError, setActionError] = useState<string | undefined>();
   const headingId = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focusRequest > 0) heading.current?.focus();
+  }, [focusRequest, rows]);
 
   const uninstall = async (row: AppInstallation) => {
     setBusy(row.id);
@@ -399,7 +421,9 @@ function InstalledApps({
 
   return (
     <section className="bo-section" aria-labelledby={headingId} data-testid="installed-apps">
-      <h2 id={headingId}>Installed apps</h2>
+      <h2 id={headingId} ref={heading} tabIndex={-1}>
+        Installed apps
+      </h2>
       {error ? <LoadError error={error} what="Installed apps" /> : null}
       {!error && !rows ? <p className="muted">Loading installed apps…</p> : null}
       {rows && rows.length === 0 ? (
@@ -472,6 +496,9 @@ function AppFrame({ api, app, onClose }: { api: BackOfficeApi; app: OpenApp; onC
   const [calls, setCalls] = useState<{ n: number; method: string; path: string; status: number }[]>([]);
   const installationId = app.installation.id;
   const { accessToken, expiresAt } = app;
+  const title = useRef<HTMLHeadingElement>(null);
+  // The Open button is gone: focus lands on the app's name, just before the frame.
+  useEffect(() => title.current?.focus(), []);
 
   useEffect(() => {
     token.current = { accessToken, expiresAt: Date.parse(expiresAt) };
@@ -509,7 +536,9 @@ function AppFrame({ api, app, onClose }: { api: BackOfficeApi; app: OpenApp; onC
   return (
     <section className="bo-section app-frame-view" data-testid="app-frame-view" data-installation-id={installationId}>
       <div className="bo-toolbar">
-        <h2>{app.installation.appName}</h2>
+        <h2 ref={title} tabIndex={-1}>
+          {app.installation.appName}
+        </h2>
         <span className="muted app-frame-note">Runs apart from the register, with only what you approved: {app.installation.grantedScopes.map(explainScope).join(' ')}</span>
         <button type="button" className="button app-frame-close" onClick={onClose} data-testid="app-frame-close">
           Close app
