@@ -149,6 +149,31 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
     expect(found).toEqual({});
   });
 
+  it('has no violation in Services → Apps with an app installed, nor with the app open in its frame', { timeout: 180_000 }, async () => {
+    await nav('Services').click();
+    const signIn = page.getByTestId('services-sign-in');
+    await page.getByTestId('services').or(signIn).first().waitFor();
+    if (await signIn.isVisible()) {
+      await signIn.getByLabel('PIN').fill(suite!.server.ownerPin);
+      await signIn.getByRole('button', { name: 'Sign in' }).click();
+    }
+    await page.getByTestId('services').getByRole('tab', { name: 'Apps' }).click();
+    await page.getByTestId('app-install').first().click();
+    await page.getByTestId('app-install-approve').click();
+    const open = page.getByTestId('installed-app-open').first();
+    await open.waitFor();
+    for (const viewport of VIEWPORTS) {
+      mkdirSync(`${SHOTS}/${viewport.width}x${viewport.height}`, { recursive: true });
+      await page.setViewportSize(viewport);
+      await check('services-apps-installed', viewport);
+      await open.click();
+      await page.frameLocator('[data-testid="app-frame"]').getByTestId('example-item').first().waitFor();
+      await check('app-frame', viewport);
+      await page.getByTestId('app-frame-close').click();
+    }
+    expect(found).toEqual({});
+  });
+
   it('has no violation in the Devices settings form (bridge connected, a serial device with its drop-downs)', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'a11y-bridge-'));
     const bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });

@@ -63,6 +63,7 @@ export function ServicesView() {
   };
   return (
     <main className="backoffice services" data-testid="services">
+      <h1 className="visually-hidden">Services</h1>
       <nav className="bo-nav" aria-label="Services" role="tablist">
         {SERVICE_TABS.map((t) => (
           <button key={t.key} type="button" role="tab" aria-selected={t.key === current.key} className={t.key === current.key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'} onClick={() => setTab(t.key)}>
