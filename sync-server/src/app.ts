@@ -19,6 +19,8 @@ import { registerSignUpRoutes } from './modules/merchants/signup-routes.ts';
 import { registerAppRoutes } from './modules/apps/routes.ts';
 import { registerAppInstallationRoutes } from './modules/app-installations/routes.ts';
 import { installApp, launchApp, uninstallApp } from './workflows/app-installation.ts';
+import { createAuthorizationServer, oauthAccessTokenPrincipal, registerOAuthRoutes } from './modules/app-installations/oauth.ts';
+import { secretBox } from './platform/secrets.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
 import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
@@ -279,6 +281,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerSignUpRoutes(app, ctx, { signUpMerchant }, opts.signUpRateLimits);
   registerAppRoutes(app, ctx, opts.developerSignUpRateLimits);
   registerAppInstallationRoutes(app, ctx, { installApp, uninstallApp, launchApp });
+  ctx.oauthAccessToken = (token, now) => oauthAccessTokenPrincipal(opts.db, token, now);
+  registerOAuthRoutes(app, ctx, await createAuthorizationServer(ctx, [secretBox().derive('oauth-cookies:v1')]));
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });

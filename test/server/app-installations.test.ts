@@ -5,6 +5,7 @@
  * scopes cannot widen an installation's grant, and only owners install. Driven over HTTP through Fastify, on PGlite
  * and PostgreSQL.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
@@ -159,5 +160,182 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
 
   it('answers as the OpenAPI document says', () => {
     expect(departures).toEqual([]);
+  });
+});
+
+/** A cookie jar for one browser-like session against the authorization server. */
+class Jar {
+  private cookies = new Map<string, string>();
+  take(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1));
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PKCE + refresh, real HTTP) on $name', (target) => {
+  let server: TestServer;
+  let reviewer: string;
+  let dev: string;
+  let owner: string;
+  let appId: string;
+
+  const api = (method: string, path: string, token?: string, body?: unknown) =>
+    fetch(new URL(path, server.baseUrl), { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const ok = async (method: string, path: string, token: string, body?: unknown): Promise<Json> => {
+    const res = await api(method, path, token, body);
+    const text = await res.text();
+    expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300);
+    return JSON.parse(text);
+  };
+  const install = async (scopes: string[]): Promise<{ installationId: string; ticket: string; connectUrl: string }> => {
+    const res = await ok('POST', '/api/pos/app-installations', owner, { appId, scopes });
+    const url = new URL(res.connectUrl);
+    return { installationId: url.searchParams.get('installation')!, ticket: url.searchParams.get('ticket')!, connectUrl: res.connectUrl };
+  };
+  const pkce = () => {
+    const verifier = randomBytes(32).toString('base64url');
+    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+  };
+
+  /** The app's side of the browser: /oauth/authorize → interaction → back → redirect URI. Answers the last redirect (or error). */
+  async function authorize(params: Record<string, string>): Promise<{ status: number; location: URL | null; body: string }> {
+    const jar = new Jar();
+    const auth = new URL('/oauth/authorize', server.baseUrl);
+    for (const [k, v] of Object.entries({ client_id: appId, redirect_uri: REDIRECT_URI, response_type: 'code', code_challenge_method: 'S256', state: 'st-1', ...params })) auth.searchParams.set(k, v);
+    let url = auth.toString();
+    for (let hop = 0; hop < 6; hop++) {
+      const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+      jar.take(res);
+      const location = res.headers.get('location');
+      if (!location) return { status: res.status, location: null, body: await res.text() };
+      const next = new URL(location, url);
+      if (next.origin + next.pathname === REDIRECT_URI || !next.href.startsWith(server.baseUrl)) return { status: res.status, location: next, body: '' };
+      url = next.href;
+    }
+    throw new Error('too many redirects');
+  }
+  const token = async (form: Record<string, string>) => {
+    const res = await fetch(new URL('/oauth/token', server.baseUrl), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: appId, ...form }).toString() });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null, listen: true, webhooks: { enabled: false } });
+    reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@oauth.example', name: 'Rita Reviewer' })).token;
+    dev = (await ok('POST', '/api/developers', '', { name: 'OAuth Labs', email: 'dev@oauth-labs.example' })).developerToken;
+    owner = server.credentials.staffToken;
+    const made = await ok('POST', '/api/developer/apps', dev, {
+      name: 'Ledger Link',
+      description: 'Sends your sales to your accounting.',
+      form: 'external',
+      redirectUris: [REDIRECT_URI],
+      scopes: ['catalog:read', 'orders:read', 'webhooks'],
+      category: 'Accounting',
+      launchUrl: 'https://ledgerlink.example/connect',
+    });
+    appId = made.id;
+    await ok('POST', `/api/developer/apps/${appId}/submit`, dev);
+    await ok('POST', `/api/platform/apps/${appId}/start-review`, reviewer);
+    await ok('POST', `/api/platform/apps/${appId}/approve`, reviewer);
+    await ok('POST', `/api/platform/apps/${appId}/list`, reviewer);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('runs the code + PKCE flow from the connect URL: exact redirect URI, granted scopes only, single-use codes, refresh tokens', async () => {
+    const { installationId, ticket, connectUrl } = await install(['catalog:read', 'webhooks']);
+    expect(connectUrl).toMatch(/^https:\/\/ledgerlink\.example\/connect\?installation=ins_[0-9A-Z]{26}&ticket=rct_/);
+    const { verifier, challenge } = pkce();
+    const base = { code_challenge: challenge, installation: installationId, ticket };
+
+    // A redirect URI not registered exactly is refused at the server (never redirected to).
+    for (const redirect_uri of [`${REDIRECT_URI}/`, `${REDIRECT_URI}?x=1`, 'http://127.0.0.1:10/callback', 'https://evil.example/callback']) {
+      const res = await authorize({ ...base, scope: 'catalog:read', redirect_uri });
+      expect(res.location, redirect_uri).toBeNull();
+      expect(res.status, redirect_uri).toBe(400);
+      expect(res.body).toMatch(/redirect_uri/);
+    }
+    // Scopes outside the four are refused at once (400, no redirect); outside the app's approval, or outside the
+    // merchant's grant, refused back at the redirect URI.
+    const unknown = await authorize({ ...base, scope: 'catalog:read admin:all' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.location).toBeNull();
+    expect(unknown.body).toMatch(/invalid_scope/);
+    for (const scope of ['pay:create', 'catalog:read orders:read']) {
+      const res = await authorize({ ...base, scope });
+      expect(res.location?.searchParams.get('error'), `${scope}: ${res.status} ${res.location} ${res.body}`).toBe('invalid_scope');
+      expect(res.location?.searchParams.get('code')).toBeNull();
+    }
+    // No PKCE: refused.
+    const noPkce = await authorize({ installation: installationId, ticket, scope: 'catalog:read' });
+    expect(noPkce.location?.searchParams.get('error')).toBe('invalid_request');
+
+    const granted = await authorize({ ...base, scope: 'catalog:read webhooks' });
+    expect(granted.location?.searchParams.get('state')).toBe('st-1');
+    const code = granted.location!.searchParams.get('code')!;
+    expect(code).toBeTruthy();
+    // The ticket was single use.
+    const again = await authorize({ ...base, scope: 'catalog:read' });
+    expect(again.location?.searchParams.get('error')).toBe('access_denied');
+
+    // A wrong verifier is refused; the right one answers an access and a refresh token.
+    const wrong = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: pkce().verifier });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe('invalid_grant');
+    const tokens = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), refresh_token: expect.any(String), scope: 'catalog:read webhooks' });
+    expect(tokens.body.id_token).toBeUndefined();
+
+    // The access token is the installation's app token: within scope 200, outside 403.
+    expect((await api('GET', '/api/pos/catalog', tokens.body.access_token)).status).toBe(200);
+    const outside = await api('GET', '/api/pos/orders', tokens.body.access_token);
+    expect(outside.status).toBe(403);
+    expect(((await outside.json()) as Json).code).toBe('insufficient_scope');
+    expect((await api('GET', '/api/pos/app-installations', tokens.body.access_token)).status).toBe(403);
+
+    // Refresh: a new access token that works; the refresh token rotates.
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    expect(refreshed.body.access_token).not.toBe(tokens.body.access_token);
+    expect((await api('GET', '/api/pos/catalog', refreshed.body.access_token)).status).toBe(200);
+
+    // The code is single use: a second exchange is refused, and the tokens it gave are revoked (RFC 6749 §4.1.2).
+    const reused = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+    expect((await api('GET', '/api/pos/catalog', refreshed.body.access_token)).status).toBe(401);
+
+    // Nothing secret is stored in clear: no code, token or ticket in oauth_models.
+    const { rows } = await server.db.query<{ t: string }>('SELECT id || payload::text AS t FROM oauth_models');
+    const stored = rows.map((r) => r.t).join('\n');
+    for (const secret of [code, tokens.body.access_token, tokens.body.refresh_token, refreshed.body.access_token, ticket]) expect(stored).not.toContain(secret);
+    await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
+  });
+
+  it('uninstalling revokes the access and refresh tokens at once and deletes the webhook subscriptions the app made', async () => {
+    const { installationId, ticket } = await install(['catalog:read', 'webhooks']);
+    const { verifier, challenge } = pkce();
+    const granted = await authorize({ code_challenge: challenge, installation: installationId, ticket, scope: 'catalog:read webhooks' });
+    const code = granted.location!.searchParams.get('code')!;
+    const tokens = (await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier })).body;
+    const hook = await ok('POST', '/api/pos/webhooks', tokens.access_token, { url: 'https://ledgerlink.example/hooks', eventTypes: ['order.paid'] });
+    expect(hook.appId).toBe(installationId);
+
+    await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
+    expect((await api('GET', '/api/pos/catalog', tokens.access_token)).status).toBe(401);
+    const refresh = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refresh.status).toBe(400);
+    expect(refresh.body.error).toBe('invalid_grant');
+    expect((await ok('GET', '/api/pos/webhooks', owner)).data.map((w: Json) => w.id)).not.toContain(hook.id);
   });
 });

@@ -67,6 +67,11 @@ export interface AppContext {
   appRateLimit: RateLimit;
   /** Signs the audit chain's checkpoints with a key the database does not hold (kernel/checkpoints.ts). */
   auditSigner: AuditSigner;
+  /**
+   * Verifies an opaque OAuth 2.0 access token of an external integration (modules/app-installations/oauth.ts): the
+   * installation's app principal, or null when the token is unknown, expired or its app is no longer installed.
+   */
+  oauthAccessToken?: (token: string, now: Date) => Promise<Principal | null>;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -44,6 +44,14 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return SEALED_PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /**
+   * A key derived from the KEK for `label` (HMAC-SHA256, base64url): the same on every instance sharing the KEK, never
+   * stored — e.g. the OAuth server's cookie-signing keys.
+   */
+  derive(label: string): string {
+    return createHmac('sha256', this.#key).update(`derive:${label}`).digest('base64url');
   }
 
   /** The plaintext of `sealed` (from {@link seal} with the same `context`). @throws SecretBoxError when it does not open. */

@@ -140,13 +140,18 @@ export interface InstallationGrant {
  * installation is not installed.
  */
 export async function consumeConnectTicket(db: Queryable, input: { installationId: string; appId: string; ticket: string; now: Date }): Promise<InstallationGrant | null> {
+  return consumeConnectTicketHash(db, { ...input, ticketHash: sha256Hex(input.ticket) });
+}
+
+/** {@link consumeConnectTicket} with the ticket's SHA-256 (hex) instead of the ticket. */
+export async function consumeConnectTicketHash(db: Queryable, input: { installationId: string; appId: string; ticketHash: string; now: Date }): Promise<InstallationGrant | null> {
   const { rows } = await db.query(
     `UPDATE app_install_tickets t SET consumed_at = $4
        FROM app_installations i JOIN apps a ON a.id = i.app_id
       WHERE t.ticket_hash = $1 AND t.installation_id = $2 AND i.id = t.installation_id AND i.app_id = $3
         AND i.status = 'installed' AND t.consumed_at IS NULL AND t.expires_at > $4
       RETURNING i.id, i.merchant_id, i.app_id, a.name AS app_name, i.granted_scopes`,
-    [sha256Hex(input.ticket), input.installationId, input.appId, input.now],
+    [input.ticketHash, input.installationId, input.appId, input.now],
   );
   const r = rows[0] as Row | undefined;
   return r ? { installationId: r.id, merchantId: r.merchant_id, appId: r.app_id, appName: r.app_name, grantedScopes: r.granted_scopes } : null;

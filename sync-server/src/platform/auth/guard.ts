@@ -26,7 +26,7 @@ function bearerOf(request: FastifyRequest): string | undefined {
 
 /**
  * The caller of `request` from its `Authorization: Bearer` header only (never the URL: SSE streams take a single-use
- * ticket instead, stream-tickets.ts): staff JWT, app token or register credential.
+ * ticket instead, stream-tickets.ts): staff JWT, app token, OAuth access token of an installed app or register credential.
  * @throws ProblemError 401 when the header is missing, malformed or names no valid token.
  */
 export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
@@ -35,6 +35,12 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest): Pr
   try {
     if (token.startsWith('rpa_')) return await verifyAppToken(ctx.db, token, ctx.clock());
     if (token.startsWith(REGISTER_CREDENTIAL_PREFIX)) return await verifyRegisterCredential(ctx.db, token);
+    // An opaque OAuth 2.0 access token of an external integration (JWTs always have dots).
+    if (ctx.oauthAccessToken && !token.includes('.')) {
+      const principal = await ctx.oauthAccessToken(token, ctx.clock());
+      if (principal) return principal;
+      throw new AuthError('the access token is unknown, expired or revoked, or its app is no longer installed');
+    }
     if (ctx.externalIssuer?.claims(token)) {
       const now = ctx.clock();
       return await staffOfExternalToken(ctx.db, ctx.externalIssuer.issuer, await ctx.externalIssuer.verify(token, now), now);
