@@ -1,7 +1,7 @@
 /**
  * The back office inside the register: catalog (items, pictures, stock), CSV import/export, orders (refunds,
  * cancellations, receipts), customers, Text-to-Pay
- * requests, invoices, reports, registers and store settings. Online only
+ * requests, invoices, reports, registers, apps (issue 15: directory, installs, in-platform apps) and store settings. Online only
  * — it has no local collections and calls the server with the token of the staff member signed in on this register
  * (PIN, staff-sign-in.tsx); offline it shows a "needs a connection" state while the register keeps selling (the
  * register view stays mounted).
@@ -23,10 +23,11 @@ import { StaffView } from './staff-view.tsx';
 import { ScreeningView } from './screening-view.tsx';
 import { FinancialServicesView } from './financial-services-view.tsx';
 import { StaffSignIn } from './staff-sign-in.tsx';
+import { AppsView } from '../apps/apps-view.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'screenings' | 'financial-services' | 'settings';
+type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'screenings' | 'financial-services' | 'apps' | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -41,6 +42,7 @@ const SECTIONS: [Section, string][] = [
   ['payments', 'Payments'],
   ['screenings', 'Screenings'],
   ['financial-services', 'Financial services'],
+  ['apps', 'Apps'],
   ['settings', 'Settings'],
 ];
 
@@ -80,6 +82,7 @@ export function BackOfficeView() {
         {online && section === 'payments' ? <PaymentsView /> : null}
         {online && section === 'screenings' ? <ScreeningView /> : null}
         {online && section === 'financial-services' ? <FinancialServicesView /> : null}
+        {online && section === 'apps' ? <AppsView /> : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>

@@ -15,6 +15,7 @@ import { StaffSignIn } from '../../backoffice/staff-sign-in.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { currentStaffSession, staffSession$ } from '../staff-session.ts';
 import { CashCheckTab, PayBillTab, SendMoneyTab } from './financial-services-tabs.tsx';
+import { AppsView } from '../../apps/apps-view.tsx';
 
 /** A tab of the Services area: its key, label and content. Other services add theirs to {@link SERVICE_TABS}. */
 export interface ServiceTab {
@@ -28,7 +29,7 @@ export interface ServicePrefill {
   name?: string;
 }
 
-/** The services offered: ID verification and name screening. */
+/** The services offered: ID verification, name screening, the money services, and apps. */
 export const SERVICE_TABS: ServiceTab[] = [
   { key: 'verify-id', label: 'Verify ID', render: ({ api, setPrefill }) => <VerifyIdTab api={api} onScreen={(name) => setPrefill({ name })} /> },
   { key: 'screen', label: 'Screen a name', render: ({ api, prefill }) => <ScreenNameTab api={api} initialName={prefill.name ?? ''} /> },
@@ -36,6 +37,8 @@ export const SERVICE_TABS: ServiceTab[] = [
   { key: 'cash-check', label: 'Cash a check', render: ({ api }) => <CashCheckTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} /> },
+  // Issue 15: the app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
+  { key: 'apps', label: 'Apps', render: () => <AppsView /> },
 ];
 
 const SERVICES: [string, string][] = [
@@ -60,6 +63,7 @@ export function ServicesView() {
   };
   return (
     <main className="backoffice services" data-testid="services">
+      <h1 className="visually-hidden">Services</h1>
       <nav className="bo-nav" aria-label="Services" role="tablist">
         {SERVICE_TABS.map((t) => (
           <button key={t.key} type="button" role="tab" aria-selected={t.key === current.key} className={t.key === current.key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'} onClick={() => setTab(t.key)}>
