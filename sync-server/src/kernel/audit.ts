@@ -180,7 +180,9 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
   const seqList = typeof drawn!.seqs === 'string' ? drawn!.seqs.replace(/[{}]/g, '').split(',') : drawn!.seqs;
   const seqs = seqList.map((v) => Number(v)).sort((a, b) => a - b);
   const now = Date.now();
-  const columns: unknown[][] = Array.from({ length: 13 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 11 }, () => []);
+  // `data` and `journal_hashes` of every row travel as one JSON array (a jsonb parameter), not text[] of JSON.
+  const documents: { d: Record<string, unknown>; j: Record<string, string> | null }[] = [];
   for (const [i, entry] of entries.entries()) {
     const occurredAt = new Date((entry.occurredAt ?? new Date(now)).getTime());
     const row: Omit<AuditRow, 'hash'> = {
@@ -198,16 +200,19 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
       prev_hash: prevHash,
     };
     const hash = auditHash(row);
-    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), row.journal_hashes && JSON.stringify(row.journal_hashes), prevHash, hash];
+    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, prevHash, hash];
     values.forEach((v, c) => columns[c]!.push(v));
+    documents.push({ d: row.data, j: row.journal_hashes });
     prevHash = hash;
   }
   await tx.query(
     `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
-     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data::jsonb, journal_hashes::jsonb, prev_hash, hash
-       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)`,
-    columns,
+     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, x.doc->'d', NULLIF(x.doc->'j', 'null'::jsonb), prev_hash, hash
+       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
+            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, prev_hash, hash, n)
+       JOIN jsonb_array_elements($12::jsonb) WITH ORDINALITY AS x(doc, n) USING (n)
+      ORDER BY n`,
+    [...columns, JSON.stringify(documents)],
   );
   memo?.set(headKey, prevHash);
   return seqs;
