@@ -54,7 +54,7 @@ import {
 } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
@@ -359,13 +359,13 @@ export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): P
   // documents travel as one JSON array (a jsonb parameter, parsed once) rather than a text[] of JSON: the driver would
   // escape every quote of every document into an array literal, the heaviest client-side work of a push.
   const { rows: stored } = await m.tx.query<{ id: string; sync_seq: number | string }>(
-    `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
+    prepared('orders_insert', `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
      SELECT id, $1, register_id, receipt_number, state, total_cents, created_at, d.data, nextval('sync_seq'), $2, source
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::timestamptz[], $9::text[]) WITH ORDINALITY
             AS t(id, register_id, receipt_number, state, total_cents, created_at, source, n)
        JOIN jsonb_array_elements($10::jsonb) WITH ORDINALITY AS d(data, n) USING (n)
       ORDER BY n
-     RETURNING id, sync_seq`,
+     RETURNING id, sync_seq`),
     [
       m.merchantId,
       m.now.toISOString(),
