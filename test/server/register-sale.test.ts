@@ -118,6 +118,34 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() })).json()).toMatchObject({ ok: true });
   });
 
+  it('writes the push again in savepoints when the database refuses the optimistic write at COMMIT (a deferred check)', async () => {
+    const docs: Record<string, unknown>[] = Array.from({ length: 6 }, () => nextSale().order);
+    const refused = docs[2]!.id as string;
+    // A check deferred to COMMIT, as the ledger's balance is, refusing one valid sale. It bears the name of the ledger's
+    // balance trigger, so the isolating write's SET CONSTRAINTS … IMMEDIATE checks it inside each savepoint too.
+    await server.db.exec(`CREATE OR REPLACE FUNCTION test_refuse_at_commit() RETURNS trigger AS $$
+      BEGIN IF NEW.id = '${refused}' THEN RAISE EXCEPTION 'refused at commit by the test trigger' USING ERRCODE = '23514'; END IF; RETURN NULL; END $$ LANGUAGE plpgsql;
+      CREATE CONSTRAINT TRIGGER journal_transactions_balanced AFTER INSERT ON orders DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_refuse_at_commit();`);
+    onTestFinished(() => server.db.exec('DROP TRIGGER IF EXISTS journal_transactions_balanced ON orders; DROP FUNCTION IF EXISTS test_refuse_at_commit();'));
+    const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
+    const feed = { notify: () => undefined } as unknown as AppContext['feed'];
+    const counted = recordingDb(server.db);
+    const conflicts = await syncPush({ db: counted.db, clock: () => new Date(), feed }, who, 'orders', docs.map((d) => ({ newDocumentState: d })));
+    expect(conflicts.map((c) => c.id)).toEqual([refused]);
+    expect(String((conflicts[0]!.rejection as { reason: string }).reason)).toMatch(/^the order could not be stored: .*refused at commit by the test trigger/);
+    // The optimistic attempt wrote without a savepoint and failed at COMMIT; the push was then written in savepoints.
+    const firstSavepoint = counted.statements.findIndex((sql) => /^\s*SAVEPOINT\b/i.test(sql));
+    expect(firstSavepoint).toBeGreaterThan(0);
+    expect(counted.statements.slice(0, firstSavepoint).filter((sql) => /^\s*INSERT INTO orders\b/i.test(sql))).toHaveLength(1);
+    const valid = docs.map((d) => d.id as string).filter((id) => id !== refused);
+    expect(await storedOrders(valid)).toBe(5);
+    expect(await storedOrders([refused])).toBe(0);
+    expect(await journalOf(valid)).toBe(5);
+    expect(await journalOf([refused])).toBe(0);
+    expect(await quarantined([refused])).toBe(1);
+    expect((await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() })).json()).toMatchObject({ ok: true });
+  });
+
   it('never posts the journal transaction of a quarantined sale: the drawer and the trial balance do not count it', async () => {
     const before = await drawer();
     const sale = nextSale({ lines: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 1 }] }).order;
@@ -147,12 +175,14 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     expect(await journalOf(sales.map((s) => s.id))).toBe(50);
     if (process.env.LOG_SQL) console.info(statements.join('\n'));
     console.info(`[register-sale] a push of 50 sales: ${used} statements (${(used / 50).toFixed(2)} per sale)`);
-    // One by one it was ~31 per sale (~1 550 here); batched, a push costs a fixed handful of statements (17 measured:
-    // the checks — currency, tip bound, stored ids, registers, staff, receipt numbers — read in one statement, the
-    // ledger's existing ids and accounts in one, the stock in one, the audit head and sequence in one, every audit row
-    // in one, every event in one, the catalog re-stamp in one; a few more when the register's drawer account is
-    // created), whatever the number of sales and items sold.
-    expect(used).toBeLessThanOrEqual(22);
+    // One by one it was ~31 per sale (~1 550 here); batched, a push costs a fixed handful of statements (15 measured:
+    // the merchant lock; the checks — currency, tip bound, stored ids, registers, staff, receipt numbers — read in one
+    // statement, the ledger's existing ids and accounts in one, the stock in one, the audit head and sequence in one;
+    // one INSERT each of journal transactions, postings, orders, stock movements, audit rows and events; the catalog
+    // re-stamp in one; three more when the register's drawer account is created), whatever the number of sales and
+    // items sold. Written optimistically: no savepoint, the ledger's balance checked at COMMIT.
+    expect(used).toBeLessThanOrEqual(18);
+    expect(statements.filter((sql) => /^\s*(SAVEPOINT|SET CONSTRAINTS)\b/i.test(sql))).toEqual([]);
 
     // The same push again writes nothing and reads once: a fixed handful of statements.
     const again = recordingDb(server.db);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../core/index.ts';
-import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { lockMerchant, prepared, transactionMemo, type Queryable } from '../platform/db/db.ts';
 
 /**
  * Hash-chained audit log (DESIGN §4): each merchant's rows form a chain where
@@ -150,6 +150,18 @@ export async function verifyAuditChain(db: Queryable, merchantId: string): Promi
   return walkAuditChain(rows);
 }
 
+/** `$1` sequence numbers of audit rows, and the chain's head of merchant `$2`. */
+const DRAW_SEQS_WITH_HEAD = prepared(
+  'audit_draw_seqs_head',
+  `SELECT (SELECT hash FROM audit_log WHERE merchant_id = $2 ORDER BY seq DESC LIMIT 1) AS head,
+          (SELECT array_agg(nextval(pg_get_serial_sequence('audit_log', 'seq'))) FROM generate_series(1, $1::int)) AS seqs`,
+);
+/** `$1` sequence numbers of audit rows (the head is known to the transaction). */
+const DRAW_SEQS = prepared(
+  'audit_draw_seqs',
+  `SELECT NULL::text AS head, (SELECT array_agg(nextval(pg_get_serial_sequence('audit_log', 'seq'))) FROM generate_series(1, $1::int)) AS seqs`,
+);
+
 /**
  * Appends many audit rows inside `tx` in one chain segment, in the order given: takes the merchant's write lock, reads
  * the chain's head once (or knows it from this transaction's memo), draws every `seq` in one statement and writes
@@ -172,15 +184,16 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
   // The sequence numbers are drawn under the merchant's lock in one statement — with the chain's head when this
   // transaction does not know it yet — and sorted ascending, so the chain's order is the seq order.
   const { rows: [drawn] } = await tx.query<{ head: string | null; seqs: (number | string)[] | string }>(
-    `SELECT ${prevHash === undefined ? '(SELECT hash FROM audit_log WHERE merchant_id = $2 ORDER BY seq DESC LIMIT 1)' : 'NULL::text'} AS head,
-            (SELECT array_agg(nextval(pg_get_serial_sequence('audit_log', 'seq'))) FROM generate_series(1, $1::int)) AS seqs`,
+    prevHash === undefined ? DRAW_SEQS_WITH_HEAD : DRAW_SEQS,
     prevHash === undefined ? [entries.length, merchantId] : [entries.length],
   );
   if (prevHash === undefined) prevHash = drawn!.head ?? GENESIS_HASH;
   const seqList = typeof drawn!.seqs === 'string' ? drawn!.seqs.replace(/[{}]/g, '').split(',') : drawn!.seqs;
   const seqs = seqList.map((v) => Number(v)).sort((a, b) => a - b);
   const now = Date.now();
-  const columns: unknown[][] = Array.from({ length: 13 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 11 }, () => []);
+  // `data` and `journal_hashes` of every row travel as one JSON array (a jsonb parameter), not text[] of JSON.
+  const documents: { d: Record<string, unknown>; j: Record<string, string> | null }[] = [];
   for (const [i, entry] of entries.entries()) {
     const occurredAt = new Date((entry.occurredAt ?? new Date(now)).getTime());
     const row: Omit<AuditRow, 'hash'> = {
@@ -198,16 +211,19 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
       prev_hash: prevHash,
     };
     const hash = auditHash(row);
-    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), row.journal_hashes && JSON.stringify(row.journal_hashes), prevHash, hash];
+    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, prevHash, hash];
     values.forEach((v, c) => columns[c]!.push(v));
+    documents.push({ d: row.data, j: row.journal_hashes });
     prevHash = hash;
   }
   await tx.query(
-    `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
-     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data::jsonb, journal_hashes::jsonb, prev_hash, hash
-       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)`,
-    columns,
+    prepared('audit_insert_batch', `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
+     SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, x.doc->'d', NULLIF(x.doc->'j', 'null'::jsonb), prev_hash, hash
+       FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
+            AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, prev_hash, hash, n)
+       JOIN jsonb_array_elements($12::jsonb) WITH ORDINALITY AS x(doc, n) USING (n)
+      ORDER BY n`),
+    [...columns, JSON.stringify(documents)],
   );
   memo?.set(headKey, prevHash);
   return seqs;

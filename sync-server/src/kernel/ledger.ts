@@ -1,6 +1,6 @@
 import { chartAccountOf, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type AccountDefinition, type JournalTransaction } from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
-import { lockMerchant, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { lockMerchant, prepared, transactionMemo, type Queryable } from '../platform/db/db.ts';
 import { noteJournalPosted, sha256hex } from './audit.ts';
 
 /**
@@ -233,9 +233,9 @@ export async function postJournalTransactions(
   const memo = transactionMemo(tx);
   const codes = [...new Set(jts.flatMap((jt) => jt.postings.map((p) => p.accountCode)))].filter((code) => typeof memo?.get(`account:${merchantId}:${code}`) !== 'string');
   const { rows: [read] } = await tx.query<{ existing: (JtRow & { merchant_id: string })[] | string; accounts: { id: string; code: string }[] | string }>(
-    `SELECT (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])) AS existing,
+    prepared('ledger_existing_accounts', `SELECT (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])) AS existing,
             (SELECT coalesce(json_agg(json_build_object('id', a.id, 'code', a.code)), '[]'::json)
-               FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])) AS accounts`,
+               FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])) AS accounts`),
     [jts.map((jt) => jt.id), merchantId, codes],
   );
   const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
@@ -260,11 +260,11 @@ export async function postJournalTransactions(
   const toCreate = jts.filter((_, i) => outcomes[i]!.status === 'created');
   if (toCreate.length === 0) return outcomes;
   await tx.query(
-    `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
+    prepared('journal_transactions_insert_batch', `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
      SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
             AS t(id, kind, source_type, source_id, register_id, occurred_at, memo, currency, n)
-      ORDER BY n`,
+      ORDER BY n`),
     [
       merchantId,
       toCreate.map((jt) => jt.id),
@@ -279,8 +279,8 @@ export async function postJournalTransactions(
   );
   const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
   await tx.query(
-    `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])`,
+    prepared('postings_insert_batch', `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])`),
     [postings.map(() => `pst_${ulid()}`), postings.map((p) => p.jt), postings.map((p) => p.line), postings.map((p) => p.account), postings.map((p) => p.amount)],
   );
   if (options.tamperEvidence !== false) await recordPosted(tx, merchantId, toCreate);

@@ -1,5 +1,5 @@
 import { newId, type EventType, type WebhookEvent } from '../../../core/index.ts';
-import type { Queryable } from '../platform/db/db.ts';
+import { prepared, type Queryable } from '../platform/db/db.ts';
 
 /**
  * Writes one webhook event to the transactional outbox (`event_outbox`, DESIGN §6). Call it with the transaction that
@@ -69,10 +69,14 @@ export async function emitEvents(
     merchantId: event.merchantId,
     data: { object: event.object },
   }));
+  // The payloads travel as one JSON array (a jsonb parameter, parsed once), not a text[] the driver would escape.
   await tx.query(
-    `INSERT INTO event_outbox (id, merchant_id, type, payload, created_at)
-     SELECT id, merchant_id, type, payload::jsonb, created_at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS t(id, merchant_id, type, payload, created_at)`,
-    [stored.map((s) => s.id), stored.map((s) => s.merchantId), stored.map((s) => s.type), stored.map((s) => JSON.stringify(s)), stored.map((s) => s.createdAt)],
+    prepared('outbox_insert_batch', `INSERT INTO event_outbox (id, merchant_id, type, payload, created_at)
+     SELECT id, merchant_id, type, p.payload, created_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY AS t(id, merchant_id, type, created_at, n)
+       JOIN jsonb_array_elements($5::jsonb) WITH ORDINALITY AS p(payload, n) USING (n)
+      ORDER BY n`),
+    [stored.map((s) => s.id), stored.map((s) => s.merchantId), stored.map((s) => s.type), stored.map((s) => s.createdAt), JSON.stringify(stored)],
   );
   return stored;
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../platform/db/db.ts';
 import { hydrateJournalTransactions } from '../kernel/ledger.ts';
 import { mutation, type MutationActor } from '../kernel/mutation.ts';
 import type { AppContext } from '../platform/context.ts';
-import { storeRegisterSales } from '../workflows/register-sale.ts';
+import { OptimisticWriteRefused, storeRegisterSales, type WriteMode } from '../workflows/register-sale.ts';
 import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
 import { storeRegisterReturns } from '../workflows/register-return.ts';
 import { storeCustomerPush } from '../workflows/register-customer.ts';
@@ -121,11 +121,30 @@ export async function maxSeq(db: Queryable, merchantId: string, collection: Coll
  *   marked with `rejection: { reason, at }`
  */
 export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: PushableCollection, rows: PushRow[]): Promise<SyncDocument[]> {
+  if (collection !== 'orders') return pushOnce(app, who, collection, rows, 'isolating');
+  // Orders are written optimistically first (no savepoint); should the database refuse anything — a statement, or the
+  // ledger's balance check at COMMIT — that transaction is rolled back whole and the push written again, isolating
+  // the refused sales in savepoints (workflows/register-sale.ts `WriteMode`).
+  try {
+    return await pushOnce(app, who, collection, rows, 'optimistic');
+  } catch (err) {
+    if (!(err instanceof OptimisticWriteRefused) && !isDatabaseRefusal(err)) throw err;
+    return pushOnce(app, who, collection, rows, 'isolating');
+  }
+}
+
+/** An error the database answered with (it carries a five-character SQLSTATE), e.g. a constraint checked at COMMIT. */
+function isDatabaseRefusal(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
+async function pushOnce(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: PushableCollection, rows: PushRow[], mode: WriteMode): Promise<SyncDocument[]> {
   return mutation(app, who, async (m) => {
     const documents = rows.map((row) => stripClientFields(row.newDocumentState));
     const outcomes =
       collection === 'orders'
-        ? await storeRegisterSales(m, documents)
+        ? await storeRegisterSales(m, documents, mode)
         : collection === 'returns'
           ? await storeRegisterReturns(m, documents)
           : collection === 'customers'

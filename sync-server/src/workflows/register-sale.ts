@@ -13,10 +13,13 @@
  *
  * Every step works on the whole push at once (a fixed number of statements per push, not per sale). Any failure of
  * one document — a failed check, an exception while pricing it, a statement the database refuses — makes it
- * `rejected` with its reason and never fails the others: a failing batch write is rolled back to a savepoint and
- * written again in halves, each in its own savepoint, down to the sale the database refuses.
+ * `rejected` with its reason and never fails the others. The checked sales are written in one of two {@link WriteMode}s:
+ * `optimistic` (the first attempt: the whole batch, no savepoint, the ledger's balance checked at COMMIT; should the
+ * database refuse anything, the attempt throws {@link OptimisticWriteRefused} and the caller rolls the whole
+ * transaction back and pushes again `isolating`), or `isolating` (a failing batch write is rolled back to a savepoint
+ * and written again in halves, each in its own savepoint, down to the sale the database refuses).
  *
- *     storeRegisterSales(m, documents) → SaleOutcome[]   (one per document, in order)
+ *     storeRegisterSales(m, documents, mode) → SaleOutcome[]   (one per document, in order)
  */
 import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tenderAccount, tipLimitProblem, type JournalTransaction, type Order } from '../../../core/index.ts';
 import type { z } from 'zod';
@@ -58,6 +61,26 @@ export function idConflictReason(order: Pick<Order, 'id' | 'journalTransactionId
   return `id conflict: order ${order.id} or its journal transaction ${order.journalTransactionId} is taken by another document; sell it again under new ids`;
 }
 
+/**
+ * How {@link storeRegisterSales} writes the sales that passed every check. `optimistic`: all in one go, without a
+ * savepoint (a subtransaction and two round trips fewer per push), the balance of the ledger checked by its deferred
+ * constraint triggers at COMMIT as for any other write; a refusal by the database — at a statement or at COMMIT — fails
+ * the attempt, and the caller writes the push again `isolating`. `isolating`: each batch in a savepoint with the balance
+ * checked inside it, a refused batch written again in halves down to the sale the database refuses (quarantined).
+ */
+export type WriteMode = 'optimistic' | 'isolating';
+
+/**
+ * Thrown by an `optimistic` {@link storeRegisterSales} when the database refuses a statement of the batch write: the
+ * transaction is aborted, so the caller rolls it back and writes the push again `isolating`. `cause` is the refusal.
+ */
+export class OptimisticWriteRefused extends Error {
+  override name = 'OptimisticWriteRefused';
+  constructor(cause: unknown) {
+    super(`the database refused the batch write: ${messageOf(cause)}`, { cause });
+  }
+}
+
 /** A sale that passed every check and waits to be written. */
 interface CheckedSale {
   index: number;
@@ -80,7 +103,7 @@ const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}
  * in `m.tx`. Marks `orders`, `journal-transactions` and `catalog-items` changed as they are written.
  * @returns one outcome per document, in the order given; never throws for a document's content
  */
-export async function storeRegisterSales(m: Mutation, pushed: readonly Record<string, unknown>[]): Promise<SaleOutcome[]> {
+export async function storeRegisterSales(m: Mutation, pushed: readonly Record<string, unknown>[], mode: WriteMode = 'isolating'): Promise<SaleOutcome[]> {
   const documents = await withSurvivingCustomers(m, pushed);
   const outcomes: SaleOutcome[] = new Array(documents.length);
   const stockMoved = new Set<string>();
@@ -100,7 +123,7 @@ export async function storeRegisterSales(m: Mutation, pushed: readonly Record<st
         round.push(i);
       }
     }
-    await storeRound(m, documents, round, outcomes, stockMoved, events);
+    await storeRound(m, documents, round, outcomes, stockMoved, events, mode);
     pending = later;
   }
   // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
@@ -135,6 +158,7 @@ async function storeRound(
   outcomes: SaleOutcome[],
   stockMoved: Set<string>,
   events: Parameters<typeof emitEvents>[1][number][],
+  mode: WriteMode,
 ): Promise<void> {
   const reject = (i: number, reason: string, registerId: unknown) => {
     outcomes[i] = { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
@@ -226,10 +250,22 @@ async function storeRound(
   }
   if (accepted.length === 0) return;
 
-  // 3. Write: the whole batch at once; should the database refuse any of it, each half again (in its own savepoint)
-  // down to the single sale it refuses — a few batches for one bad sale among hundreds, never the whole push failed.
+  // 3. Write: the whole batch at once. Optimistic: no savepoint; a refusal aborts the transaction and the caller pushes
+  // again isolating. Isolating: should the database refuse any of it, each half again (in its own savepoint) down to
+  // the single sale it refuses — a few batches for one bad sale among hundreds, never the whole push failed.
+  if (mode === 'optimistic') {
+    let written: Written;
+    try {
+      written = await writeSales(m, accepted, false);
+    } catch (err) {
+      throw new OptimisticWriteRefused(err);
+    }
+    settle(written, outcomes, stockMoved, reject);
+    events.push(...written.events);
+    return;
+  }
   const write = async (sales: readonly CheckedSale[]): Promise<void> => {
-    const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales));
+    const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales, true));
     if (attempt.ok) {
       settle(attempt.value, outcomes, stockMoved, reject);
       events.push(...attempt.value.events);
@@ -272,9 +308,11 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
 /**
  * Writes checked sales: their derived journal transactions first (a sale whose transaction id is already taken by other
  * content is refused and nothing of it is written), then the orders, stock, audit rows and events, each in one
- * statement; their events are handed back (the caller emits every event of the push at once). The ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the savepoint.
+ * statement; their events are handed back (the caller emits every event of the push at once). With `checkBalanceNow`
+ * (isolating writes) the ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the
+ * savepoint; without it (optimistic writes) it runs at COMMIT.
  */
-async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<Written> {
+async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalanceNow: boolean): Promise<Written> {
   const toPost = sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
   const posted = await postJournalTransactions(m.tx, m.merchantId, toPost);
   const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
@@ -317,7 +355,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[]): Promise<W
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {
     // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.
-    await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
+    if (checkBalanceNow) await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
     m.changed('journal-transactions');
   }
   m.changed('orders');

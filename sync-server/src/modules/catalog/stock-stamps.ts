@@ -8,7 +8,7 @@
  * events are handed back for the caller to emit with its own (one outbox INSERT per push).
  */
 import type { CatalogItem, EventType } from '../../../../core/index.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { prepared, type Queryable } from '../../platform/db/db.ts';
 
 /** A `catalog.updated` event as `kernel/outbox.ts` `emitEvents` takes it. */
 export interface CatalogUpdatedEvent {
@@ -34,7 +34,7 @@ export async function restampStockOnHand(
 ): Promise<CatalogUpdatedEvent[]> {
   if (itemIds.length === 0) return [];
   const { rows } = await tx.query<{ id: string; data: CatalogItem | string; deleted: boolean }>(
-    `UPDATE catalog_items ci
+    prepared('restamp_stock_on_hand', `UPDATE catalog_items ci
         SET data = jsonb_set(ci.data, '{variations}', coalesce((
               SELECT jsonb_agg(CASE WHEN (x.v->>'trackStock')::boolean
                                     THEN (x.v - 'stockOnHand') || jsonb_build_object('stockOnHand', coalesce(sl.on_hand, 0))
@@ -44,7 +44,7 @@ export async function restampStockOnHand(
             ), '[]'::jsonb)),
             sync_seq = nextval('sync_seq'), updated_at = $2
       WHERE ci.merchant_id = $1 AND ci.id = ANY($4::text[])
-      RETURNING ci.id, ci.data, ci.deleted`,
+      RETURNING ci.id, ci.data, ci.deleted`),
     [merchantId, now.toISOString(), locationId, [...new Set(itemIds)]],
   );
   const updatedAt = now.toISOString();

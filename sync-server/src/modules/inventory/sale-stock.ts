@@ -7,7 +7,7 @@
 import type { Order } from '../../../../core/index.ts';
 import { newId } from '../../../../core/index.ts';
 import type { AuditEntry } from '../../kernel/audit.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { ensureDefaultLocation, findVariationsOnHand, onHandAt, saleMovementsOfOrder } from './service.ts';
 
 /** What {@link recordSalesStock} did. */
@@ -58,11 +58,11 @@ export async function recordSalesStock(
   const location = found.location ?? (await ensureDefaultLocation(tx, input.merchantId));
   const before = found.location ? new Map(tracked.map((id) => [id, found.onHand.get(id) ?? 0])) : await onHandAt(tx, input.merchantId, location.id, tracked);
   const inserted = await tx.query<{ variation_id: string; item_id: string; quantity: number }>(
-    `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
+    prepared('sale_stock_insert', `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
      SELECT id, $1, $2, item_id, variation_id, 'sale', quantity, NULL, source_id, NULL, $3, $4
        FROM unnest($5::text[], $6::text[], $7::text[], $8::int[], $9::text[]) AS t(id, item_id, variation_id, quantity, source_id)
      ON CONFLICT (merchant_id, source_id, variation_id, kind) DO NOTHING
-     RETURNING variation_id, item_id, quantity`,
+     RETURNING variation_id, item_id, quantity`),
     [
       input.merchantId,
       location.id,

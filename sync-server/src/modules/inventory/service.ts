@@ -31,7 +31,7 @@
  * {@link ensureDefaultLocation}.
  */
 import { newId, type Order, type StockLevel, type StockMovementKind } from '../../../../core/index.ts';
-import { transactionMemo, type Queryable } from '../../platform/db/db.ts';
+import { prepared, transactionMemo, type Queryable } from '../../platform/db/db.ts';
 import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
 import { actorFromString, openMutation, type Mutation } from '../../kernel/mutation.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
@@ -173,14 +173,14 @@ export async function findVariationsOnHand(
   const onHand = new Map<string, number>();
   if (variationIds.length === 0) return { variations, location: null, onHand };
   const { rows } = await tx.query<{ item_id: string; variation_id: string; track_stock: boolean | null; deleted: boolean; location_id: string | null; location_name: string | null; location_created_at: Date | null; on_hand: number | string | null }>(
-    `WITH loc AS (SELECT id, name, created_at FROM locations WHERE merchant_id = $1 AND is_default LIMIT 1)
+    prepared('variations_on_hand', `WITH loc AS (SELECT id, name, created_at FROM locations WHERE merchant_id = $1 AND is_default LIMIT 1)
      SELECT ci.id AS item_id, v->>'id' AS variation_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted,
             loc.id AS location_id, loc.name AS location_name, loc.created_at AS location_created_at, sl.on_hand
        FROM catalog_items ci
             CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
             LEFT JOIN loc ON true
             LEFT JOIN stock_levels sl ON sl.merchant_id = $1 AND sl.location_id = loc.id AND sl.variation_id = v->>'id'
-      WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`,
+      WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`),
     [merchantId, [...new Set(variationIds)]],
   );
   let location: Location | null = null;

@@ -10,7 +10,7 @@
  */
 import type { EventType, Order, TipLimit } from '../../../../core/index.ts';
 import type { StaffRole } from '../../platform/auth/permissions.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { prepared, type Queryable } from '../../platform/db/db.ts';
 
 /** An order as stored: its core document, owner and server stamps (`syncSeq`, `updatedAt` ISO 8601). */
 export interface StoredRegisterOrder {
@@ -62,7 +62,7 @@ export async function readPushContext(
     registers: { id: string; number: number }[] | string;
     used: { registerId: string; receiptNumber: string }[] | string;
   }>(
-    `SELECT m.currency, m.tip_limit_basis_points AS tip_bp, m.tip_limit_cents AS tip_cents,
+    prepared('push_context', `SELECT m.currency, m.tip_limit_basis_points AS tip_bp, m.tip_limit_cents AS tip_cents,
             (SELECT coalesce(json_agg(json_build_object('id', o.id, 'merchantId', o.merchant_id,
                       'data', CASE WHEN o.merchant_id = $1 THEN o.data END,
                       'syncSeq', CASE WHEN o.merchant_id = $1 THEN o.sync_seq ELSE 0 END,
@@ -75,7 +75,7 @@ export async function readPushContext(
                  ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number) AS used,
             (SELECT coalesce(json_agg(json_build_object('id', s.id, 'role', s.role)), '[]'::json)
                FROM staff s WHERE s.merchant_id = $1 AND s.id = ANY($6::text[])) AS staff
-       FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.id = $1`,
+       FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.id = $1`),
     [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber), [...new Set(ask.staffIds)]],
   );
   const row = rows[0]!;

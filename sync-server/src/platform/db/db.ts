@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -35,6 +36,22 @@ export interface Db extends Queryable {
  * the effect (http/idempotency.ts), so a crash between commit and the stored answer can never let a retry run twice.
  */
 export const commitHooks = new AsyncLocalStorage<(tx: Queryable) => Promise<void>>();
+
+/** SQL texts registered with {@link prepared}: text → statement name. */
+const preparedStatements = new Map<string, string>();
+
+/**
+ * Marks `sql` — a fixed text run often with parameters, such as a replication push's statements — as a prepared
+ * statement: on PostgreSQL it runs as a named statement (node-postgres `{ name, text, values }`), parsed once per
+ * connection and then only bound and executed (PostgreSQL's plan cache: custom plans, then a generic one when it costs
+ * no more); PGlite runs it as any other. Returns `sql` itself, so callers write `tx.query(prepared('…', sql), params)`
+ * and every wrapper of a {@link Queryable} passes it on unchanged. The statement's name is `name` plus a hash of the
+ * text, so two texts never share a name. Never use it for text built from data (each text stays registered).
+ */
+export function prepared(name: string, sql: string): string {
+  if (!preparedStatements.has(sql)) preparedStatements.set(sql, `${name}_${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`);
+  return sql;
+}
 
 /** Memo of each open transaction handle (see {@link transactionMemo}). */
 const memos = new WeakMap<Queryable, Map<string, unknown>>();
@@ -120,7 +137,8 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
   pool.on('error', () => undefined);
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T>(sql: string, params: unknown[] = []) {
-      const result = await client.query(sql, params);
+      const name = preparedStatements.get(sql);
+      const result = name === undefined ? await client.query(sql, params) : await client.query({ name, text: sql, values: params });
       return { rows: result.rows as T[] };
     },
     async exec(sql: string) {
@@ -199,6 +217,6 @@ export async function lockMerchant(tx: Queryable, merchantId: string): Promise<v
   const memo = transactionMemo(tx);
   const key = `lock:merchant:${merchantId}`;
   if (memo?.has(key)) return; // held until this transaction ends
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('merchant:' || $1::text)) AS locked`, [merchantId]);
+  await tx.query(prepared('lock_merchant', `SELECT pg_advisory_xact_lock(hashtext('merchant:' || $1::text)) AS locked`), [merchantId]);
   memo?.set(key, true);
 }
