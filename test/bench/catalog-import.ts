@@ -133,8 +133,13 @@ async function importJob(target: DatabaseTarget, n: number): Promise<{ firstTent
         await new Promise((r) => setTimeout(r, 100));
         job = (await server.app.inject({ method: 'GET', url: `/api/pos/catalog/import-jobs/${job.id}`, headers: staff })).json<ImportJob>();
         if (part.from + job.rowsDone > samples.at(-1)!.rows) {
+          const tenth = Math.floor((samples.at(-1)!.rows * 10) / n);
           samples.push({ t: performance.now(), rows: part.from + job.rowsDone });
           cpu.push({ t: cpuMs(), rows: part.from + job.rowsDone });
+          // Progress on stderr at each tenth (a long run on a loaded machine still tells its rate so far).
+          if (Math.floor(((part.from + job.rowsDone) * 10) / n) > tenth) {
+            console.error(`catalog import ${target.name} ${n}: ${part.from + job.rowsDone} rows after ${((performance.now() - t0) / 1000).toFixed(0)} s, last tenth ${fmt(rateBetween(samples, Math.max(0, samples.at(-1)!.rows - n / 10), samples.at(-1)!.rows))} rows/s`);
+          }
         }
       }
       if (job.status !== 'done' || job.rowsDone !== part.rows || job.rejectedRows !== 0) throw new Error(`import ended ${job.status} with ${job.rowsDone}/${part.rows} rows, ${job.rejectedRows} rejected: ${job.error}`);
@@ -148,6 +153,7 @@ async function importJob(target: DatabaseTarget, n: number): Promise<{ firstTent
 /** Runs the catalog import bench on one engine for one size: raw baseline, import job, raw baseline. */
 export async function benchCatalogImport(target: DatabaseTarget, rows: number): Promise<CatalogImportBenchResult> {
   const baselineBefore = await rawInsert(target, rows);
+  console.error(`catalog import ${target.name} ${rows}: raw insert before, first / last 10 % ${fmt(baselineBefore.firstTenth)} / ${fmt(baselineBefore.lastTenth)} rows/s`);
   const job = await importJob(target, rows);
   const baselineAfter = await rawInsert(target, rows);
   return { engine: target.name, rows, ...job, baselineBefore, baselineAfter };
