@@ -47,7 +47,28 @@ export function RegisterView() {
   // A download in progress (the first one, or a large change): the catalog's pull round has brought a page or more.
   const catalogReceived = useObservable(sync.status$, sync.status$.value).catalogReceived;
   const downloading = catalogReceived >= CATALOG_PROGRESS_FROM ? `${catalogReceived.toLocaleString()} items` : undefined;
-  const catalog = useMemo(() => catalogSnapshot(items, taxDocs.map((d) => d.toJSON() as TaxRate)), [items, taxDocs]);
+  // A cart restored after a reload may hold items beyond the remembered first tiles: read by id (a few documents) so
+  // it prices at once, until the stored items are indexed.
+  const [restoredItems, setRestoredItems] = useState<readonly CatalogItem[]>([]);
+  useEffect(() => {
+    if (feed.state$.value.isLoaded) return undefined;
+    const ids = [...new Set(initialCart(session.registerId).lines.map((line) => line.catalogItemId))];
+    if (ids.length === 0) return undefined;
+    let live = true;
+    void db.catalog_items
+      .findByIds(ids)
+      .exec()
+      .then((found) => live && setRestoredItems([...found.values()].map((doc) => doc.toJSON() as CatalogItem)));
+    return () => {
+      live = false;
+    };
+  }, [db, feed, session.registerId]);
+  const priceable = useMemo(() => {
+    if (isLoaded || restoredItems.length === 0) return items;
+    const shown = new Set(items.map((item) => item.id));
+    return [...items, ...restoredItems.filter((item) => !shown.has(item.id))];
+  }, [items, isLoaded, restoredItems]);
+  const catalog = useMemo(() => catalogSnapshot(priceable, taxDocs.map((d) => d.toJSON() as TaxRate)), [priceable, taxDocs]);
   const categories = useMemo(
     () => [ALL, ...(isLoaded && catalogVersion >= 0 ? index.categoryNames : (firstPage?.categories ?? []))],
     [index, catalogVersion, isLoaded, firstPage],
