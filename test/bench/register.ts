@@ -10,7 +10,8 @@
  * - barcode → cart painted (Enter in the scan box holding a GTIN);
  * - search keystroke → results painted (one character typed into the scan box);
  * - charge → tender dialog; cash complete (exact) → receipt; new sale → ready (scan box and tiles back);
- * - reload → usable (navigation start until a tile is on screen, the page's own clock);
+ * - reload → usable (navigation start until a tile is on screen, the page's own clock), then until the stored items
+ *   were read and indexed (page marks);
  * - first catalog download (page opened until every item is in the local database; wall clock);
  * - JS heap used after a forced GC (CDP), after the interactions.
  * Medians and p95 are printed beside the aims: p95 ≤ 16.7 ms at the large catalog and ≤ 2× the demo figure; download
@@ -37,7 +38,10 @@ export interface RegisterFigures {
   complete: number[];
   newSale: number[];
   reload: number[];
-  /** At each reload, ms from navigation start until the catalog's local documents were read / indexed (page marks). */
+  /**
+   * At each reload, ms from navigation start until the catalog's stored items were read / indexed (page marks; the
+   * grid shows the remembered first tiles before, barcodes wait for the index).
+   */
   reloadDocsRead: number[];
   reloadIndexed: number[];
   /** Seconds from opening the page until every item is in the register's local database. */
@@ -195,6 +199,8 @@ async function measureReloads(page: Page, rounds: number, marks: { docs: number;
       { polling: 'raf', timeout: 120_000 },
     );
     out.push((await usableAt.jsonValue()) as number);
+    // The grid shows the remembered first tiles before the stored items are read: the read's marks come later.
+    await page.waitForFunction(() => performance.getEntriesByName('register:catalog-indexed').length > 0, undefined, { polling: 50, timeout: 120_000 });
     marks.push(
       await page.evaluate(() => ({
         docs: performance.getEntriesByName('register:catalog-docs')[0]?.startTime ?? Number.NaN,
@@ -300,8 +306,8 @@ export function printRegisterBench([demo, large]: RegisterFigures[]): void {
       aim: key === 'reload' ? '≤ 2× demo' : `p95 ≤ 16.7 ms and ≤ 2× demo${percentile(large[key], 95) <= 16.7 && ratio <= 2 ? ' ✓' : ' ✗'}`,
     };
   });
-  rows.push({ label: '  of which: local documents read (ms, median)', values: [ms(median(demo.reloadDocsRead)), ms(median(large.reloadDocsRead)), ''], aim: '' });
-  rows.push({ label: '  of which: indexed (ms, median)', values: [ms(median(demo.reloadIndexed)), ms(median(large.reloadIndexed)), ''], aim: '' });
+  rows.push({ label: '  then: stored items read (ms, median)', values: [ms(median(demo.reloadDocsRead)), ms(median(large.reloadDocsRead)), ''], aim: '' });
+  rows.push({ label: '  then: indexed, barcodes ready (ms, median)', values: [ms(median(demo.reloadIndexed)), ms(median(large.reloadIndexed)), ''], aim: '' });
   rows.push({ label: 'first catalog download (s)', values: [fmt(demo.downloadSeconds, 1), fmt(large.downloadSeconds, 1), ''], aim: `< 30 s${large.downloadSeconds < 30 ? ' ✓' : ' ✗'}` });
   rows.push({ label: 'JS heap after GC (MB)', values: [fmt(demo.heapMb, 1), fmt(large.heapMb, 1), ''], aim: `< 150 MB${large.heapMb < 150 ? ' ✓' : ' ✗'}` });
   printTable(`Register — Chromium, demo catalog (${fmt(demo.items)} items, the baseline) vs ${fmt(large.items)} items`, [`${fmt(demo.items)} items`, `${fmt(large.items)} items`, 'p95 ratio'], rows);

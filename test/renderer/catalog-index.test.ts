@@ -71,6 +71,18 @@ describe('CatalogIndex', () => {
     expect(index.items.map((i) => i.id)).toEqual(['itm_two', 'itm_coke']);
   });
 
+  it('applies a batch of changes without the whole collection (apply: upserts and removals)', () => {
+    const index = new CatalogIndex();
+    index.update([coke, croissant, creme].map((i) => doc(i)));
+    expect(index.apply([doc(coke)], [])).toBe(false);
+    expect(index.apply([doc({ ...coke, name: 'Pepsi' }, '2-b'), doc(two)], ['itm_croissant', 'itm_unknown'])).toBe(true);
+    expect(index.size).toBe(3);
+    expect(index.items.map((i) => i.id)).toEqual(['itm_creme', 'itm_two', 'itm_coke']);
+    expect(index.search('pepsi').map((i) => i.id)).toEqual(['itm_coke']);
+    expect(index.search('butter')).toEqual([]);
+    expect(index.findByCode('049000028911')?.item.name).toBe('Pepsi');
+  });
+
   it('keeps catalog order when a few of many items change (merged, not re-sorted)', () => {
     const index = new CatalogIndex();
     const many = Array.from({ length: 40 }, (_, n) => item(`n${n}`, `Thing ${n}`, n % 2 ? 'Odd' : 'Even'));

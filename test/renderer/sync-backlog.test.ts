@@ -51,7 +51,24 @@ describe('register sync of a backlog of 1,000 offline sales', () => {
 
     const startedAt = Date.now();
     engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
-    await waitFor('every sale shown synced', () => (watch.shownAt.size === SALES ? true : undefined), 240_000);
+    // A hang (seen once in three CI runs) names the state it was left in: what is unsynced or rejected and why, the
+    // orders pull's checkpoint against the server's last order, the engine's status and the pushes answered.
+    const state = async () => {
+      const local = (await db!.orders.find().exec()).map((d) => d.toJSON() as StoredOrder);
+      const reasons = new Map<string, number>();
+      for (const o of local) if (o.rejection) reasons.set(o.rejection.reason, (reasons.get(o.rejection.reason) ?? 0) + 1);
+      const onServer = await server.db.query<{ n: number; seq: string | null }>('SELECT count(*)::int AS n, max(sync_seq)::text AS seq FROM orders WHERE register_id = $1', [pairing.registerId]);
+      const status = engine!.status$.value;
+      return [
+        `every sale shown synced: ${watch.shownAt.size}/${SALES} shown synced, ${local.filter((o) => o.syncSeq === undefined && !o.rejection).length} unsynced,`,
+        `${local.filter((o) => o.rejection).length} rejected (${[...reasons].map(([r, n]) => `${n}× ${r}`).join('; ') || 'none'});`,
+        `orders pull checkpoint ${localStorage.getItem(`register.ordersPull:${server.credentials.merchantId}`) ?? 'none'},`,
+        `server: ${onServer.rows[0]!.n} orders up to seq ${onServer.rows[0]!.seq ?? '-'};`,
+        `engine: inSync ${status.isInSync}, online ${status.isOnline}, error ${status.error ?? 'none'}, unsynced ${status.unsyncedCount};`,
+        `pushes: ${shims.pushes.map((p) => `${p.rows}→${p.status}`).join(' ')}`,
+      ].join(' ');
+    };
+    await waitFor(state, () => (watch.shownAt.size === SALES ? true : undefined), 240_000);
     watch.stop();
 
     // Every sale shown synced carries the server's stamp; none was shown synced before the server stamped it.

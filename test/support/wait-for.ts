@@ -1,14 +1,20 @@
 /**
  * Polls `probe` every `intervalMs` until it answers something other than `undefined`, and resolves with that.
- * @param what named in the error, e.g. "every sale shown synced"
+ * @param what named in the error, e.g. "every sale shown synced"; or a function answering that text at the timeout,
+ * so the error can tell the state things were left in
  * @throws Error `timed out waiting for <what>` after `timeoutMs`
  */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string | (() => string | Promise<string>),
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 90_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

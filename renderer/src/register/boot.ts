@@ -6,6 +6,7 @@
 import { BehaviorSubject } from 'rxjs';
 import { openRegisterDatabase, type RegisterDatabase } from './db/database.ts';
 import { loadIdentity, storeIdentity } from './db/identity.ts';
+import { catalogFeed } from './sale/catalog-feed.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
 import { HttpError, isRegisterCredential, loadSession, PairingRequiredError, pairWithCode, REGISTER_SCHEMA_VERSION, selfPairRegister, storeSession, type RegisterSession } from './session.ts';
 import { startSync, type SyncEngine } from './sync/replication.ts';
@@ -145,5 +146,9 @@ async function boot(): Promise<BootedRegister> {
   });
   window.addEventListener('online', () => void refreshReceipts());
   if (navigator.onLine) void refreshReceipts();
+  // The catalog's stored items are read and indexed from now on (sale/catalog-feed.ts), while the register renders
+  // its remembered first tiles or signs in. Not earlier: IndexedDB answers an origin's requests in turn, so the
+  // catalog's pages (50,000 items: ~0.7 s) would hold back the few small reads and writes of the start above.
+  catalogFeed(db);
   return { db, session$, sync, pairingRequired$, pair: async (code) => adopt(await pairWithCode(code, session$.value.registerId)) };
 }

@@ -142,6 +142,38 @@ export class CatalogIndex {
     return changed;
   }
 
+  /**
+   * Applies a batch of changes without the whole collection: `upserts` added or re-indexed when their revision changed,
+   * `removedIds` dropped (unknown ids ignored). What the register's catalog feed calls with each burst of the
+   * collection's change events (sale/catalog-feed.ts), so a pulled batch costs O(batch) index work plus one merge.
+   * @returns true when anything changed
+   */
+  apply(upserts: readonly IndexSource[], removedIds: readonly string[] = []): boolean {
+    const touched = new Set<string>();
+    for (const doc of upserts) {
+      const entry = this.entries.get(doc.id);
+      if (entry && entry.revision === doc.revision) continue;
+      const item = doc.toJSON() as CatalogItem;
+      if (entry) this.remove(entry);
+      this.add(item, doc.revision);
+      touched.add(item.id);
+    }
+    for (const id of removedIds) {
+      const entry = this.entries.get(id);
+      if (!entry) continue;
+      this.remove(entry);
+      touched.add(id);
+    }
+    if (touched.size === 0) return false;
+    this.rebuildOrder(touched);
+    return true;
+  }
+
+  /** Number of items indexed. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** The item and variation with GTIN `code` (exact) or SKU `code` (case-insensitive), or undefined. O(1). */
   findByCode(code: string): CodeMatch | undefined {
     const wanted = code.trim();

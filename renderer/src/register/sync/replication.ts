@@ -2,7 +2,8 @@
  * Replication with the sync server (DESIGN §15): RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
- * pushed by RxDB and pulled by `orders-pull.ts` (register-authored, append-only).
+ * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so is the catalog (issue 13:
+ * 50,000 items, see that file).
  *
  * The header's badge shows whether the server is reachable: the change streams' state (EventSource open / error) and
  * the outcome of every request. Pushes are cut by bytes as well as rows, so no request reaches the server's body
@@ -14,7 +15,7 @@ import { type RxCollection, type RxReplicationPullStreamItem, type RxReplication
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
-import { startOrdersPull } from './orders-pull.ts';
+import { CATALOG_PULL_PAGE, ORDERS_PULL_PAGE, startCollectionPull } from './collection-pull.ts';
 import { unsyncedCounts$ } from './unsynced.ts';
 import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
 import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
@@ -26,7 +27,7 @@ export interface SyncCheckpoint {
 
 /**
  * One RxDB replication: a pull (server → register, with the server's change stream) or a push (register → server) of
- * one collection. Orders are pushed by RxDB and pulled by {@link startOrdersPull}, not by a second RxDB replication:
+ * one collection. Orders are pushed by RxDB and pulled by {@link startCollectionPull}, not by a second RxDB replication:
  * RxDB holds a replication's pulls back while its upstream is busy, and a pull-only replication's upstream still walks
  * every local document at start and after each RESYNC, so with a backlog of 1,000 sales the stamped copies came back
  * a median 35 s after the server committed them. The push replication sends only documents without the server's
@@ -38,15 +39,12 @@ interface CollectionPlan {
   local: keyof RegisterDatabase['collections'] & string;
   /** `both`: pushed, and pulled back for the server's stamp (a closeout). */
   direction: 'pull' | 'push' | 'both';
-  /**
-   * Documents per pull request (default 100; the server allows up to 1,000). The catalog pulls 1,000 at a time: a first
-   * download of 50,000 items is 50 requests and 50 bulk writes instead of 500 (issue 13).
-   */
+  /** Documents per pull request (default 100; the server allows up to 1,000). */
   pullBatchSize?: number;
 }
 
+// The catalog is not here: it is pulled by startCollectionPull (collection-pull.ts), like the orders.
 const PLANS: readonly CollectionPlan[] = [
-  { remote: 'catalog-items', local: 'catalog_items', direction: 'pull', pullBatchSize: 1000 },
   { remote: 'tax-rates', local: 'tax_rates', direction: 'pull' },
   { remote: 'orders', local: 'orders', direction: 'push' },
   // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
@@ -181,18 +179,43 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   /** A single-use stream ticket (`POST /api/sync/stream-tickets`): no token ever goes into a stream's URL. */
   const streamTicket = async (): Promise<string> => ((await request('/api/sync/stream-tickets', { method: 'POST', body: '{}' })) as { ticket: string }).ticket;
 
+  /** Catalog items received by the pull round running now; back to 0 when it caught up or failed. */
+  let catalogReceived = 0;
+  const countCatalogPage = (documents: number, isLast: boolean): void => {
+    catalogReceived = isLast ? 0 : catalogReceived + documents;
+    if (status$.value.catalogReceived !== catalogReceived) patch({ catalogReceived });
+  };
+
   const replications: RxReplicationState<unknown, SyncCheckpoint>[] = [];
   const timers = new Set<ReturnType<typeof setTimeout>>();
   /** Per remote collection: pull it again shortly (after a push, the orders' stamps and derived journal transactions). */
   const catchUps = new Map<string, (delay: number) => void>();
-  const ordersPull = startOrdersPull({
+  const ordersPull = startCollectionPull({
     db,
-    merchantId,
+    collection: db.orders,
+    remote: 'orders',
+    pageSize: ORDERS_PULL_PAGE,
+    checkpointKey: `register.ordersPull:${merchantId}`,
     request: (path) => request(path),
     stream$: serverEvents('/api/sync/orders/stream', streamTicket, setReachable),
     waitForLeadership: () => db.waitForLeadership(),
     retryMs: STREAM_RETRY_MS,
   });
+  const catalogPull = startCollectionPull({
+    db,
+    collection: db.catalog_items,
+    remote: 'catalog-items',
+    pageSize: CATALOG_PULL_PAGE,
+    checkpointKey: `register.catalogPull:${merchantId}`,
+    hasDeletions: true,
+    // The download's progress: items of this catch-up, until a page that is not full (caught up) or a failure.
+    onPage: countCatalogPage,
+    request: (path) => request(path),
+    stream$: serverEvents('/api/sync/catalog-items/stream', streamTicket, setReachable),
+    waitForLeadership: () => db.waitForLeadership(),
+    retryMs: STREAM_RETRY_MS,
+  });
+  const pulls = [ordersPull, catalogPull];
   // After a push answer: at once (the stamped copies are what the cashier waits for).
   catchUps.set('orders', () => ordersPull.pullNow());
   for (const plan of PLANS) {
@@ -292,19 +315,22 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   }
 
   const subscriptions: Subscription[] = [];
-  // One entry per replication, and the last for the orders' pull.
-  const initialDone = [...replications.map(() => false), false];
-  const active = [...replications.map(() => false), false];
+  // One entry per replication, then one per hand-written pull (orders, catalog).
+  const initialDone = [...replications.map(() => false), ...pulls.map(() => false)];
+  const active = [...replications.map(() => false), ...pulls.map(() => false)];
   const updateInSync = () => patch({ isInSync: initialDone.every(Boolean) && !active.some(Boolean) });
-  subscriptions.push(
-    ordersPull.active$.subscribe((isActive) => {
-      active[replications.length] = isActive;
+  pulls.forEach((pull, k) => {
+    const i = replications.length + k;
+    subscriptions.push(
+      pull.active$.subscribe((isActive) => {
+        active[i] = isActive;
+        updateInSync();
+      }),
+    );
+    void pull.firstCatchUp.then(() => {
+      initialDone[i] = true;
       updateInSync();
-    }),
-  );
-  void ordersPull.firstCatchUp.then(() => {
-    initialDone[replications.length] = true;
-    updateInSync();
+    });
   });
   replications.forEach((replication, i) => {
     subscriptions.push(
@@ -341,7 +367,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   const onOnline = () => {
     patch(reachability());
     for (const r of replications) r.reSync();
-    ordersPull.pullNow();
+    for (const pull of pulls) pull.pullNow();
     holdCheckpoints();
   };
   const onOffline = () => patch(reachability());
@@ -352,7 +378,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     status$,
     resync: () => {
       replications.forEach((r) => r.reSync());
-      ordersPull.pullNow();
+      pulls.forEach((pull) => pull.pullNow());
     },
     pullNow: (remote: string) => catchUps.get(remote)?.(0),
     stop: async () => {
@@ -361,7 +387,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       channel?.close();
       subscriptions.forEach((s) => s.unsubscribe());
       timers.forEach((t) => clearTimeout(t));
-      ordersPull.stop();
+      pulls.forEach((pull) => pull.stop());
       await Promise.all(replications.map((r) => r.cancel()));
     },
   };

@@ -28,6 +28,8 @@ export interface SyncStatus {
   rejectedCount: number;
   /** Orders this register refused to send (too large for any push; kept locally, `rejection.by: 'register'`). */
   refusedCount: number;
+  /** Catalog items received by the catalog's pull round running now (0 when none runs): a download's progress. */
+  catalogReceived: number;
 }
 
 export const initialSyncStatus: SyncStatus = {
@@ -41,6 +43,7 @@ export const initialSyncStatus: SyncStatus = {
   unsyncedCount: 0,
   rejectedCount: 0,
   refusedCount: 0,
+  catalogReceived: 0,
 };
 
 export function badgeState(status: SyncStatus): BadgeState {

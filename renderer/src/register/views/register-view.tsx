@@ -1,9 +1,8 @@
 import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
-import { throttleTime } from 'rxjs';
 import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemGrid } from '../components/item-grid.tsx';
-import { CatalogIndex } from '../sale/catalog-index.ts';
+import { catalogFeed } from '../sale/catalog-feed.ts';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
@@ -24,9 +23,8 @@ import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, u
 import { phoneCountry, survivorId } from '../customers/customer-store.ts';
 
 const ALL = 'All';
-
-/** How often a changing catalog (a first download, batch after batch) is re-read into the index, at most, in ms. */
-const CATALOG_REFRESH_MS = 250;
+/** The catalog's download progress is shown once a pull round has brought this many items (a page of the pull). */
+const CATALOG_PROGRESS_FROM = 1_000;
 
 /** The cart kept for this register (read once per mount; sale/cart-store.ts). */
 const initialCart = (registerId: string) => loadCart(registerId);
@@ -36,33 +34,47 @@ export function RegisterView() {
   const { db, session, sync } = useRegister();
   const offlineCards = useOfflineCards(db, session, sync);
   const currency = session.currency;
-  // The catalog, indexed once and kept in step incrementally (sale/catalog-index.ts): codes through a Map, search
-  // through MiniSearch. A download's burst of batches is read at most every CATALOG_REFRESH_MS.
-  const items$ = useMemo(() => db.catalog_items.find().$.pipe(throttleTime(CATALOG_REFRESH_MS, undefined, { leading: true, trailing: true })), [db]);
+  // The catalog, indexed once per page and kept in step with the local database's changes (sale/catalog-feed.ts):
+  // codes through a Map, search through the word index. Until the stored items are read after a reload, the grid
+  // shows the first tiles remembered from the last session.
+  const feed = useMemo(() => catalogFeed(db), [db]);
+  const feedState = useObservable(feed.state$, feed.state$.value);
+  const firstPage = useObservable(feed.firstPage$, feed.firstPage$.value);
   const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
-  const itemDocs = useObservable(items$, undefined);
   const taxDocs = useObservable(taxRates$, []);
-  const index = useMemo(() => new CatalogIndex(), []);
-  const catalogVersion = useMemo(() => {
-    if (itemDocs) {
-      // Marks for the register bench (test/bench/register.ts): when the local documents arrived, when indexed.
-      performance.mark('register:catalog-docs');
-      if (index.update(itemDocs)) performance.mark('register:catalog-indexed');
-    }
-    return index.version;
-  }, [index, itemDocs]);
-  const items = useMemo(() => (catalogVersion >= 0 ? index.items : []), [index, catalogVersion]);
-  // The word index (search) is built in slices of idle time after a change, so the grid shows at once.
+  const index = feed.index;
+  const catalogVersion = feedState.version;
+  const isLoaded = feedState.isLoaded;
+  const items = useMemo(() => (isLoaded && catalogVersion >= 0 ? index.items : (firstPage?.items ?? [])), [index, catalogVersion, isLoaded, firstPage]);
+  // A download in progress (the first one, or a large change): the catalog's pull round has brought a page or more.
+  const catalogReceived = useObservable(sync.status$, sync.status$.value).catalogReceived;
+  const downloading = catalogReceived >= CATALOG_PROGRESS_FROM ? `${catalogReceived.toLocaleString()} items` : undefined;
+  // A cart restored after a reload may hold items beyond the remembered first tiles: read by id (a few documents) so
+  // it prices at once, until the stored items are indexed.
+  const [restoredItems, setRestoredItems] = useState<readonly CatalogItem[]>([]);
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const slice = () => {
-      if (!index.indexPending(8)) timer = setTimeout(slice, 0);
+    if (feed.state$.value.isLoaded) return undefined;
+    const ids = [...new Set(initialCart(session.registerId).lines.map((line) => line.catalogItemId))];
+    if (ids.length === 0) return undefined;
+    let live = true;
+    void db.catalog_items
+      .findByIds(ids)
+      .exec()
+      .then((found) => live && setRestoredItems([...found.values()].map((doc) => doc.toJSON() as CatalogItem)));
+    return () => {
+      live = false;
     };
-    if (index.pendingCount > 0) timer = setTimeout(slice, 0);
-    return () => clearTimeout(timer);
-  }, [index, catalogVersion]);
-  const catalog = useMemo(() => catalogSnapshot(items, taxDocs.map((d) => d.toJSON() as TaxRate)), [items, taxDocs]);
-  const categories = useMemo(() => (catalogVersion >= 0 ? [ALL, ...index.categoryNames] : [ALL]), [index, catalogVersion]);
+  }, [db, feed, session.registerId]);
+  const priceable = useMemo(() => {
+    if (isLoaded || restoredItems.length === 0) return items;
+    const shown = new Set(items.map((item) => item.id));
+    return [...items, ...restoredItems.filter((item) => !shown.has(item.id))];
+  }, [items, isLoaded, restoredItems]);
+  const catalog = useMemo(() => catalogSnapshot(priceable, taxDocs.map((d) => d.toJSON() as TaxRate)), [priceable, taxDocs]);
+  const categories = useMemo(
+    () => [ALL, ...(isLoaded && catalogVersion >= 0 ? index.categoryNames : (firstPage?.categories ?? []))],
+    [index, catalogVersion, isLoaded, firstPage],
+  );
 
   const [category, setCategory] = useState(ALL);
   const [query, setQuery] = useState('');
@@ -113,10 +125,11 @@ export function RegisterView() {
   // The counter's dispatch (sell-past-zero asks once) behind a ref: the callbacks the grid holds stay stable.
   const counterRef = useRef(counter);
   counterRef.current = counter;
-  const visible = useMemo(
-    () => (catalogVersion >= 0 ? index.search(query, category === ALL ? undefined : index.byCategory(category)) : []),
-    [index, catalogVersion, category, query],
-  );
+  const visible = useMemo(() => {
+    if (isLoaded && catalogVersion >= 0) return index.search(query, category === ALL ? undefined : index.byCategory(category));
+    // Still reading the stored items (a reload): the remembered first tiles; a search waits for the index.
+    return query.trim() === '' ? items.filter((item) => category === ALL || item.category === category) : [];
+  }, [index, catalogVersion, isLoaded, items, category, query]);
   const catalogScroller = useRef<HTMLElement>(null);
   const getCatalogScroller = useCallback(() => catalogScroller.current, []);
 
@@ -168,9 +181,11 @@ export function RegisterView() {
     [add],
   );
 
-  const onScan = () => {
+  const onScan = async () => {
     const code = query.trim();
     if (!code) return;
+    // Scanned while the stored items are still being read (just after a reload): look it up once they are.
+    if (!feed.state$.value.isLoaded) await feed.loaded.catch(() => undefined);
     const found = index.findByCode(code);
     if (found) {
       setQuery('');
@@ -296,7 +311,7 @@ export function RegisterView() {
             onKeyDown={(e) => {
               if (e.key === 'Enter') {
                 e.preventDefault();
-                onScan();
+                void onScan();
               }
             }}
           />
@@ -313,8 +328,17 @@ export function RegisterView() {
         </div>
         {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
         <div className="catalog-panel" {...categoryTabs.panel()}>
-        {items.length === 0 ? (
+        {downloading ? (
+          <p className="muted catalog-progress" role="status" data-testid="catalog-progress">
+            Downloading the catalog… {downloading}
+          </p>
+        ) : null}
+        {items.length === 0 && !isLoaded ? (
+          <p className="muted catalog-empty">Reading the catalog…</p>
+        ) : items.length === 0 ? (
           <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
+        ) : visible.length === 0 && !isLoaded ? (
+          <p className="muted catalog-empty">Reading the catalog…</p>
         ) : visible.length === 0 ? (
           <p className="muted catalog-empty">No items match “{query}”.</p>
         ) : (

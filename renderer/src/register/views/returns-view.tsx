@@ -28,6 +28,7 @@ import type { StoredOrder } from '../db/database.ts';
 import { useRegister } from '../register-context.ts';
 import { cardTokenOf } from '../returns/card-tokens.ts';
 import { cashierRefundLimit, findSale, listApprovers, newReturnId, priorReturnsOf, requestApproval, saveReturn } from '../returns/return-store.ts';
+import { catalogFeed } from '../sale/catalog-feed.ts';
 import { ringUpSale } from '../sale/ring-up.ts';
 import { currentRegisterStaff } from '../staff-session.ts';
 import './returns-view.css';
@@ -56,11 +57,12 @@ export function ReturnsView() {
   const [newItemQuery, setNewItemQuery] = useState('');
   const staff = currentRegisterStaff();
 
-  const items$ = useMemo(() => db.catalog_items.find().$, [db]);
+  // The register's catalog index (sale/catalog-feed.ts): no second live query over the whole catalog.
+  const feed = useMemo(() => catalogFeed(db), [db]);
+  const catalogVersion = useObservable(feed.state$, feed.state$.value).version;
   const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
-  const itemDocs = useObservable(items$, []);
   const taxDocs = useObservable(taxRates$, []);
-  const catalog = useMemo(() => catalogSnapshot(itemDocs.map((d) => d.toJSON() as CatalogItem), taxDocs.map((d) => d.toJSON() as TaxRate)), [itemDocs, taxDocs]);
+  const catalog = useMemo(() => catalogSnapshot(catalogVersion >= 0 ? feed.index.items : [], taxDocs.map((d) => d.toJSON() as TaxRate)), [feed, catalogVersion, taxDocs]);
 
   useEffect(() => {
     let live = true;
