@@ -40,8 +40,10 @@ export default defineConfig({
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,woff2,webmanifest}'],
         navigateFallback: 'index.html',
-        // API calls, hosted pay pages and well-known files must always reach the server, never the app shell.
-        navigateFallbackDenylist: [/^\/api\//, /^\/pay\//, /^\/\.well-known\//],
+        // API calls, hosted pay pages, the OAuth 2.0 authorization server (an external app's connect page sends the
+        // owner's browser to /oauth/authorize on the register's own origin) and well-known files must always reach
+        // the server, never the app shell.
+        navigateFallbackDenylist: [/^\/api\//, /^\/pay\//, /^\/oauth\//, /^\/\.well-known\//],
         cleanupOutdatedCaches: true,
         clientsClaim: true,
         skipWaiting: true,

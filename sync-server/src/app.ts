@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { AuditSigner, generateAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -318,6 +318,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       // The service worker and the shell must be revalidated, or a deploy never reaches an installed register.
       setHeaders(res, path) {
         if (path.endsWith('sw.js') || path.endsWith('index.html') || path.endsWith('.webmanifest')) res.header('Cache-Control', 'no-cache');
+        // The example in-platform app's pages run sandboxed even when opened outside the register's frame (an opaque
+        // origin: none of the register's storage, cookies or service worker), as its frame's `sandbox` attribute does.
+        if (path.includes(`${sep}example-app${sep}`) && path.endsWith('.html')) res.header('Content-Security-Policy', 'sandbox allow-scripts allow-forms');
       },
     });
   }

@@ -255,6 +255,13 @@ describe('app directory and in-platform apps in the register', () => {
       expect(await promoRow.getByTestId('installed-app-open').count()).toBe(0);
       const installs = await api<{ data: { id: string; grantedScopes: string[] }[] }>('/api/pos/app-installations');
       expect(installs.data.find((i) => i.id === href.searchParams.get('installation'))?.grantedScopes).toEqual(['catalog:read']);
+
+      // Opened on its own, outside the register's frame, the example app's page is sandboxed all the same (the server's
+      // `Content-Security-Policy: sandbox`): an opaque origin, the register's storage out of reach.
+      await page.goto(`${server.baseUrl}/example-app/index.html`);
+      const alone = page.getByTestId('example-storage-result');
+      await expect.poll(() => alone.getAttribute('data-sandboxed'), { timeout: TIMEOUT }).toBe('true');
+      expect(await page.evaluate(() => window.origin)).toBe('null');
     } finally {
       await context.close();
     }
