@@ -42,12 +42,15 @@ function CustomerSalesStep({ customerId, onPick, onBack, onClose }: { customerId
   const { sales, note, loaded } = useCustomerSales(id);
   const list = useRef<HTMLDivElement>(null);
   const focused = useRef(false);
-  // The first sale gets focus once the register's sales are read (the dialog opened before they were).
+  // The first sale gets focus once its row is in the page (the sales are read, and the virtualised list measured,
+  // after the dialog opened on its fallback control).
   useEffect(() => {
-    if (focused.current || sales.length === 0) return;
+    if (focused.current) return;
+    const first = list.current?.querySelector<HTMLButtonElement>('button');
+    if (!first) return;
     focused.current = true;
-    list.current?.querySelector<HTMLButtonElement>('button')?.focus();
-  }, [sales]);
+    first.focus();
+  });
   const virtualizer = useVirtualizer({ count: sales.length, getScrollElement: () => list.current, estimateSize: () => ROW_HEIGHT, overscan: 6 });
   return (
     <Dialog title={`Sales of ${customer ? customerLabel(customer) : 'the customer'}`} onClose={onClose} wide>
