@@ -59,7 +59,7 @@ function CustomerSalesStep({ customerId, onPick, onBack, onClose }: { customerId
           {!loaded ? 'Reading the sales…' : sales.length === 0 ? `No sales of this customer. ${note}` : `${sales.length} ${sales.length === 1 ? 'sale' : 'sales'}, newest first. ${note}`}
         </p>
         {sales.length > 0 ? (
-          <div ref={list} className="customer-list" data-testid="return-customer-sales" data-count={sales.length}>
+          <div ref={list} className="customer-list" style={{ height: `min(${sales.length * ROW_HEIGHT + 2}px, 336px, 45vh)` }} data-testid="return-customer-sales" data-count={sales.length}>
             <ul style={{ height: virtualizer.getTotalSize(), position: 'relative' }} aria-label="Sales">
               {virtualizer.getVirtualItems().map((row) => {
                 const sale = sales[row.index]!;
