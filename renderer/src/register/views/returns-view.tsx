@@ -117,6 +117,10 @@ export function ReturnsView() {
 
   /** The sale found (by receipt, QR or customer) opened for its return: what earlier returns of it left. */
   const openSale = async (sale: StoredOrder) => {
+    if (!originalTender(sale)) {
+      setFindError(`Sale ${sale.receiptNumber} has no payment to refund (${(sale.state ?? 'open').replace(/_/g, ' ')}).`);
+      return;
+    }
     const { prior: p, returned: r } = await priorReturnsOf(db, sale);
     setOrder(sale);
     setPrior(p);
