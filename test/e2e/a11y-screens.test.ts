@@ -2,7 +2,7 @@
  * Issue 13, "Keyboard, touch and screen readers" and "What a newcomer saw": every screen of the web register, at
  * 1024×768 and 1280×800, is screenshot (test-results/a11y/), checked by axe-core for WCAG 2.1 A/AA violations (zero
  * allowed) and by bounding boxes for overlapping or clipped controls, cut placeholders, touch targets under 44×44
- * CSS px and one h1 (the customer dialogs of the cart included). Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
+ * CSS px and one h1 (the customer dialogs of the cart and Returns' find by customer included). Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
  * never falls to the page body after removing a line, a quantity of 0, Clear, or a declined card on the pay page.
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
@@ -51,7 +51,10 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
 
   it('has no violation on any screen at 1024×768 and 1280×800', { timeout: 600_000 }, async () => {
     const server = suite!.server;
-    await api('/api/pos/customers', { body: { givenName: 'Accessible', familyName: 'Customer', phone: '+14155550111', email: 'a11y@example.com' } });
+    const customer = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Accessible', familyName: 'Customer', phone: '+14155550111', email: 'a11y@example.com' } });
+    // A sale of theirs (through the API), listed when Returns finds the sale by customer.
+    const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1)!;
+    await api('/api/pos/orders', { body: { lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 1 }], customerId: customer.id } });
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const simple = page.locator('.item-tile:not(.item-has-options)');
     for (const viewport of VIEWPORTS) {
@@ -119,6 +122,19 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await nav('Sales').click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await check('sales', viewport);
+      // Returns (issue 13): the screen, and finding the sale by customer (the search, then the customer's sales).
+      await nav('Returns').click();
+      await page.getByTestId('returns-view').waitFor();
+      await check('returns', viewport);
+      await page.getByTestId('return-by-customer').click();
+      await page.getByTestId('customer-search').fill('Accessible');
+      await page.getByTestId('customer-row').first().waitFor();
+      await check('returns-customer-search', viewport);
+      await page.getByTestId('customer-row').first().click();
+      await page.getByTestId('return-customer-sales-step').waitFor();
+      await page.getByTestId('return-customer-sale').first().waitFor();
+      await check('returns-customer-sales', viewport);
+      await page.keyboard.press('Escape');
       await nav('Shift').click();
       await page.getByRole('heading', { level: 1, name: 'Shift' }).waitFor();
       await check('shift', viewport);

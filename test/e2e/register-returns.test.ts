@@ -3,6 +3,8 @@
  * server (demo store) and the web hardware bridge with the device simulators (socat ptys).
  *
  * - a cash sale returned by receipt number online: restocked on the server, cash out of the drawer (kick, expected cash);
+ * - a sale found by its customer (phone digits typed, keyboard only): the customer's sales newest first, one picked
+ *   and a line returned; offline, found by the customer's name among this register's sales;
  * - a return made offline (the receipt's QR scanned) reaches the server once back online, stored once;
  * - an exchange: a line returned and a new item sold in one go, the difference settled in cash;
  * - a card sale refunded to the card through the terminal simulator;
@@ -153,6 +155,85 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     await findSale(sale.receiptNumber);
     expect(await page.getByTestId('return-line').first().locator('td').nth(2).textContent()).toBe('2');
     expect(await page.getByTestId('return-qty').first().getAttribute('max')).toBe('1');
+  });
+
+  it('finds a sale by its customer (online and offline) and returns a line of it', { timeout: 180_000 }, async () => {
+    const rita = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Rita', familyName: 'Returner', phone: '+14155550177' } });
+    /** Attaches Rita to the cart by the cart's customer search (F3). */
+    const attachRita = async () => {
+      await register.openRegister();
+      await register.scanInput.focus();
+      await page.keyboard.press('F3');
+      const dialog = page.getByRole('dialog', { name: 'Customer' });
+      await dialog.getByTestId('customer-search').fill('Rita');
+      await dialog.locator(`[data-testid="customer-row"][data-customer-id="${rita.id}"]`).click();
+      await dialog.waitFor({ state: 'detached' });
+    };
+    await attachRita();
+    const older = await cashSale(['itm_croissant', 'itm_croissant']);
+    await attachRita();
+    const newer = await cashSale(['itm_chocolate_cookie']);
+    await register.waitForBadge('synced', 60_000);
+    await eventually(async () => expect((await api<ApiOrder & { customerId?: string }>(`/api/pos/orders/${newer.orderId}`)).customerId).toBe(rita.id));
+
+    /* Keyboard only: F7, Find by customer, phone digits, Enter picks the only match; focus on the newest sale. */
+    await page.keyboard.press('F7');
+    await page.getByTestId('return-by-customer').focus();
+    await page.keyboard.press('Enter');
+    const search = page.getByRole('dialog', { name: 'Find the sale by customer' });
+    await search.waitFor();
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).resolves.toBe('customer-search');
+    await page.keyboard.type('555 0177');
+    await search.locator(`[data-testid="customer-row"][data-customer-id="${rita.id}"]`).waitFor();
+    await page.keyboard.press('Enter');
+    const sales = page.getByRole('dialog', { name: 'Sales of Rita Returner' });
+    await sales.waitFor();
+    // Online: this register's sales and the server's, merged (both hold them), newest first.
+    await eventually(async () => {
+      const rows = sales.getByTestId('return-customer-sale');
+      expect(await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-order-id'), e.getAttribute('data-source')]))).toEqual([
+        [newer.orderId, 'both'],
+        [older.orderId, 'both'],
+      ]);
+    });
+    await expect(sales.getByTestId('return-customer-sale').first().textContent()).resolves.toContain(newer.receiptNumber);
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-order-id'))).toBe(newer.orderId));
+    // Tab to the older sale and pick it: the return flow continues as after a receipt-number lookup.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await sales.waitFor({ state: 'detached' });
+    await expect(page.getByTestId('return-sale').getAttribute('data-order-id')).resolves.toBe(older.orderId);
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('return-qty'));
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('1');
+    const amountText = (await page.getByTestId('return-amount').textContent()) ?? '';
+    const amountCents = Math.round(Number(amountText.replace(/[^0-9.]/g, '')) * 100);
+    expect(amountCents).toBeGreaterThan(0);
+    await page.getByTestId('return-complete').click();
+    await page.getByTestId('return-done').waitFor();
+    await eventually(async () => {
+      const order = await api<ApiOrder>(`/api/pos/orders/${older.orderId}`);
+      expect(order.state).toBe('partially_refunded');
+      expect(order.refunds).toEqual([expect.objectContaining({ amountCents })]);
+    }, 60_000);
+
+    /* Offline: found by name among this register's sales (the server's list is not asked). */
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await context.setOffline(true);
+    await register.waitForBadge('offline');
+    await page.getByTestId('return-by-customer').click();
+    await page.getByRole('dialog', { name: 'Find the sale by customer' }).getByTestId('customer-search').fill('rita ret');
+    await page.getByRole('dialog', { name: 'Find the sale by customer' }).getByTestId('customer-row').first().click();
+    await eventually(async () => expect(await sales.getByTestId('return-customer-note').textContent()).toContain('Offline'));
+    await expect(sales.getByTestId('return-customer-sale').count()).resolves.toBe(2);
+    await sales.locator(`[data-testid="return-customer-sale"][data-order-id="${newer.orderId}"]`).click();
+    await expect(page.getByTestId('return-sale').getAttribute('data-order-id')).resolves.toBe(newer.orderId);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await context.setOffline(false);
+    await register.waitForBadge('synced', 60_000);
+    await nav('Register');
   });
 
   it('takes a return offline (receipt QR scanned) and syncs it once back online', { timeout: 180_000 }, async () => {

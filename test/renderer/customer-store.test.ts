@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 import type { StoredCustomer } from '../../renderer/src/register/db/schemas.ts';
 import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
-import { customerFromForm, CustomerFormError, searchCustomers, survivorId } from '../../renderer/src/register/customers/customer-store.ts';
+import { customerFromForm, CustomerFormError, customerSales, searchCustomers, survivorId } from '../../renderer/src/register/customers/customer-store.ts';
 import { benchSales } from '../bench/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
@@ -44,6 +44,28 @@ describe('the register\'s customer store', () => {
     expect(survivorId(byId, 'cus_4')).toBe('cus_1');
     expect(survivorId(byId, 'cus_1')).toBe('cus_1');
     expect(survivorId(byId, 'cus_unknown')).toBe('cus_unknown');
+  });
+
+  it('merges a customer\'s sales of this register and of the server by order id, newest first, the server\'s state winning', () => {
+    const local = [
+      { id: 'ord_b', receiptNumber: 'R1-000002', createdAt: '2026-03-02T10:00:00.000Z', totalCents: 450, state: 'paid' },
+      { id: 'ord_a', receiptNumber: 'R1-000001', createdAt: '2026-03-01T10:00:00.000Z', totalCents: 300 },
+      { id: 'ord_c', receiptNumber: 'R1-000003', createdAt: '2026-03-02T10:00:00.000Z', totalCents: 100, currency: 'EUR' },
+    ] as unknown as Parameters<typeof customerSales>[0];
+    const server = [
+      { id: 'ord_b', receiptNumber: 'R1-000002', createdAt: '2026-03-02T10:00:00.000Z', totalCents: 450, currency: 'USD', state: 'partially_refunded' },
+      { id: 'ord_z', receiptNumber: 'R2-000009', createdAt: '2026-03-05T09:00:00.000Z', totalCents: 990, currency: 'USD', state: 'paid' },
+    ] as unknown as NonNullable<Parameters<typeof customerSales>[1]>;
+    const merged = customerSales(local, server, 'USD');
+    expect(merged.map((r) => [r.id, r.source, r.state, r.currency])).toEqual([
+      ['ord_z', 'server', 'paid', 'USD'],
+      ['ord_c', 'register', 'paid', 'EUR'],
+      ['ord_b', 'both', 'partially_refunded', 'USD'],
+      ['ord_a', 'register', 'paid', 'USD'],
+    ]);
+    // Offline (no server answer): this register's sales alone, newest first.
+    expect(customerSales(local, undefined, 'USD').map((r) => r.id)).toEqual(['ord_c', 'ord_b', 'ord_a']);
+    expect(customerSales([], undefined, 'USD')).toEqual([]);
   });
 
   it('reads the form: a national phone in the store\'s country to E.164, blanks left out; invalid fields named', () => {

@@ -6,7 +6,7 @@
  * Logic in customers/customer-store.ts.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formatMoney, type OrderView } from '../../../../core/index.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import { useObservable } from '../../ui/hooks.ts';
@@ -14,17 +14,19 @@ import {
   createRegisterCustomer,
   CustomerFormError,
   customerLabel,
+  customerSales,
   localCustomerOrders,
   phoneCountry,
   searchCustomers,
+  serverCustomerOrders,
   survivorId,
   type CustomerFormErrors,
+  type CustomerSale,
   type NewCustomerForm,
 } from '../customers/customer-store.ts';
 import type { StoredOrder } from '../db/database.ts';
 import type { StoredCustomer } from '../db/schemas.ts';
 import { useRegister } from '../register-context.ts';
-import { REGISTER_SCHEMA_VERSION } from '../session.ts';
 import './customers.css';
 
 /** The key that opens the customer search (shortcut-help.tsx lists it). */
@@ -91,15 +93,8 @@ interface CustomerDialogProps {
 
 /** Search and attach, or create, a customer. */
 export function CustomerDialog({ onAttach, onClose, startWithNew = false }: CustomerDialogProps) {
-  const { sync } = useRegister();
-  const { list } = useCustomers();
   const [query, setQuery] = useState('');
   const [isNew, setNew] = useState(startWithNew);
-  // Freshest customers when the search opens (no change stream for customers: replication.ts).
-  useEffect(() => sync.pullNow?.('customers'), [sync]);
-  // Sorted once per change of the collection; a keystroke filters that order (TimSort on sorted input is linear).
-  const sorted = useMemo(() => searchCustomers(list, ''), [list]);
-  const results = useMemo(() => (query.trim() ? searchCustomers(sorted, query) : sorted), [sorted, query]);
 
   if (isNew) {
     return (
@@ -110,33 +105,63 @@ export function CustomerDialog({ onAttach, onClose, startWithNew = false }: Cust
   }
   return (
     <Dialog title="Customer" onClose={onClose} wide>
-      <div className="customer-search">
-        <label className="field">
-          Search by name, phone or e-mail
-          <input
-            type="search"
-            data-testid="customer-search"
-            data-autofocus
-            autoComplete="off"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && results.length === 1 && results[0]) {
-                e.preventDefault();
-                onAttach(results[0].id);
-              }
-            }}
-          />
-        </label>
-        <p className="muted" role="status" data-testid="customer-count">
-          {results.length === 0 ? (query ? 'No customer matches.' : 'No customers on this register yet.') : `${results.length} ${results.length === 1 ? 'customer' : 'customers'}`}
-        </p>
-        <CustomerList customers={results} onChoose={onAttach} />
+      <CustomerSearch query={query} onQueryChange={setQuery} onChoose={onAttach}>
         <button type="button" className="button" data-testid="customer-new" onClick={() => setNew(true)}>
           New customer
         </button>
-      </div>
+      </CustomerSearch>
     </Dialog>
+  );
+}
+
+interface CustomerSearchProps {
+  query: string;
+  onQueryChange: (query: string) => void;
+  /** A customer picked (click, tap, or Enter when the query leaves one): its id. */
+  onChoose: (id: string) => void;
+  /** Shown under the list (the customer dialog's "New customer"). */
+  children?: ReactNode;
+}
+
+/**
+ * The search of the register's customers (`searchCustomers`: name, phone digits or e-mail) with its live count and
+ * virtualised list of 44 px+ rows; the field carries `data-autofocus` (focused when its dialog opens) and Enter picks
+ * the only match. Used by the cart's customer dialog and by Returns' "Find by customer". Asks the replication for the
+ * freshest customers when it opens.
+ */
+export function CustomerSearch({ query, onQueryChange, onChoose, children }: CustomerSearchProps) {
+  const { sync } = useRegister();
+  const { list } = useCustomers();
+  // Freshest customers when the search opens (no change stream for customers: replication.ts).
+  useEffect(() => sync.pullNow?.('customers'), [sync]);
+  // Sorted once per change of the collection; a keystroke filters that order (TimSort on sorted input is linear).
+  const sorted = useMemo(() => searchCustomers(list, ''), [list]);
+  const results = useMemo(() => (query.trim() ? searchCustomers(sorted, query) : sorted), [sorted, query]);
+  return (
+    <div className="customer-search">
+      <label className="field">
+        Search by name, phone or e-mail
+        <input
+          type="search"
+          data-testid="customer-search"
+          data-autofocus
+          autoComplete="off"
+          value={query}
+          onChange={(e) => onQueryChange(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && results.length === 1 && results[0]) {
+              e.preventDefault();
+              onChoose(results[0].id);
+            }
+          }}
+        />
+      </label>
+      <p className="muted" role="status" data-testid="customer-count">
+        {results.length === 0 ? (query ? 'No customer matches.' : 'No customers on this register yet.') : `${results.length} ${results.length === 1 ? 'customer' : 'customers'}`}
+      </p>
+      <CustomerList customers={results} onChoose={onChoose} />
+      {children}
+    </div>
   );
 }
 
@@ -239,52 +264,44 @@ function NewCustomer({ initial, onCreated, onCancel }: { initial: string; onCrea
   );
 }
 
-interface HistoryRow {
-  id: string;
-  receiptNumber: string;
-  createdAt: string;
-  totalCents: number;
-  currency: string;
-  state: string;
-  /** Where the row comes from: this register's database, the server, or both. */
-  source: 'register' | 'server' | 'both';
-}
-
 /**
- * A customer's past sales: this register's (offline too) and, when online, the store's
- * (`GET /api/pos/customers/{id}/orders`, register credential), merged by order id, newest first.
+ * A customer's past sales (`customerSales`): this register's — the customer's and its aliases' (offline too) — and,
+ * when online, the store's (`GET /api/pos/customers/{id}/orders`, register credential), newest first; `note` says
+ * when the server's are missing (offline, not on the server yet); `loaded` once this register's are read.
  */
-export function CustomerHistoryDialog({ customerId, onClose }: { customerId: string; onClose: () => void }) {
+export function useCustomerSales(id: string): { sales: CustomerSale[]; note: string; loaded: boolean } {
   const { db, session } = useRegister();
-  const { byId } = useCustomers();
-  const id = survivorId(byId, customerId);
-  const customer = byId.get(id);
-  const [local, setLocal] = useState<StoredOrder[]>([]);
+  const [local, setLocal] = useState<StoredOrder[] | undefined>();
   const [remote, setRemote] = useState<OrderView[] | undefined>();
   const [note, setNote] = useState('');
   useEffect(() => {
     let live = true;
+    setLocal(undefined);
+    setRemote(undefined);
+    setNote('');
     void localCustomerOrders(db, id).then((orders) => live && setLocal(orders));
-    fetch(`/api/pos/customers/${encodeURIComponent(id)}/orders?limit=50`, { headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION } })
-      .then(async (response) => {
-        if (!live) return;
-        if (response.ok) setRemote(((await response.json()) as { data: OrderView[] }).data);
-        else setNote(response.status === 404 ? 'Not on the server yet: this register’s sales only.' : `The store’s history is not available (HTTP ${response.status}).`);
-      })
-      .catch(() => live && setNote('Offline: this register’s sales only.'));
+    void serverCustomerOrders(session, id).then((answer) => {
+      if (!live) return;
+      if (answer.orders) setRemote(answer.orders);
+      else setNote(answer.note);
+    });
     return () => {
       live = false;
     };
   }, [db, id, session]);
-  const rows = useMemo(() => {
-    const byOrder = new Map<string, HistoryRow>();
-    for (const o of local) byOrder.set(o.id, { id: o.id, receiptNumber: o.receiptNumber, createdAt: o.createdAt, totalCents: o.totalCents, currency: o.currency ?? session.currency, state: o.state ?? 'paid', source: 'register' });
-    for (const o of remote ?? []) {
-      const mine = byOrder.get(o.id);
-      byOrder.set(o.id, { id: o.id, receiptNumber: o.receiptNumber, createdAt: o.createdAt, totalCents: o.totalCents, currency: o.currency, state: o.state, source: mine ? 'both' : 'server' });
-    }
-    return [...byOrder.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-  }, [local, remote, session.currency]);
+  const sales = useMemo(() => customerSales(local ?? [], remote, session.currency), [local, remote, session.currency]);
+  return { sales, note, loaded: local !== undefined };
+}
+
+/**
+ * A customer's past sales ({@link useCustomerSales}): this register's (offline too) and, when online, the store's,
+ * merged by order id, newest first.
+ */
+export function CustomerHistoryDialog({ customerId, onClose }: { customerId: string; onClose: () => void }) {
+  const { byId } = useCustomers();
+  const id = survivorId(byId, customerId);
+  const customer = byId.get(id);
+  const { sales: rows, note } = useCustomerSales(id);
   return (
     <Dialog title={`History: ${customer ? customerLabel(customer) : 'customer'}`} onClose={onClose} wide>
       <p className="muted" role="status" data-testid="customer-history-note">

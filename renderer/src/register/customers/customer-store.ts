@@ -8,8 +8,11 @@
  *     createRegisterCustomer(db, session, form, cc)  validated (phone to E.164 with the store's country) and stored
  *     survivorId(customers, id)                      the id to use now (follows `mergedInto`)
  *     phoneCountry(session)                          the store's phone country, kept for offline use
+ *     localCustomerOrders(db, id)                    this register's sales of a customer (aliases included)
+ *     serverCustomerOrders(session, id)              the store's sales of a customer, when online
+ *     customerSales(local, server, currency)         both merged by order id, newest first (history, returns)
  */
-import { newId, normalizePhone, registerCustomerSchema, type RegisterCustomer } from '../../../../core/index.ts';
+import { newId, normalizePhone, registerCustomerSchema, type OrderView, type RegisterCustomer } from '../../../../core/index.ts';
 import { collator } from '../../ui/collation.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
 import type { StoredCustomer } from '../db/schemas.ts';
@@ -137,6 +140,57 @@ export async function localCustomerOrders(db: RegisterDatabase, id: string): Pro
   const aliases = (await db.customers.find({ selector: { mergedInto: id } }).exec()).map((d) => d.id);
   const docs = await db.orders.find({ selector: { customerId: { $in: [id, ...aliases] } }, sort: [{ createdAt: 'desc' }] }).exec();
   return docs.map((d) => d.toJSON() as StoredOrder);
+}
+
+/**
+ * The store's sales of customer `id` (`GET /api/pos/customers/{id}/orders?limit=…`, register credential, newest
+ * first): `orders` when the server answered, else a `note` for the cashier (offline; not on the server yet; HTTP error).
+ * Never throws.
+ */
+export async function serverCustomerOrders(
+  session: Pick<RegisterSession, 'registerToken'>,
+  id: string,
+  limit = 50,
+): Promise<{ orders: OrderView[]; note?: undefined } | { orders?: undefined; note: string }> {
+  try {
+    const response = await fetch(`/api/pos/customers/${encodeURIComponent(id)}/orders?limit=${limit}`, {
+      headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
+    });
+    if (response.ok) return { orders: ((await response.json()) as { data: OrderView[] }).data };
+    return { note: response.status === 404 ? 'Not on the server yet: this register’s sales only.' : `The store’s history is not available (HTTP ${response.status}).` };
+  } catch {
+    return { note: 'Offline: this register’s sales only.' };
+  }
+}
+
+/** One sale of a customer as listed at the counter (history, returns by customer). Amounts in minor units. */
+export interface CustomerSale {
+  /** The order id (`ord_…`). */
+  id: string;
+  receiptNumber: string;
+  /** ISO 8601. */
+  createdAt: string;
+  totalCents: number;
+  currency: string;
+  /** The order's state (`paid`, `partially_refunded`, …); a local sale not yet stamped by the server is `paid`. */
+  state: string;
+  /** Where the row comes from: this register's database, the server, or both. */
+  source: 'register' | 'server' | 'both';
+}
+
+/**
+ * A customer's sales from this register's database (`local`, e.g. {@link localCustomerOrders}) and from the server
+ * (`server`, undefined when it did not answer), merged by order id — the server's state and amounts win for a sale
+ * both hold — newest first (ties by order id, descending). `currency` is the store's, for a local sale without one.
+ */
+export function customerSales(local: readonly StoredOrder[], server: readonly OrderView[] | undefined, currency: string): CustomerSale[] {
+  const byOrder = new Map<string, CustomerSale>();
+  for (const o of local) byOrder.set(o.id, { id: o.id, receiptNumber: o.receiptNumber, createdAt: o.createdAt, totalCents: o.totalCents, currency: o.currency ?? currency, state: o.state ?? 'paid', source: 'register' });
+  for (const o of server ?? []) {
+    const mine = byOrder.has(o.id);
+    byOrder.set(o.id, { id: o.id, receiptNumber: o.receiptNumber, createdAt: o.createdAt, totalCents: o.totalCents, currency: o.currency, state: o.state, source: mine ? 'both' : 'server' });
+  }
+  return [...byOrder.values()].sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1));
 }
 
 const countryKey = (merchantId: string) => `register.phoneCountry.${merchantId}`;

@@ -1,11 +1,11 @@
 /**
- * Returns and exchanges at the register (issue 13), online and offline: find the sale (receipt number typed or the
- * receipt's QR scanned), choose the lines and quantities given back and whether they go back on stock, and refund to
+ * Returns and exchanges at the register (issue 13), online and offline: find the sale (receipt number typed, the
+ * receipt's QR scanned, or by customer: components/find-sale-by-customer.tsx), choose the lines and quantities given back and whether they go back on stock, and refund to
  * the original tender — cash from the drawer, or the card through the terminal (by the sale's token). A cashier's
  * return above the store's limit needs a manager's PIN (online). An exchange returns lines and sells new ones in one
  * go: the new sale is paid in cash with the return's credit, and the cashier settles only the difference.
  */
-import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import {
   catalogSnapshot,
   exchangeBalance,
@@ -25,6 +25,8 @@ import { computeOrderTotals } from '../../../../core/index.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useObservable } from '../../ui/hooks.ts';
 import type { StoredOrder } from '../db/database.ts';
+import { FindSaleByCustomerDialog } from '../components/find-sale-by-customer.tsx';
+import type { CustomerSale } from '../customers/customer-store.ts';
 import { useRegister } from '../register-context.ts';
 import { cardTokenOf } from '../returns/card-tokens.ts';
 import { cashierRefundLimit, findSale, listApprovers, newReturnId, priorReturnsOf, requestApproval, saveReturn } from '../returns/return-store.ts';
@@ -37,8 +39,9 @@ type Done = { amountCents: number; tender: ReturnTender; receiptNumber: string; 
 
 /** The Returns screen (see the file comment). */
 export function ReturnsView() {
-  const { db, session } = useRegister();
+  const { db, session, sync } = useRegister();
   const currency = session.currency;
+  const [byCustomer, setByCustomer] = useState(false);
   const money = (c: number) => formatMoney(c, currency);
   const [query, setQuery] = useState('');
   const [findError, setFindError] = useState<string | undefined>();
@@ -108,12 +111,45 @@ export function ReturnsView() {
       setFindError(`No sale with receipt “${query.trim()}” on this register. Type the receipt number (R1-000123) or scan the receipt's QR code.`);
       return;
     }
+    await openSale(sale);
+    setQuery('');
+  };
+
+  /** The sale found (by receipt, QR or customer) opened for its return: what earlier returns of it left. */
+  const openSale = async (sale: StoredOrder) => {
+    if (!originalTender(sale)) {
+      setFindError(`Sale ${sale.receiptNumber} has no payment to refund (${(sale.state ?? 'open').replace(/_/g, ' ')}).`);
+      return;
+    }
     const { prior: p, returned: r } = await priorReturnsOf(db, sale);
     setOrder(sale);
     setPrior(p);
     setReturned(r);
-    setQuery('');
   };
+
+  /** A sale picked in "Find by customer": read from this register's database (a sale only the server holds yet is
+   * asked for by the orders' pull and named). */
+  const onPickByCustomer = async (picked: CustomerSale) => {
+    setByCustomer(false);
+    setFindError(undefined);
+    setDone(undefined);
+    reset();
+    const doc = await db.orders.findOne(picked.id).exec();
+    if (!doc) {
+      sync.pullNow?.('orders');
+      setFindError(`Sale ${picked.receiptNumber} is not on this register yet: try again in a moment once it has synced, or refund it in the back office.`);
+      return;
+    }
+    focusFirstLine.current = true;
+    await openSale(doc.toJSON() as StoredOrder);
+  };
+  // After a pick in the dialog, focus goes to the sale's first quantity to return (not back to the dialog's opener).
+  const focusFirstLine = useRef(false);
+  useEffect(() => {
+    if (!order || !focusFirstLine.current) return;
+    focusFirstLine.current = false;
+    document.querySelector<HTMLInputElement>('[data-testid="return-qty"]:not([disabled])')?.focus();
+  }, [order]);
 
   const addNewItem = (event: FormEvent) => {
     event.preventDefault();
@@ -172,7 +208,7 @@ export function ReturnsView() {
     <main className="returns" data-testid="returns-view">
       <header className="page-header">
         <h1>Returns</h1>
-        <p className="muted">Find the sale by its receipt number or scan the receipt's QR code.</p>
+        <p className="muted">Find the sale by its receipt number, scan the receipt's QR code, or find it by customer.</p>
       </header>
       <form className="returns-find" onSubmit={(e) => void onFind(e)}>
         <label htmlFor="return-find">Receipt number or QR</label>
@@ -180,7 +216,11 @@ export function ReturnsView() {
         <button type="submit" className="button button-primary" data-testid="return-find-submit">
           Find sale
         </button>
+        <button type="button" className="button" data-testid="return-by-customer" onClick={() => setByCustomer(true)}>
+          Find by customer
+        </button>
       </form>
+      {byCustomer ? <FindSaleByCustomerDialog onPick={(sale) => void onPickByCustomer(sale)} onClose={() => setByCustomer(false)} /> : null}
       {findError ? (
         <p className="form-error" role="alert" data-testid="return-find-error">
           {findError}
