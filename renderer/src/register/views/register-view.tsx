@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
 import { throttleTime } from 'rxjs';
 import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
@@ -113,9 +113,13 @@ export function RegisterView() {
   // The counter's dispatch (sell-past-zero asks once) behind a ref: the callbacks the grid holds stay stable.
   const counterRef = useRef(counter);
   counterRef.current = counter;
+  // The query the grid shows: the scan box's as typed (a keystroke's results paint with it), except after a scan,
+  // whose emptied box goes back to every tile in a transition, after the cart's change is painted.
+  const [gridQuery, setGridQuery] = useState('');
+  const gridCategory = category;
   const visible = useMemo(
-    () => (catalogVersion >= 0 ? index.search(query, category === ALL ? undefined : index.byCategory(category)) : []),
-    [index, catalogVersion, category, query],
+    () => (catalogVersion >= 0 ? index.search(gridQuery, gridCategory === ALL ? undefined : index.byCategory(gridCategory)) : []),
+    [index, catalogVersion, gridCategory, gridQuery],
   );
   const catalogScroller = useRef<HTMLElement>(null);
   const getCatalogScroller = useCallback(() => catalogScroller.current, []);
@@ -168,18 +172,24 @@ export function RegisterView() {
     [add],
   );
 
+  /** Empties the scan box at once; the grid returns to every tile in a transition (after the cart's change paints). */
+  const clearScan = () => {
+    setQuery('');
+    startTransition(() => setGridQuery(''));
+  };
+
   const onScan = () => {
     const code = query.trim();
     if (!code) return;
     const found = index.findByCode(code);
     if (found) {
-      setQuery('');
+      clearScan();
       choose(found.item, found.variation.id);
       return;
     }
     const matches = index.search(code);
     if (matches.length === 1 && matches[0] && !/^\d{6,}$/.test(code)) {
-      setQuery('');
+      clearScan();
       choose(matches[0]);
       return;
     }
@@ -291,6 +301,7 @@ export function RegisterView() {
             value={query}
             onChange={(e) => {
               setQuery(e.target.value);
+              setGridQuery(e.target.value);
               setMessage(undefined);
             }}
             onKeyDown={(e) => {
@@ -312,11 +323,11 @@ export function RegisterView() {
           ))}
         </div>
         {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
-        <div className="catalog-panel" {...categoryTabs.panel()}>
+        <div className="catalog-panel" {...categoryTabs.panel()} data-query={gridQuery} data-category={gridCategory}>
         {items.length === 0 ? (
           <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
         ) : visible.length === 0 ? (
-          <p className="muted catalog-empty">No items match “{query}”.</p>
+          <p className="muted catalog-empty">No items match “{gridQuery}”.</p>
         ) : (
           <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
         )}
