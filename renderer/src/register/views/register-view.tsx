@@ -74,6 +74,8 @@ export function RegisterView() {
   const [isSaving, setSaving] = useState(false);
   const [saleError, setSaleError] = useState<string | undefined>();
   const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
+  /** The sale just stored, shown on the receipt without waiting for the local database's read-back. */
+  const [receiptOrder, setReceiptOrder] = useState<Order | undefined>();
   const [printNote, setPrintNote] = useState<string | undefined>();
   const scanInput = useRef<HTMLInputElement>(null);
   /** The latest charge action, for the F9 key handler. */
@@ -230,6 +232,7 @@ export function RegisterView() {
       setTendering(false);
       setMessage(undefined);
       setReceiptOrderId(order.id);
+      setReceiptOrder(order);
       afterSale(order, payment);
     } finally {
       setSaving(false);
@@ -268,8 +271,10 @@ export function RegisterView() {
         <ReceiptView
           orderId={receiptOrderId}
           printNote={printNote}
+          stored={receiptOrder}
           onDone={() => {
             setReceiptOrderId(undefined);
+            setReceiptOrder(undefined);
             setPrintNote(undefined);
           }}
         />
