@@ -129,11 +129,22 @@ export function minorUnitExponent(currency: string): number {
 }
 
 /**
+ * One `Intl.NumberFormat` per locale and currency: building one costs far more than formatting with it (the
+ * register formats every visible tile's and cart line's price on each render, issue 13).
+ */
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+/**
  * Formats minor units for people, e.g. `formatMoney(1234, 'USD')` → `$12.34`. Display only: never parse this back.
+ * @throws RangeError when `currency` is not an ISO 4217 code Intl knows (as `Intl.NumberFormat` does).
  */
 export function formatMoney(cents: Cents, currency = 'USD', locale = 'en-US'): string {
   const exponent = minorUnitExponent(currency);
-  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent }).format(
-    cents / 10 ** exponent,
-  );
+  const key = `${locale}|${currency}`;
+  let format = moneyFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent });
+    moneyFormats.set(key, format);
+  }
+  return format.format(cents / 10 ** exponent);
 }

@@ -93,11 +93,12 @@ export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scro
     scrollMargin,
   });
 
-  // A new list (search, category) starts at its top.
+  // A new list (search, category) starts at its top. The offset is the virtualizer's (kept from scroll events):
+  // reading the element's scrollTop here would force a layout of the fresh tiles before the frame's own.
   useEffect(() => {
     const scroller = scrollElement();
-    if (scroller && scroller.scrollTop > scrollMargin) scroller.scrollTop = 0;
-  }, [items, scrollElement, scrollMargin]);
+    if (scroller && (virtualizer.scrollOffset ?? 0) > scrollMargin) scroller.scrollTop = 0;
+  }, [items, scrollElement, scrollMargin, virtualizer]);
 
   return (
     <div ref={gridRef} className="item-grid-virtual" data-testid="item-grid" data-item-count={items.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>

@@ -21,16 +21,22 @@ interface ReceiptViewProps {
   doneLabel?: string;
   /** What happened to the printed receipt (sent, printer offline…), shown under the receipt. */
   printNote?: string | undefined;
+  /**
+   * The order as just stored (the sale the register completed): shown at once, in the same paint as the sale's
+   * completion, instead of waiting for the local database's read-back; the live document replaces it when it arrives.
+   */
+  stored?: StoredOrder | undefined;
 }
 
 /** The receipt of a stored sale; live, so its sync marker flips when the server's copy arrives. */
-export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote }: ReceiptViewProps) {
+export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote, stored }: ReceiptViewProps) {
   const { db, session } = useRegister();
   const order$ = useMemo(() => db.orders.findOne(orderId).$, [db, orderId]);
   const doc = useObservable(order$, null);
   const customers = useCustomers();
-  if (!doc) return <p className="muted">Loading receipt…</p>;
-  const order = doc.toJSON() as StoredOrder;
+  const known = doc ? (doc.toJSON() as StoredOrder) : stored?.id === orderId ? stored : undefined;
+  if (!known) return <p className="muted">Loading receipt…</p>;
+  const order = known;
   const customer = order.customerId ? customers.byId.get(survivorId(customers.byId, order.customerId)) : undefined;
   const marker = syncMarker(order);
   const cash = order.tenders.find((t) => t.method === 'cash');

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
 import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemGrid } from '../components/item-grid.tsx';
@@ -86,6 +86,8 @@ export function RegisterView() {
   const [isSaving, setSaving] = useState(false);
   const [saleError, setSaleError] = useState<string | undefined>();
   const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
+  /** The sale just stored, shown on the receipt without waiting for the local database's read-back. */
+  const [receiptOrder, setReceiptOrder] = useState<Order | undefined>();
   const [printNote, setPrintNote] = useState<string | undefined>();
   const scanInput = useRef<HTMLInputElement>(null);
   /** The latest charge action, for the F9 key handler. */
@@ -125,11 +127,15 @@ export function RegisterView() {
   // The counter's dispatch (sell-past-zero asks once) behind a ref: the callbacks the grid holds stay stable.
   const counterRef = useRef(counter);
   counterRef.current = counter;
+  // The query the grid shows: the scan box's as typed (a keystroke's results paint with it), except after a scan,
+  // whose emptied box goes back to every tile in a transition, after the cart's change is painted.
+  const [gridQuery, setGridQuery] = useState('');
+  const gridCategory = category;
   const visible = useMemo(() => {
-    if (isLoaded && catalogVersion >= 0) return index.search(query, category === ALL ? undefined : index.byCategory(category));
+    if (isLoaded && catalogVersion >= 0) return index.search(gridQuery, gridCategory === ALL ? undefined : index.byCategory(gridCategory));
     // Still reading the stored items (a reload): the remembered first tiles; a search waits for the index.
-    return query.trim() === '' ? items.filter((item) => category === ALL || item.category === category) : [];
-  }, [index, catalogVersion, isLoaded, items, category, query]);
+    return gridQuery.trim() === '' ? items.filter((item) => gridCategory === ALL || item.category === gridCategory) : [];
+  }, [index, catalogVersion, isLoaded, items, gridCategory, gridQuery]);
   const catalogScroller = useRef<HTMLElement>(null);
   const getCatalogScroller = useCallback(() => catalogScroller.current, []);
 
@@ -181,6 +187,12 @@ export function RegisterView() {
     [add],
   );
 
+  /** Empties the scan box at once; the grid returns to every tile in a transition (after the cart's change paints). */
+  const clearScan = () => {
+    setQuery('');
+    startTransition(() => setGridQuery(''));
+  };
+
   const onScan = async () => {
     const code = query.trim();
     if (!code) return;
@@ -188,13 +200,13 @@ export function RegisterView() {
     if (!feed.state$.value.isLoaded) await feed.loaded.catch(() => undefined);
     const found = index.findByCode(code);
     if (found) {
-      setQuery('');
+      clearScan();
       choose(found.item, found.variation.id);
       return;
     }
     const matches = index.search(code);
     if (matches.length === 1 && matches[0] && !/^\d{6,}$/.test(code)) {
-      setQuery('');
+      clearScan();
       choose(matches[0]);
       return;
     }
@@ -235,6 +247,7 @@ export function RegisterView() {
       setTendering(false);
       setMessage(undefined);
       setReceiptOrderId(order.id);
+      setReceiptOrder(order);
       afterSale(order, payment);
     } finally {
       setSaving(false);
@@ -273,8 +286,10 @@ export function RegisterView() {
         <ReceiptView
           orderId={receiptOrderId}
           printNote={printNote}
+          stored={receiptOrder}
           onDone={() => {
             setReceiptOrderId(undefined);
+            setReceiptOrder(undefined);
             setPrintNote(undefined);
           }}
         />
@@ -306,6 +321,7 @@ export function RegisterView() {
             value={query}
             onChange={(e) => {
               setQuery(e.target.value);
+              setGridQuery(e.target.value);
               setMessage(undefined);
             }}
             onKeyDown={(e) => {
@@ -327,7 +343,7 @@ export function RegisterView() {
           ))}
         </div>
         {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
-        <div className="catalog-panel" {...categoryTabs.panel()}>
+        <div className="catalog-panel" {...categoryTabs.panel()} data-query={gridQuery} data-category={gridCategory}>
         {downloading ? (
           <p className="muted catalog-progress" role="status" data-testid="catalog-progress">
             Downloading the catalog… {downloading}
@@ -340,7 +356,7 @@ export function RegisterView() {
         ) : visible.length === 0 && !isLoaded ? (
           <p className="muted catalog-empty">Reading the catalog…</p>
         ) : visible.length === 0 ? (
-          <p className="muted catalog-empty">No items match “{query}”.</p>
+          <p className="muted catalog-empty">No items match “{gridQuery}”.</p>
         ) : (
           <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
         )}
