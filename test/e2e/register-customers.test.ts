@@ -87,7 +87,8 @@ describe('customers at the register', () => {
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const orders = await backOffice.orders();
     const order = await orders.open(orderId);
-    await expect(order.root.textContent()).resolves.toContain('ada@example.com');
+    // The order's customer is read after the order itself: wait for it (a loaded machine draws the order first).
+    await expect.poll(() => order.root.textContent(), { timeout: 15_000 }).toContain('ada@example.com');
     await page.keyboard.press('Escape');
   });
 

@@ -154,7 +154,13 @@ export function startCollectionPull({ db, collection, remote, pageSize, checkpoi
     if (!stopped) void catchUp();
   };
 
-  const subscription: Subscription = stream$.subscribe(() => pullNow());
+  // The change stream is opened by the leader tab only: every tab's streams share the browser's six connections per
+  // host, and two tabs each holding the orders' and the catalog's streams left none for the requests (a push or a
+  // pull then waited for ever). A follower's pulls wait for leadership anyway.
+  let subscription: Subscription | undefined;
+  void waitForLeadership().then(() => {
+    if (!stopped) subscription = stream$.subscribe(() => pullNow());
+  });
   pullNow();
   return {
     pullNow,
@@ -162,7 +168,7 @@ export function startCollectionPull({ db, collection, remote, pageSize, checkpoi
     firstCatchUp,
     stop: () => {
       stopped = true;
-      subscription.unsubscribe();
+      subscription?.unsubscribe();
       if (retryTimer !== undefined) clearTimeout(retryTimer);
     },
   };
