@@ -100,6 +100,10 @@ describe('check scanner over a pseudo-terminal', () => {
   });
 
   it('rejects a scan in progress when the scanner is unplugged mid-read', async () => {
+    // A scan timeout far beyond the unplug: only the unplug may end this scan (on a loaded machine the 1.5 s timeout
+    // could fire before the closed port was seen, and the test then read 'timeout').
+    await scanner.close();
+    scanner = await CheckScanner.open({ port: { path: simulator.devicePath, baudRate: 115200 }, scanTimeoutMs: 15_000 });
     // Half a record, then the cable goes.
     const record = encodeCheckRecord('d123456780d 1234c', placeholderCheckPng());
     simulator.load({ raw: record.subarray(0, 40) });
