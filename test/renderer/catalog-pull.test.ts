@@ -5,46 +5,27 @@
  * arrives changed, one it deletes is removed locally; the catalog feed's index follows both.
  */
 import 'fake-indexeddb/auto';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterDatabase } from '../../renderer/src/register/db/database.ts';
-import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
+import { describe, expect, it } from 'vitest';
 import { bulkGtin, seedLargeCatalog } from '../support/large-catalog.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
-import { installBrowserShims } from './support/register-in-node.ts';
+import { registerInNodeSuite } from './support/register-in-node.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const BULK = 2_500;
 
 describe('register catalog pull', () => {
-  let server: TestServer;
-  let shims: ReturnType<typeof installBrowserShims>;
-  let db: RegisterDatabase | undefined;
-  let engine: SyncEngine | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ listen: true, staticDir: null });
-    shims = installBrowserShims(server.baseUrl);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await db?.remove();
-    shims?.restore();
-    await server?.close();
-  });
+  const register = registerInNodeSuite();
 
   it('downloads every item in pages, then follows an edit and a deletion', { timeout: 180_000 }, async () => {
-    const { openRegisterDatabase } = await import('../../renderer/src/register/db/database.ts');
-    const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
+    const { server } = register;
     const { catalogFeed } = await import('../../renderer/src/register/sale/catalog-feed.ts');
     await seedLargeCatalog(server.db, server.credentials.merchantId, BULK);
     const total = BULK + server.catalog.items.length;
     const pairing = await pairRegister(server.baseUrl);
-    db = await openRegisterDatabase({ name: `catalogpull${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+    const db = await register.openDatabase('catalogpull');
     const feed = catalogFeed(db);
 
-    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
+    const engine = await register.startSync(db, pairing.registerToken);
     const progress: number[] = [];
     const sub = engine.status$.subscribe((s) => progress.push(s.catalogReceived));
     try {

@@ -7,17 +7,13 @@
  * at the survivor.
  */
 import 'fake-indexeddb/auto';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterDatabase } from '../../renderer/src/register/db/database.ts';
+import { describe, expect, it } from 'vitest';
 import type { StoredCustomer } from '../../renderer/src/register/db/schemas.ts';
-import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
 import { customerFromForm, CustomerFormError, customerSales, searchCustomers, survivorId } from '../../renderer/src/register/customers/customer-store.ts';
 import { benchSales } from '../bench/sales.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { installBrowserShims } from './support/register-in-node.ts';
+import { registerInNodeSuite } from './support/register-in-node.ts';
 
 const c = (id: string, fields: Partial<StoredCustomer>): StoredCustomer => ({ id, ...fields });
 
@@ -91,28 +87,14 @@ describe('the register\'s customer store', () => {
 });
 
 describe('customers created offline on the register, through its replication engine', () => {
-  let server: TestServer;
-  let shims: ReturnType<typeof installBrowserShims>;
-  let db: RegisterDatabase | undefined;
-  let engine: SyncEngine | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ listen: true, staticDir: null });
-    shims = installBrowserShims(server.baseUrl);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await db?.remove();
-    shims?.restore();
-    await server?.close();
-  });
+  const register = registerInNodeSuite();
 
   it('pushes the offline customer and its sale; the server merges it into the customer with its phone; the register learns the survivor', { timeout: 120_000 }, async () => {
-    const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
-    const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
+    const { server } = register;
+    const { saveSale } = await import('../../renderer/src/register/db/database.ts');
     const { createRegisterCustomer, localCustomerOrders } = await import('../../renderer/src/register/customers/customer-store.ts');
     const pairing = await pairRegister(server.baseUrl);
-    db = await openRegisterDatabase({ name: `customers${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+    const db = await register.openDatabase('customers');
     const staff = server.credentials.staffToken;
     const existing = (await (await fetch(`${server.baseUrl}/api/pos/customers`, {
       method: 'POST',
@@ -129,7 +111,7 @@ describe('customers created offline on the register, through its replication eng
     const order = { ...sale!.order, customerId: offline.id };
     await saveSale(db, { order, journalTransaction: sale!.journalTransaction });
 
-    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
+    const engine = await register.startSync(db, pairing.registerToken);
     const alias = await waitFor('the alias pulled', async () => {
       const doc = await db!.customers.findOne(offline.id).exec();
       return doc?.mergedInto ? doc.toJSON() : undefined;

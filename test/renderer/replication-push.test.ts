@@ -5,16 +5,13 @@
  * pushed: the server derives each sale's journal transaction, whose stamped copy the register then pulls.
  */
 import 'fake-indexeddb/auto';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LineItemInput } from '../../core/index.ts';
-import type { RegisterDatabase, StoredJournalTransaction, StoredOrder } from '../../renderer/src/register/db/database.ts';
-import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
+import type { StoredJournalTransaction, StoredOrder } from '../../renderer/src/register/db/database.ts';
 import type { SyncStatus } from '../../renderer/src/register/sync/sync-status.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { installBrowserShims, type RecordedPush } from './support/register-in-node.ts';
+import { registerInNodeSuite, type RecordedPush } from './support/register-in-node.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const SERVER_BODY_LIMIT = 1024 * 1024;
@@ -29,28 +26,13 @@ const LONG_CART: LineItemInput[] = Array.from({ length: 70 }, (_, i) =>
 );
 
 describe('register replication: pushes by size, orders only', () => {
-  let server: TestServer;
-  let shims: ReturnType<typeof installBrowserShims>;
-  let db: RegisterDatabase | undefined;
-  let engine: SyncEngine | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ listen: true, staticDir: null });
-    shims = installBrowserShims(server.baseUrl);
-  });
-
-  afterAll(async () => {
-    await engine?.stop();
-    await db?.remove();
-    shims?.restore();
-    await server?.close();
-  });
+  const register = registerInNodeSuite();
 
   it('syncs 50 long sales (1.4 MiB) without a 413, keeps an oversized order locally and lets the next sale through', { timeout: 180_000 }, async () => {
-    const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
-    const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
+    const { server, shims } = register;
+    const { saveSale } = await import('../../renderer/src/register/db/database.ts');
     const pairing = await enrollRegister({ baseUrl: server.baseUrl }, server.credentials.staffToken);
-    db = await openRegisterDatabase({ name: `push${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+    const db = await register.openDatabase('push');
 
     const long = Array.from({ length: 50 }, (_, i) => buildSale({ register: pairing, sequence: i + 1, catalog: server.catalog, lines: LONG_CART, tenderedCents: 10_000_00 }));
     const rowsBytes = Buffer.byteLength(JSON.stringify(long.map((s) => ({ newDocumentState: s.order }))));
@@ -62,7 +44,7 @@ describe('register replication: pushes by size, orders only', () => {
     const after = buildSale({ register: pairing, sequence: 52, catalog: server.catalog });
     await saveSale(db, after);
 
-    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
+    const engine = await register.startSync(db, pairing.registerToken);
     const status = await waitFor('every order synced or refused', () => {
       const s: SyncStatus = engine!.status$.value;
       return s.unsyncedCount === 0 && s.refusedCount === 1 ? s : undefined;

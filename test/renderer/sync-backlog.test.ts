@@ -9,48 +9,31 @@
  * the old engine's pull of the stamped copies waited behind its walk of the local backlog until long after.
  */
 import 'fake-indexeddb/auto';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterDatabase, StoredOrder } from '../../renderer/src/register/db/database.ts';
-import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
+import { describe, expect, it } from 'vitest';
+import type { StoredOrder } from '../../renderer/src/register/db/database.ts';
 import { benchSales } from '../bench/sales.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
-import { installBrowserShims } from './support/register-in-node.ts';
+import { registerInNodeSuite } from './support/register-in-node.ts';
 import { lagFigures, watchShownSynced } from './support/shown-synced.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const SALES = 1_000;
 
 describe('register sync of a backlog of 1,000 offline sales', () => {
-  let server: TestServer;
-  let shims: ReturnType<typeof installBrowserShims>;
-  let db: RegisterDatabase | undefined;
-  let engine: SyncEngine | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ listen: true, staticDir: null });
-    shims = installBrowserShims(server.baseUrl);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await db?.remove();
-    shims?.restore();
-    await server?.close();
-  });
+  const register = registerInNodeSuite();
 
   it('shows each sale synced soon after the server commits it: all 1,000, none twice', { timeout: 300_000 }, async () => {
-    const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
-    const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
+    const { server, shims } = register;
+    const { saveSale } = await import('../../renderer/src/register/db/database.ts');
     const pairing = await pairRegister(server.baseUrl);
-    db = await openRegisterDatabase({ name: `backlog${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+    const db = await register.openDatabase('backlog');
     const sales = benchSales({ register: pairing, sales: SALES, firstSaleAt: Date.now() - SALES * 1000 });
     for (const sale of sales) await saveSale(db, sale);
     const watch = watchShownSynced(db);
     await waitFor('the backlog counted unsynced', () => (watch.pending() === SALES ? true : undefined), 30_000);
 
     const startedAt = Date.now();
-    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
+    const engine = await register.startSync(db, pairing.registerToken);
     // A hang (seen once in three CI runs) names the state it was left in: what is unsynced or rejected and why, the
     // orders pull's checkpoint against the server's last order, the engine's status and the pushes answered.
     const state = async () => {

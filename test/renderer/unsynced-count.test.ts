@@ -6,40 +6,22 @@
  * (the engine's `status$.unsyncedCount`) drops to 0 only once the server holds each of them.
  */
 import 'fake-indexeddb/auto';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterDatabase } from '../../renderer/src/register/db/database.ts';
-import type { SyncEngine } from '../../renderer/src/register/sync/replication.ts';
+import { describe, expect, it } from 'vitest';
 import { benchSales } from '../bench/sales.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
 import { pairRegister } from '../support/sync-client.ts';
-import { installBrowserShims } from './support/register-in-node.ts';
+import { registerInNodeSuite } from './support/register-in-node.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('register unsynced count over every record kind', () => {
-  let server: TestServer;
-  let shims: ReturnType<typeof installBrowserShims>;
-  let db: RegisterDatabase | undefined;
-  let engine: SyncEngine | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ listen: true, staticDir: null });
-    shims = installBrowserShims(server.baseUrl);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await db?.remove();
-    shims?.restore();
-    await server?.close();
-  });
+  const register = registerInNodeSuite();
 
   it('counts sales, shifts and cash movements made offline, and reaches 0 once the server stamped each', { timeout: 120_000 }, async () => {
-    const { openRegisterDatabase, saveSale } = await import('../../renderer/src/register/db/database.ts');
-    const { startSync } = await import('../../renderer/src/register/sync/replication.ts');
+    const { server } = register;
+    const { saveSale } = await import('../../renderer/src/register/db/database.ts');
     const { openShift, recordCashMovement } = await import('../../renderer/src/register/shifts/shift-store.ts');
     const { unsyncedCounts } = await import('../../renderer/src/register/sync/unsynced.ts');
     const pairing = await pairRegister(server.baseUrl);
-    db = await openRegisterDatabase({ name: `unsynced${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+    const db = await register.openDatabase('unsynced');
 
     const openedAt = new Date(Date.now() - 60_000);
     const shift = await openShift(db, { registerId: pairing.registerId, registerNumber: pairing.registerNumber, currency: server.credentials.currency }, { openingFloatCents: 10_000, at: openedAt.toISOString() });
@@ -50,7 +32,7 @@ describe('register unsynced count over every record kind', () => {
 
     expect(await unsyncedCounts(db)).toEqual({ total: 5, byKind: { orders: 2, shifts: 1, cash_movements: 2, closeouts: 0, customers: 0 } });
 
-    engine = startSync(db, { getToken: () => pairing.registerToken, merchantId: server.credentials.merchantId });
+    const engine = await register.startSync(db, pairing.registerToken);
     const shown: number[] = [];
     const sub = engine.status$.subscribe((s) => shown.push(s.unsyncedCount));
     try {

@@ -6,6 +6,11 @@
  * that never connects (tests drive catch-up through pulls).
  */
 import 'fake-indexeddb/auto';
+import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
+import { afterAll, beforeAll } from 'vitest';
+import type { RegisterDatabase } from '../../../renderer/src/register/db/database.ts';
+import type { SyncEngine } from '../../../renderer/src/register/sync/replication.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /** One push request the engine sent: its path, body size in bytes, row count, the answer's status, and when (ms). */
 export interface RecordedPush {
@@ -72,3 +77,59 @@ export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; 
   };
 }
 
+
+/**
+ * One suite's register in Node: a listening test server (no static files), the browser shims over it, and the
+ * register databases and sync engines its tests open — all stopped, removed and restored after the suite. Call it
+ * inside `describe`; read `server` and `shims` inside the tests (they are set by the suite's `beforeAll`).
+ */
+export interface RegisterInNode {
+  readonly server: TestServer;
+  readonly shims: ReturnType<typeof installBrowserShims>;
+  /** Opens a fresh register database named `<prefix><now>` (Dexie on fake-indexeddb, one instance). */
+  openDatabase(prefix: string): Promise<RegisterDatabase>;
+  /** Starts the register's sync engine on `db` with the paired register's token, for the server's demo merchant. */
+  startSync(db: RegisterDatabase, registerToken: string): Promise<SyncEngine>;
+}
+
+/** Registers the suite's `beforeAll`/`afterAll` and returns its {@link RegisterInNode}. */
+export function registerInNodeSuite(): RegisterInNode {
+  let server: TestServer | undefined;
+  let shims: ReturnType<typeof installBrowserShims> | undefined;
+  const databases: RegisterDatabase[] = [];
+  const engines: SyncEngine[] = [];
+  beforeAll(async () => {
+    // PGlite takes `window` as a sign that it runs in a browser: the server starts before the shims.
+    server = await startTestServer({ listen: true, staticDir: null });
+    shims = installBrowserShims(server.baseUrl);
+  });
+  afterAll(async () => {
+    for (const engine of engines) await engine.stop();
+    for (const db of databases) await db.remove();
+    shims?.restore();
+    await server?.close();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('registerInNodeSuite: the server starts in the suite\'s beforeAll');
+      return server;
+    },
+    get shims() {
+      if (!shims) throw new Error('registerInNodeSuite: the shims are installed in the suite\'s beforeAll');
+      return shims;
+    },
+    async openDatabase(prefix) {
+      // Imported once the shims are in place: the register's modules read the browser globals.
+      const { openRegisterDatabase } = await import('../../../renderer/src/register/db/database.ts');
+      const db = await openRegisterDatabase({ name: `${prefix}${Date.now()}`, storage: getRxStorageDexie(), multiInstance: false });
+      databases.push(db);
+      return db;
+    },
+    async startSync(db, registerToken) {
+      const { startSync } = await import('../../../renderer/src/register/sync/replication.ts');
+      const engine = startSync(db, { getToken: () => registerToken, merchantId: this.server.credentials.merchantId });
+      engines.push(engine);
+      return engine;
+    },
+  };
+}
