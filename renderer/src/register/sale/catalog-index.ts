@@ -114,32 +114,9 @@ export class CatalogIndex {
    * @returns true when anything changed
    */
   update(docs: readonly IndexSource[]): boolean {
-    const seen = new Set<string>();
-    /** Ids added, changed or removed by this update (the order is merged, not re-sorted, when they are few). */
-    const touched = new Set<string>();
-    let changed = false;
-    for (const doc of docs) {
-      seen.add(doc.id);
-      const entry = this.entries.get(doc.id);
-      if (entry && entry.revision === doc.revision) continue;
-      const item = doc.toJSON() as CatalogItem;
-      if (entry) this.remove(entry);
-      this.add(item, doc.revision);
-      touched.add(item.id);
-      changed = true;
-    }
-    if (seen.size !== this.entries.size) {
-      for (const [id, entry] of this.entries) {
-        if (seen.has(id)) continue;
-        this.remove(entry);
-        touched.add(id);
-        changed = true;
-      }
-    }
-    if (changed) {
-      this.rebuildOrder(touched);
-    }
-    return changed;
+    const seen = new Set(docs.map((doc) => doc.id));
+    const gone = [...this.entries.keys()].filter((id) => !seen.has(id));
+    return this.apply(docs, gone);
   }
 
   /**
