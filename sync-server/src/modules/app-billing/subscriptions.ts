@@ -390,31 +390,26 @@ export async function runAppBilling(db: Db, now: Date, options: { billing?: AppB
         await lockMerchant(tx, d.merchant_id);
         let sub = await lockSubscription(tx, 'id', d.id);
         if (!sub) return;
+        /** Charges one period: paid → the subscription moves on; declined → past due or suspended. Returns whether paid. */
+        const charge = async (kind: 'retry' | 'renewal', period: { start: Date; end: Date }, amountCents: number): Promise<boolean> => {
+          const result = await attemptCharge(tx, sub!, { kind, periodStart: period.start, periodEnd: period.end, amountCents }, adapter, now, 'system');
+          if (result.status === 'failed') {
+            report.failed++;
+            sub = await markFailed(tx, sub!, period, result.code, now, options.email);
+            if (sub.status === 'suspended') report.suspended++;
+            return false;
+          }
+          report.charged++;
+          sub = await markPaid(tx, sub!, period, now);
+          return true;
+        };
         if (sub.status === 'past_due' && sub.next_retry_at && new Date(sub.next_retry_at) <= now) {
           const owed = (await tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])).rows[0];
           const period = { start: new Date(sub.current_period_start), end: new Date(sub.current_period_end) };
-          const amount = owed ? Number(owed.amount_cents) : Number(sub.price_cents);
-          const result = await attemptCharge(tx, sub, { kind: 'retry', periodStart: period.start, periodEnd: period.end, amountCents: amount }, adapter, now, 'system');
-          if (result.status === 'failed') {
-            report.failed++;
-            sub = await markFailed(tx, sub, period, result.code, now, options.email);
-            if (sub.status === 'suspended') report.suspended++;
-            return;
-          }
-          report.charged++;
-          sub = await markPaid(tx, sub, period, now);
+          if (!(await charge('retry', period, owed ? Number(owed.amount_cents) : Number(sub.price_cents)))) return;
         }
         for (let n = 0; n < MAX_RENEWALS_PER_TICK && sub.status === 'active' && new Date(sub.current_period_end) <= now; n++) {
-          const period = billingPeriodOf(new Date(sub.current_period_end));
-          const result = await attemptCharge(tx, sub, { kind: 'renewal', periodStart: period.start, periodEnd: period.end, amountCents: Number(sub.price_cents) }, adapter, now, 'system');
-          if (result.status === 'failed') {
-            report.failed++;
-            sub = await markFailed(tx, sub, period, result.code, now, options.email);
-            if (sub.status === 'suspended') report.suspended++;
-            return;
-          }
-          report.charged++;
-          sub = await markPaid(tx, sub, period, now);
+          if (!(await charge('renewal', billingPeriodOf(new Date(sub.current_period_end)), Number(sub.price_cents)))) return;
         }
       });
     } catch (err) {
