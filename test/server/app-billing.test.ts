@@ -18,6 +18,7 @@ import { verifyAuditTrail } from '../../sync-server/src/kernel/verify.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { OpenApiConformance } from '../support/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { injectClient } from '../support/inject-client.ts';
 
 type Json = Record<string, any>;
 
@@ -40,22 +41,13 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
   const stores: Record<string, { merchantId: string; staffId: string; email: string }> = {};
   const installs: Record<string, string> = {};
 
-  const call = async (method: string, url: string, token?: string, body?: unknown) => {
-    const res = await server.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
-    const route = url.split('?')[0]!.replace(/\/(app|ins)_[0-9A-Z]+/, '/:id');
-    if (route.startsWith('/api/pos/app-') || route.startsWith('/api/developer/statement') || route.startsWith('/api/developer/payouts')) departures.push(...conformance.check(method, route, res));
-    return res;
-  };
-  const ok = async (method: string, url: string, token: string | undefined, body?: unknown): Promise<Json> => {
-    const res = await call(method, url, token, body);
-    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-    return res.json();
-  };
+  const { call, ok } = injectClient(
+    () => server.app,
+    (method, url, res) => {
+      const route = url.split('?')[0]!.replace(/\/(app|ins)_[0-9A-Z]+/, '/:id');
+      if (route.startsWith('/api/pos/app-') || route.startsWith('/api/developer/statement') || route.startsWith('/api/developer/payouts')) departures.push(...conformance.check(method, route, res));
+    },
+  );
   /** A fresh owner token of a store at the current clock (tokens expire, and the clock moves by months). */
   const owner = (store: string) => idp.issueStaffToken({ staffId: stores[store]!.staffId, merchantId: stores[store]!.merchantId, role: 'owner' }, { now });
   const tick = async (): Promise<Json> => server.app.recurringInvoices.runOnce() as unknown as Json;

@@ -12,6 +12,7 @@ import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.t
 import { databaseTargets } from '../support/databases.ts';
 import { OpenApiConformance } from '../support/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { injectClient } from '../support/inject-client.ts';
 
 type Json = Record<string, any>;
 
@@ -24,22 +25,13 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
   let conformance: OpenApiConformance;
   const departures: string[] = [];
 
-  const call = async (method: string, url: string, token?: string, body?: unknown) => {
-    const res = await server.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
-    const route = url.split('?')[0]!.replace(/\/(app|ins)_[0-9A-Za-z_]+/, '/:id');
-    if (route.includes('app-installations') || route.includes('app-directory')) departures.push(...conformance.check(method, route, res));
-    return res;
-  };
-  const ok = async (method: string, url: string, token: string, body?: unknown): Promise<Json> => {
-    const res = await call(method, url, token, body);
-    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-    return res.json();
-  };
+  const { call, ok } = injectClient(
+    () => server.app,
+    (method, url, res) => {
+      const route = url.split('?')[0]!.replace(/\/(app|ins)_[0-9A-Za-z_]+/, '/:id');
+      if (route.includes('app-installations') || route.includes('app-directory')) departures.push(...conformance.check(method, route, res));
+    },
+  );
   const listedApp = async (body: Json): Promise<Json> => {
     const made = await ok('POST', '/api/developer/apps', dev, body);
     await ok('POST', `/api/developer/apps/${made.id}/submit`, dev);

@@ -10,6 +10,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import { OpenApiConformance } from '../support/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { injectClient } from '../support/inject-client.ts';
 
 type Json = Record<string, any>;
 
@@ -34,22 +35,13 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
   let conformance: OpenApiConformance;
   /** Every answer that departs from the OpenAPI document (checked at the end). */
   const departures: string[] = [];
-  const call = async (method: string, url: string, token?: string, body?: unknown) => {
-    const res = await server.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
-    const route = url.split('?')[0]!.replace(/\/app_[0-9A-Z]+/, '/:id');
-    if (!route.startsWith('/api/pos/staff') && !route.startsWith('/api/register')) departures.push(...conformance.check(method, route, res));
-    return res;
-  };
-  const ok = async (method: string, url: string, token: string, body?: unknown): Promise<Json> => {
-    const res = await call(method, url, token, body);
-    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-    return res.json();
-  };
+  const { call, ok } = injectClient(
+    () => server.app,
+    (method, url, res) => {
+      const route = url.split('?')[0]!.replace(/\/app_[0-9A-Z]+/, '/:id');
+      if (!route.startsWith('/api/pos/staff') && !route.startsWith('/api/register')) departures.push(...conformance.check(method, route, res));
+    },
+  );
   const signUp = async (name: string, email: string): Promise<string> => {
     const res = await call('POST', '/api/developers', undefined, { name, email });
     expect(res.statusCode, res.body).toBe(201);
