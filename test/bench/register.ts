@@ -4,9 +4,19 @@
  * 50,000 generated items seeded straight into the server's SQL, test/support/large-catalog.ts), each on a fresh
  * browser context (a new register, an empty local database).
  *
- * Measured in the page with `performance.now()`; "painted" = the change is in the DOM (checked once the action's
- * microtasks have run, then at each animation frame) and two animation frames have passed (double rAF: the second
- * callback runs after the frame holding the change was painted):
+ * Measured in the page with `performance.now()`, for each interaction two figures:
+ * - **input → painted**: from the action until the frame that shows the change has been rendered. The change is
+ *   noticed the moment it reaches the DOM (a MutationObserver: `done()` checked after every mutation), then the next
+ *   animation frame's callback marks the frame's start and a message posted from it runs once that frame's style,
+ *   layout and paint are done (the rAF-then-message way of timing a paint).
+ * - **work**: the same less the wait for the display's next frame (vsync) once the change was in the DOM, counted at
+ *   most one frame interval (16.7 ms at 60 Hz): a display never makes a ready change wait longer than that, so any
+ *   longer wait is the main thread being busy, and counts. This is the figure the aim is about: an interaction fits
+ *   in one frame when its work does — the browser then shows it on the next vsync, whatever the display's phase was
+ *   (docs/decisions.md, "Register interactions within a frame").
+ *   (Until 2026-11 the bench waited two frames after the change instead, counting an extra frame interval of idle
+ *   time in every figure.)
+ * The interactions:
  * - tap → cart painted (a tile's click until the cart's total changed);
  * - barcode → cart painted (Enter in the scan box holding a GTIN);
  * - search keystroke → results painted (one character typed into the scan box, until the grid shows that query:
@@ -30,15 +40,35 @@ import { seedLargeCatalog } from '../support/large-catalog.ts';
 import { startTestServer } from '../support/server.ts';
 import { fmt, median, printTable } from './report.ts';
 
-/** Milliseconds per measured repetition of each interaction. */
+/** One measured repetition of an interaction, ms (see the file's comment). */
+export interface InteractionSample {
+  /** From the action until the frame showing the change was rendered. */
+  painted: number;
+  /** `painted` less the wait for the display's next frame once the change was ready (at most one frame interval). */
+  work: number;
+}
+
+/** What the page measures: ms until painted, ms the ready change waited for its frame. */
+type RawSample = { painted: number; wait: number };
+
+/** The work of a page measurement: the wait for the frame counted at most one frame interval (see the file's comment). */
+function toSample({ painted, wait }: RawSample): InteractionSample {
+  return { painted, work: painted - Math.min(wait, FRAME_MS) };
+}
+
+/** Display frame interval at 60 Hz, ms: the longest a ready change waits for the next vsync on an idle main thread. */
+export const FRAME_MS = 1000 / 60;
+
+/** Measured repetitions of each interaction, and the load figures. */
 export interface RegisterFigures {
   items: number;
-  tap: number[];
-  barcode: number[];
-  search: number[];
-  charge: number[];
-  complete: number[];
-  newSale: number[];
+  tap: InteractionSample[];
+  barcode: InteractionSample[];
+  search: InteractionSample[];
+  charge: InteractionSample[];
+  complete: InteractionSample[];
+  newSale: InteractionSample[];
+  /** ms from navigation start until a tile is on screen. */
   reload: number[];
   /**
    * At each reload, ms from navigation start until the catalog's stored items were read / indexed (page marks; the
@@ -58,20 +88,33 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** In-page helpers: `__bench.measure(action, done)` → ms from `action()` until `done()` holds and the frame is painted. */
+/**
+ * In-page helpers: `__bench.measure(action, done)` → `{ painted, wait }`: ms from `action()` until the frame showing
+ * the change was rendered, and ms the ready change waited for that frame to start.
+ */
 const PAGE_HELPERS = `
 window.__bench = {
   frame: () => new Promise((r) => requestAnimationFrame(() => r())),
   async measure(action, done) {
+    let ready = 0;
+    const check = () => { if (!ready && done()) ready = performance.now(); };
+    const observer = new MutationObserver(check);
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
     const t0 = performance.now();
     action();
-    // The task's microtasks first (React commits a click's or a keystroke's update in one, before the browser can
-    // paint): checking at once would always wait one frame more than the page does.
+    // The action's microtasks first (React commits a click's or a keystroke's update in one).
     await Promise.resolve();
-    while (!done()) await this.frame();
-    await this.frame();
-    await this.frame();
-    return performance.now() - t0;
+    check();
+    while (!ready) { await this.frame(); check(); }
+    observer.disconnect();
+    // The frame that shows the change: its rAF callback marks its start; a message posted there runs once the frame's
+    // rendering (style, layout, paint) is done.
+    return new Promise((resolve) => requestAnimationFrame(() => {
+      const frameStart = performance.now();
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve({ painted: performance.now() - t0, wait: Math.max(0, frameStart - ready) });
+      channel.port2.postMessage(0);
+    }));
   },
   total: () => document.querySelector('[data-testid="cart-total"]')?.textContent ?? '',
   setScan(value) {
@@ -88,17 +131,17 @@ async function installHelpers(page: Page): Promise<void> {
 const settle = (page: Page) => page.evaluate(() => new Promise((r) => setTimeout(r, 50)));
 
 /** Taps `rounds` visible tiles without choices in turn; the cart is cleared every 10 taps. */
-async function measureTaps(page: Page, rounds: number): Promise<number[]> {
-  const out: number[] = [];
+async function measureTaps(page: Page, rounds: number): Promise<InteractionSample[]> {
+  const out: InteractionSample[] = [];
   for (let i = 0; i < rounds; i += 1) {
     out.push(
-      await page.evaluate(async (k) => {
+      toSample(await page.evaluate(async (k) => {
         const tiles = [...document.querySelectorAll<HTMLButtonElement>('.item-tile:not(.item-has-options)')];
         const tile = tiles[k % tiles.length]!;
-        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<number>; total: () => string } }).__bench;
+        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; total: () => string } }).__bench;
         const before = b.total();
         return b.measure(() => tile.click(), () => b.total() !== before);
-      }, i),
+      }, i)),
     );
     if (i % 10 === 9) await clearCart(page);
     await settle(page);
@@ -113,18 +156,18 @@ async function clearCart(page: Page): Promise<void> {
 }
 
 /** Scans `codes` in turn (value set as a scanner types it, then Enter measured). */
-async function measureBarcodes(page: Page, codes: readonly string[]): Promise<number[]> {
-  const out: number[] = [];
+async function measureBarcodes(page: Page, codes: readonly string[]): Promise<InteractionSample[]> {
+  const out: InteractionSample[] = [];
   for (const [i, code] of codes.entries()) {
     out.push(
-      await page.evaluate(async (c) => {
-        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<number>; total: () => string; setScan: (v: string) => void; frame: () => Promise<void> } }).__bench;
+      toSample(await page.evaluate(async (c) => {
+        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; total: () => string; setScan: (v: string) => void; frame: () => Promise<void> } }).__bench;
         b.setScan(c);
         await b.frame();
         const before = b.total();
         const input = document.querySelector('[data-testid="scan-input"]')!;
         return b.measure(() => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })), () => b.total() !== before);
-      }, code),
+      }, code)),
     );
     if (i % 10 === 9) await clearCart(page);
     await settle(page);
@@ -134,18 +177,18 @@ async function measureBarcodes(page: Page, codes: readonly string[]): Promise<nu
 }
 
 /** Types each query one character at a time, measuring every keystroke; the box is emptied between queries. */
-async function measureSearch(page: Page, queries: readonly string[], rounds: number): Promise<number[]> {
-  const out: number[] = [];
+async function measureSearch(page: Page, queries: readonly string[], rounds: number): Promise<InteractionSample[]> {
+  const out: InteractionSample[] = [];
   while (out.length < rounds) {
     for (const query of queries) {
       for (let n = 1; n <= query.length && out.length < rounds; n += 1) {
         out.push(
-          await page.evaluate(async (text) => {
-            const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<number>; setScan: (v: string) => void } }).__bench;
+          toSample(await page.evaluate(async (text) => {
+            const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; setScan: (v: string) => void } }).__bench;
             // Results painted: the grid shows this query (the register renders the grid one render behind the box).
             // (No named function in here: tsx would wrap it in a helper the page does not have.)
             return b.measure(() => b.setScan(text), () => (document.querySelector('.catalog-panel')?.getAttribute('data-query') ?? text) === text);
-          }, query.slice(0, n)),
+          }, query.slice(0, n))),
         );
         await settle(page);
       }
@@ -157,37 +200,40 @@ async function measureSearch(page: Page, queries: readonly string[], rounds: num
 }
 
 /** `rounds` cash sales: tap a tile, charge (measured), exact + complete (measured), new sale (measured). */
-async function measureSales(page: Page, rounds: number): Promise<{ charge: number[]; complete: number[]; newSale: number[] }> {
-  const charge: number[] = [];
-  const complete: number[] = [];
-  const newSale: number[] = [];
-  type B = { measure: (a: () => void, d: () => boolean) => Promise<number> };
+async function measureSales(page: Page, rounds: number): Promise<{ charge: InteractionSample[]; complete: InteractionSample[]; newSale: InteractionSample[] }> {
+  const charge: InteractionSample[] = [];
+  const complete: InteractionSample[] = [];
+  const newSale: InteractionSample[] = [];
+  type B = { measure: (a: () => void, d: () => boolean) => Promise<RawSample> };
   for (let i = 0; i < rounds; i += 1) {
     await page.locator('.item-tile:not(.item-has-options)').first().click();
     await page.getByTestId('cart-line').first().waitFor();
     charge.push(
-      await page.evaluate(() => {
+      toSample(await page.evaluate(() => {
         const b = (window as unknown as { __bench: B }).__bench;
         return b.measure(() => document.querySelector<HTMLButtonElement>('[data-testid="charge"]')!.click(), () => document.querySelector('[role="dialog"]') !== null);
-      }),
+      })),
     );
     await page.getByRole('dialog', { name: 'Cash payment' }).getByRole('button', { name: /^Exact / }).click();
     await settle(page);
     complete.push(
-      await page.evaluate(() => {
+      toSample(await page.evaluate(() => {
         const b = (window as unknown as { __bench: B }).__bench;
         return b.measure(() => document.querySelector<HTMLButtonElement>('[data-testid="complete-sale"]')!.click(), () => document.querySelector('[data-testid="receipt"]') !== null);
-      }),
+      })),
     );
+    // The receipt paints from the drafted sale; "New sale" is measured once the sale is stored.
+    await page.locator('[data-testid="receipt"]:not([aria-busy])').waitFor();
     await settle(page);
     newSale.push(
-      await page.evaluate(() => {
+      toSample(await page.evaluate(() => {
         const b = (window as unknown as { __bench: B }).__bench;
         return b.measure(
           () => document.querySelector<HTMLButtonElement>('[data-testid="new-sale"]')!.click(),
-          () => document.querySelector('[data-testid="scan-input"]') !== null && document.querySelector('.item-tile') !== null,
+          // The register stays mounted under the receipt: ready once the receipt is gone.
+          () => document.querySelector('[data-testid="receipt"]') === null && document.querySelector('[data-testid="scan-input"]') !== null && document.querySelector('.item-tile') !== null,
         );
-      }),
+      })),
     );
     await settle(page);
   }
@@ -295,24 +341,26 @@ export function printRegisterBench([demo, large]: RegisterFigures[]): void {
   if (!demo || !large) return;
   const ms = (v: number) => fmt(v, 1);
   const pair = (values: number[]) => `${ms(median(values))} / ${ms(percentile(values, 95))}`;
-  const rows = (
-    [
-      ['tap → cart painted', 'tap'],
-      ['barcode → cart painted', 'barcode'],
-      ['search keystroke → results painted', 'search'],
-      ['charge → tender dialog', 'charge'],
-      ['cash complete → receipt', 'complete'],
-      ['new sale → ready', 'newSale'],
-      ['reload → usable', 'reload'],
-    ] as const
-  ).map(([label, key]) => {
-    const ratio = percentile(large[key], 95) / percentile(demo[key], 95);
-    return {
-      label: `${label} (ms, median / p95)`,
-      values: [pair(demo[key]), pair(large[key]), `${fmt(ratio, 2)}×`],
-      aim: key === 'reload' ? '≤ 2× demo' : `p95 ≤ 16.7 ms and ≤ 2× demo${percentile(large[key], 95) <= 16.7 && ratio <= 2 ? ' ✓' : ' ✗'}`,
-    };
+  const interactions = [
+    ['tap → cart painted', 'tap'],
+    ['barcode → cart painted', 'barcode'],
+    ['search keystroke → results painted', 'search'],
+    ['charge → tender dialog', 'charge'],
+    ['cash complete → receipt', 'complete'],
+    ['new sale → ready', 'newSale'],
+  ] as const;
+  const rows = interactions.flatMap(([label, key]) => {
+    const work = (f: RegisterFigures) => f[key].map((s) => s.work);
+    const painted = (f: RegisterFigures) => f[key].map((s) => s.painted);
+    const ratio = percentile(work(large), 95) / percentile(work(demo), 95);
+    const met = percentile(work(large), 95) <= FRAME_MS && ratio <= 2;
+    return [
+      { label: `${label}: work (ms, median / p95)`, values: [pair(work(demo)), pair(work(large)), `${fmt(ratio, 2)}×`], aim: `p95 ≤ 16.7 ms and ≤ 2× demo${met ? ' ✓' : ' ✗'}` },
+      { label: '  input → painted, with the vsync wait', values: [pair(painted(demo)), pair(painted(large)), `${fmt(percentile(painted(large), 95) / percentile(painted(demo), 95), 2)}×`], aim: '' },
+    ];
   });
+  const reloadRatio = percentile(large.reload, 95) / percentile(demo.reload, 95);
+  rows.push({ label: 'reload → usable (ms, median / p95)', values: [pair(demo.reload), pair(large.reload), `${fmt(reloadRatio, 2)}×`], aim: `≤ 2× demo${reloadRatio <= 2 ? ' ✓' : ' ✗'}` });
   rows.push({ label: '  then: stored items read (ms, median)', values: [ms(median(demo.reloadDocsRead)), ms(median(large.reloadDocsRead)), ''], aim: '' });
   rows.push({ label: '  then: indexed, barcodes ready (ms, median)', values: [ms(median(demo.reloadIndexed)), ms(median(large.reloadIndexed)), ''], aim: '' });
   rows.push({ label: 'first catalog download (s)', values: [fmt(demo.downloadSeconds, 1), fmt(large.downloadSeconds, 1), ''], aim: `< 30 s${large.downloadSeconds < 30 ? ' ✓' : ' ✗'}` });
