@@ -95,6 +95,17 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       expect(await page.getByTestId('receipt-card').textContent({ timeout: 3000 })).toContain('VISA •••• 4242');
     }, 60_000);
 
+  /**
+   * Ends the sale on screen the way a cashier does once the receipt is out: waits until the printer has printed the
+   * receipt of the sale shown (the print starts once the sale is stored, after the receipt is on screen), then New
+   * sale — so no print of this sale lands in the next test's count.
+   */
+  async function finishPrintedSale(): Promise<void> {
+    const receiptNumber = (await page.locator('[data-testid="receipt"]:not([aria-busy])').getByTestId('receipt-number').textContent())!;
+    await until(() => receiptsWith(receiptNumber).length >= 1, `the receipt ${receiptNumber}`);
+    await page.getByTestId('new-sale').click();
+  }
+
   /** Adds items by id (one tap each) and opens the tender dialog; answers the total shown. */
   async function ringUp(itemIds: string[]): Promise<string> {
     for (const id of itemIds) await register.tapItem(id);
@@ -153,7 +164,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(printed.events.some((event) => event.type === 'qr')).toBe(true);
     expect(printed.text).not.toMatch(/\d{12,}/); // never a card number
     expect(sim.terminal.charges().filter((c) => c.result.amountCents === 3500)).toHaveLength(1);
-    await page.getByTestId('new-sale').click();
+    await finishPrintedSale();
   });
 
   it('keeps the sale open after a declined card, then takes cash and opens the drawer', async () => {
@@ -175,7 +186,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await until(() => sim.printer.drawerKicks === kicks + 1, 'the drawer kick');
     await until(() => sim.printer.receipts.length === printedBefore + 1, 'the cash receipt');
     expect(sim.printer.receipts.at(-1)!.text).toMatch(/Change\s+\$7\.99/);
-    await page.getByTestId('new-sale').click();
+    await finishPrintedSale();
   });
 
   it('prints the receipt exactly once when a printer switched off mid-job comes back', async () => {
@@ -196,7 +207,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(receiptsWith(receiptNumber)).toHaveLength(1);
     expect(receiptsWith(receiptNumber)[0]!.text).toMatch(/TOTAL\s+\$30\.00/);
     expect(sim.printer.receipts.length).toBe(before + 1);
-    await page.getByTestId('new-sale').click();
+    await finishPrintedSale();
   });
 
   it('resolves a lost terminal response with a status query and charges exactly once', { timeout: 120_000 }, async () => {
@@ -217,7 +228,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(forRef.lastIndexOf('status')).toBeGreaterThan(forRef.indexOf('sale')); // asked after the lost answer
     expect(sim.terminal.chargeCount(sale!.ref)).toBe(1);
     expect(sim.terminal.charges().filter((c) => c.result.amountCents === 1500)).toHaveLength(1);
-    await page.getByTestId('new-sale').click();
+    await finishPrintedSale();
   });
 
   it('shows an unknown outcome while the terminal is silent, then settles it with a status query, charged once', { timeout: 120_000 }, async () => {
@@ -240,7 +251,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(requests.filter((r) => r.type === 'sale')).toHaveLength(1);
     expect(sim.terminal.chargeCount(sale.ref)).toBe(1);
     expect(sim.terminal.charges().filter((c) => c.result.amountCents === 3000)).toHaveLength(2); // this one + the blow-dry sale
-    await page.getByTestId('new-sale').click();
+    await finishPrintedSale();
   });
 
   it('takes a scanned check and keeps routing, account and check number', async () => {
@@ -256,6 +267,6 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await eventually(async () => expect(await page.getByTestId('receipt-check').textContent()).toContain('#0101 · routing 075901231 · account •••• 6327'));
     await until(() => sim.printer.receipts.length === before + 1, 'the check receipt');
     expect(sim.printer.receipts.at(-1)!.text).toMatch(/Check #0101\s+\$35\.00/);
-    await page.getByTestId('new-sale').click();
+    await finishPrintedSale();
   });
 });

@@ -6,6 +6,8 @@
  *   sold for cash, synced, and the server stores it with the very totals the register showed (nothing quarantined),
  *   the line discounts naming their lines, the override its approver, the discount posted to the ledger; its receipt
  *   sent from the register by e-mail and SMS lands in the server's outboxes;
+ * - a sale the register cannot store (the local database refuses the write) is not lost: its receipt goes again, the
+ *   tender says why with the cart as it was, and completing again stores it once;
  * - tiles show low and out of stock; selling past zero asks once per item and sale, and not at all when the store's
  *   setting (`confirmSellPastZero`) says so.
  */
@@ -68,6 +70,53 @@ describe('register counter: held sales, cart tools', () => {
     await expect.poll(() => counter.heldButton.textContent()).toContain('Held (1)');
     await counter.resume(/Snickers/);
     await expect.poll(() => register.cart.getByTestId('cart-line').filter({ hasText: 'Snickers' }).count()).toBe(1);
+    await context.close();
+  });
+
+  it('keeps the sale when the register cannot store it: the receipt goes again, the tender says why, the cart is intact; the retry stores it once', { timeout: 120_000 }, async () => {
+    const { context, page, register } = await open();
+    await register.tapItem('itm_croissant');
+    await register.tapItem('itm_chocolate_cookie');
+    const total = await register.cartTotalText();
+    // The local database refuses the next write of a sale, as a full disk would (IndexedDB, the orders' store).
+    await page.evaluate(`(() => {
+      window.__refuseOrderWrites = 1;
+      for (const method of ['put', 'add']) {
+        const original = IDBObjectStore.prototype[method];
+        IDBObjectStore.prototype[method] = function (...args) {
+          if (window.__refuseOrderWrites > 0 && this.transaction.db.name.endsWith('--orders')) {
+            window.__refuseOrderWrites -= 1;
+            throw new DOMException('The disk is full', 'QuotaExceededError');
+          }
+          return original.apply(this, args);
+        };
+      }
+    })()`);
+    const tender = await register.charge();
+    await tender.tender('20');
+    await tender.completeButton.click();
+    // The drafted receipt may paint for a frame; then it goes, and the tender says the sale was not saved.
+    const error = page.getByRole('dialog', { name: 'Cash payment' }).getByText(/The sale was not saved/);
+    await error.waitFor();
+    expect(await page.getByTestId('receipt').count()).toBe(0);
+    expect(await page.getByTestId('cash-tendered').inputValue()).toBe('20');
+    expect(await register.cart.getByTestId('cart-line').count()).toBe(2);
+    expect(await register.cartTotalText()).toBe(total);
+    expect(await page.evaluate('window.__refuseOrderWrites')).toBe(0);
+
+    const receipt = await tender.complete();
+    const receiptNumber = await receipt.receiptNumber();
+    const orderId = (await receipt.root.getAttribute('data-order-id'))!;
+    await receipt.newSale();
+    expect(await register.cart.getByTestId('cart-line').count()).toBe(0);
+    await register.waitForUnsynced(0);
+    const response = await api(`/api/pos/orders/${orderId}`);
+    expect(response.status).toBe(200);
+    const stored = (await response.json()) as Order;
+    expect(stored.receiptNumber).toBe(receiptNumber);
+    expect(stored.lines).toHaveLength(2);
+    const list = (await (await api('/api/pos/orders?limit=100')).json()) as { data: Order[] };
+    expect(list.data.filter((o) => o.receiptNumber === receiptNumber)).toHaveLength(1);
     await context.close();
   });
 

@@ -1,19 +1,10 @@
 import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRegisterSale, catalogSnapshot, isBalanced, type CatalogItem, type TaxRate } from '../../core/index.ts';
+import { buildRegisterSale, catalogSnapshot, isBalanced } from '../../core/index.ts';
 import { openRegisterDatabase, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
+import { mug, tax } from './support/mug.ts';
 
-const tax: TaxRate = { id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false };
-const mug: CatalogItem = {
-  id: 'itm_mug',
-  name: 'Mug',
-  category: 'Retail',
-  kind: 'product',
-  taxRateIds: ['tax_sales'],
-  variations: [{ id: 'var_mug', name: 'Regular', priceCents: 1299, gtin: '0012345678905', trackStock: true }],
-  modifierLists: [],
-};
 
 function sale(sequence: number) {
   return buildRegisterSale({

@@ -10,21 +10,12 @@ import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRxDatabase } from 'rxdb';
-import { buildRegisterSale, catalogSnapshot, newId, serviceCashLines, shiftCloseoutSchema, ulid, type CatalogItem, type TaxRate } from '../../core/index.ts';
+import { buildRegisterSale, catalogSnapshot, newId, serviceCashLines, shiftCloseoutSchema, ulid } from '../../core/index.ts';
 import { openRegisterDatabase, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 import { cashMovementRxSchema } from '../../renderer/src/register/db/schemas.ts';
 import { closeShift, currentShift, ensureShiftForSale, movementsOf, openShift, recordCashMovement, recordServiceCash, ShiftStateError, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
+import { mug, tax } from './support/mug.ts';
 
-const tax: TaxRate = { id: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false };
-const mug: CatalogItem = {
-  id: 'itm_mug',
-  name: 'Mug',
-  category: 'Retail',
-  kind: 'product',
-  taxRateIds: ['tax_sales'],
-  variations: [{ id: 'var_mug', name: 'Regular', priceCents: 1299, trackStock: true }],
-  modifierLists: [],
-};
 const register = { registerId: 'reg_test', registerNumber: 2, currency: 'USD' };
 
 /** A cash sale of 3 mugs ($42.38) at `createdAt`, paid with $50. */

@@ -10,7 +10,7 @@ interface DialogProps {
 
 /**
  * A modal dialog: `role="dialog"` labelled by its title, Escape closes, focus moves into it on open and returns to
- * where it was on close, Tab stays inside. The first
+ * where it was on close (unless the view moved it meanwhile), Tab stays inside. The first
  * `[data-autofocus]` element gets focus on open, else the first input or button.
  */
 export function Dialog({ title, onClose, children, footer, wide }: DialogProps) {
@@ -23,7 +23,14 @@ export function Dialog({ title, onClose, children, footer, wide }: DialogProps) 
     const first =
       panel.current?.querySelector<HTMLElement>('[data-autofocus]') ?? panel.current?.querySelector<HTMLElement>('input, button:not(.dialog-close)');
     (first ?? panel.current)?.focus();
-    return () => previous?.focus?.();
+    const node = panel.current;
+    return () => {
+      // Back to where focus was — unless the view has already moved it elsewhere (a receipt's button, say), or that
+      // place is now inert or gone: focusing there would do nothing but force a layout in the middle of a frame.
+      const active = document.activeElement;
+      const lost = !active || active === document.body || (node?.contains(active) ?? false);
+      if (lost && previous?.isConnected && !previous.closest('[inert]')) previous.focus?.();
+    };
   }, []);
 
   const onKeyDown = (event: React.KeyboardEvent) => {

@@ -178,18 +178,22 @@ export class TenderDialog {
   }
 
   /** Completes the sale; the receipt appears once the order and its journal transaction are stored. */
+  /** Completes the sale: the receipt shows at once from the drafted sale (`aria-busy`), then once it is stored. */
   async complete(): Promise<ReceiptPage> {
     await this.completeButton.click();
     const receipt = new ReceiptPage(this.page);
-    await receipt.root.waitFor();
+    await receipt.stored.waitFor();
     return receipt;
   }
 }
 
 export class ReceiptPage {
   readonly root: Locator;
+  /** The receipt once its sale is in the local database (no longer `aria-busy`). */
+  readonly stored: Locator;
   constructor(readonly page: Page) {
     this.root = page.getByTestId('receipt');
+    this.stored = page.locator('[data-testid="receipt"]:not([aria-busy])');
   }
 
   async receiptNumber(): Promise<string> {

@@ -74,6 +74,8 @@ export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scro
     if (!grid) return undefined;
     const measure = () => {
       const width = grid.clientWidth;
+      // Hidden (the receipt over the register, another view): keep the columns for the way back.
+      if (width === 0) return;
       setColumns(Math.max(1, Math.floor((width + GAP) / (MIN_TILE_WIDTH + GAP))));
       const scroller = scrollElement();
       if (scroller) setScrollMargin(grid.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop);

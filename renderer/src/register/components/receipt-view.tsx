@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { formatMoney } from '../../../../core/index.ts';
 import type { StoredOrder } from '../db/database.ts';
 import { useObservable } from '../../ui/hooks.ts';
@@ -22,18 +22,27 @@ interface ReceiptViewProps {
   /** What happened to the printed receipt (sent, printer offline…), shown under the receipt. */
   printNote?: string | undefined;
   /**
-   * The order as just stored (the sale the register completed): shown at once, in the same paint as the sale's
-   * completion, instead of waiting for the local database's read-back; the live document replaces it when it arrives.
+   * The order as drafted or just stored (the sale the register completed): shown at once, in the frame after the
+   * tap, instead of waiting for the local database; the live document replaces it when it arrives.
    */
   stored?: StoredOrder | undefined;
+  /** The sale is still being written to the local database (the receipt is its draft: `aria-busy`). */
+  isSaving?: boolean;
 }
 
 /** The receipt of a stored sale; live, so its sync marker flips when the server's copy arrives. */
-export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote, stored }: ReceiptViewProps) {
+export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote, stored, isSaving = false }: ReceiptViewProps) {
   const { db, session } = useRegister();
   const order$ = useMemo(() => db.orders.findOne(orderId).$, [db, orderId]);
   const doc = useObservable(order$, null);
   const customers = useCustomers();
+  const doneButton = useRef<HTMLButtonElement>(null);
+  // Focus on the done button in the next frame's callback (not `autoFocus`, which forces a layout of the whole page in
+  // the middle of React's commit: the frame lays it out once anyway).
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => doneButton.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, [orderId]);
   const known = doc ? (doc.toJSON() as StoredOrder) : stored?.id === orderId ? stored : undefined;
   if (!known) return <p className="muted">Loading receipt…</p>;
   const order = known;
@@ -45,7 +54,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
   const currency = order.currency;
   return (
     <div className="receipt-wrap">
-      <article className="receipt" data-testid="receipt" data-order-id={order.id} aria-label={`Receipt ${order.receiptNumber}`}>
+      <article className="receipt" data-testid="receipt" data-order-id={order.id} aria-label={`Receipt ${order.receiptNumber}`} aria-busy={isSaving || undefined}>
         <header className="receipt-header">
           <h2 className="receipt-merchant">{session.merchantName}</h2>
           <p>
@@ -138,7 +147,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
       ) : null}
       <SendReceipt orderId={order.id} registerToken={session.registerToken} isSynced={marker.kind === 'synced'} customer={customer} />
       {onDone ? (
-        <button type="button" className="button button-primary button-large" onClick={onDone} data-testid="new-sale" autoFocus>
+        <button ref={doneButton} type="button" className="button button-primary button-large" onClick={onDone} data-testid="new-sale">
           {doneLabel}
         </button>
       ) : null}

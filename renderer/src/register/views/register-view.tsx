@@ -10,7 +10,7 @@ import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartDiscount, cartReducer, priceCart } from '../sale/cart.ts';
 import { useCounter } from '../components/counter-tools.tsx';
-import { ringUpSale } from '../sale/ring-up.ts';
+import { commitSale, draftSale } from '../sale/ring-up.ts';
 import { loadCart } from '../sale/cart-store.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
@@ -23,6 +23,8 @@ import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, u
 import { phoneCountry, survivorId } from '../customers/customer-store.ts';
 
 const ALL = 'All';
+/** The receipt's note while its sale is being written to the local database. */
+const SAVING_NOTE = 'Saving the sale…';
 /** The catalog's download progress is shown once a pull round has brought this many items (a page of the pull). */
 const CATALOG_PROGRESS_FROM = 1_000;
 
@@ -89,6 +91,8 @@ export function RegisterView() {
   /** The sale just stored, shown on the receipt without waiting for the local database's read-back. */
   const [receiptOrder, setReceiptOrder] = useState<Order | undefined>();
   const [printNote, setPrintNote] = useState<string | undefined>();
+  /** While a sale shown on the receipt is being stored: resolves true once stored, false if it was not. */
+  const committing = useRef<Promise<boolean> | undefined>(undefined);
   const scanInput = useRef<HTMLInputElement>(null);
   /** The latest charge action, for the F9 key handler. */
   const chargeRef = useRef<() => void>(() => undefined);
@@ -233,25 +237,58 @@ export function RegisterView() {
     );
   };
 
-  /** Stores the sale paid by `payment`; throws when it could not be stored (the cart is kept). */
+  /**
+   * Stores the sale paid by `payment`; throws when it could not be stored (the cart is kept). The receipt is painted
+   * at once from the sale as drafted (sale/ring-up.ts draftSale), marked as saving, over the register, which stays
+   * mounted beneath it with its tender dialog; the cart is emptied, the dialog closed, the receipt printed and the
+   * drawer opened only once the sale is stored. A failed write takes the receipt away again: the tender (or the cart)
+   * is as it was, with the error.
+   */
   const storeSale = async (payment: SalePayment) => {
-    setSaving(true);
     setSaleError(undefined);
+    // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
+    const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
+    const draft = draftSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
+    setSaving(true);
+    setPrintNote(SAVING_NOTE);
+    setReceiptOrderId(draft.sale.order.id);
+    setReceiptOrder(draft.sale.order);
+    const stored = commitSale(draft);
+    committing.current = stored.then(
+      () => true,
+      () => false,
+    );
     try {
-      // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
-      const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
-      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
+      const order = await stored;
       dispatch({ type: 'clear' });
       setDiscountText('');
       setCustomerId(undefined);
       setTendering(false);
       setMessage(undefined);
-      setReceiptOrderId(order.id);
       setReceiptOrder(order);
+      setPrintNote(undefined);
       afterSale(order, payment);
+    } catch (err) {
+      setReceiptOrderId(undefined);
+      setReceiptOrder(undefined);
+      setPrintNote(undefined);
+      throw err;
     } finally {
+      committing.current = undefined;
       setSaving(false);
     }
+  };
+
+  /** New sale from the receipt: at once once the sale is stored; while it is being stored, when it is. */
+  const newSale = () => {
+    const close = () => {
+      setReceiptOrderId(undefined);
+      setReceiptOrder(undefined);
+      setPrintNote(undefined);
+    };
+    const pending = committing.current;
+    if (!pending) close();
+    else void pending.then((isStored) => isStored && close());
   };
 
   const completeSale = async (payment: SalePayment) => {
@@ -279,26 +316,18 @@ export function RegisterView() {
   const card = useCardPayment(devices, currency, storeSale, offlineCards);
   const check = useCheckPayment(devices);
 
-  if (receiptOrderId) {
-    return (
-      <main className="receipt-screen">
-        <DeviceStatusBar state={deviceState} />
-        <ReceiptView
-          orderId={receiptOrderId}
-          printNote={printNote}
-          stored={receiptOrder}
-          onDone={() => {
-            setReceiptOrderId(undefined);
-            setReceiptOrder(undefined);
-            setPrintNote(undefined);
-          }}
-        />
-      </main>
-    );
-  }
+  // The receipt covers the register, which stays mounted (and hidden, inert) beneath it: a new sale shows the grid as
+  // it was instead of building it again.
+  const receipt = receiptOrderId ? (
+    <main className="receipt-screen receipt-layer">
+      <DeviceStatusBar state={deviceState} />
+      <ReceiptView orderId={receiptOrderId} printNote={printNote} stored={receiptOrder} isSaving={isSaving} onDone={newSale} />
+    </main>
+  ) : null;
 
   return (
-    <main className="register">
+    <div className="register-stack">
+    <main className={receiptOrderId ? 'register register-covered' : 'register'} inert={receiptOrderId ? true : undefined}>
       <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
         Skip to cart
       </a>
@@ -445,5 +474,7 @@ export function RegisterView() {
         />
       ) : null}
     </main>
+    {receipt}
+    </div>
   );
 }
