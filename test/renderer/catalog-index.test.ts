@@ -71,6 +71,30 @@ describe('CatalogIndex', () => {
     expect(index.items.map((i) => i.id)).toEqual(['itm_two', 'itm_coke']);
   });
 
+  it('answers a query typed a key at a time from the terms it has seen, and never from before a change', () => {
+    const index = new CatalogIndex();
+    index.update([coke, croissant, creme, ten, two].map((i) => doc(i)));
+    // Keystroke by keystroke: the earlier terms' bitmaps are kept, and each answer is the full match.
+    for (const [query, ids] of [
+      ['i', ['itm_two', 'itm_ten']],
+      ['it', ['itm_two', 'itm_ten']],
+      ['item', ['itm_two', 'itm_ten']],
+      ['item 1', ['itm_ten']],
+      ['item 2', ['itm_two']],
+      ['item 3', []],
+      ['item', ['itm_two', 'itm_ten']],
+    ] as const) expect(index.search(query).map((i) => i.id), query).toEqual(ids);
+    // A rename, an addition and a removal each drop what was kept for the terms they touch.
+    index.apply([doc({ ...two, name: 'Thing 2' }, '2-b')]);
+    expect(index.search('item').map((i) => i.id)).toEqual(['itm_ten']);
+    expect(index.search('thing 2').map((i) => i.id)).toEqual(['itm_two']);
+    const eleven = item('eleven', 'Item 11', 'Bakery');
+    index.apply([doc(eleven)]);
+    expect(index.search('item 1').map((i) => i.id)).toEqual(['itm_ten', 'itm_eleven']);
+    index.apply([], ['itm_ten']);
+    expect(index.search('item 1').map((i) => i.id)).toEqual(['itm_eleven']);
+  });
+
   it('applies a batch of changes without the whole collection (apply: upserts and removals)', () => {
     const index = new CatalogIndex();
     index.update([coke, croissant, creme].map((i) => doc(i)));

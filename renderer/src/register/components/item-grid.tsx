@@ -112,8 +112,10 @@ export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scro
           className="item-grid item-grid-row"
           style={{ position: 'absolute', top: 0, left: 0, right: 0, paddingBottom: GAP, transform: `translateY(${row.start - scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` }}
         >
-          {items.slice(row.index * columns, row.index * columns + columns).map((item) => (
-            <ItemTile key={item.id} item={item} currency={currency} onChoose={onChoose} />
+          {/* Keyed by column: a new list (a search keystroke, a category) gives the tiles already on screen new items
+              to show instead of removing them and creating others (React updates their text and attributes). */}
+          {items.slice(row.index * columns, row.index * columns + columns).map((item, column) => (
+            <ItemTile key={column} item={item} currency={currency} onChoose={onChoose} />
           ))}
         </div>
       ))}

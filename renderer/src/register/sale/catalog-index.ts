@@ -46,6 +46,9 @@ export const tokenize = (text: string): string[] =>
 const wordsOf = (item: CatalogItem): Set<string> =>
   new Set([item.name, item.category, ...item.variations.flatMap((v) => [v.name, v.sku ?? '', v.gtin ?? ''])].flatMap(tokenize));
 
+/** How many query terms' bitmaps the index keeps (a few keystrokes' worth). */
+const TERM_CACHE_SIZE = 16;
+
 /** First index of `sorted` whose value is ≥ `value` (binary search). */
 function lowerBound(sorted: readonly string[], value: string): number {
   let lo = 0;
@@ -87,6 +90,8 @@ export class CatalogIndex {
   private sortedSlots = new Uint32Array(0);
   private categories = new Map<string, CatalogItem[]>();
   private revision = 0;
+  /** Term → bitmap of {@link CatalogIndex.termMarks}, least recently used first; emptied by any change. */
+  private readonly termCache = new Map<string, Uint8Array | null>();
 
   /** Bumped by every `update` that changed something (a cheap dependency for memoised views). */
   get version(): number {
@@ -169,18 +174,21 @@ export class CatalogIndex {
     this.indexPending(Number.POSITIVE_INFINITY);
     let hits: Uint8Array | undefined;
     for (const term of terms) {
-      const marks = new Uint8Array(this.nextSlot);
-      let any = false;
-      for (let i = lowerBound(this.words, term); i < this.words.length && this.words[i]!.startsWith(term); i += 1) {
-        for (const slot of this.postings.get(this.words[i]!) ?? []) {
-          if (!hits || hits[slot]) {
-            marks[slot] = 1;
+      const marks = this.termMarks(term);
+      if (!marks) return [];
+      if (!hits) hits = marks;
+      else {
+        const both = new Uint8Array(hits.length);
+        let any = false;
+        for (let slot = 0; slot < both.length; slot += 1) {
+          if (hits[slot] && marks[slot]) {
+            both[slot] = 1;
             any = true;
           }
         }
+        if (!any) return [];
+        hits = both;
       }
-      if (!any) return [];
-      hits = marks;
     }
     const found = hits!;
     if (!within) {
@@ -192,6 +200,33 @@ export class CatalogIndex {
       const entry = this.entries.get(item.id);
       return entry !== undefined && found[entry.slot] === 1;
     });
+  }
+
+  /**
+   * The slots of the items holding a word that starts with `term` (a bitmap, never changed once made), or null when
+   * none does. Kept for the last {@link TERM_CACHE_SIZE} terms until the index changes: typing "bulk 4321" reads the
+   * postings of "bulk" once, not at every keystroke after it.
+   */
+  private termMarks(term: string): Uint8Array | null {
+    const cached = this.termCache.get(term);
+    if (cached !== undefined) {
+      // Most recently used last.
+      this.termCache.delete(term);
+      this.termCache.set(term, cached);
+      return cached;
+    }
+    const marks = new Uint8Array(this.nextSlot);
+    let any = false;
+    for (let i = lowerBound(this.words, term); i < this.words.length && this.words[i]!.startsWith(term); i += 1) {
+      for (const slot of this.postings.get(this.words[i]!) ?? []) {
+        marks[slot] = 1;
+        any = true;
+      }
+    }
+    const result = any ? marks : null;
+    this.termCache.set(term, result);
+    if (this.termCache.size > TERM_CACHE_SIZE) this.termCache.delete(this.termCache.keys().next().value!);
+    return result;
   }
 
   /** Words still to index (items added or changed since): search indexes them first, idle time may do it earlier. */
@@ -222,12 +257,14 @@ export class CatalogIndex {
       n += 1;
       if (n % 256 === 0 && performance.now() > until) break;
     }
+    if (n > 0) this.termCache.clear();
     const done = this.unindexed.size === 0;
     if (done) this.flushWords();
     return done;
   }
 
   private add(item: CatalogItem, revision: string): void {
+    this.termCache.clear();
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
     const entry: Entry = { revision, item, slot };
     this.entries.set(item.id, entry);
@@ -239,6 +276,7 @@ export class CatalogIndex {
   }
 
   private remove(entry: Entry): void {
+    this.termCache.clear();
     const { item, slot } = entry;
     this.entries.delete(item.id);
     this.unindexed.delete(entry);
