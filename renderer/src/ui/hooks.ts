@@ -21,3 +21,19 @@ export function useNow(ms: number): number {
   }, [ms]);
   return now;
 }
+
+/**
+ * Runs `task` once the next frame has been painted (the frame's callback, then a task after it): work the cashier
+ * must see only after the answer to their action (e.g. the grid's way back to every tile after a scan), so it never
+ * holds that frame back. @returns a function that cancels it if it has not run yet.
+ */
+export function afterNextPaint(task: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const frame = requestAnimationFrame(() => {
+    timer = setTimeout(task, 0);
+  });
+  return () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+  };
+}

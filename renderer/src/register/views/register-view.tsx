@@ -6,7 +6,7 @@ import { catalogFeed } from '../sale/catalog-feed.ts';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
-import { useObservable } from '../../ui/hooks.ts';
+import { afterNextPaint, useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartDiscount, cartReducer, priceCart } from '../sale/cart.ts';
 import { useCounter } from '../components/counter-tools.tsx';
@@ -191,10 +191,16 @@ export function RegisterView() {
     [add],
   );
 
-  /** Empties the scan box at once; the grid returns to every tile in a transition (after the cart's change paints). */
+  /**
+   * Empties the scan box at once; the grid returns to every tile in a transition once the frame showing the cart's
+   * change is painted (at 50,000 items that render would otherwise run before the frame and hold it back).
+   */
   const clearScan = () => {
     setQuery('');
-    startTransition(() => setGridQuery(''));
+    afterNextPaint(() => {
+      // Unless the cashier has typed again meanwhile (the box's change set the grid's query already).
+      if (scanInput.current?.value === '') startTransition(() => setGridQuery(''));
+    });
   };
 
   const onScan = async () => {
