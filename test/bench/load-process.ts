@@ -8,6 +8,7 @@
  * Each request carries a fresh Idempotency-Key (`<prefix>-<n>`), so every one creates an order.
  */
 import autocannon from 'autocannon';
+import { percentile } from './report.ts';
 
 export interface LoadRequest {
   url: string;
@@ -37,11 +38,6 @@ export type LoadMessage = ({ type: 'result' } & LoadResult) | { type: 'error'; m
 /** How long one request may take before it counts as an error. */
 const REQUEST_TIMEOUT_SECONDS = 300;
 
-/** Nearest-rank percentile `p` (0–100) of ascending `sorted`. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 async function run(request: LoadRequest): Promise<LoadResult> {
   let n = 0;

@@ -38,7 +38,7 @@ import { launchChromium, requireBuiltRegister } from '../e2e/support/browser.ts'
 import { bulkGtin } from '../support/large-catalog.ts';
 import { seedLargeCatalog } from '../support/large-catalog.ts';
 import { startTestServer } from '../support/server.ts';
-import { fmt, median, printTable } from './report.ts';
+import { fmt, median, percentile, printTable } from './report.ts';
 
 /** One measured repetition of an interaction, ms (see the file's comment). */
 export interface InteractionSample {
@@ -81,12 +81,6 @@ export interface RegisterFigures {
   heapMb: number;
 }
 
-/** p-th percentile (nearest rank) of `values`. */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /**
  * In-page helpers: `__bench.measure(action, done)` → `{ painted, wait }`: ms from `action()` until the frame showing

@@ -12,7 +12,7 @@ import { compileList, nameTokens, screenName } from '../../sync-server/src/modul
 import { listedNames, parseSdnFiles } from '../../sync-server/src/modules/sanctions/list.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { startTestServer } from '../support/server.ts';
-import { fmt, median, printTable } from './report.ts';
+import { fmt, median, percentile, printTable } from './report.ts';
 
 /** One screening bench run. */
 export interface ScreeningBenchResult {
@@ -98,9 +98,6 @@ function variant(listed: string, i: number): string {
   return chars.join('');
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
 
 /**
  * Through the API (Fastify inject, a real database): the owner uploads the list (the new current version), then
@@ -136,7 +133,7 @@ async function benchApi(target: DatabaseTarget, files: { sdnCsv: string; altCsv:
     }
     posts.sort((a, b) => a - b);
     gets.sort((a, b) => a - b);
-    return { engine: target.name, uploadMs, firstScreenMs, post: { p50: percentile(posts, 0.5), p99: percentile(posts, 0.99) }, get: { p50: percentile(gets, 0.5), p99: percentile(gets, 0.99) } };
+    return { engine: target.name, uploadMs, firstScreenMs, post: { p50: percentile(posts, 50), p99: percentile(posts, 99) }, get: { p50: percentile(gets, 50), p99: percentile(gets, 99) } };
   } finally {
     await server.close();
   }
@@ -171,7 +168,7 @@ export async function benchScreening(options: { entries: number; aliases: number
       }
     }
     times.sort((a, b) => a - b);
-    return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+    return { p50: percentile(times, 50), p99: percentile(times, 99) };
   };
   let found = 0;
   let variants = 0;
@@ -189,7 +186,7 @@ export async function benchScreening(options: { entries: number; aliases: number
       }
     });
     times.sort((a, b) => a - b);
-    return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+    return { p50: percentile(times, 50), p99: percentile(times, 99) };
   };
   screenName(list, queries[0]!); // warm-up
   lookupRound();

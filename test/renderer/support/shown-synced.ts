@@ -4,6 +4,7 @@
  * backlog test (test/renderer/sync-backlog.test.ts) and the bench's register process.
  */
 import type { RegisterDatabase } from '../../../renderer/src/register/db/database.ts';
+import { percentile } from '../../bench/report.ts';
 
 /**
  * Watches the query the register's badge counts unsynced sales with (orders without the server's `syncSeq` and not
@@ -27,7 +28,5 @@ export function watchShownSynced(db: RegisterDatabase): { shownAt: Map<string, n
 /** Median, 95th percentile and maximum of `values` (nearest rank), or zeros when there are none. */
 export function lagFigures(values: readonly number[]): { median: number; p95: number; max: number } {
   if (values.length === 0) return { median: 0, p95: 0, max: 0 };
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-  return { median: rank(0.5), p95: rank(0.95), max: sorted.at(-1)! };
+  return { median: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) };
 }
