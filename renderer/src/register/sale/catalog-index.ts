@@ -192,8 +192,13 @@ export class CatalogIndex {
     }
     const found = hits!;
     if (!within) {
-      const out: CatalogItem[] = [];
-      for (let i = 0; i < this.sorted.length; i += 1) if (found[this.sortedSlots[i]!]) out.push(this.sorted[i]!);
+      // Counted first, so the answer is allocated once at its size (50,000 items: no growing array to collect).
+      let count = 0;
+      for (let i = 0; i < this.sorted.length; i += 1) count += found[this.sortedSlots[i]!]!;
+      if (count === this.sorted.length) return this.sorted;
+      const out = new Array<CatalogItem>(count);
+      let n = 0;
+      for (let i = 0; i < this.sorted.length; i += 1) if (found[this.sortedSlots[i]!]) out[n++] = this.sorted[i]!;
       return out;
     }
     return within.filter((item) => {
@@ -217,9 +222,14 @@ export class CatalogIndex {
     }
     const marks = new Uint8Array(this.nextSlot);
     let any = false;
+    const mark = (slot: number) => {
+      marks[slot] = 1;
+    };
     for (let i = lowerBound(this.words, term); i < this.words.length && this.words[i]!.startsWith(term); i += 1) {
-      for (const slot of this.postings.get(this.words[i]!) ?? []) {
-        marks[slot] = 1;
+      const slots = this.postings.get(this.words[i]!);
+      // forEach, not for…of: a set of 50,000 slots walked by an iterator left an object per slot to collect.
+      if (slots && slots.size > 0) {
+        slots.forEach(mark);
         any = true;
       }
     }
