@@ -14,6 +14,7 @@
  */
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
+import { refreshPlannerStatistics } from '../platform/db/statistics.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
 import {
   groupProducts,
@@ -27,10 +28,15 @@ import {
   type ProductRows,
 } from '../modules/catalog/csv.ts';
 import { cancelImportJob as requestCancel, createImportJob, endImportJob, getImportJob, importJobStatus, recordImportChunk, type ImportJob } from '../modules/catalog/import-jobs.ts';
-import { ensureDefaultLocation, onHandAt } from '../modules/inventory/service.ts';
-import { recordStockChange } from './stock-change.ts';
+import { ensureDefaultLocation, recordStockMovements } from '../modules/inventory/service.ts';
 
 /** Thrown inside the mutation to roll a dry run back; carries the report. */
+/**
+ * The tables an import grows and looks rows up in by key: their planner statistics are refreshed as they grow
+ * (platform/db/statistics.ts), or a lookup by key becomes a read of the whole catalog per key.
+ */
+const IMPORT_TABLES = ['catalog_items', 'catalog_handles', 'catalog_item_shopify', 'stock_levels'];
+
 class DryRunRollback extends Error {
   constructor(readonly report: ImportReport) {
     super('dry run');
@@ -39,16 +45,17 @@ class DryRunRollback extends Error {
 
 /**
  * Imports `csv` (the file's text) for the caller's store: catalog `readCatalogCsv` (400 before any transaction) →
- * inventory `ensureDefaultLocation` → catalog `importCatalogRows`, whose stock step is inventory `onHandAt` +
- * {@link recordStockChange} (a `count` where the file's quantity differs from what is on hand). With `dryRun`, the
+ * inventory `ensureDefaultLocation` → catalog `importCatalogRows`, whose stock step is inventory
+ * `recordStockMovements` (a `count` where the file's quantity differs from what is on hand). With `dryRun`, the
  * report is the same and nothing is written.
  * @throws ProblemError 400 `invalid_csv` when the text is not a Shopify product CSV.
  */
 export async function importCatalog(ctx: AppContext, principal: Principal, csv: string, dryRun: boolean): Promise<ImportReport> {
   const { rows } = readCatalogCsv(csv);
+  await refreshPlannerStatistics(ctx.db, IMPORT_TABLES);
   try {
     return await mutation(ctx, actorOf(principal), async (m) => {
-      // Once, before any product's savepoint: a location created inside one that rolled back would be gone.
+      // Once, before the first product: every chunk's stock step counts at this location.
       const location = await ensureDefaultLocation(m.tx, m.merchantId);
       const report = await importCatalogRows(m, rows, { dryRun, countStock: countStockAt(m, location.id) });
       if (dryRun) throw new DryRunRollback(report);
@@ -60,15 +67,17 @@ export async function importCatalog(ctx: AppContext, principal: Principal, csv: 
   }
 }
 
-/** The import's stock step at `locationId`: a count movement for each variation whose units on hand differ. */
+/**
+ * The import's stock step at `locationId` (catalog `ImportStockCounts`): inventory `recordStockMovements` records a
+ * count movement per variation in one go. No catalog re-stamp after it (as recordStockChange does): the import stored
+ * the items with these counts already, and re-stamps itself any item whose count was not recorded.
+ */
 function countStockAt(m: Mutation, locationId: string): ImportStockCounts {
   return async (counts, source) => {
-    const onHand = await onHandAt(m.tx, m.merchantId, locationId, counts.map((c) => c.variationId));
-    const changes = counts.filter((c) => onHand.get(c.variationId) !== c.counted);
-    if (changes.length === 0) return [];
-    const result = await recordStockChange(m, {
+    if (counts.length === 0) return [];
+    const result = await recordStockMovements(m, {
       locationId,
-      movements: changes.map((c) => ({ variationId: c.variationId, kind: 'count' as const, counted: c.counted, sourceId: source.sourceId, note: source.note })),
+      movements: counts.map((c) => ({ variationId: c.variationId, kind: 'count' as const, counted: c.counted, sourceId: source.sourceId, note: source.note })),
     });
     return result.recorded.map((r) => r.variationId);
   };
@@ -140,6 +149,7 @@ async function runJob(
       // A breath between chunks: requests queued behind the import (a register's sync, the cancel) get their turn.
       if (i > 0) await new Promise((r) => setTimeout(r, 20));
       if (state.stop) throw new Error('the server stopped during the import: run the same file again (it is safe to re-run)');
+      await refreshPlannerStatistics(ctx.db, IMPORT_TABLES);
       const chunk = chunks[i]!;
       const cancelled = await mutation(ctx, actor, async (m) => {
         // The status is read under the merchant's lock, so a cancel committed before this chunk stops it.
