@@ -23,6 +23,7 @@ import {
   newImportReport,
   prepareImport,
   readCatalogCsv,
+  type ImportContext,
   type ImportReport,
   type ImportStockCounts,
   type ProductRows,
@@ -117,13 +118,15 @@ export function chunkProducts(products: readonly ProductRows[], rows = IMPORT_CH
 export async function startImportJob(ctx: AppContext, principal: Principal, csv: string, options: { taxRateId?: string | undefined; chunkRows?: number } = {}): Promise<ImportJob> {
   const { rows } = readCatalogCsv(csv);
   const actor = actorOf(principal);
-  const { jobId, locationId } = await mutation(ctx, actor, async (m) => {
-    await prepareImport(m.tx, m.merchantId, { importId: 'check', countStock: async () => [], taxRateId: options.taxRateId });
+  // The import's context (currency, default tax rate: a read of every live item's rates) is worked out once, here.
+  const { jobId, locationId, ictx } = await mutation(ctx, actor, async (m) => {
+    const prepared = await prepareImport(m.tx, m.merchantId, { importId: 'pending', countStock: async () => [], taxRateId: options.taxRateId });
     const location = await ensureDefaultLocation(m.tx, m.merchantId);
-    return { jobId: await createImportJob(m, rows.length), locationId: location.id };
+    const id = await createImportJob(m, rows.length);
+    return { jobId: id, locationId: location.id, ictx: { ...prepared, importId: id } };
   });
   const state = { ctx, merchantId: actor.merchantId, stop: false, cancel: false, done: Promise.resolve() };
-  state.done = runJob(ctx, actor, jobId, locationId, rows, options, state).finally(() => running.delete(jobId));
+  state.done = runJob(ctx, actor, jobId, locationId, ictx, rows, options, state).finally(() => running.delete(jobId));
   running.set(jobId, state);
   return getImportJob(ctx.db, actor.merchantId, jobId);
 }
@@ -133,6 +136,7 @@ async function runJob(
   actor: ReturnType<typeof actorOf>,
   jobId: string,
   locationId: string,
+  ictx: ImportContext,
   rows: ReturnType<typeof readCatalogCsv>['rows'],
   options: { taxRateId?: string | undefined; chunkRows?: number },
   state: { stop: boolean; cancel: boolean },
@@ -144,7 +148,6 @@ async function runJob(
     const upfrontRows = upfront.rejected.length;
     const chunks = chunkProducts(products, options.chunkRows);
     if (chunks.length === 0) chunks.push([]);
-    const ictx = await prepareImport(ctx.db, actor.merchantId, { importId: jobId, countStock: async () => [], taxRateId: options.taxRateId });
     for (let i = 0; i < chunks.length; i++) {
       // A breath between chunks: requests queued behind the import (a register's sync, the cancel) get their turn.
       if (i > 0) await new Promise((r) => setTimeout(r, 20));

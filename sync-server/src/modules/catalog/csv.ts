@@ -352,7 +352,7 @@ export async function importProducts(m: Mutation, products: readonly ProductRows
     }
     if (lookups.handles.get(p.handle) !== itemId) handleRows.push({ handle: p.handle, itemId });
     const before = lookups.details.get(itemId);
-    if (JSON.stringify(canonical(p.details)) !== JSON.stringify(canonical(before))) {
+    if (before === undefined || JSON.stringify(canonical(p.details)) !== JSON.stringify(canonical(before))) {
       detailRows.push({ itemId, details: p.details });
       // Details first written for an item made elsewhere (an export re-imported) describe it as it was: unchanged.
       if (status === 'unchanged' && before !== undefined) status = 'updated';
