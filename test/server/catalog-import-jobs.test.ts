@@ -11,7 +11,8 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidGtin, type CatalogItem, type ImportJob } from '../../core/index.ts';
 import { KEPT_COLUMNS } from '../../sync-server/src/modules/catalog/csv.ts';
-import { databaseTargets } from '../support/databases.ts';
+import type { Db, Queryable } from '../../sync-server/src/platform/db/db.ts';
+import { databaseTargets, type DatabaseTarget } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const SAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/catalog');
@@ -21,6 +22,28 @@ const PRICE_COLUMNS = new Set(['Variant Price', 'Variant Compare At Price', 'Cos
 
 type Item = CatalogItem & { updatedAt: string };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `target` whose databases record the statements of each transaction (in place on the transaction handle, whose
+ * identity keys the server's per-transaction memos), into `transactions`.
+ */
+function recordingTransactions(target: DatabaseTarget, transactions: string[][]): DatabaseTarget {
+  const wrap = (db: Db): Db => ({
+    ...db,
+    transaction: (fn) =>
+      db.transaction((tx: Queryable) => {
+        const statements: string[] = [];
+        transactions.push(statements);
+        const query = tx.query.bind(tx);
+        tx.query = ((sql: string, params?: unknown[]) => {
+          statements.push(sql);
+          return query(sql, params);
+        }) as Queryable['query'];
+        return fn(tx);
+      }),
+  });
+  return { name: target.name, open: async () => wrap(await target.open()) };
+}
 
 /** Records of a CSV as header-keyed objects, cells trimmed (as the import reads them). */
 function records(csv: string): Record<string, string>[] {
@@ -151,6 +174,38 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
       await on.close();
     }
   }, 120_000);
+
+  it('imports each chunk in the same few statements whatever its rows and the catalog\'s size (set-based, never per row)', async () => {
+    const transactions: string[][] = [];
+    const on = await startTestServer({ target: recordingTransactions(target, transactions), staticDir: null, webhooks: { enabled: false } });
+    try {
+      const [header, first] = parse(sample('shopify-partners-apparel.csv'), { relax_column_count: true }) as string[][];
+      const file = (from: number, n: number) =>
+        stringify([header!, ...Array.from({ length: n }, (_, k) => Object.assign([...first!], { 0: `sized-${from + k}`, 1: `Sized ${from + k}`, 13: `SIZED-${from + k}`, 16: String(k % 7) }))]);
+      const chunksOf = async (csv: string) => {
+        transactions.length = 0;
+        const job = await importJob(on, csv);
+        expect(job).toMatchObject({ status: 'done', rejectedRows: 0 });
+        // The chunks' transactions are those that append a part of the job's report.
+        return transactions.filter((t) => t.some((sql) => sql.startsWith('INSERT INTO catalog_import_job_chunks'))).map((t) => t.length);
+      };
+      // 10 rows into a store of a few items, 1,000 rows (two chunks of 500) into it, then 1,000 more into 1,010 items:
+      // every chunk the same number of statements.
+      const small = await chunksOf(file(0, 10));
+      const large = await chunksOf(file(10, 1_000));
+      const later = await chunksOf(file(1_010, 1_000));
+      expect(small).toHaveLength(1);
+      expect(large).toHaveLength(2);
+      expect(later).toHaveLength(2);
+      expect(new Set([...small, ...large, ...later]).size, JSON.stringify({ small, large, later })).toBe(1);
+      expect(small[0]).toBeLessThan(30);
+      // A re-run changes nothing and still reads set-based.
+      const again = await chunksOf(file(1_010, 1_000));
+      expect(Math.max(...again)).toBeLessThan(30);
+    } finally {
+      await on.close();
+    }
+  }, 600_000);
 
   it('reports progress chunk by chunk, cancels after the current chunk, and a re-run of the same file completes it without duplicates', async () => {
     const on = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });

@@ -14,6 +14,7 @@
  */
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
+import { refreshPlannerStatistics } from '../platform/db/statistics.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
 import {
   groupProducts,
@@ -22,15 +23,23 @@ import {
   newImportReport,
   prepareImport,
   readCatalogCsv,
+  type ImportContext,
   type ImportReport,
   type ImportStockCounts,
   type ProductRows,
 } from '../modules/catalog/csv.ts';
 import { cancelImportJob as requestCancel, createImportJob, endImportJob, getImportJob, importJobStatus, recordImportChunk, type ImportJob } from '../modules/catalog/import-jobs.ts';
-import { ensureDefaultLocation, onHandAt } from '../modules/inventory/service.ts';
-import { recordStockChange } from './stock-change.ts';
+import { ensureDefaultLocation, recordStockMovements } from '../modules/inventory/service.ts';
 
 /** Thrown inside the mutation to roll a dry run back; carries the report. */
+/**
+ * The tables an import grows whose key lookups the planner gets wrong without statistics (platform/db/statistics.ts):
+ * on `catalog_items` a SKU or variation id probe becomes a read of the merchant's every item, on `catalog_handles` the
+ * handles are looked up through the (merchant, item) index (72 ms a chunk at 50,000 handles; 0.1 ms analyzed).
+ * `catalog_item_shopify` and `stock_levels` have one index holding every column looked up: planned right on guesses.
+ */
+const IMPORT_TABLES = ['catalog_items', 'catalog_handles'];
+
 class DryRunRollback extends Error {
   constructor(readonly report: ImportReport) {
     super('dry run');
@@ -39,16 +48,17 @@ class DryRunRollback extends Error {
 
 /**
  * Imports `csv` (the file's text) for the caller's store: catalog `readCatalogCsv` (400 before any transaction) →
- * inventory `ensureDefaultLocation` → catalog `importCatalogRows`, whose stock step is inventory `onHandAt` +
- * {@link recordStockChange} (a `count` where the file's quantity differs from what is on hand). With `dryRun`, the
+ * inventory `ensureDefaultLocation` → catalog `importCatalogRows`, whose stock step is inventory
+ * `recordStockMovements` (a `count` where the file's quantity differs from what is on hand). With `dryRun`, the
  * report is the same and nothing is written.
  * @throws ProblemError 400 `invalid_csv` when the text is not a Shopify product CSV.
  */
 export async function importCatalog(ctx: AppContext, principal: Principal, csv: string, dryRun: boolean): Promise<ImportReport> {
   const { rows } = readCatalogCsv(csv);
+  await refreshPlannerStatistics(ctx.db, IMPORT_TABLES);
   try {
     return await mutation(ctx, actorOf(principal), async (m) => {
-      // Once, before any product's savepoint: a location created inside one that rolled back would be gone.
+      // Once, before the first product: every chunk's stock step counts at this location.
       const location = await ensureDefaultLocation(m.tx, m.merchantId);
       const report = await importCatalogRows(m, rows, { dryRun, countStock: countStockAt(m, location.id) });
       if (dryRun) throw new DryRunRollback(report);
@@ -60,15 +70,17 @@ export async function importCatalog(ctx: AppContext, principal: Principal, csv: 
   }
 }
 
-/** The import's stock step at `locationId`: a count movement for each variation whose units on hand differ. */
+/**
+ * The import's stock step at `locationId` (catalog `ImportStockCounts`): inventory `recordStockMovements` records a
+ * count movement per variation in one go. No catalog re-stamp after it (as recordStockChange does): the import stored
+ * the items with these counts already, and re-stamps itself any item whose count was not recorded.
+ */
 function countStockAt(m: Mutation, locationId: string): ImportStockCounts {
   return async (counts, source) => {
-    const onHand = await onHandAt(m.tx, m.merchantId, locationId, counts.map((c) => c.variationId));
-    const changes = counts.filter((c) => onHand.get(c.variationId) !== c.counted);
-    if (changes.length === 0) return [];
-    const result = await recordStockChange(m, {
+    if (counts.length === 0) return [];
+    const result = await recordStockMovements(m, {
       locationId,
-      movements: changes.map((c) => ({ variationId: c.variationId, kind: 'count' as const, counted: c.counted, sourceId: source.sourceId, note: source.note })),
+      movements: counts.map((c) => ({ variationId: c.variationId, kind: 'count' as const, counted: c.counted, sourceId: source.sourceId, note: source.note })),
     });
     return result.recorded.map((r) => r.variationId);
   };
@@ -108,13 +120,15 @@ export function chunkProducts(products: readonly ProductRows[], rows = IMPORT_CH
 export async function startImportJob(ctx: AppContext, principal: Principal, csv: string, options: { taxRateId?: string | undefined; chunkRows?: number } = {}): Promise<ImportJob> {
   const { rows } = readCatalogCsv(csv);
   const actor = actorOf(principal);
-  const { jobId, locationId } = await mutation(ctx, actor, async (m) => {
-    await prepareImport(m.tx, m.merchantId, { importId: 'check', countStock: async () => [], taxRateId: options.taxRateId });
+  // The import's context (currency, default tax rate: a read of every live item's rates) is worked out once, here.
+  const { jobId, locationId, ictx } = await mutation(ctx, actor, async (m) => {
+    const prepared = await prepareImport(m.tx, m.merchantId, { importId: 'pending', countStock: async () => [], taxRateId: options.taxRateId });
     const location = await ensureDefaultLocation(m.tx, m.merchantId);
-    return { jobId: await createImportJob(m, rows.length), locationId: location.id };
+    const id = await createImportJob(m, rows.length);
+    return { jobId: id, locationId: location.id, ictx: { ...prepared, importId: id } };
   });
   const state = { ctx, merchantId: actor.merchantId, stop: false, cancel: false, done: Promise.resolve() };
-  state.done = runJob(ctx, actor, jobId, locationId, rows, options, state).finally(() => running.delete(jobId));
+  state.done = runJob(ctx, actor, jobId, locationId, ictx, rows, options, state).finally(() => running.delete(jobId));
   running.set(jobId, state);
   return getImportJob(ctx.db, actor.merchantId, jobId);
 }
@@ -124,6 +138,7 @@ async function runJob(
   actor: ReturnType<typeof actorOf>,
   jobId: string,
   locationId: string,
+  ictx: ImportContext,
   rows: ReturnType<typeof readCatalogCsv>['rows'],
   options: { taxRateId?: string | undefined; chunkRows?: number },
   state: { stop: boolean; cancel: boolean },
@@ -135,11 +150,11 @@ async function runJob(
     const upfrontRows = upfront.rejected.length;
     const chunks = chunkProducts(products, options.chunkRows);
     if (chunks.length === 0) chunks.push([]);
-    const ictx = await prepareImport(ctx.db, actor.merchantId, { importId: jobId, countStock: async () => [], taxRateId: options.taxRateId });
     for (let i = 0; i < chunks.length; i++) {
       // A breath between chunks: requests queued behind the import (a register's sync, the cancel) get their turn.
       if (i > 0) await new Promise((r) => setTimeout(r, 20));
       if (state.stop) throw new Error('the server stopped during the import: run the same file again (it is safe to re-run)');
+      await refreshPlannerStatistics(ctx.db, IMPORT_TABLES);
       const chunk = chunks[i]!;
       const cancelled = await mutation(ctx, actor, async (m) => {
         // The status is read under the merchant's lock, so a cancel committed before this chunk stops it.

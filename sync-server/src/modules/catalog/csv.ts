@@ -37,15 +37,17 @@ import {
   type ImportReport,
   type TaxRate,
 } from '../../../../core/index.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
-import { createItem, findItem, updateItem } from './service.ts';
+import { invalidReferences, itemsBySku, liveTaxRates, newItemOf, onHandAtDefaultLocation, patchedItem, referenceErrors, refreshStockOnHand, sameItem, storeItems, withStockOf, type ItemWrite } from './service.ts';
 
 /**
- * The stock step of an import, run inside the product's savepoint: bring the units on hand of these variations at the
- * default location to `counted` (a `count` movement keyed by `source.sourceId`, with `source.note`, only where it
- * differs). Returns the variation ids it recorded a movement for.
+ * The stock step of an import, run once per chunk after its items are stored: record a `count` movement at the default
+ * location for each of these variations (keyed by `source.sourceId`, with `source.note`), bringing its units on hand
+ * to `counted` — the import has already stored their items with `stockOnHand` = `counted`, and passes only the
+ * variations whose units on hand (read in the same mutation) differ. Returns the variation ids it recorded a movement
+ * for; the import re-stamps the items of any other from the stock.
  */
 export type ImportStockCounts = (counts: readonly { variationId: string; counted: number }[], source: { sourceId: string; note: string }) => Promise<string[]>;
 
@@ -226,7 +228,8 @@ export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRo
   const report = newImportReport(newId('catalogImport'), options.dryRun, rows.length);
   const ictx = await prepareImport(m.tx, m.merchantId, { importId: report.importId, countStock: options.countStock, taxRateId: options.taxRateId });
   const products = groupProducts(rows, report);
-  await importProducts(m, products, ictx, report);
+  // In slices of 1,000 products: the statements of a slice stay a bounded size whatever the file's.
+  for (let i = 0; i < products.length; i += 1_000) await importProducts(m, products.slice(i, i + 1_000), ictx, report);
   finishReport(report);
   await m.audit({
     action: 'catalog.imported',
@@ -246,7 +249,7 @@ export function finishReport(report: ImportReport): void {
   report.importedRows = report.rows - report.rejected.length;
 }
 
-/** What one chunk knows before its products are written: read set-based, once per chunk (never per row). */
+/** What one chunk knows before its products are planned: read set-based, once per chunk (never per row). */
 interface ChunkLookups {
   /** handle → item id (catalog_handles). */
   handles: Map<string, string>;
@@ -254,10 +257,12 @@ interface ChunkLookups {
   items: Map<string, { item: CatalogItem; deleted: boolean }>;
   /** Item ids some handle already maps to. */
   handled: Set<string>;
-  /** SKU → the live items carrying it. */
+  /** SKU → the live items carrying it: the file's SKUs and those of the chunk's existing items. */
   skuOwners: Map<string, string[]>;
   /** Stored Shopify details by item id. */
   details: Map<string, ShopifyDetails>;
+  /** The store's live tax rates (the reference check of every item the chunk writes). */
+  rates: Map<string, TaxRate>;
 }
 
 async function lookupChunk(tx: Queryable, merchantId: string, products: readonly ProductRows[]): Promise<ChunkLookups> {
@@ -273,68 +278,112 @@ async function lookupChunk(tx: Queryable, merchantId: string, products: readonly
     items.set(r.id, { item: r.data, deleted: r.deleted });
   }
   const handled = new Set((await tx.query<{ item_id: string }>('SELECT item_id FROM catalog_handles WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [merchantId, candidates])).rows.map((r) => r.item_id));
-  const skus = [...new Set(products.flatMap((p) => p.rows.map((r) => r.get('Variant SKU')).filter((s) => s !== '' && s.length <= 64)))];
-  const skuOwners = new Map<string, string[]>();
-  if (skus.length > 0) {
-    // Through the GIN index on the SKUs (migration 0150).
-    const { rows } = await tx.query<{ id: string; sku: string }>(
-      `SELECT ci.id, v->>'sku' AS sku FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
-        WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ?| $2::text[] AND ci.merchant_id = $1 AND NOT ci.deleted AND v->>'sku' = ANY($2::text[])`,
-      [merchantId, skus],
-    );
-    for (const r of rows) skuOwners.set(r.sku, [...(skuOwners.get(r.sku) ?? []), r.id]);
-  }
+  // The file's SKUs (taken by another item?) and the SKUs the existing items keep (still theirs alone?).
+  const skus = new Set(products.flatMap((p) => p.rows.map((r) => r.get('Variant SKU')).filter((s) => s !== '' && s.length <= 64)));
+  for (const { item, deleted } of items.values()) if (!deleted) for (const v of item.variations) if (v.sku !== undefined) skus.add(v.sku);
+  const skuOwners = await itemsBySku(tx, merchantId, [...skus]);
   const details = new Map<string, ShopifyDetails>();
   for (const r of (await tx.query<{ item_id: string; data: ShopifyDetails }>('SELECT item_id, data FROM catalog_item_shopify WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [merchantId, ids])).rows) {
     details.set(r.item_id, r.data);
   }
-  return { handles, items, handled, skuOwners, details };
+  return { handles, items, handled, skuOwners, details, rates: await liveTaxRates(tx, merchantId) };
 }
 
 /**
- * Imports `products` (one chunk: whole products) inside `m`, adding to `report`: the chunk's existing items, handles,
- * SKU owners and Shopify details are read in a handful of set-based statements first, then each product is written
- * in a savepoint of its own (a refused product rejects its rows, the others are imported), then the chunk's stock
- * counts go to `ictx.countStock` in one call. Cost per product is constant, whatever the catalog's size (issue 13).
+ * Imports `products` (one chunk: whole products) inside `m`, adding to `report`, in a fixed number of set-based
+ * statements whatever the chunk's size (issue 13):
+ * 1. the chunk's existing items, handles, SKU owners, Shopify details and the store's tax rates are read (lookupChunk);
+ * 2. each product is planned in memory — its rows checked, the item built and its references checked as the catalog
+ *    API would (a refused product rejects its rows with the reason; the others go on);
+ * 3. the units on hand of the existing items' tracked variations are read once: an item is stored with its
+ *    `stockOnHand` already at the file's quantity (the count recorded in step 5), so it is written once;
+ * 4. the items that changed are stored in one upsert with their audit entries and `catalog.updated` events
+ *    (catalog `storeItems`), the handles and Shopify details in one upsert each;
+ * 5. the counts that differ from what is on hand go to `ictx.countStock` in one call; an item whose count was not
+ *    recorded after all (already recorded under this import's id) is re-stamped from the stock.
+ * Per-row cost does not depend on the catalog's size: every lookup is by key through an index.
  */
 export async function importProducts(m: Mutation, products: readonly ProductRows[], ictx: ImportContext, report: ImportReport): Promise<void> {
-  const { tx } = m;
-  const lookups = await lookupChunk(tx, m.merchantId, products);
-  const counts: { variationId: string; counted: number; itemId: string }[] = [];
-  const resultByItem = new Map<string, ImportReport['results'][number]>();
+  const { tx, merchantId } = m;
+  const lookups = await lookupChunk(tx, merchantId, products);
+  const plans: ProductPlan[] = [];
   for (const { handle, rows: group } of products) {
-    const mark = { rejected: report.rejected.length, warnings: report.warnings.length, results: report.results.length, counts: counts.length };
-    await tx.query('SAVEPOINT catalog_import_item');
+    const mark = { rejected: report.rejected.length, warnings: report.warnings.length };
     try {
-      const done = await importProduct(m, handle, group, ictx, lookups, report);
-      await tx.query('RELEASE SAVEPOINT catalog_import_item');
-      if (done) {
-        counts.push(...done.counts);
-        resultByItem.set(done.result.itemId, done.result);
-      }
+      const plan = planProduct(handle, group, ictx, lookups, report);
+      if (plan) plans.push(plan);
     } catch (err) {
-      await tx.query('ROLLBACK TO SAVEPOINT catalog_import_item');
       if (!(err instanceof ProblemError) || err.status !== 400) throw err;
       // The product as a whole was refused (e.g. a name too long): every row of it is rejected with the reason.
       const reason = err.errors?.map((e) => `${e.path} ${e.message}`).join('; ') ?? err.message;
       const already = new Set(report.rejected.slice(mark.rejected).map((r) => r.line));
       for (const row of group) if (!already.has(row.line)) report.rejected.push({ line: row.line, handle, reason });
       report.warnings.length = mark.warnings;
-      report.results.length = mark.results;
       for (const row of group) if (row.get('Variant SKU') !== '' && ictx.skusInFile.get(row.get('Variant SKU'))?.line === row.line) ictx.skusInFile.delete(row.get('Variant SKU'));
     }
   }
-  if (counts.length > 0) {
-    const moved = new Set(await ictx.countStock(counts.map(({ variationId, counted }) => ({ variationId, counted })), { sourceId: ictx.importId, note: 'CSV import' }));
-    report.stockMovements += moved.size;
-    for (const c of counts) {
-      const result = resultByItem.get(c.itemId);
-      if (result && result.status === 'unchanged' && moved.has(c.variationId)) {
-        result.status = 'updated';
-        report.items.unchanged -= 1;
-        report.items.updated += 1;
-      }
+
+  const onHand = await onHandAtDefaultLocation(tx, merchantId, plans.flatMap((p) => (p.existing ? p.item.variations.filter((v) => v.trackStock).map((v) => v.id) : [])));
+  const writes: ItemWrite[] = [];
+  const handleRows: { handle: string; itemId: string }[] = [];
+  const detailRows: { itemId: string; details: ShopifyDetails }[] = [];
+  const counts: { variationId: string; counted: number }[] = [];
+  const itemOfVariation = new Map<string, string>();
+  for (const p of plans) {
+    const itemId = p.item.id;
+    const counted = new Map(p.counts.map((c) => [c.variationId, c.counted]));
+    const stored = withStockOf(p.item, new Map(p.item.variations.map((v) => [v.id, counted.get(v.id) ?? onHand.get(v.id) ?? 0])));
+    for (const c of p.counts) {
+      if ((onHand.get(c.variationId) ?? 0) === c.counted) continue;
+      counts.push(c);
+      itemOfVariation.set(c.variationId, itemId);
     }
+    let status: 'created' | 'updated' | 'unchanged';
+    if (!p.existing) {
+      status = 'created';
+      writes.push({ item: stored, audit: { action: 'catalog_item.imported' } });
+    } else if (sameItem(stored, p.existing)) {
+      status = 'unchanged';
+    } else {
+      status = 'updated';
+      // Audited as the catalog API audits an update: when more than the stock changed (the count is audited itself).
+      const fieldsChanged = !sameItem(withStockOf(p.item, onHand), p.existing);
+      writes.push({ item: stored, ...(fieldsChanged ? { audit: { action: 'catalog_item.imported', data: { fields: p.patchFields } } } : {}) });
+    }
+    if (lookups.handles.get(p.handle) !== itemId) handleRows.push({ handle: p.handle, itemId });
+    const before = lookups.details.get(itemId);
+    if (before === undefined || JSON.stringify(canonical(p.details)) !== JSON.stringify(canonical(before))) {
+      detailRows.push({ itemId, details: p.details });
+      // Details first written for an item made elsewhere (an export re-imported) describe it as it was: unchanged.
+      if (status === 'unchanged' && before !== undefined) status = 'updated';
+    }
+    report.variantRows += p.variantRows;
+    report.imageRows += p.imageRows;
+    report.items[status] += 1;
+    report.results.push({ handle: p.handle, itemId, status });
+  }
+
+  await storeItems(m, writes);
+  if (handleRows.length > 0) {
+    await tx.query(
+      prepared('catalog_handles_store_many', `INSERT INTO catalog_handles (merchant_id, handle, item_id) SELECT $1, handle, item_id FROM unnest($2::text[], $3::text[]) AS t(handle, item_id)
+       ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`),
+      [merchantId, handleRows.map((r) => r.handle), handleRows.map((r) => r.itemId)],
+    );
+  }
+  if (detailRows.length > 0) {
+    await tx.query(
+      prepared('catalog_item_shopify_store_many', `INSERT INTO catalog_item_shopify (merchant_id, item_id, data, updated_at)
+       SELECT $1, t.item_id, d.data, $4 FROM unnest($2::text[]) WITH ORDINALITY AS t(item_id, n) JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS d(data, n) USING (n)
+       ON CONFLICT (merchant_id, item_id) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`),
+      [merchantId, detailRows.map((r) => r.itemId), JSON.stringify(detailRows.map((r) => r.details)), m.now.toISOString()],
+    );
+  }
+  if (counts.length > 0) {
+    const recorded = new Set(await ictx.countStock(counts, { sourceId: ictx.importId, note: 'CSV import' }));
+    report.stockMovements += recorded.size;
+    const stale = new Set(counts.filter((c) => !recorded.has(c.variationId)).map((c) => itemOfVariation.get(c.variationId)!));
+    if (stale.size > 0) await refreshStockOnHand(m, [...stale], true);
   }
 }
 
@@ -449,14 +498,29 @@ function variantDetails(row: Row, options: string[], exponent: number, warn: (ro
   });
 }
 
-/** One product's result in a chunk: its report entry and the stock counts to record. */
-interface ProductDone {
-  result: ImportReport['results'][number];
-  counts: { variationId: string; counted: number; itemId: string }[];
+/** One product planned in memory (importProducts step 2): the item as it is to be stored (stock aside) and its parts. */
+interface ProductPlan {
+  handle: string;
+  /** The item to store, ids assigned; `stockOnHand` is set when it is stored. */
+  item: CatalogItem;
+  /** The item as stored now (without its stamps); undefined for a new one. */
+  existing?: CatalogItem;
+  /** The fields the file gave an existing item (its audit entry's `fields`). */
+  patchFields: string[];
+  details: ShopifyDetails;
+  /** The file's quantities of tracked variations, by variation id. */
+  counts: { variationId: string; counted: number }[];
+  variantRows: number;
+  imageRows: number;
 }
 
-async function importProduct(m: Mutation, handle: string, group: Row[], ictx: ImportContext, lookups: ChunkLookups, report: ImportReport): Promise<ProductDone | undefined> {
-  const { tx, merchantId } = m;
+/**
+ * Plans one product (pure; see importProducts): reports its row problems into `report` and returns what to store, or
+ * undefined when none of it can be imported.
+ * @throws ProblemError 400 when the item as a whole is refused (shape, tax rates, a SKU another item carries): the
+ *   caller rejects its rows with the reason.
+ */
+function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups: ChunkLookups, report: ImportReport): ProductPlan | undefined {
   const reject = (row: Row, reason: string) => report.rejected.push({ line: row.line, handle, reason });
   const warn = (row: Row, message: string) => report.warnings.push({ line: row.line, handle, message });
   const titleRow = group.find((r) => r.get('Title') !== '');
@@ -611,11 +675,12 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
   const kind = variants.length > 0 && variants.every((v) => !v.requiresShipping) ? 'service' : 'product';
   const taxable = variants.length === 0 ? undefined : variants.some((v) => v.taxable);
 
-  let itemId: string;
-  let status: 'created' | 'updated' | 'unchanged';
-  let stored: CatalogItem;
+  let item: CatalogItem;
+  let patchFields: string[] = [];
   const variationInputs = variants.map((v) => ({ name: v.name, priceCents: v.priceCents, sku: v.sku, gtin: v.gtin, trackStock: v.trackStock }));
   if (existing) {
+    // A handle maps to a live item only (deleting an item deletes its handle): as the catalog API, no update of a deleted one.
+    if (lookups.items.get(existing.id)!.deleted) throw new ProblemError(404, 'not_found', `Catalog item ${existing.id} does not exist.`);
     const patch: CatalogItemUpdate = {
       ...fields,
       ...(titleRow && !fields.description && existing.description !== undefined ? { description: null } : {}),
@@ -636,14 +701,11 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
         : {}),
       ...(taxable === false ? { taxRateIds: [] } : taxable && existing.taxRateIds.length === 0 ? { taxRateIds: ictx.defaultTaxRateIds } : {}),
     };
-    const updated = await updateItem(m, existing.id, patch, { action: 'catalog_item.imported' });
-    itemId = existing.id;
-    stored = updated.item;
-    status = updated.unchanged ? 'unchanged' : 'updated';
+    item = patchedItem(existing, patch);
+    patchFields = Object.keys(patch);
   } else {
     const candidate = HANDLE_ID.test(handle) && !lookups.items.has(`itm_${handle}`) ? `itm_${handle}` : newId('catalogItem');
-    stored = await createItem(
-      m,
+    item = newItemOf(
       {
         name: fields.name!,
         ...(fields.description !== undefined ? { description: fields.description } : {}),
@@ -654,22 +716,17 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
         taxRateIds: taxable ? ictx.defaultTaxRateIds : [],
         ...(imageUrl !== undefined ? { imageUrl } : {}),
       },
-      { id: candidate, action: 'catalog_item.imported' },
-    );
-    itemId = stored.id;
-    status = 'created';
-  }
-  if (lookups.handles.get(handle) !== itemId) {
-    await tx.query(
-      `INSERT INTO catalog_handles (merchant_id, handle, item_id) VALUES ($1, $2, $3)
-       ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`,
-      [merchantId, handle, itemId],
+      candidate,
     );
   }
+  // The references, as the catalog API checks them (tax rates live and well mixed, SKUs carried by no other item).
+  const problems = referenceErrors(item, lookups.rates, lookups.skuOwners);
+  if (problems.length > 0) throw invalidReferences(problems);
+  const itemId = item.id;
 
-  // The Shopify details: product fields from the Title row, variants by their stored variation id, images when given.
+  // The Shopify details: product fields from the Title row, variants by their variation id, images when given.
   const before = lookups.details.get(itemId);
-  const variationIdOf = (name: string) => stored.variations.find((x) => x.name.toLowerCase() === name.toLowerCase())!.id;
+  const variationIdOf = (name: string) => item.variations.find((x) => x.name.toLowerCase() === name.toLowerCase())!.id;
   const optionNames = titleRow ? ['Option1 Name', 'Option2 Name', 'Option3 Name'].map((c) => titleRow.get(c)).filter((v) => v !== '').map((v) => v.slice(0, 255)) : undefined;
   const productFields = titleRow
     ? compact({
@@ -693,27 +750,20 @@ async function importProduct(m: Mutation, handle: string, group: Row[], ictx: Im
     optionNames: optionNames ?? before?.optionNames ?? [],
     images: images.length > 0 ? images : (before?.images ?? []),
     // Only variations the item still has.
-    variants: Object.fromEntries(Object.entries(keptVariants).filter(([id]) => stored.variations.some((x) => x.id === id))),
+    variants: Object.fromEntries(Object.entries(keptVariants).filter(([id]) => item.variations.some((x) => x.id === id))),
   };
-  if (JSON.stringify(canonical(details)) !== JSON.stringify(canonical(before))) {
-    await tx.query(
-      `INSERT INTO catalog_item_shopify (merchant_id, item_id, data, updated_at) VALUES ($1, $2, $3::jsonb, $4)
-       ON CONFLICT (merchant_id, item_id) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`,
-      [merchantId, itemId, JSON.stringify(details), m.now.toISOString()],
-    );
-    // Details first written for an item made elsewhere (an export re-imported) describe it as it was: unchanged.
-    if (status === 'unchanged' && before !== undefined) status = 'updated';
-  }
-
   // Stock: a count to the CSV's quantity (recorded by the chunk, only where it differs from what is on hand).
-  const counts = variants.filter((v) => v.quantity !== undefined && v.trackStock).map((v) => ({ variationId: variationIdOf(v.name), counted: v.quantity!, itemId }));
-
-  report.variantRows += variants.length;
-  report.imageRows += imageRows.length;
-  report.items[status] += 1;
-  const result = { handle, itemId, status };
-  report.results.push(result);
-  return { result, counts };
+  const counts = variants.filter((v) => v.quantity !== undefined && v.trackStock).map((v) => ({ variationId: variationIdOf(v.name), counted: v.quantity! }));
+  return {
+    handle,
+    item,
+    ...(existing ? { existing } : {}),
+    patchFields,
+    details,
+    counts,
+    variantRows: variants.length,
+    imageRows: imageRows.length,
+  };
 }
 
 function canonical(v: unknown): unknown {

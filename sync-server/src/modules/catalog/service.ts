@@ -29,11 +29,13 @@ import {
   type Variation,
 } from '../../../../core/index.ts';
 import { z } from 'zod';
-import type { Queryable } from '../../platform/db/db.ts';
+import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
+import { appendAuditBatch } from '../../kernel/audit.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
+import { emitEvents } from '../../kernel/outbox.ts';
 import { likeContains } from '../../platform/db/sql-filter.ts';
 
 /** A catalog item and a tax rate as the API returns them (core `apiCatalogItemSchema`, `apiTaxRateSchema`). */
@@ -66,7 +68,7 @@ export async function getItem(db: Queryable, merchantId: string, id: string): Pr
  * Units on hand per variation at the merchant's default location (0 when none is recorded, or no location exists
  * yet): a read of the inventory module's running sums (`stock_levels`, migration 0012), never a write.
  */
-async function onHandAtDefaultLocation(tx: Queryable, merchantId: string, variationIds: readonly string[]): Promise<Map<string, number>> {
+export async function onHandAtDefaultLocation(tx: Queryable, merchantId: string, variationIds: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>(variationIds.map((id) => [id, 0]));
   if (variationIds.length === 0) return out;
   const { rows } = await tx.query<{ variation_id: string; on_hand: number | string }>(
@@ -81,14 +83,7 @@ async function onHandAtDefaultLocation(tx: Queryable, merchantId: string, variat
 /** `stockOnHand` of tracked variations from the stock at the default location; removed from untracked ones. */
 async function withStock(tx: Queryable, merchantId: string, item: CatalogItem): Promise<CatalogItem> {
   const tracked = item.variations.filter((v) => v.trackStock).map((v) => v.id);
-  const onHand = await onHandAtDefaultLocation(tx, merchantId, tracked);
-  return {
-    ...item,
-    variations: item.variations.map((v) => {
-      const { stockOnHand: _, ...rest } = v;
-      return v.trackStock ? { ...rest, stockOnHand: onHand.get(v.id) ?? 0 } : rest;
-    }),
-  };
+  return withStockOf(item, await onHandAtDefaultLocation(tx, merchantId, tracked));
 }
 
 /**
@@ -132,35 +127,69 @@ function stripStamps(item: CatalogItem & { updatedAt?: string; syncSeq?: number 
   return rest;
 }
 
-/** Validates references of an item against the store: tax rates exist and mix correctly; SKUs unique in the store. */
-async function checkReferences(tx: Queryable, merchantId: string, item: CatalogItem): Promise<void> {
+/** The store's live tax rates by id (one read). */
+export async function liveTaxRates(tx: Queryable, merchantId: string): Promise<Map<string, TaxRate>> {
+  const { rows } = await tx.query<{ id: string; data: TaxRate }>('SELECT id, data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted', [merchantId]);
+  return new Map(rows.map((r) => [r.id, r.data]));
+}
+
+/**
+ * The live items carrying each of `skus` (SKU → item ids; SKUs nobody carries are absent), in one statement: one probe
+ * of the GIN index `catalog_items_skus` (migration 0150, without pending list since 0225) per SKU, so the cost is
+ * O(SKUs · log catalog), never a pass over the catalog. The per-SKU form matters: with many SKUs in one `?|` the
+ * planner prices the index above a scan of every item and evaluates the JSON path on each (1 s a chunk at 50,000);
+ * OFFSET 0 keeps each probe inside the loop over the SKUs (flattened, the planner may turn the join inside out).
+ * Relies on planner statistics: a large catalog never analyzed is planned with guesses (platform/db/statistics.ts).
+ */
+export async function itemsBySku(tx: Queryable, merchantId: string, skus: readonly string[]): Promise<Map<string, string[]>> {
+  const owners = new Map<string, string[]>();
+  if (skus.length === 0) return owners;
+  const { rows } = await tx.query<{ sku: string; id: string }>(
+    prepared('catalog_items_by_sku', `SELECT k.sku, ci.id FROM unnest($2::text[]) AS k(sku)
+       CROSS JOIN LATERAL (SELECT ci.id FROM catalog_items ci
+                            WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ? k.sku AND ci.merchant_id = $1 AND NOT ci.deleted
+                           OFFSET 0) ci`),
+    [merchantId, [...new Set(skus)]],
+  );
+  for (const r of rows) owners.set(r.sku, [...(owners.get(r.sku) ?? []), r.id]);
+  return owners;
+}
+
+/**
+ * What is wrong with the references of `item` (pure): tax rates that are not among the store's live `rates` or that
+ * mix an inclusive rate with others, SKUs that another live item carries (`skuOwners`, from {@link itemsBySku}).
+ * Empty when none.
+ */
+export function referenceErrors(item: CatalogItem, rates: ReadonlyMap<string, TaxRate>, skuOwners: ReadonlyMap<string, readonly string[]>): FieldError[] {
   const errors: FieldError[] = [];
-  const rates = await tx.query<{ id: string; data: TaxRate }>('SELECT id, data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted', [merchantId]);
-  const byId = new Map(rates.rows.map((r) => [r.id, r.data]));
   item.taxRateIds.forEach((id, i) => {
-    if (!byId.has(id)) errors.push({ path: `taxRateIds.${i}`, message: `tax rate ${id} does not exist` });
+    if (!rates.has(id)) errors.push({ path: `taxRateIds.${i}`, message: `tax rate ${id} does not exist` });
   });
-  const chosen = item.taxRateIds.map((id) => byId.get(id)).filter((r): r is TaxRate => r !== undefined);
+  const chosen = item.taxRateIds.map((id) => rates.get(id)).filter((r): r is TaxRate => r !== undefined);
   const inclusive = chosen.filter((r) => r.inclusive).length;
   if (inclusive > 1 || (inclusive === 1 && chosen.length > 1)) {
     errors.push({ path: 'taxRateIds', message: 'an item carries either exclusive tax rates or a single inclusive one' });
   }
-  const skus = item.variations.map((v) => v.sku).filter((s): s is string => s !== undefined);
-  if (skus.length > 0) {
-    const { rows } = await tx.query<{ id: string; sku: string }>(
-      // Through the GIN index on the SKUs (migration 0150), not a scan of every item's variations.
-      `SELECT ci.id, v->>'sku' AS sku FROM catalog_items ci, jsonb_array_elements(ci.data->'variations') v
-        WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ?| $3::text[] AND ci.merchant_id = $1 AND NOT ci.deleted AND ci.id <> $2 AND v->>'sku' = ANY($3::text[])`,
-      [merchantId, item.id, skus],
-    );
-    for (const r of rows) {
-      const i = item.variations.findIndex((v) => v.sku === r.sku);
-      errors.push({ path: `variations.${i}.sku`, message: `SKU ${r.sku} is already used by item ${r.id}` });
+  item.variations.forEach((v, i) => {
+    if (v.sku === undefined) return;
+    for (const owner of skuOwners.get(v.sku) ?? []) {
+      if (owner !== item.id) errors.push({ path: `variations.${i}.sku`, message: `SKU ${v.sku} is already used by item ${owner}` });
     }
-  }
-  if (errors.length > 0) {
-    throw new ProblemError(400, 'validation_error', `Invalid ${[...new Set(errors.map((e) => e.path))].join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
-  }
+  });
+  return errors;
+}
+
+/** The 400 `validation_error` of an item's {@link referenceErrors} (non-empty). */
+export function invalidReferences(errors: readonly FieldError[]): ProblemError {
+  return new ProblemError(400, 'validation_error', `Invalid ${[...new Set(errors.map((e) => e.path))].join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, [...errors]);
+}
+
+/** Validates references of an item against the store: tax rates exist and mix correctly; SKUs unique in the store. */
+async function checkReferences(tx: Queryable, merchantId: string, item: CatalogItem): Promise<void> {
+  const rates = await liveTaxRates(tx, merchantId);
+  const skus = item.variations.map((v) => v.sku).filter((s): s is string => s !== undefined);
+  const errors = referenceErrors(item, rates, await itemsBySku(tx, merchantId, skus));
+  if (errors.length > 0) throw invalidReferences(errors);
 }
 
 /** Final check against the stored shape (bounds of ids and names). */
@@ -223,10 +252,13 @@ function buildModifierLists(input: readonly ListIn[], existing: readonly Modifie
   });
 }
 
-/** Creates an item (ids assigned here). @throws ProblemError 400 for unknown tax rates, a SKU in use, ids sent. */
-export async function createItem(m: Mutation, input: CatalogItemCreate, options: { id?: string; action?: string } = {}): Promise<ApiCatalogItem> {
-  const item = asCatalogItem({
-    id: options.id ?? newId('catalogItem'),
+/**
+ * A new item as it would be stored (pure: ids assigned here, the stored shape checked; references and stock are not).
+ * @throws ProblemError 400 for ids sent or a shape out of bounds.
+ */
+export function newItemOf(input: CatalogItemCreate, id: string = newId('catalogItem')): CatalogItem {
+  return asCatalogItem({
+    id,
     name: input.name,
     ...(input.description !== undefined ? { description: input.description } : {}),
     category: input.category,
@@ -236,6 +268,55 @@ export async function createItem(m: Mutation, input: CatalogItemCreate, options:
     taxRateIds: input.taxRateIds,
     ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
   });
+}
+
+/**
+ * `current` with `patch` applied (pure; see {@link updateItem} for the rules): the stored shape checked, references and
+ * stock not. @throws ProblemError 400 as {@link newItemOf}, or for ids that are not this item's.
+ */
+export function patchedItem(current: CatalogItem, patch: CatalogItemUpdate): CatalogItem {
+  const next: Record<string, unknown> = { ...current };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.description === null) delete next.description;
+  else if (patch.description !== undefined) next.description = patch.description;
+  if (patch.category !== undefined) next.category = patch.category;
+  if (patch.kind !== undefined) next.kind = patch.kind;
+  if (patch.variations !== undefined) next.variations = buildVariations(patch.variations, current.variations);
+  if (patch.modifierLists !== undefined) next.modifierLists = buildModifierLists(patch.modifierLists, current.modifierLists);
+  if (patch.taxRateIds !== undefined) next.taxRateIds = patch.taxRateIds;
+  if (patch.imageUrl === null) delete next.imageUrl;
+  else if (patch.imageUrl !== undefined) next.imageUrl = patch.imageUrl;
+  return asCatalogItem(next);
+}
+
+/**
+ * `item` with the stock of its tracked variations as given (`onHand`: variation id → units; 0 when absent) and no
+ * `stockOnHand` on untracked ones (pure; what {@link storeItem} reads from the default location).
+ */
+export function withStockOf(item: CatalogItem, onHand: ReadonlyMap<string, number>): CatalogItem {
+  return {
+    ...item,
+    variations: item.variations.map((v) => {
+      const { stockOnHand: _, ...rest } = v;
+      return v.trackStock ? { ...rest, stockOnHand: onHand.get(v.id) ?? 0 } : rest;
+    }),
+  };
+}
+
+function canonicalItem(item: CatalogItem): unknown {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sort(x)])) : v;
+  return sort(item);
+}
+
+/** Whether two items are the same document (key order aside). */
+export function sameItem(a: CatalogItem, b: CatalogItem): boolean {
+  return JSON.stringify(canonicalItem(a)) === JSON.stringify(canonicalItem(b));
+}
+
+/** Creates an item (ids assigned here). @throws ProblemError 400 for unknown tax rates, a SKU in use, ids sent. */
+export async function createItem(m: Mutation, input: CatalogItemCreate, options: { id?: string; action?: string } = {}): Promise<ApiCatalogItem> {
+  const item = newItemOf(input, options.id);
   await checkReferences(m.tx, m.merchantId, item);
   const stored = await storeItem(m, item);
   await announce(m, options.action ?? 'catalog_item.created', stored, false);
@@ -250,21 +331,10 @@ export async function createItem(m: Mutation, input: CatalogItemCreate, options:
 export async function updateItem(m: Mutation, id: string, patch: CatalogItemUpdate, options: { action?: string } = {}): Promise<{ item: ApiCatalogItem; unchanged: boolean }> {
   const { tx, merchantId } = m;
   const current = stripStamps(await getItem(tx, merchantId, id));
-  const next: Record<string, unknown> = { ...current };
-  if (patch.name !== undefined) next.name = patch.name;
-  if (patch.description === null) delete next.description;
-  else if (patch.description !== undefined) next.description = patch.description;
-  if (patch.category !== undefined) next.category = patch.category;
-  if (patch.kind !== undefined) next.kind = patch.kind;
-  if (patch.variations !== undefined) next.variations = buildVariations(patch.variations, current.variations);
-  if (patch.modifierLists !== undefined) next.modifierLists = buildModifierLists(patch.modifierLists, current.modifierLists);
-  if (patch.taxRateIds !== undefined) next.taxRateIds = patch.taxRateIds;
-  if (patch.imageUrl === null) delete next.imageUrl;
-  else if (patch.imageUrl !== undefined) next.imageUrl = patch.imageUrl;
-  const item = asCatalogItem(next);
+  const item = patchedItem(current, patch);
   await checkReferences(tx, merchantId, item);
   const restocked = await withStock(tx, merchantId, item);
-  if (JSON.stringify(canonicalItem(restocked)) === JSON.stringify(canonicalItem(current))) {
+  if (sameItem(restocked, current)) {
     return { item: await getItem(tx, merchantId, id), unchanged: true };
   }
   const stored = await storeItem(m, item);
@@ -272,10 +342,41 @@ export async function updateItem(m: Mutation, id: string, patch: CatalogItemUpda
   return { item: stored, unchanged: false };
 }
 
-function canonicalItem(item: CatalogItem): unknown {
-  const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sort(x)])) : v;
-  return sort(item);
+/** One item of {@link storeItems}: the document as it is to be stored, and its audit entry (none: no entry). */
+export interface ItemWrite {
+  item: CatalogItem;
+  audit?: { action: string; data?: Record<string, unknown> };
+}
+
+/**
+ * Stores many live items inside `m` in a fixed number of statements, whatever their number: one multi-row upsert (each
+ * item a new replication sequence, `updated_at` = `m.now`), the audit entries given in one chain segment (`data` gets
+ * the item's `name`, as every catalog entry has), one `catalog.updated` event per item in one outbox insert, and
+ * `catalog-items` marked changed. The documents are stored as given — `stockOnHand` included: the caller computed it
+ * from the stock at the default location (withStockOf), or from the counts it records in the same mutation (the
+ * import). Returns the stored API shapes, in the order given. An empty list writes nothing.
+ */
+export async function storeItems(m: Mutation, writes: readonly ItemWrite[]): Promise<ApiCatalogItem[]> {
+  if (writes.length === 0) return [];
+  const updatedAt = m.now.toISOString();
+  await m.tx.query(
+    prepared('catalog_items_store_many', `INSERT INTO catalog_items (merchant_id, id, data, sync_seq, updated_at, deleted)
+     SELECT $1, d->>'id', d, nextval('sync_seq'), $3, false FROM jsonb_array_elements($2::jsonb) AS t(d)
+     ON CONFLICT (merchant_id, id) DO UPDATE SET data = EXCLUDED.data, sync_seq = EXCLUDED.sync_seq, updated_at = EXCLUDED.updated_at, deleted = EXCLUDED.deleted`),
+    [m.merchantId, JSON.stringify(writes.map((w) => w.item)), updatedAt],
+  );
+  const stored = writes.map((w): ApiCatalogItem => ({ ...w.item, updatedAt }));
+  await appendAuditBatch(
+    m.tx,
+    writes.flatMap((w) =>
+      w.audit
+        ? [{ merchantId: m.merchantId, actor: m.actor, registerId: m.registerId ?? null, appId: m.appId ?? null, occurredAt: m.now, action: w.audit.action, entityType: 'catalog_item', entityId: w.item.id, data: { name: w.item.name, ...w.audit.data } }]
+        : [],
+    ),
+  );
+  await emitEvents(m.tx, stored.map((item) => ({ merchantId: m.merchantId, type: 'catalog.updated' as const, object: { object: 'catalog_item', ...item, deleted: false }, occurredAt: m.now })));
+  m.changed('catalog-items');
+  return stored;
 }
 
 /** Soft-deletes an item (`_deleted: true` for registers). @throws ProblemError 404 unknown or already deleted. */
