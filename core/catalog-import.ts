@@ -48,9 +48,16 @@ export const importJobSchema = z.strictObject({
 });
 export type ImportJob = z.infer<typeof importJobSchema>;
 
+/**
+ * The largest Shopify product CSV an import job takes, in bytes (64 MiB): a whole export of a 50,000-product store
+ * with descriptions (~20–60 MiB) in one file. Jobs read the file in chunks of whole products, each its own
+ * transaction; the one-transaction import (`POST /api/pos/catalog/import`, dry runs) keeps CATALOG_CSV_MAX_BYTES.
+ */
+export const CATALOG_IMPORT_JOB_MAX_BYTES = 64 * 1024 * 1024;
+
 /** `POST /api/pos/catalog/import-jobs` JSON body (or the file itself as `text/csv`, `taxRateId` then in the query). */
 export const importJobRequestSchema = z.strictObject({
-  csv: z.string().min(1),
+  csv: z.string().min(1).max(CATALOG_IMPORT_JOB_MAX_BYTES),
   /** The tax rate taxable products get; default: the store's default rate (the one most items carry). */
   taxRateId: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_').optional(),
 });

@@ -250,7 +250,10 @@ export const stockThresholdsSchema = z.strictObject({
 /** `POST /api/pos/catalog/locations` body. */
 export const locationCreateSchema = z.strictObject({ name: nonBlankText(100) });
 
-/** The largest Shopify product CSV the import takes, in bytes (16 MiB: a few thousand products with descriptions). */
+/**
+ * The largest Shopify product CSV the one-transaction import and its dry run take, in bytes (16 MiB: tens of thousands
+ * of rows without long descriptions). Import jobs take larger files (CATALOG_IMPORT_JOB_MAX_BYTES, core/catalog-import.ts).
+ */
 export const CATALOG_CSV_MAX_BYTES = 16 * 1024 * 1024;
 
 /**

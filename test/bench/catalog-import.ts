@@ -1,7 +1,7 @@
 /**
  * Catalog import bench (issue 13): a Shopify product CSV of N rows (CATALOG_IMPORT_SIZES, default "5000,50000"; one
  * product per row, SKU, quantity and a long description, shaped after the real apparel export in test/fixtures) imported
- * as a job through the HTTP API (several jobs in turn when the file passes the import's 16 MiB limit: 50,000 rows are
+ * as a job through the HTTP API (several jobs in turn when the file passes a job's 64 MiB limit; 50,000 rows are
  * ~19 MiB), progress polled as the back office does; rows/s over the first 10 % and the last 10 % of the rows (linear
  * import: the two are alike; timed from the first job's answer — reading and checking a file, reported on its own, is
  * paid before any row is imported), also per CPU-second of this process, beside a baseline — the same rows inserted raw (catalog_items,
@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { ulid } from 'ulid';
-import { CATALOG_CSV_MAX_BYTES, type ImportJob } from '../../core/index.ts';
+import { CATALOG_IMPORT_JOB_MAX_BYTES, type ImportJob } from '../../core/index.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { startTestServer } from '../support/server.ts';
 import { fmt, printTable } from './report.ts';
@@ -102,12 +102,12 @@ async function rawInsert(target: DatabaseTarget, n: number): Promise<{ firstTent
 }
 
 /**
- * The files `n` bench rows are imported as: one when the CSV fits the import's limit (CATALOG_CSV_MAX_BYTES, 16 MiB),
- * else the fewest equal files that each do (50,000 rows with their descriptions: ~19 MiB, two files).
+ * The files `n` bench rows are imported as: one when the CSV fits an import job's limit (CATALOG_IMPORT_JOB_MAX_BYTES,
+ * 64 MiB: 50,000 rows with their descriptions are ~19 MiB, one file), else the fewest equal files that each do.
  */
 function filesOf(n: number): { from: number; rows: number }[] {
   const perRow = Buffer.byteLength(benchCatalogCsv(Math.min(n, 1_000), Math.max(0, n - 1_000))) / Math.min(n, 1_000);
-  const count = Math.ceil((perRow * n * 1.02) / CATALOG_CSV_MAX_BYTES);
+  const count = Math.ceil((perRow * n * 1.02) / CATALOG_IMPORT_JOB_MAX_BYTES);
   const size = Math.ceil(n / count);
   return Array.from({ length: count }, (_, i) => ({ from: i * size, rows: Math.min(size, n - i * size) })).filter((p) => p.rows > 0);
 }
@@ -130,7 +130,7 @@ async function importJob(target: DatabaseTarget, n: number): Promise<Omit<Catalo
     const samples: { t: number; rows: number }[] = [];
     const cpu: { t: number; rows: number }[] = [];
     let startSeconds = 0;
-    // One job per file, in turn (a file is at most CATALOG_CSV_MAX_BYTES): rows counted across the files.
+    // One job per file, in turn (a file is at most CATALOG_IMPORT_JOB_MAX_BYTES): rows counted across the files.
     for (const part of parts) {
       const csv = benchCatalogCsv(part.rows, part.from);
       const posted = performance.now();

@@ -156,6 +156,28 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
     }
   }, 120_000);
 
+  it('takes a whole export past the one-request limit as a job (17 MiB of long descriptions); a file over 64 MiB is a 413 naming the limit', async () => {
+    // 300 products, each with ~60 KB of description HTML (Shopify keeps up to 64 KB): ~17.6 MiB, more than the
+    // one-transaction import takes (16 MiB), as a real export of a large store with descriptions is.
+    const paragraph = `<p>${'Heavy-duty, weather-proof, made to last for years of daily use. '.repeat(15)}</p>`;
+    const body = paragraph.repeat(Math.floor(60_000 / paragraph.length));
+    const rows = Array.from({ length: 300 }, (_, i) => `long-${i},Long product ${i},"${body}",${(i % 90) + 10}.00`);
+    const csv = ['Handle,Title,Body (HTML),Variant Price', ...rows].join('\n');
+    expect(Buffer.byteLength(csv)).toBeGreaterThan(16 * 1024 * 1024);
+    const tooBigForOne = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: { ...staff(server), 'content-type': 'text/csv' }, payload: csv });
+    expect(tooBigForOne.statusCode).toBe(413);
+    const job = await importJob(server, csv);
+    expect(job).toMatchObject({ status: 'done', rowsTotal: 300, rowsDone: 300 });
+    expect(job.report!.rejected).toEqual([]);
+    const stored = await item(server, 'itm_long-299');
+    expect(stored).toMatchObject({ name: 'Long product 299' });
+    expect(stored.description).toHaveLength(2000);
+
+    const huge = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs', headers: { ...staff(server), 'content-type': 'text/csv' }, payload: 'x'.repeat(65 * 1024 * 1024) });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().detail).toContain('64 MiB');
+  }, 180_000);
+
   it("gives taxable products the store's default rate only, never every rate stacked; taxRateId chooses another", async () => {
     const on = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
     try {

@@ -5,7 +5,7 @@
  * only" runs the one-shot dry run.
  */
 import { useId, useRef, useState, type FormEvent } from 'react';
-import { CATALOG_CSV_MAX_BYTES } from '../../../core/index.ts';
+import { CATALOG_CSV_MAX_BYTES, CATALOG_IMPORT_JOB_MAX_BYTES } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { errorMessage, type ImportJob, type ImportReport } from './api.ts';
 import { downloadBlob } from './download.ts';
@@ -41,8 +41,12 @@ export function ImportExportView() {
       setFileError('Choose a CSV file first');
       return;
     }
-    if (file.size > CATALOG_CSV_MAX_BYTES) {
-      setFileError(`This file is ${(file.size / 1024 / 1024).toFixed(1)} MiB: the import takes up to ${CATALOG_CSV_MAX_BYTES / 1024 / 1024} MiB. Split it into several files.`);
+    // A dry run checks the file in one request (16 MiB at most); an import runs as a job (64 MiB).
+    const limit = dryRun ? CATALOG_CSV_MAX_BYTES : CATALOG_IMPORT_JOB_MAX_BYTES;
+    if (file.size > limit) {
+      setFileError(
+        `This file is ${(file.size / 1024 / 1024).toFixed(1)} MiB: ${dryRun ? 'a check without importing' : 'the import'} takes up to ${limit / 1024 / 1024} MiB. Split it into several files.`,
+      );
       return;
     }
     setFileError(undefined);

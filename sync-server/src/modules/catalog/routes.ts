@@ -11,6 +11,7 @@ import {
   taxRateCreateSchema,
   taxRateUpdateSchema,
   CATALOG_CSV_MAX_BYTES,
+  CATALOG_IMPORT_JOB_MAX_BYTES,
   categoryRenameSchema,
   categorySummarySchema,
   pageQueryFields,
@@ -282,10 +283,11 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
 
   /* ───────────── CSV ───────────── */
 
-  // The import takes the CSV file itself (text/csv, up to 16 MiB) as well as JSON: a content-type parser of its own
-  // scope, so every other route still answers 415 to anything but JSON.
+  // The import takes the CSV file itself (text/csv) as well as JSON: a content-type parser of its own scope, so every
+  // other route still answers 415 to anything but JSON. Each route sets its own limit (16 MiB for the one-transaction
+  // import, 64 MiB for a job); the parser's is the larger.
   void app.register(async (scope) => {
-    scope.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: CATALOG_CSV_MAX_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: CATALOG_IMPORT_JOB_MAX_BYTES }, (_request, body, done) => done(null, body));
     scope.post(
       '/api/pos/catalog/import',
       {
@@ -330,12 +332,12 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
       '/api/pos/catalog/import-jobs',
       {
         onRequest: guard(ctx, 'staff'),
-        bodyLimit: CATALOG_CSV_MAX_BYTES,
+        bodyLimit: CATALOG_IMPORT_JOB_MAX_BYTES,
         config: {
           openapi: {
             summary: 'Start a catalog import job (Shopify product CSV)',
             description:
-              'Body: the file itself as `Content-Type: text/csv` (UTF-8, up to 16 MiB; `?taxRateId=` optional), or JSON `{ csv, taxRateId? }`. Answers 202 with the job at once; whole products are imported in chunks, each committed with the progress (`rowsDone` / `rowsTotal`), which `GET /api/pos/catalog/import-jobs/{id}` reports. Re-running the same file is safe (products matched by handle, variants by option values).',
+              'Body: the file itself as `Content-Type: text/csv` (UTF-8, up to 64 MiB; `?taxRateId=` optional), or JSON `{ csv, taxRateId? }`. Answers 202 with the job at once; whole products are imported in chunks, each committed with the progress (`rowsDone` / `rowsTotal`), which `GET /api/pos/catalog/import-jobs/{id}` reports. Re-running the same file is safe (products matched by handle, variants by option values).',
             tags: ['catalog'],
             access: 'staff',
             query: jobQuery,
