@@ -20,14 +20,24 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly engine: 'pglite' | 'postgres';
-  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. With `options.lockMerchant`
+   * on PostgreSQL the transaction starts holding that merchant's write lock ({@link lockMerchant}), taken in the same
+   * round trip as BEGIN, so `lockMerchant` inside it costs nothing; PGlite (no round trips) leaves it to `lockMerchant`.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
   /**
    * PostgreSQL only: LISTEN on `channel` over a dedicated connection (re-established after a failure); resolves to a
    * function that stops listening. Absent on PGlite, which has one process and needs no fan-out.
    */
   listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/** How a transaction starts (see {@link Db.transaction}). */
+export interface TransactionOptions {
+  /** A merchant id whose write lock ({@link lockMerchant}) the transaction takes as it begins. */
+  lockMerchant?: string;
 }
 
 /**
@@ -107,7 +117,9 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
     async exec(sql: string) {
       await pglite.exec(sql);
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    // PGlite runs in this process (no round trip to save): `options.lockMerchant` is left to `lockMerchant`, which the
+    // transaction's first write calls anyway.
+    transaction<T>(fn: (tx: Queryable) => Promise<T>, _options?: TransactionOptions): Promise<T> {
       const beforeCommit = commitHooks.getStore();
       return pglite.transaction(async (tx) => {
         const handle = trackTransaction({
@@ -176,12 +188,16 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
     engine: 'postgres',
     query: outer.query,
     exec: outer.exec,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
       const beforeCommit = commitHooks.getStore();
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        const lock = options?.lockMerchant;
+        // BEGIN and the merchant's lock in one round trip: two statements of the simple query protocol (which takes no
+        // parameters, hence the escaped literal; the same text `lockMerchant` hashes).
+        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(merchantLockText(lock))}))`);
         const handle = trackTransaction(wrap(client));
+        if (lock !== undefined) memos.get(handle)!.set(merchantLockKey(lock), true);
         const result = await fn(handle);
         if (beforeCommit) await beforeCommit(handle);
         await client.query('COMMIT');
@@ -240,8 +256,13 @@ export async function openDb(options: { databaseUrl?: string; pgliteDir?: string
  */
 export async function lockMerchant(tx: Queryable, merchantId: string): Promise<void> {
   const memo = transactionMemo(tx);
-  const key = `lock:merchant:${merchantId}`;
+  const key = merchantLockKey(merchantId);
   if (memo?.has(key)) return; // held until this transaction ends
   await tx.query(prepared('lock_merchant', `SELECT pg_advisory_xact_lock(hashtext('merchant:' || $1::text)) AS locked`), [merchantId]);
   memo?.set(key, true);
 }
+
+/** The text whose `hashtext` is the advisory lock key of a merchant's writes. */
+const merchantLockText = (merchantId: string): string => `merchant:${merchantId}`;
+/** The memo key telling that this transaction holds a merchant's lock. */
+const merchantLockKey = (merchantId: string): string => `lock:merchant:${merchantId}`;
