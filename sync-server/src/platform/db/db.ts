@@ -63,6 +63,46 @@ export function prepared(name: string, sql: string): string {
   return sql;
 }
 
+/**
+ * One part of a read made together with others ({@link readTogether}): a scalar SQL expression — typically a
+ * subquery aggregating to one `json` value — with its own parameters numbered from `$1`, and `parse`, which turns the
+ * value the database answers into what its owner needs. Modules build the parts of their own tables, so a workflow
+ * can read what several modules need before a write in one round trip without any of them writing another's SQL.
+ */
+export interface ReadPart<T> {
+  sql: string;
+  params: readonly unknown[];
+  parse(value: unknown): T;
+}
+
+/** The parsed values of a tuple of {@link ReadPart}s, in the same order. */
+export type ReadResults<P extends readonly ReadPart<unknown>[]> = { -readonly [K in keyof P]: P[K] extends ReadPart<infer T> ? T : never };
+
+/**
+ * Runs `parts` as one statement — `SELECT (part 1), (part 2), …`, each part's parameters renumbered after the
+ * previous parts' — and returns each part's parsed value, in order. Every part sees the same snapshot. The statement
+ * is {@link prepared} under `name` (the text is fixed when the parts' texts are: never build a part's text from data).
+ */
+export async function readTogether<const P extends readonly ReadPart<unknown>[]>(tx: Queryable, name: string, parts: P): Promise<ReadResults<P>> {
+  const params: unknown[] = [];
+  const columns = parts.map((part, i) => {
+    const offset = params.length;
+    params.push(...part.params);
+    return `(${part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)}) AS p${i}`;
+  });
+  const { rows } = await tx.query<Record<string, unknown>>(prepared(name, `SELECT ${columns.join(',\n       ')}`), params);
+  const row = rows[0]!;
+  return parts.map((part, i) => part.parse(row[`p${i}`])) as ReadResults<P>;
+}
+
+/**
+ * A `json` object or array as read: node-postgres and PGlite hand it back parsed; text (should a driver give it) is
+ * parsed. Not for a `json` string or number, whose parsed value is itself a string or number.
+ */
+export function jsonValue<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
 /** Memo of each open transaction handle (see {@link transactionMemo}). */
 const memos = new WeakMap<Queryable, Map<string, unknown>>();
 
