@@ -1,6 +1,6 @@
 import { chartAccountOf, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type AccountDefinition, type JournalTransaction } from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
-import { lockMerchant, prepared, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { jsonValue, lockMerchant, prepared, readTogether, transactionMemo, type Queryable, type ReadPart } from '../platform/db/db.ts';
 import { noteJournalPosted, sha256hex } from './audit.ts';
 
 /**
@@ -204,6 +204,30 @@ export type PostOutcome =
   | { status: 'conflict'; message: string }
   | { status: 'invalid'; message: string };
 
+/** What {@link postJournalTransactions} reads before it writes: the stored transactions among its ids, and accounts. */
+export interface LedgerRead {
+  /** Journal transactions already stored under the ids asked (any merchant's), as rows. */
+  existing: (JtRow & { merchant_id: string })[];
+  /** The merchant's accounts among the codes asked. */
+  accounts: { id: string; code: string }[];
+}
+
+/**
+ * The read {@link postJournalTransactions} makes before writing `jts`, as a part of a combined read (platform/db
+ * `readTogether`): a workflow that reads other things before the same write reads this with them and hands the result
+ * to `postJournalTransactions` (`options.read`), one round trip for all.
+ */
+export function ledgerReadPart(merchantId: string, jts: readonly JournalTransaction[]): ReadPart<LedgerRead> {
+  return {
+    sql: `SELECT json_build_object(
+              'existing', (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])),
+              'accounts', (SELECT coalesce(json_agg(json_build_object('id', a.id, 'code', a.code)), '[]'::json)
+                             FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])))`,
+    params: [jts.map((jt) => jt.id), merchantId, [...new Set(jts.flatMap((jt) => jt.postings.map((p) => p.accountCode)))]],
+    parse: (value) => jsonValue<LedgerRead>(value),
+  };
+}
+
 /**
  * Posts many journal transactions of one merchant inside `tx`, in a fixed number of statements whatever their count:
  * one read of those already stored (and their postings), one read of the accounts they name (creating the per-register
@@ -216,31 +240,27 @@ export type PostOutcome =
  *
  * @param options.tamperEvidence false leaves out the journal hashes: for the bench's baseline only (test/bench/run.ts),
  *   never for real books — a journal transaction whose hash no audit entry carries fails verification.
+ * @param options.read the {@link ledgerReadPart} of exactly these `jts`, read by the caller in this transaction under
+ *   the merchant's lock with nothing posted since: the read is then not made again
  * @returns one outcome per journal transaction, in the order given
  */
 export async function postJournalTransactions(
   tx: Queryable,
   merchantId: string,
   jts: readonly JournalTransaction[],
-  options: { tamperEvidence?: boolean } = {},
+  options: { tamperEvidence?: boolean; read?: LedgerRead } = {},
 ): Promise<PostOutcome[]> {
   const outcomes: PostOutcome[] = jts.map((jt) =>
     isBalanced(jt.postings) ? { status: 'created' } : { status: 'invalid', message: `journal transaction ${jt.id} does not balance` },
   );
   if (jts.length === 0) return outcomes;
   await lockMerchant(tx, merchantId);
-  // The transactions already stored under these ids and the accounts the postings name, in one round trip.
+  // The transactions already stored under these ids and the accounts the postings name, in one round trip (or read
+  // by the caller together with what else it needed).
   const memo = transactionMemo(tx);
-  const codes = [...new Set(jts.flatMap((jt) => jt.postings.map((p) => p.accountCode)))].filter((code) => typeof memo?.get(`account:${merchantId}:${code}`) !== 'string');
-  const { rows: [read] } = await tx.query<{ existing: (JtRow & { merchant_id: string })[] | string; accounts: { id: string; code: string }[] | string }>(
-    prepared('ledger_existing_accounts', `SELECT (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])) AS existing,
-            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'code', a.code)), '[]'::json)
-               FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])) AS accounts`),
-    [jts.map((jt) => jt.id), merchantId, codes],
-  );
-  const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
-  const existing = { rows: parsed(read!.existing) };
-  for (const a of parsed(read!.accounts)) memo?.set(`account:${merchantId}:${a.code}`, a.id);
+  const [read] = options.read ? [options.read] : await readTogether(tx, 'ledger_existing_accounts', [ledgerReadPart(merchantId, jts)]);
+  const existing = { rows: read.existing };
+  for (const a of read.accounts) memo?.set(`account:${merchantId}:${a.code}`, a.id);
   if (existing.rows.length > 0) {
     const hydrated = new Map((await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]));
     jts.forEach((jt, i) => {

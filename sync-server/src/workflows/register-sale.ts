@@ -23,20 +23,21 @@
  */
 import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tenderAccount, tipLimitProblem, type JournalTransaction, type Order } from '../../../core/index.ts';
 import type { z } from 'zod';
-import { appendAuditBatch } from '../kernel/audit.ts';
+import { appendAuditBatch, auditReservationPart } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
-import { postJournalTransactions } from '../kernel/ledger.ts';
+import { ledgerReadPart, postJournalTransactions } from '../kernel/ledger.ts';
 import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
-import { recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import { recordSalesStock, salesStockReadPart } from '../modules/inventory/sale-stock.ts';
 import { ensureDefaultLocation } from '../modules/inventory/service.ts';
 import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
 import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 import { resolveCustomerAliases } from '../modules/customers/register-customers.ts';
-import { merchantRails } from '../modules/payments/rails.ts';
+import { merchantRailsPart } from '../modules/payments/rails.ts';
 import { recordPendingSettlements } from '../modules/payments/settlements.ts';
+import { readTogether } from '../platform/db/db.ts';
 
 /** The clearing account of a card (or wallet) tapped on a register's terminal. */
 const CARD_PRESENT_ACCOUNT = 'card_clearing:card_present';
@@ -308,13 +309,23 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
 /**
  * Writes checked sales: their derived journal transactions first (a sale whose transaction id is already taken by other
  * content is refused and nothing of it is written), then the orders, stock, audit rows and events, each in one
- * statement; their events are handed back (the caller emits every event of the push at once). With `checkBalanceNow`
- * (isolating writes) the ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the
- * savepoint; without it (optimistic writes) it runs at COMMIT.
+ * statement; their events are handed back (the caller emits every event of the push at once). What the writers read
+ * first — the ledger's stored ids and accounts, the variations and units on hand, the audit chain's head and sequence
+ * numbers, the store's rails — is read in one statement before any of them writes (platform/db `readTogether`, each
+ * part its owner's SQL). With `checkBalanceNow` (isolating writes) the ledger's balance check, deferred to the commit,
+ * is run here, so a refusal lands inside the savepoint; without it (optimistic writes) it runs at COMMIT.
  */
 async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalanceNow: boolean): Promise<Written> {
   const toPost = sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
-  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost);
+  // Audit numbers for one row per sale and an oversell's row (when no item is oversold, one number is left unused: a
+  // gap in seq, never a break in the chain, which is linked by hash in seq order).
+  const [ledgerRead, stockRead, reservation, rails] = await readTogether(m.tx, 'register_sales_before_write', [
+    ledgerReadPart(m.merchantId, toPost),
+    salesStockReadPart(m.merchantId, sales.map((s) => s.order)),
+    auditReservationPart(m.merchantId, sales.length + 1),
+    merchantRailsPart(m.merchantId),
+  ] as const);
+  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost, { read: ledgerRead });
   const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
   const stored: CheckedSale[] = [];
   const refused: Written['refused'] = [];
@@ -328,7 +339,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
   const orders = stored.map((s) => s.order);
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
-  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders });
+  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: stockRead });
   await appendAuditBatch(m.tx, [
     ...stock.audit,
     ...orders.map((order) => ({
@@ -341,7 +352,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
       occurredAt: m.now,
       data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
     })),
-  ]);
+  ], { reserved: reservation });
   // Card-present tenders approved online settle on the rail's schedule (cards: 2 days): pending settlement till then.
   const cards = orders.flatMap((order) =>
     order.journalTransactionId
@@ -350,7 +361,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
           .map((t) => ({ sourceType: 'order_payment' as const, sourceId: `pmt_${t.id.replace(/^tnd_/, '')}`, rail: 'card_present', accountCode: CARD_PRESENT_ACCOUNT, amountCents: t.amountCents, last4: t.last4 ?? null, journalTransactionId: order.journalTransactionId! }))
       : [],
   );
-  if (cards.length > 0) await recordPendingSettlements(m, (await merchantRails(m.tx, m.merchantId)).find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
+  if (cards.length > 0) await recordPendingSettlements(m, rails.find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
   // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {
