@@ -231,8 +231,8 @@ export function ledgerReadPart(merchantId: string, jts: readonly JournalTransact
 /**
  * Posts many journal transactions of one merchant inside `tx`, in a fixed number of statements whatever their count:
  * one read of those already stored (and their postings), one read of the accounts they name (creating the per-register
- * and per-rail accounts met for the first time in one more statement), one multi-row INSERT of the transactions (sync
- * sequences drawn in it) and one of all their postings. Idempotent by id like {@link postJournalTransaction}: the same
+ * and per-rail accounts met for the first time in one more statement), and one statement inserting the transactions
+ * (sync sequences drawn in it) and all their postings. Idempotent by id like {@link postJournalTransaction}: the same
  * content again is `unchanged`; other content under a stored id is a `conflict` and writes nothing; postings that do
  * not balance or an account outside the chart are `invalid` and write nothing. Ids must be distinct in one call.
  * Each created transaction's {@link journalHash} goes to the audit entry that names it (`data.journalTransactionId`)
@@ -279,12 +279,19 @@ export async function postJournalTransactions(
   });
   const toCreate = jts.filter((_, i) => outcomes[i]!.status === 'created');
   if (toCreate.length === 0) return outcomes;
+  // The transactions (sync sequences drawn in the order given) and all their postings in one statement: the postings'
+  // foreign key is checked at the end of the statement, when both INSERTs are done.
+  const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
   await tx.query(
-    prepared('journal_transactions_insert_batch', `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
-     SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
-            AS t(id, kind, source_type, source_id, register_id, occurred_at, memo, currency, n)
-      ORDER BY n`),
+    prepared('journal_transactions_postings_insert_batch', `WITH created AS (
+       INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
+       SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
+              AS t(id, kind, source_type, source_id, register_id, occurred_at, memo, currency, n)
+        ORDER BY n
+       RETURNING 1)
+     INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
+     SELECT * FROM unnest($10::text[], $11::text[], $12::int[], $13::text[], $14::bigint[])`),
     [
       merchantId,
       toCreate.map((jt) => jt.id),
@@ -295,13 +302,12 @@ export async function postJournalTransactions(
       toCreate.map((jt) => jt.occurredAt),
       toCreate.map((jt) => jt.memo),
       toCreate.map((jt) => jt.currency),
+      postings.map(() => `pst_${ulid()}`),
+      postings.map((p) => p.jt),
+      postings.map((p) => p.line),
+      postings.map((p) => p.account),
+      postings.map((p) => p.amount),
     ],
-  );
-  const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
-  await tx.query(
-    prepared('postings_insert_batch', `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])`),
-    [postings.map(() => `pst_${ulid()}`), postings.map((p) => p.jt), postings.map((p) => p.line), postings.map((p) => p.account), postings.map((p) => p.amount)],
   );
   if (options.tamperEvidence !== false) await recordPosted(tx, merchantId, toCreate);
   return outcomes;
