@@ -240,8 +240,8 @@ export function ledgerReadPart(merchantId: string, jts: readonly JournalTransact
  *
  * @param options.tamperEvidence false leaves out the journal hashes: for the bench's baseline only (test/bench/run.ts),
  *   never for real books — a journal transaction whose hash no audit entry carries fails verification.
- * @param options.read the {@link ledgerReadPart} of exactly these `jts`, read by the caller in this transaction under
- *   the merchant's lock with nothing posted since: the read is then not made again
+ * @param options.read the {@link ledgerReadPart} of these `jts` (or of more), read by the caller in this transaction
+ *   under the merchant's lock with nothing posted since: the read is then not made again
  * @returns one outcome per journal transaction, in the order given
  */
 export async function postJournalTransactions(
@@ -259,7 +259,9 @@ export async function postJournalTransactions(
   // by the caller together with what else it needed).
   const memo = transactionMemo(tx);
   const [read] = options.read ? [options.read] : await readTogether(tx, 'ledger_existing_accounts', [ledgerReadPart(merchantId, jts)]);
-  const existing = { rows: read.existing };
+  // A read made for more transactions than these (a caller's) may hold others: only these are compared.
+  const asked = new Set(jts.map((jt) => jt.id));
+  const existing = { rows: read.existing.filter((row) => asked.has(row.id)) };
   for (const a of read.accounts) memo?.set(`account:${merchantId}:${a.code}`, a.id);
   if (existing.rows.length > 0) {
     const hydrated = new Map((await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]));
