@@ -80,7 +80,8 @@ export type ReadResults<P extends readonly ReadPart<unknown>[]> = { -readonly [K
 
 /**
  * Runs `parts` as one statement — `SELECT (part 1), (part 2), …`, each part's parameters renumbered after the
- * previous parts' — and returns each part's parsed value, in order. Every part sees the same snapshot. The statement
+ * previous parts' (every `$<digits>` in a part's text is taken for a parameter: write none inside a literal) — and
+ * returns each part's parsed value, in order. Every part sees the same snapshot. The statement
  * is {@link prepared} under `name` (the text is fixed when the parts' texts are: never build a part's text from data).
  */
 export async function readTogether<const P extends readonly ReadPart<unknown>[]>(tx: Queryable, name: string, parts: P): Promise<ReadResults<P>> {
