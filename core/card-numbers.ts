@@ -44,11 +44,37 @@ export interface CardNumberMatch {
 const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
 
 /**
+ * Whether `text` has a run of at least {@link PAN_MIN_DIGITS} digits that single spaces or dashes may split (what
+ * {@link DIGIT_RUN} matches, counted in digits): the precondition of any candidate. One pass over the characters with
+ * no allocation, so the ids, names and amounts every schema checks — almost all with no such run — skip the
+ * regular expression and the prefix sums.
+ */
+function hasLongDigitRun(text: string): boolean {
+  let digits = 0;
+  let afterSeparator = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) {
+      if (++digits >= PAN_MIN_DIGITS) return true;
+      afterSeparator = false;
+    } else if ((code === 32 || code === 45) && digits > 0 && !afterSeparator) {
+      // A single space or dash between digits continues the run; a second one in a row ends it.
+      afterSeparator = true;
+    } else {
+      digits = 0;
+      afterSeparator = false;
+    }
+  }
+  return false;
+}
+
+/**
  * Every card-number candidate of `text` (see the module comment), possibly overlapping. Pure; linear in the length of
  * the text (each candidate's Luhn sum comes from prefix sums in O(1); at most 7 lengths are tried per start).
  */
 export function findCardNumbers(text: string): CardNumberMatch[] {
   const found: CardNumberMatch[] = [];
+  if (!hasLongDigitRun(text)) return found;
   for (const run of text.matchAll(DIGIT_RUN)) {
     // The run's digits (value and index in the text) and where each group starts among them.
     const at: number[] = [];

@@ -54,6 +54,9 @@ describe('findCardNumbers / containsCardNumber', () => {
     'pan:4111111111111111.',
     'order 12 4242424242424242',
     '9999994242424242424242999999', // glued to other digits, in a long unbroken group
+    '4242-4242 4242-4242', // spaces and dashes mixed
+    '12 -- 4242424242424242', // after a run the double separator ended
+    '1-2-3-4-5-6-7-8-9-0-1-2 4242424242424242', // a short run joined to the PAN by single separators
   ])('finds the card number in %j', (text) => expect(containsCardNumber(text)).toBe(true));
 
   it.each([

@@ -44,9 +44,9 @@ export function countingDb(db: Db, listener: StatementListener): Db {
       listener.onStatement(sql);
       return db.exec(sql);
     },
-    transaction: (fn) => {
+    transaction: (fn, options) => {
       listener.onTransaction?.();
-      return db.transaction((tx) => fn(counted(tx)));
+      return db.transaction((tx) => fn(counted(tx)), options);
     },
     close: () => db.close(),
     ...(db.listen ? { listen: db.listen.bind(db) } : {}),

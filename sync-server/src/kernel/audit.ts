@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../core/index.ts';
-import { lockMerchant, prepared, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { jsonValue, lockMerchant, prepared, transactionMemo, type Queryable, type ReadPart } from '../platform/db/db.ts';
 
 /**
  * Hash-chained audit log (DESIGN §4): each merchant's rows form a chain where
@@ -110,8 +110,12 @@ export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<num
     [row.seq, row.merchant_id, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), row.journal_hashes && JSON.stringify(row.journal_hashes), prevHash, hash],
   );
   memo?.set(headKey, hash);
+  memo?.set(lastSeqKey(entry.merchantId), Number(row.seq));
   return Number(row.seq);
 }
+
+/** Memo key of the highest `seq` this transaction appended for a merchant (a reservation drawn before it is stale). */
+const lastSeqKey = (merchantId: string) => `audit-last-seq:${merchantId}`;
 
 export interface AuditVerification {
   ok: boolean;
@@ -162,33 +166,78 @@ const DRAW_SEQS = prepared(
   `SELECT NULL::text AS head, (SELECT array_agg(nextval(pg_get_serial_sequence('audit_log', 'seq'))) FROM generate_series(1, $1::int)) AS seqs`,
 );
 
+/** Sequence numbers drawn ahead for a batch of audit rows, and the chain's head when they were drawn. */
+export interface AuditReservation {
+  /** The hash of the merchant's last audit row (null: no row yet). */
+  head: string | null;
+  /** `count` fresh `audit_log.seq` values. */
+  seqs: number[];
+}
+
+/**
+ * The chain's head and `count` sequence numbers for {@link appendAuditBatch} (`options.reserved`), as a part of a
+ * combined read (platform/db `readTogether`): a workflow that reads other things before its writes draws them in the
+ * same round trip. Drawn under the merchant's lock (the caller holds it); numbers left unused are a gap in `seq`, as
+ * after any rolled-back write — the chain is ordered by seq and linked by hash, never by consecutive numbers.
+ */
+export function auditReservationPart(merchantId: string, count: number): ReadPart<AuditReservation> {
+  return {
+    sql: `SELECT json_build_object(
+              'head', (SELECT hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1),
+              'seqs', (SELECT coalesce(json_agg(nextval(pg_get_serial_sequence('audit_log', 'seq'))), '[]'::json) FROM generate_series(1, $2::int)))`,
+    params: [merchantId, count],
+    parse: (value) => {
+      const read = jsonValue<{ head: string | null; seqs: (number | string)[] }>(value);
+      return { head: read.head, seqs: read.seqs.map(Number) };
+    },
+  };
+}
+
 /**
  * Appends many audit rows inside `tx` in one chain segment, in the order given: takes the merchant's write lock, reads
  * the chain's head once (or knows it from this transaction's memo), draws every `seq` in one statement and writes
  * every row in one multi-row INSERT. The rows hash exactly as {@link appendAudit} would have chained them one by one,
  * so {@link verifyAuditChain} holds. All entries must be of the same merchant.
  *
+ * With `options.reserved` (an {@link auditReservationPart} read in this transaction under the merchant's lock) holding
+ * at least one number per entry, none below a row this transaction appended since, its lowest numbers and that head
+ * are used and nothing is read; otherwise they are drawn here. Reserved numbers not used are a gap in `seq`.
+ *
  * @param entries rows to append (`occurredAt` default: now); an empty list writes nothing
  * @returns the seq of each entry, in the order given
  * @throws Error when the entries name more than one merchant
  */
-export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEntry[]): Promise<number[]> {
+export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEntry[], options: { reserved?: AuditReservation } = {}): Promise<number[]> {
   if (entries.length === 0) return [];
   const merchantId = entries[0]!.merchantId;
   if (entries.some((e) => e.merchantId !== merchantId)) throw new Error('appendAuditBatch: entries of one merchant only');
-  if (entries.length === 1) return [await appendAudit(tx, entries[0]!)];
-  await lockMerchant(tx, merchantId);
   const memo = transactionMemo(tx);
+  // A reservation is used only when it has one number per entry and no row was appended after it was drawn (its
+  // numbers would then come before that row's, and the chain is ordered by seq).
+  const lastSeq = memo?.get(lastSeqKey(merchantId)) as number | undefined;
+  const reserved =
+    options.reserved && options.reserved.seqs.length >= entries.length && (lastSeq === undefined || Math.min(...options.reserved.seqs) > lastSeq) ? options.reserved : undefined;
+  if (entries.length === 1 && !reserved) return [await appendAudit(tx, entries[0]!)];
+  await lockMerchant(tx, merchantId);
   const headKey = `audit-head:${merchantId}`;
   let prevHash = memo?.get(headKey) as string | undefined;
-  // The sequence numbers are drawn under the merchant's lock in one statement — with the chain's head when this
-  // transaction does not know it yet — and sorted ascending, so the chain's order is the seq order.
-  const { rows: [drawn] } = await tx.query<{ head: string | null; seqs: (number | string)[] | string }>(
-    prevHash === undefined ? DRAW_SEQS_WITH_HEAD : DRAW_SEQS,
-    prevHash === undefined ? [entries.length, merchantId] : [entries.length],
-  );
-  if (prevHash === undefined) prevHash = drawn!.head ?? GENESIS_HASH;
-  const seqList = typeof drawn!.seqs === 'string' ? drawn!.seqs.replace(/[{}]/g, '').split(',') : drawn!.seqs;
+  let seqList: (number | string)[];
+  if (reserved) {
+    // A head this transaction wrote itself (the memo) is the newest; else the one read with the numbers.
+    prevHash ??= reserved.head ?? GENESIS_HASH;
+    // The lowest numbers, one per entry (any left over stay unused).
+    seqList = [...reserved.seqs].sort((a, b) => a - b).slice(0, entries.length);
+  } else {
+    // The sequence numbers are drawn under the merchant's lock in one statement — with the chain's head when this
+    // transaction does not know it yet.
+    const { rows: [drawn] } = await tx.query<{ head: string | null; seqs: (number | string)[] | string }>(
+      prevHash === undefined ? DRAW_SEQS_WITH_HEAD : DRAW_SEQS,
+      prevHash === undefined ? [entries.length, merchantId] : [entries.length],
+    );
+    if (prevHash === undefined) prevHash = drawn!.head ?? GENESIS_HASH;
+    seqList = typeof drawn!.seqs === 'string' ? drawn!.seqs.replace(/[{}]/g, '').split(',') : drawn!.seqs;
+  }
+  // Sorted ascending, so the chain's order is the seq order.
   const seqs = seqList.map((v) => Number(v)).sort((a, b) => a - b);
   const now = Date.now();
   const columns: unknown[][] = Array.from({ length: 11 }, () => []);
@@ -226,6 +275,7 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
     [...columns, JSON.stringify(documents)],
   );
   memo?.set(headKey, prevHash);
+  memo?.set(lastSeqKey(merchantId), seqs.at(-1)!);
   return seqs;
 }
 

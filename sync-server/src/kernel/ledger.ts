@@ -1,6 +1,6 @@
 import { chartAccountOf, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type AccountDefinition, type JournalTransaction } from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
-import { lockMerchant, prepared, transactionMemo, type Queryable } from '../platform/db/db.ts';
+import { jsonValue, lockMerchant, prepared, readTogether, transactionMemo, type Queryable, type ReadPart } from '../platform/db/db.ts';
 import { noteJournalPosted, sha256hex } from './audit.ts';
 
 /**
@@ -204,11 +204,35 @@ export type PostOutcome =
   | { status: 'conflict'; message: string }
   | { status: 'invalid'; message: string };
 
+/** What {@link postJournalTransactions} reads before it writes: the stored transactions among its ids, and accounts. */
+export interface LedgerRead {
+  /** Journal transactions already stored under the ids asked (any merchant's), as rows. */
+  existing: (JtRow & { merchant_id: string })[];
+  /** The merchant's accounts among the codes asked. */
+  accounts: { id: string; code: string }[];
+}
+
+/**
+ * The read {@link postJournalTransactions} makes before writing `jts`, as a part of a combined read (platform/db
+ * `readTogether`): a workflow that reads other things before the same write reads this with them and hands the result
+ * to `postJournalTransactions` (`options.read`), one round trip for all.
+ */
+export function ledgerReadPart(merchantId: string, jts: readonly JournalTransaction[]): ReadPart<LedgerRead> {
+  return {
+    sql: `SELECT json_build_object(
+              'existing', (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])),
+              'accounts', (SELECT coalesce(json_agg(json_build_object('id', a.id, 'code', a.code)), '[]'::json)
+                             FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])))`,
+    params: [jts.map((jt) => jt.id), merchantId, [...new Set(jts.flatMap((jt) => jt.postings.map((p) => p.accountCode)))]],
+    parse: (value) => jsonValue<LedgerRead>(value),
+  };
+}
+
 /**
  * Posts many journal transactions of one merchant inside `tx`, in a fixed number of statements whatever their count:
  * one read of those already stored (and their postings), one read of the accounts they name (creating the per-register
- * and per-rail accounts met for the first time in one more statement), one multi-row INSERT of the transactions (sync
- * sequences drawn in it) and one of all their postings. Idempotent by id like {@link postJournalTransaction}: the same
+ * and per-rail accounts met for the first time in one more statement), and one statement inserting the transactions
+ * (sync sequences drawn in it) and all their postings. Idempotent by id like {@link postJournalTransaction}: the same
  * content again is `unchanged`; other content under a stored id is a `conflict` and writes nothing; postings that do
  * not balance or an account outside the chart are `invalid` and write nothing. Ids must be distinct in one call.
  * Each created transaction's {@link journalHash} goes to the audit entry that names it (`data.journalTransactionId`)
@@ -216,31 +240,29 @@ export type PostOutcome =
  *
  * @param options.tamperEvidence false leaves out the journal hashes: for the bench's baseline only (test/bench/run.ts),
  *   never for real books — a journal transaction whose hash no audit entry carries fails verification.
+ * @param options.read the {@link ledgerReadPart} of these `jts` (or of more), read by the caller in this transaction
+ *   under the merchant's lock with nothing posted since: the read is then not made again
  * @returns one outcome per journal transaction, in the order given
  */
 export async function postJournalTransactions(
   tx: Queryable,
   merchantId: string,
   jts: readonly JournalTransaction[],
-  options: { tamperEvidence?: boolean } = {},
+  options: { tamperEvidence?: boolean; read?: LedgerRead } = {},
 ): Promise<PostOutcome[]> {
   const outcomes: PostOutcome[] = jts.map((jt) =>
     isBalanced(jt.postings) ? { status: 'created' } : { status: 'invalid', message: `journal transaction ${jt.id} does not balance` },
   );
   if (jts.length === 0) return outcomes;
   await lockMerchant(tx, merchantId);
-  // The transactions already stored under these ids and the accounts the postings name, in one round trip.
+  // The transactions already stored under these ids and the accounts the postings name, in one round trip (or read
+  // by the caller together with what else it needed).
   const memo = transactionMemo(tx);
-  const codes = [...new Set(jts.flatMap((jt) => jt.postings.map((p) => p.accountCode)))].filter((code) => typeof memo?.get(`account:${merchantId}:${code}`) !== 'string');
-  const { rows: [read] } = await tx.query<{ existing: (JtRow & { merchant_id: string })[] | string; accounts: { id: string; code: string }[] | string }>(
-    prepared('ledger_existing_accounts', `SELECT (SELECT coalesce(json_agg(j), '[]'::json) FROM journal_transactions j WHERE j.id = ANY($1::text[])) AS existing,
-            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'code', a.code)), '[]'::json)
-               FROM accounts a WHERE a.merchant_id = $2 AND a.code = ANY($3::text[])) AS accounts`),
-    [jts.map((jt) => jt.id), merchantId, codes],
-  );
-  const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
-  const existing = { rows: parsed(read!.existing) };
-  for (const a of parsed(read!.accounts)) memo?.set(`account:${merchantId}:${a.code}`, a.id);
+  const [read] = options.read ? [options.read] : await readTogether(tx, 'ledger_existing_accounts', [ledgerReadPart(merchantId, jts)]);
+  // A read made for more transactions than these (a caller's) may hold others: only these are compared.
+  const asked = new Set(jts.map((jt) => jt.id));
+  const existing = { rows: read.existing.filter((row) => asked.has(row.id)) };
+  for (const a of read.accounts) memo?.set(`account:${merchantId}:${a.code}`, a.id);
   if (existing.rows.length > 0) {
     const hydrated = new Map((await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]));
     jts.forEach((jt, i) => {
@@ -259,12 +281,19 @@ export async function postJournalTransactions(
   });
   const toCreate = jts.filter((_, i) => outcomes[i]!.status === 'created');
   if (toCreate.length === 0) return outcomes;
+  // The transactions (sync sequences drawn in the order given) and all their postings in one statement: the postings'
+  // foreign key is checked at the end of the statement, when both INSERTs are done.
+  const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
   await tx.query(
-    prepared('journal_transactions_insert_batch', `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
-     SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
-            AS t(id, kind, source_type, source_id, register_id, occurred_at, memo, currency, n)
-      ORDER BY n`),
+    prepared('journal_transactions_postings_insert_batch', `WITH created AS (
+       INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
+       SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
+              AS t(id, kind, source_type, source_id, register_id, occurred_at, memo, currency, n)
+        ORDER BY n
+       RETURNING 1)
+     INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
+     SELECT * FROM unnest($10::text[], $11::text[], $12::int[], $13::text[], $14::bigint[])`),
     [
       merchantId,
       toCreate.map((jt) => jt.id),
@@ -275,13 +304,12 @@ export async function postJournalTransactions(
       toCreate.map((jt) => jt.occurredAt),
       toCreate.map((jt) => jt.memo),
       toCreate.map((jt) => jt.currency),
+      postings.map(() => `pst_${ulid()}`),
+      postings.map((p) => p.jt),
+      postings.map((p) => p.line),
+      postings.map((p) => p.account),
+      postings.map((p) => p.amount),
     ],
-  );
-  const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
-  await tx.query(
-    prepared('postings_insert_batch', `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])`),
-    [postings.map(() => `pst_${ulid()}`), postings.map((p) => p.jt), postings.map((p) => p.line), postings.map((p) => p.account), postings.map((p) => p.amount)],
   );
   if (options.tamperEvidence !== false) await recordPosted(tx, merchantId, toCreate);
   return outcomes;

@@ -73,11 +73,13 @@ export interface Mutation extends MutationActor {
 export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, fn: (m: Mutation) => Promise<T>): Promise<T> {
   const changed = new Set<ChangedCollection>();
   const now = app.clock();
+  // The merchant's lock is taken as the transaction begins (one round trip with BEGIN on PostgreSQL); openMutation's
+  // lockMerchant then finds it held.
   const result = await app.db.transaction(async (tx) => {
     const value = await fn(await openMutation(tx, who, now, changed));
     await flushJournalHashes(tx, who.merchantId);
     return value;
-  });
+  }, { lockMerchant: who.merchantId });
   app.feed.notify(who.merchantId, ...changed);
   return result;
 }

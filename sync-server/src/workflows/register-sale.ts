@@ -21,22 +21,24 @@
  *
  *     storeRegisterSales(m, documents, mode) → SaleOutcome[]   (one per document, in order)
  */
-import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tenderAccount, tipLimitProblem, type JournalTransaction, type Order } from '../../../core/index.ts';
+import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tenderAccount, tipLimitProblem, type JournalTransaction, type Order, type RailConfig } from '../../../core/index.ts';
 import type { z } from 'zod';
-import { appendAuditBatch } from '../kernel/audit.ts';
+import { appendAuditBatch, auditReservationPart, type AuditReservation } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
-import { postJournalTransactions } from '../kernel/ledger.ts';
+import { ledgerReadPart, postJournalTransactions, type LedgerRead } from '../kernel/ledger.ts';
 import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
-import { recordSalesStock } from '../modules/inventory/sale-stock.ts';
+import { recordSalesStock, salesStockReadPart } from '../modules/inventory/sale-stock.ts';
+import type { VariationsOnHand } from '../modules/inventory/service.ts';
 import { ensureDefaultLocation } from '../modules/inventory/service.ts';
-import { readPushContext, receiptKey, registerOrderEvents, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
+import { pushContextPart, receiptKey, registerOrderEvents, type PushContext, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
 import { insertOrders } from '../modules/orders/service.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 import { resolveCustomerAliases } from '../modules/customers/register-customers.ts';
-import { merchantRails } from '../modules/payments/rails.ts';
+import { merchantRailsPart } from '../modules/payments/rails.ts';
 import { recordPendingSettlements } from '../modules/payments/settlements.ts';
+import { readTogether } from '../platform/db/db.ts';
 
 /** The clearing account of a card (or wallet) tapped on a register's terminal. */
 const CARD_PRESENT_ACCOUNT = 'card_clearing:card_present';
@@ -150,6 +152,89 @@ async function withSurvivingCustomers(m: Mutation, documents: readonly Record<st
   return documents.map((d) => (typeof d.customerId === 'string' && survivors.has(d.customerId) ? { ...d, customerId: survivors.get(d.customerId)! } : d));
 }
 
+/**
+ * What can be told of a document on its own, before anything is read (see {@link checkAlone}): each result is answered
+ * at its turn in {@link storeRound}, so a document is refused for the same first reason as when every check ran in order.
+ */
+interface AloneChecks {
+  /** Why it cannot be stored at all (NUL, lone surrogate, nesting): refused first. */
+  unstorable?: string;
+  /** The order schema's verdict. */
+  parsed?: ReturnType<typeof orderSchema.safeParse>;
+  /** Its `createdAt` is not a plausible time. */
+  implausible?: boolean;
+  /** The price check's verdict (core `checkRegisterSale`), with the journal transaction it derives. */
+  checked?: ReturnType<typeof checkRegisterSale>;
+  /** What a step threw, and which: it is answered where that step stands in the order of checks. */
+  thrown?: { at: 'start' | 'parse' | 'check'; error: unknown };
+}
+
+/** The checks of one document that need nothing from the database: storable, schema, plausible time, prices. */
+function checkAlone(doc: Record<string, unknown>): AloneChecks {
+  let at: 'start' | 'parse' | 'check' = 'start';
+  const out: AloneChecks = {};
+  try {
+    const unstorable = findUnstorable(doc);
+    if (unstorable) return { unstorable: `invalid order: ${unstorable.path} ${unstorable.message}` };
+    at = 'parse';
+    out.parsed = orderSchema.safeParse(doc);
+    if (!out.parsed.success) return out;
+    const order = out.parsed.data;
+    if (!isStorableTimestamp(order.createdAt) || Number.isNaN(Date.parse(order.createdAt))) return { ...out, implausible: true };
+    at = 'check';
+    out.checked = checkRegisterSale(order);
+    return out;
+  } catch (error) {
+    return { ...out, thrown: { at, error } };
+  }
+}
+
+/** What the writers read before writing, read with the push's context (see {@link writeSales}). */
+interface BeforeWrite {
+  ledger: LedgerRead;
+  stock: VariationsOnHand;
+  audit: AuditReservation;
+  rails: RailConfig[];
+}
+
+/**
+ * What a round reads, in one statement: the push's context (the store's currency and tip bound, orders already stored
+ * under these ids, the registers, staff members and receipt numbers named — from the documents as pushed: reading a
+ * few rows a refused document names costs nothing, a second round trip would), and, for the sales that passed their
+ * own checks, what their writes read first (see {@link writeSales}). The staff members pushed sales name (issue 11)
+ * must be this store's; price overrides' approvers too.
+ */
+async function readRound(m: Mutation, named: readonly Record<string, unknown>[], candidates: readonly CheckedSale[]): Promise<{ context: PushContext; before: BeforeWrite | null }> {
+  const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
+  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
+  const contextPart = pushContextPart(m.merchantId, {
+    ids: named.map((d) => d.id).filter(text),
+    registerIds: named.map((d) => d.registerId).filter(text),
+    staffIds: [...named.map((d) => d.staffId), ...approvers].filter(text),
+    receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
+  });
+  if (candidates.length === 0) {
+    const [context] = await readTogether(m.tx, 'register_sales_context', [contextPart]);
+    return { context, before: null };
+  }
+  const [context, ledger, stock, audit, rails] = await readTogether(m.tx, 'register_sales_context_before_write', [contextPart, ...beforeWriteParts(m, candidates)] as const);
+  return { context, before: { ledger, stock, audit, rails } };
+}
+
+/**
+ * The reads of {@link writeSales} for `sales` (or more sales than it writes): the ledger's stored ids and accounts, the
+ * variations and units on hand, the audit chain's head and numbers for one row per sale and an oversell's row (a
+ * number left unused is a gap in seq, never a break in the chain, which is linked by hash in seq order), the rails.
+ */
+function beforeWriteParts(m: Mutation, sales: readonly CheckedSale[]) {
+  return [
+    ledgerReadPart(m.merchantId, sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []))),
+    salesStockReadPart(m.merchantId, sales.map((s) => s.order)),
+    auditReservationPart(m.merchantId, sales.length + 1),
+    merchantRailsPart(m.merchantId),
+  ] as const;
+}
+
 /** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */
 async function storeRound(
   m: Mutation,
@@ -163,31 +248,28 @@ async function storeRound(
   const reject = (i: number, reason: string, registerId: unknown) => {
     outcomes[i] = { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
   };
-  // What the checks need — the store's currency and tip bound, orders already stored under these ids, the registers,
-  // staff members and receipt numbers named — read in one statement for the whole round, from the documents as pushed
-  // (before validation: reading a few rows a refused document names costs nothing, a second round trip would).
-  // The staff members pushed sales name (issue 11) must be this store's; price overrides' approvers too.
-  const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
-  const named = indexes.map((i) => documents[i]!);
-  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
-  const context = await readPushContext(m.tx, m.merchantId, {
-    ids: named.map((d) => d.id).filter(text),
-    registerIds: named.map((d) => d.registerId).filter(text),
-    staffIds: [...named.map((d) => d.staffId), ...approvers].filter(text),
-    receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
+  // 1. Each document's own checks (storable, schema, time, prices: they need nothing read), then one read for the
+  // round: the context of the checks below and, for the sales that passed their own, what the writes read first.
+  const alone = new Map(indexes.map((i) => [i, checkAlone(documents[i]!)]));
+  const candidates = indexes.flatMap((i): CheckedSale[] => {
+    const a = alone.get(i)!;
+    return a.parsed?.success && a.checked && !a.checked.problems && !a.thrown ? [{ index: i, order: a.parsed.data, journalTransaction: a.checked.journalTransaction }] : [];
   });
+  const { context, before } = await readRound(m, indexes.map((i) => documents[i]!), candidates);
   const { stored, registers, usedReceipts: used, staff } = context;
   const currency = context.currency ?? 'USD';
   const tipLimit = context.tipLimit ?? DEFAULT_TIP_LIMIT;
 
-  // 1–2. Validate and price-check each document on its own; anything it throws rejects it alone.
+  // 2. Each document's verdict, the checks in their order (a document's own and the context's); anything a check threw
+  // rejects that document alone, at the check that threw.
   const parsed: CheckedSale[] = [];
   for (const i of indexes) {
     const doc = documents[i]!;
+    const a = alone.get(i)!;
     try {
-      const unstorable = findUnstorable(doc);
-      if (unstorable) {
-        reject(i, `invalid order: ${unstorable.path} ${unstorable.message}`, null);
+      if (a.thrown?.at === 'start') throw a.thrown.error;
+      if (a.unstorable) {
+        reject(i, a.unstorable, null);
         continue;
       }
       const master = typeof doc.id === 'string' ? stored.get(doc.id) : undefined;
@@ -196,13 +278,14 @@ async function storeRound(
         outcomes[i] = canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master };
         continue;
       }
-      const result = orderSchema.safeParse(doc);
+      if (a.thrown?.at === 'parse') throw a.thrown.error;
+      const result = a.parsed!;
       if (!result.success) {
         reject(i, `invalid order: ${describeIssues(result.error)}`, doc.registerId);
         continue;
       }
       const order = result.data;
-      if (!isStorableTimestamp(order.createdAt) || Number.isNaN(Date.parse(order.createdAt))) {
+      if (a.implausible) {
         reject(i, 'invalid order: createdAt is not a plausible time', order.registerId);
         continue;
       }
@@ -215,7 +298,8 @@ async function storeRound(
         reject(i, `tip out of bounds: ${tipProblem}`, order.registerId);
         continue;
       }
-      const checked = checkRegisterSale(order);
+      if (a.thrown?.at === 'check') throw a.thrown.error;
+      const checked = a.checked!;
       if (checked.problems) {
         reject(i, `inconsistent sale: ${checked.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, order.registerId);
         continue;
@@ -256,7 +340,7 @@ async function storeRound(
   if (mode === 'optimistic') {
     let written: Written;
     try {
-      written = await writeSales(m, accepted, false);
+      written = await writeSales(m, accepted, false, before ?? undefined);
     } catch (err) {
       throw new OptimisticWriteRefused(err);
     }
@@ -308,13 +392,22 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
 /**
  * Writes checked sales: their derived journal transactions first (a sale whose transaction id is already taken by other
  * content is refused and nothing of it is written), then the orders, stock, audit rows and events, each in one
- * statement; their events are handed back (the caller emits every event of the push at once). With `checkBalanceNow`
- * (isolating writes) the ledger's balance check, deferred to the commit, is run here, so a refusal lands inside the
- * savepoint; without it (optimistic writes) it runs at COMMIT.
+ * statement; their events are handed back (the caller emits every event of the push at once). What the writers read
+ * first — the ledger's stored ids and accounts, the variations and units on hand, the audit chain's head and sequence
+ * numbers, the store's rails — is `read` by the caller with the push's context (an optimistic write, the round's first
+ * write), or here in one statement (platform/db `readTogether`, each part its owner's SQL; {@link beforeWriteParts}).
+ * With `checkBalanceNow` (isolating writes) the ledger's balance check, deferred to the commit, is run here, so a
+ * refusal lands inside the savepoint; without it (optimistic writes) it runs at COMMIT.
  */
-async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalanceNow: boolean): Promise<Written> {
+async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalanceNow: boolean, read?: BeforeWrite): Promise<Written> {
   const toPost = sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
-  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost);
+  let before = read;
+  if (!before) {
+    const [ledger, stock, audit, rails] = await readTogether(m.tx, 'register_sales_before_write', beforeWriteParts(m, sales));
+    before = { ledger, stock, audit, rails };
+  }
+  const { ledger: ledgerRead, stock: stockRead, audit: reservation, rails } = before;
+  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost, { read: ledgerRead });
   const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
   const stored: CheckedSale[] = [];
   const refused: Written['refused'] = [];
@@ -328,7 +421,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
   const orders = stored.map((s) => s.order);
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
-  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders });
+  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: stockRead });
   await appendAuditBatch(m.tx, [
     ...stock.audit,
     ...orders.map((order) => ({
@@ -341,7 +434,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
       occurredAt: m.now,
       data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
     })),
-  ]);
+  ], { reserved: reservation });
   // Card-present tenders approved online settle on the rail's schedule (cards: 2 days): pending settlement till then.
   const cards = orders.flatMap((order) =>
     order.journalTransactionId
@@ -350,7 +443,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
           .map((t) => ({ sourceType: 'order_payment' as const, sourceId: `pmt_${t.id.replace(/^tnd_/, '')}`, rail: 'card_present', accountCode: CARD_PRESENT_ACCOUNT, amountCents: t.amountCents, last4: t.last4 ?? null, journalTransactionId: order.journalTransactionId! }))
       : [],
   );
-  if (cards.length > 0) await recordPendingSettlements(m, (await merchantRails(m.tx, m.merchantId)).find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
+  if (cards.length > 0) await recordPendingSettlements(m, rails.find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
   // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {

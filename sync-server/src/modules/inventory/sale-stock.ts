@@ -7,8 +7,8 @@
 import type { Order } from '../../../../core/index.ts';
 import { newId } from '../../../../core/index.ts';
 import type { AuditEntry } from '../../kernel/audit.ts';
-import { prepared, type Queryable } from '../../platform/db/db.ts';
-import { ensureDefaultLocation, findVariationsOnHand, onHandAt, saleMovementsOfOrder } from './service.ts';
+import { prepared, type Queryable, type ReadPart } from '../../platform/db/db.ts';
+import { ensureDefaultLocation, findVariationsOnHand, onHandAt, rememberDefaultLocation, saleMovementsOfOrder, variationsOnHandPart, type VariationsOnHand } from './service.ts';
 
 /** What {@link recordSalesStock} did. */
 export interface SalesStockResult {
@@ -27,20 +27,11 @@ export interface SalesStockResult {
   audit: AuditEntry[];
 }
 
-/**
- * Records the sale movements of `orders` (tracked variations only; canceled and open orders move nothing) at the
- * merchant's default location, inside `tx`.
- * @param input.actor `register:<id>`, `staff:<id>`… (stored on each movement and on the oversell audit row)
- * @param input.occurredAt time of the movements (ms precision)
- */
-export async function recordSalesStock(
-  tx: Queryable,
-  input: { merchantId: string; actor: string; occurredAt: Date; orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[] },
-): Promise<SalesStockResult> {
-  const result: SalesStockResult = { recorded: 0, changedItemIds: [], locationIsDefault: true, oversold: [], audit: [] };
+/** The sale movements of `orders`, one per (order, variation): the same variation twice in one order adds up. */
+function mergedSaleMovements(orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[]): { sourceId: string; variationId: string; quantity: number }[] {
   // Same (order, variation) twice in one order: the quantities add up, as recordStockMovements merges them.
   const merged = new Map<string, { sourceId: string; variationId: string; quantity: number }>();
-  for (const order of input.orders) {
+  for (const order of orders) {
     for (const m of saleMovementsOfOrder(order)) {
       if (m.kind === 'count') continue;
       const key = `${m.sourceId}\u0000${m.variationId}`;
@@ -48,11 +39,38 @@ export async function recordSalesStock(
       merged.set(key, { sourceId: m.sourceId, variationId: m.variationId, quantity: (prev?.quantity ?? 0) + m.quantity });
     }
   }
-  if (merged.size === 0) return result;
+  return [...merged.values()];
+}
+
+/**
+ * What {@link recordSalesStock} reads before it writes the movements of `orders` (their variations, the default
+ * location, units on hand), as a part of a combined read (platform/db `readTogether`); hand the result to
+ * `recordSalesStock` (`input.read`).
+ */
+export function salesStockReadPart(merchantId: string, orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[]): ReadPart<VariationsOnHand> {
+  return variationsOnHandPart(merchantId, mergedSaleMovements(orders).map((m) => m.variationId));
+}
+
+/**
+ * Records the sale movements of `orders` (tracked variations only; canceled and open orders move nothing) at the
+ * merchant's default location, inside `tx`.
+ * @param input.actor `register:<id>`, `staff:<id>`… (stored on each movement and on the oversell audit row)
+ * @param input.occurredAt time of the movements (ms precision)
+ * @param input.read the {@link salesStockReadPart} of these `orders` (or of more orders), read by the caller in this
+ *   transaction under the merchant's lock with no stock moved since: the read is then not made again
+ */
+export async function recordSalesStock(
+  tx: Queryable,
+  input: { merchantId: string; actor: string; occurredAt: Date; orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[]; read?: VariationsOnHand },
+): Promise<SalesStockResult> {
+  const result: SalesStockResult = { recorded: 0, changedItemIds: [], locationIsDefault: true, oversold: [], audit: [] };
+  const merged = mergedSaleMovements(input.orders);
+  if (merged.length === 0) return result;
   // Variations, the default location and units on hand: one read (a second and third only before the first location).
-  const found = await findVariationsOnHand(tx, input.merchantId, [...new Set([...merged.values()].map((m) => m.variationId))]);
+  if (input.read) rememberDefaultLocation(tx, input.merchantId, input.read);
+  const found = input.read ?? (await findVariationsOnHand(tx, input.merchantId, [...new Set(merged.map((m) => m.variationId))]));
   const variations = found.variations;
-  const movements = [...merged.values()].filter((m) => variations.get(m.variationId)?.trackStock === true);
+  const movements = merged.filter((m) => variations.get(m.variationId)?.trackStock === true);
   if (movements.length === 0) return result;
   const tracked = [...new Set(movements.map((m) => m.variationId))];
   const location = found.location ?? (await ensureDefaultLocation(tx, input.merchantId));

@@ -31,7 +31,7 @@
  * {@link ensureDefaultLocation}.
  */
 import { newId, type Order, type StockLevel, type StockMovementKind } from '../../../../core/index.ts';
-import { prepared, transactionMemo, type Queryable } from '../../platform/db/db.ts';
+import { jsonValue, prepared, readTogether, transactionMemo, type Queryable, type ReadPart } from '../../platform/db/db.ts';
 import { ProblemError, type FieldError } from '../../platform/http/problem.ts';
 import { actorFromString, openMutation, type Mutation } from '../../kernel/mutation.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
@@ -164,43 +164,66 @@ export async function findVariations(
   return out;
 }
 
+/** Variations found for sales' stock, their units on hand at the default location, and that location. */
+export interface VariationsOnHand {
+  variations: Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>;
+  /** Null when the merchant has no default location yet (`onHand` is then empty) or no variation was found. */
+  location: Location | null;
+  onHand: Map<string, number>;
+}
+
+/**
+ * {@link findVariationsOnHand}'s read as a part of a combined read (platform/db `readTogether`), for a caller that
+ * reads other things before the same write; hand the result to {@link rememberDefaultLocation}.
+ */
+export function variationsOnHandPart(merchantId: string, variationIds: readonly string[]): ReadPart<VariationsOnHand> {
+  return {
+    sql: `SELECT coalesce(json_agg(json_build_object('itemId', x.item_id, 'variationId', x.variation_id, 'trackStock', x.track_stock, 'deleted', x.deleted,
+                     'locationId', x.location_id, 'locationName', x.location_name, 'locationCreatedAt', x.location_created_at, 'onHand', x.on_hand)), '[]'::json)
+       FROM (WITH loc AS (SELECT id, name, created_at FROM locations WHERE merchant_id = $1 AND is_default LIMIT 1)
+             SELECT ci.id AS item_id, v->>'id' AS variation_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted,
+                    loc.id AS location_id, loc.name AS location_name, loc.created_at AS location_created_at, sl.on_hand
+               FROM catalog_items ci
+                    CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
+                    LEFT JOIN loc ON true
+                    LEFT JOIN stock_levels sl ON sl.merchant_id = $1 AND sl.location_id = loc.id AND sl.variation_id = v->>'id'
+              WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])) x`,
+    params: [merchantId, [...new Set(variationIds)]],
+    parse: (value) => {
+      const rows = jsonValue<{ itemId: string; variationId: string; trackStock: boolean | null; deleted: boolean; locationId: string | null; locationName: string | null; locationCreatedAt: string | null; onHand: number | string | null }[]>(value);
+      const variations = new Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>();
+      const onHand = new Map<string, number>();
+      let location: Location | null = null;
+      for (const r of rows) {
+        const known = variations.get(r.variationId);
+        // A live item wins over a deleted one should an id ever appear twice.
+        if (!known || (known.deleted && !r.deleted)) variations.set(r.variationId, { itemId: r.itemId, trackStock: r.trackStock === true, deleted: r.deleted });
+        if (r.locationId !== null) {
+          location ??= toLocation({ id: r.locationId, name: r.locationName!, is_default: true, created_at: new Date(r.locationCreatedAt!) });
+          onHand.set(r.variationId, Number(r.onHand ?? 0));
+        }
+      }
+      return { variations, location, onHand };
+    },
+  };
+}
+
+/** Remembers for the transaction the default location a {@link variationsOnHandPart} found, as {@link ensureDefaultLocation} does. */
+export function rememberDefaultLocation(tx: Queryable, merchantId: string, found: VariationsOnHand): void {
+  if (found.location) transactionMemo(tx)?.set(`default-location:${merchantId}`, found.location);
+}
+
 /**
  * For sales' stock, in one statement: the variations among `variationIds` (as {@link findVariations}) with their units
  * on hand at the merchant's default location, and that location — remembered for the transaction as
  * {@link ensureDefaultLocation} does. `location` is null when the merchant has no default location yet (the caller
  * creates it with ensureDefaultLocation; `onHand` is then empty) or when no variation was found.
  */
-export async function findVariationsOnHand(
-  tx: Queryable,
-  merchantId: string,
-  variationIds: readonly string[],
-): Promise<{ variations: Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>; location: Location | null; onHand: Map<string, number> }> {
-  const variations = new Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>();
-  const onHand = new Map<string, number>();
-  if (variationIds.length === 0) return { variations, location: null, onHand };
-  const { rows } = await tx.query<{ item_id: string; variation_id: string; track_stock: boolean | null; deleted: boolean; location_id: string | null; location_name: string | null; location_created_at: Date | null; on_hand: number | string | null }>(
-    prepared('variations_on_hand', `WITH loc AS (SELECT id, name, created_at FROM locations WHERE merchant_id = $1 AND is_default LIMIT 1)
-     SELECT ci.id AS item_id, v->>'id' AS variation_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted,
-            loc.id AS location_id, loc.name AS location_name, loc.created_at AS location_created_at, sl.on_hand
-       FROM catalog_items ci
-            CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
-            LEFT JOIN loc ON true
-            LEFT JOIN stock_levels sl ON sl.merchant_id = $1 AND sl.location_id = loc.id AND sl.variation_id = v->>'id'
-      WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])`),
-    [merchantId, [...new Set(variationIds)]],
-  );
-  let location: Location | null = null;
-  for (const r of rows) {
-    const known = variations.get(r.variation_id);
-    // A live item wins over a deleted one should an id ever appear twice.
-    if (!known || (known.deleted && !r.deleted)) variations.set(r.variation_id, { itemId: r.item_id, trackStock: r.track_stock === true, deleted: r.deleted });
-    if (r.location_id !== null) {
-      location ??= toLocation({ id: r.location_id, name: r.location_name!, is_default: true, created_at: r.location_created_at! });
-      onHand.set(r.variation_id, Number(r.on_hand ?? 0));
-    }
-  }
-  if (location) transactionMemo(tx)?.set(`default-location:${merchantId}`, location);
-  return { variations, location, onHand };
+export async function findVariationsOnHand(tx: Queryable, merchantId: string, variationIds: readonly string[]): Promise<VariationsOnHand> {
+  if (variationIds.length === 0) return { variations: new Map(), location: null, onHand: new Map() };
+  const [found] = await readTogether(tx, 'variations_on_hand', [variationsOnHandPart(merchantId, variationIds)]);
+  rememberDefaultLocation(tx, merchantId, found);
+  return found;
 }
 
 /**

@@ -5,12 +5,13 @@
  *
  *     readPushContext(tx, merchantId, ask)         → { currency, tip bound, stored orders (ids are global), the
  *                                                    merchant's registers, staff and receipt numbers used }: one statement
+ *     pushContextPart(merchantId, ask)             → the same read as a part of a combined read (platform/db readTogether)
  *     (stored with the module's one insert, service.ts `insertOrders`, source 'register')
  *     registerOrderEvents(merchantId, order, now)  → the `order.created` (+ `order.paid`) events of a stored sale
  */
 import type { EventType, Order, TipLimit } from '../../../../core/index.ts';
 import type { StaffRole } from '../../platform/auth/permissions.ts';
-import { prepared, type Queryable } from '../../platform/db/db.ts';
+import { jsonValue, readTogether, type Queryable, type ReadPart } from '../../platform/db/db.ts';
 
 /** An order as stored: its core document, owner and server stamps (`syncSeq`, `updatedAt` ISO 8601). */
 export interface StoredRegisterOrder {
@@ -42,58 +43,70 @@ export interface PushContext {
   staff: Map<string, StaffRole>;
 }
 
+/** What {@link pushContextPart} is asked about: values taken from the pushed documents (strings only). */
+export interface PushContextAsk {
+  ids: readonly string[];
+  registerIds: readonly string[];
+  staffIds: readonly string[];
+  receipts: readonly { registerId: string; receiptNumber: string }[];
+}
+
 /**
- * Everything a push checks its sales against, in one statement (one round trip, whatever the number of sales): the
- * store's currency and tip bound, the orders already stored under `ids`, the merchant's registers among
- * `registerIds`, its staff among `staffIds` (sellers and price-override approvers) and the receipt numbers among
- * `receipts` already used. Values that are not strings are the caller's to leave out.
+ * Everything a push checks its sales against, as a part of a combined read (platform/db `readTogether`; a workflow
+ * reads it with what its writes need, one round trip): the store's currency and tip bound, the orders already stored
+ * under `ids`, the merchant's registers among `registerIds`, its staff among `staffIds` (sellers and price-override
+ * approvers) and the receipt numbers among `receipts` already used. Values that are not strings are the caller's to
+ * leave out.
  */
-export async function readPushContext(
-  tx: Queryable,
-  merchantId: string,
-  ask: { ids: readonly string[]; registerIds: readonly string[]; staffIds: readonly string[]; receipts: readonly { registerId: string; receiptNumber: string }[] },
-): Promise<PushContext> {
-  const { rows } = await tx.query<{
-    currency: string | null;
-    tip_bp: number | string | null;
-    tip_cents: number | string | null;
-    staff: { id: string; role: StaffRole }[] | string;
-    stored: { id: string; merchantId: string; data: Record<string, unknown> | null; syncSeq: number | string; updatedAt: string }[] | string;
-    registers: { id: string; number: number }[] | string;
-    used: { registerId: string; receiptNumber: string }[] | string;
-  }>(
-    prepared('push_context', `SELECT m.currency, m.tip_limit_basis_points AS tip_bp, m.tip_limit_cents AS tip_cents,
-            (SELECT coalesce(json_agg(json_build_object('id', o.id, 'merchantId', o.merchant_id,
-                      'data', CASE WHEN o.merchant_id = $1 THEN o.data END,
-                      'syncSeq', CASE WHEN o.merchant_id = $1 THEN o.sync_seq ELSE 0 END,
-                      'updatedAt', CASE WHEN o.merchant_id = $1 THEN o.updated_at END)), '[]'::json)
-               FROM orders o WHERE o.id = ANY($2::text[])) AS stored,
-            (SELECT coalesce(json_agg(json_build_object('id', r.id, 'number', r.number)), '[]'::json)
-               FROM registers r WHERE r.merchant_id = $1 AND r.id = ANY($3::text[])) AS registers,
-            (SELECT coalesce(json_agg(json_build_object('registerId', o.register_id, 'receiptNumber', o.receipt_number)), '[]'::json)
-               FROM orders o JOIN unnest($4::text[], $5::text[]) AS p(register_id, receipt_number)
-                 ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number) AS used,
-            (SELECT coalesce(json_agg(json_build_object('id', s.id, 'role', s.role)), '[]'::json)
-               FROM staff s WHERE s.merchant_id = $1 AND s.id = ANY($6::text[])) AS staff
-       FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.id = $1`),
-    [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber), [...new Set(ask.staffIds)]],
-  );
-  const row = rows[0]!;
-  // json columns arrive parsed from both drivers; parse defensively should one hand back text.
-  const parsed = <T>(v: T[] | string): T[] => (typeof v === 'string' ? (JSON.parse(v) as T[]) : v);
+export function pushContextPart(merchantId: string, ask: PushContextAsk): ReadPart<PushContext> {
   return {
-    currency: row.currency,
-    tipLimit: row.tip_bp === null || row.tip_cents === null ? null : { basisPoints: Number(row.tip_bp), fixedCents: Number(row.tip_cents) },
-    stored: new Map(
-      parsed(row.stored).map((o) => [
-        o.id,
-        { merchantId: o.merchantId, data: o.data ?? {}, syncSeq: Number(o.syncSeq), updatedAt: o.updatedAt ? new Date(o.updatedAt).toISOString() : new Date(0).toISOString() },
-      ]),
-    ),
-    registers: new Map(parsed(row.registers).map((r) => [r.id, Number(r.number)])),
-    usedReceipts: new Set(parsed(row.used).map((u) => receiptKey(u.registerId, u.receiptNumber))),
-    staff: new Map(parsed(row.staff).map((s) => [s.id, s.role])),
+    sql: `SELECT json_build_object(
+              'currency', m.currency, 'tipBp', m.tip_limit_basis_points, 'tipCents', m.tip_limit_cents,
+              'stored', (SELECT coalesce(json_agg(json_build_object('id', o.id, 'merchantId', o.merchant_id,
+                                   'data', CASE WHEN o.merchant_id = $1 THEN o.data END,
+                                   'syncSeq', CASE WHEN o.merchant_id = $1 THEN o.sync_seq ELSE 0 END,
+                                   'updatedAt', CASE WHEN o.merchant_id = $1 THEN o.updated_at END)), '[]'::json)
+                           FROM orders o WHERE o.id = ANY($2::text[])),
+              'registers', (SELECT coalesce(json_agg(json_build_object('id', r.id, 'number', r.number)), '[]'::json)
+                              FROM registers r WHERE r.merchant_id = $1 AND r.id = ANY($3::text[])),
+              'used', (SELECT coalesce(json_agg(json_build_object('registerId', o.register_id, 'receiptNumber', o.receipt_number)), '[]'::json)
+                         FROM orders o JOIN unnest($4::text[], $5::text[]) AS p(register_id, receipt_number)
+                           ON o.register_id = p.register_id AND o.receipt_number = p.receipt_number),
+              'staff', (SELECT coalesce(json_agg(json_build_object('id', s.id, 'role', s.role)), '[]'::json)
+                          FROM staff s WHERE s.merchant_id = $1 AND s.id = ANY($6::text[])))
+       FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.id = $1`,
+    params: [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber), [...new Set(ask.staffIds)]],
+    parse: (value) => {
+      const row = jsonValue<{
+        currency: string | null;
+        tipBp: number | string | null;
+        tipCents: number | string | null;
+        stored: { id: string; merchantId: string; data: Record<string, unknown> | null; syncSeq: number | string; updatedAt: string | null }[];
+        registers: { id: string; number: number }[];
+        used: { registerId: string; receiptNumber: string }[];
+        staff: { id: string; role: StaffRole }[];
+      }>(value);
+      return {
+        currency: row.currency,
+        tipLimit: row.tipBp === null || row.tipCents === null ? null : { basisPoints: Number(row.tipBp), fixedCents: Number(row.tipCents) },
+        stored: new Map(
+          row.stored.map((o) => [
+            o.id,
+            { merchantId: o.merchantId, data: o.data ?? {}, syncSeq: Number(o.syncSeq), updatedAt: o.updatedAt ? new Date(o.updatedAt).toISOString() : new Date(0).toISOString() },
+          ]),
+        ),
+        registers: new Map(row.registers.map((r) => [r.id, Number(r.number)])),
+        usedReceipts: new Set(row.used.map((u) => receiptKey(u.registerId, u.receiptNumber))),
+        staff: new Map(row.staff.map((s) => [s.id, s.role])),
+      };
+    },
   };
+}
+
+/** {@link pushContextPart} read on its own: one statement, whatever the number of sales. */
+export async function readPushContext(tx: Queryable, merchantId: string, ask: PushContextAsk): Promise<PushContext> {
+  const [context] = await readTogether(tx, 'push_context', [pushContextPart(merchantId, ask)]);
+  return context;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { CARD_RAILS, feeScheduleSchema, MAX_AMOUNT_CENTS, MAX_SETTLEMENT_HOURS, mergeRails, patchBody, railConfigSchema, type RailConfig, type RailName } from '../../../../core/index.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
-import type { Queryable } from '../../platform/db/db.ts';
+import { jsonValue, readTogether, type Queryable, type ReadPart } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 
 /** `PATCH /api/pos/rails/{rail}`: the fields to change (at least one). */
@@ -28,8 +28,17 @@ export const railListSchema = z.strictObject({ data: z.array(railConfigSchema) }
 
 /** The merchant's rails, every one of core's RAIL_NAMES once, in order: its own settings over the defaults. */
 export async function merchantRails(db: Queryable, merchantId: string): Promise<RailConfig[]> {
-  const { rows } = await db.query<{ config: RailConfig | string }>('SELECT config FROM merchant_rails WHERE merchant_id = $1', [merchantId]);
-  return mergeRails(rows.map((r) => railConfigSchema.parse(typeof r.config === 'string' ? JSON.parse(r.config) : r.config)));
+  const [rails] = await readTogether(db, 'merchant_rails', [merchantRailsPart(merchantId)]);
+  return rails;
+}
+
+/** {@link merchantRails} as a part of a combined read (platform/db `readTogether`), for a caller reading more at once. */
+export function merchantRailsPart(merchantId: string): ReadPart<RailConfig[]> {
+  return {
+    sql: `SELECT coalesce(json_agg(config), '[]'::json) FROM merchant_rails WHERE merchant_id = $1`,
+    params: [merchantId],
+    parse: (value) => mergeRails(jsonValue<unknown[]>(value).map((config) => railConfigSchema.parse(typeof config === 'string' ? JSON.parse(config) : config))),
+  };
 }
 
 /**

@@ -20,14 +20,24 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly engine: 'pglite' | 'postgres';
-  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. With `options.lockMerchant`
+   * on PostgreSQL the transaction starts holding that merchant's write lock ({@link lockMerchant}), taken in the same
+   * round trip as BEGIN, so `lockMerchant` inside it costs nothing; PGlite (no round trips) leaves it to `lockMerchant`.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
   /**
    * PostgreSQL only: LISTEN on `channel` over a dedicated connection (re-established after a failure); resolves to a
    * function that stops listening. Absent on PGlite, which has one process and needs no fan-out.
    */
   listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/** How a transaction starts (see {@link Db.transaction}). */
+export interface TransactionOptions {
+  /** A merchant id whose write lock ({@link lockMerchant}) the transaction takes as it begins. */
+  lockMerchant?: string;
 }
 
 /**
@@ -51,6 +61,47 @@ const preparedStatements = new Map<string, string>();
 export function prepared(name: string, sql: string): string {
   if (!preparedStatements.has(sql)) preparedStatements.set(sql, `${name}_${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`);
   return sql;
+}
+
+/**
+ * One part of a read made together with others ({@link readTogether}): a scalar SQL expression — typically a
+ * subquery aggregating to one `json` value — with its own parameters numbered from `$1`, and `parse`, which turns the
+ * value the database answers into what its owner needs. Modules build the parts of their own tables, so a workflow
+ * can read what several modules need before a write in one round trip without any of them writing another's SQL.
+ */
+export interface ReadPart<T> {
+  sql: string;
+  params: readonly unknown[];
+  parse(value: unknown): T;
+}
+
+/** The parsed values of a tuple of {@link ReadPart}s, in the same order. */
+export type ReadResults<P extends readonly ReadPart<unknown>[]> = { -readonly [K in keyof P]: P[K] extends ReadPart<infer T> ? T : never };
+
+/**
+ * Runs `parts` as one statement — `SELECT (part 1), (part 2), …`, each part's parameters renumbered after the
+ * previous parts' (every `$<digits>` in a part's text is taken for a parameter: write none inside a literal) — and
+ * returns each part's parsed value, in order. Every part sees the same snapshot. The statement
+ * is {@link prepared} under `name` (the text is fixed when the parts' texts are: never build a part's text from data).
+ */
+export async function readTogether<const P extends readonly ReadPart<unknown>[]>(tx: Queryable, name: string, parts: P): Promise<ReadResults<P>> {
+  const params: unknown[] = [];
+  const columns = parts.map((part, i) => {
+    const offset = params.length;
+    params.push(...part.params);
+    return `(${part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)}) AS p${i}`;
+  });
+  const { rows } = await tx.query<Record<string, unknown>>(prepared(name, `SELECT ${columns.join(',\n       ')}`), params);
+  const row = rows[0]!;
+  return parts.map((part, i) => part.parse(row[`p${i}`])) as ReadResults<P>;
+}
+
+/**
+ * A `json` object or array as read: node-postgres and PGlite hand it back parsed; text (should a driver give it) is
+ * parsed. Not for a `json` string or number, whose parsed value is itself a string or number.
+ */
+export function jsonValue<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
 /** Memo of each open transaction handle (see {@link transactionMemo}). */
@@ -107,7 +158,9 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
     async exec(sql: string) {
       await pglite.exec(sql);
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    // PGlite runs in this process (no round trip to save): `options.lockMerchant` is left to `lockMerchant`, which the
+    // transaction's first write calls anyway.
+    transaction<T>(fn: (tx: Queryable) => Promise<T>, _options?: TransactionOptions): Promise<T> {
       const beforeCommit = commitHooks.getStore();
       return pglite.transaction(async (tx) => {
         const handle = trackTransaction({
@@ -130,6 +183,30 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
   };
 }
 
+/** An array element that needs quoting with escapes in an array literal (a backslash or a double quote). */
+const NEEDS_ESCAPE = /["\\]/;
+
+/**
+ * `value` as the PostgreSQL array literal node-postgres would send for it (`{"a","b\\"c",NULL,"12"}`: every element
+ * quoted, backslashes and double quotes escaped, null and undefined as NULL), when it is a flat array of strings,
+ * numbers, booleans and nulls — the `unnest` columns of the batch statements. Written in one `join`: node-postgres
+ * runs two regular-expression replacements per element and grows the literal by concatenation, which it then has
+ * to flatten to measure it — a few milliseconds of a 50-sale push. Any other value (an array holding dates, buffers,
+ * objects or arrays; not an array) is returned as it is, for node-postgres to convert.
+ */
+export function arrayLiteral(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const parts = new Array<string>(value.length);
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (item === null || item === undefined) parts[i] = 'NULL';
+    else if (typeof item === 'string') parts[i] = NEEDS_ESCAPE.test(item) ? `"${item.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : `"${item}"`;
+    else if (typeof item === 'number' || typeof item === 'boolean') parts[i] = `"${item.toString()}"`;
+    else return value;
+  }
+  return `{${parts.join(',')}}`;
+}
+
 /** node-postgres pool over a real PostgreSQL server. */
 export async function openPostgresDb(connectionString: string, options: { max?: number } = {}): Promise<Db> {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
@@ -138,7 +215,8 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T>(sql: string, params: unknown[] = []) {
       const name = preparedStatements.get(sql);
-      const result = name === undefined ? await client.query(sql, params) : await client.query({ name, text: sql, values: params });
+      const values = params.map(arrayLiteral);
+      const result = name === undefined ? await client.query(sql, values) : await client.query({ name, text: sql, values });
       return { rows: result.rows as T[] };
     },
     async exec(sql: string) {
@@ -151,12 +229,16 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
     engine: 'postgres',
     query: outer.query,
     exec: outer.exec,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
       const beforeCommit = commitHooks.getStore();
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        const lock = options?.lockMerchant;
+        // BEGIN and the merchant's lock in one round trip: two statements of the simple query protocol (which takes no
+        // parameters, hence the escaped literal; the same text `lockMerchant` hashes).
+        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(merchantLockText(lock))}))`);
         const handle = trackTransaction(wrap(client));
+        if (lock !== undefined) memos.get(handle)!.set(merchantLockKey(lock), true);
         const result = await fn(handle);
         if (beforeCommit) await beforeCommit(handle);
         await client.query('COMMIT');
@@ -215,8 +297,13 @@ export async function openDb(options: { databaseUrl?: string; pgliteDir?: string
  */
 export async function lockMerchant(tx: Queryable, merchantId: string): Promise<void> {
   const memo = transactionMemo(tx);
-  const key = `lock:merchant:${merchantId}`;
+  const key = merchantLockKey(merchantId);
   if (memo?.has(key)) return; // held until this transaction ends
   await tx.query(prepared('lock_merchant', `SELECT pg_advisory_xact_lock(hashtext('merchant:' || $1::text)) AS locked`), [merchantId]);
   memo?.set(key, true);
 }
+
+/** The text whose `hashtext` is the advisory lock key of a merchant's writes. */
+const merchantLockText = (merchantId: string): string => `merchant:${merchantId}`;
+/** The memo key telling that this transaction holds a merchant's lock. */
+const merchantLockKey = (merchantId: string): string => `lock:merchant:${merchantId}`;

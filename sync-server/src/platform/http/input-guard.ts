@@ -7,8 +7,32 @@ import { maskCardNumbers } from '../../../../core/index.ts';
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** The first problem of `value` as `{ path, message }`, or undefined when it can be stored. */
+/**
+ * The first problem of `value` as `{ path, message }` (`path` dotted from `path`, e.g. `lines.0.name`), or undefined
+ * when it can be stored. A first walk only asks whether anything is wrong, building no path (a push walks every
+ * document it receives); only a value with a problem is walked again to name it.
+ */
 export function findUnstorable(value: unknown, path = '', depth = 0): { path: string; message: string } | undefined {
+  return isStorable(value, depth) ? undefined : describeUnstorable(value, path, depth);
+}
+
+/** True when {@link describeUnstorable} would find nothing: the same checks, without paths. */
+function isStorable(value: unknown, depth: number): boolean {
+  if (depth > MAX_JSON_DEPTH) return false;
+  if (typeof value === 'string') return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (i in value && !isStorable(value[i], depth + 1)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (LONE_SURROGATE.test(key) || key.includes('\u0000') || !isStorable(record[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+function describeUnstorable(value: unknown, path: string, depth: number): { path: string; message: string } | undefined {
   const here = path || '(body)';
   if (depth > MAX_JSON_DEPTH) return { path: here, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
   if (typeof value === 'string') {
@@ -21,7 +45,7 @@ export function findUnstorable(value: unknown, path = '', depth = 0): { path: st
     const childPath = path ? `${path}.${key}` : key;
     if (LONE_SURROGATE.test(key)) return { path: childPath, message: 'field names must be well-formed UTF-16' };
     if (key.includes('\u0000')) return { path: childPath.replaceAll('\u0000', '\\0'), message: 'field names must not contain NUL characters' };
-    const found = findUnstorable(child, childPath, depth + 1);
+    const found = describeUnstorable(child, childPath, depth + 1);
     if (found) return found;
   }
   return undefined;
