@@ -1,12 +1,15 @@
 /**
  * platform/db/statistics.ts `refreshPlannerStatistics` (issue 13, the catalog import): a table a job grows is analyzed
  * once enough of it changed — first after 500 changed rows, then each time it changed by more than its size when
- * last analyzed — and not in between; names that are not plain table names are refused.
+ * last analyzed — and not in between; names that are not plain table names are refused. The housekeeping tick does the
+ * same for every table of the embedded database (PGlite never analyzes on its own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
-import { refreshPlannerStatistics } from '../../sync-server/src/platform/db/statistics.ts';
+import { refreshEmbeddedStatistics, refreshPlannerStatistics } from '../../sync-server/src/platform/db/statistics.ts';
+import { seedLargeCatalog } from '../support/large-catalog.ts';
+import { startTestServer } from '../support/server.ts';
 import { databaseTargets } from '../support/databases.ts';
 
 describe.each(databaseTargets())('planner statistics on $name', (target) => {
@@ -47,6 +50,28 @@ describe.each(databaseTargets())('planner statistics on $name', (target) => {
     await insertItems(100);
     expect(await refreshPlannerStatistics(db, ['catalog_items', 'catalog_handles'])).toEqual(['catalog_items']);
     expect(await analyzedRows()).toBe(1250);
+  });
+
+  it('refreshes every grown table of the embedded database from the housekeeping tick (PostgreSQL analyzes on its own)', async () => {
+    await insertItems(1300); // more than the 1,250 rows analyzed last
+    const analyzed = await refreshEmbeddedStatistics(db);
+    if (target.name === 'pglite') {
+      expect(analyzed).toContain('catalog_items');
+      expect(await analyzedRows()).toBe(2550);
+      expect(await refreshEmbeddedStatistics(db)).toEqual([]);
+    } else expect(analyzed).toEqual([]);
+
+    const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+    try {
+      await seedLargeCatalog(server.db, server.credentials.merchantId, 600);
+      // The database's change counts reach pg_stat_all_tables when the backend flushes them: now.
+      await server.db.transaction((tx) => tx.query('SELECT pg_stat_force_next_flush()'));
+      const report = await server.app.recurringInvoices.runOnce();
+      if (target.name === 'pglite') expect(report.analyzedTables).toContain('catalog_items');
+      else expect(report.analyzedTables).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a name that is not a plain table name', async () => {

@@ -27,6 +27,7 @@ import type { AppBillingOptions } from '../modules/app-billing/adapters.ts';
 import { runScheduledDeveloperPayouts } from '../modules/app-billing/payouts.ts';
 import { runAppBilling } from '../modules/app-billing/subscriptions.ts';
 import { reopenReturnedPayment } from './settlement-return.ts';
+import { refreshEmbeddedStatistics } from '../platform/db/statistics.ts';
 
 /**
  * One pass at the context's clock: due occurrences of every active series, auto-sending their drafts, then the expiry
@@ -68,6 +69,9 @@ export async function runRecurringInvoices(ctx: AppContext, partners?: { transfe
     ...(appBilling.payoutMinimumCents !== undefined ? { minimumCents: appBilling.payoutMinimumCents } : {}),
   });
   report.appBilling = { charged: billed.charged, failed: billed.failed, suspended: billed.suspended, developerPayouts: payouts.paid };
+  // Last, outside every transaction: planner statistics of the embedded database's tables that grew (PGlite never
+  // analyzes on its own).
+  report.analyzedTables = await refreshEmbeddedStatistics(ctx.db);
   for (const e of billed.errors) report.errors.push({ message: `app subscription ${e.subscriptionId}: ${e.message}` });
   for (const e of payouts.errors) report.errors.push({ message: `developer payout ${e.developerId}: ${e.message}` });
   return report;

@@ -207,6 +207,8 @@ export interface TickReport {
   financialServices: { transfersMoved: number; billPaymentsMoved: number };
   /** App billing (issue 15, modules/app-billing): renewals and retries charged, declined, suspended; developer payouts made. */
   appBilling?: { charged: number; failed: number; suspended: number; developerPayouts: number };
+  /** Tables whose planner statistics were refreshed (the embedded database only; platform/db/statistics.ts). */
+  analyzedTables?: string[];
   errors: { seriesId?: string; invoiceId?: string; recordId?: string; message: string }[];
 }
 
