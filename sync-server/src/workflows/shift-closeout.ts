@@ -302,7 +302,11 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
  * computes the same from the service answers it stored as cash movements; a difference is flagged like any figure.
  */
 export async function serviceCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<ServiceCash> {
-  const [checks, transfers, bills] = await Promise.all([checkCashOfShift(db, merchantId, shiftId), transferCashOfShift(db, merchantId, shiftId), billCashOfShift(db, merchantId, shiftId)]);
+  // In turn, not Promise.all: `db` may be one transaction's client, which runs one query at a time (node-postgres
+  // queues concurrent ones and warns that it will stop doing so).
+  const checks = await checkCashOfShift(db, merchantId, shiftId);
+  const transfers = await transferCashOfShift(db, merchantId, shiftId);
+  const bills = await billCashOfShift(db, merchantId, shiftId);
   return {
     checksCashed: { count: checks.count, amountCents: checks.payoutCents },
     transfersIn: { count: transfers.in.count, amountCents: transfers.in.amountCents },
@@ -351,7 +355,8 @@ export async function dayStatus(db: Queryable, merchantId: string, day: string, 
   const store = await storeDayOf(db, merchantId);
   const closedRow = await getStoreCloseout(db, merchantId, day);
   const records = await shiftsOfDay(db, merchantId, day);
-  const shifts = await Promise.all(records.map((r) => shiftView(db, merchantId, r, now)));
+  const shifts: Awaited<ReturnType<typeof shiftView>>[] = [];
+  for (const r of records) shifts.push(await shiftView(db, merchantId, r, now));
   const missing: MissingRegister[] = [];
   const end = dayEnd(day, store);
   const registers = await activeRegisters(db, merchantId);
