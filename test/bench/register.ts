@@ -30,7 +30,8 @@
  * < 30 s; heap < 150 MB. No assertion: figures only (tests never assert wall-clock time).
  *
  * `npm run bench:register` (or `BENCH_ONLY=register npm run bench`). REGISTER_ITEMS sets the large catalog's size;
- * REGISTER_ROUNDS the repetitions per interaction (default 30, sales too — a p95 of 10 samples is their maximum; reloads: 3).
+ * REGISTER_ROUNDS the repetitions per interaction (default 30, sales too — a p95 of 10 samples is their maximum; search:
+ * every keystroke of SEARCH_QUERIES; reloads: 3).
  */
 import type { CDPSession, Page } from 'playwright-core';
 import { RegisterPage } from '../e2e/pages/register-page.ts';
@@ -291,7 +292,7 @@ async function measureRegister(
 
     const tap = await measureTaps(page, rounds);
     const barcode = await measureBarcodes(page, Array.from({ length: rounds }, (_, i) => codes[i % codes.length]!));
-    const search = await measureSearch(page, queries, rounds);
+    const search = await measureSearch(page, queries, queries.reduce((n, q) => n + q.length, 0));
     const sales = await measureSales(page, rounds);
     const marks: { docs: number; indexed: number }[] = [];
     const reload = await measureReloads(page, 3, marks);
@@ -308,6 +309,14 @@ async function measureRegister(
 }
 
 /**
+ * What the search keystrokes type, the same at both catalog sizes (so the figures differ by the catalog only): demo
+ * names, and the large catalog's names, words and numbers ("bulk 4321": 50,000 matches, then 11,111, 1,111…; "paint",
+ * "glue": one item in 20; "tape 12": then its numbers). 71 keystrokes, each query typed once (a p95 of 30 samples is their
+ * second worst).
+ */
+const SEARCH_QUERIES = ['latte', 'bulk 4321', 'paint', 'snickers', 'cola', 'croissant', 'tape 12', 'water', 'glue', 'haircut', 'aisle 07'];
+
+/**
  * Runs the register bench: the demo catalog first, then `largeItems` more items seeded into the same server.
  * @throws Error when the register is not built or Chromium is missing.
  */
@@ -319,10 +328,10 @@ export async function benchRegister(options: { largeItems: number; rounds: numbe
     const target = { baseUrl: server.baseUrl.replace(/\/$/, ''), pin: server.credentials.ownerPin };
     const demoCodes = server.catalog.items.flatMap((i) => (i.modifierLists.length === 0 ? i.variations.flatMap((v) => (v.gtin ? [v.gtin] : [])) : []));
     const demoItems = server.catalog.items.length;
-    const demo = await measureRegister(browser, target, demoItems, demoCodes, ['latte', 'snickers', 'cola'], options.rounds);
+    const demo = await measureRegister(browser, target, demoItems, demoCodes, SEARCH_QUERIES, options.rounds);
     await seedLargeCatalog(server.db, server.credentials.merchantId, options.largeItems);
     const codes = Array.from({ length: 50 }, (_, i) => bulkGtin(1 + ((i * 7919) % options.largeItems)));
-    const large = await measureRegister(browser, target, demoItems + options.largeItems, codes, ['bulk 4321', 'paint', 'latte'], options.rounds);
+    const large = await measureRegister(browser, target, demoItems + options.largeItems, codes, SEARCH_QUERIES, options.rounds);
     return [demo, large];
   } finally {
     await browser.close();

@@ -95,6 +95,22 @@ describe('CatalogIndex', () => {
     expect(index.search('item 1').map((i) => i.id)).toEqual(['itm_eleven']);
   });
 
+  it('answers the very same array when a keystroke finds the same items (a memoised grid then renders nothing)', () => {
+    const index = new CatalogIndex();
+    index.update([coke, croissant, creme, ten, two].map((i) => doc(i)));
+    const ite = index.search('ite');
+    expect(index.search('item')).toBe(ite);
+    expect(index.search('item 1')).not.toBe(ite);
+    const coc = index.search('coc', index.byCategory('Drinks'));
+    expect(index.search('coca', index.byCategory('Drinks'))).toBe(coc);
+    expect(index.search('coca', index.byCategory('Bakery'))).toEqual([]);
+    // After a change, a new array even for the same items.
+    index.apply([doc({ ...coke, name: 'Coke' }, '2-c')]);
+    const after = index.search('item');
+    expect(after).not.toBe(ite);
+    expect(after).toEqual(ite);
+  });
+
   it('applies a batch of changes without the whole collection (apply: upserts and removals)', () => {
     const index = new CatalogIndex();
     index.update([coke, croissant, creme].map((i) => doc(i)));

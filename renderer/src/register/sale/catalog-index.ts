@@ -90,6 +90,8 @@ export class CatalogIndex {
   private sortedSlots = new Uint32Array(0);
   private categories = new Map<string, CatalogItem[]>();
   private revision = 0;
+  /** The last answer of {@link CatalogIndex.search}: the index's version, the list searched, the hits' bitmap. */
+  private lastAnswer: { version: number; base: readonly CatalogItem[]; hits: Uint8Array; items: readonly CatalogItem[] } | undefined;
   /** Term → bitmap of {@link CatalogIndex.termMarks}, least recently used first; emptied by any change. */
   private readonly termCache = new Map<string, Uint8Array | null>();
 
@@ -191,20 +193,30 @@ export class CatalogIndex {
       }
     }
     const found = hits!;
+    // The same items as the last answer (typing "bul" then "bulk" finds the same 50,000): the same array, so a
+    // memoised grid renders nothing again — found by comparing the bitmaps, before any answer is built.
+    const last = this.lastAnswer;
+    if (last && last.version === this.revision && last.base === base && sameBits(last.hits, found)) return last.items;
+    let items: readonly CatalogItem[];
     if (!within) {
       // Counted first, so the answer is allocated once at its size (50,000 items: no growing array to collect).
       let count = 0;
       for (let i = 0; i < this.sorted.length; i += 1) count += found[this.sortedSlots[i]!]!;
-      if (count === this.sorted.length) return this.sorted;
-      const out = new Array<CatalogItem>(count);
-      let n = 0;
-      for (let i = 0; i < this.sorted.length; i += 1) if (found[this.sortedSlots[i]!]) out[n++] = this.sorted[i]!;
-      return out;
+      if (count === this.sorted.length) items = this.sorted;
+      else {
+        const out = new Array<CatalogItem>(count);
+        let n = 0;
+        for (let i = 0; i < this.sorted.length; i += 1) if (found[this.sortedSlots[i]!]) out[n++] = this.sorted[i]!;
+        items = out;
+      }
+    } else {
+      items = within.filter((item) => {
+        const entry = this.entries.get(item.id);
+        return entry !== undefined && found[entry.slot] === 1;
+      });
     }
-    return within.filter((item) => {
-      const entry = this.entries.get(item.id);
-      return entry !== undefined && found[entry.slot] === 1;
-    });
+    this.lastAnswer = { version: this.revision, base, hits: found, items };
+    return items;
   }
 
   /**
@@ -355,6 +367,14 @@ export class CatalogIndex {
     }
     this.categories = categories;
   }
+}
+
+/** Whether two bitmaps of the same index hold the same bits. */
+function sameBits(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Merges two sorted lists of distinct words (an existing word in `fresh` is kept once). */
