@@ -37,6 +37,9 @@ export interface SerialCloseInfo {
 
 type SerialEvents = { data: [Buffer]; close: [SerialCloseInfo] };
 
+/** How often an open connection checks that its device node still exists, ms. */
+const PRESENCE_CHECK_MS = 500;
+
 /**
  * One open serial device. Events: `data` (a chunk of bytes as the OS delivered it — frames may be split or joined),
  * `close` (once; `unexpected: true` when unplugged). Writes resolve after the bytes are handed to the OS (`drain`).
@@ -44,6 +47,7 @@ type SerialEvents = { data: [Buffer]; close: [SerialCloseInfo] };
 export class SerialConnection extends EventEmitter<SerialEvents> {
   #closing = false;
   #closed = false;
+  readonly #presence: ReturnType<typeof setInterval>;
 
   private constructor(
     private readonly port: import('serialport').SerialPort,
@@ -57,10 +61,29 @@ export class SerialConnection extends EventEmitter<SerialEvents> {
       // Node from treating it as an unhandled error event.
     });
     port.on('close', (error?: Error & { disconnected?: boolean }) => {
+      clearInterval(this.#presence);
       if (this.#closed) return;
       this.#closed = true;
       this.emit('close', error ? { unexpected: !this.#closing, error } : { unexpected: !this.#closing });
     });
+    // The binding reports a hang-up when its poller sees one; a device node that is gone (a USB adapter pulled, a
+    // pseudo-terminal whose other side ended) is also noticed here, in case that report never comes (seen with
+    // pseudo-terminals on a loaded machine: a scan waited out its timeout after the cable was pulled).
+    this.#presence = setInterval(() => {
+      stat(settings.path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') this.#lost(new Error(`${settings.path} is gone (${error.code})`));
+      });
+    }, PRESENCE_CHECK_MS);
+    this.#presence.unref();
+  }
+
+  /** The device went away (its node is gone): closed as if unplugged, once. */
+  #lost(error: Error): void {
+    clearInterval(this.#presence);
+    if (this.#closed) return;
+    this.#closed = true;
+    this.emit('close', { unexpected: !this.#closing, error });
+    if (this.port.isOpen) this.port.close(() => undefined);
   }
 
   /**
@@ -125,6 +148,7 @@ export class SerialConnection extends EventEmitter<SerialEvents> {
 
   /** Closes the port; resolves when closed. Idempotent. */
   async close(): Promise<void> {
+    clearInterval(this.#presence);
     if (this.#closed) return;
     this.#closing = true;
     await new Promise<void>((resolve) => {
