@@ -1,5 +1,5 @@
 /** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { compareNames } from '../ui/collation.ts';
 import { DataTable } from '../ui/data-table.tsx';
@@ -38,18 +38,27 @@ export function CatalogView() {
   const [reload, setReload] = useState(0);
   const [renaming, setRenaming] = useState(false);
   const [notice, setNotice] = useState('');
+  // The search the loaded rows and their cursor answer: "Show more" pages that search only, and a page that comes
+  // back after the search changed is dropped (typed "an", cleared it, pressed Show more within the debounce: the
+  // next page of "an" must not land in the full list).
+  const filterKey = `${q.trim()}\u0000${category}`;
+  const filterKeyRef = useRef(filterKey);
+  filterKeyRef.current = filterKey;
+  const [loadedKey, setLoadedKey] = useState<string | undefined>();
 
   // The loaded items by name with locale collation ("Butter croissant" before "Coca-Cola"; the server pages by id).
   const sortedItems = useMemo(() => items && [...items].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.category, b.category)), [items]);
 
   useEffect(() => {
     let current = true;
+    const key = filterKey;
     const timer = setTimeout(() => {
       setError(undefined);
       api
         .listItems({ ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) })
         .then((page) => {
           if (!current) return;
+          setLoadedKey(key);
           setItems(page.data);
           setNextCursor(page.nextCursor);
           setTaxRates(page.taxRates);
@@ -60,7 +69,7 @@ export function CatalogView() {
       current = false;
       clearTimeout(timer);
     };
-  }, [api, q, category, reload]);
+  }, [api, q, category, filterKey, reload]);
 
   useEffect(() => {
     let current = true;
@@ -72,10 +81,12 @@ export function CatalogView() {
   }, [api, reload]);
 
   const loadMore = async () => {
-    if (!nextCursor) return;
+    if (!nextCursor || loadedKey !== filterKey) return;
+    const key = filterKey;
     setLoadingMore(true);
     try {
       const page = await api.listItems({ cursor: nextCursor, ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) });
+      if (filterKeyRef.current !== key) return;
       setItems((list) => [...(list ?? []), ...page.data.filter((i) => !list?.some((x) => x.id === i.id))]);
       setNextCursor(page.nextCursor);
       setTaxRates(page.taxRates);
@@ -181,7 +192,7 @@ export function CatalogView() {
           emptyTestId="catalog-empty"
         />
       ) : null}
-      {items && nextCursor ? (
+      {items && nextCursor && loadedKey === filterKey ? (
         <button type="button" className="button" onClick={loadMore} disabled={loadingMore} data-testid="catalog-more">
           {loadingMore ? 'Loading…' : 'Show more items'}
         </button>
