@@ -93,7 +93,14 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       const again = page.getByTestId('card-check-again');
       if ((await page.getByTestId('receipt-card').count()) === 0 && (await again.isVisible()) && (await again.isEnabled())) await again.click();
       expect(await page.getByTestId('receipt-card').textContent({ timeout: 3000 })).toContain('VISA •••• 4242');
-    }, 60_000);
+    }, 60_000).catch(async (error: unknown) => {
+      // Say where the sale stood: the card phase and message on screen, and what the terminal was asked.
+      const message = page.getByTestId('card-message');
+      const shownPhase = (await message.count()) ? await message.getAttribute('data-phase') : 'no card message';
+      const text = (await message.count()) ? await message.textContent() : '';
+      const asked = sim.terminal.requests.slice(-8).map((r) => `${r.type}:${r.ref}`).join(', ');
+      throw new Error(`no card receipt; card phase ${shownPhase}: "${text}"; terminal's last requests: ${asked}`, { cause: error });
+    });
 
   /**
    * Ends the sale on screen the way a cashier does once the receipt is out: waits until the printer has printed the

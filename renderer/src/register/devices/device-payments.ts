@@ -48,65 +48,89 @@ export interface CardOffline {
   limitLeftCents: number;
 }
 
+/** What a card payment needs from the register, read at each step (the latest render's values). */
+export interface CardPaymentDeps {
+  client: DeviceClient;
+  currency: string;
+  /** Stores the sale with this tender (and prints); throws when the sale could not be stored. */
+  complete: (payment: SalePayment) => Promise<void>;
+  offline?: CardOffline | undefined;
+}
+
 /**
- * The card tender: `complete` stores the sale (and prints) once the terminal approved — online, or offline within
- * `offline.limitLeftCents` while `offline.isOffline`.
+ * The card tender's states without React (the hook below renders them): `charge` charges or, after an unknown
+ * outcome, asks the terminal about that same payment; `onChange` is called after every change of `phase`/`message`.
+ *
+ * While an earlier attempt's outcome is unknown, its idempotency key is kept through every failure of the call itself
+ * (the bridge unreachable, a device error): only the terminal's answer (approved, declined, cancelled) or the cashier's
+ * "start over" ends it — a retry under a new key could charge the card a second time.
  */
-export function useCardPayment(client: DeviceClient, currency: string, complete: (payment: SalePayment) => Promise<void>, offline?: CardOffline): CardPayment {
-  const [phase, setPhase] = useState<CardPhase>('idle');
-  const [message, setMessage] = useState<string | undefined>();
-  const key = useRef<{ idempotencyKey: string; amountCents: number } | undefined>(undefined);
-  const approved = useRef<SalePayment | undefined>(undefined);
+export class CardPaymentFlow implements CardPayment {
+  phase: CardPhase = 'idle';
+  message: string | undefined;
+  #key: { idempotencyKey: string; amountCents: number } | undefined;
+  #approved: SalePayment | undefined;
 
-  const store = async (payment: SalePayment) => {
-    approved.current = payment;
+  constructor(
+    private readonly deps: () => CardPaymentDeps,
+    private readonly onChange: () => void = () => undefined,
+  ) {}
+
+  #set(phase: CardPhase, message: string | undefined): void {
+    this.phase = phase;
+    this.message = message;
+    this.onChange();
+  }
+
+  async #store(payment: SalePayment): Promise<void> {
+    this.#approved = payment;
     try {
-      await complete(payment);
-      approved.current = undefined;
-      key.current = undefined;
-      setPhase('idle');
-      setMessage(undefined);
+      await this.deps().complete(payment);
+      this.#approved = undefined;
+      this.#key = undefined;
+      this.#set('idle', undefined);
     } catch (error) {
-      setPhase('unsaved');
-      setMessage(`The card was approved but the sale was not saved: ${error instanceof Error ? error.message : String(error)}. Save it again — the card is not charged again.`);
+      this.#set('unsaved', `The card was approved but the sale was not saved: ${error instanceof Error ? error.message : String(error)}. Save it again — the card is not charged again.`);
     }
-  };
+  }
 
-  const charge = async (amountCents: number) => {
-    if (approved.current) {
-      await store(approved.current);
+  /** Charges (or, after an unknown outcome, asks about) the card payment of `amountCents` (minor units). Never throws. */
+  charge = async (amountCents: number): Promise<void> => {
+    if (this.#approved) {
+      await this.#store(this.#approved);
       return;
     }
+    const { client, currency, offline } = this.deps();
     const isOffline = offline?.isOffline === true;
-    if (isOffline && !key.current && amountCents > offline.limitLeftCents) {
-      setPhase('declined');
-      setMessage(`Over the offline card limit: ${formatMoney(offline.limitLeftCents, currency)} can be approved offline now. Take another payment or wait until the register is back online.`);
+    if (isOffline && !this.#key && amountCents > offline.limitLeftCents) {
+      this.#set('declined', `Over the offline card limit: ${formatMoney(offline.limitLeftCents, currency)} can be approved offline now. Take another payment or wait until the register is back online.`);
       return;
     }
     // An unknown outcome for another amount must be settled first: never start a second payment beside it.
-    if (!key.current) key.current = { idempotencyKey: newId('tender'), amountCents };
-    const attempt = key.current;
-    setPhase('waiting');
-    setMessage(attempt.amountCents === amountCents ? 'Follow the instructions on the card terminal…' : 'Asking the terminal about the earlier payment…');
+    const settling = this.#key !== undefined;
+    if (!this.#key) this.#key = { idempotencyKey: newId('tender'), amountCents };
+    const attempt = this.#key;
+    this.#set('waiting', attempt.amountCents === amountCents ? 'Follow the instructions on the card terminal…' : 'Asking the terminal about the earlier payment…');
     let result: TerminalResult;
     try {
       result = await client.charge({ idempotencyKey: attempt.idempotencyKey, amountCents: attempt.amountCents, currency, ...(isOffline ? { offline: true } : {}) });
     } catch (error) {
       const failure = error instanceof DeviceCallFailure ? error : new DeviceCallFailure('internal', String(error));
       if (MAYBE_SENT.has(failure.code)) {
-        setPhase('unknown');
-        setMessage(`Lost contact with the card terminal (${failure.message}). Check again before anything else: the payment may have gone through.`);
+        this.#set('unknown', `Lost contact with the card terminal (${failure.message}). Check again before anything else: the payment may have gone through.`);
+      } else if (settling) {
+        // This call never reached the terminal, but the earlier one may have: still unknown, same key.
+        this.#set('unknown', `Could not ask the card terminal about the earlier payment (${failure.message}). Check again before anything else: that payment may have gone through.`);
       } else {
-        key.current = undefined;
-        setPhase('failed');
-        setMessage(`The card terminal cannot take payments: ${failure.message}`);
+        this.#key = undefined;
+        this.#set('failed', `The card terminal cannot take payments: ${failure.message}`);
       }
       return;
     }
     if (result.outcome === 'approved') {
       // Kept for a refund to this card at a return (issue 13): the terminal refunds by the sale's token.
       rememberCardToken(result);
-      await store({
+      await this.#store({
         method: 'card',
         ...(result.brand ? { cardBrand: result.brand } : {}),
         ...(result.last4 ? { last4: result.last4 } : {}),
@@ -116,7 +140,7 @@ export function useCardPayment(client: DeviceClient, currency: string, complete:
     }
     if (result.outcome === 'approved_offline' && result.token) {
       // Approved by the terminal without its host: stored with the token; the server forwards it when the sale syncs.
-      await store({
+      await this.#store({
         method: 'card',
         ...(result.brand ? { cardBrand: result.brand } : {}),
         ...(result.last4 ? { last4: result.last4 } : {}),
@@ -125,24 +149,35 @@ export function useCardPayment(client: DeviceClient, currency: string, complete:
       return;
     }
     if (isUnknownOutcome(result)) {
-      setPhase('unknown');
-      setMessage('No answer from the card terminal: the outcome is unknown. Check again — the terminal is asked about this payment before anything is charged.');
+      this.#set('unknown', 'No answer from the card terminal: the outcome is unknown. Check again — the terminal is asked about this payment before anything is charged.');
       return;
     }
-    key.current = undefined;
-    setPhase('declined');
+    this.#key = undefined;
     const reason = result.message ? `: ${result.message}` : '';
-    setMessage(
-      result.outcome === 'declined' ? `Card declined${reason}` : result.outcome === 'cancelled' ? `Payment cancelled${reason}` : `The terminal timed out${reason}`,
-    );
+    this.#set('declined', result.outcome === 'declined' ? `Card declined${reason}` : result.outcome === 'cancelled' ? `Payment cancelled${reason}` : `The terminal timed out${reason}`);
   };
 
-  const startOver = () => {
-    key.current = undefined;
-    setPhase('idle');
-    setMessage(undefined);
+  /** Forgets an unknown outcome and starts a new attempt (the cashier checked the terminal: nothing was charged). */
+  startOver = (): void => {
+    this.#key = undefined;
+    this.#set('idle', undefined);
   };
+}
 
+/**
+ * The card tender as a hook: `complete` stores the sale (and prints) once the terminal approved — online, or offline
+ * within `offline.limitLeftCents` while `offline.isOffline`. See {@link CardPaymentFlow}.
+ */
+export function useCardPayment(client: DeviceClient, currency: string, complete: (payment: SalePayment) => Promise<void>, offline?: CardOffline): CardPayment {
+  const [, setVersion] = useState(0);
+  const deps = useRef<CardPaymentDeps>({ client, currency, complete, offline });
+  deps.current = { client, currency, complete, offline };
+  const flow = useRef<CardPaymentFlow | undefined>(undefined);
+  flow.current ??= new CardPaymentFlow(
+    () => deps.current,
+    () => setVersion((v) => v + 1),
+  );
+  const { phase, message, charge, startOver } = flow.current;
   return { phase, message, charge, startOver };
 }
 
