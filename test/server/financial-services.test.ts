@@ -197,6 +197,12 @@ describe.each(databaseTargets())('financial services on $name', (target) => {
     const late = await call('POST', `/api/pos/transfers/${b.id}/cancel`);
     expect([late.statusCode, late.json().code]).toEqual([409, 'cancellation_window_closed']);
     now = NOW;
+    // The list gives each transfer its own history, as GET does.
+    const listed = (await call('GET', '/api/pos/transfers?name=Jose%20Reyes%20Later', undefined, tokens.manager)).json().data as Json[];
+    expect(listed.map((t) => t.id).sort()).toEqual([a.id, b.id].sort());
+    for (const t of listed) expect(t.history).toEqual((await call('GET', `/api/pos/transfers/${t.id}`, undefined, tokens.manager)).json().history);
+    expect(listed.find((t) => t.id === a.id)!.history.map((h: Json) => h.status)).toContain('canceled');
+    expect(listed.find((t) => t.id === b.id)!.history.map((h: Json) => h.status)).not.toContain('canceled');
   });
 
   it('a transfer whose receiver is a potential match is held, then cleared by a manager and sent; a blocked receiver is refused', async () => {

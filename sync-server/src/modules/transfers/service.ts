@@ -126,8 +126,23 @@ const quoteOf = (r: Row): TransferQuote => ({
   availableOn: r.available_on,
 });
 
-async function toApi(db: Queryable, r: Row): Promise<Transfer> {
-  const events = await db.query<{ status: string; note: string | null; occurred_at: Date | string }>(`SELECT status, note, occurred_at FROM money_transfer_events WHERE transfer_id = $1 ORDER BY seq`, [r.id]);
+/** Transfers as the API shows them, each with its history; the histories of all `rows` in one statement. */
+async function toApis(db: Queryable, rows: readonly Row[]): Promise<Transfer[]> {
+  if (rows.length === 0) return [];
+  const events = await db.query<{ transfer_id: string; status: string; note: string | null; occurred_at: Date | string }>(
+    `SELECT transfer_id, status, note, occurred_at FROM money_transfer_events WHERE transfer_id = ANY($1::text[]) ORDER BY transfer_id, seq`,
+    [rows.map((r) => r.id)],
+  );
+  const history = new Map<string, Transfer['history']>();
+  for (const e of events.rows) {
+    const list = history.get(e.transfer_id) ?? [];
+    list.push({ status: e.status, note: e.note, at: new Date(e.occurred_at).toISOString() });
+    history.set(e.transfer_id, list);
+  }
+  return rows.map((r) => toApi(r, history.get(r.id) ?? []));
+}
+
+function toApi(r: Row, history: Transfer['history']): Transfer {
   return {
     id: r.id,
     status: r.status,
@@ -142,7 +157,7 @@ async function toApi(db: Queryable, r: Row): Promise<Transfer> {
     journalTransactionId: r.journal_transaction_id,
     reversalJournalTransactionId: r.reversal_journal_transaction_id,
     receipt: r.paid_at ? remittanceDisclosure(quoteOf(r), new Date(r.paid_at)) : null,
-    history: events.rows.map((e) => ({ status: e.status, note: e.note, at: new Date(e.occurred_at).toISOString() })),
+    history,
     createdBy: r.created_by,
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
@@ -279,7 +294,7 @@ async function row(db: Queryable, merchantId: string, id: string): Promise<Row> 
 
 /** A transfer with its history, or 404. */
 export async function getTransfer(db: Queryable, merchantId: string, id: string): Promise<Transfer> {
-  return toApi(db, await row(db, merchantId, id));
+  return (await toApis(db, [await row(db, merchantId, id)]))[0]!;
 }
 
 /** The screening ids of a transfer (for the workflow's clearance check). */
@@ -390,7 +405,7 @@ export async function listTransfers(db: Queryable, merchantId: string, q: z.infe
   const limit = f.param(q.limit + 1);
   const { rows } = await db.query<Row>(`SELECT * FROM money_transfers WHERE ${f.where} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, f.params);
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
-  return { data: await Promise.all(page.map((r) => toApi(db, r))), nextCursor };
+  return { data: await toApis(db, page), nextCursor };
 }
 
 /**
