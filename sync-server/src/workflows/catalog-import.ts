@@ -127,10 +127,13 @@ export async function startImportJob(ctx: AppContext, principal: Principal, csv:
     const id = await createImportJob(m, rows.length);
     return { jobId: id, locationId: location.id, ictx: { ...prepared, importId: id } };
   });
+  // The answer is the job as created (running, nothing done yet), read before its first chunk can start: read after,
+  // it would show that chunk or not depending on which statement the database took first.
+  const created = await getImportJob(ctx.db, actor.merchantId, jobId);
   const state = { ctx, merchantId: actor.merchantId, stop: false, cancel: false, done: Promise.resolve() };
   state.done = runJob(ctx, actor, jobId, locationId, ictx, rows, options, state).finally(() => running.delete(jobId));
   running.set(jobId, state);
-  return getImportJob(ctx.db, actor.merchantId, jobId);
+  return created;
 }
 
 async function runJob(
