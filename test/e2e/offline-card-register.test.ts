@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
       body: JSON.stringify({ maxPaymentCents: 5000, maxOutstandingCents: 6800 }),
     });
     expect(patched.status).toBe(200);
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], terminalResponseTimeoutMs: 3000, terminalStatusTimeoutMs: 2000, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], terminalResponseTimeoutMs: 8000, terminalStatusTimeoutMs: 6000, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();

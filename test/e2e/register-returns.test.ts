@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     requireBuiltRegister();
     dir = await mkdtemp(join(tmpdir(), 'returns-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], terminalResponseTimeoutMs: 5000, terminalStatusTimeoutMs: 2000, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], terminalResponseTimeoutMs: 8000, terminalStatusTimeoutMs: 6000, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
