@@ -42,6 +42,8 @@ export interface DeviceHubOptions {
   terminalResponseTimeoutMs?: number;
   /** Card terminal: wait for a STATUS answer. Default 3000. */
   terminalStatusTimeoutMs?: number;
+  /** Card terminal: wait for the ACK of a frame before sending it again (ECR link). Default 1000. */
+  terminalAckTimeoutMs?: number;
   /** Receipt printer: pause between retries while it is off or out of paper. Default 1000. */
   printerRetryIntervalMs?: number;
   /** Check scanner: wait for a check after SCAN. Default 30 000. */
@@ -161,6 +163,7 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
           port,
           responseTimeoutMs: this.#options.terminalResponseTimeoutMs ?? 120_000,
           statusTimeoutMs: this.#options.terminalStatusTimeoutMs ?? 3000,
+          ...(this.#options.terminalAckTimeoutMs !== undefined ? { ackTimeoutMs: this.#options.terminalAckTimeoutMs } : {}),
         });
         terminal.on('status', (status) => this.#setStatus(status));
         terminal.on('frameError', (error) => this.#log(`terminal frame error: ${error.message}`));

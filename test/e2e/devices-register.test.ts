@@ -15,6 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { untilCardReceipt as untilCardReceiptShown } from './support/card.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
@@ -65,8 +66,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       // Short, so the lost-answer cases finish quickly; long enough for a machine busy with the other suites: the
       // bridge, its simulators and the server under test share this process, so a serial answer can wait behind the
       // server's work (CI saw a STATUS answer miss 2 s and a sale end "unknown").
-      terminalResponseTimeoutMs: 8000,
-      terminalStatusTimeoutMs: 6000,
+      terminalResponseTimeoutMs: 12_000,
+      terminalStatusTimeoutMs: 10_000,
+      terminalAckTimeoutMs: 2500,
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
@@ -89,20 +91,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const receiptsWith = (text: string) => sim.printer.receipts.filter((receipt) => receipt.text.includes(text));
 
-  /** Waits for the card receipt, pressing "Check again" whenever the outcome shows as unknown. */
-  const untilCardReceipt = () =>
-    eventually(async () => {
-      const again = page.getByTestId('card-check-again');
-      if ((await page.getByTestId('receipt-card').count()) === 0 && (await again.isVisible()) && (await again.isEnabled())) await again.click();
-      expect(await page.getByTestId('receipt-card').textContent({ timeout: 3000 })).toContain('VISA •••• 4242');
-    }, 60_000).catch(async (error: unknown) => {
-      // Say where the sale stood: the card phase and message on screen, and what the terminal was asked.
-      const message = page.getByTestId('card-message');
-      const shownPhase = (await message.count()) ? await message.getAttribute('data-phase') : 'no card message';
-      const text = (await message.count()) ? await message.textContent() : '';
-      const asked = sim.terminal.requests.slice(-8).map((r) => `${r.type}:${r.ref}`).join(', ');
-      throw new Error(`no card receipt; card phase ${shownPhase}: "${text}"; terminal's last requests: ${asked}`, { cause: error });
-    });
+  /** Waits for the card receipt, pressing "Check again" whenever the outcome shows as unknown; a VISA •••• 4242 sale. */
+  const untilCardReceipt = async () => {
+    await untilCardReceiptShown(page, { describe: () => `terminal's last requests: ${sim.terminal.requests.slice(-8).map((r) => `${r.type}:${r.ref}`).join(', ')}` });
+    expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242');
+  };
 
   /**
    * Ends the sale on screen the way a cashier does once the receipt is out: waits until the printer has printed the
@@ -162,7 +155,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(total).toBe('$35.00');
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
-    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+    await untilCardReceipt();
     const receiptNumber = (await page.getByTestId('receipt-number').textContent())!;
 
     await until(() => sim.printer.receipts.length === before + 1, 'the printed receipt');

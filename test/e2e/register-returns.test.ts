@@ -20,6 +20,7 @@ import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/star
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister, staffApi } from './support/browser.ts';
+import { untilCardReceipt } from './support/card.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 
 const TIMEOUT = 30_000;
@@ -61,7 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     requireBuiltRegister();
     dir = await mkdtemp(join(tmpdir(), 'returns-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], terminalResponseTimeoutMs: 8000, terminalStatusTimeoutMs: 6000, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], terminalResponseTimeoutMs: 12_000, terminalStatusTimeoutMs: 10_000, terminalAckTimeoutMs: 2500, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -298,7 +299,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     await page.getByTestId('charge').click();
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
-    await eventually(async () => expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242'));
+    await untilCardReceipt(page);
+    expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242');
     const receiptNumber = (await page.getByTestId('receipt-number').textContent())!;
     const orderId = (await page.getByTestId('receipt').getAttribute('data-order-id'))!;
     await page.getByTestId('new-sale').click();
