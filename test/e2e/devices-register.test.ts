@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { untilCardReceipt as untilCardReceiptShown } from './support/card.ts';
+import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt as untilCardReceiptShown } from './support/card.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
@@ -63,12 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
-      // Short, so the lost-answer cases finish quickly; long enough for a machine busy with the other suites: the
-      // bridge, its simulators and the server under test share this process, so a serial answer can wait behind the
-      // server's work (CI saw a STATUS answer miss 2 s and a sale end "unknown").
-      terminalResponseTimeoutMs: 12_000,
-      terminalStatusTimeoutMs: 10_000,
-      terminalAckTimeoutMs: 2500,
+      ...E2E_TERMINAL_TIMEOUTS,
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });

@@ -17,7 +17,7 @@ import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister } from './support/browser.ts';
-import { untilCardReceipt } from './support/card.ts';
+import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
@@ -62,7 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
       body: JSON.stringify({ maxPaymentCents: 5000, maxOutstandingCents: 6800 }),
     });
     expect(patched.status).toBe(200);
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], terminalResponseTimeoutMs: 12_000, terminalStatusTimeoutMs: 10_000, terminalAckTimeoutMs: 2500, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], ...E2E_TERMINAL_TIMEOUTS, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();

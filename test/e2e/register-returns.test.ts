@@ -20,7 +20,7 @@ import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/star
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister, staffApi } from './support/browser.ts';
-import { untilCardReceipt } from './support/card.ts';
+import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 
 const TIMEOUT = 30_000;
@@ -62,7 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     requireBuiltRegister();
     dir = await mkdtemp(join(tmpdir(), 'returns-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], terminalResponseTimeoutMs: 12_000, terminalStatusTimeoutMs: 10_000, terminalAckTimeoutMs: 2500, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], ...E2E_TERMINAL_TIMEOUTS, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

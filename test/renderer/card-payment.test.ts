@@ -31,11 +31,17 @@ function preloadCharging(answers: (() => Promise<unknown>)[]) {
 function flowWith(client: ReturnType<typeof createDeviceClient>) {
   const stored: SalePayment[] = [];
   const flow = new CardPaymentFlow(() => ({ client, currency: 'USD', complete: async (payment) => void stored.push(payment) }));
-  return { flow, stored };
+  /** Charge (or "Check again") for 1250¢, as the tender dialog's button does; answers the phase it ends in. */
+  const charge = async () => {
+    await flow.charge(1250);
+    return flow.phase;
+  };
+  return { flow, stored, charge };
 }
 
 const approved = () => Promise.resolve({ outcome: 'approved', amountCents: 1250, brand: 'VISA', last4: '4242', authCode: 'A1B2C3' });
 const lostAnswer = () => Promise.reject(new Error('[no_ack] no ACK after 4 transmissions'));
+const portNotOpened = () => Promise.reject(new Error('[port_open_failed] the terminal could not be opened'));
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -45,51 +51,43 @@ describe('card tender at the register', () => {
   it('keeps the unknown payment through a check that never reached the terminal, and settles it under the same key', async () => {
     const { client, requests } = preloadCharging([
       lostAnswer,
-      () => Promise.reject(new Error('[port_open_failed] the terminal could not be opened')),
+      portNotOpened,
       () => Promise.reject(new Error('[bridge_unavailable] No hardware bridge connected')),
       approved,
     ]);
-    const { flow, stored } = flowWith(client);
+    const { flow, stored, charge } = flowWith(client);
 
-    await flow.charge(1250);
-    expect(flow.phase).toBe('unknown');
+    expect(await charge()).toBe('unknown');
     // "Check again" while the terminal cannot be asked: still unknown — never "failed", which would let the next
     // Charge start a second payment beside one that may have gone through.
-    await flow.charge(1250);
-    expect(flow.phase).toBe('unknown');
+    expect(await charge()).toBe('unknown');
     expect(flow.message).toContain('Could not ask the card terminal about the earlier payment');
-    await flow.charge(1250);
-    expect(flow.phase).toBe('unknown');
-    await flow.charge(1250);
-    expect(flow.phase).toBe('idle');
+    expect(await charge()).toBe('unknown');
+    expect(await charge()).toBe('idle');
     expect(stored).toEqual([{ method: 'card', cardBrand: 'VISA', last4: '4242', authCode: 'A1B2C3' }]);
     expect(new Set(requests.map((r) => r.idempotencyKey)).size).toBe(1);
   });
 
   it('gives a new key after a failure that ends the attempt, and after a decline', async () => {
     const { client, requests } = preloadCharging([
-      () => Promise.reject(new Error('[port_open_failed] the terminal could not be opened')),
+      portNotOpened,
       () => Promise.resolve({ outcome: 'declined', amountCents: 1250, message: 'insufficient funds' }),
       approved,
     ]);
-    const { flow, stored } = flowWith(client);
+    const { flow, stored, charge } = flowWith(client);
 
-    await flow.charge(1250);
-    expect(flow.phase).toBe('failed');
-    await flow.charge(1250);
-    expect(flow.phase).toBe('declined');
+    expect(await charge()).toBe('failed');
+    expect(await charge()).toBe('declined');
     expect(flow.message).toBe('Card declined: insufficient funds');
-    await flow.charge(1250);
-    expect(flow.phase).toBe('idle');
+    expect(await charge()).toBe('idle');
     expect(stored).toHaveLength(1);
     expect(new Set(requests.map((r) => r.idempotencyKey)).size).toBe(3);
   });
 
   it('after "start over" the next charge is a new payment', async () => {
     const { client, requests } = preloadCharging([lostAnswer, approved]);
-    const { flow } = flowWith(client);
-    await flow.charge(1250);
-    expect(flow.phase).toBe('unknown');
+    const { flow, charge } = flowWith(client);
+    expect(await charge()).toBe('unknown');
     flow.startOver();
     expect(flow.phase).toBe('idle');
     await flow.charge(1250);

@@ -1,6 +1,13 @@
 import type { Page } from 'playwright-core';
 
 /**
+ * The card terminal's timeouts in the device e2e suites (devices, returns, offline cards), ms: the bridge, its
+ * simulators and the server under test share the test's process, so beside the other suites a serial answer can wait
+ * behind the server's work — CI saw STATUS answers miss 2 s and card sales end "unknown" with the shorter ones.
+ */
+export const E2E_TERMINAL_TIMEOUTS = { terminalResponseTimeoutMs: 12_000, terminalStatusTimeoutMs: 10_000, terminalAckTimeoutMs: 2500 } as const;
+
+/**
  * Waits until the register shows the receipt of the card sale in progress, pressing "Check again" whenever the
  * outcome shows as unknown — what a cashier does when the terminal's answer was late (the bridge, its simulators and
  * the server under test share the test's process, so on a loaded machine an answer can miss the driver's timeout;
