@@ -27,9 +27,10 @@ export interface RecordedPush {
  * Installs the shims for `baseUrl`; returns the push log and a function that restores the previous globals.
  * PGlite takes `window` as a sign that it runs in a browser: start the server before installing the shims.
  */
-export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; restore: () => void } {
+export function installBrowserShims(baseUrl: string): BrowserShims {
   const store = new Map<string, string>();
   const pushes: RecordedPush[] = [];
+  const shims: BrowserShims = { pushes, around: undefined, restore: () => {} };
   const g = globalThis as Record<string, unknown>;
   const names = ['localStorage', 'navigator', 'location', 'window', 'fetch', 'EventSource'] as const;
   const saved = names.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)] as const);
@@ -52,7 +53,8 @@ export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; 
   g.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' && input.startsWith('/') ? `${baseUrl}${input}` : input;
     const sentAt = Date.now();
-    const response = await realFetch(url, init);
+    const send = () => realFetch(url, init);
+    const response = shims.around ? await shims.around(String(url), send) : await send();
     if (typeof url === 'string' && url.includes('/push')) {
       const body = typeof init?.body === 'string' ? init.body : '';
       pushes.push({ path: new URL(url).pathname, bytes: Buffer.byteLength(body), rows: body ? (JSON.parse(body) as unknown[]).length : 0, status: response.status, sentAt, answeredAt: Date.now() });
@@ -66,15 +68,26 @@ export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; 
     addEventListener(): void {}
     close(): void {}
   };
-  return {
-    pushes,
-    restore: () => {
-      for (const [name, descriptor] of saved) {
-        if (descriptor) Object.defineProperty(globalThis, name, descriptor);
-        else delete g[name];
-      }
-    },
+  shims.restore = () => {
+    for (const [name, descriptor] of saved) {
+      if (descriptor) Object.defineProperty(globalThis, name, descriptor);
+      else delete g[name];
+    }
   };
+  return shims;
+}
+
+/** What {@link installBrowserShims} gives a test. */
+export interface BrowserShims {
+  /** Every push request the engine sent. */
+  pushes: RecordedPush[];
+  /**
+   * When set, every request goes through it: `send` performs the real request; what it resolves with is the answer
+   * the engine reads (a test can hold an answer back, or act between the server's work and the engine's reading it).
+   */
+  around: ((url: string, send: () => Promise<Response>) => Promise<Response>) | undefined;
+  /** Puts the previous globals back. */
+  restore: () => void;
 }
 
 
@@ -85,7 +98,7 @@ export function installBrowserShims(baseUrl: string): { pushes: RecordedPush[]; 
  */
 export interface RegisterInNode {
   readonly server: TestServer;
-  readonly shims: ReturnType<typeof installBrowserShims>;
+  readonly shims: BrowserShims;
   /** Opens a fresh register database named `<prefix><now>` (Dexie on fake-indexeddb, one instance). */
   openDatabase(prefix: string): Promise<RegisterDatabase>;
   /** Starts the register's sync engine on `db` with the paired register's token, for the server's demo merchant. */
@@ -95,7 +108,7 @@ export interface RegisterInNode {
 /** Registers the suite's `beforeAll`/`afterAll` and returns its {@link RegisterInNode}. */
 export function registerInNodeSuite(): RegisterInNode {
   let server: TestServer | undefined;
-  let shims: ReturnType<typeof installBrowserShims> | undefined;
+  let shims: BrowserShims | undefined;
   const databases: RegisterDatabase[] = [];
   const engines: SyncEngine[] = [];
   beforeAll(async () => {

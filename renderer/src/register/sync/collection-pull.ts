@@ -1,6 +1,7 @@
 /**
- * A hand-written pull (server → register) of one collection, rather than an RxDB replication: the orders and the
- * catalog.
+ * A hand-written pull (server → register) of one collection, rather than an RxDB replication: the orders, the
+ * catalog, and the other collections the register pushes and pulls back (shifts, cash movements, closeouts, returns,
+ * customers: replication.ts `CollectionPlan`).
  *
  * Orders: it writes the server's stamped copies (`syncSeq`, `updatedAt`) over the local orders as soon as the server
  * has committed them, which is what turns a sale "synced" for the cashier. RxDB's replication holds a replication's
@@ -56,6 +57,11 @@ export interface CollectionPullOptions {
   waitForLeadership: () => Promise<unknown>;
   /** Pause before pulling again after a failed request, ms. */
   retryMs: number;
+  /**
+   * Without a kept checkpoint, start from the server's first document (true) rather than from the highest stamp among
+   * the local documents (false, the default: right when every stamp below it was pulled too).
+   */
+  fromFirstDocument?: boolean;
 }
 
 export interface CollectionPull {
@@ -74,7 +80,7 @@ interface PullPage {
 }
 
 /** Starts pulling the merchant's `remote` documents into `collection`; see the file's comment. */
-export function startCollectionPull({ db, collection, remote, pageSize, checkpointKey: key, hasDeletions = false, onPage, request, stream$, waitForLeadership, retryMs }: CollectionPullOptions): CollectionPull {
+export function startCollectionPull({ db, collection, remote, pageSize, checkpointKey: key, hasDeletions = false, onPage, request, stream$, waitForLeadership, retryMs, fromFirstDocument = false }: CollectionPullOptions): CollectionPull {
   const active$ = new BehaviorSubject(false);
   let resolveFirst: () => void = () => {};
   const firstCatchUp = new Promise<void>((resolve) => (resolveFirst = resolve));
@@ -91,6 +97,7 @@ export function startCollectionPull({ db, collection, remote, pageSize, checkpoi
     } catch {
       // Unreadable: derived from the local documents below.
     }
+    if (fromFirstDocument) return 0;
     const stamped = await collection.find({ selector: { syncSeq: { $exists: true } } } as never).exec();
     return stamped.reduce((max: number, doc: { toJSON(): unknown }) => Math.max(max, (doc.toJSON() as { syncSeq?: number }).syncSeq ?? 0), 0);
   };

@@ -3,19 +3,20 @@
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
  * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so is the catalog (issue 13:
- * 50,000 items, see that file).
+ * 50,000 items, see that file). Shifts, cash movements, closeouts, returns and customers are pushed by RxDB and pulled
+ * back by `collection-pull.ts` too (see {@link CollectionPlan} `both`).
  *
  * The header's badge shows whether the server is reachable: the change streams' state (EventSource open / error) and
  * the outcome of every request. Pushes are cut by bytes as well as rows, so no request reaches the server's body
  * limit; a single order too large to send is kept and marked as refused by this register (`rejection.by`).
  */
 import { refreshHeldCheckpoints } from './held-checkpoints.ts';
-import { BehaviorSubject, Observable, combineLatest, type Subscription } from 'rxjs';
+import { BehaviorSubject, NEVER, Observable, combineLatest, type Subscription } from 'rxjs';
 import { type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
-import { CATALOG_PULL_PAGE, ORDERS_PULL_PAGE, startCollectionPull } from './collection-pull.ts';
+import { CATALOG_PULL_PAGE, ORDERS_PULL_PAGE, startCollectionPull, type CollectionPull } from './collection-pull.ts';
 import { unsyncedCounts$ } from './unsynced.ts';
 import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
 import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
@@ -37,10 +38,19 @@ interface CollectionPlan {
   /** Server-side collection name in the URL. */
   remote: string;
   local: keyof RegisterDatabase['collections'] & string;
-  /** `both`: pushed, and pulled back for the server's stamp (a closeout). */
+  /**
+   * `pull`: an RxDB pull replication with the server's change stream. `push`: pushed by RxDB (pulled by a hand-written
+   * pull set up apart: the orders). `both`: pushed by RxDB and pulled back — the server's stamp, and what the server
+   * or other registers wrote — by a hand-written pull ({@link startCollectionPull}), never by RxDB's downstream: that
+   * one skips a pulled document while the same document's push is still waiting for its answer (the local write is
+   * "not upstream-replicated" yet), and moves its checkpoint past it, so a shift pushed as the register came back
+   * online could stay without its stamp — counted unsynced — for ever.
+   */
   direction: 'pull' | 'push' | 'both';
   /** Documents per pull request (default 100; the server allows up to 1,000). */
   pullBatchSize?: number;
+  /** `both`: the server deletes documents (a customer erased), removed here too. */
+  hasDeletions?: boolean;
 }
 
 // The catalog is not here: it is pulled by startCollectionPull (collection-pull.ts), like the orders.
@@ -63,7 +73,7 @@ const PLANS: readonly CollectionPlan[] = [
   // and when the cashier opens the customer search: no change stream — the browser's 6 connections per host are spent
   // on the four streams and the requests); customers created here are pushed, and one the server merged into an
   // existing customer comes back as its alias.
-  { remote: 'customers', local: 'customers', direction: 'both', pullBatchSize: 1000 },
+  { remote: 'customers', local: 'customers', direction: 'both', pullBatchSize: 1000, hasDeletions: true },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
@@ -215,14 +225,35 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     waitForLeadership: () => db.waitForLeadership(),
     retryMs: STREAM_RETRY_MS,
   });
-  const pulls = [ordersPull, catalogPull];
+  /** The hand-written pulls: orders, catalog, and those of the collections pushed and pulled back (`both`). */
+  const pulls: CollectionPull[] = [ordersPull, catalogPull];
   // After a push answer: at once (the stamped copies are what the cashier waits for).
   catchUps.set('orders', () => ordersPull.pullNow());
   for (const plan of PLANS) {
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
     let catchUpTimer: ReturnType<typeof setTimeout> | undefined;
-    if (plan.direction !== 'push') {
+    if (plan.direction === 'both') {
+      // Pulled at start, on reconnect, right after its own push (its stamp) and when asked (`pullNow`): no change
+      // stream — browsers open 6 connections per host and the 4 streams are enough. Without a kept checkpoint it
+      // starts from the first document (a register upgraded from the RxDB pull may hold a document whose stamp that
+      // pull skipped, below the highest stamp it holds).
+      const pull = startCollectionPull({
+        db,
+        collection,
+        remote: plan.remote,
+        pageSize: plan.pullBatchSize ?? 100,
+        checkpointKey: `register.pull.${plan.remote}:${merchantId}`,
+        hasDeletions: plan.hasDeletions ?? false,
+        fromFirstDocument: true,
+        request: (path) => request(path),
+        stream$: NEVER,
+        waitForLeadership: () => db.waitForLeadership(),
+        retryMs: STREAM_RETRY_MS,
+      });
+      pulls.push(pull);
+      catchUps.set(plan.remote, () => pull.pullNow());
+    } else if (plan.direction === 'pull') {
       /** Pull again shortly (a push just finished). */
       catchUps.set(plan.remote, (delay: number) => {
         if (catchUpTimer !== undefined) return;
@@ -291,7 +322,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       live: true,
       retryTime: 3_000,
       waitForLeadership: true,
-      ...(plan.direction !== 'push'
+      ...(plan.direction === 'pull'
         ? {
             pull: {
               batchSize: plan.pullBatchSize ?? 100,
@@ -303,9 +334,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
                 };
                 return { documents: body.documents, checkpoint: body.checkpoint ?? { seq } };
               },
-              // A pushed-and-pulled collection (closeouts) has no change stream: it pulls at start, on reconnect and
-              // right after its own push (its stamp). Browsers open 6 connections per host; the 4 streams are enough.
-              ...(plan.direction === 'pull' ? { stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable) } : {}),
+              stream$: serverEvents(`/api/sync/${plan.remote}/stream`, streamTicket, setReachable),
             },
           }
         : {}),
