@@ -80,12 +80,25 @@ export class RegisterPage {
     return Number(await this.unsyncedCount.textContent());
   }
 
+  /** Waits until the header's unsynced count reads `count`; on timeout the error names the count and badge shown. */
   async waitForUnsynced(count: number, timeout = DEFAULT_TIMEOUT): Promise<void> {
-    await this.page.waitForFunction(
-      (expected) => document.querySelector('[data-testid="unsynced-count"]')?.textContent === String(expected),
-      count,
-      { timeout },
-    );
+    try {
+      await this.page.waitForFunction(
+        (expected) => document.querySelector('[data-testid="unsynced-count"]')?.textContent === String(expected),
+        count,
+        { timeout },
+      );
+    } catch (error) {
+      const shown = await this.page
+        .evaluate(() => ({
+          unsynced: document.querySelector('[data-testid="unsynced-count"]')?.textContent ?? null,
+          badge: document.querySelector('[data-testid="sync-badge"]')?.getAttribute('data-state') ?? null,
+          rejected: document.querySelector('[data-testid="rejected-count"]')?.textContent ?? null,
+          refused: document.querySelector('[data-testid="refused-count"]')?.textContent ?? null,
+        }))
+        .catch(() => null);
+      throw new Error(`waited ${timeout} ms for ${count} unsynced; the header shows ${JSON.stringify(shown)}`, { cause: error });
+    }
   }
 
   /** Taps an item tile; items with choices open the item dialog. */

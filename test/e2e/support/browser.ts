@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { recordTrail } from './trail.ts';
 import { startServerUnderTest, type ServerUnderTest } from './server-under-test.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -11,10 +12,20 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Headless Chromium without sandbox, GPU or any background network of its own. */
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-/** Launches Debian's Chromium. @throws Error naming the package to install when it is missing. */
+/**
+ * Launches Debian's Chromium; every page of every context it opens is recorded for the failure trail (trail.ts).
+ * @throws Error naming the package to install when it is missing.
+ */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.on('page', recordTrail);
+    return context;
+  };
+  return browser;
 }
 
 /** @throws Error when the register has not been built into renderer/dist (`npm test` builds it first). */
