@@ -3,7 +3,7 @@
  * messages. Pages opened by support/browser.ts `openPage` are recorded; test/support/setup.ts prints every page
  * recorded in the test file when a test fails (vitest `onTestFailed`).
  */
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 
 /** Entries kept by {@link recordTrail}: enough for the last minute of a register's sync traffic. */
 const TRAIL_ENTRIES = 300;
@@ -21,14 +21,20 @@ export function recordTrail(page: Page): { text(): string } {
     entries.push(`${at()} ${line}`);
     if (entries.length > TRAIL_ENTRIES) entries.shift();
   };
-  const sent = new WeakMap<object, number>();
+  const sent = new WeakMap<Request, number>();
   const path = (url: string) => {
     const { pathname, search } = new URL(url);
     return `${pathname}${search.replace(/ticket=[^&]+/, 'ticket=…')}`;
   };
+  /** Requests sent and not yet answered, listed at the end of the trail (a request the page still waits for). */
+  const pending = new Set<Request>();
   page.on('request', (request) => {
-    if (request.url().startsWith('http')) sent.set(request, Date.now());
+    if (!request.url().startsWith('http')) return;
+    sent.set(request, Date.now());
+    pending.add(request);
   });
+  page.on('requestfinished', (request) => void pending.delete(request));
+  page.on('requestfailed', (request) => void pending.delete(request));
   page.on('requestfinished', (request) => {
     const t0 = sent.get(request);
     if (t0 === undefined) return;
@@ -40,7 +46,12 @@ export function recordTrail(page: Page): { text(): string } {
   });
   page.on('console', (message) => add(`[console.${message.type()}] ${message.text()}`));
   page.on('load', () => add(`[load] ${page.url()}`));
-  const trail = { text: () => entries.join('\n') };
+  const trail = {
+    text: () => {
+      const waiting = [...pending].map((request) => `${at()} still waiting: ${request.method()} ${path(request.url())} sent ${Date.now() - (sent.get(request) ?? started)} ms ago`);
+      return [...entries, ...waiting].join('\n');
+    },
+  };
   recorded.push({ page, trail });
   return trail;
 }
