@@ -1,7 +1,7 @@
 /**
  * A hand-written pull (server → register) of one collection, rather than an RxDB replication: the orders, the
- * catalog, and the other collections the register pushes and pulls back (shifts, cash movements, closeouts, returns,
- * customers: replication.ts `CollectionPlan`).
+ * catalog, the journal transactions, and the other collections the register pushes and pulls back (shifts, cash
+ * movements, closeouts, returns, customers: replication.ts `CollectionPlan`).
  *
  * Orders: it writes the server's stamped copies (`syncSeq`, `updatedAt`) over the local orders as soon as the server
  * has committed them, which is what turns a sale "synced" for the cashier. RxDB's replication holds a replication's

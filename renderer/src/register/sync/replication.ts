@@ -2,8 +2,8 @@
  * Replication with the sync server (DESIGN §15): RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
- * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so is the catalog (issue 13:
- * 50,000 items, see that file). Shifts, cash movements, closeouts, returns and customers are pushed by RxDB and pulled
+ * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so are the catalog (issue 13:
+ * 50,000 items, see that file) and the journal transactions; only the tax rates are pulled by RxDB. Shifts, cash movements, closeouts, returns and customers are pushed by RxDB and pulled
  * back by `collection-pull.ts` too (see {@link CollectionPlan} `both`).
  *
  * The header's badge shows whether the server is reachable: the change streams' state (EventSource open / error) and
@@ -53,14 +53,11 @@ interface CollectionPlan {
   hasDeletions?: boolean;
 }
 
-// The catalog is not here: it is pulled by startCollectionPull (collection-pull.ts), like the orders.
+// The catalog and the journal transactions are not here: they are pulled by startCollectionPull (collection-pull.ts),
+// like the orders.
 const PLANS: readonly CollectionPlan[] = [
   { remote: 'tax-rates', local: 'tax_rates', direction: 'pull' },
   { remote: 'orders', local: 'orders', direction: 'push' },
-  // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
-  // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
-  // stamped copy (same id) replaces the local one when pulled.
-  { remote: 'journal-transactions', local: 'journal_transactions', direction: 'pull' },
   // Shifts (issue 12): born here, append-only, pushed like orders, and pulled back for the server's stamp (`syncSeq`),
   // which is how the header's unsynced count knows they are on the server. The closeout is pulled back too, so the
   // shift screen can also show the server's check of its figures.
@@ -82,6 +79,8 @@ const STREAM_RETRY_MS = 3_000;
 const STREAM_FIRST_RETRY_MS = 500;
 /** After a push, the orders' stamped copies and the derived journal transactions are pulled this soon (coalesced). */
 const CATCH_UP_AFTER_PUSH_MS = 20;
+/** Journal transactions per pull request (the server answers at most 1,000). */
+const JOURNAL_PULL_PAGE = 500;
 
 export interface SyncEngine {
   status$: BehaviorSubject<SyncStatus>;
@@ -225,8 +224,25 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     waitForLeadership: () => db.waitForLeadership(),
     retryMs: STREAM_RETRY_MS,
   });
-  /** The hand-written pulls: orders, catalog, and those of the collections pushed and pulled back (`both`). */
-  const pulls: CollectionPull[] = [ordersPull, catalogPull];
+  // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
+  // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
+  // stamped copy (same id) replaces the local one when pulled — by this pull, not RxDB's downstream, which skips a
+  // pulled document whose local write its upstream has not recorded yet (see CollectionPlan), and whose upstream
+  // walked every local journal transaction (the store's whole ledger) at each start.
+  const journalPull = startCollectionPull({
+    db,
+    collection: db.journal_transactions,
+    remote: 'journal-transactions',
+    pageSize: JOURNAL_PULL_PAGE,
+    checkpointKey: `register.pull.journal-transactions:${merchantId}`,
+    request: (path) => request(path),
+    stream$: serverEvents('/api/sync/journal-transactions/stream', streamTicket, setReachable),
+    waitForLeadership: () => db.waitForLeadership(),
+    retryMs: STREAM_RETRY_MS,
+  });
+  /** The hand-written pulls: orders, catalog, journal transactions, and the collections pushed and pulled back (`both`). */
+  const pulls: CollectionPull[] = [ordersPull, catalogPull, journalPull];
+  catchUps.set('journal-transactions', () => journalPull.pullNow());
   // After a push answer: at once (the stamped copies are what the cashier waits for).
   catchUps.set('orders', () => ordersPull.pullNow());
   for (const plan of PLANS) {
