@@ -3,8 +3,9 @@
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
  * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so are the catalog (issue 13:
- * 50,000 items, see that file) and the journal transactions; only the tax rates are pulled by RxDB. Shifts, cash movements, closeouts, returns and customers are pushed by RxDB and pulled
- * back by `collection-pull.ts` too (see {@link CollectionPlan} `both`).
+ * 50,000 items, see that file) and the journal transactions; only the tax rates are pulled by RxDB. Shifts, cash
+ * movements, closeouts, returns and customers are pushed by RxDB and pulled back by `collection-pull.ts` too (see
+ * {@link CollectionPlan} `both`).
  *
  * The header's badge shows whether the server is reachable: the change streams' state (EventSource open / error) and
  * the outcome of every request. Pushes are cut by bytes as well as rows, so no request reaches the server's body
