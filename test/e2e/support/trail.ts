@@ -1,7 +1,7 @@
 /**
  * What a failed browser test leaves in the CI log besides its assertion: each page's last requests and console
- * messages. Pages opened by support/browser.ts `openPage` are recorded; test/support/setup.ts prints every page
- * recorded in the test file when a test fails (vitest `onTestFailed`).
+ * messages. Every page of every context of a browser started by support/browser.ts `launchChromium` is recorded;
+ * test/support/setup.ts prints every page recorded in the test file when a test fails (vitest `onTestFailed`).
  */
 import type { Page, Request } from 'playwright-core';
 
@@ -33,14 +33,14 @@ export function recordTrail(page: Page): { text(): string } {
     sent.set(request, Date.now());
     pending.add(request);
   });
-  page.on('requestfinished', (request) => void pending.delete(request));
-  page.on('requestfailed', (request) => void pending.delete(request));
   page.on('requestfinished', (request) => {
+    pending.delete(request);
     const t0 = sent.get(request);
     if (t0 === undefined) return;
     void request.response().then((response) => add(`${request.method()} ${path(request.url())} → ${response?.status() ?? '?'} in ${Date.now() - t0} ms`), () => undefined);
   });
   page.on('requestfailed', (request) => {
+    pending.delete(request);
     const t0 = sent.get(request);
     if (t0 !== undefined) add(`${request.method()} ${path(request.url())} ✗ ${request.failure()?.errorText ?? 'failed'} after ${Date.now() - t0} ms`);
   });
