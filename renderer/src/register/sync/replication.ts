@@ -17,7 +17,7 @@ import { type RxCollection, type RxReplicationPullStreamItem, type RxReplication
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
-import { CATALOG_PULL_PAGE, ORDERS_PULL_PAGE, startCollectionPull, type CollectionPull } from './collection-pull.ts';
+import { CATALOG_PULL_PAGE, ORDERS_PULL_PAGE, startCollectionPull, type CollectionPull, type CollectionPullOptions } from './collection-pull.ts';
 import { unsyncedCounts$ } from './unsynced.ts';
 import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
 import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
@@ -200,19 +200,22 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   const timers = new Set<ReturnType<typeof setTimeout>>();
   /** Per remote collection: pull it again shortly (after a push, the orders' stamps and derived journal transactions). */
   const catchUps = new Map<string, (delay: number) => void>();
-  const ordersPull = startCollectionPull({
-    db,
+  /** The hand-written pulls: orders, catalog, journal transactions, and the collections pushed and pulled back (`both`). */
+  const pulls: CollectionPull[] = [];
+  /** Starts a hand-written pull (collection-pull.ts) over this engine's requests, by the leader tab; kept in `pulls`. */
+  const startPull = (options: Omit<CollectionPullOptions, 'db' | 'request' | 'waitForLeadership' | 'retryMs'>): CollectionPull => {
+    const pull = startCollectionPull({ db, request: (path) => request(path), waitForLeadership: () => db.waitForLeadership(), retryMs: STREAM_RETRY_MS, ...options });
+    pulls.push(pull);
+    return pull;
+  };
+  const ordersPull = startPull({
     collection: db.orders,
     remote: 'orders',
     pageSize: ORDERS_PULL_PAGE,
     checkpointKey: `register.ordersPull:${merchantId}`,
-    request: (path) => request(path),
     stream$: serverEvents('/api/sync/orders/stream', streamTicket, setReachable),
-    waitForLeadership: () => db.waitForLeadership(),
-    retryMs: STREAM_RETRY_MS,
   });
-  const catalogPull = startCollectionPull({
-    db,
+  startPull({
     collection: db.catalog_items,
     remote: 'catalog-items',
     pageSize: CATALOG_PULL_PAGE,
@@ -220,29 +223,20 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     hasDeletions: true,
     // The download's progress: items of this catch-up, until a page that is not full (caught up) or a failure.
     onPage: countCatalogPage,
-    request: (path) => request(path),
     stream$: serverEvents('/api/sync/catalog-items/stream', streamTicket, setReachable),
-    waitForLeadership: () => db.waitForLeadership(),
-    retryMs: STREAM_RETRY_MS,
   });
   // The register keeps its own journal transactions for offline figures, but the server derives the sale's journal
   // transaction from the pushed order (checkRegisterSale): pushing a second copy would be redundant. The server's
   // stamped copy (same id) replaces the local one when pulled — by this pull, not RxDB's downstream, which skips a
   // pulled document whose local write its upstream has not recorded yet (see CollectionPlan), and whose upstream
   // walked every local journal transaction (the store's whole ledger) at each start.
-  const journalPull = startCollectionPull({
-    db,
+  const journalPull = startPull({
     collection: db.journal_transactions,
     remote: 'journal-transactions',
     pageSize: JOURNAL_PULL_PAGE,
     checkpointKey: `register.pull.journal-transactions:${merchantId}`,
-    request: (path) => request(path),
     stream$: serverEvents('/api/sync/journal-transactions/stream', streamTicket, setReachable),
-    waitForLeadership: () => db.waitForLeadership(),
-    retryMs: STREAM_RETRY_MS,
   });
-  /** The hand-written pulls: orders, catalog, journal transactions, and the collections pushed and pulled back (`both`). */
-  const pulls: CollectionPull[] = [ordersPull, catalogPull, journalPull];
   catchUps.set('journal-transactions', () => journalPull.pullNow());
   // After a push answer: at once (the stamped copies are what the cashier waits for).
   catchUps.set('orders', () => ordersPull.pullNow());
@@ -255,20 +249,15 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       // stream — browsers open 6 connections per host and the 4 streams are enough. Without a kept checkpoint it
       // starts from the first document (a register upgraded from the RxDB pull may hold a document whose stamp that
       // pull skipped, below the highest stamp it holds).
-      const pull = startCollectionPull({
-        db,
+      const pull = startPull({
         collection,
         remote: plan.remote,
         pageSize: plan.pullBatchSize ?? 100,
         checkpointKey: `register.pull.${plan.remote}:${merchantId}`,
         hasDeletions: plan.hasDeletions ?? false,
         fromFirstDocument: true,
-        request: (path) => request(path),
         stream$: NEVER,
-        waitForLeadership: () => db.waitForLeadership(),
-        retryMs: STREAM_RETRY_MS,
       });
-      pulls.push(pull);
       catchUps.set(plan.remote, () => pull.pullNow());
     } else if (plan.direction === 'pull') {
       /** Pull again shortly (a push just finished). */
