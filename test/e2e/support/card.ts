@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { waitFor } from '../../support/wait-for.ts';
 
 /**
  * The card terminal's timeouts in the device e2e suites (devices, returns, offline cards), ms: the bridge, its
@@ -13,21 +14,26 @@ export const E2E_TERMINAL_TIMEOUTS = { terminalResponseTimeoutMs: 12_000, termin
  * the server under test share the test's process, so on a loaded machine an answer can miss the driver's timeout;
  * the card is never charged twice: the terminal is asked about the same payment first).
  * @param describe extra words for the failure message (e.g. the terminal's last requests)
- * @throws Error naming the card phase and message shown when no receipt came within `timeoutMs`
+ * @throws Error (`timed out waiting for a card receipt; …`) naming the card phase and message shown when no receipt
+ *   came within `timeoutMs` (default 60 s)
  */
 export async function untilCardReceipt(page: Page, options: { timeoutMs?: number; describe?: () => string } = {}): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (;;) {
-    if ((await page.locator('[data-testid="receipt"]').count()) > 0) return;
-    const again = page.getByTestId('card-check-again');
-    if ((await again.isVisible()) && (await again.isEnabled())) await again.click({ timeout: 5_000 }).catch(() => undefined);
-    if (Date.now() > deadline) {
-      const message = page.getByTestId('card-message');
-      const shown = (await message.count()) > 0;
-      const phase = shown ? await message.getAttribute('data-phase') : 'no card message';
-      const text = shown ? await message.textContent() : '';
-      throw new Error(`no card receipt; card phase ${phase}: "${text}"${options.describe ? `; ${options.describe()}` : ''}`);
-    }
-    await page.waitForTimeout(200);
-  }
+  const shownState = async () => {
+    const message = page.getByTestId('card-message');
+    const shown = (await message.count()) > 0;
+    const phase = shown ? await message.getAttribute('data-phase') : 'no card message';
+    const text = shown ? await message.textContent() : '';
+    return `a card receipt; card phase ${phase}: "${text}"${options.describe ? `; ${options.describe()}` : ''}`;
+  };
+  await waitFor(
+    shownState,
+    async () => {
+      if ((await page.locator('[data-testid="receipt"]').count()) > 0) return true;
+      const again = page.getByTestId('card-check-again');
+      if ((await again.isVisible()) && (await again.isEnabled())) await again.click({ timeout: 5_000 }).catch(() => undefined);
+      return undefined;
+    },
+    options.timeoutMs ?? 60_000,
+    200,
+  );
 }
