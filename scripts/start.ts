@@ -11,8 +11,9 @@ function run(file: string): ChildProcess {
   // `--import tsx` runs the TypeScript entry points the way `tsx <file>` does.
   // The demo store is for trying things on this machine: webhooks may go to a receiver on localhost, and the register
   // opened on localhost pairs itself (demo mode), unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=0 / DEMO_MODE=0 say otherwise.
-  // Registers on other machines pair with the code the server prints.
-  return spawn(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', DEMO_MODE: '1', ...process.env } });
+  // Registers on other machines pair with the code the server prints. The log is printed for a person (LOG_FORMAT=pretty:
+  // one line a request, answered reads left out), unless LOG_FORMAT says otherwise.
+  return spawn(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', DEMO_MODE: '1', LOG_FORMAT: 'pretty', ...process.env } });
 }
 
 const server = run('sync-server/src/main.ts');

@@ -10,6 +10,7 @@ import { resetStaffPin } from './modules/merchants/staff-pins.ts';
 import { IdentityProvider } from './platform/auth/identity.ts';
 import { reissueDemoAppToken } from './modules/merchants/seed.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
+import { prettyLogStream } from './platform/http/pretty-log.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -21,6 +22,7 @@ import { seedDemoStore } from './workflows/demo-seed.ts';
  * - BASE_URL (default http://localhost:PORT): public address, issuer of staff tokens and base of pay links
  * - REGISTER_KEK: base64 of the 32-byte key-encryption key of the secrets kept in the database (signing key, webhook
  *   secrets); without it DATA_DIR/kek.key is used, and created (mode 0600) on the first start
+ * - LOG_FORMAT=pretty (`npm start` sets it): the request log as short readable lines; otherwise one JSON object a line
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
  *
@@ -72,21 +74,22 @@ async function main(): Promise<void> {
   // The hardware bridge `npm start` runs beside this server (electron/bridge/main.ts reads the same BRIDGE_PORT):
   // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
   const deviceBridgeUrl = process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl }, logger: true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl }, logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
+  // The owner's PIN is new on every start; it is kept in the credentials file too, so it is never lost under the log.
+  const ownerPin = await resetStaffPin(db, seed.merchantId, seed.staffId);
   const credentialsPath = join(dataDir, 'demo-credentials.json');
-  const credentials = { baseUrl, merchantId: seed.merchantId, staffToken, appToken, appScopes: seed.appScopes, webhookSecret: seed.webhookSecret };
+  const credentials = { baseUrl, merchantId: seed.merchantId, staffId: seed.staffId, ownerPin, staffToken, appToken, appScopes: seed.appScopes, webhookSecret: seed.webhookSecret };
   await writeFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
 
   await app.listen({ port, host });
   app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine, keyEncryptionKey: kek.source }, 'Register sync server ready');
   const pairing = await issueSystemPairingCode(db, seed.merchantId);
-  const ownerPin = await resetStaffPin(db, seed.merchantId, seed.staffId);
   console.log(
     `\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n` +
       `Pairing code: ${pairing.code}  (one register, valid ${PAIRING_CODE_TTL_MS / 60000} minutes; Back office → Registers makes more)\n` +
-      `Owner PIN:    ${ownerPin}  (sign in on a register; a new one on every start)\n` +
+      `Owner PIN:    ${ownerPin}  (sign in on a register; a new one on every start; also in ${credentialsPath})\n` +
       (demoSelfPair ? `Demo mode:    a register opened on this machine (localhost) pairs itself\n` : ''),
   );
 
