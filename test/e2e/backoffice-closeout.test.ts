@@ -1,7 +1,8 @@
 /**
  * Back office → Closeout in the built register (Debian Chromium) against the real server: a register's shift with a
  * sale and a closeout, synced over HTTP, shows on the day with the server's figures agreeing; the day waits for the
- * registers that synced nothing, lists them, closes with them recorded as missing, and offers the PDF.
+ * registers that synced nothing, lists them with why and when they were last seen, retires in one step the demo's
+ * registers never used to sell (one per browser profile), closes with the rest recorded as missing, and offers the PDF.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,18 @@ describe('back office closeout', () => {
     await push('orders', sale);
     await push('shift-closeouts', closeout);
 
+    // Two browser profiles that opened the demo on this machine an hour ago and never sold: a register each.
+    const strays: { registerId: string; registerNumber: number; registerName: string }[] = [];
+    for (const userAgent of ['Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36', 'Mozilla/5.0 (Windows NT 10.0; rv:133.0) Gecko/20100101 Firefox/133.0']) {
+      const res = await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': userAgent }, body: '{}' });
+      expect(res.status).toBe(200);
+      const stray = (await res.json()) as { registerId: string; registerNumber: number; registerName: string; registerToken: string };
+      await fetch(`${server.baseUrl}/api/sync/orders/pull`, { headers: { authorization: `Bearer ${stray.registerToken}` } });
+      strays.push(stray);
+    }
+    expect(strays.map((s) => s.registerName)).toEqual([`Demo register ${strays[0]!.registerNumber} (Chrome on Linux)`, `Demo register ${strays[1]!.registerNumber} (Firefox on Windows)`]);
+    await server.db.query(`UPDATE register_credentials SET last_seen_at = now() - interval '1 hour' WHERE register_id = ANY($1)`, [strays.map((s) => s.registerId)]);
+
     await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const root = await backOffice.closeout();
@@ -62,9 +75,24 @@ describe('back office closeout', () => {
     await expect.poll(() => shifts.textContent()).toContain(`R${reg.registerNumber}`);
     await expect(shifts.textContent()).resolves.toContain('agree');
     await expect(root.getByTestId('closeout-report').textContent()).resolves.toContain('Number of sales');
-    // The browser's own register synced no shift today: the close waits for it.
-    await expect(root.getByTestId('closeout-missing').textContent()).resolves.toContain('nothing synced since the day ended');
+    // The browser's own register and the two strays synced no shift today: the close waits for them, and says why.
+    const missing = root.getByTestId('closeout-missing-register');
+    await expect.poll(() => missing.count()).toBe(3);
+    const stray = missing.filter({ hasText: strays[0]!.registerName });
+    await expect(stray.textContent()).resolves.toContain('no shift of this day has reached the server');
+    await expect(stray.textContent()).resolves.toMatch(/Last seen .* \((59|60|61) min ago|1 h ago\)/);
     await expect(root.getByTestId('closeout-close').isDisabled()).resolves.toBe(true);
+
+    // Back office → Registers retires the two strays in one step; this register (never sold either) is kept.
+    const registers = await backOffice.registers();
+    const retire = registers.getByTestId('retire-unused');
+    await expect(retire.textContent()).resolves.toBe('Retire 2 unused');
+    page.once('dialog', (d) => void d.accept());
+    await retire.click();
+    await expect.poll(() => registers.getByTestId('registers-notice').textContent()).toBe(`Retired R${strays[0]!.registerNumber}, R${strays[1]!.registerNumber}.`);
+    await backOffice.closeout();
+    await expect.poll(() => missing.count()).toBe(1);
+    await expect(missing.textContent()).resolves.toContain('(Headless Chromium on Linux)');
 
     page.once('dialog', (d) => void d.accept());
     await root.getByTestId('closeout-close-missing').click();

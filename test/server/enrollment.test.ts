@@ -11,6 +11,7 @@ import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
+import { newId } from '../../core/index.ts';
 
 const MINUTE = 60_000;
 
@@ -169,6 +170,41 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const audit = await server.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE entity_id = $1 ORDER BY seq`, [register.registerId]);
     expect(audit.rows.map((r) => r.action)).toEqual(['register.paired', 'register.revoked', 'register.paired']);
     expect((await json('POST', '/api/pos/registers/reg_unknown/revoke', staffToken, {})).statusCode).toBe(404);
+  });
+
+  it('names demo registers by browser, and retires the ones never used to sell in one step', async () => {
+    const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const firefox = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
+    const pair = async (userAgent: string) => (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {}, headers: { 'user-agent': userAgent } })).json<{ registerId: string; registerNumber: number; registerName: string; registerToken: string }>();
+    const idle = await pair(chrome);
+    expect(idle.registerName).toBe(`Demo register ${idle.registerNumber} (Chrome on Linux)`);
+    const sold = await pair(firefox);
+    expect(sold.registerName).toBe(`Demo register ${sold.registerNumber} (Firefox on Windows)`);
+    const busy = await pair(chrome);
+    const kept = await pair(chrome);
+    // `sold` synced a shift; `idle`, `sold` and `kept` were last seen an hour ago; `busy` just now.
+    const shift = { id: newId('shift'), registerId: sold.registerId, registerNumber: sold.registerNumber, currency: 'USD', openedAt: now.toISOString(), openingFloatCents: 0, openingCount: [] };
+    expect((await json('POST', '/api/sync/shifts/push', sold.registerToken, [{ assumedMasterState: null, newDocumentState: shift }])).json()).toEqual([]);
+    for (const r of [idle, sold, busy, kept]) expect((await json('GET', '/api/sync/orders/pull', r.registerToken)).statusCode).toBe(200);
+    await server.db.query(`UPDATE register_credentials SET last_seen_at = now() - interval '1 hour' WHERE register_id = ANY($1)`, [[idle.registerId, sold.registerId, kept.registerId]]);
+
+    const listed = (await json('GET', '/api/pos/registers?limit=200', staffToken)).json<{ data: { id: string; hasSold: boolean }[] }>().data;
+    expect(listed.find((r) => r.id === sold.registerId)?.hasSold).toBe(true);
+    expect(listed.find((r) => r.id === idle.registerId)?.hasSold).toBe(false);
+
+    const retired = await json('POST', '/api/pos/registers/retire-unused', staffToken, { keepRegisterId: kept.registerId });
+    expect(retired.statusCode, retired.body).toBe(200);
+    const retiredIds = retired.json<{ retired: { id: string; revokedAt: string | null }[] }>().retired.map((r) => r.id);
+    expect(retiredIds).toContain(idle.registerId);
+    expect(retiredIds).not.toContain(sold.registerId);
+    expect(retiredIds).not.toContain(busy.registerId);
+    expect(retiredIds).not.toContain(kept.registerId);
+    expect((await json('GET', '/api/sync/orders/pull', idle.registerToken)).statusCode).toBe(401);
+    expect((await json('GET', '/api/sync/orders/pull', sold.registerToken)).statusCode).toBe(200);
+    const audit = await server.db.query<{ action: string; data: unknown }>(`SELECT action, data FROM audit_log WHERE entity_id = $1 AND action = 'register.revoked'`, [idle.registerId]);
+    expect(audit.rows).toEqual([{ action: 'register.revoked', data: { reason: 'unused' } }]);
+    // Once more: nothing left to retire but what was kept.
+    expect((await json('POST', '/api/pos/registers/retire-unused', staffToken, { keepRegisterId: kept.registerId })).json()).toMatchObject({ retired: [] });
   });
 
   it('a register credential pushes and reads its own register only', async () => {

@@ -22,7 +22,7 @@ interface DayStatus {
   closed: boolean;
   closedAt: string | null;
   shifts: ShiftRow[];
-  missing: { registerId: string; registerNumber: number; name: string; reason: 'open_shift' | 'not_synced' }[];
+  missing: { registerId: string; registerNumber: number; name: string; reason: 'open_shift' | 'not_synced'; lastSeenAt?: string | null }[];
   totals: ReportTotals & { receiptRanges: unknown[] };
 }
 
@@ -45,6 +45,14 @@ function Lines({ title, report }: { title: string; report: Parameters<typeof rep
       </tbody>
     </table>
   );
+}
+
+/** When a missing register was last in touch with the server, as the closeout explains it. */
+function lastSeenText(iso: string | null | undefined): string {
+  if (!iso) return 'Never in touch since it was paired.';
+  const minutes = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 60_000));
+  const ago = minutes < 60 ? `${minutes} min ago` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h ago` : `${Math.round(minutes / 1440)} days ago`;
+  return `Last seen ${new Date(iso).toLocaleString()} (${ago}).`;
 }
 
 export function CloseoutView() {
@@ -117,11 +125,21 @@ export function CloseoutView() {
                 <strong>{status.closed ? 'Closed with missing registers:' : 'Missing registers (the closeout waits for them):'}</strong>
                 <ul>
                   {status.missing.map((m) => (
-                    <li key={m.registerId}>
-                      R{m.registerNumber} {m.name} — {m.reason === 'open_shift' ? 'shift still open' : 'nothing synced since the day ended'}
+                    <li key={m.registerId} data-testid="closeout-missing-register">
+                      R{m.registerNumber} {m.name} —{' '}
+                      {m.reason === 'open_shift'
+                        ? 'its shift is still open: close the shift on that register (and let it sync)'
+                        : 'no shift of this day has reached the server, and the register has not been in touch since the day ended: it may hold sales not synced yet'}
+                      . <span className="muted">{lastSeenText(m.lastSeenAt)}</span>
                     </li>
                   ))}
                 </ul>
+                {status.missing.some((m) => m.reason === 'not_synced') ? (
+                  <p className="muted">
+                    A register that was paired but never used to sell (each browser that opens the register on this machine pairs itself as one) can be
+                    retired in Back office → Registers, &ldquo;Retire unused&rdquo;; it then no longer holds up the closeout.
+                  </p>
+                ) : null}
               </div>
             ) : null}
             {!status.closed ? (

@@ -1,9 +1,12 @@
 /**
  * Back office → Registers: the store's registers (name, number, location, last seen, revoked), a one-time pairing code
- * for a new register (valid 10 minutes, shown once) and revocation (the register is refused from its next request).
- * `GET /api/pos/registers`, `POST /api/pos/registers/pairing-codes`, `POST /api/pos/registers/{id}/revoke`.
+ * for a new register (valid 10 minutes, shown once), revocation (the register is refused from its next request), and
+ * retiring in one step the registers never used to sell (each browser profile a demo opened on this machine paired
+ * itself as one). `GET /api/pos/registers`, `POST /api/pos/registers/pairing-codes`, `POST /api/pos/registers/{id}/revoke`,
+ * `POST /api/pos/registers/retire-unused`.
  */
 import { useCallback, useEffect, useState } from 'react';
+import { useRegister } from '../register/register-context.ts';
 import { errorMessage } from './api.ts';
 import { LoadError, useApi } from './shared.tsx';
 
@@ -15,7 +18,11 @@ interface RegisterRow {
   locationName: string | null;
   lastSeenAt: string | null;
   revokedAt: string | null;
+  hasSold: boolean;
 }
+
+/** Not seen for this long, never sold: offered for retiring (the server applies the same rule). */
+const QUIET_MS = 10 * 60 * 1000;
 
 function when(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : 'never';
@@ -27,6 +34,8 @@ export function RegistersView() {
   const [loadError, setLoadError] = useState<unknown>();
   const [code, setCode] = useState<{ code: string; expiresAt: string } | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const thisRegisterId = useRegister().session.registerId;
 
   const load = useCallback(() => {
     api.request<{ data: RegisterRow[] }>('GET', '/api/pos/registers?limit=200').then((page) => setRows(page.data), setLoadError);
@@ -55,15 +64,47 @@ export function RegistersView() {
     }
   };
 
+  const unused = rows.filter((r) => r.kind === 'terminal' && !r.revokedAt && !r.hasSold && r.id !== thisRegisterId && (r.lastSeenAt === null || Date.now() - Date.parse(r.lastSeenAt) > QUIET_MS));
+  const retireUnused = async () => {
+    const names = unused.map((r) => `${r.name} (R${r.number})`).join(', ');
+    if (!window.confirm(`Retire ${unused.length} register${unused.length === 1 ? '' : 's'} never used to sell? ${names}. Each stops syncing at once and pairs again only with a new code.`)) return;
+    setError(undefined);
+    try {
+      const { retired } = await api.request<{ retired: RegisterRow[] }>('POST', '/api/pos/registers/retire-unused', { keepRegisterId: thisRegisterId });
+      setNotice(retired.length === 0 ? 'No register to retire.' : `Retired ${retired.map((r) => `R${r.number}`).join(', ')}.`);
+      load();
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
   return (
     <section className="bo-section" data-testid="registers">
       <div className="bo-panel">
         <div className="bo-panel-header">
           <h2>Registers</h2>
-          <button type="button" className="button button-primary" onClick={() => void newCode()}>
-            New pairing code
-          </button>
+          <div className="bo-panel-actions">
+            {unused.length > 0 ? (
+              <button type="button" className="button" data-testid="retire-unused" onClick={() => void retireUnused()}>
+                Retire {unused.length} unused
+              </button>
+            ) : null}
+            <button type="button" className="button button-primary" onClick={() => void newCode()}>
+              New pairing code
+            </button>
+          </div>
         </div>
+        {unused.length > 0 ? (
+          <p className="muted">
+            {unused.length} register{unused.length === 1 ? ' was' : 's were'} paired but never used to sell (each browser that opens the register on this
+            machine pairs itself as one). Until retired, each waits in the day&apos;s closeout as a missing register.
+          </p>
+        ) : null}
+        {notice ? (
+          <p role="status" data-testid="registers-notice">
+            {notice}
+          </p>
+        ) : null}
         {code ? (
           <p role="status" data-testid="pairing-code">
             Pairing code <strong className="pairing-code">{code.code}</strong> — type it on the new register before {new Date(code.expiresAt).toLocaleTimeString()} (valid 10 minutes, once).
@@ -94,7 +135,7 @@ export function RegistersView() {
                 </td>
                 <td>{row.locationName ?? '—'}</td>
                 <td>{row.kind === 'back_office' ? 'API orders' : when(row.lastSeenAt)}</td>
-                <td>{row.revokedAt ? `Revoked ${when(row.revokedAt)}` : 'Active'}</td>
+                <td>{row.revokedAt ? `Revoked ${when(row.revokedAt)}` : row.kind === 'terminal' && !row.hasSold ? 'Active, never sold' : 'Active'}{row.id === thisRegisterId ? ' (this register)' : ''}</td>
                 <td>
                   {row.kind === 'terminal' && !row.revokedAt ? (
                     <button type="button" className="button" onClick={() => void revoke(row)}>

@@ -90,6 +90,14 @@ export class BackOfficePage {
     return root;
   }
 
+  /** Opens Back office → Registers; answers its root once on screen. */
+  async registers(): Promise<Locator> {
+    await this.section('Registers');
+    const root = this.page.getByTestId('registers');
+    await root.waitFor({ timeout: TIMEOUT });
+    return root;
+  }
+
   /** Opens Back office → Payments (rails and payouts); answers once the section is on screen. */
   async payments(): Promise<PaymentsSection> {
     await this.section('Payments');

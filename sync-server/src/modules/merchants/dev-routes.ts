@@ -37,7 +37,8 @@ export function registerDevRoutes(app: FastifyInstance, ctx: AppContext): void {
         summary: 'Pair a register served on loopback with the demo store (demo mode only)',
         description:
           'Demo mode only (`npm start`), and only from this machine (loopback peer, loopback Host, no proxy headers): the known ' +
-          'register when `registerId` is an active register of the demo store, else the next one, with a register credential ' +
+          'register when `registerId` is an active register of the demo store, else the next one (named `Demo register <n> (<browser> on <system>)` ' +
+          'from the User-Agent, as each browser profile pairs as its own register), with a register credential ' +
           '(syncing and selling only). Registers elsewhere pair with a code (`POST /api/register/pair`).',
         tags: ['dev'],
         body: pairBody,
@@ -52,6 +53,6 @@ export function registerDevRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     const body = parseOrThrow(pairBody, request.body === undefined ? {} : request.body);
     const { merchant: demo } = await findDemoStore(ctx.db);
-    return selfPairDemoRegister(ctx, { merchantId: demo.id, actor: 'system' }, body.registerId);
+    return selfPairDemoRegister(ctx, { merchantId: demo.id, actor: 'system' }, body.registerId, request.headers['user-agent']);
   });
 }

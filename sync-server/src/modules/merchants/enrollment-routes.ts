@@ -19,7 +19,7 @@ import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } 
 import { ProblemError } from '../../platform/http/problem.ts';
 import { APPROVAL_ACTIONS, APPROVAL_TTL_MS, grantApproval } from './approvals.ts';
 import { getSettings } from './settings.ts';
-import { createPairingCode, isPairingCodeShape, listRegisters, redeemPairingCode, revokeRegister, PAIRING_CODE_TTL_MS } from './enrollment.ts';
+import { createPairingCode, isPairingCodeShape, listRegisters, redeemPairingCode, retireUnusedRegisters, revokeRegister, PAIRING_CODE_TTL_MS, UNUSED_REGISTER_QUIET_MS } from './enrollment.ts';
 
 /** Code exchanges per client address: 10 per minute (a typo or two, never a guessing run). */
 export const PAIRING_RATE_LIMIT: RateLimitPolicy = { name: 'pairing', quota: 10, windowSeconds: 60 };
@@ -69,7 +69,12 @@ const registerListingSchema = z.strictObject({
   pairedAt: z.string(),
   lastSeenAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  hasSold: z.boolean().describe('The register has synced a shift (every sale at a register belongs to one); false: never used to sell'),
 });
+const retireUnusedBody = z.strictObject({
+  keepRegisterId: registerIdSchema.optional().describe('A register to keep whatever it did (the one the back office is open on)'),
+});
+const retireUnusedResponse = z.strictObject({ retired: z.array(registerListingSchema) });
 const pageQuery = z.strictObject(pageQueryFields);
 const registerParams = z.strictObject({ id: registerIdSchema });
 
@@ -105,6 +110,7 @@ const signInResponse = z.strictObject({
 
 /**
  * `POST /api/pos/registers/pairing-codes`, `GET /api/pos/registers`, `POST /api/pos/registers/{id}/revoke`,
+ * `POST /api/pos/registers/retire-unused`,
  * `POST /api/register/pair`; and staff sign-in on a paired register: `GET /api/register/staff`, `POST /api/register/sign-in`.
  */
 export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit; pin?: RateLimit }): void {
@@ -286,6 +292,30 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
     parseEmptyBody(request.body);
     const revoked = await mutation(ctx, actorOf(principal), (m) => revokeRegister(m, id));
     return { status: 200, body: revoked };
+  }));
+
+  app.post('/api/pos/registers/retire-unused', {
+    onRequest: guard(ctx, 'staff'),
+    config: {
+      openapi: {
+        summary: 'Retire the registers never used to sell',
+        description:
+          `Revokes, in one step, every active register that has synced no shift and made no request in the last ${UNUSED_REGISTER_QUIET_MS / 60000} minutes, ` +
+          'except `keepRegisterId`: the registers a demo pairs by itself, one per browser profile, which would otherwise wait in the ' +
+          "day's closeout as missing. Each is revoked as by `POST /api/pos/registers/{id}/revoke` (audited `register.revoked`, reason `unused`). Owners only.",
+        tags: ['registers'],
+        access: 'staff',
+        body: retireUnusedBody,
+        response: retireUnusedResponse,
+        status: 200,
+        idempotent: true,
+      } satisfies RouteDoc,
+    },
+  }, idempotent(ctx.db, ctx.clock, async (request) => {
+    const principal = principalOf(request);
+    const body = parseOrThrow(retireUnusedBody, request.body === undefined ? {} : request.body);
+    const retired = await mutation(ctx, actorOf(principal), (m) => retireUnusedRegisters(m, body.keepRegisterId));
+    return { status: 200, body: { retired } };
   }));
 
   app.post('/api/register/pair', {

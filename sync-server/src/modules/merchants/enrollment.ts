@@ -65,6 +65,8 @@ export interface RegisterListing {
   lastSeenAt: string | null;
   /** ISO 8601 when revoked; null while active. */
   revokedAt: string | null;
+  /** It has synced a shift (every sale at a register belongs to one): false for a register never used to sell. */
+  hasSold: boolean;
 }
 
 /** The canonical form of a typed code: capitals, no dash or spaces, I/L → 1, O → 0. */
@@ -150,10 +152,10 @@ export async function redeemPairingCode(ctx: Pick<AppContext, 'db' | 'clock' | '
   });
 }
 
-async function insertRegister(m: Mutation, locationId: string | null, name: string | null): Promise<{ id: string; number: number; name: string }> {
+async function insertRegister(m: Mutation, locationId: string | null, name: string | null | ((number: number) => string)): Promise<{ id: string; number: number; name: string }> {
   const next = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
   const number = Number(next.n);
-  const created = { id: newId('register'), number, name: name ?? `Register ${number}` };
+  const created = { id: newId('register'), number, name: (typeof name === 'function' ? name(number) : name) ?? `Register ${number}` };
   await m.tx.query('INSERT INTO registers (id, merchant_id, number, name, location_id) VALUES ($1, $2, $3, $4, $5)', [created.id, m.merchantId, created.number, created.name, locationId]);
   return created;
 }
@@ -180,7 +182,7 @@ async function enrolled(m: Mutation, register: { id: string; number: number; nam
  * `register.paired` (`via: demo_loopback`) when a register is created.
  * @throws ProblemError 409 `register_revoked` when `requestedId` was revoked (a revoked register pairs with a code only).
  */
-export async function selfPairDemoRegister(ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: { merchantId: string; actor: string }, requestedId: string | undefined): Promise<EnrolledRegister> {
+export async function selfPairDemoRegister(ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: { merchantId: string; actor: string }, requestedId: string | undefined, userAgent?: string): Promise<EnrolledRegister> {
   return mutation(ctx, who, async (m) => {
     const known = requestedId
       ? (await m.tx.query<{ id: string; number: number; name: string; location_id: string | null; revoked_at: Date | null }>(
@@ -191,7 +193,7 @@ export async function selfPairDemoRegister(ctx: Pick<AppContext, 'db' | 'clock' 
     if (known?.revoked_at) throw new ProblemError(409, 'register_revoked', 'This register was revoked in the back office: pair it again with a pairing code.');
     if (known) return enrolled(m, known, known.location_id);
     const location = (await m.tx.query<{ id: string }>('SELECT id FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id LIMIT 1', [m.merchantId])).rows[0];
-    const register = await insertRegister(m, location?.id ?? null, null);
+    const register = await insertRegister(m, location?.id ?? null, (n) => `Demo register ${n} (${browserOf(userAgent)})`);
     await m.audit({ registerId: register.id, action: 'register.paired', entityType: 'register', entityId: register.id, data: { number: register.number, locationId: location?.id ?? null, via: 'demo_loopback', requestedId: requestedId ?? null } });
     return enrolled(m, register, location?.id ?? null);
   });
@@ -199,9 +201,10 @@ export async function selfPairDemoRegister(ctx: Pick<AppContext, 'db' | 'clock' 
 
 /** The merchant's registers, by number, with location, pairing time, last request and revocation. */
 export async function listRegisters(db: Queryable, merchantId: string): Promise<RegisterListing[]> {
-  const { rows } = await db.query<{ id: string; number: number; name: string; kind: 'terminal' | 'back_office'; location_id: string | null; location_name: string | null; created_at: Date; last_seen_at: Date | null; revoked_at: Date | null }>(
+  const { rows } = await db.query<{ id: string; number: number; name: string; kind: 'terminal' | 'back_office'; location_id: string | null; location_name: string | null; created_at: Date; last_seen_at: Date | null; revoked_at: Date | null; has_sold: boolean }>(
     `SELECT r.id, r.number, r.name, r.kind, r.location_id, l.name AS location_name, r.created_at, r.revoked_at,
-            (SELECT MAX(c.last_seen_at) FROM register_credentials c WHERE c.register_id = r.id) AS last_seen_at
+            (SELECT MAX(c.last_seen_at) FROM register_credentials c WHERE c.register_id = r.id) AS last_seen_at,
+            EXISTS (SELECT 1 FROM shifts s WHERE s.merchant_id = r.merchant_id AND s.register_id = r.id) AS has_sold
        FROM registers r LEFT JOIN locations l ON l.id = r.location_id
       WHERE r.merchant_id = $1 ORDER BY r.number`,
     [merchantId],
@@ -216,6 +219,7 @@ export async function listRegisters(db: Queryable, merchantId: string): Promise<
     pairedAt: new Date(r.created_at).toISOString(),
     lastSeenAt: r.last_seen_at ? new Date(r.last_seen_at).toISOString() : null,
     revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+    hasSold: Boolean(r.has_sold),
   }));
 }
 
@@ -235,4 +239,51 @@ export async function revokeRegister(m: Mutation, registerId: string): Promise<R
     await m.audit({ registerId, action: 'register.revoked', entityType: 'register', entityId: registerId, data: {} });
   }
   return (await listRegisters(m.tx, m.merchantId)).find((r) => r.id === registerId)!;
+}
+
+/** A register counts as in use for {@link retireUnusedRegisters} when it made a request this recently: 10 minutes, in ms. */
+export const UNUSED_REGISTER_QUIET_MS = 10 * 60 * 1000;
+
+/**
+ * Retires, in one step, the registers that were paired but never sold: every active terminal register that has synced
+ * no shift and made no request in the last {@link UNUSED_REGISTER_QUIET_MS} — except `keepRegisterId` (the register
+ * the back office is open on). Each is revoked as by {@link revokeRegister} (audited `register.revoked`, reason
+ * `unused`); a register that turns out to be in use pairs again with a code. In the demo every browser profile pairs
+ * itself as a new register, and each would otherwise wait in the day's closeout as a missing register.
+ * @returns the registers retired (empty when none)
+ */
+export async function retireUnusedRegisters(m: Mutation, keepRegisterId?: string): Promise<RegisterListing[]> {
+  // Last-seen times are the database's clock (identity.ts writes `now()`): compare with the same clock.
+  const dbNow = (await m.tx.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
+  const quietSince = new Date(dbNow).getTime() - UNUSED_REGISTER_QUIET_MS;
+  const unused = (await listRegisters(m.tx, m.merchantId)).filter(
+    (r) => r.kind === 'terminal' && !r.revokedAt && !r.hasSold && r.id !== keepRegisterId && (r.lastSeenAt === null || Date.parse(r.lastSeenAt) < quietSince),
+  );
+  for (const r of unused) {
+    await m.tx.query('UPDATE registers SET revoked_at = $2 WHERE id = $1', [r.id, m.now.toISOString()]);
+    await revokeRegisterCredentials(m.tx, m.merchantId, r.id);
+    await m.audit({ registerId: r.id, action: 'register.revoked', entityType: 'register', entityId: r.id, data: { reason: 'unused' } });
+  }
+  return unused.map((r) => ({ ...r, revokedAt: m.now.toISOString() }));
+}
+
+/**
+ * A short name of the browser and system in a `User-Agent` header ("Chrome on Linux"), to tell apart the registers a
+ * demo pairs by itself — one per browser profile. Unknown or missing: "browser".
+ */
+export function browserOf(userAgent: string | undefined): string {
+  const ua = userAgent ?? '';
+  const browser = /Edg\//.test(ua)
+    ? 'Edge'
+    : /HeadlessChrome\//.test(ua)
+      ? 'Headless Chromium'
+      : /Chrom(e|ium)\//.test(ua)
+        ? 'Chrome'
+        : /Firefox\//.test(ua)
+          ? 'Firefox'
+          : /Safari\//.test(ua)
+            ? 'Safari'
+            : 'browser';
+  const system = /iPad|iPhone/.test(ua) ? 'iOS' : /Android/.test(ua) ? 'Android' : /CrOS/.test(ua) ? 'ChromeOS' : /Windows/.test(ua) ? 'Windows' : /Mac OS X/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : '';
+  return system ? `${browser} on ${system}` : browser;
 }

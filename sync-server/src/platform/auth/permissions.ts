@@ -187,6 +187,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // Owners (listed for the reader; unlisted routes need the owner anyway)
   'PATCH /api/pos/settings': 'owner',
   'POST /api/pos/registers/:id/revoke': 'owner',
+  'POST /api/pos/registers/retire-unused': 'owner',
   'PATCH /api/pos/rails/:rail': 'owner',
   'POST /api/pos/payouts': 'owner',
   'PATCH /api/pos/offline-cards/limits': 'owner',
