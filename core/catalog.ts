@@ -135,6 +135,23 @@ export type ApiCatalogItem = z.infer<typeof apiCatalogItemSchema>;
 export const apiTaxRateSchema = taxRateSchema.extend({ updatedAt: z.string() });
 export type ApiTaxRate = z.infer<typeof apiTaxRateSchema>;
 
+/**
+ * The store's default tax rate — what a new item and an imported taxable product get unless told otherwise: the live
+ * rate the most items carry (`usage`: item count per rate id; ties: the lowest id), else — no item taxed yet — the
+ * first exclusive rate by id, else the first rate; undefined for a store without rates. Never several rates stacked.
+ * @param rates the store's live tax rates
+ */
+export function defaultTaxRateId(rates: readonly { id: string; inclusive: boolean }[], usage: ReadonlyMap<string, number>): string | undefined {
+  if (rates.length === 0) return undefined;
+  const byId = [...rates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  let best: { id: string; n: number } | undefined;
+  for (const r of byId) {
+    const n = usage.get(r.id) ?? 0;
+    if (n > 0 && (!best || n > best.n)) best = { id: r.id, n };
+  }
+  return best?.id ?? (byId.find((r) => !r.inclusive) ?? byId[0]!).id;
+}
+
 /** `GET /api/pos/catalog` body: a page of items (`deleted` on items removed since `updatedSince`) and every tax rate. */
 export const catalogPageSchema = z.strictObject({
   data: z.array(apiCatalogItemSchema.extend({ deleted: z.boolean().optional() })),

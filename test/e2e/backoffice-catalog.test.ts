@@ -184,7 +184,8 @@ describe('back office catalog', () => {
     await editor.root.getByTestId('item-description').fill(description);
     await editor.setPrice(0, '4.50');
     await expect(editor.taxRate(rate.id).locator('xpath=..').textContent()).resolves.toContain(`${rate.name} ${rate.basisPoints / 100} %`);
-    await editor.taxRate(rate.id).check();
+    // A new item starts with the store's default rate checked (the demo's one exclusive rate).
+    await expect(editor.taxRate(rate.id).isChecked()).resolves.toBe(true);
     await editor.addModifierList({ name: 'Extras', min: '0', max: '2' });
     await editor.setModifier(0, 0, { name: 'Oat milk', price: '0.50' });
     await editor.setModifier(0, 1, { name: 'Extra shot', price: '1.25' });

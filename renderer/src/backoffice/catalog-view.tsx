@@ -1,6 +1,6 @@
 /** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+import { defaultTaxRateId, formatMoney } from '../../../core/index.ts';
 import { compareNames } from '../ui/collation.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from './api.ts';
@@ -47,6 +47,12 @@ export function CatalogView() {
   const [loadedKey, setLoadedKey] = useState<string | undefined>();
 
   // The loaded items by name with locale collation ("Butter croissant" before "Coca-Cola"; the server pages by id).
+  // A new item starts with the store's default tax rate checked: the one the loaded items carry most.
+  const defaultRate = useMemo(() => {
+    const usage = new Map<string, number>();
+    for (const item of items ?? []) for (const id of item.taxRateIds) usage.set(id, (usage.get(id) ?? 0) + 1);
+    return defaultTaxRateId(taxRates, usage);
+  }, [items, taxRates]);
   const sortedItems = useMemo(() => items && [...items].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.category, b.category)), [items]);
 
   useEffect(() => {
@@ -218,6 +224,7 @@ export function CatalogView() {
           item={editing === 'new' ? undefined : editing}
           categories={categories.map((c) => c.name)}
           taxRates={taxRates}
+          defaultTaxRateIds={defaultRate ? [defaultRate] : []}
           onSaved={onSaved}
           onDeleted={onDeleted}
           onClose={() => setEditing(undefined)}

@@ -57,13 +57,15 @@ interface ItemEditorProps {
   categories: string[];
   /** The store's tax rates (from the catalog list): one checkbox each. */
   taxRates: readonly TaxRate[];
+  /** For a new item: the store's default tax rate, checked from the start (core `defaultTaxRateId`). */
+  defaultTaxRateIds?: readonly string[];
   onSaved: (item: ApiCatalogItem) => void;
   /** The item was deleted (the editor closes itself right after). */
   onDeleted: (id: string) => void;
   onClose: () => void;
 }
 
-export function ItemEditor({ item, categories, taxRates, onSaved, onDeleted, onClose }: ItemEditorProps) {
+export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [], onSaved, onDeleted, onClose }: ItemEditorProps) {
   const api = useApi();
   const currency = useCurrency();
   const formId = useId();
@@ -73,7 +75,7 @@ export function ItemEditor({ item, categories, taxRates, onSaved, onDeleted, onC
   const [kind, setKind] = useState<ItemKind>(item?.kind ?? 'product');
   const [description, setDescription] = useState(item?.description ?? '');
   const [variations, setVariations] = useState<VariationDraft[]>(() => draftsOf(item, currency));
-  const [taxRateIds, setTaxRateIds] = useState<string[]>(item?.taxRateIds ?? []);
+  const [taxRateIds, setTaxRateIds] = useState<string[]>(() => [...(item?.taxRateIds ?? defaultTaxRateIds)]);
   const [modifierLists, setModifierLists] = useState<ModifierListDraft[]>(() => modifierListDrafts(item?.modifierLists ?? [], currency));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const formRef = useRef<HTMLFormElement>(null);

@@ -74,8 +74,10 @@ export function ItemDialog({ item, currency, initialVariationId, onAdd, onClose 
               {item.variations.map((v) => (
                 <label key={v.id} className={v.id === variationId ? 'choice choice-selected' : 'choice'}>
                   <input type="radio" name="variation" value={v.id} checked={v.id === variationId} onChange={() => setVariationId(v.id)} />
-                  <span className="choice-name">{v.name}</span>
-                  <span className="choice-price">{formatMoney(v.priceCents, currency)}</span>
+                  <span className="choice-text">
+                    <span className="choice-name">{v.name}</span>
+                    <span className="choice-price">{formatMoney(v.priceCents, currency)}</span>
+                  </span>
                 </label>
               ))}
             </div>
@@ -107,8 +109,10 @@ export function ItemDialog({ item, currency, initialVariationId, onAdd, onClose 
                           if (isSingle && isChecked && list.minSelected === 0) toggle(list, m.id);
                         }}
                       />
-                      <span className="choice-name">{m.name}</span>
-                      <span className="choice-price">{m.priceCents > 0 ? `+${formatMoney(m.priceCents, currency)}` : 'no charge'}</span>
+                      <span className="choice-text">
+                        <span className="choice-name">{m.name}</span>
+                        <span className="choice-price">{m.priceCents > 0 ? `+${formatMoney(m.priceCents, currency)}` : 'no charge'}</span>
+                      </span>
                     </label>
                   );
                 })}

@@ -91,6 +91,7 @@ export function SendReceipt({ orderId, registerToken, isSynced, customer }: Send
         </label>
         <input
           id="receipt-to"
+          className="input receipt-to"
           data-testid="receipt-to"
           type={channel === 'email' ? 'email' : 'tel'}
           autoComplete="off"

@@ -255,7 +255,7 @@ export function ReturnsView() {
                       </label>
                       <input
                         id={`return-qty-${line.id}`}
-                        className="returns-qty"
+                        className="input returns-qty"
                         type="number"
                         inputMode="numeric"
                         min={0}
@@ -446,7 +446,7 @@ function ManagerApproval({ orderId, amountCents, onApproved }: { orderId: string
         </p>
       ) : null}
       <label htmlFor={`${id}-manager`}>Manager</label>
-      <select id={`${id}-manager`} value={staffId} onChange={(e) => setStaffId(e.target.value)} disabled={!approvers} data-testid="return-approval-manager">
+      <select id={`${id}-manager`} className="input" value={staffId} onChange={(e) => setStaffId(e.target.value)} disabled={!approvers} data-testid="return-approval-manager">
         {(approvers ?? []).map((s) => (
           <option key={s.id} value={s.id}>
             {s.name}
@@ -454,7 +454,7 @@ function ManagerApproval({ orderId, amountCents, onApproved }: { orderId: string
         ))}
       </select>
       <label htmlFor={`${id}-pin`}>PIN</label>
-      <input id={`${id}-pin`} type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} data-testid="return-approval-pin" />
+      <input id={`${id}-pin`} className="input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} data-testid="return-approval-pin" />
       <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="return-approval-submit">
         Approve
       </button>

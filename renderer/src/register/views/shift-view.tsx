@@ -54,7 +54,7 @@ function DenominationCounter({ currency, texts, onTexts }: { currency: string; t
                 inputMode="numeric"
                 autoComplete="off"
                 data-testid={`count-${key}`}
-                aria-label={`Number of ${d.label} ${d.kind}s`}
+                aria-label={`Number of ${d.label.replace(/ (coin|note)$/, '')} ${d.kind}s`}
                 value={texts[key] ?? ''}
                 onChange={(e) => onTexts({ ...texts, [key]: e.target.value })}
               />

@@ -25,6 +25,7 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import {
+  defaultTaxRateId,
   isHttpUrl,
   isValidGtin,
   minorUnitExponent,
@@ -208,8 +209,7 @@ export async function defaultImportTaxRate(db: Queryable, merchantId: string, ta
       WHERE ci.merchant_id = $1 AND NOT ci.deleted GROUP BY r ORDER BY COUNT(*) DESC, r LIMIT 5`,
     [merchantId],
   );
-  const used = rows.find((r) => rates.some((x) => x.id === r.rate));
-  return used?.rate ?? (rates.find((r) => !r.inclusive) ?? rates[0]!).id;
+  return defaultTaxRateId(rates, new Map(rows.map((r) => [r.rate, Number(r.n)])));
 }
 
 /** The {@link ImportContext} of a new import (currency exponent, default tax rate, no SKU seen yet). */
