@@ -1,6 +1,6 @@
 /**
- * The persistent-storage warning (DESIGN §8): shown when the browser refuses `navigator.storage.persist()`, and once
- * dismissed it stays dismissed on this register across reloads (it used to come back on every load).
+ * The persistent-storage warning: shown in full when the browser refuses `navigator.storage.persist()`, once; then —
+ * dismissed, in the next tab, after a reload — a small badge in the header, which opens it again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
@@ -38,6 +38,7 @@ describe('persistent-storage warning', () => {
     await warning.waitFor();
     await warning.getByRole('button', { name: 'Dismiss' }).click();
     expect(await warning.count()).toBe(0);
+    await page.getByTestId('storage-badge').waitFor();
 
     // A new tab of the same register (its own sessionStorage, the same localStorage): the browser is asked again and
     // refuses again, and the warning stays dismissed.
@@ -51,6 +52,8 @@ describe('persistent-storage warning', () => {
     await next.waitForFunction(() => (window as unknown as { persistAsked?: boolean }).persistAsked === true);
     await next.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
     expect(await next.getByTestId('storage-warning').count()).toBe(0);
+    await next.getByTestId('storage-badge').click();
+    await next.getByTestId('storage-warning').waitFor();
     await next.close();
   });
 });

@@ -144,6 +144,14 @@ export class RegisterPage {
     await this.page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Register' }).click();
     return this;
   }
+
+  /** Goes to a view of the header's navigation: from its bar, or from "More" where a narrow screen keeps it. */
+  async goTo(view: string): Promise<void> {
+    const nav = this.page.getByRole('navigation', { name: 'Main' });
+    const button = nav.getByRole('button', { name: view, exact: true });
+    if (!(await button.isVisible())) await nav.getByTestId('nav-more').click();
+    await button.click();
+  }
 }
 
 export class ItemDialog {

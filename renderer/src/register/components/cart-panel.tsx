@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { formatMoney, type CatalogItem, type OrderTotals } from '../../../../core/index.ts';
 import { MAX_LINE_QUANTITY, type CartLine } from '../sale/cart.ts';
 import { LineBadges } from './line-badges.tsx';
@@ -44,6 +44,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
   const removedAt = useRef<number | undefined>(undefined);
   const nameOf = (line: CartLine) => priced.get(line.key)?.name ?? items.get(line.catalogItemId)?.name ?? 'Unknown item';
   const announcement = useCartAnnouncement(lines, nameOf, formatMoney(totals.totalCents, currency));
+  useChangedLineInView(list, lines);
 
   useEffect(() => {
     const at = removedAt.current;
@@ -84,8 +85,11 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
       <p className="visually-hidden" role="status" data-testid="cart-announcement">
         {announcement}
       </p>
-      {customer}
-      {tools}
+      {/* The customer and the hold tools share one row (two with a customer attached): the lines keep the height. */}
+      <div className="cart-toolbar">
+        {customer}
+        {tools}
+      </div>
       {lines.length === 0 ? (
         <p className="cart-empty">Cart is empty — tap an item or scan a barcode</p>
       ) : (
@@ -94,23 +98,21 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
             const pricedLine = priced.get(line.key);
             const name = nameOf(line);
             return (
-              <li key={line.key} className="cart-line" data-testid="cart-line">
+              <li key={line.key} className="cart-line" data-testid="cart-line" data-line-key={line.key}>
                 <div className="cart-line-main">
                   {onEditLine ? (
-                    <button type="button" className="cart-line-name cart-line-edit" data-testid="cart-line-edit" aria-label={`Edit ${name}: quantity, discount, price, void`} onClick={() => onEditLine(line.key)}>
-                      {name}
+                    <button type="button" className="cart-line-name cart-line-edit" data-testid="cart-line-edit" aria-label={`Edit ${name}: quantity, discount, price, void`} title={name} onClick={() => onEditLine(line.key)}>
+                      <span className="cart-line-title">{name}</span>
                     </button>
                   ) : (
-                    <span className="cart-line-name">{name}</span>
+                    <span className="cart-line-name" title={name}>
+                      <span className="cart-line-title">{name}</span>
+                    </span>
                   )}
                   {pricedLine && pricedLine.modifiers.length > 0 ? (
                     <span className="cart-line-modifiers">{pricedLine.modifiers.map((m) => m.name).join(', ')}</span>
                   ) : null}
-                  {pricedLine ? (
-                    <span className="cart-line-unit">{formatMoney(pricedLine.unitPriceCents, currency)} each</span>
-                  ) : (
-                    <span className="form-error">No longer in the catalog — remove it</span>
-                  )}
+                  {pricedLine ? null : <span className="form-error">No longer in the catalog — remove it</span>}
                   <LineBadges line={line} currency={currency} />
                 </div>
                 <div className="cart-line-controls">
@@ -134,7 +136,10 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
                     +
                   </button>
                 </div>
-                <span className="cart-line-total">{pricedLine ? formatMoney(pricedLine.grossCents, currency) : ''}</span>
+                <span className="cart-line-total">
+                  {pricedLine ? formatMoney(pricedLine.grossCents, currency) : ''}
+                  {pricedLine ? <span className="cart-line-unit">{formatMoney(pricedLine.unitPriceCents, currency)} each</span> : null}
+                </span>
                 <button type="button" className="button button-icon" aria-label={`Remove ${name}`} onClick={() => removeAt(index, line.key)}>
                   ✕
                 </button>
@@ -250,6 +255,24 @@ function QuantityInput({ name, quantity, onQuantity }: { name: string; quantity:
       }}
     />
   );
+}
+
+/**
+ * Keeps the line just added, or whose quantity just changed, in view: the cart's list scrolls to it (the nearest edge),
+ * so on a tablet the line a cashier just rang up is never below the fold.
+ */
+function useChangedLineInView(list: RefObject<HTMLUListElement | null>, lines: CartLine[]): void {
+  const previous = useRef<CartLine[] | undefined>(undefined);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = lines;
+    if (!before || before === lines) return;
+    const byKey = new Map(before.map((l) => [l.key, l.quantity]));
+    const changed = lines.find((l) => byKey.get(l.key) !== l.quantity);
+    if (!changed) return;
+    const row = list.current?.querySelector<HTMLElement>(`[data-line-key="${CSS.escape(changed.key)}"]`);
+    row?.scrollIntoView({ block: 'nearest' });
+  }, [list, lines]);
 }
 
 /**

@@ -337,7 +337,6 @@ export function RegisterView() {
       <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
         Skip to cart
       </a>
-      <DeviceStatusBar state={deviceState} />
       <section className="catalog" aria-label="Catalog" ref={catalogScroller} data-item-count={items.length}>
         <div className="scan-row">
           <label className="visually-hidden" htmlFor="scan-input">
@@ -369,6 +368,7 @@ export function RegisterView() {
           <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} role="status" data-testid="scan-message">
             {message?.text ?? ''}
           </p>
+          <DeviceStatusBar state={deviceState} />
         </div>
         <div className="category-tabs" role="tablist" aria-label="Categories">
           {categories.map((c) => (
