@@ -21,7 +21,7 @@ import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { screenName } from './matching.ts';
-import { compiledList, currentList, listSha256, parseSdnFiles, SAMPLE_LIST_VERSION, sampleListFiles, storeList } from './list.ts';
+import { compiledList, currentList, listSha256, parseSdnFiles, SAMPLE_LIST_VERSION, sampleListFiles, storeList, type SdnFiles } from './list.ts';
 
 /** What a screening needs of its caller's mutation: the actor, the time and the audit trail (a kernel `Mutation` fits). */
 export type ScreeningContext = Pick<Mutation, 'actor' | 'now' | 'audit'>;
@@ -95,7 +95,7 @@ export async function ensureSampleList(tx: Queryable, merchantId: string, ctx: S
  */
 export async function uploadSanctionsList(
   m: Mutation,
-  input: { sdnCsv: string; altCsv?: string | undefined; addCsv?: string | undefined; version?: string | undefined; publishedOn?: string | undefined },
+  input: SdnFiles & { version?: string | undefined; publishedOn?: string | undefined },
 ): Promise<SanctionsList> {
   const parsed = parseSdnFiles(input);
   const sha256 = listSha256(input);
