@@ -223,6 +223,21 @@ export function listedNames(entries: readonly SdnEntry[], aliases: readonly SdnA
 const compiled = new Map<string, CompiledList>();
 const MAX_CACHED_LISTS = 16;
 
+function remember(listId: string, list: CompiledList): CompiledList {
+  if (compiled.size >= MAX_CACHED_LISTS) compiled.delete(compiled.keys().next().value!);
+  compiled.set(listId, list);
+  return list;
+}
+
+/**
+ * Compiles a version just stored from its parsed files and keeps it, so that the first screening against it does not
+ * compile it (the candidate index of the full list takes about a second). A version whose transaction then rolls back
+ * only takes a cache place until it is evicted: its id is never used again.
+ */
+export function compileStoredList(listId: string, parsed: ParsedSdnList): void {
+  remember(listId, compileList(listedNames(parsed.entries, parsed.aliases)));
+}
+
 /** The compiled names of a stored list version (loaded from the database once per process; versions never change). */
 export async function compiledList(db: Queryable, listId: string): Promise<CompiledList> {
   const hit = compiled.get(listId);
@@ -235,7 +250,5 @@ export async function compiledList(db: Queryable, listId: string): Promise<Compi
       aliases.rows.map((r) => ({ entNum: Number(r.ent_num), altNum: Number(r.alt_num), altType: r.alt_type, name: r.name, remarks: null })),
     ),
   );
-  if (compiled.size >= MAX_CACHED_LISTS) compiled.delete(compiled.keys().next().value!);
-  compiled.set(listId, list);
-  return list;
+  return remember(listId, list);
 }
