@@ -84,7 +84,7 @@ export const screeningSettingsSchema = z.strictObject({
 export type ScreeningSettings = z.infer<typeof screeningSettingsSchema>;
 
 /** Problems an ID check may find; any makes the verification not ok. */
-export const idProblemSchema = z.enum(['expired', 'under_minimum_age', 'not_yet_issued', 'name_truncated']);
+export const idProblemSchema = z.enum(['expired', 'under_minimum_age', 'not_yet_issued', 'name_truncated', 'unknown_issuer', 'issuer_state_mismatch']);
 export type IdProblem = z.infer<typeof idProblemSchema>;
 
 /** The card holder as the register shows it: no photo, document number masked. */
@@ -112,7 +112,7 @@ export const idVerificationSchema = z.strictObject({
   service: z.string(),
   source: z.enum(['scanner', 'image']),
   ok: z.boolean(),
-  problems: z.array(z.string()).describe('Empty when ok: expired, under_minimum_age, …'),
+  problems: z.array(z.string()).describe('Empty when ok: expired, under_minimum_age, not_yet_issued, name_truncated, unknown_issuer (IIN not in the AAMVA table), issuer_state_mismatch (the address is not in the issuing jurisdiction)'),
   minimumAge: z.int(),
   holder: idHolderSchema,
   issuer: z.strictObject({ iin: z.string(), aamvaVersion: z.int() }),

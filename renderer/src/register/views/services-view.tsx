@@ -92,6 +92,8 @@ const PROBLEM_TEXT: Record<string, string> = {
   under_minimum_age: 'The holder is under the minimum age for this service.',
   not_yet_issued: 'The ID’s issue date is in the future.',
   name_truncated: 'The card marks the name as truncated: check it against the printed name.',
+  unknown_issuer: 'The barcode names no known licence issuer: do not accept the card.',
+  issuer_state_mismatch: 'The issuing state is not the state of the address on the card: do not accept it.',
 };
 
 /** "Verify ID": scanner box or photo → the holder's summary and problems. */
