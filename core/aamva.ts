@@ -143,6 +143,28 @@ export const AAMVA_IINS: Readonly<Record<string, readonly [string, string]>> = {
   '636062': ['VI', 'USA']
 };
 
+/** Card codes that name the same jurisdiction as the IIN table's: Newfoundland (NF in the table) writes NL since 2002. */
+const SAME_JURISDICTION: Readonly<Record<string, readonly string[]>> = { NF: ['NF', 'NL'] };
+
+/** What the issuer identification number says against the card, see {@link issuerProblem}. */
+export type IssuerProblem = 'unknown_issuer' | 'issuer_state_mismatch';
+
+/**
+ * Checks a card's issuer against the AAMVA IIN table ({@link AAMVA_IINS}, aamva.org 2023-12-29) and against the
+ * state of the address printed on the card (DAJ): `unknown_issuer` when the IIN is no AAMVA issuer (e.g. 999999);
+ * `issuer_state_mismatch` when the address's state is not the issuer's jurisdiction (a jurisdiction issues its
+ * licences and ID cards to its own residents: a Maryland IIN on a Virginia address is not a genuine card). Null when
+ * consistent, or when there is nothing to compare (no address state, or an issuer with no jurisdiction code such as
+ * the State Department's diplomatic cards).
+ */
+export function issuerProblem(record: Pick<AamvaRecord, 'iin' | 'holder'>): IssuerProblem | null {
+  const issuer = AAMVA_IINS[record.iin];
+  if (!issuer) return 'unknown_issuer';
+  const state = record.holder.address.state?.trim().toUpperCase();
+  if (!issuer[0] || !state) return null;
+  return (SAME_JURISDICTION[issuer[0]] ?? [issuer[0]]).includes(state) ? null : 'issuer_state_mismatch';
+}
+
 const MAX_PAYLOAD_CHARS = 20_000;
 const EMPTY = new Set(['', 'NONE', 'UNAVL', 'UNAVAILABLE', 'UNK', 'N/A']);
 

@@ -177,6 +177,24 @@ export function receiveAmount(sendCents: number, rate: string): number {
   return Number((BigInt(sendCents) * scaled) / 1_000_000n);
 }
 
+/** A party the sender can contact: name, telephone number, website (12 CFR 1005.31(b)(2)(v), (vi)). */
+export const remittanceContactSchema = z.strictObject({ name: z.string(), phone: z.string(), website: z.string() });
+/** See {@link remittanceContactSchema}. */
+export type RemittanceContact = z.infer<typeof remittanceContactSchema>;
+
+/** The Consumer Financial Protection Bureau as the receipt names it (12 CFR 1005.31(b)(2)(vi)). */
+export const CFPB_CONTACT: RemittanceContact = { name: 'Consumer Financial Protection Bureau', phone: '855-411-2372 (TTY/TDD 855-729-2372)', website: 'www.consumerfinance.gov/sending-money' };
+
+/** Who the receipt names besides the amounts (12 CFR 1005.31(b)(2)(iii), (v), (vi)). */
+export const remittanceReceiptPartiesSchema = z.strictObject({
+  provider: remittanceContactSchema.describe('The remittance transfer provider (the partner, licensed money transmitter)'),
+  agent: z.string().describe("The store, the provider's agent that took the payment"),
+  recipientName: z.string(),
+  stateRegulator: remittanceContactSchema.nullable().describe("The State agency that licenses the provider (null when the partner names none)"),
+});
+/** See {@link remittanceReceiptPartiesSchema}. */
+export type RemittanceReceiptParties = z.infer<typeof remittanceReceiptPartiesSchema>;
+
 /** The pre-payment disclosure and receipt lines the Remittance Transfer Rule asks for (12 CFR 1005.31(b)). */
 export const remittanceDisclosureSchema = z.strictObject({
   transferAmountCents: z.int(),
@@ -187,32 +205,50 @@ export const remittanceDisclosureSchema = z.strictObject({
   receiveCurrency: z.string(),
   dateAvailable: z.string(),
   cancelUntil: z.string().nullable().describe('Receipt only: ISO time until which the sender may cancel for a full refund'),
+  transferDate: z.string().nullable().describe('Receipt only: the date of the transfer (YYYY-MM-DD, UTC)'),
+  provider: remittanceContactSchema.nullable().describe('Receipt only: the provider, with the telephone number and website for errors and questions'),
+  agent: z.string().nullable().describe('Receipt only: the store that took the payment'),
+  recipientName: z.string().nullable().describe('Receipt only'),
+  regulators: z.array(remittanceContactSchema).describe('Receipt only: the State agency that licenses the provider (when named) and the CFPB'),
   lines: z.array(z.string()).describe('The text printed on the disclosure / receipt'),
 });
 /** See {@link remittanceDisclosureSchema}. */
 export type RemittanceDisclosure = z.infer<typeof remittanceDisclosureSchema>;
 
 const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency}`;
+const contactLine = (c: RemittanceContact) => `${c.name} · ${c.phone} · ${c.website}`;
 
 /**
- * The disclosure of `quote` (pre-payment when `paidAt` is undefined; the receipt, with the 30-minute cancellation
- * right, when given): transfer amount, transfer fees, total, exchange rate, amount received, date available.
+ * The disclosure of `quote`: the pre-payment disclosure (12 CFR 1005.31(b)(1)) when `paid` is undefined — transfer
+ * amount, fees, total, exchange rate, amount received, date available; the receipt (1005.31(b)(2)) when given — the
+ * same, plus the provider's name, telephone number and website, the agent, the recipient's name, the date of the
+ * transfer, the error-resolution right (180 days, 1005.33) and the cancellation right (30 minutes, 1005.34), and the
+ * State regulator's and the CFPB's contacts.
  */
-export function remittanceDisclosure(quote: TransferQuote, paidAt?: Date): RemittanceDisclosure {
+export function remittanceDisclosure(quote: TransferQuote, paid?: { at: Date; parties: RemittanceReceiptParties }): RemittanceDisclosure {
   const total = quote.sendAmountCents + quote.feeCents;
-  const cancelUntil = paidAt ? new Date(paidAt.getTime() + TRANSFER_CANCEL_WINDOW_MS).toISOString() : null;
-  const lines = [
-    paidAt ? 'RECEIPT — money transfer' : 'DISCLOSURE — before you pay',
+  const cancelUntil = paid ? new Date(paid.at.getTime() + TRANSFER_CANCEL_WINDOW_MS).toISOString() : null;
+  const parties = paid?.parties;
+  const regulators = parties ? [...(parties.stateRegulator ? [parties.stateRegulator] : []), CFPB_CONTACT] : [];
+  const lines = [paid ? 'RECEIPT — money transfer' : 'DISCLOSURE — before you pay'];
+  if (paid && parties) {
+    lines.push(`Provider: ${contactLine(parties.provider)}`, `Agent: ${parties.agent}`, `Recipient: ${parties.recipientName}`, `Date of transfer: ${paid.at.toISOString().slice(0, 10)}`);
+  }
+  lines.push(
     `Transfer amount: ${money(quote.sendAmountCents, quote.sendCurrency)}`,
     `Transfer fees: ${money(quote.feeCents, quote.sendCurrency)}`,
     `Total: ${money(total, quote.sendCurrency)}`,
     `Exchange rate: 1 ${quote.sendCurrency} = ${quote.rate} ${quote.receiveCurrency}`,
     `Total to recipient: ${money(quote.receiveAmountMinor, quote.receiveCurrency)}`,
     `Date available: ${quote.availableOn}`,
-  ];
-  if (cancelUntil) {
-    lines.push(`You can cancel for a full refund within 30 minutes of payment (until ${cancelUntil}).`);
-    lines.push('You have a right to dispute errors in your transaction. Contact us within 180 days.');
+  );
+  if (paid && parties) {
+    lines.push(
+      `You can cancel for a full refund within 30 minutes of payment (until ${cancelUntil}), unless the funds have been picked up or deposited.`,
+      `What to do if you think there has been an error or problem: you have 180 days from the date available to contact ${parties.provider.name} at ${parties.provider.phone} or ${parties.provider.website}. You can also ask for a written explanation of your rights.`,
+      `For questions or complaints about ${parties.provider.name}, contact:`,
+      ...regulators.map(contactLine),
+    );
   }
   return {
     transferAmountCents: quote.sendAmountCents,
@@ -223,6 +259,11 @@ export function remittanceDisclosure(quote: TransferQuote, paidAt?: Date): Remit
     receiveCurrency: quote.receiveCurrency,
     dateAvailable: quote.availableOn,
     cancelUntil,
+    transferDate: paid ? paid.at.toISOString().slice(0, 10) : null,
+    provider: parties?.provider ?? null,
+    agent: parties?.agent ?? null,
+    recipientName: parties?.recipientName ?? null,
+    regulators,
     lines,
   };
 }
@@ -274,7 +315,11 @@ export function billerAccountProblem(account: string, rule: BillerAccountRule): 
   return ok ? null : 'The account number is not valid for this biller (check digit).';
 }
 
-/** Bill payment statuses: accepted by the partner, posted to the biller, or rejected (and reversed). */
-export const BILL_PAYMENT_STATUSES = ['accepted', 'posted', 'rejected'] as const;
+/**
+ * Bill payment statuses: `held` (the payer is a potential sanctions match: nothing taken yet), then accepted by the
+ * partner, posted to the biller, or rejected by the biller (refund owed to the customer); a held payment a manager
+ * refuses is `refused`.
+ */
+export const BILL_PAYMENT_STATUSES = ['held', 'accepted', 'posted', 'rejected', 'refused'] as const;
 /** See {@link BILL_PAYMENT_STATUSES}. */
 export type BillPaymentStatus = (typeof BILL_PAYMENT_STATUSES)[number];

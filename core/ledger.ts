@@ -33,6 +33,7 @@ export const CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
   { code: 'sales_tax_payable', name: 'Sales tax payable', type: 'liability' },
   { code: 'tips_payable', name: 'Tips payable', type: 'liability' },
   { code: 'transfers_payable', name: 'Transfers payable', type: 'liability' },
+  { code: 'refunds_payable', name: 'Refunds owed to customers', type: 'liability' },
   { code: 'processing_fees', name: 'Processing fees', type: 'expense' },
   { code: 'cash_over_short', name: 'Cash over/short', type: 'expense' },
   { code: 'cash_paid_in_out', name: 'Cash paid in/out', type: 'expense' },

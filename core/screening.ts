@@ -17,7 +17,10 @@ export type ScreeningOutcome = z.infer<typeof screeningOutcomeSchema>;
 export const screeningStatusSchema = z.enum(['clear', 'held', 'cleared', 'refused', 'blocked']);
 export type ScreeningStatus = z.infer<typeof screeningStatusSchema>;
 
-/** One list entry among a screening's best matches (score 0 … 1, OFAC FAQ 249 style, see docs/decisions.md). */
+/**
+ * One list entry among a screening's best matches (score 0 … 1: its name parts aligned with the query's, see
+ * docs/decisions/sanctions-screening-at-full-list.md).
+ */
 export const screeningMatchSchema = z.strictObject({
   sdnId: z.int().describe("The SDN entry's ent_num"),
   name: z.string().describe("The entry's primary name as listed (individuals: 'LAST, First')"),
@@ -67,7 +70,7 @@ export const sanctionsListSchema = z.strictObject({
 });
 export type SanctionsList = z.infer<typeof sanctionsListSchema>;
 
-/** Default match threshold: see docs/decisions.md "Sanctions screening threshold". */
+/** Default match threshold (docs/decisions/sanctions-screening-at-full-list.md: one name left out scores 0.89, two 0.80). */
 export const DEFAULT_MATCH_THRESHOLD = 0.85;
 /** Default block threshold: an exact match (after normalisation) on a primary name or alias. */
 export const DEFAULT_BLOCK_THRESHOLD = 1;
@@ -84,7 +87,7 @@ export const screeningSettingsSchema = z.strictObject({
 export type ScreeningSettings = z.infer<typeof screeningSettingsSchema>;
 
 /** Problems an ID check may find; any makes the verification not ok. */
-export const idProblemSchema = z.enum(['expired', 'under_minimum_age', 'not_yet_issued', 'name_truncated']);
+export const idProblemSchema = z.enum(['expired', 'under_minimum_age', 'not_yet_issued', 'name_truncated', 'unknown_issuer', 'issuer_state_mismatch']);
 export type IdProblem = z.infer<typeof idProblemSchema>;
 
 /** The card holder as the register shows it: no photo, document number masked. */
@@ -112,7 +115,7 @@ export const idVerificationSchema = z.strictObject({
   service: z.string(),
   source: z.enum(['scanner', 'image']),
   ok: z.boolean(),
-  problems: z.array(z.string()).describe('Empty when ok: expired, under_minimum_age, …'),
+  problems: z.array(z.string()).describe('Empty when ok: expired, under_minimum_age, not_yet_issued, name_truncated, unknown_issuer (IIN not in the AAMVA table), issuer_state_mismatch (the address is not in the issuing jurisdiction)'),
   minimumAge: z.int(),
   holder: idHolderSchema,
   issuer: z.strictObject({ iin: z.string(), aamvaVersion: z.int() }),

@@ -4,7 +4,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
-import { anchoredRate, median } from './report.ts';
+import { anchoredRate, median, quantileInterval } from './report.ts';
 import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
 import { benchCountingDb, StatementCounter, startBenchServer, type BenchServer } from './server.ts';
 
@@ -37,6 +37,16 @@ describe('report helpers', () => {
     expect(median([4, 1, 2, 3])).toBe(2.5);
     // Rounds: (100+110)/2 = 105, (110+90)/2 = 100, (90+100)/2 = 95; the widest before/after gap is 20 of 100.
     expect(anchoredRate([100, 110, 90, 100])).toEqual({ median: 100, spread: 0.2 });
+  });
+});
+
+describe('percentile confidence interval', () => {
+  it('brackets a percentile by the order statistics n·q ∓ 1.96·√(n·q·(1 − q)), clamped to the samples', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i); // 1 … 100, unsorted
+    expect(quantileInterval(values, 50)).toEqual({ value: 50, low: 40, high: 60, n: 100 });
+    expect(quantileInterval(values, 95)).toEqual({ value: 95, low: 90, high: 100, n: 100 });
+    expect(quantileInterval([7], 95)).toEqual({ value: 7, low: 7, high: 7, n: 1 });
+    expect(Number.isNaN(quantileInterval([], 50).value)).toBe(true);
   });
 });
 

@@ -18,6 +18,35 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** A percentile and its 95 % confidence interval, in the samples' unit. */
+export interface QuantileInterval {
+  value: number;
+  low: number;
+  high: number;
+  /** Samples it was taken from. */
+  n: number;
+}
+
+/**
+ * Nearest-rank percentile `p` (0–100) of `values` with a distribution-free 95 % confidence interval: the order
+ * statistics at ranks n·q ∓ 1.96·√(n·q·(1 − q)) (q = p / 100, the binomial's normal approximation), clamped to the
+ * samples. Makes no assumption on the distribution's shape; it takes the samples as independent.
+ */
+export function quantileInterval(values: readonly number[], p: number): QuantileInterval {
+  const n = values.length;
+  if (n === 0) return { value: Number.NaN, low: Number.NaN, high: Number.NaN, n };
+  const sorted = [...values].sort((a, b) => a - b);
+  const q = p / 100;
+  const half = 1.96 * Math.sqrt(n * q * (1 - q));
+  const at = (rank: number) => sorted[Math.min(n - 1, Math.max(0, rank - 1))]!;
+  return { value: percentile(sorted, p), low: at(Math.floor(n * q - half)), high: at(Math.ceil(n * q + half)), n };
+}
+
+/** A {@link QuantileInterval} as `value (low–high)` with `decimals`. */
+export function fmtInterval(x: QuantileInterval, decimals = 2): string {
+  return `${fmt(x.value, decimals)} (${fmt(x.low, decimals)}–${fmt(x.high, decimals)})`;
+}
+
 /** Figures of `rounds` runs, each with the baseline measured just before and just after it. */
 export interface Bracketed<F, B> {
   figures: F[];

@@ -4,7 +4,8 @@
  * CCYYMMDD), and answers a clear AamvaError — never another exception — for foreign, truncated or malformed input.
  */
 import { describe, expect, it } from 'vitest';
-import { AamvaError, aamvaDate, parseAamva } from '../../core/aamva.ts';
+import { readFileSync } from 'node:fs';
+import { AAMVA_IINS, AamvaError, aamvaDate, issuerProblem, parseAamva } from '../../core/aamva.ts';
 import { ageOn, maskDocumentNumber } from '../../core/screening.ts';
 import { aamvaFixture, buildAamvaPayload } from '../support/aamva.ts';
 
@@ -107,5 +108,23 @@ describe('AAMVA payloads', () => {
     expect(maskDocumentNumber('T64235789')).not.toContain('6423');
     expect(maskDocumentNumber('1234')).toBe('****34');
     expect(maskDocumentNumber('7')).toBe('****');
+  });
+
+  it('the IIN table is the AAMVA list of test/fixtures/aamva/aamva-iin.csv, row for row', () => {
+    const rows = readFileSync(new URL('../fixtures/aamva/aamva-iin.csv', import.meta.url), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    expect(Object.fromEntries(rows.map(([iin, , abbr, country]) => [iin, [abbr, country]]))).toEqual(AAMVA_IINS);
+  });
+
+  it('the issuer is checked against the IIN table and the address state', () => {
+    const va = aamvaFixture('VA-21.txt');
+    expect(issuerProblem(parseAamva(va))).toBeNull();
+    expect(issuerProblem(parseAamva(va.replace('ANSI 636000', 'ANSI 999999')))).toBe('unknown_issuer');
+    const md = parseAamva(va.replace('ANSI 636000', 'ANSI 636003'));
+    expect(md.holder.jurisdiction).toBe('MD');
+    expect(issuerProblem(md)).toBe('issuer_state_mismatch');
+    // No address state to compare, a Newfoundland card written NL, the State Department's cards (no jurisdiction).
+    expect(issuerProblem(parseAamva(buildAamvaPayload(3, '636014', 'ID', [['DCS', 'DOE'], ['DCT', 'JANE'], ['DAQ', 'Y1'], ['DBB', '07041980'], ['DBA', '07042029']])))).toBeNull();
+    expect(issuerProblem(parseAamva(buildAamvaPayload(9, '636016', 'DL', [['DCS', 'DOE'], ['DAC', 'JANE'], ['DAQ', 'N1'], ['DBB', '19800704'], ['DBA', '20290704'], ['DAJ', 'NL'], ['DCG', 'CAN']])))).toBeNull();
+    expect(issuerProblem(parseAamva(buildAamvaPayload(9, '636027', 'ID', [['DCS', 'DOE'], ['DAC', 'JANE'], ['DAQ', 'S1'], ['DBB', '07041980'], ['DBA', '07042029'], ['DAJ', 'DC']])))).toBeNull();
   });
 });

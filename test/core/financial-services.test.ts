@@ -11,6 +11,7 @@ import {
   mod11Valid,
   receiveAmount,
   remittanceDisclosure,
+  CFPB_CONTACT,
   serviceFee,
   type TransferQuote,
 } from '../../core/index.ts';
@@ -41,16 +42,30 @@ describe('financial services rules', () => {
     expect(maskAccount('123-456-7')).toBe('••••4567');
   });
 
-  it('remittance disclosure before payment, receipt with the 30-minute cancellation right', () => {
+  it('remittance disclosure before payment; the receipt with the parties and rights of 12 CFR 1005.31(b)(2)', () => {
     const q: TransferQuote = { sendAmountCents: 20_000, sendCurrency: 'USD', feeCents: 499, rate: '17.05', receiveAmountMinor: receiveAmount(20_000, '17.05'), receiveCurrency: 'MXN', country: 'MX', payoutMethod: 'cash_pickup', availableOn: '2026-03-06' };
     expect(q.receiveAmountMinor).toBe(341_000);
     expect(receiveAmount(333, '56.123456')).toBe(18_689); // 18 689.11… rounded down
     const before = remittanceDisclosure(q);
     expect(before).toMatchObject({ totalCents: 20_499, cancelUntil: null });
     expect(before.lines).toContain('Exchange rate: 1 USD = 17.05 MXN');
-    const receipt = remittanceDisclosure(q, new Date('2026-03-06T12:00:00Z'));
-    expect(receipt.cancelUntil).toBe('2026-03-06T12:30:00.000Z');
+    const provider = { name: 'Remit Co', phone: '1-800-555-0199', website: 'remit.example' };
+    const regulator = { name: 'State Banking Department', phone: '1-800-555-0142', website: 'banking.example' };
+    const receipt = remittanceDisclosure(q, { at: new Date('2026-03-06T12:00:00Z'), parties: { provider, agent: 'Corner Services', recipientName: 'Ana Lopez', stateRegulator: regulator } });
+    expect(receipt).toMatchObject({ cancelUntil: '2026-03-06T12:30:00.000Z', transferDate: '2026-03-06', provider, agent: 'Corner Services', recipientName: 'Ana Lopez' });
+    expect(before).toMatchObject({ provider: null, recipientName: null, regulators: [] });
+    // 12 CFR 1005.31(b)(2): provider's name and contact, recipient, regulators' contacts, error-resolution and cancellation rights.
+    expect(receipt.regulators).toEqual([regulator, CFPB_CONTACT]);
+    expect(receipt.lines).toEqual(
+      expect.arrayContaining([
+        'Provider: Remit Co · 1-800-555-0199 · remit.example',
+        'Recipient: Ana Lopez',
+        'State Banking Department · 1-800-555-0142 · banking.example',
+        'Consumer Financial Protection Bureau · 855-411-2372 (TTY/TDD 855-729-2372) · www.consumerfinance.gov/sending-money',
+      ]),
+    );
     expect(receipt.lines.some((l) => l.includes('within 30 minutes'))).toBe(true);
+    expect(receipt.lines.some((l) => l.includes('180 days') && l.includes('1-800-555-0199'))).toBe(true);
   });
 
   it('transfer status machine', () => {

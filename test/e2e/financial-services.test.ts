@@ -8,7 +8,8 @@
  * - the same check presented again is refused (duplicate MICR line);
  * - a transfer whose receiver is a potential match is held, the register shows the hold, a manager clears it, the
  *   cashier sends it and gets the receipt with the 30-minute cancellation right;
- * - a bill payment, account validated before the money is taken, with its confirmation number;
+ * - a bill payment, account validated before the money is taken, with its confirmation number; a bill whose payer is
+ *   a potential sanctions match held until a manager clears it, then paid;
  * - the back office lists them, opens the cashed check's detail with the image the scanner delivered (stored by the
  *   server), and the owner changes the fees and limits, which the next service uses.
  */
@@ -184,6 +185,30 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     expect(await page.getByTestId('bill-receipt').textContent()).toContain('Total paid: 81.50 USD');
   });
 
+  it('holds a bill whose payer is a potential match; a manager clears it; the cashier pays it', async () => {
+    await openService('Send money'); // leave the paid bill, then start a new one
+    await openService('Pay a bill');
+    await page.getByTestId('bill-biller').selectOption('blr_metro_power');
+    await page.getByTestId('bill-account').fill('1234567897');
+    await page.getByTestId('bill-amount').click();
+    await eventually(async () => expect(await page.getByTestId('bill-account-valid').textContent()).toContain('••••7897'));
+    await page.getByTestId('bill-amount').fill('20.00');
+    await page.getByTestId('bill-customer').fill('Artem Lifshitz'); // LIFSHITS, Artem Mikhaylovich is listed
+    await page.getByTestId('bill-submit').click();
+    await eventually(async () => expect(await page.getByTestId('screening-hold').textContent()).toContain('potential sanctions match'));
+    expect(await page.getByTestId('bill-complete').count()).toBe(0);
+    expect(await page.getByTestId('bill-paid').count()).toBe(0);
+
+    const held = (await api('GET', '/api/pos/bill-payments?status=held', managerToken)).body.data[0];
+    expect(held).toMatchObject({ customerName: 'Artem Lifshitz', journalTransactionId: null, receipt: null });
+    expect((await api('POST', `/api/pos/screenings/${held.screeningId}/clear`, managerToken, { reason: 'payer born 1992, not the listed person' })).status).toBe(200);
+
+    await page.getByTestId('bill-complete').click({ timeout: TIMEOUT });
+    await eventually(async () => expect(await page.getByTestId('bill-confirmation').textContent()).toMatch(/^BP[0-9A-F]{10}A$/));
+    expect(await page.getByTestId('bill-receipt').textContent()).toContain('Total paid: 21.50 USD');
+    expect((await api('GET', `/api/pos/bill-payments/${held.id}`, managerToken)).body).toMatchObject({ status: 'accepted', journalTransactionId: expect.stringMatching(/^jtx_/) });
+  });
+
   it('the back office lists the services, filtered by service and status', async () => {
     await nav('Back office');
     const boSignIn = page.getByTestId('staff-sign-in');
@@ -214,7 +239,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     await page.getByTestId('fs-status').selectOption('held');
     await eventually(async () => expect(await rows.count()).toBe(0));
     await page.getByRole('tab', { name: 'Bill payments' }).click();
-    await eventually(async () => expect(await rows.count()).toBe(1));
+    await eventually(async () => expect(await rows.count()).toBe(2)); // John Public's, and the one held then paid
     expect(await rows.first().textContent()).toContain('Metro Power & Light');
   });
 

@@ -2,7 +2,8 @@
  * Financial services (issue 14): check cashing, money transfers and bill payments through HTTP on both databases —
  * in a sandbox store (not the demo) every flow runs to the end: ID, screening, fee, limits, duplicate MICR line,
  * ledger, receipts, holds cleared by a manager, cancellation within 30 minutes, partner status and reversal; in the
- * demo store the step that moves money answers 403 `money_movement_disabled`. Every step and refusal is audited.
+ * demo store the step that moves money answers 403 `money_movement_disabled`. Every step and refusal is audited. Bill
+ * payers are screened too; refunds that move no cash are owed to the customer (`refunds_payable:…`), not the drawer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureChartOfAccounts } from '../../sync-server/src/kernel/ledger.ts';
@@ -46,7 +47,7 @@ describe.each(databaseTargets())('financial services on $name', (target) => {
     await server?.close();
   });
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, bearer = tokens.cashier) =>
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, bearer = tokens.cashier) =>
     server.app.inject({
       method,
       url,
@@ -171,6 +172,15 @@ describe.each(databaseTargets())('financial services on $name', (target) => {
     const t = res.json();
     expect(t).toMatchObject({ status: 'sent', senderName: 'JOHN Q PUBLIC', receiverName: 'Ana Lopez', receipt: { cancelUntil: '2026-03-06T12:30:00.000Z', amountReceivedMinor: 341_000 } });
     expect(t.receipt.lines.join('\n')).toMatch(/cancel for a full refund within 30 minutes/);
+    // 12 CFR 1005.31(b)(2): the provider's name and contact, the store, the recipient, the regulators, the error right.
+    expect(t.receipt).toMatchObject({
+      provider: { name: 'Sandbox Remittance (test partner)', phone: '1-800-555-0199' },
+      agent: 'Corner Services',
+      recipientName: 'Ana Lopez',
+      transferDate: '2026-03-06',
+      regulators: [{ name: 'Sandbox State Department of Banking (test)' }, { name: 'Consumer Financial Protection Bureau', phone: expect.stringContaining('855-411-2372') }],
+    });
+    expect(t.receipt.lines).toEqual(expect.arrayContaining(['Recipient: Ana Lopez', expect.stringMatching(/^Provider: Sandbox Remittance/), expect.stringMatching(/180 days .* 1-800-555-0199/)]));
     expect(await postingsOf(t.journalTransactionId)).toEqual({ cash_drawer: 20_499, fee_income: -499, 'transfers_payable:sandbox': -20_000 });
 
     now = new Date(NOW.getTime() + 15 * 60_000);
@@ -271,10 +281,65 @@ describe.each(databaseTargets())('financial services on $name', (target) => {
     const rejected = (await call('POST', `/api/pos/bill-payments/${p.id}/refresh`)).json();
     now = NOW;
     expect(rejected).toMatchObject({ status: 'rejected', rejectReason: expect.stringContaining('closed'), reversalJournalTransactionId: expect.stringMatching(/^jtx_/) });
-    expect(await postingsOf(rejected.reversalJournalTransactionId)).toEqual({ cash_drawer: -4_150, fee_income: 150, 'transfers_payable:bills_sandbox': 4_000 });
+    // No cash moves when the biller rejects: the refund is owed to the customer, the drawer is untouched.
+    expect(await postingsOf(rejected.reversalJournalTransactionId)).toEqual({ 'refunds_payable:bill_payments': -4_150, fee_income: 150, 'transfers_payable:bills_sandbox': 4_000 });
     const refused = await call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '8123456785', amountCents: 4_000, customerName: 'Mary Major' });
     expect([refused.statusCode, refused.json().code]).toEqual([422, 'partner_rejected']);
     expect((await call('GET', '/api/pos/bill-payments?status=rejected', undefined, tokens.manager)).json().data.map((b: Json) => b.id)).toEqual([p.id]);
     expect((await refusals('bill_payment.refused')).map((d) => d.code)).toEqual(['invalid_account', 'partner_rejected']);
+  });
+
+  it('a transfer the partner refunds is owed to the sender, not taken from the drawer: no cash moves', async () => {
+    const t = (await call('POST', '/api/pos/transfers', { amountCents: 3_000, country: 'GT', payoutMethod: 'cash_pickup', receiverName: 'Refund Ruth', idPayload: licence('MARY', 'MAJOR', 'Y7654321'), registerNumber: 2 })).json();
+    expect(t.status).toBe('sent');
+    const before = await balances();
+    now = new Date(NOW.getTime() + 11 * 60_000);
+    const refunded = (await call('POST', `/api/pos/transfers/${t.id}/refresh`)).json();
+    now = NOW;
+    expect(refunded.status).toBe('refunded');
+    expect(await postingsOf(refunded.reversalJournalTransactionId)).toEqual({ 'refunds_payable:money_transfers': -3_499, fee_income: 499, 'transfers_payable:sandbox': 3_000 });
+    const after = await balances();
+    expect(after['cash_drawer:R2']).toBe(before['cash_drawer:R2']);
+    expect(after['refunds_payable:money_transfers']).toBe((before['refunds_payable:money_transfers'] ?? 0) - 3_499);
+  });
+
+  it('bill payments screen the payer: a listed name is refused, a potential match is held until a manager clears it; the ID is screened when shown and required from $3 000', async () => {
+    const bill = (customerName: string, extra: Json = {}) => call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '1234567897', amountCents: 2_000, customerName, ...extra });
+    const before = await balances();
+    const blocked = await bill('Daniel Moreno'); // MORENO, Daniel is listed
+    expect([blocked.statusCode, blocked.json().code]).toEqual([422, 'screening_blocked']);
+    const res = await bill('Artem Lifshitz'); // LIFSHITS, Artem Mikhaylovich: a potential match
+    expect(res.statusCode, res.body).toBe(202);
+    const held = res.json();
+    expect(held).toMatchObject({ status: 'held', confirmationNumber: null, journalTransactionId: null, receipt: null, screeningId: expect.stringMatching(/^scr_/) });
+    expect(await balances()).toEqual(before);
+    const complete = (body: Json) => call('POST', `/api/pos/bill-payments/${held.id}/complete`, body);
+    expect((await complete({ accountNumber: '1234567897' })).json().code).toBe('screening_hold');
+    expect((await call('POST', `/api/pos/screenings/${held.screeningId}/clear`, { reason: 'payer born 1992 in Ohio, not the listed person' }, tokens.manager)).statusCode).toBe(200);
+    expect((await complete({ accountNumber: '9123456783' })).json().code).toBe('account_mismatch');
+    const paid = await complete({ accountNumber: '123-456-7897' });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json()).toMatchObject({ status: 'accepted', confirmationNumber: expect.any(String), receipt: expect.arrayContaining([expect.stringMatching(/^Confirmation: /)]) });
+    expect(await postingsOf(paid.json().journalTransactionId)).toEqual({ cash_drawer: 2_150, fee_income: -150, 'transfers_payable:bills_sandbox': -2_000 });
+    expect(await auditActions(held.id)).toEqual(['bill_payment.held', 'bill_payment.accepted']);
+    expect((await complete({ accountNumber: '1234567897' })).json().code).toBe('illegal_state_transition');
+
+    const second = (await bill('Artem Lifshitz')).json();
+    expect((await call('POST', `/api/pos/bill-payments/${second.id}/refuse`, { reason: 'same date of birth' })).statusCode).toBe(403);
+    expect((await call('POST', `/api/pos/bill-payments/${second.id}/refuse`, { reason: 'same date of birth' }, tokens.manager)).json()).toMatchObject({ status: 'refused', journalTransactionId: null });
+    expect((await server.db.query('SELECT status FROM screenings WHERE id = $1', [second.screeningId])).rows).toEqual([{ status: 'refused' }]);
+
+    // With an ID, its holder is the payer and is screened (whatever name was typed).
+    const withId = await bill('Somebody Else', { idPayload: licence('DANIEL', 'MORENO', 'Y5550001') });
+    expect([withId.statusCode, withId.json().code]).toEqual([422, 'screening_blocked']);
+    const patch = (limits: Json) => call('PATCH', '/api/pos/financial-services/settings', { billPaymentLimits: limits }, tokens.owner);
+    expect((await patch({ perTransactionCents: 400_000, perCustomerPerDayCents: 800_000 })).statusCode).toBe(200);
+    const big = await bill('Robert Black', { amountCents: 300_000 });
+    expect([big.statusCode, big.json().code, big.json().errors?.[0]?.path]).toEqual([422, 'id_required', 'idPayload']);
+    const bigWithId = await bill('Robert Black', { amountCents: 300_000, idPayload: licence('ROBERT', 'BLACK', 'Y5550002') });
+    expect(bigWithId.statusCode, bigWithId.body).toBe(201);
+    expect(bigWithId.json()).toMatchObject({ status: 'accepted', customerName: 'ROBERT BLACK', idVerificationId: expect.stringMatching(/^idv_/) });
+    expect((await patch({ perTransactionCents: 250_000, perCustomerPerDayCents: 500_000 })).statusCode).toBe(200);
+    expect((await refusals('bill_payment.refused')).map((d) => d.code)).toEqual(expect.arrayContaining(['screening_blocked', 'id_required']));
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Issue 14, ID verification over HTTP: the AAMVA samples typed by a keyboard-wedge scanner, and photos of the back of
  * the card made from them with bwip-js (PDF417) and decoded by the server with zxing-wasm; expiry and the service's
- * minimum age (store setting, 18 by default) checked on the server's clock; the document number stored masked only;
+ * minimum age (store setting, 18 by default) checked on the server's clock; the issuer (IIN) checked against the
+ * AAMVA table and the address's state; the document number stored masked only;
  * foreign, truncated and malformed payloads a clear 400. On PGlite and PostgreSQL.
  */
 import bwipjs from 'bwip-js/node';
@@ -72,6 +73,17 @@ describe.each(databaseTargets())('ID verification on $name', (target) => {
     const list = await call('GET', '/api/pos/id-verifications?ok=false&service=money_transfer');
     expect(list.statusCode, list.body).toBe(200);
     expect(list.json<{ data: IdVerification[] }>().data).toHaveLength(1);
+  });
+
+  it('the issuer is checked: an IIN outside the AAMVA table, or one whose jurisdiction is not the address state, is not ok', async () => {
+    const va = aamvaFixture('VA-21.txt');
+    const unknown = await verify({ service: 'check_cashing', payload: va.replace('ANSI 636000', 'ANSI 999999') });
+    expect(unknown).toMatchObject({ ok: false, problems: ['unknown_issuer'], issuer: { iin: '999999' } });
+    const maryland = await verify({ service: 'check_cashing', payload: va.replace('ANSI 636000', 'ANSI 636003') });
+    expect(maryland).toMatchObject({ ok: false, problems: ['issuer_state_mismatch'], holder: { jurisdiction: 'MD', address: { state: 'VA' } }, issuer: { iin: '636003' } });
+    expect(await verify({ service: 'check_cashing', payload: va })).toMatchObject({ ok: true, problems: [] });
+    const audit = await server.db.query<{ data: Record<string, unknown> }>("SELECT data FROM audit_log WHERE action = 'id_verification.checked' AND entity_id = $1", [maryland.id]);
+    expect(audit.rows[0]?.data).toMatchObject({ ok: false, problems: ['issuer_state_mismatch'] });
   });
 
   it('older versions of the standard verify too (version 01, 03)', async () => {

@@ -16,7 +16,7 @@ type Kind = 'checks' | 'transfers' | 'bills';
 const KINDS: [Kind, string, string, string[]][] = [
   ['checks', 'Check cashing', '/api/pos/check-cashings', ['held', 'paid', 'refused']],
   ['transfers', 'Money transfers', '/api/pos/transfers', ['held', 'sent', 'available', 'paid', 'canceled', 'refunded', 'refused']],
-  ['bills', 'Bill payments', '/api/pos/bill-payments', ['accepted', 'posted', 'rejected']],
+  ['bills', 'Bill payments', '/api/pos/bill-payments', ['held', 'accepted', 'posted', 'rejected', 'refused']],
 ];
 
 type Row = Record<string, unknown> & { id: string; status: string; createdAt: string };
@@ -28,7 +28,7 @@ function describe(kind: Kind, r: Row): { who: string; amount: string; detail: st
     const q = (r.quote ?? {}) as { sendAmountCents?: number; feeCents?: number; country?: string; receiveAmountMinor?: number; receiveCurrency?: string };
     return { who: `${String(r.senderName)} → ${String(r.receiverName)}`, amount: money(q.sendAmountCents), detail: `${q.country ?? ''}, fee ${money(q.feeCents)}, receives ${((q.receiveAmountMinor ?? 0) / 100).toFixed(2)} ${q.receiveCurrency ?? ''}` };
   }
-  return { who: String(r.customerName), amount: money(r.amountCents), detail: `${String(r.billerName)} ${String(r.accountMasked)} · ${String(r.confirmationNumber)}` };
+  return { who: String(r.customerName), amount: money(r.amountCents), detail: `${String(r.billerName)} ${String(r.accountMasked)} · ${r.confirmationNumber ? String(r.confirmationNumber) : 'not sent'}` };
 }
 
 /** The detail of one record: its receipt lines and, for a check with a stored image, the image. */
@@ -242,7 +242,7 @@ export function FinancialServicesView() {
                       <button type="button" className="button" aria-expanded={open === r.id} onClick={() => setOpen((o) => (o === r.id ? undefined : r.id))} data-testid="fs-open">
                         {open === r.id ? 'Hide' : 'Details'}
                       </button>
-                      {r.status === 'held' && kind !== 'bills' ? (
+                      {r.status === 'held' ? (
                         <button type="button" className="button" onClick={() => void refuse(r)}>
                           Refuse
                         </button>

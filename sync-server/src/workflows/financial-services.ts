@@ -1,7 +1,8 @@
 /**
- * Financial services workflows (issue 14, DESIGN §12): the steps of check cashing and money transfers that span
- * modules — ID verification (modules/id-verification), sanctions screening (modules/sanctions), then the service's
- * own module (modules/check-cashing, modules/transfers) — each request in one mutation, in this order:
+ * Financial services workflows (issue 14, DESIGN §12): the steps of check cashing, money transfers and bill payments
+ * that span modules — ID verification (modules/id-verification), sanctions screening (modules/sanctions), then the
+ * service's own module (modules/check-cashing, modules/transfers, modules/bill-payments) — each request in one
+ * mutation, in this order:
  *
  * 1. the service's checks that need no customer (money movement — 403 `money_movement_disabled` in the demo store —,
  *    MICR checksum and duplicates, per-transaction limit, the partner's quote);
@@ -36,7 +37,20 @@ import {
   type CheckCashCreate,
   type CheckCashing,
 } from '../modules/check-cashing/service.ts';
-import { billPaymentsInFlight, refreshBillPayment } from '../modules/bill-payments/service.ts';
+import {
+  assertPayerDailyLimit,
+  BILL_ID_REQUIRED_FROM_CENTS,
+  billPaymentScreening,
+  billPaymentsInFlight,
+  finishHeldBillPayment,
+  payerNameRef,
+  planBillPayment,
+  recordBillPayment,
+  refreshBillPayment,
+  validateBillAccount,
+  type BillPayment,
+  type BillPaymentCreate,
+} from '../modules/bill-payments/service.ts';
 import type { BillPartner } from '../modules/bill-payments/partner.ts';
 import { getFinancialServiceSettings } from '../modules/financial-services/settings.ts';
 import { verifyId, type VerifyIdResult } from '../modules/id-verification/service.ts';
@@ -194,6 +208,62 @@ export async function refuseHeldTransfer(ctx: AppContext, who: MutationActor, id
     const { status, ids } = await transferScreenings(m.tx, m.merchantId, id);
     if (status === 'held') await refuseScreenings(m, ids, reason);
     return finishHeldTransfer(m, id, 'refuse', partner, reason);
+  });
+}
+
+/**
+ * `POST /api/pos/bill-payments`: pays a bill — money movement, the account (length, check digit) and the per-payment
+ * limit; the payer's ID when shown (required from {@link BILL_ID_REQUIRED_FROM_CENTS}: then the payer is the ID's
+ * holder and the daily limit keys on the document); the payer's daily limit; the payer's screening (`bill_payer`);
+ * then the partner and the cash.
+ * @returns 201 `accepted` with the receipt, or 202 `held` (the payer is a potential match: nothing taken)
+ * @throws ProblemError 403 `money_movement_disabled`; 404 `biller_not_found`; 400 `invalid_account` /
+ *   `invalid_id_barcode`; 422 `limit_per_transaction` / `limit_per_customer_day` / `id_required` /
+ *   `id_not_accepted` / `screening_blocked` / `partner_rejected`; 504 `partner_timeout`.
+ */
+export async function payBill(ctx: AppContext, who: MutationActor, input: BillPaymentCreate, partner: BillPartner): Promise<ServiceResult<BillPayment>> {
+  const data = { billerId: input.billerId, amountCents: input.amountCents };
+  const payment = await runService(ctx, who, 'bill_payment.refused', 'bill_payment', data, async (m): Promise<Outcome<BillPayment>> => {
+    const settings = await getFinancialServiceSettings(m.tx, m.merchantId);
+    const plan = await planBillPayment(m.tx, m.merchantId, input, partner, settings);
+    let payer = { name: input.customerName, ref: payerNameRef(input.customerName), idVerificationId: null as string | null };
+    if (input.idPayload) {
+      const customer = await verifiedCustomer(m, input.idPayload, 'bill_payment');
+      if (!customer.ok) return customer;
+      payer = { name: customer.value.name, ref: customer.value.ref, idVerificationId: customer.value.v.verificationId };
+    } else if (input.amountCents >= BILL_ID_REQUIRED_FROM_CENTS) {
+      throw new ProblemError(422, 'id_required', `A bill payment of ${(BILL_ID_REQUIRED_FROM_CENTS / 100).toFixed(2)} or more needs the payer's ID.`, [{ path: 'idPayload', message: `required from ${BILL_ID_REQUIRED_FROM_CENTS}` }]);
+    }
+    await assertPayerDailyLimit(m.tx, m.merchantId, payer.ref, input.amountCents, m.now, settings.billPaymentLimits);
+    const s = await screenParty(m.tx, m.merchantId, { name: payer.name, role: 'bill_payer' }, m);
+    if (s.outcome === 'blocked') return { ok: false, error: blockedProblem(s, 'payer') };
+    return { ok: true, value: await recordBillPayment(m, plan, { ...payer, screeningId: s.screeningId }, s.outcome === 'potential_match', partner) };
+  });
+  return { status: payment.status === 'held' ? 202 : 201, body: payment };
+}
+
+/**
+ * `POST /api/pos/bill-payments/{id}/complete`: pays a held bill once a manager cleared the payer's screening; the
+ * account number is given again (only its masked form is stored) and must be the held payment's.
+ * @throws ProblemError 409 `screening_hold` while not cleared; 409 `illegal_state_transition` unless held; 409
+ *   `account_mismatch`; 400 `invalid_account`; 403 `money_movement_disabled`; partner problems.
+ */
+export async function completeHeldBillPayment(ctx: AppContext, who: MutationActor, id: string, body: { accountNumber: string; shiftId?: string | undefined }, partner: BillPartner): Promise<BillPayment> {
+  return mutation(ctx, who, async (m) => {
+    const held = await billPaymentScreening(m.tx, m.merchantId, id);
+    if (held.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Bill payment ${id} is ${held.status}, not held.`);
+    if (held.screeningId) await assertScreeningCleared(m.tx, m.merchantId, held.screeningId);
+    const { biller, account } = await validateBillAccount(partner, { billerId: held.billerId, accountNumber: body.accountNumber });
+    return finishHeldBillPayment(m, id, { pay: { account, biller, shiftId: body.shiftId } }, partner);
+  });
+}
+
+/** `POST /api/pos/bill-payments/{id}/refuse` (manager): the held bill payment is refused, its held screening too; nothing taken. */
+export async function refuseHeldBillPayment(ctx: AppContext, who: MutationActor, id: string, reason: string, partner: BillPartner): Promise<BillPayment> {
+  return mutation(ctx, who, async (m) => {
+    const held = await billPaymentScreening(m.tx, m.merchantId, id);
+    if (held.status === 'held' && held.screeningId) await refuseScreenings(m, [held.screeningId], reason);
+    return finishHeldBillPayment(m, id, { refuse: reason }, partner);
   });
 }
 

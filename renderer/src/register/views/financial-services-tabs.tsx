@@ -1,12 +1,12 @@
 /**
  * The money tabs of the register's Services area (issue 14): "Cash a check", "Send money", "Pay a bill". Each reads
  * `GET /api/pos/financial-services` first: in the demo store (money movement disabled) the tab says so before the
- * cashier starts and offers no form. A potential sanctions match holds the check or the transfer: the tab shows the
- * hold plainly (the Services area's hold banner, handed in as `HoldBanner` so this file does not import the view),
- * polls the screening, and once a manager has cleared it the cashier completes the payout or the transfer.
+ * cashier starts and offers no form. A potential sanctions match holds the check, the transfer or the bill: the tab
+ * shows the hold plainly (the Services area's hold banner, handed in as `HoldBanner` so this file does not import the
+ * view), polls the screening, and once a manager has cleared it the cashier completes the payout, transfer or payment.
  * Routes: `POST /api/pos/check-cashings`, `…/{id}/complete`; `POST /api/pos/transfers/quote`, `POST /api/pos/transfers`,
  * `…/{id}/complete`, `…/{id}/cancel`; `GET /api/pos/billers`, `POST /api/pos/bill-payments/validate`,
- * `POST /api/pos/bill-payments`.
+ * `POST /api/pos/bill-payments`, `…/{id}/complete`.
  *
  * The drawer side of every service (issue 14): the request names the register's open shift (`shiftId`; one is opened
  * with an empty float when none is, as for a sale), and the answer's cash — a check's payout out, a transfer's or a
@@ -80,8 +80,10 @@ interface BillPayment {
   status: string;
   feeCents: number;
   totalCents: number;
-  confirmationNumber: string;
-  receipt: string[];
+  confirmationNumber: string | null;
+  screeningId: string | null;
+  /** Null while held (nothing taken yet). */
+  receipt: string[] | null;
 }
 
 const dollarsToCents = (text: string): number | undefined => {
@@ -458,8 +460,13 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
   );
 }
 
-/** "Pay a bill": biller, account (validated before money is taken), amount, customer; confirmation and receipt. */
-export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
+/**
+ * "Pay a bill": biller, account (validated before money is taken), amount, customer (and the customer's licence,
+ * optional below $3 000); confirmation and receipt. A payer who is a potential sanctions match holds the payment: the
+ * hold banner until a manager clears it, then the cashier pays it (the account number is sent again: the server keeps
+ * only its masked form).
+ */
+export function PayBillTab({ api, HoldBanner }: TabProps) {
   const { db, session } = useRegister();
   const { overview, notice } = useOverview(api);
   const [billers, setBillers] = useState<Biller[]>([]);
@@ -468,11 +475,13 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
   const [valid, setValid] = useState<string | undefined>();
   const [amount, setAmount] = useState('');
   const [customerName, setCustomerName] = useState('');
+  const [idPayload, setIdPayload] = useState('');
   const [payment, setPayment] = useState<BillPayment | undefined>();
+  const [cleared, setCleared] = useState(false);
   const [printNote, setPrintNote] = useState<string | undefined>();
   useEffect(() => {
-    if (payment) void printReceipt(payment.id, payment.receipt).then(setPrintNote);
-  }, [payment?.id]);
+    if (payment?.receipt) void printReceipt(payment.id, payment.receipt).then(setPrintNote);
+  }, [payment?.id, payment?.status]);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
@@ -498,11 +507,26 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
     event.preventDefault();
     void run(async () => {
       const shift = await serviceShift(db, session);
-      const answer = await api.request<BillPayment>('POST', '/api/pos/bill-payments', { billerId, accountNumber: account, amountCents, customerName, registerNumber: session.registerNumber, shiftId: shift.id });
-      await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: answer.totalCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      const answer = await api.request<BillPayment>('POST', '/api/pos/bill-payments', {
+        billerId,
+        accountNumber: account,
+        amountCents,
+        customerName,
+        ...(idPayload.trim() ? { idPayload } : {}),
+        registerNumber: session.registerNumber,
+        shiftId: shift.id,
+      });
+      if (answer.status !== 'held') await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: answer.totalCents, feeCents: answer.feeCents, serviceRef: answer.id });
       setPayment(answer);
     });
   };
+  const complete = () =>
+    run(async () => {
+      const shift = await serviceShift(db, session);
+      const answer = await api.request<BillPayment>('POST', `/api/pos/bill-payments/${payment!.id}/complete`, { accountNumber: account, shiftId: shift.id });
+      await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: answer.totalCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      setPayment(answer);
+    });
   const biller = billers.find((b) => b.id === billerId);
   return (
     <section className="bo-section" data-testid="pay-bill">
@@ -537,6 +561,10 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
             Customer name
             <input className="bo-input" value={customerName} onChange={(e) => setCustomerName(e.target.value)} data-testid="bill-customer" autoComplete="off" />
           </label>
+          <label className="bo-field">
+            Customer&apos;s licence (scan the barcode; required from $3,000)
+            <textarea className="bo-input id-scan" rows={2} value={idPayload} onChange={(e) => setIdPayload(e.target.value)} data-testid="bill-id" spellCheck={false} autoComplete="off" />
+          </label>
           {amountCents && overview ? (
             <p className="muted">
               Fee {formatMoney(overview.settings.billPaymentFeeCents)} · total {formatMoney(amountCents + overview.settings.billPaymentFeeCents)}
@@ -552,7 +580,17 @@ export function PayBillTab({ api }: Pick<TabProps, 'api'>) {
           {error}
         </p>
       ) : null}
-      {payment ? (
+      {payment?.status === 'held' ? (
+        <div data-testid="bill-held">
+          <HoldPanel api={api} HoldBanner={HoldBanner} screeningIds={payment.screeningId ? [payment.screeningId] : []} onCleared={() => setCleared(true)} />
+          {cleared ? (
+            <button type="button" className="button button-primary" disabled={busy} onClick={() => void complete()} data-testid="bill-complete">
+              Cleared by a manager — take the cash and pay
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {payment && payment.status !== 'held' && payment.receipt ? (
         <div role="status" data-testid="bill-paid">
           <p>
             Paid — confirmation <strong data-testid="bill-confirmation">{payment.confirmationNumber}</strong>

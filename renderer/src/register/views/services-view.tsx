@@ -36,7 +36,7 @@ export const SERVICE_TABS: ServiceTab[] = [
   // The money services (financial-services-tabs.tsx): the hold banner is handed in, so that file does not import this one.
   { key: 'cash-check', label: 'Cash a check', render: ({ api }) => <CashCheckTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
-  { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} /> },
+  { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   // Issue 15: the app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
   { key: 'apps', label: 'Apps', render: () => <AppsView /> },
 ];
@@ -92,6 +92,8 @@ const PROBLEM_TEXT: Record<string, string> = {
   under_minimum_age: 'The holder is under the minimum age for this service.',
   not_yet_issued: 'The ID’s issue date is in the future.',
   name_truncated: 'The card marks the name as truncated: check it against the printed name.',
+  unknown_issuer: 'The barcode names no known licence issuer: do not accept the card.',
+  issuer_state_mismatch: 'The issuing state is not the state of the address on the card: do not accept it.',
 };
 
 /** "Verify ID": scanner box or photo → the holder's summary and problems. */

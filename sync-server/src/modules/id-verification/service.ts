@@ -4,7 +4,7 @@
  * number masked (last four characters) and audits it. Other modules' workflows (check cashing, transfers) call
  * {@link verifyId} inside their mutation and keep the `verificationId`.
  */
-import { AamvaError, parseAamva } from '../../../../core/aamva.ts';
+import { AamvaError, issuerProblem, parseAamva } from '../../../../core/aamva.ts';
 import { ulid } from '../../../../core/index.ts';
 import {
   ageOn,
@@ -84,8 +84,9 @@ export function readIdPayload(payload: string): ReturnType<typeof parseAamva> {
 
 /**
  * Verifies an ID for a service: parses the payload, checks expiry (expired the day after its expiry date), the issue
- * date (not in the future) and the service's minimum age on today's date (UTC), stores the verification (document
- * number masked) and audits `id_verification.checked` (service, ok, problems, jurisdiction, masked number, age).
+ * date (not in the future), the service's minimum age on today's date (UTC) and the issuer (core `issuerProblem`: an
+ * IIN of the AAMVA table, whose jurisdiction is the address's state), stores the verification (document number
+ * masked) and audits `id_verification.checked` (service, ok, problems, jurisdiction, masked number, age).
  * A failed check is stored too, `ok: false`, and is no error.
  * @throws ProblemError 400 `invalid_id_barcode` for a payload that is not a readable AAMVA barcode
  */
@@ -101,6 +102,8 @@ export async function verifyId(tx: Queryable, merchantId: string, input: VerifyI
   if (age === null || age < minimumAge) problems.push('under_minimum_age');
   if (h.issueDate && h.issueDate > today) problems.push('not_yet_issued');
   if (h.nameTruncated) problems.push('name_truncated');
+  const issuer = issuerProblem(record);
+  if (issuer) problems.push(issuer);
   const holder: IdHolder = {
     firstName: h.firstName,
     middleName: h.middleName,

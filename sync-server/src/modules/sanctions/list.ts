@@ -7,6 +7,8 @@
  * - sdn.csv: ent_num, SDN_Name, SDN_Type, Program, Title, Call_Sign, Vess_type, Tonnage, GRT, Vess_flag, Vess_owner, Remarks
  * - alt.csv: ent_num, alt_num, alt_type, alt_name, alt_remarks
  * - add.csv: ent_num, add_num, Address, City/State/Province/Postal Code, Country, Add_remarks
+ * - sdn_comments.csv: ent_num, the rest of the entry's Remarks (sdn.csv cuts Remarks at 1 000 characters); OFAC ends
+ *   it, like its other files, with an end-of-file byte (0x1A), which is ignored.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -62,24 +64,43 @@ function rowsOf(file: string, text: string, minColumns: number): string[][] {
     throw new ProblemError(400, 'invalid_sanctions_list', `${file} is not CSV in OFAC's format: ${(err as Error).message}`, [{ path: file, message: 'is not CSV in OFAC format' }]);
   }
   rows.forEach((row, i) => {
-    if (row.length < minColumns || !/^\d{1,9}$/.test(row[0] ?? '') || (file !== 'sdnCsv' && !/^\d{1,9}$/.test(row[1] ?? ''))) {
+    if (row.length < minColumns || !/^\d{1,9}$/.test(row[0] ?? '') || ((file === 'altCsv' || file === 'addCsv') && !/^\d{1,9}$/.test(row[1] ?? ''))) {
       throw new ProblemError(400, 'invalid_sanctions_list', `${file} line ${i + 1} is not a row of OFAC's format (at least ${minColumns} fields, numeric ids).`, [{ path: file, message: `line ${i + 1} is not an OFAC row` }]);
     }
   });
   return rows;
 }
 
+/** The list's files as published: sdn.csv (required), alt.csv, add.csv, sdn_comments.csv. */
+export interface SdnFiles {
+  sdnCsv: string;
+  altCsv?: string | undefined;
+  addCsv?: string | undefined;
+  commentsCsv?: string | undefined;
+}
+
 /**
- * Parses the list's files (text as published, CRLF or LF).
- * @throws ProblemError 400 `invalid_sanctions_list` naming the file and line of the first bad row, or when sdn.csv has no entry
+ * Parses the list's files (text as published, CRLF or LF); an entry's continued Remarks (sdn_comments.csv) are
+ * appended to its Remarks (a continuation of an entry sdn.csv does not list is ignored).
+ * @throws ProblemError 400 `invalid_sanctions_list` naming the file and line of the first bad row, or when sdn.csv has
+ *   no entry
  */
-export function parseSdnFiles(files: { sdnCsv: string; altCsv?: string | undefined; addCsv?: string | undefined }): ParsedSdnList {
+export function parseSdnFiles(files: SdnFiles): ParsedSdnList {
   const entries = rowsOf('sdnCsv', files.sdnCsv, 3).map((r) => ({ entNum: Number(r[0]), name: (r[1] ?? '').trim(), sdnType: nullable(r[2]), programs: nullable(r[3]), remarks: nullable(r[11]) }));
   if (entries.length === 0) throw new ProblemError(400, 'invalid_sanctions_list', 'sdnCsv has no entry.', [{ path: 'sdnCsv', message: 'has no entry' }]);
   const bad = entries.findIndex((e) => nullable(e.name) === null);
   if (bad >= 0) throw new ProblemError(400, 'invalid_sanctions_list', `sdnCsv line ${bad + 1} has no name.`, [{ path: 'sdnCsv', message: `line ${bad + 1} has no name` }]);
   const aliases = files.altCsv ? rowsOf('altCsv', files.altCsv, 4).map((r) => ({ entNum: Number(r[0]), altNum: Number(r[1]), altType: nullable(r[2]), name: (r[3] ?? '').trim(), remarks: nullable(r[4]) })).filter((a) => nullable(a.name) !== null) : [];
   const addresses = files.addCsv ? rowsOf('addCsv', files.addCsv, 2).map((r) => ({ entNum: Number(r[0]), addNum: Number(r[1]), address: nullable(r[2]), city: nullable(r[3]), country: nullable(r[4]), remarks: nullable(r[5]) })) : [];
+  if (files.commentsCsv) {
+    const byNum = new Map(entries.map((e) => [e.entNum, e]));
+    rowsOf('commentsCsv', files.commentsCsv, 2).forEach((r) => {
+      // OFAC's own files continue entries sdn.csv no longer lists (as alt.csv has aliases of them): ignored.
+      const entry = byNum.get(Number(r[0]));
+      const more = nullable(r[1]);
+      if (entry && more) entry.remarks = `${entry.remarks ?? ''}${more}`;
+    });
+  }
   for (const [file, ids] of [['sdnCsv', entries.map((e) => e.entNum)], ['altCsv', aliases.map((a) => a.altNum)], ['addCsv', addresses.map((a) => a.addNum)]] as const) {
     const d = new Set<number>();
     for (const id of ids) {
@@ -179,10 +200,11 @@ export async function storeList(
   return listView(rows[0]!, id);
 }
 
-/** SHA-256 (hex) of a list's files as received, in the order sdn, alt, add. */
-export function listSha256(files: { sdnCsv: string; altCsv?: string | undefined; addCsv?: string | undefined }): string {
+/** SHA-256 (hex) of a list's files as received, in the order sdn, alt, add, then comments when given. */
+export function listSha256(files: SdnFiles): string {
   const h = createHash('sha256');
   for (const part of [files.sdnCsv, files.altCsv ?? '', files.addCsv ?? '']) h.update(part).update('\u0000');
+  if (files.commentsCsv) h.update(files.commentsCsv).update('\u0000');
   return h.digest('hex');
 }
 
@@ -201,6 +223,21 @@ export function listedNames(entries: readonly SdnEntry[], aliases: readonly SdnA
 const compiled = new Map<string, CompiledList>();
 const MAX_CACHED_LISTS = 16;
 
+function remember(listId: string, list: CompiledList): CompiledList {
+  if (compiled.size >= MAX_CACHED_LISTS) compiled.delete(compiled.keys().next().value!);
+  compiled.set(listId, list);
+  return list;
+}
+
+/**
+ * Compiles a version just stored from its parsed files and keeps it, so that the first screening against it does not
+ * compile it (the candidate index of the full list takes about a second). A version whose transaction then rolls back
+ * only takes a cache place until it is evicted: its id is never used again.
+ */
+export function compileStoredList(listId: string, parsed: ParsedSdnList): void {
+  remember(listId, compileList(listedNames(parsed.entries, parsed.aliases)));
+}
+
 /** The compiled names of a stored list version (loaded from the database once per process; versions never change). */
 export async function compiledList(db: Queryable, listId: string): Promise<CompiledList> {
   const hit = compiled.get(listId);
@@ -213,7 +250,5 @@ export async function compiledList(db: Queryable, listId: string): Promise<Compi
       aliases.rows.map((r) => ({ entNum: Number(r.ent_num), altNum: Number(r.alt_num), altType: r.alt_type, name: r.name, remarks: null })),
     ),
   );
-  if (compiled.size >= MAX_CACHED_LISTS) compiled.delete(compiled.keys().next().value!);
-  compiled.set(listId, list);
-  return list;
+  return remember(listId, list);
 }

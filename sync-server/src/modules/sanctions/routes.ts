@@ -38,6 +38,7 @@ const uploadBody = z.strictObject({
   sdnCsv: z.string().min(1).describe('sdn.csv as published'),
   altCsv: z.string().optional().describe('alt.csv (aliases) as published'),
   addCsv: z.string().optional().describe('add.csv (addresses) as published'),
+  commentsCsv: z.string().optional().describe("sdn_comments.csv (the rest of entries' Remarks) as published"),
 });
 const settingsPatch = patchBody(screeningSettingsSchema.partial().shape);
 
@@ -54,7 +55,8 @@ export function registerSanctionsRoutes(app: FastifyInstance, ctx: AppContext): 
       openapi: {
         summary: 'Screen a name against the sanctions list',
         description:
-          "Scores the name against every name and alias of the store's current SDN list version (Jaro-Winkler and Soundex, OFAC FAQ 249) " +
+          "Finds the names and aliases of the store's current SDN list version that could match (a candidate index of normalised, phonetic and one-edit keys), " +
+          "scores each by aligning its name parts with the name's (a single shared name part is not a hit) " +
           'and stores the decision: `clear`; `potential_match` (status `held` until a manager clears or refuses it); `blocked`. ' +
           'Audited with the list version and the top matches.',
         tags: ['screening'],
@@ -146,7 +148,7 @@ export function registerSanctionsRoutes(app: FastifyInstance, ctx: AppContext): 
       openapi: {
         summary: 'Upload a new version of the SDN list',
         description:
-          "OFAC's published `sdn.csv` (required), `alt.csv` and `add.csv` as text in JSON; the new version becomes current, earlier ones are kept. " +
+          "OFAC's published `sdn.csv` (required), `alt.csv`, `add.csv` and `sdn_comments.csv` as text in JSON; the new version becomes current, earlier ones are kept. " +
           `Owners only; up to ${SANCTIONS_UPLOAD_MAX_BYTES / 1024 / 1024} MiB. A file not in OFAC's format → 400 \`invalid_sanctions_list\` naming the file and line.`,
         tags: ['screening'],
         access: 'staff',

@@ -21,7 +21,7 @@ import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { screenName } from './matching.ts';
-import { compiledList, currentList, listSha256, parseSdnFiles, SAMPLE_LIST_VERSION, sampleListFiles, storeList } from './list.ts';
+import { compiledList, compileStoredList, currentList, listSha256, parseSdnFiles, SAMPLE_LIST_VERSION, sampleListFiles, storeList, type SdnFiles } from './list.ts';
 
 /** What a screening needs of its caller's mutation: the actor, the time and the audit trail (a kernel `Mutation` fits). */
 export type ScreeningContext = Pick<Mutation, 'actor' | 'now' | 'audit'>;
@@ -95,12 +95,13 @@ export async function ensureSampleList(tx: Queryable, merchantId: string, ctx: S
  */
 export async function uploadSanctionsList(
   m: Mutation,
-  input: { sdnCsv: string; altCsv?: string | undefined; addCsv?: string | undefined; version?: string | undefined; publishedOn?: string | undefined },
+  input: SdnFiles & { version?: string | undefined; publishedOn?: string | undefined },
 ): Promise<SanctionsList> {
   const parsed = parseSdnFiles(input);
   const sha256 = listSha256(input);
   const version = input.version ?? `${input.publishedOn ?? m.now.toISOString().slice(0, 10)}-${sha256.slice(0, 8)}`;
   const list = await storeList(m.tx, m.merchantId, parsed, { version, publishedOn: input.publishedOn ?? null, source: 'upload', sha256, loadedBy: m.actor, now: m.now });
+  compileStoredList(list.id, parsed);
   await m.audit({ action: 'sanctions_list.loaded', entityType: 'sanctions_list', entityId: list.id, data: { version, publishedOn: list.publishedOn, source: 'upload', entryCount: list.entryCount, aliasCount: list.aliasCount, addressCount: list.addressCount, sha256 } });
   return list;
 }

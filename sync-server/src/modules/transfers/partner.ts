@@ -6,13 +6,14 @@
  *   country → 422 `corridor_unsupported`.
  * - Fee: $4.99 up to $500.00, $7.99 up to $1 000.00, $9.99 above; `bank_deposit` + $1.00.
  * - Available: cash pickup and mobile wallet the same day (UTC), bank deposit the next day.
+ * - Receipt contacts: a fictional provider and State regulator (555-01xx telephone numbers, `.invalid` websites).
  * - Receiver name containing `Reject` → submit refused (`partner_rejected`, nothing taken); `Timeout` → the partner
  *   does not answer (`partner_timeout`, nothing taken); `Later` → stays `sent` and is `refunded` by the partner after
  *   24 hours; `Refund` → `refunded` after 10 minutes; anyone else → `sent` at once, `available` after 10 minutes,
  *   `paid` after 60 minutes.
  */
 import { createHash } from 'node:crypto';
-import { receiveAmount, type PayoutMethod, type TransferQuote, type TransferStatus } from '../../../../core/index.ts';
+import { receiveAmount, type PayoutMethod, type RemittanceContact, type TransferQuote, type TransferStatus } from '../../../../core/index.ts';
 
 /** A quote request: what the sender wants to send, where and how. */
 export interface TransferQuoteRequest {
@@ -45,6 +46,10 @@ export class PartnerError extends Error {
 /** A money-transfer partner (a remittance company's API). */
 export interface TransferPartner {
   readonly name: string;
+  /** The remittance transfer provider as the receipt names it: name, telephone number and website for errors and questions. */
+  readonly provider: RemittanceContact;
+  /** The State agency that licenses the provider for this store's transfers, as the receipt names it (null when none is named). */
+  readonly stateRegulator: RemittanceContact | null;
   /** @throws PartnerError `corridor_unsupported` */
   quote(request: TransferQuoteRequest): Promise<TransferQuote>;
   /** @throws PartnerError `partner_rejected` / `partner_timeout` (nothing taken). */
@@ -72,6 +77,8 @@ const MINUTE = 60_000;
 /** The deterministic sandbox partner (see the file comment). */
 export const sandboxTransferPartner: TransferPartner = {
   name: 'sandbox',
+  provider: { name: 'Sandbox Remittance (test partner)', phone: '1-800-555-0199', website: 'https://sandbox.invalid/remittance' },
+  stateRegulator: { name: 'Sandbox State Department of Banking (test)', phone: '1-800-555-0142', website: 'https://sandbox.invalid/regulator' },
   async quote(r) {
     const corridor = CORRIDORS[r.country];
     if (!corridor || r.sendCurrency !== 'USD') throw new PartnerError('corridor_unsupported', `The partner does not send ${r.sendCurrency} to ${r.country}.`);

@@ -3,8 +3,9 @@
  * `money_transfers` and its append-only `money_transfer_events`. The partner's quote is shown as the Remittance
  * Transfer Rule's pre-payment disclosure (core `remittanceDisclosure`); once paid, the receipt carries the 30-minute
  * cancellation right. Ledger, one journal transaction when the cash is taken: Dr the cash drawer (amount + fee),
- * Cr `fee_income` (fee), Cr `transfers_payable:<partner>` (amount owed to the partner); a cancellation or a refund
- * posts the exact reversal. ID and screening are the workflow's (workflows/money-transfer.ts).
+ * Cr `fee_income` (fee), Cr `transfers_payable:<partner>` (amount owed to the partner); a cancellation at the counter
+ * posts the exact reversal (the cash goes back out of the drawer), a refund by the partner owes it to the sender
+ * (`refunds_payable:money_transfers`: no cash moves). ID and screening are the workflow's (workflows/financial-services.ts).
  */
 import { z } from 'zod';
 import {
@@ -21,6 +22,7 @@ import {
   TRANSFER_STATUSES,
   transferQuoteSchema,
   ulid,
+  type RemittanceReceiptParties,
   type TransferQuote,
   type ServiceLimits,
   type TransferStatus,
@@ -109,6 +111,7 @@ interface Row {
   journal_transaction_id: string | null;
   reversal_journal_transaction_id: string | null;
   paid_at: Date | string | null;
+  receipt_parties: RemittanceReceiptParties | string | null;
   created_by: string;
   created_at: Date | string;
   updated_at: Date | string;
@@ -142,6 +145,20 @@ async function toApis(db: Queryable, rows: readonly Row[]): Promise<Transfer[]> 
   return rows.map((r) => toApi(r, history.get(r.id) ?? []));
 }
 
+/**
+ * The receipt's parties as kept when the cash was taken; a transfer paid before they were kept names its partner and
+ * says the rest was not recorded.
+ */
+function receiptPartiesOf(r: Row): RemittanceReceiptParties {
+  if (r.receipt_parties) return typeof r.receipt_parties === 'string' ? (JSON.parse(r.receipt_parties) as RemittanceReceiptParties) : r.receipt_parties;
+  return { provider: { name: r.partner, phone: 'not recorded', website: 'not recorded' }, agent: 'not recorded', recipientName: r.receiver_name, stateRegulator: null };
+}
+
+/** The receipt's parties of a transfer paid now: the partner's provider and State regulator, the store, the recipient. */
+async function receiptParties(m: Mutation, partner: TransferPartner, receiverName: string): Promise<RemittanceReceiptParties> {
+  return { provider: partner.provider, agent: (await getMerchant(m.tx, m.merchantId)).name, recipientName: receiverName, stateRegulator: partner.stateRegulator };
+}
+
 function toApi(r: Row, history: Transfer['history']): Transfer {
   return {
     id: r.id,
@@ -156,7 +173,7 @@ function toApi(r: Row, history: Transfer['history']): Transfer {
     receiverScreeningId: r.receiver_screening_id,
     journalTransactionId: r.journal_transaction_id,
     reversalJournalTransactionId: r.reversal_journal_transaction_id,
-    receipt: r.paid_at ? remittanceDisclosure(quoteOf(r), new Date(r.paid_at)) : null,
+    receipt: r.paid_at ? remittanceDisclosure(quoteOf(r), { at: new Date(r.paid_at), parties: receiptPartiesOf(r) }) : null,
     history,
     createdBy: r.created_by,
     createdAt: new Date(r.created_at).toISOString(),
@@ -268,13 +285,15 @@ export async function recordTransfer(m: Mutation, plan: TransferPlan, parties: T
   const sent = held ? null : await submitAndPost(m, id, q, plan.cashAccount, { senderName: parties.senderName, receiverName: plan.input.receiverName }, partner);
   await m.tx.query(
     `INSERT INTO money_transfers (id, merchant_id, sender_name, sender_ref, receiver_name, country, payout_method, amount_cents, fee_cents, currency, rate, receive_amount_minor, receive_currency,
-       available_on, partner, partner_reference, status, id_verification_id, sender_screening_id, receiver_screening_id, cash_account, journal_transaction_id, paid_at, cancel_until, register_id, created_by, created_at, updated_at, shift_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)`,
+       available_on, partner, partner_reference, status, id_verification_id, sender_screening_id, receiver_screening_id, cash_account, journal_transaction_id, paid_at, cancel_until, register_id, created_by, created_at, updated_at, shift_id,
+       receipt_parties)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29)`,
     [
       id, m.merchantId, parties.senderName, parties.senderRef, plan.input.receiverName, q.country, q.payoutMethod, q.sendAmountCents, q.feeCents, q.sendCurrency, q.rate, q.receiveAmountMinor, q.receiveCurrency,
       q.availableOn, partner.name, sent?.partnerReference ?? null, held ? 'held' : 'sent', parties.idVerificationId, parties.senderScreeningId, parties.receiverScreeningId, plan.cashAccount, sent?.journalId ?? null,
       sent ? m.now.toISOString() : null, sent ? new Date(m.now.getTime() + 30 * 60_000).toISOString() : null, m.registerId ?? null, m.actor, m.now.toISOString(),
       plan.input.shiftId ?? null,
+      sent ? JSON.stringify(await receiptParties(m, partner, plan.input.receiverName)) : null,
     ],
   );
   if (held) await event(m, id, 'held', 'sanctions screening: potential match');
@@ -320,8 +339,9 @@ export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send
   assertMoneyMovementAllowed(await getMerchant(m.tx, m.merchantId), 'A money transfer');
   const sent = await submitAndPost(m, id, quoteOf(r), r.cash_account, { senderName: r.sender_name, receiverName: r.receiver_name }, partner);
   await m.tx.query(
-    `UPDATE money_transfers SET status = 'sent', partner_reference = $3, journal_transaction_id = $4, paid_at = $5, cancel_until = $6, updated_at = $5, shift_id = COALESCE($7, shift_id) WHERE merchant_id = $1 AND id = $2`,
-    [m.merchantId, id, sent.partnerReference, sent.journalId, m.now.toISOString(), new Date(m.now.getTime() + 30 * 60_000).toISOString(), shiftId ?? null],
+    `UPDATE money_transfers SET status = 'sent', partner_reference = $3, journal_transaction_id = $4, paid_at = $5, cancel_until = $6, updated_at = $5, shift_id = COALESCE($7, shift_id), receipt_parties = $8
+     WHERE merchant_id = $1 AND id = $2`,
+    [m.merchantId, id, sent.partnerReference, sent.journalId, m.now.toISOString(), new Date(m.now.getTime() + 30 * 60_000).toISOString(), shiftId ?? null, JSON.stringify(await receiptParties(m, partner, r.receiver_name))],
   );
   await event(m, id, 'submitted', 'screening cleared');
   await event(m, id, 'sent');
@@ -329,10 +349,25 @@ export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send
   return getTransfer(m.tx, m.merchantId, id);
 }
 
+/** What the store owes senders whose transfer the partner refunded (core `refunds_payable`). */
+export const TRANSFER_REFUNDS_OWED_ACCOUNT = 'refunds_payable:money_transfers';
+
+/**
+ * The full refund of a transfer: canceled at the counter, the cash goes back out of the drawer; refunded by the
+ * partner later, no cash moves at the counter and the refund is owed to the sender (`refunds_payable:money_transfers`).
+ */
 async function reverse(m: Mutation, r: Row, status: 'canceled' | 'refunded', note: string, cancelShiftId: string | null = null): Promise<void> {
   const jt = buildJournalTransaction(
-    { kind: 'adjustment', sourceType: 'money_transfer', sourceId: r.id, registerId: m.registerId ?? null, currency: r.currency, occurredAt: m.now.toISOString(), memo: `Money transfer ${r.id} ${status}: full refund of ${r.journal_transaction_id}` },
-    transferPostings(quoteOf(r), r.cash_account, r.partner, -1),
+    {
+      kind: 'adjustment',
+      sourceType: 'money_transfer',
+      sourceId: r.id,
+      registerId: m.registerId ?? null,
+      currency: r.currency,
+      occurredAt: m.now.toISOString(),
+      memo: status === 'canceled' ? `Money transfer ${r.id} canceled: full refund of ${r.journal_transaction_id}` : `Money transfer ${r.id} refunded by the partner: full refund of ${r.journal_transaction_id} owed to the sender`,
+    },
+    transferPostings(quoteOf(r), status === 'canceled' ? r.cash_account : TRANSFER_REFUNDS_OWED_ACCOUNT, r.partner, -1),
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');

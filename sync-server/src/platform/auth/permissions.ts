@@ -155,6 +155,8 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'POST /api/pos/bill-payments': 'cashier',
   'GET /api/pos/bill-payments/:id': 'cashier',
   'POST /api/pos/bill-payments/:id/refresh': 'cashier',
+  'POST /api/pos/bill-payments/:id/complete': 'cashier',
+  'POST /api/pos/bill-payments/:id/refuse': 'manager',
   'GET /api/pos/bill-payments': 'manager',
   'POST /api/pos/check-cashings': 'cashier',
   'GET /api/pos/check-cashings/:id': 'cashier',
