@@ -429,7 +429,8 @@ export type AcceptPriceInput = z.infer<typeof acceptPriceSchema>;
  * The body must name the app's listed price now, so a store never accepts a price it was not shown. Accepting the
  * price it already pays answers the subscription unchanged. Audited `app_subscription.price_accepted`.
  * @throws ProblemError 404 (not this store's); 409 `illegal_state_transition` when canceled; 409 `no_price_change`
- *   when the app's price has not risen; 409 `price_changed` naming `priceCents` when the listed price is not the one sent.
+ *   when the app's price has not risen; 409 `price_changed` naming `priceCents` when the listed price is not the one
+ *   sent.
  */
 export async function acceptPriceChange(m: Mutation, id: string, input: AcceptPriceInput): Promise<AppSubscription> {
   const sub = (await m.tx.query<SubRow>('SELECT * FROM app_subscriptions WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [id, m.merchantId])).rows[0];

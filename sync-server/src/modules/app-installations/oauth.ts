@@ -4,8 +4,8 @@
  * client (RFC 7636) and refresh tokens (RFC 6749 §6, rotated on use). Not hand-written OAuth: this file only wires
  * the library to our data.
  *
- * - Clients are the listed external apps: `client_id` = `apps.id`, `redirect_uris` = the app's approved exact URIs, public
- *   clients (`token_endpoint_auth_method: none`) — PKCE stands in for a secret.
+ * - Clients are the listed external apps: `client_id` = `apps.id`, `redirect_uris` = the app's approved exact URIs,
+ *   public clients (`token_endpoint_auth_method: none`) — PKCE stands in for a secret.
  * - The "account" is an installation (`sub` = `ins_…`). The authorization request carries the installation and the
  *   one-time connect ticket the install answered (`installation`, `ticket` extra parameters); the interaction
  *   (`GET /oauth/interaction/:uid`) accepts a valid unconsumed ticket of that installation for that client, refuses a
