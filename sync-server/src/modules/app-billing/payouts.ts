@@ -255,7 +255,8 @@ export interface DeveloperPayoutOptions {
  * @throws ProblemError 409 `earnings_on_hold` (nothing available yet; the detail says when the next earning is
  *   released); 403 `money_movement_disabled` when the only earnings are the demo store's (before the adapter is
  *   reached or anything is written); 409 `nothing_to_pay_out`; 409 `below_payout_minimum` naming the minimum; 400
- *   naming `currency` when it is needed (several currencies).
+ *   naming `currency` when it is needed (several currencies); 409 `paid_this_week` for a second scheduled payout of
+ *   one currency in a week (weeks from Monday 00:00 UTC).
  */
 export async function payOutDeveloper(db: Db, developerId: string, input: { currency?: string; trigger: 'manual' | 'scheduled'; now: Date }, options: DeveloperPayoutOptions = {}): Promise<DeveloperPayout> {
   const connect = options.paymentConnect ?? sandboxPaymentConnect;
@@ -270,6 +271,11 @@ export async function payOutDeveloper(db: Db, developerId: string, input: { curr
       currency = currencies[0]!;
     } else if (!currencies.includes(currency)) {
       throw new ProblemError(409, 'nothing_to_pay_out', `There are no earnings in ${currency} to pay out.`);
+    }
+    if (input.trigger === 'scheduled') {
+      // Once a week, even when two instances tick at once: the second finds the first's payout under the lock.
+      const { rows } = await tx.query(`SELECT 1 FROM developer_payouts WHERE developer_id = $1 AND currency = $2 AND trigger = 'scheduled' AND created_at >= $3`, [developerId, currency, weeklyPayoutCutoff(input.now).toISOString()]);
+      if (rows.length > 0) throw new ProblemError(409, 'paid_this_week', `The scheduled payout of ${currency} for this week has been made.`);
     }
     await releaseMaturedEarnings(tx, developerId, input.now);
     const position = await developerPosition(tx, developerId, currency);
