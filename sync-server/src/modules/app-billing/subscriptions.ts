@@ -141,7 +141,6 @@ interface SubRow {
 interface ChargeRow {
   id: string;
   subscription_id: string;
-  merchant_id: string;
   kind: AppChargeKind;
   earnings: 'available' | 'held' | 'demo';
   period_start: Date | string;
