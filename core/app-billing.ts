@@ -1,9 +1,10 @@
 /**
- * App billing (issue 15, DESIGN §13): the pure arithmetic of paid app subscriptions and developer payouts — billing
- * periods, proration on install and uninstall, the 85/15 revenue split, the retry schedule of failed charges and the
- * weekly payout cut-off. Amounts are integer minor units (`…Cents`) of the app's price currency; times are UTC.
- * The server side is sync-server/src/modules/app-billing; the decisions are in docs/decisions.md ("App billing and
- * developer payouts").
+ * App billing: the pure arithmetic of paid app subscriptions and developer payouts — billing periods, proration on
+ * install and uninstall, the 85/15 revenue split, the retry schedule of failed charges, the weekly payout cut-off, the
+ * hold on developer earnings (how a refund is taken from a developer's balance and how a release pays back what they
+ * owe) and what a price change of an app does to a subscription. Amounts are integer minor units (`…Cents`) of the
+ * app's price currency; times are UTC. The server side is sync-server/src/modules/app-billing; the decisions are in
+ * docs/decisions.md ("App billing and developer payouts") and docs/decisions/developer-earnings-hold.md.
  */
 import { ulid } from './ids.ts';
 
@@ -11,9 +12,9 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * The merchant row that holds the platform's own ledger (migration 0220): app charges (Dr `app_billing_clearing`,
- * Cr `developer_payable:<developerId>` 85 %, Cr `app_revenue` 15 %), their refunds and developer payouts. It has no
- * staff, no registers and no tokens; it exists so the platform's books use the same immutable, balanced,
- * hash-audited ledger as every store's.
+ * Cr `developer_pending:<developerId>` 85 %, Cr `app_revenue` 15 %), their refunds, the release of held earnings and
+ * developer payouts. It has no staff, no registers and no tokens; it exists so the platform's books use the same
+ * immutable, balanced, hash-audited ledger as every store's.
  */
 export const PLATFORM_LEDGER_MERCHANT_ID = 'mer_platform';
 
@@ -37,9 +38,12 @@ export type AppSubscriptionStatus = (typeof APP_SUBSCRIPTION_STATUSES)[number];
 export const APP_CHARGE_KINDS = ['initial', 'renewal', 'retry', 'reactivation'] as const;
 export type AppChargeKind = (typeof APP_CHARGE_KINDS)[number];
 
-/** New ids of app billing records: `asub_` subscription, `ach_` charge, `acr_` charge refund, `dpo_` developer payout. */
-export function newAppBillingId(kind: 'subscription' | 'charge' | 'refund' | 'payout'): string {
-  const prefix = { subscription: 'asub', charge: 'ach', refund: 'acr', payout: 'dpo' }[kind];
+/**
+ * New ids of app billing records: `asub_` subscription, `ach_` charge, `acr_` charge refund, `dpo_` developer payout,
+ * `der_` release of a developer's held earnings.
+ */
+export function newAppBillingId(kind: 'subscription' | 'charge' | 'refund' | 'payout' | 'release'): string {
+  const prefix = { subscription: 'asub', charge: 'ach', refund: 'acr', payout: 'dpo', release: 'der' }[kind];
   return `${prefix}_${ulid()}`;
 }
 
@@ -127,4 +131,91 @@ export function weeklyPayoutCutoff(now: Date): Date {
   const day = startOfUtcDay(now);
   const sinceMonday = (day.getUTCDay() + 6) % 7;
   return new Date(day.getTime() - sinceMonday * DAY_MS);
+}
+
+/**
+ * How long a developer's share of a charge is held before it can be paid out: 31 days — the longest calendar month,
+ * so at least the refund window of any charge. A charge is refundable (unused days on uninstall) only while the period
+ * it paid for lasts, and no charge pays for a period ending more than one calendar month after it is made (the
+ * install's prorated rest of the month, a renewal or retry of the current month, a reactivation to the month's end).
+ */
+export const DEVELOPER_EARNINGS_HOLD_DAYS = 31;
+
+/**
+ * When the developer's share of a paid charge made at `createdAt` for a period ending `periodEnd` (exclusive) becomes
+ * available: {@link DEVELOPER_EARNINGS_HOLD_DAYS} after the charge, and never before its period (its refund window)
+ * has ended.
+ */
+export function earningsAvailableAt(charge: { createdAt: Date; periodEnd: Date }): Date {
+  const held = charge.createdAt.getTime() + DEVELOPER_EARNINGS_HOLD_DAYS * DAY_MS;
+  return new Date(Math.max(held, charge.periodEnd.getTime()));
+}
+
+/** A developer's balance in one currency on the platform ledger, in minor units, each ≥ 0. */
+export interface DeveloperBalance {
+  /** Earnings on hold (`developer_pending:<developerId>`): not payable yet. */
+  pendingCents: number;
+  /** Earnings released and not paid out (`developer_payable:<developerId>`): what a payout may take. */
+  availableCents: number;
+  /** What the developer owes the platform (`developer_receivable:<developerId>`): refunds beyond their balance. */
+  owedCents: number;
+}
+
+/**
+ * Where the developer's part `developerCents` of a refund is taken from: the pending (held) balance first, then the
+ * available balance, and what neither covers becomes a receivable — a negative balance, carried and recovered from
+ * later releases ({@link releaseCredits}), never paid out. The three parts add up to `developerCents`.
+ * @throws RangeError when an amount is negative or not an integer.
+ */
+export function refundDebits(developerCents: number, balance: Pick<DeveloperBalance, 'pendingCents' | 'availableCents'>): { fromPendingCents: number; fromAvailableCents: number; toReceivableCents: number } {
+  for (const v of [developerCents, balance.pendingCents, balance.availableCents]) if (!Number.isInteger(v) || v < 0) throw new RangeError(`not a non-negative amount: ${v}`);
+  const fromPendingCents = Math.min(developerCents, balance.pendingCents);
+  const fromAvailableCents = Math.min(developerCents - fromPendingCents, balance.availableCents);
+  return { fromPendingCents, fromAvailableCents, toReceivableCents: developerCents - fromPendingCents - fromAvailableCents };
+}
+
+/**
+ * The release of matured held earnings, oldest first: each charge's held amount (its share less its refund) moves out
+ * of the pending balance — never more than the pending balance holds, so a refund that took held money of other
+ * charges is absorbed by the releases that follow — and pays back what the developer owes before anything becomes
+ * available.
+ * @param heldCents each matured charge's held amount, oldest first
+ * @returns per charge what was released and what of it repaid the debt; the totals, and what became available
+ */
+export function releaseCredits(
+  heldCents: readonly number[],
+  balance: Pick<DeveloperBalance, 'pendingCents' | 'owedCents'>,
+): { perCharge: { releasedCents: number; recoveredCents: number }[]; releasedCents: number; recoveredCents: number; toAvailableCents: number } {
+  let pending = Math.max(0, balance.pendingCents);
+  let owed = Math.max(0, balance.owedCents);
+  const perCharge = heldCents.map((held) => {
+    const releasedCents = Math.min(Math.max(0, held), pending);
+    pending -= releasedCents;
+    const recoveredCents = Math.min(releasedCents, owed);
+    owed -= recoveredCents;
+    return { releasedCents, recoveredCents };
+  });
+  const releasedCents = perCharge.reduce((s, c) => s + c.releasedCents, 0);
+  const recoveredCents = perCharge.reduce((s, c) => s + c.recoveredCents, 0);
+  return { perCharge, releasedCents, recoveredCents, toAvailableCents: releasedCents - recoveredCents };
+}
+
+/**
+ * What the app's listed (approved) price means for a subscription billed at `subscribed`:
+ * - `none`: the same price;
+ * - `lower`: a lower price in the same currency — it applies by itself from the next renewal;
+ * - `free`: the app is free now — the subscription ends at the end of the period already paid, with no further charge;
+ * - `rise`: a higher price or another currency — it applies only once the store accepts it; until then (and for as
+ *   long as the store does not accept) the store keeps paying the price it subscribed at.
+ */
+export function subscriptionPriceChange(
+  subscribed: { priceCents: number; currency: string },
+  listed: { priceCents: number; currency: string | null },
+): { kind: 'none' } | { kind: 'lower'; priceCents: number } | { kind: 'free' } | { kind: 'rise'; priceCents: number; currency: string } {
+  if (listed.priceCents <= 0 || !listed.currency) return { kind: 'free' };
+  if (listed.currency === subscribed.currency) {
+    if (listed.priceCents === subscribed.priceCents) return { kind: 'none' };
+    if (listed.priceCents < subscribed.priceCents) return { kind: 'lower', priceCents: listed.priceCents };
+  }
+  return { kind: 'rise', priceCents: listed.priceCents, currency: listed.currency };
 }

@@ -4,10 +4,13 @@
  * machine. Pure: no I/O.
  *
  * Review: `draft → submitted → in_review → approved | rejected`, `approved → listed`. A rejected app is edited and
- * submitted again. A listed app whose requested scopes change goes back to `submitted` but stays in the directory
- * with the scopes approved before (its `listed` flag is kept) until a reviewer approves the new ones — approval of an
- * app already listed lists it again at once — or rejects them (it stays listed with the old scopes, status
- * `rejected`). Other edits of a listed app apply at once.
+ * submitted again. An app has two versions: the developer's working copy and the approved one. Everything a store or
+ * the OAuth server sees of the fields that decide what an app may take or where it sends a store — its scopes, price,
+ * redirect URIs, launch URL and form ({@link APP_REVIEWED_FIELDS}) — comes from the approved version. A listed app
+ * whose working copy changes one of those goes back to `submitted` and keeps serving its approved version (its
+ * `listed` flag is kept) until a reviewer approves the revision — the approval swaps it in at once — or rejects it (it
+ * stays listed with the approved version, status `rejected`). Other edits of a listed app (name, description, icon,
+ * category, webhook URL) apply at once.
  */
 import { assertTransition, IllegalTransitionError } from './transitions.ts';
 
@@ -77,20 +80,58 @@ export function nextAppStatus(from: AppStatus, action: AppReviewAction, listed: 
  * The status after a developer edits an app.
  * - `submitted` / `in_review`: refused (the reviewer sees a fixed version);
  * - `approved` (not yet listed): back to `draft` — the edited app needs review again;
- * - `listed`, or `rejected` while still listed: `submitted` when the requested scopes now differ from the approved
- *   ones (back to review, still listed with the approved scopes), `listed` when they equal them;
+ * - `listed`, or `rejected` while still listed: `submitted` when the working copy now differs from the approved
+ *   version in a reviewed field ({@link reviewedChanges}: back to review, still listed with the approved version),
+ *   `listed` when it does not;
  * - `draft`, `rejected` (never listed): unchanged.
- * @param scopesChanged whether the requested scopes after the edit differ from the approved scopes (as sets)
+ * @param needsReview whether the working copy after the edit differs from the approved version in a reviewed field
  * @throws IllegalTransitionError (entity `app`, action `edit`) for `submitted` and `in_review`.
  */
-export function statusAfterEdit(from: AppStatus, listed: boolean, scopesChanged: boolean): AppStatus {
+export function statusAfterEdit(from: AppStatus, listed: boolean, needsReview: boolean): AppStatus {
   if (from === 'submitted' || from === 'in_review') throw new IllegalTransitionError('app', from, from, 'edit');
-  if (listed && (from === 'listed' || from === 'rejected')) return scopesChanged ? 'submitted' : 'listed';
+  if (listed && (from === 'listed' || from === 'rejected')) return needsReview ? 'submitted' : 'listed';
   if (from === 'approved') return 'draft';
   return from;
 }
 
-/** Whether two scope lists hold the same scopes (order and repeats ignored). */
+/**
+ * The fields of an app that only take effect through review: what it may take from a store (`scopes`, `pricing`),
+ * where the store's authorisation goes (`redirectUris`), what the store runs or is sent to (`launchUrl`) and how it
+ * is delivered (`form`).
+ */
+export const APP_REVIEWED_FIELDS = ['scopes', 'pricing', 'redirectUris', 'launchUrl', 'form'] as const;
+export type AppReviewedField = (typeof APP_REVIEWED_FIELDS)[number];
+
+/** The reviewed fields of one version of an app. Prices in minor units; `currency` null when free. */
+export interface AppReviewedVersion {
+  form: AppForm;
+  scopes: readonly string[];
+  redirectUris: readonly string[];
+  launchUrl: string | null;
+  priceCents: number;
+  currency: string | null;
+}
+
+/**
+ * The reviewed fields in which `working` differs from `approved` (in {@link APP_REVIEWED_FIELDS} order); every field
+ * when nothing was approved yet. Scopes and redirect URIs compare as sets (order and repeats ignored); a price
+ * compares amount and currency, any free price equal to any other.
+ */
+export function reviewedChanges(working: AppReviewedVersion, approved: AppReviewedVersion | null): AppReviewedField[] {
+  if (!approved) return [...APP_REVIEWED_FIELDS];
+  const free = (v: AppReviewedVersion) => v.priceCents <= 0;
+  const samePrice = free(working) && free(approved) ? true : working.priceCents === approved.priceCents && working.currency === approved.currency;
+  const changed: Record<AppReviewedField, boolean> = {
+    scopes: !sameScopes(working.scopes, approved.scopes),
+    pricing: !samePrice,
+    redirectUris: !sameScopes(working.redirectUris, approved.redirectUris),
+    launchUrl: (working.launchUrl ?? null) !== (approved.launchUrl ?? null),
+    form: working.form !== approved.form,
+  };
+  return APP_REVIEWED_FIELDS.filter((f) => changed[f]);
+}
+
+/** Whether two lists (scopes, redirect URIs) hold the same strings (order and repeats ignored). */
 export function sameScopes(a: readonly string[], b: readonly string[]): boolean {
   const x = new Set(a);
   const y = new Set(b);

@@ -40,14 +40,19 @@ export const CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
 ];
 
 /**
- * The platform's own chart (the ledger of `PLATFORM_LEDGER_MERCHANT_ID`, core/app-billing.ts; issue 15): what app
- * charges collect at the billing processor (`app_billing_clearing`), the platform's 15 % (`app_revenue`) and what is
- * owed to each developer (`developer_payable:<developerId>`, their 85 % less refunds and payouts).
+ * The platform's own chart (the ledger of `PLATFORM_LEDGER_MERCHANT_ID`, core/app-billing.ts): what app charges
+ * collect at the billing processor (`app_billing_clearing`), the platform's 15 % (`app_revenue`) and each developer's
+ * balance: their 85 % on hold (`developer_pending:<developerId>`), released and payable (`developer_payable:<id>`),
+ * what they owe when refunds exceed their balance (`developer_receivable:<id>`), and what the demo store's charges
+ * earned them, never paid out (`developer_demo_earnings:<id>`).
  */
 export const PLATFORM_CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
   { code: 'app_billing_clearing', name: 'App billing balance at the billing processor', type: 'asset' },
   { code: 'app_revenue', name: 'Platform app revenue (15 %)', type: 'revenue' },
-  { code: 'developer_payable', name: 'Payable to developer', type: 'liability' },
+  { code: 'developer_payable', name: 'Payable to developer (available)', type: 'liability' },
+  { code: 'developer_pending', name: 'Developer earnings on hold', type: 'liability' },
+  { code: 'developer_receivable', name: 'Owed by developer (refunds beyond their balance)', type: 'asset' },
+  { code: 'developer_demo_earnings', name: 'Developer earnings from the demo store (never paid out)', type: 'liability' },
 ];
 
 /** The chart entry of an account's base (`developer_payable:dev_1` → `developer_payable`) in either chart, or undefined. */

@@ -449,7 +449,7 @@ export type JournalKind = z.infer<typeof journalKind>;
 export const journalTransactionSchema = z.strictObject({
   id: z.string().regex(/^jtx_[0-9A-HJKMNP-TV-Z]{26}$/),
   kind: journalKind,
-  sourceType: z.enum(['order', 'pay_request', 'invoice', 'closeout', 'manual', 'payout', 'check_cashing', 'money_transfer', 'bill_payment', 'app_charge', 'app_charge_refund', 'developer_payout']),
+  sourceType: z.enum(['order', 'pay_request', 'invoice', 'closeout', 'manual', 'payout', 'check_cashing', 'money_transfer', 'bill_payment', 'app_charge', 'app_charge_refund', 'developer_payout', 'developer_earnings_release']),
   sourceId: z.string().max(64),
   registerId: z.string().max(64).nullable(),
   currency: currencyCode,

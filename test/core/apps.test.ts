@@ -1,6 +1,6 @@
 /** core/apps.ts: the app review state machine, edits of listed apps, scope sets and the redirect-URI rule (issue 15). */
 import { describe, expect, it } from 'vitest';
-import { APP_STATUSES, IllegalTransitionError, nextAppStatus, redirectUriProblem, sameScopes, statusAfterEdit, type AppReviewAction } from '../../core/index.ts';
+import { APP_REVIEWED_FIELDS, APP_STATUSES, IllegalTransitionError, nextAppStatus, redirectUriProblem, reviewedChanges, sameScopes, statusAfterEdit, type AppReviewAction } from '../../core/index.ts';
 
 describe('app review state machine', () => {
   it('allows exactly draft → submitted → in_review → approved | rejected, approved → listed, rejected → submitted', () => {
@@ -26,7 +26,19 @@ describe('app review state machine', () => {
     expect(nextAppStatus('in_review', 'reject', true)).toBe('rejected');
   });
 
-  it('sends a listed app back to review only when its scopes change; freezes apps under review', () => {
+  it('names the reviewed fields a working copy changes: scopes, price, redirect URIs, launch URL, form', () => {
+    const listed = { form: 'external' as const, scopes: ['orders:read'], redirectUris: ['https://a.example/cb'], launchUrl: 'https://a.example/connect', priceCents: 90_000, currency: 'USD' };
+    expect(reviewedChanges(listed, listed)).toEqual([]);
+    expect(reviewedChanges({ ...listed, redirectUris: ['https://a.example/cb', 'https://a.example/cb'], scopes: ['orders:read'] }, listed)).toEqual([]);
+    expect(reviewedChanges({ ...listed, priceCents: 10_000_000 }, listed)).toEqual(['pricing']);
+    expect(reviewedChanges({ ...listed, currency: 'EUR' }, listed)).toEqual(['pricing']);
+    expect(reviewedChanges({ ...listed, redirectUris: ['https://evil.example/cb'], launchUrl: 'https://evil.example/connect' }, listed)).toEqual(['redirectUris', 'launchUrl']);
+    expect(reviewedChanges({ ...listed, scopes: ['orders:read', 'pay:create'], form: 'in_platform' }, listed)).toEqual(['scopes', 'form']);
+    expect(reviewedChanges({ ...listed, priceCents: 0, currency: null }, { ...listed, priceCents: 0, currency: 'USD' })).toEqual([]);
+    expect(reviewedChanges(listed, null)).toEqual([...APP_REVIEWED_FIELDS]);
+  });
+
+  it('sends a listed app back to review only when a reviewed field changes; freezes apps under review', () => {
     expect(statusAfterEdit('listed', true, true)).toBe('submitted');
     expect(statusAfterEdit('listed', true, false)).toBe('listed');
     expect(statusAfterEdit('rejected', true, false)).toBe('listed');

@@ -10,6 +10,9 @@
  *   app's token at once (401).
  * - In the back office the owner installs an external integration approving one of its two scopes and is offered
  *   "Connect <app>" (its connect URL with the installation and a one-time ticket).
+ * - A paid app's price rise: while it waits for review the directory and the installed app keep the listed price;
+ *   approved, the back office shows the installed app's old and new price and what accepting means; until the owner
+ *   accepts the store keeps the old price; accepting applies the new one from the next renewal.
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
  */
@@ -37,19 +40,21 @@ describe('app directory and in-platform apps in the register', () => {
   let browser: Browser;
   const api = staffApi(() => server);
 
+  let reviewer: string;
+  /** A developer, platform admin or staff call (POST unless `method` says otherwise); throws on an HTTP error. */
+  const call = async <T,>(path: string, token: string, body?: unknown, method = 'POST'): Promise<T> => {
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify(body ?? {}),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+
   /** A listed external app of another category and a monthly price, registered and reviewed over the API. */
   async function listExternalApp(): Promise<void> {
-    const call = async <T,>(path: string, token: string, body?: unknown): Promise<T> => {
-      const res = await fetch(`${server.baseUrl}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-        body: JSON.stringify(body ?? {}),
-      });
-      if (!res.ok) throw new Error(`POST ${path}: HTTP ${res.status} ${await res.text()}`);
-      return (await res.json()) as T;
-    };
     const dev = await call<{ developerToken: string }>('/api/developers', '', { name: 'Promo Labs', email: 'dev@promolabs.example' });
-    const reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@platform.example', name: 'Rita Reviewer' })).token;
     const app = await call<{ id: string }>('/api/developer/apps', dev.developerToken, {
       name: 'Promo Texts',
       description: 'Sends your customers a text when a promotion starts.',
@@ -82,6 +87,7 @@ describe('app directory and in-platform apps in the register', () => {
     requireBuiltRegister();
     server = await startServerUnderTest();
     browser = await launchChromium();
+    reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@platform.example', name: 'Rita Reviewer' })).token;
     await listExternalApp();
   });
   afterAll(async () => {
@@ -262,6 +268,72 @@ describe('app directory and in-platform apps in the register', () => {
       const alone = page.getByTestId('example-storage-result');
       await expect.poll(() => alone.getAttribute('data-sandboxed'), { timeout: TIMEOUT }).toBe('true');
       expect(await page.evaluate(() => window.origin)).toBe('null');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("shows a store a paid app's price rise only once approved, with the old and new price and what accepting means; the old price holds until the owner accepts", { timeout: 180_000 }, async () => {
+    // A paid in-platform app, listed at $15.00 a month, installed by the owner over the API.
+    const dev = await call<{ developerToken: string }>('/api/developers', '', { name: 'Label Works', email: 'dev@labelworks.example' });
+    const app = await call<{ id: string }>('/api/developer/apps', dev.developerToken, {
+      name: 'Receipt Rewards',
+      description: 'Prints a reward code on every receipt.',
+      form: 'in_platform',
+      launchUrl: 'https://receiptrewards.example/app',
+      scopes: ['catalog:read'],
+      pricing: { model: 'monthly', amountCents: 1500, currency: 'USD' },
+      category: 'Loyalty',
+    });
+    await call(`/api/developer/apps/${app.id}/submit`, dev.developerToken);
+    for (const step of ['start-review', 'approve', 'list']) await call(`/api/platform/apps/${app.id}/${step}`, reviewer);
+    const { installation } = await api<{ installation: { id: string } }>('/api/pos/app-installations', { body: { appId: app.id, scopes: ['catalog:read'] } });
+    // The developer raises it to $40.00: a revision waiting for review.
+    await call(`/api/developer/apps/${app.id}`, dev.developerToken, { pricing: { model: 'monthly', amountCents: 4000, currency: 'USD' } }, 'PATCH');
+
+    const { context, page } = await openPage(browser);
+    try {
+      await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+      await BackOfficePage.open(page, server.ownerPin);
+      const openAppsSection = async () => {
+        await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: 'Apps', exact: true }).click();
+        await page.locator(`[data-testid="app-card"][data-app-id="${app.id}"]`).waitFor({ timeout: TIMEOUT });
+      };
+      await openAppsSection();
+      const card = page.locator(`[data-testid="app-card"][data-app-id="${app.id}"]`);
+      const row = page.locator(`[data-testid="installed-app"][data-installation-id="${installation.id}"]`);
+      // Under review: the directory and the installed app show the listed price, and nothing to accept.
+      expect(await card.getByTestId('app-price').textContent()).toBe('$15.00 a month');
+      await row.getByTestId('installed-app-price').waitFor({ timeout: TIMEOUT });
+      expect(await row.getByTestId('installed-app-price').textContent()).toMatch(/^You pay \$15\.00 a month; next charge \$15\.00 on /);
+      expect(await row.getByTestId('app-price-change').count()).toBe(0);
+
+      // Approved: the directory has the new price; the installed app shows old → new and what accepting means.
+      for (const step of ['start-review', 'approve']) await call(`/api/platform/apps/${app.id}/${step}`, reviewer);
+      await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: 'Catalog', exact: true }).click();
+      await openAppsSection();
+      await expect.poll(() => card.getByTestId('app-price').textContent(), { timeout: TIMEOUT }).toBe('$40.00 a month');
+      const change = row.getByTestId('app-price-change');
+      await change.waitFor({ timeout: TIMEOUT });
+      expect(await change.getByTestId('app-price-old').textContent()).toBe('$15.00 a month');
+      expect(await change.getByTestId('app-price-new').textContent()).toBe('$40.00 a month');
+      const sub = (await api<{ data: { id: string; installationId: string; priceCents: number; priceChange: { appliesFrom: string } | null; charges: unknown[] }[] }>('/api/pos/app-subscriptions')).data.find((s) => s.installationId === installation.id)!;
+      const renewal = new Date(sub.priceChange!.appliesFrom).toLocaleDateString('en-US', { timeZone: 'UTC', year: 'numeric', month: 'long', day: 'numeric' });
+      const text = (await change.textContent())!;
+      expect(text).toContain(`Accepting means this store is billed $40.00 a month from the renewal on ${renewal}.`);
+      expect(text).toContain('Until you accept, you keep paying $15.00 a month every month');
+      // Not accepted yet: the store's price is still $15.00.
+      expect(await row.getByTestId('installed-app-price').textContent()).toContain('You pay $15.00 a month; next charge $15.00');
+      expect(sub.priceCents).toBe(1500);
+
+      // The owner accepts: the new price applies from the next renewal; nothing is charged now.
+      await change.getByTestId('app-price-accept').click();
+      await expect.poll(() => page.getByTestId('apps-notice').textContent(), { timeout: TIMEOUT }).toBe(`Receipt Rewards: the new price of $40.00 a month applies from ${renewal}.`);
+      await expect.poll(() => row.getByTestId('installed-app-price').textContent(), { timeout: TIMEOUT }).toContain('You pay $40.00 a month; next charge $40.00');
+      expect(await row.getByTestId('app-price-change').count()).toBe(0);
+      const accepted = (await api<{ data: { installationId: string; priceCents: number; priceChange: unknown; charges: unknown[] }[] }>('/api/pos/app-subscriptions')).data.find((s) => s.installationId === installation.id)!;
+      expect(accepted).toMatchObject({ priceCents: 4000, priceChange: null });
+      expect(accepted.charges).toHaveLength(1);
     } finally {
       await context.close();
     }

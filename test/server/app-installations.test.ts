@@ -2,8 +2,8 @@
  * Issue 15 "Install and authorise": a merchant owner installs a listed app approving a subset of its scopes, the
  * in-platform app's launch token works within the granted scopes (200) and not outside them (403), uninstalling
  * revokes its tokens (401 on the next request) and deletes its webhook subscriptions, a listed app that changes its
- * scopes cannot widen an installation's grant, and only owners install. Driven over HTTP through Fastify, on PGlite
- * and PostgreSQL.
+ * scopes cannot widen an installation's grant, only owners install, and a listed app's new launch URL or redirect URIs
+ * are not used before a reviewer approves them. Driven over HTTP through Fastify, on PGlite and PostgreSQL.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,6 +152,20 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     const wider = await ok('POST', '/api/pos/app-installations', owner, { appId: app.id, scopes: ['catalog:read', 'orders:read'] });
     const widerToken = (await ok('POST', `/api/pos/app-installations/${wider.installation.id}/launch`, owner)).accessToken as string;
     expect((await call('GET', '/api/pos/orders', widerToken)).statusCode).toBe(200);
+  });
+
+  it("a listed in-platform app's new launch URL waits for review: installations launch the approved page until a reviewer approves", async () => {
+    const app = await listedApp({ ...inPlatform, name: 'Frame Swap', scopes: ['catalog:read'] });
+    const { installation } = await ok('POST', '/api/pos/app-installations', owner, { appId: app.id, scopes: ['catalog:read'] });
+    const edited = await ok('PATCH', `/api/developer/apps/${app.id}`, dev, { launchUrl: 'https://phish.example/login' });
+    expect(edited).toMatchObject({ status: 'submitted', listed: true, changesInReview: ['launchUrl'], approved: { launchUrl: 'https://tool.example/app' } });
+    expect((await ok('POST', `/api/pos/app-installations/${installation.id}/launch`, cashier)).launchUrl).toBe('https://tool.example/app');
+    expect((await ok('GET', '/api/pos/app-installations', cashier)).data.find((i: Json) => i.id === installation.id).launchUrl).toBe('https://tool.example/app');
+    expect((await ok('GET', `/api/pos/app-directory/${app.id}`, cashier)).launchUrl).toBe('https://tool.example/app');
+    await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
+    await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer);
+    expect((await ok('POST', `/api/pos/app-installations/${installation.id}/launch`, cashier)).launchUrl).toBe('https://phish.example/login');
+    await ok('DELETE', `/api/pos/app-installations/${installation.id}`, owner);
   });
 
   it('answers as the OpenAPI document says', () => {
@@ -367,5 +381,38 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     expect(refresh.status).toBe(400);
     expect(refresh.body.error).toBe('invalid_grant');
     expect((await ok('GET', '/api/pos/webhooks', owner)).data.map((w: Json) => w.id)).not.toContain(hook.id);
+  });
+
+  it("a listed integration's new redirect URIs and launch URL wait for review: the OAuth server accepts only the approved URIs, the connect URL is the approved page", async () => {
+    const COLLECTOR = 'http://127.0.0.1:11/collect';
+    const edited = await ok('PATCH', `/api/developer/apps/${appId}`, dev, { redirectUris: [COLLECTOR], launchUrl: 'https://collector.example/connect' });
+    expect(edited).toMatchObject({ status: 'submitted', listed: true, changesInReview: ['redirectUris', 'launchUrl'], approved: { redirectUris: [REDIRECT_URI], launchUrl: 'https://ledgerlink.example/connect' } });
+    const first = await install(['catalog:read']);
+    expect(first.connectUrl).toMatch(/^https:\/\/ledgerlink\.example\/connect\?installation=/);
+    const { verifier, challenge } = pkce();
+    // The revision's redirect URI is refused at the server (never redirected to); the approved one still works.
+    const refused = await authorize({ code_challenge: challenge, installation: first.installationId, ticket: first.ticket, scope: 'catalog:read', redirect_uri: COLLECTOR });
+    expect(refused.location).toBeNull();
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatch(/redirect_uri/);
+    const granted = await authorize({ code_challenge: challenge, installation: first.installationId, ticket: first.ticket, scope: 'catalog:read' });
+    const code = granted.location?.searchParams.get('code');
+    expect(code, `${granted.status} ${granted.location} ${granted.body}`).toBeTruthy();
+    expect((await token({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, code_verifier: verifier })).status).toBe(200);
+    await ok('DELETE', `/api/pos/app-installations/${first.installationId}`, owner);
+
+    // Approved: the new URIs are the only ones, and installs connect from the new page.
+    await ok('POST', `/api/platform/apps/${appId}/start-review`, reviewer);
+    await ok('POST', `/api/platform/apps/${appId}/approve`, reviewer);
+    const second = await install(['catalog:read']);
+    expect(second.connectUrl).toMatch(/^https:\/\/collector\.example\/connect\?installation=/);
+    const next = pkce();
+    const old = await authorize({ code_challenge: next.challenge, installation: second.installationId, ticket: second.ticket, scope: 'catalog:read' });
+    expect(old.location).toBeNull();
+    expect(old.status).toBe(400);
+    const moved = await authorize({ code_challenge: next.challenge, installation: second.installationId, ticket: second.ticket, scope: 'catalog:read', redirect_uri: COLLECTOR });
+    expect(moved.location?.origin + moved.location!.pathname).toBe(COLLECTOR);
+    expect(moved.location?.searchParams.get('code')).toBeTruthy();
+    await ok('DELETE', `/api/pos/app-installations/${second.installationId}`, owner);
   });
 });

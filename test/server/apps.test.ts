@@ -1,7 +1,8 @@
 /**
  * Issue 15, "Developers and apps": developer sign-up, app registration with validated scopes and redirect URIs, the
  * review path by platform admins (draft → submitted → in_review → approved | rejected → listed), a listed app sent
- * back to review by a scope change while staying listed with its approved scopes, the isolation of developers from
+ * back to review by a change of its scopes, price, redirect URIs or launch URL while it keeps serving its approved
+ * version, the isolation of developers from
  * each other, and the app directory merchants' staff see. Driven over HTTP through Fastify, on PGlite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +135,47 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
     expect(await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer)).toMatchObject({ status: 'listed', listed: true, approvedScopes: ['orders:read', 'pay:create'] });
     expect((await entry()).scopes.map((s: Json) => s.scope)).toEqual(['orders:read', 'pay:create']);
+  });
+
+  it('sends a listed app whose price, redirect URIs or launch URL change back to review; the directory keeps serving the approved version until approved', async () => {
+    const app = await listedApp({ ...externalApp, name: 'Till Tally', category: 'Accounting', launchUrl: 'https://shelfsync.example/connect', pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' } });
+    const entry = async () => ok('GET', `/api/pos/app-directory/${app.id}`, server.credentials.staffToken);
+    const listedVersion = { priceCents: 90_000, pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' }, launchUrl: 'https://shelfsync.example/connect', form: 'external' };
+    expect(await entry()).toMatchObject(listedVersion);
+    // Name, description, icon and category apply at once.
+    expect(await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { name: 'Till Tally Pro', category: 'Bookkeeping' })).toMatchObject({ status: 'listed', changesInReview: [] });
+    expect(await entry()).toMatchObject({ name: 'Till Tally Pro', category: 'Bookkeeping', ...listedVersion });
+    // Price 900.00 → 100,000.00, new redirect URIs and a new launch URL: back to review, still listed as approved.
+    const revised = await ok('PATCH', `/api/developer/apps/${app.id}`, devA, {
+      pricing: { model: 'monthly', amountCents: 10_000_000, currency: 'USD' },
+      redirectUris: ['https://collector.example/cb'],
+      launchUrl: 'https://collector.example/start',
+    });
+    expect(revised).toMatchObject({
+      status: 'submitted',
+      listed: true,
+      pricing: { amountCents: 10_000_000 },
+      redirectUris: ['https://collector.example/cb'],
+      changesInReview: ['pricing', 'redirectUris', 'launchUrl'],
+      approved: { pricing: { amountCents: 90_000 }, redirectUris: externalApp.redirectUris, launchUrl: 'https://shelfsync.example/connect', scopes: externalApp.scopes, form: 'external' },
+    });
+    expect(await entry()).toMatchObject(listedVersion);
+    expect((await ok('GET', '/api/pos/app-directory?q=Till%20Tally', server.credentials.staffToken)).data.find((a: Json) => a.id === app.id)).toMatchObject(listedVersion);
+    const queued = (await ok('GET', '/api/platform/apps', reviewer)).data.find((a: Json) => a.id === app.id);
+    expect(queued).toMatchObject({ status: 'submitted', changesInReview: ['pricing', 'redirectUris', 'launchUrl'] });
+    // Rejected: still the approved version. Put back as approved, it is listed again without review.
+    await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
+    await ok('POST', `/api/platform/apps/${app.id}/reject`, reviewer, { reasons: ['The new redirect URI is not on your domain.'] });
+    expect(await entry()).toMatchObject(listedVersion);
+    const undone = await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' }, redirectUris: [...externalApp.redirectUris].reverse(), launchUrl: 'https://shelfsync.example/connect' });
+    expect(undone).toMatchObject({ status: 'listed', changesInReview: [] });
+    // A new price alone, approved: the directory has it at once, and the approval names what changed.
+    await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { pricing: { model: 'monthly', amountCents: 95_000, currency: 'USD' } });
+    await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
+    expect(await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer)).toMatchObject({ status: 'listed', approved: { pricing: { amountCents: 95_000 } }, changesInReview: [] });
+    expect((await entry()).priceCents).toBe(95_000);
+    const history = (await ok('GET', `/api/developer/apps/${app.id}`, devA)).history;
+    expect(history.at(-1)).toMatchObject({ action: 'approve', data: { changed: ['pricing'], pricing: { from: { amountCents: 90_000 }, to: { amountCents: 95_000 } } } });
   });
 
   it('refuses scopes outside the four, bad redirect URIs and bad pricing with a 400 naming the field', async () => {

@@ -13,6 +13,7 @@ import { aamvaFixture, buildAamvaPayload } from '../support/aamva.ts';
 import { placeholderCheckPng } from '../../electron/devices/index.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startAppSubscription } from '../../sync-server/src/modules/app-billing/subscriptions.ts';
+import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts';
 
 type Json = Record<string, any>;
 
@@ -40,6 +41,7 @@ const BODIES: Record<string, unknown> = {
   'POST /api/pos/transfers/{id}/refuse': { reason: 'cross-tenant check' },
   'POST /api/sync/registers/{registerId}/missing-receipts': { receiptNumbers: ['R1-000001'] },
   'POST /api/pos/staff/{id}/pin': { pin: '9999' },
+  'POST /api/pos/app-subscriptions/{id}/accept-price': { priceCents: 900, currency: 'GBP' },
 };
 
 describe.each(databaseTargets())('tenant isolation on $name', (target) => {
@@ -157,6 +159,11 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     expect(madeApp.statusCode, madeApp.body).toBe(201);
     b.ids.app = madeApp.json().id;
     b.words.push('Bravo App Isolated');
+    // Approved (its price is what a subscription bills) but not listed: the directory, which every store sees, stays
+    // without it.
+    const reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@bravo-isolated.example', name: 'Bravo Reviewer' })).token;
+    expect((await call('POST', `/api/developer/apps/${b.ids.app}/submit`, developer.json().developerToken)).statusCode).toBe(200);
+    for (const step of ['start-review', 'approve']) expect((await call('POST', `/api/platform/apps/${b.ids.app}/${step}`, reviewer)).statusCode).toBe(200);
     // A paid subscription of B's to that app, with its first charge (as the install workflow starts it): A's
     // GET /api/pos/app-subscriptions must not show it, nor the billing method B set.
     const subscription = await server.db.transaction((tx) => startAppSubscription(tx, { merchantId: b.merchantId, appId: b.ids.app!, installationId: 'ins_01J00000000000000000BRAVO0', now: new Date() }));
@@ -222,6 +229,7 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/(developer|platform)\/apps\//, ids.app],
       [/^\/api\/pos\/app-directory\//, ids.app],
       [/^\/api\/pos\/app-installations\//, ids.installation],
+      [/^\/api\/pos\/app-subscriptions\//, ids.appSubscription],
       [/^\/api\/pos\/screenings\//, ids.screening],
       [/^\/api\/pos\/catalog\/import-jobs\//, ids.importJob],
       [/^\/api\/pos\/id-verifications\//, ids.idVerification],

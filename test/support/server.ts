@@ -39,6 +39,7 @@ export interface TestServerOptions {
   pairingRateLimits?: BuildAppOptions['pairingRateLimits'];
   /** Quotas of sign-up (default 5 an hour per address, 100 an hour in all). */
   signUpRateLimits?: BuildAppOptions['signUpRateLimits'];
+  developerSignUpRateLimits?: BuildAppOptions['developerSignUpRateLimits'];
   /** An external OpenID Connect issuer whose ID tokens sign staff in (default none). */
   oidc?: BuildAppOptions['oidc'];
   /** The payment processor of stores that are not the demo (default the sandbox; the demo store always runs on it). */
@@ -105,10 +106,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

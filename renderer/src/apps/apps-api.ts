@@ -1,8 +1,10 @@
 /**
  * The app directory and installations as the register calls them (issue 15), with the signed-in staff member's token
  * (`BackOfficeApi`): `GET /api/pos/app-directory`, `POST /api/pos/app-installations` (owner), `GET
- * /api/pos/app-installations`, `DELETE /api/pos/app-installations/{id}` (owner) and `POST
- * /api/pos/app-installations/{id}/launch` (in-platform apps: a short-lived app token carrying the granted scopes only).
+ * /api/pos/app-installations`, `DELETE /api/pos/app-installations/{id}` (owner), `POST
+ * /api/pos/app-installations/{id}/launch` (in-platform apps: a short-lived app token carrying the granted scopes only),
+ * and the paid apps' subscriptions: `GET /api/pos/app-subscriptions` (managers and owners) and `POST
+ * /api/pos/app-subscriptions/{id}/accept-price` (owner: accepts an app's price rise).
  */
 import { APP_SCOPE_EXPLANATIONS, formatMoney, type AppForm, type AppRequestScope } from '../../../core/index.ts';
 import type { BackOfficeApi } from '../backoffice/api.ts';
@@ -58,6 +60,59 @@ export interface AppLaunch {
   accessToken: string;
   /** ISO 8601. */
   expiresAt: string;
+}
+
+/** What an app's listed price now means for a subscription (`priceChange` of `GET /api/pos/app-subscriptions`). */
+export interface AppPriceChange {
+  /** `rise`: applies only once the owner accepts; `lower`: applies by itself; `free`: the subscription ends. */
+  kind: 'rise' | 'lower' | 'free';
+  /** The monthly price the store pays now (minor units). */
+  fromCents: number;
+  fromCurrency: string;
+  /** The app's listed monthly price (0 when free). */
+  toCents: number;
+  toCurrency: string | null;
+  needsAcceptance: boolean;
+  /** ISO 8601: the renewal the new price applies from. */
+  appliesFrom: string;
+}
+
+/** A paid app's subscription in this store (the parts the apps view shows). */
+export interface AppSubscription {
+  id: string;
+  installationId: string;
+  appName: string;
+  /** The monthly price the store agreed to, minor units of `currency`. */
+  priceCents: number;
+  currency: string;
+  status: 'active' | 'past_due' | 'suspended' | 'canceled';
+  nextChargeAt: string | null;
+  nextChargeCents: number | null;
+  notice: string | null;
+  priceChange: AppPriceChange | null;
+}
+
+/** The store's app subscriptions (managers and owners). */
+export async function listAppSubscriptions(api: BackOfficeApi): Promise<AppSubscription[]> {
+  return (await api.request<{ data: AppSubscription[] }>('GET', '/api/pos/app-subscriptions')).data;
+}
+
+/**
+ * The owner accepts the app's price rise shown to them (`priceChange.toCents` / `toCurrency`): it applies from the
+ * next renewal. The server refuses (409 `price_changed`) if the listed price is no longer the one shown.
+ */
+export function acceptAppPrice(api: BackOfficeApi, subscriptionId: string, change: { toCents: number; toCurrency: string }): Promise<AppSubscription> {
+  return api.request<AppSubscription>('POST', `/api/pos/app-subscriptions/${encodeURIComponent(subscriptionId)}/accept-price`, { priceCents: change.toCents, currency: change.toCurrency });
+}
+
+/** A billing date (periods are calendar months in UTC), e.g. "April 1, 2028": the UTC day, whatever the time zone. */
+export function billingDateText(iso: string): string {
+  return new Date(iso).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric', month: 'long', day: 'numeric' });
+}
+
+/** "$9.99 a month" of a subscription's price (minor units). */
+export function monthlyText(cents: number, currency: string): string {
+  return `${formatMoney(cents, currency)} a month`;
 }
 
 /** The plain-words meaning of a scope (core `APP_SCOPE_EXPLANATIONS`), or the scope itself when unknown. */

@@ -6,13 +6,17 @@
  *   (core `APP_SCOPE_EXPLANATIONS`), a search box and a category filter; an empty state.
  * - Install (owner only; others are told why): the requested scopes as checkboxes, all checked; "Approve and install"
  *   grants the checked subset. An external integration then offers "Connect <app>" (its connect URL, new tab).
- * - Installed apps: granted scopes; Open (in-platform), Uninstall (confirmed; its tokens stop working at once).
+ * - Installed apps: granted scopes; Open (in-platform), Uninstall (confirmed; its tokens stop working at once). For
+ *   managers and owners a paid app also shows the monthly price the store agreed to and any change of the app's price:
+ *   a rise shows the old and the new price and what accepting means — only the owner accepts, and until then the
+ *   store keeps paying the old price; a lower price or a now-free app is stated (they apply by themselves).
  * - Open: `POST …/launch` gives a 1 h app token and the page; the page runs in
  *   `<iframe sandbox="allow-scripts allow-forms">` (no `allow-same-origin`: it cannot read this register's storage or
  *   cookies; no device permission) and reaches the API only through the message bridge (app-bridge.ts), which calls
  *   with the APP's token, renewed by a new launch when it has expired.
  */
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { formatMoney } from '../../../core/index.ts';
 import { errorMessage, type BackOfficeApi } from '../backoffice/api.ts';
 import { LoadError, useApi } from '../backoffice/shared.tsx';
 import { currentStaffSession, staffSession$ } from '../register/staff-session.ts';
@@ -20,17 +24,22 @@ import { Dialog } from '../ui/dialog.tsx';
 import { useObservable } from '../ui/hooks.ts';
 import { createAppBridge } from './app-bridge.ts';
 import {
+  acceptAppPrice,
+  billingDateText,
   explainScope,
   formText,
   installApp,
   launchApp,
   listAppDirectory,
+  listAppSubscriptions,
   listInstallations,
+  monthlyText,
   priceText,
   safeLaunchUrl,
   uninstallApp,
   type AppDirectoryPage,
   type AppInstallation,
+  type AppSubscription,
   type DirectoryApp,
   type InstallResult,
 } from './apps-api.ts';
@@ -52,6 +61,9 @@ export function AppsView() {
   const role = currentStaffSession()?.staff.role;
   const [installed, setInstalled] = useState<AppInstallation[] | undefined>();
   const [installedError, setInstalledError] = useState<unknown>();
+  // Managers and owners see what the paid apps cost (cashiers may not read subscriptions).
+  const [subscriptions, setSubscriptions] = useState<AppSubscription[]>([]);
+  const seesBilling = role === 'owner' || role === 'manager';
   const [open, setOpen] = useState<OpenApp | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   // Bumped after an install, an uninstall or closing an app: the control used is gone, so focus goes to "Installed apps".
@@ -65,7 +77,8 @@ export function AppsView() {
       },
       (err: unknown) => setInstalledError(err),
     );
-  }, [api]);
+    if (seesBilling) listAppSubscriptions(api).then(setSubscriptions, () => setSubscriptions([]));
+  }, [api, seesBilling]);
   useEffect(loadInstalled, [loadInstalled]);
 
   if (open)
@@ -90,6 +103,7 @@ export function AppsView() {
         api={api}
         isOwner={role === 'owner'}
         rows={installed}
+        subscriptions={subscriptions}
         error={installedError}
         onOpen={setOpen}
         focusRequest={focusInstalled}
@@ -368,6 +382,7 @@ function InstalledApps({
   api,
   isOwner,
   rows,
+  subscriptions,
   error,
   onOpen,
   onChanged,
@@ -376,6 +391,8 @@ function InstalledApps({
   api: BackOfficeApi;
   isOwner: boolean;
   rows: AppInstallation[] | undefined;
+  /** The store's paid app subscriptions (empty for cashiers). */
+  subscriptions: AppSubscription[];
   error: unknown;
   onOpen: (app: OpenApp) => void;
   onChanged: (message: string) => void;
@@ -391,6 +408,7 @@ function InstalledApps({
     if (focusRequest > 0) heading.current?.focus();
   }, [focusRequest, rows]);
 
+  const subscriptionOf = (row: AppInstallation) => subscriptions.find((s) => s.installationId === row.id && s.status !== 'canceled');
   const uninstall = async (row: AppInstallation) => {
     setBusy(row.id);
     setActionError(undefined);
@@ -451,6 +469,7 @@ function InstalledApps({
                     </li>
                   ))}
                 </ul>
+                {subscriptionOf(row) ? <AppPrice api={api} subscription={subscriptionOf(row)!} isOwner={isOwner} onChanged={onChanged} /> : null}
               </div>
               <div className="bo-actions">
                 {row.form === 'in_platform' && row.status === 'installed' ? (
@@ -480,6 +499,75 @@ function InstalledApps({
         </ul>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * What a paid app costs this store and what a change of its price means. A rise is shown with the old and new price
+ * and what accepting means; only the owner accepts (the price shown is the one sent: the server refuses it if the
+ * app's price changed meanwhile). Until accepted the store keeps paying the old price at every renewal.
+ */
+function AppPrice({ api, subscription, isOwner, onChanged }: { api: BackOfficeApi; subscription: AppSubscription; isOwner: boolean; onChanged: (message: string) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const change = subscription.priceChange;
+  const current = monthlyText(subscription.priceCents, subscription.currency);
+  const accept = async () => {
+    if (!change || change.kind !== 'rise' || !change.toCurrency) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await acceptAppPrice(api, subscription.id, { toCents: change.toCents, toCurrency: change.toCurrency });
+      onChanged(`${subscription.appName}: the new price of ${monthlyText(change.toCents, change.toCurrency)} applies from ${billingDateText(change.appliesFrom)}.`);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="app-billing" data-testid="installed-app-billing">
+      <p className="muted" data-testid="installed-app-price">
+        You pay {current}
+        {subscription.nextChargeAt && subscription.nextChargeCents !== null ? `; next charge ${formatMoney(subscription.nextChargeCents, subscription.currency)} on ${billingDateText(subscription.nextChargeAt)}` : ''}.
+      </p>
+      {change?.kind === 'rise' && change.toCurrency ? (
+        <div className="banner banner-warning app-price-change" role="group" aria-label={`${subscription.appName} price change`} data-testid="app-price-change">
+          <p>
+            <strong>{subscription.appName} has a new price:</strong> <span data-testid="app-price-old">{monthlyText(change.fromCents, change.fromCurrency)}</span> →{' '}
+            <span data-testid="app-price-new">{monthlyText(change.toCents, change.toCurrency)}</span>.
+          </p>
+          <p>
+            Accepting means this store is billed {monthlyText(change.toCents, change.toCurrency)} from the renewal on {billingDateText(change.appliesFrom)}. Until you accept, you keep paying{' '}
+            {monthlyText(change.fromCents, change.fromCurrency)} every month; if you do not want the new price, you may also uninstall the app.
+          </p>
+          {isOwner ? (
+            <button type="button" className="button button-primary" disabled={busy} onClick={() => void accept()} data-testid="app-price-accept">
+              {busy ? 'Accepting…' : `Accept ${monthlyText(change.toCents, change.toCurrency)}`}
+            </button>
+          ) : (
+            <p className="muted" data-testid="app-price-owner-only">
+              Only the store owner can accept a new price.
+            </p>
+          )}
+          {error ? (
+            <p className="form-error" role="alert" data-testid="app-price-error">
+              {error}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      {change?.kind === 'lower' && change.toCurrency ? (
+        <p className="muted" data-testid="app-price-change">
+          The price went down: from {billingDateText(change.appliesFrom)} you pay {monthlyText(change.toCents, change.toCurrency)} (was {monthlyText(change.fromCents, change.fromCurrency)}).
+        </p>
+      ) : null}
+      {change?.kind === 'free' ? (
+        <p className="muted" data-testid="app-price-change">
+          {subscription.appName} is free now: nothing more is charged after {billingDateText(change.appliesFrom)}.
+        </p>
+      ) : null}
+    </div>
   );
 }
 

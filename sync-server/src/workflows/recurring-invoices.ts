@@ -24,7 +24,7 @@ import { trackFinancialServices } from './financial-services.ts';
 import type { TransferPartner } from '../modules/transfers/partner.ts';
 import type { BillPartner } from '../modules/bill-payments/partner.ts';
 import type { AppBillingOptions } from '../modules/app-billing/adapters.ts';
-import { runScheduledDeveloperPayouts } from '../modules/app-billing/payouts.ts';
+import { runDeveloperEarningsReleases, runScheduledDeveloperPayouts } from '../modules/app-billing/payouts.ts';
 import { runAppBilling } from '../modules/app-billing/subscriptions.ts';
 import { reopenReturnedPayment } from './settlement-return.ts';
 import { refreshEmbeddedStatistics } from '../platform/db/statistics.ts';
@@ -64,15 +64,18 @@ export async function runRecurringInvoices(ctx: AppContext, partners?: { transfe
     report.errors.push(...tracked.errors.map((e) => ({ recordId: e.id, message: e.message })));
   }
   const billed = await runAppBilling(ctx.db, now, { ...(appBilling.billing ? { billing: appBilling.billing } : {}), email: ctx.email });
+  // Held developer earnings whose hold has ended become available before the weekly payouts look at them.
+  const releases = await runDeveloperEarningsReleases(ctx.db, now);
   const payouts = await runScheduledDeveloperPayouts(ctx.db, now, {
     ...(appBilling.paymentConnect ? { paymentConnect: appBilling.paymentConnect } : {}),
     ...(appBilling.payoutMinimumCents !== undefined ? { minimumCents: appBilling.payoutMinimumCents } : {}),
   });
-  report.appBilling = { charged: billed.charged, failed: billed.failed, suspended: billed.suspended, developerPayouts: payouts.paid };
+  report.appBilling = { charged: billed.charged, failed: billed.failed, suspended: billed.suspended, developerEarningsReleased: releases.released, developerPayouts: payouts.paid };
   // Last, outside every transaction: planner statistics of the embedded database's tables that grew (PGlite never
   // analyzes on its own).
   report.analyzedTables = await refreshEmbeddedStatistics(ctx.db);
   for (const e of billed.errors) report.errors.push({ message: `app subscription ${e.subscriptionId}: ${e.message}` });
+  for (const e of releases.errors) report.errors.push({ message: `developer earnings release ${e.developerId}: ${e.message}` });
   for (const e of payouts.errors) report.errors.push({ message: `developer payout ${e.developerId}: ${e.message}` });
   return report;
 }

@@ -4,22 +4,33 @@
  *   install / uninstall transaction;
  * - {@link runAppBilling}, the housekeeping tick's monthly renewals and retries;
  * - {@link setBillingMethod}, a store changing its billing method (which retries what it owes at once);
+ * - {@link acceptPriceChange}, a store accepting a price rise of an app it subscribes to;
  * - {@link listAppSubscriptions}, what `GET /api/pos/app-subscriptions` answers.
  *
  * Billing periods are calendar months in UTC. Every paid charge posts one journal transaction on the platform ledger:
- * Dr `app_billing_clearing` (the charge), Cr `developer_payable:<developerId>` (85 %, floored), Cr `app_revenue` (the
- * rest). A declined charge is retried 1, 3 and 5 days after the first failure; when the last retry fails the
- * subscription is `suspended`, with an audit entry in the store's trail and an e-mail to its owners.
+ * Dr `app_billing_clearing` (the charge), Cr `developer_pending:<developerId>` (85 %, floored; held for core
+ * `DEVELOPER_EARNINGS_HOLD_DAYS`, released by payouts.ts) — `developer_demo_earnings:<developerId>` for the demo
+ * store's, never paid out — Cr `app_revenue` (the rest). A declined charge is retried 1, 3 and 5 days after the first
+ * failure; when the last retry fails the subscription is `suspended`, with an audit entry in the store's trail and an
+ * e-mail to its owners.
+ *
+ * A subscription is billed at the price its store agreed to (`price_cents`): the app's approved price when it was
+ * installed, or a later rise the store accepted. A lower approved price applies by itself at the next renewal; an app
+ * that became free ends the subscription at its next renewal; a rise is only an offer until the store accepts it
+ * (core `subscriptionPriceChange`).
  */
 import { z } from 'zod';
 import {
   APP_CHARGE_KINDS,
   APP_SUBSCRIPTION_STATUSES,
   billingPeriodOf,
+  earningsAvailableAt,
   initialCharge,
   newAppBillingId,
   nextChargeRetryAt,
+  refundDebits,
   splitAppCharge,
+  subscriptionPriceChange,
   uninstallRefund,
   type AppChargeKind,
   type AppSubscriptionStatus,
@@ -28,10 +39,18 @@ import { appendAudit } from '../../kernel/audit.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import { lockMerchant, type Db, type Queryable } from '../../platform/db/db.ts';
-import { ProblemError } from '../../platform/http/problem.ts';
+import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import type { EmailProvider } from '../../platform/messaging/email.ts';
 import { billingFor, DEFAULT_BILLING_REFERENCE, sandboxBilling, type AppBillingAdapter } from './adapters.ts';
-import { developerPayableAccount, postOnPlatformLedger } from './ledger.ts';
+import {
+  developerDemoEarningsAccount,
+  developerPayableAccount,
+  developerPendingAccount,
+  developerPosition,
+  developerReceivableAccount,
+  lockDeveloper,
+  postOnPlatformLedger,
+} from './ledger.ts';
 
 /** Most periods one subscription is renewed in one tick (a server down for months catches up over several ticks). */
 const MAX_RENEWALS_PER_TICK = 12;
@@ -62,13 +81,27 @@ export const appChargeRefundSchema = z.object({
   createdAt: z.iso.datetime(),
 });
 
+/** What the app's approved price means for this subscription (core `subscriptionPriceChange`); null when unchanged. */
+export const appPriceChangeSchema = z
+  .object({
+    kind: z.enum(['rise', 'lower', 'free']).describe('`rise`: a higher price or another currency — applies only once the store accepts it; `lower`: applies by itself from the next renewal; `free`: the subscription ends at the next renewal with nothing more to pay.'),
+    fromCents: z.int().describe('The monthly price the store pays now (agreed at install or accepted since).'),
+    fromCurrency: z.string(),
+    toCents: z.int().describe('The app\'s listed monthly price now; 0 when free.'),
+    toCurrency: z.string().nullable().describe('Null when free.'),
+    needsAcceptance: z.boolean().describe('True for a rise: until the store accepts (`POST /api/pos/app-subscriptions/{id}/accept-price`) it keeps paying `fromCents`, at every renewal.'),
+    appliesFrom: z.iso.datetime().describe('The renewal the new price would apply from (the end of the period already billed).'),
+  })
+  .nullable();
+export type AppPriceChange = z.infer<typeof appPriceChangeSchema>;
+
 /** A paid app subscription of a store. */
 export const appSubscriptionSchema = z.object({
   id: z.string().describe('`asub_…`'),
   installationId: z.string(),
   appId: z.string(),
   appName: z.string(),
-  priceCents: z.int().describe('Monthly price, minor units of `currency`.'),
+  priceCents: z.int().describe('Monthly price the store agreed to (at install, or a rise it accepted), minor units of `currency`.'),
   currency: z.string(),
   status: z.enum(APP_SUBSCRIPTION_STATUSES).describe('`active`; `past_due` (a charge declined, retries scheduled; the app keeps working); `suspended` (every retry declined; pay to reactivate); `canceled` (uninstalled).'),
   currentPeriodStart: z.iso.datetime(),
@@ -79,6 +112,7 @@ export const appSubscriptionSchema = z.object({
   suspendedAt: z.iso.datetime().nullable(),
   canceledAt: z.iso.datetime().nullable(),
   notice: z.string().nullable().describe('What the store should know (why it is past due or suspended).'),
+  priceChange: appPriceChangeSchema,
   charges: z.array(appChargeSchema).describe('Newest first, at most 24.'),
   refunds: z.array(appChargeRefundSchema),
   createdAt: z.iso.datetime(),
@@ -108,6 +142,7 @@ interface ChargeRow {
   id: string;
   subscription_id: string;
   kind: AppChargeKind;
+  earnings: 'available' | 'held' | 'demo';
   period_start: Date | string;
   period_end: Date | string;
   amount_cents: number | string;
@@ -129,43 +164,54 @@ export async function billingReferenceOf(db: Queryable, merchantId: string): Pro
   return rows[0]?.billing_reference ?? DEFAULT_BILLING_REFERENCE;
 }
 
-type Attempt = { kind: AppChargeKind; periodStart: Date; periodEnd: Date; amountCents: number };
+/** One charge to try. `currency` defaults to the subscription's (a retry names the currency of what it owes). */
+type Attempt = { kind: AppChargeKind; periodStart: Date; periodEnd: Date; amountCents: number; currency?: string };
 type AttemptResult = { status: 'paid'; chargeId: string } | { status: 'failed'; chargeId: string; code: string; message: string } | { status: 'free' };
 
 /**
  * One charge attempt of `sub` inside `tx` (the store's lock held by the caller): the billing adapter, the charge row,
- * and — paid — the 85/15 journal transaction on the platform ledger; an audit entry in the store's trail either way.
+ * and — paid — the 85/15 journal transaction on the platform ledger, the developer's share held on
+ * `developer_pending:<developerId>` until core `earningsAvailableAt` (the demo store's on
+ * `developer_demo_earnings:<developerId>`, never released); an audit entry in the store's trail either way.
  */
 async function attemptCharge(tx: Queryable, sub: SubRow, attempt: Attempt, adapter: AppBillingAdapter, now: Date, actor: string): Promise<AttemptResult> {
   if (attempt.amountCents <= 0) return { status: 'free' };
   const chargeId = newAppBillingId('charge');
+  const currency = attempt.currency ?? sub.currency;
   const merchant = await getMerchant(tx, sub.merchant_id);
   const billing = billingFor(merchant, adapter);
-  const result = await billing.charge({ merchantId: sub.merchant_id, billingReference: await billingReferenceOf(tx, sub.merchant_id), amountCents: attempt.amountCents, currency: sub.currency, reference: chargeId });
+  const result = await billing.charge({ merchantId: sub.merchant_id, billingReference: await billingReferenceOf(tx, sub.merchant_id), amountCents: attempt.amountCents, currency, reference: chargeId });
   const split = splitAppCharge(attempt.amountCents);
+  const earnings: 'held' | 'demo' = merchant.is_demo ? 'demo' : 'held';
+  const availableAt = result.outcome === 'paid' && earnings === 'held' ? earningsAvailableAt({ createdAt: now, periodEnd: attempt.periodEnd }) : null;
   let journalTransactionId: string | null = null;
   if (result.outcome === 'paid') {
     const jt = await postOnPlatformLedger(
       tx,
       now,
-      { kind: 'payment', sourceType: 'app_charge', sourceId: chargeId, currency: sub.currency, memo: `App charge ${chargeId} (${attempt.kind}) of ${sub.app_id} to store ${sub.merchant_id}` },
+      { kind: 'payment', sourceType: 'app_charge', sourceId: chargeId, currency, memo: `App charge ${chargeId} (${attempt.kind}) of ${sub.app_id} to store ${sub.merchant_id}` },
       [
         { accountCode: 'app_billing_clearing', amountCents: attempt.amountCents },
-        { accountCode: developerPayableAccount(sub.developer_id), amountCents: -split.developerCents },
+        { accountCode: earnings === 'demo' ? developerDemoEarningsAccount(sub.developer_id) : developerPendingAccount(sub.developer_id), amountCents: -split.developerCents },
         { accountCode: 'app_revenue', amountCents: -split.platformCents },
       ],
-      { action: 'app_charge.paid', entityType: 'app_charge', entityId: chargeId, data: { merchantId: sub.merchant_id, appId: sub.app_id, developerId: sub.developer_id, amountCents: attempt.amountCents, developerShareCents: split.developerCents, platformShareCents: split.platformCents, currency: sub.currency } },
+      {
+        action: 'app_charge.paid',
+        entityType: 'app_charge',
+        entityId: chargeId,
+        data: { merchantId: sub.merchant_id, appId: sub.app_id, developerId: sub.developer_id, amountCents: attempt.amountCents, developerShareCents: split.developerCents, platformShareCents: split.platformCents, currency, earnings, earningsAvailableAt: availableAt?.toISOString() ?? null },
+      },
     );
     journalTransactionId = jt.id;
   }
   await tx.query(
     `INSERT INTO app_charges (id, subscription_id, installation_id, merchant_id, app_id, developer_id, kind, period_start, period_end, amount_cents, developer_share_cents, platform_share_cents,
-                              currency, status, decline_code, processor, processor_reference, journal_transaction_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+                              currency, status, decline_code, processor, processor_reference, journal_transaction_id, created_at, earnings, earnings_available_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
     [
       chargeId, sub.id, sub.installation_id, sub.merchant_id, sub.app_id, sub.developer_id, attempt.kind, attempt.periodStart.toISOString(), attempt.periodEnd.toISOString(),
-      attempt.amountCents, split.developerCents, split.platformCents, sub.currency, result.outcome === 'paid' ? 'paid' : 'failed', result.outcome === 'declined' ? result.code : null,
-      billing.name, result.outcome === 'paid' ? result.processorReference : null, journalTransactionId, now.toISOString(),
+      attempt.amountCents, split.developerCents, split.platformCents, currency, result.outcome === 'paid' ? 'paid' : 'failed', result.outcome === 'declined' ? result.code : null,
+      billing.name, result.outcome === 'paid' ? result.processorReference : null, journalTransactionId, now.toISOString(), earnings, availableAt?.toISOString() ?? null,
     ],
   );
   await appendAudit(tx, {
@@ -174,7 +220,7 @@ async function attemptCharge(tx: Queryable, sub: SubRow, attempt: Attempt, adapt
     action: result.outcome === 'paid' ? 'app_charge.paid' : 'app_charge.failed',
     entityType: 'app_subscription',
     entityId: sub.id,
-    data: { chargeId, kind: attempt.kind, appId: sub.app_id, installationId: sub.installation_id, amountCents: attempt.amountCents, currency: sub.currency, ...(result.outcome === 'declined' ? { declineCode: result.code } : {}) },
+    data: { chargeId, kind: attempt.kind, appId: sub.app_id, installationId: sub.installation_id, amountCents: attempt.amountCents, currency, ...(result.outcome === 'declined' ? { declineCode: result.code } : {}) },
     occurredAt: now,
   });
   return result.outcome === 'paid' ? { status: 'paid', chargeId } : { status: 'failed', chargeId, code: result.code, message: result.message };
@@ -198,7 +244,8 @@ export interface StartAppSubscriptionInput {
 
 /**
  * Starts the subscription of a new installation, inside the install's transaction `tx` (the store's lock held or taken
- * here). A free app (price 0) has none: answers null and writes nothing. A paid app is charged at once for the rest of
+ * here), at the app's approved price — what the directory shows. A free app (price 0) has none: answers null and
+ * writes nothing. A paid app is charged at once for the rest of
  * the calendar month (UTC), prorated by whole days, the install day included (core `initialCharge`:
  * `round_half_up(price × daysLeft / daysInMonth)`); the subscription is then `active` until the 1st of next month,
  * when the tick renews it at the full price. Calling it again for the same installation answers the existing
@@ -210,9 +257,15 @@ export interface StartAppSubscriptionInput {
  *   method declines the first charge — the caller's transaction must then roll back (no install without payment).
  */
 export async function startAppSubscription(tx: Queryable, input: StartAppSubscriptionInput, options: { billing?: AppBillingAdapter } = {}): Promise<AppSubscription | null> {
-  const app = (await tx.query<{ id: string; developer_id: string; price_cents: number | string; currency: string | null }>('SELECT id, developer_id, price_cents, currency FROM apps WHERE id = $1', [input.appId])).rows[0];
+  // The approved (listed) price: a revision of the price waiting for review is nobody's price yet.
+  const app = (
+    await tx.query<{ id: string; developer_id: string; price_cents: number | string | null; currency: string | null }>(
+      'SELECT id, developer_id, approved_price_cents AS price_cents, approved_currency AS currency FROM apps WHERE id = $1',
+      [input.appId],
+    )
+  ).rows[0];
   if (!app) throw new ProblemError(404, 'not_found', `No app ${input.appId}.`);
-  const price = Number(app.price_cents);
+  const price = Number(app.price_cents ?? 0);
   if (price <= 0 || !app.currency) return null;
   await lockMerchant(tx, input.merchantId);
   const existing = await lockSubscription(tx, 'installation_id', input.installationId);
@@ -248,7 +301,9 @@ export interface EndAppSubscriptionInput {
  * subscription's unused whole days of the current paid period — the days after the uninstall day — are refunded to
  * the store's billing method (core `uninstallRefund`), reversing the 85/15 split in the same proportions on the
  * platform ledger; a past-due or suspended one refunds nothing (its period is unpaid). No further charge is made.
- * Idempotent: a canceled subscription is answered as it is.
+ * The developer's part is taken from their pending (held) balance first, then their available balance, and the rest
+ * becomes what they owe (core `refundDebits`; under the developer's lock). The demo store's comes back from the
+ * account it went to. Idempotent: a canceled subscription is answered as it is.
  *
  * @returns the canceled subscription, or null when the installation had none (a free app)
  */
@@ -272,25 +327,45 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
       const refund = uninstallRefund({ amountCents: Number(charge.amount_cents), developerCents: Number(charge.developer_share_cents), periodStart: new Date(charge.period_start), periodEnd: new Date(charge.period_end) }, input.now);
       if (refund.amountCents > 0) {
         refundId = newAppBillingId('refund');
+        const currency = charge.currency;
         const merchant = await getMerchant(tx, sub.merchant_id);
-        const answer = await billingFor(merchant, options.billing ?? sandboxBilling).refund({ chargeReference: charge.processor_reference ?? charge.id, amountCents: refund.amountCents, currency: sub.currency, reference: refundId });
+        let developerDebits: { accountCode: string; amountCents: number }[];
+        let taken = { fromPendingCents: 0, fromAvailableCents: 0, toReceivableCents: 0 };
+        if (merchant.is_demo) {
+          // The demo store's share went to its own account (or, before holds existed, to the payable one).
+          developerDebits = [{ accountCode: charge.earnings === 'demo' ? developerDemoEarningsAccount(sub.developer_id) : developerPayableAccount(sub.developer_id), amountCents: refund.developerCents }];
+        } else {
+          await lockDeveloper(tx, sub.developer_id);
+          taken = refundDebits(refund.developerCents, await developerPosition(tx, sub.developer_id, currency));
+          developerDebits = [
+            { accountCode: developerPendingAccount(sub.developer_id), amountCents: taken.fromPendingCents },
+            { accountCode: developerPayableAccount(sub.developer_id), amountCents: taken.fromAvailableCents },
+            { accountCode: developerReceivableAccount(sub.developer_id), amountCents: taken.toReceivableCents },
+          ];
+        }
+        const answer = await billingFor(merchant, options.billing ?? sandboxBilling).refund({ chargeReference: charge.processor_reference ?? charge.id, amountCents: refund.amountCents, currency, reference: refundId });
         const jt = await postOnPlatformLedger(
           tx,
           input.now,
-          { kind: 'refund', sourceType: 'app_charge_refund', sourceId: refundId, currency: sub.currency, memo: `Refund ${refundId} of ${refund.unusedDays} unused days of app charge ${charge.id}` },
-          [
-            { accountCode: developerPayableAccount(sub.developer_id), amountCents: refund.developerCents },
-            { accountCode: 'app_revenue', amountCents: refund.platformCents },
-            { accountCode: 'app_billing_clearing', amountCents: -refund.amountCents },
-          ],
-          { action: 'app_charge.refunded', entityType: 'app_charge_refund', entityId: refundId, data: { chargeId: charge.id, merchantId: sub.merchant_id, developerId: sub.developer_id, amountCents: refund.amountCents, developerShareCents: refund.developerCents, platformShareCents: refund.platformCents, currency: sub.currency } },
+          { kind: 'refund', sourceType: 'app_charge_refund', sourceId: refundId, currency, memo: `Refund ${refundId} of ${refund.unusedDays} unused days of app charge ${charge.id}` },
+          [...developerDebits, { accountCode: 'app_revenue', amountCents: refund.platformCents }, { accountCode: 'app_billing_clearing', amountCents: -refund.amountCents }],
+          {
+            action: 'app_charge.refunded',
+            entityType: 'app_charge_refund',
+            entityId: refundId,
+            data: { chargeId: charge.id, merchantId: sub.merchant_id, developerId: sub.developer_id, amountCents: refund.amountCents, developerShareCents: refund.developerCents, platformShareCents: refund.platformCents, currency, ...taken },
+          },
         );
         await tx.query(
-          `INSERT INTO app_charge_refunds (id, charge_id, subscription_id, merchant_id, developer_id, amount_cents, developer_share_cents, platform_share_cents, currency, unused_days, covered_days, processor_reference, journal_transaction_id, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-          [refundId, charge.id, sub.id, sub.merchant_id, sub.developer_id, refund.amountCents, refund.developerCents, refund.platformCents, sub.currency, refund.unusedDays, refund.coveredDays, answer.processorReference, jt.id, input.now.toISOString()],
+          `INSERT INTO app_charge_refunds (id, charge_id, subscription_id, merchant_id, developer_id, amount_cents, developer_share_cents, platform_share_cents, currency, unused_days, covered_days, processor_reference, journal_transaction_id, created_at,
+                                           from_pending_cents, from_available_cents, to_receivable_cents)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+          [
+            refundId, charge.id, sub.id, sub.merchant_id, sub.developer_id, refund.amountCents, refund.developerCents, refund.platformCents, currency, refund.unusedDays, refund.coveredDays, answer.processorReference, jt.id, input.now.toISOString(),
+            taken.fromPendingCents, taken.fromAvailableCents, taken.toReceivableCents,
+          ],
         );
-        await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_charge.refunded', entityType: 'app_subscription', entityId: sub.id, data: { refundId, chargeId: charge.id, amountCents: refund.amountCents, currency: sub.currency, unusedDays: refund.unusedDays }, occurredAt: input.now });
+        await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_charge.refunded', entityType: 'app_subscription', entityId: sub.id, data: { refundId, chargeId: charge.id, amountCents: refund.amountCents, currency, unusedDays: refund.unusedDays }, occurredAt: input.now });
       }
     }
   }
@@ -306,6 +381,76 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
 export async function appSubscriptionStatus(db: Queryable, installationId: string): Promise<AppSubscriptionStatus | null> {
   const { rows } = await db.query<{ status: AppSubscriptionStatus }>('SELECT status FROM app_subscriptions WHERE installation_id = $1', [installationId]);
   return rows[0]?.status ?? null;
+}
+
+/** The app's approved (listed) monthly price: what the directory shows; 0 and null when free. */
+async function listedPriceOf(db: Queryable, appId: string): Promise<{ priceCents: number; currency: string | null }> {
+  const { rows } = await db.query<{ price: string | number | null; currency: string | null }>('SELECT approved_price_cents AS price, approved_currency AS currency FROM apps WHERE id = $1', [appId]);
+  return { priceCents: Number(rows[0]?.price ?? 0), currency: rows[0]?.currency ?? null };
+}
+
+/**
+ * The monthly price of the next period of `sub` (a renewal, or a reactivation): the price the store agreed to —
+ * lowered first when the app's approved price is now lower in the same currency (the subscription keeps the lower
+ * price; audited `app_subscription.price_lowered`). A rise the store has not accepted changes nothing. When the app is
+ * free now the subscription ends instead, with nothing charged (audited `app_subscription.canceled`, reason
+ * `app_free`), and this answers `ended`.
+ */
+async function priceForNextPeriod(tx: Queryable, sub: SubRow, now: Date, actor: string): Promise<{ sub: SubRow; priceCents: number } | { sub: SubRow; ended: true }> {
+  const change = subscriptionPriceChange({ priceCents: Number(sub.price_cents), currency: sub.currency }, await listedPriceOf(tx, sub.app_id));
+  if (change.kind === 'free') {
+    const { rows } = await tx.query<SubRow>(`UPDATE app_subscriptions SET status = 'canceled', canceled_at = $2, next_retry_at = NULL, updated_at = $2 WHERE id = $1 RETURNING *`, [sub.id, now.toISOString()]);
+    await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_subscription.canceled', entityType: 'app_subscription', entityId: sub.id, data: { from: sub.status, installationId: sub.installation_id, reason: 'app_free' }, occurredAt: now });
+    return { sub: rows[0]!, ended: true };
+  }
+  if (change.kind === 'lower') {
+    const { rows } = await tx.query<SubRow>('UPDATE app_subscriptions SET price_cents = $2, updated_at = $3 WHERE id = $1 RETURNING *', [sub.id, change.priceCents, now.toISOString()]);
+    await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_subscription.price_lowered', entityType: 'app_subscription', entityId: sub.id, data: { appId: sub.app_id, fromCents: Number(sub.price_cents), toCents: change.priceCents, currency: sub.currency }, occurredAt: now });
+    return { sub: rows[0]!, priceCents: change.priceCents };
+  }
+  return { sub, priceCents: Number(sub.price_cents) };
+}
+
+/** `POST /api/pos/app-subscriptions/{id}/accept-price`: the price rise the store saw and accepts. */
+export const acceptPriceSchema = z.strictObject({
+  priceCents: z.int().positive().max(100_000_00).describe('The new monthly price shown to the store (`priceChange.toCents`), minor units.'),
+  currency: z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .refine((v) => /^[A-Z]{3}$/.test(v), 'must be an ISO 4217 currency code, e.g. USD')
+    .describe('`priceChange.toCurrency`.'),
+});
+export type AcceptPriceInput = z.infer<typeof acceptPriceSchema>;
+
+/**
+ * The store accepts the app's price rise for its subscription `id` (inside the store's mutation `m`): from the next
+ * renewal on it is billed `input.priceCents` of `input.currency`; the period already billed is not charged again.
+ * The body must name the app's listed price now, so a store never accepts a price it was not shown. Accepting the
+ * price it already pays answers the subscription unchanged. Audited `app_subscription.price_accepted`.
+ * @throws ProblemError 404 (not this store's); 409 `illegal_state_transition` when canceled; 409 `no_price_change`
+ *   when the app's price has not risen; 409 `price_changed` naming `priceCents` when the listed price is not the one
+ *   sent.
+ */
+export async function acceptPriceChange(m: Mutation, id: string, input: AcceptPriceInput): Promise<AppSubscription> {
+  const sub = (await m.tx.query<SubRow>('SELECT * FROM app_subscriptions WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [id, m.merchantId])).rows[0];
+  if (!sub) throw new ProblemError(404, 'not_found', `No app subscription ${id}.`);
+  if (sub.status === 'canceled') throw new StateConflictError('app_subscription', id, 'canceled', `App subscription ${id} is canceled: there is no price to accept.`);
+  if (Number(sub.price_cents) === input.priceCents && sub.currency === input.currency) return subscriptionView(m.tx, sub);
+  const change = subscriptionPriceChange({ priceCents: Number(sub.price_cents), currency: sub.currency }, await listedPriceOf(m.tx, sub.app_id));
+  if (change.kind !== 'rise') throw new ProblemError(409, 'no_price_change', `The app's price has not risen: there is nothing to accept for ${id}.`);
+  if (change.priceCents !== input.priceCents || change.currency !== input.currency) {
+    throw new ProblemError(409, 'price_changed', `Invalid priceCents: the app's price is now ${change.priceCents} ${change.currency} (minor units), not ${input.priceCents} ${input.currency}; look at it again before accepting.`, [
+      { path: 'priceCents', message: `must be the app's listed price, ${change.priceCents} ${change.currency}` },
+    ]);
+  }
+  const { rows } = await m.tx.query<SubRow>('UPDATE app_subscriptions SET price_cents = $2, currency = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, input.priceCents, input.currency, m.now.toISOString()]);
+  await m.audit({
+    action: 'app_subscription.price_accepted',
+    entityType: 'app_subscription',
+    entityId: id,
+    data: { appId: sub.app_id, installationId: sub.installation_id, fromCents: Number(sub.price_cents), fromCurrency: sub.currency, toCents: input.priceCents, toCurrency: input.currency, appliesFrom: iso(sub.current_period_end) },
+  });
+  return subscriptionView(m.tx, rows[0]!);
 }
 
 /** After a paid attempt: the subscription is active again, retries cleared. */
@@ -368,8 +513,10 @@ export interface AppBillingReport {
 
 /**
  * The housekeeping tick's app billing at `now` (workflows/recurring-invoices.ts calls it): every active subscription
- * whose period has ended is renewed for the next calendar month at its full price (several months caught up after a
- * downtime); every past-due one whose retry is due is tried again for the amount it owes. Each subscription in its
+ * whose period has ended is renewed for the next calendar month at its full price — the price its store agreed to,
+ * or the app's lower listed price, never a rise the store has not accepted; a subscription of an app that is free now
+ * ends instead (several months caught up after a downtime); every past-due one whose retry is due is tried again for
+ * the amount it owes. Each subscription in its
  * own transaction (store lock, then the subscription row, then the platform ledger), so one failure stops no other
  * (it is in `errors`). Safe to run on several instances at once: the row lock and the re-check of its state make a
  * second runner find nothing due.
@@ -391,8 +538,8 @@ export async function runAppBilling(db: Db, now: Date, options: { billing?: AppB
         let sub = await lockSubscription(tx, 'id', d.id);
         if (!sub) return;
         /** Charges one period: paid → the subscription moves on; declined → past due or suspended. Returns whether paid. */
-        const charge = async (kind: 'retry' | 'renewal', period: { start: Date; end: Date }, amountCents: number): Promise<boolean> => {
-          const result = await attemptCharge(tx, sub!, { kind, periodStart: period.start, periodEnd: period.end, amountCents }, adapter, now, 'system');
+        const charge = async (kind: 'retry' | 'renewal', period: { start: Date; end: Date }, amountCents: number, currency?: string): Promise<boolean> => {
+          const result = await attemptCharge(tx, sub!, { kind, periodStart: period.start, periodEnd: period.end, amountCents, ...(currency ? { currency } : {}) }, adapter, now, 'system');
           if (result.status === 'failed') {
             report.failed++;
             sub = await markFailed(tx, sub!, period, result.code, now, options.email);
@@ -406,10 +553,13 @@ export async function runAppBilling(db: Db, now: Date, options: { billing?: AppB
         if (sub.status === 'past_due' && sub.next_retry_at && new Date(sub.next_retry_at) <= now) {
           const owed = (await tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])).rows[0];
           const period = { start: new Date(sub.current_period_start), end: new Date(sub.current_period_end) };
-          if (!(await charge('retry', period, owed ? Number(owed.amount_cents) : Number(sub.price_cents)))) return;
+          if (!(await charge('retry', period, owed ? Number(owed.amount_cents) : Number(sub.price_cents), owed?.currency))) return;
         }
         for (let n = 0; n < MAX_RENEWALS_PER_TICK && sub.status === 'active' && new Date(sub.current_period_end) <= now; n++) {
-          if (!(await charge('renewal', billingPeriodOf(new Date(sub.current_period_end)), Number(sub.price_cents)))) return;
+          const next = await priceForNextPeriod(tx, sub, now, 'system');
+          sub = next.sub;
+          if ('ended' in next) return;
+          if (!(await charge('renewal', billingPeriodOf(new Date(sub.current_period_end)), next.priceCents))) return;
         }
       });
     } catch (err) {
@@ -447,13 +597,15 @@ export async function setBillingMethod(m: Mutation, billingReference: string, op
     if (sub.status === 'past_due') {
       const owed = (await m.tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])).rows[0];
       const period = { start: new Date(sub.current_period_start), end: new Date(sub.current_period_end) };
-      const result = await attemptCharge(m.tx, sub, { kind: 'retry', periodStart: period.start, periodEnd: period.end, amountCents: owed ? Number(owed.amount_cents) : Number(sub.price_cents) }, adapter, m.now, m.actor);
+      const result = await attemptCharge(m.tx, sub, { kind: 'retry', periodStart: period.start, periodEnd: period.end, amountCents: owed ? Number(owed.amount_cents) : Number(sub.price_cents), ...(owed ? { currency: owed.currency } : {}) }, adapter, m.now, m.actor);
       if (result.status !== 'failed') await markPaid(m.tx, sub, period, m.now);
     } else {
-      const fresh = initialCharge(Number(sub.price_cents), m.now);
+      const next = await priceForNextPeriod(m.tx, sub, m.now, m.actor);
+      if ('ended' in next) continue;
+      const fresh = initialCharge(next.priceCents, m.now);
       const period = { start: fresh.periodStart, end: fresh.periodEnd };
-      const result = await attemptCharge(m.tx, sub, { kind: 'reactivation', periodStart: period.start, periodEnd: period.end, amountCents: fresh.amountCents }, adapter, m.now, m.actor);
-      if (result.status !== 'failed') await markPaid(m.tx, sub, period, m.now);
+      const result = await attemptCharge(m.tx, next.sub, { kind: 'reactivation', periodStart: period.start, periodEnd: period.end, amountCents: fresh.amountCents }, adapter, m.now, m.actor);
+      if (result.status !== 'failed') await markPaid(m.tx, next.sub, period, m.now);
     }
   }
   return { billingReference, subscriptions: (await listAppSubscriptions(m.tx, m.merchantId)).data };
@@ -474,13 +626,32 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
     'SELECT * FROM app_charge_refunds WHERE subscription_id = ANY($1::text[]) ORDER BY created_at DESC, id DESC',
     [ids],
   );
-  const apps = await db.query<{ id: string; name: string }>('SELECT id, name FROM apps WHERE id = ANY($1::text[])', [[...new Set(subs.map((s) => s.app_id))]]);
+  const apps = await db.query<{ id: string; name: string; price: string | number | null; currency: string | null }>(
+    'SELECT id, name, approved_price_cents AS price, approved_currency AS currency FROM apps WHERE id = ANY($1::text[])',
+    [[...new Set(subs.map((s) => s.app_id))]],
+  );
   const appName = new Map(apps.rows.map((a) => [a.id, a.name]));
+  const listedPrice = new Map(apps.rows.map((a) => [a.id, { priceCents: Number(a.price ?? 0), currency: a.currency }]));
   return subs.map((s) => {
     const mine = charges.rows.filter((c) => c.subscription_id === s.id);
     const lastFailed = mine.find((c) => c.status === 'failed');
-    const nextChargeAt = s.status === 'active' ? iso(s.current_period_end) : s.status === 'past_due' ? isoOrNull(s.next_retry_at) : null;
-    const nextChargeCents = s.status === 'active' ? Number(s.price_cents) : s.status === 'past_due' ? Number(lastFailed?.amount_cents ?? s.price_cents) : null;
+    const change = s.status === 'canceled' ? { kind: 'none' as const } : subscriptionPriceChange({ priceCents: Number(s.price_cents), currency: s.currency }, listedPrice.get(s.app_id) ?? { priceCents: 0, currency: null });
+    const priceChange: AppPriceChange =
+      change.kind === 'none'
+        ? null
+        : {
+            kind: change.kind,
+            fromCents: Number(s.price_cents),
+            fromCurrency: s.currency,
+            toCents: change.kind === 'free' ? 0 : change.priceCents,
+            toCurrency: change.kind === 'free' ? null : change.kind === 'rise' ? change.currency : s.currency,
+            needsAcceptance: change.kind === 'rise',
+            appliesFrom: iso(s.current_period_end),
+          };
+    const renewalCents = change.kind === 'lower' ? change.priceCents : Number(s.price_cents);
+    const endsUnpaid = s.status === 'active' && change.kind === 'free';
+    const nextChargeAt = endsUnpaid ? null : s.status === 'active' ? iso(s.current_period_end) : s.status === 'past_due' ? isoOrNull(s.next_retry_at) : null;
+    const nextChargeCents = endsUnpaid ? null : s.status === 'active' ? renewalCents : s.status === 'past_due' ? Number(lastFailed?.amount_cents ?? s.price_cents) : null;
     const notice =
       s.status === 'past_due'
         ? `The last charge was declined (${lastFailed?.decline_code ?? 'declined'}); it is retried on ${isoOrNull(s.next_retry_at)}. Update the billing method to pay now.`
@@ -503,6 +674,7 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
       suspendedAt: isoOrNull(s.suspended_at),
       canceledAt: isoOrNull(s.canceled_at),
       notice,
+      priceChange,
       charges: mine.map((c) => ({
         id: c.id,
         kind: c.kind,

@@ -4,8 +4,8 @@
  * client (RFC 7636) and refresh tokens (RFC 6749 §6, rotated on use). Not hand-written OAuth: this file only wires
  * the library to our data.
  *
- * - Clients are the listed external apps: `client_id` = `apps.id`, `redirect_uris` = the app's exact URIs, public
- *   clients (`token_endpoint_auth_method: none`) — PKCE stands in for a secret.
+ * - Clients are the listed external apps: `client_id` = `apps.id`, `redirect_uris` = the app's approved exact URIs,
+ *   public clients (`token_endpoint_auth_method: none`) — PKCE stands in for a secret.
  * - The "account" is an installation (`sub` = `ins_…`). The authorization request carries the installation and the
  *   one-time connect ticket the install answered (`installation`, `ticket` extra parameters); the interaction
  *   (`GET /oauth/interaction/:uid`) accepts a valid unconsumed ticket of that installation for that client, refuses a
@@ -41,9 +41,15 @@ export const OAUTH_TTL = { AccessToken: 3600, AuthorizationCode: 60, RefreshToke
 const sha256 = (v: string): string => createHash('sha256').update(v).digest('hex');
 type Row = Record<string, any>;
 
-/** The client metadata of a listed external app, or undefined. */
+/**
+ * The client metadata of a listed external app, or undefined: its APPROVED version — redirect URIs and scopes a
+ * revision waiting for review has not changed.
+ */
 async function clientOf(db: Queryable, id: string): Promise<AdapterPayload | undefined> {
-  const { rows } = await db.query(`SELECT id, redirect_uris, approved_scopes FROM apps WHERE id = $1 AND form = 'external' AND listed_at IS NOT NULL AND approved_scopes IS NOT NULL`, [id]);
+  const { rows } = await db.query(
+    `SELECT id, approved_redirect_uris AS redirect_uris, approved_scopes FROM apps WHERE id = $1 AND approved_form = 'external' AND listed_at IS NOT NULL AND approved_scopes IS NOT NULL`,
+    [id],
+  );
   const r = rows[0] as Row | undefined;
   if (!r) return undefined;
   const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;

@@ -48,7 +48,8 @@ export type Installation = z.infer<typeof installationSchema>;
 type Row = Record<string, any>;
 const iso = (v: unknown): string => new Date(v as string).toISOString();
 
-const SELECT = `SELECT i.*, a.name AS app_name, a.form, a.launch_url FROM app_installations i JOIN apps a ON a.id = i.app_id`;
+// The app's approved version: a revision waiting for review never changes what an installation launches or is.
+const SELECT = `SELECT i.*, a.name AS app_name, COALESCE(a.approved_form, a.form) AS form, a.approved_launch_url AS launch_url FROM app_installations i JOIN apps a ON a.id = i.app_id`;
 
 function viewOf(r: Row): Installation {
   return {

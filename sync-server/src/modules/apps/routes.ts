@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { APP_FORMS, APP_REQUEST_SCOPES, APP_STATUSES, type AppReviewAction } from '../../../../core/index.ts';
+import { APP_FORMS, APP_REQUEST_SCOPES, APP_REVIEWED_FIELDS, APP_STATUSES, type AppReviewAction } from '../../../../core/index.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { guard } from '../../platform/auth/guard.ts';
 import { parseEmptyBody, parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
@@ -92,14 +92,25 @@ const appView = z.object({
   webhookUrl: z.string().nullable(),
   scopes: z.array(scopeSchema).describe('Requested now.'),
   approvedScopes: z.array(scopeSchema).nullable().describe('Approved by the last approval: what the directory shows and an install may grant.'),
-  pricing: pricingSchema,
+  pricing: pricingSchema.describe('The working copy\'s price; the directory and installs use `approved.pricing`.'),
   iconUrl: z.string().nullable(),
   category: z.string(),
   launchUrl: z.string().nullable().describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
   status: z.enum(APP_STATUSES),
-  listed: z.boolean().describe('In the directory (stays true while a scope change is re-reviewed).'),
+  listed: z.boolean().describe('In the directory (stays true, serving `approved`, while a revision is reviewed).'),
   listedAt: z.string().nullable(),
   rejectionReasons: z.array(z.string()).nullable(),
+  approved: z
+    .object({
+      form: z.enum(APP_FORMS),
+      scopes: z.array(scopeSchema),
+      redirectUris: z.array(z.string()),
+      launchUrl: z.string().nullable(),
+      pricing: pricingSchema,
+    })
+    .nullable()
+    .describe('The approved version (null before the first approval): what the directory, installs, subscriptions, OAuth redirect URI checks and launches use. A revision of these fields waits for review while this keeps serving.'),
+  changesInReview: z.array(z.enum(APP_REVIEWED_FIELDS)).describe('Reviewed fields (scopes, pricing, redirectUris, launchUrl, form) in which the working copy differs from `approved`: they take effect when a reviewer approves.'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -3,6 +3,12 @@
  * Platform-wide data — no merchant owns it — so writes run in one transaction with an append-only row in
  * `app_review_events` for every edit and transition (merchants' `audit_log` is per merchant and does not apply).
  * The review state machine is core/apps.ts.
+ *
+ * An app row holds two versions: the developer's working copy (the plain columns) and the approved version of the
+ * reviewed fields (`approved_scopes`, `approved_price_cents`, `approved_currency`, `approved_redirect_uris`,
+ * `approved_launch_url`, `approved_form`), set only by a reviewer's approval. Everything stores and the OAuth server
+ * see of those fields — the directory, installs, subscriptions, redirect URI checks, launches — is the approved
+ * version, so a listed app's revision waits for review while the listed version keeps serving.
  */
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
@@ -13,14 +19,16 @@ import {
   APP_SCOPE_EXPLANATIONS,
   IllegalTransitionError,
   newId,
+  reviewedChanges,
   nextAppStatus,
   nonBlankText,
   patchBody,
   uniqueList,
   redirectUriProblem,
-  sameScopes,
   statusAfterEdit,
   type AppRequestScope,
+  type AppReviewedField,
+  type AppReviewedVersion,
   type AppReviewAction,
   type AppStatus,
 } from '../../../../core/index.ts';
@@ -114,6 +122,15 @@ const appWholeSchema = z.strictObject(appFields).superRefine(formRules);
 
 export type Pricing = z.infer<typeof pricingSchema>;
 
+/** The approved version of an app's reviewed fields: what the directory, installs and the OAuth server use. */
+export interface ApprovedVersion {
+  form: 'in_platform' | 'external';
+  scopes: AppRequestScope[];
+  redirectUris: string[];
+  launchUrl: string | null;
+  pricing: Pricing;
+}
+
 /** An app as its developer and the reviewers see it. */
 export interface AppView {
   id: string;
@@ -134,6 +151,10 @@ export interface AppView {
   listed: boolean;
   listedAt: string | null;
   rejectionReasons: string[] | null;
+  /** The approved version (null until the first approval): what stores see while a revision waits for review. */
+  approved: ApprovedVersion | null;
+  /** Reviewed fields in which the working copy differs from the approved version (they take effect on approval). */
+  changesInReview: AppReviewedField[];
   createdAt: string;
   updatedAt: string;
 }
@@ -173,7 +194,30 @@ function pricingOf(r: Row): Pricing {
   return Number(r.price_cents) > 0 ? { model: 'monthly', amountCents: Number(r.price_cents), currency: r.currency } : { model: 'free' };
 }
 
+/** The approved version of a row, or null before the first approval. */
+function approvedOf(r: Row): ApprovedVersion | null {
+  if (r.approved_scopes == null) return null;
+  return {
+    form: r.approved_form ?? r.form,
+    scopes: json(r.approved_scopes),
+    redirectUris: json(r.approved_redirect_uris ?? '[]'),
+    launchUrl: r.approved_launch_url ?? null,
+    pricing: pricingOf({ price_cents: r.approved_price_cents ?? 0, currency: r.approved_currency }),
+  };
+}
+
+const reviewedVersion = (v: { form: 'in_platform' | 'external'; scopes: readonly string[]; redirectUris: readonly string[]; launchUrl: string | null; pricing: Pricing }): AppReviewedVersion => ({
+  form: v.form,
+  scopes: v.scopes,
+  redirectUris: v.redirectUris,
+  launchUrl: v.launchUrl,
+  priceCents: v.pricing.model === 'monthly' ? v.pricing.amountCents : 0,
+  currency: v.pricing.model === 'monthly' ? v.pricing.currency : null,
+});
+
 function viewOf(r: Row): AppView {
+  const approved = approvedOf(r);
+  const working = { form: r.form, scopes: json<string[]>(r.scopes), redirectUris: json<string[]>(r.redirect_uris), launchUrl: r.launch_url ?? null, pricing: pricingOf(r) };
   return {
     id: r.id,
     developerId: r.developer_id,
@@ -192,6 +236,8 @@ function viewOf(r: Row): AppView {
     listed: r.listed_at != null,
     listedAt: r.listed_at == null ? null : iso(r.listed_at),
     rejectionReasons: r.rejection_reasons == null ? null : json(r.rejection_reasons),
+    approved,
+    changesInReview: approved ? reviewedChanges(reviewedVersion(working), reviewedVersion(approved)) : [],
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
@@ -300,9 +346,11 @@ function conflict(err: unknown, id: string): never {
 }
 
 /**
- * A developer edits their app. The whole app after the edit is validated (400 naming the field). A listed app whose
- * requested scopes now differ from its approved ones goes back to review (`submitted`) and stays listed with the
- * approved scopes (core/apps.ts `statusAfterEdit`).
+ * A developer edits their app (its working copy). The whole app after the edit is validated (400 naming the field).
+ * A listed app whose working copy now differs from its approved version in a reviewed field — scopes, price,
+ * redirect URIs, launch URL, form (core/apps.ts `reviewedChanges`) — goes back to review (`submitted`) and keeps
+ * serving the approved version until a reviewer approves the revision (core/apps.ts `statusAfterEdit`); the review
+ * event names the changed fields.
  * @throws ProblemError 404 (not theirs), 400, 409 `illegal_state_transition` while submitted or in review.
  */
 export async function updateApp(db: Db, developerId: string, id: string, patch: AppPatchInput, now: Date): Promise<AppView> {
@@ -317,10 +365,10 @@ export async function updateApp(db: Db, developerId: string, id: string, patch: 
     }
     const next = parsed.data;
     const scopes = [...new Set(next.scopes)];
-    const scopesChanged = !sameScopes(scopes, current.approvedScopes ?? []);
+    const inReview = current.approved ? reviewedChanges(reviewedVersion({ ...next, scopes, launchUrl: next.launchUrl ?? null }), reviewedVersion(current.approved)) : [];
     let status: AppStatus;
     try {
-      status = statusAfterEdit(current.status, current.listed, scopesChanged);
+      status = statusAfterEdit(current.status, current.listed, inReview.length > 0);
     } catch (err) {
       conflict(err, id);
     }
@@ -329,16 +377,17 @@ export async function updateApp(db: Db, developerId: string, id: string, patch: 
               status = $12, updated_at = $13, launch_url = $14 WHERE id = $1 RETURNING *`,
       [id, next.name, next.description, next.form, JSON.stringify(next.redirectUris), next.webhookUrl, JSON.stringify(scopes), next.pricing.model === 'monthly' ? next.pricing.amountCents : 0, next.pricing.model === 'monthly' ? next.pricing.currency : null, next.iconUrl, next.category, status, now, next.launchUrl ?? null],
     );
-    await recordEvent(tx, { appId: id, actor: `developer:${developerId}`, action: 'edited', from: current.status, to: status, data: { fields: Object.keys(patch), ...(patch.scopes ? { scopes } : {}) }, now });
+    await recordEvent(tx, { appId: id, actor: `developer:${developerId}`, action: 'edited', from: current.status, to: status, data: { fields: Object.keys(patch), ...(patch.scopes ? { scopes } : {}), ...(current.listed ? { changesInReview: inReview } : {}) }, now });
     return viewOf(rows[0]!);
   });
 }
 
 /**
  * Moves an app through review (core/apps.ts `nextAppStatus`): the developer `submit`s (only their own app), a
- * reviewer (`developerId` null) `start_review`s, `approve`s (the requested scopes become the approved ones; an app
- * already listed is listed again at once with them), `reject`s with reasons, or `list`s. Audited in
- * `app_review_events`.
+ * reviewer (`developerId` null) `start_review`s, `approve`s (the working copy's reviewed fields — scopes, price,
+ * redirect URIs, launch URL, form — become the approved version; an app already listed serves it at once),
+ * `reject`s with reasons (a listed app keeps serving its approved version), or `list`s. Audited in
+ * `app_review_events` (an approval names what changed).
  * @throws ProblemError 404, 409 `illegal_state_transition`.
  */
 export async function transitionApp(
@@ -363,6 +412,7 @@ export async function transitionApp(
     if (action === 'approve') {
       params.push(JSON.stringify(current.scopes));
       sets.push(`approved_scopes = $${params.length}`, 'rejection_reasons = NULL');
+      sets.push('approved_form = form', 'approved_redirect_uris = redirect_uris', 'approved_launch_url = launch_url', 'approved_price_cents = price_cents', 'approved_currency = currency');
     }
     if (action === 'reject') {
       params.push(JSON.stringify(reasons ?? []));
@@ -370,7 +420,8 @@ export async function transitionApp(
     }
     if (to === 'listed' && !current.listed) sets.push('listed_at = $3');
     const { rows } = await tx.query(`UPDATE apps SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
-    await recordEvent(tx, { appId: id, actor: by.actor, action, from: current.status, to, data: { ...(reasons ? { reasons } : {}), ...(action === 'approve' ? { approvedScopes: current.scopes } : {}) }, now });
+    const approval = action === 'approve' ? { approvedScopes: current.scopes, changed: current.approved ? current.changesInReview : [], ...(current.approved && current.changesInReview.includes('pricing') ? { pricing: { from: current.approved.pricing, to: current.pricing } } : {}) } : {};
+    await recordEvent(tx, { appId: id, actor: by.actor, action, from: current.status, to, data: { ...(reasons ? { reasons } : {}), ...approval }, now });
     return viewOf(rows[0]!);
   });
 }
@@ -386,8 +437,9 @@ export async function reviewQueue(db: Queryable, status?: AppStatus): Promise<(A
 }
 
 /**
- * The app directory: listed apps only, with their approved scopes explained; `q` searches name, description and
- * developer (case-insensitive), `category` filters (case-insensitive). Also answers every category of listed apps.
+ * The app directory: listed apps only, each as its approved version (scopes explained, price, form, launch URL);
+ * `q` searches name, description and developer (case-insensitive), `category` filters (case-insensitive). Also
+ * answers every category of listed apps.
  */
 export async function appDirectory(db: Queryable, filter: { q?: string; category?: string }): Promise<{ data: DirectoryEntry[]; categories: string[] }> {
   const like = filter.q ? likeContains(filter.q) : null;
@@ -407,19 +459,20 @@ export async function appDirectory(db: Queryable, filter: { q?: string; category
 }
 
 function directoryEntryOf(r: Row): DirectoryEntry {
+  const approved = approvedOf(r)!;
   return {
     id: r.id,
     name: r.name,
     description: r.description,
     developerName: r.developer_name,
-    form: r.form,
-    scopes: json<AppRequestScope[]>(r.approved_scopes).map((scope) => ({ scope, explanation: APP_SCOPE_EXPLANATIONS[scope] })),
-    pricing: pricingOf(r),
-    priceCents: Number(r.price_cents),
-    currency: Number(r.price_cents) > 0 ? r.currency : null,
+    form: approved.form,
+    scopes: approved.scopes.map((scope) => ({ scope, explanation: APP_SCOPE_EXPLANATIONS[scope] })),
+    pricing: approved.pricing,
+    priceCents: approved.pricing.model === 'monthly' ? approved.pricing.amountCents : 0,
+    currency: approved.pricing.model === 'monthly' ? approved.pricing.currency : null,
     iconUrl: r.icon_url ?? null,
     category: r.category,
-    launchUrl: r.launch_url ?? null,
+    launchUrl: approved.launchUrl,
   };
 }
 
@@ -436,7 +489,7 @@ export async function directoryApp(db: Queryable, id: string): Promise<Directory
   return directoryEntryOf(rows[0]);
 }
 
-/** What an installation needs of a listed app: its form, approved scopes, launch URL and OAuth redirect URIs. */
+/** What an installation needs of a listed app — its approved version: form, scopes, launch URL, redirect URIs, price. */
 export interface InstallableApp {
   id: string;
   name: string;
@@ -447,12 +500,16 @@ export interface InstallableApp {
   pricing: Pricing;
 }
 
-/** The listed app `id` as an installation sees it, or null when it is not listed (or does not exist). */
+/**
+ * The listed app `id` as an installation sees it — its approved version, never a revision waiting for review — or
+ * null when it is not listed (or does not exist).
+ */
 export async function installableApp(db: Queryable, id: string): Promise<InstallableApp | null> {
   const { rows } = await db.query('SELECT * FROM apps WHERE id = $1 AND listed_at IS NOT NULL AND approved_scopes IS NOT NULL', [id]);
   const r = rows[0] as Row | undefined;
   if (!r) return null;
-  return { id: r.id, name: r.name, form: r.form, approvedScopes: json(r.approved_scopes), redirectUris: json(r.redirect_uris), launchUrl: r.launch_url ?? null, pricing: pricingOf(r) };
+  const approved = approvedOf(r)!;
+  return { id: r.id, name: r.name, form: approved.form, approvedScopes: approved.scopes, redirectUris: approved.redirectUris, launchUrl: approved.launchUrl, pricing: approved.pricing };
 }
 
 /** The platform's own developer account that publishes the example app (no one holds its token). */
@@ -473,8 +530,10 @@ export async function ensureExampleApp(tx: Queryable, now: Date): Promise<void> 
   const platformDev = await tx.query('SELECT 1 FROM developers WHERE id = $1', [PLATFORM_DEVELOPER_ID]);
   if (platformDev.rows.length === 0) return;
   const { rows } = await tx.query(
-    `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, approved_scopes, price_cents, currency, icon_url, category, status, listed_at, created_at, updated_at, launch_url)
-     VALUES ($1, $2, 'Shelf labels', 'Prints shelf labels with the name and price of your items, straight from your catalog.', 'in_platform', '[]', NULL, $3, $3, 0, NULL, NULL, 'Inventory', 'listed', $4, $4, $4, '/example-app/index.html')
+    `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, approved_scopes, price_cents, currency, icon_url, category, status, listed_at, created_at, updated_at, launch_url,
+                       approved_form, approved_redirect_uris, approved_launch_url, approved_price_cents, approved_currency)
+     VALUES ($1, $2, 'Shelf labels', 'Prints shelf labels with the name and price of your items, straight from your catalog.', 'in_platform', '[]', NULL, $3, $3, 0, NULL, NULL, 'Inventory', 'listed', $4, $4, $4, '/example-app/index.html',
+             'in_platform', '[]', '/example-app/index.html', 0, NULL)
      ON CONFLICT (id) DO NOTHING RETURNING id`,
     [EXAMPLE_APP_ID, PLATFORM_DEVELOPER_ID, JSON.stringify(['catalog:read']), now],
   );

@@ -205,8 +205,8 @@ export interface TickReport {
   offlineForwards: { forwarded: number; expired: number };
   /** Money transfers and bill payments whose status the partner moved (issue 14; workflows/financial-services.ts). */
   financialServices: { transfersMoved: number; billPaymentsMoved: number };
-  /** App billing (issue 15, modules/app-billing): renewals and retries charged, declined, suspended; developer payouts made. */
-  appBilling?: { charged: number; failed: number; suspended: number; developerPayouts: number };
+  /** App billing (modules/app-billing): renewals and retries charged, declined, suspended; held developer earnings released; payouts made. */
+  appBilling?: { charged: number; failed: number; suspended: number; developerEarningsReleased: number; developerPayouts: number };
   /** Tables whose planner statistics were refreshed (the embedded database only; platform/db/statistics.ts). */
   analyzedTables?: string[];
   errors: { seriesId?: string; invoiceId?: string; recordId?: string; message: string }[];
