@@ -29,6 +29,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/pos/invoices/{id}': { memo: 'Taken by A' },
   'PATCH /api/pos/staff/{id}': { name: 'Mallory' },
   'PATCH /api/pos/webhooks/{id}': { enabled: false },
+  'POST /api/pos/bill-payments/{id}/complete': { accountNumber: '1234567890' },
+  'POST /api/pos/bill-payments/{id}/refuse': { reason: 'Taken by A' },
   'POST /api/pos/orders/{id}/payments': { tenders: [{ method: 'cash', amountCents: 100 }] },
   'POST /api/pos/orders/{id}/refunds': { amountCents: 100, reason: 'cross-tenant' },
   'POST /api/pos/orders/{id}/receipts': { channel: 'email', to: 'mallory@example.com' },

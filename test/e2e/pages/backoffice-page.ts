@@ -4,6 +4,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import type { OrderStateName } from '../../../core/index.ts';
+import { RegisterPage } from './register-page.ts';
 
 const TIMEOUT = 30_000;
 
@@ -19,7 +20,7 @@ export class BackOfficePage {
    * first time on this page: the shift's sign-in is kept in memory).
    */
   static async open(page: Page, pin: string): Promise<BackOfficePage> {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Back office' }).click();
+    await new RegisterPage(page).goTo('Back office');
     const bo = new BackOfficePage(page);
     const signIn = page.getByTestId('staff-sign-in');
     await bo.root.or(signIn).first().waitFor({ timeout: TIMEOUT });
