@@ -177,11 +177,13 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     const shiftAt = (m: number): Shift => ({ id: newId('shift'), registerId: register.registerId, registerNumber: register.registerNumber, currency: 'USD', openedAt: minutes(m), openingFloatCents: 0 });
     const close = (shift: Shift, m: number, sales: Order[], cashRefundsCents: number): ShiftCloseout => {
       const closedAt = minutes(m);
-      const expected = computeZReport(shift, sales, [], { cashRefundsCents }).expectedCashCents;
+      // As the register counts a return's refund: in the shift it was made in (refunds and the cash given back).
+      const refundsCents = cashRefundsCents;
+      const expected = computeZReport(shift, sales, [], { cashRefundsCents, refundsCents }).expectedCashCents;
       return {
         id: newId('shiftCloseout'), shiftId: shift.id, registerId: shift.registerId, registerNumber: shift.registerNumber, currency: 'USD', closedAt,
         counted: expected > 0 ? [{ kind: 'coin', valueCents: 1, count: expected }] : [], countedCashCents: Math.max(0, expected),
-        report: computeZReport(shift, sales, [], { count: { closedAt, countedCashCents: Math.max(0, expected) }, cashRefundsCents }),
+        report: computeZReport(shift, sales, [], { count: { closedAt, countedCashCents: Math.max(0, expected) }, cashRefundsCents, refundsCents }),
       };
     };
     const pushDocs = async (collection: string, docs: unknown[]) => {
