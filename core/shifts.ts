@@ -685,6 +685,36 @@ export function serviceCashLines(s: ServiceCash | undefined): [label: string, ce
 }
 
 /**
+ * The sales figures of a report with what each one is, in order — the one wording the register's shift screen, its
+ * printed X/Z-report and the back office's day report (screen, PDF, CSV) share (minor units, signed as they add up):
+ *
+ * - "Sales" — number of sales;
+ * - "Gross sales (before discounts and tax)" — Σ unit price × quantity (with tax-inclusive prices: "…before discounts,
+ *   tax-inclusive prices", as the tax is then part of the price);
+ * - "Discounts" (negative);
+ * - "Net sales (after discounts, excl. tax)" — net sales incl. tax less the tax;
+ * - "Tax";
+ * - "Net sales incl. tax" — what the customers owed (Σ order totals, tips not included);
+ * - "Tips";
+ * - "Refunds (returns made in this shift)" (negative; over several shifts: "Refunds (returns)").
+ *
+ * Counts come as `count`, money as `cents`.
+ */
+export function salesFigureLines(report: Pick<ZReport, 'salesCount' | 'grossSalesCents' | 'discountsCents' | 'netSalesCents' | 'taxCents' | 'tipsCents' | 'refundsCents' | 'taxByRate'>, options: { shift?: boolean } = {}): ({ label: string; count: number } | { label: string; cents: number })[] {
+  const inclusive = report.taxByRate.some((t) => t.inclusive && t.taxCents !== 0);
+  return [
+    { label: 'Sales', count: report.salesCount },
+    { label: inclusive ? 'Gross sales (before discounts, tax-inclusive prices)' : 'Gross sales (before discounts and tax)', cents: report.grossSalesCents },
+    { label: 'Discounts', cents: -report.discountsCents },
+    { label: 'Net sales (after discounts, excl. tax)', cents: report.netSalesCents - report.taxCents },
+    { label: 'Tax', cents: report.taxCents },
+    { label: 'Net sales incl. tax', cents: report.netSalesCents },
+    { label: 'Tips', cents: report.tipsCents },
+    { label: options.shift === false ? 'Refunds (returns)' : 'Refunds (returns made in this shift)', cents: -report.refundsCents },
+  ];
+}
+
+/**
  * A report as label/value rows, the one layout every output uses — the back office's PDF and CSV, the register's
  * screen and its receipt printer: money formatted in `currency` (via {@link formatMoney}), counts as numbers, one row
  * per tender, rail, card brand and tax rate. `section` rows (value '') head each part.
@@ -697,13 +727,7 @@ export function reportLines(title: string, report: Omit<ReportTotals, 'currency'
   if (report.closedAt !== undefined) rows.push({ label: 'Closed', value: report.closedAt ?? 'open (X-report)' });
   rows.push(
     { label: 'Sales', value: '' },
-    { label: 'Number of sales', value: String(report.salesCount) },
-    { label: 'Gross sales', value: money(report.grossSalesCents) },
-    { label: 'Discounts', value: money(report.discountsCents) },
-    { label: 'Net sales (tax included)', value: money(report.netSalesCents) },
-    { label: 'Tax', value: money(report.taxCents) },
-    { label: 'Tips', value: money(report.tipsCents) },
-    { label: 'Refunds', value: money(report.refundsCents) },
+    ...salesFigureLines(report, { shift: report.kind !== undefined }).map((l) => ('count' in l ? { label: l.label === 'Sales' ? 'Number of sales' : l.label, value: String(l.count) } : { label: l.label, value: money(l.cents) })),
     { label: 'Voids', value: `${report.voids.count} / ${money(report.voids.amountCents)}` },
     { label: 'First receipt', value: report.firstReceiptNumber ?? '—' },
     { label: 'Last receipt', value: report.lastReceiptNumber ?? '—' },
