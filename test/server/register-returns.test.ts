@@ -209,6 +209,8 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
       const view = await call('GET', `/api/pos/shifts/${shift.id}`, owner);
       expect(view.statusCode, view.body).toBe(200);
       expect(view.json<{ differences: unknown[] }>().differences, shift === first ? 'the sale\'s shift' : 'the return\'s shift').toEqual([]);
+      // The refund counts in the shift the return was made in — as on the register — and so in the store's day.
+      expect(view.json<{ report: { refundsCents: number } }>().report.refundsCents).toBe(shift === first ? 0 : ret.amountCents);
     }
   });
 
