@@ -255,10 +255,11 @@ export function serviceCashOf(movements: readonly CashMovement[]): ServiceCash {
 /**
  * A Z-report (at close) or X-report (mid-shift: `kind: 'x'`, no count) of one shift, every amount in minor units of
  * `currency`. Sales are the shift's orders that are not canceled; voids are canceled orders (count and total).
- * `refundsCents` are refunds recorded against the shift's sales (orders refunded in part or whole: total − still kept
- * is not known on the register, so the register reports what it holds and the server the refunds it stored).
- * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales + paid in − paid out +
- * the financial services' cash in − their cash out (`services`, issue 14);
+ * `refundsCents` are the refunds of the returns made on the register during the shift (whichever shift sold the
+ * goods) — the same figure on the register, on the server and in the store's day.
+ * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales and returns + paid in −
+ * paid out + the financial services' cash in − their cash out (`services`, issue 14); on the server all of it but
+ * the services read from the ledger ({@link ZReportOptions.ledgerDrawerCents});
  * `overShortCents` = counted − expected (> 0 over, < 0 short), null on an X-report.
  */
 export const zReportSchema = z.strictObject({
@@ -325,10 +326,17 @@ export const shiftCloseoutSchema = z
   });
 export type ShiftCloseout = z.infer<typeof shiftCloseoutSchema>;
 
-/** True when the order was made during the shift: same register, `openedAt ≤ createdAt ≤ closedAt` (or still open). */
-export function isSaleOfShift(shift: Pick<Shift, 'registerId' | 'openedAt'>, closedAt: string | null, order: Pick<Order, 'registerId' | 'createdAt'>): boolean {
+/**
+ * True when the order was made during the shift: same register, `openedAt ≤ createdAt ≤ closedAt` (or still open).
+ * `after` (ISO 8601, exclusive), when earlier than `openedAt`, reaches back instead: a sale rung up after that instant
+ * and before the shift opened (no shift was open on the register) belongs to this shift — see
+ * {@link ZReportOptions.salesAfter}.
+ */
+export function isSaleOfShift(shift: Pick<Shift, 'registerId' | 'openedAt'>, closedAt: string | null, order: Pick<Order, 'registerId' | 'createdAt'>, after?: string): boolean {
   const t = Date.parse(order.createdAt);
-  return order.registerId === shift.registerId && t >= Date.parse(shift.openedAt) && (closedAt === null || t <= Date.parse(closedAt));
+  const from = Date.parse(shift.openedAt);
+  const inStart = after !== undefined && Date.parse(after) < from ? t > Date.parse(after) : t >= from;
+  return order.registerId === shift.registerId && inStart && (closedAt === null || t <= Date.parse(closedAt));
 }
 
 /** Sum of the postings to `cash_drawer:R<registerNumber>` (minor units): what the drawer gained. */
@@ -346,8 +354,24 @@ export interface ZReportOptions {
    * cash included). When absent, they are taken from core's sale journal transactions of `sales` (the register).
    */
   drawerCents?: number;
-  /** Refunds of the shift's sales in minor units (server); default 0, or on the register its returns (issue 13). */
+  /**
+   * Refunds given during the shift in minor units: the returns made on the register in this shift (whatever shift
+   * their sale was in), on the register and on the server alike; default 0.
+   */
   refundsCents?: number;
+  /**
+   * The server's reach before `openedAt` (ISO 8601, exclusive): the close of this register's previous shift, or the
+   * start of the business day when there is none. A sale rung up between them, when no shift was open, belongs to this
+   * shift — the drawer held its cash — so the server counts it here and flags the register's report if it did not.
+   */
+  salesAfter?: string;
+  /**
+   * The server's drawer, read from the ledger: Σ postings to `cash_drawer:R<n>` of the shift's sales, the refunds of
+   * its returns and its paid in / paid out (minor units). When given, the expected cash is the opening float plus
+   * this plus the financial services' cash (`services`, posted by the services themselves) — so a shift whose
+   * documents say something else than the ledger differs from the register's report and is never shown as agreeing.
+   */
+  ledgerDrawerCents?: number;
   /**
    * Cash given back from this drawer by returns made during the shift (register, issue 13), minor units: taken off the
    * drawer's sales when `drawerCents` is not given. Default 0.
@@ -381,7 +405,7 @@ function receiptSequence(receipt: string): number {
  */
 export function computeZReport(shift: Shift, sales: readonly Order[], movements: readonly CashMovement[], options: ZReportOptions = {}): ZReport {
   const closedAt = options.count?.closedAt ?? null;
-  const mine = sales.filter((o) => isSaleOfShift(shift, closedAt, o)).sort((a, b) => receiptSequence(a.receiptNumber) - receiptSequence(b.receiptNumber));
+  const mine = sales.filter((o) => isSaleOfShift(shift, closedAt, o, options.salesAfter)).sort((a, b) => receiptSequence(a.receiptNumber) - receiptSequence(b.receiptNumber));
   const kept = mine.filter((o) => o.state !== 'canceled');
   const voided = mine.filter((o) => o.state === 'canceled');
   const byTender: Record<string, TotalLine> = {};
@@ -409,7 +433,10 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
     options.drawerCents ??
     sumCents(kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber))) - (options.cashRefundsCents ?? 0);
   const services = options.services ?? serviceCashOf(own);
-  const expectedCashCents = shift.openingFloatCents + cashSalesCents + paidInCents - paidOutCents + serviceDrawerCents(services);
+  const expectedCashCents =
+    options.ledgerDrawerCents !== undefined
+      ? shift.openingFloatCents + options.ledgerDrawerCents + serviceDrawerCents(services)
+      : shift.openingFloatCents + cashSalesCents + paidInCents - paidOutCents + serviceDrawerCents(services);
   const countedCashCents = options.count?.countedCashCents ?? null;
   return {
     kind: options.count ? 'z' : 'x',
@@ -447,7 +474,7 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
 
 /** Figures of a Z-report compared when the server recomputes a synced closeout (everything but ids and times). */
 export const COMPARED_FIGURES = [
-  'salesCount', 'grossSalesCents', 'discountsCents', 'netSalesCents', 'taxCents', 'tipsCents', 'voids', 'byTender', 'byRail', 'cardByBrand',
+  'salesCount', 'grossSalesCents', 'discountsCents', 'netSalesCents', 'taxCents', 'tipsCents', 'refundsCents', 'voids', 'byTender', 'byRail', 'cardByBrand',
   'paidInCents', 'paidOutCents', 'noSaleCount', 'services', 'openingFloatCents', 'cashSalesCents', 'expectedCashCents', 'countedCashCents', 'overShortCents',
   'firstReceiptNumber', 'lastReceiptNumber', 'taxByRate',
 ] as const;
@@ -658,6 +685,36 @@ export function serviceCashLines(s: ServiceCash | undefined): [label: string, ce
 }
 
 /**
+ * The sales figures of a report with what each one is, in order — the one wording the register's shift screen, its
+ * printed X/Z-report and the back office's day report (screen, PDF, CSV) share (minor units, signed as they add up):
+ *
+ * - "Sales" — number of sales;
+ * - "Gross sales (before discounts and tax)" — Σ unit price × quantity (with tax-inclusive prices: "…before discounts,
+ *   tax-inclusive prices", as the tax is then part of the price);
+ * - "Discounts" (negative);
+ * - "Net sales (after discounts, excl. tax)" — net sales incl. tax less the tax;
+ * - "Tax";
+ * - "Net sales incl. tax" — what the customers owed (Σ order totals, tips not included);
+ * - "Tips";
+ * - "Refunds (returns made in this shift)" (negative; over several shifts: "Refunds (returns)").
+ *
+ * Counts come as `count`, money as `cents`.
+ */
+export function salesFigureLines(report: Pick<ZReport, 'salesCount' | 'grossSalesCents' | 'discountsCents' | 'netSalesCents' | 'taxCents' | 'tipsCents' | 'refundsCents' | 'taxByRate'>, options: { shift?: boolean } = {}): ({ label: string; count: number } | { label: string; cents: number })[] {
+  const inclusive = report.taxByRate.some((t) => t.inclusive && t.taxCents !== 0);
+  return [
+    { label: 'Sales', count: report.salesCount },
+    { label: inclusive ? 'Gross sales (before discounts, tax-inclusive prices)' : 'Gross sales (before discounts and tax)', cents: report.grossSalesCents },
+    { label: 'Discounts', cents: -report.discountsCents },
+    { label: 'Net sales (after discounts, excl. tax)', cents: report.netSalesCents - report.taxCents },
+    { label: 'Tax', cents: report.taxCents },
+    { label: 'Net sales incl. tax', cents: report.netSalesCents },
+    { label: 'Tips', cents: report.tipsCents },
+    { label: options.shift === false ? 'Refunds (returns)' : 'Refunds (returns made in this shift)', cents: -report.refundsCents },
+  ];
+}
+
+/**
  * A report as label/value rows, the one layout every output uses — the back office's PDF and CSV, the register's
  * screen and its receipt printer: money formatted in `currency` (via {@link formatMoney}), counts as numbers, one row
  * per tender, rail, card brand and tax rate. `section` rows (value '') head each part.
@@ -670,13 +727,7 @@ export function reportLines(title: string, report: Omit<ReportTotals, 'currency'
   if (report.closedAt !== undefined) rows.push({ label: 'Closed', value: report.closedAt ?? 'open (X-report)' });
   rows.push(
     { label: 'Sales', value: '' },
-    { label: 'Number of sales', value: String(report.salesCount) },
-    { label: 'Gross sales', value: money(report.grossSalesCents) },
-    { label: 'Discounts', value: money(report.discountsCents) },
-    { label: 'Net sales (tax included)', value: money(report.netSalesCents) },
-    { label: 'Tax', value: money(report.taxCents) },
-    { label: 'Tips', value: money(report.tipsCents) },
-    { label: 'Refunds', value: money(report.refundsCents) },
+    ...salesFigureLines(report, { shift: report.kind !== undefined }).map((l) => ('count' in l ? { label: l.label === 'Sales' ? 'Number of sales' : l.label, value: String(l.count) } : { label: l.label, value: money(l.cents) })),
     { label: 'Voids', value: `${report.voids.count} / ${money(report.voids.amountCents)}` },
     { label: 'First receipt', value: report.firstReceiptNumber ?? '—' },
     { label: 'Last receipt', value: report.lastReceiptNumber ?? '—' },

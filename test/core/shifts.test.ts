@@ -9,11 +9,15 @@ import {
   diffZReports,
   computeZReport,
   emptyServiceCash,
+  isSaleOfShift,
+  reportLines,
+  salesFigureLines,
   rollUpReports,
   shiftCloseoutSchema,
   type CashMovement,
   type Shift,
 } from '../../core/index.ts';
+import { shiftReportLines } from '../../renderer/src/register/devices/shift-report-job.ts';
 
 /** Core of shifts and the closeout (core/shifts.ts): business day, denominations, counts, X/Z-report. */
 describe('shifts core', () => {
@@ -64,5 +68,42 @@ describe('shifts core', () => {
     const server = computeZReport(shift, [], [check, bill], { services: { ...emptyServiceCash(), checksCashed: { count: 2, amountCents: 19_300 }, billPaymentsIn: { count: 1, amountCents: 5_150 }, feesCents: 850 } });
     expect(diffZReports(x, server).map((d) => d.field)).toEqual(['services', 'expectedCashCents']);
     expect(rollUpReports('USD', [x, server]).services).toMatchObject({ checksCashed: { count: 3, amountCents: 28_950 }, feesCents: 1_350 });
+  });
+
+  it('says what each sales figure is, in the same words on the shift screen, its printout and the back office (gross $11.28 under net $12.27 with tax)', () => {
+    const shift: Shift = { id: 'shf_01JQ0000000000000000000009', registerId: 'reg_a', registerNumber: 1, currency: 'USD', openedAt: '2026-03-10T08:00:00Z', openingFloatCents: 0 };
+    const report = { ...computeZReport(shift, [], []), salesCount: 1, grossSalesCents: 1128, discountsCents: 0, taxCents: 99, netSalesCents: 1227, refundsCents: 380 };
+    const lines = salesFigureLines(report);
+    expect(lines).toEqual([
+      { label: 'Sales', count: 1 },
+      { label: 'Gross sales (before discounts and tax)', cents: 1128 },
+      { label: 'Discounts', cents: -0 },
+      { label: 'Net sales (after discounts, excl. tax)', cents: 1128 },
+      { label: 'Tax', cents: 99 },
+      { label: 'Net sales incl. tax', cents: 1227 },
+      { label: 'Tips', cents: 0 },
+      { label: 'Refunds (returns made in this shift)', cents: -380 },
+    ]);
+    // The register's screen and printout, and the back office's report of the shift, use the same labels and values.
+    const register = new Map(shiftReportLines(report).map(([label, value]) => [label, value]));
+    const backOffice = new Map(reportLines('Z', report).map((l) => [l.label, l.value]));
+    for (const l of lines.slice(1)) {
+      expect(register.get(l.label), l.label).toBeDefined();
+      expect(register.get(l.label)).toBe(backOffice.get(l.label));
+    }
+    expect(register.get('Refunds (returns made in this shift)')).toBe('-$3.80');
+    // A store's day (no kind: several shifts) names its refunds without "this shift".
+    const { kind: _kind, ...day } = report;
+    expect(reportLines('Day', day).some((l) => l.label === 'Refunds (returns)' && l.value === '-$3.80')).toBe(true);
+  });
+
+  it('a sale rung up with no shift open, before the shift it opened, counts in it when the server reaches back to the last close', () => {
+    const shift: Shift = { id: 'shf_01JQ0000000000000000000010', registerId: 'reg_a', registerNumber: 1, currency: 'USD', openedAt: '2026-03-10T08:00:00.005Z', openingFloatCents: 0 };
+    const sale = { registerId: 'reg_a', createdAt: '2026-03-10T08:00:00.001Z' };
+    expect(isSaleOfShift(shift, null, sale)).toBe(false);
+    expect(isSaleOfShift(shift, null, sale, '2026-03-10T07:00:00Z')).toBe(true);
+    // Not a sale at or before the last close, nor one of another register.
+    expect(isSaleOfShift(shift, null, { ...sale, createdAt: '2026-03-10T07:00:00Z' }, '2026-03-10T07:00:00Z')).toBe(false);
+    expect(isSaleOfShift(shift, null, { ...sale, registerId: 'reg_b' }, '2026-03-10T07:00:00Z')).toBe(false);
   });
 });

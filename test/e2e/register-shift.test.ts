@@ -10,7 +10,10 @@
  * - offline: a shift opened, a sale and a closeout made with the network cut, the Z-report covering the unsynced sale;
  *   after reconnecting, each record reaches the server exactly once;
  * - a check cashed at the Services area (issue 14) pays out of the drawer: the X- and Z-report show "Checks cashed
- *   out", the cashier counts exactly the expected cash, over/short is 0 and the server's recompute agrees.
+ *   out", the cashier counts exactly the expected cash, over/short is 0 and the server's recompute agrees;
+ * - a first sale rung up with no shift open — by card online, in cash offline — counts in the shift it opens: the X-
+ *   and Z-report on screen show it, expected cash is what the drawer got, the server's recompute (against the ledger's
+ *   drawer postings) agrees and the drawer account moved by the cash sale.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +25,7 @@ import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/star
 import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { buildAamvaPayload } from '../support/aamva.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
+import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, staffApi } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -69,7 +73,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'shift-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], ...E2E_TERMINAL_TIMEOUTS, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext();
@@ -282,5 +286,76 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await BackOfficePage.open(page, server.ownerPin);
     await nav('Shift');
     await eventually(async () => expect(await page.getByTestId('server-check').getAttribute('data-state')).toBe('agree'));
+  });
+
+  it('a first sale with no shift open counts in the shift it opens — card online, cash offline: X and Z show it, the server and the drawer ledger agree', { timeout: 240_000 }, async () => {
+    const drawer = async () => (await api<{ accounts: { code: string; balanceCents: number }[] }>('/api/pos/ledger/trial-balance')).accounts.find((a) => a.code === 'cash_drawer:R1')?.balanceCents ?? 0;
+    const drawerBefore = await drawer();
+    await nav('Shift');
+    await expect(page.getByTestId('shift-status').getAttribute('data-state')).resolves.toBe('closed');
+
+    /* Online: a $35.00 card sale with no shift open opens one with an empty float, and is in it. */
+    await nav('Register');
+    await register.tapItem('itm_haircut');
+    await page.getByTestId('charge').click();
+    await page.getByTestId('tender-method-card').click();
+    await page.getByTestId('charge-card').click();
+    await untilCardReceipt(page);
+    const cardReceipt = (await page.getByTestId('receipt-number').textContent())!;
+    await page.getByTestId('new-sale').click();
+    await nav('Shift');
+    await eventually(async () => expect(await page.getByTestId('shift-status').textContent()).toContain('float $0.00'));
+    await page.getByTestId('x-report').click();
+    const x = page.getByTestId('x-report-view');
+    await eventually(async () => expect(await x.locator('[data-label="Sales"] dd').textContent()).toBe('1'));
+    await expect(x.locator('[data-label="Card (1)"] dd').textContent()).resolves.toBe('$35.00');
+    await expect(x.locator('[data-label="Net sales incl. tax"] dd').textContent()).resolves.toBe('$35.00');
+    await expect(x.locator('[data-label="Expected cash"] dd').textContent()).resolves.toBe('$0.00');
+    // Nothing in the drawer: counted $0.00, even.
+    await page.getByTestId('close-shift').click();
+    await eventually(async () => expect(await page.getByTestId('expected-cash').textContent()).toBe('$0.00'));
+    await expect(page.getByTestId('over-short').textContent()).resolves.toBe('Even');
+    await page.getByTestId('confirm-close').click();
+    let z = page.getByTestId('z-report-view');
+    await z.waitFor({ timeout: TIMEOUT });
+    await expect(z.locator('[data-label="Sales"] dd').textContent()).resolves.toBe('1');
+    await expect(z.locator('[data-label="First receipt"] dd').textContent()).resolves.toBe(cardReceipt);
+    await expect(z.locator('[data-label="Over"] dd').textContent()).resolves.toBe('$0.00');
+    await eventually(async () => expect(await page.getByTestId('closeout-sync').getAttribute('data-state')).toBe('synced'), 60_000);
+    await eventually(async () => expect(await page.getByTestId('server-check').getAttribute('data-state')).toBe('agree'));
+    const cardClose = (await pullAll('shift-closeouts')).find((c) => c.report?.salesCount === 1 && c.countedCashCents === 0)!;
+    const cardCheck = await api<{ report: { salesCount: number; expectedCashCents: number }; differences: unknown[] }>(`/api/pos/shifts/${cardClose.shiftId}`);
+    expect(cardCheck.differences).toEqual([]);
+    expect(cardCheck.report).toMatchObject({ salesCount: 1, expectedCashCents: 0 });
+
+    /* Offline: a $35.00 cash sale with no shift open opens the next shift and is in it; counted $35.00, even. */
+    await context.setOffline(true);
+    await register.waitForBadge('offline');
+    await cashSale();
+    await nav('Shift');
+    await eventually(async () => expect(await page.getByTestId('shift-status').textContent()).toContain('float $0.00'));
+    await page.getByTestId('close-shift').click();
+    await eventually(async () => expect(await page.getByTestId('expected-cash').textContent()).toBe('$35.00'));
+    await count('note-2000', 1);
+    await count('note-1000', 1);
+    await count('note-500', 1);
+    await expect(page.getByTestId('over-short').textContent()).resolves.toBe('Even');
+    await page.getByTestId('confirm-close').click();
+    z = page.getByTestId('z-report-view');
+    await z.waitFor({ timeout: TIMEOUT });
+    await expect(z.locator('[data-label="Sales"] dd').textContent()).resolves.toBe('1');
+    await expect(z.locator('[data-label="Cash sales"] dd').textContent()).resolves.toBe('$35.00');
+    await expect(z.locator('[data-label="Expected cash"] dd').textContent()).resolves.toBe('$35.00');
+    await expect(z.locator('[data-label="Over"] dd').textContent()).resolves.toBe('$0.00');
+    await context.setOffline(false);
+    await eventually(async () => expect(await page.getByTestId('closeout-sync').getAttribute('data-state')).toBe('synced'), 90_000);
+    await register.waitForBadge('synced', 60_000);
+    await eventually(async () => expect(await page.getByTestId('server-check').getAttribute('data-state')).toBe('agree'), 60_000);
+    const cashClose = (await pullAll('shift-closeouts')).find((c) => c.report?.salesCount === 1 && c.countedCashCents === 3_500 && c.shiftId !== cardClose.shiftId)!;
+    const cashCheck = await api<{ report: { salesCount: number; expectedCashCents: number }; differences: unknown[] }>(`/api/pos/shifts/${cashClose.shiftId}`);
+    expect(cashCheck.differences).toEqual([]);
+    expect(cashCheck.report).toMatchObject({ salesCount: 1, expectedCashCents: 3_500 });
+    // The drawer account got the cash sale and nothing else (no over/short posted).
+    expect((await drawer()) - drawerBefore).toBe(3_500);
   });
 });

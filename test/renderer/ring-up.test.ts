@@ -6,11 +6,11 @@
 import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { catalogSnapshot, priceLine, saleJournalTransactionId } from '../../core/index.ts';
+import { catalogSnapshot, drawerPostingsCents, priceLine, saleJournalTransactionId, type SalePayment } from '../../core/index.ts';
 import { openRegisterDatabase, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 import type { RegisterSession } from '../../renderer/src/register/session.ts';
 import { commitSale, draftSale, predictReceiptSequence, sequenceKey, type SaleInput } from '../../renderer/src/register/sale/ring-up.ts';
-import { currentShift } from '../../renderer/src/register/shifts/shift-store.ts';
+import { closeShift, currentShift, openShift, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
 import { mug, tax } from './support/mug.ts';
 
 const catalog = catalogSnapshot([mug], [tax]);
@@ -28,13 +28,19 @@ const session: RegisterSession = {
 describe('ringing up a sale: draft at once, commit under the receipt lock', () => {
   let db: RegisterDatabase;
   let saved: PropertyDescriptor | undefined;
-  const input = (tenderedCents = 2000): SaleInput => ({
+  const input = (tenderedCents = 2000, quantity = 1): SaleInput => ({
     db,
     session,
     catalog,
-    lines: [priceLine({ catalogItemId: mug.id, variationId: 'var_mug', modifierIds: [], quantity: 1 }, catalog, 'lines.0')],
+    lines: [priceLine({ catalogItemId: mug.id, variationId: 'var_mug', modifierIds: [], quantity }, catalog, 'lines.0')],
     payment: { method: 'cash', tenderedCents },
   });
+  const card: SalePayment = { method: 'card', cardBrand: 'visa', last4: '4242', authCode: 'A1' };
+  /** Lets the register's clock move on between the tap (draft) and the commit, as it does on a real register. */
+  const later = () => new Promise((resolve) => setTimeout(resolve, 5));
+  /** Σ postings to this register's drawer account over the journal transactions stored on the register. */
+  const drawerLedger = async () =>
+    (await db.journal_transactions.find().exec()).reduce((sum, doc) => sum + drawerPostingsCents(doc.toJSON().postings, session.registerNumber), 0);
 
   beforeEach(async () => {
     saved = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
@@ -108,5 +114,46 @@ describe('ringing up a sale: draft at once, commit under the receipt lock', () =
     await expect(commitSale(refused)).rejects.toThrow();
     expect(localStorage.getItem(sequenceKey(session.registerId))).toBe('1');
     expect(await db.orders.count().exec()).toBe(1);
+  });
+
+  it('a first sale rung up with no shift open belongs to the shift it opens — cash and card; X and Z equal the hand sums and the drawer ledger', async () => {
+    // Cash first: the shift it opens counts it.
+    const cashDraft = draftSale(input(3000, 2));
+    await later();
+    const cash = await commitSale(cashDraft);
+    const first = (await currentShift(db, session.registerId))!;
+    expect(first.openingFloatCents).toBe(0);
+    expect(Date.parse(first.openedAt)).toBeLessThanOrEqual(Date.parse(cash.createdAt));
+    const x = await xReport(db, first);
+    expect(x).toMatchObject({ salesCount: 1, netSalesCents: cash.totalCents, cashSalesCents: cash.totalCents, expectedCashCents: cash.totalCents, firstReceiptNumber: cash.receiptNumber });
+    expect(x.expectedCashCents).toBe(await drawerLedger());
+    const z = await closeShift(db, session.registerId, { counted: [{ kind: 'note', valueCents: 1000, count: 2 }, { kind: 'coin', valueCents: 1, count: cash.totalCents - 2000 }] });
+    expect(z.report).toMatchObject({ salesCount: 1, expectedCashCents: cash.totalCents, countedCashCents: cash.totalCents, overShortCents: 0 });
+
+    // Then a card sale with no shift open: the next shift counts it, and no cash.
+    const cardDraft = draftSale({ ...input(), payment: card });
+    await later();
+    const paid = await commitSale(cardDraft);
+    const second = (await currentShift(db, session.registerId))!;
+    expect(second.id).not.toBe(first.id);
+    const x2 = await xReport(db, second);
+    expect(x2).toMatchObject({ salesCount: 1, netSalesCents: paid.totalCents, cashSalesCents: 0, expectedCashCents: 0, firstReceiptNumber: paid.receiptNumber });
+    expect(x2.byTender.card).toEqual({ count: 1, amountCents: paid.totalCents, tipCents: 0 });
+    // The drawer ledger moved only by the first shift's cash sale.
+    expect(await drawerLedger()).toBe(z.report.expectedCashCents + x2.expectedCashCents);
+  });
+
+  it('a sale drafted before its shift was closed and stored after belongs to the next shift, not to the closed one', async () => {
+    await openShift(db, session, { openingFloatCents: 0 });
+    const draft = draftSale(input());
+    await later();
+    const closed = await closeShift(db, session.registerId, { counted: [] });
+    expect(closed.report.salesCount).toBe(0);
+    await later();
+    const stored = await commitSale(draft);
+    expect(stored.id).toBe(draft.sale.order.id);
+    expect(Date.parse(stored.createdAt)).toBeGreaterThan(Date.parse(closed.closedAt));
+    const next = (await currentShift(db, session.registerId))!;
+    expect((await xReport(db, next)).salesCount).toBe(1);
   });
 });

@@ -177,11 +177,13 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     const shiftAt = (m: number): Shift => ({ id: newId('shift'), registerId: register.registerId, registerNumber: register.registerNumber, currency: 'USD', openedAt: minutes(m), openingFloatCents: 0 });
     const close = (shift: Shift, m: number, sales: Order[], cashRefundsCents: number): ShiftCloseout => {
       const closedAt = minutes(m);
-      const expected = computeZReport(shift, sales, [], { cashRefundsCents }).expectedCashCents;
+      // As the register counts a return's refund: in the shift it was made in (refunds and the cash given back).
+      const refundsCents = cashRefundsCents;
+      const expected = computeZReport(shift, sales, [], { cashRefundsCents, refundsCents }).expectedCashCents;
       return {
         id: newId('shiftCloseout'), shiftId: shift.id, registerId: shift.registerId, registerNumber: shift.registerNumber, currency: 'USD', closedAt,
         counted: expected > 0 ? [{ kind: 'coin', valueCents: 1, count: expected }] : [], countedCashCents: Math.max(0, expected),
-        report: computeZReport(shift, sales, [], { count: { closedAt, countedCashCents: Math.max(0, expected) }, cashRefundsCents }),
+        report: computeZReport(shift, sales, [], { count: { closedAt, countedCashCents: Math.max(0, expected) }, cashRefundsCents, refundsCents }),
       };
     };
     const pushDocs = async (collection: string, docs: unknown[]) => {
@@ -207,6 +209,8 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
       const view = await call('GET', `/api/pos/shifts/${shift.id}`, owner);
       expect(view.statusCode, view.body).toBe(200);
       expect(view.json<{ differences: unknown[] }>().differences, shift === first ? 'the sale\'s shift' : 'the return\'s shift').toEqual([]);
+      // The refund counts in the shift the return was made in — as on the register — and so in the store's day.
+      expect(view.json<{ report: { refundsCents: number } }>().report.refundsCents).toBe(shift === first ? 0 : ret.amountCents);
     }
   });
 

@@ -24,6 +24,7 @@ import {
   nextDay,
   rollUpReports,
   shiftCloseoutSchema,
+  shiftJournalTransactionId,
   shiftSchema,
   type JournalTransaction,
   type Order,
@@ -256,32 +257,46 @@ export interface ShiftView {
 }
 
 /**
- * Recomputes a shift's report on the server: the register's orders in the shift's window, the refunds recorded on them,
- * and the postings of their journal transactions to the register's drawer account (the ledger, not a re-sum of
- * tenders) and the financial services' cash of the shift ({@link serviceCashOfShift}); then compares with the register's
- * closeout report.
+ * Recomputes a shift's report on the server and compares it with the register's closeout report:
+ *
+ * - the sales: the register's orders from the shift's opening — or, reaching back, from just after the close of this
+ *   register's previous shift (the start of the business day for its first), since a sale rung up with no shift open
+ *   belongs to the shift that follows ({@link salesStartOf}) — to its close (now while open);
+ * - the refunds: the returns made on the register in this shift (as the register counts them);
+ * - the drawer, from the ledger: the postings to the register's drawer account of those sales' journal transactions,
+ *   of this shift's returns' refunds and of its paid in / paid out, plus the financial services' cash of the shift
+ *   ({@link serviceCashOfShift}) — so the expected cash is what the ledger says the drawer got, and a register report
+ *   that disagrees with the ledger is flagged (`expectedCashCents`, `overShortCents`), never shown as agreeing.
  */
 export async function shiftView(db: Queryable, merchantId: string, record: ShiftRecord, at: Date): Promise<ShiftView> {
   const { shift, closeout, movements } = record;
   const until = closeout?.closedAt ?? at.toISOString();
-  const { rows } = await db.query<{ orders: Order[] | string | null; refunded: number | string | null; drawer: number | string | null }>(
+  const salesAfter = await salesStartOf(db, merchantId, record);
+  const from = salesAfter ? new Date(Date.parse(salesAfter) + 1).toISOString() : shift.openedAt;
+  const movementTransactions = movements.filter((mv) => mv.shiftId === shift.id).map((mv) => shiftJournalTransactionId(mv.id));
+  const { rows } = await db.query<{ orders: Order[] | string | null; refunded: number | string | null; drawer: number | string | null; moved: number | string | null }>(
     // Returns made at a register (issue 13) move cash in the shift they were made in, not in the sale's: their refunds'
     // postings count where the return's shiftId says, as the register's own report counts them.
-    `WITH o AS (SELECT id, data, refunded_cents FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4),
-          rr AS (SELECT r.journal_transaction_id, x.data->>'shiftId' AS shift_id FROM register_returns x JOIN order_refunds r ON r.id = x.refund_id WHERE x.merchant_id = $1 AND r.journal_transaction_id IS NOT NULL)
+    `WITH o AS (SELECT id, data FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4),
+          rr AS (SELECT r.journal_transaction_id, x.data->>'shiftId' AS shift_id FROM register_returns x JOIN order_refunds r ON r.id = x.refund_id WHERE x.merchant_id = $1 AND r.journal_transaction_id IS NOT NULL),
+          drawer AS (SELECT jt.id, jt.source_type, jt.source_id, p.amount_cents FROM journal_transactions jt JOIN postings p ON p.journal_transaction_id = jt.id JOIN accounts a ON a.id = p.account_id
+                      WHERE jt.merchant_id = $1 AND a.code = $5)
      SELECT (SELECT json_agg(data) FROM o) AS orders,
-            (SELECT SUM(refunded_cents) FROM o) AS refunded,
-            (SELECT SUM(p.amount_cents) FROM journal_transactions jt JOIN postings p ON p.journal_transaction_id = jt.id JOIN accounts a ON a.id = p.account_id
-              WHERE jt.merchant_id = $1 AND a.code = $5
-                AND ((jt.source_type = 'order' AND jt.source_id IN (SELECT id FROM o) AND jt.id NOT IN (SELECT journal_transaction_id FROM rr))
-                     OR jt.id IN (SELECT journal_transaction_id FROM rr WHERE shift_id = $6))) AS drawer`,
-    [merchantId, shift.registerId, shift.openedAt, until, cashDrawerAccount(shift.registerNumber), shift.id],
+            (SELECT SUM(x.amount_cents) FROM register_returns x WHERE x.merchant_id = $1 AND x.data->>'shiftId' = $6) AS refunded,
+            (SELECT SUM(d.amount_cents) FROM drawer d
+              WHERE (d.source_type = 'order' AND d.source_id IN (SELECT id FROM o) AND d.id NOT IN (SELECT journal_transaction_id FROM rr))
+                 OR d.id IN (SELECT journal_transaction_id FROM rr WHERE shift_id = $6)) AS drawer,
+            (SELECT SUM(d.amount_cents) FROM drawer d WHERE d.id = ANY($7::text[])) AS moved`,
+    [merchantId, shift.registerId, from, until, cashDrawerAccount(shift.registerNumber), shift.id, movementTransactions],
   );
   const row = rows[0]!;
   const orders = (typeof row.orders === 'string' ? (JSON.parse(row.orders) as Order[]) : row.orders) ?? [];
+  const drawerCents = Number(row.drawer ?? 0);
   const report = computeZReport(shift, orders, movements, {
-    drawerCents: Number(row.drawer ?? 0),
+    drawerCents,
+    ledgerDrawerCents: drawerCents + Number(row.moved ?? 0),
     refundsCents: Number(row.refunded ?? 0),
+    ...(salesAfter ? { salesAfter } : {}),
     services: await serviceCashOfShift(db, merchantId, shift.id),
     ...(closeout ? { count: { closedAt: closeout.closedAt, countedCashCents: closeout.countedCashCents } } : {}),
   });
@@ -294,6 +309,35 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
     report,
     differences: closeout ? diffZReports(closeout.report, report) : [],
   };
+}
+
+/**
+ * Where the server's count of a shift's sales starts when it reaches before the shift's opening (exclusive, ISO):
+ * just after the close of this register's previous shift — or, for the register's first shift, the start of the
+ * shift's business day — when that is before `openedAt`. The register opens a shift for a sale rung up with none open,
+ * so sales in that gap belong to the shift that follows (the drawer holds their cash). Undefined when the previous
+ * shift is still open (or its closeout not synced yet): the shift starts at its opening.
+ */
+async function salesStartOf(db: Queryable, merchantId: string, record: ShiftRecord): Promise<string | undefined> {
+  const { shift, businessDay } = record;
+  const { rows } = await db.query<{ closed_at: Date | string | null }>(
+    `SELECT c.closed_at FROM shifts s LEFT JOIN shift_closeouts c ON c.shift_id = s.id AND c.merchant_id = s.merchant_id
+      WHERE s.merchant_id = $1 AND s.register_id = $2 AND s.id <> $3 AND s.opened_at <= $4 ORDER BY s.opened_at DESC LIMIT 1`,
+    [merchantId, shift.registerId, shift.id, shift.openedAt],
+  );
+  const dayStart = dayEnd(previousDay(businessDay), await storeDayOf(db, merchantId)).getTime();
+  let start: number;
+  if (rows.length === 0) start = dayStart;
+  else if (rows[0]!.closed_at === null) return undefined;
+  else start = Math.max(new Date(rows[0]!.closed_at).getTime(), dayStart);
+  return start < Date.parse(shift.openedAt) ? new Date(start).toISOString() : undefined;
+}
+
+/** The calendar day before `day` (`YYYY-MM-DD`). */
+function previousDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
 }
 
 /**

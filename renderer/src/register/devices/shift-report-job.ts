@@ -3,7 +3,7 @@
  * the semantic print blocks of `PrintJob` (core/devices.ts), printed as ESC/POS by the existing driver. The lines are
  * also what the shift screen shows ({@link shiftReportLines}), so screen and paper never disagree.
  */
-import { formatMoney, serviceCashLines, type ZReport } from '../../../../core/index.ts';
+import { formatMoney, salesFigureLines, serviceCashLines, type ZReport } from '../../../../core/index.ts';
 import type { PrintJob } from '../../../../core/devices.ts';
 import { RECEIPT_COLUMNS, twoColumns } from './receipt-job.ts';
 
@@ -17,14 +17,10 @@ const TENDER_NAMES: Record<string, string> = { cash: 'Cash', card: 'Card', check
 export function shiftReportLines(report: ZReport): ReportLine[] {
   const money = (cents: number) => formatMoney(cents, report.currency);
   const signed = (cents: number) => (cents > 0 ? `+${money(cents)}` : money(cents));
+  // What each sales figure is (gross before discounts and tax, net with and without tax, refunds of the shift's
+  // returns): core's wording, shared with the back office's day report.
   const lines: ReportLine[] = [
-    ['Sales', String(report.salesCount)],
-    ['Gross sales', money(report.grossSalesCents)],
-    ['Discounts', money(report.discountsCents)],
-    ['Net sales', money(report.netSalesCents)],
-    ['Tax', money(report.taxCents)],
-    ['Tips', money(report.tipsCents)],
-    ['Refunds', money(report.refundsCents)],
+    ...salesFigureLines(report).map((l): ReportLine => ('count' in l ? [l.label, String(l.count)] : [l.label, money(l.cents)])),
     ['Voids', `${report.voids.count} · ${money(report.voids.amountCents)}`],
   ];
   if (report.taxByRate.length > 0) {

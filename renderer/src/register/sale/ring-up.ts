@@ -114,8 +114,8 @@ export function draftSale(input: SaleInput): DraftSale {
 
 /**
  * Stores a drafted sale — all before anything is printed (write before print, DESIGN §8): under the register's
- * receipt lock (two tabs of one register never hand out the same number), opens a shift if none is open (float 0:
- * the register never refuses a sale for want of a shift), takes the register's next receipt sequence
+ * receipt lock (two tabs of one register never hand out the same number), opens a shift if none is open (float 0,
+ * opened at the sale's time so the sale counts in it: the register never refuses a sale for want of a shift), takes the register's next receipt sequence
  * ({@link nextReceiptSequence}: the draft is renumbered, same order id, in the rare case another tab or a cleared
  * counter made the prediction wrong), checks the order and journal transaction against the core schemas and writes
  * them; then advances the stored counter. Resolves with the order as stored.
@@ -126,9 +126,13 @@ export async function commitSale(draft: DraftSale): Promise<Order> {
   const { input } = draft;
   const { db, session } = input;
   const run = async (): Promise<Order> => {
-    await ensureShiftForSale(db, session, draft.staffId);
+    // The sale belongs to the shift it is stored in: a shift opened for it opens at the sale's time, and a sale
+    // drafted before the open shift began (another tab opened it, or closed the last one meanwhile) takes the
+    // shift's opening time — else the time window of core's isSaleOfShift would leave it out of every shift.
+    const shift = await ensureShiftForSale(db, session, draft.staffId, draft.createdAt);
+    const createdAt = Date.parse(draft.createdAt) < Date.parse(shift.openedAt) ? shift.openedAt : draft.createdAt;
     const sequence = await nextReceiptSequence(db, session);
-    const sale = sequence === draft.sequence ? draft.sale : build(input, sequence, draft.createdAt, draft.staffId, draft.sale.order.id);
+    const sale = sequence === draft.sequence && createdAt === draft.createdAt ? draft.sale : build(input, sequence, createdAt, draft.staffId, draft.sale.order.id);
     orderSchema.parse(sale.order);
     if (sale.journalTransaction) journalTransactionSchema.parse(sale.journalTransaction);
     await saveSale(db, sale);

@@ -79,10 +79,18 @@ export async function openShift(
 /**
  * The open shift, or one the register opens by itself (float 0) for a sale rung up with none open — the register
  * never refuses a sale for want of a shift (docs/decisions.md). A shift it opens belongs to `staffId`, the staff
- * member signed in on the register, when given.
+ * member signed in on the register, when given, and opens at `at` (ISO 8601; default now): the business time of the
+ * sale that opens it, so that sale lies in the shift's window (`openedAt ≤ createdAt`) — but never before the close
+ * of this register's last shift (then 1 ms after it: shifts never overlap). Callers whose record is stamped earlier
+ * than the shift's `openedAt` restamp it (sale/ring-up.ts `commitSale`).
  */
-export async function ensureShiftForSale(db: RegisterDatabase, register: RegisterOfShift, staffId?: string): Promise<Shift> {
-  return (await currentShift(db, register.registerId)) ?? openShift(db, register, { openingFloatCents: 0, ...(staffId ? { staffId } : {}) });
+export async function ensureShiftForSale(db: RegisterDatabase, register: RegisterOfShift, staffId?: string, at?: string): Promise<Shift> {
+  const open = await currentShift(db, register.registerId);
+  if (open) return open;
+  const lastClose = await db.closeouts.findOne({ selector: { registerId: register.registerId }, sort: [{ closedAt: 'desc' }] }).exec();
+  let openedAt = at ?? new Date().toISOString();
+  if (lastClose && Date.parse(openedAt) <= Date.parse(lastClose.closedAt)) openedAt = new Date(Date.parse(lastClose.closedAt) + 1).toISOString();
+  return openShift(db, register, { openingFloatCents: 0, at: openedAt, ...(staffId ? { staffId } : {}) });
 }
 
 /**

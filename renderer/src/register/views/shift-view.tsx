@@ -128,7 +128,7 @@ function ServerCheck({ closeout }: { closeout: StoredCloseout }) {
   if (!staff) return <p className="muted" data-testid="server-check" data-state="signed-out">Sign in (Back office) to see the server's check of these figures.</p>;
   if (!check) return <p className="muted" data-testid="server-check" data-state="checking">Asking the server to check these figures…</p>;
   if ('error' in check) return <p className="muted" data-testid="server-check" data-state="error">The server could not check these figures now ({check.error}).</p>;
-  if (check.differences.length === 0) return <p className="muted" data-testid="server-check" data-state="agree">The server recomputed this shift: its figures agree.</p>;
+  if (check.differences.length === 0) return <p className="muted" data-testid="server-check" data-state="agree">The server recomputed this shift from its sales and the ledger's cash drawer postings: its figures agree.</p>;
   return (
     <div className="banner banner-error" role="alert" data-testid="server-check" data-state="differ">
       The server recomputed this shift and got different figures:{' '}
