@@ -1,4 +1,5 @@
 /// <reference types="vite-plugin-pwa/vanillajs" />
+import './zod-config.ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { registerSW } from 'virtual:pwa-register';

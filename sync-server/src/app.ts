@@ -10,6 +10,7 @@ import type { AppContext, ServerConfig, SmsProvider } from './platform/context.t
 import type { Db } from './platform/db/db.ts';
 import { findUnstorable } from './platform/http/input-guard.ts';
 import { serverLoggerOptions } from './platform/http/log.ts';
+import { REGISTER_PAGE_HEADERS } from './platform/http/register-csp.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
 import { registerDevRoutes } from './modules/merchants/dev-routes.ts';
 import { registerEnrollmentRoutes } from './modules/merchants/enrollment-routes.ts';
@@ -184,6 +185,11 @@ export async function sealLegacySecrets(db: Db): Promise<void> {
  * Builds the sync server: POS API, replication, dev pairing, the hosted pay page, JWKS and the built register.
  * The database must already be migrated; the app does not close it (the caller owns it).
  */
+/** Fastify's `trustProxy` for a hop count: the nearest `hops` proxies are believed (its types take no number). */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const config: Required<ServerConfig> = {
     baseUrl: opts.config.baseUrl.replace(/\/+$/, ''),
@@ -193,13 +199,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
     demoSelfPair: opts.config.demoSelfPair ?? false,
     deviceBridgeUrl: opts.config.deviceBridgeUrl ?? null,
+    trustProxy: opts.config.trustProxy ?? false,
   };
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
   const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()), ...(opts.oidc ? { externalIssuer: new ExternalIssuer(opts.oidc.issuer, opts.oidc.audience) } : {}) };
 
-  const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: true, frameworkErrors: sendFrameworkProblem });
+  const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
   recordRoutes(app);
   trackAllowedMethods(app);
@@ -320,15 +327,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
         // The example in-platform app's pages run sandboxed even when opened outside the register's frame (an opaque
         // origin: none of the register's storage, cookies or service worker), as its frame's `sandbox` attribute does.
         if (path.includes(`${sep}example-app${sep}`) && path.endsWith('.html')) res.header('Content-Security-Policy', 'sandbox allow-scripts allow-forms');
+        else if (path.endsWith('.html')) for (const [name, value] of Object.entries(REGISTER_PAGE_HEADERS)) res.header(name, value);
       },
     });
   }
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const isApi = path.startsWith('/api/') || path === '/api' || path.startsWith('/.well-known/');
+    const isApi = path.startsWith('/api/') || path === '/api' || path.startsWith('/.well-known/') || path.startsWith('/oauth/');
     if (hasRegister && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
-      reply.header('Cache-Control', 'no-cache');
+      reply.header('Cache-Control', 'no-cache').headers(REGISTER_PAGE_HEADERS);
       return reply.type('text/html; charset=utf-8').sendFile('index.html');
     }
     // A path that exists with another method: 405 with Allow (RFC 9110 §15.5.6), not 404. The register's catch-all

@@ -11,6 +11,7 @@ import { IdentityProvider } from './platform/auth/identity.ts';
 import { reissueDemoAppToken } from './modules/merchants/seed.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
 import { prettyLogStream } from './platform/http/pretty-log.ts';
+import { parseTrustProxy } from './platform/http/trust-proxy.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -68,13 +69,14 @@ async function main(): Promise<void> {
   // Webhook receivers on loopback / private networks: refused unless asked for (npm start asks, for local receivers).
   const allowPrivateWebhookReceivers = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
   const demoSelfPair = process.env.DEMO_MODE === '1';
+  const trustProxy = parseTrustProxy(process.env.TRUST_PROXY);
   // Staff may also sign in with ID tokens of an external OpenID Connect issuer (both variables, or neither).
   if (Boolean(process.env.OIDC_ISSUER) !== Boolean(process.env.OIDC_AUDIENCE)) throw new Error('Set both OIDC_ISSUER and OIDC_AUDIENCE (the client id registered with the issuer), or neither.');
   const oidc = process.env.OIDC_ISSUER ? { issuer: process.env.OIDC_ISSUER, audience: process.env.OIDC_AUDIENCE! } : undefined;
   // The hardware bridge `npm start` runs beside this server (electron/bridge/main.ts reads the same BRIDGE_PORT):
   // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
   const deviceBridgeUrl = process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl }, logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy }, logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
   // The owner's PIN is new on every start; it is kept in the credentials file too, so it is never lost under the log.

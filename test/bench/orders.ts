@@ -142,7 +142,7 @@ export async function benchOrders(target: DatabaseTarget, options: { sizes: read
     const principal = await idp.verifyStaffToken(server.staffToken);
     const ctx: AppContext = {
       db: server.rawDb,
-      config: { baseUrl: server.baseUrl, staticDir: null, minRegisterSchemaVersion: 1, streamKeepAliveMs: 15_000, allowPrivateWebhookReceivers: false, demoSelfPair: false, deviceBridgeUrl: null },
+      config: { baseUrl: server.baseUrl, staticDir: null, minRegisterSchemaVersion: 1, streamKeepAliveMs: 15_000, allowPrivateWebhookReceivers: false, demoSelfPair: false, deviceBridgeUrl: null, trustProxy: false },
       clock: () => new Date(),
       idp,
       sms: new OutboxSmsProvider(),

@@ -6,6 +6,7 @@
  * are not used before a reviewer approves them. Driven over HTTP through Fastify, on PGlite and PostgreSQL.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
@@ -261,6 +262,43 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
   });
   afterAll(async () => {
     await server?.close();
+  });
+
+  it('advertises its addresses from BASE_URL and only what it does: RFC 8414 metadata, no openid, PAR, DPoP or client secrets; GET /oauth/token is 405', async () => {
+    const issuer = `${server.baseUrl}/oauth`;
+    const metadata = async (path: string, headers: Record<string, string> = {}) => {
+      // A raw socket request so Host itself can be forged (fetch sets it from the URL).
+      const url = new URL(path, server.baseUrl);
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, headers }, (r) => {
+          let body = '';
+          r.on('data', (c: Buffer) => (body += c.toString()));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res.status, res.body).toBe(200);
+      return JSON.parse(res.body) as Record<string, unknown>;
+    };
+    const rfc8414 = await metadata('/.well-known/oauth-authorization-server/oauth');
+    const discovery = await metadata('/oauth/.well-known/openid-configuration');
+    const forged = await metadata('/oauth/.well-known/openid-configuration', { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+    for (const doc of [rfc8414, discovery, forged]) {
+      expect(doc.issuer).toBe(issuer);
+      expect(doc.authorization_endpoint).toBe(`${issuer}/authorize`);
+      expect(doc.token_endpoint).toBe(`${issuer}/token`);
+      expect(doc.revocation_endpoint).toBe(`${issuer}/revoke`);
+      expect(JSON.stringify(doc)).not.toContain('evil.example');
+      expect(doc.scopes_supported).not.toContain('openid');
+      expect(doc.token_endpoint_auth_methods_supported).toEqual(['none']);
+      expect(doc).not.toHaveProperty('pushed_authorization_request_endpoint');
+      expect(doc).not.toHaveProperty('dpop_signing_alg_values_supported');
+      expect(doc.code_challenge_methods_supported).toEqual(['S256']);
+    }
+    const get = await fetch(new URL('/oauth/token', server.baseUrl));
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
   });
 
   it('runs the code + PKCE flow from the connect URL: exact redirect URI, granted scopes only, single-use codes, refresh tokens', async () => {

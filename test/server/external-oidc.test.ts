@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
-import Provider from 'oidc-provider';
+import { loadOidcProvider } from '../../sync-server/src/platform/auth/oidc-provider-module.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -46,6 +46,7 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
     await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
     issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
     const accounts: Record<string, { email: string }> = { 'alice-at-idp': { email: 'Owner@Demo.Register.Example' }, 'mallory-at-idp': { email: 'nobody@else.example' } };
+    const { default: Provider } = await loadOidcProvider();
     const provider = new Provider(issuer, {
       clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }],
       jwks: { keys: [privateJwk] },

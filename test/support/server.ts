@@ -1,3 +1,4 @@
+import type { TrustProxy } from '../../sync-server/src/platform/http/trust-proxy.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../sync-server/src/app.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
@@ -11,6 +12,8 @@ import { databaseTargets, type DatabaseTarget } from './databases.ts';
 export interface TestServerOptions {
   /** Database to run on; default: PGlite in memory. */
   target?: DatabaseTarget;
+  /** Proxies believed about `X-Forwarded-For` (ServerConfig.trustProxy); default none, as shipped. */
+  trustProxy?: TrustProxy;
   /** Listen on 127.0.0.1 with a random port (needed for SSE, browsers and e2e); default false (use `app.inject`). */
   listen?: boolean;
   /** Folder of the built register to serve at `/`; default `renderer/dist` when it exists; `null` to disable. */
@@ -106,10 +109,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true, trustProxy: options.trustProxy ?? false }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
+      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true, trustProxy: options.trustProxy ?? false }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

@@ -5,6 +5,7 @@ import type { ChangeFeed } from './change-feed.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { EmailProvider } from './messaging/email.ts';
 import type { AuditSigner } from './auth/audit-signing-key.ts';
+import type { TrustProxy } from './http/trust-proxy.ts';
 
 /** Configuration of one server instance. */
 export interface ServerConfig {
@@ -34,6 +35,12 @@ export interface ServerConfig {
    * `START_BRIDGE=0`; omitted → `null` (no bridge known).
    */
   deviceBridgeUrl?: string | null;
+  /**
+   * Reverse proxies believed about the client's address (`X-Forwarded-For`): `false` (default: the TCP peer is the
+   * client), a hop count, or the proxies' addresses / CIDR ranges. main.ts reads `TRUST_PROXY`
+   * (platform/http/trust-proxy.ts). Every per-address limit is keyed on the address this yields.
+   */
+  trustProxy?: TrustProxy;
 }
 
 /** One text message to send. */

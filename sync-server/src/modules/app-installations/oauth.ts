@@ -23,7 +23,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { exportJWK, generateKeyPair } from 'jose';
 import { z } from 'zod';
-import Provider, { errors, type Adapter, type AdapterPayload, type Configuration } from 'oidc-provider';
+import type { default as Provider, Adapter, AdapterPayload, Configuration } from 'oidc-provider';
+import { loadOidcProvider } from '../../platform/auth/oidc-provider-module.ts';
 import { APP_REQUEST_SCOPES } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
@@ -123,13 +124,17 @@ export function oauthAdapter(db: Db): (name: string) => Adapter {
  * process (it signs nothing we rely on: no `openid` scope is allowed for apps, so no ID tokens).
  */
 export async function createAuthorizationServer(ctx: AppContext, cookieKeys: string[]): Promise<Provider> {
+  const { default: Provider, errors } = await loadOidcProvider();
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: 'ES256', use: 'sig', kid: `oauth-${randomBytes(6).toString('hex')}` };
   const configuration: Configuration = {
     adapter: oauthAdapter(ctx.db),
     clients: [],
     scopes: [...APP_REQUEST_SCOPES, 'offline_access'],
-    claims: { openid: ['sub'] },
+    // Only what this server does is advertised: no `openid` scope (apps get no ID token), no secret-based or JWT
+    // client authentication (apps are public clients with PKCE), no pushed authorization requests and no DPoP.
+    claims: { sub: null },
+    clientAuthMethods: ['none'],
     jwks: { keys: [jwk as never] },
     cookies: { keys: cookieKeys },
     responseTypes: ['code'],
@@ -137,7 +142,7 @@ export async function createAuthorizationServer(ctx: AppContext, cookieKeys: str
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
     pkce: { required: () => true },
     extraParams: ['installation', 'ticket'],
-    features: { devInteractions: { enabled: false }, revocation: { enabled: true }, userinfo: { enabled: false }, rpInitiatedLogout: { enabled: false } },
+    features: { devInteractions: { enabled: false }, revocation: { enabled: true }, userinfo: { enabled: false }, rpInitiatedLogout: { enabled: false }, pushedAuthorizationRequests: { enabled: false }, dPoP: { enabled: false } },
     ttl: { ...OAUTH_TTL },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the short browser session of the connection (which exists only for the interaction).
@@ -159,6 +164,13 @@ export async function createAuthorizationServer(ctx: AppContext, cookieKeys: str
   // redirect: the redirect URI is not yet validated at this point).
   const known = new Set<string>([...APP_REQUEST_SCOPES, 'offline_access']);
   provider.use(async (c, next) => {
+    if (c.path === '/.well-known/openid-configuration') {
+      await next();
+      // The library always lists `openid` (from its built-in claims); apps cannot ask for it (refused below).
+      const body = c.body as { scopes_supported?: string[] } | undefined;
+      if (body?.scopes_supported) body.scopes_supported = body.scopes_supported.filter((s) => known.has(s));
+      return;
+    }
     if (c.path === '/authorize') {
       const scope = typeof c.query.scope === 'string' ? c.query.scope : '';
       const unknown = scope.split(' ').filter((s) => s && !known.has(s));
@@ -204,9 +216,20 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext, provi
       const req = request.raw as IncomingMessage & { originalUrl?: string };
       req.originalUrl = req.url;
       req.url = req.url!.slice(OAUTH_PREFIX.length) || '/';
+      // The library builds its addresses (issuer, endpoints) from the request's host: they come from BASE_URL, never
+      // from what the client sends as Host or X-Forwarded-Host.
+      req.headers.host = base.host;
+      req.headers['x-forwarded-host'] = base.host;
+      req.headers['x-forwarded-proto'] = base.protocol.slice(0, -1);
       void callback(req, reply.raw);
     };
-    scope.get(`${OAUTH_PREFIX}/.well-known/openid-configuration`, doc('OAuth 2.0 authorization server metadata', 'Discovery document of the authorization server of external integrations (issuer `<BASE_URL>/oauth`).', ['application/json'], {}), pass);
+    const base = new URL(ctx.config.baseUrl);
+    scope.get(`${OAUTH_PREFIX}/.well-known/openid-configuration`, doc('OAuth 2.0 authorization server metadata', 'Discovery document of the authorization server of external integrations (issuer `<BASE_URL>/oauth`); the same document as `/.well-known/oauth-authorization-server/oauth`.', ['application/json'], {}), pass);
+    // RFC 8414 §3: the metadata of issuer `<BASE_URL>/oauth` lives at `/.well-known/oauth-authorization-server/oauth`.
+    scope.get(`/.well-known/oauth-authorization-server${OAUTH_PREFIX}`, doc('OAuth 2.0 authorization server metadata (RFC 8414)', 'Metadata of the authorization server of external integrations (issuer `<BASE_URL>/oauth`), at the address RFC 8414 §3 derives from the issuer.', ['application/json'], {}), (request, reply) => {
+      request.raw.url = `${OAUTH_PREFIX}/.well-known/openid-configuration`;
+      pass(request, reply);
+    });
     const jwks = doc("The authorization server's public keys", 'JWKS (the server issues no ID tokens to apps; listed for discovery).', ['application/jwk-set+json'], {});
     jwks.config.openapi.response = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) });
     scope.get(`${OAUTH_PREFIX}/jwks`, jwks, pass);
