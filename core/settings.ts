@@ -59,6 +59,11 @@ export const storeSettingsSchema = z.strictObject({
   confirmSellPastZero: z
     .boolean()
     .describe('When true the register asks once per item and sale before selling more units than are in stock; false (default) sells past zero without asking.'),
+  offlineSignInDays: z
+    .int()
+    .min(0)
+    .max(30)
+    .describe('A staff member who signed in on a register online within this many days may sign in on it while it is offline (PIN checked on the register; lockout after 5 wrong tries). 0 = offline sign-in off. Default 7.'),
   // Money movement (issue 12): read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])

@@ -295,7 +295,7 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const register = await enrollRegister(server, staffToken);
     const listed = await json('GET', '/api/register/staff', register.registerToken);
     expect(listed.statusCode, listed.body).toBe(200);
-    expect(listed.json().data).toEqual([{ id: server.credentials.staffId, name: 'Demo Owner', role: 'owner' }]);
+    expect(listed.json()).toEqual({ data: [{ id: server.credentials.staffId, name: 'Demo Owner', role: 'owner', pinSetAt: expect.any(String) }], offlineSignInDays: 7 });
     const stored = (await server.db.query<{ pin_hash: string }>('SELECT pin_hash FROM staff WHERE id = $1', [server.credentials.staffId])).rows[0]!.pin_hash;
     expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(stored).not.toContain(server.credentials.ownerPin);
@@ -313,6 +313,7 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     expect(signedIn.statusCode, signedIn.body).toBe(200);
     const shift = signedIn.json<{ staffToken: string; expiresAt: string; staff: { role: string } }>();
     expect(shift.staff.role).toBe('owner');
+    expect(signedIn.json()).toMatchObject({ offlineSignInDays: 7, staff: { pinSetAt: listed.json().data[0].pinSetAt } });
     expect(new Date(shift.expiresAt).getTime() - now.getTime()).toBe(12 * 3600 * 1000);
     expect((await json('GET', '/api/pos/settings', shift.staffToken)).statusCode).toBe(200);
     const audited = await server.db.query<{ action: string; register_id: string | null }>(`SELECT action, register_id FROM audit_log WHERE action = 'staff.signed_in' ORDER BY seq DESC LIMIT 1`);
@@ -322,5 +323,38 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     for (let i = 0; i < 2; i++) expect((await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: wrongPin })).statusCode).toBe(401);
     const limited = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin });
     expect(limited.statusCode).toBe(429);
+  });
+
+  it('a disabled staff member is neither listed nor signed in; a new PIN changes pinSetAt; the store sets the offline window', async () => {
+    const register = await enrollRegister(server, staffToken);
+    const created = await json('POST', '/api/pos/staff', staffToken, { name: 'Dana Disabled', role: 'cashier', pin: '4321' }, { 'idempotency-key': newId('order') });
+    expect(created.statusCode, created.body).toBe(201);
+    const dana = created.json<{ id: string; disabled: boolean }>();
+    expect(dana.disabled).toBe(false);
+    const listed = async () => (await json('GET', '/api/register/staff', register.registerToken)).json<{ data: { id: string; pinSetAt: string }[]; offlineSignInDays: number }>();
+    const firstPinSetAt = (await listed()).data.find((s) => s.id === dana.id)!.pinSetAt;
+
+    now = new Date(now.getTime() + MINUTE);
+    expect((await json('POST', `/api/pos/staff/${dana.id}/pin`, staffToken, { pin: '5678' }, { 'idempotency-key': newId('order') })).statusCode).toBe(200);
+    expect((await listed()).data.find((s) => s.id === dana.id)!.pinSetAt).not.toBe(firstPinSetAt);
+
+    const patch = (body: unknown) => server.app.inject({ method: 'PATCH', url: `/api/pos/staff/${dana.id}`, headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    const disabled = await patch({ disabled: true });
+    expect(disabled.statusCode, disabled.body).toBe(200);
+    expect(disabled.json()).toMatchObject({ disabled: true });
+    expect((await listed()).data.map((s) => s.id)).not.toContain(dana.id);
+    const refused = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: dana.id, pin: '5678' });
+    expect(refused.statusCode).toBe(401);
+    expect((await patch({ disabled: 'yes' })).json().errors[0]).toMatchObject({ path: 'disabled' });
+    // The store keeps an enabled owner.
+    const lastOwner = await server.app.inject({ method: 'PATCH', url: `/api/pos/staff/${server.credentials.staffId}`, headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ disabled: true }) });
+    expect(lastOwner.statusCode).toBe(409);
+    expect((await patch({ disabled: false })).json()).toMatchObject({ disabled: false });
+    expect((await json('POST', '/api/register/sign-in', register.registerToken, { staffId: dana.id, pin: '5678' })).statusCode).toBe(200);
+
+    const settings = await server.app.inject({ method: 'PATCH', url: '/api/pos/settings', headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ offlineSignInDays: 2 }) });
+    expect(settings.statusCode, settings.body).toBe(200);
+    expect(settings.json()).toMatchObject({ offlineSignInDays: 2 });
+    expect((await listed()).offlineSignInDays).toBe(2);
   });
 });

@@ -33,7 +33,7 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
   it('shows the store settings, UTC and US until changed', async () => {
     const res = await call('GET', '/api/pos/settings');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ merchantId: server.credentials.merchantId, name: server.credentials.merchantName, currency: 'USD', timeZone: 'UTC', defaultCountry: 'US', tipLimitBasisPoints: 5000, tipLimitCents: 10000, dayCutoffHour: 4, cashierRefundLimitCents: 5000, confirmSellPastZero: false, moneyMovement: 'disabled' });
+    expect(res.json()).toEqual({ merchantId: server.credentials.merchantId, name: server.credentials.merchantName, currency: 'USD', timeZone: 'UTC', defaultCountry: 'US', tipLimitBasisPoints: 5000, tipLimitCents: 10000, dayCutoffHour: 4, cashierRefundLimitCents: 5000, confirmSellPastZero: false, offlineSignInDays: 7, moneyMovement: 'disabled' });
     expect((await call('GET', '/api/pos/settings', undefined, server.credentials.appToken)).statusCode).toBe(403);
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/settings' })).statusCode).toBe(401);
   });
@@ -45,6 +45,9 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       [{ defaultCountry: 'ZZ' }, 'defaultCountry'],
       [{ defaultCountry: 'USA' }, 'defaultCountry'],
       [{ currency: 'EUR' }, 'currency'],
+      [{ offlineSignInDays: 31 }, 'offlineSignInDays'],
+      [{ offlineSignInDays: -1 }, 'offlineSignInDays'],
+      [{ offlineSignInDays: 1.5 }, 'offlineSignInDays'],
     ];
     for (const [body, field] of cases) {
       const res = await call('PATCH', '/api/pos/settings', body);

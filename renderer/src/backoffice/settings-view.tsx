@@ -2,7 +2,7 @@
  * Back office → Settings: the store's time zone (reports count days in it), the business day's cut-off hour (shifts
  * and the daily closeout count days from it, in that time zone), the country of phone numbers typed
  * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
- * fixed amount). `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
+ * fixed amount), and how many days after an online sign-in a staff member may sign in on that register offline. `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
@@ -16,7 +16,7 @@ function timeZones(current: string): string[] {
   return list.includes(current) ? list : [current, ...list];
 }
 
-const FIELDS = ['timeZone', 'dayCutoffHour', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents', 'cashierRefundLimitCents'] as const;
+const FIELDS = ['timeZone', 'dayCutoffHour', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents', 'cashierRefundLimitCents', 'offlineSignInDays'] as const;
 
 /** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
 const percentOf = (basisPoints: number) => String(basisPoints / 100);
@@ -37,6 +37,7 @@ export function SettingsView() {
   const [tipPercent, setTipPercent] = useState('');
   const [tipFixed, setTipFixed] = useState('');
   const [refundLimit, setRefundLimit] = useState('');
+  const [offlineDays, setOfflineDays] = useState('');
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
@@ -55,6 +56,7 @@ export function SettingsView() {
         setTipPercent(percentOf(s.tipLimitBasisPoints));
         setTipFixed(centsToInput(s.tipLimitCents, s.currency));
         setRefundLimit(centsToInput(s.cashierRefundLimitCents, s.currency));
+        setOfflineDays(String(s.offlineSignInDays));
       },
       (err: unknown) => current && setLoadError(err),
     );
@@ -74,7 +76,7 @@ export function SettingsView() {
     setSaved(false);
     setErrors(NO_ERRORS);
     try {
-      const patch: { timeZone?: string; dayCutoffHour?: number; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number; cashierRefundLimitCents?: number } = {};
+      const patch: { timeZone?: string; dayCutoffHour?: number; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number; cashierRefundLimitCents?: number; offlineSignInDays?: number } = {};
       if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
       if (cutoff !== settings.dayCutoffHour) patch.dayCutoffHour = cutoff;
       if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
@@ -84,6 +86,9 @@ export function SettingsView() {
       if (fixedCents !== settings.tipLimitCents) patch.tipLimitCents = fixedCents;
       const refundLimitCents = parseCashInput(refundLimit, settings.currency) ?? Number.NaN;
       if (refundLimitCents !== settings.cashierRefundLimitCents) patch.cashierRefundLimitCents = refundLimitCents;
+      // A whole number of days, else NaN: the server names the field.
+      const days = /^\s*\d{1,3}\s*$/.test(offlineDays) ? Number(offlineDays) : Number.NaN;
+      if (days !== settings.offlineSignInDays) patch.offlineSignInDays = days;
       const next = Object.keys(patch).length > 0 ? await api.updateSettings(patch) : settings;
       setSettings(next);
       setCountry(next.defaultCountry);
@@ -91,6 +96,7 @@ export function SettingsView() {
       setTipPercent(percentOf(next.tipLimitBasisPoints));
       setTipFixed(centsToInput(next.tipLimitCents, next.currency));
       setRefundLimit(centsToInput(next.cashierRefundLimitCents, next.currency));
+      setOfflineDays(String(next.offlineSignInDays));
       setSaved(true);
     } catch (err) {
       setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
@@ -156,6 +162,14 @@ export function SettingsView() {
           <div className="bo-row">
             <Field id={`${formId}-cashierRefundLimitCents`} label={`Cashier refund limit (${settings.currency})`} error={errors.fields.cashierRefundLimitCents} hint="A cashier's refund above this needs a manager's PIN">
               {(props) => <input {...props} className="bo-input" inputMode="decimal" value={refundLimit} onChange={(e) => setRefundLimit(e.target.value)} data-testid="settings-cashier-refund-limit" />}
+            </Field>
+            <Field
+              id={`${formId}-offlineSignInDays`}
+              label="Offline sign-in (days)"
+              error={errors.fields.offlineSignInDays}
+              hint="Staff who signed in on a register within this many days may sign in there while it is offline; 0 = never"
+            >
+              {(props) => <input {...props} className="bo-input" inputMode="numeric" value={offlineDays} onChange={(e) => setOfflineDays(e.target.value)} data-testid="settings-offline-sign-in-days" />}
             </Field>
           </div>
           <div className="bo-actions">

@@ -1,11 +1,17 @@
 /**
  * The staff sign-in screen of the register and of its back office: pick your name, type your PIN on the keyboard or the
  * on-screen keypad (44×44 px keys) (register/staff-session.ts). Wrong PINs are refused by the server (5 tries a minute
- * per register).
+ * per register). Without a connection the register's sign-in lists the staff who signed in on it recently and checks
+ * their PIN itself (register/staff-offline.ts); it keeps asking the server (on "online" and every few seconds) and
+ * switches to the server's list as soon as it answers.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useRegister } from '../register/register-context.ts';
-import { listSignInStaff, signIn, type SignInStaff } from '../register/staff-session.ts';
+import { isUnreachable, listOfflineSignInStaff, listSignInStaff, registerStaff$, signIn, type SignInStaff } from '../register/staff-session.ts';
+
+const NEEDS_CONNECTION = 'Signing in needs a connection to the server.';
+/** How often the sign-in screen asks the server again while it cannot be reached (ms). */
+const RETRY_MS = 5_000;
 
 /** `message` says why a PIN is asked; `testId` names the screen for tests; `purpose` says what the sign-in is for (staff-session.ts `signIn`). */
 export function StaffSignIn({
@@ -16,25 +22,59 @@ export function StaffSignIn({
   const { session } = useRegister();
   const id = useId();
   const [staff, setStaff] = useState<SignInStaff[] | undefined>();
+  const [offlineNote, setOfflineNote] = useState<string | undefined>();
   const [staffId, setStaffId] = useState('');
   const [pin, setPin] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  // The back office after a reload: the staff member selling here is asked their PIN again (the token is memory only).
+  const sellingHere = purpose === 'backoffice' ? registerStaff$.value?.staff : undefined;
+  const shownMessage = sellingHere ? `${sellingHere.name} is signed in on this register: type the PIN again to open the back office.` : message;
 
   useEffect(() => {
     let current = true;
-    listSignInStaff(session.registerToken).then(
-      (list) => {
-        if (!current) return;
-        setStaff(list);
-        setStaffId((chosen) => chosen || list[0]?.id || '');
-      },
-      (err: unknown) => current && setError(err instanceof TypeError ? 'Signing in needs a connection to the server.' : String((err as Error).message)),
-    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const choose = (list: SignInStaff[]) => setStaffId((chosen) => (list.some((s) => s.id === chosen) ? chosen : (list.find((s) => s.id === sellingHere?.id) ?? list[0])?.id ?? ''));
+    const load = () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      listSignInStaff(session.registerToken).then(
+        (list) => {
+          if (!current) return;
+          setStaff(list);
+          setOfflineNote(undefined);
+          setError((shown) => (shown === NEEDS_CONNECTION ? undefined : shown));
+          choose(list);
+        },
+        async (err: unknown) => {
+          if (!current) return;
+          if (!isUnreachable(err)) {
+            setError(String((err as Error).message));
+            return;
+          }
+          timer = setTimeout(load, RETRY_MS);
+          const offline = purpose === 'register' ? await listOfflineSignInStaff() : { staff: [], days: 0 };
+          if (!current) return;
+          if (offline.staff.length === 0) {
+            setStaff(undefined);
+            setOfflineNote(undefined);
+            setError(NEEDS_CONNECTION);
+            return;
+          }
+          setStaff(offline.staff);
+          setOfflineNote(`No connection to the server: staff who signed in on this register in the last ${offline.days} days can sign in.`);
+          choose(offline.staff);
+        },
+      );
+    };
+    load();
+    window.addEventListener('online', load);
     return () => {
       current = false;
+      if (timer) clearTimeout(timer);
+      window.removeEventListener('online', load);
     };
-  }, [session.registerToken]);
+  }, [session.registerToken, purpose, sellingHere?.id]);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -44,7 +84,7 @@ export function StaffSignIn({
       await signIn(session.registerToken, staffId, pin, purpose);
     } catch (err) {
       setPin('');
-      setError(err instanceof TypeError ? 'Signing in needs a connection to the server.' : (err as Error).message);
+      setError(isUnreachable(err) ? NEEDS_CONNECTION : (err as Error).message);
     } finally {
       setBusy(false);
     }
@@ -58,7 +98,12 @@ export function StaffSignIn({
             {/* The register screen has its own h1; the back office's sign-in is a screen of its own (one h1 each). */}
             {purpose === 'register' ? <h2>Sign in</h2> : <h1 className="bo-h1">Sign in to the back office</h1>}
           </div>
-          <p className="muted">{message}</p>
+          <p className="muted">{shownMessage}</p>
+          {offlineNote ? (
+            <p className="muted" role="status" data-testid="offline-sign-in-note">
+              {offlineNote}
+            </p>
+          ) : null}
           <form className="bo-form" onSubmit={onSubmit} noValidate>
             {error ? (
               <p className="form-error" role="alert">

@@ -9,6 +9,7 @@ import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { catalogFeed } from './sale/catalog-feed.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
 import { HttpError, isRegisterCredential, loadSession, PairingRequiredError, pairWithCode, REGISTER_SCHEMA_VERSION, selfPairRegister, storeSession, type RegisterSession } from './session.ts';
+import { attachStaffSignIn, listSignInStaff } from './staff-session.ts';
 import { startSync, type SyncEngine } from './sync/replication.ts';
 
 export interface BootedRegister {
@@ -88,9 +89,14 @@ export async function pairThisRegister(code: string): Promise<void> {
   storeSession(session);
 }
 
+/** How often a register online asks the server who may still sign in (ms): a disabled staff member is signed out. */
+const STAFF_CHECK_MS = 60_000;
+
 async function boot(): Promise<BootedRegister> {
   const db = await openDatabase();
   const session = await identityOf(db);
+  // Who was signed in (stored in the database before it was shown), before the register renders.
+  await attachStaffSignIn(db, session.registerId);
   const session$ = new BehaviorSubject(session);
   const pairingRequired$ = new BehaviorSubject(false);
 
@@ -146,6 +152,16 @@ async function boot(): Promise<BootedRegister> {
   });
   window.addEventListener('online', () => void refreshReceipts());
   if (navigator.onLine) void refreshReceipts();
+  // Offline sign-ins are re-checked with the server as soon as it answers: on start, back online, and every minute.
+  const checkStaff = () => {
+    if (!navigator.onLine) return;
+    listSignInStaff(session$.value.registerToken).catch(() => {
+      // Offline, or refused (the register's credential: onUnauthorized above deals with it).
+    });
+  };
+  window.addEventListener('online', checkStaff);
+  setInterval(checkStaff, STAFF_CHECK_MS);
+  checkStaff();
   // The catalog's stored items are read and indexed from now on (sale/catalog-feed.ts), while the register renders
   // its remembered first tiles or signs in. Not earlier: IndexedDB answers an origin's requests in turn, so the
   // catalog's pages (50,000 items: ~0.7 s) would hold back the few small reads and writes of the start above.

@@ -13,6 +13,7 @@ import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterRetu
 import type { StoredCloseout } from '../shifts/shift-store.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
 import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
+import { staffSignInRxSchema } from '../staff-offline.ts';
 import {
   catalogItemRxSchema,
   journalTransactionRxSchema,
@@ -51,6 +52,8 @@ export interface RegisterCollections {
    * server merged into an existing customer (issue 13; customers/customer-store.ts).
    */
   customers: RxCollection<StoredCustomer>;
+  /** Staff sign-in on this register: the signed-in session, offline verifiers, lockout (staff-offline.ts); never replicated. */
+  staff_sign_in: RxCollection<{ id: string; value: Record<string, unknown> }>;
 }
 
 export type RegisterDatabase = RxDatabase<RegisterCollections>;
@@ -83,6 +86,7 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     closeouts: { schema: closeoutRxSchema },
     returns: { schema: returnRxSchema },
     customers: { schema: customerRxSchema },
+    staff_sign_in: { schema: staffSignInRxSchema },
   });
   await repairMissingJournalTransactions(db);
   return db;

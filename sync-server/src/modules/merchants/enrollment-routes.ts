@@ -101,11 +101,18 @@ const approvalResponse = z.strictObject({
   amountCents: z.int().nullable(),
   expiresAt: z.string(),
 });
-const signInStaffSchema = z.strictObject({ id: z.string(), name: z.string(), role: z.enum(['owner', 'manager', 'cashier']) });
+const signInStaffSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(['owner', 'manager', 'cashier']),
+  pinSetAt: z.string().describe('When their PIN was last set (ISO 8601): a register drops what it derived from an older PIN'),
+});
+const offlineSignInDaysField = z.int().min(0).max(30).describe("The store's `offlineSignInDays` setting: how long after an online sign-in the register lets that staff member sign in offline (0 = never)");
 const signInResponse = z.strictObject({
   staffToken: z.string().describe(`Staff ID token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} h)`),
   expiresAt: z.string(),
   staff: signInStaffSchema,
+  offlineSignInDays: offlineSignInDaysField,
 });
 
 /**
@@ -132,13 +139,18 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
     config: {
       openapi: {
         summary: 'List the staff who can sign in on this register',
-        description: 'Staff members with a PIN, by name (no PIN or hash is ever answered).',
+        description:
+          'Staff members with a PIN who are not disabled, by name (no PIN or hash is ever answered), and the store\'s `offlineSignInDays`. ' +
+          'A register online checks its offline sign-ins against this list: a staff member missing from it is signed out and cannot sign in offline there.',
         tags: ['registers'],
         access: 'register',
-        response: z.strictObject({ data: z.array(signInStaffSchema) }),
+        response: z.strictObject({ data: z.array(signInStaffSchema), offlineSignInDays: offlineSignInDaysField }),
       } satisfies RouteDoc,
     },
-  }, async (request) => ({ data: await listSignInStaff(ctx.db, principalOf(request).merchantId) }));
+  }, async (request) => {
+    const merchantId = principalOf(request).merchantId;
+    return { data: await listSignInStaff(ctx.db, merchantId), offlineSignInDays: (await getSettings(ctx.db, merchantId)).offlineSignInDays };
+  });
 
   app.get('/api/register/return-rules', {
     onRequest: registerGuard,
@@ -176,7 +188,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       openapi: {
         summary: 'Sign a staff member in on this register with their PIN',
         description:
-          `Answers a staff token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} hours). A wrong PIN, an unknown staff member or one without a PIN ` +
+          `Answers a staff token for the shift (${SHIFT_TOKEN_TTL_SECONDS / 3600} hours) and the store's \`offlineSignInDays\`. A wrong PIN, an unknown or disabled staff member or one without a PIN ` +
           `are one 401 (\`invalid_pin\`). ${PIN_SIGN_IN_RATE_LIMIT.quota} attempts per minute per register. Audited \`staff.signed_in\`.`,
         tags: ['registers'],
         access: 'register',
@@ -195,7 +207,8 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
       m.audit({ action: 'staff.signed_in', entityType: 'staff', entityId: staff.id, data: { role: staff.role } }).then(() => undefined),
     );
     const staffToken = await ctx.idp.issueStaffToken({ staffId: staff.id, merchantId: principal.merchantId, role: staff.role }, { ttlSeconds: SHIFT_TOKEN_TTL_SECONDS, now });
-    return { staffToken, expiresAt: new Date(now.getTime() + SHIFT_TOKEN_TTL_SECONDS * 1000).toISOString(), staff };
+    const { offlineSignInDays } = await getSettings(ctx.db, principal.merchantId);
+    return { staffToken, expiresAt: new Date(now.getTime() + SHIFT_TOKEN_TTL_SECONDS * 1000).toISOString(), staff, offlineSignInDays };
   });
 
   app.post('/api/register/approvals', {

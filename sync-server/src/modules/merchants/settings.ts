@@ -30,6 +30,7 @@ export const storeSettingsUpdateSchema = patchBody({
   dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
   cashierRefundLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe("A cashier's refund above this (minor units) needs a manager's approval."),
   confirmSellPastZero: z.boolean().optional().describe('Whether the register asks once before selling past zero stock.'),
+  offlineSignInDays: z.int().min(0).max(30).optional().describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
 });
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
@@ -44,6 +45,7 @@ interface MerchantRow {
   day_cutoff_hour: number;
   cashier_refund_limit_cents: number | string;
   confirm_sell_past_zero: boolean;
+  offline_sign_in_days: number;
   is_demo: boolean;
 }
 
@@ -58,11 +60,12 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   dayCutoffHour: Number(r.day_cutoff_hour),
   cashierRefundLimitCents: Number(r.cashier_refund_limit_cents),
   confirmSellPastZero: r.confirm_sell_past_zero,
+  offlineSignInDays: Number(r.offline_sign_in_days),
   moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, is_demo FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, is_demo FROM merchants WHERE id = $1', [merchantId]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }
@@ -94,6 +97,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       day_cutoff_hour: input.dayCutoffHour ?? Number(before.day_cutoff_hour),
       cashier_refund_limit_cents: input.cashierRefundLimitCents ?? Number(before.cashier_refund_limit_cents),
       confirm_sell_past_zero: input.confirmSellPastZero ?? before.confirm_sell_past_zero,
+      offline_sign_in_days: input.offlineSignInDays ?? Number(before.offline_sign_in_days),
     };
     const changes: Record<string, { from: string | number; to: string | number }> = {};
     await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
@@ -114,6 +118,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.confirm_sell_past_zero !== before.confirm_sell_past_zero) {
       await tx.query('UPDATE merchants SET confirm_sell_past_zero = $2 WHERE id = $1', [principal.merchantId, after.confirm_sell_past_zero]);
       changes.confirmSellPastZero = { from: String(before.confirm_sell_past_zero), to: String(after.confirm_sell_past_zero) };
+    }
+    if (after.offline_sign_in_days !== Number(before.offline_sign_in_days)) {
+      await tx.query('UPDATE merchants SET offline_sign_in_days = $2 WHERE id = $1', [principal.merchantId, after.offline_sign_in_days]);
+      changes.offlineSignInDays = { from: Number(before.offline_sign_in_days), to: after.offline_sign_in_days };
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };

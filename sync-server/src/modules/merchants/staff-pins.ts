@@ -42,28 +42,41 @@ export async function verifyPin(pin: string, stored: string): Promise<boolean> {
 /** Sets a staff member's PIN (hashed), audited `staff.pin_set` without the PIN. @throws Error for a PIN not of 4–8 digits. */
 export async function setStaffPin(m: Mutation, staffId: string, pin: string): Promise<void> {
   if (!PIN_PATTERN.test(pin)) throw new Error('a PIN is 4 to 8 digits');
-  await m.tx.query('UPDATE staff SET pin_hash = $3 WHERE id = $1 AND merchant_id = $2', [staffId, m.merchantId, await hashPin(pin)]);
+  await m.tx.query('UPDATE staff SET pin_hash = $3, pin_set_at = $4 WHERE id = $1 AND merchant_id = $2', [staffId, m.merchantId, await hashPin(pin), m.now]);
   await m.audit({ action: 'staff.pin_set', entityType: 'staff', entityId: staffId, data: {} });
 }
 
-/** A staff member as a register's sign-in screen lists them. */
+/**
+ * A staff member as a register's sign-in screen lists them. `pinSetAt` (ISO 8601) changes whenever their PIN is set:
+ * a register drops its offline verifier of an older PIN (docs/decisions/offline-staff-sign-in.md).
+ */
 export interface SignInStaff {
   id: string;
   name: string;
   role: 'owner' | 'manager' | 'cashier';
+  pinSetAt: string;
 }
 
-/** The merchant's staff who can sign in on a register (those with a PIN), by name. */
+type SignInRow = { id: string; name: string; role: SignInStaff['role']; pin_set_at: Date | string | null; created_at: Date | string };
+const toSignInStaff = (r: SignInRow): SignInStaff => ({ id: r.id, name: r.name, role: r.role, pinSetAt: new Date(r.pin_set_at ?? r.created_at).toISOString() });
+
+/** The merchant's staff who can sign in on a register (a PIN set, not disabled), by name. */
 export async function listSignInStaff(db: Queryable, merchantId: string): Promise<SignInStaff[]> {
-  const { rows } = await db.query<SignInStaff>('SELECT id, name, role FROM staff WHERE merchant_id = $1 AND pin_hash IS NOT NULL ORDER BY name, id', [merchantId]);
-  return rows;
+  const { rows } = await db.query<SignInRow>(
+    'SELECT id, name, role, pin_set_at, created_at FROM staff WHERE merchant_id = $1 AND pin_hash IS NOT NULL AND disabled_at IS NULL ORDER BY name, id',
+    [merchantId],
+  );
+  return rows.map(toSignInStaff);
 }
 
-/** The staff member `staffId` of the merchant when `pin` is theirs, else undefined (unknown staff, no PIN, wrong PIN). */
+/**
+ * The staff member `staffId` of the merchant when `pin` is theirs, else undefined (unknown staff, no PIN, disabled,
+ * wrong PIN).
+ */
 export async function checkStaffPin(db: Queryable, merchantId: string, staffId: string, pin: string): Promise<SignInStaff | undefined> {
-  const row = (await db.query<SignInStaff & { pin_hash: string | null }>('SELECT id, name, role, pin_hash FROM staff WHERE id = $1 AND merchant_id = $2', [staffId, merchantId])).rows[0];
+  const row = (await db.query<SignInRow & { pin_hash: string | null }>('SELECT id, name, role, pin_hash, pin_set_at, created_at FROM staff WHERE id = $1 AND merchant_id = $2 AND disabled_at IS NULL', [staffId, merchantId])).rows[0];
   if (!row?.pin_hash || !(await verifyPin(pin, row.pin_hash))) return undefined;
-  return { id: row.id, name: row.name, role: row.role };
+  return toSignInStaff(row);
 }
 
 /**

@@ -24,7 +24,8 @@ const staffMemberSchema = z.strictObject({
   name: z.string(),
   email: z.string().nullable(),
   role: roleSchema,
-  hasPin: z.boolean().describe('Can sign in on a register'),
+  hasPin: z.boolean().describe('A PIN is set'),
+  disabled: z.boolean().describe('Disabled by an owner: cannot sign in on a register (registers sign them out once online)'),
   createdAt: z.string(),
 });
 export const staffCreateSchema = z.strictObject({
@@ -37,6 +38,7 @@ export const staffUpdateSchema = patchBody({
   name: nonBlankText(80).optional(),
   email: idnEmail.nullable().optional(),
   role: roleSchema.optional(),
+  disabled: z.boolean().optional().describe('true: cannot sign in on any register; registers sign them out and drop their offline sign-in once online'),
 });
 const staffPinSchema = z.strictObject({ pin: pinSchema });
 const pageQuery = z.strictObject(pageQueryFields);
@@ -88,8 +90,10 @@ export function registerStaffRoutes(app: FastifyInstance, ctx: AppContext): void
     onRequest: guard(ctx, 'staff'),
     config: {
       openapi: {
-        summary: 'Rename a staff member or change their role',
-        description: 'Owners only. The store keeps at least one owner (409 `last_owner`). A new role applies from the staff member\'s next sign-in. Audited `staff.updated`.',
+        summary: 'Rename a staff member, change their role, or disable them',
+        description:
+          'Owners only. The store keeps at least one enabled owner (409 `last_owner`). A new role applies from the staff member\'s next sign-in. ' +
+          '`disabled: true` refuses their PIN at once; a register signs them out and drops their offline sign-in as soon as it is online. Audited `staff.updated`.',
         tags: ['staff'],
         access: 'staff',
         params: staffParams,

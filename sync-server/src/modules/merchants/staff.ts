@@ -16,15 +16,17 @@ export interface StaffMember {
   name: string;
   email: string | null;
   role: 'owner' | 'manager' | 'cashier';
-  /** Whether they can sign in on a register (a PIN is set). */
+  /** Whether a PIN is set (with `disabled` false they can sign in on a register). */
   hasPin: boolean;
+  /** Disabled by an owner: cannot sign in on any register, and registers sign them out once online. */
+  disabled: boolean;
   /** ISO 8601. */
   createdAt: string;
 }
 
-type Row = { id: string; name: string; email: string | null; role: StaffMember['role']; has_pin: boolean; created_at: Date | string };
-const toMember = (r: Row): StaffMember => ({ id: r.id, name: r.name, email: r.email, role: r.role, hasPin: r.has_pin, createdAt: new Date(r.created_at).toISOString() });
-const COLUMNS = 'id, name, email, role, pin_hash IS NOT NULL AS has_pin, created_at';
+type Row = { id: string; name: string; email: string | null; role: StaffMember['role']; has_pin: boolean; disabled: boolean; created_at: Date | string };
+const toMember = (r: Row): StaffMember => ({ id: r.id, name: r.name, email: r.email, role: r.role, hasPin: r.has_pin, disabled: r.disabled, createdAt: new Date(r.created_at).toISOString() });
+const COLUMNS = 'id, name, email, role, pin_hash IS NOT NULL AS has_pin, disabled_at IS NOT NULL AS disabled, created_at';
 
 /** The merchant's staff ordered by id, after `afterId` when given, at most `limit`. */
 export async function listStaff(db: Queryable, merchantId: string, options: { afterId?: string; limit: number }): Promise<StaffMember[]> {
@@ -53,21 +55,28 @@ export async function createStaff(m: Mutation, byRole: string, input: { name: st
 }
 
 /**
- * Renames a staff member or changes their role, audited `staff.updated`.
- * @throws ProblemError 404 `not_found`; 409 `last_owner` when the store's only owner would stop being one.
+ * Renames a staff member, changes their role or disables / enables them, audited `staff.updated`.
+ * @throws ProblemError 404 `not_found`; 409 `last_owner` when the store's only (enabled) owner would stop being one.
  */
-export async function updateStaff(m: Mutation, id: string, patch: { name?: string; email?: string | null; role?: StaffMember['role'] }): Promise<StaffMember> {
-  const before = (await m.tx.query<{ role: string }>('SELECT role FROM staff WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [m.merchantId, id])).rows[0];
+export async function updateStaff(m: Mutation, id: string, patch: { name?: string; email?: string | null; role?: StaffMember['role']; disabled?: boolean }): Promise<StaffMember> {
+  const before = (await m.tx.query<{ role: string; disabled: boolean }>('SELECT role, disabled_at IS NOT NULL AS disabled FROM staff WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [m.merchantId, id])).rows[0];
   if (!before) throw new ProblemError(404, 'not_found', `No staff member ${id}.`);
-  if (before.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') {
-    const owners = Number((await m.tx.query<{ n: number | string }>(`SELECT count(*) AS n FROM staff WHERE merchant_id = $1 AND role = 'owner'`, [m.merchantId])).rows[0]!.n);
-    if (owners <= 1) throw new ProblemError(409, 'last_owner', 'The store keeps at least one owner: make another staff member owner first.', [{ path: 'role', message: 'the last owner stays owner' }]);
+  const losesOwner = before.role === 'owner' && !before.disabled && ((patch.role !== undefined && patch.role !== 'owner') || patch.disabled === true);
+  if (losesOwner) {
+    const owners = Number((await m.tx.query<{ n: number | string }>(`SELECT count(*) AS n FROM staff WHERE merchant_id = $1 AND role = 'owner' AND disabled_at IS NULL`, [m.merchantId])).rows[0]!.n);
+    if (owners <= 1) {
+      const path = patch.disabled === true ? 'disabled' : 'role';
+      throw new ProblemError(409, 'last_owner', 'The store keeps at least one owner: make another staff member owner first.', [{ path, message: 'the last owner stays an enabled owner' }]);
+    }
+  }
+  if (patch.disabled !== undefined && patch.disabled !== before.disabled) {
+    await m.tx.query('UPDATE staff SET disabled_at = $3 WHERE merchant_id = $1 AND id = $2', [m.merchantId, id, patch.disabled ? m.now : null]);
   }
   await m.tx.query(
     `UPDATE staff SET name = COALESCE($3, name), email = CASE WHEN $4::boolean THEN $5 ELSE email END, role = COALESCE($6, role) WHERE merchant_id = $1 AND id = $2`,
     [m.merchantId, id, patch.name ?? null, patch.email !== undefined, patch.email ?? null, patch.role ?? null],
   );
-  await m.audit({ action: 'staff.updated', entityType: 'staff', entityId: id, data: { ...(patch.role ? { role: patch.role, previousRole: before.role } : {}), fields: Object.keys(patch).sort() } });
+  await m.audit({ action: 'staff.updated', entityType: 'staff', entityId: id, data: { ...(patch.role ? { role: patch.role, previousRole: before.role } : {}), ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}), fields: Object.keys(patch).sort() } });
   return (await getStaff(m.tx, m.merchantId, id))!;
 }
 
