@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsCardNumber, findCardNumbers, luhnValid, maskCardNumbers } from '../../core/index.ts';
+import { spellings } from '../support/card-spellings.ts';
 
 /** The Luhn check digit that completes `body` (ISO/IEC 7812-1 Annex B). */
 function luhnComplete(body: string): string {
@@ -57,6 +58,15 @@ describe('findCardNumbers / containsCardNumber', () => {
     '4242-4242 4242-4242', // spaces and dashes mixed
     '12 -- 4242424242424242', // after a run the double separator ended
     '1-2-3-4-5-6-7-8-9-0-1-2 4242424242424242', // a short run joined to the PAN by single separators
+    '4242  4242  4242  4242', // two spaces
+    '4242.4242.4242.4242',
+    '4242/4242/4242/4242',
+    '4242\n4242\n4242\n4242',
+    '4242\u00a04242\u00a04242\u00a04242', // no-break space
+    '4242 \u2013 4242 \u2013 4242 \u2013 4242', // en dash with spaces
+    '4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2', // zero-width spaces
+    '\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12', // full-width digits
+    '\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662', // Arabic-Indic digits
   ])('finds the card number in %j', (text) => expect(containsCardNumber(text)).toBe(true));
 
   it.each([
@@ -65,7 +75,8 @@ describe('findCardNumbers / containsCardNumber', () => {
     'receipt R2-000123',
     '4242424242424241', // Luhn fails
     '424242424242', // 12 digits
-    '4242  4242 4242 4242', // two spaces: two runs, none long enough
+    '4242,4242,4242,4242', // a comma is no separator: four runs, none long enough
+    '4242 .-/ 4242 4242 4242', // four separators in a row end a run
     'Table 4, 2 guests',
   ])('finds none in %j', (text) => expect(containsCardNumber(text)).toBe(false));
 
@@ -94,9 +105,24 @@ describe('findCardNumbers / containsCardNumber', () => {
 
   it('finds nothing in text without a run of 13 digits', () => {
     fc.assert(fc.property(fc.string({ maxLength: 200 }).map((s) => s.replace(/\d{12,}/g, '')), (text) => {
-      const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[ -]\d+)*/g)].map((m) => digitsOf(m[0]).length));
+      const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[\s._/\-]{1,3}\d+)*/g)].map((m) => digitsOf(m[0]).length));
       if (longest < 13) expect(containsCardNumber(text)).toBe(false);
     }));
+  });
+});
+
+describe('spellings', () => {
+  it('finds and masks a PAN in every spelling, keeping the length and at most 6 + 4 of its digits', () => {
+    fc.assert(
+      fc.property(pan, noDigits, fc.constantFrom(...Object.keys(spellings('4242424242424242'))), (p, before, how) => {
+        const text = `${before}${spellings(p)[how]!} cvc 987`;
+        expect(containsCardNumber(text)).toBe(true);
+        const masked = maskCardNumbers(text);
+        expect(masked).toHaveLength(text.length);
+        expect(containsCardNumber(masked)).toBe(false);
+        expect(masked.endsWith('cvc ***')).toBe(true);
+      }),
+    );
   });
 });
 
