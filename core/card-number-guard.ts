@@ -19,8 +19,12 @@ import { containsCardNumber, maskCardNumbers } from './card-numbers.ts';
 import { isValidE164 } from './phone.ts';
 import { isValidGtin } from './catalog.ts';
 
-/** Names of the free-text fields: a card number typed there is masked, not refused. Compared case-sensitively. */
-export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['note', 'notes', 'memo', 'description', 'reason', 'prompt', 'comment', 'comments', 'message', 'instructions']);
+/**
+ * Names of the free-text fields: a card number typed there is masked, not refused. Compared case-sensitively. Besides
+ * prose people type, the published sanctions-list files an owner uploads (`sdnCsv`, …): third-party text whose
+ * long ID numbers may pass the Luhn check by chance, masked rather than refusing the whole list.
+ */
+export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['note', 'notes', 'memo', 'description', 'reason', 'prompt', 'comment', 'comments', 'message', 'instructions', 'sdnCsv', 'altCsv', 'addCsv', 'commentsCsv']);
 
 /**
  * Fields whose string is a document its route parses and checks cell by cell with this same rule (the catalog
