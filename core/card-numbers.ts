@@ -7,7 +7,8 @@
  * plain space), every other decimal digit (Arabic-Indic, Devanagari, …) its value, and format characters (`\p{Cf}`:
  * zero-width space, soft hyphen, bidi controls) and combining marks dropped.
  *
- * A **candidate** is then a run of 13–19 digits (ISO/IEC 7812-1 PAN lengths) in which digit groups may be separated
+ * A **candidate** is then a run of 13–19 digits (ISO/IEC 7812-1 PAN lengths) not starting with 0 (the major industry
+ * identifier of a payment card is 1–9, and ids padded with zeros are no card) in which digit groups may be separated
  * by one to three {@link CARD_NUMBER_SEPARATORS} — white space (space, tab, newline), `-`, `.`, `/`, `_`, Unicode
  * dashes and minus — aligned to whole groups of a longer run, whose Luhn check digit is right (ISO/IEC 7812-1 Annex
  * B). A group of more than 19 digits with no separator is searched window by window (a PAN glued to other digits).
@@ -181,8 +182,9 @@ function findInNormalized(text: string): CardNumberMatch[] {
       const q = (end - 1) % 2;
       return (plain[q]![end]! - plain[q]![start]! + doubled[1 - q]![end]! - doubled[1 - q]![start]!) % 10 === 0;
     };
+    // A PAN's first digit (its major industry identifier) is 1–9: `0000000000000` and ids padded with zeros are none.
     const check = (start: number, end: number) => {
-      if (luhn(start, end)) found.push({ digitIndexes: at.slice(start, end) });
+      if (value[start] !== 0 && luhn(start, end)) found.push({ digitIndexes: at.slice(start, end) });
     };
     const groupEnds = [...groupStarts.slice(1), at.length];
     for (let g = 0; g < groupStarts.length; g++) {

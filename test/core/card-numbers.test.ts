@@ -9,11 +9,11 @@ function luhnComplete(body: string): string {
   throw new Error('unreachable');
 }
 
-/** A Luhn-valid PAN of 13–19 digits. */
+/** A Luhn-valid PAN of 13–19 digits, its first digit 1–9 (the major industry identifier of a card). */
 const pan = fc
-  .integer({ min: 12, max: 18 })
-  .chain((n) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }))
-  .map((ds) => luhnComplete(ds.join('')));
+  .tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 11, max: 17 }))
+  .chain(([first, n]) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((ds) => `${first}${ds.join('')}`))
+  .map((body) => luhnComplete(body));
 
 /** A PAN as people write it: plain, or in groups of 4 separated by spaces or dashes. */
 const writtenPan = fc.tuple(pan, fc.constantFrom('', ' ', '-')).map(([p, sep]) => ({ digits: p, written: sep ? p.match(/.{1,4}/g)!.join(sep) : p }));
@@ -74,6 +74,7 @@ describe('findCardNumbers / containsCardNumber', () => {
     '+14155550123',
     'receipt R2-000123',
     '4242424242424241', // Luhn fails
+    'cus_01J00000000000000000000000', // a run of zeros passes Luhn, but no PAN starts with 0
     '424242424242', // 12 digits
     '4242,4242,4242,4242', // a comma is no separator: four runs, none long enough
     '4242 .-/ 4242 4242 4242', // four separators in a row end a run
