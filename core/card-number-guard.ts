@@ -27,10 +27,12 @@ import { isValidGtin } from './catalog.ts';
 export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['note', 'notes', 'memo', 'description', 'reason', 'prompt', 'comment', 'comments', 'message', 'instructions', 'sdnCsv', 'altCsv', 'addCsv', 'commentsCsv']);
 
 /**
- * Fields whose string is a document its route parses and checks cell by cell with this same rule (the catalog
- * import's `csv`): the boundary leaves them, and a `text/csv` body, to the route.
+ * Fields whose string is a document its route parses, never stored as sent: the catalog import's `csv` (checked cell
+ * by cell with this same rule, as is a `text/csv` body), an ID's AAMVA barcode text (`payload`, `idPayload`: read
+ * into its fields; its dates, postal codes and ID numbers may pass Luhn by chance) and base64 images (`imageBase64`,
+ * `imagePng`: binary, not text). The boundary leaves them to the route.
  */
-export const PARSED_BY_ROUTE_FIELDS: ReadonlySet<string> = new Set(['csv']);
+export const PARSED_BY_ROUTE_FIELDS: ReadonlySet<string> = new Set(['csv', 'payload', 'idPayload', 'imageBase64', 'imagePng']);
 
 /** Fields that hold a GS1 barcode (GTIN-8/12/13/14): a right GS1 check digit makes the number a barcode, not a card. */
 const BARCODE_FIELDS: ReadonlySet<string> = new Set(['gtin', 'barcode']);

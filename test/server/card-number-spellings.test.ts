@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_TEXT_FIELDS, luhnValid } from '../../core/index.ts';
+import { FREE_TEXT_FIELDS, PARSED_BY_ROUTE_FIELDS, luhnValid } from '../../core/index.ts';
 import { openPgliteDb } from '../../sync-server/src/platform/db/db.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { spellings } from '../support/card-spellings.ts';
@@ -113,7 +113,7 @@ function stringPaths(schema: Json | undefined, doc: Json, prefix = '', seen = ne
   if (types.includes('array')) return stringPaths(schema.items, doc, prefix ? `${prefix}.0` : '0', seen, depth + 1);
   if (schema.properties) {
     return Object.entries(schema.properties as Record<string, Json>).flatMap(([key, sub]) =>
-      FREE_TEXT_FIELDS.has(key) || key === 'csv' ? [] : stringPaths(sub, doc, prefix ? `${prefix}.${key}` : key, seen, depth + 1),
+      FREE_TEXT_FIELDS.has(key) || PARSED_BY_ROUTE_FIELDS.has(key) ? [] : stringPaths(sub, doc, prefix ? `${prefix}.${key}` : key, seen, depth + 1),
     );
   }
   return [];
