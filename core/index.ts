@@ -3,6 +3,7 @@ export * from './money.ts';
 export * from './datetime.ts';
 export * from './ids.ts';
 export * from './card-numbers.ts';
+export * from './card-number-guard.ts';
 export * from './schemas.ts';
 export * from './pricing.ts';
 export * from './ledger.ts';

@@ -36,9 +36,11 @@ export function withoutCardNumber<T extends z.ZodString>(schema: T): T {
 }
 
 /**
- * Free text people type (notes, memos, descriptions, names, references): at most `max` characters, with every card
+ * Text people type: at most `max` characters, with every card
  * number masked to its first six and last four digits and the CVC phrase beside it masked (core/card-numbers.ts
  * `maskCardNumbers`, which keeps the length) before anything stores it. The OpenAPI document shows a plain string.
+ * The input boundary (core/card-number-guard.ts) runs first: in a field not named as free text there, a card number
+ * is refused before this schema sees it, so this masking is the second line for free-text fields.
  */
 export function freeText(max: number) {
   return z.string().max(max).overwrite(maskCardNumbers);

@@ -8,7 +8,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { IdentityProvider, sealLegacyAppWebhookSecrets, sealLegacySigningKeys } from './platform/auth/identity.ts';
 import type { AppContext, ServerConfig, SmsProvider } from './platform/context.ts';
 import type { Db } from './platform/db/db.ts';
-import { findUnstorable } from './platform/http/input-guard.ts';
+import { findUnstorable, findUnstorableText } from './platform/http/input-guard.ts';
+import { findCardNumberField, maskFreeTextCardNumbers } from '../../core/index.ts';
 import { serverLoggerOptions } from './platform/http/log.ts';
 import { REGISTER_PAGE_HEADERS } from './platform/http/register-csp.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
@@ -239,10 +240,18 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // Bodies and query strings PostgreSQL could not store are a 400, never a 500. Replication pushes check each
   // document themselves, so one bad document is quarantined instead of failing the push.
+  // The same boundary keeps card numbers out (core/card-number-guard.ts, docs/api.md "Card numbers"): every string of
+  // the body, query and path is scanned after Unicode normalisation; free-text fields are masked here, any other field
+  // holding a card number is a 400 naming it (a pushed document is quarantined by its collection's push instead).
   app.addHook('preValidation', async (request) => {
+    request.query = maskFreeTextCardNumbers(request.query);
+    if (typeof request.body === 'object' && request.body !== null) request.body = maskFreeTextCardNumbers(request.body);
+    const inPath = findCardNumberField(request.params);
     const inQuery = findUnstorable(request.query);
     const isPush = request.method === 'POST' && /^\/api\/sync\/[^/]+\/push(\?|$)/.test(request.url);
-    const found = inQuery ?? (isPush ? undefined : findUnstorable(request.body));
+    // A text/csv body is read cell by cell by its route (catalog import), with the same rule.
+    const inBody = isPush ? undefined : typeof request.body === 'string' ? findUnstorableText(request.body) : findUnstorable(request.body);
+    const found = inPath ?? inQuery ?? inBody;
     if (found) throw new ProblemError(400, 'validation_error', `Invalid ${found.path}: ${found.message}.`, [found]);
   });
 

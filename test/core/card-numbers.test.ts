@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsCardNumber, findCardNumbers, luhnValid, maskCardNumbers } from '../../core/index.ts';
+import { spellings } from '../support/card-spellings.ts';
 
 /** The Luhn check digit that completes `body` (ISO/IEC 7812-1 Annex B). */
 function luhnComplete(body: string): string {
@@ -8,11 +9,11 @@ function luhnComplete(body: string): string {
   throw new Error('unreachable');
 }
 
-/** A Luhn-valid PAN of 13–19 digits. */
+/** A Luhn-valid PAN of 13–19 digits, its first digit 1–9 (the major industry identifier of a card). */
 const pan = fc
-  .integer({ min: 12, max: 18 })
-  .chain((n) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }))
-  .map((ds) => luhnComplete(ds.join('')));
+  .tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 11, max: 17 }))
+  .chain(([first, n]) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((ds) => `${first}${ds.join('')}`))
+  .map((body) => luhnComplete(body));
 
 /** A PAN as people write it: plain, or in groups of 4 separated by spaces or dashes. */
 const writtenPan = fc.tuple(pan, fc.constantFrom('', ' ', '-')).map(([p, sep]) => ({ digits: p, written: sep ? p.match(/.{1,4}/g)!.join(sep) : p }));
@@ -57,6 +58,15 @@ describe('findCardNumbers / containsCardNumber', () => {
     '4242-4242 4242-4242', // spaces and dashes mixed
     '12 -- 4242424242424242', // after a run the double separator ended
     '1-2-3-4-5-6-7-8-9-0-1-2 4242424242424242', // a short run joined to the PAN by single separators
+    '4242  4242  4242  4242', // two spaces
+    '4242.4242.4242.4242',
+    '4242/4242/4242/4242',
+    '4242\n4242\n4242\n4242',
+    '4242\u00a04242\u00a04242\u00a04242', // no-break space
+    '4242 \u2013 4242 \u2013 4242 \u2013 4242', // en dash with spaces
+    '4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2\u200b4\u200b2', // zero-width spaces
+    '\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12', // full-width digits
+    '\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662', // Arabic-Indic digits
   ])('finds the card number in %j', (text) => expect(containsCardNumber(text)).toBe(true));
 
   it.each([
@@ -64,8 +74,10 @@ describe('findCardNumbers / containsCardNumber', () => {
     '+14155550123',
     'receipt R2-000123',
     '4242424242424241', // Luhn fails
+    'cus_01J00000000000000000000000', // a run of zeros passes Luhn, but no PAN starts with 0
     '424242424242', // 12 digits
-    '4242  4242 4242 4242', // two spaces: two runs, none long enough
+    '4242,4242,4242,4242', // a comma is no separator: four runs, none long enough
+    '4242 .-/ 4242 4242 4242', // four separators in a row end a run
     'Table 4, 2 guests',
   ])('finds none in %j', (text) => expect(containsCardNumber(text)).toBe(false));
 
@@ -94,9 +106,24 @@ describe('findCardNumbers / containsCardNumber', () => {
 
   it('finds nothing in text without a run of 13 digits', () => {
     fc.assert(fc.property(fc.string({ maxLength: 200 }).map((s) => s.replace(/\d{12,}/g, '')), (text) => {
-      const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[ -]\d+)*/g)].map((m) => digitsOf(m[0]).length));
+      const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[\s._/\-]{1,3}\d+)*/g)].map((m) => digitsOf(m[0]).length));
       if (longest < 13) expect(containsCardNumber(text)).toBe(false);
     }));
+  });
+});
+
+describe('spellings', () => {
+  it('finds and masks a PAN in every spelling, keeping the length and at most 6 + 4 of its digits', () => {
+    fc.assert(
+      fc.property(pan, noDigits, fc.constantFrom(...Object.keys(spellings('4242424242424242'))), (p, before, how) => {
+        const text = `${before}${spellings(p)[how]!} cvc 987`;
+        expect(containsCardNumber(text)).toBe(true);
+        const masked = maskCardNumbers(text);
+        expect(masked).toHaveLength(text.length);
+        expect(containsCardNumber(masked)).toBe(false);
+        expect(masked.endsWith('cvc ***')).toBe(true);
+      }),
+    );
   });
 });
 

@@ -59,12 +59,11 @@ describe.each(databaseTargets())('no card number in the database or the log, on 
   const line = { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 1 };
 
   it('masks card numbers and CVCs in free text (first six, last four) and answers the masked text', async () => {
-    const order = await send('POST', '/api/pos/orders', { lineItems: [line], note: TYPED, discounts: [{ name: `staff ${PAN_DASHED}`, kind: 'percentage', basisPoints: 100 }] });
+    const order = await send('POST', '/api/pos/orders', { lineItems: [line], note: TYPED, discounts: [{ name: 'staff', kind: 'percentage', basisPoints: 100 }] });
     expect(order.statusCode).toBe(201);
     expect(order.json().note).toBe('card 424242******4242 cvc ***');
-    const paid = await send('POST', `/api/pos/orders/${order.json().id}/payments`, { tenders: [{ method: 'other', amountCents: order.json().totalCents, reference: TYPED_GROUPED }] });
+    const paid = await send('POST', `/api/pos/orders/${order.json().id}/payments`, { tenders: [{ method: 'other', amountCents: order.json().totalCents, reference: 'voucher 12' }] });
     expect(paid.statusCode).toBe(201);
-    expect(JSON.stringify(paid.json())).toContain('4111 11** **** 1111');
     const refund = await send('POST', `/api/pos/orders/${order.json().id}/refunds`, { amountCents: 1, reason: TYPED_DASHED }, { ...staff, 'idempotency-key': 'refund-1' });
     expect(refund.statusCode).toBe(201);
 
@@ -72,26 +71,21 @@ describe.each(databaseTargets())('no card number in the database or the log, on 
     expect(open.json().note).toBe('amex 378282*****0005');
     expect((await send('POST', `/api/pos/orders/${open.json().id}/cancel`, { reason: TYPED })).statusCode).toBe(200);
 
-    const customer = await send('POST', '/api/pos/customers', { givenName: `Ana ${PAN}`, note: TYPED_GROUPED, email: 'ana@example.com', phone: '+14155550123' });
+    const customer = await send('POST', '/api/pos/customers', { givenName: 'Ana', note: TYPED_GROUPED, email: 'ana@example.com', phone: '+14155550123' });
     expect(customer.statusCode).toBe(201);
-    expect(customer.json().givenName).toBe('Ana 424242******4242');
+    expect(customer.json().note).toBe('visa 4111 11** **** 1111 exp 12/30 cvv ***');
     const customerId = customer.json().id as string;
     expect((await send('PATCH', `/api/pos/customers/${customerId}`, { note: TYPED_DASHED })).statusCode).toBe(200);
 
-    const item = await send('POST', '/api/pos/catalog/items', {
-      name: `Gift card ${PAN}`,
-      description: TYPED,
-      category: `Cards ${AMEX}`,
-      variations: [{ name: `v ${PAN_GROUPED}`, priceCents: 500, sku: `SKU ${PAN}` }],
-    });
+    const item = await send('POST', '/api/pos/catalog/items', { name: 'Gift card', description: TYPED, category: 'Cards', variations: [{ name: 'v', priceCents: 500, sku: 'SKU-1' }] });
     expect(item.statusCode).toBe(201);
-    expect(item.json().name).toBe('Gift card 424242******4242');
+    expect(item.json().description).toBe('card 424242******4242 cvc ***');
 
     const invoice = await send('POST', '/api/pos/invoices', { customerId, dueDate: '2030-01-01', memo: TYPED, customLines: [{ description: `Deposit ${PAN_DASHED}`, amountCents: 1000 }] });
     expect(invoice.statusCode).toBe(201);
     const invoiceId = invoice.json().id as string;
     expect((await send('POST', `/api/pos/invoices/${invoiceId}/send`, { channels: ['email'] })).statusCode).toBe(200);
-    const other = await send('POST', `/api/pos/invoices/${invoiceId}/payments`, { amountCents: 100, method: 'other', reference: TYPED }, { ...staff, 'idempotency-key': 'inv-pay-1' });
+    const other = await send('POST', `/api/pos/invoices/${invoiceId}/payments`, { amountCents: 100, method: 'other', reference: 'transfer 7' }, { ...staff, 'idempotency-key': 'inv-pay-1' });
     expect(other.statusCode).toBe(201);
 
     const payRequest = await send('POST', '/api/pos/pay-requests', { amountCents: 1250, phone: '+14155552671', memo: TYPED_GROUPED }, { ...app, 'idempotency-key': 'pr-1' });
@@ -103,8 +97,7 @@ describe.each(databaseTargets())('no card number in the database or the log, on 
     // Stock, tax rates, locations, invoice drafts and voids.
     const stock = await send('POST', '/api/pos/catalog/inventory/receive', { note: TYPED, lines: [{ variationId: 'var_croissant_regular', quantity: 3 }] });
     expect(stock.statusCode).toBeLessThan(300);
-    expect((await send('POST', '/api/pos/catalog/tax-rates', { name: `Tax ${PAN}`, basisPoints: 100, inclusive: false })).statusCode).toBe(201);
-    expect((await send('POST', '/api/pos/catalog/locations', { name: `Back room ${PAN_GROUPED}` })).statusCode).toBe(201);
+    expect((await send('POST', '/api/pos/catalog/tax-rates', { name: 'Tax', basisPoints: 100, inclusive: false })).statusCode).toBe(201);
     const draft = await send('POST', '/api/pos/invoices', { customerId, dueDate: '2030-01-01', customLines: [{ description: 'Work', amountCents: 500 }] });
     expect((await send('PATCH', `/api/pos/invoices/${draft.json().id}`, { memo: TYPED_DASHED })).statusCode).toBe(200);
     expect((await send('POST', `/api/pos/invoices/${draft.json().id}/send`, { channels: ['email'] })).statusCode).toBe(200);
@@ -113,6 +106,22 @@ describe.each(databaseTargets())('no card number in the database or the log, on 
     const hook = await send('POST', '/api/pos/webhooks', { url: 'https://example.com/hook', eventTypes: ['order.created'], description: TYPED }, app);
     expect(hook.statusCode).toBe(201);
     expect(hook.json().description).toBe('card 424242******4242 cvc ***');
+  });
+
+  it('refuses a name, reference, code, e-mail, URL or search term holding a card number (400 naming the field)', async () => {
+    const refused = async (method: 'POST' | 'PATCH' | 'GET', url: string, payload: unknown, path: string, headers = staff) => {
+      const res = await send(method, url, payload, headers);
+      expect(res.statusCode, `${method} ${url} ${path}`).toBe(400);
+      expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual([path]);
+    };
+    await refused('POST', '/api/pos/orders', { lineItems: [line], discounts: [{ name: `staff ${PAN_DASHED}`, kind: 'percentage', basisPoints: 100 }] }, 'discounts.0.name');
+    await refused('POST', '/api/pos/customers', { givenName: `Ana ${PAN}`, email: 'ana2@example.com' }, 'givenName');
+    await refused('POST', '/api/pos/customers', { givenName: 'Ana', email: `${PAN}@example.com` }, 'email');
+    await refused('POST', '/api/pos/catalog/items', { name: 'Gift', category: `Cards ${AMEX}`, variations: [{ name: 'v', priceCents: 500 }] }, 'category');
+    await refused('POST', '/api/pos/catalog/items', { name: 'Gift', category: 'C', variations: [{ name: 'v', priceCents: 500, sku: `SKU ${PAN}` }] }, 'variations.0.sku');
+    await refused('POST', '/api/pos/catalog/locations', { name: `Back room ${PAN_GROUPED}` }, 'name');
+    await refused('POST', '/api/pos/webhooks', { url: `https://example.com/hook/${PAN}`, eventTypes: ['order.created'] }, 'url', app);
+    await refused('GET', `/api/pos/orders?q=${encodeURIComponent(PAN_GROUPED)}`, undefined, 'q');
   });
 
   it('refuses a token holding a card number (400 naming the field); the declined attempt is not recorded', async () => {
@@ -140,17 +149,17 @@ describe.each(databaseTargets())('no card number in the database or the log, on 
   it('masks synced free text and quarantines a synced document whose token holds a card number, masked', async () => {
     const push = (docs: unknown[]) =>
       server.app.inject({ method: 'POST', url: '/api/sync/orders/push', headers: staff, payload: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))) });
-    const noted: Order = { ...buildSale({ register, sequence: 1, catalog: server.catalog }).order, note: TYPED };
+    const noted: Order = { ...buildSale({ register, sequence: 1, catalog: server.catalog }).order, note: 'card 4242.4242.4242.4242 cvc 987' };
     const card = buildSale({ register, sequence: 2, catalog: server.catalog, method: 'card' }).order;
-    const tokened: Order = { ...card, tenders: card.tenders.map((t) => ({ ...t, authCode: PAN_GROUPED.replaceAll(' ', '') })), staffId: `staff_${AMEX}` };
+    const tokened: Order = { ...card, tenders: card.tenders.map((t) => ({ ...t, authCode: 'A1B2C3' })), staffId: `staff_${[...AMEX].join('\u200b')}` };
     const res = await push([noted, tokened]);
     expect(res.statusCode).toBe(200);
     const conflicts = res.json<{ id: string; rejection?: { reason: string } }[]>();
     expect(conflicts.map((d) => d.id)).toEqual([tokened.id]);
-    expect(conflicts[0]!.rejection!.reason).toMatch(/card number/);
+    expect(conflicts[0]!.rejection!.reason).toMatch(/staffId.*card number/);
     const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=200', headers: staff });
     const stored = pulled.json<{ documents: Order[] }>().documents.find((d) => d.id === noted.id);
-    expect(stored?.note).toBe('card 424242******4242 cvc ***');
+    expect(stored?.note).toBe('card 4242.42**.****.4242 cvc ***');
   });
 
   it('logs no query value, credential or card number', async () => {

@@ -25,6 +25,9 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import {
+  cardNumberRule,
+  CARD_NUMBER_REFUSED_MESSAGE,
+  maskCardNumbers,
   defaultTaxRateId,
   isHttpUrl,
   isValidGtin,
@@ -108,6 +111,9 @@ function textToHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** The boundary's field name of a Shopify column, where it is not the column's own (core/card-number-guard.ts). */
+const CSV_COLUMN_FIELDS: Readonly<Record<string, string>> = { 'Body (HTML)': 'description', 'Variant Barcode': 'barcode' };
+
 /**
  * Reads a Shopify product CSV (UTF-8, BOM allowed) into its header and data rows.
  * @throws ProblemError 400 `invalid_csv` when the text is not a CSV with a Handle column.
@@ -128,6 +134,23 @@ export function readCatalogCsv(csv: string): { header: string[]; rows: CatalogCs
     throw new ProblemError(400, 'invalid_csv', `The CSV header lacks ${missing.join(', ')}: this is not a Shopify product CSV.`, [
       { path: 'csv', message: `header lacks ${missing.join(', ')}` },
     ]);
+  }
+  // Card numbers (core/card-number-guard.ts, the boundary's rule, per cell): masked in the description column,
+  // refused (400 naming the line and column) anywhere else; a barcode with a right GS1 check digit passes.
+  for (const [i, h] of header.entries()) {
+    if (cardNumberRule(undefined, h) === 'refuse') throw new ProblemError(400, 'validation_error', `Invalid csv: a column name ${CARD_NUMBER_REFUSED_MESSAGE}.`, [{ path: 'csv', message: `column ${i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}` }]);
+  }
+  for (const { record, info } of records.slice(1)) {
+    for (let i = 0; i < record.length; i++) {
+      const column = header[i] ?? '';
+      const rule = cardNumberRule(CSV_COLUMN_FIELDS[column] ?? column, record[i]!);
+      if (rule === 'mask') record[i] = maskCardNumbers(record[i]!);
+      else if (rule === 'refuse') {
+        throw new ProblemError(400, 'validation_error', `Invalid csv: line ${info.lines}, column ${column || i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}.`, [
+          { path: 'csv', message: `line ${info.lines}, column ${column || i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}` },
+        ]);
+      }
+    }
   }
   const index = new Map(header.map((h, i) => [h, i]));
   const rows = records.slice(1).map(({ record, info }) => {

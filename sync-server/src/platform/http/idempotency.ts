@@ -4,6 +4,7 @@ import { canonicalJson } from '../../../../core/index.ts';
 import { commitHooks, type Db, type Queryable } from '../db/db.ts';
 import { callerOf } from '../auth/identity.ts';
 import { ProblemError } from './problem.ts';
+import { SecretBoxError, secretBox } from '../secrets.ts';
 
 /**
  * `Idempotency-Key` on POSTs (DESIGN §7). The first response (status < 500) is stored for 24 h per
@@ -103,10 +104,11 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
       if (stored.state !== 'completed') {
         throw new ProblemError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.');
       }
+      const body = openStoredAnswer(stored.response_body, principal.merchantId, caller, key);
       reply.header('Idempotent-Replayed', 'true');
       const status = Number(stored.response_status);
       if (status >= 400) reply.type('application/problem+json');
-      return reply.code(status).send(stored.response_body);
+      return reply.code(status).send(body);
     }
 
     const claim = [principal.merchantId, caller, key] as const;
@@ -140,12 +142,42 @@ export async function markKeyCommitted(tx: Queryable, merchantId: string, caller
   await tx.query(`UPDATE idempotency_keys SET state = 'committed' WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [merchantId, caller, key]);
 }
 
+/** The row a stored answer is sealed for (AES-GCM additional data): it opens for that merchant, caller and key only. */
+function answerContext(merchantId: string, caller: string, key: string): string {
+  return `idempotency_keys:${merchantId}:${caller}:${key}`;
+}
+
+/**
+ * Stores the answer a replay gives. Every stored answer is sealed with the key-encryption key (platform/secrets.ts,
+ * `kek1.…`, a JSON string in `response_body`): an answer may carry a secret the caller needs again on a replay — a
+ * webhook signing secret (`whsec_…`) on create or `rotate-secret`, a pairing code — and sealing all of them means no
+ * route has to be listed for a dump to hold none. Secrets shown once (tokens, tickets) are not stored at all (`replay`).
+ */
 async function complete(db: Db, merchantId: string, caller: string, key: string, result: RouteResult): Promise<void> {
+  const answer = JSON.stringify((result.replay ? result.replay.body : result.body) ?? null);
   await db.query(
     `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_body = $5::jsonb
      WHERE merchant_id = $1 AND caller = $2 AND key = $3`,
-    [merchantId, caller, key, result.replay?.status ?? result.status, JSON.stringify((result.replay ? result.replay.body : result.body) ?? null)],
+    [merchantId, caller, key, result.replay?.status ?? result.status, JSON.stringify(secretBox().seal(answer, answerContext(merchantId, caller, key)))],
   );
+}
+
+/**
+ * The stored answer of a key, opened: a sealed one (`kek1.…`) with the key-encryption key; one stored in clear by an
+ * older server as it is. @throws ProblemError 409 `idempotency_response_lost` when it does not open (another KEK).
+ */
+function openStoredAnswer(stored: unknown, merchantId: string, caller: string, key: string): unknown {
+  if (typeof stored !== 'string' || !stored.startsWith('kek1.')) return stored;
+  try {
+    return JSON.parse(secretBox().open(stored, answerContext(merchantId, caller, key)));
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    throw new ProblemError(
+      409,
+      'idempotency_response_lost',
+      'The request with this Idempotency-Key was carried out, but its stored answer cannot be read (the server\'s key-encryption key changed). It will not be carried out again: look the result up instead of retrying.',
+    );
+  }
 }
 
 /**

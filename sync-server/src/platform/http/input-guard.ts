@@ -1,4 +1,4 @@
-import { maskCardNumbers } from '../../../../core/index.ts';
+import { findCardNumberField, maskCardNumbers } from '../../../../core/index.ts';
 
 /**
  * Input PostgreSQL cannot store, caught before it reaches SQL so it is a 400 (or a quarantined document), never a
@@ -9,11 +9,21 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * The first problem of `value` as `{ path, message }` (`path` dotted from `path`, e.g. `lines.0.name`), or undefined
- * when it can be stored. A first walk only asks whether anything is wrong, building no path (a push walks every
- * document it receives); only a value with a problem is walked again to name it.
+ * when it can be stored: what PostgreSQL cannot store, then a card number outside a free-text field (core
+ * card-number-guard.ts `findCardNumberField`: refused, never stored — free text is masked by the boundary before).
+ * A first walk only asks whether anything is wrong, building no path (a push walks every document it receives); only
+ * a value with a problem is walked again to name it.
  */
 export function findUnstorable(value: unknown, path = '', depth = 0): { path: string; message: string } | undefined {
-  return isStorable(value, depth) ? undefined : describeUnstorable(value, path, depth);
+  return isStorable(value, depth) ? findCardNumberField(value, path) : describeUnstorable(value, path, depth);
+}
+
+/**
+ * What PostgreSQL cannot store in a text body (a `text/csv` upload), as `{ path: '(body)', message }`: NULs and lone
+ * surrogates only — its card numbers are the reading route's (catalog csv.ts applies the boundary's rule per cell).
+ */
+export function findUnstorableText(text: string): { path: string; message: string } | undefined {
+  return isStorable(text, 0) ? undefined : describeUnstorable(text, '', 0);
 }
 
 /** True when {@link describeUnstorable} would find nothing: the same checks, without paths. */

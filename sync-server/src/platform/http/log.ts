@@ -17,9 +17,23 @@ export const REDACTED = '[redacted]';
 /** `name=value` pairs of a query string inside any text (a URL, an error message). */
 const QUERY_PAIR = /([?&][^=&\s#?]*)=([^&\s#]*)/g;
 
-/** `text` (a URL, a message) with every query value replaced by `[redacted]` and card numbers masked. */
+/** Runs of percent-encoded bytes (`%E2%80%8B`): decoded before the scan, so an encoded spelling cannot hide a PAN. */
+const PERCENT_ENCODED = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/**
+ * `text` (a URL, a message) with every query value replaced by `[redacted]`, percent-encoded bytes decoded (a path
+ * parameter `4242%0A4242…` or `%EF%BC%94…` is scanned as what it spells) and card numbers masked in any spelling the
+ * scan normalises (core/card-numbers.ts).
+ */
 export function redactForLog(text: string): string {
-  return maskCardNumbers(text.replace(QUERY_PAIR, `$1=${REDACTED}`));
+  const decoded = text.replace(QUERY_PAIR, `$1=${REDACTED}`).replace(PERCENT_ENCODED, (encoded) => {
+    try {
+      return decodeURIComponent(encoded);
+    } catch {
+      return encoded; // not UTF-8: left as sent
+    }
+  });
+  return maskCardNumbers(decoded);
 }
 
 /** Header paths censored in any logged object (pino redact syntax). */
