@@ -64,15 +64,18 @@ describe('the register by keyboard and screen reader', () => {
       await page.keyboard.press(key);
     };
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'scan-input');
+    // Tab into the grid (one Tab stop), then the arrow keys move from tile to tile.
     for (let added = 0; added < 2; ) {
-      await press('Tab');
-      const isSimpleTile = await page.evaluate(() => {
+      const tile = await page.evaluate(() => {
         const el = document.activeElement;
-        return !!el?.classList.contains('item-tile') && !el.classList.contains('item-has-options');
+        return el?.classList.contains('item-tile') ? (el.classList.contains('item-has-options') ? 'options' : 'simple') : 'none';
       });
-      if (isSimpleTile) {
+      if (tile === 'simple') {
         await press('Enter');
         added++;
+        if (added < 2) await press('ArrowRight');
+      } else {
+        await press(tile === 'none' ? 'Tab' : 'ArrowRight');
       }
       if (keys > 12) break;
     }
@@ -97,6 +100,75 @@ describe('the register by keyboard and screen reader', () => {
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'new-sale');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'scan-input');
+  });
+
+  it('the item grid is one Tab stop; arrow keys move between tiles, by row too, scrolling one into view', { timeout: 120_000 }, async () => {
+    await page.getByTestId('scan-input').focus();
+    const grid = page.getByTestId('item-grid');
+    expect(await grid.locator('.item-tile[tabindex="0"]').count()).toBe(1);
+    // Tab until a tile has focus, then Tab once more: focus has left the grid (not the next tile).
+    for (let i = 0; i < 8 && !(await page.evaluate(() => !!document.activeElement?.classList.contains('item-tile'))); i++) await page.keyboard.press('Tab');
+    const at = () => page.evaluate(() => document.activeElement?.getAttribute('data-grid-index') ?? document.activeElement?.tagName ?? '');
+    const first = Number(await at());
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(at).toBe(String(first + 1));
+    const columns = await grid.evaluate((el) => getComputedStyle(el.querySelector('.item-grid-row')!).gridTemplateColumns.split(' ').length);
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(at).toBe(String(first + 1 + columns));
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(at).toBe(String(first + columns));
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => !!document.activeElement?.classList.contains('item-tile'))).toBe(false);
+    // Shift+Tab comes back to the tile last moved to.
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(at).toBe(String(first + columns));
+    // Ctrl+End: the last item, scrolled into view and focused.
+    const count = Number(await grid.getAttribute('data-item-count'));
+    await page.keyboard.press('Control+End');
+    await expect.poll(at).toBe(String(count - 1));
+    await page.keyboard.press('Control+Home');
+    await expect.poll(at).toBe('0');    // F2 goes back to the scan box (where the next test starts).
+    await page.keyboard.press('F2');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'scan-input');
+  });
+
+  it('announces an added item once and a completed sale once, over every live region of the page', { timeout: 120_000 }, async () => {
+    // Every live region (role status/alert, aria-live), including those added later: each text it takes.
+    await page.evaluate(() => {
+      const log: string[] = [];
+      (window as unknown as { spoken: string[] }).spoken = log;
+      const watch = () => {
+        for (const region of document.querySelectorAll('[role="status"], [role="alert"], [aria-live]')) {
+          if ((region as HTMLElement & { spoken?: boolean }).spoken || region.getAttribute('aria-live') === 'off') continue;
+          (region as HTMLElement & { spoken?: boolean }).spoken = true;
+          new MutationObserver(() => {
+            const text = (region.textContent ?? '').replace(/\u200b/g, '').trim();
+            if (text) log.push(`${region.getAttribute('data-testid') ?? region.className}: ${text}`);
+          }).observe(region, { subtree: true, childList: true, characterData: true });
+        }
+      };
+      watch();
+      setInterval(watch, 100);
+    });
+    const spoken = () => page.evaluate(() => (window as unknown as { spoken: string[] }).spoken.splice(0));
+    await register.waitForBadge('synced', 60_000);
+    await page.waitForTimeout(300);
+    await spoken();
+    await page.locator('.item-tile:not(.item-has-options)').first().click();
+    await register.cart.getByTestId('cart-line').first().waitFor();
+    await page.waitForTimeout(600);
+    const onAdd = await spoken();
+    expect(onAdd, JSON.stringify(onAdd)).toHaveLength(1);
+    const tender = await register.charge();
+    await tender.exact();
+    await spoken();
+    await tender.complete();
+    await register.waitForBadge('synced', 60_000);
+    await page.waitForTimeout(600);
+    const onComplete = await spoken();
+    console.info('[announced on complete]', JSON.stringify(onComplete));
+    expect(onComplete.filter((t) => !t.startsWith('sync-announcement')), JSON.stringify(onComplete)).toHaveLength(1);
+    await page.getByTestId('new-sale').click();
   });
 
   it('announces the sync once per sale', { timeout: 120_000 }, async () => {

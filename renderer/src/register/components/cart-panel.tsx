@@ -43,7 +43,9 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
   /** Index of a line just removed: after the render its neighbour's quantity takes focus. */
   const removedAt = useRef<number | undefined>(undefined);
   const nameOf = (line: CartLine) => priced.get(line.key)?.name ?? items.get(line.catalogItemId)?.name ?? 'Unknown item';
-  const announcement = useCartAnnouncement(lines, nameOf, formatMoney(totals.totalCents, currency));
+  /** Set when the cashier empties the cart here (Clear, the last line removed): only then is "Cart cleared" news. */
+  const emptiedHere = useRef(false);
+  const announcement = useCartAnnouncement(lines, nameOf, formatMoney(totals.totalCents, currency), emptiedHere);
   useChangedLineInView(list, lines);
 
   useEffect(() => {
@@ -58,10 +60,14 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
 
   const removeAt = (index: number, key: string) => {
     removedAt.current = index;
+    emptiedHere.current = true;
     onRemove(key);
   };
   const setQuantity = (index: number, key: string, quantity: number) => {
-    if (quantity < 1) removedAt.current = index;
+    if (quantity < 1) {
+      removedAt.current = index;
+      emptiedHere.current = true;
+    }
     onQuantity(key, quantity);
   };
 
@@ -74,6 +80,7 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
             type="button"
             className="button button-ghost"
             onClick={() => {
+              emptiedHere.current = true;
               onClear();
               onEmptied?.();
             }}
@@ -277,15 +284,19 @@ function useChangedLineInView(list: RefObject<HTMLUListElement | null>, lines: C
 
 /**
  * What the cart's live region says after a change, once: the line whose quantity changed ("Latte, quantity 2") or
- * that left ("Latte removed"), then the new total. Empty on the first render, so nothing is read on load.
+ * that left ("Latte removed"), then the new total. Empty on the first render, so nothing is read on load. A cart
+ * emptied by something else — a completed sale (its receipt speaks), a held sale — says nothing here.
  */
-function useCartAnnouncement(lines: CartLine[], nameOf: (line: CartLine) => string, total: string): string {
+function useCartAnnouncement(lines: CartLine[], nameOf: (line: CartLine) => string, total: string, emptiedHere: { current: boolean }): string {
   const previous = useRef<CartLine[] | undefined>(undefined);
   const [text, setText] = useState('');
   useEffect(() => {
     const before = previous.current;
     previous.current = lines;
     if (!before || before === lines) return;
+    const byCashier = emptiedHere.current;
+    emptiedHere.current = false;
+    if (lines.length === 0 && !byCashier) return;
     const byKey = new Map(before.map((l) => [l.key, l]));
     const changed = lines.find((l) => byKey.get(l.key)?.quantity !== l.quantity);
     const gone = before.find((l) => !lines.some((n) => n.key === l.key));

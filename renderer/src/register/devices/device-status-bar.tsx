@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import type { DeviceOverview } from '../../../../core/device-transport.ts';
 import type { DeviceClientState } from '../../platform/devices/index.ts';
 
@@ -35,8 +36,12 @@ export function deviceUnavailable(state: DeviceClientState, kind: DeviceOverview
  */
 export function DeviceStatusBar({ state }: { state: DeviceClientState }) {
   const isReady = state.connection === 'ready';
+  const trouble = useDeviceTrouble(state);
   return (
-    <div className={isReady ? 'device-bar' : 'device-bar device-bar-down'} data-testid="device-state" data-connection={state.connection} data-transport={state.transport} role="status">
+    <div className={isReady ? 'device-bar' : 'device-bar device-bar-down'} data-testid="device-state" data-connection={state.connection} data-transport={state.transport}>
+      <span className="visually-hidden" role="status" data-testid="device-announcement">
+        {trouble}
+      </span>
       {isReady ? (
         state.devices.map((device) => (
           <span
@@ -63,4 +68,31 @@ export function DeviceStatusBar({ state }: { state: DeviceClientState }) {
       )}
     </div>
   );
+}
+
+/** Device states a cashier must act on (the rest — ready, busy, simulated — come and go with every job). */
+const TROUBLE = new Set<DeviceOverview['status']['state']>(['offline', 'paper_out', 'cover_open', 'error']);
+
+/**
+ * What the strip's live region says: only a change a cashier must act on — a device going into trouble ("Printer ·
+ * out of paper"), or the bridge lost after it was connected. A printer going busy and ready again with every receipt
+ * is shown, not announced (the strip itself is not a live region).
+ */
+function useDeviceTrouble(state: DeviceClientState): string {
+  const [text, setText] = useState('');
+  const previous = useRef<{ connection: DeviceClientState['connection']; states: Map<string, string> }>({ connection: state.connection, states: new Map() });
+  useEffect(() => {
+    const before = previous.current;
+    const states = new Map(state.connection === 'ready' ? state.devices.map((d) => [d.device, d.status.state] as const) : []);
+    const news: string[] = [];
+    if (before.connection === 'ready' && state.connection !== 'ready') news.push('Hardware bridge disconnected — cash only');
+    if (state.connection === 'ready') {
+      for (const device of state.devices) {
+        if (TROUBLE.has(device.status.state) && before.states.get(device.device) !== device.status.state) news.push(deviceLabel(device));
+      }
+    }
+    previous.current = { connection: state.connection, states };
+    if (news.length > 0) setText(news.join('. '));
+  }, [state]);
+  return text;
 }

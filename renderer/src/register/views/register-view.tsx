@@ -80,7 +80,8 @@ export function RegisterView() {
 
   const [category, setCategory] = useState(ALL);
   const [query, setQuery] = useState('');
-  const [message, setMessage] = useState<{ text: string; isError: boolean } | undefined>();
+  // `quiet`: shown, not announced — an add is announced once, by the cart (with the new total).
+  const [message, setMessage] = useState<{ text: string; isError: boolean; quiet?: boolean } | undefined>();
   // The unfinished cart survives a reload, a crash or a closed window (sale/cart-store.ts, via useCounter below).
   const [lines, dispatch] = useReducer(cartReducer, session.registerId, (id) => initialCart(id).lines);
   const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
@@ -178,7 +179,7 @@ export function RegisterView() {
   const add = useCallback((item: CatalogItem, variationId: string, modifierIds: string[]) => {
     counterRef.current.dispatch({ type: 'add', key: newId('orderLine'), line: { catalogItemId: item.id, variationId, modifierIds } });
     const variation = item.variations.find((v) => v.id === variationId);
-    setMessage({ text: `Added ${item.name}${item.variations.length > 1 && variation ? ` (${variation.name})` : ''}`, isError: false });
+    setMessage({ text: `Added ${item.name}${item.variations.length > 1 && variation ? ` (${variation.name})` : ''}`, isError: false, quiet: true });
   }, []);
 
   const choose = useCallback(
@@ -365,8 +366,9 @@ export function RegisterView() {
               }
             }}
           />
-          <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} role="status" data-testid="scan-message">
-            {message?.text ?? ''}
+          <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} data-testid="scan-message">
+            <span role="status">{message && !message.quiet ? message.text : ''}</span>
+            {message?.quiet ? message.text : null}
           </p>
           <DeviceStatusBar state={deviceState} />
         </div>
