@@ -146,9 +146,10 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await check('devices', viewport);
 
       if (viewport === VIEWPORTS[0]) {
+        // The register's sign-in opens the back office for the same person; the PIN screen shows after a sign-out.
         await register.goTo('Back office');
-        await page.getByTestId('staff-sign-in').waitFor();
-        await check('backoffice-sign-in', viewport);
+        await page.getByTestId('backoffice').waitFor();
+        await check('backoffice-signed-in', viewport);
       }
       const bo = await BackOfficePage.open(page, server.ownerPin);
       const sections = ['Catalog', 'Import & export', 'Orders', 'Customers', 'Pay requests', 'Invoices', 'Reports', 'Closeout', 'Registers', 'Staff', 'Payments', 'Apps', 'Settings'];
