@@ -4,7 +4,7 @@
  * never open two databases.
  */
 import { BehaviorSubject } from 'rxjs';
-import { openRegisterDatabase, type RegisterDatabase } from './db/database.ts';
+import { openRegisterDatabase, removeOrphanSaleJournalTransactions, type RegisterDatabase } from './db/database.ts';
 import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { catalogFeed } from './sale/catalog-feed.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
@@ -91,6 +91,8 @@ export async function pairThisRegister(code: string): Promise<void> {
 async function boot(): Promise<BootedRegister> {
   const db = await openDatabase();
   const session = await identityOf(db);
+  // A crash between a sale's two writes may have left the ledger line of a sale never stored: removed off the way.
+  setTimeout(() => void removeOrphanSaleJournalTransactions(db).catch(() => undefined), 5_000);
   const session$ = new BehaviorSubject(session);
   const pairingRequired$ = new BehaviorSubject(false);
 

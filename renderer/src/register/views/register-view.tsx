@@ -250,9 +250,11 @@ export function RegisterView() {
     setSaleError(undefined);
     // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
     const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
+    // The write is under way before the busy dialog re-renders (its lock is asked for first).
+    const storing = ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
     setSaving(true);
     try {
-      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
+      const order = await storing;
       dispatch({ type: 'clear' });
       setDiscountText('');
       setCustomerId(undefined);
