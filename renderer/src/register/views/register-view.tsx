@@ -23,6 +23,8 @@ import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, u
 import { phoneCountry, survivorId } from '../customers/customer-store.ts';
 
 const ALL = 'All';
+/** The tender dialog shows "Saving…" once a sale's write has taken this long (ms); a quicker one shows nothing. */
+const SAVING_SHOWN_AFTER_MS = 150;
 /** The catalog's download progress is shown once a pull round has brought this many items (a page of the pull). */
 const CATALOG_PROGRESS_FROM = 1_000;
 
@@ -84,6 +86,8 @@ export function RegisterView() {
   const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
   const [isTendering, setTendering] = useState(false);
   const [isSaving, setSaving] = useState(false);
+  /** A sale is being written (set at once, where `isSaving` is shown only after a moment). */
+  const storing = useRef(false);
   const [saleError, setSaleError] = useState<string | undefined>();
   const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
   /** The sale just stored, shown on the receipt without waiting for the local database's read-back. */
@@ -241,20 +245,22 @@ export function RegisterView() {
 
   /**
    * Stores the sale paid by `payment`; throws when it could not be stored (the cart is kept). The tender dialog stays
-   * up, its buttons busy, while the sale is written; the receipt — its number, "Paid" — appears only once the local
-   * database holds the sale (sale/ring-up.ts ringUpSale; docs/decisions/receipt-after-stored.md), over the register,
-   * which stays mounted beneath it. Then the cart is emptied, the dialog closed, the receipt printed and the drawer
-   * opened. A failed write leaves the tender (or the cart) as it was, with the error.
+   * up while the sale is written (a second Complete meanwhile does nothing; the dialog shows "Saving…" only if the
+   * write outlasts {@link SAVING_SHOWN_AFTER_MS}, so a quick write re-renders nothing before it is done); the receipt —
+   * its number — appears only once the local database holds the sale (sale/ring-up.ts ringUpSale;
+   * docs/decisions/receipt-after-stored.md), over the register, which stays mounted beneath it. Then the cart is
+   * emptied, the dialog closed, the receipt printed and the drawer opened. A failed write leaves the tender (or the
+   * cart) as it was, with the error.
    */
   const storeSale = async (payment: SalePayment) => {
+    if (storing.current) return;
+    storing.current = true;
     setSaleError(undefined);
     // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
     const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
-    // The write is under way before the busy dialog re-renders (its lock is asked for first).
-    const storing = ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
-    setSaving(true);
+    const busy = setTimeout(() => setSaving(true), SAVING_SHOWN_AFTER_MS);
     try {
-      const order = await storing;
+      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
       dispatch({ type: 'clear' });
       setDiscountText('');
       setCustomerId(undefined);
@@ -265,6 +271,8 @@ export function RegisterView() {
       setReceiptOrderId(order.id);
       afterSale(order, payment);
     } finally {
+      clearTimeout(busy);
+      storing.current = false;
       setSaving(false);
     }
   };
