@@ -16,7 +16,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
 import { requireBuiltRegister, staffApi } from './support/browser.ts';
-import { kill, spawnChromium } from './support/crash.ts';
+import { kill, spawnChromium } from './support/spawned-chromium.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 

@@ -4,7 +4,7 @@
  * live in localStorage only, which Chromium writes to disk seconds later: the relaunched browser paired as a new
  * register and the sale vanished from its Sales view.)
  *
- * Chromium is spawned here (Playwright's launch cannot be killed mid-flight) and driven over CDP.
+ * Chromium is spawned (support/spawned-chromium.ts: Playwright's launch cannot be killed mid-flight) and driven over CDP.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
 import { requireBuiltRegister } from './support/browser.ts';
-import { kill, spawnChromium } from './support/crash.ts';
+import { kill, spawnChromium } from './support/spawned-chromium.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
 
 describe('web register after a crash', () => {

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRegisterSale, catalogSnapshot, isBalanced } from '../../core/index.ts';
-import { openRegisterDatabase, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
+import { openRegisterDatabase, removeOrphanSaleJournalTransactions, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 import { mug, tax } from './support/mug.ts';
 
 
@@ -45,5 +45,28 @@ describe('register database', () => {
     const journal = await db.journal_transactions.findOne(s.journalTransaction!.id).exec();
     expect(journal?.toJSON().postings).toEqual(s.journalTransaction!.postings);
     expect(await repairMissingJournalTransactions(db)).toBe(0);
+  });
+
+  it('removes the ledger line of a sale whose order was never stored (the crash kept only the journal transaction)', async () => {
+    db = await openRegisterDatabase({ name: `t${Date.now()}c`, storage: getRxStorageDexie(), multiInstance: false });
+    const kept = sale(1);
+    await saveSale(db, kept);
+    const lost = sale(2);
+    await db.journal_transactions.insert(lost.journalTransaction!); // "crash" before the order was written
+    expect(await removeOrphanSaleJournalTransactions(db)).toBe(1);
+    expect(await db.journal_transactions.findOne(lost.journalTransaction!.id).exec()).toBeNull();
+    expect(await db.journal_transactions.findOne(kept.journalTransaction!.id).exec()).not.toBeNull();
+    expect(await removeOrphanSaleJournalTransactions(db)).toBe(0);
+  });
+
+  it('a sale whose order cannot be written stores neither part (its journal transaction is taken back)', async () => {
+    db = await openRegisterDatabase({ name: `t${Date.now()}d`, storage: getRxStorageDexie(), multiInstance: false });
+    const first = sale(1);
+    await saveSale(db, first);
+    const clash = sale(2);
+    // The same order id again: the local database refuses the order (a conflict).
+    await expect(saveSale(db, { order: { ...clash.order, id: first.order.id }, journalTransaction: clash.journalTransaction })).rejects.toThrow();
+    expect(await db.journal_transactions.findOne(clash.journalTransaction!.id).exec()).toBeNull();
+    expect(await db.orders.count().exec()).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Ringing up a sale in two steps (renderer/src/register/sale/ring-up.ts): the draft is built at once, without the
- * local database, so the receipt can paint in the frame after the tap; the commit numbers, checks and stores it.
- * On the register's RxDB database over fake-indexeddb, with a Map for localStorage (the receipt counter).
+ * Ringing up a sale (renderer/src/register/sale/ring-up.ts): it resolves only once the sale is in the local database,
+ * numbered from the sales stored there — never from a counter a crash can lose — and never with a number twice.
+ * On the register's RxDB database over fake-indexeddb, with a Map for localStorage (the receipt witness).
  */
 import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { catalogSnapshot, drawerPostingsCents, priceLine, saleJournalTransactionId, type SalePayment } from '../../core/index.ts';
 import { openRegisterDatabase, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 import type { RegisterSession } from '../../renderer/src/register/session.ts';
-import { commitSale, draftSale, predictReceiptSequence, sequenceKey, type SaleInput } from '../../renderer/src/register/sale/ring-up.ts';
-import { closeShift, currentShift, openShift, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
+import { ringUpSale, sequenceKey, type SaleInput } from '../../renderer/src/register/sale/ring-up.ts';
+import { closeShift, currentShift, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
 import { mug, tax } from './support/mug.ts';
 
 const catalog = catalogSnapshot([mug], [tax]);
@@ -25,7 +25,7 @@ const session: RegisterSession = {
   pairedAt: '2026-11-26T10:00:00.000Z',
 };
 
-describe('ringing up a sale: draft at once, commit under the receipt lock', () => {
+describe('ringing up a sale: resolved only once stored, numbered from the local database', () => {
   let db: RegisterDatabase;
   let saved: PropertyDescriptor | undefined;
   const input = (tenderedCents = 2000, quantity = 1): SaleInput => ({
@@ -36,8 +36,7 @@ describe('ringing up a sale: draft at once, commit under the receipt lock', () =
     payment: { method: 'cash', tenderedCents },
   });
   const card: SalePayment = { method: 'card', cardBrand: 'visa', last4: '4242', authCode: 'A1' };
-  /** Lets the register's clock move on between the tap (draft) and the commit, as it does on a real register. */
-  const later = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const storedReceipts = async () => (await db.orders.find().exec()).map((doc) => doc.receiptNumber).sort();
   /** Σ postings to this register's drawer account over the journal transactions stored on the register. */
   const drawerLedger = async () =>
     (await db.journal_transactions.find().exec()).reduce((sum, doc) => sum + drawerPostingsCents(doc.toJSON().postings, session.registerNumber), 0);
@@ -57,70 +56,64 @@ describe('ringing up a sale: draft at once, commit under the receipt lock', () =
     else delete (globalThis as { localStorage?: unknown }).localStorage;
   });
 
-  it('drafts the sale without the database, numbered as predicted; nothing is stored or counted until the commit', async () => {
-    const draft = draftSale(input());
-    expect(draft.sequence).toBe(1);
-    expect(draft.sale.order.receiptNumber).toBe('R3-000001');
-    expect(draft.sale.order.tenders[0]).toMatchObject({ method: 'cash', tenderedCents: 2000, changeCents: 2000 - draft.sale.order.totalCents });
-    expect(await db.orders.count().exec()).toBe(0);
-    expect(localStorage.getItem(sequenceKey(session.registerId))).toBeNull();
-    expect(await currentShift(db, session.registerId)).toBeUndefined();
-
-    const order = await commitSale(draft);
-    expect(order).toEqual(draft.sale.order);
-    expect((await db.orders.findOne(order.id).exec())?.receiptNumber).toBe('R3-000001');
+  it('resolves with the order as stored: its number, its journal transaction and its shift are in the database', async () => {
+    const order = await ringUpSale(input());
+    expect(order.receiptNumber).toBe('R3-000001');
+    expect(order.tenders[0]).toMatchObject({ method: 'cash', tenderedCents: 2000, changeCents: 2000 - order.totalCents });
+    expect((await db.orders.findOne(order.id).exec())?.toJSON()).toMatchObject({ receiptNumber: 'R3-000001', totalCents: order.totalCents });
     expect(await db.journal_transactions.findOne(saleJournalTransactionId(order.id)).exec()).not.toBeNull();
     expect(localStorage.getItem(sequenceKey(session.registerId))).toBe('1');
     // A sale with no shift open opened one.
     expect(await currentShift(db, session.registerId)).toBeDefined();
-    expect(predictReceiptSequence(session)).toBe(2);
   });
 
-  it('renumbers a draft whose predicted number another tab took meanwhile (same order id), never storing a number twice', async () => {
-    const first = draftSale(input());
-    const second = draftSale(input(5000));
-    expect(second.sequence).toBe(first.sequence);
-    await commitSale(first);
-    const stored = await commitSale(second);
-    expect(stored.id).toBe(second.sale.order.id);
-    expect(stored.receiptNumber).toBe('R3-000002');
-    expect(stored.createdAt).toBe(second.createdAt);
-    expect(stored.journalTransactionId).toBe(saleJournalTransactionId(stored.id));
-    const receipts = (await db.orders.find().exec()).map((doc) => doc.receiptNumber).sort();
-    expect(receipts).toEqual(['R3-000001', 'R3-000002']);
+  it('sales rung up at the same moment each get their own number, in the order they were stored', async () => {
+    const orders = await Promise.all([ringUpSale(input()), ringUpSale(input(5000)), ringUpSale({ ...input(), payment: card })]);
+    expect(orders.map((o) => o.receiptNumber).sort()).toEqual(['R3-000001', 'R3-000002', 'R3-000003']);
+    expect(await storedReceipts()).toEqual(['R3-000001', 'R3-000002', 'R3-000003']);
+    // One shift for all three.
+    expect(await db.shifts.count().exec()).toBe(1);
   });
 
-  it('numbers past the sales in the database when the stored counter was lost', async () => {
-    await commitSale(draftSale(input()));
-    await commitSale(draftSale(input()));
+  it('numbers from the stored sales when the localStorage witness was lost: no number reused', async () => {
+    await ringUpSale(input());
+    await ringUpSale(input());
     localStorage.removeItem(sequenceKey(session.registerId));
-    const draft = draftSale(input());
-    expect(draft.sequence).toBe(1);
-    const stored = await commitSale(draft);
+    const stored = await ringUpSale(input());
     expect(stored.receiptNumber).toBe('R3-000003');
     expect(localStorage.getItem(sequenceKey(session.registerId))).toBe('3');
+    expect(await storedReceipts()).toEqual(['R3-000001', 'R3-000002', 'R3-000003']);
   });
 
-  it('refuses a tender that does not cover the total at the draft, before anything is shown or stored', async () => {
-    expect(() => draftSale(input(100))).toThrow(RangeError);
+  it('never numbers below what the server or the witness knows was handed out (sales a lost database no longer holds)', async () => {
+    localStorage.setItem(sequenceKey(session.registerId), '7');
+    expect((await ringUpSale(input())).receiptNumber).toBe('R3-000008');
+    expect((await ringUpSale({ ...input(), session: { ...session, lastReceiptSequence: 20 } })).receiptNumber).toBe('R3-000021');
+  });
+
+  it('refuses a tender that does not cover the total before anything is stored (no sale, no shift)', async () => {
+    await expect(ringUpSale(input(100))).rejects.toThrow(RangeError);
     expect(await db.orders.count().exec()).toBe(0);
+    expect(await currentShift(db, session.registerId)).toBeUndefined();
   });
 
-  it('advances no counter when the write fails', async () => {
-    const stored = await commitSale(draftSale(input()));
-    // A draft whose order id is stored already: the local database refuses the write (a conflict).
-    const clash = draftSale(input());
-    const refused = { ...clash, sale: { ...clash.sale, order: { ...clash.sale.order, id: stored.id } } };
-    await expect(commitSale(refused)).rejects.toThrow();
+  it('when the write fails: rejects, stores no sale, advances no witness — and the next sale takes the number', async () => {
+    await ringUpSale(input());
+    const insert = db.orders.insert.bind(db.orders);
+    db.orders.insert = () => Promise.reject(new Error('QuotaExceededError'));
+    try {
+      await expect(ringUpSale(input())).rejects.toThrow('QuotaExceededError');
+    } finally {
+      db.orders.insert = insert;
+    }
     expect(localStorage.getItem(sequenceKey(session.registerId))).toBe('1');
     expect(await db.orders.count().exec()).toBe(1);
+    expect((await ringUpSale(input())).receiptNumber).toBe('R3-000002');
   });
 
   it('a first sale rung up with no shift open belongs to the shift it opens — cash and card; X and Z equal the hand sums and the drawer ledger', async () => {
     // Cash first: the shift it opens counts it.
-    const cashDraft = draftSale(input(3000, 2));
-    await later();
-    const cash = await commitSale(cashDraft);
+    const cash = await ringUpSale(input(3000, 2));
     const first = (await currentShift(db, session.registerId))!;
     expect(first.openingFloatCents).toBe(0);
     expect(Date.parse(first.openedAt)).toBeLessThanOrEqual(Date.parse(cash.createdAt));
@@ -131,29 +124,14 @@ describe('ringing up a sale: draft at once, commit under the receipt lock', () =
     expect(z.report).toMatchObject({ salesCount: 1, expectedCashCents: cash.totalCents, countedCashCents: cash.totalCents, overShortCents: 0 });
 
     // Then a card sale with no shift open: the next shift counts it, and no cash.
-    const cardDraft = draftSale({ ...input(), payment: card });
-    await later();
-    const paid = await commitSale(cardDraft);
+    const paid = await ringUpSale({ ...input(), payment: card });
     const second = (await currentShift(db, session.registerId))!;
     expect(second.id).not.toBe(first.id);
+    expect(Date.parse(paid.createdAt)).toBeGreaterThan(Date.parse(z.closedAt));
     const x2 = await xReport(db, second);
     expect(x2).toMatchObject({ salesCount: 1, netSalesCents: paid.totalCents, cashSalesCents: 0, expectedCashCents: 0, firstReceiptNumber: paid.receiptNumber });
     expect(x2.byTender.card).toEqual({ count: 1, amountCents: paid.totalCents, tipCents: 0 });
     // The drawer ledger moved only by the first shift's cash sale.
     expect(await drawerLedger()).toBe(z.report.expectedCashCents + x2.expectedCashCents);
-  });
-
-  it('a sale drafted before its shift was closed and stored after belongs to the next shift, not to the closed one', async () => {
-    await openShift(db, session, { openingFloatCents: 0 });
-    const draft = draftSale(input());
-    await later();
-    const closed = await closeShift(db, session.registerId, { counted: [] });
-    expect(closed.report.salesCount).toBe(0);
-    await later();
-    const stored = await commitSale(draft);
-    expect(stored.id).toBe(draft.sale.order.id);
-    expect(Date.parse(stored.createdAt)).toBeGreaterThan(Date.parse(closed.closedAt));
-    const next = (await currentShift(db, session.registerId))!;
-    expect((await xReport(db, next)).salesCount).toBe(1);
   });
 });

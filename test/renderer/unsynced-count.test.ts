@@ -30,7 +30,7 @@ describe('register unsynced count over every record kind', () => {
     const sales = benchSales({ register: pairing, sales: 2, firstSaleAt: openedAt.getTime() + 3_000 });
     for (const sale of sales) await saveSale(db, sale);
 
-    expect(await unsyncedCounts(db)).toEqual({ total: 5, byKind: { orders: 2, shifts: 1, cash_movements: 2, closeouts: 0, customers: 0 } });
+    expect(await unsyncedCounts(db)).toEqual({ total: 5, byKind: { orders: 2, returns: 0, shifts: 1, cash_movements: 2, closeouts: 0, customers: 0 } });
 
     const engine = await register.startSync(db, pairing.registerToken);
     const shown: number[] = [];
@@ -47,6 +47,6 @@ describe('register unsynced count over every record kind', () => {
     const movements = (await db.cash_movements.find().exec()).map((d) => d.id);
     expect(await onServer('cash_movements', movements)).toBe(2);
     expect(await onServer('orders', sales.map((s) => s.order.id))).toBe(2);
-    expect(await unsyncedCounts(db)).toEqual({ total: 0, byKind: { orders: 0, shifts: 0, cash_movements: 0, closeouts: 0, customers: 0 } });
+    expect(await unsyncedCounts(db)).toEqual({ total: 0, byKind: { orders: 0, returns: 0, shifts: 0, cash_movements: 0, closeouts: 0, customers: 0 } });
   });
 });

@@ -4,7 +4,7 @@
  * never open two databases.
  */
 import { BehaviorSubject } from 'rxjs';
-import { openRegisterDatabase, type RegisterDatabase } from './db/database.ts';
+import { openRegisterDatabase, removeOrphanSaleJournalTransactions, type RegisterDatabase } from './db/database.ts';
 import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { catalogFeed } from './sale/catalog-feed.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
@@ -97,6 +97,8 @@ async function boot(): Promise<BootedRegister> {
   const session = await identityOf(db);
   // Who was signed in (stored in the database before it was shown), before the register renders.
   await attachStaffSignIn(db, session.registerId);
+  // A crash between a sale's two writes may have left the ledger line of a sale never stored: removed off the way.
+  setTimeout(() => void removeOrphanSaleJournalTransactions(db).catch(() => undefined), 5_000);
   const session$ = new BehaviorSubject(session);
   const pairingRequired$ = new BehaviorSubject(false);
 

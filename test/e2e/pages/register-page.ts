@@ -203,8 +203,7 @@ export class TenderDialog {
     return this;
   }
 
-  /** Completes the sale; the receipt appears once the order and its journal transaction are stored. */
-  /** Completes the sale: the receipt shows at once from the drafted sale (`aria-busy`), then once it is stored. */
+  /** Completes the sale; the receipt appears once the order and its journal transaction are stored (never before). */
   async complete(): Promise<ReceiptPage> {
     await this.completeButton.click();
     const receipt = new ReceiptPage(this.page);
@@ -215,7 +214,7 @@ export class TenderDialog {
 
 export class ReceiptPage {
   readonly root: Locator;
-  /** The receipt once its sale is in the local database (no longer `aria-busy`). */
+  /** The receipt (shown only once its sale is in the local database; never `aria-busy` since). */
   readonly stored: Locator;
   constructor(readonly page: Page) {
     this.root = page.getByTestId('receipt');

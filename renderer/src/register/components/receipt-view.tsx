@@ -22,16 +22,14 @@ interface ReceiptViewProps {
   /** What happened to the printed receipt (sent, printer offline…), shown under the receipt. */
   printNote?: string | undefined;
   /**
-   * The order as drafted or just stored (the sale the register completed): shown at once, in the frame after the
-   * tap, instead of waiting for the local database; the live document replaces it when it arrives.
+   * The order just stored (the sale the register completed, as its write resolved): shown at once instead of waiting
+   * for the local database's read-back; the live document replaces it when it arrives. Never a sale not yet stored.
    */
   stored?: StoredOrder | undefined;
-  /** The sale is still being written to the local database (the receipt is its draft: `aria-busy`). */
-  isSaving?: boolean;
 }
 
 /** The receipt of a stored sale; live, so its sync marker flips when the server's copy arrives. */
-export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote, stored, isSaving = false }: ReceiptViewProps) {
+export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote, stored }: ReceiptViewProps) {
   const { db, session } = useRegister();
   const order$ = useMemo(() => db.orders.findOne(orderId).$, [db, orderId]);
   const doc = useObservable(order$, null);
@@ -54,7 +52,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
   const currency = order.currency;
   return (
     <div className="receipt-wrap">
-      <article className="receipt" data-testid="receipt" data-order-id={order.id} aria-label={`Receipt ${order.receiptNumber}`} aria-busy={isSaving || undefined}>
+      <article className="receipt" data-testid="receipt" data-order-id={order.id} aria-label={`Receipt ${order.receiptNumber}`}>
         <header className="receipt-header">
           <h2 className="receipt-merchant">{session.merchantName}</h2>
           <p>

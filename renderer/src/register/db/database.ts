@@ -93,14 +93,28 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
 }
 
 /**
- * Writes a paid sale: the order and its journal transaction, both before the receipt is shown (write before print).
- * IndexedDB gives no transaction across two RxDB collections, so a crash between the two writes is repaired at the
- * next start by {@link repairMissingJournalTransactions}, which re-derives the (deterministic) journal transaction.
+ * Writes a paid sale: the order and its journal transaction, both before the receipt is shown (write before print;
+ * docs/decisions/receipt-after-stored.md). RxDB's Dexie storage keeps each collection in an IndexedDB database of its
+ * own, so no single transaction spans the two: both writes are issued at once (the sale waits for the slower, not for
+ * the sum), and the order is the sale. A crash that kept only the order is repaired at the next start by
+ * {@link repairMissingJournalTransactions}, which re-derives the (deterministic) journal transaction; one that kept
+ * only the journal transaction left the ledger line of a sale that never was, which
+ * {@link removeOrphanSaleJournalTransactions} removes after the next start. When a write fails the
+ * other is undone as far as it can be, and the failure is thrown (nothing to show: the cart is the cashier's to keep).
+ * @throws the local database's error (a conflict, storage full…).
  */
 export async function saveSale(db: RegisterDatabase, sale: { order: Order; journalTransaction: JournalTransaction | null }): Promise<void> {
-  await db.orders.insert(sale.order);
+  const { order, journalTransaction } = sale;
   // A sale that moves no money has none (core isZeroValueSale).
-  if (sale.journalTransaction) await db.journal_transactions.insert(sale.journalTransaction);
+  const [orderWrite, journalWrite] = await Promise.allSettled([db.orders.insert(order), journalTransaction ? db.journal_transactions.insert(journalTransaction) : Promise.resolve(undefined)]);
+  if (orderWrite.status === 'rejected') {
+    if (journalWrite.status === 'fulfilled' && journalWrite.value) await journalWrite.value.remove().catch(() => undefined);
+    throw orderWrite.reason;
+  }
+  if (journalWrite.status === 'rejected') {
+    await orderWrite.value.remove().catch(() => undefined);
+    throw journalWrite.reason;
+  }
 }
 
 /** Recreates the journal transaction of any local paid order that lacks one (see {@link saveSale}). */
@@ -118,4 +132,19 @@ export async function repairMissingJournalTransactions(db: RegisterDatabase): Pr
     repaired += 1;
   }
   return repaired;
+}
+
+/**
+ * Removes the journal transaction of any sale made here whose order was never stored — a crash between the two writes
+ * of {@link saveSale} that kept only the journal transaction — as long as the server has not stamped it (`syncSeq`
+ * unset: the server's own copies are its ledger). It reads the whole local ledger (no index on its source), so the
+ * register runs it after start, off the way to the first sale. Resolves with how many it removed.
+ */
+export async function removeOrphanSaleJournalTransactions(db: RegisterDatabase): Promise<number> {
+  const local = await db.journal_transactions.find({ selector: { sourceType: 'order', syncSeq: { $exists: false } } }).exec();
+  if (local.length === 0) return 0;
+  const held = await db.orders.findByIds(local.map((jt) => jt.sourceId)).exec();
+  const orphans = local.filter((jt) => !held.has(jt.sourceId));
+  if (orphans.length > 0) await db.journal_transactions.bulkRemove(orphans.map((jt) => jt.id));
+  return orphans.length;
 }

@@ -82,7 +82,7 @@ export async function openShift(
  * member signed in on the register, when given, and opens at `at` (ISO 8601; default now): the business time of the
  * sale that opens it, so that sale lies in the shift's window (`openedAt ≤ createdAt`) — but never before the close
  * of this register's last shift (then 1 ms after it: shifts never overlap). Callers whose record is stamped earlier
- * than the shift's `openedAt` restamp it (sale/ring-up.ts `commitSale`).
+ * than the shift's `openedAt` restamp it (sale/ring-up.ts `ringUpSale`).
  */
 export async function ensureShiftForSale(db: RegisterDatabase, register: RegisterOfShift, staffId?: string, at?: string): Promise<Shift> {
   const open = await currentShift(db, register.registerId);

@@ -1,7 +1,8 @@
 /**
  * What the register still has to get onto the server (issue 12; the header's "unsynced" count, DESIGN §8): every
  * record kind it authors and pushes — sales (orders, which carry their offline card payments, `pending_forward` until
- * the server forwards them), shifts, cash movements (paid in / out, no sale), shift closeouts and customers created here. A record is unsynced
+ * the server forwards them), returns and exchanges (their refunds), shifts, cash movements (paid in / out, no sale), shift closeouts
+ * and customers created here. A record is unsynced
  * until the server's stamped copy (`syncSeq`) has been pulled back; one the server or this register refused
  * (`rejection`) is not waiting any more and is shown apart.
  */
@@ -9,7 +10,7 @@ import { combineLatest, map, type Observable } from 'rxjs';
 import type { RegisterDatabase } from '../db/database.ts';
 
 /** The local collections the register pushes, in the order the header's detail lists them. */
-export const UNSYNCED_KINDS = ['orders', 'shifts', 'cash_movements', 'closeouts', 'customers'] as const;
+export const UNSYNCED_KINDS = ['orders', 'returns', 'shifts', 'cash_movements', 'closeouts', 'customers'] as const;
 export type UnsyncedKind = (typeof UNSYNCED_KINDS)[number];
 
 /** Unsynced records per kind and in all. */

@@ -10,7 +10,7 @@ import { afterNextPaint, useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { cartDiscount, cartReducer, priceCart } from '../sale/cart.ts';
 import { useCounter } from '../components/counter-tools.tsx';
-import { commitSale, draftSale } from '../sale/ring-up.ts';
+import { ringUpSale } from '../sale/ring-up.ts';
 import { loadCart } from '../sale/cart-store.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useCardPayment, useCheckPayment } from '../devices/device-payments.ts';
@@ -23,8 +23,8 @@ import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, u
 import { phoneCountry, survivorId } from '../customers/customer-store.ts';
 
 const ALL = 'All';
-/** The receipt's note while its sale is being written to the local database. */
-const SAVING_NOTE = 'Saving the sale…';
+/** The tender dialog shows "Saving…" once a sale's write has taken this long (ms); a quicker one shows nothing. */
+const SAVING_SHOWN_AFTER_MS = 150;
 /** The catalog's download progress is shown once a pull round has brought this many items (a page of the pull). */
 const CATALOG_PROGRESS_FROM = 1_000;
 
@@ -87,13 +87,13 @@ export function RegisterView() {
   const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
   const [isTendering, setTendering] = useState(false);
   const [isSaving, setSaving] = useState(false);
+  /** A sale is being written (set at once, where `isSaving` is shown only after a moment). */
+  const storing = useRef(false);
   const [saleError, setSaleError] = useState<string | undefined>();
   const [receiptOrderId, setReceiptOrderId] = useState<string | undefined>();
   /** The sale just stored, shown on the receipt without waiting for the local database's read-back. */
   const [receiptOrder, setReceiptOrder] = useState<Order | undefined>();
   const [printNote, setPrintNote] = useState<string | undefined>();
-  /** While a sale shown on the receipt is being stored: resolves true once stored, false if it was not. */
-  const committing = useRef<Promise<boolean> | undefined>(undefined);
   const scanInput = useRef<HTMLInputElement>(null);
   /** The latest charge action, for the F9 key handler. */
   const chargeRef = useRef<() => void>(() => undefined);
@@ -245,57 +245,44 @@ export function RegisterView() {
   };
 
   /**
-   * Stores the sale paid by `payment`; throws when it could not be stored (the cart is kept). The receipt is painted
-   * at once from the sale as drafted (sale/ring-up.ts draftSale), marked as saving, over the register, which stays
-   * mounted beneath it with its tender dialog; the cart is emptied, the dialog closed, the receipt printed and the
-   * drawer opened only once the sale is stored. A failed write takes the receipt away again: the tender (or the cart)
-   * is as it was, with the error.
+   * Stores the sale paid by `payment`; throws when it could not be stored (the cart is kept). The tender dialog stays
+   * up while the sale is written (a second Complete meanwhile does nothing; the dialog shows "Saving…" only if the
+   * write outlasts {@link SAVING_SHOWN_AFTER_MS}, so a quick write re-renders nothing before it is done); the receipt —
+   * its number — appears only once the local database holds the sale (sale/ring-up.ts ringUpSale;
+   * docs/decisions/receipt-after-stored.md), over the register, which stays mounted beneath it. Then the cart is
+   * emptied, the dialog closed, the receipt printed and the drawer opened. A failed write leaves the tender (or the
+   * cart) as it was, with the error.
    */
   const storeSale = async (payment: SalePayment) => {
+    if (storing.current) return;
+    storing.current = true;
     setSaleError(undefined);
     // The lines as priced in the cart (price overrides applied) and every discount: line discounts, then the sale's.
     const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
-    const draft = draftSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
-    setSaving(true);
-    setPrintNote(SAVING_NOTE);
-    setReceiptOrderId(draft.sale.order.id);
-    setReceiptOrder(draft.sale.order);
-    const stored = commitSale(draft);
-    committing.current = stored.then(
-      () => true,
-      () => false,
-    );
+    const busy = setTimeout(() => setSaving(true), SAVING_SHOWN_AFTER_MS);
     try {
-      const order = await stored;
+      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
       dispatch({ type: 'clear' });
       setDiscountText('');
       setCustomerId(undefined);
       setTendering(false);
       setMessage(undefined);
+      setPrintNote(undefined);
       setReceiptOrder(order);
-      setPrintNote(undefined);
+      setReceiptOrderId(order.id);
       afterSale(order, payment);
-    } catch (err) {
-      setReceiptOrderId(undefined);
-      setReceiptOrder(undefined);
-      setPrintNote(undefined);
-      throw err;
     } finally {
-      committing.current = undefined;
+      clearTimeout(busy);
+      storing.current = false;
       setSaving(false);
     }
   };
 
-  /** New sale from the receipt: at once once the sale is stored; while it is being stored, when it is. */
+  /** New sale from the receipt (shown only for a stored sale). */
   const newSale = () => {
-    const close = () => {
-      setReceiptOrderId(undefined);
-      setReceiptOrder(undefined);
-      setPrintNote(undefined);
-    };
-    const pending = committing.current;
-    if (!pending) close();
-    else void pending.then((isStored) => isStored && close());
+    setReceiptOrderId(undefined);
+    setReceiptOrder(undefined);
+    setPrintNote(undefined);
   };
 
   const completeSale = async (payment: SalePayment) => {
@@ -328,7 +315,7 @@ export function RegisterView() {
   const receipt = receiptOrderId ? (
     <main className="receipt-screen receipt-layer">
       <DeviceStatusBar state={deviceState} />
-      <ReceiptView orderId={receiptOrderId} printNote={printNote} stored={receiptOrder} isSaving={isSaving} onDone={newSale} />
+      <ReceiptView orderId={receiptOrderId} printNote={printNote} stored={receiptOrder} onDone={newSale} />
     </main>
   ) : null;
 

@@ -1,6 +1,6 @@
 /**
- * A browser that can crash: Chromium spawned on a profile directory (Playwright's launch cannot be killed mid-flight)
- * and driven over CDP, and a SIGKILL of its whole process group (no shutdown, no flush).
+ * Chromium spawned as a process of its own on a given profile and driven over CDP, so a test can SIGKILL it mid-flight
+ * (no shutdown, no flush) and relaunch it on the same profile — what a crash or a pulled plug does to a register.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chromium, type Browser } from 'playwright-core';
