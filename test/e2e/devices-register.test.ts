@@ -171,6 +171,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await page.getByTestId('charge-card').click();
     await eventually(async () => expect(await page.getByTestId('card-message').textContent()).toContain('Card declined: insufficient funds'));
     await page.getByRole('dialog', { name: 'Card payment' }).waitFor();
+    // Focus is back on the charge button (not lost to the page while the terminal worked): Escape and Enter work.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'charge-card');
     expect(await page.getByTestId('receipt').count()).toBe(0);
     expect(sim.terminal.charges().some((c) => c.result.amountCents === 1201)).toBe(false);
 

@@ -116,6 +116,8 @@ describe('customers at the register', () => {
     await expect(search.getByTestId('customer-count').textContent()).resolves.toBe('No customer matches.');
     await search.getByTestId('customer-new').click();
     const form = page.getByRole('dialog', { name: 'New customer' });
+    // Focus moves into the form (its first field), not to the page.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'customer-givenName');
     await form.getByTestId('customer-phone').fill('415-555-01');
     await form.getByTestId('customer-email').fill('grace@example.com');
     await form.getByTestId('customer-save').click();
@@ -132,6 +134,13 @@ describe('customers at the register', () => {
     const offlineId = await register.cart.getByTestId('cart-customer').getAttribute('data-customer-id');
     expect(offlineId).toMatch(/^cus_/);
     expect(offlineId).not.toBe(grace.id);
+    // Escape closes the new-customer form straight away (focus was in it, not on the page).
+    await register.scanInput.focus();
+    await page.keyboard.press('F3');
+    await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-new').click();
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'customer-givenName');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
 
     const orderId = await sellOne(register);
     await expect(page.getByTestId('receipt-customer').textContent()).resolves.toContain('Amazing Grace');

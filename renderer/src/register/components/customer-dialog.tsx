@@ -96,15 +96,17 @@ export function CustomerDialog({ onAttach, onClose, startWithNew = false }: Cust
   const [query, setQuery] = useState('');
   const [isNew, setNew] = useState(startWithNew);
 
+  // Keyed: the search and the form are two dialogs, so switching mounts the other one and focus moves into it (the same
+  // Dialog re-rendered kept focus on the button that had just gone — the page body, where Escape does nothing).
   if (isNew) {
     return (
-      <Dialog title="New customer" onClose={onClose}>
+      <Dialog key="new" title="New customer" onClose={onClose}>
         <NewCustomer initial={query} onCreated={onAttach} onCancel={() => setNew(false)} />
       </Dialog>
     );
   }
   return (
-    <Dialog title="Customer" onClose={onClose} wide>
+    <Dialog key="search" title="Customer" onClose={onClose} wide>
       <CustomerSearch query={query} onQueryChange={setQuery} onChoose={onAttach}>
         <button type="button" className="button" data-testid="customer-new" onClick={() => setNew(true)}>
           New customer

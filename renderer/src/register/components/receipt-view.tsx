@@ -139,7 +139,7 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
         <ReceiptQr order={order} />
       </article>
       {printNote ? (
-        <p className="muted print-note" role="status" data-testid="print-note">
+        <p className="muted print-note" data-testid="print-note">
           {printNote}
         </p>
       ) : null}

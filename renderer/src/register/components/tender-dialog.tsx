@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { formatMoney, type Cents } from '../../../../core/index.ts';
 import type { CardPayment, CheckPayment } from '../devices/device-payments.ts';
 import { centsToInput, parseCashInput, quickTenders } from '../sale/cash.ts';
@@ -38,6 +38,7 @@ const TITLES: Record<Method, string> = { cash: 'Cash payment', card: 'Card payme
 export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, onClose, card, check, offlineCardLimitLeftCents }: TenderDialogProps) {
   const [method, setMethod] = useState<Method>('cash');
   const [text, setText] = useState('');
+  const cashInput = useRef<HTMLInputElement>(null);
   const tendered = parseCashInput(text, currency);
   const isValid = tendered !== undefined;
   const covers = tendered !== undefined && tendered >= totalCents;
@@ -106,6 +107,7 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
           <label className="field">
             <span>Cash tendered</span>
             <input
+              ref={cashInput}
               data-testid="cash-tendered"
               data-autofocus
               inputMode="decimal"
@@ -119,7 +121,16 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
           </label>
           <div className="quick-tenders" role="group" aria-label="Quick amounts">
             {quickTenders(totalCents, currency).map((amount, i) => (
-              <button key={amount} type="button" className="button" onClick={() => setText(centsToInput(amount, currency))}>
+              <button
+                key={amount}
+                type="button"
+                className="button"
+                onClick={() => {
+                  setText(centsToInput(amount, currency));
+                  // Back to the amount: Enter now completes the sale ("Exact", then Enter).
+                  cashInput.current?.focus();
+                }}
+              >
                 {i === 0 && amount === totalCents ? `Exact ${formatMoney(amount, currency)}` : formatMoney(amount, currency)}
               </button>
             ))}
@@ -223,13 +234,22 @@ export function TenderDialog({ totalCents, currency, isBusy, error, onComplete, 
 
 function CardFooter({ card, totalCents, currency, isBusy }: { card: DeviceTender<CardPayment>; totalCents: Cents; currency: string; isBusy: boolean }) {
   const { phase } = card.payment;
+  // While the terminal works the button is disabled, and the browser drops its focus to the page: when the terminal
+  // answers (a decline, an unknown result), focus comes back to the footer's main button, where Enter tries again.
+  const footer = useRef<HTMLButtonElement>(null);
+  const previous = useRef(phase);
+  useEffect(() => {
+    const wasWaiting = previous.current === 'waiting';
+    previous.current = phase;
+    if (wasWaiting && phase !== 'waiting' && (document.activeElement === document.body || document.activeElement === null)) footer.current?.focus();
+  }, [phase]);
   if (phase === 'unknown') {
     return (
       <>
         <button type="button" className="button" data-testid="card-start-over" onClick={card.payment.startOver}>
           Nothing was charged — start over
         </button>
-        <button type="button" className="button button-primary button-large" data-testid="card-check-again" onClick={() => void card.payment.charge(totalCents)}>
+        <button ref={footer} type="button" className="button button-primary button-large" data-testid="card-check-again" onClick={() => void card.payment.charge(totalCents)}>
           Check again
         </button>
       </>
@@ -237,6 +257,7 @@ function CardFooter({ card, totalCents, currency, isBusy }: { card: DeviceTender
   }
   return (
     <button
+      ref={footer}
       type="button"
       className="button button-primary button-large"
       data-testid="charge-card"

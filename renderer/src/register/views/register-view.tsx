@@ -319,8 +319,18 @@ export function RegisterView() {
     </main>
   ) : null;
 
+  // A completed sale is one announcement: paid, the receipt number, the change, and a printer or drawer problem if there
+  // is one (the note's progress — sending, sent — is shown on the receipt, not spoken). The region stays in the page so
+  // a screen reader hears each new text.
+  const cashChange = receiptOrder?.tenders.find((t) => t.method === 'cash')?.changeCents ?? 0;
+  const printProblem = printNote && !printNote.startsWith('Sending the receipt') && printNote !== 'Receipt sent to the printer.' ? ` ${printNote}` : '';
+  const saleAnnouncement = receiptOrder ? `Paid. Receipt ${receiptOrder.receiptNumber}.${cashChange > 0 ? ` Change ${formatMoney(cashChange, currency)}.` : ''}${printProblem}` : '';
+
   return (
     <div className="register-stack">
+    <p className="visually-hidden" role="status" data-testid="sale-announcement">
+      {saleAnnouncement}
+    </p>
     <main className={receiptOrderId ? 'register register-covered' : 'register'} inert={receiptOrderId ? true : undefined}>
       <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
         Skip to cart
