@@ -70,15 +70,25 @@ describe('app directory and in-platform apps in the register', () => {
   }
 
   /** Opens the register (the owner sells), runs `beforeServices`, signs `who` in at Services and opens its Apps tab. */
-  async function openApps(page: Page, who?: { label: string; pin: string }, beforeServices?: () => Promise<unknown>): Promise<void> {
-    await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+  /**
+   * Opens Services → Apps as `who` (default: the owner). The register's sign-in opens Services for the same person, so
+   * `who` signs in on the register itself; Services asks for a PIN only when nobody is signed in.
+   */
+  async function openApps(page: Page, who?: { name: string; pin: string }, beforeServices?: () => Promise<unknown>): Promise<void> {
     await beforeServices?.();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Services' }).click();
+    await page.goto(server.baseUrl);
+    const register = new RegisterPage(page);
+    await register.scanInput.or(register.signInScreen).first().waitFor({ timeout: TIMEOUT });
+    if (await register.signInScreen.isVisible()) await register.signIn(who?.pin ?? server.ownerPin, who?.name);
+    await register.waitForCatalog();
+    await register.goTo('Services');
     const signIn = page.getByTestId('services-sign-in');
-    await signIn.getByRole('option').first().waitFor({ state: 'attached', timeout: TIMEOUT });
-    if (who) await signIn.getByLabel('Staff member').selectOption({ label: who.label });
-    await signIn.getByLabel('PIN').fill(who?.pin ?? server.ownerPin);
-    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('services').or(signIn).first().waitFor({ timeout: TIMEOUT });
+    if (await signIn.isVisible()) {
+      if (who) await signIn.getByLabel('Staff member').selectOption({ label: `${who.name} (cashier)` });
+      await signIn.getByLabel('PIN').fill(who?.pin ?? server.ownerPin);
+      await signIn.getByRole('button', { name: 'Sign in' }).click();
+    }
     await page.getByTestId('services').getByRole('tab', { name: 'Apps' }).click();
     await page.getByTestId('app-directory').waitFor({ timeout: TIMEOUT });
   }
@@ -98,8 +108,7 @@ describe('app directory and in-platform apps in the register', () => {
   it('lists apps with price, category and plain-word scopes; search and category narrow it; a cashier is told only the owner installs', { timeout: 180_000 }, async () => {
     const { context, page } = await openPage(browser);
     try {
-      // Named to sort after the owner, whom the register's own sign-in picks first.
-      await openApps(page, { label: 'Zoe Cashier (cashier)', pin: '2468' }, () => api('/api/pos/staff', { body: { name: 'Zoe Cashier', role: 'cashier', pin: '2468' } }));
+      await openApps(page, { name: 'Zoe Cashier', pin: '2468' }, () => api('/api/pos/staff', { body: { name: 'Zoe Cashier', role: 'cashier', pin: '2468' } }));
       const cards = page.getByTestId('app-card');
       const promo = cards.filter({ hasText: 'Promo Texts' });
       await promo.waitFor({ timeout: TIMEOUT });
