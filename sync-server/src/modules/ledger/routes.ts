@@ -191,7 +191,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
     parseOrThrow(noQuery, request.body ?? undefined);
-    const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock());
+    const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock(), ctx.auditWitness);
     if (!cp) throw new ProblemError(404, 'not_found', 'The audit log is empty: there is no head to sign.');
     return { status: 201, body: cp };
   }));
