@@ -7,7 +7,7 @@ import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { listCheckpoints, writeCheckpoint } from '../../kernel/checkpoints.ts';
-import { verifyAuditTrail } from '../../kernel/verify.ts';
+import { verifyAuditTrail, type AuditVerifyOptions } from '../../kernel/verify.ts';
 import { trialBalance } from '../../kernel/ledger.ts';
 import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
 
@@ -52,6 +52,11 @@ const auditVerifyResponse = z.strictObject({
   lastGoodCheckpoint: signedCheckpointSchema.nullable().describe('The latest validly signed checkpoint before the first bad entry that the log still matches'),
   journalTransactions: z.int().describe('Journal transactions checked against the hash their audit entry recorded'),
   checkpoints: z.strictObject({ checked: z.int(), invalidSignature: z.int().describe('Not signed by the server\'s key: left out') }),
+  witness: z.strictObject({
+    file: z.string().nullable().describe('The checkpoint witness file read (null: none configured)'),
+    checkpoints: z.int().describe('This merchant\'s checkpoints it holds'),
+  }).describe('The copy of every signed checkpoint kept outside the database'),
+  warnings: z.array(z.string()).describe('What weakens the verdict without being a finding, e.g. no witness file'),
 });
 const verifyBody = z.strictObject({
   checkpoints: z.array(signedCheckpointSchema).max(10_000).describe('Checkpoints held outside the database (a register\'s copy, an export)'),
@@ -134,11 +139,19 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   const verifyDoc = (summary: string, extra: Partial<RouteDoc>): RouteDoc => ({
     summary,
     description:
-      'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught.',
+      'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Also reads the checkpoint witness file, the copy of every signed checkpoint kept outside the database: a witnessed checkpoint missing from the database or differing, and a head that went backwards, are findings; so are entries past the newest checkpoint older than the housekeeping tick would leave them. Without a witness file the verdict warns. Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught, and so is a rewrite whose checkpoints were deleted from the database.',
     tags: ['audit'],
     access: 'staff',
     response: auditVerifyResponse,
     ...extra,
+  });
+
+  /** The witness file and the tick's interval, as the verifier's default reads them. */
+  const verifyOptions = async (): Promise<AuditVerifyOptions> => ({
+    witnessFile: ctx.auditWitness?.path ?? null,
+    witnessed: ctx.auditWitness ? await ctx.auditWitness.read() : null,
+    checkpointIntervalMs: ctx.auditCheckpointIntervalMs ?? null,
+    now: ctx.clock(),
   });
 
   app.get('/api/pos/audit/verify', {
@@ -146,7 +159,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     config: { openapi: verifyDoc('Verify the audit trail', { query: noQuery }) },
   }, async (request) => {
     parseOrThrow(noQuery, request.query, '(query)');
-    return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner);
+    return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, [], await verifyOptions());
   });
 
   app.post('/api/pos/audit/verify', {
@@ -154,7 +167,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     config: { openapi: verifyDoc('Verify the audit trail against checkpoints held outside the database', { body: verifyBody, status: 200, idempotent: true }) },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
     const body = parseOrThrow(verifyBody, request.body ?? undefined);
-    return { status: 200, body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints) };
+    return { status: 200, body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints, await verifyOptions()) };
   }));
 
   app.get('/api/pos/audit/checkpoints', {
