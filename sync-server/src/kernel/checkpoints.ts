@@ -80,3 +80,15 @@ export async function listCheckpoints(db: Queryable, merchantId: string, afterSe
   const { rows } = await db.query<CheckpointRow>('SELECT * FROM audit_checkpoints WHERE merchant_id = $1 AND seq > $2 ORDER BY seq', [merchantId, afterSeq]);
   return rows.map(toCheckpoint);
 }
+
+/** The merchant's newest stored checkpoint (the signed head registers are handed), or null when there is none. */
+export async function newestCheckpoint(db: Queryable, merchantId: string): Promise<SignedCheckpoint | null> {
+  const { rows } = await db.query<CheckpointRow>('SELECT * FROM audit_checkpoints WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1', [merchantId]);
+  return rows[0] ? toCheckpoint(rows[0]) : null;
+}
+
+/** The merchant's stored checkpoint of entry `seq`, or null. */
+export async function checkpointAt(db: Queryable, merchantId: string, seq: number): Promise<SignedCheckpoint | null> {
+  const { rows } = await db.query<CheckpointRow>('SELECT * FROM audit_checkpoints WHERE merchant_id = $1 AND seq = $2', [merchantId, seq]);
+  return rows[0] ? toCheckpoint(rows[0]) : null;
+}

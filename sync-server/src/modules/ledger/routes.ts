@@ -6,7 +6,10 @@ import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
-import { listCheckpoints, writeCheckpoint } from '../../kernel/checkpoints.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { checkpointAt, listCheckpoints, newestCheckpoint, writeCheckpoint } from '../../kernel/checkpoints.ts';
+import { callerOf } from '../../platform/auth/identity.ts';
+import { lockMerchant } from '../../platform/db/db.ts';
 import { verifyAuditTrail, type AuditVerifyOptions } from '../../kernel/verify.ts';
 import { trialBalance } from '../../kernel/ledger.ts';
 import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
@@ -66,6 +69,15 @@ const checkpointsQuery = z.strictObject({ afterSeq: z.coerce.number().int().min(
 const checkpointsResponse = z.strictObject({
   publicKey: publicJwkSchema.describe('Verifies the signatures; the private key is not in the database'),
   data: z.array(signedCheckpointSchema).describe('Oldest first'),
+  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint, whatever `afterSeq` (the signed head): a register holding a newer one reports it (POST /api/pos/audit/head-reports)'),
+});
+const headReportBody = z.strictObject({
+  held: signedCheckpointSchema.describe('The newest checkpoint the register holds'),
+  told: signedCheckpointSchema.nullable().describe('The head the server answered (null: none)'),
+});
+const headReportResponse = z.strictObject({
+  rolledBack: z.boolean().describe('True when the database no longer holds `held` or its newest checkpoint is older: recorded (`audit.head_rolled_back`)'),
+  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint now'),
 });
 
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
@@ -184,7 +196,58 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   }, async (request) => {
     const q = parseOrThrow(checkpointsQuery, request.query, '(query)');
-    return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, principalOf(request).merchantId, q.afterSeq ?? 0) };
+    const merchantId = principalOf(request).merchantId;
+    return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, merchantId, q.afterSeq ?? 0), head: await newestCheckpoint(ctx.db, merchantId) };
+  });
+
+  app.post('/api/pos/audit/head-reports', {
+    onRequest: guard(ctx, 'register'),
+    config: {
+      openapi: {
+        summary: 'Report a signed head older than one held',
+        description:
+          'A register that holds a signed checkpoint newer than the head the server handed it (GET /api/pos/audit/checkpoints `head`) reports both. ' +
+          'When `held` carries the server key\'s valid signature and the database no longer holds it, or holds only older checkpoints, the audit ' +
+          'trail was rolled back or its checkpoints deleted: recorded as `audit.head_rolled_back` (once per held checkpoint) and logged as an error. ' +
+          'Idempotent by content, so no Idempotency-Key is needed.',
+        tags: ['audit'],
+        access: 'register',
+        body: headReportBody,
+        response: headReportResponse,
+        idempotent: false,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    const body = parseOrThrow(headReportBody, request.body);
+    const principal = principalOf(request);
+    const merchantId = principal.merchantId;
+    if (body.held.merchantId !== merchantId || !ctx.auditSigner.verify(body.held)) {
+      throw new ProblemError(400, 'validation_error', 'Invalid held: not a checkpoint of this store signed by the server\'s key', [{ path: 'held.signature', message: 'does not verify with the server\'s key for this store' }]);
+    }
+    return ctx.db.transaction(async (tx) => {
+      await lockMerchant(tx, merchantId);
+      const stored = await checkpointAt(tx, merchantId, body.held.seq);
+      const head = await newestCheckpoint(tx, merchantId);
+      const rolledBack = !stored || stored.signature !== body.held.signature || (head?.seq ?? 0) < body.held.seq;
+      if (rolledBack) {
+        const entityId = `${body.held.seq}`;
+        const known = await tx.query('SELECT 1 FROM audit_log WHERE merchant_id = $1 AND action = $2 AND entity_id = $3 LIMIT 1', [merchantId, 'audit.head_rolled_back', entityId]);
+        if (!known.rows[0]) {
+          request.log.error({ merchantId, heldSeq: body.held.seq, toldSeq: body.told?.seq ?? null, storedSeq: head?.seq ?? null }, 'audit head rolled back: a register holds a newer signed checkpoint than the database');
+          await appendAudit(tx, {
+            merchantId,
+            actor: callerOf(principal),
+            registerId: principal.kind === 'register' ? principal.registerId : null,
+            action: 'audit.head_rolled_back',
+            entityType: 'audit_checkpoint',
+            entityId,
+            occurredAt: ctx.clock(),
+            data: { held: body.held, told: body.told, storedHeadSeq: head?.seq ?? null },
+          });
+        }
+      }
+      return { rolledBack, head };
+    });
   });
 
   app.post('/api/pos/audit/checkpoints', {

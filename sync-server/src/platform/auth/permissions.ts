@@ -203,6 +203,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'POST /api/pos/audit/verify': 'owner',
   'GET /api/pos/audit/checkpoints': 'owner',
   'POST /api/pos/audit/checkpoints': 'owner',
+  'POST /api/pos/audit/head-reports': 'cashier',
   'GET /api/pos/webhooks': 'owner',
   'POST /api/pos/webhooks': 'owner',
   'GET /api/pos/webhooks/:id': 'owner',
