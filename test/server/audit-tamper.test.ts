@@ -8,6 +8,7 @@ import { AuditSigner, type SignedCheckpoint } from '../../sync-server/src/kernel
 import { generateAuditSigningKey, loadAuditSigningKey, AUDIT_SIGNING_KEY_FILE } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import { openPgliteDb } from '../../sync-server/src/platform/db/db.ts';
 import { databaseTargets } from '../support/databases.ts';
+import { enrollRegister } from '../support/enroll.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -322,6 +323,34 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
       expect(verdict).toMatchObject({ ok: true, witness: { file: null, checkpoints: 0 } });
       expect(verdict.warnings).toEqual([expect.stringContaining('no checkpoint witness file')]);
     });
+  });
+
+  it('hands registers the signed head, and records once a register holding a newer checkpoint than the database', async () => {
+    const { first, second } = await store();
+    const register = await enrollRegister(server!, server!.credentials.staffToken);
+    const asRegister = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+      server!.app.inject({ method, url, headers: { authorization: `Bearer ${register.registerToken}`, 'x-register-schema-version': '1' }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const listed = await asRegister('GET', `/api/pos/audit/checkpoints?afterSeq=${second.seq}`);
+    expect(listed.json()).toMatchObject({ data: [], head: second });
+
+    // Nothing went back: the report is no finding and records nothing.
+    expect((await asRegister('POST', '/api/pos/audit/head-reports', { held: second, told: second })).json()).toEqual({ rolledBack: false, head: second });
+    // A checkpoint the server's key did not sign is refused, naming the field.
+    const forged = await asRegister('POST', '/api/pos/audit/head-reports', { held: { ...second, headHash: 'f'.repeat(64) }, told: first });
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json()).toMatchObject({ errors: [expect.objectContaining({ path: 'held.signature' })] });
+
+    // The newest checkpoint deleted: the register is told the older head, and reports the one it holds.
+    await sql('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
+    await sql('DELETE FROM audit_checkpoints WHERE seq = $1', [second.seq]);
+    expect((await asRegister('GET', `/api/pos/audit/checkpoints?afterSeq=${second.seq}`)).json()).toMatchObject({ head: first });
+    for (let i = 0; i < 2; i += 1) {
+      const reported = await asRegister('POST', '/api/pos/audit/head-reports', { held: second, told: first });
+      expect(reported.statusCode, reported.body).toBe(200);
+      expect(reported.json()).toEqual({ rolledBack: true, head: first });
+    }
+    const recorded = (await sql(`SELECT register_id, entity_id, data FROM audit_log WHERE action = 'audit.head_rolled_back'`)).rows as { register_id: string; entity_id: string; data: { held: SignedCheckpoint; told: SignedCheckpoint } }[];
+    expect(recorded).toEqual([{ register_id: register.registerId, entity_id: String(second.seq), data: { held: second, told: first, storedHeadSeq: first.seq } }]);
   });
 
   it('flags entries past the newest checkpoint older than the housekeeping tick leaves them (the newest checkpoint deleted)', async () => {
