@@ -334,9 +334,9 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     expect(listed.json()).toMatchObject({ data: [], head: second });
 
     // Nothing went back: the report is no finding and records nothing.
-    expect((await asRegister('POST', '/api/pos/audit/head-reports', { held: second, told: second })).json()).toEqual({ rolledBack: false, head: second });
+    expect((await asRegister('POST', '/api/sync/audit/head-reports', { held: second, told: second })).json()).toEqual({ rolledBack: false, head: second });
     // A checkpoint the server's key did not sign is refused, naming the field.
-    const forged = await asRegister('POST', '/api/pos/audit/head-reports', { held: { ...second, headHash: 'f'.repeat(64) }, told: first });
+    const forged = await asRegister('POST', '/api/sync/audit/head-reports', { held: { ...second, headHash: 'f'.repeat(64) }, told: first });
     expect(forged.statusCode).toBe(400);
     expect(forged.json()).toMatchObject({ errors: [expect.objectContaining({ path: 'held.signature' })] });
 
@@ -345,7 +345,7 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     await sql('DELETE FROM audit_checkpoints WHERE seq = $1', [second.seq]);
     expect((await asRegister('GET', `/api/pos/audit/checkpoints?afterSeq=${second.seq}`)).json()).toMatchObject({ head: first });
     for (let i = 0; i < 2; i += 1) {
-      const reported = await asRegister('POST', '/api/pos/audit/head-reports', { held: second, told: first });
+      const reported = await asRegister('POST', '/api/sync/audit/head-reports', { held: second, told: first });
       expect(reported.statusCode, reported.body).toBe(200);
       expect(reported.json()).toEqual({ rolledBack: true, head: first });
     }

@@ -8,7 +8,7 @@
  * The server also hands over its signed head (the newest checkpoint it stores). A head older than the newest one held
  * here — or none at all, or another hash at the same entry — means the server's audit trail went backwards (rolled
  * back, or its checkpoints deleted): the register keeps that finding ({@link HEAD_ROLLBACK_KEY}), shows it to the
- * manager (components/audit-head-banner.tsx) and reports it (`POST /api/pos/audit/head-reports`).
+ * manager (components/audit-head-banner.tsx) and reports it (`POST /api/sync/audit/head-reports`).
  */
 
 /** localStorage key of the held copy: `{ publicKey, data: SignedCheckpoint[] }` (the server's shapes, as answered). */
@@ -79,7 +79,7 @@ export function heldCheckpoints(): HeldCheckpoints {
  * records reachability) and adds them to the held copy. Checkpoints already held are never replaced by the server's
  * answer — that is the point of holding them. When the server's `head` is older than the newest held checkpoint
  * ({@link isOlderHead}), keeps the finding, announces it ({@link HEAD_ROLLBACK_EVENT}) and hands it to `report`
- * (`{ held, told }`, the body of `POST /api/pos/audit/head-reports`); a failed report is tried again on the next refresh.
+ * (`{ held, told }`, the body of `POST /api/sync/audit/head-reports`); a failed report is tried again on the next refresh.
  * @throws what `request` throws (offline, HTTP errors).
  */
 export async function refreshHeldCheckpoints(request: (path: string) => Promise<unknown>, report?: (body: { held: HeldCheckpoint; told: HeldCheckpoint | null }) => Promise<unknown>): Promise<HeldCheckpoints> {

@@ -401,7 +401,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   const holdCheckpoints = () =>
     void refreshHeldCheckpoints(
       (path) => request(path),
-      (body) => request('/api/pos/audit/head-reports', { method: 'POST', body: JSON.stringify(body) }),
+      (body) => request('/api/sync/audit/head-reports', { method: 'POST', body: JSON.stringify(body) }),
     ).catch(() => undefined);
   holdCheckpoints();
   const onOnline = () => {

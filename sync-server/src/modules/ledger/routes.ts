@@ -69,7 +69,7 @@ const checkpointsQuery = z.strictObject({ afterSeq: z.coerce.number().int().min(
 const checkpointsResponse = z.strictObject({
   publicKey: publicJwkSchema.describe('Verifies the signatures; the private key is not in the database'),
   data: z.array(signedCheckpointSchema).describe('Oldest first'),
-  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint, whatever `afterSeq` (the signed head): a register holding a newer one reports it (POST /api/pos/audit/head-reports)'),
+  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint, whatever `afterSeq` (the signed head): a register holding a newer one reports it (POST /api/sync/audit/head-reports)'),
 });
 const headReportBody = z.strictObject({
   held: signedCheckpointSchema.describe('The newest checkpoint the register holds'),
@@ -200,7 +200,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, merchantId, q.afterSeq ?? 0), head: await newestCheckpoint(ctx.db, merchantId) };
   });
 
-  app.post('/api/pos/audit/head-reports', {
+  app.post('/api/sync/audit/head-reports', {
     onRequest: guard(ctx, 'register'),
     config: {
       openapi: {
