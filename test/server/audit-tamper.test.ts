@@ -315,6 +315,26 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
       expect(verdict.reason).toContain('missing from the database');
     });
 
+    it('reports a head that went backwards: a checkpoint witnessed after another names an earlier entry', async () => {
+      const { first, second, file } = await witnessed();
+      await writeFile(file, `${JSON.stringify(first)}\n${JSON.stringify(second)}\n${JSON.stringify(first)}\n`);
+      expect(await verify()).toMatchObject({ ok: false, brokenAtSeq: first.seq, reason: expect.stringContaining('went backwards') });
+      await writeFile(file, `${JSON.stringify(first)}\n${JSON.stringify(second)}\n{"torn`);
+      expect(await verify()).toMatchObject({ ok: true, warnings: [expect.stringContaining('1 line(s) that are no checkpoint')] });
+    });
+
+    it('checkpoints and witnesses a moved head when a server running the tick closes', async () => {
+      dir = await mkdtemp(join(tmpdir(), 'audit-witness-'));
+      const file = join(dir, 'audit-checkpoints.jsonl');
+      server = await startTestServer({ target, staticDir: null, recurringInvoices: { intervalMs: 3_600_000 }, webhooks: { enabled: false }, auditWitnessFile: file });
+      await paidOrder();
+      const [head] = (await rows()).slice(-1);
+      await server.close();
+      server = undefined;
+      const last = JSON.parse((await readFile(file, 'utf8')).trim().split('\n').at(-1)!) as SignedCheckpoint;
+      expect(last).toMatchObject({ seq: Number(head!.seq), headHash: head!.hash, reason: 'periodic' });
+    });
+
     it('without a witness file, the same deletion verifies but the verdict warns', async () => {
       await store();
       await dropCheckpointTrigger();
