@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { AppHeader, type View } from './ui/app-header.tsx';
+import { AuditHeadBanner } from './register/components/audit-head-banner.tsx';
 import { MissingReceiptsBanner } from './register/components/missing-receipts-banner.tsx';
 import { StorageWarning } from './ui/storage-warning.tsx';
 import { bootRegister, FirstStartOfflineError, pairThisRegister, type BootedRegister } from './register/boot.ts';
@@ -133,6 +134,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
         <OutdatedBanner sync={booted.sync} />
         <RevokedBanner booted={booted} />
         <MissingReceiptsBanner />
+        <AuditHeadBanner />
         <StorageWarning />
         {/* The register stays mounted so a cart survives a look at the sales list. */}
         <div className="view" hidden={view !== 'register'}>

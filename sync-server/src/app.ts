@@ -1,5 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { AuditSigner, generateAuditSigningKey } from './platform/auth/audit-signing-key.ts';
+import { AuditWitness } from './platform/auth/audit-witness.ts';
+import { writeDueCheckpoints } from './kernel/checkpoints.ts';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +34,7 @@ import { registerImageRoutes, type ImageOptions } from './modules/images/routes.
 import { registerPayPage } from './modules/pay-links/pay-page.ts';
 import { registerPayRequestRoutes } from './modules/pay-links/routes.ts';
 import { registerInvoiceRoutes } from './modules/invoices/routes.ts';
-import { RecurringInvoiceScheduler, type RecurringSchedulerOptions } from './modules/invoices/recurring.ts';
+import { HOUSEKEEPING_INTERVAL_MS, RecurringInvoiceScheduler, type RecurringSchedulerOptions } from './modules/invoices/recurring.ts';
 import { getInvoice } from './modules/invoices/service.ts';
 import { createOrder } from './workflows/create-order.ts';
 import { payOrder } from './workflows/order-payment.ts';
@@ -118,6 +120,12 @@ export interface BuildAppOptions {
    * `DATA_DIR/audit-signing.key`). Omitted: a key generated for this process (tests, in-memory servers).
    */
   auditSigningKey?: KeyObject;
+  /**
+   * The checkpoint witness file: every signed checkpoint is also appended here, fsync'd, and the verifier reads it
+   * (main.ts: `AUDIT_WITNESS_FILE`, else `DATA_DIR/audit-checkpoints.jsonl` beside the key). Omitted: no witness, and
+   * `GET /api/pos/audit/verify` warns that checkpoints deleted from the database would go unseen.
+   */
+  auditWitnessFile?: string;
   /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
   recurringInvoices?: RecurringSchedulerOptions;
   /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
@@ -205,7 +213,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()), ...(opts.oidc ? { externalIssuer: new ExternalIssuer(opts.oidc.issuer, opts.oidc.audience) } : {}) };
+  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()), auditWitness: opts.auditWitnessFile ? new AuditWitness(opts.auditWitnessFile) : null, auditCheckpointIntervalMs: opts.recurringInvoices?.enabled === false ? null : (opts.recurringInvoices?.intervalMs ?? HOUSEKEEPING_INTERVAL_MS), ...(opts.oidc ? { externalIssuer: new ExternalIssuer(opts.oidc.issuer, opts.oidc.audience) } : {}) };
 
   const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy, frameworkErrors: sendFrameworkProblem });
   installProblemHandlers(app);
@@ -321,7 +329,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx, servicePartners, opts.appBilling), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());
-  app.addHook('onClose', async () => recurringInvoices.stop());
+  app.addHook('onClose', async () => {
+    await recurringInvoices.stop();
+    // Where the tick runs, the last entries are checkpointed on the way out too, so a verifier run while the server is
+    // stopped (`npm run audit:verify` on PGlite) finds no stale head.
+    if (opts.recurringInvoices?.enabled !== false) {
+      await writeDueCheckpoints(ctx.db, ctx.auditSigner, ctx.clock(), ctx.auditWitness).catch((err: unknown) => app.log.error({ err }, 'audit checkpoints at close'));
+    }
+  });
   registerImageRoutes(app, ctx, opts.images);
 
   const staticDir = config.staticDir;

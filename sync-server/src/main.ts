@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp, sealLegacySecrets } from './app.ts';
 import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
+import { auditWitnessPath } from './platform/auth/audit-witness.ts';
 import { loadAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   // The hardware bridge `npm start` runs beside this server (electron/bridge/main.ts reads the same BRIDGE_PORT):
   // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
   const deviceBridgeUrl = process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy }, logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true, auditSigningKey: await loadAuditSigningKey(dataDir), ...(oidc ? { oidc } : {}) });
+  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy }, logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true, auditSigningKey: await loadAuditSigningKey(dataDir), auditWitnessFile: auditWitnessPath(dataDir), ...(oidc ? { oidc } : {}) });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
   // The owner's PIN is new on every start; it is kept in the credentials file too, so it is never lost under the log.

@@ -3,7 +3,8 @@
  * register credential (`GET /api/pos/audit/checkpoints`) and keeps them in its localStorage
  * (renderer/src/register/sync/held-checkpoints.ts). An attacker with SQL access then rewrites an entry, re-hashes the
  * rest of the trail and deletes the server's checkpoints: the server alone sees nothing, the copy the register holds
- * catches it. Real server + built register in Chromium.
+ * catches it; told a head older than the one it holds, the register shows the manager and reports it. Real server + built
+ * register in Chromium.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,5 +86,16 @@ describe('signed checkpoints held by the register', () => {
     const withCopy = await api<{ ok: boolean; brokenAtSeq?: number }>('POST', '/api/pos/audit/verify', { checkpoints: copy.data });
     expect(withCopy.status).toBe(200);
     expect(withCopy.body).toMatchObject({ ok: false, brokenAtSeq: checkpoint.body.seq });
+
+    // Back on the register: the server now hands it no head at all, older than the one it holds. The register shows
+    // the manager and reports it; the server records it.
+    await page.reload();
+    await new RegisterPage(page).signInIfAsked(server.credentials.ownerPin);
+    const warning = page.getByTestId('audit-head-warning');
+    await warning.waitFor({ timeout: TIMEOUT });
+    expect(await page.getByTestId('audit-head-held').textContent()).toBe(String(checkpoint.body.seq));
+    await expect.poll(async () => (await warning.textContent()) ?? '', { timeout: TIMEOUT }).toContain('The server has been told');
+    const recorded = (await sql(`SELECT entity_id, data FROM audit_log WHERE action = 'audit.head_rolled_back'`)).rows as { entity_id: string; data: { held: unknown; told: unknown } }[];
+    expect(recorded).toEqual([{ entity_id: String(checkpoint.body.seq), data: { held: checkpoint.body, told: null, storedHeadSeq: null } }]);
   });
 });

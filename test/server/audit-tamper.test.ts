@@ -8,6 +8,7 @@ import { AuditSigner, type SignedCheckpoint } from '../../sync-server/src/kernel
 import { generateAuditSigningKey, loadAuditSigningKey, AUDIT_SIGNING_KEY_FILE } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import { openPgliteDb } from '../../sync-server/src/platform/db/db.ts';
 import { databaseTargets } from '../support/databases.ts';
+import { enrollRegister } from '../support/enroll.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -25,6 +26,8 @@ interface Verdict {
   lastGoodCheckpoint: SignedCheckpoint | null;
   journalTransactions: number;
   checkpoints: { checked: number; invalidSignature: number };
+  witness: { file: string | null; checkpoints: number };
+  warnings: string[];
 }
 
 describe.each(databaseTargets())('audit trail tamper evidence on $name', (target) => {
@@ -77,8 +80,8 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
   };
 
   /** A store with some history and two checkpoints: after two sales, and after two more. */
-  const store = async () => {
-    server = await startTestServer({ target, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false } });
+  const store = async (options: { auditWitnessFile?: string } = {}) => {
+    server = await startTestServer({ target, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false }, ...options });
     await paidOrder();
     await paidOrder();
     const first = await checkpoint();
@@ -265,6 +268,132 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     expect(bad.json()).toMatchObject({ errors: [expect.objectContaining({ path: 'checkpoints.0.headHash' })] });
   });
 
+  describe('with the checkpoints witnessed outside the database', () => {
+    let dir: string | undefined;
+    afterEach(async () => {
+      if (dir) await rm(dir, { recursive: true, force: true });
+      dir = undefined;
+    });
+    const witnessed = async () => {
+      dir = await mkdtemp(join(tmpdir(), 'audit-witness-'));
+      const file = join(dir, 'audit-checkpoints.jsonl');
+      const cps = await store({ auditWitnessFile: file });
+      return { ...cps, file };
+    };
+    const dropCheckpointTrigger = () => sql('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
+
+    it('appends every new checkpoint to the witness file once, one JSON line each, and verifies clean with no warning', async () => {
+      const { first, second, file } = await witnessed();
+      expect(await checkpoint()).toEqual(second); // the head did not move: nothing new to witness
+      const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as SignedCheckpoint);
+      expect(lines).toEqual([first, second]);
+      expect(await verify()).toMatchObject({ ok: true, witness: { file, checkpoints: 2 }, warnings: [] });
+    });
+
+    it('catches entries rewritten from a point on with the project\'s hash code and the checkpoints from there on deleted', async () => {
+      const { first, second } = await witnessed();
+      const target = (await rows()).find((r) => Number(r.seq) > first.seq && r.action === 'order.paid')!;
+      await rewriteAndRehash(Number(target.seq), (data) => ({ ...data, totalCents: 1 }));
+      await dropCheckpointTrigger();
+      await sql('DELETE FROM audit_checkpoints WHERE merchant_id = $1 AND seq >= $2', [merchant(), target.seq]);
+      expect(await verifyAuditChain(server!.db, merchant())).toMatchObject({ ok: true }); // the database alone is consistent
+      const verdict = await verify();
+      expect(verdict).toMatchObject({ ok: false, brokenAtSeq: second.seq, lastGoodCheckpoint: first });
+      expect(verdict.reason).toMatch(/missing from the database|rewritten/);
+    });
+
+    it('catches every checkpoint deleted, and a deleted tail with them', async () => {
+      const { first } = await witnessed();
+      await dropCheckpointTrigger();
+      await sql('DELETE FROM audit_checkpoints');
+      expect(await verify()).toMatchObject({ ok: false, brokenAtSeq: first.seq, reason: expect.stringContaining('missing from the database'), lastGoodCheckpoint: null });
+
+      await sql('DROP TRIGGER audit_log_immutable ON audit_log');
+      await sql('DELETE FROM audit_log WHERE merchant_id = $1 AND seq > $2', [merchant(), first.seq]);
+      const verdict = await verify();
+      expect(verdict).toMatchObject({ ok: false, brokenAtSeq: first.seq });
+      expect(verdict.reason).toContain('missing from the database');
+    });
+
+    it('reports a head that went backwards: a checkpoint witnessed after another names an earlier entry', async () => {
+      const { first, second, file } = await witnessed();
+      await writeFile(file, `${JSON.stringify(first)}\n${JSON.stringify(second)}\n${JSON.stringify(first)}\n`);
+      expect(await verify()).toMatchObject({ ok: false, brokenAtSeq: first.seq, reason: expect.stringContaining('went backwards') });
+      await writeFile(file, `${JSON.stringify(first)}\n${JSON.stringify(second)}\n{"torn`);
+      expect(await verify()).toMatchObject({ ok: true, warnings: [expect.stringContaining('1 line(s) that are no checkpoint')] });
+    });
+
+    it('checkpoints and witnesses a moved head when a server running the tick closes', async () => {
+      dir = await mkdtemp(join(tmpdir(), 'audit-witness-'));
+      const file = join(dir, 'audit-checkpoints.jsonl');
+      server = await startTestServer({ target, staticDir: null, recurringInvoices: { intervalMs: 3_600_000 }, webhooks: { enabled: false }, auditWitnessFile: file });
+      await paidOrder();
+      const [head] = (await rows()).slice(-1);
+      await server.close();
+      server = undefined;
+      const last = JSON.parse((await readFile(file, 'utf8')).trim().split('\n').at(-1)!) as SignedCheckpoint;
+      expect(last).toMatchObject({ seq: Number(head!.seq), headHash: head!.hash, reason: 'periodic' });
+    });
+
+    it('without a witness file, the same deletion verifies but the verdict warns', async () => {
+      await store();
+      await dropCheckpointTrigger();
+      await sql('DELETE FROM audit_checkpoints');
+      const verdict = await verify();
+      expect(verdict).toMatchObject({ ok: true, witness: { file: null, checkpoints: 0 } });
+      expect(verdict.warnings).toEqual([expect.stringContaining('no checkpoint witness file')]);
+    });
+  });
+
+  it('hands registers the signed head, and records once a register holding a newer checkpoint than the database', async () => {
+    const { first, second } = await store();
+    const register = await enrollRegister(server!, server!.credentials.staffToken);
+    const asRegister = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+      server!.app.inject({ method, url, headers: { authorization: `Bearer ${register.registerToken}`, 'x-register-schema-version': '1' }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const listed = await asRegister('GET', `/api/pos/audit/checkpoints?afterSeq=${second.seq}`);
+    expect(listed.json()).toMatchObject({ data: [], head: second });
+
+    // Nothing went back: the report is no finding and records nothing.
+    expect((await asRegister('POST', '/api/sync/audit/head-reports', { held: second, told: second })).json()).toEqual({ rolledBack: false, head: second });
+    // A checkpoint the server's key did not sign is refused, naming the field.
+    const forged = await asRegister('POST', '/api/sync/audit/head-reports', { held: { ...second, headHash: 'f'.repeat(64) }, told: first });
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json()).toMatchObject({ errors: [expect.objectContaining({ path: 'held.signature' })] });
+
+    // The newest checkpoint deleted: the register is told the older head, and reports the one it holds.
+    await sql('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
+    await sql('DELETE FROM audit_checkpoints WHERE seq = $1', [second.seq]);
+    expect((await asRegister('GET', `/api/pos/audit/checkpoints?afterSeq=${second.seq}`)).json()).toMatchObject({ head: first });
+    for (let i = 0; i < 2; i += 1) {
+      const reported = await asRegister('POST', '/api/sync/audit/head-reports', { held: second, told: first });
+      expect(reported.statusCode, reported.body).toBe(200);
+      expect(reported.json()).toEqual({ rolledBack: true, head: first });
+    }
+    const recorded = (await sql(`SELECT register_id, entity_id, data FROM audit_log WHERE action = 'audit.head_rolled_back'`)).rows as { register_id: string; entity_id: string; data: { held: SignedCheckpoint; told: SignedCheckpoint } }[];
+    expect(recorded).toEqual([{ register_id: register.registerId, entity_id: String(second.seq), data: { held: second, told: first, storedHeadSeq: first.seq } }]);
+  });
+
+  it('flags entries past the newest checkpoint older than the housekeeping tick leaves them (the newest checkpoint deleted)', async () => {
+    let now = new Date('2026-03-02T10:00:00.000Z');
+    server = await startTestServer({ target, staticDir: null, clock: () => now, recurringInvoices: { intervalMs: 3_600_000 }, webhooks: { enabled: false } });
+    const tick = () => (server!.app as unknown as { recurringInvoices: { runOnce(): Promise<{ auditCheckpoints: number }> } }).recurringInvoices.runOnce();
+    await paidOrder();
+    await tick();
+    const before = await exported();
+    const kept = before.at(-1);
+    await paidOrder();
+    await tick();
+    expect(await exported()).toHaveLength(before.length + 1);
+    await paidOrder();
+    await sql('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
+    await sql('DELETE FROM audit_checkpoints WHERE merchant_id = $1 AND seq > $2', [merchant(), kept!.seq]);
+    expect(await verify()).toMatchObject({ ok: true }); // within two intervals, the next tick may still come
+    now = new Date(now.getTime() + 3 * 3_600_000);
+    const stale = await verify();
+    expect(stale).toMatchObject({ ok: false, lastGoodCheckpoint: kept, reason: expect.stringContaining('past the newest checkpoint') });
+    expect(stale.brokenAtSeq).toBeGreaterThan(kept!.seq);
+  });
+
   it('writes a periodic checkpoint on the housekeeping tick when the head moved, and none when it did not', async () => {
     server = await startTestServer({ target, staticDir: null, recurringInvoices: { intervalMs: 3_600_000 }, webhooks: { enabled: false } });
     const tick = () => (server!.app as unknown as { recurringInvoices: { runOnce(): Promise<{ auditCheckpoints: number }> } }).recurringInvoices.runOnce();
@@ -294,7 +423,7 @@ describe('npm run audit:verify', () => {
     const key = generateAuditSigningKey();
     const env = { DATA_DIR: dir, AUDIT_SIGNING_KEY: key.export({ format: 'pem', type: 'pkcs8' }) as string };
     try {
-      const server = await startTestServer({ target: { name: 'pglite', open: () => openPgliteDb(join(dir, 'pglite')) }, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false }, auditSigningKey: key });
+      const server = await startTestServer({ target: { name: 'pglite', open: () => openPgliteDb(join(dir, 'pglite')) }, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false }, auditSigningKey: key, auditWitnessFile: join(dir, 'audit-checkpoints.jsonl') });
       const headers = { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' };
       const order = (await server.app.inject({ method: 'POST', url: '/api/pos/orders', headers: { ...headers, 'idempotency-key': 'o1' }, payload: JSON.stringify({ lineItems: CART }) })).json<{ id: string; totalCents: number }>();
       await server.app.inject({ method: 'POST', url: `/api/pos/orders/${order.id}/payments`, headers: { ...headers, 'idempotency-key': 'p1' }, payload: JSON.stringify({ tenders: [{ method: 'cash', amountCents: order.totalCents }] }) });
@@ -324,8 +453,13 @@ describe('npm run audit:verify', () => {
       }
       await db.close();
 
-      const alone = await run(['--merchant', merchantId], env);
-      expect(alone.code).toBe(0); // the database alone is consistent again
+      // By default the CLI reads DATA_DIR/audit-checkpoints.jsonl, the witness the server appended the checkpoint to.
+      const witnessed = await run(['--merchant', merchantId], env);
+      expect(witnessed.code, witnessed.stderr).toBe(1);
+      expect(JSON.parse(witnessed.stdout)).toMatchObject({ merchantId, ok: false, brokenAtSeq: cp.seq, witness: { file: join(dir, 'audit-checkpoints.jsonl'), checkpoints: 1 }, warnings: [] });
+      const alone = await run(['--merchant', merchantId, '--witness', join(dir, 'none.jsonl')], env);
+      expect(alone.code).toBe(0); // the database alone is consistent again, and the verdict says what it lacks
+      expect(JSON.parse(alone.stdout)).toMatchObject({ ok: true, warnings: [expect.stringContaining('does not exist')] });
       const caught = await run(['--merchant', merchantId, '--checkpoints', join(dir, 'held.json'), '--public-key', join(dir, 'public-key.json')], { DATA_DIR: dir });
       expect(caught.code, caught.stderr).toBe(1);
       expect(JSON.parse(caught.stdout)).toMatchObject({ merchantId, ok: false, brokenAtSeq: cp.seq, lastGoodCheckpoint: null });

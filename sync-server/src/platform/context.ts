@@ -1,3 +1,4 @@
+import type { AuditWitness } from './auth/audit-witness.ts';
 import type { ExternalIssuer } from './auth/external-oidc.ts';
 import type { Db, Queryable } from './db/db.ts';
 import type { IdentityProvider, Principal } from './auth/identity.ts';
@@ -74,6 +75,13 @@ export interface AppContext {
   appRateLimit: RateLimit;
   /** Signs the audit chain's checkpoints with a key the database does not hold (kernel/checkpoints.ts). */
   auditSigner: AuditSigner;
+  /**
+   * The file outside the database that receives a copy of every signed checkpoint (platform/auth/audit-witness.ts;
+   * `DATA_DIR/audit-checkpoints.jsonl` by default in main.ts); null: none (tests, in-memory servers), and the verifier warns.
+   */
+  auditWitness?: AuditWitness | null;
+  /** How often the housekeeping tick checkpoints a moved head, in ms; null when no tick runs in this process. */
+  auditCheckpointIntervalMs?: number | null;
   /**
    * Verifies an opaque OAuth 2.0 access token of an external integration (modules/app-installations/oauth.ts): the
    * installation's app principal, or null when the token is unknown, expired or its app is no longer installed.

@@ -55,7 +55,7 @@ export async function runRecurringInvoices(ctx: AppContext, partners?: { transfe
   report.expiredPayRequests = await expirePayRequests(ctx.db, now);
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
-  report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now);
+  report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now, ctx.auditWitness);
   report.settlements = await runSettlements(ctx.db, now, reopenReturnedPayment);
   report.offlineForwards = await runOfflineForwardRetries(ctx.db, now);
   if (partners) {

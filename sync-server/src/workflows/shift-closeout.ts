@@ -431,7 +431,7 @@ export async function dayStatus(db: Queryable, merchantId: string, day: string, 
  * @throws ProblemError 409 `day_closed` naming the day when it is closed already; 409 `registers_missing` naming the
  *   registers (problem `missing`) while some are missing and `closeWithMissing` is not true.
  */
-export async function closeStoreDay(ctx: Pick<AppContext, 'db' | 'clock' | 'feed' | 'auditSigner'>, who: MutationActor, day: string, closeWithMissing: boolean): Promise<DayStatus & { checkpoint: { seq: number; headHash: string; signedAt: string } | null }> {
+export async function closeStoreDay(ctx: Pick<AppContext, 'db' | 'clock' | 'feed' | 'auditSigner' | 'auditWitness'>, who: MutationActor, day: string, closeWithMissing: boolean): Promise<DayStatus & { checkpoint: { seq: number; headHash: string; signedAt: string } | null }> {
   const status = await mutation(ctx, who, async (m) => {
     const current = await dayStatus(m.tx, m.merchantId, day, m.now);
     if (current.closed) throw dayClosedProblem(day);
@@ -448,6 +448,6 @@ export async function closeStoreDay(ctx: Pick<AppContext, 'db' | 'clock' | 'feed
     return { ...current, closed: true, closedAt: m.now.toISOString() };
   });
   // After the commit, so the signed head is the store closeout's own audit entry.
-  const checkpoint = await writeCheckpoint(ctx.db, ctx.auditSigner, who.merchantId, 'closeout', ctx.clock());
+  const checkpoint = await writeCheckpoint(ctx.db, ctx.auditSigner, who.merchantId, 'closeout', ctx.clock(), ctx.auditWitness);
   return { ...status, checkpoint: checkpoint ? { seq: checkpoint.seq, headHash: checkpoint.headHash, signedAt: checkpoint.signedAt } : null };
 }

@@ -397,7 +397,12 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   );
 
   // Keep a copy of the store's signed audit checkpoints outside the server (held-checkpoints.ts): now and when back online.
-  const holdCheckpoints = () => void refreshHeldCheckpoints((path) => request(path)).catch(() => undefined);
+  // A head older than the one held is reported to the server and shown to the manager (components/audit-head-banner.tsx).
+  const holdCheckpoints = () =>
+    void refreshHeldCheckpoints(
+      (path) => request(path),
+      (body) => request('/api/sync/audit/head-reports', { method: 'POST', body: JSON.stringify(body) }),
+    ).catch(() => undefined);
   holdCheckpoints();
   const onOnline = () => {
     patch(reachability());

@@ -272,6 +272,9 @@ export async function unsentAutoSendDrafts(db: Queryable): Promise<{ id: string;
 }
 
 /** Options of the scheduler: how often it ticks (default every 60 s), and where its errors go. */
+/** Default interval of the housekeeping tick (recurring invoices, expiries, periodic audit checkpoints), in ms. */
+export const HOUSEKEEPING_INTERVAL_MS = 60_000;
+
 export interface RecurringSchedulerOptions {
   intervalMs?: number;
   enabled?: boolean;
@@ -302,7 +305,7 @@ export class RecurringInvoiceScheduler {
       } catch (err) {
         this.options.onError?.(err);
       }
-      if (!this.stopped) this.timer = setTimeout(loop, this.options.intervalMs ?? 60_000);
+      if (!this.stopped) this.timer = setTimeout(loop, this.options.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
     };
     this.timer = setTimeout(loop, 0);
   }

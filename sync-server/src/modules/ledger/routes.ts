@@ -6,8 +6,11 @@ import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
-import { listCheckpoints, writeCheckpoint } from '../../kernel/checkpoints.ts';
-import { verifyAuditTrail } from '../../kernel/verify.ts';
+import { appendAudit } from '../../kernel/audit.ts';
+import { checkpointAt, listCheckpoints, newestCheckpoint, writeCheckpoint } from '../../kernel/checkpoints.ts';
+import { callerOf } from '../../platform/auth/identity.ts';
+import { lockMerchant } from '../../platform/db/db.ts';
+import { verifyAuditTrail, type AuditVerifyOptions } from '../../kernel/verify.ts';
 import { trialBalance } from '../../kernel/ledger.ts';
 import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
 
@@ -52,6 +55,11 @@ const auditVerifyResponse = z.strictObject({
   lastGoodCheckpoint: signedCheckpointSchema.nullable().describe('The latest validly signed checkpoint before the first bad entry that the log still matches'),
   journalTransactions: z.int().describe('Journal transactions checked against the hash their audit entry recorded'),
   checkpoints: z.strictObject({ checked: z.int(), invalidSignature: z.int().describe('Not signed by the server\'s key: left out') }),
+  witness: z.strictObject({
+    file: z.string().nullable().describe('The checkpoint witness file read (null: none configured)'),
+    checkpoints: z.int().describe('This merchant\'s checkpoints it holds'),
+  }).describe('The copy of every signed checkpoint kept outside the database'),
+  warnings: z.array(z.string()).describe('What weakens the verdict without being a finding, e.g. no witness file'),
 });
 const verifyBody = z.strictObject({
   checkpoints: z.array(signedCheckpointSchema).max(10_000).describe('Checkpoints held outside the database (a register\'s copy, an export)'),
@@ -61,6 +69,15 @@ const checkpointsQuery = z.strictObject({ afterSeq: z.coerce.number().int().min(
 const checkpointsResponse = z.strictObject({
   publicKey: publicJwkSchema.describe('Verifies the signatures; the private key is not in the database'),
   data: z.array(signedCheckpointSchema).describe('Oldest first'),
+  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint, whatever `afterSeq` (the signed head): a register holding a newer one reports it (POST /api/sync/audit/head-reports)'),
+});
+const headReportBody = z.strictObject({
+  held: signedCheckpointSchema.describe('The newest checkpoint the register holds'),
+  told: signedCheckpointSchema.nullable().describe('The head the server answered (null: none)'),
+});
+const headReportResponse = z.strictObject({
+  rolledBack: z.boolean().describe('True when the database no longer holds `held` or its newest checkpoint is older: recorded (`audit.head_rolled_back`)'),
+  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint now'),
 });
 
 /** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
@@ -134,11 +151,19 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   const verifyDoc = (summary: string, extra: Partial<RouteDoc>): RouteDoc => ({
     summary,
     description:
-      'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught.',
+      'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Also reads the checkpoint witness file, the copy of every signed checkpoint kept outside the database: a witnessed checkpoint missing from the database or differing, and a head that went backwards, are findings; so are entries past the newest checkpoint older than the housekeeping tick would leave them. Without a witness file the verdict warns. Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught, and so is a rewrite whose checkpoints were deleted from the database.',
     tags: ['audit'],
     access: 'staff',
     response: auditVerifyResponse,
     ...extra,
+  });
+
+  /** The witness file and the tick's interval, as the verifier's default reads them. */
+  const verifyOptions = async (): Promise<AuditVerifyOptions> => ({
+    witnessFile: ctx.auditWitness?.path ?? null,
+    witnessed: ctx.auditWitness ? await ctx.auditWitness.read() : null,
+    checkpointIntervalMs: ctx.auditCheckpointIntervalMs ?? null,
+    now: ctx.clock(),
   });
 
   app.get('/api/pos/audit/verify', {
@@ -146,7 +171,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     config: { openapi: verifyDoc('Verify the audit trail', { query: noQuery }) },
   }, async (request) => {
     parseOrThrow(noQuery, request.query, '(query)');
-    return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner);
+    return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, [], await verifyOptions());
   });
 
   app.post('/api/pos/audit/verify', {
@@ -154,7 +179,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     config: { openapi: verifyDoc('Verify the audit trail against checkpoints held outside the database', { body: verifyBody, status: 200, idempotent: true }) },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
     const body = parseOrThrow(verifyBody, request.body ?? undefined);
-    return { status: 200, body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints) };
+    return { status: 200, body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints, await verifyOptions()) };
   }));
 
   app.get('/api/pos/audit/checkpoints', {
@@ -171,7 +196,58 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   }, async (request) => {
     const q = parseOrThrow(checkpointsQuery, request.query, '(query)');
-    return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, principalOf(request).merchantId, q.afterSeq ?? 0) };
+    const merchantId = principalOf(request).merchantId;
+    return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, merchantId, q.afterSeq ?? 0), head: await newestCheckpoint(ctx.db, merchantId) };
+  });
+
+  app.post('/api/sync/audit/head-reports', {
+    onRequest: guard(ctx, 'register'),
+    config: {
+      openapi: {
+        summary: 'Report a signed head older than one held',
+        description:
+          'A register that holds a signed checkpoint newer than the head the server handed it (GET /api/pos/audit/checkpoints `head`) reports both. ' +
+          'When `held` carries the server key\'s valid signature and the database no longer holds it, or holds only older checkpoints, the audit ' +
+          'trail was rolled back or its checkpoints deleted: recorded as `audit.head_rolled_back` (once per held checkpoint) and logged as an error. ' +
+          'Idempotent by content, so no Idempotency-Key is needed.',
+        tags: ['audit'],
+        access: 'register',
+        body: headReportBody,
+        response: headReportResponse,
+        idempotent: false,
+      } satisfies RouteDoc,
+    },
+  }, async (request) => {
+    const body = parseOrThrow(headReportBody, request.body);
+    const principal = principalOf(request);
+    const merchantId = principal.merchantId;
+    if (body.held.merchantId !== merchantId || !ctx.auditSigner.verify(body.held)) {
+      throw new ProblemError(400, 'validation_error', 'Invalid held: not a checkpoint of this store signed by the server\'s key', [{ path: 'held.signature', message: 'does not verify with the server\'s key for this store' }]);
+    }
+    return ctx.db.transaction(async (tx) => {
+      await lockMerchant(tx, merchantId);
+      const stored = await checkpointAt(tx, merchantId, body.held.seq);
+      const head = await newestCheckpoint(tx, merchantId);
+      const rolledBack = !stored || stored.signature !== body.held.signature || (head?.seq ?? 0) < body.held.seq;
+      if (rolledBack) {
+        const entityId = `${body.held.seq}`;
+        const known = await tx.query('SELECT 1 FROM audit_log WHERE merchant_id = $1 AND action = $2 AND entity_id = $3 LIMIT 1', [merchantId, 'audit.head_rolled_back', entityId]);
+        if (!known.rows[0]) {
+          request.log.error({ merchantId, heldSeq: body.held.seq, toldSeq: body.told?.seq ?? null, storedSeq: head?.seq ?? null }, 'audit head rolled back: a register holds a newer signed checkpoint than the database');
+          await appendAudit(tx, {
+            merchantId,
+            actor: callerOf(principal),
+            registerId: principal.kind === 'register' ? principal.registerId : null,
+            action: 'audit.head_rolled_back',
+            entityType: 'audit_checkpoint',
+            entityId,
+            occurredAt: ctx.clock(),
+            data: { held: body.held, told: body.told, storedHeadSeq: head?.seq ?? null },
+          });
+        }
+      }
+      return { rolledBack, head };
+    });
   });
 
   app.post('/api/pos/audit/checkpoints', {
@@ -191,7 +267,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   }, idempotent(ctx.db, ctx.clock, async (request) => {
     parseOrThrow(noQuery, request.body ?? undefined);
-    const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock());
+    const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock(), ctx.auditWitness);
     if (!cp) throw new ProblemError(404, 'not_found', 'The audit log is empty: there is no head to sign.');
     return { status: 201, body: cp };
   }));

@@ -72,6 +72,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'POST /api/sync/stream-tickets': 'cashier',
   'GET /api/sync/registers/:registerId': 'cashier',
   'POST /api/sync/registers/:registerId/missing-receipts': 'cashier',
+  'POST /api/sync/audit/head-reports': 'cashier',
 
   // Refunds: a cashier's above the store's cashierRefundLimitCents needs a manager's approval (workflows/refund-order.ts)
   'POST /api/pos/orders/:id/refunds': 'cashier',
