@@ -9,8 +9,10 @@
  * - in **any other field** (ids, tokens, codes, names, e-mail addresses, URLs, search terms, field names themselves)
  *   it is **refused**: 400 naming the field, or a quarantined document on a replication push — such a value cannot be
  *   masked and still mean what it meant;
- * - except two kinds of number that are not card numbers and may pass the Luhn check by chance: a valid E.164 phone
- *   number (`+4915112345678`, any field) and a GTIN with a right GS1 check digit in a `gtin` / `barcode` field.
+ * - except three kinds of value that are not card numbers and may pass the Luhn check by chance: a valid E.164 phone
+ *   number (`+4915112345678`, any field), a GTIN with a right GS1 check digit in a `gtin` / `barcode` field, and a
+ *   SHA-256 digest (64 lowercase hex digits) in a `headHash` field — an audit checkpoint a register hands back, whose
+ *   hex holds a Luhn-valid run of 13+ digits about once in a few hundred hashes.
  *
  * The rule is decided by the field's own name (the last object key on the path; for an array element, the key of the
  * array), not by the route, so a new route or field is covered without being listed anywhere.
@@ -37,12 +39,15 @@ export const PARSED_BY_ROUTE_FIELDS: ReadonlySet<string> = new Set(['csv', 'payl
 /** Fields that hold a GS1 barcode (GTIN-8/12/13/14): a right GS1 check digit makes the number a barcode, not a card. */
 const BARCODE_FIELDS: ReadonlySet<string> = new Set(['gtin', 'barcode']);
 
+/** Fields that hold a SHA-256 digest in hex (an audit checkpoint's head): its digit runs are chance, not a card. */
+const DIGEST_FIELDS: ReadonlySet<string> = new Set(['headHash']);
+
 /** What a refused value is told (400 naming the field; a synced document's rejection reason). */
 export const CARD_NUMBER_REFUSED_MESSAGE = 'must not contain a card number (a Luhn-valid run of 13–19 digits, in any spelling): send a processor token, never the card';
 
 /**
  * What the boundary does with string `value` of the field named `field` (undefined: a bare value — a string body, a
- * field name): `keep` (no card number, or an exempt phone number or barcode), `mask` (free text holding one) or
+ * field name): `keep` (no card number, or an exempt phone number, barcode or digest), `mask` (free text holding one) or
  * `refuse`. Pure.
  */
 export function cardNumberRule(field: string | undefined, value: string): 'keep' | 'mask' | 'refuse' {
@@ -50,6 +55,7 @@ export function cardNumberRule(field: string | undefined, value: string): 'keep'
   if (field !== undefined && FREE_TEXT_FIELDS.has(field)) return 'mask';
   if (/^\+[1-9]\d{1,14}$/.test(value) && isValidE164(value)) return 'keep';
   if (field !== undefined && BARCODE_FIELDS.has(field) && isValidGtin(value)) return 'keep';
+  if (field !== undefined && DIGEST_FIELDS.has(field) && /^[0-9a-f]{64}$/.test(value)) return 'keep';
   return 'refuse';
 }
 
