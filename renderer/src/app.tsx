@@ -6,6 +6,7 @@ import { StorageWarning } from './ui/storage-warning.tsx';
 import { bootRegister, FirstStartOfflineError, pairThisRegister, type BootedRegister } from './register/boot.ts';
 import { PairingForm } from './register/components/pairing-form.tsx';
 import { PairingRequiredError } from './register/session.ts';
+import { offlineShellReady } from './register/offline-shell.ts';
 import { useObservable } from './ui/hooks.ts';
 import type { SyncEngine } from './register/sync/replication.ts';
 import { initialSyncStatus } from './register/sync/sync-status.ts';
@@ -23,7 +24,7 @@ import { ShortcutHelp } from './register/components/shortcut-help.tsx';
 import { learnBridgeAddress } from './register/devices/bridge-address.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from './register/staff-session.ts';
 
-type BootState = { phase: 'starting' } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
+type BootState = { phase: 'starting'; message?: string } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
 
 export function App() {
   const [boot, setBoot] = useState<BootState>({ phase: 'starting' });
@@ -52,7 +53,7 @@ export function App() {
   if (boot.phase === 'starting') {
     return (
       <div className="splash" role="status">
-        Opening the register…
+        {boot.message ?? 'Opening the register…'}
       </div>
     );
   }
@@ -63,7 +64,9 @@ export function App() {
           message={boot.message}
           onPair={async (code) => {
             await pairThisRegister(code);
-            setBoot({ phase: 'starting' });
+            // Paired, but not ready until a restart without the server would open it again (its cached shell).
+            setBoot({ phase: 'starting', message: 'Getting this register ready to work offline…' });
+            await offlineShellReady();
             setAttempt((a) => a + 1);
           }}
         />

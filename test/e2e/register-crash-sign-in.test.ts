@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RegisterPage } from './pages/register-page.ts';
 import { requireBuiltRegister, staffApi } from './support/browser.ts';
 import { kill, spawnChromium } from './support/spawned-chromium.ts';
@@ -36,6 +36,12 @@ describe('web register crashed right after pairing or signing in', () => {
     requireBuiltRegister();
     server = await startServerUnderTest({ demoSelfPair: false });
     proxy = await startTcpProxy(server.baseUrl);
+  });
+  // A test that failed while the server was unreachable must not leave it so for the next.
+  afterEach(async () => {
+    if (current) await kill(current);
+    current = undefined;
+    await proxy?.start();
   });
   afterAll(async () => {
     if (current) await kill(current);

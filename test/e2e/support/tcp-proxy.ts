@@ -9,7 +9,7 @@ export interface TcpProxy {
   baseUrl: string;
   /** Cuts every open connection and stops listening: the server is unreachable. */
   stop(): Promise<void>;
-  /** Listens again on the same port. */
+  /** Listens again on the same port; nothing to do when it already listens. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -56,5 +56,8 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   };
 
   await listen();
-  return { baseUrl: `http://127.0.0.1:${port}`, stop, start: listen, close: stop };
+  const start = async () => {
+    if (!server) await listen();
+  };
+  return { baseUrl: `http://127.0.0.1:${port}`, stop, start, close: stop };
 }
