@@ -119,12 +119,12 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
     if (!signedIn) return undefined;
     const left = new Date(signedIn.expiresAt).getTime() - Date.now();
     if (left <= 0) {
-      signOut();
+      void signOut();
       return undefined;
     }
     // setTimeout holds at most 2^31-1 ms (~24.8 days); a shift is 12 h.
     const timer = setTimeout(() => {
-      signOut();
+      void signOut();
       setExpiredTick((n) => n + 1);
     }, Math.min(left, 2 ** 31 - 1));
     return () => clearTimeout(timer);

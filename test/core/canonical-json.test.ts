@@ -21,7 +21,6 @@ describe('canonicalJson (core/canonical-json.ts)', () => {
   });
 
   it('writes undefined array members as null and leaves holes empty, as before', () => {
-    // eslint-disable-next-line no-sparse-arrays
     expect(canonicalJson([1, undefined, , 'x'])).toBe('[1,null,,"x"]');
     expect(canonicalJson(undefined)).toBe('null');
   });

@@ -59,7 +59,8 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
       conformIdTokenClaims: false,
     });
     provider.proxy = false;
-    issuerServer.on('request', provider.callback());
+    const handle = provider.callback();
+    issuerServer.on('request', (req, res) => void handle(req, res));
     server = await startTestServer({ target, staticDir: null, oidc: { issuer, audience: CLIENT_ID } });
   });
   afterAll(async () => {

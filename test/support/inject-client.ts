@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 
 /** The JSON body of an answer. */
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers of many shapes
+export type Json = Record<string, any>; // answers of many shapes
 
 export interface InjectClient {
   /** `method url` with `Authorization: Bearer <token>` and `body` as JSON (each only when given). */

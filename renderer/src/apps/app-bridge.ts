@@ -65,7 +65,6 @@ export function bridgePathProblem(path: unknown): string | null {
   if (/%2f|%5c/i.test(path)) return 'path must not contain an encoded slash';
   if (path.includes('\\')) return 'path must not contain a backslash';
   if (path.includes('#')) return 'path must not carry a fragment';
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f]/.test(path)) return 'path must not contain whitespace or control characters';
   const pathname = path.split('?')[0]!;
   if (pathname.includes('//')) return 'path must not contain an empty segment';

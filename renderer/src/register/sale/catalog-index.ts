@@ -36,7 +36,6 @@ export interface CodeMatch {
  * the query.
  */
 export const tokenize = (text: string): string[] =>
-  // eslint-disable-next-line no-control-regex
   (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text)
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)

@@ -34,7 +34,7 @@ export const CATALOG_PULL_PAGE = 1_000;
 export interface CollectionPullOptions {
   db: RegisterDatabase;
   /** The local collection written. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- orders or catalog items: written as the server sent them
+  // Orders or catalog items: written as the server sent them.
   collection: RxCollection<any>;
   /** The server's collection name in the URL (`/api/sync/{remote}/pull`). */
   remote: string;

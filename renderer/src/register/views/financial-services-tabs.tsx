@@ -14,7 +14,7 @@
  * (shifts/shift-store.ts `recordServiceCash`), so the register's own X/Z report counts it offline and agrees with the
  * server's.
  */
-import { useEffect, useState, type ComponentType, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ComponentType, type FormEvent, type ReactNode } from 'react';
 import { formatMoney, type CheckScan } from '../../../../core/index.ts';
 import type { Screening } from '../../../../core/screening.ts';
 import { errorMessage, type BackOfficeApi } from '../../backoffice/api.ts';
@@ -122,13 +122,18 @@ function useOverview(api: BackOfficeApi): { overview: Overview | undefined; noti
 /** Polls held screenings and shows the hold banner of the first one still held; `cleared` once all are cleared. */
 function HoldPanel({ api, HoldBanner, screeningIds, onCleared }: TabProps & { screeningIds: string[]; onCleared: () => void }) {
   const [screenings, setScreenings] = useState<Screening[]>([]);
+  const screeningKey = screeningIds.join(',');
+  // The latest callback, without restarting the poll when a parent re-renders with a new function.
+  const onClearedRef = useRef(onCleared);
+  onClearedRef.current = onCleared;
   useEffect(() => {
+    const ids = screeningKey ? screeningKey.split(',') : [];
     let stop = false;
     const load = async () => {
-      const all = await Promise.all(screeningIds.map((id) => api.request<Screening>('GET', `/api/pos/screenings/${id}`)));
+      const all = await Promise.all(ids.map((id) => api.request<Screening>('GET', `/api/pos/screenings/${id}`)));
       if (stop) return;
       setScreenings(all);
-      if (all.every((s) => s.status === 'clear' || s.status === 'cleared')) onCleared();
+      if (all.every((s) => s.status === 'clear' || s.status === 'cleared')) onClearedRef.current();
     };
     void load().catch(() => undefined);
     const timer = setInterval(() => void load().catch(() => undefined), 2000);
@@ -136,7 +141,7 @@ function HoldPanel({ api, HoldBanner, screeningIds, onCleared }: TabProps & { sc
       stop = true;
       clearInterval(timer);
     };
-  }, [api, screeningIds.join(',')]);
+  }, [api, screeningKey]);
   const held = screenings.find((s) => s.status === 'held');
   const refused = screenings.find((s) => s.status === 'refused' || s.status === 'blocked');
   if (refused) {
@@ -188,8 +193,10 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
   const [record, setRecord] = useState<CheckCashing | undefined>();
   const [cleared, setCleared] = useState(false);
   const [printNote, setPrintNote] = useState<string | undefined>();
+  // Printed once per paid check: the record's id and status are the trigger, not each new copy of the record.
   useEffect(() => {
     if (record?.status === 'paid') void printReceipt(record.id, record.receipt).then(setPrintNote);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
   }, [record?.id, record?.status]);
 
   const scanCheck = async () => {
@@ -338,9 +345,12 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
   const [transfer, setTransfer] = useState<Transfer | undefined>();
   const [cleared, setCleared] = useState(false);
   const [printNote, setPrintNote] = useState<string | undefined>();
+  // Printed once per sent transfer: its id and its reaching "sent" are the trigger, not each new copy of the record.
+  const transferSent = transfer?.status === 'sent';
   useEffect(() => {
     if (transfer?.status === 'sent' && transfer.receipt) void printReceipt(transfer.id, transfer.receipt.lines).then(setPrintNote);
-  }, [transfer?.id, transfer?.status === 'sent']);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
+  }, [transfer?.id, transferSent]);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const amountCents = dollarsToCents(amount);
@@ -479,8 +489,10 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
   const [payment, setPayment] = useState<BillPayment | undefined>();
   const [cleared, setCleared] = useState(false);
   const [printNote, setPrintNote] = useState<string | undefined>();
+  // Printed once per payment and status: not each new copy of the record.
   useEffect(() => {
     if (payment?.receipt) void printReceipt(payment.id, payment.receipt).then(setPrintNote);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
   }, [payment?.id, payment?.status]);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);

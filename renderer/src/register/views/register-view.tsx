@@ -173,7 +173,7 @@ export function RegisterView() {
   }, [dialogItem, isTendering, receiptOrderId, canCharge]);
   useEffect(() => {
     if (!dialogItem && !isTendering && !receiptOrderId && !customerDialog) focusScan();
-  }, [dialogItem, isTendering, receiptOrderId, customerDialog]);
+  }, [dialogItem, isTendering, receiptOrderId, customerDialog, focusScan]);
 
   // Stable (state setters and dispatch only): the memoised grid never re-renders for a cart change.
   const add = useCallback((item: CatalogItem, variationId: string, modifierIds: string[]) => {

@@ -305,9 +305,9 @@ export class RecurringInvoiceScheduler {
       } catch (err) {
         this.options.onError?.(err);
       }
-      if (!this.stopped) this.timer = setTimeout(loop, this.options.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.options.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
     };
-    this.timer = setTimeout(loop, 0);
+    this.timer = setTimeout(() => void loop(), 0);
   }
 
   /** One tick now (after any running one: ticks are chained, never concurrent within one scheduler). */

@@ -101,7 +101,6 @@ const FOLD_RE = new RegExp(`[${Object.keys(FOLDS).join('')}]`, 'g');
  */
 export function nameTokens(raw: string, individual = true): string[] {
   let text = raw.toLowerCase();
-  // eslint-disable-next-line no-control-regex
   if (!/^[\x00-\x7f]*$/.test(text)) text = text.replace(FOLD_RE, (c) => FOLDS[c] ?? c).normalize('NFKD').replace(/\p{M}+/gu, '');
   text = text.replace(/['’`ʻʼ]/g, '');
   // A dotted legal form is one word ("S.A. de C.V." → "sa de cv"); other dotted letters stay initials ("J.P.").
