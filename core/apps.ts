@@ -1,5 +1,5 @@
 /**
- * The developer program's apps (issue 15, DESIGN §13; spec "Apps request only the scopes they need"): the scopes an
+ * The developer program's apps (spec "Apps request only the scopes they need"): the scopes an
  * app may request and their plain-words meaning, the redirect-URI rule of external integrations, and the review state
  * machine. Pure: no I/O.
  *

@@ -127,7 +127,7 @@ export type Shift = z.infer<typeof shiftSchema>;
 
 /**
  * Kinds of cash movement: money put in, money taken out (both with a reason), a drawer opened with no sale — and the
- * drawer side of a financial service (issue 14), recorded by the register from the server's answer: cash handed out
+ * drawer side of a financial service, recorded by the register from the server's answer: cash handed out
  * for a check cashed (`check_cashed`: the payout), cash taken for a money transfer or a bill payment (`transfer_in`,
  * `bill_payment_in`: amount + fee), cash handed back for a transfer canceled within 30 minutes (`transfer_canceled`).
  */
@@ -206,7 +206,7 @@ export type TotalLine = z.infer<typeof totalLine>;
 const countLine = z.strictObject({ count: z.int().min(0), amountCents: z.int().min(0) });
 
 /**
- * The drawer side of a shift's financial services (issue 14), minor units: cash handed out for checks cashed (the
+ * The drawer side of a shift's financial services, minor units: cash handed out for checks cashed (the
  * payouts), cash taken for money transfers and bill payments (amount + fee), cash handed back for transfers canceled
  * (amount + fee), and the services' fees (checks' fees, transfers' and bills' fees, less the fees of canceled
  * transfers) — fees are part of those amounts, shown on their own for the store's revenue.
@@ -258,7 +258,7 @@ export function serviceCashOf(movements: readonly CashMovement[]): ServiceCash {
  * `refundsCents` are the refunds of the returns made on the register during the shift (whichever shift sold the
  * goods) — the same figure on the register, on the server and in the store's day.
  * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales and returns + paid in −
- * paid out + the financial services' cash in − their cash out (`services`, issue 14); on the server all of it but
+ * paid out + the financial services' cash in − their cash out (`services`); on the server all of it but
  * the services read from the ledger ({@link ZReportOptions.ledgerDrawerCents});
  * `overShortCents` = counted − expected (> 0 over, < 0 short), null on an X-report.
  */
@@ -373,7 +373,7 @@ export interface ZReportOptions {
    */
   ledgerDrawerCents?: number;
   /**
-   * Cash given back from this drawer by returns made during the shift (register, issue 13), minor units: taken off the
+   * Cash given back from this drawer by returns made during the shift (register), minor units: taken off the
    * drawer's sales when `drawerCents` is not given. Default 0.
    */
   cashRefundsCents?: number;

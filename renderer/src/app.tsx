@@ -106,7 +106,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'F6' && event.key !== 'F7') return;
       event.preventDefault();
-      // F7: returns and exchanges (issue 13).
+      // F7: returns and exchanges.
       setView(event.key === 'F6' ? 'shift' : 'returns');
     };
     window.addEventListener('keydown', onKey);

@@ -94,7 +94,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await check('shortcut-help', viewport);
       await page.keyboard.press('Escape');
 
-      // The customer at the counter (issue 13): the search with a result, the new-customer form with a field error,
+      // The customer at the counter: the search with a result, the new-customer form with a field error,
       // the cart with a customer attached and their history.
       await register.scanInput.focus();
       await page.keyboard.press('F3');
@@ -122,7 +122,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await register.goTo('Sales');
       await page.getByRole('heading', { level: 1 }).waitFor();
       await check('sales', viewport);
-      // Returns (issue 13): the screen, and finding the sale by customer (the search, then the customer's sales).
+      // Returns: the screen, and finding the sale by customer (the search, then the customer's sales).
       await register.goTo('Returns');
       await page.getByTestId('returns-view').waitFor();
       await check('returns', viewport);

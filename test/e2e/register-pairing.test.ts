@@ -57,7 +57,7 @@ describe('register pairing with a code (no demo mode)', () => {
     const register = new RegisterPage(page);
     await register.signInIfAsked(server.ownerPin);
     await register.waitForCatalog();
-    // The register shows which one it is: the name it was enrolled with, also after a reload (issue 13).
+    // The register shows which one it is: the name it was enrolled with, also after a reload.
     await expect(page.getByTestId('register-name').textContent()).resolves.toBe('Till by the door');
     await page.reload();
     await register.signInIfAsked(server.ownerPin);

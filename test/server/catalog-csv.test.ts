@@ -95,7 +95,7 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     expect(barcodeWarnings).toHaveLength(15);
     expect(barcodeWarnings[0]).toEqual({ line: 2, handle: 'example-shirt', message: expect.stringContaining('"3.65275E+11"') });
     expect(report.warnings).toContainEqual({ line: 14, handle: 'example-pants', message: 'Status is draft: imported as a sellable catalog item' });
-    // Every image is kept now (issue 13): the image-only row warns of nothing.
+    // Every image is kept now: the image-only row warns of nothing.
     expect(report.warnings.filter((w) => w.line === 17)).toEqual([]);
 
     const shirt = await item('itm_example-shirt');

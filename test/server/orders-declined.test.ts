@@ -139,7 +139,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
         createdAt: NOW.toISOString(),
         capturedAt: null,
         declineCode: 'card_declined',
-        // The routing decision is kept on a declined payment like a captured one's (issue 12: candidates, fees, reason).
+        // The routing decision is kept on a declined payment like a captured one's (candidates, fees, reason).
         routing: expect.objectContaining({ chosen: 'card_not_present', candidates: [expect.objectContaining({ rail: 'card_not_present', available: true, reason: 'chosen' })] }),
         feeCents: 0,
       },

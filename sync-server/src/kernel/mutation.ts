@@ -49,11 +49,11 @@ export interface Mutation extends MutationActor {
   tx: Queryable;
   now: Date;
   /**
-   * Appends one hash-chained audit entry (DESIGN §4) for this change; merchant, actor, register, app and time are this
+   * Appends one hash-chained audit entry for this change; merchant, actor, register, app and time are this
    * mutation's unless given. Returns the entry's sequence number.
    */
   audit(entry: Omit<AuditEntry, 'merchantId' | 'actor' | 'occurredAt'> & Partial<Pick<AuditEntry, 'actor' | 'occurredAt'>>): Promise<number>;
-  /** Writes one webhook event to the transactional outbox (DESIGN §6): it exists exactly when this change commits. */
+  /** Writes one webhook event to the transactional outbox: it exists exactly when this change commits. */
   emit(type: EventType, object: Record<string, unknown>): Promise<WebhookEvent>;
   /** Notes that `collection` changed: its registers are told after the commit (never for a rolled-back change). */
   changed(...collections: ChangedCollection[]): void;

@@ -1,5 +1,5 @@
 /**
- * The register sale (DESIGN §15, §4, §8): sales a register made — offline or not — arrive pushed as orders with their
+ * The register sale: sales a register made — offline or not — arrive pushed as orders with their
  * tenders, and the server stores each one with everything it implies, in the caller's transaction:
  *
  *   1. validate: the document can be stored, has the core order shape, a plausible time, the store's currency, a
@@ -57,7 +57,7 @@ export type SaleOutcome =
 /**
  * The one reason given for a sale whose order id or journal transaction id is taken by a document this push cannot
  * overwrite — another store's order, or a journal transaction (this store's or another's) with other content. The
- * same words whoever holds the id, so a push never learns that an id exists in another store (issue 11).
+ * same words whoever holds the id, so a push never learns that an id exists in another store.
  */
 export function idConflictReason(order: Pick<Order, 'id' | 'journalTransactionId'>): string {
   return `id conflict: order ${order.id} or its journal transaction ${order.journalTransactionId} is taken by another document; sell it again under new ids`;
@@ -201,7 +201,7 @@ interface BeforeWrite {
  * What a round reads, in one statement: the push's context (the store's currency and tip bound, orders already stored
  * under these ids, the registers, staff members and receipt numbers named — from the documents as pushed: reading a
  * few rows a refused document names costs nothing, a second round trip would), and, for the sales that passed their
- * own checks, what their writes read first (see {@link writeSales}). The staff members pushed sales name (issue 11)
+ * own checks, what their writes read first (see {@link writeSales}). The staff members pushed sales name
  * must be this store's; price overrides' approvers too.
  */
 async function readRound(m: Mutation, named: readonly Record<string, unknown>[], candidates: readonly CheckedSale[]): Promise<{ context: PushContext; before: BeforeWrite | null }> {
@@ -444,7 +444,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
       : [],
   );
   if (cards.length > 0) await recordPendingSettlements(m, rails.find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
-  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
+  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each.
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {
     // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.

@@ -1,5 +1,5 @@
 /**
- * The register's Services area (issue 14): one tab per financial service. "Verify ID" reads a driver licence or ID
+ * The register's Services area: one tab per financial service. "Verify ID" reads a driver licence or ID
  * card (the keyboard-wedge scanner types the PDF417 payload into the scan box, or a photo of the back is sent) and
  * shows the photo-free summary and any problem; "Screen a name" screens a name against the sanctions list and shows
  * the outcome — a potential match is held until a manager clears or refuses it ({@link ScreeningHoldBanner}).

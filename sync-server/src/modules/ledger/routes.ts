@@ -106,7 +106,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/pos/quarantine', {
     onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason (DESIGN §15).', tags: ['sync'], access: 'staff', query: quarantineQuery, response: pageSchema(quarantineEntry) } satisfies RouteDoc },
+    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason.', tags: ['sync'], access: 'staff', query: quarantineQuery, response: pageSchema(quarantineEntry) } satisfies RouteDoc },
   }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(quarantineQuery, request.query, '(query)');
