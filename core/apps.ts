@@ -34,7 +34,7 @@ export type AppForm = (typeof APP_FORMS)[number];
 export const APP_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected', 'listed'] as const;
 export type AppStatus = (typeof APP_STATUSES)[number];
 
-/** Allowed moves between review states (DESIGN §5 style transition table). */
+/** Allowed moves between review states (a transition table, like every state machine of the domain). */
 export const APP_TRANSITIONS: Readonly<Record<AppStatus, readonly AppStatus[]>> = {
   draft: ['submitted'],
   submitted: ['in_review'],

@@ -330,7 +330,7 @@ export type InvoicePaymentMethod = z.infer<typeof invoicePaymentMethod>;
 
 /**
  * `POST /api/pos/invoices/{id}/payments` body: a payment taken at the register or received another way. `cash`
- * needs the `registerId` whose drawer took it; `card` charges a sandbox card token (`tok_visa`, … — DESIGN §10);
+ * needs the `registerId` whose drawer took it; `card` charges a sandbox card token (`tok_visa`, …);
  * `check` may carry its number; `bank_transfer` / `other` a reference.
  */
 export const invoicePaymentCreateSchema = z
@@ -527,8 +527,8 @@ export const payPageMethod = z.enum(['card', 'apple_pay', 'google_pay', 'bank_tr
 export type PayPageMethod = z.infer<typeof payPageMethod>;
 
 /**
- * What the payment was, on a paid pay request: method and rail, the card brand and last four (never a card number,
- * DESIGN §10) or the bank account's last four, the processor's reference and the journal transaction.
+ * What the payment was, on a paid pay request: method and rail, the card brand and last four (never a card
+ * number) or the bank account's last four, the processor's reference and the journal transaction.
  */
 export const payRequestPaymentSchema = z.strictObject({
   method: payPageMethod,

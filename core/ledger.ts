@@ -120,7 +120,7 @@ export function tenderAccountOf(tender: { method: string; offline?: unknown }, r
 
 /**
  * A sale that moves no money: nothing sold for a price, no discount, no tax, no tip (e.g. one free sample rung up).
- * It has no journal transaction — DESIGN §4's postings are never zero, so there is nothing to post — and no tender;
+ * It has no journal transaction — a posting is never zero, so there is nothing to post — and no tender;
  * its `journalTransactionId` is null, as for an API order paid with nothing due. The order itself and its audit entry
  * are the record.
  */

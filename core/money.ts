@@ -130,7 +130,7 @@ export function minorUnitExponent(currency: string): number {
 
 /**
  * One `Intl.NumberFormat` per locale and currency: building one costs far more than formatting with it (the
- * register formats every visible tile's and cart line's price on each render, issue 13).
+ * register formats every visible tile's and cart line's price on each render).
  */
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 

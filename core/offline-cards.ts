@@ -28,7 +28,7 @@ export const offlineCardLimitsSchema = z.strictObject({
   forwardWithinHours: z.int().min(1).max(168).describe('Hours an offline payment may wait to be forwarded (Square: 24, Clover: up to 168). Default 24.'),
 });
 
-/** `PATCH /api/pos/offline-cards/limits`: any of the limits, at least one (DESIGN §7 PATCH body). */
+/** `PATCH /api/pos/offline-cards/limits`: any of the limits, at least one (a PATCH body). */
 export const offlineCardLimitsPatchSchema = patchBody(offlineCardLimitsSchema.partial().shape);
 
 /**

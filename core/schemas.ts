@@ -1,5 +1,5 @@
 /**
- * zod schemas of the POS resources (DESIGN §3: one schema per resource in core/, reused for API validation, OpenAPI
+ * zod schemas of the POS resources (one schema per resource in core/, reused for API validation, OpenAPI
  * and RxDB JSON schema). The service specification shows no field of catalog item, order, customer or the pay-request
  * record; the shapes below are ours and are documented in docs/api.md.
  *
@@ -57,7 +57,7 @@ const nonNegativeCents = amountCentsSchema;
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
 /**
- * The query fields of every list (DESIGN §7 cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
+ * The query fields of every list (cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
  * (1 … 200, default 50) and `cursor`, the `nextCursor` of the previous page, passed back unchanged.
  */
 export const pageQueryFields = {

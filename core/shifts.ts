@@ -1,5 +1,5 @@
 /**
- * Shifts, cash movements and the closeout (Z-report) — issue 12 "Money", DESIGN §4.
+ * Shifts, cash movements and the closeout (Z-report), posted to the ledger.
  *
  * The register authors three append-only documents, synced through the push collections `shifts`, `cash-movements`
  * and `shift-closeouts` (like orders: validated with these schemas, quarantined when invalid, stored once by id):
@@ -181,7 +181,7 @@ export type CashMovement = z.infer<typeof cashMovementSchema>;
 
 /* ───────────────────────────── Z-report ───────────────────────────── */
 
-/** Payment rails of DESIGN §10 a register tender maps to (`other` for a tender with no rail). */
+/** Payment rails a register tender maps to (`other` for a tender with no rail). */
 export type ReportRail = 'cash' | 'card_present' | 'apple_pay' | 'google_pay' | 'check' | 'other';
 
 /** The rail of a register tender: card → card present; wallets → themselves; cash, check; anything else `other`. */
@@ -285,7 +285,7 @@ export const zReportSchema = z.strictObject({
   paidInCents: z.int().min(0),
   paidOutCents: z.int().min(0),
   noSaleCount: z.int().min(0),
-  services: serviceCashSchema.optional().describe('The drawer side of the financial services of the shift (absent in reports of registers before issue 14)'),
+  services: serviceCashSchema.optional().describe('The drawer side of the financial services of the shift (absent in reports of registers that predate financial services)'),
   openingFloatCents: z.int().min(0),
   cashSalesCents: z.int().describe("Σ postings to the register's drawer account of the shift's sales (cash taken less cash refunded)"),
   expectedCashCents: z.int(),
@@ -671,7 +671,7 @@ export function rollUpReports(currency: string, reports: readonly ZReport[]): Re
 /**
  * The financial services' lines of a report (label, signed minor units as they move the drawer; fees as earned):
  * "Checks cashed out (n)", "Transfers in (n)", "Bill payments in (n)", "Transfers canceled out (n)", "Service fees".
- * None when the shift had no service (the report reads as before issue 14).
+ * None when the shift had no service (the report reads as it did before financial services).
  */
 export function serviceCashLines(s: ServiceCash | undefined): [label: string, cents: number][] {
   if (!s) return [];

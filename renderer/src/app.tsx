@@ -112,7 +112,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
-  // Issue 11: the register sells only with a staff member signed in; the 12 h shift token's expiry signs them out.
+  // The register sells only with a staff member signed in; the 12 h shift token's expiry signs them out.
   const signedIn = useObservable(registerStaff$, registerStaff$.value);
   const [, setExpiredTick] = useState(0);
   useEffect(() => {

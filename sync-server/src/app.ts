@@ -83,7 +83,7 @@ import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/em
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
-/** DESIGN §7 / spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
+/** Spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
 export const POS_APP_RATE_LIMIT = { name: 'app', quota: 120, windowSeconds: 60 } as const;
 
 export type { ServerConfig, SmsProvider } from './platform/context.ts';
@@ -116,7 +116,7 @@ export interface BuildAppOptions {
   /** Webhook delivery worker: poll interval, retry delays, timeout; `{ enabled: false }` to not run it here. */
   webhooks?: WebhookWorkerOptions;
   /**
-   * Ed25519 private key that signs audit checkpoints (issue 11; main.ts reads it from `AUDIT_SIGNING_KEY` or
+   * Ed25519 private key that signs audit checkpoints (main.ts reads it from `AUDIT_SIGNING_KEY` or
    * `DATA_DIR/audit-signing.key`). Omitted: a key generated for this process (tests, in-memory servers).
    */
   auditSigningKey?: KeyObject;

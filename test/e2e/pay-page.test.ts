@@ -170,7 +170,7 @@ describe('hosted pay page in Chromium', () => {
     const paid = await api('GET', `/api/pos/pay-requests/${created.body.id}`);
     expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'google_pay', rail: 'google_pay' } });
     const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${created.body.id}`, undefined, staff);
-    // The sale (beside it, the routed rail's processing fee: issue 12).
+    // The sale (beside it, the routed rail's processing fee).
     const postings = journal.body.data.find((j: { kind: string }) => j.kind === 'sale').postings as { accountCode: string; amountCents: number }[];
     expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
     expect(postings).toContainEqual({ accountCode: 'card_clearing:google_pay', amountCents: created.body.amountCents });

@@ -80,7 +80,7 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
       ['Regular', 999],
       ['Large', 1599],
     ].map(([n, p], i) => [n, p, [1, 3][i]]));
-    // Issue 13: the further image is kept (beside the item, exported back), not reported as lost.
+    // The further image is kept (beside the item, exported back), not reported as lost.
     expect(report.warnings.filter((w) => w.line === 3 && w.message.includes('Image Src'))).toEqual([]);
     const sofa = await item('itm_cream-sofa');
     expect(sofa.variations[0]).toMatchObject({ priceCents: 50000, stockOnHand: 4 });

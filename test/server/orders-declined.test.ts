@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { enrollRegister } from '../support/enroll.ts';
 
 /**
- * Declined card attempts on API orders (DESIGN §5 payment `pending → declined`): `POST /api/pos/orders/{id}/payments`
+ * Declined card attempts on API orders (payment `pending → declined`): `POST /api/pos/orders/{id}/payments`
  * with a sandbox decline token answers 402 naming the attempt (`paymentId`) and commits it as a payment in state
  * `declined` — no journal transaction, no money toward the order, audit `payment.declined` — while the order stays
  * open. Everything is asserted through HTTP, with the database only counting rows.

@@ -1,5 +1,5 @@
 /**
- * Issue 15, "Merchants and staff identity": every route of the OpenAPI document, called with merchant A's staff token,
+ * Merchants and staff identity: every route of the OpenAPI document, called with merchant A's staff token,
  * app token and register credential on merchant B's ids, answers 403/404 or an empty list — never B's data — and
  * changes nothing of B's. B is a store made through sign-up (`POST /api/signup`) and filled through the API with its
  * owner's token. The routes are read from `/api/openapi.json`, so a route added later is called too; a route with a

@@ -140,8 +140,8 @@ export async function storeRegisterSales(m: Mutation, pushed: readonly Record<st
 }
 
 /**
- * The documents with every `customerId` that names a register customer merged into another (issue 13,
- * workflows/register-customer.ts) replaced by the surviving customer's id: a sale made offline for a customer who
+ * The documents with every `customerId` that names a register customer merged into another
+ * (workflows/register-customer.ts) replaced by the surviving customer's id: a sale made offline for a customer who
  * turned out to exist already is stored for that customer (and a second push of it compares equal to what is stored).
  */
 async function withSurvivingCustomers(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<readonly Record<string, unknown>[]> {
@@ -420,7 +420,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
   if (stored.length === 0) return { stored, refused, changedItemIds: [], events: [] };
   const orders = stored.map((s) => s.order);
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
-  // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
+  // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused).
   const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: stockRead });
   await appendAuditBatch(m.tx, [
     ...stock.audit,

@@ -121,7 +121,7 @@ export async function recordCashMovement(
 }
 
 /**
- * Records the drawer side of a financial service from the server's answer (issue 14; services are online-only, so the
+ * Records the drawer side of a financial service from the server's answer (services are online-only, so the
  * answer is what the register knows): a check's payout handed out (`check_cashed`), a transfer's or a bill's amount +
  * fee taken in (`transfer_in`, `bill_payment_in`), a canceled transfer's refund handed back (`transfer_canceled`). It
  * goes in `shiftId` — the shift named in the request, so the server's report counts the same — and is pushed like

@@ -2,7 +2,7 @@
  * Replication with the sync server: RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
- * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so are the catalog (issue 13:
+ * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so are the catalog (up to
  * 50,000 items, see that file) and the journal transactions; only the tax rates are pulled by RxDB. Shifts, cash
  * movements, closeouts, returns and customers are pushed by RxDB and pulled back by `collection-pull.ts` too (see
  * {@link CollectionPlan} `both`).

@@ -37,7 +37,7 @@ export const SERVICE_TABS: ServiceTab[] = [
   { key: 'cash-check', label: 'Cash a check', render: ({ api }) => <CashCheckTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} HoldBanner={ScreeningHoldBanner} /> },
-  // Issue 15: the app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
+  // The app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
   { key: 'apps', label: 'Apps', render: () => <AppsView /> },
 ];
 

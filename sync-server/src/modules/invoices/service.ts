@@ -593,7 +593,7 @@ export interface AppliedInvoicePayment {
  * A payment of the invoice was returned by the bank at settlement (its reversal already posted: the receivable is owed
  * again), in the mutation: the invoice's paid amount goes down by `amountCents` and it is open again — `partially_paid`
  * while something is still paid, else `sent` (either reads `overdue` past its due date) — with `paid_at` cleared and an
- * audit `invoice.payment_returned`. This undoes a payment rather than moving DESIGN §5's invoice machine forward (see
+ * audit `invoice.payment_returned`. This undoes a payment rather than moving the invoice state machine forward (see
  * docs/decisions/0052-balance-due-and-card-settlement.md). A void or draft invoice is left as it is (audited as skipped).
  * @returns the invoice's balance due after it (minor units), or null when it was left as it is
  */
@@ -720,7 +720,7 @@ export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCr
 }
 
 /**
- * Keeps a declined card payment of an invoice (DESIGN §5 payment state `declined`, like orders'): a payment row in
+ * Keeps a declined card payment of an invoice (payment state `declined`, like orders'): a payment row in
  * state `declined` with the rail's reason code — no money, no journal transaction, the invoice unchanged — and the
  * audit entry `invoice.payment_declined` (who tried what, when, with which code). Returns the 402 to answer once
  * committed, naming `cardToken` and carrying the kept payment's id in `paymentId`.

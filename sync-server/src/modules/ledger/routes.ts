@@ -80,7 +80,7 @@ const headReportResponse = z.strictObject({
   head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint now'),
 });
 
-/** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
+/** The POS REST API (`/api/pos/*`). Scopes per docs/api.md; everything not app-scoped is staff only. */
 export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   // GET /api/pos/catalog and the rest of the catalog API: routes/catalog.ts.
 

@@ -1039,7 +1039,7 @@ async function saveBalance(m: Mutation, row: OrderRow, state: OrderStateName, ba
 
 /**
  * A payment of a paid (or partly refunded, or already balance-due) order failed after the sale, in the mutation: the
- * order moves to `balance_due` with the amount added to what the customer owes (DESIGN §5 as extended in
+ * order moves to `balance_due` with the amount added to what the customer owes (the order state machine as extended in
  * docs/decisions/0052-balance-due-and-card-settlement.md). The failed payment shows it: a register's offline card tender is kept
  * as a `declined` payment (the register's tenders are written as payment rows now, if not yet), an order payment
  * returned by the bank becomes `returned`. Audit `order.balance_due`. The amount is already in the receivable: this

@@ -42,7 +42,7 @@ import type { Mutation } from '../../kernel/mutation.ts';
 import { claimUndispatchedEvents, markEventsDispatched } from '../../kernel/outbox.ts';
 import { postToReceiver, RefusedReceiverError } from '../../platform/http/receiver-network.ts';
 
-/** DESIGN §6 defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
+/** Defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 240_000, 960_000];
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 

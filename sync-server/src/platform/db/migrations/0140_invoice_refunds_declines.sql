@@ -1,4 +1,4 @@
--- Issue 12 leftovers: declined invoice card payments are kept as payments in state `declined` (like orders', 0032),
+-- Declined invoice card payments are kept as payments in state `declined` (like orders', 0032),
 -- and paid invoices can be refunded. invoice_payments stays immutable (0100): a declined attempt is a row of its own
 -- (no journal transaction), and a refund is a new record in invoice_refunds, never an update of the payment.
 ALTER TABLE invoice_payments ADD COLUMN state TEXT NOT NULL DEFAULT 'captured' CHECK (state IN ('captured', 'declined'));
