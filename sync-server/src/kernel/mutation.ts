@@ -60,7 +60,7 @@ export interface Mutation extends MutationActor {
 }
 
 /**
- * The one way to write (ARCHITECTURE.md "kernel"): opens a transaction, takes the merchant's write lock (so the audit
+ * The one way to write (docs/architecture.md, "kernel/"): opens a transaction, takes the merchant's write lock (so the audit
  * chain has one tail and sync sequences follow commit order), runs `fn` with a {@link Mutation}, commits, and only
  * then notifies the change feed of the collections `fn` marked as changed. Anything `fn` throws rolls back every row
  * it wrote — business record, postings, audit entry and outbox event alike — and notifies nobody.
