@@ -1,5 +1,6 @@
 /**
- * Shifts, cash movements and the closeout (Z-report), posted to the ledger.
+ * Shifts, cash movements and the closeout (Z-report): docs/decisions/0010-shifts-and-the-daily-closeout.md,
+ * docs/decisions/0012-shift-counts-every-sale.md.
  *
  * The register authors three append-only documents, synced through the push collections `shifts`, `cash-movements`
  * and `shift-closeouts` (like orders: validated with these schemas, quarantined when invalid, stored once by id):
