@@ -1,5 +1,5 @@
 /**
- * AAMVA DL/ID Card Design Standard (CDS) PDF417 payload parser (issue 14, DESIGN §12). Pure: takes the barcode's text
+ * AAMVA DL/ID Card Design Standard (CDS) PDF417 payload parser. Pure: takes the barcode's text
  * as a keyboard-wedge scanner types it (or a decoder reads it) and answers the header, the subfile directory, the data
  * elements of the DL or ID subfile and the holder they describe, across the standard's versions:
  *

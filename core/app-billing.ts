@@ -4,7 +4,7 @@
  * hold on developer earnings (how a refund is taken from a developer's balance and how a release pays back what they
  * owe) and what a price change of an app does to a subscription. Amounts are integer minor units (`…Cents`) of the
  * app's price currency; times are UTC. The server side is sync-server/src/modules/app-billing; the decisions are in
- * docs/decisions.md ("App billing and developer payouts") and docs/decisions/developer-earnings-hold.md.
+ * docs/decisions/0064-app-billing-and-developer-payouts.md and docs/decisions/0065-developer-earnings-hold.md.
  */
 import { ulid } from './ids.ts';
 

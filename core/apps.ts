@@ -1,5 +1,5 @@
 /**
- * The developer program's apps (issue 15, DESIGN §13; spec "Apps request only the scopes they need"): the scopes an
+ * The developer program's apps (spec "Apps request only the scopes they need"): the scopes an
  * app may request and their plain-words meaning, the redirect-URI rule of external integrations, and the review state
  * machine. Pure: no I/O.
  *
@@ -34,7 +34,7 @@ export type AppForm = (typeof APP_FORMS)[number];
 export const APP_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected', 'listed'] as const;
 export type AppStatus = (typeof APP_STATUSES)[number];
 
-/** Allowed moves between review states (DESIGN §5 style transition table). */
+/** Allowed moves between review states (a transition table, like every state machine of the domain). */
 export const APP_TRANSITIONS: Readonly<Record<AppStatus, readonly AppStatus[]>> = {
   draft: ['submitted'],
   submitted: ['in_review'],

@@ -1,7 +1,7 @@
 /**
  * Canonical JSON: object keys sorted by code unit, no whitespace, `undefined` members dropped (the JSON
  * Canonicalization Scheme of RFC 8785 for the values we store: strings, safe integers, booleans, null, arrays,
- * objects). Used for content comparison in replication and for the audit log's hash chain (DESIGN §4).
+ * objects). Used for content comparison in replication and for the audit log's hash chain.
  *
  * Built in one pass with string concatenation (no entry arrays, no per-member template strings): a push hashes and
  * compares a few hundred documents, and this was one of its larger costs. Array holes stay empty as `join` leaves

@@ -1,6 +1,6 @@
 /**
  * The one rule the server's input boundary applies to every string of every request body, query string, path
- * parameter and synced document (docs/api.md "Card numbers"; docs/decisions/card-numbers-at-the-boundary.md):
+ * parameter and synced document (docs/api.md "Card numbers"; docs/decisions/0041-card-numbers-at-the-boundary.md):
  *
  * - a string holding a card number (core/card-numbers.ts: Luhn-valid 13–19 digits in any spelling the scan
  *   normalises) in a **free-text field** — a field whose name is in {@link FREE_TEXT_FIELDS} (notes, memos,

@@ -1,10 +1,10 @@
 /**
- * Catalog editing and inventory inputs (DESIGN §5–§8). The stored shapes are `catalogItemSchema` / `taxRateSchema`
+ * Catalog editing and inventory inputs. The stored shapes are `catalogItemSchema` / `taxRateSchema`
  * in schemas.ts; these are what staff send to create or change them. Ids of items, variations, modifier lists and
  * modifiers are assigned by the server; on update an `id` keeps an existing variation / list / modifier of that item.
  * `stockOnHand` is never sent: it is the sum of stock movements, computed by the server.
  *
- * Every object is strict: unknown fields are rejected (DESIGN §7). Pure: no I/O (bundled into the register).
+ * Every object is strict: unknown fields are rejected. Pure: no I/O (bundled into the register).
  */
 import { z } from 'zod';
 import { catalogItemSchema, freeText, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, patchBody, taxRateSchema, uniqueList } from './schemas.ts';

@@ -1,5 +1,5 @@
 /**
- * Customers (staff only, DESIGN §7). The spec shows no customer field; these shapes are ours (docs/api.md
+ * Customers (staff only). The spec shows no customer field; these shapes are ours (docs/api.md
  * "Customers"). A merchant's customers are unique by E.164 phone and by normalised e-mail: creating or updating
  * one to a phone or e-mail another customer already has is a 409 naming that customer.
  */
@@ -77,17 +77,17 @@ export const customerRecordSchema = z.strictObject({
 });
 export type CustomerRecord = z.infer<typeof customerRecordSchema>;
 
-/** A page of customers (cursor pagination, DESIGN §7). */
+/** A page of customers (cursor pagination). */
 export const customerPageSchema = pageSchema(customerRecordSchema);
 
 const customerId = z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with cus_');
 
 /**
- * A customer created at a register (issue 13), as the register pushes it through sync (`POST
+ * A customer created at a register, as the register pushes it through sync (`POST
  * /api/sync/customers/push`), online or after an outage: its own `cus_…` id (core `newId('customer')`), the register,
  * when, and at least one of name, phone or e-mail. The phone is E.164 when the register could read it with the store's
  * country; the server normalises it again (`storePhoneToE164`). A push whose phone or e-mail matches an existing
- * customer is merged into that customer (docs/decisions.md, "Customers created at the register").
+ * customer is merged into that customer (docs/decisions/0016-customers-created-at-the-register.md).
  */
 export const registerCustomerSchema = z
   .strictObject({

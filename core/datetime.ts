@@ -1,5 +1,5 @@
 /**
- * Timestamps on input (DESIGN §7; docs/decisions.md "Timestamps"): ISO 8601 / RFC 3339 date-times with seconds and a
+ * Timestamps on input (docs/decisions/0005-domain-rules-once-bounds-and-formats.md): ISO 8601 / RFC 3339 date-times with seconds and a
  * UTC offset, the offset limited to the range in use on Earth (−14:00 … +14:00, UTC+14 being Kiribati's Line
  * Islands), normalised to UTC (`…Z`) before anything stores or compares them. PostgreSQL refuses offsets of ±16:00
  * and more (a 500 if it ever saw one); normalising here means every layer sees one spelling of an instant.

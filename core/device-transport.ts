@@ -1,5 +1,5 @@
 /**
- * The wire contract of the two device transports (DESIGN §11): Electron IPC (one named channel per method) and the
+ * The wire contract of the two device transports: Electron IPC (one named channel per method) and the
  * web hardware bridge (WebSocket on 127.0.0.1). Both carry the methods of `DeviceApi` (core/devices.ts) plus the
  * few administrative methods of the register's Devices view (port list, settings, test print, status), each with a
  * zod schema for its parameters and its result. Every message is validated on both ends with these schemas.

@@ -1,5 +1,5 @@
 /**
- * The one typed device API of the register (DESIGN §11): the renderer calls it, and two transports fill it — Electron
+ * The one typed device API of the register: the renderer calls it, and two transports fill it — Electron
  * IPC through a minimal `contextBridge` preload, and the web hardware bridge (WebSocket on 127.0.0.1). Both validate
  * every message against these schemas. Drivers and simulators live in `electron/devices/`.
  *
@@ -80,7 +80,7 @@ export type CheckScan = z.infer<typeof checkScanSchema>;
 export const SERIAL_BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
 
 /**
- * How to open one serial device (DESIGN §11: "baud, parity configurable"). Defaults: 9600 baud, 8 data bits, no
+ * How to open one serial device (baud and parity are configurable). Defaults: 9600 baud, 8 data bits, no
  * parity, 1 stop bit (8N1), the factory setting of most receipt printers and ECR terminals.
  */
 export const serialSettingsSchema = z.strictObject({

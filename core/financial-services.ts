@@ -1,5 +1,5 @@
 /**
- * Financial services at the register (issue 14, DESIGN §12): the pure rules of check cashing, money transfers and
+ * Financial services at the register: the pure rules of check cashing, money transfers and
  * bill payments — fee schedules, limits, the MICR duplicate key, the US Remittance Transfer Rule disclosure
  * (12 CFR 1005.31, 1005.34: 30-minute cancellation right), the transfer status machine and billers' account-number
  * check digits. Money is always integer minor units (cents). No I/O.
@@ -63,7 +63,7 @@ function formatUsd(cents: number): string {
   return `${(cents / 100).toFixed(2)}`;
 }
 
-/** The store's financial-services settings with their defaults (docs/decisions.md "Financial services defaults"). */
+/** The store's financial-services settings with their defaults (docs/decisions/0056-check-cashing-transfers-and-bill-payments.md). */
 export const financialServiceSettingsSchema = z.strictObject({
   checkFee: serviceFeeScheduleSchema,
   checkLimits: serviceLimitsSchema,

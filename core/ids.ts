@@ -23,8 +23,8 @@ export function ulid(): string {
 }
 
 /**
- * Prefixed ULIDs (DESIGN §7): `ord_01H…`. Generated where the record is born — on the register for offline sales —
- * so a record keeps its id forever and a repeated push stores it once (DESIGN §8).
+ * Prefixed ULIDs: `ord_01H…`. Generated where the record is born — on the register for offline sales —
+ * so a record keeps its id forever and a repeated push stores it once.
  */
 export const ID_PREFIXES = {
   order: 'ord',

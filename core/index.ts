@@ -1,4 +1,4 @@
-/** The POS domain shared by the register and the sync server. No I/O (DESIGN §2). */
+/** The POS domain shared by the register and the sync server. No I/O. */
 export * from './money.ts';
 export * from './datetime.ts';
 export * from './ids.ts';

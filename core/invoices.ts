@@ -1,5 +1,5 @@
 /**
- * Invoices, recurring invoice series and the Text-to-Pay record (DESIGN §5, §7, §10). Pure domain: schemas, the state
+ * Invoices, recurring invoice series and the Text-to-Pay record. Pure domain: schemas, the state
  * machines, pricing of invoice lines and the journal transactions of an invoice's life. No I/O.
  *
  * Invoice:        draft → sent → paid; sent → partially_paid → paid; sent → overdue → paid;
@@ -69,7 +69,7 @@ export const INVOICE_STATES = [
 export type InvoiceStatus = (typeof INVOICE_STATES)[number];
 export const invoiceStatus = z.enum(INVOICE_STATES);
 
-/** Legal moves of an invoice (DESIGN §5), from → allowed targets. */
+/** Legal moves of an invoice, from → allowed targets. */
 export const INVOICE_TRANSITIONS: Readonly<Record<InvoiceStatus, readonly InvoiceStatus[]>> = {
   draft: ['sent', 'void'],
   sent: ['partially_paid', 'overdue', 'paid', 'void'],
@@ -98,7 +98,7 @@ export const SERIES_TRANSITIONS: Readonly<Record<SeriesStatus, readonly SeriesSt
   ended: [],
 };
 
-/** Legal moves of a pay request (DESIGN §5). */
+/** Legal moves of a pay request. */
 export const PAY_REQUEST_TRANSITIONS: Readonly<Record<'pending' | 'paid' | 'expired' | 'canceled', readonly ('paid' | 'expired' | 'canceled')[]>> = {
   pending: ['paid', 'expired', 'canceled'],
   paid: [],
@@ -202,7 +202,7 @@ export class InvoicePricingError extends Error {
 
 /**
  * Prices invoice lines: catalog references through core pricing (the catalog decides the price, spec app rule 2)
- * and custom lines at their amount, then tax per rate over all lines (half-even, DESIGN §4). `newLineId` makes line
+ * and custom lines at their amount, then tax per rate over all lines (half-even). `newLineId` makes line
  * ids (`lin_…`).
  * @throws PricingError (from core pricing) for a catalog line, path `lineItems.<i>.<field>`;
  *   InvoicePricingError for a custom line's unknown tax rate or tax mix, path `customLines.<i>.taxRateIds`.
@@ -330,7 +330,7 @@ export type InvoicePaymentMethod = z.infer<typeof invoicePaymentMethod>;
 
 /**
  * `POST /api/pos/invoices/{id}/payments` body: a payment taken at the register or received another way. `cash`
- * needs the `registerId` whose drawer took it; `card` charges a sandbox card token (`tok_visa`, … — DESIGN §10);
+ * needs the `registerId` whose drawer took it; `card` charges a sandbox card token (`tok_visa`, …);
  * `check` may carry its number; `bank_transfer` / `other` a reference.
  */
 export const invoicePaymentCreateSchema = z
@@ -522,13 +522,13 @@ export const invoiceSeriesPageSchema = pageSchema(invoiceSeriesSchema);
 
 /* ───────────────────────────── pay requests ───────────────────────────── */
 
-/** Methods the hosted pay page offers (DESIGN §5, §10). */
+/** Methods the hosted pay page offers. */
 export const payPageMethod = z.enum(['card', 'apple_pay', 'google_pay', 'bank_transfer']);
 export type PayPageMethod = z.infer<typeof payPageMethod>;
 
 /**
- * What the payment was, on a paid pay request: method and rail, the card brand and last four (never a card number,
- * DESIGN §10) or the bank account's last four, the processor's reference and the journal transaction.
+ * What the payment was, on a paid pay request: method and rail, the card brand and last four (never a card
+ * number) or the bank account's last four, the processor's reference and the journal transaction.
  */
 export const payRequestPaymentSchema = z.strictObject({
   method: payPageMethod,
@@ -641,7 +641,7 @@ export function buildPayRequestSaleJournal(p: {
 }
 
 /**
- * A refund of an invoice (issue 12): Dr `refunds` with the goods part and Dr `sales_tax_payable` with the tax part, Cr
+ * A refund of an invoice: Dr `refunds` with the goods part and Dr `sales_tax_payable` with the tax part, Cr
  * each paid-from account (`allocations`: the payments' clearing, drawer or bank accounts) — the order refunds' accounts
  * (core/refunds.ts), so reports count both alike. Kind `refund`, source the invoice.
  */

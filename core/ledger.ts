@@ -1,5 +1,5 @@
 /**
- * Double-entry ledger (DESIGN §4). A journal transaction is a set of postings whose signed amounts sum to zero
+ * Double-entry ledger. A journal transaction is a set of postings whose signed amounts sum to zero
  * (debit > 0, credit < 0). Ledger rows are immutable; corrections are reversing transactions.
  */
 import { newId, saleJournalTransactionId } from './ids.ts';
@@ -16,7 +16,7 @@ export interface AccountDefinition {
   type: AccountType;
 }
 
-/** The chart of accounts every merchant starts with (DESIGN §4). Cash drawers are per register: `cash_drawer:R2`. */
+/** The chart of accounts every merchant starts with. Cash drawers are per register: `cash_drawer:R2`. */
 export const CHART_OF_ACCOUNTS: readonly AccountDefinition[] = [
   { code: 'cash_drawer', name: 'Cash drawer', type: 'asset' },
   { code: 'card_clearing', name: 'Card clearing', type: 'asset' },
@@ -106,7 +106,7 @@ export function tenderAccount(method: string, registerNumber: number): string {
 }
 
 /**
- * Where a card approved offline waits until its token is forwarded (issue 12): debited by the sale, credited when the
+ * Where a card approved offline waits until its token is forwarded: debited by the sale, credited when the
  * forward is captured (to `card_clearing:card_present`) or declined (to {@link OFFLINE_CARD_RECEIVABLE}).
  */
 export const OFFLINE_CARD_ACCOUNT = 'card_clearing:store_and_forward';
@@ -120,7 +120,7 @@ export function tenderAccountOf(tender: { method: string; offline?: unknown }, r
 
 /**
  * A sale that moves no money: nothing sold for a price, no discount, no tax, no tip (e.g. one free sample rung up).
- * It has no journal transaction — DESIGN §4's postings are never zero, so there is nothing to post — and no tender;
+ * It has no journal transaction — a posting is never zero, so there is nothing to post — and no tender;
  * its `journalTransactionId` is null, as for an API order paid with nothing due. The order itself and its audit entry
  * are the record.
  */
@@ -142,7 +142,7 @@ export type JournalHeader = Omit<JournalTransaction, 'postings' | 'id' | 'update
 /**
  * THE builder of every journal transaction of the domain (sales, payments, refunds, cancellations, invoices, pay
  * links): the header as given, postings to the same account merged and zero ones dropped (first-seen order), and the
- * balance checked (DESIGN §4: postings sum to zero, at least two, none zero).
+ * balance checked (postings sum to zero, at least two, none zero).
  * @throws LedgerError when the consolidated postings do not balance (a bug in the caller's postings).
  */
 export function buildJournalTransaction(header: JournalHeader, postings: readonly Posting[]): JournalTransaction {
@@ -199,7 +199,7 @@ export function saleCreditPostings(
 }
 
 /**
- * The journal transaction of a paid sale (DESIGN §4):
+ * The journal transaction of a paid sale:
  * - debit each tender's account (cash drawer of the register, card clearing, …) with what it paid, tips included;
  * - debit `discounts` with the order discounts;
  * - credit `sales_revenue` / `service_revenue` with each line's gross less its inclusive tax share;

@@ -1,5 +1,5 @@
 /**
- * Money in integer minor units (ISO 4217), e.g. USD cents. Never floats (DESIGN §4).
+ * Money in integer minor units (ISO 4217), e.g. USD cents. Never floats.
  *
  * The guard bound is Number.MAX_SAFE_INTEGER: beyond it integer arithmetic in JS silently loses precision,
  * so an amount there is a bug, not a big sale.
@@ -10,7 +10,7 @@ export type Cents = number;
 
 /**
  * Upper bound of every amount of an order, its lines, payments, tips and refunds, of invoices and pay requests, in
- * minor units (DESIGN §7: amountCents 1 … 99 999 999, i.e. $999,999.99). Every zod schema of an amount uses it, so a
+ * minor units (amountCents 1 … 99 999 999, i.e. $999,999.99). Every zod schema of an amount uses it, so a
  * schema-valid document never carries a figure whose arithmetic could leave the safe-integer range.
  */
 export const MAX_AMOUNT_CENTS = 99_999_999;
@@ -60,7 +60,7 @@ export function mulDivHalfEven(amount: number, factor: number, denominator: numb
 
 /**
  * Integer division `numerator / denominator` rounded half to even (banker's rounding), as used for every tax line
- * (DESIGN §4). Both arguments are integers; `denominator` > 0. Computed with BigInt so that products such as
+ *. Both arguments are integers; `denominator` > 0. Computed with BigInt so that products such as
  * `amountCents * basisPoints` never lose precision.
  * @throws MoneyError on non-integer input or a non-positive denominator.
  */
@@ -130,7 +130,7 @@ export function minorUnitExponent(currency: string): number {
 
 /**
  * One `Intl.NumberFormat` per locale and currency: building one costs far more than formatting with it (the
- * register formats every visible tile's and cart line's price on each render, issue 13).
+ * register formats every visible tile's and cart line's price on each render).
  */
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 

@@ -1,8 +1,8 @@
 /**
- * Offline card payments — store and forward (issue 12). When the register cannot reach the server, the card terminal
+ * Offline card payments — store and forward. When the register cannot reach the server, the card terminal
  * may approve a card offline: the register stores the tender as `pending_forward` with the terminal's token (never a
  * card number), and the server forwards the token to the processor exactly once when the sale arrives. The merchant
- * bounds the risk with two limits (docs/decisions.md "Offline card limits"): per payment and total outstanding.
+ * bounds the risk with two limits (docs/decisions/0021-offline-card-payments-store-and-forward.md): per payment and total outstanding.
  */
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS } from './money.ts';
@@ -18,7 +18,7 @@ export interface OfflineCardLimits {
   forwardWithinHours: number;
 }
 
-/** Defaults of every store: 100.00 per payment, 1,000.00 outstanding, 24 hours (docs/decisions.md). */
+/** Defaults of every store: 100.00 per payment, 1,000.00 outstanding, 24 hours (docs/decisions/0021-offline-card-payments-store-and-forward.md). */
 export const DEFAULT_OFFLINE_CARD_LIMITS: OfflineCardLimits = { maxPaymentCents: 10_000, maxOutstandingCents: 100_000, forwardWithinHours: 24 };
 
 /** `GET /api/pos/offline-cards/limits` and the answer of PATCH. */
@@ -28,7 +28,7 @@ export const offlineCardLimitsSchema = z.strictObject({
   forwardWithinHours: z.int().min(1).max(168).describe('Hours an offline payment may wait to be forwarded (Square: 24, Clover: up to 168). Default 24.'),
 });
 
-/** `PATCH /api/pos/offline-cards/limits`: any of the limits, at least one (DESIGN §7 PATCH body). */
+/** `PATCH /api/pos/offline-cards/limits`: any of the limits, at least one (a PATCH body). */
 export const offlineCardLimitsPatchSchema = patchBody(offlineCardLimitsSchema.partial().shape);
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Request and response shapes of the staff order API (DESIGN §5, §7): create an order from catalog references,
+ * Request and response shapes of the staff order API: create an order from catalog references,
  * pay it with one or several tenders, cancel it, refund it (by line and quantity, or by amount), send its receipt.
  * The spec shows no order field; these are ours, documented in docs/api.md ("Orders").
  *
@@ -41,7 +41,7 @@ export const orderCreateSchema = z.strictObject({
 export type OrderCreate = z.infer<typeof orderCreateSchema>;
 
 /**
- * Documented sandbox card tokens (DESIGN §10): what a terminal or the pay page hands back instead of a card number.
+ * Documented sandbox card tokens: what a terminal or the pay page hands back instead of a card number.
  * `tok_visa`, `tok_mastercard`, `tok_amex` are approved; `tok_declined` and `tok_insufficient_funds` are declined.
  */
 export const SANDBOX_CARD_TOKENS = ['tok_visa', 'tok_mastercard', 'tok_amex', 'tok_declined', 'tok_insufficient_funds'] as const;
@@ -178,7 +178,7 @@ export const orderViewSchema = orderSchema.extend({
 });
 export type OrderView = z.infer<typeof orderViewSchema>;
 
-/** A page of orders (cursor pagination, DESIGN §7). */
+/** A page of orders (cursor pagination). */
 export const orderPageSchema = pageSchema(orderViewSchema);
 
 /** What `POST /api/pos/orders/{id}/refunds` answers: the new refund record and the order after it. */

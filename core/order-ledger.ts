@@ -1,5 +1,5 @@
 /**
- * Journal transactions of orders paid through the API (DESIGN §4, docs/decisions.md "Ledger"). A register sale is paid
+ * Journal transactions of orders paid through the API (docs/decisions/0002-ledger-and-register-sales.md). A register sale is paid
  * at once and posts core's {@link buildSaleJournalTransaction}; an API order is open first and may be paid in several
  * tenders, so its money moves post in steps that each balance:
  *

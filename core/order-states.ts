@@ -1,5 +1,5 @@
 /**
- * The state machines of orders and payments (DESIGN §5; the spec names no state). States are string unions with a
+ * The state machines of orders and payments (the spec names no state). States are string unions with a
  * documented meaning per value; every move goes through {@link assertOrderTransition} /
  * {@link assertPaymentTransition}, which throw {@link IllegalTransitionError} — the server turns it into a 409
  * problem naming the current state.
@@ -35,7 +35,7 @@ export const ORDER_STATES = [
 ] as const;
 
 /**
- * An order's state (DESIGN §5):
+ * An order's state:
  * - `open` — created, not paid in full;
  * - `paid` — paid in full, never edited again;
  * - `partially_refunded` — part of the paid amount refunded;
@@ -66,7 +66,7 @@ export const PAYMENT_STATES = [
 ] as const;
 
 /**
- * A payment's state (DESIGN §5):
+ * A payment's state:
  * - `pending` — not yet authorized;
  * - `authorized` — approved by the rail, held;
  * - `captured` — money taken;

@@ -1,5 +1,5 @@
 /**
- * Order checks shared by the register and the server (DESIGN §7, §15): a pushed order is accepted only when its
+ * Order checks shared by the register and the server: a pushed order is accepted only when its
  * totals are exactly what {@link computeOrderTotals} gives for its own lines and discounts, and it is paid in full.
  */
 import { buildSaleJournalTransaction, isZeroValueSale, LedgerError } from './ledger.ts';
@@ -60,7 +60,7 @@ export function verifyOrderTotals(order: Order): OrderProblem[] {
 }
 
 /**
- * The price-override rule (issue 11): every line carrying a `priceOverride` must name an approver who is a manager or
+ * The price-override rule: every line carrying a `priceOverride` must name an approver who is a manager or
  * owner of the store. `roles` maps the store's staff ids to their role (those not in it are no staff of the store).
  * Returns the reason to refuse the sale (`lines.<i>.priceOverride.approvedBy …`), or undefined when it passes.
  */

@@ -1,10 +1,10 @@
 /**
- * Catalog pricing and order totals (DESIGN §4, §7). Pure functions over catalog snapshots; the register and the
+ * Catalog pricing and order totals. Pure functions over catalog snapshots; the register and the
  * server run the same code, so a total computed offline is the total the server recomputes on push.
  *
  * Rules:
  * - a line's unit price = variation price + the chosen modifiers' prices; gross = unit × quantity;
- * - line discounts (a discount naming a `lineId`, issue 13) apply first, in order, each to its line's remaining
+ * - line discounts (a discount naming a `lineId`) apply first, in order, each to its line's remaining
  *   amount (a percentage of it, or a fixed amount capped at it);
  * - order discounts (percentage in basis points, or fixed) then apply in order to the remaining subtotal and are
  *   allocated to lines pro rata by their amount after line discounts (largest remainder), before tax;
@@ -13,8 +13,8 @@
  * - an item's tax rates are either all exclusive, or one inclusive rate;
  * - total = subtotal − discounts + exclusive tax (inclusive tax is already inside the prices);
  * - every product (unit × quantity, amount × basis points) is exact: integers through BigInt, rounded once
- *   (docs/decisions.md "Money and tax"), never a float product rounded afterwards;
- * - a unit price, a line, the subtotal and the total are each at most MAX_AMOUNT_CENTS (DESIGN §7), else
+ *   (docs/decisions/0001-money-and-tax.md), never a float product rounded afterwards;
+ * - a unit price, a line, the subtotal and the total are each at most MAX_AMOUNT_CENTS, else
  *   PricingError `amount_out_of_range`: the bound every order schema holds, so what pricing returns is schema-valid.
  */
 import { allocateProRata, MAX_AMOUNT_CENTS, mulDivHalfEven, multiplyCents, sumCents, type Cents } from './money.ts';

@@ -1,5 +1,5 @@
 /**
- * RFC 9457 problem details as the server answers every error (DESIGN §7): `application/problem+json` with
+ * RFC 9457 problem details as the server answers every error: `application/problem+json` with
  * `{ type, title, status, detail, code }` and, for validation, `errors: [{ path, message }]` naming each field.
  */
 import { z } from 'zod';

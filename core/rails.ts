@@ -1,11 +1,11 @@
 /**
- * Payment rails and cheapest-rail routing (DESIGN §10). Pure: no I/O. The rail names are stable — the ledger's
+ * Payment rails and cheapest-rail routing. Pure: no I/O. The rail names are stable — the ledger's
  * `card_clearing:<rail>` accounts, the payments' `rail` field and the closeout's "totals by rail" all use them.
  *
  * A rail has a fee schedule (basis points + fixed minor units, optional cap; card rails a cheaper one for debit
  * cards), limits per payment, availability (enabled by the merchant, health up/down, online-only) and a settlement
  * time. {@link routePayment} picks the cheapest available rail for one payment, ties broken by faster settlement,
- * and explains every candidate. Defaults and their reasons: docs/decisions.md "Payment rails: default fees".
+ * and explains every candidate. Defaults and their reasons: docs/decisions/0050-payment-rails-routing-and-payouts.md.
  */
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
@@ -61,7 +61,7 @@ const rail = (name: RailName, f: FeeSchedule, debitFee: FeeSchedule | null, onli
 });
 
 /**
- * The rails every merchant starts with (docs/decisions.md "Payment rails: default fees"): card present 2.6 % + 10,
+ * The rails every merchant starts with (docs/decisions/0050-payment-rails-routing-and-payouts.md): card present 2.6 % + 10,
  * debit 1.5 % + 10; card not present 2.9 % + 30, debit 2.0 % + 30; wallets 2.7 % + 15 (debit 1.8 % + 15); ACH
  * 0.8 % capped at 5.00, at most 100 000.00, 3 days; instant bank (RTP/FedNow) flat 7.50, at most 500 000.00, at once;
  * cash and check free. Cards settle in 2 days. Card present works offline (store and forward); the others online only.
@@ -171,7 +171,7 @@ function unavailableReason(config: RailConfig, amountCents: number, online: bool
 }
 
 /**
- * Routes one payment (DESIGN §10): among the rails that can carry `method`, skips those disabled, down, online-only
+ * Routes one payment: among the rails that can carry `method`, skips those disabled, down, online-only
  * while offline, or outside their limits, and chooses the cheapest (fee in minor units); ties go to the faster
  * settlement, then to {@link railsForMethod}'s order. Every candidate keeps its fee and its reason. Pure, O(rails).
  * @returns `chosen: null` when no rail is available (the reason says why)

@@ -1,5 +1,5 @@
 /**
- * Receipt numbers are per register (DESIGN §8): `R<register number>-<sequence, 6+ digits>`, e.g. `R2-000123`, so two
+ * Receipt numbers are per register: `R<register number>-<sequence, 6+ digits>`, e.g. `R2-000123`, so two
  * registers selling offline never hand out the same number.
  */
 export function formatReceiptNumber(registerNumber: number, sequence: number): string {

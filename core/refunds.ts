@@ -1,5 +1,5 @@
 /**
- * Refunds of paid orders (DESIGN §4, §5; docs/decisions.md "Refunds"). A refund is a new record linked to the order,
+ * Refunds of paid orders (docs/decisions/0003-orders-through-the-api.md). A refund is a new record linked to the order,
  * never an edit of it. It is planned here — how much of goods, tax and tips it gives back, and from which payments —
  * and posted as one balanced journal transaction:
  *
@@ -133,7 +133,7 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
 }
 
 /**
- * Payment states a refund can draw on: money was captured and not all of it given back yet (DESIGN §5). Declined and
+ * Payment states a refund can draw on: money was captured and not all of it given back yet. Declined and
  * voided attempts moved no money; pending and authorized ones have not captured any.
  */
 export const REFUNDABLE_PAYMENT_STATES = ['captured', 'partially_refunded'] as const;

@@ -68,7 +68,7 @@ export const salesTotalsSchema = z.strictObject(salesFigures);
 export type SalesTotals = z.infer<typeof salesTotalsSchema>;
 
 /**
- * How a report's money figures compare with the ledger postings of the same period (issue 11): a report never shows a
+ * How a report's money figures compare with the ledger postings of the same period: a report never shows a
  * number that silently differs from the books. `reconciled` false means the business records and the postings
  * disagree (an edit outside the API, a lost source row): the figures are shown as computed, flagged, and an alert is
  * raised (server log + audit entry `report.unreconciled`).

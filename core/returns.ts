@@ -1,5 +1,5 @@
 /**
- * Returns and exchanges at the register (issue 13): a return is a register-authored, append-only document (`ret_…`
+ * Returns and exchanges at the register: a return is a register-authored, append-only document (`ret_…`
  * id born on the register, online or offline) naming the sale it returns (`orderId`, `receiptNumber`), the lines and
  * quantities given back, whether they go back on stock, and how the money went back (the original tender: cash from
  * the drawer, or the card through the terminal). The server turns it into a refund of the order (core/refunds.ts
@@ -27,7 +27,7 @@ export const returnTenderSchema = z.strictObject({
 export type ReturnTender = z.infer<typeof returnTenderSchema>;
 
 /**
- * A return made at the register (issue 13). Amounts in minor units; `amountCents` is what the register gave back
+ * A return made at the register. Amounts in minor units; `amountCents` is what the register gave back
  * (core {@link planReturn}); the server recomputes it and records its own refund (`refundId`, server stamp).
  * `approval` is a manager's token (`POST /api/register/approvals`) when the store's rule asks for one.
  */

@@ -41,7 +41,7 @@ export interface RegisterSaleInput {
   payment: SalePayment;
   catalog: CatalogSnapshot;
   staffId?: string;
-  /** The customer attached to the sale (`cus_…`; issue 13), if any. */
+  /** The customer attached to the sale (`cus_…`), if any. */
   customerId?: string;
   orderId?: string;
 }

@@ -1,9 +1,9 @@
 /**
- * zod schemas of the POS resources (DESIGN §3: one schema per resource in core/, reused for API validation, OpenAPI
+ * zod schemas of the POS resources (one schema per resource in core/, reused for API validation, OpenAPI
  * and RxDB JSON schema). The service specification shows no field of catalog item, order, customer or the pay-request
  * record; the shapes below are ours and are documented in docs/api.md.
  *
- * Every object is strict: unknown fields are rejected, not ignored (DESIGN §7).
+ * Every object is strict: unknown fields are rejected, not ignored.
  */
 import { z } from 'zod';
 import { isValidE164 } from './phone.ts';
@@ -12,9 +12,9 @@ import { containsCardNumber, maskCardNumbers } from './card-numbers.ts';
 
 import { MAX_AMOUNT_CENTS } from './money.ts';
 
-/** Upper bound of a single amount in minor units (DESIGN §7: amountCents 1 … 99 999 999); defined in money.ts. */
+/** Upper bound of a single amount in minor units (amountCents 1 … 99 999 999); defined in money.ts. */
 export { MAX_AMOUNT_CENTS };
-/** Longest memo, in characters (DESIGN §7). */
+/** Longest memo, in characters. */
 export const MAX_MEMO_LENGTH = 500;
 
 const id = (prefix: string) =>
@@ -29,7 +29,7 @@ export const CARD_NUMBER_IN_TOKEN_MESSAGE = 'must not contain a card number (a L
 /**
  * `schema` (a string: token, id, code, brand) refusing any value that holds a card number (core/card-numbers.ts) with
  * {@link CARD_NUMBER_IN_TOKEN_MESSAGE}: such a value is refused, never stored, because a token cannot be masked and
- * still mean what it meant (issue 11).
+ * still mean what it meant.
  */
 export function withoutCardNumber<T extends z.ZodString>(schema: T): T {
   return schema.refine((text) => !containsCardNumber(text), CARD_NUMBER_IN_TOKEN_MESSAGE) as T;
@@ -49,7 +49,7 @@ export function freeText(max: number) {
 const cents = z.int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 /**
  * An amount of an order, its lines, tax lines, tenders, payments, tips and refunds, of invoices and pay requests:
- * integer minor units, 0 … {@link MAX_AMOUNT_CENTS} (DESIGN §7). The one bound every amount schema uses, so a
+ * integer minor units, 0 … {@link MAX_AMOUNT_CENTS}. The one bound every amount schema uses, so a
  * schema-valid order's arithmetic (unit × quantity over 500 lines, × basis points) stays exact.
  */
 export const amountCentsSchema = z.int().min(0).max(MAX_AMOUNT_CENTS);
@@ -57,7 +57,7 @@ const nonNegativeCents = amountCentsSchema;
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
 /**
- * The query fields of every list (DESIGN §7 cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
+ * The query fields of every list (cursor pagination), to spread into its `z.strictObject`: `limit` rows a page
  * (1 … 200, default 50) and `cursor`, the `nextCursor` of the previous page, passed back unchanged.
  */
 export const pageQueryFields = {
@@ -68,14 +68,14 @@ export const pageQueryFields = {
 /** A yes/no query parameter: exactly `true` or `false` (anything else is a 400 naming it), read as a boolean. */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-/** The response of every list (DESIGN §7): `{ data: [item, …], nextCursor }`, `nextCursor` null on the last page. */
+/** The response of every list: `{ data: [item, …], nextCursor }`, `nextCursor` null on the last page. */
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.strictObject({ data: z.array(item), nextCursor: z.string().nullable() });
 }
 /** A page of `T` as `pageSchema` parses it. */
 export type Page<T> = z.infer<ReturnType<typeof pageSchema<z.ZodType<T>>>>;
 
-/** Server-stamped replication fields (DESIGN §15): the server's time of the last write and its sequence. */
+/** Server-stamped replication fields: the server's time of the last write and its sequence. */
 const serverStamp = {
   updatedAt: isoDate.optional(),
   syncSeq: z.int().min(0).optional(),
@@ -194,7 +194,7 @@ export function uniqueList<T extends z.ZodType>(item: T, bounds: { min?: number;
 }
 
 /**
- * A PATCH body (DESIGN §7): a strict object of optional fields, at least one of which is sent; `{}` is a 400 "send
+ * A PATCH body: a strict object of optional fields, at least one of which is sent; `{}` is a 400 "send
  * at least one field to change". The OpenAPI document states `minProperties: 1`. Fields must not carry defaults (a
  * default would change what the caller did not send).
  */
@@ -271,7 +271,7 @@ export type CatalogItem = z.infer<typeof catalogItemSchema>;
 /* ───────────────────────────── orders ───────────────────────────── */
 
 /**
- * A line as an app or the register asks for it: catalog references only, never a price (DESIGN §7, spec app rule 2).
+ * A line as an app or the register asks for it: catalog references only, never a price (spec app rule 2).
  */
 export const lineItemInputSchema = z.strictObject({
   catalogItemId: catalogId('itm'),
@@ -311,7 +311,7 @@ export const orderLineSchema = z.strictObject({
   taxCents: nonNegativeCents,
   taxes: z.array(lineTaxSchema).max(10),
   /**
-   * A price override (issue 11): `unitPriceCents` differs from the catalog's because staff changed it, with the
+   * A price override: `unitPriceCents` differs from the catalog's because staff changed it, with the
    * reason and the manager or owner (staff id) who approved it. The server quarantines a pushed sale whose override
    * names no manager or owner of the store (core `priceOverrideProblem`).
    */
@@ -321,7 +321,7 @@ export type OrderLine = z.infer<typeof orderLineSchema>;
 
 /**
  * A discount: a percentage in basis points, or a fixed amount, taken before tax. Without `lineId` it is a sale
- * (order-level) discount, allocated to the lines pro rata; with `lineId` (issue 13, a register's line discount) it
+ * (order-level) discount, allocated to the lines pro rata; with `lineId` (a register's line discount) it
  * applies to that one line of the order only (core/pricing.ts computeOrderTotals: line discounts first, then the sale's).
  */
 export const discountSchema = z.discriminatedUnion('kind', [
@@ -330,7 +330,7 @@ export const discountSchema = z.discriminatedUnion('kind', [
 ]);
 export type Discount = z.infer<typeof discountSchema>;
 
-/** One tax line of the order: per tax rate, rounded half-even once (DESIGN §4). */
+/** One tax line of the order: per tax rate, rounded half-even once. */
 export const taxLineSchema = z.strictObject({
   taxRateId: catalogId('tax'),
   name: freeText(100).min(1),
@@ -385,7 +385,7 @@ export const tenderSchema = z.strictObject({
   routingNumber: z.string().regex(/^\d{9}$/).optional(),
   checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional(),
   /**
-   * A card approved by the terminal offline (store and forward, issue 12): the terminal's store-and-forward token (never
+   * A card approved by the terminal offline (store and forward): the terminal's store-and-forward token (never
    * a card number) and when it approved. The server forwards the token to the processor once it receives the sale.
    */
   offline: z
@@ -398,16 +398,16 @@ export const tenderSchema = z.strictObject({
 });
 export type Tender = z.infer<typeof tenderSchema>;
 
-/** Order states (DESIGN §5). */
+/** Order states. */
 export const orderState = z.enum(['open', 'paid', 'partially_refunded', 'refunded', 'canceled', 'balance_due']);
 export type OrderState = z.infer<typeof orderState>;
 
-/** Receipt number: register number and a per-register sequence, e.g. `R2-000123` (DESIGN §8). */
+/** Receipt number: register number and a per-register sequence, e.g. `R2-000123`. */
 export const receiptNumberSchema = withoutCardNumber(z.string().regex(/^R\d{1,4}-\d{6,}$/, 'must look like R2-000123'));
 
 /**
- * An order as the register writes it and the server stores it. Register-authored and append-only (DESIGN §8).
- * `rejection` is set by the server on a document it quarantined (DESIGN §15).
+ * An order as the register writes it and the server stores it. Register-authored and append-only.
+ * `rejection` is set by the server on a document it quarantined.
  */
 export const orderSchema = z.strictObject({
   id: id('ord'),
@@ -481,7 +481,7 @@ export type Customer = z.infer<typeof customerSchema>;
 
 /**
  * `POST /api/pos/pay-requests` body (spec "Pay request (create body)"): either a free amount `amountCents`, or a full
- * invoice as `lineItems` (catalog references, priced on the server) — not both (DESIGN §7).
+ * invoice as `lineItems` (catalog references, priced on the server) — not both.
  */
 export const payRequestCreateSchema = z
   .strictObject({
@@ -505,7 +505,7 @@ export const payRequestCreateSchema = z
   });
 export type PayRequestCreate = z.infer<typeof payRequestCreateSchema>;
 
-/** Pay request states (DESIGN §5). */
+/** Pay request states. */
 export const payRequestStatus = z.enum(['pending', 'paid', 'expired', 'canceled']);
 export type PayRequestStatus = z.infer<typeof payRequestStatus>;
 

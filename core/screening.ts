@@ -1,5 +1,5 @@
 /**
- * Sanctions screening and ID verification (issue 14, DESIGN §12): the shapes the API answers
+ * Sanctions screening and ID verification: the shapes the API answers
  * (`/api/pos/screenings`, `/api/pos/sanctions-lists`, `/api/pos/screening-settings`, `/api/pos/id-verifications`,
  * `/api/pos/id-verification-settings`), shared by the sync server, the register and the back office. Pure.
  */
@@ -19,7 +19,7 @@ export type ScreeningStatus = z.infer<typeof screeningStatusSchema>;
 
 /**
  * One list entry among a screening's best matches (score 0 … 1: its name parts aligned with the query's, see
- * docs/decisions/sanctions-screening-at-full-list.md).
+ * docs/decisions/0054-sanctions-screening-at-full-list.md).
  */
 export const screeningMatchSchema = z.strictObject({
   sdnId: z.int().describe("The SDN entry's ent_num"),
@@ -70,7 +70,7 @@ export const sanctionsListSchema = z.strictObject({
 });
 export type SanctionsList = z.infer<typeof sanctionsListSchema>;
 
-/** Default match threshold (docs/decisions/sanctions-screening-at-full-list.md: one name left out scores 0.89, two 0.80). */
+/** Default match threshold (docs/decisions/0054-sanctions-screening-at-full-list.md: one name left out scores 0.89, two 0.80). */
 export const DEFAULT_MATCH_THRESHOLD = 0.85;
 /** Default block threshold: an exact match (after normalisation) on a primary name or alias. */
 export const DEFAULT_BLOCK_THRESHOLD = 1;

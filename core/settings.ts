@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
 
 /**
- * The store's bound on tips (docs/decisions.md "Tip bound"): a tip may be at most the larger of `basisPoints` of the
+ * The store's bound on tips (docs/decisions/0006-money-rules-at-the-edges.md): a tip may be at most the larger of `basisPoints` of the
  * order's total (goods, tax included; 10 000 = 100 %) and `fixedCents` (minor units). 0 and 0 allow no tip at all.
  */
 export interface TipLimit {
@@ -64,7 +64,7 @@ export const storeSettingsSchema = z.strictObject({
     .min(0)
     .max(30)
     .describe('A staff member who signed in on a register online within this many days may sign in on it while it is offline (PIN checked on the register; lockout after 5 wrong tries). 0 = offline sign-in off. Default 7.'),
-  // Money movement (issue 12): read-only, fixed by the store being the demo or not.
+  // Money movement: read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])
     .describe('`disabled` in the demo store: payouts, settlements to a bank, transfers, bill payments and disbursements answer 403 `money_movement_disabled`. Read-only.'),

@@ -1,5 +1,6 @@
 /**
- * Shifts, cash movements and the closeout (Z-report) — issue 12 "Money", DESIGN §4.
+ * Shifts, cash movements and the closeout (Z-report): docs/decisions/0010-shifts-and-the-daily-closeout.md,
+ * docs/decisions/0012-shift-counts-every-sale.md.
  *
  * The register authors three append-only documents, synced through the push collections `shifts`, `cash-movements`
  * and `shift-closeouts` (like orders: validated with these schemas, quarantined when invalid, stored once by id):
@@ -127,7 +128,7 @@ export type Shift = z.infer<typeof shiftSchema>;
 
 /**
  * Kinds of cash movement: money put in, money taken out (both with a reason), a drawer opened with no sale — and the
- * drawer side of a financial service (issue 14), recorded by the register from the server's answer: cash handed out
+ * drawer side of a financial service, recorded by the register from the server's answer: cash handed out
  * for a check cashed (`check_cashed`: the payout), cash taken for a money transfer or a bill payment (`transfer_in`,
  * `bill_payment_in`: amount + fee), cash handed back for a transfer canceled within 30 minutes (`transfer_canceled`).
  */
@@ -181,7 +182,7 @@ export type CashMovement = z.infer<typeof cashMovementSchema>;
 
 /* ───────────────────────────── Z-report ───────────────────────────── */
 
-/** Payment rails of DESIGN §10 a register tender maps to (`other` for a tender with no rail). */
+/** Payment rails a register tender maps to (`other` for a tender with no rail). */
 export type ReportRail = 'cash' | 'card_present' | 'apple_pay' | 'google_pay' | 'check' | 'other';
 
 /** The rail of a register tender: card → card present; wallets → themselves; cash, check; anything else `other`. */
@@ -206,7 +207,7 @@ export type TotalLine = z.infer<typeof totalLine>;
 const countLine = z.strictObject({ count: z.int().min(0), amountCents: z.int().min(0) });
 
 /**
- * The drawer side of a shift's financial services (issue 14), minor units: cash handed out for checks cashed (the
+ * The drawer side of a shift's financial services, minor units: cash handed out for checks cashed (the
  * payouts), cash taken for money transfers and bill payments (amount + fee), cash handed back for transfers canceled
  * (amount + fee), and the services' fees (checks' fees, transfers' and bills' fees, less the fees of canceled
  * transfers) — fees are part of those amounts, shown on their own for the store's revenue.
@@ -258,7 +259,7 @@ export function serviceCashOf(movements: readonly CashMovement[]): ServiceCash {
  * `refundsCents` are the refunds of the returns made on the register during the shift (whichever shift sold the
  * goods) — the same figure on the register, on the server and in the store's day.
  * `expectedCashCents` = opening float + the drawer account's postings of the shift's sales and returns + paid in −
- * paid out + the financial services' cash in − their cash out (`services`, issue 14); on the server all of it but
+ * paid out + the financial services' cash in − their cash out (`services`); on the server all of it but
  * the services read from the ledger ({@link ZReportOptions.ledgerDrawerCents});
  * `overShortCents` = counted − expected (> 0 over, < 0 short), null on an X-report.
  */
@@ -285,7 +286,7 @@ export const zReportSchema = z.strictObject({
   paidInCents: z.int().min(0),
   paidOutCents: z.int().min(0),
   noSaleCount: z.int().min(0),
-  services: serviceCashSchema.optional().describe('The drawer side of the financial services of the shift (absent in reports of registers before issue 14)'),
+  services: serviceCashSchema.optional().describe('The drawer side of the financial services of the shift (absent in reports of registers that predate financial services)'),
   openingFloatCents: z.int().min(0),
   cashSalesCents: z.int().describe("Σ postings to the register's drawer account of the shift's sales (cash taken less cash refunded)"),
   expectedCashCents: z.int(),
@@ -373,7 +374,7 @@ export interface ZReportOptions {
    */
   ledgerDrawerCents?: number;
   /**
-   * Cash given back from this drawer by returns made during the shift (register, issue 13), minor units: taken off the
+   * Cash given back from this drawer by returns made during the shift (register), minor units: taken off the
    * drawer's sales when `drawerCents` is not given. Default 0.
    */
   cashRefundsCents?: number;
@@ -671,7 +672,7 @@ export function rollUpReports(currency: string, reports: readonly ZReport[]): Re
 /**
  * The financial services' lines of a report (label, signed minor units as they move the drawer; fees as earned):
  * "Checks cashed out (n)", "Transfers in (n)", "Bill payments in (n)", "Transfers canceled out (n)", "Service fees".
- * None when the shift had no service (the report reads as before issue 14).
+ * None when the shift had no service (the report reads as it did before financial services).
  */
 export function serviceCashLines(s: ServiceCash | undefined): [label: string, cents: number][] {
   if (!s) return [];

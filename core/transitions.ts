@@ -1,5 +1,5 @@
 /**
- * The one error every state machine of DESIGN §5 throws (orders, payments, invoices, invoice series, pay requests):
+ * The one error every state machine of the domain throws (orders, payments, invoices, invoice series, pay requests):
  * the server turns it into a 409 problem naming the entity and its current state.
  */
 

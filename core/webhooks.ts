@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions and signatures (spec: Events; DESIGN §6). Pure: signing uses WebCrypto (`crypto.subtle`),
+ * Webhook subscriptions and signatures (spec: Events). Pure: signing uses WebCrypto (`crypto.subtle`),
  * present in browsers and Node 20, so a receiver written against core needs no node: import.
  *
  * Signature (spec rule 2): `x-service-signature` = lowercase hex HMAC-SHA256 of the raw request body, keyed with the

@@ -8,7 +8,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 /**
  * The web register: React app rooted at renderer/, built to renderer/dist (served by the sync server at `/`).
  * A Workbox service worker precaches the whole app shell, so a reload during an internet outage still opens the
- * register (DESIGN §3); the data then comes from IndexedDB.
+ * register; the data then comes from IndexedDB.
  */
 export default defineConfig({
   root,

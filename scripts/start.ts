@@ -1,5 +1,5 @@
 /**
- * `npm start`: the sync server and, beside it, the web hardware bridge with the device simulators (DESIGN §9, §11).
+ * `npm start`: the sync server and, beside it, the web hardware bridge with the device simulators.
  * Two child processes, so a device problem can never take the server down and the sync server never imports
  * electron code: the server (`sync-server/src/main.ts`) is the one that matters — when it exits, the launcher stops
  * the bridge and exits with its code; when the bridge exits, the register keeps selling cash-only and the launcher

@@ -1,5 +1,5 @@
 /**
- * The web hardware bridge (DESIGN §11): the device API over WebSocket (`ws`) for the register running in an ordinary
+ * The web hardware bridge: the device API over WebSocket (`ws`) for the register running in an ordinary
  * browser — the way Odoo's POS talks to its IoT box.
  *
  * Safety, in the order a connection meets it:

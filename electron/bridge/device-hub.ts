@@ -1,5 +1,5 @@
 /**
- * The device host behind both transports (DESIGN §11): owns the receipt-printer, card-terminal and check-scanner
+ * The device host behind both transports: owns the receipt-printer, card-terminal and check-scanner
  * drivers of `electron/devices/`, the device settings of this register (a JSON file per machine), and — for devices
  * set to `simulator` — the pseudo-terminal simulators. The Electron main process (IPC) and the web hardware bridge
  * (WebSocket) both call it through `dispatchDeviceCall`, which validates every message; the hub itself trusts its

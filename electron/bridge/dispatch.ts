@@ -1,5 +1,5 @@
 /**
- * One dispatcher for both transports (DESIGN §11): the Electron IPC handlers and the WebSocket bridge hand it a
+ * One dispatcher for both transports: the Electron IPC handlers and the WebSocket bridge hand it a
  * method name and the raw, untrusted parameters; it validates them with the method's zod schema
  * (core/device-transport.ts), calls the host, validates the result too, and answers a plain envelope — never throws,
  * so a malformed message can only ever produce an error answer.

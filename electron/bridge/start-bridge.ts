@@ -34,7 +34,7 @@ export interface DeviceBridge {
 }
 
 /**
- * The one line a person reads when the bridge cannot start on its port (issue 13: it used to die with a stack trace):
+ * The one line a person reads when the bridge cannot start on its port (it used to die with a stack trace):
  * for a port already in use (EADDRINUSE) or not allowed (EACCES) it names `BRIDGE_PORT` and what to do; `undefined`
  * for any other error (shown as it is).
  */

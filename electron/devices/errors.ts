@@ -1,5 +1,5 @@
 /**
- * Typed device errors (DESIGN §11). Every driver, parser and simulator in `electron/devices/` throws or reports only
+ * Typed device errors. Every driver, parser and simulator in `electron/devices/` throws or reports only
  * `DeviceError`, whose `code` says what went wrong in words the register can show; garbage bytes, bad checksums,
  * oversized input and unplugged cables never surface as a bare `Error`.
  */

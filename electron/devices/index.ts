@@ -1,5 +1,5 @@
 /**
- * The store's serial devices (DESIGN §11): plain Node modules, no Electron import, so they run under Node tests, in
+ * The store's serial devices: plain Node modules, no Electron import, so they run under Node tests, in
  * the Electron main process and behind the web hardware bridge. See docs/devices.md for the API and wire formats.
  *
  * Drivers: `ReceiptPrinter` (ESC/POS + persistent queue), `CardTerminal` (ECR frames, STATUS before any retry),

@@ -1,5 +1,5 @@
 /**
- * The `app://register/` protocol the desktop window loads the register from (STYLE.md "Electron hardening"): the
+ * The `app://register/` protocol the desktop window loads the register from: the
  * built files of `renderer/dist`, answered for GET and HEAD only, with a strict Content-Security-Policy header; a
  * path that climbs out of the build folder (`..`, encoded or not, absolute, backslashes, NUL) is refused with 403,
  * and an unknown path without an extension falls back to `index.html` (client-side routes).

@@ -1,5 +1,5 @@
 /**
- * The device API over Electron IPC (DESIGN §11): one `ipcMain.handle` per method on its own channel
+ * The device API over Electron IPC: one `ipcMain.handle` per method on its own channel
  * (`devices:print`, `devices:open-drawer`, … — `ipcChannel` in core/device-transport.ts), each message validated by
  * `dispatchDeviceCall` with the method's zod schema, answered as an envelope `{ ok, result | error }` that the preload
  * unwraps. Calls from any frame other than the register's own top frame are refused. Status events go to the window

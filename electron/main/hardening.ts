@@ -1,5 +1,5 @@
 /**
- * Electron hardening (STYLE.md): the window's web preferences, and the guards every web contents gets — no new
+ * Electron hardening: the window's web preferences, and the guards every web contents gets — no new
  * windows, no navigation or redirect away from `app://register/`, no `<webview>`, every permission request refused.
  * URLs are parsed, never matched as strings.
  */

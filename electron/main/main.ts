@@ -1,5 +1,5 @@
 /**
- * The desktop register's main process (DESIGN §1, §11; STYLE.md "Electron hardening"). Thin on purpose: it
+ * The desktop register's main process. Thin on purpose: it
  * - keeps one instance (a second start focuses the first window);
  * - loads the built register from `app://register/` (GET-only protocol over `renderer/dist`, strict CSP; `/api/*`
  *   forwarded to the sync server at REGISTER_SERVER_URL, default http://localhost:8787);

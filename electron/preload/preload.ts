@@ -1,5 +1,5 @@
 /**
- * The desktop register's preload (DESIGN §11, STYLE.md "Electron hardening"): exposes ONE object,
+ * The desktop register's preload: exposes ONE object,
  * `window.registerDevices`, through `contextBridge` — one named IPC channel per device method, the object checked
  * with `satisfies DeviceHostApi`. Nothing else of Electron or Node reaches the page. The main process validates every
  * message; errors cross the bridge as `Error('[code] message')` (the renderer's device client parses the code).

@@ -106,13 +106,13 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'F6' && event.key !== 'F7') return;
       event.preventDefault();
-      // F7: returns and exchanges (issue 13).
+      // F7: returns and exchanges.
       setView(event.key === 'F6' ? 'shift' : 'returns');
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
-  // Issue 11: the register sells only with a staff member signed in; the 12 h shift token's expiry signs them out.
+  // The register sells only with a staff member signed in; the 12 h shift token's expiry signs them out.
   const signedIn = useObservable(registerStaff$, registerStaff$.value);
   const [, setExpiredTick] = useState(0);
   useEffect(() => {

@@ -83,16 +83,16 @@ import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/em
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
-/** DESIGN §7 / spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
+/** Spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
 export const POS_APP_RATE_LIMIT = { name: 'app', quota: 120, windowSeconds: 60 } as const;
 
 export type { ServerConfig, SmsProvider } from './platform/context.ts';
 
 /** The built register, served at `/` when present. */
 export const DEFAULT_STATIC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../renderer/dist');
-/** Largest accepted request body (DESIGN §7). */
+/** Largest accepted request body. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-/** Register schema version this server speaks; older registers get 426 (DESIGN §15). */
+/** Register schema version this server speaks; older registers get 426. */
 export const SERVER_SCHEMA_VERSION = 1;
 
 export interface BuildAppOptions {
@@ -116,7 +116,7 @@ export interface BuildAppOptions {
   /** Webhook delivery worker: poll interval, retry delays, timeout; `{ enabled: false }` to not run it here. */
   webhooks?: WebhookWorkerOptions;
   /**
-   * Ed25519 private key that signs audit checkpoints (issue 11; main.ts reads it from `AUDIT_SIGNING_KEY` or
+   * Ed25519 private key that signs audit checkpoints (main.ts reads it from `AUDIT_SIGNING_KEY` or
    * `DATA_DIR/audit-signing.key`). Omitted: a key generated for this process (tests, in-memory servers).
    */
   auditSigningKey?: KeyObject;
@@ -146,12 +146,12 @@ export interface BuildAppOptions {
   paymentProcessor?: PaymentProcessor;
   /** The payout adapter of `POST /api/pos/payouts`; default the sandbox's. Never reached for the demo store. */
   payouts?: PayoutAdapter;
-  /** The money-transfer partner (issue 14); default the deterministic sandbox (modules/transfers/partner.ts). */
+  /** The money-transfer partner; default the deterministic sandbox (modules/transfers/partner.ts). */
   transferPartner?: TransferPartner;
-  /** The bill-payment partner (issue 14); default the deterministic sandbox (modules/bill-payments/partner.ts). */
+  /** The bill-payment partner; default the deterministic sandbox (modules/bill-payments/partner.ts). */
   billPartner?: BillPartner;
   /**
-   * App billing (issue 15): the billing processor of app subscriptions, the payment-connect adapter of developer
+   * App billing: the billing processor of app subscriptions, the payment-connect adapter of developer
    * payouts and the payout minimum; default the sandboxes and 2 500 minor units (modules/app-billing/adapters.ts).
    */
   appBilling?: AppBillingOptions;
@@ -222,7 +222,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onClose', async () => {
     await stopListening.get(ctx.feed)?.();
   });
-  // JSON only (DESIGN §7): anything else is 415, not a string handed to the routes.
+  // JSON only: anything else is 415, not a string handed to the routes.
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request) => {
@@ -263,7 +263,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     if (found) throw new ProblemError(400, 'validation_error', `Invalid ${found.path}: ${found.message}.`, [found]);
   });
 
-  // Unknown query parameters are a 400 (DESIGN §7), on routes that take none as on those that do: a route that declares
+  // Unknown query parameters are a 400, on routes that take none as on those that do: a route that declares
   // its query in its RouteDoc parses it with that strict schema itself; here the others refuse any parameter.
   app.addHook('preValidation', async (request) => {
     if (!/^\/api\/(pos|v1)\//.test(request.url)) return;

@@ -1,6 +1,6 @@
 /**
  * `npm run platform-admin -- --email <e-mail> --name <name>`: adds a platform admin — an app reviewer of the developer
- * program (issue 15), platform staff and never a merchant's — and prints their bearer token (`rpp_…`) once; only its
+ * program, platform staff and never a merchant's — and prints their bearer token (`rpp_…`) once; only its
  * SHA-256 is stored (`platform_admins`). Exits 2 on a usage or set-up error (e.g. the e-mail is an admin already).
  *
  * Database: `DATABASE_URL` (PostgreSQL), else PGlite in `DATA_DIR/pglite` (default ./data; stop the server first:

@@ -1,5 +1,5 @@
 /**
- * Catalog import bench (issue 13): a Shopify product CSV of N rows (CATALOG_IMPORT_SIZES, default "5000,50000"; one
+ * Catalog import bench: a Shopify product CSV of N rows (CATALOG_IMPORT_SIZES, default "5000,50000"; one
  * product per row, SKU, quantity and a long description, shaped after the real apparel export in test/fixtures) imported
  * as a job through the HTTP API (several jobs in turn when the file passes a job's 64 MiB limit; 50,000 rows are
  * ~19 MiB), progress polled as the back office does; rows/s over the first 10 % and the last 10 % of the rows (linear
@@ -181,7 +181,7 @@ export function printCatalogImportBench(results: readonly CatalogImportBenchResu
     return r ? f(r) : '—';
   };
   printTable(
-    'Catalog import (issue 13) — Shopify CSV as an import job over HTTP, rows/s; baseline: the same rows inserted raw (before / after)',
+    'Catalog import — Shopify CSV as an import job over HTTP, rows/s; baseline: the same rows inserted raw (before / after)',
     engines,
     sizes.flatMap((n) => [
       { label: `${fmt(n)} rows: import, first 10 %`, values: engines.map((e) => cell(e, n, (r) => fmt(r.firstTenth))) },

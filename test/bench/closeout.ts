@@ -1,5 +1,5 @@
 /**
- * Closeout bench (issue 12): the store closeout of a business day with CLOSEOUT_SALES sales (default 10 000) on one
+ * Closeout bench: the store closeout of a business day with CLOSEOUT_SALES sales (default 10 000) on one
  * register's shift, seconds, beside the raw read of the same rows (the shift's orders and their drawer postings, the
  * two statements' worth of data the closeout reads, with no computation).
  *

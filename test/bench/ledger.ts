@@ -1,5 +1,5 @@
 /**
- * Ledger bench: what the tamper evidence of issue 11 costs — journal transactions per second posted through the
+ * Ledger bench: what the tamper evidence costs (docs/decisions/0043-tamper-evidence.md) — journal transactions per second posted through the
  * kernel with the posting hash (each transaction's SHA-256, postings included, carried by the audit entry that records
  * it, inside the chained hash) beside the same work without it (`postJournalTransactions(…, { tamperEvidence: false })`).
  * Both write the same rows: the transactions, their postings and one audit entry per transaction naming it, so the

@@ -1,5 +1,5 @@
 /**
- * Order-creation bench: `POST /api/pos/orders` (catalog references only, priced by the server, DESIGN §7) against a
+ * Order-creation bench: `POST /api/pos/orders` (catalog references only, priced by the server) against a
  * store that already holds 1 000 and then 10 000 orders (ORDER_SIZES, default "1000,10000"), so a cost that grows with
  * the number of orders shows. The load generator (autocannon) runs in its own process (test/bench/load-process.ts),
  * never in the server's event loop.

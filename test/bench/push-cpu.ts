@@ -1,5 +1,5 @@
 /**
- * CPU per replication push, for work on the push's cost (docs/decisions.md "Push rate on PostgreSQL"): the bench
+ * CPU per replication push, for work on the push's cost (docs/decisions/0073-push-rate-on-postgresql.md): the bench
  * server (test/bench/server.ts) on a fresh database, SALES bench sales (test/bench/sales.ts) pushed as the register
  * pushes them — 50 orders a request — one request at a time through `app.inject`, so nothing else runs in this
  * process meanwhile. Per push it prints the Node CPU time (`process.cpuUsage` around the request), the CPU time of

@@ -1,5 +1,5 @@
 /**
- * Register bench (issue 13, "Fast at any catalog size"): the built register in Debian's Chromium, driven in ONE run
+ * Register bench: the built register in Debian's Chromium, driven in ONE run
  * against the demo catalog (14 items: the same-work baseline) and then a large catalog (REGISTER_ITEMS, default
  * 50,000 generated items seeded straight into the server's SQL, test/support/large-catalog.ts), each on a fresh
  * browser context (a new register, an empty local database).
@@ -13,7 +13,7 @@
  *   most one frame interval (16.7 ms at 60 Hz): a display never makes a ready change wait longer than that, so any
  *   longer wait is the main thread being busy, and counts. This is the figure the aim is about: an interaction fits
  *   in one frame when its work does — the browser then shows it on the next vsync, whatever the display's phase was
- *   (docs/decisions.md, "Register interactions within a frame").
+ *   (docs/decisions/0082-register-interactions-within-a-frame.md).
  *   (Until 2026-11 the bench waited two frames after the change instead, counting an extra frame interval of idle
  *   time in every figure.)
  * The interactions:
@@ -22,7 +22,7 @@
  * - search keystroke → results painted (one character typed into the scan box, until the grid shows that query:
  *   `.catalog-panel[data-query]`);
  * - charge → tender dialog; cash complete (exact) → receipt, which the register shows only once the sale is stored
- *   (docs/decisions/receipt-after-stored.md), and within it complete → stored (the write alone, the app's own
+ *   (docs/decisions/0015-receipt-after-stored.md), and within it complete → stored (the write alone, the app's own
  *   `register:sale-stored` measure); new sale → ready (scan box and tiles back);
  * - reload → usable (navigation start until a tile is on screen, the page's own clock), then until the stored items
  *   were read and indexed (page marks);

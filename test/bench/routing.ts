@@ -1,5 +1,5 @@
 /**
- * Routing bench (issue 12): the cost of one routing decision (core `routePayment`: candidates, fees, availability,
+ * Routing bench: the cost of one routing decision (core `routePayment`: candidates, fees, availability,
  * the reason) per payment, in µs, beside a baseline measured right before and after it in the same process — the
  * plain lookup of a method's first rail and its fee, which is what a payment cost before routing. Pure, in process:
  * no database, so one column. Figures are medians of BENCH_ROUNDS rounds (default 3).

@@ -5,7 +5,7 @@
  *   and beside the earlier 2-document baseline, end to end and register-local rates.
  * - Orders (test/bench/orders.ts): POST /api/pos/orders at 1 000 and 10 000 existing orders, with p50/p95/p99 latency
  *   at concurrency 32, beside the same service call made directly.
- * - Ledger (test/bench/ledger.ts): journal transactions per second with the posting hash (tamper evidence, issue 11)
+ * - Ledger (test/bench/ledger.ts): journal transactions per second with the posting hash (tamper evidence)
  *   beside the same posting without it, batched as a push and one per transaction as the API.
  * - Closeout (test/bench/closeout.ts): the store closeout of a day of CLOSEOUT_SALES sales (default 10 000), seconds,
  *   beside the raw read of the same rows.

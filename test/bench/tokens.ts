@@ -1,5 +1,5 @@
 /**
- * Token bench (issue 15): what authentication costs per request, in µs — a request through the route guard
+ * Token bench: what authentication costs per request, in µs — a request through the route guard
  * (platform/auth/guard.ts) with a built-in staff JWT (ES256 signature check), with an app token (SHA-256, one
  * database lookup, one quota unit), with an installed in-platform app's launch token (the same, joined to its
  * installation's status) and with an external integration's OAuth 2.0 access token (SHA-256, one lookup of

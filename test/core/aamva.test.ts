@@ -1,5 +1,5 @@
 /**
- * Issue 14, ID verification: core/aamva.ts reads the AAMVA DL/ID PDF417 payload of the samples (test/fixtures/aamva)
+ * ID verification: core/aamva.ts reads the AAMVA DL/ID PDF417 payload of the samples (test/fixtures/aamva)
  * and of the standard's versions (01 DAA full name and CCYYMMDD dates; 03 DCT given names; 08 DAC/DAD; Canada's
  * CCYYMMDD), and answers a clear AamvaError — never another exception — for foreign, truncated or malformed input.
  */

@@ -167,7 +167,7 @@ describe('MAX_AMOUNT_CENTS bounds every order amount schema', () => {
   });
 });
 
-describe('pricing multiplies in integers (docs/decisions.md "Money and tax"), compared with BigInt', () => {
+describe('pricing multiplies in integers (docs/decisions/0001-money-and-tax.md), compared with BigInt', () => {
   it('mulDivHalfEven equals the BigInt reference where float products round (property)', () => {
     fc.assert(
       fc.property(

@@ -1,5 +1,5 @@
 /**
- * core/app-billing.ts: the arithmetic of app subscriptions (issue 15) — the 85/15 split always adds up to the charge
+ * core/app-billing.ts: the arithmetic of app subscriptions — the 85/15 split always adds up to the charge
  * in minor units and never pays the developer more than 85 %; proration by whole UTC days (half up); the retry
  * schedule; the weekly payout cut-off; the hold on developer earnings (it outlasts every refund window), where a
  * refund is taken from and how a release repays a debt; what an app's new price does to a subscription.

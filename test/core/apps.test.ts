@@ -1,4 +1,4 @@
-/** core/apps.ts: the app review state machine, edits of listed apps, scope sets and the redirect-URI rule (issue 15). */
+/** core/apps.ts: the app review state machine, edits of listed apps, scope sets and the redirect-URI rule. */
 import { describe, expect, it } from 'vitest';
 import { APP_REVIEWED_FIELDS, APP_STATUSES, IllegalTransitionError, nextAppStatus, redirectUriProblem, reviewedChanges, sameScopes, statusAfterEdit, type AppReviewAction } from '../../core/index.ts';
 

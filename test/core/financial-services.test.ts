@@ -1,4 +1,4 @@
-/** Core rules of the financial services (issue 14): fees, limits, ABA, MICR key, remittance disclosure, transfer states, billers' check digits. */
+/** Core rules of the financial services: fees, limits, ABA, MICR key, remittance disclosure, transfer states, billers' check digits. */
 import { describe, expect, it } from 'vitest';
 import {
   abaRoutingValid,

@@ -1,5 +1,5 @@
 /**
- * Register line discounts (issue 13): a discount naming a `lineId` applies to that line only, before the sale's
+ * Register line discounts: a discount naming a `lineId` applies to that line only, before the sale's
  * discounts; the figures stay exact and the server-side checks (verifyOrderTotals / checkRegisterSale) see them.
  */
 import { describe, expect, it } from 'vitest';

@@ -22,7 +22,7 @@ import {
 } from '../../core/index.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
 
-describe('order state machine (DESIGN §5)', () => {
+describe('order state machine', () => {
   it('allows exactly the documented moves', () => {
     const allowed = ORDER_STATES.flatMap((from) => ORDER_STATES.filter((to) => canOrderTransition(from, to)).map((to) => `${from}→${to}`));
     expect(allowed.sort()).toEqual(
@@ -33,7 +33,7 @@ describe('order state machine (DESIGN §5)', () => {
         'paid→refunded',
         'partially_refunded→partially_refunded',
         'partially_refunded→refunded',
-        // A payment failed after the sale (issue 12): the balance is due again, then collected.
+        // A payment failed after the sale: the balance is due again, then collected.
         'paid→balance_due',
         'partially_refunded→balance_due',
         'balance_due→balance_due',
@@ -71,7 +71,7 @@ describe('order state machine (DESIGN §5)', () => {
         'captured→refunded',
         'partially_refunded→partially_refunded',
         'partially_refunded→refunded',
-        // A bank payment returned at settlement (issue 12).
+        // A bank payment returned at settlement.
         'captured→returned',
       ].sort(),
     );

@@ -1,5 +1,5 @@
 /**
- * The desktop shell without the Electron binary (it cannot be downloaded here, DESIGN §3):
+ * The desktop shell without the Electron binary (it cannot be downloaded here):
  * - the electron-builder configuration passes electron-builder's own schema validation and names the targets, app id,
  *   icons, files and fuses we ship;
  * - main and preload bundle with esbuild, and load against a recording stand-in for the `electron` module: the

@@ -1,5 +1,5 @@
 /**
- * Issue 13: the hardware bridge started on a busy port (`npm run bridge` while another bridge runs) exits with one
+ * The hardware bridge started on a busy port (`npm run bridge` while another bridge runs) exits with one
  * line naming `BRIDGE_PORT` — no stack trace. The bridge runs as its own process, as `npm start` runs it.
  */
 import { spawn } from 'node:child_process';

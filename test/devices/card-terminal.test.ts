@@ -1,5 +1,5 @@
 /**
- * Card-terminal driver against its simulator through a real socat pseudo-terminal pair (DESIGN §11): ECR frames,
+ * Card-terminal driver against its simulator through a real socat pseudo-terminal pair: ECR frames,
  * ACK/NAK and retransmission on the wire, test amounts, lost responses resolved by STATUS, never a double charge.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

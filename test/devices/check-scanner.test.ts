@@ -1,5 +1,5 @@
 /**
- * Check-scanner driver against its simulator through a real socat pseudo-terminal pair (DESIGN §11): MICR line and
+ * Check-scanner driver against its simulator through a real socat pseudo-terminal pair: MICR line and
  * PNG image on the wire, ABA validation, bad reads refused with typed reasons, an unplugged scanner mid-read.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Offline card approval (store and forward, issue 12) on the ECR wire: the register marks a SALE `OFFLINE` when the
+ * Offline card approval (store and forward) on the ECR wire: the register marks a SALE `OFFLINE` when the
  * host is unreachable and the terminal answers `APPROVED_OFFLINE` with a store-and-forward token, brand and last four
  * — bytes checked frame by frame, then driver against simulator over a real pseudo-terminal pair.
  */

@@ -1,5 +1,5 @@
 /**
- * Receipt-printer driver against its simulator through a real socat pseudo-terminal pair (DESIGN §11): ESC/POS bytes
+ * Receipt-printer driver against its simulator through a real socat pseudo-terminal pair: ESC/POS bytes
  * decoded back into text, styles and events; DLE EOT status; the persistent queue that prints every job exactly once
  * across paper-out, a power cut in the middle of a job, an unplugged cable and a process killed with SIGKILL.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13, "Keyboard, touch and screen readers" and "What a newcomer saw": every screen of the web register, at
+ * Keyboard, touch and screen readers, and what a newcomer sees: every screen of the web register, at
  * 1024×768 and 1280×800, is screenshot (test-results/a11y/), checked by axe-core for WCAG 2.1 A/AA violations (zero
  * allowed) and by bounding boxes for overlapping or clipped controls, cut placeholders, touch targets under 44×44
  * CSS px and one h1 (the customer dialogs of the cart and Returns' find by customer included). Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
@@ -94,7 +94,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await check('shortcut-help', viewport);
       await page.keyboard.press('Escape');
 
-      // The customer at the counter (issue 13): the search with a result, the new-customer form with a field error,
+      // The customer at the counter: the search with a result, the new-customer form with a field error,
       // the cart with a customer attached and their history.
       await register.scanInput.focus();
       await page.keyboard.press('F3');
@@ -122,7 +122,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await register.goTo('Sales');
       await page.getByRole('heading', { level: 1 }).waitFor();
       await check('sales', viewport);
-      // Returns (issue 13): the screen, and finding the sale by customer (the search, then the customer's sales).
+      // Returns: the screen, and finding the sale by customer (the search, then the customer's sales).
       await register.goTo('Returns');
       await page.getByTestId('returns-view').waitFor();
       await check('returns', viewport);
@@ -159,7 +159,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
         await page.waitForTimeout(300);
         await check(`backoffice-${section.toLowerCase().replace(/[^a-z]+/g, '-')}`, viewport);
         if (section === 'Apps') {
-          // Issue 15: the directory (the demo lists an example app) and the install dialog with its scope checkboxes.
+          // The app directory (the demo lists an example app) and the install dialog with its scope checkboxes.
           const install = page.getByTestId('app-install').first();
           if ((await install.count()) > 0) {
             await install.click();

@@ -1,5 +1,5 @@
 /**
- * Issue 15 at the register, in Chromium: the app directory and an in-platform app.
+ * The app platform at the register, in Chromium: the app directory and an in-platform app.
  * - The directory (Services → Apps, and Back office → Apps) lists the listed apps with price, category and what they
  *   may do in plain words; search and the category filter narrow it; a search that matches nothing shows the empty
  *   state. A cashier sees why they cannot install.

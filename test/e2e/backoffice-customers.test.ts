@@ -129,7 +129,7 @@ describe('back office customers', () => {
     const found = await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=79460958');
     expect(found.data.map((c) => c.phone)).toEqual(['+442079460958']);
   });
-  it('sets the business day cut-off hour and the time zone in Settings (issue 12: days of shifts and closeouts)', { timeout: 120_000 }, async () => {
+  it('sets the business day cut-off hour and the time zone in Settings (days of shifts and closeouts)', { timeout: 120_000 }, async () => {
     await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
     const settings = await backOffice.settings();

@@ -107,7 +107,7 @@ describe('back office payments', () => {
     const pdf = readFileSync((await download.path())!);
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
 
-    /* Paid in full, then part refunded with the Refund button (issue 12): the ledger and the row say so. */
+    /* Paid in full, then part refunded with the Refund button: the ledger and the row say so. */
     await section.row(invoice.id).getByTestId('invoice-pay').click();
     await section.row(invoice.id).getByTestId('invoice-pay-amount').fill('50');
     await section.row(invoice.id).getByTestId('invoice-pay-amount').press('Enter');

@@ -1,5 +1,5 @@
 /**
- * Issue 11, manager approval in the back office: a cashier signed in on the register refunds an order above the store's
+ * Manager approval in the back office: a cashier signed in on the register refunds an order above the store's
  * cashier refund limit; the refund dialog asks for a manager's PIN, the manager types it, the refund goes through and
  * records who approved (checked through the API). Real server + built register in Chromium.
  */

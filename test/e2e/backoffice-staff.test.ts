@@ -1,5 +1,5 @@
 /**
- * Issue 11, roles in the back office: the owner adds a cashier with a PIN in Back office → Staff; the cashier signs in
+ * Roles in the back office: the owner adds a cashier with a PIN in Back office → Staff; the cashier signs in
  * with that PIN and the server refuses them the staff list and the settings (403 `role_not_allowed`, shown as the
  * error). Real server + built register in Chromium.
  */

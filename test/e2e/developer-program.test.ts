@@ -1,5 +1,5 @@
 /**
- * Issue 15, "Tests": the whole developer program in one run, in Chromium.
+ * The whole developer program in one run, in Chromium.
  * 1. A developer signs up and registers an EXTERNAL integration over the API (paid monthly, scopes catalog:read,
  *    orders:read and webhooks; its redirect URI, connect page and webhook URL on the test's own app server on
  *    loopback); a platform admin starts the review, approves and lists it.

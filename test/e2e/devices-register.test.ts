@@ -1,5 +1,5 @@
 /**
- * The register with its devices (DESIGN §11), end to end: the built register in Debian's Chromium, the real sync
+ * The register with its devices, end to end: the built register in Debian's Chromium, the real sync
  * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals. What
  * the printer "prints" is read back by decoding the ESC/POS bytes the simulator received.
  *

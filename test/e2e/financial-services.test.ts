@@ -1,5 +1,5 @@
 /**
- * Financial services at the register (issue 14), end to end: the built register in Debian's Chromium, the real sync
+ * Financial services at the register, end to end: the built register in Debian's Chromium, the real sync
  * server, the web hardware bridge and the check-scanner simulator on a socat pseudo-terminal.
  *
  * - in the demo store, the Services tabs say money movement is disabled before the cashier starts;

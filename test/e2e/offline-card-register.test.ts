@@ -1,5 +1,5 @@
 /**
- * Offline card payments, store and forward (issue 12), end to end: the built register in Chromium, the real sync
+ * Offline card payments, store and forward, end to end: the built register in Chromium, the real sync
  * server behind a TCP proxy (cut to take the register offline), the web hardware bridge and the card-terminal
  * simulator on a socat pseudo-terminal. Offline, the cashier sees the offline card limit left; two card sales are
  * approved offline by the terminal (the second with the sandbox card that declines on forward); on reconnect the

@@ -1,5 +1,5 @@
 /**
- * The hosted pay page in Chromium (DESIGN §5, §10): a customer opens a Text-to-Pay link, a declined sandbox card
+ * The hosted pay page in Chromium: a customer opens a Text-to-Pay link, a declined sandbox card
  * shows the decline and charges nothing, the approved test card pays; the API then shows the request paid with a
  * balanced journal transaction. The card number never leaves the browser, and the strict CSP is never violated.
  */
@@ -119,7 +119,7 @@ describe('hosted pay page in Chromium', () => {
     const paid = await api('GET', `/api/pos/pay-requests/${pr.id}`);
     expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'card', brand: 'visa', last4: '4242', rail: 'card_not_present' } });
     const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${pr.id}`, undefined, server.credentials.staffToken);
-    // The sale, and (issue 12) the routed rail's processing fee, posted because the sandbox reports none at capture.
+    // The sale, and the routed rail's processing fee, posted because the sandbox reports none at capture.
     expect(journal.body.data.map((j: { kind: string }) => j.kind).sort()).toEqual(['fee', 'sale']);
     const postings = journal.body.data.find((j: { kind: string }) => j.kind === 'sale').postings as { accountCode: string; amountCents: number }[];
     expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
@@ -170,7 +170,7 @@ describe('hosted pay page in Chromium', () => {
     const paid = await api('GET', `/api/pos/pay-requests/${created.body.id}`);
     expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'google_pay', rail: 'google_pay' } });
     const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${created.body.id}`, undefined, staff);
-    // The sale (beside it, the routed rail's processing fee: issue 12).
+    // The sale (beside it, the routed rail's processing fee).
     const postings = journal.body.data.find((j: { kind: string }) => j.kind === 'sale').postings as { accountCode: string; amountCents: number }[];
     expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
     expect(postings).toContainEqual({ accountCode: 'card_clearing:google_pay', amountCents: created.body.amountCents });

@@ -1,5 +1,5 @@
 /**
- * The cashier's counter (issue 13), driven in Chromium against the real server (in-memory database, demo store):
+ * The cashier's counter, driven in Chromium against the real server (in-memory database, demo store):
  * - an unfinished cart survives a reload; a sale is held (parked), another rung up, and the first resumed;
  * - keypad quantity, a line discount in percent and one in amount, a voided line, a price override with a reason and
  *   a manager's PIN, a sale discount as an amount — the keyboard alone for part of it (Shift+F4, digits, Enter, Delete) —

@@ -1,5 +1,5 @@
 /**
- * Issue 13, customers at the register, in the built register (Debian Chromium) against the real server:
+ * Customers at the register, in the built register (Debian Chromium) against the real server:
  *   1. online: F3 opens the customer search, a customer of the store (made in the back office) is found by phone
  *      digits and attached; the cart and the receipt show them, the receipt offers their e-mail; the sale reaches the
  *      server for that customer (the back office's order names them);

@@ -1,5 +1,5 @@
 /**
- * Issue 11, "held by each register": while online the register fetches the store's signed audit checkpoints with its
+ * Audit checkpoints held by each register: while online the register fetches the store's signed audit checkpoints with its
  * register credential (`GET /api/pos/audit/checkpoints`) and keeps them in its localStorage
  * (renderer/src/register/sync/held-checkpoints.ts). An attacker with SQL access then rewrites an entry, re-hashes the
  * rest of the trail and deletes the server's checkpoints: the server alone sees nothing, the copy the register holds

@@ -1,5 +1,5 @@
 /**
- * Issue 13, keyboard and screen readers, driven the way a cashier does in Chromium: a cash sale of two items by
+ * Keyboard and screen readers, driven the way a cashier does in Chromium: a cash sale of two items by
  * keyboard alone in at most 12 keys (counted here), the amount field focused when the tender dialog opens, a typed
  * quantity, focus on a sensible control after removing a line / a quantity of 0 / Clear / Escape / a declined card,
  * tabs that behave as tabs, the shortcut help (`?`) and `aria-keyshortcuts`, quantity and total announced once, the

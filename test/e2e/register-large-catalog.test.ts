@@ -1,5 +1,5 @@
 /**
- * The register with a large catalog (issue 13, "Fast at any catalog size"), not timed: with 5,000 items on the server
+ * The register with a large catalog, not timed: with 5,000 items on the server
  * the register downloads them all, renders only a window of tiles (counted in the DOM), scrolls the window, finds an
  * item by barcode and by search (the in-memory index), sorts with locale collation, and sells it; a cart change touches
  * no tile (a MutationObserver over the grid sees nothing).

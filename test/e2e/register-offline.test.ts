@@ -1,5 +1,5 @@
 /**
- * The register keeps selling through an internet outage (DESIGN §8): three sales rung up offline survive a reload,
+ * The register keeps selling through an internet outage: three sales rung up offline survive a reload,
  * reach the server once the register is back online, are stored exactly once with balanced journal transactions,
  * and pushing them again changes nothing.
  *

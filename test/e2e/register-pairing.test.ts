@@ -1,5 +1,5 @@
 /**
- * Issue 11 in the browser: a register on a server without demo mode cannot pair itself — it asks for a one-time code,
+ * Pairing in the browser: a register on a server without demo mode cannot pair itself — it asks for a one-time code,
  * pairs with it, syncs and sells with a register credential (never a staff token in its storage or in a stream URL);
  * revoked in the back office, it is refused on its next request and asks for a new code, keeping its register id.
  * The back office asks for a staff PIN, lists the register and makes codes. Real server + built register in Chromium.
@@ -57,7 +57,7 @@ describe('register pairing with a code (no demo mode)', () => {
     const register = new RegisterPage(page);
     await register.signInIfAsked(server.ownerPin);
     await register.waitForCatalog();
-    // The register shows which one it is: the name it was enrolled with, also after a reload (issue 13).
+    // The register shows which one it is: the name it was enrolled with, also after a reload.
     await expect(page.getByTestId('register-name').textContent()).resolves.toBe('Till by the door');
     await page.reload();
     await register.signInIfAsked(server.ownerPin);

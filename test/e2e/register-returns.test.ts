@@ -1,5 +1,5 @@
 /**
- * Issue 13, returns and exchanges at the register, end to end: the built register in Debian's Chromium, the real sync
+ * Returns and exchanges at the register, end to end: the built register in Debian's Chromium, the real sync
  * server (demo store) and the web hardware bridge with the device simulators (socat ptys).
  *
  * - a cash sale returned by receipt number online: restocked on the server, cash out of the drawer (kick, expected cash);

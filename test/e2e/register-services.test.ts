@@ -1,5 +1,5 @@
 /**
- * Issue 14 at the register, in Chromium: the Services area. A cashier verifies a licence typed by a keyboard-wedge
+ * Financial services at the register, in Chromium: the Services area. A cashier verifies a licence typed by a keyboard-wedge
  * scanner into the scan box (and one from a photo of its back, a PDF417 made with bwip-js), screens the holder's name
  * (clear), then screens a name close to a listed one: the hold is shown plainly and the cashier cannot decide it; a
  * manager clears it in Back office → Screenings with a reason, and the cashier's screen turns "Cleared"; the owner

@@ -1,5 +1,5 @@
 /**
- * Shifts and the closeout on the register (issue 12), end to end: the built register in Debian's Chromium, the real
+ * Shifts and the closeout on the register, end to end: the built register in Debian's Chromium, the real
  * sync server, the web hardware bridge and its printer simulator (what is printed is read back by decoding the
  * ESC/POS bytes it received).
  *
@@ -9,7 +9,7 @@
  *   closeout (and the shift and the paid out), and a signed-in staff member sees the server's check agree;
  * - offline: a shift opened, a sale and a closeout made with the network cut, the Z-report covering the unsynced sale;
  *   after reconnecting, each record reaches the server exactly once;
- * - a check cashed at the Services area (issue 14) pays out of the drawer: the X- and Z-report show "Checks cashed
+ * - a check cashed at the Services area pays out of the drawer: the X- and Z-report show "Checks cashed
  *   out", the cashier counts exactly the expected cash, over/short is 0 and the server's recompute agrees;
  * - a first sale rung up with no shift open — by card online, in cash offline — counts in the shift it opens: the X-
  *   and Z-report on screen show it, expected cash is what the drawer got, the server's recompute (against the ledger's

@@ -1,6 +1,6 @@
 /**
- * Staff sign in on the register before selling (issue 11, "Staff sign in on the register with a PIN per shift … A sale
- * records which staff member made it"): the register shows a sign-in screen instead of the catalog until someone signs
+ * Staff sign in on the register before selling (a PIN per shift; a sale
+ * records which staff member made it): the register shows a sign-in screen instead of the catalog until someone signs
  * in, refuses a wrong PIN, takes the PIN on the keypad (44×44 px keys), shows who is signed in in the header, keeps
  * them across a reload, records them as the sale's `staffId` on the server, and asks again after Sign out.
  *

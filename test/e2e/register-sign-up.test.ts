@@ -1,5 +1,5 @@
 /**
- * Issue 15 in the browser: on a server without demo mode, a newcomer creates a store from the register's first screen
+ * Sign-up in the browser: on a server without demo mode, a newcomer creates a store from the register's first screen
  * (Create a store → the form → the server's sign-up), the register pairs itself with the new store, the owner signs in
  * with the PIN just chosen, and the empty catalog says so. A bad field is shown under the field, nothing is created.
  */

@@ -94,7 +94,7 @@ describe('web register sync', () => {
     const onServer = await serverOrderIds();
     expect(sold.filter((id) => !onServer.has(id))).toEqual([]);
     // The register pushed orders only: the server derives each sale's journal transaction. (And the shift the first
-    // sale opened: issue 12, a sale with no shift open opens one.)
+    // sale opened: a sale with no shift open opens one.)
     expect(pushPaths.length).toBeGreaterThan(0);
     expect(new Set(pushPaths)).toEqual(new Set(['/api/sync/orders/push', '/api/sync/shifts/push']));
     await page.close();

@@ -1,5 +1,5 @@
 /**
- * Two tabs of one register share one offline queue (DESIGN §8): only the leader tab replicates, so sales rung up in
+ * Two tabs of one register share one offline queue: only the leader tab replicates, so sales rung up in
  * either tab reach the server once, and the two tabs never hand out the same receipt number.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';

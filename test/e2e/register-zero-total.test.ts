@@ -1,6 +1,6 @@
 /**
- * A register cart discounted to 0 completes without a tender (issue 11, "a zero-total order completes without a
- * payment"): with a 100 % cart discount, Charge becomes "Complete sale (nothing due)", the sale is stored paid with no
+ * A register cart discounted to 0 completes without a tender (a zero-total order completes without a
+ * payment): with a 100 % cart discount, Charge becomes "Complete sale (nothing due)", the sale is stored paid with no
  * tender, the receipt shows, and the server stores the synced order paid with an empty tender list, its discount
  * posted on `discounts` and the ledger balanced.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 15: the message bridge between the register and an in-platform app's sandboxed frame
+ * The message bridge between the register and an in-platform app's sandboxed frame
  * (renderer/src/apps/app-bridge.ts). What the app may ask (only `register-api` GET/POST under /api/pos/, no `..`, plain
  * JSON bodies), whose messages count (only the frame's window, only with a sandboxed document's opaque origin), and
  * that the call carries the app's token, never anything else.

@@ -1,5 +1,5 @@
 /**
- * The register's catalog feed (renderer/src/register/sale/catalog-feed.ts, issue 13): the stored items read in pages
+ * The register's catalog feed (renderer/src/register/sale/catalog-feed.ts): the stored items read in pages
  * (Dexie's getAll path, keyset by id) and indexed once; later writes (a pulled batch, a deletion) followed through the
  * collection's change events, without a live query; the first tiles remembered for the next start of the same
  * database only.

@@ -1,5 +1,5 @@
 /**
- * The register's catalog index (renderer/src/register/sale/catalog-index.ts, issue 13): codes through a Map, search
+ * The register's catalog index (renderer/src/register/sale/catalog-index.ts): codes through a Map, search
  * by word prefixes in catalog order, locale collation, and incremental updates (changed, added and removed items).
  */
 import { describe, expect, it } from 'vitest';

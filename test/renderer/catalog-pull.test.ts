@@ -1,5 +1,5 @@
 /**
- * The register's catalog pull (renderer/src/register/sync/collection-pull.ts, issue 13): the register's own database
+ * The register's catalog pull (renderer/src/register/sync/collection-pull.ts): the register's own database
  * and sync engine (Node, RxDB on fake-indexeddb) against a real sync server. The first download brings every item in
  * full pages (the progress counted, back to 0 once caught up) and keeps its checkpoint; an item the back office edits
  * arrives changed, one it deletes is removed locally; the catalog feed's index follows both.

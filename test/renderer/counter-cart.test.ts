@@ -1,5 +1,5 @@
 /**
- * The register cart's counter tools (issue 13) as pure functions: line discounts and price overrides priced into
+ * The register cart's counter tools as pure functions: line discounts and price overrides priced into
  * what the sale records, an added item never merging into a discounted line, the sale discount as an amount, typed
  * amounts, and the stock badge / past-zero checks.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13, customers at the register — the register's customer store (renderer/src/register/customers/customer-store.ts)
+ * Customers at the register — the register's customer store (renderer/src/register/customers/customer-store.ts)
  * and its replication: search by name / phone digits / e-mail in name order, aliases hidden and followed, the
  * new-customer form read in E.164 with the store's country (fields named when invalid), a local duplicate returned
  * instead of a second customer; and the register's own engine in Node against a real server: a customer created

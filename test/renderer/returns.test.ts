@@ -1,5 +1,5 @@
 /**
- * Issue 13, returns at the register: what a cashier types or scans finds the sale (receipt number in any case, with or
+ * Returns at the register: what a cashier types or scans finds the sale (receipt number in any case, with or
  * without leading zeros, the receipt's QR payload, an order id); an exchange settles the difference.
  */
 import { describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * The register's local shift store (fake-indexeddb, the register's RxDB database): a shift opened with a counted
  * float, paid in / paid out / no sale, the X-report over the sales stored here, the close with a count by
  * denomination (expected, counted, over/short) checked against core's schemas, and everything still there after the
- * database is closed and opened again (a reload or a crash while offline). Financial services (issue 14): the cash
+ * database is closed and opened again (a reload or a crash while offline). Financial services: the cash
  * of each service's answer stored as a movement of the shift, in the X/Z report's expected cash and its own lines;
  * cash movements stored before that (schema version 0) are kept when the database is opened by this version.
  */

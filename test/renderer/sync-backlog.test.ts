@@ -1,5 +1,5 @@
 /**
- * Issue 10: "the register shows a sale synced within 2 s of the server committing it, for a backlog of 1,000 sales".
+ * The register shows a sale synced within 2 s of the server committing it, for a backlog of 1,000 sales.
  * The register's own database and replication engine (Node, RxDB on fake-indexeddb — slower than a browser's
  * IndexedDB) against a real sync server: 1,000 sales made offline, then the engine starts. Per sale, the time from
  * the server committing it (its `updatedAt` stamp, taken in the committing transaction: an upper bound of the lag) to

@@ -1,5 +1,5 @@
 /**
- * Issue 12: the register header's unsynced count counts every record kind the register authors — sales (with their
+ * The register header's unsynced count counts every record kind the register authors — sales (with their
  * offline card payments), shifts, cash movements and closeouts — not sales only. The register's own database and
  * replication engine (Node, RxDB on fake-indexeddb) against a real sync server: records made before the engine runs
  * are counted per kind, then the engine pushes them and pulls back the server's stamps, and the count the header shows

@@ -1,5 +1,5 @@
 /**
- * Issue 15, "Billing and payouts": paid app subscriptions billed to the store monthly (calendar months, UTC) with
+ * Billing and payouts: paid app subscriptions billed to the store monthly (calendar months, UTC) with
  * proration on install and uninstall, each paid charge one balanced, immutable journal transaction on the platform
  * ledger splitting 85 % to `developer_payable:<developerId>` and 15 % to `app_revenue`; declined charges retried after
  * 1, 3 and 5 days and then suspended with notice, reactivated by a good billing method; developer statements and

@@ -1,5 +1,5 @@
 /**
- * Issue 15 "Install and authorise": a merchant owner installs a listed app approving a subset of its scopes, the
+ * Install and authorise: a merchant owner installs a listed app approving a subset of its scopes, the
  * in-platform app's launch token works within the granted scopes (200) and not outside them (403), uninstalling
  * revokes its tokens (401 on the next request) and deletes its webhook subscriptions, a listed app that changes its
  * scopes cannot widen an installation's grant, only owners install, and a listed app's new launch URL or redirect URIs

@@ -1,5 +1,5 @@
 /**
- * Issue 11, manager approvals: a cashier refunds up to the store's `cashierRefundLimitCents`; above it the refund needs
+ * Manager approvals: a cashier refunds up to the store's `cashierRefundLimitCents`; above it the refund needs
  * a manager's (or owner's) approval from `POST /api/register/approvals` (PIN), single use, recorded as `approvedBy`.
  * Over HTTP (app.inject), on PGlite and PostgreSQL.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 15, "Developers and apps": developer sign-up, app registration with validated scopes and redirect URIs, the
+ * Developers and apps: developer sign-up, app registration with validated scopes and redirect URIs, the
  * review path by platform admins (draft → submitted → in_review → approved | rejected → listed), a listed app sent
  * back to review by a change of its scopes, price, redirect URIs or launch URL while it keeps serving its approved
  * version, the isolation of developers from

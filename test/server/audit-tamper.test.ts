@@ -12,7 +12,7 @@ import { enrollRegister } from '../support/enroll.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 11, "a ledger and audit trail that cannot be rewritten unseen". Every tampering here is done the way an
+ * A ledger and audit trail that cannot be rewritten unseen. Every tampering here is done the way an
  * attacker with SQL access as the tables' owner would: plain statements, and DROP TRIGGER where the database refuses
  * them — which is exactly why the signed checkpoints, whose key the database does not hold, exist.
  */

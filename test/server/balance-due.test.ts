@@ -1,5 +1,5 @@
 /**
- * Issue 12, the last gaps, through the API on both databases:
+ * Balance due and card settlement, through the API on both databases:
  * - a declined or expired offline card forward leaves the ORDER in state `balance_due` (amount, reason, the tender as a
  *   declined payment), shown with the receipt's customer; refunds wait; the balance is collected with cash and card
  *   through `POST /api/pos/orders/{id}/payments` (Cr `customer_receivables:offline_card_declined`) → `paid` again;

@@ -80,7 +80,7 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
       ['Regular', 999],
       ['Large', 1599],
     ].map(([n, p], i) => [n, p, [1, 3][i]]));
-    // Issue 13: the further image is kept (beside the item, exported back), not reported as lost.
+    // The further image is kept (beside the item, exported back), not reported as lost.
     expect(report.warnings.filter((w) => w.line === 3 && w.message.includes('Image Src'))).toEqual([]);
     const sofa = await item('itm_cream-sofa');
     expect(sofa.variations[0]).toMatchObject({ priceCents: 50000, stockOnHand: 4 });
@@ -95,7 +95,7 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     expect(barcodeWarnings).toHaveLength(15);
     expect(barcodeWarnings[0]).toEqual({ line: 2, handle: 'example-shirt', message: expect.stringContaining('"3.65275E+11"') });
     expect(report.warnings).toContainEqual({ line: 14, handle: 'example-pants', message: 'Status is draft: imported as a sellable catalog item' });
-    // Every image is kept now (issue 13): the image-only row warns of nothing.
+    // Every image is kept now: the image-only row warns of nothing.
     expect(report.warnings.filter((w) => w.line === 17)).toEqual([]);
 
     const shirt = await item('itm_example-shirt');

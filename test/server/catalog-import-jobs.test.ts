@@ -1,5 +1,5 @@
 /**
- * Issue 13, catalog import at scale and Shopify fidelity, driven over HTTP as the back office does: import jobs with
+ * Catalog import at scale and Shopify fidelity, driven over HTTP as the back office does: import jobs with
  * progress, cancel and a safe re-run; every kept column of real Shopify exports comes back on export; columns the
  * catalog cannot hold are reported per row; taxable products get the store's default rate only.
  */

@@ -7,7 +7,7 @@ import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * Shifts and the daily closeout over HTTP and the sync push (issue 12; core/shifts.ts, workflows/shift-closeout.ts):
+ * Shifts and the daily closeout over HTTP and the sync push (core/shifts.ts, workflows/shift-closeout.ts):
  * paid in/out and over/short post to the ledger with their records; the server recomputes a shift's figures from
  * the sales it holds and flags what differs from the register's; the store closeout waits for (or records) missing
  * registers, signs a checkpoint and locks the day.

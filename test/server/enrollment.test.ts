@@ -1,5 +1,5 @@
 /**
- * Issue 11, "No route gives a staff token to a stranger": register enrollment with one-time pairing codes, register
+ * No route gives a staff token to a stranger: register enrollment with one-time pairing codes, register
  * credentials scoped to syncing and selling, the back office's register list and revocation, the demo's loopback-only
  * self-pairing, and single-use SSE tickets instead of a token in the stream URL. Over HTTP (app.inject, and a real
  * socket for the stream), on PGlite and PostgreSQL.

@@ -1,5 +1,5 @@
 /**
- * Staff tokens from an external OpenID Connect issuer (issue 15): a second, independent issuer (`oidc-provider`) runs
+ * Staff tokens from an external OpenID Connect issuer: a second, independent issuer (`oidc-provider`) runs
  * on loopback; a staff member signs in through it with the authorization code flow + PKCE (RFC 6749 §4.1, RFC 7636),
  * driven over real HTTP (its development login and consent forms), and the ID token it issues calls the POS API (200)
  * beside the built-in identity provider. Forged, expired, wrong-audience, wrong-issuer and `alg: none` tokens are 401.

@@ -1,5 +1,5 @@
 /**
- * Financial services, the last gaps of issue 14, through HTTP and the sync push on both databases:
+ * Financial services, the last gaps, through HTTP and the sync push on both databases:
  *
  * - shift cash: a check cashed pays its payout out of the register's drawer, a transfer and a bill payment take
  *   amount + fee in, a transfer canceled at the counter hands it back; the register records each answer as a cash

@@ -1,5 +1,5 @@
 /**
- * Financial services (issue 14): check cashing, money transfers and bill payments through HTTP on both databases —
+ * Financial services: check cashing, money transfers and bill payments through HTTP on both databases —
  * in a sandbox store (not the demo) every flow runs to the end: ID, screening, fee, limits, duplicate MICR line,
  * ledger, receipts, holds cleared by a manager, cancellation within 30 minutes, partner status and reversal; in the
  * demo store the step that moves money answers 403 `money_movement_disabled`. Every step and refusal is audited. Bill

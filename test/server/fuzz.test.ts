@@ -92,7 +92,7 @@ const ids = await realIds();
 /**
  * The POST routes fuzzed: every one under /api/pos and /api/v1 that the app registered, and the public pay page's
  * `POST /pay/{id}` (a customer's browser, no token). Left out: replication pushes (`/api/sync/…/push`), which keep a
- * malformed document in quarantine by design (DESIGN §15, tested in replication.test.ts), and the demo-only
+ * malformed document in quarantine by design (tested in replication.test.ts), and the demo-only
  * `/api/dev/pair-register` (loopback only, covered by enrollment.test.ts).
  */
 const postRoutes: RegisteredRoute[] = recordedRoutes(app).filter((r) => r.method === 'POST' && (/^\/api\/(pos|v1)\//.test(r.url) || r.url === '/pay/:id'));

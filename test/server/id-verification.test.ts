@@ -1,5 +1,5 @@
 /**
- * Issue 14, ID verification over HTTP: the AAMVA samples typed by a keyboard-wedge scanner, and photos of the back of
+ * ID verification over HTTP: the AAMVA samples typed by a keyboard-wedge scanner, and photos of the back of
  * the card made from them with bwip-js (PDF417) and decoded by the server with zxing-wasm; expiry and the service's
  * minimum age (store setting, 18 by default) checked on the server's clock; the issuer (IIN) checked against the
  * AAMVA table and the address's state; the document number stored masked only;

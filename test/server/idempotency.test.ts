@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key when the server dies between committing a request's work and storing its answer (DESIGN §7): the
+ * Idempotency-Key when the server dies between committing a request's work and storing its answer: the
  * key is marked `committed` inside the work's own transaction, so a retry is refused — never carried out a second
  * time — even after the in-flight timeout that frees the key of a request that committed nothing.
  *

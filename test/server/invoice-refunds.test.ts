@@ -1,5 +1,5 @@
 /**
- * Issue 12 leftovers on invoices, through the staff API on both databases: a card payment of an invoice is routed
+ * Invoice refunds and routed invoice card payments, through the staff API on both databases: a card payment of an invoice is routed
  * (candidates, fees, reason kept on the payment; the processing fee posted), a declined card is kept as a payment in
  * state `declined`, and a paid invoice is refunded (ledger reversal of revenue and tax against the payments' accounts,
  * audit, `payment.refunded` webhook event), never beyond what was paid.

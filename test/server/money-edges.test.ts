@@ -1,5 +1,5 @@
 /**
- * Sound money rules at the edges (issue 11), through HTTP on both databases: tips bounded by the store's setting on
+ * Sound money rules at the edges, through HTTP on both databases: tips bounded by the store's setting on
  * every path that takes one (API payments, register sales pushed by sync), a zero-total order completed without a
  * payment (API and register push), Apple Pay and Google Pay reported as their own tenders.
  */

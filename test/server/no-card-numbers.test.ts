@@ -7,7 +7,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 11, "No card number, CVC or secret in the database, the logs or the audit trail": card numbers and CVCs are
+ * No card number, CVC or secret in the database, the logs or the audit trail: card numbers and CVCs are
  * sent through every free-text field, token and query string the API and the replication push take; then the whole
  * database (pg_dump on PostgreSQL, every table as JSON on PGlite) and the server's request log are searched for them.
  */

@@ -1,5 +1,5 @@
 /**
- * Offline card payments, store and forward (issue 12), over sync push on both databases: a card the terminal approved
+ * Offline card payments, store and forward, over sync push on both databases: a card the terminal approved
  * offline arrives as a `pending_forward` tender with the terminal's token; the server forwards it to the processor
  * exactly once (two pushes of the same order, two pushes at once, and the workflow called again never forward twice),
  * a capture moves the money from store-and-forward clearing to card-present clearing, and a decline on forward leaves

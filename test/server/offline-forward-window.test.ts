@@ -1,5 +1,5 @@
 /**
- * Offline card payments, issue 12 leftovers, on both databases: the store's forward window (default 24 h, stored per
+ * Offline card payments, forward window and retries, on both databases: the store's forward window (default 24 h, stored per
  * merchant) is enforced — a payment pushed after its window expires instead of being sent (balance due, code
  * `forward_window_expired`) — and a forward released because the processor could not be reached is retried by the
  * housekeeping tick with exponential backoff, succeeding exactly once.

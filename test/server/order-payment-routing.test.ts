@@ -1,5 +1,5 @@
 /**
- * Issue 12 leftovers: every card payment is routed, not only the hosted pay page's — a card tender taken through the
+ * Every card payment is routed, not only the hosted pay page's — a card tender taken through the
  * staff API (`POST /api/pos/orders/{id}/payments`) goes to the cheapest available rail, keeps the decision (candidates
  * with fees, reason) and its processing fee on the payment, and the fee posts to the ledger (Dr processing_fees, Cr
  * the rail's clearing account). A rail that is down refuses the card before any charge. On both databases.

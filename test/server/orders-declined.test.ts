@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { enrollRegister } from '../support/enroll.ts';
 
 /**
- * Declined card attempts on API orders (DESIGN §5 payment `pending → declined`): `POST /api/pos/orders/{id}/payments`
+ * Declined card attempts on API orders (payment `pending → declined`): `POST /api/pos/orders/{id}/payments`
  * with a sandbox decline token answers 402 naming the attempt (`paymentId`) and commits it as a payment in state
  * `declined` — no journal transaction, no money toward the order, audit `payment.declined` — while the order stays
  * open. Everything is asserted through HTTP, with the database only counting rows.
@@ -139,7 +139,7 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
         createdAt: NOW.toISOString(),
         capturedAt: null,
         declineCode: 'card_declined',
-        // The routing decision is kept on a declined payment like a captured one's (issue 12: candidates, fees, reason).
+        // The routing decision is kept on a declined payment like a captured one's (candidates, fees, reason).
         routing: expect.objectContaining({ chosen: 'card_not_present', candidates: [expect.objectContaining({ rail: 'card_not_present', available: true, reason: 'chosen' })] }),
         feeCents: 0,
       },

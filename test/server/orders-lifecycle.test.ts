@@ -142,7 +142,7 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const journal = await get(`/api/pos/ledger/journal-transactions?sourceId=${order.id}`);
     const kinds: string[] = journal.json().data.map((j: { kind: string }) => j.kind);
     expect(kinds.filter((k) => k !== 'fee')).toEqual(['payment', 'payment', 'payment', 'sale']);
-    // The routed card's processing fee (issue 12: every card payment is routed) is its own journal transaction.
+    // The routed card's processing fee (every card payment is routed) is its own journal transaction.
     expect(kinds.filter((k) => k === 'fee')).toHaveLength(1);
 
     // Paid orders are never paid again nor canceled.

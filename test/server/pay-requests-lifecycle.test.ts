@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const START = new Date('2026-04-01T12:00:00.000Z');
 
-/** Text-to-Pay after creation (DESIGN §5, §10): list, cancel, expiry, and paying on the hosted page's sandbox rails. */
+/** Text-to-Pay after creation: list, cancel, expiry, and paying on the hosted page's sandbox rails. */
 describe.each(databaseTargets())('pay request life cycle on $name', (target) => {
   let server: TestServer;
   let now = START;

@@ -1,5 +1,5 @@
 /**
- * platform/db/statistics.ts `refreshPlannerStatistics` (issue 13, the catalog import): a table a job grows is analyzed
+ * platform/db/statistics.ts `refreshPlannerStatistics` (the catalog import): a table a job grows is analyzed
  * once enough of it changed — first after 500 changed rows, then each time it changed by more than its size when
  * last analyzed — and not in between; names that are not plain table names are refused. The housekeeping tick does the
  * same for every table of the embedded database (PGlite never analyzes on its own).

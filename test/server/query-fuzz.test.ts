@@ -1,7 +1,7 @@
 /**
  * Query strings of every route of the POS API (`/api/pos/*`) and the platform API (`/api/v1/*`), enumerated from the
  * routes the app registered (`recordedRoutes`), on each database:
- * - an unknown query parameter is a 400 problem naming it (DESIGN §7), on routes that take no query as on lists, and
+ * - an unknown query parameter is a 400 problem naming it, on routes that take no query as on lists, and
  *   writes nothing (PATCH and DELETE routes included);
  * - random query strings — the route's own parameters with junk values, and forged `cursor`s (base64url JSON of odd
  *   sort keys: impossible dates like 2024-02-31, year 0, huge numbers, nested arrays) — are answered with a 2xx or a

@@ -1,6 +1,6 @@
 /**
  * Payment rails (`/api/pos/rails`), payouts (`/api/pos/payouts`) and money movement off in the demo store
- * (issue 12): through HTTP on both databases. The demo store answers 403 `money_movement_disabled` to a payout and
+ *: through HTTP on both databases. The demo store answers 403 `money_movement_disabled` to a payout and
  * never reaches the configured (live) processor or the payout adapter; a store that is not the demo, on the same
  * server, runs its charges on the configured processor and its payout to the end (Dr bank, Cr card clearing).
  */
@@ -286,7 +286,7 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     const [returned] = await settlementsOf(demo.payRequestId, staff);
     expect(returned).toMatchObject({ status: 'returned', returnCode: 'R01', settledAt: now.toISOString() });
     const all = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${demo.payRequestId}`, undefined, staff)).json().data as Json[];
-    // The routed rail's fee posts when the processor reports none (issue 12); it is its own transaction, not reversed.
+    // The routed rail's fee posts when the processor reports none; it is its own transaction, not reversed.
     expect(all.filter((j) => j.kind === 'fee').map((j) => j.postings)).toEqual([[{ accountCode: 'processing_fees', amountCents: 240 }, { accountCode: 'card_clearing:ach', amountCents: -240 }]]);
     const journal = all.filter((j) => j.kind !== 'fee');
     expect(journal).toHaveLength(2);

@@ -1,5 +1,5 @@
 /**
- * Issue 13, customers at the register: the store's customers are pulled by registers (`/api/sync/customers/pull`,
+ * Customers at the register: the store's customers are pulled by registers (`/api/sync/customers/pull`,
  * incremental by sync sequence); a customer created at a register — offline too — is pushed; one whose phone (E.164)
  * or e-mail an existing customer has is merged into it (the existing one survives, the register's id becomes an
  * alias), and the orders pushed with the register's id — before or after the customer — are attached to the

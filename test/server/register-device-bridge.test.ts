@@ -1,5 +1,5 @@
 /**
- * Issue 13: the register learns the hardware bridge's address from the server's configuration —
+ * The register learns the hardware bridge's address from the server's configuration —
  * `GET /api/register/device-bridge` answers `ServerConfig.deviceBridgeUrl` (main.ts: `ws://127.0.0.1:BRIDGE_PORT`) to a
  * register credential, `null` when the server knows no bridge, and 401 without a credential. Over HTTP (app.inject),
  * on PGlite and PostgreSQL.

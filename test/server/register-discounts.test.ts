@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 
 /**
- * The register's counter on the server (issue 13). Register discounts through the replication push: a sale carrying a line discount (amount or percent on
+ * The register's counter on the server. Register discounts through the replication push: a sale carrying a line discount (amount or percent on
  * one line) and a sale discount is price-checked by the server (core checkRegisterSale), stored, its discount posted
  * to the ledger's `discounts` account and counted by the sales report; a sale whose discount shares do not add up,
  * or whose line discount names no line of it, is quarantined with the field named. A register's own credential sends a

@@ -1,5 +1,5 @@
 /**
- * Issue 13, returns at the register: a return (core/returns.ts) is pushed through sync (`POST /api/sync/returns/push`),
+ * Returns at the register: a return (core/returns.ts) is pushed through sync (`POST /api/sync/returns/push`),
  * online or after an outage; the server refunds the lines (restock, ledger), de-duplicates by the return's id, refuses
  * (quarantines) a return of more than was sold — across registers —, waits for a sale not synced yet (409), and keeps
  * the store's approval rule for a cashier above the limit. Over HTTP (app.inject), on PGlite and PostgreSQL.

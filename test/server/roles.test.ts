@@ -1,5 +1,5 @@
 /**
- * Issue 11, roles: the server enforces owner / manager / cashier on the API from ONE permission table
+ * Roles: the server enforces owner / manager / cashier on the API from ONE permission table
  * (`platform/auth/permissions.ts`), and owners and managers manage the staff (`/api/pos/staff`). Staff tokens are the
  * real ones a register's PIN sign-in gives. Over HTTP (app.inject), on PGlite and PostgreSQL.
  */

@@ -4,7 +4,7 @@
  * reordered, typo, transposition, dropped middle name, diacritics, alias; 40 each) and 202 ordinary US names (1990
  * Census commonest first names and surnames). At the default threshold, every kind is found at least
  * MIN_RECALL_PER_KIND of the time and ordinary names are held at most MAX_FALSE_HOLD_RATE of the time
- * (docs/decisions/sanctions-screening-at-full-list.md). In process: the matcher the server runs on a stored version.
+ * (docs/decisions/0054-sanctions-screening-at-full-list.md). In process: the matcher the server runs on a stored version.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MATCH_THRESHOLD } from '../../core/screening.ts';

@@ -1,5 +1,5 @@
 /**
- * Issue 14, sanctions screening: names screened over HTTP against the sample SDN list (test/fixtures/sanctions/ofac-small,
+ * Sanctions screening: names screened over HTTP against the sample SDN list (test/fixtures/sanctions/ofac-small,
  * the list the demo store is seeded with), written differently, found above the store's threshold; common unrelated
  * names below it. Held screenings cleared or refused by a manager (a cashier gets 403); every decision audited with
  * who, the list version, the top matches and the outcome; new list versions uploaded by the owner, every one kept;

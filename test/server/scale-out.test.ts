@@ -1,5 +1,5 @@
 /**
- * Scale-out (DESIGN §3): two sync-server instances — each with its own connection pool, LISTEN connection, webhook
+ * Scale-out: two sync-server instances — each with its own connection pool, LISTEN connection, webhook
  * worker and rate limiter — on one PostgreSQL database, reached over real HTTP:
  * - two registers syncing to different instances converge: each one's push reaches the other's SSE stream (through
  *   LISTEN/NOTIFY) and pull;

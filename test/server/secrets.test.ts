@@ -11,7 +11,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 11: the identity provider's private signing key and the webhook secrets are stored sealed with a
+ * The identity provider's private signing key and the webhook secrets are stored sealed with a
  * key-encryption key held outside the database (platform/secrets.ts); rows from before migration 0095 are sealed on
  * start; a dump alone signs nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /api/signup` (issue 15): a store owner signs up; the new store is ready to sell with an empty catalog, its owner
+ * `POST /api/signup`: a store owner signs up; the new store is ready to sell with an empty catalog, its owner
  * signs in with the PIN given, it is not the demo store (money movement runs to the end), bad input is a 400 naming
  * the field and writes nothing, and the route is metered per address.
  */

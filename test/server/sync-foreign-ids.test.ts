@@ -1,5 +1,5 @@
 /**
- * Issue 11: a sync push that reuses another merchant's document id gets the same answer as any conflict, without
+ * A sync push that reuses another merchant's document id gets the same answer as any conflict, without
  * telling that the id exists elsewhere. Store A holds a sale; store B pushes an order under that id (B's own content,
  * B's register). B's answer is its own document refused with the one id-conflict reason — word for word the answer
  * to a conflict inside B's own store (a sale whose ledger entry is already stored with other content) — and carries

@@ -1,5 +1,5 @@
 /**
- * Issue 15, "Merchants and staff identity": every route of the OpenAPI document, called with merchant A's staff token,
+ * Merchants and staff identity: every route of the OpenAPI document, called with merchant A's staff token,
  * app token and register credential on merchant B's ids, answers 403/404 or an empty list — never B's data — and
  * changes nothing of B's. B is a store made through sign-up (`POST /api/signup`) and filled through the API with its
  * owner's token. The routes are read from `/api/openapi.json`, so a route added later is called too; a route with a
@@ -146,7 +146,7 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     const pushed = await call('POST', '/api/sync/shifts/push', bRegister.registerToken, [{ assumedMasterState: null, newDocumentState: shift }]);
     expect(pushed.json(), pushed.body).toEqual([]);
     b.ids.shift = shift.id;
-    // Customers created at B's register (issue 13): one new, one merged into Bertha by her phone (an alias).
+    // Customers created at B's register: one new, one merged into Bertha by her phone (an alias).
     const bCustomer = { id: newId('customer'), registerId: bRegister.registerId, givenName: 'Bodo Registered Isolated', phone: '+442079460124', createdAt: new Date().toISOString() };
     const bDuplicate = { id: newId('customer'), registerId: bRegister.registerId, givenName: 'Bertha Again', phone: '+442079460123', createdAt: new Date().toISOString() };
     const customersPushed = await call('POST', '/api/sync/customers/push', bRegister.registerToken, [bCustomer, bDuplicate].map((d) => ({ assumedMasterState: null, newDocumentState: d })));

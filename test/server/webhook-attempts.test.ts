@@ -8,7 +8,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * The webhook delivery log around a crash (issue 11: "attempts=1 for events delivered twice"): every attempt is
+ * The webhook delivery log around a crash ("attempts=1 for events delivered twice"): every attempt is
  * recorded before it is sent, so a worker stopped between sending and recording leaves an attempt whose outcome is
  * `unknown`, and the next worker's retry counts as the second attempt. A real HTTP receiver on 127.0.0.1 accepts the
  * request; the worker's database handle dies the moment the receiver has it (the process killed between send and

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { openPgliteDb, openPostgresDb, type Db } from '../../sync-server/src/platform/db/db.ts';
 
 /**
- * The databases server suites run against (DESIGN §3): always PGlite in memory; PostgreSQL too when
+ * The databases server suites run against: always PGlite in memory; PostgreSQL too when
  * TEST_DATABASE_URL is set (e.g. postgres://postgres@127.0.0.1:5432/postgres). Each `open()` gives a fresh, empty
  * database: for PostgreSQL a new `reg_test_<random>` database, dropped when the returned Db is closed.
  *

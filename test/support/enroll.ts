@@ -1,5 +1,5 @@
 /**
- * Enrolls a register the way a store does (issue 11): a staff member creates a one-time pairing code
+ * Enrolls a register the way a store does: a staff member creates a one-time pairing code
  * (`POST /api/pos/registers/pairing-codes`) and the register exchanges it (`POST /api/register/pair`) for its register
  * credential. The one helper every suite that needs a paired register uses.
  */

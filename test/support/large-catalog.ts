@@ -1,5 +1,5 @@
 /**
- * A large catalog for the scale tests and the register benchmark (issue 13): `count` generated items inserted into
+ * A large catalog for the scale tests and the register benchmark: `count` generated items inserted into
  * the server's `catalog_items` in one SQL statement per 10,000 rows (a replication sequence each, as the catalog module
  * stores them), so 50,000 items take seconds, not the import's minutes.
  *

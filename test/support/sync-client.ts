@@ -1,5 +1,5 @@
 /**
- * The replication protocol over real HTTP, as a register speaks it (DESIGN §15), for server suites: pair a register
+ * The replication protocol over real HTTP, as a register speaks it, for server suites: pair a register
  * (`POST /api/dev/pair-register`), push documents (`POST /api/sync/:collection/push`, rows with no assumed master
  * state), pull one page or everything after a checkpoint (`GET /api/sync/:collection/pull`).
  */

@@ -1,5 +1,5 @@
 /**
- * Card-terminal driver (DESIGN §11): sale, refund, void and status over the ECR serial protocol (see `link.ts` for
+ * Card-terminal driver: sale, refund, void and status over the ECR serial protocol (see `link.ts` for
  * framing/ACK/retransmission and `messages.ts` for the payload format).
  *
  * Never charge twice: the sale's reference is the register's idempotency key. Before a SALE the driver asks the

@@ -1,5 +1,5 @@
 /**
- * ECR serial framing for the card terminal (DESIGN §11): `STX payload ETX LRC`, answered by one `ACK` or `NAK` byte.
+ * ECR serial framing for the card terminal: `STX payload ETX LRC`, answered by one `ACK` or `NAK` byte.
  *
  * LRC = XOR of every byte after STX up to and including ETX, no initial value. That is the rule the two worked
  * vectors of test/fixtures/ecr/lrc-vectors.tsv agree on (Transbank POS Integrado `0200|123|` → 0x31, Concert/Caisse

@@ -1,5 +1,5 @@
 /**
- * ESC/POS encoder (DESIGN §11): turns the semantic `PrintJob` blocks of core/devices.ts into Epson ESC/POS bytes.
+ * ESC/POS encoder: turns the semantic `PrintJob` blocks of core/devices.ts into Epson ESC/POS bytes.
  * Command reference: the Epson ESC/POS command set, as summarised with byte layouts in
  * test/fixtures/escpos/SOURCE.md (ESC @, ESC t, ESC a, ESC E, ESC -, GS !, GS k, GS ( k, ESC d, GS V, ESC p).
  */

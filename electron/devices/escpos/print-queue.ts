@@ -1,5 +1,5 @@
 /**
- * Persistent print queue (DESIGN §11: "jobs queued and retried, never lost"). A journal of JSON lines in a directory:
+ * Persistent print queue ("jobs queued and retried, never lost"). A journal of JSON lines in a directory:
  *
  *   {"op":"enqueue","jobId":"…","job":{…PrintJob},"at":"ISO-8601"}
  *   {"op":"printed","jobId":"…","at":"…","attempts":N}

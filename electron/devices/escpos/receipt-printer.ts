@@ -1,5 +1,5 @@
 /**
- * Receipt-printer driver (DESIGN §11): ESC/POS over serial with a persistent print queue.
+ * Receipt-printer driver: ESC/POS over serial with a persistent print queue.
  *
  * `print(job)` journals the job (fsync) and returns; a worker prints queued jobs in order: it asks the printer's
  * real-time status (DLE EOT 1, 2, 4), sends the job only when the printer is online with paper and the cover closed,

@@ -1,5 +1,5 @@
 /**
- * Check-scanner driver (DESIGN §11): asks the scanner to feed a check (`SCAN`), reads its record (MICR line + PNG
+ * Check-scanner driver: asks the scanner to feed a check (`SCAN`), reads its record (MICR line + PNG
  * image, see `scanner-protocol.ts`), validates the MICR line (`micr.ts`: substitution scheme, ABA checksum) and
  * answers a `CheckScan` (core/devices.ts) with the image as base64 PNG. Bad reads are refused with a typed
  * `DeviceError` (codes `micr_*`, `scanner_jam`, `line_too_long`, `image_too_large`, `malformed_frame`, `timeout`,

@@ -1,5 +1,5 @@
 /**
- * MICR E-13B line parser (DESIGN §11 check scanner). Scanners return the four E-13B symbols — transit ⑆, on-us ⑈,
+ * MICR E-13B line parser (the check scanner). Scanners return the four E-13B symbols — transit ⑆, on-us ⑈,
  * amount ⑇, dash ⑉ — substituted by ASCII characters, and each vendor picked its own; the schemes below are the
  * columns of test/fixtures/micr/micr-symbol-substitutions.csv (sources in its SOURCE.md).
  *

@@ -1,5 +1,5 @@
 /**
- * Serial transport on `serialport` (DESIGN §11): opens a device with path, baud rate, parity, data bits and stop
+ * Serial transport on `serialport`: opens a device with path, baud rate, parity, data bits and stop
  * bits, moves raw bytes, and reports an unplugged device (or a closed pseudo-terminal) as a `close` event with
  * `unexpected: true`. Drivers and simulators both sit on this class, so the simulators speak the very same bytes
  * through real pseudo-terminals.

@@ -1,6 +1,6 @@
 /**
- * The narrow message bridge between the register and an in-platform app running in its sandboxed frame (issue 15,
- * DESIGN §13: "it talks to the API with its own token through a narrow message bridge").
+ * The narrow message bridge between the register and an in-platform app running in its sandboxed frame (the app
+ * talks to the API with its own token, only through this bridge).
  *
  * The frame is `<iframe sandbox="allow-scripts allow-forms">` — no `allow-same-origin`, so the app's document has an
  * opaque origin (`"null"`): it cannot read the register's IndexedDB, localStorage or cookies, nor reach its devices,

@@ -1,5 +1,5 @@
 /**
- * The app directory and installations as the register calls them (issue 15), with the signed-in staff member's token
+ * The app directory and installations as the register calls them, with the signed-in staff member's token
  * (`BackOfficeApi`): `GET /api/pos/app-directory`, `POST /api/pos/app-installations` (owner), `GET
  * /api/pos/app-installations`, `DELETE /api/pos/app-installations/{id}` (owner), `POST
  * /api/pos/app-installations/{id}/launch` (in-platform apps: a short-lived app token carrying the granted scopes only),

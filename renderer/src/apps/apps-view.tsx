@@ -1,5 +1,5 @@
 /**
- * Apps (issue 15, DESIGN §13): the app directory, the install dialog, the installed apps and the in-platform app frame.
+ * Apps: the app directory, the install dialog, the installed apps and the in-platform app frame.
  * Shown in the register (Services → Apps) and in the back office (Apps), with the token of the staff member signed in.
  *
  * - Directory: listed apps with icon, name, developer, category, price (free or monthly), what it can do in plain words

@@ -1,7 +1,7 @@
 /**
  * The back office inside the register: catalog (items, pictures, stock), CSV import/export, orders (refunds,
  * cancellations, receipts), customers, Text-to-Pay
- * requests, invoices, reports, registers, apps (issue 15: directory, installs, in-platform apps) and store settings. Online only
+ * requests, invoices, reports, registers, apps (directory, installs, in-platform apps) and store settings. Online only
  * — it has no local collections and calls the server with the token of the staff member signed in on this register
  * (PIN, staff-sign-in.tsx); offline it shows a "needs a connection" state while the register keeps selling (the
  * register view stays mounted).

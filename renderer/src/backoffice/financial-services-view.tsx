@@ -1,5 +1,5 @@
 /**
- * Back office → Financial services (issue 14): the store's check cashings, money transfers and bill payments, newest
+ * Back office → Financial services: the store's check cashings, money transfers and bill payments, newest
  * first, with filters (status, name), and on a held check or transfer the manager's "Refuse" (clearing is done on the
  * screening, Back office → Screenings). Online, managers and owners (`GET /api/pos/check-cashings`,
  * `/api/pos/transfers`, `/api/pos/bill-payments`). A row opens its detail: the receipt lines and, for a check, the

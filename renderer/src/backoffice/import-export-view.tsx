@@ -1,5 +1,5 @@
 /**
- * Back office → Import & export: a Shopify product CSV imported as a job (issue 13: a progress bar of rows done /
+ * Back office → Import & export: a Shopify product CSV imported as a job (a progress bar of rows done /
  * total polled from the server, Cancel, and re-running the same file is safe) with a per-line result (imported rows,
  * rejected lines with their line number and reason, warnings), and the catalog exported as a CSV download. "Check
  * only" runs the one-shot dry run.

@@ -3,7 +3,7 @@ import { formatMoney, type OfflineCardPayment } from '../../../core/index.ts';
 import { useApi } from './shared.tsx';
 
 /**
- * "Balance due — offline card declined" (issue 12): card payments a terminal approved offline whose forward the
+ * "Balance due — offline card declined": card payments a terminal approved offline whose forward the
  * processor declined, or that expired unforwarded past the store's forward window (state `expired`), above the orders, with the receipt, amount, card and the receipt's customer to contact. For a
  * manager to collect the balance on the order (its "Collect balance" action); one collected (balance 0) is no longer
  * listed. Nothing when none; a failed load shows nothing (the orders list reports it).

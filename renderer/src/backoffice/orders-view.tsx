@@ -800,7 +800,7 @@ const BALANCE_DUE_TEXT: Record<NonNullable<ApiOrder['balanceDueReason']>, string
 };
 
 /**
- * A `balance_due` order (issue 12): what the customer owes and why (the failed payment: card and decline code, or the
+ * A `balance_due` order: what the customer owes and why (the failed payment: card and decline code, or the
  * bank's return code), the receipt's customer to contact (name, e-mail, phone), and "Collect balance": an amount (the
  * whole balance by default) taken in cash or by card, `POST /api/pos/orders/{id}/payments`; back to Paid at zero.
  */
@@ -1012,7 +1012,7 @@ function ReceiptPanel({ order }: { order: ApiOrder }) {
 }
 
 /**
- * The manager's approval prompt (issue 11): a manager or owner picks their name and types their PIN
+ * The manager's approval prompt: a manager or owner picks their name and types their PIN
  * (`POST /api/register/approvals`); the approval, bound to this order, is handed to `onApproved` for the retry.
  */
 function ManagerApproval({ orderId, onApproved, onCancel }: { orderId: string; onApproved: (approval: string) => void; onCancel: () => void }) {

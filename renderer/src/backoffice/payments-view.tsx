@@ -1,5 +1,5 @@
 /**
- * Back office → Payments: the store's payment rails (DESIGN §10: fee as % + fixed, cap, enabled, health — routing
+ * Back office → Payments: the store's payment rails (fee as % + fixed, cap, enabled, health — routing
  * chooses the cheapest available rail for each payment) and payouts of the settled card clearing balance to the bank.
  * In the demo store the payout button is disabled with the reason before anyone tries (settings `moneyMovement`);
  * the server would answer 403 `money_movement_disabled` anyway.

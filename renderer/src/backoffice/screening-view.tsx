@@ -1,5 +1,5 @@
 /**
- * Back office → Screenings (issue 14): the sanctions screenings with filters (held ones first: a manager clears or
+ * Back office → Screenings: the sanctions screenings with filters (held ones first: a manager clears or
  * refuses each with a reason), the ID verifications with filters, the SDN list versions (owners upload OFAC's files;
  * every version kept) and the thresholds. `GET /api/pos/screenings`, `POST /api/pos/screenings/{id}/clear|refuse`,
  * `GET /api/pos/id-verifications`, `GET`/`POST /api/pos/sanctions-lists`, `GET /api/pos/screening-settings`.

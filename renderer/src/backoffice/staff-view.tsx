@@ -1,5 +1,5 @@
 /**
- * Back office → Staff (issue 11): the store's staff (name, role, whether a PIN is set), adding a staff member with a
+ * Back office → Staff: the store's staff (name, role, whether a PIN is set), adding a staff member with a
  * PIN, and — owners — changing a role or setting a new PIN. The server enforces who may do what (403
  * `role_not_allowed` shown as the error). `GET`/`POST /api/pos/staff`, `PATCH /api/pos/staff/{id}`,
  * `POST /api/pos/staff/{id}/pin`.

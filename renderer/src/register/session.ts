@@ -26,7 +26,7 @@ export interface RegisterSession {
 
 const SESSION_KEY = 'register.session.v1';
 
-/** Sent on every sync request: the server answers 426 to a register older than its schema (DESIGN §15). */
+/** Sent on every sync request: the server answers 426 to a register older than its schema. */
 export const REGISTER_SCHEMA_VERSION = '1';
 
 /** The copy of the session in localStorage, if any (see the module comment). */

@@ -1,5 +1,5 @@
 /**
- * Offline staff sign-in on this register (docs/decisions/offline-staff-sign-in.md). After an online sign-in the register
+ * Offline staff sign-in on this register (docs/decisions/0046-offline-staff-sign-in.md). After an online sign-in the register
  * keeps, per staff member, a slow verifier of their PIN bound to this register — PBKDF2-SHA256 (WebCrypto,
  * {@link OFFLINE_PIN_ITERATIONS} iterations) over the PIN, salted with the register id, the staff id and 16 random
  * bytes — with their name, role, when their PIN was set and when the server last checked it. While the server cannot

@@ -6,7 +6,7 @@
  * signed in (a crash right after signing in keeps them), with a copy in localStorage; they stay signed in across a
  * reload, online or offline, until "Sign out", the end of the 12 h shift, or — once online — the server no longer
  * lists them (disabled, PIN removed). While the server cannot be reached, staff verified online on this register
- * recently sign in against a verifier kept here (staff-offline.ts; docs/decisions/offline-staff-sign-in.md).
+ * recently sign in against a verifier kept here (staff-offline.ts; docs/decisions/0046-offline-staff-sign-in.md).
  * Selling and syncing use the register's own credential (session.ts).
  */
 import { BehaviorSubject } from 'rxjs';

@@ -37,7 +37,7 @@ interface AppHeaderProps {
   onView: (view: View) => void;
 }
 
-/** Always visible (DESIGN §8): online/offline, unsynced records, last sync time. */
+/** Always visible: online/offline, unsynced records, last sync time. */
 export function AppHeader({ view, onView }: AppHeaderProps) {
   const { session, sync } = useRegister();
   const status = useObservable(sync.status$, initialSyncStatus);

@@ -1,5 +1,5 @@
 /**
- * Locale collation for every list the app sorts by name (issue 13: "Butter croissant" before "Coca-Cola", whatever the
+ * Locale collation for every list the app sorts by name ("Butter croissant" before "Coca-Cola", whatever the
  * case or accents; "Item 2" before "Item 10"). `Intl.Collator` of the browser's locale, base sensitivity, numeric.
  */
 export const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });

@@ -1,7 +1,7 @@
 import { Fragment, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 
-/** Above this many rows, a table drawn from `columns` renders only the rows in (and near) view (issue 13). */
+/** Above this many rows, a table drawn from `columns` renders only the rows in (and near) view. */
 export const VIRTUAL_ROWS_FROM = 150;
 /** Estimated body row height in CSS px (rows are measured once drawn). */
 const ESTIMATED_ROW_HEIGHT = 49;

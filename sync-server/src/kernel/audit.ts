@@ -3,7 +3,7 @@ import { canonicalJson } from '../../../core/index.ts';
 import { jsonValue, lockMerchant, prepared, transactionMemo, type Queryable, type ReadPart } from '../platform/db/db.ts';
 
 /**
- * Hash-chained audit log (DESIGN §4): each merchant's rows form a chain where
+ * Hash-chained audit log: each merchant's rows form a chain where
  * `hash = SHA-256(prevHash ‖ canonicalJson(row without hash))`, the first `prevHash` being 64 zeros. Rows are appended
  * in the same database transaction as the change they record.
  */

@@ -4,7 +4,7 @@ import { jsonValue, lockMerchant, prepared, readTogether, transactionMemo, type 
 import { noteJournalPosted, sha256hex } from './audit.ts';
 
 /**
- * The merchant ledger (DESIGN §4): journal transactions whose postings sum to zero, immutable once written (the
+ * The merchant ledger: journal transactions whose postings sum to zero, immutable once written (the
  * database refuses UPDATE/DELETE and checks the balance at commit). Accounts follow core's CHART_OF_ACCOUNTS;
  * per-register and per-rail accounts (`cash_drawer:R2`, `card_clearing:card_present`) are created on first use.
  */

@@ -2,7 +2,7 @@ import type { MerchantRow } from './merchant.ts';
 import { ProblemError } from '../platform/http/problem.ts';
 
 /**
- * Money movement in the demo store (DESIGN §9; docs/decisions.md "Money movement off in the demo store"): the demo
+ * Money movement in the demo store (docs/decisions/0050-payment-rails-routing-and-payouts.md): the demo
  * store takes sales and refunds on the sandbox rails so everything can be tried, but nothing whose purpose is to move
  * money out of the store — payouts to the bank, settlements to a bank, money transfers, bill payments, check-cashing
  * disbursements, developer payouts — ever runs there. THE one guard every such action calls first; the financial

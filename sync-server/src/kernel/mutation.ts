@@ -49,18 +49,18 @@ export interface Mutation extends MutationActor {
   tx: Queryable;
   now: Date;
   /**
-   * Appends one hash-chained audit entry (DESIGN §4) for this change; merchant, actor, register, app and time are this
+   * Appends one hash-chained audit entry for this change; merchant, actor, register, app and time are this
    * mutation's unless given. Returns the entry's sequence number.
    */
   audit(entry: Omit<AuditEntry, 'merchantId' | 'actor' | 'occurredAt'> & Partial<Pick<AuditEntry, 'actor' | 'occurredAt'>>): Promise<number>;
-  /** Writes one webhook event to the transactional outbox (DESIGN §6): it exists exactly when this change commits. */
+  /** Writes one webhook event to the transactional outbox: it exists exactly when this change commits. */
   emit(type: EventType, object: Record<string, unknown>): Promise<WebhookEvent>;
   /** Notes that `collection` changed: its registers are told after the commit (never for a rolled-back change). */
   changed(...collections: ChangedCollection[]): void;
 }
 
 /**
- * The one way to write (ARCHITECTURE.md "kernel"): opens a transaction, takes the merchant's write lock (so the audit
+ * The one way to write (docs/architecture.md, "kernel/"): opens a transaction, takes the merchant's write lock (so the audit
  * chain has one tail and sync sequences follow commit order), runs `fn` with a {@link Mutation}, commits, and only
  * then notifies the change feed of the collections `fn` marked as changed. Anything `fn` throws rolls back every row
  * it wrote — business record, postings, audit entry and outbox event alike — and notifies nobody.

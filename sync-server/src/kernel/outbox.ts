@@ -2,9 +2,9 @@ import { newId, type EventType, type WebhookEvent } from '../../../core/index.ts
 import { prepared, type Queryable } from '../platform/db/db.ts';
 
 /**
- * Writes one webhook event to the transactional outbox (`event_outbox`, DESIGN §6). Call it with the transaction that
+ * Writes one webhook event to the transactional outbox (`event_outbox`). Call it with the transaction that
  * makes the change (`tx`), so the event exists exactly when the change commits. Which operation emits which kind
- * (DESIGN §6): `order.created` — an order is created (register sync or API); `order.paid` — an order becomes fully
+ *: `order.created` — an order is created (register sync or API); `order.paid` — an order becomes fully
  * paid; `payment.refunded` — any refund; `catalog.updated` — any catalog item, price, modifier or inventory change.
  *
  * `object` is the resource as the API returns it. Returns the stored event (`id` is `evt_<ULID>`).

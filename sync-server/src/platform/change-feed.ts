@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 export const CHANGE_CHANNEL = 'register_changes';
 
 /**
- * Fan-out of committed writes (DESIGN §15 stream): writers call {@link ChangeFeed.notify} after their transaction
+ * Fan-out of committed writes: writers call {@link ChangeFeed.notify} after their transaction
  * commits; each SSE connection listens for its merchant and collection and then pulls from its own last sequence, so
  * a notification carries no data and none can be missed or reordered. With `publish` (PostgreSQL NOTIFY), the
  * notification goes through the database and reaches every instance via {@link ChangeFeed.deliver}; without it

@@ -32,7 +32,7 @@ export interface ServerConfig {
   demoSelfPair?: boolean;
   /**
    * Address of the web hardware bridge started beside this server (`ws://127.0.0.1:BRIDGE_PORT`), answered to registers
-   * by `GET /api/register/device-bridge` (issue 13). main.ts sets it from `BRIDGE_PORT` (default 8790) unless
+   * by `GET /api/register/device-bridge`. main.ts sets it from `BRIDGE_PORT` (default 8790) unless
    * `START_BRIDGE=0`; omitted → `null` (no bridge known).
    */
   deviceBridgeUrl?: string | null;
@@ -71,7 +71,7 @@ export interface AppContext {
   /** Outbound e-mail (receipts, invoices); default: the `email_outbox` table. */
   email: EmailProvider;
   feed: ChangeFeed;
-  /** Quota of app tokens on `/api/pos/*`: 120 requests per minute per merchant per app (DESIGN §7). */
+  /** Quota of app tokens on `/api/pos/*`: 120 requests per minute per merchant per app. */
   appRateLimit: RateLimit;
   /** Signs the audit chain's checkpoints with a key the database does not hold (kernel/checkpoints.ts). */
   auditSigner: AuditSigner;

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from './db/db.ts';
 
 /**
- * Rate limiting with the IETF draft's header fields (draft-ietf-httpapi-ratelimit-headers-10, DESIGN §7):
+ * Rate limiting with the IETF draft's header fields (draft-ietf-httpapi-ratelimit-headers-10):
  *
  *     RateLimit-Policy: "app";q=120;w=60
  *     RateLimit: "app";r=<remaining>;t=<seconds until the window resets>
@@ -136,7 +136,7 @@ export class RateLimit {
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
 /**
- * The limiter for `policy` that suits `db` (DESIGN §3 scale-out, §7): on PostgreSQL, `RateLimiterPostgres` over the
+ * The limiter for `policy` that suits `db`: on PostgreSQL, `RateLimiterPostgres` over the
  * server's own database, so every instance on it spends one quota (counters in {@link RATE_LIMIT_TABLE}, one atomic
  * upsert per request, expired rows cleared every 5 minutes); should that store fail, a per-instance memory limiter
  * stands in (the library's insurance) rather than a 500. On PGlite — one process — the memory store.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 /**
  * Secrets the server must be able to use again — the identity provider's private signing key (`signing_keys`) and
  * webhook signing secrets (`webhook_subscriptions`, `app_tokens.webhook_secret`) — are kept in the database only
- * sealed with a key-encryption key (KEK) that the database never holds (issue 11: "a dump alone signs nothing").
+ * sealed with a key-encryption key (KEK) that the database never holds ("a dump alone signs nothing").
  *
  * Sealing is AES-256-GCM (NIST SP 800-38D) from `node:crypto`: a random 96-bit IV per value, a 128-bit tag, and the
  * row the value belongs to (`signing_keys:<kid>`, …) as additional authenticated data, so a sealed value copied into

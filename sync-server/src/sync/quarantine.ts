@@ -6,7 +6,7 @@ import type { Mutation } from '../kernel/mutation.ts';
 import { storable, storableText } from '../platform/http/input-guard.ts';
 
 /**
- * The replication quarantine (DESIGN §15): a pushed document the server refuses is kept, once per distinct content
+ * The replication quarantine: a pushed document the server refuses is kept, once per distinct content
  * (`data_hash` = SHA-256 of its canonical JSON), with the reason, and answered to the register as a rejected master
  * state; each new quarantine row gets a `sync.quarantined` audit entry. Written in batches: one INSERT for the push's
  * refused documents, one read of those already quarantined, one audit batch.

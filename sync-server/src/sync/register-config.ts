@@ -1,5 +1,5 @@
 /**
- * What a register learns from its server's configuration (issue 13): the address of the web hardware bridge that
+ * What a register learns from its server's configuration: the address of the web hardware bridge that
  * `npm start` runs beside the server (`BRIDGE_PORT`, main.ts → `ServerConfig.deviceBridgeUrl`), so a register never
  * proposes the default address when the bridge was started on another port. Register credentials (or staff).
  */

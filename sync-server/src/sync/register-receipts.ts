@@ -25,7 +25,7 @@ const registerReceiptsResponse = z.strictObject({
   lastReceiptNumber: z.string().nullable().describe('The highest receipt number the server holds from this register; null when none'),
   lastReceiptSequence: z.int().describe('Its sequence (0 when none)'),
   missingReceiptNumbers: z.array(z.string()).describe('Receipt numbers this register reported lost, ascending'),
-  confirmSellPastZero: z.boolean().describe("The store's setting (issue 13): the register asks once before selling past zero stock"),
+  confirmSellPastZero: z.boolean().describe("The store's setting: the register asks once before selling past zero stock"),
 });
 const missingBody = z.strictObject({
   receiptNumbers: z.array(receiptNumberSchema).min(1).max(MAX_MISSING_RECEIPTS_PER_REPORT),

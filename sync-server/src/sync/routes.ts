@@ -18,7 +18,7 @@ import type { RouteDoc } from '../platform/http/route-doc.ts';
 import { registerRegisterReceiptRoutes } from './register-receipts.ts';
 
 /**
- * RxDB replication endpoints (DESIGN §15): pull by server sequence, push with content-based conflicts, quarantine of
+ * RxDB replication endpoints: pull by server sequence, push with content-based conflicts, quarantine of
  * invalid documents. Catalog and tax rates are server-authoritative (pull only); orders are register-authored and
  * append-only; journal transactions are derived by the server from the orders it stores (pull only).
  */
@@ -113,7 +113,7 @@ export async function maxSeq(db: Queryable, merchantId: string, collection: Coll
 }
 
 /**
- * Applies a push of register orders (DESIGN §15) in one transaction under the merchant's write lock, through the
+ * Applies a push of register orders in one transaction under the merchant's write lock, through the
  * register-sale workflow, which validates, price-checks and stores the sales with their derived journal transactions.
  * Refused documents are quarantined with their reason; a bad document never fails the push. The change feed hears of
  * the collections written after the commit.
@@ -184,7 +184,7 @@ function collectionOf(params: unknown): Collection {
 }
 
 /**
- * Replication endpoints for RxDB (DESIGN §15), for staff and paired registers (a register pushes only its own
+ * Replication endpoints for RxDB, for staff and paired registers (a register pushes only its own
  * sales); the stream takes a single-use ticket; and the registers' receipt numbers (register-receipts.ts).
  */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -194,7 +194,7 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
     config: {
       openapi: {
         summary: 'Pull replicated documents after a checkpoint',
-        description: 'The merchant\'s documents with `syncSeq > seq`, in sequence order; fewer than `limit` means caught up (DESIGN §15).',
+        description: 'The merchant\'s documents with `syncSeq > seq`, in sequence order; fewer than `limit` means caught up.',
         tags: ['sync'],
         access: 'register',
         params: collectionParams,

@@ -1,5 +1,5 @@
 /**
- * Installing, uninstalling and launching apps (issue 15 "Install and authorise", DESIGN §13) — spans the apps module
+ * Installing, uninstalling and launching apps — spans the apps module
  * (what the app is and which scopes were approved for it), app installations, app tokens (platform/auth/identity.ts)
  * and webhook subscriptions, each write in one {@link mutation} (merchant lock, audit).
  *

@@ -1,5 +1,5 @@
 /**
- * Canceling an open order (DESIGN §5): the orders module cancels it (collected payments given back in a
+ * Canceling an open order: the orders module cancels it (collected payments given back in a
  * `cancellation` refund) → the pay-links module cancels its pending pay links (`order_canceled`). One mutation.
  */
 import type { OrderView } from '../../../core/index.ts';

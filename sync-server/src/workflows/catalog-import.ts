@@ -6,7 +6,7 @@
  * Two ways in:
  * - {@link importCatalog} (`POST /api/pos/catalog/import`): the whole file in one mutation, so a failed import writes
  *   nothing; a dry run does all of it and rolls back.
- * - {@link startImportJob} (`POST /api/pos/catalog/import-jobs`, issue 13): a job that imports whole products in
+ * - {@link startImportJob} (`POST /api/pos/catalog/import-jobs`): a job that imports whole products in
  *   chunks of about {@link IMPORT_CHUNK_ROWS} rows, each chunk one mutation committing its rows with the job's
  *   progress, so the back office shows rows done / total, a cancel stops after the current chunk, and the chunks
  *   committed stay. A re-run of the same file is safe: products are matched by handle (then `itm_<handle>`), variants

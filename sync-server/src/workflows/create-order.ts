@@ -1,5 +1,5 @@
 /**
- * Creating an order through the API (DESIGN §5, §7): the customer is checked with the customers module, the catalog
+ * Creating an order through the API: the customer is checked with the customers module, the catalog
  * read from the catalog module, and the orders module prices the catalog references against it and stores the order
  * — one mutation (transaction, merchant lock, audit, `order.created`, change feed after commit).
  */

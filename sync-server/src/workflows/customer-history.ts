@@ -1,5 +1,5 @@
 /**
- * A customer's purchase history (GET /api/pos/customers/{id}/orders, DESIGN §7): the customers module says whether the
+ * A customer's purchase history (GET /api/pos/customers/{id}/orders): the customers module says whether the
  * customer is the merchant's, the orders module lists their orders. A workflow rather than a query of the customers
  * module: orders are the orders module's rows and shape (`OrderView`, with payments and refunds), which the customers
  * module would otherwise have to read and map a second time.

@@ -1,5 +1,5 @@
 /**
- * The demo store (DESIGN §9), seeded idempotently on every start in one transaction: the merchants module's merchant,
+ * The demo store, seeded idempotently on every start in one transaction: the merchants module's merchant,
  * the kernel's chart of accounts, the catalog module's items and tax rates, the opening stock (inventory counts, then
  * the catalog re-stamps `stockOnHand`), the merchants module's sign-ins, the sanctions module's sample SDN list and the apps module's example in-platform app ("Shelf labels", listed). Existing rows are never overwritten, so a
  * store's edits survive restarts; the opening counts are recorded once.

@@ -1,5 +1,5 @@
 /**
- * Financial services workflows (issue 14, DESIGN §12): the steps of check cashing, money transfers and bill payments
+ * Financial services workflows: the steps of check cashing, money transfers and bill payments
  * that span modules — ID verification (modules/id-verification), sanctions screening (modules/sanctions), then the
  * service's own module (modules/check-cashing, modules/transfers, modules/bill-payments) — each request in one
  * mutation, in this order:

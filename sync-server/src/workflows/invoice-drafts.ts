@@ -1,5 +1,5 @@
 /**
- * Invoice drafts and recurring series priced against the catalog module's live catalog (DESIGN §5): the invoices
+ * Invoice drafts and recurring series priced against the catalog module's live catalog: the invoices
  * module prices and stores them; this hands it the catalog reader.
  */
 import type { Invoice, InvoiceCreate, InvoiceSeries, InvoiceSeriesCreate, InvoiceUpdate } from '../../../core/index.ts';

@@ -1,5 +1,5 @@
 /**
- * Sending an invoice (DESIGN §5): the invoices module issues it (draft → sent, receivable posted) or marks a reminder
+ * Sending an invoice: the invoices module issues it (draft → sent, receivable posted) or marks a reminder
  * → an issue takes its catalog goods off stock (inventory module) → its pending pay link is found or made for the
  * balance (pay-links module) → the invoices module sends the SMS / e-mail with that link and audits. One mutation.
  */

@@ -1,5 +1,5 @@
 /**
- * Paying an invoice (DESIGN §5): charge through the payments module (card) or settle the account (cash, check, bank
+ * Paying an invoice: charge through the payments module (card) or settle the account (cash, check, bank
  * transfer, other) → record the payment on the invoice (invoices module: payment, journal transaction, state) →
  * replace its pay link by one for the new balance, or cancel its links when paid (pay-links module). One mutation.
  */
@@ -53,7 +53,7 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
     // State and amount first, so a card is never charged for an invoice that cannot take the payment.
     const { currency } = await invoices.checkInvoicePayable(m, id, input.amountCents);
     if (input.method === 'card') {
-      // The cheapest available rail (DESIGN §10), as on the pay page; 409 before any processor is reached when none is.
+      // The cheapest available rail, as on the pay page; 409 before any processor is reached when none is.
       const routing = await routeCharge(m, 'card', input.amountCents);
       // The demo store never reaches a live processor, whatever is configured.
       const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}`, rail: routing.chosen });
@@ -91,7 +91,7 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
 }
 
 /**
- * Refunds a paid invoice (issue 12): the invoices module writes the refund (record, journal transaction reversing the
+ * Refunds a paid invoice: the invoices module writes the refund (record, journal transaction reversing the
  * sale's revenue and tax against the payments' accounts, audit `invoice.refunded`), then `payment.refunded` is emitted
  * with the refund and the invoice (webhooks). Refunds run on the rails the payments came from (sandbox in the demo
  * store); they move the customer's own money back, so they are not refused as money movement. One mutation.

@@ -1,5 +1,5 @@
 /**
- * Voiding an invoice (DESIGN §5): the invoices module voids it (receivable reversed when issued) → an issued
+ * Voiding an invoice: the invoices module voids it (receivable reversed when issued) → an issued
  * invoice's goods come back to stock (`return` movements keyed by the invoice; inventory module) → its pending pay
  * links are canceled (`invoice_void`; pay-links module). One mutation.
  */

@@ -1,5 +1,5 @@
 /**
- * Merchant sign-up (issue 15): a new store, ready to sell, in one transaction — the merchants module's merchant row,
+ * Merchant sign-up: a new store, ready to sell, in one transaction — the merchants module's merchant row,
  * the kernel's chart of accounts, inventory's default location and the merchants module's owner (with the PIN the
  * register and back office ask for). Nothing else is seeded: the catalog starts empty (the back office's empty states
  * and the Shopify import fill it).

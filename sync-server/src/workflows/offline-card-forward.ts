@@ -1,5 +1,5 @@
 /**
- * Forwarding offline card payments (issue 12, store and forward): when register sales arrive whose card tenders the
+ * Forwarding offline card payments (store and forward): when register sales arrive whose card tenders the
  * terminal approved offline, each is recorded (modules/offline-cards), claimed for its one forward, and its token sent
  * to the payment processor (the adapter interface of modules/payments/processors.ts, `reference` = the payment id, so
  * a processor that saw the payment answers the same again). The outcome — captured (pending settlement on the
@@ -84,7 +84,7 @@ export async function forwardOfflineCardPayments(
 }
 
 /**
- * The housekeeping tick's offline-forward run at `now` (issue 12): for every merchant, in one transaction each (merchant
+ * The housekeeping tick's offline-forward run at `now`: for every merchant, in one transaction each (merchant
  * lock), payments past the store's forward window expire ({@link expireStaleForwards}), then released forwards whose
  * backoff has passed are claimed and forwarded once more ({@link forwardOfflineCardPayments} with their ids): a success
  * is recorded exactly once (the claim), a processor still unreachable releases it again with a longer delay.

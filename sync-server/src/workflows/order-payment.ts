@@ -1,5 +1,5 @@
 /**
- * Paying an order (DESIGN §5, Medusa's capture-payment shape): charge each tender through the payments module →
+ * Paying an order (Medusa's capture-payment shape): charge each tender through the payments module →
  * record the payments on the order (orders module: payment rows, journal transactions, `order.paid` when settled) →
  * cancel the order's pending pay links, which were for the old balance (pay-links module) → take the goods off stock
  * once paid (inventory module). One mutation.
@@ -46,7 +46,7 @@ export async function payOrder(ctx: AppContext, principal: Principal, orderId: s
     const tenders: { ulid: string; captured: orders.CapturedTender }[] = [];
     for (const [i, t] of input.tenders.entries()) {
       const ulid = newId('payment').slice(4);
-      // A card goes to the cheapest available rail (DESIGN §10), as on the pay page: 409 `no_rail_available` before
+      // A card goes to the cheapest available rail, as on the pay page: 409 `no_rail_available` before
       // any card is charged when none can take it. The decision and its fee are kept on the payment.
       const routing = t.method === 'card' ? await routeCharge(m, 'card', t.amountCents) : undefined;
       const result = captureStaffTender(t, i, row.data.registerNumber, ulid, routing?.chosen);

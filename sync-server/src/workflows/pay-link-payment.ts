@@ -1,5 +1,5 @@
 /**
- * Text-to-Pay links across modules (DESIGN §5, §10). Creating one prices catalog lines against the catalog module or
+ * Text-to-Pay links across modules. Creating one prices catalog lines against the catalog module or
  * takes an open order's balance from the orders module, and replaces the order's older link. Paying one on the hosted
  * pay page charges through the payments module, then records the money where it belongs — on the order (orders
  * module), on the invoice (invoice-payment workflow), or as a sale of its own (ledger, and stock for catalog lines) —
@@ -45,7 +45,7 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
 }
 
 /**
- * Pays a pay request from the hosted pay page (DESIGN §5, §10): in one mutation, under the merchant's lock and the
+ * Pays a pay request from the hosted pay page: in one mutation, under the merchant's lock and the
  * request's row lock, checks it is still pending and unexpired, charges the token on the processor, and records the
  * outcome — an order's link: the payment on the order; an invoice's link: the invoice payment (Dr the rail's clearing
  * account, Cr receivables); otherwise a sale (Dr clearing, Cr revenue and tax, and `sale` stock movements for its
@@ -59,7 +59,7 @@ export async function payPayRequest(ctx: AppContext, id: string, charge: PayPage
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
   const outcome = await mutation(ctx, { merchantId: found.merchantId, actor: `pay_page:${id}` }, async (m): Promise<PayRequestRecord | ProblemError> => {
     const request = await payLinks.lockPayableRequest(m, id);
-    // The cheapest available rail (DESIGN §10); 409 before any processor is reached when none is.
+    // The cheapest available rail; 409 before any processor is reached when none is.
     const routing = await routeCharge(m, charge.method, request.amountCents);
     // The demo store never reaches a live processor, whatever is configured.
     const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id, rail: routing.chosen });

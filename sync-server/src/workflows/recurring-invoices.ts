@@ -1,12 +1,12 @@
 /**
- * One tick of the recurring-invoice scheduler (DESIGN §5; modules/invoices/recurring.ts runs it): due occurrences of
+ * One tick of the recurring-invoice scheduler (modules/invoices/recurring.ts runs it): due occurrences of
  * every active series become drafts (invoices module, priced against the catalog module), auto-send drafts are sent
  * (invoice-issue workflow), and the housekeeping of every tick runs: expired pay requests (pay-links module), overdue
  * invoices (invoices module), idempotency keys past their 24 h (platform), a signed audit checkpoint for every
  * merchant whose audit head moved (kernel/checkpoints.ts), settlements of delayed rails (a returned bank payment gives
  * the order it paid its balance due back: settlement-return workflow), and the offline card forwards:
  * released ones retried with backoff, those past the store's forward window expired (offline-card-forward workflow);
- * the financial services' status tracking: money transfers and bill payments the partners still move (issue 14);
+ * the financial services' status tracking: money transfers and bill payments the partners still move;
  * and app billing: monthly renewals and retries of app subscriptions, weekly developer payouts (modules/app-billing).
  */
 import { runSettlements } from '../modules/payments/settlements.ts';

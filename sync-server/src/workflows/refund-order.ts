@@ -1,5 +1,5 @@
 /**
- * Refunding an order (DESIGN §5, §8): the orders module writes the refund (record, journal transaction, payment and
+ * Refunding an order: the orders module writes the refund (record, journal transaction, payment and
  * order states, audit, `payment.refunded`) → the inventory module puts refunded lines back on stock (`return`
  * movements keyed by the refund id) unless `restock: false`. A cashier's refund above the store's
  * `cashierRefundLimitCents` needs a manager's approval (merchants/approvals.ts), consumed in the same mutation and

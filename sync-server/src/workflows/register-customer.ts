@@ -1,5 +1,5 @@
 /**
- * Customers created at the register (issue 13): a push of register customers (`POST /api/sync/customers/push`) is
+ * Customers created at the register: a push of register customers (`POST /api/sync/customers/push`) is
  * stored by the customers module — new, or merged into an existing customer with the same phone or e-mail
  * (modules/customers/register-customers.ts) — and, for each merge, the orders module re-points the orders already
  * stored with the register's id at the surviving customer. Orders pushed after the merge are re-pointed as they are

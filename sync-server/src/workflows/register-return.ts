@@ -1,6 +1,6 @@
 /**
- * Returns made at the register (issue 13; core/returns.ts), pushed through sync (`POST /api/sync/returns/push`,
- * DESIGN §15) online or after an outage. For each pushed return, in the push's mutation and its own savepoint: the
+ * Returns made at the register (core/returns.ts), pushed through sync (`POST /api/sync/returns/push`)
+ * online or after an outage. For each pushed return, in the push's mutation and its own savepoint: the
  * core schema, a register of this store, the order it returns; the store's approval rule (a cashier's return above
  * `cashierRefundLimitCents` carries a manager's approval token, consumed here); then the orders module refunds the
  * lines (core planOrderRefund: the same rule and rounding as the back office's refunds — never more than was sold,

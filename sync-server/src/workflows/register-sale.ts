@@ -1,5 +1,5 @@
 /**
- * The register sale (DESIGN §15, §4, §8): sales a register made — offline or not — arrive pushed as orders with their
+ * The register sale: sales a register made — offline or not — arrive pushed as orders with their
  * tenders, and the server stores each one with everything it implies, in the caller's transaction:
  *
  *   1. validate: the document can be stored, has the core order shape, a plausible time, the store's currency, a
@@ -57,7 +57,7 @@ export type SaleOutcome =
 /**
  * The one reason given for a sale whose order id or journal transaction id is taken by a document this push cannot
  * overwrite — another store's order, or a journal transaction (this store's or another's) with other content. The
- * same words whoever holds the id, so a push never learns that an id exists in another store (issue 11).
+ * same words whoever holds the id, so a push never learns that an id exists in another store.
  */
 export function idConflictReason(order: Pick<Order, 'id' | 'journalTransactionId'>): string {
   return `id conflict: order ${order.id} or its journal transaction ${order.journalTransactionId} is taken by another document; sell it again under new ids`;
@@ -140,8 +140,8 @@ export async function storeRegisterSales(m: Mutation, pushed: readonly Record<st
 }
 
 /**
- * The documents with every `customerId` that names a register customer merged into another (issue 13,
- * workflows/register-customer.ts) replaced by the surviving customer's id: a sale made offline for a customer who
+ * The documents with every `customerId` that names a register customer merged into another
+ * (workflows/register-customer.ts) replaced by the surviving customer's id: a sale made offline for a customer who
  * turned out to exist already is stored for that customer (and a second push of it compares equal to what is stored).
  */
 async function withSurvivingCustomers(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<readonly Record<string, unknown>[]> {
@@ -201,7 +201,7 @@ interface BeforeWrite {
  * What a round reads, in one statement: the push's context (the store's currency and tip bound, orders already stored
  * under these ids, the registers, staff members and receipt numbers named — from the documents as pushed: reading a
  * few rows a refused document names costs nothing, a second round trip would), and, for the sales that passed their
- * own checks, what their writes read first (see {@link writeSales}). The staff members pushed sales name (issue 11)
+ * own checks, what their writes read first (see {@link writeSales}). The staff members pushed sales name
  * must be this store's; price overrides' approvers too.
  */
 async function readRound(m: Mutation, named: readonly Record<string, unknown>[], candidates: readonly CheckedSale[]): Promise<{ context: PushContext; before: BeforeWrite | null }> {
@@ -420,7 +420,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
   if (stored.length === 0) return { stored, refused, changedItemIds: [], events: [] };
   const orders = stored.map((s) => s.order);
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
-  // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused: DESIGN §8).
+  // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused).
   const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: stockRead });
   await appendAuditBatch(m.tx, [
     ...stock.audit,
@@ -444,7 +444,7 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
       : [],
   );
   if (cards.length > 0) await recordPendingSettlements(m, rails.find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
-  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each (issue 12).
+  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each.
   await forwardOfflineCardPayments(m, orders);
   if (posted.some((p) => p.status === 'created')) {
     // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.

@@ -1,5 +1,5 @@
 /**
- * Sending an order's receipt (DESIGN §7): the recipient is settled with the customers module — a number typed for
+ * Sending an order's receipt: the recipient is settled with the customers module — a number typed for
  * this receipt read like a customer's (national numbers in the store's country, to E.164), or else the order's
  * customer's phone or e-mail — then the orders module sends and audits it.
  */

@@ -1,5 +1,5 @@
 /**
- * A bank payment returned at settlement (issue 12): the payments module has posted the reversal of its journal
+ * A bank payment returned at settlement: the payments module has posted the reversal of its journal
  * transaction (modules/payments/settlements.ts); this workflow gives what the payment paid its balance due back, in
  * the same transaction — an order paid through a pay link moves to `balance_due` (orders module `openBalanceDue`:
  * state, amount owed in `customer_receivables`, the payment `returned`, audit `order.balance_due`), collected like any
@@ -18,7 +18,7 @@ export const RETURNED_PAYMENT_RECEIVABLE = 'customer_receivables';
  * `runSettlements`' `onReturned`: reopens the balance of what a returned pay-page payment paid — the order (state
  * `balance_due`) or the invoice (open again: `partially_paid` / `sent`, invoices' `reopenInvoiceBalance`). A pay
  * request that was a sale of its own has nothing to reopen: the reversal undid its sale (revenue and tax), and the
- * `returned` settlement shows it (docs/decisions.md "Balance due on the order").
+ * `returned` settlement shows it (docs/decisions/0052-balance-due-and-card-settlement.md).
  */
 export async function reopenReturnedPayment(m: Mutation, returned: ReturnedSettlement): Promise<void> {
   if (returned.sourceType !== 'pay_request') return;

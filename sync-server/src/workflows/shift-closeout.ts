@@ -1,5 +1,5 @@
 /**
- * Shifts and the daily closeout (issue 12 "Money"; core/shifts.ts). Spans modules: the closeout module's tables, the
+ * Shifts and the daily closeout (core/shifts.ts). Spans modules: the closeout module's tables, the
  * orders the register pushed, the ledger.
  *
  *     storeShiftDocuments(m, collection, documents) → outcomes       (sync push of shifts, cash-movements, shift-closeouts)
@@ -275,7 +275,7 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
   const from = salesAfter ? new Date(Date.parse(salesAfter) + 1).toISOString() : shift.openedAt;
   const movementTransactions = movements.filter((mv) => mv.shiftId === shift.id).map((mv) => shiftJournalTransactionId(mv.id));
   const { rows } = await db.query<{ orders: Order[] | string | null; refunded: number | string | null; drawer: number | string | null; moved: number | string | null }>(
-    // Returns made at a register (issue 13) move cash in the shift they were made in, not in the sale's: their refunds'
+    // Returns made at a register move cash in the shift they were made in, not in the sale's: their refunds'
     // postings count where the return's shiftId says, as the register's own report counts them.
     `WITH o AS (SELECT id, data FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4),
           rr AS (SELECT r.journal_transaction_id, x.data->>'shiftId' AS shift_id FROM register_returns x JOIN order_refunds r ON r.id = x.refund_id WHERE x.merchant_id = $1 AND r.journal_transaction_id IS NOT NULL),
@@ -341,7 +341,7 @@ function previousDay(day: string): string {
 }
 
 /**
- * The financial services' drawer side of a shift from the server's own records (issue 14): the checks, transfers and
+ * The financial services' drawer side of a shift from the server's own records: the checks, transfers and
  * bill payments whose request named the shift (`shiftId`), transfers canceled at the counter in it. The register
  * computes the same from the service answers it stored as cash movements; a difference is flagged like any figure.
  */

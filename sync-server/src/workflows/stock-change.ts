@@ -1,5 +1,5 @@
 /**
- * Stock changes that the catalog must see (DESIGN §8): the inventory module records the movements, then the catalog
+ * Stock changes that the catalog must see: the inventory module records the movements, then the catalog
  * module re-stamps the items whose stock moved (their `stockOnHand` at the default location, a new replication
  * sequence, `catalog.updated`), all in one mutation — so registers and apps see the new stock exactly when it commits.
  */

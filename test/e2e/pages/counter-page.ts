@@ -1,5 +1,5 @@
 /**
- * Page objects of the register's counter tools (issue 13): hold / held sales and the line tools dialog.
+ * Page objects of the register's counter tools: hold / held sales and the line tools dialog.
  */
 import type { Locator, Page } from 'playwright-core';
 

@@ -1,5 +1,5 @@
 /**
- * Accessibility and layout checks run inside the page under test (issue 13):
+ * Accessibility and layout checks run inside the page under test:
  * - `axeViolations`: axe-core (the `axe-core` package, injected through CDP so a strict CSP does not block it) with
  *   the WCAG 2.0/2.1 A and AA rules; each violation as "rule: target (summary)".
  * - `layoutProblems`: bounding-box checks of every visible control (button, input, select, textarea, link, tab):

@@ -1,5 +1,5 @@
 /**
- * How long the register takes to show a sale synced once the server has committed it (issue 10: within 2 s, for a
+ * How long the register takes to show a sale synced once the server has committed it (aim: within 2 s, for a
  * backlog of 1,000 sales): the watch on the register's unsynced-orders query, and the figures reported. Used by the
  * backlog test (test/renderer/sync-backlog.test.ts) and the bench's register process.
  */

@@ -87,7 +87,7 @@ export class BridgeTransport extends DeviceClient {
   }
 
   /**
-   * The address the server was configured with (`GET /api/register/device-bridge`, issue 13): used — in memory, not
+   * The address the server was configured with (`GET /api/register/device-bridge`): used — in memory, not
    * stored — while this register has no address of its own, so a bridge on another `BRIDGE_PORT` is found.
    */
   useServerBridgeUrl(url: string): void {

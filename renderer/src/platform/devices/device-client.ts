@@ -1,5 +1,5 @@
 /**
- * The register's device client contract (DESIGN §11): the `DeviceHostApi` of core/device-transport.ts plus where the
+ * The register's device client contract: the `DeviceHostApi` of core/device-transport.ts plus where the
  * devices stand (`state$`). Two implementations, chosen once at start-up by `createDeviceClient()` (index.ts):
  * - `IpcTransport` (ipc-transport.ts): the Electron preload's `window.registerDevices`;
  * - `BridgeTransport` (bridge-transport.ts): the web hardware bridge over WebSocket on 127.0.0.1.

@@ -1,5 +1,5 @@
 /**
- * The cashier's counter tools beside the cart (issue 13), kept out of register-view.tsx: the cart persisted on every
+ * The cashier's counter tools beside the cart, kept out of register-view.tsx: the cart persisted on every
  * change, hold / resume (held sales), and the line tools dialog.
  *
  * Keyboard shortcuts (README "Register keyboard shortcuts"), each also a button
@@ -30,7 +30,7 @@ interface CounterInput {
   discountText: string;
   discountKind: 'percentage' | 'fixed';
   setDiscount: (text: string, kind: 'percentage' | 'fixed') => void;
-  /** The customer attached to the sale (issue 13), kept with the cart and with a held sale. */
+  /** The customer attached to the sale, kept with the cart and with a held sale. */
   customerId?: string | undefined;
   setCustomerId?: (id: string | undefined) => void;
   /** Another dialog or screen has the keyboard: the counter's shortcuts stay quiet. */

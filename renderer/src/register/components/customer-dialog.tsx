@@ -1,5 +1,5 @@
 /**
- * The customer at the counter (issue 13): the cart's customer control (F3) and its dialog — search the register's
+ * The customer at the counter: the cart's customer control (F3) and its dialog — search the register's
  * customers by name, phone or e-mail (a virtualised list: a store may hold tens of thousands), attach one to the sale,
  * create a new one (works offline: pushed when the register is back, merged by the server into an existing customer
  * with the same phone or e-mail), and a customer's past sales (this register's, plus the server's when online).

@@ -1,5 +1,5 @@
 /**
- * Returns (issue 13): find the sale by customer. Two steps in a dialog: the register's customer search (the cart's
+ * Returns: find the sale by customer. Two steps in a dialog: the register's customer search (the cart's
  * `CustomerSearch`: name, phone or e-mail; Enter picks the only match), then that customer's sales
  * (`useCustomerSales`: this register's — including those recorded under a merged alias id, offline too — and, online,
  * the store's), newest first with receipt number, date and total; picking one hands its order id to the Returns view,

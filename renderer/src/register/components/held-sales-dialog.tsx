@@ -1,5 +1,5 @@
 /**
- * The held (parked) sales of this register (issue 13): one button per sale, oldest first, to resume it. Resuming while
+ * The held (parked) sales of this register: one button per sale, oldest first, to resume it. Resuming while
  * a cart is open parks that cart first (register-view.tsx), so nothing a cashier rang up is ever dropped.
  */
 import { Dialog } from '../../ui/dialog.tsx';

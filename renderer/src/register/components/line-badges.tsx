@@ -1,7 +1,7 @@
 import { formatMoney } from '../../../../core/index.ts';
 import type { CartLine } from '../sale/cart.ts';
 
-/** Under a cart line's name: its line discount and price override, if any (issue 13). */
+/** Under a cart line's name: its line discount and price override, if any. */
 export function LineBadges({ line, currency }: { line: CartLine; currency: string }) {
   const d = line.discount;
   const o = line.priceOverride;

@@ -1,5 +1,5 @@
 /**
- * The cart line's tools (issue 13): quantity typed or by keypad, a line discount (percent or amount), a price override
+ * The cart line's tools: quantity typed or by keypad, a line discount (percent or amount), a price override
  * with a reason and a manager's PIN, and voiding the line. Keyboard: the quantity field has focus on open (type the
  * digits, Enter applies), Escape closes, Delete (outside a field) voids the line; every control is a touch target.
  */

@@ -1,5 +1,5 @@
 /**
- * The receipt's QR code on screen (issue 13): the same payload as the printed one (devices/receipt-job.ts
+ * The receipt's QR code on screen: the same payload as the printed one (devices/receipt-job.ts
  * `receiptQrData`, `urn:register:order:<id>:<receipt>`), so a scan at the Returns screen finds the sale. Drawn as SVG
  * by `uqr` (pure JS), shown as an image with a text alternative naming the receipt.
  */

@@ -1,5 +1,5 @@
 /**
- * Sending the receipt from the register (issue 13): by e-mail or SMS, to the address the customer gives — offered
+ * Sending the receipt from the register: by e-mail or SMS, to the address the customer gives — offered
  * from the sale's customer (their e-mail, else their phone), when one is attached. The server
  * queues it in its e-mail or SMS outbox (`POST /api/pos/orders/{id}/receipts` with the register's credential), so the
  * sale must have synced first: before that the register says so and the cashier tries again a moment later.

@@ -1,5 +1,5 @@
 /**
- * "Create a store" (issue 15): a store owner signs up from a register that is not paired yet — store name, country,
+ * "Create a store": a store owner signs up from a register that is not paired yet — store name, country,
  * currency, time zone, their name, e-mail and PIN — through `POST /api/signup`; the register then pairs itself with the
  * new store (a pairing code made with the owner's token, `POST /api/pos/registers/pairing-codes`, exchanged at once),
  * and the owner signs in with the PIN like any staff member. The owner's token is never stored.

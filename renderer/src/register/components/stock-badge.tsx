@@ -1,7 +1,7 @@
 import type { CatalogItem } from '../../../../core/index.ts';
 import { stockState } from '../sale/stock.ts';
 
-/** The tile's stock badge (issue 13): "Out of stock" or "Low: N"; nothing for untracked or well-stocked items. */
+/** The tile's stock badge: "Out of stock" or "Low: N"; nothing for untracked or well-stocked items. */
 export function StockBadge({ item }: { item: CatalogItem }) {
   const s = stockState(item);
   if (!s) return null;

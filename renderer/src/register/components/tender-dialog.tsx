@@ -19,7 +19,7 @@ interface TenderDialogProps {
   error: string | undefined;
   onComplete: (tenderedCents: Cents) => void;
   onClose: () => void;
-  /** Card through the terminal (DESIGN §11); omitted → cash only. */
+  /** Card through the terminal; omitted → cash only. */
   card?: DeviceTender<CardPayment>;
   /** While the register is offline: the card payment that may still be approved offline (minor units), shown to the cashier. */
   offlineCardLimitLeftCents?: number | undefined;

@@ -1,5 +1,5 @@
 /**
- * Customers at the register (issue 13): the local `customers` collection (db/database.ts) read and written for the
+ * Customers at the register: the local `customers` collection (db/database.ts) read and written for the
  * cart's customer control — search by name, phone or e-mail, a new customer created here (offline too; pushed by the
  * replication, de-duplicated by the server), the surviving customer of one the server merged, and a customer's
  * past sales held on this register.
@@ -122,7 +122,7 @@ export function customerFromForm(form: NewCustomerForm, ids: { registerId: strin
 /**
  * Creates a customer on this register from the form (offline too: the replication pushes it) and returns it. A
  * customer of this register's database with the same phone or e-mail is returned instead of a second one (the
- * server de-duplicates across registers: docs/decisions.md "Customers created at the register").
+ * server de-duplicates across registers: docs/decisions/0016-customers-created-at-the-register.md).
  * @throws CustomerFormError naming the invalid fields
  */
 export async function createRegisterCustomer(db: RegisterDatabase, session: Pick<RegisterSession, 'registerId'>, form: NewCustomerForm, country: string | undefined): Promise<StoredCustomer> {

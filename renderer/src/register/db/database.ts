@@ -1,6 +1,6 @@
 /**
  * The register's local database: RxDB on IndexedDB (Dexie storage). Every sale is written here first, so the
- * register keeps selling through an outage and nothing is lost to a reload or a crash (DESIGN §8).
+ * register keeps selling through an outage and nothing is lost to a reload or a crash.
  *
  * `multiInstance` + leader election: several tabs of one register share the database, and only the leader tab
  * replicates, so one offline queue is never sent twice from two tabs.
@@ -45,11 +45,11 @@ export interface RegisterCollections {
   shifts: RxCollection<Rejectable<Shift>>;
   cash_movements: RxCollection<Rejectable<CashMovement>>;
   closeouts: RxCollection<Rejectable<StoredCloseout>>;
-  /** Returns and exchanges made here (issue 13; returns/return-store.ts): born here, pushed, pulled back stamped. */
+  /** Returns and exchanges made here (returns/return-store.ts): born here, pushed, pulled back stamped. */
   returns: RxCollection<Rejectable<RegisterReturn>>;
   /**
    * The store's customers (pulled) and those created here (pushed, offline too), with the aliases of the ones the
-   * server merged into an existing customer (issue 13; customers/customer-store.ts).
+   * server merged into an existing customer (customers/customer-store.ts).
    */
   customers: RxCollection<StoredCustomer>;
   /** Staff sign-in on this register: the signed-in session, offline verifiers, lockout (staff-offline.ts); never replicated. */
@@ -94,7 +94,7 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
 
 /**
  * Writes a paid sale: the order and its journal transaction, both before the receipt is shown (write before print;
- * docs/decisions/receipt-after-stored.md). RxDB's Dexie storage keeps each collection in an IndexedDB database of its
+ * docs/decisions/0015-receipt-after-stored.md). RxDB's Dexie storage keeps each collection in an IndexedDB database of its
  * own, so no single transaction spans the two: both writes are issued at once (the sale waits for the slower, not for
  * the sum), and the order is the sale. A crash that kept only the order is repaired at the next start by
  * {@link repairMissingJournalTransactions}, which re-derives the (deterministic) journal transaction; one that kept

@@ -6,7 +6,7 @@
 import type { RxJsonSchema } from 'rxdb';
 import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterReturn, Shift, ShiftCloseout, TaxRate } from '../../../../core/index.ts';
 
-/** Fields the server stamps on every replicated document (DESIGN §15). */
+/** Fields the server stamps on every replicated document. */
 const serverStampProperties = {
   updatedAt: { type: 'string', maxLength: 40 },
   syncSeq: { type: 'integer', minimum: 0 },
@@ -115,7 +115,7 @@ export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransact
   required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
 };
 
-// ── Shifts (issue 12): append-only documents born on the register (core/shifts.ts), pushed like orders. ──
+// ── Shifts: append-only documents born on the register (core/shifts.ts), pushed like orders. ──
 
 export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
   title: 'shift',
@@ -140,7 +140,7 @@ export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
 
 export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
   title: 'cash movement',
-  // 1: financial services' drawer movements (issue 14: `serviceRef`, `feeCents`); documents of 0 migrate as they are.
+  // 1: financial services' drawer movements (`serviceRef`, `feeCents`); documents of 0 migrate as they are.
   version: 1,
   primaryKey: 'id',
   type: 'object',
@@ -188,7 +188,7 @@ export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout>> = {
   indexes: ['shiftId'],
 };
 
-/** A return made at this register (core/returns.ts, issue 13): pushed, and pulled back for the server's stamp and refund id. */
+/** A return made at this register (core/returns.ts): pushed, and pulled back for the server's stamp and refund id. */
 export const returnRxSchema: RxJsonSchema<Rejectable<RegisterReturn>> = {
   title: 'register return',
   version: 0,
@@ -218,7 +218,7 @@ export const returnRxSchema: RxJsonSchema<Rejectable<RegisterReturn>> = {
 };
 
 /**
- * A customer on the register (issue 13): the store's customers pulled from the server (core `CustomerRecord` plus
+ * A customer on the register: the store's customers pulled from the server (core `CustomerRecord` plus
  * `registerId`), customers created here (core `RegisterCustomer`, pushed; no `syncSeq` until the server's copy comes
  * back) — and aliases: a customer created here that the server merged into an existing one comes back as
  * `{ id, mergedInto }`, naming the surviving customer (core `CustomerSyncDocument`).

@@ -1,5 +1,5 @@
 /**
- * Card and check tenders through the store's devices (DESIGN §11), as React hooks the tender dialog drives.
+ * Card and check tenders through the store's devices, as React hooks the tender dialog drives.
  *
  * Card: one idempotency key per payment attempt. Approved → the sale is stored (then printed by the caller);
  * declined or cancelled → the sale stays open with the terminal's reason and the next attempt gets a new key; an
@@ -7,7 +7,7 @@
  * mid-charge) keeps the key, so "Check again" asks the terminal about *that* payment first and can never charge
  * twice. An approval whose sale could not be stored is kept and stored again without charging again.
  *
- * Offline (issue 12, store and forward): while the register cannot reach the server, a card sale goes to the terminal
+ * Offline (store and forward): while the register cannot reach the server, a card sale goes to the terminal
  * marked offline, within the store's offline limits (per payment, and what this register already holds unforwarded);
  * the terminal's offline approval is stored as a `pending_forward` tender with its token, which the server forwards
  * when the sale syncs. An amount over what is left is refused before the terminal is asked.
@@ -128,7 +128,7 @@ export class CardPaymentFlow implements CardPayment {
       return;
     }
     if (result.outcome === 'approved') {
-      // Kept for a refund to this card at a return (issue 13): the terminal refunds by the sale's token.
+      // Kept for a refund to this card at a return: the terminal refunds by the sale's token.
       rememberCardToken(result);
       await this.#store({
         method: 'card',

@@ -1,5 +1,5 @@
 /**
- * Offline card payments on the register (issue 12, store and forward): the store's limits as last pulled (kept in
+ * Offline card payments on the register (store and forward): the store's limits as last pulled (kept in
  * localStorage so they hold offline; the defaults until the first pull), the offline card payments this register holds
  * that the server has not received yet (local orders without a `syncSeq`), and what is left to approve offline — the
  * figure the cashier sees in the card tender while offline.

@@ -1,5 +1,5 @@
 /**
- * The printed receipt (DESIGN §11): a stored order turned into the semantic print blocks of `PrintJob`
+ * The printed receipt: a stored order turned into the semantic print blocks of `PrintJob`
  * (core/devices.ts) — merchant, receipt number, lines, totals, the tender (cash and change, card brand and last four,
  * check number), and a QR code of the order. The job id is the order id, so the persistent print queue never prints
  * the same sale twice however often it is sent; a reprint gets its own id.

@@ -42,7 +42,7 @@ export function shiftReportLines(report: ZReport): ReportLine[] {
     ['Paid in', money(report.paidInCents)],
     ['Paid out', money(report.paidOutCents)],
     ['No-sale opens', String(report.noSaleCount)],
-    // Financial services (issue 14): "Checks cashed out", "Transfers in", "Bill payments in", …, "Service fees".
+    // Financial services: "Checks cashed out", "Transfers in", "Bill payments in", …, "Service fees".
     ...serviceCashLines(report.services).map(([label, cents]): ReportLine => [label, label === 'Service fees' ? money(cents) : signed(cents)]),
     ['Expected cash', money(report.expectedCashCents)],
   );

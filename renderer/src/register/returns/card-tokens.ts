@@ -1,5 +1,5 @@
 /**
- * The card terminal's tokens of approved card sales (issue 13): a refund to the card goes through the terminal with
+ * The card terminal's tokens of approved card sales: a refund to the card goes through the terminal with
  * the original sale's token (docs/devices.md `REFUND|ref|amountCents|currency|token`), which the order does not carry.
  * The register keeps each approved sale's token here, keyed by the terminal's auth code and the card's last four (what
  * the order's tender keeps), the newest {@link MAX_TOKENS}. A token is the terminal's reference, never a card number.

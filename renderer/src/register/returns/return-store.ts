@@ -1,5 +1,5 @@
 /**
- * Returns at the register (issue 13; core/returns.ts), the data side: finding the sale (receipt number typed, the
+ * Returns at the register (core/returns.ts), the data side: finding the sale (receipt number typed, the
  * receipt's QR scanned — `urn:register:order:<id>:<receipt>` —, or the order id), what earlier returns of it left,
  * the store's approval rule (cached for offline use), a manager's approval, and the write of a return to the local
  * database, where the replication pushes it (sync/replication.ts, `returns`): kept through an outage, stored once

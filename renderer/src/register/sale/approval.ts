@@ -1,5 +1,5 @@
 /**
- * A manager's approval on the register (issue 11 / 13): a manager or owner types their PIN on the register and the
+ * A manager's approval on the register : a manager or owner types their PIN on the register and the
  * server answers who approved (`POST /api/register/approvals`, action `price_override`, the register's credential).
  * The register records `approvedBy` on the overridden line; the server re-checks on push that it is a manager or
  * owner of the store (core priceOverrideProblem). Online only: offline, the call fails and no override is made.

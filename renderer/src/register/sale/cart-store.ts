@@ -1,5 +1,5 @@
 /**
- * The cart kept through a reload, a crash or a closed window, and the held (parked) sales (issue 13). Both live in the
+ * The cart kept through a reload, a crash or a closed window, and the held (parked) sales. Both live in the
  * browser's localStorage, per register, written synchronously on every change — so the last change is on disk
  * before the tab can die, with no asynchronous write to lose. Nothing here holds a card number or a secret: catalog
  * references, quantities, discounts and price overrides (reason + approver id) only.
@@ -15,7 +15,7 @@ export interface StoredCart {
   /** The sale discount as typed, and whether it is a percentage or an amount. */
   discountText: string;
   discountKind: 'percentage' | 'fixed';
-  /** The customer attached to the sale (`cus_…`, issue 13), if any. */
+  /** The customer attached to the sale (`cus_…`), if any. */
   customerId?: string;
 }
 

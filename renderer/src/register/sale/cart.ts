@@ -17,7 +17,7 @@ import {
 } from '../../../../core/index.ts';
 
 /**
- * A line discount as the cashier set it (issue 13): a percentage in basis points or an amount in minor units off
+ * A line discount as the cashier set it: a percentage in basis points or an amount in minor units off
  * this line; `id` becomes the core discount's id (`dsc_…`), which names the line by its key (`lineId`).
  */
 export type LineDiscount = { id: string; kind: 'percentage'; basisPoints: number } | { id: string; kind: 'fixed'; amountCents: number };

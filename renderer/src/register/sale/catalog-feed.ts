@@ -1,5 +1,5 @@
 /**
- * The register's catalog feed (issue 13, "Fast at any catalog size"): one {@link CatalogIndex} per local database,
+ * The register's catalog feed: one {@link CatalogIndex} per local database,
  * started at boot and kept in step with the `catalog_items` collection — without a live RxDB query over the whole
  * collection.
  *

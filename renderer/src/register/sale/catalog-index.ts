@@ -1,12 +1,12 @@
 /**
- * The register's in-memory catalog index (issue 13, "Fast at any catalog size"): kept in step with the local
+ * The register's in-memory catalog index: kept in step with the local
  * `catalog_items` collection, updated incrementally (only documents whose revision changed are re-indexed), so that
  * - a barcode (GTIN) or SKU resolves through a `Map` in O(1), never a scan of the catalog;
  * - a search keystroke asks an inverted prefix index (every word of the query must be the start of a word of the
  *   item's name, category, a variation name, a SKU or a GTIN): the words of the catalog are kept sorted, a query word
  *   finds its range by binary search, and the matching items are marked in a bitmap read in catalog order. MiniSearch
  *   was tried first and dropped: it scores every match, 0.3–1 s per keystroke for a one-letter prefix at 50,000
- *   items (docs/decisions.md);
+ *   items (docs/decisions/0032-register-search-and-sort-order.md);
  * - the tile grid gets its items already sorted with locale collation (`Intl.Collator`: "Butter croissant" before
  *   "Coca-Cola"), by category then name, and per category without re-filtering.
  */

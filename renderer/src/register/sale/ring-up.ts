@@ -2,7 +2,7 @@
  * Completing a sale: the paid order and its journal transaction built with core's buildRegisterSale, numbered under
  * the register's receipt lock from what the local database holds, checked against the core schemas and written to
  * the local database — and only then handed back, so the register shows the receipt (and its number) only for a sale
- * it has stored (docs/decisions/receipt-after-stored.md; write before print).
+ * it has stored (docs/decisions/0015-receipt-after-stored.md; write before print).
  */
 import {
   buildRegisterSale,

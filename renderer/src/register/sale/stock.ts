@@ -1,5 +1,5 @@
 /**
- * Stock at the register (issue 13): the tile badges (low / out of stock) and the store's "sell past zero" setting.
+ * Stock at the register: the tile badges (low / out of stock) and the store's "sell past zero" setting.
  * Stock figures are the catalog's `stockOnHand` of each tracked variation as last pulled (units at the default
  * location, server-computed); the register does not subtract its own unsynced sales.
  */

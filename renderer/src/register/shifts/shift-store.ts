@@ -1,5 +1,5 @@
 /**
- * The register's shifts, stored locally first (DESIGN §8): a shift opened with a counted float, cash paid in and out
+ * The register's shifts, stored locally first: a shift opened with a counted float, cash paid in and out
  * and no-sale drawer opens during it, and its closeout with the drawer counted by denomination — the documents of
  * core/shifts.ts, checked with its schemas before they are written. Every record is append-only and born here with
  * its id, so it is pushed like a sale (sync/replication.ts): kept through an outage, stored once however often it is
@@ -78,7 +78,7 @@ export async function openShift(
 
 /**
  * The open shift, or one the register opens by itself (float 0) for a sale rung up with none open — the register
- * never refuses a sale for want of a shift (docs/decisions.md). A shift it opens belongs to `staffId`, the staff
+ * never refuses a sale for want of a shift (docs/decisions/0011-shifts-on-the-register.md). A shift it opens belongs to `staffId`, the staff
  * member signed in on the register, when given, and opens at `at` (ISO 8601; default now): the business time of the
  * sale that opens it, so that sale lies in the shift's window (`openedAt ≤ createdAt`) — but never before the close
  * of this register's last shift (then 1 ms after it: shifts never overlap). Callers whose record is stamped earlier
@@ -121,7 +121,7 @@ export async function recordCashMovement(
 }
 
 /**
- * Records the drawer side of a financial service from the server's answer (issue 14; services are online-only, so the
+ * Records the drawer side of a financial service from the server's answer (services are online-only, so the
  * answer is what the register knows): a check's payout handed out (`check_cashed`), a transfer's or a bill's amount +
  * fee taken in (`transfer_in`, `bill_payment_in`), a canceled transfer's refund handed back (`transfer_canceled`). It
  * goes in `shiftId` — the shift named in the request, so the server's report counts the same — and is pushed like
@@ -167,7 +167,7 @@ async function salesSince(db: RegisterDatabase, shift: Shift): Promise<StoredOrd
 }
 
 /**
- * The returns made on this register during the shift (issue 13), not refused by the server: all of them
+ * The returns made on this register during the shift, not refused by the server: all of them
  * (`refundsCents`) and those paid in cash out of the drawer (`cashRefundsCents`), minor units.
  */
 export async function returnsOfShift(db: RegisterDatabase, shift: Shift): Promise<{ refundsCents: number; cashRefundsCents: number }> {

@@ -9,7 +9,7 @@
  * start and after each RESYNC; with a backlog of 1,000 offline sales the stamped copies came back a median 35 s after
  * the server committed them (test/renderer/sync-backlog.test.ts).
  *
- * Catalog (issue 13): the same upstream walk read all 50,000 stored items at every start (~1 s of the register's main
+ * Catalog: the same upstream walk read all 50,000 stored items at every start (~1 s of the register's main
  * thread after a reload), and RxDB's replication kept a second document per item (its meta data: the assumed master
  * state) — two reads and two writes per pulled item. Here a page is one `bulkUpsert` (and one `bulkRemove` for the
  * items the server deleted).
@@ -18,7 +18,7 @@
  * written, the next is already asked for), again at once when asked meanwhile: after each push answer (orders), on
  * each change-stream message, when back online.
  *
- * The checkpoint (the server's sequence, DESIGN §15) is kept in localStorage beside the database's storage token, so
+ * The checkpoint (the server's sequence) is kept in localStorage beside the database's storage token, so
  * it is only trusted for the database it was taken from; without it (first start, storage cleared, an older version)
  * it is the highest stamp among the local documents.
  */

@@ -1,5 +1,5 @@
 /**
- * Signed audit checkpoints held by this register (issue 11): while online the register fetches the store's signed
+ * Signed audit checkpoints held by this register: while online the register fetches the store's signed
  * checkpoints of the audit chain, with the public key that verifies them (`GET /api/pos/audit/checkpoints`, its
  * register credential), and keeps them in localStorage — a copy outside the server's database. Handed back to
  * `POST /api/pos/audit/verify`, the held copy catches a trail rewritten and rehashed on the server after it was

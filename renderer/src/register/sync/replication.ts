@@ -1,8 +1,8 @@
 /**
- * Replication with the sync server (DESIGN §15): RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
+ * Replication with the sync server: RxDB's `replicateRxCollection` with our own HTTP pull/push handlers
  * and a server-sent-events pull stream per collection. The catalog, tax rates and journal transactions are pulled
  * only (the server is authoritative; it derives each sale's journal transaction from the pushed order); orders are
- * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so are the catalog (issue 13:
+ * pushed by RxDB and pulled by `collection-pull.ts` (register-authored, append-only), and so are the catalog (up to
  * 50,000 items, see that file) and the journal transactions; only the tax rates are pulled by RxDB. Shifts, cash
  * movements, closeouts, returns and customers are pushed by RxDB and pulled back by `collection-pull.ts` too (see
  * {@link CollectionPlan} `both`).
@@ -59,15 +59,15 @@ interface CollectionPlan {
 const PLANS: readonly CollectionPlan[] = [
   { remote: 'tax-rates', local: 'tax_rates', direction: 'pull' },
   { remote: 'orders', local: 'orders', direction: 'push' },
-  // Shifts (issue 12): born here, append-only, pushed like orders, and pulled back for the server's stamp (`syncSeq`),
+  // Shifts: born here, append-only, pushed like orders, and pulled back for the server's stamp (`syncSeq`),
   // which is how the header's unsynced count knows they are on the server. The closeout is pulled back too, so the
   // shift screen can also show the server's check of its figures.
   { remote: 'shifts', local: 'shifts', direction: 'both' },
   { remote: 'cash-movements', local: 'cash_movements', direction: 'both' },
   { remote: 'shift-closeouts', local: 'closeouts', direction: 'both' },
-  // Returns (issue 13): born here, pushed, pulled back for the server's stamp (refund id) like a closeout.
+  // Returns: born here, pushed, pulled back for the server's stamp (refund id) like a closeout.
   { remote: 'returns', local: 'returns', direction: 'both' },
-  // Customers (issue 13): the store's, pulled 1,000 at a time like the catalog (at start, on reconnect, after a push
+  // Customers: the store's, pulled 1,000 at a time like the catalog (at start, on reconnect, after a push
   // and when the cashier opens the customer search: no change stream — the browser's 6 connections per host are spent
   // on the four streams and the requests); customers created here are pushed, and one the server merged into an
   // existing customer comes back as its alias.

@@ -1,5 +1,5 @@
 /**
- * What the header shows at all times (DESIGN §8): online/offline, unsynced records, last sync time — and a single
+ * What the header shows at all times: online/offline, unsynced records, last sync time — and a single
  * badge state that is `synced` only when the server is reachable, replication has caught up and nothing is waiting.
  * Reachability is the change streams' state (EventSource open / error) and the outcome of the last request, never
  * the outcome of the last push alone.

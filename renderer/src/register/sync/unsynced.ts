@@ -1,5 +1,5 @@
 /**
- * What the register still has to get onto the server (issue 12; the header's "unsynced" count, DESIGN §8): every
+ * What the register still has to get onto the server (the header's "unsynced" count): every
  * record kind it authors and pushes — sales (orders, which carry their offline card payments, `pending_forward` until
  * the server forwards them), returns and exchanges (their refunds), shifts, cash movements (paid in / out, no sale), shift closeouts
  * and customers created here. A record is unsynced

@@ -9,7 +9,7 @@ const TITLES: Record<DeviceKind, string> = { printer: 'Receipt printer', termina
 const PARITIES: SerialSettings['parity'][] = ['none', 'even', 'odd', 'mark', 'space'];
 
 /**
- * Devices of this register (DESIGN §11): the connection (Electron, or the web hardware bridge with its address and
+ * Devices of this register: the connection (Electron, or the web hardware bridge with its address and
  * pairing token), and per device its mode (simulator / serial port / none), port, baud rate and parity, with the
  * port list of the machine and a "Test print" button.
  */

@@ -1,5 +1,5 @@
 /**
- * The money tabs of the register's Services area (issue 14): "Cash a check", "Send money", "Pay a bill". Each reads
+ * The money tabs of the register's Services area: "Cash a check", "Send money", "Pay a bill". Each reads
  * `GET /api/pos/financial-services` first: in the demo store (money movement disabled) the tab says so before the
  * cashier starts and offers no form. A potential sanctions match holds the check, the transfer or the bill: the tab
  * shows the hold plainly (the Services area's hold banner, handed in as `HoldBanner` so this file does not import the
@@ -8,7 +8,7 @@
  * `…/{id}/complete`, `…/{id}/cancel`; `GET /api/pos/billers`, `POST /api/pos/bill-payments/validate`,
  * `POST /api/pos/bill-payments`, `…/{id}/complete`.
  *
- * The drawer side of every service (issue 14): the request names the register's open shift (`shiftId`; one is opened
+ * The drawer side of every service: the request names the register's open shift (`shiftId`; one is opened
  * with an empty float when none is, as for a sale), and the answer's cash — a check's payout out, a transfer's or a
  * bill's amount + fee in, a canceled transfer's refund out — is stored as a cash movement of that shift
  * (shifts/shift-store.ts `recordServiceCash`), so the register's own X/Z report counts it offline and agrees with the

@@ -103,7 +103,7 @@ export function RegisterView() {
   const [discountText, setDiscountText] = useState(() => initialCart(session.registerId).discountText);
   const [discountKind, setDiscountKind] = useState(() => initialCart(session.registerId).discountKind);
   const discount = useMemo(() => cartDiscount(discountText, discountKind), [discountText, discountKind]);
-  // The sale's customer (issue 13): kept with the cart; shown, and sold to, as the surviving customer once merged.
+  // The sale's customer: kept with the cart; shown, and sold to, as the surviving customer once merged.
   const [customerId, setCustomerId] = useState(() => initialCart(session.registerId).customerId);
   const [customerDialog, setCustomerDialog] = useState<'search' | 'history' | undefined>();
   const customers = useCustomers();
@@ -226,7 +226,7 @@ export function RegisterView() {
   };
 
   /**
-   * After the sale is stored (never before: write before print, DESIGN §8): the receipt goes to the printer's
+   * After the sale is stored (never before: write before print): the receipt goes to the printer's
    * persistent queue and a cash sale opens the drawer. A device problem is shown on the receipt screen, never blocks.
    */
   const afterSale = (order: Order, payment: SalePayment) => {
@@ -249,7 +249,7 @@ export function RegisterView() {
    * up while the sale is written (a second Complete meanwhile does nothing; the dialog shows "Saving…" only if the
    * write outlasts {@link SAVING_SHOWN_AFTER_MS}, so a quick write re-renders nothing before it is done); the receipt —
    * its number — appears only once the local database holds the sale (sale/ring-up.ts ringUpSale;
-   * docs/decisions/receipt-after-stored.md), over the register, which stays mounted beneath it. Then the cart is
+   * docs/decisions/0015-receipt-after-stored.md), over the register, which stays mounted beneath it. Then the cart is
    * emptied, the dialog closed, the receipt printed and the drawer opened. A failed write leaves the tender (or the
    * cart) as it was, with the error.
    */

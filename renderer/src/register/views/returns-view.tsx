@@ -1,5 +1,5 @@
 /**
- * Returns and exchanges at the register (issue 13), online and offline: find the sale (receipt number typed, the
+ * Returns and exchanges at the register, online and offline: find the sale (receipt number typed, the
  * receipt's QR scanned, or by customer: components/find-sale-by-customer.tsx), choose the lines and quantities given back and whether they go back on stock, and refund to
  * the original tender — cash from the drawer, or the card through the terminal (by the sale's token). A cashier's
  * return above the store's limit needs a manager's PIN (online). An exchange returns lines and sells new ones in one

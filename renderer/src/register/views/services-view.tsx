@@ -1,5 +1,5 @@
 /**
- * The register's Services area (issue 14): one tab per financial service. "Verify ID" reads a driver licence or ID
+ * The register's Services area: one tab per financial service. "Verify ID" reads a driver licence or ID
  * card (the keyboard-wedge scanner types the PDF417 payload into the scan box, or a photo of the back is sent) and
  * shows the photo-free summary and any problem; "Screen a name" screens a name against the sanctions list and shows
  * the outcome — a potential match is held until a manager clears or refuses it ({@link ScreeningHoldBanner}).
@@ -37,7 +37,7 @@ export const SERVICE_TABS: ServiceTab[] = [
   { key: 'cash-check', label: 'Cash a check', render: ({ api }) => <CashCheckTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} HoldBanner={ScreeningHoldBanner} /> },
-  // Issue 15: the app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
+  // The app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
   { key: 'apps', label: 'Apps', render: () => <AppsView /> },
 ];
 

@@ -1,5 +1,5 @@
 /**
- * The shift screen (issue 12): open a shift with a counted float, cash paid in / paid out with a reason, a no-sale
+ * The shift screen: open a shift with a counted float, cash paid in / paid out with a reason, a no-sale
  * drawer open (the drawer opens through the device API, the open is recorded), the X-report mid-shift, and the close:
  * the drawer counted by denomination of the store currency, expected vs counted and the over/short shown before the
  * cashier confirms, then the Z-report on screen and on the receipt printer. Everything is stored on the register

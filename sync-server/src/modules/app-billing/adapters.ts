@@ -1,5 +1,5 @@
 /**
- * The two outside services of app billing (issue 15, DESIGN §13), each an adapter behind one interface like the
+ * The two outside services of app billing, each an adapter behind one interface like the
  * payment processors (modules/payments/processors.ts), with a deterministic sandbox that needs no network:
  * - {@link AppBillingAdapter}: charges a store's billing method for its app subscriptions and refunds unused days;
  * - {@link PaymentConnectAdapter}: the payment-connect service that pays developers out to their connected account.
@@ -60,7 +60,7 @@ export const sandboxBilling: AppBillingAdapter = {
 
 /**
  * The billing processor a store's app charges run on: `configured` — except in the demo store, which always runs on
- * the sandbox (DESIGN §9), like its sales (`processorFor`).
+ * the sandbox, like its sales (`processorFor`).
  */
 export function billingFor(merchant: { is_demo: boolean }, configured: AppBillingAdapter = sandboxBilling): AppBillingAdapter {
   return merchant.is_demo ? sandboxBilling : configured;

@@ -1,6 +1,6 @@
 /**
- * App billing's postings on the platform ledger (core PLATFORM_LEDGER_MERCHANT_ID; docs/decisions.md "App billing
- * and developer payouts", docs/decisions/developer-earnings-hold.md): one balanced, immutable journal transaction per
+ * App billing's postings on the platform ledger (core PLATFORM_LEDGER_MERCHANT_ID; docs/decisions/0064-app-billing-and-developer-payouts.md,
+ * docs/decisions/0065-developer-earnings-hold.md): one balanced, immutable journal transaction per
  * paid charge, per refund, per release of held earnings and per developer payout, each recorded in the platform's own
  * hash-chained audit trail by an entry that names it; and a developer's balance read back from those accounts.
  */

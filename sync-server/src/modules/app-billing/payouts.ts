@@ -1,5 +1,5 @@
 /**
- * Developer earnings, payouts and statements (docs/decisions/developer-earnings-hold.md).
+ * Developer earnings, payouts and statements (docs/decisions/0065-developer-earnings-hold.md).
  *
  * A developer's 85 % share of each paid charge is HELD on `developer_pending:<developerId>` until core
  * `earningsAvailableAt` (core `DEVELOPER_EARNINGS_HOLD_DAYS`, 31 days, and never before the charge's period — its

@@ -1,5 +1,5 @@
 /**
- * App billing's HTTP routes (issue 15, DESIGN §13):
+ * App billing's HTTP routes:
  * - `GET /api/pos/app-subscriptions` — the store's paid app subscriptions, their charges, status, next charge and
  *   any price change of the app (staff: managers and owners);
  * - `POST /api/pos/app-subscriptions/{id}/accept-price` — the store accepts an app's price rise (owner);

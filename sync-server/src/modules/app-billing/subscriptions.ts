@@ -1,5 +1,5 @@
 /**
- * Paid app subscriptions (issue 15, DESIGN §13; docs/decisions.md "App billing and developer payouts"):
+ * Paid app subscriptions (docs/decisions/0064-app-billing-and-developer-payouts.md):
  * - {@link startAppSubscription} / {@link endAppSubscription}, called by the app-installation workflow inside the
  *   install / uninstall transaction;
  * - {@link runAppBilling}, the housekeeping tick's monthly renewals and retries;

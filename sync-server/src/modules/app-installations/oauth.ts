@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.0 authorization server of external integrations (issue 15 "Install and authorise", DESIGN §13):
+ * The OAuth 2.0 authorization server of external integrations:
  * `oidc-provider` mounted under `/oauth` — authorization code grant (RFC 6749 §4.1) with PKCE S256 required for every
  * client (RFC 7636) and refresh tokens (RFC 6749 §6, rotated on use). Not hand-written OAuth: this file only wires
  * the library to our data.

@@ -1,5 +1,5 @@
 /**
- * App installation routes (issue 15 "Install and authorise", DESIGN §13): the owner installs a listed app approving
+ * App installation routes: the owner installs a listed app approving
  * some of its scopes, staff list installations and launch in-platform apps, the owner uninstalls. The work spans
  * modules, so it is handed in from workflows/app-installation.ts.
  */

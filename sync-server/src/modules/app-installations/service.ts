@@ -1,5 +1,5 @@
 /**
- * App installations (issue 15 "Install and authorise", DESIGN §13): a merchant's installation of a listed app with
+ * App installations: a merchant's installation of a listed app with
  * the scopes its owner approved, and the one-time tickets that let an external integration start its OAuth 2.0
  * connection. This module is the one writer of `app_installations`, `app_install_tickets` and (oauth-adapter.ts)
  * `oauth_models`. Install and uninstall span modules (tokens, webhooks, billing): workflows/app-installation.ts.

@@ -1,5 +1,5 @@
 /**
- * The developer program's HTTP routes (issue 15, DESIGN §13):
+ * The developer program's HTTP routes:
  * - `POST /api/developers` — developer sign-up (public, rate-limited), answers the developer token once;
  * - `/api/developer/apps…` — a developer's own apps (developer token; another developer's app is a 404);
  * - `/api/platform/apps…` — review by platform admins (platform admin token; a merchant's owner is refused 403);

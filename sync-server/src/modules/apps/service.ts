@@ -1,5 +1,5 @@
 /**
- * Developers and apps (issue 15, DESIGN §13): developer accounts, platform admins (reviewers), apps and their review.
+ * Developers and apps: developer accounts, platform admins (reviewers), apps and their review.
  * Platform-wide data — no merchant owns it — so writes run in one transaction with an append-only row in
  * `app_review_events` for every edit and transition (merchants' `audit_log` is per merchant and does not apply).
  * The review state machine is core/apps.ts.

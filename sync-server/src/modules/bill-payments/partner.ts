@@ -1,5 +1,5 @@
 /**
- * The bill-payment partner behind one interface (issue 14): biller directory, account validation, payment, status.
+ * The bill-payment partner behind one interface: biller directory, account validation, payment, status.
  * The sandbox adapter is deterministic, needs no network and is documented in docs/api.md "Bill payments" and here.
  * Sandbox billers (account rules — digits, length, check digit on the last digit):
  *

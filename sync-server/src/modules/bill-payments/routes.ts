@@ -38,7 +38,7 @@ const idParams = z.strictObject({ id: z.string().regex(/^bpy_[0-9A-HJKMNP-TV-Z]{
 const validateResponse = z.strictObject({ valid: z.literal(true), biller: billerSchema, accountMasked: z.string() });
 
 /**
- * Bill payments (issue 14; docs/api.md "Bill payments"), staff only: the biller directory, account validation, paying
+ * Bill payments (docs/api.md "Bill payments"), staff only: the biller directory, account validation, paying
  * a bill in cash (refused in the demo store: 403 `money_movement_disabled`; the payer screened, a potential match held
  * until a manager clears it, then completed or refused), the list with filters, one payment, and asking the partner
  * for its status (a rejection owes the refund to the customer).

@@ -1,5 +1,5 @@
 /**
- * Bill payments (issue 14, DESIGN §12): the customer pays a utility, phone, card or rent bill in cash at the register;
+ * Bill payments: the customer pays a utility, phone, card or rent bill in cash at the register;
  * the partner (partner.ts) forwards it to the biller. Owns `bill_payments`. The account number is validated against
  * the biller's rule (core `billerAccountProblem`: length and check digit) before any money is taken, and stored
  * masked. The payer's ID (when shown) and sanctions screening are the workflow's (workflows/financial-services.ts): a

@@ -217,7 +217,7 @@ export interface ImportContext {
 /**
  * The store's default tax rate for imported taxable products: `taxRateId` when given (it must be a live rate, else
  * 400 naming `taxRateId`), else the live rate the most live items carry (ties: the lowest id), else — no item taxed
- * yet — the first exclusive rate by id, else the first rate. Never several rates stacked (issue 13).
+ * yet — the first exclusive rate by id, else the first rate. Never several rates stacked.
  * @throws ProblemError 400 `validation_error` for an unknown `taxRateId`.
  */
 export async function defaultImportTaxRate(db: Queryable, merchantId: string, taxRateId?: string): Promise<string | undefined> {
@@ -314,7 +314,7 @@ async function lookupChunk(tx: Queryable, merchantId: string, products: readonly
 
 /**
  * Imports `products` (one chunk: whole products) inside `m`, adding to `report`, in a fixed number of set-based
- * statements whatever the chunk's size (issue 13):
+ * statements whatever the chunk's size:
  * 1. the chunk's existing items, handles, SKU owners, Shopify details and the store's tax rates are read (lookupChunk);
  * 2. each product is planned in memory — its rows checked, the item built and its references checked as the catalog
  *    API would (a refused product rejects its rows with the reason; the others go on);

@@ -1,5 +1,5 @@
 /**
- * Catalog import jobs (issue 13, table `catalog_import_jobs`, migration 0150): the progress row of an import run in
+ * Catalog import jobs (table `catalog_import_jobs`, migration 0150): the progress row of an import run in
  * chunks (workflows/catalog-import.ts), each chunk's part of the report appended once (`catalog_import_job_chunks`),
  * and the cancel request the runner honours between chunks. Progress is written in the chunk's own transaction, so
  * `rowsDone` always counts committed rows.

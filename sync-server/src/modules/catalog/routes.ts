@@ -75,7 +75,7 @@ const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
 const categorySchema = categorySummarySchema;
 
 /**
- * The catalog API (DESIGN §5–§7): `GET /api/pos/catalog` for apps (`catalog:read`) and registers; item, tax rate,
+ * The catalog API: `GET /api/pos/catalog` for apps (`catalog:read`) and registers; item, tax rate,
  * category and CSV endpoints under `/api/pos/catalog/…` for staff (the stock endpoints are modules/inventory/routes.ts).
  * Every write is a mutation (kernel/mutation.ts): it bumps the replication sequence (registers pull it), is audited
  * and emits `catalog.updated` in the same transaction, and the registers are told after the commit.

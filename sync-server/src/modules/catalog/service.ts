@@ -1,8 +1,8 @@
 /**
- * Catalog writes (DESIGN §5–§7): items with variations, modifier lists, tax rates and an image url. The catalog is
+ * Catalog writes: items with variations, modifier lists, tax rates and an image url. The catalog is
  * server-authoritative: every write takes a new replication sequence (`sync_seq`) and stamps `updated_at`, so the
- * registers pull it (DESIGN §15); deletion is soft (`deleted` → the register sees `_deleted: true`). Every write
- * appends an audit row and emits `catalog.updated` (DESIGN §6) in the same transaction.
+ * registers pull it; deletion is soft (`deleted` → the register sees `_deleted: true`). Every write
+ * appends an audit row and emits `catalog.updated` in the same transaction.
  *
  * `stockOnHand` of a tracked variation is always recomputed from the stock at the default location, never taken
  * from input: read from the inventory module's `stock_levels` (read only — inventory writes it, this module writes

@@ -29,7 +29,7 @@ const idParams = z.strictObject({ id: z.string().regex(/^chq_[0-9A-HJKMNP-TV-Z]{
 const refuseBody = z.strictObject({ reason: z.string().trim().min(3).max(500) });
 
 /**
- * Check cashing (issue 14; docs/api.md "Check cashing"), staff only: cash a check (cashier), complete it once a held
+ * Check cashing (docs/api.md "Check cashing"), staff only: cash a check (cashier), complete it once a held
  * screening is cleared (cashier), refuse a held one (manager), one record (cashier), the list with filters (manager);
  * and the services overview the register reads before the cashier starts.
  */

@@ -1,5 +1,5 @@
 /**
- * Check cashing (issue 14, DESIGN §12): the store pays cash for a customer's check, less a fee. This module owns
+ * Check cashing: the store pays cash for a customer's check, less a fee. This module owns
  * `check_cashings`: the MICR duplicate guard (a check is cashed once per store), the store's fee schedule and limits
  * (core `serviceFee`, `checkServiceLimits`), and the one journal transaction of a payout — Dr `check_clearing:cashed`
  * (the check to deposit, its full amount), Cr `fee_income` (the fee), Cr the cash drawer (cash handed out). The ID and

@@ -1,8 +1,8 @@
 /**
- * Customers at the register (issue 13): the store's customers as registers pull them (by sync sequence, like the
+ * Customers at the register: the store's customers as registers pull them (by sync sequence, like the
  * catalog), customers a register created — online or offline — as it pushes them, and their de-duplication.
  *
- * The merge rule (docs/decisions.md, "Customers created at the register"): a pushed customer whose E.164 phone, or
+ * The merge rule (docs/decisions/0016-customers-created-at-the-register.md): a pushed customer whose E.164 phone, or
  * else whose normalised e-mail, an existing customer of the store already has is merged into that customer — the
  * existing customer survives with its own fields; a field it lacks (name, phone, e-mail) is taken from the pushed one
  * when no other customer has it; the pushed id becomes an alias of the survivor (`customer_aliases`, written here

@@ -34,7 +34,7 @@ const historyQuery = z.strictObject({ ...pageQueryFields, status: z.enum(ORDER_S
 
 const customerParams = z.strictObject({ id: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with cus_') });
 
-/** Customers (staff only, DESIGN §7): CRUD, search, purchase history. Logic in ./service.ts. */
+/** Customers (staff only): CRUD, search, purchase history. Logic in ./service.ts. */
 export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, workflows: CustomerWorkflows): void {
   app.get(
     '/api/pos/customers',
@@ -107,7 +107,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
   app.get(
     '/api/pos/customers/:id/orders',
     {
-      // Staff, or a paired register (issue 13: the customer's history at the counter; registers hold the customers already).
+      // Staff, or a paired register (the customer's history at the counter; registers hold the customers already).
       onRequest: guard(ctx, 'register'),
       config: { openapi: { summary: "A customer's purchase history", description: 'Their orders, newest first. Staff, or a paired register (its register credential).', tags: ['customers'], access: 'register', params: customerParams, query: historyQuery, response: orderPageSchema } },
     },

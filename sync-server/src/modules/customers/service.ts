@@ -1,5 +1,5 @@
 /**
- * Customers (staff only, DESIGN §7): create, read, update, soft-delete, search by name / phone / e-mail, purchase
+ * Customers (staff only): create, read, update, soft-delete, search by name / phone / e-mail, purchase
  * history, marketing consent with the time it was given. A merchant's customers are unique by E.164 phone and by
  * normalised e-mail (core/customers.ts): a duplicate is a 409 `customer_exists` naming `existingCustomerId`.
  * Every change writes an audit row in the same transaction.

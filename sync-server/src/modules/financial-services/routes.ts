@@ -8,7 +8,7 @@ import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { financialServiceSettingsPatch, updateFinancialServiceSettings } from './settings.ts';
 
 /**
- * The financial services' settings (issue 14; docs/api.md "Financial services settings"): the owner changes the fee
+ * The financial services' settings (docs/api.md "Financial services settings"): the owner changes the fee
  * schedule and the limits of check cashing, money transfers and bill payments. They are read with the services'
  * overview (`GET /api/pos/financial-services`).
  */

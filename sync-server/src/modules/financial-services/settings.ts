@@ -1,5 +1,5 @@
 /**
- * The store's financial-services settings (issue 14): the check-cashing fee schedule (percent + fixed, minimum), the
+ * The store's financial-services settings: the check-cashing fee schedule (percent + fixed, minimum), the
  * bill-payment fee, and the limits of the three services (per transaction, per customer per day). Owns
  * `financial_service_settings` (one row per store; none → core's `DEFAULT_FINANCIAL_SERVICE_SETTINGS`). The services'
  * modules never read this table: the workflows and routes hand them the settings read here.

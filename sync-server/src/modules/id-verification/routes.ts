@@ -39,7 +39,7 @@ const listQuery = z.strictObject({
 const settingsPatch = patchBody(idVerificationSettingsSchema.partial().shape);
 
 /**
- * ID verification (issue 14; docs/api.md "ID verification"): verify a card (cashiers), the verifications with filters
+ * ID verification (docs/api.md "ID verification"): verify a card (cashiers), the verifications with filters
  * (managers), the minimum ages per service (owners change them).
  */
 export function registerIdVerificationRoutes(app: FastifyInstance, ctx: AppContext): void {

@@ -1,5 +1,5 @@
 /**
- * ID verification (issue 14, DESIGN §12; docs/api.md "ID verification"): reads the AAMVA DL/ID barcode (core/aamva.ts),
+ * ID verification (docs/api.md "ID verification"): reads the AAMVA DL/ID barcode (core/aamva.ts),
  * checks expiry and the service's minimum age (store setting, 18 by default), stores the result with the document
  * number masked (last four characters) and audits it. Other modules' workflows (check cashing, transfers) call
  * {@link verifyId} inside their mutation and keep the `verificationId`.
@@ -42,7 +42,7 @@ export interface VerifyIdResult {
   holder: IdHolder;
 }
 
-/** Default minimum ages per service (issue 14: 18 for check cashing and transfers). */
+/** Default minimum ages per service (18 for check cashing and transfers). */
 export const DEFAULT_MINIMUM_AGES: Readonly<Record<string, number>> = { check_cashing: 18, money_transfer: 18 };
 
 /** The store's ID settings (defaults when never changed). */

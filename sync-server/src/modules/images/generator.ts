@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import sharp, { type Sharp } from 'sharp';
 
 /**
- * Image generators behind one interface (DESIGN §14): the default {@link LocalImageGenerator} renders real PNGs on
+ * Image generators behind one interface: the default {@link LocalImageGenerator} renders real PNGs on
  * this machine, deterministically; {@link OpenAiImageGenerator} speaks an OpenAI-compatible images API when
  * `IMAGE_API_URL` is configured. The route never cares which one it has.
  */
@@ -16,7 +16,7 @@ export const IMAGE_ASPECTS = ['1:1', '16:9', '9:16'] as const;
 export type ImageAspect = (typeof IMAGE_ASPECTS)[number];
 
 /**
- * Pixel size of each aspect (DESIGN §14). 16:9 is 1792×1008 (exactly 16:9, both sides multiples of 16), not the
+ * Pixel size of each aspect. 16:9 is 1792×1008 (exactly 16:9, both sides multiples of 16), not the
  * 1792×1024 some providers return: provider output is resized to these sizes.
  */
 export const ASPECT_SIZES: Readonly<Record<ImageAspect, { width: number; height: number }>> = {

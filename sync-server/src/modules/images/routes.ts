@@ -26,7 +26,7 @@ import { FsImageStore, type ImageStore } from './store.ts';
 import { S3ImageStore, s3OptionsFromEnv, type ImageStoreEnv } from './s3.ts';
 
 /**
- * HTTP surface of image generation (DESIGN §14, docs/images.md), under the platform API's own versioned prefix:
+ * HTTP surface of image generation (docs/images.md), under the platform API's own versioned prefix:
  *
  * - `POST /api/v1/images/generate` — staff, or an app token with {@link IMAGES_SCOPE}; Idempotency-Key; rate limited;
  * - `GET  /api/v1/images/{id}.png` — the PNG for 7 days, then 410; no auth (the url is the capability);
@@ -40,7 +40,7 @@ export { IMAGES_SCOPE } from './schemas.ts';
 
 /**
  * Staff quota on the image routes: 120 requests per minute per merchant and staff member. Apps use the server-wide
- * app quota (`ctx.appRateLimit`: 120 per minute per merchant per app, DESIGN §7), shared with the POS API.
+ * app quota (`ctx.appRateLimit`: 120 per minute per merchant per app), shared with the POS API.
  */
 export const STAFF_RATE_LIMIT = { name: 'staff', quota: 120, windowSeconds: 60 } as const;
 
@@ -129,7 +129,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
   const store = images?.store ?? createImageStoreFromEnv(process.env);
   const startingCredits = images?.startingCredits ?? envInt('IMAGE_STARTING_CREDITS', DEFAULT_STARTING_CREDITS);
   const purgeIntervalMs = images?.purgeIntervalMs ?? envInt('IMAGE_PURGE_INTERVAL_MS', 3_600_000);
-  // Apps share one quota across the whole API (the server's ctx.appRateLimit, DESIGN §7); staff are metered here only.
+  // Apps share one quota across the whole API (the server's ctx.appRateLimit); staff are metered here only.
   const limits = {
     app: images?.rateLimits?.app ?? ctx.appRateLimit,
     staff: images?.rateLimits?.staff ?? rateLimitFor(ctx.db, STAFF_RATE_LIMIT),

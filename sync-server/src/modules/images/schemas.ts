@@ -7,7 +7,7 @@ import { IMAGE_ASPECTS, IMAGE_STYLES } from './generator.ts';
  */
 export const IMAGES_SCOPE = 'images:generate';
 
-/** Bounds of the image request (DESIGN §7: `n` 1 … 4, `prompt` 1 … 1000 characters). */
+/** Bounds of the image request (`n` 1 … 4, `prompt` 1 … 1000 characters). */
 export const MAX_IMAGES_PER_REQUEST = 4;
 export const MAX_PROMPT_LENGTH = 1000;
 

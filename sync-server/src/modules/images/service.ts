@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../../platform/db/db.ts';
 import { actorFromString, openMutation } from '../../kernel/mutation.ts';
 
 /**
- * Image generation as a service (DESIGN §14), free of HTTP: credits, generation, storage, retention and purge. The
+ * Image generation as a service, free of HTTP: credits, generation, storage, retention and purge. The
  * route in routes.ts maps its results and errors to HTTP.
  */
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /**
- * Where generated PNGs live between generation and purge (DESIGN §14). Keys are opaque, flat names chosen by the
+ * Where generated PNGs live between generation and purge. Keys are opaque, flat names chosen by the
  * route (`img_01J….png`); the database row says which merchant owns which key and when it expires.
  */
 export interface ImageStore {

@@ -66,7 +66,7 @@ const movementResultSchema = stockMovementResultSchema;
 const locationSchema = z.object({ id: z.string(), name: z.string(), isDefault: z.boolean(), createdAt: z.string() });
 
 /**
- * The stock API (DESIGN §8) under `/api/pos/catalog/…`: locations, units on hand, low-stock alerts, movements,
+ * The stock API under `/api/pos/catalog/…`: locations, units on hand, low-stock alerts, movements,
  * receive / adjust / count and low-stock thresholds. Writes are mutations (kernel/mutation.ts); those that move stock
  * run a workflow, so the catalog items' `stockOnHand` moves with them.
  */

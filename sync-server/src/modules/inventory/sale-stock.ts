@@ -1,5 +1,5 @@
 /**
- * Stock taken off by many register sales at once (DESIGN §8), for a replication push: the same movements as
+ * Stock taken off by many register sales at once, for a replication push: the same movements as
  * {@link recordStockMovements} records for each order (kind `sale`, keyed by the order id, at the default location,
  * idempotent per order and variation, oversells recorded and never refused), in a fixed number of statements: the
  * variations, the default location and units on hand read in one statement, every movement in one multi-row INSERT.

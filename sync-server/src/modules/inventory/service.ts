@@ -1,5 +1,5 @@
 /**
- * Inventory (DESIGN §8): the units on hand of a variation at a location are the SUM of its stock movements. Movements
+ * Inventory: the units on hand of a variation at a location are the SUM of its stock movements. Movements
  * are append-only, so two registers selling the last item offline both sync: the oversell is reported, never refused.
  * This module writes `stock_movements` (and through its trigger `stock_levels`), `stock_thresholds` and `locations`,
  * and nothing else; it reads `catalog_items` (which variations exist and track stock) without writing it.
@@ -619,7 +619,7 @@ export function connectSaleStockRestamp(restamp: StockRestamp): void {
 }
 
 /**
- * The stock side of a sale or a return of sold goods (DESIGN §8: inventory is the sum of stock movements): one
+ * The stock side of a sale or a return of sold goods (inventory is the sum of stock movements): one
  * movement per line, kind `sale` (quantity taken off) or `return` (put back), keyed by `sourceId` (the order, refund,
  * invoice or pay request), at the default location, in the caller's transaction `tx`. Lines of untracked or custom
  * variations are skipped; recording the same source twice records nothing more. The items whose stock moved are

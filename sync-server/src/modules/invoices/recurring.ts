@@ -1,5 +1,5 @@
 /**
- * Recurring invoice series (DESIGN §5): a template (customer, lines, memo, due-date offset, channels) and an RFC 5545
+ * Recurring invoice series: a template (customer, lines, memo, due-date offset, channels) and an RFC 5545
  * RRULE evaluated with the `rrule` package over whole UTC days from `startDate`. States `active ⇄ paused → ended`.
  *
  * The scheduler ({@link RecurringInvoiceScheduler}, started by buildApp and stopped on close, on the injected clock)
@@ -203,7 +203,7 @@ export interface TickReport {
   settlements: { settled: number; returned: number };
   /** Offline card forwards retried now with an outcome, and those expired past the store's forward window. */
   offlineForwards: { forwarded: number; expired: number };
-  /** Money transfers and bill payments whose status the partner moved (issue 14; workflows/financial-services.ts). */
+  /** Money transfers and bill payments whose status the partner moved (workflows/financial-services.ts). */
   financialServices: { transfersMoved: number; billPaymentsMoved: number };
   /** App billing (modules/app-billing): renewals and retries charged, declined, suspended; held developer earnings released; payouts made. */
   appBilling?: { charged: number; failed: number; suspended: number; developerEarningsReleased: number; developerPayouts: number };

@@ -51,7 +51,7 @@ const seriesListQuery = z.strictObject({
 });
 
 /**
- * Invoices and recurring invoice series (DESIGN §5, §7) — staff only. Logic in services/invoices.ts and
+ * Invoices and recurring invoice series — staff only. Logic in services/invoices.ts and
  * services/recurring-invoices.ts; the PDF in services/invoice-pdf.ts.
  */
 export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flows: InvoiceWorkflows): void {

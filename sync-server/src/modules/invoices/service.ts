@@ -1,9 +1,9 @@
 /**
- * Invoices (DESIGN §5, §7; staff only): drafts priced on the server (catalog references, or custom lines with a
+ * Invoices (staff only): drafts priced on the server (catalog references, or custom lines with a
  * description and an amount), sending by SMS and/or e-mail with a pay link, payments through the hosted pay page or
  * recorded at the register / through the API (partial payments allowed), overdue by due date, void.
  *
- * Ledger (docs/decisions.md, "Invoices"): sending a draft ISSUES the invoice — Dr `customer_receivables` total, Cr
+ * Ledger (docs/decisions/0007-invoices-and-text-to-pay.md): sending a draft ISSUES the invoice — Dr `customer_receivables` total, Cr
  * revenue and `sales_tax_payable` (id `jtx_<invoice ULID>`); every payment — Dr the rail's account, Cr
  * `customer_receivables`; voiding an issued invoice posts the reversal of its issue transaction. Each in the same
  * database transaction as the invoice change and its audit row.
@@ -496,7 +496,7 @@ export interface InvoiceSending {
 }
 
 /**
- * First step of sending an invoice (DESIGN §5), in the mutation: locks it; a draft is ISSUED (draft → sent, the
+ * First step of sending an invoice, in the mutation: locks it; a draft is ISSUED (draft → sent, the
  * receivable posted: Dr `customer_receivables`, Cr revenue and tax); an issued invoice with a balance (sent,
  * partially paid, overdue) is sent again as a reminder. Stores the channels. Stock and the pay link are the
  * workflow's (workflows/invoice-issue.ts); {@link deliverInvoice} sends.
@@ -593,8 +593,8 @@ export interface AppliedInvoicePayment {
  * A payment of the invoice was returned by the bank at settlement (its reversal already posted: the receivable is owed
  * again), in the mutation: the invoice's paid amount goes down by `amountCents` and it is open again — `partially_paid`
  * while something is still paid, else `sent` (either reads `overdue` past its due date) — with `paid_at` cleared and an
- * audit `invoice.payment_returned`. This undoes a payment rather than moving DESIGN §5's invoice machine forward (see
- * docs/decisions.md "Balance due on the order"). A void or draft invoice is left as it is (audited as skipped).
+ * audit `invoice.payment_returned`. This undoes a payment rather than moving the invoice state machine forward (see
+ * docs/decisions/0052-balance-due-and-card-settlement.md). A void or draft invoice is left as it is (audited as skipped).
  * @returns the invoice's balance due after it (minor units), or null when it was left as it is
  */
 export async function reopenInvoiceBalance(m: Mutation, invoiceId: string, returned: { amountCents: number; payRequestId: string; code: string; journalTransactionId: string }): Promise<number | null> {
@@ -720,7 +720,7 @@ export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCr
 }
 
 /**
- * Keeps a declined card payment of an invoice (DESIGN §5 payment state `declined`, like orders'): a payment row in
+ * Keeps a declined card payment of an invoice (payment state `declined`, like orders'): a payment row in
  * state `declined` with the rail's reason code — no money, no journal transaction, the invoice unchanged — and the
  * audit entry `invoice.payment_declined` (who tried what, when, with which code). Returns the 402 to answer once
  * committed, naming `cardToken` and carrying the kept payment's id in `paymentId`.
@@ -766,7 +766,7 @@ export interface RecordedInvoiceRefund {
 }
 
 /**
- * Refunds a paid invoice in the mutation (issue 12): `amountCents` (default: all still refundable) is taken from the
+ * Refunds a paid invoice in the mutation: `amountCents` (default: all still refundable) is taken from the
  * captured payments — `paymentId` only when named, else newest first — each up to what is left of it; the refund
  * record, its journal transaction ({@link buildInvoiceRefundJournal}: Dr refunds and sales tax, Cr the payments'
  * accounts), the invoice's `refunded_cents` and audit `invoice.refunded`. The invoice stays `paid`. The event is the

@@ -80,7 +80,7 @@ const headReportResponse = z.strictObject({
   head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint now'),
 });
 
-/** The POS REST API (`/api/pos/*`). Scopes per DESIGN §7; everything not app-scoped is staff only. */
+/** The POS REST API (`/api/pos/*`). Scopes per docs/api.md; everything not app-scoped is staff only. */
 export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
   // GET /api/pos/catalog and the rest of the catalog API: routes/catalog.ts.
 
@@ -106,7 +106,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/pos/quarantine', {
     onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason (DESIGN §15).', tags: ['sync'], access: 'staff', query: quarantineQuery, response: pageSchema(quarantineEntry) } satisfies RouteDoc },
+    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason.', tags: ['sync'], access: 'staff', query: quarantineQuery, response: pageSchema(quarantineEntry) } satisfies RouteDoc },
   }, async (request) => {
     const { merchantId } = principalOf(request);
     const q = parseOrThrow(quarantineQuery, request.query, '(query)');

@@ -41,7 +41,7 @@ export async function outboxPage<R extends object>(
   return { data: page.map((r) => ({ id: r.id, ...view(r), status: r.status, createdAt: new Date(r.created_at).toISOString() })), nextCursor };
 }
 
-/** A document the sync protocol refused, with the reason (DESIGN §15). */
+/** A document the sync protocol refused, with the reason. */
 export interface QuarantineEntry {
   id: string;
   collection: string;

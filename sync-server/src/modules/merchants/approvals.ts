@@ -1,5 +1,5 @@
 /**
- * Manager approvals (issue 11; docs/decisions.md "Manager approvals"): a cashier's refund above the store's
+ * Manager approvals (docs/decisions/0047-manager-approvals.md): a cashier's refund above the store's
  * `cashierRefundLimitCents` (and a price override) needs a manager's or owner's say-so. The approver types their PIN
  * (`POST /api/register/approvals`, scrypt check of `staff-pins.ts`) and receives a token valid
  * {@link APPROVAL_TTL_MS} ms, single use, bound to the action, the order and the amount (cents). Only the token's

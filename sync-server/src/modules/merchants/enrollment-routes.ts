@@ -26,7 +26,7 @@ export const PAIRING_RATE_LIMIT: RateLimitPolicy = { name: 'pairing', quota: 10,
 /** Code exchanges for the whole server: 60 per minute, so spoofed or many addresses cannot guess either. */
 export const PAIRING_GLOBAL_RATE_LIMIT: RateLimitPolicy = { name: 'pairing-global', quota: 60, windowSeconds: 60 };
 
-/** `GET /api/register/return-rules` (issue 13): what the register needs to know before a return. */
+/** `GET /api/register/return-rules`: what the register needs to know before a return. */
 const phoneCountrySchema = z.strictObject({ defaultCountry: z.string().describe('ISO 3166-1 alpha-2: the country of phone numbers typed without + and a country code') });
 const returnRulesSchema = z.strictObject({ cashierRefundLimitCents: z.int().min(0).describe("a cashier's return above this (minor units) needs a manager's approval") });
 
@@ -159,7 +159,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
         summary: "The store's rules for returns at the register",
         description:
           "`cashierRefundLimitCents` (minor units): a cashier's return above it needs a manager's approval (`POST /api/register/approvals`). " +
-          'The register keeps the last answer for returns made offline (issue 13).',
+          'The register keeps the last answer for returns made offline.',
         tags: ['registers'],
         access: 'register',
         response: returnRulesSchema,
@@ -174,7 +174,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: AppContext, 
         summary: "The store's phone country",
         description:
           'The country (`defaultCountry`, store settings) in which the register reads a phone typed without + and a country code, ' +
-          'e.g. for a customer created at the register. The register keeps the last answer for customers created offline (issue 13).',
+          'e.g. for a customer created at the register. The register keeps the last answer for customers created offline.',
         tags: ['registers'],
         access: 'register',
         response: phoneCountrySchema,

@@ -1,5 +1,5 @@
 /**
- * Register enrollment (issue 11), the way card-terminal vendors pair devices (Square device codes, Mollie pairing
+ * Register enrollment, the way card-terminal vendors pair devices (Square device codes, Mollie pairing
  * codes): a manager creates a one-time pairing code; a register exchanges it for its own register credential
  * (platform/auth/identity.ts, `rrc_…`), scoped to syncing and selling as that register at the code's location — never a
  * staff token. The back office lists registers and revokes one (every credential it holds stops on its next request).

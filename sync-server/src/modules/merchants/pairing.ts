@@ -23,7 +23,7 @@ export async function findDemoStore(db: Queryable): Promise<DemoStore> {
 
 /**
  * The highest receipt sequence among the register's orders (0 for none), so a re-installed register never reuses a
- * receipt number (DESIGN §8). Reads the orders module's rows; writes nothing.
+ * receipt number. Reads the orders module's rows; writes nothing.
  */
 export async function lastReceiptSequenceOf(db: Queryable, registerId: string): Promise<number> {
   const receipts = await db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1', [registerId]);

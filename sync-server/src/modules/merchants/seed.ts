@@ -6,7 +6,7 @@ import { APP_SCOPES, appWebhookSecret, issueAppToken, revokeAppTokens } from '..
 import { mutation, type Mutation } from '../../kernel/mutation.ts';
 
 /**
- * The demo store (DESIGN §9): a café with modifiers, a retail shelf with real UPC-A barcodes and stock, and salon
+ * The demo store: a café with modifiers, a retail shelf with real UPC-A barcodes and stock, and salon
  * services. Seeded idempotently on every start: existing rows are never overwritten, so edits survive restarts.
  * The seed itself is a workflow (workflows/demo-seed.ts: merchant, catalog, opening stock, sign-ins); this file holds
  * the demo data and the merchants module's part of it.

@@ -1,5 +1,5 @@
 /**
- * `POST /api/signup` (issue 15): a store owner signs up — a new store and its owner — and gets a staff token for the
+ * `POST /api/signup`: a store owner signs up — a new store and its owner — and gets a staff token for the
  * owner at once. Open to anyone, so metered per client address and server-wide (429 with `Retry-After` beyond).
  */
 import type { FastifyInstance } from 'fastify';

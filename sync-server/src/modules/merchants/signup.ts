@@ -1,5 +1,5 @@
 /**
- * Merchant sign-up (issue 15, "Merchants and staff identity"): the merchants module's part — the input's shape and
+ * Merchant sign-up: the merchants module's part — the input's shape and
  * the `merchants` row. The rest of a new store (chart of accounts, default location, owner) is put together by
  * `workflows/merchant-signup.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * Staff PINs and register sign-in (issue 11): a staff member signs in on a paired register with a 4–8 digit PIN and
+ * Staff PINs and register sign-in: a staff member signs in on a paired register with a 4–8 digit PIN and
  * receives a staff token for the shift ({@link SHIFT_TOKEN_TTL_SECONDS}). PINs are stored as scrypt hashes
  * (RFC 7914, `node:crypto`; N = 2^15, r = 8, p = 1, 16-byte salt, 32-byte key) in `staff.pin_hash` and compared in
  * constant time. Table `staff` is this module's.
@@ -48,7 +48,7 @@ export async function setStaffPin(m: Mutation, staffId: string, pin: string): Pr
 
 /**
  * A staff member as a register's sign-in screen lists them. `pinSetAt` (ISO 8601) changes whenever their PIN is set:
- * a register drops its offline verifier of an older PIN (docs/decisions/offline-staff-sign-in.md).
+ * a register drops its offline verifier of an older PIN (docs/decisions/0046-offline-staff-sign-in.md).
  */
 export interface SignInStaff {
   id: string;

@@ -1,5 +1,5 @@
 /**
- * Staff management (issue 11): list, add, rename / change the role of a staff member and set their PIN. Who may do
+ * Staff management: list, add, rename / change the role of a staff member and set their PIN. Who may do
  * what beyond the route's role (permission table, `platform/auth/permissions.ts`): a manager adds cashiers only; the
  * store keeps at least one owner. Table `staff` is this module's.
  */

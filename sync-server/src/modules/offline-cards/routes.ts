@@ -16,7 +16,7 @@ const paymentsQuery = z.strictObject({ ...pageQueryFields, state: z.enum(OFFLINE
 const paymentPageSchema = z.strictObject({ data: z.array(offlineCardPaymentSchema), nextCursor: z.string().nullable() });
 
 /**
- * Offline card payments (issue 12, store and forward): the store's limits — read by registers (which enforce them
+ * Offline card payments (store and forward): the store's limits — read by registers (which enforce them
  * offline) and staff, changed by staff — and the list of offline payments with their forward outcome for the back
  * office (a declined forward is a balance due, shown with the receipt's customer).
  */

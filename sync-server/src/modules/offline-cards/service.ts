@@ -1,5 +1,5 @@
 /**
- * Offline card payments, store and forward (issue 12; core/offline-cards.ts): the records of card tenders a terminal
+ * Offline card payments, store and forward (core/offline-cards.ts): the records of card tenders a terminal
  * approved offline, the forward's claim and outcome, the back office's list, and the store's limits. The forward
  * itself (the processor call) is the workflow workflows/offline-card-forward.ts; this module only reads and writes its
  * own tables (`offline_card_payments`, `offline_card_limits`, migration 0120).

@@ -1,5 +1,5 @@
 /**
- * Register orders written in batches (DESIGN §15): the orders module's reads and writes for a replication push, each
+ * Register orders written in batches: the orders module's reads and writes for a replication push, each
  * one statement whatever the number of orders, so a push of 50 sales costs a handful of statements, not 50 times a
  * handful. The register-sale workflow (workflows/register-sale.ts) calls them inside its transaction:
  *
@@ -110,7 +110,7 @@ export async function readPushContext(tx: Queryable, merchantId: string, ask: Pu
 }
 
 /**
- * The webhook events of a register sale just stored (DESIGN §6): `order.created`, and `order.paid` when it arrived
+ * The webhook events of a register sale just stored: `order.created`, and `order.paid` when it arrived
  * paid; the object is the order as the API shows it (`source: 'register'`, nothing refunded yet).
  */
 export function registerOrderEvents(merchantId: string, order: Order, now: Date): { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date }[] {

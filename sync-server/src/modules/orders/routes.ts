@@ -35,7 +35,7 @@ export interface OrderWorkflows {
   sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: ReceiptSend): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }>;
 }
 
-/** `GET /api/pos/orders` query (DESIGN §7: cursor pagination; unknown parameters → 400). */
+/** `GET /api/pos/orders` query (cursor pagination; unknown parameters → 400). */
 export const ordersQuery = z.strictObject({
   ...pageQueryFields,
   registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
@@ -77,7 +77,7 @@ const STAFF: Access = 'staff';
 const ORDERS_READ: Access = { scope: 'orders:read' };
 
 /**
- * Orders (DESIGN §5, §7): list and read (scope `orders:read`); create, pay, cancel, refund and receipts (staff only).
+ * Orders: list and read (scope `orders:read`); create, pay, cancel, refund and receipts (staff only).
  * Reads live in ./service.ts; writes are the workflows handed in as `flows`.
  */
 export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows: OrderWorkflows): void {
@@ -238,7 +238,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
   app.post(
     '/api/pos/orders/:id/receipts',
     {
-      // Staff, or a paired register's credential (issue 13: the cashier sends the receipt from the register).
+      // Staff, or a paired register's credential (the cashier sends the receipt from the register).
       onRequest: guard(ctx, 'register'),
       config: {
         openapi: {

@@ -1,5 +1,5 @@
 /**
- * Orders (DESIGN §5, §7, §8): the `orders`, `order_payments` and `order_refunds` tables are written here only. Create
+ * Orders: the `orders`, `order_payments` and `order_refunds` tables are written here only. Create
  * from catalog references (priced here from a catalog snapshot the caller loads, never by the caller's prices), pay
  * with one or several tenders, cancel, refund (by line and quantity, or by amount), receipts. Register-pushed orders
  * are the same `orders` rows with `source = 'register'` (one insert: {@link insertOrders}); they arrive paid and can
@@ -307,7 +307,7 @@ export interface OrderListQuery {
   source?: 'register' | 'api';
 }
 
-/** Orders newest first by business time (`createdAt`), ties by id; cursor pagination (DESIGN §7). */
+/** Orders newest first by business time (`createdAt`), ties by id; cursor pagination. */
 export async function listOrders(db: Queryable, merchantId: string, q: OrderListQuery): Promise<{ data: OrderView[]; nextCursor: string | null }> {
   const filter = new SqlFilter(['merchant_id = ?'], [merchantId]);
   if (q.registerId) filter.add('register_id = ?', q.registerId);
@@ -370,7 +370,7 @@ async function saveOrder(m: Mutation, row: OrderRow, order: Order, refundedCents
 }
 
 /**
- * Re-points the merchant's orders naming customer `fromId` (a register's customer merged into another, issue 13) at
+ * Re-points the merchant's orders naming customer `fromId` (a register's customer merged into another) at
  * `toId`: their `customerId` changes, nothing else (amounts stay frozen), and each takes a new sync sequence so the
  * registers pull the re-pointed copy. Writes no audit row (the caller's merge is audited). Returns the order ids.
  */
@@ -430,7 +430,7 @@ export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): P
 }
 
 /**
- * Webhook events of a register sale just stored (DESIGN §6), in the mutation: `order.created`, and `order.paid` as
+ * Webhook events of a register sale just stored, in the mutation: `order.created`, and `order.paid` as
  * well since a register sale arrives paid. The object is the order as `GET /api/pos/orders/{id}` shows it (without
  * payments and refunds).
  */
@@ -717,7 +717,7 @@ export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid
 }
 
 /**
- * Stores a declined card attempt on an open order (DESIGN §5: `pending → declined`): a payment row in state
+ * Stores a declined card attempt on an open order (`pending → declined`): a payment row in state
  * `declined` with the rail's code, no journal transaction, nothing toward the order's balance; audit `payment.declined`.
  * Returns the 402 to answer once this is committed, naming the stored payment.
  */
@@ -921,7 +921,7 @@ export async function refundOrder(
   orderId: string,
   input: RefundCreate,
   approve?: (amountCents: number) => Promise<string | null>,
-  /** Cash given back from another drawer than the sale's (a register return, issue 13): its account, e.g. `cash_drawer:R2`. */
+  /** Cash given back from another drawer than the sale's (a register return): its account, e.g. `cash_drawer:R2`. */
   options: { cashDrawerAccount?: string } = {},
 ): Promise<RefundResult> {
   const now = m.now;
@@ -1039,8 +1039,8 @@ async function saveBalance(m: Mutation, row: OrderRow, state: OrderStateName, ba
 
 /**
  * A payment of a paid (or partly refunded, or already balance-due) order failed after the sale, in the mutation: the
- * order moves to `balance_due` with the amount added to what the customer owes (DESIGN §5 as extended in
- * docs/decisions.md "Balance due on the order"). The failed payment shows it: a register's offline card tender is kept
+ * order moves to `balance_due` with the amount added to what the customer owes (the order state machine as extended in
+ * docs/decisions/0052-balance-due-and-card-settlement.md). The failed payment shows it: a register's offline card tender is kept
  * as a `declined` payment (the register's tenders are written as payment rows now, if not yet), an order payment
  * returned by the bank becomes `returned`. Audit `order.balance_due`. The amount is already in the receivable: this
  * posts nothing. An order in another state (refunded, canceled, open) is left as it is, audited

@@ -9,7 +9,7 @@ import { getPayRequest } from './service.ts';
 import { RateLimit, rateLimitHeaders, type RateLimitDecision } from '../../platform/rate-limit.ts';
 
 /**
- * The hosted pay page a Text-to-Pay SMS or an invoice links to (DESIGN §5, §10): public, plain HTML with one small
+ * The hosted pay page a Text-to-Pay SMS or an invoice links to: public, plain HTML with one small
  * same-origin script and style sheet, under a strict Content-Security-Policy (no inline script or style, no other
  * origin, no framing). It shows the merchant, the amount, the memo or the lines, and the state (pending, paid,
  * expired, canceled); a pending request offers card, Apple Pay, Google Pay and bank transfer on the sandbox rails.

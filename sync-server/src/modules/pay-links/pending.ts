@@ -1,5 +1,5 @@
 /**
- * Pending pay links (Text-to-Pay requests, DESIGN §5) of an invoice or an order. A link is for the whole balance due
+ * Pending pay links (Text-to-Pay requests) of an invoice or an order. A link is for the whole balance due
  * when it was made, so any change of that balance — a payment recorded elsewhere, a newer link, a void or a cancel —
  * must take the old link out of the customer's hands before they pay a stale amount. The workflows that change an
  * order's or an invoice's balance (workflows/) call this inside their mutation.

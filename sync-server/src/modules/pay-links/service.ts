@@ -1,5 +1,5 @@
 /**
- * Text-to-Pay requests (spec "Pay request", DESIGN §5, §7): the `pay_requests` table is written here only. A request
+ * Text-to-Pay requests (spec "Pay request"): the `pay_requests` table is written here only. A request
  * is a free amount, catalog lines priced by the server, an open order's balance or an invoice's balance; it is paid
  * once on the hosted pay page, canceled, or expires after 7 days. What paying it does to an order, an invoice, the
  * ledger or stock is the pay-link-payment workflow's (workflows/pay-link-payment.ts); this module keeps the request.
@@ -29,7 +29,7 @@ import type { MerchantRow } from '../../kernel/merchant.ts';
 import { postJournalTransaction } from '../../kernel/ledger.ts';
 import type { AppContext } from '../../platform/context.ts';
 
-/** Pay requests expire 7 days after creation unless paid (DESIGN §5). */
+/** Pay requests expire 7 days after creation unless paid. */
 export const PAY_REQUEST_TTL_MS = 7 * 24 * 3600 * 1000;
 
 interface PayRequestRow {
@@ -53,7 +53,7 @@ interface PayRequestRow {
 }
 
 /**
- * The API shape of a stored pay request at `now`: `pending` past `expiresAt` reads as `expired` (DESIGN §5). Links,
+ * The API shape of a stored pay request at `now`: `pending` past `expiresAt` reads as `expired`. Links,
  * cancellation and payment appear only when they apply, so a new free-amount request is exactly core
  * `payRequestSchema`.
  */
@@ -111,7 +111,7 @@ export type PayRequestAmount =
   | { amountCents: number; orderId: string; lineItems?: undefined };
 
 /**
- * Creates a Text-to-Pay link in the mutation `m` (spec "Pay request", DESIGN §5, §7): the record for `amount`
+ * Creates a Text-to-Pay link in the mutation `m` (spec "Pay request"): the record for `amount`
  * (priced by the caller: {@link pricePayRequestLines}, or an order's balance due), its SMS (`ctx.sms`, in the same
  * transaction) and the audit row `pay_request.created`. The link expires {@link PAY_REQUEST_TTL_MS} after `m.now`.
  */
@@ -164,7 +164,7 @@ export async function getPayRequest(db: Queryable, id: string, merchantId?: stri
   return { ...toRecord(row, now), merchantId: row.merchant_id };
 }
 
-/* ───────────────────────────── life cycle (DESIGN §5) ───────────────────────────── */
+/* ───────────────────────────── life cycle ───────────────────────────── */
 
 function guardPayRequest(id: string, from: PayRequest['status'], to: 'paid' | 'expired' | 'canceled', action: string): void {
   try {
@@ -337,7 +337,7 @@ export async function markPayRequestPaid(m: Mutation, request: PayableRequest, p
 }
 
 /**
- * The expiry job (DESIGN §5): stores `expired` on every pending request past its expiry, with an audit row each
+ * The expiry job: stores `expired` on every pending request past its expiry, with an audit row each
  * (actor `system`). Reads already show them expired; this makes the stored state agree. Returns how many it expired.
  */
 export async function expirePayRequests(db: Db, now: Date): Promise<number> {

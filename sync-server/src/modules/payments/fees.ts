@@ -1,5 +1,5 @@
 /**
- * Routing and processing fees of a payment (DESIGN §10): the rail routing chooses for a charge on the merchant's
+ * Routing and processing fees of a payment: the rail routing chooses for a charge on the merchant's
  * rails, and the fee's journal transaction when the processor reports a fee.
  */
 import { buildJournalTransaction, routePayment, type RoutingDecision, type RoutingMethod } from '../../../../core/index.ts';

@@ -1,5 +1,5 @@
 /**
- * Payouts (DESIGN §4, §9): the store's settled card clearing balance paid out to its bank. One journal transaction
+ * Payouts: the store's settled card clearing balance paid out to its bank. One journal transaction
  * (kind `payout`, source `payout`): Dr `bank`, Cr each `card_clearing:<rail>` it drains, in the same database
  * transaction as the payout row. Runs on the sandbox payout adapter (no network); refused in the demo store by the
  * kernel's one guard (`assertMoneyMovementAllowed`, 403 `money_movement_disabled`) before anything is written.

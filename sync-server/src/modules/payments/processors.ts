@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Payment rails (DESIGN §10): every processor is an adapter behind {@link PaymentProcessor}. The server only ever
+ * Payment rails: every processor is an adapter behind {@link PaymentProcessor}. The server only ever
  * sees tokens, a brand and last four digits — never a card or bank account number. Card data is tokenised where it is
  * typed (the hosted pay page's tokeniser, a terminal), exactly as a real processor's hosted fields would do.
  *
@@ -159,7 +159,7 @@ export class SandboxProcessor implements PaymentProcessor {
 export const CARD_PRESENT_RAIL = 'card_present';
 
 /**
- * A card terminal's store-and-forward token (issue 12, offline approval): `saf_<brand>_<last4>_<letters>`. The sandbox
+ * A card terminal's store-and-forward token (offline approval): `saf_<brand>_<last4>_<letters>`. The sandbox
  * forwards it like a test card: last four 0002, 9995 or 0069 decline on forward (`card_declined`, …), others capture
  * on the card-present rail. Forward with `method: 'card'` and the payment id as `reference`.
  */
@@ -168,13 +168,13 @@ export function parseStoreAndForwardToken(token: string): { brand: string; last4
   return match ? { brand: match[1]!, last4: match[2]! } : undefined;
 }
 
-/** The processor of the hosted pay page and staff card payments: the deterministic sandbox (DESIGN §9, §10). */
+/** The processor of the hosted pay page and staff card payments: the deterministic sandbox. */
 export const defaultPaymentProcessor: PaymentProcessor = new SandboxProcessor();
 
 /**
  * The processor a store's charges run on: `configured` (a live adapter in production, `BuildAppOptions.paymentProcessor`)
  * — except in the demo store, which never reaches a live processor or partner whatever is configured: its sales and
- * refunds always run on the sandbox (DESIGN §9; docs/decisions.md "Money movement off in the demo store").
+ * refunds always run on the sandbox (docs/decisions/0050-payment-rails-routing-and-payouts.md).
  */
 export function processorFor(merchant: { is_demo: boolean }, configured: PaymentProcessor = defaultPaymentProcessor): PaymentProcessor {
   return merchant.is_demo ? defaultPaymentProcessor : configured;

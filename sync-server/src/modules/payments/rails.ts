@@ -1,5 +1,5 @@
 /**
- * A merchant's payment rails (DESIGN §10; core/rails.ts): `GET /api/pos/rails` lists the eight rails with the
+ * A merchant's payment rails (core/rails.ts): `GET /api/pos/rails` lists the eight rails with the
  * merchant's settings (core's DEFAULT_RAILS where it changed nothing), `PATCH /api/pos/rails/{rail}` changes one,
  * audited with each field's from/to. Routing reads them through {@link merchantRails}.
  */

@@ -22,7 +22,7 @@ const routeQuery = z.strictObject({
 });
 
 /**
- * Payment rails (DESIGN §10), settlements and payouts (staff only): `GET /api/pos/rails`, `PATCH /api/pos/rails/{rail}`,
+ * Payment rails, settlements and payouts (staff only): `GET /api/pos/rails`, `PATCH /api/pos/rails/{rail}`,
  * `GET /api/pos/rails/route` (what routing would choose), `GET /api/pos/settlements`, `POST` and `GET /api/pos/payouts`.
  */
 export function registerPaymentRoutes(app: FastifyInstance, ctx: AppContext, payouts: PayoutAdapter = sandboxPayouts): void {
@@ -30,7 +30,7 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: AppContext, pay
     '/api/pos/rails',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List the payment rails', description: 'The eight rails of DESIGN §10 in a fixed order, with this store\'s fee schedules (basis points + fixed minor units, optional cap; card rails a debit fee), limits, availability and settlement time. Defaults: docs/decisions.md.', tags: ['payments'], access: 'staff', query: noQuery, response: railListSchema } satisfies RouteDoc },
+      config: { openapi: { summary: 'List the payment rails', description: 'The eight payment rails in a fixed order, with this store\'s fee schedules (basis points + fixed minor units, optional cap; card rails a debit fee), limits, availability and settlement time. Defaults and their reasons: docs/decisions/0050-payment-rails-routing-and-payouts.md.', tags: ['payments'], access: 'staff', query: noQuery, response: railListSchema } satisfies RouteDoc },
     },
     async (request) => {
       parseOrThrow(noQuery, request.query, '(query)');

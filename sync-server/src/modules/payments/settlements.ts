@@ -1,5 +1,5 @@
 /**
- * Settlement of delayed rails (DESIGN §10; issue 12): a card or bank payment (pay page, staff API, invoice, register
+ * Settlement of delayed rails: a card or bank payment (pay page, staff API, invoice, register
  * card present, forwarded offline card) sits `pending` in its clearing account until its rail's settlement time (core
  * RailConfig `settlementHours`: cards 48 h, ACH 72 h) has passed; the housekeeping tick then settles it — or, a bank
  * payment, the bank returns it, and the reversal of its journal transaction is posted (the money never arrived). The sandbox decides by the documented accounts: an account ending `3338`

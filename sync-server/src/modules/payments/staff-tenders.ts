@@ -1,5 +1,5 @@
 /**
- * Tenders staff take through the orders API (DESIGN §5, §10): cash into the register's drawer, cards on the sandbox
+ * Tenders staff take through the orders API: cash into the register's drawer, cards on the sandbox
  * staff rail (documented tokens, never a card number), checks and other tenders into their clearing accounts.
  * Capturing is pure: it says where the money sits or why the rail declined; the orders module records the outcome.
  */

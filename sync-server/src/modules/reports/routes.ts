@@ -77,7 +77,7 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
   const staff = guard(ctx, 'staff');
 
   /**
-   * The alert of a report that disagrees with the ledger (issue 11): a warning in the server log and an audit entry
+   * The alert of a report that disagrees with the ledger: a warning in the server log and an audit entry
    * `report.unreconciled` naming the report, its period and the differences. The report itself carries the flag.
    */
   const alertIfUnreconciled = async (request: FastifyRequest, report: { report: string; period: { from: string; to: string; timeZone: string }; reconciliation: LedgerReconciliation }) => {
@@ -206,7 +206,7 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       config: {
         openapi: {
           summary: 'Settlements of card and bank payments over a period',
-          description: 'Card and bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail (issue 12).',
+          description: 'Card and bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail.',
           tags: ['reports'],
           access: 'staff',
           query: settlementReportQuerySchema,

@@ -1,5 +1,5 @@
 /**
- * Back-office reports (spec: "reports" collection; DESIGN §4, §7; docs/api.md "Reports"): sales summaries by day,
+ * Back-office reports (spec: "reports" collection; docs/api.md "Reports"): sales summaries by day,
  * hour of day, item, category, tender and staff member; tax collected; refunds; the ledger's trial balance over a
  * period. Staff only. Every figure is integer minor units (`…Cents`) of the merchant's currency.
  *
@@ -497,7 +497,7 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
   return { report: 'sales', groupBy, period, currency, totals: figures, rows, reconciliation };
 }
 
-/** Base codes of the accounts whose credits are net sales (DESIGN §4; the sales report's `netSalesCents`). */
+/** Base codes of the accounts whose credits are net sales (the sales report's `netSalesCents`). */
 const NET_SALES_ACCOUNTS = ['sales_revenue', 'service_revenue', 'discounts', 'refunds'];
 
 /**
@@ -645,7 +645,7 @@ export async function trialBalanceReport(db: Queryable, merchantId: string, quer
   };
 }
 
-/* ───────────────────────────── settlements (issue 12) ───────────────────────────── */
+/* ───────────────────────────── settlements ───────────────────────────── */
 
 /** `GET /api/pos/reports/settlements` query: the period (no CSV). */
 export const settlementReportQuerySchema = reportPeriodQuerySchema.omit({ format: true });

@@ -1,5 +1,5 @@
 /**
- * Register returns (issue 13; core/returns.ts): the `register_returns` table is written here only. A stored return
+ * Register returns (core/returns.ts): the `register_returns` table is written here only. A stored return
  * is the register's document with the server's stamps (`refundId`, `syncSeq`, `updatedAt`); the refund itself is the
  * orders module's (`order_refunds`).
  */

@@ -43,7 +43,7 @@ const uploadBody = z.strictObject({
 const settingsPatch = patchBody(screeningSettingsSchema.partial().shape);
 
 /**
- * Sanctions screening (issue 14; docs/api.md "Sanctions screening"): screen a name (cashiers), the screenings with
+ * Sanctions screening (docs/api.md "Sanctions screening"): screen a name (cashiers), the screenings with
  * filters and a manager's clear / refuse of a held one, the SDN list versions (owners upload) and the thresholds.
  */
 export function registerSanctionsRoutes(app: FastifyInstance, ctx: AppContext): void {

@@ -1,5 +1,5 @@
 /**
- * Real-time sanctions screening (issue 14, DESIGN §12; docs/api.md "Sanctions screening"): screens a name against the
+ * Real-time sanctions screening (docs/api.md "Sanctions screening"): screens a name against the
  * store's current SDN list version, stores the decision (table `screenings`) and audits it (who, list version, top
  * matches, outcome). A potential match is `held` until a manager clears it with a reason or refuses it; other modules'
  * workflows (check cashing, transfers, bill payments) call {@link screenParty} and {@link assertScreeningCleared}.

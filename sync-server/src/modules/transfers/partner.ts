@@ -1,5 +1,5 @@
 /**
- * The money-transfer partner behind one interface (issue 14): quote, submit, status, cancel. The sandbox adapter is
+ * The money-transfer partner behind one interface: quote, submit, status, cancel. The sandbox adapter is
  * deterministic and needs no network; its behaviour is documented in docs/api.md "Money transfers" and here:
  *
  * - Corridors (USD →): MX MXN 17.05 · PH PHP 56.10 · IN INR 83.20 · GT GTQ 7.78 · DO DOP 58.90 · SV USD 1.00; any other

@@ -21,7 +21,7 @@ const idParams = z.strictObject({ id: z.string().regex(/^mtr_[0-9A-HJKMNP-TV-Z]{
 const refuseBody = z.strictObject({ reason: z.string().trim().min(3).max(500) });
 
 /**
- * Money transfers (issue 14; docs/api.md "Money transfers"), staff only: quote with the pre-payment disclosure, send
+ * Money transfers (docs/api.md "Money transfers"), staff only: quote with the pre-payment disclosure, send
  * (201 sent / 202 held), complete or refuse a held one, cancel within 30 minutes, refresh the status from the partner,
  * one transfer with its history, the list with filters (manager).
  */

@@ -1,5 +1,5 @@
 /**
- * Money transfers (issue 14, DESIGN §12): cash in at the register, sent abroad by a partner (partner.ts). Owns
+ * Money transfers: cash in at the register, sent abroad by a partner (partner.ts). Owns
  * `money_transfers` and its append-only `money_transfer_events`. The partner's quote is shown as the Remittance
  * Transfer Rule's pre-payment disclosure (core `remittanceDisclosure`); once paid, the receipt carries the 30-minute
  * cancellation right. Ledger, one journal transaction when the cash is taken: Dr the cash drawer (amount + fee),

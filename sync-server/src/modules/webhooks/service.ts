@@ -1,5 +1,5 @@
 /**
- * Webhooks (spec: Events; DESIGN §6): subscriptions, and the delivery worker that drains the transactional outbox
+ * Webhooks (spec: Events): subscriptions, and the delivery worker that drains the transactional outbox
  * (`event_outbox`, written by the kernel in the same transaction as each change; the worker reads and marks it through
  * kernel/outbox.ts). Subscription writes are mutations (kernel/mutation.ts), audited by their caller.
  *
@@ -42,7 +42,7 @@ import type { Mutation } from '../../kernel/mutation.ts';
 import { claimUndispatchedEvents, markEventsDispatched } from '../../kernel/outbox.ts';
 import { postToReceiver, RefusedReceiverError } from '../../platform/http/receiver-network.ts';
 
-/** DESIGN §6 defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
+/** Defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 240_000, 960_000];
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -244,7 +244,7 @@ export async function deleteSubscription(m: Mutation, principal: Principal, id: 
 
 /**
  * Deletes every live subscription the app `appId` (for installed apps: the installation id, `ins_…`) made in the
- * mutation's merchant, and cancels their pending deliveries — used when an app is uninstalled (issue 15). One audit
+ * mutation's merchant, and cancels their pending deliveries — used when an app is uninstalled. One audit
  * entry per subscription. Returns the ids deleted.
  */
 export async function deleteAppSubscriptions(m: Mutation, appId: string): Promise<string[]> {

@@ -28,7 +28,7 @@ export function generateAuditSigningKey(): KeyObject {
 }
 
 /**
- * The private key that signs audit checkpoints (issue 11): never stored in the database, so a database dump or a
+ * The private key that signs audit checkpoints: never stored in the database, so a database dump or a
  * database owner cannot sign a checkpoint. Read from `AUDIT_SIGNING_KEY` when set, else from
  * `<dataDir>/audit-signing.key` (PKCS#8 PEM), which is generated with mode 0600 on first start.
  *
@@ -61,7 +61,7 @@ export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEn
 }
 
 /**
- * Signed checkpoints of the audit chain (issue 11): "merchant M's chain had head hash H at entry S, at time T", signed
+ * Signed checkpoints of the audit chain: "merchant M's chain had head hash H at entry S, at time T", signed
  * with Ed25519 (RFC 8032) by a key the database does not hold (platform/auth/audit-signing-key.ts). They anchor the
  * chain outside the database: whoever holds a checkpoint (an export, a register) can tell that an entry up to S was
  * deleted or rewritten, even when every later hash was recomputed. kernel/verify.ts checks the chain against them.

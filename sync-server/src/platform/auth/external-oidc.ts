@@ -1,5 +1,5 @@
 /**
- * Staff ID tokens from an external OpenID Connect issuer (issue 15), configured per deployment with `OIDC_ISSUER` and
+ * Staff ID tokens from an external OpenID Connect issuer, configured per deployment with `OIDC_ISSUER` and
  * `OIDC_AUDIENCE`; the built-in identity provider (identity.ts) stays the default and keeps working beside it.
  *
  * A token is verified as OpenID Connect Core 1.0 §3.1.3.7 asks of an ID token: the signature against the issuer's JWKS

@@ -7,7 +7,7 @@ import { staffOfExternalToken } from './external-oidc.ts';
 import { requiredRole, roleAtLeast } from './permissions.ts';
 
 /**
- * Who may call a route (DESIGN §7): `'staff'` — merchant staff only; `'register'` — staff, or a paired register's
+ * Who may call a route: `'staff'` — merchant staff only; `'register'` — staff, or a paired register's
  * credential (syncing and selling: the replication routes and what the register screen reads); `{ scope }` — staff,
  * or an app token holding that scope. No or bad token → 401; an app without the scope, an app on a staff or register
  * route, or a register credential anywhere but a register route → 403.

@@ -5,13 +5,13 @@ import type { Queryable } from '../db/db.ts';
 import { sealClearSecrets, secretBox, type SecretBox } from '../secrets.ts';
 
 /**
- * Authentication (DESIGN §3, §7; spec Authentication). Two kinds of bearer token:
+ * Authentication (spec Authentication). Two kinds of bearer token:
  * - staff ID tokens from the built-in development identity provider: ES256 JWTs (iss = base URL, aud = register-pos,
  *   sub = staff id, claims merchant_id and role), verified against our own JWKS;
  * - app tokens: opaque `rpa_<32 random bytes, base64url>`, stored only as their SHA-256, carrying scopes;
  * - register credentials: opaque `rrc_<32 random bytes, base64url>`, stored only as their SHA-256
  *   (`register_credentials`), handed to a register that exchanged a pairing code; scoped to syncing and selling as
- *   that register at its location, never to staff routes (issue 11).
+ *   that register at its location, never to staff routes.
  */
 export const STAFF_AUDIENCE = 'register-pos';
 export const APP_SCOPES = ['catalog:read', 'orders:read', 'pay:create', 'webhooks'] as const;
@@ -159,7 +159,7 @@ export async function revokeAppTokens(tx: Queryable, merchantId: string, appName
 
 /**
  * Issues an app token; returns the plaintext once (only its hash is stored; the webhook secret is stored sealed).
- * `installationId` binds it to an app installation (issue 15): it then answers as that installation (Principal
+ * `installationId` binds it to an app installation: it then answers as that installation (Principal
  * `appId` = the installation id) and stops working once the installation is no longer `installed`; `expiresAt` ends it.
  */
 export async function issueAppToken(

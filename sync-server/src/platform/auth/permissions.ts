@@ -1,5 +1,5 @@
 /**
- * Staff roles and THE permission table (issue 11): which staff role a route needs. The route guard
+ * Staff roles and THE permission table: which staff role a route needs. The route guard
  * (`guard.ts`, {@link requiredRole}) applies it to every staff token; app tokens and register credentials are governed
  * by their scopes and by `Access` instead. Roles are ordered owner ⊇ manager ⊇ cashier.
  *
@@ -52,12 +52,12 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-requests': 'cashier',
   'GET /api/pos/pay-requests/:id': 'cashier',
-  // The app directory (issue 15): every staff member may browse it; installing is the owner's
+  // The app directory: every staff member may browse it; installing is the owner's
   'GET /api/pos/app-directory': 'cashier',
   'GET /api/pos/app-directory/:id': 'cashier',
   'GET /api/pos/app-installations': 'cashier',
   'POST /api/pos/app-installations/:id/launch': 'cashier',
-  // App subscriptions and their charges (issue 15): managers read them; the billing method is the owner's
+  // App subscriptions and their charges: managers read them; the billing method is the owner's
   'GET /api/pos/app-subscriptions': 'manager',
   'POST /api/pos/pay-requests/:id/cancel': 'cashier',
   // The register: sign-in, staff list, replication
@@ -131,7 +131,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/registers': 'manager',
   'POST /api/pos/registers/pairing-codes': 'manager',
   'GET /api/pos/settings': 'manager',
-  // Shifts and the daily closeout (issue 12): managers read shifts and close the store's day
+  // Shifts and the daily closeout: managers read shifts and close the store's day
   'GET /api/pos/shifts/:id': 'manager',
   'GET /api/pos/shifts/:id/report': 'manager',
   'GET /api/pos/closeouts': 'manager',
@@ -149,7 +149,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // Staff: managers see the staff and add cashiers (the handler refuses them other roles)
   'GET /api/pos/staff': 'manager',
   'POST /api/pos/staff': 'manager',
-  // Financial services (issue 14): a cashier runs a service; a manager clears or refuses a hold and reads the lists
+  // Financial services: a cashier runs a service; a manager clears or refuses a hold and reads the lists
   'GET /api/pos/financial-services': 'cashier',
   'GET /api/pos/billers': 'cashier',
   'POST /api/pos/bill-payments/validate': 'cashier',
@@ -173,7 +173,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'POST /api/pos/transfers/:id/cancel': 'cashier',
   'POST /api/pos/transfers/:id/refresh': 'cashier',
   'GET /api/pos/transfers': 'manager',
-  // Financial services (issue 14): cashiers screen names and verify IDs; managers clear or refuse held screenings,
+  // Financial services: cashiers screen names and verify IDs; managers clear or refuse held screenings,
   // read the lists and settings; owners upload a list version and change the settings
   'POST /api/pos/screenings': 'cashier',
   'GET /api/pos/screenings/:id': 'cashier',

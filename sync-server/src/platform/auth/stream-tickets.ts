@@ -1,5 +1,5 @@
 /**
- * Single-use tickets for server-sent event streams (issue 11): `EventSource` cannot send an `Authorization` header, and a
+ * Single-use tickets for server-sent event streams: `EventSource` cannot send an `Authorization` header, and a
  * long-lived token in the URL ends up in logs and browser history. A caller that authenticated normally asks for a
  * ticket (`POST /api/sync/stream-tickets`) and opens the stream with `?ticket=sst_…` within
  * {@link STREAM_TICKET_TTL_MS}; the stream route redeems it (deleted in the same statement: a replayed or copied URL

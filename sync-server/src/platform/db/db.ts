@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
 /**
- * The server's database handle: PostgreSQL dialect everywhere (DESIGN §3). Two engines fill it — embedded PGlite
+ * The server's database handle: PostgreSQL dialect everywhere. Two engines fill it — embedded PGlite
  * (default, data in DATA_DIR) and node-postgres over a real PostgreSQL (DATABASE_URL). Services only see
  * {@link Queryable}, so the same SQL runs on both.
  *

@@ -1,5 +1,5 @@
 /**
- * Planner statistics of tables a long job grows (issue 13, the catalog import). PostgreSQL's autovacuum analyzes a
+ * Planner statistics of tables a long job grows (the catalog import). PostgreSQL's autovacuum analyzes a
  * table once a tenth of it changed — about a minute later; PGlite has no autovacuum and never analyzes. A table never
  * analyzed is planned with default guesses: `merchant_id = $1` is taken to match 0.5 % of the rows, so a lookup by key
  * through an index is planned as a read of every row of the merchant, per key (an import's SKU checks: 1 s a chunk at

@@ -1,6 +1,6 @@
 import { ProblemError } from './problem.ts';
 
-/** Opaque list cursors (DESIGN §7): base64url of a small JSON array of the last row's sort key. */
+/** Opaque list cursors: base64url of a small JSON array of the last row's sort key. */
 export function encodeCursor(key: readonly (string | number)[]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
@@ -36,7 +36,7 @@ export function decodeCursor(cursor: string, parts: readonly CursorPart[]): (str
 }
 
 /**
- * One page of a list (DESIGN §7) from the `limit + 1` rows its query fetched: the first `limit` rows, and the cursor of
+ * One page of a list from the `limit + 1` rows its query fetched: the first `limit` rows, and the cursor of
  * the next page — `keyOf` (the sort key) of the page's last row — when the extra row shows there is more, else null.
  */
 export function pageOf<T>(rows: readonly T[], limit: number, keyOf: (last: T) => readonly (string | number)[]): { page: T[]; nextCursor: string | null } {

@@ -7,7 +7,7 @@ import { ProblemError } from './problem.ts';
 import { SecretBoxError, secretBox } from '../secrets.ts';
 
 /**
- * `Idempotency-Key` on POSTs (DESIGN §7). The first response (status < 500) is stored for 24 h per
+ * `Idempotency-Key` on POSTs. The first response (status < 500) is stored for 24 h per
  * (merchant, caller, key) with a SHA-256 of method, path and body; a replay returns it with `Idempotent-Replayed: true`.
  * The same key with another request → 422; while the first request is still running → 409. A 5xx (a bug, or the
  * database failing) forgets the key so the client can retry — unless the request's work had already committed.

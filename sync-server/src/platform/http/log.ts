@@ -2,7 +2,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { maskCardNumbers } from '../../../../core/index.ts';
 
 /**
- * The request log (Fastify's pino logger) keeps no card number, CVC, token or secret (issue 11):
+ * The request log (Fastify's pino logger) keeps no card number, CVC, token or secret:
  * - a request is logged as method, URL, host and remote address only — no headers; the URL's query values are
  *   replaced by `[redacted]` (`/pay/x?card=[redacted]&cvc=[redacted]`, names kept) and card numbers in its path masked;
  * - should headers ever be logged, `authorization`, `cookie`, `idempotency-key` and `x-device-token` are censored

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of the server (DESIGN §3, §7; docs/api.md "Conventions"), generated from the routes as
+ * The OpenAPI 3.1 document of the server (docs/api.md "Conventions"), generated from the routes as
  * they were registered (`recordedRoutes(app)`, http/route-doc.ts) and the zod schemas each route validates with
  * (`z.toJSONSchema`, JSON Schema 2020-12, which is OpenAPI 3.1's dialect). One builder serves `GET /api/openapi.json`
  * (everything) and `GET /api/v1/openapi.json` (the versioned platform API only).

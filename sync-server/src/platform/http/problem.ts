@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { FieldError, IllegalTransitionError, Problem } from '../../../../core/index.ts';
 
 /**
- * RFC 9457 problem details (DESIGN §7): every error — ours and Fastify's — is `application/problem+json` with
+ * RFC 9457 problem details: every error — ours and Fastify's — is `application/problem+json` with
  * `{ type, title, status, detail, code }` and, for validation, `errors: [{ path, message }]`.
  */
 export const PROBLEM_TYPE_BASE = 'https://register.example/problems/';
@@ -58,7 +58,7 @@ const ENTITY_LABELS: Record<IllegalTransitionError['entity'], string> = {
 };
 
 /**
- * 409 `illegal_state_transition` for a move a state machine refuses (DESIGN §5): the body names the `entity`, its
+ * 409 `illegal_state_transition` for a move a state machine refuses: the body names the `entity`, its
  * `entityId` and its `currentState`.
  */
 export class StateConflictError extends ProblemError {
@@ -128,7 +128,7 @@ export const emptyBodySchema = z.strictObject({});
 
 /**
  * Checks the body of an action that takes no input: absent or `{}` passes; any field, `null`, an array or a scalar
- * is a 400 naming it (DESIGN §7: unknown fields are rejected, not ignored).
+ * is a 400 naming it (unknown fields are rejected, not ignored).
  * @throws ProblemError 400 `validation_error`.
  */
 export function parseEmptyBody(body: unknown): void {

@@ -1,4 +1,4 @@
--- Register sync server: initial schema (DESIGN §4, §7, §15). PostgreSQL dialect; runs on PGlite and PostgreSQL.
+-- Register sync server: initial schema. PostgreSQL dialect; runs on PGlite and PostgreSQL.
 -- Ids are prefixed ULIDs (text). Money is integer minor units (bigint).
 
 -- One sequence orders every replicated write; per merchant, writes hold an advisory lock so sequence order is commit
@@ -90,7 +90,7 @@ CREATE TABLE orders (
 CREATE INDEX orders_seq ON orders (merchant_id, sync_seq);
 CREATE INDEX orders_newest ON orders (merchant_id, created_at DESC, id DESC);
 
-/* ───────────── ledger (DESIGN §4): immutable, balanced ───────────── */
+/* ───────────── ledger: immutable, balanced ───────────── */
 
 CREATE TABLE accounts (
   id          TEXT PRIMARY KEY,
@@ -164,7 +164,7 @@ CREATE TRIGGER postings_immutable BEFORE UPDATE OR DELETE ON postings
 CREATE TRIGGER postings_no_truncate BEFORE TRUNCATE ON postings
   FOR EACH STATEMENT EXECUTE FUNCTION reject_ledger_change();
 
-/* ───────────── audit (DESIGN §4): hash-chained per merchant ───────────── */
+/* ───────────── audit: hash-chained per merchant ───────────── */
 
 CREATE TABLE audit_log (
   seq         BIGSERIAL PRIMARY KEY,
@@ -182,7 +182,7 @@ CREATE TABLE audit_log (
 );
 CREATE INDEX audit_log_merchant ON audit_log (merchant_id, seq);
 
-/* ───────────── replication quarantine (DESIGN §15) ───────────── */
+/* ───────────── replication quarantine ───────────── */
 
 CREATE TABLE quarantine (
   id          TEXT PRIMARY KEY,
@@ -225,7 +225,7 @@ CREATE TABLE sms_outbox (
 );
 CREATE INDEX sms_outbox_newest ON sms_outbox (merchant_id, created_at DESC, id DESC);
 
-/* ───────────── idempotency (DESIGN §7) ───────────── */
+/* ───────────── idempotency ───────────── */
 
 CREATE TABLE idempotency_keys (
   merchant_id     TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- Transactional outbox of webhook events (DESIGN §6): a row is written in the same database transaction as the change
+-- Transactional outbox of webhook events: a row is written in the same database transaction as the change
 -- it announces, so no event is lost and none is sent for a rolled-back change. Delivery (subscriptions, attempts,
 -- retries) reads from here.
 CREATE TABLE event_outbox (

@@ -1,4 +1,4 @@
--- Catalog editing, inventory and CSV import (DESIGN §5–§8). Inventory is the SUM of stock movements per location and
+-- Catalog editing, inventory and CSV import. Inventory is the SUM of stock movements per location and
 -- variation: movements are append-only, so two registers selling the last item offline both sync and the oversell is
 -- reported, never lost.
 

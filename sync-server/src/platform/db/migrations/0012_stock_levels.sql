@@ -1,5 +1,5 @@
--- Running balance of stock per (merchant, location, variation). Stock movements stay the source of truth (DESIGN §8:
--- inventory is the sum of stock movements); this table is that sum kept up to date by a trigger in the same
+-- Running balance of stock per (merchant, location, variation). Stock movements stay the source of truth
+-- (inventory is the sum of stock movements); this table is that sum kept up to date by a trigger in the same
 -- transaction as each movement, so reading stock on hand no longer scans a variation's whole history on every sale.
 CREATE TABLE stock_levels (
   merchant_id  TEXT NOT NULL,

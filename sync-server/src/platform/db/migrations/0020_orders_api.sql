@@ -1,4 +1,4 @@
--- Orders through the staff API (DESIGN §5): payments and refunds as their own append-mostly records linked to the
+-- Orders through the staff API: payments and refunds as their own append-mostly records linked to the
 -- order (a paid order is never edited; refunds are new rows). Register-pushed orders keep their tenders inside the
 -- order document; their payments appear here the first time one of them is refunded.
 

@@ -1,4 +1,4 @@
--- Invoices, recurring invoice series, invoice payments, and the rest of the Text-to-Pay life cycle (DESIGN §5, §10).
+-- Invoices, recurring invoice series, invoice payments, and the rest of the Text-to-Pay life cycle.
 -- Money is integer minor units. States: see core/invoices.ts. Calendar dates are TEXT 'YYYY-MM-DD' (UTC days): they
 -- compare correctly as text and come back from both drivers unchanged (a DATE would be turned into a local Date).
 

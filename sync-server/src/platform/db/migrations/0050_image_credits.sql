@@ -1,4 +1,4 @@
--- Image generation (DESIGN §14): each merchant's credit balance and the images generated, kept 7 days.
+-- Image generation: each merchant's credit balance and the images generated, kept 7 days.
 
 -- One row per merchant, created on first use with the starting grant (IMAGE_STARTING_CREDITS, default 50 — so the
 -- demo store starts with 50). The CHECK is the last line of defence: the deducting UPDATE is guarded too.

@@ -1,4 +1,4 @@
--- Rate-limit counters shared by every server instance on one PostgreSQL (DESIGN §3 scale-out, §7), written by
+-- Rate-limit counters shared by every server instance on one PostgreSQL, written by
 -- rate-limiter-flexible's RateLimiterPostgres (platform/rate-limit.ts): one row per policy and partition
 -- (`rl_app:<merchant>:<app>`), `points` spent in the window ending at `expire` (Unix ms). Unused on PGlite.
 CREATE TABLE IF NOT EXISTS rate_limits (

@@ -1,4 +1,4 @@
--- Register enrollment (issue 11, "No route gives a staff token to a stranger"; modules/merchants/enrollment.ts).
+-- Register enrollment (modules/merchants/enrollment.ts).
 -- A manager creates a one-time pairing code; a register exchanges it for its own register credential (opaque
 -- `rrc_…`, only its SHA-256 stored), scoped to syncing and selling at one location. Revoking a register ends every
 -- credential it holds on its next request. Credentials are the platform's rows (platform/auth/identity.ts), registers

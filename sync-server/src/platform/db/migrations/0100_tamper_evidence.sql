@@ -1,4 +1,4 @@
--- Tamper evidence (issue 11, DESIGN §4): the audit trail is append-only in the database itself, captured money cannot
+-- Tamper evidence: the audit trail is append-only in the database itself, captured money cannot
 -- be edited in place, and signed checkpoints anchor the audit chain outside the database.
 
 /* ───────────── audit_log: append-only ───────────── */
@@ -10,7 +10,7 @@ CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
 
 /* ───────────── orders: amounts frozen once the order leaves `open` ───────────── */
 
--- A paid (or refunded, or canceled) order changes only through its state transitions (DESIGN §5): its amounts stay
+-- A paid (or refunded, or canceled) order changes only through its state transitions: its amounts stay
 -- as captured and its state only moves forward. SQLSTATE 55000 (object_not_in_prerequisite_state), naming the state.
 CREATE FUNCTION guard_order_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

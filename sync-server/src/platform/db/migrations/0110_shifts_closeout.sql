@@ -1,7 +1,7 @@
--- Shifts and the daily closeout (issue 12 "Money"; core/shifts.ts). Shifts, cash movements and shift closeouts are
+-- Shifts and the daily closeout (core/shifts.ts). Shifts, cash movements and shift closeouts are
 -- register-authored and append-only (pushed through sync like orders); store closeouts lock a business day.
 
--- The store's business day ends at this local hour (0–23) in its time zone (docs/decisions.md "Business day").
+-- The store's business day ends at this local hour (0–23) in its time zone (docs/decisions/0010-shifts-and-the-daily-closeout.md).
 ALTER TABLE merchants ADD COLUMN day_cutoff_hour INTEGER NOT NULL DEFAULT 4 CHECK (day_cutoff_hour BETWEEN 0 AND 23);
 
 CREATE TABLE shifts (

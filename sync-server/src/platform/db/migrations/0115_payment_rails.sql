@@ -1,4 +1,4 @@
--- Payment rails (DESIGN §10; core/rails.ts): a merchant's own settings of a rail. A rail with no row here runs on
+-- Payment rails (core/rails.ts): a merchant's own settings of a rail. A rail with no row here runs on
 -- core's DEFAULT_RAILS; `config` is a core RailConfig (validated by the API before it is stored).
 CREATE TABLE merchant_rails (
   merchant_id TEXT NOT NULL REFERENCES merchants (id),

@@ -1,4 +1,4 @@
--- Settlement of delayed rails (issue 12; modules/payments/settlements.ts): a bank payment captured on the pay page is
+-- Settlement of delayed rails (modules/payments/settlements.ts): a bank payment captured on the pay page is
 -- `pending` until its rail's settlement time has passed, then `settled` — or `returned` by the bank, with the reversal
 -- of its journal transaction posted. The housekeeping tick runs them on the sandbox adapter's schedule.
 CREATE TABLE settlements (

@@ -1,4 +1,4 @@
--- Offline card payments, store and forward (issue 12; docs/decisions.md "Offline card payments"). A register sale
+-- Offline card payments, store and forward (docs/decisions/0021-offline-card-payments-store-and-forward.md). A register sale
 -- whose card tender the terminal approved offline arrives with the terminal's store-and-forward token; the server
 -- records it here once (the tender id is the key, so a re-push never records it twice) and forwards the token to the
 -- processor exactly once (forward_attempts can never exceed 1). A forward declined leaves the customer a balance due.

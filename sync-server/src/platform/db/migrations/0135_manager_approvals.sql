@@ -1,4 +1,4 @@
--- Manager approvals (issue 11; docs/decisions.md "Manager approvals"). A cashier's refund above the store's limit
+-- Manager approvals (docs/decisions/0047-manager-approvals.md). A cashier's refund above the store's limit
 -- needs a manager's (or owner's) approval: the manager types their PIN on the register or back office
 -- (POST /api/register/approvals) and the server answers a short-lived, single-use token bound to the action, order and
 -- amount. Only the token's SHA-256 is stored; used_at is set when a refund consumes it.

@@ -1,10 +1,10 @@
--- Issue 12 leftovers: declined invoice card payments are kept as payments in state `declined` (like orders', 0032),
+-- Declined invoice card payments are kept as payments in state `declined` (like orders', 0032),
 -- and paid invoices can be refunded. invoice_payments stays immutable (0100): a declined attempt is a row of its own
 -- (no journal transaction), and a refund is a new record in invoice_refunds, never an update of the payment.
 ALTER TABLE invoice_payments ADD COLUMN state TEXT NOT NULL DEFAULT 'captured' CHECK (state IN ('captured', 'declined'));
 ALTER TABLE invoice_payments ADD COLUMN decline_code TEXT;
 ALTER TABLE invoice_payments ALTER COLUMN jtx_id DROP NOT NULL;
--- Routing (issue 12): an invoice card payment taken through the API is routed like the pay page's (core routePayment);
+-- Routing: an invoice card payment taken through the API is routed like the pay page's (core routePayment);
 -- the decision (candidates with fees, reason) and the processing fee posted for it are kept on the payment.
 ALTER TABLE invoice_payments ADD COLUMN routing JSONB;
 ALTER TABLE invoice_payments ADD COLUMN fee_cents BIGINT NOT NULL DEFAULT 0 CHECK (fee_cents >= 0);

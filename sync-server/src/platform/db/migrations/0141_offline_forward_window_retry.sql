@@ -1,4 +1,4 @@
--- Offline card payments (issue 12 leftovers; docs/decisions.md "Offline card payments"):
+-- Offline card payments (docs/decisions/0021-offline-card-payments-store-and-forward.md):
 -- * the forward window (offline_card_limits.forward_within_hours, default 24) is enforced: a payment still
 --   `pending_forward` when its window has passed is never sent to the processor; it becomes `expired` (the customer's
 --   balance due, like a decline, code `forward_window_expired`);

@@ -1,4 +1,4 @@
--- Routing of staff-API card payments (issue 12 leftovers): a card tender taken through POST /api/pos/orders/{id}/payments
+-- Routing of staff-API card payments: a card tender taken through POST /api/pos/orders/{id}/payments
 -- is routed on the merchant's rails like the pay page's (core routePayment); the decision (candidates with fees, reason)
 -- and the processing fee posted for it (Dr processing_fees, Cr the clearing account) are kept on the payment. Adding
 -- columns does not touch the captured amounts the 0100 trigger guards.

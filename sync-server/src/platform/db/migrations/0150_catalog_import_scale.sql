@@ -1,4 +1,4 @@
--- Issue 13, catalog import at scale: SKU and variation-id lookups through GIN indexes instead of expanding every
+-- Catalog import at scale (docs/decisions/0031-catalog-import-at-scale.md): SKU and variation-id lookups through GIN indexes instead of expanding every
 -- item's variations (the import checked each SKU against the whole catalog: quadratic), the Shopify product CSV
 -- columns the catalog keeps beside an item (vendor, tags, option names, compare-at prices, images, body HTML…), and
 -- import jobs (progress, cancel).

@@ -1,4 +1,4 @@
--- Returns and exchanges at the register (issue 13; core/returns.ts). Register-authored, append-only, pushed through
+-- Returns and exchanges at the register (core/returns.ts). Register-authored, append-only, pushed through
 -- sync like the shifts; each stored return names the refund the server recorded for it (order_refunds).
 CREATE TABLE register_returns (
   id            TEXT PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Sanctions screening (issue 14, DESIGN §12; docs/decisions.md "Sanctions screening threshold"). Each store keeps every
+-- Sanctions screening (docs/decisions/0054-sanctions-screening-at-full-list.md). Each store keeps every
 -- version of the OFAC SDN list it loaded (sdn.csv, alt.csv, add.csv as published): the list rows are append-only, a
 -- newer upload is a new version and the newest is the one screenings use. Every screening decision is a row here and
 -- an audit entry; a potential match is `held` until a manager clears or refuses it.

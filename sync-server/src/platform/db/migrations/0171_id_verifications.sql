@@ -1,4 +1,4 @@
--- ID verification (issue 14, DESIGN §12): the AAMVA DL/ID barcode read at the register, checked for expiry and the
+-- ID verification: the AAMVA DL/ID barcode read at the register, checked for expiry and the
 -- service's minimum age. The document number is stored masked only (last four characters).
 
 CREATE TABLE id_verification_settings (

@@ -1,4 +1,4 @@
--- Financial services (issue 14, DESIGN §12): check cashing, money transfers, bill payments. Each row is written by
+-- Financial services: check cashing, money transfers, bill payments. Each row is written by
 -- its module (modules/check-cashing, modules/transfers, modules/bill-payments). No full bank account number is
 -- stored: the account is masked (last four) and a check's identity is kept as a SHA-256 of its MICR fields.
 

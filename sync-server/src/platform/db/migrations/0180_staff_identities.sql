@@ -1,4 +1,4 @@
--- Issue 15: staff signed in by an external OpenID Connect issuer (platform/auth/external-oidc.ts). One row per
+-- Staff signed in by an external OpenID Connect issuer (platform/auth/external-oidc.ts). One row per
 -- (issuer, subject), linked to one staff member the first time the subject signs in with a verified e-mail.
 CREATE TABLE staff_identities (
   issuer      TEXT NOT NULL,

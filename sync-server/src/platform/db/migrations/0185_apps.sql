@@ -1,4 +1,4 @@
--- Issue 15, developers and apps (modules/apps, core/apps.ts, DESIGN §13). Platform-wide tables: no merchant_id —
+-- Developers and apps (docs/decisions/0060-developers-and-apps.md; modules/apps, core/apps.ts). Platform-wide tables: no merchant_id —
 -- developers and platform admins are not any merchant's staff. Tokens are stored only as their SHA-256.
 CREATE TABLE developers (
   id          TEXT PRIMARY KEY,

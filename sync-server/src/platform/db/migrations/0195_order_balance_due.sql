@@ -1,4 +1,4 @@
--- Balance due on the order itself (issue 12, last gaps; docs/decisions.md "Balance due on the order"): a paid order a
+-- Balance due on the order itself (last gaps; docs/decisions/0052-balance-due-and-card-settlement.md): a paid order a
 -- payment of which failed after the sale — an offline card declined or expired on forward, a bank payment returned —
 -- moves to the state `balance_due` with what the customer owes (`balance_due_cents`), the receivable it sits in
 -- (`balance_due_account`) and why. Collecting it (a new payment, Cr that receivable) brings it back to `paid` (or

@@ -1,4 +1,5 @@
--- Issue 14, the last gaps (docs/decisions.md "Check cashing, money transfers, bill payments").
+-- Financial services settings, shift cash and check images (docs/decisions/0056-check-cashing-transfers-and-bill-payments.md,
+-- docs/decisions/0057-check-images-and-service-status.md).
 --
 -- 1. Per-store fee schedule and limits of the financial services, written only by modules/financial-services
 --    (`PATCH /api/pos/financial-services/settings`). A store without a row uses core's defaults.

@@ -1,7 +1,7 @@
--- Customers at the register (issue 13): the store's customers replicate to its registers (pulled by sync sequence,
+-- Customers at the register: the store's customers replicate to its registers (pulled by sync sequence,
 -- like the catalog), and a customer created at a register (offline too) is pushed. A pushed customer whose E.164
 -- phone or normalised e-mail another customer already has is merged into that one: the existing customer survives and
--- the register's id becomes an alias of it (docs/decisions.md, "Customers created at the register").
+-- the register's id becomes an alias of it (docs/decisions/0016-customers-created-at-the-register.md).
 
 -- Every insert and update of a customer takes the next sync sequence (registers pull by it).
 ALTER TABLE customers ADD COLUMN sync_seq BIGINT;

@@ -1,4 +1,4 @@
--- Issue 15, "Install and authorise" (workflows/app-installation.ts, modules/app-installations, DESIGN §13).
+-- App installations (docs/decisions/0062-app-installations-and-oauth.md; workflows/app-installation.ts, modules/app-installations).
 -- An app's launch/connect URL: for in-platform apps the page framed inside the register, for external integrations
 -- the page that starts the OAuth 2.0 connection.
 ALTER TABLE apps ADD COLUMN launch_url TEXT;

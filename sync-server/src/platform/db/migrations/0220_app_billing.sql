@@ -1,5 +1,5 @@
--- Issue 15, billing and payouts (modules/app-billing, core/app-billing.ts, DESIGN §13; docs/decisions.md "App billing
--- and developer payouts"). Paid app subscriptions keyed on the installation (`installation_id`: no foreign key — the
+-- App billing and payouts (modules/app-billing, core/app-billing.ts;
+-- docs/decisions/0064-app-billing-and-developer-payouts.md). Paid app subscriptions keyed on the installation (`installation_id`: no foreign key — the
 -- installations table belongs to the app-installation work), their charges and refunds (append-only), each store's
 -- billing method, and developer payouts.
 

@@ -1,4 +1,4 @@
--- Issue 13, catalog import at scale (docs/decisions.md): the GIN indexes of the SKUs and variation ids (migration
+-- Catalog import at scale (docs/decisions/0031-catalog-import-at-scale.md): the GIN indexes of the SKUs and variation ids (migration
 -- 0150) write straight into the index tree instead of GIN's pending list. With fastupdate on, every new entry went to
 -- the pending list, which each search reads in full until a VACUUM (or 4 MB of entries) merges it; PGlite never runs
 -- autovacuum, so an import's SKU checks read every item imported so far: 3.5 ms a lookup at 50,000 items, against

@@ -1,4 +1,4 @@
--- Bill payments screen their payer (docs/decisions/bill-payment-screening.md): a payer who is a potential sanctions
+-- Bill payments screen their payer (docs/decisions/0058-bill-payment-screening-and-refunds-owed.md): a payer who is a potential sanctions
 -- match holds the payment (`held`: nothing taken, nothing sent to the biller) until a manager clears the screening
 -- and the cashier completes it, or refuses it (`refused`). The payer's screening and, when the customer showed one,
 -- the ID verification are kept on the payment. A held payment has no confirmation and no journal transaction yet.

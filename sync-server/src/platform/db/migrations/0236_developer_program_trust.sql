@@ -1,6 +1,6 @@
 -- The developer program cannot be used to take the platform's money (modules/apps, modules/app-billing,
--- core/apps.ts, core/app-billing.ts; docs/decisions/app-versions-under-review.md and
--- docs/decisions/developer-earnings-hold.md).
+-- core/apps.ts, core/app-billing.ts; docs/decisions/0061-app-versions-under-review.md and
+-- docs/decisions/0065-developer-earnings-hold.md).
 
 -- 1. The approved version of an app. Scopes were already kept apart (`approved_scopes`); the other fields that decide
 -- what an app may take or where it sends a store — price, redirect URIs, launch URL and form — now are too. The

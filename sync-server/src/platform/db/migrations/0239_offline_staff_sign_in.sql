@@ -1,4 +1,4 @@
--- Offline staff sign-in on a register (docs/decisions/offline-staff-sign-in.md).
+-- Offline staff sign-in on a register (docs/decisions/0046-offline-staff-sign-in.md).
 -- The store's window: a staff member who signed in on a register within this many days may sign in there while it is
 -- offline (0 = never offline). A staff member disabled by an owner cannot sign in, online or (once the register is
 -- back online) offline. pin_set_at tells a register that a PIN changed, so it drops what it derived from the old one.
