@@ -105,9 +105,6 @@ export interface DeviceHostApi extends DeviceApi {
   testPrint(): Promise<{ queued: true }>;
 }
 
-/** Error codes a device call answers with (besides the driver's own `DeviceError` codes). */
-export const TRANSPORT_ERROR_CODES = ['malformed_message', 'invalid_params', 'unknown_method', 'unauthorized', 'device_not_configured', 'internal'] as const;
-
 /** A failed call: `code` is a transport code or a driver `DeviceError` code (e.g. `printer_offline`). */
 export const deviceCallErrorSchema = z.strictObject({ code: z.string().min(1).max(64), message: z.string().max(500) });
 export type DeviceCallError = z.infer<typeof deviceCallErrorSchema>;

@@ -61,11 +61,6 @@ export function forwardRetryDelayMs(failures: number): number {
   return Math.min(FORWARD_RETRY_MAX_MS, FORWARD_RETRY_BASE_MS * 2 ** Math.max(0, Math.min(failures, 32) - 1));
 }
 
-/** True when an offline payment approved at `approvedAt` may no longer be forwarded at `now` (window in hours). */
-export function forwardWindowPassed(approvedAt: Date | string, forwardWithinHours: number, now: Date): boolean {
-  return now.getTime() - new Date(approvedAt).getTime() > forwardWithinHours * 3_600_000;
-}
-
 /** One offline card payment as the back office lists it (`GET /api/pos/offline-cards/payments`). */
 export const offlineCardPaymentSchema = z.strictObject({
   id: z.string().describe('The payment id: the tender id of the register sale.'),

@@ -121,11 +121,6 @@ export function assertPaymentTransition(from: PaymentStateName, to: PaymentState
   if (!canPaymentTransition(from, to)) throw new IllegalTransitionError('payment', from, to, action);
 }
 
-/** True when no move leaves `state`. */
-export function isFinalOrderState(state: OrderStateName): boolean {
-  return ORDER_TRANSITIONS[state].length === 0;
-}
-
 /** The state of something paid `paidCents` of which `refundedCents` were refunded (captured when nothing was). */
 export function refundState(paidCents: number, refundedCents: number): 'partially_refunded' | 'refunded' | 'captured' {
   if (refundedCents <= 0) return 'captured';

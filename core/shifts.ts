@@ -502,9 +502,6 @@ export function diffZReports(register: ZReport, server: ZReport): ReportDifferen
 
 /* ───────────────────────────── business day ───────────────────────────── */
 
-/** Default hour (0–23, store local time) at which a business day ends: 04:00, so a bar's night counts as one day. */
-export const DEFAULT_DAY_CUTOFF_HOUR = 4;
-
 /**
  * The business day (`YYYY-MM-DD`) of `instant` for a store in IANA `timeZone` whose day ends at `cutoffHour` (0–23,
  * local): before the cut-off hour, an instant belongs to the previous calendar day.

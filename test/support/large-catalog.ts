@@ -12,8 +12,6 @@ const WORDS = ['apple', 'bolt', 'cable', 'drill', 'eraser', 'flour', 'glue', 'hi
 
 /** The GTIN of generated item `n` (13 digits, starts with 2: an in-store number range). */
 export const bulkGtin = (n: number): string => `2${String(n).padStart(12, '0')}`;
-/** The SKU of generated item `n`. */
-export const bulkSku = (n: number): string => `BULK-${n}`;
 /** The name of generated item `n`. */
 export const bulkName = (n: number): string => `Bulk item ${n} ${WORDS[n % WORDS.length]}`;
 /** The price of generated item `n`, cents. */

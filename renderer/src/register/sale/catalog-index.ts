@@ -14,10 +14,6 @@ import type { CatalogItem, Variation } from '../../../../core/index.ts';
 
 import { collator as catalogCollator } from '../../ui/collation.ts';
 
-/** Orders catalog items by category, then name, with {@link catalogCollator}. */
-export const compareCatalogItems = (a: CatalogItem, b: CatalogItem): number =>
-  catalogCollator.compare(a.category, b.category) || catalogCollator.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 /** A document as the index receives it: its id, a revision that changes when it changes, and its JSON. */
 export interface IndexSource {
   id: string;

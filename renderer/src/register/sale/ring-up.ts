@@ -128,8 +128,3 @@ export async function ringUpSale(input: SaleInput): Promise<Order> {
   }
   return order;
 }
-
-/** Rings up a cash sale and stores it; resolves with the stored order ({@link ringUpSale}). */
-export function ringUpCashSale({ tenderedCents, ...input }: RingUpInput): Promise<Order> {
-  return ringUpSale({ ...input, payment: { method: 'cash', tenderedCents } });
-}

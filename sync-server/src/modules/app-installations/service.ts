@@ -135,15 +135,6 @@ export interface InstallationGrant {
   grantedScopes: AppRequestScope[];
 }
 
-/**
- * Consumes the connect ticket of installation `installationId` of app `appId` (single use, atomically) and answers
- * the installation, or null when the ticket is unknown, used, expired, of another installation or app, or the
- * installation is not installed.
- */
-export async function consumeConnectTicket(db: Queryable, input: { installationId: string; appId: string; ticket: string; now: Date }): Promise<InstallationGrant | null> {
-  return consumeConnectTicketHash(db, { ...input, ticketHash: sha256Hex(input.ticket) });
-}
-
 /** {@link consumeConnectTicket} with the ticket's SHA-256 (hex) instead of the ticket. */
 export async function consumeConnectTicketHash(db: Queryable, input: { installationId: string; appId: string; ticketHash: string; now: Date }): Promise<InstallationGrant | null> {
   const { rows } = await db.query(

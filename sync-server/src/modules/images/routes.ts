@@ -36,8 +36,6 @@ import { S3ImageStore, s3OptionsFromEnv, type ImageStoreEnv } from './s3.ts';
  * - `GET  /api/v1/openapi.json` — the OpenAPI 3.1 document of the `/api/v1` platform API (no auth).
  */
 
-export { IMAGES_SCOPE } from './schemas.ts';
-
 /**
  * Staff quota on the image routes: 120 requests per minute per merchant and staff member. Apps use the server-wide
  * app quota (`ctx.appRateLimit`: 120 per minute per merchant per app), shared with the POS API.
@@ -76,13 +74,6 @@ export interface ImageOptions {
   rateLimits?: { app?: RateLimit; staff?: RateLimit };
 }
 
-/** `POST /api/v1/images/{id}/keep` 200 body: the permanent copy. */
-/** Plugin options: the shared app context plus the image knobs. */
-export interface ImageRoutesOptions {
-  ctx: AppContext;
-  images?: ImageOptions;
-}
-
 function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -111,17 +102,8 @@ export function imageUrl(baseUrl: string, id: string): string {
 }
 
 /**
- * Registers the image routes and the purge interval on `app` (closed with the app). Use with
- * `app.register(imageRoutes, { ctx, images })`; the routes carry their full `/api/v1/...` paths, so register without
- * a prefix.
- */
-export async function imageRoutes(app: FastifyInstance, options: ImageRoutesOptions): Promise<void> {
-  registerImageRoutes(app, options.ctx, options.images);
-}
-
-/**
- * The same routes registered directly on `app` (no plugin encapsulation), in the style of `registerPosRoutes`:
- * `registerImageRoutes(app, ctx, images)` in app.ts.
+ * Registers the image routes on `app` (in the style of `registerPosRoutes`): `registerImageRoutes(app, ctx, images)`
+ * in app.ts.
  * @throws Error when an IMAGE_* environment variable is malformed.
  */
 export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, images?: ImageOptions): void {

@@ -82,9 +82,3 @@ export async function consumeApproval(m: Mutation, token: string, action: Approv
   await m.audit({ action: 'approval.used', entityType: 'staff', entityId: row.approved_by, data: { approvalId: row.id, action, orderId, amountCents } });
   return row.approved_by;
 }
-
-/** Whether `staffId` is a manager or owner of the merchant (price overrides name their approver). */
-export async function isApprover(db: Queryable, merchantId: string, staffId: string): Promise<boolean> {
-  const { rows } = await db.query<{ role: string }>('SELECT role FROM staff WHERE id = $1 AND merchant_id = $2', [staffId, merchantId]);
-  return rows[0]?.role === 'manager' || rows[0]?.role === 'owner';
-}

@@ -103,12 +103,6 @@ export function pushContextPart(merchantId: string, ask: PushContextAsk): ReadPa
   };
 }
 
-/** {@link pushContextPart} read on its own: one statement, whatever the number of sales. */
-export async function readPushContext(tx: Queryable, merchantId: string, ask: PushContextAsk): Promise<PushContext> {
-  const [context] = await readTogether(tx, 'push_context', [pushContextPart(merchantId, ask)]);
-  return context;
-}
-
 /**
  * The webhook events of a register sale just stored: `order.created`, and `order.paid` when it arrived
  * paid; the object is the order as the API shows it (`source: 'register'`, nothing refunded yet).

@@ -429,17 +429,6 @@ export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): P
   return seqs;
 }
 
-/**
- * Webhook events of a register sale just stored, in the mutation: `order.created`, and `order.paid` as
- * well since a register sale arrives paid. The object is the order as `GET /api/pos/orders/{id}` shows it (without
- * payments and refunds).
- */
-export async function announceRegisterOrder(m: Pick<Mutation, 'emit'>, order: Order): Promise<void> {
-  const object = { ...order, source: 'register', refundedCents: 0, balanceDueCents: order.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0 };
-  await m.emit('order.created', object);
-  if (order.state === 'paid') await m.emit('order.paid', object);
-}
-
 /* ───────────────────────────── create ───────────────────────────── */
 
 /**

@@ -61,27 +61,6 @@ export const RAIL_OF_METHOD: Readonly<Record<PaymentMethod, string>> = {
 };
 
 /**
- * Sandbox test cards (type them on the pay page; any future expiry, any CVC). The tokeniser sends
- * `tok_sbx_<brand>_<last4>`; the outcome depends on the last four digits only.
- */
-export const SANDBOX_TEST_CARDS = [
-  { number: '4242424242424242', brand: 'visa', outcome: 'approved' },
-  { number: '5555555555554444', brand: 'mastercard', outcome: 'approved' },
-  { number: '378282246310005', brand: 'amex', outcome: 'approved' },
-  { number: '6011111111111117', brand: 'discover', outcome: 'approved' },
-  { number: '4000000000000002', brand: 'visa', outcome: 'card_declined' },
-  { number: '4000000000009995', brand: 'visa', outcome: 'insufficient_funds' },
-  { number: '4000000000000069', brand: 'visa', outcome: 'expired_card' },
-] as const;
-
-/** Sandbox bank accounts (routing `110000000`); the outcome depends on the account's last four digits. */
-export const SANDBOX_TEST_BANK_ACCOUNTS = [
-  { routing: '110000000', account: '000123456789', outcome: 'approved' },
-  { routing: '110000000', account: '000111111116', outcome: 'account_closed' },
-  { routing: '110000000', account: '000222222227', outcome: 'insufficient_funds' },
-] as const;
-
-/**
  * The rail of a card staff charge through the API with a token (no terminal in the loop): card not present, for
  * orders and invoices alike, so every keyed card clears through one account, `card_clearing:card_not_present`.
  */

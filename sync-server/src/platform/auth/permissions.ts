@@ -17,9 +17,6 @@
 /** A staff member's role (the `role` claim of a staff token, `staff.role` in the database). */
 export type StaffRole = 'owner' | 'manager' | 'cashier';
 
-/** Every role, least to most powerful. */
-export const STAFF_ROLES: readonly StaffRole[] = ['cashier', 'manager', 'owner'];
-
 const RANK: Record<StaffRole, number> = { cashier: 0, manager: 1, owner: 2 };
 
 /**

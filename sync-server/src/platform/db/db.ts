@@ -117,16 +117,6 @@ export function transactionMemo(tx: Queryable): Map<string, unknown> | undefined
   return memos.get(tx);
 }
 
-/**
- * Lets `wrapper` — a handle that forwards every statement to the transaction handle `tx` (one that counts or logs
- * statements, say) — see `tx`'s {@link transactionMemo}, so code given the wrapper skips the same queries. No-op when
- * `tx` is not a transaction handle.
- */
-export function shareTransactionMemo(tx: Queryable, wrapper: Queryable): void {
-  const memo = memos.get(tx);
-  if (memo) memos.set(wrapper, memo);
-}
-
 /** Registers `handle` as a transaction with an empty memo; `ROLLBACK TO …` through it clears the memo. */
 function trackTransaction(handle: Queryable): Queryable {
   const memo = new Map<string, unknown>();
