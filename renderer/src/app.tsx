@@ -1,17 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
-import { AppHeader, type View } from './shared/app-header.tsx';
+import { AppHeader, type View } from './common/app-header.tsx';
 import { AuditHeadBanner } from './register/components/audit-head-banner.tsx';
 import { MissingReceiptsBanner } from './register/components/missing-receipts-banner.tsx';
 import { StorageWarning } from './ui/storage-warning.tsx';
 import { bootRegister, FirstStartOfflineError, pairThisRegister, type BootedRegister } from './register/boot.ts';
 import { PairingForm } from './register/components/pairing-form.tsx';
-import { PairingRequiredError } from './shared/session.ts';
+import { PairingRequiredError } from './common/session.ts';
 import { offlineShellReady } from './register/offline-shell.ts';
 import { useObservable } from './ui/hooks.ts';
 import type { SyncEngine } from './register/sync/replication.ts';
-import { initialSyncStatus } from './shared/sync-status.ts';
+import { initialSyncStatus } from './common/sync-status.ts';
 import { RegisterContext, type RegisterContextValue } from './register/register-context.ts';
-import { SessionContext } from './shared/session-context.ts';
+import { SessionContext } from './common/session-context.ts';
 import { BackOfficeView } from './backoffice/backoffice-view.tsx';
 import { AppsView } from './apps/apps-view.tsx';
 import { DevicesView } from './register/views/devices-view.tsx';
@@ -21,10 +21,10 @@ import { SalesView } from './register/views/sales-view.tsx';
 import { ReturnsView } from './register/views/returns-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
 import { ServicesView } from './register/views/services-view.tsx';
-import { StaffSignIn } from './shared/staff-sign-in.tsx';
+import { StaffSignIn } from './common/staff-sign-in.tsx';
 import { ShortcutHelp } from './register/components/shortcut-help.tsx';
 import { learnBridgeAddress } from './register/devices/bridge-address.ts';
-import { currentRegisterStaff, registerStaff$, signOut } from './shared/staff-session.ts';
+import { currentRegisterStaff, registerStaff$, signOut } from './common/staff-session.ts';
 
 type BootState = { phase: 'starting'; message?: string } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
 

@@ -16,14 +16,14 @@ import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { PaymentsView } from './payments-view.tsx';
-import { NeedsConnection, useOnline } from '../shared/back-office-kit.tsx';
+import { NeedsConnection, useOnline } from '../common/back-office-kit.tsx';
 import { RegistersView } from './registers-view.tsx';
 import { CloseoutView } from './closeout-view.tsx';
 import { StaffView } from './staff-view.tsx';
 import { ScreeningView } from './screening-view.tsx';
 import { FinancialServicesView } from './financial-services-view.tsx';
-import { StaffSignIn } from '../shared/staff-sign-in.tsx';
-import { currentStaffSession, signOut, staffSession$ } from '../shared/staff-session.ts';
+import { StaffSignIn } from '../common/staff-sign-in.tsx';
+import { currentStaffSession, signOut, staffSession$ } from '../common/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
 type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'screenings' | 'financial-services' | 'apps' | 'settings';

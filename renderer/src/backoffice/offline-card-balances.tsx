@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { formatMoney, type OfflineCardPayment } from '../../../core/index.ts';
-import { useApi } from '../shared/back-office-kit.tsx';
+import { useApi } from '../common/back-office-kit.tsx';
 
 /**
  * "Balance due — offline card declined" (issue 12): card payments a terminal approved offline whose forward the

@@ -6,9 +6,9 @@
  * `POST /api/pos/registers/retire-unused`.
  */
 import { useCallback, useEffect, useState } from 'react';
-import { useRegisterSession } from '../shared/session-context.ts';
-import { errorMessage } from '../shared/back-office-api.ts';
-import { LoadError, useApi } from '../shared/back-office-kit.tsx';
+import { useRegisterSession } from '../common/session-context.ts';
+import { errorMessage } from '../common/back-office-api.ts';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 interface RegisterRow {
   id: string;

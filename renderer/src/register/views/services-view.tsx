@@ -9,11 +9,11 @@
  */
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { IdVerification, Screening } from '../../../../core/screening.ts';
-import { errorMessage, type BackOfficeApi } from '../../shared/back-office-api.ts';
-import { NeedsConnection, useApi, useOnline } from '../../shared/back-office-kit.tsx';
-import { StaffSignIn } from '../../shared/staff-sign-in.tsx';
+import { errorMessage, type BackOfficeApi } from '../../common/back-office-api.ts';
+import { NeedsConnection, useApi, useOnline } from '../../common/back-office-kit.tsx';
+import { StaffSignIn } from '../../common/staff-sign-in.tsx';
 import { useObservable } from '../../ui/hooks.ts';
-import { currentStaffSession, staffSession$ } from '../../shared/staff-session.ts';
+import { currentStaffSession, staffSession$ } from '../../common/staff-session.ts';
 import { CashCheckTab, PayBillTab, SendMoneyTab } from './financial-services-tabs.tsx';
 
 /** A tab of the Services area: its key, label and content. Other services add theirs to {@link SERVICE_TABS}. */

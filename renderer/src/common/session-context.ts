@@ -4,7 +4,7 @@ import type { RegisterSession } from './session.ts';
 import type { SyncStatus } from './sync-status.ts';
 
 /**
- * What the shared screens (header, staff sign-in, back office) need of the paired register: its session and its
+ * What the common screens (header, staff sign-in, back office) need of the paired register: its session and its
  * sync status. The register's own screens read the fuller context (database, sync engine) of
  * register/register-context.ts; app.tsx provides both with the same value.
  */
