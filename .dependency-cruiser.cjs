@@ -6,6 +6,9 @@
  * Paths are relative to the folder depcruise runs in (the repository root, or a fixture tree shaped like it).
  */
 const SERVER = '^sync-server/src/';
+const RENDERER = '^renderer/src/';
+/** The renderer's screen rooms: each is composed with the others only at the top (app.tsx). */
+const SCREEN_ROOMS = 'register|backoffice|apps';
 
 /** npm packages the pure domain may use: schemas, ids, phone numbers, recurrence (no I/O). */
 const CORE_PACKAGES = ['zod', 'ulid', 'libphonenumber-js', 'rrule'];
@@ -86,6 +89,38 @@ module.exports = {
       comment: 'sync/ speaks the replication protocol and calls workflows (the register sale) or one module to read.',
       from: { path: `${SERVER}sync/` },
       to: { path: `${SERVER}(app|main)\\.ts$` },
+    },
+    {
+      name: 'renderer-screen-rooms-stay-apart',
+      severity: 'error',
+      comment:
+        'register/, backoffice/ and apps/ never import each other: what two of them use lives in common/ (or ui/), ' +
+        'and a screen that shows another room\'s screen is handed it by app.tsx (the Apps screen in Services and the back office).',
+      from: { path: `${RENDERER}(${SCREEN_ROOMS})/` },
+      to: { path: `${RENDERER}(${SCREEN_ROOMS})/`, pathNot: [`${RENDERER}$1/`] },
+    },
+    {
+      name: 'renderer-common-below-the-rooms',
+      severity: 'error',
+      comment:
+        'common/ (cash rules, register and staff session, sync status, back-office API client, staff sign-in, header) is ' +
+        'used by the screen rooms and imports none of them.',
+      from: { path: `${RENDERER}common/` },
+      to: { path: `${RENDERER}(${SCREEN_ROOMS})/` },
+    },
+    {
+      name: 'renderer-ui-and-platform-at-the-bottom',
+      severity: 'error',
+      comment: 'ui/ (widgets, hooks) and platform/ (device clients) know no screen: they import neither the rooms nor common/.',
+      from: { path: `${RENDERER}(ui|platform)/` },
+      to: { path: `${RENDERER}(${SCREEN_ROOMS}|common)/` },
+    },
+    {
+      name: 'renderer-top-imported-by-none',
+      severity: 'error',
+      comment: 'app.tsx and main.tsx compose the rooms; no room imports them back.',
+      from: { path: `${RENDERER}[^/]+/` },
+      to: { path: `${RENDERER}(app|main)\\.tsx?$` },
     },
   ],
   options: {

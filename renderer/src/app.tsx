@@ -1,17 +1,19 @@
 import { useEffect, useMemo, useState } from 'react';
-import { AppHeader, type View } from './ui/app-header.tsx';
+import { AppHeader, type View } from './common/app-header.tsx';
 import { AuditHeadBanner } from './register/components/audit-head-banner.tsx';
 import { MissingReceiptsBanner } from './register/components/missing-receipts-banner.tsx';
 import { StorageWarning } from './ui/storage-warning.tsx';
 import { bootRegister, FirstStartOfflineError, pairThisRegister, type BootedRegister } from './register/boot.ts';
 import { PairingForm } from './register/components/pairing-form.tsx';
-import { PairingRequiredError } from './register/session.ts';
+import { PairingRequiredError } from './common/session.ts';
 import { offlineShellReady } from './register/offline-shell.ts';
 import { useObservable } from './ui/hooks.ts';
 import type { SyncEngine } from './register/sync/replication.ts';
-import { initialSyncStatus } from './register/sync/sync-status.ts';
+import { initialSyncStatus } from './common/sync-status.ts';
 import { RegisterContext, type RegisterContextValue } from './register/register-context.ts';
+import { SessionContext } from './common/session-context.ts';
 import { BackOfficeView } from './backoffice/backoffice-view.tsx';
+import { AppsView } from './apps/apps-view.tsx';
 import { DevicesView } from './register/views/devices-view.tsx';
 import { MessagesView } from './register/views/messages-view.tsx';
 import { RegisterView } from './register/views/register-view.tsx';
@@ -19,10 +21,10 @@ import { SalesView } from './register/views/sales-view.tsx';
 import { ReturnsView } from './register/views/returns-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
 import { ServicesView } from './register/views/services-view.tsx';
-import { StaffSignIn } from './backoffice/staff-sign-in.tsx';
+import { StaffSignIn } from './common/staff-sign-in.tsx';
 import { ShortcutHelp } from './register/components/shortcut-help.tsx';
 import { learnBridgeAddress } from './register/devices/bridge-address.ts';
-import { currentRegisterStaff, registerStaff$, signOut } from './register/staff-session.ts';
+import { currentRegisterStaff, registerStaff$, signOut } from './common/staff-session.ts';
 
 type BootState = { phase: 'starting'; message?: string } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
 
@@ -132,27 +134,29 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
   const staff = signedIn ? currentRegisterStaff() : undefined;
   return (
     <RegisterContext.Provider value={context}>
-      <div className="app">
-        <AppHeader view={view} onView={setView} />
-        <OutdatedBanner sync={booted.sync} />
-        <RevokedBanner booted={booted} />
-        <MissingReceiptsBanner />
-        <AuditHeadBanner />
-        <StorageWarning />
-        {/* The register stays mounted so a cart survives a look at the sales list. */}
-        <div className="view" hidden={view !== 'register'}>
-          <h1 className="visually-hidden">Register</h1>
-          {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
+      <SessionContext.Provider value={context}>
+        <div className="app">
+          <AppHeader view={view} onView={setView} />
+          <OutdatedBanner sync={booted.sync} />
+          <RevokedBanner booted={booted} />
+          <MissingReceiptsBanner />
+          <AuditHeadBanner />
+          <StorageWarning />
+          {/* The register stays mounted so a cart survives a look at the sales list. */}
+          <div className="view" hidden={view !== 'register'}>
+            <h1 className="visually-hidden">Register</h1>
+            {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
+          </div>
+          {view === 'sales' ? <SalesView /> : null}
+          {view === 'returns' ? staff ? <ReturnsView /> : <StaffSignIn testId="returns-sign-in" purpose="register" message="Sign in with your PIN to take returns." /> : null}
+          {view === 'shift' ? <ShiftView /> : null}
+          {view === 'messages' ? <MessagesView /> : null}
+          {view === 'services' ? <ServicesView apps={<AppsView />} /> : null}
+          {view === 'backoffice' ? <BackOfficeView apps={<AppsView />} /> : null}
+          {view === 'devices' ? <DevicesView /> : null}
+          <ShortcutHelp />
         </div>
-        {view === 'sales' ? <SalesView /> : null}
-        {view === 'returns' ? staff ? <ReturnsView /> : <StaffSignIn testId="returns-sign-in" purpose="register" message="Sign in with your PIN to take returns." /> : null}
-        {view === 'shift' ? <ShiftView /> : null}
-        {view === 'messages' ? <MessagesView /> : null}
-        {view === 'services' ? <ServicesView /> : null}
-        {view === 'backoffice' ? <BackOfficeView /> : null}
-        {view === 'devices' ? <DevicesView /> : null}
-        <ShortcutHelp />
-      </div>
+      </SessionContext.Provider>
     </RegisterContext.Provider>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { centsToInput, parseCashInput, quickTenders } from '../../renderer/src/register/sale/cash.ts';
+import { centsToInput, parseCashInput, quickTenders } from '../../renderer/src/common/cash.ts';
 
 describe('cash entry', () => {
   it('parses typed dollars into integer cents without floats', () => {

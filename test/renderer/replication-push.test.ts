@@ -8,7 +8,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { LineItemInput } from '../../core/index.ts';
 import type { StoredJournalTransaction, StoredOrder } from '../../renderer/src/register/db/database.ts';
-import type { SyncStatus } from '../../renderer/src/register/sync/sync-status.ts';
+import type { SyncStatus } from '../../renderer/src/common/sync-status.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { registerInNodeSuite, type RecordedPush } from './support/register-in-node.ts';

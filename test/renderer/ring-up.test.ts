@@ -8,7 +8,7 @@ import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { catalogSnapshot, drawerPostingsCents, priceLine, saleJournalTransactionId, type SalePayment } from '../../core/index.ts';
 import { openRegisterDatabase, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
-import type { RegisterSession } from '../../renderer/src/register/session.ts';
+import type { RegisterSession } from '../../renderer/src/common/session.ts';
 import { ringUpSale, sequenceKey, type SaleInput } from '../../renderer/src/register/sale/ring-up.ts';
 import { closeShift, currentShift, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
 import { mug, tax } from './support/mug.ts';

@@ -1,5 +1,5 @@
 /**
- * Offline staff sign-in on the register (renderer/src/register/staff-offline.ts), on RxDB with Dexie over
+ * Offline staff sign-in on the register (renderer/src/common/staff-offline.ts), on RxDB with Dexie over
  * fake-indexeddb: a verifier made at an online sign-in lets that staff member sign in offline with the same PIN on the
  * same register only, within the store's window; five wrong PINs lock offline sign-in (the lock survives a reopened
  * database); what the server lists once online drops disabled staff and changed PINs and says who must be signed out.
@@ -20,7 +20,7 @@ import {
   rememberOnlineSignIn,
   storeStaffSession,
   type OfflineStaff,
-} from '../../renderer/src/register/staff-offline.ts';
+} from '../../renderer/src/common/staff-offline.ts';
 
 const DAY = 24 * 3600_000;
 const cara: OfflineStaff = { id: 'stf_cara', name: 'Cara Cashier', role: 'cashier', pinSetAt: '2026-05-01T00:00:00.000Z' };

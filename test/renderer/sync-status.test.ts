@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badgeState, initialSyncStatus, type SyncStatus } from '../../renderer/src/register/sync/sync-status.ts';
+import { badgeState, initialSyncStatus, type SyncStatus } from '../../renderer/src/common/sync-status.ts';
 
 const status = (change: Partial<SyncStatus>): SyncStatus => ({ ...initialSyncStatus, isOnline: true, isLeader: true, isInSync: true, ...change });
 

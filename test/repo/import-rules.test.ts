@@ -36,10 +36,16 @@ describe('import rules', () => {
         'platform-knows-no-domain: sync-server/src/platform/db.ts → sync-server/src/modules/catalog/service.ts',
         'modules-do-not-import-each-other: sync-server/src/modules/orders/service.ts → sync-server/src/modules/catalog/service.ts',
         'apps-do-not-import-each-other: renderer/src/app.ts → sync-server/src/modules/orders/service.ts',
+        'renderer-screen-rooms-stay-apart: renderer/src/register/view.ts → renderer/src/backoffice/screen.ts',
+        'renderer-common-below-the-rooms: renderer/src/common/header.ts → renderer/src/register/view.ts',
+        'renderer-ui-and-platform-at-the-bottom: renderer/src/ui/dialog.ts → renderer/src/common/cash.ts',
+        'renderer-top-imported-by-none: renderer/src/apps/apps-view.ts → renderer/src/app.ts',
       ]),
     );
     expect(found.some((v) => v.startsWith('no-circular: sync-server/src/workflows/'))).toBe(true);
     // The clean module is never reported as the source of a violation.
     expect(found.some((v) => v.includes(': sync-server/src/modules/catalog/service.ts →'))).toBe(false);
+    // The allowed renderer arrows (a room → common/ → ui/) are never reported.
+    expect(found.filter((v) => / renderer\/src\/(backoffice\/screen|common\/cash|ui\/format)\.ts →/.test(v))).toEqual([]);
   });
 });

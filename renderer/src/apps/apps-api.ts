@@ -7,7 +7,7 @@
  * /api/pos/app-subscriptions/{id}/accept-price` (owner: accepts an app's price rise).
  */
 import { APP_SCOPE_EXPLANATIONS, formatMoney, type AppForm, type AppRequestScope } from '../../../core/index.ts';
-import type { BackOfficeApi } from '../backoffice/api.ts';
+import type { BackOfficeApi } from '../common/back-office-api.ts';
 
 /** An app's price: free, or a monthly subscription in minor units (cents) of `currency`. */
 export type AppPricing = { model: 'free' } | { model: 'monthly'; amountCents: number; currency: string };

@@ -17,9 +17,9 @@
  */
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { errorMessage, type BackOfficeApi } from '../backoffice/api.ts';
-import { LoadError, useApi } from '../backoffice/shared.tsx';
-import { currentStaffSession, staffSession$ } from '../register/staff-session.ts';
+import { errorMessage, type BackOfficeApi } from '../common/back-office-api.ts';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import { currentStaffSession, staffSession$ } from '../common/staff-session.ts';
 import { Dialog } from '../ui/dialog.tsx';
 import { useObservable } from '../ui/hooks.ts';
 import { createAppBridge } from './app-bridge.ts';

@@ -6,7 +6,7 @@
  * (PIN, staff-sign-in.tsx); offline it shows a "needs a connection" state while the register keeps selling (the
  * register view stays mounted).
  */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { CatalogView } from './catalog-view.tsx';
 import { CustomersView } from './customers-view.tsx';
 import { ImportExportView } from './import-export-view.tsx';
@@ -16,15 +16,14 @@ import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { PaymentsView } from './payments-view.tsx';
-import { NeedsConnection, useOnline } from './shared.tsx';
+import { NeedsConnection, useOnline } from '../common/back-office-kit.tsx';
 import { RegistersView } from './registers-view.tsx';
 import { CloseoutView } from './closeout-view.tsx';
 import { StaffView } from './staff-view.tsx';
 import { ScreeningView } from './screening-view.tsx';
 import { FinancialServicesView } from './financial-services-view.tsx';
-import { StaffSignIn } from './staff-sign-in.tsx';
-import { AppsView } from '../apps/apps-view.tsx';
-import { currentStaffSession, signOut, staffSession$ } from '../register/staff-session.ts';
+import { StaffSignIn } from '../common/staff-sign-in.tsx';
+import { currentStaffSession, signOut, staffSession$ } from '../common/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
 type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'screenings' | 'financial-services' | 'apps' | 'settings';
@@ -46,7 +45,8 @@ const SECTIONS: [Section, string][] = [
   ['settings', 'Settings'],
 ];
 
-export function BackOfficeView() {
+/** `apps`: the Apps section (apps/apps-view.tsx), handed in by app.tsx so the back office does not import the apps room. */
+export function BackOfficeView({ apps }: { apps: ReactNode }) {
   const online = useOnline();
   const [section, setSection] = useState<Section>('catalog');
   useObservable(staffSession$, staffSession$.value);
@@ -82,7 +82,7 @@ export function BackOfficeView() {
         {online && section === 'payments' ? <PaymentsView /> : null}
         {online && section === 'screenings' ? <ScreeningView /> : null}
         {online && section === 'financial-services' ? <FinancialServicesView /> : null}
-        {online && section === 'apps' ? <AppsView /> : null}
+        {online && section === 'apps' ? apps : null}
         {online && section === 'settings' ? <SettingsView /> : null}
       </div>
     </main>

@@ -3,10 +3,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { defaultTaxRateId, formatMoney } from '../../../core/index.ts';
 import { compareNames } from '../ui/collation.ts';
 import { DataTable } from '../ui/data-table.tsx';
-import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from './api.ts';
+import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from '../common/back-office-api.ts';
 import { CategoryRename } from './category-rename.tsx';
 import { ItemEditor } from './item-editor.tsx';
-import { LoadError, useApi, useCurrency } from './shared.tsx';
+import { LoadError, useApi, useCurrency } from '../common/back-office-kit.tsx';
 
 /** Units on hand over the item's tracked variations, or a dash when none is tracked. */
 function onHandText(item: ApiCatalogItem) {

@@ -4,7 +4,7 @@
  */
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, NO_ERRORS, useApi, useEscapeFromBody, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 interface CategoryRenameProps {
   /** The category's current name, exactly as items carry it. */

@@ -7,9 +7,9 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { reportLines, type ReportTotals, type ZReport } from '../../../core/index.ts';
-import { errorMessage } from './api.ts';
+import { errorMessage } from '../common/back-office-api.ts';
 import { downloadBlob } from './download.ts';
-import { LoadError, useApi } from './shared.tsx';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 interface ShiftRow {
   shift: { id: string; registerNumber: number; openedAt: string };

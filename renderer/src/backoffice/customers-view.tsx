@@ -3,8 +3,8 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput } from './api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
+import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput } from '../common/back-office-api.ts';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from '../common/back-office-kit.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
 

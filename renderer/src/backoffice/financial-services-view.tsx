@@ -8,8 +8,8 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { formatMoney, type FinancialServiceSettings } from '../../../core/index.ts';
-import { errorMessage, type BackOfficeApi } from './api.ts';
-import { useApi } from './shared.tsx';
+import { errorMessage, type BackOfficeApi } from '../common/back-office-api.ts';
+import { useApi } from '../common/back-office-kit.tsx';
 
 type Kind = 'checks' | 'transfers' | 'bills';
 

@@ -7,9 +7,9 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { CATALOG_CSV_MAX_BYTES, CATALOG_IMPORT_JOB_MAX_BYTES } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
-import { errorMessage, type ImportJob, type ImportReport } from './api.ts';
+import { errorMessage, type ImportJob, type ImportReport } from '../common/back-office-api.ts';
 import { downloadBlob } from './download.ts';
-import { useApi } from './shared.tsx';
+import { useApi } from '../common/back-office-kit.tsx';
 
 type ImportState =
   | { phase: 'idle' }

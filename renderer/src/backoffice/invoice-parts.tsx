@@ -3,9 +3,9 @@
  * choose) and the custom lines (description, unit price typed in dollars → integer cents, quantity).
  */
 import { useEffect, useState } from 'react';
-import { parseCashInput } from '../register/sale/cash.ts';
-import type { BackOfficeApi, Customer } from './api.ts';
-import { Field, type FormErrors } from './shared.tsx';
+import { parseCashInput } from '../common/cash.ts';
+import type { BackOfficeApi, Customer } from '../common/back-office-api.ts';
+import { Field, type FormErrors } from '../common/back-office-kit.tsx';
 
 /** A customer's name for lists and pickers (e-mail, phone or id when nameless). */
 export const customerName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;

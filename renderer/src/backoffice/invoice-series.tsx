@@ -7,9 +7,9 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
-import { errorMessage, type Customer, type InvoiceSeries, type SeriesStatus } from './api.ts';
+import { errorMessage, type Customer, type InvoiceSeries, type SeriesStatus } from '../common/back-office-api.ts';
 import { CustomerPicker, customerName, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 const STATUS_TEXT: Record<SeriesStatus, string> = { active: 'Active', paused: 'Paused', ended: 'Ended' };
 

@@ -5,15 +5,15 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { useRegister } from '../register/register-context.ts';
-import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from './api.ts';
+import { useRegisterSession } from '../common/session-context.ts';
+import { centsToInput, parseCashInput } from '../common/cash.ts';
+import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from '../common/back-office-api.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
 import { downloadBlob } from './download.ts';
 import { CustomerPicker, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
 import { SeriesPanel } from './invoice-series.tsx';
 import { copyText } from './pay-requests-view.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 const STATUS_TEXT: Record<InvoiceStatus, string> = { draft: 'Draft', sent: 'Sent', partially_paid: 'Partly paid', overdue: 'Overdue', paid: 'Paid', void: 'Void' };
 
@@ -166,7 +166,7 @@ function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) =
 function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: (inv: Invoice) => void }) {
   const api = useApi();
   const currency = useCurrency();
-  const { session } = useRegister();
+  const { session } = useRegisterSession();
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | undefined>();
   const [paying, setPaying] = useState(false);

@@ -8,10 +8,10 @@
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { ItemKind, TaxRate } from '../../../core/index.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import { errorMessage, imageIdOf, localPath, type ApiCatalogItem, type ItemInput, type StockLevel, type VariationInput } from './api.ts';
+import { centsToInput, parseCashInput } from '../common/cash.ts';
+import { errorMessage, imageIdOf, localPath, type ApiCatalogItem, type ItemInput, type StockLevel, type VariationInput } from '../common/back-office-api.ts';
 import { isModifierListPath, ModifierListsEditor, modifierListDrafts, parseModifierLists, type ModifierListDraft } from './modifier-lists-editor.tsx';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from '../common/back-office-kit.tsx';
 
 interface VariationDraft {
   key: string;

@@ -7,9 +7,9 @@
  * field; {@link isModifierListPath} tells the item editor which paths this sub-form has a place for.
  */
 import type { ModifierList } from '../../../core/index.ts';
-import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import type { ItemInput } from './api.ts';
-import { Field } from './shared.tsx';
+import { centsToInput, parseCashInput } from '../common/cash.ts';
+import type { ItemInput } from '../common/back-office-api.ts';
+import { Field } from '../common/back-office-kit.tsx';
 
 /** A modifier list as the API takes it. */
 export type ModifierListInput = NonNullable<ItemInput['modifierLists']>[number];

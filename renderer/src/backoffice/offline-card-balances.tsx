@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { formatMoney, type OfflineCardPayment } from '../../../core/index.ts';
-import { useApi } from './shared.tsx';
+import { useApi } from '../common/back-office-kit.tsx';
 
 /**
  * "Balance due — offline card declined": card payments a terminal approved offline whose forward the

@@ -16,10 +16,10 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney, ORDER_STATES, tenderLabel, planOrderRefund, refundableBalance, type RefundRequest } from '../../../core/index.ts';
 import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import { ApiError, type ApiOrder, type ApiOrderState, type Customer, type OrderReceipt, type OrderRefundInput } from './api.ts';
+import { centsToInput, parseCashInput } from '../common/cash.ts';
+import { ApiError, type ApiOrder, type ApiOrderState, type Customer, type OrderReceipt, type OrderRefundInput } from '../common/back-office-api.ts';
 import { OfflineCardBalances } from './offline-card-balances.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from './shared.tsx';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 /** How each order state reads on screen. */
 export const ORDER_STATE_TEXT: Record<ApiOrderState, string> = {

@@ -4,10 +4,10 @@
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { parseCashInput } from '../register/sale/cash.ts';
+import { parseCashInput } from '../common/cash.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
-import { errorMessage, type PayRequest } from './api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from './shared.tsx';
+import { errorMessage, type PayRequest } from '../common/back-office-api.ts';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 const STATUS_TEXT: Record<PayRequest['status'], string> = { pending: 'Pending', paid: 'Paid', expired: 'Expired', canceled: 'Canceled' };
 

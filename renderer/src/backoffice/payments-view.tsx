@@ -7,9 +7,9 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import { errorMessage, type Payout, type RailConfig, type StoreSettings } from './api.ts';
-import { LoadError, useApi } from './shared.tsx';
+import { centsToInput, parseCashInput } from '../common/cash.ts';
+import { errorMessage, type Payout, type RailConfig, type StoreSettings } from '../common/back-office-api.ts';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 const RAIL_LABELS: Record<RailConfig['rail'], string> = {
   card_present: 'Card present (terminal)',

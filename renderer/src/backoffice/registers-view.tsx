@@ -6,9 +6,9 @@
  * `POST /api/pos/registers/retire-unused`.
  */
 import { useCallback, useEffect, useState } from 'react';
-import { useRegister } from '../register/register-context.ts';
-import { errorMessage } from './api.ts';
-import { LoadError, useApi } from './shared.tsx';
+import { useRegisterSession } from '../common/session-context.ts';
+import { errorMessage } from '../common/back-office-api.ts';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 interface RegisterRow {
   id: string;
@@ -35,7 +35,7 @@ export function RegistersView() {
   const [code, setCode] = useState<{ code: string; expiresAt: string } | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
-  const thisRegisterId = useRegister().session.registerId;
+  const thisRegisterId = useRegisterSession().session.registerId;
 
   const load = useCallback(() => {
     api.request<{ data: RegisterRow[] }>('GET', '/api/pos/registers?limit=200').then((page) => setRows(page.data), setLoadError);

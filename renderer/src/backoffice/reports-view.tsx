@@ -5,10 +5,10 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { errorMessage, SALES_GROUPINGS, type RefundReport, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow, type TrialBalanceReport } from './api.ts';
+import { errorMessage, SALES_GROUPINGS, type RefundReport, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow, type TrialBalanceReport } from '../common/back-office-api.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { downloadBlob } from './download.ts';
-import { LoadError, useApi } from './shared.tsx';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 const GROUP_TEXT: Record<SalesGrouping, string> = { day: 'Day', hour: 'Hour of day', item: 'Item', category: 'Category', tender: 'Tender', staff: 'Staff' };
 

@@ -7,8 +7,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { IdVerification, SanctionsList, Screening, ScreeningSettings } from '../../../core/screening.ts';
 import { DataTable } from '../ui/data-table.tsx';
-import { errorMessage, type Page } from './api.ts';
-import { LoadError, useApi } from './shared.tsx';
+import { errorMessage, type Page } from '../common/back-office-api.ts';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 function readFile(file: File): Promise<string> {
   return file.text();

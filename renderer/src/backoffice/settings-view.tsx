@@ -5,9 +5,9 @@
  * fixed amount), and how many days after an online sign-in a staff member may sign in on that register offline. `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import { centsToInput, parseCashInput } from '../register/sale/cash.ts';
-import type { StoreSettings } from './api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from './shared.tsx';
+import { centsToInput, parseCashInput } from '../common/cash.ts';
+import type { StoreSettings } from '../common/back-office-api.ts';
+import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 /** IANA zones the browser knows (the server checks against its own list), with the current one kept first if missing. */
 function timeZones(current: string): string[] {

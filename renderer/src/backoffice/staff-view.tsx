@@ -5,8 +5,8 @@
  * `POST /api/pos/staff/{id}/pin`.
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { errorMessage } from './api.ts';
-import { LoadError, useApi } from './shared.tsx';
+import { errorMessage } from '../common/back-office-api.ts';
+import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
 type Role = 'owner' | 'manager' | 'cashier';
 interface StaffRow {

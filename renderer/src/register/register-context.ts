@@ -1,6 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { RegisterDatabase } from './db/database.ts';
-import type { RegisterSession } from './session.ts';
+import type { RegisterSession } from '../common/session.ts';
 import type { SyncEngine } from './sync/replication.ts';
 
 /** What every screen of a paired register needs. */

@@ -8,7 +8,7 @@ import { formatMoney, newId, type OrderLine } from '../../../../core/index.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import { MAX_LINE_QUANTITY, parseAmount, type CartLine, type LineDiscount, type LinePriceOverride } from '../sale/cart.ts';
 import { approvePriceOverride } from '../sale/approval.ts';
-import { listSignInStaff, type SignInStaff } from '../staff-session.ts';
+import { listSignInStaff, type SignInStaff } from '../../common/staff-session.ts';
 
 /** What the line becomes when the cashier applies the dialog. */
 export interface LineChange {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { checkMissingReceipts } from '../sync/missing-receipts.ts';
-import { initialSyncStatus } from '../sync/sync-status.ts';
+import { initialSyncStatus } from '../../common/sync-status.ts';
 
 const DISMISSED_KEY = 'register.missingReceiptsDismissed';
 

@@ -5,7 +5,7 @@
  * sale must have synced first: before that the register says so and the cashier tries again a moment later.
  */
 import { useState } from 'react';
-import { REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { REGISTER_SCHEMA_VERSION } from '../../common/session.ts';
 
 interface SendReceiptProps {
   orderId: string;

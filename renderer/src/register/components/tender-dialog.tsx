@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { formatMoney, type Cents } from '../../../../core/index.ts';
 import type { CardPayment, CheckPayment } from '../devices/device-payments.ts';
-import { centsToInput, parseCashInput, quickTenders } from '../sale/cash.ts';
+import { centsToInput, parseCashInput, quickTenders } from '../../common/cash.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import { tabList } from '../../ui/tabs.ts';
 

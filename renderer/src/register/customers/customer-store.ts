@@ -16,7 +16,7 @@ import { newId, normalizePhone, registerCustomerSchema, type OrderView, type Reg
 import { collator } from '../../ui/collation.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
 import type { StoredCustomer } from '../db/schemas.ts';
-import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../session.ts';
+import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 
 /** A customer's name as shown ("Ada Lovelace"), else their phone or e-mail, else their id. */
 export function customerLabel(c: Pick<StoredCustomer, 'id' | 'givenName' | 'familyName' | 'phone' | 'email'>): string {

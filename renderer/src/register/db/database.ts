@@ -13,7 +13,7 @@ import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterRetu
 import type { StoredCloseout } from '../shifts/shift-store.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
 import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
-import { staffSignInRxSchema } from '../staff-offline.ts';
+import { staffSignInRxSchema } from '../../common/staff-offline.ts';
 import {
   catalogItemRxSchema,
   journalTransactionRxSchema,

@@ -6,7 +6,7 @@
  * Chromium seconds later; it only keeps a copy now — see session.ts.)
  */
 import type { RxJsonSchema } from 'rxdb';
-import { loadSession, type RegisterSession } from '../session.ts';
+import { loadSession, type RegisterSession } from '../../common/session.ts';
 import type { RegisterDatabase } from './database.ts';
 
 /** The one identity document's primary key. */

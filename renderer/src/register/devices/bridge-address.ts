@@ -1,5 +1,5 @@
 import { BridgeTransport, getDeviceClient } from '../../platform/devices/index.ts';
-import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../session.ts';
+import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 
 /**
  * Asks the server for the hardware bridge address it was started with (`GET /api/register/device-bridge`, the

@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { DEFAULT_OFFLINE_CARD_LIMITS, offlineCardLimitsSchema, offlineLimitLeftCents, type OfflineCardLimits, type Order } from '../../../../core/index.ts';
 import type { RegisterDatabase } from '../db/database.ts';
-import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../session.ts';
+import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 import type { SyncEngine } from '../sync/replication.ts';
 import { useObservable } from '../../ui/hooks.ts';
 

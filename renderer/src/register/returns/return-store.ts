@@ -7,7 +7,7 @@
  */
 import { newId, priorOfReturns, registerReturnSchema, type Order, type PriorRefund, type RegisterReturn, type ReturnTender } from '../../../../core/index.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
-import { HttpError, REGISTER_SCHEMA_VERSION, type RegisterSession } from '../session.ts';
+import { HttpError, REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 import { ensureShiftForSale } from '../shifts/shift-store.ts';
 
 /** The default limit before the store's rule is known (the server's default `cashierRefundLimitCents`). */

@@ -4,7 +4,7 @@
  * The register records `approvedBy` on the overridden line; the server re-checks on push that it is a manager or
  * owner of the store (core priceOverrideProblem). Online only: offline, the call fails and no override is made.
  */
-import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { HttpError, REGISTER_SCHEMA_VERSION } from '../../common/session.ts';
 
 /**
  * Asks the server to approve a price override with `staffId`'s PIN.

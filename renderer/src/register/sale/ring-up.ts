@@ -17,8 +17,8 @@ import {
   type SalePayment,
 } from '../../../../core/index.ts';
 import { saveSale, type RegisterDatabase } from '../db/database.ts';
-import type { RegisterSession } from '../session.ts';
-import { currentRegisterStaff } from '../staff-session.ts';
+import type { RegisterSession } from '../../common/session.ts';
+import { currentRegisterStaff } from '../../common/staff-session.ts';
 import { ensureShiftForSale } from '../shifts/shift-store.ts';
 
 /**

@@ -25,7 +25,7 @@ import {
   type ZReport,
 } from '../../../../core/index.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
-import type { RegisterSession } from '../session.ts';
+import type { RegisterSession } from '../../common/session.ts';
 
 type RegisterOfShift = Pick<RegisterSession, 'registerId' | 'registerNumber' | 'currency'>;
 

@@ -9,7 +9,7 @@
 import { formatReceiptNumber, parseReceiptNumber } from '../../../../core/index.ts';
 import type { RegisterDatabase } from '../db/database.ts';
 import { sequenceKey } from '../sale/ring-up.ts';
-import { HttpError, REGISTER_SCHEMA_VERSION, type RegisterSession } from '../session.ts';
+import { HttpError, REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 
 /** Numbers in one report at most (the server's limit); a larger gap is reported from its newest numbers. */
 export const MAX_REPORTED = 1000;

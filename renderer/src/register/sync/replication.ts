@@ -16,11 +16,11 @@ import { BehaviorSubject, NEVER, Observable, combineLatest, type Subscription } 
 import { type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
-import { HttpError, REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { HttpError, REGISTER_SCHEMA_VERSION } from '../../common/session.ts';
 import { CATALOG_PULL_PAGE, ORDERS_PULL_PAGE, startCollectionPull, type CollectionPull, type CollectionPullOptions } from './collection-pull.ts';
 import { unsyncedCounts$ } from './unsynced.ts';
 import { chunkPushRows, MAX_PUSH_BATCH_BYTES, MAX_PUSH_DOCUMENT_BYTES, formatBytes } from './push-batches.ts';
-import { initialSyncStatus, type SyncStatus } from './sync-status.ts';
+import { initialSyncStatus, type SyncStatus } from '../../common/sync-status.ts';
 
 /** The server's pull checkpoint: its monotonically increasing sequence. */
 export interface SyncCheckpoint {

@@ -17,13 +17,13 @@
 import { useEffect, useRef, useState, type ComponentType, type FormEvent, type ReactNode } from 'react';
 import { formatMoney, type CheckScan } from '../../../../core/index.ts';
 import type { Screening } from '../../../../core/screening.ts';
-import { errorMessage, type BackOfficeApi } from '../../backoffice/api.ts';
+import { errorMessage, type BackOfficeApi } from '../../common/back-office-api.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { useRegister } from '../register-context.ts';
 import type { RegisterDatabase } from '../db/database.ts';
-import type { RegisterSession } from '../session.ts';
+import type { RegisterSession } from '../../common/session.ts';
 import { ensureShiftForSale, recordServiceCash } from '../shifts/shift-store.ts';
-import { currentRegisterStaff } from '../staff-session.ts';
+import { currentRegisterStaff } from '../../common/staff-session.ts';
 
 /** The hold banner of the Services area (services-view.tsx `ScreeningHoldBanner`). */
 export type HoldBannerComponent = ComponentType<{ api: BackOfficeApi; screening: Screening; onChange: (s: Screening) => void }>;

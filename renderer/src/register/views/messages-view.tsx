@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { DataTable } from '../../ui/data-table.tsx';
 import { useRegister } from '../register-context.ts';
-import { REGISTER_SCHEMA_VERSION } from '../session.ts';
+import { REGISTER_SCHEMA_VERSION } from '../../common/session.ts';
 
 interface SmsMessage {
   id: string;

@@ -32,7 +32,7 @@ import { cardTokenOf } from '../returns/card-tokens.ts';
 import { cashierRefundLimit, findSale, listApprovers, newReturnId, priorReturnsOf, requestApproval, saveReturn } from '../returns/return-store.ts';
 import { catalogFeed } from '../sale/catalog-feed.ts';
 import { ringUpSale } from '../sale/ring-up.ts';
-import { currentRegisterStaff } from '../staff-session.ts';
+import { currentRegisterStaff } from '../../common/staff-session.ts';
 import './returns-view.css';
 
 type Done = { amountCents: number; tender: ReturnTender; receiptNumber: string; exchange?: { receiptNumber: string; totalCents: number; netCents: number } };

@@ -9,19 +9,18 @@
  */
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { IdVerification, Screening } from '../../../../core/screening.ts';
-import { errorMessage, type BackOfficeApi } from '../../backoffice/api.ts';
-import { NeedsConnection, useApi, useOnline } from '../../backoffice/shared.tsx';
-import { StaffSignIn } from '../../backoffice/staff-sign-in.tsx';
+import { errorMessage, type BackOfficeApi } from '../../common/back-office-api.ts';
+import { NeedsConnection, useApi, useOnline } from '../../common/back-office-kit.tsx';
+import { StaffSignIn } from '../../common/staff-sign-in.tsx';
 import { useObservable } from '../../ui/hooks.ts';
-import { currentStaffSession, staffSession$ } from '../staff-session.ts';
+import { currentStaffSession, staffSession$ } from '../../common/staff-session.ts';
 import { CashCheckTab, PayBillTab, SendMoneyTab } from './financial-services-tabs.tsx';
-import { AppsView } from '../../apps/apps-view.tsx';
 
 /** A tab of the Services area: its key, label and content. Other services add theirs to {@link SERVICE_TABS}. */
 export interface ServiceTab {
   key: string;
   label: string;
-  render: (props: { api: BackOfficeApi; prefill: ServicePrefill; setPrefill: (p: ServicePrefill) => void }) => ReactNode;
+  render: (props: { api: BackOfficeApi; prefill: ServicePrefill; setPrefill: (p: ServicePrefill) => void; apps: ReactNode }) => ReactNode;
 }
 
 /** What one tab hands the next (e.g. the verified holder's name to screen). */
@@ -38,7 +37,7 @@ export const SERVICE_TABS: ServiceTab[] = [
   { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   // The app directory, installed apps and in-platform apps (the header has no room for a ninth tab).
-  { key: 'apps', label: 'Apps', render: () => <AppsView /> },
+  { key: 'apps', label: 'Apps', render: ({ apps }) => apps },
 ];
 
 const SERVICES: [string, string][] = [
@@ -47,7 +46,8 @@ const SERVICES: [string, string][] = [
   ['bill_payment', 'Bill payment'],
 ];
 
-export function ServicesView() {
+/** `apps`: the Apps tab (apps/apps-view.tsx), handed in by app.tsx so the register does not import the apps room. */
+export function ServicesView({ apps }: { apps: ReactNode }) {
   const online = useOnline();
   useObservable(staffSession$, staffSession$.value);
   const staff = currentStaffSession();
@@ -72,7 +72,7 @@ export function ServicesView() {
         ))}
       </nav>
       <div className="bo-content" role="tabpanel">
-        {current.render({ api, prefill, setPrefill })}
+        {current.render({ api, prefill, setPrefill, apps })}
       </div>
     </main>
   );

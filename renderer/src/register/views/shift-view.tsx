@@ -13,12 +13,12 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { merge } from 'rxjs';
 import { countedTotalCents, denominationsOf, formatMoney, type CashMovementKind, type DenominationCount, type ReportDifference, type Shift, type ZReport } from '../../../../core/index.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
-import { currentRegisterStaff, staffSession$ } from '../staff-session.ts';
+import { currentRegisterStaff, staffSession$ } from '../../common/staff-session.ts';
 import { useObservable } from '../../ui/hooks.ts';
 import { deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { shiftReportLines, shiftReportPrintJob } from '../devices/shift-report-job.ts';
 import { useRegister } from '../register-context.ts';
-import { parseCashInput } from '../sale/cash.ts';
+import { parseCashInput } from '../../common/cash.ts';
 import { closeShift, currentShift, openShift, recordCashMovement, unsyncedSalesOf, xReport, type StoredCloseout } from '../shifts/shift-store.ts';
 
 type Mode = { kind: 'idle' } | { kind: 'movement'; movement: 'paid_in' | 'paid_out' } | { kind: 'count' } | { kind: 'x'; report: ZReport; at: string };

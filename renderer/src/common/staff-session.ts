@@ -10,7 +10,6 @@
  * Selling and syncing use the register's own credential (session.ts).
  */
 import { BehaviorSubject } from 'rxjs';
-import type { RegisterDatabase } from './db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION } from './session.ts';
 import {
   checkOfflinePin,
@@ -22,6 +21,7 @@ import {
   reconcileWithServer,
   rememberOnlineSignIn,
   storeStaffSession,
+  type StaffSignInDatabase,
 } from './staff-offline.ts';
 
 /** A staff member as the sign-in screen lists them; `pinSetAt` (ISO 8601) when the server said it. */
@@ -97,7 +97,7 @@ async function call<T>(registerToken: string, method: 'GET' | 'POST', path: stri
 const SHIFT_MS = 12 * 3600_000;
 
 /** The local database and this register's id, once the register has booted ({@link attachStaffSignIn}). */
-let attached: { db: RegisterDatabase; registerId: string } | undefined;
+let attached: { db: StaffSignInDatabase; registerId: string } | undefined;
 
 /** True when `err` means the server could not be reached (network down, or a proxy's 502/503/504). */
 export function isUnreachable(err: unknown): boolean {
@@ -108,7 +108,7 @@ export function isUnreachable(err: unknown): boolean {
  * At boot: sign-in from now on stores into `db` (this register `registerId`), and who was signed in there is
  * restored (the database is where the session is durable; an older version's localStorage copy moves in).
  */
-export async function attachStaffSignIn(db: RegisterDatabase, registerId: string): Promise<void> {
+export async function attachStaffSignIn(db: StaffSignInDatabase, registerId: string): Promise<void> {
   attached = { db, registerId };
   const stored = await loadStaffSession(db);
   if (stored) {

@@ -1,9 +1,9 @@
 import { useEffect, useId, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { StorageBadge } from './storage-warning.tsx';
-import { useNow, useObservable } from './hooks.ts';
-import { useRegister } from '../register/register-context.ts';
-import { badgeState, initialSyncStatus } from '../register/sync/sync-status.ts';
-import { currentRegisterStaff, registerStaff$, signOut } from '../register/staff-session.ts';
+import { StorageBadge } from '../ui/storage-warning.tsx';
+import { useNow, useObservable } from '../ui/hooks.ts';
+import { useRegisterSession } from './session-context.ts';
+import { badgeState, initialSyncStatus } from './sync-status.ts';
+import { currentRegisterStaff, registerStaff$, signOut } from './staff-session.ts';
 
 export type View = 'register' | 'sales' | 'returns' | 'shift' | 'services' | 'messages' | 'backoffice' | 'devices';
 
@@ -39,7 +39,7 @@ interface AppHeaderProps {
 
 /** Always visible: online/offline, unsynced records, last sync time. */
 export function AppHeader({ view, onView }: AppHeaderProps) {
-  const { session, sync } = useRegister();
+  const { session, sync } = useRegisterSession();
   const status = useObservable(sync.status$, initialSyncStatus);
   const now = useNow(5_000);
   const state = badgeState(status);

@@ -1,9 +1,9 @@
 /** Small building blocks shared by the back-office screens: online state, the API for the session, form fields. */
 import { useEffect, useMemo, useState, type ReactNode, type RefObject } from 'react';
-import { useRegister } from '../register/register-context.ts';
-import { staffSession$ } from '../register/staff-session.ts';
+import { useRegisterSession } from './session-context.ts';
+import { staffSession$ } from './staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
-import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './api.ts';
+import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './back-office-api.ts';
 
 /** `navigator.onLine`, kept current by the `online` / `offline` events. */
 export function useOnline(): boolean {
@@ -28,7 +28,7 @@ export function useApi(): BackOfficeApi {
 
 /** The currency of the store (for formatMoney and amount parsing). */
 export function useCurrency(): string {
-  return useRegister().session.currency || 'USD';
+  return useRegisterSession().session.currency || 'USD';
 }
 
 /** What an error means for a form: the field errors by path, and a message for the whole form. */

@@ -12,8 +12,7 @@
  * verifiers, the signed-in session (written, and the write awaited, before the register shows anyone signed in) and
  * the lockout. Never the PIN, never a staff token.
  */
-import type { RxJsonSchema } from 'rxdb';
-import type { RegisterDatabase } from './db/database.ts';
+import type { RxCollection, RxJsonSchema } from 'rxdb';
 
 /** PBKDF2-SHA256 iterations of an offline verifier (~0.3–0.6 s on a register-class CPU). */
 export const OFFLINE_PIN_ITERATIONS = 600_000;
@@ -81,6 +80,11 @@ export const staffSignInRxSchema: RxJsonSchema<StaffSignInDoc> = {
   required: ['id', 'value'],
 };
 
+/** The part of the register's local database that staff sign-in uses: its `staff_sign_in` collection. */
+export interface StaffSignInDatabase {
+  staff_sign_in: RxCollection<StaffSignInDoc>;
+}
+
 /** Why an offline sign-in was refused; `message` is for the cashier. */
 export class OfflineSignInError extends Error {
   override name = 'OfflineSignInError';
@@ -92,16 +96,16 @@ export class OfflineSignInError extends Error {
   }
 }
 
-async function read<T>(db: RegisterDatabase, id: string): Promise<T | undefined> {
+async function read<T>(db: StaffSignInDatabase, id: string): Promise<T | undefined> {
   const doc = await db.staff_sign_in.findOne(id).exec();
   return doc ? (doc.toJSON().value as unknown as T) : undefined;
 }
 
-async function write(db: RegisterDatabase, id: string, value: object): Promise<void> {
+async function write(db: StaffSignInDatabase, id: string, value: object): Promise<void> {
   await db.staff_sign_in.upsert({ id, value: JSON.parse(JSON.stringify(value)) as Record<string, unknown> });
 }
 
-async function remove(db: RegisterDatabase, id: string): Promise<void> {
+async function remove(db: StaffSignInDatabase, id: string): Promise<void> {
   const doc = await db.staff_sign_in.findOne(id).exec();
   if (doc) await doc.remove();
 }
@@ -139,7 +143,7 @@ export async function makeVerifier(registerId: string, staff: OfflineStaff, pin:
 }
 
 /** The store's window as the register last heard it (days; {@link DEFAULT_OFFLINE_SIGN_IN_DAYS} until then). */
-export async function offlineWindowDays(db: RegisterDatabase): Promise<number> {
+export async function offlineWindowDays(db: StaffSignInDatabase): Promise<number> {
   return (await read<{ days: number }>(db, 'window'))?.days ?? DEFAULT_OFFLINE_SIGN_IN_DAYS;
 }
 
@@ -150,7 +154,7 @@ const withinWindow = (v: StoredVerifier, days: number, now: Date) => days > 0 &&
  * clean lockout and — when given — the signed-in `session`, in one awaited write each, before the caller says anyone
  * is signed in.
  */
-export async function rememberOnlineSignIn(db: RegisterDatabase, verifier: StoredVerifier, days: number, session?: StoredStaffSession): Promise<void> {
+export async function rememberOnlineSignIn(db: StaffSignInDatabase, verifier: StoredVerifier, days: number, session?: StoredStaffSession): Promise<void> {
   const docs: StaffSignInDoc[] = [
     { id: 'window', value: { days } },
     { id: 'lockout', value: { failures: 0, lockouts: 0 } },
@@ -163,7 +167,7 @@ export async function rememberOnlineSignIn(db: RegisterDatabase, verifier: Store
 }
 
 /** The staff who may sign in offline here at `now` (verified online within the window), by name. */
-export async function offlineSignInStaff(db: RegisterDatabase, now: Date = new Date()): Promise<OfflineStaff[]> {
+export async function offlineSignInStaff(db: StaffSignInDatabase, now: Date = new Date()): Promise<OfflineStaff[]> {
   const days = await offlineWindowDays(db);
   const docs = await db.staff_sign_in.find({ selector: { id: { $regex: '^verifier:' } } }).exec();
   return docs
@@ -180,7 +184,7 @@ export async function offlineSignInStaff(db: RegisterDatabase, now: Date = new D
  * @throws OfflineSignInError `locked`, `not-known` (no verifier, or older than the window), `clock` (the register's
  *   clock is before the verifier's online check), `wrong-pin`
  */
-export async function checkOfflinePin(db: RegisterDatabase, registerId: string, staffId: string, pin: string, now: Date = new Date()): Promise<OfflineStaff> {
+export async function checkOfflinePin(db: StaffSignInDatabase, registerId: string, staffId: string, pin: string, now: Date = new Date()): Promise<OfflineStaff> {
   const lockout = (await read<StoredLockout>(db, 'lockout')) ?? { failures: 0, lockouts: 0 };
   if (lockout.lockedUntil && new Date(lockout.lockedUntil).getTime() > now.getTime()) {
     const minutes = Math.ceil((new Date(lockout.lockedUntil).getTime() - now.getTime()) / 60_000);
@@ -210,12 +214,12 @@ export async function checkOfflinePin(db: RegisterDatabase, registerId: string, 
 }
 
 /** The signed-in session stored on this register, if any. */
-export function loadStaffSession(db: RegisterDatabase): Promise<StoredStaffSession | undefined> {
+export function loadStaffSession(db: StaffSignInDatabase): Promise<StoredStaffSession | undefined> {
   return read<StoredStaffSession>(db, 'session');
 }
 
 /** Stores (`session`) or clears (undefined) the signed-in session; resolves once IndexedDB has committed it. */
-export async function storeStaffSession(db: RegisterDatabase, session: StoredStaffSession | undefined): Promise<void> {
+export async function storeStaffSession(db: StaffSignInDatabase, session: StoredStaffSession | undefined): Promise<void> {
   if (session) await write(db, 'session', session);
   else await remove(db, 'session');
 }
@@ -227,7 +231,7 @@ export async function storeStaffSession(db: RegisterDatabase, session: StoredSta
  * @returns whether `session`'s staff member must be signed out: missing from the list, or signed in offline with a
  *   PIN set since.
  */
-export async function reconcileWithServer(db: RegisterDatabase, list: OfflineStaff[], days: number, session: StoredStaffSession | undefined): Promise<boolean> {
+export async function reconcileWithServer(db: StaffSignInDatabase, list: OfflineStaff[], days: number, session: StoredStaffSession | undefined): Promise<boolean> {
   await write(db, 'window', { days });
   const byId = new Map(list.map((s) => [s.id, s]));
   const docs = await db.staff_sign_in.find({ selector: { id: { $regex: '^verifier:' } } }).exec();

@@ -2,7 +2,7 @@
  * Cash entry. The cashier types dollars ("20", "20.5", "$1,020.05"); we parse the string into integer minor units
  * without ever going through a float, so "0.29" is 29 cents and not 28.999….
  */
-import { minorUnitExponent, type Cents } from '../../../../core/index.ts';
+import { minorUnitExponent, type Cents } from '../../../core/index.ts';
 
 /** Parses a typed amount into minor units; undefined when it is not a plain non-negative amount. */
 export function parseCashInput(text: string, currency = 'USD'): Cents | undefined {

@@ -1,13 +1,13 @@
 /**
  * The staff sign-in screen of the register and of its back office: pick your name, type your PIN on the keyboard or the
- * on-screen keypad (44×44 px keys) (register/staff-session.ts). Wrong PINs are refused by the server (5 tries a minute
+ * on-screen keypad (44×44 px keys) (staff-session.ts). Wrong PINs are refused by the server (5 tries a minute
  * per register). Without a connection the register's sign-in lists the staff who signed in on it recently and checks
- * their PIN itself (register/staff-offline.ts); it keeps asking the server (on "online" and every few seconds) and
+ * their PIN itself (staff-offline.ts); it keeps asking the server (on "online" and every few seconds) and
  * switches to the server's list as soon as it answers.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { useRegister } from '../register/register-context.ts';
-import { isUnreachable, listOfflineSignInStaff, listSignInStaff, registerStaff$, signIn, type SignInStaff } from '../register/staff-session.ts';
+import { useRegisterSession } from './session-context.ts';
+import { isUnreachable, listOfflineSignInStaff, listSignInStaff, registerStaff$, signIn, type SignInStaff } from './staff-session.ts';
 
 const NEEDS_CONNECTION = 'Signing in needs a connection to the server.';
 /** How often the sign-in screen asks the server again while it cannot be reached (ms). */
@@ -19,7 +19,7 @@ export function StaffSignIn({
   testId = 'staff-sign-in',
   purpose = 'backoffice',
 }: { message?: string; testId?: string; purpose?: 'backoffice' | 'register' } = {}) {
-  const { session } = useRegister();
+  const { session } = useRegisterSession();
   const id = useId();
   const [staff, setStaff] = useState<SignInStaff[] | undefined>();
   const [offlineNote, setOfflineNote] = useState<string | undefined>();

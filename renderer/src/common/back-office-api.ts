@@ -55,7 +55,7 @@ import type {
   invoicePaymentCreateSchema,
   invoiceSeriesCreateSchema,
 } from '../../../core/index.ts';
-import { REGISTER_SCHEMA_VERSION } from '../register/session.ts';
+import { REGISTER_SCHEMA_VERSION } from './session.ts';
 
 /** An RFC 9457 problem body as our server sends it, and its field errors (core/problem.ts). */
 export type { FieldError, Problem };
