@@ -121,7 +121,6 @@ export const bridgeRequestSchema = z.strictObject({
   params: z.unknown().optional(),
 });
 export const bridgeClientMessageSchema = z.discriminatedUnion('type', [bridgeHelloSchema, bridgeRequestSchema]);
-export type BridgeClientMessage = z.infer<typeof bridgeClientMessageSchema>;
 
 /** Messages the bridge sends: `ready` after a good hello, call responses, pushed status events, and errors. */
 export const bridgeServerMessageSchema = z.union([
@@ -138,4 +137,3 @@ export type BridgeServerMessage = z.infer<typeof bridgeServerMessageSchema>;
 export const BRIDGE_CLOSE = { unauthorized: 4401, helloTimeout: 4408, shuttingDown: 1001 } as const;
 
 /** Re-exported for transports that only need the status type. */
-export type { DeviceStatus };

@@ -272,8 +272,6 @@ export function remittanceDisclosure(quote: TransferQuote, paid?: { at: Date; pa
 
 /** Check-digit algorithms of billers' account numbers. */
 export const CHECK_DIGIT_RULES = ['luhn', 'mod10_weights_31', 'mod11', 'none'] as const;
-/** See {@link CHECK_DIGIT_RULES}. */
-export type CheckDigitRule = (typeof CHECK_DIGIT_RULES)[number];
 
 /** A biller's account-number rule: digits only, length range, check digit (the last digit). */
 export const billerAccountRuleSchema = z.strictObject({
@@ -321,5 +319,3 @@ export function billerAccountProblem(account: string, rule: BillerAccountRule): 
  * refuses is `refused`.
  */
 export const BILL_PAYMENT_STATUSES = ['held', 'accepted', 'posted', 'rejected', 'refused'] as const;
-/** See {@link BILL_PAYMENT_STATUSES}. */
-export type BillPaymentStatus = (typeof BILL_PAYMENT_STATUSES)[number];

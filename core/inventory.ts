@@ -37,7 +37,6 @@ export const stockMovementSchema = z.strictObject({
   actor: z.string(),
   createdAt: z.string(),
 });
-export type StockMovement = z.infer<typeof stockMovementSchema>;
 
 /** The answer of `POST /api/pos/catalog/inventory/{receive,adjust,count}`: the movements, what went below zero, the new levels. */
 export const stockMovementResultSchema = z.strictObject({

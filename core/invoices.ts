@@ -524,7 +524,6 @@ export const invoiceSeriesPageSchema = pageSchema(invoiceSeriesSchema);
 
 /** Methods the hosted pay page offers. */
 export const payPageMethod = z.enum(['card', 'apple_pay', 'google_pay', 'bank_transfer']);
-export type PayPageMethod = z.infer<typeof payPageMethod>;
 
 /**
  * What the payment was, on a paid pay request: method and rail, the card brand and last four (never a card

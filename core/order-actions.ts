@@ -26,7 +26,6 @@ export const discountInputSchema = z.discriminatedUnion('kind', [
   z.strictObject({ name: nonBlankText(100), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000) }),
   z.strictObject({ name: nonBlankText(100), kind: z.literal('fixed'), amountCents: amount }),
 ]);
-export type DiscountInput = z.infer<typeof discountInputSchema>;
 
 /**
  * `POST /api/pos/orders`: catalog references only — the server prices every line from the merchant catalog; a

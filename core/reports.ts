@@ -135,7 +135,6 @@ export const refundReportRowSchema = z.strictObject({
   restock: z.boolean(),
   reason: z.string().nullable(),
 });
-export type RefundReportRow = z.infer<typeof refundReportRowSchema>;
 
 /** `GET /api/pos/reports/refunds` JSON body. */
 export const refundReportSchema = z.strictObject({

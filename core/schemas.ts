@@ -237,7 +237,6 @@ export const modifierSchema = z.strictObject({
   name: freeText(100).min(1),
   priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
 });
-export type Modifier = z.infer<typeof modifierSchema>;
 
 /** A modifier list is required when `minSelected` ≥ 1; at most `maxSelected` modifiers may be chosen. */
 export const modifierListSchema = z
@@ -346,7 +345,6 @@ export type TaxLine = z.infer<typeof taxLineSchema>;
  * as a card (a wallet payment through a pay link on an order; a wallet tapped on the register's terminal).
  */
 export const tenderMethod = z.enum(['cash', 'card', 'check', 'other', 'apple_pay', 'google_pay']);
-export type TenderMethod = z.infer<typeof tenderMethod>;
 
 /**
  * What people read for a tender, whatever shows it (receipts, the back office, the tender report): the order tenders,
@@ -400,7 +398,6 @@ export type Tender = z.infer<typeof tenderSchema>;
 
 /** Order states. */
 export const orderState = z.enum(['open', 'paid', 'partially_refunded', 'refunded', 'canceled', 'balance_due']);
-export type OrderState = z.infer<typeof orderState>;
 
 /** Receipt number: register number and a per-register sequence, e.g. `R2-000123`. */
 export const receiptNumberSchema = withoutCardNumber(z.string().regex(/^R\d{1,4}-\d{6,}$/, 'must look like R2-000123'));
@@ -446,7 +443,6 @@ export const postingSchema = z.strictObject({
 export type Posting = z.infer<typeof postingSchema>;
 
 export const journalKind = z.enum(['sale', 'refund', 'payment', 'fee', 'payout', 'closeout', 'adjustment', 'financial_service']);
-export type JournalKind = z.infer<typeof journalKind>;
 
 export const journalTransactionSchema = z.strictObject({
   id: z.string().regex(/^jtx_[0-9A-HJKMNP-TV-Z]{26}$/),
@@ -475,7 +471,6 @@ export const customerSchema = z.strictObject({
   createdAt: isoDate,
   ...serverStamp,
 });
-export type Customer = z.infer<typeof customerSchema>;
 
 /* ───────────────────────────── pay requests (Text-to-Pay) ───────────────────────────── */
 
@@ -507,7 +502,6 @@ export type PayRequestCreate = z.infer<typeof payRequestCreateSchema>;
 
 /** Pay request states. */
 export const payRequestStatus = z.enum(['pending', 'paid', 'expired', 'canceled']);
-export type PayRequestStatus = z.infer<typeof payRequestStatus>;
 
 /** The pay-request response record (the spec leaves it "not shown"; this is ours). */
 export const payRequestSchema = z.strictObject({

@@ -58,7 +58,7 @@ import type {
 import { REGISTER_SCHEMA_VERSION } from './session.ts';
 
 /** An RFC 9457 problem body as our server sends it, and its field errors (core/problem.ts). */
-export type { FieldError, Problem };
+export type { Problem };
 
 /** The server answered with an HTTP error; `problem` is its problem body (or a synthesized one). */
 export class ApiError extends Error {
@@ -118,7 +118,6 @@ export type ItemInput = Omit<z.input<typeof catalogItemCreateSchema>, 'descripti
 export type { StockLevel };
 
 /** What a stock receive, adjust or count answers (core `stockMovementResultSchema`). */
-export type { StockMovementResult };
 
 /** The answer of a CSV import (core `importReportSchema`). */
 export type { ImportReport, ImportJob };

@@ -7,8 +7,8 @@ import { DeviceClient } from './device-client.ts';
 import { BridgeTransport, adoptTokenFromUrl } from './bridge-transport.ts';
 import { IpcTransport } from './ipc-transport.ts';
 
-export { DeviceCallFailure, DeviceClient, type DeviceClientState, type DeviceTransportKind } from './device-client.ts';
-export { BridgeTransport, DEFAULT_BRIDGE_URL, loadBridgeConfig, type BridgeConfig } from './bridge-transport.ts';
+export { DeviceCallFailure, DeviceClient, type DeviceClientState } from './device-client.ts';
+export { BridgeTransport } from './bridge-transport.ts';
 export { IpcTransport } from './ipc-transport.ts';
 
 /**

@@ -462,4 +462,3 @@ function ManagerApproval({ orderId, amountCents, onApproved }: { orderId: string
   );
 }
 
-export type { RegisterReturn };

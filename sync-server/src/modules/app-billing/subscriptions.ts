@@ -68,7 +68,6 @@ export const appChargeSchema = z.object({
   journalTransactionId: z.string().nullable().describe('The 85/15 split on the platform ledger (paid charges).'),
   createdAt: z.iso.datetime(),
 });
-export type AppCharge = z.infer<typeof appChargeSchema>;
 
 /** A refund of unused days on uninstall. */
 export const appChargeRefundSchema = z.object({

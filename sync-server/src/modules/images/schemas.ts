@@ -27,7 +27,6 @@ export const imageGenerateRequestSchema = z.strictObject({
   aspect: z.enum(IMAGE_ASPECTS).describe('1:1 → 1024×1024, 16:9 → 1792×1008, 9:16 → 1008×1792.'),
   n: z.int().min(1).max(MAX_IMAGES_PER_REQUEST).default(1).describe('Number of images, 1 … 4; 1 credit each.'),
 });
-export type ImageGenerateRequest = z.infer<typeof imageGenerateRequestSchema>;
 
 /** The image API's answers (generate, credit balance, kept copy): core/images.ts (shared with the back office). */
 export { creditBalanceSchema, imageGenerateResponseSchema, type ImageGenerateResponse } from '../../../../core/index.ts';
