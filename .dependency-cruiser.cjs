@@ -70,6 +70,26 @@ module.exports = {
       to: { path: `${SERVER}modules/`, pathNot: [`${SERVER}modules/$1/`] },
     },
     {
+      name: 'outside-a-module-only-its-face',
+      severity: 'error',
+      comment:
+        'Each module has one public face, modules/<name>/index.ts, re-exporting what the rest of the server uses. ' +
+        'Workflows, sync/, the app wiring and any other server file outside the modules import a module only through ' +
+        'it, never its internal files. (Another module may not import it at all: modules-do-not-import-each-other; ' +
+        'the module\'s own files import each other directly: a-module-does-not-import-its-own-face.) Tests may reach inside.',
+      from: { path: SERVER, pathNot: `${SERVER}modules/` },
+      to: { path: `${SERVER}modules/[^/]+/(?!index\\.ts$)` },
+    },
+    {
+      name: 'a-module-does-not-import-its-own-face',
+      severity: 'error',
+      comment:
+        'A module\'s files import their siblings directly: going through their own index.ts would load the face from ' +
+        'inside it (an import circle as soon as the file is one the face re-exports).',
+      from: { path: `${SERVER}modules/([^/]+)/` },
+      to: { path: `${SERVER}modules/$1/index\\.ts$` },
+    },
+    {
       name: 'modules-do-not-import-upward',
       severity: 'error',
       comment: 'Modules never import workflows, the sync protocol or the app wiring.',

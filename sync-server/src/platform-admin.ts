@@ -8,7 +8,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { addPlatformAdmin } from './modules/apps/service.ts';
+import { addPlatformAdmin } from './modules/apps/index.ts';
 import { openDb } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 

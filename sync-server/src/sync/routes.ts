@@ -7,7 +7,7 @@ import { OptimisticWriteRefused, storeRegisterSales, type WriteMode } from '../w
 import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
 import { storeRegisterReturns } from '../workflows/register-return.ts';
 import { storeCustomerPush } from '../workflows/register-customer.ts';
-import { maxCustomerSeq, pullCustomers } from '../modules/customers/register-customers.ts';
+import { maxCustomerSeq, pullCustomers } from '../modules/customers/index.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
 import { authorize, guard, principalOf } from '../platform/auth/guard.ts';

@@ -13,11 +13,10 @@ import { actorOf, mutation } from '../kernel/mutation.ts';
 import type { AppContext } from '../platform/context.ts';
 import { issueAppToken, revokeInstallationTokens, type Principal } from '../platform/auth/identity.ts';
 import { ProblemError, StateConflictError } from '../platform/http/problem.ts';
-import { installableApp } from '../modules/apps/service.ts';
-import { getInstallation, insertInstallation, issueConnectTicket, markUninstalled, type InstallBody, type Installation } from '../modules/app-installations/service.ts';
-import { deleteAppSubscriptions } from '../modules/webhooks/service.ts';
-import { appSubscriptionStatus, endAppSubscription, startAppSubscription } from '../modules/app-billing/subscriptions.ts';
-import type { AppBillingOptions } from '../modules/app-billing/adapters.ts';
+import { installableApp } from '../modules/apps/index.ts';
+import { getInstallation, insertInstallation, issueConnectTicket, markUninstalled, type InstallBody, type Installation } from '../modules/app-installations/index.ts';
+import { deleteAppSubscriptions } from '../modules/webhooks/index.ts';
+import { appSubscriptionStatus, endAppSubscription, startAppSubscription, type AppBillingOptions } from '../modules/app-billing/index.ts';
 
 /** Lifetime of an in-platform app's launch token: 1 hour. */
 export const LAUNCH_TOKEN_TTL_MS = 60 * 60 * 1000;

@@ -6,8 +6,8 @@ import type { OrderView } from '../../../core/index.ts';
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { actorOf, mutation } from '../kernel/mutation.ts';
-import * as orders from '../modules/orders/service.ts';
-import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
+import * as orders from '../modules/orders/index.ts';
+import { cancelPendingPayLinks } from '../modules/pay-links/index.ts';
 
 /**
  * Cancels an open order (open → canceled) and its pending pay links.

@@ -16,20 +16,8 @@ import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { refreshPlannerStatistics } from '../platform/db/statistics.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
-import {
-  groupProducts,
-  importCatalogRows,
-  importProducts,
-  newImportReport,
-  prepareImport,
-  readCatalogCsv,
-  type ImportContext,
-  type ImportReport,
-  type ImportStockCounts,
-  type ProductRows,
-} from '../modules/catalog/csv.ts';
-import { cancelImportJob as requestCancel, createImportJob, endImportJob, getImportJob, importJobStatus, recordImportChunk, type ImportJob } from '../modules/catalog/import-jobs.ts';
-import { ensureDefaultLocation, recordStockMovements } from '../modules/inventory/service.ts';
+import { groupProducts, importCatalogRows, importProducts, newImportReport, prepareImport, readCatalogCsv, cancelImportJob as requestCancel, createImportJob, endImportJob, getImportJob, importJobStatus, recordImportChunk, type ImportContext, type ImportReport, type ImportStockCounts, type ProductRows, type ImportJob } from '../modules/catalog/index.ts';
+import { ensureDefaultLocation, recordStockMovements } from '../modules/inventory/index.ts';
 
 /** Thrown inside the mutation to roll a dry run back; carries the report. */
 /**

@@ -10,10 +10,10 @@ import type { Queryable } from '../platform/db/db.ts';
 import { ProblemError } from '../platform/http/problem.ts';
 import { getMerchant } from '../kernel/merchant.ts';
 import { actorOf, mutation } from '../kernel/mutation.ts';
-import { loadCatalog } from '../modules/catalog/pricing.ts';
-import { getCustomer } from '../modules/customers/service.ts';
-import { ensureBackOfficeRegister } from '../modules/merchants/registers.ts';
-import * as orders from '../modules/orders/service.ts';
+import { loadCatalog } from '../modules/catalog/index.ts';
+import { getCustomer } from '../modules/customers/index.ts';
+import { ensureBackOfficeRegister } from '../modules/merchants/index.ts';
+import * as orders from '../modules/orders/index.ts';
 
 /**
  * Checks that `customerId` is a (not deleted) customer of the merchant.

@@ -6,8 +6,8 @@
  */
 import type { OrderView } from '../../../core/index.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { getCustomer } from '../modules/customers/service.ts';
-import { listOrders, type OrderListQuery } from '../modules/orders/service.ts';
+import { getCustomer } from '../modules/customers/index.ts';
+import { listOrders, type OrderListQuery } from '../modules/orders/index.ts';
 
 /**
  * The orders of customer `customerId`, newest first, a page of `q.limit` after `q.cursor`, optionally of one state

@@ -7,20 +7,11 @@
 import type { Db } from '../platform/db/db.ts';
 import { openMutation } from '../kernel/mutation.ts';
 import { ensureChartOfAccounts } from '../kernel/ledger.ts';
-import { seedCatalog } from '../modules/catalog/service.ts';
-import { hasStockMovementsOf } from '../modules/inventory/service.ts';
-import {
-  createDemoMerchant,
-  DEMO_CATALOG_ITEMS,
-  DEMO_TAX_RATES,
-  ensureDemoAccess,
-  findDemoMerchant,
-  openingStockCounts,
-  OPENING_STOCK_SOURCE,
-  type DemoSeed,
-} from '../modules/merchants/seed.ts';
-import { ensureSampleList } from '../modules/sanctions/service.ts';
-import { ensureExampleApp } from '../modules/apps/service.ts';
+import { seedCatalog } from '../modules/catalog/index.ts';
+import { hasStockMovementsOf } from '../modules/inventory/index.ts';
+import { createDemoMerchant, DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, ensureDemoAccess, findDemoMerchant, openingStockCounts, OPENING_STOCK_SOURCE, type DemoSeed } from '../modules/merchants/index.ts';
+import { ensureSampleList } from '../modules/sanctions/index.ts';
+import { ensureExampleApp } from '../modules/apps/index.ts';
 import { recordStockChange } from './stock-change.ts';
 
 /**

@@ -27,36 +27,12 @@ import { parseAamva } from '../../../core/aamva.ts';
 import { mutation, type Mutation, type MutationActor } from '../kernel/mutation.ts';
 import type { AppContext } from '../platform/context.ts';
 import { ProblemError } from '../platform/http/problem.ts';
-import {
-  assertCustomerDailyLimit,
-  finishHeldCheck,
-  getCheckCashing,
-  planCheckCashing,
-  recordCheckCashing,
-  CHECK_REFUSED_ACTION,
-  type CheckCashCreate,
-  type CheckCashing,
-} from '../modules/check-cashing/service.ts';
-import {
-  assertPayerDailyLimit,
-  BILL_ID_REQUIRED_FROM_CENTS,
-  billPaymentScreening,
-  billPaymentsInFlight,
-  finishHeldBillPayment,
-  payerNameRef,
-  planBillPayment,
-  recordBillPayment,
-  refreshBillPayment,
-  validateBillAccount,
-  type BillPayment,
-  type BillPaymentCreate,
-} from '../modules/bill-payments/service.ts';
-import type { BillPartner } from '../modules/bill-payments/partner.ts';
-import { getFinancialServiceSettings } from '../modules/financial-services/settings.ts';
-import { verifyId, type VerifyIdResult } from '../modules/id-verification/service.ts';
-import { assertScreeningCleared, decideScreening, getScreening, screenParty, type ScreenPartyResult } from '../modules/sanctions/service.ts';
-import type { TransferPartner } from '../modules/transfers/partner.ts';
-import { assertSenderDailyLimit, finishHeldTransfer, planTransfer, recordTransfer, refreshTransfer, transferScreenings, transfersInFlight, type Transfer, type TransferCreate } from '../modules/transfers/service.ts';
+import { assertCustomerDailyLimit, finishHeldCheck, getCheckCashing, planCheckCashing, recordCheckCashing, CHECK_REFUSED_ACTION, type CheckCashCreate, type CheckCashing } from '../modules/check-cashing/index.ts';
+import { assertPayerDailyLimit, BILL_ID_REQUIRED_FROM_CENTS, billPaymentScreening, billPaymentsInFlight, finishHeldBillPayment, payerNameRef, planBillPayment, recordBillPayment, refreshBillPayment, validateBillAccount, type BillPayment, type BillPaymentCreate, type BillPartner } from '../modules/bill-payments/index.ts';
+import { getFinancialServiceSettings } from '../modules/financial-services/index.ts';
+import { verifyId, type VerifyIdResult } from '../modules/id-verification/index.ts';
+import { assertScreeningCleared, decideScreening, getScreening, screenParty, type ScreenPartyResult } from '../modules/sanctions/index.ts';
+import { assertSenderDailyLimit, finishHeldTransfer, planTransfer, recordTransfer, refreshTransfer, transferScreenings, transfersInFlight, type TransferPartner, type Transfer, type TransferCreate } from '../modules/transfers/index.ts';
 
 /** A workflow's answer: 201 done, or 202 held for a manager. */
 export interface ServiceResult<T> {

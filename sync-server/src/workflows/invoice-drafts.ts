@@ -5,9 +5,9 @@
 import type { Invoice, InvoiceCreate, InvoiceSeries, InvoiceSeriesCreate, InvoiceUpdate } from '../../../core/index.ts';
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
-import { loadCatalog } from '../modules/catalog/pricing.ts';
-import * as recurring from '../modules/invoices/recurring.ts';
-import * as invoices from '../modules/invoices/service.ts';
+import { loadCatalog } from '../modules/catalog/index.ts';
+import * as recurring from '../modules/invoices/index.ts';
+import * as invoices from '../modules/invoices/index.ts';
 
 /** Creates a draft invoice (see invoices' `createInvoice`). @throws ProblemError 400 naming the field. */
 export async function createInvoice(ctx: AppContext, principal: Principal, input: InvoiceCreate): Promise<Invoice> {

@@ -8,9 +8,9 @@ import { callerOf, type Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { getMerchant } from '../kernel/merchant.ts';
 import { mutation } from '../kernel/mutation.ts';
-import { recordSaleStock } from '../modules/inventory/service.ts';
-import * as invoices from '../modules/invoices/service.ts';
-import { insertInvoicePayLink, pendingInvoiceLink } from '../modules/pay-links/service.ts';
+import { recordSaleStock } from '../modules/inventory/index.ts';
+import * as invoices from '../modules/invoices/index.ts';
+import { insertInvoicePayLink, pendingInvoiceLink } from '../modules/pay-links/index.ts';
 
 /**
  * Sends an invoice by SMS and/or e-mail with its pay link, in one transaction with the state change. A draft is

@@ -8,13 +8,10 @@ import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { ProblemError } from '../platform/http/problem.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
-import * as invoices from '../modules/invoices/service.ts';
-import { cancelPendingPayLinks, pendingInvoiceLinkIds } from '../modules/pay-links/pending.ts';
-import { insertInvoicePayLink } from '../modules/pay-links/service.ts';
-import { defaultPaymentProcessor, processorFor, type PaymentProcessor } from '../modules/payments/processors.ts';
+import * as invoices from '../modules/invoices/index.ts';
+import { cancelPendingPayLinks, pendingInvoiceLinkIds, insertInvoicePayLink } from '../modules/pay-links/index.ts';
+import { defaultPaymentProcessor, processorFor, postProcessingFee, routeCharge, recordPendingSettlement, type PaymentProcessor } from '../modules/payments/index.ts';
 import { getMerchant } from '../kernel/merchant.ts';
-import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
-import { recordPendingSettlement } from '../modules/payments/settlements.ts';
 
 /**
  * Applies a payment to an issued invoice in the mutation (invoices module), then its pay links: the one being paid

@@ -7,9 +7,9 @@ import type { Invoice } from '../../../core/index.ts';
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { actorOf, mutation } from '../kernel/mutation.ts';
-import { recordSaleStock } from '../modules/inventory/service.ts';
-import * as invoices from '../modules/invoices/service.ts';
-import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
+import { recordSaleStock } from '../modules/inventory/index.ts';
+import * as invoices from '../modules/invoices/index.ts';
+import { cancelPendingPayLinks } from '../modules/pay-links/index.ts';
 
 /**
  * Voids an invoice that has no payment: `draft | sent | overdue → void`, with its stock and pay links.

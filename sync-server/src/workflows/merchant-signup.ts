@@ -7,9 +7,8 @@
 import type { AppContext } from '../platform/context.ts';
 import { ensureChartOfAccounts } from '../kernel/ledger.ts';
 import { mutation } from '../kernel/mutation.ts';
-import { ensureDefaultLocation } from '../modules/inventory/service.ts';
-import { createMerchant, newMerchantId, type SignUpInput } from '../modules/merchants/signup.ts';
-import { createStaff } from '../modules/merchants/staff.ts';
+import { ensureDefaultLocation } from '../modules/inventory/index.ts';
+import { createMerchant, newMerchantId, createStaff, type SignUpInput } from '../modules/merchants/index.ts';
 
 /** What sign-up made: the new store's id and its owner's staff id. */
 export interface SignedUp {

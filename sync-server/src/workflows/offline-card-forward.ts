@@ -12,20 +12,9 @@ import { FORWARD_WINDOW_EXPIRED, OFFLINE_CARD_RECEIVABLE, type Order } from '../
 import { flushJournalHashes } from '../kernel/audit.ts';
 import { openMutation, type Mutation } from '../kernel/mutation.ts';
 import type { Db } from '../platform/db/db.ts';
-import {
-  claimForwards,
-  dueForwardRetries,
-  expireStaleForwards,
-  merchantsWithExpiredForwards,
-  recordForwardOutcome,
-  recordOfflineCardPayments,
-  releaseForward,
-  type OfflineCardRecord,
-} from '../modules/offline-cards/service.ts';
-import { openBalanceDue } from '../modules/orders/service.ts';
-import { defaultPaymentProcessor, type PaymentProcessor } from '../modules/payments/processors.ts';
-import { merchantRails } from '../modules/payments/rails.ts';
-import { recordPendingSettlement } from '../modules/payments/settlements.ts';
+import { claimForwards, dueForwardRetries, expireStaleForwards, merchantsWithExpiredForwards, recordForwardOutcome, recordOfflineCardPayments, releaseForward, type OfflineCardRecord } from '../modules/offline-cards/index.ts';
+import { openBalanceDue } from '../modules/orders/index.ts';
+import { defaultPaymentProcessor, merchantRails, recordPendingSettlement, type PaymentProcessor } from '../modules/payments/index.ts';
 
 /** The merchant's settlement time of `rail` in hours (its RailConfig; 0 when the rail is unknown: settles at once). */
 async function railSettlementHours(m: Mutation, rail: string): Promise<number> {

@@ -10,12 +10,10 @@ import type { AppContext } from '../platform/context.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { flushJournalHashes } from '../kernel/audit.ts';
 import { actorOf, mutation, openMutation, type Mutation } from '../kernel/mutation.ts';
-import { recordSaleStock } from '../modules/inventory/service.ts';
-import * as orders from '../modules/orders/service.ts';
-import { cancelPendingPayLinks } from '../modules/pay-links/pending.ts';
-import { postProcessingFee, routeCharge } from '../modules/payments/fees.ts';
-import { recordPendingSettlement } from '../modules/payments/settlements.ts';
-import { captureStaffTender } from '../modules/payments/staff-tenders.ts';
+import { recordSaleStock } from '../modules/inventory/index.ts';
+import * as orders from '../modules/orders/index.ts';
+import { cancelPendingPayLinks } from '../modules/pay-links/index.ts';
+import { postProcessingFee, routeCharge, recordPendingSettlement, captureStaffTender } from '../modules/payments/index.ts';
 
 /**
  * What follows a payment recorded on an order: its other pending pay links are canceled (`order_paid`, or

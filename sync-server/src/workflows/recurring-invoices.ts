@@ -9,23 +9,20 @@
  * the financial services' status tracking: money transfers and bill payments the partners still move;
  * and app billing: monthly renewals and retries of app subscriptions, weekly developer payouts (modules/app-billing).
  */
-import { runSettlements } from '../modules/payments/settlements.ts';
+import { runSettlements } from '../modules/payments/index.ts';
 import { utcDate } from '../../../core/index.ts';
 import { writeDueCheckpoints } from '../kernel/checkpoints.ts';
 import type { AppContext } from '../platform/context.ts';
 import { purgeIdempotencyKeys } from '../platform/http/idempotency.ts';
-import { loadCatalog } from '../modules/catalog/pricing.ts';
-import { dueSeriesIds, generateDueInvoices, unsentAutoSendDrafts, type TickReport } from '../modules/invoices/recurring.ts';
-import { markOverdueInvoices } from '../modules/invoices/service.ts';
-import { expirePayRequests } from '../modules/pay-links/service.ts';
+import { loadCatalog } from '../modules/catalog/index.ts';
+import { dueSeriesIds, generateDueInvoices, unsentAutoSendDrafts, markOverdueInvoices, type TickReport } from '../modules/invoices/index.ts';
+import { expirePayRequests } from '../modules/pay-links/index.ts';
 import { sendInvoiceAs } from './invoice-issue.ts';
 import { runOfflineForwardRetries } from './offline-card-forward.ts';
 import { trackFinancialServices } from './financial-services.ts';
-import type { TransferPartner } from '../modules/transfers/partner.ts';
-import type { BillPartner } from '../modules/bill-payments/partner.ts';
-import type { AppBillingOptions } from '../modules/app-billing/adapters.ts';
-import { runDeveloperEarningsReleases, runScheduledDeveloperPayouts } from '../modules/app-billing/payouts.ts';
-import { runAppBilling } from '../modules/app-billing/subscriptions.ts';
+import type { TransferPartner } from '../modules/transfers/index.ts';
+import type { BillPartner } from '../modules/bill-payments/index.ts';
+import { runDeveloperEarningsReleases, runScheduledDeveloperPayouts, runAppBilling, type AppBillingOptions } from '../modules/app-billing/index.ts';
 import { reopenReturnedPayment } from './settlement-return.ts';
 import { refreshEmbeddedStatistics } from '../platform/db/statistics.ts';
 

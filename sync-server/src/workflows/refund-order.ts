@@ -10,10 +10,9 @@ import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { ProblemError } from '../platform/http/problem.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
-import { recordSaleStock } from '../modules/inventory/service.ts';
-import { consumeApproval } from '../modules/merchants/approvals.ts';
-import { getSettings } from '../modules/merchants/settings.ts';
-import * as orders from '../modules/orders/service.ts';
+import { recordSaleStock } from '../modules/inventory/index.ts';
+import { consumeApproval, getSettings } from '../modules/merchants/index.ts';
+import * as orders from '../modules/orders/index.ts';
 
 /**
  * The approval rule of a refund of `amountCents` (cents) on `orderId`: a cashier above the store's limit needs

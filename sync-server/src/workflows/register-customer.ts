@@ -8,8 +8,8 @@
  *     storeCustomerPush(m, documents) → RegisterCustomerOutcome[]   (one per document, in order)
  */
 import type { Mutation } from '../kernel/mutation.ts';
-import { storeRegisterCustomers, type RegisterCustomerOutcome } from '../modules/customers/register-customers.ts';
-import { reattachCustomerOrders } from '../modules/orders/service.ts';
+import { storeRegisterCustomers, type RegisterCustomerOutcome } from '../modules/customers/index.ts';
+import { reattachCustomerOrders } from '../modules/orders/index.ts';
 
 /**
  * Stores the pushed customers (client fields stripped) in `m.tx` and re-attaches the orders of every customer merged

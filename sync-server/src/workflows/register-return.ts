@@ -12,11 +12,10 @@
  */
 import { canonicalJson, cashDrawerAccount, registerReturnSchema, type RegisterReturn } from '../../../core/index.ts';
 import type { Mutation } from '../kernel/mutation.ts';
-import { recordSaleStock } from '../modules/inventory/service.ts';
-import { consumeApproval } from '../modules/merchants/approvals.ts';
-import { getSettings } from '../modules/merchants/settings.ts';
-import * as orders from '../modules/orders/service.ts';
-import { findReturns, insertReturn, isOrderQuarantined, type StoredReturn } from '../modules/returns/store.ts';
+import { recordSaleStock } from '../modules/inventory/index.ts';
+import { consumeApproval, getSettings } from '../modules/merchants/index.ts';
+import * as orders from '../modules/orders/index.ts';
+import { findReturns, insertReturn, isOrderQuarantined, type StoredReturn } from '../modules/returns/index.ts';
 import { findUnstorable } from '../platform/http/input-guard.ts';
 import { ProblemError } from '../platform/http/problem.ts';
 

@@ -27,17 +27,13 @@ import { appendAuditBatch, auditReservationPart, type AuditReservation } from '.
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
 import { ledgerReadPart, postJournalTransactions, type LedgerRead } from '../kernel/ledger.ts';
-import { restampStockOnHand } from '../modules/catalog/stock-stamps.ts';
-import { recordSalesStock, salesStockReadPart } from '../modules/inventory/sale-stock.ts';
-import type { VariationsOnHand } from '../modules/inventory/service.ts';
-import { ensureDefaultLocation } from '../modules/inventory/service.ts';
-import { pushContextPart, receiptKey, registerOrderEvents, type PushContext, type StoredRegisterOrder } from '../modules/orders/register-orders.ts';
-import { insertOrders } from '../modules/orders/service.ts';
+import { restampStockOnHand } from '../modules/catalog/index.ts';
+import { recordSalesStock, salesStockReadPart, ensureDefaultLocation, type VariationsOnHand } from '../modules/inventory/index.ts';
+import { pushContextPart, receiptKey, registerOrderEvents, insertOrders, type PushContext, type StoredRegisterOrder } from '../modules/orders/index.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
-import { resolveCustomerAliases } from '../modules/customers/register-customers.ts';
-import { merchantRailsPart } from '../modules/payments/rails.ts';
-import { recordPendingSettlements } from '../modules/payments/settlements.ts';
+import { resolveCustomerAliases } from '../modules/customers/index.ts';
+import { merchantRailsPart, recordPendingSettlements } from '../modules/payments/index.ts';
 import { readTogether } from '../platform/db/db.ts';
 
 /** The clearing account of a card (or wallet) tapped on a register's terminal. */

@@ -7,8 +7,8 @@ import type { ReceiptSend } from '../../../core/index.ts';
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { ProblemError } from '../platform/http/problem.ts';
-import { getCustomer, storePhoneToE164 } from '../modules/customers/service.ts';
-import * as orders from '../modules/orders/service.ts';
+import { getCustomer, storePhoneToE164 } from '../modules/customers/index.ts';
+import * as orders from '../modules/orders/index.ts';
 
 /**
  * Sends the receipt by SMS or e-mail to `to` or else the order's customer's phone or e-mail. Returns the message id.

@@ -6,10 +6,10 @@
  * order payment (`POST /api/pos/orders/{id}/payments`); an invoice is open again for the amount (invoices module).
  */
 import type { Mutation } from '../kernel/mutation.ts';
-import { reopenInvoiceBalance } from '../modules/invoices/service.ts';
-import { openBalanceDue } from '../modules/orders/service.ts';
-import { getPayRequest } from '../modules/pay-links/service.ts';
-import type { ReturnedSettlement } from '../modules/payments/settlements.ts';
+import { reopenInvoiceBalance } from '../modules/invoices/index.ts';
+import { openBalanceDue } from '../modules/orders/index.ts';
+import { getPayRequest } from '../modules/pay-links/index.ts';
+import type { ReturnedSettlement } from '../modules/payments/index.ts';
 
 /** The receivable a returned order payment's reversal debits (core order-ledger: the payment credited it). */
 export const RETURNED_PAYMENT_RECEIVABLE = 'customer_receivables';

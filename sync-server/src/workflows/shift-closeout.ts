@@ -36,24 +36,10 @@ import type { z } from 'zod';
 import { writeCheckpoint } from '../kernel/checkpoints.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
 import { mutation, type Mutation, type MutationActor } from '../kernel/mutation.ts';
-import {
-  activeRegisters,
-  closedDays,
-  findShiftDocuments,
-  firstOpenDay,
-  getStoreCloseout,
-  insertCashMovement,
-  insertShift,
-  insertShiftCloseout,
-  insertStoreCloseout,
-  shiftsOfDay,
-  type ShiftCollection,
-  type ShiftRecord,
-  type StoredShiftDocument,
-} from '../modules/closeout/store.ts';
-import { billCashOfShift } from '../modules/bill-payments/service.ts';
-import { checkCashOfShift } from '../modules/check-cashing/service.ts';
-import { transferCashOfShift } from '../modules/transfers/service.ts';
+import { activeRegisters, closedDays, findShiftDocuments, firstOpenDay, getStoreCloseout, insertCashMovement, insertShift, insertShiftCloseout, insertStoreCloseout, shiftsOfDay, type ShiftCollection, type ShiftRecord, type StoredShiftDocument } from '../modules/closeout/index.ts';
+import { billCashOfShift } from '../modules/bill-payments/index.ts';
+import { checkCashOfShift } from '../modules/check-cashing/index.ts';
+import { transferCashOfShift } from '../modules/transfers/index.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';

@@ -1,0 +1,40 @@
+/**
+ * Invoices: drafts, sending with a pay link, payments, overdue, void; recurring invoice series and their scheduler.
+ *
+ * The module's face: code outside the module imports only this file (rule `outside-a-module-only-its-face` in
+ * .dependency-cruiser.cjs). The module's own files import each other directly, never this file.
+ */
+
+// Recurring invoice series and their scheduler.
+export {
+  createSeries,
+  dueSeriesIds,
+  generateDueInvoices,
+  HOUSEKEEPING_INTERVAL_MS,
+  RecurringInvoiceScheduler,
+  unsentAutoSendDrafts,
+  type RecurringSchedulerOptions,
+  type TickReport,
+} from './recurring.ts';
+
+// Invoices.
+export {
+  applyInvoicePayment,
+  checkInvoicePayable,
+  createInvoice,
+  deliverInvoice,
+  getInvoice,
+  markInvoiceSent,
+  markOverdueInvoices,
+  offlinePaymentAccount,
+  recordDeclinedInvoicePayment,
+  refundInvoice,
+  reopenInvoiceBalance,
+  updateInvoice,
+  voidInvoice,
+  type AppliedInvoicePayment,
+  type InvoicePaymentInput,
+} from './service.ts';
+
+// HTTP routes, mounted by app.ts.
+export { registerInvoiceRoutes } from './routes.ts';
