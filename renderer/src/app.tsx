@@ -1,4 +1,6 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
+import { createQueryClient } from './common/cursor-list.tsx';
 import { AppHeader, type View } from './common/app-header.tsx';
 import { AuditHeadBanner } from './register/components/audit-head-banner.tsx';
 import { MissingReceiptsBanner } from './register/components/missing-receipts-banner.tsx';
@@ -27,6 +29,9 @@ import { learnBridgeAddress } from './register/devices/bridge-address.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from './common/staff-session.ts';
 
 type BootState = { phase: 'starting'; message?: string } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
+
+/** The back office's server state (common/cursor-list.tsx): one cache for the life of the page. */
+const queryClient = createQueryClient();
 
 export function App() {
   const [boot, setBoot] = useState<BootState>({ phase: 'starting' });
@@ -92,7 +97,11 @@ export function App() {
       </div>
     );
   }
-  return <PairedRegister booted={boot.booted} />;
+  return (
+    <QueryClientProvider client={queryClient}>
+      <PairedRegister booted={boot.booted} />
+    </QueryClientProvider>
+  );
 }
 
 function PairedRegister({ booted }: { booted: BootedRegister }) {

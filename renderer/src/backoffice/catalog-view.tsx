@@ -1,12 +1,13 @@
 /** Back office → Catalog: items with search and category filter, low-stock alerts, and the item editor. */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { defaultTaxRateId, formatMoney } from '../../../core/index.ts';
 import { compareNames } from '../ui/collation.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { localPath, type ApiCatalogItem, type CatalogPage, type StockLevel } from '../common/back-office-api.ts';
 import { CategoryRename } from './category-rename.tsx';
 import { ItemEditor } from './item-editor.tsx';
-import { LoadError, useApi, useCurrency } from '../common/back-office-kit.tsx';
+import { useApi, useCurrency } from '../common/back-office-kit.tsx';
+import { CursorListBody, useCursorList, useDebounced } from '../common/cursor-list.tsx';
 
 /** Units on hand over the item's tracked variations, or a dash when none is tracked. */
 function onHandText(item: ApiCatalogItem) {
@@ -26,25 +27,20 @@ export function CatalogView() {
   const currency = useCurrency();
   const [q, setQ] = useState('');
   const [category, setCategory] = useState('');
-  const [items, setItems] = useState<ApiCatalogItem[] | undefined>();
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  // The store's tax rates come with every catalog page; the item editor offers them.
-  const [taxRates, setTaxRates] = useState<CatalogPage['taxRates']>([]);
-  const [loadingMore, setLoadingMore] = useState(false);
   const [categories, setCategories] = useState<{ name: string; itemCount: number }[]>([]);
   const [lowStock, setLowStock] = useState<StockLevel[]>([]);
-  const [error, setError] = useState<unknown>();
   const [editing, setEditing] = useState<ApiCatalogItem | 'new' | undefined>();
   const [reload, setReload] = useState(0);
   const [renaming, setRenaming] = useState(false);
   const [notice, setNotice] = useState('');
-  // The search the loaded rows and their cursor answer: "Show more" pages that search only, and a page that comes
-  // back after the search changed is dropped (typed "an", cleared it, pressed Show more within the debounce: the
-  // next page of "an" must not land in the full list).
-  const filterKey = `${q.trim()}\u0000${category}`;
-  const filterKeyRef = useRef(filterKey);
-  filterKeyRef.current = filterKey;
-  const [loadedKey, setLoadedKey] = useState<string | undefined>();
+  // The search asked once typing pauses; "Show more" pages that search only (the list starts over on a new one).
+  const search = useDebounced(q.trim());
+  const list = useCursorList<ApiCatalogItem, CatalogPage>('catalog', [search, category], (cursor) =>
+    api.listItems({ ...(cursor ? { cursor } : {}), ...(search ? { q: search } : {}), ...(category ? { category } : {}) }),
+  );
+  const items = list.rows;
+  // The store's tax rates come with every catalog page; the item editor offers them.
+  const taxRates = useMemo(() => list.lastPage?.taxRates ?? [], [list.lastPage]);
 
   // The loaded items by name with locale collation ("Butter croissant" before "Coca-Cola"; the server pages by id).
   // A new item starts with the store's default tax rate checked: the one the loaded items carry most.
@@ -57,28 +53,6 @@ export function CatalogView() {
 
   useEffect(() => {
     let current = true;
-    const key = filterKey;
-    const timer = setTimeout(() => {
-      setError(undefined);
-      api
-        .listItems({ ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) })
-        .then((page) => {
-          if (!current) return;
-          setLoadedKey(key);
-          setItems(page.data);
-          setNextCursor(page.nextCursor);
-          setTaxRates(page.taxRates);
-        })
-        .catch((err: unknown) => current && setError(err));
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [api, q, category, filterKey, reload]);
-
-  useEffect(() => {
-    let current = true;
     api.categories().then((c) => current && setCategories(c.data), () => undefined);
     api.lowStock().then((l) => current && setLowStock(l.data), () => undefined);
     return () => {
@@ -86,33 +60,21 @@ export function CatalogView() {
     };
   }, [api, reload]);
 
-  const loadMore = async () => {
-    if (!nextCursor || loadedKey !== filterKey) return;
-    const key = filterKey;
-    setLoadingMore(true);
-    try {
-      const page = await api.listItems({ cursor: nextCursor, ...(q.trim() ? { q: q.trim() } : {}), ...(category ? { category } : {}) });
-      if (filterKeyRef.current !== key) return;
-      setItems((list) => [...(list ?? []), ...page.data.filter((i) => !list?.some((x) => x.id === i.id))]);
-      setNextCursor(page.nextCursor);
-      setTaxRates(page.taxRates);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
+  const { replace, refresh } = list;
+  const onSaved = useCallback(
+    (item: ApiCatalogItem) => {
+      replace(item);
+      setEditing((e) => (e === 'new' ? item : e));
+      setReload((r) => r + 1);
+      void refresh();
+    },
+    [replace, refresh],
+  );
 
-  const onSaved = useCallback((item: ApiCatalogItem) => {
-    setItems((list) => (list ? (list.some((i) => i.id === item.id) ? list.map((i) => (i.id === item.id ? item : i)) : [...list, item]) : list));
-    setEditing((e) => (e === 'new' ? item : e));
+  const onDeleted = useCallback(() => {
     setReload((r) => r + 1);
-  }, []);
-
-  const onDeleted = useCallback((id: string) => {
-    setItems((list) => list?.filter((i) => i.id !== id));
-    setReload((r) => r + 1);
-  }, []);
+    void refresh();
+  }, [refresh]);
 
   return (
     <section className="bo-section" aria-labelledby="bo-catalog-title">
@@ -163,46 +125,37 @@ export function CatalogView() {
           {notice}
         </p>
       ) : null}
-      {error ? <LoadError error={error} what="The catalog" /> : null}
-      {!items && !error ? (
-        <p className="muted" role="status">
-          Loading the catalog…
-        </p>
-      ) : null}
-      {items ? (
-        <DataTable
-          caption="Catalog items"
-          captionHidden
-          columns={[
-            { key: 'picture', header: 'Picture', hideHeader: true, className: 'bo-thumb-cell', cell: (item) => (item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null) },
-            {
-              key: 'item',
-              header: 'Item',
-              cell: (item) => (
-                <>
-                  <button type="button" className="link-button" onClick={() => setEditing(item)} aria-label={`Edit ${item.name}`}>
-                    {item.name}
-                  </button>
-                  {item.variations.length > 1 ? <span className="muted"> · {item.variations.length} variations</span> : null}
-                </>
-              ),
-            },
-            { key: 'category', header: 'Category', cell: (item) => item.category },
-            { key: 'price', header: 'Price', numeric: true, cell: (item) => priceText(item, currency) },
-            { key: 'onHand', header: 'On hand', numeric: true, cell: onHandText },
-          ]}
-          rows={sortedItems ?? []}
-          rowKey={(item) => item.id}
-          rowAttributes={(item) => ({ 'data-testid': 'catalog-row', 'data-item-id': item.id })}
-          emptyText={q || category ? 'No item matches this search.' : 'The catalog is empty: add an item or import a CSV.'}
-          emptyTestId="catalog-empty"
-        />
-      ) : null}
-      {items && nextCursor && loadedKey === filterKey ? (
-        <button type="button" className="button" onClick={loadMore} disabled={loadingMore} data-testid="catalog-more">
-          {loadingMore ? 'Loading…' : 'Show more items'}
-        </button>
-      ) : null}
+      <CursorListBody list={list} what="The catalog" loadingText="Loading the catalog…" moreLabel="Show more items" moreTestId="catalog-more">
+        {(rows) => (
+          <DataTable
+            caption="Catalog items"
+            captionHidden
+            columns={[
+              { key: 'picture', header: 'Picture', hideHeader: true, className: 'bo-thumb-cell', cell: (item) => (item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null) },
+              {
+                key: 'item',
+                header: 'Item',
+                cell: (item) => (
+                  <>
+                    <button type="button" className="link-button" onClick={() => setEditing(item)} aria-label={`Edit ${item.name}`}>
+                      {item.name}
+                    </button>
+                    {item.variations.length > 1 ? <span className="muted"> · {item.variations.length} variations</span> : null}
+                  </>
+                ),
+              },
+              { key: 'category', header: 'Category', cell: (item) => item.category },
+              { key: 'price', header: 'Price', numeric: true, cell: (item) => priceText(item, currency) },
+              { key: 'onHand', header: 'On hand', numeric: true, cell: onHandText },
+            ]}
+            rows={sortedItems ?? rows}
+            rowKey={(item) => item.id}
+            rowAttributes={(item) => ({ 'data-testid': 'catalog-row', 'data-item-id': item.id })}
+            emptyText={q || category ? 'No item matches this search.' : 'The catalog is empty: add an item or import a CSV.'}
+            emptyTestId="catalog-empty"
+          />
+        )}
+      </CursorListBody>
 
       {renaming && category ? (
         <CategoryRename
@@ -214,6 +167,7 @@ export function CatalogView() {
             setNotice(`${moved} item${moved === 1 ? '' : 's'} moved to “${name}”.`);
             setCategory(name);
             setReload((r) => r + 1);
+            void refresh();
           }}
         />
       ) : null}

@@ -3,7 +3,8 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput } from '../common/back-office-api.ts';
+import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput, Page } from '../common/back-office-api.ts';
+import { CursorListBody, useCursorList, useDebounced } from '../common/cursor-list.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from '../common/back-office-kit.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
@@ -11,30 +12,9 @@ const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean)
 export function CustomersView() {
   const api = useApi();
   const [q, setQ] = useState('');
-  const [customers, setCustomers] = useState<Customer[] | undefined>();
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
   const [editing, setEditing] = useState<Customer | 'new' | undefined>();
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    let current = true;
-    const timer = setTimeout(() => {
-      setError(undefined);
-      api.listCustomers(q.trim() ? { q: q.trim() } : {}).then(
-        (page) => {
-          if (!current) return;
-          setCustomers(page.data);
-          setNextCursor(page.nextCursor);
-        },
-        (err: unknown) => current && setError(err),
-      );
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [api, q, reload]);
+  const search = useDebounced(q.trim());
+  const list = useCursorList<Customer, Page<Customer>>('customers', [search], (cursor) => api.listCustomers({ ...(cursor ? { cursor } : {}), ...(search ? { q: search } : {}) }));
 
   return (
     <section className="bo-section" aria-labelledby="bo-customers-title">
@@ -50,58 +30,40 @@ export function CustomersView() {
           New customer
         </button>
       </div>
-      {error ? <LoadError error={error} what="Customers" /> : null}
-      {!customers && !error ? (
-        <p className="muted" role="status">
-          Loading customers…
-        </p>
-      ) : null}
-      {customers ? (
-        <DataTable
-          caption="Customers"
-          captionHidden
-          columns={[
-            {
-              key: 'name',
-              header: 'Name',
-              cell: (c) => (
-                <button type="button" className="link-button" onClick={() => setEditing(c)} aria-label={`Edit ${displayName(c)}`}>
-                  {displayName(c)}
-                </button>
-              ),
-            },
-            { key: 'phone', header: 'Phone', cell: (c) => c.phone ?? '' },
-            { key: 'email', header: 'E-mail', cell: (c) => c.email ?? '' },
-            { key: 'marketing', header: 'Marketing', cell: (c) => (c.marketingConsent ? 'Consented' : '—') },
-          ]}
-          rows={customers}
-          rowKey={(c) => c.id}
-          rowAttributes={(c) => ({ 'data-testid': 'customer-row', 'data-customer-id': c.id })}
-          emptyText={q ? 'No customer matches this search.' : 'No customers yet.'}
-          emptyTestId="customers-empty"
-        />
-      ) : null}
-      {customers && nextCursor ? (
-        <button
-          type="button"
-          className="button"
-          onClick={() =>
-            api.listCustomers({ cursor: nextCursor, ...(q.trim() ? { q: q.trim() } : {}) }).then((page) => {
-              setCustomers((list) => [...(list ?? []), ...page.data]);
-              setNextCursor(page.nextCursor);
-            }, setError)
-          }
-        >
-          Show more customers
-        </button>
-      ) : null}
+      <CursorListBody list={list} what="Customers" loadingText="Loading customers…" moreLabel="Show more customers">
+        {(rows) => (
+          <DataTable
+            caption="Customers"
+            captionHidden
+            columns={[
+              {
+                key: 'name',
+                header: 'Name',
+                cell: (c) => (
+                  <button type="button" className="link-button" onClick={() => setEditing(c)} aria-label={`Edit ${displayName(c)}`}>
+                    {displayName(c)}
+                  </button>
+                ),
+              },
+              { key: 'phone', header: 'Phone', cell: (c) => c.phone ?? '' },
+              { key: 'email', header: 'E-mail', cell: (c) => c.email ?? '' },
+              { key: 'marketing', header: 'Marketing', cell: (c) => (c.marketingConsent ? 'Consented' : '—') },
+            ]}
+            rows={rows}
+            rowKey={(c) => c.id}
+            rowAttributes={(c) => ({ 'data-testid': 'customer-row', 'data-customer-id': c.id })}
+            emptyText={q ? 'No customer matches this search.' : 'No customers yet.'}
+            emptyTestId="customers-empty"
+          />
+        )}
+      </CursorListBody>
       {editing ? (
         <CustomerEditor
           key="editor"
           customer={editing === 'new' ? undefined : editing}
           onSaved={(c) => {
             setEditing(c);
-            setReload((r) => r + 1);
+            void list.refresh();
           }}
           onClose={() => setEditing(undefined)}
         />

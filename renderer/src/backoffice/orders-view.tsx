@@ -17,7 +17,8 @@ import { formatMoney, ORDER_STATES, tenderLabel, planOrderRefund, refundableBala
 import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
-import { ApiError, type ApiOrder, type ApiOrderState, type Customer, type OrderReceipt, type OrderRefundInput } from '../common/back-office-api.ts';
+import { ApiError, type ApiOrder, type ApiOrderState, type Customer, type OrderReceipt, type OrderRefundInput, type Page } from '../common/back-office-api.ts';
+import { CursorListBody, useCursorList } from '../common/cursor-list.tsx';
 import { OfflineCardBalances } from './offline-card-balances.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
@@ -126,51 +127,9 @@ export function OrdersView() {
   const api = useApi();
   const id = useId();
   const [status, setStatus] = useState<ApiOrderState | ''>('');
-  const [list, setList] = useState<ApiOrder[] | undefined>();
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const [loadError, setLoadError] = useState<unknown>();
-  const [moreError, setMoreError] = useState<unknown>();
-  const [loadingMore, setLoadingMore] = useState(false);
   const [reload, setReload] = useState(0);
   const [opened, setOpened] = useState<ApiOrder | undefined>();
-
-  useEffect(() => {
-    let current = true;
-    setLoadError(undefined);
-    setMoreError(undefined);
-    setList(undefined);
-    api.listOrders(status ? { status } : {}).then(
-      (page) => {
-        if (!current) return;
-        setList(page.data);
-        setNextCursor(page.nextCursor);
-      },
-      (err: unknown) => current && setLoadError(err),
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, status, reload]);
-
-  const showMore = async () => {
-    if (!nextCursor) return;
-    setLoadingMore(true);
-    setMoreError(undefined);
-    try {
-      const page = await api.listOrders({ cursor: nextCursor, ...(status ? { status } : {}) });
-      setList((l) => {
-        const known = new Set((l ?? []).map((o) => o.id));
-        return [...(l ?? []), ...page.data.filter((o) => !known.has(o.id))];
-      });
-      setNextCursor(page.nextCursor);
-    } catch (err) {
-      setMoreError(err);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
-
-  const replace = (order: ApiOrder) => setList((l) => l?.map((o) => (o.id === order.id ? order : o)));
+  const list = useCursorList<ApiOrder, Page<ApiOrder>>('orders', [status], (cursor) => api.listOrders({ ...(cursor ? { cursor } : {}), ...(status ? { status } : {}) }));
 
   return (
     <section className="bo-section" aria-labelledby={`${id}-title`} data-testid="orders">
@@ -187,46 +146,35 @@ export function OrdersView() {
             </option>
           ))}
         </select>
-        <button type="button" className="button" onClick={() => setReload((r) => r + 1)} data-testid="orders-refresh">
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            setReload((r) => r + 1);
+            void list.refresh();
+          }}
+          data-testid="orders-refresh"
+        >
           Refresh
         </button>
       </div>
       <MissingReceipts reload={reload} />
       <OfflineCardBalances reload={reload} />
-      {loadError ? <LoadError error={loadError} what="Orders" /> : null}
-      {!list && !loadError ? (
-        <p className="muted" role="status" data-testid="orders-loading">
-          Loading orders…
-        </p>
-      ) : null}
-      {list ? (
-        <DataTable
-          caption="Orders"
-          captionHidden
-          columns={orderColumns(setOpened)}
-          rows={list}
-          rowKey={(o) => o.id}
-          rowAttributes={(o) => ({ 'data-testid': 'orders-row', 'data-order-id': o.id, 'data-state': o.state })}
-          emptyText={status ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.` : 'No orders yet. Register sales show here once they sync, with orders created through the API.'}
-          emptyTestId="orders-empty"
-        />
-      ) : null}
-      {moreError ? <LoadError error={moreError} what="More orders" /> : null}
-      {list && nextCursor ? (
-        <button type="button" className="button bo-align-start" onClick={showMore} disabled={loadingMore} data-testid="orders-more">
-          {loadingMore ? 'Loading…' : 'Show more orders'}
-        </button>
-      ) : null}
-      {opened ? (
-        <OrderDetail
-          key={opened.id}
-          summary={opened}
-          onChanged={(order) => {
-            replace(order);
-          }}
-          onClose={() => setOpened(undefined)}
-        />
-      ) : null}
+      <CursorListBody list={list} what="Orders" loadingText="Loading orders…" loadingTestId="orders-loading" moreLabel="Show more orders" moreTestId="orders-more">
+        {(rows) => (
+          <DataTable
+            caption="Orders"
+            captionHidden
+            columns={orderColumns(setOpened)}
+            rows={rows}
+            rowKey={(o) => o.id}
+            rowAttributes={(o) => ({ 'data-testid': 'orders-row', 'data-order-id': o.id, 'data-state': o.state })}
+            emptyText={status ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.` : 'No orders yet. Register sales show here once they sync, with orders created through the API.'}
+            emptyTestId="orders-empty"
+          />
+        )}
+      </CursorListBody>
+      {opened ? <OrderDetail key={opened.id} summary={opened} onChanged={list.replace} onClose={() => setOpened(undefined)} /> : null}
     </section>
   );
 }
