@@ -27,7 +27,7 @@ import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/index.ts';
 import { registerPayPage, registerPayRequestRoutes } from './modules/pay-links/index.ts';
-import { registerInvoiceRoutes, HOUSEKEEPING_INTERVAL_MS, RecurringInvoiceScheduler, getInvoice, type RecurringSchedulerOptions } from './modules/invoices/index.ts';
+import { registerInvoiceRoutes, getInvoice } from './modules/invoices/index.ts';
 import { createOrder } from './workflows/create-order.ts';
 import { payOrder } from './workflows/order-payment.ts';
 import { cancelOrder } from './workflows/cancel-order.ts';
@@ -39,7 +39,7 @@ import { createInvoice, createSeries, updateInvoice } from './workflows/invoice-
 import { sendInvoice } from './workflows/invoice-issue.ts';
 import { recordInvoicePayment, refundInvoice } from './workflows/invoice-payment.ts';
 import { voidInvoice } from './workflows/invoice-void.ts';
-import { runRecurringInvoices } from './workflows/recurring-invoices.ts';
+import { HOUSEKEEPING_INTERVAL_MS, HousekeepingScheduler, runHousekeeping, type HousekeepingSchedulerOptions } from './workflows/housekeeping.ts';
 import { registerPosRoutes } from './modules/ledger/index.ts';
 import { registerReportRoutes } from './modules/reports/index.ts';
 import { registerOpenApiRoutes } from './platform/http/openapi-routes.ts';
@@ -111,8 +111,8 @@ export interface BuildAppOptions {
    * `GET /api/pos/audit/verify` warns that checkpoints deleted from the database would go unseen.
    */
   auditWitnessFile?: string;
-  /** Recurring invoices, pay-request expiry and overdue invoices: tick interval; `{ enabled: false }` to not run here. */
-  recurringInvoices?: RecurringSchedulerOptions;
+  /** The housekeeping tick (workflows/housekeeping.ts: recurring invoices, expiries, checkpoints, settlements…): interval; `{ enabled: false }` to not run here. */
+  recurringInvoices?: HousekeepingSchedulerOptions;
   /** Quotas of `POST /api/register/pair` (default 10 per minute per client address, 60 per minute for the server). */
   pairingRateLimits?: { perClient?: RateLimit; global?: RateLimit; pin?: RateLimit };
   /**
@@ -311,7 +311,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerPayRequestRoutes(app, ctx, { createPayRequest });
   registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor), refundInvoice, voidInvoice, createSeries });
   const servicePartners = { transfer: opts.transferPartner ?? sandboxTransferPartner, bill: opts.billPartner ?? sandboxBillPartner };
-  const recurringInvoices = new RecurringInvoiceScheduler(() => runRecurringInvoices(ctx, servicePartners, opts.appBilling), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
+  const recurringInvoices = new HousekeepingScheduler(() => runHousekeeping(ctx, servicePartners, opts.appBilling), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());
   app.addHook('onClose', async () => {

@@ -23,7 +23,7 @@ import { AuditSigner, type SignedCheckpoint } from './kernel/checkpoints.ts';
 import { verifyAuditTrail } from './kernel/verify.ts';
 import { loadAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { auditWitnessPath, readAuditWitness } from './platform/auth/audit-witness.ts';
-import { HOUSEKEEPING_INTERVAL_MS } from './modules/invoices/index.ts';
+import { HOUSEKEEPING_INTERVAL_MS } from './workflows/housekeeping.ts';
 import { openDb } from './platform/db/db.ts';
 
 async function signerFrom(publicKeyFile: string | undefined, dataDir: string): Promise<AuditSigner> {

@@ -278,7 +278,7 @@ export interface FinancialServicesTickReport {
 export const FINANCIAL_SERVICES_TICK_BATCH = 200;
 
 /**
- * The housekeeping tick's status tracking (workflows/recurring-invoices.ts runs it): every transfer the partner still
+ * The housekeeping tick's status tracking (workflows/housekeeping.ts runs it): every transfer the partner still
  * moves and every bill payment not yet posted is asked about — transfers advance submitted → sent → available → paid or
  * are refunded (reversal posted), bill payments are posted or rejected by the biller (reversal posted), exactly as
  * `POST …/refresh` does — each in its own mutation by `system:financial-services`, audited like a refresh. An error of

@@ -1,15 +1,20 @@
 /**
  * The register sale: sales a register made — offline or not — arrive pushed as orders with their
- * tenders, and the server stores each one with everything it implies, in the caller's transaction:
+ * tenders, and the server stores each one with everything it implies, in the caller's transaction. The push is
+ * worked in rounds of distinct order ids (an id pushed twice is looked at again once its first copy is written), and
+ * each round is a list of named steps:
  *
- *   1. validate: the document can be stored, has the core order shape, a plausible time, the store's currency, a
- *      register of this store with its number, an unused receipt number, a tip within the store's bound, a staff
- *      member of the store, and on a line whose price was overridden a manager or owner as approver (core
- *      `priceOverrideProblem`);
- *   2. price-check: the totals add up and the tenders pay them (core `checkRegisterSale`), which derives the sale's
- *      journal transaction — the server's, never one a register sends;
- *   3. store the orders, post their derived journal transactions, take their stock off, audit them (`order.stored`)
- *      and emit `order.created` / `order.paid`; forward the cards a terminal approved offline (offline-card-forward.ts).
+ *   {@link storeRegisterSales}: merge customers ({@link withSurvivingCustomers}) → each round ({@link storeRound}) →
+ *     restamp the items sold ({@link restampSoldItems}) → announce the push's events ({@link announcePush});
+ *   {@link storeRound}: check each sale alone ({@link checkAlone}: storable, order shape, plausible time, prices —
+ *     core `checkRegisterSale`, which derives the sale's journal transaction, the server's, never one a register
+ *     sends) → read what the round needs ({@link readRound}) → judge each sale against the store ({@link judgeSales}:
+ *     already stored, currency, tip bound) → check registers, staff, price-override approvers and receipts
+ *     ({@link admitSales}) → write the admitted sales ({@link writeOptimistically} or {@link writeIsolating});
+ *   {@link writeSales}: post the journal transactions ({@link postSalesJournal}) → store the orders → take their stock
+ *     off → audit them ({@link auditStoredOrders}, `order.stored`) → hold card-present tenders for settlement
+ *     ({@link holdCardSettlements}) → forward the cards a terminal approved offline (offline-card-forward.ts) → check
+ *     the ledger's balance ({@link checkLedgerBalance}) → hand back `order.created` / `order.paid`.
  *
  * Every step works on the whole push at once (a fixed number of statements per push, not per sale). Any failure of
  * one document — a failed check, an exception while pricing it, a statement the database refuses — makes it
@@ -54,6 +59,8 @@ export type SaleOutcome =
  * The one reason given for a sale whose order id or journal transaction id is taken by a document this push cannot
  * overwrite — another store's order, or a journal transaction (this store's or another's) with other content. The
  * same words whoever holds the id, so a push never learns that an id exists in another store.
+ * @param order the sale's order id and journal transaction id, as pushed
+ * @returns the reason, naming both ids and asking for the sale to be sold again under new ids
  */
 export function idConflictReason(order: Pick<Order, 'id' | 'journalTransactionId'>): string {
   return `id conflict: order ${order.id} or its journal transaction ${order.journalTransactionId} is taken by another document; sell it again under new ids`;
@@ -70,7 +77,8 @@ export type WriteMode = 'optimistic' | 'isolating';
 
 /**
  * Thrown by an `optimistic` {@link storeRegisterSales} when the database refuses a statement of the batch write: the
- * transaction is aborted, so the caller rolls it back and writes the push again `isolating`. `cause` is the refusal.
+ * transaction is aborted, so the caller rolls it back and writes the push again `isolating`. `cause` is the refusal;
+ * the message names it (`the database refused the batch write: <name>: <message>`, the refusal cut to 500 characters).
  */
 export class OptimisticWriteRefused extends Error {
   override name = 'OptimisticWriteRefused';
@@ -87,6 +95,24 @@ interface CheckedSale {
   journalTransaction: JournalTransaction | null;
 }
 
+/** An event of the push: an order's `order.created` / `order.paid`, an item's `catalog.updated` (kernel/outbox.ts). */
+type PushEvent = Parameters<typeof emitEvents>[1][number];
+
+/** What the push has come to so far, filled in round by round. */
+interface PushTally {
+  /** One per document, at its index in the push (a hole until its round answers it). */
+  outcomes: SaleOutcome[];
+  /** Catalog items whose stock a written sale moved: each gets one new stamp at the end. */
+  stockMoved: Set<string>;
+  /** Events of the sales written, emitted once at the end with the catalog's (a failed batch's are never collected). */
+  events: PushEvent[];
+}
+
+/** A refused document's outcome; `registerId` is kept when it is a string (cut to 64 characters). */
+function rejected(reason: string, registerId: unknown): SaleOutcome {
+  return { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
@@ -97,42 +123,22 @@ function describeIssues(error: z.ZodError): string {
 const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
 
 /**
- * Stores the register sales among `documents` (core order shapes, client fields already stripped) for `m`'s merchant,
- * in `m.tx`. Marks `orders`, `journal-transactions` and `catalog-items` changed as they are written.
+ * Stores the register sales among `pushed` for `m`'s merchant, in `m.tx`. Marks `orders`, `journal-transactions` and
+ * `catalog-items` changed as they are written.
+ * @param m the merchant's mutation (transaction, actor, clock `m.now`)
+ * @param pushed core order shapes (client fields already stripped), in push order; an id may come more than once
+ * @param mode how the sales that pass every check are written ({@link WriteMode}); `isolating` unless told
  * @returns one outcome per document, in the order given; never throws for a document's content
+ * @throws {@link OptimisticWriteRefused} when an `optimistic` batch write is refused (roll back, push again
+ *   `isolating`); a database error outside the batch write (a read, the restamp, the events) as it comes
  */
 export async function storeRegisterSales(m: Mutation, pushed: readonly Record<string, unknown>[], mode: WriteMode = 'isolating'): Promise<SaleOutcome[]> {
   const documents = await withSurvivingCustomers(m, pushed);
-  const outcomes: SaleOutcome[] = new Array(documents.length);
-  const stockMoved = new Set<string>();
-  // Events of the sales written, emitted once at the end with the catalog's (a failed batch's are never collected).
-  const events: Parameters<typeof emitEvents>[1][number][] = [];
-  // One id twice in a push: the later copy is looked at once the earlier one is written (as if pushed after it).
-  let pending = documents.map((_, i) => i);
-  while (pending.length > 0) {
-    const seen = new Set<string>();
-    const round: number[] = [];
-    const later: number[] = [];
-    for (const i of pending) {
-      const id = documents[i]!.id;
-      if (typeof id === 'string' && seen.has(id)) later.push(i);
-      else {
-        if (typeof id === 'string') seen.add(id);
-        round.push(i);
-      }
-    }
-    await storeRound(m, documents, round, outcomes, stockMoved, events, mode);
-    pending = later;
-  }
-  // Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one catalog.updated event.
-  if (stockMoved.size > 0) {
-    const location = await ensureDefaultLocation(m.tx, m.merchantId);
-    events.push(...(await restampStockOnHand(m.tx, m.merchantId, [...stockMoved], location.id, m.now)));
-    m.changed('catalog-items');
-  }
-  // The push's events — its orders' `order.created`/`order.paid`, then the items' `catalog.updated` — in one INSERT.
-  await emitEvents(m.tx, events);
-  return outcomes;
+  const push: PushTally = { outcomes: new Array<SaleOutcome>(documents.length), stockMoved: new Set<string>(), events: [] };
+  for (const round of roundsOfDistinctIds(documents)) await storeRound(m, documents, round, push, mode);
+  await restampSoldItems(m, push);
+  await announcePush(m, push);
+  return push.outcomes;
 }
 
 /**
@@ -149,8 +155,63 @@ async function withSurvivingCustomers(m: Mutation, documents: readonly Record<st
 }
 
 /**
+ * The documents' indexes in rounds of distinct ids, in push order: a round takes the first copy not yet taken of each
+ * id (and every document without a string id), so a later copy is looked at once the earlier one is written — as if
+ * pushed after it.
+ */
+function* roundsOfDistinctIds(documents: readonly Record<string, unknown>[]): Generator<number[]> {
+  let pending = documents.map((_, i) => i);
+  while (pending.length > 0) {
+    const seen = new Set<string>();
+    const round: number[] = [];
+    const later: number[] = [];
+    for (const i of pending) {
+      const id = documents[i]!.id;
+      if (typeof id === 'string' && seen.has(id)) later.push(i);
+      else {
+        if (typeof id === 'string') seen.add(id);
+        round.push(i);
+      }
+    }
+    yield round;
+    pending = later;
+  }
+}
+
+/** Each item sold in this push gets one new stamp (registers pull its stockOnHand) and one `catalog.updated` event. */
+async function restampSoldItems(m: Mutation, push: PushTally): Promise<void> {
+  if (push.stockMoved.size === 0) return;
+  const location = await ensureDefaultLocation(m.tx, m.merchantId);
+  push.events.push(...(await restampStockOnHand(m.tx, m.merchantId, [...push.stockMoved], location.id, m.now)));
+  m.changed('catalog-items');
+}
+
+/**
+ * The push's events — its orders' `order.created`/`order.paid`, then the items' `catalog.updated` — in one INSERT
+ * into the outbox (webhooks deliver them from there).
+ */
+async function announcePush(m: Mutation, push: PushTally): Promise<void> {
+  await emitEvents(m.tx, push.events);
+}
+
+/**
+ * Checks and writes the documents at `indexes` (distinct ids), filling their outcomes in `push`: each document's own
+ * checks (they need nothing read), one read for the round (the context of the store's checks and, for the sales that
+ * passed their own, what the writes read first), the store's checks in their order, then the write.
+ */
+async function storeRound(m: Mutation, documents: readonly Record<string, unknown>[], indexes: readonly number[], push: PushTally, mode: WriteMode): Promise<void> {
+  const alone = new Map(indexes.map((i) => [i, checkAlone(documents[i]!)]));
+  const { context, before } = await readRound(m, indexes.map((i) => documents[i]!), passedAlone(indexes, alone));
+  const judged = judgeSales(m, documents, indexes, alone, context, push);
+  const admitted = admitSales(judged, context, push);
+  if (admitted.length === 0) return;
+  if (mode === 'optimistic') await writeOptimistically(m, admitted, before, push);
+  else await writeIsolating(m, admitted, push);
+}
+
+/**
  * What can be told of a document on its own, before anything is read (see {@link checkAlone}): each result is answered
- * at its turn in {@link storeRound}, so a document is refused for the same first reason as when every check ran in order.
+ * at its turn in {@link judgeSale}, so a document is refused for the same first reason as when every check ran in order.
  */
 interface AloneChecks {
   /** Why it cannot be stored at all (NUL, lone surrogate, nesting): refused first. */
@@ -185,6 +246,14 @@ function checkAlone(doc: Record<string, unknown>): AloneChecks {
   }
 }
 
+/** The sales whose own checks all passed: those the round's read prepares the writes for. */
+function passedAlone(indexes: readonly number[], alone: ReadonlyMap<number, AloneChecks>): CheckedSale[] {
+  return indexes.flatMap((i): CheckedSale[] => {
+    const a = alone.get(i)!;
+    return a.parsed?.success && a.checked && !a.checked.problems && !a.thrown ? [{ index: i, order: a.parsed.data, journalTransaction: a.checked.journalTransaction }] : [];
+  });
+}
+
 /** What the writers read before writing, read with the push's context (see {@link writeSales}). */
 interface BeforeWrite {
   ledger: LedgerRead;
@@ -194,21 +263,11 @@ interface BeforeWrite {
 }
 
 /**
- * What a round reads, in one statement: the push's context (the store's currency and tip bound, orders already stored
- * under these ids, the registers, staff members and receipt numbers named — from the documents as pushed: reading a
- * few rows a refused document names costs nothing, a second round trip would), and, for the sales that passed their
- * own checks, what their writes read first (see {@link writeSales}). The staff members pushed sales name
- * must be this store's; price overrides' approvers too.
+ * What a round reads, in one statement: the push's context ({@link contextAsk}) and, for the sales that passed their
+ * own checks, what their writes read first (see {@link writeSales}; null when none did).
  */
 async function readRound(m: Mutation, named: readonly Record<string, unknown>[], candidates: readonly CheckedSale[]): Promise<{ context: PushContext; before: BeforeWrite | null }> {
-  const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
-  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
-  const contextPart = pushContextPart(m.merchantId, {
-    ids: named.map((d) => d.id).filter(text),
-    registerIds: named.map((d) => d.registerId).filter(text),
-    staffIds: [...named.map((d) => d.staffId), ...approvers].filter(text),
-    receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
-  });
+  const contextPart = pushContextPart(m.merchantId, contextAsk(named));
   if (candidates.length === 0) {
     const [context] = await readTogether(m.tx, 'register_sales_context', [contextPart]);
     return { context, before: null };
@@ -218,154 +277,171 @@ async function readRound(m: Mutation, named: readonly Record<string, unknown>[],
 }
 
 /**
+ * What the push's context is asked for: the store's currency and tip bound come with it; the orders already stored
+ * under these ids, the registers, staff members (sellers and price-override approvers) and receipt numbers named —
+ * from the documents as pushed (reading a few rows a refused document names costs nothing, a second round trip
+ * would), strings of at most 200 storable characters only.
+ */
+function contextAsk(named: readonly Record<string, unknown>[]): Parameters<typeof pushContextPart>[1] {
+  const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
+  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
+  return {
+    ids: named.map((d) => d.id).filter(text),
+    registerIds: named.map((d) => d.registerId).filter(text),
+    staffIds: [...named.map((d) => d.staffId), ...approvers].filter(text),
+    receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
+  };
+}
+
+/**
  * The reads of {@link writeSales} for `sales` (or more sales than it writes): the ledger's stored ids and accounts, the
  * variations and units on hand, the audit chain's head and numbers for one row per sale and an oversell's row (a
  * number left unused is a gap in seq, never a break in the chain, which is linked by hash in seq order), the rails.
  */
 function beforeWriteParts(m: Mutation, sales: readonly CheckedSale[]) {
   return [
-    ledgerReadPart(m.merchantId, sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []))),
+    ledgerReadPart(m.merchantId, journalOf(sales)),
     salesStockReadPart(m.merchantId, sales.map((s) => s.order)),
     auditReservationPart(m.merchantId, sales.length + 1),
     merchantRailsPart(m.merchantId),
   ] as const;
 }
 
-/** Checks and writes the documents at `indexes` (distinct ids), filling their `outcomes`. */
-async function storeRound(
-  m: Mutation,
-  documents: readonly Record<string, unknown>[],
-  indexes: readonly number[],
-  outcomes: SaleOutcome[],
-  stockMoved: Set<string>,
-  events: Parameters<typeof emitEvents>[1][number][],
-  mode: WriteMode,
-): Promise<void> {
-  const reject = (i: number, reason: string, registerId: unknown) => {
-    outcomes[i] = { kind: 'rejected', reason, registerId: typeof registerId === 'string' ? registerId.slice(0, 64) : null };
-  };
-  // 1. Each document's own checks (storable, schema, time, prices: they need nothing read), then one read for the
-  // round: the context of the checks below and, for the sales that passed their own, what the writes read first.
-  const alone = new Map(indexes.map((i) => [i, checkAlone(documents[i]!)]));
-  const candidates = indexes.flatMap((i): CheckedSale[] => {
-    const a = alone.get(i)!;
-    return a.parsed?.success && a.checked && !a.checked.problems && !a.thrown ? [{ index: i, order: a.parsed.data, journalTransaction: a.checked.journalTransaction }] : [];
-  });
-  const { context, before } = await readRound(m, indexes.map((i) => documents[i]!), candidates);
-  const { stored, registers, usedReceipts: used, staff } = context;
-  const currency = context.currency ?? 'USD';
-  const tipLimit = context.tipLimit ?? DEFAULT_TIP_LIMIT;
-
-  // 2. Each document's verdict, the checks in their order (a document's own and the context's); anything a check threw
-  // rejects that document alone, at the check that threw.
-  const parsed: CheckedSale[] = [];
-  for (const i of indexes) {
-    const doc = documents[i]!;
-    const a = alone.get(i)!;
-    try {
-      if (a.thrown?.at === 'start') throw a.thrown.error;
-      if (a.unstorable) {
-        reject(i, a.unstorable, null);
-        continue;
-      }
-      const master = typeof doc.id === 'string' ? stored.get(doc.id) : undefined;
-      // Another store's order: checked like a new sale, then refused as an id conflict (below), never answered apart.
-      if (master && master.merchantId === m.merchantId) {
-        outcomes[i] = canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master };
-        continue;
-      }
-      if (a.thrown?.at === 'parse') throw a.thrown.error;
-      const result = a.parsed!;
-      if (!result.success) {
-        reject(i, `invalid order: ${describeIssues(result.error)}`, doc.registerId);
-        continue;
-      }
-      const order = result.data;
-      if (a.implausible) {
-        reject(i, 'invalid order: createdAt is not a plausible time', order.registerId);
-        continue;
-      }
-      if (order.currency !== currency) {
-        reject(i, `currency ${order.currency} is not the store's currency ${currency}`, order.registerId);
-        continue;
-      }
-      const tipProblem = tipLimitProblem(order.totalCents, order.tipCents, tipLimit);
-      if (tipProblem) {
-        reject(i, `tip out of bounds: ${tipProblem}`, order.registerId);
-        continue;
-      }
-      if (a.thrown?.at === 'check') throw a.thrown.error;
-      const checked = a.checked!;
-      if (checked.problems) {
-        reject(i, `inconsistent sale: ${checked.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, order.registerId);
-        continue;
-      }
-      parsed.push({ index: i, order, journalTransaction: checked.journalTransaction });
-    } catch (err) {
-      reject(i, `inconsistent sale: it cannot be priced (${messageOf(err)})`, doc.registerId);
-    }
-  }
-
-  const accepted: CheckedSale[] = [];
-  for (const sale of parsed) {
-    const { order } = sale;
-    const number = registers.get(order.registerId);
-    const overrideProblem = priceOverrideProblem(order, staff);
-    if (number === undefined) reject(sale.index, `register ${order.registerId} is not a register of this store`, order.registerId);
-    else if (number !== order.registerNumber) {
-      reject(sale.index, `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`, order.registerId);
-    } else if (order.staffId !== undefined && !staff.has(order.staffId)) {
-      reject(sale.index, `staffId ${order.staffId} is not a staff member of this store`, order.registerId);
-    } else if (overrideProblem !== undefined) {
-      reject(sale.index, overrideProblem, order.registerId);
-    } else if (used.has(receiptKey(order.registerId, order.receiptNumber))) {
-      reject(sale.index, `receipt number ${order.receiptNumber} is already used by another order of this register`, order.registerId);
-    } else if (stored.has(order.id)) {
-      // Held by another store (this store's own are answered above): the same answer as a taken journal transaction id.
-      reject(sale.index, idConflictReason(order), order.registerId);
-    } else {
-      used.add(receiptKey(order.registerId, order.receiptNumber));
-      accepted.push(sale);
-    }
-  }
-  if (accepted.length === 0) return;
-
-  // 3. Write: the whole batch at once. Optimistic: no savepoint; a refusal aborts the transaction and the caller pushes
-  // again isolating. Isolating: should the database refuse any of it, each half again (in its own savepoint) down to
-  // the single sale it refuses — a few batches for one bad sale among hundreds, never the whole push failed.
-  if (mode === 'optimistic') {
-    let written: Written;
-    try {
-      written = await writeSales(m, accepted, false, before ?? undefined);
-    } catch (err) {
-      throw new OptimisticWriteRefused(err);
-    }
-    settle(written, outcomes, stockMoved, reject);
-    events.push(...written.events);
-    return;
-  }
-  const write = async (sales: readonly CheckedSale[]): Promise<void> => {
-    const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales, true));
-    if (attempt.ok) {
-      settle(attempt.value, outcomes, stockMoved, reject);
-      events.push(...attempt.value.events);
-    }
-    else if (sales.length === 1) reject(sales[0]!.index, `the order could not be stored: ${messageOf(attempt.error)}`, sales[0]!.order.registerId);
-    else {
-      const half = Math.ceil(sales.length / 2);
-      await write(sales.slice(0, half));
-      await write(sales.slice(half));
-    }
-  };
-  await write(accepted);
+/** The journal transactions of `sales` that move money, in order. */
+function journalOf(sales: readonly CheckedSale[]): JournalTransaction[] {
+  return sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
 }
 
-type Written = { stored: CheckedSale[]; refused: { sale: CheckedSale; reason: string }[]; changedItemIds: string[]; events: Parameters<typeof emitEvents>[1][number][] };
+/** A document's verdict: answered now (refused, or already stored), or a sale for the store's checks. */
+type Verdict = { outcome: SaleOutcome } | { sale: CheckedSale };
 
-function settle(written: Written, outcomes: SaleOutcome[], stockMoved: Set<string>, reject: (i: number, reason: string, registerId: unknown) => void): void {
-  for (const sale of written.stored) outcomes[sale.index] = { kind: 'stored' };
-  for (const { sale, reason } of written.refused) reject(sale.index, reason, sale.order.registerId);
-  for (const id of written.changedItemIds) stockMoved.add(id);
+/**
+ * Each document's verdict before the store's registers and staff are looked at, the checks in their order (a
+ * document's own and the context's); anything a check threw rejects that document alone, at the check that threw.
+ * The documents answered are answered in `push`; the sales left are returned, in push order.
+ */
+function judgeSales(m: Mutation, documents: readonly Record<string, unknown>[], indexes: readonly number[], alone: ReadonlyMap<number, AloneChecks>, context: PushContext, push: PushTally): CheckedSale[] {
+  const judged: CheckedSale[] = [];
+  for (const i of indexes) {
+    const doc = documents[i]!;
+    let verdict: Verdict;
+    try {
+      verdict = judgeSale(m, i, doc, alone.get(i)!, context);
+    } catch (err) {
+      verdict = { outcome: rejected(`inconsistent sale: it cannot be priced (${messageOf(err)})`, doc.registerId) };
+    }
+    if ('sale' in verdict) judged.push(verdict.sale);
+    else push.outcomes[i] = verdict.outcome;
+  }
+  return judged;
+}
+
+/**
+ * One document's verdict, in the order of checks: storable; already stored by this store (unchanged, or the stored
+ * master wins); the order shape; then {@link judgeOrder}. Throws what its own checks threw, at the check that threw.
+ */
+function judgeSale(m: Mutation, index: number, doc: Record<string, unknown>, a: AloneChecks, context: PushContext): Verdict {
+  if (a.thrown?.at === 'start') throw a.thrown.error;
+  if (a.unstorable) return { outcome: rejected(a.unstorable, null) };
+  const master = typeof doc.id === 'string' ? context.stored.get(doc.id) : undefined;
+  // Another store's order: checked like a new sale, then refused as an id conflict (storeProblem), never answered apart.
+  if (master && master.merchantId === m.merchantId) {
+    return { outcome: canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master } };
+  }
+  if (a.thrown?.at === 'parse') throw a.thrown.error;
+  const result = a.parsed!;
+  if (!result.success) return { outcome: rejected(`invalid order: ${describeIssues(result.error)}`, doc.registerId) };
+  return judgeOrder(index, result.data, a, context);
+}
+
+/** A well-shaped order's verdict: a plausible time, the store's currency, a tip within the store's bound, the prices. */
+function judgeOrder(index: number, order: Order, a: AloneChecks, context: PushContext): Verdict {
+  const refuse = (reason: string): Verdict => ({ outcome: rejected(reason, order.registerId) });
+  if (a.implausible) return refuse('invalid order: createdAt is not a plausible time');
+  const currency = context.currency ?? 'USD';
+  if (order.currency !== currency) return refuse(`currency ${order.currency} is not the store's currency ${currency}`);
+  const tipProblem = tipLimitProblem(order.totalCents, order.tipCents, context.tipLimit ?? DEFAULT_TIP_LIMIT);
+  if (tipProblem) return refuse(`tip out of bounds: ${tipProblem}`);
+  if (a.thrown?.at === 'check') throw a.thrown.error;
+  const checked = a.checked!;
+  if (checked.problems) return refuse(`inconsistent sale: ${checked.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
+  return { sale: { index, order, journalTransaction: checked.journalTransaction } };
+}
+
+/**
+ * The sales the store admits, in order ({@link storeProblem}); a receipt number an admitted sale takes is taken for
+ * the rest of the round. The others are refused in `push`.
+ */
+function admitSales(judged: readonly CheckedSale[], context: PushContext, push: PushTally): CheckedSale[] {
+  const admitted: CheckedSale[] = [];
+  for (const sale of judged) {
+    const { order } = sale;
+    const problem = storeProblem(order, context);
+    if (problem !== undefined) push.outcomes[sale.index] = rejected(problem, order.registerId);
+    else {
+      context.usedReceipts.add(receiptKey(order.registerId, order.receiptNumber));
+      admitted.push(sale);
+    }
+  }
+  return admitted;
+}
+
+/**
+ * Why the store refuses `order`, the first of: not a register of this store, another register number, a staff member
+ * of another store, a price override not approved by a manager or owner (core `priceOverrideProblem`), a receipt
+ * number already used, an order id another store holds; undefined when it admits it.
+ */
+function storeProblem(order: Order, { registers, staff, usedReceipts, stored }: PushContext): string | undefined {
+  const number = registers.get(order.registerId);
+  const overrideProblem = priceOverrideProblem(order, staff);
+  if (number === undefined) return `register ${order.registerId} is not a register of this store`;
+  if (number !== order.registerNumber) return `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`;
+  if (order.staffId !== undefined && !staff.has(order.staffId)) return `staffId ${order.staffId} is not a staff member of this store`;
+  if (overrideProblem !== undefined) return overrideProblem;
+  if (usedReceipts.has(receiptKey(order.registerId, order.receiptNumber))) return `receipt number ${order.receiptNumber} is already used by another order of this register`;
+  // Held by another store (this store's own are answered by judgeSale): the same answer as a taken journal transaction id.
+  if (stored.has(order.id)) return idConflictReason(order);
+  return undefined;
+}
+
+/**
+ * Writes the admitted sales in one go, without a savepoint, with what the round read first. A refusal by the database
+ * aborts the transaction: thrown as {@link OptimisticWriteRefused}, and the caller pushes again isolating.
+ */
+async function writeOptimistically(m: Mutation, sales: readonly CheckedSale[], before: BeforeWrite | null, push: PushTally): Promise<void> {
+  let written: Written;
+  try {
+    written = await writeSales(m, sales, false, before ?? undefined);
+  } catch (err) {
+    throw new OptimisticWriteRefused(err);
+  }
+  settle(written, push);
+}
+
+/**
+ * Writes the admitted sales in a savepoint; should the database refuse any of it, each half again (in its own
+ * savepoint) down to the single sale it refuses — a few batches for one bad sale among hundreds, never the whole push
+ * failed.
+ */
+async function writeIsolating(m: Mutation, sales: readonly CheckedSale[], push: PushTally): Promise<void> {
+  const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales, true));
+  if (attempt.ok) settle(attempt.value, push);
+  else if (sales.length === 1) push.outcomes[sales[0]!.index] = rejected(`the order could not be stored: ${messageOf(attempt.error)}`, sales[0]!.order.registerId);
+  else {
+    const half = Math.ceil(sales.length / 2);
+    await writeIsolating(m, sales.slice(0, half), push);
+    await writeIsolating(m, sales.slice(half), push);
+  }
+}
+
+type Written = { stored: CheckedSale[]; refused: { sale: CheckedSale; reason: string }[]; changedItemIds: string[]; events: PushEvent[] };
+
+/** A batch written: its outcomes, the items whose stock it moved and its events, into the push's tally. */
+function settle(written: Written, push: PushTally): void {
+  for (const sale of written.stored) push.outcomes[sale.index] = { kind: 'stored' };
+  for (const { sale, reason } of written.refused) push.outcomes[sale.index] = rejected(reason, sale.order.registerId);
+  for (const id of written.changedItemIds) push.stockMoved.add(id);
+  push.events.push(...written.events);
 }
 
 /**
@@ -387,39 +463,59 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
 
 /**
  * Writes checked sales: their derived journal transactions first (a sale whose transaction id is already taken by other
- * content is refused and nothing of it is written), then the orders, stock, audit rows and events, each in one
- * statement; their events are handed back (the caller emits every event of the push at once). What the writers read
- * first — the ledger's stored ids and accounts, the variations and units on hand, the audit chain's head and sequence
- * numbers, the store's rails — is `read` by the caller with the push's context (an optimistic write, the round's first
- * write), or here in one statement (platform/db `readTogether`, each part its owner's SQL; {@link beforeWriteParts}).
- * With `checkBalanceNow` (isolating writes) the ledger's balance check, deferred to the commit, is run here, so a
- * refusal lands inside the savepoint; without it (optimistic writes) it runs at COMMIT.
+ * content is refused and nothing of it is written), then the orders, stock, audit rows and pending card settlements,
+ * each in one statement, and the offline card forwards; their events are handed back (the caller emits every event of
+ * the push at once). What the writers read first is `read` by the caller with the push's context (an optimistic
+ * write, the round's first write), or here in one statement ({@link readBeforeWrite}). With `checkBalanceNow`
+ * (isolating writes) the ledger's balance is checked here ({@link checkLedgerBalance}); without it, at COMMIT.
  */
 async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalanceNow: boolean, read?: BeforeWrite): Promise<Written> {
-  const toPost = sales.flatMap((s) => (s.journalTransaction ? [s.journalTransaction] : []));
-  let before = read;
-  if (!before) {
-    const [ledger, stock, audit, rails] = await readTogether(m.tx, 'register_sales_before_write', beforeWriteParts(m, sales));
-    before = { ledger, stock, audit, rails };
-  }
-  const { ledger: ledgerRead, stock: stockRead, audit: reservation, rails } = before;
-  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost, { read: ledgerRead });
-  const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
-  const stored: CheckedSale[] = [];
-  const refused: Written['refused'] = [];
-  sales.forEach((sale) => {
-    const outcome = sale.journalTransaction ? outcomes.get(sale.journalTransaction.id)! : ({ status: 'created' } as const);
-    if (outcome.status === 'created' || outcome.status === 'unchanged') stored.push(sale);
-    else if (outcome.status === 'conflict') refused.push({ sale, reason: idConflictReason(sale.order) });
-    else refused.push({ sale, reason: `its journal transaction cannot be posted: ${outcome.message}` });
-  });
+  const before = read ?? (await readBeforeWrite(m, sales));
+  const { stored, refused, created } = await postSalesJournal(m, sales, before.ledger);
   if (stored.length === 0) return { stored, refused, changedItemIds: [], events: [] };
   const orders = stored.map((s) => s.order);
   await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused).
-  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: stockRead });
+  const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: before.stock });
+  await auditStoredOrders(m, orders, stock.audit, before.audit);
+  await holdCardSettlements(m, orders, before.rails);
+  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each.
+  await forwardOfflineCardPayments(m, orders);
+  if (created) await checkLedgerBalance(m, checkBalanceNow);
+  m.changed('orders');
+  return { stored, refused, changedItemIds: stock.changedItemIds, events: orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)) };
+}
+
+/** What {@link writeSales} reads first, in one statement (platform/db `readTogether`, each part its owner's SQL). */
+async function readBeforeWrite(m: Mutation, sales: readonly CheckedSale[]): Promise<BeforeWrite> {
+  const [ledger, stock, audit, rails] = await readTogether(m.tx, 'register_sales_before_write', beforeWriteParts(m, sales));
+  return { ledger, stock, audit, rails };
+}
+
+/**
+ * Posts the sales' journal transactions (one statement; a sale that moves no money posts none) and sorts the sales:
+ * `stored` (posted now, or already posted with this content), `refused` (the transaction id taken by other content,
+ * or a transaction the ledger cannot post); `created` tells whether any transaction was posted now.
+ */
+async function postSalesJournal(m: Mutation, sales: readonly CheckedSale[], read: LedgerRead): Promise<{ stored: CheckedSale[]; refused: Written['refused']; created: boolean }> {
+  const toPost = journalOf(sales);
+  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost, { read });
+  const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
+  const stored: CheckedSale[] = [];
+  const refused: Written['refused'] = [];
+  for (const sale of sales) {
+    const outcome = sale.journalTransaction ? outcomes.get(sale.journalTransaction.id)! : ({ status: 'created' } as const);
+    if (outcome.status === 'created' || outcome.status === 'unchanged') stored.push(sale);
+    else if (outcome.status === 'conflict') refused.push({ sale, reason: idConflictReason(sale.order) });
+    else refused.push({ sale, reason: `its journal transaction cannot be posted: ${outcome.message}` });
+  }
+  return { stored, refused, created: posted.some((p) => p.status === 'created') };
+}
+
+/** The audit rows of the stored orders, in one statement on the numbers read first: the stock's rows, then `order.stored` per order. */
+async function auditStoredOrders(m: Mutation, orders: readonly Order[], stockAudit: Parameters<typeof appendAuditBatch>[1], reservation: AuditReservation): Promise<void> {
   await appendAuditBatch(m.tx, [
-    ...stock.audit,
+    ...stockAudit,
     ...orders.map((order) => ({
       merchantId: m.merchantId,
       actor: m.actor,
@@ -431,7 +527,13 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
       data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
     })),
   ], { reserved: reservation });
-  // Card-present tenders approved online settle on the rail's schedule (cards: 2 days): pending settlement till then.
+}
+
+/**
+ * Card-present tenders approved online settle on the rail's schedule (the store's `card_present` rail's
+ * `settlementHours`; cards: 2 days): each is a pending settlement of its amount in cents till then.
+ */
+async function holdCardSettlements(m: Mutation, orders: readonly Order[], rails: readonly RailConfig[]): Promise<void> {
   const cards = orders.flatMap((order) =>
     order.journalTransactionId
       ? order.tenders
@@ -440,13 +542,14 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
       : [],
   );
   if (cards.length > 0) await recordPendingSettlements(m, rails.find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
-  // Cards the terminal approved offline: recorded and forwarded to the processor, exactly once each.
-  await forwardOfflineCardPayments(m, orders);
-  if (posted.some((p) => p.status === 'created')) {
-    // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.
-    if (checkBalanceNow) await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
-    m.changed('journal-transactions');
-  }
-  m.changed('orders');
-  return { stored, refused, changedItemIds: stock.changedItemIds, events: orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)) };
+}
+
+/**
+ * Journal transactions were posted now: with `now` (isolating writes) the ledger's balance check, deferred to the
+ * commit, is run here, so a refusal lands inside the savepoint; without it (optimistic writes) it runs at COMMIT.
+ */
+async function checkLedgerBalance(m: Mutation, now: boolean): Promise<void> {
+  // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.
+  if (now) await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
+  m.changed('journal-transactions');
 }

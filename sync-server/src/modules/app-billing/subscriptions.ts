@@ -511,7 +511,7 @@ export interface AppBillingReport {
 }
 
 /**
- * The housekeeping tick's app billing at `now` (workflows/recurring-invoices.ts calls it): every active subscription
+ * The housekeeping tick's app billing at `now` (workflows/housekeeping.ts calls it): every active subscription
  * whose period has ended is renewed for the next calendar month at its full price — the price its store agreed to,
  * or the app's lower listed price, never a rise the store has not accepted; a subscription of an app that is free now
  * ends instead (several months caught up after a downtime); every past-due one whose retry is due is tried again for

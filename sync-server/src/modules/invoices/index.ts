@@ -1,5 +1,5 @@
 /**
- * Invoices: drafts, sending with a pay link, payments, overdue, void; recurring invoice series and their scheduler.
+ * Invoices: drafts, sending with a pay link, payments, overdue, void; recurring invoice series.
  *
  * The module's face: code outside the module imports only this file (rule `outside-a-module-only-its-face` in
  * .dependency-cruiser.cjs). The module's own files import each other directly, never this file.
@@ -10,11 +10,8 @@ export {
   createSeries,
   dueSeriesIds,
   generateDueInvoices,
-  HOUSEKEEPING_INTERVAL_MS,
-  RecurringInvoiceScheduler,
   unsentAutoSendDrafts,
-  type RecurringSchedulerOptions,
-  type TickReport,
+  type RecurringInvoicesReport,
 } from './recurring.ts';
 
 // Invoices.

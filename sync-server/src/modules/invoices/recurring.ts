@@ -2,13 +2,13 @@
  * Recurring invoice series: a template (customer, lines, memo, due-date offset, channels) and an RFC 5545
  * RRULE evaluated with the `rrule` package over whole UTC days from `startDate`. States `active ⇄ paused → ended`.
  *
- * The scheduler ({@link RecurringInvoiceScheduler}, started by buildApp and stopped on close, on the injected clock)
+ * The housekeeping tick (workflows/housekeeping.ts, started by buildApp and stopped on close, on the injected clock)
  * generates one invoice per occurrence date up to today, idempotently: the database holds a unique key on
  * (series, occurrence date) and every insert is `ON CONFLICT DO NOTHING`, so a restart — or two instances ticking at
  * once — never makes a duplicate. Missed occurrences (the server was down) are caught up; occurrences that fall while
  * a series is paused are skipped. Auto-send series have their generated drafts sent by the same tick (a draft left
- * unsent by a crash is sent by the next tick). Each tick also stores expired pay requests and overdue invoices: the
- * tick spans modules, so it is a workflow (workflows/recurring-invoices.ts) that the scheduler here runs.
+ * unsent by a crash is sent by the next tick). The tick spans modules, so it is a workflow
+ * (workflows/recurring-invoices.ts, run by workflows/housekeeping.ts) that calls the functions here.
  */
 import rrulePkg from 'rrule';
 import {
@@ -188,28 +188,15 @@ export async function transitionSeries(ctx: AppContext, principal: Principal, id
   return getSeries(ctx.db, merchantId, id);
 }
 
-/** What one scheduler tick did. */
-export interface TickReport {
+/**
+ * What one pass over the recurring invoices did (the housekeeping tick's report extends it: workflows/housekeeping.ts):
+ * ids of the invoices generated and sent, of the series ended, and the errors of single series and drafts.
+ */
+export interface RecurringInvoicesReport {
   generated: string[];
   sent: string[];
   ended: string[];
-  expiredPayRequests: number;
-  overdueInvoices: number;
-  /** Idempotency keys past their 24 h, deleted. */
-  purgedIdempotencyKeys: number;
-  /** Signed audit checkpoints written (merchants whose audit head moved since their last one). */
-  auditCheckpoints: number;
-  /** Delayed-rail payments settled and returned by the bank (modules/payments/settlements.ts). */
-  settlements: { settled: number; returned: number };
-  /** Offline card forwards retried now with an outcome, and those expired past the store's forward window. */
-  offlineForwards: { forwarded: number; expired: number };
-  /** Money transfers and bill payments whose status the partner moved (workflows/financial-services.ts). */
-  financialServices: { transfersMoved: number; billPaymentsMoved: number };
-  /** App billing (modules/app-billing): renewals and retries charged, declined, suspended; held developer earnings released; payouts made. */
-  appBilling?: { charged: number; failed: number; suspended: number; developerEarningsReleased: number; developerPayouts: number };
-  /** Tables whose planner statistics were refreshed (the embedded database only; platform/db/statistics.ts). */
-  analyzedTables?: string[];
-  errors: { seriesId?: string; invoiceId?: string; recordId?: string; message: string }[];
+  errors: { seriesId?: string; invoiceId?: string; message: string }[];
 }
 
 /**
@@ -217,7 +204,7 @@ export interface TickReport {
  * `ON CONFLICT DO NOTHING` on (series, occurrence date)), advancing the series' cursor. Ends the series when its rule
  * has no more dates. Returns the ids of the invoices it created.
  */
-export async function generateDueInvoices(ctx: Pick<AppContext, 'db' | 'clock'>, seriesId: string, today: string, report: TickReport, catalogOf: CatalogLoader): Promise<void> {
+export async function generateDueInvoices(ctx: Pick<AppContext, 'db' | 'clock'>, seriesId: string, today: string, report: RecurringInvoicesReport, catalogOf: CatalogLoader): Promise<void> {
   const now = ctx.clock();
   for (let n = 0; n < MAX_OCCURRENCES_PER_TICK; n++) {
     const done = await ctx.db.transaction(async (tx) => {
@@ -269,69 +256,4 @@ export async function unsentAutoSendDrafts(db: Queryable): Promise<{ id: string;
      WHERE i.status = 'draft' AND s.auto_send ORDER BY i.created_at, i.id`,
   );
   return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, channels: r.channels }));
-}
-
-/** Options of the scheduler: how often it ticks (default every 60 s), and where its errors go. */
-/** Default interval of the housekeeping tick (recurring invoices, expiries, periodic audit checkpoints), in ms. */
-export const HOUSEKEEPING_INTERVAL_MS = 60_000;
-
-export interface RecurringSchedulerOptions {
-  intervalMs?: number;
-  enabled?: boolean;
-  onError?: (err: unknown) => void;
-}
-
-/**
- * Runs its tick (workflows/recurring-invoices.ts `runRecurringInvoices`, handed in by app.ts) once when started and then every `intervalMs`, never two ticks at once.
- * `stop()` waits for a running tick, so closing the app leaves no work behind.
- */
-export class RecurringInvoiceScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private chain: Promise<void> = Promise.resolve();
-  private stopped = true;
-
-  constructor(
-    private readonly tick: () => Promise<TickReport>,
-    private readonly options: RecurringSchedulerOptions = {},
-  ) {}
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      try {
-        await this.runOnce();
-      } catch (err) {
-        this.options.onError?.(err);
-      }
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.options.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
-    };
-    this.timer = setTimeout(() => void loop(), 0);
-  }
-
-  /** One tick now (after any running one: ticks are chained, never concurrent within one scheduler). */
-  async runOnce(): Promise<TickReport> {
-    const tick = this.chain.then(() => this.tick());
-    this.chain = tick.then(
-      () => undefined,
-      () => undefined,
-    );
-    const report = await tick;
-    for (const e of report.errors) this.options.onError?.(new Error(`recurring invoices: ${e.seriesId ?? e.invoiceId}: ${e.message}`));
-    return report;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.chain;
-  }
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The recurring-invoice scheduler of this app (`runOnce()` for a tick now). */
-    recurringInvoices: RecurringInvoiceScheduler;
-  }
 }

@@ -51,8 +51,8 @@ const seriesListQuery = z.strictObject({
 });
 
 /**
- * Invoices and recurring invoice series — staff only. Logic in services/invoices.ts and
- * services/recurring-invoices.ts; the PDF in services/invoice-pdf.ts.
+ * Invoices and recurring invoice series — staff only. Logic in service.ts and recurring.ts (the tick's pass in
+ * workflows/recurring-invoices.ts, run by workflows/housekeeping.ts); the PDF in pdf.ts.
  */
 export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flows: InvoiceWorkflows): void {
   const onRequest = guard(ctx, STAFF);
