@@ -23,7 +23,10 @@ export interface RxSchemaParts<T> {
   title: string;
   version: number;
   primaryKey: Field<T>;
-  /** `maxLength` of the string fields that need one: the primary key and indexed fields (RxDB refuses them without). */
+  /**
+   * `maxLength` of the string fields that need one: the primary key and indexed fields (RxDB refuses them without) —
+   * and those the collection's schema gave one at its version.
+   */
   maxLength?: Partial<Record<Field<T>, number>>;
   /** Top-level fields whose zod enum the RxDB schema keeps (the others are stored as their base type). */
   enums?: readonly Field<T>[];

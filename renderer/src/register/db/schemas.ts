@@ -4,8 +4,9 @@
  * to the one stored databases were created with (test/renderer/rx-schemas.test.ts): a change to a shape that changes
  * a collection's schema needs a new version and a migration strategy (database.ts).
  *
- * `required` lists, where given, are the ones the collections were created with at their version (fewer than zod
- * requires; RxDB validates nothing here, so they only name the schema).
+ * `required` lists, where given, and `maxLength` on fields that are not indexed are the ones the collections were
+ * created with at their version (RxDB validates nothing here: they only keep the stored schema); widening `required`
+ * to all zod requires is a new version.
  */
 import type { RxJsonSchema } from 'rxdb';
 import {
