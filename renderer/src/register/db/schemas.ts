@@ -1,10 +1,33 @@
 /**
- * RxDB JSON schemas of the register's collections, mirroring the zod shapes in core/schemas.ts. RxDB needs a type
- * on every top-level property; nested shapes are described loosely because the register validates every record it
- * writes with the core zod schema first, and pulled records were validated by the server.
+ * RxDB JSON schemas of the register's collections, generated from the core zod shapes (core/schemas.ts, shifts.ts,
+ * returns.ts) by {@link rxSchemaFromZod}: only what RxDB needs beyond the shape is written here. Each schema is pinned
+ * to the one stored databases were created with (test/renderer/rx-schemas.test.ts): a change to a shape that changes
+ * a collection's schema needs a new version and a migration strategy (database.ts).
+ *
+ * `required` lists, where given, and `maxLength` on fields that are not indexed are the ones the collections were
+ * created with at their version (RxDB validates nothing here: they only keep the stored schema); widening `required`
+ * to all zod requires is a new version.
  */
 import type { RxJsonSchema } from 'rxdb';
-import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterReturn, Shift, ShiftCloseout, TaxRate } from '../../../../core/index.ts';
+import {
+  cashMovementSchema,
+  catalogItemSchema,
+  journalTransactionSchema,
+  orderSchema,
+  registerReturnSchema,
+  shiftCloseoutSchema,
+  shiftSchema,
+  taxRateSchema,
+  type CashMovement,
+  type CatalogItem,
+  type JournalTransaction,
+  type Order,
+  type RegisterReturn,
+  type Shift,
+  type ShiftCloseout,
+  type TaxRate,
+} from '../../../../core/index.ts';
+import { rxSchemaFromZod } from './rx-schema-from-zod.ts';
 
 /** Fields the server stamps on every replicated document. */
 const serverStampProperties = {
@@ -12,6 +35,7 @@ const serverStampProperties = {
   syncSeq: { type: 'integer', minimum: 0 },
 } as const;
 
+/** The quarantine marker of a register-authored document (see {@link Rejectable}). */
 const rejectionProperty = {
   type: 'object',
   properties: { reason: { type: 'string' }, at: { type: 'string' } },
@@ -25,197 +49,85 @@ const idProperty = { type: 'string', maxLength: 64 } as const;
  */
 export type Rejectable<T> = T & { rejection?: { reason: string; at: string; by?: 'register' } };
 
-export const catalogItemRxSchema: RxJsonSchema<CatalogItem> = {
+export const catalogItemRxSchema: RxJsonSchema<CatalogItem> = rxSchemaFromZod<CatalogItem>(catalogItemSchema, {
   title: 'catalog item',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    name: { type: 'string' },
-    description: { type: 'string' },
-    category: { type: 'string' },
-    kind: { type: 'string', enum: ['product', 'service'] },
-    variations: { type: 'array', items: { type: 'object' } },
-    modifierLists: { type: 'array', items: { type: 'object' } },
-    taxRateIds: { type: 'array', items: { type: 'string' } },
-    imageUrl: { type: 'string' },
-    ...serverStampProperties,
-  },
-  required: ['id', 'name', 'category', 'kind', 'variations', 'modifierLists', 'taxRateIds'],
-};
+  maxLength: { id: 64 },
+  enums: ['kind'],
+  extra: serverStampProperties,
+});
 
-export const taxRateRxSchema: RxJsonSchema<TaxRate> = {
+export const taxRateRxSchema: RxJsonSchema<TaxRate> = rxSchemaFromZod<TaxRate>(taxRateSchema, {
   title: 'tax rate',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    name: { type: 'string' },
-    basisPoints: { type: 'integer' },
-    inclusive: { type: 'boolean' },
-    ...serverStampProperties,
-  },
-  required: ['id', 'name', 'basisPoints', 'inclusive'],
-};
+  maxLength: { id: 64 },
+  extra: serverStampProperties,
+});
 
-export const orderRxSchema: RxJsonSchema<Rejectable<Order>> = {
+export const orderRxSchema: RxJsonSchema<Rejectable<Order>> = rxSchemaFromZod<Rejectable<Order>>(orderSchema, {
   title: 'order',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    registerId: { type: 'string', maxLength: 64 },
-    registerNumber: { type: 'integer' },
-    receiptNumber: { type: 'string' },
-    state: { type: 'string' },
-    currency: { type: 'string' },
-    createdAt: { type: 'string', maxLength: 40 },
-    staffId: { type: 'string' },
-    customerId: { type: 'string' },
-    lines: { type: 'array', items: { type: 'object' } },
-    discounts: { type: 'array', items: { type: 'object' } },
-    taxLines: { type: 'array', items: { type: 'object' } },
-    subtotalCents: { type: 'integer' },
-    discountCents: { type: 'integer' },
-    taxCents: { type: 'integer' },
-    totalCents: { type: 'integer' },
-    tipCents: { type: 'integer' },
-    paidCents: { type: 'integer' },
-    tenders: { type: 'array', items: { type: 'object' } },
-    journalTransactionId: { type: ['string', 'null'] },
-    note: { type: 'string' },
-    rejection: rejectionProperty,
-    ...serverStampProperties,
-  },
+  maxLength: { id: 64, registerId: 64, createdAt: 40 },
   required: ['id', 'registerId', 'receiptNumber', 'createdAt', 'lines', 'totalCents'],
   indexes: ['createdAt'],
-};
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
 
-export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransaction>> = {
+export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransaction>> = rxSchemaFromZod<Rejectable<JournalTransaction>>(journalTransactionSchema, {
   title: 'journal transaction',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    kind: { type: 'string' },
-    sourceType: { type: 'string' },
-    sourceId: { type: 'string' },
-    registerId: { type: ['string', 'null'] },
-    currency: { type: 'string' },
-    occurredAt: { type: 'string' },
-    memo: { type: 'string' },
-    postings: { type: 'array', items: { type: 'object' } },
-    rejection: rejectionProperty,
-    ...serverStampProperties,
-  },
+  maxLength: { id: 64 },
   required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
-};
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
 
 // ── Shifts: append-only documents born on the register (core/shifts.ts), pushed like orders. ──
 
-export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = {
+export const shiftRxSchema: RxJsonSchema<Rejectable<Shift>> = rxSchemaFromZod<Rejectable<Shift>>(shiftSchema, {
   title: 'shift',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    registerId: { type: 'string', maxLength: 64 },
-    registerNumber: { type: 'integer' },
-    currency: { type: 'string' },
-    openedAt: { type: 'string', maxLength: 40 },
-    staffId: { type: 'string' },
-    openingFloatCents: { type: 'integer' },
-    openingCount: { type: 'array', items: { type: 'object' } },
-    rejection: rejectionProperty,
-    ...serverStampProperties,
-  },
+  maxLength: { id: 64, registerId: 64, openedAt: 40 },
   required: ['id', 'registerId', 'openedAt', 'openingFloatCents'],
   indexes: ['openedAt'],
-};
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
 
-export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = {
+export const cashMovementRxSchema: RxJsonSchema<Rejectable<CashMovement>> = rxSchemaFromZod<Rejectable<CashMovement>>(cashMovementSchema, {
   title: 'cash movement',
   // 1: financial services' drawer movements (`serviceRef`, `feeCents`); documents of 0 migrate as they are.
   version: 1,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    shiftId: { type: 'string', maxLength: 64 },
-    registerId: { type: 'string', maxLength: 64 },
-    registerNumber: { type: 'integer' },
-    kind: { type: 'string' },
-    amountCents: { type: 'integer' },
-    reason: { type: 'string' },
-    serviceRef: { type: 'string' },
-    feeCents: { type: 'integer' },
-    createdAt: { type: 'string', maxLength: 40 },
-    staffId: { type: 'string' },
-    rejection: rejectionProperty,
-    ...serverStampProperties,
-  },
+  maxLength: { id: 64, shiftId: 64, registerId: 64, createdAt: 40 },
   required: ['id', 'shiftId', 'kind', 'amountCents', 'createdAt'],
   indexes: ['shiftId', 'createdAt'],
-};
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
 
 /** A closeout: pushed, and pulled back for the server's stamp (`syncSeq`: on the server). */
-export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout>> = {
+export const closeoutRxSchema: RxJsonSchema<Rejectable<ShiftCloseout>> = rxSchemaFromZod<Rejectable<ShiftCloseout>>(shiftCloseoutSchema, {
   title: 'shift closeout',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    shiftId: { type: 'string', maxLength: 64 },
-    registerId: { type: 'string', maxLength: 64 },
-    registerNumber: { type: 'integer' },
-    currency: { type: 'string' },
-    closedAt: { type: 'string', maxLength: 40 },
-    staffId: { type: 'string' },
-    counted: { type: 'array', items: { type: 'object' } },
-    countedCashCents: { type: 'integer' },
-    report: { type: 'object' },
-    note: { type: 'string' },
-    rejection: rejectionProperty,
-    ...serverStampProperties,
-  },
+  maxLength: { id: 64, shiftId: 64, registerId: 64, closedAt: 40 },
   required: ['id', 'shiftId', 'closedAt', 'counted', 'countedCashCents', 'report'],
   indexes: ['shiftId'],
-};
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
 
 /** A return made at this register (core/returns.ts): pushed, and pulled back for the server's stamp and refund id. */
-export const returnRxSchema: RxJsonSchema<Rejectable<RegisterReturn>> = {
+export const returnRxSchema: RxJsonSchema<Rejectable<RegisterReturn>> = rxSchemaFromZod<Rejectable<RegisterReturn>>(registerReturnSchema, {
   title: 'register return',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: idProperty,
-    registerId: { type: 'string', maxLength: 64 },
-    orderId: { type: 'string', maxLength: 64 },
-    receiptNumber: { type: 'string', maxLength: 40 },
-    createdAt: { type: 'string', maxLength: 40 },
-    staffId: { type: 'string' },
-    shiftId: { type: 'string', maxLength: 64 },
-    lines: { type: 'array', items: { type: 'object' } },
-    restock: { type: 'boolean' },
-    amountCents: { type: 'integer' },
-    tender: { type: 'object' },
-    approval: { type: 'string' },
-    exchangeOrderId: { type: 'string', maxLength: 64 },
-    reason: { type: 'string' },
-    refundId: { type: 'string' },
-    rejection: rejectionProperty,
-    ...serverStampProperties,
-  },
-  required: ['id', 'registerId', 'orderId', 'receiptNumber', 'createdAt', 'lines', 'restock', 'amountCents', 'tender'],
+  maxLength: { id: 64, registerId: 64, orderId: 64, receiptNumber: 40, createdAt: 40, shiftId: 64, exchangeOrderId: 64 },
   indexes: ['orderId', 'createdAt'],
-};
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
 
 /**
  * A customer on the register: the store's customers pulled from the server (core `CustomerRecord` plus
@@ -241,6 +153,10 @@ export interface StoredCustomerFields {
 }
 export type StoredCustomer = Rejectable<StoredCustomerFields> & { updatedAt?: string; syncSeq?: number };
 
+/**
+ * Written by hand: a stored customer is one of three core shapes (`CustomerRecord` plus `registerId`,
+ * `RegisterCustomer`, the alias of `CustomerSyncDocument`), not one zod schema.
+ */
 const nullableText = { type: ['string', 'null'] } as const;
 
 export const customerRxSchema: RxJsonSchema<StoredCustomer> = {
