@@ -458,20 +458,6 @@ export const journalTransactionSchema = z.strictObject({
 });
 export type JournalTransaction = z.infer<typeof journalTransactionSchema>;
 
-/* ───────────────────────────── customers ───────────────────────────── */
-
-export const customerSchema = z.strictObject({
-  id: id('cus'),
-  givenName: freeText(100).optional(),
-  familyName: freeText(100).optional(),
-  email: idnEmail.optional(),
-  phone: e164Phone.optional(),
-  marketingConsent: z.boolean(),
-  note: freeText(MAX_MEMO_LENGTH).optional(),
-  createdAt: isoDate,
-  ...serverStamp,
-});
-
 /* ───────────────────────────── pay requests (Text-to-Pay) ───────────────────────────── */
 
 /**
