@@ -20,7 +20,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Files import each other in a circle: one concept belongs in one place. A circle closed only by type imports ' +
-        '(erased at build, no load order) is allowed: two files may name each other\'s types.',
+        "(erased at build, no load order) is allowed: two files may name each other's types.",
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
@@ -76,7 +76,7 @@ module.exports = {
         'Each module has one public face, modules/<name>/index.ts, re-exporting what the rest of the server uses. ' +
         'Workflows, sync/, the app wiring and any other server file outside the modules import a module only through ' +
         'it, never its internal files. (Another module may not import it at all: modules-do-not-import-each-other; ' +
-        'the module\'s own files import each other directly: a-module-does-not-import-its-own-face.) Tests may reach inside.',
+        "the module's own files import each other directly: a-module-does-not-import-its-own-face.) Tests may reach inside.",
       from: { path: SERVER, pathNot: `${SERVER}modules/` },
       to: { path: `${SERVER}modules/[^/]+/(?!index\\.ts$)` },
     },
@@ -84,7 +84,7 @@ module.exports = {
       name: 'a-module-does-not-import-its-own-face',
       severity: 'error',
       comment:
-        'A module\'s files import their siblings directly: going through their own index.ts would load the face from ' +
+        "A module's files import their siblings directly: going through their own index.ts would load the face from " +
         'inside it (an import circle as soon as the file is one the face re-exports).',
       from: { path: `${SERVER}modules/([^/]+)/` },
       to: { path: `${SERVER}modules/$1/index\\.ts$` },
@@ -115,7 +115,7 @@ module.exports = {
       severity: 'error',
       comment:
         'register/, backoffice/ and apps/ never import each other: what two of them use lives in common/ (or ui/), ' +
-        'and a screen that shows another room\'s screen is handed it by app.tsx (the Apps screen in Services and the back office).',
+        "and a screen that shows another room's screen is handed it by app.tsx (the Apps screen in Services and the back office).",
       from: { path: `${RENDERER}(${SCREEN_ROOMS})/` },
       to: { path: `${RENDERER}(${SCREEN_ROOMS})/`, pathNot: [`${RENDERER}$1/`] },
     },

@@ -12,7 +12,19 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'renderer/dist/', 'dist-electron/', 'test-results/', 'coverage/', 'test/fixtures/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      'renderer/dist/',
+      'dist-electron/',
+      'test-results/',
+      'coverage/',
+      'test/fixtures/**',
+      '**/*.js',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
   {
     files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {

@@ -140,7 +140,7 @@ export const AAMVA_IINS: Readonly<Record<string, readonly [string, string]>> = {
   '636059': ['AK', 'USA'],
   '636060': ['WY', 'USA'],
   '636061': ['WV', 'USA'],
-  '636062': ['VI', 'USA']
+  '636062': ['VI', 'USA'],
 };
 
 /** Card codes that name the same jurisdiction as the IIN table's: Newfoundland (NF in the table) writes NL since 2002. */
@@ -230,7 +230,8 @@ function splitFullName(v: string): { last: string | null; first: string | null; 
  */
 export function parseAamva(raw: string): AamvaRecord {
   if (typeof raw !== 'string' || raw.trim() === '') throw new AamvaError('not_aamva', 'The payload is empty.');
-  if (raw.length > MAX_PAYLOAD_CHARS) throw new AamvaError('malformed', `The payload is longer than ${MAX_PAYLOAD_CHARS} characters: not a licence barcode.`);
+  if (raw.length > MAX_PAYLOAD_CHARS)
+    throw new AamvaError('malformed', `The payload is longer than ${MAX_PAYLOAD_CHARS} characters: not a licence barcode.`);
   const head = raw.slice(0, 24);
   const at = head.search(/ANSI |AAMVA/);
   const indicator = head.indexOf('@');
@@ -332,7 +333,13 @@ export function parseAamva(raw: string): AamvaRecord {
       sex: sexOf(e('DBC')),
       documentNumber: e('DAQ'),
       jurisdiction: issuer?.[0] ?? state,
-      address: { street, city: e('DAI'), state, postalCode: postalCode(e('DAK'), country), country: country ?? (issuer ? (issuer[1] === 'Canada' ? 'CAN' : 'USA') : null) },
+      address: {
+        street,
+        city: e('DAI'),
+        state,
+        postalCode: postalCode(e('DAK'), country),
+        country: country ?? (issuer ? (issuer[1] === 'Canada' ? 'CAN' : 'USA') : null),
+      },
       nameTruncated: ['DDE', 'DDF', 'DDG'].some((c) => e(c) === 'T'),
     },
   };

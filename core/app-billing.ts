@@ -79,7 +79,10 @@ export function prorateCents(amountCents: number, part: number, whole: number): 
  * included, at the monthly price — `round_half_up(price × daysLeft / daysInMonth)`. A monthly price of 30.00 started
  * on 17 November (14 of 30 days left) is 14.00. The period covered starts at 00:00 UTC of the install day.
  */
-export function initialCharge(monthlyPriceCents: number, now: Date): { periodStart: Date; periodEnd: Date; coveredDays: number; monthDays: number; amountCents: number } {
+export function initialCharge(
+  monthlyPriceCents: number,
+  now: Date,
+): { periodStart: Date; periodEnd: Date; coveredDays: number; monthDays: number; amountCents: number } {
   const { start, end } = billingPeriodOf(now);
   const periodStart = startOfUtcDay(now);
   const monthDays = wholeDays(start, end);
@@ -167,8 +170,12 @@ export interface DeveloperBalance {
  * later releases ({@link releaseCredits}), never paid out. The three parts add up to `developerCents`.
  * @throws RangeError when an amount is negative or not an integer.
  */
-export function refundDebits(developerCents: number, balance: Pick<DeveloperBalance, 'pendingCents' | 'availableCents'>): { fromPendingCents: number; fromAvailableCents: number; toReceivableCents: number } {
-  for (const v of [developerCents, balance.pendingCents, balance.availableCents]) if (!Number.isInteger(v) || v < 0) throw new RangeError(`not a non-negative amount: ${v}`);
+export function refundDebits(
+  developerCents: number,
+  balance: Pick<DeveloperBalance, 'pendingCents' | 'availableCents'>,
+): { fromPendingCents: number; fromAvailableCents: number; toReceivableCents: number } {
+  for (const v of [developerCents, balance.pendingCents, balance.availableCents])
+    if (!Number.isInteger(v) || v < 0) throw new RangeError(`not a non-negative amount: ${v}`);
   const fromPendingCents = Math.min(developerCents, balance.pendingCents);
   const fromAvailableCents = Math.min(developerCents - fromPendingCents, balance.availableCents);
   return { fromPendingCents, fromAvailableCents, toReceivableCents: developerCents - fromPendingCents - fromAvailableCents };

@@ -26,7 +26,22 @@ import { isValidGtin } from './catalog.ts';
  * prose people type, the published sanctions-list files an owner uploads (`sdnCsv`, …): third-party text whose
  * long ID numbers may pass the Luhn check by chance, masked rather than refusing the whole list.
  */
-export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(['note', 'notes', 'memo', 'description', 'reason', 'prompt', 'comment', 'comments', 'message', 'instructions', 'sdnCsv', 'altCsv', 'addCsv', 'commentsCsv']);
+export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
+  'note',
+  'notes',
+  'memo',
+  'description',
+  'reason',
+  'prompt',
+  'comment',
+  'comments',
+  'message',
+  'instructions',
+  'sdnCsv',
+  'altCsv',
+  'addCsv',
+  'commentsCsv',
+]);
 
 /**
  * Fields whose string is a document its route parses, never stored as sent: the catalog import's `csv` (checked cell
@@ -43,7 +58,8 @@ const BARCODE_FIELDS: ReadonlySet<string> = new Set(['gtin', 'barcode']);
 const DIGEST_FIELDS: ReadonlySet<string> = new Set(['headHash']);
 
 /** What a refused value is told (400 naming the field; a synced document's rejection reason). */
-export const CARD_NUMBER_REFUSED_MESSAGE = 'must not contain a card number (a Luhn-valid run of 13–19 digits, in any spelling): send a processor token, never the card';
+export const CARD_NUMBER_REFUSED_MESSAGE =
+  'must not contain a card number (a Luhn-valid run of 13–19 digits, in any spelling): send a processor token, never the card';
 
 /**
  * What the boundary does with string `value` of the field named `field` (undefined: a bare value — a string body, a
@@ -89,7 +105,12 @@ export function maskFreeTextCardNumbers(value: unknown, field?: string, depth = 
  * Free-text fields pass (they are masked, not refused).
  */
 export function findCardNumberField(value: unknown, path = '', field?: string, depth = 0): { path: string; message: string } | undefined {
-  if (typeof value === 'string') return field !== undefined && PARSED_BY_ROUTE_FIELDS.has(field) ? undefined : cardNumberRule(field, value) === 'refuse' ? { path: path || '(body)', message: CARD_NUMBER_REFUSED_MESSAGE } : undefined;
+  if (typeof value === 'string')
+    return field !== undefined && PARSED_BY_ROUTE_FIELDS.has(field)
+      ? undefined
+      : cardNumberRule(field, value) === 'refuse'
+        ? { path: path || '(body)', message: CARD_NUMBER_REFUSED_MESSAGE }
+        : undefined;
   if (value === null || typeof value !== 'object' || depth > 64) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -99,7 +120,8 @@ export function findCardNumberField(value: unknown, path = '', field?: string, d
     return undefined;
   }
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    if (containsCardNumber(key)) return { path: path ? `${path}.${maskCardNumbers(key)}` : maskCardNumbers(key), message: `field names ${CARD_NUMBER_REFUSED_MESSAGE}` };
+    if (containsCardNumber(key))
+      return { path: path ? `${path}.${maskCardNumbers(key)}` : maskCardNumbers(key), message: `field names ${CARD_NUMBER_REFUSED_MESSAGE}` };
     const found = findCardNumberField(child, path ? `${path}.${key}` : key, key, depth + 1);
     if (found) return found;
   }

@@ -96,7 +96,7 @@ export function normalizeForCardScan(text: string): CardScanText {
   if (digitLike < 5) return { text };
   let out = '';
   const origin: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const ch = String.fromCodePoint(text.codePointAt(i)!);
     if (!DROPPED.test(ch)) {
       let n = ch.normalize('NFKC');

@@ -59,5 +59,8 @@ export const CATALOG_IMPORT_JOB_MAX_BYTES = 64 * 1024 * 1024;
 export const importJobRequestSchema = z.strictObject({
   csv: z.string().min(1).max(CATALOG_IMPORT_JOB_MAX_BYTES),
   /** The tax rate taxable products get; default: the store's default rate (the one most items carry). */
-  taxRateId: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_').optional(),
+  taxRateId: z
+    .string()
+    .regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_')
+    .optional(),
 });

@@ -7,10 +7,19 @@
  * Every object is strict: unknown fields are rejected. Pure: no I/O (bundled into the register).
  */
 import { z } from 'zod';
-import { catalogItemSchema, freeText, itemKind, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, patchBody, taxRateSchema, uniqueList } from './schemas.ts';
+import {
+  catalogItemSchema,
+  freeText,
+  itemKind,
+  MAX_AMOUNT_CENTS,
+  MAX_MEMO_LENGTH,
+  nonBlankText,
+  patchBody,
+  taxRateSchema,
+  uniqueList,
+} from './schemas.ts';
 
-const catalogId = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
+const catalogId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`);
 
 /**
  * True when `code` is a GTIN-8/12/13/14 (UPC-A = GTIN-12, EAN-13 = GTIN-13) whose last digit is the GS1 mod-10 check
@@ -47,9 +56,7 @@ export const httpUrlSchema = z
   .max(2000)
   .refine(isHttpUrl, 'must be an absolute http or https URL without user name or password');
 
-const gtinSchema = z
-  .string()
-  .refine(isValidGtin, 'must be a GTIN of 8, 12, 13 or 14 digits with a valid check digit');
+const gtinSchema = z.string().refine(isValidGtin, 'must be a GTIN of 8, 12, 13 or 14 digits with a valid check digit');
 
 /** A variation as staff send it. `trackStock` defaults to false (services, made-to-order drinks). */
 export const variationInputSchema = z.strictObject({

@@ -111,4 +111,6 @@ export type RegisterCustomer = z.infer<typeof registerCustomerSchema>;
  * it (null: the back office or the API) — or, for a register's customer merged into an existing one, an alias
  * `{ id, mergedInto, createdAt, updatedAt }` naming the surviving customer, so the register re-points what it holds.
  */
-export type CustomerSyncDocument = (CustomerRecord & { registerId: string | null; mergedInto?: undefined }) | { id: string; mergedInto: string; matchedOn: 'phone' | 'email'; createdAt: string; updatedAt: string };
+export type CustomerSyncDocument =
+  | (CustomerRecord & { registerId: string | null; mergedInto?: undefined })
+  | { id: string; mergedInto: string; matchedOn: 'phone' | 'email'; createdAt: string; updatedAt: string };

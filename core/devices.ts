@@ -58,7 +58,10 @@ export const terminalResultSchema = z.strictObject({
   authCode: z.string().max(20).optional(),
   token: z.string().max(128).optional(),
   brand: z.string().max(20).optional(),
-  last4: z.string().regex(/^\d{4}$/).optional(),
+  last4: z
+    .string()
+    .regex(/^\d{4}$/)
+    .optional(),
   entryMode: z.enum(['chip', 'contactless', 'swipe', 'manual']).optional(),
   message: z.string().max(200).optional(),
 });

@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
 
 /** Every event kind: the spec's four, and the outcome of an offline card payment's forward. */
-export const EVENT_TYPES = ['order.created', 'order.paid', 'payment.refunded', 'catalog.updated', 'payment.forwarded', 'payment.forward_declined'] as const;
+export const EVENT_TYPES = [
+  'order.created',
+  'order.paid',
+  'payment.refunded',
+  'catalog.updated',
+  'payment.forwarded',
+  'payment.forward_declined',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One webhook event as delivered (the raw JSON body of the POST). */

@@ -47,7 +47,11 @@ export type LimitRefusal = { code: 'limit_per_transaction' | 'limit_per_customer
  */
 export function checkServiceLimits(amountCents: number, todayCents: number, limits: ServiceLimits): LimitRefusal {
   if (amountCents > limits.perTransactionCents) {
-    return { code: 'limit_per_transaction', limitCents: limits.perTransactionCents, message: `The amount is above the per-transaction limit of ${formatUsd(limits.perTransactionCents)}.` };
+    return {
+      code: 'limit_per_transaction',
+      limitCents: limits.perTransactionCents,
+      message: `The amount is above the per-transaction limit of ${formatUsd(limits.perTransactionCents)}.`,
+    };
   }
   if (todayCents + amountCents > limits.perCustomerPerDayCents) {
     return {
@@ -101,7 +105,12 @@ export function abaRoutingValid(routing: string): boolean {
  * The duplicate key of a check: routing, account (digits only) and check number (leading zeros dropped), the fields
  * that identify one paper item. Two scans of the same check give the same key whatever the scanner's spacing.
  */
-export function micrKey(fields: { routingNumber: string; accountNumber: string; checkNumber?: string | undefined; auxOnUs?: string | undefined }): string {
+export function micrKey(fields: {
+  routingNumber: string;
+  accountNumber: string;
+  checkNumber?: string | undefined;
+  auxOnUs?: string | undefined;
+}): string {
   const account = fields.accountNumber.replace(/\D/g, '');
   const serial = (fields.checkNumber || fields.auxOnUs || '').replace(/\D/g, '').replace(/^0+/, '');
   return `${fields.routingNumber}|${account}|${serial}`;
@@ -183,14 +192,18 @@ export const remittanceContactSchema = z.strictObject({ name: z.string(), phone:
 export type RemittanceContact = z.infer<typeof remittanceContactSchema>;
 
 /** The Consumer Financial Protection Bureau as the receipt names it (12 CFR 1005.31(b)(2)(vi)). */
-export const CFPB_CONTACT: RemittanceContact = { name: 'Consumer Financial Protection Bureau', phone: '855-411-2372 (TTY/TDD 855-729-2372)', website: 'www.consumerfinance.gov/sending-money' };
+export const CFPB_CONTACT: RemittanceContact = {
+  name: 'Consumer Financial Protection Bureau',
+  phone: '855-411-2372 (TTY/TDD 855-729-2372)',
+  website: 'www.consumerfinance.gov/sending-money',
+};
 
 /** Who the receipt names besides the amounts (12 CFR 1005.31(b)(2)(iii), (v), (vi)). */
 export const remittanceReceiptPartiesSchema = z.strictObject({
   provider: remittanceContactSchema.describe('The remittance transfer provider (the partner, licensed money transmitter)'),
   agent: z.string().describe("The store, the provider's agent that took the payment"),
   recipientName: z.string(),
-  stateRegulator: remittanceContactSchema.nullable().describe("The State agency that licenses the provider (null when the partner names none)"),
+  stateRegulator: remittanceContactSchema.nullable().describe('The State agency that licenses the provider (null when the partner names none)'),
 });
 /** See {@link remittanceReceiptPartiesSchema}. */
 export type RemittanceReceiptParties = z.infer<typeof remittanceReceiptPartiesSchema>;
@@ -232,7 +245,12 @@ export function remittanceDisclosure(quote: TransferQuote, paid?: { at: Date; pa
   const regulators = parties ? [...(parties.stateRegulator ? [parties.stateRegulator] : []), CFPB_CONTACT] : [];
   const lines = [paid ? 'RECEIPT — money transfer' : 'DISCLOSURE — before you pay'];
   if (paid && parties) {
-    lines.push(`Provider: ${contactLine(parties.provider)}`, `Agent: ${parties.agent}`, `Recipient: ${parties.recipientName}`, `Date of transfer: ${paid.at.toISOString().slice(0, 10)}`);
+    lines.push(
+      `Provider: ${contactLine(parties.provider)}`,
+      `Agent: ${parties.agent}`,
+      `Recipient: ${parties.recipientName}`,
+      `Date of transfer: ${paid.at.toISOString().slice(0, 10)}`,
+    );
   }
   lines.push(
     `Transfer amount: ${money(quote.sendAmountCents, quote.sendCurrency)}`,
@@ -295,7 +313,7 @@ export function mod11Valid(digits: string): boolean {
   const body = digits.slice(0, -1);
   let sum = 0;
   for (let i = 0; i < body.length; i++) sum += Number(body[body.length - 1 - i]) * (2 + (i % 6));
-  const check = (11 - (sum % 11)) % 11 % 10;
+  const check = ((11 - (sum % 11)) % 11) % 10;
   return check === Number(digits.at(-1));
 }
 
@@ -307,9 +325,18 @@ export function billerAccountProblem(account: string, rule: BillerAccountRule): 
   const digits = account.replace(/[\s-]/g, '');
   if (!/^\d+$/.test(digits)) return 'The account number must be digits only.';
   if (digits.length < rule.minLength || digits.length > rule.maxLength) {
-    return rule.minLength === rule.maxLength ? `The account number has ${rule.minLength} digits.` : `The account number has ${rule.minLength} to ${rule.maxLength} digits.`;
+    return rule.minLength === rule.maxLength
+      ? `The account number has ${rule.minLength} digits.`
+      : `The account number has ${rule.minLength} to ${rule.maxLength} digits.`;
   }
-  const ok = rule.checkDigit === 'luhn' ? luhnValid(digits) : rule.checkDigit === 'mod10_weights_31' ? mod10Weights31Valid(digits) : rule.checkDigit === 'mod11' ? mod11Valid(digits) : true;
+  const ok =
+    rule.checkDigit === 'luhn'
+      ? luhnValid(digits)
+      : rule.checkDigit === 'mod10_weights_31'
+        ? mod10Weights31Valid(digits)
+        : rule.checkDigit === 'mod11'
+          ? mod11Valid(digits)
+          : true;
   return ok ? null : 'The account number is not valid for this biller (check digit).';
 }
 

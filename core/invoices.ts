@@ -40,8 +40,7 @@ import {
   pageSchema,
 } from './schemas.ts';
 
-const ulidId = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
+const ulidId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
 /** A calendar date `YYYY-MM-DD` (due dates, occurrence dates). */
@@ -105,7 +104,6 @@ export const PAY_REQUEST_TRANSITIONS: Readonly<Record<'pending' | 'paid' | 'expi
   expired: [],
   canceled: [],
 };
-
 
 /** @throws IllegalTransitionError when an invoice may not move `from` → `to`. */
 export function assertInvoiceTransition(from: InvoiceStatus, to: InvoiceStatus, action: string): void {
@@ -227,7 +225,11 @@ export function priceInvoiceLines(
     });
     const inclusive = taxes.filter((t) => t.inclusive).length;
     if (inclusive > 1 || (inclusive === 1 && taxes.length > 1)) {
-      throw new InvoicePricingError('tax_configuration', 'a line carries either exclusive tax rates or a single inclusive one', `customLines.${i}.taxRateIds`);
+      throw new InvoicePricingError(
+        'tax_configuration',
+        'a line carries either exclusive tax rates or a single inclusive one',
+        `customLines.${i}.taxRateIds`,
+      );
     }
     const grossCents = input.amountCents * input.quantity;
     priced.push({
@@ -343,11 +345,13 @@ export const invoicePaymentCreateSchema = z
     reference: nonBlankText(200).optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.method === 'cash' && !b.registerId) ctx.addIssue({ code: 'custom', path: ['registerId'], message: 'cash needs the registerId whose drawer took it' });
+    if (b.method === 'cash' && !b.registerId)
+      ctx.addIssue({ code: 'custom', path: ['registerId'], message: 'cash needs the registerId whose drawer took it' });
     if (b.method === 'card' && !b.cardToken) ctx.addIssue({ code: 'custom', path: ['cardToken'], message: 'a card payment needs a cardToken' });
     if (b.method !== 'card' && b.cardToken) ctx.addIssue({ code: 'custom', path: ['cardToken'], message: 'only card payments carry a cardToken' });
     if (b.method !== 'cash' && b.registerId) ctx.addIssue({ code: 'custom', path: ['registerId'], message: 'only cash payments name a register' });
-    if (b.method !== 'check' && b.checkNumber) ctx.addIssue({ code: 'custom', path: ['checkNumber'], message: 'only check payments carry a checkNumber' });
+    if (b.method !== 'check' && b.checkNumber)
+      ctx.addIssue({ code: 'custom', path: ['checkNumber'], message: 'only check payments carry a checkNumber' });
   });
 export type InvoicePaymentCreate = z.infer<typeof invoicePaymentCreateSchema>;
 
@@ -472,7 +476,10 @@ export const rruleString = z
   .min(6)
   .max(500)
   .regex(/^(RRULE:)?FREQ=(DAILY|WEEKLY|MONTHLY|YEARLY)(;[A-Z]+=[A-Za-z0-9,+\-:]+)*$/, 'must be an RFC 5545 RRULE such as FREQ=MONTHLY;BYMONTHDAY=1')
-  .refine((s) => !/(^|;)(DTSTART|BYHOUR|BYMINUTE|BYSECOND)=/.test(s.replace(/^RRULE:/, '')), 'DTSTART, BYHOUR, BYMINUTE and BYSECOND are not allowed: occurrences are whole days from startDate');
+  .refine(
+    (s) => !/(^|;)(DTSTART|BYHOUR|BYMINUTE|BYSECOND)=/.test(s.replace(/^RRULE:/, '')),
+    'DTSTART, BYHOUR, BYMINUTE and BYSECOND are not allowed: occurrences are whole days from startDate',
+  );
 
 /** `POST /api/pos/invoice-series` body: the template of each invoice and its schedule. */
 export const invoiceSeriesCreateSchema = z
@@ -536,7 +543,11 @@ export const payRequestPaymentSchema = z.strictObject({
   last4: z.string().nullable(),
   processorReference: z.string(),
   journalTransactionId: z.string(),
-  routing: routingDecisionSchema.optional().describe('Why this rail: every candidate rail with its fee (minor units) and reason (core routePayment). Absent on payments made before routing.'),
+  routing: routingDecisionSchema
+    .optional()
+    .describe(
+      'Why this rail: every candidate rail with its fee (minor units) and reason (core routePayment). Absent on payments made before routing.',
+    ),
 });
 
 /**
@@ -578,7 +589,12 @@ export const payPageChargeSchema = z
   .superRefine((b, ctx) => {
     const isBank = b.token.startsWith('btok_');
     if (isBank !== (b.method === 'bank_transfer')) {
-      ctx.addIssue({ code: 'custom', path: ['token'], message: b.method === 'bank_transfer' ? 'bank transfers need a bank token (btok_sbx_…)' : 'card and wallet payments need a card token (tok_sbx_…)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token'],
+        message:
+          b.method === 'bank_transfer' ? 'bank transfers need a bank token (btok_sbx_…)' : 'card and wallet payments need a card token (tok_sbx_…)',
+      });
     }
   });
 export type PayPageCharge = z.infer<typeof payPageChargeSchema>;
@@ -589,9 +605,21 @@ export type PayPageCharge = z.infer<typeof payPageChargeSchema>;
  * Issuing an invoice (draft → sent) recognises the sale on account: Dr `customer_receivables` total, Cr revenue
  * (per line, inclusive tax taken out) and Cr `sales_tax_payable`. Id `jtx_<invoice ULID>`, so it can be posted once.
  */
-export function buildInvoiceIssueJournal(invoice: Pick<Invoice, 'id' | 'number' | 'currency' | 'lines' | 'taxCents' | 'totalCents'>, occurredAt: string): JournalTransaction {
+export function buildInvoiceIssueJournal(
+  invoice: Pick<Invoice, 'id' | 'number' | 'currency' | 'lines' | 'taxCents' | 'totalCents'>,
+  occurredAt: string,
+): JournalTransaction {
   return buildJournalTransaction(
-    { id: `jtx_${invoice.id.slice(4)}`, kind: 'sale', sourceType: 'invoice', sourceId: invoice.id, registerId: null, currency: invoice.currency, occurredAt, memo: `Invoice ${invoice.number} issued` },
+    {
+      id: `jtx_${invoice.id.slice(4)}`,
+      kind: 'sale',
+      sourceType: 'invoice',
+      sourceId: invoice.id,
+      registerId: null,
+      currency: invoice.currency,
+      occurredAt,
+      memo: `Invoice ${invoice.number} issued`,
+    },
     [{ accountCode: 'customer_receivables', amountCents: invoice.totalCents }, ...saleCreditPostings(invoice.lines, invoice.taxCents)],
   );
 }
@@ -599,15 +627,43 @@ export function buildInvoiceIssueJournal(invoice: Pick<Invoice, 'id' | 'number' 
 /** Voiding an issued invoice reverses its issue transaction (Dr revenue and tax, Cr receivables). */
 export function buildInvoiceVoidJournal(issue: JournalTransaction, id: string, invoiceNumber: string, occurredAt: string): JournalTransaction {
   return buildJournalTransaction(
-    { id, kind: 'adjustment', sourceType: 'invoice', sourceId: issue.sourceId, registerId: null, currency: issue.currency, occurredAt, memo: `Invoice ${invoiceNumber} voided` },
+    {
+      id,
+      kind: 'adjustment',
+      sourceType: 'invoice',
+      sourceId: issue.sourceId,
+      registerId: null,
+      currency: issue.currency,
+      occurredAt,
+      memo: `Invoice ${invoiceNumber} voided`,
+    },
     issue.postings.map((p) => ({ accountCode: p.accountCode, amountCents: -p.amountCents })),
   );
 }
 
 /** A payment on an invoice: Dr the rail's account (`accountCode`), Cr `customer_receivables`. */
-export function buildInvoicePaymentJournal(p: { id: string; invoiceId: string; invoiceNumber: string; currency: string; amountCents: number; accountCode: string; registerId: string | null; occurredAt: string; via: string }): JournalTransaction {
+export function buildInvoicePaymentJournal(p: {
+  id: string;
+  invoiceId: string;
+  invoiceNumber: string;
+  currency: string;
+  amountCents: number;
+  accountCode: string;
+  registerId: string | null;
+  occurredAt: string;
+  via: string;
+}): JournalTransaction {
   return buildJournalTransaction(
-    { id: p.id, kind: 'payment', sourceType: 'invoice', sourceId: p.invoiceId, registerId: p.registerId, currency: p.currency, occurredAt: p.occurredAt, memo: `Invoice ${p.invoiceNumber} payment (${p.via})` },
+    {
+      id: p.id,
+      kind: 'payment',
+      sourceType: 'invoice',
+      sourceId: p.invoiceId,
+      registerId: p.registerId,
+      currency: p.currency,
+      occurredAt: p.occurredAt,
+      memo: `Invoice ${p.invoiceNumber} payment (${p.via})`,
+    },
     [
       { accountCode: p.accountCode, amountCents: p.amountCents },
       { accountCode: 'customer_receivables', amountCents: -p.amountCents },
@@ -634,7 +690,16 @@ export function buildPayRequestSaleJournal(p: {
     ? saleCreditPostings(p.lineItems, sumCents(p.lineItems.map((l) => l.taxCents)))
     : [{ accountCode: 'sales_revenue', amountCents: -p.amountCents }];
   return buildJournalTransaction(
-    { id: p.id, kind: 'sale', sourceType: 'pay_request', sourceId: p.payRequestId, registerId: null, currency: p.currency, occurredAt: p.occurredAt, memo: `Pay link ${p.payRequestId}${p.memo ? ` (${p.memo})` : ''}`.slice(0, MAX_MEMO_LENGTH) },
+    {
+      id: p.id,
+      kind: 'sale',
+      sourceType: 'pay_request',
+      sourceId: p.payRequestId,
+      registerId: null,
+      currency: p.currency,
+      occurredAt: p.occurredAt,
+      memo: `Pay link ${p.payRequestId}${p.memo ? ` (${p.memo})` : ''}`.slice(0, MAX_MEMO_LENGTH),
+    },
     [{ accountCode: p.accountCode, amountCents: p.amountCents }, ...credits],
   );
 }
@@ -644,10 +709,27 @@ export function buildPayRequestSaleJournal(p: {
  * each paid-from account (`allocations`: the payments' clearing, drawer or bank accounts) — the order refunds' accounts
  * (core/refunds.ts), so reports count both alike. Kind `refund`, source the invoice.
  */
-export function buildInvoiceRefundJournal(p: { id: string; invoiceId: string; invoiceNumber: string; currency: string; taxCents: number; allocations: readonly { accountCode: string; amountCents: number }[]; occurredAt: string }): JournalTransaction {
+export function buildInvoiceRefundJournal(p: {
+  id: string;
+  invoiceId: string;
+  invoiceNumber: string;
+  currency: string;
+  taxCents: number;
+  allocations: readonly { accountCode: string; amountCents: number }[];
+  occurredAt: string;
+}): JournalTransaction {
   const amount = sumCents(p.allocations.map((a) => a.amountCents));
   return buildJournalTransaction(
-    { id: p.id, kind: 'refund', sourceType: 'invoice', sourceId: p.invoiceId, registerId: null, currency: p.currency, occurredAt: p.occurredAt, memo: `Invoice ${p.invoiceNumber} refund` },
+    {
+      id: p.id,
+      kind: 'refund',
+      sourceType: 'invoice',
+      sourceId: p.invoiceId,
+      registerId: null,
+      currency: p.currency,
+      occurredAt: p.occurredAt,
+      memo: `Invoice ${p.invoiceNumber} refund`,
+    },
     [
       { accountCode: 'refunds', amountCents: amount - p.taxCents },
       { accountCode: 'sales_tax_payable', amountCents: p.taxCents },
@@ -660,7 +742,12 @@ export function buildInvoiceRefundJournal(p: { id: string; invoiceId: string; in
  * The tax part of refunding `amountCents` of an invoice: its tax share, `round(amount × tax / total)` (half away from
  * zero, minor units); the last refund takes what is left of the tax so refunds never give back more tax than charged.
  */
-export function invoiceRefundTaxCents(inv: { totalCents: number; taxCents: number }, refundedBeforeCents: number, taxRefundedBeforeCents: number, amountCents: number): number {
+export function invoiceRefundTaxCents(
+  inv: { totalCents: number; taxCents: number },
+  refundedBeforeCents: number,
+  taxRefundedBeforeCents: number,
+  amountCents: number,
+): number {
   if (inv.totalCents <= 0) return 0;
   if (refundedBeforeCents + amountCents >= inv.totalCents) return inv.taxCents - taxRefundedBeforeCents;
   return Math.min(inv.taxCents - taxRefundedBeforeCents, Math.round((amountCents * inv.taxCents) / inv.totalCents));

@@ -173,7 +173,16 @@ export function orderJournalHeader(
   memo: string,
   id?: string,
 ): JournalHeader {
-  return { ...(id !== undefined ? { id } : {}), kind, sourceType: 'order', sourceId: order.id, registerId: order.registerId, currency: order.currency, occurredAt, memo };
+  return {
+    ...(id !== undefined ? { id } : {}),
+    kind,
+    sourceType: 'order',
+    sourceId: order.id,
+    registerId: order.registerId,
+    currency: order.currency,
+    occurredAt,
+    memo,
+  };
 }
 
 /** The revenue account of a line: services → `service_revenue`, products → `sales_revenue`. */
@@ -223,5 +232,8 @@ export function buildSaleJournalTransaction(order: Order): JournalTransaction {
   postings.push({ accountCode: 'discounts', amountCents: order.discountCents });
   postings.push(...saleCreditPostings(order.lines, order.taxCents));
   postings.push({ accountCode: 'tips_payable', amountCents: -order.tipCents });
-  return buildJournalTransaction(orderJournalHeader(order, 'sale', order.createdAt, `Sale ${order.receiptNumber}`, saleJournalTransactionId(order.id)), postings);
+  return buildJournalTransaction(
+    orderJournalHeader(order, 'sale', order.createdAt, `Sale ${order.receiptNumber}`, saleJournalTransactionId(order.id)),
+    postings,
+  );
 }

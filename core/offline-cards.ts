@@ -23,9 +23,21 @@ export const DEFAULT_OFFLINE_CARD_LIMITS: OfflineCardLimits = { maxPaymentCents:
 
 /** `GET /api/pos/offline-cards/limits` and the answer of PATCH. */
 export const offlineCardLimitsSchema = z.strictObject({
-  maxPaymentCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Largest card payment approved offline (minor units); 0 = offline card payments off. Default 10000.'),
-  maxOutstandingCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Largest total of offline card payments not yet forwarded, per register (minor units). Default 100000.'),
-  forwardWithinHours: z.int().min(1).max(168).describe('Hours an offline payment may wait to be forwarded (Square: 24, Clover: up to 168). Default 24.'),
+  maxPaymentCents: z
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_CENTS)
+    .describe('Largest card payment approved offline (minor units); 0 = offline card payments off. Default 10000.'),
+  maxOutstandingCents: z
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_CENTS)
+    .describe('Largest total of offline card payments not yet forwarded, per register (minor units). Default 100000.'),
+  forwardWithinHours: z
+    .int()
+    .min(1)
+    .max(168)
+    .describe('Hours an offline payment may wait to be forwarded (Square: 24, Clover: up to 168). Default 24.'),
 });
 
 /** `PATCH /api/pos/offline-cards/limits`: any of the limits, at least one (a PATCH body). */
@@ -82,7 +94,9 @@ export const offlineCardPaymentSchema = z.strictObject({
   forwardAttempts: z.int().describe('Times the token was sent to the processor: 1 once forwarded, never more.'),
   forwardFailures: z.int().describe('Forwards released because the processor could not be reached (each retried later with backoff).'),
   nextForwardAt: z.string().nullable().describe('When the housekeeping tick retries a released forward (ISO 8601); null otherwise.'),
-  forwardDeadline: z.string().describe("The end of the forward window (approvedAt + the store's forwardWithinHours): not forwarded by then → `expired`."),
+  forwardDeadline: z
+    .string()
+    .describe("The end of the forward window (approvedAt + the store's forwardWithinHours): not forwarded by then → `expired`."),
   declineCode: z.string().nullable(),
   processorReference: z.string().nullable(),
   customer: z

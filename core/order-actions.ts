@@ -10,10 +10,21 @@ import { routingDecisionSchema } from './rails.ts';
 import { ORDER_STATES, PAYMENT_STATES, type OrderStateName } from './order-states.ts';
 import { phoneInput } from './customers.ts';
 import { utcDateTime } from './datetime.ts';
-import { amountCentsSchema, freeText, idnEmail, withoutCardNumber, lineItemInputSchema, tenderMethod, MAX_AMOUNT_CENTS, MAX_MEMO_LENGTH, nonBlankText, orderSchema, pageSchema } from './schemas.ts';
+import {
+  amountCentsSchema,
+  freeText,
+  idnEmail,
+  withoutCardNumber,
+  lineItemInputSchema,
+  tenderMethod,
+  MAX_AMOUNT_CENTS,
+  MAX_MEMO_LENGTH,
+  nonBlankText,
+  orderSchema,
+  pageSchema,
+} from './schemas.ts';
 
-const ulidId = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
+const ulidId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
 /** Timestamps: ISO 8601 with an offset within ±14:00, normalised to UTC (core/datetime.ts). */
 const isoDate = utcDateTime;
 const amount = z.int().min(1).max(MAX_AMOUNT_CENTS);
@@ -53,7 +64,12 @@ export const SANDBOX_CARD_TOKENS = ['tok_visa', 'tok_mastercard', 'tok_amex', 't
 export const tenderInputSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('cash'), amountCents: amount, tipCents: tip.optional(), tenderedCents: amount.optional() }),
   z.strictObject({ method: z.literal('card'), amountCents: amount, tipCents: tip.optional(), cardToken: z.enum(SANDBOX_CARD_TOKENS) }),
-  z.strictObject({ method: z.literal('check'), amountCents: amount, tipCents: tip.optional(), checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional() }),
+  z.strictObject({
+    method: z.literal('check'),
+    amountCents: amount,
+    tipCents: tip.optional(),
+    checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional(),
+  }),
   z.strictObject({ method: z.literal('other'), amountCents: amount, tipCents: tip.optional(), reference: nonBlankText(100).optional() }),
 ]);
 export type TenderInput = z.infer<typeof tenderInputSchema>;
@@ -74,18 +90,29 @@ export const orderCancelSchema = z.strictObject({ reason: nonBlankText(MAX_MEMO_
  */
 export const refundCreateSchema = z
   .strictObject({
-    lines: z.array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1).max(9999) })).min(1).max(500).optional(),
+    lines: z
+      .array(z.strictObject({ lineId: ulidId('lin'), quantity: z.int().min(1).max(9999) }))
+      .min(1)
+      .max(500)
+      .optional(),
     amountCents: amount.optional(),
     restock: z.boolean().optional(),
     reason: nonBlankText(MAX_MEMO_LENGTH).optional(),
     /** A manager's approval token (POST /api/register/approvals): needed when a cashier refunds above the store's cashierRefundLimitCents. */
-    approval: z.string().regex(/^apv_[A-Za-z0-9_-]{20,64}$/, 'must be an approval token from POST /api/register/approvals').optional(),
+    approval: z
+      .string()
+      .regex(/^apv_[A-Za-z0-9_-]{20,64}$/, 'must be an approval token from POST /api/register/approvals')
+      .optional(),
   })
   .superRefine((body, ctx) => {
-    if (body.lines === undefined && body.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['lines'], message: 'either lines or amountCents is required' });
-    if (body.lines !== undefined && body.amountCents !== undefined) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'send either lines or amountCents, not both' });
-    if (body.lines && new Set(body.lines.map((l) => l.lineId)).size !== body.lines.length) ctx.addIssue({ code: 'custom', path: ['lines'], message: 'name each line once' });
-    if (body.restock !== undefined && body.lines === undefined) ctx.addIssue({ code: 'custom', path: ['restock'], message: 'restock applies to refunds by line' });
+    if (body.lines === undefined && body.amountCents === undefined)
+      ctx.addIssue({ code: 'custom', path: ['lines'], message: 'either lines or amountCents is required' });
+    if (body.lines !== undefined && body.amountCents !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'send either lines or amountCents, not both' });
+    if (body.lines && new Set(body.lines.map((l) => l.lineId)).size !== body.lines.length)
+      ctx.addIssue({ code: 'custom', path: ['lines'], message: 'name each line once' });
+    if (body.restock !== undefined && body.lines === undefined)
+      ctx.addIssue({ code: 'custom', path: ['restock'], message: 'restock applies to refunds by line' });
   });
 export type RefundCreate = z.infer<typeof refundCreateSchema>;
 
@@ -129,7 +156,13 @@ export const paymentRecordSchema = z.strictObject({
    * (cash, check) or was never captured.
    */
   settlement: z
-    .strictObject({ id: z.string(), status: z.enum(['pending', 'settled', 'returned']), settlesAt: isoDate, settledAt: isoDate.nullable(), returnCode: z.string().nullable() })
+    .strictObject({
+      id: z.string(),
+      status: z.enum(['pending', 'settled', 'returned']),
+      settlesAt: isoDate,
+      settledAt: isoDate.nullable(),
+      returnCode: z.string().nullable(),
+    })
     .optional(),
 });
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;

@@ -52,7 +52,10 @@ export function buildOrderSettlementJournalTransaction(order: Order, occurredAt:
     ...saleCreditPostings(order.lines, order.taxCents),
   ];
   if (consolidatePostings(postings).length === 0) return undefined;
-  return buildJournalTransaction(orderJournalHeader(order, 'sale', occurredAt, `Sale ${order.receiptNumber}`, saleJournalTransactionId(order.id)), postings);
+  return buildJournalTransaction(
+    orderJournalHeader(order, 'sale', occurredAt, `Sale ${order.receiptNumber}`, saleJournalTransactionId(order.id)),
+    postings,
+  );
 }
 
 /**

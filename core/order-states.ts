@@ -100,7 +100,6 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStateName, readonly Pay
   returned: [],
 };
 
-
 /** True when an order may move from `from` to `to`. */
 export function canOrderTransition(from: OrderStateName, to: OrderStateName): boolean {
   return ORDER_TRANSITIONS[from].includes(to);

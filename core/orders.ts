@@ -80,14 +80,17 @@ export function priceOverrideProblem(order: Order, roles: ReadonlyMap<string, st
  * transaction that is exactly the one {@link buildSaleJournalTransaction} derives (so it balances) — or none at all for
  * a sale that moves no money. Returns `{ journalTransaction }` (null for such a sale) or `{ problems }`.
  */
-export function checkRegisterSale(order: Order): { journalTransaction: JournalTransaction | null; problems?: undefined } | { problems: OrderProblem[] } {
+export function checkRegisterSale(
+  order: Order,
+): { journalTransaction: JournalTransaction | null; problems?: undefined } | { problems: OrderProblem[] } {
   const problems = verifyOrderTotals(order);
   if (order.state !== 'paid') problems.push({ path: 'state', message: 'a register sale is pushed paid' });
   if (problems.length > 0) return { problems };
   // A sale that moves no money has no journal transaction and no tender (core/ledger.ts isZeroValueSale).
   if (isZeroValueSale(order)) {
     if (order.tenders.length > 0) return { problems: [{ path: 'tenders', message: 'a sale with nothing to pay takes no tender' }] };
-    if (order.journalTransactionId !== null) return { problems: [{ path: 'journalTransactionId', message: 'must be null: a sale that moves no money posts nothing' }] };
+    if (order.journalTransactionId !== null)
+      return { problems: [{ path: 'journalTransactionId', message: 'must be null: a sale that moves no money posts nothing' }] };
     return { journalTransaction: null };
   }
   try {

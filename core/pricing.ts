@@ -19,15 +19,7 @@
  */
 import { allocateProRata, MAX_AMOUNT_CENTS, mulDivHalfEven, multiplyCents, sumCents, type Cents } from './money.ts';
 import { newId } from './ids.ts';
-import type {
-  CatalogItem,
-  Discount,
-  LineItemInput,
-  LineTax,
-  OrderLine,
-  TaxLine,
-  TaxRate,
-} from './schemas.ts';
+import type { CatalogItem, Discount, LineItemInput, LineTax, OrderLine, TaxLine, TaxRate } from './schemas.ts';
 
 /** Why a line could not be priced; `path` names the offending input field (e.g. `lines.0.modifierIds`). */
 export class PricingError extends Error {
@@ -87,7 +79,8 @@ export function priceLine(input: LineItemInput, catalog: CatalogSnapshot, pathPr
   const chosen = [];
   for (const [i, modifierId] of modifierIds.entries()) {
     const found = item.modifierLists.flatMap((l) => l.modifiers).find((m) => m.id === modifierId);
-    if (!found) throw new PricingError('unknown_modifier', `modifier ${modifierId} is not offered for ${item.name}`, `${pathPrefix}.modifierIds.${i}`);
+    if (!found)
+      throw new PricingError('unknown_modifier', `modifier ${modifierId} is not offered for ${item.name}`, `${pathPrefix}.modifierIds.${i}`);
     chosen.push(found);
   }
   for (const list of item.modifierLists) {
@@ -105,7 +98,11 @@ export function priceLine(input: LineItemInput, catalog: CatalogSnapshot, pathPr
   assertTaxSet(taxes, pathPrefix);
   const unitPriceCents = sumCents([variation.priceCents, ...chosen.map((m) => m.priceCents)]);
   if (unitPriceCents > MAX_AMOUNT_CENTS) {
-    throw new PricingError('amount_out_of_range', `the unit price with its modifiers is ${unitPriceCents}; at most ${MAX_AMOUNT_CENTS}`, `${pathPrefix}.modifierIds`);
+    throw new PricingError(
+      'amount_out_of_range',
+      `the unit price with its modifiers is ${unitPriceCents}; at most ${MAX_AMOUNT_CENTS}`,
+      `${pathPrefix}.modifierIds`,
+    );
   }
   const grossCents = multiplyCents(unitPriceCents, input.quantity);
   if (grossCents > MAX_AMOUNT_CENTS) {
@@ -159,7 +156,8 @@ export interface OrderTotals {
 export function computeOrderTotals(lines: readonly OrderLine[], discounts: readonly Discount[]): OrderTotals {
   const grosses = lines.map((l, i) => {
     const gross = multiplyCents(l.unitPriceCents, l.quantity);
-    if (gross > MAX_AMOUNT_CENTS) throw new PricingError('amount_out_of_range', `the line comes to ${gross}; at most ${MAX_AMOUNT_CENTS}`, `lines.${i}.quantity`);
+    if (gross > MAX_AMOUNT_CENTS)
+      throw new PricingError('amount_out_of_range', `the line comes to ${gross}; at most ${MAX_AMOUNT_CENTS}`, `lines.${i}.quantity`);
     return gross;
   });
   const subtotalCents = sumCents(grosses);
@@ -173,9 +171,11 @@ export function computeOrderTotals(lines: readonly OrderLine[], discounts: reado
   for (const [k, d] of discounts.entries()) {
     if (d.lineId === undefined) continue;
     const i = lineIndex.get(d.lineId);
-    if (i === undefined) throw new PricingError('unknown_line', `discount ${d.id} names line ${d.lineId}, which is not a line of the order`, `discounts.${k}.lineId`);
+    if (i === undefined)
+      throw new PricingError('unknown_line', `discount ${d.id} names line ${d.lineId}, which is not a line of the order`, `discounts.${k}.lineId`);
     const left = (grosses[i] ?? 0) - (ownDiscounts[i] ?? 0);
-    ownDiscounts[i] = (ownDiscounts[i] ?? 0) + (d.kind === 'percentage' ? mulDivHalfEven(left, d.basisPoints, 10_000) : Math.min(d.amountCents, left));
+    ownDiscounts[i] =
+      (ownDiscounts[i] ?? 0) + (d.kind === 'percentage' ? mulDivHalfEven(left, d.basisPoints, 10_000) : Math.min(d.amountCents, left));
   }
   const afterLineDiscounts = grosses.map((g, i) => g - (ownDiscounts[i] ?? 0));
   // Then the sale's discounts on what remains, allocated pro rata (by gross when no line carries a discount).
@@ -204,7 +204,10 @@ export function computeOrderTotals(lines: readonly OrderLine[], discounts: reado
     const taxCents = rate.inclusive
       ? mulDivHalfEven(taxableCents, rate.basisPoints, 10_000 + rate.basisPoints)
       : mulDivHalfEven(taxableCents, rate.basisPoints, 10_000);
-    const shares = allocateProRata(taxCents, nets.map((n, i) => (carriers[i] ? n : 0)));
+    const shares = allocateProRata(
+      taxCents,
+      nets.map((n, i) => (carriers[i] ? n : 0)),
+    );
     shares.forEach((s, i) => (lineTaxes[i] = (lineTaxes[i] ?? 0) + s));
     return { ...rate, taxableCents, taxCents };
   });

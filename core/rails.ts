@@ -48,7 +48,15 @@ export const railConfigSchema = z.strictObject({
 export type RailConfig = z.infer<typeof railConfigSchema>;
 
 const fee = (basisPoints: number, fixedCents: number, capCents: number | null = null): FeeSchedule => ({ basisPoints, fixedCents, capCents });
-const rail = (name: RailName, f: FeeSchedule, debitFee: FeeSchedule | null, onlineOnly: boolean, settlementHours: number, maxCents = MAX_AMOUNT_CENTS, minCents = 0): RailConfig => ({
+const rail = (
+  name: RailName,
+  f: FeeSchedule,
+  debitFee: FeeSchedule | null,
+  onlineOnly: boolean,
+  settlementHours: number,
+  maxCents = MAX_AMOUNT_CENTS,
+  minCents = 0,
+): RailConfig => ({
   rail: name,
   enabled: true,
   status: 'up',
@@ -186,9 +194,16 @@ export function routePayment(request: RoutingRequest): RoutingDecision {
     if (!config) continue;
     const cost = feeCents(scheduleFor(config, funding), request.amountCents);
     const skip = unavailableReason(config, request.amountCents, request.online);
-    const candidate: RoutingCandidate = { rail: name, feeCents: cost, settlementHours: config.settlementHours, available: skip === undefined, reason: skip ?? 'costlier' };
+    const candidate: RoutingCandidate = {
+      rail: name,
+      feeCents: cost,
+      settlementHours: config.settlementHours,
+      available: skip === undefined,
+      reason: skip ?? 'costlier',
+    };
     candidates.push(candidate);
-    if (skip === undefined && (!best || cost < best.feeCents || (cost === best.feeCents && config.settlementHours < best.settlementHours))) best = candidate;
+    if (skip === undefined && (!best || cost < best.feeCents || (cost === best.feeCents && config.settlementHours < best.settlementHours)))
+      best = candidate;
   }
   if (!best) {
     const why = candidates.map((c) => `${c.rail} ${c.reason.replace('_', ' ')}`).join(', ');

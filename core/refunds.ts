@@ -61,7 +61,10 @@ export class RefundError extends Error {
 }
 
 /** Remaining refundable amounts of an order: goods (net of discounts, tax included), tax, tips. Prefer {@link refundableBalance}. */
-export function refundableOf(order: Order, prior: readonly PriorRefund[]): { goodsCents: number; taxCents: number; tipCents: number; totalCents: number } {
+export function refundableOf(
+  order: Order,
+  prior: readonly PriorRefund[],
+): { goodsCents: number; taxCents: number; tipCents: number; totalCents: number } {
   const goodsCents = order.totalCents - sumCents(prior.map((r) => r.goodsCents));
   const taxCents = order.taxCents - sumCents(prior.map((r) => r.taxCents));
   const tipCents = order.tipCents - sumCents(prior.map((r) => r.tipCents));
@@ -92,7 +95,11 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
       if (!line) throw new RefundError('unknown_line', `line ${asked.lineId} is not a line of order ${order.id}`, `lines.${i}.lineId`);
       const already = sumCents(prior.flatMap((r) => r.lines.filter((l) => l.lineId === line.id).map((l) => l.quantity)));
       if (asked.quantity > line.quantity - already) {
-        throw new RefundError('refund_exceeds_remaining', `only ${line.quantity - already} of ${line.quantity} can still be refunded on this line`, `lines.${i}.quantity`);
+        throw new RefundError(
+          'refund_exceeds_remaining',
+          `only ${line.quantity - already} of ${line.quantity} can still be refunded on this line`,
+          `lines.${i}.quantity`,
+        );
       }
       const share = lineShare(line);
       const at = (cents: number, n: number) => mulDivHalfEven(cents, n, line.quantity);
@@ -103,7 +110,11 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
       taxCents += tax;
     }
     if (goodsCents > left.goodsCents) {
-      throw new RefundError('refund_exceeds_remaining', `these lines come to ${money(goodsCents)} but only ${money(left.goodsCents)} of the goods can still be refunded`, 'lines');
+      throw new RefundError(
+        'refund_exceeds_remaining',
+        `these lines come to ${money(goodsCents)} but only ${money(left.goodsCents)} of the goods can still be refunded`,
+        'lines',
+      );
     }
     taxCents = Math.min(taxCents, left.taxCents, goodsCents);
   } else {
@@ -116,7 +127,8 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
   }
   if (goodsCents === left.goodsCents) taxCents = left.taxCents;
   const amountCents = goodsCents + tipCents;
-  if (amountCents <= 0) throw new RefundError('nothing_to_refund', 'this refund would give back nothing', 'lines' in request ? 'lines' : 'amountCents');
+  if (amountCents <= 0)
+    throw new RefundError('nothing_to_refund', 'this refund would give back nothing', 'lines' in request ? 'lines' : 'amountCents');
 
   const allocations: RefundPlan['allocations'] = [];
   let rest = amountCents;
@@ -128,7 +140,12 @@ export function planRefund(order: Order, prior: readonly PriorRefund[], payments
     }
     if (rest === 0) break;
   }
-  if (rest > 0) throw new RefundError('refund_exceeds_remaining', `the order's payments can give back only ${money(amountCents - rest)}`, 'lines' in request ? 'lines' : 'amountCents');
+  if (rest > 0)
+    throw new RefundError(
+      'refund_exceeds_remaining',
+      `the order's payments can give back only ${money(amountCents - rest)}`,
+      'lines' in request ? 'lines' : 'amountCents',
+    );
   return { amountCents, goodsCents, taxCents, tipCents, lines, allocations };
 }
 
@@ -172,10 +189,19 @@ export function refundableBalance(order: Order, payments: readonly OrderPaymentL
   const usable = payments
     .filter((p) => (REFUNDABLE_PAYMENT_STATES as readonly string[]).includes(p.state))
     .map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, refundedCents: p.refundedCents }));
-  const prior = refunds.filter((r) => r.kind === 'refund').map((r) => ({ goodsCents: r.goodsCents, taxCents: r.taxCents, tipCents: r.tipCents, lines: r.lines }));
+  const prior = refunds
+    .filter((r) => r.kind === 'refund')
+    .map((r) => ({ goodsCents: r.goodsCents, taxCents: r.taxCents, tipCents: r.tipCents, lines: r.lines }));
   const left = refundableOf(order, prior);
   const held = usable.reduce((a, p) => a + Math.max(0, p.amountCents - p.refundedCents), 0);
-  return { payments: usable, prior, goodsCents: left.goodsCents, taxCents: left.taxCents, tipCents: left.tipCents, totalCents: Math.max(0, Math.min(left.totalCents, held)) };
+  return {
+    payments: usable,
+    prior,
+    goodsCents: left.goodsCents,
+    taxCents: left.taxCents,
+    tipCents: left.tipCents,
+    totalCents: Math.max(0, Math.min(left.totalCents, held)),
+  };
 }
 
 /** A refund planned against an order's records, and the state the order moves to. */
@@ -189,7 +215,12 @@ export interface OrderRefundPlan extends RefundPlan {
  * What the server posts and what the back office previews.
  * @throws RefundError naming the request field (`lines.<i>.quantity`, `amountCents`, …) as planRefund does.
  */
-export function planOrderRefund(order: Order, payments: readonly OrderPaymentLike[], refunds: readonly OrderRefundLike[], request: RefundRequest): OrderRefundPlan {
+export function planOrderRefund(
+  order: Order,
+  payments: readonly OrderPaymentLike[],
+  refunds: readonly OrderRefundLike[],
+  request: RefundRequest,
+): OrderRefundPlan {
   const balance = refundableBalance(order, payments, refunds);
   const plan = planRefund(order, balance.prior, balance.payments, request);
   return { ...plan, orderState: plan.amountCents >= balance.goodsCents + balance.tipCents ? 'refunded' : 'partially_refunded' };

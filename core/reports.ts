@@ -54,12 +54,16 @@ export type SalesRow = z.infer<typeof salesRowSchema>;
 export const tenderRowSchema = z.strictObject({
   key: z
     .string()
-    .describe('Tender: cash, card, check, other, apple_pay, google_pay (register and API orders: a wallet is its own tender, never card); apple_pay, google_pay, bank_transfer (free-amount pay links); invoice (sales on account: issued invoices, whatever later pays them).'),
+    .describe(
+      'Tender: cash, card, check, other, apple_pay, google_pay (register and API orders: a wallet is its own tender, never card); apple_pay, google_pay, bank_transfer (free-amount pay links); invoice (sales on account: issued invoices, whatever later pays them).',
+    ),
   label: z.string(),
   count: z.int().describe('Tenders on the sales of the period.'),
   amountCents: z.int().describe('What they paid, tips included.'),
   tipCents: z.int(),
-  refundCents: z.int().describe('Money given back to this method by refunds of the period (tax and tips included); for `invoice`, the totals of the invoices voided.'),
+  refundCents: z
+    .int()
+    .describe('Money given back to this method by refunds of the period (tax and tips included); for `invoice`, the totals of the invoices voided.'),
   netCents: z.int().describe('amount − refunds.'),
 });
 export type TenderRow = z.infer<typeof tenderRowSchema>;
@@ -74,8 +78,10 @@ export type SalesTotals = z.infer<typeof salesTotalsSchema>;
  * raised (server log + audit entry `report.unreconciled`).
  */
 export const ledgerReconciliationSchema = z.strictObject({
-  reconciled: z.boolean().describe('True when the figures below equal the report\'s'),
-  ledgerNetSalesCents: z.int().describe('−Σ postings on sales revenue, service revenue, discounts and refunds of the journal transactions in the period'),
+  reconciled: z.boolean().describe("True when the figures below equal the report's"),
+  ledgerNetSalesCents: z
+    .int()
+    .describe('−Σ postings on sales revenue, service revenue, discounts and refunds of the journal transactions in the period'),
   ledgerTaxCents: z.int().describe('−Σ postings on sales tax payable of the journal transactions in the period'),
   netSalesDifferenceCents: z.int().describe('Report − ledger'),
   taxDifferenceCents: z.int().describe('Report − ledger'),
@@ -117,7 +123,9 @@ export const taxReportSchema = z.strictObject({
     refundedCents: z.int().describe('Tax given back by refunds and by voids of issued invoices (not split per rate: refunds by amount carry none).'),
     netCents: z.int().describe('collected − refunded: the movement of sales tax payable from sales (orders, invoices, pay links).'),
   }),
-  reconciliation: ledgerReconciliationSchema.describe('totals.netCents against the ledger (net sales are not part of this report: their difference is 0)'),
+  reconciliation: ledgerReconciliationSchema.describe(
+    'totals.netCents against the ledger (net sales are not part of this report: their difference is 0)',
+  ),
 });
 export type TaxReport = z.infer<typeof taxReportSchema>;
 

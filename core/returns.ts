@@ -21,7 +21,10 @@ const ulidId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A
 export const returnTenderSchema = z.strictObject({
   method: z.enum(['cash', 'card', 'other']),
   cardBrand: withoutCardNumber(z.string().max(20)).optional(),
-  last4: z.string().regex(/^\d{4}$/).optional(),
+  last4: z
+    .string()
+    .regex(/^\d{4}$/)
+    .optional(),
   authCode: withoutCardNumber(z.string().max(20)).optional(),
 });
 export type ReturnTender = z.infer<typeof returnTenderSchema>;
@@ -47,7 +50,10 @@ export const registerReturnSchema = z.strictObject({
   restock: z.boolean(),
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
   tender: returnTenderSchema,
-  approval: z.string().regex(/^apv_[A-Za-z0-9_-]{20,64}$/, 'must be an approval token from POST /api/register/approvals').optional(),
+  approval: z
+    .string()
+    .regex(/^apv_[A-Za-z0-9_-]{20,64}$/, 'must be an approval token from POST /api/register/approvals')
+    .optional(),
   exchangeOrderId: ulidId('ord').optional(),
   reason: freeText(500).optional(),
   /** Server stamps: the refund the server recorded for this return. */
@@ -96,7 +102,8 @@ function tendersAsPayments(order: Order): { id: string; accountCode: string; amo
  * @throws ReturnError naming the field: a line unknown or returned beyond what was sold, an order not paid.
  */
 export function planReturn(order: Order, prior: readonly PriorRefund[], lines: readonly { lineId: string; quantity: number }[]): RefundPlan {
-  if (order.state !== 'paid' && order.state !== 'partially_refunded') throw new ReturnError(`sale ${order.receiptNumber} is ${order.state.replace('_', ' ')}: nothing to return`, 'orderId');
+  if (order.state !== 'paid' && order.state !== 'partially_refunded')
+    throw new ReturnError(`sale ${order.receiptNumber} is ${order.state.replace('_', ' ')}: nothing to return`, 'orderId');
   if (order.tenders.length === 0) throw new ReturnError(`sale ${order.receiptNumber} took no payment: nothing to give back`, 'orderId');
   const payments = tendersAsPayments(order);
   let already = 0;

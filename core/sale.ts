@@ -63,7 +63,14 @@ export function buildRegisterSale(input: RegisterSaleInput): { order: Order; jou
     tender = undefined;
   } else if (input.payment.method === 'cash') {
     const cash = applyCashTender(due, input.payment.tenderedCents);
-    tender = { id: newId('tender'), method: 'cash', amountCents: cash.amountCents, tipCents, tenderedCents: input.payment.tenderedCents, changeCents: cash.changeCents };
+    tender = {
+      id: newId('tender'),
+      method: 'cash',
+      amountCents: cash.amountCents,
+      tipCents,
+      tenderedCents: input.payment.tenderedCents,
+      changeCents: cash.changeCents,
+    };
   } else {
     const { method, cardBrand, last4, authCode, routingNumber, checkNumber, offline } = input.payment;
     tender = {

@@ -17,14 +17,14 @@ export { MAX_AMOUNT_CENTS };
 /** Longest memo, in characters. */
 export const MAX_MEMO_LENGTH = 500;
 
-const id = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
+const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be an id starting with ${prefix}_`);
 /** Ids of demo/imported catalog objects may be any short slug-like id with the right prefix (and no card number). */
 const catalogId = (prefix: string) =>
   withoutCardNumber(z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`), `must be an id starting with ${prefix}_`));
 
 /** What a token, id or code holding a card number is told (400 naming the field; a synced document is quarantined). */
-export const CARD_NUMBER_IN_TOKEN_MESSAGE = 'must not contain a card number (a Luhn-valid run of 13–19 digits): send a processor token, never the card';
+export const CARD_NUMBER_IN_TOKEN_MESSAGE =
+  'must not contain a card number (a Luhn-valid run of 13–19 digits): send a processor token, never the card';
 
 /**
  * `schema` (a string: token, id, code, brand) refusing any value that holds a card number (core/card-numbers.ts) with
@@ -189,7 +189,10 @@ export function uniqueList<T extends z.ZodType>(item: T, bounds: { min?: number;
   let list = z.array(item).max(bounds.max);
   if (bounds.min !== undefined) list = list.min(bounds.min);
   return list
-    .refine((xs) => new Set(xs.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x))).size === xs.length, bounds.message ?? 'must not list the same item twice')
+    .refine(
+      (xs) => new Set(xs.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x))).size === xs.length,
+      bounds.message ?? 'must not list the same item twice',
+    )
     .meta({ uniqueItems: true });
 }
 
@@ -225,7 +228,10 @@ export const variationSchema = z.strictObject({
   priceCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
   sku: freeText(64).min(1).optional(),
   /** GTIN-8/12/13/14 (UPC-A is GTIN-12, EAN-13 is GTIN-13), digits only. */
-  gtin: z.string().regex(/^(\d{8}|\d{12}|\d{13}|\d{14})$/, 'must be a GTIN of 8, 12, 13 or 14 digits').optional(),
+  gtin: z
+    .string()
+    .regex(/^(\d{8}|\d{12}|\d{13}|\d{14})$/, 'must be a GTIN of 8, 12, 13 or 14 digits')
+    .optional(),
   trackStock: z.boolean(),
   /** Units on hand at the default location (sum of stock movements, server-computed). */
   stockOnHand: z.int().optional(),
@@ -324,8 +330,20 @@ export type OrderLine = z.infer<typeof orderLineSchema>;
  * applies to that one line of the order only (core/pricing.ts computeOrderTotals: line discounts first, then the sale's).
  */
 export const discountSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('percentage'), basisPoints: z.int().min(1).max(10_000), lineId: id('lin').optional() }),
-  z.strictObject({ id: id('dsc'), name: freeText(100).min(1), kind: z.literal('fixed'), amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS), lineId: id('lin').optional() }),
+  z.strictObject({
+    id: id('dsc'),
+    name: freeText(100).min(1),
+    kind: z.literal('percentage'),
+    basisPoints: z.int().min(1).max(10_000),
+    lineId: id('lin').optional(),
+  }),
+  z.strictObject({
+    id: id('dsc'),
+    name: freeText(100).min(1),
+    kind: z.literal('fixed'),
+    amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
+    lineId: id('lin').optional(),
+  }),
 ]);
 export type Discount = z.infer<typeof discountSchema>;
 
@@ -377,10 +395,16 @@ export const tenderSchema = z.strictObject({
   tenderedCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
   changeCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
   cardBrand: withoutCardNumber(z.string().max(20)).optional(),
-  last4: z.string().regex(/^\d{4}$/).optional(),
+  last4: z
+    .string()
+    .regex(/^\d{4}$/)
+    .optional(),
   authCode: withoutCardNumber(z.string().max(20)).optional(),
   /** Check tenders: the ABA routing number and check number read from the MICR line (`last4` = the account's last four). */
-  routingNumber: z.string().regex(/^\d{9}$/).optional(),
+  routingNumber: z
+    .string()
+    .regex(/^\d{9}$/)
+    .optional(),
   checkNumber: withoutCardNumber(z.string().regex(/^\d{1,15}$/)).optional(),
   /**
    * A card approved by the terminal offline (store and forward): the terminal's store-and-forward token (never
@@ -447,7 +471,21 @@ export const journalKind = z.enum(['sale', 'refund', 'payment', 'fee', 'payout',
 export const journalTransactionSchema = z.strictObject({
   id: z.string().regex(/^jtx_[0-9A-HJKMNP-TV-Z]{26}$/),
   kind: journalKind,
-  sourceType: z.enum(['order', 'pay_request', 'invoice', 'closeout', 'manual', 'payout', 'check_cashing', 'money_transfer', 'bill_payment', 'app_charge', 'app_charge_refund', 'developer_payout', 'developer_earnings_release']),
+  sourceType: z.enum([
+    'order',
+    'pay_request',
+    'invoice',
+    'closeout',
+    'manual',
+    'payout',
+    'check_cashing',
+    'money_transfer',
+    'bill_payment',
+    'app_charge',
+    'app_charge_refund',
+    'developer_payout',
+    'developer_earnings_release',
+  ]),
   sourceId: z.string().max(64),
   registerId: z.string().max(64).nullable(),
   currency: currencyCode,
@@ -481,7 +519,11 @@ export const payRequestCreateSchema = z
       ctx.addIssue({ code: 'custom', path: ['lineItems'], message: 'send either amountCents or lineItems, not both' });
     }
     if (body.orderId !== undefined && (body.amountCents !== undefined || body.lineItems !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['orderId'], message: 'an order link is for the order\'s balance due: send no amountCents or lineItems with it' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['orderId'],
+        message: "an order link is for the order's balance due: send no amountCents or lineItems with it",
+      });
     }
   });
 export type PayRequestCreate = z.infer<typeof payRequestCreateSchema>;

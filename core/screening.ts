@@ -77,17 +77,30 @@ export const DEFAULT_BLOCK_THRESHOLD = 1;
 
 /** The store's screening settings (`GET`/`PATCH /api/pos/screening-settings`). */
 export const screeningSettingsSchema = z.strictObject({
-  matchThreshold: z.number().gt(0).max(1).describe(`A score at or above it holds the transaction as a potential match. Default ${DEFAULT_MATCH_THRESHOLD}.`),
+  matchThreshold: z
+    .number()
+    .gt(0)
+    .max(1)
+    .describe(`A score at or above it holds the transaction as a potential match. Default ${DEFAULT_MATCH_THRESHOLD}.`),
   blockThreshold: z
     .number()
     .gt(0)
     .max(1.01)
-    .describe(`A score at or above it blocks the transaction outright (no manager can clear it). Default ${DEFAULT_BLOCK_THRESHOLD}; 1.01 never blocks (every match goes to a manager).`),
+    .describe(
+      `A score at or above it blocks the transaction outright (no manager can clear it). Default ${DEFAULT_BLOCK_THRESHOLD}; 1.01 never blocks (every match goes to a manager).`,
+    ),
 });
 export type ScreeningSettings = z.infer<typeof screeningSettingsSchema>;
 
 /** Problems an ID check may find; any makes the verification not ok. */
-export const idProblemSchema = z.enum(['expired', 'under_minimum_age', 'not_yet_issued', 'name_truncated', 'unknown_issuer', 'issuer_state_mismatch']);
+export const idProblemSchema = z.enum([
+  'expired',
+  'under_minimum_age',
+  'not_yet_issued',
+  'name_truncated',
+  'unknown_issuer',
+  'issuer_state_mismatch',
+]);
 export type IdProblem = z.infer<typeof idProblemSchema>;
 
 /** The card holder as the register shows it: no photo, document number masked. */
@@ -103,7 +116,13 @@ export const idHolderSchema = z.strictObject({
   documentType: z.enum(['DL', 'ID']).nullable(),
   documentNumberMasked: z.string().nullable().describe('Last four characters only'),
   address: z
-    .strictObject({ street: z.string().nullable(), city: z.string().nullable(), state: z.string().nullable(), postalCode: z.string().nullable(), country: z.string().nullable() })
+    .strictObject({
+      street: z.string().nullable(),
+      city: z.string().nullable(),
+      state: z.string().nullable(),
+      postalCode: z.string().nullable(),
+      country: z.string().nullable(),
+    })
     .nullable(),
 });
 export type IdHolder = z.infer<typeof idHolderSchema>;
@@ -115,7 +134,11 @@ export const idVerificationSchema = z.strictObject({
   service: z.string(),
   source: z.enum(['scanner', 'image']),
   ok: z.boolean(),
-  problems: z.array(z.string()).describe('Empty when ok: expired, under_minimum_age, not_yet_issued, name_truncated, unknown_issuer (IIN not in the AAMVA table), issuer_state_mismatch (the address is not in the issuing jurisdiction)'),
+  problems: z
+    .array(z.string())
+    .describe(
+      'Empty when ok: expired, under_minimum_age, not_yet_issued, name_truncated, unknown_issuer (IIN not in the AAMVA table), issuer_state_mismatch (the address is not in the issuing jurisdiction)',
+    ),
   minimumAge: z.int(),
   holder: idHolderSchema,
   issuer: z.strictObject({ iin: z.string(), aamvaVersion: z.int() }),

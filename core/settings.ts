@@ -48,9 +48,15 @@ export const storeSettingsSchema = z.strictObject({
     .int()
     .min(0)
     .max(MAX_TIP_LIMIT_BASIS_POINTS)
-    .describe('Tip bound, percentage part: a tip may be at most the larger of this share of the order total (basis points, 10000 = 100 %) and tipLimitCents. Default 5000.'),
+    .describe(
+      'Tip bound, percentage part: a tip may be at most the larger of this share of the order total (basis points, 10000 = 100 %) and tipLimitCents. Default 5000.',
+    ),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).describe('Tip bound, fixed part (minor units). Default 10000.'),
-  dayCutoffHour: z.int().min(0).max(23).describe('Local hour (0–23) at which the business day ends: shifts and the daily closeout count days from it. Default 4.'),
+  dayCutoffHour: z
+    .int()
+    .min(0)
+    .max(23)
+    .describe('Local hour (0–23) at which the business day ends: shifts and the daily closeout count days from it. Default 4.'),
   cashierRefundLimitCents: z
     .int()
     .min(0)
@@ -58,15 +64,21 @@ export const storeSettingsSchema = z.strictObject({
     .describe("A cashier's refund above this amount (minor units) needs a manager's approval (POST /api/register/approvals). Default 5000."),
   confirmSellPastZero: z
     .boolean()
-    .describe('When true the register asks once per item and sale before selling more units than are in stock; false (default) sells past zero without asking.'),
+    .describe(
+      'When true the register asks once per item and sale before selling more units than are in stock; false (default) sells past zero without asking.',
+    ),
   offlineSignInDays: z
     .int()
     .min(0)
     .max(30)
-    .describe('A staff member who signed in on a register online within this many days may sign in on it while it is offline (PIN checked on the register; lockout after 5 wrong tries). 0 = offline sign-in off. Default 7.'),
+    .describe(
+      'A staff member who signed in on a register online within this many days may sign in on it while it is offline (PIN checked on the register; lockout after 5 wrong tries). 0 = offline sign-in off. Default 7.',
+    ),
   // Money movement: read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])
-    .describe('`disabled` in the demo store: payouts, settlements to a bank, transfers, bill payments and disbursements answer 403 `money_movement_disabled`. Read-only.'),
+    .describe(
+      '`disabled` in the demo store: payouts, settlements to a bank, transfers, bill payments and disbursements answer 403 `money_movement_disabled`. Read-only.',
+    ),
 });
 export type StoreSettings = z.infer<typeof storeSettingsSchema>;

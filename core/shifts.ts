@@ -23,7 +23,6 @@ import { utcDateTime } from './datetime.ts';
 import { buildJournalTransaction, buildSaleJournalTransaction, cashDrawerAccount } from './ledger.ts';
 import { formatMoney, sumCents } from './money.ts';
 
-
 /* ───────────────────────────── denominations ───────────────────────────── */
 
 /** One note or coin of a currency: its face value in minor units. */
@@ -42,20 +41,62 @@ const coin = (valueCents: number, label: string): Denomination => ({ kind: 'coin
  */
 export const CURRENCY_DENOMINATIONS: Readonly<Record<string, readonly Denomination[]>> = {
   USD: [
-    note(10_000, '$100'), note(5_000, '$50'), note(2_000, '$20'), note(1_000, '$10'), note(500, '$5'), note(200, '$2'), note(100, '$1'),
-    coin(100, '$1 coin'), coin(50, '50¢'), coin(25, '25¢'), coin(10, '10¢'), coin(5, '5¢'), coin(1, '1¢'),
+    note(10_000, '$100'),
+    note(5_000, '$50'),
+    note(2_000, '$20'),
+    note(1_000, '$10'),
+    note(500, '$5'),
+    note(200, '$2'),
+    note(100, '$1'),
+    coin(100, '$1 coin'),
+    coin(50, '50¢'),
+    coin(25, '25¢'),
+    coin(10, '10¢'),
+    coin(5, '5¢'),
+    coin(1, '1¢'),
   ],
   EUR: [
-    note(50_000, '€500'), note(20_000, '€200'), note(10_000, '€100'), note(5_000, '€50'), note(2_000, '€20'), note(1_000, '€10'), note(500, '€5'),
-    coin(200, '€2'), coin(100, '€1'), coin(50, '50c'), coin(20, '20c'), coin(10, '10c'), coin(5, '5c'), coin(2, '2c'), coin(1, '1c'),
+    note(50_000, '€500'),
+    note(20_000, '€200'),
+    note(10_000, '€100'),
+    note(5_000, '€50'),
+    note(2_000, '€20'),
+    note(1_000, '€10'),
+    note(500, '€5'),
+    coin(200, '€2'),
+    coin(100, '€1'),
+    coin(50, '50c'),
+    coin(20, '20c'),
+    coin(10, '10c'),
+    coin(5, '5c'),
+    coin(2, '2c'),
+    coin(1, '1c'),
   ],
   GBP: [
-    note(5_000, '£50'), note(2_000, '£20'), note(1_000, '£10'), note(500, '£5'),
-    coin(200, '£2'), coin(100, '£1'), coin(50, '50p'), coin(20, '20p'), coin(10, '10p'), coin(5, '5p'), coin(2, '2p'), coin(1, '1p'),
+    note(5_000, '£50'),
+    note(2_000, '£20'),
+    note(1_000, '£10'),
+    note(500, '£5'),
+    coin(200, '£2'),
+    coin(100, '£1'),
+    coin(50, '50p'),
+    coin(20, '20p'),
+    coin(10, '10p'),
+    coin(5, '5p'),
+    coin(2, '2p'),
+    coin(1, '1p'),
   ],
   CAD: [
-    note(10_000, '$100'), note(5_000, '$50'), note(2_000, '$20'), note(1_000, '$10'), note(500, '$5'),
-    coin(200, '$2'), coin(100, '$1'), coin(25, '25¢'), coin(10, '10¢'), coin(5, '5¢'),
+    note(10_000, '$100'),
+    note(5_000, '$50'),
+    note(2_000, '$20'),
+    note(1_000, '$10'),
+    note(500, '$5'),
+    coin(200, '$2'),
+    coin(100, '$1'),
+    coin(25, '25¢'),
+    coin(10, '10¢'),
+    coin(5, '5¢'),
   ],
 };
 
@@ -172,11 +213,15 @@ export const cashMovementSchema = z
   })
   .superRefine((m, ctx) => {
     const service = isServiceCashKind(m.kind);
-    if (m.kind === 'no_sale' && m.amountCents !== 0) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'a no-sale moves no money: must be 0' });
-    if (m.kind !== 'no_sale' && m.amountCents < 1) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: `a ${m.kind} must move at least 1` });
-    if ((m.kind === 'paid_in' || m.kind === 'paid_out') && !m.reason?.trim()) ctx.addIssue({ code: 'custom', path: ['reason'], message: `a ${m.kind} needs a reason` });
+    if (m.kind === 'no_sale' && m.amountCents !== 0)
+      ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'a no-sale moves no money: must be 0' });
+    if (m.kind !== 'no_sale' && m.amountCents < 1)
+      ctx.addIssue({ code: 'custom', path: ['amountCents'], message: `a ${m.kind} must move at least 1` });
+    if ((m.kind === 'paid_in' || m.kind === 'paid_out') && !m.reason?.trim())
+      ctx.addIssue({ code: 'custom', path: ['reason'], message: `a ${m.kind} needs a reason` });
     if (service && !m.serviceRef) ctx.addIssue({ code: 'custom', path: ['serviceRef'], message: `a ${m.kind} names its service record` });
-    if (!service && (m.serviceRef !== undefined || m.feeCents !== undefined)) ctx.addIssue({ code: 'custom', path: ['serviceRef'], message: `a ${m.kind} has no service record or fee` });
+    if (!service && (m.serviceRef !== undefined || m.feeCents !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['serviceRef'], message: `a ${m.kind} has no service record or fee` });
   });
 export type CashMovement = z.infer<typeof cashMovementSchema>;
 
@@ -224,7 +269,13 @@ export type ServiceCash = z.infer<typeof serviceCashSchema>;
 
 /** No financial service in the shift. */
 export function emptyServiceCash(): ServiceCash {
-  return { checksCashed: { count: 0, amountCents: 0 }, transfersIn: { count: 0, amountCents: 0 }, billPaymentsIn: { count: 0, amountCents: 0 }, transfersCanceled: { count: 0, amountCents: 0 }, feesCents: 0 };
+  return {
+    checksCashed: { count: 0, amountCents: 0 },
+    transfersIn: { count: 0, amountCents: 0 },
+    billPaymentsIn: { count: 0, amountCents: 0 },
+    transfersCanceled: { count: 0, amountCents: 0 },
+    feesCents: 0,
+  };
 }
 
 /** What the services did to the drawer: + transfers and bills taken in, − checks paid out and transfers handed back. */
@@ -245,7 +296,14 @@ export function serviceCashOf(movements: readonly CashMovement[]): ServiceCash {
     const key = `${m.kind}:${m.serviceRef}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const line = m.kind === 'check_cashed' ? out.checksCashed : m.kind === 'transfer_in' ? out.transfersIn : m.kind === 'bill_payment_in' ? out.billPaymentsIn : out.transfersCanceled;
+    const line =
+      m.kind === 'check_cashed'
+        ? out.checksCashed
+        : m.kind === 'transfer_in'
+          ? out.transfersIn
+          : m.kind === 'bill_payment_in'
+            ? out.billPaymentsIn
+            : out.transfersCanceled;
     line.count += 1;
     line.amountCents += m.amountCents;
     out.feesCents += (m.kind === 'transfer_canceled' ? -1 : 1) * (m.feeCents ?? 0);
@@ -279,14 +337,25 @@ export const zReportSchema = z.strictObject({
   tipsCents: z.int().min(0),
   refundsCents: z.int().min(0),
   voids: z.strictObject({ count: z.int().min(0), amountCents: z.int().min(0) }),
-  taxByRate: z.array(z.strictObject({ taxRateId: z.string(), name: z.string(), basisPoints: z.int(), inclusive: z.boolean(), taxableCents: z.int(), taxCents: z.int() })),
+  taxByRate: z.array(
+    z.strictObject({
+      taxRateId: z.string(),
+      name: z.string(),
+      basisPoints: z.int(),
+      inclusive: z.boolean(),
+      taxableCents: z.int(),
+      taxCents: z.int(),
+    }),
+  ),
   byTender: z.record(z.string(), totalLine),
   byRail: z.record(z.string(), totalLine),
   cardByBrand: z.record(z.string(), totalLine),
   paidInCents: z.int().min(0),
   paidOutCents: z.int().min(0),
   noSaleCount: z.int().min(0),
-  services: serviceCashSchema.optional().describe('The drawer side of the financial services of the shift (absent in reports of registers that predate financial services)'),
+  services: serviceCashSchema
+    .optional()
+    .describe('The drawer side of the financial services of the shift (absent in reports of registers that predate financial services)'),
   openingFloatCents: z.int().min(0),
   cashSalesCents: z.int().describe("Σ postings to the register's drawer account of the shift's sales (cash taken less cash refunded)"),
   expectedCashCents: z.int(),
@@ -312,7 +381,10 @@ export const shiftCloseoutSchema = z
     closedAt: utcDateTime,
     staffId: staffIdSchema.optional(),
     counted: z.array(denominationCountSchema).max(40),
-    countedCashCents: z.int().min(0).max(MAX_AMOUNT_CENTS * 100),
+    countedCashCents: z
+      .int()
+      .min(0)
+      .max(MAX_AMOUNT_CENTS * 100),
     report: zReportSchema,
     note: freeText(500).optional(),
     rejection,
@@ -333,7 +405,12 @@ export type ShiftCloseout = z.infer<typeof shiftCloseoutSchema>;
  * and before the shift opened (no shift was open on the register) belongs to this shift — see
  * {@link ZReportOptions.salesAfter}.
  */
-export function isSaleOfShift(shift: Pick<Shift, 'registerId' | 'openedAt'>, closedAt: string | null, order: Pick<Order, 'registerId' | 'createdAt'>, after?: string): boolean {
+export function isSaleOfShift(
+  shift: Pick<Shift, 'registerId' | 'openedAt'>,
+  closedAt: string | null,
+  order: Pick<Order, 'registerId' | 'createdAt'>,
+  after?: string,
+): boolean {
   const t = Date.parse(order.createdAt);
   const from = Date.parse(shift.openedAt);
   const inStart = after !== undefined && Date.parse(after) < from ? t > Date.parse(after) : t >= from;
@@ -406,7 +483,9 @@ function receiptSequence(receipt: string): number {
  */
 export function computeZReport(shift: Shift, sales: readonly Order[], movements: readonly CashMovement[], options: ZReportOptions = {}): ZReport {
   const closedAt = options.count?.closedAt ?? null;
-  const mine = sales.filter((o) => isSaleOfShift(shift, closedAt, o, options.salesAfter)).sort((a, b) => receiptSequence(a.receiptNumber) - receiptSequence(b.receiptNumber));
+  const mine = sales
+    .filter((o) => isSaleOfShift(shift, closedAt, o, options.salesAfter))
+    .sort((a, b) => receiptSequence(a.receiptNumber) - receiptSequence(b.receiptNumber));
   const kept = mine.filter((o) => o.state !== 'canceled');
   const voided = mine.filter((o) => o.state === 'canceled');
   const byTender: Record<string, TotalLine> = {};
@@ -417,11 +496,19 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
     for (const t of o.tenders) {
       addTo(byTender, t.method, t.amountCents, t.tipCents);
       addTo(byRail, railOfTender(t), t.amountCents, t.tipCents);
-      if (t.method === 'card' || t.method === 'apple_pay' || t.method === 'google_pay') addTo(cardByBrand, (t.cardBrand ?? 'unknown').toLowerCase(), t.amountCents, t.tipCents);
+      if (t.method === 'card' || t.method === 'apple_pay' || t.method === 'google_pay')
+        addTo(cardByBrand, (t.cardBrand ?? 'unknown').toLowerCase(), t.amountCents, t.tipCents);
     }
     for (const tl of o.taxLines) {
       const key = `${tl.taxRateId}:${tl.basisPoints}:${tl.inclusive}`;
-      const line = taxes.get(key) ?? { taxRateId: tl.taxRateId, name: tl.name, basisPoints: tl.basisPoints, inclusive: tl.inclusive, taxableCents: 0, taxCents: 0 };
+      const line = taxes.get(key) ?? {
+        taxRateId: tl.taxRateId,
+        name: tl.name,
+        basisPoints: tl.basisPoints,
+        inclusive: tl.inclusive,
+        taxableCents: 0,
+        taxCents: 0,
+      };
       line.taxableCents += tl.taxableCents;
       line.taxCents += tl.taxCents;
       taxes.set(key, line);
@@ -432,7 +519,9 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
   const paidOutCents = sumCents(own.filter((m) => m.kind === 'paid_out').map((m) => m.amountCents));
   const cashSalesCents =
     options.drawerCents ??
-    sumCents(kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber))) - (options.cashRefundsCents ?? 0);
+    sumCents(
+      kept.filter((o) => o.tenders.length > 0).map((o) => drawerPostingsCents(buildSaleJournalTransaction(o).postings, shift.registerNumber)),
+    ) - (options.cashRefundsCents ?? 0);
   const services = options.services ?? serviceCashOf(own);
   const expectedCashCents =
     options.ledgerDrawerCents !== undefined
@@ -475,9 +564,29 @@ export function computeZReport(shift: Shift, sales: readonly Order[], movements:
 
 /** Figures of a Z-report compared when the server recomputes a synced closeout (everything but ids and times). */
 export const COMPARED_FIGURES = [
-  'salesCount', 'grossSalesCents', 'discountsCents', 'netSalesCents', 'taxCents', 'tipsCents', 'refundsCents', 'voids', 'byTender', 'byRail', 'cardByBrand',
-  'paidInCents', 'paidOutCents', 'noSaleCount', 'services', 'openingFloatCents', 'cashSalesCents', 'expectedCashCents', 'countedCashCents', 'overShortCents',
-  'firstReceiptNumber', 'lastReceiptNumber', 'taxByRate',
+  'salesCount',
+  'grossSalesCents',
+  'discountsCents',
+  'netSalesCents',
+  'taxCents',
+  'tipsCents',
+  'refundsCents',
+  'voids',
+  'byTender',
+  'byRail',
+  'cardByBrand',
+  'paidInCents',
+  'paidOutCents',
+  'noSaleCount',
+  'services',
+  'openingFloatCents',
+  'cashSalesCents',
+  'expectedCashCents',
+  'countedCashCents',
+  'overShortCents',
+  'firstReceiptNumber',
+  'lastReceiptNumber',
+  'taxByRate',
 ] as const;
 
 /** One figure the register and the server disagree on: its name and both values. */
@@ -489,7 +598,10 @@ export interface ReportDifference {
 
 function stable(value: unknown): string {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    return `{${Object.keys(value).sort().map((k) => `${k}:${stable((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${stable((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
   return JSON.stringify(value);
@@ -497,7 +609,11 @@ function stable(value: unknown): string {
 
 /** The figures of `server` that differ from the register's `register` report ({@link COMPARED_FIGURES}); empty when equal. */
 export function diffZReports(register: ZReport, server: ZReport): ReportDifference[] {
-  return COMPARED_FIGURES.filter((f) => stable(register[f]) !== stable(server[f])).map((field) => ({ field, register: register[field], server: server[field] }));
+  return COMPARED_FIGURES.filter((f) => stable(register[f]) !== stable(server[f])).map((field) => ({
+    field,
+    register: register[field],
+    server: server[field],
+  }));
 }
 
 /* ───────────────────────────── business day ───────────────────────────── */
@@ -562,7 +678,10 @@ export function buildCashMovementJournalTransaction(movement: CashMovement, curr
  * The over/short of a closed shift (`overShortCents` = counted − expected, minor units): over Dr `cash_drawer:R<n>`
  * Cr `cash_over_short`; short the reverse; none when the drawer is exact. Kind and source `closeout`.
  */
-export function buildOverShortJournalTransaction(closeout: Pick<ShiftCloseout, 'id' | 'registerId' | 'registerNumber' | 'currency' | 'closedAt'>, overShortCents: number): JournalTransaction | undefined {
+export function buildOverShortJournalTransaction(
+  closeout: Pick<ShiftCloseout, 'id' | 'registerId' | 'registerNumber' | 'currency' | 'closedAt'>,
+  overShortCents: number,
+): JournalTransaction | undefined {
   if (overShortCents === 0) return undefined;
   return buildJournalTransaction(
     {
@@ -615,7 +734,10 @@ export function addServiceCash(list: readonly (ServiceCash | undefined)[]): Serv
  * and last receipt numbers listed per register (`R1-000001`, …: sequences are per register), in register order.
  * Over/short and counted cash add up only over closed shifts (null when none is closed).
  */
-export function rollUpReports(currency: string, reports: readonly ZReport[]): ReportTotals & { receiptRanges: { registerNumber: number; first: string | null; last: string | null }[] } {
+export function rollUpReports(
+  currency: string,
+  reports: readonly ZReport[],
+): ReportTotals & { receiptRanges: { registerNumber: number; first: string | null; last: string | null }[] } {
   const byTender: Record<string, TotalLine> = {};
   const byRail: Record<string, TotalLine> = {};
   const cardByBrand: Record<string, TotalLine> = {};
@@ -698,11 +820,20 @@ export function serviceCashLines(s: ServiceCash | undefined): [label: string, ce
  *
  * Counts come as `count`, money as `cents`.
  */
-export function salesFigureLines(report: Pick<ZReport, 'salesCount' | 'grossSalesCents' | 'discountsCents' | 'netSalesCents' | 'taxCents' | 'tipsCents' | 'refundsCents' | 'taxByRate'>, options: { shift?: boolean } = {}): ({ label: string; count: number } | { label: string; cents: number })[] {
+export function salesFigureLines(
+  report: Pick<
+    ZReport,
+    'salesCount' | 'grossSalesCents' | 'discountsCents' | 'netSalesCents' | 'taxCents' | 'tipsCents' | 'refundsCents' | 'taxByRate'
+  >,
+  options: { shift?: boolean } = {},
+): ({ label: string; count: number } | { label: string; cents: number })[] {
   const inclusive = report.taxByRate.some((t) => t.inclusive && t.taxCents !== 0);
   return [
     { label: 'Sales', count: report.salesCount },
-    { label: inclusive ? 'Gross sales (before discounts, tax-inclusive prices)' : 'Gross sales (before discounts and tax)', cents: report.grossSalesCents },
+    {
+      label: inclusive ? 'Gross sales (before discounts, tax-inclusive prices)' : 'Gross sales (before discounts and tax)',
+      cents: report.grossSalesCents,
+    },
     { label: 'Discounts', cents: -report.discountsCents },
     { label: 'Net sales (after discounts, excl. tax)', cents: report.netSalesCents - report.taxCents },
     { label: 'Tax', cents: report.taxCents },
@@ -717,7 +848,16 @@ export function salesFigureLines(report: Pick<ZReport, 'salesCount' | 'grossSale
  * screen and its receipt printer: money formatted in `currency` (via {@link formatMoney}), counts as numbers, one row
  * per tender, rail, card brand and tax rate. `section` rows (value '') head each part.
  */
-export function reportLines(title: string, report: Omit<ReportTotals, 'currency'> & { currency: string; kind?: 'x' | 'z'; registerNumber?: number; openedAt?: string; closedAt?: string | null }): { label: string; value: string }[] {
+export function reportLines(
+  title: string,
+  report: Omit<ReportTotals, 'currency'> & {
+    currency: string;
+    kind?: 'x' | 'z';
+    registerNumber?: number;
+    openedAt?: string;
+    closedAt?: string | null;
+  },
+): { label: string; value: string }[] {
   const money = (c: number | null) => (c === null ? '—' : formatMoney(c, report.currency).replace(/\u00a0/g, ' '));
   const rows: { label: string; value: string }[] = [{ label: title, value: '' }];
   if (report.registerNumber !== undefined) rows.push({ label: 'Register', value: `R${report.registerNumber}` });
@@ -725,12 +865,17 @@ export function reportLines(title: string, report: Omit<ReportTotals, 'currency'
   if (report.closedAt !== undefined) rows.push({ label: 'Closed', value: report.closedAt ?? 'open (X-report)' });
   rows.push(
     { label: 'Sales', value: '' },
-    ...salesFigureLines(report, { shift: report.kind !== undefined }).map((l) => ('count' in l ? { label: l.label === 'Sales' ? 'Number of sales' : l.label, value: String(l.count) } : { label: l.label, value: money(l.cents) })),
+    ...salesFigureLines(report, { shift: report.kind !== undefined }).map((l) =>
+      'count' in l ? { label: l.label === 'Sales' ? 'Number of sales' : l.label, value: String(l.count) } : { label: l.label, value: money(l.cents) },
+    ),
     { label: 'Voids', value: `${report.voids.count} / ${money(report.voids.amountCents)}` },
     { label: 'First receipt', value: report.firstReceiptNumber ?? '—' },
     { label: 'Last receipt', value: report.lastReceiptNumber ?? '—' },
     { label: 'Tax by rate', value: '' },
-    ...report.taxByRate.map((t) => ({ label: `${t.name} ${t.basisPoints / 100}%${t.inclusive ? ' incl.' : ''}`, value: `${money(t.taxCents)} on ${money(t.taxableCents)}` })),
+    ...report.taxByRate.map((t) => ({
+      label: `${t.name} ${t.basisPoints / 100}%${t.inclusive ? ' incl.' : ''}`,
+      value: `${money(t.taxCents)} on ${money(t.taxableCents)}`,
+    })),
     { label: 'By tender', value: '' },
     ...Object.entries(report.byTender).map(([k, v]) => ({ label: `${k} (${v.count})`, value: money(v.amountCents) })),
     { label: 'By rail', value: '' },

@@ -13,7 +13,10 @@ function run(file: string): ChildProcess {
   // opened on localhost pairs itself (demo mode), unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=0 / DEMO_MODE=0 say otherwise.
   // Registers on other machines pair with the code the server prints. The log is printed for a person (LOG_FORMAT=pretty:
   // one line a request, answered reads left out), unless LOG_FORMAT says otherwise.
-  return spawn(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', DEMO_MODE: '1', LOG_FORMAT: 'pretty', ...process.env } });
+  return spawn(process.execPath, ['--import', 'tsx', file], {
+    stdio: 'inherit',
+    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', DEMO_MODE: '1', LOG_FORMAT: 'pretty', ...process.env },
+  });
 }
 
 const server = run('sync-server/src/main.ts');

@@ -65,7 +65,9 @@ export function tokensMatch(presented: string, expected: string): boolean {
 
 function refuseUpgrade(socket: Duplex, status: 400 | 403, reason: string): void {
   const body = `${reason}\n`;
-  socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Request'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Request'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Starts the bridge on 127.0.0.1. Throws when asked for another host or when the port is taken. */
@@ -129,7 +131,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
         }
         const parsed = bridgeClientMessageSchema.safeParse(raw);
         if (!parsed.success) {
-          const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id.slice(0, 64) : undefined;
+          const id =
+            typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string'
+              ? (raw as { id: string }).id.slice(0, 64)
+              : undefined;
           const issue = parsed.error.issues[0];
           const error = { code: 'malformed_message', message: `Invalid ${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}` };
           if (id && isPaired) send(socket, { type: 'response', id, ok: false, error });
@@ -158,7 +163,12 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           return;
         }
         const outcome = await dispatchDeviceCall(options.host, message.method, message.params);
-        send(socket, outcome.ok ? { type: 'response', id: message.id, ok: true, result: outcome.result } : { type: 'response', id: message.id, ok: false, error: outcome.error });
+        send(
+          socket,
+          outcome.ok
+            ? { type: 'response', id: message.id, ok: true, result: outcome.result }
+            : { type: 'response', id: message.id, ok: false, error: outcome.error },
+        );
       })().catch((error: unknown) => {
         log(`bridge: ${error instanceof Error ? error.message : String(error)}`);
         send(socket, { type: 'error', error: { code: 'internal', message: 'the bridge could not handle that message' } });

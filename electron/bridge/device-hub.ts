@@ -307,7 +307,11 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
     return DEVICE_KINDS.map((kind) => {
       const mode = this.#settings[kind].mode;
       const path = this.#pathOf(kind);
-      const status = this.#status.get(kind) ?? { device: kind, state: mode === 'none' ? 'offline' : 'busy', detail: mode === 'none' ? 'not configured' : 'starting' };
+      const status = this.#status.get(kind) ?? {
+        device: kind,
+        state: mode === 'none' ? 'offline' : 'busy',
+        detail: mode === 'none' ? 'not configured' : 'starting',
+      };
       return { device: kind, mode, status, ...(path ? { path } : {}) };
     });
   }

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
     log: (message) => console.log(`[bridge] ${message}`),
   });
   const devices = await bridge.hub.getStatus();
-  const lines = devices.map((device) => `  ${device.device.padEnd(13)} ${device.mode === 'simulator' ? 'SIMULATED' : device.mode}${device.path ? ` on ${device.path}` : ''}`);
+  const lines = devices.map(
+    (device) => `  ${device.device.padEnd(13)} ${device.mode === 'simulator' ? 'SIMULATED' : device.mode}${device.path ? ` on ${device.path}` : ''}`,
+  );
   console.log(
     `\nHardware bridge: ${bridge.url}  (127.0.0.1 only; origins ${allowedOrigins.join(', ')})\n` +
       `Pairing token:   in ${bridge.tokenFile} (paste it in the register's Devices view)\n${lines.join('\n')}\n`,

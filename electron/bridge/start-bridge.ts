@@ -43,13 +43,17 @@ export function bridgePortProblem(error: unknown, port: number): string | undefi
   if (code === 'EADDRINUSE') {
     return `Hardware bridge: port ${port} on 127.0.0.1 is already in use (another bridge still running?). Stop it, or start with BRIDGE_PORT set to a free port, e.g. BRIDGE_PORT=${port + 1} npm start.`;
   }
-  if (code === 'EACCES') return `Hardware bridge: port ${port} is not allowed for this user. Start with BRIDGE_PORT set to a port above 1023, e.g. BRIDGE_PORT=8790.`;
+  if (code === 'EACCES')
+    return `Hardware bridge: port ${port} is not allowed for this user. Start with BRIDGE_PORT set to a port above 1023, e.g. BRIDGE_PORT=8790.`;
   return undefined;
 }
 
 /** The register origins the bridge accepts when REGISTER_ORIGINS is not set. */
 export function defaultRegisterOrigins(env: NodeJS.ProcessEnv): string[] {
-  if (env.REGISTER_ORIGINS) return env.REGISTER_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean);
+  if (env.REGISTER_ORIGINS)
+    return env.REGISTER_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean);
   const port = Number(env.PORT ?? 8787);
   const origins = [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
   if (env.BASE_URL) {
@@ -66,10 +70,12 @@ const tokenFileSchema = z.object({ token: z.string().min(16) });
 
 /** Reads the stored pairing token or makes a new one (32 random bytes, base64url). */
 export async function loadOrCreateToken(tokenFile: string): Promise<string> {
-  const stored = await readFile(tokenFile, 'utf8').then(
-    (text) => tokenFileSchema.safeParse(JSON.parse(text)),
-    () => undefined,
-  ).catch(() => undefined);
+  const stored = await readFile(tokenFile, 'utf8')
+    .then(
+      (text) => tokenFileSchema.safeParse(JSON.parse(text)),
+      () => undefined,
+    )
+    .catch(() => undefined);
   if (stored?.success) return stored.data.token;
   return randomBytes(32).toString('base64url');
 }

@@ -12,7 +12,15 @@ export { createPtyPair, type PtyPair, type PtyPairOptions } from './serial/pty-p
 
 export { ReceiptPrinter, type ReceiptPrinterOptions } from './escpos/receipt-printer.ts';
 export { PrintQueue, type PrintQueueOptions, type QueuedJob } from './escpos/print-queue.ts';
-export { EscPosBuilder, encodePrintJob, ean13CheckDigit, DRAWER_KICK, INITIALISE, statusRequest, type EscPosEncoderOptions } from './escpos/encoder.ts';
+export {
+  EscPosBuilder,
+  encodePrintJob,
+  ean13CheckDigit,
+  DRAWER_KICK,
+  INITIALISE,
+  statusRequest,
+  type EscPosEncoderOptions,
+} from './escpos/encoder.ts';
 export { EscPosDecoder, decodeEscPos, type DecodedEscPos, type DecodedLine, type EscPosEvent, type LineStyle } from './escpos/decoder.ts';
 export { CODE_PAGE_NUMBER, encodeText, type CodePage } from './escpos/code-pages.ts';
 export { parsePrinterStatus, statusByteFor, isStatusByte, type PrinterCondition } from './escpos/status.ts';

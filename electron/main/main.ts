@@ -36,7 +36,9 @@ function logLine(message: string): void {
 
 crashReporter.start({ uploadToServer: false, compress: true });
 process.on('uncaughtException', (error) => logLine(`uncaughtException ${error.stack ?? error.message}`));
-process.on('unhandledRejection', (reason) => logLine(`unhandledRejection ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+process.on('unhandledRejection', (reason) =>
+  logLine(`unhandledRejection ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+);
 
 // Must happen before `ready`: app:// is a standard, secure origin (IndexedDB, localStorage, fetch, streams).
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } }]);

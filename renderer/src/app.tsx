@@ -28,7 +28,11 @@ import { ShortcutHelp } from './register/components/shortcut-help.tsx';
 import { learnBridgeAddress } from './register/devices/bridge-address.ts';
 import { currentRegisterStaff, registerStaff$, signOut } from './common/staff-session.ts';
 
-type BootState = { phase: 'starting'; message?: string } | { phase: 'failed'; message: string } | { phase: 'pairing'; message: string } | { phase: 'ready'; booted: BootedRegister };
+type BootState =
+  | { phase: 'starting'; message?: string }
+  | { phase: 'failed'; message: string }
+  | { phase: 'pairing'; message: string }
+  | { phase: 'ready'; booted: BootedRegister };
 
 /** The back office's server state (common/cursor-list.tsx): one cache for the life of the page. */
 const queryClient = createQueryClient();
@@ -134,10 +138,13 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
       return undefined;
     }
     // setTimeout holds at most 2^31-1 ms (~24.8 days); a shift is 12 h.
-    const timer = setTimeout(() => {
-      void signOut();
-      setExpiredTick((n) => n + 1);
-    }, Math.min(left, 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => {
+        void signOut();
+        setExpiredTick((n) => n + 1);
+      },
+      Math.min(left, 2 ** 31 - 1),
+    );
     return () => clearTimeout(timer);
   }, [signedIn]);
   const staff = signedIn ? currentRegisterStaff() : undefined;
@@ -154,10 +161,20 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
           {/* The register stays mounted so a cart survives a look at the sales list. */}
           <div className="view" hidden={view !== 'register'}>
             <h1 className="visually-hidden">Register</h1>
-            {staff ? <RegisterView /> : <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />}
+            {staff ? (
+              <RegisterView />
+            ) : (
+              <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />
+            )}
           </div>
           {view === 'sales' ? <SalesView /> : null}
-          {view === 'returns' ? staff ? <ReturnsView /> : <StaffSignIn testId="returns-sign-in" purpose="register" message="Sign in with your PIN to take returns." /> : null}
+          {view === 'returns' ? (
+            staff ? (
+              <ReturnsView />
+            ) : (
+              <StaffSignIn testId="returns-sign-in" purpose="register" message="Sign in with your PIN to take returns." />
+            )
+          ) : null}
           {view === 'shift' ? <ShiftView /> : null}
           {view === 'messages' ? <MessagesView /> : null}
           {view === 'services' ? <ServicesView apps={<AppsView />} /> : null}
@@ -176,7 +193,10 @@ function RevokedBanner({ booted }: { booted: BootedRegister }) {
   if (!required) return null;
   return (
     <div className="banner banner-error" role="alert" data-testid="pairing-required">
-      <PairingForm message="This register was removed from the store: its sales are kept here but cannot sync. Enter a new pairing code." onPair={booted.pair} />
+      <PairingForm
+        message="This register was removed from the store: its sales are kept here but cannot sync. Enter a new pairing code."
+        onPair={booted.pair}
+      />
     </div>
   );
 }

@@ -15,11 +15,22 @@ import { findCardNumberField, maskFreeTextCardNumbers } from '../../core/index.t
 import { serverLoggerOptions } from './platform/http/log.ts';
 import { REGISTER_PAGE_HEADERS } from './platform/http/register-csp.ts';
 import { installProblemHandlers, problem, ProblemError, sendFrameworkProblem, sendProblem } from './platform/http/problem.ts';
-import { registerDevRoutes, registerEnrollmentRoutes, registerStaffRoutes, registerSignUpRoutes, registerSettingsRoutes } from './modules/merchants/index.ts';
+import {
+  registerDevRoutes,
+  registerEnrollmentRoutes,
+  registerStaffRoutes,
+  registerSignUpRoutes,
+  registerSettingsRoutes,
+} from './modules/merchants/index.ts';
 import { registerRegisterConfigRoutes } from './sync/register-config.ts';
 import { developerGuard, registerAppRoutes } from './modules/apps/index.ts';
 import { registerAppBillingRoutes, type AppBillingOptions } from './modules/app-billing/index.ts';
-import { registerAppInstallationRoutes, createAuthorizationServer, oauthAccessTokenPrincipal, registerOAuthRoutes } from './modules/app-installations/index.ts';
+import {
+  registerAppInstallationRoutes,
+  createAuthorizationServer,
+  oauthAccessTokenPrincipal,
+  registerOAuthRoutes,
+} from './modules/app-installations/index.ts';
 import { installApp, launchApp, uninstallApp } from './workflows/app-installation.ts';
 import { secretBox } from './platform/secrets.ts';
 import { ExternalIssuer } from './platform/auth/external-oidc.ts';
@@ -61,7 +72,19 @@ import { registerIdVerificationRoutes } from './modules/id-verification/index.ts
 import { registerBillPaymentRoutes, sandboxBillPartner, type BillPartner } from './modules/bill-payments/index.ts';
 import { registerCheckCashingRoutes } from './modules/check-cashing/index.ts';
 import { registerTransferRoutes, SANDBOX_CORRIDORS, sandboxTransferPartner, type TransferPartner } from './modules/transfers/index.ts';
-import { cashCheck, completeHeldBillPayment, completeHeldCheck, completeHeldTransfer, financialServicesOverview, financialServicesOverviewSchema, payBill, refuseHeldBillPayment, refuseHeldCheck, refuseHeldTransfer, sendTransfer } from './workflows/financial-services.ts';
+import {
+  cashCheck,
+  completeHeldBillPayment,
+  completeHeldCheck,
+  completeHeldTransfer,
+  financialServicesOverview,
+  financialServicesOverviewSchema,
+  payBill,
+  refuseHeldBillPayment,
+  refuseHeldCheck,
+  refuseHeldTransfer,
+  sendTransfer,
+} from './workflows/financial-services.ts';
 import { registerFinancialServiceSettingsRoutes } from './modules/financial-services/index.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
@@ -198,9 +221,27 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const clock = opts.clock ?? (() => new Date());
   await sealLegacySecrets(opts.db);
   const idp = await IdentityProvider.load(opts.db, config.baseUrl);
-  const ctx: AppContext = { db: opts.db, config, clock, idp, sms: opts.sms ?? new OutboxSmsProvider(), email: opts.email ?? new OutboxEmailProvider(), feed: await changeFeedFor(opts.db), appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT), auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()), auditWitness: opts.auditWitnessFile ? new AuditWitness(opts.auditWitnessFile) : null, auditCheckpointIntervalMs: opts.recurringInvoices?.enabled === false ? null : (opts.recurringInvoices?.intervalMs ?? HOUSEKEEPING_INTERVAL_MS), ...(opts.oidc ? { externalIssuer: new ExternalIssuer(opts.oidc.issuer, opts.oidc.audience) } : {}) };
+  const ctx: AppContext = {
+    db: opts.db,
+    config,
+    clock,
+    idp,
+    sms: opts.sms ?? new OutboxSmsProvider(),
+    email: opts.email ?? new OutboxEmailProvider(),
+    feed: await changeFeedFor(opts.db),
+    appRateLimit: opts.appRateLimit ?? rateLimitFor(opts.db, POS_APP_RATE_LIMIT),
+    auditSigner: new AuditSigner(opts.auditSigningKey ?? generateAuditSigningKey()),
+    auditWitness: opts.auditWitnessFile ? new AuditWitness(opts.auditWitnessFile) : null,
+    auditCheckpointIntervalMs: opts.recurringInvoices?.enabled === false ? null : (opts.recurringInvoices?.intervalMs ?? HOUSEKEEPING_INTERVAL_MS),
+    ...(opts.oidc ? { externalIssuer: new ExternalIssuer(opts.oidc.issuer, opts.oidc.audience) } : {}),
+  };
 
-  const app = Fastify({ logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy, frameworkErrors: sendFrameworkProblem });
+  const app = Fastify({
+    logger: opts.logger ? serverLoggerOptions(opts.logger === true ? undefined : opts.logger) : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    frameworkErrors: sendFrameworkProblem,
+  });
   installProblemHandlers(app);
   recordRoutes(app);
   trackAllowedMethods(app);
@@ -257,7 +298,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     if (doc?.query || doc?.produces?.every((type) => type.startsWith('image/'))) return;
     const unknown = Object.keys((request.query ?? {}) as Record<string, unknown>);
     if (unknown.length > 0) {
-      throw new ProblemError(400, 'validation_error', `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. This route takes none.`, unknown.map((path) => ({ path, message: 'is not a parameter of this route' })));
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. This route takes none.`,
+        unknown.map((path) => ({ path, message: 'is not a parameter of this route' })),
+      );
     }
   });
 
@@ -284,12 +330,22 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, { payBill, completeHeldBillPayment, refuseHeldBillPayment }, opts.billPartner);
   registerFinancialServiceSettingsRoutes(app, ctx);
-  registerCheckCashingRoutes(app, ctx, { cashCheck, completeHeldCheck, refuseHeldCheck, overview: (db, merchantId) => financialServicesOverview(db, merchantId, SANDBOX_CORRIDORS), overviewSchema: financialServicesOverviewSchema });
+  registerCheckCashingRoutes(app, ctx, {
+    cashCheck,
+    completeHeldCheck,
+    refuseHeldCheck,
+    overview: (db, merchantId) => financialServicesOverview(db, merchantId, SANDBOX_CORRIDORS),
+    overviewSchema: financialServicesOverviewSchema,
+  });
   registerTransferRoutes(app, ctx, { sendTransfer, completeHeldTransfer, refuseHeldTransfer }, opts.transferPartner);
   registerSanctionsRoutes(app, ctx);
   registerIdVerificationRoutes(app, ctx);
   if (opts.webhooks?.enabled !== false) {
-    const webhookWorker = new WebhookWorker(opts.db, clock, { onError: (err) => app.log.error({ err }, 'webhook worker'), allowPrivateNetworks: config.allowPrivateWebhookReceivers, ...opts.webhooks });
+    const webhookWorker = new WebhookWorker(opts.db, clock, {
+      onError: (err) => app.log.error({ err }, 'webhook worker'),
+      allowPrivateNetworks: config.allowPrivateWebhookReceivers,
+      ...opts.webhooks,
+    });
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('onClose', async () => webhookWorker.stop());
   }
@@ -309,9 +365,20 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerDevRoutes(app, ctx);
   registerPayPage(app, ctx, { payPayRequest: (c, id, charge) => payPayRequest(c, id, charge, opts.paymentProcessor), getInvoice });
   registerPayRequestRoutes(app, ctx, { createPayRequest });
-  registerInvoiceRoutes(app, ctx, { createInvoice, updateInvoice, sendInvoice, recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor), refundInvoice, voidInvoice, createSeries });
+  registerInvoiceRoutes(app, ctx, {
+    createInvoice,
+    updateInvoice,
+    sendInvoice,
+    recordInvoicePayment: (c, p, id, input) => recordInvoicePayment(c, p, id, input, opts.paymentProcessor),
+    refundInvoice,
+    voidInvoice,
+    createSeries,
+  });
   const servicePartners = { transfer: opts.transferPartner ?? sandboxTransferPartner, bill: opts.billPartner ?? sandboxBillPartner };
-  const recurringInvoices = new HousekeepingScheduler(() => runHousekeeping(ctx, servicePartners, opts.appBilling), { onError: (err) => app.log.error({ err }, 'recurring invoices'), ...opts.recurringInvoices });
+  const recurringInvoices = new HousekeepingScheduler(() => runHousekeeping(ctx, servicePartners, opts.appBilling), {
+    onError: (err) => app.log.error({ err }, 'recurring invoices'),
+    ...opts.recurringInvoices,
+  });
   app.decorate('recurringInvoices', recurringInvoices);
   if (opts.recurringInvoices?.enabled !== false) app.addHook('onReady', async () => recurringInvoices.start());
   app.addHook('onClose', async () => {
@@ -319,7 +386,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Where the tick runs, the last entries are checkpointed on the way out too, so a verifier run while the server is
     // stopped (`npm run audit:verify` on PGlite) finds no stale head.
     if (opts.recurringInvoices?.enabled !== false) {
-      await writeDueCheckpoints(ctx.db, ctx.auditSigner, ctx.clock(), ctx.auditWitness).catch((err: unknown) => app.log.error({ err }, 'audit checkpoints at close'));
+      await writeDueCheckpoints(ctx.db, ctx.auditSigner, ctx.clock(), ctx.auditWitness).catch((err: unknown) =>
+        app.log.error({ err }, 'audit checkpoints at close'),
+      );
     }
   });
   registerImageRoutes(app, ctx, opts.images);
@@ -335,7 +404,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
         if (path.endsWith('sw.js') || path.endsWith('index.html') || path.endsWith('.webmanifest')) res.header('Cache-Control', 'no-cache');
         // The example in-platform app's pages run sandboxed even when opened outside the register's frame (an opaque
         // origin: none of the register's storage, cookies or service worker), as its frame's `sandbox` attribute does.
-        if (path.includes(`${sep}example-app${sep}`) && path.endsWith('.html')) res.header('Content-Security-Policy', 'sandbox allow-scripts allow-forms');
+        if (path.includes(`${sep}example-app${sep}`) && path.endsWith('.html'))
+          res.header('Content-Security-Policy', 'sandbox allow-scripts allow-forms');
         else if (path.endsWith('.html')) for (const [name, value] of Object.entries(REGISTER_PAGE_HEADERS)) res.header(name, value);
       },
     });
@@ -352,7 +422,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // (`/*`, GET and HEAD) does not count for API paths, which it does not serve.
     const allowed = allowedMethods(app, path, { ignoreCatchAll: isApi });
     if (allowed.length > 0 && !allowed.includes(request.method)) {
-      return sendProblem(reply, problem(405, 'method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`), { Allow: allowed.join(', ') });
+      return sendProblem(reply, problem(405, 'method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`), {
+        Allow: allowed.join(', '),
+      });
     }
     return sendProblem(reply, problem(404, 'not_found', `No route ${request.method} ${path}.`));
   });

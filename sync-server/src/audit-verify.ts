@@ -32,12 +32,15 @@ async function signerFrom(publicKeyFile: string | undefined, dataDir: string): P
     return new AuditSigner(null, createPublicKey({ key: parsed.publicKey ?? parsed, format: 'jwk' }));
   }
   const key = await loadAuditSigningKey(dataDir, process.env, { create: false });
-  if (!key) throw new Error(`no audit signing key: set AUDIT_SIGNING_KEY, put it in ${join(dataDir, 'audit-signing.key')}, or pass --public-key <file>`);
+  if (!key)
+    throw new Error(`no audit signing key: set AUDIT_SIGNING_KEY, put it in ${join(dataDir, 'audit-signing.key')}, or pass --public-key <file>`);
   return new AuditSigner(key);
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { merchant: { type: 'string' }, checkpoints: { type: 'string' }, 'public-key': { type: 'string' }, witness: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { merchant: { type: 'string' }, checkpoints: { type: 'string' }, 'public-key': { type: 'string' }, witness: { type: 'string' } },
+  });
   const dataDir = resolve(process.env.DATA_DIR ?? './data');
   const signer = await signerFrom(values['public-key'], dataDir);
   let held: SignedCheckpoint[] = [];
@@ -51,10 +54,17 @@ async function main(): Promise<number> {
   if (!Number.isFinite(interval) || interval <= 0) throw new Error('AUDIT_CHECKPOINT_INTERVAL_MS must be a positive number of milliseconds');
   const db = await openDb(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { pgliteDir: join(dataDir, 'pglite') });
   try {
-    const merchants = values.merchant ? [values.merchant] : (await db.query<{ id: string }>('SELECT id FROM merchants ORDER BY id')).rows.map((r) => r.id);
+    const merchants = values.merchant
+      ? [values.merchant]
+      : (await db.query<{ id: string }>('SELECT id FROM merchants ORDER BY id')).rows.map((r) => r.id);
     let sound = true;
     for (const merchantId of merchants) {
-      const verdict = await verifyAuditTrail(db, merchantId, signer, held, { witnessFile, witnessed, checkpointIntervalMs: interval, now: new Date() });
+      const verdict = await verifyAuditTrail(db, merchantId, signer, held, {
+        witnessFile,
+        witnessed,
+        checkpointIntervalMs: interval,
+        now: new Date(),
+      });
       sound &&= verdict.ok;
       console.log(JSON.stringify({ merchantId, ...verdict }));
     }

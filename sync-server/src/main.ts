@@ -70,22 +70,46 @@ async function main(): Promise<void> {
   const demoSelfPair = process.env.DEMO_MODE === '1';
   const trustProxy = parseTrustProxy(process.env.TRUST_PROXY);
   // Staff may also sign in with ID tokens of an external OpenID Connect issuer (both variables, or neither).
-  if (Boolean(process.env.OIDC_ISSUER) !== Boolean(process.env.OIDC_AUDIENCE)) throw new Error('Set both OIDC_ISSUER and OIDC_AUDIENCE (the client id registered with the issuer), or neither.');
+  if (Boolean(process.env.OIDC_ISSUER) !== Boolean(process.env.OIDC_AUDIENCE))
+    throw new Error('Set both OIDC_ISSUER and OIDC_AUDIENCE (the client id registered with the issuer), or neither.');
   const oidc = process.env.OIDC_ISSUER ? { issuer: process.env.OIDC_ISSUER, audience: process.env.OIDC_AUDIENCE! } : undefined;
   // The hardware bridge `npm start` runs beside this server (electron/bridge/main.ts reads the same BRIDGE_PORT):
   // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
-  const deviceBridgeUrl = process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
-  const app = await buildApp({ db, config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy }, logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true, auditSigningKey: await loadAuditSigningKey(dataDir), auditWitnessFile: auditWitnessPath(dataDir), ...(oidc ? { oidc } : {}) });
+  const deviceBridgeUrl =
+    process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
+  const app = await buildApp({
+    db,
+    config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy },
+    logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true,
+    auditSigningKey: await loadAuditSigningKey(dataDir),
+    auditWitnessFile: auditWitnessPath(dataDir),
+    ...(oidc ? { oidc } : {}),
+  });
   const idp = await IdentityProvider.load(db, baseUrl);
-  const staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS });
+  const staffToken = await idp.issueStaffToken(
+    { staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole },
+    { ttlSeconds: CREDENTIALS_STAFF_TOKEN_TTL_SECONDS },
+  );
   // The owner's PIN is new on every start; it is kept in the credentials file too, so it is never lost under the log.
   const ownerPin = await resetStaffPin(db, seed.merchantId, seed.staffId);
   const credentialsPath = join(dataDir, 'demo-credentials.json');
-  const credentials = { baseUrl, merchantId: seed.merchantId, staffId: seed.staffId, ownerPin, staffToken, appToken, appScopes: seed.appScopes, webhookSecret: seed.webhookSecret };
+  const credentials = {
+    baseUrl,
+    merchantId: seed.merchantId,
+    staffId: seed.staffId,
+    ownerPin,
+    staffToken,
+    appToken,
+    appScopes: seed.appScopes,
+    webhookSecret: seed.webhookSecret,
+  };
   await writeFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
 
   await app.listen({ port, host });
-  app.log.info({ register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine, keyEncryptionKey: kek.source }, 'Register sync server ready');
+  app.log.info(
+    { register: `${baseUrl}/`, api: `${baseUrl}/api/pos`, credentials: credentialsPath, database: db.engine, keyEncryptionKey: kek.source },
+    'Register sync server ready',
+  );
   const pairing = await issueSystemPairingCode(db, seed.merchantId);
   console.log(
     `\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n` +

@@ -14,7 +14,8 @@ import { migrate } from './platform/db/migrate.ts';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' } } });
-  if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email) || !values.name?.trim()) throw new Error('usage: npm run platform-admin -- --email <e-mail> --name <name>');
+  if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email) || !values.name?.trim())
+    throw new Error('usage: npm run platform-admin -- --email <e-mail> --name <name>');
   const dataDir = resolve(process.env.DATA_DIR ?? './data');
   const db = await openDb(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { pgliteDir: join(dataDir, 'pglite') });
   try {

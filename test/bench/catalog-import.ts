@@ -92,7 +92,10 @@ async function rawInsert(target: DatabaseTarget, n: number): Promise<{ firstTent
           }),
         );
       }
-      await server.db.query(`INSERT INTO catalog_items (merchant_id, id, data, sync_seq) SELECT $1, id, d::jsonb, nextval('sync_seq') FROM unnest($2::text[], $3::text[]) AS t(id, d)`, [merchantId, ids, data]);
+      await server.db.query(
+        `INSERT INTO catalog_items (merchant_id, id, data, sync_seq) SELECT $1, id, d::jsonb, nextval('sync_seq') FROM unnest($2::text[], $3::text[]) AS t(id, d)`,
+        [merchantId, ids, data],
+      );
       samples.push({ t: performance.now(), rows: Math.min(n, i + 500) });
     }
     return { firstTenth: rateBetween(samples, 0, n / 10), lastTenth: rateBetween(samples, n - n / 10, n) };
@@ -119,7 +122,10 @@ const cpuMs = () => {
 };
 
 /** Imports `n` rows as jobs (see {@link filesOf}) on a fresh store; rows/s of the first and last 10 % and overall. */
-async function importJob(target: DatabaseTarget, n: number): Promise<Omit<CatalogImportBenchResult, 'engine' | 'rows' | 'baselineBefore' | 'baselineAfter'>> {
+async function importJob(
+  target: DatabaseTarget,
+  n: number,
+): Promise<Omit<CatalogImportBenchResult, 'engine' | 'rows' | 'baselineBefore' | 'baselineAfter'>> {
   const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
   try {
     const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
@@ -134,7 +140,12 @@ async function importJob(target: DatabaseTarget, n: number): Promise<Omit<Catalo
     for (const part of parts) {
       const csv = benchCatalogCsv(part.rows, part.from);
       const posted = performance.now();
-      const res = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs', headers: { ...staff, 'content-type': 'text/csv' }, payload: csv });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import-jobs',
+        headers: { ...staff, 'content-type': 'text/csv' },
+        payload: csv,
+      });
       if (res.statusCode !== 202) throw new Error(`import-jobs answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
       startSeconds += (performance.now() - posted) / 1000;
       if (samples.length === 0) {
@@ -151,13 +162,23 @@ async function importJob(target: DatabaseTarget, n: number): Promise<Omit<Catalo
           cpu.push({ t: cpuMs(), rows: part.from + job.rowsDone });
           // Progress on stderr at each tenth (a long run on a loaded machine still tells its rate so far).
           if (Math.floor(((part.from + job.rowsDone) * 10) / n) > tenth) {
-            console.error(`catalog import ${target.name} ${n}: ${part.from + job.rowsDone} rows after ${((performance.now() - t0) / 1000).toFixed(0)} s, last tenth ${fmt(rateBetween(samples, Math.max(0, samples.at(-1)!.rows - n / 10), samples.at(-1)!.rows))} rows/s`);
+            console.error(
+              `catalog import ${target.name} ${n}: ${part.from + job.rowsDone} rows after ${((performance.now() - t0) / 1000).toFixed(0)} s, last tenth ${fmt(rateBetween(samples, Math.max(0, samples.at(-1)!.rows - n / 10), samples.at(-1)!.rows))} rows/s`,
+            );
           }
         }
       }
-      if (job.status !== 'done' || job.rowsDone !== part.rows || job.rejectedRows !== 0) throw new Error(`import ended ${job.status} with ${job.rowsDone}/${part.rows} rows, ${job.rejectedRows} rejected: ${job.error}`);
+      if (job.status !== 'done' || job.rowsDone !== part.rows || job.rejectedRows !== 0)
+        throw new Error(`import ended ${job.status} with ${job.rowsDone}/${part.rows} rows, ${job.rejectedRows} rejected: ${job.error}`);
     }
-    return { firstTenth: rateBetween(samples, 0, n / 10), lastTenth: rateBetween(samples, n - n / 10, n), overall: n / ((samples.at(-1)!.t - t0) / 1000), cpuFirstTenth: rateBetween(cpu, 0, n / 10), cpuLastTenth: rateBetween(cpu, n - n / 10, n), startSeconds };
+    return {
+      firstTenth: rateBetween(samples, 0, n / 10),
+      lastTenth: rateBetween(samples, n - n / 10, n),
+      overall: n / ((samples.at(-1)!.t - t0) / 1000),
+      cpuFirstTenth: rateBetween(cpu, 0, n / 10),
+      cpuLastTenth: rateBetween(cpu, n - n / 10, n),
+      startSeconds,
+    };
   } finally {
     await server.close();
   }
@@ -166,7 +187,9 @@ async function importJob(target: DatabaseTarget, n: number): Promise<Omit<Catalo
 /** Runs the catalog import bench on one engine for one size: raw baseline, import job, raw baseline. */
 export async function benchCatalogImport(target: DatabaseTarget, rows: number): Promise<CatalogImportBenchResult> {
   const baselineBefore = await rawInsert(target, rows);
-  console.error(`catalog import ${target.name} ${rows}: raw insert before, first / last 10 % ${fmt(baselineBefore.firstTenth)} / ${fmt(baselineBefore.lastTenth)} rows/s`);
+  console.error(
+    `catalog import ${target.name} ${rows}: raw insert before, first / last 10 % ${fmt(baselineBefore.firstTenth)} / ${fmt(baselineBefore.lastTenth)} rows/s`,
+  );
   const job = await importJob(target, rows);
   const baselineAfter = await rawInsert(target, rows);
   return { engine: target.name, rows, ...job, baselineBefore, baselineAfter };
@@ -185,14 +208,42 @@ export function printCatalogImportBench(results: readonly CatalogImportBenchResu
     engines,
     sizes.flatMap((n) => [
       { label: `${fmt(n)} rows: import, first 10 %`, values: engines.map((e) => cell(e, n, (r) => fmt(r.firstTenth))) },
-      { label: `${fmt(n)} rows: import, last 10 %`, values: engines.map((e) => cell(e, n, (r) => fmt(r.lastTenth))), aim: 'about the first 10 % (linear)' },
-      { label: `${fmt(n)} rows: import, last / first`, values: engines.map((e) => cell(e, n, (r) => (r.lastTenth / r.firstTenth).toFixed(2))), aim: '≈ 1' },
-      { label: `${fmt(n)} rows: import per CPU-s, first / last 10 %`, values: engines.map((e) => cell(e, n, (r) => `${fmt(r.cpuFirstTenth)} / ${fmt(r.cpuLastTenth)}`)), aim: 'alike (load-independent on PGlite)' },
+      {
+        label: `${fmt(n)} rows: import, last 10 %`,
+        values: engines.map((e) => cell(e, n, (r) => fmt(r.lastTenth))),
+        aim: 'about the first 10 % (linear)',
+      },
+      {
+        label: `${fmt(n)} rows: import, last / first`,
+        values: engines.map((e) => cell(e, n, (r) => (r.lastTenth / r.firstTenth).toFixed(2))),
+        aim: '≈ 1',
+      },
+      {
+        label: `${fmt(n)} rows: import per CPU-s, first / last 10 %`,
+        values: engines.map((e) => cell(e, n, (r) => `${fmt(r.cpuFirstTenth)} / ${fmt(r.cpuLastTenth)}`)),
+        aim: 'alike (load-independent on PGlite)',
+      },
       { label: `${fmt(n)} rows: import, overall (job requests included)`, values: engines.map((e) => cell(e, n, (r) => fmt(r.overall))) },
       { label: `${fmt(n)} rows: job requests (file read, checked; s)`, values: engines.map((e) => cell(e, n, (r) => r.startSeconds.toFixed(1))) },
-      { label: `${fmt(n)} rows: import / raw insert (overall / raw mean)`, values: engines.map((e) => cell(e, n, (r) => `${Math.round((100 * r.overall) / ((r.baselineBefore.firstTenth + r.baselineBefore.lastTenth + r.baselineAfter.firstTenth + r.baselineAfter.lastTenth) / 4))} %`)) },
-      { label: `${fmt(n)} rows: raw insert, first 10 % (before/after)`, values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.firstTenth)} / ${fmt(r.baselineAfter.firstTenth)}`)) },
-      { label: `${fmt(n)} rows: raw insert, last 10 % (before/after)`, values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.lastTenth)} / ${fmt(r.baselineAfter.lastTenth)}`)) },
+      {
+        label: `${fmt(n)} rows: import / raw insert (overall / raw mean)`,
+        values: engines.map((e) =>
+          cell(
+            e,
+            n,
+            (r) =>
+              `${Math.round((100 * r.overall) / ((r.baselineBefore.firstTenth + r.baselineBefore.lastTenth + r.baselineAfter.firstTenth + r.baselineAfter.lastTenth) / 4))} %`,
+          ),
+        ),
+      },
+      {
+        label: `${fmt(n)} rows: raw insert, first 10 % (before/after)`,
+        values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.firstTenth)} / ${fmt(r.baselineAfter.firstTenth)}`)),
+      },
+      {
+        label: `${fmt(n)} rows: raw insert, last 10 % (before/after)`,
+        values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.lastTenth)} / ${fmt(r.baselineAfter.lastTenth)}`)),
+      },
     ]),
   );
 }

@@ -12,7 +12,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
-import { buildSaleJournalTransaction, businessDayOf, cashDrawerAccount, computeZReport, type Order, type Shift, type ShiftCloseout } from '../../core/index.ts';
+import {
+  buildSaleJournalTransaction,
+  businessDayOf,
+  cashDrawerAccount,
+  computeZReport,
+  type Order,
+  type Shift,
+  type ShiftCloseout,
+} from '../../core/index.ts';
 import { ensureChartOfAccounts } from '../../sync-server/src/kernel/ledger.ts';
 import { AuditSigner } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
@@ -45,7 +53,15 @@ async function seedSales(db: Db, merchantId: string, registerId: string, orders:
         `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, source)
          SELECT id, $1, $2, receipt, 'paid', total, created, data::jsonb, nextval('sync_seq'), 'register'
            FROM unnest($3::text[], $4::text[], $5::bigint[], $6::timestamptz[], $7::text[]) AS t(id, receipt, total, created, data)`,
-        [merchantId, registerId, chunk.map((o) => o.id), chunk.map((o) => o.receiptNumber), chunk.map((o) => o.totalCents), chunk.map((o) => o.createdAt), chunk.map((o) => JSON.stringify(o))],
+        [
+          merchantId,
+          registerId,
+          chunk.map((o) => o.id),
+          chunk.map((o) => o.receiptNumber),
+          chunk.map((o) => o.totalCents),
+          chunk.map((o) => o.createdAt),
+          chunk.map((o) => JSON.stringify(o)),
+        ],
       );
       await tx.query(
         `INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
@@ -78,17 +94,45 @@ export async function benchCloseout(target: DatabaseTarget, options: { sales: nu
     const orders = benchSales({ register, sales: options.sales, firstSaleAt }).map((s) => s.order);
     const codes = [...new Set(orders.flatMap((o) => buildSaleJournalTransaction(o).postings.map((p) => p.accountCode)))];
     for (const code of codes.filter((c) => c.includes(':'))) {
-      await db.query(`INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $3, 'asset') ON CONFLICT (merchant_id, code) DO NOTHING`, [`acc_${ulid()}`, merchantId, code]);
+      await db.query(
+        `INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $3, 'asset') ON CONFLICT (merchant_id, code) DO NOTHING`,
+        [`acc_${ulid()}`, merchantId, code],
+      );
     }
-    const accounts = new Map((await db.query<{ id: string; code: string }>('SELECT id, code FROM accounts WHERE merchant_id = $1', [merchantId])).rows.map((r) => [r.code, r.id]));
+    const accounts = new Map(
+      (await db.query<{ id: string; code: string }>('SELECT id, code FROM accounts WHERE merchant_id = $1', [merchantId])).rows.map((r) => [
+        r.code,
+        r.id,
+      ]),
+    );
     await seedSales(db, merchantId, registerId, orders, accounts);
 
-    const shift: Shift = { id: `shf_${ulid()}`, registerId, registerNumber: 1, currency: 'USD', openedAt: '2026-03-10T04:15:00Z', openingFloatCents: 20_000 };
+    const shift: Shift = {
+      id: `shf_${ulid()}`,
+      registerId,
+      registerNumber: 1,
+      currency: 'USD',
+      openedAt: '2026-03-10T04:15:00Z',
+      openingFloatCents: 20_000,
+    };
     const closedAt = new Date(firstSaleAt + options.sales * 1000).toISOString();
     const report = computeZReport(shift, orders, [], { count: { closedAt, countedCashCents: 0 } });
-    const closeout: ShiftCloseout = { id: `clo_${ulid()}`, shiftId: shift.id, registerId, registerNumber: 1, currency: 'USD', closedAt, counted: [], countedCashCents: 0, report };
+    const closeout: ShiftCloseout = {
+      id: `clo_${ulid()}`,
+      shiftId: shift.id,
+      registerId,
+      registerNumber: 1,
+      currency: 'USD',
+      closedAt,
+      counted: [],
+      countedCashCents: 0,
+      report,
+    };
     const day = businessDayOf(shift.openedAt, 'UTC', 4);
-    await db.query(`INSERT INTO shifts (id, merchant_id, register_id, opened_at, business_day, data, sync_seq) VALUES ($1, $2, $3, $4, $5, $6, nextval('sync_seq'))`, [shift.id, merchantId, registerId, shift.openedAt, day, JSON.stringify(shift)]);
+    await db.query(
+      `INSERT INTO shifts (id, merchant_id, register_id, opened_at, business_day, data, sync_seq) VALUES ($1, $2, $3, $4, $5, $6, nextval('sync_seq'))`,
+      [shift.id, merchantId, registerId, shift.openedAt, day, JSON.stringify(shift)],
+    );
     await db.query(
       `INSERT INTO shift_closeouts (id, merchant_id, shift_id, register_id, closed_at, counted_cents, over_short_cents, data, sync_seq) VALUES ($1, $2, $3, $4, $5, 0, $6, $7, nextval('sync_seq'))`,
       [closeout.id, merchantId, shift.id, registerId, closedAt, report.overShortCents, JSON.stringify(closeout)],
@@ -102,7 +146,12 @@ export async function benchCloseout(target: DatabaseTarget, options: { sales: nu
     };
     const rawRead = () =>
       timed(async () => {
-        await db.query('SELECT data FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4', [merchantId, registerId, shift.openedAt, closedAt]);
+        await db.query('SELECT data FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4', [
+          merchantId,
+          registerId,
+          shift.openedAt,
+          closedAt,
+        ]);
         await db.query(
           `SELECT p.amount_cents FROM journal_transactions jt JOIN postings p ON p.journal_transaction_id = jt.id JOIN accounts a ON a.id = p.account_id
             WHERE jt.merchant_id = $1 AND a.code = $2`,
@@ -110,15 +159,27 @@ export async function benchCloseout(target: DatabaseTarget, options: { sales: nu
         );
       });
     let salesSeen = 0;
-    const run = await bracketed(options.rounds, () => timed(async () => {
-      salesSeen = (await dayStatus(db, merchantId, day, now)).totals.salesCount;
-    }), rawRead);
+    const run = await bracketed(
+      options.rounds,
+      () =>
+        timed(async () => {
+          salesSeen = (await dayStatus(db, merchantId, day, now)).totals.salesCount;
+        }),
+      rawRead,
+    );
     if (salesSeen !== options.sales) throw new Error(`closeout bench: the day counts ${salesSeen} sales, ${options.sales} seeded`);
 
     const { privateKey } = generateKeyPairSync('ed25519');
     const ctx = { db, clock: () => now, feed: new ChangeFeed(), auditSigner: new AuditSigner(privateKey) };
     const storeCloseSeconds = await timed(() => closeStoreDay(ctx, { merchantId, actor: 'system' }, day, true));
-    return { engine: target.name, sales: options.sales, rounds: options.rounds, closeoutSeconds: run.figures, rawReadSeconds: run.baselines, storeCloseSeconds };
+    return {
+      engine: target.name,
+      sales: options.sales,
+      rounds: options.rounds,
+      closeoutSeconds: run.figures,
+      rawReadSeconds: run.baselines,
+      storeCloseSeconds,
+    };
   } finally {
     await db.close();
   }
@@ -128,9 +189,13 @@ export async function benchCloseout(target: DatabaseTarget, options: { sales: nu
 export function printCloseoutBench(results: readonly CloseoutBenchResult[]): void {
   if (results.length === 0) return;
   const first = results[0]!;
-  printTable(`Closeout — a store day of ${fmt(first.sales)} sales on one shift, seconds, median of ${first.rounds} rounds`, results.map((r) => r.engine), [
-    { label: 'closeout of the day (recompute, compare, roll up), s', values: results.map((r) => fmt(median(r.closeoutSeconds), 3)) },
-    { label: '  baseline: raw read of the same rows, s', values: results.map((r) => fmt(median(r.rawReadSeconds), 3)) },
-    { label: 'store close (the above + insert, audit, signed checkpoint), once, s', values: results.map((r) => fmt(r.storeCloseSeconds, 3)) },
-  ]);
+  printTable(
+    `Closeout — a store day of ${fmt(first.sales)} sales on one shift, seconds, median of ${first.rounds} rounds`,
+    results.map((r) => r.engine),
+    [
+      { label: 'closeout of the day (recompute, compare, roll up), s', values: results.map((r) => fmt(median(r.closeoutSeconds), 3)) },
+      { label: '  baseline: raw read of the same rows, s', values: results.map((r) => fmt(median(r.rawReadSeconds), 3)) },
+      { label: 'store close (the above + insert, audit, signed checkpoint), once, s', values: results.map((r) => fmt(r.storeCloseSeconds, 3)) },
+    ],
+  );
 }

@@ -4,12 +4,7 @@
  * size in pixels, images/s, and how many images in how many seconds. No baseline: libvips' own speed is the figure.
  */
 import { performance } from 'node:perf_hooks';
-import {
-  IMAGE_ASPECTS,
-  IMAGE_STYLES,
-  LocalImageGenerator,
-  type ImageAspect,
-} from '../../sync-server/src/modules/images/generator.ts';
+import { IMAGE_ASPECTS, IMAGE_STYLES, LocalImageGenerator, type ImageAspect } from '../../sync-server/src/modules/images/generator.ts';
 
 /** Throughput of the local generator for one aspect: images rendered and PNG-encoded per second, one at a time. */
 export interface ImageThroughput {

@@ -70,15 +70,31 @@ describe.each(databaseTargets())('bench server and rows baseline on $name', (tar
     });
 
   it('attributes the statements of push requests to them, and re-inserts exactly the rows the pushes wrote', async () => {
-    const sales = [1, 2, 3].map((sequence) => buildSale({ register, sequence, catalog: { items: DEMO_CATALOG_ITEMS, taxRates: DEMO_TAX_RATES }, method: sequence === 1 ? 'card' : 'cash' }));
+    const sales = [1, 2, 3].map((sequence) =>
+      buildSale({ register, sequence, catalog: { items: DEMO_CATALOG_ITEMS, taxRates: DEMO_TAX_RATES }, method: sequence === 1 ? 'card' : 'cash' }),
+    );
     const tables = await describeTables(server.rawDb);
     const before = await snapshotTables(server.rawDb, tables);
     server.counter.reset();
     server.pushTime.reset();
 
     // Two pushes, as a register sends them: orders only (the server derives their journal transactions).
-    expect((await push('orders', sales.slice(0, 2).map((s) => s.order))).status).toBe(200);
-    expect((await push('orders', sales.slice(2).map((s) => s.order))).status).toBe(200);
+    expect(
+      (
+        await push(
+          'orders',
+          sales.slice(0, 2).map((s) => s.order),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await push(
+          'orders',
+          sales.slice(2).map((s) => s.order),
+        )
+      ).status,
+    ).toBe(200);
 
     expect(server.pushTime.requests).toBe(2);
     expect(server.pushTime.ms).toBeGreaterThan(0);

@@ -60,7 +60,14 @@ async function post(db: Db, merchantId: string, count: number, perTx: number, ta
       await postJournalTransactions(tx, merchantId, chunk, { tamperEvidence });
       await appendAuditBatch(
         tx,
-        chunk.map((jt) => ({ merchantId, actor: 'register:reg_bench', action: 'order.stored', entityType: 'order', entityId: jt.sourceId, data: { journalTransactionId: jt.id } })),
+        chunk.map((jt) => ({
+          merchantId,
+          actor: 'register:reg_bench',
+          action: 'order.stored',
+          entityType: 'order',
+          entityId: jt.sourceId,
+          data: { journalTransactionId: jt.id },
+        })),
       );
     });
   }
@@ -91,7 +98,10 @@ function hashMicros(): number {
  */
 export async function benchLedger(target: DatabaseTarget, options: { count: number; rounds: number }): Promise<LedgerBenchResult> {
   const paths: LedgerBenchResult['paths'] = [];
-  for (const [label, perTx, count] of [[`batched, ${BATCH} per transaction (push)`, BATCH, options.count], ['one per transaction (API)', 1, Math.max(1, Math.floor(options.count / 5))]] as const) {
+  for (const [label, perTx, count] of [
+    [`batched, ${BATCH} per transaction (push)`, BATCH, options.count],
+    ['one per transaction (API)', 1, Math.max(1, Math.floor(options.count / 5))],
+  ] as const) {
     const db = await target.open();
     try {
       await migrate(db);
@@ -99,7 +109,11 @@ export async function benchLedger(target: DatabaseTarget, options: { count: numb
       await db.query(`INSERT INTO merchants (id, name, currency) VALUES ($1, 'Ledger bench', 'USD')`, [merchantId]);
       await db.transaction((tx) => ensureChartOfAccounts(tx, merchantId));
       await post(db, merchantId, Math.min(count, 200), perTx, true); // warm-up
-      const run = await bracketed(options.rounds, () => post(db, merchantId, count, perTx, true), () => post(db, merchantId, count, perTx, false));
+      const run = await bracketed(
+        options.rounds,
+        () => post(db, merchantId, count, perTx, true),
+        () => post(db, merchantId, count, perTx, false),
+      );
       paths.push({ label, withHash: run.figures, without: anchoredRate(run.baselines) });
     } finally {
       await db.close();
@@ -123,5 +137,9 @@ export function printLedgerBench(results: readonly LedgerBenchResult[]): void {
     );
   });
   rows.push({ label: 'the hash alone (canonical JSON + SHA-256), µs per jt', values: results.map((r) => fmt(r.hashMicros, 1)) });
-  printTable(`Ledger — journal transactions posted through the kernel, each with its audit entry, ${fmt(first.count)} per batched measurement, median of ${first.rounds} rounds`, results.map((r) => r.engine), rows);
+  printTable(
+    `Ledger — journal transactions posted through the kernel, each with its audit entry, ${fmt(first.count)} per batched measurement, median of ${first.rounds} rounds`,
+    results.map((r) => r.engine),
+    rows,
+  );
 }

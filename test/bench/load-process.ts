@@ -44,7 +44,6 @@ export type LoadMessage = ({ type: 'result' } & LoadResult) | { type: 'error'; m
 /** How long one request may take before it counts as an error. */
 const REQUEST_TIMEOUT_SECONDS = 300;
 
-
 async function run(request: LoadRequest): Promise<LoadResult> {
   let n = 0;
   const latencies: number[] = [];

@@ -71,12 +71,21 @@ async function seedOrders(db: Db, templateId: string, count: number): Promise<vo
   const { rows: columns } = await db.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'orders' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
   );
-  const template = (await db.query<{ register_id: string; created_at: Date | string }>('SELECT register_id, created_at FROM orders WHERE id = $1', [templateId])).rows[0]!;
-  const last = (await db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1', [template.register_id])).rows[0]!;
+  const template = (
+    await db.query<{ register_id: string; created_at: Date | string }>('SELECT register_id, created_at FROM orders WHERE id = $1', [templateId])
+  ).rows[0]!;
+  const last = (
+    await db.query<{ receipt_number: string }>(
+      'SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1',
+      [template.register_id],
+    )
+  ).rows[0]!;
   const parsed = parseReceiptNumber(last.receipt_number)!;
   // The register's receipt counter (receipt_sequences, orders module) may be ahead of its stored orders (the bench
   // deletes the orders a measurement made): seed after both, then move the counter past the seeded numbers.
-  const counter = (await db.query<{ last_seq: number | string }>('SELECT last_seq FROM receipt_sequences WHERE register_id = $1', [template.register_id])).rows[0];
+  const counter = (
+    await db.query<{ last_seq: number | string }>('SELECT last_seq FROM receipt_sequences WHERE register_id = $1', [template.register_id])
+  ).rows[0];
   const base = Math.max(parsed.sequence, Number(counter?.last_seq ?? 0));
   const oldest = new Date(template.created_at).getTime() - count * 1000;
   const computed: Record<string, string> = {
@@ -130,19 +139,36 @@ export interface OrderBenchResult {
 }
 
 /** Order creation at each of `sizes` existing orders: `rounds` load runs, each bracketed by the direct baseline. */
-export async function benchOrders(target: DatabaseTarget, options: { sizes: readonly number[]; requests: number; direct: number; rounds: number }): Promise<OrderBenchResult> {
+export async function benchOrders(
+  target: DatabaseTarget,
+  options: { sizes: readonly number[]; requests: number; direct: number; rounds: number },
+): Promise<OrderBenchResult> {
   const server: BenchServer = await startBenchServer(target, { workers: true });
   try {
     const headers = { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' };
-    const created = await fetch(`${server.baseUrl}/api/pos/orders`, { method: 'POST', headers: { ...headers, 'idempotency-key': `bench-template-${Date.now()}` }, body: JSON.stringify(ORDER) });
-    if (created.status !== 201 && created.status !== 200) throw new Error(`orders: creating the template order answered ${created.status}: ${await created.text()}`);
+    const created = await fetch(`${server.baseUrl}/api/pos/orders`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': `bench-template-${Date.now()}` },
+      body: JSON.stringify(ORDER),
+    });
+    if (created.status !== 201 && created.status !== 200)
+      throw new Error(`orders: creating the template order answered ${created.status}: ${await created.text()}`);
     const templateId = ((await created.json()) as { id: string }).id;
 
     const idp = await IdentityProvider.load(server.rawDb, server.baseUrl);
     const principal = await idp.verifyStaffToken(server.staffToken);
     const ctx: AppContext = {
       db: server.rawDb,
-      config: { baseUrl: server.baseUrl, staticDir: null, minRegisterSchemaVersion: 1, streamKeepAliveMs: 15_000, allowPrivateWebhookReceivers: false, demoSelfPair: false, deviceBridgeUrl: null, trustProxy: false },
+      config: {
+        baseUrl: server.baseUrl,
+        staticDir: null,
+        minRegisterSchemaVersion: 1,
+        streamKeepAliveMs: 15_000,
+        allowPrivateWebhookReceivers: false,
+        demoSelfPair: false,
+        deviceBridgeUrl: null,
+        trustProxy: false,
+      },
       clock: () => new Date(),
       idp,
       sms: new OutboxSmsProvider(),
@@ -154,9 +180,18 @@ export async function benchOrders(target: DatabaseTarget, options: { sizes: read
     let runNumber = 0;
     const load = (amount: number) =>
       andForget(server.rawDb, async () => {
-        const result = await runLoad({ url: `${server.baseUrl}/api/pos/orders`, method: 'POST', headers, body: JSON.stringify(ORDER), connections: CONNECTIONS, amount, idempotencyKeyPrefix: `bench-${process.pid}-${runNumber++}` });
+        const result = await runLoad({
+          url: `${server.baseUrl}/api/pos/orders`,
+          method: 'POST',
+          headers,
+          body: JSON.stringify(ORDER),
+          connections: CONNECTIONS,
+          amount,
+          idempotencyKeyPrefix: `bench-${process.pid}-${runNumber++}`,
+        });
         // A figure measured over failed requests means nothing: the bench fails instead of printing it.
-        if (result.non2xx > 0 || result.errors > 0) throw new Error(`orders ${target.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors in ${result.requests} requests`);
+        if (result.non2xx > 0 || result.errors > 0)
+          throw new Error(`orders ${target.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors in ${result.requests} requests`);
         return result;
       });
     const direct = () =>
@@ -192,8 +227,29 @@ export function printOrderBench(results: readonly OrderBenchResult[]): void {
     const n = fmt(size.existingOrders);
     rows.push(
       { label: `orders/s at ${n} existing orders`, values: col((r) => fmt(med(at(r, i), (x) => x.requestsPerSecond))) },
-      { label: `  latency p50 / p95 / p99, ms`, values: col((r) => [50, 95, 99].map((p) => fmt(med(at(r, i), (x) => (p === 50 ? x.p50 : p === 95 ? x.p95 : x.p99)), 1)).join(' / ')) },
-      { label: `  p99 / p50`, values: col((r) => fmt(med(at(r, i), (x) => x.p99 / x.p50), 1)), aim: '≤ 5' },
+      {
+        label: `  latency p50 / p95 / p99, ms`,
+        values: col((r) =>
+          [50, 95, 99]
+            .map((p) =>
+              fmt(
+                med(at(r, i), (x) => (p === 50 ? x.p50 : p === 95 ? x.p95 : x.p99)),
+                1,
+              ),
+            )
+            .join(' / '),
+        ),
+      },
+      {
+        label: `  p99 / p50`,
+        values: col((r) =>
+          fmt(
+            med(at(r, i), (x) => x.p99 / x.p50),
+            1,
+          ),
+        ),
+        aim: '≤ 5',
+      },
       { label: `  baseline: createOrder directly, orders/s`, values: col((r) => fmt(at(r, i).direct.median)) },
       { label: `    before/after gap`, values: col((r) => pct(at(r, i).direct.spread)) },
     );
@@ -206,5 +262,9 @@ export function printOrderBench(results: readonly OrderBenchResult[]): void {
       aim: '≥ 80 %',
     });
   }
-  printTable(`Orders — POST /api/pos/orders, ${first.requests} requests at concurrency ${CONNECTIONS} (load generator in its own process), median of ${first.rounds} rounds`, results.map((r) => r.engine), rows);
+  printTable(
+    `Orders — POST /api/pos/orders, ${first.requests} requests at concurrency ${CONNECTIONS} (load generator in its own process), median of ${first.rounds} rounds`,
+    results.map((r) => r.engine),
+    rows,
+  );
 }

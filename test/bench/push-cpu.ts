@@ -56,7 +56,8 @@ if (process.env.QUERY_COST) {
   } as typeof original;
 }
 
-const size = (v: unknown): number => (typeof v === 'string' ? v.length : Array.isArray(v) ? v.reduce((a: number, x) => a + size(x) + 1, 0) : String(v).length);
+const size = (v: unknown): number =>
+  typeof v === 'string' ? v.length : Array.isArray(v) ? v.reduce((a: number, x) => a + size(x) + 1, 0) : String(v).length;
 const oneLine = (sql: string) => sql.replace(/\s+/g, ' ').slice(0, 110);
 
 async function main(): Promise<void> {
@@ -71,9 +72,14 @@ async function main(): Promise<void> {
     try {
       const dbName = target.name === 'postgres' ? (await server.rawDb.query<{ d: string }>('SELECT current_database() AS d')).rows[0]!.d : null;
       const paired = await enrollRegister({ app: server.app }, server.staffToken);
-      const all = benchSales({ register: { registerId: paired.registerId, registerNumber: paired.registerNumber }, sales, firstSaleAt: Date.now() - sales * 1000 });
+      const all = benchSales({
+        register: { registerId: paired.registerId, registerNumber: paired.registerNumber },
+        sales,
+        firstSaleAt: Date.now() - sales * 1000,
+      });
       const bodies: string[] = [];
-      for (let i = 0; i < all.length; i += 50) bodies.push(JSON.stringify(all.slice(i, i + 50).map((s) => ({ newDocumentState: { ...s.order, _deleted: false } }))));
+      for (let i = 0; i < all.length; i += 50)
+        bodies.push(JSON.stringify(all.slice(i, i + 50).map((s) => ({ newDocumentState: { ...s.order, _deleted: false } }))));
       let logging = false;
       if (process.env.LOG_SQL) {
         // The server's Db is a counting wrapper over rawDb: what it sends passes through these.
@@ -109,7 +115,12 @@ async function main(): Promise<void> {
         const backendBefore = dbName ? backendCpuMs(dbName) : 0;
         const cpuBefore = process.cpuUsage();
         const start = performance.now();
-        const res = await server.app.inject({ method: 'POST', url: '/api/sync/orders/push', headers: { authorization: `Bearer ${paired.registerToken}`, 'content-type': 'application/json' }, payload });
+        const res = await server.app.inject({
+          method: 'POST',
+          url: '/api/sync/orders/push',
+          headers: { authorization: `Bearer ${paired.registerToken}`, 'content-type': 'application/json' },
+          payload,
+        });
         wallMs += performance.now() - start;
         const cpu = process.cpuUsage(cpuBefore);
         nodeUs += cpu.user + cpu.system;
@@ -128,13 +139,16 @@ async function main(): Promise<void> {
       console.log(
         `${target.name} round ${round}: ${n} pushes of 50; per push: Node CPU ${(nodeUs / 1000 / n).toFixed(1)} ms, backend CPU ${(backendMs / n).toFixed(1)} ms, wall ${(wallMs / n).toFixed(1)} ms, statements ${(server.counter.of('push') / n).toFixed(2)} (${kinds})`,
       );
-      if (process.env.QUERY_COST) for (const [text, ms] of [...queryCost].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${(ms / n).toFixed(3)} ms/push  ${text}`);
+      if (process.env.QUERY_COST)
+        for (const [text, ms] of [...queryCost].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${(ms / n).toFixed(3)} ms/push  ${text}`);
     } finally {
       await server.close();
     }
   }
   const warm = perRound.length > 1 ? perRound.slice(1) : perRound;
-  console.log(`median of rounds 2…${rounds}: Node CPU ${median(warm.map((r) => r.node)).toFixed(1)} ms, backend CPU ${median(warm.map((r) => r.backend)).toFixed(1)} ms, wall ${median(warm.map((r) => r.wall)).toFixed(1)} ms per push`);
+  console.log(
+    `median of rounds 2…${rounds}: Node CPU ${median(warm.map((r) => r.node)).toFixed(1)} ms, backend CPU ${median(warm.map((r) => r.backend)).toFixed(1)} ms, wall ${median(warm.map((r) => r.wall)).toFixed(1)} ms per push`,
+  );
 }
 
 await main();

@@ -108,8 +108,7 @@ async function run(start: RegisterStart, next: (type: ParentMessage['type']) => 
 const waiting = new Map<string, () => void>();
 const received = new Set<string>();
 let started = false;
-const next = (type: ParentMessage['type']) =>
-  received.has(type) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(type, resolve));
+const next = (type: ParentMessage['type']) => (received.has(type) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(type, resolve)));
 
 // The parent is gone (killed, crashed): nothing left to do.
 process.on('disconnect', () => process.exit(1));

@@ -90,7 +90,6 @@ export interface RegisterFigures {
   heapMb: number;
 }
 
-
 /**
  * In-page helpers: `__bench.measure(action, done)` → `{ painted, wait }`: ms from `action()` until the frame showing
  * the change was rendered, and ms the ready change waited for that frame to start.
@@ -138,13 +137,19 @@ async function measureTaps(page: Page, rounds: number): Promise<InteractionSampl
   const out: InteractionSample[] = [];
   for (let i = 0; i < rounds; i += 1) {
     out.push(
-      toSample(await page.evaluate(async (k) => {
-        const tiles = [...document.querySelectorAll<HTMLButtonElement>('.item-tile:not(.item-has-options)')];
-        const tile = tiles[k % tiles.length]!;
-        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; total: () => string } }).__bench;
-        const before = b.total();
-        return b.measure(() => tile.click(), () => b.total() !== before);
-      }, i)),
+      toSample(
+        await page.evaluate(async (k) => {
+          const tiles = [...document.querySelectorAll<HTMLButtonElement>('.item-tile:not(.item-has-options)')];
+          const tile = tiles[k % tiles.length]!;
+          const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; total: () => string } })
+            .__bench;
+          const before = b.total();
+          return b.measure(
+            () => tile.click(),
+            () => b.total() !== before,
+          );
+        }, i),
+      ),
     );
     if (i % 10 === 9) await clearCart(page);
     await settle(page);
@@ -163,14 +168,28 @@ async function measureBarcodes(page: Page, codes: readonly string[]): Promise<In
   const out: InteractionSample[] = [];
   for (const [i, code] of codes.entries()) {
     out.push(
-      toSample(await page.evaluate(async (c) => {
-        const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; total: () => string; setScan: (v: string) => void; frame: () => Promise<void> } }).__bench;
-        b.setScan(c);
-        await b.frame();
-        const before = b.total();
-        const input = document.querySelector('[data-testid="scan-input"]')!;
-        return b.measure(() => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })), () => b.total() !== before);
-      }, code)),
+      toSample(
+        await page.evaluate(async (c) => {
+          const b = (
+            window as unknown as {
+              __bench: {
+                measure: (a: () => void, d: () => boolean) => Promise<RawSample>;
+                total: () => string;
+                setScan: (v: string) => void;
+                frame: () => Promise<void>;
+              };
+            }
+          ).__bench;
+          b.setScan(c);
+          await b.frame();
+          const before = b.total();
+          const input = document.querySelector('[data-testid="scan-input"]')!;
+          return b.measure(
+            () => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })),
+            () => b.total() !== before,
+          );
+        }, code),
+      ),
     );
     if (i % 10 === 9) await clearCart(page);
     await settle(page);
@@ -186,12 +205,22 @@ async function measureSearch(page: Page, queries: readonly string[], rounds: num
     for (const query of queries) {
       for (let n = 1; n <= query.length && out.length < rounds; n += 1) {
         out.push(
-          toSample(await page.evaluate(async (text) => {
-            const b = (window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; setScan: (v: string) => void } }).__bench;
-            // Results painted: the grid shows this query (the register renders the grid one render behind the box).
-            // (No named function in here: tsx would wrap it in a helper the page does not have.)
-            return b.measure(() => b.setScan(text), () => (document.querySelector('.catalog-panel')?.getAttribute('data-query') ?? text) === text);
-          }, query.slice(0, n))),
+          toSample(
+            await page.evaluate(
+              async (text) => {
+                const b = (
+                  window as unknown as { __bench: { measure: (a: () => void, d: () => boolean) => Promise<RawSample>; setScan: (v: string) => void } }
+                ).__bench;
+                // Results painted: the grid shows this query (the register renders the grid one render behind the box).
+                // (No named function in here: tsx would wrap it in a helper the page does not have.)
+                return b.measure(
+                  () => b.setScan(text),
+                  () => (document.querySelector('.catalog-panel')?.getAttribute('data-query') ?? text) === text,
+                );
+              },
+              query.slice(0, n),
+            ),
+          ),
         );
         await settle(page);
       }
@@ -203,7 +232,10 @@ async function measureSearch(page: Page, queries: readonly string[], rounds: num
 }
 
 /** `rounds` cash sales: tap a tile, charge (measured), exact + complete (measured), new sale (measured). */
-async function measureSales(page: Page, rounds: number): Promise<{ charge: InteractionSample[]; complete: InteractionSample[]; stored: number[]; newSale: InteractionSample[] }> {
+async function measureSales(
+  page: Page,
+  rounds: number,
+): Promise<{ charge: InteractionSample[]; complete: InteractionSample[]; stored: number[]; newSale: InteractionSample[] }> {
   const charge: InteractionSample[] = [];
   const complete: InteractionSample[] = [];
   const stored: number[] = [];
@@ -213,32 +245,50 @@ async function measureSales(page: Page, rounds: number): Promise<{ charge: Inter
     await page.locator('.item-tile:not(.item-has-options)').first().click();
     await page.getByTestId('cart-line').first().waitFor();
     charge.push(
-      toSample(await page.evaluate(() => {
-        const b = (window as unknown as { __bench: B }).__bench;
-        return b.measure(() => document.querySelector<HTMLButtonElement>('[data-testid="charge"]')!.click(), () => document.querySelector('[role="dialog"]') !== null);
-      })),
+      toSample(
+        await page.evaluate(() => {
+          const b = (window as unknown as { __bench: B }).__bench;
+          return b.measure(
+            () => document.querySelector<HTMLButtonElement>('[data-testid="charge"]')!.click(),
+            () => document.querySelector('[role="dialog"]') !== null,
+          );
+        }),
+      ),
     );
-    await page.getByRole('dialog', { name: 'Cash payment' }).getByRole('button', { name: /^Exact / }).click();
+    await page
+      .getByRole('dialog', { name: 'Cash payment' })
+      .getByRole('button', { name: /^Exact / })
+      .click();
     await settle(page);
     // Until the receipt of the stored sale is painted (a receipt marked `aria-busy` — the draft an older register
     // painted before its write — does not count); the write itself, from the app's own measure.
     complete.push(
-      toSample(await page.evaluate(() => {
-        const b = (window as unknown as { __bench: B }).__bench;
-        return b.measure(() => document.querySelector<HTMLButtonElement>('[data-testid="complete-sale"]')!.click(), () => document.querySelector('[data-testid="receipt"]:not([aria-busy])') !== null);
-      })),
+      toSample(
+        await page.evaluate(() => {
+          const b = (window as unknown as { __bench: B }).__bench;
+          return b.measure(
+            () => document.querySelector<HTMLButtonElement>('[data-testid="complete-sale"]')!.click(),
+            () => document.querySelector('[data-testid="receipt"]:not([aria-busy])') !== null,
+          );
+        }),
+      ),
     );
     stored.push(await page.evaluate((name) => performance.getEntriesByName(name, 'measure').at(-1)?.duration ?? Number.NaN, SALE_STORED_MEASURE));
     await settle(page);
     newSale.push(
-      toSample(await page.evaluate(() => {
-        const b = (window as unknown as { __bench: B }).__bench;
-        return b.measure(
-          () => document.querySelector<HTMLButtonElement>('[data-testid="new-sale"]')!.click(),
-          // The register stays mounted under the receipt: ready once the receipt is gone.
-          () => document.querySelector('[data-testid="receipt"]') === null && document.querySelector('[data-testid="scan-input"]') !== null && document.querySelector('.item-tile') !== null,
-        );
-      })),
+      toSample(
+        await page.evaluate(() => {
+          const b = (window as unknown as { __bench: B }).__bench;
+          return b.measure(
+            () => document.querySelector<HTMLButtonElement>('[data-testid="new-sale"]')!.click(),
+            // The register stays mounted under the receipt: ready once the receipt is gone.
+            () =>
+              document.querySelector('[data-testid="receipt"]') === null &&
+              document.querySelector('[data-testid="scan-input"]') !== null &&
+              document.querySelector('.item-tile') !== null,
+          );
+        }),
+      ),
     );
     await settle(page);
   }
@@ -252,13 +302,17 @@ async function measureReloads(page: Page, rounds: number, marks: { docs: number;
     await page.reload({ waitUntil: 'commit' });
     // The predicate notes the page's clock the first time it holds (no round trip counted).
     const usableAt = await page.waitForFunction(
-      () => (document.querySelector('.item-tile') !== null && document.querySelector('[data-testid="scan-input"]') !== null ? performance.now() : false),
+      () =>
+        document.querySelector('.item-tile') !== null && document.querySelector('[data-testid="scan-input"]') !== null ? performance.now() : false,
       undefined,
       { polling: 'raf', timeout: 120_000 },
     );
     out.push((await usableAt.jsonValue()) as number);
     // The grid shows the remembered first tiles before the stored items are read: the read's marks come later.
-    await page.waitForFunction(() => performance.getEntriesByName('register:catalog-indexed').length > 0, undefined, { polling: 50, timeout: 120_000 });
+    await page.waitForFunction(() => performance.getEntriesByName('register:catalog-indexed').length > 0, undefined, {
+      polling: 50,
+      timeout: 120_000,
+    });
     marks.push(
       await page.evaluate(() => ({
         docs: performance.getEntriesByName('register:catalog-docs')[0]?.startTime ?? Number.NaN,
@@ -294,20 +348,35 @@ async function measureRegister(
     await page.goto(server.baseUrl);
     const register = new RegisterPage(page);
     await register.signInIfAsked(server.pin);
-    await page.waitForFunction((n) => document.querySelector('section.catalog')?.getAttribute('data-item-count') === String(n), items, { polling: 100, timeout: 600_000 });
+    await page.waitForFunction((n) => document.querySelector('section.catalog')?.getAttribute('data-item-count') === String(n), items, {
+      polling: 100,
+      timeout: 600_000,
+    });
     const downloadSeconds = (performance.now() - started) / 1000;
     await register.waitForCatalog();
     await installHelpers(page);
     await settle(page);
 
     const tap = await measureTaps(page, rounds);
-    const barcode = await measureBarcodes(page, Array.from({ length: rounds }, (_, i) => codes[i % codes.length]!));
-    const search = await measureSearch(page, queries, queries.reduce((n, q) => n + q.length, 0));
+    const barcode = await measureBarcodes(
+      page,
+      Array.from({ length: rounds }, (_, i) => codes[i % codes.length]!),
+    );
+    const search = await measureSearch(
+      page,
+      queries,
+      queries.reduce((n, q) => n + q.length, 0),
+    );
     const sales = await measureSales(page, rounds);
     const marks: { docs: number; indexed: number }[] = [];
     const reload = await measureReloads(page, 3, marks);
     return {
-      items, tap, barcode, search, ...sales, reload,
+      items,
+      tap,
+      barcode,
+      search,
+      ...sales,
+      reload,
       reloadDocsRead: marks.map((m) => m.docs),
       reloadIndexed: marks.map((m) => m.indexed),
       downloadSeconds,
@@ -336,7 +405,9 @@ export async function benchRegister(options: { largeItems: number; rounds: numbe
   const browser = await launchChromium();
   try {
     const target = { baseUrl: server.baseUrl.replace(/\/$/, ''), pin: server.credentials.ownerPin };
-    const demoCodes = server.catalog.items.flatMap((i) => (i.modifierLists.length === 0 ? i.variations.flatMap((v) => (v.gtin ? [v.gtin] : [])) : []));
+    const demoCodes = server.catalog.items.flatMap((i) =>
+      i.modifierLists.length === 0 ? i.variations.flatMap((v) => (v.gtin ? [v.gtin] : [])) : [],
+    );
     const demoItems = server.catalog.items.length;
     const demo = await measureRegister(browser, target, demoItems, demoCodes, SEARCH_QUERIES, options.rounds);
     await seedLargeCatalog(server.db, server.credentials.merchantId, options.largeItems);
@@ -368,19 +439,55 @@ export function printRegisterBench([demo, large]: RegisterFigures[]): void {
     const ratio = percentile(work(large), 95) / percentile(work(demo), 95);
     const met = percentile(work(large), 95) <= FRAME_MS && ratio <= 2;
     return [
-      { label: `${label}: work (ms, median / p95)`, values: [pair(work(demo)), pair(work(large)), `${fmt(ratio, 2)}×`], aim: `p95 ≤ 16.7 ms and ≤ 2× demo${met ? ' ✓' : ' ✗'}` },
-      { label: '  input → painted, with the vsync wait', values: [pair(painted(demo)), pair(painted(large)), `${fmt(percentile(painted(large), 95) / percentile(painted(demo), 95), 2)}×`], aim: '' },
+      {
+        label: `${label}: work (ms, median / p95)`,
+        values: [pair(work(demo)), pair(work(large)), `${fmt(ratio, 2)}×`],
+        aim: `p95 ≤ 16.7 ms and ≤ 2× demo${met ? ' ✓' : ' ✗'}`,
+      },
+      {
+        label: '  input → painted, with the vsync wait',
+        values: [pair(painted(demo)), pair(painted(large)), `${fmt(percentile(painted(large), 95) / percentile(painted(demo), 95), 2)}×`],
+        aim: '',
+      },
     ];
   });
   // The write alone, inside "cash complete → receipt": the sale, its journal transaction and its shift stored.
   const storedRatio = percentile(large.stored, 95) / percentile(demo.stored, 95);
   const completeRow = rows.findIndex((r) => r.label.startsWith('cash complete'));
-  rows.splice(completeRow + 2, 0, { label: '  of which complete → stored (the write; ms, median / p95)', values: [pair(demo.stored), pair(large.stored), `${fmt(storedRatio, 2)}×`], aim: '' });
+  rows.splice(completeRow + 2, 0, {
+    label: '  of which complete → stored (the write; ms, median / p95)',
+    values: [pair(demo.stored), pair(large.stored), `${fmt(storedRatio, 2)}×`],
+    aim: '',
+  });
   const reloadRatio = percentile(large.reload, 95) / percentile(demo.reload, 95);
-  rows.push({ label: 'reload → usable (ms, median / p95)', values: [pair(demo.reload), pair(large.reload), `${fmt(reloadRatio, 2)}×`], aim: `≤ 2× demo${reloadRatio <= 2 ? ' ✓' : ' ✗'}` });
-  rows.push({ label: '  then: stored items read (ms, median)', values: [ms(median(demo.reloadDocsRead)), ms(median(large.reloadDocsRead)), ''], aim: '' });
-  rows.push({ label: '  then: indexed, barcodes ready (ms, median)', values: [ms(median(demo.reloadIndexed)), ms(median(large.reloadIndexed)), ''], aim: '' });
-  rows.push({ label: 'first catalog download (s)', values: [fmt(demo.downloadSeconds, 1), fmt(large.downloadSeconds, 1), ''], aim: `< 30 s${large.downloadSeconds < 30 ? ' ✓' : ' ✗'}` });
-  rows.push({ label: 'JS heap after GC (MB)', values: [fmt(demo.heapMb, 1), fmt(large.heapMb, 1), ''], aim: `< 150 MB${large.heapMb < 150 ? ' ✓' : ' ✗'}` });
-  printTable(`Register — Chromium, demo catalog (${fmt(demo.items)} items, the baseline) vs ${fmt(large.items)} items`, [`${fmt(demo.items)} items`, `${fmt(large.items)} items`, 'p95 ratio'], rows);
+  rows.push({
+    label: 'reload → usable (ms, median / p95)',
+    values: [pair(demo.reload), pair(large.reload), `${fmt(reloadRatio, 2)}×`],
+    aim: `≤ 2× demo${reloadRatio <= 2 ? ' ✓' : ' ✗'}`,
+  });
+  rows.push({
+    label: '  then: stored items read (ms, median)',
+    values: [ms(median(demo.reloadDocsRead)), ms(median(large.reloadDocsRead)), ''],
+    aim: '',
+  });
+  rows.push({
+    label: '  then: indexed, barcodes ready (ms, median)',
+    values: [ms(median(demo.reloadIndexed)), ms(median(large.reloadIndexed)), ''],
+    aim: '',
+  });
+  rows.push({
+    label: 'first catalog download (s)',
+    values: [fmt(demo.downloadSeconds, 1), fmt(large.downloadSeconds, 1), ''],
+    aim: `< 30 s${large.downloadSeconds < 30 ? ' ✓' : ' ✗'}`,
+  });
+  rows.push({
+    label: 'JS heap after GC (MB)',
+    values: [fmt(demo.heapMb, 1), fmt(large.heapMb, 1), ''],
+    aim: `< 150 MB${large.heapMb < 150 ? ' ✓' : ' ✗'}`,
+  });
+  printTable(
+    `Register — Chromium, demo catalog (${fmt(demo.items)} items, the baseline) vs ${fmt(large.items)} items`,
+    [`${fmt(demo.items)} items`, `${fmt(large.items)} items`, 'p95 ratio'],
+    rows,
+  );
 }

@@ -91,7 +91,11 @@ export const pct = (n: number): string => (Number.isFinite(n) ? `${(n * 100).toF
  * Prints a table: a title line, then one line per row with the label left-aligned and each engine's value
  * right-aligned under its header; `aim` (optional last column) says what the figure should reach.
  */
-export function printTable(title: string, engines: readonly string[], rows: readonly { label: string; values: readonly string[]; aim?: string }[]): void {
+export function printTable(
+  title: string,
+  engines: readonly string[],
+  rows: readonly { label: string; values: readonly string[]; aim?: string }[],
+): void {
   const labelWidth = Math.max(...rows.map((r) => r.label.length), 0);
   const widths = engines.map((e, i) => Math.max(e.length, ...rows.map((r) => (r.values[i] ?? '').length)));
   const line = (label: string, values: readonly string[], aim = '') =>

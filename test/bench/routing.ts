@@ -22,7 +22,12 @@ const METHODS: RoutingMethod[] = ['card', 'apple_pay', 'google_pay', 'bank', 'an
 
 /** A realistic mix: methods in turn, amounts from 1.00 to 25 000.00, every tenth offline, a rail down. */
 function payments(count: number): { method: RoutingMethod; amountCents: number; present: boolean; online: boolean }[] {
-  return Array.from({ length: count }, (_, i) => ({ method: METHODS[i % METHODS.length]!, amountCents: 100 + ((i * 7919) % 2_500_000), present: i % 2 === 0, online: i % 10 !== 0 }));
+  return Array.from({ length: count }, (_, i) => ({
+    method: METHODS[i % METHODS.length]!,
+    amountCents: 100 + ((i * 7919) % 2_500_000),
+    present: i % 2 === 0,
+    online: i % 10 !== 0,
+  }));
 }
 
 let sink = 0;
@@ -48,16 +53,24 @@ export async function benchRouting(options: { payments: number; rounds: number }
   const list = payments(options.payments);
   timeRouting(list, rails); // warm-up
   timeLookup(list, rails);
-  const run = await bracketed(options.rounds, async () => timeRouting(list, rails), async () => timeLookup(list, rails));
+  const run = await bracketed(
+    options.rounds,
+    async () => timeRouting(list, rails),
+    async () => timeLookup(list, rails),
+  );
   if (sink === -1) console.log(sink);
   return { rounds: options.rounds, payments: options.payments, routeMicros: run.figures, lookup: anchoredRate(run.baselines) };
 }
 
 /** Prints the routing table. */
 export function printRoutingBench(result: RoutingBenchResult): void {
-  printTable(`Routing — one decision per payment (core routePayment), ${fmt(result.payments)} payments per measurement, median of ${result.rounds} rounds`, ['in process'], [
-    { label: 'routing decision (candidates, fees, reason), µs per payment', values: [fmt(median(result.routeMicros), 2)] },
-    { label: '  baseline: plain lookup of the first rail and its fee, µs', values: [fmt(result.lookup.median, 2)] },
-    { label: '    before/after gap', values: [pct(result.lookup.spread)] },
-  ]);
+  printTable(
+    `Routing — one decision per payment (core routePayment), ${fmt(result.payments)} payments per measurement, median of ${result.rounds} rounds`,
+    ['in process'],
+    [
+      { label: 'routing decision (candidates, fees, reason), µs per payment', values: [fmt(median(result.routeMicros), 2)] },
+      { label: '  baseline: plain lookup of the first rail and its fee, µs', values: [fmt(result.lookup.median, 2)] },
+      { label: '    before/after gap', values: [pct(result.lookup.spread)] },
+    ],
+  );
 }

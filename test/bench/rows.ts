@@ -77,7 +77,11 @@ export async function describeTables(db: Queryable): Promise<TableInfo[]> {
   for (const fk of fks) {
     const child = tables.get(fk.child);
     if (!child || !tables.has(fk.parent)) continue;
-    child.references.push({ columns: fk.child_columns.map((name) => child.columns.findIndex((c) => c.name === name)), parent: fk.parent, parentColumns: fk.parent_columns });
+    child.references.push({
+      columns: fk.child_columns.map((name) => child.columns.findIndex((c) => c.name === name)),
+      parent: fk.parent,
+      parentColumns: fk.parent_columns,
+    });
   }
   const ordered: TableInfo[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
@@ -103,8 +107,7 @@ export async function snapshotTables(db: Queryable, tables: readonly TableInfo[]
   return out;
 }
 
-const keyOf = (table: TableInfo, row: Row): string =>
-  JSON.stringify(table.key.length > 0 ? table.key.map((i) => row[i]) : row);
+const keyOf = (table: TableInfo, row: Row): string => JSON.stringify(table.key.length > 0 ? table.key.map((i) => row[i]) : row);
 
 /** Rows of `after` that `before` did not hold (rows that were only updated are not gained). */
 export function gainedRows(before: readonly TableRows[], after: readonly TableRows[]): TableRows[] {
@@ -187,7 +190,9 @@ export function planBatches(gained: readonly TableRows[], batches: number, sales
         const b = placed.get(placedKey(ref.parent, ref.parentColumns))!.get(JSON.stringify(ref.columns.map((c) => row[c])));
         if (b !== undefined) latest = Math.max(latest, b);
       }
-      return latest >= 0 && parentRefs.some((r) => !isSetupTable(r.parent)) ? latest : Math.max(latest, Math.min(batches - 1, Math.floor((i * batches) / rows.length)));
+      return latest >= 0 && parentRefs.some((r) => !isSetupTable(r.parent))
+        ? latest
+        : Math.max(latest, Math.min(batches - 1, Math.floor((i * batches) / rows.length)));
     });
     // Remember where each row went, under every column list a child's foreign key uses.
     for (const child of gained) {

@@ -65,7 +65,9 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`ORDER_SIZES must be positive integers separated by commas, got "${process.env.ORDER_SIZES}"`);
     return n;
   });
-  const only = new Set((process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register,screening,catalog-import').split(',').map((s) => s.trim()));
+  const only = new Set(
+    (process.env.BENCH_ONLY ?? 'sync,orders,ledger,closeout,images,routing,tokens,register,screening,catalog-import').split(',').map((s) => s.trim()),
+  );
   const targets = databaseTargets();
   console.log(`Register benchmark — ${new Date().toISOString()}, node ${process.version}, engines: ${targets.map((t) => t.name).join(', ')}`);
 
@@ -99,15 +101,25 @@ async function main(): Promise<void> {
     printTokenBench(results);
   }
   if (only.has('register')) {
-    printRegisterBench(await benchRegister({ largeItems: positiveInteger('REGISTER_ITEMS', 50_000), rounds: positiveInteger('REGISTER_ROUNDS', 30) }));
+    printRegisterBench(
+      await benchRegister({ largeItems: positiveInteger('REGISTER_ITEMS', 50_000), rounds: positiveInteger('REGISTER_ROUNDS', 30) }),
+    );
   }
   if (only.has('screening')) {
-    printScreeningBench(await benchScreening({ rounds: positiveInteger('SCREEN_ROUNDS', 5), grid: process.env.SCREEN_GRID !== '0', targets, apiRequests: positiveInteger('SCREEN_REQUESTS', 100) }));
+    printScreeningBench(
+      await benchScreening({
+        rounds: positiveInteger('SCREEN_ROUNDS', 5),
+        grid: process.env.SCREEN_GRID !== '0',
+        targets,
+        apiRequests: positiveInteger('SCREEN_REQUESTS', 100),
+      }),
+    );
   }
   if (only.has('catalog-import')) {
     const sizes = (process.env.CATALOG_IMPORT_SIZES ?? '5000,50000').split(',').map((s) => {
       const n = Number(s.trim());
-      if (!Number.isInteger(n) || n < 10) throw new Error(`CATALOG_IMPORT_SIZES must be integers ≥ 10 separated by commas, got "${process.env.CATALOG_IMPORT_SIZES}"`);
+      if (!Number.isInteger(n) || n < 10)
+        throw new Error(`CATALOG_IMPORT_SIZES must be integers ≥ 10 separated by commas, got "${process.env.CATALOG_IMPORT_SIZES}"`);
       return n;
     });
     const results: CatalogImportBenchResult[] = [];

@@ -48,12 +48,22 @@ export interface ScreeningBenchResult {
   /** Ordinary Census names (first × surname), held at the default threshold; null when skipped. */
   grid: { names: number; held: number; examples: string[] } | null;
   /** Through the API on each database: upload (ms), first screening (ms), POST screening and GET one (ms). */
-  api: { engine: string; uploadMs: number; firstScreenMs: number; post: { p50: QuantileInterval; p95: QuantileInterval }; get: { p50: QuantileInterval; p95: QuantileInterval } }[];
+  api: {
+    engine: string;
+    uploadMs: number;
+    firstScreenMs: number;
+    post: { p50: QuantileInterval; p95: QuantileInterval };
+    get: { p50: QuantileInterval; p95: QuantileInterval };
+  }[];
 }
 
 /** Every first name × surname of the 1990 Census lists bundled for the labelled set, except exact listed names. */
 function censusGrid(listedKeys: ReadonlySet<string>): string[] {
-  const rows = readFileSync(new URL('../fixtures/names/census-1990-top.csv', import.meta.url), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  const rows = readFileSync(new URL('../fixtures/names/census-1990-top.csv', import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
   const of = (kind: string) => rows.filter((r) => r[0] === kind).map((r) => r[2]!);
   const names: string[] = [];
   for (const first of [...of('male_first'), ...of('female_first')]) for (const last of of('surname')) names.push(`${first} ${last}`);
@@ -65,12 +75,22 @@ function censusGrid(listedKeys: ReadonlySet<string>): string[] {
  * `requests` screenings are POSTed one at a time (candidates + score + row + audit entry in one transaction), each
  * followed by a GET of one stored screening through the same stack.
  */
-async function benchApi(target: DatabaseTarget, files: ReturnType<typeof fullSdnFiles>, queries: readonly string[], requests: number): Promise<ScreeningBenchResult['api'][number]> {
+async function benchApi(
+  target: DatabaseTarget,
+  files: ReturnType<typeof fullSdnFiles>,
+  queries: readonly string[],
+  requests: number,
+): Promise<ScreeningBenchResult['api'][number]> {
   const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
   try {
     const headers = { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' };
     let t = performance.now();
-    const up = await server.app.inject({ method: 'POST', url: '/api/pos/sanctions-lists', headers, payload: JSON.stringify({ ...files, version: 'bench' }) });
+    const up = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/sanctions-lists',
+      headers,
+      payload: JSON.stringify({ ...files, version: 'bench' }),
+    });
     if (up.statusCode !== 201) throw new Error(`upload: ${up.statusCode} ${up.body}`);
     const uploadMs = performance.now() - t;
     const post = async (name: string) => {
@@ -105,7 +125,12 @@ async function benchApi(target: DatabaseTarget, files: ReturnType<typeof fullSdn
 }
 
 /** Runs the screening bench (in process, then through the API on each of `targets`). */
-export async function benchScreening(options: { rounds: number; grid: boolean; targets?: readonly DatabaseTarget[]; apiRequests?: number }): Promise<ScreeningBenchResult> {
+export async function benchScreening(options: {
+  rounds: number;
+  grid: boolean;
+  targets?: readonly DatabaseTarget[];
+  apiRequests?: number;
+}): Promise<ScreeningBenchResult> {
   const files = fullSdnFiles();
   let t = performance.now();
   const parsed = parseSdnFiles(files);
@@ -192,14 +217,35 @@ export function printScreeningBench(res: ScreeningBenchResult): void {
     [
       { label: 'one screening (candidate index + alignment), p50 ms', values: [fmtInterval(res.screen.p50)], aim: '≤ 5 ms' },
       { label: 'one screening, p95 ms', values: [fmtInterval(res.screen.p95)], aim: '≤ 20 ms' },
-      { label: '  the same screenings, process CPU time p50 / p95 ms', values: [`${fmt(res.screenCpu.p50.value, 3)} / ${fmt(res.screenCpu.p95.value, 3)}`] },
+      {
+        label: '  the same screenings, process CPU time p50 / p95 ms',
+        values: [`${fmt(res.screenCpu.p50.value, 3)} / ${fmt(res.screenCpu.p95.value, 3)}`],
+      },
       { label: '  baseline: exact-name hash lookup (same normalisation), p50 µs', values: [fmtInterval(res.lookup.p50)] },
       { label: '  baseline: exact-name hash lookup, p95 µs', values: [fmtInterval(res.lookup.p95)] },
       ...kinds
         .filter((k) => k.kind !== 'ordinary')
-        .map((k) => ({ label: `found at ≥ ${res.labelled.threshold}: ${k.kind.replace('_', ' ')}`, values: [`${k.count}/${k.names} (${pct(k.rate)})`], aim: '≥ 95 %' })),
-      ...kinds.filter((k) => k.kind === 'ordinary').map((k) => ({ label: `held at ≥ ${res.labelled.threshold}: ordinary US names (labelled set)`, values: [`${k.count}/${k.names} (${(k.rate * 100).toFixed(1)} %)`], aim: '≤ 1 %' })),
-      ...(res.grid ? [{ label: `held at ≥ ${res.labelled.threshold}: every Census first name × surname pair`, values: [`${fmt(res.grid.held)}/${fmt(res.grid.names)} (${((res.grid.held / res.grid.names) * 100).toFixed(2)} %)`], aim: '≤ 1 %' }] : []),
+        .map((k) => ({
+          label: `found at ≥ ${res.labelled.threshold}: ${k.kind.replace('_', ' ')}`,
+          values: [`${k.count}/${k.names} (${pct(k.rate)})`],
+          aim: '≥ 95 %',
+        })),
+      ...kinds
+        .filter((k) => k.kind === 'ordinary')
+        .map((k) => ({
+          label: `held at ≥ ${res.labelled.threshold}: ordinary US names (labelled set)`,
+          values: [`${k.count}/${k.names} (${(k.rate * 100).toFixed(1)} %)`],
+          aim: '≤ 1 %',
+        })),
+      ...(res.grid
+        ? [
+            {
+              label: `held at ≥ ${res.labelled.threshold}: every Census first name × surname pair`,
+              values: [`${fmt(res.grid.held)}/${fmt(res.grid.names)} (${((res.grid.held / res.grid.names) * 100).toFixed(2)} %)`],
+              aim: '≤ 1 %',
+            },
+          ]
+        : []),
       { label: 'parse the list files once, ms', values: [fmt(res.parseMs)] },
       { label: 'compile the names and the candidate index once per version, ms', values: [fmt(res.compileMs)] },
     ],

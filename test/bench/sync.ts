@@ -101,7 +101,15 @@ export async function syncRun(target: DatabaseTarget, sales: number, capture = f
   const register = startRegister();
   try {
     const paired = await enrollRegister({ baseUrl: server.baseUrl }, server.staffToken);
-    register.send({ type: 'start', baseUrl: server.baseUrl, staffToken: paired.registerToken, merchantId: server.merchantId, register: { registerId: paired.registerId, registerNumber: paired.registerNumber }, sales, firstSaleAt: Date.now() - sales * 1000 });
+    register.send({
+      type: 'start',
+      baseUrl: server.baseUrl,
+      staffToken: paired.registerToken,
+      merchantId: server.merchantId,
+      register: { registerId: paired.registerId, registerNumber: paired.registerNumber },
+      sales,
+      firstSaleAt: Date.now() - sales * 1000,
+    });
     const saved = (await register.next('saved')) as Extract<ChildMessage, { type: 'saved' }>;
     const tables = capture ? await describeTables(server.rawDb) : [];
     const before = capture ? await snapshotTables(server.rawDb, tables) : [];
@@ -120,8 +128,14 @@ export async function syncRun(target: DatabaseTarget, sales: number, capture = f
       const now = Math.min(Number(rows[0]!.orders), Number(rows[0]!.jts));
       if (now >= sales) break;
       if (now !== stored) [stored, progressAt] = [now, performance.now()];
-      else if (performance.now() - progressAt > STALL_MS) throw new Error(`sync ${target.name}: stuck at ${now} of ${sales} sales for ${STALL_MS / 1000} s (quarantined documents? see the quarantine table)`);
-      if (process.env.BENCH_DEBUG) console.error(`server: ${rows[0]!.orders} orders, ${rows[0]!.jts} journal transactions; ${server.pushTime.requests} pushes, ${server.pullTime.requests} pulls`);
+      else if (performance.now() - progressAt > STALL_MS)
+        throw new Error(
+          `sync ${target.name}: stuck at ${now} of ${sales} sales for ${STALL_MS / 1000} s (quarantined documents? see the quarantine table)`,
+        );
+      if (process.env.BENCH_DEBUG)
+        console.error(
+          `server: ${rows[0]!.orders} orders, ${rows[0]!.jts} journal transactions; ${server.pushTime.requests} pushes, ${server.pullTime.requests} pulls`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
     const storedSeconds = (performance.now() - start) / 1000;
@@ -154,7 +168,9 @@ export async function syncRun(target: DatabaseTarget, sales: number, capture = f
 async function rowsBaseline(target: DatabaseTarget, capture: NonNullable<SyncRun['capture']>, sales: number, batches: number): Promise<number> {
   const db = await openReplica(target, capture.before);
   try {
-    const expected = new Map(capture.gained.map((g) => [g.table.name, (capture.before.find((b) => b.table.name === g.table.name)?.rows.length ?? 0) + g.rows.length]));
+    const expected = new Map(
+      capture.gained.map((g) => [g.table.name, (capture.before.find((b) => b.table.name === g.table.name)?.rows.length ?? 0) + g.rows.length]),
+    );
     return sales / (await insertRowsInBatches(db, planBatches(capture.gained, batches, sales), expected));
   } finally {
     await db.close();
@@ -203,11 +219,16 @@ export async function benchSync(target: DatabaseTarget, sales: number, rounds: n
   const warmUp = await syncRun(target, sales, true);
   const capture = warmUp.capture!;
   const batches = Math.max(1, warmUp.pushes);
-  const documents = benchSales({ register: { registerId: 'reg_bench', registerNumber: 1 }, sales, firstSaleAt: Date.now() - sales * 1000 }).flatMap((s) => [s.order, s.journalTransaction]);
+  const documents = benchSales({ register: { registerId: 'reg_bench', registerNumber: 1 }, sales, firstSaleAt: Date.now() - sales * 1000 }).flatMap(
+    (s) => [s.order, s.journalTransaction],
+  );
   const result = await bracketed(
     rounds,
     () => syncRun(target, sales),
-    async () => ({ rows: await rowsBaseline(target, capture, sales, batches), documents: await documentsBaseline(target, documents, sales, REGISTER_PUSH_BATCH) }),
+    async () => ({
+      rows: await rowsBaseline(target, capture, sales, batches),
+      documents: await documentsBaseline(target, documents, sales, REGISTER_PUSH_BATCH),
+    }),
   );
   const rowsRates = result.baselines.map((b) => b.rows);
   const shares = result.figures.map((f, r) => f.sales / f.pushSeconds / ((rowsRates[r]! + rowsRates[r + 1]!) / 2));
@@ -237,7 +258,12 @@ export function printSyncBench(results: readonly SyncBenchResult[]): void {
     [
       { label: 'statements per synced sale, push requests', values: col((r) => fmt(perRun((x) => x.statements.push / x.sales)(r), 2)), aim: '≤ 8' },
       ...kinds.map((k) => ({ label: `  of which ${k}`, values: col((r) => fmt(perRun((x) => (x.pushKinds.get(k) ?? 0) / x.sales)(r), 2)) })),
-      { label: 'statements per synced sale, all (pulls meanwhile too)', values: col((r) => fmt(perRun((x) => (x.statements.push + x.statements.pull + x.statements.other + x.statements.background) / x.sales)(r), 2)) },
+      {
+        label: 'statements per synced sale, all (pulls meanwhile too)',
+        values: col((r) =>
+          fmt(perRun((x) => (x.statements.push + x.statements.pull + x.statements.other + x.statements.background) / x.sales)(r), 2),
+        ),
+      },
       { label: 'statements per push request', values: col((r) => fmt(perRun((x) => x.statements.push / Math.max(1, x.pushes))(r), 1)) },
       { label: 'statements outside sync requests', values: col((r) => fmt(perRun((x) => x.statements.other + x.statements.background)(r))) },
       { label: 'push / pull requests until stored', values: col((r) => `${fmt(perRun((x) => x.pushes)(r))} / ${fmt(perRun((x) => x.pulls)(r))}`) },
@@ -248,7 +274,11 @@ export function printSyncBench(results: readonly SyncBenchResult[]): void {
       { label: 'baseline: 2 documents raw, sales/s', values: col((r) => fmt(r.documentsBaseline.median)) },
       { label: '  before/after gap', values: col((r) => pct(r.documentsBaseline.spread)) },
       { label: 'end to end, sales/s until the server holds all', values: col((r) => fmt(perRun((x) => x.sales / x.storedSeconds)(r))) },
-      { label: 'server commit → register shows synced, ms: median', values: col((r) => fmt(perRun((x) => x.shownSyncedLag.median)(r))), aim: '≤ 2000' },
+      {
+        label: 'server commit → register shows synced, ms: median',
+        values: col((r) => fmt(perRun((x) => x.shownSyncedLag.median)(r))),
+        aim: '≤ 2000',
+      },
       { label: '  p95 / max', values: col((r) => `${fmt(perRun((x) => x.shownSyncedLag.p95)(r))} / ${fmt(perRun((x) => x.shownSyncedLag.max)(r))}`) },
       { label: 'register local writes, sales/s (its process)', values: col((r) => fmt(perRun((x) => x.sales / x.localSeconds)(r))) },
       { label: 'rows written per sale', values: col((r) => fmt(r.gainedPerTable.reduce((s, g) => s + g.rows, 0) / r.sales, 2)) },

@@ -72,7 +72,20 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
     const launchToken = (await launchApp(ctx, owner, installation.id)).accessToken;
     const oauthToken = randomBytes(32).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
-    await oauthAdapter(db)('AccessToken').upsert(oauthToken, { jti: oauthToken, kind: 'AccessToken', accountId: installation.id, clientId: EXAMPLE_APP_ID, grantId: 'bench-grant', scope: 'catalog:read', iat: now, exp: now + 3600 } as never, 3600);
+    await oauthAdapter(db)('AccessToken').upsert(
+      oauthToken,
+      {
+        jti: oauthToken,
+        kind: 'AccessToken',
+        accountId: installation.id,
+        clientId: EXAMPLE_APP_ID,
+        grantId: 'bench-grant',
+        scope: 'catalog:read',
+        iat: now,
+        exp: now + 3600,
+      } as never,
+      3600,
+    );
     const app = Fastify();
     const handler = async () => ({ ok: true });
     app.get('/open', handler);
@@ -84,10 +97,26 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
     await timeRequests(app, '/api/pos/catalog', appToken, 200);
     await timeRequests(app, '/api/pos/catalog', launchToken, 200);
     await timeRequests(app, '/api/pos/catalog', oauthToken, 200);
-    const staff = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', staffToken, count), async () => timeRequests(app, '/open', undefined, count));
-    const apps = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', appToken, count), async () => timeRequests(app, '/open', undefined, count));
-    const launches = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', launchToken, count), async () => timeRequests(app, '/open', undefined, count));
-    const oauth = await bracketed(options.rounds, async () => timeRequests(app, '/api/pos/catalog', oauthToken, count), async () => timeRequests(app, '/open', undefined, count));
+    const staff = await bracketed(
+      options.rounds,
+      async () => timeRequests(app, '/api/pos/catalog', staffToken, count),
+      async () => timeRequests(app, '/open', undefined, count),
+    );
+    const apps = await bracketed(
+      options.rounds,
+      async () => timeRequests(app, '/api/pos/catalog', appToken, count),
+      async () => timeRequests(app, '/open', undefined, count),
+    );
+    const launches = await bracketed(
+      options.rounds,
+      async () => timeRequests(app, '/api/pos/catalog', launchToken, count),
+      async () => timeRequests(app, '/open', undefined, count),
+    );
+    const oauth = await bracketed(
+      options.rounds,
+      async () => timeRequests(app, '/api/pos/catalog', oauthToken, count),
+      async () => timeRequests(app, '/open', undefined, count),
+    );
     await app.close();
     return {
       engine: target.name,
@@ -106,16 +135,20 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
 /** Prints the token table (one column per engine). */
 export function printTokenBench(results: readonly TokenBenchResult[]): void {
   const col = (f: (r: TokenBenchResult) => string) => results.map(f);
-  printTable(`Tokens — one GET through the route guard, ${fmt(results[0]?.requests ?? 0)} requests per measurement (Fastify inject), median of rounds`, results.map((r) => r.engine), [
-    { label: 'staff JWT (ES256, built-in issuer), µs per request', values: col((r) => fmt(median(r.staff), 1)) },
-    { label: 'app token (SHA-256 lookup + quota), µs per request', values: col((r) => fmt(median(r.app), 1)) },
-    { label: 'launch token (+ installation status), µs per request', values: col((r) => fmt(median(r.launch), 1)) },
-    { label: 'OAuth access token (oauth_models + installation), µs per request', values: col((r) => fmt(median(r.oauth), 1)) },
-    { label: '  baseline: same handler, no auth, µs per request', values: col((r) => fmt(r.none.median, 1)) },
-    { label: '    before/after gap', values: col((r) => pct(r.none.spread)) },
-    { label: 'verification cost: staff JWT, µs', values: col((r) => fmt(median(r.staff) - r.none.median, 1)) },
-    { label: 'verification cost: app token, µs', values: col((r) => fmt(median(r.app) - r.none.median, 1)) },
-    { label: 'verification cost: launch token, µs', values: col((r) => fmt(median(r.launch) - r.none.median, 1)) },
-    { label: 'verification cost: OAuth access token, µs', values: col((r) => fmt(median(r.oauth) - r.none.median, 1)) },
-  ]);
+  printTable(
+    `Tokens — one GET through the route guard, ${fmt(results[0]?.requests ?? 0)} requests per measurement (Fastify inject), median of rounds`,
+    results.map((r) => r.engine),
+    [
+      { label: 'staff JWT (ES256, built-in issuer), µs per request', values: col((r) => fmt(median(r.staff), 1)) },
+      { label: 'app token (SHA-256 lookup + quota), µs per request', values: col((r) => fmt(median(r.app), 1)) },
+      { label: 'launch token (+ installation status), µs per request', values: col((r) => fmt(median(r.launch), 1)) },
+      { label: 'OAuth access token (oauth_models + installation), µs per request', values: col((r) => fmt(median(r.oauth), 1)) },
+      { label: '  baseline: same handler, no auth, µs per request', values: col((r) => fmt(r.none.median, 1)) },
+      { label: '    before/after gap', values: col((r) => pct(r.none.spread)) },
+      { label: 'verification cost: staff JWT, µs', values: col((r) => fmt(median(r.staff) - r.none.median, 1)) },
+      { label: 'verification cost: app token, µs', values: col((r) => fmt(median(r.app) - r.none.median, 1)) },
+      { label: 'verification cost: launch token, µs', values: col((r) => fmt(median(r.launch) - r.none.median, 1)) },
+      { label: 'verification cost: OAuth access token, µs', values: col((r) => fmt(median(r.oauth) - r.none.median, 1)) },
+    ],
+  );
 }

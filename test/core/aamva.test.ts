@@ -12,11 +12,29 @@ import { aamvaFixture, buildAamvaPayload } from '../support/aamva.ts';
 describe('AAMVA payloads', () => {
   it('reads the CDS example (version 10, control characters exact): header, subfiles, holder', () => {
     const r = parseAamva(aamvaFixture('aamva-cds-example-VA.txt'));
-    expect(r).toMatchObject({ iin: '636000', issuer: { jurisdiction: 'VA', country: 'USA' }, aamvaVersion: 10, jurisdictionVersion: 1, documentType: 'DL' });
-    expect(r.subfiles).toEqual([{ type: 'DL', offset: 41, length: 278 }, { type: 'ZV', offset: 319, length: 8 }]);
+    expect(r).toMatchObject({
+      iin: '636000',
+      issuer: { jurisdiction: 'VA', country: 'USA' },
+      aamvaVersion: 10,
+      jurisdictionVersion: 1,
+      documentType: 'DL',
+    });
+    expect(r.subfiles).toEqual([
+      { type: 'DL', offset: 41, length: 278 },
+      { type: 'ZV', offset: 319, length: 8 },
+    ]);
     expect(r.holder).toMatchObject({
-      firstName: 'MICHAEL', middleName: 'JOHN', lastName: 'SAMPLE', suffix: 'JR', dateOfBirth: '1986-06-06', expiry: '2024-12-10', issueDate: '2019-06-06', sex: 'M',
-      documentNumber: 'T64235789', jurisdiction: 'VA', address: { street: '2300 WEST BROAD STREET', city: 'RICHMOND', state: 'VA', postalCode: '23269', country: 'USA' },
+      firstName: 'MICHAEL',
+      middleName: 'JOHN',
+      lastName: 'SAMPLE',
+      suffix: 'JR',
+      dateOfBirth: '1986-06-06',
+      expiry: '2024-12-10',
+      issueDate: '2019-06-06',
+      sex: 'M',
+      documentNumber: 'T64235789',
+      jurisdiction: 'VA',
+      address: { street: '2300 WEST BROAD STREET', city: 'RICHMOND', state: 'VA', postalCode: '23269', country: 'USA' },
     });
     expect(r.elements.DCA).toBe('D');
   });
@@ -35,22 +53,97 @@ describe('AAMVA payloads', () => {
   });
 
   it('reads version 01 (DAA "LAST,FIRST,MIDDLE", dates CCYYMMDD, sex M/F)', () => {
-    const r = parseAamva(buildAamvaPayload(1, '636026', 'DL', [['DAQ', 'D1234567'], ['DAA', 'PUBLIC,JOHN,QUINCY'], ['DBB', '19700315'], ['DBA', '20300315'], ['DBC', 'M'], ['DAG', '1 MAIN ST'], ['DAI', 'PHOENIX'], ['DAJ', 'AZ'], ['DAK', '85001']]));
+    const r = parseAamva(
+      buildAamvaPayload(1, '636026', 'DL', [
+        ['DAQ', 'D1234567'],
+        ['DAA', 'PUBLIC,JOHN,QUINCY'],
+        ['DBB', '19700315'],
+        ['DBA', '20300315'],
+        ['DBC', 'M'],
+        ['DAG', '1 MAIN ST'],
+        ['DAI', 'PHOENIX'],
+        ['DAJ', 'AZ'],
+        ['DAK', '85001'],
+      ]),
+    );
     expect(r).toMatchObject({ aamvaVersion: 1, jurisdictionVersion: null, issuer: { jurisdiction: 'AZ' } });
-    expect(r.holder).toMatchObject({ lastName: 'PUBLIC', firstName: 'JOHN', middleName: 'QUINCY', dateOfBirth: '1970-03-15', expiry: '2030-03-15', sex: 'M', address: { postalCode: '85001', state: 'AZ' } });
+    expect(r.holder).toMatchObject({
+      lastName: 'PUBLIC',
+      firstName: 'JOHN',
+      middleName: 'QUINCY',
+      dateOfBirth: '1970-03-15',
+      expiry: '2030-03-15',
+      sex: 'M',
+      address: { postalCode: '85001', state: 'AZ' },
+    });
   });
 
   it('reads version 03 (DCS family name, DCT given names, MMDDCCYY)', () => {
-    const r = parseAamva(buildAamvaPayload(3, '636014', 'ID', [['DCA', 'NONE'], ['DCS', 'DOE'], ['DCT', 'JANE,ANN'], ['DAQ', 'Y1234567'], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '2'], ['DCG', 'USA']]));
+    const r = parseAamva(
+      buildAamvaPayload(3, '636014', 'ID', [
+        ['DCA', 'NONE'],
+        ['DCS', 'DOE'],
+        ['DCT', 'JANE,ANN'],
+        ['DAQ', 'Y1234567'],
+        ['DBB', '07041980'],
+        ['DBA', '07042029'],
+        ['DBC', '2'],
+        ['DCG', 'USA'],
+      ]),
+    );
     expect(r).toMatchObject({ aamvaVersion: 3, documentType: 'ID', issuer: { jurisdiction: 'CA' } });
-    expect(r.holder).toMatchObject({ lastName: 'DOE', firstName: 'JANE', middleName: 'ANN', dateOfBirth: '1980-07-04', expiry: '2029-07-04', sex: 'F' });
+    expect(r.holder).toMatchObject({
+      lastName: 'DOE',
+      firstName: 'JANE',
+      middleName: 'ANN',
+      dateOfBirth: '1980-07-04',
+      expiry: '2029-07-04',
+      sex: 'F',
+    });
   });
 
   it('reads version 08 (DAC/DAD, truncation flags) and a Canadian card (CCYYMMDD)', () => {
-    const us = parseAamva(buildAamvaPayload(8, '636015', 'DL', [['DCS', 'GARCIA-LOPEZ'], ['DAC', 'MARIA'], ['DAD', 'JOSEFINA'], ['DDE', 'N'], ['DDF', 'T'], ['DDG', 'N'], ['DAQ', '12345678'], ['DBB', '12311999'], ['DBA', '12312030'], ['DBC', '2'], ['DCG', 'USA']]));
-    expect(us.holder).toMatchObject({ lastName: 'GARCIA-LOPEZ', firstName: 'MARIA', dateOfBirth: '1999-12-31', jurisdiction: 'TX', nameTruncated: true });
-    const ca = parseAamva(buildAamvaPayload(9, '636012', 'DL', [['DCS', 'TREMBLAY'], ['DAC', 'LUC'], ['DAQ', 'T1234-56789-01234'], ['DBB', '19850211'], ['DBA', '20280211'], ['DBC', '1'], ['DCG', 'CAN'], ['DAK', 'M5V 2T6']]));
-    expect(ca.holder).toMatchObject({ lastName: 'TREMBLAY', dateOfBirth: '1985-02-11', expiry: '2028-02-11', jurisdiction: 'ON', address: { postalCode: 'M5V 2T6', country: 'CAN' } });
+    const us = parseAamva(
+      buildAamvaPayload(8, '636015', 'DL', [
+        ['DCS', 'GARCIA-LOPEZ'],
+        ['DAC', 'MARIA'],
+        ['DAD', 'JOSEFINA'],
+        ['DDE', 'N'],
+        ['DDF', 'T'],
+        ['DDG', 'N'],
+        ['DAQ', '12345678'],
+        ['DBB', '12311999'],
+        ['DBA', '12312030'],
+        ['DBC', '2'],
+        ['DCG', 'USA'],
+      ]),
+    );
+    expect(us.holder).toMatchObject({
+      lastName: 'GARCIA-LOPEZ',
+      firstName: 'MARIA',
+      dateOfBirth: '1999-12-31',
+      jurisdiction: 'TX',
+      nameTruncated: true,
+    });
+    const ca = parseAamva(
+      buildAamvaPayload(9, '636012', 'DL', [
+        ['DCS', 'TREMBLAY'],
+        ['DAC', 'LUC'],
+        ['DAQ', 'T1234-56789-01234'],
+        ['DBB', '19850211'],
+        ['DBA', '20280211'],
+        ['DBC', '1'],
+        ['DCG', 'CAN'],
+        ['DAK', 'M5V 2T6'],
+      ]),
+    );
+    expect(ca.holder).toMatchObject({
+      lastName: 'TREMBLAY',
+      dateOfBirth: '1985-02-11',
+      expiry: '2028-02-11',
+      jurisdiction: 'ON',
+      address: { postalCode: 'M5V 2T6', country: 'CAN' },
+    });
   });
 
   it.each([
@@ -73,7 +166,9 @@ describe('AAMVA payloads', () => {
   it('a malformed payload names what is wrong', () => {
     const good = aamvaFixture('aamva-cds-example-VA.txt');
     expect(() => parseAamva(good.replace('DBB06061986', 'DBB13452020'))).toThrow(/DBB \(date of birth\) is not a date/);
-    expect(() => parseAamva(good.replace('636000', '63X000'))).toThrow(expect.objectContaining({ code: 'malformed', message: expect.stringContaining('issuer identification number') }));
+    expect(() => parseAamva(good.replace('636000', '63X000'))).toThrow(
+      expect.objectContaining({ code: 'malformed', message: expect.stringContaining('issuer identification number') }),
+    );
     expect(() => parseAamva(good.replace('DL00410278', 'XX00410278').replace('ZV03190008', 'ZV03190008'))).toThrow(/no DL or ID subfile/);
     expect(() => parseAamva(good.replace('\nDBA12102024', '\nXBA12102024'))).toThrow(/Missing DBA \(expiry\)/);
     expect(() => parseAamva(good.replace(/\nDBA\d+/, ''))).toThrow(/cut short: missing DBA \(expiry\)/);
@@ -111,7 +206,11 @@ describe('AAMVA payloads', () => {
   });
 
   it('the IIN table is the AAMVA list of test/fixtures/aamva/aamva-iin.csv, row for row', () => {
-    const rows = readFileSync(new URL('../fixtures/aamva/aamva-iin.csv', import.meta.url), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const rows = readFileSync(new URL('../fixtures/aamva/aamva-iin.csv', import.meta.url), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     expect(Object.fromEntries(rows.map(([iin, , abbr, country]) => [iin, [abbr, country]]))).toEqual(AAMVA_IINS);
   });
 
@@ -123,8 +222,47 @@ describe('AAMVA payloads', () => {
     expect(md.holder.jurisdiction).toBe('MD');
     expect(issuerProblem(md)).toBe('issuer_state_mismatch');
     // No address state to compare, a Newfoundland card written NL, the State Department's cards (no jurisdiction).
-    expect(issuerProblem(parseAamva(buildAamvaPayload(3, '636014', 'ID', [['DCS', 'DOE'], ['DCT', 'JANE'], ['DAQ', 'Y1'], ['DBB', '07041980'], ['DBA', '07042029']])))).toBeNull();
-    expect(issuerProblem(parseAamva(buildAamvaPayload(9, '636016', 'DL', [['DCS', 'DOE'], ['DAC', 'JANE'], ['DAQ', 'N1'], ['DBB', '19800704'], ['DBA', '20290704'], ['DAJ', 'NL'], ['DCG', 'CAN']])))).toBeNull();
-    expect(issuerProblem(parseAamva(buildAamvaPayload(9, '636027', 'ID', [['DCS', 'DOE'], ['DAC', 'JANE'], ['DAQ', 'S1'], ['DBB', '07041980'], ['DBA', '07042029'], ['DAJ', 'DC']])))).toBeNull();
+    expect(
+      issuerProblem(
+        parseAamva(
+          buildAamvaPayload(3, '636014', 'ID', [
+            ['DCS', 'DOE'],
+            ['DCT', 'JANE'],
+            ['DAQ', 'Y1'],
+            ['DBB', '07041980'],
+            ['DBA', '07042029'],
+          ]),
+        ),
+      ),
+    ).toBeNull();
+    expect(
+      issuerProblem(
+        parseAamva(
+          buildAamvaPayload(9, '636016', 'DL', [
+            ['DCS', 'DOE'],
+            ['DAC', 'JANE'],
+            ['DAQ', 'N1'],
+            ['DBB', '19800704'],
+            ['DBA', '20290704'],
+            ['DAJ', 'NL'],
+            ['DCG', 'CAN'],
+          ]),
+        ),
+      ),
+    ).toBeNull();
+    expect(
+      issuerProblem(
+        parseAamva(
+          buildAamvaPayload(9, '636027', 'ID', [
+            ['DCS', 'DOE'],
+            ['DAC', 'JANE'],
+            ['DAQ', 'S1'],
+            ['DBB', '07041980'],
+            ['DBA', '07042029'],
+            ['DAJ', 'DC'],
+          ]),
+        ),
+      ),
+    ).toBeNull();
   });
 });

@@ -50,7 +50,12 @@ function line(unit: number, quantity: number, taxes: { bp: number; inclusive: bo
     discountCents: 0,
     netCents: 0,
     taxCents: 0,
-    taxes: rates.map((t, k) => ({ taxRateId: `tax_${t.inclusive ? 'inc' : 'ex'}${k}_${t.bp}`, name: `T${k}`, basisPoints: t.bp, inclusive: t.inclusive })),
+    taxes: rates.map((t, k) => ({
+      taxRateId: `tax_${t.inclusive ? 'inc' : 'ex'}${k}_${t.bp}`,
+      name: `T${k}`,
+      basisPoints: t.bp,
+      inclusive: t.inclusive,
+    })),
   };
 }
 
@@ -89,7 +94,14 @@ describe('MAX_AMOUNT_CENTS bounds every order amount schema', () => {
     expect(paths).toEqual(expect.arrayContaining(['lines.0.unitPriceCents', 'lines.0.grossCents', 'subtotalCents', 'totalCents']));
     // At the bound itself the amount is accepted.
     const ok = line(MAX_AMOUNT_CENTS, 1, [], 0);
-    expect(orderSchema.safeParse(orderOf([{ ...ok, grossCents: MAX_AMOUNT_CENTS, netCents: MAX_AMOUNT_CENTS }], [], { subtotalCents: MAX_AMOUNT_CENTS, totalCents: MAX_AMOUNT_CENTS })).success).toBe(true);
+    expect(
+      orderSchema.safeParse(
+        orderOf([{ ...ok, grossCents: MAX_AMOUNT_CENTS, netCents: MAX_AMOUNT_CENTS }], [], {
+          subtotalCents: MAX_AMOUNT_CENTS,
+          totalCents: MAX_AMOUNT_CENTS,
+        }),
+      ).success,
+    ).toBe(true);
   });
 
   it('uses the same bound in tenders, payments, refunds, order views, invoices and pay requests', () => {
@@ -136,7 +148,10 @@ describe('MAX_AMOUNT_CENTS bounds every order amount schema', () => {
       fc.property(
         fc.array(lineArb, { minLength: 1, maxLength: 12 }),
         fc.array(discountArb, { maxLength: 3 }),
-        fc.array(fc.record({ method: fc.constantFrom('cash' as const, 'card' as const, 'check' as const), amountCents: quarter, tipCents: quarter }), { maxLength: 4 }),
+        fc.array(
+          fc.record({ method: fc.constantFrom('cash' as const, 'card' as const, 'check' as const), amountCents: quarter, tipCents: quarter }),
+          { maxLength: 4 },
+        ),
         fc.boolean(),
         (specs, discounts, tenders, consistent) => {
           const lines = specs.map((s, i) => line(s.unit, s.quantity, s.taxes, i));
@@ -189,12 +204,21 @@ describe('pricing multiplies in integers (docs/decisions/0001-money-and-tax.md),
   it('computeOrderTotals equals a BigInt reference on carts at the amount bound (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ unit: fc.integer({ min: 1, max: MAX_AMOUNT_CENTS }), quantity: fc.integer({ min: 1, max: 9999 }), taxes: fc.array(lineTax, { maxLength: 3 }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            unit: fc.integer({ min: 1, max: MAX_AMOUNT_CENTS }),
+            quantity: fc.integer({ min: 1, max: 9999 }),
+            taxes: fc.array(lineTax, { maxLength: 3 }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
         fc.array(fc.integer({ min: 1, max: 10_000 }), { maxLength: 3 }),
         (specs, percentages) => {
           // Scale quantities down so the cart stays within the bound (what pricing accepts), near it.
           const share = Math.floor(MAX_AMOUNT_CENTS / specs.length);
-          const lines = specs.map((s, i) => line(s.unit, Math.max(1, Math.min(s.quantity, Math.floor(share / s.unit))), s.taxes, i)).filter((l) => l.unitPriceCents * l.quantity <= share);
+          const lines = specs
+            .map((s, i) => line(s.unit, Math.max(1, Math.min(s.quantity, Math.floor(share / s.unit))), s.taxes, i))
+            .filter((l) => l.unitPriceCents * l.quantity <= share);
           fc.pre(lines.length > 0);
           const discounts: Discount[] = percentages.map((bp) => ({ id: newId('discount'), name: 'P', kind: 'percentage', basisPoints: bp }));
           let totals;
@@ -228,13 +252,15 @@ describe('pricing multiplies in integers (docs/decisions/0001-money-and-tax.md),
     );
   });
 
-  it("a refund by amount takes its tax share goods × tax / total exactly, even where the product passes 2^53 (property)", () => {
+  it('a refund by amount takes its tax share goods × tax / total exactly, even where the product passes 2^53 (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 90_000_000, max: MAX_AMOUNT_CENTS - 1 }), fc.integer({ min: 1, max: 9_999_999 }), (goods, above) => {
         const total = Math.min(MAX_AMOUNT_CENTS, goods + above);
         const tax = total - 1_000; // nearly all tax: the product goods × tax reaches ~10^16 > 2^53
         const order = orderOf([], [], { totalCents: total, taxCents: tax, paidCents: total });
-        const plan = planRefund(order, [], [{ id: newId('payment'), accountCode: 'bank', amountCents: total, refundedCents: 0 }], { amountCents: goods });
+        const plan = planRefund(order, [], [{ id: newId('payment'), accountCode: 'bank', amountCents: total, refundedCents: 0 }], {
+          amountCents: goods,
+        });
         const exact = refHalfEven(BigInt(goods) * BigInt(tax), BigInt(total));
         expect(BigInt(plan.taxCents)).toBe(exact < BigInt(goods) ? exact : BigInt(goods));
       }),

@@ -1,6 +1,16 @@
 /** core/apps.ts: the app review state machine, edits of listed apps, scope sets and the redirect-URI rule. */
 import { describe, expect, it } from 'vitest';
-import { APP_REVIEWED_FIELDS, APP_STATUSES, IllegalTransitionError, nextAppStatus, redirectUriProblem, reviewedChanges, sameScopes, statusAfterEdit, type AppReviewAction } from '../../core/index.ts';
+import {
+  APP_REVIEWED_FIELDS,
+  APP_STATUSES,
+  IllegalTransitionError,
+  nextAppStatus,
+  redirectUriProblem,
+  reviewedChanges,
+  sameScopes,
+  statusAfterEdit,
+  type AppReviewAction,
+} from '../../core/index.ts';
 
 describe('app review state machine', () => {
   it('allows exactly draft → submitted → in_review → approved | rejected, approved → listed, rejected → submitted', () => {
@@ -17,7 +27,14 @@ describe('app review state machine', () => {
       }
     }
     expect(allowed.sort()).toEqual(
-      ['approved list → listed', 'draft submit → submitted', 'in_review approve → approved', 'in_review reject → rejected', 'rejected submit → submitted', 'submitted start_review → in_review'].sort(),
+      [
+        'approved list → listed',
+        'draft submit → submitted',
+        'in_review approve → approved',
+        'in_review reject → rejected',
+        'rejected submit → submitted',
+        'submitted start_review → in_review',
+      ].sort(),
     );
   });
 
@@ -27,12 +44,24 @@ describe('app review state machine', () => {
   });
 
   it('names the reviewed fields a working copy changes: scopes, price, redirect URIs, launch URL, form', () => {
-    const listed = { form: 'external' as const, scopes: ['orders:read'], redirectUris: ['https://a.example/cb'], launchUrl: 'https://a.example/connect', priceCents: 90_000, currency: 'USD' };
+    const listed = {
+      form: 'external' as const,
+      scopes: ['orders:read'],
+      redirectUris: ['https://a.example/cb'],
+      launchUrl: 'https://a.example/connect',
+      priceCents: 90_000,
+      currency: 'USD',
+    };
     expect(reviewedChanges(listed, listed)).toEqual([]);
-    expect(reviewedChanges({ ...listed, redirectUris: ['https://a.example/cb', 'https://a.example/cb'], scopes: ['orders:read'] }, listed)).toEqual([]);
+    expect(reviewedChanges({ ...listed, redirectUris: ['https://a.example/cb', 'https://a.example/cb'], scopes: ['orders:read'] }, listed)).toEqual(
+      [],
+    );
     expect(reviewedChanges({ ...listed, priceCents: 10_000_000 }, listed)).toEqual(['pricing']);
     expect(reviewedChanges({ ...listed, currency: 'EUR' }, listed)).toEqual(['pricing']);
-    expect(reviewedChanges({ ...listed, redirectUris: ['https://evil.example/cb'], launchUrl: 'https://evil.example/connect' }, listed)).toEqual(['redirectUris', 'launchUrl']);
+    expect(reviewedChanges({ ...listed, redirectUris: ['https://evil.example/cb'], launchUrl: 'https://evil.example/connect' }, listed)).toEqual([
+      'redirectUris',
+      'launchUrl',
+    ]);
     expect(reviewedChanges({ ...listed, scopes: ['orders:read', 'pay:create'], form: 'in_platform' }, listed)).toEqual(['scopes', 'form']);
     expect(reviewedChanges({ ...listed, priceCents: 0, currency: null }, { ...listed, priceCents: 0, currency: 'USD' })).toEqual([]);
     expect(reviewedChanges(listed, null)).toEqual([...APP_REVIEWED_FIELDS]);
@@ -58,7 +87,24 @@ describe('app review state machine', () => {
 
 describe('redirect URIs (RFC 6749 §3.1.2, RFC 8252 §7.3)', () => {
   it('takes https anywhere and http on loopback only', () => {
-    for (const ok of ['https://app.example/cb', 'https://app.example:8443/oauth/cb?x=1', 'http://127.0.0.1:9999/cb', 'http://[::1]/cb', 'http://localhost:3000/cb']) expect(redirectUriProblem(ok), ok).toBeNull();
-    for (const bad of ['http://app.example/cb', 'http://127.0.0.1.nip.io/cb', 'https://app.example/cb#x', 'https://user:pw@app.example/cb', 'ftp://app.example/cb', 'javascript:alert(1)', '/relative/cb', 'app.example/cb']) expect(redirectUriProblem(bad), bad).not.toBeNull();
+    for (const ok of [
+      'https://app.example/cb',
+      'https://app.example:8443/oauth/cb?x=1',
+      'http://127.0.0.1:9999/cb',
+      'http://[::1]/cb',
+      'http://localhost:3000/cb',
+    ])
+      expect(redirectUriProblem(ok), ok).toBeNull();
+    for (const bad of [
+      'http://app.example/cb',
+      'http://127.0.0.1.nip.io/cb',
+      'https://app.example/cb#x',
+      'https://user:pw@app.example/cb',
+      'ftp://app.example/cb',
+      'javascript:alert(1)',
+      '/relative/cb',
+      'app.example/cb',
+    ])
+      expect(redirectUriProblem(bad), bad).not.toBeNull();
   });
 });

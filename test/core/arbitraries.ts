@@ -6,10 +6,7 @@ import { catalogSnapshot, newId, type CatalogSnapshot } from '../../core/index.t
 const price = fc.integer({ min: 0, max: 50_000 });
 
 export const taxRatesArb: fc.Arbitrary<TaxRate[]> = fc
-  .tuple(
-    fc.array(fc.integer({ min: 0, max: 2_500 }), { minLength: 1, maxLength: 3 }),
-    fc.integer({ min: 0, max: 2_500 }),
-  )
+  .tuple(fc.array(fc.integer({ min: 0, max: 2_500 }), { minLength: 1, maxLength: 3 }), fc.integer({ min: 0, max: 2_500 }))
   .map(([exclusive, inclusive]) => [
     ...exclusive.map((bp, i) => ({ id: `tax_ex${i}`, name: `Exclusive ${i}`, basisPoints: bp, inclusive: false })),
     { id: 'tax_vat', name: 'VAT (included)', basisPoints: inclusive, inclusive: true },
@@ -65,9 +62,7 @@ export function lineArb(item: CatalogItem): fc.Arbitrary<LineItemInput> {
   return fc
     .record({
       variation: fc.constantFrom(...item.variations),
-      choices: fc.tuple(
-        ...item.modifierLists.map((l) => fc.shuffledSubarray(l.modifiers, { minLength: l.minSelected, maxLength: l.maxSelected })),
-      ),
+      choices: fc.tuple(...item.modifierLists.map((l) => fc.shuffledSubarray(l.modifiers, { minLength: l.minSelected, maxLength: l.maxSelected }))),
       quantity: fc.integer({ min: 1, max: 20 }),
     })
     .map(({ variation, choices, quantity }) => ({

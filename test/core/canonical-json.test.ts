@@ -17,7 +17,9 @@ function reference(value: unknown): string {
 
 describe('canonicalJson (core/canonical-json.ts)', () => {
   it('sorts keys by code unit and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: [true, null, { d: undefined, c: 'x' }], B: 'é', '\u{1F600}': 0, é: 2 })).toBe('{"B":"é","a":[true,null,{"c":"x"}],"b":1,"é":2,"\u{1F600}":0}');
+    expect(canonicalJson({ b: 1, a: [true, null, { d: undefined, c: 'x' }], B: 'é', '\u{1F600}': 0, é: 2 })).toBe(
+      '{"B":"é","a":[true,null,{"c":"x"}],"b":1,"é":2,"\u{1F600}":0}',
+    );
   });
 
   it('writes undefined array members as null and leaves holes empty, as before', () => {
@@ -26,11 +28,17 @@ describe('canonicalJson (core/canonical-json.ts)', () => {
   });
 
   it('gives exactly what the first implementation gave, for any JSON value and any value with undefined members', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      expect(canonicalJson(v)).toBe(reference(v));
-    }), { numRuns: 500 });
-    fc.assert(fc.property(fc.anything({ withObjectString: true, withNullPrototype: true, withSparseArray: true, withBigInt: false }), (v) => {
-      expect(canonicalJson(v)).toBe(reference(v));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.anything({ withObjectString: true, withNullPrototype: true, withSparseArray: true, withBigInt: false }), (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

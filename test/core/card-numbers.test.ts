@@ -105,10 +105,15 @@ describe('findCardNumbers / containsCardNumber', () => {
   });
 
   it('finds nothing in text without a run of 13 digits', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }).map((s) => s.replace(/\d{12,}/g, '')), (text) => {
-      const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[\s._/\-]{1,3}\d+)*/g)].map((m) => digitsOf(m[0]).length));
-      if (longest < 13) expect(containsCardNumber(text)).toBe(false);
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 200 }).map((s) => s.replace(/\d{12,}/g, '')),
+        (text) => {
+          const longest = Math.max(0, ...[...text.matchAll(/\d+(?:[\s._/\-]{1,3}\d+)*/g)].map((m) => digitsOf(m[0]).length));
+          if (longest < 13) expect(containsCardNumber(text)).toBe(false);
+        },
+      ),
+    );
   });
 });
 
@@ -154,7 +159,10 @@ describe('maskCardNumbers', () => {
   });
 
   it('never leaves a card number, whatever the text (digits, separators, several PANs)', () => {
-    const piece = fc.oneof(writtenPan.map((p) => p.written), fc.string({ unit: fc.constantFrom(...'0123456789 -a'.split('')), maxLength: 40 }));
+    const piece = fc.oneof(
+      writtenPan.map((p) => p.written),
+      fc.string({ unit: fc.constantFrom(...'0123456789 -a'.split('')), maxLength: 40 }),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 5 }), (pieces) => {
         const text = pieces.join('');

@@ -37,13 +37,25 @@ describe('financial services rules', () => {
   it('ABA checksum on the MICR samples; the MICR key ignores spacing, dashes and leading zeros', () => {
     expect(['123456780', '075901231'].map(abaRoutingValid)).toEqual([true, true]);
     expect(['124444706', '044446110', '123456789', '12345678', '12345678a'].map(abaRoutingValid)).toEqual([false, false, false, false, false]);
-    expect(micrKey({ routingNumber: '075901231', accountNumber: '456-327', checkNumber: '0101' })).toBe(micrKey({ routingNumber: '075901231', accountNumber: '456327', checkNumber: '101' }));
+    expect(micrKey({ routingNumber: '075901231', accountNumber: '456-327', checkNumber: '0101' })).toBe(
+      micrKey({ routingNumber: '075901231', accountNumber: '456327', checkNumber: '101' }),
+    );
     expect(micrKey({ routingNumber: '075901231', accountNumber: '456327', auxOnUs: '706001' })).toBe('075901231|456327|706001');
     expect(maskAccount('123-456-7')).toBe('••••4567');
   });
 
   it('remittance disclosure before payment; the receipt with the parties and rights of 12 CFR 1005.31(b)(2)', () => {
-    const q: TransferQuote = { sendAmountCents: 20_000, sendCurrency: 'USD', feeCents: 499, rate: '17.05', receiveAmountMinor: receiveAmount(20_000, '17.05'), receiveCurrency: 'MXN', country: 'MX', payoutMethod: 'cash_pickup', availableOn: '2026-03-06' };
+    const q: TransferQuote = {
+      sendAmountCents: 20_000,
+      sendCurrency: 'USD',
+      feeCents: 499,
+      rate: '17.05',
+      receiveAmountMinor: receiveAmount(20_000, '17.05'),
+      receiveCurrency: 'MXN',
+      country: 'MX',
+      payoutMethod: 'cash_pickup',
+      availableOn: '2026-03-06',
+    };
     expect(q.receiveAmountMinor).toBe(341_000);
     expect(receiveAmount(333, '56.123456')).toBe(18_689); // 18 689.11… rounded down
     const before = remittanceDisclosure(q);
@@ -51,8 +63,17 @@ describe('financial services rules', () => {
     expect(before.lines).toContain('Exchange rate: 1 USD = 17.05 MXN');
     const provider = { name: 'Remit Co', phone: '1-800-555-0199', website: 'remit.example' };
     const regulator = { name: 'State Banking Department', phone: '1-800-555-0142', website: 'banking.example' };
-    const receipt = remittanceDisclosure(q, { at: new Date('2026-03-06T12:00:00Z'), parties: { provider, agent: 'Corner Services', recipientName: 'Ana Lopez', stateRegulator: regulator } });
-    expect(receipt).toMatchObject({ cancelUntil: '2026-03-06T12:30:00.000Z', transferDate: '2026-03-06', provider, agent: 'Corner Services', recipientName: 'Ana Lopez' });
+    const receipt = remittanceDisclosure(q, {
+      at: new Date('2026-03-06T12:00:00Z'),
+      parties: { provider, agent: 'Corner Services', recipientName: 'Ana Lopez', stateRegulator: regulator },
+    });
+    expect(receipt).toMatchObject({
+      cancelUntil: '2026-03-06T12:30:00.000Z',
+      transferDate: '2026-03-06',
+      provider,
+      agent: 'Corner Services',
+      recipientName: 'Ana Lopez',
+    });
     expect(before).toMatchObject({ provider: null, recipientName: null, regulators: [] });
     // 12 CFR 1005.31(b)(2): provider's name and contact, recipient, regulators' contacts, error-resolution and cancellation rights.
     expect(receipt.regulators).toEqual([regulator, CFPB_CONTACT]);

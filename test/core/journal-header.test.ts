@@ -72,15 +72,58 @@ describe('journal-transaction header built in one place (core/ledger.ts)', () =>
 
   it('invoice journals go through the same builder: header as given, postings consolidated and balanced', () => {
     const o = order();
-    const invoice = { id: `inv_${o.id.slice(4)}`, number: 'INV-000001', currency: 'EUR', lines: o.lines.map((l) => ({ ...l, type: 'catalog' as const, catalogItemId: l.catalogItemId, variationId: l.variationId, modifierIds: [], description: l.name })), taxCents: o.taxCents, totalCents: o.totalCents };
+    const invoice = {
+      id: `inv_${o.id.slice(4)}`,
+      number: 'INV-000001',
+      currency: 'EUR',
+      lines: o.lines.map((l) => ({
+        ...l,
+        type: 'catalog' as const,
+        catalogItemId: l.catalogItemId,
+        variationId: l.variationId,
+        modifierIds: [],
+        description: l.name,
+      })),
+      taxCents: o.taxCents,
+      totalCents: o.totalCents,
+    };
     const issue = buildInvoiceIssueJournal(invoice, AT);
-    expect(issue).toMatchObject({ id: `jtx_${o.id.slice(4)}`, kind: 'sale', sourceType: 'invoice', sourceId: invoice.id, registerId: null, currency: 'EUR', occurredAt: AT });
-    const pay = buildInvoicePaymentJournal({ id: newId('journalTransaction'), invoiceId: invoice.id, invoiceNumber: 'INV-000001', currency: 'EUR', amountCents: 100, accountCode: 'bank', registerId: null, occurredAt: AT, via: 'bank_transfer' });
-    expect(pay.postings).toEqual([{ accountCode: 'bank', amountCents: 100 }, { accountCode: 'customer_receivables', amountCents: -100 }]);
+    expect(issue).toMatchObject({
+      id: `jtx_${o.id.slice(4)}`,
+      kind: 'sale',
+      sourceType: 'invoice',
+      sourceId: invoice.id,
+      registerId: null,
+      currency: 'EUR',
+      occurredAt: AT,
+    });
+    const pay = buildInvoicePaymentJournal({
+      id: newId('journalTransaction'),
+      invoiceId: invoice.id,
+      invoiceNumber: 'INV-000001',
+      currency: 'EUR',
+      amountCents: 100,
+      accountCode: 'bank',
+      registerId: null,
+      occurredAt: AT,
+      via: 'bank_transfer',
+    });
+    expect(pay.postings).toEqual([
+      { accountCode: 'bank', amountCents: 100 },
+      { accountCode: 'customer_receivables', amountCents: -100 },
+    ]);
   });
 
   it('buildJournalTransaction merges postings per account, drops zeros, and refuses what does not balance', () => {
-    const header = { kind: 'adjustment' as const, sourceType: 'manual' as const, sourceId: 'x', registerId: null, currency: 'USD', occurredAt: AT, memo: 'test' };
+    const header = {
+      kind: 'adjustment' as const,
+      sourceType: 'manual' as const,
+      sourceId: 'x',
+      registerId: null,
+      currency: 'USD',
+      occurredAt: AT,
+      memo: 'test',
+    };
     const jt = buildJournalTransaction(header, [
       { accountCode: 'bank', amountCents: 70 },
       { accountCode: 'bank', amountCents: 30 },
@@ -88,7 +131,15 @@ describe('journal-transaction header built in one place (core/ledger.ts)', () =>
       { accountCode: 'sales_revenue', amountCents: -100 },
     ]);
     expect(jt.id).toMatch(/^jtx_[0-9A-HJKMNP-TV-Z]{26}$/);
-    expect(jt.postings).toEqual([{ accountCode: 'bank', amountCents: 100 }, { accountCode: 'sales_revenue', amountCents: -100 }]);
-    expect(() => buildJournalTransaction(header, [{ accountCode: 'bank', amountCents: 1 }, { accountCode: 'sales_revenue', amountCents: -2 }])).toThrow(LedgerError);
+    expect(jt.postings).toEqual([
+      { accountCode: 'bank', amountCents: 100 },
+      { accountCode: 'sales_revenue', amountCents: -100 },
+    ]);
+    expect(() =>
+      buildJournalTransaction(header, [
+        { accountCode: 'bank', amountCents: 1 },
+        { accountCode: 'sales_revenue', amountCents: -2 },
+      ]),
+    ).toThrow(LedgerError);
   });
 });

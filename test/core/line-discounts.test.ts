@@ -33,8 +33,20 @@ const lines = () => [
   priceLine({ catalogItemId: 'itm_a', variationId: 'var_a', quantity: 2 }, catalog, 'line', LINE_A),
   priceLine({ catalogItemId: 'itm_b', variationId: 'var_b', quantity: 1 }, catalog, 'line', LINE_B),
 ];
-const pct = (n: number, basisPoints: number, lineId?: string): Discount => ({ id: `dsc_01J0000000000000000000000${n}`, name: 'pct', kind: 'percentage', basisPoints, ...(lineId ? { lineId } : {}) });
-const fixed = (n: number, amountCents: number, lineId?: string): Discount => ({ id: `dsc_01J0000000000000000000000${n}`, name: 'fixed', kind: 'fixed', amountCents, ...(lineId ? { lineId } : {}) });
+const pct = (n: number, basisPoints: number, lineId?: string): Discount => ({
+  id: `dsc_01J0000000000000000000000${n}`,
+  name: 'pct',
+  kind: 'percentage',
+  basisPoints,
+  ...(lineId ? { lineId } : {}),
+});
+const fixed = (n: number, amountCents: number, lineId?: string): Discount => ({
+  id: `dsc_01J0000000000000000000000${n}`,
+  name: 'fixed',
+  kind: 'fixed',
+  amountCents,
+  ...(lineId ? { lineId } : {}),
+});
 
 describe('line discounts', () => {
   it('a percentage on one line takes only from that line', () => {
@@ -96,7 +108,10 @@ describe('line discounts', () => {
     expect(check.problems).toBeUndefined();
     const discountPosting = ('journalTransaction' in check ? check.journalTransaction : null)?.postings.find((p) => p.accountCode === 'discounts');
     expect(discountPosting?.amountCents).toBe(1000 + 200);
-    const tampered = { ...sale.order, lines: sale.order.lines.map((l, i) => (i === 0 ? { ...l, discountCents: l.discountCents - 1, netCents: l.netCents + 1 } : l)) };
+    const tampered = {
+      ...sale.order,
+      lines: sale.order.lines.map((l, i) => (i === 0 ? { ...l, discountCents: l.discountCents - 1, netCents: l.netCents + 1 } : l)),
+    };
     expect(checkRegisterSale(tampered).problems?.map((p) => p.path)).toContain('lines.0.discountCents');
     const orphan = { ...sale.order, discounts: [pct(1, 5000, 'lin_01J00000000000000000000009')] };
     expect(checkRegisterSale(orphan).problems?.map((p) => p.path)).toEqual(['discounts.0.lineId']);

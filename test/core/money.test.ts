@@ -44,12 +44,16 @@ describe('allocateProRata', () => {
 
   it('always sums to the total, each part within one unit of its exact share', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e9, max: 1e9 }), fc.array(fc.integer({ min: 0, max: 1e7 }), { minLength: 1, maxLength: 30 }), (total, weights) => {
-        const parts = allocateProRata(total, weights);
-        expect(parts.reduce((a, b) => a + b, 0)).toBe(total);
-        const sum = weights.reduce((a, b) => a + b, 0);
-        if (sum > 0) parts.forEach((p, i) => expect(Math.abs(p - (total * (weights[i] ?? 0)) / sum)).toBeLessThan(1.000001));
-      }),
+      fc.property(
+        fc.integer({ min: -1e9, max: 1e9 }),
+        fc.array(fc.integer({ min: 0, max: 1e7 }), { minLength: 1, maxLength: 30 }),
+        (total, weights) => {
+          const parts = allocateProRata(total, weights);
+          expect(parts.reduce((a, b) => a + b, 0)).toBe(total);
+          const sum = weights.reduce((a, b) => a + b, 0);
+          if (sum > 0) parts.forEach((p, i) => expect(Math.abs(p - (total * (weights[i] ?? 0)) / sum)).toBeLessThan(1.000001));
+        },
+      ),
     );
   });
 });

@@ -117,7 +117,12 @@ describe('refund planning (core/refunds.ts)', () => {
         const order = paidOrder(quantities, tip);
         const payments = [
           { id: newId('payment'), accountCode: 'cash_drawer:R1', amountCents: Math.floor(order.paidCents / 2), refundedCents: 0 },
-          { id: newId('payment'), accountCode: 'card_clearing:card_not_present', amountCents: order.paidCents - Math.floor(order.paidCents / 2), refundedCents: 0 },
+          {
+            id: newId('payment'),
+            accountCode: 'card_clearing:card_not_present',
+            amountCents: order.paidCents - Math.floor(order.paidCents / 2),
+            refundedCents: 0,
+          },
         ];
         const prior: PriorRefund[] = [];
         for (const line of order.lines) {
@@ -165,11 +170,17 @@ describe('refund planning (core/refunds.ts)', () => {
 
   it('payment and settlement journal transactions balance and clear receivables', () => {
     const order = paidOrder([1, 2, 1], 150);
-    const pay = buildOrderPaymentJournalTransaction(order, { id: newId('payment'), accountCode: 'card_clearing:card_not_present', amountCents: order.paidCents, tipCents: 150 }, order.createdAt);
+    const pay = buildOrderPaymentJournalTransaction(
+      order,
+      { id: newId('payment'), accountCode: 'card_clearing:card_not_present', amountCents: order.paidCents, tipCents: 150 },
+      order.createdAt,
+    );
     const sale = buildOrderSettlementJournalTransaction(order, order.createdAt)!;
     expect(isBalanced(pay.postings)).toBe(true);
     expect(isBalanced(sale.postings)).toBe(true);
-    const receivables = [...pay.postings, ...sale.postings].filter((p) => p.accountCode === 'customer_receivables').reduce((a, p) => a + p.amountCents, 0);
+    const receivables = [...pay.postings, ...sale.postings]
+      .filter((p) => p.accountCode === 'customer_receivables')
+      .reduce((a, p) => a + p.amountCents, 0);
     expect(receivables).toBe(0);
   });
 });

@@ -77,9 +77,21 @@ describe('priceLine', () => {
     [{ catalogItemId: 'itm_nope', variationId: 'var_latte', modifierIds: [], quantity: 1 }, 'unknown_item', 'line.catalogItemId'],
     [{ catalogItemId: 'itm_latte', variationId: 'var_haircut', modifierIds: ['mod_small'], quantity: 1 }, 'unknown_variation', 'line.variationId'],
     [{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: [], quantity: 1 }, 'modifier_choice', 'line.modifierIds'],
-    [{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small', 'mod_large'], quantity: 1 }, 'modifier_choice', 'line.modifierIds'],
-    [{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small', 'mod_oat', 'mod_shot', 'mod_vanilla'], quantity: 1 }, 'modifier_choice', 'line.modifierIds'],
-    [{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small', 'mod_zzz'], quantity: 1 }, 'unknown_modifier', 'line.modifierIds.1'],
+    [
+      { catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small', 'mod_large'], quantity: 1 },
+      'modifier_choice',
+      'line.modifierIds',
+    ],
+    [
+      { catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small', 'mod_oat', 'mod_shot', 'mod_vanilla'], quantity: 1 },
+      'modifier_choice',
+      'line.modifierIds',
+    ],
+    [
+      { catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small', 'mod_zzz'], quantity: 1 },
+      'unknown_modifier',
+      'line.modifierIds.1',
+    ],
     [{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small'], quantity: 0 }, 'invalid_quantity', 'line.quantity'],
   ])('refuses %j with %s at %s', (input, code, path) => {
     try {
@@ -98,7 +110,9 @@ describe('computeOrderTotals', () => {
     // 2 × Small latte = 900; 8.75 % of 900 = 78.75 → 79
     const totals = priceCart([{ catalogItemId: 'itm_latte', variationId: 'var_latte', modifierIds: ['mod_small'], quantity: 2 }], [], catalog);
     expect(totals.subtotalCents).toBe(900);
-    expect(totals.taxLines).toEqual([{ taxRateId: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false, taxableCents: 900, taxCents: 79 }]);
+    expect(totals.taxLines).toEqual([
+      { taxRateId: 'tax_sales', name: 'Sales tax', basisPoints: 875, inclusive: false, taxableCents: 900, taxCents: 79 },
+    ]);
     expect(totals.totalCents).toBe(979);
   });
 
@@ -178,7 +192,12 @@ describe('sale → journal transaction', () => {
 
   it('refuses cash that does not cover the total', () => {
     expect(() =>
-      buildRegisterSale({ ...base, catalog, lines: [{ catalogItemId: 'itm_haircut', variationId: 'var_haircut', quantity: 1 }], payment: { method: 'cash', tenderedCents: 3499 } }),
+      buildRegisterSale({
+        ...base,
+        catalog,
+        lines: [{ catalogItemId: 'itm_haircut', variationId: 'var_haircut', quantity: 1 }],
+        payment: { method: 'cash', tenderedCents: 3499 },
+      }),
     ).toThrow(RangeError);
   });
 
@@ -187,7 +206,9 @@ describe('sale → journal transaction', () => {
       fc.property(cartArb, ({ catalog: c, lines, discounts, tipCents, extraCash, method }) => {
         const probe = priceCart(lines, discounts, c.snapshot);
         const payment =
-          method === 'cash' ? { method, tipCents, tenderedCents: probe.totalCents + tipCents + extraCash } : { method, tipCents, cardBrand: 'visa', last4: '4242' };
+          method === 'cash'
+            ? { method, tipCents, tenderedCents: probe.totalCents + tipCents + extraCash }
+            : { method, tipCents, cardBrand: 'visa', last4: '4242' };
         const { order, journalTransaction } = buildRegisterSale({ ...base, catalog: c.snapshot, lines, discounts, payment });
         expect(orderSchema.parse(order)).toEqual(order);
         if (journalTransaction === null) {

@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_RAILS, feeCents, mergeRails, RAIL_NAMES, routePayment, type RailConfig, type RailName, type RoutingRequest } from '../../core/index.ts';
+import {
+  DEFAULT_RAILS,
+  feeCents,
+  mergeRails,
+  RAIL_NAMES,
+  routePayment,
+  type RailConfig,
+  type RailName,
+  type RoutingRequest,
+} from '../../core/index.ts';
 
 const rails = (patch: Partial<Record<RailName, Partial<RailConfig>>> = {}): RailConfig[] => DEFAULT_RAILS.map((r) => ({ ...r, ...patch[r.rail] }));
 
 describe('routePayment (table)', () => {
-  const cases: Array<{ name: string; request: Omit<RoutingRequest, 'rails'>; rails?: RailConfig[]; chosen: RailName | null; fee: number; candidates: Array<[RailName, number, string]> }> = [
+  const cases: Array<{
+    name: string;
+    request: Omit<RoutingRequest, 'rails'>;
+    rails?: RailConfig[];
+    chosen: RailName | null;
+    fee: number;
+    candidates: Array<[RailName, number, string]>;
+  }> = [
     {
       name: 'credit card present: 2.6 % + 10',
       request: { method: 'card', funding: 'credit', present: true, amountCents: 10_000, online: true },
@@ -39,14 +55,21 @@ describe('routePayment (table)', () => {
       request: { method: 'apple_pay', present: true, amountCents: 10_000, online: true },
       chosen: 'card_present',
       fee: 270,
-      candidates: [['apple_pay', 285, 'costlier'], ['card_present', 270, 'chosen']],
+      candidates: [
+        ['apple_pay', 285, 'costlier'],
+        ['card_present', 270, 'chosen'],
+      ],
     },
     {
       name: 'a large payment open to any online rail: ACH capped at 5.00 wins',
       request: { method: 'any_online', amountCents: 2_500_000, online: true },
       chosen: 'ach',
       fee: 500,
-      candidates: [['card_not_present', 72_530, 'costlier'], ['ach', 500, 'chosen'], ['instant_bank', 750, 'costlier']],
+      candidates: [
+        ['card_not_present', 72_530, 'costlier'],
+        ['ach', 500, 'chosen'],
+        ['instant_bank', 750, 'costlier'],
+      ],
     },
     {
       name: 'ACH down: instant bank takes the bank payment',
@@ -54,28 +77,40 @@ describe('routePayment (table)', () => {
       rails: rails({ ach: { status: 'down' } }),
       chosen: 'instant_bank',
       fee: 750,
-      candidates: [['ach', 400, 'down'], ['instant_bank', 750, 'chosen']],
+      candidates: [
+        ['ach', 400, 'down'],
+        ['instant_bank', 750, 'chosen'],
+      ],
     },
     {
       name: 'over the ACH limit: instant bank',
       request: { method: 'bank', amountCents: 20_000_000, online: true },
       chosen: 'instant_bank',
       fee: 750,
-      candidates: [['ach', 500, 'over_limit'], ['instant_bank', 750, 'chosen']],
+      candidates: [
+        ['ach', 500, 'over_limit'],
+        ['instant_bank', 750, 'chosen'],
+      ],
     },
     {
       name: 'offline: online-only rails are skipped, the tapped wallet goes card present',
       request: { method: 'google_pay', present: true, amountCents: 1_000, online: false },
       chosen: 'card_present',
       fee: 36,
-      candidates: [['google_pay', 42, 'offline'], ['card_present', 36, 'chosen']],
+      candidates: [
+        ['google_pay', 42, 'offline'],
+        ['card_present', 36, 'chosen'],
+      ],
     },
     {
       name: 'offline: a bank payment has no rail',
       request: { method: 'bank', amountCents: 1_000, online: false },
       chosen: null,
       fee: 0,
-      candidates: [['ach', 8, 'offline'], ['instant_bank', 750, 'offline']],
+      candidates: [
+        ['ach', 8, 'offline'],
+        ['instant_bank', 750, 'offline'],
+      ],
     },
     {
       name: 'a rail the merchant turned off',
@@ -83,7 +118,10 @@ describe('routePayment (table)', () => {
       rails: rails({ apple_pay: { enabled: false } }),
       chosen: 'card_not_present',
       fee: 59,
-      candidates: [['apple_pay', 42, 'disabled'], ['card_not_present', 59, 'chosen']],
+      candidates: [
+        ['apple_pay', 42, 'disabled'],
+        ['card_not_present', 59, 'chosen'],
+      ],
     },
     {
       name: 'equal fees: the faster settlement wins',
@@ -91,7 +129,10 @@ describe('routePayment (table)', () => {
       rails: rails({ instant_bank: { fee: { basisPoints: 0, fixedCents: 500, capCents: null } } }),
       chosen: 'instant_bank',
       fee: 500,
-      candidates: [['ach', 500, 'slower_settlement'], ['instant_bank', 500, 'chosen']],
+      candidates: [
+        ['ach', 500, 'slower_settlement'],
+        ['instant_bank', 500, 'chosen'],
+      ],
     },
     {
       name: 'cash is free',
@@ -107,7 +148,9 @@ describe('routePayment (table)', () => {
     expect(decision.chosen).toBe(chosen);
     expect(decision.feeCents).toBe(fee);
     expect(decision.candidates.map((c) => [c.rail, c.feeCents, c.reason])).toEqual(candidates);
-    expect(decision.candidates.every((c) => c.available === !['disabled', 'down', 'offline', 'below_minimum', 'over_limit'].includes(c.reason))).toBe(true);
+    expect(decision.candidates.every((c) => c.available === !['disabled', 'down', 'offline', 'below_minimum', 'over_limit'].includes(c.reason))).toBe(
+      true,
+    );
     expect(decision.reason.length).toBeGreaterThan(10);
   });
 
@@ -130,12 +173,18 @@ describe('fees', () => {
 
   it('the chosen fee is never more than any available candidate; debit never costs more than credit by default', () => {
     fc.assert(
-      fc.property(fc.constantFrom('card', 'apple_pay', 'google_pay', 'bank', 'any_online' as const), fc.integer({ min: 0, max: 100_000_000 }), fc.boolean(), fc.boolean(), (method, amountCents, present, online) => {
-        const credit = routePayment({ method, amountCents, present, online, funding: 'credit', rails: DEFAULT_RAILS });
-        const debit = routePayment({ method, amountCents, present, online, funding: 'debit', rails: DEFAULT_RAILS });
-        for (const c of credit.candidates) if (c.available) expect(credit.feeCents).toBeLessThanOrEqual(c.feeCents);
-        if (credit.chosen && debit.chosen) expect(debit.feeCents).toBeLessThanOrEqual(credit.feeCents);
-      }),
+      fc.property(
+        fc.constantFrom('card', 'apple_pay', 'google_pay', 'bank', 'any_online' as const),
+        fc.integer({ min: 0, max: 100_000_000 }),
+        fc.boolean(),
+        fc.boolean(),
+        (method, amountCents, present, online) => {
+          const credit = routePayment({ method, amountCents, present, online, funding: 'credit', rails: DEFAULT_RAILS });
+          const debit = routePayment({ method, amountCents, present, online, funding: 'debit', rails: DEFAULT_RAILS });
+          for (const c of credit.candidates) if (c.available) expect(credit.feeCents).toBeLessThanOrEqual(c.feeCents);
+          if (credit.chosen && debit.chosen) expect(debit.feeCents).toBeLessThanOrEqual(credit.feeCents);
+        },
+      ),
     );
   });
 

@@ -43,7 +43,9 @@ describe('electron-builder configuration (build/electron-builder.yml)', () => {
       expect(size.width).toBeGreaterThanOrEqual(512);
       expect(size.height).toBe(size.width);
     }
-    const files = (config.files as ({ filter?: string[] } | string)[]).flatMap((entry) => (typeof entry === 'string' ? [entry] : (entry.filter ?? [])));
+    const files = (config.files as ({ filter?: string[] } | string)[]).flatMap((entry) =>
+      typeof entry === 'string' ? [entry] : (entry.filter ?? []),
+    );
     expect(files).toEqual(expect.arrayContaining(['dist-electron/**/*', 'renderer/dist/**/*', 'package.json', '!**/*.map']));
     expect(config.extraMetadata).toMatchObject({ main: 'dist-electron/main.cjs' });
     expect(config.asar).toBe(true);
@@ -100,7 +102,10 @@ function fakeElectron(userData: string) {
       on: () => undefined,
       removeListener: () => undefined,
     },
-    ipcMain: { handle: (channel: string, handler: (...args: unknown[]) => unknown) => calls.handlers.set(channel, handler), removeHandler: () => undefined },
+    ipcMain: {
+      handle: (channel: string, handler: (...args: unknown[]) => unknown) => calls.handlers.set(channel, handler),
+      removeHandler: () => undefined,
+    },
     protocol: {
       registerSchemesAsPrivileged: (schemes: unknown[]) => calls.schemes.push(...schemes),
       handle: (scheme: string, handler: (request: Request) => Promise<Response>) => calls.protocolHandlers.set(scheme, handler),
@@ -211,10 +216,13 @@ describe('desktop bundles (esbuild) loaded against a stand-in electron module', 
     // Every web contents: no new windows, no navigation or redirect off app://register, no <webview>.
     const listeners = new Map<string, (event: { preventDefault(): void }, url?: string) => void>();
     let openHandler: (() => unknown) | undefined;
-    calls.appEvents.get('web-contents-created')!({}, {
-      setWindowOpenHandler: (handler: () => unknown) => (openHandler = handler),
-      on: (event: string, listener: (event: { preventDefault(): void }, url?: string) => void) => listeners.set(event, listener),
-    });
+    calls.appEvents.get('web-contents-created')!(
+      {},
+      {
+        setWindowOpenHandler: (handler: () => unknown) => (openHandler = handler),
+        on: (event: string, listener: (event: { preventDefault(): void }, url?: string) => void) => listeners.set(event, listener),
+      },
+    );
     expect(openHandler!()).toEqual({ action: 'deny' });
     const prevented = (event: string, url?: string) => {
       let isPrevented = false;
@@ -232,9 +240,18 @@ describe('desktop bundles (esbuild) loaded against a stand-in electron module', 
     const trusted = { senderFrame: { parent: null, url: 'app://register/' } };
     const foreign = { senderFrame: { parent: null, url: 'https://evil.example/' } };
     const charge = calls.handlers.get('devices:charge')!;
-    expect(await charge(foreign, { idempotencyKey: 'k', amountCents: 100, currency: 'USD' })).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
-    expect(await charge(trusted, { idempotencyKey: 'k', amountCents: -1, currency: 'USD' })).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
-    expect(await calls.handlers.get('devices:get-status')!(trusted)).toMatchObject({ ok: true, result: [{ device: 'printer', mode: 'none' }, { device: 'terminal' }, { device: 'checkScanner' }] });
+    expect(await charge(foreign, { idempotencyKey: 'k', amountCents: 100, currency: 'USD' })).toMatchObject({
+      ok: false,
+      error: { code: 'unauthorized' },
+    });
+    expect(await charge(trusted, { idempotencyKey: 'k', amountCents: -1, currency: 'USD' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_params' },
+    });
+    expect(await calls.handlers.get('devices:get-status')!(trusted)).toMatchObject({
+      ok: true,
+      result: [{ device: 'printer', mode: 'none' }, { device: 'terminal' }, { device: 'checkScanner' }],
+    });
   });
 });
 
@@ -288,7 +305,15 @@ describe('app://register/ protocol', () => {
   });
 
   it('refuses every path that climbs out of the build folder', async () => {
-    for (const path of ['/..%2fsecret.txt', '/assets/..%2f..%2fsecret.txt', '/%2e%2e%2fsecret.txt', '/..%5csecret.txt', '/assets%5c..%5c..%5csecret.txt', '/%00', '/%E0%A4%A']) {
+    for (const path of [
+      '/..%2fsecret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/%2e%2e%2fsecret.txt',
+      '/..%5csecret.txt',
+      '/assets%5c..%5c..%5csecret.txt',
+      '/%00',
+      '/%E0%A4%A',
+    ]) {
       const response = await get(path);
       expect([400, 403, 404]).toContain(response.status);
       expect(await response.text()).not.toContain('TOP SECRET');
@@ -300,7 +325,11 @@ describe('app://register/ protocol', () => {
   });
 
   it('forwards /api/* (method, path, query, body) to the sync server, and nothing else', async () => {
-    const response = await get('/api/sync/orders/push?x=1', { method: 'POST', body: '[{"id":"ord_1"}]', headers: { 'content-type': 'application/json' } });
+    const response = await get('/api/sync/orders/push?x=1', {
+      method: 'POST',
+      body: '[{"id":"ord_1"}]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(200);
     expect(forwarded.at(-1)).toEqual({ url: 'http://127.0.0.1:8787/api/sync/orders/push?x=1', method: 'POST', body: '[{"id":"ord_1"}]' });
     const count = forwarded.length;

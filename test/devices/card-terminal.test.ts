@@ -139,7 +139,11 @@ describe('card terminal over a pseudo-terminal', () => {
     // Line noise from the terminal's end: stray bytes, a frame cut short by a new STX, an empty frame with a bad LRC.
     const errors: string[] = [];
     terminal.on('frameError', (error) => errors.push(error.code));
-    const noise = Buffer.concat([Buffer.from([0x41, 0x42, 0x00, 0xff]), Buffer.from(encodeFrame('RESULT|x')).subarray(0, 5), Buffer.from([0x02, 0x03, 0x55])]);
+    const noise = Buffer.concat([
+      Buffer.from([0x41, 0x42, 0x00, 0xff]),
+      Buffer.from(encodeFrame('RESULT|x')).subarray(0, 5),
+      Buffer.from([0x02, 0x03, 0x55]),
+    ]);
     await simulator.writeRaw(noise);
     const result = await terminal.charge({ idempotencyKey: 'sale-after-noise', amountCents: 1900, currency: 'USD' });
     expect(result.outcome).toBe('approved');
@@ -156,6 +160,8 @@ describe('card terminal over a pseudo-terminal', () => {
     const result = await terminal.charge({ idempotencyKey: 'sale-unplug', amountCents: 2100, currency: 'USD' });
     expect(result.outcome).toBe('timed_out');
     expect(statuses.some((status) => status.state === 'offline')).toBe(true);
-    await expect(terminal.charge({ idempotencyKey: 'sale-unplug-2', amountCents: 100, currency: 'USD' })).rejects.toMatchObject({ code: 'disconnected' });
+    await expect(terminal.charge({ idempotencyKey: 'sale-unplug-2', amountCents: 100, currency: 'USD' })).rejects.toMatchObject({
+      code: 'disconnected',
+    });
   });
 });

@@ -64,7 +64,12 @@ describe('check scanner over a pseudo-terminal', () => {
     scanner.on('badRead', (error) => refusals.push(error.code));
     const codes: string[] = [];
     for (let i = 0; i < 7; i += 1) {
-      codes.push(await scanner.scanCheck().then(() => 'accepted', (error: { code: string }) => error.code));
+      codes.push(
+        await scanner.scanCheck().then(
+          () => 'accepted',
+          (error: { code: string }) => error.code,
+        ),
+      );
     }
     expect(codes).toEqual([
       'micr_bad_routing_checksum',

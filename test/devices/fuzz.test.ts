@@ -104,7 +104,9 @@ describe('device parsers under random bytes', () => {
   it('MICR parser: only typed errors, in every scheme and with detection', () => {
     const symbols = Object.values(MICR_SCHEMES).flatMap((set) => [set.transit, set.onUs, set.amount, set.dash, set.space, set.unreadable ?? '']);
     const micrish = fc
-      .array(fc.oneof(fc.constantFrom(...symbols, '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', ' '), fc.string({ maxLength: 2 })), { maxLength: 160 })
+      .array(fc.oneof(fc.constantFrom(...symbols, '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', ' '), fc.string({ maxLength: 2 })), {
+        maxLength: 160,
+      })
       .map((parts) => parts.join(''));
     const schemes = [...(Object.keys(MICR_SCHEMES) as MicrScheme[]), 'auto' as const];
     fc.assert(

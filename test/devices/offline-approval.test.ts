@@ -30,7 +30,15 @@ describe('offline approval on the wire', () => {
   });
 
   it('round-trips APPROVED_OFFLINE with a token, brand and last four; a card number in the token is refused', () => {
-    const result = { outcome: 'approved_offline' as const, amountCents: 1250, token: 'saf_visa_4242_abcdef', brand: 'VISA', last4: '4242', entryMode: 'chip' as const, message: 'approved offline' };
+    const result = {
+      outcome: 'approved_offline' as const,
+      amountCents: 1250,
+      token: 'saf_visa_4242_abcdef',
+      brand: 'VISA',
+      last4: '4242',
+      entryMode: 'chip' as const,
+      message: 'approved offline',
+    };
     const wire = encodeResponse({ type: 'result', ref: 'k-9', result });
     expect(wire).toBe('RESULT|k-9|APPROVED_OFFLINE|1250||saf_visa_4242_abcdef|VISA|4242|CHIP|approved offline');
     expect(decodeResponse(wire)).toEqual({ type: 'result', ref: 'k-9', result });

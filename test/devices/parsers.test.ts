@@ -92,7 +92,8 @@ describe('ESC/POS encoder', () => {
     for (const page of ['pc858', 'wpc1252', 'pc437'] as CodePage[]) {
       const bytes = new EscPosBuilder({ codePage: page }).initialise().text(text).bytes();
       const decoded = decodeEscPos(bytes).lines[0]!.text;
-      if (page === 'pc437') expect(decoded).toBe('Crème brûlée, Ær?, Müller, señor, ¿qué?'); // no ø in PC437 and no decomposition
+      if (page === 'pc437')
+        expect(decoded).toBe('Crème brûlée, Ær?, Müller, señor, ¿qué?'); // no ø in PC437 and no decomposition
       else expect(decoded).toBe(text);
     }
     expect([...encodeText('€', 'pc858')]).toEqual([0xd5]);
@@ -131,7 +132,12 @@ describe('ESC/POS encoder', () => {
 describe('ESC/POS real-time status (DLE EOT n)', () => {
   it('reads paper out, cover open and offline from the four status bytes', () => {
     expect(parsePrinterStatus({ 1: 0x12, 2: 0x12, 4: 0x12 })).toEqual({
-      online: true, coverOpen: false, paperOut: false, paperNearEnd: false, drawerSignal: false, error: false,
+      online: true,
+      coverOpen: false,
+      paperOut: false,
+      paperNearEnd: false,
+      drawerSignal: false,
+      error: false,
     });
     expect(parsePrinterStatus({ 1: 0x1a, 2: 0x32, 4: 0x7e })).toMatchObject({ online: false, paperOut: true, paperNearEnd: true });
     expect(parsePrinterStatus({ 1: 0x1a, 2: 0x16 })).toMatchObject({ online: false, coverOpen: true, paperOut: false });
@@ -179,7 +185,15 @@ describe('ECR frames against test/fixtures/ecr/lrc-vectors.tsv', () => {
     const sale = { type: 'sale', ref: 'k-1', amountCents: 1250, currency: 'EUR' } as const;
     expect(encodeRequest(sale)).toBe('SALE|k-1|1250|EUR');
     expect(decodeRequest('SALE|k-1|1250|EUR')).toEqual(sale);
-    const result = { outcome: 'approved', amountCents: 1250, authCode: 'A1', token: 'tok_1', brand: 'VISA', last4: '4242', entryMode: 'chip' } as const;
+    const result = {
+      outcome: 'approved',
+      amountCents: 1250,
+      authCode: 'A1',
+      token: 'tok_1',
+      brand: 'VISA',
+      last4: '4242',
+      entryMode: 'chip',
+    } as const;
     const wire = encodeResponse({ type: 'result', ref: 'k-1', result });
     expect(wire).toBe('RESULT|k-1|APPROVED|1250|A1|tok_1|VISA|4242|CHIP|');
     expect(decodeResponse(wire)).toEqual({ type: 'result', ref: 'k-1', result });
@@ -193,7 +207,10 @@ describe('ECR frames against test/fixtures/ecr/lrc-vectors.tsv', () => {
 
 /** Reads micr-symbol-substitutions.csv into one symbol set per scheme column. */
 function readSchemes(): Record<string, MicrSymbolSet> {
-  const [header, ...rows] = readFileSync(data('micr/micr-symbol-substitutions.csv'), 'utf8').trim().split('\n').map((row) => row.split(','));
+  const [header, ...rows] = readFileSync(data('micr/micr-symbol-substitutions.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((row) => row.split(','));
   const columns = header!.slice(1).filter((name) => name !== 'unicode_formal_alias');
   const cell = (value: string | undefined): string | undefined => {
     if (!value) return undefined;
@@ -245,7 +262,13 @@ describe('MICR E-13B lines against test/fixtures/micr', () => {
   /** Rewrites a Ranger (d c b -) sample line into another scheme. */
   const transcode = (raw: string, to: MicrSymbolSet): string => {
     const from = MICR_SCHEMES.ranger_bcd;
-    const map: Record<string, string> = { [from.transit]: to.transit, [from.onUs]: to.onUs, [from.amount]: to.amount, [from.dash]: to.dash, ' ': to.space };
+    const map: Record<string, string> = {
+      [from.transit]: to.transit,
+      [from.onUs]: to.onUs,
+      [from.amount]: to.amount,
+      [from.dash]: to.dash,
+      ' ': to.space,
+    };
     return [...raw].map((char) => map[char] ?? char).join('');
   };
 

@@ -77,12 +77,7 @@ describe('receipt printer over a pseudo-terminal', () => {
     expect(printed).toEqual(['receipt-1001']);
     expect(simulator.receipts).toHaveLength(1);
     const receipt = simulator.receipts[0]!;
-    expect(receipt.lines.map((line) => line.text)).toEqual([
-      'Café Müller',
-      'Crème brûlée      4,50 €',
-      'Total            12,00 €',
-      'Merci !',
-    ]);
+    expect(receipt.lines.map((line) => line.text)).toEqual(['Café Müller', 'Crème brûlée      4,50 €', 'Total            12,00 €', 'Merci !']);
     expect(receipt.lines[0]).toMatchObject({ align: 'center', bold: true, widthScale: 2, heightScale: 2 });
     expect(receipt.lines[1]).toMatchObject({ align: 'left', bold: false, underline: false, widthScale: 1 });
     expect(receipt.lines[2]).toMatchObject({ align: 'right', bold: true, underline: true });

@@ -51,10 +51,14 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
 
   it('has no violation on any screen at 1024×768 and 1280×800', { timeout: 600_000 }, async () => {
     const server = suite!.server;
-    const customer = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Accessible', familyName: 'Customer', phone: '+14155550111', email: 'a11y@example.com' } });
+    const customer = await api<{ id: string }>('/api/pos/customers', {
+      body: { givenName: 'Accessible', familyName: 'Customer', phone: '+14155550111', email: 'a11y@example.com' },
+    });
     // A sale of theirs (through the API), listed when Returns finds the sale by customer.
     const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1)!;
-    await api('/api/pos/orders', { body: { lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 1 }], customerId: customer.id } });
+    await api('/api/pos/orders', {
+      body: { lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 1 }], customerId: customer.id },
+    });
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const simple = page.locator('.item-tile:not(.item-has-options)');
     for (const viewport of VIEWPORTS) {
@@ -152,7 +156,21 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
         await check('backoffice-signed-in', viewport);
       }
       const bo = await BackOfficePage.open(page, server.ownerPin);
-      const sections = ['Catalog', 'Import & export', 'Orders', 'Customers', 'Pay requests', 'Invoices', 'Reports', 'Closeout', 'Registers', 'Staff', 'Payments', 'Apps', 'Settings'];
+      const sections = [
+        'Catalog',
+        'Import & export',
+        'Orders',
+        'Customers',
+        'Pay requests',
+        'Invoices',
+        'Reports',
+        'Closeout',
+        'Registers',
+        'Staff',
+        'Payments',
+        'Apps',
+        'Settings',
+      ];
       for (const section of sections) {
         await page.getByRole('navigation', { name: 'Back office' }).getByRole('button', { name: section, exact: true }).click();
         await page.waitForLoadState('networkidle').catch(() => undefined);

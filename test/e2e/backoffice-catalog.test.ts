@@ -15,8 +15,20 @@ import type { ServerUnderTest } from './support/server-under-test.ts';
 
 const TEMPLATE_CSV = fileURLToPath(new URL('../fixtures/catalog/shopify-product_template.csv', import.meta.url));
 
-interface ApiVariation { id: string; name: string; priceCents: number; gtin?: string; trackStock: boolean; stockOnHand?: number }
-interface ApiItem { id: string; name: string; imageUrl?: string; variations: ApiVariation[] }
+interface ApiVariation {
+  id: string;
+  name: string;
+  priceCents: number;
+  gtin?: string;
+  trackStock: boolean;
+  stockOnHand?: number;
+}
+interface ApiItem {
+  id: string;
+  name: string;
+  imageUrl?: string;
+  variations: ApiVariation[];
+}
 
 describe('back office catalog', () => {
   let suite: BrowserSuite | undefined;
@@ -49,11 +61,15 @@ describe('back office catalog', () => {
 
     /* Generate a picture from the item name, preview it, attach it. */
     await editor.generatePicture();
-    const previewLoaded = await editor.root.getByTestId('picture-preview').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    const previewLoaded = await editor.root
+      .getByTestId('picture-preview')
+      .evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
     expect(previewLoaded).toBeGreaterThan(0);
     await editor.attachPicture();
     // The attached picture shows in the editor (a real PNG through the same-origin media path).
-    const attachedWidth = await editor.root.getByTestId('item-picture').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    const attachedWidth = await editor.root
+      .getByTestId('item-picture')
+      .evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
     expect(attachedWidth).toBeGreaterThan(0);
     await page.screenshot({ path: '/tmp/backoffice-item-editor.png' });
     const withPicture = await api<ApiItem>(`/api/pos/catalog/items/${item.id}`);
@@ -157,119 +173,140 @@ describe('back office catalog', () => {
     await page.getByTestId('catalog-category').selectOption('');
   });
 
-  it('edits the whole item: kind, description, tax rates and modifier lists, server field errors in place, then deletes it', { timeout: 120_000 }, async () => {
-    interface Rate { id: string; name: string; basisPoints: number; inclusive: boolean }
-    interface FullItem extends ApiItem {
-      kind: string;
-      description?: string;
-      taxRateIds: string[];
-      modifierLists: { id: string; name: string; minSelected: number; maxSelected: number; modifiers: { id: string; name: string; priceCents: number }[] }[];
-    }
-    const { taxRates } = await api<{ taxRates: Rate[] }>('/api/pos/catalog?limit=1');
-    const rate = taxRates.find((r) => !r.inclusive);
-    expect(rate, 'an exclusive tax rate in the demo store').toBeDefined();
-    if (!rate) return;
-    const name = 'Test Full Latte';
-    const description = 'Double shot, steamed milk.\nAsk for oat milk.';
+  it(
+    'edits the whole item: kind, description, tax rates and modifier lists, server field errors in place, then deletes it',
+    { timeout: 120_000 },
+    async () => {
+      interface Rate {
+        id: string;
+        name: string;
+        basisPoints: number;
+        inclusive: boolean;
+      }
+      interface FullItem extends ApiItem {
+        kind: string;
+        description?: string;
+        taxRateIds: string[];
+        modifierLists: {
+          id: string;
+          name: string;
+          minSelected: number;
+          maxSelected: number;
+          modifiers: { id: string; name: string; priceCents: number }[];
+        }[];
+      }
+      const { taxRates } = await api<{ taxRates: Rate[] }>('/api/pos/catalog?limit=1');
+      const rate = taxRates.find((r) => !r.inclusive);
+      expect(rate, 'an exclusive tax rate in the demo store').toBeDefined();
+      if (!rate) return;
+      const name = 'Test Full Latte';
+      const description = 'Double shot, steamed milk.\nAsk for oat milk.';
 
-    const backOffice = new BackOfficePage(page);
-    const catalog = await backOffice.catalog();
-    // Listed by its name, so the row is on the first page however large the catalog is.
-    await catalog.search(name);
-    await page.getByTestId('catalog-empty').waitFor();
-    const editor = await catalog.newItem();
-    await editor.root.getByTestId('item-name').fill(name);
-    await editor.root.getByTestId('item-category').fill('Test Coffee');
-    await editor.root.getByTestId('item-kind').selectOption('service');
-    await editor.root.getByTestId('item-description').fill(description);
-    await editor.setPrice(0, '4.50');
-    await expect(editor.taxRate(rate.id).locator('xpath=..').textContent()).resolves.toContain(`${rate.name} ${rate.basisPoints / 100} %`);
-    // A new item starts with the store's default rate checked (the demo's one exclusive rate).
-    await expect(editor.taxRate(rate.id).isChecked()).resolves.toBe(true);
-    await editor.addModifierList({ name: 'Extras', min: '0', max: '2' });
-    await editor.setModifier(0, 0, { name: 'Oat milk', price: '0.50' });
-    await editor.setModifier(0, 1, { name: 'Extra shot', price: '1.25' });
-    await editor.root.getByTestId('modifier-lists').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: '/tmp/item-editor-full.png' });
-    // Saved with Enter in a modifier's price (keyboard path).
-    await editor.modifier(0, 1).getByTestId('modifier-price').press('Enter');
-    await editor.waitForSaved();
+      const backOffice = new BackOfficePage(page);
+      const catalog = await backOffice.catalog();
+      // Listed by its name, so the row is on the first page however large the catalog is.
+      await catalog.search(name);
+      await page.getByTestId('catalog-empty').waitFor();
+      const editor = await catalog.newItem();
+      await editor.root.getByTestId('item-name').fill(name);
+      await editor.root.getByTestId('item-category').fill('Test Coffee');
+      await editor.root.getByTestId('item-kind').selectOption('service');
+      await editor.root.getByTestId('item-description').fill(description);
+      await editor.setPrice(0, '4.50');
+      await expect(editor.taxRate(rate.id).locator('xpath=..').textContent()).resolves.toContain(`${rate.name} ${rate.basisPoints / 100} %`);
+      // A new item starts with the store's default rate checked (the demo's one exclusive rate).
+      await expect(editor.taxRate(rate.id).isChecked()).resolves.toBe(true);
+      await editor.addModifierList({ name: 'Extras', min: '0', max: '2' });
+      await editor.setModifier(0, 0, { name: 'Oat milk', price: '0.50' });
+      await editor.setModifier(0, 1, { name: 'Extra shot', price: '1.25' });
+      await editor.root.getByTestId('modifier-lists').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: '/tmp/item-editor-full.png' });
+      // Saved with Enter in a modifier's price (keyboard path).
+      await editor.modifier(0, 1).getByTestId('modifier-price').press('Enter');
+      await editor.waitForSaved();
 
-    const found = await api<{ data: FullItem[] }>(`/api/pos/catalog?q=${encodeURIComponent(name)}`);
-    expect(found.data).toHaveLength(1);
-    const id = found.data[0]!.id;
-    const created = await api<FullItem>(`/api/pos/catalog/items/${id}`);
-    expect(created).toMatchObject({ name, category: 'Test Coffee', kind: 'service', description, taxRateIds: [rate.id] });
-    expect(created.variations[0]).toMatchObject({ priceCents: 450 });
-    expect(created.modifierLists).toHaveLength(1);
-    expect(created.modifierLists[0]).toMatchObject({
-      name: 'Extras',
-      minSelected: 0,
-      maxSelected: 2,
-      modifiers: [
-        { name: 'Oat milk', priceCents: 50 },
-        { name: 'Extra shot', priceCents: 125 },
-      ],
-    });
-    const [oat, shot] = created.modifierLists[0]!.modifiers;
-    // The editor now holds the server's ids (sent back on the next save so they are kept).
-    await expect.poll(() => editor.modifier(0, 1).getAttribute('data-modifier-id')).toBe(shot!.id);
+      const found = await api<{ data: FullItem[] }>(`/api/pos/catalog?q=${encodeURIComponent(name)}`);
+      expect(found.data).toHaveLength(1);
+      const id = found.data[0]!.id;
+      const created = await api<FullItem>(`/api/pos/catalog/items/${id}`);
+      expect(created).toMatchObject({ name, category: 'Test Coffee', kind: 'service', description, taxRateIds: [rate.id] });
+      expect(created.variations[0]).toMatchObject({ priceCents: 450 });
+      expect(created.modifierLists).toHaveLength(1);
+      expect(created.modifierLists[0]).toMatchObject({
+        name: 'Extras',
+        minSelected: 0,
+        maxSelected: 2,
+        modifiers: [
+          { name: 'Oat milk', priceCents: 50 },
+          { name: 'Extra shot', priceCents: 125 },
+        ],
+      });
+      const [oat, shot] = created.modifierLists[0]!.modifiers;
+      // The editor now holds the server's ids (sent back on the next save so they are kept).
+      await expect.poll(() => editor.modifier(0, 1).getAttribute('data-modifier-id')).toBe(shot!.id);
 
-    /* min > max: the server's field error (modifierLists.0.minSelected) next to that input, focus moved there. */
-    const min = editor.modifierList(0).getByTestId('modifier-list-min');
-    await min.fill('3');
-    await editor.root.getByTestId('item-save').click();
-    await expect.poll(() => min.getAttribute('aria-invalid')).toBe('true');
-    await expect(editor.errorOf(min)).resolves.toMatch(/minSelected|exceed/);
-    await expect(min.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
-    expect((await api<FullItem>(`/api/pos/catalog/items/${id}`)).modifierLists[0]!.minSelected).toBe(0);
-    await min.fill('0');
+      /* min > max: the server's field error (modifierLists.0.minSelected) next to that input, focus moved there. */
+      const min = editor.modifierList(0).getByTestId('modifier-list-min');
+      await min.fill('3');
+      await editor.root.getByTestId('item-save').click();
+      await expect.poll(() => min.getAttribute('aria-invalid')).toBe('true');
+      await expect(editor.errorOf(min)).resolves.toMatch(/minSelected|exceed/);
+      await expect(min.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+      expect((await api<FullItem>(`/api/pos/catalog/items/${id}`)).modifierLists[0]!.minSelected).toBe(0);
+      await min.fill('0');
 
-    /* An inclusive rate with an exclusive one: the 400 names taxRateIds, shown with the checkboxes. */
-    const inclusive = await api<Rate>('/api/pos/catalog/tax-rates', { body: { name: 'Test VAT', basisPoints: 2000, inclusive: true } });
-    // The editor learns of the new rate from the catalog list, refreshed after a save.
-    await editor.root.getByTestId('item-save').click();
-    await editor.waitForSaved();
-    await editor.taxRate(inclusive.id).waitFor();
-    await expect(editor.taxRate(inclusive.id).locator('xpath=..').textContent()).resolves.toMatch(/Test VAT 20 %\s*incl\./);
-    await editor.taxRate(inclusive.id).check();
-    await editor.root.getByTestId('item-save').click();
-    await expect.poll(() => editor.taxRate(rate.id).getAttribute('aria-invalid')).toBe('true');
-    await expect(editor.errorOf(editor.taxRate(inclusive.id))).resolves.toMatch(/inclusive/);
-    expect((await api<FullItem>(`/api/pos/catalog/items/${id}`)).taxRateIds).toEqual([rate.id]);
-    await editor.taxRate(inclusive.id).uncheck();
-    const dropRate = await fetch(`${server.baseUrl}/api/pos/catalog/tax-rates/${inclusive.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.staffToken}` } });
-    expect(dropRate.status).toBe(204);
+      /* An inclusive rate with an exclusive one: the 400 names taxRateIds, shown with the checkboxes. */
+      const inclusive = await api<Rate>('/api/pos/catalog/tax-rates', { body: { name: 'Test VAT', basisPoints: 2000, inclusive: true } });
+      // The editor learns of the new rate from the catalog list, refreshed after a save.
+      await editor.root.getByTestId('item-save').click();
+      await editor.waitForSaved();
+      await editor.taxRate(inclusive.id).waitFor();
+      await expect(editor.taxRate(inclusive.id).locator('xpath=..').textContent()).resolves.toMatch(/Test VAT 20 %\s*incl\./);
+      await editor.taxRate(inclusive.id).check();
+      await editor.root.getByTestId('item-save').click();
+      await expect.poll(() => editor.taxRate(rate.id).getAttribute('aria-invalid')).toBe('true');
+      await expect(editor.errorOf(editor.taxRate(inclusive.id))).resolves.toMatch(/inclusive/);
+      expect((await api<FullItem>(`/api/pos/catalog/items/${id}`)).taxRateIds).toEqual([rate.id]);
+      await editor.taxRate(inclusive.id).uncheck();
+      const dropRate = await fetch(`${server.baseUrl}/api/pos/catalog/tax-rates/${inclusive.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${server.staffToken}` },
+      });
+      expect(dropRate.status).toBe(204);
 
-    /* Remove "Oat milk": one modifier left, "Extra shot" keeps its id. */
-    await editor.modifier(0, 0).getByTestId('remove-modifier').click();
-    await expect(editor.modifierList(0).getByTestId('modifier-row').count()).resolves.toBe(1);
-    await editor.root.getByTestId('item-save').click();
-    await editor.waitForSaved();
-    const trimmed = await api<FullItem>(`/api/pos/catalog/items/${id}`);
-    expect(trimmed.modifierLists[0]!.modifiers).toEqual([{ id: shot!.id, name: 'Extra shot', priceCents: 125 }]);
-    expect(trimmed.modifierLists[0]!.modifiers.some((m) => m.id === oat!.id)).toBe(false);
-    expect(trimmed.modifierLists[0]!.id).toBe(created.modifierLists[0]!.id);
-    expect(trimmed.taxRateIds).toEqual([rate.id]);
+      /* Remove "Oat milk": one modifier left, "Extra shot" keeps its id. */
+      await editor.modifier(0, 0).getByTestId('remove-modifier').click();
+      await expect(editor.modifierList(0).getByTestId('modifier-row').count()).resolves.toBe(1);
+      await editor.root.getByTestId('item-save').click();
+      await editor.waitForSaved();
+      const trimmed = await api<FullItem>(`/api/pos/catalog/items/${id}`);
+      expect(trimmed.modifierLists[0]!.modifiers).toEqual([{ id: shot!.id, name: 'Extra shot', priceCents: 125 }]);
+      expect(trimmed.modifierLists[0]!.modifiers.some((m) => m.id === oat!.id)).toBe(false);
+      expect(trimmed.modifierLists[0]!.id).toBe(created.modifierLists[0]!.id);
+      expect(trimmed.taxRateIds).toEqual([rate.id]);
 
-    /* Delete: the inline confirmation (Escape keeps the item and the dialog), then Delete; the row goes, the API says 404. */
-    await editor.root.getByTestId('item-delete').click();
-    await expect(editor.root.getByTestId('item-delete-keep').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
-    await expect(editor.root.locator('.bo-delete').textContent()).resolves.toContain(`Really delete ${name}?`);
-    await page.keyboard.press('Escape');
-    await editor.root.getByTestId('item-delete').waitFor();
-    expect(await editor.root.isVisible()).toBe(true);
-    await editor.deleteItem();
-    await catalog.row(id).waitFor({ state: 'detached' });
-    await page.getByTestId('catalog-empty').waitFor();
-    await expect(api(`/api/pos/catalog/items/${id}`)).rejects.toThrow(/HTTP 404/);
-    await catalog.search('');
-  });
+      /* Delete: the inline confirmation (Escape keeps the item and the dialog), then Delete; the row goes, the API says 404. */
+      await editor.root.getByTestId('item-delete').click();
+      await expect(editor.root.getByTestId('item-delete-keep').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+      await expect(editor.root.locator('.bo-delete').textContent()).resolves.toContain(`Really delete ${name}?`);
+      await page.keyboard.press('Escape');
+      await editor.root.getByTestId('item-delete').waitFor();
+      expect(await editor.root.isVisible()).toBe(true);
+      await editor.deleteItem();
+      await catalog.row(id).waitFor({ state: 'detached' });
+      await page.getByTestId('catalog-empty').waitFor();
+      await expect(api(`/api/pos/catalog/items/${id}`)).rejects.toThrow(/HTTP 404/);
+      await catalog.search('');
+    },
+  );
 
   it('imports the Shopify template CSV with per-line counts and exports the catalog', { timeout: 180_000 }, async () => {
     const csv = readFileSync(TEMPLATE_CSV, 'utf8');
     const dataLines = csv.split(/\r?\n/).filter((l) => l.trim() !== '').length - 1;
-    const lines = csv.split(/\r?\n/).slice(1).filter((l) => l.trim() !== '');
+    const lines = csv
+      .split(/\r?\n/)
+      .slice(1)
+      .filter((l) => l.trim() !== '');
     const handles = new Set(lines.map((l) => l.split(',')[0]));
     // Shopify's Status is the last column (never quoted in this file); archived products are not imported.
     const archived = lines.flatMap((l, i) => (l.split(',').at(-1) === 'archived' ? [{ handle: l.split(',')[0], line: i + 2 }] : []));

@@ -37,8 +37,20 @@ describe('back office closeout', () => {
       expect(await res.json()).toEqual([]);
     };
     const t0 = Date.now() - 20 * 60_000;
-    const shift: Shift = { id: newId('shift'), registerId: reg.registerId, registerNumber: reg.registerNumber, currency: 'USD', openedAt: new Date(t0).toISOString(), openingFloatCents: 10_000 };
-    const sale = buildSale({ register: reg, sequence: reg.lastReceiptSequence + 1, catalog: server.catalog, createdAt: new Date(t0 + 60_000).toISOString() }).order;
+    const shift: Shift = {
+      id: newId('shift'),
+      registerId: reg.registerId,
+      registerNumber: reg.registerNumber,
+      currency: 'USD',
+      openedAt: new Date(t0).toISOString(),
+      openingFloatCents: 10_000,
+    };
+    const sale = buildSale({
+      register: reg,
+      sequence: reg.lastReceiptSequence + 1,
+      catalog: server.catalog,
+      createdAt: new Date(t0 + 60_000).toISOString(),
+    }).order;
     const closedAt = new Date(t0 + 120_000).toISOString();
     const expected = computeZReport(shift, [sale], []).expectedCashCents;
     const closeout: ShiftCloseout = {
@@ -58,15 +70,27 @@ describe('back office closeout', () => {
 
     // Two browser profiles that opened the demo on this machine an hour ago and never sold: a register each.
     const strays: { registerId: string; registerNumber: number; registerName: string }[] = [];
-    for (const userAgent of ['Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36', 'Mozilla/5.0 (Windows NT 10.0; rv:133.0) Gecko/20100101 Firefox/133.0']) {
-      const res = await fetch(`${server.baseUrl}/api/dev/pair-register`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': userAgent }, body: '{}' });
+    for (const userAgent of [
+      'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36',
+      'Mozilla/5.0 (Windows NT 10.0; rv:133.0) Gecko/20100101 Firefox/133.0',
+    ]) {
+      const res = await fetch(`${server.baseUrl}/api/dev/pair-register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': userAgent },
+        body: '{}',
+      });
       expect(res.status).toBe(200);
       const stray = (await res.json()) as { registerId: string; registerNumber: number; registerName: string; registerToken: string };
       await fetch(`${server.baseUrl}/api/sync/orders/pull`, { headers: { authorization: `Bearer ${stray.registerToken}` } });
       strays.push(stray);
     }
-    expect(strays.map((s) => s.registerName)).toEqual([`Demo register ${strays[0]!.registerNumber} (Chrome on Linux)`, `Demo register ${strays[1]!.registerNumber} (Firefox on Windows)`]);
-    await server.db.query(`UPDATE register_credentials SET last_seen_at = now() - interval '1 hour' WHERE register_id = ANY($1)`, [strays.map((s) => s.registerId)]);
+    expect(strays.map((s) => s.registerName)).toEqual([
+      `Demo register ${strays[0]!.registerNumber} (Chrome on Linux)`,
+      `Demo register ${strays[1]!.registerNumber} (Firefox on Windows)`,
+    ]);
+    await server.db.query(`UPDATE register_credentials SET last_seen_at = now() - interval '1 hour' WHERE register_id = ANY($1)`, [
+      strays.map((s) => s.registerId),
+    ]);
 
     await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const backOffice = await BackOfficePage.open(page, server.ownerPin);
@@ -89,7 +113,9 @@ describe('back office closeout', () => {
     await expect(retire.textContent()).resolves.toBe('Retire 2 unused');
     page.once('dialog', (d) => void d.accept());
     await retire.click();
-    await expect.poll(() => registers.getByTestId('registers-notice').textContent()).toBe(`Retired R${strays[0]!.registerNumber}, R${strays[1]!.registerNumber}.`);
+    await expect
+      .poll(() => registers.getByTestId('registers-notice').textContent())
+      .toBe(`Retired R${strays[0]!.registerNumber}, R${strays[1]!.registerNumber}.`);
     await backOffice.closeout();
     await expect.poll(() => missing.count()).toBe(1);
     await expect(missing.textContent()).resolves.toContain('(Headless Chromium on Linux)');

@@ -11,7 +11,14 @@ import { RegisterPage } from './pages/register-page.ts';
 import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
 import type { ServerUnderTest } from './support/server-under-test.ts';
 
-interface ApiCustomer { id: string; givenName: string | null; familyName: string | null; phone: string | null; email: string | null; marketingConsent: boolean }
+interface ApiCustomer {
+  id: string;
+  givenName: string | null;
+  familyName: string | null;
+  phone: string | null;
+  email: string | null;
+  marketingConsent: boolean;
+}
 
 describe('back office customers', () => {
   let suite: BrowserSuite | undefined;
@@ -81,13 +88,17 @@ describe('back office customers', () => {
     await duplicate.waitFor({ state: 'detached' });
   });
 
-  it("shows an order paid for the customer in their purchase history", { timeout: 60_000 }, async () => {
+  it('shows an order paid for the customer in their purchase history', { timeout: 60_000 }, async () => {
     const [ada] = (await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=5550142')).data;
     expect(ada).toBeDefined();
-    const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0);
+    const item = server.catalog.items.find(
+      (i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0,
+    );
     expect(item, 'a plain single-variation item in the demo catalog').toBeDefined();
     if (!ada || !item) return;
-    const order = await api<{ id: string; totalCents: number }>('/api/pos/orders', { body: { customerId: ada.id, lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 2 }] } });
+    const order = await api<{ id: string; totalCents: number }>('/api/pos/orders', {
+      body: { customerId: ada.id, lineItems: [{ catalogItemId: item.id, variationId: item.variations[0]!.id, quantity: 2 }] },
+    });
     await api(`/api/pos/orders/${order.id}/payments`, { body: { tenders: [{ method: 'cash', amountCents: order.totalCents }] } });
 
     const customers = await new BackOfficePage(page).customers();
@@ -119,7 +130,10 @@ describe('back office customers', () => {
     await settings.save({ timeZone: 'Europe/London', country: 'gb' });
     await settings.root.getByTestId('settings-saved').waitFor();
     await expect(settings.country.inputValue()).resolves.toBe('GB');
-    expect(await api<{ timeZone: string; defaultCountry: string }>('/api/pos/settings')).toMatchObject({ timeZone: 'Europe/London', defaultCountry: 'GB' });
+    expect(await api<{ timeZone: string; defaultCountry: string }>('/api/pos/settings')).toMatchObject({
+      timeZone: 'Europe/London',
+      defaultCountry: 'GB',
+    });
 
     /* A London number typed as dialled there is stored in E.164. */
     const customers = await backOffice.customers();
@@ -137,7 +151,10 @@ describe('back office customers', () => {
     await expect(settings.dayCutoff.inputValue()).resolves.toBe(String(before.dayCutoffHour));
     await settings.save({ dayCutoffHour: 6, timeZone: 'America/New_York' });
     await settings.root.getByTestId('settings-saved').waitFor();
-    expect(await api<{ dayCutoffHour: number; timeZone: string }>('/api/pos/settings')).toMatchObject({ dayCutoffHour: 6, timeZone: 'America/New_York' });
+    expect(await api<{ dayCutoffHour: number; timeZone: string }>('/api/pos/settings')).toMatchObject({
+      dayCutoffHour: 6,
+      timeZone: 'America/New_York',
+    });
     await expect(settings.dayCutoff.inputValue()).resolves.toBe('6');
     await settings.save({ dayCutoffHour: before.dayCutoffHour, timeZone: 'Europe/London' });
     await settings.root.getByTestId('settings-saved').waitFor();
@@ -168,6 +185,9 @@ describe('back office customers', () => {
     await settings.save({ tipPercent: '20', tipFixed: '5' });
     await settings.root.getByTestId('settings-saved').waitFor();
     await expect(settings.tipFixed.inputValue()).resolves.toBe('5.00');
-    expect(await api<{ tipLimitBasisPoints: number; tipLimitCents: number }>('/api/pos/settings')).toMatchObject({ tipLimitBasisPoints: 2000, tipLimitCents: 500 });
+    expect(await api<{ tipLimitBasisPoints: number; tipLimitCents: number }>('/api/pos/settings')).toMatchObject({
+      tipLimitBasisPoints: 2000,
+      tipLimitCents: 500,
+    });
   });
 });

@@ -27,9 +27,11 @@ describe('back office orders', () => {
   let page: Page;
 
   const api = staffApi(() => server);
-  const onHand = async () => (await api<{ data: { onHand: number }[] }>('/api/pos/catalog/inventory?variationId=var_croissant_regular')).data[0]!.onHand;
+  const onHand = async () =>
+    (await api<{ data: { onHand: number }[] }>('/api/pos/catalog/inventory?variationId=var_croissant_regular')).data[0]!.onHand;
   const order = (id: string) => api<OrderView>(`/api/pos/orders/${id}`);
-  const createOrder = (line: typeof CROISSANT, quantity: number) => api<OrderView>('/api/pos/orders', { body: { lineItems: [{ ...line, quantity }] } });
+  const createOrder = (line: typeof CROISSANT, quantity: number) =>
+    api<OrderView>('/api/pos/orders', { body: { lineItems: [{ ...line, quantity }] } });
 
   beforeAll(async () => {
     suite = await startBrowserSuite({ width: 1280, height: 900 });
@@ -54,11 +56,15 @@ describe('back office orders', () => {
     const sold = await tender.complete();
     const registerOrderId = await sold.orderId();
     await sold.newSale();
-    await expect.poll(async () => (await api<{ data: OrderView[] }>('/api/pos/orders?source=register')).data.map((o) => o.id), { timeout: 60_000 }).toContain(registerOrderId);
+    await expect
+      .poll(async () => (await api<{ data: OrderView[] }>('/api/pos/orders?source=register')).data.map((o) => o.id), { timeout: 60_000 })
+      .toContain(registerOrderId);
 
     /* Through the staff API: a paid order of 3 croissants, an open order, then 24 more open orders (newer). */
     const created = await createOrder(CROISSANT, 3);
-    const paidOrder = await api<OrderView>(`/api/pos/orders/${created.id}/payments`, { body: { tenders: [{ method: 'cash', amountCents: created.totalCents }] } });
+    const paidOrder = await api<OrderView>(`/api/pos/orders/${created.id}/payments`, {
+      body: { tenders: [{ method: 'cash', amountCents: created.totalCents }] },
+    });
     expect(paidOrder.state).toBe('paid');
     const stockAfterSale = await onHand();
     const openOrder = await createOrder(CROISSANT, 1);
@@ -101,7 +107,9 @@ describe('back office orders', () => {
     await expect.poll(() => dialog.refundRows.count()).toBe(1);
     const share = line.netCents + (line.taxes.some((t) => t.inclusive) ? 0 : line.taxCents);
     const unitShare = divideHalfEven(share, line.quantity);
-    await expect(dialog.notice.textContent()).resolves.toBe(`Refunded ${formatMoney(unitShare, 'USD')} for 1 × Butter croissant, returned to stock. The order is now partly refunded.`);
+    await expect(dialog.notice.textContent()).resolves.toBe(
+      `Refunded ${formatMoney(unitShare, 'USD')} for 1 × Butter croissant, returned to stock. The order is now partly refunded.`,
+    );
     await expect(dialog.refundRows.first().textContent()).resolves.toContain(formatMoney(unitShare, 'USD'));
     await expect(dialog.detail.getByTestId('order-state').first().getAttribute('data-state')).resolves.toBe('partially_refunded');
     await orders.waitForState(paidOrder.id, 'partially_refunded');
@@ -116,7 +124,9 @@ describe('back office orders', () => {
     expect(await onHand()).toBe(stockAfterSale + 1);
 
     /* More than remains (3 where 2 are left): the server's error next to that line's input, nothing written. */
-    await expect(dialog.root.locator(`[data-testid="order-refund-line"][data-line-id="${line.id}"]`).getByTestId('order-refund-line-left').textContent()).resolves.toBe('2 of 3');
+    await expect(
+      dialog.root.locator(`[data-testid="order-refund-line"][data-line-id="${line.id}"]`).getByTestId('order-refund-line-left').textContent(),
+    ).resolves.toBe('2 of 3');
     await dialog.refundLines({ [line.id]: 3 });
     const lineError = dialog.root.locator(`[data-testid="order-refund-line"][data-line-id="${line.id}"]`).getByTestId('field-error');
     await lineError.waitFor();

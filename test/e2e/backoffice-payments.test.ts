@@ -12,9 +12,36 @@ import { RegisterPage } from './pages/register-page.ts';
 import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
 import type { ServerUnderTest } from './support/server-under-test.ts';
 
-interface ApiPayRequest { id: string; status: string; amountCents: number; phone: string | null; memo: string | null; url: string }
-interface ApiInvoice { id: string; number: string; status: string; totalCents: number; paidCents: number; balanceDueCents: number; customerId: string; payUrl: string | null }
-interface ApiSeries { id: string; status: string; customerId: string; rrule: string; startDate: string; daysUntilDue: number; autoSend: boolean; customLines: { description: string; amountCents: number; quantity: number }[]; nextOccurrenceDate: string | null; invoiceCount: number }
+interface ApiPayRequest {
+  id: string;
+  status: string;
+  amountCents: number;
+  phone: string | null;
+  memo: string | null;
+  url: string;
+}
+interface ApiInvoice {
+  id: string;
+  number: string;
+  status: string;
+  totalCents: number;
+  paidCents: number;
+  balanceDueCents: number;
+  customerId: string;
+  payUrl: string | null;
+}
+interface ApiSeries {
+  id: string;
+  status: string;
+  customerId: string;
+  rrule: string;
+  startDate: string;
+  daysUntilDue: number;
+  autoSend: boolean;
+  customLines: { description: string; amountCents: number; quantity: number }[];
+  nextOccurrenceDate: string | null;
+  invoiceCount: number;
+}
 
 /** `YYYY-MM-DD` of the local date `days` from today (what a date input takes). */
 function localDate(days: number): string {
@@ -74,7 +101,9 @@ describe('back office payments', () => {
   });
 
   it('drafts, sends, part-pays and voids invoices, and downloads a PDF', { timeout: 120_000 }, async () => {
-    const customer = await api<{ id: string }>('/api/pos/customers', { body: { givenName: 'Lin', familyName: 'Invoice', phone: '+14155550177', email: 'lin@example.com' } });
+    const customer = await api<{ id: string }>('/api/pos/customers', {
+      body: { givenName: 'Lin', familyName: 'Invoice', phone: '+14155550177', email: 'lin@example.com' },
+    });
     const section = await new BackOfficePage(page).invoices();
     await section.createDraft('Lin', { description: 'Catering for 10', amount: '40.00', quantity: '2' });
     const invoices = await api<{ data: ApiInvoice[] }>('/api/pos/invoices');
@@ -145,7 +174,15 @@ describe('back office payments', () => {
 
     /* More than 365 days until due: the server's problem (errors[].path = daysUntilDue) shows next to that field. */
     const start = localDate(3);
-    await series.fillAndSubmit('Monthly', { every: '1', unit: 'MONTHLY', count: '12', start, daysDue: '400', line: { description: 'Monthly retainer', amount: '125.50' }, memo: 'Retainer' });
+    await series.fillAndSubmit('Monthly', {
+      every: '1',
+      unit: 'MONTHLY',
+      count: '12',
+      start,
+      daysDue: '400',
+      line: { description: 'Monthly retainer', amount: '125.50' },
+      memo: 'Retainer',
+    });
     const dueField = series.form.getByTestId('series-days-due');
     await expect.poll(() => dueField.getAttribute('aria-invalid')).toBe('true');
     await expect(series.form.getByTestId('field-error').textContent()).resolves.toMatch(/365/);

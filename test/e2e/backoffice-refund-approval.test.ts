@@ -25,8 +25,12 @@ describe('back office refund approval', () => {
     const api = staffApi(() => server);
     await api('/api/pos/staff', { body: { name: 'Cara Cashier', role: 'cashier', pin: '1357' } });
     const manager = await api<{ id: string }>('/api/pos/staff', { body: { name: 'Mona Manager', role: 'manager', pin: '8642' } });
-    const created = await api<OrderView>('/api/pos/orders', { body: { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 30 }] } });
-    const paid = await api<OrderView>(`/api/pos/orders/${created.id}/payments`, { body: { tenders: [{ method: 'cash', amountCents: created.totalCents }] } });
+    const created = await api<OrderView>('/api/pos/orders', {
+      body: { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 30 }] },
+    });
+    const paid = await api<OrderView>(`/api/pos/orders/${created.id}/payments`, {
+      body: { tenders: [{ method: 'cash', amountCents: created.totalCents }] },
+    });
     expect(paid.totalCents).toBeGreaterThan(60_00);
 
     await page.goto(server.baseUrl);
@@ -51,7 +55,9 @@ describe('back office refund approval', () => {
     const prompt = dialog.root.getByTestId('refund-approval');
     await prompt.waitFor({ timeout: TIMEOUT });
     expect((await api<OrderView>(`/api/pos/orders/${paid.id}`)).refunds).toEqual([]);
-    await expect.poll(() => prompt.getByTestId('refund-approval-manager').locator('option').allTextContents(), { timeout: TIMEOUT }).toContain('Mona Manager');
+    await expect
+      .poll(() => prompt.getByTestId('refund-approval-manager').locator('option').allTextContents(), { timeout: TIMEOUT })
+      .toContain('Mona Manager');
     await prompt.getByTestId('refund-approval-manager').selectOption({ label: 'Mona Manager' });
     await prompt.getByTestId('refund-approval-pin').fill('0000');
     await prompt.getByTestId('refund-approval-submit').click();

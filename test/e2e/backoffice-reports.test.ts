@@ -24,7 +24,9 @@ describe('back office reports', () => {
   afterAll(() => suite?.close());
 
   it("shows a register sale in today's sales by item and tender, with CSV downloads", { timeout: 120_000 }, async () => {
-    const item = server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0);
+    const item = server.catalog.items.find(
+      (i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0,
+    );
     expect(item, 'a plain single-variation item in the demo catalog').toBeDefined();
     if (!item) return;
 
@@ -87,8 +89,13 @@ describe('back office reports', () => {
 
     /* Trial balance: the day's debits equal its credits, the same figures as the API. */
     const today = await reports.page.getByTestId('report-from').inputValue();
-    const tbResponse = await fetch(`${server.baseUrl}/api/pos/reports/trial-balance?from=${today}`, { headers: { authorization: `Bearer ${server.staffToken}` } });
-    const tb = (await tbResponse.json()) as { totals: { debitCents: number; creditCents: number }; rows: { code: string; debitCents: number; creditCents: number }[] };
+    const tbResponse = await fetch(`${server.baseUrl}/api/pos/reports/trial-balance?from=${today}`, {
+      headers: { authorization: `Bearer ${server.staffToken}` },
+    });
+    const tb = (await tbResponse.json()) as {
+      totals: { debitCents: number; creditCents: number };
+      rows: { code: string; debitCents: number; creditCents: number }[];
+    };
     expect(tb.totals.debitCents).toBeGreaterThan(0);
     expect(tb.totals.debitCents).toBe(tb.totals.creditCents);
     const debits = (await reports.trialBalance.getByTestId('tb-debits').textContent())?.trim();
@@ -104,10 +111,20 @@ describe('back office reports', () => {
 
   it('shows an order paid with Google Pay through its pay link as Google Pay, not card, in sales by tender', { timeout: 120_000 }, async () => {
     const staff = (path: string, body: unknown) =>
-      fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const order = (await (await staff('/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }] })).json()) as { id: string };
+      fetch(`${server.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const order = (await (
+      await staff('/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }] })
+    ).json()) as { id: string };
     const link = (await (await staff('/api/pos/pay-requests', { orderId: order.id, phone: '+14155550188' })).json()) as { id: string };
-    const paid = await fetch(`${server.baseUrl}/pay/${link.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }) });
+    const paid = await fetch(`${server.baseUrl}/pay/${link.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }),
+    });
     expect(paid.status).toBe(200);
 
     await RegisterPage.open(page, server.baseUrl, server.ownerPin);

@@ -47,8 +47,12 @@ describe('back office staff and roles', () => {
     await signIn.getByLabel('PIN').fill('1357');
     await signIn.getByRole('button', { name: 'Sign in' }).click();
     await nav.getByRole('button', { name: 'Staff' }).click();
-    await expect.poll(() => page.getByTestId('backoffice').getByRole('alert').first().textContent(), { timeout: TIMEOUT }).toContain('manager or owner');
+    await expect
+      .poll(() => page.getByTestId('backoffice').getByRole('alert').first().textContent(), { timeout: TIMEOUT })
+      .toContain('manager or owner');
     await nav.getByRole('button', { name: 'Settings' }).click();
-    await expect.poll(() => page.getByTestId('backoffice').getByRole('alert').first().textContent(), { timeout: TIMEOUT }).toContain('signed in as cashier');
+    await expect
+      .poll(() => page.getByTestId('backoffice').getByRole('alert').first().textContent(), { timeout: TIMEOUT })
+      .toContain('signed in as cashier');
   });
 });

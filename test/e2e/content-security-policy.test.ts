@@ -56,8 +56,11 @@ describe('content security policy of the register', () => {
     try {
       // A page of another origin (localhost is not 127.0.0.1) framing the register.
       const other = new URL(server.baseUrl);
-      const target = other.hostname === '127.0.0.1' ? server.baseUrl.replace('127.0.0.1', 'localhost') : server.baseUrl.replace('localhost', '127.0.0.1');
-      await stranger.route('http://attacker.test/', (route) => route.fulfill({ contentType: 'text/html', body: `<iframe id="f" src="${target}/" width="800" height="600"></iframe>` }));
+      const target =
+        other.hostname === '127.0.0.1' ? server.baseUrl.replace('127.0.0.1', 'localhost') : server.baseUrl.replace('localhost', '127.0.0.1');
+      await stranger.route('http://attacker.test/', (route) =>
+        route.fulfill({ contentType: 'text/html', body: `<iframe id="f" src="${target}/" width="800" height="600"></iframe>` }),
+      );
       await stranger.goto('http://attacker.test/');
       await stranger.waitForLoadState('load');
       const frame = stranger.frames().find((f) => f !== stranger.mainFrame());

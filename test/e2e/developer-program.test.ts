@@ -85,8 +85,17 @@ class ExternalApp {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  private async handle(method: string, url: URL, headers: Record<string, string | string[] | undefined>, raw: Buffer): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-    const html = (status: number, text: string, testId: string) => ({ status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<!doctype html><title>${APP_NAME}</title><p data-testid="${testId}">${text}</p>` });
+  private async handle(
+    method: string,
+    url: URL,
+    headers: Record<string, string | string[] | undefined>,
+    raw: Buffer,
+  ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    const html = (status: number, text: string, testId: string) => ({
+      status,
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: `<!doctype html><title>${APP_NAME}</title><p data-testid="${testId}">${text}</p>`,
+    });
     if (method === 'GET' && url.pathname === '/connect') {
       // The connect URL the register opened: installation + one-time ticket. Start code + PKCE (S256).
       const verifier = randomBytes(32).toString('base64url');
@@ -103,7 +112,8 @@ class ExternalApp {
         code_challenge_method: 'S256',
         installation: url.searchParams.get('installation') ?? '',
         ticket: url.searchParams.get('ticket') ?? '',
-      })) auth.searchParams.set(k, v);
+      }))
+        auth.searchParams.set(k, v);
       return { status: 302, headers: { location: auth.href }, body: '' };
     }
     if (method === 'GET' && url.pathname === '/callback') {
@@ -115,7 +125,13 @@ class ExternalApp {
       const res = await fetch(new URL('/oauth/token', this.registerUrl), {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', client_id: this.appId, code, redirect_uri: this.redirectUri, code_verifier: flow.verifier }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: this.appId,
+          code,
+          redirect_uri: this.redirectUri,
+          code_verifier: flow.verifier,
+        }).toString(),
       });
       this.tokenStatus = res.status;
       if (!res.ok) return html(502, `Token exchange failed: HTTP ${res.status} ${await res.text()}`, 'app-error');
@@ -130,7 +146,9 @@ class ExternalApp {
     }
     if (method === 'POST' && url.pathname === '/webhooks') {
       const signature = String(headers['x-service-signature'] ?? '');
-      const expected = createHmac('sha256', this.webhookSecret ?? '').update(raw).digest();
+      const expected = createHmac('sha256', this.webhookSecret ?? '')
+        .update(raw)
+        .digest();
       const sent = Buffer.from(signature, 'hex');
       const verified = this.webhookSecret !== undefined && sent.length === expected.length && timingSafeEqual(sent, expected);
       this.webhooks.push({ raw: raw.toString('utf8'), signature, verified, event: verified ? (JSON.parse(raw.toString('utf8')) as Json) : {} });
@@ -156,10 +174,13 @@ describe('the developer program, end to end', () => {
   const api = staffApi(() => server);
 
   /** JSON over real HTTP with a developer or platform-admin token; throws on a non-2xx answer. */
-  const call = async <T = Json,>(method: 'GET' | 'POST', path: string, token: string, body?: unknown): Promise<T> => {
+  const call = async <T = Json>(method: 'GET' | 'POST', path: string, token: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${server.baseUrl}${path}`, {
       method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(method === 'POST' ? { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() } : {}) },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(method === 'POST' ? { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() } : {}),
+      },
       ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
     });
     if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
@@ -194,139 +215,180 @@ describe('the developer program, end to end', () => {
     await app.stop();
   });
 
-  it('registers, reviews and lists an external app; the owner installs it with two scopes; code + PKCE; scoped calls; a signed webhook; billed 85/15; uninstall revokes', { timeout: 240_000 }, async () => {
-    // 1. The developer registers the external integration; a platform admin reviews, approves and lists it.
-    const developer = await call<{ developerId: string; developerToken: string }>('POST', '/api/developers', '', { name: 'Bridge Works', email: 'dev@bridgeworks.example' });
-    const reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@platform.example', name: 'Rita Reviewer' })).token;
-    const registered = await call<{ id: string; status: string }>('POST', '/api/developer/apps', developer.developerToken, {
-      name: APP_NAME,
-      description: 'Sends your paid orders to your accounting, as they happen.',
-      form: 'external',
-      redirectUris: [app.redirectUri],
-      webhookUrl: `${app.url}/webhooks`,
-      launchUrl: `${app.url}/connect`,
-      scopes: ['catalog:read', 'orders:read', 'webhooks'],
-      pricing: { model: 'monthly', amountCents: PRICE_CENTS, currency: 'USD' },
-      category: 'Accounting',
-    });
-    app.appId = registered.id;
-    const statuses = [registered.status];
-    statuses.push((await call<{ status: string }>('POST', `/api/developer/apps/${app.appId}/submit`, developer.developerToken)).status);
-    for (const step of ['start-review', 'approve', 'list']) statuses.push((await call<{ status: string }>('POST', `/api/platform/apps/${app.appId}/${step}`, reviewer)).status);
-    expect(statuses).toEqual(['draft', 'submitted', 'in_review', 'approved', 'listed']);
-
-    const { context, page } = await openPage(browser);
-    try {
-      // 2. The owner opens the register's directory, installs it approving orders:read and webhooks only.
-      const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
-      await openApps(page);
-      const card = page.locator(`[data-testid="app-card"][data-app-id="${app.appId}"]`);
-      await card.waitFor({ timeout: TIMEOUT });
-      expect(await card.getByTestId('app-price').textContent()).toBe('$24.00 a month');
-      await card.getByTestId('app-install').click();
-      const dialog = page.getByRole('dialog');
-      const scopeBoxes = dialog.getByTestId('app-scope');
-      expect(await scopeBoxes.evaluateAll((els) => els.map((e) => e.getAttribute('data-scope')))).toEqual(['catalog:read', 'orders:read', 'webhooks']);
-      await dialog.locator('[data-testid="app-scope"][data-scope="catalog:read"]').uncheck();
-      await dialog.getByTestId('app-install-approve').click();
-      const connect = dialog.getByTestId('app-connect-link');
-      await connect.waitFor({ timeout: TIMEOUT });
-      expect(await connect.textContent()).toBe(`Connect ${APP_NAME}`);
-      const installationId = new URL((await connect.getAttribute('href'))!).searchParams.get('installation')!;
-      expect(installationId).toMatch(/^ins_/);
-
-      // 3. "Connect" opens the app's connect page in a new tab: the browser goes through /oauth/authorize and back to
-      //    the app's redirect URI, whose server exchanges the code with its PKCE verifier.
-      const [appTab] = await Promise.all([context.waitForEvent('page', { timeout: TIMEOUT }), connect.click()]);
-      //    The tab shares the register's origin and service worker: /oauth/ must reach the server, not the app shell.
-      const hops: string[] = [];
-      appTab.on('response', (r) => hops.push(`${r.status()} ${r.url()}`));
-      await appTab.getByTestId('app-connected').or(appTab.getByTestId('app-error')).waitFor({ timeout: TIMEOUT }).catch((err: Error) => {
-        throw new Error(`${err.message}\nthe app tab is at ${appTab.url()} after:\n${hops.join('\n')}`);
+  it(
+    'registers, reviews and lists an external app; the owner installs it with two scopes; code + PKCE; scoped calls; a signed webhook; billed 85/15; uninstall revokes',
+    { timeout: 240_000 },
+    async () => {
+      // 1. The developer registers the external integration; a platform admin reviews, approves and lists it.
+      const developer = await call<{ developerId: string; developerToken: string }>('POST', '/api/developers', '', {
+        name: 'Bridge Works',
+        email: 'dev@bridgeworks.example',
       });
-      expect(await appTab.locator('p').textContent()).toBe(`${APP_NAME} is connected to your store.`);
-      expect(app.tokenStatus).toBe(200);
-      expect(app.tokens).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String), scope: 'orders:read webhooks' });
-      await appTab.close();
-      await page.keyboard.press('Escape');
-      const row = page.locator(`[data-testid="installed-app"][data-installation-id="${installationId}"]`);
-      await row.waitFor({ timeout: TIMEOUT });
-      expect(await row.locator('[data-scope]').evaluateAll((els) => els.map((e) => e.getAttribute('data-scope')))).toEqual(['orders:read', 'webhooks']);
-
-      // 4. Within its scopes 200, outside them 403.
-      const orders = await app.api('GET', '/api/pos/orders?limit=5');
-      expect(orders.status).toBe(200);
-      expect(Array.isArray(((await orders.json()) as Json).data)).toBe(true);
-      const catalog = await app.api('GET', '/api/pos/catalog');
-      expect(catalog.status).toBe(403);
-      expect(((await catalog.json()) as Json).code).toBe('insufficient_scope');
-      const hooks = (await api<{ data: { id: string; appId: string | null; url: string }[] }>('/api/pos/webhooks')).data;
-      expect(hooks.find((h) => h.id === app.subscriptionId)).toMatchObject({ appId: installationId, url: `${app.url}/webhooks` });
-
-      // 5. A sale at the register: the app receives the signed order.paid delivery and verifies it.
-      await register.openRegister();
-      await register.tapItem('itm_croissant');
-      const receipt = await (await (await register.charge()).exact()).complete();
-      const orderId = await receipt.orderId();
-      expect(orderId).toBeTruthy();
-      await expect.poll(() => app.webhooks.filter((w) => w.event.type === 'order.paid' && w.event.data?.object?.id === orderId).length, { timeout: 60_000, interval: 200 }).toBe(1);
-      expect(app.webhooks.every((w) => w.verified)).toBe(true);
-      const paid = app.webhooks.find((w) => w.event.data?.object?.id === orderId)!;
-      expect(paid.signature).toMatch(/^[0-9a-f]{64}$/);
-      expect(paid.event).toMatchObject({ type: 'order.paid', merchantId: server.merchantId, data: { object: { id: orderId, state: 'paid' } } });
-      const deliveries = await app.api('GET', `/api/pos/webhooks/${app.subscriptionId}/deliveries`);
-      expect(deliveries.status).toBe(200);
-      expect(((await deliveries.json()) as Json).data).toContainEqual(expect.objectContaining({ eventId: paid.event.id, status: 'succeeded', lastStatusCode: 204 }));
-
-      // 6. Billed: the install's prorated initial charge, and 85 % of it (floored) on the developer's statement.
-      const subscriptions = (await api<{ data: Json[] }>('/api/pos/app-subscriptions')).data;
-      const subscription = subscriptions.find((s) => s.installationId === installationId)!;
-      expect(subscription).toMatchObject({ appId: app.appId, appName: APP_NAME, priceCents: PRICE_CENTS, currency: 'USD', status: 'active' });
-      expect(subscription.charges).toHaveLength(1);
-      const charge = subscription.charges[0] as Json;
-      expect(charge).toMatchObject({ kind: 'initial', status: 'paid', currency: 'USD' });
-      expect(charge.amountCents).toBeGreaterThan(0);
-      expect(charge.amountCents).toBeLessThanOrEqual(PRICE_CENTS);
-      const statement = await call<Json>('GET', '/api/developer/statement', developer.developerToken);
-      expect(statement.developerId).toBe(developer.developerId);
-      expect(statement.charges).toEqual([
-        expect.objectContaining({
-          id: charge.id,
-          appId: app.appId,
-          appName: APP_NAME,
-          demoStore: true,
-          amountCents: charge.amountCents,
-          developerShareCents: Math.floor((charge.amountCents * 85) / 100),
-          platformShareCents: charge.amountCents - Math.floor((charge.amountCents * 85) / 100),
-          journalTransactionId: charge.journalTransactionId,
-          earnings: 'demo',
-          earningsAvailableAt: null,
-        }),
-      ]);
-      const share = Math.floor((charge.amountCents * 85) / 100);
-      expect(statement.balances).toEqual([expect.objectContaining({ currency: 'USD', grossChargesCents: charge.amountCents, developerShareCents: share, balanceCents: share, demoEarningsCents: share, availableCents: 0, pendingCents: 0, owedCents: 0 })]);
-      // The demo store moves no money: its earnings are never paid out.
-      const payout = await fetch(`${server.baseUrl}/api/developer/payouts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${developer.developerToken}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-        body: JSON.stringify({ currency: 'USD' }),
+      const reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@platform.example', name: 'Rita Reviewer' })).token;
+      const registered = await call<{ id: string; status: string }>('POST', '/api/developer/apps', developer.developerToken, {
+        name: APP_NAME,
+        description: 'Sends your paid orders to your accounting, as they happen.',
+        form: 'external',
+        redirectUris: [app.redirectUri],
+        webhookUrl: `${app.url}/webhooks`,
+        launchUrl: `${app.url}/connect`,
+        scopes: ['catalog:read', 'orders:read', 'webhooks'],
+        pricing: { model: 'monthly', amountCents: PRICE_CENTS, currency: 'USD' },
+        category: 'Accounting',
       });
-      expect(payout.status).toBe(403);
-      expect(((await payout.json()) as Json).code).toBe('money_movement_disabled');
+      app.appId = registered.id;
+      const statuses = [registered.status];
+      statuses.push((await call<{ status: string }>('POST', `/api/developer/apps/${app.appId}/submit`, developer.developerToken)).status);
+      for (const step of ['start-review', 'approve', 'list'])
+        statuses.push((await call<{ status: string }>('POST', `/api/platform/apps/${app.appId}/${step}`, reviewer)).status);
+      expect(statuses).toEqual(['draft', 'submitted', 'in_review', 'approved', 'listed']);
 
-      // 7. The owner uninstalls in the register: the token answers 401 on its next request.
-      expect((await app.api('GET', '/api/pos/orders?limit=1')).status).toBe(200);
-      await openApps(page);
-      await row.getByTestId('installed-app-uninstall').click();
-      await row.getByTestId('installed-app-confirm-uninstall').click();
-      await row.waitFor({ state: 'detached', timeout: TIMEOUT });
-      const after = await app.api('GET', '/api/pos/orders?limit=1');
-      expect(after.status).toBe(401);
-      expect((await api<{ data: { id: string }[] }>('/api/pos/webhooks')).data.map((h) => h.id)).not.toContain(app.subscriptionId);
-      const ended = (await api<{ data: Json[] }>('/api/pos/app-subscriptions')).data.find((s) => s.installationId === installationId);
-      expect(ended).toMatchObject({ status: 'canceled', canceledAt: expect.any(String), nextChargeAt: null });
-    } finally {
-      await context.close();
-    }
-  });
+      const { context, page } = await openPage(browser);
+      try {
+        // 2. The owner opens the register's directory, installs it approving orders:read and webhooks only.
+        const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+        await openApps(page);
+        const card = page.locator(`[data-testid="app-card"][data-app-id="${app.appId}"]`);
+        await card.waitFor({ timeout: TIMEOUT });
+        expect(await card.getByTestId('app-price').textContent()).toBe('$24.00 a month');
+        await card.getByTestId('app-install').click();
+        const dialog = page.getByRole('dialog');
+        const scopeBoxes = dialog.getByTestId('app-scope');
+        expect(await scopeBoxes.evaluateAll((els) => els.map((e) => e.getAttribute('data-scope')))).toEqual([
+          'catalog:read',
+          'orders:read',
+          'webhooks',
+        ]);
+        await dialog.locator('[data-testid="app-scope"][data-scope="catalog:read"]').uncheck();
+        await dialog.getByTestId('app-install-approve').click();
+        const connect = dialog.getByTestId('app-connect-link');
+        await connect.waitFor({ timeout: TIMEOUT });
+        expect(await connect.textContent()).toBe(`Connect ${APP_NAME}`);
+        const installationId = new URL((await connect.getAttribute('href'))!).searchParams.get('installation')!;
+        expect(installationId).toMatch(/^ins_/);
+
+        // 3. "Connect" opens the app's connect page in a new tab: the browser goes through /oauth/authorize and back to
+        //    the app's redirect URI, whose server exchanges the code with its PKCE verifier.
+        const [appTab] = await Promise.all([context.waitForEvent('page', { timeout: TIMEOUT }), connect.click()]);
+        //    The tab shares the register's origin and service worker: /oauth/ must reach the server, not the app shell.
+        const hops: string[] = [];
+        appTab.on('response', (r) => hops.push(`${r.status()} ${r.url()}`));
+        await appTab
+          .getByTestId('app-connected')
+          .or(appTab.getByTestId('app-error'))
+          .waitFor({ timeout: TIMEOUT })
+          .catch((err: Error) => {
+            throw new Error(`${err.message}\nthe app tab is at ${appTab.url()} after:\n${hops.join('\n')}`);
+          });
+        expect(await appTab.locator('p').textContent()).toBe(`${APP_NAME} is connected to your store.`);
+        expect(app.tokenStatus).toBe(200);
+        expect(app.tokens).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String), scope: 'orders:read webhooks' });
+        await appTab.close();
+        await page.keyboard.press('Escape');
+        const row = page.locator(`[data-testid="installed-app"][data-installation-id="${installationId}"]`);
+        await row.waitFor({ timeout: TIMEOUT });
+        expect(await row.locator('[data-scope]').evaluateAll((els) => els.map((e) => e.getAttribute('data-scope')))).toEqual([
+          'orders:read',
+          'webhooks',
+        ]);
+
+        // 4. Within its scopes 200, outside them 403.
+        const orders = await app.api('GET', '/api/pos/orders?limit=5');
+        expect(orders.status).toBe(200);
+        expect(Array.isArray(((await orders.json()) as Json).data)).toBe(true);
+        const catalog = await app.api('GET', '/api/pos/catalog');
+        expect(catalog.status).toBe(403);
+        expect(((await catalog.json()) as Json).code).toBe('insufficient_scope');
+        const hooks = (await api<{ data: { id: string; appId: string | null; url: string }[] }>('/api/pos/webhooks')).data;
+        expect(hooks.find((h) => h.id === app.subscriptionId)).toMatchObject({ appId: installationId, url: `${app.url}/webhooks` });
+
+        // 5. A sale at the register: the app receives the signed order.paid delivery and verifies it.
+        await register.openRegister();
+        await register.tapItem('itm_croissant');
+        const receipt = await (await (await register.charge()).exact()).complete();
+        const orderId = await receipt.orderId();
+        expect(orderId).toBeTruthy();
+        await expect
+          .poll(() => app.webhooks.filter((w) => w.event.type === 'order.paid' && w.event.data?.object?.id === orderId).length, {
+            timeout: 60_000,
+            interval: 200,
+          })
+          .toBe(1);
+        expect(app.webhooks.every((w) => w.verified)).toBe(true);
+        const paid = app.webhooks.find((w) => w.event.data?.object?.id === orderId)!;
+        expect(paid.signature).toMatch(/^[0-9a-f]{64}$/);
+        expect(paid.event).toMatchObject({ type: 'order.paid', merchantId: server.merchantId, data: { object: { id: orderId, state: 'paid' } } });
+        const deliveries = await app.api('GET', `/api/pos/webhooks/${app.subscriptionId}/deliveries`);
+        expect(deliveries.status).toBe(200);
+        expect(((await deliveries.json()) as Json).data).toContainEqual(
+          expect.objectContaining({ eventId: paid.event.id, status: 'succeeded', lastStatusCode: 204 }),
+        );
+
+        // 6. Billed: the install's prorated initial charge, and 85 % of it (floored) on the developer's statement.
+        const subscriptions = (await api<{ data: Json[] }>('/api/pos/app-subscriptions')).data;
+        const subscription = subscriptions.find((s) => s.installationId === installationId)!;
+        expect(subscription).toMatchObject({ appId: app.appId, appName: APP_NAME, priceCents: PRICE_CENTS, currency: 'USD', status: 'active' });
+        expect(subscription.charges).toHaveLength(1);
+        const charge = subscription.charges[0] as Json;
+        expect(charge).toMatchObject({ kind: 'initial', status: 'paid', currency: 'USD' });
+        expect(charge.amountCents).toBeGreaterThan(0);
+        expect(charge.amountCents).toBeLessThanOrEqual(PRICE_CENTS);
+        const statement = await call<Json>('GET', '/api/developer/statement', developer.developerToken);
+        expect(statement.developerId).toBe(developer.developerId);
+        expect(statement.charges).toEqual([
+          expect.objectContaining({
+            id: charge.id,
+            appId: app.appId,
+            appName: APP_NAME,
+            demoStore: true,
+            amountCents: charge.amountCents,
+            developerShareCents: Math.floor((charge.amountCents * 85) / 100),
+            platformShareCents: charge.amountCents - Math.floor((charge.amountCents * 85) / 100),
+            journalTransactionId: charge.journalTransactionId,
+            earnings: 'demo',
+            earningsAvailableAt: null,
+          }),
+        ]);
+        const share = Math.floor((charge.amountCents * 85) / 100);
+        expect(statement.balances).toEqual([
+          expect.objectContaining({
+            currency: 'USD',
+            grossChargesCents: charge.amountCents,
+            developerShareCents: share,
+            balanceCents: share,
+            demoEarningsCents: share,
+            availableCents: 0,
+            pendingCents: 0,
+            owedCents: 0,
+          }),
+        ]);
+        // The demo store moves no money: its earnings are never paid out.
+        const payout = await fetch(`${server.baseUrl}/api/developer/payouts`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${developer.developerToken}`,
+            'content-type': 'application/json',
+            'idempotency-key': crypto.randomUUID(),
+          },
+          body: JSON.stringify({ currency: 'USD' }),
+        });
+        expect(payout.status).toBe(403);
+        expect(((await payout.json()) as Json).code).toBe('money_movement_disabled');
+
+        // 7. The owner uninstalls in the register: the token answers 401 on its next request.
+        expect((await app.api('GET', '/api/pos/orders?limit=1')).status).toBe(200);
+        await openApps(page);
+        await row.getByTestId('installed-app-uninstall').click();
+        await row.getByTestId('installed-app-confirm-uninstall').click();
+        await row.waitFor({ state: 'detached', timeout: TIMEOUT });
+        const after = await app.api('GET', '/api/pos/orders?limit=1');
+        expect(after.status).toBe(401);
+        expect((await api<{ data: { id: string }[] }>('/api/pos/webhooks')).data.map((h) => h.id)).not.toContain(app.subscriptionId);
+        const ended = (await api<{ data: Json[] }>('/api/pos/app-subscriptions')).data.find((s) => s.installationId === installationId);
+        expect(ended).toMatchObject({ status: 'canceled', canceledAt: expect.any(String), nextChargeAt: null });
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

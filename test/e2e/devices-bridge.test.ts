@@ -36,7 +36,9 @@ function connect(url: string, origin: string | undefined): Promise<Connection> {
         waiter.resolve(message);
       }
     });
-    const closed = new Promise<{ code: number; reason: string }>((done) => socket.on('close', (code, reason) => done({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((done) =>
+      socket.on('close', (code, reason) => done({ code, reason: reason.toString() })),
+    );
     socket.on('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
     socket.on('error', reject);
     socket.on('open', () =>
@@ -112,11 +114,23 @@ describe('web hardware bridge: origin, pairing token, validation', () => {
     expect(await client.next()).toMatchObject({ type: 'error', error: { code: 'malformed_message' } });
     client.socket.send(JSON.stringify({ type: 'request', id: 'm1', method: 'formatDisk' }));
     expect(await client.next()).toMatchObject({ type: 'response', id: 'm1', ok: false, error: { code: 'malformed_message' } });
-    client.socket.send(JSON.stringify({ type: 'request', id: 'm2', method: 'charge', params: { idempotencyKey: 'k', amountCents: 12.5, currency: 'USD' } }));
-    expect(await client.next((m) => m.id === 'm2')).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringContaining('amountCents') } });
+    client.socket.send(
+      JSON.stringify({ type: 'request', id: 'm2', method: 'charge', params: { idempotencyKey: 'k', amountCents: 12.5, currency: 'USD' } }),
+    );
+    expect(await client.next((m) => m.id === 'm2')).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_params', message: expect.stringContaining('amountCents') },
+    });
     client.socket.send(JSON.stringify({ type: 'request', id: 'm3', method: 'print', params: { jobId: 'x', blocks: [], extra: 1 } }));
     expect(await client.next((m) => m.id === 'm3')).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
-    client.socket.send(JSON.stringify({ type: 'request', id: 'm4', method: 'charge', params: { idempotencyKey: 'k', amountCents: 100, currency: 'USD', cardNumber: '4242424242424242' } }));
+    client.socket.send(
+      JSON.stringify({
+        type: 'request',
+        id: 'm4',
+        method: 'charge',
+        params: { idempotencyKey: 'k', amountCents: 100, currency: 'USD', cardNumber: '4242424242424242' },
+      }),
+    );
     expect(await client.next((m) => m.id === 'm4')).toMatchObject({ ok: false, error: { code: 'invalid_params' } });
     client.socket.send(JSON.stringify([1, 2, 3]));
     expect(await client.next()).toMatchObject({ type: 'error', error: { code: 'malformed_message' } });

@@ -88,7 +88,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
 
   /** Waits for the card receipt, pressing "Check again" whenever the outcome shows as unknown; a VISA •••• 4242 sale. */
   const untilCardReceipt = async () => {
-    await untilCardReceiptShown(page, { describe: () => `terminal's last requests: ${sim.terminal.requests.slice(-8).map((r) => `${r.type}:${r.ref}`).join(', ')}` });
+    await untilCardReceiptShown(page, {
+      describe: () =>
+        `terminal's last requests: ${sim.terminal.requests
+          .slice(-8)
+          .map((r) => `${r.type}:${r.ref}`)
+          .join(', ')}`,
+    });
     expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242');
   };
 
@@ -264,7 +270,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await eventually(async () => expect(((await page.getByTestId('check-account').textContent()) ?? '').trim()).toBe('456327'));
     await eventually(async () => expect(((await page.getByTestId('check-number').textContent()) ?? '').trim()).toBe('0101'));
     await page.getByTestId('complete-check-sale').click();
-    await eventually(async () => expect(await page.getByTestId('receipt-check').textContent()).toContain('#0101 · routing 075901231 · account •••• 6327'));
+    await eventually(async () =>
+      expect(await page.getByTestId('receipt-check').textContent()).toContain('#0101 · routing 075901231 · account •••• 6327'),
+    );
     await until(() => sim.printer.receipts.length === before + 1, 'the check receipt');
     expect(sim.printer.receipts.at(-1)!.text).toMatch(/Check #0101\s+\$35\.00/);
     await finishPrintedSale();

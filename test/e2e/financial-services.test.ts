@@ -29,7 +29,14 @@ import { CHROMIUM, launchChromium } from './support/browser.ts';
 const TIMEOUT = 30_000;
 const MANAGER = 'stf_01JRA1FSE2EMANAGER00000000';
 const licence = (first: string, last: string, number: string) =>
-  buildAamvaPayload(3, '636014', 'DL', [['DCS', last], ['DCT', first], ['DAQ', number], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '1']]);
+  buildAamvaPayload(3, '636014', 'DL', [
+    ['DCS', last],
+    ['DCT', first],
+    ['DAQ', number],
+    ['DBB', '07041980'],
+    ['DBA', '07042029'],
+    ['DBC', '1'],
+  ]);
 
 async function eventually(assertion: () => Promise<void>, timeoutMs = TIMEOUT): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -57,8 +64,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     dir = await mkdtemp(join(tmpdir(), 'services-e2e-'));
     server = await startTestServer({ listen: true });
     baseUrl = server.baseUrl.replace(/\/$/, '');
-    await server.db.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ($1, $2, 'Maria Manager', 'manager')`, [MANAGER, server.credentials.merchantId]);
-    managerToken = await (await IdentityProvider.load(server.db, server.baseUrl)).issueStaffToken({ staffId: MANAGER, merchantId: server.credentials.merchantId, role: 'manager' });
+    await server.db.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ($1, $2, 'Maria Manager', 'manager')`, [
+      MANAGER,
+      server.credentials.merchantId,
+    ]);
+    managerToken = await (
+      await IdentityProvider.load(server.db, server.baseUrl)
+    ).issueStaffToken({ staffId: MANAGER, merchantId: server.credentials.merchantId, role: 'manager' });
     bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [baseUrl], simulatorProcessingMs: 20 });
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
@@ -74,7 +86,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const api = async (method: 'GET' | 'POST', path: string, token: string, body?: unknown) => {
-    const res = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   /** Opens a tab of the Services area (signing in with the PIN when the area asks for it). */
@@ -91,7 +107,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
   }
 
   it('the demo store: every money tab says money movement is disabled before the cashier starts', async () => {
-    for (const [tab, form] of [['Cash a check', 'cash-check-submit'], ['Send money', 'send-quote'], ['Pay a bill', 'bill-submit']] as const) {
+    for (const [tab, form] of [
+      ['Cash a check', 'cash-check-submit'],
+      ['Send money', 'send-quote'],
+      ['Pay a bill', 'bill-submit'],
+    ] as const) {
       await openService(tab);
       await eventually(async () => expect(await page.getByTestId('money-movement-disabled').textContent()).toContain('demo store'));
       expect(await page.getByTestId(form).count()).toBe(0);
@@ -122,15 +142,23 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     expect(receipt).toContain('Check 075901231 ••••6327 #0101');
     // Printed on the receipt printer, and the drawer opened for the cash.
     const printer = bridge.hub.simulators!.printer;
-    await eventually(async () => expect(printer.receipts.some((r) => r.text.includes('CHECK CASHED') && r.text.includes('Cash paid: 387.82 USD'))).toBe(true));
+    await eventually(async () =>
+      expect(printer.receipts.some((r) => r.text.includes('CHECK CASHED') && r.text.includes('Cash paid: 387.82 USD'))).toBe(true),
+    );
     expect(printer.drawerKicks).toBeGreaterThanOrEqual(1);
     expect(printer.receipts.at(-1)!.text).not.toContain('456327');
 
     const list = await api('GET', '/api/pos/check-cashings?status=paid', managerToken);
     expect(list.body.data).toHaveLength(1);
     const jt = await api('GET', `/api/pos/ledger/journal-transactions?limit=200`, managerToken);
-    const payout = (jt.body.data as { id: string; postings: { accountCode: string; amountCents: number }[] }[]).find((j) => j.id === list.body.data[0].journalTransactionId)!;
-    expect(Object.fromEntries(payout.postings.map((p) => [p.accountCode, p.amountCents]))).toEqual({ 'check_clearing:cashed': 39_275, fee_income: -493, 'cash_drawer:R1': -38_782 });
+    const payout = (jt.body.data as { id: string; postings: { accountCode: string; amountCents: number }[] }[]).find(
+      (j) => j.id === list.body.data[0].journalTransactionId,
+    )!;
+    expect(Object.fromEntries(payout.postings.map((p) => [p.accountCode, p.amountCents]))).toEqual({
+      'check_clearing:cashed': 39_275,
+      fee_income: -493,
+      'cash_drawer:R1': -38_782,
+    });
   });
 
   it('refuses the same check presented again (duplicate MICR line)', async () => {
@@ -161,7 +189,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
 
     const held = (await api('GET', '/api/pos/transfers?status=held', managerToken)).body.data[0];
     expect(held.receiverName).toBe('Elvis Angus Logan Morej');
-    const cleared = await api('POST', `/api/pos/screenings/${held.receiverScreeningId}/clear`, managerToken, { reason: 'receiver born 2001, not the listed person' });
+    const cleared = await api('POST', `/api/pos/screenings/${held.receiverScreeningId}/clear`, managerToken, {
+      reason: 'receiver born 2001, not the listed person',
+    });
     expect(cleared.status).toBe(200);
 
     await page.getByTestId('send-complete').click({ timeout: TIMEOUT });
@@ -201,12 +231,17 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
 
     const held = (await api('GET', '/api/pos/bill-payments?status=held', managerToken)).body.data[0];
     expect(held).toMatchObject({ customerName: 'Artem Lifshitz', journalTransactionId: null, receipt: null });
-    expect((await api('POST', `/api/pos/screenings/${held.screeningId}/clear`, managerToken, { reason: 'payer born 1992, not the listed person' })).status).toBe(200);
+    expect(
+      (await api('POST', `/api/pos/screenings/${held.screeningId}/clear`, managerToken, { reason: 'payer born 1992, not the listed person' })).status,
+    ).toBe(200);
 
     await page.getByTestId('bill-complete').click({ timeout: TIMEOUT });
     await eventually(async () => expect(await page.getByTestId('bill-confirmation').textContent()).toMatch(/^BP[0-9A-F]{10}A$/));
     expect(await page.getByTestId('bill-receipt').textContent()).toContain('Total paid: 21.50 USD');
-    expect((await api('GET', `/api/pos/bill-payments/${held.id}`, managerToken)).body).toMatchObject({ status: 'accepted', journalTransactionId: expect.stringMatching(/^jtx_/) });
+    expect((await api('GET', `/api/pos/bill-payments/${held.id}`, managerToken)).body).toMatchObject({
+      status: 'accepted',
+      journalTransactionId: expect.stringMatching(/^jtx_/),
+    });
   });
 
   it('the back office lists the services, filtered by service and status', async () => {

@@ -177,9 +177,17 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     expect(await dialog.root.getByTestId('order-balance').textContent()).toBe(dollars(0));
     expect(await dialog.notice.textContent()).toContain('the order is paid');
     // The card that collected it is pending settlement on the card rail's schedule, shown on the payment.
-    expect(await dialog.root.locator('[data-testid="order-payment"][data-state="captured"]').last().getByTestId('order-payment-settlement').textContent()).toContain('Pending until');
-    const paid = (await (await fetch(`${server.baseUrl}/api/pos/orders/${declined.orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).json()) as Record<string, any>;
+    expect(
+      await dialog.root.locator('[data-testid="order-payment"][data-state="captured"]').last().getByTestId('order-payment-settlement').textContent(),
+    ).toContain('Pending until');
+    const paid = (await (
+      await fetch(`${server.baseUrl}/api/pos/orders/${declined.orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })
+    ).json()) as Record<string, any>;
     expect(paid).toMatchObject({ state: 'paid', balanceDueCents: 0 });
-    expect(paid.payments.map((p: Record<string, any>) => [p.method, p.state])).toEqual([['card', 'declined'], ['cash', 'captured'], ['card', 'captured']]);
+    expect(paid.payments.map((p: Record<string, any>) => [p.method, p.state])).toEqual([
+      ['card', 'declined'],
+      ['cash', 'captured'],
+      ['card', 'captured'],
+    ]);
   });
 });

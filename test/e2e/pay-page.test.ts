@@ -97,7 +97,8 @@ describe('hosted pay page in Chromium', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(server.credentials.merchantName);
     expect(await page.getByText('Table 4').count()).toBe(1);
     // One payment method's form at a time: the hidden panels stay hidden whatever the forms' own display.
-    const shownPanels = () => page.locator('[role=tabpanel]').evaluateAll((panels) => panels.filter((p) => getComputedStyle(p).display !== 'none').map((p) => p.id));
+    const shownPanels = () =>
+      page.locator('[role=tabpanel]').evaluateAll((panels) => panels.filter((p) => getComputedStyle(p).display !== 'none').map((p) => p.id));
     expect(await shownPanels()).toEqual(['panel-card']);
     await page.getByRole('tab', { name: 'Bank transfer' }).click();
     expect(await shownPanels()).toEqual(['panel-bank_transfer']);
@@ -139,7 +140,12 @@ describe('hosted pay page in Chromium', () => {
     const staff = server.credentials.staffToken;
     const customer = await api('POST', '/api/pos/customers', { givenName: 'Lin', phone: '+14155550177' }, staff);
     expect(customer.status).toBe(201);
-    const draft = await api('POST', '/api/pos/invoices', { customerId: customer.body.id, customLines: [{ description: 'Hair colour', amountCents: 8500 }], dueDate: '2099-01-31' }, staff);
+    const draft = await api(
+      'POST',
+      '/api/pos/invoices',
+      { customerId: customer.body.id, customLines: [{ description: 'Hair colour', amountCents: 8500 }], dueDate: '2099-01-31' },
+      staff,
+    );
     const sent = await api('POST', `/api/pos/invoices/${draft.body.id}/send`, {}, staff);
     expect(sent.status).toBe(200);
     const page = await newPage();
@@ -154,54 +160,74 @@ describe('hosted pay page in Chromium', () => {
     expect(invoice.body.payments[0]).toMatchObject({ method: 'apple_pay', rail: 'apple_pay', channel: 'pay_page', amountCents: 8500 });
     expect(cspViolations).toEqual([]);
   });
-  it('pays a line-item link with the sandbox Google Pay wallet: a sale with tax in the ledger, the goods off stock', { timeout: 120_000 }, async () => {
-    const staff = server.credentials.staffToken;
-    const stock = async () => (await api('GET', '/api/pos/catalog/inventory?variationId=var_croissant_regular', undefined, staff)).body.data[0].onHand as number;
-    const before = await stock();
-    const created = await api('POST', '/api/pos/pay-requests', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }], phone: '+14155550123', memo: 'Pickup 5pm' });
-    expect(created.status).toBe(201);
-    const page = await newPage();
-    const pay = await PayPage.open(page, created.body.url);
-    expect(await page.getByText('Croissant').count()).toBeGreaterThan(0);
-    await pay.payWithWallet('Google Pay');
-    await pay.waitForStatus('paid');
-    expect(await page.getByText(/by Google Pay/).count()).toBe(1);
-    await page.close();
-    const paid = await api('GET', `/api/pos/pay-requests/${created.body.id}`);
-    expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'google_pay', rail: 'google_pay' } });
-    const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${created.body.id}`, undefined, staff);
-    // The sale (beside it, the routed rail's processing fee).
-    const postings = journal.body.data.find((j: { kind: string }) => j.kind === 'sale').postings as { accountCode: string; amountCents: number }[];
-    expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
-    expect(postings).toContainEqual({ accountCode: 'card_clearing:google_pay', amountCents: created.body.amountCents });
-    expect(postings.some((p) => p.accountCode === 'sales_tax_payable')).toBe(true);
-    expect(await stock()).toBe(before - 2);
-    expect(cspViolations).toEqual([]);
-  });
+  it(
+    'pays a line-item link with the sandbox Google Pay wallet: a sale with tax in the ledger, the goods off stock',
+    { timeout: 120_000 },
+    async () => {
+      const staff = server.credentials.staffToken;
+      const stock = async () =>
+        (await api('GET', '/api/pos/catalog/inventory?variationId=var_croissant_regular', undefined, staff)).body.data[0].onHand as number;
+      const before = await stock();
+      const created = await api('POST', '/api/pos/pay-requests', {
+        lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }],
+        phone: '+14155550123',
+        memo: 'Pickup 5pm',
+      });
+      expect(created.status).toBe(201);
+      const page = await newPage();
+      const pay = await PayPage.open(page, created.body.url);
+      expect(await page.getByText('Croissant').count()).toBeGreaterThan(0);
+      await pay.payWithWallet('Google Pay');
+      await pay.waitForStatus('paid');
+      expect(await page.getByText(/by Google Pay/).count()).toBe(1);
+      await page.close();
+      const paid = await api('GET', `/api/pos/pay-requests/${created.body.id}`);
+      expect(paid.body).toMatchObject({ status: 'paid', payment: { method: 'google_pay', rail: 'google_pay' } });
+      const journal = await api('GET', `/api/pos/ledger/journal-transactions?sourceId=${created.body.id}`, undefined, staff);
+      // The sale (beside it, the routed rail's processing fee).
+      const postings = journal.body.data.find((j: { kind: string }) => j.kind === 'sale').postings as { accountCode: string; amountCents: number }[];
+      expect(postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
+      expect(postings).toContainEqual({ accountCode: 'card_clearing:google_pay', amountCents: created.body.amountCents });
+      expect(postings.some((p) => p.accountCode === 'sales_tax_payable')).toBe(true);
+      expect(await stock()).toBe(before - 2);
+      expect(cspViolations).toEqual([]);
+    },
+  );
 
-  it('pays an open order by bank transfer: a closed account is refused with the reason, a good one pays the order', { timeout: 120_000 }, async () => {
-    const staff = server.credentials.staffToken;
-    const order = await api('POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }] }, staff);
-    expect(order.status).toBe(201);
-    const created = await api('POST', '/api/pos/pay-requests', { orderId: order.body.id, phone: '+14155550123' });
-    expect(created.status).toBe(201);
-    const page = await newPage();
-    const pay = await PayPage.open(page, created.body.url);
-    // A routing number that fails the ABA checksum never leaves the page.
-    await pay.payByBankTransfer('110000001', '000123456789');
-    await pay.alert().waitFor();
-    expect(await pay.alert().textContent()).toContain('routing number');
-    await pay.payByBankTransfer('110000000', '000111111116');
-    await expect.poll(() => pay.alert().textContent()).toContain('account_closed');
-    expect((await api('GET', `/api/pos/pay-requests/${created.body.id}`)).body.status).toBe('pending');
-    await pay.payByBankTransfer('110000000', '000123456789');
-    await pay.waitForStatus('paid');
-    expect(await page.getByText(/by Bank transfer \(account •••• 6789\)/).count()).toBe(1);
-    await page.close();
-    const paidOrder = await api('GET', `/api/pos/orders/${order.body.id}`, undefined, staff);
-    expect(paidOrder.body).toMatchObject({ state: 'paid', balanceDueCents: 0 });
-    expect(paidOrder.body.payments).toEqual([expect.objectContaining({ rail: 'ach', reference: created.body.id, amountCents: order.body.totalCents })]);
-    for (const body of payBodies) expect(body).not.toMatch(/000123456789|000111111116/);
-    expect(cspViolations).toEqual([]);
-  });
+  it(
+    'pays an open order by bank transfer: a closed account is refused with the reason, a good one pays the order',
+    { timeout: 120_000 },
+    async () => {
+      const staff = server.credentials.staffToken;
+      const order = await api(
+        'POST',
+        '/api/pos/orders',
+        { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }] },
+        staff,
+      );
+      expect(order.status).toBe(201);
+      const created = await api('POST', '/api/pos/pay-requests', { orderId: order.body.id, phone: '+14155550123' });
+      expect(created.status).toBe(201);
+      const page = await newPage();
+      const pay = await PayPage.open(page, created.body.url);
+      // A routing number that fails the ABA checksum never leaves the page.
+      await pay.payByBankTransfer('110000001', '000123456789');
+      await pay.alert().waitFor();
+      expect(await pay.alert().textContent()).toContain('routing number');
+      await pay.payByBankTransfer('110000000', '000111111116');
+      await expect.poll(() => pay.alert().textContent()).toContain('account_closed');
+      expect((await api('GET', `/api/pos/pay-requests/${created.body.id}`)).body.status).toBe('pending');
+      await pay.payByBankTransfer('110000000', '000123456789');
+      await pay.waitForStatus('paid');
+      expect(await page.getByText(/by Bank transfer \(account •••• 6789\)/).count()).toBe(1);
+      await page.close();
+      const paidOrder = await api('GET', `/api/pos/orders/${order.body.id}`, undefined, staff);
+      expect(paidOrder.body).toMatchObject({ state: 'paid', balanceDueCents: 0 });
+      expect(paidOrder.body.payments).toEqual([
+        expect.objectContaining({ rail: 'ach', reference: created.body.id, amountCents: order.body.totalCents }),
+      ]);
+      for (const body of payBodies) expect(body).not.toMatch(/000123456789|000111111116/);
+      expect(cspViolations).toEqual([]);
+    },
+  );
 });

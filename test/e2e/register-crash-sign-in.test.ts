@@ -111,24 +111,30 @@ describe('web register crashed right after pairing or signing in', () => {
       current = undefined;
     });
 
-    it(`killed ${delay} ms after pairing: reopens paired offline, and its sign-in fills in by itself once the server is back`, { timeout: 180_000 }, async () => {
-      const { profile, child } = await pairNewRegister();
-      await sleep(delay);
-      const reopened = new RegisterPage(await crashAndReopenOffline(profile, child));
-      const screen = reopened.signInScreen;
-      await screen.or(reopened.page.getByTestId('pairing-form')).first().waitFor({ timeout: TIMEOUT });
-      expect(await reopened.page.getByTestId('pairing-form').count()).toBe(0);
-      // Nobody has signed in on this register yet: offline, nobody can.
-      await expect.poll(() => screen.getByRole('alert').textContent(), { timeout: TIMEOUT }).toContain('Signing in needs a connection to the server.');
-      await proxy.start();
-      // No reload, no click: the staff list arrives within 20 s of the server answering again.
-      await screen.getByRole('option', { name: /Demo Owner/ }).waitFor({ state: 'attached', timeout: 20_000 });
-      expect(await screen.getByRole('alert').count()).toBe(0);
-      await reopened.signIn(server.ownerPin, 'Demo Owner');
-      await sellOne(reopened);
-      await reopened.waitForUnsynced(0, 60_000);
-      await kill(current!);
-      current = undefined;
-    });
+    it(
+      `killed ${delay} ms after pairing: reopens paired offline, and its sign-in fills in by itself once the server is back`,
+      { timeout: 180_000 },
+      async () => {
+        const { profile, child } = await pairNewRegister();
+        await sleep(delay);
+        const reopened = new RegisterPage(await crashAndReopenOffline(profile, child));
+        const screen = reopened.signInScreen;
+        await screen.or(reopened.page.getByTestId('pairing-form')).first().waitFor({ timeout: TIMEOUT });
+        expect(await reopened.page.getByTestId('pairing-form').count()).toBe(0);
+        // Nobody has signed in on this register yet: offline, nobody can.
+        await expect
+          .poll(() => screen.getByRole('alert').textContent(), { timeout: TIMEOUT })
+          .toContain('Signing in needs a connection to the server.');
+        await proxy.start();
+        // No reload, no click: the staff list arrives within 20 s of the server answering again.
+        await screen.getByRole('option', { name: /Demo Owner/ }).waitFor({ state: 'attached', timeout: 20_000 });
+        expect(await screen.getByRole('alert').count()).toBe(0);
+        await reopened.signIn(server.ownerPin, 'Demo Owner');
+        await sellOne(reopened);
+        await reopened.waitForUnsynced(0, 60_000);
+        await kill(current!);
+        current = undefined;
+      },
+    );
   }
 });

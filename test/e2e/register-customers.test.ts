@@ -14,8 +14,18 @@ import { RegisterPage } from './pages/register-page.ts';
 import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
 import type { ServerUnderTest } from './support/server-under-test.ts';
 
-interface ApiCustomer { id: string; givenName: string | null; familyName: string | null; phone: string | null; email: string | null }
-interface ApiOrder { id: string; customerId?: string; receiptNumber: string }
+interface ApiCustomer {
+  id: string;
+  givenName: string | null;
+  familyName: string | null;
+  phone: string | null;
+  email: string | null;
+}
+interface ApiOrder {
+  id: string;
+  customerId?: string;
+  receiptNumber: string;
+}
 
 describe('customers at the register', () => {
   let suite: BrowserSuite | undefined;
@@ -30,7 +40,8 @@ describe('customers at the register', () => {
   });
   afterAll(() => suite?.close());
 
-  const plainItem = () => server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0)!;
+  const plainItem = () =>
+    server.catalog.items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0)!;
   /** Sells the first plain item for exact cash and returns the receipt's order id (the receipt stays on screen). */
   const sellOne = async (register: RegisterPage): Promise<string> => {
     const item = plainItem();
@@ -43,7 +54,9 @@ describe('customers at the register', () => {
   };
 
   it('searches, attaches and sells to a customer online; the sale names them on the server', { timeout: 180_000 }, async () => {
-    const ada = await api<ApiCustomer>('/api/pos/customers', { body: { givenName: 'Ada', familyName: 'Lovelace', phone: '+14155550142', email: 'ada@example.com' } });
+    const ada = await api<ApiCustomer>('/api/pos/customers', {
+      body: { givenName: 'Ada', familyName: 'Lovelace', phone: '+14155550142', email: 'ada@example.com' },
+    });
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.waitForBadge('synced', 60_000);
 
@@ -92,94 +105,104 @@ describe('customers at the register', () => {
     await page.keyboard.press('Escape');
   });
 
-  it('creates a customer offline that duplicates an existing one by phone; back online one customer has both sales', { timeout: 240_000 }, async () => {
-    const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
-    await register.waitForBadge('synced', 60_000);
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready;
-    });
+  it(
+    'creates a customer offline that duplicates an existing one by phone; back online one customer has both sales',
+    { timeout: 240_000 },
+    async () => {
+      const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
+      await register.waitForBadge('synced', 60_000);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
 
-    /* Offline. Meanwhile the back office (another device) creates Grace with her phone. */
-    await context.setOffline(true);
-    await register.waitForBadge('offline');
-    const grace = await api<ApiCustomer>('/api/pos/customers', { body: { givenName: 'Grace', familyName: 'Hopper', phone: '+14155550199' } });
-    const earlier = await api<{ id: string; totalCents: number }>('/api/pos/orders', {
-      body: { lineItems: [{ catalogItemId: plainItem().id, variationId: plainItem().variations[0]!.id, quantity: 1 }], customerId: grace.id },
-    });
+      /* Offline. Meanwhile the back office (another device) creates Grace with her phone. */
+      await context.setOffline(true);
+      await register.waitForBadge('offline');
+      const grace = await api<ApiCustomer>('/api/pos/customers', { body: { givenName: 'Grace', familyName: 'Hopper', phone: '+14155550199' } });
+      const earlier = await api<{ id: string; totalCents: number }>('/api/pos/orders', {
+        body: { lineItems: [{ catalogItemId: plainItem().id, variationId: plainItem().variations[0]!.id, quantity: 1 }], customerId: grace.id },
+      });
 
-    /* The cashier creates "Amazing Grace" with the same number typed nationally, and an e-mail; sells to her. */
-    await register.scanInput.focus();
-    await page.keyboard.press('F3');
-    const search = page.getByRole('dialog', { name: 'Customer' });
-    await search.waitFor();
-    await search.getByTestId('customer-search').fill('Amazing');
-    await expect(search.getByTestId('customer-count').textContent()).resolves.toBe('No customer matches.');
-    await search.getByTestId('customer-new').click();
-    const form = page.getByRole('dialog', { name: 'New customer' });
-    // Focus moves into the form (its first field), not to the page.
-    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'customer-givenName');
-    await form.getByTestId('customer-phone').fill('415-555-01');
-    await form.getByTestId('customer-email').fill('grace@example.com');
-    await form.getByTestId('customer-save').click();
-    // A phone that is no number of the store's country: named at the field, focus on it.
-    await form.getByRole('alert').waitFor();
-    await expect(form.getByTestId('customer-phone').getAttribute('aria-invalid')).resolves.toBe('true');
-    await form.getByTestId('customer-phone').fill('(415) 555-0199');
-    await expect(form.getByTestId('customer-givenName').inputValue()).resolves.toBe('Amazing');
-    await form.getByTestId('customer-familyName').fill('Grace');
-    await form.getByTestId('customer-save').click();
-    await form.waitFor({ state: 'detached' });
-    const attached = register.cart.getByTestId('customer-attached');
-    await expect(attached.textContent()).resolves.toContain('Amazing Grace');
-    const offlineId = await register.cart.getByTestId('cart-customer').getAttribute('data-customer-id');
-    expect(offlineId).toMatch(/^cus_/);
-    expect(offlineId).not.toBe(grace.id);
-    // Escape closes the new-customer form straight away (focus was in it, not on the page).
-    await register.scanInput.focus();
-    await page.keyboard.press('F3');
-    await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-new').click();
-    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'customer-givenName');
-    await page.keyboard.press('Escape');
-    await page.getByRole('dialog').waitFor({ state: 'detached' });
+      /* The cashier creates "Amazing Grace" with the same number typed nationally, and an e-mail; sells to her. */
+      await register.scanInput.focus();
+      await page.keyboard.press('F3');
+      const search = page.getByRole('dialog', { name: 'Customer' });
+      await search.waitFor();
+      await search.getByTestId('customer-search').fill('Amazing');
+      await expect(search.getByTestId('customer-count').textContent()).resolves.toBe('No customer matches.');
+      await search.getByTestId('customer-new').click();
+      const form = page.getByRole('dialog', { name: 'New customer' });
+      // Focus moves into the form (its first field), not to the page.
+      await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'customer-givenName');
+      await form.getByTestId('customer-phone').fill('415-555-01');
+      await form.getByTestId('customer-email').fill('grace@example.com');
+      await form.getByTestId('customer-save').click();
+      // A phone that is no number of the store's country: named at the field, focus on it.
+      await form.getByRole('alert').waitFor();
+      await expect(form.getByTestId('customer-phone').getAttribute('aria-invalid')).resolves.toBe('true');
+      await form.getByTestId('customer-phone').fill('(415) 555-0199');
+      await expect(form.getByTestId('customer-givenName').inputValue()).resolves.toBe('Amazing');
+      await form.getByTestId('customer-familyName').fill('Grace');
+      await form.getByTestId('customer-save').click();
+      await form.waitFor({ state: 'detached' });
+      const attached = register.cart.getByTestId('customer-attached');
+      await expect(attached.textContent()).resolves.toContain('Amazing Grace');
+      const offlineId = await register.cart.getByTestId('cart-customer').getAttribute('data-customer-id');
+      expect(offlineId).toMatch(/^cus_/);
+      expect(offlineId).not.toBe(grace.id);
+      // Escape closes the new-customer form straight away (focus was in it, not on the page).
+      await register.scanInput.focus();
+      await page.keyboard.press('F3');
+      await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-new').click();
+      await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'customer-givenName');
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
 
-    const orderId = await sellOne(register);
-    await expect(page.getByTestId('receipt-customer').textContent()).resolves.toContain('Amazing Grace');
-    // The new customer and the sale wait for the server.
-    await register.waitForUnsynced(2);
-    // The history works offline (this register's sale).
-    await page.getByTestId('new-sale').click();
-    await register.cart.getByTestId('customer-open').click();
-    await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-search').fill('grace@');
-    await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-row').first().click();
-    await register.cart.getByTestId('customer-history-open').click();
-    const history = page.getByRole('dialog', { name: /^History/ });
-    await history.locator(`[data-testid="customer-history-row"][data-order-id="${orderId}"]`).waitFor();
-    await expect(history.getByTestId('customer-history-note').textContent()).resolves.toMatch(/Offline|Not on the server/);
-    await page.keyboard.press('Escape');
+      const orderId = await sellOne(register);
+      await expect(page.getByTestId('receipt-customer').textContent()).resolves.toContain('Amazing Grace');
+      // The new customer and the sale wait for the server.
+      await register.waitForUnsynced(2);
+      // The history works offline (this register's sale).
+      await page.getByTestId('new-sale').click();
+      await register.cart.getByTestId('customer-open').click();
+      await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-search').fill('grace@');
+      await page.getByRole('dialog', { name: 'Customer' }).getByTestId('customer-row').first().click();
+      await register.cart.getByTestId('customer-history-open').click();
+      const history = page.getByRole('dialog', { name: /^History/ });
+      await history.locator(`[data-testid="customer-history-row"][data-order-id="${orderId}"]`).waitFor();
+      await expect(history.getByTestId('customer-history-note').textContent()).resolves.toMatch(/Offline|Not on the server/);
+      await page.keyboard.press('Escape');
 
-    /* Back online: one customer with this phone, both sales hers, and the register shows the survivor. */
-    await context.setOffline(false);
-    await register.waitForBadge('synced', 60_000);
-    await expect.poll(async () => (await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=4155550199')).data.map((c) => c.id), { timeout: 30_000 }).toEqual([grace.id]);
-    await expect.poll(async () => (await api<{ data: ApiOrder[] }>(`/api/pos/customers/${grace.id}/orders`)).data.map((o) => o.id).sort(), { timeout: 30_000 }).toEqual([earlier.id, orderId].sort());
-    const survivor = await api<ApiCustomer>(`/api/pos/customers/${grace.id}`);
-    // Her own name kept; the e-mail she lacked taken from the register's customer.
-    expect(survivor).toMatchObject({ givenName: 'Grace', familyName: 'Hopper', phone: '+14155550199', email: 'grace@example.com' });
+      /* Back online: one customer with this phone, both sales hers, and the register shows the survivor. */
+      await context.setOffline(false);
+      await register.waitForBadge('synced', 60_000);
+      await expect
+        .poll(async () => (await api<{ data: ApiCustomer[] }>('/api/pos/customers?q=4155550199')).data.map((c) => c.id), { timeout: 30_000 })
+        .toEqual([grace.id]);
+      await expect
+        .poll(async () => (await api<{ data: ApiOrder[] }>(`/api/pos/customers/${grace.id}/orders`)).data.map((o) => o.id).sort(), {
+          timeout: 30_000,
+        })
+        .toEqual([earlier.id, orderId].sort());
+      const survivor = await api<ApiCustomer>(`/api/pos/customers/${grace.id}`);
+      // Her own name kept; the e-mail she lacked taken from the register's customer.
+      expect(survivor).toMatchObject({ givenName: 'Grace', familyName: 'Hopper', phone: '+14155550199', email: 'grace@example.com' });
 
-    // The cart's customer is now shown as the survivor (it still holds the offline id until the sale).
-    await expect.poll(() => attached.textContent(), { timeout: 30_000 }).toContain('Grace Hopper');
-    await expect(register.cart.getByTestId('cart-customer').getAttribute('data-customer-id')).resolves.toBe(grace.id);
-    // Her history on the register: the sale made offline and the back office's order; the search lists one Grace.
-    await register.cart.getByTestId('customer-history-open').click();
-    await history.locator(`[data-testid="customer-history-row"][data-order-id="${orderId}"]`).waitFor();
-    await history.locator(`[data-testid="customer-history-row"][data-order-id="${earlier.id}"]`).waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Escape');
-    await register.cart.getByTestId('customer-open').or(register.cart.getByTestId('customer-attached')).first().click();
-    const again = page.getByRole('dialog', { name: 'Customer' });
-    await again.getByTestId('customer-search').fill('555-0199');
-    await expect.poll(() => again.getByTestId('customer-row').count()).toBe(1);
-    await expect(again.getByTestId('customer-row').first().getAttribute('data-customer-id')).resolves.toBe(grace.id);
-    await page.keyboard.press('Escape');
-    await register.waitForUnsynced(0);
-  });
+      // The cart's customer is now shown as the survivor (it still holds the offline id until the sale).
+      await expect.poll(() => attached.textContent(), { timeout: 30_000 }).toContain('Grace Hopper');
+      await expect(register.cart.getByTestId('cart-customer').getAttribute('data-customer-id')).resolves.toBe(grace.id);
+      // Her history on the register: the sale made offline and the back office's order; the search lists one Grace.
+      await register.cart.getByTestId('customer-history-open').click();
+      await history.locator(`[data-testid="customer-history-row"][data-order-id="${orderId}"]`).waitFor();
+      await history.locator(`[data-testid="customer-history-row"][data-order-id="${earlier.id}"]`).waitFor({ timeout: 15_000 });
+      await page.keyboard.press('Escape');
+      await register.cart.getByTestId('customer-open').or(register.cart.getByTestId('customer-attached')).first().click();
+      const again = page.getByRole('dialog', { name: 'Customer' });
+      await again.getByTestId('customer-search').fill('555-0199');
+      await expect.poll(() => again.getByTestId('customer-row').count()).toBe(1);
+      await expect(again.getByTestId('customer-row').first().getAttribute('data-customer-id')).resolves.toBe(grace.id);
+      await page.keyboard.press('Escape');
+      await register.waitForUnsynced(0);
+    },
+  );
 });

@@ -38,17 +38,26 @@ describe('signed checkpoints held by the register', () => {
   const api = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> => {
     const res = await fetch(`${server.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${server.credentials.staffToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }) },
+      headers: {
+        authorization: `Bearer ${server.credentials.staffToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, body: (await res.json()) as T };
   };
   const paidOrder = async () => {
     const order = (await api<{ id: string; totalCents: number }>('POST', '/api/pos/orders', { lineItems: CART })).body;
-    const paid = await api('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents, tenderedCents: order.totalCents }] });
+    const paid = await api('POST', `/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'cash', amountCents: order.totalCents, tenderedCents: order.totalCents }],
+    });
     expect(paid.status).toBe(201);
   };
-  const held = async () => JSON.parse((await page.evaluate(() => localStorage.getItem('register.auditCheckpoints.v1'))) ?? 'null') as { publicKey: { kty?: string }; data: { seq: number }[] } | null;
+  const held = async () =>
+    JSON.parse((await page.evaluate(() => localStorage.getItem('register.auditCheckpoints.v1'))) ?? 'null') as {
+      publicKey: { kty?: string };
+      data: { seq: number }[];
+    } | null;
 
   it('keeps the checkpoints it fetched, and that copy catches a trail rewritten and re-hashed with the checkpoints deleted', async () => {
     await paidOrder();
@@ -69,14 +78,21 @@ describe('signed checkpoints held by the register', () => {
     await sql('DROP TRIGGER audit_log_immutable ON audit_log');
     await sql('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
     await sql('DELETE FROM audit_checkpoints');
-    const rows = (await server.db.query<StoredAuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [server.credentials.merchantId])).rows;
+    const rows = (
+      await server.db.query<StoredAuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [server.credentials.merchantId])
+    ).rows;
     const victim = rows.find((r) => r.action === 'order.paid')!;
     let prev: string | undefined;
     for (const row of rows) {
       if (Number(row.seq) < Number(victim.seq)) continue;
       const next = { ...row, data: row === victim ? { ...row.data, totalCents: 1 } : row.data, prev_hash: prev ?? row.prev_hash };
       const hash = auditHash(next);
-      await sql('UPDATE audit_log SET data = $2::jsonb, prev_hash = $3, hash = $4 WHERE seq = $1', [row.seq, JSON.stringify(next.data), next.prev_hash, hash]);
+      await sql('UPDATE audit_log SET data = $2::jsonb, prev_hash = $3, hash = $4 WHERE seq = $1', [
+        row.seq,
+        JSON.stringify(next.data),
+        next.prev_hash,
+        hash,
+      ]);
       prev = hash;
     }
 
@@ -95,7 +111,10 @@ describe('signed checkpoints held by the register', () => {
     await warning.waitFor({ timeout: TIMEOUT });
     expect(await page.getByTestId('audit-head-held').textContent()).toBe(String(checkpoint.body.seq));
     await expect.poll(async () => (await warning.textContent()) ?? '', { timeout: TIMEOUT }).toContain('The server has been told');
-    const recorded = (await sql(`SELECT entity_id, data FROM audit_log WHERE action = 'audit.head_rolled_back'`)).rows as { entity_id: string; data: { held: unknown; told: unknown } }[];
+    const recorded = (await sql(`SELECT entity_id, data FROM audit_log WHERE action = 'audit.head_rolled_back'`)).rows as {
+      entity_id: string;
+      data: { held: unknown; told: unknown };
+    }[];
     expect(recorded).toEqual([{ entity_id: String(checkpoint.body.seq), data: { held: checkpoint.body, told: null, storedHeadSeq: null } }]);
   });
 });

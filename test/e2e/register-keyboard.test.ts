@@ -65,7 +65,7 @@ describe('the register by keyboard and screen reader', () => {
     };
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'scan-input');
     // Tab into the grid (one Tab stop), then the arrow keys move from tile to tile.
-    for (let added = 0; added < 2; ) {
+    for (let added = 0; added < 2;) {
       const tile = await page.evaluate(() => {
         const el = document.activeElement;
         return el?.classList.contains('item-tile') ? (el.classList.contains('item-has-options') ? 'options' : 'simple') : 'none';
@@ -107,7 +107,8 @@ describe('the register by keyboard and screen reader', () => {
     const grid = page.getByTestId('item-grid');
     expect(await grid.locator('.item-tile[tabindex="0"]').count()).toBe(1);
     // Tab until a tile has focus, then Tab once more: focus has left the grid (not the next tile).
-    for (let i = 0; i < 8 && !(await page.evaluate(() => !!document.activeElement?.classList.contains('item-tile'))); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 8 && !(await page.evaluate(() => !!document.activeElement?.classList.contains('item-tile'))); i++)
+      await page.keyboard.press('Tab');
     const at = () => page.evaluate(() => document.activeElement?.getAttribute('data-grid-index') ?? document.activeElement?.tagName ?? '');
     const first = Number(await at());
     await page.keyboard.press('ArrowRight');
@@ -127,51 +128,55 @@ describe('the register by keyboard and screen reader', () => {
     await page.keyboard.press('Control+End');
     await expect.poll(at).toBe(String(count - 1));
     await page.keyboard.press('Control+Home');
-    await expect.poll(at).toBe('0');    // F2 goes back to the scan box (where the next test starts).
+    await expect.poll(at).toBe('0'); // F2 goes back to the scan box (where the next test starts).
     await page.keyboard.press('F2');
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'scan-input');
   });
 
-  it('announces an added item once and a completed sale once (Exact, then Enter), over every live region of the page', { timeout: 120_000 }, async () => {
-    // Every live region (role status/alert, aria-live), including those added later: each text it takes.
-    await page.evaluate(() => {
-      const log: string[] = [];
-      (window as unknown as { spoken: string[] }).spoken = log;
-      const watch = () => {
-        for (const region of document.querySelectorAll('[role="status"], [role="alert"], [aria-live]')) {
-          if ((region as HTMLElement & { spoken?: boolean }).spoken || region.getAttribute('aria-live') === 'off') continue;
-          (region as HTMLElement & { spoken?: boolean }).spoken = true;
-          new MutationObserver(() => {
-            const text = (region.textContent ?? '').replace(/\u200b/g, '').trim();
-            if (text) log.push(`${region.getAttribute('data-testid') ?? region.className}: ${text}`);
-          }).observe(region, { subtree: true, childList: true, characterData: true });
-        }
-      };
-      watch();
-      setInterval(watch, 100);
-    });
-    const spoken = () => page.evaluate(() => (window as unknown as { spoken: string[] }).spoken.splice(0));
-    await register.waitForBadge('synced', 60_000);
-    await page.waitForTimeout(300);
-    await spoken();
-    await page.locator('.item-tile:not(.item-has-options)').first().click();
-    await register.cart.getByTestId('cart-line').first().waitFor();
-    await page.waitForTimeout(600);
-    const onAdd = await spoken();
-    expect(onAdd, JSON.stringify(onAdd)).toHaveLength(1);
-    const tender = await register.charge();
-    // "Exact", then Enter completes (focus is back in the amount).
-    await tender.exact();
-    await spoken();
-    await page.keyboard.press('Enter');
-    await page.getByTestId('receipt').waitFor();
-    const number = await page.getByTestId('receipt-number').textContent();
-    await register.waitForBadge('synced', 60_000);
-    await page.waitForTimeout(600);
-    const onComplete = (await spoken()).filter((t) => !t.startsWith('sync-announcement'));
-    expect(onComplete).toEqual([`sale-announcement: Paid. Receipt ${number}. No receipt printer connected: the receipt was not printed.`]);
-    await page.getByTestId('new-sale').click();
-  });
+  it(
+    'announces an added item once and a completed sale once (Exact, then Enter), over every live region of the page',
+    { timeout: 120_000 },
+    async () => {
+      // Every live region (role status/alert, aria-live), including those added later: each text it takes.
+      await page.evaluate(() => {
+        const log: string[] = [];
+        (window as unknown as { spoken: string[] }).spoken = log;
+        const watch = () => {
+          for (const region of document.querySelectorAll('[role="status"], [role="alert"], [aria-live]')) {
+            if ((region as HTMLElement & { spoken?: boolean }).spoken || region.getAttribute('aria-live') === 'off') continue;
+            (region as HTMLElement & { spoken?: boolean }).spoken = true;
+            new MutationObserver(() => {
+              const text = (region.textContent ?? '').replace(/\u200b/g, '').trim();
+              if (text) log.push(`${region.getAttribute('data-testid') ?? region.className}: ${text}`);
+            }).observe(region, { subtree: true, childList: true, characterData: true });
+          }
+        };
+        watch();
+        setInterval(watch, 100);
+      });
+      const spoken = () => page.evaluate(() => (window as unknown as { spoken: string[] }).spoken.splice(0));
+      await register.waitForBadge('synced', 60_000);
+      await page.waitForTimeout(300);
+      await spoken();
+      await page.locator('.item-tile:not(.item-has-options)').first().click();
+      await register.cart.getByTestId('cart-line').first().waitFor();
+      await page.waitForTimeout(600);
+      const onAdd = await spoken();
+      expect(onAdd, JSON.stringify(onAdd)).toHaveLength(1);
+      const tender = await register.charge();
+      // "Exact", then Enter completes (focus is back in the amount).
+      await tender.exact();
+      await spoken();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('receipt').waitFor();
+      const number = await page.getByTestId('receipt-number').textContent();
+      await register.waitForBadge('synced', 60_000);
+      await page.waitForTimeout(600);
+      const onComplete = (await spoken()).filter((t) => !t.startsWith('sync-announcement'));
+      expect(onComplete).toEqual([`sale-announcement: Paid. Receipt ${number}. No receipt printer connected: the receipt was not printed.`]);
+      await page.getByTestId('new-sale').click();
+    },
+  );
 
   it('announces the sync once per sale', { timeout: 120_000 }, async () => {
     await register.waitForBadge('synced', 60_000);
@@ -210,7 +215,10 @@ describe('the register by keyboard and screen reader', () => {
     // ↓ steps down; remove the first line with ✕: focus moves to the quantity of the line now first.
     await page.keyboard.press('ArrowDown');
     await expect(register.cart.getByTestId('line-quantity').nth(1).inputValue()).resolves.toBe('2');
-    await register.cart.getByRole('button', { name: /^Remove / }).first().click();
+    await register.cart
+      .getByRole('button', { name: /^Remove / })
+      .first()
+      .click();
     await expect(register.cart.getByTestId('cart-line').count()).resolves.toBe(1);
     expect(await focused(page)).toBe('line-quantity');
 
@@ -335,30 +343,34 @@ describe('the register by keyboard and screen reader', () => {
     await register.waitForUnsynced(0, 60_000);
   });
 
-  it('pay page: a bad card number is linked to its field and focused; after a decline focus is on the card number', { timeout: 120_000 }, async () => {
-    const pr = await api<{ url: string }>('/api/pos/pay-requests', { body: { amountCents: 1250, phone: '+14155550123' } });
-    const pay = await page.context().newPage();
-    await pay.goto(pr.url);
-    const number = pay.getByLabel('Card number');
-    await number.fill('1234');
-    await pay.getByLabel('Expiry (MM/YY)').fill('12/34');
-    await pay.getByLabel('CVC').fill('123');
-    await pay.locator('#panel-card button[type=submit]').click();
-    expect(await number.getAttribute('aria-invalid')).toBe('true');
-    expect(await number.getAttribute('aria-describedby')).toBe('pay-error');
-    expect(await pay.getByRole('alert').textContent()).toBe('Check the card number.');
-    expect(await number.evaluate((el) => el === document.activeElement)).toBe(true);
+  it(
+    'pay page: a bad card number is linked to its field and focused; after a decline focus is on the card number',
+    { timeout: 120_000 },
+    async () => {
+      const pr = await api<{ url: string }>('/api/pos/pay-requests', { body: { amountCents: 1250, phone: '+14155550123' } });
+      const pay = await page.context().newPage();
+      await pay.goto(pr.url);
+      const number = pay.getByLabel('Card number');
+      await number.fill('1234');
+      await pay.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await pay.getByLabel('CVC').fill('123');
+      await pay.locator('#panel-card button[type=submit]').click();
+      expect(await number.getAttribute('aria-invalid')).toBe('true');
+      expect(await number.getAttribute('aria-describedby')).toBe('pay-error');
+      expect(await pay.getByRole('alert').textContent()).toBe('Check the card number.');
+      expect(await number.evaluate((el) => el === document.activeElement)).toBe(true);
 
-    await number.fill('4000 0000 0000 0002');
-    await pay.locator('#panel-card button[type=submit]').click();
-    await pay.getByRole('alert').filter({ hasText: 'declined' }).waitFor();
-    await pay.waitForFunction(() => document.activeElement?.id === 'card-number');
+      await number.fill('4000 0000 0000 0002');
+      await pay.locator('#panel-card button[type=submit]').click();
+      await pay.getByRole('alert').filter({ hasText: 'declined' }).waitFor();
+      await pay.waitForFunction(() => document.activeElement?.id === 'card-number');
 
-    // Tabs: one Tab stop, arrows select.
-    await pay.getByRole('tab', { name: 'Card' }).focus();
-    await pay.keyboard.press('ArrowRight');
-    expect(await pay.getByRole('tab', { name: 'Apple Pay' }).getAttribute('aria-selected')).toBe('true');
-    expect(await pay.locator('[role=tab][tabindex="0"]').count()).toBe(1);
-    await pay.close();
-  });
+      // Tabs: one Tab stop, arrows select.
+      await pay.getByRole('tab', { name: 'Card' }).focus();
+      await pay.keyboard.press('ArrowRight');
+      expect(await pay.getByRole('tab', { name: 'Apple Pay' }).getAttribute('aria-selected')).toBe('true');
+      expect(await pay.locator('[role=tab][tabindex="0"]').count()).toBe(1);
+      await pay.close();
+    },
+  );
 });

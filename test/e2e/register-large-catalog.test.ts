@@ -36,7 +36,9 @@ describe('register with a large catalog', () => {
     page.on('pageerror', (err) => console.error('[page error]', err));
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     const total = COUNT + server.catalog.items.length;
-    await page.waitForFunction((n) => document.querySelector('[data-testid="item-grid"]')?.getAttribute('data-item-count') === String(n), total, { timeout: 120_000 });
+    await page.waitForFunction((n) => document.querySelector('[data-testid="item-grid"]')?.getAttribute('data-item-count') === String(n), total, {
+      timeout: 120_000,
+    });
 
     // Only a window of the 5,014 tiles is in the DOM.
     const tiles = page.locator('.item-tile');
@@ -54,14 +56,21 @@ describe('register with a large catalog', () => {
 
     // Within a category, by name: the Bakery tab.
     await page.getByRole('tab', { name: 'Bakery' }).click();
-    await expect.poll(() => page.locator('.item-tile .item-name').allTextContents()).toEqual(['Blueberry muffin', 'Butter croissant', 'Chocolate chip cookie']);
+    await expect
+      .poll(() => page.locator('.item-tile .item-name').allTextContents())
+      .toEqual(['Blueberry muffin', 'Butter croissant', 'Chocolate chip cookie']);
 
     // A cart change re-renders the cart, not the grid: no tile is touched.
     await page.evaluate(() => {
       const grid = document.querySelector('[data-testid="item-grid"]')!;
       const w = window as unknown as { gridMutations: number };
       w.gridMutations = 0;
-      new MutationObserver((records) => (w.gridMutations += records.length)).observe(grid, { subtree: true, childList: true, attributes: true, characterData: true });
+      new MutationObserver((records) => (w.gridMutations += records.length)).observe(grid, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        characterData: true,
+      });
     });
     await register.tapItem('itm_croissant');
     await expect.poll(() => register.cartLine('Butter croissant').count()).toBe(1);
@@ -88,9 +97,15 @@ describe('register with a large catalog', () => {
     expect(orderId).toMatch(/^ord_/);
     await register.waitForBadge('synced', 60_000);
     await expect
-      .poll(async () => (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status, { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status,
+        { timeout: 30_000 },
+      )
       .toBe(200);
-    const order = (await (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).json()) as {
+    const order = (await (
+      await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })
+    ).json()) as {
       state: string;
       subtotalCents: number;
     };

@@ -55,71 +55,75 @@ describe('register staff sign-in during an outage', () => {
     await context.close();
   });
 
-  it('outage: sign out, another cashier signs in offline and sells; disabled meanwhile, they are signed out once online', { timeout: 180_000 }, async () => {
-    const cara = await api<{ id: string }>('/api/pos/staff', { body: { name: 'Cara Cashier', role: 'cashier', pin: '2468' } });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    page.on('pageerror', (err) => console.error('[page error]', err));
-    await page.goto(server.baseUrl);
-    const register = new RegisterPage(page);
+  it(
+    'outage: sign out, another cashier signs in offline and sells; disabled meanwhile, they are signed out once online',
+    { timeout: 180_000 },
+    async () => {
+      const cara = await api<{ id: string }>('/api/pos/staff', { body: { name: 'Cara Cashier', role: 'cashier', pin: '2468' } });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      const page = await context.newPage();
+      page.on('pageerror', (err) => console.error('[page error]', err));
+      await page.goto(server.baseUrl);
+      const register = new RegisterPage(page);
 
-    // Cara signs in online once on this register (earlier in the week), then the owner takes over.
-    await register.signIn('2468', 'Cara Cashier');
-    await register.signOut();
-    await register.signIn(server.ownerPin, 'Demo Owner');
-    await register.waitForCatalog();
+      // Cara signs in online once on this register (earlier in the week), then the owner takes over.
+      await register.signIn('2468', 'Cara Cashier');
+      await register.signOut();
+      await register.signIn(server.ownerPin, 'Demo Owner');
+      await register.waitForCatalog();
 
-    // The outage: the owner signs out; the sign-in screen offers who signed in here recently, checked on the register.
-    await context.setOffline(true);
-    await register.waitForBadge('offline');
-    await register.signOut();
-    const screen = register.signInScreen;
-    await screen.getByTestId('offline-sign-in-note').waitFor({ timeout: TIMEOUT });
-    await screen.getByRole('option', { name: /Cara Cashier/ }).waitFor({ state: 'attached', timeout: TIMEOUT });
-    await screen.getByLabel('Staff member').selectOption({ label: 'Cara Cashier (cashier)' });
-    await screen.getByLabel('PIN').fill('1111');
-    await screen.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => screen.getByRole('alert').textContent(), { timeout: TIMEOUT }).toMatch(/Wrong PIN \(4 tries left/);
-    expect(await register.scanInput.count()).toBe(0);
-    await register.signIn('2468', 'Cara Cashier');
-    await register.waitForCatalog();
-    expect(await page.getByTestId('signed-in-staff').getAttribute('data-staff-id')).toBe(cara.id);
-    // Nothing secret in the register's storage: no PIN, no staff token.
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
-    expect(stored).not.toContain('2468');
-    expect(stored).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+      // The outage: the owner signs out; the sign-in screen offers who signed in here recently, checked on the register.
+      await context.setOffline(true);
+      await register.waitForBadge('offline');
+      await register.signOut();
+      const screen = register.signInScreen;
+      await screen.getByTestId('offline-sign-in-note').waitFor({ timeout: TIMEOUT });
+      await screen.getByRole('option', { name: /Cara Cashier/ }).waitFor({ state: 'attached', timeout: TIMEOUT });
+      await screen.getByLabel('Staff member').selectOption({ label: 'Cara Cashier (cashier)' });
+      await screen.getByLabel('PIN').fill('1111');
+      await screen.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => screen.getByRole('alert').textContent(), { timeout: TIMEOUT }).toMatch(/Wrong PIN \(4 tries left/);
+      expect(await register.scanInput.count()).toBe(0);
+      await register.signIn('2468', 'Cara Cashier');
+      await register.waitForCatalog();
+      expect(await page.getByTestId('signed-in-staff').getAttribute('data-staff-id')).toBe(cara.id);
+      // Nothing secret in the register's storage: no PIN, no staff token.
+      const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+      expect(stored).not.toContain('2468');
+      expect(stored).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
 
-    // Cara sells offline.
-    await page.locator('.item-tile:not(.item-has-options)').first().click();
-    const tender = await register.charge();
-    await tender.exact();
-    const receipt = await tender.complete();
-    const orderId = await receipt.orderId();
-    await receipt.newSale();
-    expect(await register.unsynced()).toBeGreaterThan(0); // the sale (and the shift it opened) wait for the server
+      // Cara sells offline.
+      await page.locator('.item-tile:not(.item-has-options)').first().click();
+      const tender = await register.charge();
+      await tender.exact();
+      const receipt = await tender.complete();
+      const orderId = await receipt.orderId();
+      await receipt.newSale();
+      expect(await register.unsynced()).toBeGreaterThan(0); // the sale (and the shift it opened) wait for the server
 
-    // Meanwhile the owner disables Cara in the back office. Back online: the sale is Cara's, and she is signed out.
-    const patched = await fetch(`${server.baseUrl}/api/pos/staff/${cara.id}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ disabled: true }),
-    });
-    expect(patched.status).toBe(200);
-    await context.setOffline(false);
-    await register.waitForUnsynced(0, 60_000);
-    expect((await api<{ staffId?: string }>(`/api/pos/orders/${orderId}`)).staffId).toBe(cara.id);
-    await screen.waitFor({ timeout: TIMEOUT });
-    expect(await page.getByTestId('signed-in-staff').count()).toBe(0);
-    await screen.getByRole('option', { name: /Demo Owner/ }).waitFor({ state: 'attached', timeout: TIMEOUT });
-    expect(await screen.getByRole('option', { name: /Cara Cashier/ }).count()).toBe(0);
+      // Meanwhile the owner disables Cara in the back office. Back online: the sale is Cara's, and she is signed out.
+      const patched = await fetch(`${server.baseUrl}/api/pos/staff/${cara.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${server.staffToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ disabled: true }),
+      });
+      expect(patched.status).toBe(200);
+      await context.setOffline(false);
+      await register.waitForUnsynced(0, 60_000);
+      expect((await api<{ staffId?: string }>(`/api/pos/orders/${orderId}`)).staffId).toBe(cara.id);
+      await screen.waitFor({ timeout: TIMEOUT });
+      expect(await page.getByTestId('signed-in-staff').count()).toBe(0);
+      await screen.getByRole('option', { name: /Demo Owner/ }).waitFor({ state: 'attached', timeout: TIMEOUT });
+      expect(await screen.getByRole('option', { name: /Cara Cashier/ }).count()).toBe(0);
 
-    // Offline again: Cara is not offered, and the owner (verified here) still is.
-    await context.setOffline(true);
-    await page.reload();
-    await screen.getByTestId('offline-sign-in-note').waitFor({ timeout: TIMEOUT });
-    await screen.getByRole('option', { name: /Demo Owner/ }).waitFor({ state: 'attached', timeout: TIMEOUT });
-    expect(await screen.getByRole('option', { name: /Cara Cashier/ }).count()).toBe(0);
-    await context.setOffline(false);
-    await context.close();
-  });
+      // Offline again: Cara is not offered, and the owner (verified here) still is.
+      await context.setOffline(true);
+      await page.reload();
+      await screen.getByTestId('offline-sign-in-note').waitFor({ timeout: TIMEOUT });
+      await screen.getByRole('option', { name: /Demo Owner/ }).waitFor({ state: 'attached', timeout: TIMEOUT });
+      expect(await screen.getByRole('option', { name: /Cara Cashier/ }).count()).toBe(0);
+      await context.setOffline(false);
+      await context.close();
+    },
+  );
 });

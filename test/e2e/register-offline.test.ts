@@ -12,13 +12,52 @@ import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browse
 import type { ServerUnderTest } from './support/server-under-test.ts';
 
 /* ── the catalog shapes the test relies on (kept minimal on purpose) ── */
-interface Modifier { id: string; name: string; priceCents: number }
-interface ModifierList { id: string; name: string; minSelected: number; maxSelected: number; modifiers: Modifier[] }
-interface Variation { id: string; name: string; priceCents: number; gtin?: string; sku?: string }
-interface Item { id: string; name: string; category: string; variations: Variation[]; modifierLists: ModifierList[]; taxRateIds: string[] }
-interface TaxRate { id: string; basisPoints: number; inclusive: boolean }
-interface ApiOrder { id: string; registerId: string; receiptNumber: string; totalCents: number; subtotalCents: number; taxCents: number; lines: { quantity: number; variationId: string }[] }
-interface ApiJournal { id: string; sourceId: string; postings: { accountCode: string; amountCents: number }[] }
+interface Modifier {
+  id: string;
+  name: string;
+  priceCents: number;
+}
+interface ModifierList {
+  id: string;
+  name: string;
+  minSelected: number;
+  maxSelected: number;
+  modifiers: Modifier[];
+}
+interface Variation {
+  id: string;
+  name: string;
+  priceCents: number;
+  gtin?: string;
+  sku?: string;
+}
+interface Item {
+  id: string;
+  name: string;
+  category: string;
+  variations: Variation[];
+  modifierLists: ModifierList[];
+  taxRateIds: string[];
+}
+interface TaxRate {
+  id: string;
+  basisPoints: number;
+  inclusive: boolean;
+}
+interface ApiOrder {
+  id: string;
+  registerId: string;
+  receiptNumber: string;
+  totalCents: number;
+  subtotalCents: number;
+  taxCents: number;
+  lines: { quantity: number; variationId: string }[];
+}
+interface ApiJournal {
+  id: string;
+  sourceId: string;
+  postings: { accountCode: string; amountCents: number }[];
+}
 
 /** Half-to-even integer division, written here independently of core/money.ts. */
 function roundHalfEven(numerator: bigint, denominator: bigint): number {
@@ -57,7 +96,9 @@ describe('web register offline', () => {
     let cursor: string | null | undefined;
     do {
       const sep = path.includes('?') ? '&' : '?';
-      const body = await api<{ data: T[]; nextCursor?: string | null }>(`${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const body = await api<{ data: T[]; nextCursor?: string | null }>(
+        `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       out.push(...body.data);
       cursor = body.nextCursor;
     } while (cursor);
@@ -88,7 +129,12 @@ describe('web register offline', () => {
     const latte = items.find((i) => /latte/i.test(i.name) && i.modifierLists.length > 0);
     const retail = items.find((i) => i.modifierLists.length === 0 && i.variations.length === 1 && i.variations[0]?.gtin);
     const simple = items.find(
-      (i) => i !== retail && i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0 && (i.variations[0]?.priceCents ?? 0) < 1500,
+      (i) =>
+        i !== retail &&
+        i.modifierLists.length === 0 &&
+        i.variations.length === 1 &&
+        (i.variations[0]?.priceCents ?? 0) > 0 &&
+        (i.variations[0]?.priceCents ?? 0) < 1500,
     );
     expect(latte, 'a latte with modifiers in the demo catalog').toBeDefined();
     expect(retail, 'a retail item with a GTIN in the demo catalog').toBeDefined();

@@ -38,7 +38,11 @@ describe('register pairing with a code (no demo mode)', () => {
     await server?.close();
   });
 
-  const session = async () => JSON.parse((await page.evaluate(() => localStorage.getItem('register.session.v1'))) ?? 'null') as { registerToken: string; registerId: string } | null;
+  const session = async () =>
+    JSON.parse((await page.evaluate(() => localStorage.getItem('register.session.v1'))) ?? 'null') as {
+      registerToken: string;
+      registerId: string;
+    } | null;
   const typeCode = async (form: ReturnType<Page['getByTestId']>, code: string) => {
     await form.getByLabel('Pairing code').fill(code.toLowerCase());
     await form.getByRole('button', { name: 'Pair this register' }).click();
@@ -73,7 +77,11 @@ describe('register pairing with a code (no demo mode)', () => {
     expect(streamUrls.every((u) => /[?&]ticket=sst_/.test(u) && !u.includes('token='))).toBe(true);
 
     const listed = await api<{ data: { id: string; name: string; lastSeenAt: string | null; revokedAt: string | null }[] }>('/api/pos/registers');
-    expect(listed.data.find((r) => r.id === stored!.registerId)).toMatchObject({ name: 'Till by the door', lastSeenAt: expect.any(String), revokedAt: null });
+    expect(listed.data.find((r) => r.id === stored!.registerId)).toMatchObject({
+      name: 'Till by the door',
+      lastSeenAt: expect.any(String),
+      revokedAt: null,
+    });
   });
 
   it('the back office asks for a PIN, lists the register and makes pairing codes', async () => {
@@ -95,10 +103,16 @@ describe('register pairing with a code (no demo mode)', () => {
     const orderId = await receipt.orderId();
     await receipt.newSale();
     const order = await expect
-      .poll(async () => (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status, { timeout: TIMEOUT })
+      .poll(
+        async () =>
+          (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status,
+        { timeout: TIMEOUT },
+      )
       .toBe(200)
       .then(() => api<{ staffId?: string }>(`/api/pos/orders/${orderId}`));
-    const [owner] = (await (await fetch(`${server.baseUrl}/api/register/staff`, { headers: { authorization: `Bearer ${(await session())!.registerToken}` } })).json()).data as { id: string }[];
+    const [owner] = (
+      await (await fetch(`${server.baseUrl}/api/register/staff`, { headers: { authorization: `Bearer ${(await session())!.registerToken}` } })).json()
+    ).data as { id: string }[];
     expect(order.staffId).toBe(owner!.id);
   });
 

@@ -115,8 +115,10 @@ describe('web register: a receipt is shown only for a stored sale, through crash
   async function expectEveryShownStored(page: Page, shown: readonly Shown[]): Promise<{ stored: number }> {
     const orders = await storedOrders(page);
     const byId = new Map(orders.map((o) => [o.id, o.receiptNumber]));
-    const context = () => `stored: ${orders.map((o) => `${o.receiptNumber} ${o.id}`).join(', ')}; shown: ${shown.map((s) => `${s.receiptNumber} ${s.orderId}`).join(', ')}; ${log.join('; ')}`;
-    for (const s of shown) expect(byId.get(s.orderId), `receipt ${s.receiptNumber} (order ${s.orderId}) was shown — ${context()}`).toBe(s.receiptNumber);
+    const context = () =>
+      `stored: ${orders.map((o) => `${o.receiptNumber} ${o.id}`).join(', ')}; shown: ${shown.map((s) => `${s.receiptNumber} ${s.orderId}`).join(', ')}; ${log.join('; ')}`;
+    for (const s of shown)
+      expect(byId.get(s.orderId), `receipt ${s.receiptNumber} (order ${s.orderId}) was shown — ${context()}`).toBe(s.receiptNumber);
     const numbers = orders.map((o) => o.receiptNumber);
     expect(new Set(numbers).size, `receipt numbers stored: ${numbers.join(', ')}`).toBe(numbers.length);
     const sequences = numbers.map((n) => Number(/-(\d+)$/.exec(n)?.[1])).sort((a, b) => a - b);
@@ -124,34 +126,38 @@ describe('web register: a receipt is shown only for a stored sale, through crash
     return { stored: orders.length };
   }
 
-  it(`every receipt ever shown is stored with its number after a kill at a random moment after Complete (${RUNS} kills)`, { timeout: 900_000 }, async () => {
-    console.info(`register-receipt-crash: seed ${SEED} (RECEIPT_CRASH_SEED to replay)`);
-    const next = random(SEED);
-    const shown: Shown[] = [];
-    const outcomes = log;
-    let stored = 0;
-    for (let run = 0; run < RUNS; run += 1) {
-      const { page, register } = await start(shown);
-      // What the last kill left: every receipt seen before it is stored.
-      const after = await expectEveryShownStored(page, shown);
-      if (run > 0) outcomes.push(after.stored > stored ? 'stored' : 'not stored');
-      stored = after.stored;
-      const delay = Math.floor(((run + next()) * KILL_SPREAD_MS) / RUNS);
-      await page.locator('.item-tile:not(.item-has-options)').first().click();
-      const tender = await register.charge();
-      await tender.exact();
-      await tender.completeButton.click();
-      await new Promise((resolve) => setTimeout(resolve, delay));
+  it(
+    `every receipt ever shown is stored with its number after a kill at a random moment after Complete (${RUNS} kills)`,
+    { timeout: 900_000 },
+    async () => {
+      console.info(`register-receipt-crash: seed ${SEED} (RECEIPT_CRASH_SEED to replay)`);
+      const next = random(SEED);
+      const shown: Shown[] = [];
+      const outcomes = log;
+      let stored = 0;
+      for (let run = 0; run < RUNS; run += 1) {
+        const { page, register } = await start(shown);
+        // What the last kill left: every receipt seen before it is stored.
+        const after = await expectEveryShownStored(page, shown);
+        if (run > 0) outcomes.push(after.stored > stored ? 'stored' : 'not stored');
+        stored = after.stored;
+        const delay = Math.floor(((run + next()) * KILL_SPREAD_MS) / RUNS);
+        await page.locator('.item-tile:not(.item-has-options)').first().click();
+        const tender = await register.charge();
+        await tender.exact();
+        await tender.completeButton.click();
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        await kill(current!);
+        current = undefined;
+        outcomes.push(`kill ${run + 1} at ${delay} ms: ${shown.length} receipts seen`);
+      }
+      const { page } = await start(shown);
+      const final = await expectEveryShownStored(page, shown);
+      outcomes.push(final.stored > stored ? 'stored' : 'not stored');
+      console.info(`register-receipt-crash: ${outcomes.join('; ')}; ${final.stored} sales stored, ${shown.length} receipts shown`);
+      expect(shown.length).toBeLessThanOrEqual(final.stored);
       await kill(current!);
       current = undefined;
-      outcomes.push(`kill ${run + 1} at ${delay} ms: ${shown.length} receipts seen`);
-    }
-    const { page } = await start(shown);
-    const final = await expectEveryShownStored(page, shown);
-    outcomes.push(final.stored > stored ? 'stored' : 'not stored');
-    console.info(`register-receipt-crash: ${outcomes.join('; ')}; ${final.stored} sales stored, ${shown.length} receipts shown`);
-    expect(shown.length).toBeLessThanOrEqual(final.stored);
-    await kill(current!);
-    current = undefined;
-  });
+    },
+  );
 });

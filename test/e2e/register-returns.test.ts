@@ -45,7 +45,14 @@ interface ApiOrder {
   totalCents: number;
   refunds: { id: string; amountCents: number; approvedBy: string | null; allocations: { accountCode: string; amountCents: number }[] }[];
 }
-interface ApiReturn { id: string; orderId: string; refundId?: string; exchangeOrderId?: string; amountCents: number; tender: { method: string } }
+interface ApiReturn {
+  id: string;
+  orderId: string;
+  refundId?: string;
+  exchangeOrderId?: string;
+  amountCents: number;
+  tender: { method: string };
+}
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns and exchanges at the register', () => {
   let server: ServerUnderTest;
@@ -62,7 +69,14 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     requireBuiltRegister();
     dir = await mkdtemp(join(tmpdir(), 'returns-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [server.baseUrl], ...E2E_TERMINAL_TIMEOUTS, printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({
+      dataDir: dir,
+      port: 0,
+      allowedOrigins: [server.baseUrl],
+      ...E2E_TERMINAL_TIMEOUTS,
+      printerRetryIntervalMs: 100,
+      simulatorProcessingMs: 20,
+    });
     sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -86,7 +100,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
   });
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
-  const stockOf = async (itemId: string) => (await api<{ variations: { stockOnHand?: number }[] }>(`/api/pos/catalog/items/${itemId}`)).variations[0]!.stockOnHand ?? 0;
+  const stockOf = async (itemId: string) =>
+    (await api<{ variations: { stockOnHand?: number }[] }>(`/api/pos/catalog/items/${itemId}`)).variations[0]!.stockOnHand ?? 0;
   const serverReturns = async () => (await api<{ documents: ApiReturn[] }>('/api/sync/returns/pull?seq=0&limit=500')).documents;
 
   /** Taps the items and pays in cash (exact); answers the stored sale's receipt number and order id. */
@@ -147,7 +162,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     await eventually(async () => {
       const order = await api<ApiOrder>(`/api/pos/orders/${sale.orderId}`);
       expect(order.state).toBe('partially_refunded');
-      expect(order.refunds).toEqual([expect.objectContaining({ amountCents, allocations: [expect.objectContaining({ accountCode: 'cash_drawer:R1', amountCents })] })]);
+      expect(order.refunds).toEqual([
+        expect.objectContaining({ amountCents, allocations: [expect.objectContaining({ accountCode: 'cash_drawer:R1', amountCents })] }),
+      ]);
     });
     expect(await stockOf('itm_croissant')).toBe(stockBefore + 2);
     expect(await expectedCash()).toBe(cashBefore - amountCents);
@@ -175,7 +192,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     await attachRita();
     const newer = await cashSale(['itm_chocolate_cookie']);
     await register.waitForBadge('synced', 60_000);
-    await eventually(async () => expect((await api<ApiOrder & { customerId?: string }>(`/api/pos/orders/${newer.orderId}`)).customerId).toBe(rita.id));
+    await eventually(async () =>
+      expect((await api<ApiOrder & { customerId?: string }>(`/api/pos/orders/${newer.orderId}`)).customerId).toBe(rita.id),
+    );
 
     /* Keyboard only: F7, Find by customer, phone digits, Enter picks the only match; focus on the newest sale. */
     await page.keyboard.press('F7');

@@ -71,7 +71,14 @@ describe('register services: ID verification and sanctions screening', () => {
     expect(shown).not.toContain('T16700487');
 
     // An expired licence from a photo of its back: the problem is said plainly.
-    const photo = await bwipjs.toBuffer({ bcid: 'pdf417', text: aamvaFixture('aamva-cds-example-VA.txt'), binarytext: true, scale: 2, padding: 24, backgroundcolor: 'E8E8E0' });
+    const photo = await bwipjs.toBuffer({
+      bcid: 'pdf417',
+      text: aamvaFixture('aamva-cds-example-VA.txt'),
+      binarytext: true,
+      scale: 2,
+      padding: 24,
+      backgroundcolor: 'E8E8E0',
+    });
     await page.getByTestId('id-photo').setInputFiles({ name: 'back.png', mimeType: 'image/png', buffer: photo });
     await page.getByTestId('id-problems').waitFor({ timeout: TIMEOUT });
     expect(await page.getByTestId('id-problems').textContent()).toContain('expired');
@@ -129,7 +136,11 @@ describe('register services: ID verification and sanctions screening', () => {
     expect(await screening.textContent()).toContain('Cleared by a manager');
 
     // The owner uploads a newer list in the back office: it becomes current, the sample version is kept.
-    const fixture = (f: string) => ({ name: f, mimeType: 'text/csv', buffer: readFileSync(new URL(`../fixtures/sanctions/ofac-small/${f}`, import.meta.url)) });
+    const fixture = (f: string) => ({
+      name: f,
+      mimeType: 'text/csv',
+      buffer: readFileSync(new URL(`../fixtures/sanctions/ofac-small/${f}`, import.meta.url)),
+    });
     await managerPage.getByLabel('sdn.csv').setInputFiles(fixture('sdn.csv'));
     await managerPage.getByLabel('alt.csv').setInputFiles(fixture('alt.csv'));
     await managerPage.getByLabel('add.csv').setInputFiles(fixture('add.csv'));

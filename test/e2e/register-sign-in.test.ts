@@ -82,7 +82,11 @@ describe('register staff sign-in', () => {
     const orderId = await receipt.orderId();
     await receipt.newSale();
     await expect
-      .poll(async () => (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status, { timeout: TIMEOUT })
+      .poll(
+        async () =>
+          (await fetch(`${server.baseUrl}/api/pos/orders/${orderId}`, { headers: { authorization: `Bearer ${server.staffToken}` } })).status,
+        { timeout: TIMEOUT },
+      )
       .toBe(200);
     expect((await api<{ staffId?: string }>(`/api/pos/orders/${orderId}`)).staffId).toBe(cashier.id);
 

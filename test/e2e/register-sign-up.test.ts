@@ -46,7 +46,8 @@ describe('creating a store from an unpaired register', () => {
     await form.getByRole('button', { name: 'Create the store' }).click();
     await expect.poll(() => form.locator('.field-error').first().textContent(), { timeout: TIMEOUT }).toContain('4 to 8 digits');
     expect(await form.getByLabel('Your PIN (4–8 digits)').getAttribute('aria-invalid')).toBe('true');
-    const session = async () => JSON.parse((await page.evaluate(() => localStorage.getItem('register.session.v1'))) ?? 'null') as { registerToken: string } | null;
+    const session = async () =>
+      JSON.parse((await page.evaluate(() => localStorage.getItem('register.session.v1'))) ?? 'null') as { registerToken: string } | null;
     expect(await session()).toBeNull();
 
     await form.getByLabel('Your PIN (4–8 digits)').fill('246813');
@@ -57,7 +58,9 @@ describe('creating a store from an unpaired register', () => {
     const paired = await session();
     expect(paired?.registerToken).toMatch(/^rrc_/);
     // The register belongs to the new store: its staff list is the new owner alone (not the demo store's).
-    const staff = (await (await fetch(`${server.baseUrl}/api/register/staff`, { headers: { authorization: `Bearer ${paired!.registerToken}` } })).json()) as { data: { name: string }[] };
+    const staff = (await (
+      await fetch(`${server.baseUrl}/api/register/staff`, { headers: { authorization: `Bearer ${paired!.registerToken}` } })
+    ).json()) as { data: { name: string }[] };
     expect(staff.data.map((s) => s.name)).toEqual(['Morgan Maple']);
     // The owner's staff token is never kept by the register.
     const everything = await page.evaluate(() => JSON.stringify({ ...localStorage }));

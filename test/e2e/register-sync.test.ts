@@ -64,7 +64,9 @@ describe('web register sync', () => {
     const ids = new Set<string>();
     let cursor: string | null | undefined;
     do {
-      const response = await fetch(`${server.baseUrl}/api/pos/orders?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${server.staffToken}` } });
+      const response = await fetch(`${server.baseUrl}/api/pos/orders?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        headers: { authorization: `Bearer ${server.staffToken}` },
+      });
       const body = (await response.json()) as { data: { id: string }[]; nextCursor?: string | null };
       for (const o of body.data) ids.add(o.id);
       cursor = body.nextCursor;
@@ -89,7 +91,9 @@ describe('web register sync', () => {
     await context.setOffline(false);
     // The old register took 237 s here (one catch-up pull per sale, backing off to 10 s): wait far less.
     await register.waitForUnsynced(0, 30_000);
-    console.log(`30 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting, ${Date.now() - lastPushAnsweredAt} ms after the server answered their push`);
+    console.log(
+      `30 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting, ${Date.now() - lastPushAnsweredAt} ms after the server answered their push`,
+    );
     await register.waitForBadge('synced', 30_000);
     const onServer = await serverOrderIds();
     expect(sold.filter((id) => !onServer.has(id))).toEqual([]);
@@ -119,7 +123,9 @@ describe('web register sync', () => {
     const reconnectedAt = Date.now();
     await context.setOffline(false);
     await tabB.waitForUnsynced(0, 30_000);
-    console.log(`10 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting (${Date.now() - lastPushAnsweredAt} ms after the push answer), after a tab handover`);
+    console.log(
+      `10 offline sales shown synced ${Date.now() - reconnectedAt} ms after reconnecting (${Date.now() - lastPushAnsweredAt} ms after the push answer), after a tab handover`,
+    );
     const onServer = await serverOrderIds();
     expect(sold.filter((id) => !onServer.has(id))).toEqual([]);
     await pageB.close();

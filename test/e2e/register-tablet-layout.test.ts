@@ -68,7 +68,9 @@ describe('the register on a tablet', () => {
 
   it('keeps one header row, five cart lines with a customer, the last line in view; the storage warning once', { timeout: 300_000 }, async () => {
     const server = suite!.server;
-    await api('/api/pos/customers', { body: { givenName: 'Tabitha', familyName: 'Tablet-Customer', phone: '+14155550177', email: 'tabitha@example.com' } });
+    await api('/api/pos/customers', {
+      body: { givenName: 'Tabitha', familyName: 'Tablet-Customer', phone: '+14155550177', email: 'tabitha@example.com' },
+    });
     const register = await RegisterPage.open(page, server.baseUrl, server.ownerPin);
     await register.waitForCatalog();
 
@@ -115,9 +117,13 @@ describe('the register on a tablet', () => {
       await page.setViewportSize(viewport);
       // The first line again (the cart scrolls to a changed line too), then the last.
       await register.increaseQuantity(names[0]!);
-      await expect.poll(async () => (await linesInView(page, names[0]!)).lastInView, { message: `${label}: the changed first line in view` }).toBe(true);
+      await expect
+        .poll(async () => (await linesInView(page, names[0]!)).lastInView, { message: `${label}: the changed first line in view` })
+        .toBe(true);
       await register.increaseQuantity(names[6]!);
-      await expect.poll(async () => (await linesInView(page, names[6]!)).lastInView, { message: `${label}: the changed last line in view` }).toBe(true);
+      await expect
+        .poll(async () => (await linesInView(page, names[6]!)).lastInView, { message: `${label}: the changed last line in view` })
+        .toBe(true);
       await page.screenshot({ path: `${SHOTS}/${label}.png` });
 
       const header = await headerRows(page);

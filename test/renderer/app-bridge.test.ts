@@ -6,12 +6,32 @@
  */
 import { describe, expect, it } from 'vitest';
 import { safeLaunchUrl } from '../../renderer/src/apps/apps-api.ts';
-import { bridgePathProblem, createAppBridge, MAX_BRIDGE_BODY_CHARS, MAX_BRIDGE_IN_FLIGHT, parseBridgeRequest, type BridgeTarget } from '../../renderer/src/apps/app-bridge.ts';
+import {
+  bridgePathProblem,
+  createAppBridge,
+  MAX_BRIDGE_BODY_CHARS,
+  MAX_BRIDGE_IN_FLIGHT,
+  parseBridgeRequest,
+  type BridgeTarget,
+} from '../../renderer/src/apps/app-bridge.ts';
 
 describe('parseBridgeRequest', () => {
   it('accepts GET and POST under /api/pos/ with a string or integer id', () => {
-    expect(parseBridgeRequest({ type: 'register-api', id: 'a1', method: 'GET', path: '/api/pos/catalog?limit=5' })).toEqual({ type: 'register-api', id: 'a1', method: 'GET', path: '/api/pos/catalog?limit=5' });
-    expect(parseBridgeRequest({ type: 'register-api', id: 7, method: 'POST', path: '/api/pos/orders', body: { lines: [{ variationId: 'var_1', quantity: 2 }] } })).toEqual({
+    expect(parseBridgeRequest({ type: 'register-api', id: 'a1', method: 'GET', path: '/api/pos/catalog?limit=5' })).toEqual({
+      type: 'register-api',
+      id: 'a1',
+      method: 'GET',
+      path: '/api/pos/catalog?limit=5',
+    });
+    expect(
+      parseBridgeRequest({
+        type: 'register-api',
+        id: 7,
+        method: 'POST',
+        path: '/api/pos/orders',
+        body: { lines: [{ variationId: 'var_1', quantity: 2 }] },
+      }),
+    ).toEqual({
       type: 'register-api',
       id: 7,
       method: 'POST',
@@ -45,9 +65,12 @@ describe('parseBridgeRequest', () => {
 });
 
 describe('bridgePathProblem', () => {
-  it.each(['/api/pos/catalog', '/api/pos/catalog/items/itm_1', '/api/pos/catalog?q=latte&limit=5', '/api/pos/orders?cursor=abc%3D'])('allows %s', (path) => {
-    expect(bridgePathProblem(path)).toBeNull();
-  });
+  it.each(['/api/pos/catalog', '/api/pos/catalog/items/itm_1', '/api/pos/catalog?q=latte&limit=5', '/api/pos/orders?cursor=abc%3D'])(
+    'allows %s',
+    (path) => {
+      expect(bridgePathProblem(path)).toBeNull();
+    },
+  );
 
   it.each([
     ['/api/staff/me', 'outside /api/pos/'],
@@ -118,7 +141,9 @@ describe('createAppBridge', () => {
     const headers = http.calls[0]!.init.headers as Record<string, string>;
     expect(headers.authorization).toBe('Bearer rpa_app');
     expect(http.calls[0]!.init.credentials).toBe('omit');
-    expect(frame.received).toEqual([{ message: { type: 'register-api-result', id: 'r1', status: 200, body: { data: [{ id: 'itm_1' }] } }, targetOrigin: '*' }]);
+    expect(frame.received).toEqual([
+      { message: { type: 'register-api-result', id: 'r1', status: 200, body: { data: [{ id: 'itm_1' }] } }, targetOrigin: '*' },
+    ]);
     expect(calls).toEqual([{ method: 'GET', path: '/api/pos/catalog?limit=3', status: 200 }]);
   });
 
@@ -127,7 +152,11 @@ describe('createAppBridge', () => {
     const problem = { status: 403, code: 'staff_only', title: 'Forbidden' };
     const http = fakeFetch(403, problem);
     const handle = createAppBridge({ frame: () => frame, appToken: async () => 'rpa_app', fetch: http.fn });
-    handle({ source: frame as unknown as Window, origin: 'null', data: { type: 'register-api', id: 2, method: 'POST', path: '/api/pos/orders', body: { lines: [] } } });
+    handle({
+      source: frame as unknown as Window,
+      origin: 'null',
+      data: { type: 'register-api', id: 2, method: 'POST', path: '/api/pos/orders', body: { lines: [] } },
+    });
     await flush();
     await flush();
     const init = http.calls[0]!.init;
@@ -179,7 +208,11 @@ describe('createAppBridge', () => {
     expect(frame.received.map((r) => (r.message as { status: number }).status)).toEqual([429]);
 
     const offline = fakeFrame();
-    const failing = createAppBridge({ frame: () => offline, appToken: async () => 'rpa_app', fetch: (async () => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch });
+    const failing = createAppBridge({
+      frame: () => offline,
+      appToken: async () => 'rpa_app',
+      fetch: (async () => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch,
+    });
     failing({ source: offline as unknown as Window, origin: 'null', data: request });
     await flush();
     await flush();

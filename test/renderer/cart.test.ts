@@ -13,7 +13,18 @@ const latte: CatalogItem = {
     { id: 'var_small', name: 'Small', priceCents: 395, trackStock: false },
     { id: 'var_large', name: 'Large', priceCents: 475, trackStock: false },
   ],
-  modifierLists: [{ id: 'mdl_milk', name: 'Milk', minSelected: 1, maxSelected: 1, modifiers: [{ id: 'mod_oat', name: 'Oat milk', priceCents: 75 }, { id: 'mod_whole', name: 'Whole', priceCents: 0 }] }],
+  modifierLists: [
+    {
+      id: 'mdl_milk',
+      name: 'Milk',
+      minSelected: 1,
+      maxSelected: 1,
+      modifiers: [
+        { id: 'mod_oat', name: 'Oat milk', priceCents: 75 },
+        { id: 'mod_whole', name: 'Whole', priceCents: 0 },
+      ],
+    },
+  ],
 };
 const catalog = catalogSnapshot([latte], [tax]);
 const large = { catalogItemId: 'itm_latte', variationId: 'var_large', modifierIds: ['mod_oat'] };

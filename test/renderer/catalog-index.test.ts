@@ -83,7 +83,11 @@ describe('CatalogIndex', () => {
       ['item 2', ['itm_two']],
       ['item 3', []],
       ['item', ['itm_two', 'itm_ten']],
-    ] as const) expect(index.search(query).map((i) => i.id), query).toEqual(ids);
+    ] as const)
+      expect(
+        index.search(query).map((i) => i.id),
+        query,
+      ).toEqual(ids);
     // A rename, an addition and a removal each drop what was kept for the terms they touch.
     index.apply([doc({ ...two, name: 'Thing 2' }, '2-b')]);
     expect(index.search('item').map((i) => i.id)).toEqual(['itm_ten']);

@@ -38,21 +38,43 @@ describe('register catalog pull', () => {
     expect(progress).toContain(1_000);
     expect(progress).toContain(2_000);
     const checkpoint = JSON.parse(localStorage.getItem(`register.catalogPull:${server.credentials.merchantId}`)!) as { seq: number };
-    const { rows } = await server.db.query<{ seq: string }>('SELECT max(sync_seq)::text AS seq FROM catalog_items WHERE merchant_id = $1', [server.credentials.merchantId]);
+    const { rows } = await server.db.query<{ seq: string }>('SELECT max(sync_seq)::text AS seq FROM catalog_items WHERE merchant_id = $1', [
+      server.credentials.merchantId,
+    ]);
     expect(checkpoint.seq).toBe(Number(rows[0]!.seq));
     await waitFor('the feed indexed every item', () => (feed.state$.value.count === total ? true : undefined), 30_000);
     expect(feed.index.findByCode(bulkGtin(1234))?.item.id).toBe('itm_bulk_1234');
 
     // The back office renames one item and deletes another: the change stream (or the next pull) brings both.
     const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
-    const renamed = await server.app.inject({ method: 'PATCH', url: '/api/pos/catalog/items/itm_bulk_1234', headers: staff, payload: { name: 'Renamed bulk item' } });
+    const renamed = await server.app.inject({
+      method: 'PATCH',
+      url: '/api/pos/catalog/items/itm_bulk_1234',
+      headers: staff,
+      payload: { name: 'Renamed bulk item' },
+    });
     expect(renamed.statusCode).toBe(200);
     const deleted = await server.app.inject({ method: 'DELETE', url: '/api/pos/catalog/items/itm_bulk_77', headers: staff });
     expect(deleted.statusCode).toBeLessThan(300);
     engine.resync();
-    await waitFor('the deletion applied locally', async () => ((await db!.catalog_items.findOne('itm_bulk_77').exec()) === null ? true : undefined), 30_000);
-    await waitFor('the rename applied locally', async () => ((await db!.catalog_items.findOne('itm_bulk_1234').exec())?.name === 'Renamed bulk item' ? true : undefined), 30_000);
-    await waitFor('the index following both', () => (feed.index.findByCode(bulkGtin(77)) === undefined && feed.index.findByCode(bulkGtin(1234))?.item.name === 'Renamed bulk item' ? true : undefined), 30_000);
+    await waitFor(
+      'the deletion applied locally',
+      async () => ((await db!.catalog_items.findOne('itm_bulk_77').exec()) === null ? true : undefined),
+      30_000,
+    );
+    await waitFor(
+      'the rename applied locally',
+      async () => ((await db!.catalog_items.findOne('itm_bulk_1234').exec())?.name === 'Renamed bulk item' ? true : undefined),
+      30_000,
+    );
+    await waitFor(
+      'the index following both',
+      () =>
+        feed.index.findByCode(bulkGtin(77)) === undefined && feed.index.findByCode(bulkGtin(1234))?.item.name === 'Renamed bulk item'
+          ? true
+          : undefined,
+      30_000,
+    );
     expect(feed.state$.value.count).toBe(total - 1);
     feed.stop();
   });

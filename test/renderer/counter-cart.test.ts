@@ -15,19 +15,30 @@ const item = (id: string, priceCents: number, stockOnHand?: number): CatalogItem
   category: 'Test',
   kind: 'product',
   taxRateIds: ['tax_sales'],
-  variations: [{ id: `var_${id}`, name: 'Regular', priceCents, trackStock: stockOnHand !== undefined, ...(stockOnHand !== undefined ? { stockOnHand } : {}) }],
+  variations: [
+    { id: `var_${id}`, name: 'Regular', priceCents, trackStock: stockOnHand !== undefined, ...(stockOnHand !== undefined ? { stockOnHand } : {}) },
+  ],
   modifierLists: [],
 });
 const catalog = catalogSnapshot([item('a', 1000, 3), item('b', 500, 0), item('c', 200, 40)], [tax]);
 const add = (lines: CartLine[], id: string, quantity = 1) =>
-  cartReducer(lines, { type: 'add', key: newId('orderLine'), quantity, line: { catalogItemId: `itm_${id}`, variationId: `var_${id}`, modifierIds: [] } });
+  cartReducer(lines, {
+    type: 'add',
+    key: newId('orderLine'),
+    quantity,
+    line: { catalogItemId: `itm_${id}`, variationId: `var_${id}`, modifierIds: [] },
+  });
 
 describe('counter cart', () => {
   it('prices a line discount, a price override and a sale discount into a sale the server accepts', () => {
     let lines = add(add([], 'a', 2), 'c');
     const [a, c] = lines as [CartLine, CartLine];
     lines = cartReducer(lines, { type: 'setDiscount', key: a.key, discount: { id: newId('discount'), kind: 'percentage', basisPoints: 2500 } });
-    lines = cartReducer(lines, { type: 'overridePrice', key: c.key, priceOverride: { unitPriceCents: 150, reason: 'Damaged box', approvedBy: 'stf_manager' } });
+    lines = cartReducer(lines, {
+      type: 'overridePrice',
+      key: c.key,
+      priceOverride: { unitPriceCents: 150, reason: 'Damaged box', approvedBy: 'stf_manager' },
+    });
     const sale = cartDiscount('1.00', 'fixed');
     expect(sale).toMatchObject({ kind: 'fixed', amountCents: 100 });
     const { totals, discounts, invalidKeys } = priceCart(lines, catalog, sale && sale !== 'invalid' ? [sale] : []);

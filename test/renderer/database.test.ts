@@ -2,9 +2,14 @@ import 'fake-indexeddb/auto';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRegisterSale, catalogSnapshot, isBalanced } from '../../core/index.ts';
-import { openRegisterDatabase, removeOrphanSaleJournalTransactions, repairMissingJournalTransactions, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
+import {
+  openRegisterDatabase,
+  removeOrphanSaleJournalTransactions,
+  repairMissingJournalTransactions,
+  saveSale,
+  type RegisterDatabase,
+} from '../../renderer/src/register/db/database.ts';
 import { mug, tax } from './support/mug.ts';
-
 
 function sale(sequence: number) {
   return buildRegisterSale({

@@ -74,7 +74,9 @@ describe('IPC device transport (window.registerDevices)', () => {
   });
 
   it('turns a preload error into the driver code it carries', async () => {
-    const { host } = fakePreload({ print: () => Promise.reject(new Error("Error invoking remote method 'devices:print': Error: [printer_offline] the printer does not answer")) });
+    const { host } = fakePreload({
+      print: () => Promise.reject(new Error("Error invoking remote method 'devices:print': Error: [printer_offline] the printer does not answer")),
+    });
     const client = ipcClient(host);
     await expect(client.print({ lines: [] } as never)).rejects.toMatchObject({ code: 'printer_offline', message: 'the printer does not answer' });
   });

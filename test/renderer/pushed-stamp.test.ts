@@ -23,7 +23,11 @@ describe('register pull of pushed documents', () => {
     const { unsyncedCounts } = await import('../../renderer/src/register/sync/unsynced.ts');
     const pairing = await pairRegister(server.baseUrl);
     const db = await register.openDatabase('stamp-race');
-    const shift = await openShift(db, { registerId: pairing.registerId, registerNumber: pairing.registerNumber, currency: server.credentials.currency }, { openingFloatCents: 2_500 });
+    const shift = await openShift(
+      db,
+      { registerId: pairing.registerId, registerNumber: pairing.registerNumber, currency: server.credentials.currency },
+      { openingFloatCents: 2_500 },
+    );
 
     let onServer!: () => void;
     const pushCommitted = new Promise<void>((resolve) => (onServer = resolve));
@@ -54,7 +58,8 @@ describe('register pull of pushed documents', () => {
     try {
       await register.startSync(db, pairing.registerToken);
       await waitFor(
-        async () => `the shift's stamp (the held pull answered it stamped: ${heldPull?.stamped}; unsynced: ${JSON.stringify((await unsyncedCounts(db)).byKind)})`,
+        async () =>
+          `the shift's stamp (the held pull answered it stamped: ${heldPull?.stamped}; unsynced: ${JSON.stringify((await unsyncedCounts(db)).byKind)})`,
         async () => ((await db.shifts.findOne(shift.id).exec())?.toJSON() as { syncSeq?: number } | undefined)?.syncSeq,
         20_000,
       );

@@ -46,9 +46,17 @@ describe('ringing up a sale: resolved only once stored, numbered from the local 
     const store = new Map<string, string>();
     Object.defineProperty(globalThis, 'localStorage', {
       configurable: true,
-      value: { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v), removeItem: (k: string) => void store.delete(k) },
+      value: {
+        getItem: (k: string) => store.get(k) ?? null,
+        setItem: (k: string, v: string) => void store.set(k, v),
+        removeItem: (k: string) => void store.delete(k),
+      },
     });
-    db = await openRegisterDatabase({ name: `ringup${Date.now()}${Math.random().toString(36).slice(2)}`, storage: getRxStorageDexie(), multiInstance: false });
+    db = await openRegisterDatabase({
+      name: `ringup${Date.now()}${Math.random().toString(36).slice(2)}`,
+      storage: getRxStorageDexie(),
+      multiInstance: false,
+    });
   });
   afterEach(async () => {
     await db.remove();
@@ -118,9 +126,20 @@ describe('ringing up a sale: resolved only once stored, numbered from the local 
     expect(first.openingFloatCents).toBe(0);
     expect(Date.parse(first.openedAt)).toBeLessThanOrEqual(Date.parse(cash.createdAt));
     const x = await xReport(db, first);
-    expect(x).toMatchObject({ salesCount: 1, netSalesCents: cash.totalCents, cashSalesCents: cash.totalCents, expectedCashCents: cash.totalCents, firstReceiptNumber: cash.receiptNumber });
+    expect(x).toMatchObject({
+      salesCount: 1,
+      netSalesCents: cash.totalCents,
+      cashSalesCents: cash.totalCents,
+      expectedCashCents: cash.totalCents,
+      firstReceiptNumber: cash.receiptNumber,
+    });
     expect(x.expectedCashCents).toBe(await drawerLedger());
-    const z = await closeShift(db, session.registerId, { counted: [{ kind: 'note', valueCents: 1000, count: 2 }, { kind: 'coin', valueCents: 1, count: cash.totalCents - 2000 }] });
+    const z = await closeShift(db, session.registerId, {
+      counted: [
+        { kind: 'note', valueCents: 1000, count: 2 },
+        { kind: 'coin', valueCents: 1, count: cash.totalCents - 2000 },
+      ],
+    });
     expect(z.report).toMatchObject({ salesCount: 1, expectedCashCents: cash.totalCents, countedCashCents: cash.totalCents, overShortCents: 0 });
 
     // Then a card sale with no shift open: the next shift counts it, and no cash.
@@ -129,7 +148,13 @@ describe('ringing up a sale: resolved only once stored, numbered from the local 
     expect(second.id).not.toBe(first.id);
     expect(Date.parse(paid.createdAt)).toBeGreaterThan(Date.parse(z.closedAt));
     const x2 = await xReport(db, second);
-    expect(x2).toMatchObject({ salesCount: 1, netSalesCents: paid.totalCents, cashSalesCents: 0, expectedCashCents: 0, firstReceiptNumber: paid.receiptNumber });
+    expect(x2).toMatchObject({
+      salesCount: 1,
+      netSalesCents: paid.totalCents,
+      cashSalesCents: 0,
+      expectedCashCents: 0,
+      firstReceiptNumber: paid.receiptNumber,
+    });
     expect(x2.byTender.card).toEqual({ count: 1, amountCents: paid.totalCents, tipCents: 0 });
     // The drawer ledger moved only by the first shift's cash sale.
     expect(await drawerLedger()).toBe(z.report.expectedCashCents + x2.expectedCashCents);

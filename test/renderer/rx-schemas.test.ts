@@ -23,7 +23,6 @@ import {
 import { rxSchemaFromZod } from '../../renderer/src/register/db/rx-schema-from-zod.ts';
 import { z } from 'zod';
 
-
 // ── The hand-written schemas, as stored databases hold them. ──
 
 /** Fields the server stamps on every replicated document. */
@@ -231,7 +230,6 @@ const returnFixture: RxJsonSchema<any> = {
   indexes: ['orderId', 'createdAt'],
 };
 
-
 const pinned: [string, RxJsonSchema<any>, RxJsonSchema<any>][] = [
   ['catalog_items', catalogItemRxSchema, catalogItemFixture],
   ['tax_rates', taxRateRxSchema, taxRateFixture],
@@ -257,7 +255,14 @@ describe('RxDB schemas generated from the core zod shapes', () => {
     const name = `rxs${Date.now()}`;
     const storage = getRxStorageDexie();
     const old = await createRxDatabase({ name, storage, multiInstance: false });
-    await old.addCollections(Object.fromEntries(pinned.map(([collection, , fixture]) => [collection, { schema: fixture, ...(fixture.version > 0 ? { migrationStrategies: { 1: (d: any) => d } } : {}) }])));
+    await old.addCollections(
+      Object.fromEntries(
+        pinned.map(([collection, , fixture]) => [
+          collection,
+          { schema: fixture, ...(fixture.version > 0 ? { migrationStrategies: { 1: (d: any) => d } } : {}) },
+        ]),
+      ),
+    );
     await old.collections.tax_rates!.insert({ id: 'tax_ny', name: 'NY', basisPoints: 875, inclusive: false });
     await old.close();
     const db = await openRegisterDatabase({ name, storage, multiInstance: false });
@@ -281,7 +286,14 @@ describe('rxSchemaFromZod', () => {
   });
 
   it('keeps the top level: types, nullable, array items, enums asked for; maxLength only where given', () => {
-    const schema = rxSchemaFromZod<z.infer<typeof shape>>(shape, { title: 'x', version: 0, primaryKey: 'id', maxLength: { id: 32 }, enums: ['kind'], indexes: ['at'] });
+    const schema = rxSchemaFromZod<z.infer<typeof shape>>(shape, {
+      title: 'x',
+      version: 0,
+      primaryKey: 'id',
+      maxLength: { id: 32 },
+      enums: ['kind'],
+      indexes: ['at'],
+    });
     expect(schema).toEqual({
       title: 'x',
       version: 0,
@@ -302,7 +314,9 @@ describe('rxSchemaFromZod', () => {
   });
 
   it('refuses a required field the core shape does not require, and maxLength on a non-string', () => {
-    expect(() => rxSchemaFromZod<z.infer<typeof shape>>(shape, { title: 'x', version: 0, primaryKey: 'id', required: ['id', 'nested'] })).toThrow(/nested not required/);
+    expect(() => rxSchemaFromZod<z.infer<typeof shape>>(shape, { title: 'x', version: 0, primaryKey: 'id', required: ['id', 'nested'] })).toThrow(
+      /nested not required/,
+    );
     expect(() => rxSchemaFromZod<any>(shape, { title: 'x', version: 0, primaryKey: 'id', maxLength: { tags: 3 } })).toThrow(/not a string/);
   });
 });

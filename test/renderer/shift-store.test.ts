@@ -13,7 +13,17 @@ import { createRxDatabase } from 'rxdb';
 import { buildRegisterSale, catalogSnapshot, newId, serviceCashLines, shiftCloseoutSchema, ulid } from '../../core/index.ts';
 import { openRegisterDatabase, saveSale, type RegisterDatabase } from '../../renderer/src/register/db/database.ts';
 import { cashMovementRxSchema } from '../../renderer/src/register/db/schemas.ts';
-import { closeShift, currentShift, ensureShiftForSale, movementsOf, openShift, recordCashMovement, recordServiceCash, ShiftStateError, xReport } from '../../renderer/src/register/shifts/shift-store.ts';
+import {
+  closeShift,
+  currentShift,
+  ensureShiftForSale,
+  movementsOf,
+  openShift,
+  recordCashMovement,
+  recordServiceCash,
+  ShiftStateError,
+  xReport,
+} from '../../renderer/src/register/shifts/shift-store.ts';
 import { mug, tax } from './support/mug.ts';
 
 const register = { registerId: 'reg_test', registerNumber: 2, currency: 'USD' };
@@ -43,7 +53,9 @@ describe('register shift store', () => {
   it('opens with a counted float, records paid in / out and a no sale, and closes with the over/short', async () => {
     const dbName = name();
     db = await openRegisterDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
-    await expect(recordCashMovement(db, register.registerId, { kind: 'paid_out', amountCents: 500, reason: 'Milk' })).rejects.toBeInstanceOf(ShiftStateError);
+    await expect(recordCashMovement(db, register.registerId, { kind: 'paid_out', amountCents: 500, reason: 'Milk' })).rejects.toBeInstanceOf(
+      ShiftStateError,
+    );
 
     const shift = await openShift(db, register, {
       count: [
@@ -106,7 +118,9 @@ describe('register shift store', () => {
   it('refuses a count that is not of the store currency', async () => {
     db = await openRegisterDatabase({ name: name(), storage: getRxStorageDexie(), multiInstance: false });
     await openShift(db, register, { openingFloatCents: 0, at: at(0) });
-    await expect(closeShift(db, register.registerId, { counted: [{ kind: 'note', valueCents: 300, count: 1 }] })).rejects.toThrow(/not a USD denomination/);
+    await expect(closeShift(db, register.registerId, { counted: [{ kind: 'note', valueCents: 300, count: 1 }] })).rejects.toThrow(
+      /not a USD denomination/,
+    );
     expect(await currentShift(db, register.registerId)).toBeDefined();
   });
 
@@ -135,7 +149,9 @@ describe('register shift store', () => {
     expect(moves).toHaveLength(4);
     expect(moves[0]).toMatchObject({ id: again.id, kind: 'check_cashed', serviceRef: check, feeCents: 350, reason: `Check cashed ${check}` });
     // A service movement must name its record.
-    await expect(recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: 100, feeCents: 0, serviceRef: 'not-a-record' })).rejects.toThrow(/serviceRef/);
+    await expect(recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: 100, feeCents: 0, serviceRef: 'not-a-record' })).rejects.toThrow(
+      /serviceRef/,
+    );
 
     const x = await xReport(db, shift, at(5));
     expect(x.services).toEqual({
@@ -168,7 +184,16 @@ describe('register shift store', () => {
     const { serviceRef: _ref, feeCents: _fee, ...oldProperties } = cashMovementRxSchema.properties;
     const old = await createRxDatabase({ name: dbName, storage: getRxStorageDexie(), multiInstance: false });
     await old.addCollections({ cash_movements: { schema: { ...cashMovementRxSchema, version: 0, properties: oldProperties } } });
-    const paidOut = { id: newId('cashMovement'), shiftId: newId('shift'), registerId: register.registerId, registerNumber: 2, kind: 'paid_out', amountCents: 1_250, reason: 'Window cleaner', createdAt: at(1) };
+    const paidOut = {
+      id: newId('cashMovement'),
+      shiftId: newId('shift'),
+      registerId: register.registerId,
+      registerNumber: 2,
+      kind: 'paid_out',
+      amountCents: 1_250,
+      reason: 'Window cleaner',
+      createdAt: at(1),
+    };
     await old.cash_movements!.insert(paidOut);
     await old.close();
 

@@ -62,9 +62,11 @@ describe('offline staff sign-in', () => {
     let d = await open();
     await rememberOnlineSignIn(d, await makeVerifier('reg_1', cara, '2468', t0, 1000), 7);
     const at = new Date(t0.getTime() + 3600_000);
-    for (let i = 1; i < OFFLINE_MAX_TRIES - 1; i++) await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', at)).rejects.toMatchObject({ reason: 'wrong-pin' });
+    for (let i = 1; i < OFFLINE_MAX_TRIES - 1; i++)
+      await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', at)).rejects.toMatchObject({ reason: 'wrong-pin' });
     await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '2468', at)).resolves.toEqual(cara);
-    for (let i = 1; i < OFFLINE_MAX_TRIES; i++) await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', at)).rejects.toMatchObject({ reason: 'wrong-pin' });
+    for (let i = 1; i < OFFLINE_MAX_TRIES; i++)
+      await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', at)).rejects.toMatchObject({ reason: 'wrong-pin' });
     await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', at)).rejects.toMatchObject({ reason: 'locked' });
     await d.close();
     d = await open();
@@ -72,11 +74,15 @@ describe('offline staff sign-in', () => {
     await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '2468', new Date(at.getTime() + 6 * 60_000))).resolves.toEqual(cara);
     // The next lockout is longer (10 min).
     const later = new Date(at.getTime() + 7 * 60_000);
-    for (let i = 1; i < OFFLINE_MAX_TRIES; i++) await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', later)).rejects.toMatchObject({ reason: 'wrong-pin' });
-    await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', later)).rejects.toMatchObject({ reason: 'locked', message: expect.stringContaining('10 min') });
+    for (let i = 1; i < OFFLINE_MAX_TRIES; i++)
+      await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', later)).rejects.toMatchObject({ reason: 'wrong-pin' });
+    await expect(checkOfflinePin(d, 'reg_1', 'stf_cara', '0000', later)).rejects.toMatchObject({
+      reason: 'locked',
+      message: expect.stringContaining('10 min'),
+    });
   });
 
-  it("once online, drops verifiers of staff the server no longer lists or whose PIN changed, and says who to sign out", async () => {
+  it('once online, drops verifiers of staff the server no longer lists or whose PIN changed, and says who to sign out', async () => {
     name = `so${Date.now()}c`;
     const d = await open();
     await rememberOnlineSignIn(d, await makeVerifier('reg_1', cara, '2468', t0, 1000), 7);

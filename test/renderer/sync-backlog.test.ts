@@ -40,7 +40,10 @@ describe('register sync of a backlog of 1,000 offline sales', () => {
       const local = (await db!.orders.find().exec()).map((d) => d.toJSON() as StoredOrder);
       const reasons = new Map<string, number>();
       for (const o of local) if (o.rejection) reasons.set(o.rejection.reason, (reasons.get(o.rejection.reason) ?? 0) + 1);
-      const onServer = await server.db.query<{ n: number; seq: string | null }>('SELECT count(*)::int AS n, max(sync_seq)::text AS seq FROM orders WHERE register_id = $1', [pairing.registerId]);
+      const onServer = await server.db.query<{ n: number; seq: string | null }>(
+        'SELECT count(*)::int AS n, max(sync_seq)::text AS seq FROM orders WHERE register_id = $1',
+        [pairing.registerId],
+      );
       const status = engine!.status$.value;
       return [
         `every sale shown synced: ${watch.shownAt.size}/${SALES} shown synced, ${local.filter((o) => o.syncSeq === undefined && !o.rejection).length} unsynced,`,
@@ -64,11 +67,15 @@ describe('register sync of a backlog of 1,000 offline sales', () => {
       return lag;
     });
     // Stored once on the server, each with its journal transaction.
-    const stored = await server.db.query<{ id: string; receipt_number: string }>('SELECT id, receipt_number FROM orders WHERE register_id = $1', [pairing.registerId]);
+    const stored = await server.db.query<{ id: string; receipt_number: string }>('SELECT id, receipt_number FROM orders WHERE register_id = $1', [
+      pairing.registerId,
+    ]);
     expect(stored.rows).toHaveLength(SALES);
     expect(new Set(stored.rows.map((r) => r.id))).toEqual(new Set(sales.map((s) => s.order.id)));
     expect(new Set(stored.rows.map((r) => r.receipt_number)).size).toBe(SALES);
-    const journals = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_transactions WHERE source_id = ANY($1)', [sales.map((s) => s.order.id)]);
+    const journals = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_transactions WHERE source_id = ANY($1)', [
+      sales.map((s) => s.order.id),
+    ]);
     expect(journals.rows[0]!.n).toBe(SALES);
 
     // The first push's sales were shown synced before the last push was sent (the pull never waits for the backlog).

@@ -6,7 +6,14 @@ const row = (id: number, bytes: number) => ({ newDocumentState: { id: `ord_${id}
 
 describe('push batches', () => {
   it('cuts by rows and bytes, keeps order, and sets apart rows too large for any request', () => {
-    const rows = [row(1, 100_000), row(2, 100_000), row(3, 100_000), row(4, 2_000_000), row(5, 10), ...Array.from({ length: 60 }, (_, i) => row(10 + i, 10))];
+    const rows = [
+      row(1, 100_000),
+      row(2, 100_000),
+      row(3, 100_000),
+      row(4, 2_000_000),
+      row(5, 10),
+      ...Array.from({ length: 60 }, (_, i) => row(10 + i, 10)),
+    ];
     const { chunks, oversized } = chunkPushRows(rows);
     expect(oversized.map((o) => o.row.newDocumentState.id)).toEqual(['ord_4']);
     expect(oversized[0]!.bytes).toBeGreaterThan(1024 * 1024);
@@ -27,7 +34,7 @@ describe('push batches', () => {
 });
 
 describe('missing receipts', () => {
-  it('are the numbers handed out after the server\'s last that the register no longer holds', () => {
+  it("are the numbers handed out after the server's last that the register no longer holds", () => {
     expect(missingSequences(7, 3, new Set([1, 2, 3, 4, 5]))).toEqual([6, 7]);
     expect(missingSequences(7, 3, new Set())).toEqual([4, 5, 6, 7]);
     expect(missingSequences(3, 3, new Set())).toEqual([]);

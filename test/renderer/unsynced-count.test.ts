@@ -24,13 +24,25 @@ describe('register unsynced count over every record kind', () => {
     const db = await register.openDatabase('unsynced');
 
     const openedAt = new Date(Date.now() - 60_000);
-    const shift = await openShift(db, { registerId: pairing.registerId, registerNumber: pairing.registerNumber, currency: server.credentials.currency }, { openingFloatCents: 10_000, at: openedAt.toISOString() });
-    await recordCashMovement(db, pairing.registerId, { kind: 'paid_in', amountCents: 500, reason: 'Change float top-up', at: new Date(openedAt.getTime() + 1_000).toISOString() });
+    const shift = await openShift(
+      db,
+      { registerId: pairing.registerId, registerNumber: pairing.registerNumber, currency: server.credentials.currency },
+      { openingFloatCents: 10_000, at: openedAt.toISOString() },
+    );
+    await recordCashMovement(db, pairing.registerId, {
+      kind: 'paid_in',
+      amountCents: 500,
+      reason: 'Change float top-up',
+      at: new Date(openedAt.getTime() + 1_000).toISOString(),
+    });
     await recordCashMovement(db, pairing.registerId, { kind: 'no_sale', at: new Date(openedAt.getTime() + 2_000).toISOString() });
     const sales = benchSales({ register: pairing, sales: 2, firstSaleAt: openedAt.getTime() + 3_000 });
     for (const sale of sales) await saveSale(db, sale);
 
-    expect(await unsyncedCounts(db)).toEqual({ total: 5, byKind: { orders: 2, returns: 0, shifts: 1, cash_movements: 2, closeouts: 0, customers: 0 } });
+    expect(await unsyncedCounts(db)).toEqual({
+      total: 5,
+      byKind: { orders: 2, returns: 0, shifts: 1, cash_movements: 2, closeouts: 0, customers: 0 },
+    });
 
     const engine = await register.startSync(db, pairing.registerToken);
     const shown: number[] = [];
@@ -42,11 +54,20 @@ describe('register unsynced count over every record kind', () => {
       sub.unsubscribe();
     }
     // 0 only once the server holds every record.
-    const onServer = async (table: string, ids: string[]) => Number((await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE id = ANY($1)`, [ids])).rows[0]!.n);
+    const onServer = async (table: string, ids: string[]) =>
+      Number((await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE id = ANY($1)`, [ids])).rows[0]!.n);
     expect(await onServer('shifts', [shift.id])).toBe(1);
     const movements = (await db.cash_movements.find().exec()).map((d) => d.id);
     expect(await onServer('cash_movements', movements)).toBe(2);
-    expect(await onServer('orders', sales.map((s) => s.order.id))).toBe(2);
-    expect(await unsyncedCounts(db)).toEqual({ total: 0, byKind: { orders: 0, returns: 0, shifts: 0, cash_movements: 0, closeouts: 0, customers: 0 } });
+    expect(
+      await onServer(
+        'orders',
+        sales.map((s) => s.order.id),
+      ),
+    ).toBe(2);
+    expect(await unsyncedCounts(db)).toEqual({
+      total: 0,
+      byKind: { orders: 0, returns: 0, shifts: 0, cash_movements: 0, closeouts: 0, customers: 0 },
+    });
   });
 });

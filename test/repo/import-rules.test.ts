@@ -19,7 +19,11 @@ interface Violation {
 function cruise(cwd: string, paths: string[]): Violation[] {
   let out: string;
   try {
-    out = execFileSync(`${ROOT}node_modules/.bin/depcruise`, [...paths, '--config', `${ROOT}.dependency-cruiser.cjs`, '--output-type', 'json'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync(`${ROOT}node_modules/.bin/depcruise`, [...paths, '--config', `${ROOT}.dependency-cruiser.cjs`, '--output-type', 'json'], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     out = String((err as { stdout?: string }).stdout ?? '');
   }

@@ -15,7 +15,12 @@ describe('README shortcut table', () => {
     const rows = (section?.[1] ?? '')
       .split('\n')
       .slice(2)
-      .map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
+      .map((row) =>
+        row
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
     expect(rows).toEqual(SHORTCUTS.map((s) => [s.label, s.action]));
   });
 });

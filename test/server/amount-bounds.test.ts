@@ -11,7 +11,13 @@ describe.each(databaseTargets())('order amount bounds on $name', (target) => {
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
     const item = async (name: string, priceCents: number) => {
-      const res = await call('POST', '/api/pos/catalog/items', { name, category: 'Large', kind: 'product', variations: [{ name: 'Only', priceCents }], taxRateIds: [] });
+      const res = await call('POST', '/api/pos/catalog/items', {
+        name,
+        category: 'Large',
+        kind: 'product',
+        variations: [{ name: 'Only', priceCents }],
+        taxRateIds: [],
+      });
       expect(res.statusCode, res.body).toBe(201);
       return { itemId: res.json().id as string, variationId: res.json().variations[0].id as string };
     };
@@ -22,8 +28,17 @@ describe.each(databaseTargets())('order amount bounds on $name', (target) => {
     await server?.close();
   });
   const call = (method: 'POST', url: string, payload: unknown) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
-  const line = (ref: { itemId: string; variationId: string }, quantity: number) => ({ catalogItemId: ref.itemId, variationId: ref.variationId, quantity });
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
+  const line = (ref: { itemId: string; variationId: string }, quantity: number) => ({
+    catalogItemId: ref.itemId,
+    variationId: ref.variationId,
+    quantity,
+  });
 
   it('refuses an order priced above the bound with 400 amount_out_of_range naming the line or the list', async () => {
     const one = await call('POST', '/api/pos/orders', { lineItems: [line(big, 2)] });

@@ -47,19 +47,24 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     () => server.app,
     (method, url, res) => {
       const route = url.split('?')[0]!.replace(/\/(app|ins|asub)_[0-9A-Z]+/, '/:id');
-      if (route.startsWith('/api/pos/app-') || route.startsWith('/api/developer/statement') || route.startsWith('/api/developer/payouts')) departures.push(...conformance.check(method, route, res));
+      if (route.startsWith('/api/pos/app-') || route.startsWith('/api/developer/statement') || route.startsWith('/api/developer/payouts'))
+        departures.push(...conformance.check(method, route, res));
     },
   );
   /** A fresh owner token of a store at the current clock (tokens expire, and the clock moves by months). */
-  const owner = (store: string) => idp.issueStaffToken({ staffId: stores[store]!.staffId, merchantId: stores[store]!.merchantId, role: 'owner' }, { now });
+  const owner = (store: string) =>
+    idp.issueStaffToken({ staffId: stores[store]!.staffId, merchantId: stores[store]!.merchantId, role: 'owner' }, { now });
   const tick = async (): Promise<Json> => server.app.recurringInvoices.runOnce() as unknown as Json;
   const install = async (store: string, app: string, key: string) => {
     installs[key] = `ins_${newId('app').slice(4)}`;
     const merchantId = store === 'demo' ? server.credentials.merchantId : stores[store]!.merchantId;
-    return server.db.transaction((tx) => startAppSubscription(tx, { merchantId, appId: apps[app]!, installationId: installs[key]!, now, actor: 'system' }));
+    return server.db.transaction((tx) =>
+      startAppSubscription(tx, { merchantId, appId: apps[app]!, installationId: installs[key]!, now, actor: 'system' }),
+    );
   };
   const subscriptionsOf = async (store: string): Promise<Json[]> => (await ok('GET', '/api/pos/app-subscriptions', await owner(store))).data;
-  const subscription = async (store: string, key: string): Promise<Json> => (await subscriptionsOf(store)).find((s) => s.installationId === installs[key])!;
+  const subscription = async (store: string, key: string): Promise<Json> =>
+    (await subscriptionsOf(store)).find((s) => s.installationId === installs[key])!;
   const postingsOf = async (journalTransactionId: string) =>
     (
       await server.db.query<{ code: string; amount: string; merchant_id: string }>(
@@ -71,7 +76,14 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
 
   const listedApp = async (dev: string, name: string, pricing: Json): Promise<string> => {
     const token = devs[dev]!.token;
-    const made = await ok('POST', '/api/developer/apps', token, { name, description: `${name} for the register.`, form: 'in_platform', scopes: ['catalog:read'], category: 'Billing tests', pricing });
+    const made = await ok('POST', '/api/developer/apps', token, {
+      name,
+      description: `${name} for the register.`,
+      form: 'in_platform',
+      scopes: ['catalog:read'],
+      category: 'Billing tests',
+      pricing,
+    });
     await ok('POST', `/api/developer/apps/${made.id}/submit`, token);
     await ok('POST', `/api/platform/apps/${made.id}/start-review`, reviewer);
     await ok('POST', `/api/platform/apps/${made.id}/approve`, reviewer);
@@ -81,12 +93,28 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
 
   beforeAll(async () => {
     // Many stores and developers sign up from one client address: room above the default 5 an hour.
-    const roomy = (name: string) => ({ perClient: new RateLimit({ name, quota: 1_000, windowSeconds: 3600 }), global: new RateLimit({ name: `${name}-global`, quota: 1_000, windowSeconds: 3600 }) });
-    server = await startTestServer({ target, staticDir: null, clock: () => now, recurringInvoices: { enabled: false }, webhooks: { enabled: false }, auditSigningKey: signingKey, signUpRateLimits: roomy('signup'), developerSignUpRateLimits: roomy('developer-signup') });
+    const roomy = (name: string) => ({
+      perClient: new RateLimit({ name, quota: 1_000, windowSeconds: 3600 }),
+      global: new RateLimit({ name: `${name}-global`, quota: 1_000, windowSeconds: 3600 }),
+    });
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      clock: () => now,
+      recurringInvoices: { enabled: false },
+      webhooks: { enabled: false },
+      auditSigningKey: signingKey,
+      signUpRateLimits: roomy('signup'),
+      developerSignUpRateLimits: roomy('developer-signup'),
+    });
     idp = await IdentityProvider.load(server.db, 'http://localhost');
     conformance = await OpenApiConformance.of(server.app);
     reviewer = (await addPlatformAdmin(server.db, { email: 'billing-reviewer@platform.example', name: 'Bill Reviewer' })).token;
-    for (const [key, name] of [['tally', 'Tally Apps'], ['penny', 'Penny Apps'], ['demo', 'Demo Only Apps']] as const) {
+    for (const [key, name] of [
+      ['tally', 'Tally Apps'],
+      ['penny', 'Penny Apps'],
+      ['demo', 'Demo Only Apps'],
+    ] as const) {
       const made = await ok('POST', '/api/developers', undefined, { name, email: `${key}@billing.example` });
       devs[key] = { token: made.developerToken, id: made.developerId };
     }
@@ -94,9 +122,22 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     apps.free = await listedApp('tally', 'Tally Free', { model: 'free' });
     apps.cheap = await listedApp('penny', 'Penny Counter', { model: 'monthly', amountCents: 1000, currency: 'USD' });
     apps.demoOnly = await listedApp('demo', 'Demo Helper', { model: 'monthly', amountCents: 1999, currency: 'USD' });
-    for (const [key, storeName] of [['sierra', 'Sierra Supplies'], ['foxtrot', 'Foxtrot Foods'], ['uniform', 'Uniform Outfitters'], ['golf', 'Golf Goods']] as const) {
+    for (const [key, storeName] of [
+      ['sierra', 'Sierra Supplies'],
+      ['foxtrot', 'Foxtrot Foods'],
+      ['uniform', 'Uniform Outfitters'],
+      ['golf', 'Golf Goods'],
+    ] as const) {
       const email = `${key}@stores.example`;
-      const made = await ok('POST', '/api/signup', undefined, { storeName, country: 'US', currency: 'USD', timeZone: 'America/New_York', ownerName: `${storeName} Owner`, ownerEmail: email, ownerPin: '482915' });
+      const made = await ok('POST', '/api/signup', undefined, {
+        storeName,
+        country: 'US',
+        currency: 'USD',
+        timeZone: 'America/New_York',
+        ownerName: `${storeName} Owner`,
+        ownerEmail: email,
+        ownerPin: '482915',
+      });
       stores[key] = { merchantId: made.merchantId, staffId: made.staffId, email };
     }
   });
@@ -108,7 +149,15 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     at('2026-11-17T10:00:00.000Z');
     const sub = await install('sierra', 'pro', 'sierraPro');
     // 17 → 30 November: 14 of 30 days of 19.99 = 9.3287 → 9.33 (half up); developer floor(85 % of 933) = 793, platform 140.
-    expect(sub).toMatchObject({ status: 'active', priceCents: 1999, currency: 'USD', currentPeriodStart: '2026-11-17T00:00:00.000Z', currentPeriodEnd: '2026-12-01T00:00:00.000Z', nextChargeAt: '2026-12-01T00:00:00.000Z', nextChargeCents: 1999 });
+    expect(sub).toMatchObject({
+      status: 'active',
+      priceCents: 1999,
+      currency: 'USD',
+      currentPeriodStart: '2026-11-17T00:00:00.000Z',
+      currentPeriodEnd: '2026-12-01T00:00:00.000Z',
+      nextChargeAt: '2026-12-01T00:00:00.000Z',
+      nextChargeCents: 1999,
+    });
     expect(sub!.charges).toHaveLength(1);
     expect(sub!.charges[0]).toMatchObject({ kind: 'initial', amountCents: 933, status: 'paid', declineCode: null });
     const postings = await postingsOf(sub!.charges[0]!.journalTransactionId!);
@@ -121,11 +170,17 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     // The store sees it; the same installation again is the same subscription, charged once.
     const listed = await subscription('sierra', 'sierraPro');
     expect(listed).toMatchObject({ id: sub!.id, appName: 'Tally Pro', status: 'active', notice: null });
-    const again = await server.db.transaction((tx) => startAppSubscription(tx, { merchantId: stores.sierra!.merchantId, appId: apps.pro!, installationId: installs.sierraPro!, now }));
+    const again = await server.db.transaction((tx) =>
+      startAppSubscription(tx, { merchantId: stores.sierra!.merchantId, appId: apps.pro!, installationId: installs.sierraPro!, now }),
+    );
     expect(again!.id).toBe(sub!.id);
     expect((await subscription('sierra', 'sierraPro')).charges).toHaveLength(1);
     // Journal rows and charges are append-only.
-    await expect(server.db.query('UPDATE postings SET amount_cents = amount_cents + 1 WHERE journal_transaction_id = $1', [sub!.charges[0]!.journalTransactionId!])).rejects.toThrow(/append-only/);
+    await expect(
+      server.db.query('UPDATE postings SET amount_cents = amount_cents + 1 WHERE journal_transaction_id = $1', [
+        sub!.charges[0]!.journalTransactionId!,
+      ]),
+    ).rejects.toThrow(/append-only/);
     await expect(server.db.query('UPDATE app_charges SET amount_cents = 1 WHERE id = $1', [sub!.charges[0]!.id])).rejects.toThrow(/append-only/);
     // A free app has no subscription and writes nothing.
     expect(await install('sierra', 'free', 'sierraFree')).toBeNull();
@@ -139,8 +194,16 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(report.appBilling.charged + other.charged).toBe(1);
     expect(other.errors).toEqual([]);
     const sub = await subscription('sierra', 'sierraPro');
-    expect(sub).toMatchObject({ status: 'active', currentPeriodStart: '2026-12-01T00:00:00.000Z', currentPeriodEnd: '2027-01-01T00:00:00.000Z', nextChargeAt: '2027-01-01T00:00:00.000Z' });
-    expect(sub.charges.map((c: Json) => [c.kind, c.amountCents, c.status])).toEqual([['renewal', 1999, 'paid'], ['initial', 933, 'paid']]);
+    expect(sub).toMatchObject({
+      status: 'active',
+      currentPeriodStart: '2026-12-01T00:00:00.000Z',
+      currentPeriodEnd: '2027-01-01T00:00:00.000Z',
+      nextChargeAt: '2027-01-01T00:00:00.000Z',
+    });
+    expect(sub.charges.map((c: Json) => [c.kind, c.amountCents, c.status])).toEqual([
+      ['renewal', 1999, 'paid'],
+      ['initial', 933, 'paid'],
+    ]);
     // 19.99: developer floor(1699.15) = 1699, platform 300.
     expect(await postingsOf(sub.charges[0].journalTransactionId)).toEqual([
       { code: 'app_billing_clearing', amountCents: 1999, merchantId: PLATFORM },
@@ -171,11 +234,18 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     await tick();
     expect(await subscription('golf', 'golfPro')).toMatchObject({ status: 'past_due', failedAttempts: 1 });
     expect((await subscription('golf', 'golfPro')).charges[0]).toMatchObject({ status: 'failed', declineCode: 'insufficient_funds' });
-    const paidNow = (await ok('PUT', '/api/pos/app-billing/payment-method', await owner('golf'), { billingReference: 'bref_sbx_amex_0005' })).subscriptions[0];
+    const paidNow = (await ok('PUT', '/api/pos/app-billing/payment-method', await owner('golf'), { billingReference: 'bref_sbx_amex_0005' }))
+      .subscriptions[0];
     expect(paidNow).toMatchObject({ status: 'active', failedAttempts: 0, nextChargeAt: '2027-02-01T00:00:00.000Z', notice: null });
     expect(paidNow.charges[0]).toMatchObject({ kind: 'retry', amountCents: 1999, status: 'paid', periodStart: '2027-01-01T00:00:00.000Z' });
     let sub = await subscription('foxtrot', 'foxtrotPro');
-    expect(sub).toMatchObject({ status: 'past_due', failedAttempts: 1, nextChargeAt: '2027-01-02T01:00:00.000Z', nextChargeCents: 1999, currentPeriodEnd: '2027-02-01T00:00:00.000Z' });
+    expect(sub).toMatchObject({
+      status: 'past_due',
+      failedAttempts: 1,
+      nextChargeAt: '2027-01-02T01:00:00.000Z',
+      nextChargeCents: 1999,
+      currentPeriodEnd: '2027-02-01T00:00:00.000Z',
+    });
     expect(sub.notice).toContain('card_declined');
     expect(sub.charges[0]).toMatchObject({ kind: 'renewal', status: 'failed', declineCode: 'card_declined', journalTransactionId: null });
     // Not due yet: nothing tried.
@@ -184,21 +254,41 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect((await subscription('foxtrot', 'foxtrotPro')).failedAttempts).toBe(1);
     at('2027-01-02T01:00:00.000Z');
     await tick();
-    expect(await subscription('foxtrot', 'foxtrotPro')).toMatchObject({ status: 'past_due', failedAttempts: 2, nextChargeAt: '2027-01-04T01:00:00.000Z' });
+    expect(await subscription('foxtrot', 'foxtrotPro')).toMatchObject({
+      status: 'past_due',
+      failedAttempts: 2,
+      nextChargeAt: '2027-01-04T01:00:00.000Z',
+    });
     at('2027-01-04T01:00:00.000Z');
     await tick();
-    expect(await subscription('foxtrot', 'foxtrotPro')).toMatchObject({ status: 'past_due', failedAttempts: 3, nextChargeAt: '2027-01-06T01:00:00.000Z' });
+    expect(await subscription('foxtrot', 'foxtrotPro')).toMatchObject({
+      status: 'past_due',
+      failedAttempts: 3,
+      nextChargeAt: '2027-01-06T01:00:00.000Z',
+    });
     at('2027-01-06T01:00:00.000Z');
     const report = await tick();
     expect(report.appBilling.suspended).toBe(1);
     sub = await subscription('foxtrot', 'foxtrotPro');
-    expect(sub).toMatchObject({ status: 'suspended', failedAttempts: 4, nextChargeAt: null, nextChargeCents: null, suspendedAt: '2027-01-06T01:00:00.000Z' });
+    expect(sub).toMatchObject({
+      status: 'suspended',
+      failedAttempts: 4,
+      nextChargeAt: null,
+      nextChargeCents: null,
+      suspendedAt: '2027-01-06T01:00:00.000Z',
+    });
     expect(sub.notice).toMatch(/Suspended after 4 declined charges/);
     expect(sub.charges.filter((c: Json) => c.status === 'failed').map((c: Json) => c.kind)).toEqual(['retry', 'retry', 'retry', 'renewal']);
     // The notice: an audit entry in the store's trail and an e-mail to the owner.
-    const audit = await server.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND entity_id = $2 ORDER BY seq`, [stores.foxtrot!.merchantId, sub.id]);
+    const audit = await server.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND entity_id = $2 ORDER BY seq`, [
+      stores.foxtrot!.merchantId,
+      sub.id,
+    ]);
     expect(audit.rows.map((r) => r.action)).toContain('app_subscription.suspended');
-    const mail = await server.db.query<{ to_address: string; subject: string }>(`SELECT to_address, subject FROM email_outbox WHERE merchant_id = $1`, [stores.foxtrot!.merchantId]);
+    const mail = await server.db.query<{ to_address: string; subject: string }>(
+      `SELECT to_address, subject FROM email_outbox WHERE merchant_id = $1`,
+      [stores.foxtrot!.merchantId],
+    );
     expect(mail.rows).toEqual([{ to_address: stores.foxtrot!.email, subject: 'Tally Pro is suspended: its subscription could not be charged' }]);
     // Suspended: the tick charges nothing more.
     at('2027-01-09T01:00:00.000Z');
@@ -208,9 +298,18 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     // A good billing method reactivates it at once: 9 → 31 January, 23 of 31 days of 19.99 = 14.831 → 14.83.
     const changed = await ok('PUT', '/api/pos/app-billing/payment-method', await owner('foxtrot'), { billingReference: 'bref_sbx_mastercard_4444' });
     const back = changed.subscriptions.find((s: Json) => s.installationId === installs.foxtrotPro);
-    expect(back).toMatchObject({ status: 'active', failedAttempts: 0, suspendedAt: null, currentPeriodStart: '2027-01-09T00:00:00.000Z', currentPeriodEnd: '2027-02-01T00:00:00.000Z' });
+    expect(back).toMatchObject({
+      status: 'active',
+      failedAttempts: 0,
+      suspendedAt: null,
+      currentPeriodStart: '2027-01-09T00:00:00.000Z',
+      currentPeriodEnd: '2027-02-01T00:00:00.000Z',
+    });
     expect(back.charges[0]).toMatchObject({ kind: 'reactivation', amountCents: 1483, status: 'paid' });
-    const actions = await server.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND entity_id = $2 ORDER BY seq DESC LIMIT 1`, [stores.foxtrot!.merchantId, sub.id]);
+    const actions = await server.db.query<{ action: string }>(
+      `SELECT action FROM audit_log WHERE merchant_id = $1 AND entity_id = $2 ORDER BY seq DESC LIMIT 1`,
+      [stores.foxtrot!.merchantId, sub.id],
+    );
     expect(actions.rows[0]!.action).toBe('app_subscription.reactivated');
   });
 
@@ -225,7 +324,11 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     // gives back round(1206 × 11 / 22) = 603, the platform 107.
     expect(ended).toMatchObject({ status: 'canceled', canceledAt: '2027-01-20T09:00:00.000Z', nextChargeAt: null });
     expect(ended!.refunds).toEqual([expect.objectContaining({ chargeId: sub!.charges[0]!.id, amountCents: 710, unusedDays: 11, coveredDays: 22 })]);
-    const refundJt = (await server.db.query<{ journal_transaction_id: string }>('SELECT journal_transaction_id FROM app_charge_refunds WHERE id = $1', [ended!.refunds[0]!.id])).rows[0]!.journal_transaction_id;
+    const refundJt = (
+      await server.db.query<{ journal_transaction_id: string }>('SELECT journal_transaction_id FROM app_charge_refunds WHERE id = $1', [
+        ended!.refunds[0]!.id,
+      ])
+    ).rows[0]!.journal_transaction_id;
     expect(await postingsOf(refundJt)).toEqual([
       { code: `developer_pending:${devs.tally!.id}`, amountCents: 603, merchantId: PLATFORM },
       { code: 'app_revenue', amountCents: 107, merchantId: PLATFORM },
@@ -257,28 +360,57 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     const gross = statement.charges.reduce((s: number, c: Json) => s + c.amountCents, 0);
     const share = statement.charges.reduce((s: number, c: Json) => s + c.developerShareCents, 0);
     // The refund of Uniform's unused days came out of its own held share, not out of anything paid.
-    expect(statement.refunds).toEqual([expect.objectContaining({ developerShareCents: 603, fromPendingCents: 603, fromAvailableCents: 0, toOwedCents: 0 })]);
+    expect(statement.refunds).toEqual([
+      expect.objectContaining({ developerShareCents: 603, fromPendingCents: 603, fromAvailableCents: 0, toOwedCents: 0 }),
+    ]);
     // Nothing was paid before it was held 31 days: the Mondays of January found only Sierra's 7.93 + 16.99 released
     // (below the 25.00 minimum); this Monday's tick paid what was released by now — Sierra's two, Golf's and
     // Foxtrot's first charges (7.93 + 16.99 + 12.06 + 12.06).
-    expect(statement.payouts.map((p: Json) => [p.trigger, p.amountCents, p.createdAt])).toEqual([['scheduled', 793 + 1699 + 1206 + 1206, '2027-02-01T00:05:00.000Z']]);
+    expect(statement.payouts.map((p: Json) => [p.trigger, p.amountCents, p.createdAt])).toEqual([
+      ['scheduled', 793 + 1699 + 1206 + 1206, '2027-02-01T00:05:00.000Z'],
+    ]);
     const paidOut = 4904;
     const held = statement.charges.filter((c: Json) => c.earnings === 'on_hold').reduce((s: number, c: Json) => s + c.developerShareCents, 0) - 603;
-    expect(usd).toMatchObject({ grossChargesCents: gross, developerShareCents: share, refundedCents: 603, paidOutCents: paidOut, pendingCents: held, availableCents: 0, owedCents: 0, demoEarningsCents: 0, balanceCents: share - 603 - paidOut });
+    expect(usd).toMatchObject({
+      grossChargesCents: gross,
+      developerShareCents: share,
+      refundedCents: 603,
+      paidOutCents: paidOut,
+      pendingCents: held,
+      availableCents: 0,
+      owedCents: 0,
+      demoEarningsCents: 0,
+      balanceCents: share - 603 - paidOut,
+    });
     expect(usd.nextAvailableAt).toBe('2027-02-01T01:00:00.000Z'); // Sierra's and Golf's January charges, made at 01:00
     // The ledger agrees: held on developer_pending, nothing left on developer_payable, and the platform ledger balances.
     const balanceOf = async (code: string) =>
-      Number((await server.db.query<{ b: string }>(`SELECT COALESCE(-SUM(p.amount_cents), 0) AS b FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.merchant_id = $1 AND a.code = $2`, [PLATFORM, code])).rows[0]!.b);
+      Number(
+        (
+          await server.db.query<{ b: string }>(
+            `SELECT COALESCE(-SUM(p.amount_cents), 0) AS b FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.merchant_id = $1 AND a.code = $2`,
+            [PLATFORM, code],
+          )
+        ).rows[0]!.b,
+      );
     expect(await balanceOf(`developer_pending:${devs.tally!.id}`)).toBe(held);
     expect(await balanceOf(`developer_payable:${devs.tally!.id}`)).toBe(0);
-    const total = await server.db.query<{ total: string }>('SELECT COALESCE(SUM(p.amount_cents), 0) AS total FROM postings p JOIN journal_transactions j ON j.id = p.journal_transaction_id WHERE j.merchant_id = $1', [PLATFORM]);
+    const total = await server.db.query<{ total: string }>(
+      'SELECT COALESCE(SUM(p.amount_cents), 0) AS total FROM postings p JOIN journal_transactions j ON j.id = p.journal_transaction_id WHERE j.merchant_id = $1',
+      [PLATFORM],
+    );
     expect(Number(total.rows[0]!.total)).toBe(0);
     // Every release is recorded once per charge, naming its journal transaction.
     const releases = await server.db.query<{ charge_id: string; held: string; released: string; jt: string | null }>(
       'SELECT charge_id, held_cents AS held, released_cents AS released, journal_transaction_id AS jt FROM developer_earnings_releases WHERE developer_id = $1',
       [devs.tally!.id],
     );
-    expect(releases.rows.map((r) => r.charge_id).sort()).toEqual(statement.charges.filter((c: Json) => c.earnings === 'released').map((c: Json) => c.id).sort());
+    expect(releases.rows.map((r) => r.charge_id).sort()).toEqual(
+      statement.charges
+        .filter((c: Json) => c.earnings === 'released')
+        .map((c: Json) => c.id)
+        .sort(),
+    );
     for (const r of releases.rows) expect([Number(r.released), r.jt]).toEqual([Number(r.held), expect.stringMatching(/^jtx_/)]);
     // Developer routes are for developers only.
     const staff = await call('GET', '/api/developer/statement', await owner('sierra'));
@@ -302,7 +434,12 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(demo.statusCode).toBe(403);
     expect(demo.json()).toMatchObject({ code: 'money_movement_disabled', status: 403 });
     expect((await server.db.query('SELECT id FROM developer_payouts WHERE developer_id = $1', [devs.demo!.id])).rows).toHaveLength(0);
-    expect((await ok('GET', '/api/developer/statement', devs.demo!.token)).balances[0]).toMatchObject({ demoEarningsCents: 1699, availableCents: 0, pendingCents: 0, balanceCents: 1699 });
+    expect((await ok('GET', '/api/developer/statement', devs.demo!.token)).balances[0]).toMatchObject({
+      demoEarningsCents: 1699,
+      availableCents: 0,
+      pendingCents: 0,
+      balanceCents: 1699,
+    });
     expect((await ok('GET', '/api/developer/statement', devs.demo!.token)).charges[0]).toMatchObject({ earnings: 'demo', earningsAvailableAt: null });
     // Tally Apps: the weekly payout at 00:05 took everything released; what is left is on hold or the demo store's.
     expect((await call('POST', '/api/developer/payouts', devs.tally!.token, {})).json().code).toBe('earnings_on_hold');
@@ -311,7 +448,15 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     at('2027-02-01T01:00:00.000Z');
     const payout = await call('POST', '/api/developer/payouts', devs.tally!.token, {});
     expect(payout.statusCode, payout.body).toBe(201);
-    expect(payout.json()).toMatchObject({ amountCents: 2 * 1699, currency: 'USD', status: 'paid', trigger: 'manual', processor: 'sandbox', connectAccount: `acct_sbx_${devs.tally!.id}`, earningsThrough: '2027-02-01T01:00:00.000Z' });
+    expect(payout.json()).toMatchObject({
+      amountCents: 2 * 1699,
+      currency: 'USD',
+      status: 'paid',
+      trigger: 'manual',
+      processor: 'sandbox',
+      connectAccount: `acct_sbx_${devs.tally!.id}`,
+      earningsThrough: '2027-02-01T01:00:00.000Z',
+    });
     expect(await postingsOf(payout.json().journalTransactionId)).toEqual([
       { code: `developer_payable:${devs.tally!.id}`, amountCents: 2 * 1699, merchantId: PLATFORM },
       { code: 'app_billing_clearing', amountCents: -2 * 1699, merchantId: PLATFORM },
@@ -340,23 +485,47 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     const report = await tick();
     expect(report.appBilling.developerPayouts).toBe(1);
     const statement = await ok('GET', '/api/developer/statement', devs.tally!.token);
-    expect(statement.payouts[0]).toMatchObject({ trigger: 'scheduled', amountCents: 1260 + 603 + 3 * 1699, earningsThrough: '2027-03-08T00:05:00.000Z' });
+    expect(statement.payouts[0]).toMatchObject({
+      trigger: 'scheduled',
+      amountCents: 1260 + 603 + 3 * 1699,
+      earningsThrough: '2027-03-08T00:05:00.000Z',
+    });
     expect(statement.nextScheduledPayoutAt).toBe('2027-03-15T00:00:00.000Z');
     // Once a week: a later tick of the same week pays nothing more.
     at('2027-03-09T00:05:00.000Z');
     expect((await tick()).appBilling.developerPayouts).toBe(0);
     // Penny: February's 8.50 released on 4 March (below the minimum, it waits), March's held.
-    expect((await ok('GET', '/api/developer/statement', devs.penny!.token)).balances[0]).toMatchObject({ availableCents: 850, pendingCents: 850, paidOutCents: 0 });
+    expect((await ok('GET', '/api/developer/statement', devs.penny!.token)).balances[0]).toMatchObject({
+      availableCents: 850,
+      pendingCents: 850,
+      paidOutCents: 0,
+    });
     expect((await server.db.query('SELECT id FROM developer_payouts WHERE developer_id = $1', [devs.demo!.id])).rows).toHaveLength(0);
   });
 
   it('installing a paid app through the installation API starts its subscription; a suspended one neither launches nor answers its token; uninstalling ends it', async () => {
     at('2027-06-10T10:00:00.000Z');
     const dev = devs.tally!.token;
-    const made = await ok('POST', '/api/developer/apps', dev, { name: 'Tally Frame', description: 'Tally inside the register.', form: 'in_platform', launchUrl: 'https://apps.example/tally-frame', scopes: ['catalog:read'], category: 'Billing tests', pricing: { model: 'monthly', amountCents: 3000, currency: 'USD' } });
+    const made = await ok('POST', '/api/developer/apps', dev, {
+      name: 'Tally Frame',
+      description: 'Tally inside the register.',
+      form: 'in_platform',
+      launchUrl: 'https://apps.example/tally-frame',
+      scopes: ['catalog:read'],
+      category: 'Billing tests',
+      pricing: { model: 'monthly', amountCents: 3000, currency: 'USD' },
+    });
     for (const step of ['submit']) await ok('POST', `/api/developer/apps/${made.id}/${step}`, dev);
     for (const step of ['start-review', 'approve', 'list']) await ok('POST', `/api/platform/apps/${made.id}/${step}`, reviewer);
-    const signed = await ok('POST', '/api/signup', undefined, { storeName: 'Hotel Hardware', country: 'US', currency: 'USD', timeZone: 'America/New_York', ownerName: 'Hotel Owner', ownerEmail: 'hotel@stores.example', ownerPin: '482915' });
+    const signed = await ok('POST', '/api/signup', undefined, {
+      storeName: 'Hotel Hardware',
+      country: 'US',
+      currency: 'USD',
+      timeZone: 'America/New_York',
+      ownerName: 'Hotel Owner',
+      ownerEmail: 'hotel@stores.example',
+      ownerPin: '482915',
+    });
     stores.hotel = { merchantId: signed.merchantId, staffId: signed.staffId, email: 'hotel@stores.example' };
 
     // Install: the first charge (10 → 30 June, 21 of 30 days of 30.00 = 21.00) is taken in the install's transaction.
@@ -393,7 +562,15 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
   /** A store signed up at the current clock: its owner token comes from `owner(key)`. */
   const signUpStore = async (key: string, storeName: string) => {
     const email = `${key}@stores.example`;
-    const made = await ok('POST', '/api/signup', undefined, { storeName, country: 'US', currency: 'USD', timeZone: 'America/New_York', ownerName: `${storeName} Owner`, ownerEmail: email, ownerPin: '482915' });
+    const made = await ok('POST', '/api/signup', undefined, {
+      storeName,
+      country: 'US',
+      currency: 'USD',
+      timeZone: 'America/New_York',
+      ownerName: `${storeName} Owner`,
+      ownerEmail: email,
+      ownerPin: '482915',
+    });
     stores[key] = { merchantId: made.merchantId, staffId: made.staffId, email };
   };
   const newDeveloper = async (key: string, name: string) => {
@@ -409,9 +586,10 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     const of = (base: string) => Number(rows.find((r) => r.code === `${base}:${developerId}`)?.total ?? 0);
     return { pending: -of('developer_pending') || 0, payable: -of('developer_payable') || 0, receivable: of('developer_receivable') };
   };
-  const installViaApi = async (store: string, appId: string) => (await ok('POST', '/api/pos/app-installations', await owner(store), { appId, scopes: ['catalog:read'] })).installation.id as string;
+  const installViaApi = async (store: string, appId: string) =>
+    (await ok('POST', '/api/pos/app-installations', await owner(store), { appId, scopes: ['catalog:read'] })).installation.id as string;
 
-  it('a payout and a same-day uninstall cannot take the platform\'s money: the payout pays only released earnings, the refund comes out of the hold', async () => {
+  it("a payout and a same-day uninstall cannot take the platform's money: the payout pays only released earnings, the refund comes out of the hold", async () => {
     await newDeveloper('mallory', 'Mallory Apps');
     apps.max = await listedApp('mallory', 'Mallory Max', { model: 'monthly', amountCents: 12_266, currency: 'USD' });
     at('2027-08-01T10:00:00.000Z');
@@ -443,14 +621,24 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     const refunded = statement.refunds.reduce((s: number, r: Json) => s + r.developerShareCents, 0);
     expect(refunded).toBeGreaterThan(2 * 9_000);
     // Never negative, nothing owed: what is left is the held remainder of the two September shares.
-    expect(statement.balances[0]).toMatchObject({ paidOutCents: 10_426, availableCents: 0, owedCents: 0, pendingCents: share - refunded - 10_426, balanceCents: share - refunded - 10_426 });
+    expect(statement.balances[0]).toMatchObject({
+      paidOutCents: 10_426,
+      availableCents: 0,
+      owedCents: 0,
+      pendingCents: share - refunded - 10_426,
+      balanceCents: share - refunded - 10_426,
+    });
     expect(statement.balances[0].pendingCents).toBeGreaterThan(0);
     expect(await ledgerOf(devs.mallory!.id)).toEqual({ pending: share - refunded - 10_426, payable: 0, receivable: 0 });
     expect((await call('POST', '/api/developer/payouts', devs.mallory!.token, {})).json().code).toBe('earnings_on_hold');
     // After the hold the remainder is released (below the minimum, it waits).
     at('2027-10-04T00:05:00.000Z');
     await tick();
-    expect((await ok('GET', '/api/developer/statement', devs.mallory!.token)).balances[0]).toMatchObject({ pendingCents: 0, availableCents: share - refunded - 10_426, owedCents: 0 });
+    expect((await ok('GET', '/api/developer/statement', devs.mallory!.token)).balances[0]).toMatchObject({
+      pendingCents: 0,
+      availableCents: share - refunded - 10_426,
+      owedCents: 0,
+    });
   });
 
   it('a balance left negative before holds existed is owed, never paid out, and recovered from later earnings before anything more is paid', async () => {
@@ -462,7 +650,12 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     // The state the old rules left behind, written as they wrote it: a charge credited straight to the developer's
     // payable balance (no hold), paid out at once.
     const dev = devs.oscar!.id;
-    const legacy = { sub: `asub_${newId('app').slice(4)}`, charge: `ach_${newId('app').slice(4)}`, payout: `dpo_${newId('app').slice(4)}`, installation: `ins_${newId('app').slice(4)}` };
+    const legacy = {
+      sub: `asub_${newId('app').slice(4)}`,
+      charge: `ach_${newId('app').slice(4)}`,
+      payout: `dpo_${newId('app').slice(4)}`,
+      installation: `ins_${newId('app').slice(4)}`,
+    };
     installs.mikeOps = legacy.installation;
     await server.db.transaction(async (tx) => {
       await tx.query(
@@ -470,20 +663,32 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
          VALUES ($1, $2, $3, $4, $5, 12266, 'USD', 'active', '2027-10-01T00:00:00Z', '2027-11-01T00:00:00Z', $6, $6)`,
         [legacy.sub, legacy.installation, stores.mike!.merchantId, apps.ops, dev, now],
       );
-      const charged = await postOnPlatformLedger(tx, now, { kind: 'payment', sourceType: 'app_charge', sourceId: legacy.charge, currency: 'USD', memo: 'App charge before holds existed' }, [
-        { accountCode: 'app_billing_clearing', amountCents: 12_266 },
-        { accountCode: `developer_payable:${dev}`, amountCents: -10_426 },
-        { accountCode: 'app_revenue', amountCents: -1_840 },
-      ], { action: 'app_charge.paid', entityType: 'app_charge', entityId: legacy.charge, data: {} });
+      const charged = await postOnPlatformLedger(
+        tx,
+        now,
+        { kind: 'payment', sourceType: 'app_charge', sourceId: legacy.charge, currency: 'USD', memo: 'App charge before holds existed' },
+        [
+          { accountCode: 'app_billing_clearing', amountCents: 12_266 },
+          { accountCode: `developer_payable:${dev}`, amountCents: -10_426 },
+          { accountCode: 'app_revenue', amountCents: -1_840 },
+        ],
+        { action: 'app_charge.paid', entityType: 'app_charge', entityId: legacy.charge, data: {} },
+      );
       await tx.query(
         `INSERT INTO app_charges (id, subscription_id, installation_id, merchant_id, app_id, developer_id, kind, period_start, period_end, amount_cents, developer_share_cents, platform_share_cents, currency, status, processor, processor_reference, journal_transaction_id, created_at, earnings, earnings_available_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'initial', '2027-10-01T00:00:00Z', '2027-11-01T00:00:00Z', 12266, 10426, 1840, 'USD', 'paid', 'sandbox', 'sbx_legacy', $7, $8, 'available', NULL)`,
         [legacy.charge, legacy.sub, legacy.installation, stores.mike!.merchantId, apps.ops, dev, charged.id, now],
       );
-      const paid = await postOnPlatformLedger(tx, now, { kind: 'payout', sourceType: 'developer_payout', sourceId: legacy.payout, currency: 'USD', memo: 'Payout before holds existed' }, [
-        { accountCode: `developer_payable:${dev}`, amountCents: 10_426 },
-        { accountCode: 'app_billing_clearing', amountCents: -10_426 },
-      ], { action: 'developer_payout.paid', entityType: 'developer_payout', entityId: legacy.payout, data: {} });
+      const paid = await postOnPlatformLedger(
+        tx,
+        now,
+        { kind: 'payout', sourceType: 'developer_payout', sourceId: legacy.payout, currency: 'USD', memo: 'Payout before holds existed' },
+        [
+          { accountCode: `developer_payable:${dev}`, amountCents: 10_426 },
+          { accountCode: 'app_billing_clearing', amountCents: -10_426 },
+        ],
+        { action: 'developer_payout.paid', entityType: 'developer_payout', entityId: legacy.payout, data: {} },
+      );
       await tx.query(
         `INSERT INTO developer_payouts (id, developer_id, amount_cents, currency, status, trigger, earnings_through, processor, connect_account, processor_reference, journal_transaction_id, created_at)
          VALUES ($1, $2, 10426, 'USD', 'paid', 'manual', $3, 'sandbox', $4, 'sbx_legacy', $5, $3)`,
@@ -512,7 +717,10 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     statement = await ok('GET', '/api/developer/statement', devs.oscar!.token);
     expect(statement.balances[0]).toMatchObject({ owedCents: 0, availableCents: 10_426 - 10_090, pendingCents: 10_426, paidOutCents: 10_426 });
     expect(await ledgerOf(dev)).toEqual({ pending: 10_426, payable: 336, receivable: 0 });
-    const release = await server.db.query<{ released: string; recovered: string }>('SELECT released_cents AS released, recovered_cents AS recovered FROM developer_earnings_releases WHERE developer_id = $1', [dev]);
+    const release = await server.db.query<{ released: string; recovered: string }>(
+      'SELECT released_cents AS released, recovered_cents AS recovered FROM developer_earnings_releases WHERE developer_id = $1',
+      [dev],
+    );
     expect(release.rows.map((r) => [Number(r.released), Number(r.recovered)])).toEqual([[10_426, 10_090]]);
     // 3.36 is below the minimum: the weekly payout waited. In December November's share comes off hold and the
     // Monday tick pays it with the 3.36: in all the developer was paid the three shares less the refund, never more.
@@ -526,7 +734,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect(statement.balances[0]).toMatchObject({ owedCents: 0, availableCents: 0, pendingCents: 10_426 }); // December's, held
   });
 
-  it("a price rise of a listed app waits for review: the directory, new installs and renewals keep the listed price until a reviewer approves", async () => {
+  it('a price rise of a listed app waits for review: the directory, new installs and renewals keep the listed price until a reviewer approves', async () => {
     await newDeveloper('victor', 'Victor Apps');
     apps.vault = await listedApp('victor', 'Victor Vault', { model: 'monthly', amountCents: 90_000, currency: 'USD' });
     at('2028-01-05T10:00:00.000Z');
@@ -536,23 +744,41 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     installs.papaVault = await installViaApi('papa', apps.vault!);
     // The developer raises the price of the listed app from 900.00 to 100,000.00 a month.
     at('2028-01-06T10:00:00.000Z');
-    const raised = await ok('PATCH', `/api/developer/apps/${apps.vault}`, devs.victor!.token, { pricing: { model: 'monthly', amountCents: 10_000_000, currency: 'USD' } });
-    expect(raised).toMatchObject({ status: 'submitted', listed: true, pricing: { amountCents: 10_000_000 }, approved: { pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' } }, changesInReview: ['pricing'] });
+    const raised = await ok('PATCH', `/api/developer/apps/${apps.vault}`, devs.victor!.token, {
+      pricing: { model: 'monthly', amountCents: 10_000_000, currency: 'USD' },
+    });
+    expect(raised).toMatchObject({
+      status: 'submitted',
+      listed: true,
+      pricing: { amountCents: 10_000_000 },
+      approved: { pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' } },
+      changesInReview: ['pricing'],
+    });
     // Stores still see and get the listed price.
-    expect(await ok('GET', `/api/pos/app-directory/${apps.vault}`, await owner('quebec'))).toMatchObject({ priceCents: 90_000, pricing: { amountCents: 90_000 } });
+    expect(await ok('GET', `/api/pos/app-directory/${apps.vault}`, await owner('quebec'))).toMatchObject({
+      priceCents: 90_000,
+      pricing: { amountCents: 90_000 },
+    });
     installs.quebecVault = await installViaApi('quebec', apps.vault!);
     expect(await subscription('quebec', 'quebecVault')).toMatchObject({ priceCents: 90_000, priceChange: null });
     // February renews at 900.00.
     at('2028-02-01T00:05:00.000Z');
     await tick();
-    for (const [store, key] of [['papa', 'papaVault'], ['quebec', 'quebecVault']] as const) expect((await subscription(store, key)).charges[0]).toMatchObject({ kind: 'renewal', amountCents: 90_000, status: 'paid' });
+    for (const [store, key] of [
+      ['papa', 'papaVault'],
+      ['quebec', 'quebecVault'],
+    ] as const)
+      expect((await subscription(store, key)).charges[0]).toMatchObject({ kind: 'renewal', amountCents: 90_000, status: 'paid' });
     // The reviewer approves: the directory and new installs have the new price at once.
     at('2028-02-02T10:00:00.000Z');
     await ok('POST', `/api/platform/apps/${apps.vault}/start-review`, reviewer);
     const approved = await ok('POST', `/api/platform/apps/${apps.vault}/approve`, reviewer);
     expect(approved).toMatchObject({ status: 'listed', approved: { pricing: { amountCents: 10_000_000 } }, changesInReview: [] });
     const history = (await ok('GET', `/api/platform/apps/${apps.vault}`, reviewer)).history;
-    expect(history.at(-1)).toMatchObject({ action: 'approve', data: { changed: ['pricing'], pricing: { from: { amountCents: 90_000 }, to: { amountCents: 10_000_000 } } } });
+    expect(history.at(-1)).toMatchObject({
+      action: 'approve',
+      data: { changed: ['pricing'], pricing: { from: { amountCents: 90_000 }, to: { amountCents: 10_000_000 } } },
+    });
     expect((await ok('GET', `/api/pos/app-directory/${apps.vault}`, await owner('romeo'))).priceCents).toBe(10_000_000);
     installs.romeoVault = await installViaApi('romeo', apps.vault!);
     expect(await subscription('romeo', 'romeoVault')).toMatchObject({ priceCents: 10_000_000, priceChange: null });
@@ -562,7 +788,15 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     // Installed before the rise: the stores are offered it and keep paying 900.00 until they accept.
     const offered = await subscription('papa', 'papaVault');
     expect(offered).toMatchObject({ priceCents: 90_000, nextChargeAt: '2028-03-01T00:00:00.000Z', nextChargeCents: 90_000 });
-    expect(offered.priceChange).toEqual({ kind: 'rise', fromCents: 90_000, fromCurrency: 'USD', toCents: 10_000_000, toCurrency: 'USD', needsAcceptance: true, appliesFrom: '2028-03-01T00:00:00.000Z' });
+    expect(offered.priceChange).toEqual({
+      kind: 'rise',
+      fromCents: 90_000,
+      fromCurrency: 'USD',
+      toCents: 10_000_000,
+      toCurrency: 'USD',
+      needsAcceptance: true,
+      appliesFrom: '2028-03-01T00:00:00.000Z',
+    });
     at('2028-03-01T00:05:00.000Z');
     await tick();
     expect((await subscription('papa', 'papaVault')).charges[0]).toMatchObject({ kind: 'renewal', amountCents: 90_000 });
@@ -579,11 +813,21 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect((await accept(await owner('quebec'), { priceCents: 10_000_000, currency: 'USD' })).statusCode).toBe(404); // another store's
     const accepted = await accept(await owner('papa'), { priceCents: 10_000_000, currency: 'usd' });
     expect(accepted.statusCode, accepted.body).toBe(200);
-    expect(accepted.json()).toMatchObject({ priceCents: 10_000_000, priceChange: null, nextChargeAt: '2028-04-01T00:00:00.000Z', nextChargeCents: 10_000_000 });
+    expect(accepted.json()).toMatchObject({
+      priceCents: 10_000_000,
+      priceChange: null,
+      nextChargeAt: '2028-04-01T00:00:00.000Z',
+      nextChargeCents: 10_000_000,
+    });
     expect(accepted.json().charges[0]).toMatchObject({ kind: 'renewal', amountCents: 90_000 }); // March is not charged again
     expect((await accept(await owner('papa'), { priceCents: 10_000_000, currency: 'USD' })).json().priceCents).toBe(10_000_000);
-    const audit = await server.db.query<{ data: Json }>(`SELECT data FROM audit_log WHERE merchant_id = $1 AND action = 'app_subscription.price_accepted'`, [stores.papa!.merchantId]);
-    expect(audit.rows.map((r) => r.data)).toEqual([expect.objectContaining({ fromCents: 90_000, toCents: 10_000_000, appliesFrom: '2028-04-01T00:00:00.000Z' })]);
+    const audit = await server.db.query<{ data: Json }>(
+      `SELECT data FROM audit_log WHERE merchant_id = $1 AND action = 'app_subscription.price_accepted'`,
+      [stores.papa!.merchantId],
+    );
+    expect(audit.rows.map((r) => r.data)).toEqual([
+      expect.objectContaining({ fromCents: 90_000, toCents: 10_000_000, appliesFrom: '2028-04-01T00:00:00.000Z' }),
+    ]);
 
     // April: Papa pays the price it accepted; Quebec, which never accepted, keeps paying 900.00.
     at('2028-04-01T00:05:00.000Z');
@@ -593,13 +837,22 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     expect((await subscription('quebec', 'quebecVault')).priceChange).toMatchObject({ kind: 'rise', needsAcceptance: true });
 
     // A lower price (500.00), once approved, applies to every subscription by itself from the next renewal.
-    await ok('PATCH', `/api/developer/apps/${apps.vault}`, devs.victor!.token, { pricing: { model: 'monthly', amountCents: 50_000, currency: 'USD' } });
+    await ok('PATCH', `/api/developer/apps/${apps.vault}`, devs.victor!.token, {
+      pricing: { model: 'monthly', amountCents: 50_000, currency: 'USD' },
+    });
     await ok('POST', `/api/platform/apps/${apps.vault}/start-review`, reviewer);
     await ok('POST', `/api/platform/apps/${apps.vault}/approve`, reviewer);
-    expect(await subscription('quebec', 'quebecVault')).toMatchObject({ nextChargeCents: 50_000, priceChange: { kind: 'lower', needsAcceptance: false, toCents: 50_000 } });
+    expect(await subscription('quebec', 'quebecVault')).toMatchObject({
+      nextChargeCents: 50_000,
+      priceChange: { kind: 'lower', needsAcceptance: false, toCents: 50_000 },
+    });
     at('2028-05-01T00:05:00.000Z');
     await tick();
-    for (const [store, key] of [['papa', 'papaVault'], ['quebec', 'quebecVault'], ['romeo', 'romeoVault']] as const) {
+    for (const [store, key] of [
+      ['papa', 'papaVault'],
+      ['quebec', 'quebecVault'],
+      ['romeo', 'romeoVault'],
+    ] as const) {
       expect(await subscription(store, key)).toMatchObject({ priceCents: 50_000, priceChange: null });
       expect((await subscription(store, key)).charges[0]).toMatchObject({ kind: 'renewal', amountCents: 50_000 });
     }
@@ -608,10 +861,18 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     await ok('PATCH', `/api/developer/apps/${apps.vault}`, devs.victor!.token, { pricing: { model: 'free' } });
     await ok('POST', `/api/platform/apps/${apps.vault}/start-review`, reviewer);
     await ok('POST', `/api/platform/apps/${apps.vault}/approve`, reviewer);
-    expect(await subscription('romeo', 'romeoVault')).toMatchObject({ nextChargeAt: null, nextChargeCents: null, priceChange: { kind: 'free', toCents: 0 } });
+    expect(await subscription('romeo', 'romeoVault')).toMatchObject({
+      nextChargeAt: null,
+      nextChargeCents: null,
+      priceChange: { kind: 'free', toCents: 0 },
+    });
     at('2028-06-01T00:05:00.000Z');
     await tick();
-    for (const [store, key] of [['papa', 'papaVault'], ['quebec', 'quebecVault'], ['romeo', 'romeoVault']] as const) {
+    for (const [store, key] of [
+      ['papa', 'papaVault'],
+      ['quebec', 'quebecVault'],
+      ['romeo', 'romeoVault'],
+    ] as const) {
       const sub = await subscription(store, key);
       expect(sub).toMatchObject({ status: 'canceled', canceledAt: '2028-06-01T00:05:00.000Z' });
       expect(sub.charges[0]).toMatchObject({ amountCents: 50_000 });
@@ -619,7 +880,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
     }
   });
 
-  it('keeps the platform ledger and the stores\' audit trails verifiable, and lets managers and owners only read subscriptions', async () => {
+  it("keeps the platform ledger and the stores' audit trails verifiable, and lets managers and owners only read subscriptions", async () => {
     const signer = new AuditSigner(signingKey);
     const platform = await verifyAuditTrail(server.db, PLATFORM, signer);
     expect(platform.ok, platform.reason).toBe(true);

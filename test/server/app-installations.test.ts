@@ -60,7 +60,13 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
   it('lists the seeded example in-platform app with its launch URL, and answers one listed app in detail', async () => {
     const directory = await ok('GET', '/api/pos/app-directory', cashier);
     const example = directory.data.find((a: Json) => a.name === 'Shelf labels');
-    expect(example).toMatchObject({ form: 'in_platform', priceCents: 0, currency: null, launchUrl: '/example-app/index.html', scopes: [{ scope: 'catalog:read', explanation: expect.any(String) }] });
+    expect(example).toMatchObject({
+      form: 'in_platform',
+      priceCents: 0,
+      currency: null,
+      launchUrl: '/example-app/index.html',
+      scopes: [{ scope: 'catalog:read', explanation: expect.any(String) }],
+    });
     const detail = await ok('GET', `/api/pos/app-directory/${example.id}`, cashier);
     expect(detail).toMatchObject({ id: example.id, name: 'Shelf labels', category: expect.any(String), launchUrl: '/example-app/index.html' });
     const draft = await ok('POST', '/api/developer/apps', dev, { ...inPlatform, name: 'Unlisted Tool', scopes: ['catalog:read'] });
@@ -82,7 +88,15 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     expect(installed.statusCode, installed.body).toBe(201);
     const { installation, connectUrl } = installed.json();
     expect(connectUrl).toBeUndefined();
-    expect(installation).toMatchObject({ id: expect.stringMatching(/^ins_/), appId: app.id, appName: 'Stock Buddy', form: 'in_platform', grantedScopes: ['catalog:read', 'webhooks'], status: 'installed', launchUrl: 'https://tool.example/app' });
+    expect(installation).toMatchObject({
+      id: expect.stringMatching(/^ins_/),
+      appId: app.id,
+      appName: 'Stock Buddy',
+      form: 'in_platform',
+      grantedScopes: ['catalog:read', 'webhooks'],
+      status: 'installed',
+      launchUrl: 'https://tool.example/app',
+    });
     expect((await call('POST', '/api/pos/app-installations', owner, { appId: app.id, scopes: ['catalog:read'] })).statusCode).toBe(409);
     expect((await ok('GET', '/api/pos/app-installations', cashier)).data.map((i: Json) => i.id)).toContain(installation.id);
 
@@ -90,7 +104,11 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     const before = Date.now();
     const launch = await ok('POST', `/api/pos/app-installations/${installation.id}/launch`, cashier);
     const after = Date.now();
-    expect(launch).toMatchObject({ launchUrl: 'https://tool.example/app', accessToken: expect.stringMatching(/^rpa_/), expiresAt: expect.any(String) });
+    expect(launch).toMatchObject({
+      launchUrl: 'https://tool.example/app',
+      accessToken: expect.stringMatching(/^rpa_/),
+      expiresAt: expect.any(String),
+    });
     // 1 hour from the server's clock at the call.
     expect(new Date(launch.expiresAt).getTime()).toBeGreaterThanOrEqual(before + 3600_000);
     expect(new Date(launch.expiresAt).getTime()).toBeLessThanOrEqual(after + 3600_000);
@@ -108,14 +126,21 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     expect((await ok('GET', '/api/pos/webhooks', again)).data.map((w: Json) => w.id)).toEqual([hook.json().id]);
 
     // A replayed Idempotency-Key never answers the token again (it is not stored).
-    const keyed = (key: string) => server.app.inject({ method: 'POST', url: `/api/pos/app-installations/${installation.id}/launch`, headers: { authorization: `Bearer ${cashier}`, 'idempotency-key': key } });
+    const keyed = (key: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: `/api/pos/app-installations/${installation.id}/launch`,
+        headers: { authorization: `Bearer ${cashier}`, 'idempotency-key': key },
+      });
     const first = await keyed('launch-once');
     expect(first.statusCode).toBe(200);
     const replayed = await keyed('launch-once');
     expect(replayed.statusCode).toBe(409);
     expect(replayed.json().code).toBe('token_not_replayed');
     expect(replayed.body).not.toContain(first.json().accessToken);
-    const stored = await server.db.query<{ body: string }>(`SELECT response_body::text AS body FROM idempotency_keys WHERE response_body::text LIKE '%rpa_%'`);
+    const stored = await server.db.query<{ body: string }>(
+      `SELECT response_body::text AS body FROM idempotency_keys WHERE response_body::text LIKE '%rpa_%'`,
+    );
     expect(stored.rows).toEqual([]);
 
     // Only owners uninstall.
@@ -147,7 +172,9 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer);
     const token = (await ok('POST', `/api/pos/app-installations/${installation.id}/launch`, owner)).accessToken as string;
     expect((await call('GET', '/api/pos/orders', token)).statusCode).toBe(403);
-    expect((await ok('GET', '/api/pos/app-installations', owner)).data.find((i: Json) => i.id === installation.id).grantedScopes).toEqual(['catalog:read']);
+    expect((await ok('GET', '/api/pos/app-installations', owner)).data.find((i: Json) => i.id === installation.id).grantedScopes).toEqual([
+      'catalog:read',
+    ]);
     // The owner approves again: uninstall, install with the new scope.
     await ok('DELETE', `/api/pos/app-installations/${installation.id}`, owner);
     const wider = await ok('POST', '/api/pos/app-installations', owner, { appId: app.id, scopes: ['catalog:read', 'orders:read'] });
@@ -159,9 +186,16 @@ describe.each(databaseTargets())('app installations on $name', (target) => {
     const app = await listedApp({ ...inPlatform, name: 'Frame Swap', scopes: ['catalog:read'] });
     const { installation } = await ok('POST', '/api/pos/app-installations', owner, { appId: app.id, scopes: ['catalog:read'] });
     const edited = await ok('PATCH', `/api/developer/apps/${app.id}`, dev, { launchUrl: 'https://phish.example/login' });
-    expect(edited).toMatchObject({ status: 'submitted', listed: true, changesInReview: ['launchUrl'], approved: { launchUrl: 'https://tool.example/app' } });
+    expect(edited).toMatchObject({
+      status: 'submitted',
+      listed: true,
+      changesInReview: ['launchUrl'],
+      approved: { launchUrl: 'https://tool.example/app' },
+    });
     expect((await ok('POST', `/api/pos/app-installations/${installation.id}/launch`, cashier)).launchUrl).toBe('https://tool.example/app');
-    expect((await ok('GET', '/api/pos/app-installations', cashier)).data.find((i: Json) => i.id === installation.id).launchUrl).toBe('https://tool.example/app');
+    expect((await ok('GET', '/api/pos/app-installations', cashier)).data.find((i: Json) => i.id === installation.id).launchUrl).toBe(
+      'https://tool.example/app',
+    );
     expect((await ok('GET', `/api/pos/app-directory/${app.id}`, cashier)).launchUrl).toBe('https://tool.example/app');
     await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
     await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer);
@@ -201,7 +235,11 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
   let offsetMs = 0;
 
   const api = (method: string, path: string, token?: string, body?: unknown) =>
-    fetch(new URL(path, server.baseUrl), { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    fetch(new URL(path, server.baseUrl), {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   const ok = async (method: string, path: string, token: string, body?: unknown): Promise<Json> => {
     const res = await api(method, path, token, body);
     const text = await res.text();
@@ -222,7 +260,15 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
   async function authorize(params: Record<string, string>): Promise<{ status: number; location: URL | null; body: string }> {
     const jar = new Jar();
     const auth = new URL('/oauth/authorize', server.baseUrl);
-    for (const [k, v] of Object.entries({ client_id: appId, redirect_uri: REDIRECT_URI, response_type: 'code', code_challenge_method: 'S256', state: 'st-1', ...params })) auth.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: appId,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      code_challenge_method: 'S256',
+      state: 'st-1',
+      ...params,
+    }))
+      auth.searchParams.set(k, v);
     let url = auth.toString();
     for (let hop = 0; hop < 6; hop++) {
       const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
@@ -230,18 +276,29 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
       const location = res.headers.get('location');
       if (!location) return { status: res.status, location: null, body: await res.text() };
       const next = new URL(location, url);
-      if (next.origin + next.pathname === REDIRECT_URI || !next.href.startsWith(server.baseUrl)) return { status: res.status, location: next, body: '' };
+      if (next.origin + next.pathname === REDIRECT_URI || !next.href.startsWith(server.baseUrl))
+        return { status: res.status, location: next, body: '' };
       url = next.href;
     }
     throw new Error('too many redirects');
   }
   const token = async (form: Record<string, string>) => {
-    const res = await fetch(new URL('/oauth/token', server.baseUrl), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: appId, ...form }).toString() });
+    const res = await fetch(new URL('/oauth/token', server.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: appId, ...form }).toString(),
+    });
     return { status: res.status, body: (await res.json()) as Json };
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null, listen: true, webhooks: { enabled: false }, clock: () => new Date(Date.now() + offsetMs) });
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      listen: true,
+      webhooks: { enabled: false },
+      clock: () => new Date(Date.now() + offsetMs),
+    });
     reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@oauth.example', name: 'Rita Reviewer' })).token;
     dev = (await ok('POST', '/api/developers', '', { name: 'OAuth Labs', email: 'dev@oauth-labs.example' })).developerToken;
     owner = server.credentials.staffToken;
@@ -283,7 +340,11 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     };
     const rfc8414 = await metadata('/.well-known/oauth-authorization-server/oauth');
     const discovery = await metadata('/oauth/.well-known/openid-configuration');
-    const forged = await metadata('/oauth/.well-known/openid-configuration', { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+    const forged = await metadata('/oauth/.well-known/openid-configuration', {
+      host: 'evil.example',
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+    });
     for (const doc of [rfc8414, discovery, forged]) {
       expect(doc.issuer).toBe(issuer);
       expect(doc.authorization_endpoint).toBe(`${issuer}/authorize`);
@@ -343,7 +404,12 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     expect(wrong.body.error).toBe('invalid_grant');
     const tokens = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier });
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
-    expect(tokens.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), refresh_token: expect.any(String), scope: 'catalog:read webhooks' });
+    expect(tokens.body).toMatchObject({
+      token_type: 'Bearer',
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+      scope: 'catalog:read webhooks',
+    });
     expect(tokens.body.id_token).toBeUndefined();
 
     // The access token is the installation's app token: within scope 200, outside 403.
@@ -368,7 +434,8 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     // Nothing secret is stored in clear: no code, token or ticket in oauth_models.
     const { rows } = await server.db.query<{ t: string }>('SELECT id || payload::text AS t FROM oauth_models');
     const stored = rows.map((r) => r.t).join('\n');
-    for (const secret of [code, tokens.body.access_token, tokens.body.refresh_token, refreshed.body.access_token, ticket]) expect(stored).not.toContain(secret);
+    for (const secret of [code, tokens.body.access_token, tokens.body.refresh_token, refreshed.body.access_token, ticket])
+      expect(stored).not.toContain(secret);
     await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
   });
 
@@ -388,7 +455,9 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
   it('access tokens and in-platform launch tokens stop working after their hour', async () => {
     const { installationId, ticket } = await install(['catalog:read']);
     const { verifier, challenge } = pkce();
-    const code = (await authorize({ code_challenge: challenge, installation: installationId, ticket, scope: 'catalog:read' })).location!.searchParams.get('code')!;
+    const code = (
+      await authorize({ code_challenge: challenge, installation: installationId, ticket, scope: 'catalog:read' })
+    ).location!.searchParams.get('code')!;
     const tokens = (await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier })).body;
     const example = (await ok('GET', '/api/pos/app-directory', owner)).data.find((a: Json) => a.name === 'Shelf labels');
     const framed = (await ok('POST', '/api/pos/app-installations', owner, { appId: example.id, scopes: ['catalog:read'] })).installation;
@@ -423,13 +492,27 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
 
   it("a listed integration's new redirect URIs and launch URL wait for review: the OAuth server accepts only the approved URIs, the connect URL is the approved page", async () => {
     const COLLECTOR = 'http://127.0.0.1:11/collect';
-    const edited = await ok('PATCH', `/api/developer/apps/${appId}`, dev, { redirectUris: [COLLECTOR], launchUrl: 'https://collector.example/connect' });
-    expect(edited).toMatchObject({ status: 'submitted', listed: true, changesInReview: ['redirectUris', 'launchUrl'], approved: { redirectUris: [REDIRECT_URI], launchUrl: 'https://ledgerlink.example/connect' } });
+    const edited = await ok('PATCH', `/api/developer/apps/${appId}`, dev, {
+      redirectUris: [COLLECTOR],
+      launchUrl: 'https://collector.example/connect',
+    });
+    expect(edited).toMatchObject({
+      status: 'submitted',
+      listed: true,
+      changesInReview: ['redirectUris', 'launchUrl'],
+      approved: { redirectUris: [REDIRECT_URI], launchUrl: 'https://ledgerlink.example/connect' },
+    });
     const first = await install(['catalog:read']);
     expect(first.connectUrl).toMatch(/^https:\/\/ledgerlink\.example\/connect\?installation=/);
     const { verifier, challenge } = pkce();
     // The revision's redirect URI is refused at the server (never redirected to); the approved one still works.
-    const refused = await authorize({ code_challenge: challenge, installation: first.installationId, ticket: first.ticket, scope: 'catalog:read', redirect_uri: COLLECTOR });
+    const refused = await authorize({
+      code_challenge: challenge,
+      installation: first.installationId,
+      ticket: first.ticket,
+      scope: 'catalog:read',
+      redirect_uri: COLLECTOR,
+    });
     expect(refused.location).toBeNull();
     expect(refused.status).toBe(400);
     expect(refused.body).toMatch(/redirect_uri/);
@@ -445,10 +528,21 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     const second = await install(['catalog:read']);
     expect(second.connectUrl).toMatch(/^https:\/\/collector\.example\/connect\?installation=/);
     const next = pkce();
-    const old = await authorize({ code_challenge: next.challenge, installation: second.installationId, ticket: second.ticket, scope: 'catalog:read' });
+    const old = await authorize({
+      code_challenge: next.challenge,
+      installation: second.installationId,
+      ticket: second.ticket,
+      scope: 'catalog:read',
+    });
     expect(old.location).toBeNull();
     expect(old.status).toBe(400);
-    const moved = await authorize({ code_challenge: next.challenge, installation: second.installationId, ticket: second.ticket, scope: 'catalog:read', redirect_uri: COLLECTOR });
+    const moved = await authorize({
+      code_challenge: next.challenge,
+      installation: second.installationId,
+      ticket: second.ticket,
+      scope: 'catalog:read',
+      redirect_uri: COLLECTOR,
+    });
     expect(moved.location?.origin + moved.location!.pathname).toBe(COLLECTOR);
     expect(moved.location?.searchParams.get('code')).toBeTruthy();
     await ok('DELETE', `/api/pos/app-installations/${second.installationId}`, owner);

@@ -33,7 +33,10 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
   /** A paid register sale pushed to the server: its order id and total (cents). */
   const paidOrder = async (): Promise<{ id: string; totalCents: number }> => {
     const lines = [...DEMO_CART, { ...DEMO_CART[2]!, quantity: 3 }];
-    const order = { ...buildSale({ register, sequence: sequence++, catalog: server.catalog, lines, tenderedCents: 1000_00 }).order, staffId: server.credentials.staffId };
+    const order = {
+      ...buildSale({ register, sequence: sequence++, catalog: server.catalog, lines, tenderedCents: 1000_00 }).order,
+      staffId: server.credentials.staffId,
+    };
     const res = await call('POST', '/api/sync/orders/push', register.registerToken, [{ assumedMasterState: null, newDocumentState: order }]);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([]);
@@ -97,7 +100,10 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
     expect(approved.json().refund).toMatchObject({ amountCents: 50_01, approvedBy: managerId });
     const view = (await call('GET', `/api/pos/orders/${order.id}`, owner)).json<{ refunds: { approvedBy: string | null }[] }>();
     expect(view.refunds.map((r) => r.approvedBy)).toEqual([null, managerId]);
-    const audit = await server.db.query<{ data: { approvedBy: string | null } }>(`SELECT data FROM audit_log WHERE action = 'order.refunded' AND entity_id = $1 ORDER BY seq`, [order.id]);
+    const audit = await server.db.query<{ data: { approvedBy: string | null } }>(
+      `SELECT data FROM audit_log WHERE action = 'order.refunded' AND entity_id = $1 ORDER BY seq`,
+      [order.id],
+    );
     expect(audit.rows.map((r) => r.data.approvedBy)).toEqual([null, managerId]);
 
     // Single use.
@@ -114,9 +120,17 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
     const first = await paidOrder();
     const second = await paidOrder();
     // The back office asks with the signed-in staff's token (its own quota).
-    const granted = await call('POST', '/api/register/approvals', owner, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin, action: 'refund', orderId: first.id });
+    const granted = await call('POST', '/api/register/approvals', owner, {
+      staffId: server.credentials.staffId,
+      pin: server.credentials.ownerPin,
+      action: 'refund',
+      orderId: first.id,
+    });
     expect(granted.statusCode, granted.body).toBe(201);
-    const elsewhere = await call('POST', `/api/pos/orders/${second.id}/refunds`, cashier, { amountCents: 60_00, approval: granted.json<{ approval: string }>().approval });
+    const elsewhere = await call('POST', `/api/pos/orders/${second.id}/refunds`, cashier, {
+      amountCents: 60_00,
+      approval: granted.json<{ approval: string }>().approval,
+    });
     expect(elsewhere.statusCode, elsewhere.body).toBe(403);
     expect(elsewhere.json()).toMatchObject({ code: 'approval_invalid' });
 
@@ -130,7 +144,9 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
     const patched = await call('PATCH', '/api/pos/settings', owner, { cashierRefundLimitCents: 100_00 });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json()).toMatchObject({ cashierRefundLimitCents: 100_00 });
-    expect((await call('PATCH', '/api/pos/settings', owner, { cashierRefundLimitCents: -1 })).json()).toMatchObject({ errors: [{ path: 'cashierRefundLimitCents' }] });
+    expect((await call('PATCH', '/api/pos/settings', owner, { cashierRefundLimitCents: -1 })).json()).toMatchObject({
+      errors: [{ path: 'cashierRefundLimitCents' }],
+    });
     const order = await paidOrder();
     const res = await call('POST', `/api/pos/orders/${order.id}/refunds`, cashier, { amountCents: 99_00 });
     expect(res.statusCode, res.body).toBe(201);
@@ -140,7 +156,9 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
     // The croissant sold at 1.00 instead of the catalog's price: totals consistent, the line carries the override.
     const catalog = {
       ...server.catalog,
-      items: server.catalog.items.map((i) => (i.id === 'itm_croissant' ? { ...i, variations: i.variations.map((v) => ({ ...v, priceCents: 1_00 })) } : i)),
+      items: server.catalog.items.map((i) =>
+        i.id === 'itm_croissant' ? { ...i, variations: i.variations.map((v) => ({ ...v, priceCents: 1_00 })) } : i,
+      ),
     };
     const overridden = (approvedBy: string) => {
       const order = buildSale({ register, sequence: sequence++, catalog }).order;
@@ -150,12 +168,23 @@ describe.each(databaseTargets())('manager approvals on $name', (target) => {
     const byCashier = overridden(cashierId);
     const byStranger = overridden('stf_nobody_here');
     const byManager = overridden(managerId);
-    const res = await call('POST', '/api/sync/orders/push', register.registerToken, [byCashier, byStranger, byManager].map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    const res = await call(
+      'POST',
+      '/api/sync/orders/push',
+      register.registerToken,
+      [byCashier, byStranger, byManager].map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
     expect(res.statusCode, res.body).toBe(200);
-    const stored = await server.db.query<{ id: string; data: { lines: { priceOverride?: { approvedBy: string } }[] } }>('SELECT id, data FROM orders WHERE id = ANY($1::text[])', [[byCashier.id, byStranger.id, byManager.id]]);
+    const stored = await server.db.query<{ id: string; data: { lines: { priceOverride?: { approvedBy: string } }[] } }>(
+      'SELECT id, data FROM orders WHERE id = ANY($1::text[])',
+      [[byCashier.id, byStranger.id, byManager.id]],
+    );
     expect(stored.rows.map((r) => r.id)).toEqual([byManager.id]);
     expect(stored.rows[0]!.data.lines.some((l) => l.priceOverride?.approvedBy === managerId)).toBe(true);
-    const reasons = await server.db.query<{ doc_id: string; reason: string }>('SELECT doc_id, reason FROM quarantine WHERE doc_id = ANY($1::text[])', [[byCashier.id, byStranger.id]]);
+    const reasons = await server.db.query<{ doc_id: string; reason: string }>(
+      'SELECT doc_id, reason FROM quarantine WHERE doc_id = ANY($1::text[])',
+      [[byCashier.id, byStranger.id]],
+    );
     expect(Object.fromEntries(reasons.rows.map((r) => [r.doc_id, r.reason]))).toEqual({
       [byCashier.id]: expect.stringMatching(/^lines\.\d+\.priceOverride\.approvedBy stf_\S+ is not a manager or owner of this store \(a cashier\)/),
       [byStranger.id]: expect.stringMatching(/^lines\.\d+\.priceOverride\.approvedBy stf_nobody_here is not a manager or owner of this store: /),

@@ -71,7 +71,13 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
 
   it('takes an app through the whole review path: draft → submitted → in_review → rejected → submitted → in_review → approved → listed, every step audited', async () => {
     const draft = await ok('POST', '/api/developer/apps', devA, externalApp);
-    expect(draft).toMatchObject({ status: 'draft', listed: false, scopes: ['catalog:read', 'webhooks'], approvedScopes: null, pricing: { model: 'monthly', amountCents: 1500, currency: 'USD' } });
+    expect(draft).toMatchObject({
+      status: 'draft',
+      listed: false,
+      scopes: ['catalog:read', 'webhooks'],
+      approvedScopes: null,
+      pricing: { model: 'monthly', amountCents: 1500, currency: 'USD' },
+    });
     // Not reviewable before it is submitted.
     expect((await call('POST', `/api/platform/apps/${draft.id}/approve`, reviewer)).statusCode).toBe(409);
     expect((await ok('POST', `/api/developer/apps/${draft.id}/submit`, devA)).status).toBe('submitted');
@@ -86,10 +92,22 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     const noReasons = await call('POST', `/api/platform/apps/${draft.id}/reject`, reviewer, { reasons: [] });
     expect(noReasons.statusCode).toBe(400);
     expect(noReasons.json().errors[0].path).toBe('reasons');
-    const rejected = await ok('POST', `/api/platform/apps/${draft.id}/reject`, reviewer, { reasons: ['The icon is missing its alt text.', 'Explain why webhooks are needed.'] });
-    expect(rejected).toMatchObject({ status: 'rejected', rejectionReasons: ['The icon is missing its alt text.', 'Explain why webhooks are needed.'], listed: false });
+    const rejected = await ok('POST', `/api/platform/apps/${draft.id}/reject`, reviewer, {
+      reasons: ['The icon is missing its alt text.', 'Explain why webhooks are needed.'],
+    });
+    expect(rejected).toMatchObject({
+      status: 'rejected',
+      rejectionReasons: ['The icon is missing its alt text.', 'Explain why webhooks are needed.'],
+      listed: false,
+    });
     // The developer fixes it and submits again.
-    expect((await ok('PATCH', `/api/developer/apps/${draft.id}`, devA, { description: 'Keeps your online shelf in step; webhooks tell it of stock changes.' })).status).toBe('rejected');
+    expect(
+      (
+        await ok('PATCH', `/api/developer/apps/${draft.id}`, devA, {
+          description: 'Keeps your online shelf in step; webhooks tell it of stock changes.',
+        })
+      ).status,
+    ).toBe('rejected');
     await ok('POST', `/api/developer/apps/${draft.id}/submit`, devA);
     await ok('POST', `/api/platform/apps/${draft.id}/start-review`, reviewer);
     const approved = await ok('POST', `/api/platform/apps/${draft.id}/approve`, reviewer);
@@ -100,7 +118,9 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     expect(listed).toMatchObject({ status: 'listed', listed: true });
     expect(listed.listedAt).toEqual(expect.any(String));
 
-    const history = (await ok('GET', `/api/developer/apps/${draft.id}`, devA)).history.map((e: Json) => `${e.action}:${e.fromStatus ?? '-'}→${e.toStatus}`);
+    const history = (await ok('GET', `/api/developer/apps/${draft.id}`, devA)).history.map(
+      (e: Json) => `${e.action}:${e.fromStatus ?? '-'}→${e.toStatus}`,
+    );
     expect(history).toEqual([
       'created:-→draft',
       'submit:draft→submitted',
@@ -113,7 +133,10 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
       'list:approved→listed',
     ]);
     const reviewed = await ok('GET', `/api/platform/apps/${draft.id}`, reviewer);
-    expect(reviewed.history.find((e: Json) => e.action === 'reject')).toMatchObject({ actor: expect.stringMatching(/^platform_admin:/), data: { reasons: expect.any(Array) } });
+    expect(reviewed.history.find((e: Json) => e.action === 'reject')).toMatchObject({
+      actor: expect.stringMatching(/^platform_admin:/),
+      data: { reasons: expect.any(Array) },
+    });
     // The review trail is append-only in the database itself.
     await expect(server.db.query('DELETE FROM app_review_events WHERE app_id = $1', [draft.id])).rejects.toThrow(/append-only/);
   });
@@ -124,26 +147,49 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     expect((await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { description: 'Order reports, hourly.' })).status).toBe('listed');
     const widened = await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { scopes: ['orders:read', 'pay:create'] });
     expect(widened).toMatchObject({ status: 'submitted', listed: true, scopes: ['orders:read', 'pay:create'], approvedScopes: ['orders:read'] });
-    const entry = async () => (await ok('GET', '/api/pos/app-directory?q=Order%20Owl', server.credentials.staffToken)).data.find((a: Json) => a.id === app.id);
+    const entry = async () =>
+      (await ok('GET', '/api/pos/app-directory?q=Order%20Owl', server.credentials.staffToken)).data.find((a: Json) => a.id === app.id);
     expect((await entry()).scopes).toEqual([{ scope: 'orders:read', explanation: expect.stringMatching(/orders/) }]);
     // A rejection of the new scopes keeps the old listing.
     await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
-    expect(await ok('POST', `/api/platform/apps/${app.id}/reject`, reviewer, { reasons: ['pay:create is not needed for reports.'] })).toMatchObject({ status: 'rejected', listed: true, approvedScopes: ['orders:read'] });
+    expect(await ok('POST', `/api/platform/apps/${app.id}/reject`, reviewer, { reasons: ['pay:create is not needed for reports.'] })).toMatchObject({
+      status: 'rejected',
+      listed: true,
+      approvedScopes: ['orders:read'],
+    });
     expect((await entry()).scopes.map((s: Json) => s.scope)).toEqual(['orders:read']);
     // Resubmitted and approved: listed again at once with the new scopes.
     await ok('POST', `/api/developer/apps/${app.id}/submit`, devA);
     await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
-    expect(await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer)).toMatchObject({ status: 'listed', listed: true, approvedScopes: ['orders:read', 'pay:create'] });
+    expect(await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer)).toMatchObject({
+      status: 'listed',
+      listed: true,
+      approvedScopes: ['orders:read', 'pay:create'],
+    });
     expect((await entry()).scopes.map((s: Json) => s.scope)).toEqual(['orders:read', 'pay:create']);
   });
 
   it('sends a listed app whose price, redirect URIs or launch URL change back to review; the directory keeps serving the approved version until approved', async () => {
-    const app = await listedApp({ ...externalApp, name: 'Till Tally', category: 'Accounting', launchUrl: 'https://shelfsync.example/connect', pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' } });
+    const app = await listedApp({
+      ...externalApp,
+      name: 'Till Tally',
+      category: 'Accounting',
+      launchUrl: 'https://shelfsync.example/connect',
+      pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' },
+    });
     const entry = async () => ok('GET', `/api/pos/app-directory/${app.id}`, server.credentials.staffToken);
-    const listedVersion = { priceCents: 90_000, pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' }, launchUrl: 'https://shelfsync.example/connect', form: 'external' };
+    const listedVersion = {
+      priceCents: 90_000,
+      pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' },
+      launchUrl: 'https://shelfsync.example/connect',
+      form: 'external',
+    };
     expect(await entry()).toMatchObject(listedVersion);
     // Name, description, icon and category apply at once.
-    expect(await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { name: 'Till Tally Pro', category: 'Bookkeeping' })).toMatchObject({ status: 'listed', changesInReview: [] });
+    expect(await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { name: 'Till Tally Pro', category: 'Bookkeeping' })).toMatchObject({
+      status: 'listed',
+      changesInReview: [],
+    });
     expect(await entry()).toMatchObject({ name: 'Till Tally Pro', category: 'Bookkeeping', ...listedVersion });
     // Price 900.00 → 100,000.00, new redirect URIs and a new launch URL: back to review, still listed as approved.
     const revised = await ok('PATCH', `/api/developer/apps/${app.id}`, devA, {
@@ -157,25 +203,44 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
       pricing: { amountCents: 10_000_000 },
       redirectUris: ['https://collector.example/cb'],
       changesInReview: ['pricing', 'redirectUris', 'launchUrl'],
-      approved: { pricing: { amountCents: 90_000 }, redirectUris: externalApp.redirectUris, launchUrl: 'https://shelfsync.example/connect', scopes: externalApp.scopes, form: 'external' },
+      approved: {
+        pricing: { amountCents: 90_000 },
+        redirectUris: externalApp.redirectUris,
+        launchUrl: 'https://shelfsync.example/connect',
+        scopes: externalApp.scopes,
+        form: 'external',
+      },
     });
     expect(await entry()).toMatchObject(listedVersion);
-    expect((await ok('GET', '/api/pos/app-directory?q=Till%20Tally', server.credentials.staffToken)).data.find((a: Json) => a.id === app.id)).toMatchObject(listedVersion);
+    expect(
+      (await ok('GET', '/api/pos/app-directory?q=Till%20Tally', server.credentials.staffToken)).data.find((a: Json) => a.id === app.id),
+    ).toMatchObject(listedVersion);
     const queued = (await ok('GET', '/api/platform/apps', reviewer)).data.find((a: Json) => a.id === app.id);
     expect(queued).toMatchObject({ status: 'submitted', changesInReview: ['pricing', 'redirectUris', 'launchUrl'] });
     // Rejected: still the approved version. Put back as approved, it is listed again without review.
     await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
     await ok('POST', `/api/platform/apps/${app.id}/reject`, reviewer, { reasons: ['The new redirect URI is not on your domain.'] });
     expect(await entry()).toMatchObject(listedVersion);
-    const undone = await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' }, redirectUris: [...externalApp.redirectUris].reverse(), launchUrl: 'https://shelfsync.example/connect' });
+    const undone = await ok('PATCH', `/api/developer/apps/${app.id}`, devA, {
+      pricing: { model: 'monthly', amountCents: 90_000, currency: 'USD' },
+      redirectUris: [...externalApp.redirectUris].reverse(),
+      launchUrl: 'https://shelfsync.example/connect',
+    });
     expect(undone).toMatchObject({ status: 'listed', changesInReview: [] });
     // A new price alone, approved: the directory has it at once, and the approval names what changed.
     await ok('PATCH', `/api/developer/apps/${app.id}`, devA, { pricing: { model: 'monthly', amountCents: 95_000, currency: 'USD' } });
     await ok('POST', `/api/platform/apps/${app.id}/start-review`, reviewer);
-    expect(await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer)).toMatchObject({ status: 'listed', approved: { pricing: { amountCents: 95_000 } }, changesInReview: [] });
+    expect(await ok('POST', `/api/platform/apps/${app.id}/approve`, reviewer)).toMatchObject({
+      status: 'listed',
+      approved: { pricing: { amountCents: 95_000 } },
+      changesInReview: [],
+    });
     expect((await entry()).priceCents).toBe(95_000);
     const history = (await ok('GET', `/api/developer/apps/${app.id}`, devA)).history;
-    expect(history.at(-1)).toMatchObject({ action: 'approve', data: { changed: ['pricing'], pricing: { from: { amountCents: 90_000 }, to: { amountCents: 95_000 } } } });
+    expect(history.at(-1)).toMatchObject({
+      action: 'approve',
+      data: { changed: ['pricing'], pricing: { from: { amountCents: 90_000 }, to: { amountCents: 95_000 } } },
+    });
   });
 
   it('refuses scopes outside the four, bad redirect URIs and bad pricing with a 400 naming the field', async () => {
@@ -197,12 +262,20 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     for (const [change, path] of bad) {
       const res = await call('POST', '/api/developer/apps', devA, { ...externalApp, ...change });
       expect(res.statusCode, JSON.stringify(change)).toBe(400);
-      expect(res.json().errors.map((e: Json) => e.path), JSON.stringify(change)).toContain(path);
+      expect(
+        res.json().errors.map((e: Json) => e.path),
+        JSON.stringify(change),
+      ).toContain(path);
     }
     // In-platform apps take no redirect URIs; loopback http is fine for external ones.
     expect((await call('POST', '/api/developer/apps', devA, { ...externalApp, form: 'in_platform' })).json().errors[0].path).toBe('redirectUris');
-    expect((await call('POST', '/api/developer/apps', devA, { ...externalApp, form: 'in_platform', redirectUris: [], webhookUrl: null })).statusCode).toBe(201);
-    expect((await call('POST', '/api/developer/apps', devA, { ...externalApp, redirectUris: ['http://localhost:3000/cb', 'http://[::1]:9/cb'] })).statusCode).toBe(201);
+    expect(
+      (await call('POST', '/api/developer/apps', devA, { ...externalApp, form: 'in_platform', redirectUris: [], webhookUrl: null })).statusCode,
+    ).toBe(201);
+    expect(
+      (await call('POST', '/api/developer/apps', devA, { ...externalApp, redirectUris: ['http://localhost:3000/cb', 'http://[::1]:9/cb'] }))
+        .statusCode,
+    ).toBe(201);
     // A patch is checked like a create.
     const app = await ok('POST', '/api/developer/apps', devA, externalApp);
     const patched = await call('PATCH', `/api/developer/apps/${app.id}`, devA, { scopes: ['orders:write'] });
@@ -231,7 +304,7 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
     expect((await call('GET', '/api/developer/apps', 'rpd_forged')).statusCode).toBe(401);
   });
 
-  it('hides one developer\'s apps from another: 404 on read, edit and submit, absent from their list', async () => {
+  it("hides one developer's apps from another: 404 on read, edit and submit, absent from their list", async () => {
     const mine = await ok('POST', '/api/developer/apps', devA, { ...externalApp, name: 'Private Parrot' });
     for (const [method, url, body] of [
       ['GET', `/api/developer/apps/${mine.id}`, undefined],
@@ -248,7 +321,14 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
   });
 
   it('shows merchant staff only listed apps in the directory, with plain-words scopes, price, search and categories', async () => {
-    const listed = await listedApp({ ...externalApp, name: 'Till Tunes', description: 'Music for the shop floor.', category: 'Ambience', scopes: ['catalog:read'], pricing: { model: 'free' } });
+    const listed = await listedApp({
+      ...externalApp,
+      name: 'Till Tunes',
+      description: 'Music for the shop floor.',
+      category: 'Ambience',
+      scopes: ['catalog:read'],
+      pricing: { model: 'free' },
+    });
     const draft = await ok('POST', '/api/developer/apps', devA, { ...externalApp, name: 'Till Tunes Draft', category: 'Ambience' });
     const inReview = await ok('POST', '/api/developer/apps', devA, { ...externalApp, name: 'Till Tunes Review', category: 'Ambience' });
     await ok('POST', `/api/developer/apps/${inReview.id}/submit`, devA);
@@ -292,7 +372,8 @@ describe.each(databaseTargets())('developers and apps on $name', (target) => {
 
   it('rate-limits developer sign-up per client address', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await call('POST', '/api/developers', undefined, { name: `Spam ${i}`, email: `spam${i}@spam.example` })).statusCode);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await call('POST', '/api/developers', undefined, { name: `Spam ${i}`, email: `spam${i}@spam.example` })).statusCode);
     // Two sign-ups and one refused duplicate happened above from the same address; the quota is 5 an hour.
     expect(statuses).toContain(429);
     const limited = await call('POST', '/api/developers', undefined, { name: 'Spam 9', email: 'spam9@spam.example' });

@@ -8,7 +8,15 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { 
 
 describe('arrayLiteral (platform/db/db.ts): the array parameters of PostgreSQL statements', () => {
   it('writes exactly the literal node-postgres writes, for flat arrays of strings, numbers, booleans and nulls', () => {
-    const item = fc.oneof(fc.string({ unit: fc.constantFrom('a', 'é', '"', '\\', ',', '{', '}', ' ', 'N', '\u{1F600}') }), fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined));
+    const item = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'é', '"', '\\', ',', '{', '}', ' ', 'N', '\u{1F600}') }),
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
     fc.assert(
       fc.property(fc.array(item, { maxLength: 20 }), (values) => {
         expect(arrayLiteral(values)).toBe(prepareValue(values));

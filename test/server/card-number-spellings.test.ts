@@ -87,7 +87,10 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** PGlite on disk (so its data directory, WAL included, can be read) and PostgreSQL when TEST_DATABASE_URL is set. */
 const pgliteDir = await mkdtemp(join(tmpdir(), 'pan-pglite-'));
-const targets: DatabaseTarget[] = [{ name: 'pglite', open: () => openPgliteDb(pgliteDir) }, ...databaseTargets().filter((t) => t.name === 'postgres')];
+const targets: DatabaseTarget[] = [
+  { name: 'pglite', open: () => openPgliteDb(pgliteDir) },
+  ...databaseTargets().filter((t) => t.name === 'postgres'),
+];
 
 /** One string a request can carry: where it goes and the name the 400 must give. */
 interface Slot {
@@ -102,7 +105,10 @@ interface Slot {
 function stringPaths(schema: Json | undefined, doc: Json, prefix = '', seen = new Set<Json>(), depth = 0): string[] {
   if (!schema || depth > 6) return [];
   if (schema.$ref) {
-    const target = (schema.$ref as string).replace(/^#\//, '').split('/').reduce((o: Json, k) => o?.[k], doc);
+    const target = (schema.$ref as string)
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: Json, k) => o?.[k], doc);
     if (!target || seen.has(target)) return [];
     return stringPaths(target, doc, prefix, new Set([...seen, target]), depth + 1);
   }
@@ -140,8 +146,20 @@ describe.each(targets)('no card number stored in any spelling, no secret kept by
   let walked = { refused: 0, notAdmitted: 0 };
 
   beforeAll(async () => {
-    const roomy = (name: string) => ({ perClient: new RateLimit({ name: `${name}-client`, quota: 1e9, windowSeconds: 60 }), global: new RateLimit({ name, quota: 1e9, windowSeconds: 60 }) });
-    server = await startTestServer({ target, staticDir: null, logger: { write: (line: string) => void logLines.push(line) }, webhooks: { enabled: false }, recurringInvoices: { enabled: false }, signUpRateLimits: roomy('signup'), developerSignUpRateLimits: roomy('developer-signup'), pairingRateLimits: roomy('pairing') });
+    const roomy = (name: string) => ({
+      perClient: new RateLimit({ name: `${name}-client`, quota: 1e9, windowSeconds: 60 }),
+      global: new RateLimit({ name, quota: 1e9, windowSeconds: 60 }),
+    });
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      logger: { write: (line: string) => void logLines.push(line) },
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+      signUpRateLimits: roomy('signup'),
+      developerSignUpRateLimits: roomy('developer-signup'),
+      pairingRateLimits: roomy('pairing'),
+    });
     staff = { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' };
     const doc = (await server.app.inject({ method: 'GET', url: '/api/openapi.json' })).json<Json>();
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Json>)) {
@@ -163,11 +181,18 @@ describe.each(targets)('no card number stored in any spelling, no secret kept by
 
   /** Sends `slot` holding `text`: the answer's status and the fields its problem names. */
   async function send(slot: Slot, text: string): Promise<{ status: number; paths: string[] }> {
-    let url = slot.path.replace(/\{([^}]+)\}/g, (_all, name: string) => (slot.where === 'path' && name === slot.field ? encodeURIComponent(text) : 'x_1'));
+    let url = slot.path.replace(/\{([^}]+)\}/g, (_all, name: string) =>
+      slot.where === 'path' && name === slot.field ? encodeURIComponent(text) : 'x_1',
+    );
     if (slot.where === 'query') url += `?${slot.field}=${encodeURIComponent(text)}`;
     const withBody = slot.method !== 'GET' && slot.method !== 'DELETE';
     const payload = slot.where === 'body' ? bodyWith(slot.field, text) : withBody ? {} : undefined;
-    const res = await server.app.inject({ method: slot.method as 'POST', url, headers: payload === undefined ? { authorization: staff.authorization! } : staff, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+    const res = await server.app.inject({
+      method: slot.method as 'POST',
+      url,
+      headers: payload === undefined ? { authorization: staff.authorization! } : staff,
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
     const paths = res.statusCode === 400 ? ((res.json().errors ?? []) as { path: string }[]).map((e) => e.path) : [];
     return { status: res.statusCode, paths };
   }
@@ -197,12 +222,16 @@ describe.each(targets)('no card number stored in any spelling, no secret kept by
     for (const [i, slot] of slots.entries()) await refusedOrNotAdmitted(slot, sample[i]!, SPELLINGS[i % SPELLINGS.length]!);
     // …then random slots, PANs and spellings.
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...slots), panArb, fc.constantFrom(...SPELLINGS), async (slot, pan, how) => refusedOrNotAdmitted(slot, pan, how)),
+      fc.asyncProperty(fc.constantFrom(...slots), panArb, fc.constantFrom(...SPELLINGS), async (slot, pan, how) =>
+        refusedOrNotAdmitted(slot, pan, how),
+      ),
       { numRuns: 200, seed: 11 },
     );
     // Most slots reach the boundary with the staff token (the rest are developer, platform-admin or register routes).
     expect(walked.refused).toBeGreaterThan(slots.length / 2);
-    console.info(`${target.name}: ${slots.length} strings of the OpenAPI document; ${walked.refused} refused naming the field, ${walked.notAdmitted} not admitted`);
+    console.info(
+      `${target.name}: ${slots.length} strings of the OpenAPI document; ${walked.refused} refused naming the field, ${walked.notAdmitted} not admitted`,
+    );
   });
 
   it('the fields seen holding card numbers refuse them; free text masks them (the CVC beside it too)', async () => {
@@ -213,7 +242,10 @@ describe.each(targets)('no card number stored in any spelling, no secret kept by
     const refused = async (url: string, payload: unknown, field: string, headers?: Record<string, string>) => {
       const res = await call('POST', url, payload, headers);
       expect(res.statusCode, `${url} ${field}`).toBe(400);
-      expect(res.json().errors.map((e: { path: string }) => e.path), url).toEqual([field]);
+      expect(
+        res.json().errors.map((e: { path: string }) => e.path),
+        url,
+      ).toEqual([field]);
     };
     const s = (pan: string, how: string) => spellings(pan)[how]!;
     await refused('/api/pos/webhooks', { url: `https://example.com/h/${s(p1!, 'dot')}`, eventTypes: ['order.paid'] }, 'url');
@@ -222,24 +254,61 @@ describe.each(targets)('no card number stored in any spelling, no secret kept by
     await refused('/api/pos/staff', { name: `Cass ${s(p4!, 'fullWidth')}`, role: 'cashier', pin: '1357' }, 'name');
     await refused('/api/pos/customers', { givenName: 'Ana', email: `${s(p5!, 'plain')}@example.com` }, 'email');
     await refused('/api/pos/customers', { givenName: 'Ana', email: `${s(p5!, 'fullWidth')}@example.com` }, 'email');
-    await refused('/api/signup', { storeName: `Shop ${s(p6!, 'twoSpaces')}`, country: 'US', currency: 'USD', timeZone: 'America/New_York', ownerName: 'Own Er', ownerEmail: 'own@pan-shop.example', ownerPin: '482915' }, 'storeName', { 'content-type': 'application/json' });
-    const developer = await call('POST', '/api/developers', { name: 'Pan Labs', email: 'dev@pan-labs.example' }, { 'content-type': 'application/json' });
+    await refused(
+      '/api/signup',
+      {
+        storeName: `Shop ${s(p6!, 'twoSpaces')}`,
+        country: 'US',
+        currency: 'USD',
+        timeZone: 'America/New_York',
+        ownerName: 'Own Er',
+        ownerEmail: 'own@pan-shop.example',
+        ownerPin: '482915',
+      },
+      'storeName',
+      { 'content-type': 'application/json' },
+    );
+    const developer = await call(
+      'POST',
+      '/api/developers',
+      { name: 'Pan Labs', email: 'dev@pan-labs.example' },
+      { 'content-type': 'application/json' },
+    );
     expect(developer.statusCode).toBe(201);
     const dev = { authorization: `Bearer ${developer.json().developerToken}`, 'content-type': 'application/json' };
-    const app = { name: 'Pan App', description: 'x', scopes: ['catalog:read'], redirectUris: [`https://app.example/cb/${s(p7!, 'slash')}`], webhookUrl: 'https://app.example/hook' };
+    const app = {
+      name: 'Pan App',
+      description: 'x',
+      scopes: ['catalog:read'],
+      redirectUris: [`https://app.example/cb/${s(p7!, 'slash')}`],
+      webhookUrl: 'https://app.example/hook',
+    };
     const refusedApp = await call('POST', '/api/developer/apps', app, dev);
     expect(refusedApp.statusCode).toBe(400);
     expect(refusedApp.json().errors.map((e: { path: string }) => e.path)).toContain('redirectUris.0');
-    const hookApp = await call('POST', '/api/developer/apps', { ...app, redirectUris: ['https://app.example/cb'], webhookUrl: `https://app.example/hook?c=${s(p8!, 'newline')}` }, dev);
+    const hookApp = await call(
+      'POST',
+      '/api/developer/apps',
+      { ...app, redirectUris: ['https://app.example/cb'], webhookUrl: `https://app.example/hook?c=${s(p8!, 'newline')}` },
+      dev,
+    );
     expect(hookApp.statusCode).toBe(400);
     expect(hookApp.json().errors.map((e: { path: string }) => e.path)).toContain('webhookUrl');
 
     // Free text: masked, first six and last four, in the spelling it came in; the CVC beside it masked too.
-    const hook = await call('POST', '/api/pos/webhooks', { url: 'https://example.com/hook-pan', eventTypes: ['order.paid'], description: `card ${s(p9!, 'dot')} cvc 987` });
+    const hook = await call('POST', '/api/pos/webhooks', {
+      url: 'https://example.com/hook-pan',
+      eventTypes: ['order.paid'],
+      description: `card ${s(p9!, 'dot')} cvc 987`,
+    });
     expect(hook.statusCode).toBe(201);
     expect(hook.json().description).toMatch(/^card [\d.*]+ cvc \*\*\*$/);
     expect(hook.json().description.replace(/\D/g, '')).toHaveLength(10);
-    const image = await call('POST', '/api/v1/images/generate', { prompt: `a gift card ${s(p10!, 'fullWidthSpaced')} cvv 123`, style: 'photo', aspect: '1:1' });
+    const image = await call('POST', '/api/v1/images/generate', {
+      prompt: `a gift card ${s(p10!, 'fullWidthSpaced')} cvv 123`,
+      style: 'photo',
+      aspect: '1:1',
+    });
     expect([200, 201, 202, 400, 402, 503]).toContain(image.statusCode);
     if (image.statusCode === 400) expect(JSON.stringify(image.json().errors)).not.toContain('prompt');
   });

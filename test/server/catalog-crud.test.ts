@@ -14,8 +14,19 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     await server?.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token = server.credentials.staffToken, headers: Record<string, string> = {}) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+    token = server.credentials.staffToken,
+    headers: Record<string, string> = {},
+  ) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   const count = async (sql: string) => Number((await server.db.query<{ n: number | string }>(sql)).rows[0]!.n);
   const writes = async () => ({
     items: await count('SELECT COUNT(*) AS n FROM catalog_items'),
@@ -48,7 +59,13 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     expect(res.statusCode, res.body).toBe(201);
     const item = res.json<Item>();
     expect(catalogItemSchema.safeParse(item).success).toBe(true);
-    expect(item).toMatchObject({ name: 'Everything bagel', kind: 'product', category: 'Bakery', taxRateIds: ['tax_sales'], imageUrl: bagel.imageUrl });
+    expect(item).toMatchObject({
+      name: 'Everything bagel',
+      kind: 'product',
+      category: 'Bakery',
+      taxRateIds: ['tax_sales'],
+      imageUrl: bagel.imageUrl,
+    });
     expect(item.id).toMatch(/^itm_[0-9A-Z]{26}$/);
     expect(item.variations.map((v) => [v.name, v.priceCents, v.trackStock, v.stockOnHand])).toEqual([
       ['Plain', 275, true, 0],
@@ -61,7 +78,11 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const docs = await pull(before.seq);
     expect(docs.map((d) => d.id)).toEqual([item.id]);
     expect(docs[0]).toMatchObject({ _deleted: false, name: 'Everything bagel' });
-    const event = (await server.db.query<{ payload: { data: { object: Record<string, unknown> } } }>(`SELECT payload FROM event_outbox WHERE type = 'catalog.updated' ORDER BY seq DESC LIMIT 1`)).rows[0]!;
+    const event = (
+      await server.db.query<{ payload: { data: { object: Record<string, unknown> } } }>(
+        `SELECT payload FROM event_outbox WHERE type = 'catalog.updated' ORDER BY seq DESC LIMIT 1`,
+      )
+    ).rows[0]!;
     expect(event.payload.data.object).toMatchObject({ id: item.id, name: 'Everything bagel', deleted: false });
 
     const replay = await call('POST', '/api/pos/catalog/items', bagel, undefined, { 'idempotency-key': 'bagel-1' });
@@ -78,8 +99,26 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const cases: [unknown, string[]][] = [
       [{ ...bagel, price: 5 }, ['price']],
       [{ ...bagel, name: '', variations: [] }, ['name', 'variations']],
-      [{ ...bagel, variations: [{ name: 'A', priceCents: 1.5 }, { name: 'B', priceCents: -1 }] }, ['variations.0.priceCents', 'variations.1.priceCents']],
-      [{ ...bagel, variations: [{ name: 'A', priceCents: 100 }, { name: 'a', priceCents: 100 }] }, ['variations.1.name']],
+      [
+        {
+          ...bagel,
+          variations: [
+            { name: 'A', priceCents: 1.5 },
+            { name: 'B', priceCents: -1 },
+          ],
+        },
+        ['variations.0.priceCents', 'variations.1.priceCents'],
+      ],
+      [
+        {
+          ...bagel,
+          variations: [
+            { name: 'A', priceCents: 100 },
+            { name: 'a', priceCents: 100 },
+          ],
+        },
+        ['variations.1.name'],
+      ],
       [{ ...bagel, variations: [{ name: 'A', priceCents: 100, gtin: '012345678901' }] }, ['variations.0.gtin']],
       [{ ...bagel, imageUrl: 'javascript:alert(1)' }, ['imageUrl']],
       [{ ...bagel, variations: [{ name: 'A', priceCents: 100 }], taxRateIds: ['tax_nope'] }, ['taxRateIds.0']],
@@ -90,7 +129,13 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     for (const [body, paths] of cases) {
       const res = await call('POST', '/api/pos/catalog/items', body);
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json().errors.map((e: { path: string }) => e.path).sort(), JSON.stringify(body)).toEqual([...paths].sort());
+      expect(
+        res
+          .json()
+          .errors.map((e: { path: string }) => e.path)
+          .sort(),
+        JSON.stringify(body),
+      ).toEqual([...paths].sort());
     }
     expect(await writes()).toEqual(before);
   });
@@ -110,7 +155,10 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const before = await writes();
     const res = await call('PATCH', '/api/pos/catalog/items/itm_latte', {
       description: null,
-      variations: [{ id: 'var_latte_regular', name: 'Regular', priceCents: 475 }, { name: 'Iced', priceCents: 525 }],
+      variations: [
+        { id: 'var_latte_regular', name: 'Regular', priceCents: 475 },
+        { name: 'Iced', priceCents: 525 },
+      ],
     });
     expect(res.statusCode, res.body).toBe(200);
     const updated = res.json<Item>();
@@ -146,7 +194,9 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const app = server.credentials.appToken;
     const changed = (await call('GET', `/api/pos/catalog?updatedSince=${since}&limit=200`, undefined, app)).json<{ data: Item[] }>().data;
     expect(changed.map((i) => i.id)).not.toContain('itm_beard_trim');
-    const withTombstones = (await call('GET', `/api/pos/catalog?updatedSince=${since}&includeDeleted=true&limit=200`, undefined, app)).json<{ data: (Item & { deleted: boolean })[] }>().data;
+    const withTombstones = (await call('GET', `/api/pos/catalog?updatedSince=${since}&includeDeleted=true&limit=200`, undefined, app)).json<{
+      data: (Item & { deleted: boolean })[];
+    }>().data;
     expect(withTombstones.find((i) => i.id === 'itm_beard_trim')).toMatchObject({ id: 'itm_beard_trim', deleted: true });
     expect(withTombstones.filter((i) => i.id !== 'itm_beard_trim').every((i) => i.deleted === false)).toBe(true);
     expect((await call('GET', '/api/pos/catalog?includeDeleted=yes', undefined, app)).statusCode).toBe(400);
@@ -156,9 +206,13 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     expect(list.data.map((i) => i.id).sort()).toEqual(['itm_blow_dry', 'itm_haircut']);
     const docs = await pull(before.seq);
     expect(docs).toEqual([expect.objectContaining({ id: 'itm_beard_trim', _deleted: true })]);
-    const event = (await server.db.query<{ payload: { data: { object: Record<string, unknown> } } }>(`SELECT payload FROM event_outbox ORDER BY seq DESC LIMIT 1`)).rows[0]!;
+    const event = (
+      await server.db.query<{ payload: { data: { object: Record<string, unknown> } } }>(`SELECT payload FROM event_outbox ORDER BY seq DESC LIMIT 1`)
+    ).rows[0]!;
     expect(event.payload.data.object).toMatchObject({ id: 'itm_beard_trim', deleted: true });
-    const categories = (await call('GET', '/api/pos/catalog/categories', undefined, server.credentials.appToken)).json<{ data: { name: string; itemCount: number }[] }>();
+    const categories = (await call('GET', '/api/pos/catalog/categories', undefined, server.credentials.appToken)).json<{
+      data: { name: string; itemCount: number }[];
+    }>();
     expect(categories.data.find((c) => c.name === 'Salon')).toEqual({ name: 'Salon', itemCount: 2 });
   });
 
@@ -166,7 +220,12 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const pages: { name: string; itemCount: number }[][] = [];
     let cursor: string | null = null;
     do {
-      const res = await call('GET', `/api/pos/catalog/categories?limit=2${cursor ? `&cursor=${cursor}` : ''}`, undefined, server.credentials.appToken);
+      const res = await call(
+        'GET',
+        `/api/pos/catalog/categories?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        undefined,
+        server.credentials.appToken,
+      );
       expect(res.statusCode, res.body).toBe(200);
       const page = res.json<{ data: { name: string; itemCount: number }[]; nextCursor: string | null }>();
       pages.push(page.data);
@@ -175,7 +234,10 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const all = pages.flat();
     expect(pages.length).toBeGreaterThan(1);
     expect(pages.slice(0, -1).every((p) => p.length === 2)).toBe(true);
-    const whole = (await call('GET', '/api/pos/catalog/categories?limit=200')).json<{ data: { name: string; itemCount: number }[]; nextCursor: string | null }>();
+    const whole = (await call('GET', '/api/pos/catalog/categories?limit=200')).json<{
+      data: { name: string; itemCount: number }[];
+      nextCursor: string | null;
+    }>();
     expect(whole.nextCursor).toBeNull();
     expect(all).toEqual(whole.data);
     expect(new Set(all.map((c) => c.name)).size).toBe(all.length);
@@ -189,7 +251,12 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
     const after = await writes();
     expect(after.events - before.events).toBe(salon.itemCount);
     expect(after.audit - before.audit).toBe(salon.itemCount);
-    expect((await pull(before.seq)).map((d) => [d.id, d.category]).sort()).toEqual(renamed.json().itemIds.map((id: string) => [id, 'Hair salon']).sort());
+    expect((await pull(before.seq)).map((d) => [d.id, d.category]).sort()).toEqual(
+      renamed
+        .json()
+        .itemIds.map((id: string) => [id, 'Hair salon'])
+        .sort(),
+    );
     expect((await call('GET', '/api/pos/catalog?category=salon')).json().data).toEqual([]);
     expect((await call('GET', '/api/pos/catalog?category=hair%20salon')).json().data).toHaveLength(salon.itemCount);
 
@@ -208,7 +275,9 @@ describe.each(databaseTargets())('catalog item and tax rate editing on $name', (
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json().errors.length, JSON.stringify(body)).toBeGreaterThan(0);
     }
-    expect((await call('PATCH', `/api/pos/catalog/categories/${encodeURIComponent(target.name)}`, { name: 'Y' }, server.credentials.appToken)).statusCode).toBe(403);
+    expect(
+      (await call('PATCH', `/api/pos/catalog/categories/${encodeURIComponent(target.name)}`, { name: 'Y' }, server.credentials.appToken)).statusCode,
+    ).toBe(403);
     expect((await call('GET', '/api/pos/catalog/categories?cursor=not-a-cursor')).statusCode).toBe(400);
     expect(await writes()).toEqual(quiet);
   });

@@ -30,7 +30,12 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
   });
 
   const importCsv = async (on: TestServer, csv: string, extra: Record<string, unknown> = {}) => {
-    const res = await on.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${on.credentials.staffToken}` }, payload: { csv, ...extra } });
+    const res = await on.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import',
+      headers: { authorization: `Bearer ${on.credentials.staffToken}` },
+      payload: { csv, ...extra },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const report = res.json<ImportReport>();
     // Every row is accounted for.
@@ -39,16 +44,28 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     return report;
   };
   const item = async (id: string, on = server) => {
-    const res = await on.app.inject({ method: 'GET', url: `/api/pos/catalog/items/${id}`, headers: { authorization: `Bearer ${on.credentials.staffToken}` } });
+    const res = await on.app.inject({
+      method: 'GET',
+      url: `/api/pos/catalog/items/${id}`,
+      headers: { authorization: `Bearer ${on.credentials.staffToken}` },
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json<Item>();
   };
   const catalog = async (on: TestServer) => {
-    const res = await on.app.inject({ method: 'GET', url: '/api/pos/catalog?limit=200', headers: { authorization: `Bearer ${on.credentials.staffToken}` } });
+    const res = await on.app.inject({
+      method: 'GET',
+      url: '/api/pos/catalog?limit=200',
+      headers: { authorization: `Bearer ${on.credentials.staffToken}` },
+    });
     return res.json<{ data: Item[] }>().data;
   };
   const exportCsv = async (on: TestServer) => {
-    const res = await on.app.inject({ method: 'GET', url: '/api/pos/catalog/export', headers: { authorization: `Bearer ${on.credentials.staffToken}` } });
+    const res = await on.app.inject({
+      method: 'GET',
+      url: '/api/pos/catalog/export',
+      headers: { authorization: `Bearer ${on.credentials.staffToken}` },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/csv');
     return res.body;
@@ -57,11 +74,26 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
   it('imports the Shopify partners apparel export: 22 rows, 20 products, Size variants, prices in cents, images, stock', async () => {
     const csv = sample(APPAREL);
     const report = await importCsv(server, csv);
-    expect(report).toMatchObject({ rows: dataRows(csv), importedRows: 22, variantRows: 22, imageRows: 0, rejected: [], items: { created: 20, updated: 0, unchanged: 0 } });
+    expect(report).toMatchObject({
+      rows: dataRows(csv),
+      importedRows: 22,
+      variantRows: 22,
+      imageRows: 0,
+      rejected: [],
+      items: { created: 20, updated: 0, unchanged: 0 },
+    });
     expect(report.stockMovements).toBe(22);
     const top = await item('itm_classic-varsity-top');
-    expect(top).toMatchObject({ name: 'Classic Varsity Top', category: 'Uncategorized', kind: 'product', taxRateIds: ['tax_sales'], imageUrl: 'https://burst.shopifycdn.com/photos/casual-fashion-woman_925x.jpg' });
-    expect(top.description).toBe('Womens casual varsity top, This grey and black buttoned top is a sport-inspired piece complete with an embroidered letter.');
+    expect(top).toMatchObject({
+      name: 'Classic Varsity Top',
+      category: 'Uncategorized',
+      kind: 'product',
+      taxRateIds: ['tax_sales'],
+      imageUrl: 'https://burst.shopifycdn.com/photos/casual-fashion-woman_925x.jpg',
+    });
+    expect(top.description).toBe(
+      'Womens casual varsity top, This grey and black buttoned top is a sport-inspired piece complete with an embroidered letter.',
+    );
     expect(top.variations.map((v) => [v.name, v.priceCents, v.trackStock, v.stockOnHand])).toEqual([
       ['Small', 6000, true, 1],
       ['Medium', 6000, true, 1],
@@ -75,11 +107,18 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     const report = await importCsv(server, csv);
     expect(report).toMatchObject({ rows: dataRows(csv), importedRows: 21, rejected: [], items: { created: 20 } });
     const pot = await item('itm_clay-plant-pot');
-    expect(pot).toMatchObject({ name: 'Clay Plant Pot', description: 'Classic blown clay pot for plants', category: 'Outdoor', imageUrl: 'https://burst.shopifycdn.com/photos/single-sprout-in-a-pot_925x.jpg' });
-    expect(pot.variations.map((v) => [v.name, v.priceCents, v.stockOnHand])).toEqual([
-      ['Regular', 999],
-      ['Large', 1599],
-    ].map(([n, p], i) => [n, p, [1, 3][i]]));
+    expect(pot).toMatchObject({
+      name: 'Clay Plant Pot',
+      description: 'Classic blown clay pot for plants',
+      category: 'Outdoor',
+      imageUrl: 'https://burst.shopifycdn.com/photos/single-sprout-in-a-pot_925x.jpg',
+    });
+    expect(pot.variations.map((v) => [v.name, v.priceCents, v.stockOnHand])).toEqual(
+      [
+        ['Regular', 999],
+        ['Large', 1599],
+      ].map(([n, p], i) => [n, p, [1, 3][i]]),
+    );
     // The further image is kept (beside the item, exported back), not reported as lost.
     expect(report.warnings.filter((w) => w.line === 3 && w.message.includes('Image Src'))).toEqual([]);
     const sofa = await item('itm_cream-sofa');
@@ -109,7 +148,11 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
       ['30', 'PNT_DEN_305', 9500, 15],
       ['40', 'PNT_DEN_405', 9500, 10],
     ]);
-    const hat = await server.app.inject({ method: 'GET', url: '/api/pos/catalog/items/itm_example-hat', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+    const hat = await server.app.inject({
+      method: 'GET',
+      url: '/api/pos/catalog/items/itm_example-hat',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+    });
     expect(hat.statusCode).toBe(404);
   });
 
@@ -144,13 +187,24 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     ]);
     expect(report).toMatchObject({ rows: 11, importedRows: 1, items: { created: 1 } });
     const mug = await item('itm_mug');
-    expect(mug).toMatchObject({ description: 'Holds 12 oz.\n\nDishwasher safe & tough.', category: 'Kitchen', imageUrl: 'https://example.com/mug.png' });
-    expect(mug.variations).toEqual([expect.objectContaining({ name: 'Blue', priceCents: 1250, sku: 'MUG-BLUE', gtin: '4006381333931', stockOnHand: 4 })]);
+    expect(mug).toMatchObject({
+      description: 'Holds 12 oz.\n\nDishwasher safe & tough.',
+      category: 'Kitchen',
+      imageUrl: 'https://example.com/mug.png',
+    });
+    expect(mug.variations).toEqual([
+      expect.objectContaining({ name: 'Blue', priceCents: 1250, sku: 'MUG-BLUE', gtin: '4006381333931', stockOnHand: 4 }),
+    ]);
   });
 
   it('refuses what is not a product CSV, and a dry run writes nothing', async () => {
     const post = (payload: unknown) =>
-      server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${server.credentials.staffToken}` }, payload: payload as object });
+      server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import',
+        headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+        payload: payload as object,
+      });
     const unclosed = await post({ csv: 'Handle,Title\n"x,Y\n' });
     expect(unclosed.statusCode).toBe(400);
     expect(unclosed.json()).toMatchObject({ code: 'invalid_csv', errors: [{ path: 'csv' }] });
@@ -158,7 +212,12 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     expect(noHandle.json()).toMatchObject({ code: 'invalid_csv' });
     expect((await post({ csv: '' })).json().errors[0].path).toBe('csv');
     expect((await post({ csv: 'Handle\n', extra: 1 })).json().errors[0].path).toBe('extra');
-    const app = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${server.credentials.appToken}` }, payload: { csv: 'Handle\n' } });
+    const app = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import',
+      headers: { authorization: `Bearer ${server.credentials.appToken}` },
+      payload: { csv: 'Handle\n' },
+    });
     expect(app.statusCode).toBe(403);
 
     const before = await catalog(server);
@@ -171,48 +230,83 @@ describe.each(databaseTargets())('catalog CSV import and export on $name', (targ
     // A store of its own, so the other tests' catalog stays as they expect it.
     const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
     try {
-    const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
-    // 1,000 products shaped after the real apparel export, each with a long description (as real stores write them).
-    const [header, first] = parse(sample(APPAREL), { relax_column_count: true }) as string[][];
-    const rows = Array.from({ length: 1000 }, (_, i) => {
-      const row = [...first!];
-      row[0] = `bulk-shirt-${i}`;
-      row[1] = `Bulk Shirt ${i}`;
-      row[2] = `<p>${'Soft cotton, relaxed fit, made to last. '.repeat(80)}</p>`;
-      row[13] = `BULK-${i}`;
-      return row;
-    });
-    const big = stringify([header!, ...rows]);
-    expect(Buffer.byteLength(big)).toBeGreaterThan(3 * 1024 * 1024);
+      const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
+      // 1,000 products shaped after the real apparel export, each with a long description (as real stores write them).
+      const [header, first] = parse(sample(APPAREL), { relax_column_count: true }) as string[][];
+      const rows = Array.from({ length: 1000 }, (_, i) => {
+        const row = [...first!];
+        row[0] = `bulk-shirt-${i}`;
+        row[1] = `Bulk Shirt ${i}`;
+        row[2] = `<p>${'Soft cotton, relaxed fit, made to last. '.repeat(80)}</p>`;
+        row[13] = `BULK-${i}`;
+        return row;
+      });
+      const big = stringify([header!, ...rows]);
+      expect(Buffer.byteLength(big)).toBeGreaterThan(3 * 1024 * 1024);
 
-    // As JSON it is over the 1 MiB body limit of every other route… but this route takes it as the file itself.
-    const dry = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: { ...staff, 'content-type': 'text/csv; charset=utf-8' }, payload: big });
-    expect(dry.statusCode, dry.body.slice(0, 300)).toBe(200);
-    expect(dry.json()).toMatchObject({ dryRun: true, rows: 1000, importedRows: 1000, rejected: [] });
-    expect((await catalog(server)).some((i) => i.name === 'Bulk Shirt 0')).toBe(false);
+      // As JSON it is over the 1 MiB body limit of every other route… but this route takes it as the file itself.
+      const dry = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import?dryRun=true',
+        headers: { ...staff, 'content-type': 'text/csv; charset=utf-8' },
+        payload: big,
+      });
+      expect(dry.statusCode, dry.body.slice(0, 300)).toBe(200);
+      expect(dry.json()).toMatchObject({ dryRun: true, rows: 1000, importedRows: 1000, rejected: [] });
+      expect((await catalog(server)).some((i) => i.name === 'Bulk Shirt 0')).toBe(false);
 
-    const res = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv', 'idempotency-key': 'bulk-1' }, payload: big });
-    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
-    const report = res.json<ImportReport>();
-    expect(report).toMatchObject({ dryRun: false, rows: 1000, importedRows: 1000, rejected: [], items: { created: 1000 } });
-    const found = await server.app.inject({ method: 'GET', url: '/api/pos/catalog?q=BULK-999', headers: staff });
-    expect(found.json().data.map((i: Item) => i.name)).toEqual(['Bulk Shirt 999']);
-    // A retry with the same key replays the report and imports nothing twice.
-    const replay = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv', 'idempotency-key': 'bulk-1' }, payload: big });
-    expect(replay.headers['idempotent-replayed']).toBe('true');
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import',
+        headers: { ...staff, 'content-type': 'text/csv', 'idempotency-key': 'bulk-1' },
+        payload: big,
+      });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      const report = res.json<ImportReport>();
+      expect(report).toMatchObject({ dryRun: false, rows: 1000, importedRows: 1000, rejected: [], items: { created: 1000 } });
+      const found = await server.app.inject({ method: 'GET', url: '/api/pos/catalog?q=BULK-999', headers: staff });
+      expect(found.json().data.map((i: Item) => i.name)).toEqual(['Bulk Shirt 999']);
+      // A retry with the same key replays the report and imports nothing twice.
+      const replay = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import',
+        headers: { ...staff, 'content-type': 'text/csv', 'idempotency-key': 'bulk-1' },
+        payload: big,
+      });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
 
-    // Limits and refusals: over 16 MiB is a 413 saying so; an empty file a 400; dryRun in the query with JSON a 400;
-    // text/csv to any other route is still a 415.
-    const huge = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv' }, payload: 'x'.repeat(17 * 1024 * 1024) });
-    expect(huge.statusCode).toBe(413);
-    expect(huge.json().detail).toContain('16 MiB');
-    const empty = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { ...staff, 'content-type': 'text/csv' }, payload: ' ' });
-    expect(empty.statusCode).toBe(400);
-    const mixed = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: staff, payload: { csv: sample(TEMPLATE) } });
-    expect(mixed.statusCode).toBe(400);
-    expect(mixed.json().errors[0].path).toBe('dryRun');
-    const elsewhere = await server.app.inject({ method: 'POST', url: '/api/pos/customers', headers: { ...staff, 'content-type': 'text/csv' }, payload: 'givenName\nAda' });
-    expect(elsewhere.statusCode).toBe(415);
+      // Limits and refusals: over 16 MiB is a 413 saying so; an empty file a 400; dryRun in the query with JSON a 400;
+      // text/csv to any other route is still a 415.
+      const huge = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import',
+        headers: { ...staff, 'content-type': 'text/csv' },
+        payload: 'x'.repeat(17 * 1024 * 1024),
+      });
+      expect(huge.statusCode).toBe(413);
+      expect(huge.json().detail).toContain('16 MiB');
+      const empty = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import',
+        headers: { ...staff, 'content-type': 'text/csv' },
+        payload: ' ',
+      });
+      expect(empty.statusCode).toBe(400);
+      const mixed = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import?dryRun=true',
+        headers: staff,
+        payload: { csv: sample(TEMPLATE) },
+      });
+      expect(mixed.statusCode).toBe(400);
+      expect(mixed.json().errors[0].path).toBe('dryRun');
+      const elsewhere = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/customers',
+        headers: { ...staff, 'content-type': 'text/csv' },
+        payload: 'givenName\nAda',
+      });
+      expect(elsewhere.statusCode).toBe(415);
     } finally {
       await server.close();
     }

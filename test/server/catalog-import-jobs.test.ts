@@ -62,7 +62,12 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
   const staff = (on: TestServer) => ({ authorization: `Bearer ${on.credentials.staffToken}` });
 
   const startJob = async (on: TestServer, csv: string, query = '') => {
-    const res = await on.app.inject({ method: 'POST', url: `/api/pos/catalog/import-jobs${query}`, headers: { ...staff(on), 'content-type': 'text/csv' }, payload: csv });
+    const res = await on.app.inject({
+      method: 'POST',
+      url: `/api/pos/catalog/import-jobs${query}`,
+      headers: { ...staff(on), 'content-type': 'text/csv' },
+      payload: csv,
+    });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(202);
     return res.json<ImportJob>();
   };
@@ -87,51 +92,56 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
     expect(res.statusCode).toBe(200);
     return res.body;
   };
-  const item = async (on: TestServer, id: string) => (await on.app.inject({ method: 'GET', url: `/api/pos/catalog/items/${id}`, headers: staff(on) })).json<Item>();
+  const item = async (on: TestServer, id: string) =>
+    (await on.app.inject({ method: 'GET', url: `/api/pos/catalog/items/${id}`, headers: staff(on) })).json<Item>();
 
-  it.each(FILES)('round trip of the real export %s: every kept column comes back with its values, row by row', async (file) => {
-    const on = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
-    try {
-      const csv = sample(file);
-      const job = await importJob(on, csv);
-      expect({ ...job, report: null }).toMatchObject({ status: 'done', rowsDone: job.rowsTotal, error: null });
-      const report = job.report!;
-      expect(report.importedRows + report.rejected.length).toBe(report.rows);
-      const rejected = new Set(report.rejected.map((r) => r.handle));
-      const source = records(csv).filter((r) => !rejected.has(r.Handle!));
-      const exported = records(await exportCsv(on));
-      const byHandle = (rows: Record<string, string>[]) => {
-        const out = new Map<string, Record<string, string>[]>();
-        for (const r of rows) out.set(r.Handle!, [...(out.get(r.Handle!) ?? []), r]);
-        return out;
-      };
-      const want = byHandle(source);
-      const got = byHandle(exported);
-      const header = Object.keys(records(csv)[0]!);
-      const kept = header.filter((c) => KEPT_COLUMNS.has(c));
-      // The fields the issue names are among them (where the file has them).
-      for (const c of ['Vendor', 'Tags', 'Option1 Name', 'Body (HTML)', 'Image Src']) expect(kept).toContain(c);
-      for (const [handle, rows] of want) {
-        const out = got.get(handle);
-        expect(out, handle).toBeDefined();
-        expect(out!.length, handle).toBe(rows.length);
-        rows.forEach((row, i) => {
-          for (const c of kept) {
-            let a = row[c]!;
-            let b = out![i]![c]!;
-            if (c === 'Variant Barcode' && !isValidGtin(a.replace(/^'/, ''))) continue; // reported, not kept (Excel-mangled)
-            if (PRICE_COLUMNS.has(c) && a !== '') [a, b] = [String(Number(a)), String(Number(b))];
-            expect(`${handle} line ${i} ${c}: ${b}`).toBe(`${handle} line ${i} ${c}: ${a}`);
-          }
-        });
+  it.each(FILES)(
+    'round trip of the real export %s: every kept column comes back with its values, row by row',
+    async (file) => {
+      const on = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+      try {
+        const csv = sample(file);
+        const job = await importJob(on, csv);
+        expect({ ...job, report: null }).toMatchObject({ status: 'done', rowsDone: job.rowsTotal, error: null });
+        const report = job.report!;
+        expect(report.importedRows + report.rejected.length).toBe(report.rows);
+        const rejected = new Set(report.rejected.map((r) => r.handle));
+        const source = records(csv).filter((r) => !rejected.has(r.Handle!));
+        const exported = records(await exportCsv(on));
+        const byHandle = (rows: Record<string, string>[]) => {
+          const out = new Map<string, Record<string, string>[]>();
+          for (const r of rows) out.set(r.Handle!, [...(out.get(r.Handle!) ?? []), r]);
+          return out;
+        };
+        const want = byHandle(source);
+        const got = byHandle(exported);
+        const header = Object.keys(records(csv)[0]!);
+        const kept = header.filter((c) => KEPT_COLUMNS.has(c));
+        // The fields the issue names are among them (where the file has them).
+        for (const c of ['Vendor', 'Tags', 'Option1 Name', 'Body (HTML)', 'Image Src']) expect(kept).toContain(c);
+        for (const [handle, rows] of want) {
+          const out = got.get(handle);
+          expect(out, handle).toBeDefined();
+          expect(out!.length, handle).toBe(rows.length);
+          rows.forEach((row, i) => {
+            for (const c of kept) {
+              let a = row[c]!;
+              let b = out![i]![c]!;
+              if (c === 'Variant Barcode' && !isValidGtin(a.replace(/^'/, ''))) continue; // reported, not kept (Excel-mangled)
+              if (PRICE_COLUMNS.has(c) && a !== '') [a, b] = [String(Number(a)), String(Number(b))];
+              expect(`${handle} line ${i} ${c}: ${b}`).toBe(`${handle} line ${i} ${c}: ${a}`);
+            }
+          });
+        }
+        // And a re-import of the export changes nothing.
+        const again = await importJob(on, await exportCsv(on));
+        expect(again.report).toMatchObject({ rejected: [], stockMovements: 0, items: { created: 0, updated: 0 } });
+      } finally {
+        await on.close();
       }
-      // And a re-import of the export changes nothing.
-      const again = await importJob(on, await exportCsv(on));
-      expect(again.report).toMatchObject({ rejected: [], stockMovements: 0, items: { created: 0, updated: 0 } });
-    } finally {
-      await on.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it("keeps Shopify's option names, compare-at prices, vendor, tags, variant images and every image; reports the columns it cannot hold per row", async () => {
     const on = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
@@ -145,7 +155,12 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
       expect(title?.message).not.toContain('Vendor');
       const exported = records(await exportCsv(on));
       const shirt = exported.filter((r) => r.Handle === 'example-shirt');
-      expect([shirt[0]!['Option1 Name'], shirt[0]!['Option2 Name'], shirt[0]!.Vendor, shirt[0]!.Tags]).toEqual(['Color', 'Size', 'Acme', 'Made to Order, Shirt Tag']);
+      expect([shirt[0]!['Option1 Name'], shirt[0]!['Option2 Name'], shirt[0]!.Vendor, shirt[0]!.Tags]).toEqual([
+        'Color',
+        'Size',
+        'Acme',
+        'Made to Order, Shirt Tag',
+      ]);
       expect(shirt[0]!['Body (HTML)']).toMatch(/^<p>This t-shirt/);
       const pants = exported.filter((r) => r.Handle === 'example-pants');
       expect(pants.map((r) => r['Variant Compare At Price'])).toEqual(['64.95', '64.95', '64.95', '']);
@@ -164,7 +179,12 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
     const rows = Array.from({ length: 300 }, (_, i) => `long-${i},Long product ${i},"${body}",${(i % 90) + 10}.00`);
     const csv = ['Handle,Title,Body (HTML),Variant Price', ...rows].join('\n');
     expect(Buffer.byteLength(csv)).toBeGreaterThan(16 * 1024 * 1024);
-    const tooBigForOne = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: { ...staff(server), 'content-type': 'text/csv' }, payload: csv });
+    const tooBigForOne = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import?dryRun=true',
+      headers: { ...staff(server), 'content-type': 'text/csv' },
+      payload: csv,
+    });
     expect(tooBigForOne.statusCode).toBe(413);
     const job = await importJob(server, csv);
     expect(job).toMatchObject({ status: 'done', rowsTotal: 300, rowsDone: 300 });
@@ -173,7 +193,12 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
     expect(stored).toMatchObject({ name: 'Long product 299' });
     expect(stored.description).toHaveLength(2000);
 
-    const huge = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs', headers: { ...staff(server), 'content-type': 'text/csv' }, payload: 'x'.repeat(65 * 1024 * 1024) });
+    const huge = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import-jobs',
+      headers: { ...staff(server), 'content-type': 'text/csv' },
+      payload: 'x'.repeat(65 * 1024 * 1024),
+    });
     expect(huge.statusCode).toBe(413);
     expect(huge.json().detail).toContain('64 MiB');
   }, 180_000);
@@ -181,15 +206,29 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
   it("gives taxable products the store's default rate only, never every rate stacked; taxRateId chooses another", async () => {
     const on = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
     try {
-      const created = await on.app.inject({ method: 'POST', url: '/api/pos/catalog/tax-rates', headers: staff(on), payload: { name: 'City tax', basisPoints: 100, inclusive: false } });
+      const created = await on.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/tax-rates',
+        headers: staff(on),
+        payload: { name: 'City tax', basisPoints: 100, inclusive: false },
+      });
       expect(created.statusCode, created.body).toBe(201);
       const city = created.json<{ id: string }>().id;
       await importJob(on, sample('shopify-partners-apparel.csv'));
       expect((await item(on, 'itm_classic-varsity-top')).taxRateIds).toEqual(['tax_sales']);
-      await importJob(on, 'Handle,Title,Variant Price,Variant Taxable\ncity-thing,City thing,3,true\nfree-thing,Free thing,3,false\n', `?taxRateId=${city}`);
+      await importJob(
+        on,
+        'Handle,Title,Variant Price,Variant Taxable\ncity-thing,City thing,3,true\nfree-thing,Free thing,3,false\n',
+        `?taxRateId=${city}`,
+      );
       expect((await item(on, 'itm_city-thing')).taxRateIds).toEqual([city]);
       expect((await item(on, 'itm_free-thing')).taxRateIds).toEqual([]);
-      const bad = await on.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs?taxRateId=tax_nope', headers: { ...staff(on), 'content-type': 'text/csv' }, payload: 'Handle,Title,Variant Price\nx,X,1\n' });
+      const bad = await on.app.inject({
+        method: 'POST',
+        url: '/api/pos/catalog/import-jobs?taxRateId=tax_nope',
+        headers: { ...staff(on), 'content-type': 'text/csv' },
+        payload: 'Handle,Title,Variant Price\nx,X,1\n',
+      });
       expect(bad.statusCode).toBe(400);
       expect(bad.json().errors[0].path).toBe('taxRateId');
     } finally {
@@ -197,13 +236,18 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
     }
   }, 120_000);
 
-  it('imports each chunk in the same few statements whatever its rows and the catalog\'s size (set-based, never per row)', async () => {
+  it("imports each chunk in the same few statements whatever its rows and the catalog's size (set-based, never per row)", async () => {
     const transactions: string[][] = [];
     const on = await startTestServer({ target: recordingTransactions(target, transactions), staticDir: null, webhooks: { enabled: false } });
     try {
       const [header, first] = parse(sample('shopify-partners-apparel.csv'), { relax_column_count: true }) as string[][];
       const file = (from: number, n: number) =>
-        stringify([header!, ...Array.from({ length: n }, (_, k) => Object.assign([...first!], { 0: `sized-${from + k}`, 1: `Sized ${from + k}`, 13: `SIZED-${from + k}`, 16: String(k % 7) }))]);
+        stringify([
+          header!,
+          ...Array.from({ length: n }, (_, k) =>
+            Object.assign([...first!], { 0: `sized-${from + k}`, 1: `Sized ${from + k}`, 13: `SIZED-${from + k}`, 16: String(k % 7) }),
+          ),
+        ]);
       const chunksOf = async (csv: string) => {
         transactions.length = 0;
         const job = await importJob(on, csv);
@@ -256,7 +300,11 @@ describe.each(databaseTargets())('catalog import jobs on $name', (target) => {
         let n = res.json().data.length;
         let cursor = res.json().nextCursor;
         while (cursor) {
-          const page = await on.app.inject({ method: 'GET', url: `/api/pos/catalog?limit=200&q=Bulk&cursor=${encodeURIComponent(cursor)}`, headers: staff(on) });
+          const page = await on.app.inject({
+            method: 'GET',
+            url: `/api/pos/catalog?limit=200&q=Bulk&cursor=${encodeURIComponent(cursor)}`,
+            headers: staff(on),
+          });
           n += page.json().data.length;
           cursor = page.json().nextCursor;
         }

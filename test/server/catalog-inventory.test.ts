@@ -27,8 +27,19 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     await server?.close();
   });
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, token = server.credentials.staffToken, headers: Record<string, string> = {}) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const call = (
+    method: 'GET' | 'POST',
+    url: string,
+    payload?: unknown,
+    token = server.credentials.staffToken,
+    headers: Record<string, string> = {},
+  ) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   const level = async (variationId: string, locationId?: string): Promise<Level> => {
     const res = await call('GET', `/api/pos/catalog/inventory?variationId=${variationId}${locationId ? `&locationId=${locationId}` : ''}`);
     expect(res.statusCode, res.body).toBe(200);
@@ -61,20 +72,45 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
   it('receives, adjusts and counts stock; the catalog and the registers see the new stockOnHand', async () => {
     const seqBefore = Number((await server.db.query<{ n: number }>(`SELECT MAX(sync_seq) AS n FROM catalog_items`)).rows[0]!.n);
     const croissantEvents = async () =>
-      Number((await server.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM event_outbox WHERE type = 'catalog.updated' AND payload->'data'->'object'->>'id' = 'itm_croissant'`)).rows[0]!.n);
+      Number(
+        (
+          await server.db.query<{ n: number | string }>(
+            `SELECT COUNT(*) AS n FROM event_outbox WHERE type = 'catalog.updated' AND payload->'data'->'object'->>'id' = 'itm_croissant'`,
+          )
+        ).rows[0]!.n,
+      );
     const eventsBefore = await croissantEvents();
-    const received = await call('POST', '/api/pos/catalog/inventory/receive', { lines: [{ variationId: 'var_croissant_regular', quantity: 12 }], note: 'Morning bake' }, undefined, {
-      'idempotency-key': 'bake-1',
-    });
+    const received = await call(
+      'POST',
+      '/api/pos/catalog/inventory/receive',
+      { lines: [{ variationId: 'var_croissant_regular', quantity: 12 }], note: 'Morning bake' },
+      undefined,
+      {
+        'idempotency-key': 'bake-1',
+      },
+    );
     expect(received.statusCode, received.body).toBe(201);
-    expect(received.json()).toMatchObject({ movements: [{ kind: 'receive', quantity: 12, note: 'Morning bake' }], oversold: [], levels: [{ onHand: 36 }] });
-    const replay = await call('POST', '/api/pos/catalog/inventory/receive', { lines: [{ variationId: 'var_croissant_regular', quantity: 12 }], note: 'Morning bake' }, undefined, {
-      'idempotency-key': 'bake-1',
+    expect(received.json()).toMatchObject({
+      movements: [{ kind: 'receive', quantity: 12, note: 'Morning bake' }],
+      oversold: [],
+      levels: [{ onHand: 36 }],
     });
+    const replay = await call(
+      'POST',
+      '/api/pos/catalog/inventory/receive',
+      { lines: [{ variationId: 'var_croissant_regular', quantity: 12 }], note: 'Morning bake' },
+      undefined,
+      {
+        'idempotency-key': 'bake-1',
+      },
+    );
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(await stockOnHand('itm_croissant', 'var_croissant_regular')).toBe(36);
 
-    expect((await call('POST', '/api/pos/catalog/inventory/adjust', { lines: [{ variationId: 'var_croissant_regular', quantity: -2 }], note: 'Dropped' })).statusCode).toBe(201);
+    expect(
+      (await call('POST', '/api/pos/catalog/inventory/adjust', { lines: [{ variationId: 'var_croissant_regular', quantity: -2 }], note: 'Dropped' }))
+        .statusCode,
+    ).toBe(201);
     const counted = await call('POST', '/api/pos/catalog/inventory/count', { lines: [{ variationId: 'var_croissant_regular', counted: 30 }] });
     expect(counted.json()).toMatchObject({ movements: [{ kind: 'count', quantity: -4, counted: 30 }], levels: [{ onHand: 30 }] });
     expect(await stockOnHand('itm_croissant', 'var_croissant_regular')).toBe(30);
@@ -90,7 +126,16 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     const cases: [string, unknown, string[]][] = [
       ['receive', { lines: [{ variationId: 'var_croissant_regular', quantity: 0 }] }, ['lines.0.quantity']],
       ['receive', { lines: [{ variationId: 'var_latte_regular', quantity: 1 }] }, ['lines.0.variationId']],
-      ['receive', { lines: [{ variationId: 'var_nope', quantity: 1 }, { variationId: 'var_croissant_regular', quantity: 1 }] }, ['lines.0.variationId']],
+      [
+        'receive',
+        {
+          lines: [
+            { variationId: 'var_nope', quantity: 1 },
+            { variationId: 'var_croissant_regular', quantity: 1 },
+          ],
+        },
+        ['lines.0.variationId'],
+      ],
       ['adjust', { lines: [{ variationId: 'var_croissant_regular', quantity: 0 }] }, ['lines.0.quantity']],
       ['count', { lines: [{ variationId: 'var_croissant_regular', counted: -1 }] }, ['lines.0.counted']],
       ['count', { lines: [{ variationId: 'var_croissant_regular', counted: 1 }], locationId: 'loc_01J00000000000000000000000' }, ['locationId']],
@@ -99,9 +144,23 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     for (const [kind, body, paths] of cases) {
       const res = await call('POST', `/api/pos/catalog/inventory/${kind}`, body);
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual([...paths].sort());
+      expect(
+        res
+          .json()
+          .errors.map((e: { path: string }) => e.path)
+          .sort(),
+      ).toEqual([...paths].sort());
     }
-    expect((await call('POST', '/api/pos/catalog/inventory/receive', { lines: [{ variationId: 'var_croissant_regular', quantity: 1 }] }, server.credentials.appToken)).statusCode).toBe(403);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/pos/catalog/inventory/receive',
+          { lines: [{ variationId: 'var_croissant_regular', quantity: 1 }] },
+          server.credentials.appToken,
+        )
+      ).statusCode,
+    ).toBe(403);
     expect(await movementCount()).toBe(before);
   });
 
@@ -110,7 +169,10 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     expect(created.statusCode, created.body).toBe(201);
     const backRoom = created.json<{ id: string }>().id;
     expect((await call('POST', '/api/pos/catalog/locations', { name: 'back room' })).statusCode).toBe(409);
-    await call('POST', '/api/pos/catalog/inventory/receive', { locationId: backRoom, lines: [{ variationId: 'var_snickers_bar_each', quantity: 100 }] });
+    await call('POST', '/api/pos/catalog/inventory/receive', {
+      locationId: backRoom,
+      lines: [{ variationId: 'var_snickers_bar_each', quantity: 100 }],
+    });
     expect(await level('var_snickers_bar_each', backRoom)).toMatchObject({ onHand: 100, locationId: backRoom });
     expect(await level('var_snickers_bar_each')).toMatchObject({ onHand: 40 });
     expect(await stockOnHand('itm_snickers_bar', 'var_snickers_bar_each')).toBe(40);
@@ -120,9 +182,15 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
       ['Back room', false],
     ]);
     // Cursor pagination like every list: one location a page, default first.
-    const first = (await call('GET', '/api/pos/catalog/locations?limit=1')).json<{ data: { id: string; name: string }[]; nextCursor: string | null }>();
+    const first = (await call('GET', '/api/pos/catalog/locations?limit=1')).json<{
+      data: { id: string; name: string }[];
+      nextCursor: string | null;
+    }>();
     expect(first.data.map((l) => l.name)).toEqual(['Main location']);
-    const second = (await call('GET', `/api/pos/catalog/locations?limit=1&cursor=${first.nextCursor}`)).json<{ data: { id: string; name: string }[]; nextCursor: string | null }>();
+    const second = (await call('GET', `/api/pos/catalog/locations?limit=1&cursor=${first.nextCursor}`)).json<{
+      data: { id: string; name: string }[];
+      nextCursor: string | null;
+    }>();
     expect(second).toEqual({ data: [expect.objectContaining({ id: backRoom, name: 'Back room' })], nextCursor: null });
     expect((await call('GET', '/api/pos/catalog/locations?cursor=WyJsb2NfbWlzc2luZyJd')).statusCode).toBe(400);
   });
@@ -141,7 +209,9 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     ]);
     expect(await level('var_dasani_water_each')).toMatchObject({ onHand: -2 });
     const oversold = await server.db.query<{ data: { oversold: unknown[] } }>(`SELECT data FROM audit_log WHERE action = 'inventory.oversold'`);
-    expect(oversold.rows.map((r) => r.data.oversold)).toEqual([[{ variationId: 'var_dasani_water_each', locationId: expect.stringMatching(/^loc_/), onHand: -2 }]]);
+    expect(oversold.rows.map((r) => r.data.oversold)).toEqual([
+      [{ variationId: 'var_dasani_water_each', locationId: expect.stringMatching(/^loc_/), onHand: -2 }],
+    ]);
     const saleMovements = (await call('GET', `/api/pos/catalog/inventory/movements?sourceId=${second.id}`)).json().data;
     expect(saleMovements).toEqual([expect.objectContaining({ kind: 'sale', quantity: -2, variationId: 'var_dasani_water_each' })]);
 
@@ -169,7 +239,9 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     await call('POST', '/api/pos/catalog/inventory/thresholds', { thresholds: [{ variationId: 'var_coca_cola_can_each', lowStockThreshold: null }] });
     const after = (await call('GET', '/api/pos/catalog/inventory/low-stock')).json<{ data: Level[] }>().data;
     expect(after.map((l) => l.variationId)).toEqual(['var_dasani_water_each']);
-    const bad = await call('POST', '/api/pos/catalog/inventory/thresholds', { thresholds: [{ variationId: 'var_latte_regular', lowStockThreshold: 1 }] });
+    const bad = await call('POST', '/api/pos/catalog/inventory/thresholds', {
+      thresholds: [{ variationId: 'var_latte_regular', lowStockThreshold: 1 }],
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].path).toBe('thresholds.0.variationId');
   });
@@ -192,7 +264,9 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
     ]);
     expect(first.changedItemIds).toEqual(['itm_blueberry_muffin']);
     const second = await server.db.transaction(async (tx) =>
-      recordStockChange(await openMutation(tx, system, new Date()), { movements: [{ variationId: 'var_blueberry_muffin_regular', kind: 'return', quantity: 1, sourceId: 'rfd_TEST' }] }),
+      recordStockChange(await openMutation(tx, system, new Date()), {
+        movements: [{ variationId: 'var_blueberry_muffin_regular', kind: 'return', quantity: 1, sourceId: 'rfd_TEST' }],
+      }),
     );
     expect(second).toMatchObject({ recorded: [], duplicates: 1, changedItemIds: [] });
     expect(await stockOnHand('itm_blueberry_muffin', 'var_blueberry_muffin_regular')).toBe(19);
@@ -200,14 +274,22 @@ describe.each(databaseTargets())('inventory on $name', (target) => {
   });
 
   it('keeps the running stock levels equal to the sum of the movements after everything above', async () => {
-    const { rows } = await server.db.query<{ merchant_id: string; location_id: string; variation_id: string; summed: number | string; level: number | string | null }>(
+    const { rows } = await server.db.query<{
+      merchant_id: string;
+      location_id: string;
+      variation_id: string;
+      summed: number | string;
+      level: number | string | null;
+    }>(
       `SELECT m.merchant_id, m.location_id, m.variation_id, SUM(m.quantity) AS summed, MAX(l.on_hand) AS level
          FROM stock_movements m LEFT JOIN stock_levels l USING (merchant_id, location_id, variation_id)
         GROUP BY m.merchant_id, m.location_id, m.variation_id`,
     );
     expect(rows.length).toBeGreaterThan(5);
     for (const r of rows) expect({ ...r, level: Number(r.level) }).toEqual({ ...r, level: Number(r.summed) });
-    const extra = await server.db.query('SELECT 1 FROM stock_levels l WHERE NOT EXISTS (SELECT 1 FROM stock_movements m WHERE m.merchant_id = l.merchant_id AND m.location_id = l.location_id AND m.variation_id = l.variation_id)');
+    const extra = await server.db.query(
+      'SELECT 1 FROM stock_levels l WHERE NOT EXISTS (SELECT 1 FROM stock_movements m WHERE m.merchant_id = l.merchant_id AND m.location_id = l.location_id AND m.variation_id = l.variation_id)',
+    );
     expect(extra.rows).toHaveLength(0);
   });
 });

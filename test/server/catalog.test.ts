@@ -56,8 +56,17 @@ describe.each(databaseTargets())('catalog API on $name', (target) => {
   });
 
   it('rejects bad query parameters with a problem naming them', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/api/pos/catalog?updatedSince=yesterday&limit=500', headers: { authorization: `Bearer ${server.credentials.appToken}` } });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/api/pos/catalog?updatedSince=yesterday&limit=500',
+      headers: { authorization: `Bearer ${server.credentials.appToken}` },
+    });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(['limit', 'updatedSince']);
+    expect(
+      res
+        .json()
+        .errors.map((e: { path: string }) => e.path)
+        .sort(),
+    ).toEqual(['limit', 'updatedSince']);
   });
 });

@@ -19,7 +19,13 @@ describe('client address and per-address limits', () => {
   async function guessesWithRotatingForwardedFor(peer: string): Promise<number[]> {
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await server!.app.inject({ method: 'POST', url: '/api/register/pair', payload: { code: 'AAAA-AAAA' }, remoteAddress: peer, headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } });
+      const res = await server!.app.inject({
+        method: 'POST',
+        url: '/api/register/pair',
+        payload: { code: 'AAAA-AAAA' },
+        remoteAddress: peer,
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+      });
       statuses.push(res.statusCode);
     }
     return statuses;
@@ -32,7 +38,12 @@ describe('client address and per-address limits', () => {
   });
 
   it('behind a named proxy the forwarded address is the client (each guess its own quota); a stranger naming itself is not believed', async () => {
-    server = await startTestServer({ staticDir: null, webhooks: { enabled: false }, recurringInvoices: { enabled: false }, trustProxy: ['10.0.0.0/8'] });
+    server = await startTestServer({
+      staticDir: null,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+      trustProxy: ['10.0.0.0/8'],
+    });
     // Through the proxy: twelve clients, one guess each — none limited.
     expect(await guessesWithRotatingForwardedFor('10.1.2.3')).toEqual(Array(12).fill(400));
     // Straight from an address that is not the proxy: the header is ignored, the peer is limited.

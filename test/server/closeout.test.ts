@@ -42,7 +42,7 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     expect(res.statusCode).toBe(200);
     return res.json<Doc[]>();
   };
-  const get = async <T,>(url: string) => {
+  const get = async <T>(url: string) => {
     const res = await server.app.inject({ method: 'GET', url, headers: staff() });
     return { status: res.statusCode, body: res.json<T>(), raw: res };
   };
@@ -50,7 +50,8 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     const tb = (await get<{ accounts: { code: string; balanceCents: number }[] }>('/api/pos/ledger/trial-balance')).body;
     return tb.accounts.find((x) => x.code === code)?.balanceCents ?? 0;
   };
-  const sale = (minutes: number, method: 'cash' | 'card' = 'cash'): Order => buildSale({ register: a, sequence: ++sequence, catalog: server.catalog, createdAt: at(minutes), method }).order;
+  const sale = (minutes: number, method: 'cash' | 'card' = 'cash'): Order =>
+    buildSale({ register: a, sequence: ++sequence, catalog: server.catalog, createdAt: at(minutes), method }).order;
   const openShift = (minutes: number, floatCents: number): Shift => ({
     id: newId('shift'),
     registerId: a.registerId,
@@ -100,7 +101,11 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     const drawerBefore = await balance(`cash_drawer:R${a.registerNumber}`);
     const shift = (firstShift = openShift(0, 10_000));
     const sales = [sale(1), sale(2, 'card'), sale(3)];
-    const moves = [movement(shift, 4, 'paid_in', 5_000, 'change from the safe'), movement(shift, 5, 'paid_out', 1_250, 'window cleaner'), movement(shift, 6, 'no_sale', 0)];
+    const moves = [
+      movement(shift, 4, 'paid_in', 5_000, 'change from the safe'),
+      movement(shift, 5, 'paid_out', 1_250, 'window cleaner'),
+      movement(shift, 6, 'no_sale', 0),
+    ];
     expect(await push('shifts', [shift])).toEqual([]);
     expect(await push('orders', sales)).toEqual([]);
     expect(await push('cash-movements', moves)).toEqual([]);
@@ -162,7 +167,9 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     expect(await push('orders', [sales[0]])).toEqual([]);
     expect(await push('shift-closeouts', [closeout])).toEqual([]);
     const partial = (await get<{ differences: { field: string; register: unknown; server: unknown }[] }>(`/api/pos/shifts/${shift.id}`)).body;
-    expect(partial.differences.map((d) => d.field)).toEqual(expect.arrayContaining(['salesCount', 'expectedCashCents', 'overShortCents', 'lastReceiptNumber']));
+    expect(partial.differences.map((d) => d.field)).toEqual(
+      expect.arrayContaining(['salesCount', 'expectedCashCents', 'overShortCents', 'lastReceiptNumber']),
+    );
     expect(partial.differences.find((d) => d.field === 'salesCount')).toEqual({ field: 'salesCount', register: 2, server: 1 });
     expect(await push('orders', [sales[1]])).toEqual([]);
     const full = (await get<{ differences: unknown[]; report: { salesCount: number } }>(`/api/pos/shifts/${shift.id}`)).body;
@@ -172,13 +179,21 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
 
   it('the store closeout waits for a register offline all day, names it, closes with it recorded as missing, then the day is locked', async () => {
     const { businessDay } = (await get<{ businessDay: string }>(`/api/pos/shifts/${firstShift.id}`)).body;
-    const status = (await get<{ missing: { registerId: string; reason: string }[]; shifts: unknown[]; closed: boolean }>(`/api/pos/closeouts/${businessDay}`)).body;
+    const status = (
+      await get<{ missing: { registerId: string; reason: string }[]; shifts: unknown[]; closed: boolean }>(`/api/pos/closeouts/${businessDay}`)
+    ).body;
     expect(status.closed).toBe(false);
     expect(status.shifts).toHaveLength(2);
     expect(status.missing.map((m) => m.registerId)).toContain(b.registerId);
     expect(status.missing.map((m) => m.registerId)).not.toContain(a.registerId);
 
-    const close = (body: unknown) => server.app.inject({ method: 'POST', url: '/api/pos/closeouts', headers: { ...staff(), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    const close = (body: unknown) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/pos/closeouts',
+        headers: { ...staff(), 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
     const waits = await close({ businessDay });
     expect(waits.statusCode).toBe(409);
     expect(waits.json()).toMatchObject({ code: 'registers_missing' });
@@ -187,12 +202,20 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
 
     const closed = await close({ businessDay, closeWithMissing: true });
     expect(closed.statusCode).toBe(201);
-    const body = closed.json<{ closed: boolean; missing: { registerId: string }[]; totals: { salesCount: number }; checkpoint: { seq: number } | null }>();
+    const body = closed.json<{
+      closed: boolean;
+      missing: { registerId: string }[];
+      totals: { salesCount: number };
+      checkpoint: { seq: number } | null;
+    }>();
     expect(body.closed).toBe(true);
     expect(body.missing.map((m) => m.registerId)).toContain(b.registerId);
     expect(body.totals.salesCount).toBe(5);
     expect(body.checkpoint?.seq).toBeGreaterThan(0);
-    const checkpoints = await server.db.query<{ reason: string }>("SELECT reason FROM audit_checkpoints WHERE merchant_id = $1 AND reason = 'closeout'", [server.credentials.merchantId]);
+    const checkpoints = await server.db.query<{ reason: string }>(
+      "SELECT reason FROM audit_checkpoints WHERE merchant_id = $1 AND reason = 'closeout'",
+      [server.credentials.merchantId],
+    );
     expect(checkpoints.rows.length).toBe(1);
 
     // Locked: closing again is a 409 naming the day; a record pushed into it is quarantined naming the day.
@@ -237,13 +260,24 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     const sClose = closeShift(s, day(8), [s1, s2], sMoves, s1.totalCents); // the register's report counts s2 only
     expect(sClose.report).toMatchObject({ salesCount: 1, expectedCashCents: -300, overShortCents: s1.totalCents });
     expect(await push('shift-closeouts', [sClose])).toEqual([]);
-    const sView = (await get<{ report: Record<string, unknown>; differences: { field: string; register: unknown; server: unknown }[] }>(`/api/pos/shifts/${s.id}`)).body;
-    expect(sView.report).toMatchObject({ salesCount: 2, cashSalesCents: s1.totalCents, paidOutCents: 300, expectedCashCents: s1.totalCents - 300, overShortCents: 0, firstReceiptNumber: s1.receiptNumber });
-    expect(sView.differences).toEqual(expect.arrayContaining([
-      { field: 'salesCount', register: 1, server: 2 },
-      { field: 'expectedCashCents', register: -300, server: s1.totalCents - 300 },
-      { field: 'overShortCents', register: s1.totalCents, server: 0 },
-    ]));
+    const sView = (
+      await get<{ report: Record<string, unknown>; differences: { field: string; register: unknown; server: unknown }[] }>(`/api/pos/shifts/${s.id}`)
+    ).body;
+    expect(sView.report).toMatchObject({
+      salesCount: 2,
+      cashSalesCents: s1.totalCents,
+      paidOutCents: 300,
+      expectedCashCents: s1.totalCents - 300,
+      overShortCents: 0,
+      firstReceiptNumber: s1.receiptNumber,
+    });
+    expect(sView.differences).toEqual(
+      expect.arrayContaining([
+        { field: 'salesCount', register: 1, server: 2 },
+        { field: 'expectedCashCents', register: -300, server: s1.totalCents - 300 },
+        { field: 'overShortCents', register: s1.totalCents, server: 0 },
+      ]),
+    );
 
     // T: its first sale (card) opened it at the sale's own time, as the register does now: the register and the server
     // count the same, and the drawer account moved by exactly what the server expects.
@@ -269,14 +303,24 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
   it('a cashier cannot close the day (403 role_not_allowed)', async () => {
     const idp = await IdentityProvider.load(server.db, server.baseUrl);
     const cashier = await idp.issueStaffToken({ staffId: 'stf_cashier', merchantId: server.credentials.merchantId, role: 'cashier' });
-    const res = await server.app.inject({ method: 'POST', url: '/api/pos/closeouts', headers: { authorization: `Bearer ${cashier}`, 'content-type': 'application/json' }, payload: JSON.stringify({ businessDay: '2026-01-05' }) });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/closeouts',
+      headers: { authorization: `Bearer ${cashier}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ businessDay: '2026-01-05' }),
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'role_not_allowed' });
     expect(await server.db.query("SELECT 1 FROM store_closeouts WHERE business_day = '2026-01-05'").then((r) => r.rows.length)).toBe(0);
   });
 
   it('a day that is not a calendar date is a 400 naming businessDay', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/api/pos/closeouts', headers: { ...staff(), 'content-type': 'application/json' }, payload: JSON.stringify({ businessDay: '2026-02-30' }) });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/closeouts',
+      headers: { ...staff(), 'content-type': 'application/json' },
+      payload: JSON.stringify({ businessDay: '2026-02-30' }),
+    });
     expect(res.statusCode).toBe(400);
     expect(JSON.stringify(res.json())).toContain('businessDay');
   });

@@ -33,11 +33,26 @@ describe.each(databaseTargets())('customers on $name', (target) => {
   let ada: CustomerRecord;
 
   it('creates a customer with a normalised phone and e-mail and the time consent was given', async () => {
-    const res = await send('POST', '/api/pos/customers', { givenName: 'Ada', familyName: 'Lovelace', phone: '+1 (415) 555-0123', email: '  Ada@Example.COM ', marketingConsent: true, note: 'regular' });
+    const res = await send('POST', '/api/pos/customers', {
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      phone: '+1 (415) 555-0123',
+      email: '  Ada@Example.COM ',
+      marketingConsent: true,
+      note: 'regular',
+    });
     expect(res.statusCode, res.body).toBe(201);
     ada = res.json();
     expect(customerRecordSchema.parse(ada)).toEqual(ada);
-    expect(ada).toMatchObject({ givenName: 'Ada', familyName: 'Lovelace', phone: '+14155550123', email: 'Ada@Example.COM', marketingConsent: true, marketingConsentAt: now.toISOString(), note: 'regular' });
+    expect(ada).toMatchObject({
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      phone: '+14155550123',
+      email: 'Ada@Example.COM',
+      marketingConsent: true,
+      marketingConsentAt: now.toISOString(),
+      note: 'regular',
+    });
     expect((await get(`/api/pos/customers/${ada.id}`)).json()).toEqual(ada);
     const noConsent = await send('POST', '/api/pos/customers', { givenName: 'Grace' });
     expect(noConsent.json()).toMatchObject({ marketingConsent: false, marketingConsentAt: null, phone: null, email: null });
@@ -45,7 +60,11 @@ describe.each(databaseTargets())('customers on $name', (target) => {
 
   it('refuses duplicates by E.164 phone or normalised e-mail with a 409 naming the existing customer', async () => {
     const before = await rows();
-    for (const payload of [{ givenName: 'Other', phone: '+14155550123' }, { givenName: 'Other', phone: '+1 415 555 0123' }, { familyName: 'X', email: 'ada@example.com' }]) {
+    for (const payload of [
+      { givenName: 'Other', phone: '+14155550123' },
+      { givenName: 'Other', phone: '+1 415 555 0123' },
+      { familyName: 'X', email: 'ada@example.com' },
+    ]) {
       const res = await send('POST', '/api/pos/customers', payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(409);
       expect(res.json()).toMatchObject({ code: 'customer_exists', existingCustomerId: ada.id });
@@ -136,7 +155,7 @@ describe.each(databaseTargets())('customers on $name', (target) => {
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
   });
 
-  it('reads a national phone number in the store\'s default country (US) and de-duplicates it against the E.164 spelling', async () => {
+  it("reads a national phone number in the store's default country (US) and de-duplicates it against the E.164 spelling", async () => {
     const first = await send('POST', '/api/pos/customers', { givenName: 'Intl', phone: '+14155550134' });
     expect(first.statusCode, first.body).toBe(201);
     const before = await rows();
@@ -158,7 +177,10 @@ describe.each(databaseTargets())('customers on $name', (target) => {
     for (const phone of ['555-0134', '(015) 555-0134']) {
       const bad = await send('POST', '/api/pos/customers', { givenName: 'Bad', phone });
       expect(bad.statusCode, phone).toBe(400);
-      expect(bad.json().errors.map((e: { path: string }) => e.path), phone).toEqual(['phone']);
+      expect(
+        bad.json().errors.map((e: { path: string }) => e.path),
+        phone,
+      ).toEqual(['phone']);
     }
     expect(await rows()).toBe(before + 1);
   });

@@ -23,7 +23,14 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
   beforeAll(async () => {
     // Roomy pairing quotas here: the rate-limit case below runs on a server of its own with the real ones.
     const roomy = (name: string) => new RateLimit({ name, quota: 1000, windowSeconds: 60 });
-    server = await startTestServer({ target, staticDir: null, listen: true, streamKeepAliveMs: 200, clock: () => now, pairingRateLimits: { perClient: roomy('pairing'), global: roomy('pairing-global') } });
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      listen: true,
+      streamKeepAliveMs: 200,
+      clock: () => now,
+      pairingRateLimits: { perClient: roomy('pairing'), global: roomy('pairing-global') },
+    });
     staffToken = await server.issueStaffToken({ ttlSeconds: 30 * 24 * 3600, now });
   });
   afterAll(async () => {
@@ -35,7 +42,11 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     server.app.inject({
       method,
       url,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...extra,
+      },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
 
@@ -47,9 +58,19 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
       expect(stranger.statusCode).toBe(403);
       expect(stranger.json()).toMatchObject({ code: 'loopback_only' });
     }
-    const spoofed = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {}, headers: { 'x-forwarded-for': '127.0.0.1' } });
+    const spoofed = await server.app.inject({
+      method: 'POST',
+      url: '/api/dev/pair-register',
+      payload: {},
+      headers: { 'x-forwarded-for': '127.0.0.1' },
+    });
     expect(spoofed.statusCode).toBe(403);
-    const rebound = await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {}, headers: { host: 'attacker.example:8787' } });
+    const rebound = await server.app.inject({
+      method: 'POST',
+      url: '/api/dev/pair-register',
+      payload: {},
+      headers: { host: 'attacker.example:8787' },
+    });
     expect(rebound.statusCode).toBe(403);
     expect(await registerCount()).toBe(before);
 
@@ -75,10 +96,17 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
   });
 
   it('without demo mode the open pairing route does not exist', async () => {
-    const plain = await startTestServer({ target, staticDir: null, demoSelfPair: false, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+    const plain = await startTestServer({
+      target,
+      staticDir: null,
+      demoSelfPair: false,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+    });
     try {
       const before = Number((await plain.db.query<{ n: string }>('SELECT count(*) AS n FROM registers')).rows[0]!.n);
-      for (let i = 0; i < 20; i++) expect((await plain.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).statusCode).toBe(404);
+      for (let i = 0; i < 20; i++)
+        expect((await plain.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).statusCode).toBe(404);
       expect(Number((await plain.db.query<{ n: string }>('SELECT count(*) AS n FROM registers')).rows[0]!.n)).toBe(before);
       // The way in is a code a staff member made.
       const register = await enrollRegister(plain, plain.credentials.staffToken);
@@ -102,7 +130,11 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const idp = await IdentityProvider.load(server.db, server.baseUrl);
     const cashier = await idp.issueStaffToken({ staffId: 'stf_cashier', merchantId: server.credentials.merchantId, role: 'cashier' }, { now });
     const manager = await idp.issueStaffToken({ staffId: 'stf_manager', merchantId: server.credentials.merchantId, role: 'manager' }, { now });
-    for (const [method, url] of [['POST', '/api/pos/registers/pairing-codes'], ['GET', '/api/pos/registers'], ['POST', '/api/pos/registers/reg_x/revoke']] as const) {
+    for (const [method, url] of [
+      ['POST', '/api/pos/registers/pairing-codes'],
+      ['GET', '/api/pos/registers'],
+      ['POST', '/api/pos/registers/reg_x/revoke'],
+    ] as const) {
       const res = await json(method, url, cashier, method === 'POST' ? {} : undefined);
       expect(res.statusCode, url).toBe(403);
       expect(res.json()).toMatchObject({ code: 'role_not_allowed' });
@@ -113,7 +145,12 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const typed = code.code.replace('-', '').toLowerCase();
     const paired = await json('POST', '/api/register/pair', undefined, { code: typed });
     expect(paired.statusCode, paired.body).toBe(200);
-    expect(paired.json()).toMatchObject({ registerName: 'Front counter', locationId: code.locationId, merchantId: server.credentials.merchantId, lastReceiptSequence: 0 });
+    expect(paired.json()).toMatchObject({
+      registerName: 'Front counter',
+      locationId: code.locationId,
+      merchantId: server.credentials.merchantId,
+      lastReceiptSequence: 0,
+    });
     const again = await json('POST', '/api/register/pair', undefined, { code: code.code });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toMatchObject({ code: 'invalid_pairing_code', errors: [{ path: 'code' }] });
@@ -130,7 +167,12 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     }
 
     // Bad input names its field.
-    for (const [body, path] of [[{}, 'code'], [{ code: 'nope' }, 'code'], [{ code: late.code, extra: 1 }, 'extra'], [{ code: late.code, registerId: 'x' }, 'registerId']] as const) {
+    for (const [body, path] of [
+      [{}, 'code'],
+      [{ code: 'nope' }, 'code'],
+      [{ code: late.code, extra: 1 }, 'extra'],
+      [{ code: late.code, registerId: 'x' }, 'registerId'],
+    ] as const) {
       const res = await json('POST', '/api/register/pair', undefined, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json().errors.map((e: { path: string }) => e.path)).toContain(path);
@@ -148,7 +190,15 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const listed = await json('GET', '/api/pos/registers', staffToken);
     expect(listed.statusCode, listed.body).toBe(200);
     const row = listed.json<{ data: Record<string, unknown>[] }>().data.find((r) => r.id === register.registerId);
-    expect(row).toMatchObject({ name: 'Patio', number: register.registerNumber, kind: 'terminal', locationId: register.locationId, locationName: expect.any(String), lastSeenAt: expect.any(String), revokedAt: null });
+    expect(row).toMatchObject({
+      name: 'Patio',
+      number: register.registerNumber,
+      kind: 'terminal',
+      locationId: register.locationId,
+      locationName: expect.any(String),
+      lastSeenAt: expect.any(String),
+      revokedAt: null,
+    });
 
     const revoked = await json('POST', `/api/pos/registers/${register.registerId}/revoke`, staffToken, {});
     expect(revoked.statusCode, revoked.body).toBe(200);
@@ -164,7 +214,10 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     // A manager's new code pairs it again, same number; the old credential stays dead.
     const back = await enrollRegister(server, staffToken, { registerId: register.registerId });
     expect(back).toMatchObject({ registerId: register.registerId, registerNumber: register.registerNumber });
-    expect((await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull', headers: { authorization: `Bearer ${back.registerToken}` } })).statusCode).toBe(200);
+    expect(
+      (await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull', headers: { authorization: `Bearer ${back.registerToken}` } }))
+        .statusCode,
+    ).toBe(200);
     expect((await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull', headers: auth })).statusCode).toBe(401);
 
     const audit = await server.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE entity_id = $1 ORDER BY seq`, [register.registerId]);
@@ -175,7 +228,13 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
   it('names demo registers by browser, and retires the ones never used to sell in one step', async () => {
     const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
     const firefox = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
-    const pair = async (userAgent: string) => (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {}, headers: { 'user-agent': userAgent } })).json<{ registerId: string; registerNumber: number; registerName: string; registerToken: string }>();
+    const pair = async (userAgent: string) =>
+      (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {}, headers: { 'user-agent': userAgent } })).json<{
+        registerId: string;
+        registerNumber: number;
+        registerName: string;
+        registerToken: string;
+      }>();
     const idle = await pair(chrome);
     expect(idle.registerName).toBe(`Demo register ${idle.registerNumber} (Chrome on Linux)`);
     const sold = await pair(firefox);
@@ -183,10 +242,22 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const busy = await pair(chrome);
     const kept = await pair(chrome);
     // `sold` synced a shift; `idle`, `sold` and `kept` were last seen an hour ago; `busy` just now.
-    const shift = { id: newId('shift'), registerId: sold.registerId, registerNumber: sold.registerNumber, currency: 'USD', openedAt: now.toISOString(), openingFloatCents: 0, openingCount: [] };
-    expect((await json('POST', '/api/sync/shifts/push', sold.registerToken, [{ assumedMasterState: null, newDocumentState: shift }])).json()).toEqual([]);
+    const shift = {
+      id: newId('shift'),
+      registerId: sold.registerId,
+      registerNumber: sold.registerNumber,
+      currency: 'USD',
+      openedAt: now.toISOString(),
+      openingFloatCents: 0,
+      openingCount: [],
+    };
+    expect((await json('POST', '/api/sync/shifts/push', sold.registerToken, [{ assumedMasterState: null, newDocumentState: shift }])).json()).toEqual(
+      [],
+    );
     for (const r of [idle, sold, busy, kept]) expect((await json('GET', '/api/sync/orders/pull', r.registerToken)).statusCode).toBe(200);
-    await server.db.query(`UPDATE register_credentials SET last_seen_at = now() - interval '1 hour' WHERE register_id = ANY($1)`, [[idle.registerId, sold.registerId, kept.registerId]]);
+    await server.db.query(`UPDATE register_credentials SET last_seen_at = now() - interval '1 hour' WHERE register_id = ANY($1)`, [
+      [idle.registerId, sold.registerId, kept.registerId],
+    ]);
 
     const listed = (await json('GET', '/api/pos/registers?limit=200', staffToken)).json<{ data: { id: string; hasSold: boolean }[] }>().data;
     expect(listed.find((r) => r.id === sold.registerId)?.hasSold).toBe(true);
@@ -201,10 +272,15 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     expect(retiredIds).not.toContain(kept.registerId);
     expect((await json('GET', '/api/sync/orders/pull', idle.registerToken)).statusCode).toBe(401);
     expect((await json('GET', '/api/sync/orders/pull', sold.registerToken)).statusCode).toBe(200);
-    const audit = await server.db.query<{ action: string; data: unknown }>(`SELECT action, data FROM audit_log WHERE entity_id = $1 AND action = 'register.revoked'`, [idle.registerId]);
+    const audit = await server.db.query<{ action: string; data: unknown }>(
+      `SELECT action, data FROM audit_log WHERE entity_id = $1 AND action = 'register.revoked'`,
+      [idle.registerId],
+    );
     expect(audit.rows).toEqual([{ action: 'register.revoked', data: { reason: 'unused' } }]);
     // Once more: nothing left to retire but what was kept.
-    expect((await json('POST', '/api/pos/registers/retire-unused', staffToken, { keepRegisterId: kept.registerId })).json()).toMatchObject({ retired: [] });
+    expect((await json('POST', '/api/pos/registers/retire-unused', staffToken, { keepRegisterId: kept.registerId })).json()).toMatchObject({
+      retired: [],
+    });
   });
 
   it('a register credential pushes and reads its own register only', async () => {
@@ -224,19 +300,19 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
   it('pairing attempts are rate-limited per client address', async () => {
     const limited = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
     try {
-    const from = '198.51.100.23';
-    const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      const res = await limited.app.inject({ method: 'POST', url: '/api/register/pair', payload: { code: 'AAAA-AAAA' }, remoteAddress: from });
-      statuses.push(res.statusCode);
-      if (res.statusCode === 429) {
-        expect(res.headers['retry-after']).toBeDefined();
-        expect(String(res.headers['ratelimit-policy'])).toContain('"pairing";q=10;w=60');
+      const from = '198.51.100.23';
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const res = await limited.app.inject({ method: 'POST', url: '/api/register/pair', payload: { code: 'AAAA-AAAA' }, remoteAddress: from });
+        statuses.push(res.statusCode);
+        if (res.statusCode === 429) {
+          expect(res.headers['retry-after']).toBeDefined();
+          expect(String(res.headers['ratelimit-policy'])).toContain('"pairing";q=10;w=60');
+        }
       }
-    }
-    expect(statuses).toEqual([...Array(10).fill(400), 429]);
-    // Another address still pairs.
-    expect((await enrollRegister(limited, limited.credentials.staffToken)).registerToken).toMatch(/^rrc_/);
+      expect(statuses).toEqual([...Array(10).fill(400), 429]);
+      // Another address still pairs.
+      expect((await enrollRegister(limited, limited.credentials.staffToken)).registerToken).toMatch(/^rrc_/);
     } finally {
       await limited.close();
     }
@@ -295,12 +371,18 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     const register = await enrollRegister(server, staffToken);
     const listed = await json('GET', '/api/register/staff', register.registerToken);
     expect(listed.statusCode, listed.body).toBe(200);
-    expect(listed.json()).toEqual({ data: [{ id: server.credentials.staffId, name: 'Demo Owner', role: 'owner', pinSetAt: expect.any(String) }], offlineSignInDays: 7 });
-    const stored = (await server.db.query<{ pin_hash: string }>('SELECT pin_hash FROM staff WHERE id = $1', [server.credentials.staffId])).rows[0]!.pin_hash;
+    expect(listed.json()).toEqual({
+      data: [{ id: server.credentials.staffId, name: 'Demo Owner', role: 'owner', pinSetAt: expect.any(String) }],
+      offlineSignInDays: 7,
+    });
+    const stored = (await server.db.query<{ pin_hash: string }>('SELECT pin_hash FROM staff WHERE id = $1', [server.credentials.staffId])).rows[0]!
+      .pin_hash;
     expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(stored).not.toContain(server.credentials.ownerPin);
 
-    expect((await json('POST', '/api/register/sign-in', undefined, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin })).statusCode).toBe(401);
+    expect(
+      (await json('POST', '/api/register/sign-in', undefined, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin })).statusCode,
+    ).toBe(401);
     const wrongPin = server.credentials.ownerPin === '0000' ? '1111' : '0000';
     const wrong = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: wrongPin });
     expect(wrong.statusCode).toBe(401);
@@ -309,36 +391,65 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     expect(badShape.statusCode).toBe(400);
     expect(badShape.json().errors[0]).toMatchObject({ path: 'pin' });
 
-    const signedIn = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin });
+    const signedIn = await json('POST', '/api/register/sign-in', register.registerToken, {
+      staffId: server.credentials.staffId,
+      pin: server.credentials.ownerPin,
+    });
     expect(signedIn.statusCode, signedIn.body).toBe(200);
     const shift = signedIn.json<{ staffToken: string; expiresAt: string; staff: { role: string } }>();
     expect(shift.staff.role).toBe('owner');
     expect(signedIn.json()).toMatchObject({ offlineSignInDays: 7, staff: { pinSetAt: listed.json().data[0].pinSetAt } });
     expect(new Date(shift.expiresAt).getTime() - now.getTime()).toBe(12 * 3600 * 1000);
     expect((await json('GET', '/api/pos/settings', shift.staffToken)).statusCode).toBe(200);
-    const audited = await server.db.query<{ action: string; register_id: string | null }>(`SELECT action, register_id FROM audit_log WHERE action = 'staff.signed_in' ORDER BY seq DESC LIMIT 1`);
+    const audited = await server.db.query<{ action: string; register_id: string | null }>(
+      `SELECT action, register_id FROM audit_log WHERE action = 'staff.signed_in' ORDER BY seq DESC LIMIT 1`,
+    );
     expect(audited.rows[0]).toMatchObject({ register_id: register.registerId });
 
     // Five attempts a minute per register (a malformed one counts too): the sixth is refused, even with the right PIN.
-    for (let i = 0; i < 2; i++) expect((await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: wrongPin })).statusCode).toBe(401);
-    const limited = await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: server.credentials.ownerPin });
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await json('POST', '/api/register/sign-in', register.registerToken, { staffId: server.credentials.staffId, pin: wrongPin })).statusCode,
+      ).toBe(401);
+    const limited = await json('POST', '/api/register/sign-in', register.registerToken, {
+      staffId: server.credentials.staffId,
+      pin: server.credentials.ownerPin,
+    });
     expect(limited.statusCode).toBe(429);
   });
 
   it('a disabled staff member is neither listed nor signed in; a new PIN changes pinSetAt; the store sets the offline window', async () => {
     const register = await enrollRegister(server, staffToken);
-    const created = await json('POST', '/api/pos/staff', staffToken, { name: 'Dana Disabled', role: 'cashier', pin: '4321' }, { 'idempotency-key': newId('order') });
+    const created = await json(
+      'POST',
+      '/api/pos/staff',
+      staffToken,
+      { name: 'Dana Disabled', role: 'cashier', pin: '4321' },
+      { 'idempotency-key': newId('order') },
+    );
     expect(created.statusCode, created.body).toBe(201);
     const dana = created.json<{ id: string; disabled: boolean }>();
     expect(dana.disabled).toBe(false);
-    const listed = async () => (await json('GET', '/api/register/staff', register.registerToken)).json<{ data: { id: string; pinSetAt: string }[]; offlineSignInDays: number }>();
+    const listed = async () =>
+      (await json('GET', '/api/register/staff', register.registerToken)).json<{
+        data: { id: string; pinSetAt: string }[];
+        offlineSignInDays: number;
+      }>();
     const firstPinSetAt = (await listed()).data.find((s) => s.id === dana.id)!.pinSetAt;
 
     now = new Date(now.getTime() + MINUTE);
-    expect((await json('POST', `/api/pos/staff/${dana.id}/pin`, staffToken, { pin: '5678' }, { 'idempotency-key': newId('order') })).statusCode).toBe(200);
+    expect((await json('POST', `/api/pos/staff/${dana.id}/pin`, staffToken, { pin: '5678' }, { 'idempotency-key': newId('order') })).statusCode).toBe(
+      200,
+    );
     expect((await listed()).data.find((s) => s.id === dana.id)!.pinSetAt).not.toBe(firstPinSetAt);
 
-    const patch = (body: unknown) => server.app.inject({ method: 'PATCH', url: `/api/pos/staff/${dana.id}`, headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    const patch = (body: unknown) =>
+      server.app.inject({
+        method: 'PATCH',
+        url: `/api/pos/staff/${dana.id}`,
+        headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
     const disabled = await patch({ disabled: true });
     expect(disabled.statusCode, disabled.body).toBe(200);
     expect(disabled.json()).toMatchObject({ disabled: true });
@@ -347,12 +458,22 @@ describe.each(databaseTargets())('register enrollment on $name', (target) => {
     expect(refused.statusCode).toBe(401);
     expect((await patch({ disabled: 'yes' })).json().errors[0]).toMatchObject({ path: 'disabled' });
     // The store keeps an enabled owner.
-    const lastOwner = await server.app.inject({ method: 'PATCH', url: `/api/pos/staff/${server.credentials.staffId}`, headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ disabled: true }) });
+    const lastOwner = await server.app.inject({
+      method: 'PATCH',
+      url: `/api/pos/staff/${server.credentials.staffId}`,
+      headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ disabled: true }),
+    });
     expect(lastOwner.statusCode).toBe(409);
     expect((await patch({ disabled: false })).json()).toMatchObject({ disabled: false });
     expect((await json('POST', '/api/register/sign-in', register.registerToken, { staffId: dana.id, pin: '5678' })).statusCode).toBe(200);
 
-    const settings = await server.app.inject({ method: 'PATCH', url: '/api/pos/settings', headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ offlineSignInDays: 2 }) });
+    const settings = await server.app.inject({
+      method: 'PATCH',
+      url: '/api/pos/settings',
+      headers: { authorization: `Bearer ${staffToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ offlineSignInDays: 2 }),
+    });
     expect(settings.statusCode, settings.body).toBe(200);
     expect(settings.json()).toMatchObject({ offlineSignInDays: 2 });
     expect((await listed()).offlineSignInDays).toBe(2);

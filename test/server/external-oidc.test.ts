@@ -45,13 +45,26 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
     issuerServer = createServer();
     await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
     issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-    const accounts: Record<string, { email: string }> = { 'alice-at-idp': { email: 'Owner@Demo.Register.Example' }, 'mallory-at-idp': { email: 'nobody@else.example' } };
+    const accounts: Record<string, { email: string }> = {
+      'alice-at-idp': { email: 'Owner@Demo.Register.Example' },
+      'mallory-at-idp': { email: 'nobody@else.example' },
+    };
     const { default: Provider } = await loadOidcProvider();
     const provider = new Provider(issuer, {
-      clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }],
+      clients: [
+        {
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          redirect_uris: [REDIRECT_URI],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
       jwks: { keys: [privateJwk] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-      findAccount: (_ctx: unknown, id: string) => (accounts[id] ? { accountId: id, claims: () => ({ sub: id, email: accounts[id]!.email, email_verified: true }) } : undefined),
+      findAccount: (_ctx: unknown, id: string) =>
+        accounts[id] ? { accountId: id, claims: () => ({ sub: id, email: accounts[id]!.email, email_verified: true }) } : undefined,
       pkce: { required: () => true },
       features: { devInteractions: { enabled: true } },
       cookies: { keys: ['test-cookie-key-0123456789'] },
@@ -74,12 +87,26 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const go = async (url: string, init: RequestInit = {}) => {
-      const res = await fetch(new URL(url, issuer), { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: jar.header() } });
+      const res = await fetch(new URL(url, issuer), {
+        ...init,
+        redirect: 'manual',
+        headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+      });
       jar.take(res);
       return res;
     };
     const auth = new URL('/auth', issuer);
-    for (const [k, v] of Object.entries({ client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', state: 'st', nonce: 'nn' })) auth.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      scope: 'openid email',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'st',
+      nonce: 'nn',
+    }))
+      auth.searchParams.set(k, v);
     let res = await go(auth.toString());
     // Login, then consent: each interaction is a form POST, then the provider resumes the authorization.
     const forms: Record<string, string>[] = [{ prompt: 'login', login, password: 'any' }, { prompt: 'consent' }];
@@ -87,7 +114,11 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
       const interaction = res.headers.get('location')!;
       expect(interaction, 'the issuer asks for an interaction').toMatch(/\/interaction\//);
       await go(interaction);
-      res = await go(interaction, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+      res = await go(interaction, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
       res = await go(res.headers.get('location')!);
     }
     const callback = new URL(res.headers.get('location')!);
@@ -96,7 +127,14 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
     const token = await fetch(new URL('/token', issuer), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifierOverride ?? verifier, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: verifierOverride ?? verifier,
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+      }).toString(),
     });
     const body = (await token.json()) as Record<string, unknown>;
     return { status: token.status, body, ...(typeof body.id_token === 'string' ? { idToken: body.id_token } : {}) };
@@ -110,7 +148,10 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
     const res = await api(idToken!);
     expect(res.statusCode, res.body).toBe(200);
     // Linked once by the verified e-mail (case-insensitive), then by (issuer, subject).
-    const { rows } = await server.db.query<{ staff_id: string }>('SELECT staff_id FROM staff_identities WHERE issuer = $1 AND subject = $2', [issuer, 'alice-at-idp']);
+    const { rows } = await server.db.query<{ staff_id: string }>('SELECT staff_id FROM staff_identities WHERE issuer = $1 AND subject = $2', [
+      issuer,
+      'alice-at-idp',
+    ]);
     expect(rows.map((r) => r.staff_id)).toEqual([server.credentials.staffId]);
     expect((await api((await signIn('alice-at-idp')).idToken!)).statusCode).toBe(200);
     // The built-in identity provider keeps working beside it.
@@ -145,8 +186,23 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
       ['expired', await sign(signingKey.privateKey, { iat: now - 7200, exp: now - 3600 })],
       ['wrong audience', await sign(signingKey.privateKey, { aud: 'some-other-client' })],
       ['wrong issuer', await sign(signingKey.privateKey, { iss: 'http://127.0.0.1:1' })],
-      ['alg none', new UnsecuredJWT(claims).setIssuer(issuer).setAudience(CLIENT_ID).setIssuedAt(now).setExpirationTime(now + 300).encode()],
-      ['tampered payload', (await sign(signingKey.privateKey)).replace(/\.([^.]+)\./, (_, p: string) => `.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'someone-else' })).toString('base64url')}.`)],
+      [
+        'alg none',
+        new UnsecuredJWT(claims)
+          .setIssuer(issuer)
+          .setAudience(CLIENT_ID)
+          .setIssuedAt(now)
+          .setExpirationTime(now + 300)
+          .encode(),
+      ],
+      [
+        'tampered payload',
+        (await sign(signingKey.privateKey)).replace(
+          /\.([^.]+)\./,
+          (_, p: string) =>
+            `.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'someone-else' })).toString('base64url')}.`,
+        ),
+      ],
     ];
     for (const [name, token] of cases) {
       const refused = await api(token);

@@ -29,7 +29,14 @@ const OTHER_OWNER = 'stf_01JRA1FSGAP0THER0WNER00000';
 
 /** A version-03 licence (California IIN), born 1980-07-04, valid until 2029-07-04. */
 const licence = (first: string, last: string, number: string) =>
-  buildAamvaPayload(3, '636014', 'DL', [['DCS', last], ['DCT', first], ['DAQ', number], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '1']]);
+  buildAamvaPayload(3, '636014', 'DL', [
+    ['DCS', last],
+    ['DCT', first],
+    ['DAQ', number],
+    ['DBB', '07041980'],
+    ['DBA', '07042029'],
+    ['DBC', '1'],
+  ]);
 const micr = (checkNumber: string) => ({ routingNumber: '075901231', accountNumber: '456327', checkNumber });
 
 describe.each(databaseTargets())('financial services: shift cash, settings, check image, tick on $name', (target) => {
@@ -44,7 +51,10 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     // The demo store made a sandbox store: money may move.
     await server.db.query(`UPDATE merchants SET is_demo = false WHERE id = $1`, [server.credentials.merchantId]);
     await server.db.transaction(async (tx) => {
-      await tx.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ($1, $2, 'Maria Manager', 'manager')`, [MANAGER, server.credentials.merchantId]);
+      await tx.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ($1, $2, 'Maria Manager', 'manager')`, [
+        MANAGER,
+        server.credentials.merchantId,
+      ]);
       await tx.query(`INSERT INTO merchants (id, name, currency) VALUES ($1, 'Other Corner', 'USD')`, [OTHER_MERCHANT]);
       await tx.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ($1, $2, 'Other Owner', 'owner')`, [OTHER_OWNER, OTHER_MERCHANT]);
       await ensureChartOfAccounts(tx, OTHER_MERCHANT);
@@ -109,17 +119,49 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     const drawerBefore = await drawer();
     const base = { registerNumber: register.registerNumber, shiftId: shift.id };
 
-    const check = await call('POST', '/api/pos/check-cashings', { micr: micr('7001'), amountCents: 25_000, idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'), imagePng: placeholderCheckPng().toString('base64'), ...base });
+    const check = await call('POST', '/api/pos/check-cashings', {
+      micr: micr('7001'),
+      amountCents: 25_000,
+      idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'),
+      imagePng: placeholderCheckPng().toString('base64'),
+      ...base,
+    });
     expect(check.statusCode, check.body).toBe(201);
     const c = check.json();
     expect(c).toMatchObject({ status: 'paid', feeCents: 350, payoutCents: 24_650, hasImage: true });
-    const transfer = (await call('POST', '/api/pos/transfers', { amountCents: 10_000, country: 'MX', payoutMethod: 'cash_pickup', receiverName: 'Ana Lopez', idPayload: licence('MARY', 'MAJOR', 'Y7654321'), ...base })).json();
+    const transfer = (
+      await call('POST', '/api/pos/transfers', {
+        amountCents: 10_000,
+        country: 'MX',
+        payoutMethod: 'cash_pickup',
+        receiverName: 'Ana Lopez',
+        idPayload: licence('MARY', 'MAJOR', 'Y7654321'),
+        ...base,
+      })
+    ).json();
     expect(transfer.status).toBe('sent');
-    const canceledOne = (await call('POST', '/api/pos/transfers', { amountCents: 5_000, country: 'PH', payoutMethod: 'cash_pickup', receiverName: 'Jose Reyes', idPayload: licence('MARY', 'MAJOR', 'Y7654321'), ...base })).json();
+    const canceledOne = (
+      await call('POST', '/api/pos/transfers', {
+        amountCents: 5_000,
+        country: 'PH',
+        payoutMethod: 'cash_pickup',
+        receiverName: 'Jose Reyes',
+        idPayload: licence('MARY', 'MAJOR', 'Y7654321'),
+        ...base,
+      })
+    ).json();
     const canceled = await call('POST', `/api/pos/transfers/${canceledOne.id}/cancel`, { shiftId: shift.id });
     expect(canceled.statusCode, canceled.body).toBe(200);
     expect(canceled.json().status).toBe('canceled');
-    const bill = (await call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '1234567897', amountCents: 8_000, customerName: 'John Public', ...base })).json();
+    const bill = (
+      await call('POST', '/api/pos/bill-payments', {
+        billerId: 'blr_metro_power',
+        accountNumber: '1234567897',
+        amountCents: 8_000,
+        customerName: 'John Public',
+        ...base,
+      })
+    ).json();
     expect(bill).toMatchObject({ status: 'accepted', totalCents: 8_150 });
     // A bad shift id is the caller's 400, naming the field.
     const badShift = await call('POST', `/api/pos/transfers/${transfer.id}/cancel`, { shiftId: 'shf_nope' });
@@ -182,17 +224,26 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     expect(view.differences).toEqual([]);
     expect(view.report).toMatchObject({ overShortCents: 0, expectedCashCents: counted, services: x.services });
     // Nothing posted to cash over/short.
-    const overShort = await server.db.query(`SELECT id FROM journal_transactions WHERE merchant_id = $1 AND source_id = $2`, [server.credentials.merchantId, closeout.id]);
+    const overShort = await server.db.query(`SELECT id FROM journal_transactions WHERE merchant_id = $1 AND source_id = $2`, [
+      server.credentials.merchantId,
+      closeout.id,
+    ]);
     expect(overShort.rows).toEqual([]);
     // The report's lines name the services.
     const csv = await call('GET', `/api/pos/shifts/${shift.id}/report?format=csv`, undefined, tokens.manager);
     expect(csv.statusCode).toBe(200);
-    for (const line of ['Checks cashed out (1)', 'Transfers in (2)', 'Bill payments in (1)', 'Transfers canceled out (1)', 'Service fees']) expect(csv.body).toContain(line);
+    for (const line of ['Checks cashed out (1)', 'Transfers in (2)', 'Bill payments in (1)', 'Transfers canceled out (1)', 'Service fees'])
+      expect(csv.body).toContain(line);
   });
 
   it('the check image is stored with the record and served byte for byte to staff; not in the audit trail; 404 elsewhere', async () => {
     const png = placeholderCheckPng();
-    const res = await call('POST', '/api/pos/check-cashings', { micr: micr('7002'), amountCents: 10_000, idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'), imagePng: png.toString('base64') });
+    const res = await call('POST', '/api/pos/check-cashings', {
+      micr: micr('7002'),
+      amountCents: 10_000,
+      idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'),
+      imagePng: png.toString('base64'),
+    });
     expect(res.statusCode, res.body).toBe(201);
     const c = res.json();
     expect(c.hasImage).toBe(true);
@@ -205,14 +256,28 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     expect(other.statusCode).toBe(404);
     expect(other.body).not.toContain(png.toString('base64').slice(0, 40));
     // Never in the audit trail.
-    const audit = await server.db.query<{ n: number | string }>(`SELECT count(*) AS n FROM audit_log WHERE data::text LIKE $1`, [`%${png.toString('base64').slice(10, 60)}%`]);
+    const audit = await server.db.query<{ n: number | string }>(`SELECT count(*) AS n FROM audit_log WHERE data::text LIKE $1`, [
+      `%${png.toString('base64').slice(10, 60)}%`,
+    ]);
     expect(Number(audit.rows[0]!.n)).toBe(0);
     // A check without an image has none to serve; an image that is not a PNG is refused naming the field.
-    const plain = (await call('POST', '/api/pos/check-cashings', { micr: micr('7003'), amountCents: 5_000, idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567') })).json();
+    const plain = (
+      await call('POST', '/api/pos/check-cashings', { micr: micr('7003'), amountCents: 5_000, idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567') })
+    ).json();
     expect((await call('GET', `/api/pos/check-cashings/${plain.id}/image`)).statusCode).toBe(404);
-    const notPng = await call('POST', '/api/pos/check-cashings', { micr: micr('7004'), amountCents: 5_000, idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'), imagePng: Buffer.from('GIF89a not a png at all').toString('base64') });
+    const notPng = await call('POST', '/api/pos/check-cashings', {
+      micr: micr('7004'),
+      amountCents: 5_000,
+      idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'),
+      imagePng: Buffer.from('GIF89a not a png at all').toString('base64'),
+    });
     expect([notPng.statusCode, notPng.json().code, notPng.json().errors?.[0]?.path]).toEqual([400, 'invalid_check_image', 'imagePng']);
-    const notBase64 = await call('POST', '/api/pos/check-cashings', { micr: micr('7005'), amountCents: 5_000, idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'), imagePng: '***' });
+    const notBase64 = await call('POST', '/api/pos/check-cashings', {
+      micr: micr('7005'),
+      amountCents: 5_000,
+      idPayload: licence('JOHN Q', 'PUBLIC', 'Y1234567'),
+      imagePng: '***',
+    });
     expect([notBase64.statusCode, notBase64.json().errors?.[0]?.path]).toEqual([400, 'imagePng']);
   });
 
@@ -227,7 +292,13 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     const aboveDaily = await patch({ transferLimits: { perTransactionCents: 600_000 } });
     expect([aboveDaily.statusCode, aboveDaily.json().errors.map((e: Json) => e.path)]).toEqual([400, ['transferLimits.perTransactionCents']]);
 
-    const ok = await patch({ checkFee: { basisPoints: 200, minimumCents: 500 }, checkLimits: { perTransactionCents: 20_000 }, transferLimits: { perTransactionCents: 5_000 }, billPaymentFeeCents: 250, billPaymentLimits: { perTransactionCents: 3_000 } });
+    const ok = await patch({
+      checkFee: { basisPoints: 200, minimumCents: 500 },
+      checkLimits: { perTransactionCents: 20_000 },
+      transferLimits: { perTransactionCents: 5_000 },
+      billPaymentFeeCents: 250,
+      billPaymentLimits: { perTransactionCents: 3_000 },
+    });
     expect(ok.statusCode, ok.body).toBe(200);
     const settings = {
       checkFee: { basisPoints: 200, fixedCents: 100, minimumCents: 500 },
@@ -238,35 +309,102 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     };
     expect(ok.json()).toEqual(settings);
     expect((await call('GET', '/api/pos/financial-services', undefined, tokens.manager)).json().settings).toEqual(settings);
-    const audited = await server.db.query<{ data: Json }>(`SELECT data FROM audit_log WHERE merchant_id = $1 AND action = 'financial_service_settings.updated' ORDER BY seq`, [server.credentials.merchantId]);
+    const audited = await server.db.query<{ data: Json }>(
+      `SELECT data FROM audit_log WHERE merchant_id = $1 AND action = 'financial_service_settings.updated' ORDER BY seq`,
+      [server.credentials.merchantId],
+    );
     expect(audited.rows).toHaveLength(1);
     expect(audited.rows[0]!.data).toMatchObject({ before: { billPaymentFeeCents: 150 }, after: settings });
     // Another store keeps the defaults.
     expect((await call('GET', '/api/pos/financial-services', undefined, tokens.other)).json().settings.billPaymentFeeCents).toBe(150);
 
     // Checks: 2 % of $100 + $1 = $3, below the $5 minimum; $250 is above the new $200 per check.
-    const check = await call('POST', '/api/pos/check-cashings', { micr: micr('7101'), amountCents: 10_000, idPayload: licence('ANN', 'SETTINGS', 'Y5550001') });
+    const check = await call('POST', '/api/pos/check-cashings', {
+      micr: micr('7101'),
+      amountCents: 10_000,
+      idPayload: licence('ANN', 'SETTINGS', 'Y5550001'),
+    });
     expect(check.json()).toMatchObject({ status: 'paid', feeCents: 500, payoutCents: 9_500 });
-    const bigCheck = await call('POST', '/api/pos/check-cashings', { micr: micr('7102'), amountCents: 25_000, idPayload: licence('ANN', 'SETTINGS', 'Y5550001') });
+    const bigCheck = await call('POST', '/api/pos/check-cashings', {
+      micr: micr('7102'),
+      amountCents: 25_000,
+      idPayload: licence('ANN', 'SETTINGS', 'Y5550001'),
+    });
     expect([bigCheck.statusCode, bigCheck.json().code]).toEqual([422, 'limit_per_transaction']);
     // Transfers: above the new $50 per transfer.
-    const transfer = await call('POST', '/api/pos/transfers', { amountCents: 6_000, country: 'MX', payoutMethod: 'cash_pickup', receiverName: 'Ana Lopez', idPayload: licence('ANN', 'SETTINGS', 'Y5550001') });
+    const transfer = await call('POST', '/api/pos/transfers', {
+      amountCents: 6_000,
+      country: 'MX',
+      payoutMethod: 'cash_pickup',
+      receiverName: 'Ana Lopez',
+      idPayload: licence('ANN', 'SETTINGS', 'Y5550001'),
+    });
     expect([transfer.statusCode, transfer.json().code]).toEqual([422, 'limit_per_transaction']);
     // Bills: the new $2.50 fee, and the new $30 per payment.
-    const bill = await call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '1234567897', amountCents: 2_000, customerName: 'Ann Settings' });
+    const bill = await call('POST', '/api/pos/bill-payments', {
+      billerId: 'blr_metro_power',
+      accountNumber: '1234567897',
+      amountCents: 2_000,
+      customerName: 'Ann Settings',
+    });
     expect(bill.json()).toMatchObject({ feeCents: 250, totalCents: 2_250 });
-    const bigBill = await call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '1234567897', amountCents: 4_000, customerName: 'Ann Settings' });
+    const bigBill = await call('POST', '/api/pos/bill-payments', {
+      billerId: 'blr_metro_power',
+      accountNumber: '1234567897',
+      amountCents: 4_000,
+      customerName: 'Ann Settings',
+    });
     expect([bigBill.statusCode, bigBill.json().code]).toEqual([422, 'limit_per_transaction']);
 
     // Back to the defaults for the next test.
-    expect((await patch({ checkFee: { basisPoints: 100, minimumCents: 300 }, checkLimits: { perTransactionCents: 500_000 }, transferLimits: { perTransactionCents: 299_900 }, billPaymentFeeCents: 150, billPaymentLimits: { perTransactionCents: 250_000 } })).statusCode).toBe(200);
+    expect(
+      (
+        await patch({
+          checkFee: { basisPoints: 100, minimumCents: 300 },
+          checkLimits: { perTransactionCents: 500_000 },
+          transferLimits: { perTransactionCents: 299_900 },
+          billPaymentFeeCents: 150,
+          billPaymentLimits: { perTransactionCents: 250_000 },
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('the housekeeping tick moves transfers and bill payments along from the partner, with no refresh pressed', async () => {
-    const sent = (await call('POST', '/api/pos/transfers', { amountCents: 2_000, country: 'GT', payoutMethod: 'cash_pickup', receiverName: 'Rosa Tick', idPayload: licence('TOM', 'TICK', 'Y4440001') })).json();
-    const refunding = (await call('POST', '/api/pos/transfers', { amountCents: 2_000, country: 'GT', payoutMethod: 'cash_pickup', receiverName: 'Refund Rita', idPayload: licence('TOM', 'TICK', 'Y4440001') })).json();
-    const posting = (await call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '1234567897', amountCents: 1_000, customerName: 'Tom Tick' })).json();
-    const rejecting = (await call('POST', '/api/pos/bill-payments', { billerId: 'blr_metro_power', accountNumber: '9123456783', amountCents: 1_000, customerName: 'Tom Tick' })).json();
+    const sent = (
+      await call('POST', '/api/pos/transfers', {
+        amountCents: 2_000,
+        country: 'GT',
+        payoutMethod: 'cash_pickup',
+        receiverName: 'Rosa Tick',
+        idPayload: licence('TOM', 'TICK', 'Y4440001'),
+      })
+    ).json();
+    const refunding = (
+      await call('POST', '/api/pos/transfers', {
+        amountCents: 2_000,
+        country: 'GT',
+        payoutMethod: 'cash_pickup',
+        receiverName: 'Refund Rita',
+        idPayload: licence('TOM', 'TICK', 'Y4440001'),
+      })
+    ).json();
+    const posting = (
+      await call('POST', '/api/pos/bill-payments', {
+        billerId: 'blr_metro_power',
+        accountNumber: '1234567897',
+        amountCents: 1_000,
+        customerName: 'Tom Tick',
+      })
+    ).json();
+    const rejecting = (
+      await call('POST', '/api/pos/bill-payments', {
+        billerId: 'blr_metro_power',
+        accountNumber: '9123456783',
+        amountCents: 1_000,
+        customerName: 'Tom Tick',
+      })
+    ).json();
     for (const r of [sent, refunding]) expect(r.status).toBe('sent');
     for (const r of [posting, rejecting]) expect(r.status).toBe('accepted');
     const get = async (url: string) => (await call('GET', url, undefined, tokens.manager)).json();
@@ -291,13 +429,18 @@ describe.each(databaseTargets())('financial services: shift cash, settings, chec
     expect(paid.status).toBe('paid');
     expect(paid.history.map((h: Json) => h.status)).toEqual(['submitted', 'sent', 'available', 'paid']);
     expect((await get(`/api/pos/bill-payments/${posting.id}`)).status).toBe('posted');
-    expect(await get(`/api/pos/bill-payments/${rejecting.id}`)).toMatchObject({ status: 'rejected', reversalJournalTransactionId: expect.stringMatching(/^jtx_/) });
+    expect(await get(`/api/pos/bill-payments/${rejecting.id}`)).toMatchObject({
+      status: 'rejected',
+      reversalJournalTransactionId: expect.stringMatching(/^jtx_/),
+    });
     // Audited like a refresh, by the system.
-    const actors = await server.db.query<{ action: string; actor: string }>(`SELECT action, actor FROM audit_log WHERE merchant_id = $1 AND entity_id = ANY($2::text[]) AND action IN ('transfer.status_changed', 'transfer.refunded', 'bill_payment.posted', 'bill_payment.rejected') ORDER BY seq`, [
-      server.credentials.merchantId,
-      [sent.id, refunding.id, posting.id, rejecting.id],
-    ]);
-    expect(actors.rows.map((r) => r.action).sort()).toEqual(['bill_payment.posted', 'bill_payment.rejected', 'transfer.refunded', 'transfer.status_changed', 'transfer.status_changed'].sort());
+    const actors = await server.db.query<{ action: string; actor: string }>(
+      `SELECT action, actor FROM audit_log WHERE merchant_id = $1 AND entity_id = ANY($2::text[]) AND action IN ('transfer.status_changed', 'transfer.refunded', 'bill_payment.posted', 'bill_payment.rejected') ORDER BY seq`,
+      [server.credentials.merchantId, [sent.id, refunding.id, posting.id, rejecting.id]],
+    );
+    expect(actors.rows.map((r) => r.action).sort()).toEqual(
+      ['bill_payment.posted', 'bill_payment.rejected', 'transfer.refunded', 'transfer.status_changed', 'transfer.status_changed'].sort(),
+    );
     expect(new Set(actors.rows.map((r) => r.actor))).toEqual(new Set(['system:financial-services']));
     // A later tick has nothing left to move for them.
     const third = await tick();

@@ -44,7 +44,11 @@ const app = await buildApp({
   // No background work may touch the database while it is compared.
   webhooks: { enabled: false },
   recurringInvoices: { enabled: false },
-  images: { store: new FsImageStore(imagesDir), purgeIntervalMs: 0, rateLimits: { staff: new RateLimit({ name: 'staff', quota: 1e9, windowSeconds: 60 }) } },
+  images: {
+    store: new FsImageStore(imagesDir),
+    purgeIntervalMs: 0,
+    rateLimits: { staff: new RateLimit({ name: 'staff', quota: 1e9, windowSeconds: 60 }) },
+  },
 });
 await app.ready();
 const idp = await IdentityProvider.load(db, BASE_URL);
@@ -66,7 +70,13 @@ if (customer) {
   const invoice = await setUp('/api/pos/invoices', { customerId: customer.id, lineItems: [line], dueDate: '2099-01-31' });
   if (invoice) await setUp(`/api/pos/invoices/${invoice.id}/send`, {});
   await setUp('/api/pos/invoices', { customerId: customer.id, customLines: [{ description: 'Draft', amountCents: 1000 }], dueDate: '2099-01-31' });
-  await setUp('/api/pos/invoice-series', { customerId: customer.id, lineItems: [line], rrule: 'FREQ=MONTHLY;COUNT=3', startDate: '2099-01-01', daysUntilDue: 14 });
+  await setUp('/api/pos/invoice-series', {
+    customerId: customer.id,
+    lineItems: [line],
+    rrule: 'FREQ=MONTHLY;COUNT=3',
+    startDate: '2099-01-01',
+    daysUntilDue: 14,
+  });
 }
 await setUp('/api/pos/pay-requests', { amountCents: 1234, phone: '+14155550123' });
 await setUp('/api/pos/webhooks', { url: 'http://127.0.0.1:9/hook', eventTypes: ['order.paid'] });
@@ -95,7 +105,9 @@ const ids = await realIds();
  * malformed document in quarantine by design (tested in replication.test.ts), and the demo-only
  * `/api/dev/pair-register` (loopback only, covered by enrollment.test.ts).
  */
-const postRoutes: RegisteredRoute[] = recordedRoutes(app).filter((r) => r.method === 'POST' && (/^\/api\/(pos|v1)\//.test(r.url) || r.url === '/pay/:id'));
+const postRoutes: RegisteredRoute[] = recordedRoutes(app).filter(
+  (r) => r.method === 'POST' && (/^\/api\/(pos|v1)\//.test(r.url) || r.url === '/pay/:id'),
+);
 
 /* ───────────── the database fingerprint ───────────── */
 
@@ -121,7 +133,26 @@ const hugeString = fc.integer({ min: 10_000, max: 300_000 }).map((n) => 'é'.rep
 const oddString = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', 'null', 'NaN', '-1', '1e309', '🧾💳', 'a\u202Eb', '\uD800', "'; DROP TABLE orders; --", '../../etc/passwd', '%00', '<script>', '9'.repeat(40), '2024-13-45T25:61:00Z', '+1', '+999999999999999999'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'null',
+    'NaN',
+    '-1',
+    '1e309',
+    '🧾💳',
+    'a\u202Eb',
+    '\uD800',
+    "'; DROP TABLE orders; --",
+    '../../etc/passwd',
+    '%00',
+    '<script>',
+    '9'.repeat(40),
+    '2024-13-45T25:61:00Z',
+    '+1',
+    '+999999999999999999',
+  ),
 );
 const oddNumber = fc.oneof(
   fc.integer({ min: -(2 ** 53), max: 2 ** 53 }),
@@ -153,7 +184,9 @@ function shaped(schema: Schema | undefined, root: Schema, depth = 0): fc.Arbitra
       const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
       if (props.length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), junk, { maxKeys: 3 }) as fc.Arbitrary<Json>;
       const required: string[] = schema.required ?? [];
-      return fc.record(Object.fromEntries(props.map(([k, v]) => [k, shaped(v, root, depth + 1)])), { requiredKeys: required.filter((k) => props.some(([p]) => p === k)) }) as fc.Arbitrary<Json>;
+      return fc.record(Object.fromEntries(props.map(([k, v]) => [k, shaped(v, root, depth + 1)])), {
+        requiredKeys: required.filter((k) => props.some(([p]) => p === k)),
+      }) as fc.Arbitrary<Json>;
     }
     case 'array':
       return fc.array(shaped(schema.items, root, depth + 1), { minLength: Math.min(schema.minItems ?? 0, 3), maxLength: 3 });
@@ -162,7 +195,21 @@ function shaped(schema: Schema | undefined, root: Schema, depth = 0): fc.Arbitra
         const prefix = /\^?([a-z]+)_/.exec(schema.pattern)?.[1] ?? 'x';
         return ulidArb.map((u) => `${prefix}_${u}`);
       }
-      return fc.oneof(fc.constantFrom('x', 'Latte', '+14155550123', 'a@example.com', 'https://example.com/h', 'itm_latte', 'var_latte_regular', 'mod_size_large', 'tax_sales', 'cash'), oddString);
+      return fc.oneof(
+        fc.constantFrom(
+          'x',
+          'Latte',
+          '+14155550123',
+          'a@example.com',
+          'https://example.com/h',
+          'itm_latte',
+          'var_latte_regular',
+          'mod_size_large',
+          'tax_sales',
+          'cash',
+        ),
+        oddString,
+      );
     case 'integer':
       return fc.integer({ min: Math.max(schema.minimum ?? -1000, -(2 ** 40)), max: Math.min(schema.maximum ?? 100_000, 2 ** 40) });
     case 'number':
@@ -177,14 +224,21 @@ function shaped(schema: Schema | undefined, root: Schema, depth = 0): fc.Arbitra
 }
 
 function resolveRef(root: Schema, ref: string): Schema | undefined {
-  return ref.replace(/^#\/?/, '').split('/').filter(Boolean).reduce<any>((node, key) => node?.[key], root);
+  return ref
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .reduce<any>((node, key) => node?.[key], root);
 }
 
 /** One breakage applied at a random object inside the value. */
 const mutation = fc.record({
   at: fc.nat(),
   kind: fc.constantFrom('set-existing', 'set-unknown', 'delete', 'price', 'wrap-array', 'null-everything'),
-  key: fc.oneof(fc.constantFrom('priceCents', 'amountCents', 'unitPriceCents', 'totalCents', 'id', 'merchantId', '__proto__', 'constructor', 'stockOnHand'), fc.string({ maxLength: 12 })),
+  key: fc.oneof(
+    fc.constantFrom('priceCents', 'amountCents', 'unitPriceCents', 'totalCents', 'id', 'merchantId', '__proto__', 'constructor', 'stockOnHand'),
+    fc.string({ maxLength: 12 }),
+  ),
   value: junk,
   choice: fc.nat(),
 });
@@ -218,12 +272,17 @@ function mutate(body: Json, mutations: Mutation[]): Json {
     const keys = Object.keys(target);
     if (m.kind === 'set-existing' && keys.length) target[keys[m.choice % keys.length]!] = m.value;
     else if (m.kind === 'delete' && keys.length) delete target[keys[m.choice % keys.length]!];
-    else if (m.kind === 'price') Object.defineProperty(target, m.key === '__proto__' ? 'priceCents' : m.key, { value: typeof m.value === 'number' ? m.value : 100, enumerable: true, writable: true, configurable: true });
+    else if (m.kind === 'price')
+      Object.defineProperty(target, m.key === '__proto__' ? 'priceCents' : m.key, {
+        value: typeof m.value === 'number' ? m.value : 100,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
   }
   return value;
 }
-
 
 /** What is sent: JSON text (usually of a broken body), or now and then text that is not JSON at all. */
 function bodyArb(route: RegisteredRoute): fc.Arbitrary<string> {
@@ -234,7 +293,17 @@ function bodyArb(route: RegisteredRoute): fc.Arbitrary<string> {
     // Only malformed bodies: whatever the route's own schema accepts is not sent.
     .filter((b) => !route.doc?.body || !route.doc.body.safeParse(b).success)
     .map((b) => JSON.stringify(b) ?? 'null');
-  const notJson = fc.oneof(fc.constantFrom('{', '{"a":}', '[1,]', 'undefined', "{'a':1}", '\u0000', '{"a":1}{"b":2}'), fc.string({ maxLength: 30 }).filter((s) => { try { JSON.parse(s); return false; } catch { return true; } }));
+  const notJson = fc.oneof(
+    fc.constantFrom('{', '{"a":}', '[1,]', 'undefined', "{'a':1}", '\u0000', '{"a":1}{"b":2}'),
+    fc.string({ maxLength: 30 }).filter((s) => {
+      try {
+        JSON.parse(s);
+        return false;
+      } catch {
+        return true;
+      }
+    }),
+  );
   return fc.oneof({ weight: 19, arbitrary: json }, { weight: 1, arbitrary: notJson });
 }
 
@@ -244,11 +313,29 @@ function urlArb(route: RegisteredRoute): fc.Arbitrary<string> {
   const parts = segments.map((segment, i) => {
     if (!segment.startsWith(':')) return fc.constant(segment);
     const resource = segments[i - 1] ?? '';
-    const prefix = ({ pay: 'pr', orders: 'ord', customers: 'cus', invoices: 'inv', 'invoice-series': 'isr', 'pay-requests': 'pr', webhooks: 'whs', deliveries: 'whd', items: 'itm', 'tax-rates': 'tax', locations: 'loc', images: 'img' } as Record<string, string>)[resource];
+    const prefix = (
+      {
+        pay: 'pr',
+        orders: 'ord',
+        customers: 'cus',
+        invoices: 'inv',
+        'invoice-series': 'isr',
+        'pay-requests': 'pr',
+        webhooks: 'whs',
+        deliveries: 'whd',
+        items: 'itm',
+        'tax-rates': 'tax',
+        locations: 'loc',
+        images: 'img',
+      } as Record<string, string>
+    )[resource];
     const real = route.doc?.body && prefix ? (ids.get(prefix) ?? []) : [];
     const options: fc.Arbitrary<string>[] = [
       ulidArb.map((u) => `${prefix ?? 'x'}_${u}`),
-      fc.oneof(oddString, fc.constantFrom('..', '%2e%2e', 'a'.repeat(300))).filter((s) => s.length > 0 && s.isWellFormed()).map((s) => encodeURIComponent(s)),
+      fc
+        .oneof(oddString, fc.constantFrom('..', '%2e%2e', 'a'.repeat(300)))
+        .filter((s) => s.length > 0 && s.isWellFormed())
+        .map((s) => encodeURIComponent(s)),
     ];
     if (real.length) options.push(fc.constantFrom(...real), fc.constantFrom(...real));
     return fc.oneof(...options);
@@ -273,23 +360,33 @@ describe('fuzzing every POST of /api/pos and /api/v1 with malformed bodies (PGli
     for (const prefix of ['ord', 'cus', 'inv', 'isr', 'pr', 'whs', 'itm']) expect(ids.get(prefix)?.length ?? 0, prefix).toBeGreaterThan(0);
   });
 
-  it.each(postRoutes.map((r) => [r.url, r] as const))('POST %s: every malformed body is a 4xx problem and writes nothing', async (_url, route) => {
-    const before = await fingerprint();
-    let sent = 0;
-    await fc.assert(
-      fc.asyncProperty(urlArb(route), bodyArb(route), async (url, payload) => {
-        sent += 1;
-        const res = await app.inject({ method: 'POST', url, payload, headers });
-        const where = `${res.statusCode} for POST ${url} ${payload.slice(0, 300)}: ${res.body.slice(0, 300)}`;
-        expect(res.statusCode >= 400 && res.statusCode < 500, where).toBe(true);
-        expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);
-        const problem = res.json() as Record<string, unknown>;
-        expect(problem, where).toMatchObject({ type: expect.any(String), title: expect.any(String), status: res.statusCode, detail: expect.any(String), code: expect.any(String) });
-        expect(conformance.check('POST', route.url, res), where).toEqual([]);
-      }),
-      { numRuns: RUNS, seed: 20_240_301 + route.url.length, endOnFailure: true },
-    );
-    expect(sent).toBeGreaterThanOrEqual(RUNS);
-    expect(await fingerprint()).toEqual(before);
-  }, 300_000);
+  it.each(postRoutes.map((r) => [r.url, r] as const))(
+    'POST %s: every malformed body is a 4xx problem and writes nothing',
+    async (_url, route) => {
+      const before = await fingerprint();
+      let sent = 0;
+      await fc.assert(
+        fc.asyncProperty(urlArb(route), bodyArb(route), async (url, payload) => {
+          sent += 1;
+          const res = await app.inject({ method: 'POST', url, payload, headers });
+          const where = `${res.statusCode} for POST ${url} ${payload.slice(0, 300)}: ${res.body.slice(0, 300)}`;
+          expect(res.statusCode >= 400 && res.statusCode < 500, where).toBe(true);
+          expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);
+          const problem = res.json() as Record<string, unknown>;
+          expect(problem, where).toMatchObject({
+            type: expect.any(String),
+            title: expect.any(String),
+            status: res.statusCode,
+            detail: expect.any(String),
+            code: expect.any(String),
+          });
+          expect(conformance.check('POST', route.url, res), where).toEqual([]);
+        }),
+        { numRuns: RUNS, seed: 20_240_301 + route.url.length, endOnFailure: true },
+      );
+      expect(sent).toBeGreaterThanOrEqual(RUNS);
+      expect(await fingerprint()).toEqual(before);
+    },
+    300_000,
+  );
 });

@@ -52,12 +52,24 @@ describe.each(databaseTargets())('ID verification on $name', (target) => {
       problems: [],
       minimumAge: 18,
       source: 'scanner',
-      holder: { firstName: 'JAMES', lastName: 'SARKO', dateOfBirth: '1950-03-23', age: 75, expiry: '2031-03-23', jurisdiction: 'VA', documentType: 'ID', documentNumberMasked: '*****0487' },
+      holder: {
+        firstName: 'JAMES',
+        lastName: 'SARKO',
+        dateOfBirth: '1950-03-23',
+        age: 75,
+        expiry: '2031-03-23',
+        jurisdiction: 'VA',
+        documentType: 'ID',
+        documentNumberMasked: '*****0487',
+      },
       issuer: { iin: '636000', aamvaVersion: 10 },
     });
     const stored = await server.db.query('SELECT * FROM id_verifications WHERE id = $1', [v.id]);
     expect(JSON.stringify(stored.rows)).not.toContain('T16700487');
-    const audit = await server.db.query<{ data: Record<string, unknown> }>("SELECT data FROM audit_log WHERE action = 'id_verification.checked' AND entity_id = $1", [v.id]);
+    const audit = await server.db.query<{ data: Record<string, unknown> }>(
+      "SELECT data FROM audit_log WHERE action = 'id_verification.checked' AND entity_id = $1",
+      [v.id],
+    );
     expect(audit.rows[0]?.data).toMatchObject({ service: 'check_cashing', ok: true, documentNumberMasked: '*****0487' });
     expect(JSON.stringify(audit.rows)).not.toContain('T16700487');
   });
@@ -80,16 +92,48 @@ describe.each(databaseTargets())('ID verification on $name', (target) => {
     const unknown = await verify({ service: 'check_cashing', payload: va.replace('ANSI 636000', 'ANSI 999999') });
     expect(unknown).toMatchObject({ ok: false, problems: ['unknown_issuer'], issuer: { iin: '999999' } });
     const maryland = await verify({ service: 'check_cashing', payload: va.replace('ANSI 636000', 'ANSI 636003') });
-    expect(maryland).toMatchObject({ ok: false, problems: ['issuer_state_mismatch'], holder: { jurisdiction: 'MD', address: { state: 'VA' } }, issuer: { iin: '636003' } });
+    expect(maryland).toMatchObject({
+      ok: false,
+      problems: ['issuer_state_mismatch'],
+      holder: { jurisdiction: 'MD', address: { state: 'VA' } },
+      issuer: { iin: '636003' },
+    });
     expect(await verify({ service: 'check_cashing', payload: va })).toMatchObject({ ok: true, problems: [] });
-    const audit = await server.db.query<{ data: Record<string, unknown> }>("SELECT data FROM audit_log WHERE action = 'id_verification.checked' AND entity_id = $1", [maryland.id]);
+    const audit = await server.db.query<{ data: Record<string, unknown> }>(
+      "SELECT data FROM audit_log WHERE action = 'id_verification.checked' AND entity_id = $1",
+      [maryland.id],
+    );
     expect(audit.rows[0]?.data).toMatchObject({ ok: false, problems: ['issuer_state_mismatch'] });
   });
 
   it('older versions of the standard verify too (version 01, 03)', async () => {
-    const v1 = await verify({ service: 'bill_payment', payload: buildAamvaPayload(1, '636026', 'DL', [['DAQ', 'D1234567'], ['DAA', 'PUBLIC,JOHN,Q'], ['DBB', '19700315'], ['DBA', '20300315'], ['DBC', 'M']]) });
-    expect(v1).toMatchObject({ ok: true, minimumAge: 18, holder: { lastName: 'PUBLIC', firstName: 'JOHN', age: 55, jurisdiction: 'AZ' }, issuer: { aamvaVersion: 1 } });
-    const v3 = await verify({ service: 'bill_payment', payload: buildAamvaPayload(3, '636014', 'ID', [['DCS', 'DOE'], ['DCT', 'JANE ANN'], ['DAQ', 'Y1234567'], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '2']]) });
+    const v1 = await verify({
+      service: 'bill_payment',
+      payload: buildAamvaPayload(1, '636026', 'DL', [
+        ['DAQ', 'D1234567'],
+        ['DAA', 'PUBLIC,JOHN,Q'],
+        ['DBB', '19700315'],
+        ['DBA', '20300315'],
+        ['DBC', 'M'],
+      ]),
+    });
+    expect(v1).toMatchObject({
+      ok: true,
+      minimumAge: 18,
+      holder: { lastName: 'PUBLIC', firstName: 'JOHN', age: 55, jurisdiction: 'AZ' },
+      issuer: { aamvaVersion: 1 },
+    });
+    const v3 = await verify({
+      service: 'bill_payment',
+      payload: buildAamvaPayload(3, '636014', 'ID', [
+        ['DCS', 'DOE'],
+        ['DCT', 'JANE ANN'],
+        ['DAQ', 'Y1234567'],
+        ['DBB', '07041980'],
+        ['DBA', '07042029'],
+        ['DBC', '2'],
+      ]),
+    });
     expect(v3).toMatchObject({ ok: true, holder: { firstName: 'JANE', middleName: 'ANN', sex: 'F', jurisdiction: 'CA' } });
   });
 

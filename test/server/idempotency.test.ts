@@ -40,7 +40,8 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
       payload: JSON.stringify(body),
     });
   const orders = async () => Number((await server.db.query<{ n: number | string }>('SELECT count(*) AS n FROM orders')).rows[0]!.n);
-  const stateOf = async (key: string) => (await server.db.query<{ state: string }>('SELECT state FROM idempotency_keys WHERE key = $1', [keyDigest(key)])).rows[0]?.state;
+  const stateOf = async (key: string) =>
+    (await server.db.query<{ state: string }>('SELECT state FROM idempotency_keys WHERE key = $1', [keyDigest(key)])).rows[0]?.state;
 
   it('a retry after the answer was lost never creates a second order, however late it comes', async () => {
     const before = await orders();
@@ -64,13 +65,10 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
   it('a key whose request committed nothing is still freed for a retry after the timeout', async () => {
     // A request that claimed its key and died before any transaction (as a crash right after the claim would).
     const payloadHash = (await import('../../sync-server/src/platform/http/idempotency.ts')).idempotencyRequestHash('POST', '/api/pos/orders', order);
-    await server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, $5, $3, 'in_flight', $4)`, [
-      server.credentials.merchantId,
-      `staff:${server.credentials.staffId}`,
-      payloadHash,
-      now.toISOString(),
-      keyDigest('crashed-early-1'),
-    ]);
+    await server.db.query(
+      `INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, $5, $3, 'in_flight', $4)`,
+      [server.credentials.merchantId, `staff:${server.credentials.staffId}`, payloadHash, now.toISOString(), keyDigest('crashed-early-1')],
+    );
     expect((await post('crashed-early-1')).statusCode).toBe(409);
     now = new Date(now.getTime() + IN_FLIGHT_TIMEOUT_MS + 1000);
     const before = await orders();
@@ -87,7 +85,10 @@ describe.each(databaseTargets())('Idempotency-Key across a lost answer on $name'
   it('marks a key committed only from a transaction that wrote: one that only read leaves it free for a retry', async () => {
     // The key column holds what the route stores: the SHA-256 of the key sent (keyDigest).
     const claim = async (key: string) =>
-      server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'staff:x', $2, 'h', 'in_flight', $3)`, [server.credentials.merchantId, keyDigest(key), now.toISOString()]);
+      server.db.query(
+        `INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'staff:x', $2, 'h', 'in_flight', $3)`,
+        [server.credentials.merchantId, keyDigest(key), now.toISOString()],
+      );
     await claim('read-only-1');
     await server.db.transaction(async (tx) => {
       await tx.query('SELECT count(*) FROM orders');

@@ -128,7 +128,14 @@ function pathOf(url: string): string {
 function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = res.json() as { status: number; code: string; type: string; title: string; detail: string; errors?: Array<{ path: string; message: string }> };
+  const body = res.json() as {
+    status: number;
+    code: string;
+    type: string;
+    title: string;
+    detail: string;
+    errors?: Array<{ path: string; message: string }>;
+  };
   expect(body.status).toBe(status);
   expect(body.code).toBe(code);
   expect(typeof body.type).toBe('string');
@@ -189,7 +196,9 @@ describe.each(databaseTargets())('POST /api/v1/images/generate on $name', (targe
       expect(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime()).toBe(IMAGE_RETENTION_MS);
     }
     // The charge is audited, and the chain still verifies.
-    const audit = await h.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND action = 'images.generated'`, [h.merchantId]);
+    const audit = await h.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND action = 'images.generated'`, [
+      h.merchantId,
+    ]);
     expect(audit.rows.length).toBeGreaterThanOrEqual(1);
     expect((await verifyAuditChain(h.db, h.merchantId)).ok).toBe(true);
   });
@@ -391,7 +400,11 @@ describe.each(databaseTargets())('POST /api/v1/images/generate on $name', (targe
     // App tokens cannot keep; unknown ids are 404.
     const byApp = await h.app.inject({ method: 'POST', url: `/api/v1/images/${id}/keep`, headers: { authorization: `Bearer ${h.imageAppToken}` } });
     expectProblem(byApp, 403, 'staff_only');
-    const unknown = await h.app.inject({ method: 'POST', url: '/api/v1/images/img_01ARZ3NDEKTSV4RRFFQ69G5FAV/keep', headers: { authorization: `Bearer ${h.staffToken}` } });
+    const unknown = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/images/img_01ARZ3NDEKTSV4RRFFQ69G5FAV/keep',
+      headers: { authorization: `Bearer ${h.staffToken}` },
+    });
     expectProblem(unknown, 404, 'not_found');
 
     h.clock.now = new Date(START.getTime() + IMAGE_RETENTION_MS + 1);

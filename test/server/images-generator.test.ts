@@ -22,10 +22,7 @@ const local = new LocalImageGenerator();
 /** Statistics of a picture: sharp's own (greyscale mean, stdev, entropy, sharpness) plus saturation and palette size. */
 async function imageFeatures(png: Buffer) {
   const grey = await sharp(png).greyscale().stats();
-  const { data, info } = await sharp(png)
-    .resize(256, 256, { fit: 'fill', kernel: 'nearest' })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(png).resize(256, 256, { fit: 'fill', kernel: 'nearest' }).raw().toBuffer({ resolveWithObject: true });
   let saturation = 0;
   const colours = new Map<number, number>();
   for (let i = 0; i < data.length; i += info.channels) {
@@ -47,7 +44,10 @@ async function imageFeatures(png: Buffer) {
     saturation: saturation / pixels,
     /** Share of pixels covered by the six most common (quantised) colours: ≈1 for flat artwork. */
     topSixShare:
-      [...colours.values()].sort((a, b) => b - a).slice(0, 6).reduce((sum, count) => sum + count, 0) / pixels,
+      [...colours.values()]
+        .sort((a, b) => b - a)
+        .slice(0, 6)
+        .reduce((sum, count) => sum + count, 0) / pixels,
   };
 }
 
@@ -187,7 +187,9 @@ describe('OpenAiImageGenerator against a local OpenAI-compatible server', () => 
   /** Answers like the real API: `{ created, data: [{ b64_json }] }` with a PNG of the requested size. */
   const succeed: Behaviour = async (req, res) => {
     const [w, h] = String(req.body.size).split('x').map(Number) as [number, number];
-    const png = await sharp({ create: { width: w, height: h, channels: 3, background: '#c0ffee' } }).png().toBuffer();
+    const png = await sharp({ create: { width: w, height: h, channels: 3, background: '#c0ffee' } })
+      .png()
+      .toBuffer();
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ created: 1_700_000_000, data: [{ b64_json: png.toString('base64'), revised_prompt: 'x' }] }));
   };

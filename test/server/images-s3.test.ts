@@ -127,7 +127,10 @@ describe('S3ImageStore against a local S3-compatible server', () => {
     expect(createImageStoreFromEnv({ DATA_DIR: '/tmp/x' }).name).toBe('fs');
     const env = { IMAGE_S3_BUCKET: 'b', IMAGE_S3_ENDPOINT: endpoint, IMAGE_S3_ACCESS_KEY_ID: 'k', IMAGE_S3_SECRET_ACCESS_KEY: 's' };
     expect(createImageStoreFromEnv(env).name).toBe('s3');
-    expect(s3OptionsFromEnv({ ...env, IMAGE_S3_REGION: 'eu-central-1', IMAGE_S3_PREFIX: 'pos/' })).toMatchObject({ region: 'eu-central-1', prefix: 'pos/' });
+    expect(s3OptionsFromEnv({ ...env, IMAGE_S3_REGION: 'eu-central-1', IMAGE_S3_PREFIX: 'pos/' })).toMatchObject({
+      region: 'eu-central-1',
+      prefix: 'pos/',
+    });
     expect(() => s3OptionsFromEnv({ IMAGE_S3_BUCKET: 'b' })).toThrow(/IMAGE_S3_ENDPOINT/);
   });
 });

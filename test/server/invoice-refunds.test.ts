@@ -16,7 +16,13 @@ describe.each(databaseTargets())('invoice refunds, declines and routing on $name
   let server: TestServer;
   let customerId: string;
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null, clock: () => NOW, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      clock: () => NOW,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+    });
     customerId = (await call('POST', '/api/pos/customers', { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com' })).json().id;
   });
   afterAll(async () => {
@@ -27,12 +33,19 @@ describe.each(databaseTargets())('invoice refunds, declines and routing on $name
     return server.app.inject({
       method,
       url,
-      headers: { authorization: `Bearer ${token ?? server.credentials.staffToken}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token ?? server.credentials.staffToken}`,
+        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
     });
   }
   const journalOf = async (sourceId: string) =>
-    (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${sourceId}`)).json().data as { id: string; kind: string; postings: { accountCode: string; amountCents: number }[] }[];
+    (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${sourceId}`)).json().data as {
+      id: string;
+      kind: string;
+      postings: { accountCode: string; amountCents: number }[];
+    }[];
   const count = async (sql: string, params: unknown[] = []) => Number((await server.db.query<{ n: number }>(sql, params)).rows[0]!.n);
 
   /** An issued invoice: 2 lattes (1100, tax 96) + an untaxed 5000 line = 6196. */
@@ -55,7 +68,12 @@ describe.each(databaseTargets())('invoice refunds, declines and routing on $name
     expect(res.statusCode, res.body).toBe(201);
     const payment = res.json().payments[0];
     // card_not_present: 2.90 % + 30 → 29 + 30 = 59.
-    expect(payment).toMatchObject({ state: 'captured', rail: 'card_not_present', feeCents: 59, routing: { chosen: 'card_not_present', feeCents: 59, reason: expect.stringContaining('card_not_present') } });
+    expect(payment).toMatchObject({
+      state: 'captured',
+      rail: 'card_not_present',
+      feeCents: 59,
+      routing: { chosen: 'card_not_present', feeCents: 59, reason: expect.stringContaining('card_not_present') },
+    });
     expect(payment.routing.candidates).toEqual([expect.objectContaining({ rail: 'card_not_present', feeCents: 59, reason: 'chosen' })]);
     const fee = (await journalOf(inv.id)).find((j) => j.kind === 'fee');
     expect(fee?.postings).toEqual([
@@ -88,7 +106,16 @@ describe.each(databaseTargets())('invoice refunds, declines and routing on $name
     const after = (await call('GET', `/api/pos/invoices/${inv.id}`)).json();
     expect(invoiceSchema.parse(after)).toEqual(after);
     expect(after).toMatchObject({ status: 'sent', paidCents: 0, balanceDueCents: 6196 });
-    expect(after.payments).toEqual([expect.objectContaining({ id: paymentId, state: 'declined', declineCode: 'insufficient_funds', amountCents: 700, journalTransactionId: null, feeCents: 0 })]);
+    expect(after.payments).toEqual([
+      expect.objectContaining({
+        id: paymentId,
+        state: 'declined',
+        declineCode: 'insufficient_funds',
+        amountCents: 700,
+        journalTransactionId: null,
+        feeCents: 0,
+      }),
+    ]);
     expect((await journalOf(inv.id)).length).toBe(journalBefore);
     // A declined payment is never refunded, and an unpaid invoice cannot be refunded at all.
     const refund = await call('POST', `/api/pos/invoices/${inv.id}/refunds`, {});
@@ -98,7 +125,9 @@ describe.each(databaseTargets())('invoice refunds, declines and routing on $name
 
   it('refunds a paid invoice in parts: revenue and tax reversed against the payments, audited, webhook event, never beyond what was paid', async () => {
     const inv = await sentInvoice();
-    expect((await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 4000, method: 'check', checkNumber: '1001' })).statusCode).toBe(201);
+    expect((await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 4000, method: 'check', checkNumber: '1001' })).statusCode).toBe(
+      201,
+    );
     const paid = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 2196, method: 'card', cardToken: 'tok_visa' });
     expect(paid.json()).toMatchObject({ status: 'paid', refundedCents: 0 });
     const [checkPayment, cardPayment] = paid.json().payments;
@@ -135,7 +164,11 @@ describe.each(databaseTargets())('invoice refunds, declines and routing on $name
     // Audit and webhook event.
     const refundId = afterFirst.refunds[0].id;
     expect(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'invoice.refunded' AND entity_id = $1`, [inv.id])).toBe(1);
-    expect(await count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = 'payment.refunded' AND payload->'data'->'object'->>'id' = $1`, [refundId])).toBe(1);
+    expect(
+      await count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = 'payment.refunded' AND payload->'data'->'object'->>'id' = $1`, [
+        refundId,
+      ]),
+    ).toBe(1);
 
     // More than is left: 400 naming amountCents; a payment not of the invoice: 400 naming paymentId; cashier: 403.
     const over = await call('POST', `/api/pos/invoices/${inv.id}/refunds`, { amountCents: 3197 });

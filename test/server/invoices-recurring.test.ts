@@ -19,7 +19,13 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
 
   async function restart(): Promise<FastifyInstance> {
     await app.close();
-    app = await buildApp({ db: server.db, config: { baseUrl: 'http://localhost', staticDir: null }, clock: () => now, webhooks: { enabled: false }, recurringInvoices: { intervalMs: 3_600_000 } });
+    app = await buildApp({
+      db: server.db,
+      config: { baseUrl: 'http://localhost', staticDir: null },
+      clock: () => now,
+      webhooks: { enabled: false },
+      recurringInvoices: { intervalMs: 3_600_000 },
+    });
     apps.push(app);
     await app.ready();
     const report = await app.recurringInvoices.runOnce(); // waits for the tick started by onReady, then ticks once more
@@ -38,12 +44,22 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
   }
 
   const invoicesOf = async (seriesId: string) =>
-    (await server.db.query<{ occurrence_date: string; status: string; due_date: string }>('SELECT occurrence_date, status, due_date FROM invoices WHERE series_id = $1 ORDER BY occurrence_date', [seriesId])).rows;
+    (
+      await server.db.query<{ occurrence_date: string; status: string; due_date: string }>(
+        'SELECT occurrence_date, status, due_date FROM invoices WHERE series_id = $1 ORDER BY occurrence_date',
+        [seriesId],
+      )
+    ).rows;
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null, clock: () => now, webhooks: { enabled: false } });
     app = server.app;
-    const c = await call('POST', '/api/pos/customers', { givenName: 'Grace', familyName: 'Hopper', phone: '+14155550199', email: 'grace@example.com' });
+    const c = await call('POST', '/api/pos/customers', {
+      givenName: 'Grace',
+      familyName: 'Hopper',
+      phone: '+14155550199',
+      email: 'grace@example.com',
+    });
     customerId = c.json().id;
   });
   afterAll(async () => {
@@ -90,7 +106,9 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
     expect(listed).toHaveLength(3);
     expect(listed[0]).toMatchObject({ seriesId: series.id, totalCents: 12000 + 375 + 33, payUrl: expect.stringContaining('/pay/pr_') });
     // Each one was texted and e-mailed once.
-    const sms = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sms_outbox WHERE body LIKE '%Grace%' OR to_phone = '+14155550199'`);
+    const sms = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sms_outbox WHERE body LIKE '%Grace%' OR to_phone = '+14155550199'`,
+    );
     expect(Number(sms.rows[0]!.n)).toBe(3);
   });
 
@@ -98,7 +116,13 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
     const series = (await call('POST', '/api/pos/invoice-series', seriesBody({ startDate: '2026-06-01', rrule: 'FREQ=WEEKLY;COUNT=2' }))).json();
     now = new Date('2026-06-01T12:00:00.000Z');
     // Two instances ticking at the same moment.
-    const other = await buildApp({ db: server.db, config: { baseUrl: 'http://localhost', staticDir: null }, clock: () => now, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+    const other = await buildApp({
+      db: server.db,
+      config: { baseUrl: 'http://localhost', staticDir: null },
+      clock: () => now,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+    });
     apps.push(other);
     await other.ready();
     await Promise.all([app.recurringInvoices.runOnce(), other.recurringInvoices.runOnce()]);
@@ -115,7 +139,9 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
 
   it('active ⇄ paused → ended: paused occurrences are skipped; illegal moves are 409 naming the state', async () => {
     now = new Date('2026-07-01T00:30:00.000Z');
-    const series = (await call('POST', '/api/pos/invoice-series', seriesBody({ startDate: '2026-07-01', rrule: 'FREQ=DAILY', autoSend: false }))).json();
+    const series = (
+      await call('POST', '/api/pos/invoice-series', seriesBody({ startDate: '2026-07-01', rrule: 'FREQ=DAILY', autoSend: false }))
+    ).json();
     await app.recurringInvoices.runOnce();
     expect((await invoicesOf(series.id)).map((r) => [r.occurrence_date, r.status])).toEqual([['2026-07-01', 'draft']]);
 
@@ -127,11 +153,17 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
     now = new Date('2026-07-04T10:00:00.000Z');
     await app.recurringInvoices.runOnce();
     expect(await invoicesOf(series.id)).toHaveLength(1);
-    expect((await call('POST', `/api/pos/invoice-series/${series.id}/resume`, {})).json()).toMatchObject({ status: 'active', nextOccurrenceDate: '2026-07-04' });
+    expect((await call('POST', `/api/pos/invoice-series/${series.id}/resume`, {})).json()).toMatchObject({
+      status: 'active',
+      nextOccurrenceDate: '2026-07-04',
+    });
     await app.recurringInvoices.runOnce();
     expect((await invoicesOf(series.id)).map((r) => r.occurrence_date)).toEqual(['2026-07-01', '2026-07-04']);
 
-    expect((await call('POST', `/api/pos/invoice-series/${series.id}/end`, {})).json()).toMatchObject({ status: 'ended', endedAt: now.toISOString() });
+    expect((await call('POST', `/api/pos/invoice-series/${series.id}/end`, {})).json()).toMatchObject({
+      status: 'ended',
+      endedAt: now.toISOString(),
+    });
     expect((await call('POST', `/api/pos/invoice-series/${series.id}/resume`, {})).json()).toMatchObject({ currentState: 'ended' });
     now = new Date('2026-07-09T10:00:00.000Z');
     await app.recurringInvoices.runOnce();
@@ -152,7 +184,10 @@ describe.each(databaseTargets())('recurring invoices on $name', (target) => {
     ] as const) {
       const res = await call('POST', '/api/pos/invoice-series', body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
-      expect(res.json().errors.map((e: { path: string }) => e.path), JSON.stringify(body)).toContain(field);
+      expect(
+        res.json().errors.map((e: { path: string }) => e.path),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     expect(Number((await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM invoice_series')).rows[0]!.n)).toBe(before);
     const page1 = (await call('GET', '/api/pos/invoice-series?limit=2')).json();

@@ -16,7 +16,12 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null, clock: () => now, webhooks: { enabled: false } });
-    const made = await call('POST', '/api/pos/customers', { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com', phone: '+14155550123' });
+    const made = await call('POST', '/api/pos/customers', {
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      email: 'ada@example.com',
+      phone: '+14155550123',
+    });
     expect(made.statusCode).toBe(201);
     customerId = made.json().id;
     const emailOnly = await call('POST', '/api/pos/customers', { givenName: 'Bob', email: 'bob@example.com' });
@@ -27,7 +32,13 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
   });
 
   let staffToken = '';
-  function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = {}, token = staffToken || server.credentials.staffToken) {
+  function call(
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+    token = staffToken || server.credentials.staffToken,
+  ) {
     return server.app.inject({
       method,
       url,
@@ -46,11 +57,24 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     sms: await n('SELECT count(*)::int AS n FROM sms_outbox'),
     email: await n('SELECT count(*)::int AS n FROM email_outbox'),
   });
-  const journalOf = async (sourceId: string) => (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${sourceId}`)).json().data as { id: string; kind: string; postings: { accountCode: string; amountCents: number }[] }[];
-  const receivables = async () => (await call('GET', '/api/pos/ledger/trial-balance')).json().accounts.find((a: { code: string }) => a.code === 'customer_receivables')?.balanceCents ?? 0;
+  const journalOf = async (sourceId: string) =>
+    (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${sourceId}`)).json().data as {
+      id: string;
+      kind: string;
+      postings: { accountCode: string; amountCents: number }[];
+    }[];
+  const receivables = async () =>
+    (await call('GET', '/api/pos/ledger/trial-balance')).json().accounts.find((a: { code: string }) => a.code === 'customer_receivables')
+      ?.balanceCents ?? 0;
 
   const latte = { catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_large'], quantity: 2 };
-  const draftBody = () => ({ customerId, lineItems: [latte], customLines: [{ description: 'Catering setup', amountCents: 5000 }], dueDate: '2026-03-16', memo: 'March event' });
+  const draftBody = () => ({
+    customerId,
+    lineItems: [latte],
+    customLines: [{ description: 'Catering setup', amountCents: 5000 }],
+    dueDate: '2026-03-16',
+    memo: 'March event',
+  });
 
   async function draft(body: unknown = draftBody()) {
     const res = await call('POST', '/api/pos/invoices', body);
@@ -69,7 +93,19 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     const inv = await draft();
     expect(invoiceSchema.parse(inv)).toEqual(inv);
     // 2 × (450 + 100) = 1100 latte, taxed 8.75 % = 96.25 → 96 (half-even); custom line 5000 untaxed.
-    expect(inv).toMatchObject({ status: 'draft', number: expect.stringMatching(/^INV-\d{6}$/), subtotalCents: 6100, taxCents: 96, totalCents: 6196, paidCents: 0, balanceDueCents: 6196, dueDate: '2026-03-16', memo: 'March event', payUrl: null, sentAt: null });
+    expect(inv).toMatchObject({
+      status: 'draft',
+      number: expect.stringMatching(/^INV-\d{6}$/),
+      subtotalCents: 6100,
+      taxCents: 96,
+      totalCents: 6196,
+      paidCents: 0,
+      balanceDueCents: 6196,
+      dueDate: '2026-03-16',
+      memo: 'March event',
+      payUrl: null,
+      sentAt: null,
+    });
     expect(inv.billTo).toEqual({ customerId, name: 'Ada Lovelace', email: 'ada@example.com', phone: '+14155550123' });
     expect(inv.lines.map((l: { type: string; description: string }) => [l.type, l.description])).toEqual([
       ['catalog', expect.stringContaining('Latte')],
@@ -82,7 +118,10 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
 
   it('edits a draft (lines re-priced), and refuses to edit a sent invoice with 409', async () => {
     const inv = await draft();
-    const patched = await call('PATCH', `/api/pos/invoices/${inv.id}`, { customLines: [{ description: 'Flowers', amountCents: 1999, quantity: 2 }], memo: null });
+    const patched = await call('PATCH', `/api/pos/invoices/${inv.id}`, {
+      customLines: [{ description: 'Flowers', amountCents: 1999, quantity: 2 }],
+      memo: null,
+    });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json()).toMatchObject({ subtotalCents: 1100 + 3998, totalCents: 1100 + 96 + 3998, memo: null });
     await call('POST', `/api/pos/invoices/${inv.id}/send`, {});
@@ -97,7 +136,11 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     ['no lines', () => ({ customerId, dueDate: '2026-03-16' }), 'lineItems'],
     ['bad due date', () => ({ ...draftBody(), dueDate: '16/03/2026' }), 'dueDate'],
     ['custom amount 0', () => ({ ...draftBody(), customLines: [{ description: 'x', amountCents: 0 }] }), 'customLines.0.amountCents'],
-    ['custom line unknown tax rate', () => ({ ...draftBody(), customLines: [{ description: 'x', amountCents: 10, taxRateIds: ['tax_nope'] }] }), 'customLines.0.taxRateIds.0'],
+    [
+      'custom line unknown tax rate',
+      () => ({ ...draftBody(), customLines: [{ description: 'x', amountCents: 10, taxRateIds: ['tax_nope'] }] }),
+      'customLines.0.taxRateIds.0',
+    ],
     ['unknown catalog variation', () => ({ ...draftBody(), lineItems: [{ ...latte, variationId: 'var_nope' }] }), 'lineItems.0.variationId'],
     ['unknown field', () => ({ ...draftBody(), discount: 5 }), 'discount'],
     ['memo over 500', () => ({ ...draftBody(), memo: 'x'.repeat(501) }), 'memo'],
@@ -115,14 +158,25 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     const receivablesBefore = await receivables();
     const before = await counts();
     const inv = await sentInvoice();
-    expect(inv).toMatchObject({ status: 'sent', sentAt: START.toISOString(), payRequestId: expect.stringMatching(/^pr_/), payUrl: `${server.baseUrl}/pay/${inv.payRequestId}` });
+    expect(inv).toMatchObject({
+      status: 'sent',
+      sentAt: START.toISOString(),
+      payRequestId: expect.stringMatching(/^pr_/),
+      payUrl: `${server.baseUrl}/pay/${inv.payRequestId}`,
+    });
     const after = await counts();
     expect(after).toMatchObject({ sms: before.sms + 1, email: before.email + 1, journal: before.journal + 1, payRequests: before.payRequests + 1 });
-    const sms = (await server.db.query<{ body: string; to_phone: string }>('SELECT body, to_phone FROM sms_outbox ORDER BY created_at DESC, id DESC LIMIT 1')).rows[0]!;
+    const sms = (
+      await server.db.query<{ body: string; to_phone: string }>('SELECT body, to_phone FROM sms_outbox ORDER BY created_at DESC, id DESC LIMIT 1')
+    ).rows[0]!;
     expect(sms.to_phone).toBe('+14155550123');
     expect(sms.body).toContain(inv.payUrl);
     expect(sms.body).toContain(inv.number);
-    const mail = (await server.db.query<{ body: string; subject: string; to_address: string }>('SELECT body, subject, to_address FROM email_outbox ORDER BY created_at DESC, id DESC LIMIT 1')).rows[0]!;
+    const mail = (
+      await server.db.query<{ body: string; subject: string; to_address: string }>(
+        'SELECT body, subject, to_address FROM email_outbox ORDER BY created_at DESC, id DESC LIMIT 1',
+      )
+    ).rows[0]!;
     expect(mail).toMatchObject({ to_address: 'ada@example.com', subject: expect.stringContaining(inv.number) });
     expect(mail.body).toContain(inv.payUrl);
     expect(mail.body).toContain('$61.96');
@@ -140,7 +194,12 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(issue!.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
     expect(await receivables()).toBe(receivablesBefore + 6196);
     const link = await call('GET', `/api/pos/pay-requests/${inv.payRequestId}`);
-    expect(payRequestRecordSchema.parse(link.json())).toMatchObject({ status: 'pending', amountCents: 6196, invoiceId: inv.id, phone: '+14155550123' });
+    expect(payRequestRecordSchema.parse(link.json())).toMatchObject({
+      status: 'pending',
+      amountCents: 6196,
+      invoiceId: inv.id,
+      phone: '+14155550123',
+    });
   });
 
   it('e-mail only customers get the invoice by e-mail; asking for SMS is a 400 naming channels.0', async () => {
@@ -162,14 +221,24 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     const inv = await sentInvoice();
     const firstLink = inv.payRequestId;
 
-    const partial = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 2000, method: 'cash', registerId }, { 'idempotency-key': `cash-${inv.id}` });
+    const partial = await call(
+      'POST',
+      `/api/pos/invoices/${inv.id}/payments`,
+      { amountCents: 2000, method: 'cash', registerId },
+      { 'idempotency-key': `cash-${inv.id}` },
+    );
     expect(partial.statusCode, partial.body).toBe(201);
     const after1 = partial.json();
     expect(after1).toMatchObject({ status: 'partially_paid', paidCents: 2000, balanceDueCents: 4196 });
     expect(after1.payments).toHaveLength(1);
     expect(after1.payments[0]).toMatchObject({ method: 'cash', accountCode: `cash_drawer:R${registerNumber}`, channel: 'api', amountCents: 2000 });
     // A replay of the same key records nothing new.
-    const replay = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 2000, method: 'cash', registerId }, { 'idempotency-key': `cash-${inv.id}` });
+    const replay = await call(
+      'POST',
+      `/api/pos/invoices/${inv.id}/payments`,
+      { amountCents: 2000, method: 'cash', registerId },
+      { 'idempotency-key': `cash-${inv.id}` },
+    );
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect((await call('GET', `/api/pos/invoices/${inv.id}`)).json().payments).toHaveLength(1);
 
@@ -186,11 +255,31 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(page.body).toContain(inv.number);
     expect(page.body).toContain('$41.96');
 
-    const paid = await server.app.inject({ method: 'POST', url: `/pay/${after1.payRequestId}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method: 'card', token: 'tok_sbx_visa_4242' }) });
+    const paid = await server.app.inject({
+      method: 'POST',
+      url: `/pay/${after1.payRequestId}`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ method: 'card', token: 'tok_sbx_visa_4242' }),
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     const final = (await call('GET', `/api/pos/invoices/${inv.id}`)).json();
-    expect(final).toMatchObject({ status: 'paid', paidCents: 6196, balanceDueCents: 0, paidAt: START.toISOString(), payRequestId: null, payUrl: null });
-    expect(final.payments[1]).toMatchObject({ method: 'card', rail: 'card_not_present', channel: 'pay_page', cardBrand: 'visa', last4: '4242', payRequestId: after1.payRequestId, amountCents: 4196 });
+    expect(final).toMatchObject({
+      status: 'paid',
+      paidCents: 6196,
+      balanceDueCents: 0,
+      paidAt: START.toISOString(),
+      payRequestId: null,
+      payUrl: null,
+    });
+    expect(final.payments[1]).toMatchObject({
+      method: 'card',
+      rail: 'card_not_present',
+      channel: 'pay_page',
+      cardBrand: 'visa',
+      last4: '4242',
+      payRequestId: after1.payRequestId,
+      amountCents: 4196,
+    });
 
     const journal = await journalOf(inv.id);
     expect(journal.map((j) => j.kind)).toEqual(['sale', 'payment', 'payment']);
@@ -203,7 +292,12 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
       { accountCode: 'customer_receivables', amountCents: -4196 },
     ]);
     // The invoice's receivable is settled: its postings to receivables net to zero.
-    expect(journal.flatMap((j) => j.postings).filter((p) => p.accountCode === 'customer_receivables').reduce((a, p) => a + p.amountCents, 0)).toBe(0);
+    expect(
+      journal
+        .flatMap((j) => j.postings)
+        .filter((p) => p.accountCode === 'customer_receivables')
+        .reduce((a, p) => a + p.amountCents, 0),
+    ).toBe(0);
     expect((await call('GET', '/api/pos/ledger/trial-balance')).json().totalCents).toBe(0);
   });
 
@@ -242,11 +336,27 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(res.statusCode).toBe(402);
     expect(res.json()).toMatchObject({ code: 'card_declined', errors: [{ path: 'cardToken' }], paymentId: expect.stringMatching(/^ipm_/) });
     expect(await counts()).toEqual({ ...before, payments: before.payments + 1, audit: before.audit + 1 });
-    const audited = await server.db.query<{ data: Record<string, unknown> }>(`SELECT data FROM audit_log WHERE action = 'invoice.payment_declined' AND entity_id = $1`, [inv.id]);
-    expect(audited.rows).toEqual([{ data: expect.objectContaining({ method: 'card', amountCents: 500, declineCode: 'card_declined', cardToken: 'tok_declined' }) }]);
+    const audited = await server.db.query<{ data: Record<string, unknown> }>(
+      `SELECT data FROM audit_log WHERE action = 'invoice.payment_declined' AND entity_id = $1`,
+      [inv.id],
+    );
+    expect(audited.rows).toEqual([
+      { data: expect.objectContaining({ method: 'card', amountCents: 500, declineCode: 'card_declined', cardToken: 'tok_declined' }) },
+    ]);
     const ok = await call('POST', `/api/pos/invoices/${inv.id}/payments`, { amountCents: 500, method: 'card', cardToken: 'tok_mastercard' });
-    expect(ok.json().payments[0]).toMatchObject({ id: res.json().paymentId, state: 'declined', declineCode: 'card_declined', amountCents: 500, journalTransactionId: null });
-    expect(ok.json().payments[1]).toMatchObject({ state: 'captured', cardBrand: 'mastercard', last4: '4444', accountCode: 'card_clearing:card_not_present' });
+    expect(ok.json().payments[0]).toMatchObject({
+      id: res.json().paymentId,
+      state: 'declined',
+      declineCode: 'card_declined',
+      amountCents: 500,
+      journalTransactionId: null,
+    });
+    expect(ok.json().payments[1]).toMatchObject({
+      state: 'captured',
+      cardBrand: 'mastercard',
+      last4: '4444',
+      accountCode: 'card_clearing:card_not_present',
+    });
     expect(ok.json()).toMatchObject({ paidCents: 500 });
   });
 
@@ -312,7 +422,10 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     expect(again.json()).toMatchObject({ currentState: 'void' });
 
     const draftOnly = await draft();
-    expect((await call('POST', `/api/pos/invoices/${draftOnly.id}/void`, {})).json()).toMatchObject({ status: 'void', issueJournalTransactionId: null });
+    expect((await call('POST', `/api/pos/invoices/${draftOnly.id}/void`, {})).json()).toMatchObject({
+      status: 'void',
+      issueJournalTransactionId: null,
+    });
     expect(await journalOf(draftOnly.id)).toEqual([]);
 
     const part = await sentInvoice();
@@ -326,10 +439,17 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
     const croissants = { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 3 };
     const onHand = async () => (await call('GET', '/api/pos/catalog/inventory?variationId=var_croissant_regular')).json().data[0].onHand as number;
     const movementsOf = async (sourceId: string) =>
-      (await call('GET', `/api/pos/catalog/inventory/movements?sourceId=${sourceId}`)).json().data.map((m: { kind: string; quantity: number }) => [m.kind, m.quantity]);
+      (await call('GET', `/api/pos/catalog/inventory/movements?sourceId=${sourceId}`))
+        .json()
+        .data.map((m: { kind: string; quantity: number }) => [m.kind, m.quantity]);
     const start = await onHand();
 
-    const d = await draft({ customerId, lineItems: [croissants], customLines: [{ description: 'Delivery', amountCents: 500 }], dueDate: '2099-03-16' });
+    const d = await draft({
+      customerId,
+      lineItems: [croissants],
+      customLines: [{ description: 'Delivery', amountCents: 500 }],
+      dueDate: '2099-03-16',
+    });
     expect(await onHand()).toBe(start); // a draft sells nothing
     expect((await call('POST', `/api/pos/invoices/${d.id}/send`, {})).statusCode).toBe(200);
     expect(await onHand()).toBe(start - 3);
@@ -342,13 +462,21 @@ describe.each(databaseTargets())('invoices on $name', (target) => {
 
     expect((await call('POST', `/api/pos/invoices/${d.id}/void`, {})).statusCode).toBe(200);
     expect(await onHand()).toBe(start);
-    expect((await movementsOf(d.id)).sort()).toEqual([['return', 3], ['sale', -3]]);
+    expect((await movementsOf(d.id)).sort()).toEqual([
+      ['return', 3],
+      ['sale', -3],
+    ]);
 
     // A pay link carrying the goods sells them when it is paid, not before.
     const link = await call('POST', '/api/pos/pay-requests', { lineItems: [croissants], phone: '+14155550123' });
     expect(link.statusCode, link.body).toBe(201);
     expect(await onHand()).toBe(start);
-    const paid = await server.app.inject({ method: 'POST', url: `/pay/${link.json().id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }) });
+    const paid = await server.app.inject({
+      method: 'POST',
+      url: `/pay/${link.json().id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ method: 'google_pay', token: 'tok_sbx_visa_4242' }),
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     expect(await onHand()).toBe(start - 3);
     expect(await movementsOf(link.json().id)).toEqual([['sale', -3]]);

@@ -25,7 +25,12 @@ describe.each(databaseTargets())('kernel batch writes on $name', (target) => {
   });
 
   const payloadsOf = async (ids: string[]) =>
-    (await db.query<{ id: string; payload: unknown; created_at: Date }>('SELECT id, payload, created_at FROM event_outbox WHERE id = ANY($1::text[])', [ids])).rows;
+    (
+      await db.query<{ id: string; payload: unknown; created_at: Date }>(
+        'SELECT id, payload, created_at FROM event_outbox WHERE id = ANY($1::text[])',
+        [ids],
+      )
+    ).rows;
 
   it('stores each event as returned, whether its object is shared with another event or not', async () => {
     const occurredAt = new Date('2026-03-01T10:00:00.123Z');
@@ -53,7 +58,11 @@ describe.each(databaseTargets())('kernel batch writes on $name', (target) => {
 
   const entry = (action: string) => ({ merchantId, actor: 'system', action, entityType: 'test', entityId: action, data: { n: 1 } });
   const seqsOf = async (actions: string[]) =>
-    (await db.query<{ action: string; seq: number | string }>('SELECT action, seq FROM audit_log WHERE action = ANY($1::text[]) ORDER BY seq', [actions])).rows.map((r) => [r.action, Number(r.seq)]);
+    (
+      await db.query<{ action: string; seq: number | string }>('SELECT action, seq FROM audit_log WHERE action = ANY($1::text[]) ORDER BY seq', [
+        actions,
+      ])
+    ).rows.map((r) => [r.action, Number(r.seq)]);
 
   it('appends an audit batch with the lowest reserved numbers and the head read with them; the chain stays sound', async () => {
     const reservedSeqs = await db.transaction(async (tx) => {

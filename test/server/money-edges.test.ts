@@ -64,7 +64,8 @@ describe.each(databaseTargets())('money rules at the edges on $name', (target) =
       payment,
       catalog: catalogSnapshot(server.catalog.items, server.catalog.taxRates),
     }).order;
-  const events = (type: string, orderId: string) => count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2`, [type, orderId]);
+  const events = (type: string, orderId: string) =>
+    count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2`, [type, orderId]);
   const ledgerSound = async () => {
     const tb = (await call('GET', '/api/pos/ledger/trial-balance')).json();
     expect(tb.totalCents).toBe(0);
@@ -130,7 +131,9 @@ describe.each(databaseTargets())('money rules at the edges on $name', (target) =
       expect(await count('SELECT count(*)::int AS n FROM order_payments WHERE order_id = $1', [order.id])).toBe(0);
       const ok = await pay(order, [{ method: 'card', cardToken: 'tok_visa', amountCents: order.totalCents + max, tipCents: max }]);
       expect(ok.statusCode, ok.body).toBe(201);
-      const audit = await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'settings.updated' AND data ? 'tipLimitBasisPoints' AND data ? 'tipLimitCents'`);
+      const audit = await count(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'settings.updated' AND data ? 'tipLimitBasisPoints' AND data ? 'tipLimitCents'`,
+      );
       expect(audit).toBe(1);
       expect((await call('PATCH', '/api/pos/settings', { tipLimitBasisPoints: 5000, tipLimitCents: 10000 })).statusCode).toBe(200);
     });
@@ -153,7 +156,10 @@ describe.each(databaseTargets())('money rules at the edges on $name', (target) =
 
   describe('a zero-total order completes without a payment', () => {
     it('an API order discounted to 0 is paid with no tender: paid, order.paid emitted, the discount posted, the ledger balanced', async () => {
-      const order = await createOrder({ lineItems: [LATTE, CROISSANT], discounts: [{ name: 'On the house', kind: 'percentage', basisPoints: 10_000 }] });
+      const order = await createOrder({
+        lineItems: [LATTE, CROISSANT],
+        discounts: [{ name: 'On the house', kind: 'percentage', basisPoints: 10_000 }],
+      });
       expect(order).toMatchObject({ state: 'open', totalCents: 0, balanceDueCents: 0 });
       // A 0 tender stays a 400 (amounts are 1 …); no tender is how nothing due is paid.
       const zero = await pay(order, [{ method: 'cash', amountCents: 0 }]);
@@ -188,14 +194,22 @@ describe.each(databaseTargets())('money rules at the edges on $name', (target) =
     });
 
     it('a register sale discounted to 0 with no tender is stored paid, its discount posted, order.paid emitted', async () => {
-      const sale = registerSale({ method: 'none' }, { lines: [LATTE, CROISSANT], discounts: [{ id: 'dsc_01J00000000000000000000000', name: 'Comp', kind: 'percentage', basisPoints: 10_000 }] });
+      const sale = registerSale(
+        { method: 'none' },
+        { lines: [LATTE, CROISSANT], discounts: [{ id: 'dsc_01J00000000000000000000000', name: 'Comp', kind: 'percentage', basisPoints: 10_000 }] },
+      );
       expect(sale).toMatchObject({ totalCents: 0, paidCents: 0, tenders: [], state: 'paid' });
       const res = await push([sale]);
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toEqual([]);
       expect(await count('SELECT count(*)::int AS n FROM orders WHERE id = $1', [sale.id])).toBe(1);
       expect(await events('order.paid', sale.id)).toBe(1);
-      expect(await count(`SELECT count(*)::int AS n FROM postings p JOIN accounts a ON a.id = p.account_id JOIN journal_transactions j ON j.id = p.journal_transaction_id WHERE j.source_id = $1 AND a.code = 'discounts'`, [sale.id])).toBe(1);
+      expect(
+        await count(
+          `SELECT count(*)::int AS n FROM postings p JOIN accounts a ON a.id = p.account_id JOIN journal_transactions j ON j.id = p.journal_transaction_id WHERE j.source_id = $1 AND a.code = 'discounts'`,
+          [sale.id],
+        ),
+      ).toBe(1);
       await ledgerSound();
     });
   });
@@ -208,7 +222,12 @@ describe.each(databaseTargets())('money rules at the edges on $name', (target) =
         const order = await createOrder({ lineItems: [LATTE] });
         const link = await call('POST', '/api/pos/pay-requests', { orderId: order.id, phone: '+14155550188' });
         expect(link.statusCode, link.body).toBe(201);
-        const paid = await server.app.inject({ method: 'POST', url: `/pay/${link.json().id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ method, token: 'tok_sbx_visa_4242' }) });
+        const paid = await server.app.inject({
+          method: 'POST',
+          url: `/pay/${link.json().id}`,
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ method, token: 'tok_sbx_visa_4242' }),
+        });
         expect(paid.statusCode, paid.body).toBe(200);
         const view = (await call('GET', `/api/pos/orders/${order.id}`)).json();
         expect(view).toMatchObject({ state: 'paid', tenders: [{ method }] });
@@ -253,7 +272,9 @@ describe.each(databaseTargets())('internationalised e-mail and safe names on $na
     expect(patched.json()).toMatchObject({ email: '用户@例子.广告' });
 
     const order = (await call('POST', '/api/pos/orders', { lineItems: [CROISSANT], customerId: created.json().id })).json();
-    expect((await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] })).statusCode).toBe(201);
+    expect(
+      (await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] })).statusCode,
+    ).toBe(201);
     const toCustomer = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email' });
     expect(toCustomer.statusCode, toCustomer.body).toBe(202);
     const toOther = await call('POST', `/api/pos/orders/${order.id}/receipts`, { channel: 'email', to: 'Δοκιμή@παράδειγμα.δοκιμή' });
@@ -267,7 +288,18 @@ describe.each(databaseTargets())('internationalised e-mail and safe names on $na
     expect(sent.statusCode, sent.body).toBe(200);
     expect((await call('GET', '/api/pos/email-outbox?limit=1')).json().data.map((m: Json) => m.to)).toEqual(['用户@例子.广告']);
 
-    for (const email of ['a@b', 'a..b@example.com', 'josé@exämple', 'ana@exam ple.com', 'ana@@example.com', '"ana"@example.com', 'ana@[192.0.2.1]', 'an\u202ea@example.com', 'an\ud800a@example.com', `${'é'.repeat(33)}@example.com`]) {
+    for (const email of [
+      'a@b',
+      'a..b@example.com',
+      'josé@exämple',
+      'ana@exam ple.com',
+      'ana@@example.com',
+      '"ana"@example.com',
+      'ana@[192.0.2.1]',
+      'an\u202ea@example.com',
+      'an\ud800a@example.com',
+      `${'é'.repeat(33)}@example.com`,
+    ]) {
       const res = await call('POST', '/api/pos/customers', { givenName: 'Bad', email });
       expect(res.statusCode, email).toBe(400);
       expect(fieldsOf(res), email).toEqual(['email']);
@@ -283,15 +315,32 @@ describe.each(databaseTargets())('internationalised e-mail and safe names on $na
     for (const [url, body, field] of [
       ['/api/pos/customers', { givenName: rlo }, 'givenName'],
       ['/api/pos/customers', { familyName: lone }, 'familyName'],
-      ['/api/pos/catalog/items', { name: rlo, category: 'Bakery', kind: 'product', variations: [{ name: 'Regular', priceCents: 100, trackStock: false }] }, 'name'],
-      ['/api/pos/catalog/items', { name: 'Fine', category: lone, kind: 'product', variations: [{ name: 'Regular', priceCents: 100, trackStock: false }] }, 'category'],
-      ['/api/pos/catalog/items', { name: 'Fine', category: 'Bakery', kind: 'product', variations: [{ name: rlo, priceCents: 100, trackStock: false }] }, 'variations.0.name'],
+      [
+        '/api/pos/catalog/items',
+        { name: rlo, category: 'Bakery', kind: 'product', variations: [{ name: 'Regular', priceCents: 100, trackStock: false }] },
+        'name',
+      ],
+      [
+        '/api/pos/catalog/items',
+        { name: 'Fine', category: lone, kind: 'product', variations: [{ name: 'Regular', priceCents: 100, trackStock: false }] },
+        'category',
+      ],
+      [
+        '/api/pos/catalog/items',
+        { name: 'Fine', category: 'Bakery', kind: 'product', variations: [{ name: rlo, priceCents: 100, trackStock: false }] },
+        'variations.0.name',
+      ],
     ] as [string, unknown, string][]) {
       const res = await call('POST', url, body);
       expect(res.statusCode, `${url} ${field}`).toBe(400);
       expect(fieldsOf(res)).toContain(field);
     }
-    const csv = ['Handle,Title,Type,Option1 Name,Option1 Value,Variant Price', `evil,${rlo},Bakery,Title,Default Title,1.00`, `fine,Fine bun,Bakery,Size,S\u2067mall,1.00`, 'good,Good bun,Bakery,Title,Default Title,1.00'].join('\n');
+    const csv = [
+      'Handle,Title,Type,Option1 Name,Option1 Value,Variant Price',
+      `evil,${rlo},Bakery,Title,Default Title,1.00`,
+      `fine,Fine bun,Bakery,Size,S\u2067mall,1.00`,
+      'good,Good bun,Bakery,Title,Default Title,1.00',
+    ].join('\n');
     const res = await call('POST', '/api/pos/catalog/import', { csv });
     expect(res.statusCode, res.body).toBe(200);
     const report = res.json();

@@ -40,7 +40,12 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
       headers: { authorization: `Bearer ${server.credentials.staffToken}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
-  const push = (docs: Order[]) => call('POST', '/api/sync/orders/push', docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+  const push = (docs: Order[]) =>
+    call(
+      'POST',
+      '/api/sync/orders/push',
+      docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
   const offlineSale = (token: string, last4: string, extra: { customerId?: string } = {}): Order => {
     const { order } = buildRegisterSale({
       registerId: register.registerId,
@@ -61,7 +66,8 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
         JOIN accounts a ON a.id = p.account_id WHERE a.code = $1 AND j.source_id = $2`,
       [accountCode, sourceId],
     );
-  const events = (type: string, id: string) => count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2`, [type, id]);
+  const events = (type: string, id: string) =>
+    count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2`, [type, id]);
   const listed = async (query = ''): Promise<Json[]> => {
     const res = await call('GET', `/api/pos/offline-cards/payments${query}`);
     expect(res.statusCode, res.body).toBe(200);
@@ -79,7 +85,15 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
     expect(again.statusCode, again.body).toBe(200);
 
     const payment = (await listed()).find((p) => p.id === tender.id)!;
-    expect(payment).toMatchObject({ orderId: order.id, state: 'captured', forwardAttempts: 1, balanceDueCents: 0, cardBrand: 'VISA', last4: '4242', declineCode: null });
+    expect(payment).toMatchObject({
+      orderId: order.id,
+      state: 'captured',
+      forwardAttempts: 1,
+      balanceDueCents: 0,
+      cardBrand: 'VISA',
+      last4: '4242',
+      declineCode: null,
+    });
     expect(payment.processorReference).toMatch(/^sbx_/);
     expect(JSON.stringify(payment)).not.toContain(TOKEN_OK); // the token stays on the server
     expect(await balance('card_clearing:store_and_forward', order.id)).toBe(0);
@@ -119,11 +133,22 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
     const order: Order = { ...cash, tenders: [tender] };
     const run = (processor: PaymentProcessor, retryIds: string[] = []) =>
       server.db.transaction(async (tx) =>
-        forwardOfflineCardPayments(await openMutation(tx, { merchantId: server.credentials.merchantId, actor: 'system' }, NOW), [order], processor, retryIds),
+        forwardOfflineCardPayments(
+          await openMutation(tx, { merchantId: server.credentials.merchantId, actor: 'system' }, NOW),
+          [order],
+          processor,
+          retryIds,
+        ),
       );
     const down: PaymentProcessor = { name: 'down', charge: () => Promise.reject(new Error('connect ECONNREFUSED')) };
     expect(await run(down)).toBe(0);
-    const row = async () => (await server.db.query<{ state: string; forward_attempts: number }>('SELECT state, forward_attempts FROM offline_card_payments WHERE id = $1', [tender.id])).rows[0];
+    const row = async () =>
+      (
+        await server.db.query<{ state: string; forward_attempts: number }>(
+          'SELECT state, forward_attempts FROM offline_card_payments WHERE id = $1',
+          [tender.id],
+        )
+      ).rows[0];
     expect(await row()).toEqual({ state: 'pending_forward', forward_attempts: 0 });
     expect(await run(new SandboxProcessor(), [tender.id])).toBe(1);
     expect(await row()).toEqual({ state: 'captured', forward_attempts: 1 });
@@ -132,7 +157,12 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
   });
 
   it('a decline on forward leaves a balance due, listed with the receipt customer; the sale itself stays stored', async () => {
-    const customer = await call('POST', '/api/pos/customers', { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com', phone: '+14155550100' });
+    const customer = await call('POST', '/api/pos/customers', {
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      email: 'ada@example.com',
+      phone: '+14155550100',
+    });
     expect(customer.statusCode, customer.body).toBe(201);
     const order = offlineSale(TOKEN_DECLINES, '0002', { customerId: customer.json().id });
     const res = await push([order]);
@@ -160,7 +190,11 @@ describe.each(databaseTargets())('offline card payments on $name', (target) => {
   });
 
   it('limits: defaults, changed by staff (400 naming the field), read by a register', async () => {
-    expect((await call('GET', '/api/pos/offline-cards/limits')).json()).toEqual({ maxPaymentCents: 10000, maxOutstandingCents: 100000, forwardWithinHours: 24 });
+    expect((await call('GET', '/api/pos/offline-cards/limits')).json()).toEqual({
+      maxPaymentCents: 10000,
+      maxOutstandingCents: 100000,
+      forwardWithinHours: 24,
+    });
     for (const [body, field] of [
       [{ maxPaymentCents: -1 }, 'maxPaymentCents'],
       [{ forwardWithinHours: 0 }, 'forwardWithinHours'],

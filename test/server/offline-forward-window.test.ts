@@ -27,7 +27,13 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
   let sequence = 0;
   let tokenSeq = 0;
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null, clock: () => now, recurringInvoices: { enabled: false }, webhooks: { enabled: false } });
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      clock: () => now,
+      recurringInvoices: { enabled: false },
+      webhooks: { enabled: false },
+    });
     register = (await server.app.inject({ method: 'POST', url: '/api/dev/pair-register', payload: {} })).json();
   });
   afterAll(async () => {
@@ -41,11 +47,22 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
       headers: { authorization: `Bearer ${server.credentials.staffToken}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
-  const push = (docs: Order[]) => call('POST', '/api/sync/orders/push', docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
-  const tick = () => (server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ offlineForwards: { forwarded: number; expired: number } }> } }).recurringInvoices.runOnce();
+  const push = (docs: Order[]) =>
+    call(
+      'POST',
+      '/api/sync/orders/push',
+      docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
+  const tick = () =>
+    (
+      server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ offlineForwards: { forwarded: number; expired: number } }> } }
+    ).recurringInvoices.runOnce();
   /** A register sale paid by a card the terminal approved offline at `approvedAt` (a fresh store-and-forward token). */
   const offlineSale = (approvedAt: Date, payment: 'card' | 'cash' = 'card'): Order => {
-    const token = `saf_visa_4242_${(++tokenSeq).toString(26).replace(/[0-9a-p]/g, (c) => String.fromCharCode(97 + parseInt(c, 26))).padStart(24, 'z')}`;
+    const token = `saf_visa_4242_${(++tokenSeq)
+      .toString(26)
+      .replace(/[0-9a-p]/g, (c) => String.fromCharCode(97 + parseInt(c, 26)))
+      .padStart(24, 'z')}`;
     return buildRegisterSale({
       registerId: register.registerId,
       registerNumber: register.registerNumber,
@@ -53,7 +70,10 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
       currency: 'USD',
       createdAt: approvedAt.toISOString(),
       lines: [LATTE],
-      payment: payment === 'card' ? { method: 'card', cardBrand: 'VISA', last4: '4242', offline: { token, approvedAt: approvedAt.toISOString() } } : { method: 'cash', tenderedCents: 1000 },
+      payment:
+        payment === 'card'
+          ? { method: 'card', cardBrand: 'VISA', last4: '4242', offline: { token, approvedAt: approvedAt.toISOString() } }
+          : { method: 'cash', tenderedCents: 1000 },
       catalog: catalogSnapshot(server.catalog.items, server.catalog.taxRates),
     }).order;
   };
@@ -63,7 +83,8 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
     return res.json().data.find((p: Json) => p.id === id);
   };
   const count = async (sql: string, params: unknown[] = []) => Number((await server.db.query<{ n: number }>(sql, params)).rows[0]!.n);
-  const events = (type: string, id: string) => count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2`, [type, id]);
+  const events = (type: string, id: string) =>
+    count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2`, [type, id]);
   const receivable = (orderId: string) =>
     count(
       `SELECT coalesce(sum(p.amount_cents), 0)::int AS n FROM postings p JOIN journal_transactions j ON j.id = p.journal_transaction_id
@@ -76,7 +97,9 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
     const pushed = await push([cash]);
     expect(pushed.json(), pushed.body).toEqual([]);
     const order: Order = { ...cash, tenders: [offlineSale(approvedAt).tenders[0]!] };
-    const forwarded = await server.db.transaction(async (tx) => forwardOfflineCardPayments(await openMutation(tx, { merchantId: server.credentials.merchantId, actor: 'system' }, now), [order], down));
+    const forwarded = await server.db.transaction(async (tx) =>
+      forwardOfflineCardPayments(await openMutation(tx, { merchantId: server.credentials.merchantId, actor: 'system' }, now), [order], down),
+    );
     expect(forwarded).toBe(0);
     return { order, tenderId: order.tenders[0]!.id };
   }
@@ -84,14 +107,23 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
   it('retries a released forward on the tick with backoff (1 min, then 2 min), and records its success exactly once', async () => {
     now = T0;
     const { order, tenderId } = await releasedForward();
-    expect(await listed(tenderId)).toMatchObject({ state: 'pending_forward', forwardAttempts: 0, forwardFailures: 1, nextForwardAt: new Date(T0.getTime() + 60_000).toISOString() });
+    expect(await listed(tenderId)).toMatchObject({
+      state: 'pending_forward',
+      forwardAttempts: 0,
+      forwardFailures: 1,
+      nextForwardAt: new Date(T0.getTime() + 60_000).toISOString(),
+    });
 
     // Not due yet: nothing is sent.
     expect((await tick()).offlineForwards).toEqual({ forwarded: 0, expired: 0 });
     // Due, processor still down: released again, the delay doubled.
     now = new Date(T0.getTime() + 61_000);
     expect(await runOfflineForwardRetries(server.db, now, down)).toEqual({ forwarded: 0, expired: 0 });
-    expect(await listed(tenderId)).toMatchObject({ state: 'pending_forward', forwardFailures: 2, nextForwardAt: new Date(now.getTime() + 120_000).toISOString() });
+    expect(await listed(tenderId)).toMatchObject({
+      state: 'pending_forward',
+      forwardFailures: 2,
+      nextForwardAt: new Date(now.getTime() + 120_000).toISOString(),
+    });
     now = new Date(now.getTime() + 60_000);
     expect((await tick()).offlineForwards).toEqual({ forwarded: 0, expired: 0 });
     // Due, processor back (the app's sandbox): forwarded once.
@@ -119,7 +151,12 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
       forwardDeadline: new Date(now.getTime() - 1 * HOUR).toISOString(),
     });
     expect(await receivable(late.id)).toBe(tender.amountCents);
-    expect(await count(`SELECT count(*)::int AS n FROM event_outbox WHERE type = 'payment.forward_declined' AND payload->'data'->'object'->>'id' = $1 AND payload->'data'->'object'->>'state' = 'expired'`, [tender.id])).toBe(1);
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM event_outbox WHERE type = 'payment.forward_declined' AND payload->'data'->'object'->>'id' = $1 AND payload->'data'->'object'->>'state' = 'expired'`,
+        [tender.id],
+      ),
+    ).toBe(1);
     expect((await call('GET', '/api/pos/offline-cards/payments?state=expired')).json().data.map((p: Json) => p.id)).toContain(tender.id);
 
     // Within a longer window (the store's own setting), the same age is forwarded.
@@ -139,7 +176,13 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
     const { order, tenderId } = await releasedForward(new Date(now.getTime() - 24 * HOUR + 30_000));
     now = new Date(now.getTime() + 60_000);
     expect((await tick()).offlineForwards).toEqual({ forwarded: 0, expired: 1 });
-    expect(await listed(tenderId)).toMatchObject({ state: 'expired', forwardAttempts: 0, forwardFailures: 1, nextForwardAt: null, declineCode: 'forward_window_expired' });
+    expect(await listed(tenderId)).toMatchObject({
+      state: 'expired',
+      forwardAttempts: 0,
+      forwardFailures: 1,
+      nextForwardAt: null,
+      declineCode: 'forward_window_expired',
+    });
     expect(await receivable(order.id)).toBe(order.tenders[0]!.amountCents);
     expect((await tick()).offlineForwards).toEqual({ forwarded: 0, expired: 0 });
   });

@@ -43,7 +43,11 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
       recurringInvoices: { enabled: false },
       // One request per window: the first spends it, every later one meets the 429.
       appRateLimit: new RateLimit({ name: 'app', quota: 1, windowSeconds: 3600 }),
-      images: { store: new FsImageStore(imagesDir), purgeIntervalMs: 0, rateLimits: { staff: new RateLimit({ name: 'staff', quota: 1, windowSeconds: 3600 }) } },
+      images: {
+        store: new FsImageStore(imagesDir),
+        purgeIntervalMs: 0,
+        rateLimits: { staff: new RateLimit({ name: 'staff', quota: 1, windowSeconds: 3600 }) },
+      },
     });
     conformance = await OpenApiConformance.of(server.app);
     routes = recordedRoutes(server.app).filter((r) => API.test(r.url) || r.url.startsWith('/pay/'));
@@ -57,18 +61,27 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
     server.app.inject({
       method: route.method as 'GET',
       url,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(route.method === 'POST' || route.method === 'PATCH' || route.method === 'PUT' ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(route.method === 'POST' || route.method === 'PATCH' || route.method === 'PUT' ? { 'content-type': 'application/json' } : {}),
+      },
       ...(route.method === 'POST' || route.method === 'PATCH' || route.method === 'PUT' ? { payload: '{}' } : {}),
     });
 
   it('429 on every route whose hooks take app quota (staff-only routes included), and only there', async () => {
     const appToken = server.credentials.appToken;
     // Spend the app's only request.
-    expect((await server.app.inject({ method: 'GET', url: '/api/pos/catalog', headers: { authorization: `Bearer ${appToken}` } })).statusCode).toBe(200);
+    expect((await server.app.inject({ method: 'GET', url: '/api/pos/catalog', headers: { authorization: `Bearer ${appToken}` } })).statusCode).toBe(
+      200,
+    );
     const limited: string[] = [];
     const problems: string[] = [];
     for (const route of routes) {
-      const res = await send(route, urlWith(route, () => 'x0'), appToken);
+      const res = await send(
+        route,
+        urlWith(route, () => 'x0'),
+        appToken,
+      );
       const documented = conformance.statuses(route.method, route.url).includes('429');
       const where = `${route.method} ${route.url}`;
       if (res.statusCode === 429) {
@@ -79,12 +92,22 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
         problems.push(...conformance.check(route.method, route.url, res));
       }
       // Public routes (no token taken) never meter the app: they must not claim the app quota's 429.
-      if (documented && res.statusCode !== 429 && !route.url.startsWith('/pay/')) problems.push(`${where}: documents 429 but answered ${res.statusCode}`);
+      if (documented && res.statusCode !== 429 && !route.url.startsWith('/pay/'))
+        problems.push(`${where}: documents 429 but answered ${res.statusCode}`);
       if (!documented && res.statusCode === 429) problems.push(`${where}: answered 429 but does not document it`);
     }
     expect(problems).toEqual([]);
     // The ones Schemathesis found missing, and staff-only routes under the app's quota.
-    expect(limited).toEqual(expect.arrayContaining(['GET /api/v1/credits', 'POST /api/v1/images/:id/keep', 'POST /api/v1/images/generate', 'GET /api/pos/customers', 'GET /api/pos/ledger/trial-balance', 'GET /api/pos/catalog']));
+    expect(limited).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/credits',
+        'POST /api/v1/images/:id/keep',
+        'POST /api/v1/images/generate',
+        'GET /api/pos/customers',
+        'GET /api/pos/ledger/trial-balance',
+        'GET /api/pos/catalog',
+      ]),
+    );
     // The 429 names its policies and carries the rate-limit header fields on success.
     const credits = conformance.operation('GET', '/api/v1/credits')!;
     expect(credits.responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
@@ -97,8 +120,16 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
   it('429 on the image API for staff too, once the staff quota is used up', async () => {
     const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
     expect((await server.app.inject({ method: 'GET', url: '/api/v1/credits', headers: staff })).statusCode).toBe(200);
-    for (const [method, url, route] of [['GET', '/api/v1/credits', '/api/v1/credits'], ['POST', '/api/v1/images/img_x/keep', '/api/v1/images/:id/keep']] as const) {
-      const res = await server.app.inject({ method, url, headers: { ...staff, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) }, ...(method === 'POST' ? { payload: '{}' } : {}) });
+    for (const [method, url, route] of [
+      ['GET', '/api/v1/credits', '/api/v1/credits'],
+      ['POST', '/api/v1/images/img_x/keep', '/api/v1/images/:id/keep'],
+    ] as const) {
+      const res = await server.app.inject({
+        method,
+        url,
+        headers: { ...staff, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        ...(method === 'POST' ? { payload: '{}' } : {}),
+      });
       expect(res.statusCode, `${method} ${url}`).toBe(429);
       expect(res.headers['ratelimit-policy']).toBe('"staff";q=1;w=3600');
       expect(conformance.check(method, route, res)).toEqual([]);
@@ -116,11 +147,19 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
         continue;
       }
       tried += 1;
-      const res = await send(route, urlWith(route, () => 'a'.repeat(101)), server.credentials.staffToken);
+      const res = await send(
+        route,
+        urlWith(route, () => 'a'.repeat(101)),
+        server.credentials.staffToken,
+      );
       if (res.statusCode !== 414) problems.push(`${route.method} ${route.url}: answered ${res.statusCode} to a 101-character segment`);
       problems.push(...conformance.check(route.method, route.url, res));
       // 100 characters is still a path parameter (whatever the route then says of it).
-      const fits = await send(route, urlWith(route, () => 'a'.repeat(100)), server.credentials.staffToken);
+      const fits = await send(
+        route,
+        urlWith(route, () => 'a'.repeat(100)),
+        server.credentials.staffToken,
+      );
       if (fits.statusCode === 414) problems.push(`${route.method} ${route.url}: 414 for 100 characters`);
     }
     expect(tried).toBeGreaterThan(20);
@@ -191,7 +230,12 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
   it('every operation answers a plain call (real ids, no query, `{}` body) as its document says', async () => {
     const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
     const post = async (url: string, body: unknown) => {
-      const res = await server.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { ...staff, 'content-type': 'application/json' } });
+      const res = await server.app.inject({
+        method: 'POST',
+        url,
+        payload: JSON.stringify(body),
+        headers: { ...staff, 'content-type': 'application/json' },
+      });
       expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
       return res.json() as { id: string };
     };
@@ -202,7 +246,15 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
       customers: customer.id,
       orders: order.id,
       invoices: (await post('/api/pos/invoices', { customerId: customer.id, lineItems: [line], dueDate: '2099-01-31' })).id,
-      'invoice-series': (await post('/api/pos/invoice-series', { customerId: customer.id, lineItems: [line], rrule: 'FREQ=MONTHLY;COUNT=2', startDate: '2099-01-01', daysUntilDue: 7 })).id,
+      'invoice-series': (
+        await post('/api/pos/invoice-series', {
+          customerId: customer.id,
+          lineItems: [line],
+          rrule: 'FREQ=MONTHLY;COUNT=2',
+          startDate: '2099-01-01',
+          daysUntilDue: 7,
+        })
+      ).id,
       'pay-requests': (await post('/api/pos/pay-requests', { amountCents: 500, phone: '+14155550178' })).id,
       webhooks: (await post('/api/pos/webhooks', { url: 'http://127.0.0.1:9/hook', eventTypes: ['order.paid'] })).id,
       items: 'itm_croissant',
@@ -221,9 +273,20 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
       .sort((x, y) => order2(x.method) - order2(y.method));
     for (const route of plain) {
       const segments = route.url.split('/');
-      const url = segments.map((segment, i) => segment.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, (_m, name: string) => (name === 'collection' ? 'orders' : name === 'asset' ? 'init.js' : (ids[segments[i - 1] ?? ''] ?? 'x0')))).join('/');
+      const url = segments
+        .map((segment, i) =>
+          segment.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, (_m, name: string) =>
+            name === 'collection' ? 'orders' : name === 'asset' ? 'init.js' : (ids[segments[i - 1] ?? ''] ?? 'x0'),
+          ),
+        )
+        .join('/');
       const withBody = route.method === 'POST' || route.method === 'PATCH';
-      const res = await server.app.inject({ method: route.method as 'GET', url, headers: withBody ? { ...staff, 'content-type': 'application/json' } : staff, ...(withBody ? { payload: route.url.endsWith('/push') ? '[]' : '{}' } : {}) });
+      const res = await server.app.inject({
+        method: route.method as 'GET',
+        url,
+        headers: withBody ? { ...staff, 'content-type': 'application/json' } : staff,
+        ...(withBody ? { payload: route.url.endsWith('/push') ? '[]' : '{}' } : {}),
+      });
       checked += 1;
       if (res.statusCode >= 500) problems.push(`${route.method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
       if (route.doc || API.test(route.url)) problems.push(...conformance.check(route.method, route.url, res).map((p) => `${p} (${url})`));
@@ -233,14 +296,21 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
   });
 
   it('the conformance checker the fuzz tests use refuses undocumented statuses, media types and bodies', async () => {
-    const orders = await server.app.inject({ method: 'GET', url: '/api/pos/orders', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+    const orders = await server.app.inject({
+      method: 'GET',
+      url: '/api/pos/orders',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+    });
     expect(orders.statusCode).toBe(200);
     expect(conformance.check('GET', '/api/pos/orders', orders)).toEqual([]);
-    const forged = (statusCode: number, body: string, type = 'application/json') => ({ ...orders, statusCode, body, headers: { ...orders.headers, 'content-type': type } }) as typeof orders;
+    const forged = (statusCode: number, body: string, type = 'application/json') =>
+      ({ ...orders, statusCode, body, headers: { ...orders.headers, 'content-type': type } }) as typeof orders;
     expect(conformance.check('GET', '/api/pos/orders', forged(418, '{}')).join()).toContain('status not documented');
     expect(conformance.check('GET', '/api/pos/orders', forged(200, 'a,b', 'text/csv')).join()).toContain('media type text/csv not documented');
     expect(conformance.check('GET', '/api/pos/orders', forged(200, JSON.stringify({ data: 'x', nextCursor: null }))).join()).toContain('body/data');
-    expect(conformance.check('GET', '/api/pos/orders', forged(401, JSON.stringify({ title: 'no type' }), 'application/problem+json')).join()).toContain("must have required property 'type'");
+    expect(
+      conformance.check('GET', '/api/pos/orders', forged(401, JSON.stringify({ title: 'no type' }), 'application/problem+json')).join(),
+    ).toContain("must have required property 'type'");
     expect(conformance.check('GET', '/api/pos/nothing', orders).join()).toContain('not in the document');
   });
 
@@ -255,11 +325,21 @@ describe('the OpenAPI document lists the statuses the server answers', () => {
     expect(op.responses['415'].description).toContain('text/csv');
 
     const csv = 'Handle,Title,Variant Price\nmug,Mug,9.50\n';
-    const res = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import?dryRun=true', headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'text/csv' }, payload: csv });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import?dryRun=true',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'text/csv' },
+      payload: csv,
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ dryRun: true });
     expect(conformance.check('POST', '/api/pos/catalog/import', res)).toEqual([]);
-    const xml = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import', headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/xml' }, payload: '<a/>' });
+    const xml = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     expect(xml.statusCode).toBe(415);
     expect(conformance.check('POST', '/api/pos/catalog/import', xml)).toEqual([]);
   });

@@ -92,7 +92,10 @@ describe('OpenAPI document and interactive reference', () => {
         const where = `${method.toUpperCase()} ${path}`;
         const params = (op.parameters ?? []) as Array<{ $ref?: string; name?: string; in?: string }>;
         if (method === 'post') {
-          expect(params.some((p) => p.$ref === '#/components/parameters/IdempotencyKey'), where).toBe(true);
+          expect(
+            params.some((p) => p.$ref === '#/components/parameters/IdempotencyKey'),
+            where,
+          ).toBe(true);
           expect(op.responses['422'], where).toBeDefined();
         }
         if (op.security?.length) {
@@ -102,7 +105,7 @@ describe('OpenAPI document and interactive reference', () => {
         // Every error response is a problem.
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
           if (Number(status) < 400) continue;
-          const resolved = response.$ref ? resolvePointer(doc, response.$ref) as any : response;
+          const resolved = response.$ref ? (resolvePointer(doc, response.$ref) as any) : response;
           expect(resolved.content['application/problem+json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
         }
         // A list with a cursor documents the shared Cursor parameter.
@@ -120,7 +123,9 @@ describe('OpenAPI document and interactive reference', () => {
     expect(sales.security).toEqual([{ staffToken: [] }]);
     expect(Object.keys(sales.responses['200'].content)).toEqual(['application/json', 'text/csv']);
     expect(sales.parameters).toContainEqual(expect.objectContaining({ name: 'from', in: 'query', required: true }));
-    expect(sales.parameters).toContainEqual(expect.objectContaining({ name: 'groupBy', schema: expect.objectContaining({ enum: ['day', 'hour', 'item', 'category', 'tender', 'staff'] }) }));
+    expect(sales.parameters).toContainEqual(
+      expect.objectContaining({ name: 'groupBy', schema: expect.objectContaining({ enum: ['day', 'hour', 'item', 'category', 'tender', 'staff'] }) }),
+    );
 
     const payRequest = doc.paths['/api/pos/pay-requests']?.post;
     expect(payRequest?.security).toEqual([{ staffToken: [] }, { appToken: ['pay:create'] }]);
@@ -170,7 +175,11 @@ describe('OpenAPI document and interactive reference', () => {
     expect(body('post', '/api/pos/pay-requests').properties.phone).toMatchObject({ type: 'string', pattern: '^\\+[1-9]\\d{1,14}$' });
 
     // Timestamps: date-time whose pattern allows offsets up to ±14:00 only.
-    for (const [path, name] of [['/api/pos/orders', 'createdFrom'], ['/api/pos/orders', 'createdTo'], ['/api/pos/catalog', 'updatedSince']] as const) {
+    for (const [path, name] of [
+      ['/api/pos/orders', 'createdFrom'],
+      ['/api/pos/orders', 'createdTo'],
+      ['/api/pos/catalog', 'updatedSince'],
+    ] as const) {
       const schema = query(path, name);
       expect(schema, `${path} ${name}`).toMatchObject({ type: 'string', format: 'date-time' });
       const pattern = new RegExp(schema.pattern);
@@ -184,7 +193,14 @@ describe('OpenAPI document and interactive reference', () => {
     for (const [path, schema] of patches) {
       expect(schema.minProperties ?? (schema.required?.length > 0 ? 1 : 0), path).toBeGreaterThanOrEqual(1);
     }
-    for (const path of ['/api/pos/customers/{id}', '/api/pos/catalog/items/{id}', '/api/pos/catalog/tax-rates/{id}', '/api/pos/invoices/{id}', '/api/pos/webhooks/{id}', '/api/pos/settings']) {
+    for (const path of [
+      '/api/pos/customers/{id}',
+      '/api/pos/catalog/items/{id}',
+      '/api/pos/catalog/tax-rates/{id}',
+      '/api/pos/invoices/{id}',
+      '/api/pos/webhooks/{id}',
+      '/api/pos/settings',
+    ]) {
       expect(body('patch', path).minProperties, path).toBe(1);
     }
     // A PATCH sends only what changes: no defaults that would overwrite what the caller left out.
@@ -213,7 +229,12 @@ describe('OpenAPI document and interactive reference', () => {
 
     // And the server refuses what the document refuses, naming the field.
     const send = (method: 'POST' | 'PATCH', url: string, payload: unknown) =>
-      server.app.inject({ method, url, headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+      server.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+      });
     const refused: [method: 'POST' | 'PATCH', url: string, payload: unknown, path: string][] = [
       ['POST', '/api/pos/customers', { givenName: 'Ana', email: 'not-an-email' }, 'email'],
       ['POST', '/api/pos/customers', { givenName: '   ' }, 'givenName'],
@@ -223,12 +244,24 @@ describe('OpenAPI document and interactive reference', () => {
       ['POST', '/api/pos/webhooks', { url: 'https://example.com/hook', eventTypes: ['order.paid', 'order.paid'] }, 'eventTypes'],
       ['POST', '/api/pos/catalog/tax-rates', { name: ' \t ', basisPoints: 500 }, 'name'],
       ['POST', '/api/pos/pay-requests', { amountCents: 100, phone: '4155552671' }, 'phone'],
-      ['POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_large', 'mod_size_large'], quantity: 1 }] }, 'lineItems.0.modifierIds'],
+      [
+        'POST',
+        '/api/pos/orders',
+        {
+          lineItems: [
+            { catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_large', 'mod_size_large'], quantity: 1 },
+          ],
+        },
+        'lineItems.0.modifierIds',
+      ],
     ];
     for (const [method, url, payload, path] of refused) {
       const res = await send(method, url, payload);
       expect(res.statusCode, `${method} ${url} ${JSON.stringify(payload)}: ${res.body}`).toBe(400);
-      expect(res.json().errors.map((e: { path: string }) => e.path), `${method} ${url}`).toContain(path);
+      expect(
+        res.json().errors.map((e: { path: string }) => e.path),
+        `${method} ${url}`,
+      ).toContain(path);
     }
   });
 
@@ -260,7 +293,15 @@ describe('OpenAPI document and interactive reference', () => {
     try {
       browser = await chromium.launch({
         executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
       });
       const context = await browser.newContext();
       const outside: string[] = [];

@@ -36,18 +36,28 @@ describe.each(databaseTargets())('routing of staff-API order card payments on $n
 
   it('routes a card tender to the cheapest rail, keeps the decision and fee on the payment, and posts the fee', async () => {
     const order = await create();
-    const res = await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', cardToken: 'tok_visa', amountCents: order.totalCents }] });
+    const res = await call('POST', `/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'card', cardToken: 'tok_visa', amountCents: order.totalCents }],
+    });
     expect(res.statusCode, res.body).toBe(201);
     const view = orderViewSchema.parse((await call('GET', `/api/pos/orders/${order.id}`)).json());
     const payment = view.payments![0]!;
     // card_not_present: 2.90 % + 30 (half-even on the percentage part).
     const fee = Math.round((order.totalCents * 290) / 10_000) + 30;
     expect(Math.abs(payment.feeCents - fee)).toBeLessThanOrEqual(1);
-    expect(payment).toMatchObject({ state: 'captured', rail: 'card_not_present', accountCode: 'card_clearing:card_not_present', routing: { chosen: 'card_not_present', feeCents: payment.feeCents } });
+    expect(payment).toMatchObject({
+      state: 'captured',
+      rail: 'card_not_present',
+      accountCode: 'card_clearing:card_not_present',
+      routing: { chosen: 'card_not_present', feeCents: payment.feeCents },
+    });
     expect(payment.routing!.candidates).toEqual([expect.objectContaining({ rail: 'card_not_present', reason: 'chosen' })]);
     expect(payment.routing!.reason).toContain('card_not_present');
 
-    const journal = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${order.id}`)).json().data as { kind: string; postings: { accountCode: string; amountCents: number }[] }[];
+    const journal = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${order.id}`)).json().data as {
+      kind: string;
+      postings: { accountCode: string; amountCents: number }[];
+    }[];
     const fees = journal.filter((j) => j.kind === 'fee');
     expect(fees.map((j) => j.postings)).toEqual([
       [
@@ -70,7 +80,9 @@ describe.each(databaseTargets())('routing of staff-API order card payments on $n
     const order = await create();
     expect((await call('PATCH', '/api/pos/rails/card_not_present', { status: 'down' })).statusCode).toBe(200);
     try {
-      const res = await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', cardToken: 'tok_visa', amountCents: order.totalCents }] });
+      const res = await call('POST', `/api/pos/orders/${order.id}/payments`, {
+        tenders: [{ method: 'card', cardToken: 'tok_visa', amountCents: order.totalCents }],
+      });
       expect(res.statusCode, res.body).toBe(409);
       expect(res.json()).toMatchObject({ code: 'no_rail_available' });
       const view = orderViewSchema.parse((await call('GET', `/api/pos/orders/${order.id}`)).json());

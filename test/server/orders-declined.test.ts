@@ -48,14 +48,21 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
   });
 
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
-    server.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
-  const get = (url: string, token = server.credentials.staffToken) => server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    server.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify(payload),
+    });
+  const get = (url: string, token = server.credentials.staffToken) =>
+    server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
   const create = async (): Promise<OrderView> => {
     const res = await post('/api/pos/orders', { lineItems: CART });
     expect(res.statusCode, res.body).toBe(201);
     return res.json();
   };
-  const pay = (orderId: string, tenders: unknown[], headers: Record<string, string> = {}) => post(`/api/pos/orders/${orderId}/payments`, { tenders }, headers);
+  const pay = (orderId: string, tenders: unknown[], headers: Record<string, string> = {}) =>
+    post(`/api/pos/orders/${orderId}/payments`, { tenders }, headers);
   const view = async (orderId: string): Promise<OrderView> => {
     const res = await get(`/api/pos/orders/${orderId}`);
     expect(res.statusCode, res.body).toBe(200);
@@ -79,7 +86,12 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     expect(res.statusCode, res.body).toBe(402);
     expect(res.headers['content-type']).toContain('application/problem+json');
     const body = res.json();
-    expect(body).toMatchObject({ status: 402, code, paymentId: expect.stringMatching(/^pmt_[0-9A-HJKMNP-TV-Z]{26}$/), errors: [{ path, message: `declined: ${code}` }] });
+    expect(body).toMatchObject({
+      status: 402,
+      code,
+      paymentId: expect.stringMatching(/^pmt_[0-9A-HJKMNP-TV-Z]{26}$/),
+      errors: [{ path, message: `declined: ${code}` }],
+    });
     expect(body.detail).toContain(body.paymentId);
     return body.paymentId as string;
   };
@@ -100,7 +112,12 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
   const delta = (after: Map<string, TenderRow>, before: Map<string, TenderRow>, key: string) => {
     const a = after.get(key) ?? { key, ...zeroRow };
     const b = before.get(key) ?? { key, ...zeroRow };
-    return { count: a.count - b.count, amountCents: a.amountCents - b.amountCents, tipCents: a.tipCents - b.tipCents, refundCents: a.refundCents - b.refundCents };
+    return {
+      count: a.count - b.count,
+      amountCents: a.amountCents - b.amountCents,
+      tipCents: a.tipCents - b.tipCents,
+      refundCents: a.refundCents - b.refundCents,
+    };
   };
 
   it('stores a declined card as a declined payment: visible on the order, audited, no money and no journal transaction', async () => {
@@ -112,9 +129,20 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     const paymentId = expectDeclined(res, 'card_declined', 'tenders.0.cardToken');
 
     // One declined row and its audit row; no journal transaction, no posting, no webhook event.
-    expect(await counts()).toEqual({ ...before, payments: before.payments + 1, declined: before.declined + 1, audit: before.audit + 1, declinedAudit: before.declinedAudit + 1 });
+    expect(await counts()).toEqual({
+      ...before,
+      payments: before.payments + 1,
+      declined: before.declined + 1,
+      audit: before.audit + 1,
+      declinedAudit: before.declinedAudit + 1,
+    });
     expect(await trialBalance()).toEqual(tbBefore);
-    expect(await count('postings p JOIN journal_transactions j ON j.id = p.journal_transaction_id', `j.source_id = $1 OR j.id LIKE '%' || $2 || '%'`, [order.id, paymentId.slice(4)])).toBe(0);
+    expect(
+      await count('postings p JOIN journal_transactions j ON j.id = p.journal_transaction_id', `j.source_id = $1 OR j.id LIKE '%' || $2 || '%'`, [
+        order.id,
+        paymentId.slice(4),
+      ]),
+    ).toBe(0);
 
     const seen = await view(order.id);
     expect(seen).toMatchObject({ state: 'open', paidCents: 0, tipCents: 0, tenders: [], balanceDueCents: order.totalCents, refundedCents: 0 });
@@ -140,7 +168,10 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
         capturedAt: null,
         declineCode: 'card_declined',
         // The routing decision is kept on a declined payment like a captured one's (candidates, fees, reason).
-        routing: expect.objectContaining({ chosen: 'card_not_present', candidates: [expect.objectContaining({ rail: 'card_not_present', available: true, reason: 'chosen' })] }),
+        routing: expect.objectContaining({
+          chosen: 'card_not_present',
+          candidates: [expect.objectContaining({ rail: 'card_not_present', available: true, reason: 'chosen' })],
+        }),
         feeCents: 0,
       },
     ]);
@@ -152,7 +183,19 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
       `SELECT entity_id, data FROM audit_log WHERE action = 'payment.declined' AND entity_type = 'payment' AND entity_id = $1`,
       [paymentId],
     );
-    expect(audit.rows).toEqual([{ entity_id: paymentId, data: expect.objectContaining({ orderId: order.id, method: 'card', rail: 'card_not_present', amountCents: 1000, declineCode: 'card_declined', state: 'declined' }) }]);
+    expect(audit.rows).toEqual([
+      {
+        entity_id: paymentId,
+        data: expect.objectContaining({
+          orderId: order.id,
+          method: 'card',
+          rail: 'card_not_present',
+          amountCents: 1000,
+          declineCode: 'card_declined',
+          state: 'declined',
+        }),
+      },
+    ]);
 
     // A receipt lists what was taken: not the declined attempt.
     const receipt = await get(`/api/pos/orders/${order.id}/receipt`);
@@ -175,11 +218,19 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     ]);
     const declinedId = expectDeclined(res, 'insufficient_funds', 'tenders.2.cardToken');
     // The cash and the check are not taken: only the declined attempt is stored.
-    expect(await counts()).toEqual({ ...before, payments: before.payments + 1, declined: before.declined + 1, audit: before.audit + 1, declinedAudit: before.declinedAudit + 1 });
+    expect(await counts()).toEqual({
+      ...before,
+      payments: before.payments + 1,
+      declined: before.declined + 1,
+      audit: before.audit + 1,
+      declinedAudit: before.declinedAudit + 1,
+    });
     expect(await trialBalance()).toEqual(tbBefore);
     const afterDecline = await view(order.id);
     expect(afterDecline).toMatchObject({ state: 'open', paidCents: 0, balanceDueCents: order.totalCents });
-    expect(afterDecline.payments!.map((p) => [p.id, p.state, p.amountCents, p.declineCode])).toEqual([[declinedId, 'declined', order.totalCents - 800, 'insufficient_funds']]);
+    expect(afterDecline.payments!.map((p) => [p.id, p.state, p.amountCents, p.declineCode])).toEqual([
+      [declinedId, 'declined', order.totalCents - 800, 'insufficient_funds'],
+    ]);
 
     // Part in cash, then the rest on an approved card, tip on top.
     const cash = await pay(order.id, [{ method: 'cash', amountCents: 500 }]);
@@ -190,13 +241,21 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     expect(paid.statusCode, paid.body).toBe(201);
     const paidView = orderViewSchema.parse(paid.json());
     expect(paidView).toMatchObject({ state: 'paid', paidCents: order.totalCents + 200, tipCents: 200, balanceDueCents: 0 });
-    expect(paidView.tenders.map((t) => [t.method, t.amountCents])).toEqual([['cash', 500], ['card', rest + 200]]);
+    expect(paidView.tenders.map((t) => [t.method, t.amountCents])).toEqual([
+      ['cash', 500],
+      ['card', rest + 200],
+    ]);
     expect(paidView.payments!.map((p) => [p.state, p.method, p.amountCents, p.declineCode])).toEqual([
       ['declined', 'card', order.totalCents - 800, 'insufficient_funds'],
       ['captured', 'cash', 500, null],
       ['captured', 'card', rest + 200, null],
     ]);
-    expect(paidView.payments![2]).toMatchObject({ cardBrand: 'visa', last4: '4242', journalTransactionId: expect.any(String), capturedAt: NOW.toISOString() });
+    expect(paidView.payments![2]).toMatchObject({
+      cardBrand: 'visa',
+      last4: '4242',
+      journalTransactionId: expect.any(String),
+      capturedAt: NOW.toISOString(),
+    });
     // The declined row is untouched by the capture of the others.
     expect(paidView.payments![0]).toMatchObject({ id: declinedId, journalTransactionId: null, capturedAt: null, refundedCents: 0 });
 
@@ -207,7 +266,10 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     expect(delta(reportAfter, reportBefore, 'check')).toEqual({ count: 0, amountCents: 0, tipCents: 0, refundCents: 0 });
 
     const receipt = (await get(`/api/pos/orders/${order.id}/receipt`)).json();
-    expect(receipt.tenders.map((t: { method: string; amountCents: number }) => [t.method, t.amountCents])).toEqual([['cash', 500], ['card', rest + 200]]);
+    expect(receipt.tenders.map((t: { method: string; amountCents: number }) => [t.method, t.amountCents])).toEqual([
+      ['cash', 500],
+      ['card', rest + 200],
+    ]);
 
     // Paid orders refuse further payments (409), declined or not, and store nothing.
     const late = await pay(order.id, [{ method: 'card', amountCents: 100, cardToken: 'tok_declined' }]);
@@ -220,7 +282,11 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     // Paid: cash 1000, a declined card, then visa for the rest.
     const order = await create();
     expect((await pay(order.id, [{ method: 'cash', amountCents: 1000 }])).statusCode).toBe(201);
-    const declinedId = expectDeclined(await pay(order.id, [{ method: 'card', amountCents: order.totalCents - 1000, cardToken: 'tok_declined' }]), 'card_declined', 'tenders.0.cardToken');
+    const declinedId = expectDeclined(
+      await pay(order.id, [{ method: 'card', amountCents: order.totalCents - 1000, cardToken: 'tok_declined' }]),
+      'card_declined',
+      'tenders.0.cardToken',
+    );
     const paid = await pay(order.id, [{ method: 'card', amountCents: order.totalCents - 1000, cardToken: 'tok_mastercard' }]);
     expect(paid.statusCode, paid.body).toBe(201);
     const [cashPayment, declined, cardPayment] = (paid.json() as OrderView).payments!;
@@ -257,14 +323,23 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     // Canceling an open order gives back what it took, not the declined attempt.
     const open = await create();
     expect((await pay(open.id, [{ method: 'cash', amountCents: 700 }])).statusCode).toBe(201);
-    const openDeclined = expectDeclined(await pay(open.id, [{ method: 'card', amountCents: 300, cardToken: 'tok_insufficient_funds' }]), 'insufficient_funds', 'tenders.0.cardToken');
+    const openDeclined = expectDeclined(
+      await pay(open.id, [{ method: 'card', amountCents: 300, cardToken: 'tok_insufficient_funds' }]),
+      'insufficient_funds',
+      'tenders.0.cardToken',
+    );
     const canceled = await post(`/api/pos/orders/${open.id}/cancel`, { reason: 'customer left' });
     expect(canceled.statusCode, canceled.body).toBe(200);
     const canceledView = orderViewSchema.parse(canceled.json());
     expect(canceledView).toMatchObject({ state: 'canceled', refundedCents: 700 });
-    expect(canceledView.refunds).toEqual([expect.objectContaining({ kind: 'cancellation', amountCents: 700, allocations: [expect.objectContaining({ amountCents: 700 })] })]);
+    expect(canceledView.refunds).toEqual([
+      expect.objectContaining({ kind: 'cancellation', amountCents: 700, allocations: [expect.objectContaining({ amountCents: 700 })] }),
+    ]);
     expect(canceledView.refunds![0]!.allocations.map((a) => a.paymentId)).not.toContain(openDeclined);
-    expect(canceledView.payments!.map((p) => [p.state, p.refundedCents])).toEqual([['refunded', 700], ['declined', 0]]);
+    expect(canceledView.payments!.map((p) => [p.state, p.refundedCents])).toEqual([
+      ['refunded', 700],
+      ['declined', 0],
+    ]);
     await expectLedgerSound();
   });
 
@@ -277,7 +352,13 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     const paymentId = expectDeclined(first, 'card_declined', 'tenders.0.cardToken');
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     const stored = await counts();
-    expect(stored).toEqual({ ...before, payments: before.payments + 1, declined: before.declined + 1, audit: before.audit + 1, declinedAudit: before.declinedAudit + 1 });
+    expect(stored).toEqual({
+      ...before,
+      payments: before.payments + 1,
+      declined: before.declined + 1,
+      audit: before.audit + 1,
+      declinedAudit: before.declinedAudit + 1,
+    });
 
     for (let i = 0; i < 2; i++) {
       const replay = await pay(order.id, tenders, { 'idempotency-key': key });
@@ -299,7 +380,11 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     const again = expectDeclined(await pay(order.id, tenders, { 'idempotency-key': `${key}-2` }), 'card_declined', 'tenders.0.cardToken');
     const noKey = expectDeclined(await pay(order.id, tenders), 'card_declined', 'tenders.0.cardToken');
     expect(new Set([paymentId, again, noKey]).size).toBe(3);
-    expect((await view(order.id)).payments!.map((p) => [p.id, p.state])).toEqual([[paymentId, 'declined'], [again, 'declined'], [noKey, 'declined']]);
+    expect((await view(order.id)).payments!.map((p) => [p.id, p.state])).toEqual([
+      [paymentId, 'declined'],
+      [again, 'declined'],
+      [noKey, 'declined'],
+    ]);
 
     // An approved payment under a fresh key still pays the order; its replay returns the paid order.
     const payKey = `pay-${order.id}`;
@@ -317,11 +402,17 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     const order = await create();
     const before = await counts();
     // A tip above its tender's amount, after a card the rail would decline.
-    const tip = await pay(order.id, [{ method: 'card', amountCents: 100, cardToken: 'tok_declined' }, { method: 'cash', amountCents: 100, tipCents: 101 }]);
+    const tip = await pay(order.id, [
+      { method: 'card', amountCents: 100, cardToken: 'tok_declined' },
+      { method: 'cash', amountCents: 100, tipCents: 101 },
+    ]);
     expect(tip.statusCode, tip.body).toBe(400);
     expect(tip.json()).toMatchObject({ code: 'validation_error', errors: [{ path: 'tenders.1.tipCents' }] });
     // Cash handed over below its amount.
-    const tendered = await pay(order.id, [{ method: 'card', amountCents: 100, cardToken: 'tok_insufficient_funds' }, { method: 'cash', amountCents: 100, tenderedCents: 50 }]);
+    const tendered = await pay(order.id, [
+      { method: 'card', amountCents: 100, cardToken: 'tok_insufficient_funds' },
+      { method: 'cash', amountCents: 100, tenderedCents: 50 },
+    ]);
     expect(tendered.statusCode, tendered.body).toBe(400);
     expect(tendered.json()).toMatchObject({ code: 'validation_error', errors: [{ path: 'tenders.1.tenderedCents' }] });
     // More than the balance, on a declined card.
@@ -351,7 +442,9 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     // Its payment is derived from the document's tender, with the new field present and null.
     const seen = await view(sale.order.id);
     expect(seen).toMatchObject({ source: 'register', state: 'paid' });
-    expect(seen.payments).toEqual([expect.objectContaining({ id: `pmt_${sale.order.tenders[0]!.id.slice(4)}`, state: 'captured', method: 'card', declineCode: null })]);
+    expect(seen.payments).toEqual([
+      expect.objectContaining({ id: `pmt_${sale.order.tenders[0]!.id.slice(4)}`, state: 'captured', method: 'card', declineCode: null }),
+    ]);
     // A paid register sale takes no API payment: a declined card is refused (409) and leaves no row behind.
     const before = await counts();
     const refused = await pay(sale.order.id, [{ method: 'card', amountCents: 100, cardToken: 'tok_declined' }]);
@@ -359,7 +452,11 @@ describe.each(databaseTargets())('declined card payments on $name', (target) => 
     expect(await counts()).toEqual(before);
 
     // The register pulls its document exactly as it pushed it: tenders inside, no payment fields added.
-    const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=1000', headers: { authorization: `Bearer ${register.registerToken}` } });
+    const pulled = await server.app.inject({
+      method: 'GET',
+      url: '/api/sync/orders/pull?limit=1000',
+      headers: { authorization: `Bearer ${register.registerToken}` },
+    });
     expect(pulled.statusCode, pulled.body).toBe(200);
     const { _deleted: deleted, ...doc } = pulled.json().documents.find((d: { id: string }) => d.id === sale.order.id);
     expect(deleted).toBe(false);

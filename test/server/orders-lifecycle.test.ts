@@ -29,8 +29,14 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
 
   const staff = () => ({ authorization: `Bearer ${server.credentials.staffToken}` });
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}, token = server.credentials.staffToken) =>
-    server.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
-  const get = (url: string, token = server.credentials.staffToken) => server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    server.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify(payload),
+    });
+  const get = (url: string, token = server.credentials.staffToken) =>
+    server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
   const create = async (payload: unknown = { lineItems: CART }): Promise<OrderView> => {
     const res = await post('/api/pos/orders', payload);
     expect(res.statusCode, res.body).toBe(201);
@@ -69,7 +75,17 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const before = await counts();
     const order = await create({ lineItems: CART, discounts: [{ name: 'Loyalty', kind: 'percentage', basisPoints: 1000 }], note: 'table 4' });
     expect(orderViewSchema.parse(order)).toEqual(order);
-    expect(order).toMatchObject({ state: 'open', source: 'api', paidCents: 0, tipCents: 0, refundedCents: 0, payments: [], refunds: [], note: 'table 4', createdAt: NOW.toISOString() });
+    expect(order).toMatchObject({
+      state: 'open',
+      source: 'api',
+      paidCents: 0,
+      tipCents: 0,
+      refundedCents: 0,
+      payments: [],
+      refunds: [],
+      note: 'table 4',
+      createdAt: NOW.toISOString(),
+    });
     expect(order.receiptNumber).toMatch(/^R\d+-000001$/);
     // Prices come from the catalog: variation + chosen modifiers.
     const latte = server.catalog.items.find((i) => i.id === 'itm_latte')!;
@@ -128,7 +144,13 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     });
     expect(final.statusCode, final.body).toBe(201);
     const paid: OrderView = final.json();
-    expect(paid).toMatchObject({ state: 'paid', tipCents: 300, paidCents: order.totalCents + 300, balanceDueCents: 0, journalTransactionId: `jtx_${order.id.slice(4)}` });
+    expect(paid).toMatchObject({
+      state: 'paid',
+      tipCents: 300,
+      paidCents: order.totalCents + 300,
+      balanceDueCents: 0,
+      journalTransactionId: `jtx_${order.id.slice(4)}`,
+    });
     expect(paid.payments!.map((p) => [p.method, p.state, p.rail])).toEqual([
       ['cash', 'captured', 'cash'],
       ['card', 'captured', 'card_not_present'],
@@ -156,35 +178,62 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const trialBefore = (await get('/api/pos/ledger/trial-balance')).json();
     const declined = await post(
       `/api/pos/orders/${order.id}/payments`,
-      { tenders: [{ method: 'cash', amountCents: 100 }, { method: 'card', amountCents: 200, tipCents: 20, cardToken: 'tok_declined' }] },
+      {
+        tenders: [
+          { method: 'cash', amountCents: 100 },
+          { method: 'card', amountCents: 200, tipCents: 20, cardToken: 'tok_declined' },
+        ],
+      },
       { 'idempotency-key': `decline-${order.id}` },
     );
     expect(declined.statusCode).toBe(402);
-    expect(declined.json()).toMatchObject({ code: 'card_declined', paymentId: expect.stringMatching(/^pmt_/), errors: [{ path: 'tenders.1.cardToken' }] });
+    expect(declined.json()).toMatchObject({
+      code: 'card_declined',
+      paymentId: expect.stringMatching(/^pmt_/),
+      errors: [{ path: 'tenders.1.cardToken' }],
+    });
     // All tenders or none: the cash tender is not taken; only the declined attempt is kept, with its audit row.
     expect(await counts()).toEqual({ ...before, payments: before.payments + 1, audit: before.audit + 1 });
     expect((await get('/api/pos/ledger/trial-balance')).json()).toEqual(trialBefore);
     const seen = (await get(`/api/pos/orders/${order.id}`)).json() as OrderView;
     expect(seen).toMatchObject({ state: 'open', paidCents: 0, balanceDueCents: order.totalCents });
     expect(seen.payments).toEqual([
-      expect.objectContaining({ id: declined.json().paymentId, state: 'declined', method: 'card', amountCents: 200, tipCents: 20, declineCode: 'card_declined', journalTransactionId: null, capturedAt: null }),
+      expect.objectContaining({
+        id: declined.json().paymentId,
+        state: 'declined',
+        method: 'card',
+        amountCents: 200,
+        tipCents: 20,
+        declineCode: 'card_declined',
+        journalTransactionId: null,
+        capturedAt: null,
+      }),
     ]);
 
     // The same request again (same key) replays the 402; nothing new is stored.
     const replay = await post(
       `/api/pos/orders/${order.id}/payments`,
-      { tenders: [{ method: 'cash', amountCents: 100 }, { method: 'card', amountCents: 200, tipCents: 20, cardToken: 'tok_declined' }] },
+      {
+        tenders: [
+          { method: 'cash', amountCents: 100 },
+          { method: 'card', amountCents: 200, tipCents: 20, cardToken: 'tok_declined' },
+        ],
+      },
       { 'idempotency-key': `decline-${order.id}` },
     );
     expect(replay.statusCode).toBe(402);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.json().paymentId).toBe(declined.json().paymentId);
     expect((await counts()).payments).toBe(before.payments + 1);
-    const second = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', amountCents: order.totalCents, cardToken: 'tok_insufficient_funds' }] });
+    const second = await post(`/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'card', amountCents: order.totalCents, cardToken: 'tok_insufficient_funds' }],
+    });
     expect(second.json()).toMatchObject({ code: 'insufficient_funds' });
 
     // Another card pays it; a full refund goes back to that card only.
-    const paid = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', amountCents: order.totalCents, cardToken: 'tok_visa' }] });
+    const paid = await post(`/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'card', amountCents: order.totalCents, cardToken: 'tok_visa' }],
+    });
     expect(paid.statusCode, paid.body).toBe(201);
     expect(paid.json()).toMatchObject({ state: 'paid', paidCents: order.totalCents });
     expect(paid.json().payments.map((p: { state: string }) => p.state)).toEqual(['declined', 'declined', 'captured']);
@@ -193,8 +242,15 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const approvedId = paid.json().payments[2].id;
     expect(refund.json().refund.allocations).toEqual([expect.objectContaining({ paymentId: approvedId, amountCents: order.totalCents })]);
     const after = (await get(`/api/pos/orders/${order.id}`)).json() as OrderView;
-    expect(after.payments!.map((p) => [p.state, p.refundedCents])).toEqual([['declined', 0], ['declined', 0], ['refunded', order.totalCents]]);
-    const audit = await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'payment.declined' AND data->>'orderId' = $1`, [order.id]);
+    expect(after.payments!.map((p) => [p.state, p.refundedCents])).toEqual([
+      ['declined', 0],
+      ['declined', 0],
+      ['refunded', order.totalCents],
+    ]);
+    const audit = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE action = 'payment.declined' AND data->>'orderId' = $1`,
+      [order.id],
+    );
     expect(audit.rows[0]!.n).toBe(2);
     await expectLedgerSound();
   });
@@ -208,7 +264,9 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const tipTooBig = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: 100, tipCents: 101 }] });
     expect(tipTooBig.statusCode).toBe(400);
     expect(tipTooBig.json().errors[0].path).toBe('tenders.0.tipCents');
-    const badCard = await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', amountCents: 100, cardToken: 'tok_visa', cardNumber: '4242424242424242' }] });
+    const badCard = await post(`/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'card', amountCents: 100, cardToken: 'tok_visa', cardNumber: '4242424242424242' }],
+    });
     expect(badCard.statusCode).toBe(400);
     expect(await counts()).toEqual(before);
     const missing = await post('/api/pos/orders/ord_01HZZZZZZZZZZZZZZZZZZZZZZZ/payments', { tenders: [{ method: 'cash', amountCents: 100 }] });
@@ -217,7 +275,9 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
 
   it('cancels an open order, giving back what it had collected; a canceled order moves no more', async () => {
     const order = await create();
-    await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'card', amountCents: 500, tipCents: 50, cardToken: 'tok_mastercard' }] });
+    await post(`/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'card', amountCents: 500, tipCents: 50, cardToken: 'tok_mastercard' }],
+    });
     const res = await post(`/api/pos/orders/${order.id}/cancel`, { reason: 'customer left' });
     expect(res.statusCode, res.body).toBe(200);
     const canceled: OrderView = res.json();
@@ -240,7 +300,9 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
 
   it('refunds partly by line and by amount up to the paid amount, never beyond', async () => {
     const order = await create();
-    const paid: OrderView = (await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents + 200, tipCents: 200 }] })).json();
+    const paid: OrderView = (
+      await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents + 200, tipCents: 200 }] })
+    ).json();
     expect(paid.state).toBe('paid');
     const croissants = paid.lines[1]!;
 
@@ -319,7 +381,11 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     expect(await count('stock_movements', `kind = 'return' AND source_id = $1`, [refunded.json().refund.id])).toBe(0);
     await expectLedgerSound();
     // The register pulls the new state of its order.
-    const pulled = await server.app.inject({ method: 'GET', url: '/api/sync/orders/pull?limit=1000', headers: { authorization: `Bearer ${register.registerToken}` } });
+    const pulled = await server.app.inject({
+      method: 'GET',
+      url: '/api/sync/orders/pull?limit=1000',
+      headers: { authorization: `Bearer ${register.registerToken}` },
+    });
     expect(pulled.json().documents.find((d: { id: string }) => d.id === sale.order.id)).toMatchObject({ state: 'partially_refunded' });
   });
 
@@ -327,10 +393,19 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const order = await create();
     const merchantId = server.credentials.merchantId;
     const clock = { clock: () => NOW };
-    const part = await server.db.transaction((tx) => applyExternalPayment(tx, clock, { merchantId, orderId: order.id, amountCents: 1000, rail: 'apple_pay', reference: 'pr_test', method: 'card' }));
+    const part = await server.db.transaction((tx) =>
+      applyExternalPayment(tx, clock, { merchantId, orderId: order.id, amountCents: 1000, rail: 'apple_pay', reference: 'pr_test', method: 'card' }),
+    );
     expect(part).toMatchObject({ state: 'open', paidCents: 1000 });
     const done = await server.db.transaction((tx) =>
-      applyExternalPayment(tx, clock, { merchantId, orderId: order.id, amountCents: order.totalCents - 1000 + 100, tipCents: 100, rail: 'apple_pay', reference: 'pr_test' }),
+      applyExternalPayment(tx, clock, {
+        merchantId,
+        orderId: order.id,
+        amountCents: order.totalCents - 1000 + 100,
+        tipCents: 100,
+        rail: 'apple_pay',
+        reference: 'pr_test',
+      }),
     );
     expect(done).toMatchObject({ state: 'paid', tipCents: 100 });
     expect(done.payments!.map((p) => [p.rail, p.accountCode, p.reference])).toEqual([
@@ -338,9 +413,11 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
       ['apple_pay', 'card_clearing:apple_pay', 'pr_test'],
     ]);
     expect(await events('order.paid', order.id)).toBe(1);
-    await expect(server.db.transaction((tx) => applyExternalPayment(tx, clock, { merchantId, orderId: order.id, amountCents: 1, rail: 'apple_pay', reference: 'pr_test' }))).rejects.toBeInstanceOf(
-      StateConflictError,
-    );
+    await expect(
+      server.db.transaction((tx) =>
+        applyExternalPayment(tx, clock, { merchantId, orderId: order.id, amountCents: 1, rail: 'apple_pay', reference: 'pr_test' }),
+      ),
+    ).rejects.toBeInstanceOf(StateConflictError);
     await expectLedgerSound();
   });
 
@@ -398,10 +475,17 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     const customer = await post('/api/pos/customers', { givenName: 'Ada', phone: '+1 415 555 0199', email: 'Ada@Example.com' });
     expect(customer.statusCode, customer.body).toBe(201);
     const order = await create({ lineItems: CART, customerId: customer.json().id });
-    await post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents, tenderedCents: order.totalCents + 500 }] });
+    await post(`/api/pos/orders/${order.id}/payments`, {
+      tenders: [{ method: 'cash', amountCents: order.totalCents, tenderedCents: order.totalCents + 500 }],
+    });
     const receipt = await get(`/api/pos/orders/${order.id}/receipt`);
     expect(receipt.statusCode).toBe(200);
-    expect(receipt.json()).toMatchObject({ receiptNumber: order.receiptNumber, merchantName: server.credentials.merchantName, state: 'paid', paidCents: order.totalCents });
+    expect(receipt.json()).toMatchObject({
+      receiptNumber: order.receiptNumber,
+      merchantName: server.credentials.merchantName,
+      state: 'paid',
+      paidCents: order.totalCents,
+    });
     expect(receipt.json().text).toContain(order.receiptNumber);
     expect(receipt.json().text).toContain('Change');
 

@@ -64,7 +64,12 @@ describe.each(databaseTargets())('receipt numbers on $name', (target) => {
   });
 
   it('goes on where it was after a restart', async () => {
-    app = await buildApp({ db: server.db, config: { baseUrl: 'http://localhost', staticDir: null }, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+    app = await buildApp({
+      db: server.db,
+      config: { baseUrl: 'http://localhost', staticDir: null },
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+    });
     await server.app.close();
     const numbers = await createOrders(5, 1);
     expect(sequences(numbers)).toEqual(range(41, 45));
@@ -89,14 +94,28 @@ describe.each(databaseTargets())('receipt numbers on $name', (target) => {
     const sales = [1, 2, 3].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }).order);
     const seqs = await server.db.transaction(async (tx) => {
       const m = await openMutation(tx, { merchantId: server.credentials.merchantId, actor: `register:${register.registerId}` }, new Date());
-      return insertOrders(m, sales.map((order) => ({ order, source: 'register' as const })));
+      return insertOrders(
+        m,
+        sales.map((order) => ({ order, source: 'register' as const })),
+      );
     });
     expect([...seqs.keys()].sort()).toEqual(sales.map((o) => o.id).sort());
     expect(new Set(seqs.values()).size).toBe(3);
     for (const sale of sales) {
-      const res = await app.inject({ method: 'GET', url: `/api/pos/orders/${sale.id}`, headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/pos/orders/${sale.id}`,
+        headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+      });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ id: sale.id, receiptNumber: sale.receiptNumber, state: 'paid', source: 'register', totalCents: sale.totalCents, syncSeq: seqs.get(sale.id) });
+      expect(res.json()).toMatchObject({
+        id: sale.id,
+        receiptNumber: sale.receiptNumber,
+        state: 'paid',
+        source: 'register',
+        totalCents: sale.totalCents,
+        syncSeq: seqs.get(sale.id),
+      });
     }
   });
 });

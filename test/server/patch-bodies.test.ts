@@ -12,7 +12,12 @@ describe.each(databaseTargets())('PATCH bodies on $name', (target) => {
     await server?.close();
   });
   const call = (method: 'POST' | 'PATCH', url: string, payload: unknown) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
 
   it('renaming or re-pricing an inclusive tax rate leaves it inclusive (the PATCH used to reset it to exclusive)', async () => {
     const created = await call('POST', '/api/pos/catalog/tax-rates', { name: 'VAT', basisPoints: 2000, inclusive: true });

@@ -21,17 +21,38 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
 
   const auth = (token = server.credentials.appToken) => ({ authorization: `Bearer ${token}` });
   async function create(body: unknown = { amountCents: 1250, phone: '+14155550123', memo: 'Table 4' }) {
-    const res = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/pay-requests',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
     expect(res.statusCode, res.body).toBe(201);
     return res.json();
   }
   const get = async (id: string) => (await server.app.inject({ method: 'GET', url: `/api/pos/pay-requests/${id}`, headers: auth() })).json();
   const cancel = (id: string, body: unknown = {}) =>
-    server.app.inject({ method: 'POST', url: `/api/pos/pay-requests/${id}/cancel`, headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    server.app.inject({
+      method: 'POST',
+      url: `/api/pos/pay-requests/${id}/cancel`,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   const pay = (id: string, body: unknown, key?: string) =>
-    server.app.inject({ method: 'POST', url: `/pay/${id}`, headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, payload: JSON.stringify(body) });
+    server.app.inject({
+      method: 'POST',
+      url: `/pay/${id}`,
+      headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      payload: JSON.stringify(body),
+    });
   const journalOf = async (sourceId: string) =>
-    (await server.app.inject({ method: 'GET', url: `/api/pos/ledger/journal-transactions?sourceId=${sourceId}`, headers: auth(server.credentials.staffToken) })).json().data as { id: string; kind: string; postings: { accountCode: string; amountCents: number }[] }[];
+    (
+      await server.app.inject({
+        method: 'GET',
+        url: `/api/pos/ledger/journal-transactions?sourceId=${sourceId}`,
+        headers: auth(server.credentials.staffToken),
+      })
+    ).json().data as { id: string; kind: string; postings: { accountCode: string; amountCents: number }[] }[];
   const n = async (sql: string, params: unknown[] = []) => Number((await server.db.query<{ n: number }>(sql, params)).rows[0]!.n);
   const counts = async () => ({
     journal: await n('SELECT count(*)::int AS n FROM journal_transactions'),
@@ -43,9 +64,20 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     const pr = await create();
     const res = await pay(pr.id, { method: 'card', token: 'tok_sbx_visa_4242' }, 'attempt-1');
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ id: pr.id, status: 'paid', amountCents: 1250, currency: 'USD', paidAt: START.toISOString(), payment: { method: 'card', brand: 'visa', last4: '4242' } });
+    expect(res.json()).toEqual({
+      id: pr.id,
+      status: 'paid',
+      amountCents: 1250,
+      currency: 'USD',
+      paidAt: START.toISOString(),
+      payment: { method: 'card', brand: 'visa', last4: '4242' },
+    });
     const record = payRequestRecordSchema.parse(await get(pr.id));
-    expect(record).toMatchObject({ status: 'paid', paidAt: START.toISOString(), payment: { method: 'card', rail: 'card_not_present', brand: 'visa', last4: '4242', processorReference: expect.stringMatching(/^sbx_/) } });
+    expect(record).toMatchObject({
+      status: 'paid',
+      paidAt: START.toISOString(),
+      payment: { method: 'card', rail: 'card_not_present', brand: 'visa', last4: '4242', processorReference: expect.stringMatching(/^sbx_/) },
+    });
     const [jt] = await journalOf(pr.id);
     expect(jt).toMatchObject({ id: record.payment!.journalTransactionId, kind: 'sale' });
     expect(jt!.postings).toEqual([
@@ -68,7 +100,10 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
   });
 
   it('a request carrying lineItems is a sale of those lines (revenue and tax) when paid with Google Pay', async () => {
-    const pr = await create({ phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }] });
+    const pr = await create({
+      phone: '+14155550123',
+      lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }],
+    });
     // 2 × 375 = 750, tax 8.75 % = 65.625 → 66.
     expect(pr.amountCents).toBe(816);
     const res = await pay(pr.id, { method: 'google_pay', token: 'tok_sbx_visa_4242' });
@@ -88,8 +123,16 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect(declined.statusCode).toBe(402);
     expect(declined.json()).toMatchObject({ code: 'account_closed', errors: [{ path: 'token' }] });
     expect(await counts()).toEqual({ ...before, audit: before.audit + 1 });
-    const audited = await server.db.query<{ actor: string; data: Record<string, unknown> }>(`SELECT actor, data FROM audit_log WHERE action = 'pay_request.payment_declined' AND entity_id = $1`, [pr.id]);
-    expect(audited.rows).toEqual([{ actor: `pay_page:${pr.id}`, data: expect.objectContaining({ method: 'bank_transfer', declineCode: 'account_closed', amountCents: pr.amountCents }) }]);
+    const audited = await server.db.query<{ actor: string; data: Record<string, unknown> }>(
+      `SELECT actor, data FROM audit_log WHERE action = 'pay_request.payment_declined' AND entity_id = $1`,
+      [pr.id],
+    );
+    expect(audited.rows).toEqual([
+      {
+        actor: `pay_page:${pr.id}`,
+        data: expect.objectContaining({ method: 'bank_transfer', declineCode: 'account_closed', amountCents: pr.amountCents }),
+      },
+    ]);
     const ok = await pay(pr.id, { method: 'bank_transfer', token: 'btok_sbx_110000000_6789' });
     expect(ok.json()).toMatchObject({ status: 'paid', payment: { method: 'bank_transfer', brand: null, last4: '6789' } });
     expect((await journalOf(pr.id))[0]!.postings[0]).toEqual({ accountCode: 'card_clearing:ach', amountCents: 1250 });
@@ -101,17 +144,29 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
       method: 'POST',
       url: '/api/pos/orders',
       headers: staff,
-      payload: JSON.stringify({ lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 2 }] }),
+      payload: JSON.stringify({
+        lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 2 }],
+      }),
     });
     expect(created.statusCode, created.body).toBe(201);
     const order = created.json() as { id: string; totalCents: number; balanceDueCents: number; state: string };
     expect(order.state).toBe('open');
 
     // The amount comes from the order, never from the caller.
-    const both = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ orderId: order.id, amountCents: 1, phone: '+14155550123' }) });
+    const both = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/pay-requests',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: JSON.stringify({ orderId: order.id, amountCents: 1, phone: '+14155550123' }),
+    });
     expect(both.statusCode).toBe(400);
     expect(both.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'orderId' })]));
-    const unknown = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ orderId: 'ord_01J00000000000000000000000', phone: '+14155550123' }) });
+    const unknown = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/pay-requests',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: JSON.stringify({ orderId: 'ord_01J00000000000000000000000', phone: '+14155550123' }),
+    });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().errors[0].path).toBe('orderId');
 
@@ -121,15 +176,24 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect(res.statusCode, res.body).toBe(200);
     expect(await get(pr.id)).toMatchObject({ status: 'paid', orderId: order.id });
 
-    const paidOrder = (await server.app.inject({ method: 'GET', url: `/api/pos/orders/${order.id}`, headers: auth(server.credentials.staffToken) })).json();
+    const paidOrder = (
+      await server.app.inject({ method: 'GET', url: `/api/pos/orders/${order.id}`, headers: auth(server.credentials.staffToken) })
+    ).json();
     expect(paidOrder).toMatchObject({ state: 'paid', balanceDueCents: 0 });
     expect(paidOrder.payments).toEqual([expect.objectContaining({ amountCents: order.totalCents, reference: pr.id, last4: '4242' })]);
     for (const jt of await journalOf(order.id)) expect(jt.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
-    const trial = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth(server.credentials.staffToken) })).json();
+    const trial = (
+      await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth(server.credentials.staffToken) })
+    ).json();
     expect(trial.totalCents).toBe(0);
 
     // Paid now: a second link for it is a 409 naming the order's state.
-    const again = await server.app.inject({ method: 'POST', url: '/api/pos/pay-requests', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ orderId: order.id, phone: '+14155550123' }) });
+    const again = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/pay-requests',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: JSON.stringify({ orderId: order.id, phone: '+14155550123' }),
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ currentState: 'paid', entity: 'order' });
   });
@@ -137,7 +201,12 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
   it("takes an order's stale pay links out of the customer's hands: one pending link per order, canceled when the balance changes or the order is canceled", async () => {
     const staff = { ...auth(server.credentials.staffToken), 'content-type': 'application/json' };
     const newOrder = async () => {
-      const res = await server.app.inject({ method: 'POST', url: '/api/pos/orders', headers: staff, payload: JSON.stringify({ lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 3 }] }) });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/orders',
+        headers: staff,
+        payload: JSON.stringify({ lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 3 }] }),
+      });
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as { id: string; totalCents: number };
     };
@@ -150,7 +219,12 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
 
     // Part of the order is paid in cash at the counter: the link for the old balance is canceled, and a customer who
     // opens it now gets a 409 before any card is charged.
-    const cash = await server.app.inject({ method: 'POST', url: `/api/pos/orders/${order.id}/payments`, headers: staff, payload: JSON.stringify({ tenders: [{ method: 'cash', amountCents: 100 }] }) });
+    const cash = await server.app.inject({
+      method: 'POST',
+      url: `/api/pos/orders/${order.id}/payments`,
+      headers: staff,
+      payload: JSON.stringify({ tenders: [{ method: 'cash', amountCents: 100 }] }),
+    });
     expect(cash.statusCode, cash.body).toBe(201);
     expect(await get(second.id)).toMatchObject({ status: 'canceled' });
     const before = await counts();
@@ -170,10 +244,18 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     // Canceling an order cancels its pending link, audited.
     const other = await newOrder();
     const link = await create({ orderId: other.id, phone: '+14155550123' });
-    const canceled = await server.app.inject({ method: 'POST', url: `/api/pos/orders/${other.id}/cancel`, headers: staff, payload: JSON.stringify({}) });
+    const canceled = await server.app.inject({
+      method: 'POST',
+      url: `/api/pos/orders/${other.id}/cancel`,
+      headers: staff,
+      payload: JSON.stringify({}),
+    });
     expect(canceled.statusCode, canceled.body).toBe(200);
     expect(await get(link.id)).toMatchObject({ status: 'canceled' });
-    const audit = await server.db.query<{ data: { reason: string } }>(`SELECT data FROM audit_log WHERE action = 'pay_request.canceled' AND entity_id = $1`, [link.id]);
+    const audit = await server.db.query<{ data: { reason: string } }>(
+      `SELECT data FROM audit_log WHERE action = 'pay_request.canceled' AND entity_id = $1`,
+      [link.id],
+    );
     expect(audit.rows.map((r) => r.data.reason)).toEqual(['order_canceled']);
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
   });
@@ -212,7 +294,10 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
       expect(await counts()).toEqual({ ...before, audit: before.audit + 1 });
     }
     expect((await get(pr.id)).status).toBe('pending');
-    const codes = await server.db.query<{ code: string }>(`SELECT data->>'declineCode' AS code FROM audit_log WHERE action = 'pay_request.payment_declined' AND entity_id = $1 ORDER BY seq`, [pr.id]);
+    const codes = await server.db.query<{ code: string }>(
+      `SELECT data->>'declineCode' AS code FROM audit_log WHERE action = 'pay_request.payment_declined' AND entity_id = $1 ORDER BY seq`,
+      [pr.id],
+    );
     expect(codes.rows.map((r) => r.code)).toEqual(['card_declined', 'insufficient_funds', 'expired_card']);
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
   });
@@ -282,7 +367,9 @@ describe.each(databaseTargets())('pay request life cycle on $name', (target) => 
     expect(first.statusCode).toBe(200);
     const page1 = first.json();
     expect(page1.data.map((r: { amountCents: number }) => r.amountCents)).toEqual([102, 101]);
-    const page2 = (await server.app.inject({ method: 'GET', url: `/api/pos/pay-requests?limit=2&cursor=${page1.nextCursor}`, headers: auth() })).json();
+    const page2 = (
+      await server.app.inject({ method: 'GET', url: `/api/pos/pay-requests?limit=2&cursor=${page1.nextCursor}`, headers: auth() })
+    ).json();
     expect(page2.data[0].amountCents).toBe(100);
     const paid = (await server.app.inject({ method: 'GET', url: '/api/pos/pay-requests?status=paid&limit=200', headers: auth() })).json().data;
     expect(paid.length).toBeGreaterThanOrEqual(3);

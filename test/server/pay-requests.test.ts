@@ -48,12 +48,18 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
       paidAt: null,
     });
     expect(await counts()).toEqual({ payRequests: before.payRequests + 1, sms: before.sms + 1, audit: before.audit + 1 });
-    const sms = await server.db.query<{ to_phone: string; body: string; status: string }>('SELECT to_phone, body, status FROM sms_outbox ORDER BY created_at DESC, id DESC LIMIT 1');
+    const sms = await server.db.query<{ to_phone: string; body: string; status: string }>(
+      'SELECT to_phone, body, status FROM sms_outbox ORDER BY created_at DESC, id DESC LIMIT 1',
+    );
     expect(sms.rows[0]).toMatchObject({ to_phone: '+14155550123', status: 'queued' });
     expect(sms.rows[0]!.body).toContain('$25.99');
     expect(sms.rows[0]!.body).toContain(body.url);
 
-    const fetched = await server.app.inject({ method: 'GET', url: `/api/pos/pay-requests/${body.id}`, headers: { authorization: `Bearer ${server.credentials.appToken}` } });
+    const fetched = await server.app.inject({
+      method: 'GET',
+      url: `/api/pos/pay-requests/${body.id}`,
+      headers: { authorization: `Bearer ${server.credentials.appToken}` },
+    });
     expect(fetched.statusCode).toBe(200);
     expect(fetched.json()).toEqual(body);
 
@@ -67,7 +73,11 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
     expect(page.body).toContain('Sandbox');
     expect(page.body).toContain('pending');
 
-    const outbox = await server.app.inject({ method: 'GET', url: '/api/pos/sms-outbox?limit=1', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+    const outbox = await server.app.inject({
+      method: 'GET',
+      url: '/api/pos/sms-outbox?limit=1',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+    });
     expect(outbox.statusCode).toBe(200);
     expect(outbox.json().data[0]).toMatchObject({ to: '+14155550123', status: 'queued' });
     expect(await verifyAuditChain(server.db, server.credentials.merchantId)).toMatchObject({ ok: true });
@@ -107,11 +117,35 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
     ['memo of 501 chars', { amountCents: 100, phone: '+14155550123', memo: 'x'.repeat(501) }, 'memo'],
     ['unknown field foo', { amountCents: 100, phone: '+14155550123', foo: 1 }, 'foo'],
     ['neither amount nor lines', { phone: '+14155550123' }, 'amountCents'],
-    ['amountCents and lineItems', { amountCents: 100, phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_small'], quantity: 1 }] }, 'lineItems'],
-    ['a price in lineItems', { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1, priceCents: 1 }] }, 'lineItems.0.priceCents'],
-    ['quantity 0', { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 0 }] }, 'lineItems.0.quantity'],
-    ['unknown catalog item', { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_nope', variationId: 'var_croissant_regular', quantity: 1 }] }, 'lineItems.0.catalogItemId'],
-    ['required modifier missing', { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_latte', variationId: 'var_latte_regular', quantity: 1 }] }, 'lineItems.0.modifierIds'],
+    [
+      'amountCents and lineItems',
+      {
+        amountCents: 100,
+        phone: '+14155550123',
+        lineItems: [{ catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_small'], quantity: 1 }],
+      },
+      'lineItems',
+    ],
+    [
+      'a price in lineItems',
+      { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1, priceCents: 1 }] },
+      'lineItems.0.priceCents',
+    ],
+    [
+      'quantity 0',
+      { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 0 }] },
+      'lineItems.0.quantity',
+    ],
+    [
+      'unknown catalog item',
+      { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_nope', variationId: 'var_croissant_regular', quantity: 1 }] },
+      'lineItems.0.catalogItemId',
+    ],
+    [
+      'required modifier missing',
+      { phone: '+14155550123', lineItems: [{ catalogItemId: 'itm_latte', variationId: 'var_latte_regular', quantity: 1 }] },
+      'lineItems.0.modifierIds',
+    ],
     ['a NUL character in memo', { amountCents: 100, phone: '+14155550123', memo: 'a\u0000b' }, 'memo'],
     ['a body nested 100 levels deep', { amountCents: 100, phone: '+14155550123', memo: JSON.parse('['.repeat(100) + ']'.repeat(100)) }, 'memo'],
     ['body is an array', [], '(body)'],
@@ -126,7 +160,10 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
     const body = res.json();
     expect(body).toMatchObject({ status: 400, title: 'Bad Request', type: expect.any(String), code: expect.any(String) });
     const paths: string[] = body.errors.map((e: { path: string }) => e.path);
-    expect(paths.some((p) => p === field || p.startsWith(`${field}.`)), paths.join()).toBe(true);
+    expect(
+      paths.some((p) => p === field || p.startsWith(`${field}.`)),
+      paths.join(),
+    ).toBe(true);
     expect(body.detail).toContain(field);
     expect(await counts()).toEqual(before);
   });
@@ -163,7 +200,13 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
       // A request that has claimed the key and not finished yet (as a concurrent request on another instance would).
       await server.db.query(
         `INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, $2, $5, $3, 'in_flight', $4)`,
-        [server.credentials.merchantId, `app:${server.credentials.appId}`, idempotencyRequestHash('POST', '/api/pos/pay-requests', payload), NOW.toISOString(), keyDigest('key-inflight-1')],
+        [
+          server.credentials.merchantId,
+          `app:${server.credentials.appId}`,
+          idempotencyRequestHash('POST', '/api/pos/pay-requests', payload),
+          NOW.toISOString(),
+          keyDigest('key-inflight-1'),
+        ],
       );
       const before = await counts();
       const res = await create(payload, { 'idempotency-key': 'key-inflight-1' });
@@ -174,7 +217,10 @@ describe.each(databaseTargets())('pay requests on $name', (target) => {
 
     it('keys are purged by the housekeeping tick once their 24 h are over; younger keys stay', async () => {
       const insert = (key: string, createdAt: Date) =>
-        server.db.query(`INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'app:x', $2, 'h', 'completed', $3)`, [server.credentials.merchantId, key, createdAt.toISOString()]);
+        server.db.query(
+          `INSERT INTO idempotency_keys (merchant_id, caller, key, request_hash, state, created_at) VALUES ($1, 'app:x', $2, 'h', 'completed', $3)`,
+          [server.credentials.merchantId, key, createdAt.toISOString()],
+        );
       const now = NOW;
       await insert('key-old-1', new Date(now.getTime() - 25 * 3600_000));
       await insert('key-young-1', new Date(now.getTime() - 23 * 3600_000));

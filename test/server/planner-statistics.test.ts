@@ -19,7 +19,9 @@ describe.each(databaseTargets())('planner statistics on $name', (target) => {
     db = await target.open();
     await migrate(db);
     // The test decides when the table is analyzed, not PostgreSQL's autovacuum.
-    await db.exec(`ALTER TABLE catalog_items SET (autovacuum_enabled = false); INSERT INTO merchants (id, name, currency) VALUES ('mer_stats', 'Stats', 'USD')`);
+    await db.exec(
+      `ALTER TABLE catalog_items SET (autovacuum_enabled = false); INSERT INTO merchants (id, name, currency) VALUES ('mer_stats', 'Stats', 'USD')`,
+    );
   });
   afterAll(async () => {
     await db?.close();
@@ -36,7 +38,8 @@ describe.each(databaseTargets())('planner statistics on $name', (target) => {
       );
       await tx.query('SELECT pg_stat_force_next_flush()');
     });
-  const analyzedRows = async () => Number((await db.query<{ n: number }>(`SELECT reltuples AS n FROM pg_class WHERE oid = 'catalog_items'::regclass`)).rows[0]!.n);
+  const analyzedRows = async () =>
+    Number((await db.query<{ n: number }>(`SELECT reltuples AS n FROM pg_class WHERE oid = 'catalog_items'::regclass`)).rows[0]!.n);
 
   it('analyzes a growing table after 500 changed rows, then each time it has more than doubled, and not in between', async () => {
     await insertItems(300);

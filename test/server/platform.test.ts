@@ -54,12 +54,22 @@ describe.each(databaseTargets())('platform on $name', (target) => {
 
     it('seeds the demo store idempotently', async () => {
       const count = async (table: string) => Number((await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n);
-      const before = { merchants: await count('merchants'), items: await count('catalog_items'), tokens: await count('app_tokens'), accounts: await count('accounts') };
+      const before = {
+        merchants: await count('merchants'),
+        items: await count('catalog_items'),
+        tokens: await count('app_tokens'),
+        accounts: await count('accounts'),
+      };
       const again = await seedDemoStore(server.db);
       expect(again.merchantId).toBe(server.credentials.merchantId);
       expect(again.created).toBe(false);
       expect(again.appToken).toBeUndefined();
-      expect({ merchants: await count('merchants'), items: await count('catalog_items'), tokens: await count('app_tokens'), accounts: await count('accounts') }).toEqual(before);
+      expect({
+        merchants: await count('merchants'),
+        items: await count('catalog_items'),
+        tokens: await count('app_tokens'),
+        accounts: await count('accounts'),
+      }).toEqual(before);
       expect(before.items).toBe(DEMO_CATALOG_ITEMS.length);
     });
 
@@ -71,8 +81,13 @@ describe.each(databaseTargets())('platform on $name', (target) => {
              VALUES ('jtx_UNBALANCED', $1, 'adjustment', 'manual', 'x', NULL, now(), 'bad', 'USD', nextval('sync_seq'))`,
             [server.credentials.merchantId],
           );
-          const acc = (await tx.query<{ id: string }>(`SELECT id FROM accounts WHERE merchant_id = $1 AND code = 'bank'`, [server.credentials.merchantId])).rows[0]!;
-          await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ('pst_x', 'jtx_UNBALANCED', 0, $1, 100)`, [acc.id]);
+          const acc = (
+            await tx.query<{ id: string }>(`SELECT id FROM accounts WHERE merchant_id = $1 AND code = 'bank'`, [server.credentials.merchantId])
+          ).rows[0]!;
+          await tx.query(
+            `INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ('pst_x', 'jtx_UNBALANCED', 0, $1, 100)`,
+            [acc.id],
+          );
         }),
       ).rejects.toThrow(/not balanced/);
       expect((await server.db.query(`SELECT 1 FROM journal_transactions WHERE id = 'jtx_UNBALANCED'`)).rows).toHaveLength(0);
@@ -93,12 +108,23 @@ describe.each(databaseTargets())('platform on $name', (target) => {
       expect(await server.db.transaction((tx) => postJournalTransaction(tx, server.credentials.merchantId, jt))).toMatchObject({ created: true });
       expect(await server.db.transaction((tx) => postJournalTransaction(tx, server.credentials.merchantId, jt))).toMatchObject({ created: false });
       await expect(
-        server.db.transaction((tx) => postJournalTransaction(tx, server.credentials.merchantId, { ...jt, postings: [{ accountCode: 'bank', amountCents: 5 }, { accountCode: 'cash_drawer:R9', amountCents: -5 }] })),
+        server.db.transaction((tx) =>
+          postJournalTransaction(tx, server.credentials.merchantId, {
+            ...jt,
+            postings: [
+              { accountCode: 'bank', amountCents: 5 },
+              { accountCode: 'cash_drawer:R9', amountCents: -5 },
+            ],
+          }),
+        ),
       ).rejects.toThrow(LedgerConflictError);
       await expect(server.db.query(`DELETE FROM journal_transactions WHERE id = $1`, [jt.id])).rejects.toThrow(/append-only/);
       await expect(server.db.query(`UPDATE postings SET amount_cents = 1 WHERE journal_transaction_id = $1`, [jt.id])).rejects.toThrow(/append-only/);
       await expect(server.db.query(`DELETE FROM postings WHERE journal_transaction_id = $1`, [jt.id])).rejects.toThrow(/append-only/);
-      const accounts = await server.db.query<{ code: string; type: string }>(`SELECT code, type FROM accounts WHERE merchant_id = $1 AND code = 'cash_drawer:R9'`, [server.credentials.merchantId]);
+      const accounts = await server.db.query<{ code: string; type: string }>(
+        `SELECT code, type FROM accounts WHERE merchant_id = $1 AND code = 'cash_drawer:R9'`,
+        [server.credentials.merchantId],
+      );
       expect(accounts.rows).toEqual([{ code: 'cash_drawer:R9', type: 'asset' }]);
     });
   });
@@ -166,7 +192,9 @@ describe.each(databaseTargets())('platform on $name', (target) => {
     });
 
     it('a revoked app token is refused', async () => {
-      const t = await server.db.transaction((tx) => issueAppToken(tx, { merchantId: server.credentials.merchantId, appName: 'Gone', scopes: ['catalog:read'] }));
+      const t = await server.db.transaction((tx) =>
+        issueAppToken(tx, { merchantId: server.credentials.merchantId, appName: 'Gone', scopes: ['catalog:read'] }),
+      );
       await server.db.query('UPDATE app_tokens SET revoked_at = now() WHERE id = $1', [t.id]);
       expect((await get('/api/pos/catalog', t.token)).statusCode).toBe(401);
     });
@@ -183,7 +211,9 @@ describe.each(databaseTargets())('platform on $name', (target) => {
       const text = await post('/api/pos/pay-requests', 'amountCents=5', { 'content-type': 'text/plain' });
       expect(text.statusCode).toBe(415);
       expect(text.headers['content-type']).toContain('application/problem+json');
-      const huge = await post('/api/pos/pay-requests', JSON.stringify({ memo: 'x'.repeat(1024 * 1024 + 10) }), { 'content-type': 'application/json' });
+      const huge = await post('/api/pos/pay-requests', JSON.stringify({ memo: 'x'.repeat(1024 * 1024 + 10) }), {
+        'content-type': 'application/json',
+      });
       expect(huge.statusCode).toBe(413);
       expect(huge.json().code).toBe('body_too_large');
       const missing = await get('/api/pos/nope', server.credentials.staffToken);
@@ -192,7 +222,14 @@ describe.each(databaseTargets())('platform on $name', (target) => {
     });
 
     it('query strings are validated, unknown parameters refused', async () => {
-      for (const url of ['/api/pos/catalog?limit=0', '/api/pos/catalog?limit=201', '/api/pos/catalog?limit=abc', '/api/pos/catalog?bogus=1', '/api/pos/catalog?cursor=%%%', '/api/pos/orders?registerId=nope']) {
+      for (const url of [
+        '/api/pos/catalog?limit=0',
+        '/api/pos/catalog?limit=201',
+        '/api/pos/catalog?limit=abc',
+        '/api/pos/catalog?bogus=1',
+        '/api/pos/catalog?cursor=%%%',
+        '/api/pos/orders?registerId=nope',
+      ]) {
         const res = await get(url, server.credentials.staffToken);
         expect(res.statusCode, url).toBe(400);
         expect(res.json().errors.length, url).toBeGreaterThan(0);
@@ -214,7 +251,8 @@ describe('app rate limit', () => {
     const { RateLimit } = await import('../../sync-server/src/platform/rate-limit.ts');
     const server = await startTestServer({ staticDir: null, appRateLimit: new RateLimit({ name: 'app', quota: 3, windowSeconds: 60 }) });
     try {
-      const get = (token: string) => server.app.inject({ method: 'GET', url: '/api/pos/catalog?limit=1', headers: { authorization: `Bearer ${token}` } });
+      const get = (token: string) =>
+        server.app.inject({ method: 'GET', url: '/api/pos/catalog?limit=1', headers: { authorization: `Bearer ${token}` } });
       const first = await get(server.credentials.appToken);
       expect(first.statusCode).toBe(200);
       expect(first.headers['ratelimit-policy']).toBe('"app";q=3;w=60');

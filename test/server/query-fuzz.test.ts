@@ -19,7 +19,16 @@ import { OpenApiConformance } from '../support/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const RUNS = Number(process.env.QUERY_FUZZ_RUNS ?? 200);
-const PREFIX_OF: Record<string, string> = { orders: 'ord', customers: 'cus', invoices: 'inv', 'invoice-series': 'isr', 'pay-requests': 'pr', webhooks: 'whs', items: 'itm', 'tax-rates': 'tax' };
+const PREFIX_OF: Record<string, string> = {
+  orders: 'ord',
+  customers: 'cus',
+  invoices: 'inv',
+  'invoice-series': 'isr',
+  'pay-requests': 'pr',
+  webhooks: 'whs',
+  items: 'itm',
+  'tax-rates': 'tax',
+};
 
 describe.each(databaseTargets())('query strings of every route on $name', (target) => {
   let server: TestServer;
@@ -29,7 +38,12 @@ describe.each(databaseTargets())('query strings of every route on $name', (targe
   const ids = new Map<string, string>();
 
   const post = async (url: string, body: unknown) => {
-    const res = await server.app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url,
+      payload: JSON.stringify(body),
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
     expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
     return res.json() as { id: string };
   };
@@ -38,13 +52,19 @@ describe.each(databaseTargets())('query strings of every route on $name', (targe
   const urlOf = (route: RegisteredRoute) =>
     route.url
       .split('/')
-      .map((segment, i, all) => (segment === ':name' ? 'Bakery' : segment.startsWith(':') ? (ids.get(PREFIX_OF[all[i - 1] ?? ''] ?? '') ?? 'x_unknown') : segment))
+      .map((segment, i, all) =>
+        segment === ':name' ? 'Bakery' : segment.startsWith(':') ? (ids.get(PREFIX_OF[all[i - 1] ?? ''] ?? '') ?? 'x_unknown') : segment,
+      )
       .join('/');
 
   // Rate-limit counters (`rate_limits`, PostgreSQL only) are metering, not a write of the route: a refused request
   // still spends quota (the image API meters staff).
   const rowCounts = async () =>
-    (await server.db.query<{ n: string }>(`SELECT sum((xpath('/row/n/text()', query_to_xml('SELECT count(*) AS n FROM "' || table_name || '"', false, true, '')))[1]::text::bigint) AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'rate_limits'`)).rows[0]!.n;
+    (
+      await server.db.query<{ n: string }>(
+        `SELECT sum((xpath('/row/n/text()', query_to_xml('SELECT count(*) AS n FROM "' || table_name || '"', false, true, '')))[1]::text::bigint) AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'rate_limits'`,
+      )
+    ).rows[0]!.n;
 
   beforeAll(async () => {
     server = await startTestServer({ target });
@@ -56,7 +76,18 @@ describe.each(databaseTargets())('query strings of every route on $name', (targe
     ids.set('cus', customer.id);
     ids.set('ord', (await post('/api/pos/orders', { lineItems: [line] })).id);
     ids.set('inv', (await post('/api/pos/invoices', { customerId: customer.id, lineItems: [line], dueDate: '2099-01-31' })).id);
-    ids.set('isr', (await post('/api/pos/invoice-series', { customerId: customer.id, lineItems: [line], rrule: 'FREQ=MONTHLY;COUNT=2', startDate: '2099-01-01', daysUntilDue: 7 })).id);
+    ids.set(
+      'isr',
+      (
+        await post('/api/pos/invoice-series', {
+          customerId: customer.id,
+          lineItems: [line],
+          rrule: 'FREQ=MONTHLY;COUNT=2',
+          startDate: '2099-01-01',
+          daysUntilDue: 7,
+        })
+      ).id,
+    );
     ids.set('pr', (await post('/api/pos/pay-requests', { amountCents: 500, phone: '+14155550177' })).id);
     ids.set('whs', (await post('/api/pos/webhooks', { url: 'http://127.0.0.1:9/hook', eventTypes: ['order.paid'] })).id);
     ids.set('itm', 'itm_croissant');
@@ -69,7 +100,15 @@ describe.each(databaseTargets())('query strings of every route on $name', (targe
 
   it('covers the routes the app registered, lists and single objects alike', () => {
     const urls = routes.map((r) => `${r.method} ${r.url}`);
-    expect(urls).toEqual(expect.arrayContaining(['GET /api/pos/catalog', 'GET /api/pos/orders/:id', 'PATCH /api/pos/customers/:id', 'DELETE /api/pos/webhooks/:id', 'GET /api/pos/catalog/categories']));
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        'GET /api/pos/catalog',
+        'GET /api/pos/orders/:id',
+        'PATCH /api/pos/customers/:id',
+        'DELETE /api/pos/webhooks/:id',
+        'GET /api/pos/catalog/categories',
+      ]),
+    );
   });
 
   it('answers an unknown query parameter with a 400 problem naming it, and writes nothing', async () => {
@@ -77,11 +116,19 @@ describe.each(databaseTargets())('query strings of every route on $name', (targe
     for (const route of routes) {
       const url = `${urlOf(route)}?bogusParam=1`;
       const withBody = route.method === 'POST' || route.method === 'PATCH';
-      const res = await server.app.inject({ method: route.method as 'GET', url, headers: withBody ? { ...headers, 'content-type': 'application/json' } : headers, ...(withBody ? { payload: '{}' } : {}) });
+      const res = await server.app.inject({
+        method: route.method as 'GET',
+        url,
+        headers: withBody ? { ...headers, 'content-type': 'application/json' } : headers,
+        ...(withBody ? { payload: '{}' } : {}),
+      });
       const where = `${route.method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`;
       expect(res.statusCode, where).toBe(400);
       expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);
-      expect((res.json() as { errors?: { path: string }[] }).errors?.map((e) => e.path), where).toContain('bogusParam');
+      expect(
+        (res.json() as { errors?: { path: string }[] }).errors?.map((e) => e.path),
+        where,
+      ).toContain('bogusParam');
       expect(conformance.check(route.method, route.url, res), where).toEqual([]);
     }
     expect(await rowCounts()).toBe(before);
@@ -89,33 +136,78 @@ describe.each(databaseTargets())('query strings of every route on $name', (targe
 
   const oddValue = fc.oneof(
     fc.string({ maxLength: 30 }),
-    fc.constantFrom('', '-1', '0', '1e9', 'NaN', 'true', '2024-02-31', '2024-02-31T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2024-01-01T00:00:00+16:00', '2024-01-01T00:00:00-23:59', '0001-01-01T00:00:00+14:00', '%00', '🧾', 'a'.repeat(600)),
+    fc.constantFrom(
+      '',
+      '-1',
+      '0',
+      '1e9',
+      'NaN',
+      'true',
+      '2024-02-31',
+      '2024-02-31T00:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '2024-01-01T00:00:00+16:00',
+      '2024-01-01T00:00:00-23:59',
+      '0001-01-01T00:00:00+14:00',
+      '%00',
+      '🧾',
+      'a'.repeat(600),
+    ),
     fc.integer().map(String),
   );
   const cursorMember = fc.oneof(
-    fc.constantFrom('2024-02-31T00:00:00.000Z', '2024-02-31T00:00:00Z', '0000-01-01T00:00:00.000Z', '2024-13-01T00:00:00.000Z', '2024-01-01T24:00:00.000Z', '+275760-09-13T00:00:00.000Z', '1970-01-01T00:00:00.000Z', 'ord_01ARZ3NDEKTSV4RRFFQ69G5FAV', ''),
+    fc.constantFrom(
+      '2024-02-31T00:00:00.000Z',
+      '2024-02-31T00:00:00Z',
+      '0000-01-01T00:00:00.000Z',
+      '2024-13-01T00:00:00.000Z',
+      '2024-01-01T24:00:00.000Z',
+      '+275760-09-13T00:00:00.000Z',
+      '1970-01-01T00:00:00.000Z',
+      'ord_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      '',
+    ),
     fc.string({ maxLength: 20 }),
     fc.integer(),
     fc.constantFrom(2 ** 60, -1, 1.5, 1e308),
     fc.constant(null),
     fc.array(fc.integer(), { maxLength: 2 }),
   );
-  const oddTime = fc.constantFrom('2024-02-31T00:00:00.000Z', '2023-02-29T12:00:00.000Z', '2024-04-31T00:00:00Z', '2024-06-31T23:59:59.999Z', '0000-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z');
+  const oddTime = fc.constantFrom(
+    '2024-02-31T00:00:00.000Z',
+    '2023-02-29T12:00:00.000Z',
+    '2024-04-31T00:00:00Z',
+    '2024-06-31T23:59:59.999Z',
+    '0000-01-01T00:00:00.000Z',
+    '1970-01-01T00:00:00.000Z',
+  );
   // The shapes real cursors have ([time, id], [id], [sequence]) with odd members, and any other array.
   const forgedCursor = fc
-    .oneof(fc.tuple(oddTime, fc.oneof(fc.constant('ord_01ARZ3NDEKTSV4RRFFQ69G5FAV'), fc.string({ maxLength: 20 }))), fc.tuple(cursorMember), fc.array(cursorMember, { maxLength: 3 }))
+    .oneof(
+      fc.tuple(oddTime, fc.oneof(fc.constant('ord_01ARZ3NDEKTSV4RRFFQ69G5FAV'), fc.string({ maxLength: 20 }))),
+      fc.tuple(cursorMember),
+      fc.array(cursorMember, { maxLength: 3 }),
+    )
     .map((key) => Buffer.from(JSON.stringify(key)).toString('base64url'));
 
   /** Random query strings over the parameters the route declares (from its zod schema). */
   function queryArb(route: RegisteredRoute): fc.Arbitrary<string> {
     const schema = z.toJSONSchema(route.doc!.query!, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
     const names = Object.keys(schema.properties ?? {});
-    const pair = fc.tuple(fc.constantFrom(...names), fc.oneof(oddValue, ...(names.includes('cursor') ? [forgedCursor] : []))).map(([k, v]) => (k === 'cursor' ? ['cursor', v] : [k, v]));
+    const pair = fc
+      .tuple(fc.constantFrom(...names), fc.oneof(oddValue, ...(names.includes('cursor') ? [forgedCursor] : [])))
+      .map(([k, v]) => (k === 'cursor' ? ['cursor', v] : [k, v]));
     return fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => new URLSearchParams(pairs).toString());
   }
 
   it('never answers a 5xx to random values of the declared parameters, forged cursors included', async () => {
-    const lists = routes.filter((r) => r.method === 'GET' && r.doc?.query && Object.keys((z.toJSONSchema(r.doc.query, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {}).length > 0);
+    const lists = routes.filter(
+      (r) =>
+        r.method === 'GET' &&
+        r.doc?.query &&
+        Object.keys((z.toJSONSchema(r.doc.query, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {}).length > 0,
+    );
     expect(lists.length).toBeGreaterThan(10);
     let sent = 0;
     for (const route of lists) {

@@ -26,7 +26,15 @@ class RecordingProcessor implements PaymentProcessor {
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     this.charges.push(request);
     const rail = request.rail ?? 'card_not_present';
-    return { outcome: 'captured', rail, accountCode: `card_clearing:${rail}`, processorReference: `live_${this.charges.length}`, brand: request.method === 'bank_transfer' ? null : 'visa', last4: request.token.slice(-4), feeCents: 392 };
+    return {
+      outcome: 'captured',
+      rail,
+      accountCode: `card_clearing:${rail}`,
+      processorReference: `live_${this.charges.length}`,
+      brand: request.method === 'bank_transfer' ? null : 'visa',
+      last4: request.token.slice(-4),
+      feeCents: 392,
+    };
   }
 }
 
@@ -60,7 +68,13 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     await server?.close();
   });
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, bearer = server.credentials.staffToken, headers: Record<string, string> = {}) =>
+  const call = (
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    bearer = server.credentials.staffToken,
+    headers: Record<string, string> = {},
+  ) =>
     server.app.inject({
       method,
       url,
@@ -69,12 +83,22 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     });
   const fieldsOf = (res: { json(): Json }) => ((res.json().errors ?? []) as { path: string }[]).map((e) => e.path);
   const count = async (sql: string, params: unknown[] = []) => Number((await server.db.query<{ n: number }>(sql, params)).rows[0]!.n);
-  const balances = async (token: string) => Object.fromEntries(((await call('GET', '/api/pos/ledger/trial-balance', undefined, token)).json().accounts as { code: string; balanceCents: number }[]).map((a) => [a.code, a.balanceCents]));
+  const balances = async (token: string) =>
+    Object.fromEntries(
+      ((await call('GET', '/api/pos/ledger/trial-balance', undefined, token)).json().accounts as { code: string; balanceCents: number }[]).map(
+        (a) => [a.code, a.balanceCents],
+      ),
+    );
   const payLink = async (token: string, amountCents: number, cardToken: string) => {
     const created = await call('POST', '/api/pos/pay-requests', { amountCents, phone: '+14155550123' }, token);
     expect(created.statusCode, created.body).toBe(201);
     const id = created.json().id as string;
-    const res = await server.app.inject({ method: 'POST', url: `/pay/${id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(cardToken.startsWith('btok_') ? { method: 'bank_transfer', token: cardToken } : { method: 'card', token: cardToken }) });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: `/pay/${id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(cardToken.startsWith('btok_') ? { method: 'bank_transfer', token: cardToken } : { method: 'card', token: cardToken }),
+    });
     return Object.assign(res, { payRequestId: id });
   };
 
@@ -89,7 +113,7 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/rails' })).statusCode).toBe(401);
   });
 
-  it('routes a payment on the store\'s rails: a rail marked down is skipped, with the reason', async () => {
+  it("routes a payment on the store's rails: a rail marked down is skipped, with the reason", async () => {
     const before = await call('GET', '/api/pos/rails/route?method=bank&amountCents=50000');
     expect(before.statusCode, before.body).toBe(200);
     expect(routingDecisionSchema.parse(before.json())).toMatchObject({ chosen: 'ach', feeCents: 400 });
@@ -108,7 +132,9 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     // The other store's rails are its own.
     expect((await call('GET', '/api/pos/rails', undefined, tokenB)).json().data.find((r: Json) => r.rail === 'ach').status).toBe('up');
-    expect(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'rail.updated' AND merchant_id = $1`, [server.credentials.merchantId])).toBe(1);
+    expect(
+      await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'rail.updated' AND merchant_id = $1`, [server.credentials.merchantId]),
+    ).toBe(1);
     expect((await call('PATCH', '/api/pos/rails/ach', { status: 'up' })).statusCode).toBe(200);
   });
 
@@ -138,8 +164,15 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await call('GET', `/api/pos/pay-requests/${refused.payRequestId}`)).json().status).toBe('pending');
     // A card still goes: on card not present, its decision kept.
     const card = await payLink(server.credentials.staffToken, 1_000, 'tok_sbx_visa_4242');
-    expect((await call('GET', `/api/pos/pay-requests/${card.payRequestId}`)).json().payment.routing).toMatchObject({ chosen: 'card_not_present', feeCents: 59 });
-    for (const [rail, body] of [['ach', { status: 'up' }], ['instant_bank', { enabled: true }]] as const) expect((await call('PATCH', `/api/pos/rails/${rail}`, body)).statusCode).toBe(200);
+    expect((await call('GET', `/api/pos/pay-requests/${card.payRequestId}`)).json().payment.routing).toMatchObject({
+      chosen: 'card_not_present',
+      feeCents: 59,
+    });
+    for (const [rail, body] of [
+      ['ach', { status: 'up' }],
+      ['instant_bank', { enabled: true }],
+    ] as const)
+      expect((await call('PATCH', `/api/pos/rails/${rail}`, body)).statusCode).toBe(200);
   });
 
   it('refuses bad rail settings with a problem naming the field, and changes nothing', async () => {
@@ -174,7 +207,10 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect((await payLink(server.credentials.staffToken, 2_000, 'tok_sbx_visa_4242')).statusCode).toBe(200);
     const ledger = await balances(server.credentials.staffToken);
     expect(ledger['card_clearing:card_not_present']).toBeGreaterThan(0);
-    const counts = async () => ({ payouts: await count('SELECT count(*)::int AS n FROM payouts'), journal: await count('SELECT count(*)::int AS n FROM journal_transactions') });
+    const counts = async () => ({
+      payouts: await count('SELECT count(*)::int AS n FROM payouts'),
+      journal: await count('SELECT count(*)::int AS n FROM journal_transactions'),
+    });
     const before = await counts();
 
     // … but it never leaves the store.
@@ -212,19 +248,35 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     // The card payment is pending until its rail settles (cards: 2 days, the sandbox's schedule): no payout of it yet.
     const [pendingCard] = (await call('GET', `/api/pos/settlements?sourceId=${card.payRequestId}`, undefined, tokenB)).json().data as Json[];
-    expect(pendingCard).toMatchObject({ sourceType: 'pay_request', rail: 'card_not_present', amountCents: 12_500, status: 'pending', settlesAt: new Date(NOW.getTime() + 48 * 3_600_000).toISOString() });
+    expect(pendingCard).toMatchObject({
+      sourceType: 'pay_request',
+      rail: 'card_not_present',
+      amountCents: 12_500,
+      status: 'pending',
+      settlesAt: new Date(NOW.getTime() + 48 * 3_600_000).toISOString(),
+    });
     expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json()).toMatchObject({ status: 409, code: 'nothing_to_pay_out' });
     const tokenAtNow = tokenB;
     now = new Date(NOW.getTime() + 48 * 3_600_000);
     tokenB = await idp.issueStaffToken({ staffId: STAFF_B, merchantId: MERCHANT_B, role: 'owner' }, { now });
-    const tick = () => (server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }).recurringInvoices.runOnce();
+    const tick = () =>
+      (
+        server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }
+      ).recurringInvoices.runOnce();
     expect((await tick()).settlements.settled).toBeGreaterThanOrEqual(1);
-    expect((await call('GET', `/api/pos/settlements?sourceId=${card.payRequestId}`, undefined, tokenB)).json().data[0]).toMatchObject({ status: 'settled', settledAt: now.toISOString() });
+    expect((await call('GET', `/api/pos/settlements?sourceId=${card.payRequestId}`, undefined, tokenB)).json().data[0]).toMatchObject({
+      status: 'settled',
+      settledAt: now.toISOString(),
+    });
 
     const tooMuch = await call('POST', '/api/pos/payouts', { amountCents: 12_109 }, tokenB);
     expect(tooMuch.json()).toMatchObject({ status: 409, code: 'insufficient_balance' });
     expect(fieldsOf(tooMuch)).toEqual(['amountCents']);
-    for (const [body, field] of [[{ amountCents: 0 }, 'amountCents'], [{ amountCents: 1.5 }, 'amountCents'], [{ amount: 5 }, 'amount']] as [unknown, string][]) {
+    for (const [body, field] of [
+      [{ amountCents: 0 }, 'amountCents'],
+      [{ amountCents: 1.5 }, 'amountCents'],
+      [{ amount: 5 }, 'amount'],
+    ] as [unknown, string][]) {
       const res = await call('POST', '/api/pos/payouts', body, tokenB);
       expect(res.statusCode).toBe(400);
       expect(fieldsOf(res)).toContain(field);
@@ -232,22 +284,45 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
 
     const partial = await call('POST', '/api/pos/payouts', { amountCents: 2_500 }, tokenB, { 'idempotency-key': 'payout-1' });
     expect(partial.statusCode, partial.body).toBe(201);
-    expect(partial.json()).toMatchObject({ amountCents: 2_500, currency: 'USD', status: 'paid', processor: 'sandbox', createdBy: `staff:${STAFF_B}`, createdAt: now.toISOString() });
+    expect(partial.json()).toMatchObject({
+      amountCents: 2_500,
+      currency: 'USD',
+      status: 'paid',
+      processor: 'sandbox',
+      createdBy: `staff:${STAFF_B}`,
+      createdAt: now.toISOString(),
+    });
     const replay = await call('POST', '/api/pos/payouts', { amountCents: 2_500 }, tokenB, { 'idempotency-key': 'payout-1' });
     expect(replay.json()).toEqual(partial.json());
     const rest = await call('POST', '/api/pos/payouts', {}, tokenB);
     expect(rest.statusCode, rest.body).toBe(201);
     expect(rest.json().amountCents).toBe(9_608);
-    expect(payoutCalls.map((p) => [p.merchantId, p.amountCents])).toEqual([[MERCHANT_B, 2_500], [MERCHANT_B, 9_608]]);
+    expect(payoutCalls.map((p) => [p.merchantId, p.amountCents])).toEqual([
+      [MERCHANT_B, 2_500],
+      [MERCHANT_B, 9_608],
+    ]);
 
     const after = await balances(tokenB);
     expect(after.bank).toBe(12_108);
     expect(after['card_clearing:card_not_present']).toBe(0);
     const journal = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${rest.json().id}`, undefined, tokenB)).json().data;
-    expect(journal).toMatchObject([{ id: rest.json().journalTransactionId, kind: 'payout', sourceType: 'payout', postings: [{ accountCode: 'bank', amountCents: 9_608 }, { accountCode: 'card_clearing:card_not_present', amountCents: -9_608 }] }]);
+    expect(journal).toMatchObject([
+      {
+        id: rest.json().journalTransactionId,
+        kind: 'payout',
+        sourceType: 'payout',
+        postings: [
+          { accountCode: 'bank', amountCents: 9_608 },
+          { accountCode: 'card_clearing:card_not_present', amountCents: -9_608 },
+        ],
+      },
+    ]);
     const list = (await call('GET', '/api/pos/payouts?limit=1', undefined, tokenB)).json();
     expect(list.data.map((p: Json) => p.id)).toEqual([rest.json().id]);
-    expect((await call('GET', `/api/pos/payouts?limit=1&cursor=${encodeURIComponent(list.nextCursor)}`, undefined, tokenB)).json()).toEqual({ data: [partial.json()], nextCursor: null });
+    expect((await call('GET', `/api/pos/payouts?limit=1&cursor=${encodeURIComponent(list.nextCursor)}`, undefined, tokenB)).json()).toEqual({
+      data: [partial.json()],
+      nextCursor: null,
+    });
     expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json().code).toBe('nothing_to_pay_out');
     expect(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'payout.paid' AND merchant_id = $1`, [MERCHANT_B])).toBe(2);
     expect((await verifyAuditChain(server.db, MERCHANT_B)).ok).toBe(true);
@@ -255,15 +330,25 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     tokenB = tokenAtNow;
   });
   it('bank payments are pending until their rail settles: the tick settles them, or posts the reversal of a returned one', async () => {
-    const tick = () => (server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }).recurringInvoices.runOnce();
-    const settlementsOf = async (sourceId: string, token: string) => (await call('GET', `/api/pos/settlements?sourceId=${sourceId}`, undefined, token)).json().data as Json[];
+    const tick = () =>
+      (
+        server.app as unknown as { recurringInvoices: { runOnce(): Promise<{ settlements: { settled: number; returned: number } }> } }
+      ).recurringInvoices.runOnce();
+    const settlementsOf = async (sourceId: string, token: string) =>
+      (await call('GET', `/api/pos/settlements?sourceId=${sourceId}`, undefined, token)).json().data as Json[];
 
     // Store B: an ACH payment is captured but not settled: no payout of it yet.
     const b = await payLink(tokenB, 20_000, 'btok_sbx_110000000_6789');
     expect(b.statusCode, b.body).toBe(200);
     expect(live.charges.at(-1)).toMatchObject({ method: 'bank_transfer', rail: 'ach' });
     const [pendingB] = await settlementsOf(b.payRequestId, tokenB);
-    expect(pendingB).toMatchObject({ rail: 'ach', amountCents: 20_000, status: 'pending', settlesAt: new Date(NOW.getTime() + 72 * 3_600_000).toISOString(), settledAt: null });
+    expect(pendingB).toMatchObject({
+      rail: 'ach',
+      amountCents: 20_000,
+      status: 'pending',
+      settlesAt: new Date(NOW.getTime() + 72 * 3_600_000).toISOString(),
+      settledAt: null,
+    });
     expect((await call('POST', '/api/pos/payouts', {}, tokenB)).json().code).toBe('nothing_to_pay_out');
 
     // The demo store: a payment from the sandbox's returning account (…3338).
@@ -287,7 +372,12 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     expect(returned).toMatchObject({ status: 'returned', returnCode: 'R01', settledAt: now.toISOString() });
     const all = (await call('GET', `/api/pos/ledger/journal-transactions?sourceId=${demo.payRequestId}`, undefined, staff)).json().data as Json[];
     // The routed rail's fee posts when the processor reports none; it is its own transaction, not reversed.
-    expect(all.filter((j) => j.kind === 'fee').map((j) => j.postings)).toEqual([[{ accountCode: 'processing_fees', amountCents: 240 }, { accountCode: 'card_clearing:ach', amountCents: -240 }]]);
+    expect(all.filter((j) => j.kind === 'fee').map((j) => j.postings)).toEqual([
+      [
+        { accountCode: 'processing_fees', amountCents: 240 },
+        { accountCode: 'card_clearing:ach', amountCents: -240 },
+      ],
+    ]);
     const journal = all.filter((j) => j.kind !== 'fee');
     expect(journal).toHaveLength(2);
     const [sale, reversal] = journal;
@@ -300,7 +390,15 @@ describe.each(databaseTargets())('payment rails, payouts and money movement on $
     // The settlements report of the day.
     const report = async (token: string) => (await call('GET', '/api/pos/reports/settlements?from=2026-03-06', undefined, token)).json();
     // (Card payments settle on their rail's schedule too, so each store's card rail has its row beside ACH's.)
-    expect((await report(staff)).rows.find((r: Json) => r.rail === 'ach')).toEqual({ rail: 'ach', pendingCount: 0, pendingCents: 0, settledCount: 0, settledCents: 0, returnedCount: 1, returnedCents: 30_000 });
+    expect((await report(staff)).rows.find((r: Json) => r.rail === 'ach')).toEqual({
+      rail: 'ach',
+      pendingCount: 0,
+      pendingCents: 0,
+      settledCount: 0,
+      settledCents: 0,
+      returnedCount: 1,
+      returnedCents: 30_000,
+    });
     expect((await report(tokenB)).rows).toEqual([
       { rail: 'ach', pendingCount: 0, pendingCents: 0, settledCount: 1, settledCents: 20_000, returnedCount: 0, returnedCents: 0 },
       { rail: 'card_not_present', pendingCount: 0, pendingCents: 0, settledCount: 1, settledCents: 12_500, returnedCount: 0, returnedCents: 0 },

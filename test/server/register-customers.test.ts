@@ -12,7 +12,15 @@ import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-type Pulled = { id: string; mergedInto?: string; phone?: string | null; email?: string | null; givenName?: string | null; syncSeq: number; _deleted: boolean };
+type Pulled = {
+  id: string;
+  mergedInto?: string;
+  phone?: string | null;
+  email?: string | null;
+  givenName?: string | null;
+  syncSeq: number;
+  _deleted: boolean;
+};
 
 describe.each(databaseTargets())('customers at the register on $name', (target) => {
   let server: TestServer;
@@ -24,11 +32,26 @@ describe.each(databaseTargets())('customers at the register on $name', (target) 
     server.app.inject({
       method,
       url,
-      headers: { authorization: `Bearer ${token}`, 'idempotency-key': `k-${Math.random()}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'idempotency-key': `k-${Math.random()}`,
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
-  const registerCustomer = (fields: Partial<RegisterCustomer>): RegisterCustomer => ({ id: newId('customer'), registerId: register.registerId, createdAt: new Date().toISOString(), ...fields });
-  const pushCustomers = (docs: unknown[]) => call('POST', '/api/sync/customers/push', register.registerToken, docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+  const registerCustomer = (fields: Partial<RegisterCustomer>): RegisterCustomer => ({
+    id: newId('customer'),
+    registerId: register.registerId,
+    createdAt: new Date().toISOString(),
+    ...fields,
+  });
+  const pushCustomers = (docs: unknown[]) =>
+    call(
+      'POST',
+      '/api/sync/customers/push',
+      register.registerToken,
+      docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
   const sellTo = async (customerId: string): Promise<Order> => {
     const { order } = buildSale({ register, sequence: sequence++, catalog: server.catalog });
     const withCustomer = { ...order, customerId };
@@ -42,7 +65,8 @@ describe.each(databaseTargets())('customers at the register on $name', (target) 
     expect(res.statusCode, res.body).toBe(200);
     return res.json<{ documents: Pulled[] }>().documents;
   };
-  const history = async (customerId: string) => (await call('GET', `/api/pos/customers/${customerId}/orders`, owner)).json<{ data: { id: string; customerId?: string }[] }>().data;
+  const history = async (customerId: string) =>
+    (await call('GET', `/api/pos/customers/${customerId}/orders`, owner)).json<{ data: { id: string; customerId?: string }[] }>().data;
   const createInBackOffice = async (body: Record<string, unknown>) => {
     const res = await call('POST', '/api/pos/customers', owner, body);
     expect(res.statusCode, res.body).toBe(201);
@@ -58,7 +82,7 @@ describe.each(databaseTargets())('customers at the register on $name', (target) 
     await server?.close();
   });
 
-  it('pulls the store\'s customers incrementally, with changes and deletions, and tells the register the phone country', async () => {
+  it("pulls the store's customers incrementally, with changes and deletions, and tells the register the phone country", async () => {
     const first = await createInBackOffice({ givenName: 'Pia', familyName: 'Pulled', phone: '+14155550101' });
     const all = await pullAll();
     const mine = all.find((d) => d.id === first.id);
@@ -87,7 +111,7 @@ describe.each(databaseTargets())('customers at the register on $name', (target) 
     expect((await pullAll()).find((d) => d.id === doc.id)).toMatchObject({ registerId: register.registerId, phone: '+14155550142' });
   });
 
-  it('merges a register customer with an existing one\'s phone: the existing survives, the orders sold before and after the push follow it', async () => {
+  it("merges a register customer with an existing one's phone: the existing survives, the orders sold before and after the push follow it", async () => {
     const existing = await createInBackOffice({ givenName: 'Esther', familyName: 'Existing', phone: '+14155550177' });
     const offline = registerCustomer({ givenName: 'Ester', phone: '415 555 0177', email: 'esther@example.com' });
     // Sold offline to the offline customer; the sale reaches the server before the customer does.
@@ -146,14 +170,17 @@ describe.each(databaseTargets())('customers at the register on $name', (target) 
     const second = registerCustomer({ givenName: 'Twin Two', email: 'TWIN@example.com', phone: '+14155550166' });
     const res = await pushCustomers([first, second]);
     expect(res.json()).toEqual([expect.objectContaining({ id: second.id, mergedInto: first.id, matchedOn: 'email' })]);
-    expect((await call('GET', `/api/pos/customers/${first.id}`, owner)).json<CustomerRecord>()).toMatchObject({ givenName: 'Twin', phone: '+14155550166' });
+    expect((await call('GET', `/api/pos/customers/${first.id}`, owner)).json<CustomerRecord>()).toMatchObject({
+      givenName: 'Twin',
+      phone: '+14155550166',
+    });
     const sale = await sellTo(second.id);
     const history = await call('GET', `/api/pos/customers/${first.id}/orders`, register.registerToken);
     expect(history.statusCode, history.body).toBe(200);
     expect(history.json<{ data: { id: string }[] }>().data.map((o) => o.id)).toEqual([sale.id]);
   });
 
-  it('quarantines a register customer it cannot store (no name, phone or e-mail; a phone of no country) and another store\'s id', async () => {
+  it("quarantines a register customer it cannot store (no name, phone or e-mail; a phone of no country) and another store's id", async () => {
     const empty = registerCustomer({});
     const badPhone = registerCustomer({ givenName: 'Bad', phone: '12' });
     const res = await pushCustomers([empty, badPhone, { id: 'nonsense' }]);

@@ -32,13 +32,22 @@ describe.each(databaseTargets())('GET /api/register/device-bridge on $name', (ta
   });
 
   const appWith = async (deviceBridgeUrl?: string | null) => {
-    const app = await buildApp({ db, config: { baseUrl: 'http://localhost', staticDir: null, ...(deviceBridgeUrl !== undefined ? { deviceBridgeUrl } : {}) }, recurringInvoices: { enabled: false }, webhooks: { enabled: false } });
+    const app = await buildApp({
+      db,
+      config: { baseUrl: 'http://localhost', staticDir: null, ...(deviceBridgeUrl !== undefined ? { deviceBridgeUrl } : {}) },
+      recurringInvoices: { enabled: false },
+      webhooks: { enabled: false },
+    });
     await app.ready();
     apps.push(app);
     return app;
   };
   const get = (app: FastifyInstance, token?: string) =>
-    app.inject({ method: 'GET', url: '/api/register/device-bridge', headers: { 'x-register-schema-version': '1', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    app.inject({
+      method: 'GET',
+      url: '/api/register/device-bridge',
+      headers: { 'x-register-schema-version': '1', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
 
   it('answers the configured bridge address to a register, null when none, 401 without a credential', async () => {
     const configured = await appWith('ws://127.0.0.1:8791');

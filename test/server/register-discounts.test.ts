@@ -51,7 +51,9 @@ describe.each(databaseTargets())('register discounts on $name', (target) => {
     }).order;
   };
   const discountsBalance = async () => {
-    const tb = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth() })).json<{ accounts: { code: string; balanceCents: number }[] }>();
+    const tb = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth() })).json<{
+      accounts: { code: string; balanceCents: number }[];
+    }>();
     return tb.accounts.find((a) => a.code === 'discounts')?.balanceCents ?? 0;
   };
 
@@ -71,7 +73,9 @@ describe.each(databaseTargets())('register discounts on $name', (target) => {
     expect(stored.rows[0]?.data.discounts.filter((d) => d.lineId).length).toBe(2);
     expect((await discountsBalance()) - before).toBe(order.discountCents);
     const today = new Date().toISOString().slice(0, 10);
-    const report = (await server.app.inject({ method: 'GET', url: `/api/pos/reports/sales?from=${today}&to=${today}&timeZone=UTC&groupBy=item`, headers: auth() })).json<{
+    const report = (
+      await server.app.inject({ method: 'GET', url: `/api/pos/reports/sales?from=${today}&to=${today}&timeZone=UTC&groupBy=item`, headers: auth() })
+    ).json<{
       totals: { discountCents: number };
       rows: { key: string; discountCents: number }[];
     }>();
@@ -85,7 +89,11 @@ describe.each(databaseTargets())('register discounts on $name', (target) => {
     const shifted: Order = {
       ...good,
       lines: good.lines.map((l, i) =>
-        i === 2 ? { ...l, discountCents: 0, netCents: l.grossCents } : i === 1 ? { ...l, discountCents: l.discountCents + 200, netCents: l.netCents - 200 } : l,
+        i === 2
+          ? { ...l, discountCents: 0, netCents: l.grossCents }
+          : i === 1
+            ? { ...l, discountCents: l.discountCents + 200, netCents: l.netCents - 200 }
+            : l,
       ),
     };
     const other = sale((ids) => [{ id: newId('discount'), name: 'Line $2', kind: 'fixed', amountCents: 200, lineId: ids[0]! }]);
@@ -117,7 +125,9 @@ describe.each(databaseTargets())('register discounts on $name', (target) => {
     const bad = await send({ channel: 'email', to: 'not an address' }, 'r-3');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].path).toBe('to');
-    const outbox = (await server.app.inject({ method: 'GET', url: '/api/pos/email-outbox', headers: auth() })).json<{ data: { to: string; subject: string }[] }>();
+    const outbox = (await server.app.inject({ method: 'GET', url: '/api/pos/email-outbox', headers: auth() })).json<{
+      data: { to: string; subject: string }[];
+    }>();
     expect(outbox.data.find((m) => m.to === 'mae@example.com')?.subject).toContain(order.receiptNumber);
   });
 });

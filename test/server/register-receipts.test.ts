@@ -23,18 +23,37 @@ describe.each(databaseTargets())('register receipts on $name', (target) => {
   });
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${register.registerToken}`, 'x-register-schema-version': '1' }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${register.registerToken}`, 'x-register-schema-version': '1' },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
 
   it('answers the last receipt number held, reports lost numbers once, and lists them', async () => {
     const empty = await call('GET', `/api/sync/registers/${register.registerId}`);
     expect(empty.statusCode).toBe(200);
-    expect(empty.json()).toEqual({ registerId: register.registerId, registerNumber: register.registerNumber, lastReceiptNumber: null, lastReceiptSequence: 0, missingReceiptNumbers: [], confirmSellPastZero: false });
+    expect(empty.json()).toEqual({
+      registerId: register.registerId,
+      registerNumber: register.registerNumber,
+      lastReceiptNumber: null,
+      lastReceiptSequence: 0,
+      missingReceiptNumbers: [],
+      confirmSellPastZero: false,
+    });
 
     const sales = [1, 2].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }));
-    const pushed = await call('POST', '/api/sync/orders/push', sales.map((s) => ({ newDocumentState: s.order })));
+    const pushed = await call(
+      'POST',
+      '/api/sync/orders/push',
+      sales.map((s) => ({ newDocumentState: s.order })),
+    );
     expect(pushed.statusCode).toBe(200);
     const r = (n: number) => `R${register.registerNumber}-${String(n).padStart(6, '0')}`;
-    expect((await call('GET', `/api/sync/registers/${register.registerId}`)).json()).toMatchObject({ lastReceiptNumber: r(2), lastReceiptSequence: 2 });
+    expect((await call('GET', `/api/sync/registers/${register.registerId}`)).json()).toMatchObject({
+      lastReceiptNumber: r(2),
+      lastReceiptSequence: 2,
+    });
 
     // R-2 is held by the server: not lost. R-3 and R-4 are reported (twice: recorded once).
     const reported = await call('POST', `/api/sync/registers/${register.registerId}/missing-receipts`, { receiptNumbers: [r(2), r(3), r(4)] });
@@ -42,12 +61,18 @@ describe.each(databaseTargets())('register receipts on $name', (target) => {
     expect(reported.json().missingReceiptNumbers).toEqual([r(3), r(4)]);
     const again = await call('POST', `/api/sync/registers/${register.registerId}/missing-receipts`, { receiptNumbers: [r(4), r(3)] });
     expect(again.json().missingReceiptNumbers).toEqual([r(3), r(4)]);
-    const audited = await server.db.query<{ data: { receiptNumbers: string[] } }>(`SELECT data FROM audit_log WHERE action = 'register.receipts_missing'`);
+    const audited = await server.db.query<{ data: { receiptNumbers: string[] } }>(
+      `SELECT data FROM audit_log WHERE action = 'register.receipts_missing'`,
+    );
     expect(audited.rows.map((row) => row.data.receiptNumbers)).toEqual([[r(3), r(4)]]);
     expect((await verifyAuditChain(server.db, server.credentials.merchantId)).ok).toBe(true);
 
     // The store-wide list is the back office's: a staff member reads it.
-    const list = await server.app.inject({ method: 'GET', url: '/api/sync/missing-receipts', headers: { authorization: `Bearer ${server.credentials.staffToken}` } });
+    const list = await server.app.inject({
+      method: 'GET',
+      url: '/api/sync/missing-receipts',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+    });
     expect(list.statusCode).toBe(200);
     expect(list.json().data.map((m: { receiptNumber: string; registerNumber: number }) => [m.registerNumber, m.receiptNumber])).toEqual([
       [register.registerNumber, r(3)],

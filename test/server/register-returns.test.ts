@@ -5,7 +5,18 @@
  * the store's approval rule for a cashier above the limit. Over HTTP (app.inject), on PGlite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cashDrawerAccount, computeZReport, newId, planReturn, priorOfReturns, type CatalogItem, type Order, type RegisterReturn, type Shift, type ShiftCloseout } from '../../core/index.ts';
+import {
+  cashDrawerAccount,
+  computeZReport,
+  newId,
+  planReturn,
+  priorOfReturns,
+  type CatalogItem,
+  type Order,
+  type RegisterReturn,
+  type Shift,
+  type ShiftCloseout,
+} from '../../core/index.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
@@ -52,9 +63,22 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
       ...extra,
     };
   };
-  const pushReturns = (docs: RegisterReturn[], on = register) => call('POST', '/api/sync/returns/push', on.registerToken, docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
-  const stock = async () => (await call('GET', '/api/pos/catalog/items/itm_croissant', owner)).json<CatalogItem>().variations.find((v) => v.id === 'var_croissant_regular')!.stockOnHand ?? 0;
-  const orderView = async (id: string) => (await call('GET', `/api/pos/orders/${id}`, owner)).json<{ state: string; refundedCents: number; refunds: { id: string; amountCents: number; approvedBy: string | null; allocations: { accountCode: string; amountCents: number }[] }[] }>();
+  const pushReturns = (docs: RegisterReturn[], on = register) =>
+    call(
+      'POST',
+      '/api/sync/returns/push',
+      on.registerToken,
+      docs.map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
+  const stock = async () =>
+    (await call('GET', '/api/pos/catalog/items/itm_croissant', owner)).json<CatalogItem>().variations.find((v) => v.id === 'var_croissant_regular')!
+      .stockOnHand ?? 0;
+  const orderView = async (id: string) =>
+    (await call('GET', `/api/pos/orders/${id}`, owner)).json<{
+      state: string;
+      refundedCents: number;
+      refunds: { id: string; amountCents: number; approvedBy: string | null; allocations: { accountCode: string; amountCents: number }[] }[];
+    }>();
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null });
@@ -80,7 +104,9 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     expect(view.state).toBe('partially_refunded');
     expect(view.refunds).toHaveLength(1);
     expect(view.refunds[0]!.amountCents).toBe(ret.amountCents);
-    expect(view.refunds[0]!.allocations).toEqual([expect.objectContaining({ accountCode: cashDrawerAccount(register.registerNumber), amountCents: ret.amountCents })]);
+    expect(view.refunds[0]!.allocations).toEqual([
+      expect.objectContaining({ accountCode: cashDrawerAccount(register.registerNumber), amountCents: ret.amountCents }),
+    ]);
 
     // The same return again (a retry after a lost answer): nothing new.
     const again = await pushReturns([ret]);
@@ -101,7 +127,9 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     const first = await pushReturns([returnOf(order, 1, other)], other);
     expect(first.json()).toEqual([]);
     // Register 2 gave the cash back from its own drawer.
-    expect((await orderView(order.id)).refunds[0]!.allocations).toEqual([expect.objectContaining({ accountCode: cashDrawerAccount(other.registerNumber) })]);
+    expect((await orderView(order.id)).refunds[0]!.allocations).toEqual([
+      expect.objectContaining({ accountCode: cashDrawerAccount(other.registerNumber) }),
+    ]);
     // Register 1 did not know: it returns both croissants offline; the server has only one left.
     const late = returnOf(order, 2);
     const res = await pushReturns([late]);
@@ -110,7 +138,9 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     expect(rejected).toMatchObject({ id: late.id });
     expect(rejected!.rejection.reason).toMatch(/refund_exceeds_remaining.*only 1 of 2/);
     expect((await orderView(order.id)).refunds).toHaveLength(1);
-    const q = await server.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM quarantine WHERE collection = 'returns' AND doc_id = $1`, [late.id]);
+    const q = await server.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM quarantine WHERE collection = 'returns' AND doc_id = $1`, [
+      late.id,
+    ]);
     expect(Number(q.rows[0]!.n)).toBe(1);
   });
 
@@ -134,7 +164,13 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     const refused = await pushReturns([without]);
     expect(refused.json<{ rejection: { reason: string } }[]>()[0]!.rejection.reason).toMatch(/approval_required/);
 
-    const granted = await call('POST', '/api/register/approvals', register.registerToken, { staffId: managerId, pin: '8642', action: 'refund', orderId: order.id, amountCents: without.amountCents });
+    const granted = await call('POST', '/api/register/approvals', register.registerToken, {
+      staffId: managerId,
+      pin: '8642',
+      action: 'refund',
+      orderId: order.id,
+      amountCents: without.amountCents,
+    });
     expect(granted.statusCode, granted.body).toBe(201);
     const withApproval = returnOf(order, 20, register, { staffId: cashierId, approval: granted.json<{ approval: string }>().approval });
     const res = await pushReturns([withApproval]);
@@ -174,26 +210,51 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
 
   it("counts a cash return in the shift it was made in: the server's recomputed shifts agree with the register's", async () => {
     const minutes = (m: number) => new Date(Date.now() - 60 * 60_000 + m * 60_000).toISOString();
-    const shiftAt = (m: number): Shift => ({ id: newId('shift'), registerId: register.registerId, registerNumber: register.registerNumber, currency: 'USD', openedAt: minutes(m), openingFloatCents: 0 });
+    const shiftAt = (m: number): Shift => ({
+      id: newId('shift'),
+      registerId: register.registerId,
+      registerNumber: register.registerNumber,
+      currency: 'USD',
+      openedAt: minutes(m),
+      openingFloatCents: 0,
+    });
     const close = (shift: Shift, m: number, sales: Order[], cashRefundsCents: number): ShiftCloseout => {
       const closedAt = minutes(m);
       // As the register counts a return's refund: in the shift it was made in (refunds and the cash given back).
       const refundsCents = cashRefundsCents;
       const expected = computeZReport(shift, sales, [], { cashRefundsCents, refundsCents }).expectedCashCents;
       return {
-        id: newId('shiftCloseout'), shiftId: shift.id, registerId: shift.registerId, registerNumber: shift.registerNumber, currency: 'USD', closedAt,
-        counted: expected > 0 ? [{ kind: 'coin', valueCents: 1, count: expected }] : [], countedCashCents: Math.max(0, expected),
+        id: newId('shiftCloseout'),
+        shiftId: shift.id,
+        registerId: shift.registerId,
+        registerNumber: shift.registerNumber,
+        currency: 'USD',
+        closedAt,
+        counted: expected > 0 ? [{ kind: 'coin', valueCents: 1, count: expected }] : [],
+        countedCashCents: Math.max(0, expected),
         report: computeZReport(shift, sales, [], { count: { closedAt, countedCashCents: Math.max(0, expected) }, cashRefundsCents, refundsCents }),
       };
     };
     const pushDocs = async (collection: string, docs: unknown[]) => {
-      const res = await call('POST', `/api/sync/${collection}/push`, register.registerToken, docs.map((d) => ({ newDocumentState: d })));
+      const res = await call(
+        'POST',
+        `/api/sync/${collection}/push`,
+        register.registerToken,
+        docs.map((d) => ({ newDocumentState: d })),
+      );
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toEqual([]);
     };
     // Shift 1 sells 2 croissants in cash and closes; shift 2 (next morning) takes one back in cash, and takes a paid in to cover it.
     const first = shiftAt(0);
-    const { order } = buildSale({ register, sequence: sequence++, catalog: server.catalog, lines: croissants(2), tenderedCents: 1000_00, createdAt: minutes(1) });
+    const { order } = buildSale({
+      register,
+      sequence: sequence++,
+      catalog: server.catalog,
+      lines: croissants(2),
+      tenderedCents: 1000_00,
+      createdAt: minutes(1),
+    });
     await pushDocs('shifts', [first]);
     await pushDocs('orders', [order]);
     await pushDocs('shift-closeouts', [close(first, 2, [order], 0)]);
@@ -208,7 +269,7 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     for (const shift of [first, second]) {
       const view = await call('GET', `/api/pos/shifts/${shift.id}`, owner);
       expect(view.statusCode, view.body).toBe(200);
-      expect(view.json<{ differences: unknown[] }>().differences, shift === first ? 'the sale\'s shift' : 'the return\'s shift').toEqual([]);
+      expect(view.json<{ differences: unknown[] }>().differences, shift === first ? "the sale's shift" : "the return's shift").toEqual([]);
       // The refund counts in the shift the return was made in — as on the register — and so in the store's day.
       expect(view.json<{ report: { refundsCents: number } }>().report.refundsCents).toBe(shift === first ? 0 : ret.amountCents);
     }

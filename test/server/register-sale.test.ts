@@ -41,13 +41,17 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
       headers: { ...auth(), 'content-type': 'application/json' },
       payload: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))),
     });
-  const nextSale = (options: Partial<Parameters<typeof buildSale>[0]> = {}) => buildSale({ register, sequence: ++sequence, catalog: server.catalog, ...options });
+  const nextSale = (options: Partial<Parameters<typeof buildSale>[0]> = {}) =>
+    buildSale({ register, sequence: ++sequence, catalog: server.catalog, ...options });
   const count = async (sql: string, params: unknown[] = []) => Number((await server.db.query<{ n: number }>(sql, params)).rows[0]!.n);
   const storedOrders = (ids: string[]) => count('SELECT count(*)::int AS n FROM orders WHERE id = ANY($1::text[])', [ids]);
   const journalOf = (ids: string[]) => count(`SELECT count(*)::int AS n FROM journal_transactions WHERE source_id = ANY($1::text[])`, [ids]);
   const quarantined = (ids: string[]) => count(`SELECT count(DISTINCT doc_id)::int AS n FROM quarantine WHERE doc_id = ANY($1::text[])`, [ids]);
   const drawer = async () => {
-    const tb = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth() })).json<{ accounts: { code: string; balanceCents: number }[]; totalCents: number }>();
+    const tb = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth() })).json<{
+      accounts: { code: string; balanceCents: number }[];
+      totalCents: number;
+    }>();
     return { cash: tb.accounts.find((a) => a.code === `cash_drawer:R${register.registerNumber}`)?.balanceCents ?? 0, total: tb.totalCents };
   };
 
@@ -96,7 +100,12 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
     const feed = { notify: () => undefined } as unknown as AppContext['feed'];
     const counted = recordingDb(server.db);
-    const conflicts = await syncPush({ db: counted.db, clock: () => new Date(), feed }, who, 'orders', docs.map((d) => ({ newDocumentState: d })));
+    const conflicts = await syncPush(
+      { db: counted.db, clock: () => new Date(), feed },
+      who,
+      'orders',
+      docs.map((d) => ({ newDocumentState: d })),
+    );
     expect(conflicts.map((c) => c.id)).toEqual(refused);
     expect(conflicts.every((c) => String((c.rejection as { reason: string }).reason).startsWith('the order could not be stored'))).toBe(true);
     const valid = docs.map((d) => d.id as string).filter((id) => !refused.includes(id));
@@ -114,7 +123,9 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
       [valid],
     );
     expect(carried.rows[0]!.n).toBe(40);
-    expect((await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'journal_transaction.posted'`)).rows[0]!.n).toBe(0);
+    expect(
+      (await server.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'journal_transaction.posted'`)).rows[0]!.n,
+    ).toBe(0);
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/audit/verify', headers: auth() })).json()).toMatchObject({ ok: true });
   });
 
@@ -126,13 +137,22 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     await server.db.exec(`CREATE OR REPLACE FUNCTION test_refuse_at_commit() RETURNS trigger AS $$
       BEGIN IF NEW.id = '${refused}' THEN RAISE EXCEPTION 'refused at commit by the test trigger' USING ERRCODE = '23514'; END IF; RETURN NULL; END $$ LANGUAGE plpgsql;
       CREATE CONSTRAINT TRIGGER journal_transactions_balanced AFTER INSERT ON orders DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_refuse_at_commit();`);
-    onTestFinished(() => server.db.exec('DROP TRIGGER IF EXISTS journal_transactions_balanced ON orders; DROP FUNCTION IF EXISTS test_refuse_at_commit();'));
+    onTestFinished(() =>
+      server.db.exec('DROP TRIGGER IF EXISTS journal_transactions_balanced ON orders; DROP FUNCTION IF EXISTS test_refuse_at_commit();'),
+    );
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
     const feed = { notify: () => undefined } as unknown as AppContext['feed'];
     const counted = recordingDb(server.db);
-    const conflicts = await syncPush({ db: counted.db, clock: () => new Date(), feed }, who, 'orders', docs.map((d) => ({ newDocumentState: d })));
+    const conflicts = await syncPush(
+      { db: counted.db, clock: () => new Date(), feed },
+      who,
+      'orders',
+      docs.map((d) => ({ newDocumentState: d })),
+    );
     expect(conflicts.map((c) => c.id)).toEqual([refused]);
-    expect(String((conflicts[0]!.rejection as { reason: string }).reason)).toMatch(/^the order could not be stored: .*refused at commit by the test trigger/);
+    expect(String((conflicts[0]!.rejection as { reason: string }).reason)).toMatch(
+      /^the order could not be stored: .*refused at commit by the test trigger/,
+    );
     // The optimistic attempt wrote without a savepoint and failed at COMMIT; the push was then written in savepoints.
     const firstSavepoint = counted.statements.findIndex((sql) => /^\s*SAVEPOINT\b/i.test(sql));
     expect(firstSavepoint).toBeGreaterThan(0);
@@ -160,8 +180,16 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
   });
 
   it('writes a push of 50 sales in batches: a statement ceiling, and the audit chain stays sound', async () => {
-    const sales = Array.from({ length: 50 }, (_, i) =>
-      nextSale({ method: i % 2 ? 'card' : 'cash', lines: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 1 + (i % 3) }, { catalogItemId: 'itm_dasani_water', variationId: 'var_dasani_water_each', modifierIds: [], quantity: 1 }] }).order,
+    const sales = Array.from(
+      { length: 50 },
+      (_, i) =>
+        nextSale({
+          method: i % 2 ? 'card' : 'cash',
+          lines: [
+            { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 1 + (i % 3) },
+            { catalogItemId: 'itm_dasani_water', variationId: 'var_dasani_water_each', modifierIds: [], quantity: 1 },
+          ],
+        }).order,
     );
     // The push itself (sync/routes.ts `push`: the register-sale workflow and the quarantine) on a counting database.
     const who = { merchantId: server.credentials.merchantId, actor: `staff:${server.credentials.staffId}` };
@@ -204,18 +232,7 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     { catalogItemId: 'itm_dasani_water', variationId: 'var_dasani_water_each', modifierIds: [], quantity: 3 },
     { catalogItemId: 'itm_haircut', variationId: 'var_haircut_standard', modifierIds: [], quantity: 1 },
   );
-  type Kind =
-    | 'valid'
-    | 'tampered'
-    | 'huge'
-    | 'offset'
-    | 'unknownRegister'
-    | 'wrongNumber'
-    | 'nul'
-    | 'surrogate'
-    | 'currency'
-    | 'open'
-    | 'junk';
+  type Kind = 'valid' | 'tampered' | 'huge' | 'offset' | 'unknownRegister' | 'wrongNumber' | 'nul' | 'surrogate' | 'currency' | 'open' | 'junk';
   interface DocSpec {
     kind: Kind;
     lines: LineItemInput[];
@@ -223,7 +240,21 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
     junk: Record<string, unknown>;
   }
   const docArb: fc.Arbitrary<DocSpec> = fc.record({
-    kind: fc.constantFrom<Kind>('valid', 'valid', 'valid', 'tampered', 'huge', 'offset', 'unknownRegister', 'wrongNumber', 'nul', 'surrogate', 'currency', 'open', 'junk'),
+    kind: fc.constantFrom<Kind>(
+      'valid',
+      'valid',
+      'valid',
+      'tampered',
+      'huge',
+      'offset',
+      'unknownRegister',
+      'wrongNumber',
+      'nul',
+      'surrogate',
+      'currency',
+      'open',
+      'junk',
+    ),
     lines: fc.array(lineArb, { minLength: 1, maxLength: 3 }),
     card: fc.boolean(),
     junk: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
@@ -271,7 +302,12 @@ describe.each(databaseTargets())('register sales on $name', (target) => {
         const res = await push(docs.map((d) => d.doc));
         expect(res.statusCode).toBe(200);
         const conflicts = res.json<Doc[]>();
-        expect(conflicts.map((c) => c.id).sort()).toEqual(docs.filter((d) => !d.valid).map((d) => d.id).sort());
+        expect(conflicts.map((c) => c.id).sort()).toEqual(
+          docs
+            .filter((d) => !d.valid)
+            .map((d) => d.id)
+            .sort(),
+        );
         for (const c of conflicts) expect(c.rejection!.reason.length).toBeGreaterThan(0);
         expect(await storedOrders(valid)).toBe(valid.length);
         expect(await journalOf(valid)).toBe(valid.length);

@@ -36,7 +36,12 @@ describe.each(databaseTargets())('replication on $name', (target) => {
   const staffAuth = () => ({ authorization: `Bearer ${server.credentials.staffToken}` });
   /** A single-use stream ticket for the register (POST /api/sync/stream-tickets). */
   const streamTicket = async (): Promise<string> => {
-    const res = await server.app.inject({ method: 'POST', url: '/api/sync/stream-tickets', headers: { ...auth(), 'content-type': 'application/json' }, payload: '{}' });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/sync/stream-tickets',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(res.statusCode, res.body).toBe(201);
     return res.json<{ ticket: string }>().ticket;
   };
@@ -50,12 +55,19 @@ describe.each(databaseTargets())('replication on $name', (target) => {
       audit: await n('SELECT count(*)::int AS n FROM audit_log'),
     };
   };
-  const nextSale = (options: Partial<Parameters<typeof buildSale>[0]> = {}) => buildSale({ register, sequence: ++sequence, catalog: server.catalog, ...options });
+  const nextSale = (options: Partial<Parameters<typeof buildSale>[0]> = {}) =>
+    buildSale({ register, sequence: ++sequence, catalog: server.catalog, ...options });
 
   it('pairs registers: the first is number 1, a known id is returned again, a new one gets the next number', async () => {
     expect(register.registerNumber).toBe(1);
     const again = await enrollRegister(server, server.credentials.staffToken, { registerId: register.registerId });
-    expect(again).toMatchObject({ registerId: register.registerId, registerNumber: 1, lastReceiptSequence: 0, currency: 'USD', merchantName: 'Register Demo Café & Market' });
+    expect(again).toMatchObject({
+      registerId: register.registerId,
+      registerNumber: 1,
+      lastReceiptSequence: 0,
+      currency: 'USD',
+      merchantName: 'Register Demo Café & Market',
+    });
     const second = await enrollRegister(server, server.credentials.staffToken);
     expect(second.registerNumber).toBe(2);
     const bad = await server.app.inject({ method: 'POST', url: '/api/register/pair', payload: { registerId: 'x', extra: 1 } });
@@ -88,7 +100,12 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual([]);
     const after = await counts();
-    expect(after).toMatchObject({ orders: before.orders + 1, journal: before.journal + 1, postings: before.postings + journalTransaction.postings.length, quarantine: before.quarantine });
+    expect(after).toMatchObject({
+      orders: before.orders + 1,
+      journal: before.journal + 1,
+      postings: before.postings + journalTransaction.postings.length,
+      quarantine: before.quarantine,
+    });
     expect(after.audit).toBe(before.audit + 1);
 
     const ledger = await server.app.inject({ method: 'GET', url: `/api/pos/ledger/journal-transactions?sourceId=${order.id}`, headers: staffAuth() });
@@ -98,7 +115,10 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(stored!.postings.reduce((a, p) => a + p.amountCents, 0)).toBe(0);
 
     // Pushed again — as RxDB does after a lost reply, with server stamps and RxDB fields on it.
-    const again = await pushRows('orders', [order, { ...order, _deleted: false, updatedAt: new Date().toISOString(), syncSeq: 99, _meta: { lwt: 1 }, _rev: '1-a', _attachments: {} }]);
+    const again = await pushRows('orders', [
+      order,
+      { ...order, _deleted: false, updatedAt: new Date().toISOString(), syncSeq: 99, _meta: { lwt: 1 }, _rev: '1-a', _attachments: {} },
+    ]);
     expect(again.body).toEqual([]);
     // Its journal transaction is the server's: the collection is pull-only, a register cannot push one.
     const jt = await pushRows('journal-transactions', [journalTransaction]);
@@ -137,12 +157,20 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(conflicts[0]!.rejection!.at).toEqual(expect.any(String));
     const after = await counts();
     expect(after).toMatchObject({ orders: before.orders + 1, journal: before.journal + 1, quarantine: before.quarantine + 1 });
-    const q = await server.db.query<{ doc_id: string; reason: string; collection: string }>('SELECT doc_id, reason, collection FROM quarantine WHERE doc_id = $1', [tampered.id]);
+    const q = await server.db.query<{ doc_id: string; reason: string; collection: string }>(
+      'SELECT doc_id, reason, collection FROM quarantine WHERE doc_id = $1',
+      [tampered.id],
+    );
     expect(q.rows).toEqual([{ doc_id: tampered.id, collection: 'orders', reason: expect.stringContaining('totalCents') }]);
 
     const listed = await server.app.inject({ method: 'GET', url: '/api/pos/quarantine?collection=orders&limit=1', headers: staffAuth() });
     expect(listed.statusCode).toBe(200);
-    expect(listed.json().data[0]).toMatchObject({ collection: 'orders', documentId: tampered.id, reason: expect.stringContaining('totalCents'), document: { id: tampered.id } });
+    expect(listed.json().data[0]).toMatchObject({
+      collection: 'orders',
+      documentId: tampered.id,
+      reason: expect.stringContaining('totalCents'),
+      document: { id: tampered.id },
+    });
 
     // The register pushes it again (with our rejection on it): same answer, nothing new written.
     const again = await pushRows('orders', [conflicts[0]]);
@@ -169,13 +197,24 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const yearZero = { ...nextSale().order, createdAt: '0000-01-01T00:00:00Z' };
     const odd = await pushRows('orders', [nul, yearZero]);
     expect(odd.status).toBe(200);
-    expect((odd.body as Doc[]).map((d) => (d.rejection as { reason: string }).reason)).toEqual([expect.stringContaining('NUL'), expect.stringContaining('createdAt')]);
+    expect((odd.body as Doc[]).map((d) => (d.rejection as { reason: string }).reason)).toEqual([
+      expect.stringContaining('NUL'),
+      expect.stringContaining('createdAt'),
+    ]);
     const jts = await pushRows('orders', [unbalanced]);
     expect((jts.body as Doc[])[0]!.rejection).toMatchObject({ reason: expect.stringContaining('inconsistent sale') });
     expect(await counts()).toMatchObject({ orders: before.orders, journal: before.journal, quarantine: before.quarantine + 6 });
-    const envelope = await server.app.inject({ method: 'POST', url: '/api/sync/orders/push', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify([{ doc: 1 }]) });
+    const envelope = await server.app.inject({
+      method: 'POST',
+      url: '/api/sync/orders/push',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: JSON.stringify([{ doc: 1 }]),
+    });
     expect(envelope.statusCode).toBe(400);
-    const tooMany = await pushRows('orders', Array.from({ length: 501 }, () => ({})));
+    const tooMany = await pushRows(
+      'orders',
+      Array.from({ length: 501 }, () => ({})),
+    );
     expect(tooMany.status).toBe(400);
   });
 
@@ -193,7 +232,13 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const sale = nextSale();
     const skewed: JournalTransaction = {
       ...sale.journalTransaction,
-      postings: sale.journalTransaction.postings.map((p) => (p.accountCode === 'sales_tax_payable' ? { ...p, amountCents: p.amountCents - 1 } : p.accountCode.startsWith('cash_drawer') ? { ...p, amountCents: p.amountCents + 1 } : p)),
+      postings: sale.journalTransaction.postings.map((p) =>
+        p.accountCode === 'sales_tax_payable'
+          ? { ...p, amountCents: p.amountCents - 1 }
+          : p.accountCode.startsWith('cash_drawer')
+            ? { ...p, amountCents: p.amountCents + 1 }
+            : p,
+      ),
     };
     expect(journalTransactionSchema.safeParse(skewed).success).toBe(true);
     await pushedByOldRegister(skewed);
@@ -230,7 +275,11 @@ describe.each(databaseTargets())('replication on $name', (target) => {
         if (end >= 0) {
           const event = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (data) return data;
           continue;
         }
@@ -282,7 +331,9 @@ describe.each(databaseTargets())('replication on $name', (target) => {
 
   it('reports the highest receipt sequence on re-pairing', async () => {
     const res = await enrollRegister(server, server.credentials.staffToken, { registerId: register.registerId });
-    const stored = await server.db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1', [register.registerId]);
+    const stored = await server.db.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1', [
+      register.registerId,
+    ]);
     const highest = Math.max(...stored.rows.map((r) => Number(r.receipt_number.split('-')[1])));
     expect(res.lastReceiptSequence).toBe(highest);
   });
@@ -293,7 +344,11 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const seen: Order[] = [];
     let cursor: string | null = null;
     do {
-      const res: LightMyRequestResponse = await server.app.inject({ method: 'GET', url: `/api/pos/orders?limit=2${cursor ? `&cursor=${cursor}` : ''}`, headers: h });
+      const res: LightMyRequestResponse = await server.app.inject({
+        method: 'GET',
+        url: `/api/pos/orders?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        headers: h,
+      });
       expect(res.statusCode).toBe(200);
       const body: { data: Order[]; nextCursor: string | null } = res.json();
       expect(body.data.length).toBeLessThanOrEqual(2);
@@ -304,7 +359,11 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     expect(new Set(seen.map((o) => o.id)).size).toBe(total);
     const times = seen.map((o) => Date.parse(o.createdAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
-    for (const cursor of [Buffer.from('["0000-01-01T00:00:00Z","x"]').toString('base64url'), Buffer.from('["yesterday","x"]').toString('base64url'), 'garbage']) {
+    for (const cursor of [
+      Buffer.from('["0000-01-01T00:00:00Z","x"]').toString('base64url'),
+      Buffer.from('["yesterday","x"]').toString('base64url'),
+      'garbage',
+    ]) {
       const res = await server.app.inject({ method: 'GET', url: `/api/pos/orders?cursor=${cursor}`, headers: h });
       expect(res.statusCode, cursor).toBe(400);
     }
@@ -330,7 +389,10 @@ describe.each(databaseTargets())('replication on $name', (target) => {
     const verdict = ok.json<{ ok: boolean; checked: number }>();
     expect(verdict.ok).toBe(true);
     expect(verdict.checked).toBeGreaterThan(5);
-    const rows = await server.db.query<{ seq: number | string }>(`SELECT seq FROM audit_log WHERE merchant_id = $1 AND action = 'order.stored' ORDER BY seq LIMIT 1`, [server.credentials.merchantId]);
+    const rows = await server.db.query<{ seq: number | string }>(
+      `SELECT seq FROM audit_log WHERE merchant_id = $1 AND action = 'order.stored' ORDER BY seq LIMIT 1`,
+      [server.credentials.merchantId],
+    );
     const seq = Number(rows.rows[0]!.seq);
     // audit_log refuses UPDATE (migration 0100): the attacker, owner of the tables, drops the trigger first.
     await server.db.query('DROP TRIGGER audit_log_immutable ON audit_log');

@@ -55,7 +55,11 @@ describe.each(databaseTargets())('reports on $name', (target) => {
       const card = buildRegisterSale({ ...base, payment: { method: 'card', tipCents: cart.tipCents, cardBrand: 'visa', last4: '4242' } });
       const sale =
         cart.method === 'cash'
-          ? buildRegisterSale({ ...base, orderId: card.order.id, payment: { method: 'cash', tipCents: cart.tipCents, tenderedCents: card.order.totalCents + cart.tipCents + cart.extraCash } })
+          ? buildRegisterSale({
+              ...base,
+              orderId: card.order.id,
+              payment: { method: 'cash', tipCents: cart.tipCents, tenderedCents: card.order.totalCents + cart.tipCents + cart.extraCash },
+            })
           : card;
       return { newDocumentState: sale.order };
     });
@@ -68,10 +72,14 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     const latte = { catalogItemId: 'itm_latte', variationId: 'var_latte_regular', modifierIds: ['mod_size_large'], quantity: 2 };
     const croissant = { catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 3 };
     const haircut = { catalogItemId: 'itm_haircut', variationId: 'var_haircut_standard', quantity: 1 };
-    const payCash = async (order: Json, tipCents = 0) => post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents + tipCents, tipCents }] });
+    const payCash = async (order: Json, tipCents = 0) =>
+      post(`/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents + tipCents, tipCents }] });
     for (let k = 0; k < 6; k++) {
       now = new Date(FIRST_DAY + (k + 1) * DAY_MS + (9 + k) * 3600_000);
-      const order = await post('/api/pos/orders', { lineItems: [latte, croissant, ...(k % 2 ? [haircut] : [])], ...(k === 2 ? { discounts: [{ name: 'Loyalty', kind: 'percentage', basisPoints: 1000 }] } : {}) });
+      const order = await post('/api/pos/orders', {
+        lineItems: [latte, croissant, ...(k % 2 ? [haircut] : [])],
+        ...(k === 2 ? { discounts: [{ name: 'Loyalty', kind: 'percentage', basisPoints: 1000 }] } : {}),
+      });
       await payCash(order, k * 50);
       now = new Date(now.getTime() + (k % 3) * DAY_MS + 3600_000);
       const paid = (await get(`/api/pos/orders/${order.id}`)).json() as Json;
@@ -85,7 +93,12 @@ describe.each(databaseTargets())('reports on $name', (target) => {
 
     // Invoices: issued (a sale on account), paid in part at the register and in full on the pay page, one voided days
     // after it was issued, one left a draft (not a sale). Evening times, so time zones move them across days.
-    const customer = await post('/api/pos/customers', { givenName: 'Grace', familyName: 'Hopper', phone: '+14155550188', email: 'grace@example.com' });
+    const customer = await post('/api/pos/customers', {
+      givenName: 'Grace',
+      familyName: 'Hopper',
+      phone: '+14155550188',
+      email: 'grace@example.com',
+    });
     const payPage = async (payRequestId: string, body: Json) => {
       const res = await server.app.inject({ method: 'POST', url: `/pay/${payRequestId}`, payload: body });
       expect(res.statusCode, res.body).toBe(200);
@@ -124,7 +137,10 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     // The ledger as the API shows it, to reconcile against.
     let cursor: string | null = null;
     do {
-      const page = (await get(`/api/pos/ledger/journal-transactions?limit=200${cursor ? `&cursor=${cursor}` : ''}`)).json() as { data: typeof ledger; nextCursor: string | null };
+      const page = (await get(`/api/pos/ledger/journal-transactions?limit=200${cursor ? `&cursor=${cursor}` : ''}`)).json() as {
+        data: typeof ledger;
+        nextCursor: string | null;
+      };
       ledger.push(...page.data);
       cursor = page.nextCursor;
     } while (cursor);
@@ -148,22 +164,33 @@ describe.each(databaseTargets())('reports on $name', (target) => {
 
   it('sales and tax of any period reconcile with the ledger postings of the same period, in any time zone', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: -1, max: 10 }), fc.integer({ min: 0, max: 11 }), fc.constantFrom(...TIME_ZONES), async (a, span, timeZone) => {
-        const from = isoDay(FIRST_DAY + a * DAY_MS);
-        const to = isoDay(FIRST_DAY + (a + span) * DAY_MS);
-        const sales = (await get(`/api/pos/reports/sales?from=${from}&to=${to}&timeZone=${encodeURIComponent(timeZone)}`)).json() as Json;
-        const { start, end } = sales.period;
-        expect(sales.period).toMatchObject({ from, to, timeZone });
-        expect(sales.totals.netSalesCents).toBe(ledgerCredit(start, end, (c) => SALES_ACCOUNTS.has(c)));
-        expect(sales.totals.taxCents).toBe(ledgerCredit(start, end, (c) => c === 'sales_tax_payable'));
-        // The report checks itself against the postings the same way, and says it agrees.
-        expect(sales.reconciliation).toMatchObject({ reconciled: true, ledgerNetSalesCents: sales.totals.netSalesCents, ledgerTaxCents: sales.totals.taxCents });
-        expect(sales.totals.orders).toBe(ledger.filter((j) => j.kind === 'sale' && j.occurredAt >= start && j.occurredAt < end).length);
-        expect(sales.totals.voids).toBe(ledger.filter((j) => j.kind === 'adjustment' && j.sourceType === 'invoice' && j.occurredAt >= start && j.occurredAt < end).length);
-        const tax = (await get(`/api/pos/reports/tax?from=${from}&to=${to}&timeZone=${encodeURIComponent(timeZone)}`)).json() as Json;
-        expect(tax.totals.netCents).toBe(sales.totals.taxCents);
-        expect(tax.totals.collectedCents - tax.totals.refundedCents).toBe(tax.totals.netCents);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: -1, max: 10 }),
+        fc.integer({ min: 0, max: 11 }),
+        fc.constantFrom(...TIME_ZONES),
+        async (a, span, timeZone) => {
+          const from = isoDay(FIRST_DAY + a * DAY_MS);
+          const to = isoDay(FIRST_DAY + (a + span) * DAY_MS);
+          const sales = (await get(`/api/pos/reports/sales?from=${from}&to=${to}&timeZone=${encodeURIComponent(timeZone)}`)).json() as Json;
+          const { start, end } = sales.period;
+          expect(sales.period).toMatchObject({ from, to, timeZone });
+          expect(sales.totals.netSalesCents).toBe(ledgerCredit(start, end, (c) => SALES_ACCOUNTS.has(c)));
+          expect(sales.totals.taxCents).toBe(ledgerCredit(start, end, (c) => c === 'sales_tax_payable'));
+          // The report checks itself against the postings the same way, and says it agrees.
+          expect(sales.reconciliation).toMatchObject({
+            reconciled: true,
+            ledgerNetSalesCents: sales.totals.netSalesCents,
+            ledgerTaxCents: sales.totals.taxCents,
+          });
+          expect(sales.totals.orders).toBe(ledger.filter((j) => j.kind === 'sale' && j.occurredAt >= start && j.occurredAt < end).length);
+          expect(sales.totals.voids).toBe(
+            ledger.filter((j) => j.kind === 'adjustment' && j.sourceType === 'invoice' && j.occurredAt >= start && j.occurredAt < end).length,
+          );
+          const tax = (await get(`/api/pos/reports/tax?from=${from}&to=${to}&timeZone=${encodeURIComponent(timeZone)}`)).json() as Json;
+          expect(tax.totals.netCents).toBe(sales.totals.taxCents);
+          expect(tax.totals.collectedCents - tax.totals.refundedCents).toBe(tax.totals.netCents);
+        },
+      ),
       { numRuns: 25, seed: 42 },
     );
   }, 120_000);
@@ -171,13 +198,28 @@ describe.each(databaseTargets())('reports on $name', (target) => {
   it('every grouping adds up to the totals; tenders add up to what was kept', async () => {
     const period = 'from=2024-02-28&to=2024-03-12&timeZone=America/New_York';
     let totals: Json | undefined;
-    const money = ['grossSalesCents', 'discountCents', 'refundCents', 'voidCents', 'netSalesCents', 'taxCents', 'tipCents', 'totalCents', 'quantity', 'refundedQuantity'] as const;
+    const money = [
+      'grossSalesCents',
+      'discountCents',
+      'refundCents',
+      'voidCents',
+      'netSalesCents',
+      'taxCents',
+      'tipCents',
+      'totalCents',
+      'quantity',
+      'refundedQuantity',
+    ] as const;
     for (const groupBy of ['day', 'hour', 'item', 'category', 'staff']) {
       const report = (await get(`/api/pos/reports/sales?${period}&groupBy=${groupBy}`)).json() as Json;
       expect(report.groupBy).toBe(groupBy);
       totals ??= report.totals;
       expect(report.totals).toEqual(totals);
-      for (const k of money) expect(report.rows.reduce((s: number, r: Json) => s + r[k], 0), `${groupBy} ${k}`).toBe(report.totals[k]);
+      for (const k of money)
+        expect(
+          report.rows.reduce((s: number, r: Json) => s + r[k], 0),
+          `${groupBy} ${k}`,
+        ).toBe(report.totals[k]);
       if (!['item', 'category'].includes(groupBy)) {
         expect(report.rows.reduce((s: number, r: Json) => s + r.orders, 0)).toBe(report.totals.orders);
         expect(report.rows.reduce((s: number, r: Json) => s + r.voids, 0)).toBe(report.totals.voids);
@@ -235,7 +277,9 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     // Over everything, the closing balances are the all-time trial balance.
     const all = (await get('/api/pos/reports/trial-balance?from=2024-01-01&to=2024-12-31')).json() as Json;
     const allTime = (await get('/api/pos/ledger/trial-balance')).json() as { accounts: { code: string; balanceCents: number }[] };
-    expect(Object.fromEntries(all.rows.map((r: Json) => [r.code, r.closingCents]))).toEqual(Object.fromEntries(allTime.accounts.map((a) => [a.code, a.balanceCents])));
+    expect(Object.fromEntries(all.rows.map((r: Json) => [r.code, r.closingCents]))).toEqual(
+      Object.fromEntries(allTime.accounts.map((a) => [a.code, a.balanceCents])),
+    );
     expect(all.rows.every((r: Json) => r.openingCents === 0)).toBe(true);
   });
 
@@ -260,7 +304,10 @@ describe.each(databaseTargets())('reports on $name', (target) => {
       // format=json wins over Accept.
       expect((await get(`${url}&format=json`, { accept: 'text/csv' })).headers['content-type']).toMatch(/^application\/json/);
     }
-    const tax = parse((await get('/api/pos/reports/tax?from=2024-03-01&to=2024-03-31&format=csv')).body, { columns: true }) as Record<string, string>[];
+    const tax = parse((await get('/api/pos/reports/tax?from=2024-03-01&to=2024-03-31&format=csv')).body, { columns: true }) as Record<
+      string,
+      string
+    >[];
     const taxJson = (await get('/api/pos/reports/tax?from=2024-03-01&to=2024-03-31')).json() as Json;
     expect(tax.at(-1)).toMatchObject({ taxRateId: 'total', taxCents: String(taxJson.totals.netCents) });
     expect(tax.at(-2)).toMatchObject({ taxRateId: 'refunded', taxCents: String(-taxJson.totals.refundedCents) });
@@ -269,7 +316,13 @@ describe.each(databaseTargets())('reports on $name', (target) => {
   it('counts days in the time zone asked for', async () => {
     // The sales of 2024-03-05 in New York are those between 05:00Z on the 5th and 05:00Z on the 6th.
     const ny = (await get('/api/pos/reports/sales?from=2024-03-05&timeZone=America/New_York')).json() as Json;
-    expect(ny.period).toEqual({ from: '2024-03-05', to: '2024-03-05', timeZone: 'America/New_York', start: '2024-03-05T05:00:00.000Z', end: '2024-03-06T05:00:00.000Z' });
+    expect(ny.period).toEqual({
+      from: '2024-03-05',
+      to: '2024-03-05',
+      timeZone: 'America/New_York',
+      start: '2024-03-05T05:00:00.000Z',
+      end: '2024-03-06T05:00:00.000Z',
+    });
     const inside = ledger.filter((j) => j.kind === 'sale' && j.occurredAt >= '2024-03-05T05:00:00.000Z' && j.occurredAt < '2024-03-06T05:00:00.000Z');
     expect(ny.totals.orders).toBe(inside.length);
     // Daylight saving starts on 2024-03-10 in New York: that day has 23 hours.
@@ -298,9 +351,16 @@ describe.each(databaseTargets())('reports on $name', (target) => {
       const res = await get(url);
       expect(res.statusCode, url).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect((res.json() as Json).errors.map((e: Json) => e.path), url).toContain(field);
+      expect(
+        (res.json() as Json).errors.map((e: Json) => e.path),
+        url,
+      ).toContain(field);
     }
-    const app = await server.app.inject({ method: 'GET', url: '/api/pos/reports/sales?from=2024-03-01', headers: { authorization: `Bearer ${server.credentials.appToken}` } });
+    const app = await server.app.inject({
+      method: 'GET',
+      url: '/api/pos/reports/sales?from=2024-03-01',
+      headers: { authorization: `Bearer ${server.credentials.appToken}` },
+    });
     expect(app.statusCode).toBe(403);
     expect((app.json() as Json).code).toBe('staff_only');
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/reports/tax?from=2024-03-01' })).statusCode).toBe(401);
@@ -314,4 +374,3 @@ describe.each(databaseTargets())('reports on $name', (target) => {
     expect(parse(csv.body, { columns: true })).toEqual([expect.objectContaining({ day: 'total', orders: '0' })]);
   });
 });
-

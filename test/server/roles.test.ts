@@ -46,7 +46,9 @@ describe.each(databaseTargets())('roles on $name', (target) => {
     Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
         .filter(([, op]) => (op.security ?? []).some((s) => 'staffToken' in s))
-        .map(([method, _op]) => [method.toUpperCase(), path.replace(/\{(\w+)\}/g, ':$1'), path.replace(/\{(\w+)\}/g, 'x1')] as [string, string, string]),
+        .map(
+          ([method, _op]) => [method.toUpperCase(), path.replace(/\{(\w+)\}/g, ':$1'), path.replace(/\{(\w+)\}/g, 'x1')] as [string, string, string],
+        ),
     );
 
   it('owners add managers, managers add cashiers only, owners change roles and PINs; the last owner stays', async () => {
@@ -61,19 +63,25 @@ describe.each(databaseTargets())('roles on $name', (target) => {
     const second = await call('POST', '/api/pos/staff', managerToken, { name: 'Mo', role: 'manager' });
     expect(second.statusCode).toBe(403);
     expect(second.json()).toMatchObject({ code: 'role_not_allowed', errors: [{ path: 'role' }] });
-    expect((await call('PATCH', `/api/pos/staff/${cashierId}`, managerToken, { role: 'manager' })).json()).toMatchObject({ code: 'role_not_allowed' });
+    expect((await call('PATCH', `/api/pos/staff/${cashierId}`, managerToken, { role: 'manager' })).json()).toMatchObject({
+      code: 'role_not_allowed',
+    });
 
     const blank = await call('POST', '/api/pos/staff', owner, { name: '   ', role: 'cashier' });
     expect(blank.statusCode).toBe(400);
     expect(blank.json()).toMatchObject({ errors: [{ path: 'name' }] });
     expect((await call('POST', '/api/pos/staff', owner, { name: 'Pat', role: 'boss' })).json()).toMatchObject({ errors: [{ path: 'role' }] });
-    expect((await call('POST', '/api/pos/staff', owner, { name: 'Pat', role: 'cashier', pin: '12' })).json()).toMatchObject({ errors: [{ path: 'pin' }] });
+    expect((await call('POST', '/api/pos/staff', owner, { name: 'Pat', role: 'cashier', pin: '12' })).json()).toMatchObject({
+      errors: [{ path: 'pin' }],
+    });
 
     const listed = await call('GET', '/api/pos/staff?limit=2', managerToken);
     expect(listed.statusCode, listed.body).toBe(200);
     const page1 = listed.json<{ data: { id: string }[]; nextCursor: string | null }>();
     expect(page1.data).toHaveLength(2);
-    const page2 = (await call('GET', `/api/pos/staff?limit=10&cursor=${page1.nextCursor}`, managerToken)).json<{ data: { id: string; role: string }[] }>();
+    const page2 = (await call('GET', `/api/pos/staff?limit=10&cursor=${page1.nextCursor}`, managerToken)).json<{
+      data: { id: string; role: string }[];
+    }>();
     const everyone = [...page1.data, ...page2.data];
     expect(everyone.map((s) => s.id).sort()).toEqual([server.credentials.staffId, manager.json<{ id: string }>().id, cashierId].sort());
     expect(listed.body).not.toMatch(/scrypt|pin_hash|4821/);
@@ -92,7 +100,10 @@ describe.each(databaseTargets())('roles on $name', (target) => {
     expect(lastOwner.json()).toMatchObject({ code: 'last_owner' });
     expect((await call('PATCH', '/api/pos/staff/stf_nobody', owner, { name: 'X' })).statusCode).toBe(404);
 
-    const audit = await server.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE entity_id = $1 AND action <> 'staff.signed_in' ORDER BY seq`, [cashierId]);
+    const audit = await server.db.query<{ action: string }>(
+      `SELECT action FROM audit_log WHERE entity_id = $1 AND action <> 'staff.signed_in' ORDER BY seq`,
+      [cashierId],
+    );
     expect(audit.rows.map((r) => r.action)).toEqual(['staff.created', 'staff.pin_set', 'staff.updated', 'staff.pin_set', 'staff.updated']);
   });
 
@@ -101,10 +112,13 @@ describe.each(databaseTargets())('roles on $name', (target) => {
     expect(Object.keys(ROUTE_ROLES).filter((key) => !routes.has(key))).toEqual([]);
   });
 
-  it('walks every documented route with a cashier\'s and a manager\'s token: only what the table allows answers', async () => {
+  it("walks every documented route with a cashier's and a manager's token: only what the table allows answers", async () => {
     const cashierRes = await call('POST', '/api/pos/staff', owner, { name: 'Walker', role: 'cashier', pin: '2468' });
     const managerRes = await call('POST', '/api/pos/staff', owner, { name: 'Walking Manager', role: 'manager', pin: '8642' });
-    const tokens = { cashier: await signIn(cashierRes.json<{ id: string }>().id, '2468'), manager: await signIn(managerRes.json<{ id: string }>().id, '8642') };
+    const tokens = {
+      cashier: await signIn(cashierRes.json<{ id: string }>().id, '2468'),
+      manager: await signIn(managerRes.json<{ id: string }>().id, '8642'),
+    };
     const seen = { cashier: { allowed: 0, refused: 0 }, manager: { allowed: 0, refused: 0 } };
     for (const [method, url, concrete] of staffOperations()) {
       if (url.endsWith('/stream')) continue; // a single-use ticket, not a Bearer token (its ticket route is walked)
@@ -140,11 +154,19 @@ describe.each(databaseTargets())('roles on $name', (target) => {
     const mine = sale(9001, server.credentials.staffId);
     const unknown = sale(9002, 'stf_nobody_here');
     const stranger = sale(9003, strangerId);
-    const res = await call('POST', '/api/sync/orders/push', register.registerToken, [mine, unknown, stranger].map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    const res = await call(
+      'POST',
+      '/api/sync/orders/push',
+      register.registerToken,
+      [mine, unknown, stranger].map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
     expect(res.statusCode, res.body).toBe(200);
     const stored = await server.db.query<{ id: string }>('SELECT id FROM orders WHERE id = ANY($1::text[])', [[mine.id, unknown.id, stranger.id]]);
     expect(stored.rows.map((r) => r.id)).toEqual([mine.id]);
-    const reasons = await server.db.query<{ doc_id: string; reason: string }>('SELECT doc_id, reason FROM quarantine WHERE doc_id = ANY($1::text[]) ORDER BY doc_id', [[unknown.id, stranger.id]]);
+    const reasons = await server.db.query<{ doc_id: string; reason: string }>(
+      'SELECT doc_id, reason FROM quarantine WHERE doc_id = ANY($1::text[]) ORDER BY doc_id',
+      [[unknown.id, stranger.id]],
+    );
     expect(reasons.rows.map((r) => r.doc_id).sort()).toEqual([unknown.id, stranger.id].sort());
     for (const row of reasons.rows) expect(row.reason).toMatch(/staffId \S+ is not a staff member of this store/);
   });

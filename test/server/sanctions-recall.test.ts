@@ -38,7 +38,9 @@ describe('sanctions screening at the full 2019 SDN list', () => {
       expect(k.rate, `${kind}: ${k.count}/${k.names} found; missed ${k.examples.join('; ')}`).toBeGreaterThanOrEqual(MIN_RECALL_PER_KIND);
     }
     const ordinary = kinds.find((x) => x.kind === 'ordinary')!;
-    expect(ordinary.rate, `ordinary: ${ordinary.count}/${ordinary.names} held: ${ordinary.examples.join('; ')}`).toBeLessThanOrEqual(MAX_FALSE_HOLD_RATE);
+    expect(ordinary.rate, `ordinary: ${ordinary.count}/${ordinary.names} held: ${ordinary.examples.join('; ')}`).toBeLessThanOrEqual(
+      MAX_FALSE_HOLD_RATE,
+    );
   });
 
   it('the names reported held on the full list are clear; a single shared name part is not a hit', () => {

@@ -61,7 +61,9 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
   it('the demo store starts with the sample list, its version and counts kept', async () => {
     const res = await call('GET', '/api/pos/sanctions-lists', manager);
     expect(res.statusCode, res.body).toBe(200);
-    const [list] = res.json<{ data: { version: string; source: string; entryCount: number; aliasCount: number; addressCount: number; current: boolean }[] }>().data;
+    const [list] = res.json<{
+      data: { version: string; source: string; entryCount: number; aliasCount: number; addressCount: number; current: boolean }[];
+    }>().data;
     expect(list).toMatchObject({ version: 'sample-2025', source: 'sample', entryCount: 17, aliasCount: 18, addressCount: 28, current: true });
   });
 
@@ -95,7 +97,8 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
   it('a held screening is cleared by a manager with a reason, not by a cashier; the transaction may then go on', async () => {
     const held = await screen('Elvis Angus Logan Morej', cashier, 'transfer_receiver');
     expect(held).toMatchObject({ outcome: 'potential_match', status: 'held' });
-    const check = () => mutation(app(), actorFromString(server.credentials.merchantId, 'system'), (m) => assertScreeningCleared(m.tx, m.merchantId, held.id));
+    const check = () =>
+      mutation(app(), actorFromString(server.credentials.merchantId, 'system'), (m) => assertScreeningCleared(m.tx, m.merchantId, held.id));
     await expect(check()).rejects.toMatchObject({ status: 409, code: 'screening_hold' });
 
     const byCashier = await call('POST', `/api/pos/screenings/${held.id}/clear`, cashier, { reason: 'looks fine' });
@@ -104,19 +107,34 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
     expect(noReason.statusCode).toBe(400);
     expect(noReason.json<{ errors: { path: string }[] }>().errors[0]?.path).toBe('reason');
 
-    const cleared = await call('POST', `/api/pos/screenings/${held.id}/clear`, manager, { reason: 'Customer born 1990 in Texas; listed person born 1963 in Belize' });
+    const cleared = await call('POST', `/api/pos/screenings/${held.id}/clear`, manager, {
+      reason: 'Customer born 1990 in Texas; listed person born 1963 in Belize',
+    });
     expect(cleared.statusCode, cleared.body).toBe(200);
-    expect(cleared.json()).toMatchObject({ status: 'cleared', decidedBy: expect.stringMatching(/^staff:/), decisionReason: expect.stringContaining('1963') });
+    expect(cleared.json()).toMatchObject({
+      status: 'cleared',
+      decidedBy: expect.stringMatching(/^staff:/),
+      decisionReason: expect.stringContaining('1963'),
+    });
     await expect(check()).resolves.toBeUndefined();
     const again = await call('POST', `/api/pos/screenings/${held.id}/refuse`, manager, { reason: 'changed my mind' });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'illegal_state_transition', currentState: 'cleared' });
 
-    const audit = await server.db.query<{ action: string; actor: string; data: Record<string, unknown> }>('SELECT action, actor, data FROM audit_log WHERE entity_id = $1 ORDER BY seq', [held.id]);
+    const audit = await server.db.query<{ action: string; actor: string; data: Record<string, unknown> }>(
+      'SELECT action, actor, data FROM audit_log WHERE entity_id = $1 ORDER BY seq',
+      [held.id],
+    );
     expect(audit.rows.map((r) => r.action)).toEqual(['screening.screened', 'screening.cleared']);
-    expect(audit.rows[0]).toMatchObject({ actor: held.screenedBy, data: { listVersion: 'sample-2025', outcome: 'potential_match', role: 'transfer_receiver', threshold: held.threshold } });
+    expect(audit.rows[0]).toMatchObject({
+      actor: held.screenedBy,
+      data: { listVersion: 'sample-2025', outcome: 'potential_match', role: 'transfer_receiver', threshold: held.threshold },
+    });
     expect((audit.rows[0]!.data.topMatches as { sdnId: number; score: number }[])[0]).toMatchObject({ sdnId: 10278, score: held.score });
-    expect(audit.rows[1]).toMatchObject({ actor: cleared.json<Screening>().decidedBy, data: { reason: expect.any(String), listVersion: 'sample-2025' } });
+    expect(audit.rows[1]).toMatchObject({
+      actor: cleared.json<Screening>().decidedBy,
+      data: { reason: expect.any(String), listVersion: 'sample-2025' },
+    });
   });
 
   it('a manager refuses a held screening; refused and blocked screenings stop the transaction', async () => {
@@ -128,15 +146,25 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
     const blocked = await screen('Daniel Moreno');
     expect(blocked).toMatchObject({ outcome: 'blocked', status: 'blocked', score: 1 });
     for (const id of [held.id, blocked.id]) {
-      await expect(mutation(app(), actorFromString(server.credentials.merchantId, 'system'), (m) => assertScreeningCleared(m.tx, m.merchantId, id))).rejects.toMatchObject({ status: 409, code: 'screening_hold' });
+      await expect(
+        mutation(app(), actorFromString(server.credentials.merchantId, 'system'), (m) => assertScreeningCleared(m.tx, m.merchantId, id)),
+      ).rejects.toMatchObject({ status: 409, code: 'screening_hold' });
     }
     const clearBlocked = await call('POST', `/api/pos/screenings/${blocked.id}/clear`, manager, { reason: 'not him' });
     expect(clearBlocked.statusCode).toBe(409);
   });
 
-  it('screenParty runs inside another workflow\'s mutation and answers the decision', async () => {
-    const result = await mutation(app(), actorFromString(server.credentials.merchantId, 'staff:stf_test'), (m) => screenParty(m.tx, m.merchantId, { name: 'John Smith', role: 'check_casher', subjectRef: 'chk_1' }, m));
-    expect(result).toMatchObject({ outcome: 'clear', status: 'clear', listVersion: 'sample-2025', threshold: 0.85, screeningId: expect.stringMatching(/^scr_/) });
+  it("screenParty runs inside another workflow's mutation and answers the decision", async () => {
+    const result = await mutation(app(), actorFromString(server.credentials.merchantId, 'staff:stf_test'), (m) =>
+      screenParty(m.tx, m.merchantId, { name: 'John Smith', role: 'check_casher', subjectRef: 'chk_1' }, m),
+    );
+    expect(result).toMatchObject({
+      outcome: 'clear',
+      status: 'clear',
+      listVersion: 'sample-2025',
+      threshold: 0.85,
+      screeningId: expect.stringMatching(/^scr_/),
+    });
     expect(result.score).toBeLessThan(result.threshold);
     const list = await call('GET', '/api/pos/screenings?subjectRef=chk_1', manager);
     expect(list.json<{ data: Screening[] }>().data.map((s) => s.id)).toEqual([result.screeningId]);
@@ -170,7 +198,11 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
   });
 
   it('the owner uploads a new list version: it becomes current, earlier versions are kept; managers may not upload', async () => {
-    const files = { sdnCsv: fixture('sdn.csv') + '99999,"SAMPLE, Testy","individual","SDGT",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \r\n', altCsv: fixture('alt.csv'), addCsv: fixture('add.csv') };
+    const files = {
+      sdnCsv: fixture('sdn.csv') + '99999,"SAMPLE, Testy","individual","SDGT",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \r\n',
+      altCsv: fixture('alt.csv'),
+      addCsv: fixture('add.csv'),
+    };
     expect((await call('POST', '/api/pos/sanctions-lists', manager, { ...files, version: 'x' })).statusCode).toBe(403);
     const bad = await call('POST', '/api/pos/sanctions-lists', owner, { sdnCsv: 'hello,world\nnot,a list' });
     expect(bad.statusCode, bad.body).toBe(400);
@@ -179,11 +211,16 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
     expect(up.statusCode, up.body).toBe(201);
     expect(up.json()).toMatchObject({ version: '2025-06-01', publishedOn: '2025-06-01', entryCount: 18, source: 'upload', current: true });
     const versions = (await call('GET', '/api/pos/sanctions-lists', manager)).json<{ data: { version: string; current: boolean }[] }>().data;
-    expect(versions.map((v) => [v.version, v.current])).toEqual([['2025-06-01', true], ['sample-2025', false]]);
+    expect(versions.map((v) => [v.version, v.current])).toEqual([
+      ['2025-06-01', true],
+      ['sample-2025', false],
+    ]);
     const s = await screen('Testy Sample');
     expect(s).toMatchObject({ listVersion: '2025-06-01', outcome: 'blocked' });
     expect(s.topMatches[0]).toMatchObject({ sdnId: 99999 });
-    const audit = await server.db.query<{ actor: string; data: { version: string } }>("SELECT actor, data FROM audit_log WHERE action = 'sanctions_list.loaded' ORDER BY seq");
+    const audit = await server.db.query<{ actor: string; data: { version: string } }>(
+      "SELECT actor, data FROM audit_log WHERE action = 'sanctions_list.loaded' ORDER BY seq",
+    );
     expect(audit.rows.map((r) => r.data.version)).toEqual(['sample-2025', '2025-06-01']);
   });
 
@@ -204,7 +241,10 @@ describe.each(databaseTargets())('sanctions screening on $name', (target) => {
     const up = await call('POST', '/api/pos/sanctions-lists', owner, { ...files, version: 'ofac-2019-01-15', publishedOn: '2019-01-15' });
     expect(up.statusCode, up.body).toBe(201);
     expect(up.json()).toMatchObject({ version: 'ofac-2019-01-15', entryCount: 7379, aliasCount: 9682, addressCount: 11696, current: true });
-    const remarks = await server.db.query<{ remarks: string }>('SELECT e.remarks FROM sanctions_entries e JOIN sanctions_lists l ON l.id = e.list_id WHERE l.version = $1 AND e.ent_num = 12300', ['ofac-2019-01-15']);
+    const remarks = await server.db.query<{ remarks: string }>(
+      'SELECT e.remarks FROM sanctions_entries e JOIN sanctions_lists l ON l.id = e.list_id WHERE l.version = $1 AND e.ent_num = 12300',
+      ['ofac-2019-01-15'],
+    );
     expect(remarks.rows[0]?.remarks).toMatch(/^DOB 13 May 1965; .*Linked To: R D I S\.A\.$/); // continued in sdn_comments.csv
     for (const name of ['John Smith', 'Richard Gonzalez', 'Maria Garcia', 'Michael Lewis', 'Robert Black']) {
       expect(await screen(name), name).toMatchObject({ listVersion: 'ofac-2019-01-15', outcome: 'clear', status: 'clear' });

@@ -67,7 +67,11 @@ async function openStream(url: string): Promise<{ next(): Promise<string>; close
         if (end >= 0) {
           const event = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (data) return data;
           continue;
         }
@@ -92,7 +96,9 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Pr
   }
 }
 
-const SUITE = DATABASE_URL ? 'two instances on one PostgreSQL' : 'two instances on one PostgreSQL — SKIPPED: TEST_DATABASE_URL is unset (CI sets it; e.g. postgres://postgres@127.0.0.1:5432/postgres)';
+const SUITE = DATABASE_URL
+  ? 'two instances on one PostgreSQL'
+  : 'two instances on one PostgreSQL — SKIPPED: TEST_DATABASE_URL is unset (CI sets it; e.g. postgres://postgres@127.0.0.1:5432/postgres)';
 describe.skipIf(!DATABASE_URL)(SUITE, () => {
   let drop: () => Promise<void>;
   let seed: DemoSeed;
@@ -122,12 +128,17 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
   });
 
   /** The demo owner's staff token (issued by the identity provider the instances share). */
-  const ownerToken = async (): Promise<string> => (await IdentityProvider.load(a.db, PUBLIC_URL)).issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole });
+  const ownerToken = async (): Promise<string> =>
+    (await IdentityProvider.load(a.db, PUBLIC_URL)).issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole });
   /** A register enrolled through `instance` (pairing code, then the exchange), with its credential. */
   const pair = async (instance: Instance): Promise<EnrolledRegister> => enrollRegister({ baseUrl: instance.url }, await ownerToken());
   /** A single-use stream ticket from `instance` for `token`. */
   const ticketOf = async (instance: Instance, token: string): Promise<string> => {
-    const res = await fetch(`${instance.url}/api/sync/stream-tickets`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${instance.url}/api/sync/stream-tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(201);
     return ((await res.json()) as { ticket: string }).ticket;
   };
@@ -138,7 +149,7 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
   };
   const pullAll = (instance: Instance, token: string, collection: string): Promise<Doc[]> => syncClient(instance.url, token).pullAll(collection);
 
-  it('two registers syncing to different instances converge: pushes reach the other instance\'s stream and pull', async () => {
+  it("two registers syncing to different instances converge: pushes reach the other instance's stream and pull", async () => {
     const one = await pair(a);
     const two = await pair(b);
     expect(two.registerNumber).not.toBe(one.registerNumber);
@@ -200,7 +211,10 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
       const subscribed = await fetch(`${a.url}/api/pos/webhooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${await ownerToken()}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, eventTypes: ['order.created', 'order.paid'] }),
+        body: JSON.stringify({
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          eventTypes: ['order.created', 'order.paid'],
+        }),
       });
       expect(subscribed.status).toBe(201);
       const { id: subscriptionId } = (await subscribed.json()) as { id: string };
@@ -210,7 +224,12 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
       await Promise.all(sales.map((sale, i) => push(i % 2 === 0 ? a : b, staff.registerToken, 'orders', [sale.order])));
 
       const deliveries = async () =>
-        (await a.db.query<{ event_id: string; status: string; attempts: number }>('SELECT event_id, status, attempts FROM webhook_deliveries WHERE subscription_id = $1', [subscriptionId])).rows;
+        (
+          await a.db.query<{ event_id: string; status: string; attempts: number }>(
+            'SELECT event_id, status, attempts FROM webhook_deliveries WHERE subscription_id = $1',
+            [subscriptionId],
+          )
+        ).rows;
       await eventually(async () => {
         const rows = await deliveries();
         return rows.length > 0 && rows.length >= sales.length && rows.every((r) => r.status !== 'pending');
@@ -219,10 +238,12 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
       expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
       // One delivery per event, and the receiver saw exactly as many POSTs of an event as attempts were recorded.
       expect(new Set(rows.map((r) => r.event_id)).size).toBe(rows.length);
-      const attemptRows = (await a.db.query<{ delivery_id: string; attempt: number }>(
-        'SELECT a.delivery_id, a.attempt FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.subscription_id = $1',
-        [subscriptionId],
-      )).rows;
+      const attemptRows = (
+        await a.db.query<{ delivery_id: string; attempt: number }>(
+          'SELECT a.delivery_id, a.attempt FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.subscription_id = $1',
+          [subscriptionId],
+        )
+      ).rows;
       for (const row of rows) {
         const seen = received.get(row.event_id) ?? 0;
         expect(seen, row.event_id).toBe(Number(row.attempts));
@@ -254,7 +275,9 @@ describe.skipIf(!DATABASE_URL)(SUITE, () => {
       expect(await res.json()).toMatchObject({ status: 429, 'violated-policies': ['app'] });
     }
     // The counter lives in PostgreSQL.
-    const { rows } = await a.db.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = $1', [`rl_app:${seed.merchantId}:${seed.appId}`]);
+    const { rows } = await a.db.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = $1', [
+      `rl_app:${seed.merchantId}:${seed.appId}`,
+    ]);
     expect(Number(rows[0]?.points)).toBeGreaterThanOrEqual(POS_APP_RATE_LIMIT.quota);
   }, 60_000);
 });
@@ -265,7 +288,12 @@ describe('the rate limit on PGlite', () => {
     try {
       await migrate(db);
       const seeded = await seedDemoStore(db);
-      const app = await buildApp({ db, config: { baseUrl: PUBLIC_URL, staticDir: null }, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+      const app = await buildApp({
+        db,
+        config: { baseUrl: PUBLIC_URL, staticDir: null },
+        webhooks: { enabled: false },
+        recurringInvoices: { enabled: false },
+      });
       try {
         const res = await app.inject({ method: 'GET', url: '/api/pos/catalog', headers: { authorization: `Bearer ${seeded.appToken}` } });
         expect(res.statusCode).toBe(200);

@@ -75,7 +75,9 @@ describe.each(databaseTargets())('secrets sealed in the database, on $name', (ta
   const staffHeaders = () => ({ authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' });
 
   it('a dump alone signs nothing: the private key is sealed, and opens only with the KEK', async () => {
-    const { rows } = await server.db.query<{ kid: string; private_jwk: unknown; private_jwk_sealed: string }>('SELECT kid, private_jwk, private_jwk_sealed FROM signing_keys');
+    const { rows } = await server.db.query<{ kid: string; private_jwk: unknown; private_jwk_sealed: string }>(
+      'SELECT kid, private_jwk, private_jwk_sealed FROM signing_keys',
+    );
     expect(rows).toHaveLength(1);
     const row = rows[0]!;
     expect(row.private_jwk).toBeNull();
@@ -99,14 +101,29 @@ describe.each(databaseTargets())('secrets sealed in the database, on $name', (ta
   });
 
   it('webhook secrets are stored sealed, shown once, and used for signing', async () => {
-    const created = await server.app.inject({ method: 'POST', url: '/api/pos/webhooks', headers: staffHeaders(), payload: JSON.stringify({ url: 'https://example.com/h', eventTypes: ['order.created'] }) });
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/webhooks',
+      headers: staffHeaders(),
+      payload: JSON.stringify({ url: 'https://example.com/h', eventTypes: ['order.created'] }),
+    });
     expect(created.statusCode).toBe(201);
     const { id, secret } = created.json<{ id: string; secret: string }>();
-    const row = (await server.db.query<{ secret: string | null; secret_sealed: string }>('SELECT secret, secret_sealed FROM webhook_subscriptions WHERE id = $1', [id])).rows[0]!;
+    const row = (
+      await server.db.query<{ secret: string | null; secret_sealed: string }>(
+        'SELECT secret, secret_sealed FROM webhook_subscriptions WHERE id = $1',
+        [id],
+      )
+    ).rows[0]!;
     expect(row.secret).toBeNull();
     expect(row.secret_sealed).not.toContain(secret);
     expect(secretBox().open(row.secret_sealed, `webhook_subscriptions:${id}`)).toBe(secret);
-    const apps = (await server.db.query<{ webhook_secret: string | null; webhook_secret_sealed: string | null }>('SELECT webhook_secret, webhook_secret_sealed FROM app_tokens WHERE id = $1', [server.credentials.appId])).rows[0]!;
+    const apps = (
+      await server.db.query<{ webhook_secret: string | null; webhook_secret_sealed: string | null }>(
+        'SELECT webhook_secret, webhook_secret_sealed FROM app_tokens WHERE id = $1',
+        [server.credentials.appId],
+      )
+    ).rows[0]!;
     expect(apps.webhook_secret).toBeNull();
     expect(apps.webhook_secret_sealed).toMatch(/^kek1\./);
   });
@@ -117,11 +134,19 @@ describe.each(databaseTargets())('secrets sealed in the database, on $name', (ta
     const jwk = secretBox().open(key.private_jwk_sealed, `signing_keys:${key.kid}`);
     await server.db.query('UPDATE signing_keys SET private_jwk = $2::jsonb, private_jwk_sealed = NULL WHERE kid = $1', [key.kid, jwk]);
     const legacy = `whsec_${randomBytes(24).toString('base64url')}`;
-    await server.db.query('UPDATE app_tokens SET webhook_secret = $2, webhook_secret_sealed = NULL WHERE id = $1', [server.credentials.appId, server.credentials.webhookSecret]);
+    await server.db.query('UPDATE app_tokens SET webhook_secret = $2, webhook_secret_sealed = NULL WHERE id = $1', [
+      server.credentials.appId,
+      server.credentials.webhookSecret,
+    ]);
     const sub = (await server.db.query<{ id: string }>('SELECT id FROM webhook_subscriptions LIMIT 1')).rows[0]!;
     await server.db.query('UPDATE webhook_subscriptions SET secret = $2, secret_sealed = NULL WHERE id = $1', [sub.id, legacy]);
 
-    const restarted = await buildApp({ db: server.db, config: { baseUrl: server.baseUrl, staticDir: null }, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
+    const restarted = await buildApp({
+      db: server.db,
+      config: { baseUrl: server.baseUrl, staticDir: null },
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+    });
     try {
       const clear = await server.db.query<{ n: number }>(
         `SELECT ((SELECT count(*) FROM signing_keys WHERE private_jwk IS NOT NULL OR private_jwk_sealed IS NULL)
@@ -131,7 +156,8 @@ describe.each(databaseTargets())('secrets sealed in the database, on $name', (ta
       expect(clear.rows[0]!.n).toBe(0);
       // The same key still signs (the staff token from before verifies), the same secrets still open.
       expect((await restarted.inject({ method: 'GET', url: '/api/pos/orders', headers: staffHeaders() })).statusCode).toBe(200);
-      const sealed = (await server.db.query<{ secret_sealed: string }>('SELECT secret_sealed FROM webhook_subscriptions WHERE id = $1', [sub.id])).rows[0]!;
+      const sealed = (await server.db.query<{ secret_sealed: string }>('SELECT secret_sealed FROM webhook_subscriptions WHERE id = $1', [sub.id]))
+        .rows[0]!;
       expect(secretBox().open(sealed.secret_sealed, `webhook_subscriptions:${sub.id}`)).toBe(legacy);
       const byApp = await restarted.inject({
         method: 'POST',

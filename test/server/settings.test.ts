@@ -33,7 +33,20 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
   it('shows the store settings, UTC and US until changed', async () => {
     const res = await call('GET', '/api/pos/settings');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ merchantId: server.credentials.merchantId, name: server.credentials.merchantName, currency: 'USD', timeZone: 'UTC', defaultCountry: 'US', tipLimitBasisPoints: 5000, tipLimitCents: 10000, dayCutoffHour: 4, cashierRefundLimitCents: 5000, confirmSellPastZero: false, offlineSignInDays: 7, moneyMovement: 'disabled' });
+    expect(res.json()).toEqual({
+      merchantId: server.credentials.merchantId,
+      name: server.credentials.merchantName,
+      currency: 'USD',
+      timeZone: 'UTC',
+      defaultCountry: 'US',
+      tipLimitBasisPoints: 5000,
+      tipLimitCents: 10000,
+      dayCutoffHour: 4,
+      cashierRefundLimitCents: 5000,
+      confirmSellPastZero: false,
+      offlineSignInDays: 7,
+      moneyMovement: 'disabled',
+    });
     expect((await call('GET', '/api/pos/settings', undefined, server.credentials.appToken)).statusCode).toBe(403);
     expect((await server.app.inject({ method: 'GET', url: '/api/pos/settings' })).statusCode).toBe(401);
   });
@@ -57,7 +70,12 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
     }
     expect((await call('PATCH', '/api/pos/settings', {})).statusCode).toBe(400);
     // Wrong types and bodies that are not an object: 400 problems, never a 500.
-    for (const [body, field] of [[{ timeZone: 5 }, 'timeZone'], [{ defaultCountry: null }, 'defaultCountry'], [{ timeZone: 'x'.repeat(65) }, 'timeZone'], [{ timeZone: ['UTC'] }, 'timeZone']] as [unknown, string][]) {
+    for (const [body, field] of [
+      [{ timeZone: 5 }, 'timeZone'],
+      [{ defaultCountry: null }, 'defaultCountry'],
+      [{ timeZone: 'x'.repeat(65) }, 'timeZone'],
+      [{ timeZone: ['UTC'] }, 'timeZone'],
+    ] as [unknown, string][]) {
       const res = await call('PATCH', '/api/pos/settings', body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(fieldsOf(res), JSON.stringify(body)).toContain(field);
@@ -67,9 +85,19 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.headers['content-type'], JSON.stringify(body)).toMatch(/^application\/problem\+json/);
     }
-    const notJson = await server.app.inject({ method: 'PATCH', url: '/api/pos/settings', headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' }, payload: '{"timeZone":' });
+    const notJson = await server.app.inject({
+      method: 'PATCH',
+      url: '/api/pos/settings',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+      payload: '{"timeZone":',
+    });
     expect(notJson.statusCode).toBe(400);
-    const text = await server.app.inject({ method: 'PATCH', url: '/api/pos/settings', headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'text/plain' }, payload: 'UTC' });
+    const text = await server.app.inject({
+      method: 'PATCH',
+      url: '/api/pos/settings',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'text/plain' },
+      payload: 'UTC',
+    });
     expect(text.statusCode).toBe(415);
     expect((await call('PATCH', '/api/pos/settings', { timeZone: 'UTC' }, server.credentials.appToken)).statusCode).toBe(403);
     expect((await call('GET', '/api/pos/settings')).json()).toMatchObject({ timeZone: 'UTC', defaultCountry: 'US' });
@@ -129,7 +157,12 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
 
   it('lists the e-mail outbox newest first, with cursor pagination', async () => {
     const customer = (await call('POST', '/api/pos/customers', { givenName: 'Mae', email: 'mae@example.com' })).json();
-    const order = (await call('POST', '/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }], customerId: customer.id })).json();
+    const order = (
+      await call('POST', '/api/pos/orders', {
+        lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }],
+        customerId: customer.id,
+      })
+    ).json();
     await call('POST', `/api/pos/orders/${order.id}/payments`, { tenders: [{ method: 'cash', amountCents: order.totalCents }] });
     // The receipt reads the store's clock (America/New_York since the test above): 12:00 UTC is 7:00 AM there.
     const printed = (await call('GET', `/api/pos/orders/${order.id}/receipt`)).json();
@@ -142,7 +175,14 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
     const page1 = await call('GET', '/api/pos/email-outbox?limit=1');
     expect(page1.statusCode).toBe(200);
     expect(page1.json().data).toEqual([
-      { id: second.json().id, to: 'copy@example.com', subject: expect.stringContaining(order.receiptNumber), body: expect.stringContaining('Total'), status: 'queued', createdAt: now.toISOString() },
+      {
+        id: second.json().id,
+        to: 'copy@example.com',
+        subject: expect.stringContaining(order.receiptNumber),
+        body: expect.stringContaining('Total'),
+        status: 'queued',
+        createdAt: now.toISOString(),
+      },
     ]);
     const page2 = (await call('GET', `/api/pos/email-outbox?limit=1&cursor=${page1.json().nextCursor}`)).json();
     expect(page2.data.map((m: Json) => [m.id, m.to])).toEqual([[first.json().id, 'mae@example.com']]);
@@ -156,7 +196,9 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
     expect(on.json().confirmSellPastZero).toBe(true);
     expect((await call('GET', '/api/pos/settings')).json().confirmSellPastZero).toBe(true);
     expect(fieldsOf(await call('PATCH', '/api/pos/settings', { confirmSellPastZero: 'no' }))).toEqual(['confirmSellPastZero']);
-    const audited = await server.db.query<{ data: { confirmSellPastZero?: unknown } }>(`SELECT data FROM audit_log WHERE action = 'settings.updated' ORDER BY seq DESC LIMIT 1`);
+    const audited = await server.db.query<{ data: { confirmSellPastZero?: unknown } }>(
+      `SELECT data FROM audit_log WHERE action = 'settings.updated' ORDER BY seq DESC LIMIT 1`,
+    );
     expect(audited.rows[0]?.data.confirmSellPastZero).toEqual({ from: 'false', to: 'true' });
     expect((await call('PATCH', '/api/pos/settings', { confirmSellPastZero: false })).json().confirmSellPastZero).toBe(false);
   });

@@ -9,7 +9,15 @@ import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-const store = { storeName: 'Corner Hardware', country: 'ca', currency: 'cad', timeZone: 'America/Toronto', ownerName: 'Camille Owner', ownerEmail: 'camille@corner.example', ownerPin: '864209' };
+const store = {
+  storeName: 'Corner Hardware',
+  country: 'ca',
+  currency: 'cad',
+  timeZone: 'America/Toronto',
+  ownerName: 'Camille Owner',
+  ownerEmail: 'camille@corner.example',
+  ownerPin: '864209',
+};
 
 describe.each(databaseTargets())('sign-up on $name', (target) => {
   let server: TestServer;
@@ -20,7 +28,8 @@ describe.each(databaseTargets())('sign-up on $name', (target) => {
   afterAll(async () => {
     await server?.close();
   });
-  const post = (body: unknown) => server.app.inject({ method: 'POST', url: '/api/signup', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    server.app.inject({ method: 'POST', url: '/api/signup', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
   const merchants = async () => Number((await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants')).rows[0]!.n);
 
   it('creates a store ready to sell: settings as given, owner signed in with a token and, on a register, with the PIN', async () => {
@@ -36,17 +45,37 @@ describe.each(databaseTargets())('sign-up on $name', (target) => {
     const tb = (await server.app.inject({ method: 'GET', url: '/api/pos/ledger/trial-balance', headers: auth })).json();
     expect(tb.accounts.length).toBeGreaterThan(5);
     // Sell: a custom-priced item, paid in cash, in the store's currency.
-    const item = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/items', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Hammer', category: 'Tools', variations: [{ name: 'Each', priceCents: 1999 }] }) });
+    const item = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/items',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'Hammer', category: 'Tools', variations: [{ name: 'Each', priceCents: 1999 }] }),
+    });
     expect(item.statusCode, item.body).toBe(201);
-    const order = await server.app.inject({ method: 'POST', url: '/api/pos/orders', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ lineItems: [{ catalogItemId: item.json().id, variationId: item.json().variations[0].id, quantity: 1 }] }) });
+    const order = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/orders',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ lineItems: [{ catalogItemId: item.json().id, variationId: item.json().variations[0].id, quantity: 1 }] }),
+    });
     expect(order.statusCode, order.body).toBe(201);
     expect(order.json().currency).toBe('CAD');
     // The owner's PIN signs in on a register paired with the new store.
     const register = await enrollRegister(server, made.staffToken);
-    const signIn = await server.app.inject({ method: 'POST', url: '/api/register/sign-in', headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ staffId: made.staffId, pin: store.ownerPin }) });
+    const signIn = await server.app.inject({
+      method: 'POST',
+      url: '/api/register/sign-in',
+      headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ staffId: made.staffId, pin: store.ownerPin }),
+    });
     expect(signIn.statusCode, signIn.body).toBe(200);
     // Not the demo: a payout is not refused as money movement (it may find nothing to pay out).
-    const payout = await server.app.inject({ method: 'POST', url: '/api/pos/payouts', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': 'p1' }, payload: '{}' });
+    const payout = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/payouts',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': 'p1' },
+      payload: '{}',
+    });
     expect(payout.json().code).not.toBe('money_movement_disabled');
     // Audited in the new store's own chain.
     const { rows } = await server.db.query<{ action: string }>('SELECT action FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [made.merchantId]);
@@ -80,7 +109,12 @@ describe('sign-up quota', () => {
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 7; i++) {
-        const res = await server.app.inject({ method: 'POST', url: '/api/signup', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...store, ownerEmail: `o${i}@corner.example` }) });
+        const res = await server.app.inject({
+          method: 'POST',
+          url: '/api/signup',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ ...store, ownerEmail: `o${i}@corner.example` }),
+        });
         statuses.push(res.statusCode);
         if (res.statusCode === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       }

@@ -34,16 +34,30 @@ describe('npm start: the banner and the readable log', () => {
     const port = await freePort();
     child = spawn(join('node_modules', '.bin', 'tsx'), ['sync-server/src/main.ts'], {
       // BASE_URL as a person's shell has it: unset (vitest sets it to Vite's '/').
-      env: { ...process.env, BASE_URL: `http://localhost:${port}`, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO_MODE: '1', LOG_FORMAT: 'pretty', START_BRIDGE: '0', DATABASE_URL: '' },
+      env: {
+        ...process.env,
+        BASE_URL: `http://localhost:${port}`,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DEMO_MODE: '1',
+        LOG_FORMAT: 'pretty',
+        START_BRIDGE: '0',
+        DATABASE_URL: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await waitFor(() => `the banner; output so far:\n${out}`, () => {
-      if (child!.exitCode !== null) throw new Error(`the server exited (${child!.exitCode}):\n${out}`);
-      return /Owner PIN: +(\d+)/.test(out) ? true : undefined;
-    }, 100_000);
+    await waitFor(
+      () => `the banner; output so far:\n${out}`,
+      () => {
+        if (child!.exitCode !== null) throw new Error(`the server exited (${child!.exitCode}):\n${out}`);
+        return /Owner PIN: +(\d+)/.test(out) ? true : undefined;
+      },
+      100_000,
+    );
     const printedPin = /Owner PIN: +(\d+)/.exec(out)![1];
     const credentials = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as { ownerPin: string; appToken: string };
     expect(credentials.ownerPin).toBe(printedPin);
@@ -51,10 +65,18 @@ describe('npm start: the banner and the readable log', () => {
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${credentials.appToken}` };
     expect((await fetch(`${base}/api/pos/catalog`, { headers: auth })).status).toBe(200);
-    const refused = await fetch(`${base}/api/pos/pay-requests`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ amountCents: -5, phone: '+14155552671' }) });
+    const refused = await fetch(`${base}/api/pos/pay-requests`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ amountCents: -5, phone: '+14155552671' }),
+    });
     expect(refused.status).toBe(400);
 
-    await waitFor(() => `the refused request's line; output:\n${out}`, () => (out.includes('POST /api/pos/pay-requests → 400') ? true : undefined), 10_000);
+    await waitFor(
+      () => `the refused request's line; output:\n${out}`,
+      () => (out.includes('POST /api/pos/pay-requests → 400') ? true : undefined),
+      10_000,
+    );
     expect(out).not.toContain('GET /api/pos/catalog');
     expect(out).not.toMatch(/^\{"level"/m);
     expect(out).not.toContain('incoming request');

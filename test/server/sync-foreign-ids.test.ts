@@ -31,7 +31,9 @@ describe.each(databaseTargets())('a pushed id another store holds, on $name', (t
     // Store B: a second merchant with its chart of accounts, a register and an owner signed in.
     await server.db.transaction(async (tx) => {
       await tx.query(`INSERT INTO merchants (id, name, currency) VALUES ($1, 'Store B', 'USD')`, [merchantB]);
-      await tx.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ('stf_01JSTOREB00000000000000001', $1, 'Owner B', 'owner')`, [merchantB]);
+      await tx.query(`INSERT INTO staff (id, merchant_id, name, role) VALUES ('stf_01JSTOREB00000000000000001', $1, 'Owner B', 'owner')`, [
+        merchantB,
+      ]);
       await tx.query(`INSERT INTO registers (id, merchant_id, number, name) VALUES ($1, $2, 1, 'Register 1')`, [registerB.registerId, merchantB]);
       await ensureChartOfAccounts(tx, merchantB);
     });
@@ -44,18 +46,34 @@ describe.each(databaseTargets())('a pushed id another store holds, on $name', (t
 
   const orderRow = async (id: string) => (await server.db.query('SELECT * FROM orders WHERE id = $1', [id])).rows;
   const journalRows = async (id: string) =>
-    (await server.db.query('SELECT j.*, p.line_no, p.amount_cents FROM journal_transactions j JOIN postings p ON p.journal_transaction_id = j.id WHERE j.id = $1 ORDER BY p.line_no', [id])).rows;
+    (
+      await server.db.query(
+        'SELECT j.*, p.line_no, p.amount_cents FROM journal_transactions j JOIN postings p ON p.journal_transaction_id = j.id WHERE j.id = $1 ORDER BY p.line_no',
+        [id],
+      )
+    ).rows;
 
   it("answers B like any id conflict, tells nothing of A's order, and leaves it untouched", async () => {
     const a = syncClient(server.baseUrl, registerA.registerToken);
     const b = syncClient(server.baseUrl, tokenB);
     const saleA = buildSale({ register: registerA, sequence: 1, catalog: server.catalog, createdAt: '2026-03-01T09:00:00.000Z' });
     expect(await a.push('orders', [saleA.order])).toMatchObject({ status: 200, body: [] });
-    const before = { order: await orderRow(saleA.order.id), journal: await journalRows(saleA.journalTransaction.id), pull: await a.pullAll('orders') };
+    const before = {
+      order: await orderRow(saleA.order.id),
+      journal: await journalRows(saleA.journalTransaction.id),
+      pull: await a.pullAll('orders'),
+    };
     expect(before.order).toHaveLength(1);
 
     // B sells under A's order id: its own register, its own lines, amount and time.
-    const built = buildSale({ register: registerB, sequence: 7, catalog: server.catalog, method: 'card', createdAt: '2026-03-02T15:30:00.000Z', lines: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 3 }] });
+    const built = buildSale({
+      register: registerB,
+      sequence: 7,
+      catalog: server.catalog,
+      method: 'card',
+      createdAt: '2026-03-02T15:30:00.000Z',
+      lines: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', modifierIds: [], quantity: 3 }],
+    });
     const reused = { ...built.order, id: saleA.order.id, journalTransactionId: saleA.journalTransaction.id };
     const foreign = await b.push('orders', [reused]);
     expect(foreign.status).toBe(200);
@@ -84,7 +102,13 @@ describe.each(databaseTargets())('a pushed id another store holds, on $name', (t
     const { rejection: _r, updatedAt: _u, syncSeq: _s, _deleted: _d, ...echoed } = answer!;
     expect(echoed).toEqual(reused);
     const text = JSON.stringify(foreign.body);
-    for (const secret of [saleA.order.receiptNumber, saleA.order.createdAt, registerA.registerId, server.credentials.merchantId, before.pull[0]!.updatedAt]) {
+    for (const secret of [
+      saleA.order.receiptNumber,
+      saleA.order.createdAt,
+      registerA.registerId,
+      server.credentials.merchantId,
+      before.pull[0]!.updatedAt,
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(answer!.syncSeq).not.toBe(before.pull[0]!.syncSeq);

@@ -18,7 +18,8 @@ import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts'
 type Json = Record<string, any>;
 
 /** Routes no token opens (public pages, the reference, sign-up, pairing, the OAuth endpoints) — they serve what their link names. */
-const PUBLIC = /^\/(oauth\/|pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
+const PUBLIC =
+  /^\/(oauth\/|pay\/|pay-assets\/|health$|api\/docs|api\/openapi\.json$|api\/v1\/openapi\.json$|api\/v1\/(images|media)\/\{file\}$|api\/signup$|api\/register\/pair$|api\/dev\/)/;
 
 /** Bodies good enough to get past validation to the lookup of B's object (a 400 would prove nothing). */
 const BODIES: Record<string, unknown> = {
@@ -58,7 +59,11 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     server.app.inject({
       method: method as 'GET',
       url,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), 'idempotency-key': `iso-${Math.random()}` },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        'idempotency-key': `iso-${Math.random()}`,
+      },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
   const asB = async (method: string, url: string, body?: unknown): Promise<Json> => {
@@ -103,7 +108,12 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     });
     expect(signUp.statusCode, signUp.body).toBe(201);
     const owner = signUp.json<{ merchantId: string; staffId: string; staffToken: string }>();
-    b = { token: owner.staffToken, merchantId: owner.merchantId, ids: { staff: owner.staffId }, words: ['Bravo Barbers Isolated', 'Brenda Bravo', 'brenda@bravo.example'] };
+    b = {
+      token: owner.staffToken,
+      merchantId: owner.merchantId,
+      ids: { staff: owner.staffId },
+      words: ['Bravo Barbers Isolated', 'Brenda Bravo', 'brenda@bravo.example'],
+    };
 
     const tax = await asB('POST', '/api/pos/catalog/tax-rates', { name: 'Bravo VAT Isolated', basisPoints: 2000, inclusive: true });
     b.ids.taxRate = tax.id;
@@ -116,7 +126,12 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     b.ids.item = item.id;
     b.ids.variation = item.variations[0].id;
     b.words.push('Bravo Fade Isolated', 'Bravo Category Isolated', 'BRAVO-ISO-1', 'Bravo VAT Isolated');
-    const customer = await asB('POST', '/api/pos/customers', { givenName: 'Bertha', familyName: 'Isolated', phone: '+442079460123', email: 'bertha@bravo.example' });
+    const customer = await asB('POST', '/api/pos/customers', {
+      givenName: 'Bertha',
+      familyName: 'Isolated',
+      phone: '+442079460123',
+      email: 'bertha@bravo.example',
+    });
     b.ids.customer = customer.id;
     b.words.push('bertha@bravo.example', '+442079460123');
     const line = { catalogItemId: item.id, variationId: item.variations[0].id, quantity: 1 };
@@ -127,7 +142,13 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     b.ids.openOrder = open.id;
     const invoice = await asB('POST', '/api/pos/invoices', { customerId: customer.id, lineItems: [line], dueDate: '2099-01-31' });
     b.ids.invoice = invoice.id;
-    const series = await asB('POST', '/api/pos/invoice-series', { customerId: customer.id, lineItems: [line], rrule: 'FREQ=MONTHLY;COUNT=3', startDate: '2099-01-01', daysUntilDue: 14 });
+    const series = await asB('POST', '/api/pos/invoice-series', {
+      customerId: customer.id,
+      lineItems: [line],
+      rrule: 'FREQ=MONTHLY;COUNT=3',
+      startDate: '2099-01-01',
+      daysUntilDue: 14,
+    });
     b.ids.series = series.id;
     const payRequest = await asB('POST', '/api/pos/pay-requests', { amountCents: 1234, phone: '+442079460123', memo: 'Bravo memo Isolated' });
     b.ids.payRequest = payRequest.id;
@@ -142,14 +163,39 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     b.ids.register = bRegister.registerId;
     b.words.push('Bravo Till Isolated');
     // A shift the register opened (pushed like any offline record).
-    const shift = { id: newId('shift'), registerId: bRegister.registerId, registerNumber: bRegister.registerNumber, currency: 'GBP', openedAt: new Date().toISOString(), openingFloatCents: 4_000, openingCount: [{ kind: 'note', valueCents: 2_000, count: 2 }] };
+    const shift = {
+      id: newId('shift'),
+      registerId: bRegister.registerId,
+      registerNumber: bRegister.registerNumber,
+      currency: 'GBP',
+      openedAt: new Date().toISOString(),
+      openingFloatCents: 4_000,
+      openingCount: [{ kind: 'note', valueCents: 2_000, count: 2 }],
+    };
     const pushed = await call('POST', '/api/sync/shifts/push', bRegister.registerToken, [{ assumedMasterState: null, newDocumentState: shift }]);
     expect(pushed.json(), pushed.body).toEqual([]);
     b.ids.shift = shift.id;
     // Customers created at B's register: one new, one merged into Bertha by her phone (an alias).
-    const bCustomer = { id: newId('customer'), registerId: bRegister.registerId, givenName: 'Bodo Registered Isolated', phone: '+442079460124', createdAt: new Date().toISOString() };
-    const bDuplicate = { id: newId('customer'), registerId: bRegister.registerId, givenName: 'Bertha Again', phone: '+442079460123', createdAt: new Date().toISOString() };
-    const customersPushed = await call('POST', '/api/sync/customers/push', bRegister.registerToken, [bCustomer, bDuplicate].map((d) => ({ assumedMasterState: null, newDocumentState: d })));
+    const bCustomer = {
+      id: newId('customer'),
+      registerId: bRegister.registerId,
+      givenName: 'Bodo Registered Isolated',
+      phone: '+442079460124',
+      createdAt: new Date().toISOString(),
+    };
+    const bDuplicate = {
+      id: newId('customer'),
+      registerId: bRegister.registerId,
+      givenName: 'Bertha Again',
+      phone: '+442079460123',
+      createdAt: new Date().toISOString(),
+    };
+    const customersPushed = await call(
+      'POST',
+      '/api/sync/customers/push',
+      bRegister.registerToken,
+      [bCustomer, bDuplicate].map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+    );
     expect(customersPushed.json(), customersPushed.body).toEqual([expect.objectContaining({ id: bDuplicate.id, mergedInto: customer.id })]);
     b.ids.registerCustomer = bCustomer.id;
     b.ids.customerAlias = bDuplicate.id;
@@ -157,7 +203,14 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     // A developer's app (developers are not merchants: A's staff, app and register tokens must not reach it either).
     const developer = await call('POST', '/api/developers', undefined, { name: 'Bravo Dev Isolated', email: 'dev@bravo-isolated.example' });
     expect(developer.statusCode, developer.body).toBe(201);
-    const madeApp = await call('POST', '/api/developer/apps', developer.json().developerToken, { name: 'Bravo App Isolated', description: 'Bravo app', form: 'in_platform', scopes: ['catalog:read'], category: 'Bravo Apps', pricing: { model: 'monthly', amountCents: 900, currency: 'GBP' } });
+    const madeApp = await call('POST', '/api/developer/apps', developer.json().developerToken, {
+      name: 'Bravo App Isolated',
+      description: 'Bravo app',
+      form: 'in_platform',
+      scopes: ['catalog:read'],
+      category: 'Bravo Apps',
+      pricing: { model: 'monthly', amountCents: 900, currency: 'GBP' },
+    });
     expect(madeApp.statusCode, madeApp.body).toBe(201);
     b.ids.app = madeApp.json().id;
     b.words.push('Bravo App Isolated');
@@ -165,10 +218,13 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     // without it.
     const reviewer = (await addPlatformAdmin(server.db, { email: 'reviewer@bravo-isolated.example', name: 'Bravo Reviewer' })).token;
     expect((await call('POST', `/api/developer/apps/${b.ids.app}/submit`, developer.json().developerToken)).statusCode).toBe(200);
-    for (const step of ['start-review', 'approve']) expect((await call('POST', `/api/platform/apps/${b.ids.app}/${step}`, reviewer)).statusCode).toBe(200);
+    for (const step of ['start-review', 'approve'])
+      expect((await call('POST', `/api/platform/apps/${b.ids.app}/${step}`, reviewer)).statusCode).toBe(200);
     // A paid subscription of B's to that app, with its first charge (as the install workflow starts it): A's
     // GET /api/pos/app-subscriptions must not show it, nor the billing method B set.
-    const subscription = await server.db.transaction((tx) => startAppSubscription(tx, { merchantId: b.merchantId, appId: b.ids.app!, installationId: 'ins_01J00000000000000000BRAVO0', now: new Date() }));
+    const subscription = await server.db.transaction((tx) =>
+      startAppSubscription(tx, { merchantId: b.merchantId, appId: b.ids.app!, installationId: 'ins_01J00000000000000000BRAVO0', now: new Date() }),
+    );
     b.ids.appSubscription = subscription!.id;
     b.ids.appCharge = subscription!.charges[0]!.id;
     await asB('PUT', '/api/pos/app-billing/payment-method', { billingReference: 'bref_sbx_amex_0005' });
@@ -185,12 +241,29 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     b.words.push('Bravo Screened Isolated');
     const verification = await asB('POST', '/api/pos/id-verifications', { service: 'check_cashing', payload: aamvaFixture('VA-21.txt') });
     b.ids.idVerification = verification.verificationId ?? verification.id;
-    const bravoLicence = buildAamvaPayload(3, '636014', 'DL', [['DCS', 'ISOLATEDCHEQUE'], ['DCT', 'BRAVO'], ['DAQ', 'Y9990001'], ['DBB', '07041980'], ['DBA', '07042029'], ['DBC', '1']]);
-    const cheque = await asB('POST', '/api/pos/check-cashings', { micr: { routingNumber: '075901231', accountNumber: '456327', checkNumber: '9901' }, amountCents: 5_000, idPayload: bravoLicence, imagePng: placeholderCheckPng().toString('base64') });
+    const bravoLicence = buildAamvaPayload(3, '636014', 'DL', [
+      ['DCS', 'ISOLATEDCHEQUE'],
+      ['DCT', 'BRAVO'],
+      ['DAQ', 'Y9990001'],
+      ['DBB', '07041980'],
+      ['DBA', '07042029'],
+      ['DBC', '1'],
+    ]);
+    const cheque = await asB('POST', '/api/pos/check-cashings', {
+      micr: { routingNumber: '075901231', accountNumber: '456327', checkNumber: '9901' },
+      amountCents: 5_000,
+      idPayload: bravoLicence,
+      imagePng: placeholderCheckPng().toString('base64'),
+    });
     b.ids.checkCashing = cheque.id;
     b.words.push('BRAVO ISOLATEDCHEQUE');
     // A catalog import job of B's, run to its end before the fingerprints are taken.
-    const started = await server.app.inject({ method: 'POST', url: '/api/pos/catalog/import-jobs', headers: { authorization: `Bearer ${b.token}`, 'content-type': 'text/csv' }, payload: 'Handle,Title,Variant Price\nbravo-import-isolated,Bravo Import Isolated,3.50\n' });
+    const started = await server.app.inject({
+      method: 'POST',
+      url: '/api/pos/catalog/import-jobs',
+      headers: { authorization: `Bearer ${b.token}`, 'content-type': 'text/csv' },
+      payload: 'Handle,Title,Variant Price\nbravo-import-isolated,Bravo Import Isolated,3.50\n',
+    });
     expect(started.statusCode, started.body).toBe(202);
     b.ids.importJob = started.json().id;
     for (let i = 0; i < 100; i++) {
@@ -200,7 +273,9 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     }
 
     const doc = (await call('GET', '/api/openapi.json', undefined)).json<{ paths: Record<string, Record<string, Json>> }>();
-    operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+    operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+    );
   });
   afterAll(async () => {
     await server?.close();
@@ -247,102 +322,142 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
   }
 
   /** B's ids and words in `body` that the request did not itself carry (a 404 may name the id it was asked for). */
-  const leaks = (body: string, request = ''): string[] => [...Object.values(b.ids), b.merchantId, ...b.words].filter((v) => body.includes(v) && !request.includes(v));
+  const leaks = (body: string, request = ''): string[] =>
+    [...Object.values(b.ids), b.merchantId, ...b.words].filter((v) => body.includes(v) && !request.includes(v));
 
-  it('no route answers merchant B\'s data or changes it for merchant A\'s staff token, app token or register credential', { timeout: 300_000 }, async () => {
-    const before = await fingerprintOfB();
-    const principals = { staff: server.credentials.staffToken, app: server.credentials.appToken, register: aRegisterToken };
-    const failures: string[] = [];
-    const unknown: string[] = [];
-    let called = 0;
-    for (const { method, path, op } of operations) {
-      if (PUBLIC.test(path)) continue;
-      if (/\/stream$/.test(path)) continue; // SSE: a ticket per stream, checked through stream-tickets below
-      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-      const values = names.map((n) => pathValue(path, n));
-      if (values.some((v) => v === undefined)) {
-        unknown.push(`${method} ${path}`);
-        continue;
+  it(
+    "no route answers merchant B's data or changes it for merchant A's staff token, app token or register credential",
+    { timeout: 300_000 },
+    async () => {
+      const before = await fingerprintOfB();
+      const principals = { staff: server.credentials.staffToken, app: server.credentials.appToken, register: aRegisterToken };
+      const failures: string[] = [];
+      const unknown: string[] = [];
+      let called = 0;
+      for (const { method, path, op } of operations) {
+        if (PUBLIC.test(path)) continue;
+        if (/\/stream$/.test(path)) continue; // SSE: a ticket per stream, checked through stream-tickets below
+        const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+        const values = names.map((n) => pathValue(path, n));
+        if (values.some((v) => v === undefined)) {
+          unknown.push(`${method} ${path}`);
+          continue;
+        }
+        let url = names.reduce((u, n, i) => u.replace(`{${n}}`, encodeURIComponent(values[i]!)), path);
+        // Query filters that name an object get B's: a list must come back without B's rows.
+        const query = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name as string);
+        const filters: [string, string | undefined][] = [
+          ['customerId', b.ids.customer],
+          ['orderId', b.ids.order],
+          ['sourceId', b.ids.order],
+          ['registerId', b.ids.register],
+          ['seriesId', b.ids.series],
+          ['invoiceId', b.ids.invoice],
+          ['q', 'Bravo'],
+          ['search', 'Bravo'],
+        ];
+        const qs = filters.filter(([k, v]) => v && query.includes(k)).map(([k, v]) => `${k}=${encodeURIComponent(v!)}`);
+        if (qs.length > 0 && method === 'GET') url += `?${qs.join('&')}`;
+        const mutating = method !== 'GET';
+        // Creates without a path parameter act on A's own store: only the ones that name B's objects in their body are tried (below).
+        if (mutating && names.length === 0) continue;
+        const body = mutating ? (BODIES[`${method} ${path}`] ?? {}) : undefined;
+        for (const [who, token] of Object.entries(principals)) {
+          const res = await call(method, url, token, method === 'DELETE' ? undefined : body);
+          called++;
+          const where = `${who} ${method} ${url} → ${res.statusCode}`;
+          if (res.statusCode >= 500) failures.push(`${where}: server error ${res.body.slice(0, 200)}`);
+          const leaked = leaks(res.body, decodeURIComponent(url) + JSON.stringify(body ?? ''));
+          if (leaked.length > 0) failures.push(`${where}: answers B's ${leaked.join(', ')}`);
+          if (names.length > 0 && res.statusCode < 300 && !['collection', 'day', 'rail'].some((n) => names.includes(n)))
+            failures.push(`${where}: B's object answered ${res.body.slice(0, 120)}`);
+          if (names.length > 0 && mutating && res.statusCode === 400)
+            failures.push(`${where}: body refused before the lookup — fix BODIES (${res.body.slice(0, 160)})`);
+        }
       }
-      let url = names.reduce((u, n, i) => u.replace(`{${n}}`, encodeURIComponent(values[i]!)), path);
-      // Query filters that name an object get B's: a list must come back without B's rows.
-      const query = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name as string);
-      const filters: [string, string | undefined][] = [
-        ['customerId', b.ids.customer],
-        ['orderId', b.ids.order],
-        ['sourceId', b.ids.order],
-        ['registerId', b.ids.register],
-        ['seriesId', b.ids.series],
-        ['invoiceId', b.ids.invoice],
-        ['q', 'Bravo'],
-        ['search', 'Bravo'],
+      // Creates that name B's objects: refused, never priced from B's catalog nor linked to B's customer.
+      const crossCreates: [string, unknown][] = [
+        ['/api/pos/orders', { lineItems: [{ catalogItemId: b.ids.item, variationId: b.ids.variation, quantity: 1 }] }],
+        [
+          '/api/pos/orders',
+          { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }], customerId: b.ids.customer },
+        ],
+        ['/api/pos/invoices', { customerId: b.ids.customer, customLines: [{ description: 'x', amountCents: 100 }], dueDate: '2099-01-31' }],
+        [
+          '/api/pos/invoice-series',
+          {
+            customerId: b.ids.customer,
+            customLines: [{ description: 'x', amountCents: 100 }],
+            rrule: 'FREQ=MONTHLY;COUNT=2',
+            startDate: '2099-01-01',
+            daysUntilDue: 7,
+          },
+        ],
+        ['/api/pos/catalog/items', { name: 'A item with B tax', variations: [{ name: 'One', priceCents: 100 }], taxRateIds: [b.ids.taxRate] }],
+        ['/api/pos/registers/pairing-codes', { locationId: (await asB('GET', '/api/pos/catalog/locations')).data[0].id }],
       ];
-      const qs = filters.filter(([k, v]) => v && query.includes(k)).map(([k, v]) => `${k}=${encodeURIComponent(v!)}`);
-      if (qs.length > 0 && method === 'GET') url += `?${qs.join('&')}`;
-      const mutating = method !== 'GET';
-      // Creates without a path parameter act on A's own store: only the ones that name B's objects in their body are tried (below).
-      if (mutating && names.length === 0) continue;
-      const body = mutating ? (BODIES[`${method} ${path}`] ?? {}) : undefined;
-      for (const [who, token] of Object.entries(principals)) {
-        const res = await call(method, url, token, method === 'DELETE' ? undefined : body);
+      for (const [url, payload] of crossCreates) {
+        const res = await call('POST', url, server.credentials.staffToken, payload);
         called++;
-        const where = `${who} ${method} ${url} → ${res.statusCode}`;
-        if (res.statusCode >= 500) failures.push(`${where}: server error ${res.body.slice(0, 200)}`);
-        const leaked = leaks(res.body, decodeURIComponent(url) + JSON.stringify(body ?? ''));
-        if (leaked.length > 0) failures.push(`${where}: answers B's ${leaked.join(', ')}`);
-        if (names.length > 0 && res.statusCode < 300 && !['collection', 'day', 'rail'].some((n) => names.includes(n))) failures.push(`${where}: B's object answered ${res.body.slice(0, 120)}`);
-        if (names.length > 0 && mutating && res.statusCode === 400) failures.push(`${where}: body refused before the lookup — fix BODIES (${res.body.slice(0, 160)})`);
+        if (res.statusCode < 400 || res.statusCode >= 500)
+          failures.push(`staff POST ${url} naming B's objects → ${res.statusCode} ${res.body.slice(0, 160)}`);
+        const leaked = leaks(res.body, JSON.stringify(payload));
+        if (leaked.length > 0) failures.push(`staff POST ${url}: answers B's ${leaked.join(', ')}`);
       }
-    }
-    // Creates that name B's objects: refused, never priced from B's catalog nor linked to B's customer.
-    const crossCreates: [string, unknown][] = [
-      ['/api/pos/orders', { lineItems: [{ catalogItemId: b.ids.item, variationId: b.ids.variation, quantity: 1 }] }],
-      ['/api/pos/orders', { lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 1 }], customerId: b.ids.customer }],
-      ['/api/pos/invoices', { customerId: b.ids.customer, customLines: [{ description: 'x', amountCents: 100 }], dueDate: '2099-01-31' }],
-      ['/api/pos/invoice-series', { customerId: b.ids.customer, customLines: [{ description: 'x', amountCents: 100 }], rrule: 'FREQ=MONTHLY;COUNT=2', startDate: '2099-01-01', daysUntilDue: 7 }],
-      ['/api/pos/catalog/items', { name: 'A item with B tax', variations: [{ name: 'One', priceCents: 100 }], taxRateIds: [b.ids.taxRate] }],
-      ['/api/pos/registers/pairing-codes', { locationId: (await asB('GET', '/api/pos/catalog/locations')).data[0].id }],
-    ];
-    for (const [url, payload] of crossCreates) {
-      const res = await call('POST', url, server.credentials.staffToken, payload);
+      // Store-wide settings without a path parameter change the caller's own store only (B's fingerprint is compared below).
+      const settings = await call('PATCH', '/api/pos/financial-services/settings', server.credentials.staffToken, { billPaymentFeeCents: 999 });
       called++;
-      if (res.statusCode < 400 || res.statusCode >= 500) failures.push(`staff POST ${url} naming B's objects → ${res.statusCode} ${res.body.slice(0, 160)}`);
-      const leaked = leaks(res.body, JSON.stringify(payload));
-      if (leaked.length > 0) failures.push(`staff POST ${url}: answers B's ${leaked.join(', ')}`);
-    }
-    // Store-wide settings without a path parameter change the caller's own store only (B's fingerprint is compared below).
-    const settings = await call('PATCH', '/api/pos/financial-services/settings', server.credentials.staffToken, { billPaymentFeeCents: 999 });
-    called++;
-    if (settings.statusCode !== 200) failures.push(`staff PATCH /api/pos/financial-services/settings → ${settings.statusCode} ${settings.body.slice(0, 160)}`);
-    if ((await asB('GET', '/api/pos/financial-services')).settings.billPaymentFeeCents !== 150) failures.push("A's settings change reached B's fee");
-    // A's register pushes nothing into B and pulls nothing of B's.
-    for (const collection of ['orders', 'catalog-items', 'tax-rates', 'journal-transactions', 'customers']) {
-      const res = await call('GET', `/api/sync/${collection}/pull?limit=1000`, aRegisterToken);
+      if (settings.statusCode !== 200)
+        failures.push(`staff PATCH /api/pos/financial-services/settings → ${settings.statusCode} ${settings.body.slice(0, 160)}`);
+      if ((await asB('GET', '/api/pos/financial-services')).settings.billPaymentFeeCents !== 150)
+        failures.push("A's settings change reached B's fee");
+      // A's register pushes nothing into B and pulls nothing of B's.
+      for (const collection of ['orders', 'catalog-items', 'tax-rates', 'journal-transactions', 'customers']) {
+        const res = await call('GET', `/api/sync/${collection}/pull?limit=1000`, aRegisterToken);
+        called++;
+        const leaked = leaks(res.body);
+        if (leaked.length > 0) failures.push(`register pull ${collection}: B's ${leaked.join(', ')}`);
+      }
+      // A's register pushing customers with B's ids or B's customers' phone and e-mail: never merged into B's (after the
+      // pulls above: A's own customer with the same phone is A's, not a leak).
+      const crossCustomers = [
+        { id: b.ids.customer, givenName: 'Mallory' },
+        { id: b.ids.customerAlias, givenName: 'Mallory' },
+        { id: newId('customer'), givenName: 'Mallory', phone: '+442079460123', email: 'bertha@bravo.example' },
+      ].map((d) => ({ ...d, registerId: aRegisterId, createdAt: new Date().toISOString() }));
+      const crossPush = await call(
+        'POST',
+        '/api/sync/customers/push',
+        aRegisterToken,
+        crossCustomers.map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+      );
       called++;
-      const leaked = leaks(res.body);
-      if (leaked.length > 0) failures.push(`register pull ${collection}: B's ${leaked.join(', ')}`);
-    }
-    // A's register pushing customers with B's ids or B's customers' phone and e-mail: never merged into B's (after the
-    // pulls above: A's own customer with the same phone is A's, not a leak).
-    const crossCustomers = [
-      { id: b.ids.customer, givenName: 'Mallory' },
-      { id: b.ids.customerAlias, givenName: 'Mallory' },
-      { id: newId('customer'), givenName: 'Mallory', phone: '+442079460123', email: 'bertha@bravo.example' },
-    ].map((d) => ({ ...d, registerId: aRegisterId, createdAt: new Date().toISOString() }));
-    const crossPush = await call('POST', '/api/sync/customers/push', aRegisterToken, crossCustomers.map((d) => ({ assumedMasterState: null, newDocumentState: d })));
-    called++;
-    if (crossPush.statusCode >= 500) failures.push(`register push customers naming B's: ${crossPush.statusCode}`);
-    const crossLeaked = leaks(crossPush.body, JSON.stringify(crossCustomers));
-    if (crossLeaked.length > 0) failures.push(`register push customers: answers B's ${crossLeaked.join(', ')}`);
-    if (/mergedInto/.test(crossPush.body)) failures.push(`register push customers merged into another store's customer: ${crossPush.body.slice(0, 200)}`);
-    console.info(`[tenant-isolation] ${called} calls as merchant A on merchant B's ids; routes without a known id: ${unknown.join('; ') || 'none'}`);
-    expect(unknown, 'routes whose path parameters this suite cannot fill: add them to pathValue').toEqual([]);
-    expect(failures).toEqual([]);
-    expect(await fingerprintOfB()).toEqual(before);
-  });
+      if (crossPush.statusCode >= 500) failures.push(`register push customers naming B's: ${crossPush.statusCode}`);
+      const crossLeaked = leaks(crossPush.body, JSON.stringify(crossCustomers));
+      if (crossLeaked.length > 0) failures.push(`register push customers: answers B's ${crossLeaked.join(', ')}`);
+      if (/mergedInto/.test(crossPush.body))
+        failures.push(`register push customers merged into another store's customer: ${crossPush.body.slice(0, 200)}`);
+      console.info(
+        `[tenant-isolation] ${called} calls as merchant A on merchant B's ids; routes without a known id: ${unknown.join('; ') || 'none'}`,
+      );
+      expect(unknown, 'routes whose path parameters this suite cannot fill: add them to pathValue').toEqual([]);
+      expect(failures).toEqual([]);
+      expect(await fingerprintOfB()).toEqual(before);
+    },
+  );
 
   it('B still sees its own objects (the ids used above are real)', async () => {
-    for (const url of [`/api/pos/check-cashings/${b.ids.checkCashing}`, `/api/pos/check-cashings/${b.ids.checkCashing}/image`, `/api/pos/catalog/items/${b.ids.item}`, `/api/pos/customers/${b.ids.customer}`, `/api/pos/orders/${b.ids.order}`, `/api/pos/invoices/${b.ids.invoice}`, `/api/pos/invoice-series/${b.ids.series}`, `/api/pos/pay-requests/${b.ids.payRequest}`, `/api/pos/webhooks/${b.ids.webhook}`]) {
+    for (const url of [
+      `/api/pos/check-cashings/${b.ids.checkCashing}`,
+      `/api/pos/check-cashings/${b.ids.checkCashing}/image`,
+      `/api/pos/catalog/items/${b.ids.item}`,
+      `/api/pos/customers/${b.ids.customer}`,
+      `/api/pos/orders/${b.ids.order}`,
+      `/api/pos/invoices/${b.ids.invoice}`,
+      `/api/pos/invoice-series/${b.ids.series}`,
+      `/api/pos/pay-requests/${b.ids.payRequest}`,
+      `/api/pos/webhooks/${b.ids.webhook}`,
+    ]) {
       expect((await call('GET', url, b.token)).statusCode, url).toBe(200);
     }
     const staff = await asB('GET', '/api/pos/staff');

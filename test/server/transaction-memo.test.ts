@@ -44,18 +44,34 @@ describe.each(databaseTargets())('transaction memo on $name', (target) => {
   });
 
   it('posts every journal transaction of a transaction on the right accounts, created ones included', async () => {
-    const sales = [1, 2, 3].map((i) =>
-      buildRegisterSale({
-        registerId: 'reg_01J0000000000000000000MEMO',
-        registerNumber: 7,
-        sequence: i,
-        currency: 'USD',
-        createdAt: `2026-01-01T10:0${i}:00.000Z`,
-        lines: [{ catalogItemId: 'itm_x', variationId: 'var_x', quantity: i }],
-        discounts: [],
-        catalog: { items: new Map([['itm_x', { id: 'itm_x', name: 'X', kind: 'product', taxRateIds: [], variations: [{ id: 'var_x', name: 'Regular', priceCents: 250 }], modifierLists: [] }]]), taxRates: new Map() } as never,
-        payment: { method: 'cash', tipCents: 0, tenderedCents: 250 * i },
-      }).journalTransaction,
+    const sales = [1, 2, 3].map(
+      (i) =>
+        buildRegisterSale({
+          registerId: 'reg_01J0000000000000000000MEMO',
+          registerNumber: 7,
+          sequence: i,
+          currency: 'USD',
+          createdAt: `2026-01-01T10:0${i}:00.000Z`,
+          lines: [{ catalogItemId: 'itm_x', variationId: 'var_x', quantity: i }],
+          discounts: [],
+          catalog: {
+            items: new Map([
+              [
+                'itm_x',
+                {
+                  id: 'itm_x',
+                  name: 'X',
+                  kind: 'product',
+                  taxRateIds: [],
+                  variations: [{ id: 'var_x', name: 'Regular', priceCents: 250 }],
+                  modifierLists: [],
+                },
+              ],
+            ]),
+            taxRates: new Map(),
+          } as never,
+          payment: { method: 'cash', tipCents: 0, tenderedCents: 250 * i },
+        }).journalTransaction,
     );
     await db.transaction(async (tx) => {
       await ensureChartOfAccounts(tx, merchantId);

@@ -68,13 +68,19 @@ describe.each(databaseTargets())('webhook attempts around a crash on $name', (ta
   });
 
   const staff = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${server.credentials.staffToken}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   const deliveriesOf = async (subscriptionId: string) => {
     const res = await staff('GET', `/api/pos/webhooks/${subscriptionId}/deliveries`);
     expect(res.statusCode, res.body).toBe(200);
     return res.json<{ data: WebhookDelivery[] }>().data;
   };
-  const worker = (db: Db, retryDelaysMs: number[]) => new WebhookWorker(db, () => now, { retryDelaysMs, timeoutMs: 5_000, allowPrivateNetworks: true });
+  const worker = (db: Db, retryDelaysMs: number[]) =>
+    new WebhookWorker(db, () => now, { retryDelaysMs, timeoutMs: 5_000, allowPrivateNetworks: true });
   const subscribe = async (path: string) => {
     // Events from before (the demo seed's) are fanned out and their deliveries ended first: the receiver then sees
     // this test's event alone.
@@ -96,7 +102,9 @@ describe.each(databaseTargets())('webhook attempts around a crash on $name', (ta
 
     const [afterCrash] = await deliveriesOf(subscriptionId);
     expect(afterCrash).toMatchObject({ status: 'pending', attempts: 1 });
-    expect(afterCrash!.attemptLog).toEqual([{ attempt: 1, startedAt: now.toISOString(), outcome: 'unknown', durationMs: null, statusCode: null, error: null }]);
+    expect(afterCrash!.attemptLog).toEqual([
+      { attempt: 1, startedAt: now.toISOString(), outcome: 'unknown', durationMs: null, statusCode: null, error: null },
+    ]);
 
     // A new worker at once: the attempt's lease and retry time hold it back (no third request to the receiver).
     const second = worker(server.db, [60_000, 240_000, 960_000]);

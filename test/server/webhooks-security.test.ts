@@ -21,7 +21,11 @@ class RecordingReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        this.requests.push({ path: req.url ?? '', raw: Buffer.concat(chunks).toString('utf8'), signature: String(req.headers['x-service-signature'] ?? '') });
+        this.requests.push({
+          path: req.url ?? '',
+          raw: Buffer.concat(chunks).toString('utf8'),
+          signature: String(req.headers['x-service-signature'] ?? ''),
+        });
         res.writeHead(204).end();
       });
     });
@@ -69,7 +73,12 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
   beforeAll(async () => {
     await receiver.start();
     strict = await startTestServer({ target, staticDir: null, allowPrivateWebhookReceivers: false, webhooks: workerOptions });
-    lenientThenStrict = await startTestServer({ target, staticDir: null, allowPrivateWebhookReceivers: true, webhooks: { ...workerOptions, allowPrivateNetworks: false } });
+    lenientThenStrict = await startTestServer({
+      target,
+      staticDir: null,
+      allowPrivateWebhookReceivers: true,
+      webhooks: { ...workerOptions, allowPrivateNetworks: false },
+    });
     local = await startTestServer({ target, staticDir: null, webhooks: workerOptions });
   });
   afterAll(async () => {
@@ -80,8 +89,14 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
   });
 
   const call = (server: TestServer, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, token = server.credentials.appToken) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
-  const renameLatte = (server: TestServer, name: string) => call(server, 'PATCH', '/api/pos/catalog/items/itm_latte', { name }, server.credentials.staffToken);
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+  const renameLatte = (server: TestServer, name: string) =>
+    call(server, 'PATCH', '/api/pos/catalog/items/itm_latte', { name }, server.credentials.staffToken);
   const settle = (server: TestServer) =>
     vi.waitFor(
       async () => {
@@ -129,7 +144,10 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
   it('never connects to an internal receiver when delivering: each attempt fails with the reason, nothing arrives', async () => {
     const before = receiver.requests.length;
     const byIp = await call(lenientThenStrict, 'POST', '/api/pos/webhooks', { url: `${receiver.url}/by-ip`, eventTypes: ['catalog.updated'] });
-    const byName = await call(lenientThenStrict, 'POST', '/api/pos/webhooks', { url: `http://localhost:${new URL(receiver.url).port}/by-name`, eventTypes: ['catalog.updated'] });
+    const byName = await call(lenientThenStrict, 'POST', '/api/pos/webhooks', {
+      url: `http://localhost:${new URL(receiver.url).port}/by-name`,
+      eventTypes: ['catalog.updated'],
+    });
     expect([byIp.statusCode, byName.statusCode]).toEqual([201, 201]);
     expect((await renameLatte(lenientThenStrict, 'Refused latte')).statusCode).toBe(200);
     await settle(lenientThenStrict);
@@ -144,7 +162,13 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
   });
 
   it('rotates a secret: later deliveries verify with the new secret only; the rotation is audited', async () => {
-    const created = await call(local, 'POST', '/api/pos/webhooks', { url: `${receiver.url}/rotating`, eventTypes: ['catalog.updated'] }, local.credentials.staffToken);
+    const created = await call(
+      local,
+      'POST',
+      '/api/pos/webhooks',
+      { url: `${receiver.url}/rotating`, eventTypes: ['catalog.updated'] },
+      local.credentials.staffToken,
+    );
     expect(created.statusCode).toBe(201);
     const sub = created.json();
     const oldSecret = sub.secret as string;
@@ -170,7 +194,10 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
     expect(await verifyWebhookSignature(newSecret, after[1]!.raw, after[1]!.signature)).toBe(true);
     expect(await verifyWebhookSignature(oldSecret, after[1]!.raw, after[1]!.signature)).toBe(false);
 
-    const audit = await local.db.query<{ data: Json }>(`SELECT data FROM audit_log WHERE action = 'webhook_subscription.secret_rotated' AND entity_id = $1`, [sub.id]);
+    const audit = await local.db.query<{ data: Json }>(
+      `SELECT data FROM audit_log WHERE action = 'webhook_subscription.secret_rotated' AND entity_id = $1`,
+      [sub.id],
+    );
     expect(audit.rows).toHaveLength(1);
     expect(JSON.stringify(audit.rows[0]!.data)).not.toContain(newSecret);
 
@@ -182,11 +209,17 @@ describe.each(databaseTargets())('webhook receivers and secrets on $name', (targ
     expect(keyed.json().secret).not.toBe(newSecret);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.json().secret).toBe(keyed.json().secret);
-    const rotations = await local.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'webhook_subscription.secret_rotated' AND entity_id = $1`, [sub.id]);
+    const rotations = await local.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE action = 'webhook_subscription.secret_rotated' AND entity_id = $1`,
+      [sub.id],
+    );
     expect(rotations.rows[0]!.n).toBe(2);
 
     // Another app cannot rotate it (the demo app sees only its own subscriptions); an unknown id is a 404.
     expect((await call(local, 'POST', `/api/pos/webhooks/${sub.id}/rotate-secret`)).statusCode).toBe(404);
-    expect((await call(local, 'POST', '/api/pos/webhooks/whs_01J00000000000000000000000/rotate-secret', undefined, local.credentials.staffToken)).statusCode).toBe(404);
+    expect(
+      (await call(local, 'POST', '/api/pos/webhooks/whs_01J00000000000000000000000/rotate-secret', undefined, local.credentials.staffToken))
+        .statusCode,
+    ).toBe(404);
   });
 });

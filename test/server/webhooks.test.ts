@@ -71,7 +71,12 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
   });
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token = server.credentials.appToken) =>
-    server.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   const subscribe = async (body: unknown, token?: string) => {
     const res = await call('POST', '/api/pos/webhooks', body, token);
     expect(res.statusCode, res.body).toBe(201);
@@ -85,12 +90,16 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
   const renameLatte = (name: string) => call('PATCH', '/api/pos/catalog/items/itm_latte', { name }, server.credentials.staffToken);
   // One statement, so one snapshot: two would miss an event the worker fans out between them (dispatched, and its
   // delivery created after the pending count).
-  const settle = () => vi.waitFor(async () => {
-    const { rows } = await server.db.query<{ pending: number | string; undispatched: number | string }>(
-      `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM event_outbox WHERE dispatched_at IS NULL) AS undispatched`,
+  const settle = () =>
+    vi.waitFor(
+      async () => {
+        const { rows } = await server.db.query<{ pending: number | string; undispatched: number | string }>(
+          `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM event_outbox WHERE dispatched_at IS NULL) AS undispatched`,
+        );
+        expect(Number(rows[0]!.pending) + Number(rows[0]!.undispatched)).toBe(0);
+      },
+      { timeout: 15_000, interval: 50 },
     );
-    expect(Number(rows[0]!.pending) + Number(rows[0]!.undispatched)).toBe(0);
-  }, { timeout: 15_000, interval: 50 });
 
   it('manages subscriptions: apps their own, staff all; the secret is shown once; bad input is refused', async () => {
     const app = await subscribe({ url: `${receiver.url}/none`, eventTypes: ['order.created'], description: 'orders' });
@@ -118,7 +127,12 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
     for (const [body, paths] of bad) {
       const res = await call('POST', '/api/pos/webhooks', body);
       expect(res.statusCode).toBe(400);
-      expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(paths);
+      expect(
+        res
+          .json()
+          .errors.map((e: { path: string }) => e.path)
+          .sort(),
+      ).toEqual(paths);
     }
     expect(await count()).toBe(before);
     const patched = await call('PATCH', `/api/pos/webhooks/${app.id}`, { eventTypes: ['order.created', 'order.paid'], enabled: false });
@@ -141,7 +155,11 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
     const got = receiver.accepted.get('/catalog') ?? [];
     expect(got).toHaveLength(1);
     const { headers, raw, event } = got[0]!;
-    expect(event).toMatchObject({ type: 'catalog.updated', merchantId: server.credentials.merchantId, data: { object: { id: 'itm_latte', name: 'Caffè latte' } } });
+    expect(event).toMatchObject({
+      type: 'catalog.updated',
+      merchantId: server.credentials.merchantId,
+      data: { object: { id: 'itm_latte', name: 'Caffè latte' } },
+    });
     expect(event.id).toMatch(/^evt_/);
     expect(Object.keys(event)).toEqual(['id', 'type', 'createdAt', 'merchantId', 'data']);
     expect(headers['x-service-event-id']).toBe(event.id);
@@ -152,7 +170,16 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
     expect(receiver.accepted.get('/orders')).toBeUndefined();
 
     const log = await deliveries(sub.id);
-    expect(log).toEqual([expect.objectContaining({ eventId: event.id, eventType: 'catalog.updated', status: 'succeeded', attempts: 1, lastStatusCode: 204, nextAttemptAt: null })]);
+    expect(log).toEqual([
+      expect.objectContaining({
+        eventId: event.id,
+        eventType: 'catalog.updated',
+        status: 'succeeded',
+        attempts: 1,
+        lastStatusCode: 204,
+        nextAttemptAt: null,
+      }),
+    ]);
     expect(log[0]!.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: 204, error: null })]);
     await call('DELETE', `/api/pos/webhooks/${sub.id}`);
   });
@@ -215,10 +242,17 @@ describe.each(databaseTargets())('webhooks on $name', (target) => {
     const outbox = async () => Number((await server.db.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM event_outbox')).rows[0]!.n);
     const before = await outbox();
     // A dry-run import writes items (and their events) in a transaction that is then rolled back.
-    const dry = await call('POST', '/api/pos/catalog/import', { csv: 'Handle,Title,Variant Price\nghost,Ghost item,1\n', dryRun: true }, server.credentials.staffToken);
+    const dry = await call(
+      'POST',
+      '/api/pos/catalog/import',
+      { csv: 'Handle,Title,Variant Price\nghost,Ghost item,1\n', dryRun: true },
+      server.credentials.staffToken,
+    );
     expect(dry.json().items.created).toBe(1);
     // A refused edit writes nothing either.
-    expect((await call('PATCH', '/api/pos/catalog/items/itm_latte', { taxRateIds: ['tax_missing'] }, server.credentials.staffToken)).statusCode).toBe(400);
+    expect((await call('PATCH', '/api/pos/catalog/items/itm_latte', { taxRateIds: ['tax_missing'] }, server.credentials.staffToken)).statusCode).toBe(
+      400,
+    );
     await settle();
     expect(await outbox()).toBe(before);
     expect(await deliveries(sub.id)).toEqual([]);

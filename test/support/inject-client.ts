@@ -16,7 +16,10 @@ export interface InjectClient {
 }
 
 /** A client of the server `app()` gives (read at each call: suites build their server in `beforeAll`). */
-export function injectClient(app: () => FastifyInstance, onAnswer?: (method: string, url: string, res: LightMyRequestResponse) => void): InjectClient {
+export function injectClient(
+  app: () => FastifyInstance,
+  onAnswer?: (method: string, url: string, res: LightMyRequestResponse) => void,
+): InjectClient {
   const call = async (method: string, url: string, token?: string, body?: unknown) => {
     const res = await app().inject({
       method: method as 'GET',

@@ -8,7 +8,28 @@
  */
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
 
-const WORDS = ['apple', 'bolt', 'cable', 'drill', 'eraser', 'flour', 'glue', 'hinge', 'ink', 'jam', 'kettle', 'lamp', 'nail', 'oat', 'paint', 'rice', 'soap', 'tape', 'valve', 'wax'];
+const WORDS = [
+  'apple',
+  'bolt',
+  'cable',
+  'drill',
+  'eraser',
+  'flour',
+  'glue',
+  'hinge',
+  'ink',
+  'jam',
+  'kettle',
+  'lamp',
+  'nail',
+  'oat',
+  'paint',
+  'rice',
+  'soap',
+  'tape',
+  'valve',
+  'wax',
+];
 
 /** The GTIN of generated item `n` (13 digits, starts with 2: an in-store number range). */
 export const bulkGtin = (n: number): string => `2${String(n).padStart(12, '0')}`;

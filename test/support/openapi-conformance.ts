@@ -62,7 +62,10 @@ export class OpenApiConformance {
     if (!response) return [`${where}: the response's $ref does not resolve`];
     const body = res.body;
     if (res.statusCode === 204 || method === 'HEAD' || body.length === 0) return [];
-    const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const mediaType = String(res.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     const content = (response.content ?? {}) as Record<string, Json>;
     const media = content[mediaType] ?? content[`${mediaType.split('/')[0]}/*`] ?? content['*/*'];
     if (!media) return [`${where}: media type ${mediaType || '(none)'} not documented (documented: ${Object.keys(content).join(', ') || 'no body'})`];
@@ -80,7 +83,9 @@ export class OpenApiConformance {
       return [`${where}: the body is not JSON: ${body.slice(0, 200)}`];
     }
     if (validate(value)) return [];
-    return (validate.errors ?? []).slice(0, 5).map((e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)} (schema ${e.schemaPath})`);
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)} (schema ${e.schemaPath})`);
   }
 
   private resolve(ref: string): Json | undefined {
@@ -97,7 +102,8 @@ export class OpenApiConformance {
     if (Array.isArray(schema)) return schema.map((s) => this.anchored(s));
     if (schema && typeof schema === 'object') {
       const out: Json = {};
-      for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : this.anchored(v);
+      for (const [k, v] of Object.entries(schema))
+        out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : this.anchored(v);
       return out;
     }
     return schema;

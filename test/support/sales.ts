@@ -1,4 +1,12 @@
-import { buildRegisterSale, catalogSnapshot, type CatalogItem, type JournalTransaction, type LineItemInput, type Order, type TaxRate } from '../../core/index.ts';
+import {
+  buildRegisterSale,
+  catalogSnapshot,
+  type CatalogItem,
+  type JournalTransaction,
+  type LineItemInput,
+  type Order,
+  type TaxRate,
+} from '../../core/index.ts';
 
 /** A register as the server paired it (POST /api/register/pair; test/support/enroll.ts). */
 export interface PairedRegister {
@@ -34,7 +42,10 @@ export function buildSale(input: {
     currency: input.currency ?? 'USD',
     createdAt: input.createdAt ?? new Date().toISOString(),
     lines: input.lines ?? DEMO_CART,
-    payment: input.method === 'card' ? { method: 'card', cardBrand: 'visa', last4: '4242' } : { method: 'cash', tenderedCents: input.tenderedCents ?? 100_00 },
+    payment:
+      input.method === 'card'
+        ? { method: 'card', cardBrand: 'visa', last4: '4242' }
+        : { method: 'cash', tenderedCents: input.tenderedCents ?? 100_00 },
     catalog: catalogSnapshot(input.catalog.items, input.catalog.taxRates),
   });
   if (!sale.journalTransaction) throw new Error('buildSale: the cart moves no money (no journal transaction); sell something with a price');

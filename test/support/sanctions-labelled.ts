@@ -13,7 +13,12 @@ const fixture = (f: string) => readFileSync(new URL(`../fixtures/sanctions/${f}`
 
 /** The full OFAC SDN list of 15 January 2019 as published (7,379 entries, 9,682 aliases, 11,696 addresses). */
 export function fullSdnFiles(): Required<SdnFiles> {
-  return { sdnCsv: fixture('ofac-2019-full/sdn.csv'), altCsv: fixture('ofac-2019-full/alt.csv'), addCsv: fixture('ofac-2019-full/add.csv'), commentsCsv: fixture('ofac-2019-full/sdn_comments.csv') };
+  return {
+    sdnCsv: fixture('ofac-2019-full/sdn.csv'),
+    altCsv: fixture('ofac-2019-full/alt.csv'),
+    addCsv: fixture('ofac-2019-full/add.csv'),
+    commentsCsv: fixture('ofac-2019-full/sdn_comments.csv'),
+  };
 }
 
 /** The full list compiled for screening, as the server compiles a stored version. */
@@ -37,7 +42,12 @@ export interface LabelledName {
 
 /** The labelled set. */
 export function labelledNames(): LabelledName[] {
-  const rows = parse(fixture('labelled-names.csv'), { columns: true, skip_empty_lines: true }) as { kind: string; label: string; name: string; sdn_id: string }[];
+  const rows = parse(fixture('labelled-names.csv'), { columns: true, skip_empty_lines: true }) as {
+    kind: string;
+    label: string;
+    name: string;
+    sdn_id: string;
+  }[];
   return rows.map((r) => ({ kind: r.kind, label: r.label === 'hit' ? 'hit' : 'clear', name: r.name, sdnId: r.sdn_id ? Number(r.sdn_id) : null }));
 }
 
@@ -58,7 +68,11 @@ export interface KindFigures {
  * matches at or above `threshold` (recall) and the ordinary names held (best score at or above `threshold`).
  * `ordinary_listed` names count in neither.
  */
-export function measureLabelled(list: CompiledList, names: readonly LabelledName[], threshold: number): { kinds: KindFigures[]; recall: number; falseHoldRate: number } {
+export function measureLabelled(
+  list: CompiledList,
+  names: readonly LabelledName[],
+  threshold: number,
+): { kinds: KindFigures[]; recall: number; falseHoldRate: number } {
   const kinds = new Map<string, KindFigures>();
   for (const n of names) {
     if (n.kind === 'ordinary_listed') continue;

@@ -110,15 +110,70 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true, trustProxy: options.trustProxy ?? false }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, auditWitnessFile: options.auditWitnessFile, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
+      app = await buildApp({
+        db,
+        config: {
+          baseUrl,
+          staticDir: options.staticDir,
+          streamKeepAliveMs: options.streamKeepAliveMs,
+          allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true,
+          demoSelfPair: options.demoSelfPair ?? true,
+          trustProxy: options.trustProxy ?? false,
+        },
+        clock: options.clock,
+        sms: options.sms,
+        appRateLimit: options.appRateLimit,
+        webhooks: options.webhooks,
+        images: options.images,
+        recurringInvoices: options.recurringInvoices,
+        pairingRateLimits: options.pairingRateLimits,
+        signUpRateLimits: options.signUpRateLimits,
+        developerSignUpRateLimits: options.developerSignUpRateLimits,
+        ...(options.oidc ? { oidc: options.oidc } : {}),
+        auditSigningKey: options.auditSigningKey,
+        auditWitnessFile: options.auditWitnessFile,
+        logger: options.logger,
+        paymentProcessor: options.paymentProcessor,
+        payouts: options.payouts,
+        appBilling: options.appBilling,
+      });
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({ db, config: { baseUrl, staticDir: options.staticDir, streamKeepAliveMs: options.streamKeepAliveMs, allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true, demoSelfPair: options.demoSelfPair ?? true, trustProxy: options.trustProxy ?? false }, clock: options.clock, sms: options.sms, appRateLimit: options.appRateLimit, webhooks: options.webhooks, images: options.images, recurringInvoices: options.recurringInvoices, pairingRateLimits: options.pairingRateLimits, signUpRateLimits: options.signUpRateLimits, developerSignUpRateLimits: options.developerSignUpRateLimits, ...(options.oidc ? { oidc: options.oidc } : {}), auditSigningKey: options.auditSigningKey, auditWitnessFile: options.auditWitnessFile, logger: options.logger, paymentProcessor: options.paymentProcessor, payouts: options.payouts, appBilling: options.appBilling });
+      app = await buildApp({
+        db,
+        config: {
+          baseUrl,
+          staticDir: options.staticDir,
+          streamKeepAliveMs: options.streamKeepAliveMs,
+          allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true,
+          demoSelfPair: options.demoSelfPair ?? true,
+          trustProxy: options.trustProxy ?? false,
+        },
+        clock: options.clock,
+        sms: options.sms,
+        appRateLimit: options.appRateLimit,
+        webhooks: options.webhooks,
+        images: options.images,
+        recurringInvoices: options.recurringInvoices,
+        pairingRateLimits: options.pairingRateLimits,
+        signUpRateLimits: options.signUpRateLimits,
+        developerSignUpRateLimits: options.developerSignUpRateLimits,
+        ...(options.oidc ? { oidc: options.oidc } : {}),
+        auditSigningKey: options.auditSigningKey,
+        auditWitnessFile: options.auditWitnessFile,
+        logger: options.logger,
+        paymentProcessor: options.paymentProcessor,
+        payouts: options.payouts,
+        appBilling: options.appBilling,
+      });
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);
     const issueStaffToken = (opts: { ttlSeconds?: number; now?: Date } = {}) =>
-      idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole }, { now: opts.now ?? options.clock?.(), ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}) });
+      idp.issueStaffToken(
+        { staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole },
+        { now: opts.now ?? options.clock?.(), ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}) },
+      );
     return {
       app,
       db,

@@ -12,13 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import {
-  chargeRequestSchema,
-  type ChargeRequest,
-  type DeviceStatus,
-  type SerialSettingsInput,
-  type TerminalResult,
-} from '../../../core/devices.ts';
+import { chargeRequestSchema, type ChargeRequest, type DeviceStatus, type SerialSettingsInput, type TerminalResult } from '../../../core/devices.ts';
 import { DeviceError } from '../errors.ts';
 import { openSerialPort, type SerialConnection } from '../serial/transport.ts';
 import { EcrLink } from './link.ts';
@@ -216,7 +210,13 @@ export class CardTerminal extends EventEmitter<TerminalEvents> {
     const ref = refForIdempotencyKey(parsed.data.idempotencyKey);
     return this.#serial(() =>
       this.#transact(
-        { type: 'sale', ref, amountCents: parsed.data.amountCents, currency: parsed.data.currency, ...(parsed.data.offline ? { offline: true } : {}) },
+        {
+          type: 'sale',
+          ref,
+          amountCents: parsed.data.amountCents,
+          currency: parsed.data.currency,
+          ...(parsed.data.offline ? { offline: true } : {}),
+        },
         parsed.data.amountCents,
       ),
     );

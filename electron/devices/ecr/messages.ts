@@ -28,8 +28,7 @@ export type EcrRequest =
 
 /** A message from the terminal to the register. */
 export type EcrResponse =
-  | { type: 'result'; ref: string; result: TerminalResult }
-  | { type: 'status'; ref: string; state: 'not_found' | 'in_progress' | 'ready' | 'busy' };
+  { type: 'result'; ref: string; result: TerminalResult } | { type: 'status'; ref: string; state: 'not_found' | 'in_progress' | 'ready' | 'busy' };
 
 const REF = /^[\x21-\x7b\x7d\x7e]{1,64}$/;
 const AMOUNT = /^\d{1,8}$/;
@@ -40,7 +39,13 @@ const BRAND = /^[A-Za-z0-9 ]{0,20}$/;
 const LAST4 = /^(\d{4})?$/;
 const PAN_LIKE = /\d{12,}/;
 
-const OUTCOMES = { APPROVED: 'approved', APPROVED_OFFLINE: 'approved_offline', DECLINED: 'declined', CANCELLED: 'cancelled', TIMED_OUT: 'timed_out' } as const;
+const OUTCOMES = {
+  APPROVED: 'approved',
+  APPROVED_OFFLINE: 'approved_offline',
+  DECLINED: 'declined',
+  CANCELLED: 'cancelled',
+  TIMED_OUT: 'timed_out',
+} as const;
 const ENTRY_MODES = { CHIP: 'chip', CONTACTLESS: 'contactless', SWIPE: 'swipe', MANUAL: 'manual' } as const;
 const STATES = { NOT_FOUND: 'not_found', IN_PROGRESS: 'in_progress', READY: 'ready', BUSY: 'busy' } as const;
 
@@ -59,7 +64,10 @@ export function isValidRef(ref: string): boolean {
 
 /** Makes a free-text message safe for a payload: printable ASCII, no `|`, at most 200 characters. */
 export function sanitizeMessage(message: string): string {
-  return message.normalize('NFD').replace(/[^\x20-\x7b\x7d\x7e]/g, '').slice(0, 200);
+  return message
+    .normalize('NFD')
+    .replace(/[^\x20-\x7b\x7d\x7e]/g, '')
+    .slice(0, 200);
 }
 
 /** Encodes a request payload. Throws `DeviceError('invalid_input')` for fields the format cannot carry. */
@@ -127,7 +135,7 @@ export function encodeResponse(response: EcrResponse): string {
   }
   const { result } = response;
   const outcome = Object.entries(OUTCOMES).find(([, value]) => value === result.outcome)?.[0] ?? invalid('bad outcome');
-  const entry = result.entryMode ? Object.entries(ENTRY_MODES).find(([, value]) => value === result.entryMode)?.[0] ?? '' : '';
+  const entry = result.entryMode ? (Object.entries(ENTRY_MODES).find(([, value]) => value === result.entryMode)?.[0] ?? '') : '';
   const fields = [
     'RESULT',
     response.ref,
@@ -162,7 +170,16 @@ export function decodeResponse(payload: string): EcrResponse {
   if (kind !== 'RESULT') return malformed(`unknown message ${JSON.stringify(kind?.slice(0, 12))}`, payload);
   if (fields.length !== 10) malformed(`RESULT takes 10 fields, got ${fields.length}`, payload);
   const [, ref, outcomeCode, amount, authCode, token, brand, last4, entryCode, message] = fields as [
-    string, string, string, string, string, string, string, string, string, string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
   ];
   if (!REF.test(ref)) malformed('bad ref', payload);
   const outcome = OUTCOMES[outcomeCode as keyof typeof OUTCOMES];

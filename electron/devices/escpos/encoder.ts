@@ -145,11 +145,48 @@ export class EscPosBuilder {
     if (storeLength > 7092) throw new DeviceError('invalid_input', 'QR data too long', { length: bytes.length });
     const ec = { L: 48, M: 49, Q: 50, H: 51 }[this.#options.qrErrorCorrection];
     return this.#push(
-      GS, 0x28, 0x6b, 4, 0, 49, 65, 50, 0,
-      GS, 0x28, 0x6b, 3, 0, 49, 67, this.#options.qrModuleSize,
-      GS, 0x28, 0x6b, 3, 0, 49, 69, ec,
-      GS, 0x28, 0x6b, storeLength & 0xff, storeLength >> 8, 49, 80, 48, ...bytes,
-      GS, 0x28, 0x6b, 3, 0, 49, 81, 48,
+      GS,
+      0x28,
+      0x6b,
+      4,
+      0,
+      49,
+      65,
+      50,
+      0,
+      GS,
+      0x28,
+      0x6b,
+      3,
+      0,
+      49,
+      67,
+      this.#options.qrModuleSize,
+      GS,
+      0x28,
+      0x6b,
+      3,
+      0,
+      49,
+      69,
+      ec,
+      GS,
+      0x28,
+      0x6b,
+      storeLength & 0xff,
+      storeLength >> 8,
+      49,
+      80,
+      48,
+      ...bytes,
+      GS,
+      0x28,
+      0x6b,
+      3,
+      0,
+      49,
+      81,
+      48,
     );
   }
 
@@ -180,7 +217,10 @@ export function encodePrintJob(job: PrintJob, options: EscPosEncoderOptions = {}
   for (const block of parsed.data.blocks) {
     switch (block.kind) {
       case 'text':
-        builder.align(block.align ?? 'left').bold(block.bold ?? false).underline(block.underline ?? false);
+        builder
+          .align(block.align ?? 'left')
+          .bold(block.bold ?? false)
+          .underline(block.underline ?? false);
         builder.doubleSize(block.doubleSize ?? false).text(block.text);
         builder.bold(false).underline(false).doubleSize(false).align('left');
         break;

@@ -115,10 +115,7 @@ export class CheckScanner extends EventEmitter<ScannerEvents> {
     if (this.#waiter) throw new DeviceError('invalid_input', 'a scan is already in progress');
     let settle: (value: CheckScan | DeviceError) => void = () => undefined;
     const outcome = new Promise<CheckScan | DeviceError>((resolve) => {
-      const timer = setTimeout(
-        () => resolve(new DeviceError('timeout', 'no check was read in time')),
-        this.#options.scanTimeoutMs ?? 30_000,
-      );
+      const timer = setTimeout(() => resolve(new DeviceError('timeout', 'no check was read in time')), this.#options.scanTimeoutMs ?? 30_000);
       settle = (value) => {
         clearTimeout(timer);
         resolve(value);

@@ -13,14 +13,7 @@ import { DeviceError } from '../errors.ts';
 
 /** Substitution schemes (columns of micr-symbol-substitutions.csv). */
 export type MicrScheme =
-  | 'unicode'
-  | 'magtek_fmt_00'
-  | 'magtek_fmt_01'
-  | 'magtek_fmt_02'
-  | 'acheck21_TOAD'
-  | 'ranger_bcd'
-  | 'inlite_clearmicr'
-  | 'axiohm_unisys_printer_raw';
+  'unicode' | 'magtek_fmt_00' | 'magtek_fmt_01' | 'magtek_fmt_02' | 'acheck21_TOAD' | 'ranger_bcd' | 'inlite_clearmicr' | 'axiohm_unisys_printer_raw';
 
 /** The characters one scheme uses for each E-13B symbol, its "unreadable" mark and its space. */
 export interface MicrSymbolSet {
@@ -159,7 +152,11 @@ export function parseMicrLine(raw: string, options: { scheme?: MicrScheme | 'aut
 
   const [accountPart = '', checkPart = '', ...rest] = onUsText.split('U');
   if (rest.some((part) => part.trim() !== '')) refuse('micr_missing_account', 'the on-us field has more than two parts', { canonical });
-  const groups = accountPart.trim().split(/ +/).filter(Boolean).map((group) => group.replace(/D/g, '-'));
+  const groups = accountPart
+    .trim()
+    .split(/ +/)
+    .filter(Boolean)
+    .map((group) => group.replace(/D/g, '-'));
   const accountNumber = groups.at(-1) ?? '';
   if (!/^\d[\d-]*$/.test(accountNumber) || accountNumber.length > 17) {
     refuse('micr_missing_account', 'no account number in the on-us field', { canonical });

@@ -29,12 +29,7 @@ export function encodeGreyscalePng(width: number, height: number, pixel: (x: num
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
   header[9] = 0; // colour type: greyscale
-  return Buffer.concat([
-    Buffer.from(PNG_SIGNATURE),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', new Uint8Array()),
-  ]);
+  return Buffer.concat([Buffer.from(PNG_SIGNATURE), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', new Uint8Array())]);
 }
 
 /** The documented placeholder check image (see the module comment). */

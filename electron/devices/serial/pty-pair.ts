@@ -59,11 +59,9 @@ export async function createPtyPair(options: PtyPairOptions = {}): Promise<PtyPa
   const devicePath = join(dir, name);
   const simulatorPath = join(dir, `${name}.sim`);
   const socat = options.socatPath ?? process.env.SOCAT ?? '/usr/bin/socat';
-  const child = spawn(
-    socat,
-    ['-d', '-d', `pty,raw,echo=0,link=${devicePath}`, `pty,raw,echo=0,link=${simulatorPath}`],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawn(socat, ['-d', '-d', `pty,raw,echo=0,link=${devicePath}`, `pty,raw,echo=0,link=${simulatorPath}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   live.add(child);
   installExitHook();
   const exited = new Promise<void>((resolve) => {

@@ -216,7 +216,9 @@ export async function listPorts(options: { linkDirs?: string[] } = {}): Promise<
       const path = join(dir, name);
       const target = await readlink(path).catch(() => undefined);
       if (!target) continue;
-      const isCharDevice = await stat(path).then((info) => info.isCharacterDevice()).catch(() => false);
+      const isCharDevice = await stat(path)
+        .then((info) => info.isCharacterDevice())
+        .catch(() => false);
       if (isCharDevice) found.set(path, { path, source: 'link', target });
     }
   }

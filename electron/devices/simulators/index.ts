@@ -33,12 +33,13 @@ export async function startDeviceSimulators(
 ): Promise<DeviceSimulators> {
   const where = options.dir ? { dir: options.dir } : {};
   const printer = await startPrinterSimulator(where);
-  const terminal = await startTerminalSimulator({ ...where, ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}) }).catch(
-    async (error: unknown) => {
-      await printer.stop();
-      throw error;
-    },
-  );
+  const terminal = await startTerminalSimulator({
+    ...where,
+    ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}),
+  }).catch(async (error: unknown) => {
+    await printer.stop();
+    throw error;
+  });
   const checkScanner = await startCheckScannerSimulator({ ...where, checks: options.checks ?? DEMO_CHECKS }).catch(async (error: unknown) => {
     await Promise.all([printer.stop(), terminal.stop()]);
     throw error;

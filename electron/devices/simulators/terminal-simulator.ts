@@ -233,7 +233,12 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
       }
       case 'refund': {
         if (!request.token.startsWith('tok_sim_')) {
-          return { request, result: { outcome: 'declined', amountCents: request.amountCents, message: 'unknown token' }, charged: false, voided: false };
+          return {
+            request,
+            result: { outcome: 'declined', amountCents: request.amountCents, message: 'unknown token' },
+            charged: false,
+            voided: false,
+          };
         }
         return { request, result: approved(request.amountCents, { entryMode: undefined }), charged: true, voided: false };
       }
@@ -271,13 +276,26 @@ function offlineSale(request: Extract<EcrRequest, { type: 'sale' }>, rule: Omit<
   if (rule && (rule.outcome === 'cancelled' || rule.outcome === 'timed_out')) {
     return { request, result: { ...rule, amountCents: request.amountCents }, charged: false, voided: false };
   }
-  const card = rule?.outcome === 'approved' ? rule : rule ? { brand: 'VISA', last4: '0002', entryMode: 'chip' as const } : { brand: 'VISA', last4: '4242', entryMode: 'chip' as const };
+  const card =
+    rule?.outcome === 'approved'
+      ? rule
+      : rule
+        ? { brand: 'VISA', last4: '0002', entryMode: 'chip' as const }
+        : { brand: 'VISA', last4: '4242', entryMode: 'chip' as const };
   const brand = card.brand ?? 'VISA';
   const last4 = card.last4 ?? '4242';
   const token = `saf_${brand.toLowerCase()}_${last4}_${letters(createHash('sha256').update(request.ref).digest('hex').slice(0, 24))}`;
   return {
     request,
-    result: { outcome: 'approved_offline', amountCents: request.amountCents, token, brand, last4, entryMode: card.entryMode ?? 'chip', message: 'approved offline' },
+    result: {
+      outcome: 'approved_offline',
+      amountCents: request.amountCents,
+      token,
+      brand,
+      last4,
+      entryMode: card.entryMode ?? 'chip',
+      message: 'approved offline',
+    },
     // Nothing moved yet: the money moves when the register's server forwards the token.
     charged: false,
     voided: false,

@@ -74,7 +74,8 @@ export function bridgePathProblem(path: unknown): string | null {
   } catch {
     return 'path is not a valid URL path';
   }
-  if (parsed.origin !== 'http://register.invalid' || !parsed.pathname.startsWith(API_PREFIX) || parsed.pathname !== pathname) return 'path must stay under /api/pos/';
+  if (parsed.origin !== 'http://register.invalid' || !parsed.pathname.startsWith(API_PREFIX) || parsed.pathname !== pathname)
+    return 'path must stay under /api/pos/';
   return null;
 }
 
@@ -164,7 +165,12 @@ export function createAppBridge(options: AppBridgeOptions): (event: BridgeMessag
     const request = parseBridgeRequest(event.data);
     if (!request) return;
     if (inFlight >= MAX_BRIDGE_IN_FLIGHT) {
-      reply(frame, { type: BRIDGE_RESULT_TYPE, id: request.id, status: 429, body: { title: 'Too many requests in flight', status: 429, code: 'bridge_busy' } });
+      reply(frame, {
+        type: BRIDGE_RESULT_TYPE,
+        id: request.id,
+        status: 429,
+        body: { title: 'Too many requests in flight', status: 429, code: 'bridge_busy' },
+      });
       return;
     }
     inFlight += 1;

@@ -101,8 +101,15 @@ export async function listAppSubscriptions(api: BackOfficeApi): Promise<AppSubsc
  * The owner accepts the app's price rise shown to them (`priceChange.toCents` / `toCurrency`): it applies from the
  * next renewal. The server refuses (409 `price_changed`) if the listed price is no longer the one shown.
  */
-export function acceptAppPrice(api: BackOfficeApi, subscriptionId: string, change: { toCents: number; toCurrency: string }): Promise<AppSubscription> {
-  return api.request<AppSubscription>('POST', `/api/pos/app-subscriptions/${encodeURIComponent(subscriptionId)}/accept-price`, { priceCents: change.toCents, currency: change.toCurrency });
+export function acceptAppPrice(
+  api: BackOfficeApi,
+  subscriptionId: string,
+  change: { toCents: number; toCurrency: string },
+): Promise<AppSubscription> {
+  return api.request<AppSubscription>('POST', `/api/pos/app-subscriptions/${encodeURIComponent(subscriptionId)}/accept-price`, {
+    priceCents: change.toCents,
+    currency: change.toCurrency,
+  });
 }
 
 /** A billing date (periods are calendar months in UTC), e.g. "April 1, 2028": the UTC day, whatever the time zone. */

@@ -128,7 +128,17 @@ export function AppsView() {
 }
 
 /** The directory: search, category filter, the listed apps and the install dialog. */
-function AppDirectory({ api, role, installed, onInstalled }: { api: BackOfficeApi; role: string | undefined; installed: AppInstallation[]; onInstalled: (result: InstallResult) => void }) {
+function AppDirectory({
+  api,
+  role,
+  installed,
+  onInstalled,
+}: {
+  api: BackOfficeApi;
+  role: string | undefined;
+  installed: AppInstallation[];
+  onInstalled: (result: InstallResult) => void;
+}) {
   const [q, setQ] = useState('');
   const [category, setCategory] = useState('');
   const [page, setPage] = useState<AppDirectoryPage | undefined>();
@@ -140,16 +150,19 @@ function AppDirectory({ api, role, installed, onInstalled }: { api: BackOfficeAp
   useEffect(() => {
     let current = true;
     // Typed searches wait 250 ms for the next key.
-    const timer = setTimeout(() => {
-      listAppDirectory(api, { q, category }).then(
-        (p) => {
-          if (!current) return;
-          setPage(p);
-          setError(undefined);
-        },
-        (err: unknown) => current && setError(err),
-      );
-    }, q ? 250 : 0);
+    const timer = setTimeout(
+      () => {
+        listAppDirectory(api, { q, category }).then(
+          (p) => {
+            if (!current) return;
+            setPage(p);
+            setError(undefined);
+          },
+          (err: unknown) => current && setError(err),
+        );
+      },
+      q ? 250 : 0,
+    );
     return () => {
       current = false;
       clearTimeout(timer);
@@ -165,7 +178,16 @@ function AppDirectory({ api, role, installed, onInstalled }: { api: BackOfficeAp
         <label htmlFor={searchId} className="visually-hidden">
           Search apps
         </label>
-        <input id={searchId} className="bo-input" type="search" placeholder="Search apps" value={q} onChange={(e) => setQ(e.target.value)} data-testid="app-search" autoComplete="off" />
+        <input
+          id={searchId}
+          className="bo-input"
+          type="search"
+          placeholder="Search apps"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          data-testid="app-search"
+          autoComplete="off"
+        />
         <label htmlFor={categoryId} className="visually-hidden">
           Category
         </label>
@@ -182,7 +204,9 @@ function AppDirectory({ api, role, installed, onInstalled }: { api: BackOfficeAp
       {!error && !page ? <p className="muted">Loading the app directory…</p> : null}
       {page && page.data.length === 0 ? (
         <p className="bo-empty" data-testid="app-directory-empty">
-          {q || category ? 'No app matches this search. Try other words or all categories.' : 'No apps are listed yet. Apps appear here once the platform has reviewed them.'}
+          {q || category
+            ? 'No app matches this search. Try other words or all categories.'
+            : 'No apps are listed yet. Apps appear here once the platform has reviewed them.'}
         </p>
       ) : null}
       {page && page.data.length > 0 ? (
@@ -220,7 +244,13 @@ function AppDirectory({ api, role, installed, onInstalled }: { api: BackOfficeAp
                     Installed
                   </span>
                 ) : (
-                  <button type="button" className="button button-primary" onClick={() => setInstalling(app)} data-testid="app-install" aria-label={`Install ${app.name}`}>
+                  <button
+                    type="button"
+                    className="button button-primary"
+                    onClick={() => setInstalling(app)}
+                    data-testid="app-install"
+                    aria-label={`Install ${app.name}`}
+                  >
                     Install
                   </button>
                 )}
@@ -259,7 +289,19 @@ function AppIcon({ name, iconUrl }: { name: string; iconUrl: string | null | und
  * Install: the owner sees every scope the app asks for (checked), unchecks what they refuse, and approves; at least one
  * must stay checked. Other roles see why they cannot install. An external integration then offers "Connect <app>".
  */
-function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOfficeApi; app: DirectoryApp; role: string | undefined; onClose: () => void; onInstalled: (result: InstallResult) => void }) {
+function InstallDialog({
+  api,
+  app,
+  role,
+  onClose,
+  onInstalled,
+}: {
+  api: BackOfficeApi;
+  app: DirectoryApp;
+  role: string | undefined;
+  onClose: () => void;
+  onInstalled: (result: InstallResult) => void;
+}) {
   const [checked, setChecked] = useState<Set<string>>(() => new Set(app.scopes.map((s) => s.scope)));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -305,7 +347,14 @@ function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOffi
       >
         <div data-testid="app-connect">
           <p>Finish on {app.developerName}’s site: it asks this store to confirm the access you approved.</p>
-          <a className="button button-primary" href={done.connectUrl} target="_blank" rel="noopener noreferrer" data-testid="app-connect-link" data-autofocus>
+          <a
+            className="button button-primary"
+            href={done.connectUrl}
+            target="_blank"
+            rel="noopener noreferrer"
+            data-testid="app-connect-link"
+            data-autofocus
+          >
             Connect {app.name}
           </a>
           <p className="muted">The link works once and for 10 minutes.</p>
@@ -329,7 +378,13 @@ function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOffi
             Cancel
           </button>
           {isOwner ? (
-            <button type="button" className="button button-primary" disabled={busy || checked.size === 0} onClick={() => void submit()} data-testid="app-install-approve">
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={busy || checked.size === 0}
+              onClick={() => void submit()}
+              data-testid="app-install-approve"
+            >
               {busy ? 'Installing…' : 'Approve and install'}
             </button>
           ) : null}
@@ -346,7 +401,13 @@ function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOffi
             <legend>{app.name} asks to:</legend>
             {app.scopes.map((s) => (
               <label key={s.scope} className="bo-check app-scope-choice">
-                <input type="checkbox" checked={checked.has(s.scope)} onChange={(e) => toggle(s.scope, e.target.checked)} data-testid="app-scope" data-scope={s.scope} />
+                <input
+                  type="checkbox"
+                  checked={checked.has(s.scope)}
+                  onChange={(e) => toggle(s.scope, e.target.checked)}
+                  data-testid="app-scope"
+                  data-scope={s.scope}
+                />
                 <span>
                   {s.explanation || explainScope(s.scope)} <code className="muted">{s.scope}</code>
                 </span>
@@ -362,7 +423,8 @@ function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOffi
               ))}
             </ul>
             <p className="banner banner-warning app-owner-only" role="status" data-testid="app-install-owner-only">
-              Only the store owner can install apps and approve what they may do{role ? `; you are signed in as ${role}` : ''}. Ask the owner to sign in here.
+              Only the store owner can install apps and approve what they may do{role ? `; you are signed in as ${role}` : ''}. Ask the owner to sign
+              in here.
             </p>
           </>
         )}
@@ -371,7 +433,9 @@ function InstallDialog({ api, app, role, onClose, onInstalled }: { api: BackOffi
             Keep at least one permission checked, or cancel.
           </p>
         ) : null}
-        {isOwner ? <p className="muted">Unchecked permissions are refused: the app gets only what stays checked. You can uninstall it at any time.</p> : null}
+        {isOwner ? (
+          <p className="muted">Unchecked permissions are refused: the app gets only what stays checked. You can uninstall it at any time.</p>
+        ) : null}
       </form>
     </Dialog>
   );
@@ -457,7 +521,14 @@ function InstalledApps({
       {rows && rows.length > 0 ? (
         <ul className="installed-apps">
           {rows.map((row) => (
-            <li key={row.id} className="installed-app" data-testid="installed-app" data-installation-id={row.id} data-app-id={row.appId} data-status={row.status}>
+            <li
+              key={row.id}
+              className="installed-app"
+              data-testid="installed-app"
+              data-installation-id={row.id}
+              data-app-id={row.appId}
+              data-status={row.status}
+            >
               <div className="installed-app-main">
                 <strong>{row.appName}</strong>
                 {row.status === 'suspended' ? <span className="bo-status bo-status-pending"> Suspended</span> : null}
@@ -473,20 +544,44 @@ function InstalledApps({
               </div>
               <div className="bo-actions">
                 {row.form === 'in_platform' && row.status === 'installed' ? (
-                  <button type="button" className="button button-primary" disabled={busy === row.id} onClick={() => void open(row)} data-testid="installed-app-open" aria-label={`Open ${row.appName}`}>
+                  <button
+                    type="button"
+                    className="button button-primary"
+                    disabled={busy === row.id}
+                    onClick={() => void open(row)}
+                    data-testid="installed-app-open"
+                    aria-label={`Open ${row.appName}`}
+                  >
                     Open
                   </button>
                 ) : null}
                 {isOwner && confirming !== row.id ? (
-                  <button type="button" className="button" onClick={() => setConfirming(row.id)} data-testid="installed-app-uninstall" aria-label={`Uninstall ${row.appName}`}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => setConfirming(row.id)}
+                    data-testid="installed-app-uninstall"
+                    aria-label={`Uninstall ${row.appName}`}
+                  >
                     Uninstall
                   </button>
                 ) : null}
               </div>
               {confirming === row.id ? (
-                <div className="banner banner-warning app-confirm" role="group" aria-label={`Uninstall ${row.appName}?`} data-testid="installed-app-confirm">
+                <div
+                  className="banner banner-warning app-confirm"
+                  role="group"
+                  aria-label={`Uninstall ${row.appName}?`}
+                  data-testid="installed-app-confirm"
+                >
                   <span>Uninstall {row.appName}? Its access ends at once and its webhooks stop.</span>
-                  <button type="button" className="button bo-danger" disabled={busy === row.id} onClick={() => void uninstall(row)} data-testid="installed-app-confirm-uninstall">
+                  <button
+                    type="button"
+                    className="button bo-danger"
+                    disabled={busy === row.id}
+                    onClick={() => void uninstall(row)}
+                    data-testid="installed-app-confirm-uninstall"
+                  >
                     Uninstall
                   </button>
                   <button type="button" className="button" onClick={() => setConfirming(undefined)}>
@@ -507,7 +602,17 @@ function InstalledApps({
  * and what accepting means; only the owner accepts (the price shown is the one sent: the server refuses it if the
  * app's price changed meanwhile). Until accepted the store keeps paying the old price at every renewal.
  */
-function AppPrice({ api, subscription, isOwner, onChanged }: { api: BackOfficeApi; subscription: AppSubscription; isOwner: boolean; onChanged: (message: string) => void }) {
+function AppPrice({
+  api,
+  subscription,
+  isOwner,
+  onChanged,
+}: {
+  api: BackOfficeApi;
+  subscription: AppSubscription;
+  isOwner: boolean;
+  onChanged: (message: string) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const change = subscription.priceChange;
@@ -518,7 +623,9 @@ function AppPrice({ api, subscription, isOwner, onChanged }: { api: BackOfficeAp
     setError(undefined);
     try {
       await acceptAppPrice(api, subscription.id, { toCents: change.toCents, toCurrency: change.toCurrency });
-      onChanged(`${subscription.appName}: the new price of ${monthlyText(change.toCents, change.toCurrency)} applies from ${billingDateText(change.appliesFrom)}.`);
+      onChanged(
+        `${subscription.appName}: the new price of ${monthlyText(change.toCents, change.toCurrency)} applies from ${billingDateText(change.appliesFrom)}.`,
+      );
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -529,17 +636,27 @@ function AppPrice({ api, subscription, isOwner, onChanged }: { api: BackOfficeAp
     <div className="app-billing" data-testid="installed-app-billing">
       <p className="muted" data-testid="installed-app-price">
         You pay {current}
-        {subscription.nextChargeAt && subscription.nextChargeCents !== null ? `; next charge ${formatMoney(subscription.nextChargeCents, subscription.currency)} on ${billingDateText(subscription.nextChargeAt)}` : ''}.
+        {subscription.nextChargeAt && subscription.nextChargeCents !== null
+          ? `; next charge ${formatMoney(subscription.nextChargeCents, subscription.currency)} on ${billingDateText(subscription.nextChargeAt)}`
+          : ''}
+        .
       </p>
       {change?.kind === 'rise' && change.toCurrency ? (
-        <div className="banner banner-warning app-price-change" role="group" aria-label={`${subscription.appName} price change`} data-testid="app-price-change">
+        <div
+          className="banner banner-warning app-price-change"
+          role="group"
+          aria-label={`${subscription.appName} price change`}
+          data-testid="app-price-change"
+        >
           <p>
-            <strong>{subscription.appName} has a new price:</strong> <span data-testid="app-price-old">{monthlyText(change.fromCents, change.fromCurrency)}</span> →{' '}
+            <strong>{subscription.appName} has a new price:</strong>{' '}
+            <span data-testid="app-price-old">{monthlyText(change.fromCents, change.fromCurrency)}</span> →{' '}
             <span data-testid="app-price-new">{monthlyText(change.toCents, change.toCurrency)}</span>.
           </p>
           <p>
-            Accepting means this store is billed {monthlyText(change.toCents, change.toCurrency)} from the renewal on {billingDateText(change.appliesFrom)}. Until you accept, you keep paying{' '}
-            {monthlyText(change.fromCents, change.fromCurrency)} every month; if you do not want the new price, you may also uninstall the app.
+            Accepting means this store is billed {monthlyText(change.toCents, change.toCurrency)} from the renewal on{' '}
+            {billingDateText(change.appliesFrom)}. Until you accept, you keep paying {monthlyText(change.fromCents, change.fromCurrency)} every month;
+            if you do not want the new price, you may also uninstall the app.
           </p>
           {isOwner ? (
             <button type="button" className="button button-primary" disabled={busy} onClick={() => void accept()} data-testid="app-price-accept">
@@ -559,7 +676,8 @@ function AppPrice({ api, subscription, isOwner, onChanged }: { api: BackOfficeAp
       ) : null}
       {change?.kind === 'lower' && change.toCurrency ? (
         <p className="muted" data-testid="app-price-change">
-          The price went down: from {billingDateText(change.appliesFrom)} you pay {monthlyText(change.toCents, change.toCurrency)} (was {monthlyText(change.fromCents, change.fromCurrency)}).
+          The price went down: from {billingDateText(change.appliesFrom)} you pay {monthlyText(change.toCents, change.toCurrency)} (was{' '}
+          {monthlyText(change.fromCents, change.fromCurrency)}).
         </p>
       ) : null}
       {change?.kind === 'free' ? (
@@ -627,7 +745,9 @@ function AppFrame({ api, app, onClose }: { api: BackOfficeApi; app: OpenApp; onC
         <h2 ref={title} tabIndex={-1}>
           {app.installation.appName}
         </h2>
-        <span className="muted app-frame-note">Runs apart from the register, with only what you approved: {app.installation.grantedScopes.map(explainScope).join(' ')}</span>
+        <span className="muted app-frame-note">
+          Runs apart from the register, with only what you approved: {app.installation.grantedScopes.map(explainScope).join(' ')}
+        </span>
         <button type="button" className="button app-frame-close" onClick={onClose} data-testid="app-frame-close">
           Close app
         </button>

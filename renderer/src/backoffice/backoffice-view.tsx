@@ -26,7 +26,22 @@ import { StaffSignIn } from '../common/staff-sign-in.tsx';
 import { currentStaffSession, signOut, staffSession$ } from '../common/staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
 
-type Section = 'catalog' | 'import' | 'orders' | 'customers' | 'pay-requests' | 'invoices' | 'reports' | 'closeout' | 'registers' | 'staff' | 'payments' | 'screenings' | 'financial-services' | 'apps' | 'settings';
+type Section =
+  | 'catalog'
+  | 'import'
+  | 'orders'
+  | 'customers'
+  | 'pay-requests'
+  | 'invoices'
+  | 'reports'
+  | 'closeout'
+  | 'registers'
+  | 'staff'
+  | 'payments'
+  | 'screenings'
+  | 'financial-services'
+  | 'apps'
+  | 'settings';
 const SECTIONS: [Section, string][] = [
   ['catalog', 'Catalog'],
   ['import', 'Import & export'],
@@ -57,7 +72,13 @@ export function BackOfficeView({ apps }: { apps: ReactNode }) {
       <h1 className="visually-hidden">Back office</h1>
       <nav className="bo-nav" aria-label="Back office">
         {SECTIONS.map(([key, label]) => (
-          <button key={key} type="button" className={section === key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'} aria-current={section === key ? 'page' : undefined} onClick={() => setSection(key)}>
+          <button
+            key={key}
+            type="button"
+            className={section === key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'}
+            aria-current={section === key ? 'page' : undefined}
+            onClick={() => setSection(key)}
+          >
             {label}
           </button>
         ))}

@@ -49,12 +49,21 @@ export function CatalogView() {
     for (const item of items ?? []) for (const id of item.taxRateIds) usage.set(id, (usage.get(id) ?? 0) + 1);
     return defaultTaxRateId(taxRates, usage);
   }, [items, taxRates]);
-  const sortedItems = useMemo(() => items && [...items].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.category, b.category)), [items]);
+  const sortedItems = useMemo(
+    () => items && [...items].sort((a, b) => compareNames(a.name, b.name) || compareNames(a.category, b.category)),
+    [items],
+  );
 
   useEffect(() => {
     let current = true;
-    api.categories().then((c) => current && setCategories(c.data), () => undefined);
-    api.lowStock().then((l) => current && setLowStock(l.data), () => undefined);
+    api.categories().then(
+      (c) => current && setCategories(c.data),
+      () => undefined,
+    );
+    api.lowStock().then(
+      (l) => current && setLowStock(l.data),
+      () => undefined,
+    );
     return () => {
       current = false;
     };
@@ -84,11 +93,25 @@ export function CatalogView() {
           <label className="visually-hidden" htmlFor="bo-catalog-search">
             Search items
           </label>
-          <input id="bo-catalog-search" type="search" className="bo-input" placeholder="Search name, SKU or barcode" value={q} onChange={(e) => setQ(e.target.value)} data-testid="catalog-search" />
+          <input
+            id="bo-catalog-search"
+            type="search"
+            className="bo-input"
+            placeholder="Search name, SKU or barcode"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            data-testid="catalog-search"
+          />
           <label className="visually-hidden" htmlFor="bo-catalog-category">
             Category
           </label>
-          <select id="bo-catalog-category" className="bo-input" value={category} onChange={(e) => (setCategory(e.target.value), setNotice(''))} data-testid="catalog-category">
+          <select
+            id="bo-catalog-category"
+            className="bo-input"
+            value={category}
+            onChange={(e) => (setCategory(e.target.value), setNotice(''))}
+            data-testid="catalog-category"
+          >
             <option value="">All categories</option>
             {categories.map((c) => (
               <option key={c.name} value={c.name}>
@@ -131,7 +154,13 @@ export function CatalogView() {
             caption="Catalog items"
             captionHidden
             columns={[
-              { key: 'picture', header: 'Picture', hideHeader: true, className: 'bo-thumb-cell', cell: (item) => (item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null) },
+              {
+                key: 'picture',
+                header: 'Picture',
+                hideHeader: true,
+                className: 'bo-thumb-cell',
+                cell: (item) => (item.imageUrl ? <img className="bo-thumb" src={localPath(item.imageUrl)} alt="" loading="lazy" /> : null),
+              },
               {
                 key: 'item',
                 header: 'Item',

@@ -62,8 +62,27 @@ export function CategoryRename({ name, others, onRenamed, onClose }: CategoryRen
             {errors.form}
           </p>
         ) : null}
-        <Field id={`${formId}-name`} label="New name" error={errors.fields.name} hint={merging ? 'A category has this name already: its items and these will be one category.' : 'Every item of this category moves to the new name.'}>
-          {(props) => <input {...props} className="bo-input" value={value} maxLength={120} onChange={(e) => setValue(e.target.value)} data-testid="category-rename-name" data-autofocus />}
+        <Field
+          id={`${formId}-name`}
+          label="New name"
+          error={errors.fields.name}
+          hint={
+            merging
+              ? 'A category has this name already: its items and these will be one category.'
+              : 'Every item of this category moves to the new name.'
+          }
+        >
+          {(props) => (
+            <input
+              {...props}
+              className="bo-input"
+              value={value}
+              maxLength={120}
+              onChange={(e) => setValue(e.target.value)}
+              data-testid="category-rename-name"
+              data-autofocus
+            />
+          )}
         </Field>
       </form>
     </Dialog>

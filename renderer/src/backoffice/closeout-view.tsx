@@ -51,7 +51,8 @@ function Lines({ title, report }: { title: string; report: Parameters<typeof rep
 function lastSeenText(iso: string | null | undefined): string {
   if (!iso) return 'Never in touch since it was paired.';
   const minutes = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 60_000));
-  const ago = minutes < 60 ? `${minutes} min ago` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h ago` : `${Math.round(minutes / 1440)} days ago`;
+  const ago =
+    minutes < 60 ? `${minutes} min ago` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h ago` : `${Math.round(minutes / 1440)} days ago`;
   return `Last seen ${new Date(iso).toLocaleString()} (${ago}).`;
 }
 
@@ -89,7 +90,11 @@ export function CloseoutView() {
     }
   };
   const close = async (closeWithMissing: boolean) => {
-    if (closeWithMissing && !window.confirm(`Close ${day} without the missing registers? They are recorded as missing and their later records go to the next day.`)) return;
+    if (
+      closeWithMissing &&
+      !window.confirm(`Close ${day} without the missing registers? They are recorded as missing and their later records go to the next day.`)
+    )
+      return;
     setError(undefined);
     try {
       await api.request('POST', '/api/pos/closeouts', { businessDay: day, closeWithMissing });
@@ -104,14 +109,15 @@ export function CloseoutView() {
     <section className="bo-section" data-testid="closeout">
       <div className="bo-panel">
         <label>
-          Business day{' '}
-          <input type="date" value={day} onChange={(e) => e.target.value && setDay(e.target.value)} data-testid="closeout-day" />
+          Business day <input type="date" value={day} onChange={(e) => e.target.value && setDay(e.target.value)} data-testid="closeout-day" />
         </label>{' '}
-        <span className="muted">
-          Closed days: {days.days.length === 0 ? 'none' : days.days.map((d) => d.businessDay).join(', ')}
-        </span>
+        <span className="muted">Closed days: {days.days.length === 0 ? 'none' : days.days.map((d) => d.businessDay).join(', ')}</span>
       </div>
-      {error ? <p className="error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
       {!status ? (
         <p className="muted">Loading {day}…</p>
       ) : (
@@ -136,8 +142,8 @@ export function CloseoutView() {
                 </ul>
                 {status.missing.some((m) => m.reason === 'not_synced') ? (
                   <p className="muted">
-                    A register that was paired but never used to sell (each browser that opens the register on this machine pairs itself as one) can be
-                    retired in Back office → Registers, &ldquo;Retire unused&rdquo;; it then no longer holds up the closeout.
+                    A register that was paired but never used to sell (each browser that opens the register on this machine pairs itself as one) can
+                    be retired in Back office → Registers, &ldquo;Retire unused&rdquo;; it then no longer holds up the closeout.
                   </p>
                 ) : null}
               </div>
@@ -155,8 +161,12 @@ export function CloseoutView() {
               </p>
             ) : null}
             <p>
-              <button type="button" onClick={() => download(`/api/pos/closeouts/${day}/report?format=pdf`, `closeout-${day}.pdf`)}>Download PDF</button>{' '}
-              <button type="button" onClick={() => download(`/api/pos/closeouts/${day}/report?format=csv`, `closeout-${day}.csv`)}>Download CSV</button>
+              <button type="button" onClick={() => download(`/api/pos/closeouts/${day}/report?format=pdf`, `closeout-${day}.pdf`)}>
+                Download PDF
+              </button>{' '}
+              <button type="button" onClick={() => download(`/api/pos/closeouts/${day}/report?format=csv`, `closeout-${day}.csv`)}>
+                Download CSV
+              </button>
             </p>
           </div>
           <div className="bo-panel">
@@ -182,10 +192,24 @@ export function CloseoutView() {
                     <td>{s.status}</td>
                     <td className="num">{s.report.salesCount}</td>
                     <td className="num">{reportLines('', s.report).find((l) => l.label === 'Over/short')?.value}</td>
-                    <td>{s.differences.length === 0 ? 'agree' : `differ: ${s.differences.map((d) => `${d.field} ${JSON.stringify(d.register)} vs ${JSON.stringify(d.server)}`).join('; ')}`}</td>
                     <td>
-                      <button type="button" onClick={() => download(`/api/pos/shifts/${s.shift.id}/report?format=pdf`, `${s.report.kind}-report-${s.shift.id}.pdf`)}>PDF</button>{' '}
-                      <button type="button" onClick={() => download(`/api/pos/shifts/${s.shift.id}/report?format=csv`, `${s.report.kind}-report-${s.shift.id}.csv`)}>CSV</button>
+                      {s.differences.length === 0
+                        ? 'agree'
+                        : `differ: ${s.differences.map((d) => `${d.field} ${JSON.stringify(d.register)} vs ${JSON.stringify(d.server)}`).join('; ')}`}
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        onClick={() => download(`/api/pos/shifts/${s.shift.id}/report?format=pdf`, `${s.report.kind}-report-${s.shift.id}.pdf`)}
+                      >
+                        PDF
+                      </button>{' '}
+                      <button
+                        type="button"
+                        onClick={() => download(`/api/pos/shifts/${s.shift.id}/report?format=csv`, `${s.report.kind}-report-${s.shift.id}.csv`)}
+                      >
+                        CSV
+                      </button>
                     </td>
                   </tr>
                 ))}

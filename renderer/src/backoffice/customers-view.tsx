@@ -5,7 +5,17 @@ import { DataTable } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput, Page } from '../common/back-office-api.ts';
 import { CursorListBody, useCursorList, useDebounced } from '../common/cursor-list.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from '../common/back-office-kit.tsx';
+import {
+  Field,
+  formErrorsOf,
+  LoadError,
+  NO_ERRORS,
+  useApi,
+  useCurrency,
+  useFocusFirstError,
+  useEscapeFromBody,
+  type FormErrors,
+} from '../common/back-office-kit.tsx';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
 
@@ -14,7 +24,9 @@ export function CustomersView() {
   const [q, setQ] = useState('');
   const [editing, setEditing] = useState<Customer | 'new' | undefined>();
   const search = useDebounced(q.trim());
-  const list = useCursorList<Customer, Page<Customer>>('customers', [search], (cursor) => api.listCustomers({ ...(cursor ? { cursor } : {}), ...(search ? { q: search } : {}) }));
+  const list = useCursorList<Customer, Page<Customer>>('customers', [search], (cursor) =>
+    api.listCustomers({ ...(cursor ? { cursor } : {}), ...(search ? { q: search } : {}) }),
+  );
 
   return (
     <section className="bo-section" aria-labelledby="bo-customers-title">
@@ -24,7 +36,15 @@ export function CustomersView() {
           <label className="visually-hidden" htmlFor="bo-customer-search">
             Search customers
           </label>
-          <input id="bo-customer-search" type="search" className="bo-input" placeholder="Name, phone or e-mail" value={q} onChange={(e) => setQ(e.target.value)} data-testid="customer-search" />
+          <input
+            id="bo-customer-search"
+            type="search"
+            className="bo-input"
+            placeholder="Name, phone or e-mail"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            data-testid="customer-search"
+          />
         </form>
         <button type="button" className="button button-primary" onClick={() => setEditing('new')} data-testid="customer-new">
           New customer
@@ -80,7 +100,9 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
   const api = useApi();
   const currency = useCurrency();
   const formId = useId();
-  const [values, setValues] = useState<Record<FieldName, string>>(() => Object.fromEntries(FIELDS.map((f) => [f, customer?.[f] ?? ''])) as Record<FieldName, string>);
+  const [values, setValues] = useState<Record<FieldName, string>>(
+    () => Object.fromEntries(FIELDS.map((f) => [f, customer?.[f] ?? ''])) as Record<FieldName, string>,
+  );
   const [consent, setConsent] = useState(customer?.marketingConsent ?? false);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const formRef = useRef<HTMLFormElement>(null);
@@ -155,7 +177,14 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
         ) : null}
         <div className="bo-row">
           {FIELDS.map((f) => (
-            <Field key={f} id={`${formId}-${f}`} label={LABELS[f]} error={errors.fields[f]} className={f === 'note' ? 'bo-field-wide' : undefined} {...(f === 'phone' ? { hint: 'As dialled in the store (e.g. (415) 555-0123), or + and the country code for another country' } : {})}>
+            <Field
+              key={f}
+              id={`${formId}-${f}`}
+              label={LABELS[f]}
+              error={errors.fields[f]}
+              className={f === 'note' ? 'bo-field-wide' : undefined}
+              {...(f === 'phone' ? { hint: 'As dialled in the store (e.g. (415) 555-0123), or + and the country code for another country' } : {})}
+            >
               {(p) => (
                 <input
                   {...p}
@@ -174,8 +203,11 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
           ))}
         </div>
         <label className="bo-check">
-          <input type="checkbox" checked={consent} onChange={(e) => (setConsent(e.target.checked), setSaved(false))} data-testid="customer-consent" /> Agrees to marketing messages
-          {customer?.marketingConsentAt && consent ? <span className="muted"> (since {new Date(customer.marketingConsentAt).toLocaleDateString()})</span> : null}
+          <input type="checkbox" checked={consent} onChange={(e) => (setConsent(e.target.checked), setSaved(false))} data-testid="customer-consent" />{' '}
+          Agrees to marketing messages
+          {customer?.marketingConsentAt && consent ? (
+            <span className="muted"> (since {new Date(customer.marketingConsentAt).toLocaleDateString()})</span>
+          ) : null}
         </label>
       </form>
       {customer ? (

@@ -23,12 +23,31 @@ type Row = Record<string, unknown> & { id: string; status: string; createdAt: st
 
 function describe(kind: Kind, r: Row): { who: string; amount: string; detail: string } {
   const money = (c: unknown) => formatMoney(Number(c ?? 0));
-  if (kind === 'checks') return { who: String(r.customerName), amount: money(r.amountCents), detail: `fee ${money(r.feeCents)}, ${String(r.routingNumber)} ${String(r.accountMasked)}` };
+  if (kind === 'checks')
+    return {
+      who: String(r.customerName),
+      amount: money(r.amountCents),
+      detail: `fee ${money(r.feeCents)}, ${String(r.routingNumber)} ${String(r.accountMasked)}`,
+    };
   if (kind === 'transfers') {
-    const q = (r.quote ?? {}) as { sendAmountCents?: number; feeCents?: number; country?: string; receiveAmountMinor?: number; receiveCurrency?: string };
-    return { who: `${String(r.senderName)} → ${String(r.receiverName)}`, amount: money(q.sendAmountCents), detail: `${q.country ?? ''}, fee ${money(q.feeCents)}, receives ${((q.receiveAmountMinor ?? 0) / 100).toFixed(2)} ${q.receiveCurrency ?? ''}` };
+    const q = (r.quote ?? {}) as {
+      sendAmountCents?: number;
+      feeCents?: number;
+      country?: string;
+      receiveAmountMinor?: number;
+      receiveCurrency?: string;
+    };
+    return {
+      who: `${String(r.senderName)} → ${String(r.receiverName)}`,
+      amount: money(q.sendAmountCents),
+      detail: `${q.country ?? ''}, fee ${money(q.feeCents)}, receives ${((q.receiveAmountMinor ?? 0) / 100).toFixed(2)} ${q.receiveCurrency ?? ''}`,
+    };
   }
-  return { who: String(r.customerName), amount: money(r.amountCents), detail: `${String(r.billerName)} ${String(r.accountMasked)} · ${r.confirmationNumber ? String(r.confirmationNumber) : 'not sent'}` };
+  return {
+    who: String(r.customerName),
+    amount: money(r.amountCents),
+    detail: `${String(r.billerName)} ${String(r.accountMasked)} · ${r.confirmationNumber ? String(r.confirmationNumber) : 'not sent'}`,
+  };
 }
 
 /** The detail of one record: its receipt lines and, for a check with a stored image, the image. */
@@ -60,11 +79,21 @@ function RecordDetail({ api, kind, row }: { api: BackOfficeApi; kind: Kind; row:
       {receipt.length > 0 ? <pre className="service-receipt">{receipt.join('\n')}</pre> : null}
       {kind === 'checks' ? (
         imageUrl ? (
-          <img src={imageUrl} alt={`Image of check ${String(row.checkNumber ?? row.id)}`} className="fs-check-image" data-testid="fs-check-image" style={{ maxWidth: '100%' }} />
+          <img
+            src={imageUrl}
+            alt={`Image of check ${String(row.checkNumber ?? row.id)}`}
+            className="fs-check-image"
+            data-testid="fs-check-image"
+            style={{ maxWidth: '100%' }}
+          />
         ) : imageError ? (
-          <p className="form-error" role="alert">The check image could not be loaded: {imageError}</p>
+          <p className="form-error" role="alert">
+            The check image could not be loaded: {imageError}
+          </p>
         ) : (
-          <p className="muted" data-testid="fs-check-no-image">{row.hasImage ? 'Loading the check image…' : 'No check image was stored (the scanner sent none).'}</p>
+          <p className="muted" data-testid="fs-check-no-image">
+            {row.hasImage ? 'Loading the check image…' : 'No check image was stored (the scanner sent none).'}
+          </p>
         )
       ) : null}
     </div>
@@ -78,17 +107,53 @@ const toCents = (text: string): number | undefined => {
 };
 
 /** The money fields of the settings form: label, test id, how to read it from / write it to the settings. */
-const SETTING_FIELDS: { id: string; label: string; get: (s: FinancialServiceSettings) => number; set: (s: FinancialServiceSettings, v: number) => void; percent?: true }[] = [
+const SETTING_FIELDS: {
+  id: string;
+  label: string;
+  get: (s: FinancialServiceSettings) => number;
+  set: (s: FinancialServiceSettings, v: number) => void;
+  percent?: true;
+}[] = [
   { id: 'check-fee-percent', label: 'Check fee (%)', get: (s) => s.checkFee.basisPoints, set: (s, v) => (s.checkFee.basisPoints = v), percent: true },
   { id: 'check-fee-fixed', label: 'Check fee, fixed ($)', get: (s) => s.checkFee.fixedCents, set: (s, v) => (s.checkFee.fixedCents = v) },
   { id: 'check-fee-minimum', label: 'Check fee, minimum ($)', get: (s) => s.checkFee.minimumCents, set: (s, v) => (s.checkFee.minimumCents = v) },
-  { id: 'check-limit-each', label: 'Most per check ($)', get: (s) => s.checkLimits.perTransactionCents, set: (s, v) => (s.checkLimits.perTransactionCents = v) },
-  { id: 'check-limit-day', label: 'Checks per customer per day ($)', get: (s) => s.checkLimits.perCustomerPerDayCents, set: (s, v) => (s.checkLimits.perCustomerPerDayCents = v) },
-  { id: 'transfer-limit-each', label: 'Most per transfer ($)', get: (s) => s.transferLimits.perTransactionCents, set: (s, v) => (s.transferLimits.perTransactionCents = v) },
-  { id: 'transfer-limit-day', label: 'Transfers per sender per day ($)', get: (s) => s.transferLimits.perCustomerPerDayCents, set: (s, v) => (s.transferLimits.perCustomerPerDayCents = v) },
+  {
+    id: 'check-limit-each',
+    label: 'Most per check ($)',
+    get: (s) => s.checkLimits.perTransactionCents,
+    set: (s, v) => (s.checkLimits.perTransactionCents = v),
+  },
+  {
+    id: 'check-limit-day',
+    label: 'Checks per customer per day ($)',
+    get: (s) => s.checkLimits.perCustomerPerDayCents,
+    set: (s, v) => (s.checkLimits.perCustomerPerDayCents = v),
+  },
+  {
+    id: 'transfer-limit-each',
+    label: 'Most per transfer ($)',
+    get: (s) => s.transferLimits.perTransactionCents,
+    set: (s, v) => (s.transferLimits.perTransactionCents = v),
+  },
+  {
+    id: 'transfer-limit-day',
+    label: 'Transfers per sender per day ($)',
+    get: (s) => s.transferLimits.perCustomerPerDayCents,
+    set: (s, v) => (s.transferLimits.perCustomerPerDayCents = v),
+  },
   { id: 'bill-fee', label: 'Bill payment fee ($)', get: (s) => s.billPaymentFeeCents, set: (s, v) => (s.billPaymentFeeCents = v) },
-  { id: 'bill-limit-each', label: 'Most per bill payment ($)', get: (s) => s.billPaymentLimits.perTransactionCents, set: (s, v) => (s.billPaymentLimits.perTransactionCents = v) },
-  { id: 'bill-limit-day', label: 'Bill payments per customer per day ($)', get: (s) => s.billPaymentLimits.perCustomerPerDayCents, set: (s, v) => (s.billPaymentLimits.perCustomerPerDayCents = v) },
+  {
+    id: 'bill-limit-each',
+    label: 'Most per bill payment ($)',
+    get: (s) => s.billPaymentLimits.perTransactionCents,
+    set: (s, v) => (s.billPaymentLimits.perTransactionCents = v),
+  },
+  {
+    id: 'bill-limit-day',
+    label: 'Bill payments per customer per day ($)',
+    get: (s) => s.billPaymentLimits.perCustomerPerDayCents,
+    set: (s, v) => (s.billPaymentLimits.perCustomerPerDayCents = v),
+  },
 ];
 
 /** "Fees and limits": the store's settings, read by everyone here, changed by the owner (the server refuses others). */
@@ -101,7 +166,10 @@ function FeesAndLimits({ api }: { api: BackOfficeApi }) {
     setDraft(Object.fromEntries(SETTING_FIELDS.map((f) => [f.id, f.percent ? (f.get(s) / 100).toFixed(2) : dollars(f.get(s))])));
   };
   useEffect(() => {
-    api.request<{ settings: FinancialServiceSettings }>('GET', '/api/pos/financial-services').then((o) => fill(o.settings), (err: unknown) => setMessage({ error: true, text: errorMessage(err) }));
+    api.request<{ settings: FinancialServiceSettings }>('GET', '/api/pos/financial-services').then(
+      (o) => fill(o.settings),
+      (err: unknown) => setMessage({ error: true, text: errorMessage(err) }),
+    );
   }, [api]);
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -122,15 +190,29 @@ function FeesAndLimits({ api }: { api: BackOfficeApi }) {
       setMessage({ error: true, text: errorMessage(err) });
     }
   };
-  if (!settings) return message ? <p className="form-error" role="alert">{message.text}</p> : null;
+  if (!settings)
+    return message ? (
+      <p className="form-error" role="alert">
+        {message.text}
+      </p>
+    ) : null;
   return (
     <form className="bo-form" onSubmit={(e) => void save(e)} aria-label="Fees and limits" data-testid="fs-settings">
       <h3>Fees and limits</h3>
-      <p className="muted">Check fee = percent of the check + fixed, at least the minimum. Limits are per transaction and per customer per day. Only the owner can change them.</p>
+      <p className="muted">
+        Check fee = percent of the check + fixed, at least the minimum. Limits are per transaction and per customer per day. Only the owner can change
+        them.
+      </p>
       {SETTING_FIELDS.map((f) => (
         <label key={f.id} className="bo-field">
           {f.label}
-          <input className="bo-input" inputMode="decimal" value={draft[f.id] ?? ''} onChange={(e) => setDraft((d) => ({ ...d, [f.id]: e.target.value }))} data-testid={`fs-setting-${f.id}`} />
+          <input
+            className="bo-input"
+            inputMode="decimal"
+            value={draft[f.id] ?? ''}
+            onChange={(e) => setDraft((d) => ({ ...d, [f.id]: e.target.value }))}
+            data-testid={`fs-setting-${f.id}`}
+          />
         </label>
       ))}
       <button type="submit" className="button button-primary" data-testid="fs-settings-save">
@@ -163,7 +245,10 @@ export function FinancialServicesView() {
     if (status) q.set('status', status);
     if (name.trim()) q.set(kind === 'transfers' ? 'name' : 'customerName', name.trim());
     setError(undefined);
-    api.request<{ data: Row[] }>('GET', `${path}?${q.toString()}`).then((page) => setLoaded({ kind, rows: page.data }), (err: unknown) => setError(errorMessage(err)));
+    api.request<{ data: Row[] }>('GET', `${path}?${q.toString()}`).then(
+      (page) => setLoaded({ kind, rows: page.data }),
+      (err: unknown) => setError(errorMessage(err)),
+    );
   }, [api, kind, path, status, name, tick]);
 
   const refuse = async (r: Row) => {
@@ -182,7 +267,17 @@ export function FinancialServicesView() {
       <h2>Financial services</h2>
       <div className="bo-actions" role="tablist" aria-label="Service">
         {KINDS.map(([k, label]) => (
-          <button key={k} type="button" role="tab" aria-selected={k === kind} className={k === kind ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'} onClick={() => { setKind(k); setStatus(''); }}>
+          <button
+            key={k}
+            type="button"
+            role="tab"
+            aria-selected={k === kind}
+            className={k === kind ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'}
+            onClick={() => {
+              setKind(k);
+              setStatus('');
+            }}
+          >
             {label}
           </button>
         ))}
@@ -200,8 +295,7 @@ export function FinancialServicesView() {
           </select>
         </label>
         <label>
-          Name{' '}
-          <input className="bo-input" value={name} onChange={(e) => setName(e.target.value)} data-testid="fs-name" />
+          Name <input className="bo-input" value={name} onChange={(e) => setName(e.target.value)} data-testid="fs-name" />
         </label>
       </div>
       {error ? (
@@ -239,7 +333,13 @@ export function FinancialServicesView() {
                     <td>{d.detail}</td>
                     <td>{r.status}</td>
                     <td>
-                      <button type="button" className="button" aria-expanded={open === r.id} onClick={() => setOpen((o) => (o === r.id ? undefined : r.id))} data-testid="fs-open">
+                      <button
+                        type="button"
+                        className="button"
+                        aria-expanded={open === r.id}
+                        onClick={() => setOpen((o) => (o === r.id ? undefined : r.id))}
+                        data-testid="fs-open"
+                      >
                         {open === r.id ? 'Hide' : 'Details'}
                       </button>
                       {r.status === 'held' ? (

@@ -66,7 +66,11 @@ export function ImportExportView() {
         job = await api.importJob(job.id);
       }
       jobId.current = undefined;
-      if (job.status === 'failed' || !job.report) setState({ phase: 'failed', message: `The import stopped: ${job.error ?? 'unknown error'}. Import the same file again: it is safe to re-run.` });
+      if (job.status === 'failed' || !job.report)
+        setState({
+          phase: 'failed',
+          message: `The import stopped: ${job.error ?? 'unknown error'}. Import the same file again: it is safe to re-run.`,
+        });
       else setState({ phase: 'done', report: job.report, fileName, job });
     } catch (err) {
       jobId.current = undefined;
@@ -152,7 +156,9 @@ export function ImportExportView() {
             {state.message}
           </p>
         ) : null}
-        {state.phase === 'done' ? <ImportResult report={state.report} fileName={state.fileName} cancelled={state.job?.status === 'cancelled'} /> : null}
+        {state.phase === 'done' ? (
+          <ImportResult report={state.report} fileName={state.fileName} cancelled={state.job?.status === 'cancelled'} />
+        ) : null}
       </div>
 
       <div className="bo-panel">
@@ -175,9 +181,17 @@ function ImportResult({ report, fileName, cancelled }: { report: ImportReport; f
   return (
     <div className="bo-import-result" data-testid="import-result" role="status">
       <p>
-        <strong>{report.dryRun ? `Checked ${fileName}` : cancelled ? `Import of ${fileName} cancelled (import the same file again to finish; it is safe)` : `Imported ${fileName}`}:</strong> <span data-testid="import-rows">{report.rows}</span> lines —{' '}
-        <span data-testid="import-imported">{report.importedRows}</span> imported, <span data-testid="import-rejected">{report.rejected.length}</span> rejected,{' '}
-        {report.warnings.length} warnings. Items: <span data-testid="import-created">{report.items.created}</span> created, <span data-testid="import-updated">{report.items.updated}</span>{' '}
+        <strong>
+          {report.dryRun
+            ? `Checked ${fileName}`
+            : cancelled
+              ? `Import of ${fileName} cancelled (import the same file again to finish; it is safe)`
+              : `Imported ${fileName}`}
+          :
+        </strong>{' '}
+        <span data-testid="import-rows">{report.rows}</span> lines — <span data-testid="import-imported">{report.importedRows}</span> imported,{' '}
+        <span data-testid="import-rejected">{report.rejected.length}</span> rejected, {report.warnings.length} warnings. Items:{' '}
+        <span data-testid="import-created">{report.items.created}</span> created, <span data-testid="import-updated">{report.items.updated}</span>{' '}
         updated, {report.items.unchanged} unchanged.
       </p>
       {report.rejected.length > 0 ? (

@@ -52,7 +52,19 @@ export function useCustomerPicker(api: BackOfficeApi): CustomerPickerState {
 }
 
 /** The search box and the customer select; `testId` prefixes the test ids (`<testId>-customer-search`, `<testId>-customer`). */
-export function CustomerPicker({ id, picker, error, testId, autoFocus }: { id: string; picker: CustomerPickerState; error: string | undefined; testId: string; autoFocus?: boolean }) {
+export function CustomerPicker({
+  id,
+  picker,
+  error,
+  testId,
+  autoFocus,
+}: {
+  id: string;
+  picker: CustomerPickerState;
+  error: string | undefined;
+  testId: string;
+  autoFocus?: boolean;
+}) {
   return (
     <>
       <Field id={`${id}-q`} label="Find customer">
@@ -71,7 +83,13 @@ export function CustomerPicker({ id, picker, error, testId, autoFocus }: { id: s
       </Field>
       <Field id={`${id}-customer`} label="Customer" error={error}>
         {(p) => (
-          <select {...p} className="bo-input" value={picker.customerId} onChange={(e) => picker.setCustomerId(e.target.value)} data-testid={`${testId}-customer`}>
+          <select
+            {...p}
+            className="bo-input"
+            value={picker.customerId}
+            onChange={(e) => picker.setCustomerId(e.target.value)}
+            data-testid={`${testId}-customer`}
+          >
             {picker.matches.length === 0 ? <option value="">No customer found</option> : null}
             {picker.matches.map((c) => (
               <option key={c.id} value={c.id}>
@@ -99,7 +117,11 @@ export const firstLine = (): LineDraft[] => [{ key: 1, description: '', amount: 
  * The custom lines of a form, parsed: amounts into integer cents (never through a float), quantities as whole
  * numbers. Local errors go into `local` under the server's paths (`customLines.<i>.amountCents`, `….quantity`).
  */
-export function parseLines(lines: LineDraft[], currency: string, local: Record<string, string>): { description: string; amountCents: number; quantity: number }[] {
+export function parseLines(
+  lines: LineDraft[],
+  currency: string,
+  local: Record<string, string>,
+): { description: string; amountCents: number; quantity: number }[] {
   return lines.map((l, i) => {
     const cents = parseCashInput(l.amount, currency);
     if (cents === undefined || cents === 0) local[`customLines.${i}.amountCents`] = 'Enter an amount like 40.00';
@@ -113,7 +135,21 @@ export function parseLines(lines: LineDraft[], currency: string, local: Record<s
 export const isLinePath = (p: string) => p === 'lineItems' || p === 'customLines' || /^customLines\.\d+\.(description|amountCents|quantity)$/.test(p);
 
 /** The lines fieldset: description, unit price, quantity per line; add and remove lines. */
-export function LinesFieldset({ id, lines, setLines, errors, currency, testId }: { id: string; lines: LineDraft[]; setLines: (update: (lines: LineDraft[]) => LineDraft[]) => void; errors: FormErrors; currency: string; testId: string }) {
+export function LinesFieldset({
+  id,
+  lines,
+  setLines,
+  errors,
+  currency,
+  testId,
+}: {
+  id: string;
+  lines: LineDraft[];
+  setLines: (update: (lines: LineDraft[]) => LineDraft[]) => void;
+  errors: FormErrors;
+  currency: string;
+  testId: string;
+}) {
   const setLine = (key: number, patch: Partial<LineDraft>) => setLines((l) => l.map((x) => (x.key === key ? { ...x, ...patch } : x)));
   const listError = errors.fields.lineItems ?? errors.fields.customLines;
   return (
@@ -127,20 +163,57 @@ export function LinesFieldset({ id, lines, setLines, errors, currency, testId }:
       {lines.map((l, i) => (
         <div className="bo-variation" key={l.key} data-testid={`${testId}-line`}>
           <Field id={`${id}-l${l.key}-d`} label="Description" error={errors.fields[`customLines.${i}.description`]}>
-            {(p) => <input {...p} className="bo-input" value={l.description} onChange={(e) => setLine(l.key, { description: e.target.value })} data-testid={`${testId}-line-description`} />}
+            {(p) => (
+              <input
+                {...p}
+                className="bo-input"
+                value={l.description}
+                onChange={(e) => setLine(l.key, { description: e.target.value })}
+                data-testid={`${testId}-line-description`}
+              />
+            )}
           </Field>
           <Field id={`${id}-l${l.key}-a`} label={`Unit price (${currency})`} error={errors.fields[`customLines.${i}.amountCents`]}>
-            {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" placeholder="0.00" value={l.amount} onChange={(e) => setLine(l.key, { amount: e.target.value })} data-testid={`${testId}-line-amount`} />}
+            {(p) => (
+              <input
+                {...p}
+                className="bo-input bo-money"
+                inputMode="decimal"
+                placeholder="0.00"
+                value={l.amount}
+                onChange={(e) => setLine(l.key, { amount: e.target.value })}
+                data-testid={`${testId}-line-amount`}
+              />
+            )}
           </Field>
           <Field id={`${id}-l${l.key}-q`} label="Quantity" error={errors.fields[`customLines.${i}.quantity`]}>
-            {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={l.quantity} onChange={(e) => setLine(l.key, { quantity: e.target.value })} data-testid={`${testId}-line-quantity`} />}
+            {(p) => (
+              <input
+                {...p}
+                className="bo-input bo-units"
+                inputMode="numeric"
+                value={l.quantity}
+                onChange={(e) => setLine(l.key, { quantity: e.target.value })}
+                data-testid={`${testId}-line-quantity`}
+              />
+            )}
           </Field>
-          <button type="button" className="button button-ghost" disabled={lines.length <= 1} onClick={() => setLines((x) => x.filter((y) => y.key !== l.key))} aria-label={`Remove line ${i + 1}`}>
+          <button
+            type="button"
+            className="button button-ghost"
+            disabled={lines.length <= 1}
+            onClick={() => setLines((x) => x.filter((y) => y.key !== l.key))}
+            aria-label={`Remove line ${i + 1}`}
+          >
             Remove
           </button>
         </div>
       ))}
-      <button type="button" className="button" onClick={() => setLines((x) => [...x, { key: Math.max(0, ...x.map((y) => y.key)) + 1, description: '', amount: '', quantity: '1' }])}>
+      <button
+        type="button"
+        className="button"
+        onClick={() => setLines((x) => [...x, { key: Math.max(0, ...x.map((y) => y.key)) + 1, description: '', amount: '', quantity: '1' }])}
+      >
         Add line
       </button>
     </fieldset>

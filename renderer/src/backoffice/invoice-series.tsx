@@ -8,7 +8,17 @@ import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'rea
 import { formatMoney } from '../../../core/index.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
 import { errorMessage, type Customer, type InvoiceSeries, type SeriesStatus } from '../common/back-office-api.ts';
-import { CustomerPicker, customerName, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
+import {
+  CustomerPicker,
+  customerName,
+  firstLine,
+  inDays,
+  isLinePath,
+  LinesFieldset,
+  parseLines,
+  useCustomerPicker,
+  type LineDraft,
+} from './invoice-parts.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
 const STATUS_TEXT: Record<SeriesStatus, string> = { active: 'Active', paused: 'Paused', ended: 'Ended' };
@@ -38,7 +48,12 @@ export function buildRrule(frequency: Frequency, interval: number, count?: numbe
 
 /** A sentence for the RRULEs this form builds ("Every 2 months, 12 times"); any other rule is shown as written. */
 export function describeRrule(rrule: string): string {
-  const parts = Object.fromEntries(rrule.replace(/^RRULE:/, '').split(';').map((p) => p.split('=') as [string, string]));
+  const parts = Object.fromEntries(
+    rrule
+      .replace(/^RRULE:/, '')
+      .split(';')
+      .map((p) => p.split('=') as [string, string]),
+  );
   const freq = FREQUENCIES.find(([f]) => f === parts.FREQ);
   const known = new Set(['FREQ', 'INTERVAL', 'COUNT']);
   if (!freq || Object.keys(parts).some((k) => !known.has(k))) return rrule;
@@ -71,7 +86,8 @@ export function SeriesPanel() {
   }, [api]);
 
   const names = useMemo(() => new Map(customers.map((c) => [c.id, customerName(c)])), [customers]);
-  const replace = (s: InvoiceSeries) => setList((l) => (l ? (l.some((x) => x.id === s.id) ? l.map((x) => (x.id === s.id ? s : x)) : [s, ...l]) : [s]));
+  const replace = (s: InvoiceSeries) =>
+    setList((l) => (l ? (l.some((x) => x.id === s.id) ? l.map((x) => (x.id === s.id ? s : x)) : [s, ...l]) : [s]));
 
   return (
     <section className="bo-subsection" aria-labelledby={`${id}-title`} data-testid="invoice-series">
@@ -157,7 +173,10 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
         autoSend,
         ...(memo.trim() ? { memo: memo.trim() } : {}),
       });
-      onCreated(created, picker.matches.find((c) => c.id === created.customerId));
+      onCreated(
+        created,
+        picker.matches.find((c) => c.id === created.customerId),
+      );
     } catch (err) {
       // The schedule has no `rrule` input of its own: that problem shows next to "Repeats every".
       setErrors(formErrorsOf(err, (p) => ['customerId', 'startDate', 'daysUntilDue', 'memo', 'rrule', 'autoSend'].includes(p) || isLinePath(p)));
@@ -167,7 +186,15 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
   };
 
   return (
-    <form ref={formRef} className="bo-panel bo-form" onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onCancel()} noValidate aria-label="New recurring series" data-testid="series-form">
+    <form
+      ref={formRef}
+      className="bo-panel bo-form"
+      onSubmit={onSubmit}
+      onKeyDown={(e) => e.key === 'Escape' && onCancel()}
+      noValidate
+      aria-label="New recurring series"
+      data-testid="series-form"
+    >
       <h4>New recurring series</h4>
       {errors.form ? (
         <p className="form-error" role="alert">
@@ -179,11 +206,26 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
       </div>
       <div className="bo-row">
         <Field id={`${id}-interval`} label="Repeats every" error={errors.fields.interval ?? errors.fields.rrule}>
-          {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={every} onChange={(e) => setEvery(e.target.value)} data-testid="series-interval" />}
+          {(p) => (
+            <input
+              {...p}
+              className="bo-input bo-units"
+              inputMode="numeric"
+              value={every}
+              onChange={(e) => setEvery(e.target.value)}
+              data-testid="series-interval"
+            />
+          )}
         </Field>
         <Field id={`${id}-frequency`} label="Unit">
           {(p) => (
-            <select {...p} className="bo-input" value={frequency} onChange={(e) => setFrequency(e.target.value as Frequency)} data-testid="series-frequency">
+            <select
+              {...p}
+              className="bo-input"
+              value={frequency}
+              onChange={(e) => setFrequency(e.target.value as Frequency)}
+              data-testid="series-frequency"
+            >
               {FREQUENCIES.map(([f, one, many]) => (
                 <option key={f} value={f}>
                   {every.trim() === '1' ? one : many}
@@ -193,13 +235,40 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
           )}
         </Field>
         <Field id={`${id}-count`} label="Number of invoices" error={errors.fields.count} hint="Empty: until ended">
-          {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={count} onChange={(e) => setCount(e.target.value)} data-testid="series-count" />}
+          {(p) => (
+            <input
+              {...p}
+              className="bo-input bo-units"
+              inputMode="numeric"
+              value={count}
+              onChange={(e) => setCount(e.target.value)}
+              data-testid="series-count"
+            />
+          )}
         </Field>
         <Field id={`${id}-start`} label="First invoice on" error={errors.fields.startDate}>
-          {(p) => <input {...p} className="bo-input" type="date" value={startDate} onChange={(e) => setStartDate(e.target.value)} data-testid="series-start" />}
+          {(p) => (
+            <input
+              {...p}
+              className="bo-input"
+              type="date"
+              value={startDate}
+              onChange={(e) => setStartDate(e.target.value)}
+              data-testid="series-start"
+            />
+          )}
         </Field>
         <Field id={`${id}-due`} label="Due after (days)" error={errors.fields.daysUntilDue}>
-          {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={daysUntilDue} onChange={(e) => setDaysUntilDue(e.target.value)} data-testid="series-days-due" />}
+          {(p) => (
+            <input
+              {...p}
+              className="bo-input bo-units"
+              inputMode="numeric"
+              value={daysUntilDue}
+              onChange={(e) => setDaysUntilDue(e.target.value)}
+              data-testid="series-days-due"
+            />
+          )}
         </Field>
       </div>
       <LinesFieldset id={id} lines={lines} setLines={setLines} errors={errors} currency={currency} testId="series" />
@@ -207,7 +276,8 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
         {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} data-testid="series-memo" />}
       </Field>
       <label className="bo-check">
-        <input type="checkbox" checked={autoSend} onChange={(e) => setAutoSend(e.target.checked)} data-testid="series-auto-send" /> Send each invoice to the customer as soon as it is made
+        <input type="checkbox" checked={autoSend} onChange={(e) => setAutoSend(e.target.checked)} data-testid="series-auto-send" /> Send each invoice
+        to the customer as soon as it is made
       </label>
       {errors.fields.autoSend ? (
         <p className="bo-field-error" role="alert" data-testid="field-error">
@@ -226,7 +296,15 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
   );
 }
 
-function SeriesRow({ series: s, customerName: name, onChanged }: { series: InvoiceSeries; customerName: string; onChanged: (s: InvoiceSeries) => void }) {
+function SeriesRow({
+  series: s,
+  customerName: name,
+  onChanged,
+}: {
+  series: InvoiceSeries;
+  customerName: string;
+  onChanged: (s: InvoiceSeries) => void;
+}) {
   const api = useApi();
   const currency = useCurrency();
   const [busy, setBusy] = useState(false);
@@ -256,7 +334,12 @@ function SeriesRow({ series: s, customerName: name, onChanged }: { series: Invoi
       </td>
       <td className="numeric">
         {formatMoney(perInvoice, currency)}
-        {s.lineItems.length > 0 ? <span className="muted bo-hint"> + {s.lineItems.length} catalog line{s.lineItems.length === 1 ? '' : 's'} at today’s prices</span> : null}
+        {s.lineItems.length > 0 ? (
+          <span className="muted bo-hint">
+            {' '}
+            + {s.lineItems.length} catalog line{s.lineItems.length === 1 ? '' : 's'} at today’s prices
+          </span>
+        ) : null}
       </td>
       <td>{s.status === 'ended' ? '—' : (s.nextOccurrenceDate ?? 'No more')}</td>
       <td className="numeric" data-testid="series-invoice-count">
@@ -286,7 +369,15 @@ function SeriesRow({ series: s, customerName: name, onChanged }: { series: Invoi
         ) : null}
         {confirmEnd ? (
           <>
-            <button type="button" className="button bo-danger" disabled={busy} onClick={() => move('end')} data-testid="series-confirm-end" autoFocus onKeyDown={(e) => e.key === 'Escape' && setConfirmEnd(false)}>
+            <button
+              type="button"
+              className="button bo-danger"
+              disabled={busy}
+              onClick={() => move('end')}
+              data-testid="series-confirm-end"
+              autoFocus
+              onKeyDown={(e) => e.key === 'Escape' && setConfirmEnd(false)}
+            >
               End series
             </button>
             <button type="button" className="button button-ghost" onClick={() => setConfirmEnd(false)}>

@@ -15,7 +15,14 @@ import { SeriesPanel } from './invoice-series.tsx';
 import { copyText } from './pay-requests-view.tsx';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
 
-const STATUS_TEXT: Record<InvoiceStatus, string> = { draft: 'Draft', sent: 'Sent', partially_paid: 'Partly paid', overdue: 'Overdue', paid: 'Paid', void: 'Void' };
+const STATUS_TEXT: Record<InvoiceStatus, string> = {
+  draft: 'Draft',
+  sent: 'Sent',
+  partially_paid: 'Partly paid',
+  overdue: 'Overdue',
+  paid: 'Paid',
+  void: 'Void',
+};
 
 /** The invoice list's header (each `InvoiceRow` draws its own cells: it keeps the state of its actions). */
 const INVOICE_COLUMNS: Column<Invoice>[] = [
@@ -48,7 +55,8 @@ export function InvoicesView() {
     };
   }, [api, status]);
 
-  const replace = (inv: Invoice) => setList((l) => (l ? (l.some((x) => x.id === inv.id) ? l.map((x) => (x.id === inv.id ? inv : x)) : [inv, ...l]) : [inv]));
+  const replace = (inv: Invoice) =>
+    setList((l) => (l ? (l.some((x) => x.id === inv.id) ? l.map((x) => (x.id === inv.id ? inv : x)) : [inv, ...l]) : [inv]));
 
   return (
     <section className="bo-section" aria-labelledby={`${id}-title`}>
@@ -134,7 +142,15 @@ function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) =
   };
 
   return (
-    <form ref={formRef} className="bo-panel bo-form" onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onCancel()} noValidate aria-label="New invoice" data-testid="invoice-form">
+    <form
+      ref={formRef}
+      className="bo-panel bo-form"
+      onSubmit={onSubmit}
+      onKeyDown={(e) => e.key === 'Escape' && onCancel()}
+      noValidate
+      aria-label="New invoice"
+      data-testid="invoice-form"
+    >
       <h3>New draft invoice</h3>
       {errors.form ? (
         <p className="form-error" role="alert">
@@ -144,7 +160,9 @@ function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) =
       <div className="bo-row">
         <CustomerPicker id={id} picker={picker} error={errors.fields.customerId} testId="invoice" autoFocus />
         <Field id={`${id}-due`} label="Due date" error={errors.fields.dueDate}>
-          {(p) => <input {...p} className="bo-input" type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} data-testid="invoice-due" />}
+          {(p) => (
+            <input {...p} className="bo-input" type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} data-testid="invoice-due" />
+          )}
         </Field>
       </div>
       <LinesFieldset id={id} lines={lines} setLines={setLines} errors={errors} currency={currency} testId="invoice" />
@@ -228,7 +246,8 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
     }
   };
 
-  const canSend = inv.status === 'draft' || ((inv.status === 'sent' || inv.status === 'partially_paid' || inv.status === 'overdue') && inv.balanceDueCents > 0);
+  const canSend =
+    inv.status === 'draft' || ((inv.status === 'sent' || inv.status === 'partially_paid' || inv.status === 'overdue') && inv.balanceDueCents > 0);
   const canPay = inv.status === 'sent' || inv.status === 'partially_paid' || inv.status === 'overdue';
   const canVoid = (inv.status === 'draft' || inv.status === 'sent' || inv.status === 'overdue') && inv.paidCents === 0;
 
@@ -260,12 +279,24 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
       </td>
       <td className="bo-actions">
         {canSend ? (
-          <button type="button" className="button button-ghost" disabled={busy} onClick={() => run(() => api.sendInvoice(inv.id), inv.status === 'draft' ? 'Sent' : 'Reminder sent')} data-testid="invoice-send">
+          <button
+            type="button"
+            className="button button-ghost"
+            disabled={busy}
+            onClick={() => run(() => api.sendInvoice(inv.id), inv.status === 'draft' ? 'Sent' : 'Reminder sent')}
+            data-testid="invoice-send"
+          >
             {inv.status === 'draft' ? 'Send' : 'Remind'}
           </button>
         ) : null}
         {canPay && !paying ? (
-          <button ref={payButton} type="button" className="button button-ghost" onClick={() => (setPaying(true), setAmount(''))} data-testid="invoice-pay">
+          <button
+            ref={payButton}
+            type="button"
+            className="button button-ghost"
+            onClick={() => (setPaying(true), setAmount(''))}
+            data-testid="invoice-pay"
+          >
             Record payment
           </button>
         ) : null}
@@ -274,11 +305,26 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
             <label className="visually-hidden" htmlFor={`${inv.id}-amount`}>
               Amount received
             </label>
-            <input id={`${inv.id}-amount`} className="bo-input bo-money" inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="invoice-pay-amount" autoFocus />
+            <input
+              id={`${inv.id}-amount`}
+              className="bo-input bo-money"
+              inputMode="decimal"
+              placeholder="0.00"
+              value={amount}
+              onChange={(e) => setAmount(e.target.value)}
+              data-testid="invoice-pay-amount"
+              autoFocus
+            />
             <label className="visually-hidden" htmlFor={`${inv.id}-method`}>
               Method
             </label>
-            <select id={`${inv.id}-method`} className="bo-input" value={method} onChange={(e) => setMethod(e.target.value as InvoicePaymentMethod)} data-testid="invoice-pay-method">
+            <select
+              id={`${inv.id}-method`}
+              className="bo-input"
+              value={method}
+              onChange={(e) => setMethod(e.target.value as InvoicePaymentMethod)}
+              data-testid="invoice-pay-method"
+            >
               <option value="check">Check</option>
               <option value="cash">Cash (this register)</option>
               <option value="bank_transfer">Bank transfer</option>
@@ -294,7 +340,12 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
           </form>
         ) : null}
         {refundable > 0 && !refunding ? (
-          <button type="button" className="button button-ghost" onClick={() => (setRefunding(true), setRefundAmount(centsToInput(refundable, inv.currency)))} data-testid="invoice-refund">
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={() => (setRefunding(true), setRefundAmount(centsToInput(refundable, inv.currency)))}
+            data-testid="invoice-refund"
+          >
             Refund…
           </button>
         ) : null}
@@ -303,7 +354,15 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
             <label className="visually-hidden" htmlFor={`${inv.id}-refund`}>
               Amount to refund
             </label>
-            <input id={`${inv.id}-refund`} className="bo-input bo-money" inputMode="decimal" value={refundAmount} onChange={(e) => setRefundAmount(e.target.value)} data-testid="invoice-refund-amount" autoFocus />
+            <input
+              id={`${inv.id}-refund`}
+              className="bo-input bo-money"
+              inputMode="decimal"
+              value={refundAmount}
+              onChange={(e) => setRefundAmount(e.target.value)}
+              data-testid="invoice-refund-amount"
+              autoFocus
+            />
             <button type="submit" className="button bo-danger" disabled={busy} data-testid="invoice-refund-submit">
               Refund
             </button>
@@ -319,7 +378,13 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
         ) : null}
         {confirmVoid ? (
           <>
-            <button type="button" className="button bo-danger" disabled={busy} onClick={() => run(() => api.voidInvoice(inv.id), 'Voided').then(() => setConfirmVoid(false))} data-testid="invoice-confirm-void">
+            <button
+              type="button"
+              className="button bo-danger"
+              disabled={busy}
+              onClick={() => run(() => api.voidInvoice(inv.id), 'Voided').then(() => setConfirmVoid(false))}
+              data-testid="invoice-confirm-void"
+            >
               Void invoice
             </button>
             <button type="button" className="button button-ghost" onClick={() => setConfirmVoid(false)}>
@@ -331,7 +396,11 @@ function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: 
           PDF
         </button>
         {inv.payUrl ? (
-          <button type="button" className="button button-ghost" onClick={async () => setMessage((await copyText(inv.payUrl!)) ? 'Pay link copied' : 'Copy failed')}>
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={async () => setMessage((await copyText(inv.payUrl!)) ? 'Pay link copied' : 'Copy failed')}
+          >
             Copy pay link
           </button>
         ) : null}

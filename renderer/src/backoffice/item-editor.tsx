@@ -9,9 +9,26 @@ import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type K
 import type { ItemKind, TaxRate } from '../../../core/index.ts';
 import { Dialog } from '../ui/dialog.tsx';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
-import { errorMessage, imageIdOf, localPath, type ApiCatalogItem, type ItemInput, type StockLevel, type VariationInput } from '../common/back-office-api.ts';
+import {
+  errorMessage,
+  imageIdOf,
+  localPath,
+  type ApiCatalogItem,
+  type ItemInput,
+  type StockLevel,
+  type VariationInput,
+} from '../common/back-office-api.ts';
 import { isModifierListPath, ModifierListsEditor, modifierListDrafts, parseModifierLists, type ModifierListDraft } from './modifier-lists-editor.tsx';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, useEscapeFromBody, type FormErrors } from '../common/back-office-kit.tsx';
+import {
+  Field,
+  formErrorsOf,
+  NO_ERRORS,
+  useApi,
+  useCurrency,
+  useFocusFirstError,
+  useEscapeFromBody,
+  type FormErrors,
+} from '../common/back-office-kit.tsx';
 
 interface VariationDraft {
   key: string;
@@ -28,13 +45,23 @@ const draftKey = () => `d${(draftCounter += 1)}`;
 
 function draftsOf(item: ApiCatalogItem | undefined, currency: string): VariationDraft[] {
   if (!item) return [{ key: draftKey(), name: 'Regular', price: '', sku: '', gtin: '', trackStock: false }];
-  return item.variations.map((v) => ({ key: v.id, id: v.id, name: v.name, price: centsToInput(v.priceCents, currency), sku: v.sku ?? '', gtin: v.gtin ?? '', trackStock: v.trackStock }));
+  return item.variations.map((v) => ({
+    key: v.id,
+    id: v.id,
+    name: v.name,
+    price: centsToInput(v.priceCents, currency),
+    sku: v.sku ?? '',
+    gtin: v.gtin ?? '',
+    trackStock: v.trackStock,
+  }));
 }
 
 /** A rate in percent from basis points, with integer arithmetic: 875 → "8.75", 1000 → "10", 750 → "7.5". */
 function percentOf(basisPoints: number): string {
   const whole = Math.trunc(basisPoints / 100);
-  const fraction = String(basisPoints % 100).padStart(2, '0').replace(/0+$/, '');
+  const fraction = String(basisPoints % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
@@ -189,12 +216,30 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
         ) : null}
         <div className="bo-row">
           <Field id={`${formId}-name`} label="Name" error={errors.fields.name}>
-            {(p) => <input {...p} className="bo-input" value={name} onChange={(e) => (setName(e.target.value), setSaved(false))} data-testid="item-name" data-autofocus required />}
+            {(p) => (
+              <input
+                {...p}
+                className="bo-input"
+                value={name}
+                onChange={(e) => (setName(e.target.value), setSaved(false))}
+                data-testid="item-name"
+                data-autofocus
+                required
+              />
+            )}
           </Field>
           <Field id={`${formId}-category`} label="Category" error={errors.fields.category}>
             {(p) => (
               <>
-                <input {...p} className="bo-input" list={`${formId}-categories`} value={category} onChange={(e) => (setCategory(e.target.value), setSaved(false))} data-testid="item-category" required />
+                <input
+                  {...p}
+                  className="bo-input"
+                  list={`${formId}-categories`}
+                  value={category}
+                  onChange={(e) => (setCategory(e.target.value), setSaved(false))}
+                  data-testid="item-category"
+                  required
+                />
                 <datalist id={`${formId}-categories`}>
                   {categories.map((c) => (
                     <option key={c} value={c} />
@@ -205,7 +250,13 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
           </Field>
           <Field id={`${formId}-kind`} label="Kind" error={errors.fields.kind} className="bo-field-narrow">
             {(p) => (
-              <select {...p} className="bo-input" value={kind} onChange={(e) => (setKind(e.target.value === 'service' ? 'service' : 'product'), setSaved(false))} data-testid="item-kind">
+              <select
+                {...p}
+                className="bo-input"
+                value={kind}
+                onChange={(e) => (setKind(e.target.value === 'service' ? 'service' : 'product'), setSaved(false))}
+                data-testid="item-kind"
+              >
                 <option value="product">Product</option>
                 <option value="service">Service</option>
               </select>
@@ -236,19 +287,60 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
           {variations.map((v, i) => (
             <div className="bo-variation" key={v.key} data-testid="variation-row" data-variation-id={v.id ?? ''}>
               <Field id={`${formId}-v${v.key}-name`} label="Variation" error={errors.fields[`variations.${i}.name`]}>
-                {(p) => <input {...p} className="bo-input" value={v.name} onChange={(e) => setVariation(v.key, { name: e.target.value })} data-testid="variation-name" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input"
+                    value={v.name}
+                    onChange={(e) => setVariation(v.key, { name: e.target.value })}
+                    data-testid="variation-name"
+                  />
+                )}
               </Field>
               <Field id={`${formId}-v${v.key}-price`} label={`Price (${currency})`} error={errors.fields[`variations.${i}.priceCents`]}>
-                {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" value={v.price} placeholder="0.00" onChange={(e) => setVariation(v.key, { price: e.target.value })} data-testid="variation-price" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input bo-money"
+                    inputMode="decimal"
+                    value={v.price}
+                    placeholder="0.00"
+                    onChange={(e) => setVariation(v.key, { price: e.target.value })}
+                    data-testid="variation-price"
+                  />
+                )}
               </Field>
               <Field id={`${formId}-v${v.key}-sku`} label="SKU" error={errors.fields[`variations.${i}.sku`]}>
-                {(p) => <input {...p} className="bo-input" value={v.sku} onChange={(e) => setVariation(v.key, { sku: e.target.value })} data-testid="variation-sku" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input"
+                    value={v.sku}
+                    onChange={(e) => setVariation(v.key, { sku: e.target.value })}
+                    data-testid="variation-sku"
+                  />
+                )}
               </Field>
               <Field id={`${formId}-v${v.key}-gtin`} label="GTIN (barcode)" error={errors.fields[`variations.${i}.gtin`]}>
-                {(p) => <input {...p} className="bo-input" inputMode="numeric" value={v.gtin} onChange={(e) => setVariation(v.key, { gtin: e.target.value })} data-testid="variation-gtin" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input"
+                    inputMode="numeric"
+                    value={v.gtin}
+                    onChange={(e) => setVariation(v.key, { gtin: e.target.value })}
+                    data-testid="variation-gtin"
+                  />
+                )}
               </Field>
               <label className="bo-check">
-                <input type="checkbox" checked={v.trackStock} onChange={(e) => setVariation(v.key, { trackStock: e.target.checked })} data-testid="variation-track-stock" /> Track stock
+                <input
+                  type="checkbox"
+                  checked={v.trackStock}
+                  onChange={(e) => setVariation(v.key, { trackStock: e.target.checked })}
+                  data-testid="variation-track-stock"
+                />{' '}
+                Track stock
               </label>
               <button
                 type="button"
@@ -261,7 +353,11 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
               </button>
             </div>
           ))}
-          <button type="button" className="button" onClick={() => setVariations((list) => [...list, { key: draftKey(), name: '', price: '', sku: '', gtin: '', trackStock: false }])}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => setVariations((list) => [...list, { key: draftKey(), name: '', price: '', sku: '', gtin: '', trackStock: false }])}
+          >
             Add variation
           </button>
         </fieldset>
@@ -323,8 +419,12 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
         }}
       />
 
-      {current && current.variations.some((v) => v.trackStock) ? <StockPanel item={current} onChanged={() => api.getItem(current.id).then(onSaved, () => undefined)} /> : null}
-      {current && !current.variations.some((v) => v.trackStock) ? <p className="muted">Stock: tick “Track stock” on a variation and save to count its units.</p> : null}
+      {current && current.variations.some((v) => v.trackStock) ? (
+        <StockPanel item={current} onChanged={() => api.getItem(current.id).then(onSaved, () => undefined)} />
+      ) : null}
+      {current && !current.variations.some((v) => v.trackStock) ? (
+        <p className="muted">Stock: tick “Track stock” on a variation and save to count its units.</p>
+      ) : null}
     </Dialog>
   );
 }
@@ -376,12 +476,25 @@ function DeleteItem({ item, onDeleted }: { item: ApiCatalogItem; onDeleted: () =
           <button type="button" className="button bo-danger" onClick={remove} disabled={busy} data-testid="item-delete-confirm">
             {busy ? 'Deleting…' : 'Delete'}
           </button>
-          <button ref={keepRef} type="button" className="button button-ghost" onClick={() => setConfirming(false)} disabled={busy} data-testid="item-delete-keep">
+          <button
+            ref={keepRef}
+            type="button"
+            className="button button-ghost"
+            onClick={() => setConfirming(false)}
+            disabled={busy}
+            data-testid="item-delete-keep"
+          >
             Keep
           </button>
         </>
       ) : (
-        <button ref={askRef} type="button" className="button button-ghost bo-danger-ghost" onClick={() => setConfirming(true)} data-testid="item-delete">
+        <button
+          ref={askRef}
+          type="button"
+          className="button button-ghost bo-danger-ghost"
+          onClick={() => setConfirming(true)}
+          data-testid="item-delete"
+        >
           Delete item…
         </button>
       )}
@@ -403,7 +516,15 @@ type PictureState =
   | { phase: 'failed'; message: string };
 
 /** "Generate picture": the image API with the item's name, a preview, then a permanent copy attached to the item. */
-function PicturePanel({ itemName, imageUrl, onAttach }: { itemName: string; imageUrl: string | undefined; onAttach: (url: string) => Promise<void> }) {
+function PicturePanel({
+  itemName,
+  imageUrl,
+  onAttach,
+}: {
+  itemName: string;
+  imageUrl: string | undefined;
+  onAttach: (url: string) => Promise<void>;
+}) {
   const api = useApi();
   const [balance, setBalance] = useState<number | undefined>();
   const [state, setState] = useState<PictureState>({ phase: 'idle' });
@@ -457,9 +578,19 @@ function PicturePanel({ itemName, imageUrl, onAttach }: { itemName: string; imag
         </span>
       </div>
       <div className="bo-picture">
-        {imageUrl ? <img className="bo-picture-current" src={localPath(imageUrl)} alt={`Current picture of ${itemName}`} data-testid="item-picture" /> : <div className="bo-picture-none muted">No picture</div>}
+        {imageUrl ? (
+          <img className="bo-picture-current" src={localPath(imageUrl)} alt={`Current picture of ${itemName}`} data-testid="item-picture" />
+        ) : (
+          <div className="bo-picture-none muted">No picture</div>
+        )}
         <div className="bo-picture-actions">
-          <button type="button" className="button" onClick={generate} disabled={busy || itemName.trim() === '' || balance === 0} data-testid="generate-picture">
+          <button
+            type="button"
+            className="button"
+            onClick={generate}
+            disabled={busy || itemName.trim() === '' || balance === 0}
+            data-testid="generate-picture"
+          >
             Generate picture
           </button>
           <p className="muted bo-hint">Uses 1 credit; made from the item name.</p>
@@ -472,7 +603,13 @@ function PicturePanel({ itemName, imageUrl, onAttach }: { itemName: string; imag
             <div className="bo-preview">
               <img src={localPath(state.url)} alt={`Generated picture of ${itemName}`} data-testid="picture-preview" />
               <div>
-                <button type="button" className="button button-primary" onClick={() => attach(state.url)} disabled={busy} data-testid="attach-picture">
+                <button
+                  type="button"
+                  className="button button-primary"
+                  onClick={() => attach(state.url)}
+                  disabled={busy}
+                  data-testid="attach-picture"
+                >
                   {state.phase === 'attaching' ? 'Attaching…' : 'Use this picture'}
                 </button>
                 <button type="button" className="button button-ghost" onClick={() => setState({ phase: 'idle' })} disabled={busy}>
@@ -548,7 +685,13 @@ function StockRow({ level, onLevels }: { level: StockLevel; onLevels: (levels: S
     event.preventDefault();
     const n = /^-?\d+$/.test(amount.trim()) ? Number(amount.trim()) : NaN;
     if (!Number.isSafeInteger(n) || (kind === 'receive' && n <= 0) || (kind === 'adjust' && n === 0) || (kind === 'count' && n < 0)) {
-      setError(kind === 'receive' ? 'Enter the units received (1 or more)' : kind === 'adjust' ? 'Enter a change like -2 or 3' : 'Enter the units counted (0 or more)');
+      setError(
+        kind === 'receive'
+          ? 'Enter the units received (1 or more)'
+          : kind === 'adjust'
+            ? 'Enter a change like -2 or 3'
+            : 'Enter the units counted (0 or more)',
+      );
       return;
     }
     setBusy(true);
@@ -595,13 +738,28 @@ function StockRow({ level, onLevels }: { level: StockLevel; onLevels: (levels: S
       <label className="visually-hidden" htmlFor={`${id}-amount`}>
         Units
       </label>
-      <input id={`${id}-amount`} className="bo-input bo-units" inputMode="numeric" placeholder="Units" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="stock-amount" />
+      <input
+        id={`${id}-amount`}
+        className="bo-input bo-units"
+        inputMode="numeric"
+        placeholder="Units"
+        value={amount}
+        onChange={(e) => setAmount(e.target.value)}
+        data-testid="stock-amount"
+      />
       <button type="submit" className="button" disabled={busy} data-testid="stock-apply">
         Apply
       </button>
       <label className="bo-threshold">
         Alert at{' '}
-        <input className="bo-input bo-units" inputMode="numeric" value={threshold} onChange={(e) => setThreshold(e.target.value)} onBlur={saveThreshold} data-testid="stock-threshold" />
+        <input
+          className="bo-input bo-units"
+          inputMode="numeric"
+          value={threshold}
+          onChange={(e) => setThreshold(e.target.value)}
+          onBlur={saveThreshold}
+          data-testid="stock-threshold"
+        />
       </label>
       {error ? (
         <span className="bo-field-error" role="alert">

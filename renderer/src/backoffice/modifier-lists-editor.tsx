@@ -42,7 +42,11 @@ const emptyList = (): ModifierListDraft => ({ key: draftKey(), name: '', min: '0
  * The drafts of an item's stored modifier lists (prices shown as the cashier would type them). With `previous`, each
  * list and modifier keeps the React key of the draft at the same place, so a focused input stays mounted after a save.
  */
-export function modifierListDrafts(lists: readonly ModifierList[], currency: string, previous: readonly ModifierListDraft[] = []): ModifierListDraft[] {
+export function modifierListDrafts(
+  lists: readonly ModifierList[],
+  currency: string,
+  previous: readonly ModifierListDraft[] = [],
+): ModifierListDraft[] {
   return lists.map((l, i) => {
     const before = previous[i];
     return {
@@ -51,7 +55,12 @@ export function modifierListDrafts(lists: readonly ModifierList[], currency: str
       name: l.name,
       min: String(l.minSelected),
       max: String(l.maxSelected),
-      modifiers: l.modifiers.map((m, j) => ({ key: before?.modifiers[j]?.key ?? m.id, id: m.id, name: m.name, price: centsToInput(m.priceCents, currency) })),
+      modifiers: l.modifiers.map((m, j) => ({
+        key: before?.modifiers[j]?.key ?? m.id,
+        id: m.id,
+        name: m.name,
+        price: centsToInput(m.priceCents, currency),
+      })),
     };
   });
 }
@@ -63,7 +72,10 @@ const wholeNumber = (text: string): number | undefined => (/^\d{1,4}$/.test(text
  * amount, a min / max that is not a whole number. Bounds and `min ≤ max` are left to the server, whose field errors
  * show in the same places.
  */
-export function parseModifierLists(drafts: readonly ModifierListDraft[], currency: string): { lists: ModifierListInput[]; errors: Record<string, string> } {
+export function parseModifierLists(
+  drafts: readonly ModifierListDraft[],
+  currency: string,
+): { lists: ModifierListInput[]; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const lists = drafts.map((l, i): ModifierListInput => {
     const min = wholeNumber(l.min);
@@ -87,7 +99,11 @@ export function parseModifierLists(drafts: readonly ModifierListDraft[], currenc
 
 /** True for the error paths {@link ModifierListsEditor} shows next to a field (the rest go to the form message). */
 export function isModifierListPath(path: string): boolean {
-  return path === 'modifierLists' || /^modifierLists\.\d+\.(name|minSelected|maxSelected|modifiers)$/.test(path) || /^modifierLists\.\d+\.modifiers\.\d+\.(name|priceCents)$/.test(path);
+  return (
+    path === 'modifierLists' ||
+    /^modifierLists\.\d+\.(name|minSelected|maxSelected|modifiers)$/.test(path) ||
+    /^modifierLists\.\d+\.modifiers\.\d+\.(name|priceCents)$/.test(path)
+  );
 }
 
 interface ModifierListsEditorProps {
@@ -104,12 +120,16 @@ interface ModifierListsEditorProps {
 export function ModifierListsEditor({ idPrefix, currency, lists, onChange, errors }: ModifierListsEditorProps) {
   const setList = (key: string, patch: Partial<ModifierListDraft>) => onChange((all) => all.map((l) => (l.key === key ? { ...l, ...patch } : l)));
   const setModifier = (listKey: string, modKey: string, patch: Partial<ModifierDraft>) =>
-    onChange((all) => all.map((l) => (l.key === listKey ? { ...l, modifiers: l.modifiers.map((m) => (m.key === modKey ? { ...m, ...patch } : m)) } : l)));
+    onChange((all) =>
+      all.map((l) => (l.key === listKey ? { ...l, modifiers: l.modifiers.map((m) => (m.key === modKey ? { ...m, ...patch } : m)) } : l)),
+    );
 
   return (
     <fieldset className="bo-fieldset" data-testid="modifier-lists">
       <legend>Modifier lists</legend>
-      {lists.length === 0 ? <p className="muted bo-hint bo-flush">No modifier lists: add one for choices like extras, sizes of milk or cooking.</p> : null}
+      {lists.length === 0 ? (
+        <p className="muted bo-hint bo-flush">No modifier lists: add one for choices like extras, sizes of milk or cooking.</p>
+      ) : null}
       {errors.modifierLists ? (
         <p className="bo-field-error bo-flush" role="alert" data-testid="field-error">
           {errors.modifierLists}
@@ -122,13 +142,40 @@ export function ModifierListsEditor({ idPrefix, currency, lists, onChange, error
           <div className="bo-modifier-list" key={l.key} data-testid="modifier-list-row" data-modifier-list-id={l.id ?? ''}>
             <div className="bo-modifier-list-head">
               <Field id={`${base}-name`} label="List name" error={errors[`modifierLists.${i}.name`]} className="bo-field-grow">
-                {(p) => <input {...p} className="bo-input" value={l.name} placeholder="Extras" onChange={(e) => setList(l.key, { name: e.target.value })} data-testid="modifier-list-name" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input"
+                    value={l.name}
+                    placeholder="Extras"
+                    onChange={(e) => setList(l.key, { name: e.target.value })}
+                    data-testid="modifier-list-name"
+                  />
+                )}
               </Field>
               <Field id={`${base}-min`} label="Pick at least" error={errors[`modifierLists.${i}.minSelected`]} className="bo-field-narrow">
-                {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={l.min} onChange={(e) => setList(l.key, { min: e.target.value })} data-testid="modifier-list-min" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input bo-units"
+                    inputMode="numeric"
+                    value={l.min}
+                    onChange={(e) => setList(l.key, { min: e.target.value })}
+                    data-testid="modifier-list-min"
+                  />
+                )}
               </Field>
               <Field id={`${base}-max`} label="Pick at most" error={errors[`modifierLists.${i}.maxSelected`]} className="bo-field-narrow">
-                {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" value={l.max} onChange={(e) => setList(l.key, { max: e.target.value })} data-testid="modifier-list-max" />}
+                {(p) => (
+                  <input
+                    {...p}
+                    className="bo-input bo-units"
+                    inputMode="numeric"
+                    value={l.max}
+                    onChange={(e) => setList(l.key, { max: e.target.value })}
+                    data-testid="modifier-list-max"
+                  />
+                )}
               </Field>
               <button
                 type="button"
@@ -148,12 +195,38 @@ export function ModifierListsEditor({ idPrefix, currency, lists, onChange, error
             <div className="bo-modifiers">
               {l.modifiers.map((m, j) => (
                 <div className="bo-modifier" key={m.key} data-testid="modifier-row" data-modifier-id={m.id ?? ''}>
-                  <Field id={`${base}-m${m.key}-name`} label="Modifier" error={errors[`modifierLists.${i}.modifiers.${j}.name`]} className="bo-field-grow">
-                    {(p) => <input {...p} className="bo-input" value={m.name} onChange={(e) => setModifier(l.key, m.key, { name: e.target.value })} data-testid="modifier-name" />}
-                  </Field>
-                  <Field id={`${base}-m${m.key}-price`} label={`Price (${currency})`} error={errors[`modifierLists.${i}.modifiers.${j}.priceCents`]} className="bo-field-narrow">
+                  <Field
+                    id={`${base}-m${m.key}-name`}
+                    label="Modifier"
+                    error={errors[`modifierLists.${i}.modifiers.${j}.name`]}
+                    className="bo-field-grow"
+                  >
                     {(p) => (
-                      <input {...p} className="bo-input bo-money" inputMode="decimal" value={m.price} placeholder="0.00" onChange={(e) => setModifier(l.key, m.key, { price: e.target.value })} data-testid="modifier-price" />
+                      <input
+                        {...p}
+                        className="bo-input"
+                        value={m.name}
+                        onChange={(e) => setModifier(l.key, m.key, { name: e.target.value })}
+                        data-testid="modifier-name"
+                      />
+                    )}
+                  </Field>
+                  <Field
+                    id={`${base}-m${m.key}-price`}
+                    label={`Price (${currency})`}
+                    error={errors[`modifierLists.${i}.modifiers.${j}.priceCents`]}
+                    className="bo-field-narrow"
+                  >
+                    {(p) => (
+                      <input
+                        {...p}
+                        className="bo-input bo-money"
+                        inputMode="decimal"
+                        value={m.price}
+                        placeholder="0.00"
+                        onChange={(e) => setModifier(l.key, m.key, { price: e.target.value })}
+                        data-testid="modifier-price"
+                      />
                     )}
                   </Field>
                   <button
@@ -169,7 +242,12 @@ export function ModifierListsEditor({ idPrefix, currency, lists, onChange, error
                 </div>
               ))}
             </div>
-            <button type="button" className="button bo-align-start" onClick={() => setList(l.key, { modifiers: [...l.modifiers, emptyModifier()] })} data-testid="add-modifier">
+            <button
+              type="button"
+              className="button bo-align-start"
+              onClick={() => setList(l.key, { modifiers: [...l.modifiers, emptyModifier()] })}
+              data-testid="add-modifier"
+            >
               Add modifier
             </button>
           </div>

@@ -14,9 +14,18 @@ export function OfflineCardBalances({ reload }: { reload: number }) {
   useEffect(() => {
     let current = true;
     Promise.all(
-      (['declined', 'expired'] as const).map((state) => api.request<{ data: OfflineCardPayment[] }>('GET', `/api/pos/offline-cards/payments?state=${state}&limit=100`)),
+      (['declined', 'expired'] as const).map((state) =>
+        api.request<{ data: OfflineCardPayment[] }>('GET', `/api/pos/offline-cards/payments?state=${state}&limit=100`),
+      ),
     ).then(
-      (pages) => current && setDeclined(pages.flatMap((page) => page.data).filter((p) => p.balanceDueCents > 0).sort((a, b) => b.approvedAt.localeCompare(a.approvedAt))),
+      (pages) =>
+        current &&
+        setDeclined(
+          pages
+            .flatMap((page) => page.data)
+            .filter((p) => p.balanceDueCents > 0)
+            .sort((a, b) => b.approvedAt.localeCompare(a.approvedAt)),
+        ),
       () => undefined,
     );
     return () => {
@@ -30,12 +39,17 @@ export function OfflineCardBalances({ reload }: { reload: number }) {
         <strong>Balance due — offline card declined</strong>
         <ul className="bo-plain-list">
           {declined.map((p) => {
-            const contact = p.customer ? [p.customer.name, p.customer.email, p.customer.phone].filter(Boolean).join(' · ') : 'no customer on the receipt';
+            const contact = p.customer
+              ? [p.customer.name, p.customer.email, p.customer.phone].filter(Boolean).join(' · ')
+              : 'no customer on the receipt';
             return (
               <li key={p.id} data-testid="offline-card-balance" data-order-id={p.orderId} data-payment-id={p.id}>
                 {p.receiptNumber}: {formatMoney(p.balanceDueCents, p.currency)} due ({p.cardBrand ?? 'Card'} ···{p.last4 ?? '????'}, approved offline{' '}
                 {new Date(p.approvedAt).toLocaleString()},{' '}
-                {p.state === 'expired' ? `not forwarded within the store's window (ended ${new Date(p.forwardDeadline).toLocaleString()})` : `declined on forward: ${p.declineCode ?? 'declined'}`}) — {contact}
+                {p.state === 'expired'
+                  ? `not forwarded within the store's window (ended ${new Date(p.forwardDeadline).toLocaleString()})`
+                  : `declined on forward: ${p.declineCode ?? 'declined'}`}
+                ) — {contact}
               </li>
             );
           })}

@@ -17,10 +17,28 @@ import { formatMoney, ORDER_STATES, tenderLabel, planOrderRefund, refundableBala
 import { DataTable, type Column, type FootRow } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
-import { ApiError, type ApiOrder, type ApiOrderState, type Customer, type OrderReceipt, type OrderRefundInput, type Page } from '../common/back-office-api.ts';
+import {
+  ApiError,
+  type ApiOrder,
+  type ApiOrderState,
+  type Customer,
+  type OrderReceipt,
+  type OrderRefundInput,
+  type Page,
+} from '../common/back-office-api.ts';
 import { CursorListBody, useCursorList } from '../common/cursor-list.tsx';
 import { OfflineCardBalances } from './offline-card-balances.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useEscapeFromBody, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
+import {
+  Field,
+  formErrorsOf,
+  LoadError,
+  NO_ERRORS,
+  useApi,
+  useCurrency,
+  useEscapeFromBody,
+  useFocusFirstError,
+  type FormErrors,
+} from '../common/back-office-kit.tsx';
 
 /** How each order state reads on screen. */
 export const ORDER_STATE_TEXT: Record<ApiOrderState, string> = {
@@ -88,7 +106,12 @@ function MissingReceipts({ reload }: { reload: number }) {
       <span>
         Sales lost on a register before they synced (its browser storage was cleared):{' '}
         {missing.map((m, i) => (
-          <span key={`${m.registerId} ${m.receiptNumber}`} data-testid="missing-receipt-row" data-register-id={m.registerId} title={`Reported ${new Date(m.reportedAt).toLocaleString()}`}>
+          <span
+            key={`${m.registerId} ${m.receiptNumber}`}
+            data-testid="missing-receipt-row"
+            data-register-id={m.registerId}
+            title={`Reported ${new Date(m.reportedAt).toLocaleString()}`}
+          >
             {i > 0 ? ', ' : ''}
             {m.receiptNumber} (Register {m.registerNumber})
           </span>
@@ -107,7 +130,13 @@ function orderColumns(open: (order: ApiOrder) => void): Column<ApiOrder>[] {
       key: 'receipt',
       header: 'Receipt',
       cell: (o) => (
-        <button type="button" className="link-button bo-order-open" onClick={() => open(o)} aria-label={`Open order ${o.receiptNumber}`} data-testid="orders-open">
+        <button
+          type="button"
+          className="link-button bo-order-open"
+          onClick={() => open(o)}
+          aria-label={`Open order ${o.receiptNumber}`}
+          data-testid="orders-open"
+        >
           {o.receiptNumber}
         </button>
       ),
@@ -129,7 +158,9 @@ export function OrdersView() {
   const [status, setStatus] = useState<ApiOrderState | ''>('');
   const [reload, setReload] = useState(0);
   const [opened, setOpened] = useState<ApiOrder | undefined>();
-  const list = useCursorList<ApiOrder, Page<ApiOrder>>('orders', [status], (cursor) => api.listOrders({ ...(cursor ? { cursor } : {}), ...(status ? { status } : {}) }));
+  const list = useCursorList<ApiOrder, Page<ApiOrder>>('orders', [status], (cursor) =>
+    api.listOrders({ ...(cursor ? { cursor } : {}), ...(status ? { status } : {}) }),
+  );
 
   return (
     <section className="bo-section" aria-labelledby={`${id}-title`} data-testid="orders">
@@ -138,7 +169,13 @@ export function OrdersView() {
         <label className="visually-hidden" htmlFor={`${id}-status`}>
           State
         </label>
-        <select id={`${id}-status`} className="bo-input" value={status} onChange={(e) => setStatus(e.target.value as ApiOrderState | '')} data-testid="orders-filter">
+        <select
+          id={`${id}-status`}
+          className="bo-input"
+          value={status}
+          onChange={(e) => setStatus(e.target.value as ApiOrderState | '')}
+          data-testid="orders-filter"
+        >
           <option value="">Every state</option>
           {ORDER_STATES.map((s) => (
             <option key={s} value={s}>
@@ -160,7 +197,14 @@ export function OrdersView() {
       </div>
       <MissingReceipts reload={reload} />
       <OfflineCardBalances reload={reload} />
-      <CursorListBody list={list} what="Orders" loadingText="Loading orders…" loadingTestId="orders-loading" moreLabel="Show more orders" moreTestId="orders-more">
+      <CursorListBody
+        list={list}
+        what="Orders"
+        loadingText="Loading orders…"
+        loadingTestId="orders-loading"
+        moreLabel="Show more orders"
+        moreTestId="orders-more"
+      >
         {(rows) => (
           <DataTable
             caption="Orders"
@@ -169,7 +213,11 @@ export function OrdersView() {
             rows={rows}
             rowKey={(o) => o.id}
             rowAttributes={(o) => ({ 'data-testid': 'orders-row', 'data-order-id': o.id, 'data-state': o.state })}
-            emptyText={status ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.` : 'No orders yet. Register sales show here once they sync, with orders created through the API.'}
+            emptyText={
+              status
+                ? `No ${ORDER_STATE_TEXT[status].toLowerCase()} orders.`
+                : 'No orders yet. Register sales show here once they sync, with orders created through the API.'
+            }
             emptyTestId="orders-empty"
           />
         )}
@@ -359,7 +407,11 @@ function OrderPayments({ order }: { order: ApiOrder }) {
       caption="Payments"
       columns={[
         { key: 'tender', header: 'Tender', cell: (p) => paymentLabel(p) },
-        { key: 'state', header: 'State', cell: (p) => (p.state === 'declined' ? `Declined (${p.declineCode ?? 'card'})` : PAYMENT_STATE_TEXT[p.state]) },
+        {
+          key: 'state',
+          header: 'State',
+          cell: (p) => (p.state === 'declined' ? `Declined (${p.declineCode ?? 'card'})` : PAYMENT_STATE_TEXT[p.state]),
+        },
         { key: 'amount', header: 'Amount', numeric: true, cell: (p) => money(p.amountCents) },
         { key: 'tip', header: 'Tip', numeric: true, cell: (p) => orDash(p.tipCents) },
         { key: 'change', header: 'Change', numeric: true, cell: (p) => orDash(p.changeCents) },
@@ -507,7 +559,11 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
         return;
       }
       sentLines = chosen.map((c) => c.line);
-      input = { lines: chosen.map((c) => ({ lineId: c.line.id, quantity: c.quantity })), restock, ...(trimmedReason ? { reason: trimmedReason } : {}) };
+      input = {
+        lines: chosen.map((c) => ({ lineId: c.line.id, quantity: c.quantity })),
+        restock,
+        ...(trimmedReason ? { reason: trimmedReason } : {}),
+      };
     } else {
       const cents = parseCashInput(amount, cur);
       if (cents === undefined || cents === 0) {
@@ -559,20 +615,32 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
       <h3 id={`${id}-title`}>Refund</h3>
       <p className="muted bo-flush">Up to {money(refundable)} can still be refunded.</p>
       {pending ? (
-        <ManagerApproval
-          orderId={order.id}
-          onApproved={(approval) => void send({ ...pending, approval })}
-          onCancel={() => setPending(undefined)}
-        />
+        <ManagerApproval orderId={order.id} onApproved={(approval) => void send({ ...pending, approval })} onCancel={() => setPending(undefined)} />
       ) : null}
       <form ref={formRef} className="bo-form" onSubmit={onSubmit} noValidate data-testid="order-refund-form">
         <fieldset className="bo-segmented">
           <legend>Refund by</legend>
           <label className="bo-check">
-            <input type="radio" name={`${id}-mode`} value="lines" checked={mode === 'lines'} onChange={() => (setMode('lines'), setErrors(NO_ERRORS))} data-testid="order-refund-mode-lines" /> Items
+            <input
+              type="radio"
+              name={`${id}-mode`}
+              value="lines"
+              checked={mode === 'lines'}
+              onChange={() => (setMode('lines'), setErrors(NO_ERRORS))}
+              data-testid="order-refund-mode-lines"
+            />{' '}
+            Items
           </label>
           <label className="bo-check">
-            <input type="radio" name={`${id}-mode`} value="amount" checked={mode === 'amount'} onChange={() => (setMode('amount'), setErrors(NO_ERRORS))} data-testid="order-refund-mode-amount" /> Amount
+            <input
+              type="radio"
+              name={`${id}-mode`}
+              value="amount"
+              checked={mode === 'amount'}
+              onChange={() => (setMode('amount'), setErrors(NO_ERRORS))}
+              data-testid="order-refund-mode-amount"
+            />{' '}
+            Amount
           </label>
         </fieldset>
         {errors.form ? (
@@ -611,7 +679,14 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
                           <label className="visually-hidden" htmlFor={inputId}>
                             Quantity of {line.name} to refund (at most {remaining})
                           </label>
-                          <button type="button" className="button bo-step" onClick={() => step(line, -1)} disabled={remaining === 0} aria-label={`One fewer ${line.name}`} aria-controls={inputId}>
+                          <button
+                            type="button"
+                            className="button bo-step"
+                            onClick={() => step(line, -1)}
+                            disabled={remaining === 0}
+                            aria-label={`One fewer ${line.name}`}
+                            aria-controls={inputId}
+                          >
                             −
                           </button>
                           <input
@@ -628,7 +703,14 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
                             {...(error ? { 'aria-describedby': `${inputId}-error` } : {})}
                             data-testid="order-refund-line-qty"
                           />
-                          <button type="button" className="button bo-step" onClick={() => step(line, 1)} disabled={remaining === 0} aria-label={`One more ${line.name}`} aria-controls={inputId}>
+                          <button
+                            type="button"
+                            className="button bo-step"
+                            onClick={() => step(line, 1)}
+                            disabled={remaining === 0}
+                            aria-label={`One more ${line.name}`}
+                            aria-controls={inputId}
+                          >
                             +
                           </button>
                         </div>
@@ -649,21 +731,52 @@ function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (orde
               </p>
             ) : null}
             <label className="bo-check">
-              <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="order-refund-restock" /> Return to stock
+              <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="order-refund-restock" /> Return to
+              stock
             </label>
           </>
         ) : (
           <div className="bo-row">
-            <Field id={`${id}-amount`} label={`Amount to refund (${cur})`} error={errors.fields.amountCents} hint={`At most ${money(refundable)}`} className="bo-field-narrow">
-              {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="order-refund-amount" />}
+            <Field
+              id={`${id}-amount`}
+              label={`Amount to refund (${cur})`}
+              error={errors.fields.amountCents}
+              hint={`At most ${money(refundable)}`}
+              className="bo-field-narrow"
+            >
+              {(p) => (
+                <input
+                  {...p}
+                  className="bo-input bo-money"
+                  inputMode="decimal"
+                  placeholder="0.00"
+                  value={amount}
+                  onChange={(e) => setAmount(e.target.value)}
+                  data-testid="order-refund-amount"
+                />
+              )}
             </Field>
-            <button type="button" className="button bo-inline-button" onClick={() => setAmount(centsToInput(refundable, cur))} data-testid="order-refund-amount-all">
+            <button
+              type="button"
+              className="button bo-inline-button"
+              onClick={() => setAmount(centsToInput(refundable, cur))}
+              data-testid="order-refund-amount-all"
+            >
               Everything left
             </button>
           </div>
         )}
         <Field id={`${id}-reason`} label="Reason (optional)" error={errors.fields.reason}>
-          {(p) => <input {...p} className="bo-input" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} data-testid="order-refund-reason" />}
+          {(p) => (
+            <input
+              {...p}
+              className="bo-input"
+              value={reason}
+              maxLength={500}
+              onChange={(e) => setReason(e.target.value)}
+              data-testid="order-refund-reason"
+            />
+          )}
         </Field>
         <div>
           <button type="submit" className="button button-primary" disabled={busy} data-testid="order-refund-submit">
@@ -716,10 +829,23 @@ function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled: (orde
       ) : (
         <div className="bo-form" role="group" aria-labelledby={`${id}-question`}>
           <p id={`${id}-question`} className="bo-delete-question bo-flush">
-            Cancel order {order.receiptNumber}? {order.paidCents > 0 ? `The ${money(order.paidCents)} already paid is given back.` : 'Nothing has been paid on it.'} This cannot be undone.
+            Cancel order {order.receiptNumber}?{' '}
+            {order.paidCents > 0 ? `The ${money(order.paidCents)} already paid is given back.` : 'Nothing has been paid on it.'} This cannot be
+            undone.
           </p>
           <Field id={`${id}-reason`} label="Reason (optional)" error={errors.fields.reason}>
-            {(p) => <input {...p} ref={reasonRef} className="bo-input" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), void cancel())} data-testid="order-cancel-reason" />}
+            {(p) => (
+              <input
+                {...p}
+                ref={reasonRef}
+                className="bo-input"
+                value={reason}
+                maxLength={500}
+                onChange={(e) => setReason(e.target.value)}
+                onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), void cancel())}
+                data-testid="order-cancel-reason"
+              />
+            )}
           </Field>
           {errors.form ? (
             <p className="form-error" role="alert">
@@ -730,7 +856,13 @@ function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled: (orde
             <button type="button" className="button bo-danger" onClick={cancel} disabled={busy} data-testid="order-cancel-confirm">
               {busy ? 'Canceling…' : 'Cancel order'}
             </button>
-            <button type="button" className="button button-ghost" onClick={() => setConfirming(false)} disabled={busy} data-testid="order-cancel-keep">
+            <button
+              type="button"
+              className="button button-ghost"
+              onClick={() => setConfirming(false)}
+              disabled={busy}
+              data-testid="order-cancel-keep"
+            >
               Keep order
             </button>
           </div>
@@ -743,7 +875,7 @@ function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled: (orde
 /** Why a `balance_due` order owes, in words. */
 const BALANCE_DUE_TEXT: Record<NonNullable<ApiOrder['balanceDueReason']>, string> = {
   offline_card_declined: 'offline card declined on forward',
-  offline_card_expired: 'offline card not forwarded within the store\'s window',
+  offline_card_expired: "offline card not forwarded within the store's window",
   bank_payment_returned: 'bank payment returned',
 };
 
@@ -777,7 +909,11 @@ function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCollected:
   }, [api, order.customerId]);
 
   const failed = (order.payments ?? []).filter((p) => p.state === 'returned' || (p.state === 'declined' && p.journalTransactionId));
-  const contact = customer ? [[customer.givenName, customer.familyName].filter(Boolean).join(' '), customer.email, customer.phone].filter(Boolean).join(' · ') : order.customerId ? '…' : 'no customer on the receipt';
+  const contact = customer
+    ? [[customer.givenName, customer.familyName].filter(Boolean).join(' '), customer.email, customer.phone].filter(Boolean).join(' · ')
+    : order.customerId
+      ? '…'
+      : 'no customer on the receipt';
 
   const collect = async (e: FormEvent) => {
     e.preventDefault();
@@ -789,9 +925,17 @@ function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCollected:
     setBusy(true);
     setErrors(NO_ERRORS);
     try {
-      const next = await api.collectOrderBalance(order.id, method === 'cash' ? { method, amountCents: cents } : { method, amountCents: cents, cardToken: 'tok_visa' });
+      const next = await api.collectOrderBalance(
+        order.id,
+        method === 'cash' ? { method, amountCents: cents } : { method, amountCents: cents, cardToken: 'tok_visa' },
+      );
       setAmount(centsToInput(next.balanceDueCents));
-      onCollected(next, next.state === 'balance_due' ? `${money(cents)} collected; ${money(next.balanceDueCents)} still due.` : `${money(cents)} collected: the order is paid.`);
+      onCollected(
+        next,
+        next.state === 'balance_due'
+          ? `${money(cents)} collected; ${money(next.balanceDueCents)} still due.`
+          : `${money(cents)} collected: the order is paid.`,
+      );
     } catch (err) {
       setErrors(formErrorsOf(err, (p) => p === 'amount'));
     } finally {
@@ -811,13 +955,30 @@ function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCollected:
       </p>
       <form ref={formRef} className="bo-form" onSubmit={collect} noValidate>
         <Field id={`${id}-amount`} label="Amount" error={errors.fields.amount}>
-          {(p) => <input {...p} className="bo-input" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="order-collect-amount" />}
+          {(p) => (
+            <input
+              {...p}
+              className="bo-input"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => setAmount(e.target.value)}
+              data-testid="order-collect-amount"
+            />
+          )}
         </Field>
         <fieldset className="bo-fieldset">
           <legend>Taken in</legend>
           {(['cash', 'card'] as const).map((m) => (
             <label key={m} className="bo-check">
-              <input type="radio" name={`${id}-method`} value={m} checked={method === m} onChange={() => setMethod(m)} data-testid={`order-collect-${m}`} /> {m === 'cash' ? 'Cash' : 'Card'}
+              <input
+                type="radio"
+                name={`${id}-method`}
+                value={m}
+                checked={method === m}
+                onChange={() => setMethod(m)}
+                data-testid={`order-collect-${m}`}
+              />{' '}
+              {m === 'cash' ? 'Cash' : 'Card'}
             </label>
           ))}
         </fieldset>
@@ -909,10 +1070,26 @@ function ReceiptPanel({ order }: { order: ApiOrder }) {
         <fieldset className="bo-segmented">
           <legend>Send by</legend>
           <label className="bo-check">
-            <input type="radio" name={`${id}-channel`} value="email" checked={channel === 'email'} onChange={() => (setChannel('email'), setErrors(NO_ERRORS))} data-testid="order-receipt-channel-email" /> E-mail
+            <input
+              type="radio"
+              name={`${id}-channel`}
+              value="email"
+              checked={channel === 'email'}
+              onChange={() => (setChannel('email'), setErrors(NO_ERRORS))}
+              data-testid="order-receipt-channel-email"
+            />{' '}
+            E-mail
           </label>
           <label className="bo-check">
-            <input type="radio" name={`${id}-channel`} value="sms" checked={channel === 'sms'} onChange={() => (setChannel('sms'), setErrors(NO_ERRORS))} data-testid="order-receipt-channel-sms" /> SMS
+            <input
+              type="radio"
+              name={`${id}-channel`}
+              value="sms"
+              checked={channel === 'sms'}
+              onChange={() => (setChannel('sms'), setErrors(NO_ERRORS))}
+              data-testid="order-receipt-channel-sms"
+            />{' '}
+            SMS
           </label>
         </fieldset>
         {errors.form ? (
@@ -925,9 +1102,25 @@ function ReceiptPanel({ order }: { order: ApiOrder }) {
             id={`${id}-to`}
             label={channel === 'sms' ? 'Phone number' : 'E-mail address'}
             error={errors.fields.to}
-            hint={fallback ? `Leave empty to send to the customer (${fallback})` : channel === 'sms' ? 'As dialled in the store, or + and the country code' : 'This order has no customer e-mail: type an address'}
+            hint={
+              fallback
+                ? `Leave empty to send to the customer (${fallback})`
+                : channel === 'sms'
+                  ? 'As dialled in the store, or + and the country code'
+                  : 'This order has no customer e-mail: type an address'
+            }
           >
-            {(p) => <input {...p} className="bo-input" type={channel === 'sms' ? 'tel' : 'email'} autoComplete="off" value={to} onChange={(e) => (setTo(e.target.value), setSent(undefined))} data-testid="order-receipt-to" />}
+            {(p) => (
+              <input
+                {...p}
+                className="bo-input"
+                type={channel === 'sms' ? 'tel' : 'email'}
+                autoComplete="off"
+                value={to}
+                onChange={(e) => (setTo(e.target.value), setSent(undefined))}
+                data-testid="order-receipt-to"
+              />
+            )}
           </Field>
           <button type="submit" className="button button-primary bo-inline-button" disabled={sending} data-testid="order-receipt-send">
             {sending ? 'Sending…' : 'Send receipt'}
@@ -1013,7 +1206,14 @@ function ManagerApproval({ orderId, onApproved, onCancel }: { orderId: string; o
       ) : null}
       <div className="bo-row">
         <label htmlFor={`${id}-manager`}>Manager</label>
-        <select id={`${id}-manager`} className="bo-input" value={staffId} onChange={(e) => setStaffId(e.target.value)} disabled={!approvers} data-testid="refund-approval-manager">
+        <select
+          id={`${id}-manager`}
+          className="bo-input"
+          value={staffId}
+          onChange={(e) => setStaffId(e.target.value)}
+          disabled={!approvers}
+          data-testid="refund-approval-manager"
+        >
           {(approvers ?? []).map((s) => (
             <option key={s.id} value={s.id}>
               {s.name}
@@ -1021,7 +1221,17 @@ function ManagerApproval({ orderId, onApproved, onCancel }: { orderId: string; o
           ))}
         </select>
         <label htmlFor={`${id}-pin`}>PIN</label>
-        <input id={`${id}-pin`} className="bo-input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} data-testid="refund-approval-pin" />
+        <input
+          id={`${id}-pin`}
+          className="bo-input"
+          type="password"
+          inputMode="numeric"
+          autoComplete="off"
+          maxLength={8}
+          value={pin}
+          onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))}
+          data-testid="refund-approval-pin"
+        />
         <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="refund-approval-submit">
           Approve and refund
         </button>

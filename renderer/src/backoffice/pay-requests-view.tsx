@@ -104,10 +104,29 @@ export function PayRequestsView() {
           ) : null}
           <div className="bo-row">
             <Field id={`${formId}-amount`} label={`Amount (${currency})`} error={errors.fields.amountCents}>
-              {(p) => <input {...p} className="bo-input bo-money" inputMode="decimal" placeholder="0.00" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="pay-request-amount" />}
+              {(p) => (
+                <input
+                  {...p}
+                  className="bo-input bo-money"
+                  inputMode="decimal"
+                  placeholder="0.00"
+                  value={amount}
+                  onChange={(e) => setAmount(e.target.value)}
+                  data-testid="pay-request-amount"
+                />
+              )}
             </Field>
             <Field id={`${formId}-phone`} label="Customer phone" error={errors.fields.phone} hint="With the country code, e.g. +1 415 555 0123">
-              {(p) => <input {...p} className="bo-input" type="tel" value={phone} onChange={(e) => setPhone(e.target.value)} data-testid="pay-request-phone" />}
+              {(p) => (
+                <input
+                  {...p}
+                  className="bo-input"
+                  type="tel"
+                  value={phone}
+                  onChange={(e) => setPhone(e.target.value)}
+                  data-testid="pay-request-phone"
+                />
+              )}
             </Field>
             <Field id={`${formId}-memo`} label="Memo (optional)" error={errors.fields.memo}>
               {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} data-testid="pay-request-memo" />}
@@ -131,7 +150,13 @@ export function PayRequestsView() {
         <label className="visually-hidden" htmlFor={`${formId}-status`}>
           Status
         </label>
-        <select id={`${formId}-status`} className="bo-input" value={status} onChange={(e) => setStatus(e.target.value)} data-testid="pay-request-filter">
+        <select
+          id={`${formId}-status`}
+          className="bo-input"
+          value={status}
+          onChange={(e) => setStatus(e.target.value)}
+          data-testid="pay-request-filter"
+        >
           <option value="">Every status</option>
           {Object.entries(STATUS_TEXT).map(([k, v]) => (
             <option key={k} value={k}>
@@ -152,7 +177,9 @@ export function PayRequestsView() {
           columns={PAY_REQUEST_COLUMNS}
           rows={list}
           rowKey={(pr) => pr.id}
-          renderRow={(pr) => <PayRequestRow payRequest={pr} onChanged={(updated) => setList((l) => l?.map((p) => (p.id === updated.id ? updated : p)))} />}
+          renderRow={(pr) => (
+            <PayRequestRow payRequest={pr} onChanged={(updated) => setList((l) => l?.map((p) => (p.id === updated.id ? updated : p)))} />
+          )}
           emptyText={status ? 'No pay request with this status.' : 'No pay requests yet: text a pay link above.'}
         />
       ) : null}
@@ -192,7 +219,12 @@ function PayRequestRow({ payRequest: pr, onChanged }: { payRequest: PayRequest; 
         {pr.status === 'pending' ? <span className="muted bo-hint"> until {new Date(pr.expiresAt).toLocaleDateString()}</span> : null}
       </td>
       <td className="bo-actions">
-        <button type="button" className="button button-ghost" onClick={async () => setMessage((await copyText(pr.url)) ? 'Link copied' : 'Copy failed: select the link')} aria-label={`Copy link of ${pr.id}`}>
+        <button
+          type="button"
+          className="button button-ghost"
+          onClick={async () => setMessage((await copyText(pr.url)) ? 'Link copied' : 'Copy failed: select the link')}
+          aria-label={`Copy link of ${pr.id}`}
+        >
           Copy link
         </button>
         <a className="button button-ghost" href={pr.url} target="_blank" rel="noreferrer">

@@ -23,7 +23,8 @@ const RAIL_LABELS: Record<RailConfig['rail'], string> = {
 };
 
 /** The text shown beside the disabled payout button in the demo store. */
-export const MONEY_MOVEMENT_DISABLED_REASON = 'Money movement is disabled in the demo store: payouts to the bank never run here (sales and refunds use the sandbox rails).';
+export const MONEY_MOVEMENT_DISABLED_REASON =
+  'Money movement is disabled in the demo store: payouts to the bank never run here (sales and refunds use the sandbox rails).';
 
 function RailRow({ rail, currency, onSaved }: { rail: RailConfig; currency: string; onSaved: (r: RailConfig) => void }) {
   const api = useApi();
@@ -50,13 +51,38 @@ function RailRow({ rail, currency, onSaved }: { rail: RailConfig; currency: stri
     <tr data-testid="rail-row" data-rail={rail.rail}>
       <th scope="row">{label}</th>
       <td>
-        <input className="bo-input bo-input-narrow" aria-label={`${label} fee percent`} inputMode="decimal" value={percent} onChange={(e) => setPercent(e.target.value)} /> % +{' '}
-        <input className="bo-input bo-input-narrow" aria-label={`${label} fixed fee`} inputMode="decimal" value={fixed} onChange={(e) => setFixed(e.target.value)} />
-        {' '}cap <input className="bo-input bo-input-narrow" aria-label={`${label} fee cap`} inputMode="decimal" placeholder="none" value={cap} onChange={(e) => setCap(e.target.value)} />{' '}
+        <input
+          className="bo-input bo-input-narrow"
+          aria-label={`${label} fee percent`}
+          inputMode="decimal"
+          value={percent}
+          onChange={(e) => setPercent(e.target.value)}
+        />{' '}
+        % +{' '}
+        <input
+          className="bo-input bo-input-narrow"
+          aria-label={`${label} fixed fee`}
+          inputMode="decimal"
+          value={fixed}
+          onChange={(e) => setFixed(e.target.value)}
+        />{' '}
+        cap{' '}
+        <input
+          className="bo-input bo-input-narrow"
+          aria-label={`${label} fee cap`}
+          inputMode="decimal"
+          placeholder="none"
+          value={cap}
+          onChange={(e) => setCap(e.target.value)}
+        />{' '}
         <button type="button" className="button" onClick={saveFee}>
           Save fee
         </button>
-        {rail.debitFee ? <div className="muted">Debit: {rail.debitFee.basisPoints / 100} % + {formatMoney(rail.debitFee.fixedCents, currency)}</div> : null}
+        {rail.debitFee ? (
+          <div className="muted">
+            Debit: {rail.debitFee.basisPoints / 100} % + {formatMoney(rail.debitFee.fixedCents, currency)}
+          </div>
+        ) : null}
         {error ? (
           <div className="form-error" role="alert">
             {error}
@@ -71,7 +97,12 @@ function RailRow({ rail, currency, onSaved }: { rail: RailConfig; currency: stri
         <label>
           <input type="checkbox" checked={rail.enabled} onChange={(e) => void patch({ enabled: e.target.checked })} /> On
         </label>{' '}
-        <select className="bo-input" aria-label={`${label} health`} value={rail.status} onChange={(e) => void patch({ status: e.target.value as RailConfig['status'] })}>
+        <select
+          className="bo-input"
+          aria-label={`${label} health`}
+          value={rail.status}
+          onChange={(e) => void patch({ status: e.target.value as RailConfig['status'] })}
+        >
           <option value="up">up</option>
           <option value="down">down</option>
         </select>
@@ -121,7 +152,14 @@ export function PaymentsView() {
       <div className="bo-panel">
         <div className="bo-panel-header">
           <h2>Payouts</h2>
-          <button type="button" className="button button-primary" disabled={disabled || busy} onClick={() => void payOut()} data-testid="payout-button" aria-describedby={disabled ? 'payout-disabled-reason' : undefined}>
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={disabled || busy}
+            onClick={() => void payOut()}
+            data-testid="payout-button"
+            aria-describedby={disabled ? 'payout-disabled-reason' : undefined}
+          >
             Pay out settled balance
           </button>
         </div>
@@ -164,7 +202,12 @@ export function PaymentsView() {
           </thead>
           <tbody>
             {rails.map((rail) => (
-              <RailRow key={rail.rail} rail={rail} currency={settings.currency} onSaved={(next) => setRails(rails.map((r) => (r.rail === next.rail ? next : r)))} />
+              <RailRow
+                key={rail.rail}
+                rail={rail}
+                currency={settings.currency}
+                onSaved={(next) => setRails(rails.map((r) => (r.rail === next.rail ? next : r)))}
+              />
             ))}
           </tbody>
         </table>

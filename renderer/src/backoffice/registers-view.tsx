@@ -64,13 +64,27 @@ export function RegistersView() {
     }
   };
 
-  const unused = rows.filter((r) => r.kind === 'terminal' && !r.revokedAt && !r.hasSold && r.id !== thisRegisterId && (r.lastSeenAt === null || Date.now() - Date.parse(r.lastSeenAt) > QUIET_MS));
+  const unused = rows.filter(
+    (r) =>
+      r.kind === 'terminal' &&
+      !r.revokedAt &&
+      !r.hasSold &&
+      r.id !== thisRegisterId &&
+      (r.lastSeenAt === null || Date.now() - Date.parse(r.lastSeenAt) > QUIET_MS),
+  );
   const retireUnused = async () => {
     const names = unused.map((r) => `${r.name} (R${r.number})`).join(', ');
-    if (!window.confirm(`Retire ${unused.length} register${unused.length === 1 ? '' : 's'} never used to sell? ${names}. Each stops syncing at once and pairs again only with a new code.`)) return;
+    if (
+      !window.confirm(
+        `Retire ${unused.length} register${unused.length === 1 ? '' : 's'} never used to sell? ${names}. Each stops syncing at once and pairs again only with a new code.`,
+      )
+    )
+      return;
     setError(undefined);
     try {
-      const { retired } = await api.request<{ retired: RegisterRow[] }>('POST', '/api/pos/registers/retire-unused', { keepRegisterId: thisRegisterId });
+      const { retired } = await api.request<{ retired: RegisterRow[] }>('POST', '/api/pos/registers/retire-unused', {
+        keepRegisterId: thisRegisterId,
+      });
       setNotice(retired.length === 0 ? 'No register to retire.' : `Retired ${retired.map((r) => `R${r.number}`).join(', ')}.`);
       load();
     } catch (err) {
@@ -96,8 +110,8 @@ export function RegistersView() {
         </div>
         {unused.length > 0 ? (
           <p className="muted">
-            {unused.length} register{unused.length === 1 ? ' was' : 's were'} paired but never used to sell (each browser that opens the register on this
-            machine pairs itself as one). Until retired, each waits in the day&apos;s closeout as a missing register.
+            {unused.length} register{unused.length === 1 ? ' was' : 's were'} paired but never used to sell (each browser that opens the register on
+            this machine pairs itself as one). Until retired, each waits in the day&apos;s closeout as a missing register.
           </p>
         ) : null}
         {notice ? (
@@ -107,7 +121,8 @@ export function RegistersView() {
         ) : null}
         {code ? (
           <p role="status" data-testid="pairing-code">
-            Pairing code <strong className="pairing-code">{code.code}</strong> — type it on the new register before {new Date(code.expiresAt).toLocaleTimeString()} (valid 10 minutes, once).
+            Pairing code <strong className="pairing-code">{code.code}</strong> — type it on the new register before{' '}
+            {new Date(code.expiresAt).toLocaleTimeString()} (valid 10 minutes, once).
           </p>
         ) : null}
         {error ? (
@@ -135,7 +150,10 @@ export function RegistersView() {
                 </td>
                 <td>{row.locationName ?? '—'}</td>
                 <td>{row.kind === 'back_office' ? 'API orders' : when(row.lastSeenAt)}</td>
-                <td>{row.revokedAt ? `Revoked ${when(row.revokedAt)}` : row.kind === 'terminal' && !row.hasSold ? 'Active, never sold' : 'Active'}{row.id === thisRegisterId ? ' (this register)' : ''}</td>
+                <td>
+                  {row.revokedAt ? `Revoked ${when(row.revokedAt)}` : row.kind === 'terminal' && !row.hasSold ? 'Active, never sold' : 'Active'}
+                  {row.id === thisRegisterId ? ' (this register)' : ''}
+                </td>
                 <td>
                   {row.kind === 'terminal' && !row.revokedAt ? (
                     <button type="button" className="button" onClick={() => void revoke(row)}>

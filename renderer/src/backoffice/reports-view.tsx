@@ -5,12 +5,29 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import { errorMessage, SALES_GROUPINGS, type RefundReport, type SalesGrouping, type SalesReport, type SalesRow, type TaxReport, type TenderRow, type TrialBalanceReport } from '../common/back-office-api.ts';
+import {
+  errorMessage,
+  SALES_GROUPINGS,
+  type RefundReport,
+  type SalesGrouping,
+  type SalesReport,
+  type SalesRow,
+  type TaxReport,
+  type TenderRow,
+  type TrialBalanceReport,
+} from '../common/back-office-api.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { downloadBlob } from './download.ts';
 import { LoadError, useApi } from '../common/back-office-kit.tsx';
 
-const GROUP_TEXT: Record<SalesGrouping, string> = { day: 'Day', hour: 'Hour of day', item: 'Item', category: 'Category', tender: 'Tender', staff: 'Staff' };
+const GROUP_TEXT: Record<SalesGrouping, string> = {
+  day: 'Day',
+  hour: 'Hour of day',
+  item: 'Item',
+  category: 'Category',
+  tender: 'Tender',
+  staff: 'Staff',
+};
 
 function localDate(d: Date): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -114,15 +131,37 @@ export function ReportsView() {
         <div className="bo-row">
           <div className="bo-field">
             <label htmlFor={`${id}-from`}>From</label>
-            <input id={`${id}-from`} className="bo-input" type="date" value={from} max={to} onChange={(e) => e.target.value && setFrom(e.target.value)} data-testid="report-from" />
+            <input
+              id={`${id}-from`}
+              className="bo-input"
+              type="date"
+              value={from}
+              max={to}
+              onChange={(e) => e.target.value && setFrom(e.target.value)}
+              data-testid="report-from"
+            />
           </div>
           <div className="bo-field">
             <label htmlFor={`${id}-to`}>To</label>
-            <input id={`${id}-to`} className="bo-input" type="date" value={to} min={from} onChange={(e) => e.target.value && setTo(e.target.value)} data-testid="report-to" />
+            <input
+              id={`${id}-to`}
+              className="bo-input"
+              type="date"
+              value={to}
+              min={from}
+              onChange={(e) => e.target.value && setTo(e.target.value)}
+              data-testid="report-to"
+            />
           </div>
           <div className="bo-field">
             <label htmlFor={`${id}-group`}>Sales by</label>
-            <select id={`${id}-group`} className="bo-input" value={groupBy} onChange={(e) => setGroupBy(e.target.value as SalesGrouping)} data-testid="report-group">
+            <select
+              id={`${id}-group`}
+              className="bo-input"
+              value={groupBy}
+              onChange={(e) => setGroupBy(e.target.value as SalesGrouping)}
+              data-testid="report-group"
+            >
               {SALES_GROUPINGS.map((g) => (
                 <option key={g} value={g}>
                   {GROUP_TEXT[g]}
@@ -147,7 +186,8 @@ export function ReportsView() {
         <div className="bo-panel" data-testid="sales-report" data-group-by={sales.groupBy}>
           <div className="bo-panel-header">
             <h3>
-              Sales by {GROUP_TEXT[sales.groupBy].toLowerCase()} · {sales.period.from === sales.period.to ? sales.period.from : `${sales.period.from} – ${sales.period.to}`} ({sales.period.timeZone})
+              Sales by {GROUP_TEXT[sales.groupBy].toLowerCase()} ·{' '}
+              {sales.period.from === sales.period.to ? sales.period.from : `${sales.period.from} – ${sales.period.to}`} ({sales.period.timeZone})
             </h3>
             <button type="button" className="button button-ghost" onClick={() => csv('sales')} data-testid="sales-csv">
               Download CSV
@@ -185,7 +225,13 @@ export function ReportsView() {
               <dd data-testid="sales-total">{formatMoney(sales.totals.totalCents, sales.currency)}</dd>
             </div>
           </dl>
-          {sales.rows.length === 0 ? <p className="bo-empty">No sales in this period.</p> : isTender(sales) ? <TenderTable report={sales} /> : <SalesTable report={sales} rows={sales.rows as SalesRow[]} />}
+          {sales.rows.length === 0 ? (
+            <p className="bo-empty">No sales in this period.</p>
+          ) : isTender(sales) ? (
+            <TenderTable report={sales} />
+          ) : (
+            <SalesTable report={sales} rows={sales.rows as SalesRow[]} />
+          )}
         </div>
       ) : null}
       {tax && !error ? (
@@ -214,7 +260,11 @@ function TaxTable({ report }: { report: TaxReport }) {
       caption="Tax by rate"
       captionHidden
       columns={[
-        { key: 'rate', header: 'Rate', cell: (r) => `${r.name} (${(r.basisPoints / 100).toFixed(r.basisPoints % 100 === 0 ? 0 : 2)}%${r.inclusive ? ', included' : ''})` },
+        {
+          key: 'rate',
+          header: 'Rate',
+          cell: (r) => `${r.name} (${(r.basisPoints / 100).toFixed(r.basisPoints % 100 === 0 ? 0 : 2)}%${r.inclusive ? ', included' : ''})`,
+        },
         { key: 'sales', header: 'Sales', numeric: true, cell: (r) => r.orders },
         { key: 'taxable', header: 'Taxable', numeric: true, cell: (r) => money(r.taxableCents) },
         { key: 'tax', header: 'Tax', numeric: true, cell: (r) => money(r.taxCents) },
@@ -225,7 +275,13 @@ function TaxTable({ report }: { report: TaxReport }) {
       rowAttributes={() => ({ 'data-testid': 'tax-row' })}
       emptyText="No tax collected in this period."
       emptyClassName="muted"
-      foot={[{ key: 'net', label: 'Net (collected − refunded)', cells: { taxable: money(report.totals.taxableCents), tax: money(report.totals.netCents) } }]}
+      foot={[
+        {
+          key: 'net',
+          label: 'Net (collected − refunded)',
+          cells: { taxable: money(report.totals.taxableCents), tax: money(report.totals.netCents) },
+        },
+      ]}
     />
   );
 }
@@ -251,12 +307,23 @@ function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => vo
           {
             key: 'kind',
             header: 'Kind',
-            cell: (r) => (r.kind === 'refund' ? (r.lines > 0 ? `Refund (${r.lines} line${r.lines === 1 ? '' : 's'}${r.restock ? ', restocked' : ''})` : 'Refund by amount') : 'Cancellation'),
+            cell: (r) =>
+              r.kind === 'refund'
+                ? r.lines > 0
+                  ? `Refund (${r.lines} line${r.lines === 1 ? '' : 's'}${r.restock ? ', restocked' : ''})`
+                  : 'Refund by amount'
+                : 'Cancellation',
           },
           { key: 'reason', header: 'Reason', cell: (r) => r.reason ?? '' },
           { key: 'tax', header: 'Tax', numeric: true, cell: (r) => money(r.taxCents) },
           { key: 'amount', header: 'Given back', numeric: true, cell: (r) => money(r.amountCents), cellTestId: 'refund-amount' },
-          { key: 'bar', header: 'Share of refunds', hideHeader: true, className: 'bo-bar-cell', cell: (r) => <Bar value={r.amountCents} max={maxRefund} /> },
+          {
+            key: 'bar',
+            header: 'Share of refunds',
+            hideHeader: true,
+            className: 'bo-bar-cell',
+            cell: (r) => <Bar value={r.amountCents} max={maxRefund} />,
+          },
         ]}
         rows={report.rows}
         rowKey={(r) => r.refundId}
@@ -276,7 +343,13 @@ function RefundsPanel({ report, onCsv }: { report: RefundReport; onCsv: () => vo
   );
 }
 
-const ACCOUNT_TYPE: Record<string, string> = { asset: 'Asset', liability: 'Liability', revenue: 'Revenue', contra_revenue: 'Contra revenue', expense: 'Expense' };
+const ACCOUNT_TYPE: Record<string, string> = {
+  asset: 'Asset',
+  liability: 'Liability',
+  revenue: 'Revenue',
+  contra_revenue: 'Contra revenue',
+  expense: 'Expense',
+};
 
 /** The trial balance over the period: opening, debits, credits, closing per account; debits equal credits. */
 function TrialBalancePanel({ report, onCsv }: { report: TrialBalanceReport; onCsv: () => void }) {

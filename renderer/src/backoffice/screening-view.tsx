@@ -29,7 +29,13 @@ function Decide({ screening, onDone }: { screening: Screening; onDone: () => voi
   };
   return (
     <span className="hold-decision">
-      <input className="bo-input" aria-label={`Reason for ${screening.name}`} placeholder="Reason" value={reason} onChange={(e) => setReason(e.target.value)} />
+      <input
+        className="bo-input"
+        aria-label={`Reason for ${screening.name}`}
+        placeholder="Reason"
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+      />
       <button type="button" className="button" disabled={reason.trim().length < 3} onClick={() => void decide('clear')}>
         Clear
       </button>

@@ -16,7 +16,15 @@ function timeZones(current: string): string[] {
   return list.includes(current) ? list : [current, ...list];
 }
 
-const FIELDS = ['timeZone', 'dayCutoffHour', 'defaultCountry', 'tipLimitBasisPoints', 'tipLimitCents', 'cashierRefundLimitCents', 'offlineSignInDays'] as const;
+const FIELDS = [
+  'timeZone',
+  'dayCutoffHour',
+  'defaultCountry',
+  'tipLimitBasisPoints',
+  'tipLimitCents',
+  'cashierRefundLimitCents',
+  'offlineSignInDays',
+] as const;
 
 /** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
 const percentOf = (basisPoints: number) => String(basisPoints / 100);
@@ -76,7 +84,15 @@ export function SettingsView() {
     setSaved(false);
     setErrors(NO_ERRORS);
     try {
-      const patch: { timeZone?: string; dayCutoffHour?: number; defaultCountry?: string; tipLimitBasisPoints?: number; tipLimitCents?: number; cashierRefundLimitCents?: number; offlineSignInDays?: number } = {};
+      const patch: {
+        timeZone?: string;
+        dayCutoffHour?: number;
+        defaultCountry?: string;
+        tipLimitBasisPoints?: number;
+        tipLimitCents?: number;
+        cashierRefundLimitCents?: number;
+        offlineSignInDays?: number;
+      } = {};
       if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
       if (cutoff !== settings.dayCutoffHour) patch.dayCutoffHour = cutoff;
       if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
@@ -123,7 +139,13 @@ export function SettingsView() {
           <div className="bo-row">
             <Field id={`${formId}-timeZone`} label="Time zone" error={errors.fields.timeZone} hint="Reports count days from midnight here">
               {(props) => (
-                <select {...props} className="bo-input" value={timeZone} onChange={(e) => setTimeZone(e.target.value)} data-testid="settings-time-zone">
+                <select
+                  {...props}
+                  className="bo-input"
+                  value={timeZone}
+                  onChange={(e) => setTimeZone(e.target.value)}
+                  data-testid="settings-time-zone"
+                >
                   {zones.map((z) => (
                     <option key={z} value={z}>
                       {z}
@@ -132,9 +154,20 @@ export function SettingsView() {
                 </select>
               )}
             </Field>
-            <Field id={`${formId}-dayCutoffHour`} label="Business day ends at" error={errors.fields.dayCutoffHour} hint="Local hour: sales before it count in the previous day's closeout">
+            <Field
+              id={`${formId}-dayCutoffHour`}
+              label="Business day ends at"
+              error={errors.fields.dayCutoffHour}
+              hint="Local hour: sales before it count in the previous day's closeout"
+            >
               {(props) => (
-                <select {...props} className="bo-input" value={cutoff} onChange={(e) => setCutoff(Number(e.target.value))} data-testid="settings-day-cutoff">
+                <select
+                  {...props}
+                  className="bo-input"
+                  value={cutoff}
+                  onChange={(e) => setCutoff(Number(e.target.value))}
+                  data-testid="settings-day-cutoff"
+                >
                   {Array.from({ length: 24 }, (_, h) => (
                     <option key={h} value={h}>
                       {`${String(h).padStart(2, '0')}:00`}
@@ -145,23 +178,78 @@ export function SettingsView() {
             </Field>
           </div>
           <div className="bo-row">
-            <Field id={`${formId}-defaultCountry`} label="Phone country" error={errors.fields.defaultCountry} hint="Two letters, e.g. US, GB: numbers typed without + are read in this country">
+            <Field
+              id={`${formId}-defaultCountry`}
+              label="Phone country"
+              error={errors.fields.defaultCountry}
+              hint="Two letters, e.g. US, GB: numbers typed without + are read in this country"
+            >
               {(props) => (
-                <input {...props} className="bo-input" value={country} maxLength={2} autoCapitalize="characters" onChange={(e) => setCountry(e.target.value)} data-testid="settings-country" />
+                <input
+                  {...props}
+                  className="bo-input"
+                  value={country}
+                  maxLength={2}
+                  autoCapitalize="characters"
+                  onChange={(e) => setCountry(e.target.value)}
+                  data-testid="settings-country"
+                />
               )}
             </Field>
           </div>
           <div className="bo-row">
-            <Field id={`${formId}-tipLimitBasisPoints`} label="Tip bound: % of total" error={errors.fields.tipLimitBasisPoints} hint="A tip may be at most this share of the order total…">
-              {(props) => <input {...props} className="bo-input" inputMode="decimal" value={tipPercent} onChange={(e) => setTipPercent(e.target.value)} data-testid="settings-tip-percent" />}
+            <Field
+              id={`${formId}-tipLimitBasisPoints`}
+              label="Tip bound: % of total"
+              error={errors.fields.tipLimitBasisPoints}
+              hint="A tip may be at most this share of the order total…"
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  className="bo-input"
+                  inputMode="decimal"
+                  value={tipPercent}
+                  onChange={(e) => setTipPercent(e.target.value)}
+                  data-testid="settings-tip-percent"
+                />
+              )}
             </Field>
-            <Field id={`${formId}-tipLimitCents`} label={`Tip bound: fixed (${settings.currency})`} error={errors.fields.tipLimitCents} hint="…or this amount, whichever is larger">
-              {(props) => <input {...props} className="bo-input" inputMode="decimal" value={tipFixed} onChange={(e) => setTipFixed(e.target.value)} data-testid="settings-tip-fixed" />}
+            <Field
+              id={`${formId}-tipLimitCents`}
+              label={`Tip bound: fixed (${settings.currency})`}
+              error={errors.fields.tipLimitCents}
+              hint="…or this amount, whichever is larger"
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  className="bo-input"
+                  inputMode="decimal"
+                  value={tipFixed}
+                  onChange={(e) => setTipFixed(e.target.value)}
+                  data-testid="settings-tip-fixed"
+                />
+              )}
             </Field>
           </div>
           <div className="bo-row">
-            <Field id={`${formId}-cashierRefundLimitCents`} label={`Cashier refund limit (${settings.currency})`} error={errors.fields.cashierRefundLimitCents} hint="A cashier's refund above this needs a manager's PIN">
-              {(props) => <input {...props} className="bo-input" inputMode="decimal" value={refundLimit} onChange={(e) => setRefundLimit(e.target.value)} data-testid="settings-cashier-refund-limit" />}
+            <Field
+              id={`${formId}-cashierRefundLimitCents`}
+              label={`Cashier refund limit (${settings.currency})`}
+              error={errors.fields.cashierRefundLimitCents}
+              hint="A cashier's refund above this needs a manager's PIN"
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  className="bo-input"
+                  inputMode="decimal"
+                  value={refundLimit}
+                  onChange={(e) => setRefundLimit(e.target.value)}
+                  data-testid="settings-cashier-refund-limit"
+                />
+              )}
             </Field>
             <Field
               id={`${formId}-offlineSignInDays`}
@@ -169,7 +257,16 @@ export function SettingsView() {
               error={errors.fields.offlineSignInDays}
               hint="Staff who signed in on a register within this many days may sign in there while it is offline; 0 = never"
             >
-              {(props) => <input {...props} className="bo-input" inputMode="numeric" value={offlineDays} onChange={(e) => setOfflineDays(e.target.value)} data-testid="settings-offline-sign-in-days" />}
+              {(props) => (
+                <input
+                  {...props}
+                  className="bo-input"
+                  inputMode="numeric"
+                  value={offlineDays}
+                  onChange={(e) => setOfflineDays(e.target.value)}
+                  data-testid="settings-offline-sign-in-days"
+                />
+              )}
             </Field>
           </div>
           <div className="bo-actions">

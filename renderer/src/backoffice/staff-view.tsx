@@ -51,7 +51,8 @@ export function StaffView() {
       setPin('');
     });
   };
-  const changeRole = (row: StaffRow, next: Role) => void run(() => api.request('PATCH', `/api/pos/staff/${encodeURIComponent(row.id)}`, { role: next }));
+  const changeRole = (row: StaffRow, next: Role) =>
+    void run(() => api.request('PATCH', `/api/pos/staff/${encodeURIComponent(row.id)}`, { role: next }));
   const newPin = (row: StaffRow) => {
     const typed = window.prompt(`New PIN for ${row.name} (4 to 8 digits)`);
     if (typed) void run(() => api.request('POST', `/api/pos/staff/${encodeURIComponent(row.id)}/pin`, { pin: typed }));
@@ -84,7 +85,12 @@ export function StaffView() {
               <tr key={row.id} data-testid="staff-row">
                 <td>{row.name}</td>
                 <td>
-                  <select className="bo-input" aria-label={`Role of ${row.name}`} value={row.role} onChange={(e) => changeRole(row, e.target.value as Role)}>
+                  <select
+                    className="bo-input"
+                    aria-label={`Role of ${row.name}`}
+                    value={row.role}
+                    onChange={(e) => changeRole(row, e.target.value as Role)}
+                  >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
                         {r}
@@ -117,7 +123,15 @@ export function StaffView() {
             </select>
           </label>
           <label>
-            PIN <input className="bo-input" value={pin} onChange={(e) => setPin(e.target.value)} inputMode="numeric" pattern="\d{4,8}" autoComplete="off" />
+            PIN{' '}
+            <input
+              className="bo-input"
+              value={pin}
+              onChange={(e) => setPin(e.target.value)}
+              inputMode="numeric"
+              pattern="\d{4,8}"
+              autoComplete="off"
+            />
           </label>
           <button type="submit" className="button button-primary">
             Add staff member

@@ -83,7 +83,18 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
     </button>
   );
   const navButton = ([key, label]: readonly [View, string], extra = '') => (
-    <button key={key} type="button" className={`${view === key ? 'nav-link nav-link-active' : 'nav-link'}${extra}`} aria-current={view === key ? 'page' : undefined} {...(key === 'returns' ? { 'aria-keyshortcuts': 'F7', title: 'Returns (F7)' } : key === 'shift' ? { 'aria-keyshortcuts': 'F6', title: 'Shift (F6)' } : {})} onClick={() => onView(key)}>
+    <button
+      key={key}
+      type="button"
+      className={`${view === key ? 'nav-link nav-link-active' : 'nav-link'}${extra}`}
+      aria-current={view === key ? 'page' : undefined}
+      {...(key === 'returns'
+        ? { 'aria-keyshortcuts': 'F7', title: 'Returns (F7)' }
+        : key === 'shift'
+          ? { 'aria-keyshortcuts': 'F6', title: 'Shift (F6)' }
+          : {})}
+      onClick={() => onView(key)}
+    >
       {label}
     </button>
   );
@@ -110,7 +121,12 @@ export function AppHeader({ view, onView }: AppHeaderProps) {
               <span className="brand-staff" aria-hidden="true">
                 ·
               </span>
-              <span className="brand-staff brand-staff-name" data-testid="signed-in-staff" data-staff-id={signedIn.staff.id} title="Signed in on this register">
+              <span
+                className="brand-staff brand-staff-name"
+                data-testid="signed-in-staff"
+                data-staff-id={signedIn.staff.id}
+                title="Signed in on this register"
+              >
                 {signedIn.staff.name}
               </span>
             </>
@@ -173,7 +189,17 @@ const UPRIGHT_HEADER = '(max-width: 900px)';
  * `aria-expanded`, the views as buttons below it; Escape or a choice closes it and focus returns to the button).
  * Shows the current view's name when it is one of them.
  */
-function MoreViews({ views, current, onView, children }: { views: readonly (readonly [View, string])[]; current: View; onView: (view: View) => void; children?: ReactNode }) {
+function MoreViews({
+  views,
+  current,
+  onView,
+  children,
+}: {
+  views: readonly (readonly [View, string])[];
+  current: View;
+  onView: (view: View) => void;
+  children?: ReactNode;
+}) {
   const [isOpen, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const menuId = useId();
@@ -184,7 +210,15 @@ function MoreViews({ views, current, onView, children }: { views: readonly (read
   };
   return (
     <div className="nav-more" onKeyDown={(e) => (e.key === 'Escape' && isOpen ? (e.stopPropagation(), close()) : undefined)}>
-      <button ref={button} type="button" className={currentLabel ? 'nav-link nav-link-active' : 'nav-link'} aria-expanded={isOpen} aria-controls={menuId} data-testid="nav-more" onClick={() => setOpen((o) => !o)}>
+      <button
+        ref={button}
+        type="button"
+        className={currentLabel ? 'nav-link nav-link-active' : 'nav-link'}
+        aria-expanded={isOpen}
+        aria-controls={menuId}
+        data-testid="nav-more"
+        onClick={() => setOpen((o) => !o)}
+      >
         {currentLabel ?? 'More'} ▾
       </button>
       {isOpen ? (
@@ -237,7 +271,8 @@ function useSyncAnnouncement(state: ReturnType<typeof badgeState>, unsyncedCount
     if (!before) return;
     if (isOffline !== before.isOffline) setText(isOffline ? 'Offline: sales are kept on this register' : 'Back online');
     // Toggling an invisible trailing character makes the same words a new announcement on the next sale.
-    else if (!isOffline && before.unsynced > 0 && unsyncedCount === 0) setText((t) => (t === 'All sales synced' ? 'All sales synced\u200b' : 'All sales synced'));
+    else if (!isOffline && before.unsynced > 0 && unsyncedCount === 0)
+      setText((t) => (t === 'All sales synced' ? 'All sales synced\u200b' : 'All sales synced'));
   }, [isOffline, unsyncedCount]);
   return text;
 }

@@ -230,7 +230,13 @@ export class BackOfficeApi {
       throw new OfflineError();
     }
     if (!response.ok) {
-      let problem: Problem = { type: 'about:blank', status: response.status, title: response.statusText, detail: `HTTP ${response.status}`, code: 'http_error' };
+      let problem: Problem = {
+        type: 'about:blank',
+        status: response.status,
+        title: response.statusText,
+        detail: `HTTP ${response.status}`,
+        code: 'http_error',
+      };
       try {
         // Only the members of the right shape are taken; anything else keeps the synthesized problem.
         const parsed = problemSchema.partial().safeParse(await response.json());
@@ -266,7 +272,10 @@ export class BackOfficeApi {
     const data: CategorySummary[] = [];
     let cursor: string | null = null;
     do {
-      const page: Page<CategorySummary> = await this.request('GET', withQuery('/api/pos/catalog/categories', { limit: 200, ...(cursor ? { cursor } : {}) }));
+      const page: Page<CategorySummary> = await this.request(
+        'GET',
+        withQuery('/api/pos/catalog/categories', { limit: 200, ...(cursor ? { cursor } : {}) }),
+      );
       data.push(...page.data);
       cursor = page.nextCursor;
     } while (cursor);
@@ -288,7 +297,9 @@ export class BackOfficeApi {
     return this.request<StockMovementResult>('POST', `/api/pos/catalog/inventory/${kind}`, { lines: [line], ...(note ? { note } : {}) });
   }
   setThreshold(variationId: string, lowStockThreshold: number | null) {
-    return this.request<{ data: StockLevel[] }>('POST', '/api/pos/catalog/inventory/thresholds', { thresholds: [{ variationId, lowStockThreshold }] });
+    return this.request<{ data: StockLevel[] }>('POST', '/api/pos/catalog/inventory/thresholds', {
+      thresholds: [{ variationId, lowStockThreshold }],
+    });
   }
   /** Uploads a Shopify product CSV as the file itself (`text/csv`, up to 16 MiB; a JSON body would stop at 1 MiB). */
   async importCsv(csv: string, dryRun = false): Promise<ImportReport> {
@@ -354,7 +365,11 @@ export class BackOfficeApi {
   }
 
   /** `PATCH /api/pos/settings`: time zone and/or default phone country. */
-  updateSettings(patch: Partial<Pick<StoreSettings, 'timeZone' | 'dayCutoffHour' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents'>>) {
+  updateSettings(
+    patch: Partial<
+      Pick<StoreSettings, 'timeZone' | 'dayCutoffHour' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents'>
+    >,
+  ) {
     return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
   }
 

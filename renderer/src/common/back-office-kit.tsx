@@ -84,7 +84,9 @@ export function NeedsConnection({ what }: { what: string }) {
   return (
     <section className="bo-offline" data-testid="backoffice-offline" role="status">
       <h2>{what} needs a connection</h2>
-      <p className="muted">The back office reads and changes data on the server. The register keeps selling offline; come back here once the connection is back.</p>
+      <p className="muted">
+        The back office reads and changes data on the server. The register keeps selling offline; come back here once the connection is back.
+      </p>
     </section>
   );
 }

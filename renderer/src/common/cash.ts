@@ -7,7 +7,11 @@ import { minorUnitExponent, type Cents } from '../../../core/index.ts';
 /** Parses a typed amount into minor units; undefined when it is not a plain non-negative amount. */
 export function parseCashInput(text: string, currency = 'USD'): Cents | undefined {
   const exponent = minorUnitExponent(currency);
-  const cleaned = text.trim().replace(/^[$€£¥]/, '').replace(/,/g, '').trim();
+  const cleaned = text
+    .trim()
+    .replace(/^[$€£¥]/, '')
+    .replace(/,/g, '')
+    .trim();
   if (cleaned === '') return undefined;
   const match = /^(\d{0,9})(?:\.(\d*))?$/.exec(cleaned);
   if (!match) return undefined;

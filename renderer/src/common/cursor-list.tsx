@@ -60,7 +60,11 @@ export interface CursorList<T, P extends CursorPage<T>> {
  * A cursor-paged list. `name` names the list (`'orders'`); `filters` are the values the server filters by (part of
  * the key: a change starts the list over); `fetchPage(cursor)` asks for the first page (`undefined`) or the next.
  */
-export function useCursorList<T extends { id: string }, P extends CursorPage<T>>(name: string, filters: readonly unknown[], fetchPage: (cursor: string | undefined) => Promise<P>): CursorList<T, P> {
+export function useCursorList<T extends { id: string }, P extends CursorPage<T>>(
+  name: string,
+  filters: readonly unknown[],
+  fetchPage: (cursor: string | undefined) => Promise<P>,
+): CursorList<T, P> {
   const staff = useObservable(staffSession$, staffSession$.value);
   const client = useQueryClient();
   const queryKey = ['backoffice', staff?.staff.id ?? '', name, ...filters];

@@ -136,7 +136,13 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * The verifier of `pin` for `staff` on `registerId`, checked online at `verifiedAt` (PBKDF2 takes a fraction of a
  * second). `iterations` is for tests only.
  */
-export async function makeVerifier(registerId: string, staff: OfflineStaff, pin: string, verifiedAt: Date, iterations = OFFLINE_PIN_ITERATIONS): Promise<StoredVerifier> {
+export async function makeVerifier(
+  registerId: string,
+  staff: OfflineStaff,
+  pin: string,
+  verifiedAt: Date,
+  iterations = OFFLINE_PIN_ITERATIONS,
+): Promise<StoredVerifier> {
   const random = crypto.getRandomValues(new Uint8Array(16));
   const hash = await derive(pin, registerId, staff.id, random, iterations);
   return { staff: { ...staff }, salt: toBase64(random), hash: toBase64(hash), iterations, verifiedAt: verifiedAt.toISOString() };
@@ -154,7 +160,12 @@ const withinWindow = (v: StoredVerifier, days: number, now: Date) => days > 0 &&
  * clean lockout and — when given — the signed-in `session`, in one awaited write each, before the caller says anyone
  * is signed in.
  */
-export async function rememberOnlineSignIn(db: StaffSignInDatabase, verifier: StoredVerifier, days: number, session?: StoredStaffSession): Promise<void> {
+export async function rememberOnlineSignIn(
+  db: StaffSignInDatabase,
+  verifier: StoredVerifier,
+  days: number,
+  session?: StoredStaffSession,
+): Promise<void> {
   const docs: StaffSignInDoc[] = [
     { id: 'window', value: { days } },
     { id: 'lockout', value: { failures: 0, lockouts: 0 } },
@@ -184,7 +195,13 @@ export async function offlineSignInStaff(db: StaffSignInDatabase, now: Date = ne
  * @throws OfflineSignInError `locked`, `not-known` (no verifier, or older than the window), `clock` (the register's
  *   clock is before the verifier's online check), `wrong-pin`
  */
-export async function checkOfflinePin(db: StaffSignInDatabase, registerId: string, staffId: string, pin: string, now: Date = new Date()): Promise<OfflineStaff> {
+export async function checkOfflinePin(
+  db: StaffSignInDatabase,
+  registerId: string,
+  staffId: string,
+  pin: string,
+  now: Date = new Date(),
+): Promise<OfflineStaff> {
   const lockout = (await read<StoredLockout>(db, 'lockout')) ?? { failures: 0, lockouts: 0 };
   if (lockout.lockedUntil && new Date(lockout.lockedUntil).getTime() > now.getTime()) {
     const minutes = Math.ceil((new Date(lockout.lockedUntil).getTime() - now.getTime()) / 60_000);
@@ -193,7 +210,10 @@ export async function checkOfflinePin(db: StaffSignInDatabase, registerId: strin
   const days = await offlineWindowDays(db);
   const verifier = await read<StoredVerifier>(db, `verifier:${staffId}`);
   if (!verifier || !withinWindow(verifier, days, now)) {
-    throw new OfflineSignInError('not-known', `Without a connection, only staff who signed in on this register in the last ${days} days can sign in.`);
+    throw new OfflineSignInError(
+      'not-known',
+      `Without a connection, only staff who signed in on this register in the last ${days} days can sign in.`,
+    );
   }
   if (now.getTime() < new Date(verifier.verifiedAt).getTime() - CLOCK_SKEW_MS) {
     throw new OfflineSignInError('clock', "This register's clock is behind: signing in needs a connection to the server.");
@@ -207,10 +227,16 @@ export async function checkOfflinePin(db: StaffSignInDatabase, registerId: strin
   if (failures >= OFFLINE_MAX_TRIES) {
     const ms = Math.min(OFFLINE_LOCKOUT_MS * 2 ** lockout.lockouts, OFFLINE_MAX_LOCKOUT_MS);
     await write(db, 'lockout', { failures: 0, lockouts: lockout.lockouts + 1, lockedUntil: new Date(now.getTime() + ms).toISOString() });
-    throw new OfflineSignInError('locked', `Too many wrong PINs: signing in without a connection is locked on this register for ${Math.ceil(ms / 60_000)} min.`);
+    throw new OfflineSignInError(
+      'locked',
+      `Too many wrong PINs: signing in without a connection is locked on this register for ${Math.ceil(ms / 60_000)} min.`,
+    );
   }
   await write(db, 'lockout', { ...lockout, failures });
-  throw new OfflineSignInError('wrong-pin', `Wrong PIN (${OFFLINE_MAX_TRIES - failures} ${OFFLINE_MAX_TRIES - failures === 1 ? 'try' : 'tries'} left without a connection).`);
+  throw new OfflineSignInError(
+    'wrong-pin',
+    `Wrong PIN (${OFFLINE_MAX_TRIES - failures} ${OFFLINE_MAX_TRIES - failures === 1 ? 'try' : 'tries'} left without a connection).`,
+  );
 }
 
 /** The signed-in session stored on this register, if any. */
@@ -231,7 +257,12 @@ export async function storeStaffSession(db: StaffSignInDatabase, session: Stored
  * @returns whether `session`'s staff member must be signed out: missing from the list, or signed in offline with a
  *   PIN set since.
  */
-export async function reconcileWithServer(db: StaffSignInDatabase, list: OfflineStaff[], days: number, session: StoredStaffSession | undefined): Promise<boolean> {
+export async function reconcileWithServer(
+  db: StaffSignInDatabase,
+  list: OfflineStaff[],
+  days: number,
+  session: StoredStaffSession | undefined,
+): Promise<boolean> {
   await write(db, 'window', { days });
   const byId = new Map(list.map((s) => [s.id, s]));
   const docs = await db.staff_sign_in.find({ selector: { id: { $regex: '^verifier:' } } }).exec();

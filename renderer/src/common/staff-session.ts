@@ -83,12 +83,19 @@ export function currentStaffSession(now: Date = new Date()): StaffSession | unde
 async function call<T>(registerToken: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${registerToken}`,
+      'x-register-schema-version': REGISTER_SCHEMA_VERSION,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!response.ok) {
     const problem = (await response.json().catch(() => ({}))) as { detail?: string };
-    throw new HttpError(response.status, response.status === 429 ? 'Too many attempts: wait a minute and try again.' : problem.detail ?? `HTTP ${response.status}`);
+    throw new HttpError(
+      response.status,
+      response.status === 429 ? 'Too many attempts: wait a minute and try again.' : (problem.detail ?? `HTTP ${response.status}`),
+    );
   }
   return (await response.json()) as T;
 }
@@ -162,7 +169,12 @@ async function becomeRegisterStaff(signedIn: RegisterStaff): Promise<void> {
  * @throws TypeError offline (back office, or no offline sign-in possible); HttpError (401 wrong PIN, 429 too many
  *   tries); OfflineSignInError (staff-offline.ts) when refused offline.
  */
-export async function signIn(registerToken: string, staffId: string, pin: string, purpose: 'backoffice' | 'register' = 'backoffice'): Promise<StaffSession | undefined> {
+export async function signIn(
+  registerToken: string,
+  staffId: string,
+  pin: string,
+  purpose: 'backoffice' | 'register' = 'backoffice',
+): Promise<StaffSession | undefined> {
   let session: (StaffSession & { offlineSignInDays?: number }) | undefined;
   try {
     session = await call<StaffSession & { offlineSignInDays?: number }>(registerToken, 'POST', '/api/register/sign-in', { staffId, pin });
@@ -176,7 +188,12 @@ export async function signIn(registerToken: string, staffId: string, pin: string
   const signedIn: RegisterStaff = { staff: shift.staff, expiresAt: shift.expiresAt };
   if (attached) {
     const verifier = await makeVerifier(attached.registerId, shift.staff, pin, new Date());
-    await rememberOnlineSignIn(attached.db, verifier, offlineSignInDays ?? DEFAULT_OFFLINE_SIGN_IN_DAYS, purpose === 'register' ? signedIn : undefined);
+    await rememberOnlineSignIn(
+      attached.db,
+      verifier,
+      offlineSignInDays ?? DEFAULT_OFFLINE_SIGN_IN_DAYS,
+      purpose === 'register' ? signedIn : undefined,
+    );
   }
   if (purpose === 'register') {
     localStorage.setItem(REGISTER_STAFF_KEY, JSON.stringify(signedIn));

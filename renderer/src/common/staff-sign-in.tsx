@@ -34,7 +34,8 @@ export function StaffSignIn({
   useEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const choose = (list: SignInStaff[]) => setStaffId((chosen) => (list.some((s) => s.id === chosen) ? chosen : (list.find((s) => s.id === sellingHere?.id) ?? list[0])?.id ?? ''));
+    const choose = (list: SignInStaff[]) =>
+      setStaffId((chosen) => (list.some((s) => s.id === chosen) ? chosen : ((list.find((s) => s.id === sellingHere?.id) ?? list[0])?.id ?? '')));
     const load = () => {
       if (timer) clearTimeout(timer);
       timer = undefined;
@@ -123,7 +124,16 @@ export function StaffSignIn({
               </label>
               <label className="bo-field" htmlFor={`${id}-pin`}>
                 <span className="bo-label">PIN</span>
-                <input id={`${id}-pin`} className="bo-input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, '').slice(0, 8))} />
+                <input
+                  id={`${id}-pin`}
+                  className="bo-input"
+                  type="password"
+                  inputMode="numeric"
+                  autoComplete="off"
+                  maxLength={8}
+                  value={pin}
+                  onChange={(e) => setPin(e.target.value.replace(/\D/g, '').slice(0, 8))}
+                />
               </label>
             </div>
             <div className="pin-keypad" role="group" aria-label="Keypad">

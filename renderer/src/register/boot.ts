@@ -8,7 +8,17 @@ import { openRegisterDatabase, removeOrphanSaleJournalTransactions, type Registe
 import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { catalogFeed } from './sale/catalog-feed.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
-import { HttpError, isRegisterCredential, loadSession, PairingRequiredError, pairWithCode, REGISTER_SCHEMA_VERSION, selfPairRegister, storeSession, type RegisterSession } from '../common/session.ts';
+import {
+  HttpError,
+  isRegisterCredential,
+  loadSession,
+  PairingRequiredError,
+  pairWithCode,
+  REGISTER_SCHEMA_VERSION,
+  selfPairRegister,
+  storeSession,
+  type RegisterSession,
+} from '../common/session.ts';
 import { attachStaffSignIn, listSignInStaff } from '../common/staff-session.ts';
 import { startSync, type SyncEngine } from './sync/replication.ts';
 

@@ -28,6 +28,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'Enter', label: 'Enter', action: 'Add the scanned code, add the focused item, complete a cash sale' },
   { keys: 'ArrowUp ArrowDown', label: '↑ / ↓', action: 'In a quantity: one more / one less (0 removes the line)' },
   { keys: 'ArrowLeft ArrowRight', label: '← / →', action: 'In categories and payment methods: previous / next tab' },
-  { keys: 'ArrowLeft ArrowRight ArrowUp ArrowDown', label: '← → ↑ ↓', action: 'In the items (one Tab stop): the next tile, the row above or below; Home / End the row\'s ends, Ctrl+Home / Ctrl+End the first and last item' },
+  {
+    keys: 'ArrowLeft ArrowRight ArrowUp ArrowDown',
+    label: '← → ↑ ↓',
+    action:
+      "In the items (one Tab stop): the next tile, the row above or below; Home / End the row's ends, Ctrl+Home / Ctrl+End the first and last item",
+  },
   { keys: 'Escape', label: 'Esc', action: 'Close a dialog' },
 ];

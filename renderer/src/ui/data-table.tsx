@@ -98,10 +98,17 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     if (!isVirtual) return;
     scroller.current = scrollParent(tableRef.current);
     const body = tableRef.current?.tBodies[0];
-    if (body && scroller.current) setScrollMargin(body.getBoundingClientRect().top - scroller.current.getBoundingClientRect().top + scroller.current.scrollTop);
+    if (body && scroller.current)
+      setScrollMargin(body.getBoundingClientRect().top - scroller.current.getBoundingClientRect().top + scroller.current.scrollTop);
   }, [isVirtual]);
   const getScrollElement = useCallback(() => scroller.current, []);
-  const virtualizer = useVirtualizer({ count: isVirtual ? rows.length : 0, getScrollElement, estimateSize: () => ESTIMATED_ROW_HEIGHT, overscan: 10, scrollMargin });
+  const virtualizer = useVirtualizer({
+    count: isVirtual ? rows.length : 0,
+    getScrollElement,
+    estimateSize: () => ESTIMATED_ROW_HEIGHT,
+    overscan: 10,
+    scrollMargin,
+  });
   if (rows.length === 0 && props.emptyText !== undefined) {
     return (
       <p className={props.emptyClassName ?? 'bo-empty'} data-testid={props.emptyTestId}>
@@ -122,19 +129,21 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         </tr>
       </thead>
       <tbody>
-        {isVirtual ? virtualBody(virtualizer, rows, columns, rowKey, rowAttributes, scrollMargin) : rows.map((row) =>
-          renderRow ? (
-            <Fragment key={rowKey(row)}>{renderRow(row)}</Fragment>
-          ) : (
-            <tr key={rowKey(row)} {...rowAttributes?.(row)}>
-              {columns.map((column) => (
-                <td key={column.key} className={classes(column.numeric && 'numeric', column.className)} data-testid={column.cellTestId}>
-                  {column.cell?.(row)}
-                </td>
-              ))}
-            </tr>
-          ),
-        )}
+        {isVirtual
+          ? virtualBody(virtualizer, rows, columns, rowKey, rowAttributes, scrollMargin)
+          : rows.map((row) =>
+              renderRow ? (
+                <Fragment key={rowKey(row)}>{renderRow(row)}</Fragment>
+              ) : (
+                <tr key={rowKey(row)} {...rowAttributes?.(row)}>
+                  {columns.map((column) => (
+                    <td key={column.key} className={classes(column.numeric && 'numeric', column.className)} data-testid={column.cellTestId}>
+                      {column.cell?.(row)}
+                    </td>
+                  ))}
+                </tr>
+              ),
+            )}
       </tbody>
       {foot && foot.length > 0 ? (
         <tfoot>
@@ -147,7 +156,11 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   {footRow.label}
                 </th>
                 {columns.slice(span).map((column) => (
-                  <td key={column.key} className={column.key in footRow.cells && column.numeric ? 'numeric' : undefined} data-testid={footRow.testIds?.[column.key]}>
+                  <td
+                    key={column.key}
+                    className={column.key in footRow.cells && column.numeric ? 'numeric' : undefined}
+                    data-testid={footRow.testIds?.[column.key]}
+                  >
                     {footRow.cells[column.key]}
                   </td>
                 ))}
@@ -159,7 +172,6 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     </table>
   );
 }
-
 
 /** The rows in view of a virtualised table, between two spacer rows holding the height of the rows out of view. */
 function virtualBody<Row>(

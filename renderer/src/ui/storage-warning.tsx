@@ -55,8 +55,8 @@ export function StorageWarning() {
     // A region, not an alert: it is there from load, and an alert would interrupt the screen reader on every start.
     <div className="banner banner-warning" role="region" aria-label="Storage warning" data-testid="storage-warning">
       <span>
-        This browser has not granted persistent storage: under storage pressure it may delete sales that are not synced yet.
-        Install the register as an app or allow storage for this site, and sync regularly.
+        This browser has not granted persistent storage: under storage pressure it may delete sales that are not synced yet. Install the register as
+        an app or allow storage for this site, and sync regularly.
       </span>
       <button type="button" className="button button-ghost" onClick={() => state$.next({ isRefused: true, isOpen: false })}>
         Dismiss

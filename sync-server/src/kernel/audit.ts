@@ -107,7 +107,21 @@ export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<num
   await tx.query(
     `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13)`,
-    [row.seq, row.merchant_id, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, JSON.stringify(row.data), row.journal_hashes && JSON.stringify(row.journal_hashes), prevHash, hash],
+    [
+      row.seq,
+      row.merchant_id,
+      occurredAt.toISOString(),
+      row.actor,
+      row.register_id,
+      row.app_id,
+      row.action,
+      row.entity_type,
+      row.entity_id,
+      JSON.stringify(row.data),
+      row.journal_hashes && JSON.stringify(row.journal_hashes),
+      prevHash,
+      hash,
+    ],
   );
   memo?.set(headKey, hash);
   memo?.set(lastSeqKey(entry.merchantId), Number(row.seq));
@@ -207,7 +221,11 @@ export function auditReservationPart(merchantId: string, count: number): ReadPar
  * @returns the seq of each entry, in the order given
  * @throws Error when the entries name more than one merchant
  */
-export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEntry[], options: { reserved?: AuditReservation } = {}): Promise<number[]> {
+export async function appendAuditBatch(
+  tx: Queryable,
+  entries: readonly AuditEntry[],
+  options: { reserved?: AuditReservation } = {},
+): Promise<number[]> {
   if (entries.length === 0) return [];
   const merchantId = entries[0]!.merchantId;
   if (entries.some((e) => e.merchantId !== merchantId)) throw new Error('appendAuditBatch: entries of one merchant only');
@@ -216,7 +234,9 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
   // numbers would then come before that row's, and the chain is ordered by seq).
   const lastSeq = memo?.get(lastSeqKey(merchantId)) as number | undefined;
   const reserved =
-    options.reserved && options.reserved.seqs.length >= entries.length && (lastSeq === undefined || Math.min(...options.reserved.seqs) > lastSeq) ? options.reserved : undefined;
+    options.reserved && options.reserved.seqs.length >= entries.length && (lastSeq === undefined || Math.min(...options.reserved.seqs) > lastSeq)
+      ? options.reserved
+      : undefined;
   if (entries.length === 1 && !reserved) return [await appendAudit(tx, entries[0]!)];
   await lockMerchant(tx, merchantId);
   const headKey = `audit-head:${merchantId}`;
@@ -230,7 +250,9 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
   } else {
     // The sequence numbers are drawn under the merchant's lock in one statement — with the chain's head when this
     // transaction does not know it yet.
-    const { rows: [drawn] } = await tx.query<{ head: string | null; seqs: (number | string)[] | string }>(
+    const {
+      rows: [drawn],
+    } = await tx.query<{ head: string | null; seqs: (number | string)[] | string }>(
       prevHash === undefined ? DRAW_SEQS_WITH_HEAD : DRAW_SEQS,
       prevHash === undefined ? [entries.length, merchantId] : [entries.length],
     );
@@ -260,18 +282,33 @@ export async function appendAuditBatch(tx: Queryable, entries: readonly AuditEnt
       prev_hash: prevHash,
     };
     const hash = auditHash(row);
-    const values = [row.seq, merchantId, occurredAt.toISOString(), row.actor, row.register_id, row.app_id, row.action, row.entity_type, row.entity_id, prevHash, hash];
+    const values = [
+      row.seq,
+      merchantId,
+      occurredAt.toISOString(),
+      row.actor,
+      row.register_id,
+      row.app_id,
+      row.action,
+      row.entity_type,
+      row.entity_id,
+      prevHash,
+      hash,
+    ];
     values.forEach((v, c) => columns[c]!.push(v));
     documents.push({ d: row.data, j: row.journal_hashes });
     prevHash = hash;
   }
   await tx.query(
-    prepared('audit_insert_batch', `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
+    prepared(
+      'audit_insert_batch',
+      `INSERT INTO audit_log (seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, data, journal_hashes, prev_hash, hash)
      SELECT seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, x.doc->'d', NULLIF(x.doc->'j', 'null'::jsonb), prev_hash, hash
        FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
             AS t(seq, merchant_id, occurred_at, actor, register_id, app_id, action, entity_type, entity_id, prev_hash, hash, n)
        JOIN jsonb_array_elements($12::jsonb) WITH ORDINALITY AS x(doc, n) USING (n)
-      ORDER BY n`),
+      ORDER BY n`,
+    ),
     [...columns, JSON.stringify(documents)],
   );
   memo?.set(headKey, prevHash);
@@ -350,5 +387,13 @@ export async function flushJournalHashes(tx: Queryable, merchantId: string): Pro
 
 function journalPostedEntry(merchantId: string, hashes: Record<string, string>): AuditEntry {
   const ids = Object.keys(hashes);
-  return { merchantId, actor: 'system', action: JOURNAL_POSTED_ACTION, entityType: 'journal_transaction', entityId: ids[0]!, data: { journalTransactionIds: ids }, journalHashes: hashes };
+  return {
+    merchantId,
+    actor: 'system',
+    action: JOURNAL_POSTED_ACTION,
+    entityType: 'journal_transaction',
+    entityId: ids[0]!,
+    data: { journalTransactionIds: ids },
+    journalHashes: hashes,
+  };
 }

@@ -4,7 +4,6 @@ import { lockMerchant, type Db, type Queryable } from '../platform/db/db.ts';
 
 export { AuditSigner, type SignedCheckpoint, type AuditWitness };
 
-
 interface CheckpointRow {
   merchant_id: string;
   seq: number | string;
@@ -40,10 +39,20 @@ const toCheckpoint = (r: CheckpointRow): SignedCheckpoint => ({
  * @returns the checkpoint of the current head, or null when the merchant's chain is empty
  * @throws Error when the witness cannot be written (the checkpoint is stored in the database all the same)
  */
-export async function writeCheckpoint(db: Db, signer: AuditSigner, merchantId: string, reason: string, now: Date, witness?: AuditWitness | null): Promise<SignedCheckpoint | null> {
+export async function writeCheckpoint(
+  db: Db,
+  signer: AuditSigner,
+  merchantId: string,
+  reason: string,
+  now: Date,
+  witness?: AuditWitness | null,
+): Promise<SignedCheckpoint | null> {
   const written = await db.transaction(async (tx) => {
     await lockMerchant(tx, merchantId);
-    const head = await tx.query<{ seq: number | string; hash: string }>('SELECT seq, hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1', [merchantId]);
+    const head = await tx.query<{ seq: number | string; hash: string }>(
+      'SELECT seq, hash FROM audit_log WHERE merchant_id = $1 ORDER BY seq DESC LIMIT 1',
+      [merchantId],
+    );
     if (!head.rows[0]) return null;
     const seq = Number(head.rows[0].seq);
     const existing = await tx.query<CheckpointRow>('SELECT * FROM audit_checkpoints WHERE merchant_id = $1 AND seq = $2', [merchantId, seq]);
@@ -77,7 +86,10 @@ export async function writeDueCheckpoints(db: Db, signer: AuditSigner, now: Date
 
 /** The merchant's stored checkpoints, oldest first; `afterSeq` keeps those of later entries only. */
 export async function listCheckpoints(db: Queryable, merchantId: string, afterSeq = 0): Promise<SignedCheckpoint[]> {
-  const { rows } = await db.query<CheckpointRow>('SELECT * FROM audit_checkpoints WHERE merchant_id = $1 AND seq > $2 ORDER BY seq', [merchantId, afterSeq]);
+  const { rows } = await db.query<CheckpointRow>('SELECT * FROM audit_checkpoints WHERE merchant_id = $1 AND seq > $2 ORDER BY seq', [
+    merchantId,
+    afterSeq,
+  ]);
   return rows.map(toCheckpoint);
 }
 

@@ -1,4 +1,11 @@
-import { chartAccountOf, canonicalJson, CHART_OF_ACCOUNTS, isBalanced, type AccountDefinition, type JournalTransaction } from '../../../core/index.ts';
+import {
+  chartAccountOf,
+  canonicalJson,
+  CHART_OF_ACCOUNTS,
+  isBalanced,
+  type AccountDefinition,
+  type JournalTransaction,
+} from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
 import { jsonValue, lockMerchant, prepared, readTogether, transactionMemo, type Queryable, type ReadPart } from '../platform/db/db.ts';
 import { noteJournalPosted, sha256hex } from './audit.ts';
@@ -20,7 +27,11 @@ export class LedgerValidationError extends Error {
  * Creates the base chart of accounts of a merchant (idempotent); `chart` defaults to a store's (core
  * `CHART_OF_ACCOUNTS`), the platform ledger passes core `PLATFORM_CHART_OF_ACCOUNTS`.
  */
-export async function ensureChartOfAccounts(tx: Queryable, merchantId: string, chart: readonly AccountDefinition[] = CHART_OF_ACCOUNTS): Promise<void> {
+export async function ensureChartOfAccounts(
+  tx: Queryable,
+  merchantId: string,
+  chart: readonly AccountDefinition[] = CHART_OF_ACCOUNTS,
+): Promise<void> {
   for (const a of chart) {
     await tx.query(
       `INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, code) DO NOTHING`,
@@ -45,10 +56,13 @@ async function findOrCreateAccount(tx: Queryable, merchantId: string, code: stri
   const base = chartAccountOf(code);
   if (!base || base.code === code) throw new LedgerValidationError(`account ${code} is not in the chart of accounts`);
   const suffix = code.slice(base.code.length + 1);
-  await tx.query(
-    `INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, code) DO NOTHING`,
-    [`acc_${ulid()}`, merchantId, code, `${base.name} ${suffix}`, base.type],
-  );
+  await tx.query(`INSERT INTO accounts (id, merchant_id, code, name, type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, code) DO NOTHING`, [
+    `acc_${ulid()}`,
+    merchantId,
+    code,
+    `${base.name} ${suffix}`,
+    base.type,
+  ]);
   const created = await tx.query<{ id: string }>('SELECT id FROM accounts WHERE merchant_id = $1 AND code = $2', [merchantId, code]);
   return created.rows[0]!.id;
 }
@@ -83,7 +97,12 @@ export function journalHash(jt: JournalTransaction): string {
  * `journal_transaction.posted` is written at once.
  */
 async function recordPosted(tx: Queryable, merchantId: string, jts: readonly JournalTransaction[]): Promise<void> {
-  if (jts.length > 0) await noteJournalPosted(tx, merchantId, jts.map((jt) => [jt.id, journalHash(jt)]));
+  if (jts.length > 0)
+    await noteJournalPosted(
+      tx,
+      merchantId,
+      jts.map((jt) => [jt.id, journalHash(jt)]),
+    );
 }
 
 /** A stored journal transaction in core shape with its server stamps (`updatedAt`, `syncSeq`). */
@@ -174,7 +193,8 @@ export async function postJournalTransaction(
     values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`);
     params.push(`pst_${ulid()}`, jt.id, i, ids[i], p.amountCents);
   }
-  if (values.length > 0) await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ${values.join(', ')}`, params);
+  if (values.length > 0)
+    await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ${values.join(', ')}`, params);
   await recordPosted(tx, merchantId, [jt]);
   return { created: true, syncSeq };
 }
@@ -199,10 +219,7 @@ export async function trialBalance(db: Queryable, merchantId: string): Promise<T
 
 /** What {@link postJournalTransactions} did with one journal transaction. */
 export type PostOutcome =
-  | { status: 'created' }
-  | { status: 'unchanged' }
-  | { status: 'conflict'; message: string }
-  | { status: 'invalid'; message: string };
+  { status: 'created' } | { status: 'unchanged' } | { status: 'conflict'; message: string } | { status: 'invalid'; message: string };
 
 /** What {@link postJournalTransactions} reads before it writes: the stored transactions among its ids, and accounts. */
 export interface LedgerRead {
@@ -264,7 +281,9 @@ export async function postJournalTransactions(
   const existing = { rows: read.existing.filter((row) => asked.has(row.id)) };
   for (const a of read.accounts) memo?.set(`account:${merchantId}:${a.code}`, a.id);
   if (existing.rows.length > 0) {
-    const hydrated = new Map((await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]));
+    const hydrated = new Map(
+      (await hydrateJournalTransactions(tx, existing.rows)).map((h, i) => [h.id, { stored: h, merchantId: existing.rows[i]!.merchant_id }]),
+    );
     jts.forEach((jt, i) => {
       const found = hydrated.get(jt.id);
       if (!found || outcomes[i]!.status === 'invalid') return;
@@ -274,18 +293,27 @@ export async function postJournalTransactions(
           : { status: 'conflict', message: `journal transaction ${jt.id} already exists with other content` };
     });
   }
-  const accounts = await accountIds(tx, merchantId, jts.filter((_, i) => outcomes[i]!.status === 'created').flatMap((jt) => jt.postings.map((p) => p.accountCode)));
+  const accounts = await accountIds(
+    tx,
+    merchantId,
+    jts.filter((_, i) => outcomes[i]!.status === 'created').flatMap((jt) => jt.postings.map((p) => p.accountCode)),
+  );
   jts.forEach((jt, i) => {
     const unknown = jt.postings.find((p) => !accounts.has(p.accountCode));
-    if (outcomes[i]!.status === 'created' && unknown) outcomes[i] = { status: 'invalid', message: `account ${unknown.accountCode} is not in the chart of accounts` };
+    if (outcomes[i]!.status === 'created' && unknown)
+      outcomes[i] = { status: 'invalid', message: `account ${unknown.accountCode} is not in the chart of accounts` };
   });
   const toCreate = jts.filter((_, i) => outcomes[i]!.status === 'created');
   if (toCreate.length === 0) return outcomes;
   // The transactions (sync sequences drawn in the order given) and all their postings in one statement: the postings'
   // foreign key is checked at the end of the statement, when both INSERTs are done.
-  const postings = toCreate.flatMap((jt) => jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })));
+  const postings = toCreate.flatMap((jt) =>
+    jt.postings.map((p, line) => ({ jt: jt.id, line, account: accounts.get(p.accountCode)!, amount: p.amountCents })),
+  );
   await tx.query(
-    prepared('journal_transactions_postings_insert_batch', `WITH created AS (
+    prepared(
+      'journal_transactions_postings_insert_batch',
+      `WITH created AS (
        INSERT INTO journal_transactions (id, merchant_id, kind, source_type, source_id, register_id, occurred_at, memo, currency, sync_seq)
        SELECT id, $1, kind, source_type, source_id, register_id, occurred_at, memo, currency, nextval('sync_seq')
          FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY
@@ -293,7 +321,8 @@ export async function postJournalTransactions(
         ORDER BY n
        RETURNING 1)
      INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents)
-     SELECT * FROM unnest($10::text[], $11::text[], $12::int[], $13::text[], $14::bigint[])`),
+     SELECT * FROM unnest($10::text[], $11::text[], $12::int[], $13::text[], $14::bigint[])`,
+    ),
     [
       merchantId,
       toCreate.map((jt) => jt.id),
@@ -331,7 +360,10 @@ async function accountIds(tx: Queryable, merchantId: string, codes: readonly str
   }
   if (wanted.size === 0) return out;
   const read = async () => {
-    const { rows } = await tx.query<{ id: string; code: string }>('SELECT id, code FROM accounts WHERE merchant_id = $1 AND code = ANY($2::text[])', [merchantId, [...wanted]]);
+    const { rows } = await tx.query<{ id: string; code: string }>('SELECT id, code FROM accounts WHERE merchant_id = $1 AND code = ANY($2::text[])', [
+      merchantId,
+      [...wanted],
+    ]);
     for (const r of rows) {
       out.set(r.code, r.id);
       memo?.set(`account:${merchantId}:${r.code}`, r.id);

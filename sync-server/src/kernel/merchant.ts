@@ -30,7 +30,10 @@ export function tipLimitOf(merchant: Pick<MerchantRow, 'tip_limit_basis_points' 
  * @throws ProblemError 404 `merchant_not_found` when there is no such merchant.
  */
 export async function getMerchant(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, is_demo, time_zone, default_country, tip_limit_basis_points, tip_limit_cents FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>(
+    'SELECT id, name, currency, is_demo, time_zone, default_country, tip_limit_basis_points, tip_limit_cents FROM merchants WHERE id = $1',
+    [merchantId],
+  );
   if (!rows[0]) throw new ProblemError(404, 'merchant_not_found', `Merchant ${merchantId} does not exist.`);
   return rows[0];
 }

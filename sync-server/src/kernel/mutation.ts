@@ -6,7 +6,8 @@ import { appendAudit, flushJournalHashes, markMutation, type AuditEntry } from '
 import { emitEvent } from './outbox.ts';
 
 /** A replicated collection whose registers must hear of a committed write (the change feed's channel names). */
-export type ChangedCollection = 'catalog-items' | 'tax-rates' | 'orders' | 'journal-transactions' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns' | 'customers';
+export type ChangedCollection =
+  'catalog-items' | 'tax-rates' | 'orders' | 'journal-transactions' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns' | 'customers';
 
 /** Who makes a change: the merchant whose books it touches and the actor recorded in the audit trail. */
 export interface MutationActor {
@@ -75,11 +76,14 @@ export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>
   const now = app.clock();
   // The merchant's lock is taken as the transaction begins (one round trip with BEGIN on PostgreSQL); openMutation's
   // lockMerchant then finds it held.
-  const result = await app.db.transaction(async (tx) => {
-    const value = await fn(await openMutation(tx, who, now, changed));
-    await flushJournalHashes(tx, who.merchantId);
-    return value;
-  }, { lockMerchant: who.merchantId });
+  const result = await app.db.transaction(
+    async (tx) => {
+      const value = await fn(await openMutation(tx, who, now, changed));
+      await flushJournalHashes(tx, who.merchantId);
+      return value;
+    },
+    { lockMerchant: who.merchantId },
+  );
   app.feed.notify(who.merchantId, ...changed);
   return result;
 }

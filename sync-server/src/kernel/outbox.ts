@@ -20,10 +20,13 @@ export async function emitEvent(
     merchantId: event.merchantId,
     data: { object: event.object },
   };
-  await tx.query(
-    'INSERT INTO event_outbox (id, merchant_id, type, payload, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)',
-    [stored.id, stored.merchantId, stored.type, JSON.stringify(stored), stored.createdAt],
-  );
+  await tx.query('INSERT INTO event_outbox (id, merchant_id, type, payload, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)', [
+    stored.id,
+    stored.merchantId,
+    stored.type,
+    JSON.stringify(stored),
+    stored.createdAt,
+  ]);
   return stored;
 }
 
@@ -84,13 +87,23 @@ export async function emitEvents(
     return i;
   });
   await tx.query(
-    prepared('outbox_insert_batch', `INSERT INTO event_outbox (id, merchant_id, type, payload, created_at)
+    prepared(
+      'outbox_insert_batch',
+      `INSERT INTO event_outbox (id, merchant_id, type, payload, created_at)
      SELECT id, merchant_id, type,
             jsonb_build_object('id', id, 'type', type, 'createdAt', created_at, 'merchantId', merchant_id, 'data', jsonb_build_object('object', $6::jsonb -> object_index)),
             created_at::timestamptz
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS t(id, merchant_id, type, created_at, object_index, n)
-      ORDER BY n`),
-    [stored.map((s) => s.id), stored.map((s) => s.merchantId), stored.map((s) => s.type), stored.map((s) => s.createdAt), objectIndexes, JSON.stringify(objects)],
+      ORDER BY n`,
+    ),
+    [
+      stored.map((s) => s.id),
+      stored.map((s) => s.merchantId),
+      stored.map((s) => s.type),
+      stored.map((s) => s.createdAt),
+      objectIndexes,
+      JSON.stringify(objects),
+    ],
   );
   return stored;
 }

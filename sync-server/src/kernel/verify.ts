@@ -69,7 +69,13 @@ const JOURNAL_BATCH = 500;
  * @param held checkpoints kept outside the database; other merchants' are ignored
  * @param options the witness file and the checkpoint interval ({@link AuditVerifyOptions})
  */
-export async function verifyAuditTrail(db: Queryable, merchantId: string, signer: AuditSigner, held: readonly SignedCheckpoint[] = [], options: AuditVerifyOptions = {}): Promise<AuditTrailVerification> {
+export async function verifyAuditTrail(
+  db: Queryable,
+  merchantId: string,
+  signer: AuditSigner,
+  held: readonly SignedCheckpoint[] = [],
+  options: AuditVerifyOptions = {},
+): Promise<AuditTrailVerification> {
   const { rows } = await db.query<StoredAuditRow>('SELECT * FROM audit_log WHERE merchant_id = $1 ORDER BY seq', [merchantId]);
   const chain = walkAuditChain(rows);
   const problems: { seq: number; reason: string }[] = [];
@@ -83,7 +89,7 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
   let journalTransactions = 0;
   let unrecorded: string | undefined;
   const seen = new Set<string>();
-  for (let after = -1; ; ) {
+  for (let after = -1; ;) {
     const { rows: jtRows } = await db.query<Parameters<typeof hydrateJournalTransactions>[1][number]>(
       'SELECT * FROM journal_transactions WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3',
       [merchantId, after, JOURNAL_BATCH],
@@ -96,18 +102,21 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
         continue;
       }
       journalTransactions += 1;
-      if (journalHash(jt) !== entry.hash) problems.push({ seq: entry.seq, reason: `journal transaction ${jt.id} (its postings or header) differs from the one this entry recorded` });
+      if (journalHash(jt) !== entry.hash)
+        problems.push({ seq: entry.seq, reason: `journal transaction ${jt.id} (its postings or header) differs from the one this entry recorded` });
     }
     if (jtRows.length < JOURNAL_BATCH) break;
     after = Number(jtRows.at(-1)!.sync_seq);
   }
-  for (const [id, entry] of recorded) if (!seen.has(id)) problems.push({ seq: entry.seq, reason: `journal transaction ${id}, recorded by this entry, is missing` });
+  for (const [id, entry] of recorded)
+    if (!seen.has(id)) problems.push({ seq: entry.seq, reason: `journal transaction ${id}, recorded by this entry, is missing` });
 
   // Signed checkpoints, stored, held and witnessed.
   const stored = await listCheckpoints(db, merchantId);
   const witnessed = (options.witnessed?.checkpoints ?? []).filter((cp) => cp.merchantId === merchantId);
   const all = new Map<string, SignedCheckpoint>();
-  for (const cp of [...stored, ...held, ...witnessed]) if (cp.merchantId === merchantId) all.set(JSON.stringify([cp.seq, cp.headHash, cp.signedAt, cp.keyId, cp.reason, cp.signature]), cp);
+  for (const cp of [...stored, ...held, ...witnessed])
+    if (cp.merchantId === merchantId) all.set(JSON.stringify([cp.seq, cp.headHash, cp.signedAt, cp.keyId, cp.reason, cp.signature]), cp);
   const valid = [...all.values()].filter((cp) => signer.verify(cp)).sort((a, b) => a.seq - b.seq);
   // Claiming this key but not verifying: forged or altered (another key's checkpoints are only set aside).
   const forged = [...all.values()].find((cp) => cp.keyId === signer.keyId && !signer.verify(cp));
@@ -119,12 +128,16 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
     if (!row) {
       problems.push({
         seq: cp.seq,
-        reason: cp.seq > lastSeq
-          ? `entry ${cp.seq}, the chain's head in the checkpoint signed ${cp.signedAt}, is missing: entries after ${lastSeq} were deleted`
-          : `entry ${cp.seq}, named by the checkpoint signed ${cp.signedAt}, is missing`,
+        reason:
+          cp.seq > lastSeq
+            ? `entry ${cp.seq}, the chain's head in the checkpoint signed ${cp.signedAt}, is missing: entries after ${lastSeq} were deleted`
+            : `entry ${cp.seq}, named by the checkpoint signed ${cp.signedAt}, is missing`,
       });
     } else if (row.hash !== cp.headHash) {
-      problems.push({ seq: cp.seq, reason: `entry ${cp.seq} differs from the checkpoint signed ${cp.signedAt}: an entry after ${previousCheckpoint} was rewritten (and later hashes recomputed)` });
+      problems.push({
+        seq: cp.seq,
+        reason: `entry ${cp.seq} differs from the checkpoint signed ${cp.signedAt}: an entry after ${previousCheckpoint} was rewritten (and later hashes recomputed)`,
+      });
     }
     previousCheckpoint = cp.seq;
   }
@@ -137,19 +150,32 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
     if (!signer.verify(cp)) continue;
     const inDb = storedBySeq.get(cp.seq);
     if (!inDb) {
-      problems.push({ seq: cp.seq, reason: `the checkpoint of entry ${cp.seq} signed ${cp.signedAt}, held in the witness file, is missing from the database: it was deleted` });
+      problems.push({
+        seq: cp.seq,
+        reason: `the checkpoint of entry ${cp.seq} signed ${cp.signedAt}, held in the witness file, is missing from the database: it was deleted`,
+      });
     } else if (inDb.headHash !== cp.headHash || inDb.signature !== cp.signature || inDb.signedAt !== cp.signedAt) {
-      problems.push({ seq: cp.seq, reason: `the checkpoint of entry ${cp.seq} in the database differs from the one signed ${cp.signedAt} and held in the witness file` });
+      problems.push({
+        seq: cp.seq,
+        reason: `the checkpoint of entry ${cp.seq} in the database differs from the one signed ${cp.signedAt} and held in the witness file`,
+      });
     }
     if (highest && cp.seq < highest.seq) {
-      problems.push({ seq: cp.seq, reason: `the head went backwards: the checkpoint signed ${cp.signedAt} names entry ${cp.seq}, earlier than entry ${highest.seq} of the one signed ${highest.signedAt} before it` });
+      problems.push({
+        seq: cp.seq,
+        reason: `the head went backwards: the checkpoint signed ${cp.signedAt} names entry ${cp.seq}, earlier than entry ${highest.seq} of the one signed ${highest.signedAt} before it`,
+      });
     }
     if (!highest || cp.seq > highest.seq) highest = cp;
   }
   if (!options.witnessFile) {
-    warnings.push('no checkpoint witness file is configured: checkpoints deleted from the database together with the entries after them would go unseen');
+    warnings.push(
+      'no checkpoint witness file is configured: checkpoints deleted from the database together with the entries after them would go unseen',
+    );
   } else if (!options.witnessed) {
-    warnings.push(`the checkpoint witness file ${options.witnessFile} does not exist${stored.length > 0 ? ` though the database holds ${stored.length} checkpoint(s): it was removed, or the witness began after them` : ''}; checkpoints deleted from the database would go unseen`);
+    warnings.push(
+      `the checkpoint witness file ${options.witnessFile} does not exist${stored.length > 0 ? ` though the database holds ${stored.length} checkpoint(s): it was removed, or the witness began after them` : ''}; checkpoints deleted from the database would go unseen`,
+    );
   } else if (options.witnessed.malformedLines > 0) {
     warnings.push(`the checkpoint witness file ${options.witnessFile} has ${options.witnessed.malformedLines} line(s) that are no checkpoint`);
   }
@@ -170,7 +196,14 @@ export async function verifyAuditTrail(db: Queryable, merchantId: string, signer
 
   const first = problems.sort((a, b) => a.seq - b.seq)[0];
   const lastGoodCheckpoint = [...valid].reverse().find((cp) => (!first || cp.seq < first.seq) && bySeq.get(cp.seq)?.hash === cp.headHash) ?? null;
-  const base = { checked: chain.checked, lastGoodCheckpoint, journalTransactions, checkpoints: { checked: all.size, invalidSignature: all.size - valid.length }, witness: { file: options.witnessFile ?? null, checkpoints: witnessed.length }, warnings };
+  const base = {
+    checked: chain.checked,
+    lastGoodCheckpoint,
+    journalTransactions,
+    checkpoints: { checked: all.size, invalidSignature: all.size - valid.length },
+    witness: { file: options.witnessFile ?? null, checkpoints: witnessed.length },
+    warnings,
+  };
   if (first) return { ok: false, ...base, brokenAtSeq: first.seq, reason: first.reason };
   if (forged) return { ok: false, ...base, reason: `the checkpoint of entry ${forged.seq} carries an invalid signature: it was forged or altered` };
   if (unrecorded) return { ok: false, ...base, reason: `journal transaction ${unrecorded} has no audit entry (written outside the kernel)` };

@@ -75,7 +75,10 @@ export function metered<H extends object>(hook: H, policies: readonly RateLimitP
  */
 export function perAddressQuota(perClient: RateLimit, global: RateLimit, policies: readonly RateLimitPolicy[]) {
   return metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    for (const [limit, key] of [[perClient, request.ip], [global, 'all']] as const) {
+    for (const [limit, key] of [
+      [perClient, request.ip],
+      [global, 'all'],
+    ] as const) {
       const decision = await limit.take(key);
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
@@ -88,7 +91,10 @@ export function meteringOf(hooks: unknown): RateLimitPolicy[] {
   const list = Array.isArray(hooks) ? hooks : [hooks];
   const out: RateLimitPolicy[] = [];
   for (const hook of list) {
-    const policies = hook && (typeof hook === 'function' || typeof hook === 'object') ? ((hook as Record<symbol, unknown>)[METERED] as RateLimitPolicy[] | undefined) : undefined;
+    const policies =
+      hook && (typeof hook === 'function' || typeof hook === 'object')
+        ? ((hook as Record<symbol, unknown>)[METERED] as RateLimitPolicy[] | undefined)
+        : undefined;
     for (const policy of policies ?? []) if (!out.some((p) => p.name === policy.name)) out.push(policy);
   }
   return out;
@@ -106,9 +112,7 @@ export class RateLimit {
     readonly policy: RateLimitPolicy,
     limiter?: RateLimiterAbstract,
   ) {
-    this.limiter =
-      limiter ??
-      new RateLimiterMemory({ keyPrefix: `rl_${policy.name}`, points: policy.quota, duration: policy.windowSeconds });
+    this.limiter = limiter ?? new RateLimiterMemory({ keyPrefix: `rl_${policy.name}`, points: policy.quota, duration: policy.windowSeconds });
   }
 
   /** Takes one unit of quota from partition `key` (e.g. `merchantId:appId`). Never throws for an exhausted quota. */

@@ -65,7 +65,9 @@ export class SecretBox {
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
       return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretBoxError(`the sealed secret of ${context} does not open with this key-encryption key (REGISTER_KEK / DATA_DIR/kek.key): another key, or edited bytes`);
+      throw new SecretBoxError(
+        `the sealed secret of ${context} does not open with this key-encryption key (REGISTER_KEK / DATA_DIR/kek.key): another key, or edited bytes`,
+      );
     }
   }
 }

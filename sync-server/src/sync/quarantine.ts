@@ -61,7 +61,13 @@ export async function quarantine(m: Mutation, collection: string, refusals: read
     for (const row of unique) {
       if (await attempt(m, () => keep(m, collection, [row], kept))) continue;
       // Last resort: its id and reason only, so the register still hears why and nothing fails the push.
-      const bare = { ...row, data: { id: row.docId }, dataHash: createHash('sha256').update(canonicalJson({ id: row.docId })).digest('hex') };
+      const bare = {
+        ...row,
+        data: { id: row.docId },
+        dataHash: createHash('sha256')
+          .update(canonicalJson({ id: row.docId }))
+          .digest('hex'),
+      };
       await keep(m, collection, [bare], kept);
       kept.set(keyOf(row), kept.get(keyOf(bare))!);
     }
@@ -111,7 +117,8 @@ async function keep(m: Mutation, collection: string, rows: readonly Row[], kept:
         WHERE q.merchant_id = $1 AND q.collection = $2`,
       [m.merchantId, collection, old.map((r) => r.docId), old.map((r) => r.dataHash)],
     );
-    for (const r of existing.rows) kept.set(keyOf({ docId: r.doc_id, dataHash: r.data_hash }), { reason: r.reason, at: new Date(r.created_at).toISOString() });
+    for (const r of existing.rows)
+      kept.set(keyOf({ docId: r.doc_id, dataHash: r.data_hash }), { reason: r.reason, at: new Date(r.created_at).toISOString() });
   }
   const audited = rows.filter((r) => fresh.has(keyOf(r)));
   for (const r of audited) kept.set(keyOf(r), { reason: r.reason, at: fresh.get(keyOf(r))! });

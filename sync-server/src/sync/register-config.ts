@@ -10,23 +10,30 @@ import type { AppContext } from '../platform/context.ts';
 import type { RouteDoc } from '../platform/http/route-doc.ts';
 
 const deviceBridgeResponse = z.strictObject({
-  url: z.string().nullable().describe('WebSocket address of the hardware bridge on the register\'s computer (ws://127.0.0.1:PORT); null when the server does not run one'),
+  url: z
+    .string()
+    .nullable()
+    .describe("WebSocket address of the hardware bridge on the register's computer (ws://127.0.0.1:PORT); null when the server does not run one"),
 });
 
 /** `GET /api/register/device-bridge`: `{ url }` from `ServerConfig.deviceBridgeUrl` (null when not configured). */
 export function registerRegisterConfigRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/api/register/device-bridge', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Get the hardware bridge address this server was started with',
-        description:
-          'The address of the web hardware bridge started beside this server (`BRIDGE_PORT`). A register whose cashier has not set ' +
-          'an address in Devices uses this one instead of the default ws://127.0.0.1:8790.',
-        tags: ['registers'],
-        access: 'register',
-        response: deviceBridgeResponse,
-      } satisfies RouteDoc,
+  app.get(
+    '/api/register/device-bridge',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Get the hardware bridge address this server was started with',
+          description:
+            'The address of the web hardware bridge started beside this server (`BRIDGE_PORT`). A register whose cashier has not set ' +
+            'an address in Devices uses this one instead of the default ws://127.0.0.1:8790.',
+          tags: ['registers'],
+          access: 'register',
+          response: deviceBridgeResponse,
+        } satisfies RouteDoc,
+      },
     },
-  }, async () => ({ url: ctx.config.deviceBridgeUrl ?? null }));
+    async () => ({ url: ctx.config.deviceBridgeUrl ?? null }),
+  );
 }

@@ -32,7 +32,12 @@ const missingBody = z.strictObject({
 });
 const missingListResponse = z.strictObject({
   data: z.array(
-    z.strictObject({ registerId: z.string(), registerNumber: z.int(), receiptNumber: z.string(), reportedAt: z.string().describe('ISO 8601 time of the first report') }),
+    z.strictObject({
+      registerId: z.string(),
+      registerNumber: z.int(),
+      receiptNumber: z.string(),
+      reportedAt: z.string().describe('ISO 8601 time of the first report'),
+    }),
   ),
 });
 
@@ -48,7 +53,11 @@ async function registerOf(db: Queryable, merchantId: string, registerId: string)
 }
 
 /** Every receipt number reported lost by the merchant's registers (first report of each), by register then number. */
-async function missingReceipts(db: Queryable, merchantId: string, registerId?: string): Promise<{ registerId: string; receiptNumber: string; reportedAt: string }[]> {
+async function missingReceipts(
+  db: Queryable,
+  merchantId: string,
+  registerId?: string,
+): Promise<{ registerId: string; receiptNumber: string; reportedAt: string }[]> {
   const { rows } = await db.query<{ register_id: string; data: { receiptNumbers?: string[] }; occurred_at: Date }>(
     `SELECT register_id, data, occurred_at FROM audit_log WHERE merchant_id = $1 AND action = 'register.receipts_missing'
        AND ($2::text IS NULL OR register_id = $2) ORDER BY seq`,
@@ -85,111 +94,141 @@ function assertOwnRegister(principal: Principal, registerId: string): void {
 
 /** `GET /api/sync/registers/{registerId}`, `POST …/missing-receipts` (staff or that register), `GET /api/sync/missing-receipts` (staff). */
 export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/api/sync/registers/:registerId', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Get what the server knows of a register\'s receipts',
-        description:
-          'The highest receipt number the server holds from this register, and the receipt numbers it reported lost. A register ' +
-          'compares them with its own receipt counter at start-up to notice sales lost with its browser storage.',
-        tags: ['sync'],
-        access: 'register',
-        params: registerParams,
-        response: registerReceiptsResponse,
-        errors: { 403: 'A register credential asking for another register (`other_register`)', 404: 'No such register in this store (`not_found`)' },
-      } satisfies RouteDoc,
+  app.get(
+    '/api/sync/registers/:registerId',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: "Get what the server knows of a register's receipts",
+          description:
+            'The highest receipt number the server holds from this register, and the receipt numbers it reported lost. A register ' +
+            'compares them with its own receipt counter at start-up to notice sales lost with its browser storage.',
+          tags: ['sync'],
+          access: 'register',
+          params: registerParams,
+          response: registerReceiptsResponse,
+          errors: {
+            403: 'A register credential asking for another register (`other_register`)',
+            404: 'No such register in this store (`not_found`)',
+          },
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request) => {
-    const { registerId } = parseOrThrow(registerParams, request.params, '(path)');
-    const merchantId = principalOf(request).merchantId;
-    const register = await registerOf(ctx.db, merchantId, registerId);
-    assertOwnRegister(principalOf(request), register.id);
-    const last = await lastReceiptSequence(ctx.db, register.id);
-    return {
-      registerId: register.id,
-      registerNumber: register.number,
-      lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
-      lastReceiptSequence: last,
-      missingReceiptNumbers: (await missingReceipts(ctx.db, merchantId, register.id)).map((m) => m.receiptNumber),
-      confirmSellPastZero: await confirmSellPastZero(ctx.db, merchantId),
-    };
-  });
-
-  app.post('/api/sync/registers/:registerId/missing-receipts', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Report receipt numbers a register lost',
-        description:
-          'Receipt numbers this register handed out whose sales it no longer holds and the server never received (its browser ' +
-          'storage was cleared before they synced). Numbers of this register only, not held by the server. Audited ' +
-          '(`register.receipts_missing`); idempotent by content (numbers already reported are ignored), so no Idempotency-Key is needed. ' +
-          'Answers the register\'s state as `GET /api/sync/registers/{registerId}` does.',
-        tags: ['sync'],
-        access: 'register',
-        params: registerParams,
-        body: missingBody,
-        response: registerReceiptsResponse,
-        idempotent: false,
-        errors: { 403: 'A register credential asking for another register (`other_register`)', 404: 'No such register in this store (`not_found`)' },
-      } satisfies RouteDoc,
-    },
-  }, async (request) => {
-    const { registerId } = parseOrThrow(registerParams, request.params, '(path)');
-    const body = parseOrThrow(missingBody, request.body);
-    const principal = principalOf(request);
-    const merchantId = principal.merchantId;
-    return ctx.db.transaction(async (tx) => {
-      await lockMerchant(tx, merchantId);
-      const register = await registerOf(tx, merchantId, registerId);
-      assertOwnRegister(principal, register.id);
-      const errors = body.receiptNumbers.flatMap((n, i) =>
-        parseReceiptNumber(n)?.registerNumber === register.number ? [] : [{ path: `receiptNumbers.${i}`, message: `is not a receipt number of register ${register.number}` }],
-      );
-      if (errors.length > 0) throw new ProblemError(400, 'validation_error', `Invalid receiptNumbers: ${errors[0]!.path} ${errors[0]!.message}`, errors);
-      const held = new Set((await tx.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1 AND receipt_number = ANY($2)', [register.id, body.receiptNumbers])).rows.map((r) => r.receipt_number));
-      const known = new Set((await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber));
-      const fresh = [...new Set(body.receiptNumbers)].filter((n) => !held.has(n) && !known.has(n));
-      if (fresh.length > 0) {
-        await appendAudit(tx, {
-          merchantId,
-          actor: callerOf(principal),
-          registerId: register.id,
-          action: 'register.receipts_missing',
-          entityType: 'register',
-          entityId: register.id,
-          occurredAt: ctx.clock(),
-          data: { receiptNumbers: fresh },
-        });
-      }
-      const last = await lastReceiptSequence(tx, register.id);
+    async (request) => {
+      const { registerId } = parseOrThrow(registerParams, request.params, '(path)');
+      const merchantId = principalOf(request).merchantId;
+      const register = await registerOf(ctx.db, merchantId, registerId);
+      assertOwnRegister(principalOf(request), register.id);
+      const last = await lastReceiptSequence(ctx.db, register.id);
       return {
         registerId: register.id,
         registerNumber: register.number,
         lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
         lastReceiptSequence: last,
-        missingReceiptNumbers: (await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber),
-        confirmSellPastZero: await confirmSellPastZero(tx, merchantId),
+        missingReceiptNumbers: (await missingReceipts(ctx.db, merchantId, register.id)).map((m) => m.receiptNumber),
+        confirmSellPastZero: await confirmSellPastZero(ctx.db, merchantId),
       };
-    });
-  });
-
-  app.get('/api/sync/missing-receipts', {
-    onRequest: guard(ctx, 'staff'),
-    config: {
-      openapi: {
-        summary: 'List receipt numbers registers reported lost',
-        description: 'Every receipt number the store\'s registers reported lost (first report of each), by register and number.',
-        tags: ['sync'],
-        access: 'staff',
-        response: missingListResponse,
-      } satisfies RouteDoc,
     },
-  }, async (request) => {
-    const merchantId = principalOf(request).merchantId;
-    const missing = await missingReceipts(ctx.db, merchantId);
-    const numbers = new Map((await ctx.db.query<RegisterRow>('SELECT id, number FROM registers WHERE merchant_id = $1', [merchantId])).rows.map((r) => [r.id, r.number]));
-    return { data: missing.map((m) => ({ ...m, registerNumber: numbers.get(m.registerId) ?? 0 })) };
-  });
+  );
+
+  app.post(
+    '/api/sync/registers/:registerId/missing-receipts',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Report receipt numbers a register lost',
+          description:
+            'Receipt numbers this register handed out whose sales it no longer holds and the server never received (its browser ' +
+            'storage was cleared before they synced). Numbers of this register only, not held by the server. Audited ' +
+            '(`register.receipts_missing`); idempotent by content (numbers already reported are ignored), so no Idempotency-Key is needed. ' +
+            "Answers the register's state as `GET /api/sync/registers/{registerId}` does.",
+          tags: ['sync'],
+          access: 'register',
+          params: registerParams,
+          body: missingBody,
+          response: registerReceiptsResponse,
+          idempotent: false,
+          errors: {
+            403: 'A register credential asking for another register (`other_register`)',
+            404: 'No such register in this store (`not_found`)',
+          },
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const { registerId } = parseOrThrow(registerParams, request.params, '(path)');
+      const body = parseOrThrow(missingBody, request.body);
+      const principal = principalOf(request);
+      const merchantId = principal.merchantId;
+      return ctx.db.transaction(async (tx) => {
+        await lockMerchant(tx, merchantId);
+        const register = await registerOf(tx, merchantId, registerId);
+        assertOwnRegister(principal, register.id);
+        const errors = body.receiptNumbers.flatMap((n, i) =>
+          parseReceiptNumber(n)?.registerNumber === register.number
+            ? []
+            : [{ path: `receiptNumbers.${i}`, message: `is not a receipt number of register ${register.number}` }],
+        );
+        if (errors.length > 0)
+          throw new ProblemError(400, 'validation_error', `Invalid receiptNumbers: ${errors[0]!.path} ${errors[0]!.message}`, errors);
+        const held = new Set(
+          (
+            await tx.query<{ receipt_number: string }>('SELECT receipt_number FROM orders WHERE register_id = $1 AND receipt_number = ANY($2)', [
+              register.id,
+              body.receiptNumbers,
+            ])
+          ).rows.map((r) => r.receipt_number),
+        );
+        const known = new Set((await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber));
+        const fresh = [...new Set(body.receiptNumbers)].filter((n) => !held.has(n) && !known.has(n));
+        if (fresh.length > 0) {
+          await appendAudit(tx, {
+            merchantId,
+            actor: callerOf(principal),
+            registerId: register.id,
+            action: 'register.receipts_missing',
+            entityType: 'register',
+            entityId: register.id,
+            occurredAt: ctx.clock(),
+            data: { receiptNumbers: fresh },
+          });
+        }
+        const last = await lastReceiptSequence(tx, register.id);
+        return {
+          registerId: register.id,
+          registerNumber: register.number,
+          lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
+          lastReceiptSequence: last,
+          missingReceiptNumbers: (await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber),
+          confirmSellPastZero: await confirmSellPastZero(tx, merchantId),
+        };
+      });
+    },
+  );
+
+  app.get(
+    '/api/sync/missing-receipts',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'List receipt numbers registers reported lost',
+          description: "Every receipt number the store's registers reported lost (first report of each), by register and number.",
+          tags: ['sync'],
+          access: 'staff',
+          response: missingListResponse,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const merchantId = principalOf(request).merchantId;
+      const missing = await missingReceipts(ctx.db, merchantId);
+      const numbers = new Map(
+        (await ctx.db.query<RegisterRow>('SELECT id, number FROM registers WHERE merchant_id = $1', [merchantId])).rows.map((r) => [r.id, r.number]),
+      );
+      return { data: missing.map((m) => ({ ...m, registerNumber: numbers.get(m.registerId) ?? 0 })) };
+    },
+  );
 }

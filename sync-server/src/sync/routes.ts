@@ -22,7 +22,17 @@ import { registerRegisterReceiptRoutes } from './register-receipts.ts';
  * invalid documents. Catalog and tax rates are server-authoritative (pull only); orders are register-authored and
  * append-only; journal transactions are derived by the server from the orders it stores (pull only).
  */
-export const COLLECTIONS = ['catalog-items', 'tax-rates', 'orders', 'journal-transactions', 'shifts', 'cash-movements', 'shift-closeouts', 'returns', 'customers'] as const;
+export const COLLECTIONS = [
+  'catalog-items',
+  'tax-rates',
+  'orders',
+  'journal-transactions',
+  'shifts',
+  'cash-movements',
+  'shift-closeouts',
+  'returns',
+  'customers',
+] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Register-authored collections. Journal transactions are derived by the server from the orders: pull only. */
 export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts', 'returns', 'customers'];
@@ -120,7 +130,12 @@ export async function maxSeq(db: Queryable, merchantId: string, collection: Coll
  * @returns the conflicts to answer, in push order: master states of stored orders that differ, and refused documents
  *   marked with `rejection: { reason, at }`
  */
-export async function push(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: PushableCollection, rows: PushRow[]): Promise<SyncDocument[]> {
+export async function push(
+  app: Pick<AppContext, 'db' | 'clock' | 'feed'>,
+  who: MutationActor,
+  collection: PushableCollection,
+  rows: PushRow[],
+): Promise<SyncDocument[]> {
   if (collection !== 'orders') return pushOnce(app, who, collection, rows, 'isolating');
   // Orders are written optimistically first (no savepoint); should the database refuse anything — a statement, or the
   // ledger's balance check at COMMIT — that transaction is rolled back whole and the push written again, isolating
@@ -139,7 +154,13 @@ function isDatabaseRefusal(err: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
-async function pushOnce(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: MutationActor, collection: PushableCollection, rows: PushRow[], mode: WriteMode): Promise<SyncDocument[]> {
+async function pushOnce(
+  app: Pick<AppContext, 'db' | 'clock' | 'feed'>,
+  who: MutationActor,
+  collection: PushableCollection,
+  rows: PushRow[],
+  mode: WriteMode,
+): Promise<SyncDocument[]> {
   return mutation(app, who, async (m) => {
     const documents = rows.map((row) => stripClientFields(row.newDocumentState));
     const outcomes =
@@ -150,7 +171,9 @@ async function pushOnce(app: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: Mut
           : collection === 'customers'
             ? await storeCustomerPush(m, documents)
             : await storeShiftDocuments(m, collection, documents);
-    const refused = outcomes.flatMap((o, i) => (o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : []));
+    const refused = outcomes.flatMap((o, i) =>
+      o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : [],
+    );
     const kept = await quarantine(m, collection, refused);
     const rejections = new Map(refused.map((r, k) => [r.index, kept[k]!]));
     return outcomes.flatMap((o, i): SyncDocument[] => {
@@ -171,7 +194,11 @@ const pullQuery = z.strictObject({
 const streamQuery = z.strictObject({ ticket: z.string().min(1).max(100).optional() });
 const streamTicketResponse = z.strictObject({ ticket: z.string().describe('`sst_…`: open the stream with `?ticket=` once'), expiresAt: z.string() });
 /** A replicated document: the core shape plus `updatedAt`, `syncSeq`, `_deleted` (and `rejection` when quarantined). */
-const replicatedDocument = z.record(z.string(), z.unknown()).describe('Core shape (order, journal transaction, catalog item, tax rate, customer — or a merged customer\'s alias `{ id, mergedInto }`) + updatedAt, syncSeq, _deleted');
+const replicatedDocument = z
+  .record(z.string(), z.unknown())
+  .describe(
+    "Core shape (order, journal transaction, catalog item, tax rate, customer — or a merged customer's alias `{ id, mergedInto }`) + updatedAt, syncSeq, _deleted",
+  );
 const pullResponse = z.strictObject({ documents: z.array(replicatedDocument), checkpoint: z.strictObject({ seq: z.int() }).nullable() });
 const syncErrors = { 404: 'Unknown collection (`unknown_collection`)', 426: 'Register schema too old (`register_too_old`)' };
 
@@ -189,155 +216,175 @@ function collectionOf(params: unknown): Collection {
  */
 export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void {
   registerRegisterReceiptRoutes(app, ctx);
-  app.get('/api/sync/:collection/pull', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Pull replicated documents after a checkpoint',
-        description: 'The merchant\'s documents with `syncSeq > seq`, in sequence order; fewer than `limit` means caught up.',
-        tags: ['sync'],
-        access: 'register',
-        params: collectionParams,
-        query: pullQuery,
-        response: pullResponse,
-        errors: syncErrors,
-      } satisfies RouteDoc,
+  app.get(
+    '/api/sync/:collection/pull',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Pull replicated documents after a checkpoint',
+          description: "The merchant's documents with `syncSeq > seq`, in sequence order; fewer than `limit` means caught up.",
+          tags: ['sync'],
+          access: 'register',
+          params: collectionParams,
+          query: pullQuery,
+          response: pullResponse,
+          errors: syncErrors,
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request) => {
-    const collection = collectionOf(request.params);
-    const q = parseOrThrow(pullQuery, request.query, '(query)');
-    return pull(ctx.db, principalOf(request).merchantId, collection, q.seq ?? null, q.limit);
-  });
-
-  app.post('/api/sync/:collection/push', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Push register-authored documents',
-        description:
-          'One transaction, idempotent by content. Answers the conflicts: master states of documents that differ, and ' +
-          'refused documents (kept in quarantine) marked with `rejection`. `orders` only: the server derives each ' +
-          "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). `shifts`, `cash-movements`, " +
-          '`shift-closeouts` (core/shifts.ts): a paid in/out posts to the drawer, a closeout its over/short; a closed business day takes no more. ' +
-          '`customers` (core `registerCustomerSchema`): a customer created at the register; one whose phone or e-mail another customer has is merged into it ' +
-          '(answered as its alias `{ id, mergedInto }`; the orders naming it are re-pointed). ' +
-          'Pushes are idempotent by document id and content, so no Idempotency-Key is needed. A register credential pushes ' +
-          'only its own register\'s documents (403 `other_register`).',
-        tags: ['sync'],
-        access: 'register',
-        params: collectionParams,
-        body: pushBodySchema,
-        response: z.array(replicatedDocument),
-        idempotent: false,
-        errors: { ...syncErrors, 403: 'A register pushing another register\'s document (`other_register`)', 405: 'Pull-only collection (`read_only_collection`)' },
-      } satisfies RouteDoc,
+    async (request) => {
+      const collection = collectionOf(request.params);
+      const q = parseOrThrow(pullQuery, request.query, '(query)');
+      return pull(ctx.db, principalOf(request).merchantId, collection, q.seq ?? null, q.limit);
     },
-  }, async (request, reply) => {
-    const collection = collectionOf(request.params);
-    if (!PUSHABLE.includes(collection)) {
-      reply.header('Allow', 'GET');
-      throw new ProblemError(405, 'read_only_collection', `${collection} is server-authoritative: pull only (edit it through the API).`);
-    }
-    const rows = parseOrThrow(pushBodySchema, request.body);
-    const principal = principalOf(request);
-    if (principal.kind === 'register') await assertOwnDocuments(ctx, rows, principal);
-    return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as PushableCollection, rows);
-  });
+  );
 
-  app.post('/api/sync/stream-tickets', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Get a single-use ticket for a replication stream',
-        description: `EventSource cannot send an Authorization header: open \`/api/sync/{collection}/stream?ticket=\` with this ticket within ${STREAM_TICKET_TTL_MS / 1000} seconds. It opens one stream, once.`,
-        tags: ['sync'],
-        access: 'register',
-        body: z.strictObject({}),
-        response: streamTicketResponse,
-        status: 201,
-        idempotent: false,
-      } satisfies RouteDoc,
+  app.post(
+    '/api/sync/:collection/push',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Push register-authored documents',
+          description:
+            'One transaction, idempotent by content. Answers the conflicts: master states of documents that differ, and ' +
+            'refused documents (kept in quarantine) marked with `rejection`. `orders` only: the server derives each ' +
+            "sale's journal transaction (`journal-transactions` is pull-only, like the catalog). `shifts`, `cash-movements`, " +
+            '`shift-closeouts` (core/shifts.ts): a paid in/out posts to the drawer, a closeout its over/short; a closed business day takes no more. ' +
+            '`customers` (core `registerCustomerSchema`): a customer created at the register; one whose phone or e-mail another customer has is merged into it ' +
+            '(answered as its alias `{ id, mergedInto }`; the orders naming it are re-pointed). ' +
+            'Pushes are idempotent by document id and content, so no Idempotency-Key is needed. A register credential pushes ' +
+            "only its own register's documents (403 `other_register`).",
+          tags: ['sync'],
+          access: 'register',
+          params: collectionParams,
+          body: pushBodySchema,
+          response: z.array(replicatedDocument),
+          idempotent: false,
+          errors: {
+            ...syncErrors,
+            403: "A register pushing another register's document (`other_register`)",
+            405: 'Pull-only collection (`read_only_collection`)',
+          },
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request, reply) => {
-    parseOrThrow(z.strictObject({}), request.body === undefined ? {} : request.body);
-    reply.code(201);
-    return issueStreamTicket(ctx.db, principalOf(request), ctx.clock());
-  });
-
-  app.get('/api/sync/:collection/stream', {
-    config: {
-      openapi: {
-        summary: 'Stream replicated documents (server-sent events)',
-        description:
-          'text/event-stream: `data: "RESYNC"` on connect, then `data: { documents, checkpoint }` after each committed write. ' +
-          'EventSource cannot send headers, so the caller authenticates with a single-use `?ticket=` from `POST /api/sync/stream-tickets` ' +
-          '(no token ever travels in the URL).',
-        tags: ['sync'],
-        access: 'register',
-        params: collectionParams,
-        query: streamQuery,
-        produces: ['text/event-stream'],
-        errors: syncErrors,
-      } satisfies RouteDoc,
-    },
-  }, async (request, reply) => {
-    const collection = collectionOf(request.params);
-    const { ticket } = parseOrThrow(streamQuery, request.query, '(query)');
-    const principal = await principalOfTicket(ticket);
-    authorize(principal, 'register');
-    const merchantId = principal.merchantId;
-    let lastSeq = await maxSeq(ctx.db, merchantId, collection);
-
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.write(`retry: 3000\ndata: "RESYNC"\n\n`);
-
-    let isClosed = false;
-    let chain: Promise<void> = Promise.resolve();
-    const drain = async () => {
-      while (!isClosed) {
-        const batch = await pull(ctx.db, merchantId, collection, lastSeq, 500);
-        if (batch.documents.length === 0) return;
-        lastSeq = batch.checkpoint?.seq ?? lastSeq;
-        res.write(`data: ${JSON.stringify(batch)}\n\n`);
-        if (batch.documents.length < 500) return;
+    async (request, reply) => {
+      const collection = collectionOf(request.params);
+      if (!PUSHABLE.includes(collection)) {
+        reply.header('Allow', 'GET');
+        throw new ProblemError(405, 'read_only_collection', `${collection} is server-authoritative: pull only (edit it through the API).`);
       }
-    };
-    const unsubscribe = ctx.feed.subscribe(merchantId, collection, () => {
-      chain = chain.then(drain).catch((err: unknown) => {
-        request.log.warn({ err }, 'sync stream: pull failed; asking the client to resync');
-        if (!isClosed) res.write(`data: "RESYNC"\n\n`);
+      const rows = parseOrThrow(pushBodySchema, request.body);
+      const principal = principalOf(request);
+      if (principal.kind === 'register') await assertOwnDocuments(ctx, rows, principal);
+      return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as PushableCollection, rows);
+    },
+  );
+
+  app.post(
+    '/api/sync/stream-tickets',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Get a single-use ticket for a replication stream',
+          description: `EventSource cannot send an Authorization header: open \`/api/sync/{collection}/stream?ticket=\` with this ticket within ${STREAM_TICKET_TTL_MS / 1000} seconds. It opens one stream, once.`,
+          tags: ['sync'],
+          access: 'register',
+          body: z.strictObject({}),
+          response: streamTicketResponse,
+          status: 201,
+          idempotent: false,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request, reply) => {
+      parseOrThrow(z.strictObject({}), request.body === undefined ? {} : request.body);
+      reply.code(201);
+      return issueStreamTicket(ctx.db, principalOf(request), ctx.clock());
+    },
+  );
+
+  app.get(
+    '/api/sync/:collection/stream',
+    {
+      config: {
+        openapi: {
+          summary: 'Stream replicated documents (server-sent events)',
+          description:
+            'text/event-stream: `data: "RESYNC"` on connect, then `data: { documents, checkpoint }` after each committed write. ' +
+            'EventSource cannot send headers, so the caller authenticates with a single-use `?ticket=` from `POST /api/sync/stream-tickets` ' +
+            '(no token ever travels in the URL).',
+          tags: ['sync'],
+          access: 'register',
+          params: collectionParams,
+          query: streamQuery,
+          produces: ['text/event-stream'],
+          errors: syncErrors,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request, reply) => {
+      const collection = collectionOf(request.params);
+      const { ticket } = parseOrThrow(streamQuery, request.query, '(query)');
+      const principal = await principalOfTicket(ticket);
+      authorize(principal, 'register');
+      const merchantId = principal.merchantId;
+      let lastSeq = await maxSeq(ctx.db, merchantId, collection);
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
       });
-    });
-    const keepAlive = setInterval(() => {
-      if (isClosed) return;
-      res.write(`: keep-alive\n\n`);
-      // A register revoked while streaming: its stream ends at the next keep-alive (its next ticket is refused).
-      if (principal.kind === 'register') {
-        isRegisterLive(ctx.db, principal.registerId).then(
-          (live) => live || close(),
-          () => undefined,
-        );
-      }
-    }, ctx.config.streamKeepAliveMs);
-    const close = () => {
-      if (isClosed) return;
-      isClosed = true;
-      clearInterval(keepAlive);
-      unsubscribe();
-      openStreams.delete(close);
-      res.end();
-    };
-    openStreams.add(close);
-    request.raw.on('close', close);
-    res.on('close', close);
-  });
+      res.write(`retry: 3000\ndata: "RESYNC"\n\n`);
+
+      let isClosed = false;
+      let chain: Promise<void> = Promise.resolve();
+      const drain = async () => {
+        while (!isClosed) {
+          const batch = await pull(ctx.db, merchantId, collection, lastSeq, 500);
+          if (batch.documents.length === 0) return;
+          lastSeq = batch.checkpoint?.seq ?? lastSeq;
+          res.write(`data: ${JSON.stringify(batch)}\n\n`);
+          if (batch.documents.length < 500) return;
+        }
+      };
+      const unsubscribe = ctx.feed.subscribe(merchantId, collection, () => {
+        chain = chain.then(drain).catch((err: unknown) => {
+          request.log.warn({ err }, 'sync stream: pull failed; asking the client to resync');
+          if (!isClosed) res.write(`data: "RESYNC"\n\n`);
+        });
+      });
+      const keepAlive = setInterval(() => {
+        if (isClosed) return;
+        res.write(`: keep-alive\n\n`);
+        // A register revoked while streaming: its stream ends at the next keep-alive (its next ticket is refused).
+        if (principal.kind === 'register') {
+          isRegisterLive(ctx.db, principal.registerId).then(
+            (live) => live || close(),
+            () => undefined,
+          );
+        }
+      }, ctx.config.streamKeepAliveMs);
+      const close = () => {
+        if (isClosed) return;
+        isClosed = true;
+        clearInterval(keepAlive);
+        unsubscribe();
+        openStreams.delete(close);
+        res.end();
+      };
+      openStreams.add(close);
+      request.raw.on('close', close);
+      res.on('close', close);
+    },
+  );
 
   /** @throws ProblemError 401 when the ticket is missing, unknown, used or expired. */
   const principalOfTicket = async (ticket: string | undefined) => {
@@ -363,14 +410,28 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
  * refused (an unknown register id is left to the push, which quarantines it like any invalid document).
  * @throws ProblemError 403 `other_register` naming the first such document (`[i].newDocumentState.registerId`).
  */
-async function assertOwnDocuments(ctx: AppContext, rows: readonly { newDocumentState: unknown }[], principal: { merchantId: string; registerId: string }): Promise<void> {
-  const foreign = rows.map((row) => (row.newDocumentState as { registerId?: unknown } | null)?.registerId).map((id, index) => ({ id, index })).filter((d): d is { id: string; index: number } => typeof d.id === 'string' && d.id !== principal.registerId);
+async function assertOwnDocuments(
+  ctx: AppContext,
+  rows: readonly { newDocumentState: unknown }[],
+  principal: { merchantId: string; registerId: string },
+): Promise<void> {
+  const foreign = rows
+    .map((row) => (row.newDocumentState as { registerId?: unknown } | null)?.registerId)
+    .map((id, index) => ({ id, index }))
+    .filter((d): d is { id: string; index: number } => typeof d.id === 'string' && d.id !== principal.registerId);
   if (foreign.length === 0) return;
-  const known = new Set((await ctx.db.query<{ id: string }>('SELECT id FROM registers WHERE merchant_id = $1 AND id = ANY($2)', [principal.merchantId, [...new Set(foreign.map((d) => d.id))]])).rows.map((r) => r.id));
+  const known = new Set(
+    (
+      await ctx.db.query<{ id: string }>('SELECT id FROM registers WHERE merchant_id = $1 AND id = ANY($2)', [
+        principal.merchantId,
+        [...new Set(foreign.map((d) => d.id))],
+      ])
+    ).rows.map((r) => r.id),
+  );
   const first = foreign.find((d) => known.has(d.id));
   if (first) {
     throw new ProblemError(403, 'other_register', `Document ${first.index} belongs to another register: a register pushes its own sales only.`, [
-      { path: `[${first.index}].newDocumentState.registerId`, message: 'must be this register\'s id' },
+      { path: `[${first.index}].newDocumentState.registerId`, message: "must be this register's id" },
     ]);
   }
 }

@@ -14,7 +14,14 @@ import type { AppContext } from '../platform/context.ts';
 import { issueAppToken, revokeInstallationTokens, type Principal } from '../platform/auth/identity.ts';
 import { ProblemError, StateConflictError } from '../platform/http/problem.ts';
 import { installableApp } from '../modules/apps/index.ts';
-import { getInstallation, insertInstallation, issueConnectTicket, markUninstalled, type InstallBody, type Installation } from '../modules/app-installations/index.ts';
+import {
+  getInstallation,
+  insertInstallation,
+  issueConnectTicket,
+  markUninstalled,
+  type InstallBody,
+  type Installation,
+} from '../modules/app-installations/index.ts';
 import { deleteAppSubscriptions } from '../modules/webhooks/index.ts';
 import { appSubscriptionStatus, endAppSubscription, startAppSubscription, type AppBillingOptions } from '../modules/app-billing/index.ts';
 
@@ -39,15 +46,23 @@ export async function installApp(ctx: AppContext, principal: Principal, input: I
     if (!app) throw new ProblemError(404, 'not_found', `No listed app ${input.appId}.`);
     const outside = input.scopes.filter((s) => !app.approvedScopes.includes(s));
     if (outside.length > 0) {
-      throw new ProblemError(400, 'validation_error', `Invalid scopes: ${app.name} is approved for ${app.approvedScopes.join(', ')} only; not ${outside.join(', ')}.`, [
-        { path: 'scopes', message: `must be a subset of the app's approved scopes (${app.approvedScopes.join(', ')})` },
-      ]);
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Invalid scopes: ${app.name} is approved for ${app.approvedScopes.join(', ')} only; not ${outside.join(', ')}.`,
+        [{ path: 'scopes', message: `must be a subset of the app's approved scopes (${app.approvedScopes.join(', ')})` }],
+      );
     }
-    if (app.form === 'external' && !app.launchUrl) throw new ProblemError(409, 'launch_url_missing', `${app.name} has no launch URL to connect from; its developer must add one.`);
+    if (app.form === 'external' && !app.launchUrl)
+      throw new ProblemError(409, 'launch_url_missing', `${app.name} has no launch URL to connect from; its developer must add one.`);
     const installation = await insertInstallation(m, app, input.scopes);
     // A paid app starts its subscription with the first (prorated) charge; a declined charge is a 402 that rolls the
     // installation back with it (modules/app-billing).
-    await startAppSubscription(m.tx, { merchantId: m.merchantId, appId: app.id, installationId: installation.id, now: m.now, actor: m.actor }, billing.billing ? { billing: billing.billing } : {});
+    await startAppSubscription(
+      m.tx,
+      { merchantId: m.merchantId, appId: app.id, installationId: installation.id, now: m.now, actor: m.actor },
+      billing.billing ? { billing: billing.billing } : {},
+    );
     if (app.form !== 'external') return { installation };
     const ticket = await issueConnectTicket(m, installation.id);
     const url = new URL(app.launchUrl!);
@@ -78,15 +93,46 @@ export async function uninstallApp(ctx: AppContext, principal: Principal, id: st
  * scopes. Audited (`app.launched`).
  * @throws ProblemError 404; 409 `illegal_state_transition` when not installed; 409 `not_in_platform` for an external integration.
  */
-export async function launchApp(ctx: AppContext, principal: Principal, id: string): Promise<{ launchUrl: string; accessToken: string; expiresAt: string }> {
+export async function launchApp(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+): Promise<{ launchUrl: string; accessToken: string; expiresAt: string }> {
   return mutation(ctx, actorOf(principal), async (m) => {
     const installation = await getInstallation(m.tx, m.merchantId, id, true);
-    if (installation.status !== 'installed') throw new StateConflictError('app_installation', id, installation.status, `App installation ${id} is ${installation.status}: cannot launch it.`);
-    if ((await appSubscriptionStatus(m.tx, id)) === 'suspended') throw new ProblemError(409, 'app_suspended', `${installation.appName} is suspended: its subscription's charges were declined. Change the store's billing method to use it again.`);
-    if (installation.form !== 'in_platform' || !installation.launchUrl) throw new ProblemError(409, 'not_in_platform', `${installation.appName} is an external integration: it connects over OAuth 2.0 and is not launched inside the register.`);
+    if (installation.status !== 'installed')
+      throw new StateConflictError(
+        'app_installation',
+        id,
+        installation.status,
+        `App installation ${id} is ${installation.status}: cannot launch it.`,
+      );
+    if ((await appSubscriptionStatus(m.tx, id)) === 'suspended')
+      throw new ProblemError(
+        409,
+        'app_suspended',
+        `${installation.appName} is suspended: its subscription's charges were declined. Change the store's billing method to use it again.`,
+      );
+    if (installation.form !== 'in_platform' || !installation.launchUrl)
+      throw new ProblemError(
+        409,
+        'not_in_platform',
+        `${installation.appName} is an external integration: it connects over OAuth 2.0 and is not launched inside the register.`,
+      );
     const expiresAt = new Date(m.now.getTime() + LAUNCH_TOKEN_TTL_MS);
-    const issued = await issueAppToken(m.tx, { merchantId: m.merchantId, appName: installation.appName, scopes: installation.grantedScopes, installationId: id, expiresAt });
-    await m.audit({ action: 'app.launched', entityType: 'app_installation', entityId: id, data: { tokenId: issued.id, expiresAt: expiresAt.toISOString() } });
+    const issued = await issueAppToken(m.tx, {
+      merchantId: m.merchantId,
+      appName: installation.appName,
+      scopes: installation.grantedScopes,
+      installationId: id,
+      expiresAt,
+    });
+    await m.audit({
+      action: 'app.launched',
+      entityType: 'app_installation',
+      entityId: id,
+      data: { tokenId: issued.id, expiresAt: expiresAt.toISOString() },
+    });
     return { launchUrl: installation.launchUrl, accessToken: issued.token, expiresAt: expiresAt.toISOString() };
   });
 }

@@ -16,7 +16,25 @@ import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { refreshPlannerStatistics } from '../platform/db/statistics.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
-import { groupProducts, importCatalogRows, importProducts, newImportReport, prepareImport, readCatalogCsv, cancelImportJob as requestCancel, createImportJob, endImportJob, getImportJob, importJobStatus, recordImportChunk, type ImportContext, type ImportReport, type ImportStockCounts, type ProductRows, type ImportJob } from '../modules/catalog/index.ts';
+import {
+  groupProducts,
+  importCatalogRows,
+  importProducts,
+  newImportReport,
+  prepareImport,
+  readCatalogCsv,
+  cancelImportJob as requestCancel,
+  createImportJob,
+  endImportJob,
+  getImportJob,
+  importJobStatus,
+  recordImportChunk,
+  type ImportContext,
+  type ImportReport,
+  type ImportStockCounts,
+  type ProductRows,
+  type ImportJob,
+} from '../modules/catalog/index.ts';
 import { ensureDefaultLocation, recordStockMovements } from '../modules/inventory/index.ts';
 
 /** Thrown inside the mutation to roll a dry run back; carries the report. */
@@ -68,7 +86,13 @@ function countStockAt(m: Mutation, locationId: string): ImportStockCounts {
     if (counts.length === 0) return [];
     const result = await recordStockMovements(m, {
       locationId,
-      movements: counts.map((c) => ({ variationId: c.variationId, kind: 'count' as const, counted: c.counted, sourceId: source.sourceId, note: source.note })),
+      movements: counts.map((c) => ({
+        variationId: c.variationId,
+        kind: 'count' as const,
+        counted: c.counted,
+        sourceId: source.sourceId,
+        note: source.note,
+      })),
     });
     return result.recorded.map((r) => r.variationId);
   };
@@ -105,7 +129,12 @@ export function chunkProducts(products: readonly ProductRows[], rows = IMPORT_CH
  * @throws ProblemError 400 `invalid_csv` when the text is not a Shopify product CSV; 400 naming `taxRateId` when it is
  *   not a rate of the store (both before any job exists).
  */
-export async function startImportJob(ctx: AppContext, principal: Principal, csv: string, options: { taxRateId?: string | undefined; chunkRows?: number } = {}): Promise<ImportJob> {
+export async function startImportJob(
+  ctx: AppContext,
+  principal: Principal,
+  csv: string,
+  options: { taxRateId?: string | undefined; chunkRows?: number } = {},
+): Promise<ImportJob> {
   const { rows } = readCatalogCsv(csv);
   const actor = actorOf(principal);
   // The import's context (currency, default tax rate: a read of every live item's rates) is worked out once, here.

@@ -24,7 +24,9 @@ export async function requireCustomer(tx: Queryable, merchantId: string, custome
     await getCustomer(tx, merchantId, customerId);
   } catch (err) {
     if (err instanceof ProblemError && err.status === 404) {
-      throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${customerId} does not exist.`, [{ path: 'customerId', message: 'is not a customer of this store' }]);
+      throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${customerId} does not exist.`, [
+        { path: 'customerId', message: 'is not a customer of this store' },
+      ]);
     }
     throw err;
   }
@@ -43,6 +45,11 @@ export async function createOrder(ctx: AppContext, principal: Principal, input: 
     if (input.customerId) await requireCustomer(m.tx, merchant.id, input.customerId);
     const catalog = await loadCatalog(m.tx, merchant.id);
     const register = await ensureBackOfficeRegister(m); // API orders are numbered on the back-office register
-    return orders.createOrder(m, input, { currency: merchant.currency, catalog, register, ...(principal.kind === 'staff' ? { staffId: principal.staffId } : {}) });
+    return orders.createOrder(m, input, {
+      currency: merchant.currency,
+      catalog,
+      register,
+      ...(principal.kind === 'staff' ? { staffId: principal.staffId } : {}),
+    });
   });
 }

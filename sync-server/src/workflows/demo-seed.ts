@@ -9,7 +9,16 @@ import { openMutation } from '../kernel/mutation.ts';
 import { ensureChartOfAccounts } from '../kernel/ledger.ts';
 import { seedCatalog } from '../modules/catalog/index.ts';
 import { hasStockMovementsOf } from '../modules/inventory/index.ts';
-import { createDemoMerchant, DEMO_CATALOG_ITEMS, DEMO_TAX_RATES, ensureDemoAccess, findDemoMerchant, openingStockCounts, OPENING_STOCK_SOURCE, type DemoSeed } from '../modules/merchants/index.ts';
+import {
+  createDemoMerchant,
+  DEMO_CATALOG_ITEMS,
+  DEMO_TAX_RATES,
+  ensureDemoAccess,
+  findDemoMerchant,
+  openingStockCounts,
+  OPENING_STOCK_SOURCE,
+  type DemoSeed,
+} from '../modules/merchants/index.ts';
 import { ensureSampleList } from '../modules/sanctions/index.ts';
 import { ensureExampleApp } from '../modules/apps/index.ts';
 import { recordStockChange } from './stock-change.ts';
@@ -29,7 +38,8 @@ export async function seedDemoStore(db: Db, now: Date = new Date()): Promise<Dem
     const access = await ensureDemoAccess(m);
     await ensureSampleList(tx, merchant.id, m);
     await ensureExampleApp(tx, now);
-    if (created) await m.audit({ action: 'merchant.seeded', entityType: 'merchant', entityId: merchant.id, data: { name: merchant.name, demo: true } });
+    if (created)
+      await m.audit({ action: 'merchant.seeded', entityType: 'merchant', entityId: merchant.id, data: { name: merchant.name, demo: true } });
     return { merchantId: merchant.id, merchantName: merchant.name, currency: merchant.currency, ...access, created };
   });
 }

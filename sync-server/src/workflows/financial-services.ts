@@ -27,12 +27,46 @@ import { parseAamva } from '../../../core/aamva.ts';
 import { mutation, type Mutation, type MutationActor } from '../kernel/mutation.ts';
 import type { AppContext } from '../platform/context.ts';
 import { ProblemError } from '../platform/http/problem.ts';
-import { assertCustomerDailyLimit, finishHeldCheck, getCheckCashing, planCheckCashing, recordCheckCashing, CHECK_REFUSED_ACTION, type CheckCashCreate, type CheckCashing } from '../modules/check-cashing/index.ts';
-import { assertPayerDailyLimit, BILL_ID_REQUIRED_FROM_CENTS, billPaymentScreening, billPaymentsInFlight, finishHeldBillPayment, payerNameRef, planBillPayment, recordBillPayment, refreshBillPayment, validateBillAccount, type BillPayment, type BillPaymentCreate, type BillPartner } from '../modules/bill-payments/index.ts';
+import {
+  assertCustomerDailyLimit,
+  finishHeldCheck,
+  getCheckCashing,
+  planCheckCashing,
+  recordCheckCashing,
+  CHECK_REFUSED_ACTION,
+  type CheckCashCreate,
+  type CheckCashing,
+} from '../modules/check-cashing/index.ts';
+import {
+  assertPayerDailyLimit,
+  BILL_ID_REQUIRED_FROM_CENTS,
+  billPaymentScreening,
+  billPaymentsInFlight,
+  finishHeldBillPayment,
+  payerNameRef,
+  planBillPayment,
+  recordBillPayment,
+  refreshBillPayment,
+  validateBillAccount,
+  type BillPayment,
+  type BillPaymentCreate,
+  type BillPartner,
+} from '../modules/bill-payments/index.ts';
 import { getFinancialServiceSettings } from '../modules/financial-services/index.ts';
 import { verifyId, type VerifyIdResult } from '../modules/id-verification/index.ts';
 import { assertScreeningCleared, decideScreening, getScreening, screenParty, type ScreenPartyResult } from '../modules/sanctions/index.ts';
-import { assertSenderDailyLimit, finishHeldTransfer, planTransfer, recordTransfer, refreshTransfer, transferScreenings, transfersInFlight, type TransferPartner, type Transfer, type TransferCreate } from '../modules/transfers/index.ts';
+import {
+  assertSenderDailyLimit,
+  finishHeldTransfer,
+  planTransfer,
+  recordTransfer,
+  refreshTransfer,
+  transferScreenings,
+  transfersInFlight,
+  type TransferPartner,
+  type Transfer,
+  type TransferCreate,
+} from '../modules/transfers/index.ts';
 
 /** A workflow's answer: 201 done, or 202 held for a manager. */
 export interface ServiceResult<T> {
@@ -50,35 +84,62 @@ function holderName(v: VerifyIdResult): string {
 /** The SHA-256 of the document's jurisdiction and number (the per-customer limit's key; the number is never stored). */
 function documentRef(payload: string, v: VerifyIdResult): string {
   const number = parseAamva(payload).holder.documentNumber ?? v.holder.documentNumberMasked ?? '';
-  return createHash('sha256').update(`${v.holder.jurisdiction ?? ''}|${number}`).digest('hex');
+  return createHash('sha256')
+    .update(`${v.holder.jurisdiction ?? ''}|${number}`)
+    .digest('hex');
 }
 
 async function verifiedCustomer(m: Mutation, payload: string, service: string): Promise<Outcome<{ v: VerifyIdResult; name: string; ref: string }>> {
   const v = await verifyId(m.tx, m.merchantId, { payload, service }, m);
   if (!v.ok) {
-    return { ok: false, error: new ProblemError(422, 'id_not_accepted', `The ID cannot be accepted for this service: ${v.problems.join(', ')}.`, [{ path: 'idPayload', message: v.problems.join(', ') }]) };
+    return {
+      ok: false,
+      error: new ProblemError(422, 'id_not_accepted', `The ID cannot be accepted for this service: ${v.problems.join(', ')}.`, [
+        { path: 'idPayload', message: v.problems.join(', ') },
+      ]),
+    };
   }
   const name = holderName(v);
-  if (!name) return { ok: false, error: new ProblemError(422, 'id_not_accepted', 'The ID carries no name.', [{ path: 'idPayload', message: 'no name' }]) };
+  if (!name)
+    return { ok: false, error: new ProblemError(422, 'id_not_accepted', 'The ID carries no name.', [{ path: 'idPayload', message: 'no name' }]) };
   return { ok: true, value: { v, name, ref: documentRef(payload, v) } };
 }
 
 function blockedProblem(s: ScreenPartyResult, who: string): ProblemError {
-  return new ProblemError(422, 'screening_blocked', `The ${who} matches the sanctions list (${s.listVersion}, score ${s.score.toFixed(2)}): the transaction is refused. Screening ${s.screeningId}.`);
+  return new ProblemError(
+    422,
+    'screening_blocked',
+    `The ${who} matches the sanctions list (${s.listVersion}, score ${s.score.toFixed(2)}): the transaction is refused. Screening ${s.screeningId}.`,
+  );
 }
 
 /** Runs `fn` in a mutation; a refusal returned by it is audited there and committed, then thrown. Earlier throws are audited in a mutation of their own. */
-async function runService<T>(ctx: AppContext, who: MutationActor, refusedAction: string, entityType: string, data: Record<string, unknown>, fn: (m: Mutation) => Promise<Outcome<T>>): Promise<T> {
+async function runService<T>(
+  ctx: AppContext,
+  who: MutationActor,
+  refusedAction: string,
+  entityType: string,
+  data: Record<string, unknown>,
+  fn: (m: Mutation) => Promise<Outcome<T>>,
+): Promise<T> {
   let outcome: Outcome<T>;
   try {
     outcome = await mutation(ctx, who, async (m) => {
       const o = await fn(m);
-      if (!o.ok) await m.audit({ action: refusedAction, entityType, entityId: 'refused', data: { ...data, code: o.error.code, status: o.error.status, detail: o.error.message } });
+      if (!o.ok)
+        await m.audit({
+          action: refusedAction,
+          entityType,
+          entityId: 'refused',
+          data: { ...data, code: o.error.code, status: o.error.status, detail: o.error.message },
+        });
       return o;
     });
   } catch (e) {
     if (e instanceof ProblemError) {
-      await mutation(ctx, who, (m) => m.audit({ action: refusedAction, entityType, entityId: 'refused', data: { ...data, code: e.code, status: e.status, detail: e.message } })).catch(() => undefined);
+      await mutation(ctx, who, (m) =>
+        m.audit({ action: refusedAction, entityType, entityId: 'refused', data: { ...data, code: e.code, status: e.status, detail: e.message } }),
+      ).catch(() => undefined);
     }
     throw e;
   }
@@ -101,10 +162,20 @@ export async function cashCheck(ctx: AppContext, who: MutationActor, input: Chec
     const customer = await verifiedCustomer(m, input.idPayload, 'check_cashing');
     if (!customer.ok) return customer;
     const { v, name, ref } = customer.value;
-    await assertCustomerDailyLimit(m.tx, m.merchantId, { name, ref, idVerificationId: v.verificationId }, input.amountCents, m.now, settings.checkLimits);
+    await assertCustomerDailyLimit(
+      m.tx,
+      m.merchantId,
+      { name, ref, idVerificationId: v.verificationId },
+      input.amountCents,
+      m.now,
+      settings.checkLimits,
+    );
     const s = await screenParty(m.tx, m.merchantId, { name, role: 'check_casher' }, m);
     if (s.outcome === 'blocked') return { ok: false, error: blockedProblem(s, 'customer') };
-    return { ok: true, value: await recordCheckCashing(m, plan, { name, ref, idVerificationId: v.verificationId }, s.screeningId, s.outcome === 'potential_match') };
+    return {
+      ok: true,
+      value: await recordCheckCashing(m, plan, { name, ref, idVerificationId: v.verificationId }, s.screeningId, s.outcome === 'potential_match'),
+    };
   });
   return { status: record.status === 'held' ? 202 : 201, body: record };
 }
@@ -145,7 +216,12 @@ export async function refuseHeldCheck(ctx: AppContext, who: MutationActor, id: s
  * @throws ProblemError 403 `money_movement_disabled`; 422 limits / `corridor_unsupported` / `id_not_accepted` /
  *   `screening_blocked` / `partner_rejected`; 504 `partner_timeout`.
  */
-export async function sendTransfer(ctx: AppContext, who: MutationActor, input: TransferCreate, partner: TransferPartner): Promise<ServiceResult<Transfer>> {
+export async function sendTransfer(
+  ctx: AppContext,
+  who: MutationActor,
+  input: TransferCreate,
+  partner: TransferPartner,
+): Promise<ServiceResult<Transfer>> {
   const data = { amountCents: input.amountCents, country: input.country, receiverName: input.receiverName };
   const transfer = await runService(ctx, who, 'transfer.refused', 'money_transfer', data, async (m): Promise<Outcome<Transfer>> => {
     const { transferLimits } = await getFinancialServiceSettings(m.tx, m.merchantId);
@@ -159,7 +235,13 @@ export async function sendTransfer(ctx: AppContext, who: MutationActor, input: T
     if (s1.outcome === 'blocked') return { ok: false, error: blockedProblem(s1, 'sender') };
     if (s2.outcome === 'blocked') return { ok: false, error: blockedProblem(s2, 'receiver') };
     const held = s1.outcome === 'potential_match' || s2.outcome === 'potential_match';
-    const parties = { senderName: name, senderRef: ref, idVerificationId: v.verificationId, senderScreeningId: s1.screeningId, receiverScreeningId: s2.screeningId };
+    const parties = {
+      senderName: name,
+      senderRef: ref,
+      idVerificationId: v.verificationId,
+      senderScreeningId: s1.screeningId,
+      receiverScreeningId: s2.screeningId,
+    };
     return { ok: true, value: await recordTransfer(m, plan, parties, held, partner) };
   });
   return { status: transfer.status === 'held' ? 202 : 201, body: transfer };
@@ -169,7 +251,13 @@ export async function sendTransfer(ctx: AppContext, who: MutationActor, input: T
  * `POST /api/pos/transfers/{id}/complete`: sends a held transfer once a manager cleared every held screening.
  * @throws ProblemError 409 `screening_hold`; 409 `illegal_state_transition`; 403; partner problems.
  */
-export async function completeHeldTransfer(ctx: AppContext, who: MutationActor, id: string, partner: TransferPartner, shiftId?: string): Promise<Transfer> {
+export async function completeHeldTransfer(
+  ctx: AppContext,
+  who: MutationActor,
+  id: string,
+  partner: TransferPartner,
+  shiftId?: string,
+): Promise<Transfer> {
   return mutation(ctx, who, async (m) => {
     const { status, ids } = await transferScreenings(m.tx, m.merchantId, id);
     if (status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${status}, not held.`);
@@ -179,7 +267,13 @@ export async function completeHeldTransfer(ctx: AppContext, who: MutationActor, 
 }
 
 /** `POST /api/pos/transfers/{id}/refuse` (manager): the held transfer is refused, its held screenings too. */
-export async function refuseHeldTransfer(ctx: AppContext, who: MutationActor, id: string, reason: string, partner: TransferPartner): Promise<Transfer> {
+export async function refuseHeldTransfer(
+  ctx: AppContext,
+  who: MutationActor,
+  id: string,
+  reason: string,
+  partner: TransferPartner,
+): Promise<Transfer> {
   return mutation(ctx, who, async (m) => {
     const { status, ids } = await transferScreenings(m.tx, m.merchantId, id);
     if (status === 'held') await refuseScreenings(m, ids, reason);
@@ -197,7 +291,12 @@ export async function refuseHeldTransfer(ctx: AppContext, who: MutationActor, id
  *   `invalid_id_barcode`; 422 `limit_per_transaction` / `limit_per_customer_day` / `id_required` /
  *   `id_not_accepted` / `screening_blocked` / `partner_rejected`; 504 `partner_timeout`.
  */
-export async function payBill(ctx: AppContext, who: MutationActor, input: BillPaymentCreate, partner: BillPartner): Promise<ServiceResult<BillPayment>> {
+export async function payBill(
+  ctx: AppContext,
+  who: MutationActor,
+  input: BillPaymentCreate,
+  partner: BillPartner,
+): Promise<ServiceResult<BillPayment>> {
   const data = { billerId: input.billerId, amountCents: input.amountCents };
   const payment = await runService(ctx, who, 'bill_payment.refused', 'bill_payment', data, async (m): Promise<Outcome<BillPayment>> => {
     const settings = await getFinancialServiceSettings(m.tx, m.merchantId);
@@ -208,7 +307,12 @@ export async function payBill(ctx: AppContext, who: MutationActor, input: BillPa
       if (!customer.ok) return customer;
       payer = { name: customer.value.name, ref: customer.value.ref, idVerificationId: customer.value.v.verificationId };
     } else if (input.amountCents >= BILL_ID_REQUIRED_FROM_CENTS) {
-      throw new ProblemError(422, 'id_required', `A bill payment of ${(BILL_ID_REQUIRED_FROM_CENTS / 100).toFixed(2)} or more needs the payer's ID.`, [{ path: 'idPayload', message: `required from ${BILL_ID_REQUIRED_FROM_CENTS}` }]);
+      throw new ProblemError(
+        422,
+        'id_required',
+        `A bill payment of ${(BILL_ID_REQUIRED_FROM_CENTS / 100).toFixed(2)} or more needs the payer's ID.`,
+        [{ path: 'idPayload', message: `required from ${BILL_ID_REQUIRED_FROM_CENTS}` }],
+      );
     }
     await assertPayerDailyLimit(m.tx, m.merchantId, payer.ref, input.amountCents, m.now, settings.billPaymentLimits);
     const s = await screenParty(m.tx, m.merchantId, { name: payer.name, role: 'bill_payer' }, m);
@@ -224,7 +328,13 @@ export async function payBill(ctx: AppContext, who: MutationActor, input: BillPa
  * @throws ProblemError 409 `screening_hold` while not cleared; 409 `illegal_state_transition` unless held; 409
  *   `account_mismatch`; 400 `invalid_account`; 403 `money_movement_disabled`; partner problems.
  */
-export async function completeHeldBillPayment(ctx: AppContext, who: MutationActor, id: string, body: { accountNumber: string; shiftId?: string | undefined }, partner: BillPartner): Promise<BillPayment> {
+export async function completeHeldBillPayment(
+  ctx: AppContext,
+  who: MutationActor,
+  id: string,
+  body: { accountNumber: string; shiftId?: string | undefined },
+  partner: BillPartner,
+): Promise<BillPayment> {
   return mutation(ctx, who, async (m) => {
     const held = await billPaymentScreening(m.tx, m.merchantId, id);
     if (held.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Bill payment ${id} is ${held.status}, not held.`);
@@ -235,7 +345,13 @@ export async function completeHeldBillPayment(ctx: AppContext, who: MutationActo
 }
 
 /** `POST /api/pos/bill-payments/{id}/refuse` (manager): the held bill payment is refused, its held screening too; nothing taken. */
-export async function refuseHeldBillPayment(ctx: AppContext, who: MutationActor, id: string, reason: string, partner: BillPartner): Promise<BillPayment> {
+export async function refuseHeldBillPayment(
+  ctx: AppContext,
+  who: MutationActor,
+  id: string,
+  reason: string,
+  partner: BillPartner,
+): Promise<BillPayment> {
   return mutation(ctx, who, async (m) => {
     const held = await billPaymentScreening(m.tx, m.merchantId, id);
     if (held.status === 'held' && held.screeningId) await refuseScreenings(m, [held.screeningId], reason);
@@ -253,12 +369,19 @@ export const financialServicesOverviewSchema = z.strictObject({
 });
 
 /** The overview of {@link financialServicesOverviewSchema} for the merchant. */
-export async function financialServicesOverview(db: Queryable, merchantId: string, corridors: Readonly<Record<string, { currency: string; rate: string }>>): Promise<z.infer<typeof financialServicesOverviewSchema>> {
+export async function financialServicesOverview(
+  db: Queryable,
+  merchantId: string,
+  corridors: Readonly<Record<string, { currency: string; rate: string }>>,
+): Promise<z.infer<typeof financialServicesOverviewSchema>> {
   const merchant = await getMerchant(db, merchantId);
   const movement = moneyMovementOf(merchant);
   return {
     moneyMovement: movement,
-    message: movement === 'disabled' ? `Money movement is disabled in the demo store "${merchant.name}": check cashing, money transfers and bill payments cannot run here.` : null,
+    message:
+      movement === 'disabled'
+        ? `Money movement is disabled in the demo store "${merchant.name}": check cashing, money transfers and bill payments cannot run here.`
+        : null,
     settings: await getFinancialServiceSettings(db, merchantId),
     corridors: Object.entries(corridors).map(([country, c]) => ({ country, ...c })),
     payoutMethods: [...PAYOUT_METHODS],
@@ -284,7 +407,10 @@ export const FINANCIAL_SERVICES_TICK_BATCH = 200;
  * `POST …/refresh` does — each in its own mutation by `system:financial-services`, audited like a refresh. An error of
  * one record (the partner down) is reported and does not stop the others.
  */
-export async function trackFinancialServices(ctx: AppContext, partners: { transfer: TransferPartner; bill: BillPartner }): Promise<FinancialServicesTickReport> {
+export async function trackFinancialServices(
+  ctx: AppContext,
+  partners: { transfer: TransferPartner; bill: BillPartner },
+): Promise<FinancialServicesTickReport> {
   const report: FinancialServicesTickReport = { transfers: { checked: 0, moved: 0 }, billPayments: { checked: 0, moved: 0 }, errors: [] };
   const who = (merchantId: string): MutationActor => ({ merchantId, actor: 'system:financial-services' });
   for (const t of await transfersInFlight(ctx.db, FINANCIAL_SERVICES_TICK_BATCH)) {

@@ -65,9 +65,25 @@ export interface HousekeepingReport extends RecurringInvoicesReport {
  * @param appBilling the app billing's adapters and the developer payouts' minimum (cents)
  * @throws what a job's own statements throw (the scheduler hands it to `onError`)
  */
-export async function runHousekeeping(ctx: AppContext, partners?: { transfer: TransferPartner; bill: BillPartner }, appBilling: AppBillingOptions = {}): Promise<HousekeepingReport> {
+export async function runHousekeeping(
+  ctx: AppContext,
+  partners?: { transfer: TransferPartner; bill: BillPartner },
+  appBilling: AppBillingOptions = {},
+): Promise<HousekeepingReport> {
   const now = ctx.clock();
-  const report: HousekeepingReport = { generated: [], sent: [], ended: [], expiredPayRequests: 0, overdueInvoices: 0, purgedIdempotencyKeys: 0, auditCheckpoints: 0, settlements: { settled: 0, returned: 0 }, offlineForwards: { forwarded: 0, expired: 0 }, financialServices: { transfersMoved: 0, billPaymentsMoved: 0 }, errors: [] };
+  const report: HousekeepingReport = {
+    generated: [],
+    sent: [],
+    ended: [],
+    expiredPayRequests: 0,
+    overdueInvoices: 0,
+    purgedIdempotencyKeys: 0,
+    auditCheckpoints: 0,
+    settlements: { settled: 0, returned: 0 },
+    offlineForwards: { forwarded: 0, expired: 0 },
+    financialServices: { transfersMoved: 0, billPaymentsMoved: 0 },
+    errors: [],
+  };
   await runRecurringInvoices(ctx, utcDate(now), report);
   report.expiredPayRequests = await expirePayRequests(ctx.db, now);
   report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
@@ -96,14 +112,25 @@ async function trackServices(ctx: AppContext, partners: { transfer: TransferPart
  * before the weekly payouts look at them), then the payouts. Counts go into `report`; the errors are returned (the
  * tick reports them after the planner statistics).
  */
-async function runAppBillingJobs(ctx: AppContext, now: Date, appBilling: AppBillingOptions, report: HousekeepingReport): Promise<HousekeepingReport['errors']> {
+async function runAppBillingJobs(
+  ctx: AppContext,
+  now: Date,
+  appBilling: AppBillingOptions,
+  report: HousekeepingReport,
+): Promise<HousekeepingReport['errors']> {
   const billed = await runAppBilling(ctx.db, now, { ...(appBilling.billing ? { billing: appBilling.billing } : {}), email: ctx.email });
   const releases = await runDeveloperEarningsReleases(ctx.db, now);
   const payouts = await runScheduledDeveloperPayouts(ctx.db, now, {
     ...(appBilling.paymentConnect ? { paymentConnect: appBilling.paymentConnect } : {}),
     ...(appBilling.payoutMinimumCents !== undefined ? { minimumCents: appBilling.payoutMinimumCents } : {}),
   });
-  report.appBilling = { charged: billed.charged, failed: billed.failed, suspended: billed.suspended, developerEarningsReleased: releases.released, developerPayouts: payouts.paid };
+  report.appBilling = {
+    charged: billed.charged,
+    failed: billed.failed,
+    suspended: billed.suspended,
+    developerEarningsReleased: releases.released,
+    developerPayouts: payouts.paid,
+  };
   return [
     ...billed.errors.map((e) => ({ message: `app subscription ${e.subscriptionId}: ${e.message}` })),
     ...releases.errors.map((e) => ({ message: `developer earnings release ${e.developerId}: ${e.message}` })),

@@ -25,16 +25,32 @@ export async function sendInvoice(ctx: AppContext, principal: Principal, id: str
 }
 
 /** {@link sendInvoice} for a given actor (`system` for the recurring scheduler). */
-export async function sendInvoiceAs(ctx: AppContext, who: { merchantId: string; actor: string }, id: string, input: { channels?: ('sms' | 'email')[] }): Promise<Invoice> {
+export async function sendInvoiceAs(
+  ctx: AppContext,
+  who: { merchantId: string; actor: string },
+  id: string,
+  input: { channels?: ('sms' | 'email')[] },
+): Promise<Invoice> {
   const merchant = await getMerchant(ctx.db, who.merchantId);
   await mutation(ctx, who, async (m) => {
     const sending = await invoices.markInvoiceSent(m, id, input);
     const view = sending.invoice;
     // Issued is sold (revenue recognised now): the catalog goods on it leave stock now too.
-    if (sending.isIssue && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: view.lines, actor: m.actor, now: m.now }))) m.changed('catalog-items');
+    if (
+      sending.isIssue &&
+      (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: view.lines, actor: m.actor, now: m.now }))
+    )
+      m.changed('catalog-items');
     const link =
       (await pendingInvoiceLink(m.tx, id, m.now)) ??
-      (await insertInvoicePayLink(m, ctx.config, { invoiceId: id, invoiceNumber: view.number, amountCents: view.balanceDueCents, currency: view.currency, phone: view.billTo.phone, dueDate: view.dueDate }));
+      (await insertInvoicePayLink(m, ctx.config, {
+        invoiceId: id,
+        invoiceNumber: view.number,
+        amountCents: view.balanceDueCents,
+        currency: view.currency,
+        phone: view.billTo.phone,
+        dueDate: view.dueDate,
+      }));
     await invoices.deliverInvoice(ctx, m, merchant, sending, link);
   });
   return invoices.getInvoice(ctx, merchant.id, id);

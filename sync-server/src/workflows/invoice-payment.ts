@@ -10,7 +10,14 @@ import type { ProblemError } from '../platform/http/problem.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
 import * as invoices from '../modules/invoices/index.ts';
 import { cancelPendingPayLinks, pendingInvoiceLinkIds, insertInvoicePayLink } from '../modules/pay-links/index.ts';
-import { defaultPaymentProcessor, processorFor, postProcessingFee, routeCharge, recordPendingSettlement, type PaymentProcessor } from '../modules/payments/index.ts';
+import {
+  defaultPaymentProcessor,
+  processorFor,
+  postProcessingFee,
+  routeCharge,
+  recordPendingSettlement,
+  type PaymentProcessor,
+} from '../modules/payments/index.ts';
 import { getMerchant } from '../kernel/merchant.ts';
 
 /**
@@ -19,13 +26,26 @@ import { getMerchant } from '../kernel/merchant.ts';
  * by one for the new balance (or just canceled when the invoice is paid).
  * @throws ProblemError as invoices' `applyInvoicePayment` (404, 409 `currentState`, 400 `overpayment`).
  */
-export async function applyInvoicePayment(ctx: Pick<AppContext, 'config'>, m: Mutation, p: invoices.InvoicePaymentInput): Promise<invoices.AppliedInvoicePayment> {
+export async function applyInvoicePayment(
+  ctx: Pick<AppContext, 'config'>,
+  m: Mutation,
+  p: invoices.InvoicePaymentInput,
+): Promise<invoices.AppliedInvoicePayment> {
   const applied = await invoices.applyInvoicePayment(m, p);
   const others = await pendingInvoiceLinkIds(m.tx, p.invoiceId, p.payRequestId ?? null);
   if (others.length > 0 || !applied.paidInFull) {
     const replacement = applied.paidInFull
       ? undefined
-      : (await insertInvoicePayLink(m, ctx.config, { invoiceId: p.invoiceId, invoiceNumber: applied.invoiceNumber, amountCents: applied.balanceDueCents, currency: applied.currency, phone: applied.phone, dueDate: applied.dueDate })).id;
+      : (
+          await insertInvoicePayLink(m, ctx.config, {
+            invoiceId: p.invoiceId,
+            invoiceNumber: applied.invoiceNumber,
+            amountCents: applied.balanceDueCents,
+            currency: applied.currency,
+            phone: applied.phone,
+            dueDate: applied.dueDate,
+          })
+        ).id;
     await cancelPendingPayLinks(m, {
       invoiceId: p.invoiceId,
       reason: applied.paidInFull ? 'invoice_paid' : 'balance_changed',
@@ -45,7 +65,13 @@ export async function applyInvoicePayment(ctx: Pick<AppContext, 'config'>, m: Mu
  * @throws ProblemError 404; 409 naming `currentState`, or `no_rail_available`; 400 `overpayment` naming `amountCents`;
  *   400 naming `registerId` for a register not of the store; 402.
  */
-export async function recordInvoicePayment(ctx: AppContext, principal: Principal, id: string, input: InvoicePaymentCreate, processor: PaymentProcessor = defaultPaymentProcessor): Promise<Invoice> {
+export async function recordInvoicePayment(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  input: InvoicePaymentCreate,
+  processor: PaymentProcessor = defaultPaymentProcessor,
+): Promise<Invoice> {
   const declined = await mutation(ctx, actorOf(principal), async (m): Promise<ProblemError | undefined> => {
     // State and amount first, so a card is never charged for an invoice that cannot take the payment.
     const { currency } = await invoices.checkInvoicePayable(m, id, input.amountCents);
@@ -53,9 +79,24 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
       // The cheapest available rail, as on the pay page; 409 before any processor is reached when none is.
       const routing = await routeCharge(m, 'card', input.amountCents);
       // The demo store never reaches a live processor, whatever is configured.
-      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: 'card', token: input.cardToken!, amountCents: input.amountCents, currency, reference: `${id}:${m.now.toISOString()}`, rail: routing.chosen });
+      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({
+        method: 'card',
+        token: input.cardToken!,
+        amountCents: input.amountCents,
+        currency,
+        reference: `${id}:${m.now.toISOString()}`,
+        rail: routing.chosen,
+      });
       if (result.outcome === 'declined') {
-        return invoices.recordDeclinedInvoicePayment(m, id, { amountCents: input.amountCents, cardToken: input.cardToken!, code: result.code, message: result.message, rail: routing.chosen, accountCode: `card_clearing:${routing.chosen}`, routing });
+        return invoices.recordDeclinedInvoicePayment(m, id, {
+          amountCents: input.amountCents,
+          cardToken: input.cardToken!,
+          code: result.code,
+          message: result.message,
+          rail: routing.chosen,
+          accountCode: `card_clearing:${routing.chosen}`,
+          routing,
+        });
       }
       // The fee the processor reported, else the merchant's fee schedule for the chosen rail (known at routing).
       const feeCents = result.feeCents ?? routing.feeCents;
@@ -73,10 +114,26 @@ export async function recordInvoicePayment(ctx: AppContext, principal: Principal
         routing,
         feeCents,
       });
-      await postProcessingFee(m, { feeCents, accountCode: result.accountCode, currency, sourceType: 'invoice', sourceId: id, memo: `Processing fee of ${applied.payment.id} on ${result.rail}` });
+      await postProcessingFee(m, {
+        feeCents,
+        accountCode: result.accountCode,
+        currency,
+        sourceType: 'invoice',
+        sourceId: id,
+        memo: `Processing fee of ${applied.payment.id} on ${result.rail}`,
+      });
       // Pending until the card rail settles on the adapter's schedule (cards: 2 days); the housekeeping tick settles it.
       const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)?.settlementHours ?? 0;
-      await recordPendingSettlement(m, { sourceType: 'invoice_payment', sourceId: applied.payment.id, rail: result.rail, accountCode: result.accountCode, amountCents: input.amountCents, last4: result.last4, journalTransactionId: applied.journalTransactionId, settlementHours });
+      await recordPendingSettlement(m, {
+        sourceType: 'invoice_payment',
+        sourceId: applied.payment.id,
+        rail: result.rail,
+        accountCode: result.accountCode,
+        amountCents: input.amountCents,
+        last4: result.last4,
+        journalTransactionId: applied.journalTransactionId,
+        settlementHours,
+      });
       return undefined;
     }
     const account = await invoices.offlinePaymentAccount(m, { ...input, method: input.method });

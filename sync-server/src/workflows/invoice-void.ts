@@ -20,7 +20,11 @@ export async function voidInvoice(ctx: AppContext, principal: Principal, id: str
   await mutation(ctx, actorOf(principal), async (m) => {
     const { issuedLines } = await invoices.voidInvoice(m, id, input);
     // The sale is undone: the goods it took off stock come back.
-    if (issuedLines && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: id, lines: issuedLines, actor: m.actor, now: m.now }))) m.changed('catalog-items');
+    if (
+      issuedLines &&
+      (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: id, lines: issuedLines, actor: m.actor, now: m.now }))
+    )
+      m.changed('catalog-items');
     await cancelPendingPayLinks(m, { invoiceId: id, reason: 'invoice_void' });
   });
   return invoices.getInvoice(ctx, principal.merchantId, id);

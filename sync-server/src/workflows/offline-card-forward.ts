@@ -12,7 +12,16 @@ import { FORWARD_WINDOW_EXPIRED, OFFLINE_CARD_RECEIVABLE, type Order } from '../
 import { flushJournalHashes } from '../kernel/audit.ts';
 import { openMutation, type Mutation } from '../kernel/mutation.ts';
 import type { Db } from '../platform/db/db.ts';
-import { claimForwards, dueForwardRetries, expireStaleForwards, merchantsWithExpiredForwards, recordForwardOutcome, recordOfflineCardPayments, releaseForward, type OfflineCardRecord } from '../modules/offline-cards/index.ts';
+import {
+  claimForwards,
+  dueForwardRetries,
+  expireStaleForwards,
+  merchantsWithExpiredForwards,
+  recordForwardOutcome,
+  recordOfflineCardPayments,
+  releaseForward,
+  type OfflineCardRecord,
+} from '../modules/offline-cards/index.ts';
 import { openBalanceDue } from '../modules/orders/index.ts';
 import { defaultPaymentProcessor, merchantRails, recordPendingSettlement, type PaymentProcessor } from '../modules/payments/index.ts';
 
@@ -25,9 +34,21 @@ async function railSettlementHours(m: Mutation, rail: string): Promise<number> {
  * A declined or expired forward leaves the ORDER with a balance due (orders module `openBalanceDue`): state
  * `balance_due`, the amount owed in `customer_receivables:offline_card_declined`, the tender kept as a declined payment.
  */
-async function openOrderBalances(m: Mutation, failed: readonly { record: OfflineCardRecord; journalTransactionId: string; code?: string }[], reason: 'offline_card_declined' | 'offline_card_expired'): Promise<void> {
+async function openOrderBalances(
+  m: Mutation,
+  failed: readonly { record: OfflineCardRecord; journalTransactionId: string; code?: string }[],
+  reason: 'offline_card_declined' | 'offline_card_expired',
+): Promise<void> {
   for (const { record, journalTransactionId, code } of failed) {
-    await openBalanceDue(m, { orderId: record.orderId, amountCents: record.amountCents, reason, receivableAccount: OFFLINE_CARD_RECEIVABLE, tenderId: record.id, code: code ?? FORWARD_WINDOW_EXPIRED, journalTransactionId });
+    await openBalanceDue(m, {
+      orderId: record.orderId,
+      amountCents: record.amountCents,
+      reason,
+      receivableAccount: OFFLINE_CARD_RECEIVABLE,
+      tenderId: record.id,
+      code: code ?? FORWARD_WINDOW_EXPIRED,
+      journalTransactionId,
+    });
   }
 }
 
@@ -49,21 +70,43 @@ export async function forwardOfflineCardPayments(
   const expiredNow = await expireStaleForwards(m, [...recorded, ...retryIds]);
   await openOrderBalances(m, expiredNow, 'offline_card_expired');
   const expired = new Set(expiredNow.map((e) => e.record.id));
-  const claimed = await claimForwards(m, [...recorded, ...retryIds].filter((id) => !expired.has(id)));
+  const claimed = await claimForwards(
+    m,
+    [...recorded, ...retryIds].filter((id) => !expired.has(id)),
+  );
   let forwarded = 0;
   for (const payment of claimed) {
     let result: Awaited<ReturnType<PaymentProcessor['charge']>>;
     try {
-      result = await processor.charge({ method: 'card', token: payment.token, amountCents: payment.amountCents, currency: payment.currency, reference: payment.id });
+      result = await processor.charge({
+        method: 'card',
+        token: payment.token,
+        amountCents: payment.amountCents,
+        currency: payment.currency,
+        reference: payment.id,
+      });
     } catch (err) {
       await releaseForward(m, payment.id, err instanceof Error ? err.message : 'processor unreachable');
       continue;
     }
     forwarded += 1;
     if (result.outcome === 'captured') {
-      const journalTransactionId = await recordForwardOutcome(m, payment, { outcome: 'captured', accountCode: result.accountCode, processorReference: result.processorReference });
+      const journalTransactionId = await recordForwardOutcome(m, payment, {
+        outcome: 'captured',
+        accountCode: result.accountCode,
+        processorReference: result.processorReference,
+      });
       // Captured on the card-present rail: pending until that rail settles (cards: 2 days), like any card payment.
-      await recordPendingSettlement(m, { sourceType: 'offline_card', sourceId: payment.id, rail: result.rail, accountCode: result.accountCode, amountCents: payment.amountCents, last4: payment.last4, journalTransactionId, settlementHours: await railSettlementHours(m, result.rail) });
+      await recordPendingSettlement(m, {
+        sourceType: 'offline_card',
+        sourceId: payment.id,
+        rail: result.rail,
+        accountCode: result.accountCode,
+        amountCents: payment.amountCents,
+        last4: payment.last4,
+        journalTransactionId,
+        settlementHours: await railSettlementHours(m, result.rail),
+      });
     } else {
       const journalTransactionId = await recordForwardOutcome(m, payment, { outcome: 'declined', code: result.code, message: result.message });
       await openOrderBalances(m, [{ record: payment, journalTransactionId, code: result.code }], 'offline_card_declined');
@@ -79,7 +122,11 @@ export async function forwardOfflineCardPayments(
  * is recorded exactly once (the claim), a processor still unreachable releases it again with a longer delay.
  * @returns how many were forwarded with an outcome, and how many expired
  */
-export async function runOfflineForwardRetries(db: Db, now: Date, processor: PaymentProcessor = defaultPaymentProcessor): Promise<{ forwarded: number; expired: number }> {
+export async function runOfflineForwardRetries(
+  db: Db,
+  now: Date,
+  processor: PaymentProcessor = defaultPaymentProcessor,
+): Promise<{ forwarded: number; expired: number }> {
   const due = await dueForwardRetries(db, now);
   for (const merchantId of await merchantsWithExpiredForwards(db, now)) if (!due.has(merchantId)) due.set(merchantId, []);
   const counts = { forwarded: 0, expired: 0 };

@@ -21,10 +21,15 @@ import { postProcessingFee, routeCharge, recordPendingSettlement, captureStaffTe
  * now-paid order's goods leave stock (`sale` movements keyed by the order id).
  */
 async function afterOrderPayment(m: Mutation, recorded: orders.RecordedPayments, payRequestId?: string): Promise<void> {
-  await cancelPendingPayLinks(m, { orderId: recorded.row.id, reason: recorded.isPaid ? 'order_paid' : 'balance_changed', except: payRequestId ? [payRequestId] : [] });
+  await cancelPendingPayLinks(m, {
+    orderId: recorded.row.id,
+    reason: recorded.isPaid ? 'order_paid' : 'balance_changed',
+    except: payRequestId ? [payRequestId] : [],
+  });
   if (!recorded.isPaid) return;
   const lines = recorded.row.data.lines.map((l) => ({ variationId: l.variationId, quantity: l.quantity }));
-  if (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: recorded.row.id, lines, actor: m.actor, now: m.now })) m.changed('catalog-items');
+  if (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: recorded.row.id, lines, actor: m.actor, now: m.now }))
+    m.changed('catalog-items');
 }
 
 /**
@@ -49,20 +54,39 @@ export async function payOrder(ctx: AppContext, principal: Principal, orderId: s
       const routing = t.method === 'card' ? await routeCharge(m, 'card', t.amountCents) : undefined;
       const result = captureStaffTender(t, i, row.data.registerNumber, ulid, routing?.chosen);
       // Nothing is written before every tender is captured: a declined attempt is all this mutation keeps.
-      if ('declined' in result) return { declined: await orders.recordDeclinedPayment(m, row, { ...result.declined, ...(routing ? { routing } : {}) }) };
+      if ('declined' in result)
+        return { declined: await orders.recordDeclinedPayment(m, row, { ...result.declined, ...(routing ? { routing } : {}) }) };
       tenders.push({ ulid, captured: routing ? { ...result.captured, routing, feeCents: routing.feeCents } : result.captured });
     }
     // A `balance_due` order (a payment failed after the sale) is collected: Cr its receivable, back to paid at zero.
     const collecting = row.state === 'balance_due';
-    const recorded = collecting ? await orders.recordBalanceCollection(m, row, tenders) : await orders.recordPayments(m, row, tenders, { amountPath: 'tenders' });
+    const recorded = collecting
+      ? await orders.recordBalanceCollection(m, row, tenders)
+      : await orders.recordPayments(m, row, tenders, { amountPath: 'tenders' });
     for (const { ulid, captured } of tenders) {
       // The processing fee of each routed card, known from the merchant's fee schedule: Dr processing_fees, Cr clearing.
-      await postProcessingFee(m, { feeCents: captured.feeCents, accountCode: captured.accountCode, currency: row.data.currency, sourceType: 'order', sourceId: orderId, memo: `Processing fee of pmt_${ulid} on ${captured.rail}` });
+      await postProcessingFee(m, {
+        feeCents: captured.feeCents,
+        accountCode: captured.accountCode,
+        currency: row.data.currency,
+        sourceType: 'order',
+        sourceId: orderId,
+        memo: `Processing fee of pmt_${ulid} on ${captured.rail}`,
+      });
       // A card is pending until its rail settles on the adapter's schedule (cards: 2 days); the housekeeping tick settles it.
       const settlementHours = captured.routing?.candidates.find((c) => c.rail === captured.rail)?.settlementHours ?? 0;
       if (captured.method === 'card') {
         const payment = await orders.paymentJournal(m.tx, `pmt_${ulid}`);
-        await recordPendingSettlement(m, { sourceType: 'order_payment', sourceId: `pmt_${ulid}`, rail: captured.rail, accountCode: captured.accountCode, amountCents: captured.amountCents, last4: captured.lastFour ?? null, journalTransactionId: payment, settlementHours });
+        await recordPendingSettlement(m, {
+          sourceType: 'order_payment',
+          sourceId: `pmt_${ulid}`,
+          rail: captured.rail,
+          accountCode: captured.accountCode,
+          amountCents: captured.amountCents,
+          last4: captured.lastFour ?? null,
+          journalTransactionId: payment,
+          settlementHours,
+        });
       }
     }
     if (!collecting) await afterOrderPayment(m, recorded);

@@ -16,7 +16,14 @@ import { recordSaleStock } from '../modules/inventory/index.ts';
 import { payLinkBalance } from '../modules/orders/index.ts';
 import { cancelPendingPayLinks } from '../modules/pay-links/index.ts';
 import * as payLinks from '../modules/pay-links/index.ts';
-import { defaultPaymentProcessor, processorFor, postProcessingFee, routeCharge, recordPendingSettlement, type PaymentProcessor } from '../modules/payments/index.ts';
+import {
+  defaultPaymentProcessor,
+  processorFor,
+  postProcessingFee,
+  routeCharge,
+  recordPendingSettlement,
+  type PaymentProcessor,
+} from '../modules/payments/index.ts';
 import { applyInvoicePayment } from './invoice-payment.ts';
 import { recordExternalOrderPayment } from './order-payment.ts';
 
@@ -52,63 +59,115 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
  * @throws ProblemError 404; 409 naming `currentState` when not pending; 402 `card_declined` / `insufficient_funds` /
  *   `expired_card` / `account_closed` / `invalid_token` naming `token`.
  */
-export async function payPayRequest(ctx: AppContext, id: string, charge: PayPageCharge, processor: PaymentProcessor = defaultPaymentProcessor): Promise<PayRequestRecord> {
+export async function payPayRequest(
+  ctx: AppContext,
+  id: string,
+  charge: PayPageCharge,
+  processor: PaymentProcessor = defaultPaymentProcessor,
+): Promise<PayRequestRecord> {
   const found = await payLinks.getPayRequest(ctx.db, id, undefined, ctx.clock());
   if (!found) throw new ProblemError(404, 'not_found', `Pay request ${id} does not exist.`);
-  const outcome = await mutation(ctx, { merchantId: found.merchantId, actor: `pay_page:${id}` }, async (m): Promise<PayRequestRecord | ProblemError> => {
-    const request = await payLinks.lockPayableRequest(m, id);
-    // The cheapest available rail; 409 before any processor is reached when none is.
-    const routing = await routeCharge(m, charge.method, request.amountCents);
-    // The demo store never reaches a live processor, whatever is configured.
-    const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({ method: charge.method, token: charge.token, amountCents: request.amountCents, currency: request.currency, reference: id, rail: routing.chosen });
-    if (result.outcome === 'declined') return payLinks.recordDeclinedPayPageAttempt(m, request, { method: charge.method, code: result.code, message: result.message });
-    let journalTransactionId: string;
-    if (request.orderId) {
-      const order = await recordExternalOrderPayment(m, {
-        orderId: request.orderId,
-        amountCents: request.amountCents,
-        rail: result.rail,
-        reference: id,
-        payRequestId: id,
-        method: charge.method === 'bank_transfer' ? 'other' : charge.method,
-        ...(result.brand ? { cardBrand: result.brand } : {}),
-        ...(result.last4 ? { last4: result.last4 } : {}),
-      });
-      const recorded = order.payments?.find((p) => p.reference === id);
-      if (!recorded?.journalTransactionId) throw new Error(`payment of ${id} on order ${request.orderId} has no journal transaction`);
-      journalTransactionId = recorded.journalTransactionId;
-      // An order paid through its link changed state and may have moved stock; registers pull both.
-      m.changed('orders', 'catalog-items');
-    } else if (request.invoiceId) {
-      const applied = await applyInvoicePayment(ctx, m, {
-        invoiceId: request.invoiceId,
-        amountCents: request.amountCents,
+  const outcome = await mutation(
+    ctx,
+    { merchantId: found.merchantId, actor: `pay_page:${id}` },
+    async (m): Promise<PayRequestRecord | ProblemError> => {
+      const request = await payLinks.lockPayableRequest(m, id);
+      // The cheapest available rail; 409 before any processor is reached when none is.
+      const routing = await routeCharge(m, charge.method, request.amountCents);
+      // The demo store never reaches a live processor, whatever is configured.
+      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({
         method: charge.method,
+        token: charge.token,
+        amountCents: request.amountCents,
+        currency: request.currency,
+        reference: id,
+        rail: routing.chosen,
+      });
+      if (result.outcome === 'declined')
+        return payLinks.recordDeclinedPayPageAttempt(m, request, { method: charge.method, code: result.code, message: result.message });
+      let journalTransactionId: string;
+      if (request.orderId) {
+        const order = await recordExternalOrderPayment(m, {
+          orderId: request.orderId,
+          amountCents: request.amountCents,
+          rail: result.rail,
+          reference: id,
+          payRequestId: id,
+          method: charge.method === 'bank_transfer' ? 'other' : charge.method,
+          ...(result.brand ? { cardBrand: result.brand } : {}),
+          ...(result.last4 ? { last4: result.last4 } : {}),
+        });
+        const recorded = order.payments?.find((p) => p.reference === id);
+        if (!recorded?.journalTransactionId) throw new Error(`payment of ${id} on order ${request.orderId} has no journal transaction`);
+        journalTransactionId = recorded.journalTransactionId;
+        // An order paid through its link changed state and may have moved stock; registers pull both.
+        m.changed('orders', 'catalog-items');
+      } else if (request.invoiceId) {
+        const applied = await applyInvoicePayment(ctx, m, {
+          invoiceId: request.invoiceId,
+          amountCents: request.amountCents,
+          method: charge.method,
+          rail: result.rail,
+          accountCode: result.accountCode,
+          channel: 'pay_page',
+          cardBrand: result.brand,
+          last4: result.last4,
+          reference: result.processorReference,
+          payRequestId: id,
+          registerId: null,
+        });
+        journalTransactionId = applied.journalTransactionId;
+      } else {
+        journalTransactionId = await payLinks.postPayRequestSale(m, request, result.accountCode);
+        // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
+        if (
+          request.lineItems &&
+          (await recordSaleStock(m.tx, {
+            merchantId: m.merchantId,
+            kind: 'sale',
+            sourceId: id,
+            lines: request.lineItems,
+            actor: m.actor,
+            now: m.now,
+          }))
+        )
+          m.changed('catalog-items');
+      }
+      // Every delayed rail is pending until it settles on the adapter's schedule (cards 2 days, ACH 3); the housekeeping
+      // tick settles it, or — a bank payment — the bank returns it.
+      const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)!.settlementHours;
+      await recordPendingSettlement(m, {
+        sourceType: 'pay_request',
+        sourceId: id,
         rail: result.rail,
         accountCode: result.accountCode,
-        channel: 'pay_page',
-        cardBrand: result.brand,
+        amountCents: request.amountCents,
         last4: result.last4,
-        reference: result.processorReference,
-        payRequestId: id,
-        registerId: null,
+        journalTransactionId,
+        settlementHours,
       });
-      journalTransactionId = applied.journalTransactionId;
-    } else {
-      journalTransactionId = await payLinks.postPayRequestSale(m, request, result.accountCode);
-      // A link carrying catalog lines is a sale of those goods: they leave stock when it is paid.
-      if (request.lineItems && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'sale', sourceId: id, lines: request.lineItems, actor: m.actor, now: m.now }))) m.changed('catalog-items');
-    }
-    // Every delayed rail is pending until it settles on the adapter's schedule (cards 2 days, ACH 3); the housekeeping
-    // tick settles it, or — a bank payment — the bank returns it.
-    const settlementHours = routing.candidates.find((c) => c.rail === routing.chosen)!.settlementHours;
-    await recordPendingSettlement(m, { sourceType: 'pay_request', sourceId: id, rail: result.rail, accountCode: result.accountCode, amountCents: request.amountCents, last4: result.last4, journalTransactionId, settlementHours });
-    // The fee the processor reported, else the merchant's fee schedule for the routed rail (known at routing).
-    const feeCents = result.feeCents ?? routing.feeCents;
-    await postProcessingFee(m, { feeCents, accountCode: result.accountCode, currency: request.currency, sourceType: 'pay_request', sourceId: id, memo: `Processing fee of ${id} on ${result.rail}` });
-    m.changed('journal-transactions');
-    return payLinks.markPayRequestPaid(m, request, { method: charge.method, rail: result.rail, brand: result.brand, last4: result.last4, processorReference: result.processorReference, journalTransactionId, routing });
-  });
+      // The fee the processor reported, else the merchant's fee schedule for the routed rail (known at routing).
+      const feeCents = result.feeCents ?? routing.feeCents;
+      await postProcessingFee(m, {
+        feeCents,
+        accountCode: result.accountCode,
+        currency: request.currency,
+        sourceType: 'pay_request',
+        sourceId: id,
+        memo: `Processing fee of ${id} on ${result.rail}`,
+      });
+      m.changed('journal-transactions');
+      return payLinks.markPayRequestPaid(m, request, {
+        method: charge.method,
+        rail: result.rail,
+        brand: result.brand,
+        last4: result.last4,
+        processorReference: result.processorReference,
+        journalTransactionId,
+        routing,
+      });
+    },
+  );
   if (outcome instanceof ProblemError) throw outcome;
   return outcome;
 }

@@ -20,14 +20,23 @@ import * as orders from '../modules/orders/index.ts';
  * @throws ProblemError 403 `approval_required` (no approval sent), 403 `approval_invalid` (unknown, used, expired or
  *   bound to something else).
  */
-async function approveRefund(m: Mutation, principal: Principal, orderId: string, amountCents: number, approval: string | undefined): Promise<string | null> {
+async function approveRefund(
+  m: Mutation,
+  principal: Principal,
+  orderId: string,
+  amountCents: number,
+  approval: string | undefined,
+): Promise<string | null> {
   if (approval !== undefined) return consumeApproval(m, approval, 'refund', orderId, amountCents);
   if (principal.kind !== 'staff' || principal.role !== 'cashier') return null;
   const { cashierRefundLimitCents } = await getSettings(m.tx, m.merchantId);
   if (amountCents <= cashierRefundLimitCents) return null;
-  throw new ProblemError(403, 'approval_required', `A cashier's refund above ${cashierRefundLimitCents} (minor units) needs a manager's approval (POST /api/register/approvals).`, [
-    { path: 'approval', message: `required for a refund of ${amountCents} above the store's cashierRefundLimitCents ${cashierRefundLimitCents}` },
-  ]);
+  throw new ProblemError(
+    403,
+    'approval_required',
+    `A cashier's refund above ${cashierRefundLimitCents} (minor units) needs a manager's approval (POST /api/register/approvals).`,
+    [{ path: 'approval', message: `required for a refund of ${amountCents} above the store's cashierRefundLimitCents ${cashierRefundLimitCents}` }],
+  );
 }
 
 /**
@@ -36,10 +45,21 @@ async function approveRefund(m: Mutation, principal: Principal, orderId: string,
  * @throws ProblemError 404; 409 (`currentState`) when the order is not paid or partially refunded; 400 naming the field
  *   when a line is unknown or the refund exceeds what is left; 403 `approval_required` / `approval_invalid`.
  */
-export async function refundOrder(ctx: AppContext, principal: Principal, orderId: string, input: RefundCreate): Promise<{ refund: RefundRecord; order: OrderView }> {
+export async function refundOrder(
+  ctx: AppContext,
+  principal: Principal,
+  orderId: string,
+  input: RefundCreate,
+): Promise<{ refund: RefundRecord; order: OrderView }> {
   return mutation(ctx, actorOf(principal), async (m) => {
-    const { refund, order, restock } = await orders.refundOrder(m, orderId, input, (amountCents) => approveRefund(m, principal, orderId, amountCents, input.approval));
-    if (restock.length > 0 && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: refund.id, lines: restock, actor: m.actor, now: m.now }))) m.changed('catalog-items');
+    const { refund, order, restock } = await orders.refundOrder(m, orderId, input, (amountCents) =>
+      approveRefund(m, principal, orderId, amountCents, input.approval),
+    );
+    if (
+      restock.length > 0 &&
+      (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: refund.id, lines: restock, actor: m.actor, now: m.now }))
+    )
+      m.changed('catalog-items');
     return { refund, order };
   });
 }

@@ -21,7 +21,12 @@ export async function storeCustomerPush(m: Mutation, documents: readonly Record<
     if (o.kind !== 'merged' || !o.isNew) continue;
     const orders = await reattachCustomerOrders(m, o.aliasId, o.customerId);
     if (orders.length > 0) {
-      await m.audit({ action: 'customer.orders_reattached', entityType: 'customer', entityId: o.customerId, data: { aliasId: o.aliasId, orderIds: orders } });
+      await m.audit({
+        action: 'customer.orders_reattached',
+        entityType: 'customer',
+        entityId: o.customerId,
+        data: { aliasId: o.aliasId, orderIds: orders },
+      });
     }
   }
   return outcomes;

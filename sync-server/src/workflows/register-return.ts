@@ -41,7 +41,11 @@ async function roleOf(m: Mutation, staffId: string | undefined): Promise<string 
 export async function storeRegisterReturns(m: Mutation, documents: readonly Record<string, unknown>[]): Promise<ReturnOutcome[]> {
   const ids = documents.map((d) => d.id).filter((v): v is string => typeof v === 'string' && v.length <= 64 && findUnstorable(v) === undefined);
   const stored = await findReturns(m.tx, m.merchantId, ids);
-  const registers = new Map((await m.tx.query<{ id: string; number: number | string }>('SELECT id, number FROM registers WHERE merchant_id = $1', [m.merchantId])).rows.map((r) => [r.id, Number(r.number)]));
+  const registers = new Map(
+    (await m.tx.query<{ id: string; number: number | string }>('SELECT id, number FROM registers WHERE merchant_id = $1', [m.merchantId])).rows.map(
+      (r) => [r.id, Number(r.number)],
+    ),
+  );
   const { cashierRefundLimitCents } = await getSettings(m.tx, m.merchantId);
   const outcomes: ReturnOutcome[] = [];
   const waiting: string[] = [];
@@ -66,7 +70,14 @@ export async function storeRegisterReturns(m: Mutation, documents: readonly Reco
     }
     const parsed = registerReturnSchema.safeParse(asPushed);
     if (!parsed.success) {
-      outcomes.push(reject(`invalid return: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ')}`));
+      outcomes.push(
+        reject(
+          `invalid return: ${parsed.error.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`)
+            .join('; ')}`,
+        ),
+      );
       continue;
     }
     const ret = parsed.data;
@@ -75,7 +86,8 @@ export async function storeRegisterReturns(m: Mutation, documents: readonly Reco
       continue;
     }
     if (!(await orders.orderExists(m.tx, m.merchantId, ret.orderId))) {
-      if (await isOrderQuarantined(m.tx, m.merchantId, ret.orderId)) outcomes.push(reject(`sale ${ret.receiptNumber} was refused by the server: it cannot be returned`));
+      if (await isOrderQuarantined(m.tx, m.merchantId, ret.orderId))
+        outcomes.push(reject(`sale ${ret.receiptNumber} was refused by the server: it cannot be returned`));
       else {
         waiting.push(ret.receiptNumber);
         outcomes.push({ kind: 'unchanged' });
@@ -87,7 +99,11 @@ export async function storeRegisterReturns(m: Mutation, documents: readonly Reco
     if (last.kind === 'stored') stored.set(ret.id, last.stored);
   }
   if (waiting.length > 0) {
-    throw new ProblemError(409, 'order_not_synced', `The sale${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')} ${waiting.length > 1 ? 'are' : 'is'} not on the server yet: push the orders first, then the returns again.`);
+    throw new ProblemError(
+      409,
+      'order_not_synced',
+      `The sale${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')} ${waiting.length > 1 ? 'are' : 'is'} not on the server yet: push the orders first, then the returns again.`,
+    );
   }
   if (outcomes.some((o) => o.kind === 'stored')) {
     m.changed('returns');
@@ -97,20 +113,54 @@ export async function storeRegisterReturns(m: Mutation, documents: readonly Reco
 }
 
 /** Refunds and stores one return in its own savepoint: a refusal rolls back that return only. */
-async function refundReturn(m: Mutation, ret: RegisterReturn, limitCents: number, registerNumber: number, reject: (reason: string) => ReturnOutcome): Promise<ReturnOutcome> {
+async function refundReturn(
+  m: Mutation,
+  ret: RegisterReturn,
+  limitCents: number,
+  registerNumber: number,
+  reject: (reason: string) => ReturnOutcome,
+): Promise<ReturnOutcome> {
   await m.tx.query('SAVEPOINT register_return');
   try {
     const role = await roleOf(m, ret.staffId);
     const approve = async (amountCents: number): Promise<string | null> => {
       if (ret.approval) return consumeApproval(m, ret.approval, 'refund', ret.orderId, amountCents);
-      if ((role === 'manager' || role === 'owner') || amountCents <= limitCents) return null;
-      throw new ProblemError(403, 'approval_required', `a return of ${amountCents} above the store's cashierRefundLimitCents ${limitCents} needs a manager's approval`);
+      if (role === 'manager' || role === 'owner' || amountCents <= limitCents) return null;
+      throw new ProblemError(
+        403,
+        'approval_required',
+        `a return of ${amountCents} above the store's cashierRefundLimitCents ${limitCents} needs a manager's approval`,
+      );
     };
     // Cash goes back from the drawer of the register that took the return, whichever register made the sale.
-    const { refund, restock } = await orders.refundOrder(m, ret.orderId, { lines: ret.lines, restock: ret.restock, reason: ret.reason ?? `Return ${ret.id} at the register` }, approve, ret.tender.method === 'cash' ? { cashDrawerAccount: cashDrawerAccount(registerNumber) } : {});
-    if (restock.length > 0 && (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: refund.id, lines: restock, actor: m.actor, now: m.now }))) m.changed('catalog-items');
+    const { refund, restock } = await orders.refundOrder(
+      m,
+      ret.orderId,
+      { lines: ret.lines, restock: ret.restock, reason: ret.reason ?? `Return ${ret.id} at the register` },
+      approve,
+      ret.tender.method === 'cash' ? { cashDrawerAccount: cashDrawerAccount(registerNumber) } : {},
+    );
+    if (
+      restock.length > 0 &&
+      (await recordSaleStock(m.tx, { merchantId: m.merchantId, kind: 'return', sourceId: refund.id, lines: restock, actor: m.actor, now: m.now }))
+    )
+      m.changed('catalog-items');
     const stored = await insertReturn(m.tx, m.merchantId, ret, refund.id, refund.amountCents, m.now);
-    await m.audit({ action: 'return.stored', entityType: 'order', entityId: ret.orderId, registerId: ret.registerId, data: { returnId: ret.id, refundId: refund.id, amountCents: refund.amountCents, registerAmountCents: ret.amountCents, tender: ret.tender.method, restock: ret.restock, exchangeOrderId: ret.exchangeOrderId ?? null } });
+    await m.audit({
+      action: 'return.stored',
+      entityType: 'order',
+      entityId: ret.orderId,
+      registerId: ret.registerId,
+      data: {
+        returnId: ret.id,
+        refundId: refund.id,
+        amountCents: refund.amountCents,
+        registerAmountCents: ret.amountCents,
+        tender: ret.tender.method,
+        restock: ret.restock,
+        exchangeOrderId: ret.exchangeOrderId ?? null,
+      },
+    });
     await m.tx.query('RELEASE SAVEPOINT register_return');
     return { kind: 'stored', stored };
   } catch (err) {

@@ -26,7 +26,18 @@
  *
  *     storeRegisterSales(m, documents, mode) → SaleOutcome[]   (one per document, in order)
  */
-import { canonicalJson, checkRegisterSale, DEFAULT_TIP_LIMIT, orderSchema, priceOverrideProblem, tenderAccount, tipLimitProblem, type JournalTransaction, type Order, type RailConfig } from '../../../core/index.ts';
+import {
+  canonicalJson,
+  checkRegisterSale,
+  DEFAULT_TIP_LIMIT,
+  orderSchema,
+  priceOverrideProblem,
+  tenderAccount,
+  tipLimitProblem,
+  type JournalTransaction,
+  type Order,
+  type RailConfig,
+} from '../../../core/index.ts';
 import type { z } from 'zod';
 import { appendAuditBatch, auditReservationPart, type AuditReservation } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
@@ -34,7 +45,14 @@ import { emitEvents } from '../kernel/outbox.ts';
 import { ledgerReadPart, postJournalTransactions, type LedgerRead } from '../kernel/ledger.ts';
 import { restampStockOnHand } from '../modules/catalog/index.ts';
 import { recordSalesStock, salesStockReadPart, ensureDefaultLocation, type VariationsOnHand } from '../modules/inventory/index.ts';
-import { pushContextPart, receiptKey, registerOrderEvents, insertOrders, type PushContext, type StoredRegisterOrder } from '../modules/orders/index.ts';
+import {
+  pushContextPart,
+  receiptKey,
+  registerOrderEvents,
+  insertOrders,
+  type PushContext,
+  type StoredRegisterOrder,
+} from '../modules/orders/index.ts';
 import { findUnstorable, isStorableTimestamp } from '../platform/http/input-guard.ts';
 import { forwardOfflineCardPayments } from './offline-card-forward.ts';
 import { resolveCustomerAliases } from '../modules/customers/index.ts';
@@ -132,7 +150,11 @@ const messageOf = (err: unknown): string => (err instanceof Error ? `${err.name}
  * @throws {@link OptimisticWriteRefused} when an `optimistic` batch write is refused (roll back, push again
  *   `isolating`); a database error outside the batch write (a read, the restamp, the events) as it comes
  */
-export async function storeRegisterSales(m: Mutation, pushed: readonly Record<string, unknown>[], mode: WriteMode = 'isolating'): Promise<SaleOutcome[]> {
+export async function storeRegisterSales(
+  m: Mutation,
+  pushed: readonly Record<string, unknown>[],
+  mode: WriteMode = 'isolating',
+): Promise<SaleOutcome[]> {
   const documents = await withSurvivingCustomers(m, pushed);
   const push: PushTally = { outcomes: new Array<SaleOutcome>(documents.length), stockMoved: new Set<string>(), events: [] };
   for (const round of roundsOfDistinctIds(documents)) await storeRound(m, documents, round, push, mode);
@@ -151,7 +173,9 @@ async function withSurvivingCustomers(m: Mutation, documents: readonly Record<st
   if (named.length === 0) return documents;
   const survivors = await resolveCustomerAliases(m.tx, m.merchantId, named);
   if (survivors.size === 0) return documents;
-  return documents.map((d) => (typeof d.customerId === 'string' && survivors.has(d.customerId) ? { ...d, customerId: survivors.get(d.customerId)! } : d));
+  return documents.map((d) =>
+    typeof d.customerId === 'string' && survivors.has(d.customerId) ? { ...d, customerId: survivors.get(d.customerId)! } : d,
+  );
 }
 
 /**
@@ -199,9 +223,19 @@ async function announcePush(m: Mutation, push: PushTally): Promise<void> {
  * checks (they need nothing read), one read for the round (the context of the store's checks and, for the sales that
  * passed their own, what the writes read first), the store's checks in their order, then the write.
  */
-async function storeRound(m: Mutation, documents: readonly Record<string, unknown>[], indexes: readonly number[], push: PushTally, mode: WriteMode): Promise<void> {
+async function storeRound(
+  m: Mutation,
+  documents: readonly Record<string, unknown>[],
+  indexes: readonly number[],
+  push: PushTally,
+  mode: WriteMode,
+): Promise<void> {
   const alone = new Map(indexes.map((i) => [i, checkAlone(documents[i]!)]));
-  const { context, before } = await readRound(m, indexes.map((i) => documents[i]!), passedAlone(indexes, alone));
+  const { context, before } = await readRound(
+    m,
+    indexes.map((i) => documents[i]!),
+    passedAlone(indexes, alone),
+  );
   const judged = judgeSales(m, documents, indexes, alone, context, push);
   const admitted = admitSales(judged, context, push);
   if (admitted.length === 0) return;
@@ -250,7 +284,9 @@ function checkAlone(doc: Record<string, unknown>): AloneChecks {
 function passedAlone(indexes: readonly number[], alone: ReadonlyMap<number, AloneChecks>): CheckedSale[] {
   return indexes.flatMap((i): CheckedSale[] => {
     const a = alone.get(i)!;
-    return a.parsed?.success && a.checked && !a.checked.problems && !a.thrown ? [{ index: i, order: a.parsed.data, journalTransaction: a.checked.journalTransaction }] : [];
+    return a.parsed?.success && a.checked && !a.checked.problems && !a.thrown
+      ? [{ index: i, order: a.parsed.data, journalTransaction: a.checked.journalTransaction }]
+      : [];
   });
 }
 
@@ -266,13 +302,20 @@ interface BeforeWrite {
  * What a round reads, in one statement: the push's context ({@link contextAsk}) and, for the sales that passed their
  * own checks, what their writes read first (see {@link writeSales}; null when none did).
  */
-async function readRound(m: Mutation, named: readonly Record<string, unknown>[], candidates: readonly CheckedSale[]): Promise<{ context: PushContext; before: BeforeWrite | null }> {
+async function readRound(
+  m: Mutation,
+  named: readonly Record<string, unknown>[],
+  candidates: readonly CheckedSale[],
+): Promise<{ context: PushContext; before: BeforeWrite | null }> {
   const contextPart = pushContextPart(m.merchantId, contextAsk(named));
   if (candidates.length === 0) {
     const [context] = await readTogether(m.tx, 'register_sales_context', [contextPart]);
     return { context, before: null };
   }
-  const [context, ledger, stock, audit, rails] = await readTogether(m.tx, 'register_sales_context_before_write', [contextPart, ...beforeWriteParts(m, candidates)] as const);
+  const [context, ledger, stock, audit, rails] = await readTogether(m.tx, 'register_sales_context_before_write', [
+    contextPart,
+    ...beforeWriteParts(m, candidates),
+  ] as const);
   return { context, before: { ledger, stock, audit, rails } };
 }
 
@@ -284,12 +327,16 @@ async function readRound(m: Mutation, named: readonly Record<string, unknown>[],
  */
 function contextAsk(named: readonly Record<string, unknown>[]): Parameters<typeof pushContextPart>[1] {
   const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined;
-  const approvers = named.flatMap((d) => (Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : []));
+  const approvers = named.flatMap((d) =>
+    Array.isArray(d.lines) ? d.lines.map((l: unknown) => (l as { priceOverride?: { approvedBy?: unknown } } | null)?.priceOverride?.approvedBy) : [],
+  );
   return {
     ids: named.map((d) => d.id).filter(text),
     registerIds: named.map((d) => d.registerId).filter(text),
     staffIds: [...named.map((d) => d.staffId), ...approvers].filter(text),
-    receipts: named.flatMap((d) => (text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [])),
+    receipts: named.flatMap((d) =>
+      text(d.registerId) && text(d.receiptNumber) ? [{ registerId: d.registerId, receiptNumber: d.receiptNumber }] : [],
+    ),
   };
 }
 
@@ -301,7 +348,10 @@ function contextAsk(named: readonly Record<string, unknown>[]): Parameters<typeo
 function beforeWriteParts(m: Mutation, sales: readonly CheckedSale[]) {
   return [
     ledgerReadPart(m.merchantId, journalOf(sales)),
-    salesStockReadPart(m.merchantId, sales.map((s) => s.order)),
+    salesStockReadPart(
+      m.merchantId,
+      sales.map((s) => s.order),
+    ),
     auditReservationPart(m.merchantId, sales.length + 1),
     merchantRailsPart(m.merchantId),
   ] as const;
@@ -320,7 +370,14 @@ type Verdict = { outcome: SaleOutcome } | { sale: CheckedSale };
  * document's own and the context's); anything a check threw rejects that document alone, at the check that threw.
  * The documents answered are answered in `push`; the sales left are returned, in push order.
  */
-function judgeSales(m: Mutation, documents: readonly Record<string, unknown>[], indexes: readonly number[], alone: ReadonlyMap<number, AloneChecks>, context: PushContext, push: PushTally): CheckedSale[] {
+function judgeSales(
+  m: Mutation,
+  documents: readonly Record<string, unknown>[],
+  indexes: readonly number[],
+  alone: ReadonlyMap<number, AloneChecks>,
+  context: PushContext,
+  push: PushTally,
+): CheckedSale[] {
   const judged: CheckedSale[] = [];
   for (const i of indexes) {
     const doc = documents[i]!;
@@ -398,7 +455,8 @@ function storeProblem(order: Order, { registers, staff, usedReceipts, stored }: 
   if (number !== order.registerNumber) return `registerNumber ${order.registerNumber} does not match register ${order.registerId} (number ${number})`;
   if (order.staffId !== undefined && !staff.has(order.staffId)) return `staffId ${order.staffId} is not a staff member of this store`;
   if (overrideProblem !== undefined) return overrideProblem;
-  if (usedReceipts.has(receiptKey(order.registerId, order.receiptNumber))) return `receipt number ${order.receiptNumber} is already used by another order of this register`;
+  if (usedReceipts.has(receiptKey(order.registerId, order.receiptNumber)))
+    return `receipt number ${order.receiptNumber} is already used by another order of this register`;
   // Held by another store (this store's own are answered by judgeSale): the same answer as a taken journal transaction id.
   if (stored.has(order.id)) return idConflictReason(order);
   return undefined;
@@ -426,7 +484,8 @@ async function writeOptimistically(m: Mutation, sales: readonly CheckedSale[], b
 async function writeIsolating(m: Mutation, sales: readonly CheckedSale[], push: PushTally): Promise<void> {
   const attempt = await inSavepoint(m, 'register_sales', () => writeSales(m, sales, true));
   if (attempt.ok) settle(attempt.value, push);
-  else if (sales.length === 1) push.outcomes[sales[0]!.index] = rejected(`the order could not be stored: ${messageOf(attempt.error)}`, sales[0]!.order.registerId);
+  else if (sales.length === 1)
+    push.outcomes[sales[0]!.index] = rejected(`the order could not be stored: ${messageOf(attempt.error)}`, sales[0]!.order.registerId);
   else {
     const half = Math.ceil(sales.length / 2);
     await writeIsolating(m, sales.slice(0, half), push);
@@ -474,7 +533,10 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
   const { stored, refused, created } = await postSalesJournal(m, sales, before.ledger);
   if (stored.length === 0) return { stored, refused, changedItemIds: [], events: [] };
   const orders = stored.map((s) => s.order);
-  await insertOrders(m, orders.map((order) => ({ order, source: 'register' as const })));
+  await insertOrders(
+    m,
+    orders.map((order) => ({ order, source: 'register' as const })),
+  );
   // Stock of tracked variations goes down with the sale (an oversell is recorded, never refused).
   const stock = await recordSalesStock(m.tx, { merchantId: m.merchantId, actor: m.actor, occurredAt: m.now, orders, read: before.stock });
   await auditStoredOrders(m, orders, stock.audit, before.audit);
@@ -483,7 +545,12 @@ async function writeSales(m: Mutation, sales: readonly CheckedSale[], checkBalan
   await forwardOfflineCardPayments(m, orders);
   if (created) await checkLedgerBalance(m, checkBalanceNow);
   m.changed('orders');
-  return { stored, refused, changedItemIds: stock.changedItemIds, events: orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)) };
+  return {
+    stored,
+    refused,
+    changedItemIds: stock.changedItemIds,
+    events: orders.flatMap((order) => registerOrderEvents(m.merchantId, order, m.now)),
+  };
 }
 
 /** What {@link writeSales} reads first, in one statement (platform/db `readTogether`, each part its owner's SQL). */
@@ -497,7 +564,11 @@ async function readBeforeWrite(m: Mutation, sales: readonly CheckedSale[]): Prom
  * `stored` (posted now, or already posted with this content), `refused` (the transaction id taken by other content,
  * or a transaction the ledger cannot post); `created` tells whether any transaction was posted now.
  */
-async function postSalesJournal(m: Mutation, sales: readonly CheckedSale[], read: LedgerRead): Promise<{ stored: CheckedSale[]; refused: Written['refused']; created: boolean }> {
+async function postSalesJournal(
+  m: Mutation,
+  sales: readonly CheckedSale[],
+  read: LedgerRead,
+): Promise<{ stored: CheckedSale[]; refused: Written['refused']; created: boolean }> {
   const toPost = journalOf(sales);
   const posted = await postJournalTransactions(m.tx, m.merchantId, toPost, { read });
   const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
@@ -513,20 +584,35 @@ async function postSalesJournal(m: Mutation, sales: readonly CheckedSale[], read
 }
 
 /** The audit rows of the stored orders, in one statement on the numbers read first: the stock's rows, then `order.stored` per order. */
-async function auditStoredOrders(m: Mutation, orders: readonly Order[], stockAudit: Parameters<typeof appendAuditBatch>[1], reservation: AuditReservation): Promise<void> {
-  await appendAuditBatch(m.tx, [
-    ...stockAudit,
-    ...orders.map((order) => ({
-      merchantId: m.merchantId,
-      actor: m.actor,
-      registerId: order.registerId,
-      action: 'order.stored',
-      entityType: 'order',
-      entityId: order.id,
-      occurredAt: m.now,
-      data: { receiptNumber: order.receiptNumber, totalCents: order.totalCents, tipCents: order.tipCents, state: order.state, journalTransactionId: order.journalTransactionId },
-    })),
-  ], { reserved: reservation });
+async function auditStoredOrders(
+  m: Mutation,
+  orders: readonly Order[],
+  stockAudit: Parameters<typeof appendAuditBatch>[1],
+  reservation: AuditReservation,
+): Promise<void> {
+  await appendAuditBatch(
+    m.tx,
+    [
+      ...stockAudit,
+      ...orders.map((order) => ({
+        merchantId: m.merchantId,
+        actor: m.actor,
+        registerId: order.registerId,
+        action: 'order.stored',
+        entityType: 'order',
+        entityId: order.id,
+        occurredAt: m.now,
+        data: {
+          receiptNumber: order.receiptNumber,
+          totalCents: order.totalCents,
+          tipCents: order.tipCents,
+          state: order.state,
+          journalTransactionId: order.journalTransactionId,
+        },
+      })),
+    ],
+    { reserved: reservation },
+  );
 }
 
 /**
@@ -538,7 +624,15 @@ async function holdCardSettlements(m: Mutation, orders: readonly Order[], rails:
     order.journalTransactionId
       ? order.tenders
           .filter((t) => !t.offline && tenderAccount(t.method, order.registerNumber) === CARD_PRESENT_ACCOUNT)
-          .map((t) => ({ sourceType: 'order_payment' as const, sourceId: `pmt_${t.id.replace(/^tnd_/, '')}`, rail: 'card_present', accountCode: CARD_PRESENT_ACCOUNT, amountCents: t.amountCents, last4: t.last4 ?? null, journalTransactionId: order.journalTransactionId! }))
+          .map((t) => ({
+            sourceType: 'order_payment' as const,
+            sourceId: `pmt_${t.id.replace(/^tnd_/, '')}`,
+            rail: 'card_present',
+            accountCode: CARD_PRESENT_ACCOUNT,
+            amountCents: t.amountCents,
+            last4: t.last4 ?? null,
+            journalTransactionId: order.journalTransactionId!,
+          }))
       : [],
   );
   if (cards.length > 0) await recordPendingSettlements(m, rails.find((r) => r.rail === 'card_present')?.settlementHours ?? 0, cards);
@@ -550,6 +644,9 @@ async function holdCardSettlements(m: Mutation, orders: readonly Order[], rails:
  */
 async function checkLedgerBalance(m: Mutation, now: boolean): Promise<void> {
   // Both in one round trip (simple query protocol): checked now, deferred again for the rest of the transaction.
-  if (now) await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
+  if (now)
+    await m.tx.exec(
+      'SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED',
+    );
   m.changed('journal-transactions');
 }

@@ -14,7 +14,12 @@ import * as orders from '../modules/orders/index.ts';
  * Sends the receipt by SMS or e-mail to `to` or else the order's customer's phone or e-mail. Returns the message id.
  * @throws ProblemError 404; 400 naming `to` when there is no recipient or the number is not valid.
  */
-export async function sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: ReceiptSend): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
+export async function sendReceipt(
+  ctx: AppContext,
+  principal: Principal,
+  orderId: string,
+  input: ReceiptSend,
+): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
   const order = await orders.getOrderView(ctx.db, principal.merchantId, orderId);
   let to = input.to;
   if (!to && order.customerId) {

@@ -24,7 +24,12 @@ export async function reopenReturnedPayment(m: Mutation, returned: ReturnedSettl
   if (returned.sourceType !== 'pay_request') return;
   const request = await getPayRequest(m.tx, returned.sourceId, m.merchantId, m.now);
   if (request?.invoiceId) {
-    await reopenInvoiceBalance(m, request.invoiceId, { amountCents: returned.amountCents, payRequestId: request.id, code: returned.returnCode, journalTransactionId: returned.reversal.id });
+    await reopenInvoiceBalance(m, request.invoiceId, {
+      amountCents: returned.amountCents,
+      payRequestId: request.id,
+      code: returned.returnCode,
+      journalTransactionId: returned.reversal.id,
+    });
     return;
   }
   if (!request?.orderId) return;

@@ -36,7 +36,21 @@ import type { z } from 'zod';
 import { writeCheckpoint } from '../kernel/checkpoints.ts';
 import { postJournalTransactions } from '../kernel/ledger.ts';
 import { mutation, type Mutation, type MutationActor } from '../kernel/mutation.ts';
-import { activeRegisters, closedDays, findShiftDocuments, firstOpenDay, getStoreCloseout, insertCashMovement, insertShift, insertShiftCloseout, insertStoreCloseout, shiftsOfDay, type ShiftCollection, type ShiftRecord, type StoredShiftDocument } from '../modules/closeout/index.ts';
+import {
+  activeRegisters,
+  closedDays,
+  findShiftDocuments,
+  firstOpenDay,
+  getStoreCloseout,
+  insertCashMovement,
+  insertShift,
+  insertShiftCloseout,
+  insertStoreCloseout,
+  shiftsOfDay,
+  type ShiftCollection,
+  type ShiftRecord,
+  type StoredShiftDocument,
+} from '../modules/closeout/index.ts';
 import { billCashOfShift } from '../modules/bill-payments/index.ts';
 import { checkCashOfShift } from '../modules/check-cashing/index.ts';
 import { transferCashOfShift } from '../modules/transfers/index.ts';
@@ -61,25 +75,45 @@ export interface StoreDay {
 
 /** Reads the store's currency, time zone and day cut-off hour. */
 export async function storeDayOf(db: Queryable, merchantId: string): Promise<StoreDay> {
-  const { rows } = await db.query<{ currency: string; time_zone: string; day_cutoff_hour: number }>('SELECT currency, time_zone, day_cutoff_hour FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<{ currency: string; time_zone: string; day_cutoff_hour: number }>(
+    'SELECT currency, time_zone, day_cutoff_hour FROM merchants WHERE id = $1',
+    [merchantId],
+  );
   const r = rows[0];
   if (!r) throw new ProblemError(404, 'merchant_not_found', `Merchant ${merchantId} does not exist.`);
   return { currency: r.currency, timeZone: r.time_zone, cutoffHour: Number(r.day_cutoff_hour) };
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ');
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`)
+    .join('; ');
 }
 
 /** The business day a shift stored in `shifts` belongs to, by id (only the merchant's). */
-async function shiftDays(tx: Queryable, merchantId: string, ids: readonly string[]): Promise<Map<string, { registerId: string; businessDay: string; closedBy: string | null; closedAt: string | null }>> {
+async function shiftDays(
+  tx: Queryable,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<Map<string, { registerId: string; businessDay: string; closedBy: string | null; closedAt: string | null }>> {
   if (ids.length === 0) return new Map();
   const { rows } = await tx.query<{ id: string; register_id: string; business_day: string; closeout_id: string | null; closed_at: Date | null }>(
     `SELECT s.id, s.register_id, s.business_day, c.id AS closeout_id, c.closed_at FROM shifts s LEFT JOIN shift_closeouts c ON c.shift_id = s.id AND c.merchant_id = s.merchant_id
       WHERE s.merchant_id = $1 AND s.id = ANY($2::text[])`,
     [merchantId, [...new Set(ids)]],
   );
-  return new Map(rows.map((r) => [r.id, { registerId: r.register_id, businessDay: r.business_day, closedBy: r.closeout_id, closedAt: r.closed_at ? new Date(r.closed_at).toISOString() : null }]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        registerId: r.register_id,
+        businessDay: r.business_day,
+        closedBy: r.closeout_id,
+        closedAt: r.closed_at ? new Date(r.closed_at).toISOString() : null,
+      },
+    ]),
+  );
 }
 
 /**
@@ -91,16 +125,29 @@ async function shiftDays(tx: Queryable, merchantId: string, ids: readonly string
  * on its own): they are stored and the shift's report counts them once it is there.
  * @returns one outcome per document, in order; never throws for a document's content
  */
-export async function storeShiftDocuments(m: Mutation, collection: ShiftCollection, documents: readonly Record<string, unknown>[]): Promise<ShiftDocumentOutcome[]> {
+export async function storeShiftDocuments(
+  m: Mutation,
+  collection: ShiftCollection,
+  documents: readonly Record<string, unknown>[],
+): Promise<ShiftDocumentOutcome[]> {
   const store = await storeDayOf(m.tx, m.merchantId);
   const ids = documents.map((d) => d.id).filter((v): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined);
   const stored = await findShiftDocuments(m.tx, m.merchantId, collection, ids);
   const registers = new Map(
-    (await m.tx.query<{ id: string; number: number }>('SELECT id, number FROM registers WHERE merchant_id = $1', [m.merchantId])).rows.map((r) => [r.id, Number(r.number)]),
+    (await m.tx.query<{ id: string; number: number }>('SELECT id, number FROM registers WHERE merchant_id = $1', [m.merchantId])).rows.map((r) => [
+      r.id,
+      Number(r.number),
+    ]),
   );
-  const shiftIds = documents.map((d) => d.shiftId).filter((v): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined);
+  const shiftIds = documents
+    .map((d) => d.shiftId)
+    .filter((v): v is string => typeof v === 'string' && v.length <= 200 && findUnstorable(v) === undefined);
   const shifts = await shiftDays(m.tx, m.merchantId, shiftIds);
-  const closed = await closedDays(m.tx, m.merchantId, [...shifts.values()].map((s) => s.businessDay));
+  const closed = await closedDays(
+    m.tx,
+    m.merchantId,
+    [...shifts.values()].map((s) => s.businessDay),
+  );
   const outcomes: ShiftDocumentOutcome[] = [];
   const seen = new Map<string, string>();
   for (const doc of documents) {
@@ -112,7 +159,11 @@ export async function storeShiftDocuments(m: Mutation, collection: ShiftCollecti
       continue;
     }
     const id = typeof doc.id === 'string' ? doc.id : '';
-    const master = stored.get(id) ?? (seen.has(id) ? { merchantId: m.merchantId, data: JSON.parse(seen.get(id)!) as Record<string, unknown>, syncSeq: 0, updatedAt: m.now.toISOString() } : undefined);
+    const master =
+      stored.get(id) ??
+      (seen.has(id)
+        ? { merchantId: m.merchantId, data: JSON.parse(seen.get(id)!) as Record<string, unknown>, syncSeq: 0, updatedAt: m.now.toISOString() }
+        : undefined);
     if (master && master.merchantId === m.merchantId) {
       outcomes.push(canonicalJson(master.data) === canonicalJson(doc) ? { kind: 'unchanged' } : { kind: 'master', stored: master });
       continue;
@@ -142,12 +193,17 @@ interface CheckContext {
 async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Record<string, unknown>, c: CheckContext): Promise<ShiftDocumentOutcome> {
   const schema = collection === 'shifts' ? shiftSchema : collection === 'cash-movements' ? cashMovementSchema : shiftCloseoutSchema;
   const result = schema.safeParse(doc);
-  if (!result.success) return c.reject(`invalid ${collection === 'shifts' ? 'shift' : collection === 'cash-movements' ? 'cash movement' : 'closeout'}: ${describeIssues(result.error)}`);
+  if (!result.success)
+    return c.reject(
+      `invalid ${collection === 'shifts' ? 'shift' : collection === 'cash-movements' ? 'cash movement' : 'closeout'}: ${describeIssues(result.error)}`,
+    );
   const value = result.data as { registerId: string; registerNumber: number; currency?: string };
   const number = c.registers.get(value.registerId);
   if (number === undefined) return c.reject(`register ${value.registerId} is not a register of this store`);
-  if (number !== value.registerNumber) return c.reject(`registerNumber ${value.registerNumber} does not match register ${value.registerId} (number ${number})`);
-  if (value.currency !== undefined && value.currency !== c.store.currency) return c.reject(`currency ${value.currency} is not the store's currency ${c.store.currency}`);
+  if (number !== value.registerNumber)
+    return c.reject(`registerNumber ${value.registerNumber} does not match register ${value.registerId} (number ${number})`);
+  if (value.currency !== undefined && value.currency !== c.store.currency)
+    return c.reject(`currency ${value.currency} is not the store's currency ${c.store.currency}`);
 
   const write = async (fn: () => Promise<void>): Promise<ShiftDocumentOutcome> => {
     await m.tx.query('SAVEPOINT shift_document');
@@ -165,7 +221,9 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
     if (!jt) return null;
     const [outcome] = await postJournalTransactions(m.tx, m.merchantId, [jt]);
     if (outcome!.status === 'conflict' || outcome!.status === 'invalid') throw new Error(outcome!.message);
-    await m.tx.exec('SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED');
+    await m.tx.exec(
+      'SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED',
+    );
     m.changed('journal-transactions');
     return jt.id;
   };
@@ -179,7 +237,13 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
     const day = await firstOpenDay(m.tx, m.merchantId, businessDayOf(shift.openedAt, c.store.timeZone, c.store.cutoffHour), nextDay);
     return write(async () => {
       await insertShift(m.tx, m.merchantId, shift, day, m.now);
-      await m.audit({ action: 'shift.opened', entityType: 'shift', entityId: shift.id, registerId: shift.registerId, data: { businessDay: day, openingFloatCents: shift.openingFloatCents } });
+      await m.audit({
+        action: 'shift.opened',
+        entityType: 'shift',
+        entityId: shift.id,
+        registerId: shift.registerId,
+        data: { businessDay: day, openingFloatCents: shift.openingFloatCents },
+      });
     });
   }
 
@@ -193,11 +257,18 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
   if (collection === 'cash-movements') {
     const movement = cashMovementSchema.parse(doc);
     if (!isStorableTimestamp(movement.createdAt)) return c.reject('invalid cash movement: createdAt is not a plausible time');
-    if (shift?.closedAt && Date.parse(movement.createdAt) > Date.parse(shift.closedAt)) return c.reject(`shift ${movement.shiftId} was closed at ${shift.closedAt}`);
+    if (shift?.closedAt && Date.parse(movement.createdAt) > Date.parse(shift.closedAt))
+      return c.reject(`shift ${movement.shiftId} was closed at ${shift.closedAt}`);
     return write(async () => {
       await post(buildCashMovementJournalTransaction(movement, c.store.currency));
       await insertCashMovement(m.tx, m.merchantId, movement, m.now);
-      await m.audit({ action: `cash.${movement.kind}`, entityType: 'cash_movement', entityId: movement.id, registerId: movement.registerId, data: { shiftId: movement.shiftId, amountCents: movement.amountCents, reason: movement.reason ?? null } });
+      await m.audit({
+        action: `cash.${movement.kind}`,
+        entityType: 'cash_movement',
+        entityId: movement.id,
+        registerId: movement.registerId,
+        data: { shiftId: movement.shiftId, amountCents: movement.amountCents, reason: movement.reason ?? null },
+      });
     });
   }
 
@@ -205,8 +276,15 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
   if (!isStorableTimestamp(closeout.closedAt)) return c.reject('invalid closeout: closedAt is not a plausible time');
   if (shift?.closedBy) return c.reject(`shift ${closeout.shiftId} is already closed by ${shift.closedBy}`);
   const r = closeout.report;
-  if (r.kind !== 'z' || r.shiftId !== closeout.shiftId || r.countedCashCents !== closeout.countedCashCents || r.overShortCents !== closeout.countedCashCents - r.expectedCashCents) {
-    return c.reject('invalid closeout: report must be the Z-report of this shift with this count (kind z, shiftId, countedCashCents, overShortCents = counted − expected)');
+  if (
+    r.kind !== 'z' ||
+    r.shiftId !== closeout.shiftId ||
+    r.countedCashCents !== closeout.countedCashCents ||
+    r.overShortCents !== closeout.countedCashCents - r.expectedCashCents
+  ) {
+    return c.reject(
+      'invalid closeout: report must be the Z-report of this shift with this count (kind z, shiftId, countedCashCents, overShortCents = counted − expected)',
+    );
   }
   const overShortCents = r.overShortCents;
   return write(async () => {
@@ -217,14 +295,22 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
       entityType: 'shift',
       entityId: closeout.shiftId,
       registerId: closeout.registerId,
-      data: { closeoutId: closeout.id, countedCashCents: closeout.countedCashCents, expectedCashCents: r.expectedCashCents, overShortCents, journalTransactionId: jtId },
+      data: {
+        closeoutId: closeout.id,
+        countedCashCents: closeout.countedCashCents,
+        expectedCashCents: r.expectedCashCents,
+        overShortCents,
+        journalTransactionId: jtId,
+      },
     });
   });
 }
 
 /** 409 `day_closed` naming the business day (problem errors: `day`). */
 export function dayClosedProblem(day: string): ProblemError {
-  return new ProblemError(409, 'day_closed', `Business day ${day} is closed: it cannot be changed.`, [{ path: 'day', message: `business day ${day} is closed` }]);
+  return new ProblemError(409, 'day_closed', `Business day ${day} is closed: it cannot be changed.`, [
+    { path: 'day', message: `business day ${day} is closed` },
+  ]);
 }
 
 /* ───────────────────────────── reports ───────────────────────────── */
@@ -260,7 +346,12 @@ export async function shiftView(db: Queryable, merchantId: string, record: Shift
   const salesAfter = await salesStartOf(db, merchantId, record);
   const from = salesAfter ? new Date(Date.parse(salesAfter) + 1).toISOString() : shift.openedAt;
   const movementTransactions = movements.filter((mv) => mv.shiftId === shift.id).map((mv) => shiftJournalTransactionId(mv.id));
-  const { rows } = await db.query<{ orders: Order[] | string | null; refunded: number | string | null; drawer: number | string | null; moved: number | string | null }>(
+  const { rows } = await db.query<{
+    orders: Order[] | string | null;
+    refunded: number | string | null;
+    drawer: number | string | null;
+    moved: number | string | null;
+  }>(
     // Returns made at a register move cash in the shift they were made in, not in the sale's: their refunds'
     // postings count where the return's shiftId says, as the register's own report counts them.
     `WITH o AS (SELECT id, data FROM orders WHERE merchant_id = $1 AND register_id = $2 AND created_at >= $3 AND created_at <= $4),
@@ -393,7 +484,15 @@ export async function dayStatus(db: Queryable, merchantId: string, day: string, 
   for (const reg of registers) {
     const own = shifts.filter((s) => s.shift.registerId === reg.id);
     const open = own.find((s) => s.status === 'open');
-    if (open) missing.push({ registerId: reg.id, registerNumber: reg.number, name: reg.name, reason: 'open_shift', shiftId: open.shift.id, lastSeenAt: reg.lastSeenAt });
+    if (open)
+      missing.push({
+        registerId: reg.id,
+        registerNumber: reg.number,
+        name: reg.name,
+        reason: 'open_shift',
+        shiftId: open.shift.id,
+        lastSeenAt: reg.lastSeenAt,
+      });
     else if (own.length === 0 && (reg.lastSeenAt === null || Date.parse(reg.lastSeenAt) < end.getTime())) {
       missing.push({ registerId: reg.id, registerNumber: reg.number, name: reg.name, reason: 'not_synced', lastSeenAt: reg.lastSeenAt });
     }
@@ -406,7 +505,12 @@ export async function dayStatus(db: Queryable, merchantId: string, day: string, 
     closedAt: closedRow?.closedAt ?? null,
     shifts,
     missing: closedRow ? (closedRow.missing as MissingRegister[]) : missing,
-    totals: closedRow ? (closedRow.report as DayStatus['totals']) : rollUpReports(store.currency, shifts.map((s) => s.report)),
+    totals: closedRow
+      ? (closedRow.report as DayStatus['totals'])
+      : rollUpReports(
+          store.currency,
+          shifts.map((s) => s.report),
+        ),
   };
 }
 
@@ -417,7 +521,12 @@ export async function dayStatus(db: Queryable, merchantId: string, day: string, 
  * @throws ProblemError 409 `day_closed` naming the day when it is closed already; 409 `registers_missing` naming the
  *   registers (problem `missing`) while some are missing and `closeWithMissing` is not true.
  */
-export async function closeStoreDay(ctx: Pick<AppContext, 'db' | 'clock' | 'feed' | 'auditSigner' | 'auditWitness'>, who: MutationActor, day: string, closeWithMissing: boolean): Promise<DayStatus & { checkpoint: { seq: number; headHash: string; signedAt: string } | null }> {
+export async function closeStoreDay(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'feed' | 'auditSigner' | 'auditWitness'>,
+  who: MutationActor,
+  day: string,
+  closeWithMissing: boolean,
+): Promise<DayStatus & { checkpoint: { seq: number; headHash: string; signedAt: string } | null }> {
   const status = await mutation(ctx, who, async (m) => {
     const current = await dayStatus(m.tx, m.merchantId, day, m.now);
     if (current.closed) throw dayClosedProblem(day);
@@ -426,11 +535,25 @@ export async function closeStoreDay(ctx: Pick<AppContext, 'db' | 'clock' | 'feed
         409,
         'registers_missing',
         `Business day ${day} waits for ${current.missing.map((r) => `R${r.registerNumber} (${r.reason === 'open_shift' ? 'shift still open' : 'nothing synced since the day ended'})`).join(', ')}; close their shifts and sync, or close with missing.`,
-        current.missing.map((r) => ({ path: `registers.${r.registerId}`, message: `R${r.registerNumber} ${r.name}: ${r.reason}${r.shiftId ? ` (${r.shiftId})` : ''}` })),
+        current.missing.map((r) => ({
+          path: `registers.${r.registerId}`,
+          message: `R${r.registerNumber} ${r.name}: ${r.reason}${r.shiftId ? ` (${r.shiftId})` : ''}`,
+        })),
       );
     }
-    await insertStoreCloseout(m.tx, m.merchantId, { businessDay: day, closedAt: m.now.toISOString(), closedBy: m.actor, missing: current.missing, report: current.totals });
-    await m.audit({ action: 'store.closed', entityType: 'business_day', entityId: day, data: { missing: current.missing.map((r) => r.registerId), shifts: current.shifts.length, netSalesCents: current.totals.netSalesCents } });
+    await insertStoreCloseout(m.tx, m.merchantId, {
+      businessDay: day,
+      closedAt: m.now.toISOString(),
+      closedBy: m.actor,
+      missing: current.missing,
+      report: current.totals,
+    });
+    await m.audit({
+      action: 'store.closed',
+      entityType: 'business_day',
+      entityId: day,
+      data: { missing: current.missing.map((r) => r.registerId), shifts: current.shifts.length, netSalesCents: current.totals.netSalesCents },
+    });
     return { ...current, closed: true, closedAt: m.now.toISOString() };
   });
   // After the commit, so the signed head is the store closeout's own audit entry.

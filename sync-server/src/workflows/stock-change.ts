@@ -7,7 +7,14 @@ import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { actorOf, mutation, type Mutation } from '../kernel/mutation.ts';
 import { refreshStockOnHand } from '../modules/catalog/index.ts';
-import { connectSaleStockRestamp, recordStockMovements, recordStockRequest, type RecordStockMovementsInput, type RecordStockMovementsResult, type StockRequestResult } from '../modules/inventory/index.ts';
+import {
+  connectSaleStockRestamp,
+  recordStockMovements,
+  recordStockRequest,
+  type RecordStockMovementsInput,
+  type RecordStockMovementsResult,
+  type StockRequestResult,
+} from '../modules/inventory/index.ts';
 
 /**
  * Records stock movements inside `m` and re-stamps the catalog items whose stock moved: inventory

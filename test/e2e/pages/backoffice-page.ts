@@ -257,7 +257,8 @@ export class ItemEditorDialog {
 
   /** Fills modifier `index` of list `listIndex`, adding a row first when it does not exist yet. */
   async setModifier(listIndex: number, index: number, fields: { name: string; price: string }): Promise<void> {
-    if ((await this.modifierList(listIndex).getByTestId('modifier-row').count()) <= index) await this.modifierList(listIndex).getByTestId('add-modifier').click();
+    if ((await this.modifierList(listIndex).getByTestId('modifier-row').count()) <= index)
+      await this.modifierList(listIndex).getByTestId('add-modifier').click();
     const row = this.modifier(listIndex, index);
     await row.getByTestId('modifier-name').fill(fields.name);
     await row.getByTestId('modifier-price').fill(fields.price);
@@ -408,7 +409,18 @@ export class InvoiceSeriesSection {
   }
 
   /** Opens the form and fills it (one custom line); submits with Enter in the memo field. */
-  async fillAndSubmit(customerSearch: string, fields: { every: string; unit: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'; count?: string; start: string; daysDue: string; line: { description: string; amount: string }; memo?: string }): Promise<void> {
+  async fillAndSubmit(
+    customerSearch: string,
+    fields: {
+      every: string;
+      unit: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+      count?: string;
+      start: string;
+      daysDue: string;
+      line: { description: string; amount: string };
+      memo?: string;
+    },
+  ): Promise<void> {
     if (!(await this.form.isVisible())) await this.root.getByTestId('series-new').click();
     await this.form.getByTestId('series-customer-search').fill(customerSearch);
     await this.form.locator('[data-testid="series-customer"] option:not([value=""])').first().waitFor({ state: 'attached' });
@@ -543,7 +555,10 @@ export class OrderDialog {
    * Refund by line: types each quantity, sets "Return to stock" and the reason, then submits with the button or with
    * Enter in the last quantity field (`submitWith: 'enter'`, the keyboard path).
    */
-  async refundLines(quantities: Record<string, number | string>, options: { restock?: boolean; reason?: string; submitWith?: 'click' | 'enter' } = {}): Promise<void> {
+  async refundLines(
+    quantities: Record<string, number | string>,
+    options: { restock?: boolean; reason?: string; submitWith?: 'click' | 'enter' } = {},
+  ): Promise<void> {
     await this.root.getByTestId('order-refund-mode-lines').check();
     let last: Locator | undefined;
     for (const [lineId, quantity] of Object.entries(quantities)) {

@@ -53,7 +53,10 @@ export class RegisterPage {
     const screen = this.signInScreen;
     await screen.getByRole('option').first().waitFor({ state: 'attached', timeout: DEFAULT_TIMEOUT });
     if (staffName) {
-      const label = await screen.getByRole('option', { name: new RegExp(`^${staffName} \\(`) }).first().textContent();
+      const label = await screen
+        .getByRole('option', { name: new RegExp(`^${staffName} \\(`) })
+        .first()
+        .textContent();
       await screen.getByLabel('Staff member').selectOption({ label: label ?? staffName });
     }
     await screen.getByLabel('PIN').fill(pin);

@@ -10,7 +10,15 @@ import { startServerUnderTest, type ServerUnderTest } from './server-under-test.
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Headless Chromium without sandbox, GPU or any background network of its own. */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /**
  * Launches Debian's Chromium; every page of every context it opens is recorded for the failure trail (trail.ts).
@@ -42,7 +50,10 @@ export interface PageOptions {
 
 /** A new context and page (viewport in CSS px) whose uncaught errors are printed to the test output. */
 export async function openPage(browser: Browser, options: PageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, ...(options.acceptDownloads ? { acceptDownloads: true } : {}) });
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    ...(options.acceptDownloads ? { acceptDownloads: true } : {}),
+  });
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error('[page error]', err));
   return { context, page };
@@ -96,7 +107,10 @@ export async function startBrowserSuite(options: PageOptions = {}): Promise<Brow
  * @throws Error with the method, path, status and body on any non-2xx answer.
  */
 export function staffApi(serverOf: () => { baseUrl: string; staffToken: string }, extraHeaders: Record<string, string> = {}) {
-  return async <T>(path: string, init: { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; body?: unknown; headers?: Record<string, string> } = {}): Promise<T> => {
+  return async <T>(
+    path: string,
+    init: { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<T> => {
     const server = serverOf();
     const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
     const response = await fetch(`${server.baseUrl}${path}`, {

@@ -25,7 +25,11 @@ export async function startServerUnderTest(options: { demoSelfPair?: boolean } =
   // Browser suites sign staff in many times a minute (each test opens the register and the back office); the PIN
   // quota itself (5 a minute per register) is tested in test/server/enrollment.test.ts.
   const pin = new RateLimit({ name: 'pin-sign-in', quota: 1_000, windowSeconds: 60 });
-  const server = await startTestServer({ listen: true, pairingRateLimits: { pin }, ...(options.demoSelfPair === false ? { demoSelfPair: false } : {}) });
+  const server = await startTestServer({
+    listen: true,
+    pairingRateLimits: { pin },
+    ...(options.demoSelfPair === false ? { demoSelfPair: false } : {}),
+  });
   return {
     baseUrl: server.baseUrl.replace(/\/$/, ''),
     staffToken: server.credentials.staffToken,

@@ -8,7 +8,10 @@ import { CHROMIUM, CHROMIUM_ARGS } from './browser.ts';
 
 /** Starts Chromium on `profile` with a DevTools port; resolves with the process and a CDP connection to it. */
 export async function spawnChromium(profile: string): Promise<{ child: ChildProcess; browser: Browser }> {
-  const child = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   const wsUrl = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`Chromium did not start: ${buffered}`)), 30_000);

@@ -37,7 +37,10 @@ export function recordTrail(page: Page): { text(): string } {
     pending.delete(request);
     const t0 = sent.get(request);
     if (t0 === undefined) return;
-    void request.response().then((response) => add(`${request.method()} ${path(request.url())} → ${response?.status() ?? '?'} in ${Date.now() - t0} ms`), () => undefined);
+    void request.response().then(
+      (response) => add(`${request.method()} ${path(request.url())} → ${response?.status() ?? '?'} in ${Date.now() - t0} ms`),
+      () => undefined,
+    );
   });
   page.on('requestfailed', (request) => {
     pending.delete(request);
@@ -48,7 +51,9 @@ export function recordTrail(page: Page): { text(): string } {
   page.on('load', () => add(`[load] ${page.url()}`));
   const trail = {
     text: () => {
-      const waiting = [...pending].map((request) => `${at()} still waiting: ${request.method()} ${path(request.url())} sent ${Date.now() - (sent.get(request) ?? started)} ms ago`);
+      const waiting = [...pending].map(
+        (request) => `${at()} still waiting: ${request.method()} ${path(request.url())} sent ${Date.now() - (sent.get(request) ?? started)} ms ago`,
+      );
       return [...entries, ...waiting].join('\n');
     },
   };
@@ -60,6 +65,7 @@ const recorded: { page: Page; trail: { text(): string } }[] = [];
 
 /** Every recorded page's trail (oldest page first), headed by its URL; empty when no page was recorded. */
 export function recordedTrails(): string {
-  return recorded.map(({ page, trail }, i) => `[browser trail ${i + 1}/${recorded.length}: ${page.isClosed() ? 'closed page' : page.url()}]\n${trail.text()}`).join('\n');
+  return recorded
+    .map(({ page, trail }, i) => `[browser trail ${i + 1}/${recorded.length}: ${page.isClosed() ? 'closed page' : page.url()}]\n${trail.text()}`)
+    .join('\n');
 }
-

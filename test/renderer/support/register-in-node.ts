@@ -57,7 +57,14 @@ export function installBrowserShims(baseUrl: string): BrowserShims {
     const response = shims.around ? await shims.around(String(url), send) : await send();
     if (typeof url === 'string' && url.includes('/push')) {
       const body = typeof init?.body === 'string' ? init.body : '';
-      pushes.push({ path: new URL(url).pathname, bytes: Buffer.byteLength(body), rows: body ? (JSON.parse(body) as unknown[]).length : 0, status: response.status, sentAt, answeredAt: Date.now() });
+      pushes.push({
+        path: new URL(url).pathname,
+        bytes: Buffer.byteLength(body),
+        rows: body ? (JSON.parse(body) as unknown[]).length : 0,
+        status: response.status,
+        sentAt,
+        answeredAt: Date.now(),
+      });
     }
     return response;
   };
@@ -89,7 +96,6 @@ export interface BrowserShims {
   /** Puts the previous globals back. */
   restore: () => void;
 }
-
 
 /**
  * One suite's register in Node: a listening test server (no static files), the browser shims over it, and the
@@ -124,11 +130,11 @@ export function registerInNodeSuite(): RegisterInNode {
   });
   return {
     get server() {
-      if (!server) throw new Error('registerInNodeSuite: the server starts in the suite\'s beforeAll');
+      if (!server) throw new Error("registerInNodeSuite: the server starts in the suite's beforeAll");
       return server;
     },
     get shims() {
-      if (!shims) throw new Error('registerInNodeSuite: the shims are installed in the suite\'s beforeAll');
+      if (!shims) throw new Error("registerInNodeSuite: the shims are installed in the suite's beforeAll");
       return shims;
     },
     async openDatabase(prefix) {

@@ -11,7 +11,14 @@
 import { BehaviorSubject } from 'rxjs';
 import type { z } from 'zod';
 import type { ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../../../core/devices.ts';
-import { DEVICE_METHODS, type DeviceHostApi, type DeviceMethod, type DeviceOverview, type DeviceSettings, type PortInfo } from '../../../../core/device-transport.ts';
+import {
+  DEVICE_METHODS,
+  type DeviceHostApi,
+  type DeviceMethod,
+  type DeviceOverview,
+  type DeviceSettings,
+  type PortInfo,
+} from '../../../../core/device-transport.ts';
 
 /**
  * A failed device call: `code` is a transport code (`bridge_unavailable`, `disconnected`, `timeout`,

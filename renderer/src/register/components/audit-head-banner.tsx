@@ -20,8 +20,8 @@ export function AuditHeadBanner() {
     <div className="banner banner-error" role="alert" data-testid="audit-head-warning">
       <span>
         Manager: the server's audit trail went backwards. This register holds a checkpoint signed by the server for entry{' '}
-        <strong data-testid="audit-head-held">{finding.held.seq}</strong>, but the server now names {told}. Its records may have been
-        rolled back or rewritten. {finding.reported ? 'The server has been told; ' : 'The server could not be told yet; '}tell the store's owner.
+        <strong data-testid="audit-head-held">{finding.held.seq}</strong>, but the server now names {told}. Its records may have been rolled back or
+        rewritten. {finding.reported ? 'The server has been told; ' : 'The server could not be told yet; '}tell the store's owner.
       </span>
       <button
         type="button"

@@ -36,7 +36,26 @@ interface CartPanelProps {
  * quantity of the line now in that place (or the one before), an emptied cart hands it to `onEmptied`. Quantity and
  * total changes are announced once through a polite live region.
  */
-export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuantity, onRemove, onClear, onCharge, discountText, discountInvalid, onDiscountText, onEmptied, onEditLine, discountKind = 'percentage', onDiscountKind, tools, customer }: CartPanelProps) {
+export function CartPanel({
+  lines,
+  totals,
+  invalidKeys,
+  items,
+  currency,
+  onQuantity,
+  onRemove,
+  onClear,
+  onCharge,
+  discountText,
+  discountInvalid,
+  onDiscountText,
+  onEmptied,
+  onEditLine,
+  discountKind = 'percentage',
+  onDiscountKind,
+  tools,
+  customer,
+}: CartPanelProps) {
   const priced = new Map(totals.lines.map((l) => [l.id, l]));
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && !discountInvalid;
   const list = useRef<HTMLUListElement>(null);
@@ -108,7 +127,14 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
               <li key={line.key} className="cart-line" data-testid="cart-line" data-line-key={line.key}>
                 <div className="cart-line-main">
                   {onEditLine ? (
-                    <button type="button" className="cart-line-name cart-line-edit" data-testid="cart-line-edit" aria-label={`Edit ${name}: quantity, discount, price, void`} title={name} onClick={() => onEditLine(line.key)}>
+                    <button
+                      type="button"
+                      className="cart-line-name cart-line-edit"
+                      data-testid="cart-line-edit"
+                      aria-label={`Edit ${name}: quantity, discount, price, void`}
+                      title={name}
+                      onClick={() => onEditLine(line.key)}
+                    >
                       <span className="cart-line-title">{name}</span>
                     </button>
                   ) : (
@@ -168,7 +194,9 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
                 type="button"
                 className="button button-ghost discount-kind"
                 data-testid="cart-discount-kind"
-                aria-label={discountKind === 'fixed' ? 'Sale discount as an amount: switch to percent' : 'Sale discount as a percent: switch to amount'}
+                aria-label={
+                  discountKind === 'fixed' ? 'Sale discount as an amount: switch to percent' : 'Sale discount as a percent: switch to amount'
+                }
                 onClick={() => onDiscountKind(discountKind === 'fixed' ? 'percentage' : 'fixed')}
               >
                 {discountKind === 'fixed' ? '$→%' : '%→$'}
@@ -220,7 +248,15 @@ export function CartPanel({ lines, totals, invalidKeys, items, currency, onQuant
           <dd data-testid="cart-total">{formatMoney(totals.totalCents, currency)}</dd>
         </div>
       </dl>
-      <button type="button" className="button button-primary button-charge" disabled={!canCharge} onClick={onCharge} data-testid="charge" title="Charge (F9)" aria-keyshortcuts="F9">
+      <button
+        type="button"
+        className="button button-primary button-charge"
+        disabled={!canCharge}
+        onClick={onCharge}
+        data-testid="charge"
+        title="Charge (F9)"
+        aria-keyshortcuts="F9"
+      >
         {lines.length > 0 && totals.totalCents === 0 ? 'Complete sale (nothing due)' : `Charge ${formatMoney(totals.totalCents, currency)}`}
       </button>
     </section>
@@ -300,7 +336,8 @@ function useCartAnnouncement(lines: CartLine[], nameOf: (line: CartLine) => stri
     const byKey = new Map(before.map((l) => [l.key, l]));
     const changed = lines.find((l) => byKey.get(l.key)?.quantity !== l.quantity);
     const gone = before.find((l) => !lines.some((n) => n.key === l.key));
-    const what = lines.length === 0 ? 'Cart cleared' : changed ? `${nameOf(changed)}, quantity ${changed.quantity}` : gone ? `${nameOf(gone)} removed` : '';
+    const what =
+      lines.length === 0 ? 'Cart cleared' : changed ? `${nameOf(changed)}, quantity ${changed.quantity}` : gone ? `${nameOf(gone)} removed` : '';
     // A new cart array with the same lines and quantities (a discount, a re-price, a held-sale save) is no news.
     if (!what) return;
     setText(`${what}. Total ${total}`);

@@ -63,7 +63,9 @@ export function useCounter(input: CounterInput): Counter {
   const [note, setNote] = useState('');
   /** Variations the cashier agreed to sell past zero in this sale (asked once each). */
   const [pastZeroOk, setPastZeroOk] = useState<ReadonlySet<string>>(new Set());
-  const [pendingPastZero, setPendingPastZero] = useState<{ action: CartAction; variationId: string; name: string; inStock: number; wanted: number } | undefined>();
+  const [pendingPastZero, setPendingPastZero] = useState<
+    { action: CartAction; variationId: string; name: string; inStock: number; wanted: number } | undefined
+  >();
   useEffect(() => {
     if (lines.length === 0 && pastZeroOk.size > 0) setPastZeroOk(new Set());
   }, [lines.length, pastZeroOk]);
@@ -71,7 +73,11 @@ export function useCounter(input: CounterInput): Counter {
   /** The cart's dispatch, asking once per variation and sale before selling past zero. */
   const guarded: Dispatch<CartAction> = (action) => {
     const variationId =
-      action.type === 'add' ? action.line.variationId : action.type === 'setQuantity' ? lines.find((l) => l.key === action.key)?.variationId : undefined;
+      action.type === 'add'
+        ? action.line.variationId
+        : action.type === 'setQuantity'
+          ? lines.find((l) => l.key === action.key)?.variationId
+          : undefined;
     if (variationId && !pastZeroOk.has(variationId) && confirmsSellPastZero(registerId)) {
       const before = pastZero(lines, catalog.items, variationId);
       const after = pastZero(cartReducer(lines, action), catalog.items, variationId);
@@ -162,7 +168,15 @@ export function useCounter(input: CounterInput): Counter {
 
   const tools = (
     <div className="counter-tools" role="group" aria-label="Sale tools">
-      <button type="button" className="button" data-testid="hold-sale" disabled={lines.length === 0} onClick={hold} aria-keyshortcuts="F8" title="Hold sale (F8)">
+      <button
+        type="button"
+        className="button"
+        data-testid="hold-sale"
+        disabled={lines.length === 0}
+        onClick={hold}
+        aria-keyshortcuts="F8"
+        title="Hold sale (F8)"
+      >
         Hold <kbd>F8</kbd>
       </button>
       <button
@@ -212,8 +226,10 @@ export function useCounter(input: CounterInput): Counter {
           }
         >
           <p data-testid="sell-past-zero-text">
-            {pendingPastZero.inStock === 0 ? `${pendingPastZero.name} is out of stock` : `Only ${pendingPastZero.inStock} ${pendingPastZero.name} in stock`}; this sale
-            would take {pendingPastZero.wanted}. Sell anyway? (Asked once per item and sale.)
+            {pendingPastZero.inStock === 0
+              ? `${pendingPastZero.name} is out of stock`
+              : `Only ${pendingPastZero.inStock} ${pendingPastZero.name} in stock`}
+            ; this sale would take {pendingPastZero.wanted}. Sell anyway? (Asked once per item and sale.)
           </p>
         </Dialog>
       ) : null}

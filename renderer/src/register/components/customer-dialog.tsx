@@ -59,7 +59,14 @@ export function CustomerControl({ customerId, byId, onOpen, onRemove, onHistory 
   if (!customerId) {
     return (
       <div className="cart-customer" data-testid="cart-customer">
-        <button type="button" className="button" data-testid="customer-open" onClick={onOpen} aria-keyshortcuts={CUSTOMER_KEY} title={`Customer (${CUSTOMER_KEY})`}>
+        <button
+          type="button"
+          className="button"
+          data-testid="customer-open"
+          onClick={onOpen}
+          aria-keyshortcuts={CUSTOMER_KEY}
+          title={`Customer (${CUSTOMER_KEY})`}
+        >
           Customer <kbd>{CUSTOMER_KEY}</kbd>
         </button>
       </div>
@@ -69,7 +76,14 @@ export function CustomerControl({ customerId, byId, onOpen, onRemove, onHistory 
   const contact = customer ? [customer.phone, customer.email].filter(Boolean).join(' · ') : '';
   return (
     <div className="cart-customer" data-testid="cart-customer" data-customer-id={customer?.id ?? customerId}>
-      <button type="button" className="button cart-customer-name" data-testid="customer-attached" onClick={onOpen} aria-keyshortcuts={CUSTOMER_KEY} title={`Change the customer (${CUSTOMER_KEY})`}>
+      <button
+        type="button"
+        className="button cart-customer-name"
+        data-testid="customer-attached"
+        onClick={onOpen}
+        aria-keyshortcuts={CUSTOMER_KEY}
+        title={`Change the customer (${CUSTOMER_KEY})`}
+      >
         <span className="visually-hidden">Customer (change): </span>
         <span>{label}</span>
         {contact ? <span className="cart-customer-contact">{contact}</span> : null}
@@ -77,7 +91,13 @@ export function CustomerControl({ customerId, byId, onOpen, onRemove, onHistory 
       <button type="button" className="button" data-testid="customer-history-open" onClick={onHistory}>
         History
       </button>
-      <button type="button" className="button button-icon" data-testid="customer-remove" aria-label={`Remove customer ${label} from the sale`} onClick={onRemove}>
+      <button
+        type="button"
+        className="button button-icon"
+        data-testid="customer-remove"
+        aria-label={`Remove customer ${label} from the sale`}
+        onClick={onRemove}
+      >
         ✕
       </button>
     </div>
@@ -159,7 +179,11 @@ export function CustomerSearch({ query, onQueryChange, onChoose, children }: Cus
         />
       </label>
       <p className="muted" role="status" data-testid="customer-count">
-        {results.length === 0 ? (query ? 'No customer matches.' : 'No customers on this register yet.') : `${results.length} ${results.length === 1 ? 'customer' : 'customers'}`}
+        {results.length === 0
+          ? query
+            ? 'No customer matches.'
+            : 'No customers on this register yet.'
+          : `${results.length} ${results.length === 1 ? 'customer' : 'customers'}`}
       </p>
       <CustomerList customers={results} onChoose={onChoose} />
       {children}
@@ -170,7 +194,12 @@ export function CustomerSearch({ query, onQueryChange, onChoose, children }: Cus
 /** The matching customers, virtualised (only the rows in view are in the page). */
 function CustomerList({ customers, onChoose }: { customers: StoredCustomer[]; onChoose: (id: string) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: customers.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 6 });
+  const virtualizer = useVirtualizer({
+    count: customers.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 6,
+  });
   if (customers.length === 0) return null;
   return (
     <div ref={scroller} className="customer-list" data-testid="customer-list" data-count={customers.length}>
@@ -196,7 +225,12 @@ function NewCustomer({ initial, onCreated, onCancel }: { initial: string; onCrea
   const { db, session } = useRegister();
   const id = useId();
   const looksLikePhone = /^[+\d][\d\s().-]*$/.test(initial.trim());
-  const [form, setForm] = useState<NewCustomerForm>({ givenName: looksLikePhone || initial.includes('@') ? '' : initial.trim(), familyName: '', phone: looksLikePhone ? initial.trim() : '', email: initial.includes('@') ? initial.trim() : '' });
+  const [form, setForm] = useState<NewCustomerForm>({
+    givenName: looksLikePhone || initial.includes('@') ? '' : initial.trim(),
+    familyName: '',
+    phone: looksLikePhone ? initial.trim() : '',
+    email: initial.includes('@') ? initial.trim() : '',
+  });
   const [errors, setErrors] = useState<CustomerFormErrors>({});
   const [country, setCountry] = useState<string | undefined>(() => localStorage.getItem(`register.phoneCountry.${session.merchantId}`) ?? undefined);
   const [isBusy, setBusy] = useState(false);

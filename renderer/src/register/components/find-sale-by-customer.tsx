@@ -35,7 +35,17 @@ export function FindSaleByCustomerDialog({ onPick, onClose }: FindSaleByCustomer
   return <CustomerSalesStep key={customerId} customerId={customerId} onPick={onPick} onBack={() => setCustomerId(undefined)} onClose={onClose} />;
 }
 
-function CustomerSalesStep({ customerId, onPick, onBack, onClose }: { customerId: string; onPick: (sale: CustomerSale) => void; onBack: () => void; onClose: () => void }) {
+function CustomerSalesStep({
+  customerId,
+  onPick,
+  onBack,
+  onClose,
+}: {
+  customerId: string;
+  onPick: (sale: CustomerSale) => void;
+  onBack: () => void;
+  onClose: () => void;
+}) {
   const { byId } = useCustomers();
   const id = survivorId(byId, customerId);
   const customer = byId.get(id);
@@ -56,15 +66,28 @@ function CustomerSalesStep({ customerId, onPick, onBack, onClose }: { customerId
     <Dialog title={`Sales of ${customer ? customerLabel(customer) : 'the customer'}`} onClose={onClose} wide>
       <div className="customer-search" data-testid="return-customer-sales-step" data-customer-id={id}>
         <p className="muted" role="status" data-testid="return-customer-note">
-          {!loaded ? 'Reading the sales…' : sales.length === 0 ? `No sales of this customer. ${note}` : `${sales.length} ${sales.length === 1 ? 'sale' : 'sales'}, newest first. ${note}`}
+          {!loaded
+            ? 'Reading the sales…'
+            : sales.length === 0
+              ? `No sales of this customer. ${note}`
+              : `${sales.length} ${sales.length === 1 ? 'sale' : 'sales'}, newest first. ${note}`}
         </p>
         {sales.length > 0 ? (
-          <div ref={list} className="customer-list" style={{ height: `min(${sales.length * ROW_HEIGHT + 2}px, 336px, 45vh)` }} data-testid="return-customer-sales" data-count={sales.length}>
+          <div
+            ref={list}
+            className="customer-list"
+            style={{ height: `min(${sales.length * ROW_HEIGHT + 2}px, 336px, 45vh)` }}
+            data-testid="return-customer-sales"
+            data-count={sales.length}
+          >
             <ul style={{ height: virtualizer.getTotalSize(), position: 'relative' }} aria-label="Sales">
               {virtualizer.getVirtualItems().map((row) => {
                 const sale = sales[row.index]!;
                 return (
-                  <li key={sale.id} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}>
+                  <li
+                    key={sale.id}
+                    style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}
+                  >
                     <button
                       type="button"
                       className="button customer-row"

@@ -27,7 +27,10 @@ export function ItemDialog({ item, currency, initialVariationId, onAdd, onClose 
   const unmet = item.modifierLists.filter((l) => (chosen[l.id]?.length ?? 0) < l.minSelected);
   const unitCents =
     (variation?.priceCents ?? 0) +
-    item.modifierLists.flatMap((l) => l.modifiers).filter((m) => modifierIds.includes(m.id)).reduce((a, m) => a + m.priceCents, 0);
+    item.modifierLists
+      .flatMap((l) => l.modifiers)
+      .filter((m) => modifierIds.includes(m.id))
+      .reduce((a, m) => a + m.priceCents, 0);
   const canAdd = variation !== undefined && unmet.length === 0;
 
   const toggle = (list: ModifierList, modifierId: string) => {

@@ -132,13 +132,27 @@ export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scro
     const rowStart = from - (from % columns);
     const last = items.length - 1;
     const to =
-      event.key === 'ArrowRight' ? Math.min(last, from + 1)
-      : event.key === 'ArrowLeft' ? Math.max(0, from - 1)
-      : event.key === 'ArrowDown' ? (from + columns <= last ? from + columns : from)
-      : event.key === 'ArrowUp' ? (from - columns >= 0 ? from - columns : from)
-      : event.key === 'Home' ? (event.ctrlKey ? 0 : rowStart)
-      : event.key === 'End' ? (event.ctrlKey ? last : Math.min(last, rowStart + columns - 1))
-      : undefined;
+      event.key === 'ArrowRight'
+        ? Math.min(last, from + 1)
+        : event.key === 'ArrowLeft'
+          ? Math.max(0, from - 1)
+          : event.key === 'ArrowDown'
+            ? from + columns <= last
+              ? from + columns
+              : from
+            : event.key === 'ArrowUp'
+              ? from - columns >= 0
+                ? from - columns
+                : from
+              : event.key === 'Home'
+                ? event.ctrlKey
+                  ? 0
+                  : rowStart
+                : event.key === 'End'
+                  ? event.ctrlKey
+                    ? last
+                    : Math.min(last, rowStart + columns - 1)
+                  : undefined;
     if (to === undefined) return;
     event.preventDefault();
     event.stopPropagation();
@@ -159,19 +173,43 @@ export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scro
   }, [items, scrollElement, scrollMargin, virtualizer]);
 
   return (
-    <div ref={gridRef} className="item-grid-virtual" role="group" aria-label="Items (arrow keys move between them)" onKeyDown={onKeyDown} data-testid="item-grid" data-item-count={items.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+    <div
+      ref={gridRef}
+      className="item-grid-virtual"
+      role="group"
+      aria-label="Items (arrow keys move between them)"
+      onKeyDown={onKeyDown}
+      data-testid="item-grid"
+      data-item-count={items.length}
+      style={{ height: virtualizer.getTotalSize(), position: 'relative' }}
+    >
       {rows.map((row) => (
         <div
           key={row.key}
           ref={virtualizer.measureElement}
           data-index={row.index}
           className="item-grid item-grid-row"
-          style={{ position: 'absolute', top: 0, left: 0, right: 0, paddingBottom: GAP, transform: `translateY(${row.start - scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` }}
+          style={{
+            position: 'absolute',
+            top: 0,
+            left: 0,
+            right: 0,
+            paddingBottom: GAP,
+            transform: `translateY(${row.start - scrollMargin}px)`,
+            gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`,
+          }}
         >
           {/* Keyed by column: a new list (a search keystroke, a category) gives the tiles already on screen new items
               to show instead of removing them and creating others (React updates their text and attributes). */}
           {items.slice(row.index * columns, row.index * columns + columns).map((item, column) => (
-            <ItemTile key={column} item={item} currency={currency} onChoose={onChoose} index={row.index * columns + column} tabbable={row.index * columns + column === tabStop} />
+            <ItemTile
+              key={column}
+              item={item}
+              currency={currency}
+              onChoose={onChoose}
+              index={row.index * columns + column}
+              tabbable={row.index * columns + column === tabStop}
+            />
           ))}
         </div>
       ))}

@@ -50,7 +50,10 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
   const [isBusy, setBusy] = useState(false);
 
   const price = parseAmount(priceText);
-  const overrideWanted = price !== undefined && price !== 'invalid' && !(line.priceOverride && line.priceOverride.unitPriceCents === price && line.priceOverride.reason === reason.trim());
+  const overrideWanted =
+    price !== undefined &&
+    price !== 'invalid' &&
+    !(line.priceOverride && line.priceOverride.unitPriceCents === price && line.priceOverride.reason === reason.trim());
   const keepOverride = line.priceOverride && price === line.priceOverride.unitPriceCents && reason.trim() === line.priceOverride.reason;
 
   useEffect(() => {
@@ -98,7 +101,8 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
   const apply = async () => {
     setError(undefined);
     if (quantityInvalid) return setError(`Quantity: a whole number from 0 to ${MAX_LINE_QUANTITY}.`);
-    if (discount === 'invalid') return setError(discountKind === 'fixed' ? 'Discount: an amount such as 2.50.' : 'Discount: a percentage from 0 to 100.');
+    if (discount === 'invalid')
+      return setError(discountKind === 'fixed' ? 'Discount: an amount such as 2.50.' : 'Discount: a percentage from 0 to 100.');
     if (price === 'invalid') return setError('New price: an amount such as 4.25.');
     let priceOverride: LinePriceOverride | undefined;
     if (price !== undefined) {
@@ -112,7 +116,11 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
           priceOverride = { unitPriceCents: price, reason: reason.trim(), approvedBy };
         } catch (err) {
           setPin('');
-          return setError(err instanceof TypeError ? 'The register is offline: a price override needs a manager’s approval online.' : `Not approved: ${err instanceof Error ? err.message : String(err)}`);
+          return setError(
+            err instanceof TypeError
+              ? 'The register is offline: a price override needs a manager’s approval online.'
+              : `Not approved: ${err instanceof Error ? err.message : String(err)}`,
+          );
         } finally {
           setBusy(false);
         }
@@ -143,7 +151,14 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
           <button type="button" className="button button-danger" onClick={onVoid} data-testid="line-void" aria-keyshortcuts="Delete">
             Void line
           </button>
-          <button type="button" className="button button-primary button-large" disabled={isBusy} onClick={() => void apply()} data-testid="line-apply" aria-keyshortcuts="Enter">
+          <button
+            type="button"
+            className="button button-primary button-large"
+            disabled={isBusy}
+            onClick={() => void apply()}
+            data-testid="line-apply"
+            aria-keyshortcuts="Enter"
+          >
             {isBusy ? 'Asking for approval…' : 'Apply'}
           </button>
         </>
@@ -157,7 +172,9 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
         }}
       >
         <p className="muted">
-          {priced ? `${formatMoney(priced.unitPriceCents, currency)} each · line ${formatMoney(priced.grossCents, currency)}` : 'No longer in the catalog'}
+          {priced
+            ? `${formatMoney(priced.unitPriceCents, currency)} each · line ${formatMoney(priced.grossCents, currency)}`
+            : 'No longer in the catalog'}
           {priced?.priceOverride ? ` · price overridden (${priced.priceOverride.reason})` : ''}
         </p>
         <div className="line-dialog-row">
@@ -194,15 +211,37 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
         <fieldset className="line-dialog-row">
           <legend>Line discount</legend>
           <label className="choice-inline">
-            <input type="radio" name="line-discount-kind" checked={discountKind === 'percentage'} onChange={() => setDiscountKind('percentage')} data-testid="line-discount-percent" /> %
+            <input
+              type="radio"
+              name="line-discount-kind"
+              checked={discountKind === 'percentage'}
+              onChange={() => setDiscountKind('percentage')}
+              data-testid="line-discount-percent"
+            />{' '}
+            %
           </label>
           <label className="choice-inline">
-            <input type="radio" name="line-discount-kind" checked={discountKind === 'fixed'} onChange={() => setDiscountKind('fixed')} data-testid="line-discount-amount" /> Amount
+            <input
+              type="radio"
+              name="line-discount-kind"
+              checked={discountKind === 'fixed'}
+              onChange={() => setDiscountKind('fixed')}
+              data-testid="line-discount-amount"
+            />{' '}
+            Amount
           </label>
           <label className="visually-hidden" htmlFor="line-discount">
             Line discount {discountKind === 'fixed' ? 'amount' : 'percent'}
           </label>
-          <input id="line-discount" data-testid="line-discount-input" inputMode="decimal" size={7} autoComplete="off" value={discountText} onChange={(e) => setDiscountText(e.target.value)} />
+          <input
+            id="line-discount"
+            data-testid="line-discount-input"
+            inputMode="decimal"
+            size={7}
+            autoComplete="off"
+            value={discountText}
+            onChange={(e) => setDiscountText(e.target.value)}
+          />
         </fieldset>
         <fieldset className="line-dialog-row">
           <legend>Price override</legend>
@@ -220,7 +259,14 @@ export function LineDialog({ line, priced, catalogUnitCents, currency, registerT
           {price !== undefined ? (
             <>
               <label htmlFor="line-price-reason">Reason</label>
-              <input id="line-price-reason" data-testid="line-price-reason" maxLength={200} autoComplete="off" value={reason} onChange={(e) => setReason(e.target.value)} />
+              <input
+                id="line-price-reason"
+                data-testid="line-price-reason"
+                maxLength={200}
+                autoComplete="off"
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+              />
               {keepOverride ? null : (
                 <>
                   <label htmlFor="line-approver">Manager</label>

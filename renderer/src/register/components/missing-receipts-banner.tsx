@@ -40,8 +40,8 @@ export function MissingReceiptsBanner() {
             <strong data-testid="missing-receipt">{n}</strong>
           </span>
         ))}{' '}
-        {missing.length === 1 ? 'was' : 'were'} rung up on this register, but {missing.length === 1 ? 'its sale was' : 'their sales were'} lost
-        before reaching the server (this browser's storage was cleared). The back office has been told; keep any paper copies.
+        {missing.length === 1 ? 'was' : 'were'} rung up on this register, but {missing.length === 1 ? 'its sale was' : 'their sales were'} lost before
+        reaching the server (this browser's storage was cleared). The back office has been told; keep any paper copies.
       </span>
       <button
         type="button"

@@ -36,7 +36,17 @@ export function PairingForm({ message, onPair }: { message: string; onPair: (cod
         </p>
       ) : null}
       <label htmlFor={`${id}-code`}>Pairing code</label>
-      <input id={`${id}-code`} className="bo-input" value={code} autoComplete="off" autoCapitalize="characters" spellCheck={false} maxLength={12} placeholder="XXXX-XXXX" onChange={(e) => setCode(e.target.value)} />
+      <input
+        id={`${id}-code`}
+        className="bo-input"
+        value={code}
+        autoComplete="off"
+        autoCapitalize="characters"
+        spellCheck={false}
+        maxLength={12}
+        placeholder="XXXX-XXXX"
+        onChange={(e) => setCode(e.target.value)}
+      />
       <button type="submit" className="button button-primary button-large" disabled={busy || code.replace(/[\s-]/g, '').length !== 8}>
         {busy ? 'Pairing…' : 'Pair this register'}
       </button>

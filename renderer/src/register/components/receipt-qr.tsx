@@ -33,5 +33,15 @@ export function ReceiptQr({ order }: { order: Pick<Order, 'id' | 'receiptNumber'
     return () => cancelIdleCallback(idle);
   }, [data]);
   const src = drawn?.data === data ? drawn.src : BLANK;
-  return <img className="receipt-qr" src={src} width={112} height={112} alt={`QR code of receipt ${order.receiptNumber}`} data-testid="receipt-qr" data-qr={data} />;
+  return (
+    <img
+      className="receipt-qr"
+      src={src}
+      width={112}
+      height={112}
+      alt={`QR code of receipt ${order.receiptNumber}`}
+      data-testid="receipt-qr"
+      data-qr={data}
+    />
+  );
 }

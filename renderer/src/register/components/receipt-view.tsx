@@ -127,7 +127,8 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
             <div>
               <dt>Check</dt>
               <dd data-testid="receipt-check">
-                {check.checkNumber ? `#${check.checkNumber}` : 'no number'} · routing {check.routingNumber ?? '—'} · account •••• {check.last4 ?? '????'}
+                {check.checkNumber ? `#${check.checkNumber}` : 'no number'} · routing {check.routingNumber ?? '—'} · account ••••{' '}
+                {check.last4 ?? '????'}
               </dd>
             </div>
           ) : null}
@@ -135,7 +136,11 @@ export function ReceiptView({ orderId, onDone, doneLabel = 'New sale', printNote
         <p className={`sync-marker sync-marker-${marker.kind}`} data-testid="receipt-sync">
           {marker.label}
         </p>
-        {order.rejection ? <p className="form-error" data-testid="receipt-rejection">{order.rejection.by === 'register' ? 'Register' : 'Server'}: {order.rejection.reason}</p> : null}
+        {order.rejection ? (
+          <p className="form-error" data-testid="receipt-rejection">
+            {order.rejection.by === 'register' ? 'Register' : 'Server'}: {order.rejection.reason}
+          </p>
+        ) : null}
         <ReceiptQr order={order} />
       </article>
       {printNote ? (

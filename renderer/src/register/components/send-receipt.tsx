@@ -40,7 +40,8 @@ export function SendReceipt({ orderId, registerToken, isSynced, customer }: Send
   const [isBusy, setBusy] = useState(false);
 
   const send = async () => {
-    if (!to.trim()) return setStatus({ text: channel === 'email' ? 'Type the customer’s e-mail address.' : 'Type the customer’s phone number.', isError: true });
+    if (!to.trim())
+      return setStatus({ text: channel === 'email' ? 'Type the customer’s e-mail address.' : 'Type the customer’s phone number.', isError: true });
     if (!isSynced) return setStatus({ text: 'The sale has not reached the server yet: send it once it shows Synced.', isError: true });
     setBusy(true);
     setStatus(undefined);
@@ -81,10 +82,18 @@ export function SendReceipt({ orderId, registerToken, isSynced, customer }: Send
       <fieldset className="line-dialog-row">
         <legend>Send the receipt</legend>
         <label className="choice-inline">
-          <input type="radio" name="receipt-channel" checked={channel === 'email'} onChange={() => choose('email')} data-testid="receipt-channel-email" /> E-mail
+          <input
+            type="radio"
+            name="receipt-channel"
+            checked={channel === 'email'}
+            onChange={() => choose('email')}
+            data-testid="receipt-channel-email"
+          />{' '}
+          E-mail
         </label>
         <label className="choice-inline">
-          <input type="radio" name="receipt-channel" checked={channel === 'sms'} onChange={() => choose('sms')} data-testid="receipt-channel-sms" /> SMS
+          <input type="radio" name="receipt-channel" checked={channel === 'sms'} onChange={() => choose('sms')} data-testid="receipt-channel-sms" />{' '}
+          SMS
         </label>
         <label className="visually-hidden" htmlFor="receipt-to">
           {channel === 'email' ? 'E-mail address' : 'Phone number'}

@@ -23,7 +23,11 @@ const COUNTRIES: { code: string; name: string; currency: string }[] = [
 ];
 
 async function postJson<T>(path: string, body: unknown, token?: string): Promise<T> {
-  const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
   const answer = (await response.json().catch(() => ({}))) as T & { detail?: string; errors?: { path: string; message: string }[] };
   if (!response.ok) throw Object.assign(new Error(answer.detail ?? `The server answered ${response.status}.`), { errors: answer.errors ?? [] });
   return answer;
@@ -45,7 +49,12 @@ export function SignUpForm({ onPair, onCancel }: { onPair: (code: string) => Pro
   const [errors, setErrors] = useState<FieldErrors>({});
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
-  const set = (field: keyof typeof form, value: string) => setForm((f) => ({ ...f, [field]: value, ...(field === 'country' ? { currency: COUNTRIES.find((c) => c.code === value)?.currency ?? f.currency } : {}) }));
+  const set = (field: keyof typeof form, value: string) =>
+    setForm((f) => ({
+      ...f,
+      [field]: value,
+      ...(field === 'country' ? { currency: COUNTRIES.find((c) => c.code === value)?.currency ?? f.currency } : {}),
+    }));
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -58,7 +67,9 @@ export function SignUpForm({ onPair, onCancel }: { onPair: (code: string) => Pro
       const { code } = await postJson<{ code: string }>('/api/pos/registers/pairing-codes', { name: 'Register 1' }, made.staffToken);
       await onPair(code);
     } catch (err) {
-      const fieldErrors = Object.fromEntries(((err as { errors?: { path: string; message: string }[] }).errors ?? []).map((e) => [e.path, e.message])) as FieldErrors;
+      const fieldErrors = Object.fromEntries(
+        ((err as { errors?: { path: string; message: string }[] }).errors ?? []).map((e) => [e.path, e.message]),
+      ) as FieldErrors;
       setErrors(fieldErrors);
       setError(err instanceof TypeError ? 'Creating a store needs a connection to the server.' : (err as Error).message);
     } finally {
@@ -88,11 +99,29 @@ export function SignUpForm({ onPair, onCancel }: { onPair: (code: string) => Pro
           {error}
         </p>
       ) : null}
-      {field('storeName', 'Store name', <input id={`${id}-storeName`} className="bo-input" value={form.storeName} onChange={(e) => set('storeName', e.target.value)} autoComplete="organization" required {...described('storeName')} />)}
+      {field(
+        'storeName',
+        'Store name',
+        <input
+          id={`${id}-storeName`}
+          className="bo-input"
+          value={form.storeName}
+          onChange={(e) => set('storeName', e.target.value)}
+          autoComplete="organization"
+          required
+          {...described('storeName')}
+        />,
+      )}
       {field(
         'country',
         'Country',
-        <select id={`${id}-country`} className="bo-input" value={form.country} onChange={(e) => set('country', e.target.value)} {...described('country')}>
+        <select
+          id={`${id}-country`}
+          className="bo-input"
+          value={form.country}
+          onChange={(e) => set('country', e.target.value)}
+          {...described('country')}
+        >
           {COUNTRIES.map((c) => (
             <option key={c.code} value={c.code}>
               {c.name}
@@ -100,11 +129,28 @@ export function SignUpForm({ onPair, onCancel }: { onPair: (code: string) => Pro
           ))}
         </select>,
       )}
-      {field('currency', 'Currency (ISO 4217)', <input id={`${id}-currency`} className="bo-input" value={form.currency} maxLength={3} onChange={(e) => set('currency', e.target.value.toUpperCase())} {...described('currency')} />)}
+      {field(
+        'currency',
+        'Currency (ISO 4217)',
+        <input
+          id={`${id}-currency`}
+          className="bo-input"
+          value={form.currency}
+          maxLength={3}
+          onChange={(e) => set('currency', e.target.value.toUpperCase())}
+          {...described('currency')}
+        />,
+      )}
       {field(
         'timeZone',
         'Time zone',
-        <select id={`${id}-timeZone`} className="bo-input" value={form.timeZone} onChange={(e) => set('timeZone', e.target.value)} {...described('timeZone')}>
+        <select
+          id={`${id}-timeZone`}
+          className="bo-input"
+          value={form.timeZone}
+          onChange={(e) => set('timeZone', e.target.value)}
+          {...described('timeZone')}
+        >
           {(zones.includes(form.timeZone) ? zones : [form.timeZone, ...zones]).map((z) => (
             <option key={z} value={z}>
               {z}
@@ -112,9 +158,45 @@ export function SignUpForm({ onPair, onCancel }: { onPair: (code: string) => Pro
           ))}
         </select>,
       )}
-      {field('ownerName', 'Your name', <input id={`${id}-ownerName`} className="bo-input" value={form.ownerName} onChange={(e) => set('ownerName', e.target.value)} autoComplete="name" {...described('ownerName')} />)}
-      {field('ownerEmail', 'Your e-mail', <input id={`${id}-ownerEmail`} className="bo-input" type="email" value={form.ownerEmail} onChange={(e) => set('ownerEmail', e.target.value)} autoComplete="email" {...described('ownerEmail')} />)}
-      {field('ownerPin', 'Your PIN (4–8 digits)', <input id={`${id}-ownerPin`} className="bo-input" type="password" inputMode="numeric" value={form.ownerPin} onChange={(e) => set('ownerPin', e.target.value)} autoComplete="new-password" {...described('ownerPin')} />)}
+      {field(
+        'ownerName',
+        'Your name',
+        <input
+          id={`${id}-ownerName`}
+          className="bo-input"
+          value={form.ownerName}
+          onChange={(e) => set('ownerName', e.target.value)}
+          autoComplete="name"
+          {...described('ownerName')}
+        />,
+      )}
+      {field(
+        'ownerEmail',
+        'Your e-mail',
+        <input
+          id={`${id}-ownerEmail`}
+          className="bo-input"
+          type="email"
+          value={form.ownerEmail}
+          onChange={(e) => set('ownerEmail', e.target.value)}
+          autoComplete="email"
+          {...described('ownerEmail')}
+        />,
+      )}
+      {field(
+        'ownerPin',
+        'Your PIN (4–8 digits)',
+        <input
+          id={`${id}-ownerPin`}
+          className="bo-input"
+          type="password"
+          inputMode="numeric"
+          value={form.ownerPin}
+          onChange={(e) => set('ownerPin', e.target.value)}
+          autoComplete="new-password"
+          {...described('ownerPin')}
+        />,
+      )}
       <div className="form-actions">
         <button type="button" className="button button-large" onClick={onCancel} disabled={busy !== undefined}>
           I have a pairing code

@@ -43,7 +43,8 @@ export function searchCustomers(customers: readonly StoredCustomer[], query: str
     words.length === 0
       ? listed
       : listed.filter((c) => {
-          if (digits.length >= 3 && digits.length === query.replace(/[\s()+.-]/g, '').length && (c.phone ?? '').replace(/\D/g, '').includes(digits)) return true;
+          if (digits.length >= 3 && digits.length === query.replace(/[\s()+.-]/g, '').length && (c.phone ?? '').replace(/\D/g, '').includes(digits))
+            return true;
           const text = fold(`${c.givenName ?? ''} ${c.familyName ?? ''} ${c.email ?? ''} ${c.phone ?? ''}`);
           return words.every((w) => text.includes(w));
         });
@@ -89,14 +90,21 @@ export class CustomerFormError extends Error {
  * only an international number is accepted).
  * @throws CustomerFormError naming the fields that are not valid
  */
-export function customerFromForm(form: NewCustomerForm, ids: { registerId: string; id?: string; now?: Date }, country: string | undefined): RegisterCustomer {
+export function customerFromForm(
+  form: NewCustomerForm,
+  ids: { registerId: string; id?: string; now?: Date },
+  country: string | undefined,
+): RegisterCustomer {
   const errors: CustomerFormErrors = {};
   const phoneText = form.phone.trim();
   let phone: string | undefined;
   if (phoneText) {
     phone = normalizePhone(phoneText, country);
     if (!phone) {
-      errors.phone = phoneText.startsWith('+') || !country ? 'a phone number with + and the country code, e.g. +1 415 555 0123' : `a valid phone number of ${country}, or + and the country code`;
+      errors.phone =
+        phoneText.startsWith('+') || !country
+          ? 'a phone number with + and the country code, e.g. +1 415 555 0123'
+          : `a valid phone number of ${country}, or + and the country code`;
     }
   }
   const candidate = {
@@ -125,7 +133,12 @@ export function customerFromForm(form: NewCustomerForm, ids: { registerId: strin
  * server de-duplicates across registers: docs/decisions/0016-customers-created-at-the-register.md).
  * @throws CustomerFormError naming the invalid fields
  */
-export async function createRegisterCustomer(db: RegisterDatabase, session: Pick<RegisterSession, 'registerId'>, form: NewCustomerForm, country: string | undefined): Promise<StoredCustomer> {
+export async function createRegisterCustomer(
+  db: RegisterDatabase,
+  session: Pick<RegisterSession, 'registerId'>,
+  form: NewCustomerForm,
+  country: string | undefined,
+): Promise<StoredCustomer> {
   const customer = customerFromForm(form, { registerId: session.registerId }, country);
   const existing = (await db.customers.find().exec()).map((d) => d.toJSON() as StoredCustomer).filter(isListed);
   const email = customer.email?.toLowerCase();
@@ -157,7 +170,12 @@ export async function serverCustomerOrders(
       headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
     });
     if (response.ok) return { orders: ((await response.json()) as { data: OrderView[] }).data };
-    return { note: response.status === 404 ? 'Not on the server yet: this register’s sales only.' : `The store’s history is not available (HTTP ${response.status}).` };
+    return {
+      note:
+        response.status === 404
+          ? 'Not on the server yet: this register’s sales only.'
+          : `The store’s history is not available (HTTP ${response.status}).`,
+    };
   } catch {
     return { note: 'Offline: this register’s sales only.' };
   }
@@ -185,10 +203,27 @@ export interface CustomerSale {
  */
 export function customerSales(local: readonly StoredOrder[], server: readonly OrderView[] | undefined, currency: string): CustomerSale[] {
   const byOrder = new Map<string, CustomerSale>();
-  for (const o of local) byOrder.set(o.id, { id: o.id, receiptNumber: o.receiptNumber, createdAt: o.createdAt, totalCents: o.totalCents, currency: o.currency ?? currency, state: o.state ?? 'paid', source: 'register' });
+  for (const o of local)
+    byOrder.set(o.id, {
+      id: o.id,
+      receiptNumber: o.receiptNumber,
+      createdAt: o.createdAt,
+      totalCents: o.totalCents,
+      currency: o.currency ?? currency,
+      state: o.state ?? 'paid',
+      source: 'register',
+    });
   for (const o of server ?? []) {
     const mine = byOrder.has(o.id);
-    byOrder.set(o.id, { id: o.id, receiptNumber: o.receiptNumber, createdAt: o.createdAt, totalCents: o.totalCents, currency: o.currency, state: o.state, source: mine ? 'both' : 'server' });
+    byOrder.set(o.id, {
+      id: o.id,
+      receiptNumber: o.receiptNumber,
+      createdAt: o.createdAt,
+      totalCents: o.totalCents,
+      currency: o.currency,
+      state: o.state,
+      source: mine ? 'both' : 'server',
+    });
   }
   return [...byOrder.values()].sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1));
 }
@@ -202,7 +237,9 @@ const countryKey = (merchantId: string) => `register.phoneCountry.${merchantId}`
 export async function phoneCountry(session: Pick<RegisterSession, 'merchantId' | 'registerToken'>): Promise<string | undefined> {
   const kept = localStorage.getItem(countryKey(session.merchantId)) ?? undefined;
   try {
-    const response = await fetch('/api/register/phone-country', { headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION } });
+    const response = await fetch('/api/register/phone-country', {
+      headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
+    });
     if (!response.ok) return kept;
     const { defaultCountry } = (await response.json()) as { defaultCountry: string };
     localStorage.setItem(countryKey(session.merchantId), defaultCountry);

@@ -106,7 +106,10 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
 export async function saveSale(db: RegisterDatabase, sale: { order: Order; journalTransaction: JournalTransaction | null }): Promise<void> {
   const { order, journalTransaction } = sale;
   // A sale that moves no money has none (core isZeroValueSale).
-  const [orderWrite, journalWrite] = await Promise.allSettled([db.orders.insert(order), journalTransaction ? db.journal_transactions.insert(journalTransaction) : Promise.resolve(undefined)]);
+  const [orderWrite, journalWrite] = await Promise.allSettled([
+    db.orders.insert(order),
+    journalTransaction ? db.journal_transactions.insert(journalTransaction) : Promise.resolve(undefined),
+  ]);
   if (orderWrite.status === 'rejected') {
     if (journalWrite.status === 'fulfilled' && journalWrite.value) await journalWrite.value.remove().catch(() => undefined);
     throw orderWrite.reason;

@@ -76,14 +76,17 @@ export const orderRxSchema: RxJsonSchema<Rejectable<Order>> = rxSchemaFromZod<Re
   extra: { rejection: rejectionProperty, ...serverStampProperties },
 });
 
-export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransaction>> = rxSchemaFromZod<Rejectable<JournalTransaction>>(journalTransactionSchema, {
-  title: 'journal transaction',
-  version: 0,
-  primaryKey: 'id',
-  maxLength: { id: 64 },
-  required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
-  extra: { rejection: rejectionProperty, ...serverStampProperties },
-});
+export const journalTransactionRxSchema: RxJsonSchema<Rejectable<JournalTransaction>> = rxSchemaFromZod<Rejectable<JournalTransaction>>(
+  journalTransactionSchema,
+  {
+    title: 'journal transaction',
+    version: 0,
+    primaryKey: 'id',
+    maxLength: { id: 64 },
+    required: ['id', 'kind', 'sourceType', 'sourceId', 'postings'],
+    extra: { rejection: rejectionProperty, ...serverStampProperties },
+  },
+);
 
 // ── Shifts: append-only documents born on the register (core/shifts.ts), pushed like orders. ──
 

@@ -90,7 +90,10 @@ export class CardPaymentFlow implements CardPayment {
       this.#key = undefined;
       this.#set('idle', undefined);
     } catch (error) {
-      this.#set('unsaved', `The card was approved but the sale was not saved: ${error instanceof Error ? error.message : String(error)}. Save it again — the card is not charged again.`);
+      this.#set(
+        'unsaved',
+        `The card was approved but the sale was not saved: ${error instanceof Error ? error.message : String(error)}. Save it again — the card is not charged again.`,
+      );
     }
   }
 
@@ -103,24 +106,41 @@ export class CardPaymentFlow implements CardPayment {
     const { client, currency, offline } = this.deps();
     const isOffline = offline?.isOffline === true;
     if (isOffline && !this.#key && amountCents > offline.limitLeftCents) {
-      this.#set('declined', `Over the offline card limit: ${formatMoney(offline.limitLeftCents, currency)} can be approved offline now. Take another payment or wait until the register is back online.`);
+      this.#set(
+        'declined',
+        `Over the offline card limit: ${formatMoney(offline.limitLeftCents, currency)} can be approved offline now. Take another payment or wait until the register is back online.`,
+      );
       return;
     }
     // An unknown outcome for another amount must be settled first: never start a second payment beside it.
     const settling = this.#key !== undefined;
     if (!this.#key) this.#key = { idempotencyKey: newId('tender'), amountCents };
     const attempt = this.#key;
-    this.#set('waiting', attempt.amountCents === amountCents ? 'Follow the instructions on the card terminal…' : 'Asking the terminal about the earlier payment…');
+    this.#set(
+      'waiting',
+      attempt.amountCents === amountCents ? 'Follow the instructions on the card terminal…' : 'Asking the terminal about the earlier payment…',
+    );
     let result: TerminalResult;
     try {
-      result = await client.charge({ idempotencyKey: attempt.idempotencyKey, amountCents: attempt.amountCents, currency, ...(isOffline ? { offline: true } : {}) });
+      result = await client.charge({
+        idempotencyKey: attempt.idempotencyKey,
+        amountCents: attempt.amountCents,
+        currency,
+        ...(isOffline ? { offline: true } : {}),
+      });
     } catch (error) {
       const failure = error instanceof DeviceCallFailure ? error : new DeviceCallFailure('internal', String(error));
       if (MAYBE_SENT.has(failure.code)) {
-        this.#set('unknown', `Lost contact with the card terminal (${failure.message}). Check again before anything else: the payment may have gone through.`);
+        this.#set(
+          'unknown',
+          `Lost contact with the card terminal (${failure.message}). Check again before anything else: the payment may have gone through.`,
+        );
       } else if (settling) {
         // This call never reached the terminal, but the earlier one may have: still unknown, same key.
-        this.#set('unknown', `Could not ask the card terminal about the earlier payment (${failure.message}). Check again before anything else: that payment may have gone through.`);
+        this.#set(
+          'unknown',
+          `Could not ask the card terminal about the earlier payment (${failure.message}). Check again before anything else: that payment may have gone through.`,
+        );
       } else {
         this.#key = undefined;
         this.#set('failed', `The card terminal cannot take payments: ${failure.message}`);
@@ -149,12 +169,22 @@ export class CardPaymentFlow implements CardPayment {
       return;
     }
     if (isUnknownOutcome(result)) {
-      this.#set('unknown', 'No answer from the card terminal: the outcome is unknown. Check again — the terminal is asked about this payment before anything is charged.');
+      this.#set(
+        'unknown',
+        'No answer from the card terminal: the outcome is unknown. Check again — the terminal is asked about this payment before anything is charged.',
+      );
       return;
     }
     this.#key = undefined;
     const reason = result.message ? `: ${result.message}` : '';
-    this.#set('declined', result.outcome === 'declined' ? `Card declined${reason}` : result.outcome === 'cancelled' ? `Payment cancelled${reason}` : `The terminal timed out${reason}`);
+    this.#set(
+      'declined',
+      result.outcome === 'declined'
+        ? `Card declined${reason}`
+        : result.outcome === 'cancelled'
+          ? `Payment cancelled${reason}`
+          : `The terminal timed out${reason}`,
+    );
   };
 
   /** Forgets an unknown outcome and starts a new attempt (the cashier checked the terminal: nothing was charged). */
@@ -168,7 +198,12 @@ export class CardPaymentFlow implements CardPayment {
  * The card tender as a hook: `complete` stores the sale (and prints) once the terminal approved — online, or offline
  * within `offline.limitLeftCents` while `offline.isOffline`. See {@link CardPaymentFlow}.
  */
-export function useCardPayment(client: DeviceClient, currency: string, complete: (payment: SalePayment) => Promise<void>, offline?: CardOffline): CardPayment {
+export function useCardPayment(
+  client: DeviceClient,
+  currency: string,
+  complete: (payment: SalePayment) => Promise<void>,
+  offline?: CardOffline,
+): CardPayment {
   const [, setVersion] = useState(0);
   const deps = useRef<CardPaymentDeps>({ client, currency, complete, offline });
   deps.current = { client, currency, complete, offline };

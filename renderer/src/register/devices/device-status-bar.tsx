@@ -23,7 +23,9 @@ export function deviceLabel(device: DeviceOverview): string {
 /** Why a device cannot be used now, or undefined when it can. */
 export function deviceUnavailable(state: DeviceClientState, kind: DeviceOverview['device']): string | undefined {
   if (state.connection !== 'ready') {
-    return state.transport === 'bridge' ? `No hardware bridge connected (${state.message ?? state.connection}): cash only.` : 'The devices are not available.';
+    return state.transport === 'bridge'
+      ? `No hardware bridge connected (${state.message ?? state.connection}): cash only.`
+      : 'The devices are not available.';
   }
   const device = state.devices.find((d) => d.device === kind);
   if (!device || device.mode === 'none') return `No ${NAMES[kind]} is configured on this register (Devices).`;
@@ -38,7 +40,12 @@ export function DeviceStatusBar({ state }: { state: DeviceClientState }) {
   const isReady = state.connection === 'ready';
   const trouble = useDeviceTrouble(state);
   return (
-    <div className={isReady ? 'device-bar' : 'device-bar device-bar-down'} data-testid="device-state" data-connection={state.connection} data-transport={state.transport}>
+    <div
+      className={isReady ? 'device-bar' : 'device-bar device-bar-down'}
+      data-testid="device-state"
+      data-connection={state.connection}
+      data-transport={state.transport}
+    >
       <span className="visually-hidden" role="status" data-testid="device-announcement">
         {trouble}
       </span>
@@ -80,7 +87,10 @@ const TROUBLE = new Set<DeviceOverview['status']['state']>(['offline', 'paper_ou
  */
 function useDeviceTrouble(state: DeviceClientState): string {
   const [text, setText] = useState('');
-  const previous = useRef<{ connection: DeviceClientState['connection']; states: Map<string, string> }>({ connection: state.connection, states: new Map() });
+  const previous = useRef<{ connection: DeviceClientState['connection']; states: Map<string, string> }>({
+    connection: state.connection,
+    states: new Map(),
+  });
   useEffect(() => {
     const before = previous.current;
     const states = new Map(state.connection === 'ready' ? state.devices.map((d) => [d.device, d.status.state] as const) : []);

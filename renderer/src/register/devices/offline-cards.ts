@@ -5,7 +5,13 @@
  * figure the cashier sees in the card tender while offline.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { DEFAULT_OFFLINE_CARD_LIMITS, offlineCardLimitsSchema, offlineLimitLeftCents, type OfflineCardLimits, type Order } from '../../../../core/index.ts';
+import {
+  DEFAULT_OFFLINE_CARD_LIMITS,
+  offlineCardLimitsSchema,
+  offlineLimitLeftCents,
+  type OfflineCardLimits,
+  type Order,
+} from '../../../../core/index.ts';
 import type { RegisterDatabase } from '../db/database.ts';
 import { REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 import type { SyncEngine } from '../sync/replication.ts';

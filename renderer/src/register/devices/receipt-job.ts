@@ -47,7 +47,11 @@ export function tenderLines(order: Order): [string, string][] {
 /** Builds the print job of a stored order. `reprint` (1, 2, …) gives a distinct job id and a REPRINT mark. */
 export function receiptPrintJob(order: Order, merchantName: string, options: { reprint?: number } = {}): PrintJob {
   const money = (cents: number) => formatMoney(cents, order.currency);
-  const text = (value: string, extra: Partial<Extract<PrintJob['blocks'][number], { kind: 'text' }>> = {}) => ({ kind: 'text' as const, text: value, ...extra });
+  const text = (value: string, extra: Partial<Extract<PrintJob['blocks'][number], { kind: 'text' }>> = {}) => ({
+    kind: 'text' as const,
+    text: value,
+    ...extra,
+  });
   const blocks: PrintJob['blocks'] = [
     text(merchantName, { align: 'center', bold: true, doubleSize: true }),
     text(`Receipt ${order.receiptNumber}`, { align: 'center' }),

@@ -10,8 +10,22 @@ import { RECEIPT_COLUMNS, twoColumns } from './receipt-job.ts';
 /** One line of a report: a label and its value, or a section heading (`value` undefined). */
 export type ReportLine = [label: string, value?: string];
 
-const RAIL_NAMES: Record<string, string> = { cash: 'Cash', card_present: 'Card present', apple_pay: 'Apple Pay', google_pay: 'Google Pay', check: 'Check', other: 'Other' };
-const TENDER_NAMES: Record<string, string> = { cash: 'Cash', card: 'Card', check: 'Check', other: 'Other', apple_pay: 'Apple Pay', google_pay: 'Google Pay' };
+const RAIL_NAMES: Record<string, string> = {
+  cash: 'Cash',
+  card_present: 'Card present',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  check: 'Check',
+  other: 'Other',
+};
+const TENDER_NAMES: Record<string, string> = {
+  cash: 'Cash',
+  card: 'Card',
+  check: 'Check',
+  other: 'Other',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+};
 
 /** The report's figures as labelled lines, in print order (amounts in the report's currency). */
 export function shiftReportLines(report: ZReport): ReportLine[] {
@@ -57,17 +71,24 @@ export function shiftReportLines(report: ZReport): ReportLine[] {
  * shift and the time of an X-report; `reprint` gives a distinct id.
  */
 export function shiftReportPrintJob(report: ZReport, merchantName: string, options: { jobId: string; reprint?: number }): PrintJob {
-  const text = (value: string, extra: Partial<Extract<PrintJob['blocks'][number], { kind: 'text' }>> = {}) => ({ kind: 'text' as const, text: value, ...extra });
+  const text = (value: string, extra: Partial<Extract<PrintJob['blocks'][number], { kind: 'text' }>> = {}) => ({
+    kind: 'text' as const,
+    text: value,
+    ...extra,
+  });
   const blocks: PrintJob['blocks'] = [
     text(merchantName, { align: 'center', bold: true }),
     text(report.kind === 'z' ? 'Z-REPORT' : 'X-REPORT', { align: 'center', bold: true, doubleSize: true }),
     text(`Register ${report.registerNumber}`, { align: 'center' }),
     text(`Opened ${new Date(report.openedAt).toLocaleString('en-US')}`),
-    text(report.closedAt ? `Closed ${new Date(report.closedAt).toLocaleString('en-US')}` : `Taken ${new Date().toLocaleString('en-US')} (shift open)`),
+    text(
+      report.closedAt ? `Closed ${new Date(report.closedAt).toLocaleString('en-US')}` : `Taken ${new Date().toLocaleString('en-US')} (shift open)`,
+    ),
   ];
   if (options.reprint) blocks.push(text('*** REPRINT ***', { align: 'center', bold: true }));
   blocks.push(text('-'.repeat(RECEIPT_COLUMNS)));
-  for (const [label, value] of shiftReportLines(report)) blocks.push(value === undefined ? text(label, { bold: true }) : text(twoColumns(label, value)));
+  for (const [label, value] of shiftReportLines(report))
+    blocks.push(value === undefined ? text(label, { bold: true }) : text(twoColumns(label, value)));
   blocks.push({ kind: 'feed', lines: 2 });
   blocks.push({ kind: 'cut' });
   return { jobId: options.reprint ? `${options.jobId}-r${options.reprint}` : options.jobId, blocks };

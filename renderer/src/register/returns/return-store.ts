@@ -5,7 +5,15 @@
  * database, where the replication pushes it (sync/replication.ts, `returns`): kept through an outage, stored once
  * however often it is sent (its `ret_…` id).
  */
-import { newId, priorOfReturns, registerReturnSchema, type Order, type PriorRefund, type RegisterReturn, type ReturnTender } from '../../../../core/index.ts';
+import {
+  newId,
+  priorOfReturns,
+  registerReturnSchema,
+  type Order,
+  type PriorRefund,
+  type RegisterReturn,
+  type ReturnTender,
+} from '../../../../core/index.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
 import { HttpError, REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
 import { ensureShiftForSale } from '../shifts/shift-store.ts';
@@ -41,7 +49,9 @@ export async function findSale(db: RegisterDatabase, text: string): Promise<Stor
 
 /** Earlier returns of `order` held here (any register's, once pulled; refused ones do not count). */
 export async function priorReturnsOf(db: RegisterDatabase, order: Order): Promise<{ prior: PriorRefund[]; returned: Map<string, number> }> {
-  const docs = (await db.returns.find({ selector: { orderId: order.id }, sort: [{ createdAt: 'asc' }] }).exec()).map((d) => d.toJSON() as RegisterReturn & { rejection?: unknown }).filter((r) => !r.rejection);
+  const docs = (await db.returns.find({ selector: { orderId: order.id }, sort: [{ createdAt: 'asc' }] }).exec())
+    .map((d) => d.toJSON() as RegisterReturn & { rejection?: unknown })
+    .filter((r) => !r.rejection);
   const returned = new Map<string, number>();
   for (const r of docs) for (const l of r.lines) returned.set(l.lineId, (returned.get(l.lineId) ?? 0) + l.quantity);
   return { prior: priorOfReturns(order, docs), returned };
@@ -50,7 +60,11 @@ export async function priorReturnsOf(db: RegisterDatabase, order: Order): Promis
 async function call<T>(session: RegisterSession, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${session.registerToken}`,
+      'x-register-schema-version': REGISTER_SCHEMA_VERSION,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!response.ok) {
@@ -85,7 +99,10 @@ export async function listApprovers(session: RegisterSession): Promise<{ id: str
  * A manager's approval of a return of `amountCents` of `orderId` (`POST /api/register/approvals`, the PIN checked by
  * the server): the single-use token the return carries. Online only. @throws TypeError offline; HttpError (wrong PIN…).
  */
-export async function requestApproval(session: RegisterSession, input: { staffId: string; pin: string; orderId: string; amountCents: number }): Promise<string> {
+export async function requestApproval(
+  session: RegisterSession,
+  input: { staffId: string; pin: string; orderId: string; amountCents: number },
+): Promise<string> {
   return (await call<{ approval: string }>(session, 'POST', '/api/register/approvals', { ...input, action: 'refund' })).approval;
 }
 

@@ -19,7 +19,10 @@ export async function approvePriceOverride(registerToken: string, staffId: strin
   });
   if (!response.ok) {
     const problem = (await response.json().catch(() => ({}))) as { detail?: string };
-    throw new HttpError(response.status, response.status === 429 ? 'Too many attempts: wait a minute and try again.' : problem.detail ?? `HTTP ${response.status}`);
+    throw new HttpError(
+      response.status,
+      response.status === 429 ? 'Too many attempts: wait a minute and try again.' : (problem.detail ?? `HTTP ${response.status}`),
+    );
   }
   return ((await response.json()) as { approvedBy: string }).approvedBy;
 }

@@ -101,7 +101,13 @@ export function holdCart(registerId: string, cart: StoredCart, label: string, no
   if (cart.lines.length === 0) throw new RangeError('an empty cart cannot be held');
   const held = listHeld(registerId);
   if (held.length >= MAX_HELD_SALES) throw new RangeError(`at most ${MAX_HELD_SALES} sales can be held`);
-  const sale: HeldSale = { id: `held_${crypto.randomUUID()}`, heldAt: now.toISOString(), label, itemCount: cart.lines.reduce((a, l) => a + l.quantity, 0), cart };
+  const sale: HeldSale = {
+    id: `held_${crypto.randomUUID()}`,
+    heldAt: now.toISOString(),
+    label,
+    itemCount: cart.lines.reduce((a, l) => a + l.quantity, 0),
+    cart,
+  };
   localStorage.setItem(heldKey(registerId), JSON.stringify([...held, sale]));
   return sale;
 }

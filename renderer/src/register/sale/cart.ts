@@ -115,7 +115,9 @@ export function cartDiscount(percentText: string, kind: 'percentage' | 'fixed' =
   if (kind === 'fixed') {
     const cents = parseAmount(percentText);
     if (cents === 'invalid') return 'invalid';
-    return cents === undefined || cents === 0 ? undefined : { id: newId('discount'), name: `Discount ${formatCents(cents)}`, kind: 'fixed', amountCents: cents };
+    return cents === undefined || cents === 0
+      ? undefined
+      : { id: newId('discount'), name: `Discount ${formatCents(cents)}`, kind: 'fixed', amountCents: cents };
   }
   const text = percentText.trim().replace(/\s*%$/, '');
   if (text === '') return undefined;
@@ -157,7 +159,13 @@ export function priceCartLine(line: CartLine, catalog: CatalogSnapshot): OrderLi
   const priced = priceLine(toLineInput(line), catalog, 'line', line.key);
   const o = line.priceOverride;
   if (!o) return priced;
-  return { ...priced, unitPriceCents: o.unitPriceCents, grossCents: multiplyCents(o.unitPriceCents, priced.quantity), netCents: multiplyCents(o.unitPriceCents, priced.quantity), priceOverride: { reason: o.reason, approvedBy: o.approvedBy } };
+  return {
+    ...priced,
+    unitPriceCents: o.unitPriceCents,
+    grossCents: multiplyCents(o.unitPriceCents, priced.quantity),
+    netCents: multiplyCents(o.unitPriceCents, priced.quantity),
+    priceOverride: { reason: o.reason, approvedBy: o.approvedBy },
+  };
 }
 
 /**

@@ -89,10 +89,18 @@ interface DexieCollection {
  */
 async function dexieTableOf(collection: RxCollection<CatalogItem>): Promise<DexieDocsTable | undefined> {
   try {
-    const internals = (await (collection.storageInstance as unknown as { internals?: Promise<unknown> }).internals) as { dexieTable?: Partial<DexieDocsTable>; booleanIndexes?: unknown } | undefined;
+    const internals = (await (collection.storageInstance as unknown as { internals?: Promise<unknown> }).internals) as
+      { dexieTable?: Partial<DexieDocsTable>; booleanIndexes?: unknown } | undefined;
     const table = internals?.dexieTable;
     const booleans = internals?.booleanIndexes;
-    if (table && typeof table.where === 'function' && typeof table.orderBy === 'function' && Array.isArray(booleans) && booleans.every((b) => b === '_deleted')) return table as DexieDocsTable;
+    if (
+      table &&
+      typeof table.where === 'function' &&
+      typeof table.orderBy === 'function' &&
+      Array.isArray(booleans) &&
+      booleans.every((b) => b === '_deleted')
+    )
+      return table as DexieDocsTable;
   } catch {
     // Not Dexie: the RxDB query below.
   }
@@ -100,7 +108,12 @@ async function dexieTableOf(collection: RxCollection<CatalogItem>): Promise<Dexi
 }
 
 /** One page of stored documents after `after` (primary-key order), deleted ones included (the keyset moves on). */
-async function readPage(collection: RxCollection<CatalogItem>, table: DexieDocsTable | undefined, after: string | undefined, limit: number): Promise<StoredDoc[]> {
+async function readPage(
+  collection: RxCollection<CatalogItem>,
+  table: DexieDocsTable | undefined,
+  after: string | undefined,
+  limit: number,
+): Promise<StoredDoc[]> {
   if (table) return (after === undefined ? table.orderBy(':id') : table.where(':id').above(after)).limit(limit).toArray();
   const docs = await collection.find({ selector: after === undefined ? {} : { id: { $gt: after } }, sort: [{ id: 'asc' }], limit }).exec();
   return docs.map((d) => ({ ...(d.toJSON() as unknown as StoredDoc), _rev: d.revision }));

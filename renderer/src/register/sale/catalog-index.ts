@@ -333,7 +333,9 @@ export class CatalogIndex {
     const rank = new Map<string, number>();
     names.forEach((c, i) => rank.set(c, i > 0 && catalogCollator.compare(names[i - 1]!, c) === 0 ? rank.get(names[i - 1]!)! : i));
     const compare = (a: Entry, b: Entry) =>
-      rank.get(a.item.category)! - rank.get(b.item.category)! || catalogCollator.compare(a.item.name, b.item.name) || (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0);
+      rank.get(a.item.category)! - rank.get(b.item.category)! ||
+      catalogCollator.compare(a.item.name, b.item.name) ||
+      (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0);
     let ordered: Entry[];
     if (touched.size * 4 > this.entries.size) ordered = [...this.entries.values()].sort(compare);
     else {

@@ -65,7 +65,10 @@ export type SaleInput = Omit<RingUpInput, 'tenderedCents'> & { payment: SalePaym
 const turns = new Map<string, Promise<unknown>>();
 function inTurn<T>(registerId: string, task: () => Promise<T>): Promise<T> {
   const result = (turns.get(registerId) ?? Promise.resolve()).then(task);
-  turns.set(registerId, result.catch(() => undefined));
+  turns.set(
+    registerId,
+    result.catch(() => undefined),
+  );
   return result;
 }
 
@@ -121,7 +124,10 @@ export async function ringUpSale(input: SaleInput): Promise<Order> {
     localStorage.setItem(sequenceKey(session.registerId), String(sequence));
     return sale.order;
   };
-  const order = typeof navigator !== 'undefined' && navigator.locks ? await navigator.locks.request(`register-receipt-sequence:${session.registerId}`, run) : await inTurn(session.registerId, run);
+  const order =
+    typeof navigator !== 'undefined' && navigator.locks
+      ? await navigator.locks.request(`register-receipt-sequence:${session.registerId}`, run)
+      : await inTurn(session.registerId, run);
   if (typeof performance !== 'undefined' && typeof performance.measure === 'function') {
     performance.clearMeasures(SALE_STORED_MEASURE);
     performance.measure(SALE_STORED_MEASURE, { start: started, end: performance.now() });

@@ -35,14 +35,23 @@ export function confirmsSellPastZero(registerId: string): boolean {
  * The variation a cart would take past zero: when `lines` hold more units of a tracked variation than its
  * `stockOnHand`, that variation with its name and the units in stock; else undefined.
  */
-export function pastZero(lines: readonly CartLine[], items: ReadonlyMap<string, CatalogItem>, variationId: string): { name: string; inStock: number; wanted: number } | undefined {
+export function pastZero(
+  lines: readonly CartLine[],
+  items: ReadonlyMap<string, CatalogItem>,
+  variationId: string,
+): { name: string; inStock: number; wanted: number } | undefined {
   const wanted = lines.filter((l) => l.variationId === variationId).reduce((a, l) => a + l.quantity, 0);
   for (const line of lines) {
     if (line.variationId !== variationId) continue;
     const item = items.get(line.catalogItemId);
     const variation = item?.variations.find((v) => v.id === variationId);
     if (!item || !variation?.trackStock || variation.stockOnHand === undefined) return undefined;
-    if (wanted > variation.stockOnHand) return { name: item.variations.length > 1 ? `${item.name} (${variation.name})` : item.name, inStock: Math.max(0, variation.stockOnHand), wanted };
+    if (wanted > variation.stockOnHand)
+      return {
+        name: item.variations.length > 1 ? `${item.name} (${variation.name})` : item.name,
+        inStock: Math.max(0, variation.stockOnHand),
+        wanted,
+      };
     return undefined;
   }
   return undefined;

@@ -39,7 +39,7 @@ export type StoredCloseout = ShiftCloseout;
 
 const clean = <T extends object>(doc: T): T => {
   const { _meta, _rev, _attachments, _deleted, ...rest } = doc as T & Record<string, unknown>;
-  void _meta, void _rev, void _attachments, void _deleted;
+  (void _meta, void _rev, void _attachments, void _deleted);
   return rest as T;
 };
 
@@ -136,7 +136,12 @@ export async function recordServiceCash(
 ): Promise<CashMovement> {
   const existing = await db.cash_movements.findOne({ selector: { shiftId: shift.id, serviceRef: input.serviceRef, kind: input.kind } }).exec();
   if (existing) return clean(existing.toMutableJSON() as CashMovement);
-  const label = { check_cashed: 'Check cashed', transfer_in: 'Money transfer', bill_payment_in: 'Bill payment', transfer_canceled: 'Money transfer canceled' }[input.kind];
+  const label = {
+    check_cashed: 'Check cashed',
+    transfer_in: 'Money transfer',
+    bill_payment_in: 'Bill payment',
+    transfer_canceled: 'Money transfer canceled',
+  }[input.kind];
   const movement = cashMovementSchema.parse({
     id: newId('cashMovement'),
     shiftId: shift.id,
@@ -206,7 +211,10 @@ export async function closeShift(
   const closedAt = input.at ?? new Date().toISOString();
   const counted = input.counted.filter((c) => c.count > 0);
   const countedCashCents = countedTotalCents(counted);
-  const report = computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), { count: { closedAt, countedCashCents }, ...(await returnsOfShift(db, shift)) });
+  const report = computeZReport(shift, await salesSince(db, shift), await movementsOf(db, shift.id), {
+    count: { closedAt, countedCashCents },
+    ...(await returnsOfShift(db, shift)),
+  });
   const closeout = shiftCloseoutSchema.parse({
     id: newId('shiftCloseout'),
     shiftId: shift.id,

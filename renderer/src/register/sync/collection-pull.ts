@@ -80,7 +80,20 @@ interface PullPage {
 }
 
 /** Starts pulling the merchant's `remote` documents into `collection`; see the file's comment. */
-export function startCollectionPull({ db, collection, remote, pageSize, checkpointKey: key, hasDeletions = false, onPage, request, stream$, waitForLeadership, retryMs, fromFirstDocument = false }: CollectionPullOptions): CollectionPull {
+export function startCollectionPull({
+  db,
+  collection,
+  remote,
+  pageSize,
+  checkpointKey: key,
+  hasDeletions = false,
+  onPage,
+  request,
+  stream$,
+  waitForLeadership,
+  retryMs,
+  fromFirstDocument = false,
+}: CollectionPullOptions): CollectionPull {
   const active$ = new BehaviorSubject(false);
   let resolveFirst: () => void = () => {};
   const firstCatchUp = new Promise<void>((resolve) => (resolveFirst = resolve));

@@ -82,10 +82,17 @@ export function heldCheckpoints(): HeldCheckpoints {
  * (`{ held, told }`, the body of `POST /api/sync/audit/head-reports`); a failed report is tried again on the next refresh.
  * @throws what `request` throws (offline, HTTP errors).
  */
-export async function refreshHeldCheckpoints(request: (path: string) => Promise<unknown>, report?: (body: { held: HeldCheckpoint; told: HeldCheckpoint | null }) => Promise<unknown>): Promise<HeldCheckpoints> {
+export async function refreshHeldCheckpoints(
+  request: (path: string) => Promise<unknown>,
+  report?: (body: { held: HeldCheckpoint; told: HeldCheckpoint | null }) => Promise<unknown>,
+): Promise<HeldCheckpoints> {
   const held = heldCheckpoints();
   const afterSeq = held.data.reduce((max, c) => Math.max(max, Number(c.seq) || 0), 0);
-  const answer = (await request(`/api/pos/audit/checkpoints${afterSeq > 0 ? `?afterSeq=${afterSeq}` : ''}`)) as { publicKey: unknown; data: HeldCheckpoint[]; head?: HeldCheckpoint | null };
+  const answer = (await request(`/api/pos/audit/checkpoints${afterSeq > 0 ? `?afterSeq=${afterSeq}` : ''}`)) as {
+    publicKey: unknown;
+    data: HeldCheckpoint[];
+    head?: HeldCheckpoint | null;
+  };
   const newestHeld = held.data.find((c) => Number(c.seq) === afterSeq);
   if (answer.head !== undefined && isOlderHead(newestHeld, answer.head)) {
     const seen = headRollback();

@@ -48,7 +48,11 @@ export async function checkMissingReceipts(db: RegisterDatabase, session: Regist
   const call = async (init: RequestInit & { path: string }): Promise<RegisterReceipts> => {
     const response = await fetch(init.path, {
       ...init,
-      headers: { authorization: `Bearer ${session.registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${session.registerToken}`,
+        'x-register-schema-version': REGISTER_SCHEMA_VERSION,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+      },
     });
     if (!response.ok) throw new HttpError(response.status, `${init.path}: HTTP ${response.status}`);
     return (await response.json()) as RegisterReceipts;
@@ -58,5 +62,7 @@ export async function checkMissingReceipts(db: RegisterDatabase, session: Regist
   const missing = missingSequences(witnessed, server.lastReceiptSequence, held).map((n) => formatReceiptNumber(session.registerNumber, n));
   const fresh = missing.filter((n) => !server.missingReceiptNumbers.includes(n));
   if (fresh.length > 0) server = await call({ path: `${path}/missing-receipts`, method: 'POST', body: JSON.stringify({ receiptNumbers: fresh }) });
-  return [...new Set([...server.missingReceiptNumbers, ...missing])].sort((a, b) => (parseReceiptNumber(a)?.sequence ?? 0) - (parseReceiptNumber(b)?.sequence ?? 0));
+  return [...new Set([...server.missingReceiptNumbers, ...missing])].sort(
+    (a, b) => (parseReceiptNumber(a)?.sequence ?? 0) - (parseReceiptNumber(b)?.sequence ?? 0),
+  );
 }

@@ -130,11 +130,18 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
     publish();
   };
   if (channel) {
-    channel.onmessage = (event: MessageEvent<{ kind: string; isOnline?: boolean; isServerUnreachable?: boolean; lastSyncAt?: string; error?: string }>) => {
+    channel.onmessage = (
+      event: MessageEvent<{ kind: string; isOnline?: boolean; isServerUnreachable?: boolean; lastSyncAt?: string; error?: string }>,
+    ) => {
       const message = event.data;
       if (message.kind === 'ask') publish();
       else if (message.kind === 'status' && !isLeader) {
-        patch({ isOnline: navigator.onLine && message.isOnline === true, isServerUnreachable: navigator.onLine && message.isServerUnreachable === true, lastSyncAt: message.lastSyncAt, error: message.error });
+        patch({
+          isOnline: navigator.onLine && message.isOnline === true,
+          isServerUnreachable: navigator.onLine && message.isServerUnreachable === true,
+          lastSyncAt: message.lastSyncAt,
+          error: message.error,
+        });
       }
     };
     channel.postMessage({ kind: 'ask' });
@@ -187,7 +194,8 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   };
 
   /** A single-use stream ticket (`POST /api/sync/stream-tickets`): no token ever goes into a stream's URL. */
-  const streamTicket = async (): Promise<string> => ((await request('/api/sync/stream-tickets', { method: 'POST', body: '{}' })) as { ticket: string }).ticket;
+  const streamTicket = async (): Promise<string> =>
+    ((await request('/api/sync/stream-tickets', { method: 'POST', body: '{}' })) as { ticket: string }).ticket;
 
   /** Catalog items received by the pull round running now; back to 0 when it caught up or failed. */
   let catalogReceived = 0;
@@ -204,7 +212,13 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   const pulls: CollectionPull[] = [];
   /** Starts a hand-written pull (collection-pull.ts) over this engine's requests, by the leader tab; kept in `pulls`. */
   const startPull = (options: Omit<CollectionPullOptions, 'db' | 'request' | 'waitForLeadership' | 'retryMs'>): CollectionPull => {
-    const pull = startCollectionPull({ db, request: (path) => request(path), waitForLeadership: () => db.waitForLeadership(), retryMs: STREAM_RETRY_MS, ...options });
+    const pull = startCollectionPull({
+      db,
+      request: (path) => request(path),
+      waitForLeadership: () => db.waitForLeadership(),
+      retryMs: STREAM_RETRY_MS,
+      ...options,
+    });
     pulls.push(pull);
     return pull;
   };
@@ -310,7 +324,11 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
             continue;
           }
           const half = Math.ceil(chunk.rows.length / 2);
-          queue.unshift(...[chunk.rows.slice(0, half), chunk.rows.slice(half)].flatMap((part) => chunkPushRows(part, { maxBytes: Math.floor(chunk.bytes / 2) + 1 }).chunks));
+          queue.unshift(
+            ...[chunk.rows.slice(0, half), chunk.rows.slice(half)].flatMap(
+              (part) => chunkPushRows(part, { maxBytes: Math.floor(chunk.bytes / 2) + 1 }).chunks,
+            ),
+          );
           continue;
         }
         // The server's stamped copies of what it just committed, and the journal transactions it derived from them.

@@ -23,7 +23,9 @@ const PENDING = { syncSeq: { $exists: false }, rejection: { $exists: false } };
 
 /** Live counts of unsynced records (see the module comment); emits on every change of any of the collections. */
 export function unsyncedCounts$(db: RegisterDatabase): Observable<UnsyncedCounts> {
-  return combineLatest(UNSYNCED_KINDS.map((kind) => (db[kind].find({ selector: PENDING } as never).$ as Observable<unknown[]>).pipe(map((docs) => docs.length)))).pipe(
+  return combineLatest(
+    UNSYNCED_KINDS.map((kind) => (db[kind].find({ selector: PENDING } as never).$ as Observable<unknown[]>).pipe(map((docs) => docs.length))),
+  ).pipe(
     map((counts) => {
       const byKind = Object.fromEntries(UNSYNCED_KINDS.map((kind, i) => [kind, counts[i]!])) as Record<UnsyncedKind, number>;
       return { total: counts.reduce((a, b) => a + b, 0), byKind };
@@ -33,7 +35,9 @@ export function unsyncedCounts$(db: RegisterDatabase): Observable<UnsyncedCounts
 
 /** The same counts once, now. */
 export async function unsyncedCounts(db: RegisterDatabase): Promise<UnsyncedCounts> {
-  const counts = await Promise.all(UNSYNCED_KINDS.map((kind) => (db[kind].find({ selector: PENDING } as never).exec() as Promise<unknown[]>).then((docs) => docs.length)));
+  const counts = await Promise.all(
+    UNSYNCED_KINDS.map((kind) => (db[kind].find({ selector: PENDING } as never).exec() as Promise<unknown[]>).then((docs) => docs.length)),
+  );
   const byKind = Object.fromEntries(UNSYNCED_KINDS.map((kind, i) => [kind, counts[i]!])) as Record<UnsyncedKind, number>;
   return { total: counts.reduce((a, b) => a + b, 0), byKind };
 }

@@ -107,11 +107,22 @@ export function DevicesView() {
             {DEVICE_KINDS.map((kind) => {
               const config = settings[kind];
               const overview = state.devices.find((d) => d.device === kind);
-              const serial: SerialSettings = config.serial ?? { path: ports[0]?.path ?? '', baudRate: 9600, parity: 'none', dataBits: 8, stopBits: 1 };
+              const serial: SerialSettings = config.serial ?? {
+                path: ports[0]?.path ?? '',
+                baudRate: 9600,
+                parity: 'none',
+                dataBits: 8,
+                stopBits: 1,
+              };
               return (
                 <fieldset key={kind} className="device-card" data-testid={`device-settings-${kind}`}>
                   <legend>{TITLES[kind]}</legend>
-                  {overview ? <p className="muted">{deviceLabel(overview)}{overview.path ? ` — ${overview.path}` : ''}</p> : null}
+                  {overview ? (
+                    <p className="muted">
+                      {deviceLabel(overview)}
+                      {overview.path ? ` — ${overview.path}` : ''}
+                    </p>
+                  ) : null}
                   <label className="field">
                     <span>Connection</span>
                     <select
@@ -164,7 +175,9 @@ export function DevicesView() {
                         <select
                           data-testid={`device-parity-${kind}`}
                           value={serial.parity}
-                          onChange={(e) => update(kind, { mode: 'serial', serial: { ...serial, parity: e.target.value as SerialSettings['parity'] } })}
+                          onChange={(e) =>
+                            update(kind, { mode: 'serial', serial: { ...serial, parity: e.target.value as SerialSettings['parity'] } })
+                          }
                         >
                           {PARITIES.map((parity) => (
                             <option key={parity} value={parity}>

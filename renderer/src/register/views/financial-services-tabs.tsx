@@ -105,7 +105,15 @@ function useOverview(api: BackOfficeApi): { overview: Overview | undefined; noti
   useEffect(() => {
     api.request<Overview>('GET', '/api/pos/financial-services').then(setOverview, (err: unknown) => setError(errorMessage(err)));
   }, [api]);
-  if (error) return { overview, notice: <p className="form-error" role="alert">{error}</p> };
+  if (error)
+    return {
+      overview,
+      notice: (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ),
+    };
   if (overview?.moneyMovement === 'disabled') {
     return {
       overview,
@@ -163,7 +171,15 @@ async function printReceipt(jobId: string, lines: string[]): Promise<string> {
   try {
     await getDeviceClient().print({
       jobId,
-      blocks: [...lines.map((text, i) => ({ kind: 'text' as const, text: text.replace(/•/g, '*'), ...(i === 0 ? { bold: true, align: 'center' as const } : {}) })), { kind: 'feed', lines: 3 }, { kind: 'cut' }],
+      blocks: [
+        ...lines.map((text, i) => ({
+          kind: 'text' as const,
+          text: text.replace(/•/g, '*'),
+          ...(i === 0 ? { bold: true, align: 'center' as const } : {}),
+        })),
+        { kind: 'feed', lines: 3 },
+        { kind: 'cut' },
+      ],
       openDrawer: true,
     });
     return 'Receipt printed; the drawer is open.';
@@ -213,14 +229,28 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
     }
   };
   const amountCents = dollarsToCents(amount);
-  const fee = overview && amountCents ? Math.min(amountCents, Math.max(Math.floor((amountCents * overview.settings.checkFee.basisPoints + 5000) / 10000) + overview.settings.checkFee.fixedCents, overview.settings.checkFee.minimumCents)) : undefined;
+  const fee =
+    overview && amountCents
+      ? Math.min(
+          amountCents,
+          Math.max(
+            Math.floor((amountCents * overview.settings.checkFee.basisPoints + 5000) / 10000) + overview.settings.checkFee.fixedCents,
+            overview.settings.checkFee.minimumCents,
+          ),
+        )
+      : undefined;
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!scan || !amountCents) return;
     setBusy(true);
     setError(undefined);
     try {
-      const micr = { routingNumber: scan.routingNumber, accountNumber: scan.accountNumber, ...(scan.checkNumber ? { checkNumber: scan.checkNumber.replace(/\D/g, '') } : {}), ...(scan.auxOnUs ? { auxOnUs: scan.auxOnUs.replace(/\D/g, '') } : {}) };
+      const micr = {
+        routingNumber: scan.routingNumber,
+        accountNumber: scan.accountNumber,
+        ...(scan.checkNumber ? { checkNumber: scan.checkNumber.replace(/\D/g, '') } : {}),
+        ...(scan.auxOnUs ? { auxOnUs: scan.auxOnUs.replace(/\D/g, '') } : {}),
+      };
       const shift = await serviceShift(db, session);
       const answer = await api.request<CheckCashing>('POST', '/api/pos/check-cashings', {
         micr,
@@ -231,7 +261,13 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
         registerNumber: session.registerNumber,
         shiftId: shift.id,
       });
-      if (answer.status === 'paid') await recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: answer.payoutCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      if (answer.status === 'paid')
+        await recordServiceCash(db, shift, {
+          kind: 'check_cashed',
+          amountCents: answer.payoutCents,
+          feeCents: answer.feeCents,
+          serviceRef: answer.id,
+        });
       setRecord(answer);
     } catch (err) {
       setError(errorMessage(err));
@@ -245,7 +281,13 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
     try {
       const shift = await serviceShift(db, session);
       const answer = await api.request<CheckCashing>('POST', `/api/pos/check-cashings/${record.id}/complete`, { shiftId: shift.id });
-      if (answer.status === 'paid') await recordServiceCash(db, shift, { kind: 'check_cashed', amountCents: answer.payoutCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      if (answer.status === 'paid')
+        await recordServiceCash(db, shift, {
+          kind: 'check_cashed',
+          amountCents: answer.payoutCents,
+          feeCents: answer.feeCents,
+          serviceRef: answer.id,
+        });
       setRecord(answer);
     } catch (err) {
       setError(errorMessage(err));
@@ -285,18 +327,37 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
           ) : null}
           <label className="bo-field">
             Check amount ($)
-            <input className="bo-input" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} data-testid="cash-check-amount" />
+            <input
+              className="bo-input"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => setAmount(e.target.value)}
+              data-testid="cash-check-amount"
+            />
           </label>
           <label className="bo-field">
             Customer&apos;s licence (scan the barcode on the back; the scanner types here)
-            <textarea className="bo-input id-scan" rows={3} value={idPayload} onChange={(e) => setIdPayload(e.target.value)} data-testid="cash-check-id" spellCheck={false} autoComplete="off" />
+            <textarea
+              className="bo-input id-scan"
+              rows={3}
+              value={idPayload}
+              onChange={(e) => setIdPayload(e.target.value)}
+              data-testid="cash-check-id"
+              spellCheck={false}
+              autoComplete="off"
+            />
           </label>
           {fee !== undefined && amountCents ? (
             <p className="muted" data-testid="cash-check-fee">
               Fee {formatMoney(fee)} · cash to hand out {formatMoney(amountCents - fee)}
             </p>
           ) : null}
-          <button type="submit" className="button button-primary" disabled={busy || !scan || !amountCents || !idPayload.trim()} data-testid="cash-check-submit">
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={busy || !scan || !amountCents || !idPayload.trim()}
+            data-testid="cash-check-submit"
+          >
             Verify ID, screen and cash
           </button>
         </form>
@@ -308,7 +369,12 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
       ) : null}
       {record?.status === 'held' ? (
         <div data-testid="cash-check-held">
-          <HoldPanel api={api} HoldBanner={HoldBanner} screeningIds={record.screeningId ? [record.screeningId] : []} onCleared={() => setCleared(true)} />
+          <HoldPanel
+            api={api}
+            HoldBanner={HoldBanner}
+            screeningIds={record.screeningId ? [record.screeningId] : []}
+            onCleared={() => setCleared(true)}
+          />
           {cleared ? (
             <button type="button" className="button button-primary" onClick={() => void complete()} data-testid="cash-check-complete">
               Cleared by a manager — pay out {formatMoney(record.payoutCents)}
@@ -322,7 +388,11 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
             Hand the customer <strong data-testid="cash-check-payout">{formatMoney(record.payoutCents)}</strong> from the drawer.
           </p>
           <Receipt lines={record.receipt} testId="cash-check-receipt" />
-          {printNote ? <p className="muted" data-testid="cash-check-print-note">{printNote}</p> : null}
+          {printNote ? (
+            <p className="muted" data-testid="cash-check-print-note">
+              {printNote}
+            </p>
+          ) : null}
           <button type="button" className="button" onClick={reset}>
             Next check
           </button>
@@ -369,7 +439,11 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
   const quote = (event: FormEvent) => {
     event.preventDefault();
     if (!amountCents) return;
-    void run(async () => setDisclosure((await api.request<{ disclosure: Disclosure }>('POST', '/api/pos/transfers/quote', { amountCents, country, payoutMethod })).disclosure));
+    void run(async () =>
+      setDisclosure(
+        (await api.request<{ disclosure: Disclosure }>('POST', '/api/pos/transfers/quote', { amountCents, country, payoutMethod })).disclosure,
+      ),
+    );
   };
   /** Sends the request naming the open shift, then stores the cash the answer moved through the drawer. */
   const withShift = (request: (shiftId: string) => Promise<Transfer>, moved: (t: Transfer) => 'transfer_in' | 'transfer_canceled' | undefined) =>
@@ -377,14 +451,36 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
       const shift = await serviceShift(db, session);
       const answer = await request(shift.id);
       const kind = moved(answer);
-      if (kind) await recordServiceCash(db, shift, { kind, amountCents: answer.quote.sendAmountCents + answer.quote.feeCents, feeCents: answer.quote.feeCents, serviceRef: answer.id });
+      if (kind)
+        await recordServiceCash(db, shift, {
+          kind,
+          amountCents: answer.quote.sendAmountCents + answer.quote.feeCents,
+          feeCents: answer.quote.feeCents,
+          serviceRef: answer.id,
+        });
       setTransfer(answer);
     });
   const sent = (t: Transfer) => (t.status === 'held' ? undefined : 'transfer_in');
   const send = () =>
-    withShift((shiftId) => api.request<Transfer>('POST', '/api/pos/transfers', { amountCents, country, payoutMethod, receiverName, idPayload, registerNumber: session.registerNumber, shiftId }), sent);
+    withShift(
+      (shiftId) =>
+        api.request<Transfer>('POST', '/api/pos/transfers', {
+          amountCents,
+          country,
+          payoutMethod,
+          receiverName,
+          idPayload,
+          registerNumber: session.registerNumber,
+          shiftId,
+        }),
+      sent,
+    );
   const complete = () => withShift((shiftId) => api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/complete`, { shiftId }), sent);
-  const cancel = () => withShift((shiftId) => api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/cancel`, { shiftId }), (t) => (t.status === 'canceled' ? 'transfer_canceled' : undefined));
+  const cancel = () =>
+    withShift(
+      (shiftId) => api.request<Transfer>('POST', `/api/pos/transfers/${transfer!.id}/cancel`, { shiftId }),
+      (t) => (t.status === 'canceled' ? 'transfer_canceled' : undefined),
+    );
 
   return (
     <section className="bo-section" data-testid="send-money">
@@ -394,11 +490,28 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
         <form className="bo-form" onSubmit={quote}>
           <label className="bo-field">
             Amount to send ($)
-            <input className="bo-input" inputMode="decimal" value={amount} onChange={(e) => { setAmount(e.target.value); setDisclosure(undefined); }} data-testid="send-amount" />
+            <input
+              className="bo-input"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => {
+                setAmount(e.target.value);
+                setDisclosure(undefined);
+              }}
+              data-testid="send-amount"
+            />
           </label>
           <label className="bo-field">
             Country
-            <select className="bo-input" value={country} onChange={(e) => { setCountry(e.target.value); setDisclosure(undefined); }} data-testid="send-country">
+            <select
+              className="bo-input"
+              value={country}
+              onChange={(e) => {
+                setCountry(e.target.value);
+                setDisclosure(undefined);
+              }}
+              data-testid="send-country"
+            >
               {overview.corridors.map((c) => (
                 <option key={c.country} value={c.country}>
                   {c.country} ({c.currency})
@@ -408,7 +521,15 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
           </label>
           <label className="bo-field">
             Payout
-            <select className="bo-input" value={payoutMethod} onChange={(e) => { setPayoutMethod(e.target.value); setDisclosure(undefined); }} data-testid="send-payout">
+            <select
+              className="bo-input"
+              value={payoutMethod}
+              onChange={(e) => {
+                setPayoutMethod(e.target.value);
+                setDisclosure(undefined);
+              }}
+              data-testid="send-payout"
+            >
               {overview.payoutMethods.map((m) => (
                 <option key={m} value={m}>
                   {m.replace('_', ' ')}
@@ -418,7 +539,13 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
           </label>
           <label className="bo-field">
             Receiver&apos;s full name
-            <input className="bo-input" value={receiverName} onChange={(e) => setReceiverName(e.target.value)} data-testid="send-receiver" autoComplete="off" />
+            <input
+              className="bo-input"
+              value={receiverName}
+              onChange={(e) => setReceiverName(e.target.value)}
+              data-testid="send-receiver"
+              autoComplete="off"
+            />
           </label>
           <button type="submit" className="button" disabled={busy || !amountCents} data-testid="send-quote">
             Get the quote
@@ -428,9 +555,23 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
               <Receipt lines={disclosure.lines} testId="send-disclosure" />
               <label className="bo-field">
                 Sender&apos;s licence (scan the barcode on the back)
-                <textarea className="bo-input id-scan" rows={3} value={idPayload} onChange={(e) => setIdPayload(e.target.value)} data-testid="send-id" spellCheck={false} autoComplete="off" />
+                <textarea
+                  className="bo-input id-scan"
+                  rows={3}
+                  value={idPayload}
+                  onChange={(e) => setIdPayload(e.target.value)}
+                  data-testid="send-id"
+                  spellCheck={false}
+                  autoComplete="off"
+                />
               </label>
-              <button type="button" className="button button-primary" disabled={busy || !idPayload.trim() || receiverName.trim().length < 2} onClick={() => void send()} data-testid="send-submit">
+              <button
+                type="button"
+                className="button button-primary"
+                disabled={busy || !idPayload.trim() || receiverName.trim().length < 2}
+                onClick={() => void send()}
+                data-testid="send-submit"
+              >
                 Take {formatMoney(disclosure.totalCents)} and send
               </button>
             </>
@@ -444,7 +585,12 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
       ) : null}
       {transfer?.status === 'held' ? (
         <div data-testid="send-held">
-          <HoldPanel api={api} HoldBanner={HoldBanner} screeningIds={[transfer.senderScreeningId, transfer.receiverScreeningId].filter((x): x is string => !!x)} onCleared={() => setCleared(true)} />
+          <HoldPanel
+            api={api}
+            HoldBanner={HoldBanner}
+            screeningIds={[transfer.senderScreeningId, transfer.receiverScreeningId].filter((x): x is string => !!x)}
+            onCleared={() => setCleared(true)}
+          />
           {cleared ? (
             <button type="button" className="button button-primary" onClick={() => void complete()} data-testid="send-complete">
               Cleared by a manager — send now
@@ -458,7 +604,11 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
             Transfer <strong data-testid="send-status">{transfer.status}</strong> to {transfer.receiverName}.
           </p>
           {transfer.receipt ? <Receipt lines={transfer.receipt.lines} testId="send-receipt" /> : null}
-          {printNote ? <p className="muted" data-testid="send-print-note">{printNote}</p> : null}
+          {printNote ? (
+            <p className="muted" data-testid="send-print-note">
+              {printNote}
+            </p>
+          ) : null}
           {transfer.status === 'sent' ? (
             <button type="button" className="button" onClick={() => void cancel()} data-testid="send-cancel">
               Cancel (full refund, 30 minutes)
@@ -497,10 +647,13 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    api.request<{ data: Biller[] }>('GET', '/api/pos/billers').then((b) => {
-      setBillers(b.data);
-      setBillerId((id) => id || (b.data[0]?.id ?? ''));
-    }, (err: unknown) => setError(errorMessage(err)));
+    api.request<{ data: Biller[] }>('GET', '/api/pos/billers').then(
+      (b) => {
+        setBillers(b.data);
+        setBillerId((id) => id || (b.data[0]?.id ?? ''));
+      },
+      (err: unknown) => setError(errorMessage(err)),
+    );
   }, [api]);
   const amountCents = dollarsToCents(amount);
   const run = async (fn: () => Promise<void>) => {
@@ -514,7 +667,12 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
       setBusy(false);
     }
   };
-  const validate = () => run(async () => setValid((await api.request<{ accountMasked: string }>('POST', '/api/pos/bill-payments/validate', { billerId, accountNumber: account })).accountMasked));
+  const validate = () =>
+    run(async () =>
+      setValid(
+        (await api.request<{ accountMasked: string }>('POST', '/api/pos/bill-payments/validate', { billerId, accountNumber: account })).accountMasked,
+      ),
+    );
   const pay = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
@@ -528,15 +686,29 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
         registerNumber: session.registerNumber,
         shiftId: shift.id,
       });
-      if (answer.status !== 'held') await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: answer.totalCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      if (answer.status !== 'held')
+        await recordServiceCash(db, shift, {
+          kind: 'bill_payment_in',
+          amountCents: answer.totalCents,
+          feeCents: answer.feeCents,
+          serviceRef: answer.id,
+        });
       setPayment(answer);
     });
   };
   const complete = () =>
     run(async () => {
       const shift = await serviceShift(db, session);
-      const answer = await api.request<BillPayment>('POST', `/api/pos/bill-payments/${payment!.id}/complete`, { accountNumber: account, shiftId: shift.id });
-      await recordServiceCash(db, shift, { kind: 'bill_payment_in', amountCents: answer.totalCents, feeCents: answer.feeCents, serviceRef: answer.id });
+      const answer = await api.request<BillPayment>('POST', `/api/pos/bill-payments/${payment!.id}/complete`, {
+        accountNumber: account,
+        shiftId: shift.id,
+      });
+      await recordServiceCash(db, shift, {
+        kind: 'bill_payment_in',
+        amountCents: answer.totalCents,
+        feeCents: answer.feeCents,
+        serviceRef: answer.id,
+      });
       setPayment(answer);
     });
   const biller = billers.find((b) => b.id === billerId);
@@ -548,7 +720,15 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
         <form className="bo-form" onSubmit={pay}>
           <label className="bo-field">
             Biller
-            <select className="bo-input" value={billerId} onChange={(e) => { setBillerId(e.target.value); setValid(undefined); }} data-testid="bill-biller">
+            <select
+              className="bo-input"
+              value={billerId}
+              onChange={(e) => {
+                setBillerId(e.target.value);
+                setValid(undefined);
+              }}
+              data-testid="bill-biller"
+            >
               {billers.map((b) => (
                 <option key={b.id} value={b.id}>
                   {b.name} ({b.category.replace('_', ' ')})
@@ -557,8 +737,21 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
             </select>
           </label>
           <label className="bo-field">
-            Account number{biller ? ` (${biller.accountRule.minLength === biller.accountRule.maxLength ? biller.accountRule.minLength : `${biller.accountRule.minLength}–${biller.accountRule.maxLength}`} digits)` : ''}
-            <input className="bo-input" value={account} onChange={(e) => { setAccount(e.target.value); setValid(undefined); }} onBlur={() => account.trim() && void validate()} data-testid="bill-account" autoComplete="off" />
+            Account number
+            {biller
+              ? ` (${biller.accountRule.minLength === biller.accountRule.maxLength ? biller.accountRule.minLength : `${biller.accountRule.minLength}–${biller.accountRule.maxLength}`} digits)`
+              : ''}
+            <input
+              className="bo-input"
+              value={account}
+              onChange={(e) => {
+                setAccount(e.target.value);
+                setValid(undefined);
+              }}
+              onBlur={() => account.trim() && void validate()}
+              data-testid="bill-account"
+              autoComplete="off"
+            />
           </label>
           {valid ? (
             <p className="muted" data-testid="bill-account-valid">
@@ -571,18 +764,37 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
           </label>
           <label className="bo-field">
             Customer name
-            <input className="bo-input" value={customerName} onChange={(e) => setCustomerName(e.target.value)} data-testid="bill-customer" autoComplete="off" />
+            <input
+              className="bo-input"
+              value={customerName}
+              onChange={(e) => setCustomerName(e.target.value)}
+              data-testid="bill-customer"
+              autoComplete="off"
+            />
           </label>
           <label className="bo-field">
             Customer&apos;s licence (scan the barcode; required from $3,000)
-            <textarea className="bo-input id-scan" rows={2} value={idPayload} onChange={(e) => setIdPayload(e.target.value)} data-testid="bill-id" spellCheck={false} autoComplete="off" />
+            <textarea
+              className="bo-input id-scan"
+              rows={2}
+              value={idPayload}
+              onChange={(e) => setIdPayload(e.target.value)}
+              data-testid="bill-id"
+              spellCheck={false}
+              autoComplete="off"
+            />
           </label>
           {amountCents && overview ? (
             <p className="muted">
               Fee {formatMoney(overview.settings.billPaymentFeeCents)} · total {formatMoney(amountCents + overview.settings.billPaymentFeeCents)}
             </p>
           ) : null}
-          <button type="submit" className="button button-primary" disabled={busy || !valid || !amountCents || customerName.trim().length < 2} data-testid="bill-submit">
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={busy || !valid || !amountCents || customerName.trim().length < 2}
+            data-testid="bill-submit"
+          >
             Take the cash and pay
           </button>
         </form>
@@ -594,7 +806,12 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
       ) : null}
       {payment?.status === 'held' ? (
         <div data-testid="bill-held">
-          <HoldPanel api={api} HoldBanner={HoldBanner} screeningIds={payment.screeningId ? [payment.screeningId] : []} onCleared={() => setCleared(true)} />
+          <HoldPanel
+            api={api}
+            HoldBanner={HoldBanner}
+            screeningIds={payment.screeningId ? [payment.screeningId] : []}
+            onCleared={() => setCleared(true)}
+          />
           {cleared ? (
             <button type="button" className="button button-primary" disabled={busy} onClick={() => void complete()} data-testid="bill-complete">
               Cleared by a manager — take the cash and pay
@@ -608,7 +825,11 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
             Paid — confirmation <strong data-testid="bill-confirmation">{payment.confirmationNumber}</strong>
           </p>
           <Receipt lines={payment.receipt} testId="bill-receipt" />
-          {printNote ? <p className="muted" data-testid="bill-print-note">{printNote}</p> : null}
+          {printNote ? (
+            <p className="muted" data-testid="bill-print-note">
+              {printNote}
+            </p>
+          ) : null}
         </div>
       ) : null}
     </section>

@@ -29,7 +29,8 @@ export function MessagesView() {
         setMessages(body.data);
       })
       .catch((err: unknown) => {
-        if (!controller.signal.aborted) setError(err instanceof TypeError ? 'The SMS outbox needs a connection to the server.' : `Could not load the outbox (${String(err)}).`);
+        if (!controller.signal.aborted)
+          setError(err instanceof TypeError ? 'The SMS outbox needs a connection to the server.' : `Could not load the outbox (${String(err)}).`);
       });
     return () => controller.abort();
   }, [session.registerToken]);

@@ -1,5 +1,15 @@
 import { startTransition, useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
-import { catalogSnapshot, formatMoney, newId, priceLine, type CatalogItem, type Order, type SalePayment, type TaxRate, type Variation } from '../../../../core/index.ts';
+import {
+  catalogSnapshot,
+  formatMoney,
+  newId,
+  priceLine,
+  type CatalogItem,
+  type Order,
+  type SalePayment,
+  type TaxRate,
+  type Variation,
+} from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
 import { ItemGrid } from '../components/item-grid.tsx';
 import { catalogFeed } from '../sale/catalog-feed.ts';
@@ -47,7 +57,10 @@ export function RegisterView() {
   const index = feed.index;
   const catalogVersion = feedState.version;
   const isLoaded = feedState.isLoaded;
-  const items = useMemo(() => (isLoaded && catalogVersion >= 0 ? index.items : (firstPage?.items ?? [])), [index, catalogVersion, isLoaded, firstPage]);
+  const items = useMemo(
+    () => (isLoaded && catalogVersion >= 0 ? index.items : (firstPage?.items ?? [])),
+    [index, catalogVersion, isLoaded, firstPage],
+  );
   // A download in progress (the first one, or a large change): the catalog's pull round has brought a page or more.
   const catalogReceived = useObservable(sync.status$, sync.status$.value).catalogReceived;
   const downloading = catalogReceived >= CATALOG_PROGRESS_FROM ? `${catalogReceived.toLocaleString()} items` : undefined;
@@ -72,7 +85,14 @@ export function RegisterView() {
     const shown = new Set(items.map((item) => item.id));
     return [...items, ...restoredItems.filter((item) => !shown.has(item.id))];
   }, [items, isLoaded, restoredItems]);
-  const catalog = useMemo(() => catalogSnapshot(priceable, taxDocs.map((d) => d.toJSON() as TaxRate)), [priceable, taxDocs]);
+  const catalog = useMemo(
+    () =>
+      catalogSnapshot(
+        priceable,
+        taxDocs.map((d) => d.toJSON() as TaxRate),
+      ),
+    [priceable, taxDocs],
+  );
   const categories = useMemo(
     () => [ALL, ...(isLoaded && catalogVersion >= 0 ? index.categoryNames : (firstPage?.categories ?? []))],
     [index, catalogVersion, isLoaded, firstPage],
@@ -261,7 +281,15 @@ export function RegisterView() {
     const saleCustomer = customerId ? survivorId(customers.byId, customerId) : undefined;
     const busy = setTimeout(() => setSaving(true), SAVING_SHOWN_AFTER_MS);
     try {
-      const order = await ringUpSale({ db, session, catalog, lines: totals.lines, discounts, payment, ...(saleCustomer ? { customerId: saleCustomer } : {}) });
+      const order = await ringUpSale({
+        db,
+        session,
+        catalog,
+        lines: totals.lines,
+        discounts,
+        payment,
+        ...(saleCustomer ? { customerId: saleCustomer } : {}),
+      });
       dispatch({ type: 'clear' });
       setDiscountText('');
       setCustomerId(undefined);
@@ -303,7 +331,9 @@ export function RegisterView() {
       setTendering(true);
       return;
     }
-    storeSale({ method: 'none' }).catch((err: unknown) => setMessage({ text: `The sale was not saved: ${err instanceof Error ? err.message : String(err)}`, isError: true }));
+    storeSale({ method: 'none' }).catch((err: unknown) =>
+      setMessage({ text: `The sale was not saved: ${err instanceof Error ? err.message : String(err)}`, isError: true }),
+    );
   };
   chargeRef.current = charge;
 
@@ -323,163 +353,171 @@ export function RegisterView() {
   // is one (the note's progress — sending, sent — is shown on the receipt, not spoken). The region stays in the page so
   // a screen reader hears each new text.
   const cashChange = receiptOrder?.tenders.find((t) => t.method === 'cash')?.changeCents ?? 0;
-  const printProblem = printNote && !printNote.startsWith('Sending the receipt') && printNote !== 'Receipt sent to the printer.' ? ` ${printNote}` : '';
-  const saleAnnouncement = receiptOrder ? `Paid. Receipt ${receiptOrder.receiptNumber}.${cashChange > 0 ? ` Change ${formatMoney(cashChange, currency)}.` : ''}${printProblem}` : '';
+  const printProblem =
+    printNote && !printNote.startsWith('Sending the receipt') && printNote !== 'Receipt sent to the printer.' ? ` ${printNote}` : '';
+  const saleAnnouncement = receiptOrder
+    ? `Paid. Receipt ${receiptOrder.receiptNumber}.${cashChange > 0 ? ` Change ${formatMoney(cashChange, currency)}.` : ''}${printProblem}`
+    : '';
 
   return (
     <div className="register-stack">
-    <p className="visually-hidden" role="status" data-testid="sale-announcement">
-      {saleAnnouncement}
-    </p>
-    <main className={receiptOrderId ? 'register register-covered' : 'register'} inert={receiptOrderId ? true : undefined}>
-      <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
-        Skip to cart
-      </a>
-      <section className="catalog" aria-label="Catalog" ref={catalogScroller} data-item-count={items.length}>
-        <div className="scan-row">
-          <label className="visually-hidden" htmlFor="scan-input">
-            Scan or search
-          </label>
-          <input
-            id="scan-input"
-            ref={scanInput}
-            className="scan-input"
-            data-testid="scan-input"
-            type="search"
-            placeholder="Scan or search (F2)"
-            aria-keyshortcuts="F2"
-            data-help-key
-            autoComplete="off"
-            value={query}
-            onChange={(e) => {
-              setQuery(e.target.value);
-              setGridQuery(e.target.value);
-              setMessage(undefined);
-            }}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') {
-                e.preventDefault();
-                void onScan();
-              }
+      <p className="visually-hidden" role="status" data-testid="sale-announcement">
+        {saleAnnouncement}
+      </p>
+      <main className={receiptOrderId ? 'register register-covered' : 'register'} inert={receiptOrderId ? true : undefined}>
+        <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
+          Skip to cart
+        </a>
+        <section className="catalog" aria-label="Catalog" ref={catalogScroller} data-item-count={items.length}>
+          <div className="scan-row">
+            <label className="visually-hidden" htmlFor="scan-input">
+              Scan or search
+            </label>
+            <input
+              id="scan-input"
+              ref={scanInput}
+              className="scan-input"
+              data-testid="scan-input"
+              type="search"
+              placeholder="Scan or search (F2)"
+              aria-keyshortcuts="F2"
+              data-help-key
+              autoComplete="off"
+              value={query}
+              onChange={(e) => {
+                setQuery(e.target.value);
+                setGridQuery(e.target.value);
+                setMessage(undefined);
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  e.preventDefault();
+                  void onScan();
+                }
+              }}
+            />
+            <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} data-testid="scan-message">
+              <span role="status">{message && !message.quiet ? message.text : ''}</span>
+              {message?.quiet ? message.text : null}
+            </p>
+            <DeviceStatusBar state={deviceState} />
+          </div>
+          <div className="category-tabs" role="tablist" aria-label="Categories">
+            {categories.map((c) => (
+              <button key={c} type="button" {...categoryTabs.tab(c)} className={c === category ? 'tab tab-active' : 'tab'}>
+                {c}
+              </button>
+            ))}
+          </div>
+          {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
+          <div className="catalog-panel" {...categoryTabs.panel()} data-query={gridQuery} data-category={gridCategory}>
+            {downloading ? (
+              <p className="muted catalog-progress" role="status" data-testid="catalog-progress">
+                Downloading the catalog… {downloading}
+              </p>
+            ) : null}
+            {items.length === 0 && !isLoaded ? (
+              <p className="muted catalog-empty">Reading the catalog…</p>
+            ) : items.length === 0 ? (
+              <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
+            ) : visible.length === 0 && !isLoaded ? (
+              <p className="muted catalog-empty">Reading the catalog…</p>
+            ) : visible.length === 0 ? (
+              <p className="muted catalog-empty">No items match “{gridQuery}”.</p>
+            ) : (
+              <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
+            )}
+          </div>
+          <ShortcutBar />
+        </section>
+        <CartPanel
+          lines={lines}
+          totals={totals}
+          invalidKeys={invalidKeys}
+          items={catalog.items}
+          currency={currency}
+          onQuantity={(key, quantity) => counter.dispatch({ type: 'setQuantity', key, quantity })}
+          onRemove={(key) => dispatch({ type: 'remove', key })}
+          onClear={() => {
+            dispatch({ type: 'clear' });
+            setDiscountText('');
+            setCustomerId(undefined);
+          }}
+          discountText={discountText}
+          discountInvalid={discount === 'invalid'}
+          onDiscountText={setDiscountText}
+          onEmptied={focusScan}
+          discountKind={discountKind}
+          onDiscountKind={setDiscountKind}
+          onEditLine={counter.editLine}
+          tools={counter.tools}
+          customer={
+            <CustomerControl
+              customerId={customerId}
+              byId={customers.byId}
+              onOpen={() => setCustomerDialog('search')}
+              onHistory={() => setCustomerDialog('history')}
+              onRemove={() => {
+                setCustomerId(undefined);
+                setMessage({ text: 'Customer removed from the sale', isError: false });
+                focusScan();
+              }}
+            />
+          }
+          onCharge={charge}
+        />
+        {customerDialog === 'search' ? (
+          <CustomerDialog
+            onClose={() => setCustomerDialog(undefined)}
+            onAttach={(id) => {
+              setCustomerId(id);
+              setCustomerDialog(undefined);
+              const attached = customers.byId.get(id);
+              setMessage({
+                text: `Customer attached${attached ? `: ${[attached.givenName, attached.familyName].filter(Boolean).join(' ') || attached.phone || attached.email}` : ''}`,
+                isError: false,
+              });
             }}
           />
-          <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} data-testid="scan-message">
-            <span role="status">{message && !message.quiet ? message.text : ''}</span>
-            {message?.quiet ? message.text : null}
-          </p>
-          <DeviceStatusBar state={deviceState} />
-        </div>
-        <div className="category-tabs" role="tablist" aria-label="Categories">
-          {categories.map((c) => (
-            <button key={c} type="button" {...categoryTabs.tab(c)} className={c === category ? 'tab tab-active' : 'tab'}>
-              {c}
-            </button>
-          ))}
-        </div>
-        {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
-        <div className="catalog-panel" {...categoryTabs.panel()} data-query={gridQuery} data-category={gridCategory}>
-        {downloading ? (
-          <p className="muted catalog-progress" role="status" data-testid="catalog-progress">
-            Downloading the catalog… {downloading}
-          </p>
         ) : null}
-        {items.length === 0 && !isLoaded ? (
-          <p className="muted catalog-empty">Reading the catalog…</p>
-        ) : items.length === 0 ? (
-          <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
-        ) : visible.length === 0 && !isLoaded ? (
-          <p className="muted catalog-empty">Reading the catalog…</p>
-        ) : visible.length === 0 ? (
-          <p className="muted catalog-empty">No items match “{gridQuery}”.</p>
-        ) : (
-          <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
-        )}
-        </div>
-        <ShortcutBar />
-      </section>
-      <CartPanel
-        lines={lines}
-        totals={totals}
-        invalidKeys={invalidKeys}
-        items={catalog.items}
-        currency={currency}
-        onQuantity={(key, quantity) => counter.dispatch({ type: 'setQuantity', key, quantity })}
-        onRemove={(key) => dispatch({ type: 'remove', key })}
-        onClear={() => {
-          dispatch({ type: 'clear' });
-          setDiscountText('');
-          setCustomerId(undefined);
-        }}
-        discountText={discountText}
-        discountInvalid={discount === 'invalid'}
-        onDiscountText={setDiscountText}
-        onEmptied={focusScan}
-        discountKind={discountKind}
-        onDiscountKind={setDiscountKind}
-        onEditLine={counter.editLine}
-        tools={counter.tools}
-        customer={
-          <CustomerControl
-            customerId={customerId}
-            byId={customers.byId}
-            onOpen={() => setCustomerDialog('search')}
-            onHistory={() => setCustomerDialog('history')}
-            onRemove={() => {
-              setCustomerId(undefined);
-              setMessage({ text: 'Customer removed from the sale', isError: false });
-              focusScan();
+        {customerDialog === 'history' && customerId ? (
+          <CustomerHistoryDialog customerId={customerId} onClose={() => setCustomerDialog(undefined)} />
+        ) : null}
+        {counter.dialogs}
+        {dialogItem ? (
+          <ItemDialog
+            item={dialogItem.item}
+            currency={currency}
+            {...(dialogItem.variationId ? { initialVariationId: dialogItem.variationId } : {})}
+            onClose={() => setDialogItem(undefined)}
+            onAdd={({ variationId, modifierIds }) => {
+              add(dialogItem.item, variationId, modifierIds);
+              setDialogItem(undefined);
             }}
           />
-        }
-        onCharge={charge}
-      />
-      {customerDialog === 'search' ? (
-        <CustomerDialog
-          onClose={() => setCustomerDialog(undefined)}
-          onAttach={(id) => {
-            setCustomerId(id);
-            setCustomerDialog(undefined);
-            const attached = customers.byId.get(id);
-            setMessage({ text: `Customer attached${attached ? `: ${[attached.givenName, attached.familyName].filter(Boolean).join(' ') || attached.phone || attached.email}` : ''}`, isError: false });
-          }}
-        />
-      ) : null}
-      {customerDialog === 'history' && customerId ? <CustomerHistoryDialog customerId={customerId} onClose={() => setCustomerDialog(undefined)} /> : null}
-      {counter.dialogs}
-      {dialogItem ? (
-        <ItemDialog
-          item={dialogItem.item}
-          currency={currency}
-          {...(dialogItem.variationId ? { initialVariationId: dialogItem.variationId } : {})}
-          onClose={() => setDialogItem(undefined)}
-          onAdd={({ variationId, modifierIds }) => {
-            add(dialogItem.item, variationId, modifierIds);
-            setDialogItem(undefined);
-          }}
-        />
-      ) : null}
-      {isTendering ? (
-        <TenderDialog
-          totalCents={totals.totalCents}
-          currency={currency}
-          isBusy={isSaving}
-          error={saleError}
-          onClose={() => setTendering(false)}
-          onComplete={(tendered) => void completeSale({ method: 'cash', tenderedCents: tendered })}
-          card={{ payment: card, unavailable: deviceUnavailable(deviceState, 'terminal') }}
-          offlineCardLimitLeftCents={offlineCards.isOffline ? offlineCards.limitLeftCents : undefined}
-          check={{
-            payment: check,
-            unavailable: deviceUnavailable(deviceState, 'checkScanner'),
-            onComplete: () => {
-              const payment = check.payment();
-              if (payment) void completeSale(payment);
-            },
-          }}
-        />
-      ) : null}
-    </main>
-    {receipt}
+        ) : null}
+        {isTendering ? (
+          <TenderDialog
+            totalCents={totals.totalCents}
+            currency={currency}
+            isBusy={isSaving}
+            error={saleError}
+            onClose={() => setTendering(false)}
+            onComplete={(tendered) => void completeSale({ method: 'cash', tenderedCents: tendered })}
+            card={{ payment: card, unavailable: deviceUnavailable(deviceState, 'terminal') }}
+            offlineCardLimitLeftCents={offlineCards.isOffline ? offlineCards.limitLeftCents : undefined}
+            check={{
+              payment: check,
+              unavailable: deviceUnavailable(deviceState, 'checkScanner'),
+              onComplete: () => {
+                const payment = check.payment();
+                if (payment) void completeSale(payment);
+              },
+            }}
+          />
+        ) : null}
+      </main>
+      {receipt}
     </div>
   );
 }

@@ -35,7 +35,12 @@ import { ringUpSale } from '../sale/ring-up.ts';
 import { currentRegisterStaff } from '../../common/staff-session.ts';
 import './returns-view.css';
 
-type Done = { amountCents: number; tender: ReturnTender; receiptNumber: string; exchange?: { receiptNumber: string; totalCents: number; netCents: number } };
+type Done = {
+  amountCents: number;
+  tender: ReturnTender;
+  receiptNumber: string;
+  exchange?: { receiptNumber: string; totalCents: number; netCents: number };
+};
 
 /** The Returns screen (see the file comment). */
 export function ReturnsView() {
@@ -65,7 +70,14 @@ export function ReturnsView() {
   const catalogVersion = useObservable(feed.state$, feed.state$.value).version;
   const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
   const taxDocs = useObservable(taxRates$, []);
-  const catalog = useMemo(() => catalogSnapshot(catalogVersion >= 0 ? feed.index.items : [], taxDocs.map((d) => d.toJSON() as TaxRate)), [feed, catalogVersion, taxDocs]);
+  const catalog = useMemo(
+    () =>
+      catalogSnapshot(
+        catalogVersion >= 0 ? feed.index.items : [],
+        taxDocs.map((d) => d.toJSON() as TaxRate),
+      ),
+    [feed, catalogVersion, taxDocs],
+  );
 
   useEffect(() => {
     let live = true;
@@ -75,7 +87,13 @@ export function ReturnsView() {
     };
   }, [session]);
 
-  const lines = useMemo(() => Object.entries(quantities).filter(([, q]) => q > 0).map(([lineId, quantity]) => ({ lineId, quantity })), [quantities]);
+  const lines = useMemo(
+    () =>
+      Object.entries(quantities)
+        .filter(([, q]) => q > 0)
+        .map(([lineId, quantity]) => ({ lineId, quantity })),
+    [quantities],
+  );
   const plan = useMemo(() => {
     if (!order || lines.length === 0) return undefined;
     try {
@@ -137,7 +155,9 @@ export function ReturnsView() {
     const doc = await db.orders.findOne(picked.id).exec();
     if (!doc) {
       sync.pullNow?.('orders');
-      setFindError(`Sale ${picked.receiptNumber} is not on this register yet: try again in a moment once it has synced, or refund it in the back office.`);
+      setFindError(
+        `Sale ${picked.receiptNumber} is not on this register yet: try again in a moment once it has synced, or refund it in the back office.`,
+      );
       return;
     }
     focusFirstLine.current = true;
@@ -156,14 +176,18 @@ export function ReturnsView() {
     const q = newItemQuery.trim().toLowerCase();
     if (!q) return;
     const all = [...catalog.items.values()];
-    const item = all.find((i) => i.variations.some((v) => v.gtin === q || v.sku?.toLowerCase() === q)) ?? all.find((i) => i.name.toLowerCase().includes(q));
+    const item =
+      all.find((i) => i.variations.some((v) => v.gtin === q || v.sku?.toLowerCase() === q)) ?? all.find((i) => i.name.toLowerCase().includes(q));
     if (!item) {
       setError(`No item “${newItemQuery.trim()}”.`);
       return;
     }
     const variation = item.variations.find((v) => v.gtin === q || v.sku?.toLowerCase() === q) ?? item.variations[0]!;
     setError(undefined);
-    setNewLines((ls) => [...ls, priceLine({ catalogItemId: item.id, variationId: variation.id, modifierIds: [], quantity: 1 }, catalog, 'line', newId('orderLine'))]);
+    setNewLines((ls) => [
+      ...ls,
+      priceLine({ catalogItemId: item.id, variationId: variation.id, modifierIds: [], quantity: 1 }, catalog, 'line', newId('orderLine')),
+    ]);
     setNewItemQuery('');
   };
 
@@ -181,20 +205,46 @@ export function ReturnsView() {
         exchangeSale = await ringUpSale({ db, session, catalog, lines: newLines, payment: { method: 'cash', tenderedCents: newTotals!.totalCents } });
         returnTender = { method: 'cash' };
       } else if (tender.method === 'card') {
-        if (!cardToken) throw new Error('This card sale cannot be refunded on the terminal from this register (its token is not here): refund it in the back office.');
+        if (!cardToken)
+          throw new Error(
+            'This card sale cannot be refunded on the terminal from this register (its token is not here): refund it in the back office.',
+          );
         const result = await devices.refund({ idempotencyKey: id, amountCents, currency, token: cardToken });
         if (result.outcome !== 'approved') throw new Error(`The card terminal did not refund: ${result.message ?? result.outcome}.`);
-        returnTender = { method: 'card', ...(result.brand ?? tender.cardBrand ? { cardBrand: (result.brand ?? tender.cardBrand)! } : {}), ...(tender.last4 ? { last4: tender.last4 } : {}), ...(result.authCode ? { authCode: result.authCode } : {}) };
+        returnTender = {
+          method: 'card',
+          ...((result.brand ?? tender.cardBrand) ? { cardBrand: (result.brand ?? tender.cardBrand)! } : {}),
+          ...(tender.last4 ? { last4: tender.last4 } : {}),
+          ...(result.authCode ? { authCode: result.authCode } : {}),
+        };
       } else {
         returnTender = { method: tender.method === 'cash' ? 'cash' : 'other' };
       }
-      await saveReturn(db, session, { id, order, lines, restock, amountCents, tender: returnTender, staffId: staff?.staff.id, approval, ...(exchangeSale ? { exchangeOrderId: exchangeSale.id } : {}) });
+      await saveReturn(db, session, {
+        id,
+        order,
+        lines,
+        restock,
+        amountCents,
+        tender: returnTender,
+        staffId: staff?.staff.id,
+        approval,
+        ...(exchangeSale ? { exchangeOrderId: exchangeSale.id } : {}),
+      });
       if (returnTender.method === 'cash') devices.openDrawer().catch(() => undefined);
       setDone({
         amountCents,
         tender: returnTender,
         receiptNumber: order.receiptNumber,
-        ...(exchangeSale ? { exchange: { receiptNumber: exchangeSale.receiptNumber, totalCents: exchangeSale.totalCents, netCents: exchangeBalance(exchangeSale.totalCents, amountCents) } } : {}),
+        ...(exchangeSale
+          ? {
+              exchange: {
+                receiptNumber: exchangeSale.receiptNumber,
+                totalCents: exchangeSale.totalCents,
+                netCents: exchangeBalance(exchangeSale.totalCents, amountCents),
+              },
+            }
+          : {}),
       });
       reset();
     } catch (err) {
@@ -212,7 +262,16 @@ export function ReturnsView() {
       </header>
       <form className="returns-find" onSubmit={(e) => void onFind(e)}>
         <label htmlFor="return-find">Receipt number or QR</label>
-        <input id="return-find" className="scan-input" data-testid="return-find" autoComplete="off" autoFocus value={query} placeholder="R1-000123" onChange={(e) => setQuery(e.target.value)} />
+        <input
+          id="return-find"
+          className="scan-input"
+          data-testid="return-find"
+          autoComplete="off"
+          autoFocus
+          value={query}
+          placeholder="R1-000123"
+          onChange={(e) => setQuery(e.target.value)}
+        />
         <button type="submit" className="button button-primary" data-testid="return-find-submit">
           Find sale
         </button>
@@ -230,7 +289,8 @@ export function ReturnsView() {
       {order && tender ? (
         <section className="returns-sale" aria-label={`Sale ${order.receiptNumber}`} data-testid="return-sale" data-order-id={order.id}>
           <h2>
-            Sale <span data-testid="return-receipt-number">{order.receiptNumber}</span> · {money(order.totalCents)} · {new Date(order.createdAt).toLocaleString()}
+            Sale <span data-testid="return-receipt-number">{order.receiptNumber}</span> · {money(order.totalCents)} ·{' '}
+            {new Date(order.createdAt).toLocaleString()}
           </h2>
           <table className="returns-lines">
             <thead>
@@ -263,7 +323,9 @@ export function ReturnsView() {
                         value={quantities[line.id] ?? 0}
                         disabled={left <= 0}
                         data-testid="return-qty"
-                        onChange={(e) => setQuantities((q) => ({ ...q, [line.id]: Math.max(0, Math.min(left, Math.trunc(Number(e.target.value) || 0))) }))}
+                        onChange={(e) =>
+                          setQuantities((q) => ({ ...q, [line.id]: Math.max(0, Math.min(left, Math.trunc(Number(e.target.value) || 0))) }))
+                        }
                       />
                     </td>
                   </tr>
@@ -272,7 +334,8 @@ export function ReturnsView() {
             </tbody>
           </table>
           <label className="returns-restock">
-            <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="return-restock" /> Put the returned items back on stock
+            <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="return-restock" /> Put the returned
+            items back on stock
           </label>
           {plan && 'error' in plan ? (
             <p className="form-error" role="alert" data-testid="return-error">
@@ -289,14 +352,22 @@ export function ReturnsView() {
           </p>
           {tender.method === 'cash' ? (
             <label className="returns-exchange">
-              <input type="checkbox" checked={exchange} onChange={(e) => setExchange(e.target.checked)} data-testid="return-exchange" /> Exchange: sell new items in the same go
+              <input type="checkbox" checked={exchange} onChange={(e) => setExchange(e.target.checked)} data-testid="return-exchange" /> Exchange:
+              sell new items in the same go
             </label>
           ) : null}
           {exchange ? (
             <div className="returns-exchange-items" data-testid="exchange-items">
               <form onSubmit={addNewItem} className="returns-find">
                 <label htmlFor="exchange-add">New item (barcode, SKU or name)</label>
-                <input id="exchange-add" className="scan-input" data-testid="exchange-add" autoComplete="off" value={newItemQuery} onChange={(e) => setNewItemQuery(e.target.value)} />
+                <input
+                  id="exchange-add"
+                  className="scan-input"
+                  data-testid="exchange-add"
+                  autoComplete="off"
+                  value={newItemQuery}
+                  onChange={(e) => setNewItemQuery(e.target.value)}
+                />
                 <button type="submit" className="button">
                   Add
                 </button>
@@ -305,7 +376,12 @@ export function ReturnsView() {
                 {newLines.map((l) => (
                   <li key={l.id} data-testid="exchange-line">
                     {l.quantity} × {l.name} · {money(l.grossCents)}{' '}
-                    <button type="button" className="button" onClick={() => setNewLines((ls) => ls.filter((x) => x.id !== l.id))} aria-label={`Remove ${l.name}`}>
+                    <button
+                      type="button"
+                      className="button"
+                      onClick={() => setNewLines((ls) => ls.filter((x) => x.id !== l.id))}
+                      aria-label={`Remove ${l.name}`}
+                    >
                       Remove
                     </button>
                   </li>
@@ -336,7 +412,13 @@ export function ReturnsView() {
             </p>
           ) : null}
           <div className="returns-actions">
-            <button type="button" className="button button-primary button-large" data-testid="return-complete" disabled={busy || amountCents <= 0 || needsApproval || (exchange && newLines.length === 0)} onClick={() => void complete()}>
+            <button
+              type="button"
+              className="button button-primary button-large"
+              data-testid="return-complete"
+              disabled={busy || amountCents <= 0 || needsApproval || (exchange && newLines.length === 0)}
+              onClick={() => void complete()}
+            >
               {exchange ? 'Complete exchange' : `Refund ${money(amountCents)}`}
             </button>
             <button type="button" className="button button-large" onClick={reset}>
@@ -356,7 +438,10 @@ export function ReturnsView() {
  */
 function RecentReturns() {
   const { db, session } = useRegister();
-  const returns$ = useMemo(() => db.returns.find({ selector: { registerId: session.registerId }, sort: [{ createdAt: 'desc' }], limit: 20 }).$, [db, session.registerId]);
+  const returns$ = useMemo(
+    () => db.returns.find({ selector: { registerId: session.registerId }, sort: [{ createdAt: 'desc' }], limit: 20 }).$,
+    [db, session.registerId],
+  );
   const docs = useObservable(returns$, []);
   if (docs.length === 0) return null;
   return (
@@ -370,7 +455,13 @@ function RecentReturns() {
             <li key={r.id} data-testid="recent-return" data-return-id={r.id} data-sync={state}>
               {r.receiptNumber} · {formatMoney(r.amountCents, session.currency)} · {r.tender.method}
               {r.exchangeOrderId ? ' · exchange' : ''} ·{' '}
-              {state === 'synced' ? 'Synced' : state === 'unsynced' ? 'Not yet synced' : <span className="form-error">Refused by the server: {r.rejection!.reason}</span>}
+              {state === 'synced' ? (
+                'Synced'
+              ) : state === 'unsynced' ? (
+                'Not yet synced'
+              ) : (
+                <span className="form-error">Refused by the server: {r.rejection!.reason}</span>
+              )}
             </li>
           );
         })}
@@ -385,12 +476,22 @@ function ReturnDone({ done, money, onNext }: { done: Done; money: (c: number) =>
       <h2>Return of {done.receiptNumber} recorded</h2>
       {done.exchange ? (
         <p>
-          Exchange: new sale <strong data-testid="exchange-receipt">{done.exchange.receiptNumber}</strong> ({money(done.exchange.totalCents)}) less {money(done.amountCents)} returned:{' '}
-          <strong data-testid="exchange-settle">{done.exchange.netCents >= 0 ? `take ${money(done.exchange.netCents)}` : `give back ${money(-done.exchange.netCents)}`}</strong> in cash.
+          Exchange: new sale <strong data-testid="exchange-receipt">{done.exchange.receiptNumber}</strong> ({money(done.exchange.totalCents)}) less{' '}
+          {money(done.amountCents)} returned:{' '}
+          <strong data-testid="exchange-settle">
+            {done.exchange.netCents >= 0 ? `take ${money(done.exchange.netCents)}` : `give back ${money(-done.exchange.netCents)}`}
+          </strong>{' '}
+          in cash.
         </p>
       ) : (
         <p>
-          <strong>{done.tender.method === 'cash' ? `Give back ${money(done.amountCents)} in cash from the drawer.` : done.tender.method === 'card' ? `${money(done.amountCents)} refunded to the card.` : `Refund ${money(done.amountCents)}.`}</strong>
+          <strong>
+            {done.tender.method === 'cash'
+              ? `Give back ${money(done.amountCents)} in cash from the drawer.`
+              : done.tender.method === 'card'
+                ? `${money(done.amountCents)} refunded to the card.`
+                : `Refund ${money(done.amountCents)}.`}
+          </strong>
         </p>
       )}
       <button type="button" className="button" onClick={onNext}>
@@ -446,7 +547,14 @@ function ManagerApproval({ orderId, amountCents, onApproved }: { orderId: string
         </p>
       ) : null}
       <label htmlFor={`${id}-manager`}>Manager</label>
-      <select id={`${id}-manager`} className="input" value={staffId} onChange={(e) => setStaffId(e.target.value)} disabled={!approvers} data-testid="return-approval-manager">
+      <select
+        id={`${id}-manager`}
+        className="input"
+        value={staffId}
+        onChange={(e) => setStaffId(e.target.value)}
+        disabled={!approvers}
+        data-testid="return-approval-manager"
+      >
         {(approvers ?? []).map((s) => (
           <option key={s.id} value={s.id}>
             {s.name}
@@ -454,11 +562,20 @@ function ManagerApproval({ orderId, amountCents, onApproved }: { orderId: string
         ))}
       </select>
       <label htmlFor={`${id}-pin`}>PIN</label>
-      <input id={`${id}-pin`} className="input" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={pin} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} data-testid="return-approval-pin" />
+      <input
+        id={`${id}-pin`}
+        className="input"
+        type="password"
+        inputMode="numeric"
+        autoComplete="off"
+        maxLength={8}
+        value={pin}
+        onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))}
+        data-testid="return-approval-pin"
+      />
       <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="return-approval-submit">
         Approve
       </button>
     </form>
   );
 }
-

@@ -66,7 +66,14 @@ export function ServicesView({ apps }: { apps: ReactNode }) {
       <h1 className="visually-hidden">Services</h1>
       <nav className="bo-nav" aria-label="Services" role="tablist">
         {SERVICE_TABS.map((t) => (
-          <button key={t.key} type="button" role="tab" aria-selected={t.key === current.key} className={t.key === current.key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'} onClick={() => setTab(t.key)}>
+          <button
+            key={t.key}
+            type="button"
+            role="tab"
+            aria-selected={t.key === current.key}
+            className={t.key === current.key ? 'bo-nav-link bo-nav-link-active' : 'bo-nav-link'}
+            onClick={() => setTab(t.key)}
+          >
             {t.label}
           </button>
         ))}
@@ -137,7 +144,15 @@ function VerifyIdTab({ api, onScreen }: { api: BackOfficeApi; onScreen: (name: s
         </label>
         <label className="bo-field">
           Scan the barcode on the back of the licence (the scanner types here)
-          <textarea className="bo-input id-scan" rows={4} value={payload} onChange={(e) => setPayload(e.target.value)} data-testid="id-payload" spellCheck={false} autoComplete="off" />
+          <textarea
+            className="bo-input id-scan"
+            rows={4}
+            value={payload}
+            onChange={(e) => setPayload(e.target.value)}
+            data-testid="id-payload"
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <div className="bo-actions">
           <button type="submit" className="button button-primary" disabled={busy || !payload.trim()} data-testid="id-verify">
@@ -154,7 +169,11 @@ function VerifyIdTab({ api, onScreen }: { api: BackOfficeApi; onScreen: (name: s
               onChange={(e) => {
                 const file = e.target.files?.[0];
                 e.target.value = '';
-                if (file) void fileToBase64(file).then((imageBase64) => send({ imageBase64 }), (err: unknown) => setError(errorMessage(err)));
+                if (file)
+                  void fileToBase64(file).then(
+                    (imageBase64) => send({ imageBase64 }),
+                    (err: unknown) => setError(errorMessage(err)),
+                  );
               }}
             />
           </label>
@@ -199,7 +218,12 @@ function VerifyIdTab({ api, onScreen }: { api: BackOfficeApi; onScreen: (name: s
             ) : null}
           </dl>
           {h.firstName || h.lastName ? (
-            <button type="button" className="button" onClick={() => onScreen([h.firstName, h.middleName, h.lastName].filter(Boolean).join(' '))} data-testid="id-screen-name">
+            <button
+              type="button"
+              className="button"
+              onClick={() => onScreen([h.firstName, h.middleName, h.lastName].filter(Boolean).join(' '))}
+              data-testid="id-screen-name"
+            >
               Screen this name
             </button>
           ) : null}
@@ -281,7 +305,11 @@ export function ScreeningResult({ api, screening, onChange }: { api: BackOfficeA
   };
   return (
     <div className={`screening-result screening-${screening.status}`} data-testid="screening-result" data-status={screening.status}>
-      {screening.status === 'held' ? <ScreeningHoldBanner api={api} screening={screening} onChange={onChange} /> : <p role="status">{text[screening.status]}</p>}
+      {screening.status === 'held' ? (
+        <ScreeningHoldBanner api={api} screening={screening} onChange={onChange} />
+      ) : (
+        <p role="status">{text[screening.status]}</p>
+      )}
       <p className="muted">
         Score {screening.score.toFixed(2)} (threshold {screening.threshold}), list {screening.listVersion}
       </p>
@@ -326,9 +354,12 @@ export function ScreeningHoldBanner({ api, screening, onChange }: { api: BackOff
   useEffect(() => {
     if (screening.status !== 'held') return undefined;
     const timer = setInterval(() => {
-      api.request<Screening>('GET', `/api/pos/screenings/${screening.id}`).then((s) => {
-        if (s.status !== 'held') onChange(s);
-      }, () => undefined);
+      api.request<Screening>('GET', `/api/pos/screenings/${screening.id}`).then(
+        (s) => {
+          if (s.status !== 'held') onChange(s);
+        },
+        () => undefined,
+      );
     }, 3000);
     return () => clearInterval(timer);
   }, [api, screening.id, screening.status, onChange]);
@@ -348,11 +379,29 @@ export function ScreeningHoldBanner({ api, screening, onChange }: { api: BackOff
         {best ? ` against ${best.name}` : ''}. The transaction waits until a manager clears or refuses it.
         {role === 'manager' || role === 'owner' ? (
           <div className="hold-decision">
-            <input className="bo-input" placeholder="Reason (kept in the audit trail)" value={reason} onChange={(e) => setReason(e.target.value)} data-testid="hold-reason" />
-            <button type="button" className="button" disabled={reason.trim().length < 3} onClick={() => void decide('clear')} data-testid="hold-clear">
+            <input
+              className="bo-input"
+              placeholder="Reason (kept in the audit trail)"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              data-testid="hold-reason"
+            />
+            <button
+              type="button"
+              className="button"
+              disabled={reason.trim().length < 3}
+              onClick={() => void decide('clear')}
+              data-testid="hold-clear"
+            >
               Clear (false positive)
             </button>
-            <button type="button" className="button" disabled={reason.trim().length < 3} onClick={() => void decide('refuse')} data-testid="hold-refuse">
+            <button
+              type="button"
+              className="button"
+              disabled={reason.trim().length < 3}
+              onClick={() => void decide('refuse')}
+              data-testid="hold-refuse"
+            >
               Refuse
             </button>
           </div>

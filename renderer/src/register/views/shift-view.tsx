@@ -11,7 +11,16 @@
  */
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { merge } from 'rxjs';
-import { countedTotalCents, denominationsOf, formatMoney, type CashMovementKind, type DenominationCount, type ReportDifference, type Shift, type ZReport } from '../../../../core/index.ts';
+import {
+  countedTotalCents,
+  denominationsOf,
+  formatMoney,
+  type CashMovementKind,
+  type DenominationCount,
+  type ReportDifference,
+  type Shift,
+  type ZReport,
+} from '../../../../core/index.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { currentRegisterStaff, staffSession$ } from '../../common/staff-session.ts';
 import { useObservable } from '../../ui/hooks.ts';
@@ -21,7 +30,8 @@ import { useRegister } from '../register-context.ts';
 import { parseCashInput } from '../../common/cash.ts';
 import { closeShift, currentShift, openShift, recordCashMovement, unsyncedSalesOf, xReport, type StoredCloseout } from '../shifts/shift-store.ts';
 
-type Mode = { kind: 'idle' } | { kind: 'movement'; movement: 'paid_in' | 'paid_out' } | { kind: 'count' } | { kind: 'x'; report: ZReport; at: string };
+type Mode =
+  { kind: 'idle' } | { kind: 'movement'; movement: 'paid_in' | 'paid_out' } | { kind: 'count' } | { kind: 'x'; report: ZReport; at: string };
 
 /** A count line per denomination of the currency, in its order; `text` what the cashier typed. */
 type CountTexts = Record<string, string>;
@@ -63,7 +73,8 @@ function DenominationCounter({ currency, texts, onTexts }: { currency: string; t
         })}
       </div>
       <p className="counted-total">
-        Counted: <strong data-testid="counted-total">{counts === 'invalid' ? 'not a count' : formatMoney(countedTotalCents(counts), currency)}</strong>
+        Counted:{' '}
+        <strong data-testid="counted-total">{counts === 'invalid' ? 'not a count' : formatMoney(countedTotalCents(counts), currency)}</strong>
       </p>
     </div>
   );
@@ -125,10 +136,30 @@ function ServerCheck({ closeout }: { closeout: StoredCloseout }) {
       isCurrent = false;
     };
   }, [closeout.shiftId, closeout.syncSeq, staff]);
-  if (!staff) return <p className="muted" data-testid="server-check" data-state="signed-out">Sign in (Back office) to see the server's check of these figures.</p>;
-  if (!check) return <p className="muted" data-testid="server-check" data-state="checking">Asking the server to check these figures…</p>;
-  if ('error' in check) return <p className="muted" data-testid="server-check" data-state="error">The server could not check these figures now ({check.error}).</p>;
-  if (check.differences.length === 0) return <p className="muted" data-testid="server-check" data-state="agree">The server recomputed this shift from its sales and the ledger's cash drawer postings: its figures agree.</p>;
+  if (!staff)
+    return (
+      <p className="muted" data-testid="server-check" data-state="signed-out">
+        Sign in (Back office) to see the server's check of these figures.
+      </p>
+    );
+  if (!check)
+    return (
+      <p className="muted" data-testid="server-check" data-state="checking">
+        Asking the server to check these figures…
+      </p>
+    );
+  if ('error' in check)
+    return (
+      <p className="muted" data-testid="server-check" data-state="error">
+        The server could not check these figures now ({check.error}).
+      </p>
+    );
+  if (check.differences.length === 0)
+    return (
+      <p className="muted" data-testid="server-check" data-state="agree">
+        The server recomputed this shift from its sales and the ledger's cash drawer postings: its figures agree.
+      </p>
+    );
   return (
     <div className="banner banner-error" role="alert" data-testid="server-check" data-state="differ">
       The server recomputed this shift and got different figures:{' '}
@@ -267,10 +298,11 @@ export function ShiftView() {
       await recordCashMovement(db, session.registerId, { kind, ...(id ? { staffId: id } : {}) });
       setNote('No sale recorded: opening the drawer…');
       if (deviceUnavailable(devices.state$.value, 'printer')) setNote('No sale recorded. No cash drawer connected.');
-      else devices.openDrawer().then(
-        () => setNote('No sale recorded: the drawer opened.'),
-        (err: unknown) => setNote(`No sale recorded; the cash drawer did not open: ${err instanceof Error ? err.message : String(err)}`),
-      );
+      else
+        devices.openDrawer().then(
+          () => setNote('No sale recorded: the drawer opened.'),
+          (err: unknown) => setNote(`No sale recorded; the cash drawer did not open: ${err instanceof Error ? err.message : String(err)}`),
+        );
     });
 
   const counted = countsOf(currency, counts);
@@ -319,7 +351,13 @@ export function ShiftView() {
           <DenominationCounter currency={currency} texts={counts} onTexts={setCounts} />
           <label className="field">
             Opening float (total)
-            <input inputMode="decimal" data-testid="float-input" value={floatText} onChange={(e) => setFloatText(e.target.value)} placeholder="0.00" />
+            <input
+              inputMode="decimal"
+              data-testid="float-input"
+              value={floatText}
+              onChange={(e) => setFloatText(e.target.value)}
+              placeholder="0.00"
+            />
           </label>
           <button type="submit" className="button button-primary button-large" disabled={isBusy} data-testid="open-shift">
             Open shift
@@ -380,7 +418,12 @@ export function ShiftView() {
             <button type="button" className="button button-large" onClick={cancel}>
               Cancel (Esc)
             </button>
-            <button type="submit" className="button button-primary button-large" disabled={isBusy || countedCents === undefined} data-testid="confirm-close">
+            <button
+              type="submit"
+              className="button button-primary button-large"
+              disabled={isBusy || countedCents === undefined}
+              data-testid="confirm-close"
+            >
               Confirm close
             </button>
           </div>
@@ -388,10 +431,20 @@ export function ShiftView() {
       ) : (
         <section aria-label="Shift actions">
           <div className="shift-actions">
-            <button type="button" className="button button-large" data-testid="paid-in" onClick={() => setMode({ kind: 'movement', movement: 'paid_in' })}>
+            <button
+              type="button"
+              className="button button-large"
+              data-testid="paid-in"
+              onClick={() => setMode({ kind: 'movement', movement: 'paid_in' })}
+            >
               Paid in
             </button>
-            <button type="button" className="button button-large" data-testid="paid-out" onClick={() => setMode({ kind: 'movement', movement: 'paid_out' })}>
+            <button
+              type="button"
+              className="button button-large"
+              data-testid="paid-out"
+              onClick={() => setMode({ kind: 'movement', movement: 'paid_out' })}
+            >
               Paid out
             </button>
             <button type="button" className="button button-large" data-testid="no-sale" disabled={isBusy} onClick={() => record('no_sale')}>
@@ -440,7 +493,12 @@ export function ShiftView() {
           </p>
           {lastCloseout.syncSeq !== undefined ? <ServerCheck closeout={lastCloseout} /> : null}
           <ReportView report={lastCloseout.report} testId="z-report-view" />
-          <button type="button" className="button button-large" data-testid="reprint-z" onClick={() => print(lastCloseout.report, `${lastCloseout.id}-r${Date.now()}`)}>
+          <button
+            type="button"
+            className="button button-large"
+            data-testid="reprint-z"
+            onClick={() => print(lastCloseout.report, `${lastCloseout.id}-r${Date.now()}`)}
+          >
             Print again
           </button>
         </section>

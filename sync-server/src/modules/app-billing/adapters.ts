@@ -39,7 +39,11 @@ export const DEFAULT_BILLING_REFERENCE = 'bref_sbx_visa_4242';
  * `0002` declines (`card_declined`), `9995` declines (`insufficient_funds`), `0069` declines (`expired_card`); any
  * other approves. Anything not of this shape declines with `invalid_billing_reference`.
  */
-export const SANDBOX_BILLING_DECLINES: Readonly<Record<string, string>> = { '0002': 'card_declined', '9995': 'insufficient_funds', '0069': 'expired_card' };
+export const SANDBOX_BILLING_DECLINES: Readonly<Record<string, string>> = {
+  '0002': 'card_declined',
+  '9995': 'insufficient_funds',
+  '0069': 'expired_card',
+};
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
 

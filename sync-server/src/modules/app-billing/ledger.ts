@@ -45,7 +45,10 @@ export async function postOnPlatformLedger(
     await ensureChartOfAccounts(tx, PLATFORM_LEDGER_MERCHANT_ID, PLATFORM_CHART_OF_ACCOUNTS);
     memo?.set('platform-chart', true);
   }
-  const jt = buildJournalTransaction({ ...header, registerId: null, occurredAt: now.toISOString() }, postings.filter((p) => p.amountCents !== 0));
+  const jt = buildJournalTransaction(
+    { ...header, registerId: null, occurredAt: now.toISOString() },
+    postings.filter((p) => p.amountCents !== 0),
+  );
   await postJournalTransaction(tx, PLATFORM_LEDGER_MERCHANT_ID, jt);
   await m.audit({ ...audit, data: { ...audit.data, journalTransactionId: jt.id } });
   return jt;
@@ -79,7 +82,16 @@ export async function developerPosition(db: Queryable, developerId: string, curr
   const { rows } = await db.query<{ code: string; total: string }>(
     `SELECT a.code, COALESCE(SUM(p.amount_cents), 0) AS total FROM postings p JOIN accounts a ON a.id = p.account_id JOIN journal_transactions j ON j.id = p.journal_transaction_id
       WHERE a.merchant_id = $1 AND a.code = ANY($2::text[]) AND j.currency = $3 GROUP BY a.code`,
-    [PLATFORM_LEDGER_MERCHANT_ID, [developerPayableAccount(developerId), developerPendingAccount(developerId), developerReceivableAccount(developerId), developerDemoEarningsAccount(developerId)], currency],
+    [
+      PLATFORM_LEDGER_MERCHANT_ID,
+      [
+        developerPayableAccount(developerId),
+        developerPendingAccount(developerId),
+        developerReceivableAccount(developerId),
+        developerDemoEarningsAccount(developerId),
+      ],
+      currency,
+    ],
   );
   const sum = (code: string) => Number(rows.find((r) => r.code === code)?.total ?? 0);
   const legacyDemo = await db.query<{ net: string }>(

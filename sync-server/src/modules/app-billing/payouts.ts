@@ -42,7 +42,7 @@ const currencyCode = z
 
 /** `POST /api/developer/payouts`. */
 export const developerPayoutCreateSchema = z.strictObject({
-  currency: currencyCode.optional().describe('Which currency\'s earnings to pay out; required only when the developer earns in more than one.'),
+  currency: currencyCode.optional().describe("Which currency's earnings to pay out; required only when the developer earns in more than one."),
 });
 
 /** A payout to a developer as the API answers it. */
@@ -66,40 +66,55 @@ export const developerStatementSchema = z.object({
   payoutMinimumCents: z.int().describe('Least payout, minor units.'),
   payoutSchedule: z.string().describe('When scheduled payouts run.'),
   nextScheduledPayoutAt: z.iso.datetime(),
-  holdDays: z.int().describe('How long each charge\'s share is held before it can be paid out (and never before the period it paid for — its refund window — has ended).'),
+  holdDays: z
+    .int()
+    .describe(
+      "How long each charge's share is held before it can be paid out (and never before the period it paid for — its refund window — has ended).",
+    ),
   balances: z.array(
     z.object({
       currency: z.string(),
-      grossChargesCents: z.int().describe('Paid charges of the developer\'s apps.'),
+      grossChargesCents: z.int().describe("Paid charges of the developer's apps."),
       developerShareCents: z.int().describe('85 % of them (floored per charge).'),
       refundedCents: z.int().describe('Developer share given back by refunds of unused days.'),
       paidOutCents: z.int(),
       pendingCents: z.int().describe('On hold (`developer_pending:<developerId>`): not payable until released.'),
       availableCents: z.int().describe('Released and not paid out (`developer_payable:<developerId>`): what a payout takes.'),
-      owedCents: z.int().describe('What the developer owes (`developer_receivable:<developerId>`): refunds beyond their balance, recovered from the next releases before anything becomes available.'),
+      owedCents: z
+        .int()
+        .describe(
+          'What the developer owes (`developer_receivable:<developerId>`): refunds beyond their balance, recovered from the next releases before anything becomes available.',
+        ),
       demoEarningsCents: z.int().describe('Earnings from the demo store: never paid out (money movement disabled there).'),
       balanceCents: z.int().describe('All the platform owes the developer: pending + available + demo − owed.'),
       nextAvailableAt: z.iso.datetime().nullable().describe('When the next held earning is released; null when none is held.'),
     }),
   ),
-  charges: z.array(
-    z.object({
-      id: z.string(),
-      appId: z.string(),
-      appName: z.string(),
-      storeName: z.string(),
-      demoStore: z.boolean(),
-      kind: z.string(),
-      amountCents: z.int(),
-      developerShareCents: z.int(),
-      platformShareCents: z.int(),
-      currency: z.string(),
-      earnings: z.enum(['on_hold', 'released', 'demo']).describe('Where its share is: held, released (available or paid out), or the demo store\'s.'),
-      earningsAvailableAt: z.iso.datetime().nullable().describe('When its share is (or was) released; null for the demo store\'s and for charges made before holds existed.'),
-      journalTransactionId: z.string(),
-      createdAt: z.iso.datetime(),
-    }),
-  ).describe('Paid charges, newest first (at most 200).'),
+  charges: z
+    .array(
+      z.object({
+        id: z.string(),
+        appId: z.string(),
+        appName: z.string(),
+        storeName: z.string(),
+        demoStore: z.boolean(),
+        kind: z.string(),
+        amountCents: z.int(),
+        developerShareCents: z.int(),
+        platformShareCents: z.int(),
+        currency: z.string(),
+        earnings: z
+          .enum(['on_hold', 'released', 'demo'])
+          .describe("Where its share is: held, released (available or paid out), or the demo store's."),
+        earningsAvailableAt: z.iso
+          .datetime()
+          .nullable()
+          .describe("When its share is (or was) released; null for the demo store's and for charges made before holds existed."),
+        journalTransactionId: z.string(),
+        createdAt: z.iso.datetime(),
+      }),
+    )
+    .describe('Paid charges, newest first (at most 200).'),
   refunds: z.array(
     z.object({
       id: z.string(),
@@ -144,7 +159,10 @@ const toPayout = (r: PayoutRow): DeveloperPayout => ({
 });
 
 async function earningCurrencies(db: Queryable, developerId: string): Promise<string[]> {
-  const { rows } = await db.query<{ currency: string }>(`SELECT DISTINCT currency FROM app_charges WHERE developer_id = $1 AND status = 'paid' ORDER BY currency`, [developerId]);
+  const { rows } = await db.query<{ currency: string }>(
+    `SELECT DISTINCT currency FROM app_charges WHERE developer_id = $1 AND status = 'paid' ORDER BY currency`,
+    [developerId],
+  );
   return rows.map((r) => r.currency);
 }
 
@@ -187,7 +205,13 @@ export async function releaseMaturedEarnings(tx: Queryable, developerId: string,
       const jt = await postOnPlatformLedger(
         tx,
         now,
-        { kind: 'adjustment', sourceType: 'developer_earnings_release', sourceId: releaseId, currency, memo: `Release ${releaseId} of ${matured.length} held earnings of ${developerId}` },
+        {
+          kind: 'adjustment',
+          sourceType: 'developer_earnings_release',
+          sourceId: releaseId,
+          currency,
+          memo: `Release ${releaseId} of ${matured.length} held earnings of ${developerId}`,
+        },
         [
           { accountCode: developerPendingAccount(developerId), amountCents: credits.releasedCents },
           { accountCode: developerReceivableAccount(developerId), amountCents: -toReceivable },
@@ -197,7 +221,15 @@ export async function releaseMaturedEarnings(tx: Queryable, developerId: string,
           action: 'developer_earnings.released',
           entityType: 'developer',
           entityId: developerId,
-          data: { releaseId, currency, charges: matured.map((r) => r.id), heldCents: held.reduce((a, b) => a + b, 0), releasedCents: credits.releasedCents, recoveredCents: credits.recoveredCents, availableCents: credits.toAvailableCents },
+          data: {
+            releaseId,
+            currency,
+            charges: matured.map((r) => r.id),
+            heldCents: held.reduce((a, b) => a + b, 0),
+            releasedCents: credits.releasedCents,
+            recoveredCents: credits.recoveredCents,
+            availableCents: credits.toAvailableCents,
+          },
         },
       );
       journalTransactionId = jt.id;
@@ -205,7 +237,16 @@ export async function releaseMaturedEarnings(tx: Queryable, developerId: string,
     for (const [i, r] of matured.entries()) {
       await tx.query(
         `INSERT INTO developer_earnings_releases (charge_id, developer_id, currency, held_cents, released_cents, recovered_cents, journal_transaction_id, released_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [r.id, developerId, currency, held[i]!, credits.perCharge[i]!.releasedCents, credits.perCharge[i]!.recoveredCents, journalTransactionId, now.toISOString()],
+        [
+          r.id,
+          developerId,
+          currency,
+          held[i]!,
+          credits.perCharge[i]!.releasedCents,
+          credits.perCharge[i]!.recoveredCents,
+          journalTransactionId,
+          now.toISOString(),
+        ],
       );
     }
   }
@@ -216,7 +257,10 @@ export async function releaseMaturedEarnings(tx: Queryable, developerId: string,
  * The housekeeping tick's release of held earnings at `now`: every developer with a charge whose hold has ended, each
  * in its own transaction under the developer's lock (a second runner finds nothing left). One failure stops no other.
  */
-export async function runDeveloperEarningsReleases(db: Db, now: Date): Promise<{ released: number; errors: { developerId: string; message: string }[] }> {
+export async function runDeveloperEarningsReleases(
+  db: Db,
+  now: Date,
+): Promise<{ released: number; errors: { developerId: string; message: string }[] }> {
   const { rows } = await db.query<{ developer_id: string }>(
     `SELECT DISTINCT c.developer_id FROM app_charges c
       WHERE c.earnings = 'held' AND c.earnings_available_at <= $1 AND NOT EXISTS (SELECT 1 FROM developer_earnings_releases x WHERE x.charge_id = c.id)
@@ -258,7 +302,12 @@ export interface DeveloperPayoutOptions {
  *   naming `currency` when it is needed (several currencies); 409 `paid_this_week` for a second scheduled payout of
  *   one currency in a week (weeks from Monday 00:00 UTC).
  */
-export async function payOutDeveloper(db: Db, developerId: string, input: { currency?: string; trigger: 'manual' | 'scheduled'; now: Date }, options: DeveloperPayoutOptions = {}): Promise<DeveloperPayout> {
+export async function payOutDeveloper(
+  db: Db,
+  developerId: string,
+  input: { currency?: string; trigger: 'manual' | 'scheduled'; now: Date },
+  options: DeveloperPayoutOptions = {},
+): Promise<DeveloperPayout> {
   const connect = options.paymentConnect ?? sandboxPaymentConnect;
   const minimum = options.minimumCents ?? DEFAULT_DEVELOPER_PAYOUT_MINIMUM_CENTS;
   return db.transaction(async (tx) => {
@@ -267,14 +316,20 @@ export async function payOutDeveloper(db: Db, developerId: string, input: { curr
     let currency = input.currency;
     if (!currency) {
       if (currencies.length === 0) throw new ProblemError(409, 'nothing_to_pay_out', 'There are no earnings to pay out yet.');
-      if (currencies.length > 1) throw new ProblemError(400, 'validation_error', `Invalid currency: you earn in ${currencies.join(', ')}; name one.`, [{ path: 'currency', message: `is required: one of ${currencies.join(', ')}` }]);
+      if (currencies.length > 1)
+        throw new ProblemError(400, 'validation_error', `Invalid currency: you earn in ${currencies.join(', ')}; name one.`, [
+          { path: 'currency', message: `is required: one of ${currencies.join(', ')}` },
+        ]);
       currency = currencies[0]!;
     } else if (!currencies.includes(currency)) {
       throw new ProblemError(409, 'nothing_to_pay_out', `There are no earnings in ${currency} to pay out.`);
     }
     if (input.trigger === 'scheduled') {
       // Once a week, even when two instances tick at once: the second finds the first's payout under the lock.
-      const { rows } = await tx.query(`SELECT 1 FROM developer_payouts WHERE developer_id = $1 AND currency = $2 AND trigger = 'scheduled' AND created_at >= $3`, [developerId, currency, weeklyPayoutCutoff(input.now).toISOString()]);
+      const { rows } = await tx.query(
+        `SELECT 1 FROM developer_payouts WHERE developer_id = $1 AND currency = $2 AND trigger = 'scheduled' AND created_at >= $3`,
+        [developerId, currency, weeklyPayoutCutoff(input.now).toISOString()],
+      );
       if (rows.length > 0) throw new ProblemError(409, 'paid_this_week', `The scheduled payout of ${currency} for this week has been made.`);
     }
     await releaseMaturedEarnings(tx, developerId, input.now);
@@ -283,18 +338,30 @@ export async function payOutDeveloper(db: Db, developerId: string, input: { curr
     if (amount <= 0) {
       const next = await nextReleaseAt(tx, developerId, currency);
       if (position.pendingCents > 0 && next) {
-        throw new ProblemError(409, 'earnings_on_hold', `There is nothing available to pay out in ${currency} yet: ${position.pendingCents} (minor units) is on hold; the next earning is released on ${next.toISOString()}.`);
+        throw new ProblemError(
+          409,
+          'earnings_on_hold',
+          `There is nothing available to pay out in ${currency} yet: ${position.pendingCents} (minor units) is on hold; the next earning is released on ${next.toISOString()}.`,
+        );
       }
       if (position.demoCents > 0) {
-        const demo = (await tx.query<{ id: string; name: string }>(`SELECT m.id, m.name FROM app_charges c JOIN merchants m ON m.id = c.merchant_id WHERE c.developer_id = $1 AND c.currency = $2 AND m.is_demo LIMIT 1`, [developerId, currency])).rows[0];
+        const demo = (
+          await tx.query<{ id: string; name: string }>(
+            `SELECT m.id, m.name FROM app_charges c JOIN merchants m ON m.id = c.merchant_id WHERE c.developer_id = $1 AND c.currency = $2 AND m.is_demo LIMIT 1`,
+            [developerId, currency],
+          )
+        ).rows[0];
         if (demo) assertMoneyMovementAllowed({ ...demo, is_demo: true }, 'A developer payout of earnings from the demo store');
       }
       throw new ProblemError(409, 'nothing_to_pay_out', `There are no earnings in ${currency} to pay out.`);
     }
     if (amount < minimum) {
-      throw new ProblemError(409, 'below_payout_minimum', `Invalid amount: ${amount} is below the payout minimum of ${minimum} (${currency} minor units); it is paid out once earnings reach it.`, [
-        { path: 'amountCents', message: `must be at least ${minimum}` },
-      ]);
+      throw new ProblemError(
+        409,
+        'below_payout_minimum',
+        `Invalid amount: ${amount} is below the payout minimum of ${minimum} (${currency} minor units); it is paid out once earnings reach it.`,
+        [{ path: 'amountCents', message: `must be at least ${minimum}` }],
+      );
     }
     const id = newAppBillingId('payout');
     const connectAccount = connect.accountOf(developerId);
@@ -307,12 +374,29 @@ export async function payOutDeveloper(db: Db, developerId: string, input: { curr
         { accountCode: developerPayableAccount(developerId), amountCents: amount },
         { accountCode: 'app_billing_clearing', amountCents: -amount },
       ],
-      { action: 'developer_payout.paid', entityType: 'developer_payout', entityId: id, data: { developerId, amountCents: amount, currency, trigger: input.trigger } },
+      {
+        action: 'developer_payout.paid',
+        entityType: 'developer_payout',
+        entityId: id,
+        data: { developerId, amountCents: amount, currency, trigger: input.trigger },
+      },
     );
     const { rows } = await tx.query<PayoutRow>(
       `INSERT INTO developer_payouts (id, developer_id, amount_cents, currency, status, trigger, earnings_through, processor, connect_account, processor_reference, journal_transaction_id, created_at)
        VALUES ($1, $2, $3, $4, 'paid', $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [id, developerId, amount, currency, input.trigger, input.now.toISOString(), connect.name, connectAccount, answer.processorReference, jt.id, input.now.toISOString()],
+      [
+        id,
+        developerId,
+        amount,
+        currency,
+        input.trigger,
+        input.now.toISOString(),
+        connect.name,
+        connectAccount,
+        answer.processorReference,
+        jt.id,
+        input.now.toISOString(),
+      ],
     );
     return toPayout(rows[0]!);
   });
@@ -324,7 +408,11 @@ export async function payOutDeveloper(db: Db, developerId: string, input: { curr
  * releases) reaches the minimum is paid out. Below the minimum it stays for a later week; held and demo-store earnings
  * are left alone.
  */
-export async function runScheduledDeveloperPayouts(db: Db, now: Date, options: DeveloperPayoutOptions = {}): Promise<{ paid: number; errors: { developerId: string; message: string }[] }> {
+export async function runScheduledDeveloperPayouts(
+  db: Db,
+  now: Date,
+  options: DeveloperPayoutOptions = {},
+): Promise<{ paid: number; errors: { developerId: string; message: string }[] }> {
   const cutoff = weeklyPayoutCutoff(now);
   const { rows } = await db.query<{ developer_id: string; currency: string }>(
     `SELECT DISTINCT c.developer_id, c.currency FROM app_charges c
@@ -354,13 +442,24 @@ export async function runScheduledDeveloperPayouts(db: Db, now: Date, options: D
  * earning is released; the paid charges (newest 200) with where each share is, refunds with where each was taken
  * from, and payouts. A read: releases happen in the tick and at a payout.
  */
-export async function developerStatement(db: Queryable, developerId: string, now: Date, options: { minimumCents?: number } = {}): Promise<DeveloperStatement> {
+export async function developerStatement(
+  db: Queryable,
+  developerId: string,
+  now: Date,
+  options: { minimumCents?: number } = {},
+): Promise<DeveloperStatement> {
   const totals = await db.query<{ currency: string; gross: string; share: string }>(
     `SELECT currency, SUM(amount_cents) AS gross, SUM(developer_share_cents) AS share FROM app_charges WHERE developer_id = $1 AND status = 'paid' GROUP BY currency ORDER BY currency`,
     [developerId],
   );
-  const refunded = await db.query<{ currency: string; share: string }>('SELECT currency, SUM(developer_share_cents) AS share FROM app_charge_refunds WHERE developer_id = $1 GROUP BY currency', [developerId]);
-  const paidOut = await db.query<{ currency: string; total: string }>('SELECT currency, SUM(amount_cents) AS total FROM developer_payouts WHERE developer_id = $1 GROUP BY currency', [developerId]);
+  const refunded = await db.query<{ currency: string; share: string }>(
+    'SELECT currency, SUM(developer_share_cents) AS share FROM app_charge_refunds WHERE developer_id = $1 GROUP BY currency',
+    [developerId],
+  );
+  const paidOut = await db.query<{ currency: string; total: string }>(
+    'SELECT currency, SUM(amount_cents) AS total FROM developer_payouts WHERE developer_id = $1 GROUP BY currency',
+    [developerId],
+  );
   const by = <T extends { currency: string }>(rows: T[], key: keyof T) => new Map(rows.map((r) => [r.currency, Number(r[key])]));
   const refundedBy = by(refunded.rows, 'share');
   const paidBy = by(paidOut.rows, 'total');
@@ -387,8 +486,13 @@ export async function developerStatement(db: Queryable, developerId: string, now
       WHERE c.developer_id = $1 AND c.status = 'paid' ORDER BY c.created_at DESC, c.id DESC LIMIT 200`,
     [developerId],
   );
-  const refunds = await db.query<Record<string, any>>('SELECT * FROM app_charge_refunds WHERE developer_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200', [developerId]);
-  const payouts = await db.query<PayoutRow>('SELECT * FROM developer_payouts WHERE developer_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200', [developerId]);
+  const refunds = await db.query<Record<string, any>>(
+    'SELECT * FROM app_charge_refunds WHERE developer_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200',
+    [developerId],
+  );
+  const payouts = await db.query<PayoutRow>('SELECT * FROM developer_payouts WHERE developer_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200', [
+    developerId,
+  ]);
   return {
     developerId,
     payoutMinimumCents: options.minimumCents ?? DEFAULT_DEVELOPER_PAYOUT_MINIMUM_CENTS,

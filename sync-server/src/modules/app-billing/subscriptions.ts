@@ -58,7 +58,9 @@ const MAX_RENEWALS_PER_TICK = 12;
 /** One charge attempt as the API answers it. */
 export const appChargeSchema = z.object({
   id: z.string().describe('`ach_…`'),
-  kind: z.enum(APP_CHARGE_KINDS).describe('`initial` (prorated first period), `renewal` (monthly), `retry` (of a declined one), `reactivation` (after a suspension, prorated).'),
+  kind: z
+    .enum(APP_CHARGE_KINDS)
+    .describe('`initial` (prorated first period), `renewal` (monthly), `retry` (of a declined one), `reactivation` (after a suspension, prorated).'),
   periodStart: z.iso.datetime(),
   periodEnd: z.iso.datetime().describe('Exclusive.'),
   amountCents: z.int().describe('Minor units of `currency`.'),
@@ -83,12 +85,20 @@ export const appChargeRefundSchema = z.object({
 /** What the app's approved price means for this subscription (core `subscriptionPriceChange`); null when unchanged. */
 export const appPriceChangeSchema = z
   .object({
-    kind: z.enum(['rise', 'lower', 'free']).describe('`rise`: a higher price or another currency — applies only once the store accepts it; `lower`: applies by itself from the next renewal; `free`: the subscription ends at the next renewal with nothing more to pay.'),
+    kind: z
+      .enum(['rise', 'lower', 'free'])
+      .describe(
+        '`rise`: a higher price or another currency — applies only once the store accepts it; `lower`: applies by itself from the next renewal; `free`: the subscription ends at the next renewal with nothing more to pay.',
+      ),
     fromCents: z.int().describe('The monthly price the store pays now (agreed at install or accepted since).'),
     fromCurrency: z.string(),
-    toCents: z.int().describe('The app\'s listed monthly price now; 0 when free.'),
+    toCents: z.int().describe("The app's listed monthly price now; 0 when free."),
     toCurrency: z.string().nullable().describe('Null when free.'),
-    needsAcceptance: z.boolean().describe('True for a rise: until the store accepts (`POST /api/pos/app-subscriptions/{id}/accept-price`) it keeps paying `fromCents`, at every renewal.'),
+    needsAcceptance: z
+      .boolean()
+      .describe(
+        'True for a rise: until the store accepts (`POST /api/pos/app-subscriptions/{id}/accept-price`) it keeps paying `fromCents`, at every renewal.',
+      ),
     appliesFrom: z.iso.datetime().describe('The renewal the new price would apply from (the end of the period already billed).'),
   })
   .nullable();
@@ -102,10 +112,17 @@ export const appSubscriptionSchema = z.object({
   appName: z.string(),
   priceCents: z.int().describe('Monthly price the store agreed to (at install, or a rise it accepted), minor units of `currency`.'),
   currency: z.string(),
-  status: z.enum(APP_SUBSCRIPTION_STATUSES).describe('`active`; `past_due` (a charge declined, retries scheduled; the app keeps working); `suspended` (every retry declined; pay to reactivate); `canceled` (uninstalled).'),
+  status: z
+    .enum(APP_SUBSCRIPTION_STATUSES)
+    .describe(
+      '`active`; `past_due` (a charge declined, retries scheduled; the app keeps working); `suspended` (every retry declined; pay to reactivate); `canceled` (uninstalled).',
+    ),
   currentPeriodStart: z.iso.datetime(),
   currentPeriodEnd: z.iso.datetime(),
-  nextChargeAt: z.iso.datetime().nullable().describe('When the next charge is tried: the renewal (active), the next retry (past_due); null when suspended or canceled.'),
+  nextChargeAt: z.iso
+    .datetime()
+    .nullable()
+    .describe('When the next charge is tried: the renewal (active), the next retry (past_due); null when suspended or canceled.'),
   nextChargeCents: z.int().nullable(),
   failedAttempts: z.int(),
   suspendedAt: z.iso.datetime().nullable(),
@@ -159,13 +176,16 @@ const isoOrNull = (v: Date | string | null) => (v == null ? null : iso(v));
 
 /** The store's billing method at the billing processor (the sandbox default when it never set one). */
 export async function billingReferenceOf(db: Queryable, merchantId: string): Promise<string> {
-  const { rows } = await db.query<{ billing_reference: string }>('SELECT billing_reference FROM app_billing_methods WHERE merchant_id = $1', [merchantId]);
+  const { rows } = await db.query<{ billing_reference: string }>('SELECT billing_reference FROM app_billing_methods WHERE merchant_id = $1', [
+    merchantId,
+  ]);
   return rows[0]?.billing_reference ?? DEFAULT_BILLING_REFERENCE;
 }
 
 /** One charge to try. `currency` defaults to the subscription's (a retry names the currency of what it owes). */
 type Attempt = { kind: AppChargeKind; periodStart: Date; periodEnd: Date; amountCents: number; currency?: string };
-type AttemptResult = { status: 'paid'; chargeId: string } | { status: 'failed'; chargeId: string; code: string; message: string } | { status: 'free' };
+type AttemptResult =
+  { status: 'paid'; chargeId: string } | { status: 'failed'; chargeId: string; code: string; message: string } | { status: 'free' };
 
 /**
  * One charge attempt of `sub` inside `tx` (the store's lock held by the caller): the billing adapter, the charge row,
@@ -173,13 +193,26 @@ type AttemptResult = { status: 'paid'; chargeId: string } | { status: 'failed'; 
  * `developer_pending:<developerId>` until core `earningsAvailableAt` (the demo store's on
  * `developer_demo_earnings:<developerId>`, never released); an audit entry in the store's trail either way.
  */
-async function attemptCharge(tx: Queryable, sub: SubRow, attempt: Attempt, adapter: AppBillingAdapter, now: Date, actor: string): Promise<AttemptResult> {
+async function attemptCharge(
+  tx: Queryable,
+  sub: SubRow,
+  attempt: Attempt,
+  adapter: AppBillingAdapter,
+  now: Date,
+  actor: string,
+): Promise<AttemptResult> {
   if (attempt.amountCents <= 0) return { status: 'free' };
   const chargeId = newAppBillingId('charge');
   const currency = attempt.currency ?? sub.currency;
   const merchant = await getMerchant(tx, sub.merchant_id);
   const billing = billingFor(merchant, adapter);
-  const result = await billing.charge({ merchantId: sub.merchant_id, billingReference: await billingReferenceOf(tx, sub.merchant_id), amountCents: attempt.amountCents, currency, reference: chargeId });
+  const result = await billing.charge({
+    merchantId: sub.merchant_id,
+    billingReference: await billingReferenceOf(tx, sub.merchant_id),
+    amountCents: attempt.amountCents,
+    currency,
+    reference: chargeId,
+  });
   const split = splitAppCharge(attempt.amountCents);
   const earnings: 'held' | 'demo' = merchant.is_demo ? 'demo' : 'held';
   const availableAt = result.outcome === 'paid' && earnings === 'held' ? earningsAvailableAt({ createdAt: now, periodEnd: attempt.periodEnd }) : null;
@@ -188,17 +221,36 @@ async function attemptCharge(tx: Queryable, sub: SubRow, attempt: Attempt, adapt
     const jt = await postOnPlatformLedger(
       tx,
       now,
-      { kind: 'payment', sourceType: 'app_charge', sourceId: chargeId, currency, memo: `App charge ${chargeId} (${attempt.kind}) of ${sub.app_id} to store ${sub.merchant_id}` },
+      {
+        kind: 'payment',
+        sourceType: 'app_charge',
+        sourceId: chargeId,
+        currency,
+        memo: `App charge ${chargeId} (${attempt.kind}) of ${sub.app_id} to store ${sub.merchant_id}`,
+      },
       [
         { accountCode: 'app_billing_clearing', amountCents: attempt.amountCents },
-        { accountCode: earnings === 'demo' ? developerDemoEarningsAccount(sub.developer_id) : developerPendingAccount(sub.developer_id), amountCents: -split.developerCents },
+        {
+          accountCode: earnings === 'demo' ? developerDemoEarningsAccount(sub.developer_id) : developerPendingAccount(sub.developer_id),
+          amountCents: -split.developerCents,
+        },
         { accountCode: 'app_revenue', amountCents: -split.platformCents },
       ],
       {
         action: 'app_charge.paid',
         entityType: 'app_charge',
         entityId: chargeId,
-        data: { merchantId: sub.merchant_id, appId: sub.app_id, developerId: sub.developer_id, amountCents: attempt.amountCents, developerShareCents: split.developerCents, platformShareCents: split.platformCents, currency, earnings, earningsAvailableAt: availableAt?.toISOString() ?? null },
+        data: {
+          merchantId: sub.merchant_id,
+          appId: sub.app_id,
+          developerId: sub.developer_id,
+          amountCents: attempt.amountCents,
+          developerShareCents: split.developerCents,
+          platformShareCents: split.platformCents,
+          currency,
+          earnings,
+          earningsAvailableAt: availableAt?.toISOString() ?? null,
+        },
       },
     );
     journalTransactionId = jt.id;
@@ -208,9 +260,27 @@ async function attemptCharge(tx: Queryable, sub: SubRow, attempt: Attempt, adapt
                               currency, status, decline_code, processor, processor_reference, journal_transaction_id, created_at, earnings, earnings_available_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
     [
-      chargeId, sub.id, sub.installation_id, sub.merchant_id, sub.app_id, sub.developer_id, attempt.kind, attempt.periodStart.toISOString(), attempt.periodEnd.toISOString(),
-      attempt.amountCents, split.developerCents, split.platformCents, currency, result.outcome === 'paid' ? 'paid' : 'failed', result.outcome === 'declined' ? result.code : null,
-      billing.name, result.outcome === 'paid' ? result.processorReference : null, journalTransactionId, now.toISOString(), earnings, availableAt?.toISOString() ?? null,
+      chargeId,
+      sub.id,
+      sub.installation_id,
+      sub.merchant_id,
+      sub.app_id,
+      sub.developer_id,
+      attempt.kind,
+      attempt.periodStart.toISOString(),
+      attempt.periodEnd.toISOString(),
+      attempt.amountCents,
+      split.developerCents,
+      split.platformCents,
+      currency,
+      result.outcome === 'paid' ? 'paid' : 'failed',
+      result.outcome === 'declined' ? result.code : null,
+      billing.name,
+      result.outcome === 'paid' ? result.processorReference : null,
+      journalTransactionId,
+      now.toISOString(),
+      earnings,
+      availableAt?.toISOString() ?? null,
     ],
   );
   await appendAudit(tx, {
@@ -219,7 +289,15 @@ async function attemptCharge(tx: Queryable, sub: SubRow, attempt: Attempt, adapt
     action: result.outcome === 'paid' ? 'app_charge.paid' : 'app_charge.failed',
     entityType: 'app_subscription',
     entityId: sub.id,
-    data: { chargeId, kind: attempt.kind, appId: sub.app_id, installationId: sub.installation_id, amountCents: attempt.amountCents, currency, ...(result.outcome === 'declined' ? { declineCode: result.code } : {}) },
+    data: {
+      chargeId,
+      kind: attempt.kind,
+      appId: sub.app_id,
+      installationId: sub.installation_id,
+      amountCents: attempt.amountCents,
+      currency,
+      ...(result.outcome === 'declined' ? { declineCode: result.code } : {}),
+    },
     occurredAt: now,
   });
   return result.outcome === 'paid' ? { status: 'paid', chargeId } : { status: 'failed', chargeId, code: result.code, message: result.message };
@@ -255,7 +333,11 @@ export interface StartAppSubscriptionInput {
  * @throws ProblemError 404 `not_found` when the app does not exist; 402 `app_charge_declined` when the store's billing
  *   method declines the first charge — the caller's transaction must then roll back (no install without payment).
  */
-export async function startAppSubscription(tx: Queryable, input: StartAppSubscriptionInput, options: { billing?: AppBillingAdapter } = {}): Promise<AppSubscription | null> {
+export async function startAppSubscription(
+  tx: Queryable,
+  input: StartAppSubscriptionInput,
+  options: { billing?: AppBillingAdapter } = {},
+): Promise<AppSubscription | null> {
   // The approved (listed) price: a revision of the price waiting for review is nobody's price yet.
   const app = (
     await tx.query<{ id: string; developer_id: string; price_cents: number | string | null; currency: string | null }>(
@@ -275,14 +357,52 @@ export async function startAppSubscription(tx: Queryable, input: StartAppSubscri
     await tx.query<SubRow>(
       `INSERT INTO app_subscriptions (id, installation_id, merchant_id, app_id, developer_id, price_cents, currency, status, current_period_start, current_period_end, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $9, $10, $10) RETURNING *`,
-      [id, input.installationId, input.merchantId, app.id, app.developer_id, price, app.currency, first.periodStart.toISOString(), first.periodEnd.toISOString(), input.now.toISOString()],
+      [
+        id,
+        input.installationId,
+        input.merchantId,
+        app.id,
+        app.developer_id,
+        price,
+        app.currency,
+        first.periodStart.toISOString(),
+        first.periodEnd.toISOString(),
+        input.now.toISOString(),
+      ],
     )
   ).rows[0]!;
   const actor = input.actor ?? 'system';
-  await appendAudit(tx, { merchantId: input.merchantId, actor, action: 'app_subscription.started', entityType: 'app_subscription', entityId: id, data: { appId: app.id, installationId: input.installationId, priceCents: price, currency: app.currency, firstChargeCents: first.amountCents, coveredDays: first.coveredDays, monthDays: first.monthDays }, occurredAt: input.now });
-  const result = await attemptCharge(tx, sub, { kind: 'initial', periodStart: first.periodStart, periodEnd: first.periodEnd, amountCents: first.amountCents }, options.billing ?? sandboxBilling, input.now, actor);
+  await appendAudit(tx, {
+    merchantId: input.merchantId,
+    actor,
+    action: 'app_subscription.started',
+    entityType: 'app_subscription',
+    entityId: id,
+    data: {
+      appId: app.id,
+      installationId: input.installationId,
+      priceCents: price,
+      currency: app.currency,
+      firstChargeCents: first.amountCents,
+      coveredDays: first.coveredDays,
+      monthDays: first.monthDays,
+    },
+    occurredAt: input.now,
+  });
+  const result = await attemptCharge(
+    tx,
+    sub,
+    { kind: 'initial', periodStart: first.periodStart, periodEnd: first.periodEnd, amountCents: first.amountCents },
+    options.billing ?? sandboxBilling,
+    input.now,
+    actor,
+  );
   if (result.status === 'failed') {
-    throw new ProblemError(402, 'app_charge_declined', `The store's billing method was declined (${result.code}) for the first charge of this app; nothing was installed. Change the billing method (PUT /api/pos/app-billing/payment-method) and install again.`);
+    throw new ProblemError(
+      402,
+      'app_charge_declined',
+      `The store's billing method was declined (${result.code}) for the first charge of this app; nothing was installed. Change the billing method (PUT /api/pos/app-billing/payment-method) and install again.`,
+    );
   }
   return subscriptionView(tx, sub);
 }
@@ -306,7 +426,11 @@ export interface EndAppSubscriptionInput {
  *
  * @returns the canceled subscription, or null when the installation had none (a free app)
  */
-export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptionInput, options: { billing?: AppBillingAdapter } = {}): Promise<AppSubscription | null> {
+export async function endAppSubscription(
+  tx: Queryable,
+  input: EndAppSubscriptionInput,
+  options: { billing?: AppBillingAdapter } = {},
+): Promise<AppSubscription | null> {
   const found = (await tx.query<SubRow>('SELECT * FROM app_subscriptions WHERE installation_id = $1', [input.installationId])).rows[0];
   if (!found) return null;
   await lockMerchant(tx, found.merchant_id);
@@ -323,7 +447,15 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
       )
     ).rows[0];
     if (charge) {
-      const refund = uninstallRefund({ amountCents: Number(charge.amount_cents), developerCents: Number(charge.developer_share_cents), periodStart: new Date(charge.period_start), periodEnd: new Date(charge.period_end) }, input.now);
+      const refund = uninstallRefund(
+        {
+          amountCents: Number(charge.amount_cents),
+          developerCents: Number(charge.developer_share_cents),
+          periodStart: new Date(charge.period_start),
+          periodEnd: new Date(charge.period_end),
+        },
+        input.now,
+      );
       if (refund.amountCents > 0) {
         refundId = newAppBillingId('refund');
         const currency = charge.currency;
@@ -332,7 +464,12 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
         let taken = { fromPendingCents: 0, fromAvailableCents: 0, toReceivableCents: 0 };
         if (merchant.is_demo) {
           // The demo store's share went to its own account (or, before holds existed, to the payable one).
-          developerDebits = [{ accountCode: charge.earnings === 'demo' ? developerDemoEarningsAccount(sub.developer_id) : developerPayableAccount(sub.developer_id), amountCents: refund.developerCents }];
+          developerDebits = [
+            {
+              accountCode: charge.earnings === 'demo' ? developerDemoEarningsAccount(sub.developer_id) : developerPayableAccount(sub.developer_id),
+              amountCents: refund.developerCents,
+            },
+          ];
         } else {
           await lockDeveloper(tx, sub.developer_id);
           taken = refundDebits(refund.developerCents, await developerPosition(tx, sub.developer_id, currency));
@@ -342,17 +479,41 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
             { accountCode: developerReceivableAccount(sub.developer_id), amountCents: taken.toReceivableCents },
           ];
         }
-        const answer = await billingFor(merchant, options.billing ?? sandboxBilling).refund({ chargeReference: charge.processor_reference ?? charge.id, amountCents: refund.amountCents, currency, reference: refundId });
+        const answer = await billingFor(merchant, options.billing ?? sandboxBilling).refund({
+          chargeReference: charge.processor_reference ?? charge.id,
+          amountCents: refund.amountCents,
+          currency,
+          reference: refundId,
+        });
         const jt = await postOnPlatformLedger(
           tx,
           input.now,
-          { kind: 'refund', sourceType: 'app_charge_refund', sourceId: refundId, currency, memo: `Refund ${refundId} of ${refund.unusedDays} unused days of app charge ${charge.id}` },
-          [...developerDebits, { accountCode: 'app_revenue', amountCents: refund.platformCents }, { accountCode: 'app_billing_clearing', amountCents: -refund.amountCents }],
+          {
+            kind: 'refund',
+            sourceType: 'app_charge_refund',
+            sourceId: refundId,
+            currency,
+            memo: `Refund ${refundId} of ${refund.unusedDays} unused days of app charge ${charge.id}`,
+          },
+          [
+            ...developerDebits,
+            { accountCode: 'app_revenue', amountCents: refund.platformCents },
+            { accountCode: 'app_billing_clearing', amountCents: -refund.amountCents },
+          ],
           {
             action: 'app_charge.refunded',
             entityType: 'app_charge_refund',
             entityId: refundId,
-            data: { chargeId: charge.id, merchantId: sub.merchant_id, developerId: sub.developer_id, amountCents: refund.amountCents, developerShareCents: refund.developerCents, platformShareCents: refund.platformCents, currency, ...taken },
+            data: {
+              chargeId: charge.id,
+              merchantId: sub.merchant_id,
+              developerId: sub.developer_id,
+              amountCents: refund.amountCents,
+              developerShareCents: refund.developerCents,
+              platformShareCents: refund.platformCents,
+              currency,
+              ...taken,
+            },
           },
         );
         await tx.query(
@@ -360,16 +521,50 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
                                            from_pending_cents, from_available_cents, to_receivable_cents)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
           [
-            refundId, charge.id, sub.id, sub.merchant_id, sub.developer_id, refund.amountCents, refund.developerCents, refund.platformCents, currency, refund.unusedDays, refund.coveredDays, answer.processorReference, jt.id, input.now.toISOString(),
-            taken.fromPendingCents, taken.fromAvailableCents, taken.toReceivableCents,
+            refundId,
+            charge.id,
+            sub.id,
+            sub.merchant_id,
+            sub.developer_id,
+            refund.amountCents,
+            refund.developerCents,
+            refund.platformCents,
+            currency,
+            refund.unusedDays,
+            refund.coveredDays,
+            answer.processorReference,
+            jt.id,
+            input.now.toISOString(),
+            taken.fromPendingCents,
+            taken.fromAvailableCents,
+            taken.toReceivableCents,
           ],
         );
-        await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_charge.refunded', entityType: 'app_subscription', entityId: sub.id, data: { refundId, chargeId: charge.id, amountCents: refund.amountCents, currency, unusedDays: refund.unusedDays }, occurredAt: input.now });
+        await appendAudit(tx, {
+          merchantId: sub.merchant_id,
+          actor,
+          action: 'app_charge.refunded',
+          entityType: 'app_subscription',
+          entityId: sub.id,
+          data: { refundId, chargeId: charge.id, amountCents: refund.amountCents, currency, unusedDays: refund.unusedDays },
+          occurredAt: input.now,
+        });
       }
     }
   }
-  const { rows } = await tx.query<SubRow>(`UPDATE app_subscriptions SET status = 'canceled', canceled_at = $2, next_retry_at = NULL, updated_at = $2 WHERE id = $1 RETURNING *`, [sub.id, input.now.toISOString()]);
-  await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_subscription.canceled', entityType: 'app_subscription', entityId: sub.id, data: { from: sub.status, installationId: sub.installation_id, refundId }, occurredAt: input.now });
+  const { rows } = await tx.query<SubRow>(
+    `UPDATE app_subscriptions SET status = 'canceled', canceled_at = $2, next_retry_at = NULL, updated_at = $2 WHERE id = $1 RETURNING *`,
+    [sub.id, input.now.toISOString()],
+  );
+  await appendAudit(tx, {
+    merchantId: sub.merchant_id,
+    actor,
+    action: 'app_subscription.canceled',
+    entityType: 'app_subscription',
+    entityId: sub.id,
+    data: { from: sub.status, installationId: sub.installation_id, refundId },
+    occurredAt: input.now,
+  });
   return subscriptionView(tx, rows[0]!);
 }
 
@@ -378,13 +573,18 @@ export async function endAppSubscription(tx: Queryable, input: EndAppSubscriptio
  * app. The app-installation side refuses the app's token while `suspended`.
  */
 export async function appSubscriptionStatus(db: Queryable, installationId: string): Promise<AppSubscriptionStatus | null> {
-  const { rows } = await db.query<{ status: AppSubscriptionStatus }>('SELECT status FROM app_subscriptions WHERE installation_id = $1', [installationId]);
+  const { rows } = await db.query<{ status: AppSubscriptionStatus }>('SELECT status FROM app_subscriptions WHERE installation_id = $1', [
+    installationId,
+  ]);
   return rows[0]?.status ?? null;
 }
 
 /** The app's approved (listed) monthly price: what the directory shows; 0 and null when free. */
 async function listedPriceOf(db: Queryable, appId: string): Promise<{ priceCents: number; currency: string | null }> {
-  const { rows } = await db.query<{ price: string | number | null; currency: string | null }>('SELECT approved_price_cents AS price, approved_currency AS currency FROM apps WHERE id = $1', [appId]);
+  const { rows } = await db.query<{ price: string | number | null; currency: string | null }>(
+    'SELECT approved_price_cents AS price, approved_currency AS currency FROM apps WHERE id = $1',
+    [appId],
+  );
   return { priceCents: Number(rows[0]?.price ?? 0), currency: rows[0]?.currency ?? null };
 }
 
@@ -395,16 +595,44 @@ async function listedPriceOf(db: Queryable, appId: string): Promise<{ priceCents
  * free now the subscription ends instead, with nothing charged (audited `app_subscription.canceled`, reason
  * `app_free`), and this answers `ended`.
  */
-async function priceForNextPeriod(tx: Queryable, sub: SubRow, now: Date, actor: string): Promise<{ sub: SubRow; priceCents: number } | { sub: SubRow; ended: true }> {
+async function priceForNextPeriod(
+  tx: Queryable,
+  sub: SubRow,
+  now: Date,
+  actor: string,
+): Promise<{ sub: SubRow; priceCents: number } | { sub: SubRow; ended: true }> {
   const change = subscriptionPriceChange({ priceCents: Number(sub.price_cents), currency: sub.currency }, await listedPriceOf(tx, sub.app_id));
   if (change.kind === 'free') {
-    const { rows } = await tx.query<SubRow>(`UPDATE app_subscriptions SET status = 'canceled', canceled_at = $2, next_retry_at = NULL, updated_at = $2 WHERE id = $1 RETURNING *`, [sub.id, now.toISOString()]);
-    await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_subscription.canceled', entityType: 'app_subscription', entityId: sub.id, data: { from: sub.status, installationId: sub.installation_id, reason: 'app_free' }, occurredAt: now });
+    const { rows } = await tx.query<SubRow>(
+      `UPDATE app_subscriptions SET status = 'canceled', canceled_at = $2, next_retry_at = NULL, updated_at = $2 WHERE id = $1 RETURNING *`,
+      [sub.id, now.toISOString()],
+    );
+    await appendAudit(tx, {
+      merchantId: sub.merchant_id,
+      actor,
+      action: 'app_subscription.canceled',
+      entityType: 'app_subscription',
+      entityId: sub.id,
+      data: { from: sub.status, installationId: sub.installation_id, reason: 'app_free' },
+      occurredAt: now,
+    });
     return { sub: rows[0]!, ended: true };
   }
   if (change.kind === 'lower') {
-    const { rows } = await tx.query<SubRow>('UPDATE app_subscriptions SET price_cents = $2, updated_at = $3 WHERE id = $1 RETURNING *', [sub.id, change.priceCents, now.toISOString()]);
-    await appendAudit(tx, { merchantId: sub.merchant_id, actor, action: 'app_subscription.price_lowered', entityType: 'app_subscription', entityId: sub.id, data: { appId: sub.app_id, fromCents: Number(sub.price_cents), toCents: change.priceCents, currency: sub.currency }, occurredAt: now });
+    const { rows } = await tx.query<SubRow>('UPDATE app_subscriptions SET price_cents = $2, updated_at = $3 WHERE id = $1 RETURNING *', [
+      sub.id,
+      change.priceCents,
+      now.toISOString(),
+    ]);
+    await appendAudit(tx, {
+      merchantId: sub.merchant_id,
+      actor,
+      action: 'app_subscription.price_lowered',
+      entityType: 'app_subscription',
+      entityId: sub.id,
+      data: { appId: sub.app_id, fromCents: Number(sub.price_cents), toCents: change.priceCents, currency: sub.currency },
+      occurredAt: now,
+    });
     return { sub: rows[0]!, priceCents: change.priceCents };
   }
   return { sub, priceCents: Number(sub.price_cents) };
@@ -433,21 +661,36 @@ export type AcceptPriceInput = z.infer<typeof acceptPriceSchema>;
 export async function acceptPriceChange(m: Mutation, id: string, input: AcceptPriceInput): Promise<AppSubscription> {
   const sub = (await m.tx.query<SubRow>('SELECT * FROM app_subscriptions WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [id, m.merchantId])).rows[0];
   if (!sub) throw new ProblemError(404, 'not_found', `No app subscription ${id}.`);
-  if (sub.status === 'canceled') throw new StateConflictError('app_subscription', id, 'canceled', `App subscription ${id} is canceled: there is no price to accept.`);
+  if (sub.status === 'canceled')
+    throw new StateConflictError('app_subscription', id, 'canceled', `App subscription ${id} is canceled: there is no price to accept.`);
   if (Number(sub.price_cents) === input.priceCents && sub.currency === input.currency) return subscriptionView(m.tx, sub);
   const change = subscriptionPriceChange({ priceCents: Number(sub.price_cents), currency: sub.currency }, await listedPriceOf(m.tx, sub.app_id));
   if (change.kind !== 'rise') throw new ProblemError(409, 'no_price_change', `The app's price has not risen: there is nothing to accept for ${id}.`);
   if (change.priceCents !== input.priceCents || change.currency !== input.currency) {
-    throw new ProblemError(409, 'price_changed', `Invalid priceCents: the app's price is now ${change.priceCents} ${change.currency} (minor units), not ${input.priceCents} ${input.currency}; look at it again before accepting.`, [
-      { path: 'priceCents', message: `must be the app's listed price, ${change.priceCents} ${change.currency}` },
-    ]);
+    throw new ProblemError(
+      409,
+      'price_changed',
+      `Invalid priceCents: the app's price is now ${change.priceCents} ${change.currency} (minor units), not ${input.priceCents} ${input.currency}; look at it again before accepting.`,
+      [{ path: 'priceCents', message: `must be the app's listed price, ${change.priceCents} ${change.currency}` }],
+    );
   }
-  const { rows } = await m.tx.query<SubRow>('UPDATE app_subscriptions SET price_cents = $2, currency = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, input.priceCents, input.currency, m.now.toISOString()]);
+  const { rows } = await m.tx.query<SubRow>(
+    'UPDATE app_subscriptions SET price_cents = $2, currency = $3, updated_at = $4 WHERE id = $1 RETURNING *',
+    [id, input.priceCents, input.currency, m.now.toISOString()],
+  );
   await m.audit({
     action: 'app_subscription.price_accepted',
     entityType: 'app_subscription',
     entityId: id,
-    data: { appId: sub.app_id, installationId: sub.installation_id, fromCents: Number(sub.price_cents), fromCurrency: sub.currency, toCents: input.priceCents, toCurrency: input.currency, appliesFrom: iso(sub.current_period_end) },
+    data: {
+      appId: sub.app_id,
+      installationId: sub.installation_id,
+      fromCents: Number(sub.price_cents),
+      fromCurrency: sub.currency,
+      toCents: input.priceCents,
+      toCurrency: input.currency,
+      appliesFrom: iso(sub.current_period_end),
+    },
   });
   return subscriptionView(m.tx, rows[0]!);
 }
@@ -460,13 +703,28 @@ async function markPaid(tx: Queryable, sub: SubRow, period: { start: Date; end: 
     [sub.id, period.start.toISOString(), period.end.toISOString(), now.toISOString()],
   );
   if (sub.status !== 'active') {
-    await appendAudit(tx, { merchantId: sub.merchant_id, actor: 'system', action: 'app_subscription.reactivated', entityType: 'app_subscription', entityId: sub.id, data: { from: sub.status, appId: sub.app_id, installationId: sub.installation_id }, occurredAt: now });
+    await appendAudit(tx, {
+      merchantId: sub.merchant_id,
+      actor: 'system',
+      action: 'app_subscription.reactivated',
+      entityType: 'app_subscription',
+      entityId: sub.id,
+      data: { from: sub.status, appId: sub.app_id, installationId: sub.installation_id },
+      occurredAt: now,
+    });
   }
   return rows[0]!;
 }
 
 /** After a declined attempt: past due with the next retry, or suspended (with notice) when the retries are spent. */
-async function markFailed(tx: Queryable, sub: SubRow, period: { start: Date; end: Date }, code: string, now: Date, email: EmailProvider | undefined): Promise<SubRow> {
+async function markFailed(
+  tx: Queryable,
+  sub: SubRow,
+  period: { start: Date; end: Date },
+  code: string,
+  now: Date,
+  email: EmailProvider | undefined,
+): Promise<SubRow> {
   const attempts = sub.failed_attempts + 1;
   const firstFailedAt = sub.first_failed_at ? new Date(sub.first_failed_at) : now;
   const retryAt = nextChargeRetryAt(firstFailedAt, attempts);
@@ -474,18 +732,46 @@ async function markFailed(tx: Queryable, sub: SubRow, period: { start: Date; end
   const { rows } = await tx.query<SubRow>(
     `UPDATE app_subscriptions SET status = $2, current_period_start = $3, current_period_end = $4, failed_attempts = $5, first_failed_at = $6, next_retry_at = $7, suspended_at = $8, updated_at = $9
       WHERE id = $1 RETURNING *`,
-    [sub.id, status, period.start.toISOString(), period.end.toISOString(), attempts, firstFailedAt.toISOString(), retryAt?.toISOString() ?? null, status === 'suspended' ? now.toISOString() : null, now.toISOString()],
+    [
+      sub.id,
+      status,
+      period.start.toISOString(),
+      period.end.toISOString(),
+      attempts,
+      firstFailedAt.toISOString(),
+      retryAt?.toISOString() ?? null,
+      status === 'suspended' ? now.toISOString() : null,
+      now.toISOString(),
+    ],
   );
   if (status === 'suspended') await noticeSuspension(tx, sub, code, attempts, now, email);
   return rows[0]!;
 }
 
 /** The notice of a suspension: an audit entry in the store's trail and an e-mail to each owner with an address. */
-async function noticeSuspension(tx: Queryable, sub: SubRow, code: string, attempts: number, now: Date, email: EmailProvider | undefined): Promise<void> {
+async function noticeSuspension(
+  tx: Queryable,
+  sub: SubRow,
+  code: string,
+  attempts: number,
+  now: Date,
+  email: EmailProvider | undefined,
+): Promise<void> {
   const app = (await tx.query<{ name: string }>('SELECT name FROM apps WHERE id = $1', [sub.app_id])).rows[0];
-  await appendAudit(tx, { merchantId: sub.merchant_id, actor: 'system', action: 'app_subscription.suspended', entityType: 'app_subscription', entityId: sub.id, data: { appId: sub.app_id, installationId: sub.installation_id, declineCode: code, failedAttempts: attempts }, occurredAt: now });
+  await appendAudit(tx, {
+    merchantId: sub.merchant_id,
+    actor: 'system',
+    action: 'app_subscription.suspended',
+    entityType: 'app_subscription',
+    entityId: sub.id,
+    data: { appId: sub.app_id, installationId: sub.installation_id, declineCode: code, failedAttempts: attempts },
+    occurredAt: now,
+  });
   if (!email) return;
-  const owners = await tx.query<{ email: string }>(`SELECT email FROM staff WHERE merchant_id = $1 AND role = 'owner' AND email IS NOT NULL ORDER BY id`, [sub.merchant_id]);
+  const owners = await tx.query<{ email: string }>(
+    `SELECT email FROM staff WHERE merchant_id = $1 AND role = 'owner' AND email IS NOT NULL ORDER BY id`,
+    [sub.merchant_id],
+  );
   for (const o of owners.rows) {
     await email.send(
       {
@@ -523,7 +809,11 @@ export interface AppBillingReport {
  * @param options.billing billing adapter of stores that are not the demo (default the sandbox)
  * @param options.email where suspension notices go (default: none sent)
  */
-export async function runAppBilling(db: Db, now: Date, options: { billing?: AppBillingAdapter; email?: EmailProvider } = {}): Promise<AppBillingReport> {
+export async function runAppBilling(
+  db: Db,
+  now: Date,
+  options: { billing?: AppBillingAdapter; email?: EmailProvider } = {},
+): Promise<AppBillingReport> {
   const report: AppBillingReport = { charged: 0, failed: 0, suspended: 0, errors: [] };
   const adapter = options.billing ?? sandboxBilling;
   const { rows: due } = await db.query<{ id: string; merchant_id: string }>(
@@ -537,8 +827,20 @@ export async function runAppBilling(db: Db, now: Date, options: { billing?: AppB
         let sub = await lockSubscription(tx, 'id', d.id);
         if (!sub) return;
         /** Charges one period: paid → the subscription moves on; declined → past due or suspended. Returns whether paid. */
-        const charge = async (kind: 'retry' | 'renewal', period: { start: Date; end: Date }, amountCents: number, currency?: string): Promise<boolean> => {
-          const result = await attemptCharge(tx, sub!, { kind, periodStart: period.start, periodEnd: period.end, amountCents, ...(currency ? { currency } : {}) }, adapter, now, 'system');
+        const charge = async (
+          kind: 'retry' | 'renewal',
+          period: { start: Date; end: Date },
+          amountCents: number,
+          currency?: string,
+        ): Promise<boolean> => {
+          const result = await attemptCharge(
+            tx,
+            sub!,
+            { kind, periodStart: period.start, periodEnd: period.end, amountCents, ...(currency ? { currency } : {}) },
+            adapter,
+            now,
+            'system',
+          );
           if (result.status === 'failed') {
             report.failed++;
             sub = await markFailed(tx, sub!, period, result.code, now, options.email);
@@ -550,7 +852,9 @@ export async function runAppBilling(db: Db, now: Date, options: { billing?: AppB
           return true;
         };
         if (sub.status === 'past_due' && sub.next_retry_at && new Date(sub.next_retry_at) <= now) {
-          const owed = (await tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])).rows[0];
+          const owed = (
+            await tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])
+          ).rows[0];
           const period = { start: new Date(sub.current_period_start), end: new Date(sub.current_period_end) };
           if (!(await charge('retry', period, owed ? Number(owed.amount_cents) : Number(sub.price_cents), owed?.currency))) return;
         }
@@ -573,7 +877,7 @@ export const billingMethodSchema = z.strictObject({
   billingReference: z
     .string()
     .regex(/^bref_[A-Za-z0-9_-]{4,120}$/, 'must be a billing reference from the billing processor (`bref_…`), never a card number')
-    .describe('The store\'s billing method at the billing processor. Sandbox: `bref_sbx_<brand>_<last4>`; last four 0002, 9995, 0069 decline.'),
+    .describe("The store's billing method at the billing processor. Sandbox: `bref_sbx_<brand>_<last4>`; last four 0002, 9995, 0069 decline."),
 });
 
 /**
@@ -582,7 +886,11 @@ export const billingMethodSchema = z.strictObject({
  * from today to the end of the month (like an install). A decline here changes no retry schedule.
  * @returns the store's subscriptions after the retries
  */
-export async function setBillingMethod(m: Mutation, billingReference: string, options: { billing?: AppBillingAdapter } = {}): Promise<{ billingReference: string; subscriptions: AppSubscription[] }> {
+export async function setBillingMethod(
+  m: Mutation,
+  billingReference: string,
+  options: { billing?: AppBillingAdapter } = {},
+): Promise<{ billingReference: string; subscriptions: AppSubscription[] }> {
   await m.tx.query(
     `INSERT INTO app_billing_methods (merchant_id, billing_reference, updated_by, updated_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (merchant_id) DO UPDATE SET billing_reference = EXCLUDED.billing_reference, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
@@ -590,20 +898,45 @@ export async function setBillingMethod(m: Mutation, billingReference: string, op
   );
   await m.audit({ action: 'app_billing_method.updated', entityType: 'merchant', entityId: m.merchantId, data: { billingReference } });
   const adapter = options.billing ?? sandboxBilling;
-  const { rows } = await m.tx.query<{ id: string }>(`SELECT id FROM app_subscriptions WHERE merchant_id = $1 AND status IN ('past_due', 'suspended') ORDER BY id`, [m.merchantId]);
+  const { rows } = await m.tx.query<{ id: string }>(
+    `SELECT id FROM app_subscriptions WHERE merchant_id = $1 AND status IN ('past_due', 'suspended') ORDER BY id`,
+    [m.merchantId],
+  );
   for (const { id } of rows) {
     const sub = (await lockSubscription(m.tx, 'id', id))!;
     if (sub.status === 'past_due') {
-      const owed = (await m.tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])).rows[0];
+      const owed = (
+        await m.tx.query<ChargeRow>(`SELECT * FROM app_charges WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [sub.id])
+      ).rows[0];
       const period = { start: new Date(sub.current_period_start), end: new Date(sub.current_period_end) };
-      const result = await attemptCharge(m.tx, sub, { kind: 'retry', periodStart: period.start, periodEnd: period.end, amountCents: owed ? Number(owed.amount_cents) : Number(sub.price_cents), ...(owed ? { currency: owed.currency } : {}) }, adapter, m.now, m.actor);
+      const result = await attemptCharge(
+        m.tx,
+        sub,
+        {
+          kind: 'retry',
+          periodStart: period.start,
+          periodEnd: period.end,
+          amountCents: owed ? Number(owed.amount_cents) : Number(sub.price_cents),
+          ...(owed ? { currency: owed.currency } : {}),
+        },
+        adapter,
+        m.now,
+        m.actor,
+      );
       if (result.status !== 'failed') await markPaid(m.tx, sub, period, m.now);
     } else {
       const next = await priceForNextPeriod(m.tx, sub, m.now, m.actor);
       if ('ended' in next) continue;
       const fresh = initialCharge(next.priceCents, m.now);
       const period = { start: fresh.periodStart, end: fresh.periodEnd };
-      const result = await attemptCharge(m.tx, next.sub, { kind: 'reactivation', periodStart: period.start, periodEnd: period.end, amountCents: fresh.amountCents }, adapter, m.now, m.actor);
+      const result = await attemptCharge(
+        m.tx,
+        next.sub,
+        { kind: 'reactivation', periodStart: period.start, periodEnd: period.end, amountCents: fresh.amountCents },
+        adapter,
+        m.now,
+        m.actor,
+      );
       if (result.status !== 'failed') await markPaid(m.tx, next.sub, period, m.now);
     }
   }
@@ -621,10 +954,16 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
     `SELECT * FROM (SELECT c.*, row_number() OVER (PARTITION BY subscription_id ORDER BY created_at DESC, id DESC) AS n FROM app_charges c WHERE subscription_id = ANY($1::text[])) t WHERE n <= 24 ORDER BY created_at DESC, id DESC`,
     [ids],
   );
-  const refunds = await db.query<{ id: string; charge_id: string; subscription_id: string; amount_cents: string | number; currency: string; unused_days: number; covered_days: number; created_at: Date | string }>(
-    'SELECT * FROM app_charge_refunds WHERE subscription_id = ANY($1::text[]) ORDER BY created_at DESC, id DESC',
-    [ids],
-  );
+  const refunds = await db.query<{
+    id: string;
+    charge_id: string;
+    subscription_id: string;
+    amount_cents: string | number;
+    currency: string;
+    unused_days: number;
+    covered_days: number;
+    created_at: Date | string;
+  }>('SELECT * FROM app_charge_refunds WHERE subscription_id = ANY($1::text[]) ORDER BY created_at DESC, id DESC', [ids]);
   const apps = await db.query<{ id: string; name: string; price: string | number | null; currency: string | null }>(
     'SELECT id, name, approved_price_cents AS price, approved_currency AS currency FROM apps WHERE id = ANY($1::text[])',
     [[...new Set(subs.map((s) => s.app_id))]],
@@ -634,7 +973,13 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
   return subs.map((s) => {
     const mine = charges.rows.filter((c) => c.subscription_id === s.id);
     const lastFailed = mine.find((c) => c.status === 'failed');
-    const change = s.status === 'canceled' ? { kind: 'none' as const } : subscriptionPriceChange({ priceCents: Number(s.price_cents), currency: s.currency }, listedPrice.get(s.app_id) ?? { priceCents: 0, currency: null });
+    const change =
+      s.status === 'canceled'
+        ? { kind: 'none' as const }
+        : subscriptionPriceChange(
+            { priceCents: Number(s.price_cents), currency: s.currency },
+            listedPrice.get(s.app_id) ?? { priceCents: 0, currency: null },
+          );
     const priceChange: AppPriceChange =
       change.kind === 'none'
         ? null
@@ -649,8 +994,20 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
           };
     const renewalCents = change.kind === 'lower' ? change.priceCents : Number(s.price_cents);
     const endsUnpaid = s.status === 'active' && change.kind === 'free';
-    const nextChargeAt = endsUnpaid ? null : s.status === 'active' ? iso(s.current_period_end) : s.status === 'past_due' ? isoOrNull(s.next_retry_at) : null;
-    const nextChargeCents = endsUnpaid ? null : s.status === 'active' ? renewalCents : s.status === 'past_due' ? Number(lastFailed?.amount_cents ?? s.price_cents) : null;
+    const nextChargeAt = endsUnpaid
+      ? null
+      : s.status === 'active'
+        ? iso(s.current_period_end)
+        : s.status === 'past_due'
+          ? isoOrNull(s.next_retry_at)
+          : null;
+    const nextChargeCents = endsUnpaid
+      ? null
+      : s.status === 'active'
+        ? renewalCents
+        : s.status === 'past_due'
+          ? Number(lastFailed?.amount_cents ?? s.price_cents)
+          : null;
     const notice =
       s.status === 'past_due'
         ? `The last charge was declined (${lastFailed?.decline_code ?? 'declined'}); it is retried on ${isoOrNull(s.next_retry_at)}. Update the billing method to pay now.`
@@ -688,7 +1045,15 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
       })),
       refunds: refunds.rows
         .filter((r) => r.subscription_id === s.id)
-        .map((r) => ({ id: r.id, chargeId: r.charge_id, amountCents: Number(r.amount_cents), currency: r.currency, unusedDays: r.unused_days, coveredDays: r.covered_days, createdAt: iso(r.created_at) })),
+        .map((r) => ({
+          id: r.id,
+          chargeId: r.charge_id,
+          amountCents: Number(r.amount_cents),
+          currency: r.currency,
+          unusedDays: r.unused_days,
+          coveredDays: r.covered_days,
+          createdAt: iso(r.created_at),
+        })),
       createdAt: iso(s.created_at),
     };
   });
@@ -696,6 +1061,8 @@ async function viewsOf(db: Queryable, subs: SubRow[]): Promise<AppSubscription[]
 
 /** `GET /api/pos/app-subscriptions`: the store's app subscriptions (newest first, at most 200) and its billing method. */
 export async function listAppSubscriptions(db: Queryable, merchantId: string): Promise<{ data: AppSubscription[]; billingReference: string }> {
-  const { rows } = await db.query<SubRow>('SELECT * FROM app_subscriptions WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200', [merchantId]);
+  const { rows } = await db.query<SubRow>('SELECT * FROM app_subscriptions WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200', [
+    merchantId,
+  ]);
   return { data: await viewsOf(db, rows), billingReference: await billingReferenceOf(db, merchantId) };
 }

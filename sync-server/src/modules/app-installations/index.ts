@@ -10,14 +10,7 @@
 export { createAuthorizationServer, oauthAccessTokenPrincipal, registerOAuthRoutes } from './oauth.ts';
 
 // Installations and connect tickets.
-export {
-  getInstallation,
-  insertInstallation,
-  issueConnectTicket,
-  markUninstalled,
-  type Installation,
-  type InstallBody,
-} from './service.ts';
+export { getInstallation, insertInstallation, issueConnectTicket, markUninstalled, type Installation, type InstallBody } from './service.ts';
 
 // HTTP routes, mounted by app.ts.
 export { registerAppInstallationRoutes } from './routes.ts';

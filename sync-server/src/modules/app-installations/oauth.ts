@@ -37,7 +37,14 @@ const oauthError = z.looseObject({ error: z.string(), error_description: z.strin
 /** Where the authorization server is mounted. */
 export const OAUTH_PREFIX = '/oauth';
 /** Access tokens: 1 hour. Refresh tokens: 30 days (rotated on each use). Codes: 1 minute. */
-export const OAUTH_TTL = { AccessToken: 3600, AuthorizationCode: 60, RefreshToken: 30 * 24 * 3600, Grant: 30 * 24 * 3600, Interaction: 600, Session: 600 } as const;
+export const OAUTH_TTL = {
+  AccessToken: 3600,
+  AuthorizationCode: 60,
+  RefreshToken: 30 * 24 * 3600,
+  Grant: 30 * 24 * 3600,
+  Interaction: 600,
+  Session: 600,
+} as const;
 
 const sha256 = (v: string): string => createHash('sha256').update(v).digest('hex');
 type Row = Record<string, any>;
@@ -69,7 +76,10 @@ async function clientOf(db: Queryable, id: string): Promise<AdapterPayload | und
 export function oauthAdapter(db: Db): (name: string) => Adapter {
   return (model: string): Adapter => {
     const find = async (where: string, value: string): Promise<AdapterPayload | undefined> => {
-      const { rows } = await db.query(`SELECT id, payload, consumed_at FROM oauth_models WHERE model = $1 AND ${where} = $2 AND (expires_at IS NULL OR expires_at > now())`, [model, value]);
+      const { rows } = await db.query(
+        `SELECT id, payload, consumed_at FROM oauth_models WHERE model = $1 AND ${where} = $2 AND (expires_at IS NULL OR expires_at > now())`,
+        [model, value],
+      );
       const r = rows[0] as Row | undefined;
       if (!r) return undefined;
       const payload = (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as AdapterPayload & { jtiHash?: string };
@@ -139,10 +149,22 @@ export async function createAuthorizationServer(ctx: AppContext, cookieKeys: str
     cookies: { keys: cookieKeys },
     responseTypes: ['code'],
     routes: { authorization: '/authorize', token: '/token', revocation: '/revoke', jwks: '/jwks' },
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
     pkce: { required: () => true },
     extraParams: ['installation', 'ticket'],
-    features: { devInteractions: { enabled: false }, revocation: { enabled: true }, userinfo: { enabled: false }, rpInitiatedLogout: { enabled: false }, pushedAuthorizationRequests: { enabled: false }, dPoP: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+    },
     ttl: { ...OAUTH_TTL },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens outlive the short browser session of the connection (which exists only for the interaction).
@@ -174,7 +196,11 @@ export async function createAuthorizationServer(ctx: AppContext, cookieKeys: str
     if (c.path === '/authorize') {
       const scope = typeof c.query.scope === 'string' ? c.query.scope : '';
       const unknown = scope.split(' ').filter((s) => s && !known.has(s));
-      if (unknown.length > 0) throw new errors.InvalidScope(`scopes outside catalog:read, orders:read, pay:create, webhooks are refused: ${unknown.join(' ')}`, unknown[0]!);
+      if (unknown.length > 0)
+        throw new errors.InvalidScope(
+          `scopes outside catalog:read, orders:read, pay:create, webhooks are refused: ${unknown.join(' ')}`,
+          unknown[0]!,
+        );
     }
     await next();
   });
@@ -191,24 +217,41 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext, provi
     // Leave every body unread: oidc-provider parses its own (application/x-www-form-urlencoded, JSON).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    const doc = (summary: string, description: string, produces = ['application/json'], errors: Record<number, string> = { 400: 'An OAuth 2.0 error (`invalid_request`, `invalid_client`, `invalid_grant`, `invalid_scope`, …; RFC 6749 §5.2)' }): { config: { openapi: RouteDoc } } => ({
-      config: { openapi: { summary, description, tags: ['oauth'], produces, errors, errorBody: { mediaType: 'application/json', schema: oauthError } } },
+    const doc = (
+      summary: string,
+      description: string,
+      produces = ['application/json'],
+      errors: Record<number, string> = {
+        400: 'An OAuth 2.0 error (`invalid_request`, `invalid_client`, `invalid_grant`, `invalid_scope`, …; RFC 6749 §5.2)',
+      },
+    ): { config: { openapi: RouteDoc } } => ({
+      config: {
+        openapi: { summary, description, tags: ['oauth'], produces, errors, errorBody: { mediaType: 'application/json', schema: oauthError } },
+      },
     });
 
-    scope.get(`${OAUTH_PREFIX}/interaction/:uid`, doc('The connection check of an authorization', 'Checks the connect ticket and the requested scopes against the installation, then redirects back to the authorization.', ['text/html']), async (request, reply) => {
-      reply.hijack();
-      const req = request.raw;
-      const res = reply.raw;
-      try {
-        await finishInteraction(ctx, provider, req, res);
-      } catch (err) {
-        if (!res.headersSent) {
-          res.statusCode = 400;
-          res.setHeader('content-type', 'application/json; charset=utf-8');
-          res.end(JSON.stringify({ error: 'invalid_request', error_description: (err as Error).message }));
+    scope.get(
+      `${OAUTH_PREFIX}/interaction/:uid`,
+      doc(
+        'The connection check of an authorization',
+        'Checks the connect ticket and the requested scopes against the installation, then redirects back to the authorization.',
+        ['text/html'],
+      ),
+      async (request, reply) => {
+        reply.hijack();
+        const req = request.raw;
+        const res = reply.raw;
+        try {
+          await finishInteraction(ctx, provider, req, res);
+        } catch (err) {
+          if (!res.headersSent) {
+            res.statusCode = 400;
+            res.setHeader('content-type', 'application/json; charset=utf-8');
+            res.end(JSON.stringify({ error: 'invalid_request', error_description: (err as Error).message }));
+          }
         }
-      }
-    });
+      },
+    );
 
     // The library's endpoints, one route each (nothing else under /oauth is served).
     const pass = (request: FastifyRequest, reply: FastifyReply) => {
@@ -224,26 +267,60 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext, provi
       void callback(req, reply.raw);
     };
     const base = new URL(ctx.config.baseUrl);
-    scope.get(`${OAUTH_PREFIX}/.well-known/openid-configuration`, doc('OAuth 2.0 authorization server metadata', 'Discovery document of the authorization server of external integrations (issuer `<BASE_URL>/oauth`); the same document as `/.well-known/oauth-authorization-server/oauth`.', ['application/json'], {}), pass);
+    scope.get(
+      `${OAUTH_PREFIX}/.well-known/openid-configuration`,
+      doc(
+        'OAuth 2.0 authorization server metadata',
+        'Discovery document of the authorization server of external integrations (issuer `<BASE_URL>/oauth`); the same document as `/.well-known/oauth-authorization-server/oauth`.',
+        ['application/json'],
+        {},
+      ),
+      pass,
+    );
     // RFC 8414 §3: the metadata of issuer `<BASE_URL>/oauth` lives at `/.well-known/oauth-authorization-server/oauth`.
-    scope.get(`/.well-known/oauth-authorization-server${OAUTH_PREFIX}`, doc('OAuth 2.0 authorization server metadata (RFC 8414)', 'Metadata of the authorization server of external integrations (issuer `<BASE_URL>/oauth`), at the address RFC 8414 §3 derives from the issuer.', ['application/json'], {}), (request, reply) => {
-      request.raw.url = `${OAUTH_PREFIX}/.well-known/openid-configuration`;
-      pass(request, reply);
-    });
-    const jwks = doc("The authorization server's public keys", 'JWKS (the server issues no ID tokens to apps; listed for discovery).', ['application/jwk-set+json'], {});
+    scope.get(
+      `/.well-known/oauth-authorization-server${OAUTH_PREFIX}`,
+      doc(
+        'OAuth 2.0 authorization server metadata (RFC 8414)',
+        'Metadata of the authorization server of external integrations (issuer `<BASE_URL>/oauth`), at the address RFC 8414 §3 derives from the issuer.',
+        ['application/json'],
+        {},
+      ),
+      (request, reply) => {
+        request.raw.url = `${OAUTH_PREFIX}/.well-known/openid-configuration`;
+        pass(request, reply);
+      },
+    );
+    const jwks = doc(
+      "The authorization server's public keys",
+      'JWKS (the server issues no ID tokens to apps; listed for discovery).',
+      ['application/jwk-set+json'],
+      {},
+    );
     jwks.config.openapi.response = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) });
     scope.get(`${OAUTH_PREFIX}/jwks`, jwks, pass);
     scope.get(
       `${OAUTH_PREFIX}/authorize`,
       doc(
         'Authorization endpoint (RFC 6749 §4.1.1, PKCE S256 required)',
-        '`client_id` (the app id), `redirect_uri` (exactly as registered), `response_type=code`, `code_challenge`, `code_challenge_method=S256`, `scope` (granted scopes), `state`, `installation` and `ticket` from the install\'s `connectUrl`. Redirects to the interaction, then back to `redirect_uri` with `code` or `error`.',
+        "`client_id` (the app id), `redirect_uri` (exactly as registered), `response_type=code`, `code_challenge`, `code_challenge_method=S256`, `scope` (granted scopes), `state`, `installation` and `ticket` from the install's `connectUrl`. Redirects to the interaction, then back to `redirect_uri` with `code` or `error`.",
         ['text/html'],
       ),
       pass,
     );
-    scope.get(`${OAUTH_PREFIX}/authorize/:uid`, doc('Resume an authorization after its interaction', 'Internal step of the redirect chain.', ['text/html']), pass);
-    scope.post(`${OAUTH_PREFIX}/token`, doc('Token endpoint (RFC 6749 §4.1.3, §6)', 'Form body: `grant_type=authorization_code` with `code`, `redirect_uri`, `client_id`, `code_verifier`; or `grant_type=refresh_token` with `refresh_token`, `client_id`. Answers `{ access_token, refresh_token, expires_in, scope, token_type }`; errors per RFC 6749 §5.2.'), pass);
+    scope.get(
+      `${OAUTH_PREFIX}/authorize/:uid`,
+      doc('Resume an authorization after its interaction', 'Internal step of the redirect chain.', ['text/html']),
+      pass,
+    );
+    scope.post(
+      `${OAUTH_PREFIX}/token`,
+      doc(
+        'Token endpoint (RFC 6749 §4.1.3, §6)',
+        'Form body: `grant_type=authorization_code` with `code`, `redirect_uri`, `client_id`, `code_verifier`; or `grant_type=refresh_token` with `refresh_token`, `client_id`. Answers `{ access_token, refresh_token, expires_in, scope, token_type }`; errors per RFC 6749 §5.2.',
+      ),
+      pass,
+    );
     scope.post(`${OAUTH_PREFIX}/revoke`, doc('Token revocation (RFC 7009)', 'Form body: `token`, `client_id`.'), pass);
   });
 }
@@ -252,11 +329,15 @@ async function finishInteraction(ctx: AppContext, provider: Provider, req: Incom
   const details = await provider.interactionDetails(req, res);
   const params = details.params as Record<string, unknown>;
   const clientId = String(params.client_id ?? '');
-  const requested = String(params.scope ?? '').split(' ').filter(Boolean);
-  const deny = (error: string, description: string) => provider.interactionFinished(req, res, { error, error_description: description }, { mergeWithLastSubmission: false });
+  const requested = String(params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
+  const deny = (error: string, description: string) =>
+    provider.interactionFinished(req, res, { error, error_description: description }, { mergeWithLastSubmission: false });
   const installationId = typeof params.installation === 'string' ? params.installation : '';
   const ticket = typeof params.ticket === 'string' && params.ticket.startsWith('sha256:') ? params.ticket.slice(7) : '';
-  if (!installationId || !ticket) return deny('access_denied', 'installation and ticket are required: start from the connect URL the install answered');
+  if (!installationId || !ticket)
+    return deny('access_denied', 'installation and ticket are required: start from the connect URL the install answered');
   const installation = await liveInstallation(ctx.db, installationId);
   if (!installation || installation.appId !== clientId) return deny('access_denied', 'the installation is unknown, not installed, or of another app');
   const outside = requested.filter((s) => s !== 'offline_access' && !installation.grantedScopes.includes(s as never));
@@ -292,6 +373,8 @@ export async function oauthAccessTokenPrincipal(db: Queryable, token: string, no
   if (payload.clientId !== r.app_id) return null;
   if (payload.exp && payload.exp * 1000 <= now.getTime()) return null;
   const granted = new Set<string>(r.granted_scopes);
-  const scopes = String(payload.scope ?? '').split(' ').filter((s) => granted.has(s));
+  const scopes = String(payload.scope ?? '')
+    .split(' ')
+    .filter((s) => granted.has(s));
   return { kind: 'app', merchantId: r.merchant_id, appId: r.installation_id, appName: r.app_name, scopes };
 }

@@ -20,7 +20,12 @@ export interface AppInstallationWorkflows {
   launchApp(ctx: AppContext, principal: Principal, id: string): Promise<{ launchUrl: string; accessToken: string; expiresAt: string }>;
 }
 
-const idParams = z.strictObject({ id: z.string().regex(/^ins_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an installation id starting with ins_').describe('Installation id (`ins_…`).') });
+const idParams = z.strictObject({
+  id: z
+    .string()
+    .regex(/^ins_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an installation id starting with ins_')
+    .describe('Installation id (`ins_…`).'),
+});
 
 /** Registers the app installation routes. */
 export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppContext, flows: AppInstallationWorkflows): void {
@@ -40,7 +45,10 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
           response: z.object({ installation: installationSchema, connectUrl: z.string().optional() }),
           status: 201,
           idempotent: true,
-          errors: { 404: 'No listed app `appId` (`not_found`)', 409: 'The app is installed already (`already_installed`), or an external integration has no launch URL (`launch_url_missing`)' },
+          errors: {
+            404: 'No listed app `appId` (`not_found`)',
+            409: 'The app is installed already (`already_installed`), or an external integration has no launch URL (`launch_url_missing`)',
+          },
         } satisfies RouteDoc,
       },
     },
@@ -57,7 +65,14 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
     {
       onRequest: guard(ctx, 'staff'),
       config: {
-        openapi: { summary: "The store's app installations", description: 'Installed ones by default; `status` filters. Newest first, up to 500.', tags: ['apps'], access: 'staff', query: installationListQuery, response: z.object({ data: z.array(installationSchema) }) } satisfies RouteDoc,
+        openapi: {
+          summary: "The store's app installations",
+          description: 'Installed ones by default; `status` filters. Newest first, up to 500.',
+          tags: ['apps'],
+          access: 'staff',
+          query: installationListQuery,
+          response: z.object({ data: z.array(installationSchema) }),
+        } satisfies RouteDoc,
       },
     },
     async (request) => {
@@ -73,7 +88,8 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
       config: {
         openapi: {
           summary: 'Uninstall an app',
-          description: "Owner only. Revokes every token of the installation (launch tokens, OAuth grants, access and refresh tokens) and deletes its webhook subscriptions in the same transaction; its tokens are 401 on their next request.",
+          description:
+            'Owner only. Revokes every token of the installation (launch tokens, OAuth grants, access and refresh tokens) and deletes its webhook subscriptions in the same transaction; its tokens are 401 on their next request.',
           tags: ['apps'],
           access: 'staff',
           params: idParams,
@@ -95,14 +111,21 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
       config: {
         openapi: {
           summary: 'Launch an in-platform app',
-          description: 'A 1-hour app token bound to the installation, carrying only its granted scopes, for the app framed inside the register at `launchUrl`.',
+          description:
+            'A 1-hour app token bound to the installation, carrying only its granted scopes, for the app framed inside the register at `launchUrl`.',
           tags: ['apps'],
           access: 'staff',
           params: idParams,
-          response: z.object({ launchUrl: z.string(), accessToken: z.string().describe('`rpa_…`, valid until `expiresAt` while the app stays installed.'), expiresAt: z.string() }),
+          response: z.object({
+            launchUrl: z.string(),
+            accessToken: z.string().describe('`rpa_…`, valid until `expiresAt` while the app stays installed.'),
+            expiresAt: z.string(),
+          }),
           status: 200,
           idempotent: true,
-          errors: { 409: 'An external integration (`not_in_platform`), not installed (`illegal_state_transition`), or a replayed Idempotency-Key (`token_not_replayed`: the token is shown once)' },
+          errors: {
+            409: 'An external integration (`not_in_platform`), not installed (`illegal_state_transition`), or a replayed Idempotency-Key (`token_not_replayed`: the token is shown once)',
+          },
         } satisfies RouteDoc,
       },
     },
@@ -111,7 +134,14 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
       parseEmptyBody(request.body ?? {});
       const launched = await flows.launchApp(ctx, principalOf(request), id);
       // The token is never stored: a replay answers 409 (launch again with a new key for a new token).
-      return { status: 200, body: launched, replay: { status: 409, body: problem(409, 'token_not_replayed', 'A launch token is shown once: launch again with a new Idempotency-Key for a new token.') } };
+      return {
+        status: 200,
+        body: launched,
+        replay: {
+          status: 409,
+          body: problem(409, 'token_not_replayed', 'A launch token is shown once: launch again with a new Idempotency-Key for a new token.'),
+        },
+      };
     }),
   );
 }

@@ -22,7 +22,9 @@ export const CONNECT_TICKET_TTL_MS = 10 * 60 * 1000;
 /** `POST /api/pos/app-installations`. */
 export const installBodySchema = z.strictObject({
   appId: z.string().trim().min(1).max(100).describe('A listed app (`app_…`, from the app directory).'),
-  scopes: uniqueList(z.enum(APP_REQUEST_SCOPES), { min: 1, max: 4 }).describe("The scopes the owner approves: a non-empty subset of the app's approved scopes."),
+  scopes: uniqueList(z.enum(APP_REQUEST_SCOPES), { min: 1, max: 4 }).describe(
+    "The scopes the owner approves: a non-empty subset of the app's approved scopes.",
+  ),
 });
 export type InstallBody = z.infer<typeof installBodySchema>;
 
@@ -69,7 +71,10 @@ const notFound = (id: string) => new ProblemError(404, 'not_found', `No app inst
 
 /** The merchant's installations in `status` (default `installed`), newest first (up to 500). */
 export async function listInstallations(db: Queryable, merchantId: string, status: InstallationStatus = 'installed'): Promise<Installation[]> {
-  const { rows } = await db.query(`${SELECT} WHERE i.merchant_id = $1 AND i.status = $2 ORDER BY i.installed_at DESC, i.id DESC LIMIT 500`, [merchantId, status]);
+  const { rows } = await db.query(`${SELECT} WHERE i.merchant_id = $1 AND i.status = $2 ORDER BY i.installed_at DESC, i.id DESC LIMIT 500`, [
+    merchantId,
+    status,
+  ]);
   return rows.map(viewOf);
 }
 
@@ -88,14 +93,27 @@ export async function getInstallation(db: Queryable, merchantId: string, id: str
  * @throws ProblemError 409 `already_installed` when the app is installed (or suspended) there already.
  */
 export async function insertInstallation(m: Mutation, app: { id: string; name: string }, scopes: readonly AppRequestScope[]): Promise<Installation> {
-  const live = await m.tx.query<{ id: string }>(`SELECT id FROM app_installations WHERE merchant_id = $1 AND app_id = $2 AND status <> 'uninstalled'`, [m.merchantId, app.id]);
-  if (live.rows[0]) throw new ProblemError(409, 'already_installed', `${app.name} is installed already (${live.rows[0].id}); uninstall it first to approve other scopes.`);
+  const live = await m.tx.query<{ id: string }>(
+    `SELECT id FROM app_installations WHERE merchant_id = $1 AND app_id = $2 AND status <> 'uninstalled'`,
+    [m.merchantId, app.id],
+  );
+  if (live.rows[0])
+    throw new ProblemError(
+      409,
+      'already_installed',
+      `${app.name} is installed already (${live.rows[0].id}); uninstall it first to approve other scopes.`,
+    );
   const id = newId('appInstallation');
   await m.tx.query(
     `INSERT INTO app_installations (id, merchant_id, app_id, granted_scopes, status, installed_by, installed_at, updated_at) VALUES ($1, $2, $3, $4::text[], 'installed', $5, $6, $6)`,
     [id, m.merchantId, app.id, [...scopes], m.actor, m.now],
   );
-  await m.audit({ action: 'app.installed', entityType: 'app_installation', entityId: id, data: { appId: app.id, appName: app.name, grantedScopes: [...scopes] } });
+  await m.audit({
+    action: 'app.installed',
+    entityType: 'app_installation',
+    entityId: id,
+    data: { appId: app.id, appName: app.name, grantedScopes: [...scopes] },
+  });
   return getInstallation(m.tx, m.merchantId, id);
 }
 
@@ -106,11 +124,21 @@ export async function insertInstallation(m: Mutation, app: { id: string; name: s
  */
 export async function markUninstalled(m: Mutation, id: string): Promise<Installation> {
   const current = await getInstallation(m.tx, m.merchantId, id, true);
-  if (current.status === 'uninstalled') throw new StateConflictError('app_installation', id, 'uninstalled', `App installation ${id} is uninstalled already.`);
-  await m.tx.query(`UPDATE app_installations SET status = 'uninstalled', uninstalled_at = $3, updated_at = $3 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, id, m.now]);
+  if (current.status === 'uninstalled')
+    throw new StateConflictError('app_installation', id, 'uninstalled', `App installation ${id} is uninstalled already.`);
+  await m.tx.query(`UPDATE app_installations SET status = 'uninstalled', uninstalled_at = $3, updated_at = $3 WHERE merchant_id = $1 AND id = $2`, [
+    m.merchantId,
+    id,
+    m.now,
+  ]);
   await m.tx.query('UPDATE app_install_tickets SET consumed_at = $2 WHERE installation_id = $1 AND consumed_at IS NULL', [id, m.now]);
   const { rows } = await m.tx.query<{ model: string }>('DELETE FROM oauth_models WHERE installation_id = $1 RETURNING model', [id]);
-  await m.audit({ action: 'app.uninstalled', entityType: 'app_installation', entityId: id, data: { appId: current.appId, appName: current.appName, oauthRecordsRevoked: rows.length } });
+  await m.audit({
+    action: 'app.uninstalled',
+    entityType: 'app_installation',
+    entityId: id,
+    data: { appId: current.appId, appName: current.appName, oauthRecordsRevoked: rows.length },
+  });
   return getInstallation(m.tx, m.merchantId, id);
 }
 
@@ -136,7 +164,10 @@ export interface InstallationGrant {
 }
 
 /** {@link consumeConnectTicket} with the ticket's SHA-256 (hex) instead of the ticket. */
-export async function consumeConnectTicketHash(db: Queryable, input: { installationId: string; appId: string; ticketHash: string; now: Date }): Promise<InstallationGrant | null> {
+export async function consumeConnectTicketHash(
+  db: Queryable,
+  input: { installationId: string; appId: string; ticketHash: string; now: Date },
+): Promise<InstallationGrant | null> {
   const { rows } = await db.query(
     `UPDATE app_install_tickets t SET consumed_at = $4
        FROM app_installations i JOIN apps a ON a.id = i.app_id

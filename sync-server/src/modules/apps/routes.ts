@@ -47,11 +47,13 @@ declare module 'fastify' {
 
 function bearer(request: FastifyRequest): string {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!m) throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
+  if (!m)
+    throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
   return m[1]!;
 }
 
-const invalidToken = () => new ProblemError(401, 'invalid_token', 'The token is not valid.', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+const invalidToken = () =>
+  new ProblemError(401, 'invalid_token', 'The token is not valid.', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 
 /**
  * onRequest hook: a developer token (`rpd_…`); other valid kinds of token are 403 `developer_only`. app.ts hands it to
@@ -60,7 +62,8 @@ const invalidToken = () => new ProblemError(401, 'invalid_token', 'The token is 
 export function developerGuard(ctx: AppContext) {
   return async (request: FastifyRequest) => {
     const token = bearer(request);
-    if (!token.startsWith(DEVELOPER_TOKEN_PREFIX)) throw new ProblemError(403, 'developer_only', 'This endpoint is for developer accounts (token from POST /api/developers).');
+    if (!token.startsWith(DEVELOPER_TOKEN_PREFIX))
+      throw new ProblemError(403, 'developer_only', 'This endpoint is for developer accounts (token from POST /api/developers).');
     const dev = await developerOfToken(ctx.db, token);
     if (!dev) throw invalidToken();
     request.programCaller = { kind: 'developer', id: dev.id };
@@ -71,7 +74,12 @@ export function developerGuard(ctx: AppContext) {
 function platformAdminGuard(ctx: AppContext) {
   return async (request: FastifyRequest) => {
     const token = bearer(request);
-    if (!token.startsWith(PLATFORM_ADMIN_TOKEN_PREFIX)) throw new ProblemError(403, 'platform_admin_only', 'App review is for platform staff only; a merchant\'s staff, apps and developers cannot review.');
+    if (!token.startsWith(PLATFORM_ADMIN_TOKEN_PREFIX))
+      throw new ProblemError(
+        403,
+        'platform_admin_only',
+        "App review is for platform staff only; a merchant's staff, apps and developers cannot review.",
+      );
     const admin = await platformAdminOfToken(ctx.db, token);
     if (!admin) throw invalidToken();
     request.programCaller = { kind: 'platform_admin', id: admin.id };
@@ -92,10 +100,13 @@ const appView = z.object({
   webhookUrl: z.string().nullable(),
   scopes: z.array(scopeSchema).describe('Requested now.'),
   approvedScopes: z.array(scopeSchema).nullable().describe('Approved by the last approval: what the directory shows and an install may grant.'),
-  pricing: pricingSchema.describe('The working copy\'s price; the directory and installs use `approved.pricing`.'),
+  pricing: pricingSchema.describe("The working copy's price; the directory and installs use `approved.pricing`."),
   iconUrl: z.string().nullable(),
   category: z.string(),
-  launchUrl: z.string().nullable().describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
+  launchUrl: z
+    .string()
+    .nullable()
+    .describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
   status: z.enum(APP_STATUSES),
   listed: z.boolean().describe('In the directory (stays true, serving `approved`, while a revision is reviewed).'),
   listedAt: z.string().nullable(),
@@ -109,15 +120,32 @@ const appView = z.object({
       pricing: pricingSchema,
     })
     .nullable()
-    .describe('The approved version (null before the first approval): what the directory, installs, subscriptions, OAuth redirect URI checks and launches use. A revision of these fields waits for review while this keeps serving.'),
-  changesInReview: z.array(z.enum(APP_REVIEWED_FIELDS)).describe('Reviewed fields (scopes, pricing, redirectUris, launchUrl, form) in which the working copy differs from `approved`: they take effect when a reviewer approves.'),
+    .describe(
+      'The approved version (null before the first approval): what the directory, installs, subscriptions, OAuth redirect URI checks and launches use. A revision of these fields waits for review while this keeps serving.',
+    ),
+  changesInReview: z
+    .array(z.enum(APP_REVIEWED_FIELDS))
+    .describe(
+      'Reviewed fields (scopes, pricing, redirectUris, launchUrl, form) in which the working copy differs from `approved`: they take effect when a reviewer approves.',
+    ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 const appWithHistory = appView.extend({
-  history: z.array(z.object({ actor: z.string(), action: z.string(), fromStatus: z.string().nullable(), toStatus: z.string(), data: z.record(z.string(), z.unknown()), occurredAt: z.string() })),
+  history: z.array(
+    z.object({
+      actor: z.string(),
+      action: z.string(),
+      fromStatus: z.string().nullable(),
+      toStatus: z.string(),
+      data: z.record(z.string(), z.unknown()),
+      occurredAt: z.string(),
+    }),
+  ),
 });
-const rejectSchema = z.strictObject({ reasons: z.array(z.string().trim().min(1, 'must not be blank').max(1000)).min(1, 'give at least one reason').max(20) });
+const rejectSchema = z.strictObject({
+  reasons: z.array(z.string().trim().min(1, 'must not be blank').max(1000)).min(1, 'give at least one reason').max(20),
+});
 const directoryQuery = z.strictObject({
   q: z.string().trim().max(100).optional().describe('Searches name, description and developer name.'),
   category: z.string().trim().max(40).optional(),
@@ -134,17 +162,24 @@ const directoryEntry = z.object({
   currency: z.string().nullable().describe('ISO 4217 currency of `priceCents`; null when free.'),
   iconUrl: z.string().nullable(),
   category: z.string(),
-  launchUrl: z.string().nullable().describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
+  launchUrl: z
+    .string()
+    .nullable()
+    .describe('In-platform apps: the page framed inside the register; external integrations: the page that starts the connection.'),
 });
 const directoryResponse = z.object({
   data: z.array(directoryEntry),
   categories: z.array(z.string()).describe('Every category of listed apps (for the filter).'),
 });
-const STATE_409 = { 409: 'Not allowed in the app\'s review state (`illegal_state_transition`)' };
+const STATE_409 = { 409: "Not allowed in the app's review state (`illegal_state_transition`)" };
 
 /** Registers the developer program's routes. `limits` replaces the sign-up quotas (tests). */
 export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?: { perClient?: RateLimit; global?: RateLimit }): void {
-  const quota = perAddressQuota(limits?.perClient ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_RATE_LIMIT), limits?.global ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT), [DEVELOPER_SIGNUP_RATE_LIMIT, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT]);
+  const quota = perAddressQuota(
+    limits?.perClient ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_RATE_LIMIT),
+    limits?.global ?? rateLimitFor(ctx.db, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT),
+    [DEVELOPER_SIGNUP_RATE_LIMIT, DEVELOPER_SIGNUP_GLOBAL_RATE_LIMIT],
+  );
   const developer = developerGuard(ctx);
   const reviewer = platformAdminGuard(ctx);
 
@@ -155,7 +190,8 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
       config: {
         openapi: {
           summary: 'Sign up a developer account',
-          description: 'Creates a developer account (not a merchant\'s staff) and answers its bearer token once. No authentication; 5 sign-ups an hour per client address and 100 an hour in all (429 beyond).',
+          description:
+            "Creates a developer account (not a merchant's staff) and answers its bearer token once. No authentication; 5 sign-ups an hour per client address and 100 an hour in all (429 beyond).",
           tags: ['apps'],
           body: developerSignUpSchema,
           response: z.object({ developerId: z.string(), developerToken: z.string().describe('`rpd_…`: shown once, keep it secret.') }),
@@ -174,7 +210,17 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
 
   app.get(
     '/api/developer/apps',
-    { onRequest: developer, config: { openapi: { summary: "List the developer's apps", tags: ['apps'], access: 'developer', response: z.object({ data: z.array(appView) }) } satisfies RouteDoc } },
+    {
+      onRequest: developer,
+      config: {
+        openapi: {
+          summary: "List the developer's apps",
+          tags: ['apps'],
+          access: 'developer',
+          response: z.object({ data: z.array(appView) }),
+        } satisfies RouteDoc,
+      },
+    },
     async (request) => ({ data: await listDeveloperApps(ctx.db, callerId(request)) }),
   );
 
@@ -185,7 +231,8 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
       config: {
         openapi: {
           summary: 'Register an app (draft)',
-          description: 'Scopes only from `catalog:read`, `orders:read`, `pay:create`, `webhooks`. External integrations need redirect URIs (https, or http on loopback) matched exactly at authorization.',
+          description:
+            'Scopes only from `catalog:read`, `orders:read`, `pay:create`, `webhooks`. External integrations need redirect URIs (https, or http on loopback) matched exactly at authorization.',
           tags: ['apps'],
           access: 'developer',
           body: appCreateSchema,
@@ -204,7 +251,18 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
 
   app.get(
     '/api/developer/apps/:id',
-    { onRequest: developer, config: { openapi: { summary: 'Get one of the developer\'s apps with its review history', tags: ['apps'], access: 'developer', params: idParams, response: appWithHistory } satisfies RouteDoc } },
+    {
+      onRequest: developer,
+      config: {
+        openapi: {
+          summary: "Get one of the developer's apps with its review history",
+          tags: ['apps'],
+          access: 'developer',
+          params: idParams,
+          response: appWithHistory,
+        } satisfies RouteDoc,
+      },
+    },
     async (request) => {
       const { id } = parseOrThrow(idParams, request.params, '(path)');
       return getApp(ctx.db, id, callerId(request));
@@ -239,7 +297,21 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
 
   app.post(
     '/api/developer/apps/:id/submit',
-    { onRequest: developer, config: { openapi: { summary: 'Submit an app for review', tags: ['apps'], access: 'developer', params: idParams, response: appView, status: 200, idempotent: false, errors: STATE_409 } satisfies RouteDoc } },
+    {
+      onRequest: developer,
+      config: {
+        openapi: {
+          summary: 'Submit an app for review',
+          tags: ['apps'],
+          access: 'developer',
+          params: idParams,
+          response: appView,
+          status: 200,
+          idempotent: false,
+          errors: STATE_409,
+        } satisfies RouteDoc,
+      },
+    },
     async (request) => {
       const { id } = parseOrThrow(idParams, request.params, '(path)');
       parseEmptyBody(request.body ?? {});
@@ -271,7 +343,18 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
 
   app.get(
     '/api/platform/apps/:id',
-    { onRequest: reviewer, config: { openapi: { summary: 'Get an app under review with its history', tags: ['apps'], access: 'platform_admin', params: idParams, response: appWithHistory } satisfies RouteDoc } },
+    {
+      onRequest: reviewer,
+      config: {
+        openapi: {
+          summary: 'Get an app under review with its history',
+          tags: ['apps'],
+          access: 'platform_admin',
+          params: idParams,
+          response: appWithHistory,
+        } satisfies RouteDoc,
+      },
+    },
     async (request) => {
       const { id } = parseOrThrow(idParams, request.params, '(path)');
       return getApp(ctx.db, id, null);
@@ -281,7 +364,21 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
   const reviewAction = (path: string, action: Exclude<AppReviewAction, 'submit' | 'reject'>, summary: string) =>
     app.post(
       `/api/platform/apps/:id/${path}`,
-      { onRequest: reviewer, config: { openapi: { summary, tags: ['apps'], access: 'platform_admin', params: idParams, response: appView, status: 200, idempotent: false, errors: STATE_409 } satisfies RouteDoc } },
+      {
+        onRequest: reviewer,
+        config: {
+          openapi: {
+            summary,
+            tags: ['apps'],
+            access: 'platform_admin',
+            params: idParams,
+            response: appView,
+            status: 200,
+            idempotent: false,
+            errors: STATE_409,
+          } satisfies RouteDoc,
+        },
+      },
       async (request) => {
         const { id } = parseOrThrow(idParams, request.params, '(path)');
         parseEmptyBody(request.body ?? {});
@@ -289,12 +386,31 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
       },
     );
   reviewAction('start-review', 'start_review', 'Start reviewing a submitted app');
-  reviewAction('approve', 'approve', 'Approve an app in review (its requested scopes become the approved ones; an app already listed is listed again with them)');
+  reviewAction(
+    'approve',
+    'approve',
+    'Approve an app in review (its requested scopes become the approved ones; an app already listed is listed again with them)',
+  );
   reviewAction('list', 'list', 'List an approved app in the directory');
 
   app.post(
     '/api/platform/apps/:id/reject',
-    { onRequest: reviewer, config: { openapi: { summary: 'Reject an app in review, with reasons', tags: ['apps'], access: 'platform_admin', params: idParams, body: rejectSchema, response: appView, status: 200, idempotent: false, errors: STATE_409 } satisfies RouteDoc } },
+    {
+      onRequest: reviewer,
+      config: {
+        openapi: {
+          summary: 'Reject an app in review, with reasons',
+          tags: ['apps'],
+          access: 'platform_admin',
+          params: idParams,
+          body: rejectSchema,
+          response: appView,
+          status: 200,
+          idempotent: false,
+          errors: STATE_409,
+        } satisfies RouteDoc,
+      },
+    },
     async (request) => {
       const { id } = parseOrThrow(idParams, request.params, '(path)');
       const { reasons } = parseOrThrow(rejectSchema, request.body ?? undefined);
@@ -309,7 +425,8 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
       config: {
         openapi: {
           summary: 'The app directory',
-          description: 'Listed apps only, with their approved scopes in plain words, price and category; `q` searches, `category` filters. Up to 500 apps.',
+          description:
+            'Listed apps only, with their approved scopes in plain words, price and category; `q` searches, `category` filters. Up to 500 apps.',
           tags: ['apps'],
           access: 'staff',
           query: directoryQuery,
@@ -330,7 +447,8 @@ export function registerAppRoutes(app: FastifyInstance, ctx: AppContext, limits?
       config: {
         openapi: {
           summary: 'One app of the directory',
-          description: 'A listed app with its approved scopes in plain words (what an install may grant), price and launch URL. An app not listed is a 404.',
+          description:
+            'A listed app with its approved scopes in plain words (what an install may grant), price and launch URL. An app not listed is a 404.',
           tags: ['apps'],
           access: 'staff',
           params: idParams,

@@ -48,7 +48,10 @@ const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 /** `POST /api/developers`. */
 export const developerSignUpSchema = z.strictObject({
   name: text(120).describe('The developer or company name shown on its apps.'),
-  email: z.email().max(254).transform((v) => v.toLowerCase()),
+  email: z
+    .email()
+    .max(254)
+    .transform((v) => v.toLowerCase()),
 });
 export type DeveloperSignUpInput = z.infer<typeof developerSignUpSchema>;
 
@@ -87,18 +90,24 @@ const appFields = {
     { max: 10 },
   ).describe('External integrations: OAuth 2.0 redirect URIs, matched exactly (https, or http on loopback).'),
   webhookUrl: webUrl.nullable().describe('External integrations: where the app receives signed webhooks (https).'),
-  scopes: uniqueList(z.enum(APP_REQUEST_SCOPES), { min: 1, max: 4 }).describe('Requested scopes, only from catalog:read, orders:read, pay:create, webhooks.'),
+  scopes: uniqueList(z.enum(APP_REQUEST_SCOPES), { min: 1, max: 4 }).describe(
+    'Requested scopes, only from catalog:read, orders:read, pay:create, webhooks.',
+  ),
   pricing: pricingSchema,
   iconUrl: webUrl.nullable(),
   category: text(40),
   launchUrl: webUrl
     .nullable()
-    .describe('In-platform apps: the page served inside the register\'s sandboxed frame; external integrations: the page that starts the connection (the install answers it with `?installation=…&ticket=…`).'),
+    .describe(
+      "In-platform apps: the page served inside the register's sandboxed frame; external integrations: the page that starts the connection (the install answers it with `?installation=…&ticket=…`).",
+    ),
 };
 
 function formRules(v: { form?: string; redirectUris?: string[]; webhookUrl?: string | null }, c: z.RefinementCtx): void {
-  if (v.form === 'external' && (v.redirectUris ?? []).length === 0) c.addIssue({ code: 'custom', path: ['redirectUris'], message: 'an external integration needs at least one redirect URI' });
-  if (v.form === 'in_platform' && (v.redirectUris ?? []).length > 0) c.addIssue({ code: 'custom', path: ['redirectUris'], message: 'an in-platform app has no redirect URIs' });
+  if (v.form === 'external' && (v.redirectUris ?? []).length === 0)
+    c.addIssue({ code: 'custom', path: ['redirectUris'], message: 'an external integration needs at least one redirect URI' });
+  if (v.form === 'in_platform' && (v.redirectUris ?? []).length > 0)
+    c.addIssue({ code: 'custom', path: ['redirectUris'], message: 'an in-platform app has no redirect URIs' });
 }
 
 /** `POST /api/developer/apps`: a new app (a draft). */
@@ -206,7 +215,13 @@ function approvedOf(r: Row): ApprovedVersion | null {
   };
 }
 
-const reviewedVersion = (v: { form: 'in_platform' | 'external'; scopes: readonly string[]; redirectUris: readonly string[]; launchUrl: string | null; pricing: Pricing }): AppReviewedVersion => ({
+const reviewedVersion = (v: {
+  form: 'in_platform' | 'external';
+  scopes: readonly string[];
+  redirectUris: readonly string[];
+  launchUrl: string | null;
+  pricing: Pricing;
+}): AppReviewedVersion => ({
   form: v.form,
   scopes: v.scopes,
   redirectUris: v.redirectUris,
@@ -217,7 +232,13 @@ const reviewedVersion = (v: { form: 'in_platform' | 'external'; scopes: readonly
 
 function viewOf(r: Row): AppView {
   const approved = approvedOf(r);
-  const working = { form: r.form, scopes: json<string[]>(r.scopes), redirectUris: json<string[]>(r.redirect_uris), launchUrl: r.launch_url ?? null, pricing: pricingOf(r) };
+  const working = {
+    form: r.form,
+    scopes: json<string[]>(r.scopes),
+    redirectUris: json<string[]>(r.redirect_uris),
+    launchUrl: r.launch_url ?? null,
+    pricing: pricingOf(r),
+  };
   return {
     id: r.id,
     developerId: r.developer_id,
@@ -250,14 +271,12 @@ function viewOf(r: Row): AppView {
 export async function signUpDeveloper(db: Db, input: DeveloperSignUpInput, now: Date): Promise<{ developerId: string; developerToken: string }> {
   const developerId = `dev_${ulid()}`;
   const developerToken = newToken(DEVELOPER_TOKEN_PREFIX);
-  const res = await db.query('INSERT INTO developers (id, name, email, token_hash, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING id', [
-    developerId,
-    input.name,
-    input.email,
-    sha256Hex(developerToken),
-    now,
-  ]);
-  if (res.rows.length === 0) throw new ProblemError(409, 'email_taken', 'A developer account with this e-mail exists already.', [{ path: 'email', message: 'is taken' }]);
+  const res = await db.query(
+    'INSERT INTO developers (id, name, email, token_hash, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING id',
+    [developerId, input.name, input.email, sha256Hex(developerToken), now],
+  );
+  if (res.rows.length === 0)
+    throw new ProblemError(409, 'email_taken', 'A developer account with this e-mail exists already.', [{ path: 'email', message: 'is taken' }]);
   return { developerId, developerToken };
 }
 
@@ -266,10 +285,20 @@ export async function signUpDeveloper(db: Db, input: DeveloperSignUpInput, now: 
  * never a merchant's: operators seed them per deployment (`npm run platform-admin -- <email> <name>`; tests call
  * this directly).
  */
-export async function addPlatformAdmin(db: Queryable, input: { email: string; name: string }, now = new Date()): Promise<{ adminId: string; token: string }> {
+export async function addPlatformAdmin(
+  db: Queryable,
+  input: { email: string; name: string },
+  now = new Date(),
+): Promise<{ adminId: string; token: string }> {
   const adminId = `pla_${ulid()}`;
   const token = newToken(PLATFORM_ADMIN_TOKEN_PREFIX);
-  await db.query('INSERT INTO platform_admins (id, name, email, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)', [adminId, input.name, input.email.toLowerCase(), sha256Hex(token), now]);
+  await db.query('INSERT INTO platform_admins (id, name, email, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    adminId,
+    input.name,
+    input.email.toLowerCase(),
+    sha256Hex(token),
+    now,
+  ]);
   return { adminId, token };
 }
 
@@ -285,16 +314,14 @@ export async function platformAdminOfToken(db: Queryable, token: string): Promis
   return rows[0] ?? null;
 }
 
-async function recordEvent(tx: Queryable, e: { appId: string; actor: string; action: string; from: string | null; to: string; data?: Record<string, unknown>; now: Date }): Promise<void> {
-  await tx.query('INSERT INTO app_review_events (app_id, actor, action, from_status, to_status, data, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    e.appId,
-    e.actor,
-    e.action,
-    e.from,
-    e.to,
-    JSON.stringify(e.data ?? {}),
-    e.now,
-  ]);
+async function recordEvent(
+  tx: Queryable,
+  e: { appId: string; actor: string; action: string; from: string | null; to: string; data?: Record<string, unknown>; now: Date },
+): Promise<void> {
+  await tx.query(
+    'INSERT INTO app_review_events (app_id, actor, action, from_status, to_status, data, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [e.appId, e.actor, e.action, e.from, e.to, JSON.stringify(e.data ?? {}), e.now],
+  );
 }
 
 /** Registers a new app of `developerId` as a draft. */
@@ -304,9 +331,32 @@ export async function createApp(db: Db, developerId: string, input: AppCreateInp
     const { rows } = await tx.query(
       `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, price_cents, currency, icon_url, category, status, created_at, updated_at, launch_url)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', $13, $13, $14) RETURNING *`,
-      [id, developerId, input.name, input.description, input.form, JSON.stringify(input.redirectUris), input.webhookUrl, JSON.stringify([...new Set(input.scopes)]), input.pricing.model === 'monthly' ? input.pricing.amountCents : 0, input.pricing.model === 'monthly' ? input.pricing.currency : null, input.iconUrl, input.category, now, input.launchUrl],
+      [
+        id,
+        developerId,
+        input.name,
+        input.description,
+        input.form,
+        JSON.stringify(input.redirectUris),
+        input.webhookUrl,
+        JSON.stringify([...new Set(input.scopes)]),
+        input.pricing.model === 'monthly' ? input.pricing.amountCents : 0,
+        input.pricing.model === 'monthly' ? input.pricing.currency : null,
+        input.iconUrl,
+        input.category,
+        now,
+        input.launchUrl,
+      ],
     );
-    await recordEvent(tx, { appId: id, actor: `developer:${developerId}`, action: 'created', from: null, to: 'draft', data: { scopes: input.scopes }, now });
+    await recordEvent(tx, {
+      appId: id,
+      actor: `developer:${developerId}`,
+      action: 'created',
+      from: null,
+      to: 'draft',
+      data: { scopes: input.scopes },
+      now,
+    });
     return viewOf(rows[0]!);
   });
 }
@@ -330,7 +380,14 @@ export async function getApp(db: Queryable, id: string, developerId: string | nu
   const events = await db.query('SELECT * FROM app_review_events WHERE app_id = $1 ORDER BY seq', [id]);
   return {
     ...viewOf(rows[0]),
-    history: events.rows.map((e: Row) => ({ actor: e.actor, action: e.action, fromStatus: e.from_status ?? null, toStatus: e.to_status, data: json(e.data), occurredAt: iso(e.occurred_at) })),
+    history: events.rows.map((e: Row) => ({
+      actor: e.actor,
+      action: e.action,
+      fromStatus: e.from_status ?? null,
+      toStatus: e.to_status,
+      data: json(e.data),
+      occurredAt: iso(e.occurred_at),
+    })),
   };
 }
 
@@ -357,15 +414,34 @@ export async function updateApp(db: Db, developerId: string, id: string, patch: 
   return db.transaction(async (tx) => {
     const row = await lockApp(tx, id, developerId);
     const current = viewOf(row);
-    const merged = { name: current.name, description: current.description, form: current.form, redirectUris: current.redirectUris, webhookUrl: current.webhookUrl, scopes: current.scopes, pricing: current.pricing, iconUrl: current.iconUrl, category: current.category, launchUrl: current.launchUrl, ...patch };
+    const merged = {
+      name: current.name,
+      description: current.description,
+      form: current.form,
+      redirectUris: current.redirectUris,
+      webhookUrl: current.webhookUrl,
+      scopes: current.scopes,
+      pricing: current.pricing,
+      iconUrl: current.iconUrl,
+      category: current.category,
+      launchUrl: current.launchUrl,
+      ...patch,
+    };
     const parsed = appWholeSchema.safeParse(merged);
     if (!parsed.success) {
       const errors = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));
-      throw new ProblemError(400, 'validation_error', `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+        errors,
+      );
     }
     const next = parsed.data;
     const scopes = [...new Set(next.scopes)];
-    const inReview = current.approved ? reviewedChanges(reviewedVersion({ ...next, scopes, launchUrl: next.launchUrl ?? null }), reviewedVersion(current.approved)) : [];
+    const inReview = current.approved
+      ? reviewedChanges(reviewedVersion({ ...next, scopes, launchUrl: next.launchUrl ?? null }), reviewedVersion(current.approved))
+      : [];
     let status: AppStatus;
     try {
       status = statusAfterEdit(current.status, current.listed, inReview.length > 0);
@@ -375,9 +451,32 @@ export async function updateApp(db: Db, developerId: string, id: string, patch: 
     const { rows } = await tx.query(
       `UPDATE apps SET name = $2, description = $3, form = $4, redirect_uris = $5, webhook_url = $6, scopes = $7, price_cents = $8, currency = $9, icon_url = $10, category = $11,
               status = $12, updated_at = $13, launch_url = $14 WHERE id = $1 RETURNING *`,
-      [id, next.name, next.description, next.form, JSON.stringify(next.redirectUris), next.webhookUrl, JSON.stringify(scopes), next.pricing.model === 'monthly' ? next.pricing.amountCents : 0, next.pricing.model === 'monthly' ? next.pricing.currency : null, next.iconUrl, next.category, status, now, next.launchUrl ?? null],
+      [
+        id,
+        next.name,
+        next.description,
+        next.form,
+        JSON.stringify(next.redirectUris),
+        next.webhookUrl,
+        JSON.stringify(scopes),
+        next.pricing.model === 'monthly' ? next.pricing.amountCents : 0,
+        next.pricing.model === 'monthly' ? next.pricing.currency : null,
+        next.iconUrl,
+        next.category,
+        status,
+        now,
+        next.launchUrl ?? null,
+      ],
     );
-    await recordEvent(tx, { appId: id, actor: `developer:${developerId}`, action: 'edited', from: current.status, to: status, data: { fields: Object.keys(patch), ...(patch.scopes ? { scopes } : {}), ...(current.listed ? { changesInReview: inReview } : {}) }, now });
+    await recordEvent(tx, {
+      appId: id,
+      actor: `developer:${developerId}`,
+      action: 'edited',
+      from: current.status,
+      to: status,
+      data: { fields: Object.keys(patch), ...(patch.scopes ? { scopes } : {}), ...(current.listed ? { changesInReview: inReview } : {}) },
+      now,
+    });
     return viewOf(rows[0]!);
   });
 }
@@ -412,7 +511,13 @@ export async function transitionApp(
     if (action === 'approve') {
       params.push(JSON.stringify(current.scopes));
       sets.push(`approved_scopes = $${params.length}`, 'rejection_reasons = NULL');
-      sets.push('approved_form = form', 'approved_redirect_uris = redirect_uris', 'approved_launch_url = launch_url', 'approved_price_cents = price_cents', 'approved_currency = currency');
+      sets.push(
+        'approved_form = form',
+        'approved_redirect_uris = redirect_uris',
+        'approved_launch_url = launch_url',
+        'approved_price_cents = price_cents',
+        'approved_currency = currency',
+      );
     }
     if (action === 'reject') {
       params.push(JSON.stringify(reasons ?? []));
@@ -420,8 +525,25 @@ export async function transitionApp(
     }
     if (to === 'listed' && !current.listed) sets.push('listed_at = $3');
     const { rows } = await tx.query(`UPDATE apps SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
-    const approval = action === 'approve' ? { approvedScopes: current.scopes, changed: current.approved ? current.changesInReview : [], ...(current.approved && current.changesInReview.includes('pricing') ? { pricing: { from: current.approved.pricing, to: current.pricing } } : {}) } : {};
-    await recordEvent(tx, { appId: id, actor: by.actor, action, from: current.status, to, data: { ...(reasons ? { reasons } : {}), ...approval }, now });
+    const approval =
+      action === 'approve'
+        ? {
+            approvedScopes: current.scopes,
+            changed: current.approved ? current.changesInReview : [],
+            ...(current.approved && current.changesInReview.includes('pricing')
+              ? { pricing: { from: current.approved.pricing, to: current.pricing } }
+              : {}),
+          }
+        : {};
+    await recordEvent(tx, {
+      appId: id,
+      actor: by.actor,
+      action,
+      from: current.status,
+      to,
+      data: { ...(reasons ? { reasons } : {}), ...approval },
+      now,
+    });
     return viewOf(rows[0]!);
   });
 }
@@ -441,7 +563,10 @@ export async function reviewQueue(db: Queryable, status?: AppStatus): Promise<(A
  * `q` searches name, description and developer (case-insensitive), `category` filters (case-insensitive). Also
  * answers every category of listed apps.
  */
-export async function appDirectory(db: Queryable, filter: { q?: string; category?: string }): Promise<{ data: DirectoryEntry[]; categories: string[] }> {
+export async function appDirectory(
+  db: Queryable,
+  filter: { q?: string; category?: string },
+): Promise<{ data: DirectoryEntry[]; categories: string[] }> {
   const like = filter.q ? likeContains(filter.q) : null;
   const { rows } = await db.query(
     `SELECT a.*, d.name AS developer_name FROM apps a JOIN developers d ON d.id = a.developer_id
@@ -509,7 +634,15 @@ export async function installableApp(db: Queryable, id: string): Promise<Install
   const r = rows[0] as Row | undefined;
   if (!r) return null;
   const approved = approvedOf(r)!;
-  return { id: r.id, name: r.name, form: approved.form, approvedScopes: approved.scopes, redirectUris: approved.redirectUris, launchUrl: approved.launchUrl, pricing: approved.pricing };
+  return {
+    id: r.id,
+    name: r.name,
+    form: approved.form,
+    approvedScopes: approved.scopes,
+    redirectUris: approved.redirectUris,
+    launchUrl: approved.launchUrl,
+    pricing: approved.pricing,
+  };
 }
 
 /** The platform's own developer account that publishes the example app (no one holds its token). */
@@ -537,5 +670,14 @@ export async function ensureExampleApp(tx: Queryable, now: Date): Promise<void> 
      ON CONFLICT (id) DO NOTHING RETURNING id`,
     [EXAMPLE_APP_ID, PLATFORM_DEVELOPER_ID, JSON.stringify(['catalog:read']), now],
   );
-  if (rows.length > 0) await recordEvent(tx, { appId: EXAMPLE_APP_ID, actor: 'system', action: 'seeded', from: null, to: 'listed', data: { scopes: ['catalog:read'] }, now });
+  if (rows.length > 0)
+    await recordEvent(tx, {
+      appId: EXAMPLE_APP_ID,
+      actor: 'system',
+      action: 'seeded',
+      from: null,
+      to: 'listed',
+      data: { scopes: ['catalog:read'] },
+      now,
+    });
 }

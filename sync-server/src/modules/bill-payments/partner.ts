@@ -50,7 +50,12 @@ export interface BillPartner {
 
 const BILLERS: readonly Biller[] = [
   { id: 'blr_metro_power', name: 'Metro Power & Light', category: 'utilities', accountRule: { minLength: 10, maxLength: 10, checkDigit: 'luhn' } },
-  { id: 'blr_city_water', name: 'City Water Department', category: 'utilities', accountRule: { minLength: 8, maxLength: 8, checkDigit: 'mod10_weights_31' } },
+  {
+    id: 'blr_city_water',
+    name: 'City Water Department',
+    category: 'utilities',
+    accountRule: { minLength: 8, maxLength: 8, checkDigit: 'mod10_weights_31' },
+  },
   { id: 'blr_wireless_one', name: 'Wireless One', category: 'telecom', accountRule: { minLength: 9, maxLength: 12, checkDigit: 'mod11' } },
   { id: 'blr_first_card', name: 'First Card Services', category: 'credit_card', accountRule: { minLength: 16, maxLength: 16, checkDigit: 'luhn' } },
   { id: 'blr_oak_street', name: 'Oak Street Apartments', category: 'rent', accountRule: { minLength: 4, maxLength: 10, checkDigit: 'none' } },
@@ -64,12 +69,17 @@ export const sandboxBillPartner: BillPartner = {
   },
   async pay(p) {
     if (p.account.startsWith('8')) throw new BillPartnerError('partner_rejected', 'The biller refused the payment (sandbox: account starts with 8).');
-    if (p.account.startsWith('7')) throw new BillPartnerError('partner_timeout', 'The partner did not answer in time (sandbox: account starts with 7); nothing was paid.');
+    if (p.account.startsWith('7'))
+      throw new BillPartnerError('partner_timeout', 'The partner did not answer in time (sandbox: account starts with 7); nothing was paid.');
     // The sandbox keeps no state: the outcome it will report is the confirmation number's last letter (R: rejected later).
-    return { confirmationNumber: `BP${createHash('sha256').update(p.reference).digest('hex').slice(0, 10).toUpperCase()}${p.account.startsWith('9') ? 'R' : 'A'}` };
+    return {
+      confirmationNumber: `BP${createHash('sha256').update(p.reference).digest('hex').slice(0, 10).toUpperCase()}${p.account.startsWith('9') ? 'R' : 'A'}`,
+    };
   },
   async status(p) {
     if (p.now.getTime() - p.acceptedAt.getTime() < 30 * 60_000) return { status: 'accepted' };
-    return p.confirmationNumber.endsWith('R') ? { status: 'rejected', reason: 'Account closed at the biller (sandbox: account starts with 9)' } : { status: 'posted' };
+    return p.confirmationNumber.endsWith('R')
+      ? { status: 'rejected', reason: 'Account closed at the biller (sandbox: account starts with 9)' }
+      : { status: 'posted' };
   },
 };

@@ -35,7 +35,12 @@ import { BillPartnerError, type Biller, type BillPartner } from './partner.ts';
 import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 
 /** A biller as the API answers it. */
-export const billerSchema = z.strictObject({ id: z.string(), name: z.string(), category: z.enum(['utilities', 'telecom', 'credit_card', 'rent']), accountRule: billerAccountRuleSchema });
+export const billerSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  category: z.enum(['utilities', 'telecom', 'credit_card', 'rent']),
+  accountRule: billerAccountRuleSchema,
+});
 
 /** `POST /api/pos/bill-payments/validate` body. */
 export const billAccountBody = z.strictObject({
@@ -51,13 +56,20 @@ const shiftIdSchema = z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be 
 /** `POST /api/pos/bill-payments` body. */
 export const billPaymentCreateSchema = billAccountBody.extend({
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
-  customerName: z.string().trim().min(2).max(100).describe("The payer's name, screened against the sanctions list; with an ID, the ID holder's name is used instead"),
+  customerName: z
+    .string()
+    .trim()
+    .min(2)
+    .max(100)
+    .describe("The payer's name, screened against the sanctions list; with an ID, the ID holder's name is used instead"),
   idPayload: z
     .string()
     .min(1)
     .max(4000)
     .optional()
-    .describe(`The AAMVA PDF417 payload of the payer's licence: verified, and its holder screened; required from ${BILL_ID_REQUIRED_FROM_CENTS} minor units`),
+    .describe(
+      `The AAMVA PDF417 payload of the payer's licence: verified, and its holder screened; required from ${BILL_ID_REQUIRED_FROM_CENTS} minor units`,
+    ),
   registerNumber: z.int().min(1).max(999).optional(),
   shiftId: shiftIdSchema.optional().describe("The register's open shift whose drawer takes the cash (its X/Z report counts it)"),
 });
@@ -97,7 +109,12 @@ export const billPaymentSchema = z.strictObject({
 export type BillPayment = z.infer<typeof billPaymentSchema>;
 
 /** `GET /api/pos/bill-payments` query. */
-export const billPaymentListQuery = z.strictObject({ ...pageQueryFields, status: z.enum(BILL_PAYMENT_STATUSES).optional(), billerId: z.string().max(64).optional(), customerName: z.string().max(100).optional() });
+export const billPaymentListQuery = z.strictObject({
+  ...pageQueryFields,
+  status: z.enum(BILL_PAYMENT_STATUSES).optional(),
+  billerId: z.string().max(64).optional(),
+  customerName: z.string().max(100).optional(),
+});
 
 interface Row {
   id: string;
@@ -170,9 +187,15 @@ export async function listBillers(partner: BillPartner): Promise<Biller[]> {
  * Validates an account number for a biller (length, check digit) — the step before any money is taken.
  * @throws ProblemError 404 `biller_not_found` naming `billerId`; 400 `invalid_account` naming `accountNumber`.
  */
-export async function validateBillAccount(partner: BillPartner, body: z.infer<typeof billAccountBody>): Promise<{ biller: Biller; account: string; accountMasked: string }> {
+export async function validateBillAccount(
+  partner: BillPartner,
+  body: z.infer<typeof billAccountBody>,
+): Promise<{ biller: Biller; account: string; accountMasked: string }> {
   const biller = (await partner.billers()).find((b) => b.id === body.billerId);
-  if (!biller) throw new ProblemError(404, 'biller_not_found', `Biller ${body.billerId} is not in the directory.`, [{ path: 'billerId', message: 'is not a biller of the directory' }]);
+  if (!biller)
+    throw new ProblemError(404, 'biller_not_found', `Biller ${body.billerId} is not in the directory.`, [
+      { path: 'billerId', message: 'is not a biller of the directory' },
+    ]);
   const problem = billerAccountProblem(body.accountNumber, biller.accountRule);
   if (problem) throw new ProblemError(400, 'invalid_account', problem, [{ path: 'accountNumber', message: problem }]);
   const account = body.accountNumber.replace(/[\s-]/g, '');
@@ -213,13 +236,28 @@ export interface BillPaymentPlan {
  * Money movement (403 in the demo store), the account (length, check digit) and the per-payment limit. Reads only.
  * @throws ProblemError 403 `money_movement_disabled`; 404 `biller_not_found`; 400 `invalid_account`; 422 `limit_per_transaction`.
  */
-export async function planBillPayment(tx: Queryable, merchantId: string, input: BillPaymentCreate, partner: BillPartner, settings: BillPaymentSettings): Promise<BillPaymentPlan> {
+export async function planBillPayment(
+  tx: Queryable,
+  merchantId: string,
+  input: BillPaymentCreate,
+  partner: BillPartner,
+  settings: BillPaymentSettings,
+): Promise<BillPaymentPlan> {
   const merchant = await getMerchant(tx, merchantId);
   assertMoneyMovementAllowed(merchant, 'A bill payment');
   const { biller, account, accountMasked } = await validateBillAccount(partner, input);
   const refusal = checkServiceLimits(input.amountCents, 0, settings.billPaymentLimits);
-  if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `must not exceed ${refusal.limitCents}` }]);
-  return { input, biller, account, accountMasked, feeCents: settings.billPaymentFeeCents, currency: merchant.currency, cashAccount: input.registerNumber ? cashDrawerAccount(input.registerNumber) : 'cash_drawer' };
+  if (refusal)
+    throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `must not exceed ${refusal.limitCents}` }]);
+  return {
+    input,
+    biller,
+    account,
+    accountMasked,
+    feeCents: settings.billPaymentFeeCents,
+    currency: merchant.currency,
+    cashAccount: input.registerNumber ? cashDrawerAccount(input.registerNumber) : 'cash_drawer',
+  };
 }
 
 /** The daily-limit key of a payer known only by name: the SHA-256 of the name, lower case, spaces collapsed (a weaker key than an ID's). */
@@ -231,14 +269,24 @@ export function payerNameRef(name: string): string {
  * The per-customer daily limit over the payer's payments held or taken today (UTC).
  * @throws ProblemError 422 `limit_per_customer_day` naming `amountCents`.
  */
-export async function assertPayerDailyLimit(tx: Queryable, merchantId: string, customerRef: string, amountCents: number, now: Date, limits: ServiceLimits): Promise<void> {
+export async function assertPayerDailyLimit(
+  tx: Queryable,
+  merchantId: string,
+  customerRef: string,
+  amountCents: number,
+  now: Date,
+  limits: ServiceLimits,
+): Promise<void> {
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const today = await tx.query<{ n: string | number }>(
     `SELECT COALESCE(SUM(amount_cents), 0) AS n FROM bill_payments WHERE merchant_id = $1 AND customer_ref = $2 AND status NOT IN ('rejected', 'refused') AND created_at >= $3`,
     [merchantId, customerRef, dayStart.toISOString()],
   );
   const refusal = checkServiceLimits(amountCents, Number(today.rows[0]!.n), limits);
-  if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `the payer's total today must not exceed ${refusal.limitCents}` }]);
+  if (refusal)
+    throw new ProblemError(422, refusal.code, refusal.message, [
+      { path: 'amountCents', message: `the payer's total today must not exceed ${refusal.limitCents}` },
+    ]);
 }
 
 /** Who pays, as the workflow established it: the name screened, the daily-limit key, the screening and ID verification. */
@@ -250,16 +298,35 @@ export interface BillPayer {
 }
 
 /** Pays the biller through the partner and posts the cash in; answers the confirmation and the journal transaction. */
-async function payAndPost(m: Mutation, id: string, p: { billerId: string; billerName: string; account: string; amountCents: number; feeCents: number; currency: string; cashAccount: string }, partner: BillPartner): Promise<{ confirmationNumber: string; journalId: string }> {
+async function payAndPost(
+  m: Mutation,
+  id: string,
+  p: { billerId: string; billerName: string; account: string; amountCents: number; feeCents: number; currency: string; cashAccount: string },
+  partner: BillPartner,
+): Promise<{ confirmationNumber: string; journalId: string }> {
   let confirmationNumber: string;
   try {
-    ({ confirmationNumber } = await partner.pay({ reference: id, billerId: p.billerId, account: p.account, amountCents: p.amountCents, currency: p.currency }));
+    ({ confirmationNumber } = await partner.pay({
+      reference: id,
+      billerId: p.billerId,
+      account: p.account,
+      amountCents: p.amountCents,
+      currency: p.currency,
+    }));
   } catch (e) {
     if (e instanceof BillPartnerError) throw new ProblemError(e.code === 'partner_timeout' ? 504 : 422, e.code, e.message);
     throw e;
   }
   const jt = buildJournalTransaction(
-    { kind: 'financial_service', sourceType: 'bill_payment', sourceId: id, registerId: m.registerId ?? null, currency: p.currency, occurredAt: m.now.toISOString(), memo: `Bill payment ${id} to ${p.billerName}` },
+    {
+      kind: 'financial_service',
+      sourceType: 'bill_payment',
+      sourceId: id,
+      registerId: m.registerId ?? null,
+      currency: p.currency,
+      occurredAt: m.now.toISOString(),
+      memo: `Bill payment ${id} to ${p.billerName}`,
+    },
     postingsOf(p.amountCents, p.feeCents, p.cashAccount, partner.name, 1),
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
@@ -274,28 +341,82 @@ async function payAndPost(m: Mutation, id: string, p: { billerId: string; biller
  * payment takes the account number again. Audits `bill_payment.held` / `bill_payment.accepted`.
  * @throws ProblemError 422 `partner_rejected`, 504 `partner_timeout` (nothing written).
  */
-export async function recordBillPayment(m: Mutation, plan: BillPaymentPlan, payer: BillPayer, held: boolean, partner: BillPartner): Promise<BillPayment> {
+export async function recordBillPayment(
+  m: Mutation,
+  plan: BillPaymentPlan,
+  payer: BillPayer,
+  held: boolean,
+  partner: BillPartner,
+): Promise<BillPayment> {
   const id = `bpy_${ulid()}`;
   const { input, biller } = plan;
-  const paid = held ? null : await payAndPost(m, id, { billerId: biller.id, billerName: biller.name, account: plan.account, amountCents: input.amountCents, feeCents: plan.feeCents, currency: plan.currency, cashAccount: plan.cashAccount }, partner);
+  const paid = held
+    ? null
+    : await payAndPost(
+        m,
+        id,
+        {
+          billerId: biller.id,
+          billerName: biller.name,
+          account: plan.account,
+          amountCents: input.amountCents,
+          feeCents: plan.feeCents,
+          currency: plan.currency,
+          cashAccount: plan.cashAccount,
+        },
+        partner,
+      );
   const { rows } = await m.tx.query<Row>(
     `INSERT INTO bill_payments (id, merchant_id, biller_id, biller_name, account_masked, customer_name, customer_ref, amount_cents, fee_cents, currency, partner, confirmation_number, status,
        cash_account, journal_transaction_id, register_id, created_by, created_at, updated_at, shift_id, screening_id, id_verification_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20, $21) RETURNING *`,
-    [id, m.merchantId, biller.id, biller.name, plan.accountMasked, payer.name, payer.ref, input.amountCents, plan.feeCents, plan.currency, partner.name, paid?.confirmationNumber ?? null, held ? 'held' : 'accepted',
-      plan.cashAccount, paid?.journalId ?? null, m.registerId ?? null, m.actor, m.now.toISOString(), held ? null : (input.shiftId ?? null), payer.screeningId, payer.idVerificationId],
+    [
+      id,
+      m.merchantId,
+      biller.id,
+      biller.name,
+      plan.accountMasked,
+      payer.name,
+      payer.ref,
+      input.amountCents,
+      plan.feeCents,
+      plan.currency,
+      partner.name,
+      paid?.confirmationNumber ?? null,
+      held ? 'held' : 'accepted',
+      plan.cashAccount,
+      paid?.journalId ?? null,
+      m.registerId ?? null,
+      m.actor,
+      m.now.toISOString(),
+      held ? null : (input.shiftId ?? null),
+      payer.screeningId,
+      payer.idVerificationId,
+    ],
   );
   await m.audit({
     action: held ? 'bill_payment.held' : 'bill_payment.accepted',
     entityType: 'bill_payment',
     entityId: id,
-    data: { billerId: biller.id, accountMasked: plan.accountMasked, amountCents: input.amountCents, feeCents: plan.feeCents, confirmationNumber: paid?.confirmationNumber ?? null, journalTransactionId: paid?.journalId ?? null, screeningId: payer.screeningId },
+    data: {
+      billerId: biller.id,
+      accountMasked: plan.accountMasked,
+      amountCents: input.amountCents,
+      feeCents: plan.feeCents,
+      confirmationNumber: paid?.confirmationNumber ?? null,
+      journalTransactionId: paid?.journalId ?? null,
+      screeningId: payer.screeningId,
+    },
   });
   return toApi(rows[0]!);
 }
 
 /** A held payment's status and its payer's screening (for the workflow's clearance check). */
-export async function billPaymentScreening(db: Queryable, merchantId: string, id: string): Promise<{ status: BillPayment['status']; screeningId: string | null; billerId: string }> {
+export async function billPaymentScreening(
+  db: Queryable,
+  merchantId: string,
+  id: string,
+): Promise<{ status: BillPayment['status']; screeningId: string | null; billerId: string }> {
   const r = await row(db, merchantId, id);
   return { status: r.status, screeningId: r.screening_id, billerId: r.biller_id };
 }
@@ -307,27 +428,73 @@ export async function billPaymentScreening(db: Queryable, merchantId: string, id
  * @throws ProblemError 409 `illegal_state_transition` unless held; 409 `account_mismatch` when the account given is not
  *   the held one's; 403 `money_movement_disabled`; partner problems.
  */
-export async function finishHeldBillPayment(m: Mutation, id: string, outcome: { pay: { account: string; biller: Biller; shiftId?: string | undefined } } | { refuse: string }, partner: BillPartner): Promise<BillPayment> {
+export async function finishHeldBillPayment(
+  m: Mutation,
+  id: string,
+  outcome: { pay: { account: string; biller: Biller; shiftId?: string | undefined } } | { refuse: string },
+  partner: BillPartner,
+): Promise<BillPayment> {
   const r = await row(m.tx, m.merchantId, id);
   if (r.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Bill payment ${id} is ${r.status}, not held.`);
   if ('refuse' in outcome) {
-    await m.tx.query(`UPDATE bill_payments SET status = 'refused', reject_reason = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, id, outcome.refuse, m.now.toISOString()]);
-    await m.audit({ action: 'bill_payment.refused', entityType: 'bill_payment', entityId: id, data: { reason: outcome.refuse, screeningId: r.screening_id } });
+    await m.tx.query(`UPDATE bill_payments SET status = 'refused', reject_reason = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2`, [
+      m.merchantId,
+      id,
+      outcome.refuse,
+      m.now.toISOString(),
+    ]);
+    await m.audit({
+      action: 'bill_payment.refused',
+      entityType: 'bill_payment',
+      entityId: id,
+      data: { reason: outcome.refuse, screeningId: r.screening_id },
+    });
     return getBillPayment(m.tx, m.merchantId, id);
   }
   const { account, biller, shiftId } = outcome.pay;
   if (biller.id !== r.biller_id || maskAccount(account) !== r.account_masked) {
-    throw new ProblemError(409, 'account_mismatch', `The account given is not the one of held bill payment ${id} (${r.account_masked} at ${r.biller_name}).`, [{ path: 'accountNumber', message: `must be the held payment's account ${r.account_masked}` }]);
+    throw new ProblemError(
+      409,
+      'account_mismatch',
+      `The account given is not the one of held bill payment ${id} (${r.account_masked} at ${r.biller_name}).`,
+      [{ path: 'accountNumber', message: `must be the held payment's account ${r.account_masked}` }],
+    );
   }
   assertMoneyMovementAllowed(await getMerchant(m.tx, m.merchantId), 'A bill payment');
   const amount = Number(r.amount_cents);
   const fee = Number(r.fee_cents);
-  const paid = await payAndPost(m, id, { billerId: r.biller_id, billerName: r.biller_name, account, amountCents: amount, feeCents: fee, currency: r.currency, cashAccount: r.cash_account }, partner);
+  const paid = await payAndPost(
+    m,
+    id,
+    {
+      billerId: r.biller_id,
+      billerName: r.biller_name,
+      account,
+      amountCents: amount,
+      feeCents: fee,
+      currency: r.currency,
+      cashAccount: r.cash_account,
+    },
+    partner,
+  );
   await m.tx.query(
     `UPDATE bill_payments SET status = 'accepted', confirmation_number = $3, journal_transaction_id = $4, updated_at = $5, shift_id = $6 WHERE merchant_id = $1 AND id = $2`,
     [m.merchantId, id, paid.confirmationNumber, paid.journalId, m.now.toISOString(), shiftId ?? null],
   );
-  await m.audit({ action: 'bill_payment.accepted', entityType: 'bill_payment', entityId: id, data: { billerId: r.biller_id, accountMasked: r.account_masked, amountCents: amount, feeCents: fee, confirmationNumber: paid.confirmationNumber, journalTransactionId: paid.journalId, afterHold: true } });
+  await m.audit({
+    action: 'bill_payment.accepted',
+    entityType: 'bill_payment',
+    entityId: id,
+    data: {
+      billerId: r.biller_id,
+      accountMasked: r.account_masked,
+      amountCents: amount,
+      feeCents: fee,
+      confirmationNumber: paid.confirmationNumber,
+      journalTransactionId: paid.journalId,
+      afterHold: true,
+    },
+  });
   return getBillPayment(m.tx, m.merchantId, id);
 }
 
@@ -354,18 +521,38 @@ export async function refreshBillPayment(m: Mutation, id: string, partner: BillP
   const s = await partner.status({ confirmationNumber: r.confirmation_number!, acceptedAt: new Date(r.updated_at), now: m.now });
   if (s.status === 'accepted') return toApi(r);
   if (s.status === 'posted') {
-    await m.tx.query(`UPDATE bill_payments SET status = 'posted', updated_at = $3 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, id, m.now.toISOString()]);
+    await m.tx.query(`UPDATE bill_payments SET status = 'posted', updated_at = $3 WHERE merchant_id = $1 AND id = $2`, [
+      m.merchantId,
+      id,
+      m.now.toISOString(),
+    ]);
     await m.audit({ action: 'bill_payment.posted', entityType: 'bill_payment', entityId: id, data: { confirmationNumber: r.confirmation_number } });
     return getBillPayment(m.tx, m.merchantId, id);
   }
   const jt = buildJournalTransaction(
-    { kind: 'adjustment', sourceType: 'bill_payment', sourceId: id, registerId: m.registerId ?? null, currency: r.currency, occurredAt: m.now.toISOString(), memo: `Bill payment ${id} rejected by the biller: refund of ${r.journal_transaction_id} owed to the customer` },
+    {
+      kind: 'adjustment',
+      sourceType: 'bill_payment',
+      sourceId: id,
+      registerId: m.registerId ?? null,
+      currency: r.currency,
+      occurredAt: m.now.toISOString(),
+      memo: `Bill payment ${id} rejected by the biller: refund of ${r.journal_transaction_id} owed to the customer`,
+    },
     postingsOf(Number(r.amount_cents), Number(r.fee_cents), r.cash_account, r.partner, -1),
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');
-  await m.tx.query(`UPDATE bill_payments SET status = 'rejected', reject_reason = $3, reversal_journal_transaction_id = $4, updated_at = $5 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, id, s.reason ?? 'rejected by the biller', jt.id, m.now.toISOString()]);
-  await m.audit({ action: 'bill_payment.rejected', entityType: 'bill_payment', entityId: id, data: { reason: s.reason ?? null, reversalJournalTransactionId: jt.id } });
+  await m.tx.query(
+    `UPDATE bill_payments SET status = 'rejected', reject_reason = $3, reversal_journal_transaction_id = $4, updated_at = $5 WHERE merchant_id = $1 AND id = $2`,
+    [m.merchantId, id, s.reason ?? 'rejected by the biller', jt.id, m.now.toISOString()],
+  );
+  await m.audit({
+    action: 'bill_payment.rejected',
+    entityType: 'bill_payment',
+    entityId: id,
+    data: { reason: s.reason ?? null, reversalJournalTransactionId: jt.id },
+  });
   return getBillPayment(m.tx, m.merchantId, id);
 }
 
@@ -374,12 +561,19 @@ export async function refreshBillPayment(m: Mutation, id: string, partner: BillP
  * `limit`: what the housekeeping tick asks the partner about (workflows/financial-services.ts `trackFinancialServices`).
  */
 export async function billPaymentsInFlight(db: Queryable, limit: number): Promise<{ merchantId: string; id: string }[]> {
-  const { rows } = await db.query<{ merchant_id: string; id: string }>(`SELECT merchant_id, id FROM bill_payments WHERE status = 'accepted' ORDER BY updated_at, id LIMIT $1`, [limit]);
+  const { rows } = await db.query<{ merchant_id: string; id: string }>(
+    `SELECT merchant_id, id FROM bill_payments WHERE status = 'accepted' ORDER BY updated_at, id LIMIT $1`,
+    [limit],
+  );
   return rows.map((r) => ({ merchantId: r.merchant_id, id: r.id }));
 }
 
 /** The merchant's bill payments, newest first; filter by status, biller, customer name (contains). */
-export async function listBillPayments(db: Queryable, merchantId: string, q: z.infer<typeof billPaymentListQuery>): Promise<{ data: BillPayment[]; nextCursor: string | null }> {
+export async function listBillPayments(
+  db: Queryable,
+  merchantId: string,
+  q: z.infer<typeof billPaymentListQuery>,
+): Promise<{ data: BillPayment[]; nextCursor: string | null }> {
   const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
   if (q.status) f.add('status = ?', q.status);
   if (q.billerId) f.add('biller_id = ?', q.billerId);
@@ -395,7 +589,11 @@ export async function listBillPayments(db: Queryable, merchantId: string, q: z.i
  * The bill payments whose cash went into the drawer of shift `shiftId`: count, cash taken (amount + fee) and fees,
  * minor units (a later rejection by the biller moves no cash at the counter) — the shift report's "Bill payments in".
  */
-export async function billCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<{ count: number; amountCents: number; feeCents: number }> {
+export async function billCashOfShift(
+  db: Queryable,
+  merchantId: string,
+  shiftId: string,
+): Promise<{ count: number; amountCents: number; feeCents: number }> {
   const { rows } = await db.query<{ n: number | string; amount: number | string | null; fee: number | string | null }>(
     `SELECT count(*) AS n, SUM(amount_cents + fee_cents) AS amount, SUM(fee_cents) AS fee FROM bill_payments WHERE merchant_id = $1 AND shift_id = $2 AND journal_transaction_id IS NOT NULL`,
     [merchantId, shiftId],

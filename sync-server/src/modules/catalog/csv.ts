@@ -44,7 +44,20 @@ import {
 import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
-import { invalidReferences, itemsBySku, liveTaxRates, newItemOf, onHandAtDefaultLocation, patchedItem, referenceErrors, refreshStockOnHand, sameItem, storeItems, withStockOf, type ItemWrite } from './service.ts';
+import {
+  invalidReferences,
+  itemsBySku,
+  liveTaxRates,
+  newItemOf,
+  onHandAtDefaultLocation,
+  patchedItem,
+  referenceErrors,
+  refreshStockOnHand,
+  sameItem,
+  storeItems,
+  withStockOf,
+  type ItemWrite,
+} from './service.ts';
 
 /**
  * The stock step of an import, run once per chunk after its items are stored: record a `count` movement at the default
@@ -53,7 +66,10 @@ import { invalidReferences, itemsBySku, liveTaxRates, newItemOf, onHandAtDefault
  * variations whose units on hand (read in the same mutation) differ. Returns the variation ids it recorded a movement
  * for; the import re-stamps the items of any other from the stock.
  */
-export type ImportStockCounts = (counts: readonly { variationId: string; counted: number }[], source: { sourceId: string; note: string }) => Promise<string[]>;
+export type ImportStockCounts = (
+  counts: readonly { variationId: string; counted: number }[],
+  source: { sourceId: string; note: string },
+) => Promise<string[]>;
 
 /** The import report (core `importReportSchema`). */
 export type { ImportReport };
@@ -124,10 +140,13 @@ export function readCatalogCsv(csv: string): { header: string[]; rows: CatalogCs
     records = parse(csv, { bom: true, info: true, relax_column_count: true, skip_empty_lines: false }) as unknown as typeof records;
   } catch (err) {
     const e = err as Error & { lines?: number };
-    throw new ProblemError(400, 'invalid_csv', `The CSV cannot be read${e.lines ? ` (line ${e.lines})` : ''}: ${e.message}`, [{ path: 'csv', message: e.message }]);
+    throw new ProblemError(400, 'invalid_csv', `The CSV cannot be read${e.lines ? ` (line ${e.lines})` : ''}: ${e.message}`, [
+      { path: 'csv', message: e.message },
+    ]);
   }
   const first = records[0];
-  if (!first) throw new ProblemError(400, 'invalid_csv', 'The CSV is empty: send a header row and product rows.', [{ path: 'csv', message: 'is empty' }]);
+  if (!first)
+    throw new ProblemError(400, 'invalid_csv', 'The CSV is empty: send a header row and product rows.', [{ path: 'csv', message: 'is empty' }]);
   const header = first.record.map((h) => h.trim());
   const missing = ['Handle'].filter((c) => !header.includes(c));
   if (missing.length > 0) {
@@ -138,7 +157,10 @@ export function readCatalogCsv(csv: string): { header: string[]; rows: CatalogCs
   // Card numbers (core/card-number-guard.ts, the boundary's rule, per cell): masked in the description column,
   // refused (400 naming the line and column) anywhere else; a barcode with a right GS1 check digit passes.
   for (const [i, h] of header.entries()) {
-    if (cardNumberRule(undefined, h) === 'refuse') throw new ProblemError(400, 'validation_error', `Invalid csv: a column name ${CARD_NUMBER_REFUSED_MESSAGE}.`, [{ path: 'csv', message: `column ${i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}` }]);
+    if (cardNumberRule(undefined, h) === 'refuse')
+      throw new ProblemError(400, 'validation_error', `Invalid csv: a column name ${CARD_NUMBER_REFUSED_MESSAGE}.`, [
+        { path: 'csv', message: `column ${i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}` },
+      ]);
   }
   for (const { record, info } of records.slice(1)) {
     for (let i = 0; i < record.length; i++) {
@@ -146,9 +168,12 @@ export function readCatalogCsv(csv: string): { header: string[]; rows: CatalogCs
       const rule = cardNumberRule(CSV_COLUMN_FIELDS[column] ?? column, record[i]!);
       if (rule === 'mask') record[i] = maskCardNumbers(record[i]!);
       else if (rule === 'refuse') {
-        throw new ProblemError(400, 'validation_error', `Invalid csv: line ${info.lines}, column ${column || i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}.`, [
-          { path: 'csv', message: `line ${info.lines}, column ${column || i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}` },
-        ]);
+        throw new ProblemError(
+          400,
+          'validation_error',
+          `Invalid csv: line ${info.lines}, column ${column || i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}.`,
+          [{ path: 'csv', message: `line ${info.lines}, column ${column || i + 1} ${CARD_NUMBER_REFUSED_MESSAGE}` }],
+        );
       }
     }
   }
@@ -168,7 +193,19 @@ const isFalse = (v: string) => /^(false|no|0)$/i.test(v);
 
 /** A new, empty import report (core `importReportSchema`) for `rows` data rows. */
 export function newImportReport(importId: string, dryRun: boolean, rows: number): ImportReport {
-  return { importId, dryRun, rows, importedRows: 0, variantRows: 0, imageRows: 0, items: { created: 0, updated: 0, unchanged: 0 }, stockMovements: 0, rejected: [], warnings: [], results: [] };
+  return {
+    importId,
+    dryRun,
+    rows,
+    importedRows: 0,
+    variantRows: 0,
+    imageRows: 0,
+    items: { created: 0, updated: 0, unchanged: 0 },
+    stockMovements: 0,
+    rejected: [],
+    warnings: [],
+    results: [],
+  };
 }
 
 /** The rows of one product (one `Handle`), in file order. */
@@ -221,9 +258,14 @@ export interface ImportContext {
  * @throws ProblemError 400 `validation_error` for an unknown `taxRateId`.
  */
 export async function defaultImportTaxRate(db: Queryable, merchantId: string, taxRateId?: string): Promise<string | undefined> {
-  const rates = (await db.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId])).rows.map((r) => r.data);
+  const rates = (
+    await db.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId])
+  ).rows.map((r) => r.data);
   if (taxRateId !== undefined) {
-    if (!rates.some((r) => r.id === taxRateId)) throw new ProblemError(400, 'validation_error', `Invalid taxRateId: tax rate ${taxRateId} does not exist.`, [{ path: 'taxRateId', message: 'is not a tax rate of this store' }]);
+    if (!rates.some((r) => r.id === taxRateId))
+      throw new ProblemError(400, 'validation_error', `Invalid taxRateId: tax rate ${taxRateId} does not exist.`, [
+        { path: 'taxRateId', message: 'is not a tax rate of this store' },
+      ]);
     return taxRateId;
   }
   if (rates.length === 0) return undefined;
@@ -236,10 +278,20 @@ export async function defaultImportTaxRate(db: Queryable, merchantId: string, ta
 }
 
 /** The {@link ImportContext} of a new import (currency exponent, default tax rate, no SKU seen yet). */
-export async function prepareImport(db: Queryable, merchantId: string, options: { importId: string; countStock: ImportStockCounts; taxRateId?: string | undefined }): Promise<ImportContext> {
+export async function prepareImport(
+  db: Queryable,
+  merchantId: string,
+  options: { importId: string; countStock: ImportStockCounts; taxRateId?: string | undefined },
+): Promise<ImportContext> {
   const currency = (await db.query<{ currency: string }>('SELECT currency FROM merchants WHERE id = $1', [merchantId])).rows[0]?.currency ?? 'USD';
   const rate = await defaultImportTaxRate(db, merchantId, options.taxRateId);
-  return { exponent: minorUnitExponent(currency), defaultTaxRateIds: rate ? [rate] : [], countStock: options.countStock, skusInFile: new Map(), importId: options.importId };
+  return {
+    exponent: minorUnitExponent(currency),
+    defaultTaxRateIds: rate ? [rate] : [],
+    countStock: options.countStock,
+    skusInFile: new Map(),
+    importId: options.importId,
+  };
 }
 
 /**
@@ -247,7 +299,11 @@ export async function prepareImport(db: Queryable, merchantId: string, options: 
  * top of this file) in one go: {@link importProducts} over every product, one `catalog.imported` audit entry.
  * `dryRun` only marks the report: the caller rolls the mutation back to write nothing.
  */
-export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRow[], options: { dryRun: boolean; countStock: ImportStockCounts; taxRateId?: string }): Promise<ImportReport> {
+export async function importCatalogRows(
+  m: Mutation,
+  rows: readonly CatalogCsvRow[],
+  options: { dryRun: boolean; countStock: ImportStockCounts; taxRateId?: string },
+): Promise<ImportReport> {
   const report = newImportReport(newId('catalogImport'), options.dryRun, rows.length);
   const ictx = await prepareImport(m.tx, m.merchantId, { importId: report.importId, countStock: options.countStock, taxRateId: options.taxRateId });
   const products = groupProducts(rows, report);
@@ -259,7 +315,13 @@ export async function importCatalogRows(m: Mutation, rows: readonly CatalogCsvRo
     entityType: 'catalog_import',
     entityId: report.importId,
     appId: null,
-    data: { rows: report.rows, importedRows: report.importedRows, rejected: report.rejected.length, items: report.items, stockMovements: report.stockMovements },
+    data: {
+      rows: report.rows,
+      importedRows: report.importedRows,
+      rejected: report.rejected.length,
+      items: report.items,
+      stockMovements: report.stockMovements,
+    },
   });
   m.changed('catalog-items');
   return report;
@@ -291,22 +353,44 @@ interface ChunkLookups {
 async function lookupChunk(tx: Queryable, merchantId: string, products: readonly ProductRows[]): Promise<ChunkLookups> {
   const handleList = products.map((p) => p.handle);
   const handles = new Map<string, string>();
-  for (const r of (await tx.query<{ handle: string; item_id: string }>('SELECT handle, item_id FROM catalog_handles WHERE merchant_id = $1 AND handle = ANY($2::text[])', [merchantId, handleList])).rows) {
+  for (const r of (
+    await tx.query<{ handle: string; item_id: string }>(
+      'SELECT handle, item_id FROM catalog_handles WHERE merchant_id = $1 AND handle = ANY($2::text[])',
+      [merchantId, handleList],
+    )
+  ).rows) {
     handles.set(r.handle, r.item_id);
   }
   const candidates = handleList.filter((h) => HANDLE_ID.test(h)).map((h) => `itm_${h}`);
   const ids = [...new Set([...handles.values(), ...candidates])];
   const items = new Map<string, { item: CatalogItem; deleted: boolean }>();
-  for (const r of (await tx.query<{ id: string; data: CatalogItem; updated_at: Date; deleted: boolean }>('SELECT id, data, updated_at, deleted FROM catalog_items WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, ids])).rows) {
+  for (const r of (
+    await tx.query<{ id: string; data: CatalogItem; updated_at: Date; deleted: boolean }>(
+      'SELECT id, data, updated_at, deleted FROM catalog_items WHERE merchant_id = $1 AND id = ANY($2::text[])',
+      [merchantId, ids],
+    )
+  ).rows) {
     items.set(r.id, { item: r.data, deleted: r.deleted });
   }
-  const handled = new Set((await tx.query<{ item_id: string }>('SELECT item_id FROM catalog_handles WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [merchantId, candidates])).rows.map((r) => r.item_id));
+  const handled = new Set(
+    (
+      await tx.query<{ item_id: string }>('SELECT item_id FROM catalog_handles WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [
+        merchantId,
+        candidates,
+      ])
+    ).rows.map((r) => r.item_id),
+  );
   // The file's SKUs (taken by another item?) and the SKUs the existing items keep (still theirs alone?).
   const skus = new Set(products.flatMap((p) => p.rows.map((r) => r.get('Variant SKU')).filter((s) => s !== '' && s.length <= 64)));
   for (const { item, deleted } of items.values()) if (!deleted) for (const v of item.variations) if (v.sku !== undefined) skus.add(v.sku);
   const skuOwners = await itemsBySku(tx, merchantId, [...skus]);
   const details = new Map<string, ShopifyDetails>();
-  for (const r of (await tx.query<{ item_id: string; data: ShopifyDetails }>('SELECT item_id, data FROM catalog_item_shopify WHERE merchant_id = $1 AND item_id = ANY($2::text[])', [merchantId, ids])).rows) {
+  for (const r of (
+    await tx.query<{ item_id: string; data: ShopifyDetails }>(
+      'SELECT item_id, data FROM catalog_item_shopify WHERE merchant_id = $1 AND item_id = ANY($2::text[])',
+      [merchantId, ids],
+    )
+  ).rows) {
     details.set(r.item_id, r.data);
   }
   return { handles, items, handled, skuOwners, details, rates: await liveTaxRates(tx, merchantId) };
@@ -342,11 +426,17 @@ export async function importProducts(m: Mutation, products: readonly ProductRows
       const already = new Set(report.rejected.slice(mark.rejected).map((r) => r.line));
       for (const row of group) if (!already.has(row.line)) report.rejected.push({ line: row.line, handle, reason });
       report.warnings.length = mark.warnings;
-      for (const row of group) if (row.get('Variant SKU') !== '' && ictx.skusInFile.get(row.get('Variant SKU'))?.line === row.line) ictx.skusInFile.delete(row.get('Variant SKU'));
+      for (const row of group)
+        if (row.get('Variant SKU') !== '' && ictx.skusInFile.get(row.get('Variant SKU'))?.line === row.line)
+          ictx.skusInFile.delete(row.get('Variant SKU'));
     }
   }
 
-  const onHand = await onHandAtDefaultLocation(tx, merchantId, plans.flatMap((p) => (p.existing ? p.item.variations.filter((v) => v.trackStock).map((v) => v.id) : [])));
+  const onHand = await onHandAtDefaultLocation(
+    tx,
+    merchantId,
+    plans.flatMap((p) => (p.existing ? p.item.variations.filter((v) => v.trackStock).map((v) => v.id) : [])),
+  );
   const writes: ItemWrite[] = [];
   const handleRows: { handle: string; itemId: string }[] = [];
   const detailRows: { itemId: string; details: ShopifyDetails }[] = [];
@@ -389,16 +479,22 @@ export async function importProducts(m: Mutation, products: readonly ProductRows
   await storeItems(m, writes);
   if (handleRows.length > 0) {
     await tx.query(
-      prepared('catalog_handles_store_many', `INSERT INTO catalog_handles (merchant_id, handle, item_id) SELECT $1, handle, item_id FROM unnest($2::text[], $3::text[]) AS t(handle, item_id)
-       ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`),
+      prepared(
+        'catalog_handles_store_many',
+        `INSERT INTO catalog_handles (merchant_id, handle, item_id) SELECT $1, handle, item_id FROM unnest($2::text[], $3::text[]) AS t(handle, item_id)
+       ON CONFLICT (merchant_id, item_id) DO UPDATE SET handle = EXCLUDED.handle`,
+      ),
       [merchantId, handleRows.map((r) => r.handle), handleRows.map((r) => r.itemId)],
     );
   }
   if (detailRows.length > 0) {
     await tx.query(
-      prepared('catalog_item_shopify_store_many', `INSERT INTO catalog_item_shopify (merchant_id, item_id, data, updated_at)
+      prepared(
+        'catalog_item_shopify_store_many',
+        `INSERT INTO catalog_item_shopify (merchant_id, item_id, data, updated_at)
        SELECT $1, t.item_id, d.data, $4 FROM unnest($2::text[]) WITH ORDINALITY AS t(item_id, n) JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS d(data, n) USING (n)
-       ON CONFLICT (merchant_id, item_id) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`),
+       ON CONFLICT (merchant_id, item_id) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`,
+      ),
       [merchantId, detailRows.map((r) => r.itemId), JSON.stringify(detailRows.map((r) => r.details)), m.now.toISOString()],
     );
   }
@@ -481,12 +577,42 @@ export interface VariantDetails {
  * a non-empty cell of any other column is reported per row as not kept.
  */
 export const KEPT_COLUMNS: ReadonlySet<string> = new Set([
-  'Handle', 'Title', 'Body (HTML)', 'Vendor', 'Product Category', 'Type', 'Tags', 'Published',
-  'Option1 Name', 'Option1 Value', 'Option2 Name', 'Option2 Value', 'Option3 Name', 'Option3 Value',
-  'Variant SKU', 'Variant Grams', 'Variant Inventory Tracker', 'Variant Inventory Qty', 'Variant Inventory Policy', 'Variant Fulfillment Service',
-  'Variant Price', 'Variant Compare At Price', 'Variant Requires Shipping', 'Variant Taxable', 'Variant Barcode',
-  'Image Src', 'Image Position', 'Image Alt Text', 'Gift Card', 'SEO Title', 'SEO Description',
-  'Variant Image', 'Variant Weight Unit', 'Variant Tax Code', 'Cost per item', 'Status',
+  'Handle',
+  'Title',
+  'Body (HTML)',
+  'Vendor',
+  'Product Category',
+  'Type',
+  'Tags',
+  'Published',
+  'Option1 Name',
+  'Option1 Value',
+  'Option2 Name',
+  'Option2 Value',
+  'Option3 Name',
+  'Option3 Value',
+  'Variant SKU',
+  'Variant Grams',
+  'Variant Inventory Tracker',
+  'Variant Inventory Qty',
+  'Variant Inventory Policy',
+  'Variant Fulfillment Service',
+  'Variant Price',
+  'Variant Compare At Price',
+  'Variant Requires Shipping',
+  'Variant Taxable',
+  'Variant Barcode',
+  'Image Src',
+  'Image Position',
+  'Image Alt Text',
+  'Gift Card',
+  'SEO Title',
+  'SEO Description',
+  'Variant Image',
+  'Variant Weight Unit',
+  'Variant Tax Code',
+  'Cost per item',
+  'Status',
 ]);
 
 const text = (value: string, max: number) => (value !== '' ? value.slice(0, max) : undefined);
@@ -560,7 +686,8 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
   }
   if (productStatus === 'draft' && titleRow) warn(titleRow, 'Status is draft: imported as a sellable catalog item');
   // Names people will read: the same refusals as the catalog API's (core nonBlankText).
-  const unsafe = titleRow && (['Title', 'Type'] as const).map((c) => [c, unsafeTextProblem(titleRow.get(c))] as const).find(([, p]) => p !== undefined);
+  const unsafe =
+    titleRow && (['Title', 'Type'] as const).map((c) => [c, unsafeTextProblem(titleRow.get(c))] as const).find(([, p]) => p !== undefined);
   if (unsafe) {
     for (const row of group) reject(row, `${unsafe[0]} ${unsafe[1]}`);
     return undefined;
@@ -573,7 +700,8 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
 
   const variants: VariantRow[] = [];
   const imageRows: Row[] = [];
-  const isVariantRow = (row: Row) => ['Option1 Value', 'Option2 Value', 'Option3 Value', 'Variant Price', 'Variant SKU', 'Variant Barcode'].some((c) => row.get(c) !== '');
+  const isVariantRow = (row: Row) =>
+    ['Option1 Value', 'Option2 Value', 'Option3 Value', 'Variant Price', 'Variant SKU', 'Variant Barcode'].some((c) => row.get(c) !== '');
   for (const row of group) {
     if (!isVariantRow(row)) {
       if (row.get('Image Src') !== '') imageRows.push(row);
@@ -604,7 +732,10 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
     }
     const priceCents = parsePrice(priceText, ictx.exponent);
     if (priceCents === undefined) {
-      reject(row, `Variant Price "${priceText.slice(0, 40)}" is not a price (a decimal number with at most ${ictx.exponent} decimals, at most ${formatPrice(MAX_AMOUNT_CENTS, ictx.exponent)})`);
+      reject(
+        row,
+        `Variant Price "${priceText.slice(0, 40)}" is not a price (a decimal number with at most ${ictx.exponent} decimals, at most ${formatPrice(MAX_AMOUNT_CENTS, ictx.exponent)})`,
+      );
       continue;
     }
     const duplicate = variants.find((v) => v.name.toLowerCase() === name.toLowerCase());
@@ -633,7 +764,11 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
     let gtin: string | undefined;
     if (barcode !== '') {
       if (isValidGtin(barcode)) gtin = barcode;
-      else warn(row, `Variant Barcode "${barcode.slice(0, 40)}" is not a valid GTIN (8, 12, 13 or 14 digits with a check digit): imported without a barcode`);
+      else
+        warn(
+          row,
+          `Variant Barcode "${barcode.slice(0, 40)}" is not a valid GTIN (8, 12, 13 or 14 digits with a check digit): imported without a barcode`,
+        );
     }
     const qtyText = row.get('Variant Inventory Qty');
     let quantity: number | undefined;
@@ -645,7 +780,8 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
       quantity = Number(qtyText);
     }
     const tracker = row.get('Variant Inventory Tracker').toLowerCase();
-    if (tracker !== '' && tracker !== 'shopify') warn(row, `Variant Inventory Tracker "${tracker.slice(0, 40)}" is tracked by another service: stock is tracked here from the given quantity`);
+    if (tracker !== '' && tracker !== 'shopify')
+      warn(row, `Variant Inventory Tracker "${tracker.slice(0, 40)}" is tracked by another service: stock is tracked here from the given quantity`);
     variants.push({
       row,
       name,
@@ -688,10 +824,16 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
   if (titleRow) {
     fields.name = titleRow.get('Title');
     const description = htmlToText(titleRow.get('Body (HTML)'));
-    if (description.length > 2000) warn(titleRow, 'Body (HTML) is longer than 2000 characters as text: cut to 2000 on the register (the HTML is kept)');
+    if (description.length > 2000)
+      warn(titleRow, 'Body (HTML) is longer than 2000 characters as text: cut to 2000 on the register (the HTML is kept)');
     if (description !== '') fields.description = description.slice(0, 2000);
     const type = titleRow.get('Type');
-    const productCategory = titleRow.get('Product Category').split('>').map((s) => s.trim()).filter(Boolean).at(-1);
+    const productCategory = titleRow
+      .get('Product Category')
+      .split('>')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1);
     const category = (type || productCategory || (existing ? '' : 'Uncategorized')).slice(0, 100);
     if (category !== '') fields.category = category;
   }
@@ -750,7 +892,12 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
   // The Shopify details: product fields from the Title row, variants by their variation id, images when given.
   const before = lookups.details.get(itemId);
   const variationIdOf = (name: string) => item.variations.find((x) => x.name.toLowerCase() === name.toLowerCase())!.id;
-  const optionNames = titleRow ? ['Option1 Name', 'Option2 Name', 'Option3 Name'].map((c) => titleRow.get(c)).filter((v) => v !== '').map((v) => v.slice(0, 255)) : undefined;
+  const optionNames = titleRow
+    ? ['Option1 Name', 'Option2 Name', 'Option3 Name']
+        .map((c) => titleRow.get(c))
+        .filter((v) => v !== '')
+        .map((v) => v.slice(0, 255))
+    : undefined;
   const productFields = titleRow
     ? compact({
         bodyHtml: text(titleRow.get('Body (HTML)'), 65_536),
@@ -776,7 +923,9 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
     variants: Object.fromEntries(Object.entries(keptVariants).filter(([id]) => item.variations.some((x) => x.id === id))),
   };
   // Stock: a count to the CSV's quantity (recorded by the chunk, only where it differs from what is on hand).
-  const counts = variants.filter((v) => v.quantity !== undefined && v.trackStock).map((v) => ({ variationId: variationIdOf(v.name), counted: v.quantity! }));
+  const counts = variants
+    .filter((v) => v.quantity !== undefined && v.trackStock)
+    .map((v) => ({ variationId: variationIdOf(v.name), counted: v.quantity! }));
   return {
     handle,
     item,
@@ -790,7 +939,15 @@ function planProduct(handle: string, group: Row[], ictx: ImportContext, lookups:
 }
 
 function canonical(v: unknown): unknown {
-  return Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)])) : v;
+  return Array.isArray(v)
+    ? v.map(canonical)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.entries(v)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, x]) => [k, canonical(x)]),
+        )
+      : v;
 }
 
 /** The columns export writes (the {@link KEPT_COLUMNS} of Shopify's product CSV, in Shopify's order). */
@@ -843,8 +1000,16 @@ const isTrue = (v: string) => !isFalse(v);
  */
 function exportItem(item: CatalogItem, handle: string, details: ShopifyDetails | null, exponent: number): string[][] {
   const single = item.variations.length === 1 && item.variations[0]!.name === 'Regular';
-  const images: ShopifyDetails['images'] = details && details.images.length > 0 && details.images[0]!.src === item.imageUrl ? details.images : item.imageUrl ? [{ src: item.imageUrl, position: '1' }] : [];
-  const bodyHtml = details?.bodyHtml !== undefined && htmlToText(details.bodyHtml).slice(0, 2000) === (item.description ?? '') ? details.bodyHtml : textToHtml(item.description ?? '');
+  const images: ShopifyDetails['images'] =
+    details && details.images.length > 0 && details.images[0]!.src === item.imageUrl
+      ? details.images
+      : item.imageUrl
+        ? [{ src: item.imageUrl, position: '1' }]
+        : [];
+  const bodyHtml =
+    details?.bodyHtml !== undefined && htmlToText(details.bodyHtml).slice(0, 2000) === (item.description ?? '')
+      ? details.bodyHtml
+      : textToHtml(item.description ?? '');
   const optionsOf = (v: CatalogItem['variations'][number]): string[] => {
     const kept = details?.variants[v.id]?.options;
     if (kept && (kept.join(' / ') === v.name || (v.name === 'Regular' && kept.length === 1 && kept[0] === 'Default Title'))) return kept;
@@ -852,7 +1017,14 @@ function exportItem(item: CatalogItem, handle: string, details: ShopifyDetails |
   };
   const allOptions = item.variations.map(optionsOf);
   const width = Math.max(...allOptions.map((o) => o.length));
-  const names = details && details.optionNames.length === width ? details.optionNames : single ? ['Title'] : width === 1 ? ['Option'] : Array.from({ length: width }, (_, i) => `Option${i + 1}`);
+  const names =
+    details && details.optionNames.length === width
+      ? details.optionNames
+      : single
+        ? ['Title']
+        : width === 1
+          ? ['Option']
+          : Array.from({ length: width }, (_, i) => `Option${i + 1}`);
   const taxable = item.taxRateIds.length > 0;
   const shipping = item.kind === 'product';
   const out: string[][] = [];
@@ -869,7 +1041,17 @@ function exportItem(item: CatalogItem, handle: string, details: ShopifyDetails |
         'Body (HTML)': bodyHtml,
         Vendor: details?.vendor ?? '',
         'Product Category': details?.productCategory ?? '',
-        Type: details?.type !== undefined && (details.type || details.productCategory?.split('>').map((x) => x.trim()).filter(Boolean).at(-1) || 'Uncategorized') === item.category ? details.type : item.category,
+        Type:
+          details?.type !== undefined &&
+          (details.type ||
+            details.productCategory
+              ?.split('>')
+              .map((x) => x.trim())
+              .filter(Boolean)
+              .at(-1) ||
+            'Uncategorized') === item.category
+            ? details.type
+            : item.category,
         Tags: details?.tags ?? '',
         Published: details ? (details.published ?? '') : 'true',
         'Option1 Name': names[0] ?? '',

@@ -32,7 +32,14 @@ export async function createImportJob(m: Mutation, rowsTotal: number): Promise<s
   await m.tx.query(
     `INSERT INTO catalog_import_jobs (id, merchant_id, actor, status, rows_total, report, created_at, updated_at)
      VALUES ($1, $2, $3, 'running', $4, $5::jsonb, $6, $6)`,
-    [id, m.merchantId, m.actor, rowsTotal, JSON.stringify({ items: { created: 0, updated: 0, unchanged: 0 }, rejected: 0, stockMovements: 0, variantRows: 0, imageRows: 0 }), m.now.toISOString()],
+    [
+      id,
+      m.merchantId,
+      m.actor,
+      rowsTotal,
+      JSON.stringify({ items: { created: 0, updated: 0, unchanged: 0 }, rejected: 0, stockMovements: 0, variantRows: 0, imageRows: 0 }),
+      m.now.toISOString(),
+    ],
   );
   await m.audit({ action: 'catalog.import_started', entityType: 'catalog_import', entityId: id, appId: null, data: { rows: rowsTotal } });
   return id;
@@ -55,7 +62,19 @@ export async function recordImportChunk(m: Mutation, jobId: string, chunk: numbe
               'rejected', (report->>'rejected')::int + $8, 'stockMovements', (report->>'stockMovements')::int + $9,
               'variantRows', (report->>'variantRows')::int + $10, 'imageRows', (report->>'imageRows')::int + $11)
       WHERE merchant_id = $1 AND id = $2`,
-    [m.merchantId, jobId, rowsInChunk, m.now.toISOString(), part.items.created, part.items.updated, part.items.unchanged, part.rejected.length, part.stockMovements, part.variantRows, part.imageRows],
+    [
+      m.merchantId,
+      jobId,
+      rowsInChunk,
+      m.now.toISOString(),
+      part.items.created,
+      part.items.updated,
+      part.items.unchanged,
+      part.rejected.length,
+      part.stockMovements,
+      part.variantRows,
+      part.imageRows,
+    ],
   );
 }
 
@@ -65,12 +84,21 @@ export async function endImportJob(m: Mutation, jobId: string, status: 'done' | 
     `UPDATE catalog_import_jobs SET status = $3, error = $4, finished_at = $5, updated_at = $5 WHERE merchant_id = $1 AND id = $2 RETURNING rows_done, report`,
     [m.merchantId, jobId, status, error, m.now.toISOString()],
   );
-  await m.audit({ action: 'catalog.imported', entityType: 'catalog_import', entityId: jobId, appId: null, data: { status, rowsDone: rows[0]?.rows_done ?? 0, ...(rows[0]?.report ?? {}), ...(error ? { error } : {}) } });
+  await m.audit({
+    action: 'catalog.imported',
+    entityType: 'catalog_import',
+    entityId: jobId,
+    appId: null,
+    data: { status, rowsDone: rows[0]?.rows_done ?? 0, ...(rows[0]?.report ?? {}), ...(error ? { error } : {}) },
+  });
 }
 
 /** The job's status as stored (`undefined` when unknown): what the runner checks between chunks. */
 export async function importJobStatus(db: Queryable, merchantId: string, jobId: string): Promise<ImportJob['status'] | undefined> {
-  const { rows } = await db.query<{ status: ImportJob['status'] }>('SELECT status FROM catalog_import_jobs WHERE merchant_id = $1 AND id = $2', [merchantId, jobId]);
+  const { rows } = await db.query<{ status: ImportJob['status'] }>('SELECT status FROM catalog_import_jobs WHERE merchant_id = $1 AND id = $2', [
+    merchantId,
+    jobId,
+  ]);
   return rows[0]?.status;
 }
 
@@ -88,8 +116,16 @@ export async function getImportJob(db: Queryable, merchantId: string, jobId: str
   let report: ImportReport | null = null;
   if (ENDED.has(row.status)) {
     report = newImportReport(row.id, false, row.rows_done);
-    Object.assign(report, { items: row.report.items, stockMovements: row.report.stockMovements, variantRows: row.report.variantRows, imageRows: row.report.imageRows });
-    const parts = await db.query<{ part: Pick<ImportReport, 'rejected' | 'warnings' | 'results'> }>('SELECT part FROM catalog_import_job_chunks WHERE job_id = $1 ORDER BY chunk', [jobId]);
+    Object.assign(report, {
+      items: row.report.items,
+      stockMovements: row.report.stockMovements,
+      variantRows: row.report.variantRows,
+      imageRows: row.report.imageRows,
+    });
+    const parts = await db.query<{ part: Pick<ImportReport, 'rejected' | 'warnings' | 'results'> }>(
+      'SELECT part FROM catalog_import_job_chunks WHERE job_id = $1 ORDER BY chunk',
+      [jobId],
+    );
     for (const { part } of parts.rows) {
       report.rejected.push(...part.rejected);
       report.warnings.push(...part.warnings);
@@ -122,5 +158,6 @@ export async function cancelImportJob(m: Mutation, jobId: string): Promise<void>
     [m.merchantId, jobId, m.now.toISOString()],
   );
   if (!rows[0]) throw new ProblemError(404, 'not_found', `Catalog import job ${jobId} does not exist.`);
-  if (rows[0].status === 'cancelling') await m.audit({ action: 'catalog.import_cancel_requested', entityType: 'catalog_import', entityId: jobId, appId: null, data: {} });
+  if (rows[0].status === 'cancelling')
+    await m.audit({ action: 'catalog.import_cancel_requested', entityType: 'catalog_import', entityId: jobId, appId: null, data: {} });
 }

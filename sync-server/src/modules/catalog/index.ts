@@ -21,15 +21,7 @@ export {
 } from './csv.ts';
 
 // Catalog import jobs.
-export {
-  cancelImportJob,
-  createImportJob,
-  endImportJob,
-  getImportJob,
-  importJobStatus,
-  recordImportChunk,
-  type ImportJob,
-} from './import-jobs.ts';
+export { cancelImportJob, createImportJob, endImportJob, getImportJob, importJobStatus, recordImportChunk, type ImportJob } from './import-jobs.ts';
 
 // The live catalog as a pricing snapshot.
 export { loadCatalog } from './pricing.ts';

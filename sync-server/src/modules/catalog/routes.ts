@@ -64,13 +64,23 @@ const catalogQuery = z.strictObject({
   /** `true`: deleted items too, each with `deleted: true` — what an app syncing with `updatedSince` needs to drop them. */
   includeDeleted: queryBoolean.optional(),
 });
-const jobQuery = z.strictObject({ taxRateId: importJobRequestSchema.shape.taxRateId.describe('With a `text/csv` body: the tax rate taxable products get (default: the store\'s default rate). With a JSON body, send it in the body.') });
+const jobQuery = z.strictObject({
+  taxRateId: importJobRequestSchema.shape.taxRateId.describe(
+    "With a `text/csv` body: the tax rate taxable products get (default: the store's default rate). With a JSON body, send it in the body.",
+  ),
+});
 const jobParams = z.strictObject({ id: z.string().regex(/^imp_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with imp_') });
 const itemParams = z.strictObject({ id: z.string().regex(/^itm_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with itm_') });
 const taxParams = z.strictObject({ id: z.string().regex(/^tax_[A-Za-z0-9_-]{1,40}$/, 'must be an id starting with tax_') });
 const noQuery = z.strictObject({});
 const pageQuery = z.strictObject(pageQueryFields);
-const importQuery = z.strictObject({ dryRun: queryBoolean.optional().describe('With a `text/csv` body: `true` checks and reports without writing. With a JSON body, send `dryRun` in the body instead (here it is a 400).') });
+const importQuery = z.strictObject({
+  dryRun: queryBoolean
+    .optional()
+    .describe(
+      'With a `text/csv` body: `true` checks and reports without writing. With a JSON body, send `dryRun` in the body instead (here it is a 400).',
+    ),
+});
 const categoryParams = z.strictObject({ name: z.string().min(1).max(100) });
 const categorySchema = categorySummarySchema;
 
@@ -82,7 +92,8 @@ const categorySchema = categorySummarySchema;
  */
 export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, workflows: CatalogWorkflows): void {
   /** Runs `fn` as a mutation of the request's caller. */
-  const write = <T>(request: Parameters<typeof principalOf>[0], fn: (m: Mutation) => Promise<T>): Promise<T> => mutation(ctx, actorOf(principalOf(request)), fn);
+  const write = <T>(request: Parameters<typeof principalOf>[0], fn: (m: Mutation) => Promise<T>): Promise<T> =>
+    mutation(ctx, actorOf(principalOf(request)), fn);
 
   app.get(
     '/api/pos/catalog',
@@ -113,7 +124,16 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
     '/api/pos/catalog/items/:id',
     {
       onRequest: guard(ctx, { scope: 'catalog:read' }),
-      config: { openapi: { summary: 'Get a catalog item', tags: ['catalog'], access: { scope: 'catalog:read' }, params: itemParams, query: noQuery, response: apiCatalogItemSchema } },
+      config: {
+        openapi: {
+          summary: 'Get a catalog item',
+          tags: ['catalog'],
+          access: { scope: 'catalog:read' },
+          params: itemParams,
+          query: noQuery,
+          response: apiCatalogItemSchema,
+        },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(itemParams, request.params, '(path)');
@@ -129,7 +149,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
       config: {
         openapi: {
           summary: 'Create a catalog item',
-          description: 'Ids of the item, its variations, modifier lists and modifiers are assigned by the server. Stock is set through the inventory endpoints.',
+          description:
+            'Ids of the item, its variations, modifier lists and modifiers are assigned by the server. Stock is set through the inventory endpoints.',
           tags: ['catalog'],
           access: 'staff',
           body: catalogItemCreateSchema,
@@ -153,7 +174,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
       config: {
         openapi: {
           summary: 'Change a catalog item',
-          description: 'Send the fields to change. variations, modifierLists and taxRateIds replace the stored lists; entries sent with their id keep it (and their stock). description or imageUrl null removes them.',
+          description:
+            'Send the fields to change. variations, modifierLists and taxRateIds replace the stored lists; entries sent with their id keep it (and their stock). description or imageUrl null removes them.',
           tags: ['catalog'],
           access: 'staff',
           params: itemParams,
@@ -246,7 +268,17 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
     '/api/pos/catalog/tax-rates',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Create a tax rate', tags: ['catalog'], access: 'staff', body: taxRateCreateSchema, response: apiTaxRateSchema, status: 201, idempotent: true } },
+      config: {
+        openapi: {
+          summary: 'Create a tax rate',
+          tags: ['catalog'],
+          access: 'staff',
+          body: taxRateCreateSchema,
+          response: apiTaxRateSchema,
+          status: 201,
+          idempotent: true,
+        },
+      },
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(taxRateCreateSchema, request.body ?? undefined);
@@ -259,7 +291,17 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
     '/api/pos/catalog/tax-rates/:id',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Change a tax rate', errors: { 409: 'It would become inclusive on an item carrying other rates (`tax_configuration`)' }, tags: ['catalog'], access: 'staff', params: taxParams, body: taxRateUpdateSchema, response: apiTaxRateSchema } },
+      config: {
+        openapi: {
+          summary: 'Change a tax rate',
+          errors: { 409: 'It would become inclusive on an item carrying other rates (`tax_configuration`)' },
+          tags: ['catalog'],
+          access: 'staff',
+          params: taxParams,
+          body: taxRateUpdateSchema,
+          response: apiTaxRateSchema,
+        },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(taxParams, request.params, '(path)');
@@ -272,7 +314,17 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
     '/api/pos/catalog/tax-rates/:id',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Delete a tax rate', errors: { 409: 'Items still carry it (`tax_rate_in_use`)' }, description: '409 tax_rate_in_use while items carry it.', tags: ['catalog'], access: 'staff', params: taxParams, status: 204 } },
+      config: {
+        openapi: {
+          summary: 'Delete a tax rate',
+          errors: { 409: 'Items still carry it (`tax_rate_in_use`)' },
+          description: '409 tax_rate_in_use while items carry it.',
+          tags: ['catalog'],
+          access: 'staff',
+          params: taxParams,
+          status: 204,
+        },
+      },
     },
     async (request, reply) => {
       const { id } = parseOrThrow(taxParams, request.params, '(path)');
@@ -287,7 +339,9 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
   // other route still answers 415 to anything but JSON. Each route sets its own limit (16 MiB for the one-transaction
   // import, 64 MiB for a job); the parser's is the larger.
   void app.register(async (scope) => {
-    scope.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: CATALOG_IMPORT_JOB_MAX_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: CATALOG_IMPORT_JOB_MAX_BYTES }, (_request, body, done) =>
+      done(null, body),
+    );
     scope.post(
       '/api/pos/catalog/import',
       {
@@ -314,11 +368,15 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
         let csv: string;
         let dryRun: boolean;
         if (typeof request.body === 'string') {
-          if (request.body.trim() === '') throw new ProblemError(400, 'validation_error', 'Invalid (body): the CSV file is empty.', [{ path: '(body)', message: 'is empty' }]);
+          if (request.body.trim() === '')
+            throw new ProblemError(400, 'validation_error', 'Invalid (body): the CSV file is empty.', [{ path: '(body)', message: 'is empty' }]);
           csv = request.body;
           dryRun = query.dryRun ?? false;
         } else {
-          if (query.dryRun !== undefined) throw new ProblemError(400, 'validation_error', 'Invalid dryRun: with a JSON body, send dryRun in the body.', [{ path: 'dryRun', message: 'goes in the JSON body' }]);
+          if (query.dryRun !== undefined)
+            throw new ProblemError(400, 'validation_error', 'Invalid dryRun: with a JSON body, send dryRun in the body.', [
+              { path: 'dryRun', message: 'goes in the JSON body' },
+            ]);
           const body = parseOrThrow(catalogImportRequestSchema, request.body ?? undefined);
           csv = body.csv;
           dryRun = body.dryRun;
@@ -354,11 +412,15 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
         let csv: string;
         let taxRateId: string | undefined;
         if (typeof request.body === 'string') {
-          if (request.body.trim() === '') throw new ProblemError(400, 'validation_error', 'Invalid (body): the CSV file is empty.', [{ path: '(body)', message: 'is empty' }]);
+          if (request.body.trim() === '')
+            throw new ProblemError(400, 'validation_error', 'Invalid (body): the CSV file is empty.', [{ path: '(body)', message: 'is empty' }]);
           csv = request.body;
           taxRateId = query.taxRateId;
         } else {
-          if (query.taxRateId !== undefined) throw new ProblemError(400, 'validation_error', 'Invalid taxRateId: with a JSON body, send taxRateId in the body.', [{ path: 'taxRateId', message: 'goes in the JSON body' }]);
+          if (query.taxRateId !== undefined)
+            throw new ProblemError(400, 'validation_error', 'Invalid taxRateId: with a JSON body, send taxRateId in the body.', [
+              { path: 'taxRateId', message: 'goes in the JSON body' },
+            ]);
           const body = parseOrThrow(importJobRequestSchema, request.body ?? undefined);
           csv = body.csv;
           taxRateId = body.taxRateId;
@@ -399,7 +461,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext, wor
       config: {
         openapi: {
           summary: 'Cancel a catalog import job',
-          description: 'The job stops after the chunk it is importing (`cancelling`, then `cancelled`); the chunks committed stay, and re-running the same file completes the import safely. A job that has ended is answered as it is.',
+          description:
+            'The job stops after the chunk it is importing (`cancelling`, then `cancelled`); the chunks committed stay, and re-running the same file completes the import safely. A job that has ended is answered as it is.',
           tags: ['catalog'],
           access: 'staff',
           params: jobParams,

@@ -48,11 +48,17 @@ interface ItemRow {
   deleted: boolean;
 }
 
-export const toApiItem = (r: { data: CatalogItem; updated_at: Date }): ApiCatalogItem => ({ ...r.data, updatedAt: new Date(r.updated_at).toISOString() });
+export const toApiItem = (r: { data: CatalogItem; updated_at: Date }): ApiCatalogItem => ({
+  ...r.data,
+  updatedAt: new Date(r.updated_at).toISOString(),
+});
 
 /** The item (also when soft-deleted, with `deleted`), or undefined. */
 export async function findItem(db: Queryable, merchantId: string, id: string): Promise<{ item: ApiCatalogItem; deleted: boolean } | undefined> {
-  const { rows } = await db.query<ItemRow>('SELECT id, data, updated_at, deleted FROM catalog_items WHERE merchant_id = $1 AND id = $2', [merchantId, id]);
+  const { rows } = await db.query<ItemRow>('SELECT id, data, updated_at, deleted FROM catalog_items WHERE merchant_id = $1 AND id = $2', [
+    merchantId,
+    id,
+  ]);
   const row = rows[0];
   return row ? { item: toApiItem(row), deleted: row.deleted } : undefined;
 }
@@ -129,7 +135,9 @@ function stripStamps(item: CatalogItem & { updatedAt?: string; syncSeq?: number 
 
 /** The store's live tax rates by id (one read). */
 export async function liveTaxRates(tx: Queryable, merchantId: string): Promise<Map<string, TaxRate>> {
-  const { rows } = await tx.query<{ id: string; data: TaxRate }>('SELECT id, data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted', [merchantId]);
+  const { rows } = await tx.query<{ id: string; data: TaxRate }>('SELECT id, data FROM tax_rates WHERE merchant_id = $1 AND NOT deleted', [
+    merchantId,
+  ]);
   return new Map(rows.map((r) => [r.id, r.data]));
 }
 
@@ -145,10 +153,13 @@ export async function itemsBySku(tx: Queryable, merchantId: string, skus: readon
   const owners = new Map<string, string[]>();
   if (skus.length === 0) return owners;
   const { rows } = await tx.query<{ sku: string; id: string }>(
-    prepared('catalog_items_by_sku', `SELECT k.sku, ci.id FROM unnest($2::text[]) AS k(sku)
+    prepared(
+      'catalog_items_by_sku',
+      `SELECT k.sku, ci.id FROM unnest($2::text[]) AS k(sku)
        CROSS JOIN LATERAL (SELECT ci.id FROM catalog_items ci
                             WHERE jsonb_path_query_array(ci.data, '$.variations[*].sku') ? k.sku AND ci.merchant_id = $1 AND NOT ci.deleted
-                           OFFSET 0) ci`),
+                           OFFSET 0) ci`,
+    ),
     [merchantId, [...new Set(skus)]],
   );
   for (const r of rows) owners.set(r.sku, [...(owners.get(r.sku) ?? []), r.id]);
@@ -160,7 +171,11 @@ export async function itemsBySku(tx: Queryable, merchantId: string, skus: readon
  * mix an inclusive rate with others, SKUs that another live item carries (`skuOwners`, from {@link itemsBySku}).
  * Empty when none.
  */
-export function referenceErrors(item: CatalogItem, rates: ReadonlyMap<string, TaxRate>, skuOwners: ReadonlyMap<string, readonly string[]>): FieldError[] {
+export function referenceErrors(
+  item: CatalogItem,
+  rates: ReadonlyMap<string, TaxRate>,
+  skuOwners: ReadonlyMap<string, readonly string[]>,
+): FieldError[] {
   const errors: FieldError[] = [];
   item.taxRateIds.forEach((id, i) => {
     if (!rates.has(id)) errors.push({ path: `taxRateIds.${i}`, message: `tax rate ${id} does not exist` });
@@ -181,7 +196,12 @@ export function referenceErrors(item: CatalogItem, rates: ReadonlyMap<string, Ta
 
 /** The 400 `validation_error` of an item's {@link referenceErrors} (non-empty). */
 export function invalidReferences(errors: readonly FieldError[]): ProblemError {
-  return new ProblemError(400, 'validation_error', `Invalid ${[...new Set(errors.map((e) => e.path))].join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, [...errors]);
+  return new ProblemError(
+    400,
+    'validation_error',
+    `Invalid ${[...new Set(errors.map((e) => e.path))].join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+    [...errors],
+  );
 }
 
 /** Validates references of an item against the store: tax rates exist and mix correctly; SKUs unique in the store. */
@@ -197,15 +217,23 @@ function asCatalogItem(candidate: unknown): CatalogItem {
   const parsed = catalogItemSchema.safeParse(candidate);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
-    throw new ProblemError(400, 'validation_error', `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+    throw new ProblemError(
+      400,
+      'validation_error',
+      `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      errors,
+    );
   }
   return parsed.data;
 }
 
 function assignedByServer(path: string): never {
-  throw new ProblemError(400, 'validation_error', `Invalid ${path}: ids are assigned by the server; send one only to keep an existing entry in an update.`, [
-    { path, message: 'is assigned by the server' },
-  ]);
+  throw new ProblemError(
+    400,
+    'validation_error',
+    `Invalid ${path}: ids are assigned by the server; send one only to keep an existing entry in an update.`,
+    [{ path, message: 'is assigned by the server' }],
+  );
 }
 
 type VariationIn = CatalogItemCreate['variations'][number];
@@ -226,7 +254,14 @@ function buildVariations(input: readonly VariationIn[], existing: readonly Varia
       // On update, a variation sent without id keeps the id of the existing one with the same name.
       id = existing?.find((e) => e.name.toLowerCase() === v.name.toLowerCase() && !input.some((o) => o.id === e.id))?.id ?? newId('variation');
     }
-    return { id, name: v.name, priceCents: v.priceCents, ...(v.sku !== undefined ? { sku: v.sku } : {}), ...(v.gtin !== undefined ? { gtin: v.gtin } : {}), trackStock: v.trackStock };
+    return {
+      id,
+      name: v.name,
+      priceCents: v.priceCents,
+      ...(v.sku !== undefined ? { sku: v.sku } : {}),
+      ...(v.gtin !== undefined ? { gtin: v.gtin } : {}),
+      trackStock: v.trackStock,
+    };
   });
 }
 
@@ -305,7 +340,15 @@ export function withStockOf(item: CatalogItem, onHand: ReadonlyMap<string, numbe
 
 function canonicalItem(item: CatalogItem): unknown {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sort(x)])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, x]) => [k, sort(x)]),
+          )
+        : v;
   return sort(item);
 }
 
@@ -328,7 +371,12 @@ export async function createItem(m: Mutation, input: CatalogItemCreate, options:
  * variations, when their name matches). Returns `unchanged: true` (and writes nothing) when nothing differs.
  * @throws ProblemError 404 unknown or deleted item; 400 as {@link createItem}.
  */
-export async function updateItem(m: Mutation, id: string, patch: CatalogItemUpdate, options: { action?: string } = {}): Promise<{ item: ApiCatalogItem; unchanged: boolean }> {
+export async function updateItem(
+  m: Mutation,
+  id: string,
+  patch: CatalogItemUpdate,
+  options: { action?: string } = {},
+): Promise<{ item: ApiCatalogItem; unchanged: boolean }> {
   const { tx, merchantId } = m;
   const current = stripStamps(await getItem(tx, merchantId, id));
   const item = patchedItem(current, patch);
@@ -360,9 +408,12 @@ export async function storeItems(m: Mutation, writes: readonly ItemWrite[]): Pro
   if (writes.length === 0) return [];
   const updatedAt = m.now.toISOString();
   await m.tx.query(
-    prepared('catalog_items_store_many', `INSERT INTO catalog_items (merchant_id, id, data, sync_seq, updated_at, deleted)
+    prepared(
+      'catalog_items_store_many',
+      `INSERT INTO catalog_items (merchant_id, id, data, sync_seq, updated_at, deleted)
      SELECT $1, d->>'id', d, nextval('sync_seq'), $3, false FROM jsonb_array_elements($2::jsonb) AS t(d)
-     ON CONFLICT (merchant_id, id) DO UPDATE SET data = EXCLUDED.data, sync_seq = EXCLUDED.sync_seq, updated_at = EXCLUDED.updated_at, deleted = EXCLUDED.deleted`),
+     ON CONFLICT (merchant_id, id) DO UPDATE SET data = EXCLUDED.data, sync_seq = EXCLUDED.sync_seq, updated_at = EXCLUDED.updated_at, deleted = EXCLUDED.deleted`,
+    ),
     [m.merchantId, JSON.stringify(writes.map((w) => w.item)), updatedAt],
   );
   const stored = writes.map((w): ApiCatalogItem => ({ ...w.item, updatedAt }));
@@ -370,11 +421,31 @@ export async function storeItems(m: Mutation, writes: readonly ItemWrite[]): Pro
     m.tx,
     writes.flatMap((w) =>
       w.audit
-        ? [{ merchantId: m.merchantId, actor: m.actor, registerId: m.registerId ?? null, appId: m.appId ?? null, occurredAt: m.now, action: w.audit.action, entityType: 'catalog_item', entityId: w.item.id, data: { name: w.item.name, ...w.audit.data } }]
+        ? [
+            {
+              merchantId: m.merchantId,
+              actor: m.actor,
+              registerId: m.registerId ?? null,
+              appId: m.appId ?? null,
+              occurredAt: m.now,
+              action: w.audit.action,
+              entityType: 'catalog_item',
+              entityId: w.item.id,
+              data: { name: w.item.name, ...w.audit.data },
+            },
+          ]
         : [],
     ),
   );
-  await emitEvents(m.tx, stored.map((item) => ({ merchantId: m.merchantId, type: 'catalog.updated' as const, object: { object: 'catalog_item', ...item, deleted: false }, occurredAt: m.now })));
+  await emitEvents(
+    m.tx,
+    stored.map((item) => ({
+      merchantId: m.merchantId,
+      type: 'catalog.updated' as const,
+      object: { object: 'catalog_item', ...item, deleted: false },
+      occurredAt: m.now,
+    })),
+  );
   m.changed('catalog-items');
   return stored;
 }
@@ -408,7 +479,10 @@ async function storeRate(m: Mutation, rate: TaxRate, deleted: boolean, action: s
 }
 
 async function getRate(tx: Queryable, merchantId: string, id: string): Promise<TaxRate> {
-  const { rows } = await tx.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND id = $2 AND NOT deleted', [merchantId, id]);
+  const { rows } = await tx.query<{ data: TaxRate }>('SELECT data FROM tax_rates WHERE merchant_id = $1 AND id = $2 AND NOT deleted', [
+    merchantId,
+    id,
+  ]);
   if (!rows[0]) throw new ProblemError(404, 'not_found', `Tax rate ${id} does not exist.`);
   return rows[0].data;
 }
@@ -436,7 +510,11 @@ export async function updateTaxRate(m: Mutation, id: string, patch: Partial<Omit
   if (next.inclusive && !current.inclusive) {
     const mixed = (await itemsWithRate(m.tx, m.merchantId, id)).filter((i) => i.taxRateIds.length > 1);
     if (mixed.length > 0) {
-      throw new ProblemError(409, 'tax_configuration', `Tax rate ${id} cannot become inclusive: ${mixed.map((i) => i.id).join(', ')} carry it with other rates.`);
+      throw new ProblemError(
+        409,
+        'tax_configuration',
+        `Tax rate ${id} cannot become inclusive: ${mixed.map((i) => i.id).join(', ')} carry it with other rates.`,
+      );
     }
   }
   return storeRate(m, next, false, 'tax_rate.updated');
@@ -447,7 +525,14 @@ export async function deleteTaxRate(m: Mutation, id: string): Promise<ApiTaxRate
   const current = await getRate(m.tx, m.merchantId, id);
   const users = await itemsWithRate(m.tx, m.merchantId, id);
   if (users.length > 0) {
-    throw new ProblemError(409, 'tax_rate_in_use', `Tax rate ${id} is used by ${users.length} item(s): ${users.slice(0, 10).map((i) => i.id).join(', ')}. Remove it from them first.`);
+    throw new ProblemError(
+      409,
+      'tax_rate_in_use',
+      `Tax rate ${id} is used by ${users.length} item(s): ${users
+        .slice(0, 10)
+        .map((i) => i.id)
+        .join(', ')}. Remove it from them first.`,
+    );
   }
   return storeRate(m, current, true, 'tax_rate.deleted');
 }
@@ -459,7 +544,11 @@ export type { CategorySummary };
  * Up to `limit` categories of live items with their item counts, by name case-insensitively, strictly after the sort
  * key `after` (`[lower(name), name]`, from a previous page). Each row carries its `sortKey` for the next cursor.
  */
-export async function listCategories(db: Queryable, merchantId: string, page: { limit: number; after?: readonly [string, string] }): Promise<(CategorySummary & { sortKey: [string, string] })[]> {
+export async function listCategories(
+  db: Queryable,
+  merchantId: string,
+  page: { limit: number; after?: readonly [string, string] },
+): Promise<(CategorySummary & { sortKey: [string, string] })[]> {
   const params: unknown[] = [merchantId];
   let having = '';
   if (page.after) {
@@ -500,7 +589,6 @@ export async function renameCategory(m: Mutation, from: string, to: string): Pro
   return { name: to, itemCount: Number(count[0]?.n ?? 0), itemIds: moved };
 }
 
-
 /** One page of the catalog as GET /api/pos/catalog answers it. */
 export interface CatalogPage {
   /** Items ordered by id; with `includeDeleted`, each carries `deleted`. */
@@ -519,14 +607,23 @@ export interface CatalogPage {
 export async function listCatalog(
   db: Queryable,
   merchantId: string,
-  q: { limit: number; cursor?: string | undefined; category?: string | undefined; q?: string | undefined; updatedSince?: string | undefined; includeDeleted?: boolean | undefined },
+  q: {
+    limit: number;
+    cursor?: string | undefined;
+    category?: string | undefined;
+    q?: string | undefined;
+    updatedSince?: string | undefined;
+    includeDeleted?: boolean | undefined;
+  },
 ): Promise<CatalogPage> {
   const filter = new SqlFilter(q.includeDeleted ? ['merchant_id = ?'] : ['merchant_id = ?', 'NOT deleted'], [merchantId]);
   if (q.cursor) filter.add('id > ?', decodeCursor(q.cursor, ['string'])[0]);
   if (q.category) filter.add(`lower(data->>'category') = lower(?)`, q.category);
   if (q.q) {
     const like = filter.param(likeContains(q.q));
-    filter.add(`(data->>'name' ILIKE ${like} OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ${like} OR v->>'gtin' ILIKE ${like}))`);
+    filter.add(
+      `(data->>'name' ILIKE ${like} OR EXISTS (SELECT 1 FROM jsonb_array_elements(data->'variations') v WHERE v->>'sku' ILIKE ${like} OR v->>'gtin' ILIKE ${like}))`,
+    );
   }
   if (q.updatedSince) filter.add('updated_at >= ?', q.updatedSince);
   const limit = filter.param(q.limit + 1);
@@ -535,7 +632,10 @@ export async function listCatalog(
     filter.params,
   );
   const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.id]);
-  const rates = await db.query<{ data: TaxRate; updated_at: Date }>('SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id', [merchantId]);
+  const rates = await db.query<{ data: TaxRate; updated_at: Date }>(
+    'SELECT data, updated_at FROM tax_rates WHERE merchant_id = $1 AND NOT deleted ORDER BY id',
+    [merchantId],
+  );
   return {
     data: page.map((r) => ({ ...toApiItem(r), ...(q.includeDeleted ? { deleted: r.deleted } : {}) })),
     taxRates: rates.rows.map(toApiRate),

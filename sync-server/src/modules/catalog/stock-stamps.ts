@@ -34,7 +34,9 @@ export async function restampStockOnHand(
 ): Promise<CatalogUpdatedEvent[]> {
   if (itemIds.length === 0) return [];
   const { rows } = await tx.query<{ id: string; data: CatalogItem | string; deleted: boolean }>(
-    prepared('restamp_stock_on_hand', `UPDATE catalog_items ci
+    prepared(
+      'restamp_stock_on_hand',
+      `UPDATE catalog_items ci
         SET data = jsonb_set(ci.data, '{variations}', coalesce((
               SELECT jsonb_agg(CASE WHEN (x.v->>'trackStock')::boolean
                                     THEN (x.v - 'stockOnHand') || jsonb_build_object('stockOnHand', coalesce(sl.on_hand, 0))
@@ -44,7 +46,8 @@ export async function restampStockOnHand(
             ), '[]'::jsonb)),
             sync_seq = nextval('sync_seq'), updated_at = $2
       WHERE ci.merchant_id = $1 AND ci.id = ANY($4::text[])
-      RETURNING ci.id, ci.data, ci.deleted`),
+      RETURNING ci.id, ci.data, ci.deleted`,
+    ),
     [merchantId, now.toISOString(), locationId, [...new Set(itemIds)]],
   );
   const updatedAt = now.toISOString();
@@ -52,6 +55,11 @@ export async function restampStockOnHand(
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map((r) => {
       const data = typeof r.data === 'string' ? (JSON.parse(r.data) as CatalogItem) : r.data;
-      return { merchantId, type: 'catalog.updated' as const, object: { object: 'catalog_item', ...data, updatedAt, deleted: r.deleted }, occurredAt: now };
+      return {
+        merchantId,
+        type: 'catalog.updated' as const,
+        object: { object: 'catalog_item', ...data, updatedAt, deleted: r.deleted },
+        occurredAt: now,
+      };
     });
 }

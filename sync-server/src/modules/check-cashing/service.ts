@@ -34,8 +34,14 @@ const digits = (max: number) => z.string().regex(new RegExp(`^[0-9]{1,${max}}$`)
 
 /** The check as the scanner read it (core `CheckScan` fields) — or as the cashier typed it from the MICR line. */
 export const checkMicrSchema = z.strictObject({
-  routingNumber: z.string().regex(/^\d{9}$/, 'must be 9 digits').describe('ABA routing number (checksum verified)'),
-  accountNumber: z.string().regex(/^[0-9-]{1,20}$/, 'must be digits and dashes').describe('On-us account number; stored masked (last four)'),
+  routingNumber: z
+    .string()
+    .regex(/^\d{9}$/, 'must be 9 digits')
+    .describe('ABA routing number (checksum verified)'),
+  accountNumber: z
+    .string()
+    .regex(/^[0-9-]{1,20}$/, 'must be digits and dashes')
+    .describe('On-us account number; stored masked (last four)'),
   checkNumber: digits(15).optional(),
   auxOnUs: digits(15).optional(),
 });
@@ -43,7 +49,10 @@ export const checkMicrSchema = z.strictObject({
 /** Largest check image accepted (decoded bytes): 5 MiB, the check scanner driver's own limit. */
 export const CHECK_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
-const shiftIdField = z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').describe("The register's open shift whose drawer the cash goes through (its X/Z report counts it)");
+const shiftIdField = z
+  .string()
+  .regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)')
+  .describe("The register's open shift whose drawer the cash goes through (its X/Z report counts it)");
 
 /** `POST /api/pos/check-cashings/{id}/complete` body (optional): the shift paying out, when not the one that held it. */
 export const completeCheckBody = z.strictObject({ shiftId: shiftIdField.optional() });
@@ -60,9 +69,16 @@ export const checkCashCreateSchema = z.strictObject({
     .max(Math.ceil(CHECK_IMAGE_MAX_BYTES / 3) * 4)
     .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64')
     .optional()
-    .describe("The check image as the scanner delivered it (PNG, base64, at most 5 MiB): stored with the record, served by `GET /api/pos/check-cashings/{id}/image`"),
+    .describe(
+      'The check image as the scanner delivered it (PNG, base64, at most 5 MiB): stored with the record, served by `GET /api/pos/check-cashings/{id}/image`',
+    ),
   shiftId: shiftIdField.optional(),
-  registerNumber: z.int().min(1).max(999).optional().describe("The register whose drawer pays out (its `cash_drawer:R<n>`); default the store's `cash_drawer`"),
+  registerNumber: z
+    .int()
+    .min(1)
+    .max(999)
+    .optional()
+    .describe("The register whose drawer pays out (its `cash_drawer:R<n>`); default the store's `cash_drawer`"),
 });
 /** See {@link checkCashCreateSchema}. */
 export type CheckCashCreate = z.infer<typeof checkCashCreateSchema>;
@@ -70,7 +86,9 @@ export type CheckCashCreate = z.infer<typeof checkCashCreateSchema>;
 /** A check cashing as the API answers it. */
 export const checkCashingSchema = z.strictObject({
   id: z.string(),
-  status: z.enum(['held', 'paid', 'refused']).describe('`held`: the customer is a potential sanctions match; a manager must clear the screening, then complete'),
+  status: z
+    .enum(['held', 'paid', 'refused'])
+    .describe('`held`: the customer is a potential sanctions match; a manager must clear the screening, then complete'),
   routingNumber: z.string(),
   accountMasked: z.string(),
   checkNumber: z.string().nullable(),
@@ -92,7 +110,11 @@ export const checkCashingSchema = z.strictObject({
 export type CheckCashing = z.infer<typeof checkCashingSchema>;
 
 /** `GET /api/pos/check-cashings` query. */
-export const checkCashingListQuery = z.strictObject({ ...pageQueryFields, status: z.enum(['held', 'paid', 'refused']).optional(), customerName: z.string().max(100).optional() });
+export const checkCashingListQuery = z.strictObject({
+  ...pageQueryFields,
+  status: z.enum(['held', 'paid', 'refused']).optional(),
+  customerName: z.string().max(100).optional(),
+});
 
 interface Row {
   id: string;
@@ -185,20 +207,38 @@ export const CHECK_REFUSED_ACTION = 'check_cashing.refused';
  *   400 `invalid_check_image` naming `imagePng`;
  *   409 `duplicate_check`; 422 `limit_per_transaction`.
  */
-export async function planCheckCashing(tx: Queryable, merchantId: string, input: CheckCashCreate, settings: { checkFee: ServiceFeeSchedule; checkLimits: ServiceLimits }): Promise<CheckPlan> {
+export async function planCheckCashing(
+  tx: Queryable,
+  merchantId: string,
+  input: CheckCashCreate,
+  settings: { checkFee: ServiceFeeSchedule; checkLimits: ServiceLimits },
+): Promise<CheckPlan> {
   const merchant = await getMerchant(tx, merchantId);
   assertMoneyMovementAllowed(merchant, 'Cashing a check');
   if (!abaRoutingValid(input.micr.routingNumber)) {
-    throw new ProblemError(400, 'micr_bad_routing_checksum', `Routing number ${input.micr.routingNumber} fails the ABA checksum: rescan the check or type the MICR line again.`, [{ path: 'micr.routingNumber', message: 'fails the ABA checksum' }]);
+    throw new ProblemError(
+      400,
+      'micr_bad_routing_checksum',
+      `Routing number ${input.micr.routingNumber} fails the ABA checksum: rescan the check or type the MICR line again.`,
+      [{ path: 'micr.routingNumber', message: 'fails the ABA checksum' }],
+    );
   }
   const micrHash = sha256(micrKey(input.micr));
-  const dup = await tx.query<{ id: string; status: string }>(`SELECT id, status FROM check_cashings WHERE merchant_id = $1 AND micr_hash = $2`, [merchantId, micrHash]);
+  const dup = await tx.query<{ id: string; status: string }>(`SELECT id, status FROM check_cashings WHERE merchant_id = $1 AND micr_hash = $2`, [
+    merchantId,
+    micrHash,
+  ]);
   if (dup.rows[0]) {
-    throw new ProblemError(409, 'duplicate_check', `This check (MICR line) was already presented here (${dup.rows[0].id}, ${dup.rows[0].status}): a check is cashed once.`);
+    throw new ProblemError(
+      409,
+      'duplicate_check',
+      `This check (MICR line) was already presented here (${dup.rows[0].id}, ${dup.rows[0].status}): a check is cashed once.`,
+    );
   }
   if (input.imagePng !== undefined) checkImageBytes(input.imagePng);
   const perCheck = checkServiceLimits(input.amountCents, 0, settings.checkLimits);
-  if (perCheck) throw new ProblemError(422, perCheck.code, perCheck.message, [{ path: 'amountCents', message: `must not exceed ${perCheck.limitCents}` }]);
+  if (perCheck)
+    throw new ProblemError(422, perCheck.code, perCheck.message, [{ path: 'amountCents', message: `must not exceed ${perCheck.limitCents}` }]);
   const feeCents = serviceFee(input.amountCents, settings.checkFee);
   return {
     input,
@@ -224,15 +264,38 @@ export async function customerCheckTotalToday(tx: Queryable, merchantId: string,
  * The per-customer daily limit, once the customer is known from the ID.
  * @throws ProblemError 422 `limit_per_customer_day` naming `amountCents`.
  */
-export async function assertCustomerDailyLimit(tx: Queryable, merchantId: string, customer: CheckCustomer, amountCents: number, now: Date, limits: ServiceLimits): Promise<void> {
+export async function assertCustomerDailyLimit(
+  tx: Queryable,
+  merchantId: string,
+  customer: CheckCustomer,
+  amountCents: number,
+  now: Date,
+  limits: ServiceLimits,
+): Promise<void> {
   const today = await customerCheckTotalToday(tx, merchantId, customer.ref, now);
   const refusal = checkServiceLimits(amountCents, today, limits);
-  if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `the customer's total today must not exceed ${refusal.limitCents}` }]);
+  if (refusal)
+    throw new ProblemError(422, refusal.code, refusal.message, [
+      { path: 'amountCents', message: `the customer's total today must not exceed ${refusal.limitCents}` },
+    ]);
 }
 
-async function postPayout(m: Mutation, id: string, plan: Pick<CheckPlan, 'feeCents' | 'payoutCents' | 'currency' | 'cashAccount'>, amountCents: number): Promise<string> {
+async function postPayout(
+  m: Mutation,
+  id: string,
+  plan: Pick<CheckPlan, 'feeCents' | 'payoutCents' | 'currency' | 'cashAccount'>,
+  amountCents: number,
+): Promise<string> {
   const jt = buildJournalTransaction(
-    { kind: 'financial_service', sourceType: 'check_cashing', sourceId: id, registerId: m.registerId ?? null, currency: plan.currency, occurredAt: m.now.toISOString(), memo: `Check cashed ${id}` },
+    {
+      kind: 'financial_service',
+      sourceType: 'check_cashing',
+      sourceId: id,
+      registerId: m.registerId ?? null,
+      currency: plan.currency,
+      occurredAt: m.now.toISOString(),
+      memo: `Check cashed ${id}`,
+    },
     [
       { accountCode: 'check_clearing:cashed', amountCents },
       { accountCode: 'fee_income', amountCents: -plan.feeCents },
@@ -248,7 +311,13 @@ async function postPayout(m: Mutation, id: string, plan: Pick<CheckPlan, 'feeCen
  * Records the check: `held` (screening `potential_match`: nothing paid, the MICR line reserved) or `paid` (cash out:
  * the journal transaction posted in the same database transaction). Audits `check_cashing.held` / `check_cashing.paid`.
  */
-export async function recordCheckCashing(m: Mutation, plan: CheckPlan, customer: CheckCustomer, screeningId: string | null, held: boolean): Promise<CheckCashing> {
+export async function recordCheckCashing(
+  m: Mutation,
+  plan: CheckPlan,
+  customer: CheckCustomer,
+  screeningId: string | null,
+  held: boolean,
+): Promise<CheckCashing> {
   const id = `chq_${ulid()}`;
   const journalId = held ? null : await postPayout(m, id, plan, plan.input.amountCents);
   const micr = plan.input.micr;
@@ -257,8 +326,28 @@ export async function recordCheckCashing(m: Mutation, plan: CheckPlan, customer:
        customer_name, customer_ref, id_verification_id, screening_id, has_image, status, cash_account, journal_transaction_id, register_id, created_by, created_at, completed_at, shift_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING *`,
     [
-      id, m.merchantId, plan.micrHash, micr.routingNumber, maskAccount(micr.accountNumber), micr.checkNumber ?? micr.auxOnUs ?? null, plan.input.amountCents, plan.feeCents, plan.payoutCents, plan.currency,
-      customer.name, customer.ref, customer.idVerificationId, screeningId, plan.input.hasImage || plan.input.imagePng !== undefined, held ? 'held' : 'paid', plan.cashAccount, journalId, m.registerId ?? null, m.actor, m.now.toISOString(), held ? null : m.now.toISOString(),
+      id,
+      m.merchantId,
+      plan.micrHash,
+      micr.routingNumber,
+      maskAccount(micr.accountNumber),
+      micr.checkNumber ?? micr.auxOnUs ?? null,
+      plan.input.amountCents,
+      plan.feeCents,
+      plan.payoutCents,
+      plan.currency,
+      customer.name,
+      customer.ref,
+      customer.idVerificationId,
+      screeningId,
+      plan.input.hasImage || plan.input.imagePng !== undefined,
+      held ? 'held' : 'paid',
+      plan.cashAccount,
+      journalId,
+      m.registerId ?? null,
+      m.actor,
+      m.now.toISOString(),
+      held ? null : m.now.toISOString(),
       plan.input.shiftId ?? null,
     ],
   );
@@ -267,7 +356,16 @@ export async function recordCheckCashing(m: Mutation, plan: CheckPlan, customer:
     action: held ? 'check_cashing.held' : 'check_cashing.paid',
     entityType: 'check_cashing',
     entityId: id,
-    data: { amountCents: plan.input.amountCents, feeCents: plan.feeCents, payoutCents: plan.payoutCents, routingNumber: micr.routingNumber, accountMasked: maskAccount(micr.accountNumber), idVerificationId: customer.idVerificationId, screeningId, journalTransactionId: journalId },
+    data: {
+      amountCents: plan.input.amountCents,
+      feeCents: plan.feeCents,
+      payoutCents: plan.payoutCents,
+      routingNumber: micr.routingNumber,
+      accountMasked: maskAccount(micr.accountNumber),
+      idVerificationId: customer.idVerificationId,
+      screeningId,
+      journalTransactionId: journalId,
+    },
   });
   return toApi(rows[0]!);
 }
@@ -284,25 +382,45 @@ export async function getCheckCashing(db: Queryable, merchantId: string, id: str
  * transaction, status `paid`, audit `check_cashing.paid`. Or `refuse`: status `refused`, audit `check_cashing.refused`.
  * @throws ProblemError 409 `illegal_state_transition` unless held; 403 `money_movement_disabled` in the demo store.
  */
-export async function finishHeldCheck(m: Mutation, id: string, outcome: 'paid' | 'refused', reason?: string, shiftId?: string): Promise<CheckCashing> {
+export async function finishHeldCheck(
+  m: Mutation,
+  id: string,
+  outcome: 'paid' | 'refused',
+  reason?: string,
+  shiftId?: string,
+): Promise<CheckCashing> {
   const current = await getCheckCashing(m.tx, m.merchantId, id);
   if (current.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Check cashing ${id} is ${current.status}, not held.`);
   let journalId: string | null = null;
   if (outcome === 'paid') {
     assertMoneyMovementAllowed(await getMerchant(m.tx, m.merchantId), 'Cashing a check');
-    journalId = await postPayout(m, id, { feeCents: current.feeCents, payoutCents: current.payoutCents, currency: current.currency, cashAccount: current.cashAccount }, current.amountCents);
+    journalId = await postPayout(
+      m,
+      id,
+      { feeCents: current.feeCents, payoutCents: current.payoutCents, currency: current.currency, cashAccount: current.cashAccount },
+      current.amountCents,
+    );
   }
   // A refused check keeps its MICR line: presenting the same paper item again is refused as a duplicate.
   const { rows } = await m.tx.query<Row>(
     `UPDATE check_cashings SET status = $3, journal_transaction_id = $4, completed_at = $5, shift_id = COALESCE($6, shift_id) WHERE merchant_id = $1 AND id = $2 RETURNING *`,
     [m.merchantId, id, outcome, journalId, m.now.toISOString(), shiftId ?? null],
   );
-  await m.audit({ action: outcome === 'paid' ? 'check_cashing.paid' : CHECK_REFUSED_ACTION, entityType: 'check_cashing', entityId: id, data: { journalTransactionId: journalId, ...(reason ? { reason } : {}) } });
+  await m.audit({
+    action: outcome === 'paid' ? 'check_cashing.paid' : CHECK_REFUSED_ACTION,
+    entityType: 'check_cashing',
+    entityId: id,
+    data: { journalTransactionId: journalId, ...(reason ? { reason } : {}) },
+  });
   return toApi(rows[0]!);
 }
 
 /** The merchant's check cashings, newest first, filtered by status and customer name (contains, case-insensitive). */
-export async function listCheckCashings(db: Queryable, merchantId: string, q: z.infer<typeof checkCashingListQuery>): Promise<{ data: CheckCashing[]; nextCursor: string | null }> {
+export async function listCheckCashings(
+  db: Queryable,
+  merchantId: string,
+  q: z.infer<typeof checkCashingListQuery>,
+): Promise<{ data: CheckCashing[]; nextCursor: string | null }> {
   const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
   if (q.status) f.add('status = ?', q.status);
   if (q.customerName) f.add('customer_name ILIKE ?', likeContains(q.customerName));
@@ -323,8 +441,14 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
  */
 export function checkImageBytes(base64: string): Buffer {
   const bytes = Buffer.from(base64, 'base64');
-  const problem = bytes.length > CHECK_IMAGE_MAX_BYTES ? `is above ${CHECK_IMAGE_MAX_BYTES} bytes` : !bytes.subarray(0, 8).equals(PNG_SIGNATURE) ? 'is not a PNG image' : null;
-  if (problem) throw new ProblemError(400, 'invalid_check_image', `The check image ${problem}: scan the check again.`, [{ path: 'imagePng', message: problem }]);
+  const problem =
+    bytes.length > CHECK_IMAGE_MAX_BYTES
+      ? `is above ${CHECK_IMAGE_MAX_BYTES} bytes`
+      : !bytes.subarray(0, 8).equals(PNG_SIGNATURE)
+        ? 'is not a PNG image'
+        : null;
+  if (problem)
+    throw new ProblemError(400, 'invalid_check_image', `The check image ${problem}: scan the check again.`, [{ path: 'imagePng', message: problem }]);
   return bytes;
 }
 
@@ -354,7 +478,11 @@ export async function getCheckImage(db: Queryable, merchantId: string, id: strin
  * The checks paid out through the drawer of shift `shiftId` (the register named it): count, cash handed out (payouts)
  * and fees, minor units — the shift report's "Checks cashed out" (workflows/shift-closeout.ts).
  */
-export async function checkCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<{ count: number; payoutCents: number; feeCents: number }> {
+export async function checkCashOfShift(
+  db: Queryable,
+  merchantId: string,
+  shiftId: string,
+): Promise<{ count: number; payoutCents: number; feeCents: number }> {
   const { rows } = await db.query<{ n: number | string; payout: number | string | null; fee: number | string | null }>(
     `SELECT count(*) AS n, SUM(payout_cents) AS payout, SUM(fee_cents) AS fee FROM check_cashings WHERE merchant_id = $1 AND shift_id = $2 AND status = 'paid'`,
     [merchantId, shiftId],

@@ -18,7 +18,12 @@ export const SHIFT_TABLES = { shifts: 'shifts', 'cash-movements': 'cash_movement
 export type ShiftCollection = keyof typeof SHIFT_TABLES;
 
 /** Documents of `collection` stored under `ids` for the merchant (others' ids are reported as taken: `merchantId`). */
-export async function findShiftDocuments(tx: Queryable, merchantId: string, collection: ShiftCollection, ids: readonly string[]): Promise<Map<string, StoredShiftDocument & { merchantId: string }>> {
+export async function findShiftDocuments(
+  tx: Queryable,
+  merchantId: string,
+  collection: ShiftCollection,
+  ids: readonly string[],
+): Promise<Map<string, StoredShiftDocument & { merchantId: string }>> {
   if (ids.length === 0) return new Map();
   const { rows } = await tx.query<{ id: string; merchant_id: string; data: Record<string, unknown>; sync_seq: number | string; updated_at: Date }>(
     `SELECT id, merchant_id, data, sync_seq, updated_at FROM ${SHIFT_TABLES[collection]} WHERE id = ANY($1::text[])`,
@@ -27,7 +32,12 @@ export async function findShiftDocuments(tx: Queryable, merchantId: string, coll
   return new Map(
     rows.map((r) => [
       r.id,
-      { merchantId: r.merchant_id, data: r.merchant_id === merchantId ? r.data : {}, syncSeq: Number(r.sync_seq), updatedAt: new Date(r.updated_at).toISOString() },
+      {
+        merchantId: r.merchant_id,
+        data: r.merchant_id === merchantId ? r.data : {},
+        syncSeq: Number(r.sync_seq),
+        updatedAt: new Date(r.updated_at).toISOString(),
+      },
     ]),
   );
 }
@@ -46,16 +56,46 @@ export async function insertShift(tx: Queryable, merchantId: string, shift: Shif
 export async function insertCashMovement(tx: Queryable, merchantId: string, movement: CashMovement, now: Date): Promise<void> {
   await tx.query(
     `INSERT INTO cash_movements (id, merchant_id, shift_id, register_id, kind, amount_cents, created_at, data, sync_seq, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [movement.id, merchantId, movement.shiftId, movement.registerId, movement.kind, movement.amountCents, movement.createdAt, JSON.stringify(movement), await nextSeq(tx), now],
+    [
+      movement.id,
+      merchantId,
+      movement.shiftId,
+      movement.registerId,
+      movement.kind,
+      movement.amountCents,
+      movement.createdAt,
+      JSON.stringify(movement),
+      await nextSeq(tx),
+      now,
+    ],
   );
 }
 
 /** Stores a shift closeout with the over/short posted (`journalTransactionId`, null when the drawer was exact). */
-export async function insertShiftCloseout(tx: Queryable, merchantId: string, closeout: ShiftCloseout, overShortCents: number, journalTransactionId: string | null, now: Date): Promise<void> {
+export async function insertShiftCloseout(
+  tx: Queryable,
+  merchantId: string,
+  closeout: ShiftCloseout,
+  overShortCents: number,
+  journalTransactionId: string | null,
+  now: Date,
+): Promise<void> {
   await tx.query(
     `INSERT INTO shift_closeouts (id, merchant_id, shift_id, register_id, closed_at, counted_cents, over_short_cents, journal_transaction_id, data, sync_seq, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [closeout.id, merchantId, closeout.shiftId, closeout.registerId, closeout.closedAt, closeout.countedCashCents, overShortCents, journalTransactionId, JSON.stringify(closeout), await nextSeq(tx), now],
+    [
+      closeout.id,
+      merchantId,
+      closeout.shiftId,
+      closeout.registerId,
+      closeout.closedAt,
+      closeout.countedCashCents,
+      overShortCents,
+      journalTransactionId,
+      JSON.stringify(closeout),
+      await nextSeq(tx),
+      now,
+    ],
   );
 }
 
@@ -105,24 +145,32 @@ export interface StoreCloseoutRow {
 
 /** The store closeout of `businessDay`, or undefined while the day is open. */
 export async function getStoreCloseout(db: Queryable, merchantId: string, businessDay: string): Promise<StoreCloseoutRow | undefined> {
-  const { rows } = await db.query<{ business_day: string; closed_at: Date; closed_by: string; missing: unknown[]; report: Record<string, unknown>; }>(
+  const { rows } = await db.query<{ business_day: string; closed_at: Date; closed_by: string; missing: unknown[]; report: Record<string, unknown> }>(
     'SELECT business_day, closed_at, closed_by, missing, report FROM store_closeouts WHERE merchant_id = $1 AND business_day = $2',
     [merchantId, businessDay],
   );
   const r = rows[0];
-  return r && { businessDay: r.business_day, closedAt: new Date(r.closed_at).toISOString(), closedBy: r.closed_by, missing: r.missing, report: r.report };
+  return (
+    r && { businessDay: r.business_day, closedAt: new Date(r.closed_at).toISOString(), closedBy: r.closed_by, missing: r.missing, report: r.report }
+  );
 }
 
 /** The closed business days among `days`. */
 export async function closedDays(db: Queryable, merchantId: string, days: readonly string[]): Promise<Set<string>> {
   if (days.length === 0) return new Set();
-  const { rows } = await db.query<{ business_day: string }>('SELECT business_day FROM store_closeouts WHERE merchant_id = $1 AND business_day = ANY($2::text[])', [merchantId, [...new Set(days)]]);
+  const { rows } = await db.query<{ business_day: string }>(
+    'SELECT business_day FROM store_closeouts WHERE merchant_id = $1 AND business_day = ANY($2::text[])',
+    [merchantId, [...new Set(days)]],
+  );
   return new Set(rows.map((r) => r.business_day));
 }
 
 /** The first business day on or after `day` that is not closed (a day locked by its closeout sends records onward). */
 export async function firstOpenDay(db: Queryable, merchantId: string, day: string, next: (day: string) => string): Promise<string> {
-  const { rows } = await db.query<{ business_day: string }>('SELECT business_day FROM store_closeouts WHERE merchant_id = $1 AND business_day >= $2 ORDER BY business_day LIMIT 400', [merchantId, day]);
+  const { rows } = await db.query<{ business_day: string }>(
+    'SELECT business_day FROM store_closeouts WHERE merchant_id = $1 AND business_day >= $2 ORDER BY business_day LIMIT 400',
+    [merchantId, day],
+  );
   const closed = new Set(rows.map((r) => r.business_day));
   let d = day;
   while (closed.has(d)) d = next(d);
@@ -142,7 +190,11 @@ export async function insertStoreCloseout(tx: Queryable, merchantId: string, row
 }
 
 /** Closed business days of the merchant, newest first (at most `limit`). */
-export async function listStoreCloseouts(db: Queryable, merchantId: string, limit: number): Promise<{ businessDay: string; closedAt: string; missingCount: number }[]> {
+export async function listStoreCloseouts(
+  db: Queryable,
+  merchantId: string,
+  limit: number,
+): Promise<{ businessDay: string; closedAt: string; missingCount: number }[]> {
   const { rows } = await db.query<{ business_day: string; closed_at: Date; missing: unknown[] }>(
     'SELECT business_day, closed_at, missing FROM store_closeouts WHERE merchant_id = $1 ORDER BY business_day DESC LIMIT $2',
     [merchantId, limit],
@@ -151,11 +203,19 @@ export async function listStoreCloseouts(db: Queryable, merchantId: string, limi
 }
 
 /** The merchant's registers not revoked, with the last time any of their credentials was seen (ISO, or null). */
-export async function activeRegisters(db: Queryable, merchantId: string): Promise<{ id: string; number: number; name: string; lastSeenAt: string | null }[]> {
+export async function activeRegisters(
+  db: Queryable,
+  merchantId: string,
+): Promise<{ id: string; number: number; name: string; lastSeenAt: string | null }[]> {
   const { rows } = await db.query<{ id: string; number: number; name: string; last_seen: Date | null }>(
     `SELECT r.id, r.number, r.name, (SELECT MAX(c.last_seen_at) FROM register_credentials c WHERE c.register_id = r.id) AS last_seen
        FROM registers r WHERE r.merchant_id = $1 AND r.revoked_at IS NULL ORDER BY r.number`,
     [merchantId],
   );
-  return rows.map((r) => ({ id: r.id, number: Number(r.number), name: r.name, lastSeenAt: r.last_seen ? new Date(r.last_seen).toISOString() : null }));
+  return rows.map((r) => ({
+    id: r.id,
+    number: Number(r.number),
+    name: r.name,
+    lastSeenAt: r.last_seen ? new Date(r.last_seen).toISOString() : null,
+  }));
 }

@@ -6,13 +6,7 @@
  */
 
 // Customers at the register: pull, push, aliases.
-export {
-  maxCustomerSeq,
-  pullCustomers,
-  resolveCustomerAliases,
-  storeRegisterCustomers,
-  type RegisterCustomerOutcome,
-} from './register-customers.ts';
+export { maxCustomerSeq, pullCustomers, resolveCustomerAliases, storeRegisterCustomers, type RegisterCustomerOutcome } from './register-customers.ts';
 
 // Customers: read, phone numbers.
 export { getCustomer, storePhoneToE164 } from './service.ts';

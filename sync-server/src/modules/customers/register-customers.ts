@@ -66,7 +66,10 @@ async function storeOne(m: Mutation, doc: Record<string, unknown>): Promise<Regi
   if (unstorable) return { kind: 'rejected', reason: `invalid customer: ${unstorable.path} ${unstorable.message}`, registerId: null };
   const parsed = registerCustomerSchema.safeParse(doc);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ');
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`)
+      .join('; ');
     return { kind: 'rejected', reason: `invalid customer: ${issues}`, registerId };
   }
   const input = parsed.data;
@@ -82,14 +85,21 @@ async function storeOne(m: Mutation, doc: Record<string, unknown>): Promise<Regi
   const aliased = await tx.query<AliasRow>('SELECT * FROM customer_aliases WHERE alias_id = $1', [input.id]);
   if (aliased.rows[0]) {
     const a = aliased.rows[0];
-    return a.merchant_id === merchantId ? { kind: 'merged', aliasId: a.alias_id, customerId: a.customer_id, isNew: false, alias: aliasDocument(a) } : { kind: 'rejected', reason: idConflict(input.id), registerId };
+    return a.merchant_id === merchantId
+      ? { kind: 'merged', aliasId: a.alias_id, customerId: a.customer_id, isNew: false, alias: aliasDocument(a) }
+      : { kind: 'rejected', reason: idConflict(input.id), registerId };
   }
 
   let phone: string | undefined;
   try {
     phone = input.phone ? await storePhoneToE164(tx, merchantId, input.phone) : undefined;
   } catch (err) {
-    if (err instanceof ProblemError && err.status === 400) return { kind: 'rejected', reason: `invalid customer: ${err.errors?.[0]?.path ?? 'phone'} ${err.errors?.[0]?.message ?? err.message}`, registerId };
+    if (err instanceof ProblemError && err.status === 400)
+      return {
+        kind: 'rejected',
+        reason: `invalid customer: ${err.errors?.[0]?.path ?? 'phone'} ${err.errors?.[0]?.message ?? err.message}`,
+        registerId,
+      };
     throw err;
   }
   const email = input.email ? normalizeEmail(input.email) : undefined;
@@ -101,13 +111,29 @@ async function storeOne(m: Mutation, doc: Record<string, unknown>): Promise<Regi
     const hasName = Boolean(survivor.given_name || survivor.family_name);
     const addPhone = !survivor.phone && phone && !(await taken1(tx, merchantId, 'phone', phone)) ? phone : undefined;
     const addEmail = !survivor.email && input.email && email && !(await taken1(tx, merchantId, 'email_normalized', email)) ? input.email : undefined;
-    const fill = { given_name: hasName ? survivor.given_name : (input.givenName ?? null), family_name: hasName ? survivor.family_name : (input.familyName ?? null) };
-    const filled = [!hasName && (input.givenName || input.familyName) ? 'name' : undefined, addPhone ? 'phone' : undefined, addEmail ? 'email' : undefined].filter((f): f is string => Boolean(f));
+    const fill = {
+      given_name: hasName ? survivor.given_name : (input.givenName ?? null),
+      family_name: hasName ? survivor.family_name : (input.familyName ?? null),
+    };
+    const filled = [
+      !hasName && (input.givenName || input.familyName) ? 'name' : undefined,
+      addPhone ? 'phone' : undefined,
+      addEmail ? 'email' : undefined,
+    ].filter((f): f is string => Boolean(f));
     if (filled.length > 0) {
       await tx.query(
         `UPDATE customers SET given_name = $3, family_name = $4, phone = coalesce(phone, $5), email = coalesce(email, $6),
            email_normalized = coalesce(email_normalized, $7), updated_at = $8, sync_seq = nextval('sync_seq') WHERE id = $1 AND merchant_id = $2`,
-        [survivor.id, merchantId, fill.given_name, fill.family_name, addPhone ?? null, addEmail ?? null, addEmail ? email : null, m.now.toISOString()],
+        [
+          survivor.id,
+          merchantId,
+          fill.given_name,
+          fill.family_name,
+          addPhone ?? null,
+          addEmail ?? null,
+          addEmail ? email : null,
+          m.now.toISOString(),
+        ],
       );
     }
     const { rows } = await tx.query<AliasRow>(
@@ -126,7 +152,18 @@ async function storeOne(m: Mutation, doc: Record<string, unknown>): Promise<Regi
   await tx.query(
     `INSERT INTO customers (id, merchant_id, given_name, family_name, email, email_normalized, phone, marketing_consent, marketing_consent_at, note, created_at, updated_at, register_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, false, NULL, NULL, $8, $9, $10)`,
-    [input.id, merchantId, input.givenName ?? null, input.familyName ?? null, input.email ?? null, email ?? null, phone ?? null, input.createdAt, m.now.toISOString(), input.registerId],
+    [
+      input.id,
+      merchantId,
+      input.givenName ?? null,
+      input.familyName ?? null,
+      input.email ?? null,
+      email ?? null,
+      phone ?? null,
+      input.createdAt,
+      m.now.toISOString(),
+      input.registerId,
+    ],
   );
   await m.audit({
     action: 'customer.created',
@@ -145,13 +182,24 @@ async function taken1(tx: Queryable, merchantId: string, column: 'phone' | 'emai
 }
 
 /** The customer (not deleted) with this E.164 phone, or else with this normalised e-mail. */
-async function findMatch(tx: Queryable, merchantId: string, phone: string | undefined, email: string | undefined): Promise<{ row: CustomerRow; on: 'phone' | 'email' } | undefined> {
+async function findMatch(
+  tx: Queryable,
+  merchantId: string,
+  phone: string | undefined,
+  email: string | undefined,
+): Promise<{ row: CustomerRow; on: 'phone' | 'email' } | undefined> {
   if (phone) {
-    const { rows } = await tx.query<CustomerRow>('SELECT * FROM customers WHERE merchant_id = $1 AND phone = $2 AND deleted_at IS NULL', [merchantId, phone]);
+    const { rows } = await tx.query<CustomerRow>('SELECT * FROM customers WHERE merchant_id = $1 AND phone = $2 AND deleted_at IS NULL', [
+      merchantId,
+      phone,
+    ]);
     if (rows[0]) return { row: rows[0], on: 'phone' };
   }
   if (email) {
-    const { rows } = await tx.query<CustomerRow>('SELECT * FROM customers WHERE merchant_id = $1 AND email_normalized = $2 AND deleted_at IS NULL', [merchantId, email]);
+    const { rows } = await tx.query<CustomerRow>('SELECT * FROM customers WHERE merchant_id = $1 AND email_normalized = $2 AND deleted_at IS NULL', [
+      merchantId,
+      email,
+    ]);
     if (rows[0]) return { row: rows[0], on: 'email' };
   }
   return undefined;
@@ -163,7 +211,10 @@ async function findMatch(tx: Queryable, merchantId: string, phone: string | unde
  */
 export async function resolveCustomerAliases(tx: Queryable, merchantId: string, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await tx.query<{ alias_id: string; customer_id: string }>('SELECT alias_id, customer_id FROM customer_aliases WHERE merchant_id = $1 AND alias_id = ANY($2)', [merchantId, [...new Set(ids)]]);
+  const { rows } = await tx.query<{ alias_id: string; customer_id: string }>(
+    'SELECT alias_id, customer_id FROM customer_aliases WHERE merchant_id = $1 AND alias_id = ANY($2)',
+    [merchantId, [...new Set(ids)]],
+  );
   return new Map(rows.map((r) => [r.alias_id, r.customer_id]));
 }
 
@@ -175,10 +226,22 @@ export type PulledCustomer = CustomerSyncDocument & { updatedAt: string; syncSeq
  * as {@link CustomerSyncDocument} records (a deleted one with `_deleted: true`), aliases as `{ id, mergedInto }`.
  */
 export async function pullCustomers(db: Queryable, merchantId: string, seq: number, limit: number): Promise<PulledCustomer[]> {
-  const customers = await db.query<CustomerRow & { sync_seq: number | string }>('SELECT * FROM customers WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3', [merchantId, seq, limit]);
-  const aliases = await db.query<AliasRow>('SELECT * FROM customer_aliases WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3', [merchantId, seq, limit]);
+  const customers = await db.query<CustomerRow & { sync_seq: number | string }>(
+    'SELECT * FROM customers WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3',
+    [merchantId, seq, limit],
+  );
+  const aliases = await db.query<AliasRow>('SELECT * FROM customer_aliases WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3', [
+    merchantId,
+    seq,
+    limit,
+  ]);
   const docs: PulledCustomer[] = [
-    ...customers.rows.map((r) => ({ ...toRecord(r), registerId: r.register_id ?? null, syncSeq: Number(r.sync_seq), _deleted: r.deleted_at != null })),
+    ...customers.rows.map((r) => ({
+      ...toRecord(r),
+      registerId: r.register_id ?? null,
+      syncSeq: Number(r.sync_seq),
+      _deleted: r.deleted_at != null,
+    })),
     ...aliases.rows.map((a) => ({ ...aliasDocument(a), _deleted: false })),
   ];
   return docs.sort((a, b) => a.syncSeq - b.syncSeq).slice(0, limit);

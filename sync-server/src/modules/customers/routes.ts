@@ -1,6 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { customerCreateSchema, customerPageSchema, customerRecordSchema, customerUpdateSchema, ORDER_STATES, orderPageSchema, pageQueryFields, queryBoolean, type OrderStateName, type OrderView } from '../../../../core/index.ts';
+import {
+  customerCreateSchema,
+  customerPageSchema,
+  customerRecordSchema,
+  customerUpdateSchema,
+  ORDER_STATES,
+  orderPageSchema,
+  pageQueryFields,
+  queryBoolean,
+  type OrderStateName,
+  type OrderView,
+} from '../../../../core/index.ts';
 import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -40,7 +51,16 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
     '/api/pos/customers',
     {
       onRequest: guard(ctx, STAFF),
-      config: { openapi: { summary: 'List or search customers', description: 'Oldest first; `q` matches name, e-mail or phone digits.', tags: ['customers'], access: STAFF, query: customersQuery, response: customerPageSchema } },
+      config: {
+        openapi: {
+          summary: 'List or search customers',
+          description: 'Oldest first; `q` matches name, e-mail or phone digits.',
+          tags: ['customers'],
+          access: STAFF,
+          query: customersQuery,
+          response: customerPageSchema,
+        },
+      },
     },
     async (request) => {
       const q = parseOrThrow(customersQuery, request.query, '(query)');
@@ -55,8 +75,11 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
       config: {
         openapi: {
           summary: 'Create a customer',
-          errors: { 409: 'Another customer has this phone or e-mail (`customer_exists`, `existingCustomerId`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
-          description: 'Phone normalised to E.164, e-mail trimmed; a phone or e-mail another customer has → 409 customer_exists with existingCustomerId.',
+          errors: {
+            409: 'Another customer has this phone or e-mail (`customer_exists`, `existingCustomerId`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
+          description:
+            'Phone normalised to E.164, e-mail trimmed; a phone or e-mail another customer has → 409 customer_exists with existingCustomerId.',
           tags: ['customers'],
           access: STAFF,
           body: customerCreateSchema,
@@ -74,7 +97,10 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
 
   app.get(
     '/api/pos/customers/:id',
-    { onRequest: guard(ctx, STAFF), config: { openapi: { summary: 'Get a customer', tags: ['customers'], access: STAFF, params: customerParams, response: customerRecordSchema } } },
+    {
+      onRequest: guard(ctx, STAFF),
+      config: { openapi: { summary: 'Get a customer', tags: ['customers'], access: STAFF, params: customerParams, response: customerRecordSchema } },
+    },
     async (request) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');
       return getCustomer(ctx.db, principalOf(request).merchantId, id);
@@ -85,7 +111,18 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
     '/api/pos/customers/:id',
     {
       onRequest: guard(ctx, STAFF),
-      config: { openapi: { summary: 'Update a customer', errors: { 409: 'Another customer has this phone or e-mail (`customer_exists`, `existingCustomerId`)' }, description: '`null` clears a field; giving marketing consent stamps marketingConsentAt.', tags: ['customers'], access: STAFF, params: customerParams, body: customerUpdateSchema, response: customerRecordSchema } },
+      config: {
+        openapi: {
+          summary: 'Update a customer',
+          errors: { 409: 'Another customer has this phone or e-mail (`customer_exists`, `existingCustomerId`)' },
+          description: '`null` clears a field; giving marketing consent stamps marketingConsentAt.',
+          tags: ['customers'],
+          access: STAFF,
+          params: customerParams,
+          body: customerUpdateSchema,
+          response: customerRecordSchema,
+        },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');
@@ -96,7 +133,19 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
 
   app.delete(
     '/api/pos/customers/:id',
-    { onRequest: guard(ctx, STAFF), config: { openapi: { summary: 'Delete a customer', description: 'Soft delete: their orders keep the id.', tags: ['customers'], access: STAFF, params: customerParams, status: 204 } } },
+    {
+      onRequest: guard(ctx, STAFF),
+      config: {
+        openapi: {
+          summary: 'Delete a customer',
+          description: 'Soft delete: their orders keep the id.',
+          tags: ['customers'],
+          access: STAFF,
+          params: customerParams,
+          status: 204,
+        },
+      },
+    },
     async (request, reply) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');
       await deleteCustomer(ctx, principalOf(request), id);
@@ -109,7 +158,17 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: AppContext, wo
     {
       // Staff, or a paired register (the customer's history at the counter; registers hold the customers already).
       onRequest: guard(ctx, 'register'),
-      config: { openapi: { summary: "A customer's purchase history", description: 'Their orders, newest first. Staff, or a paired register (its register credential).', tags: ['customers'], access: 'register', params: customerParams, query: historyQuery, response: orderPageSchema } },
+      config: {
+        openapi: {
+          summary: "A customer's purchase history",
+          description: 'Their orders, newest first. Staff, or a paired register (its register credential).',
+          tags: ['customers'],
+          access: 'register',
+          params: customerParams,
+          query: historyQuery,
+          response: orderPageSchema,
+        },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(customerParams, request.params, '(path)');

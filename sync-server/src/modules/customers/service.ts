@@ -62,13 +62,24 @@ export function toRecord(r: CustomerRow): CustomerRecord {
   };
 }
 
-async function findDuplicate(tx: Queryable, merchantId: string, fields: { phone?: string | null; email?: string | null }, exceptId?: string): Promise<void> {
+async function findDuplicate(
+  tx: Queryable,
+  merchantId: string,
+  fields: { phone?: string | null; email?: string | null },
+  exceptId?: string,
+): Promise<void> {
   if (fields.phone) {
-    const { rows } = await tx.query<{ id: string }>('SELECT id FROM customers WHERE merchant_id = $1 AND phone = $2 AND deleted_at IS NULL AND id <> $3', [merchantId, fields.phone, exceptId ?? '']);
+    const { rows } = await tx.query<{ id: string }>(
+      'SELECT id FROM customers WHERE merchant_id = $1 AND phone = $2 AND deleted_at IS NULL AND id <> $3',
+      [merchantId, fields.phone, exceptId ?? ''],
+    );
     if (rows[0]) throw new DuplicateCustomerError(rows[0].id, 'phone');
   }
   if (fields.email) {
-    const { rows } = await tx.query<{ id: string }>('SELECT id FROM customers WHERE merchant_id = $1 AND email_normalized = $2 AND deleted_at IS NULL AND id <> $3', [merchantId, normalizeEmail(fields.email), exceptId ?? '']);
+    const { rows } = await tx.query<{ id: string }>(
+      'SELECT id FROM customers WHERE merchant_id = $1 AND email_normalized = $2 AND deleted_at IS NULL AND id <> $3',
+      [merchantId, normalizeEmail(fields.email), exceptId ?? ''],
+    );
     if (rows[0]) throw new DuplicateCustomerError(rows[0].id, 'email');
   }
 }
@@ -90,10 +101,14 @@ export async function getCustomer(db: Queryable, merchantId: string, id: string)
  * @throws ProblemError 400 naming `path` when it is not a valid number.
  */
 export async function storePhoneToE164(tx: Queryable, merchantId: string, phone: string, path = 'phone'): Promise<string> {
-  const country = (await tx.query<{ default_country: string }>('SELECT default_country FROM merchants WHERE id = $1', [merchantId])).rows[0]?.default_country ?? 'US';
+  const country =
+    (await tx.query<{ default_country: string }>('SELECT default_country FROM merchants WHERE id = $1', [merchantId])).rows[0]?.default_country ??
+    'US';
   const e164 = normalizePhone(phone, country);
   if (!e164) {
-    const message = phone.trim().startsWith('+') ? 'must be a valid phone number, e.g. +14155550123' : `must be a valid phone number of the store's country (${country}) or start with + and a country code`;
+    const message = phone.trim().startsWith('+')
+      ? 'must be a valid phone number, e.g. +14155550123'
+      : `must be a valid phone number of the store's country (${country}) or start with + and a country code`;
     throw new ProblemError(400, 'validation_error', `Invalid ${path}: ${message}.`, [{ path, message }]);
   }
   return e164;
@@ -113,7 +128,19 @@ export async function createCustomer(ctx: AppContext, principal: Principal, inpu
     const { rows } = await tx.query<CustomerRow>(
       `INSERT INTO customers (id, merchant_id, given_name, family_name, email, email_normalized, phone, marketing_consent, marketing_consent_at, note, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
-      [id, principal.merchantId, input.givenName ?? null, input.familyName ?? null, input.email ?? null, input.email ? normalizeEmail(input.email) : null, input.phone ?? null, consent, consent ? now.toISOString() : null, input.note ?? null, now.toISOString()],
+      [
+        id,
+        principal.merchantId,
+        input.givenName ?? null,
+        input.familyName ?? null,
+        input.email ?? null,
+        input.email ? normalizeEmail(input.email) : null,
+        input.phone ?? null,
+        consent,
+        consent ? now.toISOString() : null,
+        input.note ?? null,
+        now.toISOString(),
+      ],
     );
     await audit({
       action: 'customer.created',
@@ -146,12 +173,26 @@ export async function updateCustomer(ctx: AppContext, principal: Principal, id: 
       note: pick(input.note, before.note),
     };
     if (!after.given_name && !after.family_name && !email && !after.phone) {
-      throw new ProblemError(400, 'validation_error', 'Invalid givenName: a customer needs a name, a phone or an e-mail.', [{ path: 'givenName', message: 'a customer needs a name, a phone or an e-mail' }]);
+      throw new ProblemError(400, 'validation_error', 'Invalid givenName: a customer needs a name, a phone or an e-mail.', [
+        { path: 'givenName', message: 'a customer needs a name, a phone or an e-mail' },
+      ]);
     }
     const { rows } = await tx.query<CustomerRow>(
       `UPDATE customers SET given_name = $3, family_name = $4, email = $5, email_normalized = $6, phone = $7, marketing_consent = $8,
          marketing_consent_at = $9, note = $10, updated_at = $11, sync_seq = nextval('sync_seq') WHERE id = $1 AND merchant_id = $2 RETURNING *`,
-      [id, principal.merchantId, after.given_name, after.family_name, email, email ? normalizeEmail(email) : null, after.phone, consent, consentAt ? new Date(consentAt).toISOString() : null, after.note, now.toISOString()],
+      [
+        id,
+        principal.merchantId,
+        after.given_name,
+        after.family_name,
+        email,
+        email ? normalizeEmail(email) : null,
+        after.phone,
+        consent,
+        consentAt ? new Date(consentAt).toISOString() : null,
+        after.note,
+        now.toISOString(),
+      ],
     );
     await audit({
       action: 'customer.updated',
@@ -168,23 +209,35 @@ export async function deleteCustomer(ctx: AppContext, principal: Principal, id: 
   await mutation(ctx, actorOf(principal), async ({ tx, now, audit, changed }) => {
     await customerRow(tx, principal.merchantId, id);
     changed('customers');
-    await tx.query(`UPDATE customers SET deleted_at = $3, updated_at = $3, sync_seq = nextval('sync_seq') WHERE id = $1 AND merchant_id = $2`, [id, principal.merchantId, now.toISOString()]);
+    await tx.query(`UPDATE customers SET deleted_at = $3, updated_at = $3, sync_seq = nextval('sync_seq') WHERE id = $1 AND merchant_id = $2`, [
+      id,
+      principal.merchantId,
+      now.toISOString(),
+    ]);
     await audit({ action: 'customer.deleted', entityType: 'customer', entityId: id, data: {} });
   });
 }
-
 
 /**
  * Customers by id (oldest first), optionally matching `q`: a substring of the given, family or full name or the
  * e-mail (case-insensitive), or — when `q` has digits — of the phone's digits. Cursor pagination.
  */
-export async function listCustomers(db: Queryable, merchantId: string, q: { limit: number; cursor?: string; q?: string; marketingConsent?: boolean }): Promise<{ data: CustomerRecord[]; nextCursor: string | null }> {
+export async function listCustomers(
+  db: Queryable,
+  merchantId: string,
+  q: { limit: number; cursor?: string; q?: string; marketingConsent?: boolean },
+): Promise<{ data: CustomerRecord[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   const where = ['merchant_id = $1', 'deleted_at IS NULL'];
   if (q.q) {
     params.push(likeContains(q.q.trim()));
     const text = `$${params.length}`;
-    const parts = [`given_name ILIKE ${text}`, `family_name ILIKE ${text}`, `(coalesce(given_name, '') || ' ' || coalesce(family_name, '')) ILIKE ${text}`, `email_normalized ILIKE ${text}`];
+    const parts = [
+      `given_name ILIKE ${text}`,
+      `family_name ILIKE ${text}`,
+      `(coalesce(given_name, '') || ' ' || coalesce(family_name, '')) ILIKE ${text}`,
+      `email_normalized ILIKE ${text}`,
+    ];
     const digits = q.q.replace(/\D/g, '');
     if (digits.length >= 3) {
       params.push(`%${digits}%`);

@@ -14,22 +14,26 @@ import { financialServiceSettingsPatch, updateFinancialServiceSettings } from '.
  */
 export function registerFinancialServiceSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
   const staff = guard(ctx, 'staff');
-  app.patch('/api/pos/financial-services/settings', {
-    onRequest: staff,
-    config: {
-      openapi: {
-        summary: "Change the financial services' fees and limits",
-        description:
-          'The check-cashing fee schedule (basis points + fixed, minimum), the bill-payment fee and the limits per transaction and per customer per day of check cashing, money transfers and bill payments. Sub-objects are merged with the current settings. Owners only; audited with before and after (`financial_service_settings.updated`).',
-        tags: ['financial-services'],
-        access: 'staff',
-        body: financialServiceSettingsPatch,
-        response: financialServiceSettingsSchema,
-        status: 200,
-      } satisfies RouteDoc,
+  app.patch(
+    '/api/pos/financial-services/settings',
+    {
+      onRequest: staff,
+      config: {
+        openapi: {
+          summary: "Change the financial services' fees and limits",
+          description:
+            'The check-cashing fee schedule (basis points + fixed, minimum), the bill-payment fee and the limits per transaction and per customer per day of check cashing, money transfers and bill payments. Sub-objects are merged with the current settings. Owners only; audited with before and after (`financial_service_settings.updated`).',
+          tags: ['financial-services'],
+          access: 'staff',
+          body: financialServiceSettingsPatch,
+          response: financialServiceSettingsSchema,
+          status: 200,
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request) => {
-    const patch = parseOrThrow(financialServiceSettingsPatch, request.body ?? undefined);
-    return mutation(ctx, actorOf(principalOf(request)), (m) => updateFinancialServiceSettings(m, patch));
-  });
+    async (request) => {
+      const patch = parseOrThrow(financialServiceSettingsPatch, request.body ?? undefined);
+      return mutation(ctx, actorOf(principalOf(request)), (m) => updateFinancialServiceSettings(m, patch));
+    },
+  );
 }

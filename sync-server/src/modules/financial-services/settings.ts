@@ -46,7 +46,10 @@ export type FinancialServiceSettingsPatch = z.infer<typeof financialServiceSetti
 
 /** The store's settings: its stored row, or core's defaults when the owner never changed them. */
 export async function getFinancialServiceSettings(db: Queryable, merchantId: string): Promise<FinancialServiceSettings> {
-  const { rows } = await db.query<{ settings: FinancialServiceSettings | string }>('SELECT settings FROM financial_service_settings WHERE merchant_id = $1', [merchantId]);
+  const { rows } = await db.query<{ settings: FinancialServiceSettings | string }>(
+    'SELECT settings FROM financial_service_settings WHERE merchant_id = $1',
+    [merchantId],
+  );
   const raw = rows[0]?.settings;
   if (raw === undefined) return DEFAULT_FINANCIAL_SERVICE_SETTINGS;
   const parsed = financialServiceSettingsSchema.safeParse(typeof raw === 'string' ? JSON.parse(raw) : raw);
@@ -70,9 +73,12 @@ export async function updateFinancialServiceSettings(m: Mutation, patch: Financi
   });
   for (const key of ['checkLimits', 'transferLimits', 'billPaymentLimits'] as const) {
     if (after[key].perTransactionCents > after[key].perCustomerPerDayCents) {
-      throw new ProblemError(400, 'validation_error', `Invalid ${key}.perTransactionCents: it must not be above ${key}.perCustomerPerDayCents (${after[key].perCustomerPerDayCents}).`, [
-        { path: `${key}.perTransactionCents`, message: `must not be above ${key}.perCustomerPerDayCents` },
-      ]);
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Invalid ${key}.perTransactionCents: it must not be above ${key}.perCustomerPerDayCents (${after[key].perCustomerPerDayCents}).`,
+        [{ path: `${key}.perTransactionCents`, message: `must not be above ${key}.perCustomerPerDayCents` }],
+      );
     }
   }
   await m.tx.query(

@@ -47,10 +47,16 @@ export const DEFAULT_MINIMUM_AGES: Readonly<Record<string, number>> = { check_ca
 
 /** The store's ID settings (defaults when never changed). */
 export async function getIdVerificationSettings(db: Queryable, merchantId: string): Promise<IdVerificationSettings> {
-  const { rows } = await db.query<{ default_minimum_age: number; minimum_ages: Record<string, number> | string }>('SELECT default_minimum_age, minimum_ages FROM id_verification_settings WHERE merchant_id = $1', [merchantId]);
+  const { rows } = await db.query<{ default_minimum_age: number; minimum_ages: Record<string, number> | string }>(
+    'SELECT default_minimum_age, minimum_ages FROM id_verification_settings WHERE merchant_id = $1',
+    [merchantId],
+  );
   const row = rows[0];
   if (!row) return { defaultMinimumAge: DEFAULT_MINIMUM_AGE, minimumAges: { ...DEFAULT_MINIMUM_AGES } };
-  return { defaultMinimumAge: Number(row.default_minimum_age), minimumAges: typeof row.minimum_ages === 'string' ? (JSON.parse(row.minimum_ages) as Record<string, number>) : row.minimum_ages };
+  return {
+    defaultMinimumAge: Number(row.default_minimum_age),
+    minimumAges: typeof row.minimum_ages === 'string' ? (JSON.parse(row.minimum_ages) as Record<string, number>) : row.minimum_ages,
+  };
 }
 
 /** Changes the store's ID settings (`minimumAges` replaces the whole map); audited with before and after. */
@@ -75,7 +81,12 @@ export function readIdPayload(payload: string): ReturnType<typeof parseAamva> {
     return parseAamva(payload);
   } catch (err) {
     if (err instanceof AamvaError) {
-      const lead = err.code === 'not_aamva' ? 'Not a driver licence or ID card barcode' : err.code === 'truncated' ? 'The ID barcode was read only in part; scan it again' : 'The ID barcode is malformed';
+      const lead =
+        err.code === 'not_aamva'
+          ? 'Not a driver licence or ID card barcode'
+          : err.code === 'truncated'
+            ? 'The ID barcode was read only in part; scan it again'
+            : 'The ID barcode is malformed';
       throw new ProblemError(400, 'invalid_id_barcode', `${lead}: ${err.message}`, [{ path: 'payload', message: err.code }]);
     }
     throw err;
@@ -123,14 +134,46 @@ export async function verifyId(tx: Queryable, merchantId: string, input: VerifyI
     `INSERT INTO id_verifications (id, merchant_id, service, source, ok, problems, minimum_age, first_name, middle_name, last_name, date_of_birth, age, expiry, sex,
        jurisdiction, document_type, document_number_masked, address, iin, aamva_version, verified_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-    [id, merchantId, input.service, input.source ?? 'scanner', ok, JSON.stringify(problems), minimumAge, holder.firstName, holder.middleName, holder.lastName, holder.dateOfBirth, age, holder.expiry, holder.sex,
-      holder.jurisdiction, holder.documentType, holder.documentNumberMasked, JSON.stringify(holder.address), record.iin, record.aamvaVersion, ctx.actor, ctx.now],
+    [
+      id,
+      merchantId,
+      input.service,
+      input.source ?? 'scanner',
+      ok,
+      JSON.stringify(problems),
+      minimumAge,
+      holder.firstName,
+      holder.middleName,
+      holder.lastName,
+      holder.dateOfBirth,
+      age,
+      holder.expiry,
+      holder.sex,
+      holder.jurisdiction,
+      holder.documentType,
+      holder.documentNumberMasked,
+      JSON.stringify(holder.address),
+      record.iin,
+      record.aamvaVersion,
+      ctx.actor,
+      ctx.now,
+    ],
   );
   await ctx.audit({
     action: 'id_verification.checked',
     entityType: 'id_verification',
     entityId: id,
-    data: { service: input.service, ok, problems, minimumAge, age, jurisdiction: holder.jurisdiction, documentType: holder.documentType, documentNumberMasked: holder.documentNumberMasked, aamvaVersion: record.aamvaVersion },
+    data: {
+      service: input.service,
+      ok,
+      problems,
+      minimumAge,
+      age,
+      jurisdiction: holder.jurisdiction,
+      documentType: holder.documentType,
+      documentNumberMasked: holder.documentNumberMasked,
+      aamvaVersion: record.aamvaVersion,
+    },
   });
   return { verificationId: id, ok, problems, minimumAge, holder };
 }
@@ -209,7 +252,11 @@ export interface IdVerificationFilters {
 }
 
 /** The store's verifications, newest first, filtered, one page. */
-export async function listIdVerifications(db: Queryable, merchantId: string, f: IdVerificationFilters): Promise<{ data: IdVerification[]; nextCursor: string | null }> {
+export async function listIdVerifications(
+  db: Queryable,
+  merchantId: string,
+  f: IdVerificationFilters,
+): Promise<{ data: IdVerification[]; nextCursor: string | null }> {
   const where = ['merchant_id = $1'];
   const params: unknown[] = [merchantId];
   const add = (sql: string, value: unknown) => {
@@ -226,7 +273,10 @@ export async function listIdVerifications(db: Queryable, merchantId: string, f: 
     where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
   }
   params.push(f.limit + 1);
-  const { rows } = await db.query<VerificationRow>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<VerificationRow>(
+    `${SELECT} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   const { page, nextCursor } = pageOf(rows, f.limit, (r) => [new Date(r.created_at).toISOString(), r.id]);
   return { data: page.map(verificationView), nextCursor };
 }

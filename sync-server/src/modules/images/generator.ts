@@ -115,13 +115,70 @@ class Rng {
 
 /** Hues (degrees) for words that name or strongly suggest a colour; other words hash to a hue. */
 const WORD_HUES: Readonly<Record<string, number>> = {
-  red: 0, cherry: 350, strawberry: 355, tomato: 8, rose: 340, pink: 330, magenta: 300, purple: 280, violet: 270,
-  lavender: 265, plum: 290, grape: 285, blue: 220, ocean: 205, sea: 200, sky: 205, water: 195, ice: 190, navy: 225,
-  cyan: 185, teal: 175, mint: 155, green: 120, leaf: 110, forest: 125, grass: 100, lime: 85, matcha: 95, olive: 70,
-  tea: 80, yellow: 52, lemon: 55, banana: 50, gold: 45, sun: 45, sunny: 48, honey: 40, orange: 28, pumpkin: 25,
-  peach: 22, sunset: 18, fire: 12, coffee: 28, espresso: 22, latte: 32, mocha: 25, chocolate: 20, cocoa: 22,
-  brown: 25, bread: 35, croissant: 38, caramel: 32, wood: 30, sand: 40, beach: 42, salon: 320, hair: 30,
-  night: 235, moon: 230, snow: 200, winter: 200, autumn: 25, spring: 110, summer: 45,
+  red: 0,
+  cherry: 350,
+  strawberry: 355,
+  tomato: 8,
+  rose: 340,
+  pink: 330,
+  magenta: 300,
+  purple: 280,
+  violet: 270,
+  lavender: 265,
+  plum: 290,
+  grape: 285,
+  blue: 220,
+  ocean: 205,
+  sea: 200,
+  sky: 205,
+  water: 195,
+  ice: 190,
+  navy: 225,
+  cyan: 185,
+  teal: 175,
+  mint: 155,
+  green: 120,
+  leaf: 110,
+  forest: 125,
+  grass: 100,
+  lime: 85,
+  matcha: 95,
+  olive: 70,
+  tea: 80,
+  yellow: 52,
+  lemon: 55,
+  banana: 50,
+  gold: 45,
+  sun: 45,
+  sunny: 48,
+  honey: 40,
+  orange: 28,
+  pumpkin: 25,
+  peach: 22,
+  sunset: 18,
+  fire: 12,
+  coffee: 28,
+  espresso: 22,
+  latte: 32,
+  mocha: 25,
+  chocolate: 20,
+  cocoa: 22,
+  brown: 25,
+  bread: 35,
+  croissant: 38,
+  caramel: 32,
+  wood: 30,
+  sand: 40,
+  beach: 42,
+  salon: 320,
+  hair: 30,
+  night: 235,
+  moon: 230,
+  snow: 200,
+  winter: 200,
+  autumn: 25,
+  spring: 110,
+  summer: 45,
 };
 
 /** Words that pull the palette lightness up or down, and that turn saturation down. */
@@ -280,10 +337,14 @@ const illustration: StyleRenderer = ({ w, h, s }, rng, t) => {
         parts.push(`<circle cx="${x}" cy="${y}" r="${size}" fill="${fill}" ${outline}/>`);
         break;
       case 1:
-        parts.push(`<rect x="${x - size}" y="${y - size}" width="${size * 2}" height="${size * 2}" rx="${size * 0.25}" fill="${fill}" ${outline} transform="rotate(${rng.int(-20, 20)} ${x} ${y})"/>`);
+        parts.push(
+          `<rect x="${x - size}" y="${y - size}" width="${size * 2}" height="${size * 2}" rx="${size * 0.25}" fill="${fill}" ${outline} transform="rotate(${rng.int(-20, 20)} ${x} ${y})"/>`,
+        );
         break;
       default:
-        parts.push(`<polygon points="${x},${y - size * 1.2} ${x + size * 1.1},${y + size * 0.8} ${x - size * 1.1},${y + size * 0.8}" fill="${fill}" ${outline}/>`);
+        parts.push(
+          `<polygon points="${x},${y - size * 1.2} ${x + size * 1.1},${y + size * 0.8} ${x - size * 1.1},${y + size * 0.8}" fill="${fill}" ${outline}/>`,
+        );
     }
   }
   return parts.join('\n');
@@ -323,7 +384,9 @@ const cinematic: StyleRenderer = ({ w, h, s }, rng, t) => {
   // Rim light streaks in orange.
   for (let i = 0; i < 3 + (t.wordCount % 3); i++) {
     const y = h * rng.float(0.2, 0.65);
-    parts.push(`<rect x="0" y="${y}" width="${w}" height="${s * 0.004}" fill="${hsl(orange, 100, 60)}" opacity="${rng.float(0.15, 0.4).toFixed(2)}"/>`);
+    parts.push(
+      `<rect x="0" y="${y}" width="${w}" height="${s * 0.004}" fill="${hsl(orange, 100, 60)}" opacity="${rng.float(0.15, 0.4).toFixed(2)}"/>`,
+    );
   }
   parts.push(`<rect width="${w}" height="${h}" fill="url(#vignette)"/>`);
   // Letterbox to ≈2.39:1 inside a landscape frame; a fixed 10 % bar top and bottom otherwise.
@@ -357,15 +420,21 @@ const threeD: StyleRenderer = ({ w, h, s }, rng, t) => {
     const sat = 70 * t.saturation;
     parts.push(`<ellipse cx="${o.x + o.size * 0.35}" cy="${o.y}" rx="${o.size * 1.4}" ry="${o.size * 0.38}" fill="url(#shadow)"/>`);
     if (o.kind === 0) {
-      defs.push(`<radialGradient id="sph${o.i}" cx="0.35" cy="0.3" r="0.75"><stop offset="0" stop-color="white"/><stop offset="0.15" stop-color="${hsl(o.hue, sat, 70)}"/><stop offset="0.7" stop-color="${hsl(o.hue, sat, 38)}"/><stop offset="1" stop-color="${hsl(o.hue, sat, 14)}"/></radialGradient>`);
+      defs.push(
+        `<radialGradient id="sph${o.i}" cx="0.35" cy="0.3" r="0.75"><stop offset="0" stop-color="white"/><stop offset="0.15" stop-color="${hsl(o.hue, sat, 70)}"/><stop offset="0.7" stop-color="${hsl(o.hue, sat, 38)}"/><stop offset="1" stop-color="${hsl(o.hue, sat, 14)}"/></radialGradient>`,
+      );
       parts.push(`<circle cx="${o.x}" cy="${o.y - o.size}" r="${o.size}" fill="url(#sph${o.i})"/>`);
     } else {
       const a = o.size; // half edge; isometric cube resting on (x, y)
       const top = `${o.x},${o.y - 2 * a - a * 0.5} ${o.x + a},${o.y - 2 * a} ${o.x},${o.y - 2 * a + a * 0.5} ${o.x - a},${o.y - 2 * a}`;
       const left = `${o.x - a},${o.y - 2 * a} ${o.x},${o.y - 2 * a + a * 0.5} ${o.x},${o.y + a * 0.5} ${o.x - a},${o.y}`;
       const right = `${o.x + a},${o.y - 2 * a} ${o.x},${o.y - 2 * a + a * 0.5} ${o.x},${o.y + a * 0.5} ${o.x + a},${o.y}`;
-      defs.push(`<linearGradient id="cl${o.i}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${hsl(o.hue, sat, 52)}"/><stop offset="1" stop-color="${hsl(o.hue, sat, 36)}"/></linearGradient>`);
-      defs.push(`<linearGradient id="cr${o.i}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${hsl(o.hue, sat, 30)}"/><stop offset="1" stop-color="${hsl(o.hue, sat, 16)}"/></linearGradient>`);
+      defs.push(
+        `<linearGradient id="cl${o.i}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${hsl(o.hue, sat, 52)}"/><stop offset="1" stop-color="${hsl(o.hue, sat, 36)}"/></linearGradient>`,
+      );
+      defs.push(
+        `<linearGradient id="cr${o.i}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${hsl(o.hue, sat, 30)}"/><stop offset="1" stop-color="${hsl(o.hue, sat, 16)}"/></linearGradient>`,
+      );
       parts.push(`<polygon points="${left}" fill="url(#cl${o.i})"/>`);
       parts.push(`<polygon points="${right}" fill="url(#cr${o.i})"/>`);
       parts.push(`<polygon points="${top}" fill="${hsl(o.hue, sat - 10, 72)}"/>`);
@@ -434,10 +503,7 @@ export class LocalImageGenerator implements ImageGenerator {
       image = sharp(backdrop.data, { raw: backdrop.info });
     }
     if (svg.blur !== undefined && svg.blur >= 0.3) image = image.blur(svg.blur);
-    const png = await image
-      .removeAlpha()
-      .png({ compressionLevel: 6, adaptiveFiltering: false })
-      .toBuffer();
+    const png = await image.removeAlpha().png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
     return { png, width, height };
   }
 }
@@ -539,10 +605,7 @@ export class OpenAiImageGenerator implements ImageGenerator {
       });
     }
     try {
-      const png = await sharp(source)
-        .resize(width, height, { fit: 'cover', position: 'centre' })
-        .png()
-        .toBuffer();
+      const png = await sharp(source).resize(width, height, { fit: 'cover', position: 'centre' }).png().toBuffer();
       return { png, width, height };
     } catch (error) {
       throw new ProviderError(`image provider returned bytes that are not an image: ${(error as Error).message}`, undefined, {

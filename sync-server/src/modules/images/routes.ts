@@ -122,39 +122,43 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
    * onRequest hook: authenticates (401), takes one unit of the caller's quota and sets the rate-limit fields on the
    * reply (429 when used up), then checks the scope (403) and sets `request.principal`.
    */
-  const admit = (scope: string | 'staff') => metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await authenticate(ctx, request);
-    if (principal.kind === 'register') {
-      authorize(principal, 'staff'); // throws 403: registers sync and sell only
-      return;
-    }
-    const decision =
-      principal.kind === 'app'
-        ? await limits.app.take(`${principal.merchantId}:${principal.appId}`)
-        : await limits.staff.take(`${principal.merchantId}:${principal.staffId}`);
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) {
-      // Sent here, not thrown: the problem type is the IETF one, not ours.
-      return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
-    }
-    if (principal.kind === 'app') {
-      if (scope === 'staff') {
-        throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
-      }
-      if (!principal.scopes.includes(scope)) {
-        throw new ProblemError(
-          403,
-          'insufficient_scope',
-          `This endpoint needs the scope "${scope}", which the app token does not have.`,
-          undefined,
-          { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
-        );
-      }
-    }
-    authorizeRole(principal, request.method, request.routeOptions.url ?? request.url);
-    request.principal = principal;
-    return undefined;
-  }, [limits.app.policy, limits.staff.policy]);
+  const admit = (scope: string | 'staff') =>
+    metered(
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const principal = await authenticate(ctx, request);
+        if (principal.kind === 'register') {
+          authorize(principal, 'staff'); // throws 403: registers sync and sell only
+          return;
+        }
+        const decision =
+          principal.kind === 'app'
+            ? await limits.app.take(`${principal.merchantId}:${principal.appId}`)
+            : await limits.staff.take(`${principal.merchantId}:${principal.staffId}`);
+        reply.headers(rateLimitHeaders(decision));
+        if (!decision.allowed) {
+          // Sent here, not thrown: the problem type is the IETF one, not ours.
+          return reply.code(429).type('application/problem+json').send(quotaExceededProblem(decision));
+        }
+        if (principal.kind === 'app') {
+          if (scope === 'staff') {
+            throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
+          }
+          if (!principal.scopes.includes(scope)) {
+            throw new ProblemError(
+              403,
+              'insufficient_scope',
+              `This endpoint needs the scope "${scope}", which the app token does not have.`,
+              undefined,
+              { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+            );
+          }
+        }
+        authorizeRole(principal, request.method, request.routeOptions.url ?? request.url);
+        request.principal = principal;
+        return undefined;
+      },
+      [limits.app.policy, limits.staff.policy],
+    );
 
   app.post(
     '/api/v1/images/generate',
@@ -215,7 +219,12 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
           summary: 'A generated image (PNG)',
           description: 'No authentication (the url is the capability), until 7 days after generation; then 410.',
           tags: ['images'],
-          params: z.strictObject({ file: z.string().regex(/^img_[0-9A-HJKMNP-TV-Z]{26}\.png$/).describe('`<image id>.png`') }),
+          params: z.strictObject({
+            file: z
+              .string()
+              .regex(/^img_[0-9A-HJKMNP-TV-Z]{26}\.png$/)
+              .describe('`<image id>.png`'),
+          }),
           produces: ['image/png'],
           errors: { 410: 'Expired: older than 7 days (`image_expired`)' },
         } satisfies RouteDoc,
@@ -228,11 +237,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
       const found = await findImage(ctx.db, store, match[1] as string, now);
       if (found.status === 'not_found') throw new ProblemError(404, 'not_found', 'No such image.');
       if (found.status === 'expired') {
-        throw new ProblemError(
-          410,
-          'image_expired',
-          `This image expired at ${found.expiresAt.toISOString()}: generated images are kept for 7 days.`,
-        );
+        throw new ProblemError(410, 'image_expired', `This image expired at ${found.expiresAt.toISOString()}: generated images are kept for 7 days.`);
       }
       const maxAge = Math.max(0, Math.floor((found.expiresAt.getTime() - now) / 1000));
       return reply
@@ -248,7 +253,14 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     '/api/v1/credits',
     {
       onRequest: admit('staff'),
-      config: { openapi: { summary: "The merchant's image credit balance", tags: ['images'], access: 'staff', response: creditBalanceSchema } satisfies RouteDoc },
+      config: {
+        openapi: {
+          summary: "The merchant's image credit balance",
+          tags: ['images'],
+          access: 'staff',
+          response: creditBalanceSchema,
+        } satisfies RouteDoc,
+      },
     },
     async (request) => {
       const principal = request.principal!;
@@ -268,7 +280,12 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
             'Free. Keeping the same image again returns the same copy. Staff only.',
           tags: ['images'],
           access: 'staff',
-          params: z.strictObject({ id: z.string().regex(/^img_[0-9A-HJKMNP-TV-Z]{26}$/).describe('Image id') }),
+          params: z.strictObject({
+            id: z
+              .string()
+              .regex(/^img_[0-9A-HJKMNP-TV-Z]{26}$/)
+              .describe('Image id'),
+          }),
           body: emptyBodySchema,
           response: keptImageSchema,
           status: 200,
@@ -289,43 +306,60 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     }),
   );
 
-  app.get<{ Params: { file: string } }>('/api/v1/media/:file', {
-    config: {
-      openapi: {
-        summary: 'A kept image (PNG), no expiry',
-        tags: ['images'],
-        params: z.strictObject({ file: z.string().regex(/^med_[0-9A-HJKMNP-TV-Z]{26}\.png$/).describe('`<kept image id>.png`') }),
-        produces: ['image/png'],
-      } satisfies RouteDoc,
+  app.get<{ Params: { file: string } }>(
+    '/api/v1/media/:file',
+    {
+      config: {
+        openapi: {
+          summary: 'A kept image (PNG), no expiry',
+          tags: ['images'],
+          params: z.strictObject({
+            file: z
+              .string()
+              .regex(/^med_[0-9A-HJKMNP-TV-Z]{26}\.png$/)
+              .describe('`<kept image id>.png`'),
+          }),
+          produces: ['image/png'],
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request, reply) => {
-    const match = /^(med_[0-9A-HJKMNP-TV-Z]{26})\.png$/.exec(request.params.file);
-    const png = match ? await findKeptImage(ctx.db, store, match[1] as string) : null;
-    if (!png) throw new ProblemError(404, 'not_found', 'No such image.');
-    return reply
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .header('X-Content-Type-Options', 'nosniff')
-      .type('image/png')
-      .send(png);
-  });
+    async (request, reply) => {
+      const match = /^(med_[0-9A-HJKMNP-TV-Z]{26})\.png$/.exec(request.params.file);
+      const png = match ? await findKeptImage(ctx.db, store, match[1] as string) : null;
+      if (!png) throw new ProblemError(404, 'not_found', 'No such image.');
+      return reply
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .header('X-Content-Type-Options', 'nosniff')
+        .type('image/png')
+        .send(png);
+    },
+  );
 
   // The /api/v1 slice of the server's one OpenAPI builder (the whole server: GET /api/openapi.json).
   let v1Document: Record<string, unknown> | undefined;
-  app.get('/api/v1/openapi.json', { config: { openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'], produces: ['application/json'] } satisfies RouteDoc } }, async (_request, reply) => {
-    v1Document ??= buildOpenApiDocument(
-      recordedRoutes(app).filter((r) => r.url.startsWith('/api/v1/')),
-      {
-        baseUrl: ctx.config.baseUrl,
-        title: 'Register platform API v1',
-        version: '1',
-        description:
-          'The versioned platform API (spec: Versioning — `/api/v1/`): image generation and the credit balance. ' +
-          'Errors are RFC 9457 problem details. See docs/images.md; the whole server is described at /api/openapi.json.',
+  app.get(
+    '/api/v1/openapi.json',
+    {
+      config: {
+        openapi: { summary: 'The OpenAPI 3.1 document of the platform API v1', tags: ['docs'], produces: ['application/json'] } satisfies RouteDoc,
       },
-    );
-    reply.header('Cache-Control', 'public, max-age=300');
-    return v1Document;
-  });
+    },
+    async (_request, reply) => {
+      v1Document ??= buildOpenApiDocument(
+        recordedRoutes(app).filter((r) => r.url.startsWith('/api/v1/')),
+        {
+          baseUrl: ctx.config.baseUrl,
+          title: 'Register platform API v1',
+          version: '1',
+          description:
+            'The versioned platform API (spec: Versioning — `/api/v1/`): image generation and the credit balance. ' +
+            'Errors are RFC 9457 problem details. See docs/images.md; the whole server is described at /api/openapi.json.',
+        },
+      );
+      reply.header('Cache-Control', 'public, max-age=300');
+      return v1Document;
+    },
+  );
 
   if (purgeIntervalMs > 0) {
     const timer = setInterval(() => {

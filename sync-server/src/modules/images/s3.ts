@@ -107,8 +107,13 @@ export class S3ImageStore implements ImageStore {
   private async call(method: 'PUT' | 'GET' | 'DELETE', key: string, body?: Buffer): Promise<Response> {
     assertImageKey(key);
     const base = this.options.endpoint.replace(/\/+$/, '');
-    const url = new URL(`${base}/${uriEncode(this.options.bucket)}/${(this.options.prefix ?? 'images/').split('/').map(uriEncode).join('/')}${uriEncode(key)}`);
-    const amzDate = (this.options.now?.() ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const url = new URL(
+      `${base}/${uriEncode(this.options.bucket)}/${(this.options.prefix ?? 'images/').split('/').map(uriEncode).join('/')}${uriEncode(key)}`,
+    );
+    const amzDate = (this.options.now?.() ?? new Date())
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     const payloadHash = sha256Hex(body ?? '');
     const headers: Record<string, string> = {
       host: url.host,

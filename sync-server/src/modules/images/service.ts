@@ -72,18 +72,16 @@ export function isImageId(id: string): boolean {
  * concurrency (`ON CONFLICT DO NOTHING`).
  */
 export async function ensureCredits(db: SqlClient, merchantId: string, startingCredits = DEFAULT_STARTING_CREDITS): Promise<void> {
-  await db.query(
-    'INSERT INTO merchant_credits (merchant_id, balance) VALUES ($1, $2) ON CONFLICT (merchant_id) DO NOTHING',
-    [merchantId, startingCredits],
-  );
+  await db.query('INSERT INTO merchant_credits (merchant_id, balance) VALUES ($1, $2) ON CONFLICT (merchant_id) DO NOTHING', [
+    merchantId,
+    startingCredits,
+  ]);
 }
 
 /** The merchant's credit balance (an integer ≥ 0), creating the row with the starting grant on first use. */
 export async function getCreditBalance(db: SqlClient, merchantId: string, startingCredits = DEFAULT_STARTING_CREDITS): Promise<number> {
   await ensureCredits(db, merchantId, startingCredits);
-  const { rows } = await db.query<{ balance: number }>('SELECT balance FROM merchant_credits WHERE merchant_id = $1', [
-    merchantId,
-  ]);
+  const { rows } = await db.query<{ balance: number }>('SELECT balance FROM merchant_credits WHERE merchant_id = $1', [merchantId]);
   return Number(rows[0]?.balance ?? 0);
 }
 
@@ -144,9 +142,7 @@ export async function generateImages(
         [merchantId, cost],
       );
       if (charged.rows.length === 0) {
-        const current = await tx.query<{ balance: number }>('SELECT balance FROM merchant_credits WHERE merchant_id = $1', [
-          merchantId,
-        ]);
+        const current = await tx.query<{ balance: number }>('SELECT balance FROM merchant_credits WHERE merchant_id = $1', [merchantId]);
         throw new InsufficientCreditsError(Number(current.rows[0]?.balance ?? 0), cost);
       }
       for (const [i, image] of generated.entries()) {
@@ -201,9 +197,7 @@ export async function generateImages(
 
 /** What `GET /api/v1/images/{id}.png` finds: the bytes, or why there are none. */
 export type ImageLookup =
-  | { status: 'ok'; png: Buffer; expiresAt: Date; createdAt: Date }
-  | { status: 'expired'; expiresAt: Date }
-  | { status: 'not_found' };
+  { status: 'ok'; png: Buffer; expiresAt: Date; createdAt: Date } | { status: 'expired'; expiresAt: Date } | { status: 'not_found' };
 
 /**
  * Looks up an image for serving at time `now` (ms since the epoch): `expired` once `now ≥ expires_at` (whether or not

@@ -20,7 +20,16 @@ import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
-import { createLocation, listLocations, listStockMovements, setStockThresholds, stockLevelsPage, type StockMovement, type StockLevel, type recordStockRequest } from './service.ts';
+import {
+  createLocation,
+  listLocations,
+  listStockMovements,
+  setStockThresholds,
+  stockLevelsPage,
+  type StockMovement,
+  type StockLevel,
+  type recordStockRequest,
+} from './service.ts';
 
 /** A receive, adjust or count request body as the routes parse it. */
 export type StockRequest = Parameters<typeof recordStockRequest>[2];
@@ -77,7 +86,16 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
     '/api/pos/catalog/locations',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List stock locations', description: 'The default location first, then the others oldest first.', tags: ['catalog'], access: 'staff', query: pageQuery, response: pageSchema(locationSchema) } },
+      config: {
+        openapi: {
+          summary: 'List stock locations',
+          description: 'The default location first, then the others oldest first.',
+          tags: ['catalog'],
+          access: 'staff',
+          query: pageQuery,
+          response: pageSchema(locationSchema),
+        },
+      },
     },
     async (request) => {
       const q = parseOrThrow(pageQuery, request.query, '(query)');
@@ -85,7 +103,10 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       const locations = await ctx.db.transaction((tx) => listLocations(tx, merchantId));
       // A store has a handful of locations: the page is cut from the full list, after the cursor's location id.
       const start = q.cursor ? locations.findIndex((l) => l.id === decodeCursor(q.cursor!, ['string'])[0]) + 1 : 0;
-      if (start === 0 && q.cursor) throw new ProblemError(400, 'validation_error', 'Invalid cursor: that location no longer exists; list again from the start.', [{ path: 'cursor', message: 'names no location of this store' }]);
+      if (start === 0 && q.cursor)
+        throw new ProblemError(400, 'validation_error', 'Invalid cursor: that location no longer exists; list again from the start.', [
+          { path: 'cursor', message: 'names no location of this store' },
+        ]);
       const { page, nextCursor } = pageOf(locations.slice(start, start + q.limit + 1), q.limit, (last) => [last.id]);
       return { data: page, nextCursor };
     },
@@ -95,7 +116,18 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
     '/api/pos/catalog/locations',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'Add a stock location', errors: { 409: 'A location has this name (`location_exists`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' }, tags: ['catalog'], access: 'staff', body: locationCreateSchema, response: locationSchema, status: 201, idempotent: true } },
+      config: {
+        openapi: {
+          summary: 'Add a stock location',
+          errors: { 409: 'A location has this name (`location_exists`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          tags: ['catalog'],
+          access: 'staff',
+          body: locationCreateSchema,
+          response: locationSchema,
+          status: 201,
+          idempotent: true,
+        },
+      },
     },
     idempotent(ctx.db, ctx.clock, async (request) => {
       const body = parseOrThrow(locationCreateSchema, request.body ?? undefined);
@@ -111,7 +143,8 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       config: {
         openapi: {
           summary: 'Units on hand per variation',
-          description: 'Tracked variations of live items at one location (default: the default location), ordered by variation id. onHand is the sum of the stock movements; it may be negative after an oversell.',
+          description:
+            'Tracked variations of live items at one location (default: the default location), ordered by variation id. onHand is the sum of the stock movements; it may be negative after an oversell.',
           tags: ['catalog'],
           access: { scope: 'catalog:read' },
           query: stockQuery,
@@ -123,7 +156,9 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(stockQuery, request.query, '(query)');
       const after = q.cursor ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
-      const rows = await ctx.db.transaction((tx) => stockLevelsPage(tx, merchantId, { locationId: q.locationId, variationId: q.variationId, itemId: q.itemId, after, limit: q.limit + 1 }));
+      const rows = await ctx.db.transaction((tx) =>
+        stockLevelsPage(tx, merchantId, { locationId: q.locationId, variationId: q.variationId, itemId: q.itemId, after, limit: q.limit + 1 }),
+      );
       const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.variationId]);
       return { data: page, nextCursor };
     },
@@ -148,7 +183,9 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(lowStockQuery, request.query, '(query)');
       const after = q.cursor ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
-      const rows = await ctx.db.transaction((tx) => stockLevelsPage(tx, merchantId, { locationId: q.locationId, lowOnly: true, after, limit: q.limit + 1 }));
+      const rows = await ctx.db.transaction((tx) =>
+        stockLevelsPage(tx, merchantId, { locationId: q.locationId, lowOnly: true, after, limit: q.limit + 1 }),
+      );
       const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.variationId]);
       return { data: page, nextCursor };
     },
@@ -158,7 +195,16 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
     '/api/pos/catalog/inventory/movements',
     {
       onRequest: guard(ctx, 'staff'),
-      config: { openapi: { summary: 'List stock movements', description: 'Newest first.', tags: ['catalog'], access: 'staff', query: movementsQuery, response: pageSchema(movementSchema) } },
+      config: {
+        openapi: {
+          summary: 'List stock movements',
+          description: 'Newest first.',
+          tags: ['catalog'],
+          access: 'staff',
+          query: movementsQuery,
+          response: pageSchema(movementSchema),
+        },
+      },
     },
     async (request) => {
       const { merchantId } = principalOf(request);
@@ -170,7 +216,11 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
     },
   );
 
-  const movementRoute = (kind: 'receive' | 'adjust' | 'count', schema: typeof stockReceiveSchema | typeof stockAdjustSchema | typeof stockCountSchema, summary: string) =>
+  const movementRoute = (
+    kind: 'receive' | 'adjust' | 'count',
+    schema: typeof stockReceiveSchema | typeof stockAdjustSchema | typeof stockCountSchema,
+    summary: string,
+  ) =>
     app.post(
       `/api/pos/catalog/inventory/${kind}`,
       {
@@ -178,7 +228,8 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
         config: {
           openapi: {
             summary,
-            description: 'Records one stock movement per line at the location (default: the default location). Only variations that track stock are accepted. Answers the movements, any oversell, and the new levels.',
+            description:
+              'Records one stock movement per line at the location (default: the default location). Only variations that track stock are accepted. Answers the movements, any oversell, and the new levels.',
             tags: ['catalog'],
             access: 'staff',
             body: schema,
@@ -222,5 +273,4 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       return { status: 200, body: { data } };
     }),
   );
-
 }

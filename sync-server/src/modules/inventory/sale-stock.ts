@@ -8,7 +8,15 @@ import type { Order } from '../../../../core/index.ts';
 import { newId } from '../../../../core/index.ts';
 import type { AuditEntry } from '../../kernel/audit.ts';
 import { prepared, type Queryable, type ReadPart } from '../../platform/db/db.ts';
-import { ensureDefaultLocation, findVariationsOnHand, onHandAt, rememberDefaultLocation, saleMovementsOfOrder, variationsOnHandPart, type VariationsOnHand } from './service.ts';
+import {
+  ensureDefaultLocation,
+  findVariationsOnHand,
+  onHandAt,
+  rememberDefaultLocation,
+  saleMovementsOfOrder,
+  variationsOnHandPart,
+  type VariationsOnHand,
+} from './service.ts';
 
 /** What {@link recordSalesStock} did. */
 export interface SalesStockResult {
@@ -28,7 +36,9 @@ export interface SalesStockResult {
 }
 
 /** The sale movements of `orders`, one per (order, variation): the same variation twice in one order adds up. */
-function mergedSaleMovements(orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[]): { sourceId: string; variationId: string; quantity: number }[] {
+function mergedSaleMovements(
+  orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[],
+): { sourceId: string; variationId: string; quantity: number }[] {
   // Same (order, variation) twice in one order: the quantities add up, as recordStockMovements merges them.
   const merged = new Map<string, { sourceId: string; variationId: string; quantity: number }>();
   for (const order of orders) {
@@ -48,7 +58,10 @@ function mergedSaleMovements(orders: readonly Pick<Order, 'id' | 'state' | 'line
  * `recordSalesStock` (`input.read`).
  */
 export function salesStockReadPart(merchantId: string, orders: readonly Pick<Order, 'id' | 'state' | 'lines'>[]): ReadPart<VariationsOnHand> {
-  return variationsOnHandPart(merchantId, mergedSaleMovements(orders).map((m) => m.variationId));
+  return variationsOnHandPart(
+    merchantId,
+    mergedSaleMovements(orders).map((m) => m.variationId),
+  );
 }
 
 /**
@@ -74,13 +87,18 @@ export async function recordSalesStock(
   if (movements.length === 0) return result;
   const tracked = [...new Set(movements.map((m) => m.variationId))];
   const location = found.location ?? (await ensureDefaultLocation(tx, input.merchantId));
-  const before = found.location ? new Map(tracked.map((id) => [id, found.onHand.get(id) ?? 0])) : await onHandAt(tx, input.merchantId, location.id, tracked);
+  const before = found.location
+    ? new Map(tracked.map((id) => [id, found.onHand.get(id) ?? 0]))
+    : await onHandAt(tx, input.merchantId, location.id, tracked);
   const inserted = await tx.query<{ variation_id: string; item_id: string; quantity: number }>(
-    prepared('sale_stock_insert', `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
+    prepared(
+      'sale_stock_insert',
+      `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
      SELECT id, $1, $2, item_id, variation_id, 'sale', quantity, NULL, source_id, NULL, $3, $4
        FROM unnest($5::text[], $6::text[], $7::text[], $8::int[], $9::text[]) AS t(id, item_id, variation_id, quantity, source_id)
      ON CONFLICT (merchant_id, source_id, variation_id, kind) DO NOTHING
-     RETURNING variation_id, item_id, quantity`),
+     RETURNING variation_id, item_id, quantity`,
+    ),
     [
       input.merchantId,
       location.id,

@@ -95,7 +95,12 @@ interface LocationRow {
   is_default: boolean;
   created_at: Date;
 }
-const toLocation = (r: LocationRow): Location => ({ id: r.id, name: r.name, isDefault: r.is_default, createdAt: new Date(r.created_at).toISOString() });
+const toLocation = (r: LocationRow): Location => ({
+  id: r.id,
+  name: r.name,
+  isDefault: r.is_default,
+  createdAt: new Date(r.created_at).toISOString(),
+});
 
 /** The merchant's default location ("Main location"), created on first use. */
 export async function ensureDefaultLocation(tx: Queryable, merchantId: string): Promise<Location> {
@@ -110,20 +115,27 @@ export async function ensureDefaultLocation(tx: Queryable, merchantId: string): 
 }
 
 async function findOrCreateDefaultLocation(tx: Queryable, merchantId: string): Promise<Location> {
-  const found = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [merchantId]);
+  const found = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [
+    merchantId,
+  ]);
   if (found.rows[0]) return toLocation(found.rows[0]);
-  await tx.query(
-    `INSERT INTO locations (id, merchant_id, name, is_default) VALUES ($1, $2, 'Main location', true) ON CONFLICT DO NOTHING`,
-    [newId('location'), merchantId],
-  );
-  const again = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [merchantId]);
+  await tx.query(`INSERT INTO locations (id, merchant_id, name, is_default) VALUES ($1, $2, 'Main location', true) ON CONFLICT DO NOTHING`, [
+    newId('location'),
+    merchantId,
+  ]);
+  const again = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 AND is_default', [
+    merchantId,
+  ]);
   return toLocation(again.rows[0]!);
 }
 
 /** The merchant's locations, default first. */
 export async function listLocations(db: Queryable, merchantId: string): Promise<Location[]> {
   await ensureDefaultLocation(db, merchantId);
-  const { rows } = await db.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id', [merchantId]);
+  const { rows } = await db.query<LocationRow>(
+    'SELECT id, name, is_default, created_at FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id',
+    [merchantId],
+  );
   return rows.map(toLocation);
 }
 
@@ -131,7 +143,10 @@ export async function listLocations(db: Queryable, merchantId: string): Promise<
 export async function resolveLocation(tx: Queryable, merchantId: string, locationId: string | undefined): Promise<Location> {
   const fallback = await ensureDefaultLocation(tx, merchantId);
   if (!locationId || locationId === fallback.id) return fallback;
-  const { rows } = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE id = $1 AND merchant_id = $2', [locationId, merchantId]);
+  const { rows } = await tx.query<LocationRow>('SELECT id, name, is_default, created_at FROM locations WHERE id = $1 AND merchant_id = $2', [
+    locationId,
+    merchantId,
+  ]);
   if (!rows[0]) throw new InventoryError('unknown_location', `location ${locationId} is not a location of this store`);
   return toLocation(rows[0]);
 }
@@ -148,18 +163,22 @@ export async function findVariations(
   // which the planner then takes: 1 s for 500 ids at 50,000 items). OFFSET 0 keeps the probe inside the loop over the
   // ids: flattened, the planner may turn it inside out (every item, then the ids).
   const { rows } = await tx.query<{ item_id: string; variation_id: string; track_stock: boolean | null; deleted: boolean }>(
-    prepared('find_variations', `SELECT f.item_id, k.id AS variation_id, f.track_stock, f.deleted
+    prepared(
+      'find_variations',
+      `SELECT f.item_id, k.id AS variation_id, f.track_stock, f.deleted
        FROM unnest($2::text[]) AS k(id)
             CROSS JOIN LATERAL (SELECT ci.id AS item_id, (v->>'trackStock')::boolean AS track_stock, ci.deleted
                                   FROM catalog_items ci CROSS JOIN LATERAL jsonb_array_elements(ci.data->'variations') v
                                  WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ? k.id AND ci.merchant_id = $1 AND v->>'id' = k.id
-                                OFFSET 0) f`),
+                                OFFSET 0) f`,
+    ),
     [merchantId, [...new Set(variationIds)]],
   );
   for (const r of rows) {
     const known = out.get(r.variation_id);
     // A live item wins over a deleted one should an id ever appear twice.
-    if (!known || (known.deleted && !r.deleted)) out.set(r.variation_id, { itemId: r.item_id, trackStock: r.track_stock === true, deleted: r.deleted });
+    if (!known || (known.deleted && !r.deleted))
+      out.set(r.variation_id, { itemId: r.item_id, trackStock: r.track_stock === true, deleted: r.deleted });
   }
   return out;
 }
@@ -190,14 +209,26 @@ export function variationsOnHandPart(merchantId: string, variationIds: readonly 
               WHERE jsonb_path_query_array(ci.data, '$.variations[*].id') ?| $2::text[] AND ci.merchant_id = $1 AND v->>'id' = ANY($2::text[])) x`,
     params: [merchantId, [...new Set(variationIds)]],
     parse: (value) => {
-      const rows = jsonValue<{ itemId: string; variationId: string; trackStock: boolean | null; deleted: boolean; locationId: string | null; locationName: string | null; locationCreatedAt: string | null; onHand: number | string | null }[]>(value);
+      const rows = jsonValue<
+        {
+          itemId: string;
+          variationId: string;
+          trackStock: boolean | null;
+          deleted: boolean;
+          locationId: string | null;
+          locationName: string | null;
+          locationCreatedAt: string | null;
+          onHand: number | string | null;
+        }[]
+      >(value);
       const variations = new Map<string, { itemId: string; trackStock: boolean; deleted: boolean }>();
       const onHand = new Map<string, number>();
       let location: Location | null = null;
       for (const r of rows) {
         const known = variations.get(r.variationId);
         // A live item wins over a deleted one should an id ever appear twice.
-        if (!known || (known.deleted && !r.deleted)) variations.set(r.variationId, { itemId: r.itemId, trackStock: r.trackStock === true, deleted: r.deleted });
+        if (!known || (known.deleted && !r.deleted))
+          variations.set(r.variationId, { itemId: r.itemId, trackStock: r.trackStock === true, deleted: r.deleted });
         if (r.locationId !== null) {
           location ??= toLocation({ id: r.locationId, name: r.locationName!, is_default: true, created_at: new Date(r.locationCreatedAt!) });
           onHand.set(r.variationId, Number(r.onHand ?? 0));
@@ -284,11 +315,14 @@ async function insertMovements(
   const ids = movements.map(() => newId('stockMovement'));
   const column = <T>(f: (k: { m: StockMovementInput; itemId: string }) => T) => movements.map(f);
   const { rows } = await m.tx.query<MovementRow>(
-    prepared('stock_movements_insert_many', `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
+    prepared(
+      'stock_movements_insert_many',
+      `INSERT INTO stock_movements (id, merchant_id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at)
      SELECT id, $1, $2, item_id, variation_id, kind, quantity, counted, source_id, note, $3, $4
        FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::int[], $11::text[], $12::text[]) AS t(id, item_id, variation_id, kind, quantity, counted, source_id, note)
      ON CONFLICT (merchant_id, source_id, variation_id, kind) DO NOTHING
-     RETURNING id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at`),
+     RETURNING id, location_id, item_id, variation_id, kind, quantity, counted, source_id, note, actor, created_at`,
+    ),
     [
       m.merchantId,
       locationId,
@@ -321,8 +355,19 @@ export async function recordStockMovements(m: Mutation, input: RecordStockMoveme
     if (prev && prev.kind !== 'count' && m.kind !== 'count') merged.set(key, { ...m, quantity: prev.quantity + m.quantity });
     else merged.set(key, m);
   }
-  const variations = await findVariations(tx, merchantId, [...merged.values()].map((m) => m.variationId));
-  const result: RecordStockMovementsResult = { recorded: [], duplicates: 0, skipped: [], oversold: [], changedItemIds: [], locationIsDefault: location.isDefault };
+  const variations = await findVariations(
+    tx,
+    merchantId,
+    [...merged.values()].map((m) => m.variationId),
+  );
+  const result: RecordStockMovementsResult = {
+    recorded: [],
+    duplicates: 0,
+    skipped: [],
+    oversold: [],
+    changedItemIds: [],
+    locationIsDefault: location.isDefault,
+  };
   const touched = new Map<string, string>(); // variationId → itemId
   const before = new Map<string, number>();
 
@@ -345,7 +390,12 @@ export async function recordStockMovements(m: Mutation, input: RecordStockMoveme
   const once = new Set(known.map((k) => k.m.variationId)).size === known.length;
   let rows: (MovementRow | undefined)[] = [];
   if (once) {
-    const onHand = await onHandAt(tx, merchantId, location.id, known.map((k) => k.m.variationId));
+    const onHand = await onHandAt(
+      tx,
+      merchantId,
+      location.id,
+      known.map((k) => k.m.variationId),
+    );
     for (const [variationId, units] of onHand) before.set(variationId, units);
     rows = await insertMovements(m, location.id, known, onHand);
   } else {
@@ -373,16 +423,17 @@ export async function recordStockMovements(m: Mutation, input: RecordStockMoveme
   const sources = [...new Set(result.recorded.map((r) => r.sourceId))];
   // Sales are audited by their order's own row ('order.stored'); everything else, and any oversell, gets one here.
   const onlySales = result.recorded.every((r) => r.kind === 'sale');
-  if (!onlySales || result.oversold.length > 0) await m.audit({
-    action: onlySales ? 'inventory.oversold' : 'inventory.recorded',
-    entityType: 'stock_movement',
-    entityId: sources.join(',').slice(0, 200),
-    data: {
-      locationId: location.id,
-      movements: result.recorded.map((r) => ({ id: r.id, variationId: r.variationId, kind: r.kind, quantity: r.quantity })),
-      ...(result.oversold.length > 0 ? { oversold: result.oversold } : {}),
-    },
-  });
+  if (!onlySales || result.oversold.length > 0)
+    await m.audit({
+      action: onlySales ? 'inventory.oversold' : 'inventory.recorded',
+      entityType: 'stock_movement',
+      entityId: sources.join(',').slice(0, 200),
+      data: {
+        locationId: location.id,
+        movements: result.recorded.map((r) => ({ id: r.id, variationId: r.variationId, kind: r.kind, quantity: r.quantity })),
+        ...(result.oversold.length > 0 ? { oversold: result.oversold } : {}),
+      },
+    });
   result.changedItemIds = [...new Set(touched.values())];
   return result;
 }
@@ -455,7 +506,13 @@ export async function stockLevels(
  * `<list>.<i>.variationId` (`list` is the body's field, e.g. `lines`, `thresholds`).
  * @throws ProblemError 400 `validation_error`.
  */
-async function checkTrackedVariations(tx: Queryable, merchantId: string, list: string, variationIds: readonly string[], untracked: (variationId: string) => string): Promise<void> {
+async function checkTrackedVariations(
+  tx: Queryable,
+  merchantId: string,
+  list: string,
+  variationIds: readonly string[],
+  untracked: (variationId: string) => string,
+): Promise<void> {
   const known = await findVariations(tx, merchantId, variationIds);
   const errors: FieldError[] = variationIds.flatMap((variationId, i) => {
     const v = known.get(variationId);
@@ -463,7 +520,13 @@ async function checkTrackedVariations(tx: Queryable, merchantId: string, list: s
     if (!v.trackStock) return [{ path: `${list}.${i}.variationId`, message: untracked(variationId) }];
     return [];
   });
-  if (errors.length > 0) throw new ProblemError(400, 'validation_error', `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw new ProblemError(
+      400,
+      'validation_error',
+      `Invalid ${errors.map((e) => e.path).join(', ')}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      errors,
+    );
 }
 
 /** `locationId` (or the default) as a 400 naming `locationId` when it is not the merchant's. */
@@ -471,7 +534,8 @@ async function requestLocation(tx: Queryable, merchantId: string, locationId: st
   try {
     return await resolveLocation(tx, merchantId, locationId);
   } catch (err) {
-    if (err instanceof InventoryError) throw new ProblemError(400, 'validation_error', `Invalid locationId: ${err.message}.`, [{ path: 'locationId', message: err.message }]);
+    if (err instanceof InventoryError)
+      throw new ProblemError(400, 'validation_error', `Invalid locationId: ${err.message}.`, [{ path: 'locationId', message: err.message }]);
     throw err;
   }
 }
@@ -497,11 +561,21 @@ export interface StockRequestResult extends RecordStockMovementsResult {
 export async function recordStockRequest(
   m: Mutation,
   kind: 'receive' | 'adjust' | 'count',
-  body: { locationId?: string | undefined; note?: string | undefined; lines: readonly ({ variationId: string; quantity: number } | { variationId: string; counted: number })[] },
+  body: {
+    locationId?: string | undefined;
+    note?: string | undefined;
+    lines: readonly ({ variationId: string; quantity: number } | { variationId: string; counted: number })[];
+  },
 ): Promise<StockRequestResult> {
   const location = await requestLocation(m.tx, m.merchantId, body.locationId);
   const variationIds = body.lines.map((l) => l.variationId);
-  await checkTrackedVariations(m.tx, m.merchantId, 'lines', variationIds, (id) => `variation ${id} does not track stock (set trackStock on the item first)`);
+  await checkTrackedVariations(
+    m.tx,
+    m.merchantId,
+    'lines',
+    variationIds,
+    (id) => `variation ${id} does not track stock (set trackStock on the item first)`,
+  );
   const sourceId = `${kind}:${newId('stockMovement').slice(4)}`;
   const note = body.note ? { note: body.note } : {};
   const movements: StockMovementInput[] = body.lines.map((l) =>
@@ -528,7 +602,11 @@ export async function setStockThresholds(
   await checkTrackedVariations(tx, merchantId, 'thresholds', variationIds, (id) => `variation ${id} does not track stock`);
   for (const t of body.thresholds) {
     if (t.lowStockThreshold === null) {
-      await tx.query('DELETE FROM stock_thresholds WHERE merchant_id = $1 AND location_id = $2 AND variation_id = $3', [merchantId, location.id, t.variationId]);
+      await tx.query('DELETE FROM stock_thresholds WHERE merchant_id = $1 AND location_id = $2 AND variation_id = $3', [
+        merchantId,
+        location.id,
+        t.variationId,
+      ]);
     } else {
       await tx.query(
         `INSERT INTO stock_thresholds (merchant_id, location_id, variation_id, threshold, updated_at) VALUES ($1, $2, $3, $4, $5)
@@ -566,7 +644,14 @@ export async function createLocation(m: Mutation, name: string): Promise<Locatio
 export async function stockLevelsPage(
   db: Queryable,
   merchantId: string,
-  options: { locationId?: string | undefined; variationId?: string | undefined; itemId?: string | undefined; lowOnly?: boolean; after?: string | undefined; limit: number },
+  options: {
+    locationId?: string | undefined;
+    variationId?: string | undefined;
+    itemId?: string | undefined;
+    lowOnly?: boolean;
+    after?: string | undefined;
+    limit: number;
+  },
 ): Promise<StockLevel[]> {
   const location = await requestLocation(db, merchantId, options.locationId);
   return stockLevels(db, merchantId, {
@@ -628,13 +713,25 @@ export function connectSaleStockRestamp(restamp: StockRestamp): void {
  */
 export async function recordSaleStock(
   tx: Queryable,
-  input: { merchantId: string; kind: 'sale' | 'return'; sourceId: string; lines: readonly { variationId: string | null; quantity: number }[]; actor: string; now: Date },
+  input: {
+    merchantId: string;
+    kind: 'sale' | 'return';
+    sourceId: string;
+    lines: readonly { variationId: string | null; quantity: number }[];
+    actor: string;
+    now: Date;
+  },
 ): Promise<boolean> {
   const lines = input.lines.filter((l): l is { variationId: string; quantity: number } => l.variationId !== null && l.quantity > 0);
   if (lines.length === 0) return false;
   const m = await openMutation(tx, actorFromString(input.merchantId, input.actor), input.now);
   const result = await recordStockMovements(m, {
-    movements: lines.map((l) => ({ variationId: l.variationId, kind: input.kind, quantity: input.kind === 'sale' ? -l.quantity : l.quantity, sourceId: input.sourceId })),
+    movements: lines.map((l) => ({
+      variationId: l.variationId,
+      kind: input.kind,
+      quantity: input.kind === 'sale' ? -l.quantity : l.quantity,
+      sourceId: input.sourceId,
+    })),
   });
   if (result.changedItemIds.length > 0) await saleStockRestamp?.(m, result.changedItemIds, result.locationIsDefault);
   return result.changedItemIds.length > 0;

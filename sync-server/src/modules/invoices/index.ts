@@ -6,13 +6,7 @@
  */
 
 // Recurring invoice series and their scheduler.
-export {
-  createSeries,
-  dueSeriesIds,
-  generateDueInvoices,
-  unsentAutoSendDrafts,
-  type RecurringInvoicesReport,
-} from './recurring.ts';
+export { createSeries, dueSeriesIds, generateDueInvoices, unsentAutoSendDrafts, type RecurringInvoicesReport } from './recurring.ts';
 
 // Invoices.
 export {

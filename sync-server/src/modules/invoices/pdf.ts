@@ -90,7 +90,8 @@ export async function renderInvoicePdf(invoice: Invoice, merchant: { name: strin
   page.drawLine({ start: { x: margin, y: y + 10 }, end: { x: width - margin, y: y + 10 }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
 
   const totals: [string, string, boolean][] = [['Subtotal', money(invoice.subtotalCents), false]];
-  for (const t of invoice.taxLines) totals.push([`${t.name} (${(t.basisPoints / 100).toFixed(2)}%${t.inclusive ? ', included' : ''})`, money(t.taxCents), false]);
+  for (const t of invoice.taxLines)
+    totals.push([`${t.name} (${(t.basisPoints / 100).toFixed(2)}%${t.inclusive ? ', included' : ''})`, money(t.taxCents), false]);
   totals.push(['Total', money(invoice.totalCents), true]);
   if (invoice.paidCents > 0) totals.push(['Paid', `-${money(invoice.paidCents)}`, false]);
   totals.push(['Balance due', money(invoice.balanceDueCents), true]);

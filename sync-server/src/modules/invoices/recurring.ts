@@ -72,7 +72,9 @@ export function parseSeriesRule(rule: string, startDate: string): RRuleSet {
     return parsed;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new ProblemError(400, 'validation_error', `Invalid rrule: ${message}`, [{ path: 'rrule', message: `is not a valid RFC 5545 RRULE: ${message}` }]);
+    throw new ProblemError(400, 'validation_error', `Invalid rrule: ${message}`, [
+      { path: 'rrule', message: `is not a valid RFC 5545 RRULE: ${message}` },
+    ]);
   }
 }
 
@@ -120,7 +122,11 @@ export async function getSeries(db: Queryable, merchantId: string, id: string): 
 }
 
 /** The merchant's series, newest first (cursor pagination); `status` filters. */
-export async function listSeries(db: Queryable, merchantId: string, q: { limit: number; cursor?: string; status?: SeriesStatus }): Promise<{ data: InvoiceSeries[]; nextCursor: string | null }> {
+export async function listSeries(
+  db: Queryable,
+  merchantId: string,
+  q: { limit: number; cursor?: string; status?: SeriesStatus },
+): Promise<{ data: InvoiceSeries[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   let where = 's.merchant_id = $1';
   if (q.status) {
@@ -143,23 +149,49 @@ export async function listSeries(db: Queryable, merchantId: string, q: { limit: 
  * rule are checked; an auto-send series needs a customer reachable on its channels.
  * @throws ProblemError 400 naming the field.
  */
-export async function createSeries(ctx: AppContext, principal: Principal, input: InvoiceSeriesCreate, catalogOf: CatalogLoader): Promise<InvoiceSeries> {
+export async function createSeries(
+  ctx: AppContext,
+  principal: Principal,
+  input: InvoiceSeriesCreate,
+  catalogOf: CatalogLoader,
+): Promise<InvoiceSeries> {
   const merchantId = principal.merchantId;
   const rule = parseSeriesRule(input.rrule, input.startDate);
   const billTo = await billToOf(ctx.db, merchantId, input.customerId);
   if (input.autoSend) channelsFor(billTo, input.channels);
   priceLinesFor(await catalogOf(ctx.db, merchantId), input.lineItems, input.customLines);
   if (!nextOccurrence(rule, input.startDate)) {
-    throw new ProblemError(400, 'validation_error', 'Invalid rrule: it has no occurrence on or after startDate.', [{ path: 'rrule', message: 'has no occurrence on or after startDate' }]);
+    throw new ProblemError(400, 'validation_error', 'Invalid rrule: it has no occurrence on or after startDate.', [
+      { path: 'rrule', message: 'has no occurrence on or after startDate' },
+    ]);
   }
   const id = newId('invoiceSeries');
   await mutation(ctx, actorOf(principal), async ({ tx, now, actor, audit }) => {
     await tx.query(
       `INSERT INTO invoice_series (id, merchant_id, status, customer_id, rrule, start_date, days_until_due, auto_send, channels, memo, line_items, custom_lines, cursor_date, created_by, created_at, updated_at)
        VALUES ($1, $2, 'active', $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $5, $12, $13, $13)`,
-      [id, merchantId, input.customerId, input.rrule.replace(/^RRULE:/, ''), input.startDate, input.daysUntilDue, input.autoSend, input.channels ?? null, input.memo ?? null, JSON.stringify(input.lineItems), JSON.stringify(input.customLines), actor, now.toISOString()],
+      [
+        id,
+        merchantId,
+        input.customerId,
+        input.rrule.replace(/^RRULE:/, ''),
+        input.startDate,
+        input.daysUntilDue,
+        input.autoSend,
+        input.channels ?? null,
+        input.memo ?? null,
+        JSON.stringify(input.lineItems),
+        JSON.stringify(input.customLines),
+        actor,
+        now.toISOString(),
+      ],
     );
-    await audit({ action: 'invoice_series.created', entityType: 'invoice_series', entityId: id, data: { rrule: input.rrule, startDate: input.startDate, customerId: input.customerId, autoSend: input.autoSend } });
+    await audit({
+      action: 'invoice_series.created',
+      entityType: 'invoice_series',
+      entityId: id,
+      data: { rrule: input.rrule, startDate: input.startDate, customerId: input.customerId, autoSend: input.autoSend },
+    });
   });
   return getSeries(ctx.db, merchantId, id);
 }
@@ -169,7 +201,12 @@ export async function createSeries(ctx: AppContext, principal: Principal, input:
  * paused are skipped), `end` (active | paused → ended).
  * @throws ProblemError 404; 409 naming `currentState`.
  */
-export async function transitionSeries(ctx: AppContext, principal: Principal, id: string, action: 'pause' | 'resume' | 'end'): Promise<InvoiceSeries> {
+export async function transitionSeries(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  action: 'pause' | 'resume' | 'end',
+): Promise<InvoiceSeries> {
   const merchantId = principal.merchantId;
   const target: SeriesStatus = action === 'pause' ? 'paused' : action === 'resume' ? 'active' : 'ended';
   await mutation(ctx, actorOf(principal), async ({ tx, now, audit }) => {
@@ -182,8 +219,19 @@ export async function transitionSeries(ctx: AppContext, principal: Principal, id
     }
     const today = utcDate(now);
     const cursor = action === 'resume' && row.cursor_date < today ? today : row.cursor_date;
-    await tx.query(`UPDATE invoice_series SET status = $2, cursor_date = $3, updated_at = $4, ended_at = $5 WHERE id = $1`, [id, target, cursor, now.toISOString(), target === 'ended' ? now.toISOString() : null]);
-    await audit({ action: `invoice_series.${action === 'end' ? 'ended' : action === 'pause' ? 'paused' : 'resumed'}`, entityType: 'invoice_series', entityId: id, data: { from: row.status, to: target } });
+    await tx.query(`UPDATE invoice_series SET status = $2, cursor_date = $3, updated_at = $4, ended_at = $5 WHERE id = $1`, [
+      id,
+      target,
+      cursor,
+      now.toISOString(),
+      target === 'ended' ? now.toISOString() : null,
+    ]);
+    await audit({
+      action: `invoice_series.${action === 'end' ? 'ended' : action === 'pause' ? 'paused' : 'resumed'}`,
+      entityType: 'invoice_series',
+      entityId: id,
+      data: { from: row.status, to: target },
+    });
   });
   return getSeries(ctx.db, merchantId, id);
 }
@@ -204,7 +252,13 @@ export interface RecurringInvoicesReport {
  * `ON CONFLICT DO NOTHING` on (series, occurrence date)), advancing the series' cursor. Ends the series when its rule
  * has no more dates. Returns the ids of the invoices it created.
  */
-export async function generateDueInvoices(ctx: Pick<AppContext, 'db' | 'clock'>, seriesId: string, today: string, report: RecurringInvoicesReport, catalogOf: CatalogLoader): Promise<void> {
+export async function generateDueInvoices(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  seriesId: string,
+  today: string,
+  report: RecurringInvoicesReport,
+  catalogOf: CatalogLoader,
+): Promise<void> {
   const now = ctx.clock();
   for (let n = 0; n < MAX_OCCURRENCES_PER_TICK; n++) {
     const done = await ctx.db.transaction(async (tx) => {
@@ -236,7 +290,11 @@ export async function generateDueInvoices(ctx: Pick<AppContext, 'db' | 'clock'>,
         occurrenceDate: occurrence,
       });
       if (created) report.generated.push(created.id);
-      await tx.query('UPDATE invoice_series SET cursor_date = $2, updated_at = $3 WHERE id = $1', [seriesId, addDays(occurrence, 1), now.toISOString()]);
+      await tx.query('UPDATE invoice_series SET cursor_date = $2, updated_at = $3 WHERE id = $1', [
+        seriesId,
+        addDays(occurrence, 1),
+        now.toISOString(),
+      ]);
       return false;
     });
     if (done) return;

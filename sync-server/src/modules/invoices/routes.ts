@@ -25,7 +25,15 @@ import { getInvoice, listInvoices } from './service.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import { getSeries, listSeries, transitionSeries } from './recurring.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
-import type { Invoice, InvoiceCreate, InvoicePaymentCreate, InvoiceRefundCreate, InvoiceSeries, InvoiceSeriesCreate, InvoiceUpdate } from '../../../../core/index.ts';
+import type {
+  Invoice,
+  InvoiceCreate,
+  InvoicePaymentCreate,
+  InvoiceRefundCreate,
+  InvoiceSeries,
+  InvoiceSeriesCreate,
+  InvoiceUpdate,
+} from '../../../../core/index.ts';
 
 /**
  * Invoice operations that span modules (workflows/invoice-drafts.ts, invoice-issue.ts, invoice-payment.ts,
@@ -103,7 +111,10 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
 
   app.get(
     '/api/pos/invoices/:id',
-    { onRequest, config: { openapi: { summary: 'Get an invoice with its payments', tags: TAGS, access: STAFF, params: invoiceParams, response: invoiceSchema } } },
+    {
+      onRequest,
+      config: { openapi: { summary: 'Get an invoice with its payments', tags: TAGS, access: STAFF, params: invoiceParams, response: invoiceSchema } },
+    },
     async (request) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       return getInvoice(ctx, principalOf(request).merchantId, id);
@@ -115,7 +126,16 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
     {
       onRequest,
       config: {
-        openapi: { summary: 'Edit a draft invoice', description: 'Drafts only (409 otherwise). Lists sent replace the stored ones.', errors: { 409: 'The invoice is no longer a draft (`illegal_state_transition`, `currentState`)' }, tags: TAGS, access: STAFF, params: invoiceParams, body: invoiceUpdateSchema, response: invoiceSchema },
+        openapi: {
+          summary: 'Edit a draft invoice',
+          description: 'Drafts only (409 otherwise). Lists sent replace the stored ones.',
+          errors: { 409: 'The invoice is no longer a draft (`illegal_state_transition`, `currentState`)' },
+          tags: TAGS,
+          access: STAFF,
+          params: invoiceParams,
+          body: invoiceUpdateSchema,
+          response: invoiceSchema,
+        },
       },
     },
     async (request) => {
@@ -132,8 +152,11 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
       config: {
         openapi: {
           summary: 'Send (issue) an invoice, or send a reminder',
-          errors: { 409: 'The invoice is paid or void (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
-          description: 'A draft is issued (draft → sent, receivable posted) and sent by SMS and/or e-mail with its pay link; an issued invoice with a balance is sent again.',
+          errors: {
+            409: 'The invoice is paid or void (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
+          description:
+            'A draft is issued (draft → sent, receivable posted) and sent by SMS and/or e-mail with its pay link; an issued invoice with a balance is sent again.',
           tags: TAGS,
           access: STAFF,
           params: invoiceParams,
@@ -158,8 +181,12 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
       config: {
         openapi: {
           summary: 'Record a payment on an invoice',
-          errors: { 402: 'A card was declined (`card_declined`, `insufficient_funds`, …) naming `cardToken`: nothing recorded', 409: 'The invoice is a draft, paid or void (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
-          description: 'At the register or received another way; partial payments allowed (sent → partially_paid → paid). Card: sandbox tokens; declined → 402.',
+          errors: {
+            402: 'A card was declined (`card_declined`, `insufficient_funds`, …) naming `cardToken`: nothing recorded',
+            409: 'The invoice is a draft, paid or void (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
+          description:
+            'At the register or received another way; partial payments allowed (sent → partially_paid → paid). Card: sandbox tokens; declined → 402.',
           tags: TAGS,
           access: STAFF,
           params: invoiceParams,
@@ -189,7 +216,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
             409: 'The invoice is not paid (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
           },
           description:
-            'Gives back `amountCents` (default: all still refundable) of a paid invoice, from `paymentId` or newest payment first. Posts Dr refunds and sales tax (the invoice\'s tax share), Cr the payments\' accounts; audit `invoice.refunded`; webhook `payment.refunded`. The invoice stays `paid` with `refundedCents` and `refunds`.',
+            "Gives back `amountCents` (default: all still refundable) of a paid invoice, from `paymentId` or newest payment first. Posts Dr refunds and sales tax (the invoice's tax share), Cr the payments' accounts; audit `invoice.refunded`; webhook `payment.refunded`. The invoice stays `paid` with `refundedCents` and `refunds`.",
           tags: TAGS,
           access: STAFF,
           params: invoiceParams,
@@ -214,7 +241,9 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
       config: {
         openapi: {
           summary: 'Void an invoice',
-          errors: { 409: 'The invoice is paid, partially paid, void or has payments (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: {
+            409: 'The invoice is paid, partially paid, void or has payments (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
           description: 'draft | sent | overdue → void while nothing is paid; an issued invoice’s receivable is reversed.',
           tags: TAGS,
           access: STAFF,
@@ -235,7 +264,12 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
 
   app.get(
     '/api/pos/invoices/:id/pdf',
-    { onRequest, config: { openapi: { summary: 'Printable PDF of an invoice', tags: TAGS, access: STAFF, params: invoiceParams, produces: ['application/pdf'] } } },
+    {
+      onRequest,
+      config: {
+        openapi: { summary: 'Printable PDF of an invoice', tags: TAGS, access: STAFF, params: invoiceParams, produces: ['application/pdf'] },
+      },
+    },
     async (request, reply) => {
       const { id } = parseOrThrow(invoiceParams, request.params, '(path)');
       const { merchantId } = principalOf(request);
@@ -277,7 +311,12 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
 
   app.get(
     '/api/pos/invoice-series',
-    { onRequest, config: { openapi: { summary: 'List recurring invoice series', tags: TAGS, access: STAFF, query: seriesListQuery, response: invoiceSeriesPageSchema } } },
+    {
+      onRequest,
+      config: {
+        openapi: { summary: 'List recurring invoice series', tags: TAGS, access: STAFF, query: seriesListQuery, response: invoiceSeriesPageSchema },
+      },
+    },
     async (request) => {
       const q = parseOrThrow(seriesListQuery, request.query, '(query)');
       return listSeries(ctx.db, principalOf(request).merchantId, q);
@@ -286,7 +325,12 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
 
   app.get(
     '/api/pos/invoice-series/:id',
-    { onRequest, config: { openapi: { summary: 'Get a recurring invoice series', tags: TAGS, access: STAFF, params: seriesParams, response: invoiceSeriesSchema } } },
+    {
+      onRequest,
+      config: {
+        openapi: { summary: 'Get a recurring invoice series', tags: TAGS, access: STAFF, params: seriesParams, response: invoiceSeriesSchema },
+      },
+    },
     async (request) => {
       const { id } = parseOrThrow(seriesParams, request.params, '(path)');
       return getSeries(ctx.db, principalOf(request).merchantId, id);
@@ -300,7 +344,24 @@ export function registerInvoiceRoutes(app: FastifyInstance, ctx: AppContext, flo
   ] as const) {
     app.post(
       `/api/pos/invoice-series/:id/${action}`,
-      { onRequest, config: { openapi: { summary, tags: TAGS, access: STAFF, params: seriesParams, body: emptyBodySchema, response: invoiceSeriesSchema, status: 200, idempotent: true, errors: { 409: 'The series cannot move from its state (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' } } } },
+      {
+        onRequest,
+        config: {
+          openapi: {
+            summary,
+            tags: TAGS,
+            access: STAFF,
+            params: seriesParams,
+            body: emptyBodySchema,
+            response: invoiceSeriesSchema,
+            status: 200,
+            idempotent: true,
+            errors: {
+              409: 'The series cannot move from its state (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+            },
+          },
+        },
+      },
       idempotent(ctx.db, ctx.clock, async (request) => {
         const { id } = parseOrThrow(seriesParams, request.params, '(path)');
         parseEmptyBody(request.body);

@@ -278,7 +278,10 @@ export async function listInvoices(
     where += ` AND (i.created_at, i.id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
   }
   params.push(q.limit + 1);
-  const { rows } = await ctx.db.query<InvoiceRow>(`${selectInvoice('$2')} WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $${params.length}`, params);
+  const { rows } = await ctx.db.query<InvoiceRow>(
+    `${selectInvoice('$2')} WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $${params.length}`,
+    params,
+  );
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map((r) => toInvoice(r, today)), nextCursor };
 }
@@ -301,7 +304,10 @@ export async function billToOf(db: Queryable, merchantId: string, customerId: st
     [customerId, merchantId],
   );
   const c = rows[0];
-  if (!c) throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${customerId} does not exist.`, [{ path: 'customerId', message: 'is not a customer of this store' }]);
+  if (!c)
+    throw new ProblemError(400, 'unknown_customer', `Invalid customerId: customer ${customerId} does not exist.`, [
+      { path: 'customerId', message: 'is not a customer of this store' },
+    ]);
   const name = [c.given_name, c.family_name].filter(Boolean).join(' ') || null;
   return { customerId, name, email: c.email, phone: c.phone };
 }
@@ -310,7 +316,11 @@ export async function billToOf(db: Queryable, merchantId: string, customerId: st
  * Prices lines against `catalog` (the merchant's live catalog). @throws ProblemError 400 naming the line field, or
  * `amount_out_of_range` when the total is outside 1 … 99 999 999.
  */
-export function priceLinesFor(catalog: CatalogSnapshot, lineItems: readonly LineItemInput[], customLines: readonly InvoiceCustomLineInput[]): InvoiceTotals {
+export function priceLinesFor(
+  catalog: CatalogSnapshot,
+  lineItems: readonly LineItemInput[],
+  customLines: readonly InvoiceCustomLineInput[],
+): InvoiceTotals {
   let totals: InvoiceTotals;
   try {
     totals = priceInvoiceLines(lineItems, customLines, catalog, () => newId('orderLine'));
@@ -322,13 +332,15 @@ export function priceLinesFor(catalog: CatalogSnapshot, lineItems: readonly Line
     throw err;
   }
   if (totals.totalCents < 1 || totals.totalCents > MAX_AMOUNT_CENTS) {
-    throw new ProblemError(400, 'amount_out_of_range', `Invalid lineItems: the invoice totals ${totals.totalCents} cents; an invoice is 1 … ${MAX_AMOUNT_CENTS}.`, [
-      { path: 'lineItems', message: `total ${totals.totalCents} is outside 1 … ${MAX_AMOUNT_CENTS}` },
-    ]);
+    throw new ProblemError(
+      400,
+      'amount_out_of_range',
+      `Invalid lineItems: the invoice totals ${totals.totalCents} cents; an invoice is 1 … ${MAX_AMOUNT_CENTS}.`,
+      [{ path: 'lineItems', message: `total ${totals.totalCents} is outside 1 … ${MAX_AMOUNT_CENTS}` }],
+    );
   }
   return totals;
 }
-
 
 /** A new draft row in the mutation, with its audit row `invoice.created`. Returns the stored row (none when the series already has this occurrence). */
 export async function insertDraft(
@@ -344,7 +356,9 @@ export async function insertDraft(
   },
 ): Promise<InvoiceRow | undefined> {
   const id = newId('invoice');
-  const seq = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number_seq), 0) + 1 AS n FROM invoices WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
+  const seq = (
+    await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number_seq), 0) + 1 AS n FROM invoices WHERE merchant_id = $1', [m.merchantId])
+  ).rows[0]!;
   const { rows } = await m.tx.query<InvoiceRow>(
     `INSERT INTO invoices (id, merchant_id, number_seq, status, customer_id, bill_to, currency, lines, tax_lines, subtotal_cents, tax_cents, total_cents,
        due_date, memo, series_id, occurrence_date, created_by, created_at, updated_at)
@@ -376,7 +390,14 @@ export async function insertDraft(
     action: 'invoice.created',
     entityType: 'invoice',
     entityId: id,
-    data: { number: formatInvoiceNumber(Number(seq.n)), customerId: draft.billTo.customerId, totalCents: draft.totals.totalCents, dueDate: draft.dueDate, seriesId: draft.seriesId ?? null, occurrenceDate: draft.occurrenceDate ?? null },
+    data: {
+      number: formatInvoiceNumber(Number(seq.n)),
+      customerId: draft.billTo.customerId,
+      totalCents: draft.totals.totalCents,
+      dueDate: draft.dueDate,
+      seriesId: draft.seriesId ?? null,
+      occurrenceDate: draft.occurrenceDate ?? null,
+    },
   });
   return row;
 }
@@ -402,7 +423,13 @@ export async function createInvoice(ctx: AppContext, principal: Principal, input
  * Changes a draft: customer, lines (re-priced against the catalog `catalogOf` reads), due date, memo. Only drafts
  * change (an issued invoice is a ledger fact): 409 naming `currentState` otherwise.
  */
-export async function updateInvoice(ctx: AppContext, principal: Principal, id: string, input: InvoiceUpdate, catalogOf: CatalogLoader): Promise<Invoice> {
+export async function updateInvoice(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  input: InvoiceUpdate,
+  catalogOf: CatalogLoader,
+): Promise<Invoice> {
   const now = ctx.clock();
   const merchantId = principal.merchantId;
   const current = await invoiceRow(ctx.db, merchantId, id, now);
@@ -414,18 +441,33 @@ export async function updateInvoice(ctx: AppContext, principal: Principal, id: s
   let totals: InvoiceTotals | undefined;
   if (input.lineItems || input.customLines) {
     // Lines not sent keep what the draft has: catalog lines by their references, custom lines by their amounts.
-    const lineItems = input.lineItems ?? current.lines.filter((l) => l.type === 'catalog').map((l) => ({ catalogItemId: l.catalogItemId!, variationId: l.variationId!, modifierIds: l.modifierIds, quantity: l.quantity }));
+    const lineItems =
+      input.lineItems ??
+      current.lines
+        .filter((l) => l.type === 'catalog')
+        .map((l) => ({ catalogItemId: l.catalogItemId!, variationId: l.variationId!, modifierIds: l.modifierIds, quantity: l.quantity }));
     const customLines =
       input.customLines ??
-      current.lines.filter((l) => l.type === 'custom').map((l) => ({ description: l.description, amountCents: l.unitPriceCents, quantity: l.quantity, kind: l.kind, taxRateIds: l.taxes.map((t) => t.taxRateId) }));
+      current.lines
+        .filter((l) => l.type === 'custom')
+        .map((l) => ({
+          description: l.description,
+          amountCents: l.unitPriceCents,
+          quantity: l.quantity,
+          kind: l.kind,
+          taxRateIds: l.taxes.map((t) => t.taxRateId),
+        }));
     if (lineItems.length + customLines.length === 0) {
-      throw new ProblemError(400, 'validation_error', 'Invalid lineItems: an invoice needs at least one line.', [{ path: 'lineItems', message: 'an invoice needs at least one line' }]);
+      throw new ProblemError(400, 'validation_error', 'Invalid lineItems: an invoice needs at least one line.', [
+        { path: 'lineItems', message: 'an invoice needs at least one line' },
+      ]);
     }
     totals = priceLinesFor(await catalogOf(ctx.db, merchantId), lineItems, customLines);
   }
   await mutation(ctx, actorOf(principal), async (m) => {
     const locked = await invoiceRow(m.tx, merchantId, id, m.now, true);
-    if (locked.status !== 'draft') throw new StateConflictError('invoice', id, locked.status, `Invoice ${id} is ${locked.status}: only drafts can be edited.`);
+    if (locked.status !== 'draft')
+      throw new StateConflictError('invoice', id, locked.status, `Invoice ${id} is ${locked.status}: only drafts can be edited.`);
     await m.tx.query(
       `UPDATE invoices SET customer_id = $2, bill_to = $3::jsonb, lines = $4::jsonb, tax_lines = $5::jsonb, subtotal_cents = $6, tax_cents = $7, total_cents = $8,
          due_date = $9, memo = $10, updated_at = $11 WHERE id = $1`,
@@ -455,15 +497,24 @@ export function channelsFor(billTo: Invoice['billTo'], asked: readonly ('sms' | 
   if (asked) {
     const unique = [...new Set(asked)];
     for (const [i, c] of unique.entries()) {
-      if (c === 'sms' && !billTo.phone) throw new ProblemError(400, 'validation_error', `Invalid channels.${i}: the customer has no phone number.`, [{ path: `channels.${i}`, message: 'the customer has no phone number' }]);
-      if (c === 'email' && !billTo.email) throw new ProblemError(400, 'validation_error', `Invalid channels.${i}: the customer has no e-mail address.`, [{ path: `channels.${i}`, message: 'the customer has no e-mail address' }]);
+      if (c === 'sms' && !billTo.phone)
+        throw new ProblemError(400, 'validation_error', `Invalid channels.${i}: the customer has no phone number.`, [
+          { path: `channels.${i}`, message: 'the customer has no phone number' },
+        ]);
+      if (c === 'email' && !billTo.email)
+        throw new ProblemError(400, 'validation_error', `Invalid channels.${i}: the customer has no e-mail address.`, [
+          { path: `channels.${i}`, message: 'the customer has no e-mail address' },
+        ]);
     }
     return unique;
   }
   const all: ('sms' | 'email')[] = [];
   if (billTo.phone) all.push('sms');
   if (billTo.email) all.push('email');
-  if (all.length === 0) throw new ProblemError(400, 'validation_error', 'Invalid channels: the customer has neither a phone number nor an e-mail address.', [{ path: 'channels', message: 'the customer cannot be reached' }]);
+  if (all.length === 0)
+    throw new ProblemError(400, 'validation_error', 'Invalid channels: the customer has neither a phone number nor an e-mail address.', [
+      { path: 'channels', message: 'the customer cannot be reached' },
+    ]);
   return all;
 }
 
@@ -519,13 +570,10 @@ export async function markInvoiceSent(m: Mutation, id: string, input: { channels
     issueJtxId = jt.id;
   }
   m.changed('journal-transactions');
-  await m.tx.query(`UPDATE invoices SET status = $2, sent_at = COALESCE(sent_at, $3), issue_jtx_id = $4, channels = $5, updated_at = $3 WHERE id = $1`, [
-    id,
-    isIssue ? 'sent' : row.status,
-    now.toISOString(),
-    issueJtxId,
-    channels,
-  ]);
+  await m.tx.query(
+    `UPDATE invoices SET status = $2, sent_at = COALESCE(sent_at, $3), issue_jtx_id = $4, channels = $5, updated_at = $3 WHERE id = $1`,
+    [id, isIssue ? 'sent' : row.status, now.toISOString(), issueJtxId, channels],
+  );
   const fresh = await invoiceRow(m.tx, m.merchantId, id, now);
   return { invoice: toInvoice(fresh, today), isIssue, issueJournalTransactionId: issueJtxId, channels };
 }
@@ -534,7 +582,13 @@ export async function markInvoiceSent(m: Mutation, id: string, input: { channels
  * Last step of sending an invoice: the SMS and/or e-mail with the pay link `link` (outboxes, same transaction) and
  * the audit row `invoice.sent` (an issue) or `invoice.reminder_sent`.
  */
-export async function deliverInvoice(ctx: Pick<AppContext, 'sms' | 'email'>, m: Mutation, merchant: Pick<MerchantRow, 'id' | 'name'>, sending: InvoiceSending, link: Pick<PayRequestRecord, 'id' | 'url'>): Promise<void> {
+export async function deliverInvoice(
+  ctx: Pick<AppContext, 'sms' | 'email'>,
+  m: Mutation,
+  merchant: Pick<MerchantRow, 'id' | 'name'>,
+  sending: InvoiceSending,
+  link: Pick<PayRequestRecord, 'id' | 'url'>,
+): Promise<void> {
   const { invoice: view, channels, isIssue } = sending;
   const sent: Record<string, string> = {};
   if (channels.includes('sms') && view.billTo.phone) {
@@ -543,13 +597,23 @@ export async function deliverInvoice(ctx: Pick<AppContext, 'sms' | 'email'>, m: 
   }
   if (channels.includes('email') && view.billTo.email) {
     const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
-    sent.emailId = (await ctx.email.send({ merchantId: merchant.id, to: view.billTo.email, subject, body: emailBody(merchant.name, view, link.url) }, { tx: m.tx, now: m.now })).id;
+    sent.emailId = (
+      await ctx.email.send(
+        { merchantId: merchant.id, to: view.billTo.email, subject, body: emailBody(merchant.name, view, link.url) },
+        { tx: m.tx, now: m.now },
+      )
+    ).id;
   }
   await m.audit({
     action: isIssue ? 'invoice.sent' : 'invoice.reminder_sent',
     entityType: 'invoice',
     entityId: view.id,
-    data: { channels, payRequestId: link.id, ...sent, ...(isIssue ? { journalTransactionId: sending.issueJournalTransactionId, totalCents: view.totalCents } : {}) },
+    data: {
+      channels,
+      payRequestId: link.id,
+      ...sent,
+      ...(isIssue ? { journalTransactionId: sending.issueJournalTransactionId, totalCents: view.totalCents } : {}),
+    },
   });
 }
 
@@ -597,18 +661,37 @@ export interface AppliedInvoicePayment {
  * docs/decisions/0052-balance-due-and-card-settlement.md). A void or draft invoice is left as it is (audited as skipped).
  * @returns the invoice's balance due after it (minor units), or null when it was left as it is
  */
-export async function reopenInvoiceBalance(m: Mutation, invoiceId: string, returned: { amountCents: number; payRequestId: string; code: string; journalTransactionId: string }): Promise<number | null> {
+export async function reopenInvoiceBalance(
+  m: Mutation,
+  invoiceId: string,
+  returned: { amountCents: number; payRequestId: string; code: string; journalTransactionId: string },
+): Promise<number | null> {
   const row = await invoiceRow(m.tx, m.merchantId, invoiceId, m.now, true);
-  const data = { payRequestId: returned.payRequestId, amountCents: returned.amountCents, code: returned.code, journalTransactionId: returned.journalTransactionId };
+  const data = {
+    payRequestId: returned.payRequestId,
+    amountCents: returned.amountCents,
+    code: returned.code,
+    journalTransactionId: returned.journalTransactionId,
+  };
   if (row.status !== 'paid' && row.status !== 'partially_paid' && row.status !== 'sent' && row.status !== 'overdue') {
     await m.audit({ action: 'invoice.payment_return_skipped', entityType: 'invoice', entityId: invoiceId, data: { ...data, status: row.status } });
     return null;
   }
   const paidCents = Math.max(0, Number(row.paid_cents) - returned.amountCents);
   const to: InvoiceStatus = paidCents > 0 ? 'partially_paid' : 'sent';
-  await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = NULL, updated_at = $4 WHERE id = $1`, [invoiceId, paidCents, to, m.now.toISOString()]);
+  await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = NULL, updated_at = $4 WHERE id = $1`, [
+    invoiceId,
+    paidCents,
+    to,
+    m.now.toISOString(),
+  ]);
   const balance = Number(row.total_cents) - paidCents;
-  await m.audit({ action: 'invoice.payment_returned', entityType: 'invoice', entityId: invoiceId, data: { ...data, from: row.status, to, paidCents, balanceDueCents: balance } });
+  await m.audit({
+    action: 'invoice.payment_returned',
+    entityType: 'invoice',
+    entityId: invoiceId,
+    data: { ...data, from: row.status, to, paidCents, balanceDueCents: balance },
+  });
   return balance;
 }
 
@@ -629,7 +712,9 @@ export async function applyInvoicePayment(m: Mutation, p: InvoicePaymentInput): 
   const target: InvoiceStatus = paidInFull ? 'paid' : status === 'overdue' ? 'overdue' : 'partially_paid';
   guardInvoice(p.invoiceId, status, target, 'pay');
   if (p.amountCents > balance) {
-    throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${p.amountCents} is more than the balance due (${balance}).`, [{ path: 'amountCents', message: `must be at most the balance due, ${balance}` }]);
+    throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${p.amountCents} is more than the balance due (${balance}).`, [
+      { path: 'amountCents', message: `must be at most the balance due, ${balance}` },
+    ]);
   }
   const number = formatInvoiceNumber(Number(row.number_seq));
   const paymentId = newId('invoicePayment');
@@ -649,15 +734,50 @@ export async function applyInvoicePayment(m: Mutation, p: InvoicePaymentInput): 
   const { rows } = await m.tx.query<PaymentRow>(
     `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, card_brand, last4, reference, pay_request_id, register_id, jtx_id, created_by, created_at, routing, fee_cents)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18) RETURNING *`,
-    [paymentId, m.merchantId, p.invoiceId, p.amountCents, p.method, p.rail, p.channel, p.accountCode, p.cardBrand ?? null, p.last4 ?? null, p.reference ?? null, p.payRequestId ?? null, p.registerId ?? null, jt.id, m.actor, m.now.toISOString(), p.routing ? JSON.stringify(p.routing) : null, p.feeCents ?? 0],
+    [
+      paymentId,
+      m.merchantId,
+      p.invoiceId,
+      p.amountCents,
+      p.method,
+      p.rail,
+      p.channel,
+      p.accountCode,
+      p.cardBrand ?? null,
+      p.last4 ?? null,
+      p.reference ?? null,
+      p.payRequestId ?? null,
+      p.registerId ?? null,
+      jt.id,
+      m.actor,
+      m.now.toISOString(),
+      p.routing ? JSON.stringify(p.routing) : null,
+      p.feeCents ?? 0,
+    ],
   );
   const paidCents = Number(row.paid_cents) + p.amountCents;
-  await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = $4, updated_at = $5 WHERE id = $1`, [p.invoiceId, paidCents, target, paidInFull ? m.now.toISOString() : null, m.now.toISOString()]);
+  await m.tx.query(`UPDATE invoices SET paid_cents = $2, status = $3, paid_at = $4, updated_at = $5 WHERE id = $1`, [
+    p.invoiceId,
+    paidCents,
+    target,
+    paidInFull ? m.now.toISOString() : null,
+    m.now.toISOString(),
+  ]);
   await m.audit({
     action: 'invoice.payment_recorded',
     entityType: 'invoice',
     entityId: p.invoiceId,
-    data: { paymentId, amountCents: p.amountCents, method: p.method, rail: p.rail, channel: p.channel, journalTransactionId: jt.id, from: status, to: target, balanceDueCents: balance - p.amountCents },
+    data: {
+      paymentId,
+      amountCents: p.amountCents,
+      method: p.method,
+      rail: p.rail,
+      channel: p.channel,
+      journalTransactionId: jt.id,
+      from: status,
+      to: target,
+      balanceDueCents: balance - p.amountCents,
+    },
   });
   return {
     payment: toPayment(rows[0]!),
@@ -683,7 +803,9 @@ export async function checkInvoicePayable(m: Mutation, id: string, amountCents: 
   if (status === 'draft' || status === 'paid' || status === 'void') guardInvoice(id, status, 'paid', 'pay');
   const balance = Number(row.total_cents) - Number(row.paid_cents);
   if (amountCents > balance) {
-    throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${amountCents} is more than the balance due (${balance}).`, [{ path: 'amountCents', message: `must be at most the balance due, ${balance}` }]);
+    throw new ProblemError(400, 'overpayment', `Invalid amountCents: ${amountCents} is more than the balance due (${balance}).`, [
+      { path: 'amountCents', message: `must be at most the balance due, ${balance}` },
+    ]);
   }
   return { currency: row.currency };
 }
@@ -703,15 +825,29 @@ export interface InvoicePaymentAccount {
  * `check` to checks to deposit, `bank_transfer` to the bank, `other` to other tenders.
  * @throws ProblemError 400 naming `registerId` for a register not of the store.
  */
-export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCreate & { method: 'cash' | 'check' | 'bank_transfer' | 'other' }): Promise<InvoicePaymentAccount> {
+export async function offlinePaymentAccount(
+  m: Mutation,
+  input: InvoicePaymentCreate & { method: 'cash' | 'check' | 'bank_transfer' | 'other' },
+): Promise<InvoicePaymentAccount> {
   switch (input.method) {
     case 'cash': {
-      const reg = await m.tx.query<{ number: number }>('SELECT number FROM registers WHERE id = $1 AND merchant_id = $2', [input.registerId, m.merchantId]);
-      if (!reg.rows[0]) throw new ProblemError(400, 'unknown_register', `Invalid registerId: ${input.registerId} is not a register of this store.`, [{ path: 'registerId', message: 'is not a register of this store' }]);
+      const reg = await m.tx.query<{ number: number }>('SELECT number FROM registers WHERE id = $1 AND merchant_id = $2', [
+        input.registerId,
+        m.merchantId,
+      ]);
+      if (!reg.rows[0])
+        throw new ProblemError(400, 'unknown_register', `Invalid registerId: ${input.registerId} is not a register of this store.`, [
+          { path: 'registerId', message: 'is not a register of this store' },
+        ]);
       return { accountCode: `cash_drawer:R${reg.rows[0].number}`, rail: 'cash', registerId: input.registerId!, reference: input.reference ?? null };
     }
     case 'check':
-      return { accountCode: 'check_clearing', rail: 'check', registerId: null, reference: input.checkNumber ? `check ${input.checkNumber}` : (input.reference ?? null) };
+      return {
+        accountCode: 'check_clearing',
+        rail: 'check',
+        registerId: null,
+        reference: input.checkNumber ? `check ${input.checkNumber}` : (input.reference ?? null),
+      };
     case 'bank_transfer':
       return { accountCode: 'bank', rail: 'bank_transfer', registerId: null, reference: input.reference ?? null };
     case 'other':
@@ -728,17 +864,45 @@ export async function offlinePaymentAccount(m: Mutation, input: InvoicePaymentCr
 export async function recordDeclinedInvoicePayment(
   m: Mutation,
   id: string,
-  attempt: { amountCents: number; cardToken: string; code: string; message: string; rail: string; accountCode: string; routing?: InvoicePaymentInput['routing'] },
+  attempt: {
+    amountCents: number;
+    cardToken: string;
+    code: string;
+    message: string;
+    rail: string;
+    accountCode: string;
+    routing?: InvoicePaymentInput['routing'];
+  },
 ): Promise<ProblemError> {
   const paymentId = newId('invoicePayment');
   // The routing decision is kept on a declined attempt like a captured payment's (candidates, fees, reason).
   await m.tx.query(
     `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, state, decline_code, jtx_id, created_by, created_at, routing)
      VALUES ($1, $2, $3, $4, 'card', $5, 'api', $6, 'declined', $7, NULL, $8, $9, $10::jsonb)`,
-    [paymentId, m.merchantId, id, attempt.amountCents, attempt.rail, attempt.accountCode, attempt.code, m.actor, m.now.toISOString(), attempt.routing ? JSON.stringify(attempt.routing) : null],
+    [
+      paymentId,
+      m.merchantId,
+      id,
+      attempt.amountCents,
+      attempt.rail,
+      attempt.accountCode,
+      attempt.code,
+      m.actor,
+      m.now.toISOString(),
+      attempt.routing ? JSON.stringify(attempt.routing) : null,
+    ],
   );
-  await m.audit({ action: 'invoice.payment_declined', entityType: 'invoice', entityId: id, data: { paymentId, method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken } });
-  return new InvoicePaymentDeclinedError(paymentId, attempt.code, `${attempt.message} Nothing was charged; the attempt is kept as payment ${paymentId} (declined).`);
+  await m.audit({
+    action: 'invoice.payment_declined',
+    entityType: 'invoice',
+    entityId: id,
+    data: { paymentId, method: 'card', amountCents: attempt.amountCents, declineCode: attempt.code, cardToken: attempt.cardToken },
+  });
+  return new InvoicePaymentDeclinedError(
+    paymentId,
+    attempt.code,
+    `${attempt.message} Nothing was charged; the attempt is kept as payment ${paymentId} (declined).`,
+  );
 }
 
 /** 402 for a declined invoice card payment, naming the stored declined payment (`paymentId`) and `cardToken`. */
@@ -783,12 +947,17 @@ export async function refundInvoice(m: Mutation, id: string, input: InvoiceRefun
   let sources = payments.slice().reverse();
   if (input.paymentId) {
     sources = sources.filter((p) => p.id === input.paymentId);
-    if (sources.length === 0) throw new ProblemError(400, 'unknown_payment', `Invalid paymentId: ${input.paymentId} is not a captured payment of invoice ${id}.`, [{ path: 'paymentId', message: 'is not a captured payment of this invoice' }]);
+    if (sources.length === 0)
+      throw new ProblemError(400, 'unknown_payment', `Invalid paymentId: ${input.paymentId} is not a captured payment of invoice ${id}.`, [
+        { path: 'paymentId', message: 'is not a captured payment of this invoice' },
+      ]);
   }
   const refundable = sources.reduce((sum, p) => sum + p.amountCents - p.refundedCents, 0);
   const amount = input.amountCents ?? refundable;
   if (amount <= 0 || amount > refundable) {
-    throw new ProblemError(400, 'refund_exceeds_refundable', `Invalid amountCents: ${amount} is more than what is left to refund (${refundable}).`, [{ path: 'amountCents', message: `must be between 1 and the refundable ${refundable}` }]);
+    throw new ProblemError(400, 'refund_exceeds_refundable', `Invalid amountCents: ${amount} is more than what is left to refund (${refundable}).`, [
+      { path: 'amountCents', message: `must be between 1 and the refundable ${refundable}` },
+    ]);
   }
   const allocations: InvoiceRefund['allocations'] = [];
   let left = amount;
@@ -804,7 +973,15 @@ export async function refundInvoice(m: Mutation, id: string, input: InvoiceRefun
   const taxCents = invoiceRefundTaxCents({ totalCents: Number(row.total_cents), taxCents: Number(row.tax_cents) }, refundedBefore, taxBefore, amount);
   const refundId = newId('invoiceRefund');
   const number = formatInvoiceNumber(Number(row.number_seq));
-  const jt = buildInvoiceRefundJournal({ id: `jtx_${refundId.slice(4)}`, invoiceId: id, invoiceNumber: number, currency: row.currency, taxCents, allocations, occurredAt: m.now.toISOString() });
+  const jt = buildInvoiceRefundJournal({
+    id: `jtx_${refundId.slice(4)}`,
+    invoiceId: id,
+    invoiceNumber: number,
+    currency: row.currency,
+    taxCents,
+    allocations,
+    occurredAt: m.now.toISOString(),
+  });
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');
   const { rows } = await m.tx.query<RefundRow>(
@@ -814,7 +991,12 @@ export async function refundInvoice(m: Mutation, id: string, input: InvoiceRefun
   );
   await m.tx.query('UPDATE invoices SET refunded_cents = refunded_cents + $2, updated_at = $3 WHERE id = $1', [id, amount, m.now.toISOString()]);
   const refund = toRefund(rows[0]!);
-  await m.audit({ action: 'invoice.refunded', entityType: 'invoice', entityId: id, data: { refundId, amountCents: amount, taxCents, allocations, reason: input.reason ?? null, journalTransactionId: jt.id } });
+  await m.audit({
+    action: 'invoice.refunded',
+    entityType: 'invoice',
+    entityId: id,
+    data: { refundId, amountCents: amount, taxCents, allocations, reason: input.reason ?? null, journalTransactionId: jt.id },
+  });
   return { refund, invoiceNumber: number, currency: row.currency };
 }
 
@@ -834,7 +1016,12 @@ export async function voidInvoice(m: Mutation, id: string, input: { reason?: str
   const status = effectiveInvoiceStatus(row.status, dateOnly(row.due_date), utcDate(now));
   guardInvoice(id, status, 'void', 'void');
   if (Number(row.paid_cents) > 0) {
-    throw new StateConflictError('invoice', id, status, `Invoice ${id} is ${status} with payments (${row.paid_cents} received): it cannot be voided until they are given back.`);
+    throw new StateConflictError(
+      'invoice',
+      id,
+      status,
+      `Invoice ${id} is ${status} with payments (${row.paid_cents} received): it cannot be voided until they are given back.`,
+    );
   }
   let reversalId: string | null = null;
   if (row.issue_jtx_id) {
@@ -846,8 +1033,17 @@ export async function voidInvoice(m: Mutation, id: string, input: { reason?: str
     }
   }
   m.changed('journal-transactions');
-  await m.tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [id, now.toISOString(), input.reason ?? null]);
-  await m.audit({ action: 'invoice.voided', entityType: 'invoice', entityId: id, data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId } });
+  await m.tx.query(`UPDATE invoices SET status = 'void', voided_at = $2, void_reason = $3, updated_at = $2 WHERE id = $1`, [
+    id,
+    now.toISOString(),
+    input.reason ?? null,
+  ]);
+  await m.audit({
+    action: 'invoice.voided',
+    entityType: 'invoice',
+    entityId: id,
+    data: { from: status, reason: input.reason ?? null, journalTransactionId: reversalId },
+  });
   return { issuedLines: row.issue_jtx_id ? row.lines : null };
 }
 
@@ -859,7 +1055,10 @@ export async function voidInvoice(m: Mutation, id: string, input: { reason?: str
  */
 export async function markOverdueInvoices(db: Db, now: Date): Promise<number> {
   const today = utcDate(now);
-  const due = await db.query<{ merchant_id: string }>(`SELECT DISTINCT merchant_id FROM invoices WHERE status IN ('sent', 'partially_paid') AND due_date < $1`, [today]);
+  const due = await db.query<{ merchant_id: string }>(
+    `SELECT DISTINCT merchant_id FROM invoices WHERE status IN ('sent', 'partially_paid') AND due_date < $1`,
+    [today],
+  );
   let count = 0;
   for (const { merchant_id: merchantId } of due.rows) {
     count += await db.transaction(async (tx) => {
@@ -868,7 +1067,8 @@ export async function markOverdueInvoices(db: Db, now: Date): Promise<number> {
         `UPDATE invoices SET status = 'overdue', updated_at = $3 WHERE merchant_id = $1 AND status IN ('sent', 'partially_paid') AND due_date < $2 RETURNING id, due_date`,
         [merchantId, today, now.toISOString()],
       );
-      for (const r of rows) await m.audit({ action: 'invoice.overdue', entityType: 'invoice', entityId: r.id, data: { dueDate: dateOnly(r.due_date) } });
+      for (const r of rows)
+        await m.audit({ action: 'invoice.overdue', entityType: 'invoice', entityId: r.id, data: { dueDate: dateOnly(r.due_date) } });
       return rows.length;
     });
   }

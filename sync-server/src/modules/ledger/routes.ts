@@ -24,7 +24,14 @@ const journalQuery = z.strictObject({
 const quarantineQuery = pageQuery.extend({ collection: z.enum(['orders', 'journal-transactions']).optional() });
 const noQuery = z.strictObject({});
 const smsOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), body: z.string(), status: z.string(), createdAt: z.iso.datetime() });
-const emailOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), subject: z.string(), body: z.string().describe('Plain text'), status: z.string(), createdAt: z.iso.datetime() });
+const emailOutboxEntry = z.strictObject({
+  id: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  body: z.string().describe('Plain text'),
+  status: z.string(),
+  createdAt: z.iso.datetime(),
+});
 const quarantineEntry = z.strictObject({
   id: z.string(),
   collection: z.enum(['orders', 'journal-transactions']),
@@ -35,13 +42,18 @@ const quarantineEntry = z.strictObject({
 });
 const trialBalanceResponse = z.strictObject({
   currency: z.string(),
-  accounts: z.array(z.strictObject({ code: z.string(), name: z.string(), type: z.string(), balanceCents: z.int().describe('Debit > 0, credit < 0') })),
+  accounts: z.array(
+    z.strictObject({ code: z.string(), name: z.string(), type: z.string(), balanceCents: z.int().describe('Debit > 0, credit < 0') }),
+  ),
   totalCents: z.int().describe('Always 0'),
 });
 const signedCheckpointSchema = z.strictObject({
   merchantId: z.string().min(1).max(64),
   seq: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Sequence number of the audit entry that was the head'),
-  headHash: z.string().regex(/^[0-9a-f]{64}$/).describe('That entry\'s hash, hex'),
+  headHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe("That entry's hash, hex"),
   signedAt: z.iso.datetime(),
   keyId: z.string().min(1).max(64).describe('Id of the signing key (`kid` of the public key)'),
   signature: z.string().min(1).max(200).describe('Ed25519 (RFC 8032) signature of the canonical JSON of the other fields, base64url'),
@@ -52,31 +64,43 @@ const auditVerifyResponse = z.strictObject({
   checked: z.int().describe('Entries whose chain link and hash check out, from the first'),
   brokenAtSeq: z.int().optional().describe('The first bad entry'),
   reason: z.string().optional(),
-  lastGoodCheckpoint: signedCheckpointSchema.nullable().describe('The latest validly signed checkpoint before the first bad entry that the log still matches'),
+  lastGoodCheckpoint: signedCheckpointSchema
+    .nullable()
+    .describe('The latest validly signed checkpoint before the first bad entry that the log still matches'),
   journalTransactions: z.int().describe('Journal transactions checked against the hash their audit entry recorded'),
-  checkpoints: z.strictObject({ checked: z.int(), invalidSignature: z.int().describe('Not signed by the server\'s key: left out') }),
-  witness: z.strictObject({
-    file: z.string().nullable().describe('The checkpoint witness file read (null: none configured)'),
-    checkpoints: z.int().describe('This merchant\'s checkpoints it holds'),
-  }).describe('The copy of every signed checkpoint kept outside the database'),
+  checkpoints: z.strictObject({ checked: z.int(), invalidSignature: z.int().describe("Not signed by the server's key: left out") }),
+  witness: z
+    .strictObject({
+      file: z.string().nullable().describe('The checkpoint witness file read (null: none configured)'),
+      checkpoints: z.int().describe("This merchant's checkpoints it holds"),
+    })
+    .describe('The copy of every signed checkpoint kept outside the database'),
   warnings: z.array(z.string()).describe('What weakens the verdict without being a finding, e.g. no witness file'),
 });
 const verifyBody = z.strictObject({
-  checkpoints: z.array(signedCheckpointSchema).max(10_000).describe('Checkpoints held outside the database (a register\'s copy, an export)'),
+  checkpoints: z.array(signedCheckpointSchema).max(10_000).describe("Checkpoints held outside the database (a register's copy, an export)"),
 });
 const publicJwkSchema = z.strictObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string() });
-const checkpointsQuery = z.strictObject({ afterSeq: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Only checkpoints of later entries') });
+const checkpointsQuery = z.strictObject({
+  afterSeq: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Only checkpoints of later entries'),
+});
 const checkpointsResponse = z.strictObject({
   publicKey: publicJwkSchema.describe('Verifies the signatures; the private key is not in the database'),
   data: z.array(signedCheckpointSchema).describe('Oldest first'),
-  head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint, whatever `afterSeq` (the signed head): a register holding a newer one reports it (POST /api/sync/audit/head-reports)'),
+  head: signedCheckpointSchema
+    .nullable()
+    .describe(
+      'The newest stored checkpoint, whatever `afterSeq` (the signed head): a register holding a newer one reports it (POST /api/sync/audit/head-reports)',
+    ),
 });
 const headReportBody = z.strictObject({
   held: signedCheckpointSchema.describe('The newest checkpoint the register holds'),
   told: signedCheckpointSchema.nullable().describe('The head the server answered (null: none)'),
 });
 const headReportResponse = z.strictObject({
-  rolledBack: z.boolean().describe('True when the database no longer holds `held` or its newest checkpoint is older: recorded (`audit.head_rolled_back`)'),
+  rolledBack: z
+    .boolean()
+    .describe('True when the database no longer holds `held` or its newest checkpoint is older: recorded (`audit.head_rolled_back`)'),
   head: signedCheckpointSchema.nullable().describe('The newest stored checkpoint now'),
 });
 
@@ -88,70 +112,129 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   // POST/GET /api/pos/pay-requests…: routes/pay-requests.ts.
 
-  app.get('/api/pos/sms-outbox', {
-    onRequest: guard(ctx, 'register'),
-    config: { openapi: { summary: 'List queued SMS messages', description: 'Newest first. No carrier is connected: texts wait here (the register\'s Messages screen shows them, so registers may read it).', tags: ['outbox'], access: 'register', query: pageQuery, response: pageSchema(smsOutboxEntry) } satisfies RouteDoc },
-  }, async (request) => {
-    const q = parseOrThrow(pageQuery, request.query, '(query)');
-    return outboxPage<{ to_phone: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'sms_outbox', 'to_phone, body', (r) => ({ to: r.to_phone, body: r.body }));
-  });
-
-  app.get('/api/pos/email-outbox', {
-    onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List queued e-mails', description: 'Newest first: receipts, invoices and reminders. No mail server is connected: messages wait here.', tags: ['outbox'], access: 'staff', query: pageQuery, response: pageSchema(emailOutboxEntry) } satisfies RouteDoc },
-  }, async (request) => {
-    const q = parseOrThrow(pageQuery, request.query, '(query)');
-    return outboxPage<{ to_address: string; subject: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'email_outbox', 'to_address, subject, body', (r) => ({ to: r.to_address, subject: r.subject, body: r.body }));
-  });
-
-  app.get('/api/pos/quarantine', {
-    onRequest: guard(ctx, 'staff'),
-    config: { openapi: { summary: 'List documents refused on replication', description: 'Newest first, with the reason.', tags: ['sync'], access: 'staff', query: quarantineQuery, response: pageSchema(quarantineEntry) } satisfies RouteDoc },
-  }, async (request) => {
-    const { merchantId } = principalOf(request);
-    const q = parseOrThrow(quarantineQuery, request.query, '(query)');
-    return listQuarantine(ctx.db, merchantId, q);
-  });
-
-  app.get('/api/pos/ledger/journal-transactions', {
-    onRequest: guard(ctx, 'staff'),
-    config: {
-      openapi: {
-        summary: 'List journal transactions',
-        description: 'In posting order (server sequence), with postings (debit > 0, credit < 0); filter by `sourceId` (e.g. an order id).',
-        tags: ['ledger'],
-        access: 'staff',
-        query: journalQuery,
-        response: pageSchema(journalTransactionSchema),
-      } satisfies RouteDoc,
+  app.get(
+    '/api/pos/sms-outbox',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'List queued SMS messages',
+          description:
+            "Newest first. No carrier is connected: texts wait here (the register's Messages screen shows them, so registers may read it).",
+          tags: ['outbox'],
+          access: 'register',
+          query: pageQuery,
+          response: pageSchema(smsOutboxEntry),
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request) => {
-    const { merchantId } = principalOf(request);
-    const q = parseOrThrow(journalQuery, request.query, '(query)');
-    return listJournalTransactions(ctx.db, merchantId, q);
-  });
-
-  app.get('/api/pos/ledger/trial-balance', {
-    onRequest: guard(ctx, 'staff'),
-    config: {
-      openapi: {
-        summary: 'Trial balance of the ledger, all time',
-        description: 'Balance of every account; the total is always 0. Over a period, with opening and closing balances: GET /api/pos/reports/trial-balance.',
-        tags: ['ledger'],
-        access: 'staff',
-        query: noQuery,
-        response: trialBalanceResponse,
-      } satisfies RouteDoc,
+    async (request) => {
+      const q = parseOrThrow(pageQuery, request.query, '(query)');
+      return outboxPage<{ to_phone: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'sms_outbox', 'to_phone, body', (r) => ({
+        to: r.to_phone,
+        body: r.body,
+      }));
     },
-  }, async (request) => {
-    parseOrThrow(noQuery, request.query, '(query)');
-    return trialBalance(ctx.db, principalOf(request).merchantId);
-  });
+  );
+
+  app.get(
+    '/api/pos/email-outbox',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'List queued e-mails',
+          description: 'Newest first: receipts, invoices and reminders. No mail server is connected: messages wait here.',
+          tags: ['outbox'],
+          access: 'staff',
+          query: pageQuery,
+          response: pageSchema(emailOutboxEntry),
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const q = parseOrThrow(pageQuery, request.query, '(query)');
+      return outboxPage<{ to_address: string; subject: string; body: string }>(
+        ctx.db,
+        principalOf(request).merchantId,
+        q,
+        'email_outbox',
+        'to_address, subject, body',
+        (r) => ({ to: r.to_address, subject: r.subject, body: r.body }),
+      );
+    },
+  );
+
+  app.get(
+    '/api/pos/quarantine',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'List documents refused on replication',
+          description: 'Newest first, with the reason.',
+          tags: ['sync'],
+          access: 'staff',
+          query: quarantineQuery,
+          response: pageSchema(quarantineEntry),
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const { merchantId } = principalOf(request);
+      const q = parseOrThrow(quarantineQuery, request.query, '(query)');
+      return listQuarantine(ctx.db, merchantId, q);
+    },
+  );
+
+  app.get(
+    '/api/pos/ledger/journal-transactions',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'List journal transactions',
+          description: 'In posting order (server sequence), with postings (debit > 0, credit < 0); filter by `sourceId` (e.g. an order id).',
+          tags: ['ledger'],
+          access: 'staff',
+          query: journalQuery,
+          response: pageSchema(journalTransactionSchema),
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const { merchantId } = principalOf(request);
+      const q = parseOrThrow(journalQuery, request.query, '(query)');
+      return listJournalTransactions(ctx.db, merchantId, q);
+    },
+  );
+
+  app.get(
+    '/api/pos/ledger/trial-balance',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'Trial balance of the ledger, all time',
+          description:
+            'Balance of every account; the total is always 0. Over a period, with opening and closing balances: GET /api/pos/reports/trial-balance.',
+          tags: ['ledger'],
+          access: 'staff',
+          query: noQuery,
+          response: trialBalanceResponse,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      parseOrThrow(noQuery, request.query, '(query)');
+      return trialBalance(ctx.db, principalOf(request).merchantId);
+    },
+  );
 
   const verifyDoc = (summary: string, extra: Partial<RouteDoc>): RouteDoc => ({
     summary,
     description:
-      'Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant\'s audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Also reads the checkpoint witness file, the copy of every signed checkpoint kept outside the database: a witnessed checkpoint missing from the database or differing, and a head that went backwards, are findings; so are entries past the newest checkpoint older than the housekeeping tick would leave them. Without a witness file the verdict warns. Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught, and so is a rewrite whose checkpoints were deleted from the database.',
+      "Recomputes hash = SHA-256(prevHash ‖ canonical row) over the merchant's audit log, checks every journal transaction (postings included) against the hash recorded by the audit entry of the change that posted it, and checks the log against the signed checkpoints (Ed25519). Also reads the checkpoint witness file, the copy of every signed checkpoint kept outside the database: a witnessed checkpoint missing from the database or differing, and a head that went backwards, are findings; so are entries past the newest checkpoint older than the housekeeping tick would leave them. Without a witness file the verdict warns. Names the first bad entry and the last good checkpoint. An edited, deleted (middle or tail, up to the last checkpoint), reordered or rewritten-and-rehashed entry and an edited posting are caught, and so is a rewrite whose checkpoints were deleted from the database.",
     tags: ['audit'],
     access: 'staff',
     response: auditVerifyResponse,
@@ -166,109 +249,153 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     now: ctx.clock(),
   });
 
-  app.get('/api/pos/audit/verify', {
-    onRequest: guard(ctx, 'staff'),
-    config: { openapi: verifyDoc('Verify the audit trail', { query: noQuery }) },
-  }, async (request) => {
-    parseOrThrow(noQuery, request.query, '(query)');
-    return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, [], await verifyOptions());
-  });
-
-  app.post('/api/pos/audit/verify', {
-    onRequest: guard(ctx, 'staff'),
-    config: { openapi: verifyDoc('Verify the audit trail against checkpoints held outside the database', { body: verifyBody, status: 200, idempotent: true }) },
-  }, idempotent(ctx.db, ctx.clock, async (request) => {
-    const body = parseOrThrow(verifyBody, request.body ?? undefined);
-    return { status: 200, body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints, await verifyOptions()) };
-  }));
-
-  app.get('/api/pos/audit/checkpoints', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Export the signed checkpoints of the audit chain',
-        description: 'With the public key that verifies them. Owners, or a paired register with its register credential: registers fetch and keep them while online (a copy outside the database); hand them back to POST /api/pos/audit/verify.',
-        tags: ['audit'],
-        access: 'register',
-        query: checkpointsQuery,
-        response: checkpointsResponse,
-      } satisfies RouteDoc,
+  app.get(
+    '/api/pos/audit/verify',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: { openapi: verifyDoc('Verify the audit trail', { query: noQuery }) },
     },
-  }, async (request) => {
-    const q = parseOrThrow(checkpointsQuery, request.query, '(query)');
-    const merchantId = principalOf(request).merchantId;
-    return { publicKey: ctx.auditSigner.publicJwk, data: await listCheckpoints(ctx.db, merchantId, q.afterSeq ?? 0), head: await newestCheckpoint(ctx.db, merchantId) };
-  });
-
-  app.post('/api/sync/audit/head-reports', {
-    onRequest: guard(ctx, 'register'),
-    config: {
-      openapi: {
-        summary: 'Report a signed head older than one held',
-        description:
-          'A register that holds a signed checkpoint newer than the head the server handed it (GET /api/pos/audit/checkpoints `head`) reports both. ' +
-          'When `held` carries the server key\'s valid signature and the database no longer holds it, or holds only older checkpoints, the audit ' +
-          'trail was rolled back or its checkpoints deleted: recorded as `audit.head_rolled_back` (once per held checkpoint) and logged as an error. ' +
-          'Idempotent by content, so no Idempotency-Key is needed.',
-        tags: ['audit'],
-        access: 'register',
-        body: headReportBody,
-        response: headReportResponse,
-        idempotent: false,
-      } satisfies RouteDoc,
+    async (request) => {
+      parseOrThrow(noQuery, request.query, '(query)');
+      return verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, [], await verifyOptions());
     },
-  }, async (request) => {
-    const body = parseOrThrow(headReportBody, request.body);
-    const principal = principalOf(request);
-    const merchantId = principal.merchantId;
-    if (body.held.merchantId !== merchantId || !ctx.auditSigner.verify(body.held)) {
-      throw new ProblemError(400, 'validation_error', 'Invalid held: not a checkpoint of this store signed by the server\'s key', [{ path: 'held.signature', message: 'does not verify with the server\'s key for this store' }]);
-    }
-    return ctx.db.transaction(async (tx) => {
-      await lockMerchant(tx, merchantId);
-      const stored = await checkpointAt(tx, merchantId, body.held.seq);
-      const head = await newestCheckpoint(tx, merchantId);
-      const rolledBack = !stored || stored.signature !== body.held.signature || (head?.seq ?? 0) < body.held.seq;
-      if (rolledBack) {
-        const entityId = `${body.held.seq}`;
-        const known = await tx.query('SELECT 1 FROM audit_log WHERE merchant_id = $1 AND action = $2 AND entity_id = $3 LIMIT 1', [merchantId, 'audit.head_rolled_back', entityId]);
-        if (!known.rows[0]) {
-          request.log.error({ merchantId, heldSeq: body.held.seq, toldSeq: body.told?.seq ?? null, storedSeq: head?.seq ?? null }, 'audit head rolled back: a register holds a newer signed checkpoint than the database');
-          await appendAudit(tx, {
-            merchantId,
-            actor: callerOf(principal),
-            registerId: principal.kind === 'register' ? principal.registerId : null,
-            action: 'audit.head_rolled_back',
-            entityType: 'audit_checkpoint',
-            entityId,
-            occurredAt: ctx.clock(),
-            data: { held: body.held, told: body.told, storedHeadSeq: head?.seq ?? null },
-          });
-        }
+  );
+
+  app.post(
+    '/api/pos/audit/verify',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: verifyDoc('Verify the audit trail against checkpoints held outside the database', {
+          body: verifyBody,
+          status: 200,
+          idempotent: true,
+        }),
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      const body = parseOrThrow(verifyBody, request.body ?? undefined);
+      return {
+        status: 200,
+        body: await verifyAuditTrail(ctx.db, principalOf(request).merchantId, ctx.auditSigner, body.checkpoints, await verifyOptions()),
+      };
+    }),
+  );
+
+  app.get(
+    '/api/pos/audit/checkpoints',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Export the signed checkpoints of the audit chain',
+          description:
+            'With the public key that verifies them. Owners, or a paired register with its register credential: registers fetch and keep them while online (a copy outside the database); hand them back to POST /api/pos/audit/verify.',
+          tags: ['audit'],
+          access: 'register',
+          query: checkpointsQuery,
+          response: checkpointsResponse,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const q = parseOrThrow(checkpointsQuery, request.query, '(query)');
+      const merchantId = principalOf(request).merchantId;
+      return {
+        publicKey: ctx.auditSigner.publicJwk,
+        data: await listCheckpoints(ctx.db, merchantId, q.afterSeq ?? 0),
+        head: await newestCheckpoint(ctx.db, merchantId),
+      };
+    },
+  );
+
+  app.post(
+    '/api/sync/audit/head-reports',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: 'Report a signed head older than one held',
+          description:
+            'A register that holds a signed checkpoint newer than the head the server handed it (GET /api/pos/audit/checkpoints `head`) reports both. ' +
+            "When `held` carries the server key's valid signature and the database no longer holds it, or holds only older checkpoints, the audit " +
+            'trail was rolled back or its checkpoints deleted: recorded as `audit.head_rolled_back` (once per held checkpoint) and logged as an error. ' +
+            'Idempotent by content, so no Idempotency-Key is needed.',
+          tags: ['audit'],
+          access: 'register',
+          body: headReportBody,
+          response: headReportResponse,
+          idempotent: false,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const body = parseOrThrow(headReportBody, request.body);
+      const principal = principalOf(request);
+      const merchantId = principal.merchantId;
+      if (body.held.merchantId !== merchantId || !ctx.auditSigner.verify(body.held)) {
+        throw new ProblemError(400, 'validation_error', "Invalid held: not a checkpoint of this store signed by the server's key", [
+          { path: 'held.signature', message: "does not verify with the server's key for this store" },
+        ]);
       }
-      return { rolledBack, head };
-    });
-  });
-
-  app.post('/api/pos/audit/checkpoints', {
-    onRequest: guard(ctx, 'staff'),
-    config: {
-      openapi: {
-        summary: 'Sign a checkpoint of the audit chain now',
-        description: 'Signs the current head (reason `on_demand`); when the head is already checkpointed, answers that checkpoint. 404 when the log is empty.',
-        tags: ['audit'],
-        access: 'staff',
-        body: noQuery,
-        response: signedCheckpointSchema,
-        status: 201,
-        idempotent: true,
-        errors: { 404: 'The audit log is empty (`not_found`)' },
-      } satisfies RouteDoc,
+      return ctx.db.transaction(async (tx) => {
+        await lockMerchant(tx, merchantId);
+        const stored = await checkpointAt(tx, merchantId, body.held.seq);
+        const head = await newestCheckpoint(tx, merchantId);
+        const rolledBack = !stored || stored.signature !== body.held.signature || (head?.seq ?? 0) < body.held.seq;
+        if (rolledBack) {
+          const entityId = `${body.held.seq}`;
+          const known = await tx.query('SELECT 1 FROM audit_log WHERE merchant_id = $1 AND action = $2 AND entity_id = $3 LIMIT 1', [
+            merchantId,
+            'audit.head_rolled_back',
+            entityId,
+          ]);
+          if (!known.rows[0]) {
+            request.log.error(
+              { merchantId, heldSeq: body.held.seq, toldSeq: body.told?.seq ?? null, storedSeq: head?.seq ?? null },
+              'audit head rolled back: a register holds a newer signed checkpoint than the database',
+            );
+            await appendAudit(tx, {
+              merchantId,
+              actor: callerOf(principal),
+              registerId: principal.kind === 'register' ? principal.registerId : null,
+              action: 'audit.head_rolled_back',
+              entityType: 'audit_checkpoint',
+              entityId,
+              occurredAt: ctx.clock(),
+              data: { held: body.held, told: body.told, storedHeadSeq: head?.seq ?? null },
+            });
+          }
+        }
+        return { rolledBack, head };
+      });
     },
-  }, idempotent(ctx.db, ctx.clock, async (request) => {
-    parseOrThrow(noQuery, request.body ?? undefined);
-    const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock(), ctx.auditWitness);
-    if (!cp) throw new ProblemError(404, 'not_found', 'The audit log is empty: there is no head to sign.');
-    return { status: 201, body: cp };
-  }));
+  );
+
+  app.post(
+    '/api/pos/audit/checkpoints',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'Sign a checkpoint of the audit chain now',
+          description:
+            'Signs the current head (reason `on_demand`); when the head is already checkpointed, answers that checkpoint. 404 when the log is empty.',
+          tags: ['audit'],
+          access: 'staff',
+          body: noQuery,
+          response: signedCheckpointSchema,
+          status: 201,
+          idempotent: true,
+          errors: { 404: 'The audit log is empty (`not_found`)' },
+        } satisfies RouteDoc,
+      },
+    },
+    idempotent(ctx.db, ctx.clock, async (request) => {
+      parseOrThrow(noQuery, request.body ?? undefined);
+      const cp = await writeCheckpoint(ctx.db, ctx.auditSigner, principalOf(request).merchantId, 'on_demand', ctx.clock(), ctx.auditWitness);
+      if (!cp) throw new ProblemError(404, 'not_found', 'The audit log is empty: there is no head to sign.');
+      return { status: 201, body: cp };
+    }),
+  );
 }

@@ -55,7 +55,11 @@ export interface QuarantineEntry {
  * The merchant's quarantined documents, newest first (keyset on created_at, id), optionally of one collection.
  * @throws ProblemError 400 naming `cursor` for a cursor this list did not make.
  */
-export async function listQuarantine(db: Queryable, merchantId: string, q: PageQuery & { collection?: string | undefined }): Promise<{ data: QuarantineEntry[]; nextCursor: string | null }> {
+export async function listQuarantine(
+  db: Queryable,
+  merchantId: string,
+  q: PageQuery & { collection?: string | undefined },
+): Promise<{ data: QuarantineEntry[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   let where = 'merchant_id = $1';
   if (q.collection) {
@@ -74,7 +78,14 @@ export async function listQuarantine(db: Queryable, merchantId: string, q: PageQ
   );
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return {
-    data: page.map((r) => ({ id: r.id, collection: r.collection, documentId: r.doc_id, document: r.data, reason: r.reason, createdAt: new Date(r.created_at).toISOString() })),
+    data: page.map((r) => ({
+      id: r.id,
+      collection: r.collection,
+      documentId: r.doc_id,
+      document: r.data,
+      reason: r.reason,
+      createdAt: new Date(r.created_at).toISOString(),
+    })),
     nextCursor,
   };
 }
@@ -84,7 +95,11 @@ export async function listQuarantine(db: Queryable, merchantId: string, q: PageQ
  * optionally of one source (e.g. an order id). Cursor: the last sequence read.
  * @throws ProblemError 400 naming `cursor` for a cursor this list did not make.
  */
-export async function listJournalTransactions(db: Queryable, merchantId: string, q: PageQuery & { sourceId?: string | undefined }): Promise<{ data: StoredJournalTransaction[]; nextCursor: string | null }> {
+export async function listJournalTransactions(
+  db: Queryable,
+  merchantId: string,
+  q: PageQuery & { sourceId?: string | undefined },
+): Promise<{ data: StoredJournalTransaction[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   let where = 'merchant_id = $1';
   if (q.sourceId) {

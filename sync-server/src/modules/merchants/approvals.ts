@@ -49,7 +49,9 @@ export async function grantApproval(m: Mutation, input: ApprovalRequest): Promis
   const approver = await checkStaffPin(m.tx, m.merchantId, input.staffId, input.pin);
   if (!approver) throw new ProblemError(401, 'invalid_pin', 'Wrong PIN, or no such staff member.', [{ path: 'pin', message: 'does not match' }]);
   if (approver.role !== 'manager' && approver.role !== 'owner') {
-    throw new ProblemError(403, 'approver_not_allowed', 'Only a manager or the owner can approve.', [{ path: 'staffId', message: `is a ${approver.role}; a manager or owner is needed` }]);
+    throw new ProblemError(403, 'approver_not_allowed', 'Only a manager or the owner can approve.', [
+      { path: 'staffId', message: `is a ${approver.role}; a manager or owner is needed` },
+    ]);
   }
   const token = `apv_${randomBytes(24).toString('base64url')}`;
   const expiresAt = new Date(m.now.getTime() + APPROVAL_TTL_MS).toISOString();
@@ -59,8 +61,20 @@ export async function grantApproval(m: Mutation, input: ApprovalRequest): Promis
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [id, m.merchantId, sha256(token), input.action, input.orderId ?? null, input.amountCents ?? null, approver.id, expiresAt, m.now.toISOString()],
   );
-  await m.audit({ action: 'approval.granted', entityType: 'staff', entityId: approver.id, data: { approvalId: id, action: input.action, orderId: input.orderId ?? null, amountCents: input.amountCents ?? null } });
-  return { approval: token, approvedBy: approver.id, action: input.action, orderId: input.orderId ?? null, amountCents: input.amountCents ?? null, expiresAt };
+  await m.audit({
+    action: 'approval.granted',
+    entityType: 'staff',
+    entityId: approver.id,
+    data: { approvalId: id, action: input.action, orderId: input.orderId ?? null, amountCents: input.amountCents ?? null },
+  });
+  return {
+    approval: token,
+    approvedBy: approver.id,
+    action: input.action,
+    orderId: input.orderId ?? null,
+    amountCents: input.amountCents ?? null,
+    expiresAt,
+  };
 }
 
 /**
@@ -78,7 +92,18 @@ export async function consumeApproval(m: Mutation, token: string, action: Approv
     [m.merchantId, sha256(token), action, orderId, amountCents, m.now.toISOString()],
   );
   const row = rows[0];
-  if (!row) throw new ProblemError(403, 'approval_invalid', 'The approval is unknown, expired, already used, or for another action, order or a smaller amount.', [{ path: 'approval', message: 'is not valid for this refund' }]);
-  await m.audit({ action: 'approval.used', entityType: 'staff', entityId: row.approved_by, data: { approvalId: row.id, action, orderId, amountCents } });
+  if (!row)
+    throw new ProblemError(
+      403,
+      'approval_invalid',
+      'The approval is unknown, expired, already used, or for another action, order or a smaller amount.',
+      [{ path: 'approval', message: 'is not valid for this refund' }],
+    );
+  await m.audit({
+    action: 'approval.used',
+    entityType: 'staff',
+    entityId: row.approved_by,
+    data: { approvalId: row.id, action, orderId, amountCents },
+  });
   return row.approved_by;
 }

@@ -7,7 +7,12 @@ import { enrolledRegisterSchema } from './enrollment-routes.ts';
 import { selfPairDemoRegister } from './enrollment.ts';
 import { findDemoStore } from './pairing.ts';
 
-const pairBody = z.strictObject({ registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional() });
+const pairBody = z.strictObject({
+  registerId: z
+    .string()
+    .regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id')
+    .optional(),
+});
 
 const LOOPBACK_ADDRESS = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
 const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/i;
@@ -20,7 +25,8 @@ const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1
 export function isLoopbackRequest(request: FastifyRequest): boolean {
   const peer = request.socket.remoteAddress ?? '';
   const host = request.headers.host ?? '';
-  const proxied = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined || request.headers['x-real-ip'] !== undefined;
+  const proxied =
+    request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined || request.headers['x-real-ip'] !== undefined;
   return LOOPBACK_ADDRESS.test(peer) && !proxied && LOOPBACK_HOST.test(host);
 }
 
@@ -31,28 +37,40 @@ export function isLoopbackRequest(request: FastifyRequest): boolean {
  */
 export function registerDevRoutes(app: FastifyInstance, ctx: AppContext): void {
   if (!ctx.config.demoSelfPair) return;
-  app.post('/api/dev/pair-register', {
-    config: {
-      openapi: {
-        summary: 'Pair a register served on loopback with the demo store (demo mode only)',
-        description:
-          'Demo mode only (`npm start`), and only from this machine (loopback peer, loopback Host, no proxy headers): the known ' +
-          'register when `registerId` is an active register of the demo store, else the next one (named `Demo register <n> (<browser> on <system>)` ' +
-          'from the User-Agent, as each browser profile pairs as its own register), with a register credential ' +
-          '(syncing and selling only). Registers elsewhere pair with a code (`POST /api/register/pair`).',
-        tags: ['dev'],
-        body: pairBody,
-        response: enrolledRegisterSchema,
-        idempotent: false,
-        errors: { 403: 'Not from loopback (`loopback_only`)', 404: 'No demo store on this server (`no_demo_store`)', 409: 'The register was revoked (`register_revoked`)' },
-      } satisfies RouteDoc,
+  app.post(
+    '/api/dev/pair-register',
+    {
+      config: {
+        openapi: {
+          summary: 'Pair a register served on loopback with the demo store (demo mode only)',
+          description:
+            'Demo mode only (`npm start`), and only from this machine (loopback peer, loopback Host, no proxy headers): the known ' +
+            'register when `registerId` is an active register of the demo store, else the next one (named `Demo register <n> (<browser> on <system>)` ' +
+            'from the User-Agent, as each browser profile pairs as its own register), with a register credential ' +
+            '(syncing and selling only). Registers elsewhere pair with a code (`POST /api/register/pair`).',
+          tags: ['dev'],
+          body: pairBody,
+          response: enrolledRegisterSchema,
+          idempotent: false,
+          errors: {
+            403: 'Not from loopback (`loopback_only`)',
+            404: 'No demo store on this server (`no_demo_store`)',
+            409: 'The register was revoked (`register_revoked`)',
+          },
+        } satisfies RouteDoc,
+      },
     },
-  }, async (request) => {
-    if (!isLoopbackRequest(request)) {
-      throw new ProblemError(403, 'loopback_only', 'Registers pair themselves only on this machine in demo mode; elsewhere ask a manager for a pairing code.');
-    }
-    const body = parseOrThrow(pairBody, request.body === undefined ? {} : request.body);
-    const { merchant: demo } = await findDemoStore(ctx.db);
-    return selfPairDemoRegister(ctx, { merchantId: demo.id, actor: 'system' }, body.registerId, request.headers['user-agent']);
-  });
+    async (request) => {
+      if (!isLoopbackRequest(request)) {
+        throw new ProblemError(
+          403,
+          'loopback_only',
+          'Registers pair themselves only on this machine in demo mode; elsewhere ask a manager for a pairing code.',
+        );
+      }
+      const body = parseOrThrow(pairBody, request.body === undefined ? {} : request.body);
+      const { merchant: demo } = await findDemoStore(ctx.db);
+      return selfPairDemoRegister(ctx, { merchantId: demo.id, actor: 'system' }, body.registerId, request.headers['user-agent']);
+    },
+  );
 }

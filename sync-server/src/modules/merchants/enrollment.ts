@@ -93,9 +93,16 @@ function newCode(): string {
 export async function createPairingCode(m: Mutation, input: { locationId?: string | undefined; name?: string | undefined }): Promise<PairingCode> {
   const location = input.locationId
     ? (await m.tx.query<{ id: string }>('SELECT id FROM locations WHERE id = $1 AND merchant_id = $2', [input.locationId, m.merchantId])).rows[0]
-    : (await m.tx.query<{ id: string }>('SELECT id FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id LIMIT 1', [m.merchantId])).rows[0];
+    : (
+        await m.tx.query<{ id: string }>('SELECT id FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id LIMIT 1', [
+          m.merchantId,
+        ])
+      ).rows[0];
   if (!location) {
-    if (input.locationId) throw new ProblemError(400, 'validation_error', 'Invalid locationId: not a location of this store.', [{ path: 'locationId', message: 'is not a location of this store' }]);
+    if (input.locationId)
+      throw new ProblemError(400, 'validation_error', 'Invalid locationId: not a location of this store.', [
+        { path: 'locationId', message: 'is not a location of this store' },
+      ]);
     throw new ProblemError(409, 'no_location', 'The store has no location yet: create one (catalog → locations) before pairing registers.');
   }
   const code = newCode();
@@ -104,7 +111,12 @@ export async function createPairingCode(m: Mutation, input: { locationId?: strin
     'INSERT INTO pairing_codes (code_hash, merchant_id, location_id, name, created_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
     [sha256Hex(code), m.merchantId, location.id, input.name ?? null, m.actor, m.now.toISOString(), expiresAt.toISOString()],
   );
-  await m.audit({ action: 'register.pairing_code_created', entityType: 'register', entityId: location.id, data: { locationId: location.id, name: input.name ?? null, expiresAt: expiresAt.toISOString() } });
+  await m.audit({
+    action: 'register.pairing_code_created',
+    entityType: 'register',
+    entityId: location.id,
+    data: { locationId: location.id, name: input.name ?? null, expiresAt: expiresAt.toISOString() },
+  });
   return { code: `${code.slice(0, 4)}-${code.slice(4)}`, expiresAt: expiresAt.toISOString(), locationId: location.id, name: input.name ?? null };
 }
 
@@ -124,9 +136,15 @@ const INVALID_CODE = () =>
  * that one again (lifting a revocation) — and issues its credential. Audited `register.paired`, actor the code's maker.
  * @throws ProblemError 400 `invalid_pairing_code` naming `code` when the code is unknown, expired or used.
  */
-export async function redeemPairingCode(ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>, typedCode: string, registerId: string | undefined): Promise<EnrolledRegister> {
+export async function redeemPairingCode(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>,
+  typedCode: string,
+  registerId: string | undefined,
+): Promise<EnrolledRegister> {
   const hash = sha256Hex(normalizePairingCode(typedCode));
-  const found = (await ctx.db.query<{ merchant_id: string; created_by: string }>('SELECT merchant_id, created_by FROM pairing_codes WHERE code_hash = $1', [hash])).rows[0];
+  const found = (
+    await ctx.db.query<{ merchant_id: string; created_by: string }>('SELECT merchant_id, created_by FROM pairing_codes WHERE code_hash = $1', [hash])
+  ).rows[0];
   if (!found) throw INVALID_CODE();
   return mutation(ctx, { merchantId: found.merchant_id, actor: found.created_by }, async (m) => {
     const code = (
@@ -137,31 +155,59 @@ export async function redeemPairingCode(ctx: Pick<AppContext, 'db' | 'clock' | '
     ).rows[0];
     if (!code) throw INVALID_CODE();
     const known = registerId
-      ? (await m.tx.query<{ id: string; number: number; name: string }>(`SELECT id, number, name FROM registers WHERE id = $1 AND merchant_id = $2 AND kind = 'terminal'`, [registerId, m.merchantId])).rows[0]
+      ? (
+          await m.tx.query<{ id: string; number: number; name: string }>(
+            `SELECT id, number, name FROM registers WHERE id = $1 AND merchant_id = $2 AND kind = 'terminal'`,
+            [registerId, m.merchantId],
+          )
+        ).rows[0]
       : undefined;
     let register: { id: string; number: number; name: string };
     if (known) {
-      await m.tx.query('UPDATE registers SET location_id = $2, revoked_at = NULL, name = COALESCE($3, name) WHERE id = $1', [known.id, code.location_id, code.name]);
+      await m.tx.query('UPDATE registers SET location_id = $2, revoked_at = NULL, name = COALESCE($3, name) WHERE id = $1', [
+        known.id,
+        code.location_id,
+        code.name,
+      ]);
       register = { ...known, name: code.name ?? known.name };
     } else {
       register = await insertRegister(m, code.location_id, code.name);
     }
     await m.tx.query('UPDATE pairing_codes SET register_id = $2 WHERE code_hash = $1', [hash, register.id]);
-    await m.audit({ registerId: register.id, action: 'register.paired', entityType: 'register', entityId: register.id, data: { number: register.number, locationId: code.location_id, via: 'pairing_code', requestedId: registerId ?? null } });
+    await m.audit({
+      registerId: register.id,
+      action: 'register.paired',
+      entityType: 'register',
+      entityId: register.id,
+      data: { number: register.number, locationId: code.location_id, via: 'pairing_code', requestedId: registerId ?? null },
+    });
     return enrolled(m, register, code.location_id);
   });
 }
 
-async function insertRegister(m: Mutation, locationId: string | null, name: string | null | ((number: number) => string)): Promise<{ id: string; number: number; name: string }> {
-  const next = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
+async function insertRegister(
+  m: Mutation,
+  locationId: string | null,
+  name: string | null | ((number: number) => string),
+): Promise<{ id: string; number: number; name: string }> {
+  const next = (
+    await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])
+  ).rows[0]!;
   const number = Number(next.n);
   const created = { id: newId('register'), number, name: (typeof name === 'function' ? name(number) : name) ?? `Register ${number}` };
-  await m.tx.query('INSERT INTO registers (id, merchant_id, number, name, location_id) VALUES ($1, $2, $3, $4, $5)', [created.id, m.merchantId, created.number, created.name, locationId]);
+  await m.tx.query('INSERT INTO registers (id, merchant_id, number, name, location_id) VALUES ($1, $2, $3, $4, $5)', [
+    created.id,
+    m.merchantId,
+    created.number,
+    created.name,
+    locationId,
+  ]);
   return created;
 }
 
 async function enrolled(m: Mutation, register: { id: string; number: number; name: string }, locationId: string | null): Promise<EnrolledRegister> {
-  const merchant = (await m.tx.query<{ name: string; currency: string }>('SELECT name, currency FROM merchants WHERE id = $1', [m.merchantId])).rows[0]!;
+  const merchant = (await m.tx.query<{ name: string; currency: string }>('SELECT name, currency FROM merchants WHERE id = $1', [m.merchantId]))
+    .rows[0]!;
   const registerToken = await issueRegisterCredential(m.tx, { merchantId: m.merchantId, registerId: register.id });
   return {
     registerToken,
@@ -182,26 +228,55 @@ async function enrolled(m: Mutation, register: { id: string; number: number; nam
  * `register.paired` (`via: demo_loopback`) when a register is created.
  * @throws ProblemError 409 `register_revoked` when `requestedId` was revoked (a revoked register pairs with a code only).
  */
-export async function selfPairDemoRegister(ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>, who: { merchantId: string; actor: string }, requestedId: string | undefined, userAgent?: string): Promise<EnrolledRegister> {
+export async function selfPairDemoRegister(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>,
+  who: { merchantId: string; actor: string },
+  requestedId: string | undefined,
+  userAgent?: string,
+): Promise<EnrolledRegister> {
   return mutation(ctx, who, async (m) => {
     const known = requestedId
-      ? (await m.tx.query<{ id: string; number: number; name: string; location_id: string | null; revoked_at: Date | null }>(
-          `SELECT id, number, name, location_id, revoked_at FROM registers WHERE id = $1 AND merchant_id = $2 AND kind = 'terminal'`,
-          [requestedId, m.merchantId],
-        )).rows[0]
+      ? (
+          await m.tx.query<{ id: string; number: number; name: string; location_id: string | null; revoked_at: Date | null }>(
+            `SELECT id, number, name, location_id, revoked_at FROM registers WHERE id = $1 AND merchant_id = $2 AND kind = 'terminal'`,
+            [requestedId, m.merchantId],
+          )
+        ).rows[0]
       : undefined;
-    if (known?.revoked_at) throw new ProblemError(409, 'register_revoked', 'This register was revoked in the back office: pair it again with a pairing code.');
+    if (known?.revoked_at)
+      throw new ProblemError(409, 'register_revoked', 'This register was revoked in the back office: pair it again with a pairing code.');
     if (known) return enrolled(m, known, known.location_id);
-    const location = (await m.tx.query<{ id: string }>('SELECT id FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id LIMIT 1', [m.merchantId])).rows[0];
+    const location = (
+      await m.tx.query<{ id: string }>('SELECT id FROM locations WHERE merchant_id = $1 ORDER BY is_default DESC, created_at, id LIMIT 1', [
+        m.merchantId,
+      ])
+    ).rows[0];
     const register = await insertRegister(m, location?.id ?? null, (n) => `Demo register ${n} (${browserOf(userAgent)})`);
-    await m.audit({ registerId: register.id, action: 'register.paired', entityType: 'register', entityId: register.id, data: { number: register.number, locationId: location?.id ?? null, via: 'demo_loopback', requestedId: requestedId ?? null } });
+    await m.audit({
+      registerId: register.id,
+      action: 'register.paired',
+      entityType: 'register',
+      entityId: register.id,
+      data: { number: register.number, locationId: location?.id ?? null, via: 'demo_loopback', requestedId: requestedId ?? null },
+    });
     return enrolled(m, register, location?.id ?? null);
   });
 }
 
 /** The merchant's registers, by number, with location, pairing time, last request and revocation. */
 export async function listRegisters(db: Queryable, merchantId: string): Promise<RegisterListing[]> {
-  const { rows } = await db.query<{ id: string; number: number; name: string; kind: 'terminal' | 'back_office'; location_id: string | null; location_name: string | null; created_at: Date; last_seen_at: Date | null; revoked_at: Date | null; has_sold: boolean }>(
+  const { rows } = await db.query<{
+    id: string;
+    number: number;
+    name: string;
+    kind: 'terminal' | 'back_office';
+    location_id: string | null;
+    location_name: string | null;
+    created_at: Date;
+    last_seen_at: Date | null;
+    revoked_at: Date | null;
+    has_sold: boolean;
+  }>(
     `SELECT r.id, r.number, r.name, r.kind, r.location_id, l.name AS location_name, r.created_at, r.revoked_at,
             (SELECT MAX(c.last_seen_at) FROM register_credentials c WHERE c.register_id = r.id) AS last_seen_at,
             EXISTS (SELECT 1 FROM shifts s WHERE s.merchant_id = r.merchant_id AND s.register_id = r.id) AS has_sold
@@ -230,9 +305,15 @@ export async function listRegisters(db: Queryable, merchantId: string): Promise<
  * the back-office register (it holds no credential: API orders take receipt numbers from it).
  */
 export async function revokeRegister(m: Mutation, registerId: string): Promise<RegisterListing> {
-  const row = (await m.tx.query<{ kind: string; revoked_at: Date | null }>('SELECT kind, revoked_at FROM registers WHERE id = $1 AND merchant_id = $2', [registerId, m.merchantId])).rows[0];
+  const row = (
+    await m.tx.query<{ kind: string; revoked_at: Date | null }>('SELECT kind, revoked_at FROM registers WHERE id = $1 AND merchant_id = $2', [
+      registerId,
+      m.merchantId,
+    ])
+  ).rows[0];
   if (!row) throw new ProblemError(404, 'not_found', 'No such register.');
-  if (row.kind === 'back_office') throw new ProblemError(409, 'back_office_register', 'The back-office register (API orders) holds no credential and cannot be revoked.');
+  if (row.kind === 'back_office')
+    throw new ProblemError(409, 'back_office_register', 'The back-office register (API orders) holds no credential and cannot be revoked.');
   if (!row.revoked_at) {
     await m.tx.query('UPDATE registers SET revoked_at = $2 WHERE id = $1', [registerId, m.now.toISOString()]);
     await revokeRegisterCredentials(m.tx, m.merchantId, registerId);
@@ -257,7 +338,12 @@ export async function retireUnusedRegisters(m: Mutation, keepRegisterId?: string
   const dbNow = (await m.tx.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
   const quietSince = new Date(dbNow).getTime() - UNUSED_REGISTER_QUIET_MS;
   const unused = (await listRegisters(m.tx, m.merchantId)).filter(
-    (r) => r.kind === 'terminal' && !r.revokedAt && !r.hasSold && r.id !== keepRegisterId && (r.lastSeenAt === null || Date.parse(r.lastSeenAt) < quietSince),
+    (r) =>
+      r.kind === 'terminal' &&
+      !r.revokedAt &&
+      !r.hasSold &&
+      r.id !== keepRegisterId &&
+      (r.lastSeenAt === null || Date.parse(r.lastSeenAt) < quietSince),
   );
   for (const r of unused) {
     await m.tx.query('UPDATE registers SET revoked_at = $2 WHERE id = $1', [r.id, m.now.toISOString()]);
@@ -284,6 +370,18 @@ export function browserOf(userAgent: string | undefined): string {
           : /Safari\//.test(ua)
             ? 'Safari'
             : 'browser';
-  const system = /iPad|iPhone/.test(ua) ? 'iOS' : /Android/.test(ua) ? 'Android' : /CrOS/.test(ua) ? 'ChromeOS' : /Windows/.test(ua) ? 'Windows' : /Mac OS X/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : '';
+  const system = /iPad|iPhone/.test(ua)
+    ? 'iOS'
+    : /Android/.test(ua)
+      ? 'Android'
+      : /CrOS/.test(ua)
+        ? 'ChromeOS'
+        : /Windows/.test(ua)
+          ? 'Windows'
+          : /Mac OS X/.test(ua)
+            ? 'macOS'
+            : /Linux/.test(ua)
+              ? 'Linux'
+              : '';
   return system ? `${browser} on ${system}` : browser;
 }

@@ -14,9 +14,14 @@ export interface DemoStore {
 
 /** @throws ProblemError 404 `no_demo_store` when the server has no demo store, or it has no staff member. */
 export async function findDemoStore(db: Queryable): Promise<DemoStore> {
-  const merchant = (await db.query<DemoStore['merchant']>('SELECT id, name, currency FROM merchants WHERE is_demo ORDER BY created_at, id LIMIT 1')).rows[0];
+  const merchant = (await db.query<DemoStore['merchant']>('SELECT id, name, currency FROM merchants WHERE is_demo ORDER BY created_at, id LIMIT 1'))
+    .rows[0];
   if (!merchant) throw new ProblemError(404, 'no_demo_store', 'This server has no demo store; registers are paired by the merchant.');
-  const staff = (await db.query<DemoStore['staff']>(`SELECT id, role FROM staff WHERE merchant_id = $1 ORDER BY (role = 'owner') DESC, created_at LIMIT 1`, [merchant.id])).rows[0];
+  const staff = (
+    await db.query<DemoStore['staff']>(`SELECT id, role FROM staff WHERE merchant_id = $1 ORDER BY (role = 'owner') DESC, created_at LIMIT 1`, [
+      merchant.id,
+    ])
+  ).rows[0];
   if (!staff) throw new ProblemError(404, 'no_demo_store', 'The demo store has no staff member.');
   return { merchant, staff };
 }

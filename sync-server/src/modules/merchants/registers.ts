@@ -18,9 +18,21 @@ export interface RegisterRef {
 export async function ensureBackOfficeRegister(m: Mutation): Promise<RegisterRef> {
   const found = await m.tx.query<RegisterRef>(`SELECT id, number FROM registers WHERE merchant_id = $1 AND kind = 'back_office'`, [m.merchantId]);
   if (found.rows[0]) return found.rows[0];
-  const next = (await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])).rows[0]!;
+  const next = (
+    await m.tx.query<{ n: number | string }>('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM registers WHERE merchant_id = $1', [m.merchantId])
+  ).rows[0]!;
   const created = { id: newId('register'), number: Number(next.n) };
-  await m.tx.query(`INSERT INTO registers (id, merchant_id, number, name, kind) VALUES ($1, $2, $3, 'Back office', 'back_office')`, [created.id, m.merchantId, created.number]);
-  await m.audit({ registerId: created.id, action: 'register.created', entityType: 'register', entityId: created.id, data: { number: created.number, kind: 'back_office' } });
+  await m.tx.query(`INSERT INTO registers (id, merchant_id, number, name, kind) VALUES ($1, $2, $3, 'Back office', 'back_office')`, [
+    created.id,
+    m.merchantId,
+    created.number,
+  ]);
+  await m.audit({
+    registerId: created.id,
+    action: 'register.created',
+    entityType: 'register',
+    entityId: created.id,
+    data: { number: created.number, kind: 'back_office' },
+  });
   return created;
 }

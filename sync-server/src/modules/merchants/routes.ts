@@ -12,7 +12,18 @@ const noQuery = z.strictObject({});
 export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get(
     '/api/pos/settings',
-    { onRequest: guard(ctx, 'staff'), config: { openapi: { summary: 'Get the store settings', tags: ['settings'], access: 'staff', query: noQuery, response: storeSettingsSchema } satisfies RouteDoc } },
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'Get the store settings',
+          tags: ['settings'],
+          access: 'staff',
+          query: noQuery,
+          response: storeSettingsSchema,
+        } satisfies RouteDoc,
+      },
+    },
     async (request) => {
       parseOrThrow(noQuery, request.query, '(query)');
       return getSettings(ctx.db, principalOf(request).merchantId);
@@ -26,7 +37,8 @@ export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): v
       config: {
         openapi: {
           summary: 'Change the store settings',
-          description: 'Time zone (reports count days in it), default phone country (customers typed without +) and the tip bound (the larger of tipLimitBasisPoints of the order total and tipLimitCents; default 5000 and 10000). Audited.',
+          description:
+            'Time zone (reports count days in it), default phone country (customers typed without +) and the tip bound (the larger of tipLimitBasisPoints of the order total and tipLimitCents; default 5000 and 10000). Audited.',
           tags: ['settings'],
           access: 'staff',
           body: storeSettingsUpdateSchema,

@@ -163,12 +163,22 @@ export async function createDemoMerchant(m: Mutation, merchant: DemoMerchant): P
 }
 
 /** The demo store's sign-ins: its owner (created when missing) and its demo app (token issued when missing). */
-export async function ensureDemoAccess(m: Mutation): Promise<Pick<DemoSeed, 'staffId' | 'staffRole' | 'appId' | 'appToken' | 'appScopes' | 'webhookSecret'>> {
+export async function ensureDemoAccess(
+  m: Mutation,
+): Promise<Pick<DemoSeed, 'staffId' | 'staffRole' | 'appId' | 'appToken' | 'appScopes' | 'webhookSecret'>> {
   const { tx, merchantId } = m;
-  let staff = (await tx.query<{ id: string; role: string }>(`SELECT id, role FROM staff WHERE merchant_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1`, [merchantId])).rows[0];
+  let staff = (
+    await tx.query<{ id: string; role: string }>(
+      `SELECT id, role FROM staff WHERE merchant_id = $1 AND role = 'owner' ORDER BY created_at, id LIMIT 1`,
+      [merchantId],
+    )
+  ).rows[0];
   if (!staff) {
     staff = { id: newId('staff'), role: 'owner' };
-    await tx.query(`INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, 'Demo Owner', 'owner@demo.register.example', 'owner')`, [staff.id, merchantId]);
+    await tx.query(`INSERT INTO staff (id, merchant_id, name, email, role) VALUES ($1, $2, 'Demo Owner', 'owner@demo.register.example', 'owner')`, [
+      staff.id,
+      merchantId,
+    ]);
   }
   let app = (
     await tx.query<{ id: string; scopes: string[] }>(
@@ -184,14 +194,23 @@ export async function ensureDemoAccess(m: Mutation): Promise<Pick<DemoSeed, 'sta
     appToken = issued.token;
     app = { id: issued.id, scopes: [...DEMO_APP_SCOPES] };
   }
-  return { staffId: staff.id, staffRole: staff.role, appId: app.id, ...(appToken ? { appToken } : {}), appScopes: app.scopes, webhookSecret: webhookSecret ?? '' };
+  return {
+    staffId: staff.id,
+    staffRole: staff.role,
+    appId: app.id,
+    ...(appToken ? { appToken } : {}),
+    appScopes: app.scopes,
+    webhookSecret: webhookSecret ?? '',
+  };
 }
 
 /** The demo stock as opening counts (inventory is the sum of movements), under the source id {@link OPENING_STOCK_SOURCE}. */
 export const OPENING_STOCK_SOURCE = 'seed:opening-stock';
 export function openingStockCounts(): { variationId: string; kind: 'count'; counted: number; sourceId: string }[] {
   return DEMO_CATALOG_ITEMS.flatMap((item) =>
-    item.variations.filter((v) => v.trackStock).map((v) => ({ variationId: v.id, kind: 'count' as const, counted: v.stockOnHand ?? 0, sourceId: OPENING_STOCK_SOURCE })),
+    item.variations
+      .filter((v) => v.trackStock)
+      .map((v) => ({ variationId: v.id, kind: 'count' as const, counted: v.stockOnHand ?? 0, sourceId: OPENING_STOCK_SOURCE })),
   );
 }
 
@@ -199,7 +218,11 @@ export function openingStockCounts(): { variationId: string; kind: 'count'; coun
  * Revokes the demo app's tokens and issues a new one (same scopes and webhook secret). Used when the plaintext of the
  * existing token is no longer known (it is stored hashed only). Audited `app_token.reissued`.
  */
-export async function reissueDemoAppToken(db: Db, merchantId: string, clock: () => Date = () => new Date()): Promise<{ appId: string; appToken: string; webhookSecret: string }> {
+export async function reissueDemoAppToken(
+  db: Db,
+  merchantId: string,
+  clock: () => Date = () => new Date(),
+): Promise<{ appId: string; appToken: string; webhookSecret: string }> {
   return mutation({ db, clock, feed: NO_FEED }, { merchantId, actor: 'system' }, async ({ tx, audit }) => {
     const old = (
       await tx.query<{ id: string }>(

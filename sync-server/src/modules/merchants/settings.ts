@@ -5,7 +5,15 @@
  * are shown, not changed here: the currency is fixed once money has moved.
  */
 import { z } from 'zod';
-import { isPhoneCountry, MAX_AMOUNT_CENTS, MAX_TIP_LIMIT_BASIS_POINTS, nonBlankText, patchBody, storeSettingsSchema, type StoreSettings } from '../../../../core/index.ts';
+import {
+  isPhoneCountry,
+  MAX_AMOUNT_CENTS,
+  MAX_TIP_LIMIT_BASIS_POINTS,
+  nonBlankText,
+  patchBody,
+  storeSettingsSchema,
+  type StoreSettings,
+} from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -25,12 +33,27 @@ export const storeSettingsUpdateSchema = patchBody({
     .transform((v) => v.toUpperCase())
     .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
     .optional(),
-  tipLimitBasisPoints: z.int().min(0).max(MAX_TIP_LIMIT_BASIS_POINTS).optional().describe('Tip bound, percentage part (basis points of the order total).'),
+  tipLimitBasisPoints: z
+    .int()
+    .min(0)
+    .max(MAX_TIP_LIMIT_BASIS_POINTS)
+    .optional()
+    .describe('Tip bound, percentage part (basis points of the order total).'),
   tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
   dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
-  cashierRefundLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe("A cashier's refund above this (minor units) needs a manager's approval."),
+  cashierRefundLimitCents: z
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_CENTS)
+    .optional()
+    .describe("A cashier's refund above this (minor units) needs a manager's approval."),
   confirmSellPastZero: z.boolean().optional().describe('Whether the register asks once before selling past zero stock.'),
-  offlineSignInDays: z.int().min(0).max(30).optional().describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
+  offlineSignInDays: z
+    .int()
+    .min(0)
+    .max(30)
+    .optional()
+    .describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
 });
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
 
@@ -65,7 +88,10 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
-  const { rows } = await db.query<MerchantRow>('SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, is_demo FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<MerchantRow>(
+    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, is_demo FROM merchants WHERE id = $1',
+    [merchantId],
+  );
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
   return rows[0];
 }
@@ -86,7 +112,9 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (input.timeZone !== undefined) {
       const known = await tx.query('SELECT 1 FROM pg_timezone_names WHERE name = $1', [input.timeZone]);
       if (known.rows.length === 0) {
-        throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${input.timeZone}" is not an IANA time zone name.`, [{ path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' }]);
+        throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${input.timeZone}" is not an IANA time zone name.`, [
+          { path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' },
+        ]);
       }
     }
     const after = {
@@ -125,8 +153,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };
-    if (after.tip_limit_basis_points !== Number(before.tip_limit_basis_points)) changes.tipLimitBasisPoints = { from: Number(before.tip_limit_basis_points), to: after.tip_limit_basis_points };
-    if (after.tip_limit_cents !== Number(before.tip_limit_cents)) changes.tipLimitCents = { from: Number(before.tip_limit_cents), to: after.tip_limit_cents };
+    if (after.tip_limit_basis_points !== Number(before.tip_limit_basis_points))
+      changes.tipLimitBasisPoints = { from: Number(before.tip_limit_basis_points), to: after.tip_limit_basis_points };
+    if (after.tip_limit_cents !== Number(before.tip_limit_cents))
+      changes.tipLimitCents = { from: Number(before.tip_limit_cents), to: after.tip_limit_cents };
     if (Object.keys(changes).length > 0) {
       await audit({ action: 'settings.updated', entityType: 'merchant', entityId: principal.merchantId, appId: null, data: changes });
     }

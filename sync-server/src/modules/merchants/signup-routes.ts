@@ -19,7 +19,9 @@ export const SIGNUP_GLOBAL_RATE_LIMIT: RateLimitPolicy = { name: 'signup-global'
 const signUpResponse = z.strictObject({
   merchantId: z.string(),
   staffId: z.string().describe("The owner's staff id."),
-  staffToken: z.string().describe(`Staff ID token of the owner (${SHIFT_TOKEN_TTL_SECONDS / 3600} h); the register and back office also sign in with the PIN.`),
+  staffToken: z
+    .string()
+    .describe(`Staff ID token of the owner (${SHIFT_TOKEN_TTL_SECONDS / 3600} h); the register and back office also sign in with the PIN.`),
   expiresAt: z.string(),
 });
 
@@ -29,8 +31,17 @@ export interface SignUpWorkflows {
 }
 
 /** Registers `POST /api/signup`. `limits` replaces the quotas (tests). */
-export function registerSignUpRoutes(app: FastifyInstance, ctx: AppContext, workflows: SignUpWorkflows, limits?: { perClient?: RateLimit; global?: RateLimit }): void {
-  const quota = perAddressQuota(limits?.perClient ?? rateLimitFor(ctx.db, SIGNUP_RATE_LIMIT), limits?.global ?? rateLimitFor(ctx.db, SIGNUP_GLOBAL_RATE_LIMIT), [SIGNUP_RATE_LIMIT, SIGNUP_GLOBAL_RATE_LIMIT]);
+export function registerSignUpRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  workflows: SignUpWorkflows,
+  limits?: { perClient?: RateLimit; global?: RateLimit },
+): void {
+  const quota = perAddressQuota(
+    limits?.perClient ?? rateLimitFor(ctx.db, SIGNUP_RATE_LIMIT),
+    limits?.global ?? rateLimitFor(ctx.db, SIGNUP_GLOBAL_RATE_LIMIT),
+    [SIGNUP_RATE_LIMIT, SIGNUP_GLOBAL_RATE_LIMIT],
+  );
 
   app.post(
     '/api/signup',
@@ -55,7 +66,10 @@ export function registerSignUpRoutes(app: FastifyInstance, ctx: AppContext, work
       const input = parseOrThrow(signUpSchema, request.body ?? undefined);
       const made = await workflows.signUpMerchant(ctx, input);
       const now = ctx.clock();
-      const staffToken = await ctx.idp.issueStaffToken({ staffId: made.staffId, merchantId: made.merchantId, role: 'owner' }, { ttlSeconds: SHIFT_TOKEN_TTL_SECONDS, now });
+      const staffToken = await ctx.idp.issueStaffToken(
+        { staffId: made.staffId, merchantId: made.merchantId, role: 'owner' },
+        { ttlSeconds: SHIFT_TOKEN_TTL_SECONDS, now },
+      );
       reply.code(201);
       return { ...made, staffToken, expiresAt: new Date(now.getTime() + SHIFT_TOKEN_TTL_SECONDS * 1000).toISOString() };
     },

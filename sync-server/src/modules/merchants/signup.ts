@@ -17,7 +17,7 @@ const text = (max: number) => z.string().trim().min(1, 'must not be blank').max(
 
 /** `POST /api/signup`: a new store and its owner. */
 export const signUpSchema = z.strictObject({
-  storeName: text(120).describe('The store\'s name, shown on receipts.'),
+  storeName: text(120).describe("The store's name, shown on receipts."),
   country: z
     .string()
     .trim()
@@ -33,7 +33,7 @@ export const signUpSchema = z.strictObject({
   timeZone: text(64).describe('IANA time zone, e.g. America/New_York (business days and reports count in it).'),
   ownerName: text(120),
   ownerEmail: z.email().max(254),
-  ownerPin: z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits').describe('The owner\'s PIN for the register and the back office.'),
+  ownerPin: z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits').describe("The owner's PIN for the register and the back office."),
 });
 export type SignUpInput = z.infer<typeof signUpSchema>;
 
@@ -51,7 +51,12 @@ export async function createMerchant(m: Mutation, input: Pick<SignUpInput, 'stor
     input.timeZone,
     input.country,
   ]);
-  await m.audit({ action: 'merchant.created', entityType: 'merchant', entityId: m.merchantId, data: { name: input.storeName, currency: input.currency, country: input.country, timeZone: input.timeZone } });
+  await m.audit({
+    action: 'merchant.created',
+    entityType: 'merchant',
+    entityId: m.merchantId,
+    data: { name: input.storeName, currency: input.currency, country: input.country, timeZone: input.timeZone },
+  });
 }
 
 /** A new merchant id (`mer_<ULID>`). */
@@ -60,6 +65,8 @@ export const newMerchantId = (): string => newId('merchant');
 async function assertTimeZone(tx: Queryable, timeZone: string): Promise<void> {
   const known = await tx.query('SELECT 1 FROM pg_timezone_names WHERE name = $1', [timeZone]);
   if (known.rows.length === 0) {
-    throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${timeZone}" is not an IANA time zone name.`, [{ path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' }]);
+    throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${timeZone}" is not an IANA time zone name.`, [
+      { path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' },
+    ]);
   }
 }

@@ -18,7 +18,9 @@ const KEY_LENGTH = 32;
 
 function scrypt(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCallback(secret, salt, KEY_LENGTH, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key)));
+    scryptCallback(secret, salt, KEY_LENGTH, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 
@@ -42,7 +44,12 @@ export async function verifyPin(pin: string, stored: string): Promise<boolean> {
 /** Sets a staff member's PIN (hashed), audited `staff.pin_set` without the PIN. @throws Error for a PIN not of 4–8 digits. */
 export async function setStaffPin(m: Mutation, staffId: string, pin: string): Promise<void> {
   if (!PIN_PATTERN.test(pin)) throw new Error('a PIN is 4 to 8 digits');
-  await m.tx.query('UPDATE staff SET pin_hash = $3, pin_set_at = $4 WHERE id = $1 AND merchant_id = $2', [staffId, m.merchantId, await hashPin(pin), m.now]);
+  await m.tx.query('UPDATE staff SET pin_hash = $3, pin_set_at = $4 WHERE id = $1 AND merchant_id = $2', [
+    staffId,
+    m.merchantId,
+    await hashPin(pin),
+    m.now,
+  ]);
   await m.audit({ action: 'staff.pin_set', entityType: 'staff', entityId: staffId, data: {} });
 }
 
@@ -58,7 +65,12 @@ export interface SignInStaff {
 }
 
 type SignInRow = { id: string; name: string; role: SignInStaff['role']; pin_set_at: Date | string | null; created_at: Date | string };
-const toSignInStaff = (r: SignInRow): SignInStaff => ({ id: r.id, name: r.name, role: r.role, pinSetAt: new Date(r.pin_set_at ?? r.created_at).toISOString() });
+const toSignInStaff = (r: SignInRow): SignInStaff => ({
+  id: r.id,
+  name: r.name,
+  role: r.role,
+  pinSetAt: new Date(r.pin_set_at ?? r.created_at).toISOString(),
+});
 
 /** The merchant's staff who can sign in on a register (a PIN set, not disabled), by name. */
 export async function listSignInStaff(db: Queryable, merchantId: string): Promise<SignInStaff[]> {
@@ -74,7 +86,12 @@ export async function listSignInStaff(db: Queryable, merchantId: string): Promis
  * wrong PIN).
  */
 export async function checkStaffPin(db: Queryable, merchantId: string, staffId: string, pin: string): Promise<SignInStaff | undefined> {
-  const row = (await db.query<SignInRow & { pin_hash: string | null }>('SELECT id, name, role, pin_hash, pin_set_at, created_at FROM staff WHERE id = $1 AND merchant_id = $2 AND disabled_at IS NULL', [staffId, merchantId])).rows[0];
+  const row = (
+    await db.query<SignInRow & { pin_hash: string | null }>(
+      'SELECT id, name, role, pin_hash, pin_set_at, created_at FROM staff WHERE id = $1 AND merchant_id = $2 AND disabled_at IS NULL',
+      [staffId, merchantId],
+    )
+  ).rows[0];
   if (!row?.pin_hash || !(await verifyPin(pin, row.pin_hash))) return undefined;
   return toSignInStaff(row);
 }
@@ -83,7 +100,12 @@ export async function checkStaffPin(db: Queryable, merchantId: string, staffId: 
  * Gives the staff member a new random 6-digit PIN (or `pin`) as the system, and returns it: `npm start` prints the demo
  * owner's on every start, the test server keeps it in its credentials.
  */
-export async function resetStaffPin(db: Db, merchantId: string, staffId: string, pin: string = String(randomInt(0, 1_000_000)).padStart(6, '0')): Promise<string> {
+export async function resetStaffPin(
+  db: Db,
+  merchantId: string,
+  staffId: string,
+  pin: string = String(randomInt(0, 1_000_000)).padStart(6, '0'),
+): Promise<string> {
   await db.transaction(async (tx) => setStaffPin(await openMutation(tx, { merchantId, actor: 'system' }, new Date()), staffId, pin));
   return pin;
 }

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { OFFLINE_CARD_STATES, offlineCardLimitsPatchSchema, offlineCardLimitsSchema, offlineCardPaymentSchema, pageQueryFields } from '../../../../core/index.ts';
+import {
+  OFFLINE_CARD_STATES,
+  offlineCardLimitsPatchSchema,
+  offlineCardLimitsSchema,
+  offlineCardPaymentSchema,
+  pageQueryFields,
+} from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
@@ -28,7 +34,8 @@ export function registerOfflineCardRoutes(app: FastifyInstance, ctx: AppContext)
       config: {
         openapi: {
           summary: 'Get the offline card limits',
-          description: 'What a register may approve offline on its card terminal: per payment, outstanding (not yet forwarded) per register, and the forward window. Registers pull it while online and enforce it offline.',
+          description:
+            'What a register may approve offline on its card terminal: per payment, outstanding (not yet forwarded) per register, and the forward window. Registers pull it while online and enforce it offline.',
           tags: ['offline-cards'],
           access: 'register',
           query: noQuery,
@@ -49,7 +56,8 @@ export function registerOfflineCardRoutes(app: FastifyInstance, ctx: AppContext)
       config: {
         openapi: {
           summary: 'Change the offline card limits',
-          description: 'Any of maxPaymentCents (0 turns offline card payments off), maxOutstandingCents and forwardWithinHours (1–168). Defaults 10000, 100000 and 24. Audited `offline_cards.limits_updated`.',
+          description:
+            'Any of maxPaymentCents (0 turns offline card payments off), maxOutstandingCents and forwardWithinHours (1–168). Defaults 10000, 100000 and 24. Audited `offline_cards.limits_updated`.',
           tags: ['offline-cards'],
           access: 'staff',
           body: offlineCardLimitsPatchSchema,
@@ -71,7 +79,7 @@ export function registerOfflineCardRoutes(app: FastifyInstance, ctx: AppContext)
         openapi: {
           summary: 'List offline card payments',
           description:
-            'Card payments a terminal approved offline, newest first, with the forward outcome: `pending_forward`, `captured`, or `declined` (the customer owes `balanceDueCents`; `customer` is the receipt\'s customer to contact). Filter with `state`.',
+            "Card payments a terminal approved offline, newest first, with the forward outcome: `pending_forward`, `captured`, or `declined` (the customer owes `balanceDueCents`; `customer` is the receipt's customer to contact). Filter with `state`.",
           tags: ['offline-cards'],
           access: 'staff',
           query: paymentsQuery,

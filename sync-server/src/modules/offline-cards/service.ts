@@ -139,7 +139,12 @@ export async function releaseForward(m: Mutation, id: string, error = 'processor
   if (failures === undefined) return;
   const next = new Date(m.now.getTime() + forwardRetryDelayMs(failures));
   await m.tx.query('UPDATE offline_card_payments SET next_forward_at = $2 WHERE id = $1', [id, next.toISOString()]);
-  await m.audit({ action: 'payment.forward_released', entityType: 'payment', entityId: id, data: { failures, nextForwardAt: next.toISOString(), error: error.slice(0, 200) } });
+  await m.audit({
+    action: 'payment.forward_released',
+    entityType: 'payment',
+    entityId: id,
+    data: { failures, nextForwardAt: next.toISOString(), error: error.slice(0, 200) },
+  });
 }
 
 /**
@@ -176,7 +181,10 @@ export async function merchantsWithExpiredForwards(db: Queryable, now: Date): Pr
  * decline, audit `payment.forward_expired` and event `payment.forward_declined` (state `expired`).
  * @returns the expired payments, with the journal transaction that moved each to the receivable
  */
-export async function expireStaleForwards(m: Mutation, ids?: readonly string[]): Promise<{ record: OfflineCardRecord; journalTransactionId: string }[]> {
+export async function expireStaleForwards(
+  m: Mutation,
+  ids?: readonly string[],
+): Promise<{ record: OfflineCardRecord; journalTransactionId: string }[]> {
   const { forwardWithinHours } = await getOfflineCardLimits(m.tx, m.merchantId);
   const cutoff = new Date(m.now.getTime() - forwardWithinHours * 3_600_000);
   const { rows } = await m.tx.query<PaymentRow>(
@@ -201,8 +209,7 @@ export async function expireStaleForwards(m: Mutation, ids?: readonly string[]):
 
 /** What the processor answered to a forward. */
 export type ForwardOutcome =
-  | { outcome: 'captured'; accountCode: string; processorReference: string }
-  | { outcome: 'declined' | 'expired'; code: string; message: string };
+  { outcome: 'captured'; accountCode: string; processorReference: string } | { outcome: 'declined' | 'expired'; code: string; message: string };
 
 /**
  * Records a claimed forward's outcome in `m`: the payment's state, and a journal transaction (kind `payment`) moving the
@@ -268,7 +275,11 @@ export interface OfflineCardListQuery {
 }
 
 /** Offline card payments newest first (approval time, then id), with the receipt's customer; cursor pagination. */
-export async function listOfflineCardPayments(db: Queryable, merchantId: string, q: OfflineCardListQuery): Promise<{ data: OfflineCardPayment[]; nextCursor: string | null }> {
+export async function listOfflineCardPayments(
+  db: Queryable,
+  merchantId: string,
+  q: OfflineCardListQuery,
+): Promise<{ data: OfflineCardPayment[]; nextCursor: string | null }> {
   const filter = new SqlFilter(['p.merchant_id = ?'], [merchantId]);
   if (q.state) filter.add('p.state = ?', q.state);
   if (q.cursor) {
@@ -276,7 +287,17 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
     filter.add('(p.approved_at, p.id) < (?::timestamptz, ?::text)', approvedAt, id);
   }
   const limit = filter.param(q.limit + 1);
-  const { rows } = await db.query<PaymentRow & { customer_id: string | null; given_name: string | null; family_name: string | null; email: string | null; phone: string | null; order_state: string; order_balance_due: number | string }>(
+  const { rows } = await db.query<
+    PaymentRow & {
+      customer_id: string | null;
+      given_name: string | null;
+      family_name: string | null;
+      email: string | null;
+      phone: string | null;
+      order_state: string;
+      order_balance_due: number | string;
+    }
+  >(
     `SELECT p.*, c.id AS customer_id, c.given_name, c.family_name, c.email, c.phone, o.state AS order_state, o.balance_due_cents AS order_balance_due
        FROM offline_card_payments p
        JOIN orders o ON o.id = p.order_id
@@ -296,7 +317,10 @@ export async function listOfflineCardPayments(db: Queryable, merchantId: string,
       state: r.state,
       amountCents: Number(r.amount_cents),
       // Owed while the order is `balance_due` (migration 0195): collected on the order, it is 0 again.
-      balanceDueCents: (r.state === 'declined' || r.state === 'expired') && r.order_state === 'balance_due' ? Math.min(Number(r.amount_cents), Number(r.order_balance_due)) : 0,
+      balanceDueCents:
+        (r.state === 'declined' || r.state === 'expired') && r.order_state === 'balance_due'
+          ? Math.min(Number(r.amount_cents), Number(r.order_balance_due))
+          : 0,
       currency: r.currency,
       cardBrand: r.card_brand,
       last4: r.last4,
@@ -323,7 +347,11 @@ export async function getOfflineCardLimits(db: Queryable, merchantId: string): P
   );
   const row = rows[0];
   if (!row) return { ...DEFAULT_OFFLINE_CARD_LIMITS };
-  return { maxPaymentCents: Number(row.max_payment_cents), maxOutstandingCents: Number(row.max_outstanding_cents), forwardWithinHours: Number(row.forward_within_hours) };
+  return {
+    maxPaymentCents: Number(row.max_payment_cents),
+    maxOutstandingCents: Number(row.max_outstanding_cents),
+    forwardWithinHours: Number(row.forward_within_hours),
+  };
 }
 
 /** Changes the store's offline card limits in `m` (audited `offline_cards.limits_updated`); returns them. */

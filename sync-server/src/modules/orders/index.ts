@@ -6,13 +6,7 @@
  */
 
 // Register orders written in batches (replication push).
-export {
-  pushContextPart,
-  receiptKey,
-  registerOrderEvents,
-  type PushContext,
-  type StoredRegisterOrder,
-} from './register-orders.ts';
+export { pushContextPart, receiptKey, registerOrderEvents, type PushContext, type StoredRegisterOrder } from './register-orders.ts';
 
 // Orders.
 export {

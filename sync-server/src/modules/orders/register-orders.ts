@@ -75,7 +75,14 @@ export function pushContextPart(merchantId: string, ask: PushContextAsk): ReadPa
               'staff', (SELECT coalesce(json_agg(json_build_object('id', s.id, 'role', s.role)), '[]'::json)
                           FROM staff s WHERE s.merchant_id = $1 AND s.id = ANY($6::text[])))
        FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.id = $1`,
-    params: [merchantId, [...new Set(ask.ids)], [...new Set(ask.registerIds)], ask.receipts.map((p) => p.registerId), ask.receipts.map((p) => p.receiptNumber), [...new Set(ask.staffIds)]],
+    params: [
+      merchantId,
+      [...new Set(ask.ids)],
+      [...new Set(ask.registerIds)],
+      ask.receipts.map((p) => p.registerId),
+      ask.receipts.map((p) => p.receiptNumber),
+      [...new Set(ask.staffIds)],
+    ],
     parse: (value) => {
       const row = jsonValue<{
         currency: string | null;
@@ -92,7 +99,12 @@ export function pushContextPart(merchantId: string, ask: PushContextAsk): ReadPa
         stored: new Map(
           row.stored.map((o) => [
             o.id,
-            { merchantId: o.merchantId, data: o.data ?? {}, syncSeq: Number(o.syncSeq), updatedAt: o.updatedAt ? new Date(o.updatedAt).toISOString() : new Date(0).toISOString() },
+            {
+              merchantId: o.merchantId,
+              data: o.data ?? {},
+              syncSeq: Number(o.syncSeq),
+              updatedAt: o.updatedAt ? new Date(o.updatedAt).toISOString() : new Date(0).toISOString(),
+            },
           ]),
         ),
         registers: new Map(row.registers.map((r) => [r.id, Number(r.number)])),
@@ -107,9 +119,20 @@ export function pushContextPart(merchantId: string, ask: PushContextAsk): ReadPa
  * The webhook events of a register sale just stored: `order.created`, and `order.paid` when it arrived
  * paid; the object is the order as the API shows it (`source: 'register'`, nothing refunded yet).
  */
-export function registerOrderEvents(merchantId: string, order: Order, now: Date): { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date }[] {
-  const object = { ...order, source: 'register', refundedCents: 0, balanceDueCents: order.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0 };
-  const events: { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date }[] = [{ merchantId, type: 'order.created', object, occurredAt: now }];
+export function registerOrderEvents(
+  merchantId: string,
+  order: Order,
+  now: Date,
+): { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date }[] {
+  const object = {
+    ...order,
+    source: 'register',
+    refundedCents: 0,
+    balanceDueCents: order.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : 0,
+  };
+  const events: { merchantId: string; type: EventType; object: Record<string, unknown>; occurredAt: Date }[] = [
+    { merchantId, type: 'order.created', object, occurredAt: now },
+  ];
   if (order.state === 'paid') events.push({ merchantId, type: 'order.paid', object, occurredAt: now });
   return events;
 }

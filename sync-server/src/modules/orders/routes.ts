@@ -32,15 +32,26 @@ export interface OrderWorkflows {
   payOrder(ctx: AppContext, principal: Principal, orderId: string, input: PaymentCreate): Promise<OrderView>;
   cancelOrder(ctx: AppContext, principal: Principal, orderId: string, input: { reason?: string }): Promise<OrderView>;
   refundOrder(ctx: AppContext, principal: Principal, orderId: string, input: RefundCreate): Promise<{ refund: RefundRecord; order: OrderView }>;
-  sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: ReceiptSend): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }>;
+  sendReceipt(
+    ctx: AppContext,
+    principal: Principal,
+    orderId: string,
+    input: ReceiptSend,
+  ): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }>;
 }
 
 /** `GET /api/pos/orders` query (cursor pagination; unknown parameters → 400). */
 export const ordersQuery = z.strictObject({
   ...pageQueryFields,
-  registerId: z.string().regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id').optional(),
+  registerId: z
+    .string()
+    .regex(/^reg_[A-Za-z0-9_-]{1,40}$/, 'must be a register id')
+    .optional(),
   status: z.enum(ORDER_STATES).optional(),
-  customerId: z.string().regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a customer id').optional(),
+  customerId: z
+    .string()
+    .regex(/^cus_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a customer id')
+    .optional(),
   source: z.enum(['register', 'api']).optional(),
   /** Inclusive lower bound of the order's business time. */
   createdFrom: utcDateTime.optional(),
@@ -57,21 +68,31 @@ const receiptSchema = z.strictObject({
   currency: z.string(),
   createdAt: z.string(),
   state: z.enum(ORDER_STATES),
-  lines: z.array(z.strictObject({ name: z.string(), quantity: z.int(), modifiers: z.array(z.string()), unitPriceCents: z.int(), amountCents: z.int() })),
+  lines: z.array(
+    z.strictObject({ name: z.string(), quantity: z.int(), modifiers: z.array(z.string()), unitPriceCents: z.int(), amountCents: z.int() }),
+  ),
   subtotalCents: z.int(),
   discountCents: z.int(),
   taxLines: z.array(z.strictObject({ name: z.string(), taxCents: z.int(), inclusive: z.boolean() })),
   totalCents: z.int(),
   tipCents: z.int(),
   paidCents: z.int(),
-  tenders: z.array(z.strictObject({ method: z.string(), amountCents: z.int(), tipCents: z.int(), changeCents: z.int().nullable(), cardBrand: z.string().nullable(), last4: z.string().nullable() })),
+  tenders: z.array(
+    z.strictObject({
+      method: z.string(),
+      amountCents: z.int(),
+      tipCents: z.int(),
+      changeCents: z.int().nullable(),
+      cardBrand: z.string().nullable(),
+      last4: z.string().nullable(),
+    }),
+  ),
   refunds: z.array(z.strictObject({ id: z.string(), amountCents: z.int(), createdAt: z.string() })),
   refundedCents: z.int(),
   balanceDueCents: z.int(),
   /** Plain text, 42 columns, ready for the receipt printer. */
   text: z.string(),
 });
-
 
 const STAFF: Access = 'staff';
 const ORDERS_READ: Access = { scope: 'orders:read' };
@@ -106,7 +127,15 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
     '/api/pos/orders/:id',
     {
       onRequest: guard(ctx, ORDERS_READ),
-      config: { openapi: { summary: 'Get an order with its payments and refunds', tags: ['orders'], access: ORDERS_READ, params: orderParams, response: orderViewSchema } },
+      config: {
+        openapi: {
+          summary: 'Get an order with its payments and refunds',
+          tags: ['orders'],
+          access: ORDERS_READ,
+          params: orderParams,
+          response: orderViewSchema,
+        },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
@@ -144,7 +173,8 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
       config: {
         openapi: {
           summary: 'Pay an open order with one or several tenders, or collect a balance due',
-          description: 'All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). No tender (`tenders: []`) completes an order with nothing due (discounted to 0). The order\'s tips may not exceed the store\'s tip bound (settings): 400 `tip_out_of_range` naming `tenders.<i>.tipCents`. A card tender is pending settlement for its rail\'s settlementHours (GET /api/pos/settlements). On an order in state `balance_due` (an offline card declined or expired on forward, a bank payment returned) the tenders collect what is owed instead: no tip, at most `balanceDueCents` (400 `overpayment` naming `tenders`), each posted Dr its account, Cr the order\'s receivable; at 0 the order is `paid` again (`order.paid` emitted). 409 when the order is neither open nor balance_due.',
+          description:
+            "All tenders or none. Cards run on the sandbox rail (tok_visa, tok_mastercard, tok_amex approve; tok_declined, tok_insufficient_funds → 402 naming the declined attempt, kept as a payment in state `declined` with no money moved). No tender (`tenders: []`) completes an order with nothing due (discounted to 0). The order's tips may not exceed the store's tip bound (settings): 400 `tip_out_of_range` naming `tenders.<i>.tipCents`. A card tender is pending settlement for its rail's settlementHours (GET /api/pos/settlements). On an order in state `balance_due` (an offline card declined or expired on forward, a bank payment returned) the tenders collect what is owed instead: no tip, at most `balanceDueCents` (400 `overpayment` naming `tenders`), each posted Dr its account, Cr the order's receivable; at 0 the order is `paid` again (`order.paid` emitted). 409 when the order is neither open nor balance_due.",
           tags: ['orders'],
           access: STAFF,
           params: orderParams,
@@ -173,7 +203,9 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
       config: {
         openapi: {
           summary: 'Cancel an open order',
-          errors: { 409: 'The order is not open (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: {
+            409: 'The order is not open (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
           description: 'open → canceled; payments it had collected are given back. 409 in any other state.',
           tags: ['orders'],
           access: STAFF,
@@ -227,7 +259,9 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
     '/api/pos/orders/:id/receipt',
     {
       onRequest: guard(ctx, STAFF),
-      config: { openapi: { summary: "Get an order's receipt (re-print data)", tags: ['orders'], access: STAFF, params: orderParams, response: receiptSchema } },
+      config: {
+        openapi: { summary: "Get an order's receipt (re-print data)", tags: ['orders'], access: STAFF, params: orderParams, response: receiptSchema },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(orderParams, request.params, '(path)');
@@ -245,7 +279,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: AppContext, flows
           summary: 'Send the receipt by SMS or e-mail',
           description:
             "Queued in the SMS or e-mail outbox; without `to`, the order's customer's phone or e-mail. Staff or a paired register " +
-            '(its credential: the register sends a synced sale\'s receipt).',
+            "(its credential: the register sends a synced sale's receipt).",
           tags: ['orders'],
           access: 'register',
           params: orderParams,

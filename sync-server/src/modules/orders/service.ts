@@ -237,7 +237,12 @@ function toView(row: OrderRow, details?: { payments: PaymentRecord[]; refunds: R
     syncSeq: Number(row.sync_seq),
     source: row.source,
     refundedCents: Number(row.refunded_cents),
-    balanceDueCents: row.state === 'open' ? Math.max(0, order.totalCents + order.tipCents - order.paidCents) : row.state === 'balance_due' ? Number(row.balance_due_cents ?? 0) : 0,
+    balanceDueCents:
+      row.state === 'open'
+        ? Math.max(0, order.totalCents + order.tipCents - order.paidCents)
+        : row.state === 'balance_due'
+          ? Number(row.balance_due_cents ?? 0)
+          : 0,
     ...(row.state === 'balance_due' && row.balance_due_reason ? { balanceDueReason: row.balance_due_reason } : {}),
     ...(details ?? {}),
   };
@@ -271,16 +276,34 @@ async function paymentsOf(db: Queryable, row: OrderRow): Promise<PaymentRecord[]
 async function withSettlements(db: Queryable, merchantId: string, payments: PaymentRecord[]): Promise<PaymentRecord[]> {
   const keys = (p: PaymentRecord) => [p.id, `tnd_${p.id.slice(4)}`, ...(p.reference?.startsWith('pr_') ? [p.reference] : [])];
   if (payments.length === 0) return payments;
-  const { rows } = await db.query<{ id: string; source_id: string; status: 'pending' | 'settled' | 'returned'; settles_at: Date | string; settled_at: Date | string | null; return_code: string | null }>(
-    'SELECT id, source_id, status, settles_at, settled_at, return_code FROM settlements WHERE merchant_id = $1 AND source_id = ANY($2::text[])',
-    [merchantId, payments.flatMap(keys)],
-  );
+  const { rows } = await db.query<{
+    id: string;
+    source_id: string;
+    status: 'pending' | 'settled' | 'returned';
+    settles_at: Date | string;
+    settled_at: Date | string | null;
+    return_code: string | null;
+  }>('SELECT id, source_id, status, settles_at, settled_at, return_code FROM settlements WHERE merchant_id = $1 AND source_id = ANY($2::text[])', [
+    merchantId,
+    payments.flatMap(keys),
+  ]);
   if (rows.length === 0) return payments;
   const bySource = new Map(rows.map((r) => [r.source_id, r]));
   return payments.map((p) => {
-    const s = keys(p).map((k) => bySource.get(k)).find(Boolean);
+    const s = keys(p)
+      .map((k) => bySource.get(k))
+      .find(Boolean);
     if (!s || (p.state !== 'captured' && p.state !== 'partially_refunded' && p.state !== 'refunded' && p.state !== 'returned')) return p;
-    return { ...p, settlement: { id: s.id, status: s.status, settlesAt: iso(s.settles_at), settledAt: s.settled_at ? iso(s.settled_at) : null, returnCode: s.return_code } };
+    return {
+      ...p,
+      settlement: {
+        id: s.id,
+        status: s.status,
+        settlesAt: iso(s.settles_at),
+        settledAt: s.settled_at ? iso(s.settled_at) : null,
+        returnCode: s.return_code,
+      },
+    };
   });
 }
 
@@ -332,14 +355,16 @@ export async function listOrders(db: Queryable, merchantId: string, q: OrderList
 
 /* ───────────────────────────── helpers ───────────────────────────── */
 
-
 /**
  * The next receipt number of a register (`R<n>-<6+ digit sequence>`, core/receipt.ts) in O(1): the register's
  * counter in `receipt_sequences` (migration 0081) goes up by one (`UPDATE … RETURNING`, under the merchant lock). A
  * register without a counter yet gets one that continues its existing orders' highest sequence (read once).
  */
 async function nextReceiptNumber(m: Mutation, register: { id: string; number: number }): Promise<string> {
-  const bumped = await m.tx.query<{ last_seq: number | string }>('UPDATE receipt_sequences SET last_seq = last_seq + 1 WHERE register_id = $1 RETURNING last_seq', [register.id]);
+  const bumped = await m.tx.query<{ last_seq: number | string }>(
+    'UPDATE receipt_sequences SET last_seq = last_seq + 1 WHERE register_id = $1 RETURNING last_seq',
+    [register.id],
+  );
   if (bumped.rows[0]) return formatReceiptNumber(register.number, Number(bumped.rows[0].last_seq));
   const { rows } = await m.tx.query<{ receipt_number: string }>(
     'SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1',
@@ -361,10 +386,14 @@ async function post(m: Mutation, jt: JournalTransaction): Promise<void> {
 
 async function saveOrder(m: Mutation, row: OrderRow, order: Order, refundedCents?: number): Promise<OrderRow> {
   const seq = await nextSeq(m.tx);
-  await m.tx.query(
-    `UPDATE orders SET state = $2, data = $3::jsonb, sync_seq = $4, updated_at = $5, refunded_cents = $6 WHERE id = $1`,
-    [row.id, order.state, JSON.stringify(order), seq, m.now.toISOString(), refundedCents ?? Number(row.refunded_cents)],
-  );
+  await m.tx.query(`UPDATE orders SET state = $2, data = $3::jsonb, sync_seq = $4, updated_at = $5, refunded_cents = $6 WHERE id = $1`, [
+    row.id,
+    order.state,
+    JSON.stringify(order),
+    seq,
+    m.now.toISOString(),
+    refundedCents ?? Number(row.refunded_cents),
+  ]);
   m.changed('orders');
   return { ...row, state: order.state, data: order, sync_seq: seq, updated_at: m.now, refunded_cents: refundedCents ?? row.refunded_cents };
 }
@@ -404,13 +433,16 @@ export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): P
   // documents travel as one JSON array (a jsonb parameter, parsed once) rather than a text[] of JSON: the driver would
   // escape every quote of every document into an array literal, the heaviest client-side work of a push.
   const { rows: stored } = await m.tx.query<{ id: string; sync_seq: number | string }>(
-    prepared('orders_insert', `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
+    prepared(
+      'orders_insert',
+      `INSERT INTO orders (id, merchant_id, register_id, receipt_number, state, total_cents, created_at, data, sync_seq, updated_at, source)
      SELECT id, $1, register_id, receipt_number, state, total_cents, created_at, d.data, nextval('sync_seq'), $2, source
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::timestamptz[], $9::text[]) WITH ORDINALITY
             AS t(id, register_id, receipt_number, state, total_cents, created_at, source, n)
        JOIN jsonb_array_elements($10::jsonb) WITH ORDINALITY AS d(data, n) USING (n)
       ORDER BY n
-     RETURNING id, sync_seq`),
+     RETURNING id, sync_seq`,
+    ),
     [
       m.merchantId,
       m.now.toISOString(),
@@ -489,9 +521,25 @@ export async function createOrder(
     action: 'order.created',
     entityType: 'order',
     entityId: order.id,
-    data: { state: 'open', receiptNumber: order.receiptNumber, totalCents: order.totalCents, lines: order.lines.length, customerId: order.customerId ?? null },
+    data: {
+      state: 'open',
+      receiptNumber: order.receiptNumber,
+      totalCents: order.totalCents,
+      lines: order.lines.length,
+      customerId: order.customerId ?? null,
+    },
   });
-  const row: OrderRow = { id: order.id, merchant_id: m.merchantId, register_id: register.id, state: 'open', data: order, sync_seq: seq, updated_at: m.now, source: 'api', refunded_cents: 0 };
+  const row: OrderRow = {
+    id: order.id,
+    merchant_id: m.merchantId,
+    register_id: register.id,
+    state: 'open',
+    data: order,
+    sync_seq: seq,
+    updated_at: m.now,
+    source: 'api',
+    refunded_cents: 0,
+  };
   const created = toView(row, { payments: [], refunds: [] });
   await m.emit('order.created', created as unknown as Record<string, unknown>);
   // API orders are a journal-free change for registers, but the change feed has always told both collections.
@@ -536,9 +584,12 @@ export class PaymentDeclinedError extends ProblemError {
     readonly paymentId: string,
     declined: DeclinedCardTender,
   ) {
-    super(402, declined.code, `The sandbox card rail declined tenders.${declined.index} (${declined.tender.cardToken}): nothing was charged; the attempt is recorded as payment ${paymentId} (declined).`, [
-      { path: `tenders.${declined.index}.cardToken`, message: `declined: ${declined.code}` },
-    ]);
+    super(
+      402,
+      declined.code,
+      `The sandbox card rail declined tenders.${declined.index} (${declined.tender.cardToken}): nothing was charged; the attempt is recorded as payment ${paymentId} (declined).`,
+      [{ path: `tenders.${declined.index}.cardToken`, message: `declined: ${declined.code}` }],
+    );
   }
 
   override toProblem(): Problem {
@@ -561,30 +612,42 @@ function checkTenders(order: Order, tenders: TenderInput[], tipLimit: TipLimit):
     tips += t.tipCents ?? 0;
     if (t.tipCents) checkTipBound(order, tips, tipLimit, `tenders.${index}.tipCents`);
     if ((t.tipCents ?? 0) > t.amountCents) {
-      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: the tip cannot exceed the tender's amountCents (tips are included in it).`, [
-        { path: `tenders.${index}.tipCents`, message: 'must not exceed amountCents' },
-      ]);
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Invalid tenders.${index}.tipCents: the tip cannot exceed the tender's amountCents (tips are included in it).`,
+        [{ path: `tenders.${index}.tipCents`, message: 'must not exceed amountCents' }],
+      );
     }
     if (t.method === 'cash' && t.tenderedCents !== undefined && t.tenderedCents < t.amountCents) {
-      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`, [
-        { path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' },
-      ]);
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`,
+        [{ path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' }],
+      );
     }
   }
   const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
   if (tenders.length === 0 && goodsDue > 0) {
-    throw new ProblemError(400, 'validation_error', `Invalid tenders: ${goodsDue} is due; only an order with nothing due is completed without a tender.`, [
-      { path: 'tenders', message: `needs at least one tender while ${goodsDue} is due` },
-    ]);
+    throw new ProblemError(
+      400,
+      'validation_error',
+      `Invalid tenders: ${goodsDue} is due; only an order with nothing due is completed without a tender.`,
+      [{ path: 'tenders', message: `needs at least one tender while ${goodsDue} is due` }],
+    );
   }
   const goodsPaid = tenders.reduce((a, t) => a + t.amountCents - (t.tipCents ?? 0), 0);
   if (goodsPaid > goodsDue) throw overpayment('tenders', goodsPaid, goodsDue);
   // What one order is paid, tips included, stays within the amount bound every order schema holds (paidCents, tipCents).
   const paying = tenders.reduce((a, t) => a + t.amountCents, 0);
   if (order.paidCents + paying > MAX_AMOUNT_CENTS) {
-    throw new ProblemError(400, 'amount_out_of_range', `Invalid tenders: the order would be paid ${order.paidCents + paying} with tips; at most ${MAX_AMOUNT_CENTS}.`, [
-      { path: 'tenders', message: `paid ${order.paidCents + paying} exceeds ${MAX_AMOUNT_CENTS}` },
-    ]);
+    throw new ProblemError(
+      400,
+      'amount_out_of_range',
+      `Invalid tenders: the order would be paid ${order.paidCents + paying} with tips; at most ${MAX_AMOUNT_CENTS}.`,
+      [{ path: 'tenders', message: `paid ${order.paidCents + paying} exceeds ${MAX_AMOUNT_CENTS}` }],
+    );
   }
 }
 
@@ -599,9 +662,12 @@ function checkTipBound(order: Order, tipsCents: number, limit: TipLimit, path: s
 }
 
 function overpayment(path: string, goodsPaid: number, goodsDue: number): ProblemError {
-  return new ProblemError(400, 'overpayment', `Invalid ${path}: the tenders pay ${goodsPaid} toward the order but only ${goodsDue} is due (tips come on top, in tipCents).`, [
-    { path, message: `pays ${goodsPaid} but ${goodsDue} is due` },
-  ]);
+  return new ProblemError(
+    400,
+    'overpayment',
+    `Invalid ${path}: the tenders pay ${goodsPaid} toward the order but only ${goodsDue} is due (tips come on top, in tipCents).`,
+    [{ path, message: `pays ${goodsPaid} but ${goodsDue} is due` }],
+  );
 }
 
 /**
@@ -632,13 +698,20 @@ export interface RecordedPayments {
  * its sale is posted, audit `order.paid` and `order.paid` emitted. `amountPath` is the field an overpayment names.
  * @throws ProblemError 409 (`currentState`) when the order is not open; 400 `overpayment` naming `amountPath`.
  */
-export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid: string; captured: CapturedTender }[], meta: { amountPath: string }): Promise<RecordedPayments> {
+export async function recordPayments(
+  m: Mutation,
+  row: OrderRow,
+  tenders: { ulid: string; captured: CapturedTender }[],
+  meta: { amountPath: string },
+): Promise<RecordedPayments> {
   const order = row.data;
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
   const goodsDue = order.totalCents - (order.paidCents - order.tipCents);
   const goodsPaid = tenders.reduce((a, t) => a + t.captured.amountCents - t.captured.tipCents, 0);
   if (goodsPaid > goodsDue) throw overpayment(meta.amountPath, goodsPaid, goodsDue);
-  const existing = Number((await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const existing = Number(
+    (await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n,
+  );
   const nowIso = m.now.toISOString();
   const newTenders: Tender[] = [];
   for (const [i, { ulid, captured: c }] of tenders.entries()) {
@@ -648,21 +721,54 @@ export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid
     state = 'authorized';
     guardPayment(paymentId, state, 'captured', 'capture');
     state = 'captured';
-    const jt = buildOrderPaymentJournalTransaction(order, { id: paymentId, accountCode: c.accountCode, amountCents: c.amountCents, tipCents: c.tipCents }, nowIso);
+    const jt = buildOrderPaymentJournalTransaction(
+      order,
+      { id: paymentId, accountCode: c.accountCode, amountCents: c.amountCents, tipCents: c.tipCents },
+      nowIso,
+    );
     await post(m, jt);
     await m.tx.query(
       `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
          card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at, routing, fee_cents)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $19, $19, $20::jsonb, $21)`,
-      [paymentId, row.merchant_id, row.id, existing + i, c.method, c.rail, state, c.amountCents, c.tipCents, c.tenderedCents ?? null, c.changeCents ?? null,
-        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, m.actor, nowIso, c.routing ? JSON.stringify(c.routing) : null, c.feeCents ?? 0],
+      [
+        paymentId,
+        row.merchant_id,
+        row.id,
+        existing + i,
+        c.method,
+        c.rail,
+        state,
+        c.amountCents,
+        c.tipCents,
+        c.tenderedCents ?? null,
+        c.changeCents ?? null,
+        c.cardBrand ?? null,
+        c.lastFour ?? null,
+        c.authCode ?? null,
+        c.reference ?? null,
+        c.accountCode,
+        jt.id,
+        m.actor,
+        nowIso,
+        c.routing ? JSON.stringify(c.routing) : null,
+        c.feeCents ?? 0,
+      ],
     );
     await m.audit({
       registerId: order.registerId,
       action: 'payment.captured',
       entityType: 'payment',
       entityId: paymentId,
-      data: { orderId: row.id, method: c.method, rail: c.rail, amountCents: c.amountCents, tipCents: c.tipCents, journalTransactionId: jt.id, state: 'captured' },
+      data: {
+        orderId: row.id,
+        method: c.method,
+        rail: c.rail,
+        amountCents: c.amountCents,
+        tipCents: c.tipCents,
+        journalTransactionId: jt.id,
+        state: 'captured',
+      },
     });
     newTenders.push({
       id: `tnd_${ulid}`,
@@ -697,7 +803,14 @@ export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid
       action: 'order.paid',
       entityType: 'order',
       entityId: row.id,
-      data: { from: 'open', to: 'paid', totalCents: next.totalCents, tipCents: next.tipCents, paidCents: next.paidCents, journalTransactionId: next.journalTransactionId },
+      data: {
+        from: 'open',
+        to: 'paid',
+        totalCents: next.totalCents,
+        tipCents: next.tipCents,
+        paidCents: next.paidCents,
+        journalTransactionId: next.journalTransactionId,
+      },
     });
     const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: [] });
     await m.emit('order.paid', view as unknown as Record<string, unknown>);
@@ -713,13 +826,29 @@ export async function recordPayments(m: Mutation, row: OrderRow, tenders: { ulid
 export async function recordDeclinedPayment(m: Mutation, row: OrderRow, declined: DeclinedCardTender): Promise<PaymentDeclinedError> {
   const paymentId = newId('payment');
   guardPayment(paymentId, 'pending', 'declined', 'decline');
-  const existing = Number((await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const existing = Number(
+    (await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n,
+  );
   const nowIso = m.now.toISOString();
   const { amountCents, tipCents = 0 } = declined.tender;
   await m.tx.query(
     `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, reference, account_code, decline_code, created_by, created_at, updated_at, routing)
      VALUES ($1, $2, $3, $4, 'card', $11, 'declined', $5, $6, $7, $12, $8, $9, $10, $10, $13::jsonb)`,
-    [paymentId, row.merchant_id, row.id, existing, amountCents, tipCents, declined.tender.cardToken, declined.code, m.actor, nowIso, declined.rail, declined.accountCode, declined.routing ? JSON.stringify(declined.routing) : null],
+    [
+      paymentId,
+      row.merchant_id,
+      row.id,
+      existing,
+      amountCents,
+      tipCents,
+      declined.tender.cardToken,
+      declined.code,
+      m.actor,
+      nowIso,
+      declined.rail,
+      declined.accountCode,
+      declined.routing ? JSON.stringify(declined.routing) : null,
+    ],
   );
   await m.audit({
     registerId: row.data.registerId,
@@ -764,10 +893,21 @@ export interface ExternalPayment {
 export async function recordExternalPayment(m: Mutation, payment: Omit<ExternalPayment, 'merchantId' | 'actor'>): Promise<RecordedPayments> {
   const tipCents = payment.tipCents ?? 0;
   if (!/^[a-z][a-z0-9_]{0,39}$/.test(payment.rail)) {
-    throw new ProblemError(400, 'validation_error', 'Invalid rail: use lower-case letters, digits and _.', [{ path: 'rail', message: 'must match ^[a-z][a-z0-9_]{0,39}$' }]);
+    throw new ProblemError(400, 'validation_error', 'Invalid rail: use lower-case letters, digits and _.', [
+      { path: 'rail', message: 'must match ^[a-z][a-z0-9_]{0,39}$' },
+    ]);
   }
-  if (!Number.isSafeInteger(payment.amountCents) || payment.amountCents < 1 || payment.amountCents > MAX_AMOUNT_CENTS || !Number.isSafeInteger(tipCents) || tipCents < 0 || tipCents > payment.amountCents) {
-    throw new ProblemError(400, 'validation_error', `Invalid amountCents: 1 … ${MAX_AMOUNT_CENTS}, covering tipCents.`, [{ path: 'amountCents', message: 'out of range' }]);
+  if (
+    !Number.isSafeInteger(payment.amountCents) ||
+    payment.amountCents < 1 ||
+    payment.amountCents > MAX_AMOUNT_CENTS ||
+    !Number.isSafeInteger(tipCents) ||
+    tipCents < 0 ||
+    tipCents > payment.amountCents
+  ) {
+    throw new ProblemError(400, 'validation_error', `Invalid amountCents: 1 … ${MAX_AMOUNT_CENTS}, covering tipCents.`, [
+      { path: 'amountCents', message: 'out of range' },
+    ]);
   }
   const row = await orderRow(m.tx, m.merchantId, payment.orderId);
   if (row.state !== 'open') guardOrder(row.id, row.state, 'paid', 'pay');
@@ -799,10 +939,17 @@ export async function payLinkBalance(db: Queryable, merchantId: string, orderId:
     [orderId, merchantId],
   );
   const order = rows[0];
-  if (!order) throw new ProblemError(400, 'unknown_order', `Invalid orderId: order ${orderId} does not exist.`, [{ path: 'orderId', message: 'is not an order of this store' }]);
-  if (order.state !== 'open') throw new StateConflictError('order', orderId, order.state, `Order ${orderId} is ${order.state}: only an open order can be paid by a pay link.`);
+  if (!order)
+    throw new ProblemError(400, 'unknown_order', `Invalid orderId: order ${orderId} does not exist.`, [
+      { path: 'orderId', message: 'is not an order of this store' },
+    ]);
+  if (order.state !== 'open')
+    throw new StateConflictError('order', orderId, order.state, `Order ${orderId} is ${order.state}: only an open order can be paid by a pay link.`);
   const due = Number(order.total) + Number(order.tips) - Number(order.paid);
-  if (due < 1) throw new ProblemError(400, 'nothing_due', `Invalid orderId: order ${orderId} has nothing left to pay.`, [{ path: 'orderId', message: 'has no balance due' }]);
+  if (due < 1)
+    throw new ProblemError(400, 'nothing_due', `Invalid orderId: order ${orderId} has nothing left to pay.`, [
+      { path: 'orderId', message: 'has no balance due' },
+    ]);
   return due;
 }
 
@@ -823,12 +970,19 @@ export async function cancelOrder(m: Mutation, orderId: string, input: { reason?
   let refund: RefundRecord | undefined;
   let cancellationJtId: string | null = null;
   if (payments.length > 0) {
-    const jt = buildCancellationJournalTransaction(row.data, payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, tipCents: p.tipCents })), now.toISOString());
+    const jt = buildCancellationJournalTransaction(
+      row.data,
+      payments.map((p) => ({ id: p.id, accountCode: p.accountCode, amountCents: p.amountCents, tipCents: p.tipCents })),
+      now.toISOString(),
+    );
     await post(m, jt);
     cancellationJtId = jt.id;
     for (const p of payments) {
       guardPayment(p.id, p.state, 'refunded', 'refund');
-      await m.tx.query(`UPDATE order_payments SET state = 'refunded', refunded_cents = amount_cents, updated_at = $2 WHERE id = $1`, [p.id, now.toISOString()]);
+      await m.tx.query(`UPDATE order_payments SET state = 'refunded', refunded_cents = amount_cents, updated_at = $2 WHERE id = $1`, [
+        p.id,
+        now.toISOString(),
+      ]);
     }
     refundedCents = payments.reduce((a, p) => a + p.amountCents, 0);
     const tips = payments.reduce((a, p) => a + p.tipCents, 0);
@@ -856,7 +1010,14 @@ export async function cancelOrder(m: Mutation, orderId: string, input: { reason?
     action: 'order.canceled',
     entityType: 'order',
     entityId: orderId,
-    data: { from: row.state, to: 'canceled', reason: input.reason ?? null, refundedCents, refundId: refund?.id ?? null, journalTransactionId: cancellationJtId },
+    data: {
+      from: row.state,
+      to: 'canceled',
+      reason: input.reason ?? null,
+      refundedCents,
+      refundId: refund?.id ?? null,
+      journalTransactionId: cancellationJtId,
+    },
   });
   const out = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, orderId) });
   if (refund) await m.emit('payment.refunded', { ...refund, order: out } as unknown as Record<string, unknown>);
@@ -868,7 +1029,24 @@ async function insertRefund(m: Mutation, r: RefundRecord): Promise<void> {
   await m.tx.query(
     `INSERT INTO order_refunds (id, merchant_id, order_id, kind, amount_cents, goods_cents, tax_cents, tip_cents, lines, allocations, restock, reason, journal_transaction_id, created_by, created_at, approved_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16)`,
-    [r.id, m.merchantId, r.orderId, r.kind, r.amountCents, r.goodsCents, r.taxCents, r.tipCents, JSON.stringify(r.lines), JSON.stringify(r.allocations), r.restock, r.reason, r.journalTransactionId, m.actor, r.createdAt, r.approvedBy],
+    [
+      r.id,
+      m.merchantId,
+      r.orderId,
+      r.kind,
+      r.amountCents,
+      r.goodsCents,
+      r.taxCents,
+      r.tipCents,
+      JSON.stringify(r.lines),
+      JSON.stringify(r.allocations),
+      r.restock,
+      r.reason,
+      r.journalTransactionId,
+      m.actor,
+      r.createdAt,
+      r.approvedBy,
+    ],
   );
 }
 
@@ -876,14 +1054,36 @@ async function insertRefund(m: Mutation, r: RefundRecord): Promise<void> {
 
 /** Register orders keep their tenders in the document; their payment rows are written the first time one is refunded. */
 async function materializePayments(tx: Queryable, row: OrderRow, payments: PaymentRecord[]): Promise<void> {
-  const stored = Number((await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const stored = Number(
+    (await tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n,
+  );
   if (stored > 0) return;
   for (const [i, p] of payments.entries()) {
     await tx.query(
       `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
          card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at, decline_code)
        VALUES ($1, $2, $3, $4, $5, $6, $18, $7, $8, $9, $10, $11, $12, $13, NULL, $14, $15, $16, $17, $17, $17, $17, $19)`,
-      [p.id, row.merchant_id, row.id, i, p.method, p.rail, p.amountCents, p.tipCents, p.tenderedCents, p.changeCents, p.cardBrand, p.last4, p.authCode, p.accountCode, p.journalTransactionId, `register:${row.register_id}`, p.createdAt, p.state, p.declineCode],
+      [
+        p.id,
+        row.merchant_id,
+        row.id,
+        i,
+        p.method,
+        p.rail,
+        p.amountCents,
+        p.tipCents,
+        p.tenderedCents,
+        p.changeCents,
+        p.cardBrand,
+        p.last4,
+        p.authCode,
+        p.accountCode,
+        p.journalTransactionId,
+        `register:${row.register_id}`,
+        p.createdAt,
+        p.state,
+        p.declineCode,
+      ],
     );
   }
 }
@@ -922,9 +1122,15 @@ export async function refundOrder(
   const payments = allPayments.filter((p) => (REFUNDABLE_PAYMENT_STATES as readonly string[]).includes(p.state));
   let plan;
   try {
-    plan = planOrderRefund(order, allPayments, await refundsOf(m.tx, orderId), input.lines ? { lines: input.lines } : { amountCents: input.amountCents! });
+    plan = planOrderRefund(
+      order,
+      allPayments,
+      await refundsOf(m.tx, orderId),
+      input.lines ? { lines: input.lines } : { amountCents: input.amountCents! },
+    );
   } catch (err) {
-    if (err instanceof RefundError) throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
+    if (err instanceof RefundError)
+      throw new ProblemError(400, err.code, `Invalid ${err.path}: ${err.message}.`, [{ path: err.path, message: err.message }]);
     throw err;
   }
   if (options.cashDrawerAccount) {
@@ -945,7 +1151,12 @@ export async function refundOrder(
     const refunded = p.refundedCents + a.amountCents;
     const state = refundState(p.amountCents, refunded) as PaymentStateName;
     guardPayment(p.id, p.state, state, 'refund');
-    await m.tx.query('UPDATE order_payments SET state = $2, refunded_cents = $3, updated_at = $4 WHERE id = $1', [p.id, state, refunded, now.toISOString()]);
+    await m.tx.query('UPDATE order_payments SET state = $2, refunded_cents = $3, updated_at = $4 WHERE id = $1', [
+      p.id,
+      state,
+      refunded,
+      now.toISOString(),
+    ]);
   }
   const restock = input.lines ? input.restock !== false : false;
   const refund: RefundRecord = {
@@ -971,7 +1182,17 @@ export async function refundOrder(
     action: 'order.refunded',
     entityType: 'order',
     entityId: orderId,
-    data: { from: row.state, to, refundId, amountCents: plan.amountCents, refundedCents, journalTransactionId: jt.id, lines: plan.lines.length, restock, approvedBy },
+    data: {
+      from: row.state,
+      to,
+      refundId,
+      amountCents: plan.amountCents,
+      refundedCents,
+      journalTransactionId: jt.id,
+      lines: plan.lines.length,
+      restock,
+      approvedBy,
+    },
   });
   const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, orderId) });
   await m.emit('payment.refunded', { ...refund, order: view } as unknown as Record<string, unknown>);
@@ -986,7 +1207,9 @@ export async function refundOrder(
 
 /** The journal transaction id of order payment `paymentId` (a captured one has one). @throws Error when it has none. */
 export async function paymentJournal(db: Queryable, paymentId: string): Promise<string> {
-  const { rows } = await db.query<{ journal_transaction_id: string | null }>('SELECT journal_transaction_id FROM order_payments WHERE id = $1', [paymentId]);
+  const { rows } = await db.query<{ journal_transaction_id: string | null }>('SELECT journal_transaction_id FROM order_payments WHERE id = $1', [
+    paymentId,
+  ]);
   if (!rows[0]?.journal_transaction_id) throw new Error(`payment ${paymentId} has no journal transaction`);
   return rows[0].journal_transaction_id;
 }
@@ -1015,7 +1238,12 @@ export interface FailedPayment {
 }
 
 /** Writes the order's state and balance due in one statement (the 0195 guard sees both change together). */
-async function saveBalance(m: Mutation, row: OrderRow, state: OrderStateName, balance: { cents: number; account: string | null; reason: BalanceDueReason | null }): Promise<OrderRow> {
+async function saveBalance(
+  m: Mutation,
+  row: OrderRow,
+  state: OrderStateName,
+  balance: { cents: number; account: string | null; reason: BalanceDueReason | null },
+): Promise<OrderRow> {
   const seq = await nextSeq(m.tx);
   const data: Order = { ...row.data, state };
   await m.tx.query(
@@ -1023,7 +1251,16 @@ async function saveBalance(m: Mutation, row: OrderRow, state: OrderStateName, ba
     [row.id, state, JSON.stringify(data), seq, m.now.toISOString(), balance.cents, balance.account, balance.reason],
   );
   m.changed('orders');
-  return { ...row, state, data, sync_seq: seq, updated_at: m.now, balance_due_cents: balance.cents, balance_due_account: balance.account, balance_due_reason: balance.reason };
+  return {
+    ...row,
+    state,
+    data,
+    sync_seq: seq,
+    updated_at: m.now,
+    balance_due_cents: balance.cents,
+    balance_due_account: balance.account,
+    balance_due_reason: balance.reason,
+  };
 }
 
 /**
@@ -1040,25 +1277,48 @@ export async function openBalanceDue(m: Mutation, failed: FailedPayment): Promis
   const row = await orderRow(m.tx, m.merchantId, failed.orderId);
   const audit = { amountCents: failed.amountCents, reason: failed.reason, code: failed.code, journalTransactionId: failed.journalTransactionId };
   if (row.state !== 'paid' && row.state !== 'partially_refunded' && row.state !== 'balance_due') {
-    await m.audit({ registerId: row.data.registerId, action: 'order.balance_due_skipped', entityType: 'order', entityId: row.id, data: { state: row.state, ...audit } });
+    await m.audit({
+      registerId: row.data.registerId,
+      action: 'order.balance_due_skipped',
+      entityType: 'order',
+      entityId: row.id,
+      data: { state: row.state, ...audit },
+    });
     return null;
   }
   guardOrder(row.id, row.state, 'balance_due', 'open a balance due');
   if (failed.tenderId) {
     const paymentId = `pmt_${failed.tenderId.replace(/^tnd_/, '')}`;
     const payments = await paymentsOf(m.tx, row);
-    await materializePayments(m.tx, row, payments.map((p) => (p.id === paymentId && p.state === 'captured' ? { ...p, state: 'declined' as const, declineCode: failed.code } : p)));
+    await materializePayments(
+      m.tx,
+      row,
+      payments.map((p) => (p.id === paymentId && p.state === 'captured' ? { ...p, state: 'declined' as const, declineCode: failed.code } : p)),
+    );
   }
   if (failed.paymentReference) {
-    const { rows } = await m.tx.query<{ id: string; state: PaymentStateName }>(`SELECT id, state FROM order_payments WHERE order_id = $1 AND reference = $2 AND state = 'captured'`, [row.id, failed.paymentReference]);
+    const { rows } = await m.tx.query<{ id: string; state: PaymentStateName }>(
+      `SELECT id, state FROM order_payments WHERE order_id = $1 AND reference = $2 AND state = 'captured'`,
+      [row.id, failed.paymentReference],
+    );
     for (const p of rows) {
       guardPayment(p.id, p.state, 'returned', 'return');
-      await m.tx.query(`UPDATE order_payments SET state = 'returned', decline_code = $2, updated_at = $3 WHERE id = $1`, [p.id, failed.code, m.now.toISOString()]);
+      await m.tx.query(`UPDATE order_payments SET state = 'returned', decline_code = $2, updated_at = $3 WHERE id = $1`, [
+        p.id,
+        failed.code,
+        m.now.toISOString(),
+      ]);
     }
   }
   const owed = (row.state === 'balance_due' ? Number(row.balance_due_cents ?? 0) : 0) + failed.amountCents;
   const saved = await saveBalance(m, row, 'balance_due', { cents: owed, account: failed.receivableAccount, reason: failed.reason });
-  await m.audit({ registerId: row.data.registerId, action: 'order.balance_due', entityType: 'order', entityId: row.id, data: { from: row.state, to: 'balance_due', balanceDueCents: owed, receivableAccount: failed.receivableAccount, ...audit } });
+  await m.audit({
+    registerId: row.data.registerId,
+    action: 'order.balance_due',
+    entityType: 'order',
+    entityId: row.id,
+    data: { from: row.state, to: 'balance_due', balanceDueCents: owed, receivableAccount: failed.receivableAccount, ...audit },
+  });
   return toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, row.id) });
 }
 
@@ -1070,19 +1330,30 @@ export async function openBalanceDue(m: Mutation, failed: FailedPayment): Promis
  */
 function checkCollectionTenders(row: OrderRow, tenders: TenderInput[]): void {
   const due = Number(row.balance_due_cents ?? 0);
-  if (tenders.length === 0) throw new ProblemError(400, 'validation_error', `Invalid tenders: ${due} is due; collect it with at least one tender.`, [{ path: 'tenders', message: `needs at least one tender while ${due} is due` }]);
+  if (tenders.length === 0)
+    throw new ProblemError(400, 'validation_error', `Invalid tenders: ${due} is due; collect it with at least one tender.`, [
+      { path: 'tenders', message: `needs at least one tender while ${due} is due` },
+    ]);
   for (const [index, t] of tenders.entries()) {
     if (t.tipCents) {
-      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: collecting a balance due takes no tip.`, [{ path: `tenders.${index}.tipCents`, message: 'must be 0 when collecting a balance due' }]);
+      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tipCents: collecting a balance due takes no tip.`, [
+        { path: `tenders.${index}.tipCents`, message: 'must be 0 when collecting a balance due' },
+      ]);
     }
     if (t.method === 'cash' && t.tenderedCents !== undefined && t.tenderedCents < t.amountCents) {
-      throw new ProblemError(400, 'validation_error', `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`, [
-        { path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' },
-      ]);
+      throw new ProblemError(
+        400,
+        'validation_error',
+        `Invalid tenders.${index}.tenderedCents: cash handed over (${t.tenderedCents}) is less than the amount (${t.amountCents}).`,
+        [{ path: `tenders.${index}.tenderedCents`, message: 'must be at least amountCents' }],
+      );
     }
   }
   const paying = tenders.reduce((a, t) => a + t.amountCents, 0);
-  if (paying > due) throw new ProblemError(400, 'overpayment', `Invalid tenders: the tenders pay ${paying} but the balance due is ${due}.`, [{ path: 'tenders', message: `pays ${paying} but ${due} is due` }]);
+  if (paying > due)
+    throw new ProblemError(400, 'overpayment', `Invalid tenders: the tenders pay ${paying} but the balance due is ${due}.`, [
+      { path: 'tenders', message: `pays ${paying} but ${due} is due` },
+    ]);
 }
 
 /**
@@ -1093,45 +1364,96 @@ function checkCollectionTenders(row: OrderRow, tenders: TenderInput[]): void {
  * `paid` (`partially_refunded` when it had refunds), audit `order.balance_collected` and `order.paid` emitted.
  * @throws ProblemError 409 (`currentState`) when the order is not `balance_due`; 400 `overpayment` naming `tenders`.
  */
-export async function recordBalanceCollection(m: Mutation, row: OrderRow, tenders: { ulid: string; captured: CapturedTender }[]): Promise<RecordedPayments> {
+export async function recordBalanceCollection(
+  m: Mutation,
+  row: OrderRow,
+  tenders: { ulid: string; captured: CapturedTender }[],
+): Promise<RecordedPayments> {
   if (row.state !== 'balance_due') guardOrder(row.id, row.state, 'paid', 'collect a balance due');
   const due = Number(row.balance_due_cents ?? 0);
   const account = row.balance_due_account ?? 'customer_receivables';
   const paying = tenders.reduce((a, t) => a + t.captured.amountCents, 0);
-  if (paying > due) throw new ProblemError(400, 'overpayment', `Invalid tenders: the tenders pay ${paying} but the balance due is ${due}.`, [{ path: 'tenders', message: `pays ${paying} but ${due} is due` }]);
+  if (paying > due)
+    throw new ProblemError(400, 'overpayment', `Invalid tenders: the tenders pay ${paying} but the balance due is ${due}.`, [
+      { path: 'tenders', message: `pays ${paying} but ${due} is due` },
+    ]);
   // A register order's tenders become payment rows first, so its payments list keeps them beside the new ones.
   await materializePayments(m.tx, row, await paymentsOf(m.tx, row));
-  const existing = Number((await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n);
+  const existing = Number(
+    (await m.tx.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM order_payments WHERE order_id = $1', [row.id])).rows[0]!.n,
+  );
   const nowIso = m.now.toISOString();
   for (const [i, { ulid, captured: c }] of tenders.entries()) {
     const paymentId = `pmt_${ulid}`;
     guardPayment(paymentId, 'pending', 'authorized', 'authorize');
     guardPayment(paymentId, 'authorized', 'captured', 'capture');
-    const jt = buildJournalTransaction(orderJournalHeader(row.data, 'payment', nowIso, `Balance due collected ${row.data.receiptNumber} (${paymentId})`), [
-      { accountCode: c.accountCode, amountCents: c.amountCents },
-      { accountCode: account, amountCents: -c.amountCents },
-    ]);
+    const jt = buildJournalTransaction(
+      orderJournalHeader(row.data, 'payment', nowIso, `Balance due collected ${row.data.receiptNumber} (${paymentId})`),
+      [
+        { accountCode: c.accountCode, amountCents: c.amountCents },
+        { accountCode: account, amountCents: -c.amountCents },
+      ],
+    );
     await post(m, jt);
     await m.tx.query(
       `INSERT INTO order_payments (id, merchant_id, order_id, line_no, method, rail, state, amount_cents, tip_cents, tendered_cents, change_cents,
          card_brand, last4, auth_code, reference, account_code, journal_transaction_id, created_by, created_at, authorized_at, captured_at, updated_at, routing, fee_cents)
        VALUES ($1, $2, $3, $4, $5, $6, 'captured', $7, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $17, $17, $18::jsonb, $19)`,
-      [paymentId, row.merchant_id, row.id, existing + i, c.method, c.rail, c.amountCents, c.tenderedCents ?? null, c.changeCents ?? null,
-        c.cardBrand ?? null, c.lastFour ?? null, c.authCode ?? null, c.reference ?? null, c.accountCode, jt.id, m.actor, nowIso, c.routing ? JSON.stringify(c.routing) : null, c.feeCents ?? 0],
+      [
+        paymentId,
+        row.merchant_id,
+        row.id,
+        existing + i,
+        c.method,
+        c.rail,
+        c.amountCents,
+        c.tenderedCents ?? null,
+        c.changeCents ?? null,
+        c.cardBrand ?? null,
+        c.lastFour ?? null,
+        c.authCode ?? null,
+        c.reference ?? null,
+        c.accountCode,
+        jt.id,
+        m.actor,
+        nowIso,
+        c.routing ? JSON.stringify(c.routing) : null,
+        c.feeCents ?? 0,
+      ],
     );
     await m.audit({
       registerId: row.data.registerId,
       action: 'payment.captured',
       entityType: 'payment',
       entityId: paymentId,
-      data: { orderId: row.id, method: c.method, rail: c.rail, amountCents: c.amountCents, tipCents: 0, journalTransactionId: jt.id, state: 'captured', collects: account },
+      data: {
+        orderId: row.id,
+        method: c.method,
+        rail: c.rail,
+        amountCents: c.amountCents,
+        tipCents: 0,
+        journalTransactionId: jt.id,
+        state: 'captured',
+        collects: account,
+      },
     });
   }
   const left = due - paying;
   const to: OrderStateName = left > 0 ? 'balance_due' : Number(row.refunded_cents) > 0 ? 'partially_refunded' : 'paid';
   guardOrder(row.id, row.state, to, 'collect a balance due');
-  const saved = await saveBalance(m, row, to, left > 0 ? { cents: left, account, reason: row.balance_due_reason ?? null } : { cents: 0, account: null, reason: null });
-  await m.audit({ registerId: row.data.registerId, action: 'order.balance_collected', entityType: 'order', entityId: row.id, data: { from: 'balance_due', to, collectedCents: paying, balanceDueCents: left, receivableAccount: account } });
+  const saved = await saveBalance(
+    m,
+    row,
+    to,
+    left > 0 ? { cents: left, account, reason: row.balance_due_reason ?? null } : { cents: 0, account: null, reason: null },
+  );
+  await m.audit({
+    registerId: row.data.registerId,
+    action: 'order.balance_collected',
+    entityType: 'order',
+    entityId: row.id,
+    data: { from: 'balance_due', to, collectedCents: paying, balanceDueCents: left, receivableAccount: account },
+  });
   if (to !== 'balance_due') {
     const view = toView(saved, { payments: await paymentsOf(m.tx, saved), refunds: await refundsOf(m.tx, row.id) });
     await m.emit('order.paid', view as unknown as Record<string, unknown>);
@@ -1140,7 +1462,6 @@ export async function recordBalanceCollection(m: Mutation, row: OrderRow, tender
 }
 
 /* ───────────────────────────── receipts ───────────────────────────── */
-
 
 /** `cash` → `Cash`, `visa` → `Visa` (receipt labels). */
 function capitalize(word: string): string {
@@ -1154,7 +1475,11 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
   const money = (c: number) => formatMoney(c, order.currency);
   // Times as the store reads its clock (settings' time zone), not UTC.
   const storeTime = (iso: string, style: 'full' | 'date') =>
-    new Intl.DateTimeFormat('en-US', { timeZone: merchant.time_zone, dateStyle: 'medium', ...(style === 'full' ? { timeStyle: 'short' } : {}) }).format(new Date(iso));
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: merchant.time_zone,
+      dateStyle: 'medium',
+      ...(style === 'full' ? { timeStyle: 'short' } : {}),
+    }).format(new Date(iso));
   const receiptTender = (t: { method: string; cardBrand: string | null; last4: string | null }) =>
     t.method === 'card' && t.last4 ? `${capitalize(t.cardBrand ?? 'card')} •••• ${t.last4}` : tenderLabel(t.method);
   const receipt: Omit<OrderReceipt, 'text'> = {
@@ -1164,7 +1489,13 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
     currency: order.currency,
     createdAt: order.createdAt,
     state: order.state,
-    lines: order.lines.map((l) => ({ name: l.name, quantity: l.quantity, modifiers: l.modifiers.map((m) => m.name), unitPriceCents: l.unitPriceCents, amountCents: l.grossCents })),
+    lines: order.lines.map((l) => ({
+      name: l.name,
+      quantity: l.quantity,
+      modifiers: l.modifiers.map((m) => m.name),
+      unitPriceCents: l.unitPriceCents,
+      amountCents: l.grossCents,
+    })),
     subtotalCents: order.subtotalCents,
     discountCents: order.discountCents,
     taxLines: order.taxLines.map((t) => ({ name: t.name, taxCents: t.taxCents, inclusive: t.inclusive })),
@@ -1172,7 +1503,16 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
     tipCents: order.tipCents,
     paidCents: order.paidCents,
     // Only payments that moved money are tenders on a receipt: a declined card attempt is not.
-    tenders: (order.payments ?? []).filter((p) => p.state !== 'declined' && p.state !== 'voided' && p.state !== 'pending').map((p) => ({ method: p.method, amountCents: p.amountCents, tipCents: p.tipCents, changeCents: p.changeCents, cardBrand: p.cardBrand, last4: p.last4 })),
+    tenders: (order.payments ?? [])
+      .filter((p) => p.state !== 'declined' && p.state !== 'voided' && p.state !== 'pending')
+      .map((p) => ({
+        method: p.method,
+        amountCents: p.amountCents,
+        tipCents: p.tipCents,
+        changeCents: p.changeCents,
+        cardBrand: p.cardBrand,
+        last4: p.last4,
+      })),
     refunds: (order.refunds ?? []).map((r) => ({ id: r.id, amountCents: r.amountCents, createdAt: r.createdAt })),
     refundedCents: order.refundedCents,
     balanceDueCents: order.balanceDueCents,
@@ -1206,20 +1546,43 @@ export async function getReceipt(db: Queryable, merchantId: string, orderId: str
  * audits it (`receipt.sent`). Returns the message id.
  * @throws ProblemError 404; 400 naming `to` when there is no recipient.
  */
-export async function sendReceipt(ctx: AppContext, principal: Principal, orderId: string, input: { channel: ReceiptSend['channel']; to?: string | undefined }): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
+export async function sendReceipt(
+  ctx: AppContext,
+  principal: Principal,
+  orderId: string,
+  input: { channel: ReceiptSend['channel']; to?: string | undefined },
+): Promise<{ id: string; channel: 'sms' | 'email'; to: string; orderId: string }> {
   const receipt = await getReceipt(ctx.db, principal.merchantId, orderId);
   const to = input.to;
   if (!to) {
-    throw new ProblemError(400, 'validation_error', `Invalid to: the order has no customer ${input.channel === 'sms' ? 'phone' : 'e-mail'}; say where to send the receipt.`, [
-      { path: 'to', message: 'is required when the order has no customer with one' },
-    ]);
+    throw new ProblemError(
+      400,
+      'validation_error',
+      `Invalid to: the order has no customer ${input.channel === 'sms' ? 'phone' : 'e-mail'}; say where to send the receipt.`,
+      [{ path: 'to', message: 'is required when the order has no customer with one' }],
+    );
   }
   const money = (c: number) => formatMoney(c, receipt.currency);
   const sent = await mutation(ctx, actorOf(principal), async (m) => {
     const message =
       input.channel === 'sms'
-        ? await ctx.sms.send({ merchantId: principal.merchantId, to, body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!` }, { tx: m.tx, now: m.now })
-        : await ctx.email.send({ merchantId: principal.merchantId, to, subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`, body: receipt.text }, { tx: m.tx, now: m.now });
+        ? await ctx.sms.send(
+            {
+              merchantId: principal.merchantId,
+              to,
+              body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!`,
+            },
+            { tx: m.tx, now: m.now },
+          )
+        : await ctx.email.send(
+            {
+              merchantId: principal.merchantId,
+              to,
+              subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`,
+              body: receipt.text,
+            },
+            { tx: m.tx, now: m.now },
+          );
     await m.audit({ action: 'receipt.sent', entityType: 'order', entityId: orderId, data: { channel: input.channel, to, messageId: message.id } });
     return message;
   });

@@ -77,8 +77,12 @@ const METHOD_LABEL: Record<string, string> = { card: 'Card', apple_pay: 'Apple P
 function linesHtml(record: PayRequestRecord, invoice: Invoice | undefined): string {
   const money = (c: number) => escapeHtml(formatMoney(c, record.currency));
   if (invoice) {
-    const rows = invoice.lines.map((l) => `<tr><td>${l.quantity} × ${escapeHtml(l.description)}</td><td class="num">${money(l.grossCents)}</td></tr>`).join('');
-    const taxes = invoice.taxLines.map((t) => `<tr><td>${escapeHtml(t.name)}${t.inclusive ? ' (included)' : ''}</td><td class="num">${money(t.taxCents)}</td></tr>`).join('');
+    const rows = invoice.lines
+      .map((l) => `<tr><td>${l.quantity} × ${escapeHtml(l.description)}</td><td class="num">${money(l.grossCents)}</td></tr>`)
+      .join('');
+    const taxes = invoice.taxLines
+      .map((t) => `<tr><td>${escapeHtml(t.name)}${t.inclusive ? ' (included)' : ''}</td><td class="num">${money(t.taxCents)}</td></tr>`)
+      .join('');
     return `<section aria-label="Invoice"><h2>Invoice ${escapeHtml(invoice.number)}</h2><p class="muted">Due ${escapeHtml(invoice.dueDate)}</p>
 <table class="lines"><tbody>${rows}${taxes}<tr class="total"><td>Total</td><td class="num">${money(invoice.totalCents)}</td></tr>
 ${invoice.paidCents > 0 ? `<tr><td>Already paid</td><td class="num">−${money(invoice.paidCents)}</td></tr>` : ''}</tbody></table>
@@ -227,7 +231,11 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext, ops: PayP
       config: {
         openapi: {
           summary: 'Pay a pay request from the hosted pay page',
-          errors: { 429: 'Too many payment attempts on this link (10 an hour) or from this address (60 an hour): `quota_exceeded`, with Retry-After', 402: 'Declined by the sandbox rail (`card_declined`, `insufficient_funds`, `expired_card`, `account_closed`) naming `token`: nothing charged', 409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or no rail of the store can take this method and amount (`no_rail_available`: disabled, down or outside its limits; nothing charged), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: {
+            429: 'Too many payment attempts on this link (10 an hour) or from this address (60 an hour): `quota_exceeded`, with Retry-After',
+            402: 'Declined by the sandbox rail (`card_declined`, `insufficient_funds`, `expired_card`, `account_closed`) naming `token`: nothing charged',
+            409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or no rail of the store can take this method and amount (`no_rail_available`: disabled, down or outside its limits; nothing charged), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
           description:
             'Public. `{ method: card | apple_pay | google_pay | bank_transfer, token }` with a token from the page’s sandbox tokeniser. 200 paid; 402 declined (nothing charged); 409 not pending (`currentState`).',
           tags: ['pay-requests'],
@@ -247,11 +255,25 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext, ops: PayP
     }),
   );
 
-  app.get('/pay-assets/pay.js', { config: { openapi: { summary: 'Pay page script', tags: ['pay-requests'], produces: ['text/javascript'] } } }, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').send(PAY_PAGE_SCRIPT),
+  app.get(
+    '/pay-assets/pay.js',
+    { config: { openapi: { summary: 'Pay page script', tags: ['pay-requests'], produces: ['text/javascript'] } } },
+    async (_request, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('Cache-Control', 'public, max-age=300')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(PAY_PAGE_SCRIPT),
   );
-  app.get('/pay-assets/pay.css', { config: { openapi: { summary: 'Pay page style sheet', tags: ['pay-requests'], produces: ['text/css'] } } }, async (_request, reply) =>
-    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').send(PAY_PAGE_STYLE),
+  app.get(
+    '/pay-assets/pay.css',
+    { config: { openapi: { summary: 'Pay page style sheet', tags: ['pay-requests'], produces: ['text/css'] } } },
+    async (_request, reply) =>
+      reply
+        .type('text/css; charset=utf-8')
+        .header('Cache-Control', 'public, max-age=300')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(PAY_PAGE_STYLE),
   );
 }
 

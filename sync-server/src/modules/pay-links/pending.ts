@@ -16,7 +16,10 @@ export type PayLinkOwner = { invoiceId: string; orderId?: never } | { orderId: s
  * that replaces them (an old link then leads the customer to the new one); `except` keeps links (the one being paid,
  * the replacement). Returns the canceled ids.
  */
-export async function cancelPendingPayLinks(m: Mutation, link: PayLinkOwner & { reason: string; supersededBy?: string; except?: string[] }): Promise<string[]> {
+export async function cancelPendingPayLinks(
+  m: Mutation,
+  link: PayLinkOwner & { reason: string; supersededBy?: string; except?: string[] },
+): Promise<string[]> {
   const [column, ownerId] = link.invoiceId !== undefined ? (['invoice_id', link.invoiceId] as const) : (['order_id', link.orderId] as const);
   const { rows } = await m.tx.query<{ id: string }>(
     `UPDATE pay_requests SET status = 'canceled', canceled_at = $2, cancel_reason = $3, superseded_by = $4
@@ -28,7 +31,11 @@ export async function cancelPendingPayLinks(m: Mutation, link: PayLinkOwner & { 
       action: 'pay_request.canceled',
       entityType: 'pay_request',
       entityId: r.id,
-      data: { reason: link.reason, supersededBy: link.supersededBy ?? null, ...(link.orderId ? { orderId: link.orderId } : { invoiceId: link.invoiceId }) },
+      data: {
+        reason: link.reason,
+        supersededBy: link.supersededBy ?? null,
+        ...(link.orderId ? { orderId: link.orderId } : { invoiceId: link.invoiceId }),
+      },
     });
   }
   return rows.map((r) => r.id);
@@ -36,6 +43,9 @@ export async function cancelPendingPayLinks(m: Mutation, link: PayLinkOwner & { 
 
 /** Ids of the invoice's pending pay links (expired or not), but `except`. */
 export async function pendingInvoiceLinkIds(tx: Queryable, invoiceId: string, except: string | null): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string }>(`SELECT id FROM pay_requests WHERE invoice_id = $1 AND status = 'pending' AND id <> COALESCE($2, '')`, [invoiceId, except]);
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT id FROM pay_requests WHERE invoice_id = $1 AND status = 'pending' AND id <> COALESCE($2, '')`,
+    [invoiceId, except],
+  );
   return rows.map((r) => r.id);
 }

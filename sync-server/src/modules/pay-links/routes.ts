@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { payRequestCancelSchema, payRequestCreateSchema, payRequestListQuerySchema, payRequestPageSchema, payRequestRecordSchema, payRequestSchema } from '../../../../core/index.ts';
+import {
+  payRequestCancelSchema,
+  payRequestCreateSchema,
+  payRequestListQuerySchema,
+  payRequestPageSchema,
+  payRequestRecordSchema,
+  payRequestSchema,
+} from '../../../../core/index.ts';
 import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
@@ -30,7 +37,9 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext, 
       config: {
         openapi: {
           summary: 'Create a pay request (Text-to-Pay link)',
-          errors: { 409: '`orderId` names an order that is not open (`illegal_state_transition`, `currentState`) or changed meanwhile (`order_changed`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: {
+            409: '`orderId` names an order that is not open (`illegal_state_transition`, `currentState`) or changed meanwhile (`order_changed`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
           description:
             'A free amount (`amountCents`) or a full invoice (`lineItems`, priced on the server), never both. Texts the link to `phone`. Expires after 7 days.',
           tags: ['pay-requests'],
@@ -75,7 +84,13 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext, 
     {
       onRequest: guard(ctx, PAY_CREATE),
       config: {
-        openapi: { summary: 'Get a pay request', tags: ['pay-requests'], access: PAY_CREATE, params: payRequestParams, response: payRequestRecordSchema },
+        openapi: {
+          summary: 'Get a pay request',
+          tags: ['pay-requests'],
+          access: PAY_CREATE,
+          params: payRequestParams,
+          response: payRequestRecordSchema,
+        },
       },
     },
     async (request) => {
@@ -94,7 +109,9 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext, 
       config: {
         openapi: {
           summary: 'Cancel a pending pay request',
-          errors: { 409: 'The request is not pending (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
+          errors: {
+            409: 'The request is not pending (`illegal_state_transition`, `currentState`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
           description: '`pending → canceled`; the link then shows "canceled". Any other state → 409 naming `currentState`.',
           tags: ['pay-requests'],
           access: PAY_CREATE,

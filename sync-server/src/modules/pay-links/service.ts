@@ -84,7 +84,10 @@ function toRecord(row: PayRequestRow, now: Date): PayRequestRecord {
  * @throws ProblemError 400 naming the `lineItems.<i>…` field that cannot be priced, or `amount_out_of_range` naming
  *   `lineItems` when the total is outside 1 … 99 999 999.
  */
-export function pricePayRequestLines(catalog: CatalogSnapshot, lineItems: PayRequestCreate['lineItems'] & object): { lineItems: OrderLine[]; amountCents: number } {
+export function pricePayRequestLines(
+  catalog: CatalogSnapshot,
+  lineItems: PayRequestCreate['lineItems'] & object,
+): { lineItems: OrderLine[]; amountCents: number } {
   let totals;
   try {
     totals = priceCart(lineItems, [], catalog);
@@ -97,9 +100,12 @@ export function pricePayRequestLines(catalog: CatalogSnapshot, lineItems: PayReq
   }
   const amountCents = totals.totalCents;
   if (amountCents < 1 || amountCents > MAX_AMOUNT_CENTS) {
-    throw new ProblemError(400, 'amount_out_of_range', `Invalid lineItems: they total ${amountCents} cents; a pay request is 1 … ${MAX_AMOUNT_CENTS}.`, [
-      { path: 'lineItems', message: `total ${amountCents} is outside 1 … ${MAX_AMOUNT_CENTS}` },
-    ]);
+    throw new ProblemError(
+      400,
+      'amount_out_of_range',
+      `Invalid lineItems: they total ${amountCents} cents; a pay request is 1 … ${MAX_AMOUNT_CENTS}.`,
+      [{ path: 'lineItems', message: `total ${amountCents} is outside 1 … ${MAX_AMOUNT_CENTS}` }],
+    );
   }
   return { lineItems: totals.lines, amountCents };
 }
@@ -141,14 +147,35 @@ export async function createPayRequest(
   await m.tx.query(
     `INSERT INTO pay_requests (id, merchant_id, status, amount_cents, currency, phone, memo, line_items, url, created_by, created_at, expires_at, order_id)
      VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)`,
-    [id, merchant.id, record.amountCents, record.currency, record.phone, record.memo, amount.lineItems ? JSON.stringify(amount.lineItems) : null, record.url, m.actor, record.createdAt, record.expiresAt, amount.orderId ?? null],
+    [
+      id,
+      merchant.id,
+      record.amountCents,
+      record.currency,
+      record.phone,
+      record.memo,
+      amount.lineItems ? JSON.stringify(amount.lineItems) : null,
+      record.url,
+      m.actor,
+      record.createdAt,
+      record.expiresAt,
+      amount.orderId ?? null,
+    ],
   );
   const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody }, { tx: m.tx, now: m.now });
   await m.audit({
     action: 'pay_request.created',
     entityType: 'pay_request',
     entityId: id,
-    data: { amountCents: record.amountCents, currency: record.currency, phone: record.phone, memo: record.memo, smsId: sms.id, lineItemCount: amount.lineItems?.length ?? 0, orderId: amount.orderId ?? null },
+    data: {
+      amountCents: record.amountCents,
+      currency: record.currency,
+      phone: record.phone,
+      memo: record.memo,
+      smsId: sms.id,
+      lineItemCount: amount.lineItems?.length ?? 0,
+      orderId: amount.orderId ?? null,
+    },
   });
   return record;
 }
@@ -157,7 +184,12 @@ export async function createPayRequest(
  * One pay request in the API shape (status as of `now`), with its merchant. `merchantId` restricts the lookup to that
  * merchant (a request of another merchant is "not found").
  */
-export async function getPayRequest(db: Queryable, id: string, merchantId?: string, now: Date = new Date()): Promise<(PayRequestRecord & { merchantId: string }) | undefined> {
+export async function getPayRequest(
+  db: Queryable,
+  id: string,
+  merchantId?: string,
+  now: Date = new Date(),
+): Promise<(PayRequestRecord & { merchantId: string }) | undefined> {
   const { rows } = await db.query<PayRequestRow>('SELECT * FROM pay_requests WHERE id = $1', [id]);
   const row = rows[0];
   if (!row || (merchantId && row.merchant_id !== merchantId)) return undefined;
@@ -196,7 +228,10 @@ export async function listPayRequests(
   if (q.status === 'pending' || q.status === 'expired') {
     params.push(now.toISOString());
     const at = `$${params.length}::timestamptz`;
-    where += q.status === 'pending' ? ` AND status = 'pending' AND expires_at > ${at}` : ` AND (status = 'expired' OR (status = 'pending' AND expires_at <= ${at}))`;
+    where +=
+      q.status === 'pending'
+        ? ` AND status = 'pending' AND expires_at > ${at}`
+        : ` AND (status = 'expired' OR (status = 'pending' AND expires_at <= ${at}))`;
   } else if (q.status) {
     params.push(q.status);
     where += ` AND status = $${params.length}`;
@@ -211,7 +246,10 @@ export async function listPayRequests(
     where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
   }
   params.push(q.limit + 1);
-  const { rows } = await db.query<PayRequestRow>(`SELECT * FROM pay_requests WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<PayRequestRow>(
+    `SELECT * FROM pay_requests WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map((r) => toRecord(r, now)), nextCursor };
 }
@@ -254,9 +292,26 @@ export async function insertInvoicePayLink(
   const { rows } = await m.tx.query<PayRequestRow>(
     `INSERT INTO pay_requests (id, merchant_id, status, amount_cents, currency, phone, memo, line_items, url, created_by, created_at, expires_at, invoice_id)
      VALUES ($1, $2, 'pending', $3, $4, $5, $6, NULL, $7, $8, $9, $10, $11) RETURNING *`,
-    [id, m.merchantId, link.amountCents, link.currency, link.phone, `Invoice ${link.invoiceNumber}`, url, m.actor, m.now.toISOString(), expiresAt.toISOString(), link.invoiceId],
+    [
+      id,
+      m.merchantId,
+      link.amountCents,
+      link.currency,
+      link.phone,
+      `Invoice ${link.invoiceNumber}`,
+      url,
+      m.actor,
+      m.now.toISOString(),
+      expiresAt.toISOString(),
+      link.invoiceId,
+    ],
   );
-  await m.audit({ action: 'pay_request.created', entityType: 'pay_request', entityId: id, data: { amountCents: link.amountCents, currency: link.currency, invoiceId: link.invoiceId } });
+  await m.audit({
+    action: 'pay_request.created',
+    entityType: 'pay_request',
+    entityId: id,
+    data: { amountCents: link.amountCents, currency: link.currency, invoiceId: link.invoiceId },
+  });
   return toRecord(rows[0]!, m.now);
 }
 
@@ -289,15 +344,32 @@ export interface PayableRequest {
 export async function lockPayableRequest(m: Mutation, id: string): Promise<PayableRequest> {
   const row = await lockedRow(m.tx, m.merchantId, id);
   guardPayRequest(id, effectivePayRequestStatus(row.status, row.expires_at, m.now), 'paid', 'pay');
-  return { id, amountCents: Number(row.amount_cents), currency: row.currency, memo: row.memo, lineItems: row.line_items, orderId: row.order_id, invoiceId: row.invoice_id };
+  return {
+    id,
+    amountCents: Number(row.amount_cents),
+    currency: row.currency,
+    memo: row.memo,
+    lineItems: row.line_items,
+    orderId: row.order_id,
+    invoiceId: row.invoice_id,
+  };
 }
 
 /**
  * Keeps a declined pay-page attempt in the audit trail (`pay_request.payment_declined`: method, amount, code), so a
  * store answering "my card was declined" can look it up. Returns the 402 to answer (naming `token`).
  */
-export async function recordDeclinedPayPageAttempt(m: Mutation, request: PayableRequest, attempt: { method: string; code: string; message: string }): Promise<ProblemError> {
-  await m.audit({ action: 'pay_request.payment_declined', entityType: 'pay_request', entityId: request.id, data: { method: attempt.method, amountCents: request.amountCents, declineCode: attempt.code } });
+export async function recordDeclinedPayPageAttempt(
+  m: Mutation,
+  request: PayableRequest,
+  attempt: { method: string; code: string; message: string },
+): Promise<ProblemError> {
+  await m.audit({
+    action: 'pay_request.payment_declined',
+    entityType: 'pay_request',
+    entityId: request.id,
+    data: { method: attempt.method, amountCents: request.amountCents, declineCode: attempt.code },
+  });
   return new ProblemError(402, attempt.code, `${attempt.message} Nothing was charged.`, [{ path: 'token', message: `declined: ${attempt.code}` }]);
 }
 
@@ -325,8 +397,15 @@ export async function postPayRequestSale(m: Mutation, request: PayableRequest, a
  * Marks the pay request `paid` with its payment (method, rail, brand, last four, processor reference, journal
  * transaction) and writes the audit row `pay_request.paid`. Returns the request as the API shows it.
  */
-export async function markPayRequestPaid(m: Mutation, request: PayableRequest, payment: NonNullable<PayRequestRecord['payment']>): Promise<PayRequestRecord> {
-  const { rows } = await m.tx.query<PayRequestRow>(`UPDATE pay_requests SET status = 'paid', paid_at = $2, payment = $3::jsonb WHERE id = $1 RETURNING *`, [request.id, m.now.toISOString(), JSON.stringify(payment)]);
+export async function markPayRequestPaid(
+  m: Mutation,
+  request: PayableRequest,
+  payment: NonNullable<PayRequestRecord['payment']>,
+): Promise<PayRequestRecord> {
+  const { rows } = await m.tx.query<PayRequestRow>(
+    `UPDATE pay_requests SET status = 'paid', paid_at = $2, payment = $3::jsonb WHERE id = $1 RETURNING *`,
+    [request.id, m.now.toISOString(), JSON.stringify(payment)],
+  );
   await m.audit({
     action: 'pay_request.paid',
     entityType: 'pay_request',
@@ -341,7 +420,9 @@ export async function markPayRequestPaid(m: Mutation, request: PayableRequest, p
  * (actor `system`). Reads already show them expired; this makes the stored state agree. Returns how many it expired.
  */
 export async function expirePayRequests(db: Db, now: Date): Promise<number> {
-  const due = await db.query<{ merchant_id: string }>(`SELECT DISTINCT merchant_id FROM pay_requests WHERE status = 'pending' AND expires_at <= $1`, [now.toISOString()]);
+  const due = await db.query<{ merchant_id: string }>(`SELECT DISTINCT merchant_id FROM pay_requests WHERE status = 'pending' AND expires_at <= $1`, [
+    now.toISOString(),
+  ]);
   let count = 0;
   for (const { merchant_id: merchantId } of due.rows) {
     count += await db.transaction(async (tx) => {
@@ -350,7 +431,13 @@ export async function expirePayRequests(db: Db, now: Date): Promise<number> {
         `UPDATE pay_requests SET status = 'expired' WHERE merchant_id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING id, expires_at`,
         [merchantId, now.toISOString()],
       );
-      for (const r of rows) await m.audit({ action: 'pay_request.expired', entityType: 'pay_request', entityId: r.id, data: { expiresAt: new Date(r.expires_at).toISOString() } });
+      for (const r of rows)
+        await m.audit({
+          action: 'pay_request.expired',
+          entityType: 'pay_request',
+          entityId: r.id,
+          data: { expiresAt: new Date(r.expires_at).toISOString() },
+        });
       return rows.length;
     });
   }

@@ -10,15 +10,31 @@ import type { PaymentMethod } from './processors.ts';
 import { merchantRails } from './rails.ts';
 
 /** The routing method of a processor payment method (pay page, API card charges): a bank transfer is `bank`. */
-export const ROUTING_METHOD_OF: Readonly<Record<PaymentMethod, RoutingMethod>> = { card: 'card', apple_pay: 'apple_pay', google_pay: 'google_pay', bank_transfer: 'bank' };
+export const ROUTING_METHOD_OF: Readonly<Record<PaymentMethod, RoutingMethod>> = {
+  card: 'card',
+  apple_pay: 'apple_pay',
+  google_pay: 'google_pay',
+  bank_transfer: 'bank',
+};
 
 /**
  * Routes an online, card-not-present charge of `amountCents` (minor units) on the mutation merchant's rails.
  * @throws ProblemError 409 `no_rail_available` (the decision's reason as detail) when every rail that could carry it
  *   is disabled, down or outside its limits — before any processor is reached
  */
-export async function routeCharge(m: Mutation, method: PaymentMethod, amountCents: number): Promise<RoutingDecision & { chosen: NonNullable<RoutingDecision['chosen']> }> {
-  const decision = routePayment({ method: ROUTING_METHOD_OF[method], amountCents, present: false, online: true, funding: 'unknown', rails: await merchantRails(m.tx, m.merchantId) });
+export async function routeCharge(
+  m: Mutation,
+  method: PaymentMethod,
+  amountCents: number,
+): Promise<RoutingDecision & { chosen: NonNullable<RoutingDecision['chosen']> }> {
+  const decision = routePayment({
+    method: ROUTING_METHOD_OF[method],
+    amountCents,
+    present: false,
+    online: true,
+    funding: 'unknown',
+    rails: await merchantRails(m.tx, m.merchantId),
+  });
   if (!decision.chosen) throw new ProblemError(409, 'no_rail_available', decision.reason);
   return decision as RoutingDecision & { chosen: NonNullable<RoutingDecision['chosen']> };
 }
@@ -30,12 +46,30 @@ export async function routeCharge(m: Mutation, method: PaymentMethod, amountCent
  */
 export async function postProcessingFee(
   m: Mutation,
-  fee: { feeCents: number | undefined; accountCode: string; currency: string; sourceType: 'order' | 'pay_request' | 'invoice'; sourceId: string; memo: string },
+  fee: {
+    feeCents: number | undefined;
+    accountCode: string;
+    currency: string;
+    sourceType: 'order' | 'pay_request' | 'invoice';
+    sourceId: string;
+    memo: string;
+  },
 ): Promise<string | undefined> {
   if (!fee.feeCents || fee.feeCents <= 0) return undefined;
   const jt = buildJournalTransaction(
-    { kind: 'fee', sourceType: fee.sourceType, sourceId: fee.sourceId, registerId: null, currency: fee.currency, occurredAt: m.now.toISOString(), memo: fee.memo },
-    [{ accountCode: 'processing_fees', amountCents: fee.feeCents }, { accountCode: fee.accountCode, amountCents: -fee.feeCents }],
+    {
+      kind: 'fee',
+      sourceType: fee.sourceType,
+      sourceId: fee.sourceId,
+      registerId: null,
+      currency: fee.currency,
+      occurredAt: m.now.toISOString(),
+      memo: fee.memo,
+    },
+    [
+      { accountCode: 'processing_fees', amountCents: fee.feeCents },
+      { accountCode: fee.accountCode, amountCents: -fee.feeCents },
+    ],
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');

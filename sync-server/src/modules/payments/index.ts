@@ -18,12 +18,7 @@ export { defaultPaymentProcessor, processorFor, type PaymentProcessor } from './
 export { merchantRails, merchantRailsPart } from './rails.ts';
 
 // Settlement of delayed rails.
-export {
-  recordPendingSettlement,
-  recordPendingSettlements,
-  runSettlements,
-  type ReturnedSettlement,
-} from './settlements.ts';
+export { recordPendingSettlement, recordPendingSettlements, runSettlements, type ReturnedSettlement } from './settlements.ts';
 
 // Tenders staff take through the orders API.
 export { captureStaffTender } from './staff-tenders.ts';

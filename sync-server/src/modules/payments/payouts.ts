@@ -121,7 +121,9 @@ export async function createPayout(m: Mutation, input: PayoutCreate, adapter: Pa
   if (available === 0) throw new ProblemError(409, 'nothing_to_pay_out', 'There is no settled balance in card clearing to pay out.');
   const amount = input.amountCents ?? available;
   if (amount > available) {
-    throw new ProblemError(409, 'insufficient_balance', `Invalid amountCents: ${amount} is more than the settled balance of ${available}.`, [{ path: 'amountCents', message: `must not exceed the settled balance (${available})` }]);
+    throw new ProblemError(409, 'insufficient_balance', `Invalid amountCents: ${amount} is more than the settled balance of ${available}.`, [
+      { path: 'amountCents', message: `must not exceed the settled balance (${available})` },
+    ]);
   }
   const id = newId('payout');
   await adapter.payout({ merchantId: m.merchantId, amountCents: amount, currency: merchant.currency, reference: id });
@@ -134,22 +136,48 @@ export async function createPayout(m: Mutation, input: PayoutCreate, adapter: Pa
     left -= take;
   }
   const jt = buildJournalTransaction(
-    { kind: 'payout', sourceType: 'payout', sourceId: id, registerId: null, currency: merchant.currency, occurredAt: m.now.toISOString(), memo: `Payout ${id} to the bank` },
+    {
+      kind: 'payout',
+      sourceType: 'payout',
+      sourceId: id,
+      registerId: null,
+      currency: merchant.currency,
+      occurredAt: m.now.toISOString(),
+      memo: `Payout ${id} to the bank`,
+    },
     [{ accountCode: 'bank', amountCents: amount }, ...credits],
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');
-  const row: PayoutRow = { id, amount_cents: amount, currency: merchant.currency, status: 'paid', processor: adapter.name, journal_transaction_id: jt.id, created_by: m.actor, created_at: m.now };
+  const row: PayoutRow = {
+    id,
+    amount_cents: amount,
+    currency: merchant.currency,
+    status: 'paid',
+    processor: adapter.name,
+    journal_transaction_id: jt.id,
+    created_by: m.actor,
+    created_at: m.now,
+  };
   await m.tx.query(
     'INSERT INTO payouts (id, merchant_id, amount_cents, currency, status, processor, journal_transaction_id, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
     [id, m.merchantId, amount, merchant.currency, 'paid', adapter.name, jt.id, m.actor, m.now.toISOString()],
   );
-  await m.audit({ action: 'payout.paid', entityType: 'payout', entityId: id, data: { amountCents: amount, from: credits.map((c) => c.accountCode), journalTransactionId: jt.id } });
+  await m.audit({
+    action: 'payout.paid',
+    entityType: 'payout',
+    entityId: id,
+    data: { amountCents: amount, from: credits.map((c) => c.accountCode), journalTransactionId: jt.id },
+  });
   return toPayout(row);
 }
 
 /** The merchant's payouts, newest first (cursor pagination). */
-export async function listPayouts(db: Queryable, merchantId: string, q: z.infer<typeof payoutListQuery>): Promise<{ data: Payout[]; nextCursor: string | null }> {
+export async function listPayouts(
+  db: Queryable,
+  merchantId: string,
+  q: z.infer<typeof payoutListQuery>,
+): Promise<{ data: Payout[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   let where = 'merchant_id = $1';
   if (q.cursor) {
@@ -158,7 +186,10 @@ export async function listPayouts(db: Queryable, merchantId: string, q: z.infer<
     where += ' AND (created_at, id) < ($2::timestamptz, $3::text)';
   }
   params.push(q.limit + 1);
-  const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<PayoutRow>(
+    `SELECT * FROM payouts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map(toPayout), nextCursor };
 }

@@ -108,7 +108,14 @@ export class SandboxProcessor implements PaymentProcessor {
     const declined = (code: string): ChargeResult => ({ outcome: 'declined', code, message: DECLINE_MESSAGES[code] ?? 'Declined.' });
     const processorReference = `sbx_${createHash('sha256').update(`${request.reference}|${request.amountCents}`).digest('hex').slice(0, 24)}`;
     const rail = request.rail ?? RAIL_OF_METHOD[request.method];
-    const captured = (brand: string | null, last4: string): ChargeResult => ({ outcome: 'captured', rail, accountCode: `card_clearing:${rail}`, processorReference, brand, last4 });
+    const captured = (brand: string | null, last4: string): ChargeResult => ({
+      outcome: 'captured',
+      rail,
+      accountCode: `card_clearing:${rail}`,
+      processorReference,
+      brand,
+      last4,
+    });
 
     const staff = SANDBOX_STAFF_CARDS[request.token];
     if (staff) return 'decline' in staff ? declined(staff.decline) : captured(staff.brand, staff.last4);
@@ -128,7 +135,14 @@ export class SandboxProcessor implements PaymentProcessor {
     if (forward && request.method === 'card') {
       const decline = CARD_DECLINES[forward.last4];
       if (decline) return declined(decline);
-      return { outcome: 'captured', rail: CARD_PRESENT_RAIL, accountCode: `card_clearing:${CARD_PRESENT_RAIL}`, processorReference, brand: forward.brand, last4: forward.last4 };
+      return {
+        outcome: 'captured',
+        rail: CARD_PRESENT_RAIL,
+        accountCode: `card_clearing:${CARD_PRESENT_RAIL}`,
+        processorReference,
+        brand: forward.brand,
+        last4: forward.last4,
+      };
     }
     return declined('invalid_token');
   }

@@ -4,7 +4,17 @@
  * audited with each field's from/to. Routing reads them through {@link merchantRails}.
  */
 import { z } from 'zod';
-import { CARD_RAILS, feeScheduleSchema, MAX_AMOUNT_CENTS, MAX_SETTLEMENT_HOURS, mergeRails, patchBody, railConfigSchema, type RailConfig, type RailName } from '../../../../core/index.ts';
+import {
+  CARD_RAILS,
+  feeScheduleSchema,
+  MAX_AMOUNT_CENTS,
+  MAX_SETTLEMENT_HOURS,
+  mergeRails,
+  patchBody,
+  railConfigSchema,
+  type RailConfig,
+  type RailName,
+} from '../../../../core/index.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import { jsonValue, readTogether, type Queryable, type ReadPart } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
@@ -37,7 +47,8 @@ export function merchantRailsPart(merchantId: string): ReadPart<RailConfig[]> {
   return {
     sql: `SELECT coalesce(json_agg(config), '[]'::json) FROM merchant_rails WHERE merchant_id = $1`,
     params: [merchantId],
-    parse: (value) => mergeRails(jsonValue<unknown[]>(value).map((config) => railConfigSchema.parse(typeof config === 'string' ? JSON.parse(config) : config))),
+    parse: (value) =>
+      mergeRails(jsonValue<unknown[]>(value).map((config) => railConfigSchema.parse(typeof config === 'string' ? JSON.parse(config) : config))),
   };
 }
 
@@ -48,11 +59,15 @@ export function merchantRailsPart(merchantId: string): ReadPart<RailConfig[]> {
 export async function updateRail(m: Mutation, rail: RailName, input: RailUpdate): Promise<RailConfig> {
   const before = (await merchantRails(m.tx, m.merchantId)).find((r) => r.rail === rail)!;
   if (input.debitFee && !CARD_RAILS.includes(rail)) {
-    throw new ProblemError(400, 'validation_error', `Invalid debitFee: ${rail} is not a card rail; only card rails have a debit fee.`, [{ path: 'debitFee', message: 'only card rails (card_present, card_not_present, apple_pay, google_pay) have a debit fee' }]);
+    throw new ProblemError(400, 'validation_error', `Invalid debitFee: ${rail} is not a card rail; only card rails have a debit fee.`, [
+      { path: 'debitFee', message: 'only card rails (card_present, card_not_present, apple_pay, google_pay) have a debit fee' },
+    ]);
   }
   const after: RailConfig = { ...before, ...input, rail };
   if (after.minCents > after.maxCents) {
-    throw new ProblemError(400, 'validation_error', `Invalid minCents: ${after.minCents} is above maxCents ${after.maxCents}.`, [{ path: 'minCents', message: `must not exceed maxCents (${after.maxCents})` }]);
+    throw new ProblemError(400, 'validation_error', `Invalid minCents: ${after.minCents} is above maxCents ${after.maxCents}.`, [
+      { path: 'minCents', message: `must not exceed maxCents (${after.maxCents})` },
+    ]);
   }
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of Object.keys(input) as (keyof RailUpdate)[]) {

@@ -29,14 +29,18 @@ export type SettlementSource = 'pay_request' | 'order_payment' | 'invoice_paymen
 /** A settlement as the API answers it. */
 export const settlementSchema = z.strictObject({
   id: z.string(),
-  sourceType: z.string().describe('`pay_request` (pay page), `order_payment` (an order\'s card payment: staff API or register), `invoice_payment`, `offline_card` (a forwarded offline card).'),
+  sourceType: z
+    .string()
+    .describe(
+      "`pay_request` (pay page), `order_payment` (an order's card payment: staff API or register), `invoice_payment`, `offline_card` (a forwarded offline card).",
+    ),
   sourceId: z.string(),
   rail: z.string(),
   amountCents: z.int().min(1),
   status: z.enum(['pending', 'settled', 'returned']),
-  settlesAt: z.iso.datetime().describe('When the rail settles it (capture + the rail\'s settlementHours).'),
+  settlesAt: z.iso.datetime().describe("When the rail settles it (capture + the rail's settlementHours)."),
   settledAt: z.iso.datetime().nullable().describe('When it settled or was returned.'),
-  returnCode: z.string().nullable().describe('The bank\'s return code (ACH `R01`…) when returned.'),
+  returnCode: z.string().nullable().describe("The bank's return code (ACH `R01`…) when returned."),
   journalTransactionId: z.string(),
   reversalJournalTransactionId: z.string().nullable().describe('The reversal posted when returned.'),
   createdAt: z.iso.datetime(),
@@ -45,7 +49,11 @@ export const settlementSchema = z.strictObject({
 export type Settlement = z.infer<typeof settlementSchema>;
 
 /** `GET /api/pos/settlements` query. */
-export const settlementListQuery = z.strictObject({ ...pageQueryFields, sourceId: z.string().min(1).max(64).optional(), status: z.enum(['pending', 'settled', 'returned']).optional() });
+export const settlementListQuery = z.strictObject({
+  ...pageQueryFields,
+  sourceId: z.string().min(1).max(64).optional(),
+  status: z.enum(['pending', 'settled', 'returned']).optional(),
+});
 
 interface SettlementRow {
   id: string;
@@ -87,14 +95,35 @@ const toSettlement = (r: SettlementRow): Settlement => ({
  */
 export async function recordPendingSettlement(
   m: Mutation,
-  s: { sourceType: SettlementSource; sourceId: string; rail: string; accountCode: string; amountCents: number; last4: string | null; journalTransactionId: string; settlementHours: number },
+  s: {
+    sourceType: SettlementSource;
+    sourceId: string;
+    rail: string;
+    accountCode: string;
+    amountCents: number;
+    last4: string | null;
+    journalTransactionId: string;
+    settlementHours: number;
+  },
 ): Promise<void> {
   if (s.settlementHours <= 0) return;
   const settlesAt = new Date(m.now.getTime() + s.settlementHours * 3_600_000);
   await m.tx.query(
     `INSERT INTO settlements (id, merchant_id, source_type, source_id, rail, amount_cents, account_code, last4, journal_transaction_id, status, settles_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11)`,
-    [newId('settlement'), m.merchantId, s.sourceType, s.sourceId, s.rail, s.amountCents, s.accountCode, s.last4, s.journalTransactionId, settlesAt.toISOString(), m.now.toISOString()],
+    [
+      newId('settlement'),
+      m.merchantId,
+      s.sourceType,
+      s.sourceId,
+      s.rail,
+      s.amountCents,
+      s.accountCode,
+      s.last4,
+      s.journalTransactionId,
+      settlesAt.toISOString(),
+      m.now.toISOString(),
+    ],
   );
 }
 
@@ -106,7 +135,15 @@ export async function recordPendingSettlement(
 export async function recordPendingSettlements(
   m: Mutation,
   settlementHours: number,
-  rows: readonly { sourceType: SettlementSource; sourceId: string; rail: string; accountCode: string; amountCents: number; last4: string | null; journalTransactionId: string }[],
+  rows: readonly {
+    sourceType: SettlementSource;
+    sourceId: string;
+    rail: string;
+    accountCode: string;
+    amountCents: number;
+    last4: string | null;
+    journalTransactionId: string;
+  }[],
 ): Promise<void> {
   if (rows.length === 0 || settlementHours <= 0) return;
   const settlesAt = new Date(m.now.getTime() + settlementHours * 3_600_000).toISOString();
@@ -116,9 +153,17 @@ export async function recordPendingSettlements(
        FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[]) AS t(id, source_type, source_id, rail, amount_cents, account_code, last4, jtx)
      ON CONFLICT (merchant_id, source_type, source_id) DO NOTHING`,
     [
-      m.merchantId, settlesAt, m.now.toISOString(),
-      rows.map(() => newId('settlement')), rows.map((r) => r.sourceType), rows.map((r) => r.sourceId), rows.map((r) => r.rail),
-      rows.map((r) => r.amountCents), rows.map((r) => r.accountCode), rows.map((r) => r.last4), rows.map((r) => r.journalTransactionId),
+      m.merchantId,
+      settlesAt,
+      m.now.toISOString(),
+      rows.map(() => newId('settlement')),
+      rows.map((r) => r.sourceType),
+      rows.map((r) => r.sourceId),
+      rows.map((r) => r.rail),
+      rows.map((r) => r.amountCents),
+      rows.map((r) => r.accountCode),
+      rows.map((r) => r.last4),
+      rows.map((r) => r.journalTransactionId),
     ],
   );
 }
@@ -135,7 +180,15 @@ export async function pendingByAccount(db: Queryable, merchantId: string): Promi
 /** The reversal of a returned payment's journal transaction: every posting negated, kind `adjustment`. */
 function reversalOf(original: JournalTransaction, settlementId: string, returnCode: string, now: Date): JournalTransaction {
   return buildJournalTransaction(
-    { kind: 'adjustment', sourceType: original.sourceType, sourceId: original.sourceId, registerId: original.registerId, currency: original.currency, occurredAt: now.toISOString(), memo: `Returned by the bank (${returnCode}): reversal of ${original.id} (settlement ${settlementId})` },
+    {
+      kind: 'adjustment',
+      sourceType: original.sourceType,
+      sourceId: original.sourceId,
+      registerId: original.registerId,
+      currency: original.currency,
+      occurredAt: now.toISOString(),
+      memo: `Returned by the bank (${returnCode}): reversal of ${original.id} (settlement ${settlementId})`,
+    },
     original.postings.map((p) => ({ accountCode: p.accountCode, amountCents: -p.amountCents })),
   );
 }
@@ -157,8 +210,14 @@ export interface ReturnedSettlement {
  * audit `settlement.settled` / `settlement.returned`); `onReturned` is called in a return's transaction, after the
  * reversal, so the workflow gives what the payment paid its balance due back. Returns how many it settled and returned.
  */
-export async function runSettlements(db: Db, now: Date, onReturned?: (m: Mutation, returned: ReturnedSettlement) => Promise<void>): Promise<{ settled: number; returned: number }> {
-  const due = await db.query<SettlementRow>(`SELECT * FROM settlements WHERE status = 'pending' AND settles_at <= $1 ORDER BY settles_at, id`, [now.toISOString()]);
+export async function runSettlements(
+  db: Db,
+  now: Date,
+  onReturned?: (m: Mutation, returned: ReturnedSettlement) => Promise<void>,
+): Promise<{ settled: number; returned: number }> {
+  const due = await db.query<SettlementRow>(`SELECT * FROM settlements WHERE status = 'pending' AND settles_at <= $1 ORDER BY settles_at, id`, [
+    now.toISOString(),
+  ]);
   const counts = { settled: 0, returned: 0 };
   for (const row of due.rows) {
     await db.transaction(async (tx) => {
@@ -168,7 +227,12 @@ export async function runSettlements(db: Db, now: Date, onReturned?: (m: Mutatio
       const returnCode = row.last4 && RETURNABLE_RAILS.has(row.rail) ? SANDBOX_RETURNED_ACCOUNTS[row.last4] : undefined;
       if (!returnCode) {
         await tx.query(`UPDATE settlements SET status = 'settled', settled_at = $2 WHERE id = $1`, [row.id, now.toISOString()]);
-        await m.audit({ action: 'settlement.settled', entityType: 'settlement', entityId: row.id, data: { sourceId: row.source_id, rail: row.rail, amountCents: Number(row.amount_cents) } });
+        await m.audit({
+          action: 'settlement.settled',
+          entityType: 'settlement',
+          entityId: row.id,
+          data: { sourceId: row.source_id, rail: row.rail, amountCents: Number(row.amount_cents) },
+        });
         counts.settled += 1;
         return;
       }
@@ -177,10 +241,27 @@ export async function runSettlements(db: Db, now: Date, onReturned?: (m: Mutatio
       const reversal = reversalOf(original, row.id, returnCode, now);
       await postJournalTransaction(tx, row.merchant_id, reversal);
       m.changed('journal-transactions');
-      await tx.query(`UPDATE settlements SET status = 'returned', settled_at = $2, return_code = $3, reversal_journal_transaction_id = $4 WHERE id = $1`, [row.id, now.toISOString(), returnCode, reversal.id]);
-      await m.audit({ action: 'settlement.returned', entityType: 'settlement', entityId: row.id, data: { sourceId: row.source_id, rail: row.rail, amountCents: Number(row.amount_cents), returnCode, journalTransactionId: reversal.id } });
+      await tx.query(
+        `UPDATE settlements SET status = 'returned', settled_at = $2, return_code = $3, reversal_journal_transaction_id = $4 WHERE id = $1`,
+        [row.id, now.toISOString(), returnCode, reversal.id],
+      );
+      await m.audit({
+        action: 'settlement.returned',
+        entityType: 'settlement',
+        entityId: row.id,
+        data: { sourceId: row.source_id, rail: row.rail, amountCents: Number(row.amount_cents), returnCode, journalTransactionId: reversal.id },
+      });
       // What the payment paid gets its balance due back (the caller's workflow: order, invoice), in this transaction.
-      if (onReturned) await onReturned(m, { id: row.id, sourceType: row.source_type as SettlementSource, sourceId: row.source_id, rail: row.rail, amountCents: Number(row.amount_cents), returnCode, reversal });
+      if (onReturned)
+        await onReturned(m, {
+          id: row.id,
+          sourceType: row.source_type as SettlementSource,
+          sourceId: row.source_id,
+          rail: row.rail,
+          amountCents: Number(row.amount_cents),
+          returnCode,
+          reversal,
+        });
       counts.returned += 1;
     });
   }
@@ -188,7 +269,11 @@ export async function runSettlements(db: Db, now: Date, onReturned?: (m: Mutatio
 }
 
 /** The merchant's settlements, newest first (cursor pagination); filter by `sourceId` (a pay request) or `status`. */
-export async function listSettlements(db: Queryable, merchantId: string, q: z.infer<typeof settlementListQuery>): Promise<{ data: Settlement[]; nextCursor: string | null }> {
+export async function listSettlements(
+  db: Queryable,
+  merchantId: string,
+  q: z.infer<typeof settlementListQuery>,
+): Promise<{ data: Settlement[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   let where = 'merchant_id = $1';
   if (q.sourceId) {
@@ -205,7 +290,10 @@ export async function listSettlements(db: Queryable, merchantId: string, q: z.in
     where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
   }
   params.push(q.limit + 1);
-  const { rows } = await db.query<SettlementRow>(`SELECT * FROM settlements WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<SettlementRow>(
+    `SELECT * FROM settlements WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   const { page, nextCursor } = pageOf(rows, q.limit, createdAtKey);
   return { data: page.map(toSettlement), nextCursor };
 }

@@ -39,7 +39,13 @@ export interface DeclinedTender {
  * chose for a card (default the staff card rail, card_not_present).
  * Returns the captured tender, or the decline of a sandbox card token.
  */
-export function captureStaffTender(t: TenderInput, index: number, registerNumber: number, paymentUlid: string, cardRail: string = STAFF_CARD_RAIL): { captured: CapturedTender } | { declined: DeclinedTender } {
+export function captureStaffTender(
+  t: TenderInput,
+  index: number,
+  registerNumber: number,
+  paymentUlid: string,
+  cardRail: string = STAFF_CARD_RAIL,
+): { captured: CapturedTender } | { declined: DeclinedTender } {
   const tipCents = t.tipCents ?? 0;
   switch (t.method) {
     case 'cash':
@@ -57,12 +63,39 @@ export function captureStaffTender(t: TenderInput, index: number, registerNumber
       const card = SANDBOX_STAFF_CARDS[t.cardToken]!;
       if ('decline' in card) return { declined: { index, code: card.decline, tender: t, rail: cardRail, accountCode: `card_clearing:${cardRail}` } };
       return {
-        captured: { method: 'card', rail: cardRail, accountCode: `card_clearing:${cardRail}`, amountCents: t.amountCents, tipCents, cardBrand: card.brand, lastFour: card.last4, authCode: `SBX${paymentUlid.slice(-6)}` },
+        captured: {
+          method: 'card',
+          rail: cardRail,
+          accountCode: `card_clearing:${cardRail}`,
+          amountCents: t.amountCents,
+          tipCents,
+          cardBrand: card.brand,
+          lastFour: card.last4,
+          authCode: `SBX${paymentUlid.slice(-6)}`,
+        },
       };
     }
     case 'check':
-      return { captured: { method: 'check', rail: 'check', accountCode: 'check_clearing', amountCents: t.amountCents, tipCents, ...(t.checkNumber ? { reference: `check ${t.checkNumber}` } : {}) } };
+      return {
+        captured: {
+          method: 'check',
+          rail: 'check',
+          accountCode: 'check_clearing',
+          amountCents: t.amountCents,
+          tipCents,
+          ...(t.checkNumber ? { reference: `check ${t.checkNumber}` } : {}),
+        },
+      };
     case 'other':
-      return { captured: { method: 'other', rail: 'other', accountCode: 'other_tender_clearing', amountCents: t.amountCents, tipCents, ...(t.reference ? { reference: t.reference } : {}) } };
+      return {
+        captured: {
+          method: 'other',
+          rail: 'other',
+          accountCode: 'other_tender_clearing',
+          amountCents: t.amountCents,
+          tipCents,
+          ...(t.reference ? { reference: t.reference } : {}),
+        },
+      };
   }
 }

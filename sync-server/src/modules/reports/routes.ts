@@ -42,9 +42,21 @@ function wantsCsv(request: FastifyRequest, format: 'json' | 'csv' | undefined): 
 }
 
 /** Sends rows as an RFC 4180 CSV attachment (CRLF, header row, a final total row when given). */
-function sendCsv<Row>(reply: FastifyReply, name: string, period: ReportPeriod, columns: Column<Row>[], rows: readonly Row[], total?: Row): FastifyReply {
+function sendCsv<Row>(
+  reply: FastifyReply,
+  name: string,
+  period: ReportPeriod,
+  columns: Column<Row>[],
+  rows: readonly Row[],
+  total?: Row,
+): FastifyReply {
   const records = [...rows, ...(total ? [total] : [])].map((row) => columns.map(([, value]) => value(row)));
-  const csv = stringify(records, { header: true, columns: columns.map(([header]) => header), record_delimiter: 'windows', cast: { boolean: (v) => (v ? 'true' : 'false') } });
+  const csv = stringify(records, {
+    header: true,
+    columns: columns.map(([header]) => header),
+    record_delimiter: 'windows',
+    cast: { boolean: (v) => (v ? 'true' : 'false') },
+  });
   return reply
     .type('text/csv; charset=utf-8')
     .header('Content-Disposition', `attachment; filename="${name}-${period.from}-${period.to}.csv"`)
@@ -80,11 +92,16 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
    * The alert of a report that disagrees with the ledger: a warning in the server log and an audit entry
    * `report.unreconciled` naming the report, its period and the differences. The report itself carries the flag.
    */
-  const alertIfUnreconciled = async (request: FastifyRequest, report: { report: string; period: { from: string; to: string; timeZone: string }; reconciliation: LedgerReconciliation }) => {
+  const alertIfUnreconciled = async (
+    request: FastifyRequest,
+    report: { report: string; period: { from: string; to: string; timeZone: string }; reconciliation: LedgerReconciliation },
+  ) => {
     if (report.reconciliation.reconciled) return;
     const data = { report: report.report, period: report.period, ...report.reconciliation };
     request.log.warn({ alert: 'report.unreconciled', ...data }, 'report disagrees with the ledger postings');
-    await mutation(ctx, actorOf(principalOf(request)), (m) => m.audit({ action: 'report.unreconciled', entityType: 'report', entityId: report.report, data }));
+    await mutation(ctx, actorOf(principalOf(request)), (m) =>
+      m.audit({ action: 'report.unreconciled', entityType: 'report', entityId: report.report, data }),
+    );
   };
 
   app.get(
@@ -117,13 +134,29 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
         type T = { key: string; label: string; count: number; amountCents: number; tipCents: number; refundCents: number; netCents: number };
         const rows = report.rows as T[];
         const sum = (k: keyof Omit<T, 'key' | 'label'>) => rows.reduce((a, r) => a + r[k], 0);
-        const total: T = { key: 'total', label: 'Total', count: sum('count'), amountCents: sum('amountCents'), tipCents: sum('tipCents'), refundCents: sum('refundCents'), netCents: sum('netCents') };
-        const cols: Column<T>[] = [['tender', (r) => r.key], ['label', (r) => r.label], ...(['count', 'amountCents', 'tipCents', 'refundCents', 'netCents'] as const).map((k): Column<T> => [k, (r) => r[k]])];
+        const total: T = {
+          key: 'total',
+          label: 'Total',
+          count: sum('count'),
+          amountCents: sum('amountCents'),
+          tipCents: sum('tipCents'),
+          refundCents: sum('refundCents'),
+          netCents: sum('netCents'),
+        };
+        const cols: Column<T>[] = [
+          ['tender', (r) => r.key],
+          ['label', (r) => r.label],
+          ...(['count', 'amountCents', 'tipCents', 'refundCents', 'netCents'] as const).map((k): Column<T> => [k, (r) => r[k]]),
+        ];
         return sendCsv(reply, 'sales-by-tender', report.period, cols, rows, total);
       }
       type S = Record<(typeof figureColumns)[number], number> & { key: string; label: string };
       const cols: Column<S>[] = [[report.groupBy, (r) => r.key], ['label', (r) => r.label], ...figureColumns.map((k): Column<S> => [k, (r) => r[k]])];
-      return sendCsv(reply, `sales-by-${report.groupBy}`, report.period, cols, report.rows as S[], { key: 'total', label: 'Total', ...report.totals });
+      return sendCsv(reply, `sales-by-${report.groupBy}`, report.period, cols, report.rows as S[], {
+        key: 'total',
+        label: 'Total',
+        ...report.totals,
+      });
     },
   );
 
@@ -151,7 +184,15 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       const report = await taxReport(ctx.db, principalOf(request).merchantId, q);
       await alertIfUnreconciled(request, report);
       if (!wantsCsv(request, q.format)) return report;
-      type R = { taxRateId: string; name: string; basisPoints: number | null; inclusive: boolean | null; orders: number | null; taxableCents: number; taxCents: number };
+      type R = {
+        taxRateId: string;
+        name: string;
+        basisPoints: number | null;
+        inclusive: boolean | null;
+        orders: number | null;
+        taxableCents: number;
+        taxCents: number;
+      };
       const cols: Column<R>[] = [
         ['taxRateId', (r) => r.taxRateId],
         ['name', (r) => r.name],
@@ -164,9 +205,25 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       const { totals } = report;
       const rows: R[] = [
         ...report.rows,
-        { taxRateId: 'refunded', name: 'Tax refunded', basisPoints: null, inclusive: null, orders: null, taxableCents: 0, taxCents: -totals.refundedCents },
+        {
+          taxRateId: 'refunded',
+          name: 'Tax refunded',
+          basisPoints: null,
+          inclusive: null,
+          orders: null,
+          taxableCents: 0,
+          taxCents: -totals.refundedCents,
+        },
       ];
-      return sendCsv(reply, 'tax', report.period, cols, rows, { taxRateId: 'total', name: 'Net tax', basisPoints: null, inclusive: null, orders: null, taxableCents: totals.taxableCents, taxCents: totals.netCents });
+      return sendCsv(reply, 'tax', report.period, cols, rows, {
+        taxRateId: 'total',
+        name: 'Net tax',
+        basisPoints: null,
+        inclusive: null,
+        orders: null,
+        taxableCents: totals.taxableCents,
+        taxCents: totals.netCents,
+      });
     },
   );
 
@@ -193,7 +250,20 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       const report = await refundReport(ctx.db, principalOf(request).merchantId, q);
       if (!wantsCsv(request, q.format)) return report;
       type R = (typeof report.rows)[number];
-      const keys = ['refundId', 'orderId', 'receiptNumber', 'kind', 'occurredAt', 'amountCents', 'goodsCents', 'taxCents', 'tipCents', 'lines', 'restock', 'reason'] as const;
+      const keys = [
+        'refundId',
+        'orderId',
+        'receiptNumber',
+        'kind',
+        'occurredAt',
+        'amountCents',
+        'goodsCents',
+        'taxCents',
+        'tipCents',
+        'lines',
+        'restock',
+        'reason',
+      ] as const;
       const cols: Column<R>[] = keys.map((k): Column<R> => [k, (r) => r[k]]);
       return sendCsv(reply, 'refunds', report.period, cols, report.rows);
     },
@@ -206,7 +276,8 @@ export function registerReportRoutes(app: FastifyInstance, ctx: AppContext): voi
       config: {
         openapi: {
           summary: 'Settlements of card and bank payments over a period',
-          description: 'Card and bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail.',
+          description:
+            'Card and bank payments captured in the period, by their settlement state now (pending, settled, returned by the bank and reversed): counts and amounts in all and per rail.',
           tags: ['reports'],
           access: 'staff',
           query: settlementReportQuerySchema,

@@ -51,7 +51,14 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 
 /** The report bodies' schemas live in core/reports.ts (shared with the register's back office). */
-export { SALES_GROUPINGS, refundReportSchema, salesReportSchema, taxReportSchema, trialBalanceReportSchema, type ReportPeriod } from '../../../../core/index.ts';
+export {
+  SALES_GROUPINGS,
+  refundReportSchema,
+  salesReportSchema,
+  taxReportSchema,
+  trialBalanceReportSchema,
+  type ReportPeriod,
+} from '../../../../core/index.ts';
 
 /** Longest period a report covers, in days. */
 export const MAX_REPORT_DAYS = 366;
@@ -65,25 +72,36 @@ export const reportPeriodQuerySchema = z.strictObject({
 });
 export type ReportPeriodQuery = z.infer<typeof reportPeriodQuerySchema>;
 
-
 /**
  * Resolves a period query against the merchant: its time zone and currency, and the UTC bounds.
  * @throws ProblemError 400 naming `timeZone` (unknown zone), `to` (before `from`, or more than 366 days).
  */
-export async function resolvePeriod(db: Queryable, merchantId: string, q: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<{ period: ReportPeriod; currency: string }> {
+export async function resolvePeriod(
+  db: Queryable,
+  merchantId: string,
+  q: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>,
+): Promise<{ period: ReportPeriod; currency: string }> {
   const to = q.to ?? q.from;
   const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${q.from}T00:00:00Z`)) / 86_400_000;
-  if (days < 0) throw new ProblemError(400, 'validation_error', `Invalid to: ${to} is before from (${q.from}).`, [{ path: 'to', message: 'must not be before from' }]);
+  if (days < 0)
+    throw new ProblemError(400, 'validation_error', `Invalid to: ${to} is before from (${q.from}).`, [
+      { path: 'to', message: 'must not be before from' },
+    ]);
   if (days >= MAX_REPORT_DAYS) {
-    throw new ProblemError(400, 'validation_error', `Invalid to: a report covers at most ${MAX_REPORT_DAYS} days.`, [{ path: 'to', message: `must be within ${MAX_REPORT_DAYS} days of from` }]);
+    throw new ProblemError(400, 'validation_error', `Invalid to: a report covers at most ${MAX_REPORT_DAYS} days.`, [
+      { path: 'to', message: `must be within ${MAX_REPORT_DAYS} days of from` },
+    ]);
   }
-  const merchant = (await db.query<{ currency: string; time_zone: string }>('SELECT currency, time_zone FROM merchants WHERE id = $1', [merchantId])).rows[0];
+  const merchant = (await db.query<{ currency: string; time_zone: string }>('SELECT currency, time_zone FROM merchants WHERE id = $1', [merchantId]))
+    .rows[0];
   if (!merchant) throw new ProblemError(404, 'not_found', 'No such merchant.');
   const timeZone = q.timeZone ?? merchant.time_zone;
   // The database's own zone list decides, since it does the arithmetic.
   const known = await db.query('SELECT 1 FROM pg_timezone_names WHERE name = $1', [timeZone]);
   if (known.rows.length === 0) {
-    throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${timeZone}" is not an IANA time zone name.`, [{ path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' }]);
+    throw new ProblemError(400, 'validation_error', `Invalid timeZone: "${timeZone}" is not an IANA time zone name.`, [
+      { path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' },
+    ]);
   }
   const bounds = (
     await db.query<{ start: Date; end: Date }>(
@@ -98,7 +116,6 @@ export async function resolvePeriod(db: Queryable, merchantId: string, q: Pick<R
 }
 
 /* ───────────────────────────── sales ───────────────────────────── */
-
 
 /** One line of a sale as the reports see it, whatever the source. */
 interface ReportLine {
@@ -195,7 +212,15 @@ function toSaleRecord(r: SaleSourceRow): SaleRecord {
       source: 'order',
       sign: 1,
       staffId: order.staffId ?? null,
-      lines: order.lines.map((l) => ({ itemKey: l.catalogItemId, catalogItemId: l.catalogItemId, label: l.name, quantity: l.quantity, revenueCents: lineRevenue(l), discountCents: l.discountCents, taxCents: l.taxCents })),
+      lines: order.lines.map((l) => ({
+        itemKey: l.catalogItemId,
+        catalogItemId: l.catalogItemId,
+        label: l.name,
+        quantity: l.quantity,
+        revenueCents: lineRevenue(l),
+        discountCents: l.discountCents,
+        taxCents: l.taxCents,
+      })),
       discountCents: order.discountCents,
       taxCents: order.taxCents,
       tipCents: order.tipCents,
@@ -233,8 +258,26 @@ function toSaleRecord(r: SaleSourceRow): SaleRecord {
     sign: 1,
     staffId: staffOf(r.pr_created_by),
     lines: items
-      ? items.map((l) => ({ itemKey: l.catalogItemId, catalogItemId: l.catalogItemId, label: l.name, quantity: l.quantity, revenueCents: lineRevenue(l), discountCents: l.discountCents, taxCents: l.taxCents }))
-      : [{ itemKey: PAY_LINK_KEY, catalogItemId: null, label: 'Pay links (free amount)', quantity: 1, revenueCents: amountCents, discountCents: 0, taxCents: 0 }],
+      ? items.map((l) => ({
+          itemKey: l.catalogItemId,
+          catalogItemId: l.catalogItemId,
+          label: l.name,
+          quantity: l.quantity,
+          revenueCents: lineRevenue(l),
+          discountCents: l.discountCents,
+          taxCents: l.taxCents,
+        }))
+      : [
+          {
+            itemKey: PAY_LINK_KEY,
+            catalogItemId: null,
+            label: 'Pay links (free amount)',
+            quantity: 1,
+            revenueCents: amountCents,
+            discountCents: 0,
+            taxCents: 0,
+          },
+        ],
     discountCents: items ? items.reduce((a, l) => a + l.discountCents, 0) : 0,
     taxCents: items ? items.reduce((a, l) => a + l.taxCents, 0) : 0,
     tipCents: 0,
@@ -275,7 +318,12 @@ async function* salesOf(db: Queryable, merchantId: string, period: ReportPeriod)
     );
     for (const r of rows) {
       // A journal transaction whose source row is gone cannot be described; the ledger keeps it (trial balance).
-      if ((r.source_type === 'order' && !r.order_data) || (r.source_type === 'invoice' && !r.inv_lines) || (r.source_type === 'pay_request' && r.pr_amount_cents === null)) continue;
+      if (
+        (r.source_type === 'order' && !r.order_data) ||
+        (r.source_type === 'invoice' && !r.inv_lines) ||
+        (r.source_type === 'pay_request' && r.pr_amount_cents === null)
+      )
+        continue;
       yield toSaleRecord(r);
     }
     if (rows.length < BATCH) return;
@@ -326,12 +374,16 @@ const orderLineKey = (line: OrderLine) => ({ itemKey: line.catalogItemId, catalo
 const TIPS_KEY = '(tips)';
 const UNALLOCATED_KEY = '(unallocated)';
 
-
 /**
  * The sales summary of a period grouped by `groupBy`. Rows are sorted by key; totals are over the whole period (the
  * sum of the rows' figures, for every grouping but tender, whose rows have their own shape).
  */
-export async function salesReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>, groupBy: SalesGrouping): Promise<SalesReport> {
+export async function salesReport(
+  db: Queryable,
+  merchantId: string,
+  query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>,
+  groupBy: SalesGrouping,
+): Promise<SalesReport> {
   const { period, currency } = await resolvePeriod(db, merchantId, query);
   const totals = emptyFigures();
   const groups = new Map<string, SalesTotals & { label: string }>();
@@ -343,7 +395,8 @@ export async function salesReport(db: Queryable, merchantId: string, query: Pick
   };
   const tender = (method: string) => {
     let t = tenders.get(method);
-    if (!t) tenders.set(method, (t = { key: method, label: tenderLabel(method), count: 0, amountCents: 0, tipCents: 0, refundCents: 0, netCents: 0 }));
+    if (!t)
+      tenders.set(method, (t = { key: method, label: tenderLabel(method), count: 0, amountCents: 0, tipCents: 0, refundCents: 0, netCents: 0 }));
     return t;
   };
   const staffIds = new Set<string>();
@@ -504,7 +557,12 @@ const NET_SALES_ACCOUNTS = ['sales_revenue', 'service_revenue', 'discounts', 're
  * Compares a report's net sales and tax with the ledger postings of the journal transactions occurring in the period
  * (−Σ on the net-sales accounts, −Σ on sales tax payable). `netSalesCents` omitted: only tax is compared.
  */
-async function reconcileWithLedger(db: Queryable, merchantId: string, period: ReportPeriod, report: { netSalesCents?: number; taxCents: number }): Promise<LedgerReconciliation> {
+async function reconcileWithLedger(
+  db: Queryable,
+  merchantId: string,
+  period: ReportPeriod,
+  report: { netSalesCents?: number; taxCents: number },
+): Promise<LedgerReconciliation> {
   const { rows } = await db.query<{ net_sales: string | number; tax: string | number }>(
     `SELECT COALESCE(-SUM(p.amount_cents) FILTER (WHERE split_part(a.code, ':', 1) = ANY($4::text[])), 0)::bigint AS net_sales,
             COALESCE(-SUM(p.amount_cents) FILTER (WHERE split_part(a.code, ':', 1) = 'sales_tax_payable'), 0)::bigint AS tax
@@ -516,7 +574,13 @@ async function reconcileWithLedger(db: Queryable, merchantId: string, period: Re
   const ledgerTaxCents = Number(rows[0]?.tax ?? 0);
   const netSalesDifferenceCents = report.netSalesCents === undefined ? 0 : report.netSalesCents - ledgerNetSalesCents;
   const taxDifferenceCents = report.taxCents - ledgerTaxCents;
-  return { reconciled: netSalesDifferenceCents === 0 && taxDifferenceCents === 0, ledgerNetSalesCents, ledgerTaxCents, netSalesDifferenceCents, taxDifferenceCents };
+  return {
+    reconciled: netSalesDifferenceCents === 0 && taxDifferenceCents === 0,
+    ledgerNetSalesCents,
+    ledgerTaxCents,
+    netSalesDifferenceCents,
+    taxDifferenceCents,
+  };
 }
 
 /** Category of every catalog item of the merchant, deleted ones included (their past sales keep a category). */
@@ -530,12 +594,14 @@ async function categoriesOf(db: Queryable, merchantId: string): Promise<Map<stri
 
 async function staffNamesOf(db: Queryable, merchantId: string, staffIds: string[]): Promise<Map<string, string>> {
   if (staffIds.length === 0) return new Map();
-  const { rows } = await db.query<{ id: string; name: string }>('SELECT id, name FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [merchantId, staffIds]);
+  const { rows } = await db.query<{ id: string; name: string }>('SELECT id, name FROM staff WHERE merchant_id = $1 AND id = ANY($2::text[])', [
+    merchantId,
+    staffIds,
+  ]);
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /* ───────────────────────────── tax ───────────────────────────── */
-
 
 /** Tax collected in the period per tax rate, and tax refunded. */
 export async function taxReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<TaxReport> {
@@ -550,30 +616,53 @@ export async function taxReport(db: Queryable, merchantId: string, query: Pick<R
     for (const t of sale.taxLines) {
       const key = `${t.taxRateId}\u0000${t.basisPoints}\u0000${t.inclusive}`;
       let row = rows.get(key);
-      if (!row) rows.set(key, (row = { taxRateId: t.taxRateId, name: t.name, basisPoints: t.basisPoints, inclusive: t.inclusive, orders: 0, taxableCents: 0, taxCents: 0 }));
+      if (!row)
+        rows.set(
+          key,
+          (row = {
+            taxRateId: t.taxRateId,
+            name: t.name,
+            basisPoints: t.basisPoints,
+            inclusive: t.inclusive,
+            orders: 0,
+            taxableCents: 0,
+            taxCents: 0,
+          }),
+        );
       row.orders += 1;
       row.taxableCents += t.taxableCents;
       row.taxCents += t.taxCents;
     }
   }
-  const refunded = (await refundsOf(db, merchantId, period)).filter((r) => r.kind === 'refund').reduce((a, r) => a + Number(r.tax_cents), 0) + voidedTax;
-  const list = [...rows.values()].sort((a, b) => a.taxRateId.localeCompare(b.taxRateId) || a.basisPoints - b.basisPoints || Number(a.inclusive) - Number(b.inclusive));
+  const refunded =
+    (await refundsOf(db, merchantId, period)).filter((r) => r.kind === 'refund').reduce((a, r) => a + Number(r.tax_cents), 0) + voidedTax;
+  const list = [...rows.values()].sort(
+    (a, b) => a.taxRateId.localeCompare(b.taxRateId) || a.basisPoints - b.basisPoints || Number(a.inclusive) - Number(b.inclusive),
+  );
   const collected = list.reduce((a, r) => a + r.taxCents, 0);
   return {
     report: 'tax',
     period,
     currency,
     rows: list,
-    totals: { taxableCents: list.reduce((a, r) => a + r.taxableCents, 0), collectedCents: collected, refundedCents: refunded, netCents: collected - refunded },
+    totals: {
+      taxableCents: list.reduce((a, r) => a + r.taxableCents, 0),
+      collectedCents: collected,
+      refundedCents: refunded,
+      netCents: collected - refunded,
+    },
     reconciliation: await reconcileWithLedger(db, merchantId, period, { taxCents: collected - refunded }),
   };
 }
 
 /* ───────────────────────────── refunds ───────────────────────────── */
 
-
 /** Every refund and cancellation of the period, oldest first. */
-export async function refundReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<RefundReport> {
+export async function refundReport(
+  db: Queryable,
+  merchantId: string,
+  query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>,
+): Promise<RefundReport> {
   const { period, currency } = await resolvePeriod(db, merchantId, query);
   const records = await refundsOf(db, merchantId, period);
   const rows = records.map((r) => ({
@@ -609,15 +698,25 @@ export async function refundReport(db: Queryable, merchantId: string, query: Pic
 
 /* ───────────────────────────── trial balance ───────────────────────────── */
 
-
 /**
  * The trial balance over the period: per account, the balance before it, the debits and credits posted in it (by
  * the journal transactions' `occurredAt`) and the closing balance. Every journal transaction counts, whatever its
  * source (orders, invoices, pay links, …).
  */
-export async function trialBalanceReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<TrialBalanceReport> {
+export async function trialBalanceReport(
+  db: Queryable,
+  merchantId: string,
+  query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>,
+): Promise<TrialBalanceReport> {
   const { period, currency } = await resolvePeriod(db, merchantId, query);
-  const { rows } = await db.query<{ code: string; name: string; type: TrialBalanceRow['type']; opening: string | number; debit: string | number; credit: string | number }>(
+  const { rows } = await db.query<{
+    code: string;
+    name: string;
+    type: TrialBalanceRow['type'];
+    opening: string | number;
+    debit: string | number;
+    credit: string | number;
+  }>(
     `SELECT a.code, a.name, a.type,
             COALESCE(SUM(p.amount_cents) FILTER (WHERE j.occurred_at < $2), 0)::bigint AS opening,
             COALESCE(SUM(p.amount_cents) FILTER (WHERE j.occurred_at >= $2 AND j.occurred_at < $3 AND p.amount_cents > 0), 0)::bigint AS debit,
@@ -675,7 +774,11 @@ export type SettlementReport = z.infer<typeof settlementReportSchema>;
  * amounts (minor units) pending, settled and returned, in all and per rail.
  * @throws ProblemError 400 as {@link resolvePeriod}
  */
-export async function settlementReport(db: Queryable, merchantId: string, query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>): Promise<SettlementReport> {
+export async function settlementReport(
+  db: Queryable,
+  merchantId: string,
+  query: Pick<ReportPeriodQuery, 'from' | 'to' | 'timeZone'>,
+): Promise<SettlementReport> {
   const { period, currency } = await resolvePeriod(db, merchantId, query);
   const { rows } = await db.query<{ rail: string; status: 'pending' | 'settled' | 'returned'; n: number | string; cents: number | string }>(
     `SELECT rail, status, count(*) AS n, COALESCE(SUM(amount_cents), 0) AS cents FROM settlements

@@ -21,11 +21,28 @@ export async function findReturns(tx: Queryable, merchantId: string, ids: readon
     'SELECT id, merchant_id, data, sync_seq, updated_at FROM register_returns WHERE id = ANY($1::text[])',
     [[...new Set(ids)]],
   );
-  return new Map(rows.map((r) => [r.id, { merchantId: r.merchant_id, data: r.merchant_id === merchantId ? r.data : {}, syncSeq: Number(r.sync_seq), updatedAt: new Date(r.updated_at).toISOString() }]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        merchantId: r.merchant_id,
+        data: r.merchant_id === merchantId ? r.data : {},
+        syncSeq: Number(r.sync_seq),
+        updatedAt: new Date(r.updated_at).toISOString(),
+      },
+    ]),
+  );
 }
 
 /** Stores a return with the refund recorded for it (`refundId`) and the amount the server gave back (cents). */
-export async function insertReturn(tx: Queryable, merchantId: string, doc: RegisterReturn, refundId: string, amountCents: number, now: Date): Promise<StoredReturn> {
+export async function insertReturn(
+  tx: Queryable,
+  merchantId: string,
+  doc: RegisterReturn,
+  refundId: string,
+  amountCents: number,
+  now: Date,
+): Promise<StoredReturn> {
   const seq = Number((await tx.query<{ seq: number | string }>(`SELECT nextval('sync_seq') AS seq`)).rows[0]!.seq);
   const data = { ...doc, refundId };
   await tx.query(
@@ -38,6 +55,10 @@ export async function insertReturn(tx: Queryable, merchantId: string, doc: Regis
 
 /** Whether a register's order is held in quarantine (refused): a return of it can never be stored. */
 export async function isOrderQuarantined(tx: Queryable, merchantId: string, orderId: string): Promise<boolean> {
-  const { rows } = await tx.query('SELECT 1 FROM quarantine WHERE merchant_id = $1 AND collection = $2 AND doc_id = $3 LIMIT 1', [merchantId, 'orders', orderId]);
+  const { rows } = await tx.query('SELECT 1 FROM quarantine WHERE merchant_id = $1 AND collection = $2 AND doc_id = $3 LIMIT 1', [
+    merchantId,
+    'orders',
+    orderId,
+  ]);
   return rows.length > 0;
 }

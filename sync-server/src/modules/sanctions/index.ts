@@ -6,14 +6,7 @@
  */
 
 // Screening.
-export {
-  assertScreeningCleared,
-  decideScreening,
-  ensureSampleList,
-  getScreening,
-  screenParty,
-  type ScreenPartyResult,
-} from './service.ts';
+export { assertScreeningCleared, decideScreening, ensureSampleList, getScreening, screenParty, type ScreenPartyResult } from './service.ts';
 
 // HTTP routes, mounted by app.ts.
 export { registerSanctionsRoutes } from './routes.ts';

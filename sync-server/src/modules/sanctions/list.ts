@@ -59,13 +59,26 @@ const nullable = (v: string | undefined): string | null => {
 function rowsOf(file: string, text: string, minColumns: number): string[][] {
   let rows: string[][];
   try {
-    rows = parse(text.replace(/\u001a/g, ''), { relax_quotes: true, relax_column_count: true, skip_empty_lines: true, trim: true, bom: true }) as string[][];
+    rows = parse(text.replace(/\u001a/g, ''), {
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+    }) as string[][];
   } catch (err) {
-    throw new ProblemError(400, 'invalid_sanctions_list', `${file} is not CSV in OFAC's format: ${(err as Error).message}`, [{ path: file, message: 'is not CSV in OFAC format' }]);
+    throw new ProblemError(400, 'invalid_sanctions_list', `${file} is not CSV in OFAC's format: ${(err as Error).message}`, [
+      { path: file, message: 'is not CSV in OFAC format' },
+    ]);
   }
   rows.forEach((row, i) => {
     if (row.length < minColumns || !/^\d{1,9}$/.test(row[0] ?? '') || ((file === 'altCsv' || file === 'addCsv') && !/^\d{1,9}$/.test(row[1] ?? ''))) {
-      throw new ProblemError(400, 'invalid_sanctions_list', `${file} line ${i + 1} is not a row of OFAC's format (at least ${minColumns} fields, numeric ids).`, [{ path: file, message: `line ${i + 1} is not an OFAC row` }]);
+      throw new ProblemError(
+        400,
+        'invalid_sanctions_list',
+        `${file} line ${i + 1} is not a row of OFAC's format (at least ${minColumns} fields, numeric ids).`,
+        [{ path: file, message: `line ${i + 1} is not an OFAC row` }],
+      );
     }
   });
   return rows;
@@ -86,12 +99,35 @@ export interface SdnFiles {
  *   no entry
  */
 export function parseSdnFiles(files: SdnFiles): ParsedSdnList {
-  const entries = rowsOf('sdnCsv', files.sdnCsv, 3).map((r) => ({ entNum: Number(r[0]), name: (r[1] ?? '').trim(), sdnType: nullable(r[2]), programs: nullable(r[3]), remarks: nullable(r[11]) }));
-  if (entries.length === 0) throw new ProblemError(400, 'invalid_sanctions_list', 'sdnCsv has no entry.', [{ path: 'sdnCsv', message: 'has no entry' }]);
+  const entries = rowsOf('sdnCsv', files.sdnCsv, 3).map((r) => ({
+    entNum: Number(r[0]),
+    name: (r[1] ?? '').trim(),
+    sdnType: nullable(r[2]),
+    programs: nullable(r[3]),
+    remarks: nullable(r[11]),
+  }));
+  if (entries.length === 0)
+    throw new ProblemError(400, 'invalid_sanctions_list', 'sdnCsv has no entry.', [{ path: 'sdnCsv', message: 'has no entry' }]);
   const bad = entries.findIndex((e) => nullable(e.name) === null);
-  if (bad >= 0) throw new ProblemError(400, 'invalid_sanctions_list', `sdnCsv line ${bad + 1} has no name.`, [{ path: 'sdnCsv', message: `line ${bad + 1} has no name` }]);
-  const aliases = files.altCsv ? rowsOf('altCsv', files.altCsv, 4).map((r) => ({ entNum: Number(r[0]), altNum: Number(r[1]), altType: nullable(r[2]), name: (r[3] ?? '').trim(), remarks: nullable(r[4]) })).filter((a) => nullable(a.name) !== null) : [];
-  const addresses = files.addCsv ? rowsOf('addCsv', files.addCsv, 2).map((r) => ({ entNum: Number(r[0]), addNum: Number(r[1]), address: nullable(r[2]), city: nullable(r[3]), country: nullable(r[4]), remarks: nullable(r[5]) })) : [];
+  if (bad >= 0)
+    throw new ProblemError(400, 'invalid_sanctions_list', `sdnCsv line ${bad + 1} has no name.`, [
+      { path: 'sdnCsv', message: `line ${bad + 1} has no name` },
+    ]);
+  const aliases = files.altCsv
+    ? rowsOf('altCsv', files.altCsv, 4)
+        .map((r) => ({ entNum: Number(r[0]), altNum: Number(r[1]), altType: nullable(r[2]), name: (r[3] ?? '').trim(), remarks: nullable(r[4]) }))
+        .filter((a) => nullable(a.name) !== null)
+    : [];
+  const addresses = files.addCsv
+    ? rowsOf('addCsv', files.addCsv, 2).map((r) => ({
+        entNum: Number(r[0]),
+        addNum: Number(r[1]),
+        address: nullable(r[2]),
+        city: nullable(r[3]),
+        country: nullable(r[4]),
+        remarks: nullable(r[5]),
+      }))
+    : [];
   if (files.commentsCsv) {
     const byNum = new Map(entries.map((e) => [e.entNum, e]));
     rowsOf('commentsCsv', files.commentsCsv, 2).forEach((r) => {
@@ -101,10 +137,15 @@ export function parseSdnFiles(files: SdnFiles): ParsedSdnList {
       if (entry && more) entry.remarks = `${entry.remarks ?? ''}${more}`;
     });
   }
-  for (const [file, ids] of [['sdnCsv', entries.map((e) => e.entNum)], ['altCsv', aliases.map((a) => a.altNum)], ['addCsv', addresses.map((a) => a.addNum)]] as const) {
+  for (const [file, ids] of [
+    ['sdnCsv', entries.map((e) => e.entNum)],
+    ['altCsv', aliases.map((a) => a.altNum)],
+    ['addCsv', addresses.map((a) => a.addNum)],
+  ] as const) {
     const d = new Set<number>();
     for (const id of ids) {
-      if (d.has(id)) throw new ProblemError(400, 'invalid_sanctions_list', `${file} lists id ${id} twice.`, [{ path: file, message: `id ${id} listed twice` }]);
+      if (d.has(id))
+        throw new ProblemError(400, 'invalid_sanctions_list', `${file} lists id ${id} twice.`, [{ path: file, message: `id ${id} listed twice` }]);
       d.add(id);
     }
   }
@@ -134,7 +175,8 @@ interface ListRow {
   created_at: Date;
 }
 
-const dateOnly = (v: string | Date | null): string | null => (v === null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10));
+const dateOnly = (v: string | Date | null): string | null =>
+  v === null ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10);
 
 function listView(row: ListRow, currentId: string | null): SanctionsList {
   return {
@@ -152,17 +194,23 @@ function listView(row: ListRow, currentId: string | null): SanctionsList {
   };
 }
 
-const LIST_COLUMNS = 'id, version, published_on::text AS published_on, source, sha256, entry_count, alias_count, address_count, loaded_by, created_at';
+const LIST_COLUMNS =
+  'id, version, published_on::text AS published_on, source, sha256, entry_count, alias_count, address_count, loaded_by, created_at';
 
 /** The store's current list version (the newest), or null when it has none yet. */
 export async function currentList(db: Queryable, merchantId: string): Promise<SanctionsList | null> {
-  const { rows } = await db.query<ListRow>(`SELECT ${LIST_COLUMNS} FROM sanctions_lists WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [merchantId]);
+  const { rows } = await db.query<ListRow>(
+    `SELECT ${LIST_COLUMNS} FROM sanctions_lists WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [merchantId],
+  );
   return rows[0] ? listView(rows[0], rows[0].id) : null;
 }
 
 /** Every version the store loaded, newest first (the first is current). */
 export async function listVersions(db: Queryable, merchantId: string): Promise<SanctionsList[]> {
-  const { rows } = await db.query<ListRow>(`SELECT ${LIST_COLUMNS} FROM sanctions_lists WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC`, [merchantId]);
+  const { rows } = await db.query<ListRow>(`SELECT ${LIST_COLUMNS} FROM sanctions_lists WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC`, [
+    merchantId,
+  ]);
   return rows.map((r) => listView(r, rows[0]?.id ?? null));
 }
 
@@ -170,7 +218,10 @@ const CHUNK = 2000;
 async function insertChunks<T>(tx: Queryable, rows: T[], sql: string, columns: ((r: T) => unknown)[]): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
-    await tx.query(sql, columns.map((col) => chunk.map(col)));
+    await tx.query(
+      sql,
+      columns.map((col) => chunk.map(col)),
+    );
   }
 }
 
@@ -188,14 +239,41 @@ export async function storeList(
   await tx.query(
     `INSERT INTO sanctions_lists (id, merchant_id, version, published_on, source, sha256, entry_count, alias_count, address_count, loaded_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [id, merchantId, meta.version, meta.publishedOn, meta.source, meta.sha256, parsed.entries.length, parsed.aliases.length, parsed.addresses.length, meta.loadedBy, meta.now],
+    [
+      id,
+      merchantId,
+      meta.version,
+      meta.publishedOn,
+      meta.source,
+      meta.sha256,
+      parsed.entries.length,
+      parsed.aliases.length,
+      parsed.addresses.length,
+      meta.loadedBy,
+      meta.now,
+    ],
   );
-  await insertChunks(tx, parsed.entries, `INSERT INTO sanctions_entries (list_id, ent_num, name, sdn_type, programs, remarks)
-    SELECT '${id}', * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[])`, [(e) => e.entNum, (e) => e.name, (e) => e.sdnType, (e) => e.programs, (e) => e.remarks]);
-  await insertChunks(tx, parsed.aliases, `INSERT INTO sanctions_aliases (list_id, ent_num, alt_num, alt_type, name, remarks)
-    SELECT '${id}', * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[])`, [(a) => a.entNum, (a) => a.altNum, (a) => a.altType, (a) => a.name, (a) => a.remarks]);
-  await insertChunks(tx, parsed.addresses, `INSERT INTO sanctions_addresses (list_id, ent_num, add_num, address, city, country, remarks)
-    SELECT '${id}', * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])`, [(a) => a.entNum, (a) => a.addNum, (a) => a.address, (a) => a.city, (a) => a.country, (a) => a.remarks]);
+  await insertChunks(
+    tx,
+    parsed.entries,
+    `INSERT INTO sanctions_entries (list_id, ent_num, name, sdn_type, programs, remarks)
+    SELECT '${id}', * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[])`,
+    [(e) => e.entNum, (e) => e.name, (e) => e.sdnType, (e) => e.programs, (e) => e.remarks],
+  );
+  await insertChunks(
+    tx,
+    parsed.aliases,
+    `INSERT INTO sanctions_aliases (list_id, ent_num, alt_num, alt_type, name, remarks)
+    SELECT '${id}', * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[])`,
+    [(a) => a.entNum, (a) => a.altNum, (a) => a.altType, (a) => a.name, (a) => a.remarks],
+  );
+  await insertChunks(
+    tx,
+    parsed.addresses,
+    `INSERT INTO sanctions_addresses (list_id, ent_num, add_num, address, city, country, remarks)
+    SELECT '${id}', * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+    [(a) => a.entNum, (a) => a.addNum, (a) => a.address, (a) => a.city, (a) => a.country, (a) => a.remarks],
+  );
   const { rows } = await tx.query<ListRow>(`SELECT ${LIST_COLUMNS} FROM sanctions_lists WHERE id = $1`, [id]);
   return listView(rows[0]!, id);
 }
@@ -211,11 +289,26 @@ export function listSha256(files: SdnFiles): string {
 /** The names of a parsed list as screening sees them: each primary name and each alias (orphan aliases included). */
 export function listedNames(entries: readonly SdnEntry[], aliases: readonly SdnAlias[]): ListedName[] {
   const byNum = new Map(entries.map((e) => [e.entNum, e]));
-  const names: ListedName[] = entries.map((e) => ({ entNum: e.entNum, primaryName: e.name, name: e.name, nameType: 'primary', sdnType: e.sdnType, programs: e.programs }));
+  const names: ListedName[] = entries.map((e) => ({
+    entNum: e.entNum,
+    primaryName: e.name,
+    name: e.name,
+    nameType: 'primary',
+    sdnType: e.sdnType,
+    programs: e.programs,
+  }));
   for (const a of aliases) {
     const e = byNum.get(a.entNum);
     const nameType = a.altType === 'fka' || a.altType === 'nka' ? a.altType : 'aka';
-    names.push({ entNum: a.entNum, primaryName: e?.name ?? a.name, name: a.name, nameType, sdnType: e?.sdnType ?? null, programs: e?.programs ?? null, ...(e ? {} : { orphan: true }) });
+    names.push({
+      entNum: a.entNum,
+      primaryName: e?.name ?? a.name,
+      name: a.name,
+      nameType,
+      sdnType: e?.sdnType ?? null,
+      programs: e?.programs ?? null,
+      ...(e ? {} : { orphan: true }),
+    });
   }
   return names;
 }
@@ -242,8 +335,14 @@ export function compileStoredList(listId: string, parsed: ParsedSdnList): void {
 export async function compiledList(db: Queryable, listId: string): Promise<CompiledList> {
   const hit = compiled.get(listId);
   if (hit) return hit;
-  const entries = await db.query<{ ent_num: number; name: string; sdn_type: string | null; programs: string | null }>('SELECT ent_num, name, sdn_type, programs FROM sanctions_entries WHERE list_id = $1', [listId]);
-  const aliases = await db.query<{ ent_num: number; alt_num: number; alt_type: string | null; name: string }>('SELECT ent_num, alt_num, alt_type, name FROM sanctions_aliases WHERE list_id = $1', [listId]);
+  const entries = await db.query<{ ent_num: number; name: string; sdn_type: string | null; programs: string | null }>(
+    'SELECT ent_num, name, sdn_type, programs FROM sanctions_entries WHERE list_id = $1',
+    [listId],
+  );
+  const aliases = await db.query<{ ent_num: number; alt_num: number; alt_type: string | null; name: string }>(
+    'SELECT ent_num, alt_num, alt_type, name FROM sanctions_aliases WHERE list_id = $1',
+    [listId],
+  );
   const list = compileList(
     listedNames(
       entries.rows.map((r) => ({ entNum: Number(r.ent_num), name: r.name, sdnType: r.sdn_type, programs: r.programs, remarks: null })),

@@ -84,15 +84,85 @@ export const REORDERED_SCORE = 0.99;
 export const MAX_QUERY_WORDS = 16;
 
 const LEGAL_FORMS = [
-  'ltd', 'llc', 'inc', 'co', 'corp', 'sa', 'srl', 'sro', 'gmbh', 'limited', 'jsc', 'pjsc', 'ooo', 'llp', 'plc', 'ltda', 'sas', 'sac', 'cv', 'cia', 'spa', 'ag',
-  'bv', 'nv', 'fze', 'fzco', 'fzc', 'pte', 'pvt', 'bhd', 'the', 'of', 'and',
+  'ltd',
+  'llc',
+  'inc',
+  'co',
+  'corp',
+  'sa',
+  'srl',
+  'sro',
+  'gmbh',
+  'limited',
+  'jsc',
+  'pjsc',
+  'ooo',
+  'llp',
+  'plc',
+  'ltda',
+  'sas',
+  'sac',
+  'cv',
+  'cia',
+  'spa',
+  'ag',
+  'bv',
+  'nv',
+  'fze',
+  'fzco',
+  'fzc',
+  'pte',
+  'pvt',
+  'bhd',
+  'the',
+  'of',
+  'and',
 ];
 const HONORIFICS = ['mr', 'mrs', 'ms', 'miss', 'dr', 'jr', 'sr', 'ii', 'iii', 'iv'];
 const DROPPED = new Set([...LEGAL_FORMS, ...HONORIFICS]);
 /** Name particles: kept, half weight, never a core word. */
-const PARTICLES = new Set(['al', 'el', 'ul', 'bin', 'ben', 'ibn', 'bint', 'abu', 'abou', 'de', 'del', 'della', 'da', 'das', 'do', 'dos', 'di', 'du', 'la', 'le', 'van', 'von', 'der', 'den', 'y']);
+const PARTICLES = new Set([
+  'al',
+  'el',
+  'ul',
+  'bin',
+  'ben',
+  'ibn',
+  'bint',
+  'abu',
+  'abou',
+  'de',
+  'del',
+  'della',
+  'da',
+  'das',
+  'do',
+  'dos',
+  'di',
+  'du',
+  'la',
+  'le',
+  'van',
+  'von',
+  'der',
+  'den',
+  'y',
+]);
 /** Letters NFKD does not decompose, folded as a reader of Latin script would type them. */
-const FOLDS: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŀ: 'l' };
+const FOLDS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+  ŀ: 'l',
+};
 const FOLD_RE = new RegExp(`[${Object.keys(FOLDS).join('')}]`, 'g');
 
 /**
@@ -101,7 +171,11 @@ const FOLD_RE = new RegExp(`[${Object.keys(FOLDS).join('')}]`, 'g');
  */
 export function nameTokens(raw: string, individual = true): string[] {
   let text = raw.toLowerCase();
-  if (!/^[\x00-\x7f]*$/.test(text)) text = text.replace(FOLD_RE, (c) => FOLDS[c] ?? c).normalize('NFKD').replace(/\p{M}+/gu, '');
+  if (!/^[\x00-\x7f]*$/.test(text))
+    text = text
+      .replace(FOLD_RE, (c) => FOLDS[c] ?? c)
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '');
   text = text.replace(/['’`ʻʼ]/g, '');
   // A dotted legal form is one word ("S.A. de C.V." → "sa de cv"); other dotted letters stay initials ("J.P.").
   text = text.replace(/(?<!\p{L})(?:\p{L}\.){2,}/gu, (m) => (DROPPED.has(m.replace(/\./g, '')) ? ` ${m.replace(/\./g, '')} ` : m));
@@ -157,7 +231,8 @@ export function wordSimilarity(a: string, b: string, aCode = phoneticCode(a), bC
   if (a === b) return 1;
   const shorter = Math.min(a.length, b.length);
   const edits = Math.floor(shorter / 4);
-  if (edits > 0 && (shorter >= 6 || a[0] === b[0]) && Math.abs(a.length - b.length) <= edits && damerauLevenshtein.limited(edits, a, b) <= edits) return jaroWinkler(a, b);
+  if (edits > 0 && (shorter >= 6 || a[0] === b[0]) && Math.abs(a.length - b.length) <= edits && damerauLevenshtein.limited(edits, a, b) <= edits)
+    return jaroWinkler(a, b);
   if (aCode !== '' && aCode === bCode && a[0] === b[0] && Math.abs(a.length - b.length) <= 2) {
     const jw = jaroWinkler(a, b);
     return jw >= 0.8 ? jw : 0;
@@ -173,7 +248,16 @@ function push<K>(map: Map<K, number[]>, key: K, value: number): void {
 
 /** Compiles a list's names for {@link screenName} (done once per list version and kept). */
 export function compileList(names: readonly ListedName[]): CompiledList {
-  const list: CompiledList = { names: [], vocabulary: [], codes: [], wordIds: new Map(), postings: [], phonetic: new Map(), deletions: new Map(), nameKeys: new Map() };
+  const list: CompiledList = {
+    names: [],
+    vocabulary: [],
+    codes: [],
+    wordIds: new Map(),
+    postings: [],
+    phonetic: new Map(),
+    deletions: new Map(),
+    nameKeys: new Map(),
+  };
   for (const name of names) {
     const words = nameTokens(name.name, name.sdnType === 'individual' || name.orphan === true);
     if (words.length === 0) continue;

@@ -21,7 +21,17 @@ import { likeContains, SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { screenName } from './matching.ts';
-import { compiledList, compileStoredList, currentList, listSha256, parseSdnFiles, SAMPLE_LIST_VERSION, sampleListFiles, storeList, type SdnFiles } from './list.ts';
+import {
+  compiledList,
+  compileStoredList,
+  currentList,
+  listSha256,
+  parseSdnFiles,
+  SAMPLE_LIST_VERSION,
+  sampleListFiles,
+  storeList,
+  type SdnFiles,
+} from './list.ts';
 
 /** What a screening needs of its caller's mutation: the actor, the time and the audit trail (a kernel `Mutation` fits). */
 export type ScreeningContext = Pick<Mutation, 'actor' | 'now' | 'audit'>;
@@ -53,8 +63,13 @@ export interface ScreenPartyResult {
 
 /** The store's screening settings (defaults when never changed). */
 export async function getScreeningSettings(db: Queryable, merchantId: string): Promise<ScreeningSettings> {
-  const { rows } = await db.query<{ match_threshold: number; block_threshold: number }>('SELECT match_threshold, block_threshold FROM screening_settings WHERE merchant_id = $1', [merchantId]);
-  return rows[0] ? { matchThreshold: Number(rows[0].match_threshold), blockThreshold: Number(rows[0].block_threshold) } : { matchThreshold: DEFAULT_MATCH_THRESHOLD, blockThreshold: DEFAULT_BLOCK_THRESHOLD };
+  const { rows } = await db.query<{ match_threshold: number; block_threshold: number }>(
+    'SELECT match_threshold, block_threshold FROM screening_settings WHERE merchant_id = $1',
+    [merchantId],
+  );
+  return rows[0]
+    ? { matchThreshold: Number(rows[0].match_threshold), blockThreshold: Number(rows[0].block_threshold) }
+    : { matchThreshold: DEFAULT_MATCH_THRESHOLD, blockThreshold: DEFAULT_BLOCK_THRESHOLD };
 }
 
 /**
@@ -65,7 +80,9 @@ export async function updateScreeningSettings(m: Mutation, patch: Partial<Screen
   const before = await getScreeningSettings(m.tx, m.merchantId);
   const after = { ...before, ...patch };
   if (after.blockThreshold < after.matchThreshold) {
-    throw new ProblemError(400, 'validation_error', 'Invalid blockThreshold: it must not be below matchThreshold.', [{ path: 'blockThreshold', message: 'must be at least matchThreshold' }]);
+    throw new ProblemError(400, 'validation_error', 'Invalid blockThreshold: it must not be below matchThreshold.', [
+      { path: 'blockThreshold', message: 'must be at least matchThreshold' },
+    ]);
   }
   await m.tx.query(
     `INSERT INTO screening_settings (merchant_id, match_threshold, block_threshold, updated_at) VALUES ($1, $2, $3, $4)
@@ -84,8 +101,20 @@ export async function ensureSampleList(tx: Queryable, merchantId: string, ctx: S
   const current = await currentList(tx, merchantId);
   if (current) return current;
   const files = sampleListFiles();
-  const list = await storeList(tx, merchantId, parseSdnFiles(files), { version: SAMPLE_LIST_VERSION, publishedOn: null, source: 'sample', sha256: listSha256(files), loadedBy: ctx.actor, now: ctx.now });
-  await ctx.audit({ action: 'sanctions_list.loaded', entityType: 'sanctions_list', entityId: list.id, data: { version: list.version, source: 'sample', entryCount: list.entryCount, aliasCount: list.aliasCount, sha256: list.sha256 } });
+  const list = await storeList(tx, merchantId, parseSdnFiles(files), {
+    version: SAMPLE_LIST_VERSION,
+    publishedOn: null,
+    source: 'sample',
+    sha256: listSha256(files),
+    loadedBy: ctx.actor,
+    now: ctx.now,
+  });
+  await ctx.audit({
+    action: 'sanctions_list.loaded',
+    entityType: 'sanctions_list',
+    entityId: list.id,
+    data: { version: list.version, source: 'sample', entryCount: list.entryCount, aliasCount: list.aliasCount, sha256: list.sha256 },
+  });
   return { ...list, current: true };
 }
 
@@ -100,9 +129,29 @@ export async function uploadSanctionsList(
   const parsed = parseSdnFiles(input);
   const sha256 = listSha256(input);
   const version = input.version ?? `${input.publishedOn ?? m.now.toISOString().slice(0, 10)}-${sha256.slice(0, 8)}`;
-  const list = await storeList(m.tx, m.merchantId, parsed, { version, publishedOn: input.publishedOn ?? null, source: 'upload', sha256, loadedBy: m.actor, now: m.now });
+  const list = await storeList(m.tx, m.merchantId, parsed, {
+    version,
+    publishedOn: input.publishedOn ?? null,
+    source: 'upload',
+    sha256,
+    loadedBy: m.actor,
+    now: m.now,
+  });
   compileStoredList(list.id, parsed);
-  await m.audit({ action: 'sanctions_list.loaded', entityType: 'sanctions_list', entityId: list.id, data: { version, publishedOn: list.publishedOn, source: 'upload', entryCount: list.entryCount, aliasCount: list.aliasCount, addressCount: list.addressCount, sha256 } });
+  await m.audit({
+    action: 'sanctions_list.loaded',
+    entityType: 'sanctions_list',
+    entityId: list.id,
+    data: {
+      version,
+      publishedOn: list.publishedOn,
+      source: 'upload',
+      entryCount: list.entryCount,
+      aliasCount: list.aliasCount,
+      addressCount: list.addressCount,
+      sha256,
+    },
+  });
   return list;
 }
 
@@ -126,7 +175,9 @@ const STATUS_OF: Record<ScreeningOutcome, ScreeningStatus> = { clear: 'clear', p
 export async function screenParty(tx: Queryable, merchantId: string, input: ScreenPartyInput, ctx: ScreeningContext): Promise<ScreenPartyResult> {
   const name = input.name.trim();
   if (!/[\p{L}\p{N}]/u.test(name) || name.length > 200) {
-    throw new ProblemError(400, 'validation_error', 'Invalid name: give the name to screen (1 to 200 characters, with letters).', [{ path: 'name', message: 'must contain letters (at most 200 characters)' }]);
+    throw new ProblemError(400, 'validation_error', 'Invalid name: give the name to screen (1 to 200 characters, with letters).', [
+      { path: 'name', message: 'must contain letters (at most 200 characters)' },
+    ]);
   }
   const list = await ensureSampleList(tx, merchantId, ctx);
   const settings = await getScreeningSettings(tx, merchantId);
@@ -138,15 +189,52 @@ export async function screenParty(tx: Queryable, merchantId: string, input: Scre
   await tx.query(
     `INSERT INTO screenings (id, merchant_id, list_id, name, role, subject_ref, outcome, status, score, threshold, block_threshold, top_matches, screened_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [id, merchantId, list.id, name, input.role, input.subjectRef ?? null, outcome, status, score, settings.matchThreshold, settings.blockThreshold, JSON.stringify(topMatches), ctx.actor, ctx.now],
+    [
+      id,
+      merchantId,
+      list.id,
+      name,
+      input.role,
+      input.subjectRef ?? null,
+      outcome,
+      status,
+      score,
+      settings.matchThreshold,
+      settings.blockThreshold,
+      JSON.stringify(topMatches),
+      ctx.actor,
+      ctx.now,
+    ],
   );
   await ctx.audit({
     action: 'screening.screened',
     entityType: 'screening',
     entityId: id,
-    data: { name, role: input.role, subjectRef: input.subjectRef ?? null, listId: list.id, listVersion: list.version, threshold: settings.matchThreshold, blockThreshold: settings.blockThreshold, score, topMatches, outcome, status },
+    data: {
+      name,
+      role: input.role,
+      subjectRef: input.subjectRef ?? null,
+      listId: list.id,
+      listVersion: list.version,
+      threshold: settings.matchThreshold,
+      blockThreshold: settings.blockThreshold,
+      score,
+      topMatches,
+      outcome,
+      status,
+    },
   });
-  return { screeningId: id, outcome, status, listVersion: list.version, listId: list.id, topMatches, threshold: settings.matchThreshold, blockThreshold: settings.blockThreshold, score };
+  return {
+    screeningId: id,
+    outcome,
+    status,
+    listVersion: list.version,
+    listId: list.id,
+    topMatches,
+    threshold: settings.matchThreshold,
+    blockThreshold: settings.blockThreshold,
+    score,
+  };
 }
 
 interface ScreeningRow {
@@ -217,7 +305,11 @@ export interface ScreeningFilters {
 }
 
 /** The store's screenings, newest first, filtered, one page (cursor of `(createdAt, id)`). */
-export async function listScreenings(db: Queryable, merchantId: string, f: ScreeningFilters): Promise<{ data: Screening[]; nextCursor: string | null }> {
+export async function listScreenings(
+  db: Queryable,
+  merchantId: string,
+  f: ScreeningFilters,
+): Promise<{ data: Screening[]; nextCursor: string | null }> {
   const q = new SqlFilter(['s.merchant_id = ?'], [merchantId]);
   if (f.status) q.add('s.status = ?', f.status);
   if (f.outcome) q.add('s.outcome = ?', f.outcome);
@@ -228,7 +320,10 @@ export async function listScreenings(db: Queryable, merchantId: string, f: Scree
   if (f.to) q.add('s.created_at < ?', f.to);
   if (f.cursor) q.add('(s.created_at, s.id) < (?::timestamptz, ?)', ...decodeCursor(f.cursor, ['date', 'string']));
   const limit = q.param(f.limit + 1);
-  const { rows } = await db.query<ScreeningRow>(`${SCREENING_SELECT} WHERE ${q.where} ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`, q.params);
+  const { rows } = await db.query<ScreeningRow>(
+    `${SCREENING_SELECT} WHERE ${q.where} ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`,
+    q.params,
+  );
   const { page, nextCursor } = pageOf(rows, f.limit, (r) => [new Date(r.created_at).toISOString(), r.id]);
   return { data: page.map(screeningView), nextCursor };
 }
@@ -239,18 +334,43 @@ export async function listScreenings(db: Queryable, merchantId: string, f: Scree
  * @throws ProblemError 404 `not_found`; 409 `illegal_state_transition` when the screening is not `held`
  */
 export async function decideScreening(m: Mutation, id: string, decision: 'clear' | 'refuse', reason: string): Promise<Screening> {
-  const { rows } = await m.tx.query<{ status: ScreeningStatus }>('SELECT status FROM screenings WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [m.merchantId, id]);
+  const { rows } = await m.tx.query<{ status: ScreeningStatus }>('SELECT status FROM screenings WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [
+    m.merchantId,
+    id,
+  ]);
   const row = rows[0];
   if (!row) throw new ProblemError(404, 'not_found', `Screening ${id} does not exist.`);
-  if (row.status !== 'held') throw new StateConflictError('screening', id, row.status, `Screening ${id} is ${row.status}: only a held screening can be ${decision === 'clear' ? 'cleared' : 'refused'}.`);
+  if (row.status !== 'held')
+    throw new StateConflictError(
+      'screening',
+      id,
+      row.status,
+      `Screening ${id} is ${row.status}: only a held screening can be ${decision === 'clear' ? 'cleared' : 'refused'}.`,
+    );
   const status: ScreeningStatus = decision === 'clear' ? 'cleared' : 'refused';
-  await m.tx.query('UPDATE screenings SET status = $3, decided_by = $4, decided_at = $5, decision_reason = $6 WHERE merchant_id = $1 AND id = $2', [m.merchantId, id, status, m.actor, m.now, reason]);
+  await m.tx.query('UPDATE screenings SET status = $3, decided_by = $4, decided_at = $5, decision_reason = $6 WHERE merchant_id = $1 AND id = $2', [
+    m.merchantId,
+    id,
+    status,
+    m.actor,
+    m.now,
+    reason,
+  ]);
   const screening = (await getScreening(m.tx, m.merchantId, id))!;
   await m.audit({
     action: `screening.${status}`,
     entityType: 'screening',
     entityId: id,
-    data: { reason, name: screening.name, role: screening.role, listVersion: screening.listVersion, score: screening.score, topMatches: screening.topMatches, outcome: screening.outcome, status },
+    data: {
+      reason,
+      name: screening.name,
+      role: screening.role,
+      listVersion: screening.listVersion,
+      score: screening.score,
+      topMatches: screening.topMatches,
+      outcome: screening.outcome,
+      status,
+    },
   });
   return screening;
 }
@@ -261,10 +381,18 @@ export async function decideScreening(m: Mutation, id: string, decision: 'clear'
  *   held, refused or blocked (the detail names the status)
  */
 export async function assertScreeningCleared(tx: Queryable, merchantId: string, screeningId: string): Promise<void> {
-  const { rows } = await tx.query<{ status: ScreeningStatus }>('SELECT status FROM screenings WHERE merchant_id = $1 AND id = $2', [merchantId, screeningId]);
+  const { rows } = await tx.query<{ status: ScreeningStatus }>('SELECT status FROM screenings WHERE merchant_id = $1 AND id = $2', [
+    merchantId,
+    screeningId,
+  ]);
   const status = rows[0]?.status;
   if (!status) throw new ProblemError(404, 'screening_not_found', `Screening ${screeningId} does not exist.`);
   if (status === 'clear' || status === 'cleared') return;
-  const why = status === 'held' ? 'is a potential sanctions match held for a manager' : status === 'refused' ? 'was refused by a manager' : 'is blocked (sanctions match)';
+  const why =
+    status === 'held'
+      ? 'is a potential sanctions match held for a manager'
+      : status === 'refused'
+        ? 'was refused by a manager'
+        : 'is blocked (sanctions match)';
   throw new ProblemError(409, 'screening_hold', `Screening ${screeningId} ${why}: the transaction cannot go on (status ${status}).`);
 }

@@ -55,7 +55,12 @@ export interface TransferPartner {
   /** @throws PartnerError `partner_rejected` / `partner_timeout` (nothing taken). */
   submit(submission: TransferSubmission): Promise<{ partnerReference: string }>;
   /** Where the transfer is now, `submittedAt` the time it was submitted. */
-  status(t: { partnerReference: string; receiverName: string; submittedAt: Date; now: Date }): Promise<Extract<TransferStatus, 'sent' | 'available' | 'paid' | 'refunded'>>;
+  status(t: {
+    partnerReference: string;
+    receiverName: string;
+    submittedAt: Date;
+    now: Date;
+  }): Promise<Extract<TransferStatus, 'sent' | 'available' | 'paid' | 'refunded'>>;
   /** Cancels a transfer not yet paid out. */
   cancel(t: { partnerReference: string }): Promise<void>;
 }
@@ -81,7 +86,8 @@ export const sandboxTransferPartner: TransferPartner = {
   stateRegulator: { name: 'Sandbox State Department of Banking (test)', phone: '1-800-555-0142', website: 'https://sandbox.invalid/regulator' },
   async quote(r) {
     const corridor = CORRIDORS[r.country];
-    if (!corridor || r.sendCurrency !== 'USD') throw new PartnerError('corridor_unsupported', `The partner does not send ${r.sendCurrency} to ${r.country}.`);
+    if (!corridor || r.sendCurrency !== 'USD')
+      throw new PartnerError('corridor_unsupported', `The partner does not send ${r.sendCurrency} to ${r.country}.`);
     const base = r.sendAmountCents <= 50_000 ? 499 : r.sendAmountCents <= 100_000 ? 799 : 999;
     const fee = base + (r.payoutMethod === 'bank_deposit' ? 100 : 0);
     const day = new Date(r.now.getTime() + (r.payoutMethod === 'bank_deposit' ? 24 * 60 * MINUTE : 0));
@@ -98,8 +104,10 @@ export const sandboxTransferPartner: TransferPartner = {
     };
   },
   async submit(s) {
-    if (/reject/i.test(s.receiverName)) throw new PartnerError('partner_rejected', 'The partner refused the transfer (sandbox: receiver name contains "Reject").');
-    if (/timeout/i.test(s.receiverName)) throw new PartnerError('partner_timeout', 'The partner did not answer in time (sandbox: receiver name contains "Timeout"); nothing was sent.');
+    if (/reject/i.test(s.receiverName))
+      throw new PartnerError('partner_rejected', 'The partner refused the transfer (sandbox: receiver name contains "Reject").');
+    if (/timeout/i.test(s.receiverName))
+      throw new PartnerError('partner_timeout', 'The partner did not answer in time (sandbox: receiver name contains "Timeout"); nothing was sent.');
     return { partnerReference: `sbx_tr_${createHash('sha256').update(s.reference).digest('hex').slice(0, 20)}` };
   },
   async status(t) {

@@ -42,7 +42,10 @@ const personName = z.string().trim().min(2).max(100);
 /** `POST /api/pos/transfers/quote` body. */
 export const transferQuoteBody = z.strictObject({
   amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS).describe('Amount to send (minor units of the store currency), fees not included'),
-  country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').describe('Destination country'),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code')
+    .describe('Destination country'),
   payoutMethod: z.enum(PAYOUT_METHODS),
 });
 
@@ -51,13 +54,22 @@ export const transferCreateSchema = transferQuoteBody.extend({
   idPayload: z.string().min(1).max(4000).describe("The AAMVA PDF417 payload of the sender's licence"),
   receiverName: personName.describe('The receiver, screened against the sanctions list'),
   registerNumber: z.int().min(1).max(999).optional(),
-  shiftId: z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').optional().describe("The register's open shift whose drawer takes the cash (its X/Z report counts it)"),
+  shiftId: z
+    .string()
+    .regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)')
+    .optional()
+    .describe("The register's open shift whose drawer takes the cash (its X/Z report counts it)"),
 });
 /** See {@link transferCreateSchema}. */
 export type TransferCreate = z.infer<typeof transferCreateSchema>;
 
 /** `POST /api/pos/transfers/{id}/complete` and `…/cancel` body (optional): the register's open shift whose drawer the cash goes through. */
-export const transferShiftBody = z.strictObject({ shiftId: z.string().regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)').optional() });
+export const transferShiftBody = z.strictObject({
+  shiftId: z
+    .string()
+    .regex(/^shf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a shift id (shf_…)')
+    .optional(),
+});
 
 /** A quote and its pre-payment disclosure. */
 export const transferQuoteResponse = z.strictObject({ quote: transferQuoteSchema, disclosure: remittanceDisclosureSchema });
@@ -86,7 +98,11 @@ export const transferSchema = z.strictObject({
 export type Transfer = z.infer<typeof transferSchema>;
 
 /** `GET /api/pos/transfers` query. */
-export const transferListQuery = z.strictObject({ ...pageQueryFields, status: z.enum(TRANSFER_STATUSES).optional(), name: z.string().max(100).optional() });
+export const transferListQuery = z.strictObject({
+  ...pageQueryFields,
+  status: z.enum(TRANSFER_STATUSES).optional(),
+  name: z.string().max(100).optional(),
+});
 
 interface Row {
   id: string;
@@ -150,13 +166,24 @@ async function toApis(db: Queryable, rows: readonly Row[]): Promise<Transfer[]> 
  * says the rest was not recorded.
  */
 function receiptPartiesOf(r: Row): RemittanceReceiptParties {
-  if (r.receipt_parties) return typeof r.receipt_parties === 'string' ? (JSON.parse(r.receipt_parties) as RemittanceReceiptParties) : r.receipt_parties;
-  return { provider: { name: r.partner, phone: 'not recorded', website: 'not recorded' }, agent: 'not recorded', recipientName: r.receiver_name, stateRegulator: null };
+  if (r.receipt_parties)
+    return typeof r.receipt_parties === 'string' ? (JSON.parse(r.receipt_parties) as RemittanceReceiptParties) : r.receipt_parties;
+  return {
+    provider: { name: r.partner, phone: 'not recorded', website: 'not recorded' },
+    agent: 'not recorded',
+    recipientName: r.receiver_name,
+    stateRegulator: null,
+  };
 }
 
 /** The receipt's parties of a transfer paid now: the partner's provider and State regulator, the store, the recipient. */
 async function receiptParties(m: Mutation, partner: TransferPartner, receiverName: string): Promise<RemittanceReceiptParties> {
-  return { provider: partner.provider, agent: (await getMerchant(m.tx, m.merchantId)).name, recipientName: receiverName, stateRegulator: partner.stateRegulator };
+  return {
+    provider: partner.provider,
+    agent: (await getMerchant(m.tx, m.merchantId)).name,
+    recipientName: receiverName,
+    stateRegulator: partner.stateRegulator,
+  };
 }
 
 function toApi(r: Row, history: Transfer['history']): Transfer {
@@ -191,10 +218,22 @@ export function partnerProblem(e: unknown): unknown {
  * The partner's quote and the pre-payment disclosure (nothing written).
  * @throws ProblemError 422 `corridor_unsupported`.
  */
-export async function quoteTransfer(db: Queryable, merchantId: string, body: z.infer<typeof transferQuoteBody>, partner: TransferPartner, now: Date): Promise<z.infer<typeof transferQuoteResponse>> {
+export async function quoteTransfer(
+  db: Queryable,
+  merchantId: string,
+  body: z.infer<typeof transferQuoteBody>,
+  partner: TransferPartner,
+  now: Date,
+): Promise<z.infer<typeof transferQuoteResponse>> {
   const merchant = await getMerchant(db, merchantId);
   try {
-    const quote = await partner.quote({ sendAmountCents: body.amountCents, sendCurrency: merchant.currency, country: body.country, payoutMethod: body.payoutMethod, now });
+    const quote = await partner.quote({
+      sendAmountCents: body.amountCents,
+      sendCurrency: merchant.currency,
+      country: body.country,
+      payoutMethod: body.payoutMethod,
+      now,
+    });
     return { quote, disclosure: remittanceDisclosure(quote) };
   } catch (e) {
     throw partnerProblem(e);
@@ -212,10 +251,18 @@ export interface TransferPlan {
  * Money movement (403 in the demo store), the per-transfer limit of the store's `limits`, the quote. Reads only.
  * @throws ProblemError 403 `money_movement_disabled`; 422 `limit_per_transaction` / `corridor_unsupported`.
  */
-export async function planTransfer(tx: Queryable, merchantId: string, input: TransferCreate, partner: TransferPartner, now: Date, limits: ServiceLimits): Promise<TransferPlan> {
+export async function planTransfer(
+  tx: Queryable,
+  merchantId: string,
+  input: TransferCreate,
+  partner: TransferPartner,
+  now: Date,
+  limits: ServiceLimits,
+): Promise<TransferPlan> {
   assertMoneyMovementAllowed(await getMerchant(tx, merchantId), 'A money transfer');
   const refusal = checkServiceLimits(input.amountCents, 0, limits);
-  if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `must not exceed ${refusal.limitCents}` }]);
+  if (refusal)
+    throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `must not exceed ${refusal.limitCents}` }]);
   const { quote } = await quoteTransfer(tx, merchantId, input, partner, now);
   return { input, quote, cashAccount: input.registerNumber ? cashDrawerAccount(input.registerNumber) : 'cash_drawer' };
 }
@@ -224,18 +271,34 @@ export async function planTransfer(tx: Queryable, merchantId: string, input: Tra
  * The per-sender daily limit (sender = SHA-256 of the ID document), over transfers held or taken today (UTC).
  * @throws ProblemError 422 `limit_per_customer_day` naming `amountCents`.
  */
-export async function assertSenderDailyLimit(tx: Queryable, merchantId: string, senderRef: string, amountCents: number, now: Date, limits: ServiceLimits): Promise<void> {
+export async function assertSenderDailyLimit(
+  tx: Queryable,
+  merchantId: string,
+  senderRef: string,
+  amountCents: number,
+  now: Date,
+  limits: ServiceLimits,
+): Promise<void> {
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const { rows } = await tx.query<{ n: string | number }>(
     `SELECT COALESCE(SUM(amount_cents), 0) AS n FROM money_transfers WHERE merchant_id = $1 AND sender_ref = $2 AND status NOT IN ('canceled', 'refunded', 'refused') AND created_at >= $3`,
     [merchantId, senderRef, dayStart.toISOString()],
   );
   const refusal = checkServiceLimits(amountCents, Number(rows[0]!.n), limits);
-  if (refusal) throw new ProblemError(422, refusal.code, refusal.message, [{ path: 'amountCents', message: `the sender's total today must not exceed ${refusal.limitCents}` }]);
+  if (refusal)
+    throw new ProblemError(422, refusal.code, refusal.message, [
+      { path: 'amountCents', message: `the sender's total today must not exceed ${refusal.limitCents}` },
+    ]);
 }
 
 async function event(m: Mutation, transferId: string, status: string, note: string | null = null): Promise<void> {
-  await m.tx.query(`INSERT INTO money_transfer_events (id, transfer_id, status, note, occurred_at) VALUES ($1, $2, $3, $4, $5)`, [`mte_${ulid()}`, transferId, status, note, m.now.toISOString()]);
+  await m.tx.query(`INSERT INTO money_transfer_events (id, transfer_id, status, note, occurred_at) VALUES ($1, $2, $3, $4, $5)`, [
+    `mte_${ulid()}`,
+    transferId,
+    status,
+    note,
+    m.now.toISOString(),
+  ]);
 }
 
 const payableAccount = (partner: string) => `transfers_payable:${partner.replace(/[^A-Za-z0-9_-]/g, '_')}`;
@@ -248,7 +311,14 @@ function transferPostings(q: TransferQuote, cashAccount: string, partner: string
   ];
 }
 
-async function submitAndPost(m: Mutation, id: string, q: TransferQuote, cashAccount: string, names: { senderName: string; receiverName: string }, partner: TransferPartner): Promise<{ partnerReference: string; journalId: string }> {
+async function submitAndPost(
+  m: Mutation,
+  id: string,
+  q: TransferQuote,
+  cashAccount: string,
+  names: { senderName: string; receiverName: string },
+  partner: TransferPartner,
+): Promise<{ partnerReference: string; journalId: string }> {
   let partnerReference: string;
   try {
     ({ partnerReference } = await partner.submit({ reference: id, quote: q, ...names }));
@@ -256,7 +326,15 @@ async function submitAndPost(m: Mutation, id: string, q: TransferQuote, cashAcco
     throw partnerProblem(e);
   }
   const jt = buildJournalTransaction(
-    { kind: 'financial_service', sourceType: 'money_transfer', sourceId: id, registerId: m.registerId ?? null, currency: q.sendCurrency, occurredAt: m.now.toISOString(), memo: `Money transfer ${id} to ${q.country}` },
+    {
+      kind: 'financial_service',
+      sourceType: 'money_transfer',
+      sourceId: id,
+      registerId: m.registerId ?? null,
+      currency: q.sendCurrency,
+      occurredAt: m.now.toISOString(),
+      memo: `Money transfer ${id} to ${q.country}`,
+    },
     transferPostings(q, cashAccount, partner.name, 1),
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
@@ -279,19 +357,51 @@ export interface TransferParties {
  * `transfer.held` / `transfer.sent`.
  * @throws ProblemError 422 `partner_rejected`, 504 `partner_timeout` (nothing written).
  */
-export async function recordTransfer(m: Mutation, plan: TransferPlan, parties: TransferParties, held: boolean, partner: TransferPartner): Promise<Transfer> {
+export async function recordTransfer(
+  m: Mutation,
+  plan: TransferPlan,
+  parties: TransferParties,
+  held: boolean,
+  partner: TransferPartner,
+): Promise<Transfer> {
   const id = `mtr_${ulid()}`;
   const q = plan.quote;
-  const sent = held ? null : await submitAndPost(m, id, q, plan.cashAccount, { senderName: parties.senderName, receiverName: plan.input.receiverName }, partner);
+  const sent = held
+    ? null
+    : await submitAndPost(m, id, q, plan.cashAccount, { senderName: parties.senderName, receiverName: plan.input.receiverName }, partner);
   await m.tx.query(
     `INSERT INTO money_transfers (id, merchant_id, sender_name, sender_ref, receiver_name, country, payout_method, amount_cents, fee_cents, currency, rate, receive_amount_minor, receive_currency,
        available_on, partner, partner_reference, status, id_verification_id, sender_screening_id, receiver_screening_id, cash_account, journal_transaction_id, paid_at, cancel_until, register_id, created_by, created_at, updated_at, shift_id,
        receipt_parties)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29)`,
     [
-      id, m.merchantId, parties.senderName, parties.senderRef, plan.input.receiverName, q.country, q.payoutMethod, q.sendAmountCents, q.feeCents, q.sendCurrency, q.rate, q.receiveAmountMinor, q.receiveCurrency,
-      q.availableOn, partner.name, sent?.partnerReference ?? null, held ? 'held' : 'sent', parties.idVerificationId, parties.senderScreeningId, parties.receiverScreeningId, plan.cashAccount, sent?.journalId ?? null,
-      sent ? m.now.toISOString() : null, sent ? new Date(m.now.getTime() + 30 * 60_000).toISOString() : null, m.registerId ?? null, m.actor, m.now.toISOString(),
+      id,
+      m.merchantId,
+      parties.senderName,
+      parties.senderRef,
+      plan.input.receiverName,
+      q.country,
+      q.payoutMethod,
+      q.sendAmountCents,
+      q.feeCents,
+      q.sendCurrency,
+      q.rate,
+      q.receiveAmountMinor,
+      q.receiveCurrency,
+      q.availableOn,
+      partner.name,
+      sent?.partnerReference ?? null,
+      held ? 'held' : 'sent',
+      parties.idVerificationId,
+      parties.senderScreeningId,
+      parties.receiverScreeningId,
+      plan.cashAccount,
+      sent?.journalId ?? null,
+      sent ? m.now.toISOString() : null,
+      sent ? new Date(m.now.getTime() + 30 * 60_000).toISOString() : null,
+      m.registerId ?? null,
+      m.actor,
+      m.now.toISOString(),
       plan.input.shiftId ?? null,
       sent ? JSON.stringify(await receiptParties(m, partner, plan.input.receiverName)) : null,
     ],
@@ -301,7 +411,21 @@ export async function recordTransfer(m: Mutation, plan: TransferPlan, parties: T
     await event(m, id, 'submitted');
     await event(m, id, 'sent');
   }
-  await m.audit({ action: held ? 'transfer.held' : 'transfer.sent', entityType: 'money_transfer', entityId: id, data: { amountCents: q.sendAmountCents, feeCents: q.feeCents, rate: q.rate, receiveAmountMinor: q.receiveAmountMinor, country: q.country, journalTransactionId: sent?.journalId ?? null, senderScreeningId: parties.senderScreeningId, receiverScreeningId: parties.receiverScreeningId } });
+  await m.audit({
+    action: held ? 'transfer.held' : 'transfer.sent',
+    entityType: 'money_transfer',
+    entityId: id,
+    data: {
+      amountCents: q.sendAmountCents,
+      feeCents: q.feeCents,
+      rate: q.rate,
+      receiveAmountMinor: q.receiveAmountMinor,
+      country: q.country,
+      journalTransactionId: sent?.journalId ?? null,
+      senderScreeningId: parties.senderScreeningId,
+      receiverScreeningId: parties.receiverScreeningId,
+    },
+  });
   return getTransfer(m.tx, m.merchantId, id);
 }
 
@@ -327,11 +451,22 @@ export async function transferScreenings(db: Queryable, merchantId: string, id: 
  * `refuse`: `refused`, nothing taken. Audits `transfer.sent` / `transfer.refused`.
  * @throws ProblemError 409 `illegal_state_transition` unless held; 403 `money_movement_disabled`; partner problems.
  */
-export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send' | 'refuse', partner: TransferPartner, reason?: string, shiftId?: string): Promise<Transfer> {
+export async function finishHeldTransfer(
+  m: Mutation,
+  id: string,
+  outcome: 'send' | 'refuse',
+  partner: TransferPartner,
+  reason?: string,
+  shiftId?: string,
+): Promise<Transfer> {
   const r = await row(m.tx, m.merchantId, id);
   if (r.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${r.status}, not held.`);
   if (outcome === 'refuse') {
-    await m.tx.query(`UPDATE money_transfers SET status = 'refused', updated_at = $3 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, id, m.now.toISOString()]);
+    await m.tx.query(`UPDATE money_transfers SET status = 'refused', updated_at = $3 WHERE merchant_id = $1 AND id = $2`, [
+      m.merchantId,
+      id,
+      m.now.toISOString(),
+    ]);
     await event(m, id, 'refused', reason ?? null);
     await m.audit({ action: 'transfer.refused', entityType: 'money_transfer', entityId: id, data: { reason: reason ?? null } });
     return getTransfer(m.tx, m.merchantId, id);
@@ -341,11 +476,25 @@ export async function finishHeldTransfer(m: Mutation, id: string, outcome: 'send
   await m.tx.query(
     `UPDATE money_transfers SET status = 'sent', partner_reference = $3, journal_transaction_id = $4, paid_at = $5, cancel_until = $6, updated_at = $5, shift_id = COALESCE($7, shift_id), receipt_parties = $8
      WHERE merchant_id = $1 AND id = $2`,
-    [m.merchantId, id, sent.partnerReference, sent.journalId, m.now.toISOString(), new Date(m.now.getTime() + 30 * 60_000).toISOString(), shiftId ?? null, JSON.stringify(await receiptParties(m, partner, r.receiver_name))],
+    [
+      m.merchantId,
+      id,
+      sent.partnerReference,
+      sent.journalId,
+      m.now.toISOString(),
+      new Date(m.now.getTime() + 30 * 60_000).toISOString(),
+      shiftId ?? null,
+      JSON.stringify(await receiptParties(m, partner, r.receiver_name)),
+    ],
   );
   await event(m, id, 'submitted', 'screening cleared');
   await event(m, id, 'sent');
-  await m.audit({ action: 'transfer.sent', entityType: 'money_transfer', entityId: id, data: { journalTransactionId: sent.journalId, afterHold: true } });
+  await m.audit({
+    action: 'transfer.sent',
+    entityType: 'money_transfer',
+    entityId: id,
+    data: { journalTransactionId: sent.journalId, afterHold: true },
+  });
   return getTransfer(m.tx, m.merchantId, id);
 }
 
@@ -365,15 +514,26 @@ async function reverse(m: Mutation, r: Row, status: 'canceled' | 'refunded', not
       registerId: m.registerId ?? null,
       currency: r.currency,
       occurredAt: m.now.toISOString(),
-      memo: status === 'canceled' ? `Money transfer ${r.id} canceled: full refund of ${r.journal_transaction_id}` : `Money transfer ${r.id} refunded by the partner: full refund of ${r.journal_transaction_id} owed to the sender`,
+      memo:
+        status === 'canceled'
+          ? `Money transfer ${r.id} canceled: full refund of ${r.journal_transaction_id}`
+          : `Money transfer ${r.id} refunded by the partner: full refund of ${r.journal_transaction_id} owed to the sender`,
     },
     transferPostings(quoteOf(r), status === 'canceled' ? r.cash_account : TRANSFER_REFUNDS_OWED_ACCOUNT, r.partner, -1),
   );
   await postJournalTransaction(m.tx, m.merchantId, jt);
   m.changed('journal-transactions');
-  await m.tx.query(`UPDATE money_transfers SET status = $3, reversal_journal_transaction_id = $4, updated_at = $5, cancel_shift_id = $6 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, r.id, status, jt.id, m.now.toISOString(), cancelShiftId]);
+  await m.tx.query(
+    `UPDATE money_transfers SET status = $3, reversal_journal_transaction_id = $4, updated_at = $5, cancel_shift_id = $6 WHERE merchant_id = $1 AND id = $2`,
+    [m.merchantId, r.id, status, jt.id, m.now.toISOString(), cancelShiftId],
+  );
   await event(m, r.id, status, note);
-  await m.audit({ action: `transfer.${status}`, entityType: 'money_transfer', entityId: r.id, data: { reversalJournalTransactionId: jt.id, refundCents: Number(r.amount_cents) + Number(r.fee_cents), note } });
+  await m.audit({
+    action: `transfer.${status}`,
+    entityType: 'money_transfer',
+    entityId: r.id,
+    data: { reversalJournalTransactionId: jt.id, refundCents: Number(r.amount_cents) + Number(r.fee_cents), note },
+  });
 }
 
 /**
@@ -384,10 +544,15 @@ async function reverse(m: Mutation, r: Row, status: 'canceled' | 'refunded', not
  */
 export async function cancelTransfer(m: Mutation, id: string, partner: TransferPartner, shiftId?: string): Promise<Transfer> {
   const r = await row(m.tx, m.merchantId, id);
-  if (!canTransferMove(r.status, 'canceled')) throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${r.status}: it cannot be canceled.`);
+  if (!canTransferMove(r.status, 'canceled'))
+    throw new ProblemError(409, 'illegal_state_transition', `Transfer ${id} is ${r.status}: it cannot be canceled.`);
   const paidAt = new Date(r.paid_at!);
   if (m.now.getTime() > paidAt.getTime() + 30 * 60_000) {
-    throw new ProblemError(409, 'cancellation_window_closed', `The 30-minute cancellation window of transfer ${id} closed at ${new Date(paidAt.getTime() + 30 * 60_000).toISOString()}.`);
+    throw new ProblemError(
+      409,
+      'cancellation_window_closed',
+      `The 30-minute cancellation window of transfer ${id} closed at ${new Date(paidAt.getTime() + 30 * 60_000).toISOString()}.`,
+    );
   }
   await partner.cancel({ partnerReference: r.partner_reference! });
   await reverse(m, r, 'canceled', 'canceled by the sender within 30 minutes', shiftId ?? null);
@@ -401,7 +566,12 @@ export async function cancelTransfer(m: Mutation, id: string, partner: TransferP
 export async function refreshTransfer(m: Mutation, id: string, partner: TransferPartner): Promise<Transfer> {
   const r = await row(m.tx, m.merchantId, id);
   if (!['submitted', 'sent', 'available'].includes(r.status)) return getTransfer(m.tx, m.merchantId, id);
-  const now = await partner.status({ partnerReference: r.partner_reference!, receiverName: r.receiver_name, submittedAt: new Date(r.paid_at!), now: m.now });
+  const now = await partner.status({
+    partnerReference: r.partner_reference!,
+    receiverName: r.receiver_name,
+    submittedAt: new Date(r.paid_at!),
+    now: m.now,
+  });
   if (now === 'refunded') {
     await reverse(m, r, 'refunded', 'refunded by the partner');
     return getTransfer(m.tx, m.merchantId, id);
@@ -410,7 +580,12 @@ export async function refreshTransfer(m: Mutation, id: string, partner: Transfer
   const to = TRANSFER_PROGRESS.indexOf(now);
   if (to > from) {
     for (const s of TRANSFER_PROGRESS.slice(from + 1, to + 1)) await event(m, id, s);
-    await m.tx.query(`UPDATE money_transfers SET status = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2`, [m.merchantId, id, now, m.now.toISOString()]);
+    await m.tx.query(`UPDATE money_transfers SET status = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2`, [
+      m.merchantId,
+      id,
+      now,
+      m.now.toISOString(),
+    ]);
     await m.audit({ action: 'transfer.status_changed', entityType: 'money_transfer', entityId: id, data: { from: r.status, to: now } });
   }
   return getTransfer(m.tx, m.merchantId, id);
@@ -429,7 +604,11 @@ export async function transfersInFlight(db: Queryable, limit: number): Promise<{
 }
 
 /** The merchant's transfers, newest first; filter by status or a name (sender or receiver, contains). */
-export async function listTransfers(db: Queryable, merchantId: string, q: z.infer<typeof transferListQuery>): Promise<{ data: Transfer[]; nextCursor: string | null }> {
+export async function listTransfers(
+  db: Queryable,
+  merchantId: string,
+  q: z.infer<typeof transferListQuery>,
+): Promise<{ data: Transfer[]; nextCursor: string | null }> {
   const f = new SqlFilter(['merchant_id = ?'], [merchantId]);
   if (q.status) f.add('status = ?', q.status);
   if (q.name) {
@@ -448,7 +627,11 @@ export async function listTransfers(db: Queryable, merchantId: string, q: z.infe
  * in that shift, whatever became of them later) and handed back (transfers canceled at the counter in that shift) —
  * the shift report's "Transfers in" and "Transfers canceled out" (workflows/shift-closeout.ts).
  */
-export async function transferCashOfShift(db: Queryable, merchantId: string, shiftId: string): Promise<{ in: { count: number; amountCents: number; feeCents: number }; canceled: { count: number; amountCents: number; feeCents: number } }> {
+export async function transferCashOfShift(
+  db: Queryable,
+  merchantId: string,
+  shiftId: string,
+): Promise<{ in: { count: number; amountCents: number; feeCents: number }; canceled: { count: number; amountCents: number; feeCents: number } }> {
   const { rows } = await db.query<{ kind: 'in' | 'canceled'; n: number | string; amount: number | string | null; fee: number | string | null }>(
     `SELECT 'in' AS kind, count(*) AS n, SUM(amount_cents + fee_cents) AS amount, SUM(fee_cents) AS fee FROM money_transfers WHERE merchant_id = $1 AND shift_id = $2 AND journal_transaction_id IS NOT NULL
      UNION ALL

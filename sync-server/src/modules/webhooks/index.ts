@@ -6,12 +6,7 @@
  */
 
 // Subscriptions and the delivery worker.
-export {
-  deleteAppSubscriptions,
-  sealLegacyWebhookSecrets,
-  WebhookWorker,
-  type WebhookWorkerOptions,
-} from './service.ts';
+export { deleteAppSubscriptions, sealLegacyWebhookSecrets, WebhookWorker, type WebhookWorkerOptions } from './service.ts';
 
 // HTTP routes, mounted by app.ts.
 export { registerWebhookRoutes } from './routes.ts';

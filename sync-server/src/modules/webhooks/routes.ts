@@ -95,7 +95,16 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/webhooks/:id',
     {
       onRequest: guard(ctx, ACCESS),
-      config: { openapi: { summary: 'Get a webhook subscription', tags: ['webhooks'], access: ACCESS, params: subscriptionParams, query: noQuery, response: webhookSubscriptionSchema } },
+      config: {
+        openapi: {
+          summary: 'Get a webhook subscription',
+          tags: ['webhooks'],
+          access: ACCESS,
+          params: subscriptionParams,
+          query: noQuery,
+          response: webhookSubscriptionSchema,
+        },
+      },
     },
     async (request) => {
       const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
@@ -133,7 +142,16 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
     '/api/pos/webhooks/:id',
     {
       onRequest: guard(ctx, ACCESS),
-      config: { openapi: { summary: 'Delete a webhook subscription', description: 'Pending deliveries are canceled.', tags: ['webhooks'], access: ACCESS, params: subscriptionParams, status: 204 } },
+      config: {
+        openapi: {
+          summary: 'Delete a webhook subscription',
+          description: 'Pending deliveries are canceled.',
+          tags: ['webhooks'],
+          access: ACCESS,
+          params: subscriptionParams,
+          status: 204,
+        },
+      },
     },
     async (request, reply) => {
       const { id } = parseOrThrow(subscriptionParams, request.params, '(path)');
@@ -209,8 +227,11 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
       config: {
         openapi: {
           summary: 'Redeliver an event',
-          errors: { 409: 'The original delivery is still pending (`delivery_pending`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)' },
-          description: 'Queues a new delivery of the same event, attempted at once with the usual retries. 409 delivery_pending while the original is still pending.',
+          errors: {
+            409: 'The original delivery is still pending (`delivery_pending`), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
+          },
+          description:
+            'Queues a new delivery of the same event, attempted at once with the usual retries. 409 delivery_pending while the original is still pending.',
           tags: ['webhooks'],
           access: ACCESS,
           params: deliveryParams,

@@ -159,7 +159,17 @@ export async function createSubscription(
   const { rows } = await tx.query<SubscriptionRow>(
     `INSERT INTO webhook_subscriptions (id, merchant_id, app_id, url, event_types, secret_sealed, description, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $9) RETURNING *`,
-    [id, principal.merchantId, principal.kind === 'app' ? principal.appId : null, input.url, input.eventTypes, sealSubscriptionSecret(id, secret), input.description ?? null, callerOf(principal), now.toISOString()],
+    [
+      id,
+      principal.merchantId,
+      principal.kind === 'app' ? principal.appId : null,
+      input.url,
+      input.eventTypes,
+      sealSubscriptionSecret(id, secret),
+      input.description ?? null,
+      callerOf(principal),
+      now.toISOString(),
+    ],
   );
   await m.audit({
     action: 'webhook_subscription.created',
@@ -175,7 +185,11 @@ export async function getSubscription(db: Queryable, principal: Principal, id: s
 }
 
 /** Newest first; keyset cursor `(createdAt, id)`. */
-export async function listSubscriptions(db: Queryable, principal: Principal, options: { before?: [string, string]; limit: number }): Promise<WebhookSubscription[]> {
+export async function listSubscriptions(
+  db: Queryable,
+  principal: Principal,
+  options: { before?: [string, string]; limit: number },
+): Promise<WebhookSubscription[]> {
   const params: unknown[] = [principal.merchantId];
   let where = `merchant_id = $1 AND deleted_at IS NULL${ownerFilter(principal, params)}`;
   if (options.before) {
@@ -183,7 +197,10 @@ export async function listSubscriptions(db: Queryable, principal: Principal, opt
     where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
   }
   params.push(options.limit);
-  const { rows } = await db.query<SubscriptionRow>(`SELECT * FROM webhook_subscriptions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<SubscriptionRow>(
+    `SELECT * FROM webhook_subscriptions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   return rows.map(toSubscription);
 }
 
@@ -225,7 +242,10 @@ export async function rotateSecret(m: Mutation, principal: Principal, id: string
   const { tx, now } = m;
   await loadSubscription(tx, principal, id);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-  const { rows } = await tx.query<SubscriptionRow>('UPDATE webhook_subscriptions SET secret_sealed = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *', [principal.merchantId, id, sealSubscriptionSecret(id, secret), now.toISOString()]);
+  const { rows } = await tx.query<SubscriptionRow>(
+    'UPDATE webhook_subscriptions SET secret_sealed = $3, updated_at = $4 WHERE merchant_id = $1 AND id = $2 RETURNING *',
+    [principal.merchantId, id, sealSubscriptionSecret(id, secret), now.toISOString()],
+  );
   await m.audit({ action: 'webhook_subscription.secret_rotated', entityType: 'webhook_subscription', entityId: id, data: {} });
   return { ...toSubscription(rows[0]!), secret };
 }
@@ -234,7 +254,11 @@ export async function rotateSecret(m: Mutation, principal: Principal, id: string
 export async function deleteSubscription(m: Mutation, principal: Principal, id: string): Promise<void> {
   const { tx, now } = m;
   await loadSubscription(tx, principal, id);
-  await tx.query('UPDATE webhook_subscriptions SET deleted_at = $3, enabled = false, updated_at = $3 WHERE merchant_id = $1 AND id = $2', [principal.merchantId, id, now.toISOString()]);
+  await tx.query('UPDATE webhook_subscriptions SET deleted_at = $3, enabled = false, updated_at = $3 WHERE merchant_id = $1 AND id = $2', [
+    principal.merchantId,
+    id,
+    now.toISOString(),
+  ]);
   await tx.query(
     `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2 WHERE subscription_id = $1 AND status = 'pending'`,
     [id, now.toISOString()],
@@ -254,7 +278,10 @@ export async function deleteAppSubscriptions(m: Mutation, appId: string): Promis
     [m.merchantId, appId, now.toISOString()],
   );
   for (const { id } of rows) {
-    await tx.query(`UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2 WHERE subscription_id = $1 AND status = 'pending'`, [id, now.toISOString()]);
+    await tx.query(
+      `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = $2 WHERE subscription_id = $1 AND status = 'pending'`,
+      [id, now.toISOString()],
+    );
     await m.audit({ action: 'webhook_subscription.deleted', entityType: 'webhook_subscription', entityId: id, data: { reason: 'app_uninstalled' } });
   }
   return rows.map((r) => r.id);
@@ -277,10 +304,15 @@ interface DeliveryRow {
 
 async function hydrateDeliveries(db: Queryable, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
   if (rows.length === 0) return [];
-  const attempts = await db.query<{ delivery_id: string; attempt: number; started_at: Date; outcome: WebhookAttemptOutcome; duration_ms: number | null; status_code: number | null; error: string | null }>(
-    'SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
-    [rows.map((r) => r.id)],
-  );
+  const attempts = await db.query<{
+    delivery_id: string;
+    attempt: number;
+    started_at: Date;
+    outcome: WebhookAttemptOutcome;
+    duration_ms: number | null;
+    status_code: number | null;
+    error: string | null;
+  }>('SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt', [rows.map((r) => r.id)]);
   return rows.map((r) => ({
     id: r.id,
     subscriptionId: r.subscription_id,
@@ -301,7 +333,9 @@ async function hydrateDeliveries(db: Queryable, rows: DeliveryRow[]): Promise<We
         startedAt: iso(a.started_at),
         outcome: a.outcome,
         durationMs: a.duration_ms === null ? null : Number(a.duration_ms),
-        statusCode: a.status_code === null ? null : Number(a.status_code), error: a.error })),
+        statusCode: a.status_code === null ? null : Number(a.status_code),
+        error: a.error,
+      })),
   }));
 }
 
@@ -328,7 +362,10 @@ export async function listDeliveries(
     where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
   }
   params.push(options.limit);
-  const { rows } = await db.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   return hydrateDeliveries(db, rows);
 }
 
@@ -339,11 +376,18 @@ export async function listDeliveries(
 export async function redeliver(m: Mutation, principal: Principal, subscriptionId: string, deliveryId: string): Promise<WebhookDelivery> {
   const { tx, now } = m;
   const subscription = await loadSubscription(tx, principal, subscriptionId);
-  const { rows } = await tx.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 FOR UPDATE', [deliveryId, subscriptionId]);
+  const { rows } = await tx.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 FOR UPDATE', [
+    deliveryId,
+    subscriptionId,
+  ]);
   const original = rows[0];
   if (!original) throw new ProblemError(404, 'not_found', `Delivery ${deliveryId} of subscription ${subscriptionId} does not exist.`);
   if (original.status === 'pending') {
-    throw new ProblemError(409, 'delivery_pending', `Delivery ${deliveryId} is still pending (attempt ${Number(original.attempts) + 1} is scheduled); wait for it to end.`);
+    throw new ProblemError(
+      409,
+      'delivery_pending',
+      `Delivery ${deliveryId} is still pending (attempt ${Number(original.attempts) + 1} is scheduled); wait for it to end.`,
+    );
   }
   const id = newId('webhookDelivery');
   const inserted = await tx.query<DeliveryRow>(
@@ -465,7 +509,11 @@ export class WebhookWorker {
           );
         }
       }
-      await markEventsDispatched(tx, rows.map((r) => r.id), now);
+      await markEventsDispatched(
+        tx,
+        rows.map((r) => r.id),
+        now,
+      );
       return rows.length;
     });
   }
@@ -488,13 +536,25 @@ export class WebhookWorker {
       );
       if (due.rows.length === 0) return [];
       const ids = due.rows.map((r) => r.id);
-      const { rows } = await tx.query<{ id: string; attempts: number; url: string; subscription_id: string; secret_sealed: string; live: boolean; payload: WebhookEvent }>(
+      const { rows } = await tx.query<{
+        id: string;
+        attempts: number;
+        url: string;
+        subscription_id: string;
+        secret_sealed: string;
+        live: boolean;
+        payload: WebhookEvent;
+      }>(
         `SELECT d.id, d.attempts, s.url, s.id AS subscription_id, s.secret_sealed, (s.deleted_at IS NULL AND s.enabled) AS live, e.payload
            FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id JOIN event_outbox e ON e.id = d.event_id
           WHERE d.id = ANY($1::text[])`,
         [ids],
       );
-      const all = rows.map(({ subscription_id, secret_sealed, ...r }): ClaimedDelivery => ({ ...r, secret: openSubscriptionSecret(subscription_id, secret_sealed), attempts: Number(r.attempts) }));
+      const all = rows.map(({ subscription_id, secret_sealed, ...r }): ClaimedDelivery => ({
+        ...r,
+        secret: openSubscriptionSecret(subscription_id, secret_sealed),
+        attempts: Number(r.attempts),
+      }));
       // Every allowed attempt was made, the last one's outcome unknown (its worker stopped before recording it).
       const spent = all.filter((d) => d.live && d.attempts > this.retryDelaysMs.length).map((d) => d.id);
       if (spent.length > 0) {
@@ -507,7 +567,8 @@ export class WebhookWorker {
       }
       const live = all.filter((d) => d.live && d.attempts <= this.retryDelaysMs.length);
       const stale = all.filter((d) => !d.live).map((d) => d.id);
-      if (stale.length > 0) await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::text[])', [stale, lease.toISOString()]);
+      if (stale.length > 0)
+        await tx.query('UPDATE webhook_deliveries SET locked_until = $2 WHERE id = ANY($1::text[])', [stale, lease.toISOString()]);
       for (const d of live) {
         const attempt = d.attempts + 1;
         // Should this attempt never be recorded, the delivery is retried as if it had failed (a last one: right after the lease).
@@ -519,7 +580,10 @@ export class WebhookWorker {
           new Date(Math.max(retryAt.getTime(), lease.getTime())).toISOString(),
           now.toISOString(),
         ]);
-        await tx.query(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, outcome) VALUES ($1, $2, $3, 'unknown') ON CONFLICT DO NOTHING`, [d.id, attempt, now.toISOString()]);
+        await tx.query(
+          `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, outcome) VALUES ($1, $2, $3, 'unknown') ON CONFLICT DO NOTHING`,
+          [d.id, attempt, now.toISOString()],
+        );
       }
       return [...live, ...all.filter((d) => !d.live)];
     });

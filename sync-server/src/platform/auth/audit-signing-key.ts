@@ -39,7 +39,11 @@ export function generateAuditSigningKey(): KeyObject {
  */
 export async function loadAuditSigningKey(dataDir: string, env?: NodeJS.ProcessEnv): Promise<KeyObject>;
 export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEnv | undefined, options: { create: false }): Promise<KeyObject | null>;
-export async function loadAuditSigningKey(dataDir: string, env: NodeJS.ProcessEnv = process.env, options: { create?: boolean } = {}): Promise<KeyObject | null> {
+export async function loadAuditSigningKey(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { create?: boolean } = {},
+): Promise<KeyObject | null> {
   const fromEnv = env[AUDIT_SIGNING_KEY_ENV];
   if (fromEnv) return parseAuditSigningKey(fromEnv);
   const file = join(dataDir, AUDIT_SIGNING_KEY_FILE);
@@ -84,7 +88,9 @@ export interface SignedCheckpoint {
 
 /** The signed bytes of a checkpoint: canonical JSON of merchantId, seq, headHash, signedAt, keyId and reason. */
 export function checkpointPayload(cp: Omit<SignedCheckpoint, 'signature'>): Buffer {
-  return Buffer.from(canonicalJson({ merchantId: cp.merchantId, seq: cp.seq, headHash: cp.headHash, signedAt: cp.signedAt, keyId: cp.keyId, reason: cp.reason }));
+  return Buffer.from(
+    canonicalJson({ merchantId: cp.merchantId, seq: cp.seq, headHash: cp.headHash, signedAt: cp.signedAt, keyId: cp.keyId, reason: cp.reason }),
+  );
 }
 
 /** Signs and checks checkpoints with one Ed25519 key pair; only the public half is ever shown. */
@@ -100,11 +106,17 @@ export class AuditSigner {
    * @param publicKey needed only without a private key
    * @throws Error when neither is an Ed25519 key
    */
-  constructor(private readonly privateKey: KeyObject | null, publicKey?: KeyObject) {
+  constructor(
+    private readonly privateKey: KeyObject | null,
+    publicKey?: KeyObject,
+  ) {
     const pub = publicKey ?? (privateKey ? createPublicKey(privateKey) : null);
     if (!pub || pub.asymmetricKeyType !== 'ed25519') throw new Error('AuditSigner: an Ed25519 key is required');
     this.publicKey = pub;
-    this.keyId = createHash('sha256').update(pub.export({ format: 'der', type: 'spki' })).digest('hex').slice(0, 16);
+    this.keyId = createHash('sha256')
+      .update(pub.export({ format: 'der', type: 'spki' }))
+      .digest('hex')
+      .slice(0, 16);
     this.publicJwk = { ...(pub.export({ format: 'jwk' }) as JsonWebKey), kid: this.keyId };
   }
 
@@ -128,4 +140,3 @@ export class AuditSigner {
     }
   }
 }
-

@@ -42,7 +42,14 @@ export async function readAuditWitness(path: string): Promise<WitnessedCheckpoin
     if (!line.trim()) continue;
     try {
       const cp = JSON.parse(line) as SignedCheckpoint;
-      if (cp && typeof cp.merchantId === 'string' && Number.isSafeInteger(cp.seq) && typeof cp.headHash === 'string' && typeof cp.signature === 'string') checkpoints.push(cp);
+      if (
+        cp &&
+        typeof cp.merchantId === 'string' &&
+        Number.isSafeInteger(cp.seq) &&
+        typeof cp.headHash === 'string' &&
+        typeof cp.signature === 'string'
+      )
+        checkpoints.push(cp);
       else malformedLines += 1;
     } catch {
       malformedLines += 1;

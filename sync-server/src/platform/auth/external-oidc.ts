@@ -63,7 +63,13 @@ export class ExternalIssuer {
       throw new AuthError(`the identity provider ${this.issuer} cannot be reached: ${(err as Error).message}`);
     }
     try {
-      const { payload } = await jwtVerify(token, keys, { issuer: this.issuer, audience: this.audience, algorithms: EXTERNAL_ID_TOKEN_ALGORITHMS, currentDate: now, clockTolerance: 60 });
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: EXTERNAL_ID_TOKEN_ALGORITHMS,
+        currentDate: now,
+        clockTolerance: 60,
+      });
       if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new AuthError('the ID token lacks sub');
       return payload as JWTPayload & { sub: string };
     } catch (err) {
@@ -94,12 +100,23 @@ export async function staffOfExternalToken(db: Queryable, issuer: string, payloa
   );
   if (linked.rows[0]) return { kind: 'staff', staffId: linked.rows[0].staff_id, merchantId: linked.rows[0].merchant_id, role: linked.rows[0].role };
   const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
-  if (!email || payload.email_verified !== true) throw new AuthError('this identity is not linked to a staff member, and the token carries no verified e-mail to link it by');
-  const matches = await db.query<{ id: string; merchant_id: string; role: string }>('SELECT id, merchant_id, role FROM staff WHERE lower(email) = $1 LIMIT 2', [email]);
+  if (!email || payload.email_verified !== true)
+    throw new AuthError('this identity is not linked to a staff member, and the token carries no verified e-mail to link it by');
+  const matches = await db.query<{ id: string; merchant_id: string; role: string }>(
+    'SELECT id, merchant_id, role FROM staff WHERE lower(email) = $1 LIMIT 2',
+    [email],
+  );
   if (matches.rows.length !== 1) {
-    throw new AuthError(matches.rows.length === 0 ? 'no staff member has the e-mail of this identity' : 'several staff members have the e-mail of this identity; an owner must link it');
+    throw new AuthError(
+      matches.rows.length === 0
+        ? 'no staff member has the e-mail of this identity'
+        : 'several staff members have the e-mail of this identity; an owner must link it',
+    );
   }
   const staff = matches.rows[0]!;
-  await db.query('INSERT INTO staff_identities (issuer, subject, staff_id, merchant_id, linked_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (issuer, subject) DO NOTHING', [issuer, payload.sub, staff.id, staff.merchant_id, now.toISOString()]);
+  await db.query(
+    'INSERT INTO staff_identities (issuer, subject, staff_id, merchant_id, linked_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (issuer, subject) DO NOTHING',
+    [issuer, payload.sub, staff.id, staff.merchant_id, now.toISOString()],
+  );
   return { kind: 'staff', staffId: staff.id, merchantId: staff.merchant_id, role: staff.role };
 }

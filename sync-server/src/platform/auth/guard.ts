@@ -18,7 +18,8 @@ function bearerOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw new ProblemError(401, 'unauthorized', 'The Authorization header must be "Bearer <token>".', undefined, { 'WWW-Authenticate': 'Bearer' });
+    if (!m)
+      throw new ProblemError(401, 'unauthorized', 'The Authorization header must be "Bearer <token>".', undefined, { 'WWW-Authenticate': 'Bearer' });
     return m[1];
   }
   return undefined;
@@ -31,7 +32,8 @@ function bearerOf(request: FastifyRequest): string | undefined {
  */
 export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
   const token = bearerOf(request);
-  if (!token) throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
+  if (!token)
+    throw new ProblemError(401, 'unauthorized', 'This endpoint needs Authorization: Bearer <token>.', undefined, { 'WWW-Authenticate': 'Bearer' });
   try {
     if (token.startsWith('rpa_')) return await verifyAppToken(ctx.db, token, ctx.clock());
     if (token.startsWith(REGISTER_CREDENTIAL_PREFIX)) return await verifyRegisterCredential(ctx.db, token);
@@ -61,7 +63,8 @@ export function authorize(principal: Principal, access: Access): void {
     if (access === 'register') return;
     throw new ProblemError(403, 'register_not_allowed', 'A register credential syncs and sells only; this endpoint needs a staff member signed in.');
   }
-  if (access === 'staff' || access === 'register') throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
+  if (access === 'staff' || access === 'register')
+    throw new ProblemError(403, 'staff_only', 'This endpoint is for merchant staff only; app tokens cannot use it.');
   if (!principal.scopes.includes(access.scope)) {
     throw new ProblemError(403, 'insufficient_scope', `This endpoint needs the scope "${access.scope}", which the app token does not have.`);
   }
@@ -76,7 +79,11 @@ export function authorizeRole(principal: Principal, method: string, url: string)
   if (principal.kind !== 'staff') return;
   const needed = requiredRole(method, url);
   if (!roleAtLeast(principal.role, needed)) {
-    throw new ProblemError(403, 'role_not_allowed', `This needs a staff member with the role ${needed === 'owner' ? 'owner' : needed === 'manager' ? 'manager or owner' : 'cashier, manager or owner'}; you are signed in as ${principal.role}.`);
+    throw new ProblemError(
+      403,
+      'role_not_allowed',
+      `This needs a staff member with the role ${needed === 'owner' ? 'owner' : needed === 'manager' ? 'manager or owner' : 'cashier, manager or owner'}; you are signed in as ${principal.role}.`,
+    );
   }
 }
 
@@ -86,18 +93,21 @@ export function authorizeRole(principal: Principal, method: string, url: string)
  * {@link metered} with that policy and the OpenAPI document lists the 429 wherever a guard runs.
  */
 export function guard(ctx: AppContext, access: Access): onRequestAsyncHookHandler {
-  return metered(async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await authenticate(ctx, request);
-    request.principal = principal;
-    if (principal.kind === 'app') {
-      // Apps are metered per merchant and app (spec Limits); staff are not. Headers go on every app response.
-      const decision = await ctx.appRateLimit.take(`${principal.merchantId}:${principal.appId}`);
-      reply.headers(rateLimitHeaders(decision));
-      if (!decision.allowed) return sendProblem(reply, quotaExceededProblem(decision) as Problem);
-    }
-    authorize(principal, access);
-    authorizeRole(principal, request.method, request.routeOptions.url ?? request.url);
-  }, [ctx.appRateLimit.policy]);
+  return metered(
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const principal = await authenticate(ctx, request);
+      request.principal = principal;
+      if (principal.kind === 'app') {
+        // Apps are metered per merchant and app (spec Limits); staff are not. Headers go on every app response.
+        const decision = await ctx.appRateLimit.take(`${principal.merchantId}:${principal.appId}`);
+        reply.headers(rateLimitHeaders(decision));
+        if (!decision.allowed) return sendProblem(reply, quotaExceededProblem(decision) as Problem);
+      }
+      authorize(principal, access);
+      authorizeRole(principal, request.method, request.routeOptions.url ?? request.url);
+    },
+    [ctx.appRateLimit.policy],
+  );
 }
 
 /** The authenticated principal of a guarded route. */
@@ -105,4 +115,3 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new Error('route is not guarded');
   return request.principal;
 }
-

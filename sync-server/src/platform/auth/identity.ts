@@ -77,7 +77,10 @@ export class IdentityProvider {
   }
 
   /** Signs a staff ID token. `ttlSeconds` defaults to 12 hours. */
-  async issueStaffToken(staff: { staffId: string; merchantId: string; role: string }, options: { ttlSeconds?: number; now?: Date } = {}): Promise<string> {
+  async issueStaffToken(
+    staff: { staffId: string; merchantId: string; role: string },
+    options: { ttlSeconds?: number; now?: Date } = {},
+  ): Promise<string> {
     const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
     return new SignJWT({ merchant_id: staff.merchantId, role: staff.role })
       .setProtectedHeader({ alg: 'ES256', kid: this.kid, typ: 'JWT' })
@@ -186,7 +189,9 @@ export async function issueAppToken(
 
 /** Revokes (now, by the database clock) every live token bound to the installation; effective on their next request. */
 export async function revokeInstallationTokens(tx: Queryable, installationId: string): Promise<number> {
-  const { rows } = await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE installation_id = $1 AND revoked_at IS NULL RETURNING id', [installationId]);
+  const { rows } = await tx.query('UPDATE app_tokens SET revoked_at = now() WHERE installation_id = $1 AND revoked_at IS NULL RETURNING id', [
+    installationId,
+  ]);
   return rows.length;
 }
 
@@ -196,7 +201,16 @@ export async function revokeInstallationTokens(tx: Queryable, installationId: st
  * @throws AuthError when the token is unknown, revoked, expired or its installation is not installed.
  */
 export async function verifyAppToken(db: Queryable, token: string, now: Date = new Date()): Promise<Principal> {
-  const { rows } = await db.query<{ id: string; merchant_id: string; app_name: string; scopes: string[]; revoked_at: Date | null; installation_id: string | null; expires_at: Date | null; installation_status: string | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    merchant_id: string;
+    app_name: string;
+    scopes: string[];
+    revoked_at: Date | null;
+    installation_id: string | null;
+    expires_at: Date | null;
+    installation_status: string | null;
+  }>(
     `SELECT t.id, t.merchant_id, t.app_name, t.scopes, t.revoked_at, t.installation_id, t.expires_at,
             CASE WHEN s.status = 'suspended' THEN 'suspended' ELSE i.status END AS installation_status
        FROM app_tokens t LEFT JOIN app_installations i ON i.id = t.installation_id
@@ -206,7 +220,8 @@ export async function verifyAppToken(db: Queryable, token: string, now: Date = n
   const row = rows[0];
   if (!row || row.revoked_at) throw new AuthError('the app token is unknown or revoked');
   if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) throw new AuthError('the app token has expired');
-  if (row.installation_id && row.installation_status === 'suspended') throw new AuthError("the app is suspended: its subscription's charges were declined");
+  if (row.installation_id && row.installation_status === 'suspended')
+    throw new AuthError("the app is suspended: its subscription's charges were declined");
   if (row.installation_id && row.installation_status !== 'installed') throw new AuthError('the app is no longer installed');
   return { kind: 'app', merchantId: row.merchant_id, appId: row.installation_id ?? row.id, appName: row.app_name, scopes: row.scopes };
 }
@@ -217,13 +232,20 @@ export const REGISTER_CREDENTIAL_PREFIX = 'rrc_';
 /** Issues a credential for `registerId`; returns the plaintext once (only its SHA-256 is stored). */
 export async function issueRegisterCredential(tx: Queryable, input: { merchantId: string; registerId: string }): Promise<string> {
   const token = `${REGISTER_CREDENTIAL_PREFIX}${randomBytes(32).toString('base64url')}`;
-  await tx.query('INSERT INTO register_credentials (token_hash, register_id, merchant_id) VALUES ($1, $2, $3)', [sha256Hex(token), input.registerId, input.merchantId]);
+  await tx.query('INSERT INTO register_credentials (token_hash, register_id, merchant_id) VALUES ($1, $2, $3)', [
+    sha256Hex(token),
+    input.registerId,
+    input.merchantId,
+  ]);
   return token;
 }
 
 /** Revokes (now, by the database clock) every live credential of the register; effective on its next request. */
 export async function revokeRegisterCredentials(tx: Queryable, merchantId: string, registerId: string): Promise<void> {
-  await tx.query('UPDATE register_credentials SET revoked_at = now() WHERE merchant_id = $1 AND register_id = $2 AND revoked_at IS NULL', [merchantId, registerId]);
+  await tx.query('UPDATE register_credentials SET revoked_at = now() WHERE merchant_id = $1 AND register_id = $2 AND revoked_at IS NULL', [
+    merchantId,
+    registerId,
+  ]);
 }
 
 /**

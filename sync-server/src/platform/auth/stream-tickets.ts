@@ -19,7 +19,12 @@ export async function issueStreamTicket(db: Queryable, principal: Principal, now
   const ticket = `${STREAM_TICKET_PREFIX}${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + STREAM_TICKET_TTL_MS).toISOString();
   await db.query('DELETE FROM stream_tickets WHERE expires_at < $1', [now.toISOString()]);
-  await db.query('INSERT INTO stream_tickets (ticket_hash, merchant_id, principal, expires_at) VALUES ($1, $2, $3::jsonb, $4)', [sha256Hex(ticket), principal.merchantId, JSON.stringify(principal), expiresAt]);
+  await db.query('INSERT INTO stream_tickets (ticket_hash, merchant_id, principal, expires_at) VALUES ($1, $2, $3::jsonb, $4)', [
+    sha256Hex(ticket),
+    principal.merchantId,
+    JSON.stringify(principal),
+    expiresAt,
+  ]);
   return { ticket, expiresAt };
 }
 
@@ -28,9 +33,13 @@ export async function issueStreamTicket(db: Queryable, principal: Principal, now
  * @throws AuthError when the ticket is unknown, already used or expired, or its register was revoked since.
  */
 export async function redeemStreamTicket(db: Queryable, ticket: string, now: Date): Promise<Principal> {
-  const { rows } = await db.query<{ principal: Principal; expires_at: Date }>('DELETE FROM stream_tickets WHERE ticket_hash = $1 RETURNING principal, expires_at', [sha256Hex(ticket)]);
+  const { rows } = await db.query<{ principal: Principal; expires_at: Date }>(
+    'DELETE FROM stream_tickets WHERE ticket_hash = $1 RETURNING principal, expires_at',
+    [sha256Hex(ticket)],
+  );
   const row = rows[0];
-  if (!row || new Date(row.expires_at).getTime() <= now.getTime()) throw new AuthError('the stream ticket is unknown, used or expired; ask for a new one (POST /api/sync/stream-tickets)');
+  if (!row || new Date(row.expires_at).getTime() <= now.getTime())
+    throw new AuthError('the stream ticket is unknown, used or expired; ask for a new one (POST /api/sync/stream-tickets)');
   // A register revoked since the ticket was issued opens no stream.
   if (row.principal.kind === 'register' && !(await isRegisterLive(db, row.principal.registerId))) throw new AuthError('the register was revoked');
   return row.principal;

@@ -253,7 +253,9 @@ export async function openPostgresDb(connectionString: string, options: { max?: 
         const lock = options?.lockMerchant;
         // BEGIN and the merchant's lock in one round trip: two statements of the simple query protocol (which takes no
         // parameters, hence the escaped literal; the same text `lockMerchant` hashes).
-        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(merchantLockText(lock))}))`);
+        await client.query(
+          lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(merchantLockText(lock))}))`,
+        );
         const handle = trackTransaction(wrap(client));
         if (lock !== undefined) memos.get(handle)!.set(merchantLockKey(lock), true);
         const result = await fn(handle);

@@ -32,14 +32,20 @@ export function decodeCursor(cursor: string, parts: readonly CursorPart[]): (str
   } catch {
     // fall through to the problem below
   }
-  throw new ProblemError(400, 'validation_error', 'Invalid cursor: pass the nextCursor of a previous page unchanged.', [{ path: 'cursor', message: 'is not a cursor of this list' }]);
+  throw new ProblemError(400, 'validation_error', 'Invalid cursor: pass the nextCursor of a previous page unchanged.', [
+    { path: 'cursor', message: 'is not a cursor of this list' },
+  ]);
 }
 
 /**
  * One page of a list from the `limit + 1` rows its query fetched: the first `limit` rows, and the cursor of
  * the next page — `keyOf` (the sort key) of the page's last row — when the extra row shows there is more, else null.
  */
-export function pageOf<T>(rows: readonly T[], limit: number, keyOf: (last: T) => readonly (string | number)[]): { page: T[]; nextCursor: string | null } {
+export function pageOf<T>(
+  rows: readonly T[],
+  limit: number,
+  keyOf: (last: T) => readonly (string | number)[],
+): { page: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null };

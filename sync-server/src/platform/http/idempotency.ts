@@ -42,7 +42,9 @@ export function keyDigest(sent: string): string {
 
 /** SHA-256 of method, path (no query) and the canonical JSON of the body: what a key's replay must match. */
 export function idempotencyRequestHash(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
 }
 
 function requestHash(request: FastifyRequest): string {
@@ -92,7 +94,11 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
       const stored = rows[0];
       if (!stored) throw new ProblemError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is being processed; retry shortly.');
       if (stored.request_hash !== hash) {
-        throw new ProblemError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request (method, path or body).');
+        throw new ProblemError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request (method, path or body).',
+        );
       }
       if (stored.state === 'committed' && new Date(stored.created_at).toISOString() < abandonedBefore) {
         throw new ProblemError(
@@ -114,7 +120,10 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
     const claim = [principal.merchantId, caller, key] as const;
     let result: RouteResult;
     try {
-      result = await commitHooks.run((tx) => markKeyCommitted(tx, ...claim), () => handler(request, reply));
+      result = await commitHooks.run(
+        (tx) => markKeyCommitted(tx, ...claim),
+        () => handler(request, reply),
+      );
     } catch (err) {
       if (err instanceof ProblemError && err.status < 500) {
         result = { status: err.status, body: err.toProblem() };
@@ -139,7 +148,11 @@ export function idempotent(db: Db, clock: () => Date, handler: Handler) {
 export async function markKeyCommitted(tx: Queryable, merchantId: string, caller: string, key: string): Promise<void> {
   const { rows } = await tx.query<{ xid: string | number | null }>('SELECT txid_current_if_assigned() AS xid');
   if (rows[0]?.xid === null || rows[0]?.xid === undefined) return;
-  await tx.query(`UPDATE idempotency_keys SET state = 'committed' WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [merchantId, caller, key]);
+  await tx.query(`UPDATE idempotency_keys SET state = 'committed' WHERE merchant_id = $1 AND caller = $2 AND key = $3 AND state = 'in_flight'`, [
+    merchantId,
+    caller,
+    key,
+  ]);
 }
 
 /** The row a stored answer is sealed for (AES-GCM additional data): it opens for that merchant, caller and key only. */
@@ -158,7 +171,13 @@ async function complete(db: Db, merchantId: string, caller: string, key: string,
   await db.query(
     `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_body = $5::jsonb
      WHERE merchant_id = $1 AND caller = $2 AND key = $3`,
-    [merchantId, caller, key, result.replay?.status ?? result.status, JSON.stringify(secretBox().seal(answer, answerContext(merchantId, caller, key)))],
+    [
+      merchantId,
+      caller,
+      key,
+      result.replay?.status ?? result.status,
+      JSON.stringify(secretBox().seal(answer, answerContext(merchantId, caller, key))),
+    ],
   );
 }
 
@@ -175,7 +194,7 @@ function openStoredAnswer(stored: unknown, merchantId: string, caller: string, k
     throw new ProblemError(
       409,
       'idempotency_response_lost',
-      'The request with this Idempotency-Key was carried out, but its stored answer cannot be read (the server\'s key-encryption key changed). It will not be carried out again: look the result up instead of retrying.',
+      "The request with this Idempotency-Key was carried out, but its stored answer cannot be read (the server's key-encryption key changed). It will not be carried out again: look the result up instead of retrying.",
     );
   }
 }

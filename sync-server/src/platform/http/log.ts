@@ -78,7 +78,10 @@ export function serverLoggerOptions(stream?: { write(line: string): void }): Non
     },
     hooks: {
       logMethod(args: unknown[], method: (...a: unknown[]) => void) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactForLog(a) : a)));
+        method.apply(
+          this,
+          args.map((a) => (typeof a === 'string' ? redactForLog(a) : a)),
+        );
       },
     },
     ...(stream ? { stream } : {}),

@@ -53,7 +53,8 @@ const PAGE = `<!doctype html>
 `;
 
 /** Everything from this server only; Swagger UI needs inline styles and data: images. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const noQuery = z.strictObject({});
 const assetParams = z.strictObject({ asset: z.enum(Object.keys(ASSETS) as [string, ...string[]]) });
@@ -101,7 +102,16 @@ export function registerOpenApiRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.get(
     '/api/docs/assets/:asset',
-    { config: { openapi: { summary: 'A file of the interactive reference', tags: ['docs'], params: assetParams, produces: ['text/javascript', 'text/css', 'image/png'] } } },
+    {
+      config: {
+        openapi: {
+          summary: 'A file of the interactive reference',
+          tags: ['docs'],
+          params: assetParams,
+          produces: ['text/javascript', 'text/css', 'image/png'],
+        },
+      },
+    },
     async (request, reply) => {
       const name = (request.params as { asset: string }).asset;
       const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;

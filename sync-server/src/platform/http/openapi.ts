@@ -87,12 +87,19 @@ const STANDARD_RESPONSES: Record<string, { status: number; description: string }
   Unauthorized: { status: 401, description: 'No, malformed, expired or unknown bearer token' },
   Forbidden: { status: 403, description: 'App token without the scope (`insufficient_scope`) or on a staff route (`staff_only`)' },
   NotFound: { status: 404, description: "No such resource (or another merchant's)" },
-  IdempotencyInFlight: { status: 409, description: 'A request with the same Idempotency-Key is still running (`idempotency_in_flight`), or it was carried out and its answer lost (`idempotency_response_lost`: look the result up, it will not run again)' },
+  IdempotencyInFlight: {
+    status: 409,
+    description:
+      'A request with the same Idempotency-Key is still running (`idempotency_in_flight`), or it was carried out and its answer lost (`idempotency_response_lost`: look the result up, it will not run again)',
+  },
   PayloadTooLarge: { status: 413, description: 'Body over 1 MiB' },
   UriTooLong: { status: 414, description: 'A path segment (path parameter) longer than 100 characters (`uri_too_long`)' },
   UnsupportedMediaType: { status: 415, description: 'A body that is not application/json' },
   IdempotencyKeyReused: { status: 422, description: 'Idempotency-Key reused with another method, path or body' },
-  RegisterTooOld: { status: 426, description: '`X-Register-Schema-Version` older than the server supports (`register_too_old`): the `Upgrade` header names the version needed' },
+  RegisterTooOld: {
+    status: 426,
+    description: '`X-Register-Schema-Version` older than the server supports (`register_too_old`): the `Upgrade` header names the version needed',
+  },
   TooManyRequests: { status: 429, description: 'Quota used up (`quota_exceeded`; `RateLimit-Policy` names the policy): see Retry-After' },
 };
 
@@ -139,19 +146,22 @@ function components(policies: readonly RateLimitPolicy[]): Json {
       developerToken: {
         type: 'http',
         scheme: 'bearer',
-        description: 'Developer account token (`rpd_…`, opaque) answered once by `POST /api/developers`: manages that developer\'s own apps only.',
+        description: "Developer account token (`rpd_…`, opaque) answered once by `POST /api/developers`: manages that developer's own apps only.",
       },
       platformAdminToken: {
         type: 'http',
         scheme: 'bearer',
-        description: 'Platform admin token (`rpp_…`, opaque) of an app reviewer — platform staff seeded per deployment, never a merchant\'s staff.',
+        description: "Platform admin token (`rpp_…`, opaque) of an app reviewer — platform staff seeded per deployment, never a merchant's staff.",
       },
     },
     schemas: {
       Problem: problemSchema,
       FieldError: {
         type: 'object',
-        properties: { path: { type: 'string', description: 'Dotted field path, e.g. `lineItems.0.quantity`; `(body)`/`(query)` for the whole value' }, message: { type: 'string' } },
+        properties: {
+          path: { type: 'string', description: 'Dotted field path, e.g. `lineItems.0.quantity`; `(body)`/`(query)` for the whole value' },
+          message: { type: 'string' },
+        },
         required: ['path', 'message'],
       },
     },
@@ -187,7 +197,10 @@ function components(policies: readonly RateLimitPolicy[]): Json {
       'RateLimit-Remaining': { description: 'Requests left in this window', schema: { type: 'integer' } },
       'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
       'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-      'Idempotent-Replayed': { description: '`true` when this is a stored response replayed for an Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+      'Idempotent-Replayed': {
+        description: '`true` when this is a stored response replayed for an Idempotency-Key',
+        schema: { type: 'string', enum: ['true'] },
+      },
     },
     responses,
   };
@@ -219,7 +232,10 @@ class SchemaConverter {
       if (value && typeof value === 'object') {
         const out: Json = {};
         for (const [k, v] of Object.entries(value)) {
-          out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `#/components/schemas/${rename(v.slice('#/$defs/'.length))}` : rewrite(v);
+          out[k] =
+            k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+              ? `#/components/schemas/${rename(v.slice('#/$defs/'.length))}`
+              : rewrite(v);
         }
         return out;
       }
@@ -274,7 +290,15 @@ function describePolicies(policies: readonly RateLimitPolicy[]): string {
   return policies.map((p) => `"${p.name}" ${p.quota} requests per ${p.windowSeconds} s${per[p.name] ?? ''}`).join('; ');
 }
 
-function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, method: string, path: string, params: string[], converter: SchemaConverter): Json {
+function describedOperation(
+  route: RegisteredRoute,
+  doc: RouteDoc,
+  op: Json,
+  method: string,
+  path: string,
+  params: string[],
+  converter: SchemaConverter,
+): Json {
   const isApi = path.startsWith('/api/');
   const rateLimits = route.rateLimits ?? [];
   const isMetered = rateLimits.length > 0;
@@ -328,13 +352,18 @@ function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, met
   const content: Json = {};
   const produces = doc.produces ?? (doc.response ? ['application/json'] : []);
   for (const type of produces) {
-    if (type === 'application/json' || (type.endsWith('+json') && doc.response)) content[type] = { schema: doc.response ? converter.convert(doc.response, 'output') : {} };
+    if (type === 'application/json' || (type.endsWith('+json') && doc.response))
+      content[type] = { schema: doc.response ? converter.convert(doc.response, 'output') : {} };
     else if (type.startsWith('text/')) content[type] = { schema: { type: 'string' } };
     else content[type] = { schema: { type: 'string', contentMediaType: type } };
   }
-  if (doc.response && !produces.some((t) => t === 'application/json' || t.endsWith('+json'))) content['application/json'] = { schema: converter.convert(doc.response, 'output') };
+  if (doc.response && !produces.some((t) => t === 'application/json' || t.endsWith('+json')))
+    content['application/json'] = { schema: converter.convert(doc.response, 'output') };
   if (Object.keys(content).length && status !== '204') success.content = content;
-  const successHeaders: Json = { ...(isMetered ? rateLimitHeaders : {}), ...(isIdempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) };
+  const successHeaders: Json = {
+    ...(isMetered ? rateLimitHeaders : {}),
+    ...(isIdempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
+  };
   if (Object.keys(successHeaders).length) success.headers = successHeaders;
 
   const responses: Json = { [status]: success };
@@ -351,12 +380,19 @@ function describedOperation(route: RegisteredRoute, doc: RouteDoc, op: Json, met
     responses['422'] = ref('IdempotencyKeyReused');
   }
   if (doc.body) {
-    responses['413'] = route.bodyLimit === undefined ? ref('PayloadTooLarge') : { ...ref('PayloadTooLarge'), description: `Body over ${formatBytes(route.bodyLimit)}` };
-    responses['415'] = doc.consumes?.length ? { ...ref('UnsupportedMediaType'), description: `A body that is not ${['application/json', ...doc.consumes].join(' or ')}` } : ref('UnsupportedMediaType');
+    responses['413'] =
+      route.bodyLimit === undefined
+        ? ref('PayloadTooLarge')
+        : { ...ref('PayloadTooLarge'), description: `Body over ${formatBytes(route.bodyLimit)}` };
+    responses['415'] = doc.consumes?.length
+      ? { ...ref('UnsupportedMediaType'), description: `A body that is not ${['application/json', ...doc.consumes].join(' or ')}` }
+      : ref('UnsupportedMediaType');
   }
   if (isApi) responses['426'] = ref('RegisterTooOld');
   if (isMetered) responses['429'] = ref('TooManyRequests');
-  const errorContent = doc.errorBody ? { [doc.errorBody.mediaType]: { schema: converter.convert(doc.errorBody.schema, 'output') } } : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+  const errorContent = doc.errorBody
+    ? { [doc.errorBody.mediaType]: { schema: converter.convert(doc.errorBody.schema, 'output') } }
+    : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
   for (const [code, description] of Object.entries(doc.errors ?? {})) {
     responses[code] = { description, content: errorContent };
   }

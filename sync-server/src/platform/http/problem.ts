@@ -73,7 +73,12 @@ export class StateConflictError extends ProblemError {
 
   /** The 409 for core's {@link IllegalTransitionError} on the record `entityId`. */
   static fromTransition(err: IllegalTransitionError, entityId: string): StateConflictError {
-    return new StateConflictError(err.entity, entityId, err.currentState, `${ENTITY_LABELS[err.entity]} ${entityId} is ${err.currentState}: cannot ${err.action} it.`);
+    return new StateConflictError(
+      err.entity,
+      entityId,
+      err.currentState,
+      `${ENTITY_LABELS[err.entity]} ${entityId} is ${err.currentState}: cannot ${err.action} it.`,
+    );
   }
 
   override toProblem(): Problem {
@@ -159,7 +164,10 @@ export function installProblemHandlers(app: FastifyInstance): void {
     const fe = error as FastifyError;
     switch (fe.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, problem(413, 'body_too_large', `The request body is larger than ${formatBytes(request.routeOptions.bodyLimit ?? 1024 * 1024)}.`));
+        return sendProblem(
+          reply,
+          problem(413, 'body_too_large', `The request body is larger than ${formatBytes(request.routeOptions.bodyLimit ?? 1024 * 1024)}.`),
+        );
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, problem(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.'));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -57,7 +57,9 @@ export async function assertPublicReceiverUrl(rawUrl: string, options: { allowPr
   if (ipaddr.isValid(host)) addresses = [host];
   else {
     try {
-      addresses = (await new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (err, found) => (err ? reject(err) : resolve(found))))).map((a) => a.address);
+      addresses = (
+        await new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (err, found) => (err ? reject(err) : resolve(found))))
+      ).map((a) => a.address);
     } catch {
       return;
     }
@@ -100,7 +102,10 @@ export interface ReceiverResponse {
  * @throws RefusedReceiverError for a non-public address (no connection is made); `TimeoutError` after `timeoutMs`;
  *   network errors as node:http reports them.
  */
-export function postToReceiver(url: string, init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivateNetworks: boolean }): Promise<ReceiverResponse> {
+export function postToReceiver(
+  url: string,
+  init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivateNetworks: boolean },
+): Promise<ReceiverResponse> {
   const target = new URL(url);
   const host = hostOf(target);
   if (!init.allowPrivateNetworks && ipaddr.isValid(host)) {

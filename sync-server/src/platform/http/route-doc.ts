@@ -81,7 +81,13 @@ export function recordRoutes(app: FastifyInstance): RegisteredRoute[] {
       if (method === 'HEAD') continue;
       const doc = (options.config as { openapi?: RouteDoc } | undefined)?.openapi;
       const rateLimits = meteringOf([...[options.onRequest ?? []].flat(), ...[options.preHandler ?? []].flat()]);
-      routes.push({ method, url: options.url, ...(doc ? { doc } : {}), rateLimits, ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}) });
+      routes.push({
+        method,
+        url: options.url,
+        ...(doc ? { doc } : {}),
+        rateLimits,
+        ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+      });
     }
   });
   return routes;

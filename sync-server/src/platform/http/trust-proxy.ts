@@ -21,10 +21,15 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   const text = (value ?? '').trim();
   if (text === '' || text === '0' || text.toLowerCase() === 'false') return false;
   if (text.toLowerCase() === 'true' || text === '*') {
-    throw new Error('TRUST_PROXY=true would let any client choose its address (and so escape every per-address limit): give the hop count (e.g. 1) or the proxies\' addresses (e.g. 127.0.0.1,10.0.0.0/8).');
+    throw new Error(
+      "TRUST_PROXY=true would let any client choose its address (and so escape every per-address limit): give the hop count (e.g. 1) or the proxies' addresses (e.g. 127.0.0.1,10.0.0.0/8).",
+    );
   }
   if (/^\d+$/.test(text)) return Number(text);
-  const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const ok = entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry);
     if (!ok) throw new Error(`TRUST_PROXY: "${entry}" is neither a hop count nor an IP address or CIDR range (e.g. 1, or 127.0.0.1,10.0.0.0/8).`);

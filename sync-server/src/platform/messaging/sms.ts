@@ -5,10 +5,13 @@ import type { SmsProvider } from '../context.ts';
 export class OutboxSmsProvider implements SmsProvider {
   async send(message: { merchantId: string; to: string; body: string }, context: { tx: import('../db/db.ts').Queryable; now: Date }) {
     const id = newId('sms');
-    await context.tx.query(
-      `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, status) VALUES ($1, $2, $3, $4, $5, 'queued')`,
-      [id, message.merchantId, message.to, message.body, context.now.toISOString()],
-    );
+    await context.tx.query(`INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, status) VALUES ($1, $2, $3, $4, $5, 'queued')`, [
+      id,
+      message.merchantId,
+      message.to,
+      message.body,
+      context.now.toISOString(),
+    ]);
     return { id };
   }
 }
