@@ -99,6 +99,35 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     let baseUrl = 'http://localhost';
     // The base URL (token issuer, pay links) must name the real port, so a free port is picked before building.
     let app: FastifyInstance;
+    // Built once the base URL is known (listening needs the real port first).
+    const build = () =>
+      buildApp({
+        db,
+        config: {
+          baseUrl,
+          staticDir: options.staticDir,
+          streamKeepAliveMs: options.streamKeepAliveMs,
+          allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true,
+          demoSelfPair: options.demoSelfPair ?? true,
+          trustProxy: options.trustProxy ?? false,
+        },
+        clock: options.clock,
+        sms: options.sms,
+        appRateLimit: options.appRateLimit,
+        webhooks: options.webhooks,
+        images: options.images,
+        recurringInvoices: options.recurringInvoices,
+        pairingRateLimits: options.pairingRateLimits,
+        signUpRateLimits: options.signUpRateLimits,
+        developerSignUpRateLimits: options.developerSignUpRateLimits,
+        ...(options.oidc ? { oidc: options.oidc } : {}),
+        auditSigningKey: options.auditSigningKey,
+        auditWitnessFile: options.auditWitnessFile,
+        logger: options.logger,
+        paymentProcessor: options.paymentProcessor,
+        payouts: options.payouts,
+        appBilling: options.appBilling,
+      });
     if (options.listen) {
       const { createServer } = await import('node:net');
       const port = await new Promise<number>((resolvePort, rejectPort) => {
@@ -110,62 +139,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         });
       });
       baseUrl = `http://127.0.0.1:${port}`;
-      app = await buildApp({
-        db,
-        config: {
-          baseUrl,
-          staticDir: options.staticDir,
-          streamKeepAliveMs: options.streamKeepAliveMs,
-          allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true,
-          demoSelfPair: options.demoSelfPair ?? true,
-          trustProxy: options.trustProxy ?? false,
-        },
-        clock: options.clock,
-        sms: options.sms,
-        appRateLimit: options.appRateLimit,
-        webhooks: options.webhooks,
-        images: options.images,
-        recurringInvoices: options.recurringInvoices,
-        pairingRateLimits: options.pairingRateLimits,
-        signUpRateLimits: options.signUpRateLimits,
-        developerSignUpRateLimits: options.developerSignUpRateLimits,
-        ...(options.oidc ? { oidc: options.oidc } : {}),
-        auditSigningKey: options.auditSigningKey,
-        auditWitnessFile: options.auditWitnessFile,
-        logger: options.logger,
-        paymentProcessor: options.paymentProcessor,
-        payouts: options.payouts,
-        appBilling: options.appBilling,
-      });
+      app = await build();
       await app.listen({ port, host: '127.0.0.1' });
     } else {
-      app = await buildApp({
-        db,
-        config: {
-          baseUrl,
-          staticDir: options.staticDir,
-          streamKeepAliveMs: options.streamKeepAliveMs,
-          allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true,
-          demoSelfPair: options.demoSelfPair ?? true,
-          trustProxy: options.trustProxy ?? false,
-        },
-        clock: options.clock,
-        sms: options.sms,
-        appRateLimit: options.appRateLimit,
-        webhooks: options.webhooks,
-        images: options.images,
-        recurringInvoices: options.recurringInvoices,
-        pairingRateLimits: options.pairingRateLimits,
-        signUpRateLimits: options.signUpRateLimits,
-        developerSignUpRateLimits: options.developerSignUpRateLimits,
-        ...(options.oidc ? { oidc: options.oidc } : {}),
-        auditSigningKey: options.auditSigningKey,
-        auditWitnessFile: options.auditWitnessFile,
-        logger: options.logger,
-        paymentProcessor: options.paymentProcessor,
-        payouts: options.payouts,
-        appBilling: options.appBilling,
-      });
+      app = await build();
       await app.ready();
     }
     const idp = await IdentityProvider.load(db, baseUrl);

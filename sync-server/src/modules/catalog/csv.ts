@@ -572,11 +572,8 @@ export interface VariantDetails {
   costCents?: number;
 }
 
-/**
- * The Shopify product CSV columns the catalog keeps (on the item or in its {@link ShopifyDetails}) and exports back;
- * a non-empty cell of any other column is reported per row as not kept.
- */
-export const KEPT_COLUMNS: ReadonlySet<string> = new Set([
+/** The Shopify product CSV columns the catalog understands, in Shopify's order. */
+const SHOPIFY_COLUMNS = [
   'Handle',
   'Title',
   'Body (HTML)',
@@ -613,7 +610,13 @@ export const KEPT_COLUMNS: ReadonlySet<string> = new Set([
   'Variant Tax Code',
   'Cost per item',
   'Status',
-]);
+] as const;
+
+/**
+ * The Shopify product CSV columns the catalog keeps (on the item or in its {@link ShopifyDetails}) and exports back;
+ * a non-empty cell of any other column is reported per row as not kept.
+ */
+export const KEPT_COLUMNS: ReadonlySet<string> = new Set<string>(SHOPIFY_COLUMNS);
 
 const text = (value: string, max: number) => (value !== '' ? value.slice(0, max) : undefined);
 function compact<T extends object>(o: T): T {
@@ -950,45 +953,8 @@ function canonical(v: unknown): unknown {
       : v;
 }
 
-/** The columns export writes (the {@link KEPT_COLUMNS} of Shopify's product CSV, in Shopify's order). */
-export const EXPORT_COLUMNS = [
-  'Handle',
-  'Title',
-  'Body (HTML)',
-  'Vendor',
-  'Product Category',
-  'Type',
-  'Tags',
-  'Published',
-  'Option1 Name',
-  'Option1 Value',
-  'Option2 Name',
-  'Option2 Value',
-  'Option3 Name',
-  'Option3 Value',
-  'Variant SKU',
-  'Variant Grams',
-  'Variant Inventory Tracker',
-  'Variant Inventory Qty',
-  'Variant Inventory Policy',
-  'Variant Fulfillment Service',
-  'Variant Price',
-  'Variant Compare At Price',
-  'Variant Requires Shipping',
-  'Variant Taxable',
-  'Variant Barcode',
-  'Image Src',
-  'Image Position',
-  'Image Alt Text',
-  'Gift Card',
-  'SEO Title',
-  'SEO Description',
-  'Variant Image',
-  'Variant Weight Unit',
-  'Variant Tax Code',
-  'Cost per item',
-  'Status',
-] as const;
+/** The columns export writes (the {@link KEPT_COLUMNS}, in Shopify's order). */
+export const EXPORT_COLUMNS = SHOPIFY_COLUMNS;
 type ExportColumn = (typeof EXPORT_COLUMNS)[number];
 
 const isTrue = (v: string) => !isFalse(v);
