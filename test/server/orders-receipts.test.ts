@@ -80,7 +80,7 @@ describe.each(databaseTargets())('receipt numbers on $name', (target) => {
     expect(sequences(await createOrders(1, 1))).toEqual([46]);
     // The migration's initialisation, run again on this database: the counter it computes is the same.
     await server.db.query('DELETE FROM receipt_sequences');
-    const sql = await readFile(new URL('../../sync-server/src/platform/db/migrations/0081_receipt_sequences.sql', import.meta.url), 'utf8');
+    const sql = await readFile(new URL('../../sync-server/src/modules/orders/migrations/0081_receipt_sequences.sql', import.meta.url), 'utf8');
     await server.db.exec(sql.slice(sql.indexOf('INSERT INTO receipt_sequences')));
     const counter = await server.db.query<{ last_seq: number | string }>('SELECT last_seq FROM receipt_sequences');
     expect(counter.rows.map((r) => Number(r.last_seq))).toEqual([46]);

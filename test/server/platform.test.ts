@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, generateKeyPair } from 'jose';
 import { catalogItemSchema, taxRateSchema } from '../../core/index.ts';
-import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
+import { migrate, migrationFiles } from '../../sync-server/src/platform/db/migrate.ts';
 import { issueAppToken } from '../../sync-server/src/platform/auth/identity.ts';
 import { LedgerConflictError, postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
 import { DEMO_CATALOG_ITEMS, DEMO_TAX_RATES } from '../../sync-server/src/modules/merchants/seed.ts';
@@ -49,6 +49,8 @@ describe.each(databaseTargets())('platform on $name', (target) => {
     it('applied every migration once; a second run applies nothing', async () => {
       const { rows } = await server.db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
       expect(rows.map((r) => r.name)).toContain('0001_init.sql');
+      // The names recorded are those gathered from the platform's, the kernel's and the modules' folders, each once.
+      expect(rows.map((r) => r.name)).toEqual((await migrationFiles()).map((f) => f.name));
       expect(await migrate(server.db)).toEqual([]);
     });
 

@@ -1,34 +1,73 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.ts';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** The sync server's source root (`sync-server/src`), found from this file so tsx, tests and scripts agree. */
+const SERVER_SRC = fileURLToPath(new URL('../..', import.meta.url));
+
+const MIGRATION_NAME = /^\d{4}_[a-z0-9_]+\.sql$/;
+
+/** One migration file: its name (what `schema_migrations` records) and where it lives. */
+export interface MigrationFile {
+  name: string;
+  path: string;
+}
+
+/** The `.sql` migration files directly in `dir`; none when the folder does not exist. */
+async function filesIn(dir: string): Promise<MigrationFile[]> {
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  return names.filter((name) => MIGRATION_NAME.test(name)).map((name) => ({ name, path: join(dir, name) }));
+}
 
 /**
- * Applies the SQL files of `migrations/` (`0001_init.sql`, …) in name order, each in its own transaction, recording
- * them in `schema_migrations`. One set serves PGlite and PostgreSQL. Several instances starting at once are serialised
- * by an advisory lock, so each file runs exactly once. Returns the names applied now.
+ * Every migration of the server in one order: the files of `platform/db/migrations` (the platform's tables and
+ * migrations that touch several modules), `kernel/migrations` and each `modules/<name>/migrations`, sorted by name
+ * (their four-digit number first) across all folders.
+ * @throws Error when two files share a number, wherever they live.
+ */
+export async function migrationFiles(root = SERVER_SRC): Promise<MigrationFile[]> {
+  const modules = await readdir(join(root, 'modules'), { withFileTypes: true });
+  const dirs = [
+    join(root, 'platform/db/migrations'),
+    join(root, 'kernel/migrations'),
+    ...modules.filter((entry) => entry.isDirectory()).map((entry) => join(root, 'modules', entry.name, 'migrations')),
+  ];
+  const files = (await Promise.all(dirs.map(filesIn))).flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (let i = 1; i < files.length; i++) {
+    if (files[i]!.name.slice(0, 4) === files[i - 1]!.name.slice(0, 4)) {
+      const [a, b] = [files[i - 1]!, files[i]!].map((f) => relative(root, f.path));
+      throw new Error(`two migrations are numbered ${files[i]!.name.slice(0, 4)}: ${a} and ${b}`);
+    }
+  }
+  return files;
+}
+
+/**
+ * Applies the server's SQL migrations (`0001_init.sql`, …; gathered by `migrationFiles` from the platform, the kernel
+ * and the modules) in name order, each in its own transaction, recording their names in `schema_migrations`. One set
+ * serves PGlite and PostgreSQL. Several instances starting at once are serialised by an advisory lock, so each file
+ * runs exactly once. Returns the names applied now.
  * @throws Error when two files share a number.
  */
-export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const files = (await readdir(dir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
-  const numbers = files.map((f) => f.slice(0, 4));
-  const duplicate = numbers.find((n, i) => numbers.indexOf(n) !== i);
-  if (duplicate) throw new Error(`two migrations are numbered ${duplicate}`);
+export async function migrate(db: Db): Promise<string[]> {
+  const files = await migrationFiles();
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
   const applied: string[] = [];
   for (const file of files) {
-    const sql = await readFile(join(dir, file), 'utf8');
+    const sql = await readFile(file.path, 'utf8');
     const didApply = await db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('register:migrations')) AS locked`);
-      const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file]);
+      const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file.name]);
       if (rows.length > 0) return false;
       await tx.exec(sql);
-      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file.name]);
       return true;
     });
-    if (didApply) applied.push(file);
+    if (didApply) applied.push(file.name);
   }
   return applied;
 }

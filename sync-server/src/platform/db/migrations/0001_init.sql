@@ -1,3 +1,4 @@
+-- Platform folder: the initial schema creates the tables of the platform, the kernel, the sync protocol and several modules.
 -- Register sync server: initial schema. PostgreSQL dialect; runs on PGlite and PostgreSQL.
 -- Ids are prefixed ULIDs (text). Money is integer minor units (bigint).
 

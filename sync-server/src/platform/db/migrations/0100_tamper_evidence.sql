@@ -1,3 +1,4 @@
+-- Platform folder: touches the kernel's audit tables and the orders and invoices modules' payment tables.
 -- Tamper evidence: the audit trail is append-only in the database itself, captured money cannot
 -- be edited in place, and signed checkpoints anchor the audit chain outside the database.
 

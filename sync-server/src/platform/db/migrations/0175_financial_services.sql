@@ -1,3 +1,4 @@
+-- Platform folder: creates the tables of three modules (check-cashing, transfers, bill-payments).
 -- Financial services: check cashing, money transfers, bill payments. Each row is written by
 -- its module (modules/check-cashing, modules/transfers, modules/bill-payments). No full bank account number is
 -- stored: the account is masked (last four) and a check's identity is kept as a SHA-256 of its MICR fields.

@@ -1,3 +1,4 @@
+-- Platform folder: touches the tables of financial-services, check-cashing, transfers, bill-payments and closeout.
 -- Financial services settings, shift cash and check images (docs/decisions/0056-check-cashing-transfers-and-bill-payments.md,
 -- docs/decisions/0057-check-images-and-service-status.md).
 --

@@ -1,3 +1,4 @@
+-- Platform folder: touches bill-payments' and transfers' tables and the kernel's accounts.
 -- Bill payments screen their payer (docs/decisions/0058-bill-payment-screening-and-refunds-owed.md): a payer who is a potential sanctions
 -- match holds the payment (`held`: nothing taken, nothing sent to the biller) until a manager clears the screening
 -- and the cashier completes it, or refuses it (`refused`). The payer's screening and, when the customer showed one,

@@ -1,3 +1,4 @@
+-- Platform folder: touches the tables of the apps and app-billing modules.
 -- The developer program cannot be used to take the platform's money (modules/apps, modules/app-billing,
 -- core/apps.ts, core/app-billing.ts; docs/decisions/0061-app-versions-under-review.md and
 -- docs/decisions/0065-developer-earnings-hold.md).

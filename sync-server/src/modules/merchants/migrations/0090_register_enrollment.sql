@@ -1,3 +1,4 @@
+-- Main owner: the merchants module (pairing codes, registers); also creates the platform's register_credentials.
 -- Register enrollment (modules/merchants/enrollment.ts).
 -- A manager creates a one-time pairing code; a register exchanges it for its own register credential (opaque
 -- `rrc_…`, only its SHA-256 stored), scoped to syncing and selling at one location. Revoking a register ends every

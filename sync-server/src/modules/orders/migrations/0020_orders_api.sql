@@ -1,3 +1,4 @@
+-- Main owner: the orders module; also adds the back-office register kind to the merchants module's registers.
 -- Orders through the staff API: payments and refunds as their own append-mostly records linked to the
 -- order (a paid order is never edited; refunds are new rows). Register-pushed orders keep their tenders inside the
 -- order document; their payments appear here the first time one of them is refunded.

@@ -1,3 +1,4 @@
+-- Main owner: the invoices module; also adds the invoice columns of the pay-links module's pay_requests.
 -- Invoices, recurring invoice series, invoice payments, and the rest of the Text-to-Pay life cycle.
 -- Money is integer minor units. States: see core/invoices.ts. Calendar dates are TEXT 'YYYY-MM-DD' (UTC days): they
 -- compare correctly as text and come back from both drivers unchanged (a DATE would be turned into a local Date).

@@ -1,3 +1,4 @@
+-- Main owner: the app-installations module; also adds apps.launch_url (apps module) and the platform's app_tokens columns.
 -- App installations (docs/decisions/0062-app-installations-and-oauth.md; workflows/app-installation.ts, modules/app-installations).
 -- An app's launch/connect URL: for in-platform apps the page framed inside the register, for external integrations
 -- the page that starts the OAuth 2.0 connection.

@@ -1,3 +1,4 @@
+-- Main owner: the app-billing module; also inserts the platform ledger's row into the merchants module's merchants.
 -- App billing and payouts (modules/app-billing, core/app-billing.ts;
 -- docs/decisions/0064-app-billing-and-developer-payouts.md). Paid app subscriptions keyed on the installation (`installation_id`: no foreign key — the
 -- installations table belongs to the app-installation work), their charges and refunds (append-only), each store's

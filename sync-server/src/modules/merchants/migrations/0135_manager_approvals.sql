@@ -1,3 +1,4 @@
+-- Main owner: the merchants module (manager approvals); also adds the orders module's order_refunds.approved_by.
 -- Manager approvals (docs/decisions/0047-manager-approvals.md). A cashier's refund above the store's limit
 -- needs a manager's (or owner's) approval: the manager types their PIN on the register or back office
 -- (POST /api/register/approvals) and the server answers a short-lived, single-use token bound to the action, order and

@@ -1,3 +1,4 @@
+-- Main owner: the closeout module; also adds merchants.day_cutoff_hour and the kernel's cash accounts of existing stores.
 -- Shifts and the daily closeout (core/shifts.ts). Shifts, cash movements and shift closeouts are
 -- register-authored and append-only (pushed through sync like orders); store closeouts lock a business day.
 

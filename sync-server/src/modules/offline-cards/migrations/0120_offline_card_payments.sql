@@ -1,3 +1,4 @@
+-- Main owner: the offline-cards module; also widens the kernel's event_outbox types.
 -- Offline card payments, store and forward (docs/decisions/0021-offline-card-payments-store-and-forward.md). A register sale
 -- whose card tender the terminal approved offline arrives with the terminal's store-and-forward token; the server
 -- records it here once (the tender id is the key, so a re-push never records it twice) and forwards the token to the

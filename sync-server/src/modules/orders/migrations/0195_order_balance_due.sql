@@ -1,3 +1,4 @@
+-- Main owner: the orders module; also indexes the payments module's settlements.
 -- Balance due on the order itself (last gaps; docs/decisions/0052-balance-due-and-card-settlement.md): a paid order a
 -- payment of which failed after the sale — an offline card declined or expired on forward, a bank payment returned —
 -- moves to the state `balance_due` with what the customer owes (`balance_due_cents`), the receivable it sits in

@@ -1,3 +1,4 @@
+-- Main owner: the inventory module (locations, stock movements, thresholds); also creates the catalog module's catalog_handles.
 -- Catalog editing, inventory and CSV import. Inventory is the SUM of stock movements per location and
 -- variation: movements are append-only, so two registers selling the last item offline both sync and the oversell is
 -- reported, never lost.
