@@ -1,5 +1,5 @@
 /**
- * The developer program's apps (spec "Apps request only the scopes they need"): the scopes an
+ * The developer program's apps (an app requests only the scopes it needs; the store approves them on install): the scopes an
  * app may request and their plain-words meaning, the redirect-URI rule of external integrations, and the review state
  * machine. Pure: no I/O.
  *
@@ -14,7 +14,7 @@
  */
 import { assertTransition, IllegalTransitionError } from './transitions.ts';
 
-/** The four scopes an app may request (spec Authentication 3). Anything else is refused. */
+/** The four scopes an app may request (docs/api.md "Authentication and scopes"). Anything else is refused. */
 export const APP_REQUEST_SCOPES = ['catalog:read', 'orders:read', 'pay:create', 'webhooks'] as const;
 export type AppRequestScope = (typeof APP_REQUEST_SCOPES)[number];
 

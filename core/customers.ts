@@ -1,6 +1,6 @@
 /**
- * Customers (staff only). The spec shows no customer field; these shapes are ours (docs/api.md
- * "Customers"). A merchant's customers are unique by E.164 phone and by normalised e-mail: creating or updating
+ * Customers (staff only). These shapes are documented in docs/api.md
+ * ("Customers"). A merchant's customers are unique by E.164 phone and by normalised e-mail: creating or updating
  * one to a phone or e-mail another customer already has is a 409 naming that customer.
  */
 import { z } from 'zod';

@@ -3,8 +3,8 @@
  * IPC through a minimal `contextBridge` preload, and the web hardware bridge (WebSocket on 127.0.0.1). Both validate
  * every message against these schemas. Drivers and simulators live in `electron/devices/`.
  *
- * No card number ever crosses this API: terminals answer with a token, brand, last four and entry mode (spec app
- * rule 3).
+ * No card number ever crosses this API: terminals answer with a token, brand, last four and entry mode; nothing
+ * outside the terminal sees, stores or transmits a card number (docs/api.md "Card numbers in input").
  */
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS } from './money.ts';

@@ -1,12 +1,12 @@
 /**
- * Webhook events (spec: Events). The spec names four kinds; the payload shape beyond `id` is ours:
+ * Webhook events (docs/api.md "Webhooks"). Each has a unique `id` that receivers dedupe on; the payload shape is:
  * `{ id: "evt_…", type, createdAt (ISO 8601), merchantId, data: { object } }` where `object` is the resource as the
  * API returns it. Signing lives in the sync server (it needs HMAC-SHA256 over the raw body).
  */
 import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
 
-/** Every event kind: the spec's four, and the outcome of an offline card payment's forward. */
+/** Every event kind: the four core kinds (docs/api.md "Webhooks"), and the outcome of an offline card payment's forward. */
 export const EVENT_TYPES = [
   'order.created',
   'order.paid',

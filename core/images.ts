@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-/** `POST /api/v1/images/generate` 200 body (spec: Image generation response; `credits_used` keeps the spec's name). */
+/** `POST /api/v1/images/generate` 200 body (docs/images.md "Response"; `credits_used` keeps its snake_case name). */
 export const imageGenerateResponseSchema = z.strictObject({
   images: z
     .array(

@@ -199,7 +199,7 @@ export class InvoicePricingError extends Error {
 }
 
 /**
- * Prices invoice lines: catalog references through core pricing (the catalog decides the price, spec app rule 2)
+ * Prices invoice lines: catalog references through core pricing (the catalog decides the price, never the caller)
  * and custom lines at their amount, then tax per rate over all lines (half-even). `newLineId` makes line
  * ids (`lin_…`).
  * @throws PricingError (from core pricing) for a catalog line, path `lineItems.<i>.<field>`;
@@ -551,7 +551,7 @@ export const payRequestPaymentSchema = z.strictObject({
 });
 
 /**
- * The pay-request record with its links and outcome: the spec-facing fields of core `payRequestSchema`, plus, only
+ * The pay-request record with its links and outcome: the API fields of core `payRequestSchema`, plus, only
  * when they apply, `invoiceId` (the link pays that invoice), `canceledAt`, `supersededBy` (an invoice link replaced by
  * a newer one for the new balance) and `payment`. An invoice's link may have no phone (e-mail only): `phone` null.
  */

@@ -1,9 +1,9 @@
 /**
  * Request and response shapes of the staff order API: create an order from catalog references,
  * pay it with one or several tenders, cancel it, refund it (by line and quantity, or by amount), send its receipt.
- * The spec shows no order field; these are ours, documented in docs/api.md ("Orders").
+ * These shapes are documented in docs/api.md ("Orders and customers").
  *
- * Every object is strict: unknown fields — a price on a catalog line included — are a 400 (spec app rule 2).
+ * Every object is strict: unknown fields — a price on a catalog line included — are a 400 (prices come from the merchant's catalog, never from the caller).
  */
 import { z } from 'zod';
 import { routingDecisionSchema } from './rails.ts';

@@ -1,5 +1,5 @@
 /**
- * The state machines of orders and payments (the spec names no state). States are string unions with a
+ * The state machines of orders and payments (listed in docs/api.md "Orders and customers"). States are string unions with a
  * documented meaning per value; every move goes through {@link assertOrderTransition} /
  * {@link assertPaymentTransition}, which throw {@link IllegalTransitionError} — the server turns it into a 409
  * problem naming the current state.

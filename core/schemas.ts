@@ -1,7 +1,7 @@
 /**
  * zod schemas of the POS resources (one schema per resource in core/, reused for API validation, OpenAPI
- * and RxDB JSON schema). The service specification shows no field of catalog item, order, customer or the pay-request
- * record; the shapes below are ours and are documented in docs/api.md.
+ * and RxDB JSON schema). The shapes of catalog item, order, customer and the pay-request record below are documented
+ * in docs/api.md.
  *
  * Every object is strict: unknown fields are rejected, not ignored.
  */
@@ -276,7 +276,7 @@ export type CatalogItem = z.infer<typeof catalogItemSchema>;
 /* ───────────────────────────── orders ───────────────────────────── */
 
 /**
- * A line as an app or the register asks for it: catalog references only, never a price (spec app rule 2).
+ * A line as an app or the register asks for it: catalog references only, never a price (the catalog decides it).
  */
 export const lineItemInputSchema = z.strictObject({
   catalogItemId: catalogId('itm'),
@@ -385,7 +385,7 @@ export const tenderLabel = (method: string): string => TENDER_LABELS[method] ?? 
 /**
  * A tender applied to the order. `amountCents` is what it pays of the order including `tipCents`. For cash,
  * `tenderedCents` is what the customer handed over and `changeCents` = tendered − amount. Cards carry brand and last
- * four only — never a card number (spec app rule 3).
+ * four only — never a card number (docs/api.md "Card numbers in input").
  */
 export const tenderSchema = z.strictObject({
   id: id('tnd'),
@@ -499,7 +499,7 @@ export type JournalTransaction = z.infer<typeof journalTransactionSchema>;
 /* ───────────────────────────── pay requests (Text-to-Pay) ───────────────────────────── */
 
 /**
- * `POST /api/pos/pay-requests` body (spec "Pay request (create body)"): either a free amount `amountCents`, or a full
+ * `POST /api/pos/pay-requests` body (its table in docs/api.md): either a free amount `amountCents`, or a full
  * invoice as `lineItems` (catalog references, priced on the server) — not both.
  */
 export const payRequestCreateSchema = z
@@ -531,7 +531,7 @@ export type PayRequestCreate = z.infer<typeof payRequestCreateSchema>;
 /** Pay request states. */
 export const payRequestStatus = z.enum(['pending', 'paid', 'expired', 'canceled']);
 
-/** The pay-request response record (the spec leaves it "not shown"; this is ours). */
+/** The pay-request response record (the 201 body of `POST /api/pos/pay-requests` in docs/api.md). */
 export const payRequestSchema = z.strictObject({
   id: z.string().regex(/^pr_[0-9A-HJKMNP-TV-Z]{26}$/),
   status: payRequestStatus,

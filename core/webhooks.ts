@@ -1,8 +1,8 @@
 /**
- * Webhook subscriptions and signatures (spec: Events). Pure: signing uses WebCrypto (`crypto.subtle`),
+ * Webhook subscriptions and signatures (docs/api.md "Webhooks"). Pure: signing uses WebCrypto (`crypto.subtle`),
  * present in browsers and Node 20, so a receiver written against core needs no node: import.
  *
- * Signature (spec rule 2): `x-service-signature` = lowercase hex HMAC-SHA256 of the raw request body, keyed with the
+ * Signature: `x-service-signature` = lowercase hex HMAC-SHA256 of the raw request body, keyed with the
  * subscription's secret. We add `x-service-event-id` (the event's `id`) and `x-service-timestamp` (Unix seconds of
  * the attempt) for receivers that want replay protection; the signature stays valid on its own.
  */
@@ -108,7 +108,7 @@ export async function signWebhookBody(secret: string, rawBody: string | Uint8Arr
 
 /**
  * True when `signature` is the signature of `rawBody` under `secret`. Compares every character whatever the first
- * difference (constant time in the length of the expected value), as spec rule 3 asks of receivers.
+ * difference (constant time in the length of the expected value), as receivers must compare it (docs/api.md "Webhooks").
  */
 export async function verifyWebhookSignature(secret: string, rawBody: string | Uint8Array, signature: string): Promise<boolean> {
   const expected = await signWebhookBody(secret, rawBody);

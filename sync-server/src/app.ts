@@ -91,7 +91,7 @@ import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/em
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
-/** Spec Limits: 120 requests per minute per merchant per app on the POS endpoints. */
+/** docs/api.md "Rate limit (apps)": 120 requests per minute per merchant per app on the POS endpoints. */
 export const POS_APP_RATE_LIMIT = { name: 'app', quota: 120, windowSeconds: 60 } as const;
 
 export type { ServerConfig, SmsProvider } from './platform/context.ts';

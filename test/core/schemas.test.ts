@@ -9,7 +9,7 @@ import {
   payRequestCreateSchema,
 } from '../../core/index.ts';
 
-describe('payRequestCreateSchema (spec: Pay request create body)', () => {
+describe('payRequestCreateSchema (the pay-request create body)', () => {
   const ok = { amountCents: 1250, phone: '+14155552671', memo: 'Table 4' };
   it('accepts a free-amount request', () => {
     expect(payRequestCreateSchema.parse(ok)).toEqual(ok);

@@ -10,7 +10,7 @@
  *    /oauth/token over real HTTP, then subscribes to `order.paid` with its access token.
  * 4. The app's token reads orders (200) and is refused the catalog (403 insufficient_scope).
  * 5. The owner sells at the register; the app server receives the signed `order.paid` delivery and verifies its
- *    `x-service-signature` (hex HMAC-SHA256 of the raw body with the subscription's secret, spec "Events" rule 2).
+ *    `x-service-signature` (hex HMAC-SHA256 of the raw body with the subscription's secret).
  * 6. The install started the subscription: its prorated initial charge is visible to the store
  *    (GET /api/pos/app-subscriptions) and the developer's statement (GET /api/developer/statement) shows 85 % of it
  *    (floored) as the developer's share — the demo store's, never paid out (charges of other stores are held 31 days
@@ -46,7 +46,7 @@ interface WebhookReceived {
 /**
  * The developer's external integration, hosted on 127.0.0.1: its connect page (starts code + PKCE), its redirect
  * URI (exchanges the code, subscribes to webhooks) and its webhook receiver (verifies signatures; 401 on a mismatch,
- * as the spec asks receivers to answer).
+ * as docs/api.md asks receivers to answer).
  */
 class ExternalApp {
   private server: Server | undefined;

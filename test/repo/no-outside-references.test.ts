@@ -1,7 +1,8 @@
 /**
  * The repository explains itself: no source, test or document points a reader at something they cannot open from a
- * clone — a section of a design document kept elsewhere, or an issue number. What such a reference meant is written
- * here instead: in the comment itself, or in a decision record (docs/decisions/README.md is the index).
+ * clone — a section of a design document kept elsewhere, the service's specification (kept outside the repository), or
+ * an issue number. What such a reference meant is written here instead: in the comment itself, in docs/api.md (the
+ * API contract), or in a decision record (docs/decisions/README.md is the index).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -15,11 +16,36 @@ const FILES = ['README.md'];
 const SKIP = new Set(['node_modules', '.git', 'dist', 'dist-electron', 'data', 'test-results', 'fixtures']);
 const TEXT = /\.(ts|tsx|js|mjs|cjs|md|sql|css|html|json|ya?ml|sh|txt)$/;
 
+/** The word of the service's specification, kept outside the repository; spelt in parts like every pattern here. */
+const SPEC = ['sp', 'ec'].join('');
+
+/**
+ * A citation of that specification: "(${SPEC}: Events)", "(${SPEC} app rule 2)", "(${SPEC})", "${SPEC}'s four",
+ * "the ${SPEC}", "${SPEC} rule 3", "${SPEC} Limits:", ${SPEC} "Events" rule 2, "service ${SPEC}ification". Not: a
+ * variable of that name (`(${SPEC}: DocSpec) =>`, `${SPEC}.params`), a URL (`ulid/${SPEC}`) or an element id
+ * (`url(#${SPEC})`).
+ */
+const SPEC_CITATION = new RegExp(
+  [
+    `\\(${SPEC}(?:\\)|,| app\\b| rule| "| [A-Z]|: (?!\\w+(?:\\[\\])?\\)\\s*(?::|=>)))`,
+    `^\\s*(?:\\*|/\\*|//|--).*\\(${SPEC}: `,
+    `\\b[Ss]${SPEC.slice(1)} "`,
+    `\\b[Ss]${SPEC.slice(1)}'s\\b`,
+    `\\b[Tt]he ${SPEC}\\b(?!\\.\\w|-)`,
+    `\\b[Ss]${SPEC.slice(1)} (?:app )?rules?\\b`,
+    `\\b[Ss]${SPEC.slice(1)} (?:Limits|Events|Authentication|Versioning)\\b`,
+    `(?<![\\w/.#(-])[Ss]${SPEC.slice(1)}: `,
+    `\\b(?:service|product) ${SPEC}ification\\b`,
+    `\\bservice-${SPEC}\\b`,
+  ].join('|'),
+);
+
 /** What may not appear, and why. Built from parts so this file does not match itself. */
 const OUTSIDE_REFERENCES: ReadonlyArray<{ pattern: RegExp; what: string }> = [
   { pattern: new RegExp(['DESIGN', '(?:\\.md)?', ' ?§'].join('')), what: 'a section of a design document outside the repository' },
   { pattern: new RegExp(['\\b', '(?:DESIGN|ARCHITECTURE|STYLE)', '\\.md\\b'].join('')), what: 'a document outside the repository' },
   { pattern: new RegExp(['\\b[Ii]ssues?', ' #?\\d+'].join('')), what: 'an issue number' },
+  { pattern: SPEC_CITATION, what: 'a citation of the specification kept outside the repository' },
 ];
 
 function textFiles(dir: string): string[] {
@@ -56,7 +82,38 @@ describe('no reference outside the repository', () => {
     ]);
   });
 
-  it('no source, test or document names a design-document section or an issue number', () => {
+  it('finds a citation of the outside specification, and not the same word as a name, a URL or an id', () => {
+    const cited = [
+      ` * Webhook events (${SPEC}: Events).`,
+      ` * never a price (${SPEC} app rule 2).`,
+      ` * Signature (${SPEC} rule 2): hex HMAC.`,
+      `/** Every event kind: the ${SPEC}'s four. */`,
+      `/** ${SPEC[0]!.toUpperCase()}${SPEC.slice(1)} Limits: 120 requests per minute. */`,
+      `- **Versioning** — no version segment (${SPEC}) and additive changes.`,
+      `as ${SPEC} rule 3 asks of receivers.`,
+      ` * Text-to-Pay (${SPEC} "Pay request"): create.`,
+      `(a welcome grant; the ${SPEC} is silent on how credits are bought)`,
+      `Images are served for 7 days (${SPEC}, Limits).`,
+      `The platform API's image endpoint (docs; ${SPEC}: *Limits*).`,
+      `The service ${SPEC}ification shows no field.`,
+      ` * Webhooks (${SPEC}: Events): subscriptions and the delivery worker.`,
+      ` *    \`x-service-signature\` (hex HMAC-SHA256 of the raw body, ${SPEC} "Events" rule 2).`,
+      ` * terminals answer with a token, brand, last four and entry mode (${SPEC} app`,
+    ];
+    const uncited = [
+      `  const makeDoc = (${SPEC}: DocSpec): { doc: Record<string, unknown> } => {`,
+      `  const parsed = ${SPEC}.params.safeParse(params);`,
+      ` * A new ULID (https://github.com/ulid/${SPEC}: 48-bit ms time).`,
+      `<ellipse fill="url(#${SPEC})"/>`,
+      `the OpenAPI ${SPEC} of the server, a specific case; specify it; x.${SPEC}.ts`,
+    ];
+    const found = outsideReferences('x.ts', [...cited, ...uncited].join('\n'));
+    expect(found).toEqual(
+      cited.map((line, index) => `x.ts:${index + 1}: ${line.trim()} (a citation of the specification kept outside the repository)`),
+    );
+  });
+
+  it('no source, test or document names a design-document section, an issue number or the outside specification', () => {
     const files = [...DIRS.flatMap((dir) => textFiles(join(ROOT, dir))), ...FILES.map((name) => join(ROOT, name))];
     expect(files.length).toBeGreaterThan(100);
     const offenders = files.flatMap((file) => outsideReferences(relative(ROOT, file), readFileSync(file, 'utf8')));

@@ -7,7 +7,7 @@ import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * A real webhook receiver on 127.0.0.1, written the way the spec asks receivers to be: it verifies
+ * A real webhook receiver on 127.0.0.1, written the way docs/api.md asks receivers to be: it verifies
  * `x-service-signature` against the raw body in constant time and answers 401 (processing nothing) on a mismatch.
  * Each path has its own secret and behaviour.
  */

@@ -8,7 +8,7 @@
  * terminal answers NOT_FOUND (it never saw it). If the terminal cannot be reached at all the outcome is `timed_out`
  * with the reference kept: calling `charge` again with the same idempotency key resumes with a STATUS query.
  *
- * Results never carry a card number (token, brand, last four, entry mode only — spec app rule 3).
+ * Results never carry a card number (token, brand, last four, entry mode only — no card number leaves the terminal).
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';

@@ -33,7 +33,7 @@ export async function requireCustomer(tx: Queryable, merchantId: string, custome
 }
 
 /**
- * Creates an open order from catalog references, priced from the merchant's catalog (spec app rule 2), with an
+ * Creates an open order from catalog references, priced from the merchant's catalog (never at a caller's price), with an
  * optional customer and discounts: customer check → catalog read → back-office register (merchants module) → order
  * stored (orders module).
  * @throws ProblemError 400 naming the field when a line cannot be priced, the customer is unknown or the total is out

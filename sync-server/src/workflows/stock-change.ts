@@ -28,7 +28,7 @@ export async function recordStockChange(m: Mutation, input: RecordStockMovements
   return result;
 }
 
-/** A staff receive, adjust or count request: the location, an optional note and the lines (spec: POST …/inventory/{kind}). */
+/** A staff receive, adjust or count request: the location, an optional note and the lines (`POST …/inventory/{kind}`, docs/api.md "Inventory"). */
 export type StockRequest = Parameters<typeof recordStockRequest>[2];
 
 /**

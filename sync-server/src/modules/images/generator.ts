@@ -7,11 +7,11 @@ import sharp, { type Sharp } from 'sharp';
  * `IMAGE_API_URL` is configured. The route never cares which one it has.
  */
 
-/** The four styles of the spec's image generation request. */
+/** The four styles an image generation request may ask for (docs/images.md "Request"). */
 export const IMAGE_STYLES = ['photorealistic', 'illustration', 'cinematic', '3d'] as const;
 export type ImageStyle = (typeof IMAGE_STYLES)[number];
 
-/** The three aspects of the spec's image generation request. */
+/** The three aspects an image generation request may ask for (docs/images.md "Request"). */
 export const IMAGE_ASPECTS = ['1:1', '16:9', '9:16'] as const;
 export type ImageAspect = (typeof IMAGE_ASPECTS)[number];
 

@@ -352,7 +352,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
           title: 'Register platform API v1',
           version: '1',
           description:
-            'The versioned platform API (spec: Versioning — `/api/v1/`): image generation and the credit balance. ' +
+            'The versioned platform API (`/api/v1/`): image generation and the credit balance. ' +
             'Errors are RFC 9457 problem details. See docs/images.md; the whole server is described at /api/openapi.json.',
         },
       );

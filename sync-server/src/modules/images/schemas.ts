@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IMAGE_ASPECTS, IMAGE_STYLES } from './generator.ts';
 
 /**
- * The app scope that allows image generation. The spec lists four app scopes, none of which fits a credit-spending
+ * The app scope that allows image generation. None of the four POS app scopes (docs/api.md) fits a credit-spending
  * endpoint, so this is a fifth one (docs/images.md).
  */
 export const IMAGES_SCOPE = 'images:generate';
@@ -12,7 +12,7 @@ export const MAX_IMAGES_PER_REQUEST = 4;
 export const MAX_PROMPT_LENGTH = 1000;
 
 /**
- * `POST /api/v1/images/generate` body (spec: Image generation request). Strict: unknown fields are a 400 naming the
+ * `POST /api/v1/images/generate` body (docs/images.md "Request"). Strict: unknown fields are a 400 naming the
  * field. `prompt` length counts Unicode code points, so an emoji is one character; a prompt of only whitespace is
  * refused. `n` defaults to 1.
  */

@@ -9,11 +9,11 @@ import { actorFromString, openMutation } from '../../kernel/mutation.ts';
  * route in routes.ts maps its results and errors to HTTP.
  */
 
-/** How long a generated image is served: 7 days after generation (spec, Limits). */
+/** How long a generated image is served: 7 days after generation (docs/images.md "Serving, retention and purge"). */
 export const IMAGE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Credits a merchant starts with when its balance is first used, unless configured (the demo store gets these). */
 export const DEFAULT_STARTING_CREDITS = 50;
-/** Credits charged per generated image (spec, Limits: 1 credit per generation). */
+/** Credits charged per generated image (docs/images.md "Credits"). */
 export const CREDITS_PER_IMAGE = 1;
 
 /** The SQL surface this module needs: the server's `Db` or its transaction handle. */
@@ -253,7 +253,7 @@ export function isKeptImageId(id: string): boolean {
 }
 
 /**
- * Keeps a permanent copy of generated image `imageId` for `merchantId` (spec: callers who need an image longer than
+ * Keeps a permanent copy of generated image `imageId` for `merchantId` (callers who need an image longer than
  * 7 days store copies — the back office does this for catalog pictures). Free of charge. Keeping the same image
  * twice returns the first copy. Returns `null` when the image does not exist or belongs to another merchant, and
  * `'expired'` when it is past its 7 days (there is nothing left to copy).

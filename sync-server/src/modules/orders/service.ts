@@ -464,7 +464,7 @@ export async function insertOrders(m: Mutation, rows: readonly OrderInsert[]): P
 /* ───────────────────────────── create ───────────────────────────── */
 
 /**
- * Creates an open order in the mutation from catalog references priced against `catalog` (spec app rule 2), with
+ * Creates an open order in the mutation from catalog references priced against `catalog` (never at a caller's price), with
  * discounts, an optional customer (checked by the caller) and note, on the back-office register with its next
  * receipt number. Writes the order, an audit row `order.created` and the event `order.created`.
  * @throws ProblemError 400 naming the `lineItems.<i>…` field when a line cannot be priced, or `amount_out_of_range`

@@ -25,7 +25,7 @@ const PAY_CREATE: Access = { scope: 'pay:create' };
 const payRequestParams = z.strictObject({ id: z.string().regex(/^pr_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with pr_') });
 
 /**
- * Text-to-Pay (spec "Pay request"): create (the spec's body, exactly), list, read and cancel — scope
+ * Text-to-Pay (docs/api.md "Invoices and Text-to-Pay"): create (core `payRequestCreateSchema`), list, read and cancel — scope
  * `pay:create` (staff may too). Paying happens on the hosted pay page (routes/pay-page.ts). Logic in
  * services/pay-requests.ts.
  */

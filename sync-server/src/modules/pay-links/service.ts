@@ -1,5 +1,5 @@
 /**
- * Text-to-Pay requests (spec "Pay request"): the `pay_requests` table is written here only. A request
+ * Text-to-Pay requests (docs/api.md "Invoices and Text-to-Pay"): the `pay_requests` table is written here only. A request
  * is a free amount, catalog lines priced by the server, an open order's balance or an invoice's balance; it is paid
  * once on the hosted pay page, canceled, or expires after 7 days. What paying it does to an order, an invoice, the
  * ledger or stock is the pay-link-payment workflow's (workflows/pay-link-payment.ts); this module keeps the request.
@@ -117,7 +117,7 @@ export type PayRequestAmount =
   | { amountCents: number; orderId: string; lineItems?: undefined };
 
 /**
- * Creates a Text-to-Pay link in the mutation `m` (spec "Pay request"): the record for `amount`
+ * Creates a Text-to-Pay link in the mutation `m`: the record for `amount`
  * (priced by the caller: {@link pricePayRequestLines}, or an order's balance due), its SMS (`ctx.sms`, in the same
  * transaction) and the audit row `pay_request.created`. The link expires {@link PAY_REQUEST_TTL_MS} after `m.now`.
  */

@@ -1,5 +1,5 @@
 /**
- * Back-office reports (spec: "reports" collection; docs/api.md "Reports"): sales summaries by day,
+ * Back-office reports (docs/api.md "Reports"): sales summaries by day,
  * hour of day, item, category, tender and staff member; tax collected; refunds; the ledger's trial balance over a
  * period. Staff only. Every figure is integer minor units (`…Cents`) of the merchant's currency.
  *

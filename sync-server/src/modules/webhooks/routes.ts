@@ -36,7 +36,7 @@ const deliveriesQuery = pageQuery.extend({ status: z.enum(WEBHOOK_DELIVERY_STATU
 const noQuery = z.strictObject({});
 
 /**
- * Webhook subscriptions and their delivery log (spec Events). Apps with the `webhooks` scope manage their
+ * Webhook subscriptions and their delivery log (docs/api.md "Webhooks"). Apps with the `webhooks` scope manage their
  * own subscriptions; staff see and manage all of the merchant's. Another app's subscription is a 404.
  */
 export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {

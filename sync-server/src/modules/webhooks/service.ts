@@ -1,12 +1,12 @@
 /**
- * Webhooks (spec: Events): subscriptions, and the delivery worker that drains the transactional outbox
+ * Webhooks (docs/api.md "Webhooks"): subscriptions, and the delivery worker that drains the transactional outbox
  * (`event_outbox`, written by the kernel in the same transaction as each change; the worker reads and marks it through
  * kernel/outbox.ts). Subscription writes are mutations (kernel/mutation.ts), audited by their caller.
  *
  * Delivery: the worker fans each new event out to one delivery per enabled subscription of the merchant whose
  * `eventTypes` include its type, then POSTs the event's raw JSON to the subscription's URL with
- * - `x-service-signature`: lowercase hex HMAC-SHA256 of the raw body keyed with the subscription's secret (spec rule 2),
- * - `x-service-event-id`: the event id (receivers dedupe on it, spec rule 1),
+ * - `x-service-signature`: lowercase hex HMAC-SHA256 of the raw body keyed with the subscription's secret,
+ * - `x-service-event-id`: the event id (receivers dedupe on it),
  * - `x-service-timestamp`: Unix seconds of the attempt.
  * First attempt at once, then 3 retries after 1, 4 and 16 minutes (configurable), each with a 10 s timeout; a 2xx ends
  * delivery (`succeeded`), anything else — another status, a redirect, a timeout, a refused connection, a receiver
@@ -235,7 +235,7 @@ export async function updateSubscription(
 /**
  * Gives a subscription a new signing secret (`whsec_…`, 24 random bytes, base64url) and returns the subscription with
  * it, once. Every delivery attempted from now on — retries of pending ones included — is signed with the new secret;
- * the old one stops verifying at once (the spec's single `x-service-signature` has no room for two). Audited without
+ * the old one stops verifying at once (the one `x-service-signature` header has no room for two). Audited without
  * the secret. @throws ProblemError 404 for another app's or a deleted subscription.
  */
 export async function rotateSecret(m: Mutation, principal: Principal, id: string): Promise<WebhookSubscription & { secret: string }> {
@@ -409,7 +409,7 @@ export function webhookBody(event: WebhookEvent): string {
   return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, merchantId: event.merchantId, data: event.data });
 }
 
-/** Lowercase hex HMAC-SHA256 of `body` keyed with `secret` (spec rule 2). */
+/** Lowercase hex HMAC-SHA256 of `body` keyed with `secret` (the `x-service-signature` value). */
 export function webhookSignature(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 }

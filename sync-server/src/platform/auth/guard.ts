@@ -98,7 +98,7 @@ export function guard(ctx: AppContext, access: Access): onRequestAsyncHookHandle
       const principal = await authenticate(ctx, request);
       request.principal = principal;
       if (principal.kind === 'app') {
-        // Apps are metered per merchant and app (spec Limits); staff are not. Headers go on every app response.
+        // Apps are metered per merchant and app (docs/api.md "Rate limit (apps)"); staff are not. Headers go on every app response.
         const decision = await ctx.appRateLimit.take(`${principal.merchantId}:${principal.appId}`);
         reply.headers(rateLimitHeaders(decision));
         if (!decision.allowed) return sendProblem(reply, quotaExceededProblem(decision) as Problem);

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/db.ts';
 import { sealClearSecrets, secretBox, type SecretBox } from '../secrets.ts';
 
 /**
- * Authentication (spec Authentication). Two kinds of bearer token:
+ * Authentication (docs/api.md "Authentication and scopes"). Two kinds of bearer token:
  * - staff ID tokens from the built-in development identity provider: ES256 JWTs (iss = base URL, aud = register-pos,
  *   sub = staff id, claims merchant_id and role), verified against our own JWKS;
  * - app tokens: opaque `rpa_<32 random bytes, base64url>`, stored only as their SHA-256, carrying scopes;

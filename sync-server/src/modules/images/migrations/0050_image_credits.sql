@@ -32,8 +32,8 @@ CREATE TABLE generated_images (
 CREATE INDEX generated_images_merchant ON generated_images (merchant_id, created_at);
 CREATE INDEX generated_images_due ON generated_images (expires_at) WHERE purged_at IS NULL;
 
--- Permanent copies of generated images that a merchant keeps (e.g. as a catalog item's picture). The spec keeps
--- generated images 7 days and tells callers who need them longer to store copies: this is where the back office
+-- Permanent copies of generated images that a merchant keeps (e.g. as a catalog item's picture). Generated images
+-- are served 7 days, and callers who need them longer store copies: this is where the back office
 -- stores them. Never purged; served at /api/v1/media/<id>.png.
 CREATE TABLE kept_images (
   id              TEXT PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Webhook subscriptions and deliveries (spec Events). The worker fans each `event_outbox` row out to one
+-- Webhook subscriptions and deliveries (docs/api.md "Webhooks"). The worker fans each `event_outbox` row out to one
 -- delivery per matching subscription, then POSTs it: first attempt at once, 3 retries with exponential backoff, then
 -- `failed`. Rows are claimed with FOR UPDATE SKIP LOCKED plus a lease (`locked_until`), so several instances share
 -- the work and no HTTP call runs inside a database transaction.
