@@ -160,7 +160,11 @@ export async function startDeviceHost(options: DeviceHostOptions): Promise<Devic
 
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));
-  child.stdout!.on('data', keep);
+  // The bridge's log (stdout) is kept for the crash message; DEVICE_HOST_LOG=1 shows it as it comes. Errors always show.
+  child.stdout!.on('data', (chunk: Buffer) => {
+    keep(chunk);
+    if (process.env.DEVICE_HOST_LOG === '1') process.stderr.write(`[device host ${child.pid}] ${chunk.toString()}`);
+  });
   child.stderr!.on('data', (chunk: Buffer) => {
     keep(chunk);
     process.stderr.write(`[device host ${child.pid}] ${chunk.toString()}`);
