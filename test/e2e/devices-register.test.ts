@@ -1,7 +1,8 @@
 /**
  * The register with its devices, end to end: the built register in Debian's Chromium, the real sync
- * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals. What
- * the printer "prints" is read back by decoding the ESC/POS bytes the simulator received.
+ * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals, in
+ * their own process as `npm run bridge` runs them (test/support/device-host.ts). What the printer "prints" is read
+ * back by decoding the ESC/POS bytes the simulator received.
  *
  * - pairing through the Devices view, simulated devices shown, test print;
  * - card approved → sale stored, receipt printed with the total and the card's last four;
