@@ -1,8 +1,8 @@
 /**
  * The web hardware bridge's front door: WebSocket on 127.0.0.1 only, Origin allow-list, pairing token,
  * every message validated — a wrong Origin or token is refused, a malformed message gets an error answer and the
- * bridge keeps serving. Real `ws` connections to a real bridge with the device simulators on socat pseudo-terminals, in their own process
- * (test/support/device-host.ts).
+ * bridge keeps serving. Real `ws` connections to a real bridge with the device simulators on socat pseudo-terminals,
+ * in their own process (test/support/device-host.ts).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
