@@ -2,7 +2,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { formatMoney, tenderLabel } from '../../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../../common/cash.ts';
-import { type ApiOrder, type Customer } from '../../common/back-office-api.ts';
+import type { ApiOrder, Customer } from '../../common/back-office-api.ts';
 import { Field, formErrorsOf, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from '../../common/back-office-kit.tsx';
 
 /** Cancel an open order: a button, then an inline confirmation (with an optional reason) — no window.confirm. */

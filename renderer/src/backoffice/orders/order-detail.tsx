@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { formatMoney, tenderLabel } from '../../../../core/index.ts';
 import { DataTable, type FootRow } from '../../ui/data-table.tsx';
 import { Dialog } from '../../ui/dialog.tsx';
-import { type ApiOrder } from '../../common/back-office-api.ts';
+import type { ApiOrder } from '../../common/back-office-api.ts';
 import { LoadError, useApi, useEscapeFromBody } from '../../common/back-office-kit.tsx';
 import { type Payment, type Refund, StateBadge, lineDetail, lineTitle, refundedQuantities, sourceText } from './order-parts.tsx';
 import { RefundPanel } from './refund-panel.tsx';

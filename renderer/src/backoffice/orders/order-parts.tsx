@@ -1,6 +1,6 @@
 /** What the Orders files share: state text and badge, line and refund helpers, the source of an order. */
 import { refundableBalance } from '../../../../core/index.ts';
-import { type ApiOrder, type ApiOrderState } from '../../common/back-office-api.ts';
+import type { ApiOrder, ApiOrderState } from '../../common/back-office-api.ts';
 
 /** How each order state reads on screen. */
 export const ORDER_STATE_TEXT: Record<ApiOrderState, string> = {

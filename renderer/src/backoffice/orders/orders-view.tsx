@@ -12,7 +12,7 @@
 import { useEffect, useId, useState } from 'react';
 import { formatMoney, ORDER_STATES } from '../../../../core/index.ts';
 import { DataTable, type Column } from '../../ui/data-table.tsx';
-import { type ApiOrder, type ApiOrderState, type Page } from '../../common/back-office-api.ts';
+import type { ApiOrder, ApiOrderState, Page } from '../../common/back-office-api.ts';
 import { CursorListBody, useCursorList } from '../../common/cursor-list.tsx';
 import { OfflineCardBalances } from '../offline-card-balances.tsx';
 import { useApi } from '../../common/back-office-kit.tsx';

@@ -1,6 +1,6 @@
 /** The receipt of an order: send it by SMS or e-mail, or show it in a printable block. */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { type ApiOrder, type Customer, type OrderReceipt } from '../../common/back-office-api.ts';
+import type { ApiOrder, Customer, OrderReceipt } from '../../common/back-office-api.ts';
 import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from '../../common/back-office-kit.tsx';
 
 /**

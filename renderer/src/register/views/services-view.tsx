@@ -14,7 +14,9 @@ import { NeedsConnection, useApi, useOnline } from '../../common/back-office-kit
 import { StaffSignIn } from '../../common/staff-sign-in.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { currentStaffSession, staffSession$ } from '../../common/staff-session.ts';
-import { CashCheckTab, PayBillTab, SendMoneyTab } from './financial-services-tabs.tsx';
+import { CashCheckTab } from './services/cash-check-tab.tsx';
+import { PayBillTab } from './services/pay-bill-tab.tsx';
+import { SendMoneyTab } from './services/send-money-tab.tsx';
 
 /** A tab of the Services area: its key, label and content. Other services add theirs to {@link SERVICE_TABS}. */
 export interface ServiceTab {
@@ -32,7 +34,7 @@ export interface ServicePrefill {
 export const SERVICE_TABS: ServiceTab[] = [
   { key: 'verify-id', label: 'Verify ID', render: ({ api, setPrefill }) => <VerifyIdTab api={api} onScreen={(name) => setPrefill({ name })} /> },
   { key: 'screen', label: 'Screen a name', render: ({ api, prefill }) => <ScreenNameTab api={api} initialName={prefill.name ?? ''} /> },
-  // The money services (financial-services-tabs.tsx): the hold banner is handed in, so that file does not import this one.
+  // The money services (services/*-tab.tsx): the hold banner is handed in, so those files do not import this one.
   { key: 'cash-check', label: 'Cash a check', render: ({ api }) => <CashCheckTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'send-money', label: 'Send money', render: ({ api }) => <SendMoneyTab api={api} HoldBanner={ScreeningHoldBanner} /> },
   { key: 'pay-bill', label: 'Pay a bill', render: ({ api }) => <PayBillTab api={api} HoldBanner={ScreeningHoldBanner} /> },
