@@ -11,7 +11,7 @@ import { CatalogView } from './catalog-view.tsx';
 import { CustomersView } from './customers-view.tsx';
 import { ImportExportView } from './import-export-view.tsx';
 import { InvoicesView } from './invoices-view.tsx';
-import { OrdersView } from './orders-view.tsx';
+import { OrdersView } from './orders/orders-view.tsx';
 import { PayRequestsView } from './pay-requests-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';

@@ -1,0 +1,168 @@
+/** Parts of the Returns screen: this register's recent returns, the done panel, a manager's approval. */
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { formatMoney, type RegisterReturn, type ReturnTender } from '../../../../core/index.ts';
+import { useObservable } from '../../ui/hooks.ts';
+import { useRegister } from '../register-context.ts';
+import { listApprovers, requestApproval } from '../returns/return-store.ts';
+
+export type Done = {
+  amountCents: number;
+  tender: ReturnTender;
+  receiptNumber: string;
+  exchange?: { receiptNumber: string; totalCents: number; netCents: number };
+};
+/**
+ * This register's latest returns and where each stands: on the server (with its refund), waiting to sync, or refused
+ * by the server (quarantined: e.g. returned at another register meanwhile) with its reason — for a manager to settle.
+ */
+export function RecentReturns() {
+  const { db, session } = useRegister();
+  const returns$ = useMemo(
+    () => db.returns.find({ selector: { registerId: session.registerId }, sort: [{ createdAt: 'desc' }], limit: 20 }).$,
+    [db, session.registerId],
+  );
+  const docs = useObservable(returns$, []);
+  if (docs.length === 0) return null;
+  return (
+    <section className="returns-recent" aria-label="Recent returns">
+      <h2>Recent returns on this register</h2>
+      <ul>
+        {docs.map((d) => {
+          const r = d.toJSON() as RegisterReturn & { rejection?: { reason: string } };
+          const state = r.rejection ? 'rejected' : r.syncSeq !== undefined ? 'synced' : 'unsynced';
+          return (
+            <li key={r.id} data-testid="recent-return" data-return-id={r.id} data-sync={state}>
+              {r.receiptNumber} · {formatMoney(r.amountCents, session.currency)} · {r.tender.method}
+              {r.exchangeOrderId ? ' · exchange' : ''} ·{' '}
+              {state === 'synced' ? (
+                'Synced'
+              ) : state === 'unsynced' ? (
+                'Not yet synced'
+              ) : (
+                <span className="form-error">Refused by the server: {r.rejection!.reason}</span>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+export function ReturnDone({ done, money, onNext }: { done: Done; money: (c: number) => string; onNext: () => void }) {
+  return (
+    <section className="returns-done" role="status" data-testid="return-done" data-amount-cents={done.amountCents} data-tender={done.tender.method}>
+      <h2>Return of {done.receiptNumber} recorded</h2>
+      {done.exchange ? (
+        <p>
+          Exchange: new sale <strong data-testid="exchange-receipt">{done.exchange.receiptNumber}</strong> ({money(done.exchange.totalCents)}) less{' '}
+          {money(done.amountCents)} returned:{' '}
+          <strong data-testid="exchange-settle">
+            {done.exchange.netCents >= 0 ? `take ${money(done.exchange.netCents)}` : `give back ${money(-done.exchange.netCents)}`}
+          </strong>{' '}
+          in cash.
+        </p>
+      ) : (
+        <p>
+          <strong>
+            {done.tender.method === 'cash'
+              ? `Give back ${money(done.amountCents)} in cash from the drawer.`
+              : done.tender.method === 'card'
+                ? `${money(done.amountCents)} refunded to the card.`
+                : `Refund ${money(done.amountCents)}.`}
+          </strong>
+        </p>
+      )}
+      <button type="button" className="button" onClick={onNext}>
+        Next return
+      </button>
+    </section>
+  );
+}
+
+/** A manager's or owner's PIN for a return above the store's limit for cashiers (online: the server checks the PIN). */
+export function ManagerApproval({
+  orderId,
+  amountCents,
+  onApproved,
+}: {
+  orderId: string;
+  amountCents: number;
+  onApproved: (approval: string) => void;
+}) {
+  const { session } = useRegister();
+  const id = useId();
+  const [approvers, setApprovers] = useState<{ id: string; name: string }[] | undefined>();
+  const [staffId, setStaffId] = useState('');
+  const [pin, setPin] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let live = true;
+    listApprovers(session).then(
+      (list) => {
+        if (!live) return;
+        setApprovers(list);
+        setStaffId((s) => s || list[0]?.id || '');
+      },
+      () => live && setError("A manager's approval needs the register online: try again once it is back."),
+    );
+    return () => {
+      live = false;
+    };
+  }, [session]);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      onApproved(await requestApproval(session, { staffId, pin, orderId, amountCents }));
+      setPin('');
+    } catch (err) {
+      setError(err instanceof TypeError ? "A manager's approval needs the register online." : err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="returns-approval" onSubmit={(e) => void onSubmit(e)} data-testid="return-approval" aria-labelledby={`${id}-title`}>
+      <p id={`${id}-title`}>This return is above the store's limit for cashiers: a manager approves it with their PIN.</p>
+      {error ? (
+        <p className="form-error" role="alert" data-testid="return-approval-error">
+          {error}
+        </p>
+      ) : null}
+      <label htmlFor={`${id}-manager`}>Manager</label>
+      <select
+        id={`${id}-manager`}
+        className="input"
+        value={staffId}
+        onChange={(e) => setStaffId(e.target.value)}
+        disabled={!approvers}
+        data-testid="return-approval-manager"
+      >
+        {(approvers ?? []).map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+      <label htmlFor={`${id}-pin`}>PIN</label>
+      <input
+        id={`${id}-pin`}
+        className="input"
+        type="password"
+        inputMode="numeric"
+        autoComplete="off"
+        maxLength={8}
+        value={pin}
+        onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))}
+        data-testid="return-approval-pin"
+      />
+      <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="return-approval-submit">
+        Approve
+      </button>
+    </form>
+  );
+}
