@@ -1,6 +1,6 @@
-/** Parts of the Returns screen: this register's recent returns, the done panel, a manager's approval. */
+/** Parts of the Returns screen: the sale's lines, an exchange's new items, this register's recent returns, the done panel, a manager's approval. */
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
-import { formatMoney, type RegisterReturn, type ReturnTender } from '../../../../core/index.ts';
+import { formatMoney, type Order, type OrderLine, type RegisterReturn, type ReturnTender } from '../../../../core/index.ts';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { listApprovers, requestApproval } from '../returns/return-store.ts';
@@ -164,5 +164,123 @@ export function ManagerApproval({
         Approve
       </button>
     </form>
+  );
+}
+
+/** The sale's lines with what was sold, what was returned before, and the quantity to return now (at most what is left). */
+export function ReturnLinesTable({
+  order,
+  returned,
+  quantities,
+  onQuantity,
+}: {
+  order: Order;
+  /** Quantities already returned, by line id. */
+  returned: ReadonlyMap<string, number>;
+  /** Quantities to return now, by line id. */
+  quantities: Readonly<Record<string, number>>;
+  onQuantity: (lineId: string, quantity: number) => void;
+}) {
+  return (
+    <table className="returns-lines">
+      <thead>
+        <tr>
+          <th scope="col">Item</th>
+          <th scope="col">Sold</th>
+          <th scope="col">Returned</th>
+          <th scope="col">Return now</th>
+        </tr>
+      </thead>
+      <tbody>
+        {order.lines.map((line) => {
+          const left = line.quantity - (returned.get(line.id) ?? 0);
+          return (
+            <tr key={line.id} data-testid="return-line" data-line-id={line.id}>
+              <td>{line.name}</td>
+              <td>{line.quantity}</td>
+              <td>{returned.get(line.id) ?? 0}</td>
+              <td>
+                <label className="visually-hidden" htmlFor={`return-qty-${line.id}`}>
+                  Quantity of {line.name} to return
+                </label>
+                <input
+                  id={`return-qty-${line.id}`}
+                  className="input returns-qty"
+                  type="number"
+                  inputMode="numeric"
+                  min={0}
+                  max={left}
+                  value={quantities[line.id] ?? 0}
+                  disabled={left <= 0}
+                  data-testid="return-qty"
+                  onChange={(e) => onQuantity(line.id, Math.max(0, Math.min(left, Math.trunc(Number(e.target.value) || 0))))}
+                />
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+/** An exchange's new items: add by barcode, SKU or name, remove, and what the customer pays or gets back. */
+export function ExchangeItems({
+  query,
+  onQuery,
+  onAdd,
+  lines,
+  onRemove,
+  newTotalCents,
+  returnedCents,
+  netCents,
+  money,
+}: {
+  query: string;
+  onQuery: (query: string) => void;
+  onAdd: (event: FormEvent) => void;
+  lines: readonly OrderLine[];
+  onRemove: (lineId: string) => void;
+  /** The new items' total (cents), once there are any. */
+  newTotalCents: number | undefined;
+  /** The refund of the returned lines (cents). */
+  returnedCents: number;
+  /** New items minus the refund (cents): positive, the customer pays; negative, they get it back. */
+  netCents: number;
+  money: (cents: number) => string;
+}) {
+  return (
+    <div className="returns-exchange-items" data-testid="exchange-items">
+      <form onSubmit={onAdd} className="returns-find">
+        <label htmlFor="exchange-add">New item (barcode, SKU or name)</label>
+        <input
+          id="exchange-add"
+          className="scan-input"
+          data-testid="exchange-add"
+          autoComplete="off"
+          value={query}
+          onChange={(e) => onQuery(e.target.value)}
+        />
+        <button type="submit" className="button">
+          Add
+        </button>
+      </form>
+      <ul>
+        {lines.map((l) => (
+          <li key={l.id} data-testid="exchange-line">
+            {l.quantity} × {l.name} · {money(l.grossCents)}{' '}
+            <button type="button" className="button" onClick={() => onRemove(l.id)} aria-label={`Remove ${l.name}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      {newTotalCents !== undefined ? (
+        <p data-testid="exchange-net" data-net-cents={netCents}>
+          New items {money(newTotalCents)} − returned {money(returnedCents)} ={' '}
+          <strong>{netCents >= 0 ? `customer pays ${money(netCents)}` : `give back ${money(-netCents)}`}</strong>
+        </p>
+      ) : null}
+    </div>
   );
 }

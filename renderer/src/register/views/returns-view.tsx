@@ -31,7 +31,7 @@ import { cashierRefundLimit, findSale, newReturnId, priorReturnsOf, saveReturn }
 import { catalogFeed } from '../sale/catalog-feed.ts';
 import { ringUpSale } from '../sale/ring-up.ts';
 import { currentRegisterStaff } from '../../common/staff-session.ts';
-import { type Done, ManagerApproval, RecentReturns, ReturnDone } from './returns-parts.tsx';
+import { type Done, ExchangeItems, ManagerApproval, RecentReturns, ReturnDone, ReturnLinesTable } from './returns-parts.tsx';
 import './returns-view.css';
 
 /** The Returns screen (see the file comment). */
@@ -284,47 +284,12 @@ export function ReturnsView() {
             Sale <span data-testid="return-receipt-number">{order.receiptNumber}</span> · {money(order.totalCents)} ·{' '}
             {new Date(order.createdAt).toLocaleString()}
           </h2>
-          <table className="returns-lines">
-            <thead>
-              <tr>
-                <th scope="col">Item</th>
-                <th scope="col">Sold</th>
-                <th scope="col">Returned</th>
-                <th scope="col">Return now</th>
-              </tr>
-            </thead>
-            <tbody>
-              {order.lines.map((line) => {
-                const left = line.quantity - (returned.get(line.id) ?? 0);
-                return (
-                  <tr key={line.id} data-testid="return-line" data-line-id={line.id}>
-                    <td>{line.name}</td>
-                    <td>{line.quantity}</td>
-                    <td>{returned.get(line.id) ?? 0}</td>
-                    <td>
-                      <label className="visually-hidden" htmlFor={`return-qty-${line.id}`}>
-                        Quantity of {line.name} to return
-                      </label>
-                      <input
-                        id={`return-qty-${line.id}`}
-                        className="input returns-qty"
-                        type="number"
-                        inputMode="numeric"
-                        min={0}
-                        max={left}
-                        value={quantities[line.id] ?? 0}
-                        disabled={left <= 0}
-                        data-testid="return-qty"
-                        onChange={(e) =>
-                          setQuantities((q) => ({ ...q, [line.id]: Math.max(0, Math.min(left, Math.trunc(Number(e.target.value) || 0))) }))
-                        }
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <ReturnLinesTable
+            order={order}
+            returned={returned}
+            quantities={quantities}
+            onQuantity={(lineId, quantity) => setQuantities((q) => ({ ...q, [lineId]: quantity }))}
+          />
           <label className="returns-restock">
             <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="return-restock" /> Put the returned
             items back on stock
@@ -349,43 +314,17 @@ export function ReturnsView() {
             </label>
           ) : null}
           {exchange ? (
-            <div className="returns-exchange-items" data-testid="exchange-items">
-              <form onSubmit={addNewItem} className="returns-find">
-                <label htmlFor="exchange-add">New item (barcode, SKU or name)</label>
-                <input
-                  id="exchange-add"
-                  className="scan-input"
-                  data-testid="exchange-add"
-                  autoComplete="off"
-                  value={newItemQuery}
-                  onChange={(e) => setNewItemQuery(e.target.value)}
-                />
-                <button type="submit" className="button">
-                  Add
-                </button>
-              </form>
-              <ul>
-                {newLines.map((l) => (
-                  <li key={l.id} data-testid="exchange-line">
-                    {l.quantity} × {l.name} · {money(l.grossCents)}{' '}
-                    <button
-                      type="button"
-                      className="button"
-                      onClick={() => setNewLines((ls) => ls.filter((x) => x.id !== l.id))}
-                      aria-label={`Remove ${l.name}`}
-                    >
-                      Remove
-                    </button>
-                  </li>
-                ))}
-              </ul>
-              {newTotals ? (
-                <p data-testid="exchange-net" data-net-cents={netCents}>
-                  New items {money(newTotals.totalCents)} − returned {money(amountCents)} ={' '}
-                  <strong>{netCents >= 0 ? `customer pays ${money(netCents)}` : `give back ${money(-netCents)}`}</strong>
-                </p>
-              ) : null}
-            </div>
+            <ExchangeItems
+              query={newItemQuery}
+              onQuery={setNewItemQuery}
+              onAdd={addNewItem}
+              lines={newLines}
+              onRemove={(id) => setNewLines((ls) => ls.filter((x) => x.id !== id))}
+              newTotalCents={newTotals?.totalCents}
+              returnedCents={amountCents}
+              netCents={netCents}
+              money={money}
+            />
           ) : null}
           {tender.method === 'card' && !exchange && !cardToken ? (
             <p className="muted" data-testid="return-no-token">
