@@ -15,7 +15,6 @@ import {
   serialSettingsSchema,
   terminalResultSchema,
   type DeviceApi,
-  type DeviceStatus,
 } from './devices.ts';
 
 /** The three store devices, in the order the Devices view lists them. */

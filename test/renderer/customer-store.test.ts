@@ -148,7 +148,7 @@ describe('customers created offline on the register, through its replication eng
       const order = { ...sale!.order, customerId: offline.id };
       await saveSale(db, { order, journalTransaction: sale!.journalTransaction });
 
-      const engine = await register.startSync(db, pairing.registerToken);
+      await register.startSync(db, pairing.registerToken);
       const alias = await waitFor(
         'the alias pulled',
         async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.ts';
-import { createPairingCode, enrollRegister } from '../support/enroll.ts';
+import { enrollRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';

@@ -39,7 +39,7 @@ describe.each(databaseTargets())('external OpenID Connect issuer on $name', (tar
   let signingKey: { privateKey: CryptoKey; jwk: Record<string, unknown> };
 
   beforeAll(async () => {
-    const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
     const privateJwk = { ...(await exportJWK(privateKey)), kid: 'test-issuer-key', alg: 'RS256', use: 'sig' };
     signingKey = { privateKey, jwk: privateJwk };
     issuerServer = createServer();

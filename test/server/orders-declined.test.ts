@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderSchema, orderViewSchema, type OrderView } from '../../core/index.ts';
 import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { databaseTargets } from '../support/databases.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { enrollRegister } from '../support/enroll.ts';
 

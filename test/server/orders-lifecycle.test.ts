@@ -5,7 +5,7 @@ import { verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { StateConflictError } from '../../sync-server/src/modules/orders/service.ts';
 import { applyExternalPayment } from '../../sync-server/src/workflows/order-payment.ts';
 import { databaseTargets } from '../support/databases.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { enrollRegister } from '../support/enroll.ts';
 
@@ -27,7 +27,6 @@ describe.each(databaseTargets())('orders lifecycle on $name', (target) => {
     await server?.close();
   });
 
-  const staff = () => ({ authorization: `Bearer ${server.credentials.staffToken}` });
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}, token = server.credentials.staffToken) =>
     server.app.inject({
       method: 'POST',

@@ -5,7 +5,7 @@ import { parseReceiptNumber, type OrderView } from '../../core/index.ts';
 import { buildApp } from '../../sync-server/src/app.ts';
 import { openMutation } from '../../sync-server/src/kernel/mutation.ts';
 import { insertOrders } from '../../sync-server/src/modules/orders/service.ts';
-import { buildSale, type PairedRegister } from '../support/sales.ts';
+import { buildSale } from '../support/sales.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { enrollRegister } from '../support/enroll.ts';

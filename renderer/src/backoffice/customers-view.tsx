@@ -8,7 +8,6 @@ import { CursorListBody, useCursorList, useDebounced } from '../common/cursor-li
 import {
   Field,
   formErrorsOf,
-  LoadError,
   NO_ERRORS,
   useApi,
   useCurrency,

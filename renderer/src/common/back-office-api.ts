@@ -28,7 +28,6 @@ import type {
   OrderView,
   Page,
   PayRequestRecord,
-  FieldError,
   Problem,
   ReceiptSent,
   RefundCreate,

@@ -9,7 +9,7 @@ import { formatMoney, planOrderRefund, type RefundRequest } from '../../../../co
 import { centsToInput, parseCashInput } from '../../common/cash.ts';
 import { ApiError, type ApiOrder, type OrderRefundInput } from '../../common/back-office-api.ts';
 import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../../common/back-office-kit.tsx';
-import { type Line, ORDER_STATE_TEXT, type Refund, lineDetail, lineTitle, refundableCents, refundedQuantities } from './order-parts.tsx';
+import { type Line, ORDER_STATE_TEXT, lineDetail, lineTitle, refundableCents, refundedQuantities } from './order-parts.tsx';
 import { ManagerApproval } from './manager-approval.tsx';
 
 type RefundMode = 'lines' | 'amount';

@@ -1,18 +1,6 @@
 import { startTransition, useCallback, useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
-import {
-  catalogSnapshot,
-  formatMoney,
-  newId,
-  priceLine,
-  type CatalogItem,
-  type Order,
-  type SalePayment,
-  type TaxRate,
-  type Variation,
-} from '../../../../core/index.ts';
+import { newId, type CatalogItem, type Order, type SalePayment } from '../../../../core/index.ts';
 import { CartPanel } from '../components/cart-panel.tsx';
-import { ItemGrid } from '../components/item-grid.tsx';
-import { catalogFeed } from '../sale/catalog-feed.ts';
 import { ItemDialog } from '../components/item-dialog.tsx';
 import { ReceiptView } from '../components/receipt-view.tsx';
 import { TenderDialog } from '../components/tender-dialog.tsx';
@@ -28,15 +16,13 @@ import { useOfflineCards } from '../devices/offline-cards.ts';
 import { DeviceStatusBar, deviceUnavailable } from '../devices/device-status-bar.tsx';
 import { receiptPrintJob } from '../devices/receipt-job.ts';
 import { tabList } from '../../ui/tabs.ts';
-import { ShortcutBar, focusCart } from '../components/shortcut-help.tsx';
-import { CUSTOMER_KEY, CustomerControl, CustomerDialog, CustomerHistoryDialog, useCustomers } from '../components/customer-dialog.tsx';
+import { focusCart } from '../components/shortcut-help.tsx';
+import { CustomerControl, CustomerDialog, CustomerHistoryDialog, useCustomers } from '../components/customer-dialog.tsx';
 import { phoneCountry, survivorId } from '../customers/customer-store.ts';
+import { ALL, CatalogSection, saleAnnouncementOf, useRegisterCatalog, useRegisterKeys, type ScanMessage } from './register-parts.tsx';
 
-const ALL = 'All';
 /** The tender dialog shows "Saving…" once a sale's write has taken this long (ms); a quicker one shows nothing. */
 const SAVING_SHOWN_AFTER_MS = 150;
-/** The catalog's download progress is shown once a pull round has brought this many items (a page of the pull). */
-const CATALOG_PROGRESS_FROM = 1_000;
 
 /** The cart kept for this register (read once per mount; sale/cart-store.ts). */
 const initialCart = (registerId: string) => loadCart(registerId);
@@ -46,62 +32,11 @@ export function RegisterView() {
   const { db, session, sync } = useRegister();
   const offlineCards = useOfflineCards(db, session, sync);
   const currency = session.currency;
-  // The catalog, indexed once per page and kept in step with the local database's changes (sale/catalog-feed.ts):
-  // codes through a Map, search through the word index. Until the stored items are read after a reload, the grid
-  // shows the first tiles remembered from the last session.
-  const feed = useMemo(() => catalogFeed(db), [db]);
-  const feedState = useObservable(feed.state$, feed.state$.value);
-  const firstPage = useObservable(feed.firstPage$, feed.firstPage$.value);
-  const taxRates$ = useMemo(() => db.tax_rates.find().$, [db]);
-  const taxDocs = useObservable(taxRates$, []);
-  const index = feed.index;
-  const catalogVersion = feedState.version;
-  const isLoaded = feedState.isLoaded;
-  const items = useMemo(
-    () => (isLoaded && catalogVersion >= 0 ? index.items : (firstPage?.items ?? [])),
-    [index, catalogVersion, isLoaded, firstPage],
-  );
-  // A download in progress (the first one, or a large change): the catalog's pull round has brought a page or more.
-  const catalogReceived = useObservable(sync.status$, sync.status$.value).catalogReceived;
-  const downloading = catalogReceived >= CATALOG_PROGRESS_FROM ? `${catalogReceived.toLocaleString()} items` : undefined;
-  // A cart restored after a reload may hold items beyond the remembered first tiles: read by id (a few documents) so
-  // it prices at once, until the stored items are indexed.
-  const [restoredItems, setRestoredItems] = useState<readonly CatalogItem[]>([]);
-  useEffect(() => {
-    if (feed.state$.value.isLoaded) return undefined;
-    const ids = [...new Set(initialCart(session.registerId).lines.map((line) => line.catalogItemId))];
-    if (ids.length === 0) return undefined;
-    let live = true;
-    void db.catalog_items
-      .findByIds(ids)
-      .exec()
-      .then((found) => live && setRestoredItems([...found.values()].map((doc) => doc.toJSON() as CatalogItem)));
-    return () => {
-      live = false;
-    };
-  }, [db, feed, session.registerId]);
-  const priceable = useMemo(() => {
-    if (isLoaded || restoredItems.length === 0) return items;
-    const shown = new Set(items.map((item) => item.id));
-    return [...items, ...restoredItems.filter((item) => !shown.has(item.id))];
-  }, [items, isLoaded, restoredItems]);
-  const catalog = useMemo(
-    () =>
-      catalogSnapshot(
-        priceable,
-        taxDocs.map((d) => d.toJSON() as TaxRate),
-      ),
-    [priceable, taxDocs],
-  );
-  const categories = useMemo(
-    () => [ALL, ...(isLoaded && catalogVersion >= 0 ? index.categoryNames : (firstPage?.categories ?? []))],
-    [index, catalogVersion, isLoaded, firstPage],
-  );
-
+  const { feed, index, catalogVersion, isLoaded, items, downloading, catalog, categories } = useRegisterCatalog(db, sync, session.registerId);
   const [category, setCategory] = useState(ALL);
   const [query, setQuery] = useState('');
   // `quiet`: shown, not announced — an add is announced once, by the cart (with the new total).
-  const [message, setMessage] = useState<{ text: string; isError: boolean; quiet?: boolean } | undefined>();
+  const [message, setMessage] = useState<ScanMessage | undefined>();
   // The unfinished cart survives a reload, a crash or a closed window (sale/cart-store.ts, via useCounter below).
   const [lines, dispatch] = useReducer(cartReducer, session.registerId, (id) => initialCart(id).lines);
   const [dialogItem, setDialogItem] = useState<{ item: CatalogItem; variationId?: string } | undefined>();
@@ -169,28 +104,13 @@ export function RegisterView() {
   const categoryTabs = tabList(tabsId, categories, category, setCategory);
   const canCharge = lines.length > 0 && invalidKeys.length === 0 && discount !== 'invalid';
 
-  // Keyboard: F2 jumps to the scan box, F9 charges (dialogs handle their own keys).
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (dialogItem || isTendering || receiptOrderId || scanInput.current?.closest('[hidden]') || document.querySelector('[role="dialog"]')) return;
-      if (event.key === 'F2') {
-        event.preventDefault();
-        scanInput.current?.focus();
-        scanInput.current?.select();
-      } else if (event.key === 'F4' && !event.shiftKey) {
-        event.preventDefault();
-        focusCart();
-      } else if (event.key === 'F9' && canCharge) {
-        event.preventDefault();
-        chargeRef.current();
-      } else if (event.key === CUSTOMER_KEY) {
-        event.preventDefault();
-        setCustomerDialog('search');
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [dialogItem, isTendering, receiptOrderId, canCharge]);
+  useRegisterKeys({
+    scanInput,
+    isBusy: Boolean(dialogItem || isTendering || receiptOrderId),
+    canCharge,
+    chargeRef,
+    onCustomer: () => setCustomerDialog('search'),
+  });
   useEffect(() => {
     if (!dialogItem && !isTendering && !receiptOrderId && !customerDialog) focusScan();
   }, [dialogItem, isTendering, receiptOrderId, customerDialog, focusScan]);
@@ -349,15 +269,8 @@ export function RegisterView() {
     </main>
   ) : null;
 
-  // A completed sale is one announcement: paid, the receipt number, the change, and a printer or drawer problem if there
-  // is one (the note's progress — sending, sent — is shown on the receipt, not spoken). The region stays in the page so
-  // a screen reader hears each new text.
-  const cashChange = receiptOrder?.tenders.find((t) => t.method === 'cash')?.changeCents ?? 0;
-  const printProblem =
-    printNote && !printNote.startsWith('Sending the receipt') && printNote !== 'Receipt sent to the printer.' ? ` ${printNote}` : '';
-  const saleAnnouncement = receiptOrder
-    ? `Paid. Receipt ${receiptOrder.receiptNumber}.${cashChange > 0 ? ` Change ${formatMoney(cashChange, currency)}.` : ''}${printProblem}`
-    : '';
+  // The region stays in the page so a screen reader hears each new text.
+  const saleAnnouncement = saleAnnouncementOf(receiptOrder, printNote, currency);
 
   return (
     <div className="register-stack">
@@ -368,68 +281,31 @@ export function RegisterView() {
         <a className="skip-link" href="#cart" onClick={(e) => (e.preventDefault(), focusCart())}>
           Skip to cart
         </a>
-        <section className="catalog" aria-label="Catalog" ref={catalogScroller} data-item-count={items.length}>
-          <div className="scan-row">
-            <label className="visually-hidden" htmlFor="scan-input">
-              Scan or search
-            </label>
-            <input
-              id="scan-input"
-              ref={scanInput}
-              className="scan-input"
-              data-testid="scan-input"
-              type="search"
-              placeholder="Scan or search (F2)"
-              aria-keyshortcuts="F2"
-              data-help-key
-              autoComplete="off"
-              value={query}
-              onChange={(e) => {
-                setQuery(e.target.value);
-                setGridQuery(e.target.value);
-                setMessage(undefined);
-              }}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter') {
-                  e.preventDefault();
-                  void onScan();
-                }
-              }}
-            />
-            <p className={message?.isError ? 'scan-message scan-message-error' : 'scan-message'} data-testid="scan-message">
-              <span role="status">{message && !message.quiet ? message.text : ''}</span>
-              {message?.quiet ? message.text : null}
-            </p>
-            <DeviceStatusBar state={deviceState} />
-          </div>
-          <div className="category-tabs" role="tablist" aria-label="Categories">
-            {categories.map((c) => (
-              <button key={c} type="button" {...categoryTabs.tab(c)} className={c === category ? 'tab tab-active' : 'tab'}>
-                {c}
-              </button>
-            ))}
-          </div>
-          {/* The category tabs' panel (left unindented inside so the grid's lines merge cleanly with other branches). */}
-          <div className="catalog-panel" {...categoryTabs.panel()} data-query={gridQuery} data-category={gridCategory}>
-            {downloading ? (
-              <p className="muted catalog-progress" role="status" data-testid="catalog-progress">
-                Downloading the catalog… {downloading}
-              </p>
-            ) : null}
-            {items.length === 0 && !isLoaded ? (
-              <p className="muted catalog-empty">Reading the catalog…</p>
-            ) : items.length === 0 ? (
-              <p className="muted catalog-empty">The catalog has not arrived yet. It syncs as soon as the register is online.</p>
-            ) : visible.length === 0 && !isLoaded ? (
-              <p className="muted catalog-empty">Reading the catalog…</p>
-            ) : visible.length === 0 ? (
-              <p className="muted catalog-empty">No items match “{gridQuery}”.</p>
-            ) : (
-              <ItemGrid items={visible} currency={currency} onChoose={choose} scrollElement={getCatalogScroller} />
-            )}
-          </div>
-          <ShortcutBar />
-        </section>
+        <CatalogSection
+          sectionRef={catalogScroller}
+          scanInput={scanInput}
+          query={query}
+          onQuery={(text) => {
+            setQuery(text);
+            setGridQuery(text);
+            setMessage(undefined);
+          }}
+          onScan={() => void onScan()}
+          message={message}
+          deviceStatus={<DeviceStatusBar state={deviceState} />}
+          categories={categories}
+          category={category}
+          categoryTabs={categoryTabs}
+          gridQuery={gridQuery}
+          gridCategory={gridCategory}
+          downloading={downloading}
+          items={items}
+          visible={visible}
+          isLoaded={isLoaded}
+          currency={currency}
+          onChoose={choose}
+          getScroller={getCatalogScroller}
+        />
         <CartPanel
           lines={lines}
           totals={totals}

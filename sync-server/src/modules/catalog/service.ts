@@ -28,7 +28,6 @@ import {
   type TaxRate,
   type Variation,
 } from '../../../../core/index.ts';
-import { z } from 'zod';
 import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';

@@ -11,7 +11,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { emptyBodySchema, parseEmptyBody, parseOrThrow } from '../../platform/http/problem.ts';
-import { callerOf as callerKey, type Principal } from '../../platform/auth/identity.ts';
+import { callerOf as callerKey } from '../../platform/auth/identity.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import {
   metered,

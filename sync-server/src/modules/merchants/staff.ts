@@ -8,7 +8,6 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import { setStaffPin } from './staff-pins.ts';
-import type { StaffRole } from '../../platform/auth/permissions.ts';
 
 /** A staff member as the back office lists them (never the PIN or its hash). */
 export interface StaffMember {

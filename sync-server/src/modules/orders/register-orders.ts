@@ -11,7 +11,7 @@
  */
 import type { EventType, Order, TipLimit } from '../../../../core/index.ts';
 import type { StaffRole } from '../../platform/auth/permissions.ts';
-import { jsonValue, readTogether, type Queryable, type ReadPart } from '../../platform/db/db.ts';
+import { jsonValue, type ReadPart } from '../../platform/db/db.ts';
 
 /** An order as stored: its core document, owner and server stamps (`syncSeq`, `updatedAt` ISO 8601). */
 export interface StoredRegisterOrder {

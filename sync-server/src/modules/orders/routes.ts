@@ -11,7 +11,6 @@ import {
   receiptSentSchema,
   refundResultSchema,
   refundCreateSchema,
-  refundRecordSchema,
   pageQueryFields,
   utcDateTime,
 } from '../../../../core/index.ts';
