@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { JournalTransaction } from '../../core/index.ts';
 import { appendAuditBatch } from '../../sync-server/src/kernel/audit.ts';
-import { ensureChartOfAccounts, journalHash, postJournalTransactions } from '../../sync-server/src/kernel/ledger.ts';
+import { ensureChartOfAccounts, journalHash } from '../../sync-server/src/kernel/ledger.ts';
 import { openMutation } from '../../sync-server/src/kernel/mutation.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
@@ -56,8 +56,8 @@ async function post(db: Db, merchantId: string, count: number, perTx: number, ta
   for (let i = 0; i < jts.length; i += perTx) {
     const chunk = jts.slice(i, i + perTx);
     await db.transaction(async (tx) => {
-      await openMutation(tx, { merchantId, actor: 'register:reg_bench', registerId: 'reg_bench' }, new Date());
-      await postJournalTransactions(tx, merchantId, chunk, { tamperEvidence });
+      const m = await openMutation(tx, { merchantId, actor: 'register:reg_bench', registerId: 'reg_bench' }, new Date());
+      await m.postJournalTransactions(chunk, { tamperEvidence });
       await appendAuditBatch(
         tx,
         chunk.map((jt) => ({
@@ -67,6 +67,7 @@ async function post(db: Db, merchantId: string, count: number, perTx: number, ta
           entityType: 'order',
           entityId: jt.sourceId,
           data: { journalTransactionId: jt.id },
+          journalHashes: m.journalHashesFor({ data: { journalTransactionId: jt.id } }),
         })),
       );
     });

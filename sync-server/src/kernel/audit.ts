@@ -21,8 +21,8 @@ export interface AuditEntry {
   data?: Record<string, unknown>;
   occurredAt?: Date;
   /**
-   * Hashes (kernel/ledger.ts `journalHash`) of the journal transactions this entry records, by id. Normally left out:
-   * the entry then takes those posted in this transaction and not yet recorded (see {@link noteJournalPosted}).
+   * Hashes (kernel/ledger.ts `journalHash`) of the journal transactions this entry records, by id; left out or empty:
+   * none. A mutation's `audit` fills it from the journal transactions the mutation posted (kernel/mutation.ts).
    */
   journalHashes?: Record<string, string>;
 }
@@ -100,7 +100,7 @@ export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<num
     entity_type: entry.entityType,
     entity_id: entry.entityId,
     data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
-    journal_hashes: takeJournalHashes(memo, entry),
+    journal_hashes: journalHashesOf(entry),
     prev_hash: prevHash,
   };
   const hash = auditHash(row);
@@ -278,7 +278,7 @@ export async function appendAuditBatch(
       entity_type: entry.entityType,
       entity_id: entry.entityId,
       data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
-      journal_hashes: takeJournalHashes(memo, entry),
+      journal_hashes: journalHashesOf(entry),
       prev_hash: prevHash,
     };
     const hash = auditHash(row);
@@ -321,71 +321,19 @@ export async function appendAuditBatch(
 /** The audit action of an entry that only records journal transactions (posted outside a mutation, or left over). */
 export const JOURNAL_POSTED_ACTION = 'journal_transaction.posted';
 
-/** Who acts in the mutations open on a transaction handle, per merchant (kept across ROLLBACK TO SAVEPOINT). */
-const openMutations = new WeakMap<Queryable, Map<string, Pick<AuditEntry, 'actor' | 'registerId' | 'appId' | 'occurredAt'>>>();
-
-/**
- * Marks a mutation of `merchantId` open on `tx` (kernel/mutation.ts `openMutation`): from then on the journal
- * transactions it posts wait for the audit entry of the change ({@link noteJournalPosted}); `who` signs leftovers.
- */
-export function markMutation(tx: Queryable, merchantId: string, who: Pick<AuditEntry, 'actor' | 'registerId' | 'appId' | 'occurredAt'>): void {
-  let open = openMutations.get(tx);
-  if (!open) openMutations.set(tx, (open = new Map()));
-  open.set(merchantId, who);
-}
-
-const pendingKey = (merchantId: string) => `journal-pending:${merchantId}`;
-
-/**
- * The journal hashes an entry records: its own `journalHashes` when given; else the hash of the journal transaction its
- * `data.journalTransactionId` names, when that one was posted in this transaction and not yet recorded (it then leaves
- * the pending set). Null otherwise: an entry naming none takes none (leftovers get their own entry at the end of the
- * mutation, {@link flushJournalHashes}).
- */
-function takeJournalHashes(memo: Map<string, unknown> | undefined, entry: AuditEntry): Record<string, string> | null {
-  if (entry.journalHashes) return Object.keys(entry.journalHashes).length > 0 ? { ...entry.journalHashes } : null;
-  const named = entry.data?.journalTransactionId;
-  if (typeof named !== 'string') return null;
-  const pending = memo?.get(pendingKey(entry.merchantId)) as Map<string, string> | undefined;
-  const hash = pending?.get(named);
-  if (hash === undefined) return null;
-  pending!.delete(named);
-  return { [named]: hash };
+/** The `journal_hashes` of an entry: a copy of its `journalHashes`, null when it records none. */
+function journalHashesOf(entry: AuditEntry): Record<string, string> | null {
+  return entry.journalHashes && Object.keys(entry.journalHashes).length > 0 ? { ...entry.journalHashes } : null;
 }
 
 /**
- * Called by the ledger (kernel/ledger.ts) for journal transactions it has just created: inside a mutation their hashes
- * wait for the audit entry of the change that names each in `data.journalTransactionId` (leftovers: one
- * `journal_transaction.posted` entry before the mutation commits); in a bare transaction such an entry (actor
- * `system`) records them at once.
+ * The `journal_transaction.posted` entry (actor `system`) recording journal transactions no other entry records: those
+ * posted outside a mutation (kernel/ledger.ts), or those a mutation posted and no entry of it named (kernel/mutation.ts
+ * `flushJournalHashes`, which signs it as the mutation's actor).
  *
- * @param hashes `[journal transaction id, journalHash]` pairs
+ * @param hashes journal transaction id → hash, at least one
  */
-export async function noteJournalPosted(tx: Queryable, merchantId: string, hashes: readonly [string, string][]): Promise<void> {
-  const memo = transactionMemo(tx);
-  if (memo && openMutations.get(tx)?.has(merchantId)) {
-    let pending = memo.get(pendingKey(merchantId)) as Map<string, string> | undefined;
-    if (!pending) memo.set(pendingKey(merchantId), (pending = new Map()));
-    for (const [id, hash] of hashes) pending.set(id, hash);
-    return;
-  }
-  await appendAudit(tx, journalPostedEntry(merchantId, Object.fromEntries(hashes)));
-}
-
-/**
- * Records the journal transactions of this transaction that no audit entry has recorded yet, in one
- * `journal_transaction.posted` entry (kernel/mutation.ts calls it before the commit). No-op when none are left.
- */
-export async function flushJournalHashes(tx: Queryable, merchantId: string): Promise<void> {
-  const pending = transactionMemo(tx)?.get(pendingKey(merchantId)) as Map<string, string> | undefined;
-  if (!pending || pending.size === 0) return;
-  const hashes = Object.fromEntries(pending);
-  pending.clear();
-  const who = openMutations.get(tx)?.get(merchantId);
-  await appendAudit(tx, { ...journalPostedEntry(merchantId, hashes), ...who });
-}
-
-function journalPostedEntry(merchantId: string, hashes: Record<string, string>): AuditEntry {
+export function journalPostedEntry(merchantId: string, hashes: Record<string, string>): AuditEntry {
   const ids = Object.keys(hashes);
   return {
     merchantId,

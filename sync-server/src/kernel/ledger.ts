@@ -8,7 +8,7 @@ import {
 } from '../../../core/index.ts';
 import { ulid } from '../../../core/index.ts';
 import { jsonValue, lockMerchant, prepared, readTogether, transactionMemo, type Queryable, type ReadPart } from '../platform/db/db.ts';
-import { noteJournalPosted, sha256hex } from './audit.ts';
+import { appendAudit, journalPostedEntry, sha256hex } from './audit.ts';
 
 /**
  * The merchant ledger: journal transactions whose postings sum to zero, immutable once written (the
@@ -92,17 +92,16 @@ export function journalHash(jt: JournalTransaction): string {
 }
 
 /**
- * Leaves the hashes of journal transactions just created for the audit trail (kernel/audit.ts `noteJournalPosted`):
- * inside a mutation, the audit entry that records the change carries them; outside one (a bare transaction), an entry
- * `journal_transaction.posted` is written at once.
+ * Where the {@link journalHash}es of the journal transactions a post creates go. `'now'` (the default): one
+ * `journal_transaction.posted` audit entry (actor `system`, kernel/audit.ts `journalPostedEntry`) records them at once.
+ * `'caller'`: they are only returned with the outcomes, and the caller has an audit entry of its change carry them —
+ * kernel/mutation.ts `Mutation.postJournalTransaction(s)` does, which is how code inside a mutation posts.
  */
-async function recordPosted(tx: Queryable, merchantId: string, jts: readonly JournalTransaction[]): Promise<void> {
-  if (jts.length > 0)
-    await noteJournalPosted(
-      tx,
-      merchantId,
-      jts.map((jt) => [jt.id, journalHash(jt)]),
-    );
+export type JournalHashesTo = 'now' | 'caller';
+
+/** Records `hashes` (id → hash) in a `journal_transaction.posted` entry unless the caller records them. */
+async function recordPosted(tx: Queryable, merchantId: string, hashes: Record<string, string>, to: JournalHashesTo | undefined): Promise<void> {
+  if (to !== 'caller' && Object.keys(hashes).length > 0) await appendAudit(tx, journalPostedEntry(merchantId, hashes));
 }
 
 /** A stored journal transaction in core shape with its server stamps (`updatedAt`, `syncSeq`). */
@@ -155,16 +154,21 @@ export async function getJournalTransaction(db: Queryable, merchantId: string, i
   return (await hydrateJournalTransactions(db, rows))[0];
 }
 
+/** What {@link postJournalTransaction} did: created (with its {@link journalHash}), or found with the same content. */
+export type PostResult = { created: true; syncSeq: number; hash: string } | { created: false; syncSeq: number };
+
 /**
  * Posts a journal transaction inside `tx`. Idempotent by id: the same content again is a no-op (`created: false`);
- * different content under an existing id throws {@link LedgerConflictError}.
+ * different content under an existing id throws {@link LedgerConflictError}. The hash of a created one is recorded
+ * as `options.hashes` says ({@link JournalHashesTo}) and returned.
  * @throws LedgerValidationError when the postings do not balance or name an account outside the chart.
  */
 export async function postJournalTransaction(
   tx: Queryable,
   merchantId: string,
   jt: JournalTransaction,
-): Promise<{ created: boolean; syncSeq: number }> {
+  options: { hashes?: JournalHashesTo } = {},
+): Promise<PostResult> {
   if (!isBalanced(jt.postings)) throw new LedgerValidationError(`journal transaction ${jt.id} does not balance`);
   await lockMerchant(tx, merchantId);
   const existing = await tx.query<JtRow & { merchant_id: string }>('SELECT * FROM journal_transactions WHERE id = $1', [jt.id]);
@@ -195,8 +199,9 @@ export async function postJournalTransaction(
   }
   if (values.length > 0)
     await tx.query(`INSERT INTO postings (id, journal_transaction_id, line_no, account_id, amount_cents) VALUES ${values.join(', ')}`, params);
-  await recordPosted(tx, merchantId, [jt]);
-  return { created: true, syncSeq };
+  const hash = journalHash(jt);
+  await recordPosted(tx, merchantId, { [jt.id]: hash }, options.hashes);
+  return { created: true, syncSeq, hash };
 }
 
 export interface TrialBalance {
@@ -217,9 +222,12 @@ export async function trialBalance(db: Queryable, merchantId: string): Promise<T
   return { currency: rows[0]?.currency ?? 'USD', accounts, totalCents: accounts.reduce((a, r) => a + r.balanceCents, 0) };
 }
 
-/** What {@link postJournalTransactions} did with one journal transaction. */
+/**
+ * What {@link postJournalTransactions} did with one journal transaction; a created one carries its {@link journalHash}
+ * (left out only with `tamperEvidence: false`).
+ */
 export type PostOutcome =
-  { status: 'created' } | { status: 'unchanged' } | { status: 'conflict'; message: string } | { status: 'invalid'; message: string };
+  { status: 'created'; hash?: string } | { status: 'unchanged' } | { status: 'conflict'; message: string } | { status: 'invalid'; message: string };
 
 /** What {@link postJournalTransactions} reads before it writes: the stored transactions among its ids, and accounts. */
 export interface LedgerRead {
@@ -252,8 +260,8 @@ export function ledgerReadPart(merchantId: string, jts: readonly JournalTransact
  * (sync sequences drawn in it) and all their postings. Idempotent by id like {@link postJournalTransaction}: the same
  * content again is `unchanged`; other content under a stored id is a `conflict` and writes nothing; postings that do
  * not balance or an account outside the chart are `invalid` and write nothing. Ids must be distinct in one call.
- * Each created transaction's {@link journalHash} goes to the audit entry that names it (`data.journalTransactionId`)
- * in this transaction, no statement more (kernel/audit.ts `noteJournalPosted`).
+ * Each created transaction's {@link journalHash} is returned with its outcome and recorded as `options.hashes` says
+ * ({@link JournalHashesTo}; inside a mutation, by the audit entry that names it — no statement more).
  *
  * @param options.tamperEvidence false leaves out the journal hashes: for the bench's baseline only (test/bench/run.ts),
  *   never for real books — a journal transaction whose hash no audit entry carries fails verification.
@@ -265,7 +273,7 @@ export async function postJournalTransactions(
   tx: Queryable,
   merchantId: string,
   jts: readonly JournalTransaction[],
-  options: { tamperEvidence?: boolean; read?: LedgerRead } = {},
+  options: { tamperEvidence?: boolean; read?: LedgerRead; hashes?: JournalHashesTo } = {},
 ): Promise<PostOutcome[]> {
   const outcomes: PostOutcome[] = jts.map((jt) =>
     isBalanced(jt.postings) ? { status: 'created' } : { status: 'invalid', message: `journal transaction ${jt.id} does not balance` },
@@ -340,7 +348,15 @@ export async function postJournalTransactions(
       postings.map((p) => p.amount),
     ],
   );
-  if (options.tamperEvidence !== false) await recordPosted(tx, merchantId, toCreate);
+  if (options.tamperEvidence === false) return outcomes;
+  const hashes: Record<string, string> = {};
+  jts.forEach((jt, i) => {
+    if (outcomes[i]!.status !== 'created') return;
+    const hash = journalHash(jt);
+    outcomes[i] = { status: 'created', hash };
+    hashes[jt.id] = hash;
+  });
+  await recordPosted(tx, merchantId, hashes, options.hashes);
   return outcomes;
 }
 

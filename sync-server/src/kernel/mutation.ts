@@ -1,8 +1,9 @@
-import type { EventType, WebhookEvent } from '../../../core/index.ts';
+import type { EventType, JournalTransaction, WebhookEvent } from '../../../core/index.ts';
 import { callerOf, type Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import { lockMerchant, type Queryable } from '../platform/db/db.ts';
-import { appendAudit, flushJournalHashes, markMutation, type AuditEntry } from './audit.ts';
+import { appendAudit, journalPostedEntry, type AuditEntry } from './audit.ts';
+import { postJournalTransaction, postJournalTransactions, type LedgerRead, type PostOutcome, type PostResult } from './ledger.ts';
 import { emitEvent } from './outbox.ts';
 
 /** A replicated collection whose registers must hear of a committed write (the change feed's channel names). */
@@ -51,9 +52,38 @@ export interface Mutation extends MutationActor {
   now: Date;
   /**
    * Appends one hash-chained audit entry for this change; merchant, actor, register, app and time are this
-   * mutation's unless given. Returns the entry's sequence number.
+   * mutation's unless given. The entry records the journal transaction it names in `data.journalTransactionId` when
+   * this mutation posted it and no entry recorded it yet (unless it gives `journalHashes` itself: see
+   * {@link Mutation.journalHashesFor}). Returns the entry's sequence number.
    */
   audit(entry: Omit<AuditEntry, 'merchantId' | 'actor' | 'occurredAt'> & Partial<Pick<AuditEntry, 'actor' | 'occurredAt'>>): Promise<number>;
+  /**
+   * Posts a journal transaction of this merchant (kernel/ledger.ts `postJournalTransaction`); its hash, when created,
+   * waits in this mutation for the audit entry that names it.
+   */
+  postJournalTransaction(jt: JournalTransaction): Promise<PostResult>;
+  /** Posts many (kernel/ledger.ts `postJournalTransactions`); the created ones' hashes wait as {@link Mutation.postJournalTransaction}'s. */
+  postJournalTransactions(jts: readonly JournalTransaction[], options?: { read?: LedgerRead; tamperEvidence?: boolean }): Promise<PostOutcome[]>;
+  /**
+   * The `journalHashes` of an entry written by hand for this change (kernel/audit.ts `appendAudit`/`appendAuditBatch`
+   * on `tx`): its own when given, else the hash of the journal transaction its `data.journalTransactionId` names when
+   * this mutation posted it and no entry recorded it yet (it is recorded by this entry from then on); else none.
+   * Call it once per entry, in the order the entries are written.
+   */
+  journalHashesFor(entry: Pick<AuditEntry, 'data' | 'journalHashes'>): Record<string, string> | undefined;
+  /**
+   * Records the journal transactions this mutation posted and no audit entry named, in one `journal_transaction.posted`
+   * entry signed as this mutation; no-op when none are left. {@link mutation} calls it before the commit; users of
+   * {@link openMutation} whose change may leave some call it before theirs.
+   */
+  flushJournalHashes(): Promise<void>;
+  /** `SAVEPOINT name` on `tx`. */
+  savepoint(name: string): Promise<void>;
+  /**
+   * `ROLLBACK TO SAVEPOINT name` on `tx`; the journal hashes this mutation holds for audit entries not yet written are
+   * dropped with it (every one of them, those posted before the savepoint too, as the per-transaction memo was before).
+   */
+  rollbackToSavepoint(name: string): Promise<void>;
   /** Writes one webhook event to the transactional outbox: it exists exactly when this change commits. */
   emit(type: EventType, object: Record<string, unknown>): Promise<WebhookEvent>;
   /** Notes that `collection` changed: its registers are told after the commit (never for a rolled-back change). */
@@ -78,8 +108,9 @@ export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>
   // lockMerchant then finds it held.
   const result = await app.db.transaction(
     async (tx) => {
-      const value = await fn(await openMutation(tx, who, now, changed));
-      await flushJournalHashes(tx, who.merchantId);
+      const m = await openMutation(tx, who, now, changed);
+      const value = await fn(m);
+      await m.flushJournalHashes();
       return value;
     },
     { lockMerchant: who.merchantId },
@@ -90,13 +121,21 @@ export async function mutation<T>(app: Pick<AppContext, 'db' | 'clock' | 'feed'>
 
 /**
  * A {@link Mutation} over a transaction someone else opened and will commit (a workflow step, a housekeeping tick).
- * Takes the merchant's lock; the caller notifies `changed` after its commit, and calls kernel/audit.ts
+ * Takes the merchant's lock; the caller notifies `changed` after its commit, and calls the mutation's
  * `flushJournalHashes` before it when the change may post journal transactions no audit entry names.
  */
 export async function openMutation(tx: Queryable, who: MutationActor, now: Date, changed: Set<ChangedCollection> = new Set()): Promise<Mutation> {
   await lockMerchant(tx, who.merchantId);
-  // Journal transactions posted from here on wait for the audit entry of this change to carry their hashes.
-  markMutation(tx, who.merchantId, { actor: who.actor, registerId: who.registerId ?? null, appId: who.appId ?? null, occurredAt: now });
+  // Hashes of the journal transactions this mutation posted that no audit entry has recorded yet, by id.
+  const pending = new Map<string, string>();
+  const journalHashesFor: Mutation['journalHashesFor'] = (entry) => {
+    if (entry.journalHashes) return entry.journalHashes;
+    const named = entry.data?.journalTransactionId;
+    const hash = typeof named === 'string' ? pending.get(named) : undefined;
+    if (hash === undefined) return undefined;
+    pending.delete(named as string);
+    return { [named as string]: hash };
+  };
   return {
     ...who,
     tx,
@@ -109,7 +148,41 @@ export async function openMutation(tx: Queryable, who: MutationActor, now: Date,
         merchantId: who.merchantId,
         actor: entry.actor ?? who.actor,
         occurredAt: entry.occurredAt ?? now,
+        journalHashes: journalHashesFor(entry),
       }),
+    postJournalTransaction: async (jt) => {
+      const result = await postJournalTransaction(tx, who.merchantId, jt, { hashes: 'caller' });
+      if (result.created) pending.set(jt.id, result.hash);
+      return result;
+    },
+    postJournalTransactions: async (jts, options = {}) => {
+      const outcomes = await postJournalTransactions(tx, who.merchantId, jts, { ...options, hashes: 'caller' });
+      jts.forEach((jt, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.status === 'created' && outcome.hash !== undefined) pending.set(jt.id, outcome.hash);
+      });
+      return outcomes;
+    },
+    journalHashesFor,
+    flushJournalHashes: async () => {
+      if (pending.size === 0) return;
+      const hashes = Object.fromEntries(pending);
+      pending.clear();
+      await appendAudit(tx, {
+        ...journalPostedEntry(who.merchantId, hashes),
+        actor: who.actor,
+        registerId: who.registerId ?? null,
+        appId: who.appId ?? null,
+        occurredAt: now,
+      });
+    },
+    savepoint: async (name) => {
+      await tx.query(`SAVEPOINT ${name}`);
+    },
+    rollbackToSavepoint: async (name) => {
+      await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      pending.clear();
+    },
     emit: (type, object) => emitEvent(tx, { merchantId: who.merchantId, type, object, occurredAt: now }),
     changed: (...collections) => {
       for (const c of collections) changed.add(c);

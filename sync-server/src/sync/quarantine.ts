@@ -79,13 +79,13 @@ export async function quarantine(m: Mutation, collection: string, refusals: read
 }
 
 async function attempt(m: Mutation, fn: () => Promise<void>): Promise<boolean> {
-  await m.tx.query('SAVEPOINT quarantine');
+  await m.savepoint('quarantine');
   try {
     await fn();
     await m.tx.query('RELEASE SAVEPOINT quarantine');
     return true;
   } catch {
-    await m.tx.query('ROLLBACK TO SAVEPOINT quarantine');
+    await m.rollbackToSavepoint('quarantine');
     await m.tx.query('RELEASE SAVEPOINT quarantine');
     return false;
   }

@@ -9,7 +9,6 @@
  * payment id as its idempotency key, so a rolled-back push that is pushed again gets the processor's first answer.
  */
 import { FORWARD_WINDOW_EXPIRED, OFFLINE_CARD_RECEIVABLE, type Order } from '../../../core/index.ts';
-import { flushJournalHashes } from '../kernel/audit.ts';
 import { openMutation, type Mutation } from '../kernel/mutation.ts';
 import type { Db } from '../platform/db/db.ts';
 import {
@@ -137,7 +136,7 @@ export async function runOfflineForwardRetries(
       await openOrderBalances(m, expired, 'offline_card_expired');
       counts.expired += expired.length;
       counts.forwarded += await forwardOfflineCardPayments(m, [], processor, ids);
-      await flushJournalHashes(tx, merchantId);
+      await m.flushJournalHashes();
     });
   }
   return counts;

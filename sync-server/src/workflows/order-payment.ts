@@ -8,7 +8,6 @@ import { newId, type OrderView, type PaymentCreate } from '../../../core/index.t
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { flushJournalHashes } from '../kernel/audit.ts';
 import { actorOf, mutation, openMutation, type Mutation } from '../kernel/mutation.ts';
 import { recordSaleStock } from '../modules/inventory/index.ts';
 import * as orders from '../modules/orders/index.ts';
@@ -114,6 +113,6 @@ export async function recordExternalOrderPayment(m: Mutation, payment: Omit<orde
 export async function applyExternalPayment(tx: Queryable, ctx: Pick<AppContext, 'clock'>, payment: orders.ExternalPayment): Promise<OrderView> {
   const m = await openMutation(tx, { merchantId: payment.merchantId, actor: payment.actor ?? 'system' }, ctx.clock());
   const view = await recordExternalOrderPayment(m, payment);
-  await flushJournalHashes(tx, payment.merchantId);
+  await m.flushJournalHashes();
   return view;
 }

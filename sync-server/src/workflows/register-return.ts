@@ -120,7 +120,7 @@ async function refundReturn(
   registerNumber: number,
   reject: (reason: string) => ReturnOutcome,
 ): Promise<ReturnOutcome> {
-  await m.tx.query('SAVEPOINT register_return');
+  await m.savepoint('register_return');
   try {
     const role = await roleOf(m, ret.staffId);
     const approve = async (amountCents: number): Promise<string | null> => {
@@ -164,7 +164,7 @@ async function refundReturn(
     await m.tx.query('RELEASE SAVEPOINT register_return');
     return { kind: 'stored', stored };
   } catch (err) {
-    await m.tx.query('ROLLBACK TO SAVEPOINT register_return');
+    await m.rollbackToSavepoint('register_return');
     await m.tx.query('RELEASE SAVEPOINT register_return');
     if (err instanceof ProblemError) return reject(`${err.code}: ${err.message}`);
     return reject(`the return could not be stored: ${(err instanceof Error ? err.message : String(err)).slice(0, 300)}`);

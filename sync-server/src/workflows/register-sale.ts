@@ -42,7 +42,7 @@ import type { z } from 'zod';
 import { appendAuditBatch, auditReservationPart, type AuditReservation } from '../kernel/audit.ts';
 import type { Mutation } from '../kernel/mutation.ts';
 import { emitEvents } from '../kernel/outbox.ts';
-import { ledgerReadPart, postJournalTransactions, type LedgerRead } from '../kernel/ledger.ts';
+import { ledgerReadPart, type LedgerRead } from '../kernel/ledger.ts';
 import { restampStockOnHand } from '../modules/catalog/index.ts';
 import { recordSalesStock, salesStockReadPart, ensureDefaultLocation, type VariationsOnHand } from '../modules/inventory/index.ts';
 import {
@@ -509,12 +509,12 @@ function settle(written: Written, push: PushTally): void {
  * later savepoint of the same name shadows it, so `ROLLBACK TO` always undoes the newest attempt only.
  */
 async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  await m.tx.query(`SAVEPOINT ${name}`);
+  await m.savepoint(name);
   try {
     const value = await fn();
     return { ok: true, value };
   } catch (error) {
-    await m.tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    await m.rollbackToSavepoint(name);
     await m.tx.query(`RELEASE SAVEPOINT ${name}`);
     return { ok: false, error };
   }
@@ -570,7 +570,7 @@ async function postSalesJournal(
   read: LedgerRead,
 ): Promise<{ stored: CheckedSale[]; refused: Written['refused']; created: boolean }> {
   const toPost = journalOf(sales);
-  const posted = await postJournalTransactions(m.tx, m.merchantId, toPost, { read });
+  const posted = await m.postJournalTransactions(toPost, { read });
   const outcomes = new Map(toPost.map((jt, i) => [jt.id, posted[i]!]));
   const stored: CheckedSale[] = [];
   const refused: Written['refused'] = [];
@@ -590,27 +590,29 @@ async function auditStoredOrders(
   stockAudit: Parameters<typeof appendAuditBatch>[1],
   reservation: AuditReservation,
 ): Promise<void> {
+  const entries: Parameters<typeof appendAuditBatch>[1] = [
+    ...stockAudit,
+    ...orders.map((order) => ({
+      merchantId: m.merchantId,
+      actor: m.actor,
+      registerId: order.registerId,
+      action: 'order.stored',
+      entityType: 'order',
+      entityId: order.id,
+      occurredAt: m.now,
+      data: {
+        receiptNumber: order.receiptNumber,
+        totalCents: order.totalCents,
+        tipCents: order.tipCents,
+        state: order.state,
+        journalTransactionId: order.journalTransactionId,
+      },
+    })),
+  ];
+  // Each entry records the journal transaction it names, posted by this mutation (postSalesJournal).
   await appendAuditBatch(
     m.tx,
-    [
-      ...stockAudit,
-      ...orders.map((order) => ({
-        merchantId: m.merchantId,
-        actor: m.actor,
-        registerId: order.registerId,
-        action: 'order.stored',
-        entityType: 'order',
-        entityId: order.id,
-        occurredAt: m.now,
-        data: {
-          receiptNumber: order.receiptNumber,
-          totalCents: order.totalCents,
-          tipCents: order.tipCents,
-          state: order.state,
-          journalTransactionId: order.journalTransactionId,
-        },
-      })),
-    ],
+    entries.map((entry) => ({ ...entry, journalHashes: m.journalHashesFor(entry) })),
     { reserved: reservation },
   );
 }

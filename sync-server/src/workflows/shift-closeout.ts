@@ -34,7 +34,6 @@ import {
 } from '../../../core/index.ts';
 import type { z } from 'zod';
 import { writeCheckpoint } from '../kernel/checkpoints.ts';
-import { postJournalTransactions } from '../kernel/ledger.ts';
 import { mutation, type Mutation, type MutationActor } from '../kernel/mutation.ts';
 import {
   activeRegisters,
@@ -206,20 +205,20 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
     return c.reject(`currency ${value.currency} is not the store's currency ${c.store.currency}`);
 
   const write = async (fn: () => Promise<void>): Promise<ShiftDocumentOutcome> => {
-    await m.tx.query('SAVEPOINT shift_document');
+    await m.savepoint('shift_document');
     try {
       await fn();
       await m.tx.query('RELEASE SAVEPOINT shift_document');
       return { kind: 'stored' };
     } catch (err) {
-      await m.tx.query('ROLLBACK TO SAVEPOINT shift_document');
+      await m.rollbackToSavepoint('shift_document');
       await m.tx.query('RELEASE SAVEPOINT shift_document');
       return c.reject(`the document could not be stored: ${(err instanceof Error ? err.message : String(err)).slice(0, 300)}`);
     }
   };
   const post = async (jt: JournalTransaction | undefined) => {
     if (!jt) return null;
-    const [outcome] = await postJournalTransactions(m.tx, m.merchantId, [jt]);
+    const [outcome] = await m.postJournalTransactions([jt]);
     if (outcome!.status === 'conflict' || outcome!.status === 'invalid') throw new Error(outcome!.message);
     await m.tx.exec(
       'SET CONSTRAINTS postings_balanced, journal_transactions_balanced IMMEDIATE; SET CONSTRAINTS postings_balanced, journal_transactions_balanced DEFERRED',

@@ -12,7 +12,7 @@ import {
   type JournalTransaction,
   type Posting,
 } from '../../../../core/index.ts';
-import { ensureChartOfAccounts, postJournalTransaction } from '../../kernel/ledger.ts';
+import { ensureChartOfAccounts } from '../../kernel/ledger.ts';
 import { openMutation } from '../../kernel/mutation.ts';
 import { transactionMemo, type Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
@@ -49,7 +49,7 @@ export async function postOnPlatformLedger(
     { ...header, registerId: null, occurredAt: now.toISOString() },
     postings.filter((p) => p.amountCents !== 0),
   );
-  await postJournalTransaction(tx, PLATFORM_LEDGER_MERCHANT_ID, jt);
+  await m.postJournalTransaction(jt);
   await m.audit({ ...audit, data: { ...audit.data, journalTransactionId: jt.id } });
   return jt;
 }

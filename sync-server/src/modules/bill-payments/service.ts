@@ -24,7 +24,6 @@ import {
   ulid,
   type ServiceLimits,
 } from '../../../../core/index.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import { assertMoneyMovementAllowed } from '../../kernel/money-movement.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
@@ -329,7 +328,7 @@ async function payAndPost(
     },
     postingsOf(p.amountCents, p.feeCents, p.cashAccount, partner.name, 1),
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   return { confirmationNumber, journalId: jt.id };
 }
@@ -541,7 +540,7 @@ export async function refreshBillPayment(m: Mutation, id: string, partner: BillP
     },
     postingsOf(Number(r.amount_cents), Number(r.fee_cents), r.cash_account, r.partner, -1),
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   await m.tx.query(
     `UPDATE bill_payments SET status = 'rejected', reject_reason = $3, reversal_journal_transaction_id = $4, updated_at = $5 WHERE merchant_id = $1 AND id = $2`,

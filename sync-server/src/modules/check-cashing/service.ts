@@ -21,7 +21,6 @@ import {
   type ServiceFeeSchedule,
   type ServiceLimits,
 } from '../../../../core/index.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import { assertMoneyMovementAllowed } from '../../kernel/money-movement.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
@@ -302,7 +301,7 @@ async function postPayout(
       { accountCode: plan.cashAccount, amountCents: -plan.payoutCents },
     ],
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   return jt.id;
 }

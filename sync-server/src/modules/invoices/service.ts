@@ -51,7 +51,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
-import { getJournalTransaction, postJournalTransaction } from '../../kernel/ledger.ts';
+import { getJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
 import { actorOf, mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
 
@@ -566,7 +566,7 @@ export async function markInvoiceSent(m: Mutation, id: string, input: { channels
   if (isIssue) {
     guardInvoice(id, status, 'sent', 'send');
     const jt = buildInvoiceIssueJournal(toInvoice(row, today), now.toISOString());
-    await postJournalTransaction(m.tx, m.merchantId, jt);
+    await m.postJournalTransaction(jt);
     issueJtxId = jt.id;
   }
   m.changed('journal-transactions');
@@ -729,7 +729,7 @@ export async function applyInvoicePayment(m: Mutation, p: InvoicePaymentInput): 
     occurredAt: m.now.toISOString(),
     via: p.channel === 'pay_page' ? `pay link ${p.payRequestId}` : p.method,
   });
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   const { rows } = await m.tx.query<PaymentRow>(
     `INSERT INTO invoice_payments (id, merchant_id, invoice_id, amount_cents, method, rail, channel, account_code, card_brand, last4, reference, pay_request_id, register_id, jtx_id, created_by, created_at, routing, fee_cents)
@@ -982,7 +982,7 @@ export async function refundInvoice(m: Mutation, id: string, input: InvoiceRefun
     allocations,
     occurredAt: m.now.toISOString(),
   });
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   const { rows } = await m.tx.query<RefundRow>(
     `INSERT INTO invoice_refunds (id, merchant_id, invoice_id, amount_cents, tax_cents, allocations, reason, jtx_id, created_by, created_at)
@@ -1028,7 +1028,7 @@ export async function voidInvoice(m: Mutation, id: string, input: { reason?: str
     const issue = await getJournalTransaction(m.tx, m.merchantId, row.issue_jtx_id);
     if (issue) {
       const reversal = buildInvoiceVoidJournal(issue, newId('journalTransaction'), formatInvoiceNumber(Number(row.number_seq)), now.toISOString());
-      await postJournalTransaction(m.tx, m.merchantId, reversal);
+      await m.postJournalTransaction(reversal);
       reversalId = reversal.id;
     }
   }

@@ -21,7 +21,6 @@ import {
   type OfflineCardPayment,
   type Order,
 } from '../../../../core/index.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
@@ -238,7 +237,7 @@ export async function recordForwardOutcome(m: Mutation, record: OfflineCardRecor
       { accountCode: OFFLINE_CARD_ACCOUNT, amountCents: -record.amountCents },
     ],
   );
-  await postJournalTransaction(m.tx, m.merchantId, journal);
+  await m.postJournalTransaction(journal);
   m.changed('journal-transactions');
   await m.tx.query(
     `UPDATE offline_card_payments SET state = $2, decline_code = $3, processor_reference = $4, journal_transaction_id = $5 WHERE id = $1`,

@@ -60,7 +60,6 @@ import { prepared, type Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant, tipLimitOf } from '../../kernel/merchant.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
@@ -380,7 +379,7 @@ async function nextSeq(tx: Queryable): Promise<number> {
 }
 
 async function post(m: Mutation, jt: JournalTransaction): Promise<void> {
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
 }
 

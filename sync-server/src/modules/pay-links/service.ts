@@ -26,7 +26,6 @@ import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.t
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { actorOf, mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
 import type { MerchantRow } from '../../kernel/merchant.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import type { AppContext } from '../../platform/context.ts';
 
 /** Pay requests expire 7 days after creation unless paid. */
@@ -388,7 +387,7 @@ export async function postPayRequestSale(m: Mutation, request: PayableRequest, a
     memo: request.memo,
     ...(request.lineItems ? { lineItems: request.lineItems } : {}),
   });
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   return jt.id;
 }

@@ -3,7 +3,6 @@
  * rails, and the fee's journal transaction when the processor reports a fee.
  */
 import { buildJournalTransaction, routePayment, type RoutingDecision, type RoutingMethod } from '../../../../core/index.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import type { PaymentMethod } from './processors.ts';
@@ -71,7 +70,7 @@ export async function postProcessingFee(
       { accountCode: fee.accountCode, amountCents: -fee.feeCents },
     ],
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   return jt.id;
 }

@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { buildJournalTransaction, MAX_AMOUNT_CENTS, newId, pageQueryFields } from '../../../../core/index.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import { assertMoneyMovementAllowed } from '../../kernel/money-movement.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
@@ -147,7 +146,7 @@ export async function createPayout(m: Mutation, input: PayoutCreate, adapter: Pa
     },
     [{ accountCode: 'bank', amountCents: amount }, ...credits],
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   const row: PayoutRow = {
     id,

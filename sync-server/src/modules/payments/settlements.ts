@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { buildJournalTransaction, newId, pageQueryFields, type JournalTransaction } from '../../../../core/index.ts';
-import { getJournalTransaction, postJournalTransaction } from '../../kernel/ledger.ts';
+import { getJournalTransaction } from '../../kernel/ledger.ts';
 import { openMutation, type Mutation } from '../../kernel/mutation.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
@@ -239,7 +239,7 @@ export async function runSettlements(
       const original = await getJournalTransaction(tx, row.merchant_id, row.journal_transaction_id);
       if (!original) throw new Error(`settlement ${row.id}: journal transaction ${row.journal_transaction_id} is missing`);
       const reversal = reversalOf(original, row.id, returnCode, now);
-      await postJournalTransaction(tx, row.merchant_id, reversal);
+      await m.postJournalTransaction(reversal);
       m.changed('journal-transactions');
       await tx.query(
         `UPDATE settlements SET status = 'returned', settled_at = $2, return_code = $3, reversal_journal_transaction_id = $4 WHERE id = $1`,

@@ -27,7 +27,6 @@ import {
   type ServiceLimits,
   type TransferStatus,
 } from '../../../../core/index.ts';
-import { postJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
 import { assertMoneyMovementAllowed } from '../../kernel/money-movement.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
@@ -337,7 +336,7 @@ async function submitAndPost(
     },
     transferPostings(q, cashAccount, partner.name, 1),
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   return { partnerReference, journalId: jt.id };
 }
@@ -521,7 +520,7 @@ async function reverse(m: Mutation, r: Row, status: 'canceled' | 'refunded', not
     },
     transferPostings(quoteOf(r), status === 'canceled' ? r.cash_account : TRANSFER_REFUNDS_OWED_ACCOUNT, r.partner, -1),
   );
-  await postJournalTransaction(m.tx, m.merchantId, jt);
+  await m.postJournalTransaction(jt);
   m.changed('journal-transactions');
   await m.tx.query(
     `UPDATE money_transfers SET status = $3, reversal_journal_transaction_id = $4, updated_at = $5, cancel_shift_id = $6 WHERE merchant_id = $1 AND id = $2`,
