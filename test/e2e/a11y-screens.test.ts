@@ -10,7 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDeviceHost } from '../support/device-host.ts';
+import { startDeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage } from './pages/backoffice-page.ts';
@@ -237,7 +237,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
 
   it('has no violation in the Devices settings form (bridge connected, a serial device with its drop-downs)', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'a11y-bridge-'));
-    const bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });
+    const bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });
     try {
       await goTo('Devices');
       await page.getByTestId('bridge-url').fill(bridge.url);

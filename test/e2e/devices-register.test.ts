@@ -1,8 +1,7 @@
 /**
  * The register with its devices, end to end: the built register in Debian's Chromium, the real sync
- * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals, in
- * their own process as `npm run bridge` runs them (test/support/device-host.ts). What the printer "prints" is read
- * back by decoding the ESC/POS bytes the simulator received.
+ * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals. What
+ * the printer "prints" is read back by decoding the ESC/POS bytes the simulator received.
  *
  * - pairing through the Devices view, simulated devices shown, test print;
  * - card approved → sale stored, receipt printed with the total and the card's last four;
@@ -18,7 +17,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt as untilCardReceiptShown } from './support/card.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
+import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -49,8 +49,8 @@ async function eventually(assertion: () => Promise<void>, timeoutMs = TIMEOUT): 
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('register with devices through the web hardware bridge', () => {
   let server: ServerUnderTest;
-  let bridge: DeviceHost;
-  let sim: RemoteDeviceSimulators;
+  let bridge: DeviceBridge;
+  let sim: DeviceSimulators;
   let dir: string;
   let browser: Browser;
   let page: Page;
@@ -59,7 +59,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'devices-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceHost({
+    bridge = await startDeviceBridge({
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
@@ -67,7 +67,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
-    sim = bridge.simulators!;
+    sim = bridge.hub.simulators!;
     browser = await launchChromium();
     const context = await browser.newContext();
     page = await context.newPage();
@@ -198,7 +198,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
 
   it('prints the receipt exactly once when a printer switched off mid-job comes back', { timeout: 120_000 }, async () => {
     const before = sim.printer.receipts.length;
-    await sim.printer.powerOffAfter(60); // the power goes after the first 60 bytes of the next job
+    sim.printer.powerOffAfter(60); // the power goes after the first 60 bytes of the next job
     await ringUp(['itm_blow_dry']);
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
@@ -209,7 +209,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await new Promise((resolve) => setTimeout(resolve, 500)); // a few retries while it is off
     expect(sim.printer.receipts.length).toBe(before);
 
-    await sim.printer.setPower(true);
+    sim.printer.setPower(true);
     await until(() => receiptsWith(receiptNumber).length === 1, 'the receipt after power-on');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiptsWith(receiptNumber)).toHaveLength(1);
@@ -220,7 +220,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
 
   it('resolves a lost terminal response with a status query and charges exactly once', { timeout: 120_000 }, async () => {
     const requestsBefore = sim.terminal.requests.length;
-    await sim.terminal.dropNextResponses(1);
+    sim.terminal.dropNextResponses(1);
     await ringUp(['itm_beard_trim']);
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
@@ -240,7 +240,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   });
 
   it('shows an unknown outcome while the terminal is silent, then settles it with a status query, charged once', { timeout: 120_000 }, async () => {
-    await sim.terminal.setOnline(false);
+    sim.terminal.setOnline(false);
     const requestsBefore = sim.terminal.requests.length;
     await ringUp(['itm_beard_trim', 'itm_beard_trim']);
     await page.getByTestId('tender-method-card').click();
@@ -249,7 +249,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(await page.getByTestId('card-message').textContent()).toContain('outcome is unknown');
     expect(await page.getByTestId('receipt').count()).toBe(0);
 
-    await sim.terminal.setOnline(true);
+    sim.terminal.setOnline(true);
     // The cashier presses "Check again" until the terminal answers: on a loaded machine one query can time out again
     // (the outcome stays unknown, nothing is charged twice — asserted below).
     await untilCardReceipt();

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceHost, type DeviceHost } from '../support/device-host.ts';
+import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import { buildAamvaPayload } from '../support/aamva.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -53,7 +53,7 @@ async function eventually(assertion: () => Promise<void>, timeoutMs = TIMEOUT): 
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financial services on the register', () => {
   let server: TestServer;
-  let bridge: DeviceHost;
+  let bridge: DeviceBridge;
   let dir: string;
   let browser: Browser;
   let page: Page;
@@ -71,7 +71,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     managerToken = await (
       await IdentityProvider.load(server.db, server.baseUrl)
     ).issueStaffToken({ staffId: MANAGER, merchantId: server.credentials.merchantId, role: 'manager' });
-    bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [baseUrl], simulatorProcessingMs: 20 });
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [baseUrl], simulatorProcessingMs: 20 });
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     await RegisterPage.open(page, baseUrl, server.credentials.ownerPin);
@@ -141,7 +141,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     expect(receipt).toContain('Customer: JOHN Q PUBLIC');
     expect(receipt).toContain('Check 075901231 ••••6327 #0101');
     // Printed on the receipt printer, and the drawer opened for the cash.
-    const printer = bridge.simulators!.printer;
+    const printer = bridge.hub.simulators!.printer;
     await eventually(async () =>
       expect(printer.receipts.some((r) => r.text.includes('CHECK CASHED') && r.text.includes('Cash paid: 387.82 USD'))).toBe(true),
     );
@@ -162,7 +162,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
   });
 
   it('refuses the same check presented again (duplicate MICR line)', async () => {
-    await bridge.simulators!.checkScanner.load({ micr: 'c706001c d075901231d    456327c  0101   b0000039275b' });
+    bridge.hub.simulators!.checkScanner.load({ micr: 'c706001c d075901231d    456327c  0101   b0000039275b' });
     await page.getByRole('button', { name: 'Next check' }).click();
     // The feeder's next item is the other demo check; the cashier scans again and gets the first one back.
     await page.getByTestId('cash-check-scan').click();

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
+import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister } from './support/browser.ts';
@@ -42,8 +43,8 @@ const cents = (text: string) => Math.round(Number(text.replace(/[^0-9.]/g, '')) 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline card sales through the terminal', () => {
   let server: ServerUnderTest;
   let proxy: TcpProxy;
-  let bridge: DeviceHost;
-  let sim: RemoteDeviceSimulators;
+  let bridge: DeviceBridge;
+  let sim: DeviceSimulators;
   let dir: string;
   let browser: Browser;
   let page: Page;
@@ -61,8 +62,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
       body: JSON.stringify({ maxPaymentCents: 5000, maxOutstandingCents: 6800 }),
     });
     expect(patched.status).toBe(200);
-    bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], ...E2E_TERMINAL_TIMEOUTS, simulatorProcessingMs: 20 });
-    sim = bridge.simulators!;
+    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], ...E2E_TERMINAL_TIMEOUTS, simulatorProcessingMs: 20 });
+    sim = bridge.hub.simulators!;
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     register = await RegisterPage.open(page, proxy.baseUrl, server.ownerPin);
@@ -114,7 +115,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     await eventually(async () => expect(await page.getByTestId('sync-badge').getAttribute('data-state')).not.toBe('synced'), 60_000);
 
     const first = await sellOffline('itm_haircut', 5000);
-    await sim.terminal.presentCardOffline({ brand: 'VISA', last4: '0002' }); // the sandbox card the issuer declines on forward
+    sim.terminal.presentCardOffline({ brand: 'VISA', last4: '0002' }); // the sandbox card the issuer declines on forward
     const second = await sellOffline('itm_blow_dry', Math.min(5000, 6800 - first.totalCents));
     // What is left of the outstanding limit is too little for another haircut: refused before the terminal is asked.
     const left = 6800 - first.totalCents - second.totalCents;

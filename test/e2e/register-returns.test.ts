@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
+import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister, staffApi } from './support/browser.ts';
 import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
@@ -55,8 +56,8 @@ interface ApiReturn {
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns and exchanges at the register', () => {
   let server: ServerUnderTest;
-  let bridge: DeviceHost;
-  let sim: RemoteDeviceSimulators;
+  let bridge: DeviceBridge;
+  let sim: DeviceSimulators;
   let dir: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -68,7 +69,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     requireBuiltRegister();
     dir = await mkdtemp(join(tmpdir(), 'returns-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceHost({
+    bridge = await startDeviceBridge({
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
@@ -76,7 +77,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
-    sim = bridge.simulators!;
+    sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();

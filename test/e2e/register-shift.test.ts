@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
+import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import type { DeviceSimulators } from '../../electron/devices/index.ts';
 import { buildAamvaPayload } from '../support/aamva.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
@@ -56,8 +57,8 @@ interface Doc {
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('register shifts and the closeout', () => {
   let server: ServerUnderTest;
-  let bridge: DeviceHost;
-  let sim: RemoteDeviceSimulators;
+  let bridge: DeviceBridge;
+  let sim: DeviceSimulators;
   let dir: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -73,7 +74,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'shift-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceHost({
+    bridge = await startDeviceBridge({
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
@@ -81,7 +82,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
-    sim = bridge.simulators!;
+    sim = bridge.hub.simulators!;
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
