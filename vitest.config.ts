@@ -8,6 +8,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/setup.ts'],
+    // The migrated database the server suites start from, built once per run (see the file).
+    globalSetup: ['test/support/global-setup.ts'],
     // expect.poll waits up to 10 s (vitest's default is 1 s): a browser test's click → request → render took over 1 s
     // under CI load (CI: the back office catalog's third page was asked for and shown, but after the poll gave up).
     // A poll still passes as soon as its condition holds; the ceiling only decides when a failure is reported.

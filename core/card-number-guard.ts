@@ -5,14 +5,16 @@
  * - a string holding a card number (core/card-numbers.ts: Luhn-valid 13–19 digits in any spelling the scan
  *   normalises) in a **free-text field** — a field whose name is in {@link FREE_TEXT_FIELDS} (notes, memos,
  *   descriptions, reasons, prompts, comments, messages) — is **masked** (first six, last four; the CVC phrase beside
- *   it masked too);
+ *   it, and a code written right after it without a label, masked too);
  * - in **any other field** (ids, tokens, codes, names, e-mail addresses, URLs, search terms, field names themselves)
  *   it is **refused**: 400 naming the field, or a quarantined document on a replication push — such a value cannot be
  *   masked and still mean what it meant;
  * - except three kinds of value that are not card numbers and may pass the Luhn check by chance: a valid E.164 phone
- *   number (`+4915112345678`, any field), a GTIN with a right GS1 check digit in a `gtin` / `barcode` field, and a
- *   SHA-256 digest (64 lowercase hex digits) in a `headHash` field — an audit checkpoint a register hands back, whose
- *   hex holds a Luhn-valid run of 13+ digits about once in a few hundred hashes.
+ *   number (`+4915112345678`, any field), a GTIN with a right GS1 check digit in a `gtin` / `barcode` field, and the
+ *   hex digests of an audit checkpoint a register hands back: its `headHash` (a SHA-256, 64 lowercase hex digits: a
+ *   Luhn-valid run of 13+ digits about once in a few hundred hashes) and its `keyId` (the first 16 hex digits of the
+ *   SHA-256 of the signing key: about one server key in 2,000). Neither is stored as sent: a checkpoint is checked
+ *   against the server's own key and chain.
  *
  * The rule is decided by the field's own name (the last object key on the path; for an array element, the key of the
  * array), not by the route, so a new route or field is covered without being listed anywhere.
@@ -54,8 +56,15 @@ export const PARSED_BY_ROUTE_FIELDS: ReadonlySet<string> = new Set(['csv', 'payl
 /** Fields that hold a GS1 barcode (GTIN-8/12/13/14): a right GS1 check digit makes the number a barcode, not a card. */
 const BARCODE_FIELDS: ReadonlySet<string> = new Set(['gtin', 'barcode']);
 
-/** Fields that hold a SHA-256 digest in hex (an audit checkpoint's head): its digit runs are chance, not a card. */
-const DIGEST_FIELDS: ReadonlySet<string> = new Set(['headHash']);
+/**
+ * Fields that hold a hex digest, with its shape: an audit checkpoint's head (`headHash`, a SHA-256) and the id of the
+ * key that signed it (`keyId`, the first 16 hex digits of the SHA-256 of the public key). Their digit runs are chance,
+ * not a card.
+ */
+const DIGEST_FIELDS: ReadonlyMap<string, RegExp> = new Map([
+  ['headHash', /^[0-9a-f]{64}$/],
+  ['keyId', /^[0-9a-f]{16}$/],
+]);
 
 /** What a refused value is told (400 naming the field; a synced document's rejection reason). */
 export const CARD_NUMBER_REFUSED_MESSAGE =
@@ -71,7 +80,7 @@ export function cardNumberRule(field: string | undefined, value: string): 'keep'
   if (field !== undefined && FREE_TEXT_FIELDS.has(field)) return 'mask';
   if (/^\+[1-9]\d{1,14}$/.test(value) && isValidE164(value)) return 'keep';
   if (field !== undefined && BARCODE_FIELDS.has(field) && isValidGtin(value)) return 'keep';
-  if (field !== undefined && DIGEST_FIELDS.has(field) && /^[0-9a-f]{64}$/.test(value)) return 'keep';
+  if (field !== undefined && DIGEST_FIELDS.get(field)?.test(value)) return 'keep';
   return 'refuse';
 }
 

@@ -13,7 +13,8 @@
  * dashes and minus — aligned to whole groups of a longer run, whose Luhn check digit is right (ISO/IEC 7812-1 Annex
  * B). A group of more than 19 digits with no separator is searched window by window (a PAN glued to other digits).
  * Masking replaces every digit of a candidate but its first six and last four with `*`, and — in a text holding a
- * card number — the digits of a "cvc 987" / "cvv: 123" / "csc 1234" phrase. Masking keeps the length (each UTF-16
+ * card number — the digits of a "cvc 987" / "cvv: 123" / "csc 1234" phrase and a 3–4 digit code written right after
+ * the card number with no label (`4242 4242 4242 4242 123`, `…4242, 12/29, 123`). Masking keeps the length (each UTF-16
  * unit of a masked character becomes one `*`) and everything that is not such a digit, and runs until no candidate is
  * left.
  */
@@ -214,8 +215,18 @@ export function containsCardNumber(text: string): boolean {
 const CVC_PHRASE = /\b(?:cvc2?|cvv2?|csc|cid|security\s+code)\b\s*[:#=.-]?\s*(\d{3,4})\b/gi;
 
 /**
+ * A code written right after a card number without a label, as people copy a card: `4242 4242 4242 4242 123`,
+ * `4242424242424242, 12/29, 1234`, `… exp 12/2029 987`. From the PAN's last digit: one to three separators or
+ * punctuation marks, an optional expiry (`MM/YY` or `MM/YYYY`, possibly after `exp`, `expiry`, `expires`,
+ * `valid thru`) with its own separators, then 3 or 4 digits standing alone. Sticky: tried at one index only.
+ */
+const TRAILING_CODE =
+  /[\s,;:/._-]{1,3}(?:(?:(?:exp(?:iry|ires|iration)?|valid\s+thru)\.?\s*[:#]?\s*)?(?:0[1-9]|1[0-2])\s?[/._-]\s?(?:\d{4}|\d{2})[\s,;:/._-]{1,3})?(\d{3,4})(?!\d)/iy;
+
+/**
  * `text` with each card number masked to its first six and last four digits (`424242******4242`, separators kept),
- * and, when it held a card number, the digits of every card-security-code phrase masked (`cvc ***`). Same length as
+ * and, when it held a card number, the digits of every card-security-code phrase masked (`cvc ***`) and of a code
+ * written right after a card number without a label (`4242… 12/29 ***`; the expiry is kept). Same length as
  * `text` (every UTF-16 unit of a masked character becomes `*`); a text without a card number comes back unchanged
  * (the same string). Spellings the scan normalises (full-width digits, zero-width spaces between digits, …) are found
  * and masked in the original text.
@@ -227,10 +238,16 @@ export function maskCardNumbers(text: string): string {
   const masked = new Set<number>();
   // CVC phrases, once: the text held a card number.
   const scan = normalizeForCardScan(text);
-  for (const m of scan.text.matchAll(CVC_PHRASE)) {
-    const code = m[1]!;
-    const at = m.index + m[0].length - code.length;
+  const maskCode = (end: number, code: string) => {
+    const at = end - code.length;
     for (let i = 0; i < code.length; i++) masked.add(scan.origin ? scan.origin[at + i]! : at + i);
+  };
+  for (const m of scan.text.matchAll(CVC_PHRASE)) maskCode(m.index + m[0].length, m[1]!);
+  // A code written just after a card number, without a label.
+  for (const { digitIndexes } of findInNormalized(scan.text)) {
+    TRAILING_CODE.lastIndex = digitIndexes.at(-1)! + 1;
+    const m = TRAILING_CODE.exec(scan.text);
+    if (m) maskCode(m.index + m[0].length, m[1]!);
   }
   // Mask until no candidate is left: digits kept by one match may join others into a new one.
   for (;;) {

@@ -67,7 +67,6 @@ export const variationInputSchema = z.strictObject({
   gtin: gtinSchema.optional(),
   trackStock: z.boolean().default(false),
 });
-export type VariationInput = z.input<typeof variationInputSchema>;
 
 export const modifierInputSchema = z.strictObject({
   id: catalogId('mod').optional(),

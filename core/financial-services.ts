@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { luhnValid } from './card-numbers.ts';
+import { MAX_AMOUNT_CENTS } from './money.ts';
 
 /* ───────────────────────────── fees and limits ───────────────────────────── */
 
@@ -89,6 +90,32 @@ export const DEFAULT_FINANCIAL_SERVICE_SETTINGS: FinancialServiceSettings = {
   transferLimits: { perTransactionCents: 299_900, perCustomerPerDayCents: 500_000 },
   billPaymentFeeCents: 150,
   billPaymentLimits: { perTransactionCents: 250_000, perCustomerPerDayCents: 500_000 },
+};
+
+/** The fields of one service's limits in `PATCH /api/pos/financial-services/settings`, each with its own rule. */
+export const serviceLimitsUpdateFields = {
+  perTransactionCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional().describe('Most one transaction may move, minor units'),
+  perCustomerPerDayCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional().describe('Most one customer may move in a day (UTC), minor units'),
+};
+const feeCents = z.int().min(0).max(100_000);
+/** The fields of the check fee in `PATCH /api/pos/financial-services/settings`, each with its own rule. */
+export const checkFeeUpdateFields = {
+  basisPoints: z.int().min(0).max(10_000).optional().describe('Percent part of the fee in basis points (100 = 1 %)'),
+  fixedCents: feeCents.optional().describe('Fixed part of the fee, minor units'),
+  minimumCents: feeCents.optional().describe('The least fee charged, minor units'),
+};
+const limitsUpdate = z.strictObject(serviceLimitsUpdateFields).optional();
+/**
+ * The fields `PATCH /api/pos/financial-services/settings` may change, each with its own rule (the back office's form
+ * checks each field with it): any part of the settings; sub-objects are merged field by field with the current
+ * settings. Fees: `basisPoints` 0–10 000 (1 bp = 0.01 %), `fixedCents` and `minimumCents` 0–100 000.
+ */
+export const financialServiceSettingsUpdateFields = {
+  checkFee: z.strictObject(checkFeeUpdateFields).optional(),
+  checkLimits: limitsUpdate,
+  transferLimits: limitsUpdate,
+  billPaymentFeeCents: z.int().min(0).max(100_000).optional().describe('Fee of one bill payment, minor units'),
+  billPaymentLimits: limitsUpdate,
 };
 
 /* ───────────────────────────── checks ───────────────────────────── */

@@ -36,3 +36,4 @@ export * from './rails.ts';
 export * from './financial-services.ts';
 export * from './apps.ts';
 export * from './app-billing.ts';
+export * from './staff.ts';

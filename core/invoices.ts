@@ -328,7 +328,6 @@ export const invoiceSendSchema = z.strictObject({
 
 /** Methods of a payment recorded at the register or through the API. */
 export const invoicePaymentMethod = z.enum(['cash', 'check', 'card', 'bank_transfer', 'other']);
-export type InvoicePaymentMethod = z.infer<typeof invoicePaymentMethod>;
 
 /**
  * `POST /api/pos/invoices/{id}/payments` body: a payment taken at the register or received another way. `cash`

@@ -257,7 +257,6 @@ export const modifierListSchema = z
 export type ModifierList = z.infer<typeof modifierListSchema>;
 
 export const itemKind = z.enum(['product', 'service']);
-export type ItemKind = z.infer<typeof itemKind>;
 
 export const catalogItemSchema = z.strictObject({
   id: catalogId('itm'),

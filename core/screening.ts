@@ -175,3 +175,13 @@ export function maskDocumentNumber(documentNumber: string): string {
   const kept = Math.min(4, Math.floor(clean.length / 2));
   return `${'*'.repeat(Math.max(4, clean.length - kept))}${kept > 0 ? clean.slice(-kept) : ''}`;
 }
+
+/**
+ * The fields of `POST /api/pos/screenings/{id}/clear` and `/refuse`, each with its own rule (the back office's form
+ * checks the typed reason with it before sending).
+ */
+export const screeningDecisionFields = {
+  reason: z.string().trim().min(3).max(500).describe('Why: kept on the screening and in the audit trail'),
+};
+/** The body of clearing or refusing a held screening. */
+export const screeningDecisionSchema = z.strictObject(screeningDecisionFields);

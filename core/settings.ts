@@ -1,6 +1,8 @@
 /** Store settings as the settings API answers them (`GET` / `PATCH /api/pos/settings`, staff only). */
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
+import { isPhoneCountry } from './phone.ts';
+import { nonBlankText, patchBody } from './schemas.ts';
 
 /**
  * The store's bound on tips (docs/decisions/0006-money-rules-at-the-edges.md): a tip may be at most the larger of `basisPoints` of the
@@ -82,3 +84,39 @@ export const storeSettingsSchema = z.strictObject({
     ),
 });
 export type StoreSettings = z.infer<typeof storeSettingsSchema>;
+
+/** The fields `PATCH /api/pos/settings` may change, each with its own rule (the back office's form checks each field with it). */
+export const storeSettingsUpdateFields = {
+  timeZone: nonBlankText(64).optional().describe('IANA time zone name, e.g. America/New_York.'),
+  defaultCountry: z
+    .string()
+    .trim()
+    .transform((v) => v.toUpperCase())
+    .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
+    .optional(),
+  tipLimitBasisPoints: z
+    .int()
+    .min(0)
+    .max(MAX_TIP_LIMIT_BASIS_POINTS)
+    .optional()
+    .describe('Tip bound, percentage part (basis points of the order total).'),
+  tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
+  dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
+  cashierRefundLimitCents: z
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_CENTS)
+    .optional()
+    .describe("A cashier's refund above this (minor units) needs a manager's approval."),
+  confirmSellPastZero: z.boolean().optional().describe('Whether the register asks once before selling past zero stock.'),
+  offlineSignInDays: z
+    .int()
+    .min(0)
+    .max(30)
+    .optional()
+    .describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
+};
+
+/** `PATCH /api/pos/settings`: the fields to change (at least one). */
+export const storeSettingsUpdateSchema = patchBody(storeSettingsUpdateFields);
+export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;

@@ -302,6 +302,11 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
     return this.getStatus();
   }
 
+  /** The card terminal driver's last link events (see `EcrLink.recentEvents`), for diagnostics; empty with no terminal open. */
+  terminalLinkEvents(): readonly string[] {
+    return this.#terminal?.recentLinkEvents ?? [];
+  }
+
   /** Every device: mode, last status, port. */
   async getStatus(): Promise<DeviceOverview[]> {
     return DEVICE_KINDS.map((kind) => {

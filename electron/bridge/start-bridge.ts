@@ -1,7 +1,8 @@
 /**
  * Starts the whole web hardware bridge: the device hub (drivers, settings, simulators) and the WebSocket server, with
  * a pairing token kept in `<dataDir>/device-bridge.json` (created on the first start, mode 0600, reused afterwards so
- * a paired register stays paired). Used by `electron/bridge/main.ts` (`npm start`) and by the end-to-end tests.
+ * a paired register stays paired). Used by `electron/bridge/main.ts` (`npm start`) and, in a process of their own, by
+ * the end-to-end tests (test/support/device-host.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';

@@ -4,9 +4,14 @@
  * as a job through the HTTP API (several jobs in turn when the file passes a job's 64 MiB limit; 50,000 rows are
  * ~19 MiB), progress polled as the back office does; rows/s over the first 10 % and the last 10 % of the rows (linear
  * import: the two are alike; timed from the first job's answer — reading and checking a file, reported on its own, is
- * paid before any row is imported), also per CPU-second of this process, beside a baseline — the same rows inserted raw (catalog_items,
- * 500 per statement) into a fresh store of the same database, its first and last 10 % likewise. Wall-clock rates on a
- * shared machine: read the ratio to the baseline, measured right before and right after the import.
+ * paid before any row is imported), beside a baseline — the same rows inserted raw (catalog_items, 500 per statement)
+ * into a fresh store of the same database, measured right before and right after each import (report.ts `bracketed`,
+ * BENCH_ROUNDS rounds, default 6). All rates are wall clock (a CPU-second figure would count only this process's CPU,
+ * not PostgreSQL's). Printed as median (low–high) over the rounds with the distribution-free 95 % interval (report.ts
+ * `medianInterval`; `*` when the rounds are too few for 95 %): the import's first and last 10 %, their ratio last /
+ * first per round, the import overall and its job requests, the raw insert overall (each round's the mean of before
+ * and after; the largest gap as a diagnostic) and its first / last 10 %, and import ÷ raw insert per round (overall
+ * rates, report.ts `bracketedRatio`).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -18,22 +23,45 @@ import { ulid } from 'ulid';
 import { CATALOG_IMPORT_JOB_MAX_BYTES, type ImportJob } from '../../core/index.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { startTestServer } from '../support/server.ts';
-import { fmt, printTable } from './report.ts';
+import {
+  anchoredRate,
+  bracketed,
+  bracketedBaseline,
+  bracketedRatio,
+  fmt,
+  fmtMedianInterval,
+  fmtRatioInterval,
+  median,
+  medianInterval,
+  pct,
+  printTable,
+} from './report.ts';
 
-/** Figures of one engine and size (rows per second). */
-export interface CatalogImportBenchResult {
-  engine: string;
-  rows: number;
+/** One import job's figures (rows per second, wall clock). */
+export interface ImportRun {
+  firstTenth: number;
+  lastTenth: number;
+  /** All rows over the time from the first job request to the last row (job requests included). */
+  overall: number;
+  /** Seconds the job requests took to answer (the file read and checked, the job created), summed over the files. */
+  startSeconds: number;
+}
+
+/** One raw insert's figures (rows per second, wall clock). */
+export interface RawRun {
   firstTenth: number;
   lastTenth: number;
   overall: number;
-  /** The same two rates per CPU-second of this process (PGlite runs in it; on PostgreSQL the server's CPU is not counted). */
-  cpuFirstTenth: number;
-  cpuLastTenth: number;
-  /** Seconds the job requests took to answer (the file read and checked, the job created), summed over the files. */
-  startSeconds: number;
-  baselineBefore: { firstTenth: number; lastTenth: number };
-  baselineAfter: { firstTenth: number; lastTenth: number };
+}
+
+/** Figures of one engine and size: every round's import and the raw inserts around them. */
+export interface CatalogImportBenchResult {
+  engine: string;
+  rows: number;
+  rounds: number;
+  imports: ImportRun[];
+  /** `rounds + 1` raw inserts: raws[r] just before imports[r], raws[r + 1] just after. */
+  raws: RawRun[];
 }
 
 const APPAREL = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/catalog/shopify-partners-apparel.csv');
@@ -68,7 +96,7 @@ function rateBetween(samples: readonly { t: number; rows: number }[], from: numb
 }
 
 /** The same rows inserted raw (500 per statement), timed per statement: rows/s of the first and last 10 %. */
-async function rawInsert(target: DatabaseTarget, n: number): Promise<{ firstTenth: number; lastTenth: number }> {
+async function rawInsert(target: DatabaseTarget, n: number): Promise<RawRun> {
   const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
   try {
     const merchantId = server.credentials.merchantId;
@@ -98,7 +126,11 @@ async function rawInsert(target: DatabaseTarget, n: number): Promise<{ firstTent
       );
       samples.push({ t: performance.now(), rows: Math.min(n, i + 500) });
     }
-    return { firstTenth: rateBetween(samples, 0, n / 10), lastTenth: rateBetween(samples, n - n / 10, n) };
+    return {
+      firstTenth: rateBetween(samples, 0, n / 10),
+      lastTenth: rateBetween(samples, n - n / 10, n),
+      overall: n / ((samples.at(-1)!.t - samples[0]!.t) / 1000),
+    };
   } finally {
     await server.close();
   }
@@ -115,17 +147,8 @@ function filesOf(n: number): { from: number; rows: number }[] {
   return Array.from({ length: count }, (_, i) => ({ from: i * size, rows: Math.min(size, n - i * size) })).filter((p) => p.rows > 0);
 }
 
-/** CPU milliseconds of this process so far (user + system). */
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
 /** Imports `n` rows as jobs (see {@link filesOf}) on a fresh store; rows/s of the first and last 10 % and overall. */
-async function importJob(
-  target: DatabaseTarget,
-  n: number,
-): Promise<Omit<CatalogImportBenchResult, 'engine' | 'rows' | 'baselineBefore' | 'baselineAfter'>> {
+async function importJob(target: DatabaseTarget, n: number): Promise<ImportRun> {
   const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
   try {
     const staff = { authorization: `Bearer ${server.credentials.staffToken}` };
@@ -134,7 +157,6 @@ async function importJob(
     // The rates are of rows imported: the clocks start when the first job has answered (its file read and checked,
     // startSeconds); a later file's start falls between two samples, inside the rates of the rows around it.
     const samples: { t: number; rows: number }[] = [];
-    const cpu: { t: number; rows: number }[] = [];
     let startSeconds = 0;
     // One job per file, in turn (a file is at most CATALOG_IMPORT_JOB_MAX_BYTES): rows counted across the files.
     for (const part of parts) {
@@ -148,10 +170,7 @@ async function importJob(
       });
       if (res.statusCode !== 202) throw new Error(`import-jobs answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
       startSeconds += (performance.now() - posted) / 1000;
-      if (samples.length === 0) {
-        samples.push({ t: performance.now(), rows: 0 });
-        cpu.push({ t: cpuMs(), rows: 0 });
-      }
+      if (samples.length === 0) samples.push({ t: performance.now(), rows: 0 });
       let job = res.json<ImportJob>();
       while (job.status === 'running' || job.status === 'cancelling') {
         await new Promise((r) => setTimeout(r, 100));
@@ -159,7 +178,6 @@ async function importJob(
         if (part.from + job.rowsDone > samples.at(-1)!.rows) {
           const tenth = Math.floor((samples.at(-1)!.rows * 10) / n);
           samples.push({ t: performance.now(), rows: part.from + job.rowsDone });
-          cpu.push({ t: cpuMs(), rows: part.from + job.rowsDone });
           // Progress on stderr at each tenth (a long run on a loaded machine still tells its rate so far).
           if (Math.floor(((part.from + job.rowsDone) * 10) / n) > tenth) {
             console.error(
@@ -175,8 +193,6 @@ async function importJob(
       firstTenth: rateBetween(samples, 0, n / 10),
       lastTenth: rateBetween(samples, n - n / 10, n),
       overall: n / ((samples.at(-1)!.t - t0) / 1000),
-      cpuFirstTenth: rateBetween(cpu, 0, n / 10),
-      cpuLastTenth: rateBetween(cpu, n - n / 10, n),
       startSeconds,
     };
   } finally {
@@ -184,18 +200,24 @@ async function importJob(
   }
 }
 
-/** Runs the catalog import bench on one engine for one size: raw baseline, import job, raw baseline. */
-export async function benchCatalogImport(target: DatabaseTarget, rows: number): Promise<CatalogImportBenchResult> {
-  const baselineBefore = await rawInsert(target, rows);
-  console.error(
-    `catalog import ${target.name} ${rows}: raw insert before, first / last 10 % ${fmt(baselineBefore.firstTenth)} / ${fmt(baselineBefore.lastTenth)} rows/s`,
+/**
+ * Runs the catalog import bench on one engine for one size: `rounds` import jobs, each with a raw insert of the same
+ * rows just before and just after it (report.ts `bracketed`), each on a fresh store.
+ */
+export async function benchCatalogImport(target: DatabaseTarget, rows: number, rounds: number): Promise<CatalogImportBenchResult> {
+  const run = await bracketed(
+    rounds,
+    async (r) => {
+      const job = await importJob(target, rows);
+      console.error(`catalog import ${target.name} ${rows}: round ${r + 1} of ${rounds}, overall ${fmt(job.overall)} rows/s`);
+      return job;
+    },
+    () => rawInsert(target, rows),
   );
-  const job = await importJob(target, rows);
-  const baselineAfter = await rawInsert(target, rows);
-  return { engine: target.name, rows, ...job, baselineBefore, baselineAfter };
+  return { engine: target.name, rows, rounds, imports: run.figures, raws: run.baselines };
 }
 
-/** Prints the table: per size, import rows/s first and last 10 % beside the raw-insert baseline's. */
+/** Prints the table: per size, import rows/s first and last 10 %, their ratio, and import ÷ raw insert, per round. */
 export function printCatalogImportBench(results: readonly CatalogImportBenchResult[]): void {
   const engines = [...new Set(results.map((r) => r.engine))];
   const sizes = [...new Set(results.map((r) => r.rows))];
@@ -203,46 +225,59 @@ export function printCatalogImportBench(results: readonly CatalogImportBenchResu
     const r = results.find((x) => x.engine === engine && x.rows === rows);
     return r ? f(r) : '—';
   };
+  const rate = (values: number[]) => fmtMedianInterval(medianInterval(values));
   printTable(
-    'Catalog import — Shopify CSV as an import job over HTTP, rows/s; baseline: the same rows inserted raw (before / after)',
+    `Catalog import — Shopify CSV as an import job over HTTP, rows/s (wall clock), median (95 % interval) of ${results[0]?.rounds ?? 0} rounds; ` +
+      'baseline: the same rows inserted raw just before and after each import',
     engines,
     sizes.flatMap((n) => [
-      { label: `${fmt(n)} rows: import, first 10 %`, values: engines.map((e) => cell(e, n, (r) => fmt(r.firstTenth))) },
+      { label: `${fmt(n)} rows: import, first 10 %`, values: engines.map((e) => cell(e, n, (r) => rate(r.imports.map((x) => x.firstTenth)))) },
       {
         label: `${fmt(n)} rows: import, last 10 %`,
-        values: engines.map((e) => cell(e, n, (r) => fmt(r.lastTenth))),
+        values: engines.map((e) => cell(e, n, (r) => rate(r.imports.map((x) => x.lastTenth)))),
         aim: 'about the first 10 % (linear)',
       },
       {
-        label: `${fmt(n)} rows: import, last / first`,
-        values: engines.map((e) => cell(e, n, (r) => (r.lastTenth / r.firstTenth).toFixed(2))),
+        label: `${fmt(n)} rows: import, last / first, per round`,
+        values: engines.map((e) =>
+          cell(e, n, (r) => fmtMedianInterval(medianInterval(r.imports.map((x) => x.lastTenth / x.firstTenth)), (v) => v.toFixed(2))),
+        ),
         aim: '≈ 1',
       },
       {
-        label: `${fmt(n)} rows: import per CPU-s, first / last 10 %`,
-        values: engines.map((e) => cell(e, n, (r) => `${fmt(r.cpuFirstTenth)} / ${fmt(r.cpuLastTenth)}`)),
-        aim: 'alike (load-independent on PGlite)',
+        label: `${fmt(n)} rows: import, overall (job requests included)`,
+        values: engines.map((e) => cell(e, n, (r) => rate(r.imports.map((x) => x.overall)))),
       },
-      { label: `${fmt(n)} rows: import, overall (job requests included)`, values: engines.map((e) => cell(e, n, (r) => fmt(r.overall))) },
-      { label: `${fmt(n)} rows: job requests (file read, checked; s)`, values: engines.map((e) => cell(e, n, (r) => r.startSeconds.toFixed(1))) },
       {
-        label: `${fmt(n)} rows: import / raw insert (overall / raw mean)`,
+        label: `${fmt(n)} rows: job requests (file read, checked; s)`,
+        values: engines.map((e) => cell(e, n, (r) => fmtMedianInterval(medianInterval(r.imports.map((x) => x.startSeconds)), (v) => v.toFixed(1)))),
+      },
+      {
+        label: `${fmt(n)} rows: baseline: raw insert, overall`,
+        values: engines.map((e) => cell(e, n, (r) => fmtMedianInterval(bracketedBaseline(r.raws.map((x) => x.overall))))),
+      },
+      {
+        label: `${fmt(n)} rows:   before/after gap`,
+        values: engines.map((e) => cell(e, n, (r) => pct(anchoredRate(r.raws.map((x) => x.overall)).spread))),
+      },
+      {
+        label: `${fmt(n)} rows: raw insert, first / last 10 %`,
         values: engines.map((e) =>
-          cell(
-            e,
-            n,
-            (r) =>
-              `${Math.round((100 * r.overall) / ((r.baselineBefore.firstTenth + r.baselineBefore.lastTenth + r.baselineAfter.firstTenth + r.baselineAfter.lastTenth) / 4))} %`,
-          ),
+          cell(e, n, (r) => `${fmt(median(r.raws.map((x) => x.firstTenth)))} / ${fmt(median(r.raws.map((x) => x.lastTenth)))}`),
         ),
       },
       {
-        label: `${fmt(n)} rows: raw insert, first 10 % (before/after)`,
-        values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.firstTenth)} / ${fmt(r.baselineAfter.firstTenth)}`)),
-      },
-      {
-        label: `${fmt(n)} rows: raw insert, last 10 % (before/after)`,
-        values: engines.map((e) => cell(e, n, (r) => `${fmt(r.baselineBefore.lastTenth)} / ${fmt(r.baselineAfter.lastTenth)}`)),
+        label: `${fmt(n)} rows: import ÷ raw insert (overall), per round`,
+        values: engines.map((e) =>
+          cell(e, n, (r) =>
+            fmtRatioInterval(
+              bracketedRatio(
+                r.imports.map((x) => x.overall),
+                r.raws.map((x) => x.overall),
+              ),
+            ),
+          ),
+        ),
       },
     ]),
   );

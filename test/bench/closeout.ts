@@ -8,6 +8,11 @@
  * closeout does except its one insert and the checkpoint: read the day's shifts, recompute each shift's report from
  * its sales and the ledger, compare with the register's, roll up — bracketed by the raw read (report.ts
  * `bracketed`); then one real `closeStoreDay` (insert, audit, signed checkpoint) is timed once.
+ *
+ * Printed as median (low–high) over BENCH_ROUNDS rounds with the distribution-free 95 % interval (report.ts
+ * `medianInterval`; `*` when the rounds are too few for 95 %): the closeout's seconds, the raw read's (each round's the
+ * mean of the read just before and after; the largest before/after gap as a diagnostic), and the per-round ratio
+ * closeout / raw read (report.ts `bracketedRatio`), as a multiple. The store close, timed once, is a single figure.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -29,15 +34,30 @@ import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { closeStoreDay, dayStatus } from '../../sync-server/src/workflows/shift-closeout.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { benchSales } from './sales.ts';
-import { bracketed, fmt, median, printTable } from './report.ts';
+import {
+  anchoredRate,
+  bracketed,
+  bracketedBaseline,
+  bracketedRatio,
+  fmt,
+  fmtMedianInterval,
+  medianInterval,
+  pct,
+  printTable,
+  type MedianInterval,
+} from './report.ts';
 
 /** Figures of one engine, seconds. */
 export interface CloseoutBenchResult {
   engine: string;
   sales: number;
   rounds: number;
-  closeoutSeconds: number[];
-  rawReadSeconds: number[];
+  /** The day's closeout per round, median with its interval. */
+  closeoutSeconds: MedianInterval;
+  /** The raw read: per round the mean of before and after, median with its interval; the largest before/after gap. */
+  rawReadSeconds: MedianInterval & { spread: number };
+  /** Per round, closeout / mean(raw read before, after): median with its interval. */
+  ratio: MedianInterval;
   storeCloseSeconds: number;
 }
 
@@ -176,8 +196,9 @@ export async function benchCloseout(target: DatabaseTarget, options: { sales: nu
       engine: target.name,
       sales: options.sales,
       rounds: options.rounds,
-      closeoutSeconds: run.figures,
-      rawReadSeconds: run.baselines,
+      closeoutSeconds: medianInterval(run.figures),
+      rawReadSeconds: { ...bracketedBaseline(run.baselines), spread: anchoredRate(run.baselines).spread },
+      ratio: bracketedRatio(run.figures, run.baselines),
       storeCloseSeconds,
     };
   } finally {
@@ -189,12 +210,15 @@ export async function benchCloseout(target: DatabaseTarget, options: { sales: nu
 export function printCloseoutBench(results: readonly CloseoutBenchResult[]): void {
   if (results.length === 0) return;
   const first = results[0]!;
+  const s = (x: MedianInterval) => fmtMedianInterval(x, (n) => fmt(n, 3));
   printTable(
-    `Closeout — a store day of ${fmt(first.sales)} sales on one shift, seconds, median of ${first.rounds} rounds`,
+    `Closeout — a store day of ${fmt(first.sales)} sales on one shift, seconds, median (95 % interval) of ${first.rounds} rounds`,
     results.map((r) => r.engine),
     [
-      { label: 'closeout of the day (recompute, compare, roll up), s', values: results.map((r) => fmt(median(r.closeoutSeconds), 3)) },
-      { label: '  baseline: raw read of the same rows, s', values: results.map((r) => fmt(median(r.rawReadSeconds), 3)) },
+      { label: 'closeout of the day (recompute, compare, roll up), s', values: results.map((r) => s(r.closeoutSeconds)) },
+      { label: '  baseline: raw read of the same rows, s', values: results.map((r) => s(r.rawReadSeconds)) },
+      { label: '    before/after gap', values: results.map((r) => pct(r.rawReadSeconds.spread)) },
+      { label: 'closeout / raw read, per round', values: results.map((r) => fmtMedianInterval(r.ratio, (n) => `${fmt(n, 1)}×`)) },
       { label: 'store close (the above + insert, audit, signed checkpoint), once, s', values: results.map((r) => fmt(r.storeCloseSeconds, 3)) },
     ],
   );

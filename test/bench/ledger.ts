@@ -10,8 +10,12 @@
  *   for transactions, postings and audit entries);
  * - one per database transaction, as an API payment or refund posts.
  * The figure without the hash is the baseline, measured just before and just after each figure with the hash
- * (report.ts `bracketed`); lines are medians over BENCH_ROUNDS rounds (default 3). A last line times the hash alone
- * in process (µs per journal transaction), the part of the cost that does not depend on the database's noise.
+ * (report.ts `bracketed`). Lines are medians over BENCH_ROUNDS rounds (default 6) with their distribution-free 95 %
+ * interval, `median (low–high)` (report.ts `medianInterval`; `*` when the rounds are too few for 95 %): both rates,
+ * the largest before/after gap of the baseline (a diagnostic), the per-round ratio with hash / without (each round's
+ * figure over the mean of the baseline before and after it, report.ts `bracketedRatio`) and the cost, 1 − that ratio
+ * per round — so a cost of a few per cent is printed with the range a loaded machine leaves it. A last line times the
+ * hash alone in process (µs per journal transaction), the part of the cost that does not depend on the database's noise.
  */
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
@@ -22,7 +26,18 @@ import { openMutation } from '../../sync-server/src/kernel/mutation.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
-import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+import {
+  anchoredRate,
+  bracketed,
+  bracketedRatio,
+  fmt,
+  fmtMedianInterval,
+  fmtRatioInterval,
+  medianInterval,
+  pct,
+  printTable,
+  type MedianInterval,
+} from './report.ts';
 
 /** Journal transactions per database transaction on the batched path: the register's push batch. */
 const BATCH = 50;
@@ -80,9 +95,19 @@ export interface LedgerBenchResult {
   engine: string;
   rounds: number;
   count: number;
-  paths: { label: string; withHash: number[]; without: { median: number; spread: number } }[];
-  /** The hash alone (canonical JSON + SHA-256 of one journal transaction), µs, median of the rounds. */
-  hashMicros: number;
+  paths: {
+    label: string;
+    /** jt/s with the hash per round, median with its interval. */
+    withHash: MedianInterval;
+    /** jt/s without the hash: per round the mean of the measurement before and after, median with its interval; largest gap. */
+    without: MedianInterval & { spread: number };
+    /** Per round, with-hash rate / mean(without before, after). */
+    ratio: MedianInterval;
+    /** Per round, 1 − that ratio: the share of the rate the tamper evidence costs. */
+    cost: MedianInterval;
+  }[];
+  /** The hash alone (canonical JSON + SHA-256 of one journal transaction), µs per round, median with its interval. */
+  hashMicros: MedianInterval;
 }
 
 /** µs per {@link journalHash} of a four-posting sale, over 20 000 calls. */
@@ -115,13 +140,21 @@ export async function benchLedger(target: DatabaseTarget, options: { count: numb
         () => post(db, merchantId, count, perTx, true),
         () => post(db, merchantId, count, perTx, false),
       );
-      paths.push({ label, withHash: run.figures, without: anchoredRate(run.baselines) });
+      const b = run.baselines;
+      const ratios = run.figures.map((f, r) => f / ((b[r]! + b[r + 1]!) / 2));
+      paths.push({
+        label,
+        withHash: medianInterval(run.figures),
+        without: { ...medianInterval(b.slice(1).map((after, r) => (b[r]! + after) / 2)), spread: anchoredRate(b).spread },
+        ratio: bracketedRatio(run.figures, b),
+        cost: medianInterval(ratios.map((x) => 1 - x)),
+      });
     } finally {
       await db.close();
     }
   }
   const micros = Array.from({ length: options.rounds }, () => hashMicros());
-  return { engine: target.name, rounds: options.rounds, count: options.count, paths, hashMicros: median(micros) };
+  return { engine: target.name, rounds: options.rounds, count: options.count, paths, hashMicros: medianInterval(micros) };
 }
 
 /** Prints the ledger table: per path, with and without the posting hash, and the cost. */
@@ -131,15 +164,19 @@ export function printLedgerBench(results: readonly LedgerBenchResult[]): void {
   const rows: { label: string; values: string[] }[] = [];
   first.paths.forEach((path, i) => {
     rows.push(
-      { label: `${path.label}: with posting hash, jt/s`, values: results.map((r) => fmt(median(r.paths[i]!.withHash))) },
-      { label: `  baseline: without the hash, jt/s`, values: results.map((r) => fmt(r.paths[i]!.without.median)) },
+      { label: `${path.label}: with posting hash, jt/s`, values: results.map((r) => fmtMedianInterval(r.paths[i]!.withHash)) },
+      { label: `  baseline: without the hash, jt/s`, values: results.map((r) => fmtMedianInterval(r.paths[i]!.without)) },
       { label: `    before/after gap`, values: results.map((r) => pct(r.paths[i]!.without.spread)) },
-      { label: `  cost of the tamper evidence`, values: results.map((r) => pct(1 - median(r.paths[i]!.withHash) / r.paths[i]!.without.median)) },
+      { label: `  with hash / without, per round`, values: results.map((r) => fmtRatioInterval(r.paths[i]!.ratio)) },
+      { label: `  cost of the tamper evidence (1 − that), per round`, values: results.map((r) => fmtRatioInterval(r.paths[i]!.cost)) },
     );
   });
-  rows.push({ label: 'the hash alone (canonical JSON + SHA-256), µs per jt', values: results.map((r) => fmt(r.hashMicros, 1)) });
+  rows.push({
+    label: 'the hash alone (canonical JSON + SHA-256), µs per jt',
+    values: results.map((r) => fmtMedianInterval(r.hashMicros, (n) => fmt(n, 1))),
+  });
   printTable(
-    `Ledger — journal transactions posted through the kernel, each with its audit entry, ${fmt(first.count)} per batched measurement, median of ${first.rounds} rounds`,
+    `Ledger — journal transactions posted through the kernel, each with its audit entry, ${fmt(first.count)} per batched measurement, median (95 % interval) of ${first.rounds} rounds`,
     results.map((r) => r.engine),
     rows,
   );

@@ -1,28 +1,36 @@
 /**
  * Order-creation bench: `POST /api/pos/orders` (catalog references only, priced by the server) against a
  * store that already holds 1 000 and then 10 000 orders (ORDER_SIZES, default "1000,10000"), so a cost that grows with
- * the number of orders shows. The load generator (autocannon) runs in its own process (test/bench/load-process.ts),
- * never in the server's event loop.
+ * the number of orders shows. The server runs in this process; the load generator (autocannon) in its own
+ * (test/bench/load-process.ts), never in the server's event loop.
  *
- * Existing orders are seeded raw: copies of one order created through the API, in the same back-office register,
- * with fresh ids, following receipt numbers and sync sequences (only `orders` rows; no audit or outbox rows). After
- * every measurement the orders it created are deleted again, so each run starts from the same number of orders.
+ * Existing orders are seeded through the real `createOrder` workflow, 32 calls in flight, so each carries the rows the
+ * API path writes with it (its audit entry and outbox event). Copying one API order's rows with fresh ids was not an
+ * option: audit entries form a per-merchant hash chain (kernel/audit.ts), which copies would break. After every
+ * measurement the orders it created are deleted again (their audit entries stay: the audit log is append-only), so
+ * each run starts from the same number of orders.
  *
- * Lines of the table, per number of existing orders (median over BENCH_ROUNDS rounds, default 3):
+ * Lines of the table, per number of existing orders, each a median over BENCH_ROUNDS rounds (default 6), most with
+ * their distribution-free 95 % interval as median (low–high) (report.ts `medianInterval`; `*` when the rounds are too
+ * few for 95 %):
  * - orders/s: ORDER_REQUESTS requests (default 500) at concurrency 32, each with a fresh Idempotency-Key, divided by
  *   the run's duration; then the rate at the largest size as a share of the rate at the smallest (aim ≥ 80 %).
  * - p50 / p95 / p99 latency, ms, over every answer of the run, and p99 / p50 (aim ≤ 5).
  * - baseline: the same service call (`createOrder`: lock, price from the catalog, insert, audit, outbox event) made
- *   directly, one after another, ORDER_DIRECT times (default 200), measured before and after every run; the largest
- *   before/after gap is printed.
+ *   directly in this process at the same concurrency — ORDER_DIRECT calls (default 200), 32 in flight (report.ts
+ *   `pool`) — measured just before and just after every run; each round's baseline is the mean of the two, and the
+ *   largest before/after gap is printed as a diagnostic.
+ * - API ÷ direct: per round, the API's rate over that round's baseline (report.ts `bracketedRatio`), in per cent.
+ * - the server's event-loop delay during each load run (`monitorEventLoopDelay`, 10 ms resolution, enabled just
+ *   before the load starts and disabled when it ends): p50, p99 (aim ≤ 20 ms) and max, ms — the time between the
+ *   histogram timer's turns less its 10 ms interval, so an idle loop reads about 0.
  */
 import { fork } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { ulid } from 'ulid';
-import { formatReceiptNumber, parseReceiptNumber, type OrderCreate } from '../../core/index.ts';
+import type { OrderCreate } from '../../core/index.ts';
 import { POS_APP_RATE_LIMIT } from '../../sync-server/src/app.ts';
-import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
+import { IdentityProvider, type Principal } from '../../sync-server/src/platform/auth/identity.ts';
 import type { AppContext } from '../../sync-server/src/platform/context.ts';
 import { AuditSigner, generateAuditSigningKey } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
@@ -33,7 +41,21 @@ import { OutboxSmsProvider } from '../../sync-server/src/platform/messaging/sms.
 import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import type { LoadMessage, LoadRequest, LoadResult } from './load-process.ts';
-import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+import {
+  anchoredRate,
+  bracketed,
+  bracketedBaseline,
+  bracketedRatio,
+  fmt,
+  fmtMedianInterval,
+  fmtRatioInterval,
+  median,
+  medianInterval,
+  pct,
+  pool,
+  printTable,
+  type MedianInterval,
+} from './report.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 /** The order every request creates. */
@@ -44,6 +66,9 @@ const ORDER: OrderCreate = {
   ],
   note: 'bench',
 };
+
+/** Resolution of the event-loop delay histogram, ms (its timer's interval). */
+const LOOP_RESOLUTION_MS = 10;
 
 /** Concurrent connections of the load generator. */
 export const CONNECTIONS = 32;
@@ -64,51 +89,12 @@ function runLoad(request: LoadRequest): Promise<LoadResult> {
 }
 
 /**
- * Adds `count` orders raw: copies of `templateId` (same merchant, register, lines, state), each with a fresh id, the
- * register's next receipt numbers, a fresh sync sequence and an earlier creation time; 1 000 per statement.
+ * Adds `count` orders through the real `createOrder` workflow (the direct service call: lock, price, insert, audit
+ * entry in the merchant's hash chain, outbox event), `CONNECTIONS` calls in flight, so each seeded order carries
+ * every row the API path writes with it.
  */
-async function seedOrders(db: Db, templateId: string, count: number): Promise<void> {
-  const { rows: columns } = await db.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'orders' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
-  );
-  const template = (
-    await db.query<{ register_id: string; created_at: Date | string }>('SELECT register_id, created_at FROM orders WHERE id = $1', [templateId])
-  ).rows[0]!;
-  const last = (
-    await db.query<{ receipt_number: string }>(
-      'SELECT receipt_number FROM orders WHERE register_id = $1 ORDER BY length(receipt_number) DESC, receipt_number DESC LIMIT 1',
-      [template.register_id],
-    )
-  ).rows[0]!;
-  const parsed = parseReceiptNumber(last.receipt_number)!;
-  // The register's receipt counter (receipt_sequences, orders module) may be ahead of its stored orders (the bench
-  // deletes the orders a measurement made): seed after both, then move the counter past the seeded numbers.
-  const counter = (
-    await db.query<{ last_seq: number | string }>('SELECT last_seq FROM receipt_sequences WHERE register_id = $1', [template.register_id])
-  ).rows[0];
-  const base = Math.max(parsed.sequence, Number(counter?.last_seq ?? 0));
-  const oldest = new Date(template.created_at).getTime() - count * 1000;
-  const computed: Record<string, string> = {
-    id: 's.id',
-    receipt_number: 's.receipt',
-    sync_seq: `nextval('sync_seq')`,
-    created_at: 's.created::timestamptz',
-    updated_at: 's.created::timestamptz',
-    data: `t.data || jsonb_build_object('id', s.id, 'receiptNumber', s.receipt, 'createdAt', s.created)`,
-  };
-  const names = columns.map((c) => `"${c.column_name}"`).join(', ');
-  const values = columns.map((c) => computed[c.column_name] ?? `t."${c.column_name}"`).join(', ');
-  for (let done = 0; done < count; done += 1_000) {
-    const n = Math.min(1_000, count - done);
-    const ids = Array.from({ length: n }, () => `ord_${ulid()}`);
-    const receipts = Array.from({ length: n }, (_, i) => formatReceiptNumber(parsed.registerNumber, base + done + i + 1));
-    const created = Array.from({ length: n }, (_, i) => new Date(oldest + (done + i) * 1000).toISOString());
-    await db.query(
-      `INSERT INTO orders (${names}) SELECT ${values} FROM orders t, unnest($2::text[], $3::text[], $4::text[]) AS s(id, receipt, created) WHERE t.id = $1`,
-      [templateId, ids, receipts, created],
-    );
-  }
-  await db.query('UPDATE receipt_sequences SET last_seq = GREATEST(last_seq, $2) WHERE register_id = $1', [template.register_id, base + count]);
+async function seedOrders(ctx: AppContext, principal: Principal, count: number): Promise<void> {
+  await pool(count, CONNECTIONS, () => createOrder(ctx, principal, ORDER));
 }
 
 async function orderCount(db: Db): Promise<number> {
@@ -123,12 +109,22 @@ async function andForget<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
+/** The server process's event-loop delay during one load run, ms. */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** One load run: what the load generator measured and the server's event-loop delay meanwhile. */
+export type OrderRun = LoadResult & { loop: LoopDelay };
+
 /** The figures at one number of existing orders. */
 export interface OrderSizeResult {
   existingOrders: number;
-  runs: LoadResult[];
-  /** Direct service calls per second, measured before and after each run. */
-  direct: { median: number; spread: number };
+  runs: OrderRun[];
+  /** Direct service calls per second at the same concurrency, `rounds + 1`: before and after each run. */
+  direct: number[];
 }
 
 export interface OrderBenchResult {
@@ -152,8 +148,7 @@ export async function benchOrders(
       body: JSON.stringify(ORDER),
     });
     if (created.status !== 201 && created.status !== 200)
-      throw new Error(`orders: creating the template order answered ${created.status}: ${await created.text()}`);
-    const templateId = ((await created.json()) as { id: string }).id;
+      throw new Error(`orders: creating a first order through the API answered ${created.status}: ${await created.text()}`);
 
     const idp = await IdentityProvider.load(server.rawDb, server.baseUrl);
     const principal = await idp.verifyStaffToken(server.staffToken);
@@ -178,8 +173,11 @@ export async function benchOrders(
       auditSigner: new AuditSigner(generateAuditSigningKey()),
     };
     let runNumber = 0;
-    const load = (amount: number) =>
+    const load = (amount: number): Promise<OrderRun> =>
       andForget(server.rawDb, async () => {
+        // The server runs in this process, the load generator in its own: this histogram sees only the server's delay.
+        const delay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+        delay.enable();
         const result = await runLoad({
           url: `${server.baseUrl}/api/pos/orders`,
           method: 'POST',
@@ -188,16 +186,18 @@ export async function benchOrders(
           connections: CONNECTIONS,
           amount,
           idempotencyKeyPrefix: `bench-${process.pid}-${runNumber++}`,
-        });
+        }).finally(() => delay.disable());
         // A figure measured over failed requests means nothing: the bench fails instead of printing it.
         if (result.non2xx > 0 || result.errors > 0)
           throw new Error(`orders ${target.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors in ${result.requests} requests`);
-        return result;
+        // The histogram holds the time between its timer's turns, the resolution included: the delay is what lies beyond.
+        const ms = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+        return { ...result, loop: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) } };
       });
     const direct = () =>
       andForget(server.rawDb, async () => {
         const start = performance.now();
-        for (let i = 0; i < options.direct; i += 1) await createOrder(ctx, principal, ORDER);
+        await pool(options.direct, CONNECTIONS, () => createOrder(ctx, principal, ORDER));
         return options.direct / ((performance.now() - start) / 1000);
       });
 
@@ -205,9 +205,9 @@ export async function benchOrders(
     const sizes: OrderSizeResult[] = [];
     for (const size of options.sizes) {
       const existing = await orderCount(server.rawDb);
-      if (size > existing) await seedOrders(server.rawDb, templateId, size - existing);
+      if (size > existing) await seedOrders(ctx, principal, size - existing);
       const result = await bracketed(options.rounds, () => load(options.requests), direct);
-      sizes.push({ existingOrders: await orderCount(server.rawDb), runs: result.figures, direct: anchoredRate(result.baselines) });
+      sizes.push({ existingOrders: await orderCount(server.rawDb), runs: result.figures, direct: result.baselines });
     }
     return { engine: target.name, requests: options.requests, rounds: options.rounds, sizes };
   } finally {
@@ -221,24 +221,17 @@ export function printOrderBench(results: readonly OrderBenchResult[]): void {
   const first = results[0]!;
   const col = (f: (r: OrderBenchResult) => string) => results.map(f);
   const at = (r: OrderBenchResult, i: number) => r.sizes[i]!;
-  const med = (s: OrderSizeResult, f: (x: LoadResult) => number) => median(s.runs.map(f));
+  const med = (s: OrderSizeResult, f: (x: OrderRun) => number) => median(s.runs.map(f));
+  const interval = (s: OrderSizeResult, f: (x: OrderRun) => number): MedianInterval => medianInterval(s.runs.map(f));
+  const ms = (x: MedianInterval) => fmtMedianInterval(x, (n) => fmt(n, 1));
   const rows: { label: string; values: string[]; aim?: string }[] = [];
   first.sizes.forEach((size, i) => {
     const n = fmt(size.existingOrders);
     rows.push(
-      { label: `orders/s at ${n} existing orders`, values: col((r) => fmt(med(at(r, i), (x) => x.requestsPerSecond))) },
+      { label: `orders/s at ${n} existing orders`, values: col((r) => fmtMedianInterval(interval(at(r, i), (x) => x.requestsPerSecond))) },
       {
         label: `  latency p50 / p95 / p99, ms`,
-        values: col((r) =>
-          [50, 95, 99]
-            .map((p) =>
-              fmt(
-                med(at(r, i), (x) => (p === 50 ? x.p50 : p === 95 ? x.p95 : x.p99)),
-                1,
-              ),
-            )
-            .join(' / '),
-        ),
+        values: col((r) => [med(at(r, i), (x) => x.p50), med(at(r, i), (x) => x.p95), med(at(r, i), (x) => x.p99)].map((v) => fmt(v, 1)).join(' / ')),
       },
       {
         label: `  p99 / p50`,
@@ -250,8 +243,25 @@ export function printOrderBench(results: readonly OrderBenchResult[]): void {
         ),
         aim: '≤ 5',
       },
-      { label: `  baseline: createOrder directly, orders/s`, values: col((r) => fmt(at(r, i).direct.median)) },
-      { label: `    before/after gap`, values: col((r) => pct(at(r, i).direct.spread)) },
+      {
+        label: `  baseline: createOrder directly, ${CONNECTIONS} in flight, orders/s`,
+        values: col((r) => fmtMedianInterval(bracketedBaseline(at(r, i).direct))),
+      },
+      { label: `    before/after gap`, values: col((r) => pct(anchoredRate(at(r, i).direct).spread)) },
+      {
+        label: `  API ÷ direct, per round`,
+        values: col((r) =>
+          fmtRatioInterval(
+            bracketedRatio(
+              at(r, i).runs.map((x) => x.requestsPerSecond),
+              at(r, i).direct,
+            ),
+          ),
+        ),
+      },
+      { label: `  server event-loop delay p50, ms`, values: col((r) => ms(interval(at(r, i), (x) => x.loop.p50))) },
+      { label: `  server event-loop delay p99, ms`, values: col((r) => ms(interval(at(r, i), (x) => x.loop.p99))), aim: 'p99 ≤ 20 ms' },
+      { label: `  server event-loop delay max, ms`, values: col((r) => ms(interval(at(r, i), (x) => x.loop.max))) },
     );
   });
   if (first.sizes.length > 1) {
@@ -263,7 +273,8 @@ export function printOrderBench(results: readonly OrderBenchResult[]): void {
     });
   }
   printTable(
-    `Orders — POST /api/pos/orders, ${first.requests} requests at concurrency ${CONNECTIONS} (load generator in its own process), median of ${first.rounds} rounds`,
+    `Orders — POST /api/pos/orders, ${first.requests} requests at concurrency ${CONNECTIONS} (load generator in its own process), ` +
+      `median (95 % interval) of ${first.rounds} rounds`,
     results.map((r) => r.engine),
     rows,
   );

@@ -1,18 +1,28 @@
 /**
  * `npm run bench`: how the sync and the API behave as data grows, each figure printed beside a machine-relative
- * baseline measured just before and just after it in the same run (tests never assert wall-clock time). Tables:
+ * baseline measured just before and just after it in the same run (tests never assert wall-clock time). Every
+ * comparison runs baseline, figure, baseline, figure, …, baseline (test/bench/report.ts `bracketed`) and is printed as
+ * the per-round ratio (or difference) of the figure to the mean of the baseline around it, as median (low–high): the
+ * median over BENCH_ROUNDS rounds with its distribution-free 95 % interval (order statistics, `medianInterval`; a `*`
+ * marks an interval short of 95 %, with too few rounds). Both sides of a comparison run at the same concurrency.
+ * Tables:
  * - Sync (test/bench/sync.ts): statements per synced sale, the server's sync rate beside the same rows inserted raw
- *   and beside the earlier 2-document baseline, end to end and register-local rates.
- * - Orders (test/bench/orders.ts): POST /api/pos/orders at 1 000 and 10 000 existing orders, with p50/p95/p99 latency
- *   at concurrency 32, beside the same service call made directly.
+ *   (server rate / rows baseline per round) and beside the earlier 2-document baseline, end to end and register-local
+ *   rates; the machine's 1-minute load average at start and end and its CPU count.
+ * - Orders (test/bench/orders.ts): POST /api/pos/orders at 1 000 and 10 000 existing orders (seeded through
+ *   `createOrder`), with p50/p95/p99 latency at concurrency 32, beside the same service call made directly at the same
+ *   concurrency (API ÷ direct per round), and the server's event-loop delay p50 / p99 / max during the load.
  * - Ledger (test/bench/ledger.ts): journal transactions per second with the posting hash (tamper evidence)
- *   beside the same posting without it, batched as a push and one per transaction as the API.
+ *   beside the same posting without it, batched as a push and one per transaction as the API; with hash / without and
+ *   the cost (1 − that) per round.
  * - Closeout (test/bench/closeout.ts): the store closeout of a day of CLOSEOUT_SALES sales (default 10 000), seconds,
- *   beside the raw read of the same rows.
+ *   beside the raw read of the same rows (closeout / raw read per round).
  * - Images (test/bench/images.ts): local image generation per aspect ratio.
- * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail.
+ * - Routing (test/bench/routing.ts): the routing decision per payment (µs) beside a plain lookup of the first rail; what
+ *   routing adds (µs) and routing / lookup per round.
  * - Tokens (test/bench/tokens.ts): authentication per request (µs) with a staff JWT and with an app token, beside the
- *   same request with no auth (TOKEN_REQUESTS per measurement, default 2 000).
+ *   same request with no auth (TOKEN_REQUESTS per measurement, default 2 000); the verification cost per round, µs and
+ *   as a multiple.
  * - Screening (test/bench/screening.ts): one sanctions screening at the full SDN list (the 2019 list as published:
  *   7,379 entries, 9,682 aliases) over the 482 labelled names, p50/p95 ms with 95 % confidence intervals, beside an
  *   exact-name hash lookup measured interleaved round by round (SCREEN_ROUNDS, default 5); recall per variant kind and
@@ -20,19 +30,22 @@
  *   then through the API on each engine: the list's upload, SCREEN_REQUESTS (default 100) POST /api/pos/screenings
  *   p50/p95 beside GET of one stored screening.
  * - Catalog import (test/bench/catalog-import.ts): a Shopify CSV of CATALOG_IMPORT_SIZES rows (default "5000,50000")
- *   imported as a job, rows/s over the first and the last 10 %, beside the same rows inserted raw.
- * Figures are medians of BENCH_ROUNDS rounds (default 3). PGlite always; PostgreSQL too when BENCH_DATABASE_URL is
- * set (a superuser URL: each run creates and drops its own databases).
+ *   imported as a job, wall-clock rows/s over the first and the last 10 % (last / first per round), beside the same
+ *   rows inserted raw (import ÷ raw per round).
+ * BENCH_ROUNDS: rounds (default 6, the fewest whose min–max interval of the median covers ≥ 95 %: 1 − 2·0.5⁶ = 96.9 %).
+ * PGlite always; PostgreSQL too when BENCH_DATABASE_URL is set (a superuser URL: each run creates and drops its own
+ * databases).
  *
  * Sizes: SALES (offline sales synced, default 5 000), ORDER_SIZES (existing orders, default "1000,10000"),
  * ORDER_REQUESTS (requests per load run, default 500), ORDER_DIRECT (direct calls per baseline, default 200),
  * LEDGER_JTS (journal transactions per batched ledger measurement, default 2 000; a fifth of it one per transaction).
  * ROUTING_PAYMENTS (routing decisions per measurement, default 100 000).
  * - Register (test/bench/register.ts): the built register in Chromium, demo catalog vs REGISTER_ITEMS (default 50 000)
- *   items — tap, barcode, search keystroke, charge, cash complete, new sale, reload (median / p95 ms), first catalog
+ *   items imported as a CSV import job — tap, barcode, search keystroke, charge, cash complete, new sale (input →
+ *   painted, where a missed aim's p95 went), reload (median / p95 ms), the import (s), first catalog
  *   download (s), JS heap (MB); `npm run bench:register` runs this table alone. REGISTER_ROUNDS: repetitions (30).
  * BENCH_ONLY=sync,orders,ledger,closeout,images,routing,tokens,register,screening,catalog-import runs some tables only. Develop with small sizes, e.g.
- * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=1 npm run bench`.
+ * `SALES=200 ORDER_SIZES=100,1000 ORDER_REQUESTS=200 BENCH_ROUNDS=2 npm run bench`.
  */
 import { databaseTargets } from '../support/databases.ts';
 import { benchCatalogImport, printCatalogImportBench, type CatalogImportBenchResult } from './catalog-import.ts';
@@ -58,7 +71,7 @@ async function main(): Promise<void> {
   // databaseTargets() reads TEST_DATABASE_URL: the bench's PostgreSQL only comes from BENCH_DATABASE_URL.
   if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
   else delete process.env.TEST_DATABASE_URL;
-  const rounds = positiveInteger('BENCH_ROUNDS', 3);
+  const rounds = positiveInteger('BENCH_ROUNDS', 6);
   const sales = positiveInteger('SALES', 5_000);
   const orderSizes = (process.env.ORDER_SIZES ?? '1000,10000').split(',').map((s) => {
     const n = Number(s.trim());
@@ -123,7 +136,7 @@ async function main(): Promise<void> {
       return n;
     });
     const results: CatalogImportBenchResult[] = [];
-    for (const target of targets) for (const n of sizes) results.push(await benchCatalogImport(target, n));
+    for (const target of targets) for (const n of sizes) results.push(await benchCatalogImport(target, n, rounds));
     printCatalogImportBench(results);
   }
   if (only.has('images')) {

@@ -3,7 +3,8 @@
  * its own process (test/bench/register-process.ts), so none of the register's work — RxDB, fake-indexeddb, building
  * requests — lands in the server's figures. Each round starts a fresh server and a fresh register.
  *
- * Lines of the table (median over BENCH_ROUNDS rounds, default 3):
+ * Lines of the table (median over BENCH_ROUNDS rounds, default 6; the title says the machine's CPUs and the first line
+ * the 1-minute load average when the engine's run started and ended, so a loaded machine shows):
  * - statements per synced sale: SQL statements the server issued while handling push requests (BEGIN and COMMIT
  *   included), divided by the sales; counted by a wrapper around the Db the server is built with (test/bench/server.ts).
  *   Then every statement of the run (also the register's pulls meanwhile, and any other), and statements per push
@@ -13,23 +14,40 @@
  * - baseline, same rows raw: the rows the synced run added to each table (captured in a first, warm-up run) inserted
  *   again into a fresh database of the same engine holding the same "before" state, in as many transactions as the run
  *   had push requests, one multi-row INSERT per table per transaction (test/bench/rows.ts); as sales per second.
- *   The server's rate as a share of it follows.
+ *   The server's rate and this baseline are printed as median (low–high), the distribution-free 95 % interval of the
+ *   median (report.ts `medianInterval`; `*` when the rounds are too few for 95 %).
+ * - server rate / same-rows baseline: per round, the server's rate over the mean of the rows baseline measured just
+ *   before and just after it (report.ts `bracketedRatio`), median with its interval in per cent; its aim (≥ 70 %) is
+ *   for the interval's lower bound on a quiet machine.
  * - baseline, 2 documents raw (the earlier baseline): each sale's order and journal transaction as JSONB, one INSERT
  *   per document, 50 per transaction, into a scratch table of a fresh database.
  * Each baseline is measured before and after every round's figure; a round's baseline is the mean of the two, and the
- * largest before/after gap is printed, so a change of machine load shows.
+ * largest before/after gap is printed as a diagnostic, so a change of machine load during a round shows.
  * - end to end: sales per second from "start syncing" until the server holds every order and journal transaction.
  * - server commit → register shows synced: per sale, from the server's stamp (`updatedAt`, taken in the push's
  *   transaction) to the register's unsynced-orders query dropping it (its process); median, p95, max.
  * - register local writes: sales stored in the register's own database per second (its process, before syncing).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import type { ChildMessage, ParentMessage } from './register-process.ts';
-import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+import {
+  anchoredRate,
+  bracketed,
+  bracketedRatio,
+  fmt,
+  fmtMedianInterval,
+  fmtRatioInterval,
+  median,
+  medianInterval,
+  pct,
+  printTable,
+  type MedianInterval,
+} from './report.ts';
 import { describeTables, gainedRows, insertRowsInBatches, openReplica, planBatches, snapshotTables, type TableRows } from './rows.ts';
 import { lagFigures } from '../renderer/support/shown-synced.ts';
 import { benchSales } from './sales.ts';
@@ -205,10 +223,15 @@ export interface SyncBenchResult {
   runs: SyncRun[];
   /** Rows the sync added per table (warm-up run). */
   gainedPerTable: { table: string; rows: number }[];
-  rowsBaseline: { median: number; spread: number };
+  /** Same rows raw, sales/s: median of the per-round means (baseline before and after) with its interval; largest gap. */
+  rowsBaseline: MedianInterval & { spread: number };
   documentsBaseline: { median: number; spread: number };
-  /** Median over rounds of (server rate / that round's rows baseline). */
-  shareOfRowsBaseline: number;
+  /** Server sync rate (sales/s of push handling) per round, median with its interval. */
+  serverRate: MedianInterval;
+  /** Per round, server rate / mean(rows baseline before, after): median with its interval. */
+  shareOfRowsBaseline: MedianInterval;
+  /** 1-minute load average when the engine's run started and when it ended, and the machine's CPUs. */
+  load: { start: number; end: number; cpus: number };
 }
 
 /**
@@ -216,6 +239,7 @@ export interface SyncBenchResult {
  * both baselines (see the file's comment).
  */
 export async function benchSync(target: DatabaseTarget, sales: number, rounds: number): Promise<SyncBenchResult> {
+  const loadAtStart = loadavg()[0]!;
   const warmUp = await syncRun(target, sales, true);
   const capture = warmUp.capture!;
   const batches = Math.max(1, warmUp.pushes);
@@ -231,16 +255,19 @@ export async function benchSync(target: DatabaseTarget, sales: number, rounds: n
     }),
   );
   const rowsRates = result.baselines.map((b) => b.rows);
-  const shares = result.figures.map((f, r) => f.sales / f.pushSeconds / ((rowsRates[r]! + rowsRates[r + 1]!) / 2));
+  const serverRates = result.figures.map((f) => f.sales / f.pushSeconds);
+  const roundBaselines = rowsRates.slice(1).map((after, r) => (rowsRates[r]! + after) / 2);
   return {
     engine: target.name,
     sales,
     rounds,
     runs: result.figures,
     gainedPerTable: capture.gained.map((g) => ({ table: g.table.name, rows: g.rows.length })),
-    rowsBaseline: anchoredRate(rowsRates),
+    rowsBaseline: { ...medianInterval(roundBaselines), spread: anchoredRate(rowsRates).spread },
     documentsBaseline: anchoredRate(result.baselines.map((b) => b.documents)),
-    shareOfRowsBaseline: median(shares),
+    serverRate: medianInterval(serverRates),
+    shareOfRowsBaseline: bracketedRatio(serverRates, rowsRates),
+    load: { start: loadAtStart, end: loadavg()[0]!, cpus: availableParallelism() },
   };
 }
 
@@ -253,9 +280,10 @@ export function printSyncBench(results: readonly SyncBenchResult[]): void {
   const kinds = [...new Set(results.flatMap((r) => r.runs.flatMap((run) => [...run.pushKinds.keys()])))].sort();
   const tables = [...new Set(results.flatMap((r) => r.gainedPerTable.map((g) => g.table)))].sort();
   printTable(
-    `Sync — ${first.sales} offline sales by the register's replication engine (own process), median of ${first.rounds} rounds`,
+    `Sync — ${first.sales} offline sales by the register's replication engine (own process), median (95 % interval) of ${first.rounds} rounds, ${first.load.cpus} CPUs`,
     results.map((r) => r.engine),
     [
+      { label: 'machine load average (1 min), start → end', values: col((r) => `${fmt(r.load.start, 2)} → ${fmt(r.load.end, 2)}`) },
       { label: 'statements per synced sale, push requests', values: col((r) => fmt(perRun((x) => x.statements.push / x.sales)(r), 2)), aim: '≤ 8' },
       ...kinds.map((k) => ({ label: `  of which ${k}`, values: col((r) => fmt(perRun((x) => (x.pushKinds.get(k) ?? 0) / x.sales)(r), 2)) })),
       {
@@ -267,10 +295,14 @@ export function printSyncBench(results: readonly SyncBenchResult[]): void {
       { label: 'statements per push request', values: col((r) => fmt(perRun((x) => x.statements.push / Math.max(1, x.pushes))(r), 1)) },
       { label: 'statements outside sync requests', values: col((r) => fmt(perRun((x) => x.statements.other + x.statements.background)(r))) },
       { label: 'push / pull requests until stored', values: col((r) => `${fmt(perRun((x) => x.pushes)(r))} / ${fmt(perRun((x) => x.pulls)(r))}`) },
-      { label: 'server sync rate, sales/s of push handling', values: col((r) => fmt(perRun((x) => x.sales / x.pushSeconds)(r))) },
-      { label: 'baseline: same rows raw, sales/s', values: col((r) => fmt(r.rowsBaseline.median)) },
+      { label: 'server sync rate, sales/s of push handling', values: col((r) => fmtMedianInterval(r.serverRate)) },
+      { label: 'baseline: same rows raw, sales/s', values: col((r) => fmtMedianInterval(r.rowsBaseline)) },
       { label: '  before/after gap', values: col((r) => pct(r.rowsBaseline.spread)) },
-      { label: 'server rate / same-rows baseline', values: col((r) => pct(r.shareOfRowsBaseline)), aim: '≥ 50 %' },
+      {
+        label: 'server rate / same-rows baseline, per round',
+        values: col((r) => fmtRatioInterval(r.shareOfRowsBaseline)),
+        aim: '≥ 70 % (lower bound, quiet machine)',
+      },
       { label: 'baseline: 2 documents raw, sales/s', values: col((r) => fmt(r.documentsBaseline.median)) },
       { label: '  before/after gap', values: col((r) => pct(r.documentsBaseline.spread)) },
       { label: 'end to end, sales/s until the server holds all', values: col((r) => fmt(perRun((x) => x.sales / x.storedSeconds)(r))) },

@@ -22,20 +22,48 @@ import { EXAMPLE_APP_ID } from '../../sync-server/src/modules/apps/service.ts';
 import { oauthAccessTokenPrincipal, oauthAdapter } from '../../sync-server/src/modules/app-installations/oauth.ts';
 import { installApp, launchApp } from '../../sync-server/src/workflows/app-installation.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
-import { anchoredRate, bracketed, fmt, median, pct, printTable } from './report.ts';
+import {
+  anchoredRate,
+  bracketed,
+  bracketedDifference,
+  bracketedRatio,
+  fmt,
+  fmtMedianInterval,
+  medianInterval,
+  pct,
+  printTable,
+  type MedianInterval,
+} from './report.ts';
+
+/** One kind of token: µs per request with it, and what it adds over the no-auth request measured around it. */
+export interface TokenFigures {
+  /** µs per request with the token, median over rounds with its interval. */
+  micros: MedianInterval;
+  /** Per round, µs with the token − mean(no-auth before, after): median with its interval. */
+  costMicros: MedianInterval;
+  /** Per round, µs with the token / mean(no-auth before, after): median with its interval. */
+  ratio: MedianInterval;
+}
 
 /** One engine's token figures. */
 export interface TokenBenchResult {
   engine: string;
   requests: number;
-  /** µs per request with a staff JWT / an app token, one per round. */
-  staff: number[];
-  app: number[];
-  /** µs per request with an installed app's launch token / an OAuth access token, one per round. */
-  launch: number[];
-  oauth: number[];
-  /** µs per request with no auth (median of before/after) and the largest gap. */
-  none: { median: number; spread: number };
+  rounds: number;
+  staff: TokenFigures;
+  app: TokenFigures;
+  launch: TokenFigures;
+  oauth: TokenFigures;
+  /** µs per request with no auth: per round the mean of before/after (all four kinds' rounds), and the largest gap. */
+  none: MedianInterval & { spread: number };
+}
+
+function tokenFigures(run: { figures: number[]; baselines: number[] }): TokenFigures {
+  return {
+    micros: medianInterval(run.figures),
+    costMicros: bracketedDifference(run.figures, run.baselines),
+    ratio: bracketedRatio(run.figures, run.baselines),
+  };
 }
 
 async function timeRequests(app: FastifyInstance, url: string, token: string | undefined, count: number): Promise<number> {
@@ -121,11 +149,15 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
     return {
       engine: target.name,
       requests: count,
-      staff: staff.figures,
-      app: apps.figures,
-      launch: launches.figures,
-      oauth: oauth.figures,
-      none: anchoredRate([...staff.baselines, ...apps.baselines, ...launches.baselines, ...oauth.baselines]),
+      rounds: options.rounds,
+      staff: tokenFigures(staff),
+      app: tokenFigures(apps),
+      launch: tokenFigures(launches),
+      oauth: tokenFigures(oauth),
+      none: {
+        ...medianInterval([staff, apps, launches, oauth].flatMap((run) => run.baselines.slice(1).map((after, r) => (run.baselines[r]! + after) / 2))),
+        spread: Math.max(...[staff, apps, launches, oauth].map((run) => anchoredRate(run.baselines).spread)),
+      },
     };
   } finally {
     await db.close();
@@ -135,20 +167,25 @@ export async function benchTokens(target: DatabaseTarget, options: { requests: n
 /** Prints the token table (one column per engine). */
 export function printTokenBench(results: readonly TokenBenchResult[]): void {
   const col = (f: (r: TokenBenchResult) => string) => results.map(f);
+  const us = (x: MedianInterval) => fmtMedianInterval(x, (n) => fmt(n, 1));
+  const kinds: { key: 'staff' | 'app' | 'launch' | 'oauth'; label: string; short: string }[] = [
+    { key: 'staff', label: 'staff JWT (ES256, built-in issuer)', short: 'staff JWT' },
+    { key: 'app', label: 'app token (SHA-256 lookup + quota)', short: 'app token' },
+    { key: 'launch', label: 'launch token (+ installation status)', short: 'launch token' },
+    { key: 'oauth', label: 'OAuth access token (oauth_models + installation)', short: 'OAuth access token' },
+  ];
   printTable(
-    `Tokens — one GET through the route guard, ${fmt(results[0]?.requests ?? 0)} requests per measurement (Fastify inject), median of rounds`,
+    `Tokens — one GET through the route guard, ${fmt(results[0]?.requests ?? 0)} requests per measurement (Fastify inject), ` +
+      `median (95 % interval) of ${results[0]?.rounds ?? 0} rounds`,
     results.map((r) => r.engine),
     [
-      { label: 'staff JWT (ES256, built-in issuer), µs per request', values: col((r) => fmt(median(r.staff), 1)) },
-      { label: 'app token (SHA-256 lookup + quota), µs per request', values: col((r) => fmt(median(r.app), 1)) },
-      { label: 'launch token (+ installation status), µs per request', values: col((r) => fmt(median(r.launch), 1)) },
-      { label: 'OAuth access token (oauth_models + installation), µs per request', values: col((r) => fmt(median(r.oauth), 1)) },
-      { label: '  baseline: same handler, no auth, µs per request', values: col((r) => fmt(r.none.median, 1)) },
+      ...kinds.map((k) => ({ label: `${k.label}, µs per request`, values: col((r) => us(r[k.key].micros)) })),
+      { label: '  baseline: same handler, no auth, µs per request', values: col((r) => us(r.none)) },
       { label: '    before/after gap', values: col((r) => pct(r.none.spread)) },
-      { label: 'verification cost: staff JWT, µs', values: col((r) => fmt(median(r.staff) - r.none.median, 1)) },
-      { label: 'verification cost: app token, µs', values: col((r) => fmt(median(r.app) - r.none.median, 1)) },
-      { label: 'verification cost: launch token, µs', values: col((r) => fmt(median(r.launch) - r.none.median, 1)) },
-      { label: 'verification cost: OAuth access token, µs', values: col((r) => fmt(median(r.oauth) - r.none.median, 1)) },
+      ...kinds.flatMap((k) => [
+        { label: `verification cost: ${k.short}, µs per request, per round`, values: col((r) => us(r[k.key].costMicros)) },
+        { label: `  ${k.short} / no auth, per round`, values: col((r) => fmtMedianInterval(r[k.key].ratio, (n) => `${fmt(n, 1)}×`)) },
+      ]),
     ],
   );
 }

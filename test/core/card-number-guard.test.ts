@@ -1,7 +1,8 @@
 /**
  * The boundary's exemptions are narrow: a SHA-256 digest whose hex happens to hold a Luhn-valid run of digits is kept
- * in a `headHash` field (an audit checkpoint a register hands back was refused about once in a few hundred hashes),
- * and refused anywhere else or in any other shape.
+ * in a `headHash` field (an audit checkpoint a register hands back was refused about once in a few hundred hashes), a
+ * key id of 16 hex digits in a `keyId` field (the checkpoint's signing key), and refused anywhere else or in any other
+ * shape.
  */
 import { describe, expect, it } from 'vitest';
 import { cardNumberRule } from '../../core/card-number-guard.ts';
@@ -17,5 +18,14 @@ describe('card-number rule exemptions', () => {
     expect(cardNumberRule('headHash', '4111 1111 1111 1111')).toBe('refuse');
     expect(cardNumberRule('headHash', DIGEST_WITH_A_CARD_RUN.toUpperCase())).toBe('refuse');
     expect(cardNumberRule('headHash', `${DIGEST_WITH_A_CARD_RUN}0`)).toBe('refuse');
+  });
+
+  it("keeps a signing key's 16-hex id in keyId, refuses it elsewhere and refuses a card number in keyId in any other shape", () => {
+    const keyId = '4222222222222abc'; // 4222 2222 2222 2: a 13-digit Visa test number
+    expect(cardNumberRule('keyId', keyId)).toBe('keep');
+    expect(cardNumberRule('id', keyId)).toBe('refuse');
+    expect(cardNumberRule('keyId', '4111 1111 1111 1111')).toBe('refuse');
+    expect(cardNumberRule('keyId', `${keyId}0`)).toBe('refuse');
+    expect(cardNumberRule('keyId', keyId.toUpperCase())).toBe('refuse');
   });
 });

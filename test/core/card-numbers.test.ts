@@ -139,6 +139,29 @@ describe('maskCardNumbers', () => {
     expect(maskCardNumbers('tok_4242424242424242')).toBe('tok_424242******4242');
   });
 
+  it('masks a code written right after the card number without a label, after an expiry too; keeps other numbers', () => {
+    expect(maskCardNumbers('card 4111 1111 1111 1111 123')).toBe('card 4111 11** **** 1111 ***');
+    expect(maskCardNumbers('4242424242424242, 12/29, 1234 thanks')).toBe('424242******4242, 12/29, **** thanks');
+    expect(maskCardNumbers('4242424242424242 exp 12/2029 987')).toBe('424242******4242 exp 12/2029 ***');
+    expect(maskCardNumbers('4242424242424242\nvalid thru 01-27\n555')).toBe('424242******4242\nvalid thru 01-27\n***');
+    // Not right after it: a quantity later in the text, a longer number, and a text without a card number stay.
+    expect(maskCardNumbers('4242424242424242 for 3 boxes of 100')).toBe('424242******4242 for 3 boxes of 100');
+    expect(maskCardNumbers('4242424242424242 123456')).toBe('424242******4242 123456');
+    expect(maskCardNumbers('order 1234 123')).toBe('order 1234 123');
+  });
+
+  it('masks the unlabelled code after a PAN in every spelling', () => {
+    fc.assert(
+      fc.property(pan, noDigits, fc.constantFrom(...Object.keys(spellings('4242424242424242'))), (p, before, how) => {
+        const text = `${before}${spellings(p)[how]!} 12/29 987.`;
+        const masked = maskCardNumbers(text);
+        expect(masked).toHaveLength(text.length);
+        expect(containsCardNumber(masked)).toBe(false);
+        expect(masked.endsWith(' ***.')).toBe(true); // the expiry may be masked too, where a longer run passes Luhn
+      }),
+    );
+  });
+
   it('leaves a text without a card number as it is (a CVC phrase alone is no card number)', () => {
     expect(maskCardNumbers('Table 4, cvc 987, call +1 415 555 0123')).toBe('Table 4, cvc 987, call +1 415 555 0123');
   });

@@ -37,6 +37,16 @@ describe('card terminal over a pseudo-terminal', () => {
     expect(simulator.requests.map((request) => request.type)).toEqual(['status', 'sale']);
   });
 
+  it('answers a sale with a token the driver accepts whatever its reference (no digit run that looks like a card number)', async () => {
+    // The hex of this reference's SHA-256 begins 4adb3521916874948c66bb21: a token made of those hex digits carries a
+    // 13-digit run, and the driver refuses a RESULT with a card-number-like field (the sale then waited for an answer).
+    const result = await terminal.charge({ idempotencyKey: 'tnd_digits_40', amountCents: 1250, currency: 'USD' });
+    expect(result).toMatchObject({ outcome: 'approved', amountCents: 1250 });
+    expect(result.token).toMatch(/^tok_sim_[a-p]{24}$/);
+    const refund = await terminal.refund({ idempotencyKey: 'tnd_digits_40-refund', amountCents: 1250, currency: 'USD', token: result.token! });
+    expect(refund).toMatchObject({ outcome: 'approved', amountCents: 1250 });
+  });
+
   it('declines, cancels and times out by test amount without moving money', async () => {
     const declined = await terminal.charge({ idempotencyKey: 'sale-decline', amountCents: 2001, currency: 'USD' });
     expect(declined).toMatchObject({ outcome: 'declined', message: 'insufficient funds' });

@@ -2,7 +2,9 @@
  * Keyboard, touch and screen readers, and what a newcomer sees: every screen of the web register, at
  * 1024×768 and 1280×800, is screenshot (test-results/a11y/), checked by axe-core for WCAG 2.1 A/AA violations (zero
  * allowed) and by bounding boxes for overlapping or clipped controls, cut placeholders, touch targets under 44×44
- * CSS px and one h1 (the customer dialogs of the cart and Returns' find by customer included). Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
+ * CSS px and one h1 (the customer dialogs of the cart and Returns' find by customer included); on some screens also
+ * text sticking out of its box (the item dialog's options, a device's long port path) and fields with the browser's
+ * own look (Returns' sale, the receipt's e-mail field). Then a whole cash sale of two items by keyboard alone, counting the keys (≤ 12), and focus that
  * never falls to the page body after removing a line, a quantity of 0, Clear, or a declined card on the pay page.
  *
  * Real server (in-memory database, demo store) + the built register in Debian's Chromium.
@@ -10,12 +12,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import { startDeviceHost } from '../support/device-host.ts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
-import { axeViolations, layoutProblems } from './support/a11y.ts';
+import { axeViolations, layoutProblems, nativeLookingFields, overflowingBoxes } from './support/a11y.ts';
 import { startBrowserSuite, staffApi, type BrowserSuite } from './support/browser.ts';
 
 const VIEWPORTS = [
@@ -38,12 +40,15 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
     await suite?.close();
   });
 
-  /** Screenshots the screen and records its axe violations and layout problems under `name`. */
-  async function check(name: string, viewport: { width: number; height: number }): Promise<void> {
+  /**
+   * Screenshots the screen and records its axe violations and layout problems under `name`, with what `more` finds
+   * on it (a screen's own checks: text sticking out of its box, fields with the browser's look).
+   */
+  async function check(name: string, viewport: { width: number; height: number }, more?: () => Promise<string[]>): Promise<void> {
     await page.evaluate(() => document.fonts.ready);
     const key = `${viewport.width}x${viewport.height} ${name}`;
     await page.screenshot({ path: `${SHOTS}/${viewport.width}x${viewport.height}/${name}.png` });
-    const problems = [...(await axeViolations(page)), ...(await layoutProblems(page))];
+    const problems = [...(await axeViolations(page)), ...(await layoutProblems(page)), ...((await more?.()) ?? [])];
     if (problems.length > 0) found[key] = problems;
   }
 
@@ -76,7 +81,8 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       if ((await withOptions.count()) > 0) {
         await withOptions.click();
         await page.getByRole('dialog').waitFor();
-        await check('item-dialog', viewport);
+        // Each option's name and price inside its box ("Medium +$0.50" stuck out by 6 px).
+        await check('item-dialog', viewport, () => overflowingBoxes(page, '.choice'));
         await page.keyboard.press('Escape');
       }
 
@@ -89,7 +95,9 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await page.getByTestId('tender-method-cash').click();
       await tender.exact();
       await tender.complete();
-      await check('receipt', viewport);
+      // The e-mail / phone field of "Send the receipt" has the register's look, not the browser's.
+      await check('receipt', viewport, () => nativeLookingFields(page, '.send-receipt'));
+      const receiptNumber = (await page.getByTestId('receipt-number').textContent()) ?? '';
       await page.getByRole('button', { name: /new sale/i }).click();
       await register.scanInput.waitFor();
 
@@ -139,6 +147,11 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await page.getByTestId('return-customer-sale').first().waitFor();
       await check('returns-customer-sales', viewport);
       await page.keyboard.press('Escape');
+      // This register's cash sale found by its receipt number: its lines with their quantity fields, in the register's look.
+      await page.getByTestId('return-find').fill(receiptNumber);
+      await page.getByTestId('return-find').press('Enter');
+      await page.getByTestId('return-sale').getByTestId('return-qty').first().waitFor();
+      await check('returns-sale', viewport, () => nativeLookingFields(page, '[data-testid="returns-view"]'));
       await register.goTo('Shift');
       await page.getByRole('heading', { level: 1, name: 'Shift' }).waitFor();
       await check('shift', viewport);
@@ -237,7 +250,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
 
   it('has no violation in the Devices settings form (bridge connected, a serial device with its drop-downs)', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'a11y-bridge-'));
-    const bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });
+    const bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [suite!.server.baseUrl], simulators: 'never' });
     try {
       await goTo('Devices');
       await page.getByTestId('bridge-url').fill(bridge.url);
@@ -247,12 +260,17 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
       await page.getByTestId('device-mode-printer').selectOption('serial');
       await page.getByTestId('device-mode-terminal').selectOption('serial');
       await page.getByTestId('device-baud-printer').waitFor();
+      // A printer on a long /dev/serial/by-id/… path (no spaces): saved, the card names it, and the path wraps inside it.
+      const longPath = '/dev/serial/by-id/usb-Seiko_Epson_Corporation_TM-T88VI_Receipt_Printer_5A4E3F2D1C0B-if00-port0';
+      await page.getByTestId('device-port-printer').fill(longPath);
+      await page.getByTestId('save-devices').click();
+      await page.getByTestId('device-settings-printer').locator('p', { hasText: longPath }).waitFor({ timeout: 30_000 });
       for (const viewport of VIEWPORTS) {
         mkdirSync(`${SHOTS}/${viewport.width}x${viewport.height}`, { recursive: true });
         await page.setViewportSize(viewport);
         // Scrolled to the device cards: the overlap checks look at what is on screen.
         await page.getByTestId('device-settings-printer').evaluate((el) => el.scrollIntoView({ block: 'start' }));
-        await check('devices-settings', viewport);
+        await check('devices-settings', viewport, () => overflowingBoxes(page, '.device-card, .device-card p'));
       }
       // The drop-downs are styled like the other fields (not the browser's default look).
       expect(await page.getByTestId('device-baud-printer').evaluate((el) => getComputedStyle(el).appearance)).toBe('none');

@@ -176,10 +176,22 @@ describe('back office customers', () => {
     await expect(settings.tipPercent.inputValue()).resolves.toBe('50');
     await expect(settings.tipFixed.inputValue()).resolves.toBe('100.00');
 
+    // Checked in the form by the request body's own rule, before anything is sent: no request leaves the page.
+    const patches: string[] = [];
+    const onRequest = (req: { method(): string; url(): string }) => {
+      if (req.method() === 'PATCH' && req.url().includes('/api/pos/settings')) patches.push(req.url());
+    };
+    page.on('request', onRequest);
     await settings.save({ tipPercent: 'lots' });
     const error = settings.root.getByTestId('field-error');
     await error.waitFor();
+    await expect(error.textContent()).resolves.toBe('must be a percentage with up to two decimals, e.g. 12.5');
     await expect(settings.tipPercent.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).resolves.toBe('settings-tip-percent');
+    await settings.save({ tipPercent: '50', tipFixed: '1000000000' });
+    await expect(settings.tipFixed.getAttribute('aria-invalid')).resolves.toBe('true');
+    page.off('request', onRequest);
+    expect(patches).toEqual([]);
     expect(await api<{ tipLimitBasisPoints: number }>('/api/pos/settings')).toMatchObject({ tipLimitBasisPoints: 5000 });
 
     await settings.save({ tipPercent: '20', tipFixed: '5' });

@@ -1,9 +1,10 @@
 /**
  * Back office → Orders in the built register (Debian Chromium) against the real server. Orders are made through the
  * staff API (and one register sale synced by replication); everything else goes through the UI only: the empty state,
- * the list newest first with "Show more" and the state filter, an order's detail; a refund of 1 of 3 croissants with
- * restock (state, refund amount and stock checked through the API), a refund of more than remains refused with the
- * server's field error in place and nothing written, the rest refunded by amount; an open order canceled through the
+ * the list newest first with "Show more" (kept when pressed while Refresh is still loading) and the state filter, an
+ * order's detail; a refund of 1 of 3 croissants with restock (state, refund amount and stock checked through the API),
+ * a refund of more than remains refused with the server's field error in place and nothing written, the rest refunded
+ * by amount; an open order canceled through the
  * inline confirmation; the receipt e-mailed to a typed address (in the e-mail outbox) and shown for printing
  * (`window.print` stubbed: it runs only on the Print button).
  */
@@ -81,6 +82,29 @@ describe('back office orders', () => {
     const ids = await orders.rows.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-order-id')));
     expect(new Set(ids).size).toBe(27);
     expect(ids.indexOf(openOrder.id)).toBeLessThan(ids.indexOf(paidOrder.id));
+
+    /* "Show more" pressed while Refresh is still loading the list: the click is kept (the button stays pressable, marked
+       busy) and the next page comes once the refresh is in. Every state again: the list starts over at its first page. */
+    await orders.filterBy('paid');
+    await orders.filterBy('');
+    await expect.poll(() => orders.rows.count()).toBe(25);
+    let releaseRefresh!: () => void;
+    const refreshHeld = new Promise<void>((resolve) => (releaseRefresh = resolve));
+    let heldRequests = 0;
+    const ordersList = /\/api\/pos\/orders\?/;
+    await page.route(ordersList, async (route) => {
+      heldRequests += 1;
+      await refreshHeld;
+      await route.continue();
+    });
+    await orders.root.getByTestId('orders-refresh').click();
+    await expect.poll(() => heldRequests).toBe(1);
+    await expect(orders.more.getAttribute('aria-busy')).resolves.toBe('true');
+    await orders.more.click({ force: true }); // now, during the refresh: no waiting for the button to look ready
+    releaseRefresh();
+    await expect.poll(() => orders.rows.count()).toBe(27);
+    expect(heldRequests).toBe(2); // the refresh, then the next page it waited for
+    await page.unroute(ordersList);
 
     /* Filter "Paid": the API order and the register sale. */
     await orders.filterBy('paid');

@@ -1,14 +1,15 @@
 /**
  * The web hardware bridge's front door: WebSocket on 127.0.0.1 only, Origin allow-list, pairing token,
  * every message validated — a wrong Origin or token is refused, a malformed message gets an error answer and the
- * bridge keeps serving. Real `ws` connections to a real bridge with the device simulators on socat pseudo-terminals.
+ * bridge keeps serving. Real `ws` connections to a real bridge with the device simulators on socat pseudo-terminals,
+ * in their own process (test/support/device-host.ts).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import { startDeviceHost, type DeviceHost } from '../support/device-host.ts';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 
@@ -62,11 +63,11 @@ function connect(url: string, origin: string | undefined): Promise<Connection> {
 
 describe('web hardware bridge: origin, pairing token, validation', () => {
   let dir: string;
-  let bridge: DeviceBridge;
+  let bridge: DeviceHost;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'bridge-'));
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [ORIGIN], printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
+    bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [ORIGIN], printerRetryIntervalMs: 100, simulatorProcessingMs: 20 });
   });
 
   afterAll(async () => {
@@ -97,7 +98,7 @@ describe('web hardware bridge: origin, pairing token, validation', () => {
     early.socket.send(JSON.stringify({ type: 'request', id: '1', method: 'openDrawer' }));
     expect(await early.next()).toMatchObject({ type: 'error', error: { code: 'unauthorized' } });
     expect(await early.closed).toMatchObject({ code: 4401 });
-    expect(bridge.hub.simulators?.printer.drawerKicks).toBe(0);
+    expect(bridge.simulators?.printer.drawerKicks).toBe(0);
   });
 
   it('answers malformed messages with errors and keeps serving', async () => {
@@ -141,7 +142,7 @@ describe('web hardware bridge: origin, pairing token, validation', () => {
     client.socket.send(JSON.stringify({ type: 'request', id: 'ok1', method: 'listPorts' }));
     const ports = await client.next((m) => m.id === 'ok1');
     expect(ports).toMatchObject({ ok: true });
-    expect((ports.result as { path: string }[]).map((p) => p.path)).toEqual(expect.arrayContaining([bridge.hub.simulators!.paths.printer]));
+    expect((ports.result as { path: string }[]).map((p) => p.path)).toEqual(expect.arrayContaining([bridge.simulators!.paths.printer]));
     expect((ports.result as { path: string }[]).some((p) => p.path.endsWith('.sim'))).toBe(false);
 
     client.socket.send(JSON.stringify({ type: 'request', id: 'ok2', method: 'openDrawer' }));
@@ -149,8 +150,8 @@ describe('web hardware bridge: origin, pairing token, validation', () => {
     // The call answers once the bytes are written to the port; the simulator at the pty's other end reads them a moment
     // later (on a loaded machine, more than a moment).
     const deadline = Date.now() + 10_000;
-    while ((bridge.hub.simulators?.printer.drawerKicks ?? 0) < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(bridge.hub.simulators?.printer.drawerKicks).toBe(1);
+    while ((bridge.simulators?.printer.drawerKicks ?? 0) < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(bridge.simulators?.printer.drawerKicks).toBe(1);
     client.socket.close();
   });
 });

@@ -1,12 +1,16 @@
 /**
  * The register with its devices, end to end: the built register in Debian's Chromium, the real sync
- * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals. What
- * the printer "prints" is read back by decoding the ESC/POS bytes the simulator received.
+ * server, the web hardware bridge (WebSocket on 127.0.0.1) and the device simulators on socat pseudo-terminals, in
+ * their own process as `npm run bridge` runs them (test/support/device-host.ts). What the printer "prints" is read
+ * back by decoding the ESC/POS bytes the simulator received.
  *
  * - pairing through the Devices view, simulated devices shown, test print;
  * - card approved → sale stored, receipt printed with the total and the card's last four;
- * - card declined → the sale stays open with the terminal's reason (then cash: drawer kicked, receipt printed);
+ * - card declined → the sale stays open with the terminal's reason, focus on the charge button, Escape closes the
+ *   dialog (then cash: drawer kicked, receipt printed);
  * - printer switched off mid-job → the receipt prints exactly once when it is back on;
+ * - the device strip's live region tells a printer going offline once — not its busy/ready with each receipt, not again
+ *   when a receipt or the Devices view mounts a strip of its own — and tells the same trouble again the next time;
  * - terminal response lost → a STATUS query resolves it, and the card is charged exactly once;
  * - check scanned → routing / account / check number shown, stored on the tender and printed.
  */
@@ -17,8 +21,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt as untilCardReceiptShown } from './support/card.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
-import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium } from './support/browser.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -49,8 +52,8 @@ async function eventually(assertion: () => Promise<void>, timeoutMs = TIMEOUT): 
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('register with devices through the web hardware bridge', () => {
   let server: ServerUnderTest;
-  let bridge: DeviceBridge;
-  let sim: DeviceSimulators;
+  let bridge: DeviceHost;
+  let sim: RemoteDeviceSimulators;
   let dir: string;
   let browser: Browser;
   let page: Page;
@@ -59,7 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'devices-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({
+    bridge = await startDeviceHost({
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
@@ -67,7 +70,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
-    sim = bridge.hub.simulators!;
+    sim = bridge.simulators!;
     browser = await launchChromium();
     const context = await browser.newContext();
     page = await context.newPage();
@@ -93,7 +96,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
         `terminal's last requests: ${sim.terminal.requests
           .slice(-8)
           .map((r) => `${r.type}:${r.ref}`)
-          .join(', ')}`,
+          .join(', ')}; driver link: ${sim.terminal.driverLinkEvents.join(' | ')}; simulator link: ${sim.terminal.recentLinkEvents.join(' | ')}`,
     });
     expect(await page.getByTestId('receipt-card').textContent()).toContain('VISA •••• 4242');
   };
@@ -183,6 +186,12 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'charge-card');
     expect(await page.getByTestId('receipt').count()).toBe(0);
     expect(sim.terminal.charges().some((c) => c.result.amountCents === 1201)).toBe(false);
+    // Escape closes the dialog at once and leaves focus on a control; the sale is still in the cart.
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement !== document.body && document.activeElement !== null)).toBe(true);
+    await page.getByTestId('charge').click();
+    expect(await page.getByTestId('tender-total').textContent()).toBe('$12.01');
 
     const kicks = sim.printer.drawerKicks;
     const printedBefore = sim.printer.receipts.length;
@@ -198,7 +207,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
 
   it('prints the receipt exactly once when a printer switched off mid-job comes back', { timeout: 120_000 }, async () => {
     const before = sim.printer.receipts.length;
-    sim.printer.powerOffAfter(60); // the power goes after the first 60 bytes of the next job
+    await sim.printer.powerOffAfter(60); // the power goes after the first 60 bytes of the next job
     await ringUp(['itm_blow_dry']);
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
@@ -209,7 +218,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await new Promise((resolve) => setTimeout(resolve, 500)); // a few retries while it is off
     expect(sim.printer.receipts.length).toBe(before);
 
-    sim.printer.setPower(true);
+    await sim.printer.setPower(true);
     await until(() => receiptsWith(receiptNumber).length === 1, 'the receipt after power-on');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiptsWith(receiptNumber)).toHaveLength(1);
@@ -218,9 +227,99 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     await finishPrintedSale();
   });
 
+  it(
+    'the device strip tells a printer going into trouble once: not its busy and ready, not again with each receipt or view',
+    { timeout: 180_000 },
+    async () => {
+      // What a screen reader is handed: each text a device strip's live region takes while it is in the accessibility
+      // tree (not inside an inert or hidden part of the page) — strips mounted later (the receipt's, Devices') included,
+      // from their first text on (one observer over the whole page).
+      await page.evaluate(() => {
+        const log: string[] = [];
+        (window as unknown as { deviceSpoken: string[] }).deviceSpoken = log;
+        new MutationObserver((mutations) => {
+          const changed = new Set<HTMLElement>();
+          for (const m of mutations) {
+            const target = m.target instanceof HTMLElement ? m.target : m.target.parentElement;
+            const region = target?.closest<HTMLElement>('[data-testid="device-announcement"]');
+            if (region) changed.add(region);
+          }
+          for (const region of changed) {
+            const text = (region.textContent ?? '').trim();
+            if (text && !region.closest('[inert]') && region.getClientRects().length > 0) log.push(text);
+          }
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
+      const spoken = () => page.evaluate(() => (window as unknown as { deviceSpoken: string[] }).deviceSpoken.splice(0));
+      const printerState = () => shown('device-printer').getAttribute('data-state');
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 700));
+      /** A croissant paid with exact cash; answers the receipt number shown. */
+      const cashSale = async () => {
+        await ringUp(['itm_croissant']);
+        await page.getByTestId('tender-method-cash').click();
+        await page.getByRole('button', { name: /^Exact / }).click();
+        await page.getByTestId('complete-sale').click();
+        return (await page.locator('[data-testid="receipt"]:not([aria-busy])').getByTestId('receipt-number').textContent({ timeout: TIMEOUT }))!;
+      };
+      /** The printer loses its power in the middle of what `print` sends; resolves once the strip shows it offline. */
+      const tornBy = async <T>(print: () => Promise<T>): Promise<T> => {
+        const torn = sim.printer.torn.length;
+        await sim.printer.powerOffAfter(60);
+        const result = await print();
+        await until(() => sim.printer.torn.length === torn + 1, 'the half-printed page');
+        await eventually(async () => expect(await printerState()).toBe('offline'));
+        return result;
+      };
+
+      // A receipt printed as usual: the printer went busy and ready again, and nothing was said.
+      await cashSale();
+      await finishPrintedSale();
+      await settle();
+      expect(await spoken()).toEqual([]);
+
+      // The power goes mid-receipt: said once.
+      const first = await tornBy(cashSale);
+      await settle();
+      expect(await spoken()).toEqual(['Simulated printer · offline']);
+
+      // Still off: the next sale's receipt and the Devices view (each a strip of its own), and back, say nothing more.
+      await page.getByTestId('new-sale').click();
+      const second = await cashSale();
+      await nav('Devices');
+      await page.getByTestId('devices-view').waitFor();
+      await nav('Register');
+      await settle();
+      expect(await spoken()).toEqual([]);
+
+      // Back on: both receipts print, the printer is ready again, nothing said.
+      await sim.printer.setPower(true);
+      await until(() => receiptsWith(first).length === 1 && receiptsWith(second).length === 1, 'both receipts after power-on');
+      await eventually(async () => expect(await printerState()).not.toBe('offline'));
+      await settle();
+      expect(await spoken()).toEqual([]);
+      await page.getByTestId('new-sale').click();
+
+      // On one strip (Devices'), the same trouble a second time is told again.
+      await nav('Devices');
+      await page.getByTestId('devices-view').waitFor();
+      for (let time = 1; time <= 2; time++) {
+        const pages = receiptsWith('TEST PRINT').length;
+        await tornBy(() => page.getByTestId('test-print').click());
+        await settle();
+        expect(await spoken(), `trouble ${time}`).toEqual(['Simulated printer · offline']);
+        await sim.printer.setPower(true);
+        await until(() => receiptsWith('TEST PRINT').length === pages + 1, 'the test page after power-on');
+        await eventually(async () => expect(await printerState()).not.toBe('offline'));
+        await settle();
+        expect(await spoken(), `ready again ${time}`).toEqual([]);
+      }
+      await nav('Register');
+    },
+  );
+
   it('resolves a lost terminal response with a status query and charges exactly once', { timeout: 120_000 }, async () => {
     const requestsBefore = sim.terminal.requests.length;
-    sim.terminal.dropNextResponses(1);
+    await sim.terminal.dropNextResponses(1);
     await ringUp(['itm_beard_trim']);
     await page.getByTestId('tender-method-card').click();
     await page.getByTestId('charge-card').click();
@@ -240,7 +339,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   });
 
   it('shows an unknown outcome while the terminal is silent, then settles it with a status query, charged once', { timeout: 120_000 }, async () => {
-    sim.terminal.setOnline(false);
+    await sim.terminal.setOnline(false);
     const requestsBefore = sim.terminal.requests.length;
     await ringUp(['itm_beard_trim', 'itm_beard_trim']);
     await page.getByTestId('tender-method-card').click();
@@ -249,7 +348,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
     expect(await page.getByTestId('card-message').textContent()).toContain('outcome is unknown');
     expect(await page.getByTestId('receipt').count()).toBe(0);
 
-    sim.terminal.setOnline(true);
+    await sim.terminal.setOnline(true);
     // The cashier presses "Check again" until the terminal answers: on a loaded machine one query can time out again
     // (the outcome stays unknown, nothing is charged twice — asserted below).
     await untilCardReceipt();

@@ -7,7 +7,8 @@
  *   licence typed by the keyboard-wedge scanner, screening, fee, cash out — and the ledger holds the payout;
  * - the same check presented again is refused (duplicate MICR line);
  * - a transfer whose receiver is a potential match is held, the register shows the hold, a manager clears it, the
- *   cashier sends it and gets the receipt with the 30-minute cancellation right;
+ *   cashier sends it and the receipt — on screen and printed — names the provider and its contact, the recipient,
+ *   the cancellation and error-resolution rights and the regulators' contacts (12 CFR 1005.31(b)(2));
  * - a bill payment, account validated before the money is taken, with its confirmation number; a bill whose payer is
  *   a potential sanctions match held until a manager clears it, then paid;
  * - the back office lists them, opens the cashed check's detail with the image the scanner delivered (stored by the
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
+import { startDeviceHost, type DeviceHost } from '../support/device-host.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import { buildAamvaPayload } from '../support/aamva.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -53,7 +54,7 @@ async function eventually(assertion: () => Promise<void>, timeoutMs = TIMEOUT): 
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financial services on the register', () => {
   let server: TestServer;
-  let bridge: DeviceBridge;
+  let bridge: DeviceHost;
   let dir: string;
   let browser: Browser;
   let page: Page;
@@ -71,7 +72,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     managerToken = await (
       await IdentityProvider.load(server.db, server.baseUrl)
     ).issueStaffToken({ staffId: MANAGER, merchantId: server.credentials.merchantId, role: 'manager' });
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [baseUrl], simulatorProcessingMs: 20 });
+    bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [baseUrl], simulatorProcessingMs: 20 });
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     await RegisterPage.open(page, baseUrl, server.credentials.ownerPin);
@@ -141,7 +142,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
     expect(receipt).toContain('Customer: JOHN Q PUBLIC');
     expect(receipt).toContain('Check 075901231 ••••6327 #0101');
     // Printed on the receipt printer, and the drawer opened for the cash.
-    const printer = bridge.hub.simulators!.printer;
+    const printer = bridge.simulators!.printer;
     await eventually(async () =>
       expect(printer.receipts.some((r) => r.text.includes('CHECK CASHED') && r.text.includes('Cash paid: 387.82 USD'))).toBe(true),
     );
@@ -162,7 +163,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
   });
 
   it('refuses the same check presented again (duplicate MICR line)', async () => {
-    bridge.hub.simulators!.checkScanner.load({ micr: 'c706001c d075901231d    456327c  0101   b0000039275b' });
+    await bridge.simulators!.checkScanner.load({ micr: 'c706001c d075901231d    456327c  0101   b0000039275b' });
     await page.getByRole('button', { name: 'Next check' }).click();
     // The feeder's next item is the other demo check; the cashier scans again and gets the first one back.
     await page.getByTestId('cash-check-scan').click();
@@ -196,7 +197,26 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('financi
 
     await page.getByTestId('send-complete').click({ timeout: TIMEOUT });
     await eventually(async () => expect(await page.getByTestId('send-status').textContent()).toBe('sent'));
-    expect(await page.getByTestId('send-receipt').textContent()).toContain('within 30 minutes');
+    // The receipt 12 CFR 1005.31(b)(2) asks for, on screen and on paper: the provider's name and contact, the
+    // recipient, the cancellation and error-resolution rights, the State regulator's and the CFPB's contacts.
+    const required = [
+      'Provider: Sandbox Remittance (test partner)',
+      '1-800-555-0199',
+      'Recipient: Elvis Angus Logan Morej',
+      'You can cancel for a full refund within 30 minutes of payment',
+      'you have 180 days from the date available to contact Sandbox Remittance (test partner)',
+      'Sandbox State Department of Banking (test)',
+      'Consumer Financial Protection Bureau',
+      '855-411-2372',
+      'www.consumerfinance.gov/sending-money',
+    ];
+    const shown = (await page.getByTestId('send-receipt').textContent()) ?? '';
+    for (const text of required) expect(shown, text).toContain(text);
+    const printer = bridge.simulators!.printer;
+    await eventually(async () => expect(printer.receipts.some((r) => r.text.includes('RECEIPT - money transfer'))).toBe(true));
+    const printed = printer.receipts.findLast((r) => r.text.includes('RECEIPT - money transfer'))!.text;
+    for (const text of required) expect(printed, text).toContain(text);
+    expect(printed).toContain('Total to recipient: 1167.00 GTQ');
   });
 
   it('pays a bill: account validated first, confirmation number and receipt', async () => {

@@ -12,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
-import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { RegisterPage } from './pages/register-page.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister } from './support/browser.ts';
@@ -43,8 +42,8 @@ const cents = (text: string) => Math.round(Number(text.replace(/[^0-9.]/g, '')) 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline card sales through the terminal', () => {
   let server: ServerUnderTest;
   let proxy: TcpProxy;
-  let bridge: DeviceBridge;
-  let sim: DeviceSimulators;
+  let bridge: DeviceHost;
+  let sim: RemoteDeviceSimulators;
   let dir: string;
   let browser: Browser;
   let page: Page;
@@ -62,8 +61,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
       body: JSON.stringify({ maxPaymentCents: 5000, maxOutstandingCents: 6800 }),
     });
     expect(patched.status).toBe(200);
-    bridge = await startDeviceBridge({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], ...E2E_TERMINAL_TIMEOUTS, simulatorProcessingMs: 20 });
-    sim = bridge.hub.simulators!;
+    bridge = await startDeviceHost({ dataDir: dir, port: 0, allowedOrigins: [proxy.baseUrl], ...E2E_TERMINAL_TIMEOUTS, simulatorProcessingMs: 20 });
+    sim = bridge.simulators!;
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     register = await RegisterPage.open(page, proxy.baseUrl, server.ownerPin);
@@ -115,7 +114,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('offline
     await eventually(async () => expect(await page.getByTestId('sync-badge').getAttribute('data-state')).not.toBe('synced'), 60_000);
 
     const first = await sellOffline('itm_haircut', 5000);
-    sim.terminal.presentCardOffline({ brand: 'VISA', last4: '0002' }); // the sandbox card the issuer declines on forward
+    await sim.terminal.presentCardOffline({ brand: 'VISA', last4: '0002' }); // the sandbox card the issuer declines on forward
     const second = await sellOffline('itm_blow_dry', Math.min(5000, 6800 - first.totalCents));
     // What is left of the outstanding limit is too little for another haircut: refused before the terminal is asked.
     const left = 6800 - first.totalCents - second.totalCents;

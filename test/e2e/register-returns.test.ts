@@ -16,9 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
-import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
 import { RegisterPage } from './pages/register-page.ts';
+import { nativeLookingFields } from './support/a11y.ts';
 import { CHROMIUM, launchChromium, requireBuiltRegister, staffApi } from './support/browser.ts';
 import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
 import { startServerUnderTest, type ServerUnderTest } from './support/server-under-test.ts';
@@ -56,8 +56,8 @@ interface ApiReturn {
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns and exchanges at the register', () => {
   let server: ServerUnderTest;
-  let bridge: DeviceBridge;
-  let sim: DeviceSimulators;
+  let bridge: DeviceHost;
+  let sim: RemoteDeviceSimulators;
   let dir: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -69,7 +69,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     requireBuiltRegister();
     dir = await mkdtemp(join(tmpdir(), 'returns-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({
+    bridge = await startDeviceHost({
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
@@ -77,7 +77,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
-    sim = bridge.hub.simulators!;
+    sim = bridge.simulators!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
@@ -353,6 +353,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('returns
     await returnQuantity(0, 2);
     await page.getByTestId('return-approval').waitFor();
     expect(await page.getByTestId('return-complete').isDisabled()).toBe(true);
+    // The quantity, manager and PIN fields have the register's look, not the browser's.
+    expect(await nativeLookingFields(page, '[data-testid="returns-view"]')).toEqual([]);
     await page.getByTestId('return-approval-manager').selectOption({ label: 'Max Manager' });
     await page.getByTestId('return-approval-pin').fill('0000');
     await page.getByTestId('return-approval-submit').click();

@@ -21,8 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceBridge, type DeviceBridge } from '../../electron/bridge/start-bridge.ts';
-import type { DeviceSimulators } from '../../electron/devices/index.ts';
+import { startDeviceHost, type DeviceHost, type RemoteDeviceSimulators } from '../support/device-host.ts';
 import { buildAamvaPayload } from '../support/aamva.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
 import { E2E_TERMINAL_TIMEOUTS, untilCardReceipt } from './support/card.ts';
@@ -57,8 +56,8 @@ interface Doc {
 
 describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('register shifts and the closeout', () => {
   let server: ServerUnderTest;
-  let bridge: DeviceBridge;
-  let sim: DeviceSimulators;
+  let bridge: DeviceHost;
+  let sim: RemoteDeviceSimulators;
   let dir: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -74,7 +73,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'shift-e2e-'));
     server = await startServerUnderTest();
-    bridge = await startDeviceBridge({
+    bridge = await startDeviceHost({
       dataDir: dir,
       port: 0,
       allowedOrigins: [server.baseUrl],
@@ -82,7 +81,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       printerRetryIntervalMs: 100,
       simulatorProcessingMs: 20,
     });
-    sim = bridge.hub.simulators!;
+    sim = bridge.simulators!;
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
@@ -121,6 +120,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/usr/bin/socat'))('registe
       /* Open: five $20 notes → a $100.00 float. */
       await page.keyboard.press('F6');
       await expect(page.getByTestId('shift-status').getAttribute('data-state')).resolves.toBe('closed');
+      // Each count field is named once by its denomination: "$1 coins", never "$1 coin coins".
+      await expect(page.getByTestId('count-coin-100').getAttribute('aria-label')).resolves.toBe('Number of $1 coins');
+      await expect(page.getByTestId('count-note-100').getAttribute('aria-label')).resolves.toBe('Number of $1 notes');
+      const labels = await page.locator('[data-testid^="count-"]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+      expect(labels.filter((l) => /(coin|note)s? (coin|note)s/.test(l))).toEqual([]);
       await count('note-2000', 5);
       await expect(page.getByTestId('counted-total').textContent()).resolves.toBe('$100.00');
       await page.getByTestId('open-shift').click();

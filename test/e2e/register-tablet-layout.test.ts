@@ -1,7 +1,7 @@
 /**
  * The register fits the tablets shops use: at 1024×768, 1280×800 and 768×1024 (upright) the header is one row, at
- * least five cart lines are in view with a customer attached, the line just added is always in view (the cart scrolls
- * to it), upright the catalog's tiles are above the cart, and nothing overlaps or is clipped (the bounding-box checks
+ * least five cart lines are in view with a customer attached (the customer on screen too), the line just added — at
+ * each size, after the cart was scrolled back to its first line — is always in view (the cart scrolls to it), upright the catalog's tiles are above the cart, and nothing overlaps or is clipped (the bounding-box checks
  * of the accessibility suite). The storage warning shows in full once, then as a small badge in the header.
  * Screenshots in test-results/tablet/. Real server (demo store) + the built register in Debian's Chromium.
  */
@@ -111,7 +111,7 @@ describe('the register on a tablet', () => {
       await expect.poll(async () => (await linesInView(page, names[i]!)).lastInView, { message: `line ${names[i]} in view` }).toBe(true);
     }
 
-    for (const viewport of VIEWPORTS) {
+    for (const [index, viewport] of VIEWPORTS.entries()) {
       const label = `${viewport.width}x${viewport.height}`;
       mkdirSync(SHOTS, { recursive: true });
       await page.setViewportSize(viewport);
@@ -120,16 +120,30 @@ describe('the register on a tablet', () => {
       await expect
         .poll(async () => (await linesInView(page, names[0]!)).lastInView, { message: `${label}: the changed first line in view` })
         .toBe(true);
-      await register.increaseQuantity(names[6]!);
+      await register.increaseQuantity(names.at(-1)!);
       await expect
-        .poll(async () => (await linesInView(page, names[6]!)).lastInView, { message: `${label}: the changed last line in view` })
+        .poll(async () => (await linesInView(page, names.at(-1)!)).lastInView, { message: `${label}: the changed last line in view` })
+        .toBe(true);
+      // Scrolled back to the first line, a new item added at this size: its line (the last) is scrolled into view.
+      await register.increaseQuantity(names[0]!);
+      await expect.poll(async () => (await linesInView(page, names[0]!)).lastInView).toBe(true);
+      const tile = tiles.nth(7 + index);
+      await tile.scrollIntoViewIfNeeded();
+      names.push(((await tile.locator('.item-name').textContent()) ?? '').trim());
+      await tile.click();
+      await expect.poll(() => register.cart.getByTestId('cart-line').count()).toBe(names.length);
+      await expect
+        .poll(async () => (await linesInView(page, names.at(-1)!)).lastInView, { message: `${label}: the line just added in view` })
         .toBe(true);
       await page.screenshot({ path: `${SHOTS}/${label}.png` });
 
       const header = await headerRows(page);
       expect(header.lowered, `${label}: header children below its first row`).toEqual([]);
       expect(header.height, `${label}: header height`).toBeLessThanOrEqual(64);
-      const lines = await linesInView(page, names[6]!);
+      // The customer is still attached and on screen, above the lines.
+      const customer = await register.cart.getByTestId('customer-attached').boundingBox();
+      expect(customer && customer.y >= 0 && customer.y + customer.height <= viewport.height, `${label}: the customer on screen`).toBe(true);
+      const lines = await linesInView(page, names.at(-1)!);
       expect(lines.count, `${label}: cart lines in view (of ${lines.total})`).toBeGreaterThanOrEqual(5);
       if (viewport.width < viewport.height) {
         // Upright: the catalog's tiles are on screen above the cart.

@@ -66,6 +66,7 @@ const MIGRATIONS = [
   '0235_bill_payment_screening.sql',
   '0236_developer_program_trust.sql',
   '0239_offline_staff_sign_in.sql',
+  '0241_bill_payment_name_screening.sql',
 ];
 
 describe('migrations', () => {

@@ -13,6 +13,7 @@ import { newId } from '../../core/index.ts';
 import { addPlatformAdmin } from '../../sync-server/src/modules/apps/service.ts';
 import { postOnPlatformLedger } from '../../sync-server/src/modules/app-billing/ledger.ts';
 import { endAppSubscription, runAppBilling, startAppSubscription } from '../../sync-server/src/modules/app-billing/subscriptions.ts';
+import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
 import { AuditSigner, generateAuditSigningKey } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import { verifyAuditTrail } from '../../sync-server/src/kernel/verify.ts';
@@ -190,7 +191,7 @@ describe.each(databaseTargets())('app billing and developer payouts on $name', (
   it('renews at the full monthly price on the housekeeping tick when the month turns, once even with two runners at once', async () => {
     at('2026-12-01T00:05:00.000Z');
     // Two instances ticking at the same moment (on PostgreSQL truly concurrent): the subscription is renewed once.
-    const [report, other] = await Promise.all([tick(), runAppBilling(server.db, now)]);
+    const [report, other] = await Promise.all([tick(), runAppBilling({ db: server.db, feed: new ChangeFeed() }, now)]);
     expect(report.appBilling.charged + other.charged).toBe(1);
     expect(other.errors).toEqual([]);
     const sub = await subscription('sierra', 'sierraPro');

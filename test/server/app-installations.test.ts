@@ -439,6 +439,29 @@ describe.each(databaseTargets())('OAuth 2.0 for external integrations (code + PK
     await ok('DELETE', `/api/pos/app-installations/${installationId}`, owner);
   });
 
+  it('a replayed install answers the installation and says the connect URL is withheld: the one-time ticket is kept nowhere', async () => {
+    const send = (key: string) =>
+      fetch(new URL('/api/pos/app-installations', server.baseUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ appId, scopes: ['catalog:read'] }),
+      });
+    const first = await send('install-once');
+    expect(first.status).toBe(201);
+    const answer = (await first.json()) as Json;
+    const ticket = new URL(answer.connectUrl).searchParams.get('ticket')!;
+    expect(ticket).toMatch(/^rct_/);
+    expect(answer.connectUrlWithheld).toBeUndefined();
+    const replay = await send('install-once');
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const replayed = (await replay.json()) as Json;
+    expect(replayed).toEqual({ installation: answer.installation, connectUrlWithheld: true });
+    const stored = await server.db.query<{ body: string }>(`SELECT response_body::text AS body FROM idempotency_keys`);
+    for (const { body } of stored.rows) expect(body).not.toContain(ticket);
+    await ok('DELETE', `/api/pos/app-installations/${answer.installation.id}`, owner);
+  });
+
   it('a connect ticket expires after 10 minutes', async () => {
     const { installationId, ticket } = await install(['catalog:read']);
     offsetMs = 11 * 60 * 1000;

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { containsCardNumber } from '../../core/card-numbers.ts';
 import { auditHash, verifyAuditChain, type StoredAuditRow } from '../../sync-server/src/kernel/audit.ts';
 import { AuditSigner, type SignedCheckpoint } from '../../sync-server/src/kernel/checkpoints.ts';
 import { generateAuditSigningKey, loadAuditSigningKey, AUDIT_SIGNING_KEY_FILE } from '../../sync-server/src/platform/auth/audit-signing-key.ts';
@@ -17,6 +19,19 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * them — which is exactly why the signed checkpoints, whose key the database does not hold, exist.
  */
 const CART = [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }];
+
+/**
+ * The first Ed25519 key, from seeds SHA-256("audit-key-<n>"), whose key id (16 hex digits) holds a Luhn-valid run of
+ * 13+ digits: what the card-number boundary once refused when a register handed its checkpoints back.
+ */
+function keyWithCardLikeId(): KeyObject {
+  const pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex'); // RFC 8410 PrivateKeyInfo for Ed25519
+  for (let n = 0; ; n++) {
+    const seed = createHash('sha256').update(`audit-key-${n}`).digest();
+    const key = createPrivateKey({ key: Buffer.concat([pkcs8Prefix, seed]), format: 'der', type: 'pkcs8' });
+    if (containsCardNumber(new AuditSigner(key).keyId)) return key;
+  }
+}
 
 interface Verdict {
   ok: boolean;
@@ -93,7 +108,7 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
   };
 
   /** A store with some history and two checkpoints: after two sales, and after two more. */
-  const store = async (options: { auditWitnessFile?: string } = {}) => {
+  const store = async (options: { auditWitnessFile?: string; auditSigningKey?: KeyObject } = {}) => {
     server = await startTestServer({ target, staticDir: null, recurringInvoices: { enabled: false }, webhooks: { enabled: false }, ...options });
     await paidOrder();
     await paidOrder();
@@ -320,6 +335,20 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     expect(await verify([second])).toMatchObject({ ok: false, brokenAtSeq: second.seq, lastGoodCheckpoint: first });
   });
 
+  it('takes back checkpoints signed by a key whose id holds a Luhn-valid run of digits (about one server key in 2,000)', async () => {
+    const { first, second } = await store({ auditSigningKey: keyWithCardLikeId() });
+    expect(containsCardNumber(first.keyId)).toBe(true);
+    expect(await verify([first, second])).toMatchObject({ ok: true, checkpoints: { checked: 2, invalidSignature: 0 } });
+    const register = await enrollRegister(server!, server!.credentials.staffToken);
+    const reported = await server!.app.inject({
+      method: 'POST',
+      url: '/api/sync/audit/head-reports',
+      headers: { authorization: `Bearer ${register.registerToken}`, 'x-register-schema-version': '1' },
+      payload: { held: second, told: second },
+    });
+    expect(reported.statusCode, reported.body).toBe(200);
+  });
+
   it('catches two entries swapped (reordered), naming the first one out of place', async () => {
     const { first } = await store();
     const after = (await rows()).filter((r) => Number(r.seq) > first.seq);
@@ -506,8 +535,11 @@ describe.each(databaseTargets())('audit trail tamper evidence on $name', (target
     await paidOrder();
     await sql('DROP TRIGGER audit_checkpoints_immutable ON audit_checkpoints');
     await sql('DELETE FROM audit_checkpoints WHERE merchant_id = $1 AND seq > $2', [merchant(), kept!.seq]);
-    expect(await verify()).toMatchObject({ ok: true }); // within two intervals, the next tick may still come
-    now = new Date(now.getTime() + 3 * 3_600_000);
+    // Within the interval (and the minute a tick may take), the next tick may still come.
+    now = new Date(now.getTime() + 3_600_000);
+    expect(await verify()).toMatchObject({ ok: true });
+    // Past it, the head is stale: the checkpoint the tick must have written is gone.
+    now = new Date(now.getTime() + 2 * 60_000);
     const stale = await verify();
     expect(stale).toMatchObject({ ok: false, lastGoodCheckpoint: kept, reason: expect.stringContaining('past the newest checkpoint') });
     expect(stale.brokenAtSeq).toBeGreaterThan(kept!.seq);

@@ -42,7 +42,11 @@ function recordingTransactions(target: DatabaseTarget, transactions: string[][])
         return fn(tx);
       }),
   });
-  return { name: target.name, open: async () => wrap(await target.open()) };
+  return {
+    name: target.name,
+    open: async () => wrap(await target.open()),
+    openMigrated: async () => wrap(await (target.openMigrated ? target.openMigrated() : target.open())),
+  };
 }
 
 /** Records of a CSV as header-keyed objects, cells trimmed (as the import reads them). */

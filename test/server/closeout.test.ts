@@ -300,6 +300,27 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
     expect((sView.report.expectedCashCents as number) - 0 + ((tView.report.expectedCashCents as number) - 2_000)).toBe(ledger - s1.totalCents);
   });
 
+  it('a push whose later document is rolled back keeps the audit record of the earlier ones: the audit trail still verifies', async () => {
+    // Three days back. A closeout with a short posts jtx_<X>; a cash movement cmv_<X> of another shift would post the
+    // same journal transaction id with other content, so the database refuses it inside its savepoint — after a paid in
+    // of the same push was stored, whose journal transaction waits for the push's closing audit record.
+    const day = (minutes: number) => -3 * 24 * 60 + minutes;
+    const p = openShift(day(0), 2_000);
+    const pClose = closeShift(p, day(2), [], [], -100);
+    expect(await push('shifts', [p])).toEqual([]);
+    expect(await push('shift-closeouts', [pClose])).toEqual([]);
+    const q = openShift(day(3), 2_000);
+    expect(await push('shifts', [q])).toEqual([]);
+    const paidIn = movement(q, day(4), 'paid_in', 500, 'change from the safe');
+    const clash = { ...movement(q, day(5), 'paid_out', 200, 'parking'), id: pClose.id.replace(/^clo_/, 'cmv_') };
+    const outcomes = await push('cash-movements', [paidIn, clash]);
+    expect(outcomes.map((o) => o.id)).toEqual([clash.id]);
+    expect(outcomes[0]!.rejection!.reason).toContain('could not be stored');
+    expect((await get<{ movements: { id: string }[] }>(`/api/pos/shifts/${q.id}`)).body.movements.map((mv) => mv.id)).toEqual([paidIn.id]);
+    const verify = await get<{ ok: boolean; problems?: unknown[] }>('/api/pos/audit/verify');
+    expect(verify.body).toMatchObject({ ok: true });
+  });
+
   it('a cashier cannot close the day (403 role_not_allowed)', async () => {
     const idp = await IdentityProvider.load(server.db, server.baseUrl);
     const cashier = await idp.issueStaffToken({ staffId: 'stf_cashier', merchantId: server.credentials.merchantId, role: 'cashier' });

@@ -615,4 +615,63 @@ describe.each(databaseTargets())('financial services on $name', (target) => {
     expect((await patch({ perTransactionCents: 250_000, perCustomerPerDayCents: 500_000 })).statusCode).toBe(200);
     expect((await refusals('bill_payment.refused')).map((d) => d.code)).toEqual(expect.arrayContaining(['screening_blocked', 'id_required']));
   });
+
+  it('a payer who shows an ID under another name is screened under both: either listed refuses, either a potential match holds', async () => {
+    const bill = (customerName: string, extra: Json = {}) =>
+      call('POST', '/api/pos/bill-payments', {
+        billerId: 'blr_metro_power',
+        accountNumber: '1234567897',
+        amountCents: 2_000,
+        customerName,
+        ...extra,
+      });
+    const before = await balances();
+    // A listed name typed, a clear ID shown: refused, not paid under the ID's name.
+    const blocked = await bill('Daniel Moreno', { idPayload: licence('ROBERT', 'BLACK', 'Y5550011') });
+    expect([blocked.statusCode, blocked.json().code], blocked.body).toEqual([422, 'screening_blocked']);
+    expect(blocked.json().detail).toContain("payer's name as given");
+    expect(await balances()).toEqual(before);
+
+    // A potential match typed, a clear ID shown: held until a manager clears the typed name's screening.
+    const res = await bill('Artem Lifshitz', { idPayload: licence('MARY', 'MAJOR', 'Y5550012') });
+    expect(res.statusCode, res.body).toBe(202);
+    const held = res.json();
+    expect(held).toMatchObject({ status: 'held', customerName: 'MARY MAJOR', nameScreeningId: expect.stringMatching(/^scr_/) });
+    expect(held.nameScreeningId).not.toBe(held.screeningId);
+    const screened = await server.db.query<{ id: string; name: string; status: string }>(
+      'SELECT id, name, status FROM screenings WHERE id = ANY($1) ORDER BY name',
+      [[held.screeningId, held.nameScreeningId]],
+    );
+    expect(screened.rows.map((r) => [r.name, r.status])).toEqual([
+      ['Artem Lifshitz', 'held'],
+      ['MARY MAJOR', 'clear'],
+    ]);
+    const complete = () => call('POST', `/api/pos/bill-payments/${held.id}/complete`, { accountNumber: '1234567897' });
+    expect((await complete()).json().code).toBe('screening_hold');
+    expect(
+      (await call('POST', `/api/pos/screenings/${held.nameScreeningId}/clear`, { reason: 'the ID is the payer; typed in error' }, tokens.manager))
+        .statusCode,
+    ).toBe(200);
+    const paid = await complete();
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json()).toMatchObject({ status: 'accepted', journalTransactionId: expect.stringMatching(/^jtx_/) });
+
+    // Refusing such a hold refuses the typed name's screening too.
+    const second = (await bill('Artem Lifshitz', { idPayload: licence('MARY', 'MAJOR', 'Y5550013') })).json();
+    expect(second.status).toBe('held');
+    expect(
+      (await call('POST', `/api/pos/bill-payments/${second.id}/refuse`, { reason: 'will not say who pays' }, tokens.manager)).json(),
+    ).toMatchObject({
+      status: 'refused',
+      journalTransactionId: null,
+    });
+    expect((await server.db.query('SELECT status FROM screenings WHERE id = $1', [second.nameScreeningId])).rows).toEqual([{ status: 'refused' }]);
+
+    // The ID's own name, in any case or order, is screened once.
+    for (const typed of ['Robert Black', 'BLACK, robert']) {
+      const same = await bill(typed, { idPayload: licence('ROBERT', 'BLACK', 'Y5550014') });
+      expect(same.statusCode, same.body).toBe(201);
+      expect(same.json()).toMatchObject({ customerName: 'ROBERT BLACK', screeningId: expect.stringMatching(/^scr_/), nameScreeningId: null });
+    }
+  });
 });

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit, appendAuditBatch, auditReservationPart, verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { emitEvent, emitEvents } from '../../sync-server/src/kernel/outbox.ts';
 import { lockMerchant, readTogether, type Db } from '../../sync-server/src/platform/db/db.ts';
-import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { databaseTargets } from '../support/databases.ts';
 
@@ -16,8 +15,7 @@ describe.each(databaseTargets())('kernel batch writes on $name', (target) => {
   let db: Db;
   let merchantId: string;
   beforeAll(async () => {
-    db = await target.open();
-    await migrate(db);
+    db = await target.openMigrated();
     merchantId = (await seedDemoStore(db)).merchantId;
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRegisterSale, catalogSnapshot, type Order } from '../../core/index.ts';
 import { openMutation } from '../../sync-server/src/kernel/mutation.ts';
+import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
 import type { PaymentProcessor } from '../../sync-server/src/modules/payments/processors.ts';
 import { forwardOfflineCardPayments, runOfflineForwardRetries } from '../../sync-server/src/workflows/offline-card-forward.ts';
 import { databaseTargets } from '../support/databases.ts';
@@ -118,7 +119,7 @@ describe.each(databaseTargets())('offline forward window and retries on $name', 
     expect((await tick()).offlineForwards).toEqual({ forwarded: 0, expired: 0 });
     // Due, processor still down: released again, the delay doubled.
     now = new Date(T0.getTime() + 61_000);
-    expect(await runOfflineForwardRetries(server.db, now, down)).toEqual({ forwarded: 0, expired: 0 });
+    expect(await runOfflineForwardRetries({ db: server.db, feed: new ChangeFeed() }, now, down)).toEqual({ forwarded: 0, expired: 0 });
     expect(await listed(tenderId)).toMatchObject({
       state: 'pending_forward',
       forwardFailures: 2,

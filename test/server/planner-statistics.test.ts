@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
-import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { refreshEmbeddedStatistics, refreshPlannerStatistics } from '../../sync-server/src/platform/db/statistics.ts';
 import { seedLargeCatalog } from '../support/large-catalog.ts';
 import { startTestServer } from '../support/server.ts';
@@ -16,8 +15,7 @@ describe.each(databaseTargets())('planner statistics on $name', (target) => {
   let db: Db;
   let inserted = 0;
   beforeAll(async () => {
-    db = await target.open();
-    await migrate(db);
+    db = await target.openMigrated();
     // The test decides when the table is analyzed, not PostgreSQL's autovacuum.
     await db.exec(
       `ALTER TABLE catalog_items SET (autovacuum_enabled = false); INSERT INTO merchants (id, name, currency) VALUES ('mer_stats', 'Stats', 'USD')`,

@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../sync-server/src/app.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import type { Db } from '../../sync-server/src/platform/db/db.ts';
-import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { seedDemoStore } from '../../sync-server/src/workflows/demo-seed.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
@@ -20,8 +19,7 @@ describe.each(databaseTargets())('GET /api/register/device-bridge on $name', (ta
   let staffToken: string;
 
   beforeAll(async () => {
-    db = await target.open();
-    await migrate(db);
+    db = await target.openMigrated();
     const seed = await seedDemoStore(db);
     const idp = await IdentityProvider.load(db, 'http://localhost');
     staffToken = await idp.issueStaffToken({ staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole });

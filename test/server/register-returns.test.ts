@@ -208,7 +208,7 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
     expect(() => planReturn({ ...order, state: 'refunded' }, [], lines)).toThrow(/refunded/);
   });
 
-  it("counts a cash return in the shift it was made in: the server's recomputed shifts agree with the register's", async () => {
+  it("counts a cash return in the shift it was made in: the server's recomputed shifts agree with the register's, the day's Z-report shows the same refund", async () => {
     const minutes = (m: number) => new Date(Date.now() - 60 * 60_000 + m * 60_000).toISOString();
     const shiftAt = (m: number): Shift => ({
       id: newId('shift'),
@@ -273,6 +273,24 @@ describe.each(databaseTargets())('register returns on $name', (target) => {
       // The refund counts in the shift the return was made in — as on the register — and so in the store's day.
       expect(view.json<{ report: { refundsCents: number } }>().report.refundsCents).toBe(shift === first ? 0 : ret.amountCents);
     }
+    // The day's Z-report shows the refund as the shift does (it once said $3.80 in the shift and $0.00 for the day):
+    // on screen (the day's totals), in the JSON download and on the CSV's refund row.
+    const money = (cents: number) => `-$${(cents / 100).toFixed(2)}`;
+    const day = (await call('GET', `/api/pos/shifts/${second.id}`, owner)).json<{ businessDay: string }>().businessDay;
+    const status = await call('GET', `/api/pos/closeouts/${day}`, owner);
+    expect(status.statusCode, status.body).toBe(200);
+    const { shifts, totals } = status.json<{
+      shifts: { shift: { id: string }; report: { refundsCents: number } }[];
+      totals: { refundsCents: number };
+    }>();
+    expect(shifts.find((s) => s.shift.id === second.id)?.report.refundsCents).toBe(ret.amountCents);
+    expect(totals.refundsCents).toBe(ret.amountCents);
+    const json = await call('GET', `/api/pos/closeouts/${day}/report?format=json`, owner);
+    expect(json.json<{ refundsCents: number }>().refundsCents).toBe(ret.amountCents);
+    const shiftCsv = (await call('GET', `/api/pos/shifts/${second.id}/report?format=csv`, owner)).body;
+    const dayCsv = (await call('GET', `/api/pos/closeouts/${day}/report?format=csv`, owner)).body;
+    expect(shiftCsv).toContain(`Refunds (returns made in this shift),${money(ret.amountCents)}`);
+    expect(dayCsv).toContain(`Refunds (returns),${money(ret.amountCents)}`);
   });
 
   it('refuses an invalid return naming the field', async () => {

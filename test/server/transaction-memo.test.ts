@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRegisterSale } from '../../core/index.ts';
 import { transactionMemo, type Db } from '../../sync-server/src/platform/db/db.ts';
-import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { appendAudit, verifyAuditChain } from '../../sync-server/src/kernel/audit.ts';
 import { ensureChartOfAccounts, postJournalTransaction } from '../../sync-server/src/kernel/ledger.ts';
 import { databaseTargets } from '../support/databases.ts';
@@ -17,8 +16,7 @@ describe.each(databaseTargets())('transaction memo on $name', (target) => {
   const merchantId = 'mer_01J0000000000000000000MEMO';
 
   beforeAll(async () => {
-    db = await target.open();
-    await migrate(db);
+    db = await target.openMigrated();
     await db.query(`INSERT INTO merchants (id, name, currency) VALUES ($1, 'Memo shop', 'USD')`, [merchantId]);
   });
   afterAll(async () => {

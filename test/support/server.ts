@@ -92,7 +92,7 @@ export interface TestServer {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const target = options.target ?? databaseTargets()[0]!;
-  const db = await target.open();
+  const db = await (target.openMigrated ? target.openMigrated() : target.open());
   try {
     await migrate(db);
     const seed = await seedDemoStore(db);

@@ -91,6 +91,11 @@ export class CardTerminal extends EventEmitter<TerminalEvents> {
     return this.#link.stats;
   }
 
+  /** The link's last events (see `EcrLink.recentEvents`), for diagnostics. */
+  get recentLinkEvents(): readonly string[] {
+    return this.#link.recentEvents;
+  }
+
   #onMessage(payload: string): void {
     let response: EcrResponse;
     try {

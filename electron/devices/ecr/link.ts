@@ -45,6 +45,7 @@ export class EcrLink extends EventEmitter<LinkEvents> {
   readonly faults: EcrLinkFaults = { corruptLrc: 0, nakFrames: 0, ignoreFrames: 0 };
   /** Counters for tests and diagnostics. */
   readonly stats = { framesSent: 0, retransmissions: 0, naksReceived: 0, naksSent: 0, acksSent: 0 };
+  readonly #recent: string[] = [];
 
   constructor(
     readonly connection: SerialConnection,
@@ -60,7 +61,21 @@ export class EcrLink extends EventEmitter<LinkEvents> {
     });
   }
 
+  /**
+   * The link's last 40 events, oldest first, for diagnostics (`<ms since epoch> <event>`): bytes received (control
+   * bytes named, payloads cut to 48 characters), frames sent with their attempt, the ACK/NAK/timeout each got.
+   */
+  get recentEvents(): readonly string[] {
+    return [...this.#recent];
+  }
+
+  #note(event: string): void {
+    this.#recent.push(`${Date.now()} ${event}`);
+    if (this.#recent.length > 40) this.#recent.shift();
+  }
+
   #onData(chunk: Buffer): void {
+    this.#note(`rx ${describeBytes(chunk)}`);
     for (const event of this.#reader.push(chunk)) {
       switch (event.type) {
         case 'ack':
@@ -134,13 +149,17 @@ export class EcrLink extends EventEmitter<LinkEvents> {
         };
       });
       this.stats.framesSent += 1;
+      this.#note(`tx#${attempt} ${payload.slice(0, 48)}`);
       try {
         await this.connection.write(bytes);
       } catch (error) {
+        this.#note(`write failed: ${error instanceof Error ? error.message : String(error)}`);
         this.#waiter?.('closed');
         throw error;
       }
+      this.#note('written');
       const answer = await reply;
+      this.#note(`tx#${attempt} ${answer}`);
       if (answer === 'ack') return;
       if (answer === 'closed') throw new DeviceError('disconnected', 'the terminal went away while a frame was in flight');
     }
@@ -148,4 +167,12 @@ export class EcrLink extends EventEmitter<LinkEvents> {
       payloadKind: payload.split('|')[0],
     });
   }
+}
+
+/** Bytes as a short readable text: ACK, NAK, STX and ETX named, other control bytes as hex, cut to 48 characters. */
+function describeBytes(chunk: Buffer): string {
+  const names: Record<number, string> = { [ACK]: '<ACK>', [NAK]: '<NAK>', 0x02: '<STX>', 0x03: '<ETX>' };
+  let text = '';
+  for (const byte of chunk) text += names[byte] ?? (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `<${byte.toString(16)}>`);
+  return text.length > 48 ? `${text.slice(0, 48)}…` : text;
 }

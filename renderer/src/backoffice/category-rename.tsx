@@ -2,9 +2,19 @@
  * Back office → Catalog → "Rename category": moves every item of a category to a new name (into an existing category
  * when one has that name). `PATCH /api/pos/catalog/categories/{name}`; the server's field error shows in place.
  */
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { categoryRenameSchema } from '../../../core/index.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useEscapeFromBody, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
+import { Field, useEscapeFromBody } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions } from '../common/back-office-query.ts';
+import { showProblem } from '../common/forms.ts';
+
+/** The rename form: the new name, checked by the `PATCH` body's own rule. */
+const renameForm = z.object({ name: categoryRenameSchema.shape.name });
+type RenameForm = z.input<typeof renameForm>;
 
 interface CategoryRenameProps {
   /** The category's current name, exactly as items carry it. */
@@ -17,29 +27,26 @@ interface CategoryRenameProps {
 }
 
 export function CategoryRename({ name, others, onRenamed, onClose }: CategoryRenameProps) {
-  const api = useApi();
   const formId = useId();
-  const [value, setValue] = useState(name);
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [saving, setSaving] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
+  const { register, handleSubmit, setError, watch, formState } = useForm<RenameForm, unknown, z.output<typeof renameForm>>({
+    resolver: zodResolver(renameForm),
+    defaultValues: { name },
+  });
+  // The catalog's lists are refetched by `onRenamed`'s owner.
+  const actions = useBackOfficeActions([]);
   useEscapeFromBody(onClose);
 
+  const value = watch('name');
   const merging = others.some((o) => o !== name && o.toLowerCase() === value.trim().toLowerCase());
+  const saving = formState.isSubmitting;
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaving(true);
-    setErrors(NO_ERRORS);
-    try {
-      const renamed = await api.renameCategory(name, value);
-      onRenamed(renamed.name, renamed.itemIds.length);
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => p === 'name'));
-      setSaving(false);
-    }
-  };
+  const onSubmit = handleSubmit(async (values) => {
+    const renamed = await actions.run(
+      (api) => api.renameCategory(name, values.name),
+      (err) => showProblem(err, setError, ['name']),
+    );
+    if (renamed) onRenamed(renamed.name, renamed.itemIds.length);
+  });
 
   return (
     <Dialog
@@ -56,16 +63,16 @@ export function CategoryRename({ name, others, onRenamed, onClose }: CategoryRen
         </>
       }
     >
-      <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate data-testid="category-rename">
-        {errors.form ? (
+      <form id={formId} className="bo-form" onSubmit={(e) => void onSubmit(e)} noValidate data-testid="category-rename">
+        {actions.error ? (
           <p className="form-error" role="alert">
-            {errors.form}
+            {actions.error}
           </p>
         ) : null}
         <Field
           id={`${formId}-name`}
           label="New name"
-          error={errors.fields.name}
+          error={formState.errors.name?.message}
           hint={
             merging
               ? 'A category has this name already: its items and these will be one category.'
@@ -73,15 +80,7 @@ export function CategoryRename({ name, others, onRenamed, onClose }: CategoryRen
           }
         >
           {(props) => (
-            <input
-              {...props}
-              className="bo-input"
-              value={value}
-              maxLength={120}
-              onChange={(e) => setValue(e.target.value)}
-              data-testid="category-rename-name"
-              data-autofocus
-            />
+            <input {...props} className="bo-input" maxLength={120} {...register('name')} data-testid="category-rename-name" data-autofocus />
           )}
         </Field>
       </form>

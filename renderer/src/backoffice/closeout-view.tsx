@@ -5,11 +5,11 @@
  * registers only when asked). `GET /api/pos/closeouts`, `GET /api/pos/closeouts/{day}`, `POST /api/pos/closeouts`,
  * `GET /api/pos/closeouts/{day}/report`, `GET /api/pos/shifts/{id}/report`.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { reportLines, type ReportTotals, type ZReport } from '../../../core/index.ts';
-import { errorMessage } from '../common/back-office-api.ts';
 import { downloadBlob } from './download.ts';
 import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 
 interface ShiftRow {
   shift: { id: string; registerNumber: number; openedAt: string };
@@ -57,62 +57,52 @@ function lastSeenText(iso: string | null | undefined): string {
 }
 
 export function CloseoutView() {
+  const days = useBackOfficeData('closeout-days', [], (api) =>
+    api.request<{ today: string; days: { businessDay: string; closedAt: string; missingCount: number }[] }>('GET', '/api/pos/closeouts'),
+  );
+  // The day shown: the one picked, else the store's current business day.
+  const [picked, setPicked] = useState<string | undefined>();
+  const day = picked ?? days.data?.today;
+
+  if (days.error) return <LoadError error={days.error} what="Closeout" />;
+  if (!days.data || !day) return <p className="muted">Loading closeout…</p>;
+
+  return (
+    <section className="bo-section" data-testid="closeout">
+      <div className="bo-panel">
+        <label>
+          Business day <input type="date" value={day} onChange={(e) => e.target.value && setPicked(e.target.value)} data-testid="closeout-day" />
+        </label>{' '}
+        <span className="muted">Closed days: {days.data.days.length === 0 ? 'none' : days.data.days.map((d) => d.businessDay).join(', ')}</span>
+      </div>
+      <CloseoutDay day={day} />
+    </section>
+  );
+}
+
+/** One business day of the closeout: its status, closing it, its downloads. */
+function CloseoutDay({ day }: { day: string }) {
   const api = useApi();
-  const [days, setDays] = useState<{ today: string; days: { businessDay: string; closedAt: string; missingCount: number }[] } | undefined>();
-  const [day, setDay] = useState<string | undefined>();
-  const [status, setStatus] = useState<DayStatus | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
-  const [error, setError] = useState<string | undefined>();
+  const dayStatus = useBackOfficeData('closeout-day', [day], (api) => api.request<DayStatus>('GET', `/api/pos/closeouts/${encodeURIComponent(day)}`));
+  const actions = useBackOfficeActions(['closeout-days', 'closeout-day']);
+  const downloads = useBackOfficeActions([]);
 
-  const loadDays = useCallback(() => {
-    api.request<NonNullable<typeof days>>('GET', '/api/pos/closeouts').then((d) => {
-      setDays(d);
-      setDay((current) => current ?? d.today);
-    }, setLoadError);
-  }, [api]);
-  useEffect(loadDays, [loadDays]);
-  const loadDay = useCallback(() => {
-    if (!day) return;
-    setStatus(undefined);
-    api.request<DayStatus>('GET', `/api/pos/closeouts/${encodeURIComponent(day)}`).then(setStatus, setLoadError);
-  }, [api, day]);
-  useEffect(loadDay, [loadDay]);
+  if (dayStatus.error) return <LoadError error={dayStatus.error} what="Closeout" />;
+  const status = dayStatus.data;
+  const error = actions.error ?? downloads.error;
 
-  if (loadError) return <LoadError error={loadError} what="Closeout" />;
-  if (!days || !day) return <p className="muted">Loading closeout…</p>;
-
-  const download = async (path: string, name: string) => {
-    setError(undefined);
-    try {
-      downloadBlob(await (await api.raw('GET', path)).blob(), name);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
+  const download = (path: string, name: string) => downloads.run(async () => downloadBlob(await (await api.raw('GET', path)).blob(), name));
   const close = async (closeWithMissing: boolean) => {
     if (
       closeWithMissing &&
       !window.confirm(`Close ${day} without the missing registers? They are recorded as missing and their later records go to the next day.`)
     )
       return;
-    setError(undefined);
-    try {
-      await api.request('POST', '/api/pos/closeouts', { businessDay: day, closeWithMissing });
-      loadDays();
-      loadDay();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+    await actions.run((api) => api.request('POST', '/api/pos/closeouts', { businessDay: day, closeWithMissing }));
   };
 
   return (
-    <section className="bo-section" data-testid="closeout">
-      <div className="bo-panel">
-        <label>
-          Business day <input type="date" value={day} onChange={(e) => e.target.value && setDay(e.target.value)} data-testid="closeout-day" />
-        </label>{' '}
-        <span className="muted">Closed days: {days.days.length === 0 ? 'none' : days.days.map((d) => d.businessDay).join(', ')}</span>
-      </div>
+    <>
       {error ? (
         <p className="error" role="alert">
           {error}
@@ -221,6 +211,6 @@ export function CloseoutView() {
           </div>
         </>
       )}
-    </section>
+    </>
   );
 }

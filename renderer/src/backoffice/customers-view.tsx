@@ -1,20 +1,20 @@
-/** Back office → Customers: search by name, phone or e-mail; create and edit with marketing consent; purchase history. */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+/**
+ * Back office → Customers: search by name, phone or e-mail; create and edit with marketing consent; purchase history.
+ * The editor checks each field with the request body's own rule (core `customerCreateSchema`, whose phone rule takes a
+ * national number: the server reads it in the store's country), so nothing the server accepts is refused here.
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { customerCreateSchema, formatMoney } from '../../../core/index.ts';
 import { DataTable } from '../ui/data-table.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import type { ApiOrder, Customer, CustomerCreateInput, CustomerUpdateInput, Page } from '../common/back-office-api.ts';
+import type { Customer, CustomerUpdateInput, Page } from '../common/back-office-api.ts';
 import { CursorListBody, useCursorList, useDebounced } from '../common/cursor-list.tsx';
-import {
-  Field,
-  formErrorsOf,
-  NO_ERRORS,
-  useApi,
-  useCurrency,
-  useFocusFirstError,
-  useEscapeFromBody,
-  type FormErrors,
-} from '../common/back-office-kit.tsx';
+import { Field, useApi, useCurrency, useEscapeFromBody } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem } from '../common/forms.ts';
 
 const displayName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
 
@@ -95,57 +95,72 @@ const FIELDS = ['givenName', 'familyName', 'phone', 'email', 'note'] as const;
 type FieldName = (typeof FIELDS)[number];
 const LABELS: Record<FieldName, string> = { givenName: 'First name', familyName: 'Last name', phone: 'Phone', email: 'E-mail', note: 'Note' };
 
+/** A text field of the body: typed text, trimmed; empty is no value (`undefined`), else checked by the body's `rule`. */
+const text = <S extends z.ZodType<unknown, string | undefined>>(rule: S) =>
+  z
+    .string()
+    .transform((t) => (t.trim() === '' ? undefined : t.trim()))
+    .pipe(rule);
+const rules = customerCreateSchema.shape;
+/** The editor's fields, each checked by its rule in the create body (the update body has the same rules, `null` aside). */
+const editForm = z.object({
+  givenName: text(rules.givenName),
+  familyName: text(rules.familyName),
+  phone: text(rules.phone),
+  email: text(rules.email),
+  note: text(rules.note),
+  marketingConsent: z.boolean(),
+});
+type EditTyped = z.input<typeof editForm>;
+/** A new customer: the fields, then the create body's own rule over them all (a name, a phone or an e-mail). */
+const createForm = editForm.superRefine((values, ctx) => {
+  const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  const checked = customerCreateSchema.safeParse(body);
+  if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+});
+
+/** A customer as the editor shows them. */
+const typedOf = (customer: Customer | undefined): EditTyped => ({
+  ...(Object.fromEntries(FIELDS.map((f) => [f, customer?.[f] ?? ''])) as Record<FieldName, string>),
+  marketingConsent: customer?.marketingConsent ?? false,
+});
+
 function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | undefined; onSaved: (c: Customer) => void; onClose: () => void }) {
-  const api = useApi();
   const currency = useCurrency();
   const formId = useId();
-  const [values, setValues] = useState<Record<FieldName, string>>(
-    () => Object.fromEntries(FIELDS.map((f) => [f, customer?.[f] ?? ''])) as Record<FieldName, string>,
-  );
-  const [consent, setConsent] = useState(customer?.marketingConsent ?? false);
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
+  const { register, handleSubmit, setError, reset, getValues, watch, formState } = useForm<EditTyped, unknown, z.output<typeof editForm>>({
+    resolver: zodResolver(customer ? editForm : createForm),
+    defaultValues: typedOf(customer),
+  });
+  const errors = formState.errors;
   useEscapeFromBody(onClose);
-  const [saving, setSaving] = useState(false);
+  const actions = useBackOfficeActions(['customer-orders']);
+  // "Saved" stays until the form is changed again.
   const [saved, setSaved] = useState(false);
-  const [orders, setOrders] = useState<ApiOrder[] | undefined>();
+  const showSaved = saved && !formState.isDirty;
+  const saving = formState.isSubmitting;
+  const consent = watch('marketingConsent');
+  const orders = useBackOfficeData('customer-orders', [customer?.id], (api) => (customer ? api.customerOrders(customer.id) : Promise.resolve(null)));
+  // A history that cannot be read shows as empty.
+  const orderRows = customer ? (orders.data?.data ?? (orders.error ? [] : undefined)) : undefined;
 
-  useEffect(() => {
-    if (!customer) return;
-    let current = true;
-    api.customerOrders(customer.id).then(
-      (page) => current && setOrders(page.data),
-      () => current && setOrders([]),
+  const onSubmit = handleSubmit(async (values) => {
+    setSaved(false);
+    const result = await actions.run(
+      (api) => {
+        if (!customer) return api.createCustomer(values);
+        // Only what changed is sent; an emptied field is cleared (`null`).
+        const patch: CustomerUpdateInput = { marketingConsent: values.marketingConsent };
+        for (const f of FIELDS) if ((customer[f] ?? '') !== (values[f] ?? '')) patch[f] = values[f] ?? null;
+        return api.updateCustomer(customer.id, patch);
+      },
+      (err) => showProblem(err, setError, FIELDS),
     );
-    return () => {
-      current = false;
-    };
-  }, [api, customer]);
-
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaving(true);
-    setErrors(NO_ERRORS);
-    try {
-      let result: Customer;
-      if (customer) {
-        const patch: CustomerUpdateInput = { marketingConsent: consent };
-        for (const f of FIELDS) if ((customer[f] ?? '') !== values[f]) patch[f] = values[f].trim() === '' ? null : values[f].trim();
-        result = await api.updateCustomer(customer.id, patch);
-      } else {
-        const input: CustomerCreateInput = { marketingConsent: consent };
-        for (const f of FIELDS) if (values[f].trim() !== '') input[f] = values[f].trim();
-        result = await api.createCustomer(input);
-      }
-      setSaved(true);
-      onSaved(result);
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
-    } finally {
-      setSaving(false);
-    }
-  };
+    if (!result) return;
+    reset(getValues());
+    setSaved(true);
+    onSaved(result);
+  });
 
   return (
     <Dialog
@@ -154,7 +169,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
       wide
       footer={
         <>
-          {saved ? (
+          {showSaved ? (
             <span className="bo-saved" role="status" data-testid="customer-saved">
               Saved
             </span>
@@ -168,10 +183,10 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
         </>
       }
     >
-      <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
-        {errors.form ? (
+      <form id={formId} className="bo-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+        {actions.error ? (
           <p className="form-error" role="alert" data-testid="customer-form-error">
-            {errors.form}
+            {actions.error}
           </p>
         ) : null}
         <div className="bo-row">
@@ -180,7 +195,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
               key={f}
               id={`${formId}-${f}`}
               label={LABELS[f]}
-              error={errors.fields[f]}
+              error={errors[f]?.message}
               className={f === 'note' ? 'bo-field-wide' : undefined}
               {...(f === 'phone' ? { hint: 'As dialled in the store (e.g. (415) 555-0123), or + and the country code for another country' } : {})}
             >
@@ -189,11 +204,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
                   {...p}
                   className="bo-input"
                   type={f === 'email' ? 'email' : f === 'phone' ? 'tel' : 'text'}
-                  value={values[f]}
-                  onChange={(e) => {
-                    setSaved(false);
-                    setValues((v) => ({ ...v, [f]: e.target.value }));
-                  }}
+                  {...register(f)}
                   data-testid={`customer-${f}`}
                   {...(f === 'givenName' ? { 'data-autofocus': true } : {})}
                 />
@@ -202,7 +213,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
           ))}
         </div>
         <label className="bo-check">
-          <input type="checkbox" checked={consent} onChange={(e) => (setConsent(e.target.checked), setSaved(false))} data-testid="customer-consent" />{' '}
+          <input type="checkbox" {...register('marketingConsent')} data-testid="customer-consent" />
           Agrees to marketing messages
           {customer?.marketingConsentAt && consent ? (
             <span className="muted"> (since {new Date(customer.marketingConsentAt).toLocaleDateString()})</span>
@@ -212,8 +223,8 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
       {customer ? (
         <section className="bo-panel" aria-label="Purchase history">
           <h3>Purchase history</h3>
-          {!orders ? <p className="muted">Loading…</p> : null}
-          {orders ? (
+          {!orderRows ? <p className="muted">Loading…</p> : null}
+          {orderRows ? (
             <DataTable
               caption="Orders of this customer"
               captionHidden
@@ -223,7 +234,7 @@ function CustomerEditor({ customer, onSaved, onClose }: { customer: Customer | u
                 { key: 'state', header: 'State', cell: (o) => o.state ?? '' },
                 { key: 'total', header: 'Total', numeric: true, cell: (o) => formatMoney(o.totalCents, currency) },
               ]}
-              rows={orders}
+              rows={orderRows}
               rowKey={(o) => o.id}
               rowAttributes={() => ({ 'data-testid': 'customer-order' })}
               emptyText="No purchases yet."

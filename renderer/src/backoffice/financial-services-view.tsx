@@ -6,10 +6,22 @@
  * stored check image (`GET /api/pos/check-cashings/{id}/image`). "Fees and limits" shows the store's fee schedule and
  * limits; the owner changes them (`PATCH /api/pos/financial-services/settings`).
  */
-import { useEffect, useState, type FormEvent } from 'react';
-import { formatMoney, type FinancialServiceSettings } from '../../../core/index.ts';
-import { errorMessage, type BackOfficeApi } from '../common/back-office-api.ts';
-import { useApi } from '../common/back-office-kit.tsx';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useEffect, useId, useMemo, useState } from 'react';
+import { useForm, type Path } from 'react-hook-form';
+import { z } from 'zod';
+import {
+  checkFeeUpdateFields,
+  financialServiceSettingsUpdateFields,
+  formatMoney,
+  serviceLimitsUpdateFields,
+  type FinancialServiceSettings,
+} from '../../../core/index.ts';
+import { errorMessage } from '../common/back-office-api.ts';
+import { Field } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { useDebounced } from '../common/cursor-list.tsx';
+import { showProblem, typed } from '../common/forms.ts';
 
 type Kind = 'checks' | 'transfers' | 'bills';
 
@@ -50,49 +62,49 @@ function describe(kind: Kind, r: Row): { who: string; amount: string; detail: st
   };
 }
 
-/** The detail of one record: its receipt lines and, for a check with a stored image, the image. */
-function RecordDetail({ api, kind, row }: { api: BackOfficeApi; kind: Kind; row: Row }) {
-  const [imageUrl, setImageUrl] = useState<string | undefined>();
-  const [imageError, setImageError] = useState<string | undefined>();
-  useEffect(() => {
-    if (kind !== 'checks' || !row.hasImage) return undefined;
-    let url: string | undefined;
-    let stop = false;
-    api.raw('GET', `/api/pos/check-cashings/${encodeURIComponent(row.id)}/image`).then(
-      async (res) => {
-        const blob = await res.blob();
-        if (stop) return;
-        url = URL.createObjectURL(blob);
-        setImageUrl(url);
-      },
-      (err: unknown) => setImageError(errorMessage(err)),
+/** The stored image of a check (`GET /api/pos/check-cashings/{id}/image`), shown from a local object URL. */
+function CheckImage({ row }: { row: Row }) {
+  const image = useBackOfficeData('check-image', [row.id], async (api) =>
+    (await api.raw('GET', `/api/pos/check-cashings/${encodeURIComponent(row.id)}/image`)).blob(),
+  );
+  const url = useMemo(() => (image.data ? URL.createObjectURL(image.data) : undefined), [image.data]);
+  useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
+  if (url)
+    return (
+      <img
+        src={url}
+        alt={`Image of check ${String(row.checkNumber ?? row.id)}`}
+        className="fs-check-image"
+        data-testid="fs-check-image"
+        style={{ maxWidth: '100%' }}
+      />
     );
-    return () => {
-      stop = true;
-      if (url) URL.revokeObjectURL(url);
-    };
-  }, [api, kind, row.id, row.hasImage]);
+  if (image.error)
+    return (
+      <p className="form-error" role="alert">
+        The check image could not be loaded: {errorMessage(image.error)}
+      </p>
+    );
+  return (
+    <p className="muted" data-testid="fs-check-no-image">
+      Loading the check image…
+    </p>
+  );
+}
+
+/** The detail of one record: its receipt lines and, for a check with a stored image, the image. */
+function RecordDetail({ kind, row }: { kind: Kind; row: Row }) {
   const receipt = Array.isArray(row.receipt) ? (row.receipt as string[]) : ((row.receipt as { lines?: string[] } | null)?.lines ?? []);
   return (
     <div className="fs-detail" data-testid="fs-detail">
       <p className="muted">Reference {row.id}</p>
       {receipt.length > 0 ? <pre className="service-receipt">{receipt.join('\n')}</pre> : null}
       {kind === 'checks' ? (
-        imageUrl ? (
-          <img
-            src={imageUrl}
-            alt={`Image of check ${String(row.checkNumber ?? row.id)}`}
-            className="fs-check-image"
-            data-testid="fs-check-image"
-            style={{ maxWidth: '100%' }}
-          />
-        ) : imageError ? (
-          <p className="form-error" role="alert">
-            The check image could not be loaded: {imageError}
-          </p>
+        row.hasImage ? (
+          <CheckImage row={row} />
         ) : (
           <p className="muted" data-testid="fs-check-no-image">
-            {row.hasImage ? 'Loading the check image…' : 'No check image was stored (the scanner sent none).'}
+            No check image was stored (the scanner sent none).
           </p>
         )
       ) : null}
@@ -101,121 +113,133 @@ function RecordDetail({ api, kind, row }: { api: BackOfficeApi; kind: Kind; row:
 }
 
 const dollars = (cents: number) => (cents / 100).toFixed(2);
-const toCents = (text: string): number | undefined => {
+/** A typed amount ("12.50", "$3") or percentage ("1.25") as hundredths (cents, basis points); `undefined` when it is not one. */
+const hundredthsOf = (text: string): number | undefined => {
   const m = /^\s*\$?(\d{1,7})(?:\.(\d{1,2}))?\s*$/.exec(text);
   return m ? Number(m[1]) * 100 + Number((m[2] ?? '0').padEnd(2, '0')) : undefined;
 };
 
-/** The money fields of the settings form: label, test id, how to read it from / write it to the settings. */
-const SETTING_FIELDS: {
-  id: string;
-  label: string;
-  get: (s: FinancialServiceSettings) => number;
-  set: (s: FinancialServiceSettings, v: number) => void;
-  percent?: true;
-}[] = [
-  { id: 'check-fee-percent', label: 'Check fee (%)', get: (s) => s.checkFee.basisPoints, set: (s, v) => (s.checkFee.basisPoints = v), percent: true },
-  { id: 'check-fee-fixed', label: 'Check fee, fixed ($)', get: (s) => s.checkFee.fixedCents, set: (s, v) => (s.checkFee.fixedCents = v) },
-  { id: 'check-fee-minimum', label: 'Check fee, minimum ($)', get: (s) => s.checkFee.minimumCents, set: (s, v) => (s.checkFee.minimumCents = v) },
-  {
-    id: 'check-limit-each',
-    label: 'Most per check ($)',
-    get: (s) => s.checkLimits.perTransactionCents,
-    set: (s, v) => (s.checkLimits.perTransactionCents = v),
-  },
-  {
-    id: 'check-limit-day',
-    label: 'Checks per customer per day ($)',
-    get: (s) => s.checkLimits.perCustomerPerDayCents,
-    set: (s, v) => (s.checkLimits.perCustomerPerDayCents = v),
-  },
-  {
-    id: 'transfer-limit-each',
-    label: 'Most per transfer ($)',
-    get: (s) => s.transferLimits.perTransactionCents,
-    set: (s, v) => (s.transferLimits.perTransactionCents = v),
-  },
-  {
-    id: 'transfer-limit-day',
-    label: 'Transfers per sender per day ($)',
-    get: (s) => s.transferLimits.perCustomerPerDayCents,
-    set: (s, v) => (s.transferLimits.perCustomerPerDayCents = v),
-  },
-  { id: 'bill-fee', label: 'Bill payment fee ($)', get: (s) => s.billPaymentFeeCents, set: (s, v) => (s.billPaymentFeeCents = v) },
-  {
-    id: 'bill-limit-each',
-    label: 'Most per bill payment ($)',
-    get: (s) => s.billPaymentLimits.perTransactionCents,
-    set: (s, v) => (s.billPaymentLimits.perTransactionCents = v),
-  },
-  {
-    id: 'bill-limit-day',
-    label: 'Bill payments per customer per day ($)',
-    get: (s) => s.billPaymentLimits.perCustomerPerDayCents,
-    set: (s, v) => (s.billPaymentLimits.perCustomerPerDayCents = v),
-  },
+/** The fees-and-limits form: what is typed (text) → the `PATCH` body's fields, each checked by the body's rule. */
+function feesForm() {
+  const amount = (rule: z.ZodOptional<z.ZodType<number, number>>) => typed(hundredthsOf, 'enter an amount such as 12.50', rule);
+  const limits = z.object({
+    perTransactionCents: amount(serviceLimitsUpdateFields.perTransactionCents),
+    perCustomerPerDayCents: amount(serviceLimitsUpdateFields.perCustomerPerDayCents),
+  });
+  return z.object({
+    checkFee: z.object({
+      basisPoints: typed(hundredthsOf, 'enter a percentage such as 1.25', checkFeeUpdateFields.basisPoints),
+      fixedCents: amount(checkFeeUpdateFields.fixedCents),
+      minimumCents: amount(checkFeeUpdateFields.minimumCents),
+    }),
+    checkLimits: limits,
+    transferLimits: limits,
+    billPaymentFeeCents: amount(financialServiceSettingsUpdateFields.billPaymentFeeCents),
+    billPaymentLimits: limits,
+  });
+}
+const FEES_FORM = feesForm();
+type FeesTyped = z.input<typeof FEES_FORM>;
+
+/** The stored settings as the form shows them (percent and dollars with two decimals). */
+function typedOf(s: FinancialServiceSettings): FeesTyped {
+  const limits = (l: FinancialServiceSettings['checkLimits']) => ({
+    perTransactionCents: dollars(l.perTransactionCents),
+    perCustomerPerDayCents: dollars(l.perCustomerPerDayCents),
+  });
+  return {
+    checkFee: {
+      basisPoints: (s.checkFee.basisPoints / 100).toFixed(2),
+      fixedCents: dollars(s.checkFee.fixedCents),
+      minimumCents: dollars(s.checkFee.minimumCents),
+    },
+    checkLimits: limits(s.checkLimits),
+    transferLimits: limits(s.transferLimits),
+    billPaymentFeeCents: dollars(s.billPaymentFeeCents),
+    billPaymentLimits: limits(s.billPaymentLimits),
+  };
+}
+
+/** The fields of the settings form: test id, label, the body's path. */
+const SETTING_FIELDS: { id: string; label: string; path: Path<FeesTyped> }[] = [
+  { id: 'check-fee-percent', label: 'Check fee (%)', path: 'checkFee.basisPoints' },
+  { id: 'check-fee-fixed', label: 'Check fee, fixed ($)', path: 'checkFee.fixedCents' },
+  { id: 'check-fee-minimum', label: 'Check fee, minimum ($)', path: 'checkFee.minimumCents' },
+  { id: 'check-limit-each', label: 'Most per check ($)', path: 'checkLimits.perTransactionCents' },
+  { id: 'check-limit-day', label: 'Checks per customer per day ($)', path: 'checkLimits.perCustomerPerDayCents' },
+  { id: 'transfer-limit-each', label: 'Most per transfer ($)', path: 'transferLimits.perTransactionCents' },
+  { id: 'transfer-limit-day', label: 'Transfers per sender per day ($)', path: 'transferLimits.perCustomerPerDayCents' },
+  { id: 'bill-fee', label: 'Bill payment fee ($)', path: 'billPaymentFeeCents' },
+  { id: 'bill-limit-each', label: 'Most per bill payment ($)', path: 'billPaymentLimits.perTransactionCents' },
+  { id: 'bill-limit-day', label: 'Bill payments per customer per day ($)', path: 'billPaymentLimits.perCustomerPerDayCents' },
 ];
+const PATHS = SETTING_FIELDS.map((f) => f.path);
+
+/** The message of one field of the form (nested paths: `checkLimits.perTransactionCents`). */
+function errorAt(errors: object, path: string): string | undefined {
+  const found = path
+    .split('.')
+    .reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), errors);
+  return (found as { message?: string } | undefined)?.message;
+}
 
 /** "Fees and limits": the store's settings, read by everyone here, changed by the owner (the server refuses others). */
-function FeesAndLimits({ api }: { api: BackOfficeApi }) {
-  const [settings, setSettings] = useState<FinancialServiceSettings | undefined>();
-  const [draft, setDraft] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<{ error: boolean; text: string } | undefined>();
-  const fill = (s: FinancialServiceSettings) => {
-    setSettings(s);
-    setDraft(Object.fromEntries(SETTING_FIELDS.map((f) => [f.id, f.percent ? (f.get(s) / 100).toFixed(2) : dollars(f.get(s))])));
-  };
-  useEffect(() => {
-    api.request<{ settings: FinancialServiceSettings }>('GET', '/api/pos/financial-services').then(
-      (o) => fill(o.settings),
-      (err: unknown) => setMessage({ error: true, text: errorMessage(err) }),
-    );
-  }, [api]);
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
-    if (!settings) return;
-    const next: FinancialServiceSettings = structuredClone(settings);
-    for (const f of SETTING_FIELDS) {
-      const cents = toCents(draft[f.id] ?? '');
-      if (cents === undefined) {
-        setMessage({ error: true, text: `${f.label}: enter an amount such as 12.50.` });
-        return;
-      }
-      f.set(next, cents);
-    }
-    try {
-      fill(await api.request<FinancialServiceSettings>('PATCH', '/api/pos/financial-services/settings', next));
-      setMessage({ error: false, text: 'Saved: the register uses these fees and limits from the next service.' });
-    } catch (err) {
-      setMessage({ error: true, text: errorMessage(err) });
-    }
-  };
-  if (!settings)
-    return message ? (
+function FeesAndLimits() {
+  const overview = useBackOfficeData('financial-services', [], (api) =>
+    api.request<{ settings: FinancialServiceSettings }>('GET', '/api/pos/financial-services'),
+  );
+  if (overview.error)
+    return (
       <p className="form-error" role="alert">
-        {message.text}
+        {errorMessage(overview.error)}
       </p>
-    ) : null;
+    );
+  if (!overview.data) return null;
+  return <FeesAndLimitsForm settings={overview.data.settings} />;
+}
+
+function FeesAndLimitsForm({ settings }: { settings: FinancialServiceSettings }) {
+  const formId = useId();
+  const { register, handleSubmit, setError, reset, formState } = useForm<FeesTyped, unknown, z.output<typeof FEES_FORM>>({
+    resolver: zodResolver(FEES_FORM),
+    defaultValues: typedOf(settings),
+  });
+  const actions = useBackOfficeActions(['financial-services']);
+  const [saved, setSaved] = useState(false);
+
+  const save = handleSubmit(async (values) => {
+    setSaved(false);
+    // The problem's detail stays in the form's message (it names the field) and each field error shows in place.
+    const next = await actions.run(
+      (api) => api.request<FinancialServiceSettings>('PATCH', '/api/pos/financial-services/settings', values),
+      (err) => (showProblem(err, setError, PATHS), errorMessage(err)),
+    );
+    if (!next) return;
+    reset(typedOf(next));
+    setSaved(true);
+  });
+  const invalid = SETTING_FIELDS.find((f) => errorAt(formState.errors, f.path) !== undefined);
+  const message = actions.error
+    ? { error: true, text: actions.error }
+    : invalid && !formState.isSubmitting
+      ? { error: true, text: `${invalid.label}: ${errorAt(formState.errors, invalid.path)}.` }
+      : saved
+        ? { error: false, text: 'Saved: the register uses these fees and limits from the next service.' }
+        : undefined;
+
   return (
-    <form className="bo-form" onSubmit={(e) => void save(e)} aria-label="Fees and limits" data-testid="fs-settings">
+    <form className="bo-form" onSubmit={(e) => void save(e)} aria-label="Fees and limits" data-testid="fs-settings" noValidate>
       <h3>Fees and limits</h3>
       <p className="muted">
         Check fee = percent of the check + fixed, at least the minimum. Limits are per transaction and per customer per day. Only the owner can change
         them.
       </p>
       {SETTING_FIELDS.map((f) => (
-        <label key={f.id} className="bo-field">
-          {f.label}
-          <input
-            className="bo-input"
-            inputMode="decimal"
-            value={draft[f.id] ?? ''}
-            onChange={(e) => setDraft((d) => ({ ...d, [f.id]: e.target.value }))}
-            data-testid={`fs-setting-${f.id}`}
-          />
-        </label>
+        <Field key={f.id} id={`${formId}-${f.id}`} label={f.label} error={errorAt(formState.errors, f.path)}>
+          {(props) => <input {...props} className="bo-input" inputMode="decimal" {...register(f.path)} data-testid={`fs-setting-${f.id}`} />}
+        </Field>
       ))}
-      <button type="submit" className="button button-primary" data-testid="fs-settings-save">
+      <button type="submit" className="button button-primary" disabled={formState.isSubmitting} data-testid="fs-settings-save">
         Save fees and limits
       </button>
       {message ? (
@@ -228,38 +252,28 @@ function FeesAndLimits({ api }: { api: BackOfficeApi }) {
 }
 
 export function FinancialServicesView() {
-  const api = useApi();
   const [kind, setKind] = useState<Kind>('checks');
   const [status, setStatus] = useState('');
   const [name, setName] = useState('');
-  // The rows with the service they belong to: a page of one service is never drawn as another's.
-  const [loaded, setLoaded] = useState<{ kind: Kind; rows: Row[] } | undefined>();
-  const rows = loaded?.kind === kind ? loaded.rows : undefined;
-  const [error, setError] = useState<string | undefined>();
-  const [tick, setTick] = useState(0);
   const [open, setOpen] = useState<string | undefined>();
   const [, , path, statuses] = KINDS.find(([k]) => k === kind)!;
-
-  useEffect(() => {
+  const typedName = useDebounced(name.trim());
+  // Keyed by the service: a page of one service is never drawn as another's.
+  const list = useBackOfficeData('financial-services-records', [kind, status, typedName], (api) => {
     const q = new URLSearchParams({ limit: '100' });
     if (status) q.set('status', status);
-    if (name.trim()) q.set(kind === 'transfers' ? 'name' : 'customerName', name.trim());
-    setError(undefined);
-    api.request<{ data: Row[] }>('GET', `${path}?${q.toString()}`).then(
-      (page) => setLoaded({ kind, rows: page.data }),
-      (err: unknown) => setError(errorMessage(err)),
-    );
-  }, [api, kind, path, status, name, tick]);
+    if (typedName) q.set(kind === 'transfers' ? 'name' : 'customerName', typedName);
+    return api.request<{ data: Row[] }>('GET', `${path}?${q.toString()}`);
+  });
+  const rows = list.data?.data;
+  const actions = useBackOfficeActions(['financial-services-records']);
+  const listError = list.error ? errorMessage(list.error) : undefined;
+  const error = actions.error ?? listError;
 
   const refuse = async (r: Row) => {
     const reason = window.prompt('Reason for refusing (kept in the audit trail)');
     if (!reason || reason.trim().length < 3) return;
-    try {
-      await api.request('POST', `${path}/${r.id}/refuse`, { reason });
-      setTick((t) => t + 1);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+    await actions.run((api) => api.request('POST', `${path}/${r.id}/refuse`, { reason }));
   };
 
   return (
@@ -352,7 +366,7 @@ export function FinancialServicesView() {
                   open === r.id ? (
                     <tr key={`${r.id}-detail`}>
                       <td colSpan={6}>
-                        <RecordDetail api={api} kind={kind} row={r} />
+                        <RecordDetail kind={kind} row={r} />
                       </td>
                     </tr>
                   ) : null,
@@ -362,7 +376,7 @@ export function FinancialServicesView() {
           </tbody>
         </table>
       ) : null}
-      <FeesAndLimits api={api} />
+      <FeesAndLimits />
     </section>
   );
 }

@@ -1,11 +1,17 @@
 /**
- * Form parts shared by the draft-invoice form and the recurring-series form: the customer picker (search, then
- * choose) and the custom lines (description, unit price typed in dollars → integer cents, quantity).
+ * Form parts shared by the draft-invoice form and the recurring-series form (React Hook Form): the customer picker
+ * (search, then choose; the matches held by TanStack Query) and the custom lines (description, unit price typed in
+ * dollars → integer cents, quantity), each part checked by the body's line rule (core `invoiceCustomLineInputSchema`).
  */
 import { useEffect, useState } from 'react';
+import { useFieldArray, type UseFormRegisterReturn, type UseFormReturn } from 'react-hook-form';
+import { z } from 'zod';
+import { invoiceCustomLineInputSchema } from '../../../core/index.ts';
 import { parseCashInput } from '../common/cash.ts';
-import type { BackOfficeApi, Customer } from '../common/back-office-api.ts';
-import { Field, type FormErrors } from '../common/back-office-kit.tsx';
+import type { Customer } from '../common/back-office-api.ts';
+import { Field } from '../common/back-office-kit.tsx';
+import { useBackOfficeData } from '../common/back-office-query.ts';
+import { typed } from '../common/forms.ts';
 
 /** A customer's name for lists and pickers (e-mail, phone or id when nameless). */
 export const customerName = (c: Customer) => [c.givenName, c.familyName].filter(Boolean).join(' ') || c.email || c.phone || c.id;
@@ -21,46 +27,49 @@ export function inDays(days: number): string {
 export interface CustomerPickerState {
   q: string;
   setQ: (q: string) => void;
+  /** The customers matching the text as typed now; none while that search is on its way (`searching`). */
   matches: Customer[];
+  searching: boolean;
   customerId: string;
-  setCustomerId: (id: string) => void;
 }
 
-/** Searches customers as the text changes (debounced 200 ms) and keeps the choice among the matches. */
-export function useCustomerPicker(api: BackOfficeApi): CustomerPickerState {
+/**
+ * Searches customers as the text changes (once typing pauses for 200 ms; the matches are a query keyed by the search)
+ * and keeps the form's choice among the matches: `chosen` is the form's `customerId`, `choose` sets it — to the first
+ * match when the choice is not one of them, and to '' (none) when nothing matches or while the search for the text
+ * typed now is on its way, so a form sent meanwhile never bills a customer of an earlier search.
+ */
+export function useCustomerPicker(chosen: string, choose: (id: string) => void): CustomerPickerState {
   const [q, setQ] = useState('');
-  const [matches, setMatches] = useState<Customer[]>([]);
-  const [customerId, setCustomerId] = useState('');
+  const [search, setSearch] = useState('');
   useEffect(() => {
-    let current = true;
-    const timer = setTimeout(() => {
-      api.listCustomers(q.trim() ? { q: q.trim() } : {}).then(
-        (page) => {
-          if (!current) return;
-          setMatches(page.data);
-          setCustomerId((c) => (page.data.some((m) => m.id === c) ? c : (page.data[0]?.id ?? '')));
-        },
-        () => undefined,
-      );
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [api, q]);
-  return { q, setQ, matches, customerId, setCustomerId };
+    const timer = setTimeout(() => setSearch(q.trim()), 200);
+    return () => clearTimeout(timer);
+  }, [q]);
+  const found = useBackOfficeData('customer-picker', [search], (api) => api.listCustomers(search ? { q: search } : {}));
+  const matches = q.trim() === search ? found.data?.data : undefined;
+  useEffect(() => {
+    const next = matches?.some((m) => m.id === chosen) ? chosen : (matches?.[0]?.id ?? '');
+    if (next !== chosen) choose(next);
+  }, [matches, chosen, choose]);
+  return { q, setQ, matches: matches ?? [], searching: matches === undefined, customerId: chosen };
 }
 
-/** The search box and the customer select; `testId` prefixes the test ids (`<testId>-customer-search`, `<testId>-customer`). */
+/**
+ * The search box and the customer select (`field`: the form's `customerId`); `testId` prefixes the test ids
+ * (`<testId>-customer-search`, `<testId>-customer`).
+ */
 export function CustomerPicker({
   id,
   picker,
+  field,
   error,
   testId,
   autoFocus,
 }: {
   id: string;
   picker: CustomerPickerState;
+  field: UseFormRegisterReturn;
   error: string | undefined;
   testId: string;
   autoFocus?: boolean;
@@ -83,14 +92,8 @@ export function CustomerPicker({
       </Field>
       <Field id={`${id}-customer`} label="Customer" error={error}>
         {(p) => (
-          <select
-            {...p}
-            className="bo-input"
-            value={picker.customerId}
-            onChange={(e) => picker.setCustomerId(e.target.value)}
-            data-testid={`${testId}-customer`}
-          >
-            {picker.matches.length === 0 ? <option value="">No customer found</option> : null}
+          <select {...p} className="bo-input" {...field} data-testid={`${testId}-customer`}>
+            {picker.matches.length === 0 ? <option value="">{picker.searching ? 'Searching…' : 'No customer found'}</option> : null}
             {picker.matches.map((c) => (
               <option key={c.id} value={c.id}>
                 {customerName(c)}
@@ -103,55 +106,110 @@ export function CustomerPicker({
   );
 }
 
+/** The customer field of a form: a customer must be chosen, then the body's rule (`customerId`) checks the id. */
+export function customerIdRule(rule: z.ZodType<string, string>) {
+  return z.string().min(1, 'Choose a customer (create one under Customers first)').pipe(rule);
+}
+
+/** An optional text field of a body: trimmed, and left out (`undefined`) when empty, then checked by `rule`. */
+export function optionalText<S extends z.ZodType<unknown, string | undefined>>(rule: S) {
+  return z
+    .string()
+    .transform((t) => t.trim() || undefined)
+    .pipe(rule);
+}
+
 /** One custom line as typed. */
 export interface LineDraft {
-  key: number;
   description: string;
-  amount: string;
+  amountCents: string;
   quantity: string;
 }
 
-export const firstLine = (): LineDraft[] => [{ key: 1, description: '', amount: '', quantity: '1' }];
+/** A new, empty line. */
+export const newLine = (): LineDraft => ({ description: '', amountCents: '', quantity: '1' });
+
+/** A typed whole number (digits only), else `undefined`. */
+const wholeNumberOf = (text: string) => (/^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
 
 /**
- * The custom lines of a form, parsed: amounts into integer cents (never through a float), quantities as whole
- * numbers. Local errors go into `local` under the server's paths (`customLines.<i>.amountCents`, `….quantity`).
+ * The custom lines as typed → the body's `customLines`: each part checked by the body's line rule (core
+ * `invoiceCustomLineInputSchema`) after the typed text is read — amounts into integer cents (never through a float;
+ * 0 is no amount), quantities as whole numbers. The paths are the server's (`customLines.<i>.amountCents`, …).
  */
-export function parseLines(
-  lines: LineDraft[],
-  currency: string,
-  local: Record<string, string>,
-): { description: string; amountCents: number; quantity: number }[] {
-  return lines.map((l, i) => {
-    const cents = parseCashInput(l.amount, currency);
-    if (cents === undefined || cents === 0) local[`customLines.${i}.amountCents`] = 'Enter an amount like 40.00';
-    const quantity = /^\d+$/.test(l.quantity.trim()) ? Number(l.quantity.trim()) : NaN;
-    if (!Number.isSafeInteger(quantity) || quantity < 1) local[`customLines.${i}.quantity`] = 'A whole number, 1 or more';
-    return { description: l.description.trim(), amountCents: cents ?? 0, quantity };
-  });
+export function customLinesRule(currency: string) {
+  const f = invoiceCustomLineInputSchema.shape;
+  return z.array(
+    z.object({
+      description: f.description,
+      amountCents: typed((t) => parseCashInput(t, currency) || undefined, 'Enter an amount like 40.00', f.amountCents),
+      quantity: typed(wholeNumberOf, 'A whole number, 1 or more', f.quantity),
+    }),
+  );
 }
 
-/** True for the server paths a lines fieldset shows next to its fields. */
-export const isLinePath = (p: string) => p === 'lineItems' || p === 'customLines' || /^customLines\.\d+\.(description|amountCents|quantity)$/.test(p);
+/** The paths of the server's problem a lines fieldset of `count` lines shows next to its fields. */
+export function linePaths(count: number): `customLines.${number}.${keyof LineDraft}`[] {
+  return Array.from({ length: count }, (_, i) =>
+    (['description', 'amountCents', 'quantity'] as const).map((k) => `customLines.${i}.${k}` as const),
+  ).flat();
+}
+
+/** The wiring of a lines fieldset to its form: what `useLinesFieldset` gives and `LinesFieldset` takes. */
+export interface LinesWiring {
+  /** The lines of the form's field array (`id` tells them apart). */
+  lines: readonly { id: string }[];
+  /** The form's registration of a line's part. */
+  field: (index: number, part: keyof LineDraft) => UseFormRegisterReturn;
+  /** The error of a line's part, if any. */
+  error: (index: number, part: keyof LineDraft) => string | undefined;
+  /** An error of the lines as a whole. */
+  listError: string | undefined;
+  /** Adds an empty line (`newLine`) at the end. */
+  add: () => void;
+  /** Removes the line at `index`. */
+  remove: (index: number) => void;
+}
+
+/**
+ * Wires a form's `customLines` (a React Hook Form field array of `LineDraft`s) to a `LinesFieldset`: the lines, each
+ * part's registration and error, the error of the lines as a whole (the rule's or the server's root message), and
+ * adding (an empty line) and removing lines. Spread the result into `LinesFieldset` with its `id`, `currency` and
+ * `testId`.
+ *
+ * @param form the form (`useForm`'s answer) whose typed values hold `customLines: LineDraft[]`
+ */
+export function useLinesFieldset<T extends { customLines: LineDraft[] }, O>(form: UseFormReturn<T, unknown, O>): LinesWiring {
+  // The one field these forms share: the form seen as its lines only (its other fields are not touched here).
+  const { control, register, formState } = form as unknown as UseFormReturn<{ customLines: LineDraft[] }>;
+  const lines = useFieldArray({ control, name: 'customLines' });
+  const errors = formState.errors.customLines;
+  return {
+    lines: lines.fields,
+    field: (i, part) => register(`customLines.${i}.${part}`),
+    error: (i, part) => errors?.[i]?.[part]?.message,
+    listError: errors?.message ?? errors?.root?.message,
+    add: () => lines.append(newLine()),
+    remove: lines.remove,
+  };
+}
 
 /** The lines fieldset: description, unit price, quantity per line; add and remove lines. */
 export function LinesFieldset({
   id,
   lines,
-  setLines,
-  errors,
+  field,
+  error,
+  listError,
+  add,
+  remove,
   currency,
   testId,
-}: {
+}: LinesWiring & {
   id: string;
-  lines: LineDraft[];
-  setLines: (update: (lines: LineDraft[]) => LineDraft[]) => void;
-  errors: FormErrors;
   currency: string;
   testId: string;
 }) {
-  const setLine = (key: number, patch: Partial<LineDraft>) => setLines((l) => l.map((x) => (x.key === key ? { ...x, ...patch } : x)));
-  const listError = errors.fields.lineItems ?? errors.fields.customLines;
   return (
     <fieldset className="bo-fieldset">
       <legend>Lines</legend>
@@ -161,59 +219,39 @@ export function LinesFieldset({
         </p>
       ) : null}
       {lines.map((l, i) => (
-        <div className="bo-variation" key={l.key} data-testid={`${testId}-line`}>
-          <Field id={`${id}-l${l.key}-d`} label="Description" error={errors.fields[`customLines.${i}.description`]}>
-            {(p) => (
-              <input
-                {...p}
-                className="bo-input"
-                value={l.description}
-                onChange={(e) => setLine(l.key, { description: e.target.value })}
-                data-testid={`${testId}-line-description`}
-              />
-            )}
+        <div className="bo-variation" key={l.id} data-testid={`${testId}-line`}>
+          <Field id={`${id}-l${l.id}-d`} label="Description" error={error(i, 'description')}>
+            {(p) => <input {...p} className="bo-input" {...field(i, 'description')} data-testid={`${testId}-line-description`} />}
           </Field>
-          <Field id={`${id}-l${l.key}-a`} label={`Unit price (${currency})`} error={errors.fields[`customLines.${i}.amountCents`]}>
+          <Field id={`${id}-l${l.id}-a`} label={`Unit price (${currency})`} error={error(i, 'amountCents')}>
             {(p) => (
               <input
                 {...p}
                 className="bo-input bo-money"
                 inputMode="decimal"
                 placeholder="0.00"
-                value={l.amount}
-                onChange={(e) => setLine(l.key, { amount: e.target.value })}
+                {...field(i, 'amountCents')}
                 data-testid={`${testId}-line-amount`}
               />
             )}
           </Field>
-          <Field id={`${id}-l${l.key}-q`} label="Quantity" error={errors.fields[`customLines.${i}.quantity`]}>
+          <Field id={`${id}-l${l.id}-q`} label="Quantity" error={error(i, 'quantity')}>
             {(p) => (
-              <input
-                {...p}
-                className="bo-input bo-units"
-                inputMode="numeric"
-                value={l.quantity}
-                onChange={(e) => setLine(l.key, { quantity: e.target.value })}
-                data-testid={`${testId}-line-quantity`}
-              />
+              <input {...p} className="bo-input bo-units" inputMode="numeric" {...field(i, 'quantity')} data-testid={`${testId}-line-quantity`} />
             )}
           </Field>
           <button
             type="button"
             className="button button-ghost"
             disabled={lines.length <= 1}
-            onClick={() => setLines((x) => x.filter((y) => y.key !== l.key))}
+            onClick={() => remove(i)}
             aria-label={`Remove line ${i + 1}`}
           >
             Remove
           </button>
         </div>
       ))}
-      <button
-        type="button"
-        className="button"
-        onClick={() => setLines((x) => [...x, { key: Math.max(0, ...x.map((y) => y.key)) + 1, description: '', amount: '', quantity: '1' }])}
-      >
+      <button type="button" className="button" onClick={add}>
         Add line
       </button>
     </fieldset>

@@ -1,12 +1,21 @@
-/** One row of the invoice list, with its actions (send, record a payment, void, PDF). */
-import { useRef, useState, type FormEvent } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+/**
+ * One row of the invoice list, with its actions (send, record a payment, refund, void, PDF). Each change goes through
+ * the section's actions (TanStack Query), which read the list again; the payment and refund amounts are small React
+ * Hook Form forms checked by their bodies' rules (core `invoicePaymentCreateSchema`, `invoiceRefundCreateSchema`).
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMemo, useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { formatMoney, invoicePaymentCreateSchema, invoiceRefundCreateSchema } from '../../../core/index.ts';
 import { useRegisterSession } from '../common/session-context.ts';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
-import { errorMessage, type Invoice, type InvoicePaymentMethod, type InvoiceStatus } from '../common/back-office-api.ts';
+import type { BackOfficeApi, Invoice, InvoiceStatus } from '../common/back-office-api.ts';
 import { downloadBlob } from './download.ts';
 import { copyText } from './pay-requests-view.tsx';
-import { useApi, useCurrency } from '../common/back-office-kit.tsx';
+import { useCurrency } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions } from '../common/back-office-query.ts';
+import { typed } from '../common/forms.ts';
 
 export const STATUS_TEXT: Record<InvoiceStatus, string> = {
   draft: 'Draft',
@@ -17,69 +26,84 @@ export const STATUS_TEXT: Record<InvoiceStatus, string> = {
   void: 'Void',
 };
 
-export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onChanged: (inv: Invoice) => void }) {
-  const api = useApi();
+/** The inline payment form: the amount typed → the payment body's `amountCents`, checked by its rule; the method. */
+function paymentForm(currency: string) {
+  const f = invoicePaymentCreateSchema.shape;
+  return z.object({
+    amountCents: typed((t) => parseCashInput(t, currency) || undefined, 'Enter the amount received, like 40.00', f.amountCents),
+    method: f.method,
+  });
+}
+type PaymentForm = ReturnType<typeof paymentForm>;
+
+/** The inline refund form: the amount typed → the refund body's `amountCents`, at most what is still refundable. */
+function refundForm(currency: string, refundable: number) {
+  const notAmount = `Enter an amount up to ${formatMoney(refundable, currency)}`;
+  const rule = invoiceRefundCreateSchema.shape.amountCents.unwrap().max(refundable, notAmount);
+  return z.object({ amountCents: typed((t) => parseCashInput(t, currency) || undefined, notAmount, rule) });
+}
+type RefundForm = ReturnType<typeof refundForm>;
+
+export function InvoiceRow({ invoice: inv }: { invoice: Invoice }) {
   const currency = useCurrency();
   const { session } = useRegisterSession();
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | undefined>();
+  // Every change reads the invoice list again (the row shows the server's invoice, never an edit of it).
+  const actions = useBackOfficeActions(['invoices']);
+  const downloads = useBackOfficeActions([]);
+  const busy = actions.pending;
+  const [done, setDone] = useState<string | undefined>();
+  const message = actions.error ?? downloads.error ?? done;
   const [paying, setPaying] = useState(false);
+  const payButton = useRef<HTMLButtonElement>(null);
+  const paymentSchema = useMemo(() => paymentForm(currency), [currency]);
+  const payment = useForm<z.input<PaymentForm>, unknown, z.output<PaymentForm>>({
+    resolver: zodResolver(paymentSchema),
+    defaultValues: { amountCents: '', method: 'check' },
+  });
   /** Closes the inline payment form; focus returns to its "Record payment" button. */
   const stopPaying = () => {
     setPaying(false);
+    payment.clearErrors();
     requestAnimationFrame(() => payButton.current?.focus());
   };
-  const payButton = useRef<HTMLButtonElement>(null);
-  const [amount, setAmount] = useState('');
-  const [method, setMethod] = useState<InvoicePaymentMethod>('check');
   const [confirmVoid, setConfirmVoid] = useState(false);
   const [refunding, setRefunding] = useState(false);
-  const [refundAmount, setRefundAmount] = useState('');
-
-  const run = async (action: () => Promise<Invoice>, done?: string) => {
-    setBusy(true);
-    setMessage(undefined);
-    try {
-      onChanged(await action());
-      if (done) setMessage(done);
-    } catch (err) {
-      setMessage(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const pay = async (event: FormEvent) => {
-    event.preventDefault();
-    const cents = parseCashInput(amount, currency);
-    if (cents === undefined || cents === 0) {
-      setMessage('Enter the amount received, like 40.00');
-      return;
-    }
-    const extra = method === 'cash' ? { registerId: session.registerId } : method === 'card' ? { cardToken: 'tok_visa' } : {};
-    await run(() => api.recordInvoicePayment(inv.id, { amountCents: cents, method, ...extra }), 'Payment recorded');
-    setPaying(false);
-    setAmount('');
-  };
-
   const refundable = inv.status === 'paid' ? inv.paidCents - inv.refundedCents : 0;
-  const refund = async (event: FormEvent) => {
-    event.preventDefault();
-    const cents = parseCashInput(refundAmount, currency);
-    if (cents === undefined || cents === 0 || cents > refundable) {
-      setMessage(`Enter an amount up to ${formatMoney(refundable, inv.currency)}`);
-      return;
-    }
-    await run(() => api.refundInvoice(inv.id, { amountCents: cents }), 'Refunded');
+  const refundSchema = useMemo(() => refundForm(inv.currency, refundable), [inv.currency, refundable]);
+  const refund = useForm<z.input<RefundForm>, unknown, z.output<RefundForm>>({
+    resolver: zodResolver(refundSchema),
+    defaultValues: { amountCents: '' },
+  });
+  const stopRefunding = () => {
     setRefunding(false);
+    refund.clearErrors();
   };
+  // A field error of the inline forms is said in the row's message (no room under the small inputs).
+  const fieldError = payment.formState.errors.amountCents?.message ?? refund.formState.errors.amountCents?.message;
+
+  const run = async (action: (api: BackOfficeApi) => Promise<Invoice>, succeeded?: string) => {
+    setDone(undefined);
+    const changed = await actions.run(action);
+    if (changed && succeeded) setDone(succeeded);
+    return changed;
+  };
+
+  const pay = payment.handleSubmit(async ({ amountCents, method }) => {
+    const extra = method === 'cash' ? { registerId: session.registerId } : method === 'card' ? { cardToken: 'tok_visa' } : {};
+    await run((api) => api.recordInvoicePayment(inv.id, { amountCents, method, ...extra }), 'Payment recorded');
+    setPaying(false);
+    payment.reset({ amountCents: '', method });
+  });
+
+  const giveBack = refund.handleSubmit(async ({ amountCents }) => {
+    await run((api) => api.refundInvoice(inv.id, { amountCents }), 'Refunded');
+    setRefunding(false);
+  });
 
   const pdf = async () => {
-    try {
-      downloadBlob(await api.invoicePdf(inv.id), `${inv.number}.pdf`);
-    } catch (err) {
-      setMessage(errorMessage(err));
-    }
+    setDone(undefined);
+    const blob = await downloads.run((api) => api.invoicePdf(inv.id));
+    if (blob) downloadBlob(blob, `${inv.number}.pdf`);
   };
 
   const canSend =
@@ -119,7 +143,7 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
             type="button"
             className="button button-ghost"
             disabled={busy}
-            onClick={() => run(() => api.sendInvoice(inv.id), inv.status === 'draft' ? 'Sent' : 'Reminder sent')}
+            onClick={() => void run((api) => api.sendInvoice(inv.id), inv.status === 'draft' ? 'Sent' : 'Reminder sent')}
             data-testid="invoice-send"
           >
             {inv.status === 'draft' ? 'Send' : 'Remind'}
@@ -130,14 +154,14 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
             ref={payButton}
             type="button"
             className="button button-ghost"
-            onClick={() => (setPaying(true), setAmount(''))}
+            onClick={() => (setPaying(true), payment.reset({ amountCents: '', method: payment.getValues('method') }))}
             data-testid="invoice-pay"
           >
             Record payment
           </button>
         ) : null}
         {paying ? (
-          <form className="bo-actions" onSubmit={pay} onKeyDown={(e) => e.key === 'Escape' && stopPaying()}>
+          <form className="bo-actions" onSubmit={(event) => void pay(event)} onKeyDown={(e) => e.key === 'Escape' && stopPaying()} noValidate>
             <label className="visually-hidden" htmlFor={`${inv.id}-amount`}>
               Amount received
             </label>
@@ -146,21 +170,15 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
               className="bo-input bo-money"
               inputMode="decimal"
               placeholder="0.00"
-              value={amount}
-              onChange={(e) => setAmount(e.target.value)}
+              aria-invalid={Boolean(payment.formState.errors.amountCents)}
+              {...payment.register('amountCents')}
               data-testid="invoice-pay-amount"
               autoFocus
             />
             <label className="visually-hidden" htmlFor={`${inv.id}-method`}>
               Method
             </label>
-            <select
-              id={`${inv.id}-method`}
-              className="bo-input"
-              value={method}
-              onChange={(e) => setMethod(e.target.value as InvoicePaymentMethod)}
-              data-testid="invoice-pay-method"
-            >
+            <select id={`${inv.id}-method`} className="bo-input" {...payment.register('method')} data-testid="invoice-pay-method">
               <option value="check">Check</option>
               <option value="cash">Cash (this register)</option>
               <option value="bank_transfer">Bank transfer</option>
@@ -179,14 +197,14 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
           <button
             type="button"
             className="button button-ghost"
-            onClick={() => (setRefunding(true), setRefundAmount(centsToInput(refundable, inv.currency)))}
+            onClick={() => (setRefunding(true), refund.reset({ amountCents: centsToInput(refundable, inv.currency) }))}
             data-testid="invoice-refund"
           >
             Refund…
           </button>
         ) : null}
         {refunding ? (
-          <form className="bo-actions" onSubmit={refund} onKeyDown={(e) => e.key === 'Escape' && setRefunding(false)}>
+          <form className="bo-actions" onSubmit={(event) => void giveBack(event)} onKeyDown={(e) => e.key === 'Escape' && stopRefunding()} noValidate>
             <label className="visually-hidden" htmlFor={`${inv.id}-refund`}>
               Amount to refund
             </label>
@@ -194,15 +212,15 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
               id={`${inv.id}-refund`}
               className="bo-input bo-money"
               inputMode="decimal"
-              value={refundAmount}
-              onChange={(e) => setRefundAmount(e.target.value)}
+              aria-invalid={Boolean(refund.formState.errors.amountCents)}
+              {...refund.register('amountCents')}
               data-testid="invoice-refund-amount"
               autoFocus
             />
             <button type="submit" className="button bo-danger" disabled={busy} data-testid="invoice-refund-submit">
               Refund
             </button>
-            <button type="button" className="button button-ghost" onClick={() => setRefunding(false)}>
+            <button type="button" className="button button-ghost" onClick={stopRefunding}>
               Cancel
             </button>
           </form>
@@ -218,7 +236,7 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
               type="button"
               className="button bo-danger"
               disabled={busy}
-              onClick={() => run(() => api.voidInvoice(inv.id), 'Voided').then(() => setConfirmVoid(false))}
+              onClick={() => void run((api) => api.voidInvoice(inv.id), 'Voided').then(() => setConfirmVoid(false))}
               data-testid="invoice-confirm-void"
             >
               Void invoice
@@ -228,21 +246,21 @@ export function InvoiceRow({ invoice: inv, onChanged }: { invoice: Invoice; onCh
             </button>
           </>
         ) : null}
-        <button type="button" className="button button-ghost" onClick={pdf} data-testid="invoice-pdf">
+        <button type="button" className="button button-ghost" onClick={() => void pdf()} data-testid="invoice-pdf">
           PDF
         </button>
         {inv.payUrl ? (
           <button
             type="button"
             className="button button-ghost"
-            onClick={async () => setMessage((await copyText(inv.payUrl!)) ? 'Pay link copied' : 'Copy failed')}
+            onClick={async () => setDone((await copyText(inv.payUrl!)) ? 'Pay link copied' : 'Copy failed')}
           >
             Copy pay link
           </button>
         ) : null}
-        {message ? (
+        {(fieldError ?? message) ? (
           <span role="status" className="bo-hint" data-testid="invoice-message">
-            {message}
+            {fieldError ?? message}
           </span>
         ) : null}
       </td>

@@ -2,24 +2,33 @@
  * Back office → Invoices → Recurring series: a template invoice (customer, custom lines, memo, days until due) and a
  * schedule (an RFC 5545 RRULE built from "every N days/weeks/months/years", optionally ending after a number of
  * invoices) from a start date. The server's scheduler generates one invoice per occurrence (sent at once when
- * "auto-send" is on). Series are listed with their next occurrence and invoice count; pause, resume, end.
+ * "auto-send" is on). Series are listed with their next occurrence and invoice count; pause, resume, end. The list is
+ * held by TanStack Query (common/back-office-query.ts); the form (React Hook Form) checks each field with the body's
+ * own rule (core `invoiceSeriesCreateSchema`).
  */
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useCallback, useId, useMemo, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { formatMoney, invoiceSeriesCreateSchema } from '../../../core/index.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
-import { errorMessage, type Customer, type InvoiceSeries, type SeriesStatus } from '../common/back-office-api.ts';
+import type { BackOfficeApi, Customer, InvoiceSeries, SeriesStatus } from '../common/back-office-api.ts';
 import {
   CustomerPicker,
+  customerIdRule,
   customerName,
-  firstLine,
+  customLinesRule,
   inDays,
-  isLinePath,
+  linePaths,
   LinesFieldset,
-  parseLines,
+  newLine,
+  optionalText,
   useCustomerPicker,
-  type LineDraft,
+  useLinesFieldset,
 } from './invoice-parts.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
+import { Field, LoadError, useCurrency } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem, typed } from '../common/forms.ts';
 
 const STATUS_TEXT: Record<SeriesStatus, string> = { active: 'Active', paused: 'Paused', ended: 'Ended' };
 
@@ -62,32 +71,28 @@ export function describeRrule(rrule: string): string {
   return parts.COUNT ? `${every}, ${parts.COUNT} times` : every;
 }
 
+/**
+ * The series with the names of their customers: the first page of customers, and any series' customer not on it read
+ * by id (a customer that cannot be read shows as its id).
+ */
+async function readSeries(api: BackOfficeApi): Promise<{ rows: InvoiceSeries[]; names: Map<string, string> }> {
+  const [page, customers] = await Promise.all([api.listSeries(), api.listCustomers().catch(() => ({ data: [] as Customer[] }))]);
+  const names = new Map(customers.data.map((c) => [c.id, customerName(c)]));
+  const missing = [...new Set(page.data.map((s) => s.customerId))].filter((id) => !names.has(id));
+  const found = await Promise.all(
+    missing.map((id) => api.request<Customer>('GET', `/api/pos/customers/${encodeURIComponent(id)}`).catch(() => undefined)),
+  );
+  for (const c of found) if (c) names.set(c.id, customerName(c));
+  return { rows: page.data, names };
+}
+
 export function SeriesPanel() {
-  const api = useApi();
   const id = useId();
-  const [list, setList] = useState<InvoiceSeries[] | undefined>();
-  const [customers, setCustomers] = useState<Customer[]>([]);
-  const [loadError, setLoadError] = useState<unknown>();
+  const series = useBackOfficeData('invoice-series', [], readSeries);
   const [creating, setCreating] = useState(false);
-
-  useEffect(() => {
-    let current = true;
-    api.listSeries().then(
-      (page) => current && setList(page.data),
-      (err: unknown) => current && setLoadError(err),
-    );
-    api.listCustomers().then(
-      (page) => current && setCustomers(page.data),
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [api]);
-
-  const names = useMemo(() => new Map(customers.map((c) => [c.id, customerName(c)])), [customers]);
-  const replace = (s: InvoiceSeries) =>
-    setList((l) => (l ? (l.some((x) => x.id === s.id) ? l.map((x) => (x.id === s.id ? s : x)) : [s, ...l]) : [s]));
+  const list = series.data?.rows;
+  const names = series.data?.names;
+  const loadError = series.error;
 
   return (
     <section className="bo-subsection" aria-labelledby={`${id}-title`} data-testid="invoice-series">
@@ -99,11 +104,7 @@ export function SeriesPanel() {
       </div>
       {creating ? (
         <SeriesForm
-          onCreated={(s, customer) => {
-            if (customer) setCustomers((c) => (c.some((x) => x.id === customer.id) ? c : [...c, customer]));
-            replace(s);
-            setCreating(false);
-          }}
+          onCreated={() => setCreating(false)}
           onCancel={() => {
             setCreating(false);
             // Escape or Cancel: focus back on "New recurring series" (enabled again by then), never the page body.
@@ -120,7 +121,7 @@ export function SeriesPanel() {
           columns={SERIES_COLUMNS}
           rows={list}
           rowKey={(s) => s.id}
-          renderRow={(s) => <SeriesRow series={s} customerName={names.get(s.customerId) ?? s.customerId} onChanged={replace} />}
+          renderRow={(s) => <SeriesRow series={s} customerName={names?.get(s.customerId) ?? s.customerId} />}
           emptyText="No recurring series: bill a customer on a schedule with “New recurring series”."
         />
       ) : null}
@@ -128,165 +129,127 @@ export function SeriesPanel() {
   );
 }
 
-function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, customer: Customer | undefined) => void; onCancel: () => void }) {
-  const api = useApi();
+/** A typed whole number (digits only), else `undefined`. */
+const wholeNumberOf = (text: string) => (/^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
+
+/**
+ * The series form: what is typed → the `POST /api/pos/invoice-series` body, each field checked by the body's own rule
+ * (core `invoiceSeriesCreateSchema`); "every N units, M times" becomes its `rrule`.
+ */
+function seriesForm(currency: string) {
+  const f = invoiceSeriesCreateSchema.shape;
+  const every = 'A whole number, 1 or more';
+  const times = 'A whole number of invoices, or empty for no end';
+  return z
+    .object({
+      customerId: customerIdRule(f.customerId),
+      interval: typed(wholeNumberOf, every, z.int().min(1, every).max(999, every)),
+      frequency: z.enum(FREQUENCIES.map(([f]) => f)),
+      count: typed((t) => (t.trim() === '' ? null : wholeNumberOf(t)), times, z.int().min(1, times).nullable()),
+      startDate: f.startDate,
+      daysUntilDue: typed(wholeNumberOf, 'A whole number of days (0 for due on issue)', f.daysUntilDue),
+      autoSend: f.autoSend,
+      memo: optionalText(f.memo),
+      customLines: customLinesRule(currency),
+    })
+    .transform(({ interval, frequency, count, ...body }) => ({ ...body, rrule: buildRrule(frequency, interval, count ?? undefined) }));
+}
+type SeriesFormSchema = ReturnType<typeof seriesForm>;
+type TypedSeries = z.input<SeriesFormSchema>;
+
+function SeriesForm({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
   const currency = useCurrency();
   const id = useId();
-  const picker = useCustomerPicker(api);
-  const [lines, setLines] = useState<LineDraft[]>(firstLine);
-  const [frequency, setFrequency] = useState<Frequency>('MONTHLY');
-  const [every, setEvery] = useState('1');
-  const [count, setCount] = useState('');
-  const [startDate, setStartDate] = useState(inDays(1));
-  const [daysUntilDue, setDaysUntilDue] = useState('30');
-  const [autoSend, setAutoSend] = useState(true);
-  const [memo, setMemo] = useState('');
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
-  const [busy, setBusy] = useState(false);
+  const schema = useMemo(() => seriesForm(currency), [currency]);
+  const form = useForm<TypedSeries, unknown, z.output<SeriesFormSchema>>({
+    resolver: zodResolver(schema),
+    defaultValues: {
+      customerId: '',
+      interval: '1',
+      frequency: 'MONTHLY',
+      count: '',
+      startDate: inDays(1),
+      daysUntilDue: '30',
+      autoSend: true,
+      memo: '',
+      customLines: [newLine()],
+    },
+  });
+  const { register, handleSubmit, setError, setValue, watch, formState } = form;
+  const errors = formState.errors;
+  const lines = useLinesFieldset(form);
+  const choose = useCallback((customerId: string) => setValue('customerId', customerId), [setValue]);
+  const picker = useCustomerPicker(watch('customerId'), choose);
+  const actions = useBackOfficeActions(['invoice-series']);
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    const local: Record<string, string> = {};
-    if (!picker.customerId) local.customerId = 'Choose a customer (create one under Customers first)';
-    const customLines = parseLines(lines, currency, local);
-    const n = /^\d+$/.test(every.trim()) ? Number(every.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1 || n > 999) local.interval = 'A whole number, 1 or more';
-    const times = count.trim() === '' ? undefined : /^\d+$/.test(count.trim()) ? Number(count.trim()) : NaN;
-    if (times !== undefined && (!Number.isSafeInteger(times) || times < 1)) local.count = 'A whole number of invoices, or empty for no end';
-    const due = /^\d+$/.test(daysUntilDue.trim()) ? Number(daysUntilDue.trim()) : NaN;
-    if (!Number.isSafeInteger(due)) local.daysUntilDue = 'A whole number of days (0 for due on issue)';
-    if (Object.keys(local).length > 0) {
-      setErrors({ fields: local });
-      return;
-    }
-    setBusy(true);
-    setErrors(NO_ERRORS);
-    try {
-      const created = await api.createSeries({
-        customerId: picker.customerId,
-        customLines,
-        rrule: buildRrule(frequency, n, times),
-        startDate,
-        daysUntilDue: due,
-        autoSend,
-        ...(memo.trim() ? { memo: memo.trim() } : {}),
-      });
-      onCreated(
-        created,
-        picker.matches.find((c) => c.id === created.customerId),
-      );
-    } catch (err) {
-      // The schedule has no `rrule` input of its own: that problem shows next to "Repeats every".
-      setErrors(formErrorsOf(err, (p) => ['customerId', 'startDate', 'daysUntilDue', 'memo', 'rrule', 'autoSend'].includes(p) || isLinePath(p)));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const onSubmit = handleSubmit(async (body) => {
+    // The schedule has no `rrule` input of its own: the server's word on it is said for the form.
+    const fields = ['customerId', 'startDate', 'daysUntilDue', 'memo', 'autoSend', 'customLines', ...linePaths(body.customLines.length)] as const;
+    const created = await actions.run(
+      (api) => api.createSeries(body),
+      (err) => showProblem<TypedSeries>(err, setError, fields),
+    );
+    if (created) onCreated();
+  });
 
   return (
     <form
-      ref={formRef}
       className="bo-panel bo-form"
-      onSubmit={onSubmit}
+      onSubmit={(event) => void onSubmit(event)}
       onKeyDown={(e) => e.key === 'Escape' && onCancel()}
       noValidate
       aria-label="New recurring series"
       data-testid="series-form"
     >
       <h4>New recurring series</h4>
-      {errors.form ? (
+      {actions.error ? (
         <p className="form-error" role="alert">
-          {errors.form}
+          {actions.error}
         </p>
       ) : null}
       <div className="bo-row">
-        <CustomerPicker id={id} picker={picker} error={errors.fields.customerId} testId="series" autoFocus />
+        <CustomerPicker id={id} picker={picker} field={register('customerId')} error={errors.customerId?.message} testId="series" autoFocus />
       </div>
       <div className="bo-row">
-        <Field id={`${id}-interval`} label="Repeats every" error={errors.fields.interval ?? errors.fields.rrule}>
-          {(p) => (
-            <input
-              {...p}
-              className="bo-input bo-units"
-              inputMode="numeric"
-              value={every}
-              onChange={(e) => setEvery(e.target.value)}
-              data-testid="series-interval"
-            />
-          )}
+        <Field id={`${id}-interval`} label="Repeats every" error={errors.interval?.message}>
+          {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" {...register('interval')} data-testid="series-interval" />}
         </Field>
         <Field id={`${id}-frequency`} label="Unit">
           {(p) => (
-            <select
-              {...p}
-              className="bo-input"
-              value={frequency}
-              onChange={(e) => setFrequency(e.target.value as Frequency)}
-              data-testid="series-frequency"
-            >
+            <select {...p} className="bo-input" {...register('frequency')} data-testid="series-frequency">
               {FREQUENCIES.map(([f, one, many]) => (
                 <option key={f} value={f}>
-                  {every.trim() === '1' ? one : many}
+                  {watch('interval').trim() === '1' ? one : many}
                 </option>
               ))}
             </select>
           )}
         </Field>
-        <Field id={`${id}-count`} label="Number of invoices" error={errors.fields.count} hint="Empty: until ended">
-          {(p) => (
-            <input
-              {...p}
-              className="bo-input bo-units"
-              inputMode="numeric"
-              value={count}
-              onChange={(e) => setCount(e.target.value)}
-              data-testid="series-count"
-            />
-          )}
+        <Field id={`${id}-count`} label="Number of invoices" error={errors.count?.message} hint="Empty: until ended">
+          {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" {...register('count')} data-testid="series-count" />}
         </Field>
-        <Field id={`${id}-start`} label="First invoice on" error={errors.fields.startDate}>
-          {(p) => (
-            <input
-              {...p}
-              className="bo-input"
-              type="date"
-              value={startDate}
-              onChange={(e) => setStartDate(e.target.value)}
-              data-testid="series-start"
-            />
-          )}
+        <Field id={`${id}-start`} label="First invoice on" error={errors.startDate?.message}>
+          {(p) => <input {...p} className="bo-input" type="date" {...register('startDate')} data-testid="series-start" />}
         </Field>
-        <Field id={`${id}-due`} label="Due after (days)" error={errors.fields.daysUntilDue}>
-          {(p) => (
-            <input
-              {...p}
-              className="bo-input bo-units"
-              inputMode="numeric"
-              value={daysUntilDue}
-              onChange={(e) => setDaysUntilDue(e.target.value)}
-              data-testid="series-days-due"
-            />
-          )}
+        <Field id={`${id}-due`} label="Due after (days)" error={errors.daysUntilDue?.message}>
+          {(p) => <input {...p} className="bo-input bo-units" inputMode="numeric" {...register('daysUntilDue')} data-testid="series-days-due" />}
         </Field>
       </div>
-      <LinesFieldset id={id} lines={lines} setLines={setLines} errors={errors} currency={currency} testId="series" />
-      <Field id={`${id}-memo`} label="Memo (optional)" error={errors.fields.memo}>
-        {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} data-testid="series-memo" />}
+      <LinesFieldset id={id} {...lines} currency={currency} testId="series" />
+      <Field id={`${id}-memo`} label="Memo (optional)" error={errors.memo?.message}>
+        {(p) => <input {...p} className="bo-input" {...register('memo')} data-testid="series-memo" />}
       </Field>
       <label className="bo-check">
-        <input type="checkbox" checked={autoSend} onChange={(e) => setAutoSend(e.target.checked)} data-testid="series-auto-send" /> Send each invoice
-        to the customer as soon as it is made
+        <input type="checkbox" {...register('autoSend')} data-testid="series-auto-send" /> Send each invoice to the customer as soon as it is made
       </label>
-      {errors.fields.autoSend ? (
+      {errors.autoSend ? (
         <p className="bo-field-error" role="alert" data-testid="field-error">
-          {errors.fields.autoSend}
+          {errors.autoSend.message}
         </p>
       ) : null}
       <div className="bo-actions">
-        <button type="submit" className="button button-primary" disabled={busy} data-testid="series-create">
-          {busy ? 'Saving…' : 'Start series'}
+        <button type="submit" className="button button-primary" disabled={formState.isSubmitting} data-testid="series-create">
+          {formState.isSubmitting ? 'Saving…' : 'Start series'}
         </button>
         <button type="button" className="button" onClick={onCancel}>
           Cancel
@@ -296,33 +259,17 @@ function SeriesForm({ onCreated, onCancel }: { onCreated: (s: InvoiceSeries, cus
   );
 }
 
-function SeriesRow({
-  series: s,
-  customerName: name,
-  onChanged,
-}: {
-  series: InvoiceSeries;
-  customerName: string;
-  onChanged: (s: InvoiceSeries) => void;
-}) {
-  const api = useApi();
+function SeriesRow({ series: s, customerName: name }: { series: InvoiceSeries; customerName: string }) {
   const currency = useCurrency();
-  const [busy, setBusy] = useState(false);
+  const actions = useBackOfficeActions(['invoice-series']);
+  const busy = actions.pending;
   const [confirmEnd, setConfirmEnd] = useState(false);
-  const [message, setMessage] = useState<string | undefined>();
+  const message = actions.error;
   const perInvoice = s.customLines.reduce((a, l) => a + l.amountCents * l.quantity, 0);
 
   const move = async (action: 'pause' | 'resume' | 'end') => {
-    setBusy(true);
-    setMessage(undefined);
-    try {
-      onChanged(await api.moveSeries(s.id, action));
-    } catch (err) {
-      setMessage(errorMessage(err));
-    } finally {
-      setBusy(false);
-      setConfirmEnd(false);
-    }
+    await actions.run((api) => api.moveSeries(s.id, action));
+    setConfirmEnd(false);
   };
 
   return (

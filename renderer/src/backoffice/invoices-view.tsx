@@ -1,14 +1,32 @@
 /**
  * Back office → Invoices: list with status, create a draft (customer, custom lines in dollars → integer cents, due
  * date, memo), send it (issue: SMS/e-mail with the pay link), record a payment, void it, download its PDF; and the
- * recurring series (`invoice-series.tsx`) below the list.
+ * recurring series (`invoice-series.tsx`) below the list. The list is held by TanStack Query (common/back-office-query.ts):
+ * each change made here reads it again. The draft form (React Hook Form) checks each field with the body's own rule.
  */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useCallback, useId, useMemo, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { invoiceCreateSchema } from '../../../core/index.ts';
 import type { Invoice } from '../common/back-office-api.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
-import { CustomerPicker, firstLine, inDays, isLinePath, LinesFieldset, parseLines, useCustomerPicker, type LineDraft } from './invoice-parts.tsx';
+import {
+  CustomerPicker,
+  customerIdRule,
+  customLinesRule,
+  inDays,
+  linePaths,
+  LinesFieldset,
+  newLine,
+  optionalText,
+  useCustomerPicker,
+  useLinesFieldset,
+} from './invoice-parts.tsx';
 import { SeriesPanel } from './invoice-series.tsx';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
+import { Field, LoadError, useCurrency } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem } from '../common/forms.ts';
 import { InvoiceRow, STATUS_TEXT } from './invoice-row.tsx';
 
 /** The invoice list's header (each `InvoiceRow` draws its own cells: it keeps the state of its actions). */
@@ -23,27 +41,12 @@ const INVOICE_COLUMNS: Column<Invoice>[] = [
 ];
 
 export function InvoicesView() {
-  const api = useApi();
   const id = useId();
   const [status, setStatus] = useState('');
-  const [list, setList] = useState<Invoice[] | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
+  const list = useBackOfficeData('invoices', [status], (api) => api.listInvoices(status ? { status } : {}));
   const [creating, setCreating] = useState(false);
-
-  useEffect(() => {
-    let current = true;
-    setLoadError(undefined);
-    api.listInvoices(status ? { status } : {}).then(
-      (page) => current && setList(page.data),
-      (err: unknown) => current && setLoadError(err),
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, status]);
-
-  const replace = (inv: Invoice) =>
-    setList((l) => (l ? (l.some((x) => x.id === inv.id) ? l.map((x) => (x.id === inv.id ? inv : x)) : [inv, ...l]) : [inv]));
+  const rows = list.data?.data;
+  const loadError = list.error;
 
   return (
     <section className="bo-section" aria-labelledby={`${id}-title`}>
@@ -66,10 +69,7 @@ export function InvoicesView() {
       </div>
       {creating ? (
         <InvoiceDraftForm
-          onCreated={(inv) => {
-            replace(inv);
-            setCreating(false);
-          }}
+          onCreated={() => setCreating(false)}
           onCancel={() => {
             setCreating(false);
             // Escape or Cancel: focus back on "New invoice", never the page body.
@@ -78,15 +78,15 @@ export function InvoicesView() {
         />
       ) : null}
       {loadError ? <LoadError error={loadError} what="Invoices" /> : null}
-      {!list && !loadError ? <p className="muted">Loading…</p> : null}
-      {list ? (
+      {!rows && !loadError ? <p className="muted">Loading…</p> : null}
+      {rows ? (
         <DataTable
           caption="Invoices"
           captionHidden
           columns={INVOICE_COLUMNS}
-          rows={list}
+          rows={rows}
           rowKey={(inv) => inv.id}
-          renderRow={(inv) => <InvoiceRow invoice={inv} onChanged={replace} />}
+          renderRow={(inv) => <InvoiceRow invoice={inv} />}
           emptyText={status ? 'No invoice with this status.' : 'No invoices yet.'}
         />
       ) : null}
@@ -95,70 +95,74 @@ export function InvoicesView() {
   );
 }
 
-function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: (inv: Invoice) => void; onCancel: () => void }) {
-  const api = useApi();
+/**
+ * The draft form: what is typed → the `POST /api/pos/invoices` body, each field checked by the body's own rule (core
+ * `invoiceCreateSchema`; the lines by its line rule).
+ */
+function draftForm(currency: string) {
+  const f = invoiceCreateSchema.shape;
+  return z.object({
+    customerId: customerIdRule(f.customerId),
+    customLines: customLinesRule(currency),
+    dueDate: f.dueDate,
+    memo: optionalText(f.memo),
+  });
+}
+type DraftForm = ReturnType<typeof draftForm>;
+type TypedDraft = z.input<DraftForm>;
+
+function InvoiceDraftForm({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
   const currency = useCurrency();
   const id = useId();
-  const picker = useCustomerPicker(api);
-  const [lines, setLines] = useState<LineDraft[]>(firstLine);
-  const [dueDate, setDueDate] = useState(inDays(14));
-  const [memo, setMemo] = useState('');
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
-  const [busy, setBusy] = useState(false);
+  const schema = useMemo(() => draftForm(currency), [currency]);
+  const form = useForm<TypedDraft, unknown, z.output<DraftForm>>({
+    resolver: zodResolver(schema),
+    defaultValues: { customerId: '', customLines: [newLine()], dueDate: inDays(14), memo: '' },
+  });
+  const { register, handleSubmit, setError, setValue, watch, formState } = form;
+  const errors = formState.errors;
+  const lines = useLinesFieldset(form);
+  const choose = useCallback((customerId: string) => setValue('customerId', customerId), [setValue]);
+  const picker = useCustomerPicker(watch('customerId'), choose);
+  const actions = useBackOfficeActions(['invoices']);
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    const local: Record<string, string> = {};
-    if (!picker.customerId) local.customerId = 'Choose a customer (create one under Customers first)';
-    const customLines = parseLines(lines, currency, local);
-    if (Object.keys(local).length > 0) {
-      setErrors({ fields: local });
-      return;
-    }
-    setBusy(true);
-    setErrors(NO_ERRORS);
-    try {
-      onCreated(await api.createInvoice({ customerId: picker.customerId, customLines, dueDate, ...(memo.trim() ? { memo: memo.trim() } : {}) }));
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => ['customerId', 'dueDate', 'memo'].includes(p) || isLinePath(p)));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const onSubmit = handleSubmit(async (body) => {
+    const fields = ['customerId', 'dueDate', 'memo', 'customLines', ...linePaths(body.customLines.length)] as const;
+    const created = await actions.run(
+      (api) => api.createInvoice(body),
+      (err) => showProblem<TypedDraft>(err, setError, fields),
+    );
+    if (created) onCreated();
+  });
 
   return (
     <form
-      ref={formRef}
       className="bo-panel bo-form"
-      onSubmit={onSubmit}
+      onSubmit={(event) => void onSubmit(event)}
       onKeyDown={(e) => e.key === 'Escape' && onCancel()}
       noValidate
       aria-label="New invoice"
       data-testid="invoice-form"
     >
       <h3>New draft invoice</h3>
-      {errors.form ? (
+      {actions.error ? (
         <p className="form-error" role="alert">
-          {errors.form}
+          {actions.error}
         </p>
       ) : null}
       <div className="bo-row">
-        <CustomerPicker id={id} picker={picker} error={errors.fields.customerId} testId="invoice" autoFocus />
-        <Field id={`${id}-due`} label="Due date" error={errors.fields.dueDate}>
-          {(p) => (
-            <input {...p} className="bo-input" type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} data-testid="invoice-due" />
-          )}
+        <CustomerPicker id={id} picker={picker} field={register('customerId')} error={errors.customerId?.message} testId="invoice" autoFocus />
+        <Field id={`${id}-due`} label="Due date" error={errors.dueDate?.message}>
+          {(p) => <input {...p} className="bo-input" type="date" {...register('dueDate')} data-testid="invoice-due" />}
         </Field>
       </div>
-      <LinesFieldset id={id} lines={lines} setLines={setLines} errors={errors} currency={currency} testId="invoice" />
-      <Field id={`${id}-memo`} label="Memo (optional)" error={errors.fields.memo}>
-        {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} />}
+      <LinesFieldset id={id} {...lines} currency={currency} testId="invoice" />
+      <Field id={`${id}-memo`} label="Memo (optional)" error={errors.memo?.message}>
+        {(p) => <input {...p} className="bo-input" {...register('memo')} />}
       </Field>
       <div className="bo-actions">
-        <button type="submit" className="button button-primary" disabled={busy} data-testid="invoice-create">
-          {busy ? 'Saving…' : 'Save draft'}
+        <button type="submit" className="button button-primary" disabled={formState.isSubmitting} data-testid="invoice-create">
+          {formState.isSubmitting ? 'Saving…' : 'Save draft'}
         </button>
         <button type="button" className="button" onClick={onCancel}>
           Cancel

@@ -1,17 +1,18 @@
 /** Deleting an item from its editor, after an inline confirmation. */
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { errorMessage, type ApiCatalogItem } from '../common/back-office-api.ts';
-import { useApi } from '../common/back-office-kit.tsx';
+import type { ApiCatalogItem } from '../common/back-office-api.ts';
+import { useBackOfficeActions } from '../common/back-office-query.ts';
 
 /**
  * "Delete item…", confirmed inline: the button turns into "Really delete <name>? [Delete] [Keep]" (focus on Keep;
  * Escape there keeps the item and leaves the dialog open). Delete calls the API, then `onDeleted`.
  */
 export function DeleteItem({ item, onDeleted }: { item: ApiCatalogItem; onDeleted: () => void }) {
-  const api = useApi();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  // The list the item leaves is refetched by `onDeleted`'s owner (the catalog).
+  const actions = useBackOfficeActions([]);
+  const busy = actions.pending;
+  const error = actions.error;
   const askRef = useRef<HTMLButtonElement>(null);
   const keepRef = useRef<HTMLButtonElement>(null);
   const wasConfirming = useRef(false);
@@ -24,15 +25,11 @@ export function DeleteItem({ item, onDeleted }: { item: ApiCatalogItem; onDelete
   }, [confirming]);
 
   const remove = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    const deleted = await actions.run(async (api) => {
       await api.deleteItem(item.id);
-      onDeleted();
-    } catch (err) {
-      setError(errorMessage(err));
-      setBusy(false);
-    }
+      return true;
+    });
+    if (deleted) onDeleted();
   };
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -47,7 +44,7 @@ export function DeleteItem({ item, onDeleted }: { item: ApiCatalogItem; onDelete
       {confirming ? (
         <>
           <span className="bo-delete-question">Really delete {item.name}?</span>
-          <button type="button" className="button bo-danger" onClick={remove} disabled={busy} data-testid="item-delete-confirm">
+          <button type="button" className="button bo-danger" onClick={() => void remove()} disabled={busy} data-testid="item-delete-confirm">
             {busy ? 'Deleting…' : 'Delete'}
           </button>
           <button

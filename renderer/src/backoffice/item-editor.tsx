@@ -3,31 +3,30 @@
  * dollars → integer cents, SKU, GTIN, stock tracking), the store's tax rates that apply, modifier lists
  * (modifier-lists-editor.tsx); a generated picture (image API, credits shown, kept permanently before it is attached);
  * stock on hand per tracked variation with receive / adjust / count and a low-stock threshold; and deleting the item
- * after an inline confirmation (item-delete.tsx; the picture in item-picture.tsx, stock in item-stock.tsx, form state in
- * item-drafts.ts).
+ * after an inline confirmation (item-delete.tsx; the picture in item-picture.tsx, stock in item-stock.tsx, the form
+ * and its rules in item-drafts.ts). Each field is checked by the request body's own rule before it is sent; the
+ * server's field errors show in place.
  */
-import { useId, useRef, useState, type FormEvent } from 'react';
-import type { ItemKind, TaxRate } from '../../../core/index.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId, useMemo, useRef, useState } from 'react';
+import { useFieldArray, useForm } from 'react-hook-form';
+import type { TaxRate } from '../../../core/index.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { parseCashInput } from '../common/cash.ts';
-import type { ApiCatalogItem, ItemInput, VariationInput } from '../common/back-office-api.ts';
-import { ModifierListsEditor, modifierListDrafts, parseModifierLists, type ModifierListDraft } from './modifier-lists-editor.tsx';
-import {
-  Field,
-  formErrorsOf,
-  NO_ERRORS,
-  useApi,
-  useCurrency,
-  useFocusFirstError,
-  useEscapeFromBody,
-  type FormErrors,
-} from '../common/back-office-kit.tsx';
-import { type VariationDraft, draftKey, draftsOf, isItemPath, percentOf } from './item-drafts.ts';
+import { ApiError, type ApiCatalogItem, type ItemInput } from '../common/back-office-api.ts';
+import { Field, useApi, useCurrency, useEscapeFromBody } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem } from '../common/forms.ts';
+import { ModifierListsEditor, listError } from './modifier-lists-editor.tsx';
+import { type ItemChecked, type ItemTyped, emptyVariation, itemForm, itemPaths, percentOf, valuesOf } from './item-drafts.ts';
 import { DeleteItem } from './item-delete.tsx';
 import { PicturePanel } from './item-picture.tsx';
 import { StockPanel } from './item-stock.tsx';
 
 interface ItemEditorProps {
+  /**
+   * The item to edit as the screen holds it (read again from the server at once), or `undefined` for a new item; after
+   * a create the owner passes the created item (`onSaved`'s) so the editor goes on editing it.
+   */
   item: ApiCatalogItem | undefined;
   categories: string[];
   /** The store's tax rates (from the catalog list): one checkbox each. */
@@ -44,84 +43,63 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
   const api = useApi();
   const currency = useCurrency();
   const formId = useId();
-  const [current, setCurrent] = useState<ApiCatalogItem | undefined>(item);
-  const [name, setName] = useState(item?.name ?? '');
-  const [category, setCategory] = useState(item?.category ?? '');
-  const [kind, setKind] = useState<ItemKind>(item?.kind ?? 'product');
-  const [description, setDescription] = useState(item?.description ?? '');
-  const [variations, setVariations] = useState<VariationDraft[]>(() => draftsOf(item, currency));
-  const [taxRateIds, setTaxRateIds] = useState<string[]>(() => [...(item?.taxRateIds ?? defaultTaxRateIds)]);
-  const [modifierLists, setModifierLists] = useState<ModifierListDraft[]>(() => modifierListDrafts(item?.modifierLists ?? [], currency));
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
+  const schema = useMemo(() => itemForm(currency), [currency]);
+  const { register, control, handleSubmit, setError, setValue, getValues, watch, reset, formState } = useForm<ItemTyped, unknown, ItemChecked>({
+    resolver: zodResolver(schema),
+    defaultValues: valuesOf(item, currency, defaultTaxRateIds),
+  });
+  const variations = useFieldArray({ control, name: 'variations', keyName: 'fieldId' });
+  // The item as the server last answered it: a query, read again after each save (the list is refetched by
+  // `onSaved`'s owner). A new item has none until it is created.
+  const itemId = item?.id;
+  const itemQuery = useBackOfficeData('catalog-item', [itemId], (a) => a.getItem(itemId ?? ''), { initialData: item, enabled: itemId !== undefined });
+  const current = itemQuery.data;
+  const actions = useBackOfficeActions(['catalog-item']);
   useEscapeFromBody(onClose);
-  const [saving, setSaving] = useState(false);
+  // "Saved" until the form is changed again.
   const [saved, setSaved] = useState(false);
+  const showSaved = saved && !formState.isDirty;
+  const saving = formState.isSubmitting;
   // A picture chosen before a new item is saved goes with the create call.
   const [pendingImage, setPendingImage] = useState<string | undefined>();
+  const taxBoxes = useRef<HTMLDivElement>(null);
 
-  const setVariation = (key: string, patch: Partial<VariationDraft>) => {
-    setSaved(false);
-    setVariations((list) => list.map((v) => (v.key === key ? { ...v, ...patch } : v)));
-  };
-  const changeModifierLists = (update: (lists: ModifierListDraft[]) => ModifierListDraft[]) => {
-    setSaved(false);
-    setModifierLists(update);
-  };
+  const name = watch('name');
+  const rows = watch('variations');
+  const taxRateIds = watch('taxRateIds');
   const toggleTaxRate = (id: string, on: boolean) => {
-    setSaved(false);
-    setTaxRateIds((ids) => (on ? (ids.includes(id) ? ids : [...ids, id]) : ids.filter((x) => x !== id)));
+    const ids = getValues('taxRateIds');
+    setValue('taxRateIds', on ? (ids.includes(id) ? ids : [...ids, id]) : ids.filter((x) => x !== id), { shouldDirty: true });
   };
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    // Amounts are parsed from text into integer cents (never through a float); bad ones are caught here.
-    const local: Record<string, string> = {};
-    const parsed: VariationInput[] = variations.map((v, i) => {
-      const cents = parseCashInput(v.price, currency);
-      if (cents === undefined) local[`variations.${i}.priceCents`] = 'Enter a price like 4.50';
-      return {
-        ...(v.id ? { id: v.id } : {}),
-        name: v.name.trim(),
-        priceCents: cents ?? 0,
-        ...(v.sku.trim() ? { sku: v.sku.trim() } : {}),
-        ...(v.gtin.trim() ? { gtin: v.gtin.trim() } : {}),
-        trackStock: v.trackStock,
-      };
-    });
-    const lists = parseModifierLists(modifierLists, currency);
-    Object.assign(local, lists.errors);
-    if (Object.keys(local).length > 0) {
-      setErrors({ fields: local });
-      return;
-    }
-    const text = description.trim();
-    const input: ItemInput = { name: name.trim(), category: category.trim(), kind, variations: parsed, modifierLists: lists.lists, taxRateIds };
-    setSaving(true);
-    setErrors(NO_ERRORS);
-    try {
-      const result = current
-        ? await api.updateItem(current.id, { ...input, description: text === '' ? null : text })
-        : await api.createItem({ ...input, ...(text ? { description: text } : {}), ...(pendingImage ? { imageUrl: pendingImage } : {}) });
-      setCurrent(result);
-      // Keep each row's React key so the focused input stays mounted (Escape and Enter keep working after a save).
-      setVariations((prev) => draftsOf(result, currency).map((d, i) => ({ ...d, key: prev[i]?.key ?? d.key })));
-      setModifierLists((prev) => modifierListDrafts(result.modifierLists, currency, prev));
-      setTaxRateIds(result.taxRateIds);
-      setKind(result.kind);
-      setDescription(result.description ?? '');
-      setSaved(true);
-      onSaved(result);
-    } catch (err) {
-      setErrors(formErrorsOf(err, isItemPath));
-    } finally {
-      setSaving(false);
-    }
-  };
+  const onSubmit = handleSubmit(async ({ description, ...fields }) => {
+    const sent = getValues();
+    const input: ItemInput = fields;
+    // A problem about the rates has no input of its own: focus goes to their first checkbox.
+    const describe = (err: unknown) => {
+      const message = showProblem(err, setError, itemPaths(sent));
+      const first = err instanceof ApiError ? Object.keys(err.fieldErrors())[0] : undefined;
+      if (first?.startsWith('taxRateIds')) taxBoxes.current?.querySelector('input')?.focus();
+      return message;
+    };
+    const result = await actions.run(
+      (a) =>
+        current
+          ? a.updateItem(current.id, { ...input, description: description ?? null })
+          : a.createItem({ ...input, ...(description ? { description } : {}), ...(pendingImage ? { imageUrl: pendingImage } : {}) }),
+      describe,
+    );
+    if (!result) return;
+    // Each row keeps its React key, so the focused input stays mounted (Escape and Enter keep working after a save).
+    reset(valuesOf(result, currency, [], sent));
+    setSaved(true);
+    onSaved(result);
+  });
+
+  const errors = formState.errors;
 
   // A problem about one listed rate (`taxRateIds.1`) shows with the checkboxes too.
-  const taxError = errors.fields.taxRateIds ?? Object.entries(errors.fields).find(([p]) => /^taxRateIds\.\d+$/.test(p))?.[1];
+  const taxError = listError(errors.taxRateIds) ?? (Array.isArray(errors.taxRateIds) ? errors.taxRateIds.find(Boolean)?.message : undefined);
   const taxErrorId = `${formId}-tax-error`;
   // A rate the item carries that the store no longer lists stays as a ticked box until it is unticked.
   const unknownRates = taxRateIds.filter((id) => !taxRates.some((r) => r.id === id));
@@ -142,7 +120,7 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
               }}
             />
           ) : null}
-          {saved ? (
+          {showSaved ? (
             <span className="bo-saved" role="status" data-testid="item-saved">
               Saved
             </span>
@@ -156,38 +134,20 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
         </>
       }
     >
-      <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
-        {errors.form ? (
+      <form id={formId} className="bo-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+        {actions.error ? (
           <p className="form-error" role="alert" data-testid="item-form-error">
-            {errors.form}
+            {actions.error}
           </p>
         ) : null}
         <div className="bo-row">
-          <Field id={`${formId}-name`} label="Name" error={errors.fields.name}>
-            {(p) => (
-              <input
-                {...p}
-                className="bo-input"
-                value={name}
-                onChange={(e) => (setName(e.target.value), setSaved(false))}
-                data-testid="item-name"
-                data-autofocus
-                required
-              />
-            )}
+          <Field id={`${formId}-name`} label="Name" error={errors.name?.message}>
+            {(p) => <input {...p} className="bo-input" {...register('name')} data-testid="item-name" data-autofocus required />}
           </Field>
-          <Field id={`${formId}-category`} label="Category" error={errors.fields.category}>
+          <Field id={`${formId}-category`} label="Category" error={errors.category?.message}>
             {(p) => (
               <>
-                <input
-                  {...p}
-                  className="bo-input"
-                  list={`${formId}-categories`}
-                  value={category}
-                  onChange={(e) => (setCategory(e.target.value), setSaved(false))}
-                  data-testid="item-category"
-                  required
-                />
+                <input {...p} className="bo-input" list={`${formId}-categories`} {...register('category')} data-testid="item-category" required />
                 <datalist id={`${formId}-categories`}>
                   {categories.map((c) => (
                     <option key={c} value={c} />
@@ -196,116 +156,66 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
               </>
             )}
           </Field>
-          <Field id={`${formId}-kind`} label="Kind" error={errors.fields.kind} className="bo-field-narrow">
+          <Field id={`${formId}-kind`} label="Kind" error={errors.kind?.message} className="bo-field-narrow">
             {(p) => (
-              <select
-                {...p}
-                className="bo-input"
-                value={kind}
-                onChange={(e) => (setKind(e.target.value === 'service' ? 'service' : 'product'), setSaved(false))}
-                data-testid="item-kind"
-              >
+              <select {...p} className="bo-input" {...register('kind')} data-testid="item-kind">
                 <option value="product">Product</option>
                 <option value="service">Service</option>
               </select>
             )}
           </Field>
         </div>
-        <Field id={`${formId}-description`} label="Description (optional)" error={errors.fields.description} className="bo-field-wide">
+        <Field id={`${formId}-description`} label="Description (optional)" error={errors.description?.message} className="bo-field-wide">
           {(p) => (
-            <textarea
-              {...p}
-              className="bo-input bo-textarea"
-              rows={2}
-              maxLength={2000}
-              value={description}
-              onChange={(e) => (setDescription(e.target.value), setSaved(false))}
-              data-testid="item-description"
-            />
+            <textarea {...p} className="bo-input bo-textarea" rows={2} maxLength={2000} {...register('description')} data-testid="item-description" />
           )}
         </Field>
 
         <fieldset className="bo-fieldset">
           <legend>Variations</legend>
-          {errors.fields.variations ? (
+          {listError(errors.variations) ? (
             <p className="bo-field-error" role="alert">
-              {errors.fields.variations}
+              {listError(errors.variations)}
             </p>
           ) : null}
-          {variations.map((v, i) => (
-            <div className="bo-variation" key={v.key} data-testid="variation-row" data-variation-id={v.id ?? ''}>
-              <Field id={`${formId}-v${v.key}-name`} label="Variation" error={errors.fields[`variations.${i}.name`]}>
-                {(p) => (
-                  <input
-                    {...p}
-                    className="bo-input"
-                    value={v.name}
-                    onChange={(e) => setVariation(v.key, { name: e.target.value })}
-                    data-testid="variation-name"
-                  />
-                )}
+          {variations.fields.map((v, i) => (
+            <div className="bo-variation" key={v.key} data-testid="variation-row" data-variation-id={rows[i]?.id ?? ''}>
+              <Field id={`${formId}-v${v.key}-name`} label="Variation" error={errors.variations?.[i]?.name?.message}>
+                {(p) => <input {...p} className="bo-input" {...register(`variations.${i}.name`)} data-testid="variation-name" />}
               </Field>
-              <Field id={`${formId}-v${v.key}-price`} label={`Price (${currency})`} error={errors.fields[`variations.${i}.priceCents`]}>
+              <Field id={`${formId}-v${v.key}-price`} label={`Price (${currency})`} error={errors.variations?.[i]?.priceCents?.message}>
                 {(p) => (
                   <input
                     {...p}
                     className="bo-input bo-money"
                     inputMode="decimal"
-                    value={v.price}
                     placeholder="0.00"
-                    onChange={(e) => setVariation(v.key, { price: e.target.value })}
+                    {...register(`variations.${i}.priceCents`)}
                     data-testid="variation-price"
                   />
                 )}
               </Field>
-              <Field id={`${formId}-v${v.key}-sku`} label="SKU" error={errors.fields[`variations.${i}.sku`]}>
-                {(p) => (
-                  <input
-                    {...p}
-                    className="bo-input"
-                    value={v.sku}
-                    onChange={(e) => setVariation(v.key, { sku: e.target.value })}
-                    data-testid="variation-sku"
-                  />
-                )}
+              <Field id={`${formId}-v${v.key}-sku`} label="SKU" error={errors.variations?.[i]?.sku?.message}>
+                {(p) => <input {...p} className="bo-input" {...register(`variations.${i}.sku`)} data-testid="variation-sku" />}
               </Field>
-              <Field id={`${formId}-v${v.key}-gtin`} label="GTIN (barcode)" error={errors.fields[`variations.${i}.gtin`]}>
-                {(p) => (
-                  <input
-                    {...p}
-                    className="bo-input"
-                    inputMode="numeric"
-                    value={v.gtin}
-                    onChange={(e) => setVariation(v.key, { gtin: e.target.value })}
-                    data-testid="variation-gtin"
-                  />
-                )}
+              <Field id={`${formId}-v${v.key}-gtin`} label="GTIN (barcode)" error={errors.variations?.[i]?.gtin?.message}>
+                {(p) => <input {...p} className="bo-input" inputMode="numeric" {...register(`variations.${i}.gtin`)} data-testid="variation-gtin" />}
               </Field>
               <label className="bo-check">
-                <input
-                  type="checkbox"
-                  checked={v.trackStock}
-                  onChange={(e) => setVariation(v.key, { trackStock: e.target.checked })}
-                  data-testid="variation-track-stock"
-                />{' '}
-                Track stock
+                <input type="checkbox" {...register(`variations.${i}.trackStock`)} data-testid="variation-track-stock" /> Track stock
               </label>
               <button
                 type="button"
                 className="button button-ghost"
-                disabled={variations.length <= 1}
-                aria-label={`Remove variation ${v.name || i + 1}`}
-                onClick={() => setVariations((list) => list.filter((x) => x.key !== v.key))}
+                disabled={variations.fields.length <= 1}
+                aria-label={`Remove variation ${rows[i]?.name || i + 1}`}
+                onClick={() => variations.remove(i)}
               >
                 Remove
               </button>
             </div>
           ))}
-          <button
-            type="button"
-            className="button"
-            onClick={() => setVariations((list) => [...list, { key: draftKey(), name: '', price: '', sku: '', gtin: '', trackStock: false }])}
-          >
+          <button type="button" className="button" onClick={() => variations.append(emptyVariation())}>
             Add variation
           </button>
         </fieldset>
@@ -313,7 +223,7 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
         <fieldset className="bo-fieldset" aria-describedby={taxError ? taxErrorId : undefined} data-testid="item-tax-rates">
           <legend>Tax rates</legend>
           {taxRates.length === 0 && unknownRates.length === 0 ? <p className="muted bo-hint bo-flush">This store has no tax rates.</p> : null}
-          <div className="bo-tax-rates">
+          <div className="bo-tax-rates" ref={taxBoxes}>
             {taxRates.map((rate) => (
               <label className="bo-check bo-tax-rate" key={rate.id}>
                 <input
@@ -350,7 +260,7 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
           ) : null}
         </fieldset>
 
-        <ModifierListsEditor idPrefix={formId} currency={currency} lists={modifierLists} onChange={changeModifierLists} errors={errors.fields} />
+        <ModifierListsEditor idPrefix={formId} currency={currency} control={control} register={register} errors={errors} />
       </form>
 
       <PicturePanel
@@ -362,7 +272,7 @@ export function ItemEditor({ item, categories, taxRates, defaultTaxRateIds = [],
             return;
           }
           const updated = await api.updateItem(current.id, { imageUrl: url });
-          setCurrent(updated);
+          await itemQuery.refresh();
           onSaved(updated);
         }}
       />

@@ -1,15 +1,10 @@
-/** The item editor's generated picture: image API, credits, preview, then attached. */
-import { useCallback, useEffect, useState } from 'react';
-import { errorMessage, imageIdOf, localPath } from '../common/back-office-api.ts';
-import { useApi } from '../common/back-office-kit.tsx';
-
-type PictureState =
-  | { phase: 'idle' }
-  | { phase: 'generating' }
-  | { phase: 'preview'; url: string }
-  | { phase: 'attaching'; url: string }
-  | { phase: 'attached' }
-  | { phase: 'failed'; message: string };
+/**
+ * The item editor's generated picture: image API, credits, preview, then attached. The credit balance is a query,
+ * read again after each generation; a failed step keeps its reason as the panel's error.
+ */
+import { useState } from 'react';
+import { imageIdOf, localPath } from '../common/back-office-api.ts';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 
 /** "Generate picture": the image API with the item's name, a preview, then a permanent copy attached to the item. */
 export function PicturePanel({
@@ -21,50 +16,44 @@ export function PicturePanel({
   imageUrl: string | undefined;
   onAttach: (url: string) => Promise<void>;
 }) {
-  const api = useApi();
-  const [balance, setBalance] = useState<number | undefined>();
-  const [state, setState] = useState<PictureState>({ phase: 'idle' });
-
-  const refreshBalance = useCallback(
-    () =>
-      api.credits().then(
-        (c) => setBalance(c.balance),
-        () => undefined,
-      ),
-    [api],
-  );
-  useEffect(() => {
-    void refreshBalance();
-  }, [refreshBalance]);
+  const credits = useBackOfficeData('credits', [], (api) => api.credits());
+  const balance = credits.data?.balance;
+  const actions = useBackOfficeActions(['credits']);
+  // What the last generation made (until attached or discarded) and whether it was attached.
+  const [preview, setPreview] = useState<string | undefined>();
+  const [attached, setAttached] = useState(false);
 
   const generate = async () => {
-    setState({ phase: 'generating' });
-    try {
+    setPreview(undefined);
+    setAttached(false);
+    const url = await actions.run(async (api) => {
       const result = await api.generateImage(itemName.trim());
       const first = result.images[0];
       if (!first) throw new Error('The image API answered without an image.');
-      setState({ phase: 'preview', url: first.url });
-    } catch (err) {
-      setState({ phase: 'failed', message: errorMessage(err) });
-    } finally {
-      void refreshBalance();
-    }
+      return first.url;
+    });
+    if (url) setPreview(url);
+    // A failed generation may still have spent a credit: the balance is read again either way.
+    else void credits.refresh();
   };
 
   const attach = async (url: string) => {
-    setState({ phase: 'attaching', url });
-    try {
+    const done = await actions.run(async (api) => {
       // A permanent copy: generated images are served for 7 days only (docs/images.md).
       const id = imageIdOf(url);
       const kept = id ? (await api.keepImage(id)).url : url;
       await onAttach(kept);
-      setState({ phase: 'attached' });
-    } catch (err) {
-      setState({ phase: 'failed', message: errorMessage(err) });
-    }
+      return true;
+    });
+    if (!done) return;
+    setPreview(undefined);
+    setAttached(true);
   };
 
-  const busy = state.phase === 'generating' || state.phase === 'attaching';
+  const busy = actions.pending;
+  const generating = busy && preview === undefined;
+  // The balance stays "…" when it cannot be read (the image API answers for itself on Generate).
+  const failure = actions.error;
   return (
     <section className="bo-panel" aria-labelledby="bo-picture-title">
       <div className="bo-panel-header">
@@ -83,45 +72,45 @@ export function PicturePanel({
           <button
             type="button"
             className="button"
-            onClick={generate}
+            onClick={() => void generate()}
             disabled={busy || itemName.trim() === '' || balance === 0}
             data-testid="generate-picture"
           >
             Generate picture
           </button>
           <p className="muted bo-hint">Uses 1 credit; made from the item name.</p>
-          {state.phase === 'generating' ? (
+          {generating ? (
             <p role="status" data-testid="picture-progress">
               <progress /> Generating a picture of “{itemName}”…
             </p>
           ) : null}
-          {state.phase === 'preview' || state.phase === 'attaching' ? (
+          {preview !== undefined ? (
             <div className="bo-preview">
-              <img src={localPath(state.url)} alt={`Generated picture of ${itemName}`} data-testid="picture-preview" />
+              <img src={localPath(preview)} alt={`Generated picture of ${itemName}`} data-testid="picture-preview" />
               <div>
                 <button
                   type="button"
                   className="button button-primary"
-                  onClick={() => attach(state.url)}
+                  onClick={() => void attach(preview)}
                   disabled={busy}
                   data-testid="attach-picture"
                 >
-                  {state.phase === 'attaching' ? 'Attaching…' : 'Use this picture'}
+                  {busy ? 'Attaching…' : 'Use this picture'}
                 </button>
-                <button type="button" className="button button-ghost" onClick={() => setState({ phase: 'idle' })} disabled={busy}>
+                <button type="button" className="button button-ghost" onClick={() => setPreview(undefined)} disabled={busy}>
                   Discard
                 </button>
               </div>
             </div>
           ) : null}
-          {state.phase === 'attached' ? (
+          {attached ? (
             <p role="status" data-testid="picture-attached">
               Picture attached.
             </p>
           ) : null}
-          {state.phase === 'failed' ? (
+          {failure ? (
             <p className="form-error" role="alert" data-testid="picture-error">
-              {state.message}
+              {failure}
             </p>
           ) : null}
         </div>

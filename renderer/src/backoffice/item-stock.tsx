@@ -1,97 +1,106 @@
-/** The item editor's stock section: on hand per tracked variation, receive / adjust / count, low-stock threshold. */
-import { useEffect, useId, useState, type FormEvent } from 'react';
+/**
+ * The item editor's stock section: on hand per tracked variation, receive / adjust / count, low-stock threshold. The
+ * levels are a query (refetched after each change made here); each row's units and alert level are checked with the
+ * request bodies' own rules (core `stockReceiveSchema`, `stockAdjustSchema`, `stockCountSchema`,
+ * `stockThresholdsSchema`) before a request is sent.
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { stockAdjustSchema, stockCountSchema, stockReceiveSchema, stockThresholdsSchema } from '../../../core/index.ts';
 import { errorMessage, type ApiCatalogItem, type StockLevel } from '../common/back-office-api.ts';
-import { formErrorsOf, useApi } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem, typed } from '../common/forms.ts';
 
 /** Stock on hand per tracked variation: receive, adjust or count, and a low-stock threshold. */
 export function StockPanel({ item, onChanged }: { item: ApiCatalogItem; onChanged: () => void }) {
-  const api = useApi();
-  const [levels, setLevels] = useState<StockLevel[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
-
-  useEffect(() => {
-    let current = true;
-    api.inventory({ itemId: item.id }).then(
-      (page) => current && setLevels(page.data),
-      (err: unknown) => current && setError(errorMessage(err)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, item.id, item.updatedAt]);
-
-  const replace = (updated: StockLevel[]) => setLevels((list) => list?.map((l) => updated.find((u) => u.variationId === l.variationId) ?? l));
+  // Keyed by the tracked variations too: ticking "Track stock" on another one and saving reads the levels again.
+  const tracked = item.variations
+    .filter((v) => v.trackStock)
+    .map((v) => v.id)
+    .join(',');
+  const stock = useBackOfficeData('stock', [item.id, tracked], (api) => api.inventory({ itemId: item.id }));
+  const levels = stock.data?.data;
 
   return (
     <section className="bo-panel" aria-labelledby="bo-stock-title">
       <h3 id="bo-stock-title">Stock on hand</h3>
-      {error ? <p className="form-error">{error}</p> : null}
-      {!levels && !error ? <p className="muted">Loading stock…</p> : null}
+      {stock.error ? <p className="form-error">{errorMessage(stock.error)}</p> : null}
+      {!levels && !stock.error ? <p className="muted">Loading stock…</p> : null}
       {levels?.map((level) => (
-        <StockRow
-          key={level.variationId}
-          level={level}
-          onLevels={(updated) => {
-            replace(updated);
-            onChanged();
-          }}
-        />
+        <StockRow key={level.variationId} level={level} onChanged={onChanged} />
       ))}
     </section>
   );
 }
 
-function StockRow({ level, onLevels }: { level: StockLevel; onLevels: (levels: StockLevel[]) => void }) {
-  const api = useApi();
+/** Typed units: a whole number, signed (`-2`), else `undefined`. */
+const unitsOf = (text: string) => (/^\s*-?\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
+/** A typed alert level: empty for none (`null`), else whole units; `undefined` when it is neither. */
+const thresholdOf = (text: string) => (text.trim() === '' ? null : /^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
+
+/** The units of each kind of change, checked by the rule of its request body's line. */
+const moveForm = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('receive'),
+    amount: typed(unitsOf, 'Enter the units received (1 or more)', stockReceiveSchema.shape.lines.element.shape.quantity),
+  }),
+  z.object({
+    kind: z.literal('adjust'),
+    amount: typed(unitsOf, 'Enter a change like -2 or 3', stockAdjustSchema.shape.lines.element.shape.quantity),
+  }),
+  z.object({
+    kind: z.literal('count'),
+    amount: typed(unitsOf, 'Enter the units counted (0 or more)', stockCountSchema.shape.lines.element.shape.counted),
+  }),
+]);
+type MoveTyped = z.input<typeof moveForm>;
+/** The alert level, checked by the rule of the thresholds body's line. */
+const thresholdForm = z.object({
+  threshold: typed(
+    thresholdOf,
+    'The alert level is a whole number of units (empty for none)',
+    stockThresholdsSchema.shape.thresholds.element.shape.lowStockThreshold,
+  ),
+});
+type ThresholdTyped = z.input<typeof thresholdForm>;
+
+function StockRow({ level, onChanged }: { level: StockLevel; onChanged: () => void }) {
   const id = useId();
-  const [kind, setKind] = useState<'receive' | 'adjust' | 'count'>('receive');
-  const [amount, setAmount] = useState('');
-  const [threshold, setThreshold] = useState(level.lowStockThreshold === null ? '' : String(level.lowStockThreshold));
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const move = useForm<MoveTyped, unknown, z.output<typeof moveForm>>({
+    resolver: zodResolver(moveForm),
+    defaultValues: { kind: 'receive', amount: '' },
+  });
+  const threshold = useForm<ThresholdTyped, unknown, z.output<typeof thresholdForm>>({
+    resolver: zodResolver(thresholdForm),
+    defaultValues: { threshold: level.lowStockThreshold === null ? '' : String(level.lowStockThreshold) },
+  });
+  const actions = useBackOfficeActions(['stock']);
 
-  const apply = async (event: FormEvent) => {
-    event.preventDefault();
-    const n = /^-?\d+$/.test(amount.trim()) ? Number(amount.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || (kind === 'receive' && n <= 0) || (kind === 'adjust' && n === 0) || (kind === 'count' && n < 0)) {
-      setError(
-        kind === 'receive'
-          ? 'Enter the units received (1 or more)'
-          : kind === 'adjust'
-            ? 'Enter a change like -2 or 3'
-            : 'Enter the units counted (0 or more)',
-      );
-      return;
-    }
-    setBusy(true);
-    setError(undefined);
-    try {
-      const result = await api.moveStock(kind, level.variationId, n);
-      onLevels(result.levels);
-      setAmount('');
-    } catch (err) {
-      setError(formErrorsOf(err, () => false).form);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const saveThreshold = async () => {
-    const t = threshold.trim() === '' ? null : /^\d+$/.test(threshold.trim()) ? Number(threshold.trim()) : NaN;
-    if (t !== null && !Number.isSafeInteger(t)) {
-      setError('The alert level is a whole number of units (empty for none)');
-      return;
-    }
+  const apply = move.handleSubmit(async ({ kind, amount }) => {
+    const moved = await actions.run(
+      (api) => api.moveStock(kind, level.variationId, amount),
+      (err) => showProblem(err, move.setError, []),
+    );
+    if (!moved) return;
+    move.reset({ kind, amount: '' });
+    onChanged();
+  });
+  const saveThreshold = threshold.handleSubmit(async ({ threshold: t }) => {
     if (t === level.lowStockThreshold) return;
-    try {
-      onLevels((await api.setThreshold(level.variationId, t)).data);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
+    const saved = await actions.run(
+      (api) => api.setThreshold(level.variationId, t),
+      (err) => showProblem(err, threshold.setError, []),
+    );
+    if (saved) onChanged();
+  });
 
+  const amountError = move.formState.errors.amount?.message;
+  const thresholdError = threshold.formState.errors.threshold?.message;
+  const error = amountError ?? thresholdError ?? actions.error;
   return (
-    <form className="bo-stock-row" onSubmit={apply} data-testid="stock-row" data-variation-id={level.variationId}>
+    <form className="bo-stock-row" onSubmit={(e) => void apply(e)} noValidate data-testid="stock-row" data-variation-id={level.variationId}>
       <span className="bo-stock-name">{level.variationName}</span>
       <span className={level.isLow ? 'bo-on-hand bo-on-hand-low' : 'bo-on-hand'}>
         <span data-testid="stock-on-hand">{level.onHand}</span> on hand{level.isLow ? ' · low' : ''}
@@ -99,7 +108,7 @@ function StockRow({ level, onLevels }: { level: StockLevel; onLevels: (levels: S
       <label className="visually-hidden" htmlFor={`${id}-kind`}>
         Stock change for {level.variationName}
       </label>
-      <select id={`${id}-kind`} className="bo-input" value={kind} onChange={(e) => setKind(e.target.value as typeof kind)} data-testid="stock-kind">
+      <select id={`${id}-kind`} className="bo-input" {...move.register('kind')} data-testid="stock-kind">
         <option value="receive">Receive</option>
         <option value="adjust">Adjust (±)</option>
         <option value="count">Count</option>
@@ -112,11 +121,12 @@ function StockRow({ level, onLevels }: { level: StockLevel; onLevels: (levels: S
         className="bo-input bo-units"
         inputMode="numeric"
         placeholder="Units"
-        value={amount}
-        onChange={(e) => setAmount(e.target.value)}
+        aria-invalid={Boolean(amountError)}
+        {...(amountError ? { 'aria-describedby': `${id}-error` } : {})}
+        {...move.register('amount')}
         data-testid="stock-amount"
       />
-      <button type="submit" className="button" disabled={busy} data-testid="stock-apply">
+      <button type="submit" className="button" disabled={move.formState.isSubmitting} data-testid="stock-apply">
         Apply
       </button>
       <label className="bo-threshold">
@@ -124,14 +134,14 @@ function StockRow({ level, onLevels }: { level: StockLevel; onLevels: (levels: S
         <input
           className="bo-input bo-units"
           inputMode="numeric"
-          value={threshold}
-          onChange={(e) => setThreshold(e.target.value)}
-          onBlur={saveThreshold}
+          aria-invalid={Boolean(thresholdError)}
+          {...(thresholdError ? { 'aria-describedby': `${id}-error` } : {})}
+          {...threshold.register('threshold', { onBlur: () => void saveThreshold() })}
           data-testid="stock-threshold"
         />
       </label>
       {error ? (
-        <span className="bo-field-error" role="alert">
+        <span className="bo-field-error" id={`${id}-error`} role="alert">
           {error}
         </span>
       ) : null}

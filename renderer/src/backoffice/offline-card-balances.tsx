@@ -1,37 +1,25 @@
-import { useEffect, useState } from 'react';
 import { formatMoney, type OfflineCardPayment } from '../../../core/index.ts';
-import { useApi } from '../common/back-office-kit.tsx';
+import { useBackOfficeData } from '../common/back-office-query.ts';
 
 /**
  * "Balance due — offline card declined": card payments a terminal approved offline whose forward the
  * processor declined, or that expired unforwarded past the store's forward window (state `expired`), above the orders, with the receipt, amount, card and the receipt's customer to contact. For a
  * manager to collect the balance on the order (its "Collect balance" action); one collected (balance 0) is no longer
- * listed. Nothing when none; a failed load shows nothing (the orders list reports it).
+ * listed. Nothing when none; a failed load shows nothing (the orders list reports it). Held by TanStack Query
+ * (common/back-office-query.ts); `reload` (the orders' Refresh) reads it again.
  */
 export function OfflineCardBalances({ reload }: { reload: number }) {
-  const api = useApi();
-  const [declined, setDeclined] = useState<OfflineCardPayment[]>([]);
-  useEffect(() => {
-    let current = true;
+  const balances = useBackOfficeData('offline-card-balances', [reload], (api) =>
     Promise.all(
       (['declined', 'expired'] as const).map((state) =>
         api.request<{ data: OfflineCardPayment[] }>('GET', `/api/pos/offline-cards/payments?state=${state}&limit=100`),
       ),
-    ).then(
-      (pages) =>
-        current &&
-        setDeclined(
-          pages
-            .flatMap((page) => page.data)
-            .filter((p) => p.balanceDueCents > 0)
-            .sort((a, b) => b.approvedAt.localeCompare(a.approvedAt)),
-        ),
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, reload]);
+    ),
+  );
+  const declined = (balances.data ?? [])
+    .flatMap((page) => page.data)
+    .filter((p) => p.balanceDueCents > 0)
+    .sort((a, b) => b.approvedAt.localeCompare(a.approvedAt));
   if (declined.length === 0) return null;
   return (
     <div className="banner banner-warning" role="status" data-testid="offline-card-balances">

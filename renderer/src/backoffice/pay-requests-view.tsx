@@ -1,13 +1,19 @@
 /**
  * Back office → Pay requests (Text-to-Pay): create one (amount in dollars → integer cents, phone, memo), list them
- * with their status, copy or open the link, cancel a pending one.
+ * with their status, copy or open the link, cancel a pending one. The list is held by TanStack Query
+ * (common/back-office-query.ts); the form (React Hook Form) checks each field with the request body's own rule.
  */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId, useMemo, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { formatMoney, payRequestCreateSchema } from '../../../core/index.ts';
 import { parseCashInput } from '../common/cash.ts';
 import { DataTable, type Column } from '../ui/data-table.tsx';
-import { errorMessage, type PayRequest } from '../common/back-office-api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
+import type { PayRequest } from '../common/back-office-api.ts';
+import { Field, LoadError, useCurrency } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem, typed } from '../common/forms.ts';
 
 const STATUS_TEXT: Record<PayRequest['status'], string> = { pending: 'Pending', paid: 'Paid', expired: 'Expired', canceled: 'Canceled' };
 
@@ -40,96 +46,81 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
+/**
+ * The create form: what is typed (text) → the `POST /api/pos/pay-requests` body, each field checked by the body's own
+ * rule (core `payRequestCreateSchema`): the amount read as money (0 is no amount), an empty memo left out.
+ */
+function payRequestForm(currency: string) {
+  const f = payRequestCreateSchema.shape;
+  return z.object({
+    amountCents: typed((t) => parseCashInput(t, currency) || undefined, 'Enter an amount like 12.50', f.amountCents.unwrap()),
+    phone: z.string().trim().pipe(f.phone),
+    memo: z
+      .string()
+      .transform((t) => t.trim() || undefined)
+      .pipe(f.memo),
+  });
+}
+type PayRequestForm = ReturnType<typeof payRequestForm>;
+type TypedPayRequest = z.input<PayRequestForm>;
+const FIELDS = ['amountCents', 'phone', 'memo'] as const;
+const EMPTY: TypedPayRequest = { amountCents: '', phone: '', memo: '' };
+
 export function PayRequestsView() {
-  const api = useApi();
   const currency = useCurrency();
   const formId = useId();
   const [status, setStatus] = useState('');
-  const [list, setList] = useState<PayRequest[] | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
-  const [reload, setReload] = useState(0);
-  const [amount, setAmount] = useState('');
-  const [phone, setPhone] = useState('');
-  const [memo, setMemo] = useState('');
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
-  const [creating, setCreating] = useState(false);
+  const list = useBackOfficeData('pay-requests', [status], (api) => api.listPayRequests(status ? { status } : {}));
+  const actions = useBackOfficeActions(['pay-requests']);
+  const schema = useMemo(() => payRequestForm(currency), [currency]);
+  const form = useForm<TypedPayRequest, unknown, z.output<PayRequestForm>>({ resolver: zodResolver(schema), defaultValues: EMPTY });
+  const { register, handleSubmit, setError, reset, getValues, formState } = form;
+  const errors = formState.errors;
+  const creating = formState.isSubmitting;
   const [notice, setNotice] = useState<string | undefined>();
+  const rows = list.data?.data;
+  const loadError = list.error;
 
-  useEffect(() => {
-    let current = true;
-    setLoadError(undefined);
-    api.listPayRequests(status ? { status } : {}).then(
-      (page) => current && setList(page.data),
-      (err: unknown) => current && setLoadError(err),
+  const onCreate = handleSubmit(async ({ amountCents, phone, memo }) => {
+    const created = await actions.run(
+      (api) => api.createPayRequest({ amountCents, phone, ...(memo ? { memo } : {}) }),
+      (err) => showProblem(err, setError, FIELDS),
     );
-    return () => {
-      current = false;
-    };
-  }, [api, status, reload]);
-
-  const onCreate = async (event: FormEvent) => {
-    event.preventDefault();
-    const cents = parseCashInput(amount, currency);
-    if (cents === undefined || cents === 0) {
-      setErrors({ fields: { amountCents: 'Enter an amount like 12.50' } });
-      return;
-    }
-    setCreating(true);
-    setErrors(NO_ERRORS);
-    try {
-      const created = await api.createPayRequest({ amountCents: cents, phone: phone.trim(), ...(memo.trim() ? { memo: memo.trim() } : {}) });
-      setNotice(`Pay request for ${formatMoney(created.amountCents, created.currency)} texted to ${created.phone ?? ''}.`);
-      setAmount('');
-      setMemo('');
-      setList((l) => (l ? [created, ...l.filter((p) => p.id !== created.id)] : [created]));
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => p === 'amountCents' || p === 'phone' || p === 'memo'));
-    } finally {
-      setCreating(false);
-    }
-  };
+    if (!created) return;
+    setNotice(`Pay request for ${formatMoney(created.amountCents, created.currency)} texted to ${created.phone ?? ''}.`);
+    // The phone stays for another request to the same customer.
+    reset({ ...EMPTY, phone: getValues('phone') });
+  });
 
   return (
     <section className="bo-section" aria-labelledby={`${formId}-title`}>
       <h2 id={`${formId}-title`}>Pay requests</h2>
       <div className="bo-panel">
         <h3>New Text-to-Pay request</h3>
-        <form ref={formRef} className="bo-form" onSubmit={onCreate} noValidate>
-          {errors.form ? (
+        <form className="bo-form" onSubmit={(event) => void onCreate(event)} noValidate>
+          {actions.error ? (
             <p className="form-error" role="alert">
-              {errors.form}
+              {actions.error}
             </p>
           ) : null}
           <div className="bo-row">
-            <Field id={`${formId}-amount`} label={`Amount (${currency})`} error={errors.fields.amountCents}>
+            <Field id={`${formId}-amount`} label={`Amount (${currency})`} error={errors.amountCents?.message}>
               {(p) => (
                 <input
                   {...p}
                   className="bo-input bo-money"
                   inputMode="decimal"
                   placeholder="0.00"
-                  value={amount}
-                  onChange={(e) => setAmount(e.target.value)}
+                  {...register('amountCents')}
                   data-testid="pay-request-amount"
                 />
               )}
             </Field>
-            <Field id={`${formId}-phone`} label="Customer phone" error={errors.fields.phone} hint="With the country code, e.g. +1 415 555 0123">
-              {(p) => (
-                <input
-                  {...p}
-                  className="bo-input"
-                  type="tel"
-                  value={phone}
-                  onChange={(e) => setPhone(e.target.value)}
-                  data-testid="pay-request-phone"
-                />
-              )}
+            <Field id={`${formId}-phone`} label="Customer phone" error={errors.phone?.message} hint="With the country code, e.g. +1 415 555 0123">
+              {(p) => <input {...p} className="bo-input" type="tel" {...register('phone')} data-testid="pay-request-phone" />}
             </Field>
-            <Field id={`${formId}-memo`} label="Memo (optional)" error={errors.fields.memo}>
-              {(p) => <input {...p} className="bo-input" value={memo} onChange={(e) => setMemo(e.target.value)} data-testid="pay-request-memo" />}
+            <Field id={`${formId}-memo`} label="Memo (optional)" error={errors.memo?.message}>
+              {(p) => <input {...p} className="bo-input" {...register('memo')} data-testid="pay-request-memo" />}
             </Field>
           </div>
           <div>
@@ -164,22 +155,20 @@ export function PayRequestsView() {
             </option>
           ))}
         </select>
-        <button type="button" className="button" onClick={() => setReload((r) => r + 1)}>
+        <button type="button" className="button" onClick={() => void list.refresh()}>
           Refresh
         </button>
       </div>
       {loadError ? <LoadError error={loadError} what="Pay requests" /> : null}
-      {!list && !loadError ? <p className="muted">Loading…</p> : null}
-      {list ? (
+      {!rows && !loadError ? <p className="muted">Loading…</p> : null}
+      {rows ? (
         <DataTable
           caption="Pay requests"
           captionHidden
           columns={PAY_REQUEST_COLUMNS}
-          rows={list}
+          rows={rows}
           rowKey={(pr) => pr.id}
-          renderRow={(pr) => (
-            <PayRequestRow payRequest={pr} onChanged={(updated) => setList((l) => l?.map((p) => (p.id === updated.id ? updated : p)))} />
-          )}
+          renderRow={(pr) => <PayRequestRow payRequest={pr} />}
           emptyText={status ? 'No pay request with this status.' : 'No pay requests yet: text a pay link above.'}
         />
       ) : null}
@@ -187,23 +176,17 @@ export function PayRequestsView() {
   );
 }
 
-function PayRequestRow({ payRequest: pr, onChanged }: { payRequest: PayRequest; onChanged: (pr: PayRequest) => void }) {
-  const api = useApi();
+function PayRequestRow({ payRequest: pr }: { payRequest: PayRequest }) {
+  const actions = useBackOfficeActions(['pay-requests']);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | undefined>();
+  const [copied, setCopied] = useState<string | undefined>();
+  const busy = actions.pending;
+  const message = actions.error ?? copied;
 
   const cancel = async () => {
-    setBusy(true);
-    try {
-      onChanged(await api.cancelPayRequest(pr.id));
-      setMessage(undefined);
-    } catch (err) {
-      setMessage(errorMessage(err));
-    } finally {
-      setBusy(false);
-      setConfirming(false);
-    }
+    setCopied(undefined);
+    await actions.run((api) => api.cancelPayRequest(pr.id));
+    setConfirming(false);
   };
 
   return (
@@ -222,7 +205,7 @@ function PayRequestRow({ payRequest: pr, onChanged }: { payRequest: PayRequest; 
         <button
           type="button"
           className="button button-ghost"
-          onClick={async () => setMessage((await copyText(pr.url)) ? 'Link copied' : 'Copy failed: select the link')}
+          onClick={async () => setCopied((await copyText(pr.url)) ? 'Link copied' : 'Copy failed: select the link')}
           aria-label={`Copy link of ${pr.id}`}
         >
           Copy link

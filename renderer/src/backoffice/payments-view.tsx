@@ -3,13 +3,20 @@
  * chooses the cheapest available rail for each payment) and payouts of the settled card clearing balance to the bank.
  * In the demo store the payout button is disabled with the reason before anyone tries (settings `moneyMovement`);
  * the server would answer 403 `money_movement_disabled` anyway.
- * `GET`/`PATCH /api/pos/rails`, `GET`/`POST /api/pos/payouts`, `GET /api/pos/settings`.
+ * `GET`/`PATCH /api/pos/rails`, `GET`/`POST /api/pos/payouts`, `GET /api/pos/settings`. Held by TanStack Query
+ * (common/back-office-query.ts); a rail's fee is a form (React Hook Form) whose parts are checked with the `fee` rule
+ * of the PATCH body (core `feeScheduleSchema`) before it is sent.
  */
-import { useCallback, useEffect, useState } from 'react';
-import { formatMoney } from '../../../core/index.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMemo } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { feeScheduleSchema, formatMoney } from '../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
-import { errorMessage, type Payout, type RailConfig, type StoreSettings } from '../common/back-office-api.ts';
-import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import type { RailConfig } from '../common/back-office-api.ts';
+import { LoadError } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem, typed } from '../common/forms.ts';
 
 const RAIL_LABELS: Record<RailConfig['rail'], string> = {
   card_present: 'Card present (terminal)',
@@ -26,26 +33,61 @@ const RAIL_LABELS: Record<RailConfig['rail'], string> = {
 export const MONEY_MOVEMENT_DISABLED_REASON =
   'Money movement is disabled in the demo store: payouts to the bank never run here (sales and refunds use the sandbox rails).';
 
-function RailRow({ rail, currency, onSaved }: { rail: RailConfig; currency: string; onSaved: (r: RailConfig) => void }) {
-  const api = useApi();
-  const [percent, setPercent] = useState(String(rail.fee.basisPoints / 100));
-  const [fixed, setFixed] = useState(centsToInput(rail.fee.fixedCents, currency));
-  const [cap, setCap] = useState(rail.fee.capCents === null ? '' : centsToInput(rail.fee.capCents, currency));
-  const [error, setError] = useState<string | undefined>();
-  const patch = async (body: Partial<Omit<RailConfig, 'rail'>>) => {
-    setError(undefined);
-    try {
-      onSaved(await api.updateRail(rail.rail, body));
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+/** A typed percentage (up to two decimals, "%" allowed) as basis points; `undefined` when it is not one. */
+function basisPointsOf(text: string): number | undefined {
+  const t = text.trim().replace(/%$/, '').trim();
+  return /^\d{1,3}(\.\d{1,2})?$/.test(t) ? Math.round(Number(t) * 100) : undefined;
+}
+
+/**
+ * A rail's fee form: what is typed (text) → the `PATCH /api/pos/rails/{rail}` body `{ fee }`, each part checked by
+ * its rule (core `feeScheduleSchema`). The form's paths are the body's (`fee.basisPoints`, …), so the server's field
+ * errors land on the same fields.
+ */
+function feeForm(currency: string) {
+  const f = feeScheduleSchema.shape;
+  const amountOf = (t: string) => parseCashInput(t, currency) ?? undefined;
+  const notAmount = `must be an amount in ${currency}, e.g. 0.30`;
+  return z.object({
+    fee: z.object({
+      basisPoints: typed(basisPointsOf, 'must be a percentage with up to two decimals, e.g. 2.9', f.basisPoints),
+      fixedCents: typed(amountOf, notAmount, f.fixedCents),
+      // An empty cap is no cap (null).
+      capCents: typed((t) => (t.trim() === '' ? null : amountOf(t)), `${notAmount}, or empty for no cap`, f.capCents),
+    }),
+  });
+}
+type FeeForm = ReturnType<typeof feeForm>;
+type TypedFee = z.input<FeeForm>;
+const FEE_FIELDS = ['fee.basisPoints', 'fee.fixedCents', 'fee.capCents'] as const;
+
+/** A rail's stored fee as the form shows it. */
+function typedFee(rail: RailConfig, currency: string): TypedFee {
+  return {
+    fee: {
+      basisPoints: String(rail.fee.basisPoints / 100),
+      fixedCents: centsToInput(rail.fee.fixedCents, currency),
+      capCents: rail.fee.capCents === null ? '' : centsToInput(rail.fee.capCents, currency),
+    },
   };
-  const saveFee = () => {
-    const bp = /^\d{1,3}(\.\d{1,2})?$/.test(percent.trim()) ? Math.round(Number(percent.trim()) * 100) : Number.NaN;
-    const fixedCents = parseCashInput(fixed, currency) ?? Number.NaN;
-    const capCents = cap.trim() === '' ? null : (parseCashInput(cap, currency) ?? Number.NaN);
-    void patch({ fee: { basisPoints: bp, fixedCents, capCents } });
-  };
+}
+
+function RailRow({ rail, currency }: { rail: RailConfig; currency: string }) {
+  const actions = useBackOfficeActions(['rails']);
+  const schema = useMemo(() => feeForm(currency), [currency]);
+  const form = useForm<TypedFee, unknown, z.output<FeeForm>>({ resolver: zodResolver(schema), defaultValues: typedFee(rail, currency) });
+  const { register, handleSubmit, setError, reset, formState } = form;
+  const patch = (body: Partial<Omit<RailConfig, 'rail'>>) => actions.run((api) => api.updateRail(rail.rail, body));
+  const saveFee = handleSubmit(async (body) => {
+    const saved = await actions.run(
+      (api) => api.updateRail(rail.rail, body),
+      (err) => showProblem(err, setError, FEE_FIELDS),
+    );
+    if (saved) reset(typedFee(saved, currency));
+  });
+  const errors = formState.errors.fee;
+  // The row has no room under each small input: the fee's errors are said together, each input marked invalid.
+  const error = [errors?.basisPoints?.message, errors?.fixedCents?.message, errors?.capCents?.message, actions.error].filter(Boolean).join('; ');
   const label = RAIL_LABELS[rail.rail];
   return (
     <tr data-testid="rail-row" data-rail={rail.rail}>
@@ -54,28 +96,28 @@ function RailRow({ rail, currency, onSaved }: { rail: RailConfig; currency: stri
         <input
           className="bo-input bo-input-narrow"
           aria-label={`${label} fee percent`}
+          aria-invalid={Boolean(errors?.basisPoints)}
           inputMode="decimal"
-          value={percent}
-          onChange={(e) => setPercent(e.target.value)}
+          {...register('fee.basisPoints')}
         />{' '}
         % +{' '}
         <input
           className="bo-input bo-input-narrow"
           aria-label={`${label} fixed fee`}
+          aria-invalid={Boolean(errors?.fixedCents)}
           inputMode="decimal"
-          value={fixed}
-          onChange={(e) => setFixed(e.target.value)}
+          {...register('fee.fixedCents')}
         />{' '}
         cap{' '}
         <input
           className="bo-input bo-input-narrow"
           aria-label={`${label} fee cap`}
+          aria-invalid={Boolean(errors?.capCents)}
           inputMode="decimal"
           placeholder="none"
-          value={cap}
-          onChange={(e) => setCap(e.target.value)}
+          {...register('fee.capCents')}
         />{' '}
-        <button type="button" className="button" onClick={saveFee}>
+        <button type="button" className="button" disabled={formState.isSubmitting} onClick={() => void saveFee()}>
           Save fee
         </button>
         {rail.debitFee ? (
@@ -113,39 +155,23 @@ function RailRow({ rail, currency, onSaved }: { rail: RailConfig; currency: stri
 }
 
 export function PaymentsView() {
-  const api = useApi();
-  const [settings, setSettings] = useState<StoreSettings | undefined>();
-  const [rails, setRails] = useState<RailConfig[] | undefined>();
-  const [payouts, setPayouts] = useState<Payout[]>([]);
-  const [loadError, setLoadError] = useState<unknown>();
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  // The settings share the Settings section's query (the same key): the currency and whether money may move.
+  const settingsQuery = useBackOfficeData('settings', [], (api) => api.settings());
+  const railsQuery = useBackOfficeData('rails', [], (api) => api.rails());
+  const payoutsQuery = useBackOfficeData('payouts', [], (api) => api.payouts());
+  const payoutActions = useBackOfficeActions(['payouts']);
 
-  const load = useCallback(() => {
-    Promise.all([api.settings(), api.rails(), api.payouts()]).then(([s, r, p]) => {
-      setSettings(s);
-      setRails(r.data);
-      setPayouts(p.data);
-    }, setLoadError);
-  }, [api]);
-  useEffect(load, [load]);
-
+  const loadError = settingsQuery.error ?? railsQuery.error ?? payoutsQuery.error;
   if (loadError) return <LoadError error={loadError} what="Payments" />;
+  const settings = settingsQuery.data;
+  const rails = railsQuery.data?.data;
+  const payouts = payoutsQuery.data?.data ?? [];
   if (!settings || !rails) return <p className="muted">Loading payments…</p>;
   const disabled = settings.moneyMovement === 'disabled';
+  const busy = payoutActions.pending;
+  const error = payoutActions.error;
 
-  const payOut = async () => {
-    setError(undefined);
-    setBusy(true);
-    try {
-      await api.createPayout();
-      load();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const payOut = () => payoutActions.run((api) => api.createPayout());
 
   return (
     <section className="bo-section" data-testid="payments">
@@ -202,12 +228,7 @@ export function PaymentsView() {
           </thead>
           <tbody>
             {rails.map((rail) => (
-              <RailRow
-                key={rail.rail}
-                rail={rail}
-                currency={settings.currency}
-                onSaved={(next) => setRails(rails.map((r) => (r.rail === next.rail ? next : r)))}
-              />
+              <RailRow key={rail.rail} rail={rail} currency={settings.currency} />
             ))}
           </tbody>
         </table>

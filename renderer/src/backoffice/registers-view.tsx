@@ -5,10 +5,10 @@
  * itself as one). `GET /api/pos/registers`, `POST /api/pos/registers/pairing-codes`, `POST /api/pos/registers/{id}/revoke`,
  * `POST /api/pos/registers/retire-unused`.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 import { useRegisterSession } from '../common/session-context.ts';
-import { errorMessage } from '../common/back-office-api.ts';
-import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import { LoadError } from '../common/back-office-kit.tsx';
 
 interface RegisterRow {
   id: string;
@@ -29,39 +29,24 @@ function when(iso: string | null): string {
 }
 
 export function RegistersView() {
-  const api = useApi();
-  const [rows, setRows] = useState<RegisterRow[] | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
+  const registers = useBackOfficeData('registers', [], (api) => api.request<{ data: RegisterRow[] }>('GET', '/api/pos/registers?limit=200'));
   const [code, setCode] = useState<{ code: string; expiresAt: string } | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const thisRegisterId = useRegisterSession().session.registerId;
+  const actions = useBackOfficeActions(['registers']);
 
-  const load = useCallback(() => {
-    api.request<{ data: RegisterRow[] }>('GET', '/api/pos/registers?limit=200').then((page) => setRows(page.data), setLoadError);
-  }, [api]);
-  useEffect(load, [load]);
-
-  if (loadError) return <LoadError error={loadError} what="Registers" />;
+  if (registers.error) return <LoadError error={registers.error} what="Registers" />;
+  const rows = registers.data?.data;
   if (!rows) return <p className="muted">Loading registers…</p>;
+  const error = actions.error;
 
   const newCode = async () => {
-    setError(undefined);
-    try {
-      setCode(await api.request<{ code: string; expiresAt: string }>('POST', '/api/pos/registers/pairing-codes', {}));
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+    const made = await actions.run((api) => api.request<{ code: string; expiresAt: string }>('POST', '/api/pos/registers/pairing-codes', {}));
+    if (made) setCode(made);
   };
   const revoke = async (row: RegisterRow) => {
     if (!window.confirm(`Revoke ${row.name}? It stops syncing at once and must be paired again with a new code.`)) return;
-    setError(undefined);
-    try {
-      await api.request('POST', `/api/pos/registers/${encodeURIComponent(row.id)}/revoke`, {});
-      load();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+    await actions.run((api) => api.request('POST', `/api/pos/registers/${encodeURIComponent(row.id)}/revoke`, {}));
   };
 
   const unused = rows.filter(
@@ -80,16 +65,10 @@ export function RegistersView() {
       )
     )
       return;
-    setError(undefined);
-    try {
-      const { retired } = await api.request<{ retired: RegisterRow[] }>('POST', '/api/pos/registers/retire-unused', {
-        keepRegisterId: thisRegisterId,
-      });
-      setNotice(retired.length === 0 ? 'No register to retire.' : `Retired ${retired.map((r) => `R${r.number}`).join(', ')}.`);
-      load();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+    const done = await actions.run((api) =>
+      api.request<{ retired: RegisterRow[] }>('POST', '/api/pos/registers/retire-unused', { keepRegisterId: thisRegisterId }),
+    );
+    if (done) setNotice(done.retired.length === 0 ? 'No register to retire.' : `Retired ${done.retired.map((r) => `R${r.number}`).join(', ')}.`);
   };
 
   return (

@@ -1,23 +1,15 @@
 /**
  * Back office → Reports: a period picker (presets and from/to dates in the merchant's time zone), the sales summary
  * grouped by day, hour, item, category, tender or staff as a table with CSS bars (no chart library), the tax report,
- * the refunds (and cancellations) of the period, the trial balance of the ledger, and CSV downloads of each.
+ * the refunds (and cancellations) of the period, the trial balance of the ledger, and CSV downloads of each. The
+ * period's reports are one query (common/back-office-query.ts) keyed by the period and the grouping.
  */
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { formatMoney } from '../../../core/index.ts';
-import {
-  errorMessage,
-  SALES_GROUPINGS,
-  type RefundReport,
-  type SalesGrouping,
-  type SalesReport,
-  type SalesRow,
-  type TaxReport,
-  type TenderRow,
-  type TrialBalanceReport,
-} from '../common/back-office-api.ts';
+import { SALES_GROUPINGS, type SalesGrouping, type SalesReport, type SalesRow, type TenderRow } from '../common/back-office-api.ts';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 import { downloadBlob } from './download.ts';
-import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import { LoadError } from '../common/back-office-kit.tsx';
 import { GROUP_TEXT, RefundsPanel, SalesTable, TaxTable, TenderTable, TrialBalancePanel } from './report-tables.tsx';
 
 function localDate(d: Date): string {
@@ -37,51 +29,24 @@ function monthStart(): string {
 const isTender = (report: SalesReport): report is SalesReport & { rows: TenderRow[] } => report.groupBy === 'tender';
 
 export function ReportsView() {
-  const api = useApi();
   const id = useId();
   const [from, setFrom] = useState(() => daysAgo(0));
   const [to, setTo] = useState(() => daysAgo(0));
   const [groupBy, setGroupBy] = useState<SalesGrouping>('day');
-  const [sales, setSales] = useState<SalesReport | undefined>();
-  const [tax, setTax] = useState<TaxReport | undefined>();
-  const [refunds, setRefunds] = useState<RefundReport | undefined>();
-  const [ledger, setLedger] = useState<TrialBalanceReport | undefined>();
-  const [error, setError] = useState<unknown>();
-  const [loading, setLoading] = useState(false);
-  const [csvError, setCsvError] = useState<string | undefined>();
-
-  useEffect(() => {
-    let current = true;
-    setLoading(true);
-    setError(undefined);
-    Promise.all([api.salesReport(from, to, groupBy), api.taxReport(from, to), api.refundReport(from, to), api.trialBalance(from, to)]).then(
-      ([s, t, r, b]) => {
-        if (!current) return;
-        setSales(s);
-        setTax(t);
-        setRefunds(r);
-        setLedger(b);
-        setLoading(false);
-      },
-      (err: unknown) => {
-        if (!current) return;
-        setError(err);
-        setLoading(false);
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, from, to, groupBy]);
+  // The four reports of the picked period, read together: choosing the period or the grouping again reads them all
+  // again (a refund made meanwhile shows at once), and one failure shows in place of them all.
+  const reports = useBackOfficeData('reports', [from, to, groupBy], (api) =>
+    Promise.all([api.salesReport(from, to, groupBy), api.taxReport(from, to), api.refundReport(from, to), api.trialBalance(from, to)]),
+  );
+  const error = reports.error;
+  const loading = reports.fetching;
+  const [sales, tax, refunds, ledger] = reports.data ?? [];
+  // A CSV download changes nothing on the server: no section to read again.
+  const downloads = useBackOfficeActions([]);
 
   const csv = async (report: 'sales' | 'tax' | 'refunds' | 'trial-balance') => {
-    setCsvError(undefined);
-    try {
-      const blob = await api.reportCsv(report, { from, to, ...(report === 'sales' ? { groupBy } : {}) });
-      downloadBlob(blob, `${report}${report === 'sales' ? `-by-${groupBy}` : ''}-${from}-${to}.csv`);
-    } catch (err) {
-      setCsvError(errorMessage(err));
-    }
+    const blob = await downloads.run((api) => api.reportCsv(report, { from, to, ...(report === 'sales' ? { groupBy } : {}) }));
+    if (blob) downloadBlob(blob, `${report}${report === 'sales' ? `-by-${groupBy}` : ''}-${from}-${to}.csv`);
   };
 
   const preset = (f: string, t: string) => {
@@ -158,9 +123,9 @@ export function ReportsView() {
         </p>
       ) : null}
       {error ? <LoadError error={error} what="Reports" /> : null}
-      {csvError ? (
+      {downloads.error ? (
         <p className="form-error" role="alert">
-          {csvError}
+          {downloads.error}
         </p>
       ) : null}
       {sales && !error ? (

@@ -4,97 +4,105 @@
  * every version kept) and the thresholds. `GET /api/pos/screenings`, `POST /api/pos/screenings/{id}/clear|refuse`,
  * `GET /api/pos/id-verifications`, `GET`/`POST /api/pos/sanctions-lists`, `GET /api/pos/screening-settings`.
  */
-import { useCallback, useEffect, useState } from 'react';
-import type { IdVerification, SanctionsList, Screening, ScreeningSettings } from '../../../core/screening.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { screeningDecisionFields, type IdVerification, type SanctionsList, type Screening, type ScreeningSettings } from '../../../core/screening.ts';
 import { DataTable } from '../ui/data-table.tsx';
-import { errorMessage, type Page } from '../common/back-office-api.ts';
-import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import type { Page } from '../common/back-office-api.ts';
+import { LoadError } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { useDebounced } from '../common/cursor-list.tsx';
+import { showProblem } from '../common/forms.ts';
 
 function readFile(file: File): Promise<string> {
   return file.text();
 }
 
-function Decide({ screening, onDone }: { screening: Screening; onDone: () => void }) {
-  const api = useApi();
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const decide = async (decision: 'clear' | 'refuse') => {
-    setError(undefined);
-    try {
-      await api.request('POST', `/api/pos/screenings/${screening.id}/${decision}`, { reason });
-      onDone();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
+/** The decision form: the reason, checked by the clear/refuse body's own rule. */
+const decisionForm = z.object({ reason: screeningDecisionFields.reason });
+type DecisionForm = z.input<typeof decisionForm>;
+
+function Decide({ screening }: { screening: Screening }) {
+  const errorId = useId();
+  const { register, handleSubmit, setError, formState } = useForm<DecisionForm, unknown, z.output<typeof decisionForm>>({
+    resolver: zodResolver(decisionForm),
+    defaultValues: { reason: '' },
+  });
+  const actions = useBackOfficeActions(['screenings']);
+  const decide = (decision: 'clear' | 'refuse') =>
+    handleSubmit(async ({ reason }) => {
+      await actions.run(
+        (api) => api.request('POST', `/api/pos/screenings/${screening.id}/${decision}`, { reason }),
+        (err) => showProblem(err, setError, ['reason']),
+      );
+    });
+  const fieldError = formState.errors.reason?.message;
+  const busy = formState.isSubmitting;
   return (
     <span className="hold-decision">
       <input
         className="bo-input"
         aria-label={`Reason for ${screening.name}`}
         placeholder="Reason"
-        value={reason}
-        onChange={(e) => setReason(e.target.value)}
+        aria-invalid={Boolean(fieldError)}
+        {...(fieldError ? { 'aria-describedby': errorId } : {})}
+        {...register('reason')}
       />
-      <button type="button" className="button" disabled={reason.trim().length < 3} onClick={() => void decide('clear')}>
+      <button type="button" className="button" disabled={busy} onClick={(e) => void decide('clear')(e)}>
         Clear
       </button>
-      <button type="button" className="button" disabled={reason.trim().length < 3} onClick={() => void decide('refuse')}>
+      <button type="button" className="button" disabled={busy} onClick={(e) => void decide('refuse')(e)}>
         Refuse
       </button>
-      {error ? <span className="form-error">{error}</span> : null}
+      {fieldError ? (
+        <span className="bo-field-error" id={errorId} role="alert" data-testid="field-error">
+          {fieldError}
+        </span>
+      ) : null}
+      {actions.error ? <span className="form-error">{actions.error}</span> : null}
     </span>
   );
 }
 
 export function ScreeningView() {
-  const api = useApi();
   const [status, setStatus] = useState('held');
   const [q, setQ] = useState('');
-  const [screenings, setScreenings] = useState<Screening[] | undefined>();
-  const [ids, setIds] = useState<IdVerification[] | undefined>();
   const [idFilter, setIdFilter] = useState('');
-  const [lists, setLists] = useState<SanctionsList[]>([]);
-  const [settings, setSettings] = useState<ScreeningSettings | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
-  const [uploadError, setUploadError] = useState<string | undefined>();
   const [files, setFiles] = useState<{ sdn?: File; alt?: File; add?: File }>({});
+  const name = useDebounced(q.trim());
 
-  const load = useCallback(() => {
+  const screenings = useBackOfficeData('screenings', [status, name], (api) => {
     const params = new URLSearchParams();
     if (status) params.set('status', status);
-    if (q.trim()) params.set('q', q.trim());
-    const idParams = new URLSearchParams(idFilter ? { ok: idFilter } : {});
-    Promise.all([
-      api.request<Page<Screening>>('GET', `/api/pos/screenings?${params.toString()}`),
-      api.request<Page<IdVerification>>('GET', `/api/pos/id-verifications?${idParams.toString()}`),
-      api.request<{ data: SanctionsList[] }>('GET', '/api/pos/sanctions-lists'),
-      api.request<ScreeningSettings>('GET', '/api/pos/screening-settings'),
-    ]).then(([s, v, l, st]) => {
-      setScreenings(s.data);
-      setIds(v.data);
-      setLists(l.data);
-      setSettings(st);
-    }, setLoadError);
-  }, [api, status, q, idFilter]);
-  useEffect(load, [load]);
+    if (name) params.set('q', name);
+    return api.request<Page<Screening>>('GET', `/api/pos/screenings?${params.toString()}`);
+  });
+  const ids = useBackOfficeData('id-verifications', [idFilter], (api) =>
+    api.request<Page<IdVerification>>('GET', `/api/pos/id-verifications?${new URLSearchParams(idFilter ? { ok: idFilter } : {}).toString()}`),
+  );
+  const lists = useBackOfficeData('sanctions-lists', [], (api) => api.request<{ data: SanctionsList[] }>('GET', '/api/pos/sanctions-lists'));
+  const screeningSettings = useBackOfficeData('screening-settings', [], (api) =>
+    api.request<ScreeningSettings>('GET', '/api/pos/screening-settings'),
+  );
+  const settings = screeningSettings.data;
+  const uploads = useBackOfficeActions(['sanctions-lists']);
 
   const upload = async () => {
-    setUploadError(undefined);
-    if (!files.sdn) return;
-    try {
-      await api.request('POST', '/api/pos/sanctions-lists', {
-        sdnCsv: await readFile(files.sdn),
-        ...(files.alt ? { altCsv: await readFile(files.alt) } : {}),
-        ...(files.add ? { addCsv: await readFile(files.add) } : {}),
-      });
-      setFiles({});
-      load();
-    } catch (err) {
-      setUploadError(errorMessage(err));
-    }
+    const { sdn, alt, add } = files;
+    if (!sdn) return;
+    const done = await uploads.run(async (api) =>
+      api.request('POST', '/api/pos/sanctions-lists', {
+        sdnCsv: await readFile(sdn),
+        ...(alt ? { altCsv: await readFile(alt) } : {}),
+        ...(add ? { addCsv: await readFile(add) } : {}),
+      }),
+    );
+    if (done) setFiles({});
   };
 
+  const loadError = screenings.error ?? ids.error ?? lists.error ?? screeningSettings.error;
   if (loadError) return <LoadError error={loadError} what="Screenings" />;
   return (
     <section className="bo-section" data-testid="screenings">
@@ -115,7 +123,7 @@ export function ScreeningView() {
           Name <input className="bo-input" value={q} onChange={(e) => setQ(e.target.value)} />
         </label>
       </div>
-      {screenings ? (
+      {screenings.data ? (
         <DataTable
           caption="Screenings"
           captionHidden
@@ -125,9 +133,9 @@ export function ScreeningView() {
             { key: 'role', header: 'Role', cell: (s) => s.role },
             { key: 'match', header: 'Best match', cell: (s) => (s.topMatches[0] ? `${s.topMatches[0].name} (${s.score.toFixed(2)})` : '') },
             { key: 'status', header: 'Status', cell: (s) => (s.decisionReason ? `${s.status}: ${s.decisionReason}` : s.status) },
-            { key: 'act', header: '', cell: (s) => (s.status === 'held' ? <Decide screening={s} onDone={load} /> : null) },
+            { key: 'act', header: '', cell: (s) => (s.status === 'held' ? <Decide screening={s} /> : null) },
           ]}
-          rows={screenings}
+          rows={screenings.data.data}
           rowKey={(s) => s.id}
           rowAttributes={(s) => ({ 'data-testid': 'screening-row', 'data-status': s.status })}
           emptyText="No screening matches these filters."
@@ -146,7 +154,7 @@ export function ScreeningView() {
           <option value="false">problems</option>
         </select>
       </label>
-      {ids ? (
+      {ids.data ? (
         <DataTable
           caption="ID verifications"
           captionHidden
@@ -157,7 +165,7 @@ export function ScreeningView() {
             { key: 'service', header: 'Service', cell: (v) => v.service },
             { key: 'ok', header: 'Result', cell: (v) => (v.ok ? 'ok' : v.problems.join(', ')) },
           ]}
-          rows={ids}
+          rows={ids.data.data}
           rowKey={(v) => v.id}
           rowAttributes={() => ({ 'data-testid': 'id-verification-row' })}
           emptyText="No ID verification yet."
@@ -180,7 +188,7 @@ export function ScreeningView() {
           { key: 'entries', header: 'Entries', cell: (l) => `${l.entryCount} + ${l.aliasCount} aliases` },
           { key: 'loaded', header: 'Loaded', cell: (l) => new Date(l.createdAt).toLocaleString() },
         ]}
-        rows={lists}
+        rows={lists.data?.data ?? []}
         rowKey={(l) => l.id}
         rowAttributes={() => ({ 'data-testid': 'sanctions-list-row' })}
       />
@@ -194,9 +202,9 @@ export function ScreeningView() {
         <button type="button" className="button" disabled={!files.sdn} onClick={() => void upload()}>
           Upload new version
         </button>
-        {uploadError ? (
+        {uploads.error ? (
           <p className="form-error" role="alert">
-            {uploadError}
+            {uploads.error}
           </p>
         ) : null}
       </div>

@@ -2,12 +2,20 @@
  * Back office → Settings: the store's time zone (reports count days in it), the business day's cut-off hour (shifts
  * and the daily closeout count days from it, in that time zone), the country of phone numbers typed
  * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
- * fixed amount), and how many days after an online sign-in a staff member may sign in on that register offline. `GET` / `PATCH /api/pos/settings`; field errors from the problem body shown in place.
+ * fixed amount), and how many days after an online sign-in a staff member may sign in on that register offline.
+ * `GET` / `PATCH /api/pos/settings`. The form checks each field with the request body's own rule (core
+ * `storeSettingsUpdateFields`) before sending; field errors of the server's problem show in place as well.
  */
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId, useMemo, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { storeSettingsUpdateFields } from '../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
 import type { StoreSettings } from '../common/back-office-api.ts';
-import { Field, formErrorsOf, LoadError, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from '../common/back-office-kit.tsx';
+import { Field, LoadError } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem, typed } from '../common/forms.ts';
 
 /** IANA zones the browser knows (the server checks against its own list), with the current one kept first if missing. */
 function timeZones(current: string): string[] {
@@ -16,110 +24,82 @@ function timeZones(current: string): string[] {
   return list.includes(current) ? list : [current, ...list];
 }
 
-const FIELDS = [
-  'timeZone',
-  'dayCutoffHour',
-  'defaultCountry',
-  'tipLimitBasisPoints',
-  'tipLimitCents',
-  'cashierRefundLimitCents',
-  'offlineSignInDays',
-] as const;
-
 /** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
 const percentOf = (basisPoints: number) => String(basisPoints / 100);
-/** A typed percentage (up to two decimals) as basis points; NaN when it is not one (the server names the field). */
-function basisPointsOf(text: string): number {
+/** A typed percentage (up to two decimals) as basis points; `undefined` when it is not one. */
+function basisPointsOf(text: string): number | undefined {
   const t = text.trim().replace(/%$/, '').trim();
-  return /^\d{1,4}(\.\d{1,2})?$/.test(t) ? Math.round(Number(t) * 100) : Number.NaN;
+  return /^\d{1,4}(\.\d{1,2})?$/.test(t) ? Math.round(Number(t) * 100) : undefined;
+}
+/** A typed whole number (up to three digits), else `undefined`. */
+const wholeNumberOf = (text: string) => (/^\s*\d{1,3}\s*$/.test(text) ? Number(text) : undefined);
+
+/** The settings form: what is typed (text) → the `PATCH` body's fields, each checked by the body's rule. */
+function settingsForm(currency: string) {
+  const f = storeSettingsUpdateFields;
+  const amountOf = (t: string) => parseCashInput(t, currency) ?? undefined;
+  const notAmount = `must be an amount in ${currency}, e.g. 5.00`;
+  return z.object({
+    timeZone: f.timeZone,
+    dayCutoffHour: typed(wholeNumberOf, 'must be an hour from 0 to 23', f.dayCutoffHour),
+    defaultCountry: f.defaultCountry,
+    tipLimitBasisPoints: typed(basisPointsOf, 'must be a percentage with up to two decimals, e.g. 12.5', f.tipLimitBasisPoints),
+    tipLimitCents: typed(amountOf, notAmount, f.tipLimitCents),
+    cashierRefundLimitCents: typed(amountOf, notAmount, f.cashierRefundLimitCents),
+    offlineSignInDays: typed(wholeNumberOf, 'must be a whole number of days', f.offlineSignInDays),
+  });
+}
+type SettingsForm = ReturnType<typeof settingsForm>;
+type Typed = z.input<SettingsForm>;
+const FIELDS = Object.keys(settingsForm('USD').shape) as (keyof Typed)[];
+
+/** The stored settings as the form shows them. */
+function typedOf(s: StoreSettings): Typed {
+  return {
+    timeZone: s.timeZone,
+    dayCutoffHour: String(s.dayCutoffHour),
+    defaultCountry: s.defaultCountry,
+    tipLimitBasisPoints: percentOf(s.tipLimitBasisPoints),
+    tipLimitCents: centsToInput(s.tipLimitCents, s.currency),
+    cashierRefundLimitCents: centsToInput(s.cashierRefundLimitCents, s.currency),
+    offlineSignInDays: String(s.offlineSignInDays),
+  };
 }
 
 export function SettingsView() {
-  const api = useApi();
+  const stored = useBackOfficeData('settings', [], (api) => api.settings());
+  if (stored.error) return <LoadError error={stored.error} what="Settings" />;
+  if (!stored.data) return <p className="muted">Loading settings…</p>;
+  return <SettingsFormView settings={stored.data} />;
+}
+
+function SettingsFormView({ settings }: { settings: StoreSettings }) {
   const formId = useId();
-  const [settings, setSettings] = useState<StoreSettings | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
-  const [timeZone, setTimeZone] = useState('');
-  const [cutoff, setCutoff] = useState(0);
-  const [country, setCountry] = useState('');
-  const [tipPercent, setTipPercent] = useState('');
-  const [tipFixed, setTipFixed] = useState('');
-  const [refundLimit, setRefundLimit] = useState('');
-  const [offlineDays, setOfflineDays] = useState('');
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [saving, setSaving] = useState(false);
+  const schema = useMemo(() => settingsForm(settings.currency), [settings.currency]);
+  const form = useForm<Typed, unknown, z.output<SettingsForm>>({ resolver: zodResolver(schema), defaultValues: typedOf(settings) });
+  const { register, handleSubmit, setError, reset, formState } = form;
+  const errors = formState.errors;
+  const actions = useBackOfficeActions(['settings']);
   const [saved, setSaved] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstError(formRef, errors);
+  const zones = useMemo(() => timeZones(settings.timeZone), [settings.timeZone]);
 
-  useEffect(() => {
-    let current = true;
-    api.settings().then(
-      (s) => {
-        if (!current) return;
-        setSettings(s);
-        setTimeZone(s.timeZone);
-        setCutoff(s.dayCutoffHour);
-        setCountry(s.defaultCountry);
-        setTipPercent(percentOf(s.tipLimitBasisPoints));
-        setTipFixed(centsToInput(s.tipLimitCents, s.currency));
-        setRefundLimit(centsToInput(s.cashierRefundLimitCents, s.currency));
-        setOfflineDays(String(s.offlineSignInDays));
-      },
-      (err: unknown) => current && setLoadError(err),
-    );
-    return () => {
-      current = false;
-    };
-  }, [api]);
-
-  const zones = useMemo(() => timeZones(settings?.timeZone ?? 'UTC'), [settings?.timeZone]);
-
-  if (loadError) return <LoadError error={loadError} what="Settings" />;
-  if (!settings) return <p className="muted">Loading settings…</p>;
-
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaving(true);
+  const onSubmit = handleSubmit(async (values) => {
     setSaved(false);
-    setErrors(NO_ERRORS);
-    try {
-      const patch: {
-        timeZone?: string;
-        dayCutoffHour?: number;
-        defaultCountry?: string;
-        tipLimitBasisPoints?: number;
-        tipLimitCents?: number;
-        cashierRefundLimitCents?: number;
-        offlineSignInDays?: number;
-      } = {};
-      if (timeZone !== settings.timeZone) patch.timeZone = timeZone;
-      if (cutoff !== settings.dayCutoffHour) patch.dayCutoffHour = cutoff;
-      if (country.trim().toUpperCase() !== settings.defaultCountry) patch.defaultCountry = country.trim();
-      const basisPoints = basisPointsOf(tipPercent);
-      const fixedCents = parseCashInput(tipFixed, settings.currency) ?? Number.NaN;
-      if (basisPoints !== settings.tipLimitBasisPoints) patch.tipLimitBasisPoints = basisPoints;
-      if (fixedCents !== settings.tipLimitCents) patch.tipLimitCents = fixedCents;
-      const refundLimitCents = parseCashInput(refundLimit, settings.currency) ?? Number.NaN;
-      if (refundLimitCents !== settings.cashierRefundLimitCents) patch.cashierRefundLimitCents = refundLimitCents;
-      // A whole number of days, else NaN: the server names the field.
-      const days = /^\s*\d{1,3}\s*$/.test(offlineDays) ? Number(offlineDays) : Number.NaN;
-      if (days !== settings.offlineSignInDays) patch.offlineSignInDays = days;
-      const next = Object.keys(patch).length > 0 ? await api.updateSettings(patch) : settings;
-      setSettings(next);
-      setCountry(next.defaultCountry);
-      setCutoff(next.dayCutoffHour);
-      setTipPercent(percentOf(next.tipLimitBasisPoints));
-      setTipFixed(centsToInput(next.tipLimitCents, next.currency));
-      setRefundLimit(centsToInput(next.cashierRefundLimitCents, next.currency));
-      setOfflineDays(String(next.offlineSignInDays));
-      setSaved(true);
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => (FIELDS as readonly string[]).includes(p)));
-    } finally {
-      setSaving(false);
-    }
-  };
+    // Only what changed is sent (a field another manager changed meanwhile is left as they set it).
+    const patch = Object.fromEntries(
+      Object.entries(values).filter(([key, value]) => value !== undefined && value !== settings[key as keyof StoreSettings]),
+    ) as Partial<z.output<SettingsForm>>;
+    const next =
+      Object.keys(patch).length > 0
+        ? await actions.run(
+            (api) => api.updateSettings(patch),
+            (err) => showProblem(err, setError, FIELDS),
+          )
+        : settings;
+    if (!next) return;
+    reset(typedOf(next));
+    setSaved(true);
+  });
 
   return (
     <section className="bo-section" data-testid="settings">
@@ -130,22 +110,16 @@ export function SettingsView() {
         <p className="muted">
           {settings.name} · amounts in {settings.currency}
         </p>
-        <form ref={formRef} id={formId} className="bo-form" onSubmit={onSubmit} noValidate>
-          {errors.form ? (
+        <form id={formId} className="bo-form" onSubmit={(event) => void onSubmit(event)} noValidate>
+          {actions.error ? (
             <p className="form-error" role="alert">
-              {errors.form}
+              {actions.error}
             </p>
           ) : null}
           <div className="bo-row">
-            <Field id={`${formId}-timeZone`} label="Time zone" error={errors.fields.timeZone} hint="Reports count days from midnight here">
+            <Field id={`${formId}-timeZone`} label="Time zone" error={errors.timeZone?.message} hint="Reports count days from midnight here">
               {(props) => (
-                <select
-                  {...props}
-                  className="bo-input"
-                  value={timeZone}
-                  onChange={(e) => setTimeZone(e.target.value)}
-                  data-testid="settings-time-zone"
-                >
+                <select {...props} className="bo-input" {...register('timeZone')} data-testid="settings-time-zone">
                   {zones.map((z) => (
                     <option key={z} value={z}>
                       {z}
@@ -157,17 +131,11 @@ export function SettingsView() {
             <Field
               id={`${formId}-dayCutoffHour`}
               label="Business day ends at"
-              error={errors.fields.dayCutoffHour}
+              error={errors.dayCutoffHour?.message}
               hint="Local hour: sales before it count in the previous day's closeout"
             >
               {(props) => (
-                <select
-                  {...props}
-                  className="bo-input"
-                  value={cutoff}
-                  onChange={(e) => setCutoff(Number(e.target.value))}
-                  data-testid="settings-day-cutoff"
-                >
+                <select {...props} className="bo-input" {...register('dayCutoffHour')} data-testid="settings-day-cutoff">
                   {Array.from({ length: 24 }, (_, h) => (
                     <option key={h} value={h}>
                       {`${String(h).padStart(2, '0')}:00`}
@@ -181,17 +149,16 @@ export function SettingsView() {
             <Field
               id={`${formId}-defaultCountry`}
               label="Phone country"
-              error={errors.fields.defaultCountry}
+              error={errors.defaultCountry?.message}
               hint="Two letters, e.g. US, GB: numbers typed without + are read in this country"
             >
               {(props) => (
                 <input
                   {...props}
                   className="bo-input"
-                  value={country}
                   maxLength={2}
                   autoCapitalize="characters"
-                  onChange={(e) => setCountry(e.target.value)}
+                  {...register('defaultCountry')}
                   data-testid="settings-country"
                 />
               )}
@@ -201,35 +168,21 @@ export function SettingsView() {
             <Field
               id={`${formId}-tipLimitBasisPoints`}
               label="Tip bound: % of total"
-              error={errors.fields.tipLimitBasisPoints}
+              error={errors.tipLimitBasisPoints?.message}
               hint="A tip may be at most this share of the order total…"
             >
               {(props) => (
-                <input
-                  {...props}
-                  className="bo-input"
-                  inputMode="decimal"
-                  value={tipPercent}
-                  onChange={(e) => setTipPercent(e.target.value)}
-                  data-testid="settings-tip-percent"
-                />
+                <input {...props} className="bo-input" inputMode="decimal" {...register('tipLimitBasisPoints')} data-testid="settings-tip-percent" />
               )}
             </Field>
             <Field
               id={`${formId}-tipLimitCents`}
               label={`Tip bound: fixed (${settings.currency})`}
-              error={errors.fields.tipLimitCents}
+              error={errors.tipLimitCents?.message}
               hint="…or this amount, whichever is larger"
             >
               {(props) => (
-                <input
-                  {...props}
-                  className="bo-input"
-                  inputMode="decimal"
-                  value={tipFixed}
-                  onChange={(e) => setTipFixed(e.target.value)}
-                  data-testid="settings-tip-fixed"
-                />
+                <input {...props} className="bo-input" inputMode="decimal" {...register('tipLimitCents')} data-testid="settings-tip-fixed" />
               )}
             </Field>
           </div>
@@ -237,7 +190,7 @@ export function SettingsView() {
             <Field
               id={`${formId}-cashierRefundLimitCents`}
               label={`Cashier refund limit (${settings.currency})`}
-              error={errors.fields.cashierRefundLimitCents}
+              error={errors.cashierRefundLimitCents?.message}
               hint="A cashier's refund above this needs a manager's PIN"
             >
               {(props) => (
@@ -245,8 +198,7 @@ export function SettingsView() {
                   {...props}
                   className="bo-input"
                   inputMode="decimal"
-                  value={refundLimit}
-                  onChange={(e) => setRefundLimit(e.target.value)}
+                  {...register('cashierRefundLimitCents')}
                   data-testid="settings-cashier-refund-limit"
                 />
               )}
@@ -254,7 +206,7 @@ export function SettingsView() {
             <Field
               id={`${formId}-offlineSignInDays`}
               label="Offline sign-in (days)"
-              error={errors.fields.offlineSignInDays}
+              error={errors.offlineSignInDays?.message}
               hint="Staff who signed in on a register within this many days may sign in there while it is offline; 0 = never"
             >
               {(props) => (
@@ -262,8 +214,7 @@ export function SettingsView() {
                   {...props}
                   className="bo-input"
                   inputMode="numeric"
-                  value={offlineDays}
-                  onChange={(e) => setOfflineDays(e.target.value)}
+                  {...register('offlineSignInDays')}
                   data-testid="settings-offline-sign-in-days"
                 />
               )}
@@ -275,8 +226,8 @@ export function SettingsView() {
                 Saved
               </span>
             ) : null}
-            <button type="submit" className="button button-primary" disabled={saving} data-testid="settings-save">
-              {saving ? 'Saving…' : 'Save settings'}
+            <button type="submit" className="button button-primary" disabled={formState.isSubmitting} data-testid="settings-save">
+              {formState.isSubmitting ? 'Saving…' : 'Save settings'}
             </button>
           </div>
         </form>

@@ -2,13 +2,18 @@
  * Back office → Staff: the store's staff (name, role, whether a PIN is set), adding a staff member with a
  * PIN, and — owners — changing a role or setting a new PIN. The server enforces who may do what (403
  * `role_not_allowed` shown as the error). `GET`/`POST /api/pos/staff`, `PATCH /api/pos/staff/{id}`,
- * `POST /api/pos/staff/{id}/pin`.
+ * `POST /api/pos/staff/{id}/pin`. The add form checks each field with the create body's own rule (core
+ * `staffCreateFields`) before sending; field errors of the server's problem show in place as well.
  */
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { errorMessage } from '../common/back-office-api.ts';
-import { LoadError, useApi } from '../common/back-office-kit.tsx';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { staffCreateFields, type StaffRole as Role } from '../../../core/index.ts';
+import { Field, LoadError } from '../common/back-office-kit.tsx';
+import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { showProblem } from '../common/forms.ts';
 
-type Role = 'owner' | 'manager' | 'cashier';
 interface StaffRow {
   id: string;
   name: string;
@@ -17,45 +22,46 @@ interface StaffRow {
 }
 const ROLES: Role[] = ['cashier', 'manager', 'owner'];
 
+/** The add form: what is typed → the create body's fields, each checked by the body's rule (an empty PIN sends none). */
+const addForm = z.object({
+  name: staffCreateFields.name,
+  role: staffCreateFields.role,
+  pin: z
+    .string()
+    .transform((text) => (text.trim() === '' ? undefined : text.trim()))
+    .pipe(staffCreateFields.pin),
+});
+type AddTyped = z.input<typeof addForm>;
+const ADD_FIELDS = Object.keys(addForm.shape) as (keyof AddTyped)[];
+const EMPTY: AddTyped = { name: '', role: 'cashier', pin: '' };
+
 export function StaffView() {
-  const api = useApi();
-  const [rows, setRows] = useState<StaffRow[] | undefined>();
-  const [loadError, setLoadError] = useState<unknown>();
-  const [error, setError] = useState<string | undefined>();
-  const [name, setName] = useState('');
-  const [role, setRole] = useState<Role>('cashier');
-  const [pin, setPin] = useState('');
+  const staff = useBackOfficeData('staff', [], (api) => api.request<{ data: StaffRow[] }>('GET', '/api/pos/staff?limit=200'));
+  const actions = useBackOfficeActions(['staff']);
+  const formId = useId();
+  const { register, handleSubmit, setError, reset, formState } = useForm<AddTyped, unknown, z.output<typeof addForm>>({
+    resolver: zodResolver(addForm),
+    defaultValues: EMPTY,
+  });
+  const errors = formState.errors;
 
-  const load = useCallback(() => {
-    api.request<{ data: StaffRow[] }>('GET', '/api/pos/staff?limit=200').then((page) => setRows(page.data), setLoadError);
-  }, [api]);
-  useEffect(load, [load]);
-
-  if (loadError) return <LoadError error={loadError} what="Staff" />;
+  if (staff.error) return <LoadError error={staff.error} what="Staff" />;
+  const rows = staff.data?.data;
   if (!rows) return <p className="muted">Loading staff…</p>;
+  const error = actions.error;
 
-  const run = async (action: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await action();
-      load();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
-  const add = (event: FormEvent) => {
-    event.preventDefault();
-    void run(async () => {
-      await api.request('POST', '/api/pos/staff', { name, role, ...(pin ? { pin } : {}) });
-      setName('');
-      setPin('');
-    });
-  };
+  const add = handleSubmit(async ({ name, role, pin }) => {
+    const added = await actions.run(
+      (api) => api.request<StaffRow>('POST', '/api/pos/staff', { name, role, ...(pin ? { pin } : {}) }),
+      (err) => showProblem(err, setError, ADD_FIELDS),
+    );
+    if (added) reset({ ...EMPTY, role });
+  });
   const changeRole = (row: StaffRow, next: Role) =>
-    void run(() => api.request('PATCH', `/api/pos/staff/${encodeURIComponent(row.id)}`, { role: next }));
+    void actions.run((api) => api.request('PATCH', `/api/pos/staff/${encodeURIComponent(row.id)}`, { role: next }));
   const newPin = (row: StaffRow) => {
     const typed = window.prompt(`New PIN for ${row.name} (4 to 8 digits)`);
-    if (typed) void run(() => api.request('POST', `/api/pos/staff/${encodeURIComponent(row.id)}/pin`, { pin: typed }));
+    if (typed) void actions.run((api) => api.request('POST', `/api/pos/staff/${encodeURIComponent(row.id)}/pin`, { pin: typed }));
   };
 
   return (
@@ -108,32 +114,27 @@ export function StaffView() {
             ))}
           </tbody>
         </table>
-        <form className="bo-form" onSubmit={add} aria-label="Add a staff member">
-          <label>
-            Name <input className="bo-input" value={name} onChange={(e) => setName(e.target.value)} required />
-          </label>
-          <label>
-            Role{' '}
-            <select className="bo-input" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            PIN{' '}
-            <input
-              className="bo-input"
-              value={pin}
-              onChange={(e) => setPin(e.target.value)}
-              inputMode="numeric"
-              pattern="\d{4,8}"
-              autoComplete="off"
-            />
-          </label>
-          <button type="submit" className="button button-primary">
+        <form className="bo-form" onSubmit={(e) => void add(e)} aria-label="Add a staff member" noValidate>
+          <div className="bo-row">
+            <Field id={`${formId}-name`} label="Name" error={errors.name?.message}>
+              {(props) => <input {...props} className="bo-input" {...register('name')} />}
+            </Field>
+            <Field id={`${formId}-role`} label="Role" error={errors.role?.message}>
+              {(props) => (
+                <select {...props} className="bo-input" {...register('role')}>
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field id={`${formId}-pin`} label="PIN" error={errors.pin?.message} hint="4 to 8 digits; empty for none">
+              {(props) => <input {...props} className="bo-input" inputMode="numeric" autoComplete="off" {...register('pin')} />}
+            </Field>
+          </div>
+          <button type="submit" className="button button-primary" disabled={formState.isSubmitting}>
             Add staff member
           </button>
         </form>

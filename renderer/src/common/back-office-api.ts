@@ -19,7 +19,6 @@ import type {
   ImportReport,
   ImportJob,
   Invoice,
-  InvoicePaymentMethod,
   InvoiceSeries,
   InvoiceStatus,
   KeptImage,
@@ -45,7 +44,6 @@ import type {
   TaxReport,
   TenderRow,
   TrialBalanceReport,
-  VariationInput,
   catalogItemCreateSchema,
   catalogItemUpdateSchema,
   customerCreateSchema,
@@ -102,9 +100,6 @@ export type { CategorySummary };
 /** `GET /api/pos/catalog` (core `catalogPageSchema`). */
 export type { CatalogPage };
 
-/** A variation as the editor sends it (core `variationInputSchema`; ids kept for existing ones so their stock stays). */
-export type { VariationInput };
-
 /**
  * An item as the editor sends it (`catalogItemCreateSchema` / `catalogItemUpdateSchema` in core/catalog.ts). Lists
  * (`variations`, `modifierLists`, `taxRateIds`) replace the stored ones; entries sent with their `id` keep it.
@@ -159,8 +154,8 @@ export type { OrderReceipt };
 /** A Text-to-Pay request (core `payRequestRecordSchema`); `status` is the state now (expired computed). */
 export type PayRequest = PayRequestRecord;
 
-/** Invoices, their states and payment methods, and recurring series: core/invoices.ts. */
-export type { Invoice, InvoicePaymentMethod, InvoiceSeries, InvoiceStatus, SeriesStatus };
+/** Invoices, their states and recurring series: core/invoices.ts. */
+export type { Invoice, InvoiceSeries, InvoiceStatus, SeriesStatus };
 
 /** `POST /api/pos/invoices` body (core `invoiceCreateSchema`). */
 export type InvoiceCreateInput = z.input<typeof invoiceCreateSchema>;

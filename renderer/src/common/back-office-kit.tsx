@@ -1,9 +1,9 @@
 /** Small building blocks shared by the back-office screens: online state, the API for the session, form fields. */
-import { useEffect, useMemo, useState, type ReactNode, type RefObject } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useRegisterSession } from './session-context.ts';
 import { staffSession$ } from './staff-session.ts';
 import { useObservable } from '../ui/hooks.ts';
-import { ApiError, BackOfficeApi, OfflineError, errorMessage } from './back-office-api.ts';
+import { BackOfficeApi, OfflineError, errorMessage } from './back-office-api.ts';
 
 /** `navigator.onLine`, kept current by the `online` / `offline` events. */
 export function useOnline(): boolean {
@@ -29,40 +29,6 @@ export function useApi(): BackOfficeApi {
 /** The currency of the store (for formatMoney and amount parsing). */
 export function useCurrency(): string {
   return useRegisterSession().session.currency || 'USD';
-}
-
-/** What an error means for a form: the field errors by path, and a message for the whole form. */
-export interface FormErrors {
-  fields: Record<string, string>;
-  form?: string;
-}
-
-export const NO_ERRORS: FormErrors = { fields: {} };
-
-/**
- * Turns a thrown error into form errors: problem `errors[]` go next to their fields; whatever no field shows (or a
- * problem without `errors`) becomes the form message. `known` lists the paths the form has a place for.
- */
-export function formErrorsOf(err: unknown, known: (path: string) => boolean): FormErrors {
-  if (err instanceof ApiError) {
-    const fields = err.fieldErrors();
-    const shown = Object.fromEntries(Object.entries(fields).filter(([path]) => known(path)));
-    const rest = Object.entries(fields).filter(([path]) => !known(path));
-    const form = rest.length > 0 ? rest.map(([p, m]) => `${p}: ${m}`).join('; ') : Object.keys(shown).length === 0 ? err.message : undefined;
-    return { fields: shown, ...(form ? { form } : {}) };
-  }
-  return { fields: {}, form: errorMessage(err) };
-}
-
-/**
- * After a failed submit, moves focus to the form's first invalid field (`aria-invalid="true"`), so keyboard users
- * land on what to fix — and focus is never left on a button that was disabled while saving.
- */
-export function useFocusFirstError(form: RefObject<HTMLFormElement | null>, errors: FormErrors): void {
-  useEffect(() => {
-    if (Object.keys(errors.fields).length === 0) return;
-    form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [form, errors]);
 }
 
 /**

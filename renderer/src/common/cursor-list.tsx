@@ -93,16 +93,30 @@ export function useCursorList<T extends { id: string }, P extends CursorPage<T>>
     return out;
   }, [pages]);
   const firstFailed = query.isError && !query.isFetchNextPageError;
+  // "Show more" asked while the loaded pages are being fetched again (or a filter's first page is on its way) is kept,
+  // for this list's key only, and carried out once that fetch is over: a click is never dropped.
+  const keyText = JSON.stringify(queryKey);
+  const [moreWantedFor, setMoreWantedFor] = useState<string | null>(null);
+  const canFetchMore = query.hasNextPage && !query.isFetching && !query.isPlaceholderData;
+  const { fetchNextPage } = query;
+  useEffect(() => {
+    if (moreWantedFor === null || query.isFetching || query.isPlaceholderData) return;
+    setMoreWantedFor(null);
+    if (moreWantedFor === keyText && query.hasNextPage) void fetchNextPage();
+  }, [moreWantedFor, keyText, query.isFetching, query.isPlaceholderData, query.hasNextPage, fetchNextPage]);
   return {
     rows: firstFailed ? undefined : rows,
     lastPage: pages?.[pages.length - 1],
     error: firstFailed ? query.error : undefined,
     moreError: query.isFetchNextPageError ? query.error : undefined,
     hasMore: query.hasNextPage && !query.isPlaceholderData,
-    // While the loaded pages are being fetched again, the next page waits: asked now, it would cancel that refetch.
-    loadingMore: query.isFetching,
+    // While the loaded pages are being fetched again, the next page waits (asked now, it would cancel that refetch):
+    // the click is kept and carried out after it.
+    loadingMore: query.isFetching || moreWantedFor === keyText,
     showMore: () => {
-      if (query.hasNextPage && !query.isFetching && !query.isPlaceholderData) void query.fetchNextPage();
+      if (canFetchMore) void fetchNextPage();
+      // A second click while the next page is on its way asks for nothing more.
+      else if (!query.isFetchingNextPage) setMoreWantedFor(keyText);
     },
     refresh: () => client.invalidateQueries({ queryKey: ['backoffice', staff?.staff.id ?? '', name] }),
     replace: (row) =>
@@ -156,7 +170,9 @@ export function CursorListBody<T, P extends CursorPage<T>>({
       {list.rows ? children(list.rows) : null}
       {list.moreError ? <LoadError error={list.moreError} what={`More ${what.toLowerCase()}`} /> : null}
       {list.rows && list.hasMore ? (
-        <button type="button" className="button bo-align-start" onClick={list.showMore} disabled={list.loadingMore} data-testid={moreTestId}>
+        // Not disabled while loading: a click then is kept (useCursorList `showMore`), never lost to a refetch that
+        // started between the pointer going down and the click.
+        <button type="button" className="button bo-align-start" onClick={list.showMore} aria-busy={list.loadingMore} data-testid={moreTestId}>
           {list.loadingMore ? 'Loading…' : moreLabel}
         </button>
       ) : null}

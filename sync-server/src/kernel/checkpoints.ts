@@ -47,6 +47,7 @@ export async function writeCheckpoint(
   now: Date,
   witness?: AuditWitness | null,
 ): Promise<SignedCheckpoint | null> {
+  // Not mutation(): it signs the audit head, so it takes the merchant's lock but must append no entry of its own.
   const written = await db.transaction(async (tx) => {
     await lockMerchant(tx, merchantId);
     const head = await tx.query<{ seq: number | string; hash: string }>(

@@ -77,13 +77,17 @@ export interface Mutation extends MutationActor {
    * {@link openMutation} whose change may leave some call it before theirs.
    */
   flushJournalHashes(): Promise<void>;
-  /** `SAVEPOINT name` on `tx`. */
+  /** `SAVEPOINT name` on `tx`; the journal hashes this mutation holds for audit entries not yet written are noted with it. */
   savepoint(name: string): Promise<void>;
   /**
-   * `ROLLBACK TO SAVEPOINT name` on `tx`; the journal hashes this mutation holds for audit entries not yet written are
-   * dropped with it (every one of them, those posted before the savepoint too, as the per-transaction memo was before).
+   * `ROLLBACK TO SAVEPOINT name` on `tx` (the newest savepoint of that name); the journal hashes this mutation holds
+   * for audit entries not yet written become again those it held at that savepoint: a hash posted inside the savepoint
+   * is dropped with its journal transaction, one posted before it is kept — also when an audit entry inside the
+   * savepoint had recorded it, since that entry is rolled back too.
    */
   rollbackToSavepoint(name: string): Promise<void>;
+  /** `RELEASE SAVEPOINT name` on `tx` (the newest of that name, and those opened after it): its work stays. */
+  releaseSavepoint(name: string): Promise<void>;
   /** Writes one webhook event to the transactional outbox: it exists exactly when this change commits. */
   emit(type: EventType, object: Record<string, unknown>): Promise<WebhookEvent>;
   /** Notes that `collection` changed: its registers are told after the commit (never for a rolled-back change). */
@@ -128,6 +132,12 @@ export async function openMutation(tx: Queryable, who: MutationActor, now: Date,
   await lockMerchant(tx, who.merchantId);
   // Hashes of the journal transactions this mutation posted that no audit entry has recorded yet, by id.
   const pending = new Map<string, string>();
+  // Open savepoints, oldest first, each with the pending hashes as they were when it was set.
+  const savepoints: { name: string; pending: Map<string, string> }[] = [];
+  const newestSavepoint = (name: string): number => {
+    for (let i = savepoints.length - 1; i >= 0; i--) if (savepoints[i]!.name === name) return i;
+    throw new Error(`no savepoint ${name} is open in this mutation`);
+  };
   const journalHashesFor: Mutation['journalHashesFor'] = (entry) => {
     if (entry.journalHashes) return entry.journalHashes;
     const named = entry.data?.journalTransactionId;
@@ -178,10 +188,20 @@ export async function openMutation(tx: Queryable, who: MutationActor, now: Date,
     },
     savepoint: async (name) => {
       await tx.query(`SAVEPOINT ${name}`);
+      savepoints.push({ name, pending: new Map(pending) });
     },
     rollbackToSavepoint: async (name) => {
+      const at = newestSavepoint(name);
       await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      // PostgreSQL keeps the savepoint rolled back to and destroys the ones set after it.
+      savepoints.length = at + 1;
       pending.clear();
+      for (const [id, hash] of savepoints[at]!.pending) pending.set(id, hash);
+    },
+    releaseSavepoint: async (name) => {
+      const at = newestSavepoint(name);
+      await tx.query(`RELEASE SAVEPOINT ${name}`);
+      savepoints.length = at;
     },
     emit: (type, object) => emitEvent(tx, { merchantId: who.merchantId, type, object, occurredAt: now }),
     changed: (...collections) => {

@@ -34,13 +34,16 @@ export interface AuditVerifyOptions {
   witnessed?: WitnessedCheckpoints | null;
   /**
    * How often the housekeeping tick checkpoints a moved head, in ms; null or omitted: no stale-head check. Entries
-   * past the newest checkpoint written more than twice this long before `now` (one interval to wait for the next
-   * tick, one for the tick itself) are a finding: the newest checkpoints were deleted, or no tick runs.
+   * past the newest checkpoint written more than this interval before `now` (plus {@link TICK_SLACK_MS} for the tick
+   * to reach its checkpoint) are a finding: the newest checkpoints were deleted, or no tick runs.
    */
   checkpointIntervalMs?: number | null;
   /** The time the stale-head check measures from (default: now). */
   now?: Date;
 }
+
+/** What the stale-head check allows a housekeeping tick, from its start, to sign its checkpoint (ms). */
+export const TICK_SLACK_MS = 60_000;
 
 /** How many journal transactions are hydrated per statement. */
 const JOURNAL_BATCH = 500;
@@ -184,7 +187,7 @@ export async function verifyAuditTrail(
   if (options.checkpointIntervalMs != null && rows.length > 0) {
     const newest = valid.at(-1)?.seq ?? 0;
     const unanchored = rows.find((r) => Number(r.seq) > newest);
-    const limit = 2 * options.checkpointIntervalMs;
+    const limit = options.checkpointIntervalMs + TICK_SLACK_MS;
     const now = (options.now ?? new Date()).getTime();
     if (unanchored && now - new Date(unanchored.occurred_at).getTime() > limit) {
       problems.push({

@@ -38,3 +38,6 @@ export class ChangeFeed {
     return () => this.emitter.off(name, listener);
   }
 }
+
+/** A change feed for writes made before any server listens (the demo seed, main.ts's start-up): no register can be told yet. */
+export const NO_FEED = new ChangeFeed();

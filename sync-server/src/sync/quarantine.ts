@@ -82,11 +82,11 @@ async function attempt(m: Mutation, fn: () => Promise<void>): Promise<boolean> {
   await m.savepoint('quarantine');
   try {
     await fn();
-    await m.tx.query('RELEASE SAVEPOINT quarantine');
+    await m.releaseSavepoint('quarantine');
     return true;
   } catch {
     await m.rollbackToSavepoint('quarantine');
-    await m.tx.query('RELEASE SAVEPOINT quarantine');
+    await m.releaseSavepoint('quarantine');
     return false;
   }
 }

@@ -8,12 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatReceiptNumber, parseReceiptNumber, receiptNumberSchema } from '../../../core/index.ts';
 import { guard, principalOf } from '../platform/auth/guard.ts';
-import { callerOf, type Principal } from '../platform/auth/identity.ts';
+import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
-import { lockMerchant, type Queryable } from '../platform/db/db.ts';
+import type { Queryable } from '../platform/db/db.ts';
 import { parseOrThrow, ProblemError } from '../platform/http/problem.ts';
 import type { RouteDoc } from '../platform/http/route-doc.ts';
-import { appendAudit } from '../kernel/audit.ts';
+import { actorOf, mutation } from '../kernel/mutation.ts';
 
 /** Receipt numbers in one report, at most. */
 export const MAX_MISSING_RECEIPTS_PER_REPORT = 1000;
@@ -162,8 +162,8 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
       const body = parseOrThrow(missingBody, request.body);
       const principal = principalOf(request);
       const merchantId = principal.merchantId;
-      return ctx.db.transaction(async (tx) => {
-        await lockMerchant(tx, merchantId);
+      return mutation(ctx, actorOf(principal), async (m) => {
+        const tx = m.tx;
         const register = await registerOf(tx, merchantId, registerId);
         assertOwnRegister(principal, register.id);
         const errors = body.receiptNumbers.flatMap((n, i) =>
@@ -184,14 +184,11 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
         const known = new Set((await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber));
         const fresh = [...new Set(body.receiptNumbers)].filter((n) => !held.has(n) && !known.has(n));
         if (fresh.length > 0) {
-          await appendAudit(tx, {
-            merchantId,
-            actor: callerOf(principal),
+          await m.audit({
             registerId: register.id,
             action: 'register.receipts_missing',
             entityType: 'register',
             entityId: register.id,
-            occurredAt: ctx.clock(),
             data: { receiptNumbers: fresh },
           });
         }

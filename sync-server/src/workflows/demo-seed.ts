@@ -28,6 +28,7 @@ import { recordStockChange } from './stock-change.ts';
  * and, when this call issued it, the demo app token's plaintext. `now` stamps the rows written.
  */
 export async function seedDemoStore(db: Db, now: Date = new Date()): Promise<DemoSeed> {
+  // Not mutation(): the demo merchant is found or made inside (instances serialised), then openMutation takes its lock.
   return db.transaction(async (tx) => {
     const { merchant, created } = await findDemoMerchant(tx);
     const m = await openMutation(tx, { merchantId: merchant.id, actor: 'system' }, now);

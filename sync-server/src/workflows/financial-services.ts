@@ -76,6 +76,23 @@ export interface ServiceResult<T> {
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: ProblemError };
 
+/**
+ * Whether two written names are the same name: the same words, whatever their case, accents, punctuation or order
+ * (`Daniel Moreno`, `MORENO, DANIEL`).
+ */
+function sameName(a: string, b: string): boolean {
+  const words = (name: string) =>
+    name
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .sort()
+      .join(' ');
+  return words(a) === words(b);
+}
+
 /** The holder's full name from the verification (first middle last). */
 function holderName(v: VerifyIdResult): string {
   return [v.holder.firstName, v.holder.middleName, v.holder.lastName].filter((p): p is string => !!p).join(' ');
@@ -284,8 +301,9 @@ export async function refuseHeldTransfer(
 /**
  * `POST /api/pos/bill-payments`: pays a bill — money movement, the account (length, check digit) and the per-payment
  * limit; the payer's ID when shown (required from {@link BILL_ID_REQUIRED_FROM_CENTS}: then the payer is the ID's
- * holder and the daily limit keys on the document); the payer's daily limit; the payer's screening (`bill_payer`);
- * then the partner and the cash.
+ * holder and the daily limit keys on the document); the payer's daily limit; the payer's screening (`bill_payer`) —
+ * with an ID, the holder's name and, when it is another, the name the cashier typed: either blocked refuses, either
+ * a potential match holds; then the partner and the cash.
  * @returns 201 `accepted` with the receipt, or 202 `held` (the payer is a potential match: nothing taken)
  * @throws ProblemError 403 `money_movement_disabled`; 404 `biller_not_found`; 400 `invalid_account` /
  *   `invalid_id_barcode`; 422 `limit_per_transaction` / `limit_per_customer_day` / `id_required` /
@@ -316,14 +334,22 @@ export async function payBill(
     }
     await assertPayerDailyLimit(m.tx, m.merchantId, payer.ref, input.amountCents, m.now, settings.billPaymentLimits);
     const s = await screenParty(m.tx, m.merchantId, { name: payer.name, role: 'bill_payer' }, m);
+    // The name the cashier typed is screened too when the ID says another: a listed payer cannot pass under a clear ID.
+    const typed =
+      payer.idVerificationId && !sameName(input.customerName, payer.name)
+        ? await screenParty(m.tx, m.merchantId, { name: input.customerName, role: 'bill_payer' }, m)
+        : null;
     if (s.outcome === 'blocked') return { ok: false, error: blockedProblem(s, 'payer') };
-    return { ok: true, value: await recordBillPayment(m, plan, { ...payer, screeningId: s.screeningId }, s.outcome === 'potential_match', partner) };
+    if (typed?.outcome === 'blocked') return { ok: false, error: blockedProblem(typed, "payer's name as given") };
+    const held = s.outcome === 'potential_match' || typed?.outcome === 'potential_match';
+    const screened = { ...payer, screeningId: s.screeningId, nameScreeningId: typed?.screeningId ?? null };
+    return { ok: true, value: await recordBillPayment(m, plan, screened, held, partner) };
   });
   return { status: payment.status === 'held' ? 202 : 201, body: payment };
 }
 
 /**
- * `POST /api/pos/bill-payments/{id}/complete`: pays a held bill once a manager cleared the payer's screening; the
+ * `POST /api/pos/bill-payments/{id}/complete`: pays a held bill once a manager cleared the payer's screenings; the
  * account number is given again (only its masked form is stored) and must be the held payment's.
  * @throws ProblemError 409 `screening_hold` while not cleared; 409 `illegal_state_transition` unless held; 409
  *   `account_mismatch`; 400 `invalid_account`; 403 `money_movement_disabled`; partner problems.
@@ -338,7 +364,7 @@ export async function completeHeldBillPayment(
   return mutation(ctx, who, async (m) => {
     const held = await billPaymentScreening(m.tx, m.merchantId, id);
     if (held.status !== 'held') throw new ProblemError(409, 'illegal_state_transition', `Bill payment ${id} is ${held.status}, not held.`);
-    if (held.screeningId) await assertScreeningCleared(m.tx, m.merchantId, held.screeningId);
+    for (const sid of held.screeningIds) await assertScreeningCleared(m.tx, m.merchantId, sid);
     const { biller, account } = await validateBillAccount(partner, { billerId: held.billerId, accountNumber: body.accountNumber });
     return finishHeldBillPayment(m, id, { pay: { account, biller, shiftId: body.shiftId } }, partner);
   });
@@ -354,7 +380,7 @@ export async function refuseHeldBillPayment(
 ): Promise<BillPayment> {
   return mutation(ctx, who, async (m) => {
     const held = await billPaymentScreening(m.tx, m.merchantId, id);
-    if (held.status === 'held' && held.screeningId) await refuseScreenings(m, [held.screeningId], reason);
+    if (held.status === 'held') await refuseScreenings(m, held.screeningIds, reason);
     return finishHeldBillPayment(m, id, { refuse: reason }, partner);
   });
 }

@@ -85,12 +85,12 @@ export async function runHousekeeping(
     errors: [],
   };
   await runRecurringInvoices(ctx, utcDate(now), report);
-  report.expiredPayRequests = await expirePayRequests(ctx.db, now);
-  report.overdueInvoices = await markOverdueInvoices(ctx.db, now);
+  report.expiredPayRequests = await expirePayRequests(ctx, now);
+  report.overdueInvoices = await markOverdueInvoices(ctx, now);
   report.purgedIdempotencyKeys = await purgeIdempotencyKeys(ctx.db, now);
   report.auditCheckpoints = await writeDueCheckpoints(ctx.db, ctx.auditSigner, now, ctx.auditWitness);
-  report.settlements = await runSettlements(ctx.db, now, reopenReturnedPayment);
-  report.offlineForwards = await runOfflineForwardRetries(ctx.db, now);
+  report.settlements = await runSettlements(ctx, now, reopenReturnedPayment);
+  report.offlineForwards = await runOfflineForwardRetries(ctx, now);
   if (partners) await trackServices(ctx, partners, report);
   const appErrors = await runAppBillingJobs(ctx, now, appBilling, report);
   // Last, outside every transaction: planner statistics of the embedded database's tables that grew (PGlite never
@@ -118,7 +118,7 @@ async function runAppBillingJobs(
   appBilling: AppBillingOptions,
   report: HousekeepingReport,
 ): Promise<HousekeepingReport['errors']> {
-  const billed = await runAppBilling(ctx.db, now, { ...(appBilling.billing ? { billing: appBilling.billing } : {}), email: ctx.email });
+  const billed = await runAppBilling(ctx, now, { ...(appBilling.billing ? { billing: appBilling.billing } : {}), email: ctx.email });
   const releases = await runDeveloperEarningsReleases(ctx.db, now);
   const payouts = await runScheduledDeveloperPayouts(ctx.db, now, {
     ...(appBilling.paymentConnect ? { paymentConnect: appBilling.paymentConnect } : {}),

@@ -9,8 +9,8 @@
  * payment id as its idempotency key, so a rolled-back push that is pushed again gets the processor's first answer.
  */
 import { FORWARD_WINDOW_EXPIRED, OFFLINE_CARD_RECEIVABLE, type Order } from '../../../core/index.ts';
-import { openMutation, type Mutation } from '../kernel/mutation.ts';
-import type { Db } from '../platform/db/db.ts';
+import { mutation, type Mutation } from '../kernel/mutation.ts';
+import type { AppContext } from '../platform/context.ts';
 import {
   claimForwards,
   dueForwardRetries,
@@ -115,28 +115,27 @@ export async function forwardOfflineCardPayments(
 }
 
 /**
- * The housekeeping tick's offline-forward run at `now`: for every merchant, in one transaction each (merchant
+ * The housekeeping tick's offline-forward run at `now`: for every merchant, in one mutation each by `system` (merchant
  * lock), payments past the store's forward window expire ({@link expireStaleForwards}), then released forwards whose
  * backoff has passed are claimed and forwarded once more ({@link forwardOfflineCardPayments} with their ids): a success
  * is recorded exactly once (the claim), a processor still unreachable releases it again with a longer delay.
  * @returns how many were forwarded with an outcome, and how many expired
  */
 export async function runOfflineForwardRetries(
-  db: Db,
+  app: Pick<AppContext, 'db' | 'feed'>,
   now: Date,
   processor: PaymentProcessor = defaultPaymentProcessor,
 ): Promise<{ forwarded: number; expired: number }> {
-  const due = await dueForwardRetries(db, now);
-  for (const merchantId of await merchantsWithExpiredForwards(db, now)) if (!due.has(merchantId)) due.set(merchantId, []);
+  const due = await dueForwardRetries(app.db, now);
+  for (const merchantId of await merchantsWithExpiredForwards(app.db, now)) if (!due.has(merchantId)) due.set(merchantId, []);
   const counts = { forwarded: 0, expired: 0 };
+  const at = { db: app.db, feed: app.feed, clock: () => now };
   for (const [merchantId, ids] of due) {
-    await db.transaction(async (tx) => {
-      const m = await openMutation(tx, { merchantId, actor: 'system' }, now);
+    await mutation(at, { merchantId, actor: 'system' }, async (m) => {
       const expired = await expireStaleForwards(m);
       await openOrderBalances(m, expired, 'offline_card_expired');
       counts.expired += expired.length;
       counts.forwarded += await forwardOfflineCardPayments(m, [], processor, ids);
-      await m.flushJournalHashes();
     });
   }
   return counts;

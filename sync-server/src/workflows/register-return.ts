@@ -161,11 +161,11 @@ async function refundReturn(
         exchangeOrderId: ret.exchangeOrderId ?? null,
       },
     });
-    await m.tx.query('RELEASE SAVEPOINT register_return');
+    await m.releaseSavepoint('register_return');
     return { kind: 'stored', stored };
   } catch (err) {
     await m.rollbackToSavepoint('register_return');
-    await m.tx.query('RELEASE SAVEPOINT register_return');
+    await m.releaseSavepoint('register_return');
     if (err instanceof ProblemError) return reject(`${err.code}: ${err.message}`);
     return reject(`the return could not be stored: ${(err instanceof Error ? err.message : String(err)).slice(0, 300)}`);
   }

@@ -515,7 +515,7 @@ async function inSavepoint<T>(m: Mutation, name: string, fn: () => Promise<T>): 
     return { ok: true, value };
   } catch (error) {
     await m.rollbackToSavepoint(name);
-    await m.tx.query(`RELEASE SAVEPOINT ${name}`);
+    await m.releaseSavepoint(name);
     return { ok: false, error };
   }
 }

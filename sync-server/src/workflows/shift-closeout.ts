@@ -208,11 +208,11 @@ async function checkAndStore(m: Mutation, collection: ShiftCollection, doc: Reco
     await m.savepoint('shift_document');
     try {
       await fn();
-      await m.tx.query('RELEASE SAVEPOINT shift_document');
+      await m.releaseSavepoint('shift_document');
       return { kind: 'stored' };
     } catch (err) {
       await m.rollbackToSavepoint('shift_document');
-      await m.tx.query('RELEASE SAVEPOINT shift_document');
+      await m.releaseSavepoint('shift_document');
       return c.reject(`the document could not be stored: ${(err instanceof Error ? err.message : String(err)).slice(0, 300)}`);
     }
   };

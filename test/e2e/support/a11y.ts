@@ -6,6 +6,8 @@
  *   controls overlapping each other, controls clipped by the viewport or by an ancestor that hides overflow, a
  *   placeholder wider than its field, touch targets under 44×44 CSS px (WCAG 2.5.5; a radio or checkbox counts its
  *   label), radios of one group of different sizes, and not exactly one h1.
+ * - `nativeLookingFields`: text fields and drop-downs that kept the browser's own look.
+ * - `overflowingBoxes`: boxes whose text or children stick out of them.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -128,4 +130,56 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     if (h1s.length !== 1) problems.push(`${h1s.length} h1 on the screen (${h1s.map((h) => h.textContent).join(', ')})`);
     return problems;
   });
+}
+
+/**
+ * Text fields and drop-downs under `scope` (a CSS selector) that still have the browser's own look instead of the
+ * register's: an inset border or square corners (Chromium's default text field), or a drop-down drawn by the
+ * platform (`appearance` not `none`). Checkboxes, radios and hidden fields are not text fields. Empty when all are styled.
+ */
+export async function nativeLookingFields(page: Page, scope: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const problems: string[] = [];
+    for (const root of document.querySelectorAll(selector)) {
+      for (const el of root.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')) {
+        if (el instanceof HTMLInputElement && ['checkbox', 'radio', 'hidden', 'range', 'color', 'file'].includes(el.type)) continue;
+        if (el.getClientRects().length === 0) continue;
+        const s = getComputedStyle(el);
+        const why = [
+          s.borderTopStyle === 'inset' ? 'inset border' : '',
+          parseFloat(s.borderTopLeftRadius) < 2 ? 'square corners' : '',
+          el instanceof HTMLSelectElement && s.appearance !== 'none' ? `appearance ${s.appearance}` : '',
+        ].filter(Boolean);
+        const name = el.getAttribute('data-testid') || el.id || el.name;
+        if (why.length > 0) problems.push(`${el.tagName.toLowerCase()} "${name}": ${why.join(', ')}`);
+      }
+    }
+    return problems;
+  }, scope);
+}
+
+/**
+ * Boxes matching `selector` whose content sticks out: content wider than the box (a long word or a price pushed past
+ * its border), a child element past its left or right edge, or the box itself past the viewport's right edge. Each
+ * as "… by N px" (empty when all fit).
+ */
+export async function overflowingBoxes(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((sel) => {
+    const problems: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>(sel)) {
+      if (el.getClientRects().length === 0) continue;
+      const name = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+      const box = el.getBoundingClientRect();
+      if (el.scrollWidth > el.clientWidth + 1) problems.push(`${name}: content wider than its box by ${el.scrollWidth - el.clientWidth} px`);
+      for (const child of el.querySelectorAll<HTMLElement>('*')) {
+        const r = child.getBoundingClientRect();
+        if (r.width === 0) continue;
+        const out = Math.max(r.right - box.right, box.left - r.left);
+        if (out > 1)
+          problems.push(`${name}: ${child.tagName.toLowerCase()} "${(child.textContent ?? '').trim().slice(0, 30)}" out by ${Math.round(out)} px`);
+      }
+      if (box.right > window.innerWidth + 1) problems.push(`${name}: past the viewport by ${Math.round(box.right - window.innerWidth)} px`);
+    }
+    return problems;
+  }, selector);
 }

@@ -1,38 +1,53 @@
-/** Acting on an order: cancel an open one, collect what a `balance_due` one owes. */
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { formatMoney, tenderLabel } from '../../../../core/index.ts';
+/**
+ * Acting on an order: cancel an open one, collect what a `balance_due` one owes. Both are React Hook Forms checked by
+ * their bodies' own rules (core `orderCancelSchema`, the cash / card tender of `tenderInputSchema`); their requests run
+ * as the section's actions.
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useEffect, useId, useMemo, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { formatMoney, orderCancelSchema, tenderInputSchema, tenderLabel } from '../../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../../common/cash.ts';
-import type { ApiOrder, Customer } from '../../common/back-office-api.ts';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useFocusFirstError, type FormErrors } from '../../common/back-office-kit.tsx';
+import type { ApiOrder } from '../../common/back-office-api.ts';
+import { Field } from '../../common/back-office-kit.tsx';
+import { useBackOfficeActions } from '../../common/back-office-query.ts';
+import { showProblem, typed } from '../../common/forms.ts';
+import { useOrderCustomer } from './receipt-panel.tsx';
+
+/** The cancel form: the reason typed, trimmed; empty is none, else checked by the cancel body's `reason` rule. */
+const cancelForm = z.object({
+  reason: z
+    .string()
+    .transform((t) => (t.trim() === '' ? undefined : t.trim()))
+    .pipe(orderCancelSchema.shape.reason),
+});
 
 /** Cancel an open order: a button, then an inline confirmation (with an optional reason) — no window.confirm. */
 export function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled: (order: ApiOrder, message: string) => void }) {
-  const api = useApi();
   const id = useId();
   const [confirming, setConfirming] = useState(false);
-  const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const reasonRef = useRef<HTMLInputElement>(null);
+  const { register, handleSubmit, setError, setFocus, formState } = useForm<z.input<typeof cancelForm>, unknown, z.output<typeof cancelForm>>({
+    resolver: zodResolver(cancelForm),
+    defaultValues: { reason: '' },
+  });
+  const actions = useBackOfficeActions(['order']);
+  const busy = formState.isSubmitting;
   const money = (cents: number) => formatMoney(cents, order.currency);
 
   useEffect(() => {
-    if (confirming) reasonRef.current?.focus();
-  }, [confirming]);
+    if (confirming) setFocus('reason');
+  }, [confirming, setFocus]);
 
-  const cancel = async () => {
-    setBusy(true);
-    setErrors(NO_ERRORS);
-    try {
-      const next = await api.cancelOrder(order.id, reason.trim() || undefined);
-      setConfirming(false);
-      onCanceled(next, next.refundedCents > 0 ? `Order canceled; ${money(next.refundedCents)} given back.` : 'Order canceled.');
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => p === 'reason'));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const cancel = handleSubmit(async ({ reason }) => {
+    const next = await actions.run(
+      (api) => api.cancelOrder(order.id, reason),
+      (err) => showProblem(err, setError, ['reason']),
+    );
+    if (!next) return;
+    setConfirming(false);
+    onCanceled(next, next.refundedCents > 0 ? `Order canceled; ${money(next.refundedCents)} given back.` : 'Order canceled.');
+  });
 
   return (
     <section className="bo-panel" aria-labelledby={`${id}-title`} data-testid="order-cancel-panel">
@@ -50,27 +65,25 @@ export function CancelPanel({ order, onCanceled }: { order: ApiOrder; onCanceled
             {order.paidCents > 0 ? `The ${money(order.paidCents)} already paid is given back.` : 'Nothing has been paid on it.'} This cannot be
             undone.
           </p>
-          <Field id={`${id}-reason`} label="Reason (optional)" error={errors.fields.reason}>
+          <Field id={`${id}-reason`} label="Reason (optional)" error={formState.errors.reason?.message}>
             {(p) => (
               <input
                 {...p}
-                ref={reasonRef}
                 className="bo-input"
-                value={reason}
                 maxLength={500}
-                onChange={(e) => setReason(e.target.value)}
+                {...register('reason')}
                 onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), void cancel())}
                 data-testid="order-cancel-reason"
               />
             )}
           </Field>
-          {errors.form ? (
+          {actions.error ? (
             <p className="form-error" role="alert">
-              {errors.form}
+              {actions.error}
             </p>
           ) : null}
           <div className="bo-actions">
-            <button type="button" className="button bo-danger" onClick={cancel} disabled={busy} data-testid="order-cancel-confirm">
+            <button type="button" className="button bo-danger" onClick={() => void cancel()} disabled={busy} data-testid="order-cancel-confirm">
               {busy ? 'Canceling…' : 'Cancel order'}
             </button>
             <button
@@ -97,33 +110,34 @@ const BALANCE_DUE_TEXT: Record<NonNullable<ApiOrder['balanceDueReason']>, string
 };
 
 /**
+ * The collect form: the amount typed → the tender's `amountCents`, checked by its rule and at most what is due; the
+ * method (cash, or a card by its sandbox token).
+ */
+function collectForm(currency: string, dueCents: number) {
+  const notAmount = `Type an amount up to ${formatMoney(dueCents, currency)}.`;
+  const rule = tenderInputSchema.options[0].shape.amountCents.max(dueCents, notAmount);
+  return z.object({
+    amountCents: typed((t) => parseCashInput(t, currency) || undefined, notAmount, rule),
+    method: z.enum(['cash', 'card']),
+  });
+}
+
+/**
  * A `balance_due` order: what the customer owes and why (the failed payment: card and decline code, or the
  * bank's return code), the receipt's customer to contact (name, e-mail, phone), and "Collect balance": an amount (the
  * whole balance by default) taken in cash or by card, `POST /api/pos/orders/{id}/payments`; back to Paid at zero.
  */
 export function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCollected: (order: ApiOrder, message: string) => void }) {
-  const api = useApi();
   const id = useId();
-  const formRef = useRef<HTMLFormElement>(null);
-  const [customer, setCustomer] = useState<Customer | undefined>();
-  const [amount, setAmount] = useState(() => centsToInput(order.balanceDueCents));
-  const [method, setMethod] = useState<'cash' | 'card'>('cash');
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [busy, setBusy] = useState(false);
-  useFocusFirstError(formRef, errors);
   const money = (cents: number) => formatMoney(cents, order.currency);
-
-  useEffect(() => {
-    let current = true;
-    if (!order.customerId) return;
-    api.orderCustomer(order.customerId).then(
-      (c) => current && setCustomer(c),
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, order.customerId]);
+  const schema = useMemo(() => collectForm(order.currency, order.balanceDueCents), [order.currency, order.balanceDueCents]);
+  const { register, handleSubmit, setError, reset, formState } = useForm<z.input<typeof schema>, unknown, z.output<typeof schema>>({
+    resolver: zodResolver(schema),
+    defaultValues: { amountCents: centsToInput(order.balanceDueCents), method: 'cash' },
+  });
+  const actions = useBackOfficeActions(['order']);
+  const busy = formState.isSubmitting;
+  const customer = useOrderCustomer(order.customerId);
 
   const failed = (order.payments ?? []).filter((p) => p.state === 'returned' || (p.state === 'declined' && p.journalTransactionId));
   const contact = customer
@@ -132,33 +146,20 @@ export function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCol
       ? '…'
       : 'no customer on the receipt';
 
-  const collect = async (e: FormEvent) => {
-    e.preventDefault();
-    const cents = parseCashInput(amount, order.currency);
-    if (!cents || cents > order.balanceDueCents) {
-      setErrors({ fields: { amount: `Type an amount up to ${money(order.balanceDueCents)}.` } });
-      return;
-    }
-    setBusy(true);
-    setErrors(NO_ERRORS);
-    try {
-      const next = await api.collectOrderBalance(
-        order.id,
-        method === 'cash' ? { method, amountCents: cents } : { method, amountCents: cents, cardToken: 'tok_visa' },
-      );
-      setAmount(centsToInput(next.balanceDueCents));
-      onCollected(
-        next,
-        next.state === 'balance_due'
-          ? `${money(cents)} collected; ${money(next.balanceDueCents)} still due.`
-          : `${money(cents)} collected: the order is paid.`,
-      );
-    } catch (err) {
-      setErrors(formErrorsOf(err, (p) => p === 'amount'));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const collect = handleSubmit(async ({ amountCents, method }) => {
+    const next = await actions.run(
+      (api) => api.collectOrderBalance(order.id, method === 'cash' ? { method, amountCents } : { method, amountCents, cardToken: 'tok_visa' }),
+      (err) => showProblem(err, setError, ['amountCents']),
+    );
+    if (!next) return;
+    reset({ amountCents: centsToInput(next.balanceDueCents), method });
+    onCollected(
+      next,
+      next.state === 'balance_due'
+        ? `${money(amountCents)} collected; ${money(next.balanceDueCents)} still due.`
+        : `${money(amountCents)} collected: the order is paid.`,
+    );
+  });
 
   return (
     <section className="bo-panel" aria-labelledby={`${id}-title`} data-testid="order-balance-due">
@@ -170,38 +171,21 @@ export function BalanceDuePanel({ order, onCollected }: { order: ApiOrder; onCol
       <p className="muted bo-flush" data-testid="order-balance-due-customer">
         Customer on the receipt: {contact}
       </p>
-      <form ref={formRef} className="bo-form" onSubmit={collect} noValidate>
-        <Field id={`${id}-amount`} label="Amount" error={errors.fields.amount}>
-          {(p) => (
-            <input
-              {...p}
-              className="bo-input"
-              inputMode="decimal"
-              value={amount}
-              onChange={(e) => setAmount(e.target.value)}
-              data-testid="order-collect-amount"
-            />
-          )}
+      <form className="bo-form" onSubmit={(event) => void collect(event)} noValidate>
+        <Field id={`${id}-amount`} label="Amount" error={formState.errors.amountCents?.message}>
+          {(p) => <input {...p} className="bo-input" inputMode="decimal" {...register('amountCents')} data-testid="order-collect-amount" />}
         </Field>
         <fieldset className="bo-fieldset">
           <legend>Taken in</legend>
           {(['cash', 'card'] as const).map((m) => (
             <label key={m} className="bo-check">
-              <input
-                type="radio"
-                name={`${id}-method`}
-                value={m}
-                checked={method === m}
-                onChange={() => setMethod(m)}
-                data-testid={`order-collect-${m}`}
-              />{' '}
-              {m === 'cash' ? 'Cash' : 'Card'}
+              <input type="radio" value={m} {...register('method')} data-testid={`order-collect-${m}`} /> {m === 'cash' ? 'Cash' : 'Card'}
             </label>
           ))}
         </fieldset>
-        {errors.form ? (
+        {actions.error ? (
           <p className="form-error" role="alert">
-            {errors.form}
+            {actions.error}
           </p>
         ) : null}
         <div className="bo-actions">

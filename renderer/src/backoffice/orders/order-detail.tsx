@@ -1,10 +1,11 @@
 /** The order dialog of Back office → Orders: lines, payments and refunds, and the panels that act on the order. */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { formatMoney, tenderLabel } from '../../../../core/index.ts';
 import { DataTable, type FootRow } from '../../ui/data-table.tsx';
 import { Dialog } from '../../ui/dialog.tsx';
 import type { ApiOrder } from '../../common/back-office-api.ts';
-import { LoadError, useApi, useEscapeFromBody } from '../../common/back-office-kit.tsx';
+import { LoadError, useEscapeFromBody } from '../../common/back-office-kit.tsx';
+import { useBackOfficeData } from '../../common/back-office-query.ts';
 import { type Payment, type Refund, StateBadge, lineDetail, lineTitle, refundedQuantities, sourceText } from './order-parts.tsx';
 import { RefundPanel } from './refund-panel.tsx';
 import { BalanceDuePanel, CancelPanel } from './order-actions.tsx';
@@ -28,27 +29,17 @@ function paymentLabel(p: Payment): string {
   return tenderLabel(p.method);
 }
 
-/** The order dialog: loads the full order (payments, refunds) and hosts the refund, cancel and receipt panels. */
+/**
+ * The order dialog: reads the full order (payments, refunds) and hosts the refund, cancel and receipt panels; what a
+ * panel changes is read again, and the list is told of the changed order (`onChanged`).
+ */
 export function OrderDetail({ summary, onChanged, onClose }: { summary: ApiOrder; onChanged: (order: ApiOrder) => void; onClose: () => void }) {
-  const api = useApi();
-  const [order, setOrder] = useState<ApiOrder | undefined>();
-  const [error, setError] = useState<unknown>();
+  // The full order, read again by the panels' actions once they change it (never an edit of this copy).
+  const { data: order, error } = useBackOfficeData('order', [summary.id], (api) => api.getOrder(summary.id));
   const [notice, setNotice] = useState<string | undefined>();
   useEscapeFromBody(onClose);
 
-  useEffect(() => {
-    let current = true;
-    api.getOrder(summary.id).then(
-      (o) => current && setOrder(o),
-      (err: unknown) => current && setError(err),
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, summary.id]);
-
   const update = (next: ApiOrder, message: string) => {
-    setOrder(next);
     setNotice(message);
     onChanged(next);
   };

@@ -1,73 +1,130 @@
 /**
- * The refund form of an order. Amounts typed by people are parsed with `parseCashInput` into integer cents (never
- * floats); money is shown with core's `formatMoney`. The server stays the authority: the refund preview and "Up to …
- * can still be refunded" come from core's refund rule (`planOrderRefund`, `refundableBalance`, the functions the server
- * plans with) only to label the form, and whatever the server refuses is shown where it belongs.
+ * The refund form of an order: a React Hook Form whose fields are checked by the refund body's own rules (core
+ * `refundCreateSchema`), named by the body's paths so the server's field errors land in place; the refund runs as the
+ * section's action. Amounts typed by people are parsed with `parseCashInput` into integer cents (never floats); money
+ * is shown with core's `formatMoney`. The server stays the authority: the refund preview and "Up to … can still be
+ * refunded" come from core's refund rule (`planOrderRefund`, `refundableBalance`, the functions the server plans with)
+ * only to label the form, and whatever the server refuses is shown where it belongs.
  */
-import { useId, useRef, useState, type FormEvent } from 'react';
-import { formatMoney, planOrderRefund, type RefundRequest } from '../../../../core/index.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId, useState } from 'react';
+import { useForm, type Path, type UseFormSetError } from 'react-hook-form';
+import { z } from 'zod';
+import { formatMoney, planOrderRefund, refundCreateSchema, type RefundRequest } from '../../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../../common/cash.ts';
 import { ApiError, type ApiOrder, type OrderRefundInput } from '../../common/back-office-api.ts';
-import { Field, formErrorsOf, NO_ERRORS, useApi, useCurrency, useFocusFirstError, type FormErrors } from '../../common/back-office-kit.tsx';
+import { Field, useCurrency } from '../../common/back-office-kit.tsx';
+import { useBackOfficeActions } from '../../common/back-office-query.ts';
+import { showProblem, typed } from '../../common/forms.ts';
 import { type Line, ORDER_STATE_TEXT, lineDetail, lineTitle, refundableCents, refundedQuantities } from './order-parts.tsx';
 import { ManagerApproval } from './manager-approval.tsx';
 
-type RefundMode = 'lines' | 'amount';
+const rules = refundCreateSchema.shape;
+/** A reason typed: trimmed; empty is none, else checked by the body's `reason` rule. */
+const reasonText = z
+  .string()
+  .transform((t) => (t.trim() === '' ? undefined : t.trim()))
+  .pipe(rules.reason);
+/** A quantity typed: empty or 0 is none (not refunded), else a whole number checked by the body's line `quantity` rule. */
+const quantityOf = (text: string): { quantity: number } | { error: string } => {
+  const trimmed = text.trim();
+  if (!/^\d{0,5}$/.test(trimmed)) return { error: 'Enter a whole number of items' };
+  if (Number(trimmed) === 0) return { quantity: 0 };
+  const checked = rules.lines.unwrap().element.shape.quantity.safeParse(Number(trimmed));
+  return checked.success ? { quantity: checked.data } : { error: checked.error.issues[0]?.message ?? 'Enter a whole number of items' };
+};
 
-const lineKey = (lineId: string) => `line:${lineId}`;
+/**
+ * The refund form: by line (one quantity per line of the order, in order) or by amount, each field checked by its
+ * rule in the refund body; its output is the body.
+ */
+function refundForm(currency: string) {
+  const amountText = typed((t) => parseCashInput(t, currency) || undefined, 'Enter an amount like 4.50', rules.amountCents.unwrap());
+  return z
+    .object({
+      mode: z.enum(['lines', 'amount']),
+      lines: z.array(z.object({ lineId: z.string(), quantity: z.string() })),
+      restock: z.boolean(),
+      amountCents: z.string(),
+      reason: reasonText,
+    })
+    .transform((form, ctx): OrderRefundInput => {
+      const reason = form.reason ? { reason: form.reason } : {};
+      if (form.mode === 'amount') {
+        const amount = amountText.safeParse(form.amountCents);
+        if (amount.success) return { amountCents: amount.data, ...reason };
+        for (const issue of amount.error.issues) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: issue.message });
+        return z.NEVER;
+      }
+      const lines: { lineId: string; quantity: number }[] = [];
+      let typedWrong = false;
+      form.lines.forEach((line, i) => {
+        const read = quantityOf(line.quantity);
+        if ('error' in read) {
+          typedWrong = true;
+          ctx.addIssue({ code: 'custom', path: ['lines', i, 'quantity'], message: read.error });
+        } else if (read.quantity > 0) lines.push({ lineId: line.lineId, quantity: read.quantity });
+      });
+      if (typedWrong) return z.NEVER;
+      if (lines.length === 0) {
+        // Said for the form as a whole (RHF's root error), as nothing typed is wrong.
+        ctx.addIssue({ code: 'custom', path: ['root'], message: 'Enter how many items to refund on at least one line.' });
+        return z.NEVER;
+      }
+      return { lines, restock: form.restock, ...reason };
+    });
+}
+type RefundForm = ReturnType<typeof refundForm>;
+type RefundTyped = z.input<RefundForm>;
+
+/** The form as it starts: every line at no quantity, "Return to stock" on, nothing typed. */
+const blank = (order: ApiOrder, mode: RefundTyped['mode']): RefundTyped => ({
+  mode,
+  lines: order.lines.map((l) => ({ lineId: l.id, quantity: '' })),
+  restock: true,
+  amountCents: '',
+  reason: '',
+});
 
 /**
  * The refund form: by line (quantity per line, at most what is left, "Return to stock" on by default) or by amount,
  * with an optional reason. Server field errors are mapped back to the inputs they name.
  */
 export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded: (order: ApiOrder, message: string) => void }) {
-  const api = useApi();
   const currency = useCurrency();
   const id = useId();
-  const formRef = useRef<HTMLFormElement>(null);
-  const [mode, setMode] = useState<RefundMode>('lines');
-  const [quantities, setQuantities] = useState<Record<string, string>>({});
-  const [restock, setRestock] = useState(true);
-  const [amount, setAmount] = useState('');
-  const [reason, setReason] = useState('');
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [busy, setBusy] = useState(false);
+  const cur = order.currency || currency;
+  const [schema] = useState(() => refundForm(cur));
+  const form = useForm<RefundTyped, unknown, OrderRefundInput>({
+    resolver: zodResolver(schema),
+    // Both modes' fields are kept while switching (a quantity typed stays when the amount is tried).
+    defaultValues: blank(order, 'lines'),
+  });
+  const { register, handleSubmit, setError, clearErrors, setValue, getValues, reset, watch, formState } = form;
+  const errors = formState.errors;
+  const actions = useBackOfficeActions(['order']);
+  const busy = formState.isSubmitting || actions.pending;
   // A cashier's refund above the store's limit (403 approval_required): the refund waits for a manager's PIN.
   const [pending, setPending] = useState<OrderRefundInput | undefined>(undefined);
-  useFocusFirstError(formRef, errors);
 
-  const cur = order.currency || currency;
   const money = (cents: number) => formatMoney(cents, cur);
   const refunded = refundedQuantities(order);
   const left = (line: Line) => Math.max(0, line.quantity - (refunded.get(line.id) ?? 0));
   const refundable = refundableCents(order);
-
-  /** The lines asked for (quantity typed and not 0), in order; `bad` holds the lines whose text is not a count. */
-  const asked = () => {
-    const chosen: { line: Line; quantity: number }[] = [];
-    const bad: string[] = [];
-    for (const line of order.lines) {
-      const text = (quantities[line.id] ?? '').trim();
-      if (text === '') continue;
-      if (!/^\d{1,4}$/.test(text)) {
-        bad.push(line.id);
-        continue;
-      }
-      const quantity = Number(text);
-      if (quantity > 0) chosen.push({ line, quantity });
-    }
-    return { chosen, bad };
-  };
+  const values = watch();
+  const mode = values.mode;
 
   /** A preview of what the server will give back (core's planner); undefined when it would refuse. */
   const preview = (): number | undefined => {
     let request: RefundRequest;
     if (mode === 'lines') {
-      const { chosen, bad } = asked();
-      if (chosen.length === 0 || bad.length > 0) return undefined;
-      request = { lines: chosen.map((c) => ({ lineId: c.line.id, quantity: c.quantity })) };
+      const texts = values.lines.map((l) => ({ lineId: l.lineId, text: l.quantity.trim() }));
+      if (texts.some((t) => t.text !== '' && !/^\d{1,4}$/.test(t.text))) return undefined;
+      const chosen = texts.filter((t) => Number(t.text) > 0).map((t) => ({ lineId: t.lineId, quantity: Number(t.text) }));
+      if (chosen.length === 0) return undefined;
+      request = { lines: chosen };
     } else {
-      const cents = parseCashInput(amount, cur);
+      const cents = parseCashInput(values.amountCents, cur);
       if (!cents) return undefined;
       request = { amountCents: cents };
     }
@@ -79,91 +136,51 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
   };
   const previewCents = preview();
 
-  const setQuantity = (lineId: string, text: string) => {
-    setQuantities((q) => ({ ...q, [lineId]: text }));
-    setErrors((e) => {
-      const key = lineKey(lineId);
-      if (!(key in e.fields) && !('lines' in e.fields)) return e;
-      const fields = { ...e.fields };
-      delete fields[key];
-      delete fields.lines;
-      return { ...e, fields };
-    });
-  };
-
-  const step = (line: Line, delta: number) => {
-    const now = Number((quantities[line.id] ?? '').trim() || '0');
+  const step = (index: number, line: Line, delta: number) => {
+    const now = Number(getValues(`lines.${index}.quantity`).trim() || '0');
     const next = Math.min(left(line), Math.max(0, (Number.isFinite(now) ? now : 0) + delta));
-    setQuantity(line.id, next === 0 ? '' : String(next));
-  };
-
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    let input: OrderRefundInput;
-    let sentLines: Line[] = [];
-    const trimmedReason = reason.trim();
-    if (mode === 'lines') {
-      const { chosen, bad } = asked();
-      if (bad.length > 0) {
-        setErrors({ fields: Object.fromEntries(bad.map((lineId) => [lineKey(lineId), 'Enter a whole number of items'])) });
-        return;
-      }
-      if (chosen.length === 0) {
-        setErrors({ fields: {}, form: 'Enter how many items to refund on at least one line.' });
-        return;
-      }
-      sentLines = chosen.map((c) => c.line);
-      input = {
-        lines: chosen.map((c) => ({ lineId: c.line.id, quantity: c.quantity })),
-        restock,
-        ...(trimmedReason ? { reason: trimmedReason } : {}),
-      };
-    } else {
-      const cents = parseCashInput(amount, cur);
-      if (cents === undefined || cents === 0) {
-        setErrors({ fields: { amountCents: 'Enter an amount like 4.50' } });
-        return;
-      }
-      input = { amountCents: cents, ...(trimmedReason ? { reason: trimmedReason } : {}) };
-    }
-    await send(input, sentLines);
+    setValue(`lines.${index}.quantity`, next === 0 ? '' : String(next));
+    clearErrors([`lines.${index}.quantity`, 'lines']);
   };
 
   /** Sends the refund (with a manager's approval once given); 403 `approval_required` asks for the manager's PIN. */
-  const send = async (input: OrderRefundInput, sentLines: Line[] = []) => {
-    setBusy(true);
-    setErrors(NO_ERRORS);
-    try {
-      const { refund, order: next } = await api.refundOrder(order.id, input);
-      setPending(undefined);
-      setQuantities({});
-      setAmount('');
-      setReason('');
-      setRestock(true);
-      const what =
-        refund.lines.length > 0
-          ? ` for ${refund.lines.map((l) => `${l.quantity} × ${order.lines.find((x) => x.id === l.lineId)?.name ?? l.lineId}`).join(', ')}${refund.restock ? ', returned to stock' : ''}`
-          : '';
-      onRefunded(next, `Refunded ${money(refund.amountCents)}${what}. The order is now ${ORDER_STATE_TEXT[next.state].toLowerCase()}.`);
-    } catch (err) {
-      if (err instanceof ApiError && err.problem.code === 'approval_required') {
-        setPending(input);
-        return;
-      }
-      const known = (path: string) => /^lines\.\d+\.(quantity|lineId)$/.test(path) || ['lines', 'amountCents', 'reason', 'restock'].includes(path);
-      const found = formErrorsOf(err, known);
-      const fields: Record<string, string> = {};
-      for (const [path, message] of Object.entries(found.fields)) {
-        const match = /^lines\.(\d+)\./.exec(path);
-        const line = match ? sentLines[Number(match[1])] : undefined;
-        fields[line ? lineKey(line.id) : path] = message;
-      }
-      setErrors({ fields, ...(found.form ? { form: found.form } : {}) });
-    } finally {
-      setBusy(false);
-    }
+  const send = async (input: OrderRefundInput) => {
+    // The server names sent lines by their place in the body; the form holds every line of the order.
+    const place = (input.lines ?? []).map((l) => order.lines.findIndex((x) => x.id === l.lineId));
+    const inPlace: UseFormSetError<RefundTyped> = (path, error, options) => {
+      const match = /^lines\.(\d+)\.(quantity|lineId)$/.exec(path);
+      setError(match ? (`lines.${place[Number(match[1])] ?? 0}.quantity` as Path<RefundTyped>) : path, error, options);
+    };
+    const fields = [
+      ...place.flatMap((_, j) => [`lines.${j}.quantity`, `lines.${j}.lineId`]),
+      'lines',
+      'amountCents',
+      'reason',
+      'restock',
+    ] as Path<RefundTyped>[];
+    const result = await actions.run(
+      (api) => api.refundOrder(order.id, input),
+      (err) => {
+        if (err instanceof ApiError && err.problem.code === 'approval_required') {
+          setPending(input);
+          return undefined;
+        }
+        return showProblem(err, inPlace, fields);
+      },
+    );
+    if (!result) return;
+    const { refund, order: next } = result;
+    setPending(undefined);
+    reset(blank(order, getValues('mode')));
+    const what =
+      refund.lines.length > 0
+        ? ` for ${refund.lines.map((l) => `${l.quantity} × ${order.lines.find((x) => x.id === l.lineId)?.name ?? l.lineId}`).join(', ')}${refund.restock ? ', returned to stock' : ''}`
+        : '';
+    onRefunded(next, `Refunded ${money(refund.amountCents)}${what}. The order is now ${ORDER_STATE_TEXT[next.state].toLowerCase()}.`);
   };
+
+  const onSubmit = handleSubmit((input) => send(input));
+  const formError = errors.root?.message ?? actions.error;
 
   return (
     <section className="bo-panel bo-refund" aria-labelledby={`${id}-title`} data-testid="order-refund">
@@ -172,35 +189,20 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
       {pending ? (
         <ManagerApproval orderId={order.id} onApproved={(approval) => void send({ ...pending, approval })} onCancel={() => setPending(undefined)} />
       ) : null}
-      <form ref={formRef} className="bo-form" onSubmit={onSubmit} noValidate data-testid="order-refund-form">
+      <form className="bo-form" onSubmit={(event) => void onSubmit(event)} noValidate data-testid="order-refund-form">
         <fieldset className="bo-segmented">
           <legend>Refund by</legend>
           <label className="bo-check">
-            <input
-              type="radio"
-              name={`${id}-mode`}
-              value="lines"
-              checked={mode === 'lines'}
-              onChange={() => (setMode('lines'), setErrors(NO_ERRORS))}
-              data-testid="order-refund-mode-lines"
-            />{' '}
-            Items
+            <input type="radio" value="lines" {...register('mode', { onChange: () => clearErrors() })} data-testid="order-refund-mode-lines" /> Items
           </label>
           <label className="bo-check">
-            <input
-              type="radio"
-              name={`${id}-mode`}
-              value="amount"
-              checked={mode === 'amount'}
-              onChange={() => (setMode('amount'), setErrors(NO_ERRORS))}
-              data-testid="order-refund-mode-amount"
-            />{' '}
+            <input type="radio" value="amount" {...register('mode', { onChange: () => clearErrors() })} data-testid="order-refund-mode-amount" />{' '}
             Amount
           </label>
         </fieldset>
-        {errors.form ? (
+        {formError ? (
           <p className="form-error" role="alert" data-testid="order-refund-form-error">
-            {errors.form}
+            {formError}
           </p>
         ) : null}
         {mode === 'lines' ? (
@@ -216,9 +218,9 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
                 </tr>
               </thead>
               <tbody>
-                {order.lines.map((line) => {
+                {order.lines.map((line, index) => {
                   const inputId = `${id}-qty-${line.id}`;
-                  const error = errors.fields[lineKey(line.id)];
+                  const error = errors.lines?.[index]?.quantity?.message;
                   const remaining = left(line);
                   return (
                     <tr key={line.id} data-testid="order-refund-line" data-line-id={line.id}>
@@ -237,7 +239,7 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
                           <button
                             type="button"
                             className="button bo-step"
-                            onClick={() => step(line, -1)}
+                            onClick={() => step(index, line, -1)}
                             disabled={remaining === 0}
                             aria-label={`One fewer ${line.name}`}
                             aria-controls={inputId}
@@ -251,8 +253,7 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
                             placeholder="0"
                             min={0}
                             max={remaining}
-                            value={quantities[line.id] ?? ''}
-                            onChange={(e) => setQuantity(line.id, e.target.value)}
+                            {...register(`lines.${index}.quantity`, { onChange: () => clearErrors('lines') })}
                             disabled={remaining === 0}
                             aria-invalid={Boolean(error)}
                             {...(error ? { 'aria-describedby': `${inputId}-error` } : {})}
@@ -261,7 +262,7 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
                           <button
                             type="button"
                             className="button bo-step"
-                            onClick={() => step(line, 1)}
+                            onClick={() => step(index, line, 1)}
                             disabled={remaining === 0}
                             aria-label={`One more ${line.name}`}
                             aria-controls={inputId}
@@ -280,14 +281,13 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
                 })}
               </tbody>
             </table>
-            {errors.fields.lines ? (
+            {errors.lines?.message ? (
               <p className="bo-field-error" role="alert" data-testid="field-error">
-                {errors.fields.lines}
+                {errors.lines.message}
               </p>
             ) : null}
             <label className="bo-check">
-              <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.target.checked)} data-testid="order-refund-restock" /> Return to
-              stock
+              <input type="checkbox" {...register('restock')} data-testid="order-refund-restock" /> Return to stock
             </label>
           </>
         ) : (
@@ -295,7 +295,7 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
             <Field
               id={`${id}-amount`}
               label={`Amount to refund (${cur})`}
-              error={errors.fields.amountCents}
+              error={errors.amountCents?.message}
               hint={`At most ${money(refundable)}`}
               className="bo-field-narrow"
             >
@@ -305,8 +305,7 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
                   className="bo-input bo-money"
                   inputMode="decimal"
                   placeholder="0.00"
-                  value={amount}
-                  onChange={(e) => setAmount(e.target.value)}
+                  {...register('amountCents')}
                   data-testid="order-refund-amount"
                 />
               )}
@@ -314,24 +313,15 @@ export function RefundPanel({ order, onRefunded }: { order: ApiOrder; onRefunded
             <button
               type="button"
               className="button bo-inline-button"
-              onClick={() => setAmount(centsToInput(refundable, cur))}
+              onClick={() => (setValue('amountCents', centsToInput(refundable, cur)), clearErrors('amountCents'))}
               data-testid="order-refund-amount-all"
             >
               Everything left
             </button>
           </div>
         )}
-        <Field id={`${id}-reason`} label="Reason (optional)" error={errors.fields.reason}>
-          {(p) => (
-            <input
-              {...p}
-              className="bo-input"
-              value={reason}
-              maxLength={500}
-              onChange={(e) => setReason(e.target.value)}
-              data-testid="order-refund-reason"
-            />
-          )}
+        <Field id={`${id}-reason`} label="Reason (optional)" error={errors.reason?.message}>
+          {(p) => <input {...p} className="bo-input" maxLength={500} {...register('reason')} data-testid="order-refund-reason" />}
         </Field>
         <div>
           <button type="submit" className="button button-primary" disabled={busy} data-testid="order-refund-submit">

@@ -109,7 +109,19 @@ export const ItemGrid = memo(function ItemGrid({ items, currency, onChoose, scro
   // far away), the first drawn tile stands in, so Tab always finds the grid.
   const [active, setActive] = useState(0);
   const focusPending = useRef(false);
-  useEffect(() => setActive(0), [items]);
+  // The Tab stop follows its item when the list is built again (a stock change or a sync re-reads the catalog: the
+  // same items in a new array) and goes back to the first tile only when that item is no longer in the list.
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  const listed = useRef(items);
+  useEffect(() => {
+    const previous = listed.current;
+    if (previous === items) return;
+    listed.current = items;
+    const id = previous[Math.min(activeRef.current, previous.length - 1)]?.id;
+    const at = id === undefined ? -1 : items.findIndex((item) => item.id === id);
+    setActive(at >= 0 ? at : 0);
+  }, [items]);
   const rows = virtualizer.getVirtualItems();
   const firstDrawn = rows.length > 0 ? rows[0]!.index * columns : 0;
   const lastDrawn = rows.length > 0 ? Math.min(items.length, (rows[rows.length - 1]!.index + 1) * columns) - 1 : -1;

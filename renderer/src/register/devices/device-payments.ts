@@ -84,6 +84,8 @@ export class CardPaymentFlow implements CardPayment {
 
   async #store(payment: SalePayment): Promise<void> {
     this.#approved = payment;
+    // The terminal has answered: the cashier is no longer asked to follow it while the sale is written.
+    this.#set('waiting', 'Card approved. Saving the sale…');
     try {
       await this.deps().complete(payment);
       this.#approved = undefined;

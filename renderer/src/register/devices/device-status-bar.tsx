@@ -80,20 +80,25 @@ export function DeviceStatusBar({ state }: { state: DeviceClientState }) {
 /** Device states a cashier must act on (the rest — ready, busy, simulated — come and go with every job). */
 const TROUBLE = new Set<DeviceOverview['status']['state']>(['offline', 'paper_out', 'cover_open', 'error']);
 
+/** Each device's state now (none while the bridge is not ready). */
+function statesOf(state: DeviceClientState): Map<string, string> {
+  return new Map(state.connection === 'ready' ? state.devices.map((d) => [d.device, d.status.state] as const) : []);
+}
+
 /**
  * What the strip's live region says: only a change a cashier must act on — a device going into trouble ("Printer ·
  * out of paper"), or the bridge lost after it was connected. A printer going busy and ready again with every receipt
- * is shown, not announced (the strip itself is not a live region).
+ * is shown, not announced (the strip itself is not a live region). A strip that mounts (the receipt's, the Devices
+ * view's) starts from the states as they are, so a trouble already told is not told again with each receipt; the text
+ * is emptied once nothing is in trouble, so the next trouble — even the same one — is told again.
  */
 function useDeviceTrouble(state: DeviceClientState): string {
   const [text, setText] = useState('');
-  const previous = useRef<{ connection: DeviceClientState['connection']; states: Map<string, string> }>({
-    connection: state.connection,
-    states: new Map(),
-  });
+  const previous = useRef<{ connection: DeviceClientState['connection']; states: Map<string, string> } | undefined>(undefined);
+  previous.current ??= { connection: state.connection, states: statesOf(state) };
   useEffect(() => {
-    const before = previous.current;
-    const states = new Map(state.connection === 'ready' ? state.devices.map((d) => [d.device, d.status.state] as const) : []);
+    const before = previous.current!;
+    const states = statesOf(state);
     const news: string[] = [];
     if (before.connection === 'ready' && state.connection !== 'ready') news.push('Hardware bridge disconnected — cash only');
     if (state.connection === 'ready') {
@@ -103,6 +108,7 @@ function useDeviceTrouble(state: DeviceClientState): string {
     }
     previous.current = { connection: state.connection, states };
     if (news.length > 0) setText(news.join('. '));
+    else if (state.connection === 'ready' && !state.devices.some((d) => TROUBLE.has(d.status.state))) setText('');
   }, [state]);
   return text;
 }

@@ -1,6 +1,7 @@
 /** Parts of the Returns screen: the sale's lines, an exchange's new items, this register's recent returns, the done panel, a manager's approval. */
-import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useMemo, type FormEvent } from 'react';
 import { formatMoney, type Order, type OrderLine, type RegisterReturn, type ReturnTender } from '../../../../core/index.ts';
+import { ManagerPinApproval } from '../../common/manager-pin-approval.tsx';
 import { useObservable } from '../../ui/hooks.ts';
 import { useRegister } from '../register-context.ts';
 import { listApprovers, requestApproval } from '../returns/return-store.ts';
@@ -91,79 +92,29 @@ export function ManagerApproval({
   onApproved: (approval: string) => void;
 }) {
   const { session } = useRegister();
-  const id = useId();
-  const [approvers, setApprovers] = useState<{ id: string; name: string }[] | undefined>();
-  const [staffId, setStaffId] = useState('');
-  const [pin, setPin] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    let live = true;
-    listApprovers(session).then(
-      (list) => {
-        if (!live) return;
-        setApprovers(list);
-        setStaffId((s) => s || list[0]?.id || '');
-      },
-      () => live && setError("A manager's approval needs the register online: try again once it is back."),
-    );
-    return () => {
-      live = false;
-    };
-  }, [session]);
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setError(undefined);
+  const loadApprovers = useCallback(
+    () =>
+      listApprovers(session).catch(() => {
+        throw new Error("A manager's approval needs the register online: try again once it is back.");
+      }),
+    [session],
+  );
+  const approve = async (staffId: string, pin: string) => {
     try {
       onApproved(await requestApproval(session, { staffId, pin, orderId, amountCents }));
-      setPin('');
     } catch (err) {
-      setError(err instanceof TypeError ? "A manager's approval needs the register online." : err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
+      throw err instanceof TypeError ? new Error("A manager's approval needs the register online.") : err;
     }
   };
   return (
-    <form className="returns-approval" onSubmit={(e) => void onSubmit(e)} data-testid="return-approval" aria-labelledby={`${id}-title`}>
-      <p id={`${id}-title`}>This return is above the store's limit for cashiers: a manager approves it with their PIN.</p>
-      {error ? (
-        <p className="form-error" role="alert" data-testid="return-approval-error">
-          {error}
-        </p>
-      ) : null}
-      <label htmlFor={`${id}-manager`}>Manager</label>
-      <select
-        id={`${id}-manager`}
-        className="input"
-        value={staffId}
-        onChange={(e) => setStaffId(e.target.value)}
-        disabled={!approvers}
-        data-testid="return-approval-manager"
-      >
-        {(approvers ?? []).map((s) => (
-          <option key={s.id} value={s.id}>
-            {s.name}
-          </option>
-        ))}
-      </select>
-      <label htmlFor={`${id}-pin`}>PIN</label>
-      <input
-        id={`${id}-pin`}
-        className="input"
-        type="password"
-        inputMode="numeric"
-        autoComplete="off"
-        maxLength={8}
-        value={pin}
-        onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))}
-        data-testid="return-approval-pin"
-      />
-      <button type="submit" className="button button-primary" disabled={busy || !staffId || pin.length < 4} data-testid="return-approval-submit">
-        Approve
-      </button>
-    </form>
+    <ManagerPinApproval
+      loadApprovers={loadApprovers}
+      onApprove={approve}
+      testId="return-approval"
+      prompt="This return is above the store's limit for cashiers: a manager approves it with their PIN."
+      submitLabel="Approve"
+      classNames={{ form: 'returns-approval', input: 'input' }}
+    />
   );
 }
 

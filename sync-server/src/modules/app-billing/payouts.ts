@@ -270,6 +270,7 @@ export async function runDeveloperEarningsReleases(
   const out = { released: 0, errors: [] as { developerId: string; message: string }[] };
   for (const r of rows) {
     try {
+      // Not mutation(): the developer's lock comes before the platform ledger's, which postOnPlatformLedger's openMutation takes.
       out.released += await db.transaction(async (tx) => {
         await lockDeveloper(tx, r.developer_id);
         return releaseMaturedEarnings(tx, r.developer_id, now);
@@ -310,6 +311,7 @@ export async function payOutDeveloper(
 ): Promise<DeveloperPayout> {
   const connect = options.paymentConnect ?? sandboxPaymentConnect;
   const minimum = options.minimumCents ?? DEFAULT_DEVELOPER_PAYOUT_MINIMUM_CENTS;
+  // Not mutation(): the developer's lock comes before the platform ledger's, which postOnPlatformLedger's openMutation takes.
   return db.transaction(async (tx) => {
     await lockDeveloper(tx, developerId);
     const currencies = await earningCurrencies(tx, developerId);

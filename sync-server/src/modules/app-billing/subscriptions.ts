@@ -37,8 +37,9 @@ import {
 } from '../../../../core/index.ts';
 import { appendAudit } from '../../kernel/audit.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
-import type { Mutation } from '../../kernel/mutation.ts';
-import { lockMerchant, type Db, type Queryable } from '../../platform/db/db.ts';
+import { mutation, type Mutation } from '../../kernel/mutation.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import type { EmailProvider } from '../../platform/messaging/email.ts';
 import { billingFor, DEFAULT_BILLING_REFERENCE, sandboxBilling, type AppBillingAdapter } from './adapters.ts';
@@ -801,29 +802,29 @@ export interface AppBillingReport {
  * whose period has ended is renewed for the next calendar month at its full price — the price its store agreed to,
  * or the app's lower listed price, never a rise the store has not accepted; a subscription of an app that is free now
  * ends instead (several months caught up after a downtime); every past-due one whose retry is due is tried again for
- * the amount it owes. Each subscription in its
- * own transaction (store lock, then the subscription row, then the platform ledger), so one failure stops no other
- * (it is in `errors`). Safe to run on several instances at once: the row lock and the re-check of its state make a
+ * the amount it owes. Each subscription in its own mutation by `system` on its store (store lock, then the
+ * subscription row, then the platform ledger), so one failure stops no other (it is in `errors`). Safe to run on several instances at once: the row lock and the re-check of its state make a
  * second runner find nothing due.
  *
  * @param options.billing billing adapter of stores that are not the demo (default the sandbox)
  * @param options.email where suspension notices go (default: none sent)
  */
 export async function runAppBilling(
-  db: Db,
+  app: Pick<AppContext, 'db' | 'feed'>,
   now: Date,
   options: { billing?: AppBillingAdapter; email?: EmailProvider } = {},
 ): Promise<AppBillingReport> {
   const report: AppBillingReport = { charged: 0, failed: 0, suspended: 0, errors: [] };
   const adapter = options.billing ?? sandboxBilling;
-  const { rows: due } = await db.query<{ id: string; merchant_id: string }>(
+  const { rows: due } = await app.db.query<{ id: string; merchant_id: string }>(
     `SELECT id, merchant_id FROM app_subscriptions WHERE (status = 'active' AND current_period_end <= $1) OR (status = 'past_due' AND next_retry_at <= $1) ORDER BY id`,
     [now.toISOString()],
   );
+  const at = { db: app.db, feed: app.feed, clock: () => now };
   for (const d of due) {
     try {
-      await db.transaction(async (tx) => {
-        await lockMerchant(tx, d.merchant_id);
+      await mutation(at, { merchantId: d.merchant_id, actor: 'system' }, async (m) => {
+        const tx = m.tx;
         let sub = await lockSubscription(tx, 'id', d.id);
         if (!sub) return;
         /** Charges one period: paid → the subscription moves on; declined → past due or suspended. Returns whether paid. */

@@ -42,7 +42,16 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
           tags: ['apps'],
           access: 'staff',
           body: installBodySchema,
-          response: z.object({ installation: installationSchema, connectUrl: z.string().optional() }),
+          response: z.object({
+            installation: installationSchema,
+            connectUrl: z.string().optional(),
+            connectUrlWithheld: z
+              .literal(true)
+              .optional()
+              .describe(
+                "Only on a replayed Idempotency-Key of an external integration's install: its one-time ticket is never stored, so `connectUrl` is left out (uninstall and install again for a new one)",
+              ),
+          }),
           status: 201,
           idempotent: true,
           errors: {
@@ -55,8 +64,9 @@ export function registerAppInstallationRoutes(app: FastifyInstance, ctx: AppCont
     idempotent(ctx.db, ctx.clock, async (request) => {
       const input = parseOrThrow(installBodySchema, request.body ?? undefined);
       const result = await flows.installApp(ctx, principalOf(request), input);
-      // The one-time ticket is never stored: a replay answers the installation only.
-      return { status: 201, body: result, replay: { status: 201, body: { installation: result.installation } } };
+      // The one-time ticket is never stored: a replay answers the installation, and says the connect URL is withheld.
+      const replay = { installation: result.installation, ...(result.connectUrl ? { connectUrlWithheld: true as const } : {}) };
+      return { status: 201, body: result, replay: { status: 201, body: replay } };
     }),
   );
 

@@ -327,6 +327,7 @@ async function recordEvent(
 /** Registers a new app of `developerId` as a draft. */
 export async function createApp(db: Db, developerId: string, input: AppCreateInput, now: Date): Promise<AppView> {
   const id = newId('app');
+  // Not mutation(): the platform's app catalog belongs to no merchant; its trail is app_review_events.
   return db.transaction(async (tx) => {
     const { rows } = await tx.query(
       `INSERT INTO apps (id, developer_id, name, description, form, redirect_uris, webhook_url, scopes, price_cents, currency, icon_url, category, status, created_at, updated_at, launch_url)
@@ -411,6 +412,7 @@ function conflict(err: unknown, id: string): never {
  * @throws ProblemError 404 (not theirs), 400, 409 `illegal_state_transition` while submitted or in review.
  */
 export async function updateApp(db: Db, developerId: string, id: string, patch: AppPatchInput, now: Date): Promise<AppView> {
+  // Not mutation(): the platform's app catalog belongs to no merchant; its trail is app_review_events.
   return db.transaction(async (tx) => {
     const row = await lockApp(tx, id, developerId);
     const current = viewOf(row);
@@ -497,6 +499,7 @@ export async function transitionApp(
   now: Date,
   reasons?: string[],
 ): Promise<AppView> {
+  // Not mutation(): the platform's app catalog belongs to no merchant; its trail is app_review_events.
   return db.transaction(async (tx) => {
     const row = await lockApp(tx, id, by.developerId);
     const current = viewOf(row);

@@ -95,7 +95,11 @@ export const billPaymentSchema = z.strictObject({
   currency: z.string(),
   confirmationNumber: z.string().nullable().describe("The partner's confirmation (null while held or once refused: nothing was sent)"),
   rejectReason: z.string().nullable(),
-  screeningId: z.string().nullable().describe("The payer's sanctions screening"),
+  screeningId: z.string().nullable().describe("The payer's sanctions screening (the ID holder's name when an ID was shown)"),
+  nameScreeningId: z
+    .string()
+    .nullable()
+    .describe('The screening of the name the cashier typed, when an ID was shown under another name (null otherwise); a held payment waits for both'),
   idVerificationId: z.string().nullable().describe("The payer's ID verification, when an ID was shown"),
   journalTransactionId: z.string().nullable().describe('Null while held or once refused (no money taken)'),
   reversalJournalTransactionId: z.string().nullable(),
@@ -130,6 +134,7 @@ interface Row {
   reject_reason: string | null;
   cash_account: string;
   screening_id: string | null;
+  name_screening_id: string | null;
   id_verification_id: string | null;
   journal_transaction_id: string | null;
   reversal_journal_transaction_id: string | null;
@@ -157,6 +162,7 @@ function toApi(r: Row): BillPayment {
     confirmationNumber: r.confirmation_number,
     rejectReason: r.reject_reason,
     screeningId: r.screening_id,
+    nameScreeningId: r.name_screening_id,
     idVerificationId: r.id_verification_id,
     journalTransactionId: r.journal_transaction_id,
     reversalJournalTransactionId: r.reversal_journal_transaction_id,
@@ -288,11 +294,15 @@ export async function assertPayerDailyLimit(
     ]);
 }
 
-/** Who pays, as the workflow established it: the name screened, the daily-limit key, the screening and ID verification. */
+/**
+ * Who pays, as the workflow established it: the name screened (the ID holder's when an ID was shown), the daily-limit
+ * key, its screening, the screening of the name the cashier typed when it differs from the ID's, and the ID verification.
+ */
 export interface BillPayer {
   name: string;
   ref: string;
   screeningId: string;
+  nameScreeningId: string | null;
   idVerificationId: string | null;
 }
 
@@ -367,8 +377,8 @@ export async function recordBillPayment(
       );
   const { rows } = await m.tx.query<Row>(
     `INSERT INTO bill_payments (id, merchant_id, biller_id, biller_name, account_masked, customer_name, customer_ref, amount_cents, fee_cents, currency, partner, confirmation_number, status,
-       cash_account, journal_transaction_id, register_id, created_by, created_at, updated_at, shift_id, screening_id, id_verification_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20, $21) RETURNING *`,
+       cash_account, journal_transaction_id, register_id, created_by, created_at, updated_at, shift_id, screening_id, id_verification_id, name_screening_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20, $21, $22) RETURNING *`,
     [
       id,
       m.merchantId,
@@ -391,6 +401,7 @@ export async function recordBillPayment(
       held ? null : (input.shiftId ?? null),
       payer.screeningId,
       payer.idVerificationId,
+      payer.nameScreeningId,
     ],
   );
   await m.audit({
@@ -405,19 +416,20 @@ export async function recordBillPayment(
       confirmationNumber: paid?.confirmationNumber ?? null,
       journalTransactionId: paid?.journalId ?? null,
       screeningId: payer.screeningId,
+      nameScreeningId: payer.nameScreeningId,
     },
   });
   return toApi(rows[0]!);
 }
 
-/** A held payment's status and its payer's screening (for the workflow's clearance check). */
+/** A held payment's status and its payer's screenings (the ID holder's or typed name's, and the typed name's when it differs). */
 export async function billPaymentScreening(
   db: Queryable,
   merchantId: string,
   id: string,
-): Promise<{ status: BillPayment['status']; screeningId: string | null; billerId: string }> {
+): Promise<{ status: BillPayment['status']; screeningIds: string[]; billerId: string }> {
   const r = await row(db, merchantId, id);
-  return { status: r.status, screeningId: r.screening_id, billerId: r.biller_id };
+  return { status: r.status, screeningIds: [r.screening_id, r.name_screening_id].filter((x): x is string => !!x), billerId: r.biller_id };
 }
 
 /**
@@ -446,7 +458,7 @@ export async function finishHeldBillPayment(
       action: 'bill_payment.refused',
       entityType: 'bill_payment',
       entityId: id,
-      data: { reason: outcome.refuse, screeningId: r.screening_id },
+      data: { reason: outcome.refuse, screeningId: r.screening_id, nameScreeningId: r.name_screening_id },
     });
     return getBillPayment(m.tx, m.merchantId, id);
   }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import {
   DEFAULT_FINANCIAL_SERVICE_SETTINGS,
   financialServiceSettingsSchema,
-  MAX_AMOUNT_CENTS,
+  financialServiceSettingsUpdateFields,
   patchBody,
   type FinancialServiceSettings,
 } from '../../../../core/index.ts';
@@ -16,31 +16,11 @@ import type { Mutation } from '../../kernel/mutation.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 
-const cents = (max: number) => z.int().min(0).max(max);
-const limitsPatch = z
-  .strictObject({
-    perTransactionCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional().describe('Most one transaction may move, minor units'),
-    perCustomerPerDayCents: z.int().min(1).max(MAX_AMOUNT_CENTS).optional().describe('Most one customer may move in a day (UTC), minor units'),
-  })
-  .optional();
-
 /**
- * `PATCH /api/pos/financial-services/settings` body: any part of the settings; sub-objects are merged field by field
- * with the current settings. Fees: `basisPoints` 0–10 000 (1 bp = 0.01 %), `fixedCents` and `minimumCents` 0–100 000.
+ * `PATCH /api/pos/financial-services/settings` body: any part of the settings (core `financialServiceSettingsUpdateFields`,
+ * each field with its own rule); sub-objects are merged field by field with the current settings.
  */
-export const financialServiceSettingsPatch = patchBody({
-  checkFee: z
-    .strictObject({
-      basisPoints: z.int().min(0).max(10_000).optional().describe('Percent part of the fee in basis points (100 = 1 %)'),
-      fixedCents: cents(100_000).optional().describe('Fixed part of the fee, minor units'),
-      minimumCents: cents(100_000).optional().describe('The least fee charged, minor units'),
-    })
-    .optional(),
-  checkLimits: limitsPatch,
-  transferLimits: limitsPatch,
-  billPaymentFeeCents: cents(100_000).optional().describe('Fee of one bill payment, minor units'),
-  billPaymentLimits: limitsPatch,
-});
+export const financialServiceSettingsPatch = patchBody(financialServiceSettingsUpdateFields);
 /** See {@link financialServiceSettingsPatch}. */
 export type FinancialServiceSettingsPatch = z.infer<typeof financialServiceSettingsPatch>;
 

@@ -116,7 +116,7 @@ export function registerImageRoutes(app: FastifyInstance, ctx: AppContext, image
     app: images?.rateLimits?.app ?? ctx.appRateLimit,
     staff: images?.rateLimits?.staff ?? rateLimitFor(ctx.db, STAFF_RATE_LIMIT),
   };
-  const deps = { db: ctx.db, generator, store, now: () => ctx.clock().getTime(), startingCredits };
+  const deps = { db: ctx.db, feed: ctx.feed, generator, store, now: () => ctx.clock().getTime(), startingCredits };
 
   /**
    * onRequest hook: authenticates (401), takes one unit of the caller's quota and sets the rate-limit fields on the

@@ -2,7 +2,8 @@ import { ulid } from 'ulid';
 import type { GeneratedImage, ImageAspect, ImageGenerator, ImageStyle } from './generator.ts';
 import type { ImageStore } from './store.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
-import { actorFromString, openMutation } from '../../kernel/mutation.ts';
+import { actorFromString, mutation } from '../../kernel/mutation.ts';
+import type { AppContext } from '../../platform/context.ts';
 
 /**
  * Image generation as a service, free of HTTP: credits, generation, storage, retention and purge. The
@@ -50,6 +51,8 @@ export interface StoredImage {
 /** Everything {@link generateImages} needs. `now` is the injected clock (milliseconds since the epoch). */
 export interface ImageServiceDeps {
   db: Db;
+  /** The change feed that {@link mutation} tells after a commit (image writes mark no replicated collection). */
+  feed: AppContext['feed'];
   generator: ImageGenerator;
   store: ImageStore;
   now: () => number;
@@ -134,8 +137,8 @@ export async function generateImages(
   const createdAt = new Date(deps.now());
   const expiresAt = new Date(createdAt.getTime() + IMAGE_RETENTION_MS);
   try {
-    const balance = await deps.db.transaction(async (tx) => {
-      const m = await openMutation(tx, actorFromString(merchantId, requestedBy), createdAt);
+    const balance = await mutation({ db: deps.db, feed: deps.feed, clock: () => createdAt }, actorFromString(merchantId, requestedBy), async (m) => {
+      const tx = m.tx;
       const charged = await tx.query<{ balance: number }>(
         `UPDATE merchant_credits SET balance = balance - $2, updated_at = now()
          WHERE merchant_id = $1 AND balance >= $2 RETURNING balance`,
@@ -224,6 +227,7 @@ export async function findImage(db: SqlClient, store: ImageStore, id: string, no
  * many were purged. Safe to run on several servers at once: each row is claimed with `FOR UPDATE SKIP LOCKED`.
  */
 export async function purgeExpiredImages(db: Db, store: ImageStore, now: Date, limit = 500): Promise<number> {
+  // Not a mutation: storage housekeeping across merchants (rows claimed SKIP LOCKED while their files go), no audit entry.
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string; file_key: string }>(
       `SELECT id, file_key FROM generated_images
@@ -259,7 +263,7 @@ export function isKeptImageId(id: string): boolean {
  * `'expired'` when it is past its 7 days (there is nothing left to copy).
  */
 export async function keepImage(
-  deps: Pick<ImageServiceDeps, 'db' | 'store' | 'now'>,
+  deps: Pick<ImageServiceDeps, 'db' | 'feed' | 'store' | 'now'>,
   merchantId: string,
   keptBy: string,
   imageId: string,
@@ -285,9 +289,8 @@ export async function keepImage(
   const key = `${id}.png`;
   await deps.store.put(key, png);
   try {
-    await deps.db.transaction(async (tx) => {
-      const m = await openMutation(tx, actorFromString(merchantId, keptBy), new Date(now));
-      await tx.query(
+    await mutation({ db: deps.db, feed: deps.feed, clock: () => new Date(now) }, actorFromString(merchantId, keptBy), async (m) => {
+      await m.tx.query(
         `INSERT INTO kept_images (id, merchant_id, file_key, source_image_id, width, height, byte_size, kept_by, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [id, merchantId, key, imageId, source.width, source.height, png.length, keptBy, new Date(now).toISOString()],

@@ -100,7 +100,7 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
     async (request) => {
       const q = parseOrThrow(pageQuery, request.query, '(query)');
       const merchantId = principalOf(request).merchantId;
-      const locations = await ctx.db.transaction((tx) => listLocations(tx, merchantId));
+      const locations = await listLocations(ctx.db, merchantId);
       // A store has a handful of locations: the page is cut from the full list, after the cursor's location id.
       const start = q.cursor ? locations.findIndex((l) => l.id === decodeCursor(q.cursor!, ['string'])[0]) + 1 : 0;
       if (start === 0 && q.cursor)
@@ -156,9 +156,13 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(stockQuery, request.query, '(query)');
       const after = q.cursor ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
-      const rows = await ctx.db.transaction((tx) =>
-        stockLevelsPage(tx, merchantId, { locationId: q.locationId, variationId: q.variationId, itemId: q.itemId, after, limit: q.limit + 1 }),
-      );
+      const rows = await stockLevelsPage(ctx.db, merchantId, {
+        locationId: q.locationId,
+        variationId: q.variationId,
+        itemId: q.itemId,
+        after,
+        limit: q.limit + 1,
+      });
       const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.variationId]);
       return { data: page, nextCursor };
     },
@@ -183,9 +187,7 @@ export function registerInventoryRoutes(app: FastifyInstance, ctx: AppContext, w
       const { merchantId } = principalOf(request);
       const q = parseOrThrow(lowStockQuery, request.query, '(query)');
       const after = q.cursor ? String(decodeCursor(q.cursor, ['string'])[0]) : undefined;
-      const rows = await ctx.db.transaction((tx) =>
-        stockLevelsPage(tx, merchantId, { locationId: q.locationId, lowOnly: true, after, limit: q.limit + 1 }),
-      );
+      const rows = await stockLevelsPage(ctx.db, merchantId, { locationId: q.locationId, lowOnly: true, after, limit: q.limit + 1 });
       const { page, nextCursor } = pageOf(rows, q.limit, (last) => [last.variationId]);
       return { data: page, nextCursor };
     },

@@ -26,7 +26,7 @@ import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
-import { actorOf, mutation, openMutation } from '../../kernel/mutation.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { billToOf, channelsFor, insertDraft, priceLinesFor, type CatalogLoader } from './service.ts';
 
 const { rrulestr } = rrulePkg;
@@ -248,26 +248,27 @@ export interface RecurringInvoicesReport {
 }
 
 /**
- * Generates the due occurrences of one series up to `today`, each in its own transaction (series row locked;
- * `ON CONFLICT DO NOTHING` on (series, occurrence date)), advancing the series' cursor. Ends the series when its rule
- * has no more dates. Returns the ids of the invoices it created.
+ * Generates the due occurrences of one series up to `today`, each in its own mutation by `system` on the series'
+ * merchant (series row locked; `ON CONFLICT DO NOTHING` on (series, occurrence date)), advancing the series' cursor.
+ * Ends the series when its rule has no more dates. Returns the ids of the invoices it created.
  */
 export async function generateDueInvoices(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'feed'>,
   seriesId: string,
   today: string,
   report: RecurringInvoicesReport,
   catalogOf: CatalogLoader,
 ): Promise<void> {
   const now = ctx.clock();
+  // A series never changes merchant: its merchant is read once, outside the mutations (whose lock it names).
+  const owner = (await ctx.db.query<{ merchant_id: string }>('SELECT merchant_id FROM invoice_series WHERE id = $1', [seriesId])).rows[0];
+  if (!owner) return;
+  const at = { db: ctx.db, feed: ctx.feed, clock: () => now };
   for (let n = 0; n < MAX_OCCURRENCES_PER_TICK; n++) {
-    const done = await ctx.db.transaction(async (tx) => {
-      const found = await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1', [seriesId]);
-      const row0 = found.rows[0];
-      if (!row0) return true;
-      const m = await openMutation(tx, { merchantId: row0.merchant_id, actor: 'system' }, now);
-      const row = (await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1 FOR UPDATE', [seriesId])).rows[0]!;
-      if (row.status !== 'active') return true;
+    const done = await mutation(at, { merchantId: owner.merchant_id, actor: 'system' }, async (m) => {
+      const tx = m.tx;
+      const row = (await tx.query<SeriesRow>('SELECT * FROM invoice_series WHERE id = $1 FOR UPDATE', [seriesId])).rows[0];
+      if (!row || row.status !== 'active') return true;
       const rule = parseSeriesRule(row.rrule, row.start_date);
       const occurrence = nextOccurrence(rule, row.cursor_date);
       if (!occurrence) {

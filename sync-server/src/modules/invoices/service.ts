@@ -48,12 +48,12 @@ import {
 } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
-import type { Db, Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
 import { getJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
-import { actorOf, mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
+import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
 /** Reads the merchant's live catalog as a pricing snapshot (the catalog module's `loadCatalog`, handed in by workflows). */
 export type CatalogLoader = (db: Queryable, merchantId: string) => Promise<CatalogSnapshot>;
@@ -1051,19 +1051,19 @@ export async function voidInvoice(m: Mutation, id: string, input: { reason?: str
 
 /**
  * Stores `overdue` on every sent or partially paid invoice whose due date is before `now`'s UTC date, with an audit
- * row each (actor `system`; reads already show them overdue; this makes the stored state agree). Returns how many moved.
+ * row each (actor `system`; reads already show them overdue; this makes the stored state agree), one mutation per
+ * merchant at `now`. Returns how many moved.
  */
-export async function markOverdueInvoices(db: Db, now: Date): Promise<number> {
+export async function markOverdueInvoices(app: Pick<AppContext, 'db' | 'feed'>, now: Date): Promise<number> {
   const today = utcDate(now);
-  const due = await db.query<{ merchant_id: string }>(
+  const due = await app.db.query<{ merchant_id: string }>(
     `SELECT DISTINCT merchant_id FROM invoices WHERE status IN ('sent', 'partially_paid') AND due_date < $1`,
     [today],
   );
   let count = 0;
   for (const { merchant_id: merchantId } of due.rows) {
-    count += await db.transaction(async (tx) => {
-      const m = await openMutation(tx, { merchantId, actor: 'system' }, now);
-      const { rows } = await tx.query<{ id: string; due_date: string | Date }>(
+    count += await mutation({ db: app.db, feed: app.feed, clock: () => now }, { merchantId, actor: 'system' }, async (m) => {
+      const { rows } = await m.tx.query<{ id: string; due_date: string | Date }>(
         `UPDATE invoices SET status = 'overdue', updated_at = $3 WHERE merchant_id = $1 AND status IN ('sent', 'partially_paid') AND due_date < $2 RETURNING id, due_date`,
         [merchantId, today, now.toISOString()],
       );

@@ -6,10 +6,8 @@ import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
-import { appendAudit } from '../../kernel/audit.ts';
 import { checkpointAt, listCheckpoints, newestCheckpoint, writeCheckpoint } from '../../kernel/checkpoints.ts';
-import { callerOf } from '../../platform/auth/identity.ts';
-import { lockMerchant } from '../../platform/db/db.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { verifyAuditTrail, type AuditVerifyOptions } from '../../kernel/verify.ts';
 import { trialBalance } from '../../kernel/ledger.ts';
 import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
@@ -338,8 +336,8 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
           { path: 'held.signature', message: "does not verify with the server's key for this store" },
         ]);
       }
-      return ctx.db.transaction(async (tx) => {
-        await lockMerchant(tx, merchantId);
+      return mutation(ctx, actorOf(principal), async (m) => {
+        const tx = m.tx;
         const stored = await checkpointAt(tx, merchantId, body.held.seq);
         const head = await newestCheckpoint(tx, merchantId);
         const rolledBack = !stored || stored.signature !== body.held.signature || (head?.seq ?? 0) < body.held.seq;
@@ -355,14 +353,10 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
               { merchantId, heldSeq: body.held.seq, toldSeq: body.told?.seq ?? null, storedSeq: head?.seq ?? null },
               'audit head rolled back: a register holds a newer signed checkpoint than the database',
             );
-            await appendAudit(tx, {
-              merchantId,
-              actor: callerOf(principal),
-              registerId: principal.kind === 'register' ? principal.registerId : null,
+            await m.audit({
               action: 'audit.head_rolled_back',
               entityType: 'audit_checkpoint',
               entityId,
-              occurredAt: ctx.clock(),
               data: { held: body.held, told: body.told, storedHeadSeq: head?.seq ?? null },
             });
           }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MAX_AMOUNT_CENTS, nonBlankText, pageQueryFields, pageSchema } from '../../../../core/index.ts';
+import { MAX_AMOUNT_CENTS, nonBlankText, pageQueryFields, pageSchema, PIN_PATTERN } from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
@@ -23,7 +23,7 @@ import {
   type RateLimitPolicy,
 } from '../../platform/rate-limit.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
-import { checkStaffPin, listSignInStaff, PIN_PATTERN, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
+import { checkStaffPin, listSignInStaff, SHIFT_TOKEN_TTL_SECONDS } from './staff-pins.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
 import { APPROVAL_ACTIONS, APPROVAL_TTL_MS, grantApproval } from './approvals.ts';
 import { getSettings } from './settings.ts';

@@ -15,7 +15,8 @@ import { issueRegisterCredential, revokeRegisterCredentials, sha256Hex } from '.
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
-import { mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
+import { mutation, type Mutation } from '../../kernel/mutation.ts';
+import { NO_FEED } from '../../platform/change-feed.ts';
 import type { Db } from '../../platform/db/db.ts';
 import { lastReceiptSequenceOf } from './pairing.ts';
 
@@ -122,7 +123,7 @@ export async function createPairingCode(m: Mutation, input: { locationId?: strin
 
 /** A pairing code made by the system (not a staff member) for `npm start` to print: see {@link createPairingCode}. */
 export async function issueSystemPairingCode(db: Db, merchantId: string, now: Date = new Date()): Promise<PairingCode> {
-  return db.transaction(async (tx) => createPairingCode(await openMutation(tx, { merchantId, actor: 'system' }, now), {}));
+  return mutation({ db, clock: () => now, feed: NO_FEED }, { merchantId, actor: 'system' }, (m) => createPairingCode(m, {}));
 }
 
 const INVALID_CODE = () =>

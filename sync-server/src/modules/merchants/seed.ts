@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId, type CatalogItem, type TaxRate } from '../../../../core/index.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
-import { ChangeFeed } from '../../platform/change-feed.ts';
+import { NO_FEED } from '../../platform/change-feed.ts';
 import { APP_SCOPES, appWebhookSecret, issueAppToken, revokeAppTokens } from '../../platform/auth/identity.ts';
 import { mutation, type Mutation } from '../../kernel/mutation.ts';
 
@@ -237,6 +237,3 @@ export async function reissueDemoAppToken(
     return { appId: issued.id, appToken: issued.token, webhookSecret };
   });
 }
-
-/** A change feed for writes made before any server listens (the seed, main.ts): no register can be told yet. */
-const NO_FEED = new ChangeFeed();

@@ -4,16 +4,7 @@
  * (core `TipLimit`: basis points of the order total or a fixed amount, whichever is larger). Name and currency
  * are shown, not changed here: the currency is fixed once money has moved.
  */
-import { z } from 'zod';
-import {
-  isPhoneCountry,
-  MAX_AMOUNT_CENTS,
-  MAX_TIP_LIMIT_BASIS_POINTS,
-  nonBlankText,
-  patchBody,
-  storeSettingsSchema,
-  type StoreSettings,
-} from '../../../../core/index.ts';
+import { storeSettingsSchema, storeSettingsUpdateSchema, type StoreSettings, type StoreSettingsUpdate } from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -24,38 +15,8 @@ import { moneyMovementOf } from '../../kernel/money-movement.ts';
 /** `GET /api/pos/settings` and the answer of PATCH: core/settings.ts. */
 export { storeSettingsSchema, type StoreSettings };
 
-/** `PATCH /api/pos/settings`: the fields to change (at least one). */
-export const storeSettingsUpdateSchema = patchBody({
-  timeZone: nonBlankText(64).optional().describe('IANA time zone name, e.g. America/New_York.'),
-  defaultCountry: z
-    .string()
-    .trim()
-    .transform((v) => v.toUpperCase())
-    .refine(isPhoneCountry, 'must be an ISO 3166-1 alpha-2 country code with a known numbering plan, e.g. US, GB, FR')
-    .optional(),
-  tipLimitBasisPoints: z
-    .int()
-    .min(0)
-    .max(MAX_TIP_LIMIT_BASIS_POINTS)
-    .optional()
-    .describe('Tip bound, percentage part (basis points of the order total).'),
-  tipLimitCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional().describe('Tip bound, fixed part (minor units).'),
-  dayCutoffHour: z.int().min(0).max(23).optional().describe('Local hour (0–23) at which the business day ends (shifts and the daily closeout).'),
-  cashierRefundLimitCents: z
-    .int()
-    .min(0)
-    .max(MAX_AMOUNT_CENTS)
-    .optional()
-    .describe("A cashier's refund above this (minor units) needs a manager's approval."),
-  confirmSellPastZero: z.boolean().optional().describe('Whether the register asks once before selling past zero stock.'),
-  offlineSignInDays: z
-    .int()
-    .min(0)
-    .max(30)
-    .optional()
-    .describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
-});
-export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
+/** `PATCH /api/pos/settings`: core/settings.ts (the back office's settings form validates with the same fields). */
+export { storeSettingsUpdateSchema, type StoreSettingsUpdate };
 
 interface MerchantRow {
   id: string;

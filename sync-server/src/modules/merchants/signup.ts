@@ -4,11 +4,10 @@
  * `workflows/merchant-signup.ts`.
  */
 import { z } from 'zod';
-import { isPhoneCountry, newId } from '../../../../core/index.ts';
+import { isPhoneCountry, newId, PIN_PATTERN } from '../../../../core/index.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
-import { PIN_PATTERN } from './staff-pins.ts';
 
 /** ISO 4217 codes the runtime's ICU knows (`Intl.supportedValuesOf('currency')`). */
 const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));

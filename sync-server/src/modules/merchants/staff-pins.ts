@@ -7,12 +7,12 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { randomInt } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.ts';
-import { openMutation, type Mutation } from '../../kernel/mutation.ts';
+import { mutation, type Mutation } from '../../kernel/mutation.ts';
+import { NO_FEED } from '../../platform/change-feed.ts';
+import { PIN_PATTERN } from '../../../../core/index.ts';
 
 /** A shift: staff tokens from a PIN sign-in live 12 hours. */
 export const SHIFT_TOKEN_TTL_SECONDS = 12 * 3600;
-/** 4 to 8 digits. */
-export const PIN_PATTERN = /^\d{4,8}$/;
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
@@ -106,6 +106,6 @@ export async function resetStaffPin(
   staffId: string,
   pin: string = String(randomInt(0, 1_000_000)).padStart(6, '0'),
 ): Promise<string> {
-  await db.transaction(async (tx) => setStaffPin(await openMutation(tx, { merchantId, actor: 'system' }, new Date()), staffId, pin));
+  await mutation({ db, clock: () => new Date(), feed: NO_FEED }, { merchantId, actor: 'system' }, (m) => setStaffPin(m, staffId, pin));
   return pin;
 }

@@ -5,7 +5,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { idnEmail, nonBlankText, pageQueryFields, pageSchema, patchBody } from '../../../../core/index.ts';
+import {
+  idnEmail,
+  nonBlankText,
+  pageQueryFields,
+  pageSchema,
+  patchBody,
+  staffCreateSchema,
+  staffPinText,
+  staffRoleSchema,
+} from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { decodeCursor, pageOf } from '../../platform/http/cursor.ts';
@@ -13,37 +22,28 @@ import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
-import { PIN_PATTERN } from './staff-pins.ts';
 import { changeStaffPin, createStaff, listStaff, updateStaff } from './staff.ts';
 
-const roleSchema = z.enum(['owner', 'manager', 'cashier']);
-const pinSchema = z.string().regex(PIN_PATTERN, 'must be 4 to 8 digits');
 const staffParams = z.strictObject({ id: z.string().regex(/^stf_[A-Za-z0-9_-]{1,40}$/, 'must be a staff id') });
 const staffMemberSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
   email: z.string().nullable(),
-  role: roleSchema,
+  role: staffRoleSchema,
   hasPin: z.boolean().describe('A PIN is set'),
   disabled: z.boolean().describe('Disabled by an owner: cannot sign in on a register (registers sign them out once online)'),
   createdAt: z.string(),
 });
-export const staffCreateSchema = z.strictObject({
-  name: nonBlankText(80),
-  email: idnEmail.optional(),
-  role: roleSchema,
-  pin: pinSchema.optional().describe('4 to 8 digits; stored as a scrypt hash'),
-});
 export const staffUpdateSchema = patchBody({
   name: nonBlankText(80).optional(),
   email: idnEmail.nullable().optional(),
-  role: roleSchema.optional(),
+  role: staffRoleSchema.optional(),
   disabled: z
     .boolean()
     .optional()
     .describe('true: cannot sign in on any register; registers sign them out and drop their offline sign-in once online'),
 });
-const staffPinSchema = z.strictObject({ pin: pinSchema });
+const staffPinSchema = z.strictObject({ pin: staffPinText });
 const pageQuery = z.strictObject(pageQueryFields);
 
 /** Registers the staff management routes. */

@@ -20,11 +20,11 @@ import {
   effectivePayRequestStatus,
   type PayRequestRecord,
 } from '../../../../core/index.ts';
-import type { Db, Queryable } from '../../platform/db/db.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
-import { actorOf, mutation, openMutation, type Mutation } from '../../kernel/mutation.ts';
+import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 import type { MerchantRow } from '../../kernel/merchant.ts';
 import type { AppContext } from '../../platform/context.ts';
 
@@ -416,17 +416,18 @@ export async function markPayRequestPaid(
 
 /**
  * The expiry job: stores `expired` on every pending request past its expiry, with an audit row each
- * (actor `system`). Reads already show them expired; this makes the stored state agree. Returns how many it expired.
+ * (actor `system`), one mutation per merchant at `now`. Reads already show them expired; this makes the stored state
+ * agree. Returns how many it expired.
  */
-export async function expirePayRequests(db: Db, now: Date): Promise<number> {
-  const due = await db.query<{ merchant_id: string }>(`SELECT DISTINCT merchant_id FROM pay_requests WHERE status = 'pending' AND expires_at <= $1`, [
-    now.toISOString(),
-  ]);
+export async function expirePayRequests(app: Pick<AppContext, 'db' | 'feed'>, now: Date): Promise<number> {
+  const due = await app.db.query<{ merchant_id: string }>(
+    `SELECT DISTINCT merchant_id FROM pay_requests WHERE status = 'pending' AND expires_at <= $1`,
+    [now.toISOString()],
+  );
   let count = 0;
   for (const { merchant_id: merchantId } of due.rows) {
-    count += await db.transaction(async (tx) => {
-      const m = await openMutation(tx, { merchantId, actor: 'system' }, now);
-      const { rows } = await tx.query<{ id: string; expires_at: Date }>(
+    count += await mutation({ db: app.db, feed: app.feed, clock: () => now }, { merchantId, actor: 'system' }, async (m) => {
+      const { rows } = await m.tx.query<{ id: string; expires_at: Date }>(
         `UPDATE pay_requests SET status = 'expired' WHERE merchant_id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING id, expires_at`,
         [merchantId, now.toISOString()],
       );

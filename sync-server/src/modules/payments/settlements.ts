@@ -9,8 +9,9 @@
 import { z } from 'zod';
 import { buildJournalTransaction, newId, pageQueryFields, type JournalTransaction } from '../../../../core/index.ts';
 import { getJournalTransaction } from '../../kernel/ledger.ts';
-import { openMutation, type Mutation } from '../../kernel/mutation.ts';
-import type { Db, Queryable } from '../../platform/db/db.ts';
+import { mutation, type Mutation } from '../../kernel/mutation.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 
 /** Sandbox bank accounts returned at settlement, by last four digits → ACH return code. */
@@ -211,17 +212,18 @@ export interface ReturnedSettlement {
  * reversal, so the workflow gives what the payment paid its balance due back. Returns how many it settled and returned.
  */
 export async function runSettlements(
-  db: Db,
+  app: Pick<AppContext, 'db' | 'feed'>,
   now: Date,
   onReturned?: (m: Mutation, returned: ReturnedSettlement) => Promise<void>,
 ): Promise<{ settled: number; returned: number }> {
-  const due = await db.query<SettlementRow>(`SELECT * FROM settlements WHERE status = 'pending' AND settles_at <= $1 ORDER BY settles_at, id`, [
+  const due = await app.db.query<SettlementRow>(`SELECT * FROM settlements WHERE status = 'pending' AND settles_at <= $1 ORDER BY settles_at, id`, [
     now.toISOString(),
   ]);
   const counts = { settled: 0, returned: 0 };
+  const at = { db: app.db, feed: app.feed, clock: () => now };
   for (const row of due.rows) {
-    await db.transaction(async (tx) => {
-      const m = await openMutation(tx, { merchantId: row.merchant_id, actor: 'system' }, now);
+    await mutation(at, { merchantId: row.merchant_id, actor: 'system' }, async (m) => {
+      const tx = m.tx;
       const current = await tx.query<{ status: string }>('SELECT status FROM settlements WHERE id = $1 FOR UPDATE', [row.id]);
       if (current.rows[0]?.status !== 'pending') return;
       const returnCode = row.last4 && RETURNABLE_RAILS.has(row.rail) ? SANDBOX_RETURNED_ACCOUNTS[row.last4] : undefined;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { pageQueryFields, pageSchema, patchBody, utcDateTime } from '../../../../core/index.ts';
 import {
   sanctionsListSchema,
+  screeningDecisionSchema,
   screeningOutcomeSchema,
   screeningSchema,
   screeningSettingsSchema,
@@ -37,7 +38,6 @@ const screenBody = z.strictObject({
   subjectRef: z.string().trim().min(1).max(100).optional().describe('Your reference of the transaction or party'),
 });
 const idParams = z.strictObject({ id: z.string().regex(/^scr_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a screening id (scr_…)') });
-const decisionBody = z.strictObject({ reason: z.string().trim().min(3).max(500).describe('Why: kept on the screening and in the audit trail') });
 const listQuery = z.strictObject({
   status: screeningStatusSchema.optional(),
   outcome: screeningOutcomeSchema.optional(),
@@ -156,7 +156,7 @@ export function registerSanctionsRoutes(app: FastifyInstance, ctx: AppContext): 
             tags: ['screening'],
             access: 'staff',
             params: idParams,
-            body: decisionBody,
+            body: screeningDecisionSchema,
             response: screeningSchema,
             status: 200,
             idempotent: true,
@@ -166,7 +166,7 @@ export function registerSanctionsRoutes(app: FastifyInstance, ctx: AppContext): 
       },
       idempotent(ctx.db, ctx.clock, async (request) => {
         const { id } = parseOrThrow(idParams, request.params, '(path)');
-        const { reason } = parseOrThrow(decisionBody, request.body);
+        const { reason } = parseOrThrow(screeningDecisionSchema, request.body);
         const screening = await mutation(ctx, actorOf(principalOf(request)), (m) => decideScreening(m, id, decision, reason));
         return { status: 200, body: screening };
       }),

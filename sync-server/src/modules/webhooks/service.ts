@@ -492,6 +492,7 @@ export class WebhookWorker {
 
   /** Creates one delivery per matching subscription for each undispatched event, and marks the events dispatched. */
   private async dispatch(): Promise<number> {
+    // Not a mutation: the outbox relay's own bookkeeping (deliveries of committed events), no business row, no audit entry.
     return this.db.transaction(async (tx) => {
       const now = this.clock();
       const rows = await claimUndispatchedEvents(tx, 100);
@@ -526,6 +527,7 @@ export class WebhookWorker {
    * whose last allowed attempt ended unknown is `failed` (nothing is sent again).
    */
   private async attemptDue(): Promise<number> {
+    // Not a mutation: the outbox relay's own bookkeeping (delivery leases and attempts), no business row, no audit entry.
     const claimed = await this.db.transaction(async (tx) => {
       const now = this.clock();
       const lease = new Date(now.getTime() + this.timeoutMs + 30_000);
@@ -633,6 +635,7 @@ export class WebhookWorker {
     const exhausted = attempt > this.retryDelaysMs.length;
     const status: WebhookDeliveryStatus = ok ? 'succeeded' : exhausted ? 'failed' : 'pending';
     const next = ok || exhausted ? null : new Date(now.getTime() + this.retryDelaysMs[attempt - 1]!).toISOString();
+    // Not a mutation: the outbox relay's own bookkeeping (an attempt's outcome), no business row, no audit entry.
     await this.db.transaction(async (tx) => {
       const updated = await tx.query(
         `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, locked_until = NULL, last_status_code = $5, last_error = $6, updated_at = $7

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Worker } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -131,43 +132,121 @@ function trackTransaction(handle: Queryable): Queryable {
   return tracked;
 }
 
-/** The longest run of PGlite statements without a turn of the event loop, ms (see {@link yieldToIo}). */
-const IO_SLICE_MS = 4;
-let lastLoopTurn = performance.now();
-let turnWatched = false;
+/** A request to the PGlite worker (pglite-worker.mjs), without its id. */
+type WorkerRequest =
+  | { op: 'query'; sql: string; params: unknown[]; tx?: number }
+  | { op: 'exec'; sql: string; tx?: number }
+  | { op: 'begin' }
+  | { op: 'end'; tx: number; commit: boolean }
+  | { op: 'close' };
 
-/**
- * Lets waiting I/O (connections to accept, request bytes to read) have its turn when the event loop has not reached
- * its check phase for {@link IO_SLICE_MS}. PGlite runs statements synchronously in this process and answers through
- * promises, so under load one statement's answer starts the next request's statement as a microtask and the loop's
- * poll phase is reached only now and then: at 32 concurrent clients, new connections were accepted 50–100 ms apart
- * and a request sent on one of them waited up to 1.5 s before the server read it (p99 6–7 × the p50). A quiet loop
- * pays nothing: the check is a clock read, the turn is awaited only after a long run of statements.
- */
-function yieldToIo(): Promise<void> | undefined {
-  if (!turnWatched) {
-    turnWatched = true;
-    setImmediate(() => {
-      turnWatched = false;
-      lastLoopTurn = performance.now();
-    });
-  }
-  if (performance.now() - lastLoopTurn < IO_SLICE_MS) return undefined;
-  return new Promise((resolve) => setImmediate(resolve));
+/** An error as the PGlite worker sends it: message, name and the error's own plain fields (`code`, `detail`, …). */
+type WorkerError = { message: string; name: string } & Record<string, string | number | boolean | null>;
+
+type WorkerAnswer = { id: number; ok: true; rows?: unknown[]; tx?: number } | { id: number; ok: false; error: WorkerError };
+
+/** The worker's error as an Error of the same message, name and fields, thrown from the caller's stack. */
+function workerError(error: WorkerError): Error {
+  const { message, name, ...fields } = error;
+  return Object.assign(new Error(message), fields, { name });
 }
 
 /**
- * PGlite: one connection in this process. Its own `transaction()` holds a mutex, so transactions are serialised and a
- * plain query waits for a running transaction. Never call the outer `db` from inside `transaction(fn)` — use `tx`.
+ * PGlite: one connection, in its own worker thread (pglite-worker.mjs) so that its statements — synchronous
+ * WebAssembly, up to 50–100 ms each under load — never hold the server's event loop; each statement is one message
+ * there and back. PGlite's own `transaction()` holds a mutex, so transactions are serialised and a plain query waits for
+ * a running transaction. Never call the outer `db` from inside `transaction(fn)` — use `tx`.
  * @param dataDir folder for the database files; omitted → in memory.
+ * @param options `loadDataDir`: start from this copy of a data directory (a tarball from PGlite's `dumpDataDir`)
+ *   instead of an empty database.
+ * @throws the worker's error when PGlite cannot open
  */
-export async function openPgliteDb(dataDir?: string): Promise<Db> {
-  const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
-  await pglite.waitReady;
+export async function openPgliteDb(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<Db> {
+  const loadDataDir = options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : undefined;
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+    workerData: { dataDir, loadDataDir },
+    ...(loadDataDir ? { transferList: [loadDataDir.buffer] } : {}),
+  });
+  const waiting = new Map<number, { resolve: (answer: WorkerAnswer & { ok: true }) => void; reject: (err: Error) => void }>();
+  let failure: Error | undefined;
+  const failAll = (err: Error) => {
+    failure ??= err;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  worker.on('message', (answer: WorkerAnswer) => {
+    const w = waiting.get(answer.id);
+    if (!w) return;
+    waiting.delete(answer.id);
+    if (waiting.size === 0) worker.unref();
+    if (answer.ok) w.resolve(answer);
+    else w.reject(workerError(answer.error));
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the PGlite worker stopped (exit code ${code})`)));
+  let nextId = 1;
+  // The worker keeps the process alive only while a statement is waiting for it, as a socket does: an idle database
+  // someone forgot to close does not hold a finished process open, and a pending answer is never cut off.
+  const call = (request: WorkerRequest) =>
+    new Promise<WorkerAnswer & { ok: true }>((resolve, reject) => {
+      if (failure) return reject(failure);
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      if (waiting.size === 1) worker.ref();
+      worker.postMessage({ ...request, id });
+    });
+  await new Promise<void>((resolve, reject) => {
+    waiting.set(0, { resolve: () => resolve(), reject });
+  });
+  worker.unref();
+  const queryable = (tx?: number): Queryable => ({
+    async query<T>(sql: string, params: unknown[] = []) {
+      return { rows: (await call({ op: 'query', sql, params, ...(tx === undefined ? {} : { tx }) })).rows as T[] };
+    },
+    async exec(sql: string) {
+      await call({ op: 'exec', sql, ...(tx === undefined ? {} : { tx }) });
+    },
+  });
+  let closed = false;
+  return {
+    engine: 'pglite',
+    ...queryable(),
+    // PGlite has no round trip to save: `options.lockMerchant` is left to `lockMerchant`, which the transaction's
+    // first write calls anyway.
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+      const beforeCommit = commitHooks.getStore();
+      const { tx } = await call({ op: 'begin' });
+      const handle = trackTransaction(queryable(tx!));
+      let result: T;
+      try {
+        result = await fn(handle);
+        if (beforeCommit) await beforeCommit(handle);
+      } catch (err) {
+        // What `fn` threw is the answer; a failed ROLLBACK (the worker gone) adds nothing to it.
+        await call({ op: 'end', tx: tx!, commit: false }).catch(() => undefined);
+        throw err;
+      }
+      await call({ op: 'end', tx: tx!, commit: true });
+      return result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (!failure) await call({ op: 'close' });
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * A {@link Db} over a PGlite already open in this thread, for tools that need the PGlite object itself (the test run's
+ * global setup dumps its data directory). Its statements hold this thread's event loop while they run: the server
+ * opens {@link openPgliteDb} instead. Closing the Db closes the PGlite.
+ */
+export function pgliteDb(pglite: PGlite): Db {
   return {
     engine: 'pglite',
     async query<T>(sql: string, params: unknown[] = []) {
-      await yieldToIo();
       const result = await pglite.query<T>(sql, params);
       return { rows: result.rows };
     },
@@ -178,7 +257,6 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
     // transaction's first write calls anyway.
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, _options?: TransactionOptions): Promise<T> {
       const beforeCommit = commitHooks.getStore();
-      await yieldToIo();
       return pglite.transaction(async (tx) => {
         const handle = trackTransaction({
           async query<R>(sql: string, params: unknown[] = []) {

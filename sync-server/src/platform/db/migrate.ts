@@ -56,9 +56,14 @@ export async function migrationFiles(root = SERVER_SRC): Promise<MigrationFile[]
 export async function migrate(db: Db): Promise<string[]> {
   const files = await migrationFiles();
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+  // Files recorded already are skipped without a transaction each (a database that is up to date, or cloned from
+  // one, is checked in one query); the rest are checked again under the lock.
+  const done = new Set((await db.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
   const applied: string[] = [];
   for (const file of files) {
+    if (done.has(file.name)) continue;
     const sql = await readFile(file.path, 'utf8');
+    // Not a mutation: a schema migration, under its own advisory lock, before any merchant's write.
     const didApply = await db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('register:migrations')) AS locked`);
       const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file.name]);

@@ -1,11 +1,21 @@
 /** "Cash a check" in the register's Services area. Routes: `POST /api/pos/check-cashings`, `…/{id}/complete`. */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { formatMoney, type CheckScan } from '../../../../../core/index.ts';
 import { errorMessage } from '../../../common/back-office-api.ts';
 import { getDeviceClient } from '../../../platform/devices/index.ts';
 import { useRegister } from '../../register-context.ts';
 import { recordServiceCash } from '../../shifts/shift-store.ts';
-import { HoldPanel, Receipt, type TabProps, dollarsToCents, printReceipt, serviceShift, useOverview } from './money-service-parts.tsx';
+import {
+  HoldPanel,
+  PrintNote,
+  Receipt,
+  ServiceError,
+  type TabProps,
+  dollarsToCents,
+  serviceShift,
+  useOverview,
+  useServiceAction,
+} from './money-service-parts.tsx';
 
 interface CheckCashing {
   id: string;
@@ -26,16 +36,9 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
   const [scanning, setScanning] = useState(false);
   const [amount, setAmount] = useState('');
   const [idPayload, setIdPayload] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
   const [record, setRecord] = useState<CheckCashing | undefined>();
-  const [cleared, setCleared] = useState(false);
-  const [printNote, setPrintNote] = useState<string | undefined>();
-  // Printed once per paid check: the record's id and status are the trigger, not each new copy of the record.
-  useEffect(() => {
-    if (record?.status === 'paid') void printReceipt(record.id, record.receipt).then(setPrintNote);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
-  }, [record?.id, record?.status]);
+  // Printed once the check is paid.
+  const { busy, error, setError, run, printNote, setPrintNote } = useServiceAction(record, (r) => (r.status === 'paid' ? r.receipt : undefined));
 
   const scanCheck = async () => {
     setScanning(true);
@@ -61,12 +64,10 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
           ),
         )
       : undefined;
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!scan || !amountCents) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       const micr = {
         routingNumber: scan.routingNumber,
         accountNumber: scan.accountNumber,
@@ -91,16 +92,11 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
           serviceRef: answer.id,
         });
       setRecord(answer);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const complete = async () => {
+  const complete = () => {
     if (!record) return;
-    setError(undefined);
-    try {
+    void run(async () => {
       const shift = await serviceShift(db, session);
       const answer = await api.request<CheckCashing>('POST', `/api/pos/check-cashings/${record.id}/complete`, { shiftId: shift.id });
       if (answer.status === 'paid')
@@ -111,16 +107,13 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
           serviceRef: answer.id,
         });
       setRecord(answer);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+    });
   };
   const reset = () => {
     setScan(undefined);
     setAmount('');
     setIdPayload('');
     setRecord(undefined);
-    setCleared(false);
     setPrintNote(undefined);
     setError(undefined);
   };
@@ -129,7 +122,7 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
       <h2>Cash a check</h2>
       {notice}
       {overview?.moneyMovement === 'enabled' && !record ? (
-        <form className="bo-form" onSubmit={(e) => void submit(e)}>
+        <form className="bo-form" onSubmit={submit}>
           <div className="bo-actions">
             <button type="button" className="button" onClick={() => void scanCheck()} disabled={scanning} data-testid="cash-check-scan">
               {scanning ? 'Insert the check…' : scan ? 'Scan again' : 'Scan the check'}
@@ -184,25 +177,13 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
           </button>
         </form>
       ) : null}
-      {error ? (
-        <p className="form-error" role="alert" data-testid="cash-check-error">
-          {error}
-        </p>
-      ) : null}
+      <ServiceError error={error} testId="cash-check-error" />
       {record?.status === 'held' ? (
-        <div data-testid="cash-check-held">
-          <HoldPanel
-            api={api}
-            HoldBanner={HoldBanner}
-            screeningIds={record.screeningId ? [record.screeningId] : []}
-            onCleared={() => setCleared(true)}
-          />
-          {cleared ? (
-            <button type="button" className="button button-primary" onClick={() => void complete()} data-testid="cash-check-complete">
-              Cleared by a manager — pay out {formatMoney(record.payoutCents)}
-            </button>
-          ) : null}
-        </div>
+        <HoldPanel api={api} HoldBanner={HoldBanner} testId="cash-check-held" screeningIds={record.screeningId ? [record.screeningId] : []}>
+          <button type="button" className="button button-primary" onClick={complete} data-testid="cash-check-complete">
+            Cleared by a manager — pay out {formatMoney(record.payoutCents)}
+          </button>
+        </HoldPanel>
       ) : null}
       {record?.status === 'paid' ? (
         <div role="status" data-testid="cash-check-paid">
@@ -210,11 +191,7 @@ export function CashCheckTab({ api, HoldBanner }: TabProps) {
             Hand the customer <strong data-testid="cash-check-payout">{formatMoney(record.payoutCents)}</strong> from the drawer.
           </p>
           <Receipt lines={record.receipt} testId="cash-check-receipt" />
-          {printNote ? (
-            <p className="muted" data-testid="cash-check-print-note">
-              {printNote}
-            </p>
-          ) : null}
+          <PrintNote note={printNote} testId="cash-check-print-note" />
           <button type="button" className="button" onClick={reset}>
             Next check
           </button>

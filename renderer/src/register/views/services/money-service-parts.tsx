@@ -12,7 +12,8 @@
  * (shifts/shift-store.ts `recordServiceCash`), so the register's own X/Z report counts it offline and agrees with the
  * server's.
  *
- * This file holds the tabs' props, the overview, the hold panel, the receipt (printed and on screen).
+ * This file holds the tabs' props, the overview, the hold panel, the requests' busy/error wrapper and the receipt
+ * (printed once per status, and on screen).
  */
 import { useEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { Screening } from '../../../../../core/screening.ts';
@@ -80,8 +81,28 @@ export function useOverview(api: BackOfficeApi): { overview: Overview | undefine
   return { overview, notice: null };
 }
 
-/** Polls held screenings and shows the hold banner of the first one still held; `cleared` once all are cleared. */
-export function HoldPanel({ api, HoldBanner, screeningIds, onCleared }: TabProps & { screeningIds: string[]; onCleared: () => void }) {
+/**
+ * The panel of a held check, transfer or bill (`testId`): polls its screenings and shows the hold banner of the first one
+ * still held (or that a manager refused it); once all are cleared, `children` (the button that completes it) as well.
+ */
+export function HoldPanel({
+  api,
+  HoldBanner,
+  testId,
+  screeningIds,
+  children,
+}: TabProps & { testId: string; screeningIds: string[]; children: ReactNode }) {
+  const [cleared, setCleared] = useState(false);
+  return (
+    <div data-testid={testId}>
+      <HoldScreenings api={api} HoldBanner={HoldBanner} screeningIds={screeningIds} onCleared={() => setCleared(true)} />
+      {cleared ? children : null}
+    </div>
+  );
+}
+
+/** Polls held screenings and shows the hold banner of the first one still held; `onCleared` once all are cleared. */
+function HoldScreenings({ api, HoldBanner, screeningIds, onCleared }: TabProps & { screeningIds: string[]; onCleared: () => void }) {
   const [screenings, setScreenings] = useState<Screening[]>([]);
   const screeningKey = screeningIds.join(',');
   // The latest callback, without restarting the poll when a parent re-renders with a new function.
@@ -120,7 +141,7 @@ export function HoldPanel({ api, HoldBanner, screeningIds, onCleared }: TabProps
  * Prints a service receipt on the receipt printer and opens the drawer (cash goes out for a check, in for a transfer or
  * a bill). Best effort: without a printer the receipt stays on screen and the answer says why.
  */
-export async function printReceipt(jobId: string, lines: string[]): Promise<string> {
+async function printReceipt(jobId: string, lines: string[]): Promise<string> {
   try {
     await getDeviceClient().print({
       jobId,
@@ -139,6 +160,56 @@ export async function printReceipt(jobId: string, lines: string[]): Promise<stri
   } catch (err) {
     return `Receipt not printed (${errorMessage(err)}): open the drawer by hand and give the customer the receipt on screen.`;
   }
+}
+
+/**
+ * What every money tab does around its requests and its receipt. `run(fn)` marks the tab `busy`, clears the error and
+ * shows what `fn` throws as `error`. The receipt of `record` is printed once per record and status (its id and status
+ * are the trigger, not each new copy of the record) when `receiptOf(record)` gives lines — the status that has a
+ * receipt to print; the printer's answer is `printNote`.
+ */
+export function useServiceAction<T extends { id: string; status: string }>(
+  record: T | undefined,
+  receiptOf: (record: T) => string[] | null | undefined,
+) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [printNote, setPrintNote] = useState<string | undefined>();
+  useEffect(() => {
+    const lines = record ? receiptOf(record) : undefined;
+    if (record && lines) void printReceipt(record.id, lines).then(setPrintNote);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
+  }, [record?.id, record?.status]);
+  const run = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run, printNote, setPrintNote };
+}
+
+/** A money tab's error (`testId`), announced; nothing without one. */
+export function ServiceError({ error, testId }: { error: string | undefined; testId: string }) {
+  return error ? (
+    <p className="form-error" role="alert" data-testid={testId}>
+      {error}
+    </p>
+  ) : null;
+}
+
+/** The printer's answer under a service receipt (`testId`); nothing before it answers. */
+export function PrintNote({ note, testId }: { note: string | undefined; testId: string }) {
+  return note ? (
+    <p className="muted" data-testid={testId}>
+      {note}
+    </p>
+  ) : null;
 }
 
 export function Receipt({ lines, testId }: { lines: string[]; testId: string }) {

@@ -7,7 +7,17 @@ import { formatMoney } from '../../../../../core/index.ts';
 import { errorMessage } from '../../../common/back-office-api.ts';
 import { useRegister } from '../../register-context.ts';
 import { recordServiceCash } from '../../shifts/shift-store.ts';
-import { HoldPanel, Receipt, type TabProps, dollarsToCents, printReceipt, serviceShift, useOverview } from './money-service-parts.tsx';
+import {
+  HoldPanel,
+  PrintNote,
+  Receipt,
+  ServiceError,
+  type TabProps,
+  dollarsToCents,
+  serviceShift,
+  useOverview,
+  useServiceAction,
+} from './money-service-parts.tsx';
 
 interface Biller {
   id: string;
@@ -23,6 +33,8 @@ interface BillPayment {
   totalCents: number;
   confirmationNumber: string | null;
   screeningId: string | null;
+  /** The typed name's screening when the ID shown names someone else: the hold waits for it too. */
+  nameScreeningId: string | null;
   /** Null while held (nothing taken yet). */
   receipt: string[] | null;
 }
@@ -43,15 +55,8 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
   const [customerName, setCustomerName] = useState('');
   const [idPayload, setIdPayload] = useState('');
   const [payment, setPayment] = useState<BillPayment | undefined>();
-  const [cleared, setCleared] = useState(false);
-  const [printNote, setPrintNote] = useState<string | undefined>();
-  // Printed once per payment and status: not each new copy of the record.
-  useEffect(() => {
-    if (payment?.receipt) void printReceipt(payment.id, payment.receipt).then(setPrintNote);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
-  }, [payment?.id, payment?.status]);
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  // Printed once the payment has a receipt (none while held).
+  const { busy, error, setError, run, printNote } = useServiceAction(payment, (p) => p.receipt);
   useEffect(() => {
     api.request<{ data: Biller[] }>('GET', '/api/pos/billers').then(
       (b) => {
@@ -60,19 +65,8 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
       },
       (err: unknown) => setError(errorMessage(err)),
     );
-  }, [api]);
+  }, [api, setError]);
   const amountCents = dollarsToCents(amount);
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await fn();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   const validate = () =>
     run(async () =>
       setValid(
@@ -205,25 +199,18 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
           </button>
         </form>
       ) : null}
-      {error ? (
-        <p className="form-error" role="alert" data-testid="bill-error">
-          {error}
-        </p>
-      ) : null}
+      <ServiceError error={error} testId="bill-error" />
       {payment?.status === 'held' ? (
-        <div data-testid="bill-held">
-          <HoldPanel
-            api={api}
-            HoldBanner={HoldBanner}
-            screeningIds={payment.screeningId ? [payment.screeningId] : []}
-            onCleared={() => setCleared(true)}
-          />
-          {cleared ? (
-            <button type="button" className="button button-primary" disabled={busy} onClick={() => void complete()} data-testid="bill-complete">
-              Cleared by a manager — take the cash and pay
-            </button>
-          ) : null}
-        </div>
+        <HoldPanel
+          api={api}
+          HoldBanner={HoldBanner}
+          testId="bill-held"
+          screeningIds={[payment.screeningId, payment.nameScreeningId].filter((x): x is string => !!x)}
+        >
+          <button type="button" className="button button-primary" disabled={busy} onClick={() => void complete()} data-testid="bill-complete">
+            Cleared by a manager — take the cash and pay
+          </button>
+        </HoldPanel>
       ) : null}
       {payment && payment.status !== 'held' && payment.receipt ? (
         <div role="status" data-testid="bill-paid">
@@ -231,11 +218,7 @@ export function PayBillTab({ api, HoldBanner }: TabProps) {
             Paid — confirmation <strong data-testid="bill-confirmation">{payment.confirmationNumber}</strong>
           </p>
           <Receipt lines={payment.receipt} testId="bill-receipt" />
-          {printNote ? (
-            <p className="muted" data-testid="bill-print-note">
-              {printNote}
-            </p>
-          ) : null}
+          <PrintNote note={printNote} testId="bill-print-note" />
         </div>
       ) : null}
     </section>

@@ -2,12 +2,21 @@
  * "Send money" in the register's Services area. Routes: `POST /api/pos/transfers/quote`, `POST /api/pos/transfers`,
  * `…/{id}/complete`, `…/{id}/cancel`.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { formatMoney } from '../../../../../core/index.ts';
-import { errorMessage } from '../../../common/back-office-api.ts';
 import { useRegister } from '../../register-context.ts';
 import { recordServiceCash } from '../../shifts/shift-store.ts';
-import { HoldPanel, Receipt, type TabProps, dollarsToCents, printReceipt, serviceShift, useOverview } from './money-service-parts.tsx';
+import {
+  HoldPanel,
+  PrintNote,
+  Receipt,
+  ServiceError,
+  type TabProps,
+  dollarsToCents,
+  serviceShift,
+  useOverview,
+  useServiceAction,
+} from './money-service-parts.tsx';
 
 interface Transfer {
   id: string;
@@ -36,29 +45,10 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
   const [idPayload, setIdPayload] = useState('');
   const [disclosure, setDisclosure] = useState<Disclosure | undefined>();
   const [transfer, setTransfer] = useState<Transfer | undefined>();
-  const [cleared, setCleared] = useState(false);
-  const [printNote, setPrintNote] = useState<string | undefined>();
-  // Printed once per sent transfer: its id and its reaching "sent" are the trigger, not each new copy of the record.
-  const transferSent = transfer?.status === 'sent';
-  useEffect(() => {
-    if (transfer?.status === 'sent' && transfer.receipt) void printReceipt(transfer.id, transfer.receipt.lines).then(setPrintNote);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
-  }, [transfer?.id, transferSent]);
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  // Printed once the transfer is sent.
+  const { busy, error, run, printNote } = useServiceAction(transfer, (t) => (t.status === 'sent' ? t.receipt?.lines : undefined));
   const amountCents = dollarsToCents(amount);
 
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await fn();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   const quote = (event: FormEvent) => {
     event.preventDefault();
     if (!amountCents) return;
@@ -201,25 +191,18 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
           ) : null}
         </form>
       ) : null}
-      {error ? (
-        <p className="form-error" role="alert" data-testid="send-error">
-          {error}
-        </p>
-      ) : null}
+      <ServiceError error={error} testId="send-error" />
       {transfer?.status === 'held' ? (
-        <div data-testid="send-held">
-          <HoldPanel
-            api={api}
-            HoldBanner={HoldBanner}
-            screeningIds={[transfer.senderScreeningId, transfer.receiverScreeningId].filter((x): x is string => !!x)}
-            onCleared={() => setCleared(true)}
-          />
-          {cleared ? (
-            <button type="button" className="button button-primary" onClick={() => void complete()} data-testid="send-complete">
-              Cleared by a manager — send now
-            </button>
-          ) : null}
-        </div>
+        <HoldPanel
+          api={api}
+          HoldBanner={HoldBanner}
+          testId="send-held"
+          screeningIds={[transfer.senderScreeningId, transfer.receiverScreeningId].filter((x): x is string => !!x)}
+        >
+          <button type="button" className="button button-primary" onClick={() => void complete()} data-testid="send-complete">
+            Cleared by a manager — send now
+          </button>
+        </HoldPanel>
       ) : null}
       {transfer && transfer.status !== 'held' ? (
         <div role="status" data-testid="send-result" data-status={transfer.status}>
@@ -227,11 +210,7 @@ export function SendMoneyTab({ api, HoldBanner }: TabProps) {
             Transfer <strong data-testid="send-status">{transfer.status}</strong> to {transfer.receiverName}.
           </p>
           {transfer.receipt ? <Receipt lines={transfer.receipt.lines} testId="send-receipt" /> : null}
-          {printNote ? (
-            <p className="muted" data-testid="send-print-note">
-              {printNote}
-            </p>
-          ) : null}
+          <PrintNote note={printNote} testId="send-print-note" />
           {transfer.status === 'sent' ? (
             <button type="button" className="button" onClick={() => void cancel()} data-testid="send-cancel">
               Cancel (full refund, 30 minutes)
