@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeZReport, newId, type Shift, type ShiftCloseout } from '../../core/index.ts';
+import { cutoffAwayFromNow } from '../support/business-day.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { BackOfficePage } from './pages/backoffice-page.ts';
@@ -27,6 +28,8 @@ describe('back office closeout', () => {
 
   it('shows a synced shift, lists missing registers, closes the day with them recorded', { timeout: 120_000 }, async () => {
     const reg = await enrollRegister({ baseUrl: server.baseUrl }, server.staffToken, { name: 'Counter' });
+    // The shift below opened 20 min ago must fall on the day the closeout screen opens on, at any time of the run.
+    await cutoffAwayFromNow(server.db, server.merchantId);
     const push = async (collection: string, doc: unknown) => {
       const res = await fetch(`${server.baseUrl}/api/sync/${collection}/push`, {
         method: 'POST',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeZReport, newId, type CashMovement, type Order, type Shift, type ShiftCloseout } from '../../core/index.ts';
 import { IdentityProvider } from '../../sync-server/src/platform/auth/identity.ts';
 import { databaseTargets } from '../support/databases.ts';
+import { cutoffAwayFromNow } from '../support/business-day.ts';
 import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
 import { buildSale } from '../support/sales.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -24,6 +25,8 @@ describe.each(databaseTargets())('shifts and closeout on $name', (target) => {
 
   beforeAll(async () => {
     server = await startTestServer({ target, staticDir: null });
+    // The shifts below, 40 to 27 min ago, must share one business day at any time of the run.
+    await cutoffAwayFromNow(server.db, server.credentials.merchantId);
     a = await enrollRegister(server, server.credentials.staffToken, { name: 'Front' });
     b = await enrollRegister(server, server.credentials.staffToken, { name: 'Patio' });
   });
