@@ -4,6 +4,7 @@
  * statement started by the last one's answer — kept the loop busy, and connections, request bytes and timers waited
  * (a request's p99 at 32 clients was 6–7 × its p50). It now runs in its own worker thread.
  */
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,4 +83,30 @@ describe('PGlite and the event loop', () => {
     }
     expect(ticks).toBeGreaterThanOrEqual(5);
   });
+
+  it('a database that cannot open fails with its error, and leaves nothing to hold the process open', async () => {
+    // A process whose embedded database failed to open (a copy of a data directory that is not one) must end by
+    // itself, as it would with the database in its own thread, instead of waiting forever on a worker nobody uses.
+    const script = [
+      "import { openPgliteDb } from './sync-server/src/platform/db/db.ts';",
+      'await openPgliteDb(undefined, { loadDataDir: new Blob([new Uint8Array(4096).fill(7)]) }).then(',
+      "  () => console.log('opened'),",
+      "  (err) => console.log('refused:', err instanceof Error ? err.message.slice(0, 80) : String(err)),",
+      ');',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const ended = await new Promise<'exited' | 'still running'>((resolve) => {
+      const timer = setTimeout(() => resolve('still running'), 30_000);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        resolve('exited');
+      });
+    });
+    child.kill('SIGKILL');
+    expect(out).toMatch(/^refused: \S/m);
+    expect(ended, out).toBe('exited');
+  }, 60_000);
 });

@@ -195,9 +195,15 @@ export async function openPgliteDb(dataDir?: string, options: { loadDataDir?: Bl
       if (waiting.size === 1) worker.ref();
       worker.postMessage({ ...request, id });
     });
-  await new Promise<void>((resolve, reject) => {
-    waiting.set(0, { resolve: () => resolve(), reject });
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      waiting.set(0, { resolve: () => resolve(), reject });
+    });
+  } catch (err) {
+    // PGlite did not open: the worker would stay, ref'd and listening, and hold the process open forever.
+    await worker.terminate();
+    throw err;
+  }
   worker.unref();
   const queryable = (tx?: number): Queryable => ({
     async query<T>(sql: string, params: unknown[] = []) {
