@@ -67,6 +67,8 @@ export const ID_PREFIXES = {
   payout: 'po',
   settlement: 'stl',
   registerReturn: 'ret',
+  check: 'chk',
+  kitchenSend: 'snd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -37,3 +37,4 @@ export * from './financial-services.ts';
 export * from './apps.ts';
 export * from './app-billing.ts';
 export * from './staff.ts';
+export * from './checks.ts';
