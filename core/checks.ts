@@ -60,6 +60,8 @@ export interface LinePlace {
 /** One line of an open check. `line` is priced when the line is added and never changes. */
 export interface CheckLine {
   line: OrderLine;
+  /** The server's note to the kitchen ("no onions"), as given when the line was added. */
+  note?: string;
   added: Stamp;
   place: LinePlace;
   /** First sent to the kitchen: which send (a ticket is printed once per send id) and when. */
@@ -146,18 +148,25 @@ function assertPlace(seat: number | null, course: number): void {
 
 /**
  * Adds a priced line (from core/pricing.ts `priceLine`; its `id` is the line's id) to open check `checkId`.
- * @throws CheckError `unknown_check`, `check_closed`, or `invalid_place` for a seat outside 1–99 or a course outside 1–9.
+ * @throws CheckError `unknown_check`, `check_closed`, or `invalid_place` for a seat outside 1–99, a course outside 1–9
+ *   or a note over 200 characters.
  */
 export function addCheckLine(
   book: CheckBook,
   checkId: string,
   line: OrderLine,
-  place: { seat: number | null; course: number },
+  place: { seat: number | null; course: number; note?: string },
   stamp: Stamp,
 ): CheckBook {
   openHeader(book, checkId);
   assertPlace(place.seat, place.course);
-  const added: CheckLine = { line, added: stamp, place: { checkId, seat: place.seat, course: place.course, stamp } };
+  if (place.note !== undefined && place.note.length > 200) throw new CheckError('invalid_place', 'a note to the kitchen is at most 200 characters');
+  const added: CheckLine = {
+    line,
+    ...(place.note ? { note: place.note } : {}),
+    added: stamp,
+    place: { checkId, seat: place.seat, course: place.course, stamp },
+  };
   return { ...book, lines: { ...book.lines, [line.id]: added } };
 }
 
@@ -253,6 +262,7 @@ function mergeLine(a: CheckLine, b: CheckLine): CheckLine {
   const voided = earlier(a.voided, b.voided);
   return {
     line: origin.line,
+    ...(origin.note !== undefined ? { note: origin.note } : {}),
     added: origin.added,
     place: later(a.place, b.place),
     ...(sent ? { sent } : {}),

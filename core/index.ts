@@ -38,3 +38,4 @@ export * from './apps.ts';
 export * from './app-billing.ts';
 export * from './staff.ts';
 export * from './checks.ts';
+export * from './kitchen.ts';
