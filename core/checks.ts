@@ -84,14 +84,29 @@ export interface CheckHeader {
   closed?: { stamp: Stamp };
 }
 
-/** What a register holds: checks by id and lines by id (a line names its check in `place.checkId`). */
+/**
+ * A payment taken for a check (or a part of it): the sale (order) that paid it and the amount it paid toward the
+ * check, tips excluded. Immutable once taken.
+ */
+export interface CheckPayment {
+  orderId: string;
+  checkId: string;
+  amountCents: Cents;
+  stamp: Stamp;
+}
+
+/**
+ * What a register holds: checks by id, lines by id (a line names its check in `place.checkId`) and the payments taken
+ * for them by order id.
+ */
 export interface CheckBook {
   checks: Readonly<Record<string, CheckHeader>>;
   lines: Readonly<Record<string, CheckLine>>;
+  payments: Readonly<Record<string, CheckPayment>>;
 }
 
 /** An empty book. */
-export const EMPTY_CHECK_BOOK: CheckBook = { checks: {}, lines: {} };
+export const EMPTY_CHECK_BOOK: CheckBook = { checks: {}, lines: {}, payments: {} };
 
 /** Thrown for an operation the book cannot take (an unknown check or line, a closed check, bad seat or course). */
 export class CheckError extends Error {
@@ -280,11 +295,51 @@ export function mergeCheckBooks(a: CheckBook, b: CheckBook): CheckBook {
   for (const [id, h] of Object.entries(b.checks)) checks[id] = checks[id] ? mergeHeader(checks[id], h) : h;
   const lines: Record<string, CheckLine> = { ...a.lines };
   for (const [id, l] of Object.entries(b.lines)) lines[id] = lines[id] ? mergeLine(lines[id], l) : l;
-  return { checks: sortedRecord(checks), lines: sortedRecord(lines) };
+  // A payment is taken once, on one register, and never changes: the union.
+  const payments: Record<string, CheckPayment> = { ...a.payments };
+  for (const [id, p] of Object.entries(b.payments)) {
+    const held = payments[id];
+    payments[id] = held && compareStamps(held.stamp, p.stamp) <= 0 ? held : p;
+  }
+  return { checks: sortedRecord(checks), lines: sortedRecord(lines), payments: sortedRecord(payments) };
 }
 
 function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+}
+
+/**
+ * Records a payment taken for open check `checkId` (it stays open until {@link closeCheck}: a part may be paid).
+ * @throws CheckError `unknown_check`, `check_closed`, or `invalid_split` for an amount that is not a positive integer.
+ */
+export function recordCheckPayment(book: CheckBook, payment: CheckPayment): CheckBook {
+  openHeader(book, payment.checkId);
+  if (!Number.isSafeInteger(payment.amountCents) || payment.amountCents <= 0) {
+    throw new CheckError('invalid_split', `a payment is a positive whole number of cents, got ${payment.amountCents}`);
+  }
+  return { ...book, payments: { ...book.payments, [payment.orderId]: payment } };
+}
+
+/**
+ * The payments of `checkId` that take what was paid above `totalCents` (the check's total, tips excluded) — as when
+ * two registers apart from each other both took the check's payment. Payments count in stamp order; a payment that
+ * goes past the total owes back the part above it (all of it when the check was already paid). Each is to be flagged
+ * for refund, shown on the check and to a manager, never kept silently.
+ * @returns `{ orderId, refundCents }` per payment that owes something back, in stamp order
+ */
+export function overpaymentsOf(book: CheckBook, checkId: string, totalCents: Cents): { orderId: string; refundCents: Cents }[] {
+  const payments = Object.values(book.payments)
+    .filter((p) => p.checkId === checkId)
+    .sort((x, y) => compareStamps(x.stamp, y.stamp) || (x.orderId < y.orderId ? -1 : 1));
+  const out: { orderId: string; refundCents: Cents }[] = [];
+  let paid = 0;
+  for (const p of payments) {
+    const before = paid;
+    paid += p.amountCents;
+    const above = paid - Math.max(before, totalCents);
+    if (paid > totalCents) out.push({ orderId: p.orderId, refundCents: Math.min(p.amountCents, above) });
+  }
+  return out;
 }
 
 /** The live (not voided) lines of a check, in the order they were added. */

@@ -12,6 +12,8 @@ import {
   moveCheckLine,
   newId,
   openCheck,
+  overpaymentsOf,
+  recordCheckPayment,
   saleCreditPostings,
   sendCheckLines,
   splitCheck,
@@ -145,6 +147,7 @@ type Op =
   | { kind: 'send'; replica: number; check: number; course: number | undefined }
   | { kind: 'guests'; replica: number; check: number; guests: number }
   | { kind: 'close'; replica: number; check: number }
+  | { kind: 'pay'; replica: number; check: number; amount: number }
   | { kind: 'sync'; from: number; to: number };
 
 const REPLICAS = 3;
@@ -175,6 +178,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('guests' as const), replica: fc.nat(REPLICAS - 1), check: fc.nat(20), guests: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ kind: fc.constant('close' as const), replica: fc.nat(REPLICAS - 1), check: fc.nat(20) }),
+  fc.record({ kind: fc.constant('pay' as const), replica: fc.nat(REPLICAS - 1), check: fc.nat(20), amount: fc.integer({ min: 1, max: 20_000 }) }),
   fc.record({ kind: fc.constant('sync' as const), from: fc.nat(REPLICAS - 1), to: fc.nat(REPLICAS - 1) }),
 );
 
@@ -226,6 +230,10 @@ function play(ops: Op[]): { books: CheckBook[]; added: Set<string>; voided: Set<
         const check = pick(checks, op.check);
         if (!check) continue;
         books[r] = sendCheckLines(book, check, stamp(r), op.course === undefined ? {} : { course: op.course }).book;
+      } else if (op.kind === 'pay') {
+        const check = pick(checks, op.check);
+        if (!check) continue;
+        books[r] = recordCheckPayment(book, { orderId: newId('order'), checkId: check, amountCents: op.amount, stamp: stamp(r) });
       } else if (op.kind === 'guests') {
         const check = pick(checks, op.check);
         if (!check) continue;
@@ -258,6 +266,16 @@ describe('registers apart from each other', () => {
           for (const id of voided) expect(final.lines[id]!.voided).toBeDefined();
           // A sent line stays sent, with the earliest send.
           for (const b of books) for (const [id, l] of Object.entries(b.lines)) if (l.sent) expect(final.lines[id]!.sent).toBeDefined();
+          // Every payment any register took is there; what is kept after the refunds owed is the total, never more.
+          expect(Object.keys(final.payments).length).toBe(new Set(books.flatMap((b) => Object.keys(b.payments))).size);
+          for (const checkId of Object.keys(final.checks)) {
+            const total = linesOfCheck(final, checkId).reduce((t, l) => t + l.line.grossCents, 0);
+            const paid = Object.values(final.payments)
+              .filter((p) => p.checkId === checkId)
+              .reduce((t, p) => t + p.amountCents, 0);
+            const owed = overpaymentsOf(final, checkId, total).reduce((t, o) => t + o.refundCents, 0);
+            expect(paid - owed).toBe(Math.min(paid, total));
+          }
         },
       ),
       { numRuns: 300 },
@@ -291,6 +309,31 @@ describe('registers apart from each other', () => {
     const voidedEarlier = voidCheckLine(base, fries.id, 'dropped', 'stf_mgr', at(2, 'reg_c'));
     expect(mergeCheckBooks(b, voidedEarlier).lines[fries.id]!.voided).toMatchObject({ reason: 'dropped' });
     expect(linesOfCheck(mergeCheckBooks(b, voidedEarlier), other.checkId)).toEqual([]);
+  });
+});
+
+describe('one check paid on two registers while apart', () => {
+  it('is flagged when they meet: the later payment owes back what it took above the total, on both registers', () => {
+    const opened = openCheck(EMPTY_CHECK_BOOK, { kind: 'table', tableId: 'T4', name: 'Table 4', guests: 2, serverStaffId: 's' }, at(0, 'reg_a'));
+    const pasta = pricedLine(1850, 2, [], 0);
+    const base = addCheckLine(opened.book, opened.checkId, pasta, { seat: null, course: 1 }, at(1, 'reg_a'));
+    const onA = recordCheckPayment(base, { orderId: 'ord_a', checkId: opened.checkId, amountCents: 3700, stamp: at(30, 'reg_a') });
+    const onB = recordCheckPayment(base, { orderId: 'ord_b', checkId: opened.checkId, amountCents: 3700, stamp: at(31, 'reg_b') });
+    for (const met of [mergeCheckBooks(onA, onB), mergeCheckBooks(onB, onA)]) {
+      expect(overpaymentsOf(met, opened.checkId, 3700)).toEqual([{ orderId: 'ord_b', refundCents: 3700 }]);
+    }
+    // A part paid on each register: 2000 + 2000 against 3700 → the later owes back 300.
+    const partA = recordCheckPayment(base, { orderId: 'ord_c', checkId: opened.checkId, amountCents: 2000, stamp: at(30, 'reg_a') });
+    const partB = recordCheckPayment(base, { orderId: 'ord_d', checkId: opened.checkId, amountCents: 2000, stamp: at(32, 'reg_b') });
+    expect(overpaymentsOf(mergeCheckBooks(partA, partB), opened.checkId, 3700)).toEqual([{ orderId: 'ord_d', refundCents: 300 }]);
+    expect(() =>
+      recordCheckPayment(closeCheck(base, opened.checkId, at(40, 'reg_a')), {
+        orderId: 'ord_e',
+        checkId: opened.checkId,
+        amountCents: 1,
+        stamp: at(41, 'reg_a'),
+      }),
+    ).toThrow(/closed/);
   });
 });
 
