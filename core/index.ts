@@ -39,3 +39,4 @@ export * from './app-billing.ts';
 export * from './staff.ts';
 export * from './checks.ts';
 export * from './kitchen.ts';
+export * from './eighty-six.ts';
