@@ -40,3 +40,4 @@ export * from './staff.ts';
 export * from './checks.ts';
 export * from './kitchen.ts';
 export * from './eighty-six.ts';
+export * from './tip-pool.ts';
