@@ -7,7 +7,14 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSmsProvider, type LocalSmsProvider } from '../../sync-server/src/dev/local-sms-provider.ts';
-import { isValidTwilioSignature, SmsDeliveryWorker, twilioConfigFromEnv, twilioSignature } from '../../sync-server/src/modules/sms/index.ts';
+import { SmsTemporaryError } from '../../sync-server/src/modules/sms/carrier.ts';
+import {
+  isValidTwilioSignature,
+  SmsDeliveryWorker,
+  TwilioCarrier,
+  twilioConfigFromEnv,
+  twilioSignature,
+} from '../../sync-server/src/modules/sms/index.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -164,6 +171,14 @@ describe.each(databaseTargets())('SMS delivery through the local provider on $na
     expect(await outboxEntry(id)).toMatchObject({ status: 'failed', providerCode: '21211' });
   });
 
+  it('retries 429 and 503 up to the last allowed attempt, then fails with the last code', async () => {
+    provider.failNext({ status: 429, code: 20429 });
+    provider.failNext({ status: 503, code: 20503, times: 2 });
+    const id = await payRequest('+14155550117');
+    expect(await waitForStatus(id, 'failed')).toMatchObject({ provider_code: '20503', attempts: 3 });
+    expect(received('+14155550117')).toEqual([]);
+  });
+
   it('refuses forged status callbacks with 403 and changes nothing; signed ones only move forward', async () => {
     const id = 'sms_forgedcallbacktest0000001';
     await server.db.query(
@@ -227,6 +242,43 @@ describe.each(databaseTargets())('SMS delivery through the local provider on $na
     expect(received(phone)).toHaveLength(2);
     const other = await provider.reply({ inboundUrl: inboundUrl(), from: phone, to: FROM, body: 'thanks!' });
     expect(other.twiml).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+  });
+});
+
+describe('Twilio adapter', () => {
+  it('a carrier that does not answer is a temporary failure', async () => {
+    const closed = await startLocalSmsProvider();
+    await closed.close();
+    const carrier = new TwilioCarrier({ apiBase: closed.url, accountSid: closed.accountSid, authToken: closed.authToken, from: FROM });
+    await expect(carrier.send({ from: FROM, to: '+14155550118', body: 'x', statusCallbackUrl: 'http://cb/' })).rejects.toBeInstanceOf(
+      SmsTemporaryError,
+    );
+  });
+});
+
+describe.each(databaseTargets())('SMS without a carrier on $name', (target) => {
+  it('keeps texts queued and has no callback routes', async () => {
+    const server = await startTestServer({ target, staticDir: null });
+    try {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/sms/status/twilio',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'MessageSid=SM1&MessageStatus=delivered',
+      });
+      expect(res.statusCode).toBe(404);
+      const created = await server.app.inject({
+        method: 'POST',
+        url: '/api/pos/pay-requests',
+        headers: { authorization: `Bearer ${server.credentials.appToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ amountCents: 100, phone: '+14155550119' }),
+      });
+      expect(created.statusCode).toBe(201);
+      const { rows } = await server.db.query<{ status: string }>(`SELECT status FROM sms_outbox WHERE to_phone = '+14155550119'`);
+      expect(rows).toEqual([{ status: 'queued' }]);
+    } finally {
+      await server.close();
+    }
   });
 });
 
