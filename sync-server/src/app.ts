@@ -87,6 +87,7 @@ import {
 } from './workflows/financial-services.ts';
 import { registerFinancialServiceSettingsRoutes } from './modules/financial-services/index.ts';
 import { OutboxSmsProvider } from './platform/messaging/sms.ts';
+import { registerSmsRoutes, SmsDeliveryWorker, TwilioCarrier, type SmsDeliveryWorkerOptions, type TwilioConfig } from './modules/sms/index.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
@@ -110,6 +111,13 @@ export interface BuildAppOptions {
   /** Injected clock for tests (token expiry, pay-request expiry, idempotency age). */
   clock?: () => Date;
   sms?: SmsProvider;
+  /**
+   * SMS delivery (modules/sms): `twilio`, the deployment's Twilio-compatible account (main.ts reads it from
+   * `SMS_PROVIDER=twilio`, `SMS_API_BASE`, `SMS_ACCOUNT_SID`, `SMS_AUTH_TOKEN`, `SMS_FROM`), and the worker's poll
+   * interval and backoff. Without an account texts stay queued in `sms_outbox` (said once in the log at build) and
+   * the carrier's callback routes do not exist; `enabled: false` runs no delivery worker in this instance.
+   */
+  smsDelivery?: SmsDeliveryWorkerOptions & { twilio?: TwilioConfig | null; enabled?: boolean };
   email?: EmailProvider;
   /**
    * Fastify's pino logger at info, with query values, credentials headers and card numbers redacted
@@ -348,6 +356,24 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     });
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('onClose', async () => webhookWorker.stop());
+  }
+  const twilio = opts.smsDelivery?.twilio ?? null;
+  if (twilio) {
+    registerSmsRoutes(app, ctx, twilio);
+    if (opts.smsDelivery?.enabled !== false) {
+      const smsWorker = new SmsDeliveryWorker(
+        opts.db,
+        clock,
+        new TwilioCarrier(twilio),
+        twilio.from,
+        (id) => `${config.baseUrl}/api/sms/status/twilio?message=${encodeURIComponent(id)}`,
+        { onError: (err) => app.log.error({ err }, 'sms delivery worker'), ...opts.smsDelivery },
+      );
+      app.addHook('onReady', async () => smsWorker.start());
+      app.addHook('onClose', async () => smsWorker.stop());
+    }
+  } else {
+    app.log.info('SMS: no carrier configured (set SMS_PROVIDER=twilio and its SMS_* variables): texts stay queued in sms_outbox');
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
   registerRegisterConfigRoutes(app, ctx);

@@ -11,6 +11,7 @@ import { IdentityProvider } from './platform/auth/identity.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
 import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
+import { twilioConfigFromEnv } from './modules/sms/index.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -23,6 +24,8 @@ import { parseTrustProxy } from './platform/http/trust-proxy.ts';
  * - REGISTER_KEK: base64 of the 32-byte key-encryption key of the secrets kept in the database (signing key, webhook
  *   secrets); without it DATA_DIR/kek.key is used, and created (mode 0600) on the first start
  * - LOG_FORMAT=pretty (`npm start` sets it): the request log as short readable lines; otherwise one JSON object a line
+ * - SMS_PROVIDER=twilio with SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_FROM (E.164) and optionally SMS_API_BASE (default
+ *   https://api.twilio.com): texts are sent through that Twilio-compatible API; unset, they stay queued in sms_outbox
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
  *
@@ -77,8 +80,11 @@ async function main(): Promise<void> {
   // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
   const deviceBridgeUrl =
     process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
+  // Read before the app is built so a half-configured carrier stops the start with the variable's name.
+  const twilio = twilioConfigFromEnv(process.env);
   const app = await buildApp({
     db,
+    smsDelivery: { twilio },
     config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy },
     logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true,
     auditSigningKey: await loadAuditSigningKey(dataDir),

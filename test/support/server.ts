@@ -20,6 +20,8 @@ export interface TestServerOptions {
   staticDir?: string | null;
   clock?: () => Date;
   sms?: BuildAppOptions['sms'];
+  /** SMS delivery through a carrier (account, worker poll interval and backoff); default none: texts stay queued. */
+  smsDelivery?: BuildAppOptions['smsDelivery'];
   /** App-token quota on the POS API (default 120 per minute). */
   appRateLimit?: BuildAppOptions['appRateLimit'];
   /** SSE keep-alive interval in ms (default 15 000). */
@@ -113,6 +115,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         },
         clock: options.clock,
         sms: options.sms,
+        smsDelivery: options.smsDelivery,
         appRateLimit: options.appRateLimit,
         webhooks: options.webhooks,
         images: options.images,

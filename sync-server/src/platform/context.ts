@@ -53,7 +53,8 @@ export interface SmsMessage {
 
 /**
  * Sends SMS. The default ({@link OutboxSmsProvider}) writes to `sms_outbox` inside the caller's transaction, so a
- * message exists exactly when the pay request it announces does; a real carrier adapter would drain that outbox.
+ * message exists exactly when the pay request it announces does; the delivery worker (modules/sms) drains that outbox
+ * through the configured carrier.
  */
 export interface SmsProvider {
   send(message: SmsMessage, context: { tx: Queryable; now: Date }): Promise<{ id: string }>;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { DataTable } from '../../ui/data-table.tsx';
 import { useRegister } from '../register-context.ts';
 import { REGISTER_SCHEMA_VERSION } from '../../common/session.ts';
+import { describeSmsSegments, type SmsEncoding } from '../../../../core/index.ts';
 
 interface SmsMessage {
   id: string;
@@ -9,6 +10,9 @@ interface SmsMessage {
   body: string;
   createdAt: string;
   status: string;
+  encoding: SmsEncoding;
+  segments: number;
+  providerCode?: string | null;
 }
 
 /** Back office: the SMS outbox (Text-to-Pay links sent). Online only — it reads the server. */
@@ -52,7 +56,8 @@ export function MessagesView() {
             { key: 'sent', header: 'Sent', cell: (m) => new Date(m.createdAt).toLocaleString() },
             { key: 'to', header: 'To', cell: (m) => m.to },
             { key: 'body', header: 'Message', className: 'message-body', cell: (m) => m.body },
-            { key: 'status', header: 'Status', cell: (m) => m.status },
+            { key: 'segments', header: 'Size', cell: (m) => describeSmsSegments(m) },
+            { key: 'status', header: 'Status', cell: (m) => (m.providerCode ? `${m.status} (${m.providerCode})` : m.status) },
           ]}
           rows={messages}
           rowKey={(m) => m.id}

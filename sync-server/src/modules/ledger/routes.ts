@@ -4,7 +4,7 @@ import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
-import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
+import { journalTransactionSchema, pageQueryFields, pageSchema, smsSegments } from '../../../../core/index.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { checkpointAt, listCheckpoints, newestCheckpoint, writeCheckpoint } from '../../kernel/checkpoints.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
@@ -21,7 +21,20 @@ const journalQuery = z.strictObject({
 
 const quarantineQuery = pageQuery.extend({ collection: z.enum(['orders', 'journal-transactions']).optional() });
 const noQuery = z.strictObject({});
-const smsOutboxEntry = z.strictObject({ id: z.string(), to: z.string(), body: z.string(), status: z.string(), createdAt: z.iso.datetime() });
+const smsOutboxEntry = z.strictObject({
+  id: z.string(),
+  to: z.string(),
+  body: z.string(),
+  status: z
+    .enum(['queued', 'sending', 'sent', 'delivered', 'failed', 'opted_out'])
+    .describe(
+      'Delivery state: queued (waiting for the carrier, or for a retry), sending, sent (the carrier accepted it), delivered (the handset has it), failed (see providerCode), opted_out (the phone replied STOP to this store: never sent)',
+    ),
+  providerCode: z.string().nullable().describe("The carrier's error code of the last failure (e.g. Twilio 21211), else null"),
+  createdAt: z.iso.datetime(),
+  encoding: z.enum(['GSM-7', 'UCS-2']).describe('The alphabet the body is sent in (core/sms-segments.ts)'),
+  segments: z.number().int().min(1).describe('Message parts the carrier bills: GSM-7 160 alone / 153 per part, UCS-2 70 / 67'),
+});
 const emailOutboxEntry = z.strictObject({
   id: z.string(),
   to: z.string(),
@@ -118,7 +131,7 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
         openapi: {
           summary: 'List queued SMS messages',
           description:
-            "Newest first. No carrier is connected: texts wait here (the register's Messages screen shows them, so registers may read it).",
+            "Newest first, with each text's delivery state. Texts wait here until the delivery worker sends them through the configured carrier (none configured: they stay queued); the register's Messages screen shows them, so registers may read it.",
           tags: ['outbox'],
           access: 'register',
           query: pageQuery,
@@ -128,10 +141,17 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (request) => {
       const q = parseOrThrow(pageQuery, request.query, '(query)');
-      return outboxPage<{ to_phone: string; body: string }>(ctx.db, principalOf(request).merchantId, q, 'sms_outbox', 'to_phone, body', (r) => ({
-        to: r.to_phone,
-        body: r.body,
-      }));
+      return outboxPage<{ to_phone: string; body: string; provider_code: string | null }>(
+        ctx.db,
+        principalOf(request).merchantId,
+        q,
+        'sms_outbox',
+        'to_phone, body, provider_code',
+        (r) => {
+          const { encoding, segments } = smsSegments(r.body);
+          return { to: r.to_phone, body: r.body, providerCode: r.provider_code, encoding, segments };
+        },
+      );
     },
   );
 

@@ -1,17 +1,20 @@
 import { newId } from '../../../../core/index.ts';
 import type { SmsProvider } from '../context.ts';
 
-/** The default SMS provider: queues the message in `sms_outbox` in the caller's transaction (no carrier here). */
+/**
+ * The SMS provider: queues the message in `sms_outbox` in the caller's transaction; the delivery worker
+ * (modules/sms/worker.ts) sends it through the configured carrier. A message to a phone that opted out of this store's
+ * texts (`sms_opt_outs`) is written `opted_out` and never sent.
+ */
 export class OutboxSmsProvider implements SmsProvider {
   async send(message: { merchantId: string; to: string; body: string }, context: { tx: import('../db/db.ts').Queryable; now: Date }) {
     const id = newId('sms');
-    await context.tx.query(`INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, status) VALUES ($1, $2, $3, $4, $5, 'queued')`, [
-      id,
-      message.merchantId,
-      message.to,
-      message.body,
-      context.now.toISOString(),
-    ]);
+    await context.tx.query(
+      `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, updated_at, status)
+       VALUES ($1, $2, $3, $4, $5, $5,
+               CASE WHEN EXISTS (SELECT 1 FROM sms_opt_outs WHERE merchant_id = $2 AND phone = $3) THEN 'opted_out' ELSE 'queued' END)`,
+      [id, message.merchantId, message.to, message.body, context.now.toISOString()],
+    );
     return { id };
   }
 }

@@ -1,0 +1,189 @@
+/**
+ * The SMS delivery worker: drains `sms_outbox` (written by platform/messaging/sms.ts in the caller's transaction)
+ * through a {@link SmsCarrier}. `queued` → `sending` (claimed with `FOR UPDATE SKIP LOCKED` and a lease, so several
+ * server processes on one PostgreSQL share the work; on PGlite the same SQL runs on its one connection) → `sent` with
+ * the carrier's message id. A temporary failure puts the message back to `queued` after an exponential backoff (base,
+ * 2×, 4×, … ms); after the last allowed attempt, or on a permanent failure, it is `failed` with the carrier's code. A
+ * message to a phone that opted out of the store's texts becomes `opted_out` and is never sent. No HTTP call runs
+ * inside a database transaction.
+ *
+ * A worker stopped between the carrier's answer and recording it leaves the message `sending`; once its lease ends the
+ * next worker sends it again (the carrier API takes no idempotency key), unless a status callback recorded it first.
+ */
+import type { Db } from '../../platform/db/db.ts';
+import { SmsPermanentError, SmsTemporaryError, type SmsCarrier } from './carrier.ts';
+
+/** Options of {@link SmsDeliveryWorker}; every delay is injectable so tests run in seconds. */
+export interface SmsDeliveryWorkerOptions {
+  /** How often to look for work when idle, ms (default 1000). */
+  pollIntervalMs?: number;
+  /** Delay before the first retry, ms; each further retry waits twice as long (default 30 000). */
+  retryBaseMs?: number;
+  /** Attempts in all, the first included (default 6: retries after 30 s, 1, 2, 4 and 8 min). */
+  maxAttempts?: number;
+  /** How long a claimed message is reserved for its worker, ms (default 60 000; longer than a carrier call). */
+  leaseMs?: number;
+  /** Messages claimed per round (default 20). */
+  batchSize?: number;
+  /** Where unexpected worker errors go (default: ignored; the next round retries). */
+  onError?: (err: unknown) => void;
+}
+
+interface Claimed {
+  id: string;
+  to_phone: string;
+  body: string;
+  attempts: number;
+}
+
+/** Sends queued SMS through a carrier; `start()`/`stop()` by app.ts, or {@link SmsDeliveryWorker.runOnce} by hand. */
+export class SmsDeliveryWorker {
+  private readonly pollIntervalMs: number;
+  private readonly retryBaseMs: number;
+  private readonly maxAttempts: number;
+  private readonly leaseMs: number;
+  private readonly batchSize: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private isStopped = true;
+
+  /**
+   * @param from the sending number given to the carrier.
+   * @param statusCallbackUrl the URL the carrier reports message `id`'s states to.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date,
+    private readonly carrier: SmsCarrier,
+    private readonly from: string,
+    private readonly statusCallbackUrl: (id: string) => string,
+    private readonly options: SmsDeliveryWorkerOptions = {},
+  ) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.retryBaseMs = options.retryBaseMs ?? 30_000;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 6);
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.batchSize = options.batchSize ?? 20;
+  }
+
+  /** Starts polling (idempotent). */
+  start(): void {
+    if (!this.isStopped) return;
+    this.isStopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the round in progress (its carrier calls end within the adapter's timeout). */
+  async stop(): Promise<void> {
+    this.isStopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.isStopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const round = this.runOnce();
+      this.running = round;
+      round.then(
+        (handled) => this.schedule(handled > 0 ? 0 : this.pollIntervalMs),
+        (err: unknown) => {
+          this.options.onError?.(err);
+          this.schedule(this.pollIntervalMs);
+        },
+      );
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  /** One round: claims due messages, sends them and records each outcome. Returns how many it handled. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim();
+    for (const message of claimed) await this.deliver(message);
+    return claimed.length;
+  }
+
+  /**
+   * Claims up to `batchSize` due messages (`queued` whose retry time came, or `sending` whose lease ended): those to an
+   * opted-out phone become `opted_out`, those whose last allowed attempt ended unknown `failed`, the rest `sending`
+   * with one more attempt counted and a lease.
+   */
+  private async claim(): Promise<Claimed[]> {
+    // Not a mutation: the outbox relay's own bookkeeping, no business row, no audit entry.
+    return this.db.transaction(async (tx) => {
+      const now = this.clock().toISOString();
+      const due = await tx.query<{ id: string }>(
+        `SELECT id FROM sms_outbox
+          WHERE status IN ('queued', 'sending') AND (next_attempt_at IS NULL OR next_attempt_at <= $1) AND (locked_until IS NULL OR locked_until <= $1)
+          ORDER BY next_attempt_at NULLS FIRST, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, this.batchSize],
+      );
+      const ids = due.rows.map((r) => r.id);
+      if (ids.length === 0) return [];
+      const optedOut = await tx.query<{ id: string }>(
+        `UPDATE sms_outbox o SET status = 'opted_out', locked_until = NULL, next_attempt_at = NULL, updated_at = $2
+          WHERE o.id = ANY($1::text[]) AND EXISTS (SELECT 1 FROM sms_opt_outs x WHERE x.merchant_id = o.merchant_id AND x.phone = o.to_phone)
+          RETURNING o.id`,
+        [ids, now],
+      );
+      const left = ids.filter((id) => !optedOut.rows.some((r) => r.id === id));
+      await tx.query(
+        `UPDATE sms_outbox SET status = 'failed', locked_until = NULL, next_attempt_at = NULL, updated_at = $3,
+                last_error = 'the outcome of the last attempt is unknown (the worker stopped before recording it)'
+          WHERE id = ANY($1::text[]) AND attempts >= $2`,
+        [left, this.maxAttempts, now],
+      );
+      const lease = new Date(Date.parse(now) + this.leaseMs).toISOString();
+      const { rows } = await tx.query<Claimed>(
+        `UPDATE sms_outbox SET status = 'sending', attempts = attempts + 1, locked_until = $3, updated_at = $4
+          WHERE id = ANY($1::text[]) AND attempts < $2 RETURNING id, to_phone, body, attempts`,
+        [left, this.maxAttempts, lease, now],
+      );
+      return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
+    });
+  }
+
+  /** Sends one claimed message and records the outcome (only over `sending`: a status callback may have come first). */
+  private async deliver(message: Claimed): Promise<void> {
+    let outcome: { providerMessageId: string } | SmsTemporaryError | SmsPermanentError;
+    try {
+      outcome = await this.carrier.send({
+        from: this.from,
+        to: message.to_phone,
+        body: message.body,
+        statusCallbackUrl: this.statusCallbackUrl(message.id),
+      });
+    } catch (err) {
+      outcome =
+        err instanceof SmsPermanentError || err instanceof SmsTemporaryError
+          ? err
+          : new SmsTemporaryError(err instanceof Error ? err.message : String(err));
+    }
+    const now = this.clock();
+    if (!(outcome instanceof Error)) {
+      await this.db.query(
+        `UPDATE sms_outbox SET provider_message_id = COALESCE(provider_message_id, $2), status = CASE WHEN status = 'sending' THEN 'sent' ELSE status END,
+                locked_until = NULL, next_attempt_at = NULL, last_error = NULL, updated_at = $3
+          WHERE id = $1`,
+        [message.id, outcome.providerMessageId, now.toISOString()],
+      );
+      return;
+    }
+    const isFinal = outcome instanceof SmsPermanentError || message.attempts >= this.maxAttempts;
+    const retryAt = new Date(now.getTime() + this.retryBaseMs * 2 ** (message.attempts - 1));
+    await this.db.query(
+      `UPDATE sms_outbox SET status = $2, next_attempt_at = $3, locked_until = NULL, provider_code = $4, last_error = $5, updated_at = $6
+        WHERE id = $1 AND status = 'sending'`,
+      [
+        message.id,
+        isFinal ? 'failed' : 'queued',
+        isFinal ? null : retryAt.toISOString(),
+        outcome.code,
+        outcome.message.slice(0, 500),
+        now.toISOString(),
+      ],
+    );
+  }
+}
