@@ -86,8 +86,14 @@ import {
   sendTransfer,
 } from './workflows/financial-services.ts';
 import { registerFinancialServiceSettingsRoutes } from './modules/financial-services/index.ts';
-import { OutboxSmsProvider } from './platform/messaging/sms.ts';
-import { registerSmsRoutes, SmsDeliveryWorker, TwilioCarrier, type SmsDeliveryWorkerOptions, type TwilioConfig } from './modules/sms/index.ts';
+import {
+  OutboxSmsProvider,
+  registerSmsRoutes,
+  SmsDeliveryWorker,
+  TwilioCarrier,
+  type SmsDeliveryWorkerOptions,
+  type TwilioConfig,
+} from './modules/sms/index.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';

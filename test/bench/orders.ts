@@ -37,7 +37,7 @@ import type { Db } from '../../sync-server/src/platform/db/db.ts';
 import { RateLimit } from '../../sync-server/src/platform/rate-limit.ts';
 import { createOrder } from '../../sync-server/src/workflows/create-order.ts';
 import { OutboxEmailProvider } from '../../sync-server/src/platform/messaging/email.ts';
-import { OutboxSmsProvider } from '../../sync-server/src/platform/messaging/sms.ts';
+import { OutboxSmsProvider } from '../../sync-server/src/modules/sms/index.ts';
 import { ChangeFeed } from '../../sync-server/src/platform/change-feed.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
 import type { LoadMessage, LoadRequest, LoadResult } from './load-process.ts';

@@ -242,6 +242,15 @@ describe.each(databaseTargets())('SMS delivery through the local provider on $na
     expect(received(phone)).toHaveLength(2);
     const other = await provider.reply({ inboundUrl: inboundUrl(), from: phone, to: FROM, body: 'thanks!' });
     expect(other.twiml).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+    // The store's audit trail holds the consent: out with STOP, back in with START; HELP and chatter change nothing.
+    const audit = await server.db.query<{ action: string; actor: string; data: { keyword: string } }>(
+      `SELECT action, actor, data FROM audit_log WHERE merchant_id = $1 AND entity_type = 'phone' AND entity_id = $2 ORDER BY seq`,
+      [server.credentials.merchantId, phone],
+    );
+    expect(audit.rows.map((r) => [r.action, r.actor, r.data.keyword])).toEqual([
+      ['sms.opted_out', 'system', 'STOP'],
+      ['sms.opted_in', 'system', 'START'],
+    ]);
   });
 });
 

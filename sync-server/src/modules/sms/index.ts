@@ -9,6 +9,9 @@
 // Carrier adapter, signature and configuration.
 export { isValidTwilioSignature, twilioConfigFromEnv, twilioSignature, TwilioCarrier, type TwilioConfig } from './carrier.ts';
 
+// The outbox every text is written to, in the caller's transaction (app.ts gives it to the context).
+export { OutboxSmsProvider } from './outbox.ts';
+
 // Delivery worker, started by app.ts.
 export { SmsDeliveryWorker, type SmsDeliveryWorkerOptions } from './worker.ts';
 

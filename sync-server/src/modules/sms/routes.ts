@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { ProblemError } from '../../platform/http/problem.ts';
+import { mutation } from '../../kernel/mutation.ts';
 import { isValidTwilioSignature, type TwilioConfig } from './carrier.ts';
 
 /** Order of the delivery states: a callback only moves a message forward. */
@@ -73,39 +74,48 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, config:
       const params = signedParams(ctx, config, request);
       const from = params.get('From') ?? '';
       const keyword = (params.get('Body') ?? '').trim().replace(/\.$/, '').toUpperCase();
-      const answer = await ctx.db.transaction(async (tx) => {
-        // The store a reply answers: the one whose text to this phone is the newest (every store sends from the
-        // deployment's one number, so `To` does not tell them apart).
-        const { rows } = await tx.query<{ merchant_id: string; name: string }>(
-          `SELECT o.merchant_id, m.name FROM sms_outbox o JOIN merchants m ON m.id = o.merchant_id
-            WHERE o.to_phone = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT 1`,
-          [from],
-        );
-        const store = rows[0];
-        const name = store?.name ?? 'Register';
-        const now = ctx.clock().toISOString();
-        if (STOP_KEYWORDS.has(keyword)) {
-          if (store) {
-            await tx.query(
-              `INSERT INTO sms_opt_outs (merchant_id, phone, keyword, opted_out_at) VALUES ($1, $2, $3, $4)
-               ON CONFLICT (merchant_id, phone) DO UPDATE SET keyword = EXCLUDED.keyword, opted_out_at = EXCLUDED.opted_out_at`,
-              [store.merchant_id, from, keyword, now],
-            );
-            await tx.query(
-              `UPDATE sms_outbox SET status = 'opted_out', locked_until = NULL, next_attempt_at = NULL, updated_at = $3
-                WHERE merchant_id = $1 AND to_phone = $2 AND status = 'queued'`,
-              [store.merchant_id, from, now],
-            );
-          }
-          return `${name}: you are unsubscribed and will receive no more messages from us. Reply START to resubscribe.`;
-        }
-        if (START_KEYWORDS.has(keyword)) {
-          if (store) await tx.query('DELETE FROM sms_opt_outs WHERE merchant_id = $1 AND phone = $2', [store.merchant_id, from]);
-          return `${name}: you are subscribed again to payment links and receipts. Reply STOP to unsubscribe.`;
-        }
-        if (HELP_KEYWORDS.has(keyword)) return `${name}: payment links and receipts you asked for. Reply STOP to unsubscribe, START to resubscribe.`;
-        return null;
-      });
+      // The store a reply answers: the one whose text to this phone is the newest (every store sends from the
+      // deployment's one number, so `To` does not tell them apart).
+      const { rows } = await ctx.db.query<{ merchant_id: string; name: string }>(
+        `SELECT o.merchant_id, m.name FROM sms_outbox o JOIN merchants m ON m.id = o.merchant_id
+          WHERE o.to_phone = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT 1`,
+        [from],
+      );
+      const store = rows[0];
+      const name = store?.name ?? 'Register';
+      // The phone's consent, changed through the kernel: under the store's write lock and in its audit trail (who
+      // opted out or back in, with which keyword, when), as a record of consent must be kept.
+      const consent = (optedOut: boolean) =>
+        store
+          ? mutation(ctx, { merchantId: store.merchant_id, actor: 'system' }, async (m) => {
+              const now = m.now.toISOString();
+              if (optedOut) {
+                await m.tx.query(
+                  `INSERT INTO sms_opt_outs (merchant_id, phone, keyword, opted_out_at) VALUES ($1, $2, $3, $4)
+                   ON CONFLICT (merchant_id, phone) DO UPDATE SET keyword = EXCLUDED.keyword, opted_out_at = EXCLUDED.opted_out_at`,
+                  [m.merchantId, from, keyword, now],
+                );
+                await m.tx.query(
+                  `UPDATE sms_outbox SET status = 'opted_out', locked_until = NULL, next_attempt_at = NULL, updated_at = $3
+                    WHERE merchant_id = $1 AND to_phone = $2 AND status = 'queued'`,
+                  [m.merchantId, from, now],
+                );
+              } else {
+                await m.tx.query('DELETE FROM sms_opt_outs WHERE merchant_id = $1 AND phone = $2', [m.merchantId, from]);
+              }
+              await m.audit({ action: optedOut ? 'sms.opted_out' : 'sms.opted_in', entityType: 'phone', entityId: from, data: { keyword } });
+            })
+          : Promise.resolve();
+      let answer: string | null = null;
+      if (STOP_KEYWORDS.has(keyword)) {
+        await consent(true);
+        answer = `${name}: you are unsubscribed and will receive no more messages from us. Reply START to resubscribe.`;
+      } else if (START_KEYWORDS.has(keyword)) {
+        await consent(false);
+        answer = `${name}: you are subscribed again to payment links and receipts. Reply STOP to unsubscribe.`;
+      } else if (HELP_KEYWORDS.has(keyword)) {
+        answer = `${name}: payment links and receipts you asked for. Reply STOP to unsubscribe, START to resubscribe.`;
+      }
       return reply.type('text/xml; charset=utf-8').send(twiml(answer));
     });
   });

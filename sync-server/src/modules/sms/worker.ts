@@ -1,5 +1,5 @@
 /**
- * The SMS delivery worker: drains `sms_outbox` (written by platform/messaging/sms.ts in the caller's transaction)
+ * The SMS delivery worker: drains `sms_outbox` (written by outbox.ts in the caller's transaction)
  * through a {@link SmsCarrier}. `queued` → `sending` (claimed with `FOR UPDATE SKIP LOCKED` and a lease, so several
  * server processes on one PostgreSQL share the work; on PGlite the same SQL runs on its one connection) → `sent` with
  * the carrier's message id. A temporary failure puts the message back to `queued` after an exponential backoff (base,

@@ -1,13 +1,14 @@
 import { newId } from '../../../../core/index.ts';
-import type { SmsProvider } from '../context.ts';
+import type { SmsProvider } from '../../platform/context.ts';
+import type { Queryable } from '../../platform/db/db.ts';
 
 /**
- * The SMS provider: queues the message in `sms_outbox` in the caller's transaction; the delivery worker
- * (modules/sms/worker.ts) sends it through the configured carrier. A message to a phone that opted out of this store's
+ * The SMS provider: queues the message in `sms_outbox` in the caller's transaction (this module owns the table); the
+ * delivery worker (worker.ts) sends it through the configured carrier. A message to a phone that opted out of this store's
  * texts (`sms_opt_outs`) is written `opted_out` and never sent.
  */
 export class OutboxSmsProvider implements SmsProvider {
-  async send(message: { merchantId: string; to: string; body: string }, context: { tx: import('../db/db.ts').Queryable; now: Date }) {
+  async send(message: { merchantId: string; to: string; body: string }, context: { tx: Queryable; now: Date }) {
     const id = newId('sms');
     await context.tx.query(
       `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, updated_at, status)
