@@ -11,6 +11,7 @@ import { IdentityProvider } from './platform/auth/identity.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
 import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
+import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -23,6 +24,9 @@ import { parseTrustProxy } from './platform/http/trust-proxy.ts';
  * - REGISTER_KEK: base64 of the 32-byte key-encryption key of the secrets kept in the database (signing key, webhook
  *   secrets); without it DATA_DIR/kek.key is used, and created (mode 0600) on the first start
  * - LOG_FORMAT=pretty (`npm start` sets it): the request log as short readable lines; otherwise one JSON object a line
+ * - SMTP_URL: the mail server e-mails (receipts, invoices, notices) are sent through, `smtp://user:pass@host:587`
+ *   (STARTTLS when offered) or `smtps://user:pass@host:465`; without it they stay queued in `email_outbox`
+ * - SMTP_FROM (required with SMTP_URL): the sender address; the store's name is its display name
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
  *
@@ -77,6 +81,8 @@ async function main(): Promise<void> {
   // registers learn its address from GET /api/register/device-bridge instead of assuming the default port.
   const deviceBridgeUrl =
     process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
+  // E-mail over SMTP: SMTP_URL (smtp:// or smtps://, credentials in the URL) and SMTP_FROM; without them mail stays queued.
+  const smtp = smtpConfigFromEnv(process.env);
   const app = await buildApp({
     db,
     config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy },
@@ -84,6 +90,7 @@ async function main(): Promise<void> {
     auditSigningKey: await loadAuditSigningKey(dataDir),
     auditWitnessFile: auditWitnessPath(dataDir),
     ...(oidc ? { oidc } : {}),
+    emailDelivery: { smtp },
   });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken(

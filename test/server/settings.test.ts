@@ -180,7 +180,13 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
         to: 'copy@example.com',
         subject: expect.stringContaining(order.receiptNumber),
         body: expect.stringContaining('Total'),
+        // No SMTP_URL in this server: the message stays queued, never attempted.
         status: 'queued',
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
+        sentAt: null,
+        messageId: null,
         createdAt: now.toISOString(),
       },
     ]);

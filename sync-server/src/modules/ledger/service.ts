@@ -23,8 +23,8 @@ export async function outboxPage<R extends object>(
   q: PageQuery,
   table: 'sms_outbox' | 'email_outbox',
   columns: string,
-  view: (row: R) => Record<string, string>,
-): Promise<{ data: Record<string, string>[]; nextCursor: string | null }> {
+  view: (row: R) => Record<string, unknown>,
+): Promise<{ data: Record<string, unknown>[]; nextCursor: string | null }> {
   const params: unknown[] = [merchantId];
   let where = 'merchant_id = $1';
   if (q.cursor) {

@@ -1,0 +1,254 @@
+/**
+ * E-mail delivery over SMTP: the worker drains email_outbox to a real SMTP server (smtp-server on 127.0.0.1, port 0)
+ * and what arrives is parsed with mailparser. Retries, bounces, suppression and a mail server that is down, with a
+ * short poll interval and backoff; states are awaited by polling with a timeout, never by sleeping.
+ */
+import { createServer } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retryDelayMs, smtpConfigFromEnv } from '../../sync-server/src/platform/messaging/smtp.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const CART = [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }];
+const FROM = 'receipts@register.example';
+/** Fast worker: poll every 20 ms, retries after 100, 200, 400 … ms. */
+const FAST = { pollIntervalMs: 20, retryBaseMs: 100, retryMaxMs: 1000 };
+
+/** A capturing SMTP server: every RCPT TO is logged; `answers` queues reply codes per recipient before accepting. */
+interface Capture {
+  port: number;
+  received: ParsedMail[];
+  rcpts: string[];
+  users: string[];
+  answers: Map<string, number[]>;
+  close(): Promise<void>;
+}
+
+async function startCapture(): Promise<Capture> {
+  const received: ParsedMail[] = [];
+  const rcpts: string[] = [];
+  const users: string[] = [];
+  const answers = new Map<string, number[]>();
+  const server = new SMTPServer({
+    authOptional: true,
+    allowInsecureAuth: true,
+    disabledCommands: ['STARTTLS'],
+    // Pooled connections the worker left open are closed at once when the suite ends.
+    closeTimeout: 100,
+    logger: false,
+    onAuth(auth, _session, callback) {
+      users.push(`${auth.username}:${auth.password}`);
+      callback(null, { user: auth.username });
+    },
+    onRcptTo(address, _session, callback) {
+      const to = address.address.toLowerCase();
+      rcpts.push(to);
+      const queue = answers.get(to) ?? [];
+      const code = queue.length > 1 ? queue.shift() : queue[0];
+      if (code !== undefined && code !== 250) {
+        const err = new Error(code >= 500 ? 'Mailbox unavailable' : 'Try again later') as Error & { responseCode: number };
+        err.responseCode = code;
+        callback(err);
+        return;
+      }
+      callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          received.push(mail);
+          callback();
+        },
+        (err: Error) => callback(err),
+      );
+    },
+  });
+  const port = await new Promise<number>((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve((server.server.address() as { port: number }).port));
+  });
+  return { port, received, rcpts, users, answers, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A TCP port nothing listens on (taken, then released). */
+async function deadPort(): Promise<number> {
+  const probe = createServer();
+  const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Polls `probe` every 20 ms until it returns a value, or fails after `timeoutMs`. */
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface OutboxEntry {
+  id: string;
+  to: string;
+  subject: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  sentAt: string | null;
+  messageId: string | null;
+  nextAttemptAt: string | null;
+}
+
+function client(server: TestServer) {
+  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${server.credentials.staffToken}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
+    });
+  /** E-mails a receipt of a new order to `to`; returns the outbox id. */
+  const emailReceipt = async (to: string) => {
+    const order = await call('POST', '/api/pos/orders', { lineItems: CART });
+    expect(order.statusCode, order.body).toBe(201);
+    const sent = await call('POST', `/api/pos/orders/${order.json().id}/receipts`, { channel: 'email', to });
+    expect(sent.statusCode, sent.body).toBe(202);
+    return { id: sent.json().id as string, receiptNumber: order.json().receiptNumber as string };
+  };
+  /** The outbox entry `id` as the API lists it. */
+  const entry = async (id: string): Promise<OutboxEntry> => {
+    const res = await call('GET', '/api/pos/email-outbox?limit=100');
+    expect(res.statusCode, res.body).toBe(200);
+    const found = (res.json().data as OutboxEntry[]).find((e) => e.id === id);
+    expect(found, `outbox entry ${id}`).toBeDefined();
+    return found!;
+  };
+  const entryIn = (id: string, ...states: string[]) =>
+    waitFor(`${id} in ${states.join('/')}`, async () => {
+      const e = await entry(id);
+      return states.includes(e.status) ? e : undefined;
+    });
+  return { call, emailReceipt, entry, entryIn };
+}
+
+describe('SMTP configuration', () => {
+  it('reads SMTP_URL and SMTP_FROM, and refuses malformed ones naming the variable', () => {
+    expect(smtpConfigFromEnv({})).toBeNull();
+    expect(smtpConfigFromEnv({ SMTP_URL: 'smtps://u:p@mail.example:465', SMTP_FROM: FROM })).toEqual({
+      url: 'smtps://u:p@mail.example:465',
+      from: FROM,
+    });
+    expect(() => smtpConfigFromEnv({ SMTP_URL: 'smtp://mail.example:587' })).toThrow(/SMTP_FROM is required/);
+    expect(() => smtpConfigFromEnv({ SMTP_URL: 'smtp://mail.example:587', SMTP_FROM: 'Shop <a@b.example>' })).toThrow(/Invalid SMTP_FROM/);
+    expect(() => smtpConfigFromEnv({ SMTP_URL: 'http://mail.example', SMTP_FROM: FROM })).toThrow(/Invalid SMTP_URL/);
+    expect(() => smtpConfigFromEnv({ SMTP_URL: 'not a url', SMTP_FROM: FROM })).toThrow(/Invalid SMTP_URL/);
+  });
+
+  it('backs off exponentially up to a bound', () => {
+    expect([1, 2, 3, 4, 7, 8].map((n) => retryDelayMs(n, 60_000, 3_600_000))).toEqual([60_000, 120_000, 240_000, 480_000, 3_600_000, 3_600_000]);
+  });
+});
+
+describe.each(databaseTargets())('e-mail delivery over SMTP on $name', (target) => {
+  let smtp: Capture;
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    smtp = await startCapture();
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+      emailDelivery: { smtp: { url: `smtp://mailer:s3cret@127.0.0.1:${smtp.port}`, from: FROM }, ...FAST, maxAttempts: 5 },
+    });
+    api = client(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+  });
+
+  it('sends a receipt: From the store, To, Subject, Message-ID, text and HTML parts; sent with its Message-ID', async () => {
+    const { id, receiptNumber } = await api.emailReceipt('ada@example.com');
+    const sent = await api.entryIn(id, 'sent', 'failed', 'bounced');
+    expect(sent).toMatchObject({ status: 'sent', attempts: 1, lastError: null, messageId: `<${id}@register.example>` });
+    expect(sent.sentAt).toEqual(expect.any(String));
+    const mail = await waitFor('the receipt at the SMTP server', async () => smtp.received.find((m) => m.messageId === `<${id}@register.example>`));
+    expect(mail.from?.value).toEqual([{ name: server.credentials.merchantName, address: FROM }]);
+    expect(mail.to && !Array.isArray(mail.to) ? mail.to.value.map((a) => a.address) : []).toEqual(['ada@example.com']);
+    expect(mail.subject).toContain(receiptNumber);
+    expect(mail.text).toContain(receiptNumber);
+    expect(mail.html).toContain(receiptNumber);
+    expect(mail.html).toContain('<pre');
+    // Credentials of SMTP_URL were used.
+    expect(smtp.users).toContain('mailer:s3cret');
+  });
+
+  it('retries a 451 once, then it is sent', async () => {
+    smtp.answers.set('busy@example.com', [451, 250]);
+    const { id } = await api.emailReceipt('busy@example.com');
+    const sent = await api.entryIn(id, 'sent', 'failed', 'bounced');
+    expect(sent).toMatchObject({ status: 'sent', attempts: 2, lastError: null });
+    expect(smtp.rcpts.filter((r) => r === 'busy@example.com')).toHaveLength(2);
+  });
+
+  it('a 550 for the recipient bounces it; the next message to that address is suppressed and never reaches the server', async () => {
+    smtp.answers.set('gone@example.com', [550]);
+    const first = await api.emailReceipt('gone@example.com');
+    const bounced = await api.entryIn(first.id, 'bounced', 'failed', 'sent');
+    expect(bounced).toMatchObject({ status: 'bounced', attempts: 1, sentAt: null });
+    expect(bounced.lastError).toContain('550');
+    // The address is suppressed for the store, whatever its case.
+    const second = await api.emailReceipt('Gone@Example.com');
+    const suppressed = await api.entryIn(second.id, 'suppressed', 'sent', 'failed', 'bounced');
+    expect(suppressed).toMatchObject({ status: 'suppressed', attempts: 0, sentAt: null, nextAttemptAt: null });
+    // A later message to another address goes through, so the worker did look at the queue after the suppressed one.
+    const later = await api.emailReceipt('other@example.com');
+    await api.entryIn(later.id, 'sent');
+    expect(smtp.rcpts.filter((r) => r === 'gone@example.com')).toHaveLength(1);
+    expect((await api.entry(second.id)).status).toBe('suppressed');
+  });
+});
+
+describe.each(databaseTargets())('e-mail delivery with the mail server down on $name', (target) => {
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+      emailDelivery: {
+        smtp: { url: `smtp://127.0.0.1:${await deadPort()}`, from: FROM },
+        pollIntervalMs: 20,
+        retryBaseMs: 300,
+        retryMaxMs: 5000,
+        maxAttempts: 4,
+      },
+    });
+    api = client(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is retried with backoff while the server is unreachable (no 5xx to the caller), then failed after the last attempt', async () => {
+    const { id } = await api.emailReceipt('ada@example.com');
+    const retrying = await waitFor('a second attempt scheduled', async () => {
+      const e = await api.entry(id);
+      return e.status === 'queued' && e.attempts >= 2 ? e : undefined;
+    });
+    expect(retrying.nextAttemptAt).toEqual(expect.any(String));
+    expect(retrying.lastError).toMatch(/ECONNECTION|ECONNREFUSED|ESOCKET/);
+    const failed = await api.entryIn(id, 'failed', 'sent', 'bounced');
+    expect(failed).toMatchObject({ status: 'failed', attempts: 4, sentAt: null, nextAttemptAt: null });
+    expect(failed.lastError).toMatch(/ECONNECTION|ECONNREFUSED|ESOCKET/);
+  });
+});
