@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryDelayMs, smtpConfigFromEnv } from '../../sync-server/src/platform/messaging/smtp.ts';
+import { EmailDeliveryWorker, retryDelayMs, smtpConfigFromEnv } from '../../sync-server/src/platform/messaging/smtp.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -185,8 +185,63 @@ describe.each(databaseTargets())('e-mail delivery over SMTP on $name', (target) 
     expect(mail.text).toContain(receiptNumber);
     expect(mail.html).toContain(receiptNumber);
     expect(mail.html).toContain('<pre');
-    // Credentials of SMTP_URL were used.
+    // Credentials of SMTP_URL were used; the store has no reply-to address yet.
     expect(smtp.users).toContain('mailer:s3cret');
+    expect(mail.replyTo).toBeUndefined();
+  });
+
+  it('sends an invoice with its PDF attached, the HTML part escaped, Reply-To the store address', async () => {
+    const bad = await api.call('PATCH', '/api/pos/settings', { emailReplyTo: 'not an address' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { path: string }) => e.path)).toEqual(['emailReplyTo']);
+    const set = await api.call('PATCH', '/api/pos/settings', { emailReplyTo: 'hello@cafe.example' });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().emailReplyTo).toBe('hello@cafe.example');
+
+    const customer = await api.call('POST', '/api/pos/customers', { givenName: 'Ada', email: 'ada.invoice@example.com' });
+    expect(customer.statusCode, customer.body).toBe(201);
+    const dueDate = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10);
+    const draft = await api.call('POST', '/api/pos/invoices', {
+      customerId: customer.json().id,
+      customLines: [{ description: 'Catering setup', amountCents: 5000 }],
+      dueDate,
+    });
+    expect(draft.statusCode, draft.body).toBe(201);
+    const sent = await api.call('POST', `/api/pos/invoices/${draft.json().id}/send`, {});
+    expect(sent.statusCode, sent.body).toBe(200);
+    const invoice = sent.json();
+    const outbox = (await api.call('GET', '/api/pos/email-outbox?limit=100')).json().data as OutboxEntry[];
+    const id = outbox.find((e) => e.to === 'ada.invoice@example.com')!.id;
+    await api.entryIn(id, 'sent');
+
+    const mail = await waitFor('the invoice at the SMTP server', async () => smtp.received.find((m) => m.messageId === `<${id}@register.example>`));
+    expect(mail.subject).toContain(invoice.number);
+    expect(mail.replyTo?.value.map((a) => a.address)).toEqual(['hello@cafe.example']);
+    // One template: the same words in both parts, the HTML escaped ("Café & Market" → "Café &amp; Market"), the link live.
+    expect(server.credentials.merchantName).toContain('&');
+    expect(mail.text).toContain(server.credentials.merchantName);
+    expect(mail.html).toContain(server.credentials.merchantName.replace(/&/g, '&amp;'));
+    expect(mail.html).not.toContain(server.credentials.merchantName);
+    expect(mail.html).toContain(`<a href="${invoice.payUrl}">`);
+    expect(mail.attachments).toHaveLength(1);
+    const [pdf] = mail.attachments;
+    expect(pdf).toMatchObject({ contentType: 'application/pdf', filename: `${invoice.number}.pdf` });
+    expect(pdf!.content.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('two workers claiming at once send each message exactly once', async () => {
+    const config = { url: `smtp://mailer:s3cret@127.0.0.1:${smtp.port}`, from: FROM };
+    const workers = [0, 1].map(() => new EmailDeliveryWorker(server.db, () => new Date(), config, FAST));
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await api.emailReceipt(`crowd${i}@example.com`)).id);
+      // The app's own worker runs too: three claimers race for the same rows.
+      await Promise.all(workers.flatMap((w) => [w.runOnce(), w.runOnce()]));
+      for (const id of ids) expect(await api.entryIn(id, 'sent', 'failed', 'bounced')).toMatchObject({ status: 'sent', attempts: 1 });
+      for (const id of ids) expect(smtp.received.filter((m) => m.messageId === `<${id}@register.example>`)).toHaveLength(1);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
   });
 
   it('retries a 451 once, then it is sent', async () => {

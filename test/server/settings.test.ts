@@ -45,6 +45,7 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       cashierRefundLimitCents: 5000,
       confirmSellPastZero: false,
       offlineSignInDays: 7,
+      emailReplyTo: null,
       moneyMovement: 'disabled',
     });
     expect((await call('GET', '/api/pos/settings', undefined, server.credentials.appToken)).statusCode).toBe(403);
