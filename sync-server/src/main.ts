@@ -27,6 +27,8 @@ import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
  * - SMTP_URL: the mail server e-mails (receipts, invoices, notices) are sent through, `smtp://user:pass@host:587`
  *   (STARTTLS when offered) or `smtps://user:pass@host:465`; without it they stay queued in `email_outbox`
  * - SMTP_FROM (required with SMTP_URL): the sender address; the store's name is its display name
+ * - DKIM_PRIVATE_KEY_FILE, DKIM_SELECTOR (required with the file), DKIM_DOMAIN (default: SMTP_FROM's domain): DKIM
+ *   signing of every e-mail
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
  *

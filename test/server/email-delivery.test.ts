@@ -3,7 +3,12 @@
  * and what arrives is parsed with mailparser. Retries, bounces, suppression and a mail server that is down, with a
  * short poll interval and backoff; states are awaited by polling with a timeout, never by sleeping.
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dkimVerify } from 'mailauth';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +25,8 @@ const FAST = { pollIntervalMs: 20, retryBaseMs: 100, retryMaxMs: 1000 };
 interface Capture {
   port: number;
   received: ParsedMail[];
+  /** The bytes of each message as received, by Message-ID. */
+  raw: Map<string, Buffer>;
   rcpts: string[];
   users: string[];
   answers: Map<string, number[]>;
@@ -28,6 +35,7 @@ interface Capture {
 
 async function startCapture(): Promise<Capture> {
   const received: ParsedMail[] = [];
+  const raw = new Map<string, Buffer>();
   const rcpts: string[] = [];
   const users: string[] = [];
   const answers = new Map<string, number[]>();
@@ -56,19 +64,25 @@ async function startCapture(): Promise<Capture> {
       callback();
     },
     onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (err: Error) => callback(err),
-      );
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        simpleParser(bytes).then(
+          (mail) => {
+            raw.set(mail.messageId ?? '', bytes);
+            received.push(mail);
+            callback();
+          },
+          (err: Error) => callback(err),
+        );
+      });
     },
   });
   const port = await new Promise<number>((resolve) => {
     server.listen(0, '127.0.0.1', () => resolve((server.server.address() as { port: number }).port));
   });
-  return { port, received, rcpts, users, answers, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { port, received, raw, rcpts, users, answers, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A TCP port nothing listens on (taken, then released). */
@@ -305,5 +319,64 @@ describe.each(databaseTargets())('e-mail delivery with the mail server down on $
     const failed = await api.entryIn(id, 'failed', 'sent', 'bounced');
     expect(failed).toMatchObject({ status: 'failed', attempts: 4, sentAt: null, nextAttemptAt: null });
     expect(failed.lastError).toMatch(/ECONNECTION|ECONNREFUSED|ESOCKET/);
+  });
+});
+
+describe.each(databaseTargets())('DKIM-signed e-mail on $name', (target) => {
+  let smtp: Capture;
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+  let dir: string;
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const selector = 'reg2026';
+  /** DNS as the receiver would see it: the selector's TXT record publishes the public key; nothing else exists. */
+  const resolver = async (name: string, rr: string) => {
+    if (rr === 'TXT' && name === `${selector}._domainkey.register.example`)
+      return [[`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]];
+    throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+  };
+
+  beforeAll(async () => {
+    smtp = await startCapture();
+    dir = await mkdtemp(join(tmpdir(), 'dkim-'));
+    const keyFile = join(dir, 'dkim.pem');
+    await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const config = smtpConfigFromEnv({
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      SMTP_FROM: FROM,
+      DKIM_PRIVATE_KEY_FILE: keyFile,
+      DKIM_SELECTOR: selector,
+    });
+    expect(config?.dkim).toMatchObject({ domainName: 'register.example', keySelector: selector });
+    expect(() => smtpConfigFromEnv({ SMTP_URL: 'smtp://h', SMTP_FROM: FROM, DKIM_PRIVATE_KEY_FILE: keyFile })).toThrow(/DKIM_SELECTOR is required/);
+    expect(() =>
+      smtpConfigFromEnv({ SMTP_URL: 'smtp://h', SMTP_FROM: FROM, DKIM_PRIVATE_KEY_FILE: join(dir, 'missing.pem'), DKIM_SELECTOR: selector }),
+    ).toThrow(/Invalid DKIM_PRIVATE_KEY_FILE/);
+    server = await startTestServer({
+      target,
+      staticDir: null,
+      webhooks: { enabled: false },
+      recurringInvoices: { enabled: false },
+      emailDelivery: { smtp: config, ...FAST },
+    });
+    api = client(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('signs every message for the sender domain; mailauth verifies it, and not once the body is changed', async () => {
+    const { id } = await api.emailReceipt('ada@example.com');
+    await api.entryIn(id, 'sent');
+    const bytes = await waitFor('the signed message', async () => smtp.raw.get(`<${id}@register.example>`));
+    const verified = await dkimVerify(bytes, { resolver });
+    expect(verified.results.map((r) => [r.signingDomain, r.selector, r.status.result])).toEqual([['register.example', selector, 'pass']]);
+    const tampered = Buffer.from(bytes.toString('latin1').replace('Thank you!', 'Thank you?'), 'latin1');
+    expect(tampered.equals(bytes)).toBe(false);
+    const broken = await dkimVerify(tampered, { resolver });
+    // mailauth reports a body hash mismatch as `neutral` (RFC 6376 §6.1.3: the signature does not verify); never `pass`.
+    expect(broken.results.map((r) => r.status.result)).not.toContain('pass');
   });
 });

@@ -15,6 +15,8 @@
  * (state `sending`, lease over) is claimed again and counts as a further attempt. (On PGlite there is one connection
  * and the same SQL simply runs.)
  */
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Db } from '../db/db.ts';
 import { emailHtml } from './email-templates.ts';
@@ -26,6 +28,11 @@ export interface SmtpConfig {
   url: string;
   /** The sender address of every message (bare address); the store's name is its display name. */
   from: string;
+  /**
+   * DKIM signing of every message (RFC 6376, rsa-sha256 or ed25519-sha256 by the key's type): the signing domain, the
+   * selector (the public key is published at `<selector>._domainkey.<domain>`) and the private key, PEM.
+   */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
 }
 
 /** A file attached at send time: `filename`, MIME `contentType`, the bytes. */
@@ -67,8 +74,10 @@ const ADDRESS = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+$/;
 
 /**
  * The SMTP configuration of a deployment from its environment: null without `SMTP_URL` (messages then stay queued).
- * `SMTP_URL` must be an `smtp:` or `smtps:` URL with a host; `SMTP_FROM` (required with it) a bare address.
- * @throws Error naming the variable when one is missing or malformed (main.ts stops at start-up).
+ * `SMTP_URL` must be an `smtp:` or `smtps:` URL with a host; `SMTP_FROM` (required with it) a bare address. DKIM
+ * signing when `DKIM_PRIVATE_KEY_FILE` is set (a PEM private key, read now): `DKIM_SELECTOR` is then required and
+ * `DKIM_DOMAIN` defaults to the domain of `SMTP_FROM`.
+ * @throws Error naming the variable when one is missing or malformed, or the key file unreadable (main.ts stops at start-up).
  */
 export function smtpConfigFromEnv(env: Record<string, string | undefined>): SmtpConfig | null {
   const url = env.SMTP_URL?.trim();
@@ -84,7 +93,21 @@ export function smtpConfigFromEnv(env: Record<string, string | undefined>): Smtp
   const from = env.SMTP_FROM?.trim();
   if (!from) throw new Error('SMTP_FROM is required with SMTP_URL: the sender address of every e-mail, e.g. receipts@store.example.');
   if (!ADDRESS.test(from)) throw new Error(`Invalid SMTP_FROM: "${from}" is not a bare e-mail address (e.g. receipts@store.example).`);
-  return { url, from };
+  const keyFile = env.DKIM_PRIVATE_KEY_FILE?.trim();
+  if (!keyFile) return { url, from };
+  const keySelector = env.DKIM_SELECTOR?.trim();
+  if (!keySelector || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(keySelector))
+    throw new Error('DKIM_SELECTOR is required with DKIM_PRIVATE_KEY_FILE: the selector the public key is published under (letters, digits, . _ -).');
+  const domainName = env.DKIM_DOMAIN?.trim() || from.slice(from.lastIndexOf('@') + 1);
+  if (!/^[^\s@]+\.[^\s@]+$/.test(domainName)) throw new Error(`Invalid DKIM_DOMAIN: "${domainName}" is not a domain name.`);
+  let privateKey: string;
+  try {
+    privateKey = readFileSync(keyFile, 'utf8');
+    createPrivateKey(privateKey);
+  } catch (err) {
+    throw new Error(`Invalid DKIM_PRIVATE_KEY_FILE: ${keyFile} is not a readable PEM private key (${(err as Error).message}).`);
+  }
+  return { url, from, dkim: { domainName, keySelector, privateKey } };
 }
 
 /** Delay before the retry that follows attempt `attempt` (1-based): base × 2^(attempt−1), capped, in ms. */
@@ -166,6 +189,7 @@ export class EmailDeliveryWorker {
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
       socketTimeout: 60_000,
+      ...(smtp.dkim ? { dkim: smtp.dkim } : {}),
     });
   }
 
