@@ -284,6 +284,22 @@ describe.each(databaseTargets())('e-mail delivery over SMTP on $name', (target) 
   });
 });
 
+describe.each(databaseTargets())('e-mail without SMTP_URL on $name', (target) => {
+  it('keeps messages queued, never attempted, and says so once in the log at start-up', async () => {
+    const lines: string[] = [];
+    const server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, logger: { write: (line) => lines.push(line) } });
+    try {
+      const api = client(server);
+      const { id } = await api.emailReceipt('ada@example.com');
+      expect(await api.entry(id)).toMatchObject({ status: 'queued', attempts: 0, lastError: null, sentAt: null, messageId: null });
+      const notices = lines.map((l) => JSON.parse(l) as { msg?: string }).filter((l) => l.msg?.includes('SMTP_URL is not set'));
+      expect(notices).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe.each(databaseTargets())('e-mail delivery with the mail server down on $name', (target) => {
   let server: TestServer;
   let api: ReturnType<typeof client>;
