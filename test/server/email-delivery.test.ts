@@ -30,6 +30,8 @@ interface Capture {
   rcpts: string[];
   users: string[];
   answers: Map<string, number[]>;
+  /** Reply codes to the message (after DATA) for messages to a recipient, one per message, before accepting. */
+  dataAnswers: Map<string, number[]>;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ async function startCapture(): Promise<Capture> {
   const rcpts: string[] = [];
   const users: string[] = [];
   const answers = new Map<string, number[]>();
+  const dataAnswers = new Map<string, number[]>();
   const server = new SMTPServer({
     authOptional: true,
     allowInsecureAuth: true,
@@ -63,10 +66,17 @@ async function startCapture(): Promise<Capture> {
       }
       callback();
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        const refusal = session.envelope.rcptTo.map((r) => dataAnswers.get(r.address.toLowerCase())?.shift()).find((c) => c !== undefined);
+        if (refusal !== undefined) {
+          const err = new Error('Message refused') as Error & { responseCode: number };
+          err.responseCode = refusal;
+          callback(err);
+          return;
+        }
         const bytes = Buffer.concat(chunks);
         simpleParser(bytes).then(
           (mail) => {
@@ -82,7 +92,7 @@ async function startCapture(): Promise<Capture> {
   const port = await new Promise<number>((resolve) => {
     server.listen(0, '127.0.0.1', () => resolve((server.server.address() as { port: number }).port));
   });
-  return { port, received, raw, rcpts, users, answers, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { port, received, raw, rcpts, users, answers, dataAnswers, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A TCP port nothing listens on (taken, then released). */
@@ -241,6 +251,16 @@ describe.each(databaseTargets())('e-mail delivery over SMTP on $name', (target) 
     const [pdf] = mail.attachments;
     expect(pdf).toMatchObject({ contentType: 'application/pdf', filename: `${invoice.number}.pdf` });
     expect(pdf!.content.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('a 5xx to the message itself fails it without suppressing the address', async () => {
+    smtp.dataAnswers.set('picky@example.com', [554]);
+    const refused = await api.emailReceipt('picky@example.com');
+    const failed = await api.entryIn(refused.id, 'failed', 'sent', 'bounced');
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, sentAt: null, nextAttemptAt: null });
+    expect(failed.lastError).toContain('554');
+    const next = await api.emailReceipt('picky@example.com');
+    expect(await api.entryIn(next.id, 'sent', 'failed', 'bounced', 'suppressed')).toMatchObject({ status: 'sent', attempts: 1 });
   });
 
   it('two workers claiming at once send each message exactly once', async () => {

@@ -131,8 +131,10 @@ function classify(err: unknown): Outcome {
   const status = typeof e.responseCode === 'number' ? e.responseCode : null;
   const error = `${e.code ?? e.name ?? 'Error'}${status ? ` ${status}` : ''}: ${e.response ?? e.message}`.slice(0, 500);
   if (status !== null && status >= 500 && status < 600) {
-    if (e.code === 'EENVELOPE' || /RCPT/i.test(e.command ?? '')) return { kind: 'bounced', error };
-    if (e.code === 'EMESSAGE' || /DATA|MESSAGE/i.test(e.command ?? '')) return { kind: 'rejected', error };
+    // Nodemailer names the command answered: `RCPT TO`, `DATA`, `MAIL FROM` (all with code EENVELOPE), or the
+    // message itself (EMESSAGE). A refused sender (MAIL FROM) or login is the deployment's to fix: temporary.
+    if (/^RCPT/i.test(e.command ?? '')) return { kind: 'bounced', error };
+    if (e.code === 'EMESSAGE' || /^DATA/i.test(e.command ?? '')) return { kind: 'rejected', error };
   }
   return { kind: 'temporary', error };
 }
