@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
 import { isPhoneCountry } from './phone.ts';
-import { nonBlankText, patchBody } from './schemas.ts';
+import { idnEmail, nonBlankText, patchBody } from './schemas.ts';
 
 /**
  * The store's bound on tips (docs/decisions/0006-money-rules-at-the-edges.md): a tip may be at most the larger of `basisPoints` of the
@@ -76,6 +76,10 @@ export const storeSettingsSchema = z.strictObject({
     .describe(
       'A staff member who signed in on a register online within this many days may sign in on it while it is offline (PIN checked on the register; lockout after 5 wrong tries). 0 = offline sign-in off. Default 7.',
     ),
+  emailReplyTo: z
+    .string()
+    .nullable()
+    .describe("The store's own e-mail address: the Reply-To of the e-mails it sends (receipts, invoices), so answers reach it. null: none."),
   // Money movement: read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])
@@ -115,6 +119,7 @@ export const storeSettingsUpdateFields = {
     .max(30)
     .optional()
     .describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
+  emailReplyTo: idnEmail.nullable().optional().describe("The store's e-mail address for answers to its e-mails (Reply-To); null removes it."),
 };
 
 /** `PATCH /api/pos/settings`: the fields to change (at least one). */

@@ -38,7 +38,7 @@ import { recordRoutes } from './platform/http/route-doc.ts';
 import { allowedMethods, trackAllowedMethods } from './platform/http/allowed-methods.ts';
 import { registerImageRoutes, type ImageOptions } from './modules/images/index.ts';
 import { registerPayPage, registerPayRequestRoutes } from './modules/pay-links/index.ts';
-import { registerInvoiceRoutes, getInvoice } from './modules/invoices/index.ts';
+import { registerInvoiceRoutes, getInvoice, INVOICE_PDF_ATTACHMENT, invoicePdfAttachment } from './modules/invoices/index.ts';
 import { createOrder } from './workflows/create-order.ts';
 import { payOrder } from './workflows/order-payment.ts';
 import { cancelOrder } from './workflows/cancel-order.ts';
@@ -95,6 +95,7 @@ import {
   type TwilioConfig,
 } from './modules/sms/index.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
+import { EmailDeliveryWorker, type EmailDeliveryOptions, type SmtpConfig } from './platform/messaging/smtp.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
@@ -137,6 +138,12 @@ export interface BuildAppOptions {
   images?: ImageOptions;
   /** Webhook delivery worker: poll interval, retry delays, timeout; `{ enabled: false }` to not run it here. */
   webhooks?: WebhookWorkerOptions;
+  /**
+   * E-mail delivery over SMTP (platform/messaging/smtp.ts): `smtp` is the mail server and sender (main.ts reads them
+   * from `SMTP_URL` and `SMTP_FROM`); without it e-mails stay queued in `email_outbox`. Poll interval, backoff, attempts;
+   * `{ enabled: false }` to not run the worker here.
+   */
+  emailDelivery?: EmailDeliveryOptions & { smtp?: SmtpConfig | null };
   /**
    * Ed25519 private key that signs audit checkpoints (main.ts reads it from `AUDIT_SIGNING_KEY` or
    * `DATA_DIR/audit-signing.key`). Omitted: a key generated for this process (tests, in-memory servers).
@@ -380,6 +387,18 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
   } else {
     app.log.info('SMS: no carrier configured (set SMS_PROVIDER=twilio and its SMS_* variables): texts stay queued in sms_outbox');
+  }
+  const { smtp, ...emailDelivery } = opts.emailDelivery ?? {};
+  if (!smtp) {
+    app.log.info('SMTP_URL is not set: e-mails stay queued in email_outbox (GET /api/pos/email-outbox), none is sent');
+  } else if (emailDelivery.enabled !== false) {
+    const emailWorker = new EmailDeliveryWorker(opts.db, clock, smtp, {
+      onError: (err) => app.log.error({ err }, 'e-mail delivery worker'),
+      attachments: { [INVOICE_PDF_ATTACHMENT]: (merchantId, invoiceId) => invoicePdfAttachment(ctx, merchantId, invoiceId) },
+      ...emailDelivery,
+    });
+    app.addHook('onReady', async () => emailWorker.start());
+    app.addHook('onClose', async () => emailWorker.stop());
   }
   registerEnrollmentRoutes(app, ctx, opts.pairingRateLimits);
   registerRegisterConfigRoutes(app, ctx);

@@ -12,6 +12,7 @@ import { seedDemoStore } from './workflows/demo-seed.ts';
 import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
 import { twilioConfigFromEnv } from './modules/sms/index.ts';
+import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -26,6 +27,11 @@ import { twilioConfigFromEnv } from './modules/sms/index.ts';
  * - LOG_FORMAT=pretty (`npm start` sets it): the request log as short readable lines; otherwise one JSON object a line
  * - SMS_PROVIDER=twilio with SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_FROM (E.164) and optionally SMS_API_BASE (default
  *   https://api.twilio.com): texts are sent through that Twilio-compatible API; unset, they stay queued in sms_outbox
+ * - SMTP_URL: the mail server e-mails (receipts, invoices, notices) are sent through, `smtp://user:pass@host:587`
+ *   (STARTTLS when offered) or `smtps://user:pass@host:465`; without it they stay queued in `email_outbox`
+ * - SMTP_FROM (required with SMTP_URL): the sender address; the store's name is its display name
+ * - DKIM_PRIVATE_KEY_FILE, DKIM_SELECTOR (required with the file), DKIM_DOMAIN (default: SMTP_FROM's domain): DKIM
+ *   signing of every e-mail
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
  *
@@ -82,6 +88,8 @@ async function main(): Promise<void> {
     process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
   // Read before the app is built so a half-configured carrier stops the start with the variable's name.
   const twilio = twilioConfigFromEnv(process.env);
+  // E-mail over SMTP: SMTP_URL (smtp:// or smtps://, credentials in the URL) and SMTP_FROM; without them mail stays queued.
+  const smtp = smtpConfigFromEnv(process.env);
   const app = await buildApp({
     db,
     smsDelivery: { twilio },
@@ -90,6 +98,7 @@ async function main(): Promise<void> {
     auditSigningKey: await loadAuditSigningKey(dataDir),
     auditWitnessFile: auditWitnessPath(dataDir),
     ...(oidc ? { oidc } : {}),
+    emailDelivery: { smtp },
   });
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken(

@@ -22,6 +22,10 @@ const ALLOWED: Readonly<Record<string, { calls: number; why: string }>> = {
   'modules/images/service.ts': { calls: 1, why: 'purgeExpiredImages: storage clean-up across merchants (SKIP LOCKED claims), no audit entry' },
   'modules/webhooks/service.ts': { calls: 3, why: "the outbox relay's delivery bookkeeping: no business row, no audit entry" },
   'modules/sms/worker.ts': { calls: 1, why: "the SMS relay's claims (SKIP LOCKED, a lease): delivery bookkeeping, no business row, no audit entry" },
+  'platform/messaging/smtp.ts': {
+    calls: 2,
+    why: "the e-mail relay's delivery bookkeeping (claims, outcomes, suppressions): no business row, no audit entry",
+  },
   'modules/apps/service.ts': { calls: 3, why: "the platform's app catalog: no merchant's books; its own trail is app_review_events" },
   'modules/app-billing/payouts.ts': {
     calls: 2,

@@ -67,6 +67,7 @@ const MIGRATIONS = [
   '0236_developer_program_trust.sql',
   '0239_offline_staff_sign_in.sql',
   '0241_bill_payment_name_screening.sql',
+  '0250_email_delivery.sql',
   '0255_sms_delivery.sql',
 ];
 

@@ -32,6 +32,8 @@ export interface TestServerOptions {
   recurringInvoices?: BuildAppOptions['recurringInvoices'];
   /** Webhook delivery worker options (poll interval, retry delays, timeout). */
   webhooks?: BuildAppOptions['webhooks'];
+  /** E-mail delivery over SMTP: the mail server and sender, poll interval, backoff (none: e-mails stay queued). */
+  emailDelivery?: BuildAppOptions['emailDelivery'];
   /** Audit checkpoint signing key (default: one generated for the server). */
   auditSigningKey?: BuildAppOptions['auditSigningKey'];
   auditWitnessFile?: BuildAppOptions['auditWitnessFile'];
@@ -118,6 +120,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         smsDelivery: options.smsDelivery,
         appRateLimit: options.appRateLimit,
         webhooks: options.webhooks,
+        emailDelivery: options.emailDelivery,
         images: options.images,
         recurringInvoices: options.recurringInvoices,
         pairingRateLimits: options.pairingRateLimits,

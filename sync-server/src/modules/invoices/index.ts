@@ -15,6 +15,8 @@ export {
   createInvoice,
   deliverInvoice,
   getInvoice,
+  INVOICE_PDF_ATTACHMENT,
+  invoicePdfAttachment,
   markInvoiceSent,
   markOverdueInvoices,
   offlinePaymentAccount,

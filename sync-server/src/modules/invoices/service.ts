@@ -53,6 +53,7 @@ import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.t
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
 import { getJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
+import { renderInvoicePdf } from './pdf.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
 /** Reads the merchant's live catalog as a pricing snapshot (the catalog module's `loadCatalog`, handed in by workflows). */
@@ -578,6 +579,24 @@ export async function markInvoiceSent(m: Mutation, id: string, input: { channels
   return { invoice: toInvoice(fresh, today), isIssue, issueJournalTransactionId: issueJtxId, channels };
 }
 
+/** The `attachment_kind` of an invoice e-mail's PDF (rendered by {@link invoicePdfAttachment} at send time). */
+export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
+
+/**
+ * The PDF of invoice `invoiceId` of merchant `merchantId` as an e-mail attachment (`<number>.pdf`,
+ * `application/pdf`), drawn now by renderInvoicePdf: the delivery worker's renderer of {@link INVOICE_PDF_ATTACHMENT}.
+ * @throws ProblemError 404 when the invoice or the merchant does not exist.
+ */
+export async function invoicePdfAttachment(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  merchantId: string,
+  invoiceId: string,
+): Promise<{ filename: string; contentType: string; content: Uint8Array }> {
+  const invoice = await getInvoice(ctx, merchantId, invoiceId);
+  const merchant = await getMerchant(ctx.db, merchantId);
+  return { filename: `${invoice.number}.pdf`, contentType: 'application/pdf', content: await renderInvoicePdf(invoice, merchant) };
+}
+
 /**
  * Last step of sending an invoice: the SMS and/or e-mail with the pay link `link` (outboxes, same transaction) and
  * the audit row `invoice.sent` (an issue) or `invoice.reminder_sent`.
@@ -599,7 +618,15 @@ export async function deliverInvoice(
     const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
     sent.emailId = (
       await ctx.email.send(
-        { merchantId: merchant.id, to: view.billTo.email, subject, body: emailBody(merchant.name, view, link.url) },
+        {
+          merchantId: merchant.id,
+          to: view.billTo.email,
+          subject,
+          body: emailBody(merchant.name, view, link.url),
+          kind: 'invoice',
+          // The PDF is drawn when the message is sent (the delivery worker asks invoicePdfAttachment), not stored.
+          attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: view.id },
+        },
         { tx: m.tx, now: m.now },
       )
     ).id;

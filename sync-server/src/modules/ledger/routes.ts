@@ -39,8 +39,17 @@ const emailOutboxEntry = z.strictObject({
   id: z.string(),
   to: z.string(),
   subject: z.string(),
-  body: z.string().describe('Plain text'),
-  status: z.string(),
+  body: z.string().describe('Plain text (the HTML part sent says the same)'),
+  status: z
+    .enum(['queued', 'sending', 'sent', 'bounced', 'suppressed', 'failed'])
+    .describe(
+      'queued (waiting, or retrying after a temporary failure: see nextAttemptAt), sending, sent, bounced (the mail server refused the recipient for good: the address is suppressed for the store), suppressed (to an address that bounced before: never sent), failed (attempts spent, or the message refused).',
+    ),
+  attempts: z.int().min(0).describe('Delivery attempts made so far.'),
+  nextAttemptAt: z.iso.datetime().nullable().describe('When a queued message is tried again; null when due at once or no longer queued.'),
+  lastError: z.string().nullable().describe("The mail server's answer or the connection error of the last failed attempt; null once sent."),
+  sentAt: z.iso.datetime().nullable().describe('When the mail server accepted it; null until sent.'),
+  messageId: z.string().nullable().describe('The Message-ID header it was sent with (<…@…>); null before the first attempt.'),
   createdAt: z.iso.datetime(),
 });
 const quarantineEntry = z.strictObject({
@@ -161,8 +170,9 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
       onRequest: guard(ctx, 'staff'),
       config: {
         openapi: {
-          summary: 'List queued e-mails',
-          description: 'Newest first: receipts, invoices and reminders. No mail server is connected: messages wait here.',
+          summary: 'List e-mails and their delivery state',
+          description:
+            'Newest first: receipts, invoices, reminders and notices, with their delivery state. With SMTP_URL set the server sends them (retrying temporary failures with backoff); without it they stay queued here.',
           tags: ['outbox'],
           access: 'staff',
           query: pageQuery,
@@ -172,13 +182,32 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (request) => {
       const q = parseOrThrow(pageQuery, request.query, '(query)');
-      return outboxPage<{ to_address: string; subject: string; body: string }>(
+      const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
+      return outboxPage<{
+        to_address: string;
+        subject: string;
+        body: string;
+        attempts: number;
+        next_attempt_at: Date | null;
+        last_error: string | null;
+        sent_at: Date | null;
+        message_id: string | null;
+      }>(
         ctx.db,
         principalOf(request).merchantId,
         q,
         'email_outbox',
-        'to_address, subject, body',
-        (r) => ({ to: r.to_address, subject: r.subject, body: r.body }),
+        'to_address, subject, body, attempts, next_attempt_at, last_error, sent_at, message_id',
+        (r) => ({
+          to: r.to_address,
+          subject: r.subject,
+          body: r.body,
+          attempts: Number(r.attempts),
+          nextAttemptAt: iso(r.next_attempt_at),
+          lastError: r.last_error,
+          sentAt: iso(r.sent_at),
+          messageId: r.message_id,
+        }),
       );
     },
   );

@@ -1579,6 +1579,7 @@ export async function sendReceipt(
               to,
               subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`,
               body: receipt.text,
+              kind: 'receipt',
             },
             { tx: m.tx, now: m.now },
           );

@@ -1,29 +1,56 @@
 import { newId } from '../../../../core/index.ts';
 import type { Queryable } from '../db/db.ts';
 
+/** The kinds of e-mail the server sends; each has its own HTML template (platform/messaging/email-templates.ts). */
+export type EmailKind = 'receipt' | 'invoice' | 'notice';
+
+/**
+ * What to attach to a message, rendered by the delivery worker at send time (not stored in the outbox): `kind` names
+ * a renderer given to the worker (e.g. `invoice_pdf`), `ref` what it renders (e.g. the invoice id).
+ */
+export interface EmailAttachmentRef {
+  kind: string;
+  ref: string;
+}
+
 /** One e-mail to send: `to` is an address already validated by the caller; `body` is plain text. */
 export interface EmailMessage {
   merchantId: string;
   to: string;
   subject: string;
   body: string;
+  /** Which template renders its HTML part; default `notice`. */
+  kind?: EmailKind;
+  attachment?: EmailAttachmentRef;
 }
 
 /**
  * Sends e-mail. The default ({@link OutboxEmailProvider}) writes to `email_outbox` inside the caller's transaction, so
- * a message exists exactly when the receipt or invoice it carries does; a real provider adapter would drain the outbox.
+ * a message exists exactly when the receipt or invoice it carries does; the delivery worker (platform/messaging/smtp.ts)
+ * drains the outbox over SMTP when the deployment sets `SMTP_URL`.
  */
 export interface EmailProvider {
   send(message: EmailMessage, context: { tx: Queryable; now: Date }): Promise<{ id: string }>;
 }
 
-/** The default e-mail provider: queues the message in `email_outbox` (no mail server here). */
+/** The default e-mail provider: queues the message in `email_outbox` (state `queued`, due at once). */
 export class OutboxEmailProvider implements EmailProvider {
   async send(message: EmailMessage, context: { tx: Queryable; now: Date }): Promise<{ id: string }> {
     const id = newId('email');
     await context.tx.query(
-      `INSERT INTO email_outbox (id, merchant_id, to_address, subject, body, created_at, status) VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
-      [id, message.merchantId, message.to, message.subject, message.body, context.now.toISOString()],
+      `INSERT INTO email_outbox (id, merchant_id, to_address, subject, body, created_at, status, kind, attachment_kind, attachment_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9)`,
+      [
+        id,
+        message.merchantId,
+        message.to,
+        message.subject,
+        message.body,
+        context.now.toISOString(),
+        message.kind ?? 'notice',
+        message.attachment?.kind ?? null,
+        message.attachment?.ref ?? null,
+      ],
     );
     return { id };
   }
