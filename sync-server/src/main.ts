@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp, sealLegacySecrets } from './app.ts';
 import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
@@ -13,6 +13,25 @@ import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
 import { twilioConfigFromEnv } from './modules/sms/index.ts';
 import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
+import { describeLocalMail, startLocalSmtpServer } from './dev/local-smtp-server.ts';
+import { startLocalSmsProvider, type LocalSmsProvider } from './dev/local-sms-provider.ts';
+
+/** The demo's sending number (the range of numbers reserved for fiction, 555-01xx). */
+const DEMO_SMS_FROM = '+15555550100';
+
+/**
+ * The demo's local SMS provider: each text the server sends is appended to `file` as one JSON line (time, from, to,
+ * body) and announced on the console without its body.
+ */
+async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
+  await mkdir(join(file, '..'), { recursive: true });
+  return startLocalSmsProvider({
+    onMessage: (m) => {
+      console.log(`Demo text:    ${m.from} → ${m.to} (${m.body.length} characters) ${file}`);
+      void appendFile(file, `${JSON.stringify({ at: new Date().toISOString(), from: m.from, to: m.to, body: m.body })}\n`);
+    },
+  });
+}
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -33,7 +52,8 @@ import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
  * - DKIM_PRIVATE_KEY_FILE, DKIM_SELECTOR (required with the file), DKIM_DOMAIN (default: SMTP_FROM's domain): DKIM
  *   signing of every e-mail
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
- *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only)
+ *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only); without SMTP_URL or
+ *   SMS_PROVIDER, e-mail and texts go to a local mail server and a local SMS provider, kept in DATA_DIR/demo-outbox
  *
  * On every start: migrations, the demo store seed, a fresh 30-day owner staff token written to the credentials file
  * (mode 0600, on this machine only — no route hands out staff tokens), and a one-time register pairing code printed
@@ -87,9 +107,22 @@ async function main(): Promise<void> {
   const deviceBridgeUrl =
     process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
   // Read before the app is built so a half-configured carrier stops the start with the variable's name.
-  const twilio = twilioConfigFromEnv(process.env);
+  let twilio = twilioConfigFromEnv(process.env);
   // E-mail over SMTP: SMTP_URL (smtp:// or smtps://, credentials in the URL) and SMTP_FROM; without them mail stays queued.
-  const smtp = smtpConfigFromEnv(process.env);
+  let smtp = smtpConfigFromEnv(process.env);
+  // Demo mode: the store's messages never leave this machine. Without a mail server or a carrier configured, e-mail
+  // goes to a local mail server and texts to a local Twilio-compatible provider, both kept in DATA_DIR/demo-outbox.
+  const demoOutbox = demoSelfPair ? join(dataDir, 'demo-outbox') : null;
+  const demoMail =
+    demoOutbox && !smtp
+      ? await startLocalSmtpServer({
+          dir: join(demoOutbox, 'mail'),
+          onMessage: (mail, path) => console.log(`Demo e-mail:  ${describeLocalMail(mail, path)}`),
+        })
+      : null;
+  if (demoMail) smtp = { url: demoMail.url, from: 'receipts@demo.register.localhost' };
+  const demoSms = demoOutbox && !twilio ? await startDemoSmsProvider(join(demoOutbox, 'sms.jsonl')) : null;
+  if (demoSms) twilio = { apiBase: demoSms.url, accountSid: demoSms.accountSid, authToken: demoSms.authToken, from: DEMO_SMS_FROM };
   const app = await buildApp({
     db,
     smsDelivery: { twilio },
@@ -130,7 +163,10 @@ async function main(): Promise<void> {
     `\nRegister:     ${baseUrl}/\nAPI base:     ${baseUrl}/api/pos\nCredentials:  ${credentialsPath}\nDatabase:     ${db.engine}\nSecrets key:  ${kek.source}\n` +
       `Pairing code: ${pairing.code}  (one register, valid ${PAIRING_CODE_TTL_MS / 60000} minutes; Back office → Registers makes more)\n` +
       `Owner PIN:    ${ownerPin}  (sign in on a register; a new one on every start; also in ${credentialsPath})\n` +
-      (demoSelfPair ? `Demo mode:    a register opened on this machine (localhost) pairs itself\n` : ''),
+      (demoSelfPair ? `Demo mode:    a register opened on this machine (localhost) pairs itself\n` : '') +
+      (demoOutbox && (demoMail || demoSms)
+        ? `Demo outbox:  ${demoOutbox} (${[demoMail ? 'e-mail in mail/*.eml' : '', demoSms ? 'texts in sms.jsonl' : ''].filter(Boolean).join(', ')}; nothing is sent outside)\n`
+        : ''),
   );
 
   let isStopping = false;
@@ -140,6 +176,8 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     try {
       await app.close();
+      await demoMail?.close();
+      await demoSms?.close();
       await db.close();
       process.exit(0);
     } catch (err) {

@@ -4,10 +4,11 @@
  * failed request — answered reads (a register's polling) are left out, so the banner is not buried under JSON.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -21,6 +22,8 @@ async function freePort(): Promise<number> {
 describe('npm start: the banner and the readable log', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'start-banner-'));
   let child: ChildProcess | undefined;
+  let port = 0;
+  let out = '';
   afterAll(async () => {
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
@@ -31,7 +34,7 @@ describe('npm start: the banner and the readable log', () => {
   });
 
   it('keeps the PIN in the credentials file and logs writes and failures as one line each, reads not at all', { timeout: 120_000 }, async () => {
-    const port = await freePort();
+    port = await freePort();
     child = spawn(join('node_modules', '.bin', 'tsx'), ['sync-server/src/main.ts'], {
       // BASE_URL as a person's shell has it: unset (vitest sets it to Vite's '/').
       env: {
@@ -47,7 +50,6 @@ describe('npm start: the banner and the readable log', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(
@@ -81,4 +83,56 @@ describe('npm start: the banner and the readable log', () => {
     expect(out).not.toMatch(/^\{"level"/m);
     expect(out).not.toContain('incoming request');
   });
+
+  it(
+    "keeps the demo store's e-mail and texts on this machine: a receipt e-mail and a pay request text land in the demo outbox",
+    { timeout: 60_000 },
+    async () => {
+      const outbox = join(dataDir, 'demo-outbox');
+      expect(out).toContain(`Demo outbox:  ${outbox} (e-mail in mail/*.eml, texts in sms.jsonl; nothing is sent outside)`);
+      const credentials = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as { staffToken: string };
+      const base = `http://127.0.0.1:${port}`;
+      const call = async (path: string, body: unknown) => {
+        const res = await fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${credentials.staffToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, json: (await res.json()) as { id: string } };
+      };
+      const order = await call('/api/pos/orders', {
+        lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }],
+      });
+      expect(order.status).toBe(201);
+      expect((await call(`/api/pos/orders/${order.json.id}/receipts`, { channel: 'email', to: 'ada@example.com' })).status).toBe(202);
+      expect((await call('/api/pos/pay-requests', { amountCents: 1250, phone: '+14155552671', memo: 'Table 4' })).status).toBe(201);
+
+      const mail = await waitFor(
+        () => `the receipt in ${outbox}/mail; output:\n${out}`,
+        () => (existsSync(join(outbox, 'mail', '1.eml')) ? readFileSync(join(outbox, 'mail', '1.eml'), 'utf8') : undefined),
+        30_000,
+      );
+      const parsed = await simpleParser(mail);
+      expect(parsed.to).toMatchObject({ text: 'ada@example.com' });
+      expect(parsed.subject).toMatch(/^Your receipt R\d+-\d+ from Register Demo Café/);
+      expect(parsed.from?.text).toBe('"Register Demo Café & Market" <receipts@demo.register.localhost>');
+      const texts = await waitFor(
+        () => `the text in ${outbox}/sms.jsonl; output:\n${out}`,
+        () => {
+          const lines = existsSync(join(outbox, 'sms.jsonl')) ? readFileSync(join(outbox, 'sms.jsonl'), 'utf8').trim().split('\n') : [];
+          return lines.length > 0 ? lines.map((l) => JSON.parse(l) as { to: string; body: string }) : undefined;
+        },
+        30_000,
+      );
+      expect(texts).toEqual([expect.objectContaining({ to: '+14155552671', body: expect.stringContaining('payment request for $12.50') })]);
+      // The console says where each went, and nothing of what they say.
+      await waitFor(
+        () => `both console lines; output:\n${out}`,
+        () => (out.includes('Demo e-mail:') && out.includes('Demo text:') ? true : undefined),
+        10_000,
+      );
+      expect(out).not.toContain('payment request for $12.50');
+      expect(out).not.toContain('Your receipt R');
+    },
+  );
 });

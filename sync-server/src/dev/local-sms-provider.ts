@@ -24,6 +24,8 @@ export interface LocalSmsProviderOptions {
   port?: number;
   /** Send the `sent` and `delivered` callbacks after accepting a message (default true). */
   deliver?: boolean;
+  /** Called with each message accepted from the server (not with replies). */
+  onMessage?: (message: LocalSmsMessage) => void;
 }
 
 /** A message the provider accepted, or a reply the server's TwiML asked it to send (`direction: 'reply'`). */
@@ -139,6 +141,7 @@ export async function startLocalSmsProvider(options: LocalSmsProviderOptions = {
         callbackAnswers: [],
       };
       messages.push(message);
+      options.onMessage?.(message);
       sendJson(response, 201, {
         sid: message.sid,
         account_sid: accountSid,
