@@ -12,6 +12,7 @@
  */
 import type { Db } from '../../platform/db/db.ts';
 import { SmsPermanentError, SmsTemporaryError, type SmsCarrier } from './carrier.ts';
+import { PollingLoop } from '../../platform/polling-loop.ts';
 
 /** Options of {@link SmsDeliveryWorker}; every delay is injectable so tests run in seconds. */
 export interface SmsDeliveryWorkerOptions {
@@ -38,14 +39,11 @@ interface Claimed {
 
 /** Sends queued SMS through a carrier; `start()`/`stop()` by app.ts, or {@link SmsDeliveryWorker.runOnce} by hand. */
 export class SmsDeliveryWorker {
-  private readonly pollIntervalMs: number;
   private readonly retryBaseMs: number;
   private readonly maxAttempts: number;
   private readonly leaseMs: number;
   private readonly batchSize: number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private isStopped = true;
+  private readonly loop: PollingLoop;
 
   /**
    * @param from the sending number given to the carrier.
@@ -57,45 +55,23 @@ export class SmsDeliveryWorker {
     private readonly carrier: SmsCarrier,
     private readonly from: string,
     private readonly statusCallbackUrl: (id: string) => string,
-    private readonly options: SmsDeliveryWorkerOptions = {},
+    options: SmsDeliveryWorkerOptions = {},
   ) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.retryBaseMs = options.retryBaseMs ?? 30_000;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 6);
     this.leaseMs = options.leaseMs ?? 60_000;
     this.batchSize = options.batchSize ?? 20;
+    this.loop = new PollingLoop(async () => (await this.runOnce()) > 0, options.pollIntervalMs ?? 1000, options.onError);
   }
 
   /** Starts polling (idempotent). */
   start(): void {
-    if (!this.isStopped) return;
-    this.isStopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and waits for the round in progress (its carrier calls end within the adapter's timeout). */
   async stop(): Promise<void> {
-    this.isStopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.isStopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const round = this.runOnce();
-      this.running = round;
-      round.then(
-        (handled) => this.schedule(handled > 0 ? 0 : this.pollIntervalMs),
-        (err: unknown) => {
-          this.options.onError?.(err);
-          this.schedule(this.pollIntervalMs);
-        },
-      );
-    }, delayMs);
-    this.timer.unref?.();
+    await this.loop.stop();
   }
 
   /** One round: claims due messages, sends them and records each outcome. Returns how many it handled. */

@@ -41,6 +41,7 @@ import { ProblemError } from '../../platform/http/problem.ts';
 import type { Mutation } from '../../kernel/mutation.ts';
 import { claimUndispatchedEvents, markEventsDispatched } from '../../kernel/outbox.ts';
 import { postToReceiver, RefusedReceiverError } from '../../platform/http/receiver-network.ts';
+import { PollingLoop } from '../../platform/polling-loop.ts';
 
 /** Defaults: 3 retries after 1, 4 and 16 minutes; 10 s per attempt. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 240_000, 960_000];
@@ -433,54 +434,37 @@ interface ClaimedDelivery {
 export class WebhookWorker {
   private readonly retryDelaysMs: readonly number[];
   private readonly timeoutMs: number;
-  private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly allowPrivateNetworks: boolean;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private isStopped = true;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly db: Db,
     private readonly clock: () => Date,
-    private readonly options: WebhookWorkerOptions = {},
+    options: WebhookWorkerOptions = {},
   ) {
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.batchSize = options.batchSize ?? 20;
     this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
+    this.loop = new PollingLoop(
+      async () => {
+        const r = await this.runOnce();
+        return r.dispatched + r.attempted > 0;
+      },
+      options.pollIntervalMs ?? 1000,
+      options.onError,
+    );
   }
 
+  /** Starts polling (idempotent). */
   start(): void {
-    if (!this.isStopped) return;
-    this.isStopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and waits for the round in progress (its HTTP calls end within the timeout). */
   async stop(): Promise<void> {
-    this.isStopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.isStopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const round = this.runOnce();
-      this.running = round;
-      round.then(
-        (r) => this.schedule(r.dispatched + r.attempted > 0 ? 0 : this.pollIntervalMs),
-        (err) => {
-          this.options.onError?.(err);
-          this.schedule(this.pollIntervalMs);
-        },
-      );
-    }, delayMs);
-    this.timer.unref?.();
+    await this.loop.stop();
   }
 
   /** One round: fan out new events, then attempt due deliveries. Returns how many of each it handled. */

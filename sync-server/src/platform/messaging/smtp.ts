@@ -21,6 +21,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { Db } from '../db/db.ts';
 import { emailHtml } from './email-templates.ts';
 import type { EmailKind } from './email.ts';
+import { PollingLoop } from '../polling-loop.ts';
 
 /** The deployment's mail server and sender, from `SMTP_URL` and `SMTP_FROM` ({@link smtpConfigFromEnv}). */
 export interface SmtpConfig {
@@ -160,16 +161,13 @@ interface ClaimedEmail {
  */
 export class EmailDeliveryWorker {
   private readonly transport: Transporter;
-  private readonly pollIntervalMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly maxAttempts: number;
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly domain: string;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private isStopped = true;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly db: Db,
@@ -177,7 +175,6 @@ export class EmailDeliveryWorker {
     private readonly smtp: SmtpConfig,
     private readonly options: EmailDeliveryOptions = {},
   ) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.retryBaseMs = options.retryBaseMs ?? 60_000;
     this.retryMaxMs = options.retryMaxMs ?? 3_600_000;
     this.maxAttempts = options.maxAttempts ?? 8;
@@ -193,39 +190,18 @@ export class EmailDeliveryWorker {
       socketTimeout: 60_000,
       ...(smtp.dkim ? { dkim: smtp.dkim } : {}),
     });
+    this.loop = new PollingLoop(async () => (await this.runOnce()) > 0, options.pollIntervalMs ?? 1000, options.onError);
   }
 
   /** Starts polling (idempotent). */
   start(): void {
-    if (!this.isStopped) return;
-    this.isStopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling, waits for the round in progress, then closes the pooled connections. */
   async stop(): Promise<void> {
-    this.isStopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+    await this.loop.stop();
     this.transport.close();
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.isStopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const round = this.runOnce();
-      this.running = round;
-      round.then(
-        (handled) => this.schedule(handled > 0 ? 0 : this.pollIntervalMs),
-        (err) => {
-          this.options.onError?.(err);
-          this.schedule(this.pollIntervalMs);
-        },
-      );
-    }, delayMs);
-    this.timer.unref?.();
   }
 
   /** One round: claims up to `batchSize` due messages and attempts each. Returns how many it claimed. */
