@@ -12,7 +12,8 @@ import { dkimVerify } from 'mailauth';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmailDeliveryWorker, retryDelayMs, smtpConfigFromEnv } from '../../sync-server/src/platform/messaging/smtp.ts';
+import { EmailDeliveryWorker, smtpConfigFromEnv } from '../../sync-server/src/platform/messaging/smtp.ts';
+import { retryDelayMs } from '../../sync-server/src/platform/polling-loop.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

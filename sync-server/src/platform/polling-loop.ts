@@ -52,3 +52,11 @@ export class PollingLoop {
     this.timer.unref?.();
   }
 }
+
+/**
+ * The relays' exponential backoff: the delay before the retry that follows attempt `attempt` (1-based),
+ * base × 2^(attempt−1), capped at `maxMs`, in ms.
+ */
+export function retryDelayMs(attempt: number, baseMs: number, maxMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), maxMs);
+}

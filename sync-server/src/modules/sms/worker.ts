@@ -12,7 +12,7 @@
  */
 import type { Db } from '../../platform/db/db.ts';
 import { SmsPermanentError, SmsTemporaryError, type SmsCarrier } from './carrier.ts';
-import { PollingLoop } from '../../platform/polling-loop.ts';
+import { PollingLoop, retryDelayMs } from '../../platform/polling-loop.ts';
 
 /** Options of {@link SmsDeliveryWorker}; every delay is injectable so tests run in seconds. */
 export interface SmsDeliveryWorkerOptions {
@@ -148,7 +148,7 @@ export class SmsDeliveryWorker {
       return;
     }
     const isFinal = outcome instanceof SmsPermanentError || message.attempts >= this.maxAttempts;
-    const retryAt = new Date(now.getTime() + this.retryBaseMs * 2 ** (message.attempts - 1));
+    const retryAt = new Date(now.getTime() + retryDelayMs(message.attempts, this.retryBaseMs, Number.POSITIVE_INFINITY));
     await this.db.query(
       `UPDATE sms_outbox SET status = $2, next_attempt_at = $3, locked_until = NULL, provider_code = $4, last_error = $5, updated_at = $6
         WHERE id = $1 AND status = 'sending'`,

@@ -21,7 +21,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { Db } from '../db/db.ts';
 import { emailHtml } from './email-templates.ts';
 import type { EmailKind } from './email.ts';
-import { PollingLoop } from '../polling-loop.ts';
+import { PollingLoop, retryDelayMs } from '../polling-loop.ts';
 
 /** The deployment's mail server and sender, from `SMTP_URL` and `SMTP_FROM` ({@link smtpConfigFromEnv}). */
 export interface SmtpConfig {
@@ -109,11 +109,6 @@ export function smtpConfigFromEnv(env: Record<string, string | undefined>): Smtp
     throw new Error(`Invalid DKIM_PRIVATE_KEY_FILE: ${keyFile} is not a readable PEM private key (${(err as Error).message}).`);
   }
   return { url, from, dkim: { domainName, keySelector, privateKey } };
-}
-
-/** Delay before the retry that follows attempt `attempt` (1-based): base × 2^(attempt−1), capped, in ms. */
-export function retryDelayMs(attempt: number, baseMs: number, maxMs: number): number {
-  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), maxMs);
 }
 
 /** How an attempt ended: the three outcomes the states follow from. */
