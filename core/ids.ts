@@ -69,6 +69,8 @@ export const ID_PREFIXES = {
   registerReturn: 'ret',
   check: 'chk',
   kitchenSend: 'snd',
+  floorArea: 'fla',
+  floorTable: 'tbl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -61,6 +61,7 @@ import { registerSyncRoutes } from './sync/routes.ts';
 import { registerCloseoutRoutes } from './modules/closeout/index.ts';
 import { closeStoreDay, dayStatus, shiftView, storeDayOf } from './workflows/shift-closeout.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { registerFloorPlanRoutes } from './modules/floor-plans/index.ts';
 import { registerInventoryRoutes } from './modules/inventory/index.ts';
 import { cancelImportJob, importCatalog, startImportJob, stopImportJobs } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
@@ -347,6 +348,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerCatalogRoutes(app, ctx, { importCatalog, startImportJob, cancelImportJob });
   app.addHook('onClose', async () => stopImportJobs(ctx));
   registerInventoryRoutes(app, ctx, { changeStock });
+  registerFloorPlanRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, { payBill, completeHeldBillPayment, refuseHeldBillPayment }, opts.billPartner);

@@ -178,6 +178,7 @@ describe('every screen: axe-core WCAG 2.1 AA, layout and touch targets', () => {
         'Invoices',
         'Reports',
         'Closeout',
+        'Floor plan',
         'Registers',
         'Staff',
         'Payments',

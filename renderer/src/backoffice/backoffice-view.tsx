@@ -9,6 +9,7 @@
 import { useState, type ReactNode } from 'react';
 import { CatalogView } from './catalog-view.tsx';
 import { CustomersView } from './customers-view.tsx';
+import { FloorPlanView } from './floor-plan-view.tsx';
 import { ImportExportView } from './import-export-view.tsx';
 import { InvoicesView } from './invoices-view.tsx';
 import { OrdersView } from './orders/orders-view.tsx';
@@ -35,6 +36,7 @@ type Section =
   | 'invoices'
   | 'reports'
   | 'closeout'
+  | 'floor-plan'
   | 'registers'
   | 'staff'
   | 'payments'
@@ -51,6 +53,7 @@ const SECTIONS: [Section, string][] = [
   ['invoices', 'Invoices'],
   ['reports', 'Reports'],
   ['closeout', 'Closeout'],
+  ['floor-plan', 'Floor plan'],
   ['registers', 'Registers'],
   ['staff', 'Staff'],
   ['payments', 'Payments'],
@@ -98,6 +101,7 @@ export function BackOfficeView({ apps }: { apps: ReactNode }) {
         {online && section === 'invoices' ? <InvoicesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'closeout' ? <CloseoutView /> : null}
+        {online && section === 'floor-plan' ? <FloorPlanView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
         {online && section === 'staff' ? <StaffView /> : null}
         {online && section === 'payments' ? <PaymentsView /> : null}

@@ -46,6 +46,8 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'PATCH /api/pos/customers/:id': 'cashier',
   'GET /api/pos/customers/:id/orders': 'cashier',
   // Pay requests (a pay link is a sale taken remotely)
+  'GET /api/pos/floor-plan': 'cashier',
+  'PUT /api/pos/floor-plan': 'manager',
   'GET /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-requests': 'cashier',
   'GET /api/pos/pay-requests/:id': 'cashier',
