@@ -28,6 +28,8 @@ import type { LineTax, OrderLine } from './schemas.ts';
 export interface Stamp {
   at: string;
   by: string;
+  /** The staff member signed in on that register, for the audit trail (not part of the order of stamps). */
+  staffId?: string;
 }
 
 /** Orders two stamps: negative when `a` is earlier, positive when later, 0 when the same change. */

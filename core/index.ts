@@ -39,6 +39,7 @@ export * from './apps.ts';
 export * from './app-billing.ts';
 export * from './staff.ts';
 export * from './checks.ts';
+export * from './check-documents.ts';
 export * from './floor-plan.ts';
 export * from './kitchen.ts';
 export * from './eighty-six.ts';

@@ -8,7 +8,18 @@ import { emitEvent } from './outbox.ts';
 
 /** A replicated collection whose registers must hear of a committed write (the change feed's channel names). */
 export type ChangedCollection =
-  'catalog-items' | 'tax-rates' | 'orders' | 'journal-transactions' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns' | 'customers';
+  | 'catalog-items'
+  | 'tax-rates'
+  | 'orders'
+  | 'journal-transactions'
+  | 'shifts'
+  | 'cash-movements'
+  | 'shift-closeouts'
+  | 'returns'
+  | 'customers'
+  | 'checks'
+  | 'check-lines'
+  | 'check-payments';
 
 /** Who makes a change: the merchant whose books it touches and the actor recorded in the audit trail. */
 export interface MutationActor {

@@ -8,6 +8,8 @@ import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
 import { storeRegisterReturns } from '../workflows/register-return.ts';
 import { storeCustomerPush } from '../workflows/register-customer.ts';
 import { maxCustomerSeq, pullCustomers } from '../modules/customers/index.ts';
+import { storeCheckDocuments } from '../modules/checks/index.ts';
+import { CHECK_COLLECTIONS, type CheckCollection } from '../../../core/index.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
 import { authorize, guard, principalOf } from '../platform/auth/guard.ts';
@@ -20,7 +22,8 @@ import { registerRegisterReceiptRoutes } from './register-receipts.ts';
 /**
  * RxDB replication endpoints: pull by server sequence, push with content-based conflicts, quarantine of
  * invalid documents. Catalog and tax rates are server-authoritative (pull only); orders are register-authored and
- * append-only; journal transactions are derived by the server from the orders it stores (pull only).
+ * append-only; journal transactions are derived by the server from the orders it stores (pull only); a restaurant's
+ * open checks (`checks`, `check-lines`, `check-payments`) are edited by every register and joined, not overwritten.
  */
 export const COLLECTIONS = [
   'catalog-items',
@@ -32,15 +35,30 @@ export const COLLECTIONS = [
   'shift-closeouts',
   'returns',
   'customers',
+  'checks',
+  'check-lines',
+  'check-payments',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Register-authored collections. Journal transactions are derived by the server from the orders: pull only. */
-export const PUSHABLE: readonly Collection[] = ['orders', 'shifts', 'cash-movements', 'shift-closeouts', 'returns', 'customers'];
+export const PUSHABLE: readonly Collection[] = [
+  'orders',
+  'shifts',
+  'cash-movements',
+  'shift-closeouts',
+  'returns',
+  'customers',
+  ...CHECK_COLLECTIONS,
+];
 /** Register-authored shift documents (core/shifts.ts), stored by workflows/shift-closeout.ts. */
 const SHIFT_COLLECTIONS: readonly Collection[] = ['shifts', 'cash-movements', 'shift-closeouts'];
 export const MAX_PUSH_ROWS = 500;
+
+function isCheckCollection(collection: Collection): collection is CheckCollection {
+  return (CHECK_COLLECTIONS as readonly string[]).includes(collection);
+}
 /** The collections a register pushes. */
-export type PushableCollection = 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns' | 'customers';
+export type PushableCollection = 'orders' | 'shifts' | 'cash-movements' | 'shift-closeouts' | 'returns' | 'customers' | CheckCollection;
 
 /** A replicated document: core-shaped data plus server stamps and RxDB's deletion flag. */
 export type SyncDocument = Record<string, unknown> & { updatedAt: string; syncSeq: number; _deleted: boolean };
@@ -88,6 +106,9 @@ const TABLE: Record<Exclude<Collection, 'journal-transactions' | 'customers'>, s
   'cash-movements': 'cash_movements',
   'shift-closeouts': 'shift_closeouts',
   returns: 'register_returns',
+  checks: 'checks',
+  'check-lines': 'check_lines',
+  'check-payments': 'check_payments',
 };
 
 /** Documents of `collection` strictly after `seq`, in sequence order. With none, the checkpoint sent is returned. */
@@ -103,7 +124,10 @@ export async function pull(db: Queryable, merchantId: string, collection: Collec
     );
     documents = (await hydrateJournalTransactions(db, rows)).map((jt) => ({ ...jt, _deleted: false }));
   } else {
-    const deleted = collection === 'orders' || collection === 'returns' || SHIFT_COLLECTIONS.includes(collection) ? 'false AS deleted' : 'deleted';
+    const deleted =
+      collection === 'orders' || collection === 'returns' || SHIFT_COLLECTIONS.includes(collection) || isCheckCollection(collection)
+        ? 'false AS deleted'
+        : 'deleted';
     const { rows } = await db.query<DataRow>(
       `SELECT data, sync_seq, updated_at, ${deleted} FROM ${TABLE[collection]} WHERE merchant_id = $1 AND sync_seq > $2 ORDER BY sync_seq LIMIT $3`,
       [merchantId, seq ?? 0, limit],
@@ -170,7 +194,9 @@ async function pushOnce(
           ? await storeRegisterReturns(m, documents)
           : collection === 'customers'
             ? await storeCustomerPush(m, documents)
-            : await storeShiftDocuments(m, collection, documents);
+            : isCheckCollection(collection)
+              ? await storeCheckDocuments(m, collection, documents)
+              : await storeShiftDocuments(m, collection, documents);
     const refused = outcomes.flatMap((o, i) =>
       o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : [],
     );

@@ -1,0 +1,9 @@
+/**
+ * Open checks of a restaurant (core/checks.ts, core/check-documents.ts), replicated by registers.
+ *
+ * The module's face: code outside the module imports only this file (rule `outside-a-module-only-its-face` in
+ * .dependency-cruiser.cjs). The module's own files import each other directly, never this file.
+ */
+
+// Pushed check documents joined with the stored ones (sync/routes.ts).
+export { storeCheckDocuments } from './service.ts';

@@ -1,0 +1,139 @@
+/**
+ * Open checks replicated through the sync API (`checks`, `check-lines`, `check-payments`): two registers edit the
+ * same check while apart — one moves a line and adds another, the other voids the first line and sends to the
+ * kitchen — and push in turn. The server joins each pushed document with the one it holds (never overwrites): the
+ * second register is answered with the join, which keeps both registers' changes, and a third register pulls the same
+ * check. Each change is one audit entry naming the register and staff member that made it; an invalid document is
+ * quarantined and never stored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addCheckLine,
+  checkDocumentsOf,
+  EMPTY_CHECK_BOOK,
+  mergeCheckBooks,
+  moveCheckLine,
+  openCheck,
+  sendCheckLines,
+  voidCheckLine,
+  type CheckBook,
+  type CheckLine,
+  type OrderLine,
+} from '../../core/index.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { enrollRegister, type EnrolledRegister } from '../support/enroll.ts';
+import { buildSale } from '../support/sales.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+describe.each(databaseTargets())('open checks through sync on $name', (target) => {
+  let server: TestServer;
+  let a: EnrolledRegister;
+  let b: EnrolledRegister;
+  let c: EnrolledRegister;
+  let lines: OrderLine[];
+
+  const push = async (register: EnrolledRegister, collection: string, docs: object[]) => {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: `/api/sync/${collection}/push`,
+      headers: { authorization: `Bearer ${register.registerToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(docs.map((d) => ({ assumedMasterState: null, newDocumentState: d }))),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<Record<string, unknown>[]>();
+  };
+  const pushBook = async (register: EnrolledRegister, book: CheckBook) => {
+    const docs = checkDocumentsOf(book);
+    return {
+      checks: await push(register, 'checks', docs.checks),
+      lines: await push(register, 'check-lines', docs['check-lines']),
+      payments: await push(register, 'check-payments', docs['check-payments']),
+    };
+  };
+  const pull = async (register: EnrolledRegister, collection: string) => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: `/api/sync/${collection}/pull?seq=0&limit=100`,
+      headers: { authorization: `Bearer ${register.registerToken}` },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ documents: Record<string, unknown>[] }>().documents;
+  };
+  const strip = ({ updatedAt: _u, syncSeq: _s, _deleted, ...doc }: Record<string, unknown>) => doc;
+
+  beforeAll(async () => {
+    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+    a = await enrollRegister(server, server.credentials.staffToken);
+    b = await enrollRegister(server, server.credentials.staffToken);
+    c = await enrollRegister(server, server.credentials.staffToken);
+    lines = buildSale({ register: a, sequence: 1, catalog: server.catalog }).order.lines;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('joins two registers’ edits of one check made apart, answers the join, and every register pulls it', async () => {
+    const staff = server.credentials.staffId;
+    const at = (minute: number, register: EnrolledRegister) => ({
+      at: `2026-11-28T12:${String(minute).padStart(2, '0')}:00.000Z`,
+      by: register.registerId,
+      staffId: staff,
+    });
+    const opened = openCheck(EMPTY_CHECK_BOOK, { kind: 'tab', name: 'Ana', guests: 2, serverStaffId: staff }, at(0, a));
+    const checkId = opened.checkId;
+    let shared = addCheckLine(opened.book, checkId, lines[0]!, { seat: 1, course: 1 }, at(1, a));
+    shared = addCheckLine(shared, checkId, lines[1]!, { seat: 2, course: 2 }, at(1, a));
+    expect((await pushBook(a, shared)).checks).toEqual([]);
+
+    // Apart: A moves line 0 to seat 2 and adds line 2; B voids line 0 and fires the second course.
+    let onA = moveCheckLine(shared, lines[0]!.id, { seat: 2 }, at(5, a));
+    onA = addCheckLine(onA, checkId, lines[2]!, { seat: null, course: 1 }, at(6, a));
+    let onB = voidCheckLine(shared, lines[0]!.id, 'guest changed their mind', staff, at(4, b));
+    onB = sendCheckLines(onB, checkId, at(7, b), { course: 2 }).book;
+
+    const fromA = await pushBook(a, onA);
+    expect(fromA.lines).toEqual([]);
+    // B had not heard of A's move: the server answers B's line 0 with the join (voided and moved); line 1 is B's as sent.
+    const fromB = await pushBook(b, onB);
+    const joined = mergeCheckBooks(onA, onB);
+    expect(fromB.lines.map(strip)).toEqual([{ id: lines[0]!.id, ...joined.lines[lines[0]!.id] }]);
+    const answered = strip(fromB.lines[0]!) as unknown as CheckLine;
+    expect(answered.voided?.reason).toBe('guest changed their mind');
+    expect(answered.place.seat).toBe(2);
+
+    // A third register pulls the joined book: all three lines, the void kept, nothing lost.
+    const pulled = (await pull(c, 'check-lines')).map(strip);
+    expect(Object.fromEntries(pulled.map(({ id, ...line }) => [id as string, line]))).toEqual(joined.lines);
+    expect((await pull(c, 'checks')).map(strip)).toEqual(Object.values(joined.checks));
+
+    // Pushing the same book again changes nothing and audits nothing.
+    const audits = async () =>
+      (
+        await server.db.query<{ action: string; data: { registerId: string; staffId: string } }>(
+          `SELECT action, data FROM audit_log WHERE merchant_id = $1 AND (action LIKE 'check.%' OR action LIKE 'check_line.%') ORDER BY seq`,
+          [server.credentials.merchantId],
+        )
+      ).rows;
+    const before = await audits();
+    expect(await pushBook(b, joined)).toEqual({ checks: [], lines: [], payments: [] });
+    expect(await audits()).toEqual(before);
+    expect(before.map((r) => [r.action, r.data.registerId])).toEqual([
+      ['check.opened', a.registerId],
+      ['check_line.added', a.registerId],
+      ['check_line.added', a.registerId],
+      ['check_line.moved', a.registerId],
+      ['check_line.added', a.registerId],
+      ['check_line.voided', b.registerId],
+      ['check_line.sent', b.registerId],
+    ]);
+    expect(before.every((r) => r.data.staffId === staff)).toBe(true);
+  });
+
+  it('quarantines an invalid check document and stores nothing of it', async () => {
+    const answer = await push(a, 'checks', [{ id: 'chk_not-an-id', kind: 'table', name: 'x' }]);
+    expect(answer).toHaveLength(1);
+    expect(answer[0]).toMatchObject({ rejection: { reason: expect.stringContaining('invalid document') } });
+    const stored = await server.db.query(`SELECT 1 FROM checks WHERE id = 'chk_not-an-id'`);
+    expect(stored.rows).toHaveLength(0);
+  });
+});
