@@ -385,7 +385,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
         twilio ? new TwilioCarrier(twilio) : new VonageCarrier(vonage!),
         (twilio ?? vonage)!.from,
         // Vonage signs the receipt's parameters, not its URL: our id travels as its signed `client-ref` instead.
-        twilio ? (id) => `${config.baseUrl}/api/sms/status/twilio?message=${encodeURIComponent(id)}` : () => `${config.baseUrl}/api/sms/status/vonage`,
+        twilio
+          ? (id) => `${config.baseUrl}/api/sms/status/twilio?message=${encodeURIComponent(id)}`
+          : () => `${config.baseUrl}/api/sms/status/vonage`,
         { onError: (err) => app.log.error({ err }, 'sms delivery worker'), ...opts.smsDelivery },
       );
       app.addHook('onReady', async () => smsWorker.start());

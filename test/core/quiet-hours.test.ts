@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { quietHoursEnd } from '../../core/index.ts';
 
-const end = (instant: string, zone: string, start: string, stop: string) => quietHoursEnd(new Date(instant), zone, start, stop)?.toISOString() ?? null;
+const end = (instant: string, zone: string, start: string, stop: string) =>
+  quietHoursEnd(new Date(instant), zone, start, stop)?.toISOString() ?? null;
 
 describe('quietHoursEnd', () => {
   it('a window within one day: inside it ends the same day, outside there is none; start counts, end does not', () => {

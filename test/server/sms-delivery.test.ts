@@ -260,9 +260,9 @@ describe('Twilio adapter', () => {
     const closed = await startLocalSmsProvider();
     await closed.close();
     const carrier = new TwilioCarrier({ apiBase: closed.url, accountSid: closed.accountSid, authToken: closed.authToken, from: FROM });
-    await expect(carrier.send({ from: FROM, to: '+14155550118', body: 'x', statusCallbackUrl: 'http://cb/', reference: 'sms_1' })).rejects.toBeInstanceOf(
-      SmsTemporaryError,
-    );
+    await expect(
+      carrier.send({ from: FROM, to: '+14155550118', body: 'x', statusCallbackUrl: 'http://cb/', reference: 'sms_1' }),
+    ).rejects.toBeInstanceOf(SmsTemporaryError);
   });
 });
 

@@ -68,7 +68,10 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
   const deliveredPayRequest = async (phone: string) => {
     const res = await call('POST', '/api/pos/pay-requests', { amountCents: 500, phone }, server.credentials.appToken);
     expect(res.statusCode).toBe(201);
-    const { rows } = await server.db.query<{ id: string }>(`SELECT id FROM sms_outbox WHERE to_phone = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [phone]);
+    const { rows } = await server.db.query<{ id: string }>(
+      `SELECT id FROM sms_outbox WHERE to_phone = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [phone],
+    );
     await waitFor(
       'the pay request delivered',
       () => row(rows[0]!.id),
@@ -77,7 +80,11 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
   };
 
   it('holds an invoice text through the quiet hours, over midnight and a daylight-saving change; the counter’s texts go at once', async () => {
-    const settings = await call('PATCH', '/api/pos/settings', { timeZone: 'America/New_York', smsQuietHoursStart: '21:00', smsQuietHoursEnd: '08:00' });
+    const settings = await call('PATCH', '/api/pos/settings', {
+      timeZone: 'America/New_York',
+      smsQuietHoursStart: '21:00',
+      smsQuietHoursEnd: '08:00',
+    });
     expect(settings.statusCode, settings.body).toBe(200);
     expect(settings.json()).toMatchObject({ smsQuietHoursStart: '21:00', smsQuietHoursEnd: '08:00' });
 
@@ -136,12 +143,20 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
       dueDate: '2026-03-20',
     });
     expect((await call('POST', `/api/pos/invoices/${draft.json().id}/send`, { channels: ['sms'] })).statusCode).toBe(200);
-    await waitFor('the invoice delivered', () => received('+14155550304'), (ms) => ms.length === 1);
+    await waitFor(
+      'the invoice delivered',
+      () => received('+14155550304'),
+      (ms) => ms.length === 1,
+    );
 
     now = new Date('2026-03-10T03:00:00.000Z'); // 23:00 EDT
     expect((await call('PATCH', '/api/pos/settings', { smsQuietHoursStart: null, smsQuietHoursEnd: null })).statusCode).toBe(200);
     expect((await call('POST', `/api/pos/invoices/${draft.json().id}/send`, { channels: ['sms'] })).statusCode).toBe(200);
-    await waitFor('the reminder delivered', () => received('+14155550304'), (ms) => ms.length === 2);
+    await waitFor(
+      'the reminder delivered',
+      () => received('+14155550304'),
+      (ms) => ms.length === 2,
+    );
     const kinds = await server.db.query<{ kind: string }>(`SELECT kind FROM sms_outbox WHERE to_phone = '+14155550304' ORDER BY created_at`);
     expect(kinds.rows.map((r) => r.kind)).toEqual(['invoice', 'invoice_reminder']);
   });

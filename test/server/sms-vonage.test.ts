@@ -50,7 +50,9 @@ describe('Vonage request signature', () => {
     const sig = vonageSignature('secret', 'sha256', params);
     const signed = (changes: Record<string, string | undefined> = {}) => {
       const map = new Map([...params, ['sig', sig]]);
-      for (const [name, value] of Object.entries(changes)) if (value === undefined) map.delete(name); else map.set(name, value);
+      for (const [name, value] of Object.entries(changes))
+        if (value === undefined) map.delete(name);
+        else map.set(name, value);
       return map;
     };
     expect(isValidVonageSignature(config, signed(), now)).toBe(true);
@@ -229,16 +231,18 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
     const forged = await fetch(inboundUrl(), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ msisdn: phone.slice(1), to: FROM.slice(1), text: 'STOP', timestamp: String(Math.floor(Date.now() / 1000)), sig: 'AAAA' }),
+      body: JSON.stringify({
+        msisdn: phone.slice(1),
+        to: FROM.slice(1),
+        text: 'STOP',
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        sig: 'AAAA',
+      }),
     });
     expect(forged.status).toBe(403);
 
     expect((await provider.replyVonage({ inboundUrl: inboundUrl(), from: phone, to: FROM, text: ' stop ' })).status).toBe(204);
-    const confirmation = await waitFor(
-      'the STOP confirmation',
-      texts,
-      (bodies) => bodies.length === 2,
-    );
+    const confirmation = await waitFor('the STOP confirmation', texts, (bodies) => bodies.length === 2);
     expect(confirmation[1]).toMatch(/^Register Demo Café & Market: you are unsubscribed.*Reply START/);
     const blocked = await payRequest(phone);
     expect(await row(blocked)).toMatchObject({ status: 'opted_out', attempts: 0 });

@@ -234,7 +234,9 @@ function SettingsFormView({ settings }: { settings: StoreSettings }) {
               error={errors.smsQuietHoursStart?.message}
               hint="Local time: invoice texts and reminders wait until the quiet hours end; receipts and pay links go at once"
             >
-              {(props) => <input {...props} type="time" className="bo-input" {...register('smsQuietHoursStart')} data-testid="settings-quiet-start" />}
+              {(props) => (
+                <input {...props} type="time" className="bo-input" {...register('smsQuietHoursStart')} data-testid="settings-quiet-start" />
+              )}
             </Field>
             <Field
               id={`${formId}-smsQuietHoursEnd`}

@@ -178,7 +178,8 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, carrier
         const sid = params.get('MessageSid') ?? params.get('SmsSid') ?? '';
         // Our id in the callback URL (signed with it) finds the message even before the worker stored the carrier's sid.
         const ours = new URL(request.url, 'http://callback').searchParams.get('message');
-        if (state && sid) await recordDeliveryState(ctx, { id: ours, providerMessageId: sid, state, code: params.get('ErrorCode') || null, anyPart: false });
+        if (state && sid)
+          await recordDeliveryState(ctx, { id: ours, providerMessageId: sid, state, code: params.get('ErrorCode') || null, anyPart: false });
         return reply.code(204).send();
       });
 

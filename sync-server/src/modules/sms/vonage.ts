@@ -107,7 +107,10 @@ export class VonageCarrier implements SmsCarrier {
 export function vonageSignature(secret: string, method: VonageSignatureMethod, params: Iterable<[string, string]>): string {
   const sorted = [...params].filter(([name]) => name !== 'sig').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const data = sorted.map(([name, value]) => `&${name}=${value.replace(/[&=]/g, '_')}`).join('');
-  if (method === 'md5hash') return createHash('md5').update(data + secret, 'utf8').digest('hex');
+  if (method === 'md5hash')
+    return createHash('md5')
+      .update(data + secret, 'utf8')
+      .digest('hex');
   return createHmac(method, secret).update(data, 'utf8').digest('hex').toUpperCase();
 }
 

@@ -148,10 +148,11 @@ export class SmsDeliveryWorker {
     for (const row of rows) {
       const until = quietHoursEnd(new Date(now), row.time_zone, row.sms_quiet_start, row.sms_quiet_end);
       if (!until) continue;
-      await tx.query(
-        `UPDATE sms_outbox SET status = 'queued', next_attempt_at = $2, locked_until = NULL, updated_at = $3 WHERE id = $1`,
-        [row.id, until.toISOString(), now],
-      );
+      await tx.query(`UPDATE sms_outbox SET status = 'queued', next_attempt_at = $2, locked_until = NULL, updated_at = $3 WHERE id = $1`, [
+        row.id,
+        until.toISOString(),
+        now,
+      ]);
       held.push(row.id);
     }
     return held;
