@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
 import { isPhoneCountry } from './phone.ts';
+import { localTimeOfDay } from './quiet-hours.ts';
 import { idnEmail, nonBlankText, patchBody } from './schemas.ts';
 
 /**
@@ -80,6 +81,16 @@ export const storeSettingsSchema = z.strictObject({
     .string()
     .nullable()
     .describe("The store's own e-mail address: the Reply-To of the e-mails it sends (receipts, invoices), so answers reach it. null: none."),
+  smsQuietHoursStart: z
+    .string()
+    .nullable()
+    .describe(
+      "Start of the store's quiet hours for texts (HH:MM, local in timeZone): invoice texts and reminders are held from then until smsQuietHoursEnd; receipts and pay requests still go at once. null: no quiet hours.",
+    ),
+  smsQuietHoursEnd: z
+    .string()
+    .nullable()
+    .describe('End of the quiet hours (HH:MM, local; before the start when they cross midnight, e.g. 21:00 to 08:00). null: no quiet hours.'),
   // Money movement: read-only, fixed by the store being the demo or not.
   moneyMovement: z
     .enum(['enabled', 'disabled'])
@@ -120,6 +131,11 @@ export const storeSettingsUpdateFields = {
     .optional()
     .describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
   emailReplyTo: idnEmail.nullable().optional().describe("The store's e-mail address for answers to its e-mails (Reply-To); null removes it."),
+  smsQuietHoursStart: localTimeOfDay
+    .nullable()
+    .optional()
+    .describe('Start of the quiet hours for texts that can wait (HH:MM, local); set with smsQuietHoursEnd, null with it removes them.'),
+  smsQuietHoursEnd: localTimeOfDay.nullable().optional().describe('End of the quiet hours (HH:MM, local; may be before the start: over midnight).'),
 };
 
 /** `PATCH /api/pos/settings`: the fields to change (at least one). */

@@ -92,8 +92,10 @@ import {
   registerSmsRoutes,
   SmsDeliveryWorker,
   TwilioCarrier,
+  VonageCarrier,
   type SmsDeliveryWorkerOptions,
   type TwilioConfig,
+  type VonageConfig,
 } from './modules/sms/index.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { EmailDeliveryWorker, type EmailDeliveryOptions, type SmtpConfig } from './platform/messaging/smtp.ts';
@@ -121,11 +123,13 @@ export interface BuildAppOptions {
   sms?: SmsProvider;
   /**
    * SMS delivery (modules/sms): `twilio`, the deployment's Twilio-compatible account (main.ts reads it from
-   * `SMS_PROVIDER=twilio`, `SMS_API_BASE`, `SMS_ACCOUNT_SID`, `SMS_AUTH_TOKEN`, `SMS_FROM`), and the worker's poll
+   * `SMS_PROVIDER=twilio`, `SMS_API_BASE`, `SMS_ACCOUNT_SID`, `SMS_AUTH_TOKEN`, `SMS_FROM`), or `vonage`, its Vonage
+   * account (`SMS_PROVIDER=vonage`, `SMS_API_KEY`, `SMS_API_SECRET`, `SMS_SIGNATURE_SECRET`, `SMS_SIGNATURE_METHOD`,
+   * `SMS_FROM`, `SMS_API_BASE`; Twilio wins if both are given), and the worker's poll
    * interval and backoff. Without an account texts stay queued in `sms_outbox` (said once in the log at build) and
    * the carrier's callback routes do not exist; `enabled: false` runs no delivery worker in this instance.
    */
-  smsDelivery?: SmsDeliveryWorkerOptions & { twilio?: TwilioConfig | null; enabled?: boolean };
+  smsDelivery?: SmsDeliveryWorkerOptions & { twilio?: TwilioConfig | null; vonage?: VonageConfig | null; enabled?: boolean };
   email?: EmailProvider;
   /**
    * Fastify's pino logger at info, with query values, credentials headers and card numbers redacted
@@ -373,22 +377,26 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.addHook('onClose', async () => webhookWorker.stop());
   }
   const twilio = opts.smsDelivery?.twilio ?? null;
-  if (twilio) {
-    registerSmsRoutes(app, ctx, twilio);
+  const vonage = twilio ? null : (opts.smsDelivery?.vonage ?? null);
+  if (twilio || vonage) {
+    registerSmsRoutes(app, ctx, twilio ? { twilio } : { vonage: vonage! });
     if (opts.smsDelivery?.enabled !== false) {
       const smsWorker = new SmsDeliveryWorker(
         opts.db,
         clock,
-        new TwilioCarrier(twilio),
-        twilio.from,
-        (id) => `${config.baseUrl}/api/sms/status/twilio?message=${encodeURIComponent(id)}`,
+        twilio ? new TwilioCarrier(twilio) : new VonageCarrier(vonage!),
+        (twilio ?? vonage)!.from,
+        // Vonage signs the receipt's parameters, not its URL: our id travels as its signed `client-ref` instead.
+        twilio
+          ? (id) => `${config.baseUrl}/api/sms/status/twilio?message=${encodeURIComponent(id)}`
+          : () => `${config.baseUrl}/api/sms/status/vonage`,
         { onError: (err) => app.log.error({ err }, 'sms delivery worker'), ...opts.smsDelivery },
       );
       app.addHook('onReady', async () => smsWorker.start());
       app.addHook('onClose', async () => smsWorker.stop());
     }
   } else {
-    app.log.info('SMS: no carrier configured (set SMS_PROVIDER=twilio and its SMS_* variables): texts stay queued in sms_outbox');
+    app.log.info('SMS: no carrier configured (set SMS_PROVIDER=twilio or vonage and its SMS_* variables): texts stay queued in sms_outbox');
   }
   const { smtp, ...emailDelivery } = opts.emailDelivery ?? {};
   if (!smtp) {

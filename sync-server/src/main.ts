@@ -11,7 +11,7 @@ import { IdentityProvider } from './platform/auth/identity.ts';
 import { seedDemoStore } from './workflows/demo-seed.ts';
 import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
-import { twilioConfigFromEnv } from './modules/sms/index.ts';
+import { twilioConfigFromEnv, vonageConfigFromEnv } from './modules/sms/index.ts';
 import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
 import { describeLocalMail, startLocalSmtpServer } from './dev/local-smtp-server.ts';
 import { startLocalSmsProvider, type LocalSmsProvider } from './dev/local-sms-provider.ts';
@@ -46,6 +46,11 @@ async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
  * - LOG_FORMAT=pretty (`npm start` sets it): the request log as short readable lines; otherwise one JSON object a line
  * - SMS_PROVIDER=twilio with SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_FROM (E.164) and optionally SMS_API_BASE (default
  *   https://api.twilio.com): texts are sent through that Twilio-compatible API; unset, they stay queued in sms_outbox
+ * - SMS_PROVIDER=vonage with SMS_API_KEY, SMS_API_SECRET, SMS_SIGNATURE_SECRET (the account's signature secret:
+ *   checks the signed delivery receipts and inbound messages), SMS_FROM (E.164) and optionally SMS_SIGNATURE_METHOD
+ *   (md5hash, md5, sha1, sha256 — default — or sha512, as set in the Vonage dashboard) and SMS_API_BASE (default
+ *   https://rest.nexmo.com): texts are sent through the Vonage SMS API. Point the account's delivery receipt and
+ *   inbound webhooks at BASE_URL/api/sms/status/vonage and BASE_URL/api/sms/inbound/vonage
  * - SMTP_URL: the mail server e-mails (receipts, invoices, notices) are sent through, `smtp://user:pass@host:587`
  *   (STARTTLS when offered) or `smtps://user:pass@host:465`; without it they stay queued in `email_outbox`
  * - SMTP_FROM (required with SMTP_URL): the sender address; the store's name is its display name
@@ -108,6 +113,7 @@ async function main(): Promise<void> {
     process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
   // Read before the app is built so a half-configured carrier stops the start with the variable's name.
   let twilio = twilioConfigFromEnv(process.env);
+  const vonage = vonageConfigFromEnv(process.env);
   // E-mail over SMTP: SMTP_URL (smtp:// or smtps://, credentials in the URL) and SMTP_FROM; without them mail stays queued.
   let smtp = smtpConfigFromEnv(process.env);
   // Demo mode: the store's messages never leave this machine. Without a mail server or a carrier configured, e-mail
@@ -121,11 +127,11 @@ async function main(): Promise<void> {
         })
       : null;
   if (demoMail) smtp = { url: demoMail.url, from: 'receipts@demo.register.localhost' };
-  const demoSms = demoOutbox && !twilio ? await startDemoSmsProvider(join(demoOutbox, 'sms.jsonl')) : null;
+  const demoSms = demoOutbox && !twilio && !vonage ? await startDemoSmsProvider(join(demoOutbox, 'sms.jsonl')) : null;
   if (demoSms) twilio = { apiBase: demoSms.url, accountSid: demoSms.accountSid, authToken: demoSms.authToken, from: DEMO_SMS_FROM };
   const app = await buildApp({
     db,
-    smsDelivery: { twilio },
+    smsDelivery: { twilio, vonage },
     config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy },
     logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true,
     auditSigningKey: await loadAuditSigningKey(dataDir),

@@ -46,6 +46,8 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       confirmSellPastZero: false,
       offlineSignInDays: 7,
       emailReplyTo: null,
+      smsQuietHoursStart: null,
+      smsQuietHoursEnd: null,
       moneyMovement: 'disabled',
     });
     expect((await call('GET', '/api/pos/settings', undefined, server.credentials.appToken)).statusCode).toBe(403);
@@ -62,6 +64,11 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       [{ offlineSignInDays: 31 }, 'offlineSignInDays'],
       [{ offlineSignInDays: -1 }, 'offlineSignInDays'],
       [{ offlineSignInDays: 1.5 }, 'offlineSignInDays'],
+      [{ smsQuietHoursStart: '25:00', smsQuietHoursEnd: '08:00' }, 'smsQuietHoursStart'],
+      [{ smsQuietHoursStart: '9pm', smsQuietHoursEnd: '08:00' }, 'smsQuietHoursStart'],
+      [{ smsQuietHoursStart: '21:00' }, 'smsQuietHoursEnd'],
+      [{ smsQuietHoursEnd: '08:00' }, 'smsQuietHoursStart'],
+      [{ smsQuietHoursStart: '21:00', smsQuietHoursEnd: '21:00' }, 'smsQuietHoursEnd'],
     ];
     for (const [body, field] of cases) {
       const res = await call('PATCH', '/api/pos/settings', body);

@@ -68,7 +68,8 @@ describe('Twilio request signature', () => {
       from: FROM,
     });
     expect(() => twilioConfigFromEnv({ SMS_PROVIDER: 'twilio', SMS_ACCOUNT_SID: 'AC1', SMS_FROM: FROM })).toThrow(/SMS_AUTH_TOKEN/);
-    expect(() => twilioConfigFromEnv({ SMS_PROVIDER: 'vonage' })).toThrow(/not supported/);
+    expect(twilioConfigFromEnv({ SMS_PROVIDER: 'vonage' })).toBeNull();
+    expect(() => twilioConfigFromEnv({ SMS_PROVIDER: 'plivo' })).toThrow(/not supported/);
     expect(() => twilioConfigFromEnv({ SMS_PROVIDER: 'twilio', SMS_ACCOUNT_SID: 'AC1', SMS_AUTH_TOKEN: 't', SMS_FROM: '415' })).toThrow(/SMS_FROM/);
   });
 });
@@ -259,9 +260,9 @@ describe('Twilio adapter', () => {
     const closed = await startLocalSmsProvider();
     await closed.close();
     const carrier = new TwilioCarrier({ apiBase: closed.url, accountSid: closed.accountSid, authToken: closed.authToken, from: FROM });
-    await expect(carrier.send({ from: FROM, to: '+14155550118', body: 'x', statusCallbackUrl: 'http://cb/' })).rejects.toBeInstanceOf(
-      SmsTemporaryError,
-    );
+    await expect(
+      carrier.send({ from: FROM, to: '+14155550118', body: 'x', statusCallbackUrl: 'http://cb/', reference: 'sms_1' }),
+    ).rejects.toBeInstanceOf(SmsTemporaryError);
   });
 });
 

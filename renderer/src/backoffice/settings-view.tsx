@@ -2,7 +2,8 @@
  * Back office → Settings: the store's time zone (reports count days in it), the business day's cut-off hour (shifts
  * and the daily closeout count days from it, in that time zone), the country of phone numbers typed
  * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
- * fixed amount), and how many days after an online sign-in a staff member may sign in on that register offline.
+ * fixed amount), how many days after an online sign-in a staff member may sign in on that register offline, and the
+ * quiet hours of the store's texts (invoice texts and reminders wait until they end; both empty = none).
  * `GET` / `PATCH /api/pos/settings`. The form checks each field with the request body's own rule (core
  * `storeSettingsUpdateFields`) before sending; field errors of the server's problem show in place as well.
  */
@@ -33,6 +34,8 @@ function basisPointsOf(text: string): number | undefined {
 }
 /** A typed whole number (up to three digits), else `undefined`. */
 const wholeNumberOf = (text: string) => (/^\s*\d{1,3}\s*$/.test(text) ? Number(text) : undefined);
+/** A typed local time (`HH:MM`, checked by the body's rule), or null when left empty. */
+const timeOrNone = (text: string) => (text.trim() === '' ? null : text.trim());
 
 /** The settings form: what is typed (text) → the `PATCH` body's fields, each checked by the body's rule. */
 function settingsForm(currency: string) {
@@ -47,6 +50,8 @@ function settingsForm(currency: string) {
     tipLimitCents: typed(amountOf, notAmount, f.tipLimitCents),
     cashierRefundLimitCents: typed(amountOf, notAmount, f.cashierRefundLimitCents),
     offlineSignInDays: typed(wholeNumberOf, 'must be a whole number of days', f.offlineSignInDays),
+    smsQuietHoursStart: typed(timeOrNone, 'must be a time, e.g. 21:00', f.smsQuietHoursStart),
+    smsQuietHoursEnd: typed(timeOrNone, 'must be a time, e.g. 08:00', f.smsQuietHoursEnd),
   });
 }
 type SettingsForm = ReturnType<typeof settingsForm>;
@@ -63,6 +68,8 @@ function typedOf(s: StoreSettings): Typed {
     tipLimitCents: centsToInput(s.tipLimitCents, s.currency),
     cashierRefundLimitCents: centsToInput(s.cashierRefundLimitCents, s.currency),
     offlineSignInDays: String(s.offlineSignInDays),
+    smsQuietHoursStart: s.smsQuietHoursStart ?? '',
+    smsQuietHoursEnd: s.smsQuietHoursEnd ?? '',
   };
 }
 
@@ -218,6 +225,26 @@ function SettingsFormView({ settings }: { settings: StoreSettings }) {
                   data-testid="settings-offline-sign-in-days"
                 />
               )}
+            </Field>
+          </div>
+          <div className="bo-row">
+            <Field
+              id={`${formId}-smsQuietHoursStart`}
+              label="Quiet hours for texts: from"
+              error={errors.smsQuietHoursStart?.message}
+              hint="Local time: invoice texts and reminders wait until the quiet hours end; receipts and pay links go at once"
+            >
+              {(props) => (
+                <input {...props} type="time" className="bo-input" {...register('smsQuietHoursStart')} data-testid="settings-quiet-start" />
+              )}
+            </Field>
+            <Field
+              id={`${formId}-smsQuietHoursEnd`}
+              label="Quiet hours: until"
+              error={errors.smsQuietHoursEnd?.message}
+              hint="May be the next morning, e.g. 21:00 until 08:00; both empty: no quiet hours"
+            >
+              {(props) => <input {...props} type="time" className="bo-input" {...register('smsQuietHoursEnd')} data-testid="settings-quiet-end" />}
             </Field>
           </div>
           <div className="bo-actions">

@@ -44,11 +44,18 @@ export interface ServerConfig {
   trustProxy?: TrustProxy;
 }
 
+/**
+ * What a text is: `receipt` and `pay_request` are asked for at the counter and go at once; `invoice` and
+ * `invoice_reminder` can wait, and are held through the store's quiet hours (docs/decisions/0092-vonage-and-quiet-hours.md).
+ */
+export type SmsKind = 'receipt' | 'pay_request' | 'invoice' | 'invoice_reminder';
+
 /** One text message to send. */
 export interface SmsMessage {
   merchantId: string;
   to: string;
   body: string;
+  kind: SmsKind;
 }
 
 /**

@@ -133,7 +133,7 @@ export class PaymentsSection {
   }
 }
 
-/** Back office → Settings: time zone, business day cut-off hour, phone country and tip bound. */
+/** Back office → Settings: time zone, business day cut-off hour, phone country, tip bound and quiet hours for texts. */
 export class SettingsSection {
   readonly root: Locator;
   readonly timeZone: Locator;
@@ -141,6 +141,8 @@ export class SettingsSection {
   readonly country: Locator;
   readonly tipPercent: Locator;
   readonly tipFixed: Locator;
+  readonly quietStart: Locator;
+  readonly quietEnd: Locator;
   constructor(readonly page: Page) {
     this.root = page.getByTestId('settings');
     this.timeZone = page.getByTestId('settings-time-zone');
@@ -148,15 +150,28 @@ export class SettingsSection {
     this.country = page.getByTestId('settings-country');
     this.tipPercent = page.getByTestId('settings-tip-percent');
     this.tipFixed = page.getByTestId('settings-tip-fixed');
+    this.quietStart = page.getByTestId('settings-quiet-start');
+    this.quietEnd = page.getByTestId('settings-quiet-end');
   }
 
   /** Sets the fields given and saves with the button. */
-  async save(fields: { timeZone?: string; dayCutoffHour?: number; country?: string; tipPercent?: string; tipFixed?: string }): Promise<void> {
+  async save(fields: {
+    timeZone?: string;
+    dayCutoffHour?: number;
+    country?: string;
+    tipPercent?: string;
+    tipFixed?: string;
+    /** `HH:MM`, or '' to clear. */
+    quietStart?: string;
+    quietEnd?: string;
+  }): Promise<void> {
     if (fields.timeZone !== undefined) await this.timeZone.selectOption(fields.timeZone);
     if (fields.dayCutoffHour !== undefined) await this.dayCutoff.selectOption(String(fields.dayCutoffHour));
     if (fields.country !== undefined) await this.country.fill(fields.country);
     if (fields.tipPercent !== undefined) await this.tipPercent.fill(fields.tipPercent);
     if (fields.tipFixed !== undefined) await this.tipFixed.fill(fields.tipFixed);
+    if (fields.quietStart !== undefined) await this.quietStart.fill(fields.quietStart);
+    if (fields.quietEnd !== undefined) await this.quietEnd.fill(fields.quietEnd);
     await this.root.getByTestId('settings-save').click();
   }
 }

@@ -2,7 +2,8 @@
  * Store settings (docs/api.md "Settings"; staff only): the merchant's IANA time zone, which reports count days in
  * (services/reports.ts), the default country of phone numbers typed without `+` (customers) and the tip bound
  * (core `TipLimit`: basis points of the order total or a fixed amount, whichever is larger), the store's e-mail
- * address for answers (the Reply-To of its e-mails, platform/messaging/smtp.ts). Name and currency
+ * address for answers (the Reply-To of its e-mails, platform/messaging/smtp.ts), the quiet hours of its texts
+ * (modules/sms worker). Name and currency
  * are shown, not changed here: the currency is fixed once money has moved.
  */
 import { storeSettingsSchema, storeSettingsUpdateSchema, type StoreSettings, type StoreSettingsUpdate } from '../../../../core/index.ts';
@@ -32,6 +33,8 @@ interface MerchantRow {
   confirm_sell_past_zero: boolean;
   offline_sign_in_days: number;
   email_reply_to: string | null;
+  sms_quiet_start: string | null;
+  sms_quiet_end: string | null;
   is_demo: boolean;
 }
 
@@ -48,12 +51,14 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   confirmSellPastZero: r.confirm_sell_past_zero,
   offlineSignInDays: Number(r.offline_sign_in_days),
   emailReplyTo: r.email_reply_to,
+  smsQuietHoursStart: r.sms_quiet_start,
+  smsQuietHoursEnd: r.sms_quiet_end,
   moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
   const { rows } = await db.query<MerchantRow>(
-    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, is_demo FROM merchants WHERE id = $1',
+    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, sms_quiet_start, sms_quiet_end, is_demo FROM merchants WHERE id = $1',
     [merchantId],
   );
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
@@ -67,8 +72,10 @@ export async function getSettings(db: Queryable, merchantId: string): Promise<St
 
 /**
  * Changes the given settings in one transaction, with a `settings.updated` audit row holding each field's from/to.
- * The time zone is checked against the database's own zone list (`pg_timezone_names`, as reports do).
- * @throws ProblemError 400 naming `timeZone` for an unknown zone.
+ * The time zone is checked against the database's own zone list (`pg_timezone_names`, as reports do). Quiet hours for
+ * texts (core/quiet-hours.ts) are set or removed as a pair: both times, different, or both null.
+ * @throws ProblemError 400 naming `timeZone` for an unknown zone, `smsQuietHoursStart`/`smsQuietHoursEnd` for one
+ * without the other or a window that starts where it ends.
  */
 export async function updateSettings(ctx: AppContext, principal: Principal, input: StoreSettingsUpdate): Promise<StoreSettings> {
   return mutation(ctx, actorOf(principal), async ({ tx, audit }) => {
@@ -91,7 +98,20 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       confirm_sell_past_zero: input.confirmSellPastZero ?? before.confirm_sell_past_zero,
       offline_sign_in_days: input.offlineSignInDays ?? Number(before.offline_sign_in_days),
       email_reply_to: input.emailReplyTo === undefined ? before.email_reply_to : input.emailReplyTo,
+      sms_quiet_start: input.smsQuietHoursStart === undefined ? before.sms_quiet_start : input.smsQuietHoursStart,
+      sms_quiet_end: input.smsQuietHoursEnd === undefined ? before.sms_quiet_end : input.smsQuietHoursEnd,
     };
+    if ((after.sms_quiet_start === null) !== (after.sms_quiet_end === null)) {
+      const missing = after.sms_quiet_start === null ? 'smsQuietHoursStart' : 'smsQuietHoursEnd';
+      throw new ProblemError(400, 'validation_error', `Invalid ${missing}: quiet hours need both a start and an end (or neither).`, [
+        { path: missing, message: 'must be set with the other end of the quiet hours (or both empty)' },
+      ]);
+    }
+    if (after.sms_quiet_start !== null && after.sms_quiet_start === after.sms_quiet_end) {
+      throw new ProblemError(400, 'validation_error', 'Invalid smsQuietHoursEnd: quiet hours must end at another time than they start.', [
+        { path: 'smsQuietHoursEnd', message: 'must differ from the start' },
+      ]);
+    }
     const changes: Record<string, { from: string | number | null; to: string | number | null }> = {};
     await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
       principal.merchantId,
@@ -119,6 +139,15 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.email_reply_to !== before.email_reply_to) {
       await tx.query('UPDATE merchants SET email_reply_to = $2 WHERE id = $1', [principal.merchantId, after.email_reply_to]);
       changes.emailReplyTo = { from: before.email_reply_to, to: after.email_reply_to };
+    }
+    if (after.sms_quiet_start !== before.sms_quiet_start || after.sms_quiet_end !== before.sms_quiet_end) {
+      await tx.query('UPDATE merchants SET sms_quiet_start = $2, sms_quiet_end = $3 WHERE id = $1', [
+        principal.merchantId,
+        after.sms_quiet_start,
+        after.sms_quiet_end,
+      ]);
+      if (after.sms_quiet_start !== before.sms_quiet_start) changes.smsQuietHoursStart = { from: before.sms_quiet_start, to: after.sms_quiet_start };
+      if (after.sms_quiet_end !== before.sms_quiet_end) changes.smsQuietHoursEnd = { from: before.sms_quiet_end, to: after.sms_quiet_end };
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };

@@ -1570,6 +1570,7 @@ export async function sendReceipt(
               merchantId: principal.merchantId,
               to,
               body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!`,
+              kind: 'receipt',
             },
             { tx: m.tx, now: m.now },
           )

@@ -161,7 +161,7 @@ export async function createPayRequest(
       amount.orderId ?? null,
     ],
   );
-  const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody }, { tx: m.tx, now: m.now });
+  const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody, kind: 'pay_request' }, { tx: m.tx, now: m.now });
   await m.audit({
     action: 'pay_request.created',
     entityType: 'pay_request',

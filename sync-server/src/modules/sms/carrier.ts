@@ -14,6 +14,8 @@ export interface CarrierMessage {
   body: string;
   /** Where the carrier reports the message's later states (sent, delivered, failed). */
   statusCallbackUrl: string;
+  /** Our id of the message (`sms_outbox.id`), for carriers that echo a reference in their callbacks (Vonage `client-ref`). */
+  reference: string;
 }
 
 /**
@@ -131,13 +133,13 @@ export function isValidTwilioSignature(authToken: string, url: string, params: I
 /**
  * The deployment's carrier from the environment: `SMS_PROVIDER=twilio` with `SMS_ACCOUNT_SID`, `SMS_AUTH_TOKEN`,
  * `SMS_FROM` (E.164) and optionally `SMS_API_BASE` (default `https://api.twilio.com`). Null when `SMS_PROVIDER` is
- * unset or empty: texts stay queued.
- * @throws Error naming the variable for another provider, a missing variable or a malformed value.
+ * unset or empty (texts stay queued) or `vonage` (vonage.ts `vonageConfigFromEnv` reads that).
+ * @throws Error naming the variable for an unknown provider, a missing variable or a malformed value.
  */
 export function twilioConfigFromEnv(env: Record<string, string | undefined>): TwilioConfig | null {
   const provider = env.SMS_PROVIDER?.trim();
-  if (!provider) return null;
-  if (provider !== 'twilio') throw new Error(`SMS_PROVIDER=${provider} is not supported: the only provider is "twilio" (a Twilio-compatible API).`);
+  if (!provider || provider === 'vonage') return null;
+  if (provider !== 'twilio') throw new Error(`SMS_PROVIDER=${provider} is not supported: use "twilio" (a Twilio-compatible API) or "vonage".`);
   const need = (name: string): string => {
     const value = env[name]?.trim();
     if (!value) throw new Error(`SMS_PROVIDER=twilio needs ${name}.`);

@@ -8,6 +8,7 @@
 
 // Carrier adapter, signature and configuration.
 export { isValidTwilioSignature, twilioConfigFromEnv, twilioSignature, TwilioCarrier, type TwilioConfig } from './carrier.ts';
+export { isValidVonageSignature, vonageConfigFromEnv, vonageSignature, VonageCarrier, type VonageConfig } from './vonage.ts';
 
 // The outbox every text is written to, in the caller's transaction (app.ts gives it to the context).
 export { OutboxSmsProvider } from './outbox.ts';

@@ -4,13 +4,16 @@
  * server processes on one PostgreSQL share the work; on PGlite the same SQL runs on its one connection) → `sent` with
  * the carrier's message id. A temporary failure puts the message back to `queued` after an exponential backoff (base,
  * 2×, 4×, … ms); after the last allowed attempt, or on a permanent failure, it is `failed` with the carrier's code. A
- * message to a phone that opted out of the store's texts becomes `opted_out` and is never sent. No HTTP call runs
- * inside a database transaction.
+ * message to a phone that opted out of the store's texts becomes `opted_out` and is never sent, except the answer to
+ * that phone's own STOP / START / HELP (`keyword_reply`). A text that can wait (`invoice`, `invoice_reminder`) due
+ * during its store's quiet hours (core/quiet-hours.ts, in the store's time zone) is held: it stays `queued` with
+ * `next_attempt_at` at the end of the quiet hours. No HTTP call runs inside a database transaction.
  *
  * A worker stopped between the carrier's answer and recording it leaves the message `sending`; once its lease ends the
  * next worker sends it again (the carrier API takes no idempotency key), unless a status callback recorded it first.
  */
-import type { Db } from '../../platform/db/db.ts';
+import { quietHoursEnd } from '../../../../core/index.ts';
+import type { Db, Queryable } from '../../platform/db/db.ts';
 import { SmsPermanentError, SmsTemporaryError, type SmsCarrier } from './carrier.ts';
 import { PollingLoop, retryDelayMs } from '../../platform/polling-loop.ts';
 
@@ -29,6 +32,9 @@ export interface SmsDeliveryWorkerOptions {
   /** Where unexpected worker errors go (default: ignored; the next round retries). */
   onError?: (err: unknown) => void;
 }
+
+/** The kinds of text held through the store's quiet hours; the others go at once. */
+const CAN_WAIT = ['invoice', 'invoice_reminder'];
 
 interface Claimed {
   id: string;
@@ -100,11 +106,17 @@ export class SmsDeliveryWorker {
       if (ids.length === 0) return [];
       const optedOut = await tx.query<{ id: string }>(
         `UPDATE sms_outbox o SET status = 'opted_out', locked_until = NULL, next_attempt_at = NULL, updated_at = $2
-          WHERE o.id = ANY($1::text[]) AND EXISTS (SELECT 1 FROM sms_opt_outs x WHERE x.merchant_id = o.merchant_id AND x.phone = o.to_phone)
+          WHERE o.id = ANY($1::text[]) AND o.kind <> 'keyword_reply'
+            AND EXISTS (SELECT 1 FROM sms_opt_outs x WHERE x.merchant_id = o.merchant_id AND x.phone = o.to_phone)
           RETURNING o.id`,
         [ids, now],
       );
-      const left = ids.filter((id) => !optedOut.rows.some((r) => r.id === id));
+      const held = await this.holdForQuietHours(
+        tx,
+        ids.filter((id) => !optedOut.rows.some((r) => r.id === id)),
+        now,
+      );
+      const left = ids.filter((id) => !optedOut.rows.some((r) => r.id === id) && !held.includes(id));
       await tx.query(
         `UPDATE sms_outbox SET status = 'failed', locked_until = NULL, next_attempt_at = NULL, updated_at = $3,
                 last_error = 'the outcome of the last attempt is unknown (the worker stopped before recording it)'
@@ -121,6 +133,31 @@ export class SmsDeliveryWorker {
     });
   }
 
+  /**
+   * Holds the texts among `ids` that can wait and whose store is inside its quiet hours at `now`: back to `queued`
+   * (a lease that ended is released) with `next_attempt_at` at the end of the quiet hours. Returns their ids.
+   */
+  private async holdForQuietHours(tx: Queryable, ids: string[], now: string): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await tx.query<{ id: string; time_zone: string; sms_quiet_start: string; sms_quiet_end: string }>(
+      `SELECT o.id, m.time_zone, m.sms_quiet_start, m.sms_quiet_end FROM sms_outbox o JOIN merchants m ON m.id = o.merchant_id
+        WHERE o.id = ANY($1::text[]) AND o.kind = ANY($2::text[]) AND m.sms_quiet_start IS NOT NULL AND m.sms_quiet_end IS NOT NULL`,
+      [ids, CAN_WAIT],
+    );
+    const held: string[] = [];
+    for (const row of rows) {
+      const until = quietHoursEnd(new Date(now), row.time_zone, row.sms_quiet_start, row.sms_quiet_end);
+      if (!until) continue;
+      await tx.query(`UPDATE sms_outbox SET status = 'queued', next_attempt_at = $2, locked_until = NULL, updated_at = $3 WHERE id = $1`, [
+        row.id,
+        until.toISOString(),
+        now,
+      ]);
+      held.push(row.id);
+    }
+    return held;
+  }
+
   /** Sends one claimed message and records the outcome (only over `sending`: a status callback may have come first). */
   private async deliver(message: Claimed): Promise<void> {
     let outcome: { providerMessageId: string } | SmsTemporaryError | SmsPermanentError;
@@ -130,6 +167,7 @@ export class SmsDeliveryWorker {
         to: message.to_phone,
         body: message.body,
         statusCallbackUrl: this.statusCallbackUrl(message.id),
+        reference: message.id,
       });
     } catch (err) {
       outcome =
