@@ -120,44 +120,48 @@ describe.skipIf(!TEST_DATABASE_URL)('deployment secrets sealed with the KEK: the
   const secrets = () => [smtpPassword, authToken, accountSid, staleToken, ...dkimLines];
   const leaked = (text: string) => secrets().filter((secret) => text.includes(secret));
 
-  it('secrets set reads the value from standard input only, allows only credential names, and list shows names and dates only', { timeout: 120_000 }, async () => {
-    const set = (name: string, value: string) => platformAdmin(['secrets', 'set', name], cliEnv, value);
-    const smtpUrl = `smtp://${smtpUser}:${smtpPassword}@127.0.0.1:${smtp.port}`;
-    for (const [name, value] of [
-      ['SMTP_URL', `${smtpUrl}\n`],
-      ['DKIM_PRIVATE_KEY', dkimPem],
-      ['SMS_ACCOUNT_SID', accountSid],
-      ['SMS_AUTH_TOKEN', authToken],
-    ] as const) {
-      const result = await set(name, value);
-      expect(result, result.stderr).toMatchObject({ code: 0 });
-      expect(result.stdout).toContain(`${name} sealed`);
-      expect(leaked(result.stdout + result.stderr)).toEqual([]);
-    }
+  it(
+    'secrets set reads the value from standard input only, allows only credential names, and list shows names and dates only',
+    { timeout: 120_000 },
+    async () => {
+      const set = (name: string, value: string) => platformAdmin(['secrets', 'set', name], cliEnv, value);
+      const smtpUrl = `smtp://${smtpUser}:${smtpPassword}@127.0.0.1:${smtp.port}`;
+      for (const [name, value] of [
+        ['SMTP_URL', `${smtpUrl}\n`],
+        ['DKIM_PRIVATE_KEY', dkimPem],
+        ['SMS_ACCOUNT_SID', accountSid],
+        ['SMS_AUTH_TOKEN', authToken],
+      ] as const) {
+        const result = await set(name, value);
+        expect(result, result.stderr).toMatchObject({ code: 0 });
+        expect(result.stdout).toContain(`${name} sealed`);
+        expect(leaked(result.stdout + result.stderr)).toEqual([]);
+      }
 
-    // The value on the command line is refused (it would stay in shell history and ps).
-    const onArgv = await platformAdmin(['secrets', 'set', 'SMS_AUTH_TOKEN', authToken], cliEnv);
-    expect(onArgv.code).toBe(2);
-    expect(onArgv.stderr).toContain('the value is read from standard input, never from the command line');
-    // Settings that are not credentials stay in the environment; an empty value is no secret.
-    const notSecret = await set('SMTP_FROM', 'receipts@register.example');
-    expect(notSecret.code).toBe(2);
-    expect(notSecret.stderr).toContain('"SMTP_FROM" is not a deployment secret');
-    expect((await set('SMS_API_SECRET', '\n')).stderr).toContain('the value of SMS_API_SECRET is empty');
-    // Without a KEK nothing is sealed (none is made up here: it would not be the server's).
-    const noKek = await platformAdmin(['secrets', 'set', 'SMS_API_KEY'], { ...cliEnv, REGISTER_KEK: '', DATA_DIR: join(dataDir, 'none') }, 'k');
-    expect(noKek.code).toBe(2);
-    expect(noKek.stderr).toContain('no key-encryption key');
+      // The value on the command line is refused (it would stay in shell history and ps).
+      const onArgv = await platformAdmin(['secrets', 'set', 'SMS_AUTH_TOKEN', authToken], cliEnv);
+      expect(onArgv.code).toBe(2);
+      expect(onArgv.stderr).toContain('the value is read from standard input, never from the command line');
+      // Settings that are not credentials stay in the environment; an empty value is no secret.
+      const notSecret = await set('SMTP_FROM', 'receipts@register.example');
+      expect(notSecret.code).toBe(2);
+      expect(notSecret.stderr).toContain('"SMTP_FROM" is not a deployment secret');
+      expect((await set('SMS_API_SECRET', '\n')).stderr).toContain('the value of SMS_API_SECRET is empty');
+      // Without a KEK nothing is sealed (none is made up here: it would not be the server's).
+      const noKek = await platformAdmin(['secrets', 'set', 'SMS_API_KEY'], { ...cliEnv, REGISTER_KEK: '', DATA_DIR: join(dataDir, 'none') }, 'k');
+      expect(noKek.code).toBe(2);
+      expect(noKek.stderr).toContain('no key-encryption key');
 
-    const list = await platformAdmin(['secrets', 'list'], cliEnv);
-    expect(list.code).toBe(0);
-    const rows = list.stdout.trim().split('\n');
-    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual(['DKIM_PRIVATE_KEY', 'SMS_ACCOUNT_SID', 'SMS_AUTH_TOKEN', 'SMTP_URL']);
-    for (const row of rows) expect(row).toMatch(/^\S+\s+\d{4}-\d\d-\d\dT\S+Z\s+opens with this KEK$/);
-    expect(leaked(list.stdout)).toEqual([]);
-    const otherKek = await platformAdmin(['secrets', 'list'], { ...cliEnv, REGISTER_KEK: randomBytes(32).toString('base64') });
-    expect(otherKek.stdout).toContain('does NOT open with this KEK');
-  });
+      const list = await platformAdmin(['secrets', 'list'], cliEnv);
+      expect(list.code).toBe(0);
+      const rows = list.stdout.trim().split('\n');
+      expect(rows.map((row) => row.split(/\s+/)[0])).toEqual(['DKIM_PRIVATE_KEY', 'SMS_ACCOUNT_SID', 'SMS_AUTH_TOKEN', 'SMTP_URL']);
+      for (const row of rows) expect(row).toMatch(/^\S+\s+\d{4}-\d\d-\d\dT\S+Z\s+opens with this KEK$/);
+      expect(leaked(list.stdout)).toEqual([]);
+      const otherKek = await platformAdmin(['secrets', 'list'], { ...cliEnv, REGISTER_KEK: randomBytes(32).toString('base64') });
+      expect(otherKek.stdout).toContain('does NOT open with this KEK');
+    },
+  );
 
   it('a dump of the database holds none of the credentials, only their sealed forms and a trail without values', { timeout: 60_000 }, async () => {
     const { stdout: dump } = await execFileAsync('pg_dump', ['--data-only', '--dbname', database.url], { maxBuffer: 64 * 1024 * 1024 });
@@ -169,8 +173,15 @@ describe.skipIf(!TEST_DATABASE_URL)('deployment secrets sealed with the KEK: the
       const { rows } = await client.query<{ name: string; value_sealed: string }>('SELECT name, value_sealed FROM deployment_secrets ORDER BY name');
       expect(rows.map((r) => r.name)).toEqual(['DKIM_PRIVATE_KEY', 'SMS_ACCOUNT_SID', 'SMS_AUTH_TOKEN', 'SMTP_URL']);
       for (const row of rows) expect(row.value_sealed).toMatch(/^kek1\./);
-      const events = await client.query<{ name: string; action: string; actor: string }>('SELECT name, action, actor FROM deployment_secret_events ORDER BY seq');
-      expect(events.rows.map((e) => `${e.action} ${e.name}`)).toEqual(['set SMTP_URL', 'set DKIM_PRIVATE_KEY', 'set SMS_ACCOUNT_SID', 'set SMS_AUTH_TOKEN']);
+      const events = await client.query<{ name: string; action: string; actor: string }>(
+        'SELECT name, action, actor FROM deployment_secret_events ORDER BY seq',
+      );
+      expect(events.rows.map((e) => `${e.action} ${e.name}`)).toEqual([
+        'set SMTP_URL',
+        'set DKIM_PRIVATE_KEY',
+        'set SMS_ACCOUNT_SID',
+        'set SMS_AUTH_TOKEN',
+      ]);
       for (const event of events.rows) expect(event.actor).toMatch(/^operator:\S+@\S+$/);
     } finally {
       await client.end();
@@ -230,11 +241,17 @@ describe.skipIf(!TEST_DATABASE_URL)('deployment secrets sealed with the KEK: the
           lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }],
         });
         expect(order.status).toBe(201);
-        expect((await call('POST', `/api/pos/orders/${order.json.id as string}/receipts`, { channel: 'email', to: 'ada@example.com' })).status).toBe(202);
+        expect((await call('POST', `/api/pos/orders/${order.json.id as string}/receipts`, { channel: 'email', to: 'ada@example.com' })).status).toBe(
+          202,
+        );
         expect((await call('POST', '/api/pos/pay-requests', { amountCents: 1250, phone: '+14155552671', memo })).status).toBe(201);
 
         // The mail server took the sealed login, and the DKIM signature made with the sealed key verifies.
-        const bytes = await waitFor(() => `the receipt at the mail server; output:\n${out}`, () => smtp.raw[0], 60_000);
+        const bytes = await waitFor(
+          () => `the receipt at the mail server; output:\n${out}`,
+          () => smtp.raw[0],
+          60_000,
+        );
         expect(new Set(smtp.logins)).toEqual(new Set([`${smtpUser}:${smtpPassword}`]));
         const verified = await dkimVerify(bytes, { resolver });
         expect(verified.results.map((r) => [r.signingDomain, r.selector, r.status.result])).toEqual([['register.example', selector, 'pass']]);
@@ -315,11 +332,18 @@ describe.skipIf(!TEST_DATABASE_URL)('deployment secrets sealed with the KEK: the
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('no sealed secret named SMS_AUTH_TOKEN');
     const list = await platformAdmin(['secrets', 'list'], cliEnv);
-    expect(list.stdout.trim().split('\n').map((row) => row.split(/\s+/)[0])).toEqual(['DKIM_PRIVATE_KEY', 'SMS_ACCOUNT_SID', 'SMTP_URL']);
+    expect(
+      list.stdout
+        .trim()
+        .split('\n')
+        .map((row) => row.split(/\s+/)[0]),
+    ).toEqual(['DKIM_PRIVATE_KEY', 'SMS_ACCOUNT_SID', 'SMTP_URL']);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ name: string; action: string }>("SELECT name, action FROM deployment_secret_events WHERE action = 'unset'");
+      const { rows } = await client.query<{ name: string; action: string }>(
+        "SELECT name, action FROM deployment_secret_events WHERE action = 'unset'",
+      );
       expect(rows).toEqual([{ name: 'SMS_AUTH_TOKEN', action: 'unset' }]);
     } finally {
       await client.end();
