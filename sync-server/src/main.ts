@@ -2,6 +2,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp, sealLegacySecrets } from './app.ts';
 import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
+import { DeploymentSecretError, deploymentEnvironment } from './platform/deployment-secrets.ts';
 import { auditWitnessPath } from './platform/auth/audit-witness.ts';
 import { loadAuditSigningKey } from './platform/auth/audit-signing-key.ts';
 import { openDb } from './platform/db/db.ts';
@@ -42,7 +43,13 @@ async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
  *   DATA_DIR/audit-signing.key, generated (mode 0600) on first start. Keep it off the database host's backups.
  * - BASE_URL (default http://localhost:PORT): public address, issuer of staff tokens and base of pay links
  * - REGISTER_KEK: base64 of the 32-byte key-encryption key of the secrets kept in the database (signing key, webhook
- *   secrets); without it DATA_DIR/kek.key is used, and created (mode 0600) on the first start
+ *   secrets, the deployment's messaging credentials); without it DATA_DIR/kek.key is used, and created (mode 0600) on
+ *   the first start
+ * - The messaging credentials below — SMTP_URL, DKIM_PRIVATE_KEY, SMS_…_SID/_TOKEN/_KEY/_SECRET — are best kept sealed
+ *   in the database (`printf %s "$VALUE" | npm run platform-admin -- secrets set <NAME>`): at start they are opened and
+ *   overlaid on the environment, a sealed one winning over the same variable; one given in the clear environment still
+ *   works, with a warning in the start log (its name only). One that does not open with this KEK stops the start,
+ *   naming it (docs/decisions/0093-deployment-secrets-sealed.md)
  * - LOG_FORMAT=pretty (`npm start` sets it): the request log as short readable lines; otherwise one JSON object a line
  * - SMS_PROVIDER=twilio with SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_FROM (E.164) and optionally SMS_API_BASE (default
  *   https://api.twilio.com): texts are sent through that Twilio-compatible API; unset, they stay queued in sms_outbox
@@ -54,8 +61,8 @@ async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
  * - SMTP_URL: the mail server e-mails (receipts, invoices, notices) are sent through, `smtp://user:pass@host:587`
  *   (STARTTLS when offered) or `smtps://user:pass@host:465`; without it they stay queued in `email_outbox`
  * - SMTP_FROM (required with SMTP_URL): the sender address; the store's name is its display name
- * - DKIM_PRIVATE_KEY_FILE, DKIM_SELECTOR (required with the file), DKIM_DOMAIN (default: SMTP_FROM's domain): DKIM
- *   signing of every e-mail
+ * - DKIM_PRIVATE_KEY (the PEM, sealed) or DKIM_PRIVATE_KEY_FILE, DKIM_SELECTOR (required with the key), DKIM_DOMAIN
+ *   (default: SMTP_FROM's domain): DKIM signing of every e-mail
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only); without SMTP_URL or
  *   SMS_PROVIDER, e-mail and texts go to a local mail server and a local SMS provider, kept in DATA_DIR/demo-outbox
@@ -84,6 +91,8 @@ async function main(): Promise<void> {
   // the first start). Without it a database dump signs no token and no webhook.
   const kek = await loadKek({ env: process.env, dataDir, create: true });
   installSecretBox(new SecretBox(kek.key));
+  // The messaging credentials sealed in the database overlay the environment the configuration below reads.
+  const deployment = await deploymentEnvironment(db, process.env);
   await sealLegacySecrets(db);
   const seed = await seedDemoStore(db);
 
@@ -112,10 +121,10 @@ async function main(): Promise<void> {
   const deviceBridgeUrl =
     process.env.START_BRIDGE === '0' && !process.env.BRIDGE_PORT ? null : `ws://127.0.0.1:${Number(process.env.BRIDGE_PORT ?? 8790)}`;
   // Read before the app is built so a half-configured carrier stops the start with the variable's name.
-  let twilio = twilioConfigFromEnv(process.env);
-  const vonage = vonageConfigFromEnv(process.env);
+  let twilio = twilioConfigFromEnv(deployment.env);
+  const vonage = vonageConfigFromEnv(deployment.env);
   // E-mail over SMTP: SMTP_URL (smtp:// or smtps://, credentials in the URL) and SMTP_FROM; without them mail stays queued.
-  let smtp = smtpConfigFromEnv(process.env);
+  let smtp = smtpConfigFromEnv(deployment.env);
   // Demo mode: the store's messages never leave this machine. Without a mail server or a carrier configured, e-mail
   // goes to a local mail server and texts to a local Twilio-compatible provider, both kept in DATA_DIR/demo-outbox.
   const demoOutbox = demoSelfPair ? join(dataDir, 'demo-outbox') : null;
@@ -139,6 +148,8 @@ async function main(): Promise<void> {
     ...(oidc ? { oidc } : {}),
     emailDelivery: { smtp },
   });
+  if (deployment.sealed.length > 0) app.log.info({ sealedSecrets: deployment.sealed }, 'messaging credentials opened from the database (sealed)');
+  for (const warning of deployment.warnings) app.log.warn(warning);
   const idp = await IdentityProvider.load(db, baseUrl);
   const staffToken = await idp.issueStaffToken(
     { staffId: seed.staffId, merchantId: seed.merchantId, role: seed.staffRole },
@@ -196,6 +207,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  // A sealed secret that does not open is the operator's to fix: its one line, not a stack.
+  console.error(err instanceof DeploymentSecretError ? `Register cannot start: ${err.message}` : err);
   process.exit(1);
 });

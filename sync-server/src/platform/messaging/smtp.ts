@@ -76,8 +76,9 @@ const ADDRESS = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+$/;
 /**
  * The SMTP configuration of a deployment from its environment: null without `SMTP_URL` (messages then stay queued).
  * `SMTP_URL` must be an `smtp:` or `smtps:` URL with a host; `SMTP_FROM` (required with it) a bare address. DKIM
- * signing when `DKIM_PRIVATE_KEY_FILE` is set (a PEM private key, read now): `DKIM_SELECTOR` is then required and
- * `DKIM_DOMAIN` defaults to the domain of `SMTP_FROM`.
+ * signing when `DKIM_PRIVATE_KEY` (the PEM private key itself — the sealed deployment secret, main.ts) or else
+ * `DKIM_PRIVATE_KEY_FILE` (a PEM file, read now) is set: `DKIM_SELECTOR` is then required and `DKIM_DOMAIN` defaults
+ * to the domain of `SMTP_FROM`.
  * @throws Error naming the variable when one is missing or malformed, or the key file unreadable (main.ts stops at start-up).
  */
 export function smtpConfigFromEnv(env: Record<string, string | undefined>): SmtpConfig | null {
@@ -94,19 +95,23 @@ export function smtpConfigFromEnv(env: Record<string, string | undefined>): Smtp
   const from = env.SMTP_FROM?.trim();
   if (!from) throw new Error('SMTP_FROM is required with SMTP_URL: the sender address of every e-mail, e.g. receipts@store.example.');
   if (!ADDRESS.test(from)) throw new Error(`Invalid SMTP_FROM: "${from}" is not a bare e-mail address (e.g. receipts@store.example).`);
+  const keyPem = env.DKIM_PRIVATE_KEY?.trim();
   const keyFile = env.DKIM_PRIVATE_KEY_FILE?.trim();
-  if (!keyFile) return { url, from };
+  if (!keyPem && !keyFile) return { url, from };
+  const keyVariable = keyPem ? 'DKIM_PRIVATE_KEY' : 'DKIM_PRIVATE_KEY_FILE';
   const keySelector = env.DKIM_SELECTOR?.trim();
   if (!keySelector || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(keySelector))
-    throw new Error('DKIM_SELECTOR is required with DKIM_PRIVATE_KEY_FILE: the selector the public key is published under (letters, digits, . _ -).');
+    throw new Error(`DKIM_SELECTOR is required with ${keyVariable}: the selector the public key is published under (letters, digits, . _ -).`);
   const domainName = env.DKIM_DOMAIN?.trim() || from.slice(from.lastIndexOf('@') + 1);
   if (!/^[^\s@]+\.[^\s@]+$/.test(domainName)) throw new Error(`Invalid DKIM_DOMAIN: "${domainName}" is not a domain name.`);
   let privateKey: string;
   try {
-    privateKey = readFileSync(keyFile, 'utf8');
+    privateKey = keyPem ? `${keyPem}\n` : readFileSync(keyFile!, 'utf8');
     createPrivateKey(privateKey);
   } catch (err) {
-    throw new Error(`Invalid DKIM_PRIVATE_KEY_FILE: ${keyFile} is not a readable PEM private key (${(err as Error).message}).`);
+    // The key's own bytes never go into the message (a parse error may quote them): only what was wrong.
+    const why = keyPem ? 'is not a PEM private key' : `${keyFile} is not a readable PEM private key (${(err as Error).message})`;
+    throw new Error(`Invalid ${keyVariable}: ${why}.`);
   }
   return { url, from, dkim: { domainName, keySelector, privateKey } };
 }
