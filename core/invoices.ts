@@ -36,6 +36,7 @@ import {
   type JournalTransaction,
   type OrderLine,
   type TaxLine,
+  idnEmail,
   pageQueryFields,
   pageSchema,
 } from './schemas.ts';
@@ -578,12 +579,14 @@ export const payRequestCancelSchema = z.strictObject({ reason: nonBlankText(MAX_
 /**
  * `POST /pay/{id}` body (the hosted pay page): the method and the token the page's sandbox tokeniser made —
  * `tok_sbx_<brand>_<last4>` for cards and wallets, `btok_sbx_<routing>_<last4>` for bank accounts. Never a card or
- * account number: anything else is a 400.
+ * account number: anything else is a 400. `receiptEmail`, when the customer gives one, is where the receipt of the
+ * payment is e-mailed.
  */
 export const payPageChargeSchema = z
   .strictObject({
     method: payPageMethod,
     token: z.string().regex(/^(tok_sbx_(visa|mastercard|amex|discover)_\d{4}|btok_sbx_\d{9}_\d{4})$/, 'must be a token from the pay page tokeniser'),
+    receiptEmail: idnEmail.optional().describe('Where to e-mail the receipt of this payment (the customer types it on the pay page).'),
   })
   .superRefine((b, ctx) => {
     const isBank = b.token.startsWith('btok_');

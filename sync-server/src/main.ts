@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp, sealLegacySecrets } from './app.ts';
 import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
@@ -14,25 +14,7 @@ import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
 import { twilioConfigFromEnv, vonageConfigFromEnv } from './modules/sms/index.ts';
 import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
-import { describeLocalMail, startLocalSmtpServer } from './dev/local-smtp-server.ts';
-import { startLocalSmsProvider, type LocalSmsProvider } from './dev/local-sms-provider.ts';
-
-/** The demo's sending number (the range of numbers reserved for fiction, 555-01xx). */
-const DEMO_SMS_FROM = '+15555550100';
-
-/**
- * The demo's local SMS provider: each text the server sends is appended to `file` as one JSON line (time, from, to,
- * body) and announced on the console without its body.
- */
-async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
-  await mkdir(join(file, '..'), { recursive: true });
-  return startLocalSmsProvider({
-    onMessage: (m) => {
-      console.log(`Demo text:    ${m.from} → ${m.to} (${m.body.length} characters) ${file}`);
-      void appendFile(file, `${JSON.stringify({ at: new Date().toISOString(), from: m.from, to: m.to, body: m.body })}\n`);
-    },
-  });
-}
+import { startDemoOutbox } from './dev/demo-outbox.ts';
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -128,16 +110,10 @@ async function main(): Promise<void> {
   // Demo mode: the store's messages never leave this machine. Without a mail server or a carrier configured, e-mail
   // goes to a local mail server and texts to a local Twilio-compatible provider, both kept in DATA_DIR/demo-outbox.
   const demoOutbox = demoSelfPair ? join(dataDir, 'demo-outbox') : null;
-  const demoMail =
-    demoOutbox && !smtp
-      ? await startLocalSmtpServer({
-          dir: join(demoOutbox, 'mail'),
-          onMessage: (mail, path) => console.log(`Demo e-mail:  ${describeLocalMail(mail, path)}`),
-        })
-      : null;
-  if (demoMail) smtp = { url: demoMail.url, from: 'receipts@demo.register.localhost' };
-  const demoSms = demoOutbox && !twilio && !vonage ? await startDemoSmsProvider(join(demoOutbox, 'sms.jsonl')) : null;
-  if (demoSms) twilio = { apiBase: demoSms.url, accountSid: demoSms.accountSid, authToken: demoSms.authToken, from: DEMO_SMS_FROM };
+  const demo = demoOutbox && (!smtp || (!twilio && !vonage)) ? await startDemoOutbox(demoOutbox, { smtp, twilio, otherCarrier: vonage !== null }) : null;
+  const demoMail = demo?.mail ?? null;
+  const demoSms = demo?.sms ?? null;
+  if (demo) ({ smtp, twilio } = demo);
   const app = await buildApp({
     db,
     smsDelivery: { twilio, vonage },
@@ -193,8 +169,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     try {
       await app.close();
-      await demoMail?.close();
-      await demoSms?.close();
+      await demo?.close();
       await db.close();
       process.exit(0);
     } catch (err) {

@@ -54,8 +54,9 @@ export async function createPayRequest(ctx: AppContext, principal: Principal, in
  * request's row lock, checks it is still pending and unexpired, charges the token on the processor, and records the
  * outcome — an order's link: the payment on the order; an invoice's link: the invoice payment (Dr the rail's clearing
  * account, Cr receivables); otherwise a sale (Dr clearing, Cr revenue and tax, and `sale` stock movements for its
- * catalog lines) — then the request `paid` with its payment and an audit row. A decline is a 402 that charges and
- * changes nothing, its attempt kept in the audit trail (`pay_request.payment_declined`).
+ * catalog lines) — then the request `paid` with its payment and an audit row, and, when the customer gave
+ * `receiptEmail`, the receipt e-mail queued in the same transaction (`pay_request.receipt_sent`). A decline is a 402
+ * that charges and changes nothing, its attempt kept in the audit trail (`pay_request.payment_declined`).
  * @throws ProblemError 404; 409 naming `currentState` when not pending; 402 `card_declined` / `insufficient_funds` /
  *   `expired_card` / `account_closed` / `invalid_token` naming `token`.
  */
@@ -74,8 +75,9 @@ export async function payPayRequest(
       const request = await payLinks.lockPayableRequest(m, id);
       // The cheapest available rail; 409 before any processor is reached when none is.
       const routing = await routeCharge(m, charge.method, request.amountCents);
+      const merchant = await getMerchant(m.tx, m.merchantId);
       // The demo store never reaches a live processor, whatever is configured.
-      const result = await processorFor(await getMerchant(m.tx, m.merchantId), processor).charge({
+      const result = await processorFor(merchant, processor).charge({
         method: charge.method,
         token: charge.token,
         amountCents: request.amountCents,
@@ -157,7 +159,7 @@ export async function payPayRequest(
         memo: `Processing fee of ${id} on ${result.rail}`,
       });
       m.changed('journal-transactions');
-      return payLinks.markPayRequestPaid(m, request, {
+      const payment = {
         method: charge.method,
         rail: result.rail,
         brand: result.brand,
@@ -165,7 +167,11 @@ export async function payPayRequest(
         processorReference: result.processorReference,
         journalTransactionId,
         routing,
-      });
+      };
+      const paid = await payLinks.markPayRequestPaid(m, request, payment);
+      // The receipt, when the customer asked for one on the pay page: queued with the payment, in its transaction.
+      if (charge.receiptEmail) await payLinks.emailPayRequestReceipt(ctx, m, merchant, request, payment, charge.receiptEmail);
+      return paid;
     },
   );
   if (outcome instanceof ProblemError) throw outcome;

@@ -14,6 +14,7 @@ export { cancelPendingPayLinks, pendingInvoiceLinkIds } from './pending.ts';
 // Pay requests.
 export {
   createPayRequest,
+  emailPayRequestReceipt,
   expirePayRequests,
   getPayRequest,
   insertInvoicePayLink,

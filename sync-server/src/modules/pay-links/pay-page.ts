@@ -16,7 +16,8 @@ import { RateLimit, rateLimitHeaders, type RateLimitDecision } from '../../platf
  *
  * Card and account numbers never leave the browser: the page's sandbox tokeniser (like a processor's hosted fields)
  * turns them into `tok_sbx_<brand>_<last4>` / `btok_sbx_<routing>_<last4>`; the inputs carry no `name`, so no form
- * submission can send them either. `POST /pay/{id}` takes `{ method, token }`, honours `Idempotency-Key` (the script
+ * submission can send them either. The customer may give an e-mail address for the receipt. `POST /pay/{id}` takes
+ * `{ method, token, receiptEmail? }`, honours `Idempotency-Key` (the script
  * sends one per attempt) and answers the public outcome.
  */
 export const PAY_PAGE_CSP =
@@ -99,6 +100,7 @@ function payFormsHtml(record: PayRequestRecord): string {
   const amount = escapeHtml(formatMoney(record.amountCents, record.currency));
   return `<section id="pay" data-id="${record.id}" aria-label="Pay">
 <noscript><p class="error">Paying needs JavaScript: the card is tokenised in your browser and never sent to the merchant.</p></noscript>
+<label>E-mail me the receipt (optional)<input id="receipt-email" type="email" inputmode="email" autocomplete="email" maxlength="254" placeholder="you@example.com"></label>
 <div role="tablist" aria-label="Payment method">
 <button type="button" role="tab" id="tab-card" aria-controls="panel-card" aria-selected="true">Card</button>
 <button type="button" role="tab" id="tab-apple_pay" aria-controls="panel-apple_pay" aria-selected="false" tabindex="-1">Apple Pay</button>
@@ -237,7 +239,7 @@ export function registerPayPage(app: FastifyInstance, ctx: AppContext, ops: PayP
             409: 'The request is not pending (`illegal_state_transition`, `currentState`: paid, expired, canceled), or no rail of the store can take this method and amount (`no_rail_available`: disabled, down or outside its limits; nothing charged), or the same Idempotency-Key still in flight (`idempotency_in_flight`)',
           },
           description:
-            'Public. `{ method: card | apple_pay | google_pay | bank_transfer, token }` with a token from the page’s sandbox tokeniser. 200 paid; 402 declined (nothing charged); 409 not pending (`currentState`).',
+            'Public. `{ method: card | apple_pay | google_pay | bank_transfer, token, receiptEmail? }` with a token from the page’s sandbox tokeniser; with `receiptEmail`, the receipt is e-mailed there once paid. 200 paid; 402 declined (nothing charged); 409 not pending (`currentState`).',
           tags: ['pay-requests'],
           params: payParams,
           body: payPageChargeSchema,
@@ -405,11 +407,14 @@ const PAY_PAGE_SCRIPT = `'use strict';
       var t = method === 'card' ? tokenizeCard() : method === 'bank_transfer' ? tokenizeBank() : walletToken();
       if (t.error) { showError(t.error, t.field); return; }
       if (!pendingKey) pendingKey = newKey();
+      var charge = { method: method, token: t.token };
+      var email = String(document.getElementById('receipt-email').value || '').trim();
+      if (email) charge.receiptEmail = email;
       setBusy(form, true);
       fetch('/pay/' + encodeURIComponent(id), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': pendingKey },
-        body: JSON.stringify({ method: method, token: t.token })
+        body: JSON.stringify(charge)
       }).then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (body) {
           if (res.ok) { pendingKey = null; window.location.reload(); return; }
@@ -418,7 +423,8 @@ const PAY_PAGE_SCRIPT = `'use strict';
           pendingKey = null;
           if (res.status === 402) { showError('Payment declined: ' + (body.detail || body.code) + ' (' + body.code + ')'); return; }
           if (res.status === 409) { window.location.reload(); return; }
-          showError(body.detail || 'The payment could not be made.');
+          var emailRefused = (body.errors || []).some(function (e) { return e.path === 'receiptEmail'; });
+          showError(emailRefused ? 'Check the e-mail address for the receipt, or leave it empty.' : body.detail || 'The payment could not be made.', emailRefused ? 'receipt-email' : null);
         });
       }, function () {
         setBusy(form, false);

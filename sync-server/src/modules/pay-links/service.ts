@@ -414,6 +414,79 @@ export async function markPayRequestPaid(
   return toRecord(rows[0]!, m.now);
 }
 
+/** Payment methods as a receipt names them. */
+const RECEIPT_METHOD: Record<string, string> = { card: 'Card', apple_pay: 'Apple Pay', google_pay: 'Google Pay', bank_transfer: 'Bank transfer' };
+
+/**
+ * The plain-text receipt of a paid pay request: the store, the request, when it was paid (the store's time zone), its
+ * lines and tax when it carries catalog lines, the total paid and how (brand and last four, or the account's last four
+ * — never more of a number). Pure.
+ */
+export function payRequestReceiptText(
+  merchant: Pick<MerchantRow, 'name' | 'time_zone'>,
+  request: PayableRequest,
+  payment: NonNullable<PayRequestRecord['payment']>,
+  paidAt: Date,
+): string {
+  const money = (c: number) => formatMoney(c, request.currency);
+  const row = (left: string, right: string) => `${left}${' '.repeat(Math.max(1, 42 - left.length - right.length))}${right}`;
+  const when = new Intl.DateTimeFormat('en-US', { timeZone: merchant.time_zone, dateStyle: 'medium', timeStyle: 'short' }).format(paidAt);
+  const lines = request.lineItems ?? [];
+  const tax = lines.reduce((a, l) => a + l.taxCents, 0);
+  const method = RECEIPT_METHOD[payment.method] ?? payment.method;
+  const how =
+    payment.brand && payment.last4
+      ? `${method} (${payment.brand} •••• ${payment.last4})`
+      : payment.last4
+        ? `${method} (•••• ${payment.last4})`
+        : method;
+  return [
+    merchant.name,
+    `Payment ${request.id}`,
+    when,
+    ...(request.memo ? [request.memo] : []),
+    '',
+    ...lines.map((l) => row(`${l.quantity} × ${l.name}`, money(l.grossCents))),
+    ...(tax > 0 ? [row('Tax', money(tax))] : []),
+    row('Total', money(request.amountCents)),
+    row(`Paid by ${how}`, money(request.amountCents)),
+    '',
+    'Thank you!',
+  ].join('\n');
+}
+
+/**
+ * E-mails the receipt of a pay request just paid in mutation `m` to `to` (the address the customer gave on the pay
+ * page): through the e-mail outbox in the payment's own transaction, so it exists exactly when the payment does and
+ * once per payment (the request is paid once), and audited (`pay_request.receipt_sent`). Returns the message id.
+ */
+export async function emailPayRequestReceipt(
+  ctx: Pick<AppContext, 'email'>,
+  m: Mutation,
+  merchant: Pick<MerchantRow, 'name' | 'time_zone'>,
+  request: PayableRequest,
+  payment: NonNullable<PayRequestRecord['payment']>,
+  to: string,
+): Promise<string> {
+  const { id } = await ctx.email.send(
+    {
+      merchantId: m.merchantId,
+      to,
+      subject: `Your receipt from ${merchant.name}: ${formatMoney(request.amountCents, request.currency)} paid`,
+      body: payRequestReceiptText(merchant, request, payment, m.now),
+      kind: 'receipt',
+    },
+    { tx: m.tx, now: m.now },
+  );
+  await m.audit({
+    action: 'pay_request.receipt_sent',
+    entityType: 'pay_request',
+    entityId: request.id,
+    data: { channel: 'email', to, messageId: id },
+  });
+  return id;
+}
+
 /**
  * The expiry job: stores `expired` on every pending request past its expiry, with an audit row each
  * (actor `system`), one mutation per merchant at `now`. Reads already show them expired; this makes the stored state
