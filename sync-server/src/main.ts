@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   // Demo mode: the store's messages never leave this machine. Without a mail server or a carrier configured, e-mail
   // goes to a local mail server and texts to a local Twilio-compatible provider, both kept in DATA_DIR/demo-outbox.
   const demoOutbox = demoSelfPair ? join(dataDir, 'demo-outbox') : null;
-  const demo = demoOutbox && (!smtp || (!twilio && !vonage)) ? await startDemoOutbox(demoOutbox, { smtp, twilio, otherCarrier: vonage !== null }) : null;
+  const demo =
+    demoOutbox && (!smtp || (!twilio && !vonage)) ? await startDemoOutbox(demoOutbox, { smtp, twilio, otherCarrier: vonage !== null }) : null;
   const demoMail = demo?.mail ?? null;
   const demoSms = demo?.sms ?? null;
   if (demo) ({ smtp, twilio } = demo);
