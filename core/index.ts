@@ -12,6 +12,7 @@ export * from './receipt.ts';
 export * from './canonical-json.ts';
 export * from './phone.ts';
 export * from './sms-segments.ts';
+export * from './message-templates.ts';
 export * from './sale.ts';
 export * from './devices.ts';
 export * from './events.ts';

@@ -2,10 +2,17 @@
  * Store settings (docs/api.md "Settings"; staff only): the merchant's IANA time zone, which reports count days in
  * (services/reports.ts), the default country of phone numbers typed without `+` (customers) and the tip bound
  * (core `TipLimit`: basis points of the order total or a fixed amount, whichever is larger), the store's e-mail
- * address for answers (the Reply-To of its e-mails, platform/messaging/smtp.ts). Name and currency
+ * address for answers (the Reply-To of its e-mails, platform/messaging/smtp.ts), the language of its e-mails and texts
+ * (message-templates.ts). Name and currency
  * are shown, not changed here: the currency is fixed once money has moved.
  */
-import { storeSettingsSchema, storeSettingsUpdateSchema, type StoreSettings, type StoreSettingsUpdate } from '../../../../core/index.ts';
+import {
+  storeSettingsSchema,
+  storeSettingsUpdateSchema,
+  type StoreLanguage,
+  type StoreSettings,
+  type StoreSettingsUpdate,
+} from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -32,6 +39,7 @@ interface MerchantRow {
   confirm_sell_past_zero: boolean;
   offline_sign_in_days: number;
   email_reply_to: string | null;
+  language: StoreLanguage;
   is_demo: boolean;
 }
 
@@ -47,13 +55,14 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   cashierRefundLimitCents: Number(r.cashier_refund_limit_cents),
   confirmSellPastZero: r.confirm_sell_past_zero,
   offlineSignInDays: Number(r.offline_sign_in_days),
+  language: r.language,
   emailReplyTo: r.email_reply_to,
   moneyMovement: moneyMovementOf(r),
 });
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
   const { rows } = await db.query<MerchantRow>(
-    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, is_demo FROM merchants WHERE id = $1',
+    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, language, is_demo FROM merchants WHERE id = $1',
     [merchantId],
   );
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
@@ -91,6 +100,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       confirm_sell_past_zero: input.confirmSellPastZero ?? before.confirm_sell_past_zero,
       offline_sign_in_days: input.offlineSignInDays ?? Number(before.offline_sign_in_days),
       email_reply_to: input.emailReplyTo === undefined ? before.email_reply_to : input.emailReplyTo,
+      language: input.language ?? before.language,
     };
     const changes: Record<string, { from: string | number | null; to: string | number | null }> = {};
     await tx.query('UPDATE merchants SET time_zone = $2, default_country = $3, tip_limit_basis_points = $4, tip_limit_cents = $5 WHERE id = $1', [
@@ -119,6 +129,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.email_reply_to !== before.email_reply_to) {
       await tx.query('UPDATE merchants SET email_reply_to = $2 WHERE id = $1', [principal.merchantId, after.email_reply_to]);
       changes.emailReplyTo = { from: before.email_reply_to, to: after.email_reply_to };
+    }
+    if (after.language !== before.language) {
+      await tx.query('UPDATE merchants SET language = $2 WHERE id = $1', [principal.merchantId, after.language]);
+      changes.language = { from: before.language, to: after.language };
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };
