@@ -91,7 +91,19 @@ export interface MessageKindSpec {
   required: readonly MessagePlaceholder[];
 }
 
-const INVOICE_PLACEHOLDERS = ['store', 'invoiceNumber', 'lines', 'subtotal', 'tax', 'total', 'paid', 'balanceDue', 'dueDate', 'memo', 'payLink'] as const;
+const INVOICE_PLACEHOLDERS = [
+  'store',
+  'invoiceNumber',
+  'lines',
+  'subtotal',
+  'tax',
+  'total',
+  'paid',
+  'balanceDue',
+  'dueDate',
+  'memo',
+  'payLink',
+] as const;
 
 /** Each kind's channel, title, placeholders and required placeholders. */
 export const MESSAGE_KIND_SPECS: Record<MessageKind, MessageKindSpec> = {
@@ -111,7 +123,12 @@ export const MESSAGE_KIND_SPECS: Record<MessageKind, MessageKindSpec> = {
   invoice_reminder_email: { channel: 'email', title: 'Invoice reminder e-mail', placeholders: INVOICE_PLACEHOLDERS, required: ['payLink'] },
   invoice_sms: { channel: 'sms', title: 'Invoice text', placeholders: INVOICE_PLACEHOLDERS, required: ['payLink'] },
   invoice_reminder_sms: { channel: 'sms', title: 'Invoice reminder text', placeholders: INVOICE_PLACEHOLDERS, required: ['payLink'] },
-  pay_request_sms: { channel: 'sms', title: 'Pay request text (Text-to-Pay)', placeholders: ['store', 'amount', 'memo', 'payLink'], required: ['payLink'] },
+  pay_request_sms: {
+    channel: 'sms',
+    title: 'Pay request text (Text-to-Pay)',
+    placeholders: ['store', 'amount', 'memo', 'payLink'],
+    required: ['payLink'],
+  },
   app_suspended_email: {
     channel: 'email',
     title: 'App suspended e-mail (to owners)',
@@ -255,7 +272,8 @@ function parse(text: string, allowed: readonly string[]): { nodes: Node[] } | { 
   const stack: { name: string; children: Node[] }[] = [];
   const into = () => stack.at(-1)?.children ?? root;
   const pushText = (chunk: string): string | undefined => {
-    if (chunk.includes('{{') || chunk.includes('}}')) return `has a malformed placeholder near "${chunk.slice(Math.max(0, chunk.search(/\{\{|\}\}/)), 40)}": write {{name}}`;
+    if (chunk.includes('{{') || chunk.includes('}}'))
+      return `has a malformed placeholder near "${chunk.slice(Math.max(0, chunk.search(/\{\{|\}\}/)), 40)}": write {{name}}`;
     if (chunk) into().push({ t: 'text', text: chunk });
     return undefined;
   };
@@ -275,7 +293,8 @@ function parse(text: string, allowed: readonly string[]): { nodes: Node[] } | { 
       stack.push(section);
     } else if (sigil === '/') {
       const open = stack.pop();
-      if (open?.name !== name) return { problem: open ? `closes {{/${name}}} where {{/${open.name}}} was expected` : `closes {{/${name}}} that was never opened` };
+      if (open?.name !== name)
+        return { problem: open ? `closes {{/${name}}} where {{/${open.name}}} was expected` : `closes {{/${name}}} that was never opened` };
     } else {
       into().push({ t: 'var', name });
     }
@@ -335,7 +354,8 @@ export function templateProblems(kind: MessageKind, template: MessageTemplate): 
   }
   const topLevel = new Set(parsed.nodes.flatMap((n) => (n.t === 'var' ? [n.name] : [])));
   for (const name of spec.required) {
-    if (!topLevel.has(name)) problems.push({ path: 'body', message: `must contain {{${name}}} (${MESSAGE_PLACEHOLDERS[name]}) outside any {{#…}} section` });
+    if (!topLevel.has(name))
+      problems.push({ path: 'body', message: `must contain {{${name}}} (${MESSAGE_PLACEHOLDERS[name]}) outside any {{#…}} section` });
   }
   return problems;
 }
@@ -358,7 +378,12 @@ export function renderMessage(kind: MessageKind, template: MessageTemplate, valu
   };
   const body = render(template.body);
   if (spec.channel === 'sms') return { subject: null, body: body.replace(NO_BREAK_SPACES, ' ') };
-  return { subject: render(template.subject ?? '').replace(/\s*\n\s*/g, ' ').trim(), body };
+  return {
+    subject: render(template.subject ?? '')
+      .replace(/\s*\n\s*/g, ' ')
+      .trim(),
+    body,
+  };
 }
 
 /**
