@@ -16,15 +16,8 @@ import { formatMoney } from './money.ts';
 /** The languages a store may send its messages in (ISO 639-1). */
 export const STORE_LANGUAGES = ['en', 'es', 'fr'] as const;
 export type StoreLanguage = (typeof STORE_LANGUAGES)[number];
-/** Every store's language until it is changed in the settings. */
-export const DEFAULT_STORE_LANGUAGE: StoreLanguage = 'en';
 /** Each language as its speakers name it (the settings' language menu). */
 export const STORE_LANGUAGE_NAMES: Record<StoreLanguage, string> = { en: 'English', es: 'Español', fr: 'Français' };
-
-/** True when `value` is one of {@link STORE_LANGUAGES}. */
-export function isStoreLanguage(value: unknown): value is StoreLanguage {
-  return typeof value === 'string' && (STORE_LANGUAGES as readonly string[]).includes(value);
-}
 
 /** The Intl locale amounts are formatted in for a store language (`en` keeps the `en-US` the server always used). */
 const MONEY_LOCALES: Record<StoreLanguage, string> = { en: 'en-US', es: 'es', fr: 'fr' };
@@ -50,11 +43,6 @@ export const MESSAGE_KINDS = [
   'app_suspended_email',
 ] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
-
-/** True when `value` is one of {@link MESSAGE_KINDS}. */
-export function isMessageKind(value: unknown): value is MessageKind {
-  return typeof value === 'string' && (MESSAGE_KINDS as readonly string[]).includes(value);
-}
 
 /** What each placeholder stands for (the editor's list; the same name means the same thing in every kind). */
 export const MESSAGE_PLACEHOLDERS = {

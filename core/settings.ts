@@ -139,7 +139,7 @@ export const messageTemplateViewSchema = z.strictObject({
   language: z.enum(STORE_LANGUAGES),
   subject: z.string().nullable().describe('E-mail subject template; null for SMS.'),
   body: z.string().describe('Body template: {{name}} placeholders and {{#name}}…{{/name}} sections.'),
-  overridden: z.boolean().describe("True when the store saved its own template; false: the built-in default of the language."),
+  overridden: z.boolean().describe('True when the store saved its own template; false: the built-in default of the language.'),
   defaultSubject: z.string().nullable(),
   defaultBody: z.string(),
   placeholders: z.array(z.strictObject({ name: z.string(), description: z.string(), required: z.boolean() })),
