@@ -154,7 +154,7 @@ export const messageTemplateSaveSchema = z.strictObject({
 });
 export type MessageTemplateSave = z.infer<typeof messageTemplateSaveSchema>;
 
-/** `POST /api/pos/message-templates/preview`: a template to render with sample data (saved or not). */
+/** `POST /api/pos/message-template-previews`: a template to render with sample data (saved or not). */
 export const messageTemplatePreviewRequestSchema = messageTemplateSaveSchema.extend({ kind: z.enum(MESSAGE_KINDS) });
 export type MessageTemplatePreviewRequest = z.infer<typeof messageTemplatePreviewRequestSchema>;
 

@@ -96,7 +96,7 @@ describe.each(databaseTargets())('message templates on $name', (target) => {
   });
 
   it('previews a template with sample data: SMS parts, the escaped HTML of an e-mail, the same 400s', async () => {
-    const short = await call('POST', '/api/pos/message-templates/preview', {
+    const short = await call('POST', '/api/pos/message-template-previews', {
       kind: 'pay_request_sms',
       body: '{{store}}: {{amount}}{{#memo}} ({{memo}}){{/memo}} {{payLink}}',
     });
@@ -109,15 +109,15 @@ describe.each(databaseTargets())('message templates on $name', (target) => {
       body: `${server.credentials.merchantName}: $12.50 (Table 4) ${server.baseUrl}/pay/pr_01SAMPLE`,
       sms: { encoding: 'GSM-7', segments: 1 },
     });
-    const long = await call('POST', '/api/pos/message-templates/preview', { kind: 'pay_request_sms', body: `${'x'.repeat(170)} {{payLink}}` });
+    const long = await call('POST', '/api/pos/message-template-previews', { kind: 'pay_request_sms', body: `${'x'.repeat(170)} {{payLink}}` });
     expect(long.json().sms).toMatchObject({ encoding: 'GSM-7', segments: 2 });
-    const unicode = await call('POST', '/api/pos/message-templates/preview', {
+    const unicode = await call('POST', '/api/pos/message-template-previews', {
       kind: 'pay_request_sms',
       body: 'Paga aquí ☕ {{payLink}}',
       language: 'es',
     });
     expect(unicode.json()).toMatchObject({ language: 'es', sms: { encoding: 'UCS-2', segments: 1 } });
-    const email = await call('POST', '/api/pos/message-templates/preview', {
+    const email = await call('POST', '/api/pos/message-template-previews', {
       kind: 'invoice_email',
       subject: 'Factura {{invoiceNumber}}',
       body: '<b>{{store}}</b> {{balanceDue}}\n\n{{payLink}}',
@@ -128,7 +128,7 @@ describe.each(databaseTargets())('message templates on $name', (target) => {
     expect(email.json().body).toMatch(/^<b>.*<\/b> 26,75\s\$US/);
     expect(email.json().html).toContain('&lt;b&gt;');
     expect(email.json().html).not.toContain('<b>');
-    const bad = await call('POST', '/api/pos/message-templates/preview', { kind: 'pay_request_sms', body: '{{amount}} {{tip}} {{payLink}}' });
+    const bad = await call('POST', '/api/pos/message-template-previews', { kind: 'pay_request_sms', body: '{{amount}} {{tip}} {{payLink}}' });
     expect(bad.statusCode).toBe(400);
     expect(fieldsOf(bad)).toEqual(['body']);
   });

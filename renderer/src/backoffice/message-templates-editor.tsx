@@ -1,7 +1,7 @@
 /**
  * Back office → Settings → Message templates: the text of each e-mail and SMS the store sends (receipts, invoices and
  * reminders, pay requests, the app-suspended notice), per language, with a live preview the server renders from
- * sample data (`POST /api/pos/message-templates/preview`: the subject, the body, an SMS's parts). Saving (`PUT`) or
+ * sample data (`POST /api/pos/message-template-previews`: the subject, the body, an SMS's parts). Saving (`PUT`) or
  * resetting (`DELETE /api/pos/message-templates/{kind}`) is the owner's; the server's 400s name `subject` or `body`
  * and show under the field. docs/decisions/0094-message-templates-per-store-and-language.md.
  */

@@ -389,9 +389,9 @@ export class BackOfficeApi {
   resetMessageTemplate(kind: MessageKind, language: StoreLanguage) {
     return this.request<MessageTemplateView>('DELETE', withQuery(`/api/pos/message-templates/${encodeURIComponent(kind)}`, { language }));
   }
-  /** `POST /api/pos/message-templates/preview`: the template rendered with sample data; changes nothing. */
+  /** `POST /api/pos/message-template-previews`: the template rendered with sample data; changes nothing. */
   previewMessageTemplate(input: MessageTemplatePreviewRequest) {
-    return this.request<MessageTemplatePreview>('POST', '/api/pos/message-templates/preview', input);
+    return this.request<MessageTemplatePreview>('POST', '/api/pos/message-template-previews', input);
   }
 
   updateCustomer(id: string, patch: CustomerUpdateInput) {

@@ -24,7 +24,7 @@ const templateParams = z.strictObject({ kind: z.enum(MESSAGE_KINDS) });
 /**
  * Store settings (staff only): `GET` and `PATCH /api/pos/settings` (logic in settings.ts), and the store's message
  * templates: `GET /api/pos/message-templates`, `PUT` / `DELETE /api/pos/message-templates/{kind}`,
- * `POST /api/pos/message-templates/preview` (logic in message-templates.ts).
+ * `POST /api/pos/message-template-previews` (logic in message-templates.ts).
  */
 export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get(
@@ -139,7 +139,7 @@ export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): v
   );
 
   app.post(
-    '/api/pos/message-templates/preview',
+    '/api/pos/message-template-previews',
     {
       onRequest: guard(ctx, 'staff'),
       config: {
@@ -152,7 +152,6 @@ export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): v
           body: messageTemplatePreviewRequestSchema,
           response: messageTemplatePreviewSchema,
           status: 200,
-          idempotent: false,
         } satisfies RouteDoc,
       },
     },

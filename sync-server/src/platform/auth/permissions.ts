@@ -130,7 +130,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/settings': 'manager',
   // Message templates: managers read and preview them; saving one is the owner's, as every settings change
   'GET /api/pos/message-templates': 'manager',
-  'POST /api/pos/message-templates/preview': 'manager',
+  'POST /api/pos/message-template-previews': 'manager',
   // Shifts and the daily closeout: managers read shifts and close the store's day
   'GET /api/pos/shifts/:id': 'manager',
   'GET /api/pos/shifts/:id/report': 'manager',
