@@ -1,5 +1,6 @@
 /** Store settings as the settings API answers them (`GET` / `PATCH /api/pos/settings`, staff only). */
 import { z } from 'zod';
+import { MESSAGE_KINDS, STORE_LANGUAGES } from './message-templates.ts';
 import { MAX_AMOUNT_CENTS, mulDivHalfEven } from './money.ts';
 import { isPhoneCountry } from './phone.ts';
 import { localTimeOfDay } from './quiet-hours.ts';
@@ -77,6 +78,9 @@ export const storeSettingsSchema = z.strictObject({
     .describe(
       'A staff member who signed in on a register online within this many days may sign in on it while it is offline (PIN checked on the register; lockout after 5 wrong tries). 0 = offline sign-in off. Default 7.',
     ),
+  language: z
+    .enum(STORE_LANGUAGES)
+    .describe("ISO 639-1: the language of the store's e-mails and texts to customers (receipts, invoices, pay requests). Default en."),
   emailReplyTo: z
     .string()
     .nullable()
@@ -130,6 +134,7 @@ export const storeSettingsUpdateFields = {
     .max(30)
     .optional()
     .describe('Days after an online sign-in on a register during which that staff member may sign in there offline (0 = never).'),
+  language: z.enum(STORE_LANGUAGES).optional().describe("The language of the store's e-mails and texts: en, es or fr."),
   emailReplyTo: idnEmail.nullable().optional().describe("The store's e-mail address for answers to its e-mails (Reply-To); null removes it."),
   smsQuietHoursStart: localTimeOfDay
     .nullable()
@@ -141,3 +146,44 @@ export const storeSettingsUpdateFields = {
 /** `PATCH /api/pos/settings`: the fields to change (at least one). */
 export const storeSettingsUpdateSchema = patchBody(storeSettingsUpdateFields);
 export type StoreSettingsUpdate = z.infer<typeof storeSettingsUpdateSchema>;
+
+/** One kind of message's template as `GET /api/pos/message-templates` answers it (core/message-templates.ts). */
+export const messageTemplateViewSchema = z.strictObject({
+  kind: z.enum(MESSAGE_KINDS),
+  channel: z.enum(['email', 'sms']),
+  title: z.string(),
+  language: z.enum(STORE_LANGUAGES),
+  subject: z.string().nullable().describe('E-mail subject template; null for SMS.'),
+  body: z.string().describe('Body template: {{name}} placeholders and {{#name}}…{{/name}} sections.'),
+  overridden: z.boolean().describe('True when the store saved its own template; false: the built-in default of the language.'),
+  defaultSubject: z.string().nullable(),
+  defaultBody: z.string(),
+  placeholders: z.array(z.strictObject({ name: z.string(), description: z.string(), required: z.boolean() })),
+});
+export type MessageTemplateView = z.infer<typeof messageTemplateViewSchema>;
+
+/** `PUT /api/pos/message-templates/{kind}`: the store's own template for one kind and language. */
+export const messageTemplateSaveSchema = z.strictObject({
+  language: z.enum(STORE_LANGUAGES).optional().describe("The language the template is for; default the store's."),
+  subject: z.string().nullable().optional().describe('E-mail subject; null or absent for SMS.'),
+  body: z.string(),
+});
+export type MessageTemplateSave = z.infer<typeof messageTemplateSaveSchema>;
+
+/** `POST /api/pos/message-template-previews`: a template to render with sample data (saved or not). */
+export const messageTemplatePreviewRequestSchema = messageTemplateSaveSchema.extend({ kind: z.enum(MESSAGE_KINDS) });
+export type MessageTemplatePreviewRequest = z.infer<typeof messageTemplatePreviewRequestSchema>;
+
+/** The preview: the rendered subject and body, the e-mail's HTML part, an SMS's alphabet and parts. */
+export const messageTemplatePreviewSchema = z.strictObject({
+  kind: z.enum(MESSAGE_KINDS),
+  language: z.enum(STORE_LANGUAGES),
+  subject: z.string().nullable(),
+  body: z.string(),
+  html: z.string().nullable().describe('The HTML part the e-mail would carry (escaped text); null for SMS.'),
+  sms: z
+    .strictObject({ encoding: z.enum(['GSM-7', 'UCS-2']), units: z.int(), segments: z.int(), remaining: z.int() })
+    .nullable()
+    .describe('SMS kinds: alphabet, length and billed parts (core/sms-segments.ts); null for e-mail.'),
+});
+export type MessageTemplatePreview = z.infer<typeof messageTemplatePreviewSchema>;

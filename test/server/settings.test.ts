@@ -45,6 +45,7 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       cashierRefundLimitCents: 5000,
       confirmSellPastZero: false,
       offlineSignInDays: 7,
+      language: 'en',
       emailReplyTo: null,
       smsQuietHoursStart: null,
       smsQuietHoursEnd: null,

@@ -2,8 +2,9 @@
  * Back office → Settings: the store's time zone (reports count days in it), the business day's cut-off hour (shifts
  * and the daily closeout count days from it, in that time zone), the country of phone numbers typed
  * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
- * fixed amount), how many days after an online sign-in a staff member may sign in on that register offline, and the
- * quiet hours of the store's texts (invoice texts and reminders wait until they end; both empty = none).
+ * fixed amount), how many days after an online sign-in a staff member may sign in on that register offline, the
+ * quiet hours of the store's texts (invoice texts and reminders wait until they end; both empty = none), and the
+ * language of the store's e-mails and texts, whose templates are edited below the form (message-templates-editor.tsx).
  * `GET` / `PATCH /api/pos/settings`. The form checks each field with the request body's own rule (core
  * `storeSettingsUpdateFields`) before sending; field errors of the server's problem show in place as well.
  */
@@ -11,12 +12,13 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { storeSettingsUpdateFields } from '../../../core/index.ts';
+import { STORE_LANGUAGE_NAMES, STORE_LANGUAGES, storeSettingsUpdateFields } from '../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
 import type { StoreSettings } from '../common/back-office-api.ts';
 import { Field, LoadError } from '../common/back-office-kit.tsx';
 import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 import { showProblem, typed } from '../common/forms.ts';
+import { MessageTemplatesEditor } from './message-templates-editor.tsx';
 
 /** IANA zones the browser knows (the server checks against its own list), with the current one kept first if missing. */
 function timeZones(current: string): string[] {
@@ -52,6 +54,7 @@ function settingsForm(currency: string) {
     offlineSignInDays: typed(wholeNumberOf, 'must be a whole number of days', f.offlineSignInDays),
     smsQuietHoursStart: typed(timeOrNone, 'must be a time, e.g. 21:00', f.smsQuietHoursStart),
     smsQuietHoursEnd: typed(timeOrNone, 'must be a time, e.g. 08:00', f.smsQuietHoursEnd),
+    language: f.language,
   });
 }
 type SettingsForm = ReturnType<typeof settingsForm>;
@@ -70,6 +73,7 @@ function typedOf(s: StoreSettings): Typed {
     offlineSignInDays: String(s.offlineSignInDays),
     smsQuietHoursStart: s.smsQuietHoursStart ?? '',
     smsQuietHoursEnd: s.smsQuietHoursEnd ?? '',
+    language: s.language,
   };
 }
 
@@ -246,6 +250,22 @@ function SettingsFormView({ settings }: { settings: StoreSettings }) {
             >
               {(props) => <input {...props} type="time" className="bo-input" {...register('smsQuietHoursEnd')} data-testid="settings-quiet-end" />}
             </Field>
+            <Field
+              id={`${formId}-language`}
+              label="Language of e-mails and texts"
+              error={errors.language?.message}
+              hint="Receipts, invoices and pay requests are written in it (templates below)"
+            >
+              {(props) => (
+                <select {...props} className="bo-input" {...register('language')} data-testid="settings-language">
+                  {STORE_LANGUAGES.map((l) => (
+                    <option key={l} value={l}>
+                      {STORE_LANGUAGE_NAMES[l]}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           </div>
           <div className="bo-actions">
             {saved ? (
@@ -259,6 +279,7 @@ function SettingsFormView({ settings }: { settings: StoreSettings }) {
           </div>
         </form>
       </div>
+      <MessageTemplatesEditor key={settings.language} storeLanguage={settings.language} />
     </section>
   );
 }

@@ -40,6 +40,12 @@ import type {
   StockLevel,
   StockMovementResult,
   StoreSettings,
+  MessageKind,
+  MessageTemplatePreview,
+  MessageTemplatePreviewRequest,
+  MessageTemplateSave,
+  MessageTemplateView,
+  StoreLanguage,
   RailConfig,
   TaxReport,
   TenderRow,
@@ -361,10 +367,31 @@ export class BackOfficeApi {
   /** `PATCH /api/pos/settings`: time zone and/or default phone country. */
   updateSettings(
     patch: Partial<
-      Pick<StoreSettings, 'timeZone' | 'dayCutoffHour' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents'>
+      Pick<
+        StoreSettings,
+        'timeZone' | 'dayCutoffHour' | 'defaultCountry' | 'tipLimitBasisPoints' | 'tipLimitCents' | 'cashierRefundLimitCents' | 'language'
+      >
     >,
   ) {
     return this.request<StoreSettings>('PATCH', '/api/pos/settings', patch);
+  }
+
+  /* message templates (docs/decisions/0094-message-templates-per-store-and-language.md) */
+  /** `GET /api/pos/message-templates`: every kind's template in `language` (default the store's). */
+  messageTemplates(language?: StoreLanguage) {
+    return this.request<{ items: MessageTemplateView[] }>('GET', withQuery('/api/pos/message-templates', { language }));
+  }
+  /** `PUT /api/pos/message-templates/{kind}`: the store's own template (400 naming `subject` or `body`). */
+  saveMessageTemplate(kind: MessageKind, input: MessageTemplateSave) {
+    return this.request<MessageTemplateView>('PUT', `/api/pos/message-templates/${encodeURIComponent(kind)}`, input);
+  }
+  /** `DELETE /api/pos/message-templates/{kind}`: back to the built-in default. */
+  resetMessageTemplate(kind: MessageKind, language: StoreLanguage) {
+    return this.request<MessageTemplateView>('DELETE', withQuery(`/api/pos/message-templates/${encodeURIComponent(kind)}`, { language }));
+  }
+  /** `POST /api/pos/message-template-previews`: the template rendered with sample data; changes nothing. */
+  previewMessageTemplate(input: MessageTemplatePreviewRequest) {
+    return this.request<MessageTemplatePreview>('POST', '/api/pos/message-template-previews', input);
   }
 
   updateCustomer(id: string, patch: CustomerUpdateInput) {

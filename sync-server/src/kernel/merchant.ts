@@ -1,10 +1,10 @@
-import type { TipLimit } from '../../../core/index.ts';
+import type { StoreLanguage, TipLimit } from '../../../core/index.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { ProblemError } from '../platform/http/problem.ts';
 
 /**
  * The merchant as every module reads it: id, display name, currency (ISO 4217), IANA time zone, default country
- * (ISO 3166-1 alpha-2, for national phone numbers), demo flag, tip bound. Read-only here: the `merchants` table is written by
+ * (ISO 3166-1 alpha-2, for national phone numbers), demo flag, tip bound, language of its messages. Read-only here: the `merchants` table is written by
  * the merchants module alone (modules/merchants/settings.ts, seed.ts).
  */
 export interface MerchantRow {
@@ -18,6 +18,8 @@ export interface MerchantRow {
   tip_limit_basis_points: number;
   /** … or this fixed amount in minor units, whichever is larger. */
   tip_limit_cents: number;
+  /** The language of its e-mails and texts (kernel/message-templates.ts). */
+  language: StoreLanguage;
 }
 
 /** The merchant's tip bound as core's `TipLimit`. */
@@ -31,7 +33,7 @@ export function tipLimitOf(merchant: Pick<MerchantRow, 'tip_limit_basis_points' 
  */
 export async function getMerchant(db: Queryable, merchantId: string): Promise<MerchantRow> {
   const { rows } = await db.query<MerchantRow>(
-    'SELECT id, name, currency, is_demo, time_zone, default_country, tip_limit_basis_points, tip_limit_cents FROM merchants WHERE id = $1',
+    'SELECT id, name, currency, is_demo, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, language FROM merchants WHERE id = $1',
     [merchantId],
   );
   if (!rows[0]) throw new ProblemError(404, 'merchant_not_found', `Merchant ${merchantId} does not exist.`);

@@ -37,6 +37,7 @@ import {
 } from '../../../../core/index.ts';
 import { appendAudit } from '../../kernel/audit.ts';
 import { getMerchant } from '../../kernel/merchant.ts';
+import { composeMessage } from '../../kernel/message-templates.ts';
 import { mutation, type Mutation } from '../../kernel/mutation.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { lockMerchant, type Queryable } from '../../platform/db/db.ts';
@@ -773,16 +774,17 @@ async function noticeSuspension(
     `SELECT email FROM staff WHERE merchant_id = $1 AND role = 'owner' AND email IS NOT NULL ORDER BY id`,
     [sub.merchant_id],
   );
+  if (owners.rows.length === 0) return;
+  // In the store's language, with its own template if it saved one (kernel/message-templates.ts).
+  const merchant = await getMerchant(tx, sub.merchant_id);
+  const notice = await composeMessage(tx, merchant, 'app_suspended_email', {
+    store: merchant.name,
+    app: app?.name ?? sub.app_id,
+    attempts: String(attempts),
+    declineCode: code,
+  });
   for (const o of owners.rows) {
-    await email.send(
-      {
-        merchantId: sub.merchant_id,
-        to: o.email,
-        subject: `${app?.name ?? 'An app'} is suspended: its subscription could not be charged`,
-        body: `Your billing method was declined ${attempts} times (${code}) for the subscription of ${app?.name ?? sub.app_id}, so the app is suspended. Update the billing method in the back office to reactivate it.`,
-      },
-      { tx, now },
-    );
+    await email.send({ merchantId: sub.merchant_id, to: o.email, subject: notice.subject ?? '', body: notice.body }, { tx, now });
   }
 }
 

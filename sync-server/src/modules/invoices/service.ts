@@ -21,7 +21,9 @@ import {
   buildInvoiceVoidJournal,
   effectiveInvoiceStatus,
   formatInvoiceNumber,
-  formatMoney,
+  formatStoreMoney,
+  type MessagePlaceholder,
+  type StoreLanguage,
   InvoicePricingError,
   MAX_AMOUNT_CENTS,
   newId,
@@ -53,6 +55,7 @@ import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.t
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
 import { getJournalTransaction } from '../../kernel/ledger.ts';
 import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
+import { composeMessage } from '../../kernel/message-templates.ts';
 import { renderInvoicePdf } from './pdf.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
@@ -519,23 +522,25 @@ export function channelsFor(billTo: Invoice['billTo'], asked: readonly ('sms' | 
   return all;
 }
 
-function emailBody(merchantName: string, inv: Invoice, url: string): string {
-  const money = (c: number) => formatMoney(c, inv.currency);
-  const lines = inv.lines.map((l) => `  ${l.quantity} x ${l.description}  ${money(l.grossCents)}`).join('\n');
-  return [
-    `${merchantName} sent you invoice ${inv.number}.`,
-    '',
-    lines,
-    '',
-    `Subtotal: ${money(inv.subtotalCents)}`,
-    `Tax: ${money(inv.taxCents)}`,
-    `Total: ${money(inv.totalCents)}`,
-    ...(inv.paidCents > 0 ? [`Paid: ${money(inv.paidCents)}`] : []),
-    `Balance due: ${money(inv.balanceDueCents)} by ${inv.dueDate}`,
-    ...(inv.memo ? ['', inv.memo] : []),
-    '',
-    `Pay online: ${url}`,
-  ].join('\n');
+/**
+ * The placeholders of an invoice's messages (core MESSAGE_KIND_SPECS `invoice_*`): amounts in the invoice's currency
+ * and the store's language, the lines one a line, the pay link `url` as made (signed and expiring as always).
+ */
+function invoiceMessageValues(merchantName: string, language: StoreLanguage, inv: Invoice, url: string): Partial<Record<MessagePlaceholder, string>> {
+  const money = (c: number) => formatStoreMoney(c, inv.currency, language);
+  return {
+    store: merchantName,
+    invoiceNumber: inv.number,
+    lines: inv.lines.map((l) => `  ${l.quantity} x ${l.description}  ${money(l.grossCents)}`).join('\n'),
+    subtotal: money(inv.subtotalCents),
+    tax: money(inv.taxCents),
+    total: money(inv.totalCents),
+    paid: inv.paidCents > 0 ? money(inv.paidCents) : '',
+    balanceDue: money(inv.balanceDueCents),
+    dueDate: inv.dueDate,
+    memo: inv.memo ?? '',
+    payLink: url,
+  };
 }
 
 /** An invoice being sent (see {@link markInvoiceSent}): the invoice after the change and what the send is. */
@@ -604,14 +609,16 @@ export async function invoicePdfAttachment(
 export async function deliverInvoice(
   ctx: Pick<AppContext, 'sms' | 'email'>,
   m: Mutation,
-  merchant: Pick<MerchantRow, 'id' | 'name'>,
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'language'>,
   sending: InvoiceSending,
   link: Pick<PayRequestRecord, 'id' | 'url'>,
 ): Promise<void> {
   const { invoice: view, channels, isIssue } = sending;
   const sent: Record<string, string> = {};
+  // In the store's language, with its own templates if it saved them (kernel/message-templates.ts).
+  const values = invoiceMessageValues(merchant.name, merchant.language, view, link.url);
   if (channels.includes('sms') && view.billTo.phone) {
-    const body = `${merchant.name}: invoice ${view.number} for ${formatMoney(view.balanceDueCents, view.currency)}, due ${view.dueDate}. Pay here: ${link.url}`;
+    const { body } = await composeMessage(m.tx, merchant, isIssue ? 'invoice_sms' : 'invoice_reminder_sms', values);
     sent.smsId = (
       await ctx.sms.send(
         { merchantId: merchant.id, to: view.billTo.phone, body, kind: isIssue ? 'invoice' : 'invoice_reminder' },
@@ -620,14 +627,14 @@ export async function deliverInvoice(
     ).id;
   }
   if (channels.includes('email') && view.billTo.email) {
-    const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
+    const email = await composeMessage(m.tx, merchant, isIssue ? 'invoice_email' : 'invoice_reminder_email', values);
     sent.emailId = (
       await ctx.email.send(
         {
           merchantId: merchant.id,
           to: view.billTo.email,
-          subject,
-          body: emailBody(merchant.name, view, link.url),
+          subject: email.subject ?? '',
+          body: email.body,
           kind: 'invoice',
           // The PDF is drawn when the message is sent (the delivery worker asks invoicePdfAttachment), not stored.
           attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: view.id },

@@ -3,10 +3,16 @@
  * (services/reports.ts), the default country of phone numbers typed without `+` (customers) and the tip bound
  * (core `TipLimit`: basis points of the order total or a fixed amount, whichever is larger), the store's e-mail
  * address for answers (the Reply-To of its e-mails, platform/messaging/smtp.ts), the quiet hours of its texts
- * (modules/sms worker). Name and currency
+ * (modules/sms worker), the language of its e-mails and texts (message-templates.ts). Name and currency
  * are shown, not changed here: the currency is fixed once money has moved.
  */
-import { storeSettingsSchema, storeSettingsUpdateSchema, type StoreSettings, type StoreSettingsUpdate } from '../../../../core/index.ts';
+import {
+  storeSettingsSchema,
+  storeSettingsUpdateSchema,
+  type StoreLanguage,
+  type StoreSettings,
+  type StoreSettingsUpdate,
+} from '../../../../core/index.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
@@ -35,6 +41,7 @@ interface MerchantRow {
   email_reply_to: string | null;
   sms_quiet_start: string | null;
   sms_quiet_end: string | null;
+  language: StoreLanguage;
   is_demo: boolean;
 }
 
@@ -50,6 +57,7 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   cashierRefundLimitCents: Number(r.cashier_refund_limit_cents),
   confirmSellPastZero: r.confirm_sell_past_zero,
   offlineSignInDays: Number(r.offline_sign_in_days),
+  language: r.language,
   emailReplyTo: r.email_reply_to,
   smsQuietHoursStart: r.sms_quiet_start,
   smsQuietHoursEnd: r.sms_quiet_end,
@@ -58,7 +66,7 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
   const { rows } = await db.query<MerchantRow>(
-    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, sms_quiet_start, sms_quiet_end, is_demo FROM merchants WHERE id = $1',
+    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, sms_quiet_start, sms_quiet_end, language, is_demo FROM merchants WHERE id = $1',
     [merchantId],
   );
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
@@ -100,6 +108,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       email_reply_to: input.emailReplyTo === undefined ? before.email_reply_to : input.emailReplyTo,
       sms_quiet_start: input.smsQuietHoursStart === undefined ? before.sms_quiet_start : input.smsQuietHoursStart,
       sms_quiet_end: input.smsQuietHoursEnd === undefined ? before.sms_quiet_end : input.smsQuietHoursEnd,
+      language: input.language ?? before.language,
     };
     if ((after.sms_quiet_start === null) !== (after.sms_quiet_end === null)) {
       const missing = after.sms_quiet_start === null ? 'smsQuietHoursStart' : 'smsQuietHoursEnd';
@@ -148,6 +157,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       ]);
       if (after.sms_quiet_start !== before.sms_quiet_start) changes.smsQuietHoursStart = { from: before.sms_quiet_start, to: after.sms_quiet_start };
       if (after.sms_quiet_end !== before.sms_quiet_end) changes.smsQuietHoursEnd = { from: before.sms_quiet_end, to: after.sms_quiet_end };
+    }
+    if (after.language !== before.language) {
+      await tx.query('UPDATE merchants SET language = $2 WHERE id = $1', [principal.merchantId, after.language]);
+      changes.language = { from: before.language, to: after.language };
     }
     if (after.time_zone !== before.time_zone) changes.timeZone = { from: before.time_zone, to: after.time_zone };
     if (after.default_country !== before.default_country) changes.defaultCountry = { from: before.default_country, to: after.default_country };

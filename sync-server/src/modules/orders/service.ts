@@ -21,6 +21,7 @@ import {
   buildOrderSettlementJournalTransaction,
   buildRefundJournalTransaction,
   formatMoney,
+  formatStoreMoney,
   formatReceiptNumber,
   IllegalTransitionError,
   MAX_AMOUNT_CENTS,
@@ -61,6 +62,7 @@ import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.t
 import { SqlFilter } from '../../platform/db/sql-filter.ts';
 import { ProblemError, StateConflictError, type Problem } from '../../platform/http/problem.ts';
 import { getMerchant, tipLimitOf } from '../../kernel/merchant.ts';
+import { composeMessage } from '../../kernel/message-templates.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 
 export { StateConflictError };
@@ -1561,29 +1563,33 @@ export async function sendReceipt(
       [{ path: 'to', message: 'is required when the order has no customer with one' }],
     );
   }
-  const money = (c: number) => formatMoney(c, receipt.currency);
   const sent = await mutation(ctx, actorOf(principal), async (m) => {
-    const message =
-      input.channel === 'sms'
-        ? await ctx.sms.send(
-            {
-              merchantId: principal.merchantId,
-              to,
-              body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!`,
-              kind: 'receipt',
-            },
-            { tx: m.tx, now: m.now },
-          )
-        : await ctx.email.send(
-            {
-              merchantId: principal.merchantId,
-              to,
-              subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`,
-              body: receipt.text,
-              kind: 'receipt',
-            },
-            { tx: m.tx, now: m.now },
-          );
+    // In the store's language, with its own template if it saved one (kernel/message-templates.ts).
+    const merchant = await getMerchant(m.tx, principal.merchantId);
+    const money = (c: number) => formatStoreMoney(c, receipt.currency, merchant.language);
+    let message: { id: string };
+    if (input.channel === 'sms') {
+      const text = await composeMessage(m.tx, merchant, 'receipt_sms', {
+        store: receipt.merchantName,
+        receiptNumber: receipt.receiptNumber,
+        total: money(receipt.totalCents),
+        tip: receipt.tipCents ? money(receipt.tipCents) : '',
+        paid: money(receipt.paidCents),
+        refunded: receipt.refundedCents ? money(receipt.refundedCents) : '',
+      });
+      message = await ctx.sms.send({ merchantId: principal.merchantId, to, body: text.body, kind: 'receipt' }, { tx: m.tx, now: m.now });
+    } else {
+      const email = await composeMessage(m.tx, merchant, 'receipt_email', {
+        store: receipt.merchantName,
+        receiptNumber: receipt.receiptNumber,
+        total: money(receipt.totalCents),
+        receipt: receipt.text,
+      });
+      message = await ctx.email.send(
+        { merchantId: principal.merchantId, to, subject: email.subject ?? '', body: email.body, kind: 'receipt' },
+        { tx: m.tx, now: m.now },
+      );
+    }
     await m.audit({ action: 'receipt.sent', entityType: 'order', entityId: orderId, data: { channel: input.channel, to, messageId: message.id } });
     return message;
   });

@@ -6,6 +6,7 @@
  */
 import {
   formatMoney,
+  formatStoreMoney,
   MAX_AMOUNT_CENTS,
   newId,
   priceCart,
@@ -26,6 +27,7 @@ import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.t
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
 import type { MerchantRow } from '../../kernel/merchant.ts';
+import { composeMessage } from '../../kernel/message-templates.ts';
 import type { AppContext } from '../../platform/context.ts';
 
 /** Pay requests expire 7 days after creation unless paid. */
@@ -123,7 +125,7 @@ export type PayRequestAmount =
 export async function createPayRequest(
   ctx: Pick<AppContext, 'config' | 'sms'>,
   m: Mutation,
-  merchant: Pick<MerchantRow, 'id' | 'name' | 'currency'>,
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'currency' | 'language'>,
   input: Pick<PayRequestCreate, 'phone' | 'memo'>,
   amount: PayRequestAmount,
 ): Promise<PayRequest> {
@@ -142,7 +144,6 @@ export async function createPayRequest(
     createdAt: m.now.toISOString(),
     paidAt: null,
   };
-  const smsBody = `${merchant.name}: payment request for ${formatMoney(record.amountCents, record.currency)}${record.memo ? ` (${record.memo})` : ''}. Pay here: ${record.url}`;
   await m.tx.query(
     `INSERT INTO pay_requests (id, merchant_id, status, amount_cents, currency, phone, memo, line_items, url, created_by, created_at, expires_at, order_id)
      VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)`,
@@ -161,6 +162,13 @@ export async function createPayRequest(
       amount.orderId ?? null,
     ],
   );
+  // In the store's language, with its own template if it saved one (kernel/message-templates.ts); the link as made above.
+  const { body: smsBody } = await composeMessage(m.tx, merchant, 'pay_request_sms', {
+    store: merchant.name,
+    amount: formatStoreMoney(record.amountCents, record.currency, merchant.language),
+    memo: record.memo ?? '',
+    payLink: record.url,
+  });
   const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody, kind: 'pay_request' }, { tx: m.tx, now: m.now });
   await m.audit({
     action: 'pay_request.created',

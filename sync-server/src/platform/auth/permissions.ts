@@ -130,6 +130,9 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/registers': 'manager',
   'POST /api/pos/registers/pairing-codes': 'manager',
   'GET /api/pos/settings': 'manager',
+  // Message templates: managers read and preview them; saving one is the owner's, as every settings change
+  'GET /api/pos/message-templates': 'manager',
+  'POST /api/pos/message-template-previews': 'manager',
   // Shifts and the daily closeout: managers read shifts and close the store's day
   'GET /api/pos/shifts/:id': 'manager',
   'GET /api/pos/shifts/:id/report': 'manager',
@@ -188,6 +191,8 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
 
   // Owners (listed for the reader; unlisted routes need the owner anyway)
   'PATCH /api/pos/settings': 'owner',
+  'PUT /api/pos/message-templates/:kind': 'owner',
+  'DELETE /api/pos/message-templates/:kind': 'owner',
   'POST /api/pos/registers/:id/revoke': 'owner',
   'POST /api/pos/registers/retire-unused': 'owner',
   'PATCH /api/pos/rails/:rail': 'owner',
