@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildApp, sealLegacySecrets } from './app.ts';
 import { installSecretBox, loadKek, SecretBox } from './platform/secrets.ts';
@@ -14,24 +14,10 @@ import { parseTrustProxy } from './platform/http/trust-proxy.ts';
 import { twilioConfigFromEnv } from './modules/sms/index.ts';
 import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
 import { describeLocalMail, startLocalSmtpServer } from './dev/local-smtp-server.ts';
-import { startLocalSmsProvider, type LocalSmsProvider } from './dev/local-sms-provider.ts';
+import { startDemoSmsProvider } from './dev/local-sms-provider.ts';
 
 /** The demo's sending number (the range of numbers reserved for fiction, 555-01xx). */
 const DEMO_SMS_FROM = '+15555550100';
-
-/**
- * The demo's local SMS provider: each text the server sends is appended to `file` as one JSON line (time, from, to,
- * body) and announced on the console without its body.
- */
-async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
-  await mkdir(join(file, '..'), { recursive: true });
-  return startLocalSmsProvider({
-    onMessage: (m) => {
-      console.log(`Demo text:    ${m.from} → ${m.to} (${m.body.length} characters) ${file}`);
-      void appendFile(file, `${JSON.stringify({ at: new Date().toISOString(), from: m.from, to: m.to, body: m.body })}\n`);
-    },
-  });
-}
 
 /**
  * `npm start` / `npm run serve`. Environment:
@@ -54,6 +40,7 @@ async function startDemoSmsProvider(file: string): Promise<LocalSmsProvider> {
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only); without SMTP_URL or
  *   SMS_PROVIDER, e-mail and texts go to a local mail server and a local SMS provider, kept in DATA_DIR/demo-outbox
+ *   and shown to each store in the back office's Demo outbox (`GET /api/pos/demo-outbox`)
  *
  * On every start: migrations, the demo store seed, a fresh 30-day owner staff token written to the credentials file
  * (mode 0600, on this machine only — no route hands out staff tokens), and a one-time register pairing code printed
@@ -121,12 +108,28 @@ async function main(): Promise<void> {
         })
       : null;
   if (demoMail) smtp = { url: demoMail.url, from: 'receipts@demo.register.localhost' };
-  const demoSms = demoOutbox && !twilio ? await startDemoSmsProvider(join(demoOutbox, 'sms.jsonl')) : null;
+  const demoSms =
+    demoOutbox && !twilio
+      ? await startDemoSmsProvider(join(demoOutbox, 'sms.jsonl'), (m, file) =>
+          console.log(`Demo text:    ${m.from} → ${m.to} (${m.body.length} characters) ${file}`),
+        )
+      : null;
   if (demoSms) twilio = { apiBase: demoSms.url, accountSid: demoSms.accountSid, authToken: demoSms.authToken, from: DEMO_SMS_FROM };
   const app = await buildApp({
     db,
     smsDelivery: { twilio },
-    config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy },
+    config: {
+      baseUrl,
+      allowPrivateWebhookReceivers,
+      demoSelfPair,
+      deviceBridgeUrl,
+      trustProxy,
+      // The back office's Demo outbox reads what the local servers kept; absent when real providers send everything.
+      demoOutbox:
+        demoOutbox && (demoMail || demoSms)
+          ? { mailDir: demoMail ? join(demoOutbox, 'mail') : null, smsFile: demoSms ? join(demoOutbox, 'sms.jsonl') : null }
+          : null,
+    },
     logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true,
     auditSigningKey: await loadAuditSigningKey(dataDir),
     auditWitnessFile: auditWitnessPath(dataDir),

@@ -69,6 +69,7 @@ const MIGRATIONS = [
   '0241_bill_payment_name_screening.sql',
   '0250_email_delivery.sql',
   '0255_sms_delivery.sql',
+  '0275_message_subjects.sql',
 ];
 
 describe('migrations', () => {

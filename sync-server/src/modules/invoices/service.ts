@@ -612,7 +612,9 @@ export async function deliverInvoice(
   const sent: Record<string, string> = {};
   if (channels.includes('sms') && view.billTo.phone) {
     const body = `${merchant.name}: invoice ${view.number} for ${formatMoney(view.balanceDueCents, view.currency)}, due ${view.dueDate}. Pay here: ${link.url}`;
-    sent.smsId = (await ctx.sms.send({ merchantId: merchant.id, to: view.billTo.phone, body }, { tx: m.tx, now: m.now })).id;
+    sent.smsId = (
+      await ctx.sms.send({ merchantId: merchant.id, to: view.billTo.phone, body, subjectRef: `invoice:${view.id}` }, { tx: m.tx, now: m.now })
+    ).id;
   }
   if (channels.includes('email') && view.billTo.email) {
     const subject = `${isIssue ? 'Invoice' : 'Reminder: invoice'} ${view.number} from ${merchant.name}`;
@@ -626,6 +628,7 @@ export async function deliverInvoice(
           kind: 'invoice',
           // The PDF is drawn when the message is sent (the delivery worker asks invoicePdfAttachment), not stored.
           attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: view.id },
+          subjectRef: `invoice:${view.id}`,
         },
         { tx: m.tx, now: m.now },
       )

@@ -1570,6 +1570,7 @@ export async function sendReceipt(
               merchantId: principal.merchantId,
               to,
               body: `${receipt.merchantName}: receipt ${receipt.receiptNumber}, total ${money(receipt.totalCents)}${receipt.tipCents ? ` + tip ${money(receipt.tipCents)}` : ''}, paid ${money(receipt.paidCents)}${receipt.refundedCents ? `, refunded ${money(receipt.refundedCents)}` : ''}. Thank you!`,
+              subjectRef: `order:${orderId}`,
             },
             { tx: m.tx, now: m.now },
           )
@@ -1580,6 +1581,7 @@ export async function sendReceipt(
               subject: `Your receipt ${receipt.receiptNumber} from ${receipt.merchantName}`,
               body: receipt.text,
               kind: 'receipt',
+              subjectRef: `order:${orderId}`,
             },
             { tx: m.tx, now: m.now },
           );

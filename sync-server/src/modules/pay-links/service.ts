@@ -161,7 +161,10 @@ export async function createPayRequest(
       amount.orderId ?? null,
     ],
   );
-  const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody }, { tx: m.tx, now: m.now });
+  const sms = await ctx.sms.send(
+    { merchantId: merchant.id, to: record.phone, body: smsBody, subjectRef: `pay_request:${id}` },
+    { tx: m.tx, now: m.now },
+  );
   await m.audit({
     action: 'pay_request.created',
     entityType: 'pay_request',

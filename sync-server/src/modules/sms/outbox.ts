@@ -1,5 +1,5 @@
 import { newId } from '../../../../core/index.ts';
-import type { SmsProvider } from '../../platform/context.ts';
+import type { SmsMessage, SmsProvider } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 
 /**
@@ -8,13 +8,13 @@ import type { Queryable } from '../../platform/db/db.ts';
  * texts (`sms_opt_outs`) is written `opted_out` and never sent.
  */
 export class OutboxSmsProvider implements SmsProvider {
-  async send(message: { merchantId: string; to: string; body: string }, context: { tx: Queryable; now: Date }) {
+  async send(message: SmsMessage, context: { tx: Queryable; now: Date }) {
     const id = newId('sms');
     await context.tx.query(
-      `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, updated_at, status)
-       VALUES ($1, $2, $3, $4, $5, $5,
+      `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, created_at, updated_at, subject_ref, status)
+       VALUES ($1, $2, $3, $4, $5, $5, $6,
                CASE WHEN EXISTS (SELECT 1 FROM sms_opt_outs WHERE merchant_id = $2 AND phone = $3) THEN 'opted_out' ELSE 'queued' END)`,
-      [id, message.merchantId, message.to, message.body, context.now.toISOString()],
+      [id, message.merchantId, message.to, message.body, context.now.toISOString(), message.subjectRef ?? null],
     );
     return { id };
   }
