@@ -112,7 +112,7 @@ export function MessagesView() {
         {tab === 'email' ? <EmailList /> : null}
         {tab === 'sms' ? <SmsList /> : null}
         {tab === 'blocked' ? <BlockedLists /> : null}
-        {tab === 'demo' && demo.data ? <DemoOutbox entries={demo.data.data} refresh={demo.refresh} /> : null}
+        {tab === 'demo' ? <DemoOutbox /> : null}
       </div>
     </section>
   );
@@ -318,46 +318,53 @@ const DEMO_COLUMNS: Column<DemoOutboxEntry>[] = [
   { key: 'state', header: 'State' },
 ];
 
-function DemoOutbox({ entries, refresh }: { entries: DemoOutboxEntry[]; refresh: () => Promise<void> }) {
+function DemoOutbox() {
+  // Read afresh each time the tab is opened (the read above only tells whether the server runs in demo mode).
+  const list = useBackOfficeData('demo-outbox-list', [], (api) => api.demoOutbox());
+  const entries = list.data?.data;
   const [open, setOpen] = useState<DemoOutboxEntry | null>(null);
   return (
     <>
       <div className="bo-toolbar">
         <h3>Demo outbox</h3>
-        <button type="button" className="button" onClick={() => void refresh()}>
+        <button type="button" className="button" onClick={() => void list.refresh()}>
           Refresh
         </button>
       </div>
       <p className="muted">Demo mode: nothing leaves this machine. This is what the local mail server and SMS provider received from this store.</p>
-      <DataTable
-        caption="Demo outbox"
-        captionHidden
-        columns={DEMO_COLUMNS}
-        rows={entries}
-        rowKey={(e) => `${e.channel}:${e.id}`}
-        renderRow={(e) => (
-          <tr key={`${e.channel}:${e.id}`} data-testid="demo-outbox-row" data-channel={e.channel} data-outbox-id={e.outboxId}>
-            <td>{when(e.receivedAt)}</td>
-            <td>{e.channel === 'email' ? 'E-mail' : 'Text'}</td>
-            <td>{e.to}</td>
-            <td>
-              <button
-                type="button"
-                className="button button-ghost"
-                aria-pressed={open?.id === e.id && open.channel === e.channel}
-                onClick={() => setOpen(e)}
-                data-testid="demo-outbox-open"
-              >
-                {e.subject ?? e.preview}
-              </button>
-              {e.attachments ? <span className="muted bo-hint"> {e.attachments} attachment(s)</span> : null}
-            </td>
-            <td>{MESSAGE_STATE_TEXT[e.status as EmailMessage['status']] ?? e.status}</td>
-          </tr>
-        )}
-        emptyText="Nothing received yet: send a receipt, an invoice or a pay request and it appears here."
-        emptyTestId="demo-outbox-empty"
-      />
+      {list.error ? <LoadError error={list.error} what="The demo outbox" /> : null}
+      {!entries && !list.error ? <p className="muted">Loading…</p> : null}
+      {entries ? (
+        <DataTable
+          caption="Demo outbox"
+          captionHidden
+          columns={DEMO_COLUMNS}
+          rows={entries}
+          rowKey={(e) => `${e.channel}:${e.id}`}
+          renderRow={(e) => (
+            <tr key={`${e.channel}:${e.id}`} data-testid="demo-outbox-row" data-channel={e.channel} data-outbox-id={e.outboxId}>
+              <td>{when(e.receivedAt)}</td>
+              <td>{e.channel === 'email' ? 'E-mail' : 'Text'}</td>
+              <td>{e.to}</td>
+              <td>
+                <button
+                  type="button"
+                  className="button button-ghost"
+                  aria-pressed={open?.id === e.id && open.channel === e.channel}
+                  onClick={() => setOpen(e)}
+                  data-testid="demo-outbox-open"
+                >
+                  {e.subject ?? e.preview}
+                </button>
+                {e.attachments ? <span className="muted bo-hint"> {e.attachments} attachment(s)</span> : null}
+              </td>
+              <td>{MESSAGE_STATE_TEXT[e.status as EmailMessage['status']] ?? e.status}</td>
+            </tr>
+          )}
+          emptyText="Nothing received yet: send a receipt, an invoice or a pay request and it appears here."
+          emptyTestId="demo-outbox-empty"
+        />
+      ) : null}
       {open ? (
         open.channel === 'email' ? (
           <DemoMailView id={open.id} onClose={() => setOpen(null)} />
