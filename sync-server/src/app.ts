@@ -242,6 +242,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     allowPrivateWebhookReceivers: opts.config.allowPrivateWebhookReceivers ?? false,
     demoSelfPair: opts.config.demoSelfPair ?? false,
     deviceBridgeUrl: opts.config.deviceBridgeUrl ?? null,
+    demoOutbox: opts.config.demoOutbox ?? null,
     trustProxy: opts.config.trustProxy ?? false,
   };
   const clock = opts.clock ?? (() => new Date());

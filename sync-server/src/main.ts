@@ -48,6 +48,7 @@ import { startDemoOutbox } from './dev/demo-outbox.ts';
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only); without SMTP_URL or
  *   SMS_PROVIDER, e-mail and texts go to a local mail server and a local SMS provider, kept in DATA_DIR/demo-outbox
+ *   and shown to each store in the back office's Demo outbox (`GET /api/pos/demo-outbox`)
  *
  * On every start: migrations, the demo store seed, a fresh 30-day owner staff token written to the credentials file
  * (mode 0600, on this machine only — no route hands out staff tokens), and a one-time register pairing code printed
@@ -118,7 +119,18 @@ async function main(): Promise<void> {
   const app = await buildApp({
     db,
     smsDelivery: { twilio, vonage },
-    config: { baseUrl, allowPrivateWebhookReceivers, demoSelfPair, deviceBridgeUrl, trustProxy },
+    config: {
+      baseUrl,
+      allowPrivateWebhookReceivers,
+      demoSelfPair,
+      deviceBridgeUrl,
+      trustProxy,
+      // The back office's Demo outbox reads what the local servers kept; absent when real providers send everything.
+      demoOutbox:
+        demoOutbox && (demoMail || demoSms)
+          ? { mailDir: demoMail ? join(demoOutbox, 'mail') : null, smsFile: demoSms ? join(demoOutbox, 'sms.jsonl') : null }
+          : null,
+    },
     logger: process.env.LOG_FORMAT === 'pretty' ? prettyLogStream() : true,
     auditSigningKey: await loadAuditSigningKey(dataDir),
     auditWitnessFile: auditWitnessPath(dataDir),

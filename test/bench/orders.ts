@@ -162,6 +162,7 @@ export async function benchOrders(
         allowPrivateWebhookReceivers: false,
         demoSelfPair: false,
         deviceBridgeUrl: null,
+        demoOutbox: null,
         trustProxy: false,
       },
       clock: () => new Date(),

@@ -72,6 +72,7 @@ const MIGRATIONS = [
   '0260_sms_kinds_quiet_hours.sql',
   '0265_deployment_secrets.sql',
   '0270_message_templates.sql',
+  '0275_message_subjects.sql',
   '0280_floor_plans.sql',
   '0285_open_checks.sql',
 ];

@@ -152,6 +152,12 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     b.ids.series = series.id;
     const payRequest = await asB('POST', '/api/pos/pay-requests', { amountCents: 1234, phone: '+442079460123', memo: 'Bravo memo Isolated' });
     b.ids.payRequest = payRequest.id;
+    // A bounced address of B's (the mail worker does not run here): A may neither list nor lift it.
+    await server.db.query(
+      `INSERT INTO email_suppressions (merchant_id, address, reason, email_id, created_at) VALUES ($1, 'gone@bravo.example', '550 No such user', 'eml_bravo', now())`,
+      [b.merchantId],
+    );
+    b.ids.suppression = 'gone@bravo.example';
     b.words.push('Bravo memo Isolated');
     const hook = await asB('POST', '/api/pos/webhooks', { url: 'https://bravo.example/hook-isolated', eventTypes: ['order.paid'] });
     b.ids.webhook = hook.id;
@@ -299,6 +305,10 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/orders\/\{id\}\/(payments|cancel)$/, ids.openOrder],
       [/^\/api\/pos\/orders\//, ids.order],
       [/^\/api\/pos\/pay-requests\//, ids.payRequest],
+      [/^\/api\/pos\/email-suppressions\//, ids.suppression],
+      // No demo outbox on this server: each must be a plain 404.
+      [/^\/api\/pos\/demo-outbox\/mail\//, '1'],
+      [/^\/api\/pos\/demo-outbox\/sms\//, 'SM00000000000000000000000000000000'],
       [/^\/api\/pos\/registers\//, ids.register],
       [/^\/api\/pos\/staff\//, ids.cashier],
       [/^\/api\/pos\/webhooks\//, ids.webhook],

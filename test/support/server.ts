@@ -41,6 +41,8 @@ export interface TestServerOptions {
   allowPrivateWebhookReceivers?: boolean;
   /** The server's request log (platform/http/log.ts): a stream receiving its JSON lines; default none. */
   logger?: BuildAppOptions['logger'];
+  /** Demo mode's local mail folder and SMS file read by the Demo outbox (ServerConfig.demoOutbox); default none. */
+  demoOutbox?: BuildAppOptions['config']['demoOutbox'];
   /** Demo mode's loopback self-pairing of registers (`POST /api/dev/pair-register`): on unless false (ServerConfig). */
   demoSelfPair?: boolean;
   /** Quotas of the pairing-code exchange (default 10 per minute per address, 60 per minute in all). */
@@ -114,6 +116,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           allowPrivateWebhookReceivers: options.allowPrivateWebhookReceivers ?? true,
           demoSelfPair: options.demoSelfPair ?? true,
           trustProxy: options.trustProxy ?? false,
+          demoOutbox: options.demoOutbox ?? null,
         },
         clock: options.clock,
         sms: options.sms,

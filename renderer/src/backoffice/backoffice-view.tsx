@@ -1,7 +1,7 @@
 /**
  * The back office inside the register: catalog (items, pictures, stock), CSV import/export, orders (refunds,
  * cancellations, receipts), customers, Text-to-Pay
- * requests, invoices, reports, registers, apps (directory, installs, in-platform apps) and store settings. Online only
+ * requests, invoices, messages (e-mail and SMS, and the demo outbox), reports, registers, apps (directory, installs, in-platform apps) and store settings. Online only
  * — it has no local collections and calls the server with the token of the staff member signed in on this register
  * (PIN, staff-sign-in.tsx); offline it shows a "needs a connection" state while the register keeps selling (the
  * register view stays mounted).
@@ -14,6 +14,7 @@ import { ImportExportView } from './import-export-view.tsx';
 import { InvoicesView } from './invoices-view.tsx';
 import { OrdersView } from './orders/orders-view.tsx';
 import { PayRequestsView } from './pay-requests-view.tsx';
+import { MessagesView } from './messages-view.tsx';
 import { ReportsView } from './reports-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { PaymentsView } from './payments-view.tsx';
@@ -34,6 +35,7 @@ type Section =
   | 'customers'
   | 'pay-requests'
   | 'invoices'
+  | 'messages'
   | 'reports'
   | 'closeout'
   | 'floor-plan'
@@ -51,6 +53,7 @@ const SECTIONS: [Section, string][] = [
   ['customers', 'Customers'],
   ['pay-requests', 'Pay requests'],
   ['invoices', 'Invoices'],
+  ['messages', 'Messages'],
   ['reports', 'Reports'],
   ['closeout', 'Closeout'],
   ['floor-plan', 'Floor plan'],
@@ -99,6 +102,7 @@ export function BackOfficeView({ apps }: { apps: ReactNode }) {
         {online && section === 'customers' ? <CustomersView /> : null}
         {online && section === 'pay-requests' ? <PayRequestsView /> : null}
         {online && section === 'invoices' ? <InvoicesView /> : null}
+        {online && section === 'messages' ? <MessagesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'closeout' ? <CloseoutView /> : null}
         {online && section === 'floor-plan' ? <FloorPlanView /> : null}

@@ -15,6 +15,7 @@ import { downloadBlob } from './download.ts';
 import { copyText } from './pay-requests-view.tsx';
 import { useCurrency } from '../common/back-office-kit.tsx';
 import { useBackOfficeActions } from '../common/back-office-query.ts';
+import { LatestMessage } from './message-state.tsx';
 import { typed } from '../common/forms.ts';
 
 export const STATUS_TEXT: Record<InvoiceStatus, string> = {
@@ -48,7 +49,8 @@ export function InvoiceRow({ invoice: inv }: { invoice: Invoice }) {
   const currency = useCurrency();
   const { session } = useRegisterSession();
   // Every change reads the invoice list again (the row shows the server's invoice, never an edit of it).
-  const actions = useBackOfficeActions(['invoices']);
+  // Sending (or reminding) writes a message: its state line below reads again.
+  const actions = useBackOfficeActions(['invoices', 'latest-message']);
   const downloads = useBackOfficeActions([]);
   const busy = actions.pending;
   const [done, setDone] = useState<string | undefined>();
@@ -127,6 +129,7 @@ export function InvoiceRow({ invoice: inv }: { invoice: Invoice }) {
         <span className={`bo-status bo-status-${inv.status}`} data-testid="invoice-status">
           {STATUS_TEXT[inv.status]}
         </span>
+        {inv.status !== 'draft' ? <LatestMessage subjectRef={`invoice:${inv.id}`} /> : null}
       </td>
       <td className="numeric">{formatMoney(inv.totalCents, inv.currency)}</td>
       <td className="numeric" data-testid="invoice-balance">

@@ -14,6 +14,7 @@ import type { PayRequest } from '../common/back-office-api.ts';
 import { Field, LoadError, useCurrency } from '../common/back-office-kit.tsx';
 import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 import { showProblem, typed } from '../common/forms.ts';
+import { LatestMessage } from './message-state.tsx';
 
 const STATUS_TEXT: Record<PayRequest['status'], string> = { pending: 'Pending', paid: 'Paid', expired: 'Expired', canceled: 'Canceled' };
 
@@ -71,7 +72,8 @@ export function PayRequestsView() {
   const formId = useId();
   const [status, setStatus] = useState('');
   const list = useBackOfficeData('pay-requests', [status], (api) => api.listPayRequests(status ? { status } : {}));
-  const actions = useBackOfficeActions(['pay-requests']);
+  // A new request writes its text: the state lines read again.
+  const actions = useBackOfficeActions(['pay-requests', 'latest-message']);
   const schema = useMemo(() => payRequestForm(currency), [currency]);
   const form = useForm<TypedPayRequest, unknown, z.output<PayRequestForm>>({ resolver: zodResolver(schema), defaultValues: EMPTY });
   const { register, handleSubmit, setError, reset, getValues, formState } = form;
@@ -200,6 +202,7 @@ function PayRequestRow({ payRequest: pr }: { payRequest: PayRequest }) {
           {STATUS_TEXT[pr.status]}
         </span>
         {pr.status === 'pending' ? <span className="muted bo-hint"> until {new Date(pr.expiresAt).toLocaleDateString()}</span> : null}
+        <LatestMessage subjectRef={`pay_request:${pr.id}`} />
       </td>
       <td className="bo-actions">
         <button

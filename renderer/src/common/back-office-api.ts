@@ -200,6 +200,95 @@ function withQuery(path: string, query: Query = {}): string {
   return qs ? `${path}?${qs}` : path;
 }
 
+/** An e-mail of the outbox (`GET /api/pos/email-outbox`) with its delivery state. */
+export interface EmailMessage {
+  id: string;
+  to: string;
+  subject: string;
+  body: string;
+  kind: 'receipt' | 'invoice' | 'notice';
+  status: 'queued' | 'sending' | 'sent' | 'bounced' | 'suppressed' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  sentAt: string | null;
+  messageId: string | null;
+  /** What it is about: `invoice:<id>`, `order:<id>`, `pay_request:<id>`; null for notices. */
+  subjectRef: string | null;
+  createdAt: string;
+}
+
+/** A text of the outbox (`GET /api/pos/sms-outbox`) with its delivery state. */
+export interface SmsMessage {
+  id: string;
+  to: string;
+  body: string;
+  status: 'queued' | 'sending' | 'sent' | 'delivered' | 'failed' | 'opted_out';
+  providerCode: string | null;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  subjectRef: string | null;
+  createdAt: string;
+  encoding: 'GSM-7' | 'UCS-2';
+  segments: number;
+}
+
+/** An address no e-mail is sent to (it bounced). */
+export interface EmailSuppression {
+  address: string;
+  reason: string;
+  emailId: string;
+  createdAt: string;
+}
+
+/** A phone that answered STOP. */
+export interface SmsOptOut {
+  phone: string;
+  keyword: string;
+  optedOutAt: string;
+}
+
+/** One message the demo's local mail server or SMS provider received (`GET /api/pos/demo-outbox`). */
+export interface DemoOutboxEntry {
+  channel: 'email' | 'sms';
+  id: string;
+  outboxId: string;
+  status: string;
+  receivedAt: string;
+  from: string;
+  to: string;
+  subject: string | null;
+  preview: string;
+  attachments: number;
+}
+
+/** One e-mail of the demo outbox, opened. */
+export interface DemoMail {
+  id: string;
+  outboxId: string;
+  status: string;
+  receivedAt: string;
+  from: string;
+  to: string;
+  subject: string;
+  headers: { name: string; value: string }[];
+  text: string;
+  html: string | null;
+  attachments: { filename: string; contentType: string; bytes: number }[];
+}
+
+/** One text of the demo outbox, opened. */
+export interface DemoText {
+  id: string;
+  outboxId: string;
+  status: string;
+  receivedAt: string;
+  from: string;
+  to: string;
+  body: string;
+}
+
 /** Typed calls with the staff token; see the route files under `sync-server/src/routes/` for the shapes. */
 export class BackOfficeApi {
   constructor(private readonly token: string) {}
@@ -455,6 +544,37 @@ export class BackOfficeApi {
   }
   cancelPayRequest(id: string) {
     return this.request<PayRequest>('POST', `/api/pos/pay-requests/${encodeURIComponent(id)}/cancel`, {});
+  }
+
+  /* messages (e-mail and SMS outboxes, suppressions, the demo outbox) */
+  listEmailOutbox(query: { status?: string; subjectRef?: string; cursor?: string } = {}) {
+    return this.request<Page<EmailMessage>>('GET', withQuery('/api/pos/email-outbox', { limit: 50, ...query }));
+  }
+  listSmsOutbox(query: { status?: string; subjectRef?: string; cursor?: string } = {}) {
+    return this.request<Page<SmsMessage>>('GET', withQuery('/api/pos/sms-outbox', { limit: 50, ...query }));
+  }
+  /** The newest e-mail and text about `subjectRef` (`invoice:<id>`, `order:<id>`, `pay_request:<id>`). */
+  latestMessages(subjectRef: string) {
+    return this.request<{ email: EmailMessage | null; sms: SmsMessage | null }>('GET', withQuery('/api/pos/messages/latest', { subjectRef }));
+  }
+  listEmailSuppressions(query: { cursor?: string } = {}) {
+    return this.request<Page<EmailSuppression>>('GET', withQuery('/api/pos/email-suppressions', { limit: 100, ...query }));
+  }
+  liftEmailSuppression(address: string) {
+    return this.request<void>('DELETE', `/api/pos/email-suppressions/${encodeURIComponent(address)}`);
+  }
+  listSmsOptOuts(query: { cursor?: string } = {}) {
+    return this.request<Page<SmsOptOut>>('GET', withQuery('/api/pos/sms-opt-outs', { limit: 100, ...query }));
+  }
+  /** What demo mode's local servers received from this store; ApiError 404 when real providers send. */
+  demoOutbox() {
+    return this.request<{ email: boolean; sms: boolean; data: DemoOutboxEntry[] }>('GET', '/api/pos/demo-outbox?limit=200');
+  }
+  demoMail(id: string) {
+    return this.request<DemoMail>('GET', `/api/pos/demo-outbox/mail/${encodeURIComponent(id)}`);
+  }
+  demoText(id: string) {
+    return this.request<DemoText>('GET', `/api/pos/demo-outbox/sms/${encodeURIComponent(id)}`);
   }
 
   /* reports */

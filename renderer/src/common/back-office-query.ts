@@ -36,6 +36,11 @@ export interface BackOfficeDataOptions<T> {
   initialData?: T;
   /** `false` sends no read (`data` stays `initialData`, `fetching` false), e.g. while the thing has no id yet. Default `true`. */
   enabled?: boolean;
+  /**
+   * Reads again this many ms after each answer while it returns a number (e.g. while a message is still queued);
+   * `false` stops. Default: no polling.
+   */
+  refetchInterval?: (data: T | undefined) => number | false;
 }
 
 /**
@@ -52,12 +57,19 @@ export function useBackOfficeData<T>(
   name: string,
   args: readonly unknown[],
   read: (api: BackOfficeApi) => Promise<T>,
-  { initialData, enabled = true }: BackOfficeDataOptions<T> = {},
+  { initialData, enabled = true, refetchInterval }: BackOfficeDataOptions<T> = {},
 ): BackOfficeData<T> {
   const api = useApi();
   const client = useQueryClient();
   const prefix = useKeyPrefix();
-  const query = useQuery({ queryKey: [...prefix, name, ...args], queryFn: () => read(api), gcTime: 0, initialData, enabled });
+  const query = useQuery({
+    queryKey: [...prefix, name, ...args],
+    queryFn: () => read(api),
+    gcTime: 0,
+    initialData,
+    enabled,
+    ...(refetchInterval ? { refetchInterval: (q: { state: { data: T | undefined } }) => refetchInterval(q.state.data) } : {}),
+  });
   return {
     data: query.data,
     error: query.error ?? undefined,

@@ -4,12 +4,11 @@
  * Twilio-compatible SMS provider (local-sms-provider.ts, each text a JSON line of `<dir>/sms.jsonl`); nothing leaves
  * the machine. main.ts and the end-to-end tests start the server's delivery workers with what this returns.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TwilioConfig } from '../modules/sms/index.ts';
 import type { SmtpConfig } from '../platform/messaging/smtp.ts';
 import { describeLocalMail, startLocalSmtpServer, type LocalMail, type LocalSmtpServer } from './local-smtp-server.ts';
-import { startLocalSmsProvider, type LocalSmsMessage, type LocalSmsProvider } from './local-sms-provider.ts';
+import { startDemoSmsProvider, type LocalSmsMessage, type LocalSmsProvider } from './local-sms-provider.ts';
 
 /** The demo's sending number (the range of numbers reserved for fiction, 555-01xx). */
 export const DEMO_SMS_FROM = '+15555550100';
@@ -64,14 +63,9 @@ export async function startDemoOutbox(dir: string, options: DemoOutboxOptions = 
       });
   let sms: LocalSmsProvider | null = null;
   if (!options.twilio && !options.otherCarrier) {
-    const file = join(dir, 'sms.jsonl');
-    await mkdir(dir, { recursive: true });
-    sms = await startLocalSmsProvider({
-      onMessage: (m) => {
-        log(`Demo text:    ${m.from} → ${m.to} (${m.body.length} characters) ${file}`);
-        void appendFile(file, `${JSON.stringify({ at: new Date().toISOString(), from: m.from, to: m.to, body: m.body })}\n`);
-        options.onSms?.(m);
-      },
+    sms = await startDemoSmsProvider(join(dir, 'sms.jsonl'), (m, file) => {
+      log(`Demo text:    ${m.from} → ${m.to} (${m.body.length} characters) ${file}`);
+      options.onSms?.(m);
     }).catch(async (err: unknown) => {
       await mail?.close();
       throw err;

@@ -19,8 +19,10 @@
  *   {@link LocalSmsProvider.replyVonage} sends one signed as Vonage does (JSON) to the Vonage inbound URL.
  */
 import { randomBytes } from 'node:crypto';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { smsSegments } from '../../../core/index.ts';
 import { twilioSignature, vonageSignature } from '../modules/sms/index.ts';
 
@@ -367,4 +369,24 @@ export async function startLocalSmsProvider(options: LocalSmsProviderOptions = {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Demo mode's local SMS provider (main.ts; the e2e suites): each text the server sends is appended to `file` as one
+ * JSON line — `at` (ISO time), `sid` (the provider's message id, which the server keeps as
+ * `sms_outbox.provider_message_id`), `from`, `to`, `body` — before `onText` is told (e.g. to log it without its body).
+ * The back office's Demo outbox shows a store the lines whose `sid` its own outbox sent
+ * (platform/messaging/demo-outbox.ts).
+ */
+export async function startDemoSmsProvider(file: string, onText?: (message: LocalSmsMessage, file: string) => void): Promise<LocalSmsProvider> {
+  await mkdir(dirname(file), { recursive: true });
+  let written = Promise.resolve();
+  return startLocalSmsProvider({
+    onMessage: (m) => {
+      const line = `${JSON.stringify({ at: new Date().toISOString(), sid: m.sid, from: m.from, to: m.to, body: m.body })}\n`;
+      // One line after the other, in the order received.
+      written = written.then(() => appendFile(file, line)).catch(() => undefined);
+      onText?.(m, file);
+    },
+  });
 }

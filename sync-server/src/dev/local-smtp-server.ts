@@ -4,7 +4,7 @@
  * `.eml` file in a folder (open it with any mail program) and as a parsed summary in memory, and never relays anything
  * outside. Built on `smtp-server` and `mailparser`, from Nodemailer's authors.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
@@ -12,7 +12,7 @@ import { SMTPServer } from 'smtp-server';
 
 /** A message the local server received, as parsed. */
 export interface LocalMail {
-  /** `<n>.eml` in the folder, n counting from 1 since the server started. */
+  /** `<n>.eml` in the folder, n counting on from the highest number already there (1 in an empty folder). */
   file: string;
   receivedAt: string;
   envelopeFrom: string;
@@ -58,7 +58,14 @@ export async function startLocalSmtpServer(options: {
 }): Promise<LocalSmtpServer> {
   await mkdir(options.dir, { recursive: true });
   const received: LocalMail[] = [];
-  let count = 0;
+  // Numbering goes on after the files of earlier runs, so a restart never writes over a kept message.
+  let count = Math.max(
+    0,
+    ...(await readdir(options.dir))
+      .map((n) => /^(\d{1,9})\.eml$/.exec(n)?.[1])
+      .filter(Boolean)
+      .map(Number),
+  );
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS'],

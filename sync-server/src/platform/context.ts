@@ -5,6 +5,7 @@ import type { IdentityProvider, Principal } from './auth/identity.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { EmailProvider } from './messaging/email.ts';
+import type { DemoOutboxConfig } from './messaging/demo-outbox.ts';
 import type { AuditSigner } from './auth/audit-signing-key.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
 
@@ -37,6 +38,11 @@ export interface ServerConfig {
    */
   deviceBridgeUrl?: string | null;
   /**
+   * Demo mode's local mail server folder and SMS provider file (platform/messaging/demo-outbox.ts), read by
+   * `GET /api/pos/demo-outbox`; omitted or null → real providers (or none): that route answers 404. main.ts sets it.
+   */
+  demoOutbox?: DemoOutboxConfig | null;
+  /**
    * Reverse proxies believed about the client's address (`X-Forwarded-For`): `false` (default: the TCP peer is the
    * client), a hop count, or the proxies' addresses / CIDR ranges. main.ts reads `TRUST_PROXY`
    * (platform/http/trust-proxy.ts). Every per-address limit is keyed on the address this yields.
@@ -56,6 +62,8 @@ export interface SmsMessage {
   to: string;
   body: string;
   kind: SmsKind;
+  /** What the text is about, `invoice:<id>`, `order:<id>` (a receipt), `pay_request:<id>`; none for others. */
+  subjectRef?: string;
 }
 
 /**

@@ -11,6 +11,7 @@ import { receiptSendSchema } from '../../../../core/index.ts';
 import type { ApiOrder, OrderReceipt } from '../../common/back-office-api.ts';
 import { Field } from '../../common/back-office-kit.tsx';
 import { useBackOfficeActions, useBackOfficeData } from '../../common/back-office-query.ts';
+import { LatestMessage } from '../message-state.tsx';
 import { showProblem } from '../../common/forms.ts';
 
 /** The recipient typed: trimmed; empty is no value (the order's customer), else checked by the channel's `to` rule. */
@@ -44,7 +45,8 @@ export function ReceiptPanel({ order }: { order: ApiOrder }) {
   });
   const errors = formState.errors;
   const channel = watch('channel');
-  const sending = useBackOfficeActions([]);
+  // A receipt sent: the state of the latest one (below the form) reads again.
+  const sending = useBackOfficeActions(['latest-message']);
   const printing = useBackOfficeActions([]);
   const customer = useOrderCustomer(order.customerId);
   const [sent, setSent] = useState<string | undefined>();
@@ -122,6 +124,7 @@ export function ReceiptPanel({ order }: { order: ApiOrder }) {
             {sent}
           </p>
         ) : null}
+        <LatestMessage subjectRef={`order:${order.id}`} />
       </form>
       <div className="bo-actions">
         <button type="button" className="button" onClick={() => void showReceipt()} disabled={printing.pending} data-testid="order-receipt-show">

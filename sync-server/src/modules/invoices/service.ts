@@ -621,7 +621,7 @@ export async function deliverInvoice(
     const { body } = await composeMessage(m.tx, merchant, isIssue ? 'invoice_sms' : 'invoice_reminder_sms', values);
     sent.smsId = (
       await ctx.sms.send(
-        { merchantId: merchant.id, to: view.billTo.phone, body, kind: isIssue ? 'invoice' : 'invoice_reminder' },
+        { merchantId: merchant.id, to: view.billTo.phone, body, kind: isIssue ? 'invoice' : 'invoice_reminder', subjectRef: `invoice:${view.id}` },
         { tx: m.tx, now: m.now },
       )
     ).id;
@@ -638,6 +638,7 @@ export async function deliverInvoice(
           kind: 'invoice',
           // The PDF is drawn when the message is sent (the delivery worker asks invoicePdfAttachment), not stored.
           attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: view.id },
+          subjectRef: `invoice:${view.id}`,
         },
         { tx: m.tx, now: m.now },
       )

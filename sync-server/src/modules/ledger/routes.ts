@@ -4,15 +4,20 @@ import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
-import { journalTransactionSchema, pageQueryFields, pageSchema, smsSegments } from '../../../../core/index.ts';
+import { journalTransactionSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { checkpointAt, listCheckpoints, newestCheckpoint, writeCheckpoint } from '../../kernel/checkpoints.ts';
 import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { verifyAuditTrail, type AuditVerifyOptions } from '../../kernel/verify.ts';
 import { trialBalance } from '../../kernel/ledger.ts';
-import { listJournalTransactions, listQuarantine, outboxPage } from './service.ts';
+import { emailOutboxPage, listJournalTransactions, listQuarantine, smsOutboxPage } from './service.ts';
+import { registerMessageRoutes, subjectRefSchema } from './message-routes.ts';
 
 const pageQuery = z.strictObject(pageQueryFields);
+const smsStatus = z.enum(['queued', 'sending', 'sent', 'delivered', 'failed', 'opted_out']);
+const emailStatus = z.enum(['queued', 'sending', 'sent', 'bounced', 'suppressed', 'failed']);
+const smsOutboxQuery = z.strictObject({ ...pageQueryFields, status: smsStatus.optional(), subjectRef: subjectRefSchema.optional() });
+const emailOutboxQuery = z.strictObject({ ...pageQueryFields, status: emailStatus.optional(), subjectRef: subjectRefSchema.optional() });
 
 const journalQuery = z.strictObject({
   ...pageQueryFields,
@@ -25,12 +30,14 @@ const smsOutboxEntry = z.strictObject({
   id: z.string(),
   to: z.string(),
   body: z.string(),
-  status: z
-    .enum(['queued', 'sending', 'sent', 'delivered', 'failed', 'opted_out'])
-    .describe(
-      'Delivery state: queued (waiting for the carrier, or for a retry), sending, sent (the carrier accepted it), delivered (the handset has it), failed (see providerCode), opted_out (the phone replied STOP to this store: never sent)',
-    ),
+  status: smsStatus.describe(
+    'Delivery state: queued (waiting for the carrier, or for a retry), sending, sent (the carrier accepted it), delivered (the handset has it), failed (see providerCode), opted_out (the phone replied STOP to this store: never sent)',
+  ),
   providerCode: z.string().nullable().describe("The carrier's error code of the last failure (e.g. Twilio 21211), else null"),
+  attempts: z.int().min(0).describe('Delivery attempts made so far.'),
+  nextAttemptAt: z.iso.datetime().nullable().describe('When a queued text is tried again; null when due at once or no longer queued.'),
+  lastError: z.string().nullable().describe("The carrier's message of the last failure, else null"),
+  subjectRef: subjectRefSchema.nullable().describe('What the text is about (`invoice:<id>`, `order:<id>`, `pay_request:<id>`); null for others'),
   createdAt: z.iso.datetime(),
   encoding: z.enum(['GSM-7', 'UCS-2']).describe('The alphabet the body is sent in (core/sms-segments.ts)'),
   segments: z.number().int().min(1).describe('Message parts the carrier bills: GSM-7 160 alone / 153 per part, UCS-2 70 / 67'),
@@ -40,16 +47,16 @@ const emailOutboxEntry = z.strictObject({
   to: z.string(),
   subject: z.string(),
   body: z.string().describe('Plain text (the HTML part sent says the same)'),
-  status: z
-    .enum(['queued', 'sending', 'sent', 'bounced', 'suppressed', 'failed'])
-    .describe(
-      'queued (waiting, or retrying after a temporary failure: see nextAttemptAt), sending, sent, bounced (the mail server refused the recipient for good: the address is suppressed for the store), suppressed (to an address that bounced before: never sent), failed (attempts spent, or the message refused).',
-    ),
+  kind: z.enum(['receipt', 'invoice', 'notice']).describe('Which template drew it: a receipt, an invoice (or its reminder), a notice'),
+  status: emailStatus.describe(
+    'queued (waiting, or retrying after a temporary failure: see nextAttemptAt), sending, sent, bounced (the mail server refused the recipient for good: the address is suppressed for the store), suppressed (to an address that bounced before: never sent), failed (attempts spent, or the message refused).',
+  ),
   attempts: z.int().min(0).describe('Delivery attempts made so far.'),
   nextAttemptAt: z.iso.datetime().nullable().describe('When a queued message is tried again; null when due at once or no longer queued.'),
   lastError: z.string().nullable().describe("The mail server's answer or the connection error of the last failed attempt; null once sent."),
   sentAt: z.iso.datetime().nullable().describe('When the mail server accepted it; null until sent.'),
   messageId: z.string().nullable().describe('The Message-ID header it was sent with (<…@…>); null before the first attempt.'),
+  subjectRef: subjectRefSchema.nullable().describe('What the e-mail is about (`invoice:<id>`, `order:<id>`, `pay_request:<id>`); null for notices'),
   createdAt: z.iso.datetime(),
 });
 const quarantineEntry = z.strictObject({
@@ -143,24 +150,14 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
             "Newest first, with each text's delivery state. Texts wait here until the delivery worker sends them through the configured carrier (none configured: they stay queued); the register's Messages screen shows them, so registers may read it.",
           tags: ['outbox'],
           access: 'register',
-          query: pageQuery,
+          query: smsOutboxQuery,
           response: pageSchema(smsOutboxEntry),
         } satisfies RouteDoc,
       },
     },
     async (request) => {
-      const q = parseOrThrow(pageQuery, request.query, '(query)');
-      return outboxPage<{ to_phone: string; body: string; provider_code: string | null }>(
-        ctx.db,
-        principalOf(request).merchantId,
-        q,
-        'sms_outbox',
-        'to_phone, body, provider_code',
-        (r) => {
-          const { encoding, segments } = smsSegments(r.body);
-          return { to: r.to_phone, body: r.body, providerCode: r.provider_code, encoding, segments };
-        },
-      );
+      const q = parseOrThrow(smsOutboxQuery, request.query, '(query)');
+      return smsOutboxPage(ctx.db, principalOf(request).merchantId, q);
     },
   );
 
@@ -175,42 +172,18 @@ export function registerPosRoutes(app: FastifyInstance, ctx: AppContext): void {
             'Newest first: receipts, invoices, reminders and notices, with their delivery state. With SMTP_URL set the server sends them (retrying temporary failures with backoff); without it they stay queued here.',
           tags: ['outbox'],
           access: 'staff',
-          query: pageQuery,
+          query: emailOutboxQuery,
           response: pageSchema(emailOutboxEntry),
         } satisfies RouteDoc,
       },
     },
     async (request) => {
-      const q = parseOrThrow(pageQuery, request.query, '(query)');
-      const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
-      return outboxPage<{
-        to_address: string;
-        subject: string;
-        body: string;
-        attempts: number;
-        next_attempt_at: Date | null;
-        last_error: string | null;
-        sent_at: Date | null;
-        message_id: string | null;
-      }>(
-        ctx.db,
-        principalOf(request).merchantId,
-        q,
-        'email_outbox',
-        'to_address, subject, body, attempts, next_attempt_at, last_error, sent_at, message_id',
-        (r) => ({
-          to: r.to_address,
-          subject: r.subject,
-          body: r.body,
-          attempts: Number(r.attempts),
-          nextAttemptAt: iso(r.next_attempt_at),
-          lastError: r.last_error,
-          sentAt: iso(r.sent_at),
-          messageId: r.message_id,
-        }),
-      );
+      const q = parseOrThrow(emailOutboxQuery, request.query, '(query)');
+      return emailOutboxPage(ctx.db, principalOf(request).merchantId, q);
     },
   );
+
+  registerMessageRoutes(app, ctx, { smsOutboxEntry, emailOutboxEntry });
 
   app.get(
     '/api/pos/quarantine',

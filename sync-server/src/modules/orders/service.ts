@@ -1577,7 +1577,10 @@ export async function sendReceipt(
         paid: money(receipt.paidCents),
         refunded: receipt.refundedCents ? money(receipt.refundedCents) : '',
       });
-      message = await ctx.sms.send({ merchantId: principal.merchantId, to, body: text.body, kind: 'receipt' }, { tx: m.tx, now: m.now });
+      message = await ctx.sms.send(
+        { merchantId: principal.merchantId, to, body: text.body, kind: 'receipt', subjectRef: `order:${orderId}` },
+        { tx: m.tx, now: m.now },
+      );
     } else {
       const email = await composeMessage(m.tx, merchant, 'receipt_email', {
         store: receipt.merchantName,
@@ -1586,7 +1589,7 @@ export async function sendReceipt(
         receipt: receipt.text,
       });
       message = await ctx.email.send(
-        { merchantId: principal.merchantId, to, subject: email.subject ?? '', body: email.body, kind: 'receipt' },
+        { merchantId: principal.merchantId, to, subject: email.subject ?? '', body: email.body, kind: 'receipt', subjectRef: `order:${orderId}` },
         { tx: m.tx, now: m.now },
       );
     }

@@ -169,7 +169,10 @@ export async function createPayRequest(
     memo: record.memo ?? '',
     payLink: record.url,
   });
-  const sms = await ctx.sms.send({ merchantId: merchant.id, to: record.phone, body: smsBody, kind: 'pay_request' }, { tx: m.tx, now: m.now });
+  const sms = await ctx.sms.send(
+    { merchantId: merchant.id, to: record.phone, body: smsBody, kind: 'pay_request', subjectRef: `pay_request:${id}` },
+    { tx: m.tx, now: m.now },
+  );
   await m.audit({
     action: 'pay_request.created',
     entityType: 'pay_request',
@@ -483,6 +486,7 @@ export async function emailPayRequestReceipt(
       subject: `Your receipt from ${merchant.name}: ${formatMoney(request.amountCents, request.currency)} paid`,
       body: payRequestReceiptText(merchant, request, payment, m.now),
       kind: 'receipt',
+      subjectRef: `pay_request:${request.id}`,
     },
     { tx: m.tx, now: m.now },
   );

@@ -12,10 +12,10 @@ export class OutboxSmsProvider implements SmsProvider {
   async send(message: SmsMessage, context: { tx: Queryable; now: Date }) {
     const id = newId('sms');
     await context.tx.query(
-      `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, kind, created_at, updated_at, status)
-       VALUES ($1, $2, $3, $4, $6, $5, $5,
+      `INSERT INTO sms_outbox (id, merchant_id, to_phone, body, kind, created_at, updated_at, subject_ref, status)
+       VALUES ($1, $2, $3, $4, $6, $5, $5, $7,
                CASE WHEN EXISTS (SELECT 1 FROM sms_opt_outs WHERE merchant_id = $2 AND phone = $3) THEN 'opted_out' ELSE 'queued' END)`,
-      [id, message.merchantId, message.to, message.body, context.now.toISOString(), message.kind],
+      [id, message.merchantId, message.to, message.body, context.now.toISOString(), message.kind, message.subjectRef ?? null],
     );
     return { id };
   }

@@ -39,6 +39,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/orders/:id/receipt': 'cashier',
   'POST /api/pos/orders/:id/receipts': 'cashier',
   'GET /api/pos/sms-outbox': 'cashier',
+  'GET /api/pos/messages/latest': 'cashier',
   // Customers (deleting one is a manager's)
   'GET /api/pos/customers': 'cashier',
   'POST /api/pos/customers': 'cashier',
@@ -125,6 +126,12 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/ledger/trial-balance': 'manager',
   'GET /api/pos/quarantine': 'manager',
   'GET /api/pos/email-outbox': 'manager',
+  'GET /api/pos/email-suppressions': 'manager',
+  'DELETE /api/pos/email-suppressions/:address': 'manager',
+  'GET /api/pos/sms-opt-outs': 'manager',
+  'GET /api/pos/demo-outbox': 'manager',
+  'GET /api/pos/demo-outbox/mail/:id': 'manager',
+  'GET /api/pos/demo-outbox/sms/:id': 'manager',
   'GET /api/sync/missing-receipts': 'manager',
   // Registers and settings (read)
   'GET /api/pos/registers': 'manager',

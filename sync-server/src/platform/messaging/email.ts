@@ -22,6 +22,8 @@ export interface EmailMessage {
   /** Which template renders its HTML part; default `notice`. */
   kind?: EmailKind;
   attachment?: EmailAttachmentRef;
+  /** What the message is about, `invoice:<id>`, `order:<id>` (a receipt), `pay_request:<id>`; none for notices. */
+  subjectRef?: string;
 }
 
 /**
@@ -38,8 +40,8 @@ export class OutboxEmailProvider implements EmailProvider {
   async send(message: EmailMessage, context: { tx: Queryable; now: Date }): Promise<{ id: string }> {
     const id = newId('email');
     await context.tx.query(
-      `INSERT INTO email_outbox (id, merchant_id, to_address, subject, body, created_at, status, kind, attachment_kind, attachment_ref)
-       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9)`,
+      `INSERT INTO email_outbox (id, merchant_id, to_address, subject, body, created_at, status, kind, attachment_kind, attachment_ref, subject_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10)`,
       [
         id,
         message.merchantId,
@@ -50,8 +52,27 @@ export class OutboxEmailProvider implements EmailProvider {
         message.kind ?? 'notice',
         message.attachment?.kind ?? null,
         message.attachment?.ref ?? null,
+        message.subjectRef ?? null,
       ],
     );
     return { id };
   }
+}
+
+/**
+ * Lifts the store's suppression of `address` (case-insensitive): later messages to it are sent again. The caller audits
+ * it inside its mutation. Returns what was recorded (the mail server's answer, the message that bounced), or null when
+ * the address was not suppressed.
+ */
+export async function liftEmailSuppression(
+  tx: Queryable,
+  merchantId: string,
+  address: string,
+): Promise<{ address: string; reason: string; emailId: string } | null> {
+  const { rows } = await tx.query<{ address: string; reason: string; email_id: string }>(
+    'DELETE FROM email_suppressions WHERE merchant_id = $1 AND address = lower($2) RETURNING address, reason, email_id',
+    [merchantId, address],
+  );
+  const row = rows[0];
+  return row ? { address: row.address, reason: row.reason, emailId: row.email_id } : null;
 }
