@@ -98,4 +98,39 @@ describe('back office messages and the demo outbox', () => {
       await expect(view.getByTestId('demo-text-body').innerText()).resolves.toMatch(/payment request for \$8\.40 \(Cake deposit\)/);
     },
   );
+
+  it('shows on the register the receipt text as queued, then delivered — never sent before it was', { timeout: 120_000 }, async () => {
+    const register = new RegisterPage(page);
+    await register.goTo('Register');
+    await register.waitForCatalog();
+    const item = server!.catalog.items.find(
+      (i) => i.modifierLists.length === 0 && i.variations.length === 1 && (i.variations[0]?.priceCents ?? 0) > 0,
+    )!;
+    await register.tapItem(item.id);
+    await register.cartLine(item.name).waitFor();
+    const tender = await register.charge();
+    await tender.exact();
+    await tender.complete();
+    await page.locator('[data-testid="receipt-sync"]', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('receipt-channel-sms').check();
+    await page.getByTestId('receipt-to').fill('+1 415 555 0177');
+    await page.getByTestId('receipt-send').click();
+    const status = page.getByTestId('receipt-send-status');
+    const seen: string[] = [];
+    await expect
+      .poll(
+        async () => {
+          const text = (await status.textContent()) ?? '';
+          if (seen.at(-1) !== text) seen.push(text);
+          return text;
+        },
+        { timeout: TIMEOUT, interval: 50 },
+      )
+      .toBe('Receipt to +14155550177: delivered');
+    // Every state shown was one the outbox held, in order.
+    const order = ['queued', 'sending', 'sent', 'delivered'];
+    const states = seen.filter((t) => t.startsWith('Receipt to')).map((t) => t.replace('Receipt to +14155550177: ', ''));
+    expect(states.every((st) => order.includes(st))).toBe(true);
+    expect(states).toEqual([...states].sort((x, y) => order.indexOf(x) - order.indexOf(y)));
+  });
 });

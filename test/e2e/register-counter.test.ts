@@ -209,11 +209,11 @@ describe('register counter: held sales, cart tools', () => {
       // The receipt sent from the register by e-mail and by SMS lands in the server's outboxes.
       await page.getByTestId('receipt-to').fill('mae@example.com');
       await page.getByTestId('receipt-send').click();
-      await expect.poll(() => page.getByTestId('receipt-send-status').textContent()).toBe('Receipt sent to mae@example.com');
+      await expect.poll(() => page.getByTestId('receipt-send-status').textContent()).toBe('Receipt to mae@example.com: queued');
       await page.getByTestId('receipt-channel-sms').check();
       await page.getByTestId('receipt-to').fill('+1 415 555 0123');
       await page.getByTestId('receipt-to').press('Enter');
-      await expect.poll(() => page.getByTestId('receipt-send-status').textContent()).toMatch(/^Receipt sent to \+14155550123/);
+      await expect.poll(() => page.getByTestId('receipt-send-status').textContent()).toMatch(/^Receipt to \+14155550123.*: queued$/);
       const emails = (await (await api('/api/pos/email-outbox')).json()) as { data: { to: string; subject: string }[] };
       expect(emails.data.find((m) => m.to === 'mae@example.com')?.subject).toContain(order.receiptNumber);
       const sms = (await (await api('/api/pos/sms-outbox')).json()) as { data: { to: string; body: string }[] };

@@ -118,9 +118,19 @@ describe('Text-to-Pay with real messages (local SMS provider and mail server)', 
     const payRequests = await (await BackOfficePage.open(page, server.credentials.ownerPin)).payRequests();
 
     /* The cashier texts a pay link for the sale; the text arrives at the provider, from the store's number. */
+    // Before sending, the form shows the text as it will go and in how many parts.
+    await page.getByTestId('pay-request-amount').fill('18.75');
+    await page.getByTestId('pay-request-memo').fill('Cake for pickup');
+    const preview = page.getByTestId('pay-request-text-preview');
+    await expect.poll(() => preview.getByTestId('pay-request-text-body').textContent(), { timeout: 20_000 }).toContain('$18.75');
+    await expect(preview.getByTestId('pay-request-text-segments').textContent()).resolves.toMatch(/GSM-7: one part$/);
+    const previewed = (await preview.getByTestId('pay-request-text-body').textContent())!;
     await payRequests.create({ amount: '18.75', phone: CUSTOMER_PHONE, memo: 'Cake for pickup' });
     await page.getByTestId('pay-request-notice').waitFor();
     const text = await texts.next('the pay link text', (m) => m.to === CUSTOMER_PHONE);
+    // The text sent is the one previewed, but for its link (the request's own, of the same length).
+    const linkPattern = /https?:\/\/\S+\/pay\/pr_[0-9A-Z]{26}/;
+    expect(text.body.replace(linkPattern, '<link>')).toBe(previewed.replace(linkPattern, '<link>'));
     expect(text.from).toBe(DEMO_SMS_FROM);
     expect(text.body).toContain('$18.75');
     const link = /https?:\/\/\S+\/pay\/pr_[0-9A-Z]{26}/.exec(text.body)?.[0];

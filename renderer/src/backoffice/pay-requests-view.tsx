@@ -15,6 +15,7 @@ import { Field, LoadError, useCurrency } from '../common/back-office-kit.tsx';
 import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 import { showProblem, typed } from '../common/forms.ts';
 import { LatestMessage } from './message-state.tsx';
+import { PayRequestTextPreview } from './pay-request-text-preview.tsx';
 
 const STATUS_TEXT: Record<PayRequest['status'], string> = { pending: 'Pending', paid: 'Paid', expired: 'Expired', canceled: 'Canceled' };
 
@@ -76,7 +77,7 @@ export function PayRequestsView() {
   const actions = useBackOfficeActions(['pay-requests', 'latest-message']);
   const schema = useMemo(() => payRequestForm(currency), [currency]);
   const form = useForm<TypedPayRequest, unknown, z.output<PayRequestForm>>({ resolver: zodResolver(schema), defaultValues: EMPTY });
-  const { register, handleSubmit, setError, reset, getValues, formState } = form;
+  const { register, handleSubmit, setError, reset, getValues, formState, watch } = form;
   const errors = formState.errors;
   const creating = formState.isSubmitting;
   const [notice, setNotice] = useState<string | undefined>();
@@ -89,7 +90,10 @@ export function PayRequestsView() {
       (err) => showProblem(err, setError, FIELDS),
     );
     if (!created) return;
-    setNotice(`Pay request for ${formatMoney(created.amountCents, created.currency)} texted to ${created.phone ?? ''}.`);
+    // Queued, not yet texted: the row's message line follows its state.
+    setNotice(
+      `Pay request for ${formatMoney(created.amountCents, created.currency)} created; its text to ${created.phone ?? ''} is on its way (state on its row).`,
+    );
     // The phone stays for another request to the same customer.
     reset({ ...EMPTY, phone: getValues('phone') });
   });
@@ -125,6 +129,7 @@ export function PayRequestsView() {
               {(p) => <input {...p} className="bo-input" {...register('memo')} data-testid="pay-request-memo" />}
             </Field>
           </div>
+          <PayRequestTextPreview amount={String(watch('amountCents') ?? '')} memo={String(watch('memo') ?? '')} currency={currency} />
           <div>
             <button type="submit" className="button button-primary" disabled={creating} data-testid="pay-request-create">
               {creating ? 'Sending…' : 'Text the pay link'}

@@ -3,9 +3,30 @@
  * from the sale's customer (their e-mail, else their phone), when one is attached. The server
  * queues it in its e-mail or SMS outbox (`POST /api/pos/orders/{id}/receipts` with the register's credential), so the
  * sale must have synced first: before that the register says so and the cashier tries again a moment later.
+ *
+ * What it shows is what the server holds: "queued" once the outbox has the message, then its delivery state as the
+ * server learns it (sent, delivered, bounced, failed, opted out — `GET /api/pos/messages/latest?subjectRef=order:…`,
+ * read every 2 s until the state is final or the screen closes), never "sent" before it was.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { REGISTER_SCHEMA_VERSION } from '../../common/session.ts';
+
+/** How each delivery state reads on the register. */
+const STATE_LABELS: Record<string, string> = {
+  queued: 'queued',
+  sending: 'sending',
+  sent: 'sent',
+  delivered: 'delivered',
+  bounced: 'bounced — the address does not take mail',
+  suppressed: 'not sent — this address bounced before',
+  failed: 'failed',
+  undelivered: 'not delivered',
+  opted_out: 'not sent — this number replied STOP',
+};
+/** States after which nothing changes any more. */
+const FINAL_STATES = new Set(['delivered', 'bounced', 'suppressed', 'failed', 'undelivered', 'opted_out']);
+/** States that mean the customer did not get it. */
+const FAILED_STATES = new Set(['bounced', 'suppressed', 'failed', 'undelivered', 'opted_out']);
 
 interface SendReceiptProps {
   orderId: string;
@@ -38,6 +59,48 @@ export function SendReceipt({ orderId, registerToken, isSynced, customer }: Send
   };
   const [status, setStatus] = useState<{ text: string; isError: boolean } | undefined>();
   const [isBusy, setBusy] = useState(false);
+  /** The message last queued: its channel and recipient, followed until its state is final. */
+  const [tracked, setTracked] = useState<{ channel: 'email' | 'sms'; to: string } | undefined>();
+
+  useEffect(() => {
+    if (!tracked) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let reads = 0;
+    const read = async () => {
+      try {
+        const response = await fetch(`/api/pos/messages/latest?subjectRef=${encodeURIComponent(`order:${orderId}`)}`, {
+          headers: { authorization: `Bearer ${registerToken}`, 'x-register-schema-version': REGISTER_SCHEMA_VERSION },
+        });
+        if (response.ok && !stopped) {
+          const latest = (await response.json()) as Record<
+            'email' | 'sms',
+            { status: string; lastError?: string | null; providerCode?: string | null } | null
+          >;
+          const message = latest[tracked.channel];
+          if (message) {
+            const reason = message.lastError ?? message.providerCode;
+            const failed = FAILED_STATES.has(message.status);
+            setStatus({
+              text: `Receipt to ${tracked.to}: ${STATE_LABELS[message.status] ?? message.status}${failed && reason ? ` (${reason})` : ''}`,
+              isError: failed,
+            });
+            // An e-mail handed to the mail server is as far as it goes here; a text goes on to delivered.
+            if (FINAL_STATES.has(message.status) || (tracked.channel === 'email' && message.status === 'sent')) return;
+          }
+        }
+      } catch {
+        // Offline for a moment: the state shown stays what it was, and the next read tries again.
+      }
+      // Read for at most 5 minutes: a carrier that never reports back leaves the last state shown.
+      if (!stopped && ++reads < 150) timer = setTimeout(() => void read(), 2_000);
+    };
+    void read();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [tracked, orderId, registerToken]);
 
   const send = async () => {
     if (!to.trim())
@@ -61,8 +124,9 @@ export function SendReceipt({ orderId, registerToken, isSynced, customer }: Send
         setStatus({ text: `Not sent: ${problem.errors?.[0]?.message ?? problem.detail ?? `HTTP ${response.status}`}`, isError: true });
         return;
       }
-      const sent = (await response.json()) as { to: string };
-      setStatus({ text: `Receipt sent to ${sent.to}`, isError: false });
+      const queued = (await response.json()) as { to: string };
+      setStatus({ text: `Receipt to ${queued.to}: queued`, isError: false });
+      setTracked({ channel, to: queued.to });
     } catch {
       setStatus({ text: 'The register is offline: send the receipt once it is back online.', isError: true });
     } finally {

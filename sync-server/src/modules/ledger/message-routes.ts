@@ -98,14 +98,14 @@ export function registerMessageRoutes(
   app.get(
     '/api/pos/messages/latest',
     {
-      onRequest: guard(ctx, 'staff'),
+      onRequest: guard(ctx, 'register'),
       config: {
         openapi: {
           summary: 'The latest e-mail and text about an invoice, order or pay request',
           description:
             'The newest message of each channel the server sent about `subjectRef` (an invoice and its reminders, a receipt of an order, a pay request), with its delivery state; null where none was sent.',
           tags: ['outbox'],
-          access: 'staff',
+          access: 'register',
           query: latestQuery,
           response: z.strictObject({ email: entries.emailOutboxEntry.nullable(), sms: entries.smsOutboxEntry.nullable() }),
         } satisfies RouteDoc,

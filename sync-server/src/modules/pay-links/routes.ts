@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
+  freeText,
+  MAX_AMOUNT_CENTS,
+  MAX_MEMO_LENGTH,
   payRequestCancelSchema,
   payRequestCreateSchema,
   payRequestListQuerySchema,
@@ -12,7 +15,7 @@ import { guard, principalOf, type Access } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
-import { cancelPayRequest, getPayRequest, listPayRequests } from './service.ts';
+import { cancelPayRequest, getPayRequest, listPayRequests, previewPayRequestText } from './service.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
 import type { PayRequest, PayRequestCreate } from '../../../../core/index.ts';
 
@@ -22,6 +25,17 @@ export interface PayRequestWorkflows {
 }
 
 const PAY_CREATE: Access = { scope: 'pay:create' };
+/** `POST /api/pos/pay-request-previews`: the amount and memo of a request being written. */
+const previewBodySchema = z.strictObject({
+  amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS).describe('The amount, minor units.'),
+  memo: freeText(MAX_MEMO_LENGTH).optional(),
+});
+const previewSchema = z.strictObject({
+  body: z.string().describe('The text as it would be sent (its link stands for the one the request will get: same length).'),
+  encoding: z.enum(['GSM-7', 'UCS-2']),
+  segments: z.int().min(1).describe('Parts the carrier sends (and bills).'),
+  characters: z.int().min(0),
+});
 const payRequestParams = z.strictObject({ id: z.string().regex(/^pr_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id starting with pr_') });
 
 /**
@@ -128,5 +142,28 @@ export function registerPayRequestRoutes(app: FastifyInstance, ctx: AppContext, 
       const body = parseOrThrow(payRequestCancelSchema, request.body === undefined ? {} : request.body);
       return { status: 200, body: await cancelPayRequest(ctx, principalOf(request), id, body) };
     }),
+  );
+
+  app.post(
+    '/api/pos/pay-request-previews',
+    {
+      onRequest: guard(ctx, PAY_CREATE),
+      config: {
+        openapi: {
+          summary: 'Preview the text of a pay request',
+          description:
+            "The text a pay request of this amount and memo would send, in the store's template and language, and how it goes: GSM-7 or UCS-2, in how many parts — shown before sending. Changes nothing.",
+          tags: ['pay-requests'],
+          access: PAY_CREATE,
+          body: previewBodySchema,
+          response: previewSchema,
+          status: 200,
+        },
+      },
+    },
+    async (request) => {
+      const body = parseOrThrow(previewBodySchema, request.body ?? undefined);
+      return previewPayRequestText(ctx, principalOf(request).merchantId, body);
+    },
   );
 }

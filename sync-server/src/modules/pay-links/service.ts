@@ -9,6 +9,8 @@ import {
   formatStoreMoney,
   MAX_AMOUNT_CENTS,
   newId,
+  smsSegments,
+  type SmsEncoding,
   priceCart,
   PricingError,
   type CatalogSnapshot,
@@ -26,7 +28,7 @@ import type { Principal } from '../../platform/auth/identity.ts';
 import { createdAtKey, decodeCursor, pageOf } from '../../platform/http/cursor.ts';
 import { ProblemError, StateConflictError } from '../../platform/http/problem.ts';
 import { actorOf, mutation, type Mutation } from '../../kernel/mutation.ts';
-import type { MerchantRow } from '../../kernel/merchant.ts';
+import { getMerchant, type MerchantRow } from '../../kernel/merchant.ts';
 import { composeMessage } from '../../kernel/message-templates.ts';
 import type { AppContext } from '../../platform/context.ts';
 
@@ -109,6 +111,27 @@ export function pricePayRequestLines(
     );
   }
   return { lineItems: totals.lines, amountCents };
+}
+
+/**
+ * The text a pay request of `amountCents` (minor units) with `memo` would send, before it is created: the store's
+ * template in its language with a link as long as the real one (`ctx.config.baseUrl` + `/pay/pr_…`), and how it is sent
+ * (`core/sms-segments.ts`: GSM-7 or UCS-2, and in how many parts). Reads only.
+ */
+export async function previewPayRequestText(
+  ctx: Pick<AppContext, 'config' | 'db'>,
+  merchantId: string,
+  input: { amountCents: number; memo?: string | undefined },
+): Promise<{ body: string; encoding: SmsEncoding; segments: number; characters: number }> {
+  const merchant = await getMerchant(ctx.db, merchantId);
+  const { body } = await composeMessage(ctx.db, merchant, 'pay_request_sms', {
+    store: merchant.name,
+    amount: formatStoreMoney(input.amountCents, merchant.currency, merchant.language),
+    memo: input.memo ?? '',
+    payLink: `${ctx.config.baseUrl}/pay/${newId('payRequest')}`,
+  });
+  const { encoding, segments } = smsSegments(body);
+  return { body, encoding, segments, characters: [...body].length };
 }
 
 /** What a new pay request charges, as the workflow settled it: a free amount, priced catalog lines, or an order's balance. */

@@ -51,6 +51,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'PUT /api/pos/floor-plan': 'manager',
   'GET /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-requests': 'cashier',
+  'POST /api/pos/pay-request-previews': 'cashier',
   'GET /api/pos/pay-requests/:id': 'cashier',
   // The app directory: every staff member may browse it; installing is the owner's
   'GET /api/pos/app-directory': 'cashier',
