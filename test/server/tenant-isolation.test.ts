@@ -29,6 +29,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/pos/customers/{id}': { givenName: 'Mallory' },
   'PATCH /api/pos/invoices/{id}': { memo: 'Taken by A' },
   'PATCH /api/pos/staff/{id}': { name: 'Mallory' },
+  // A's own receipt e-mail template (the path names a kind of message, not an object of a store).
+  'PUT /api/pos/message-templates/{kind}': { subject: 'Receipt {{receiptNumber}} (A)', body: '{{receipt}}' },
   'PATCH /api/pos/webhooks/{id}': { enabled: false },
   'POST /api/pos/bill-payments/{id}/complete': { accountNumber: '1234567890' },
   'POST /api/pos/bill-payments/{id}/refuse': { reason: 'Taken by A' },
@@ -296,6 +298,8 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     if (name === 'day') return new Date().toISOString().slice(0, 10);
     if (name === 'rail') return 'ach';
     if (name === 'name') return 'Bravo Category Isolated';
+    // A store's own template of that kind (A changing its own must leave B's, and B's fingerprint, as they were).
+    if (name === 'kind') return 'receipt_email';
     const table: [RegExp, string | undefined][] = [
       [/^\/api\/pos\/catalog\/items\//, ids.item],
       [/^\/api\/pos\/catalog\/tax-rates\//, ids.taxRate],
@@ -379,7 +383,7 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
           if (res.statusCode >= 500) failures.push(`${where}: server error ${res.body.slice(0, 200)}`);
           const leaked = leaks(res.body, decodeURIComponent(url) + JSON.stringify(body ?? ''));
           if (leaked.length > 0) failures.push(`${where}: answers B's ${leaked.join(', ')}`);
-          if (names.length > 0 && res.statusCode < 300 && !['collection', 'day', 'rail'].some((n) => names.includes(n)))
+          if (names.length > 0 && res.statusCode < 300 && !['collection', 'day', 'rail', 'kind'].some((n) => names.includes(n)))
             failures.push(`${where}: B's object answered ${res.body.slice(0, 120)}`);
           if (names.length > 0 && mutating && res.statusCode === 400)
             failures.push(`${where}: body refused before the lookup — fix BODIES (${res.body.slice(0, 160)})`);
