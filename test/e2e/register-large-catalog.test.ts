@@ -122,7 +122,7 @@ describe('register with a large catalog', () => {
     const catalog = await (await BackOfficePage.open(page, server.ownerPin)).catalog();
     // "an": Butter croissant, Coca-Cola … can, Dasani …, Diet Coke … can (ids would put Coca-Cola first).
     await catalog.search('an');
-    await expect.poll(async () => (await catalog.rows.allTextContents()).some((t) => t.includes('Butter croissant'))).toBe(true);
+    await expect.poll(async () => (await catalog.rows.allTextContents()).some((t) => t.includes('Butter croissant')), { timeout: 30_000 }).toBe(true);
     const names = (await catalog.rows.allTextContents()).map((t) => t.trim());
     const croissant = names.findIndex((t) => t.includes('Butter croissant'));
     const coke = names.findIndex((t) => t.includes('Coca-Cola'));
@@ -131,10 +131,11 @@ describe('register with a large catalog', () => {
     // A long table renders a window of its rows: three pages of 100 loaded, fewer rows drawn.
     await catalog.search('');
     const table = page.locator('table:has([data-testid="catalog-row"])');
-    await expect.poll(() => table.getAttribute('data-row-count')).toBe('100');
+    // Each page is a read of a 50,000-item catalog: on a loaded machine it takes more than vitest's default 1 s poll.
+    await expect.poll(() => table.getAttribute('data-row-count'), { timeout: 30_000 }).toBe('100');
     for (const rows of ['200', '300']) {
       await page.getByTestId('catalog-more').click();
-      await expect.poll(() => table.getAttribute('data-row-count')).toBe(rows);
+      await expect.poll(() => table.getAttribute('data-row-count'), { timeout: 30_000 }).toBe(rows);
     }
     const drawn = await catalog.rows.count();
     expect(drawn).toBeGreaterThan(5);

@@ -196,6 +196,8 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
         lastError: null,
         sentAt: null,
         messageId: null,
+        kind: 'receipt',
+        subjectRef: `order:${order.id}`,
         createdAt: now.toISOString(),
       },
     ]);

@@ -132,8 +132,9 @@ export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): v
       },
     },
     async (request) => {
-      const { kind } = parseOrThrow(templateParams, request.params, '(path)');
+      // The query first: an unknown parameter is named even when the path is wrong too.
       const { language } = parseOrThrow(languageQuery, request.query, '(query)');
+      const { kind } = parseOrThrow(templateParams, request.params, '(path)');
       return resetMessageTemplate(ctx, principalOf(request), kind, language);
     },
   );
