@@ -111,7 +111,8 @@ describe('back office messages and the demo outbox', () => {
     const tender = await register.charge();
     await tender.exact();
     await tender.complete();
-    await page.locator('[data-testid="receipt-sync"]', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+    // Synced: the marker's own state ("Not yet synced" holds the word too).
+    await page.locator('[data-testid="receipt-sync"].sync-marker-synced').waitFor({ timeout: 30_000 });
     await page.getByTestId('receipt-channel-sms').check();
     await page.getByTestId('receipt-to').fill('+1 415 555 0177');
     await page.getByTestId('receipt-send').click();

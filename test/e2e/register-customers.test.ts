@@ -91,7 +91,7 @@ describe('customers at the register', () => {
     await expect(page.getByTestId('receipt-to').inputValue()).resolves.toBe('+14155550142');
     await expect.poll(async () => (await api<ApiOrder>(`/api/pos/orders/${orderId}`)).customerId, { timeout: 30_000 }).toBe(ada.id);
     // From the register, once synced: the receipt goes to the customer's phone.
-    await page.locator('[data-testid="receipt-sync"]', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="receipt-sync"].sync-marker-synced').waitFor({ timeout: 30_000 });
     await page.getByTestId('receipt-send').click();
     await expect.poll(() => page.getByTestId('receipt-send-status').textContent(), { timeout: 15_000 }).toContain('Receipt to +14155550142: queued');
 
