@@ -89,7 +89,8 @@ export async function storeCheckDocuments(
     const id = pushed.id as string;
     const before = current.get(id);
     const joined = before ? mergeCheckDocument(collection, before, pushed) : pushed;
-    const changedHere = before === undefined || canonicalJson(joined) !== canonicalJson(before);
+    const joinedJson = canonicalJson(joined);
+    const changedHere = before === undefined || joinedJson !== canonicalJson(before);
     let stored: StoredCheckDocument | undefined;
     if (changedHere) {
       const { rows } = await m.tx.query<{ sync_seq: string | number }>(
@@ -117,7 +118,7 @@ export async function storeCheckDocuments(
         });
       }
     }
-    if (canonicalJson(joined) === canonicalJson(pushed)) outcomes.push(changedHere ? { kind: 'stored' } : { kind: 'unchanged' });
+    if (joinedJson === canonicalJson(pushed)) outcomes.push(changedHere ? { kind: 'stored' } : { kind: 'unchanged' });
     else
       outcomes.push({
         kind: 'master',
