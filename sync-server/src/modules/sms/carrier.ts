@@ -4,6 +4,7 @@
  * configuration read from the environment (docs/decisions/0091-sms-through-a-provider-api.md, docs/api.md "SMS").
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { smsProviderEnv } from './provider-env.ts';
 
 /** One text to hand to a carrier. */
 export interface CarrierMessage {
@@ -137,17 +138,8 @@ export function isValidTwilioSignature(authToken: string, url: string, params: I
  * @throws Error naming the variable for an unknown provider, a missing variable or a malformed value.
  */
 export function twilioConfigFromEnv(env: Record<string, string | undefined>): TwilioConfig | null {
-  const provider = env.SMS_PROVIDER?.trim();
-  if (!provider || provider === 'vonage') return null;
-  if (provider !== 'twilio') throw new Error(`SMS_PROVIDER=${provider} is not supported: use "twilio" (a Twilio-compatible API) or "vonage".`);
-  const need = (name: string): string => {
-    const value = env[name]?.trim();
-    if (!value) throw new Error(`SMS_PROVIDER=twilio needs ${name}.`);
-    return value;
-  };
-  const apiBase = (env.SMS_API_BASE?.trim() || 'https://api.twilio.com').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(apiBase)) throw new Error('SMS_API_BASE must be an http(s) URL, e.g. https://api.twilio.com.');
-  const from = need('SMS_FROM');
-  if (!/^\+[1-9]\d{6,14}$/.test(from)) throw new Error('SMS_FROM must be a phone number in E.164, e.g. +14155550100.');
+  const shared = smsProviderEnv(env, 'twilio', { apiBase: 'https://api.twilio.com', fromExample: '+14155550100' });
+  if (!shared) return null;
+  const { apiBase, from, need } = shared;
   return { apiBase, accountSid: need('SMS_ACCOUNT_SID'), authToken: need('SMS_AUTH_TOKEN'), from };
 }

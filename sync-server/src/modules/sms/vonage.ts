@@ -7,6 +7,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { smsSegments } from '../../../../core/index.ts';
 import { SmsPermanentError, SmsTemporaryError, type CarrierMessage, type SmsCarrier } from './carrier.ts';
+import { smsProviderEnv } from './provider-env.ts';
 
 /** How Vonage signs: the dashboard's "MD5 hash" (the default there), "MD5 HMAC", "SHA1 HMAC", "SHA-256 HMAC", "SHA-512 HMAC". */
 export type VonageSignatureMethod = 'md5hash' | 'md5' | 'sha1' | 'sha256' | 'sha512';
@@ -144,18 +145,9 @@ export function isValidVonageSignature(
  * @throws Error naming the variable for an unknown provider, a missing variable or a malformed value.
  */
 export function vonageConfigFromEnv(env: Record<string, string | undefined>): VonageConfig | null {
-  const provider = env.SMS_PROVIDER?.trim();
-  if (!provider || provider === 'twilio') return null;
-  if (provider !== 'vonage') throw new Error(`SMS_PROVIDER=${provider} is not supported: use "twilio" (a Twilio-compatible API) or "vonage".`);
-  const need = (name: string): string => {
-    const value = env[name]?.trim();
-    if (!value) throw new Error(`SMS_PROVIDER=vonage needs ${name}.`);
-    return value;
-  };
-  const apiBase = (env.SMS_API_BASE?.trim() || 'https://rest.nexmo.com').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(apiBase)) throw new Error('SMS_API_BASE must be an http(s) URL, e.g. https://rest.nexmo.com.');
-  const from = need('SMS_FROM');
-  if (!/^\+[1-9]\d{6,14}$/.test(from)) throw new Error('SMS_FROM must be a phone number in E.164, e.g. +447700900100.');
+  const shared = smsProviderEnv(env, 'vonage', { apiBase: 'https://rest.nexmo.com', fromExample: '+447700900100' });
+  if (!shared) return null;
+  const { apiBase, from, need } = shared;
   const method = env.SMS_SIGNATURE_METHOD?.trim() || 'sha256';
   if (!SIGNATURE_METHODS.includes(method as VonageSignatureMethod))
     throw new Error(`SMS_SIGNATURE_METHOD must be one of ${SIGNATURE_METHODS.join(', ')} (as set in the Vonage dashboard).`);
