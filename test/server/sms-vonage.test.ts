@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSmsProvider, type LocalSmsProvider } from '../../sync-server/src/dev/local-sms-provider.ts';
 import { isValidVonageSignature, vonageConfigFromEnv, vonageSignature } from '../../sync-server/src/modules/sms/index.ts';
 import { databaseTargets } from '../support/databases.ts';
+import { createPayRequestText } from '../support/pay-requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const FROM = '+447700900100';
@@ -108,20 +109,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
   });
 
   /** Creates a pay request texted to `phone`; resolves to its SMS's outbox id. */
-  const payRequest = async (phone: string): Promise<string> => {
-    const res = await server.app.inject({
-      method: 'POST',
-      url: '/api/pos/pay-requests',
-      headers: { authorization: `Bearer ${server.credentials.appToken}`, 'content-type': 'application/json' },
-      payload: JSON.stringify({ amountCents: 1250, phone }),
-    });
-    expect(res.statusCode).toBe(201);
-    const { rows } = await server.db.query<{ id: string }>(
-      `SELECT id FROM sms_outbox WHERE to_phone = $1 AND kind = 'pay_request' ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [phone],
-    );
-    return rows[0]!.id;
-  };
+  const payRequest = (phone: string): Promise<string> => createPayRequestText(server, phone);
   const row = async (id: string) =>
     (
       await server.db.query<{ status: string; provider_code: string | null; provider_message_id: string | null; attempts: number }>(
