@@ -22,6 +22,7 @@ import {
   buildPayRequestSaleJournal,
   effectivePayRequestStatus,
   type PayRequestRecord,
+  type MessagePlaceholder,
 } from '../../../../core/index.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
@@ -114,6 +115,20 @@ export function pricePayRequestLines(
 }
 
 /**
+ * The values of a pay request's text (the `pay_request_sms` template): the store's name, `amountCents` (minor units, in
+ * the store's currency) formatted in the store's language, `memo` (none → empty) and the request's `payLink`. The same
+ * for the preview and for the text sent.
+ */
+function payRequestTextValues(
+  merchant: Pick<MerchantRow, 'name' | 'currency' | 'language'>,
+  amountCents: number,
+  memo: string | null | undefined,
+  payLink: string,
+): Partial<Record<MessagePlaceholder, string>> {
+  return { store: merchant.name, amount: formatStoreMoney(amountCents, merchant.currency, merchant.language), memo: memo ?? '', payLink };
+}
+
+/**
  * The text a pay request of `amountCents` (minor units) with `memo` would send, before it is created: the store's
  * template in its language with a link as long as the real one (`ctx.config.baseUrl` + `/pay/pr_…`), and how it is sent
  * (`core/sms-segments.ts`: GSM-7 or UCS-2, and in how many parts). Reads only.
@@ -124,12 +139,8 @@ export async function previewPayRequestText(
   input: { amountCents: number; memo?: string | undefined },
 ): Promise<{ body: string; encoding: SmsEncoding; segments: number; characters: number }> {
   const merchant = await getMerchant(ctx.db, merchantId);
-  const { body } = await composeMessage(ctx.db, merchant, 'pay_request_sms', {
-    store: merchant.name,
-    amount: formatStoreMoney(input.amountCents, merchant.currency, merchant.language),
-    memo: input.memo ?? '',
-    payLink: `${ctx.config.baseUrl}/pay/${newId('payRequest')}`,
-  });
+  const payLink = `${ctx.config.baseUrl}/pay/${newId('payRequest')}`;
+  const { body } = await composeMessage(ctx.db, merchant, 'pay_request_sms', payRequestTextValues(merchant, input.amountCents, input.memo, payLink));
   const { encoding, segments } = smsSegments(body);
   return { body, encoding, segments, characters: [...body].length };
 }
@@ -186,12 +197,12 @@ export async function createPayRequest(
     ],
   );
   // In the store's language, with its own template if it saved one (kernel/message-templates.ts); the link as made above.
-  const { body: smsBody } = await composeMessage(m.tx, merchant, 'pay_request_sms', {
-    store: merchant.name,
-    amount: formatStoreMoney(record.amountCents, record.currency, merchant.language),
-    memo: record.memo ?? '',
-    payLink: record.url,
-  });
+  const { body: smsBody } = await composeMessage(
+    m.tx,
+    merchant,
+    'pay_request_sms',
+    payRequestTextValues(merchant, record.amountCents, record.memo, record.url),
+  );
   const sms = await ctx.sms.send(
     { merchantId: merchant.id, to: record.phone, body: smsBody, kind: 'pay_request', subjectRef: `pay_request:${id}` },
     { tx: m.tx, now: m.now },
