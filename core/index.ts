@@ -14,6 +14,7 @@ export * from './phone.ts';
 export * from './sms-segments.ts';
 export * from './quiet-hours.ts';
 export * from './message-templates.ts';
+export * from './demo-outbox.ts';
 export * from './sale.ts';
 export * from './devices.ts';
 export * from './events.ts';

@@ -15,6 +15,10 @@ import type {
   Cents,
   CreditBalance,
   CustomerRecord,
+  DemoMail,
+  DemoOutboxEntry,
+  DemoOutboxList,
+  DemoText,
   ImageGenerateResponse,
   ImportReport,
   ImportJob,
@@ -249,45 +253,8 @@ export interface SmsOptOut {
   optedOutAt: string;
 }
 
-/** One message the demo's local mail server or SMS provider received (`GET /api/pos/demo-outbox`). */
-export interface DemoOutboxEntry {
-  channel: 'email' | 'sms';
-  id: string;
-  outboxId: string;
-  status: string;
-  receivedAt: string;
-  from: string;
-  to: string;
-  subject: string | null;
-  preview: string;
-  attachments: number;
-}
-
-/** One e-mail of the demo outbox, opened. */
-export interface DemoMail {
-  id: string;
-  outboxId: string;
-  status: string;
-  receivedAt: string;
-  from: string;
-  to: string;
-  subject: string;
-  headers: { name: string; value: string }[];
-  text: string;
-  html: string | null;
-  attachments: { filename: string; contentType: string; bytes: number }[];
-}
-
-/** One text of the demo outbox, opened. */
-export interface DemoText {
-  id: string;
-  outboxId: string;
-  status: string;
-  receivedAt: string;
-  from: string;
-  to: string;
-  body: string;
-}
+/** One message the demo's local mail server or SMS provider received (`GET /api/pos/demo-outbox`; core/demo-outbox.ts). */
+export type { DemoOutboxEntry };
 
 /** Typed calls with the staff token; see the route files under `sync-server/src/routes/` for the shapes. */
 export class BackOfficeApi {
@@ -568,7 +535,7 @@ export class BackOfficeApi {
   }
   /** What demo mode's local servers received from this store; ApiError 404 when real providers send. */
   demoOutbox() {
-    return this.request<{ email: boolean; sms: boolean; data: DemoOutboxEntry[] }>('GET', '/api/pos/demo-outbox?limit=200');
+    return this.request<DemoOutboxList>('GET', '/api/pos/demo-outbox?limit=200');
   }
   demoMail(id: string) {
     return this.request<DemoMail>('GET', `/api/pos/demo-outbox/mail/${encodeURIComponent(id)}`);

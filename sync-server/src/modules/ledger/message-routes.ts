@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { pageQueryFields, pageSchema } from '../../../../core/index.ts';
+import { demoMailSchema, demoOutboxListSchema, demoTextSchema, pageQueryFields, pageSchema } from '../../../../core/index.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
@@ -41,46 +41,6 @@ const smsOptOut = z.strictObject({
   phone: z.string().describe('E.164'),
   keyword: z.string().describe('What the phone answered (STOP, UNSUBSCRIBE, …); it answers START to receive texts again'),
   optedOutAt: z.iso.datetime(),
-});
-const demoStatus = z.string().describe('The state of the outbox row that sent it, now');
-const demoEntry = z.strictObject({
-  channel: z.enum(['email', 'sms']),
-  id: z.string().describe("The e-mail's number, or the text's provider message id: opens it"),
-  outboxId: z.string().describe('The outbox row that sent it (`eml_…`, `sms_…`)'),
-  status: demoStatus,
-  receivedAt: z.iso.datetime(),
-  from: z.string(),
-  to: z.string(),
-  subject: z.string().nullable().describe("The e-mail's subject; null for a text"),
-  preview: z.string().describe('The first 160 characters of the text'),
-  attachments: z.int().min(0),
-});
-const demoListResponse = z.strictObject({
-  email: z.boolean().describe('E-mail goes to the local mail server (no SMTP_URL)'),
-  sms: z.boolean().describe('Texts go to the local SMS provider (no SMS_PROVIDER)'),
-  data: z.array(demoEntry),
-});
-const demoMail = z.strictObject({
-  id: z.string(),
-  outboxId: z.string(),
-  status: demoStatus,
-  receivedAt: z.iso.datetime(),
-  from: z.string(),
-  to: z.string(),
-  subject: z.string(),
-  headers: z.array(z.strictObject({ name: z.string(), value: z.string() })).describe('As received, in order'),
-  text: z.string(),
-  html: z.string().nullable().describe('The HTML part as sent (show it where no script runs), or null'),
-  attachments: z.array(z.strictObject({ filename: z.string(), contentType: z.string(), bytes: z.int() })),
-});
-const demoText = z.strictObject({
-  id: z.string(),
-  outboxId: z.string(),
-  status: demoStatus,
-  receivedAt: z.iso.datetime(),
-  from: z.string(),
-  to: z.string(),
-  body: z.string(),
 });
 const DEMO_OFF = 'Demo outbox: this server sends through real providers (SMTP_URL, SMS_PROVIDER); there is no local outbox to read.';
 
@@ -210,7 +170,7 @@ export function registerMessageRoutes(
           tags: ['outbox'],
           access: 'staff',
           query: demoListQuery,
-          response: demoListResponse,
+          response: demoOutboxListSchema,
           errors: { 404: 'Not in demo mode: real providers send (`not_found`)' },
         } satisfies RouteDoc,
       },
@@ -237,7 +197,7 @@ export function registerMessageRoutes(
           tags: ['outbox'],
           access: 'staff',
           params: demoMailParams,
-          response: demoMail,
+          response: demoMailSchema,
         } satisfies RouteDoc,
       },
     },
@@ -260,7 +220,7 @@ export function registerMessageRoutes(
           tags: ['outbox'],
           access: 'staff',
           params: demoTextParams,
-          response: demoText,
+          response: demoTextSchema,
         } satisfies RouteDoc,
       },
     },

@@ -8,6 +8,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
+import type { DemoMail, DemoOutboxEntry, DemoText } from '../../../../core/index.ts';
 import type { Queryable } from '../db/db.ts';
 
 /** Where demo mode keeps what its local servers received; a null part is sent by a real provider instead. */
@@ -16,52 +17,6 @@ export interface DemoOutboxConfig {
   mailDir: string | null;
   /** The local SMS provider's JSON lines file (`at`, `sid`, `from`, `to`, `body`), or null when `SMS_PROVIDER` is set. */
   smsFile: string | null;
-}
-
-/** One message of the demo outbox list, newest first. */
-export interface DemoOutboxEntry {
-  channel: 'email' | 'sms';
-  /** The `.eml` file's number (e-mail) or the provider's message id (text): opens it. */
-  id: string;
-  /** The outbox row that sent it (`eml_…` / `sms_…`) and that row's state now. */
-  outboxId: string;
-  status: string;
-  receivedAt: string;
-  from: string;
-  to: string;
-  /** The e-mail's subject; null for a text. */
-  subject: string | null;
-  /** The first 160 characters of the text (an e-mail's plain text part). */
-  preview: string;
-  /** Attachments of an e-mail (0 for a text). */
-  attachments: number;
-}
-
-/** One e-mail as received, for reading: its headers as sent, its text and HTML parts, its attachments (not their bytes). */
-export interface DemoMail {
-  id: string;
-  outboxId: string;
-  status: string;
-  receivedAt: string;
-  from: string;
-  to: string;
-  subject: string;
-  headers: { name: string; value: string }[];
-  text: string;
-  /** The HTML part as sent, or null; the back office shows it in a sandboxed frame that runs no script. */
-  html: string | null;
-  attachments: { filename: string; contentType: string; bytes: number }[];
-}
-
-/** One text as the local provider received it. */
-export interface DemoText {
-  id: string;
-  outboxId: string;
-  status: string;
-  receivedAt: string;
-  from: string;
-  to: string;
-  body: string;
 }
 
 interface MailSummary {
