@@ -5,7 +5,7 @@
  * resetting (`DELETE /api/pos/message-templates/{kind}`) is the owner's; the server's 400s name `subject` or `body`
  * and show under the field. docs/decisions/0094-message-templates-per-store-and-language.md.
  */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import {
   describeSmsSegments,
   STORE_LANGUAGE_NAMES,
@@ -18,6 +18,7 @@ import {
 import { ApiError } from '../common/back-office-api.ts';
 import { Field, LoadError, useApi } from '../common/back-office-kit.tsx';
 import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
+import { useDebounced } from '../common/cursor-list.tsx';
 
 /** How long typing pauses before the preview is asked for again (ms). */
 const PREVIEW_DELAY_MS = 300;
@@ -96,27 +97,29 @@ function TemplateForm({ template }: { template: MessageTemplateView }) {
   const isEmail = template.channel === 'email';
   const { kind, language } = template;
 
+  // Asked for once typing in either field pauses; an answer overtaken by newer settled text is dropped.
+  const typed = useDebounced(
+    useMemo(() => ({ subject, body }), [subject, body]),
+    PREVIEW_DELAY_MS,
+  );
   useEffect(() => {
     let stale = false;
-    const timer = setTimeout(() => {
-      api.previewMessageTemplate({ kind, language, body, ...(isEmail ? { subject } : {}) }).then(
-        (answer) => {
-          if (stale) return;
-          setPreview(answer);
-          setErrors({});
-        },
-        (err: unknown) => {
-          if (stale) return;
-          setPreview(undefined);
-          setErrors(err instanceof ApiError ? err.fieldErrors() : {});
-        },
-      );
-    }, PREVIEW_DELAY_MS);
+    api.previewMessageTemplate({ kind, language, body: typed.body, ...(isEmail ? { subject: typed.subject } : {}) }).then(
+      (answer) => {
+        if (stale) return;
+        setPreview(answer);
+        setErrors({});
+      },
+      (err: unknown) => {
+        if (stale) return;
+        setPreview(undefined);
+        setErrors(err instanceof ApiError ? err.fieldErrors() : {});
+      },
+    );
     return () => {
       stale = true;
-      clearTimeout(timer);
     };
-  }, [api, kind, language, isEmail, subject, body]);
+  }, [api, kind, language, isEmail, typed]);
 
   const save = async () => {
     setSaved(false);

@@ -4,8 +4,8 @@
  * carrier sends it — GSM-7 or UCS-2 (an emoji or a letter outside GSM-7 makes it UCS-2: 70 characters a part instead
  * of 160), in how many parts.
  */
-import { useEffect, useState } from 'react';
 import { parseCashInput } from '../common/cash.ts';
+import { useDebounced } from '../common/cursor-list.tsx';
 import { useBackOfficeData } from '../common/back-office-query.ts';
 
 interface Preview {
@@ -15,19 +15,9 @@ interface Preview {
   characters: number;
 }
 
-/** `value`, once it has stayed the same for `ms` milliseconds. */
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
-}
-
 /** `amount` and `memo` as typed in the form (`amount` in the store's currency, e.g. "12.50"). */
 export function PayRequestTextPreview({ amount, memo, currency }: { amount: string; memo: string; currency: string }) {
-  const typed = useSettled({ amount, memo: memo.trim() }, 300);
+  const typed = useDebounced({ amount, memo: memo.trim() }, 300);
   const amountCents = parseCashInput(typed.amount, currency) ?? 0;
   const preview = useBackOfficeData(
     'pay-request-preview',
