@@ -6,7 +6,7 @@
  * no script and loads nothing). Lists are held by TanStack Query (common/cursor-list.tsx, common/back-office-query.ts).
  */
 import { useId, useState, type KeyboardEvent } from 'react';
-import type { DemoOutboxEntry, EmailMessage, EmailSuppression, SmsMessage, SmsOptOut } from '../common/back-office-api.ts';
+import type { BackOfficeApi, DemoOutboxEntry, EmailMessage, EmailSuppression, Page, SmsMessage, SmsOptOut } from '../common/back-office-api.ts';
 import { LoadError, useApi } from '../common/back-office-kit.tsx';
 import { useBackOfficeActions, useBackOfficeData } from '../common/back-office-query.ts';
 import { CursorListBody, useCursorList } from '../common/cursor-list.tsx';
@@ -109,8 +109,8 @@ export function MessagesView() {
         ))}
       </div>
       <div id={`${id}-panel`} role="tabpanel" aria-labelledby={`${id}-tab-${tab}`}>
-        {tab === 'email' ? <EmailList /> : null}
-        {tab === 'sms' ? <SmsList /> : null}
+        {tab === 'email' ? <OutboxList of={EMAIL_LIST} /> : null}
+        {tab === 'sms' ? <OutboxList of={SMS_LIST} /> : null}
         {tab === 'blocked' ? <BlockedLists /> : null}
         {tab === 'demo' ? <DemoOutbox /> : null}
       </div>
@@ -138,72 +138,71 @@ function StateFilter({ states, value, onChange }: { states: string[]; value: str
   );
 }
 
-function EmailList() {
-  const [status, setStatus] = useState('');
-  const api = useApi();
-  const list = useCursorList<EmailMessage, { data: EmailMessage[]; nextCursor: string | null }>('email-outbox', [status], (cursor) =>
-    api.listEmailOutbox({ status, ...(cursor ? { cursor } : {}) }),
-  );
-  return (
-    <>
-      <div className="bo-toolbar">
-        <h3>E-mail</h3>
-        <StateFilter states={EMAIL_STATES} value={status} onChange={setStatus} />
-        <button type="button" className="button" onClick={() => void list.refresh()}>
-          Refresh
-        </button>
-      </div>
-      <CursorListBody list={list} what="E-mails" loadingText="Loading e-mails…" moreLabel="Show more e-mails">
-        {(rows) => (
-          <DataTable
-            caption="E-mails"
-            captionHidden
-            columns={EMAIL_COLUMNS}
-            rows={rows}
-            rowKey={(m) => m.id}
-            rowAttributes={(m) => ({ 'data-testid': 'message-row', 'data-message-id': m.id, 'data-state': m.status })}
-            emptyText={
-              status
-                ? `No e-mail ${MESSAGE_STATE_TEXT[status as EmailMessage['status']].toLowerCase()}.`
-                : 'No e-mail sent yet: receipts, invoices and reminders appear here.'
-            }
-            emptyTestId="messages-empty"
-          />
-        )}
-      </CursorListBody>
-    </>
-  );
+/** What tells the e-mail list and the texts list apart. */
+interface OutboxListOf<M extends EmailMessage | SmsMessage> {
+  /** The list's name in the query cache (`email-outbox`). */
+  name: string;
+  /** The heading ("E-mail"). */
+  title: string;
+  /** What the list holds, capitalised ("E-mails"): its caption, its errors, "Loading e-mails…", "Show more e-mails". */
+  what: string;
+  /** One of them ("e-mail"), for "No e-mail bounced.". */
+  one: string;
+  /** Shown while nothing was sent yet. */
+  emptyText: string;
+  states: M['status'][];
+  columns: Column<M>[];
+  /** One page of the outbox, `status` filtering it when not empty. */
+  fetchPage: (api: BackOfficeApi, query: { status: string; cursor?: string }) => Promise<Page<M>>;
 }
 
-function SmsList() {
+const EMAIL_LIST: OutboxListOf<EmailMessage> = {
+  name: 'email-outbox',
+  title: 'E-mail',
+  what: 'E-mails',
+  one: 'e-mail',
+  emptyText: 'No e-mail sent yet: receipts, invoices and reminders appear here.',
+  states: EMAIL_STATES,
+  columns: EMAIL_COLUMNS,
+  fetchPage: (api, query) => api.listEmailOutbox(query),
+};
+
+const SMS_LIST: OutboxListOf<SmsMessage> = {
+  name: 'sms-outbox',
+  title: 'Texts',
+  what: 'Texts',
+  one: 'text',
+  emptyText: 'No text sent yet: pay requests, invoices and receipts by SMS appear here.',
+  states: SMS_STATES,
+  columns: SMS_COLUMNS,
+  fetchPage: (api, query) => api.listSmsOutbox(query),
+};
+
+/** One outbox, newest first, filtered by state, with Refresh and "Show more". */
+function OutboxList<M extends EmailMessage | SmsMessage>({ of }: { of: OutboxListOf<M> }) {
   const [status, setStatus] = useState('');
   const api = useApi();
-  const list = useCursorList<SmsMessage, { data: SmsMessage[]; nextCursor: string | null }>('sms-outbox', [status], (cursor) =>
-    api.listSmsOutbox({ status, ...(cursor ? { cursor } : {}) }),
-  );
+  const list = useCursorList<M, Page<M>>(of.name, [status], (cursor) => of.fetchPage(api, { status, ...(cursor ? { cursor } : {}) }));
+  const plural = of.what.toLowerCase();
   return (
     <>
       <div className="bo-toolbar">
-        <h3>Texts</h3>
-        <StateFilter states={SMS_STATES} value={status} onChange={setStatus} />
+        <h3>{of.title}</h3>
+        <StateFilter states={of.states} value={status} onChange={setStatus} />
         <button type="button" className="button" onClick={() => void list.refresh()}>
           Refresh
         </button>
       </div>
-      <CursorListBody list={list} what="Texts" loadingText="Loading texts…" moreLabel="Show more texts">
+      <CursorListBody list={list} what={of.what} loadingText={`Loading ${plural}…`} moreLabel={`Show more ${plural}`}>
         {(rows) => (
           <DataTable
-            caption="Texts"
+            caption={of.what}
             captionHidden
-            columns={SMS_COLUMNS}
+            columns={of.columns}
             rows={rows}
             rowKey={(m) => m.id}
             rowAttributes={(m) => ({ 'data-testid': 'message-row', 'data-message-id': m.id, 'data-state': m.status })}
-            emptyText={
-              status
-                ? `No text ${MESSAGE_STATE_TEXT[status as SmsMessage['status']].toLowerCase()}.`
-                : 'No text sent yet: pay requests, invoices and receipts by SMS appear here.'
-            }
+            emptyText={status ? `No ${of.one} ${MESSAGE_STATE_TEXT[status as M['status']].toLowerCase()}.` : of.emptyText}
             emptyTestId="messages-empty"
           />
         )}
