@@ -27,7 +27,8 @@ import {
   type OrderLine,
   type Stamp,
 } from '../../core/index.ts';
-import type { DeviceSettings } from '../../core/device-transport.ts';
+import type { DeviceHostApi, DeviceSettings } from '../../core/device-transport.ts';
+import { dispatchDeviceCall } from '../../electron/bridge/dispatch.ts';
 import { startPrinterSimulator, type PrinterSimulator } from '../../electron/devices/simulators/printer-simulator.ts';
 import { BridgeTransport } from '../../renderer/src/platform/devices/bridge-transport.ts';
 import { printKitchenTickets, stationOfKitchenJob } from '../../renderer/src/register/devices/kitchen-job.ts';
@@ -235,5 +236,28 @@ describe('kitchen printers on the hardware bridge', () => {
       .toEqual([expect.objectContaining({ stationId: 'grill', pendingJobs: 0 }), expect.objectContaining({ stationId: 'cold', pendingJobs: 0 })]);
     expect(grill.receipts).toHaveLength(1);
     expect(cold.receipts).toHaveLength(0);
+  });
+
+  it('refuses settings that put two printers on one port, or a station id core/kitchen.ts would refuse', async () => {
+    const host = {} as DeviceHostApi; // never reached: the parameters are refused first
+    const serial = { mode: 'serial' as const, serial: { path: '/dev/ttyUSB1' } };
+    const shared = await dispatchDeviceCall(host, 'saveSettings', {
+      printer: serial,
+      terminal: { mode: 'none' },
+      checkScanner: { mode: 'none' },
+      kitchenPrinters: { grill: { mode: 'simulator' }, bar: serial },
+    });
+    expect(shared).toEqual({
+      ok: false,
+      error: { code: 'invalid_params', message: 'Invalid kitchenPrinters.bar.serial.path: port /dev/ttyUSB1 is already used by printer' },
+    });
+    const badStation = await dispatchDeviceCall(host, 'printKitchen', {
+      stationId: 'grill line',
+      job: { jobId: 'kt-1-grill', blocks: [{ kind: 'cut' }] },
+    });
+    expect(badStation).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_params', message: expect.stringMatching(/^Invalid stationId/) as string },
+    });
   });
 });
