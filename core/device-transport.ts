@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import {
+  cardHoldRequestSchema,
   checkScanSchema,
   chargeRequestSchema,
   deviceStatusSchema,
@@ -33,12 +34,41 @@ export const deviceConfigSchema = z
   .refine((config) => config.mode !== 'serial' || config.serial !== undefined, { message: 'serial settings are required', path: ['serial'] });
 export type DeviceConfig = z.infer<typeof deviceConfigSchema>;
 
-/** The device settings of one register (kept by its Electron shell or its bridge, per machine). */
-export const deviceSettingsSchema = z.strictObject({
-  printer: deviceConfigSchema,
-  terminal: deviceConfigSchema,
-  checkScanner: deviceConfigSchema,
-});
+/** A kitchen station's id as core/kitchen.ts takes it (letters, digits, `-`, `_`; at most 24). */
+export const stationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, { message: 'a station id is 1-24 letters, digits, - or _' });
+
+/** The most kitchen printers one register drives. */
+export const MAX_KITCHEN_PRINTERS = 16;
+
+/**
+ * The device settings of one register (kept by its Electron shell or its bridge, per machine). `kitchenPrinters`
+ * maps a kitchen station id (core/kitchen.ts) to the printer its tickets print on; each printer has a port of its
+ * own — no two devices on one serial path (a kitchen whose grill and fryer share a printer routes both to one station).
+ */
+export const deviceSettingsSchema = z
+  .strictObject({
+    printer: deviceConfigSchema,
+    terminal: deviceConfigSchema,
+    checkScanner: deviceConfigSchema,
+    kitchenPrinters: z
+      .record(stationIdSchema, deviceConfigSchema)
+      .refine((printers) => Object.keys(printers).length <= MAX_KITCHEN_PRINTERS, { message: `at most ${MAX_KITCHEN_PRINTERS} kitchen printers` })
+      .default({}),
+  })
+  .superRefine((settings, context) => {
+    const seen = new Map<string, string>();
+    const configs: [string[], DeviceConfig][] = [
+      ...DEVICE_KINDS.map((kind): [string[], DeviceConfig] => [[kind], settings[kind]]),
+      ...Object.entries(settings.kitchenPrinters).map(([station, config]): [string[], DeviceConfig] => [['kitchenPrinters', station], config]),
+    ];
+    for (const [path, config] of configs) {
+      if (config.mode !== 'serial' || !config.serial) continue;
+      const other = seen.get(config.serial.path);
+      if (other !== undefined) {
+        context.addIssue({ code: 'custom', path: [...path, 'serial', 'path'], message: `port ${config.serial.path} is already used by ${other}` });
+      } else seen.set(config.serial.path, path.join('.'));
+    }
+  });
 export type DeviceSettings = z.infer<typeof deviceSettingsSchema>;
 
 /** One serial port found on the machine (see `listPorts` in electron/devices). */
@@ -62,6 +92,21 @@ export const deviceOverviewSchema = z.strictObject({
 });
 export type DeviceOverview = z.infer<typeof deviceOverviewSchema>;
 
+/** What a kitchen printer is right now (`kitchenPrinters` answers one per configured station). */
+export const kitchenPrinterOverviewSchema = z.strictObject({
+  stationId: stationIdSchema,
+  mode: z.enum(['simulator', 'serial', 'none']),
+  status: deviceStatusSchema,
+  path: z.string().max(512).optional(),
+  /** Tickets journaled and not yet printed. */
+  pendingJobs: z.int().min(0),
+});
+export type KitchenPrinterOverview = z.infer<typeof kitchenPrinterOverviewSchema>;
+
+/** A kitchen ticket for one station's printer (`printJob.jobId` is the ticket's idempotency key). */
+export const kitchenPrintRequestSchema = z.strictObject({ stationId: stationIdSchema, job: printJobSchema });
+export type KitchenPrintRequest = z.infer<typeof kitchenPrintRequestSchema>;
+
 const noParams = z.strictObject({}).optional();
 const refundRequestSchema = z.strictObject({ ...chargeRequestSchema.shape, token: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/) });
 
@@ -80,6 +125,9 @@ export const DEVICE_METHODS = {
   saveSettings: { params: deviceSettingsSchema, result: z.array(deviceOverviewSchema) },
   getStatus: { params: noParams, result: z.array(deviceOverviewSchema) },
   testPrint: { params: noParams, result: z.strictObject({ queued: z.literal(true) }) },
+  cardHold: { params: cardHoldRequestSchema, result: terminalResultSchema },
+  printKitchen: { params: kitchenPrintRequestSchema, result: z.strictObject({ queued: z.literal(true), duplicate: z.boolean() }) },
+  kitchenPrinters: { params: noParams, result: z.array(kitchenPrinterOverviewSchema).max(MAX_KITCHEN_PRINTERS) },
 } as const;
 export type DeviceMethod = keyof typeof DEVICE_METHODS;
 export const DEVICE_METHOD_NAMES = Object.keys(DEVICE_METHODS) as DeviceMethod[];
@@ -102,6 +150,13 @@ export interface DeviceHostApi extends DeviceApi {
   getStatus(): Promise<DeviceOverview[]>;
   /** Prints a short test page (with a QR code) on the receipt printer. */
   testPrint(): Promise<{ queued: true }>;
+  /**
+   * Queues a kitchen ticket on its station's printer (journaled before this resolves). `duplicate`: a job with this id
+   * was queued or printed before, and is not printed again.
+   */
+  printKitchen(request: KitchenPrintRequest): Promise<{ queued: true; duplicate: boolean }>;
+  /** The kitchen printers of this register: station, mode, status, port, tickets waiting. */
+  kitchenPrinters(): Promise<KitchenPrinterOverview[]>;
 }
 
 /** A failed call: `code` is a transport code or a driver `DeviceError` code (e.g. `printer_offline`). */

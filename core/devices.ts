@@ -49,6 +49,51 @@ export const chargeRequestSchema = z.strictObject({
 export type ChargeRequest = z.infer<typeof chargeRequestSchema>;
 
 /**
+ * A card hold (pre-authorisation) and what follows it, for a restaurant check or a bar tab, in minor units. Each
+ * request names itself by `idempotencyKey` (a retried frame after a crash is answered from the terminal's memory,
+ * never done twice) and the hold by `holdIdempotencyKey`, the key of its `preauthorize`:
+ * - `preauthorize`: hold `amountCents` on the card (no money moves yet);
+ * - `increment`: raise the hold by `amountCents` (a tab passing its hold); the result's `amountCents` is the new hold;
+ * - `adjustTip`: set the tip the capture will add to `tipCents` (replaces an earlier one), before the capture;
+ * - `capture`: take `amountCents` (the check, at most the hold) plus `tipCents` (default: the adjusted tip, else 0);
+ *   the total may exceed the hold by the tip tolerance only (docs/devices.md); the rest of the hold is released;
+ * - `release`: void the hold without taking anything.
+ */
+export const cardHoldRequestSchema = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('preauthorize'),
+    idempotencyKey: z.string().min(1).max(64),
+    amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
+    currency: z.string().regex(/^[A-Z]{3}$/),
+  }),
+  z.strictObject({
+    action: z.literal('increment'),
+    idempotencyKey: z.string().min(1).max(64),
+    holdIdempotencyKey: z.string().min(1).max(64),
+    amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
+  }),
+  z.strictObject({
+    action: z.literal('adjustTip'),
+    idempotencyKey: z.string().min(1).max(64),
+    holdIdempotencyKey: z.string().min(1).max(64),
+    tipCents: z.int().min(0).max(MAX_AMOUNT_CENTS),
+  }),
+  z.strictObject({
+    action: z.literal('capture'),
+    idempotencyKey: z.string().min(1).max(64),
+    holdIdempotencyKey: z.string().min(1).max(64),
+    amountCents: z.int().min(1).max(MAX_AMOUNT_CENTS),
+    tipCents: z.int().min(0).max(MAX_AMOUNT_CENTS).optional(),
+  }),
+  z.strictObject({
+    action: z.literal('release'),
+    idempotencyKey: z.string().min(1).max(64),
+    holdIdempotencyKey: z.string().min(1).max(64),
+  }),
+]);
+export type CardHoldRequest = z.infer<typeof cardHoldRequestSchema>;
+
+/**
  * A terminal's answer: never a card number. `approved_offline`: approved by the terminal without the host (store and
  * forward); `token` is then the terminal's store-and-forward token, which the server forwards to the processor later.
  */
@@ -118,6 +163,8 @@ export interface DeviceApi {
   charge(request: ChargeRequest): Promise<TerminalResult>;
   refund(request: ChargeRequest & { token: string }): Promise<TerminalResult>;
   scanCheck(): Promise<CheckScan>;
+  /** A card hold's step (pre-authorise, raise, tip, capture, release); declines and timeouts are results. */
+  cardHold(request: CardHoldRequest): Promise<TerminalResult>;
   /** Subscribes to status events; returns the unsubscribe function. */
   onStatus(listener: (status: DeviceStatus) => void): () => void;
 }

@@ -1,6 +1,6 @@
 /**
  * The device host behind both transports: owns the receipt-printer, card-terminal and check-scanner
- * drivers of `electron/devices/`, the device settings of this register (a JSON file per machine), and — for devices
+ * drivers of `electron/devices/` and a restaurant's kitchen printers (one per station, each with its own print queue), the device settings of this register (a JSON file per machine), and — for devices
  * set to `simulator` — the pseudo-terminal simulators. The Electron main process (IPC) and the web hardware bridge
  * (WebSocket) both call it through `dispatchDeviceCall`, which validates every message; the hub itself trusts its
  * typed input.
@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../core/devices.ts';
+import type { CardHoldRequest, ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../core/devices.ts';
 import {
   DEVICE_KINDS,
   deviceSettingsSchema,
@@ -20,6 +20,8 @@ import {
   type DeviceKind,
   type DeviceOverview,
   type DeviceSettings,
+  type KitchenPrinterOverview,
+  type KitchenPrintRequest,
   type PortInfo,
 } from '../../core/device-transport.ts';
 import {
@@ -29,12 +31,17 @@ import {
   listPorts,
   ReceiptPrinter,
   startDeviceSimulators,
+  startPrinterSimulator,
   type DeviceSimulators,
+  type PrinterSimulator,
 } from '../devices/index.ts';
 
 /** Hub settings. Times in milliseconds. */
 export interface DeviceHubOptions {
-  /** Where the settings (`devices.json`), the print queue (`print-queue/`) and the simulator ports (`ports/`) live. */
+  /**
+   * Where the settings (`devices.json`), the print queue (`print-queue/`), the kitchen printers' queues
+   * (`kitchen-queues/<station>/`) and the simulator ports (`ports/`, a kitchen printer's `kitchen-<station>`) live.
+   */
   dataDir: string;
   /** `auto`: devices without settings run on simulators; `never`: they are `none`. Default `auto`. */
   simulators?: 'auto' | 'never';
@@ -60,7 +67,7 @@ const SETTINGS_FILE = 'devices.json';
 /** Settings used when none are stored. */
 export function defaultDeviceSettings(simulators: 'auto' | 'never'): DeviceSettings {
   const mode = simulators === 'auto' ? 'simulator' : 'none';
-  return { printer: { mode }, terminal: { mode }, checkScanner: { mode } };
+  return { printer: { mode }, terminal: { mode }, checkScanner: { mode }, kitchenPrinters: {} };
 }
 
 /** The device host. Start with `DeviceHub.start(options)`; `close()` stops drivers and simulators. */
@@ -71,6 +78,9 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
   #printer: ReceiptPrinter | undefined;
   #terminal: CardTerminal | undefined;
   #scanner: CheckScanner | undefined;
+  readonly #kitchen = new Map<string, ReceiptPrinter>();
+  readonly #kitchenSimulators = new Map<string, PrinterSimulator>();
+  readonly #kitchenStatus = new Map<string, DeviceStatus>();
   readonly #status = new Map<DeviceKind, DeviceStatus>();
   #reconfiguring: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -93,6 +103,11 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
   /** The running simulators (tests drive them: power off the printer, drop a terminal response…). */
   get simulators(): DeviceSimulators | undefined {
     return this.#simulators;
+  }
+
+  /** The simulator of a kitchen station's printer set to `simulator` (tests read its tickets). */
+  kitchenSimulator(stationId: string): PrinterSimulator | undefined {
+    return this.#kitchenSimulators.get(stationId);
   }
 
   #log(message: string): void {
@@ -134,6 +149,66 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
       }
     }
     for (const kind of DEVICE_KINDS) await this.#open(kind);
+    for (const station of Object.keys(this.#settings.kitchenPrinters)) if (!this.#kitchen.has(station)) await this.#openKitchen(station);
+  }
+
+  #kitchenPort(station: string): DeviceConfig['serial'] | undefined {
+    const config = this.#settings.kitchenPrinters[station];
+    if (config?.mode === 'serial') return config.serial;
+    const path = config?.mode === 'simulator' ? this.#kitchenSimulators.get(station)?.devicePath : undefined;
+    return path ? { path, baudRate: 9600, parity: 'none', dataBits: 8, stopBits: 1 } : undefined;
+  }
+
+  /**
+   * Opens the printer of a kitchen station (starting its simulator first when it is set to `simulator`). Its queue is
+   * `kitchen-queues/<station>/` whatever the port, so tickets journaled before a crash or a port change print there.
+   */
+  async #openKitchen(station: string): Promise<void> {
+    const config = this.#settings.kitchenPrinters[station];
+    const report = (status: DeviceStatus) => this.#kitchenStatus.set(station, status);
+    if (!config || config.mode === 'none') {
+      report({ device: 'printer', state: 'offline', detail: 'not configured' });
+      return;
+    }
+    if (config.mode === 'simulator' && !this.#kitchenSimulators.has(station)) {
+      try {
+        this.#kitchenSimulators.set(station, await startPrinterSimulator({ dir: join(this.#options.dataDir, 'ports'), name: `kitchen-${station}` }));
+      } catch (error) {
+        this.#log(`kitchen printer simulator ${station} could not start: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const port = this.#kitchenPort(station);
+    if (!port) {
+      report({ device: 'printer', state: 'error', detail: 'simulator unavailable (is socat installed?)' });
+      return;
+    }
+    try {
+      const printer = await ReceiptPrinter.open({
+        port,
+        queueDir: join(this.#options.dataDir, 'kitchen-queues', station),
+        retryIntervalMs: this.#options.printerRetryIntervalMs ?? 1000,
+      });
+      printer.on('status', report);
+      printer.on('jobFailed', ({ jobId, reason }) => this.#log(`kitchen ticket ${jobId} (${station}) failed: ${reason}`));
+      this.#kitchen.set(station, printer);
+      void printer.queryStatus().catch(() => undefined);
+    } catch (error) {
+      report({ device: 'printer', state: 'offline', detail: (error instanceof Error ? error.message : String(error)).slice(0, 200) });
+    }
+  }
+
+  async #closeKitchen(station: string): Promise<void> {
+    await this.#kitchen
+      .get(station)
+      ?.close()
+      .catch(() => undefined);
+    this.#kitchen.delete(station);
+    this.#kitchenStatus.delete(station);
+    await this.#kitchenSimulators
+      .get(station)
+      ?.stop()
+      .catch(() => undefined);
+    this.#kitchenSimulators.delete(station);
   }
 
   async #open(kind: DeviceKind): Promise<void> {
@@ -224,6 +299,42 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
     return { queued: true };
   }
 
+  /**
+   * Queues a kitchen ticket on the printer of `stationId` (journaled in that printer's queue before this resolves).
+   * The job id is the idempotency key: a ticket queued or printed before is answered `duplicate: true` and not printed
+   * again, also after a restart. Throws `DeviceError('station_not_configured')` for a station without a printer,
+   * `port_open_failed` when its driver cannot start (queue unusable), `invalid_input` for a job that could never print.
+   */
+  async printKitchen({ stationId, job }: KitchenPrintRequest): Promise<{ queued: true; duplicate: boolean }> {
+    await this.#reconfiguring;
+    const config = this.#settings.kitchenPrinters[stationId];
+    if (!config || config.mode === 'none') throw new DeviceError('station_not_configured', `no kitchen printer is set up for station ${stationId}`);
+    if (!this.#kitchen.has(stationId)) await this.#openKitchen(stationId);
+    const printer = this.#kitchen.get(stationId);
+    if (!printer)
+      throw new DeviceError(
+        'port_open_failed',
+        `the kitchen printer of station ${stationId} cannot be used: ${this.#kitchenStatus.get(stationId)?.detail ?? 'unknown'}`,
+      );
+    const { duplicate } = await printer.print(job);
+    return { queued: true, duplicate };
+  }
+
+  /** The kitchen printers of the settings: mode, last status, port and tickets waiting. */
+  async kitchenPrinters(): Promise<KitchenPrinterOverview[]> {
+    return Object.entries(this.#settings.kitchenPrinters).map(([stationId, config]) => {
+      const path = this.#kitchenPort(stationId)?.path;
+      const status = this.#kitchenStatus.get(stationId) ?? { device: 'printer' as const, state: 'busy' as const, detail: 'starting' };
+      return {
+        stationId,
+        mode: config.mode,
+        status,
+        ...(path ? { path } : {}),
+        pendingJobs: this.#kitchen.get(stationId)?.pendingJobs().length ?? 0,
+      };
+    });
+  }
+
   /** Kicks the cash drawer (wired to the receipt printer). */
   async openDrawer(): Promise<void> {
     await (await this.#printerOrThrow()).openDrawer();
@@ -243,6 +354,11 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
     }
     const { ref: _ref, ...result } = reply;
     return result;
+  }
+
+  /** A step of a card hold (pre-authorise, raise, tip, capture, release); same guarantees as `charge`. */
+  cardHold(request: CardHoldRequest): Promise<TerminalResult> {
+    return this.#withTerminal((terminal) => terminal.hold(request));
   }
 
   /** A card-present sale; the driver resolves a lost answer with a STATUS query (never charges twice). */
@@ -286,16 +402,26 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
     const run = this.#reconfiguring.then(async () => {
       const changed = DEVICE_KINDS.filter((kind) => JSON.stringify(parsed[kind]) !== JSON.stringify(this.#settings[kind]));
       await saveDeviceSettings(this.#options.dataDir, parsed);
+      const previous = this.#settings;
       this.#settings = parsed;
       for (const kind of changed) {
         await this.#closeDriver(kind);
         this.#status.delete(kind);
       }
+      const stations = new Set([...Object.keys(previous.kitchenPrinters), ...Object.keys(parsed.kitchenPrinters)]);
+      const changedStations = [...stations].filter(
+        (station) => JSON.stringify(parsed.kitchenPrinters[station]) !== JSON.stringify(previous.kitchenPrinters[station]),
+      );
+      for (const station of changedStations) await this.#closeKitchen(station);
       if (changed.length > 0) {
         const needsSimulators = DEVICE_KINDS.some((kind) => parsed[kind].mode === 'simulator');
-        if (needsSimulators && !this.#simulators) await this.#openAll();
-        else for (const kind of changed) await this.#open(kind);
+        if (needsSimulators && !this.#simulators) {
+          await this.#openAll();
+          return;
+        }
+        for (const kind of changed) await this.#open(kind);
       }
+      for (const station of changedStations) if (parsed.kitchenPrinters[station]) await this.#openKitchen(station);
     });
     this.#reconfiguring = run.catch(() => undefined);
     await run;
@@ -345,6 +471,7 @@ export class DeviceHub extends EventEmitter<HubEvents> implements DeviceHostApi 
     this.#closed = true;
     await this.#reconfiguring;
     for (const kind of DEVICE_KINDS) await this.#closeDriver(kind);
+    for (const station of new Set([...this.#kitchen.keys(), ...this.#kitchenSimulators.keys()])) await this.#closeKitchen(station);
     await this.#simulators?.stop().catch(() => undefined);
     this.#simulators = undefined;
     this.removeAllListeners();

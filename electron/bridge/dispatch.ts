@@ -68,5 +68,11 @@ async function call(host: DeviceHostApi, method: DeviceMethod, params: unknown):
       return host.getStatus();
     case 'testPrint':
       return host.testPrint();
+    case 'cardHold':
+      return host.cardHold(params as Parameters<DeviceHostApi['cardHold']>[0]);
+    case 'printKitchen':
+      return host.printKitchen(params as Parameters<DeviceHostApi['printKitchen']>[0]);
+    case 'kitchenPrinters':
+      return host.kitchenPrinters();
   }
 }

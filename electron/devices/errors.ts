@@ -20,6 +20,7 @@ export const DEVICE_ERROR_CODES = [
   'printer_paper_out',
   'printer_cover_open',
   'queue_io', // the print journal cannot be written (disk full, permissions)
+  'station_not_configured', // a kitchen ticket for a station that has no printer in the register's device settings
   // card terminal (ECR)
   'bad_lrc', // a frame whose LRC does not match
   'malformed_frame', // a frame or payload that does not follow the ECR payload format

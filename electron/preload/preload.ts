@@ -7,8 +7,15 @@
  * Runs sandboxed: bundled to one CommonJS file whose only external import is `electron`.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import type { ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../core/devices.ts';
-import type { DeviceHostApi, DeviceOverview, DeviceSettings, PortInfo } from '../../core/device-transport.ts';
+import type { CardHoldRequest, ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../core/devices.ts';
+import type {
+  DeviceHostApi,
+  DeviceOverview,
+  DeviceSettings,
+  KitchenPrinterOverview,
+  KitchenPrintRequest,
+  PortInfo,
+} from '../../core/device-transport.ts';
 
 /* The channel names are spelled out (not imported) so the sandboxed bundle stays free of zod and core. */
 const STATUS_CHANNEL = 'devices:status';
@@ -35,6 +42,9 @@ const registerDevices = {
   saveSettings: (settings: DeviceSettings) => invoke<DeviceOverview[]>('devices:save-settings', settings),
   getStatus: () => invoke<DeviceOverview[]>('devices:get-status'),
   testPrint: () => invoke<{ queued: true }>('devices:test-print'),
+  cardHold: (request: CardHoldRequest) => invoke<TerminalResult>('devices:card-hold', request),
+  printKitchen: (request: KitchenPrintRequest) => invoke<{ queued: true; duplicate: boolean }>('devices:print-kitchen', request),
+  kitchenPrinters: () => invoke<KitchenPrinterOverview[]>('devices:kitchen-printers'),
   onStatus: (listener: (status: DeviceStatus) => void) => {
     const forward = (_event: unknown, status: DeviceStatus) => listener(status);
     ipcRenderer.on(STATUS_CHANNEL, forward);

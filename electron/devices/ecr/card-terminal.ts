@@ -12,7 +12,15 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { chargeRequestSchema, type ChargeRequest, type DeviceStatus, type SerialSettingsInput, type TerminalResult } from '../../../core/devices.ts';
+import {
+  cardHoldRequestSchema,
+  chargeRequestSchema,
+  type CardHoldRequest,
+  type ChargeRequest,
+  type DeviceStatus,
+  type SerialSettingsInput,
+  type TerminalResult,
+} from '../../../core/devices.ts';
 import { DeviceError } from '../errors.ts';
 import { openSerialPort, type SerialConnection } from '../serial/transport.ts';
 import { EcrLink } from './link.ts';
@@ -254,6 +262,45 @@ export class CardTerminal extends EventEmitter<TerminalEvents> {
     const ref = refForIdempotencyKey(request.idempotencyKey);
     const originalRef = refForIdempotencyKey(request.originalIdempotencyKey);
     return this.#serial(() => this.#transact({ type: 'void', ref, originalRef }, 0));
+  }
+
+  /**
+   * One step of a card hold (core/devices.ts `CardHoldRequest`): `preauthorize` sends PREAUTH, `increment` INCREMENT,
+   * `adjustTip` TIPADJUST, `capture` CAPTURE, `release` RELEASE — each under the reference of its own idempotency key,
+   * the hold named by the reference of `holdIdempotencyKey`. Same guarantees as `charge`: STATUS first, a lost answer
+   * resolved by STATUS, the frame sent again only after NOT_FOUND, so a capture retried after a crash (same key) is
+   * answered with the stored result and never taken twice. The result's `amountCents`: the hold (preauthorize,
+   * increment), the tip (adjustTip), the total taken (capture), the hold released (release).
+   * Throws `DeviceError('invalid_input')` for a request failing `cardHoldRequestSchema`, `disconnected` when the port
+   * is gone; declines (a capture over the tolerance, a hold already captured or released) are results.
+   */
+  hold(request: CardHoldRequest): Promise<TerminalReply> {
+    const parsed = cardHoldRequestSchema.safeParse(request);
+    if (!parsed.success) return Promise.reject(new DeviceError('invalid_input', 'invalid card hold request', { issues: parsed.error.issues }));
+    const step = parsed.data;
+    const ref = refForIdempotencyKey(step.idempotencyKey);
+    let ecr: Exclude<EcrRequest, { type: 'status' }>;
+    let amountCents: number;
+    if (step.action === 'preauthorize') {
+      ecr = { type: 'preauth', ref, amountCents: step.amountCents, currency: step.currency };
+      amountCents = step.amountCents;
+    } else {
+      const holdRef = refForIdempotencyKey(step.holdIdempotencyKey);
+      if (step.action === 'increment') {
+        ecr = { type: 'increment', ref, holdRef, amountCents: step.amountCents };
+        amountCents = step.amountCents;
+      } else if (step.action === 'adjustTip') {
+        ecr = { type: 'tip_adjust', ref, holdRef, tipCents: step.tipCents };
+        amountCents = step.tipCents;
+      } else if (step.action === 'capture') {
+        ecr = { type: 'capture', ref, holdRef, amountCents: step.amountCents, ...(step.tipCents !== undefined ? { tipCents: step.tipCents } : {}) };
+        amountCents = step.amountCents + (step.tipCents ?? 0);
+      } else {
+        ecr = { type: 'release', ref, holdRef };
+        amountCents = 0;
+      }
+    }
+    return this.#serial(() => this.#transact(ecr, amountCents));
   }
 
   /**

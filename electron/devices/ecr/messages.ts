@@ -7,6 +7,11 @@
  *   REFUND|ref|amountCents|currency|token
  *   VOID|ref|originalRef
  *   STATUS|ref            (ref empty: the terminal's own state)
+ *   PREAUTH|ref|amountCents|currency           hold an amount (pre-authorisation); the hold is named by this ref
+ *   INCREMENT|ref|holdRef|amountCents          raise the hold by amountCents (incremental authorisation)
+ *   TIPADJUST|ref|holdRef|tipCents             set the tip the capture adds (before the capture)
+ *   CAPTURE|ref|holdRef|amountCents|tipCents   take amountCents + tip (tip empty: the adjusted tip, else 0)
+ *   RELEASE|ref|holdRef                        void the hold, nothing taken
  * Terminal → host:
  *   RESULT|ref|outcome|amountCents|authCode|token|brand|last4|entryMode|message
  *     outcome: APPROVED | APPROVED_OFFLINE | DECLINED | CANCELLED | TIMED_OUT; entryMode: CHIP | CONTACTLESS | SWIPE | MANUAL | (empty)
@@ -24,7 +29,15 @@ export type EcrRequest =
   | { type: 'sale'; ref: string; amountCents: number; currency: string; offline?: boolean }
   | { type: 'refund'; ref: string; amountCents: number; currency: string; token: string }
   | { type: 'void'; ref: string; originalRef: string }
-  | { type: 'status'; ref: string };
+  | { type: 'status'; ref: string }
+  | { type: 'preauth'; ref: string; amountCents: number; currency: string }
+  | { type: 'increment'; ref: string; holdRef: string; amountCents: number }
+  | { type: 'tip_adjust'; ref: string; holdRef: string; tipCents: number }
+  | { type: 'capture'; ref: string; holdRef: string; amountCents: number; tipCents?: number }
+  | { type: 'release'; ref: string; holdRef: string };
+
+/** The requests that act on a hold made by a PREAUTH. */
+export type EcrHoldRequest = Extract<EcrRequest, { type: 'increment' | 'tip_adjust' | 'capture' | 'release' }>;
 
 /** A message from the terminal to the register. */
 export type EcrResponse =
@@ -90,7 +103,33 @@ export function encodeRequest(request: EcrRequest): string {
       return `VOID|${request.ref}|${request.originalRef}`;
     case 'status':
       return `STATUS|${request.ref}`;
+    case 'preauth':
+      checkAmount(request.amountCents, 1);
+      if (!CURRENCY.test(request.currency)) invalid('currency must be ISO 4217');
+      return `PREAUTH|${request.ref}|${request.amountCents}|${request.currency}`;
+    case 'increment':
+    case 'tip_adjust':
+    case 'capture':
+    case 'release': {
+      if (!REF.test(request.holdRef)) invalid('bad holdRef');
+      if (request.type === 'release') return `RELEASE|${request.ref}|${request.holdRef}`;
+      if (request.type === 'increment') {
+        checkAmount(request.amountCents, 1);
+        return `INCREMENT|${request.ref}|${request.holdRef}|${request.amountCents}`;
+      }
+      if (request.type === 'tip_adjust') {
+        checkAmount(request.tipCents, 0);
+        return `TIPADJUST|${request.ref}|${request.holdRef}|${request.tipCents}`;
+      }
+      checkAmount(request.amountCents, 1);
+      if (request.tipCents !== undefined) checkAmount(request.tipCents, 0);
+      return `CAPTURE|${request.ref}|${request.holdRef}|${request.amountCents}|${request.tipCents ?? ''}`;
+    }
   }
+}
+
+function checkAmount(cents: number, min: 0 | 1): void {
+  if (!Number.isInteger(cents) || cents < min || cents > 99_999_999) invalid(`amounts must be integers ${min}..99999999`);
 }
 
 /** Decodes a request payload (the terminal side). Throws `DeviceError('malformed_frame')`. */
@@ -101,6 +140,8 @@ export function decodeRequest(payload: string): EcrRequest {
     if (fields.length !== count) malformed(`${kind} takes ${count} fields, got ${fields.length}`, payload);
   };
   const checkRef = (value: string): string => (REF.test(value) ? value : malformed('bad ref', payload));
+  const amountOf = (value: string, min: 0 | 1): number =>
+    AMOUNT.test(value) && Number(value) >= min ? Number(value) : malformed('bad amount', payload);
   switch (kind) {
     case 'SALE':
     case 'REFUND': {
@@ -121,6 +162,32 @@ export function decodeRequest(payload: string): EcrRequest {
     case 'STATUS':
       want(2);
       return { type: 'status', ref: ref === '' ? '' : checkRef(ref) };
+    case 'PREAUTH': {
+      want(4);
+      const currency = fields[3]!;
+      if (!CURRENCY.test(currency)) malformed('bad currency', payload);
+      return { type: 'preauth', ref: checkRef(ref), amountCents: amountOf(fields[2]!, 1), currency };
+    }
+    case 'INCREMENT':
+      want(4);
+      return { type: 'increment', ref: checkRef(ref), holdRef: checkRef(fields[2]!), amountCents: amountOf(fields[3]!, 1) };
+    case 'TIPADJUST':
+      want(4);
+      return { type: 'tip_adjust', ref: checkRef(ref), holdRef: checkRef(fields[2]!), tipCents: amountOf(fields[3]!, 0) };
+    case 'CAPTURE': {
+      want(5);
+      const tip = fields[4]!;
+      return {
+        type: 'capture',
+        ref: checkRef(ref),
+        holdRef: checkRef(fields[2]!),
+        amountCents: amountOf(fields[3]!, 1),
+        ...(tip === '' ? {} : { tipCents: amountOf(tip, 0) }),
+      };
+    }
+    case 'RELEASE':
+      want(3);
+      return { type: 'release', ref: checkRef(ref), holdRef: checkRef(fields[2]!) };
     default:
       return malformed(`unknown message ${JSON.stringify(kind?.slice(0, 12))}`, payload);
   }

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { SerialSettingsInput, TerminalResult } from '../../../core/devices.ts';
 import { EcrLink } from '../ecr/link.ts';
-import { decodeRequest, encodeResponse, type EcrRequest, type EcrResponse } from '../ecr/messages.ts';
+import { decodeRequest, encodeResponse, type EcrHoldRequest, type EcrRequest, type EcrResponse } from '../ecr/messages.ts';
 import { DeviceError } from '../errors.ts';
 import { createPtyPair, type PtyPair } from '../serial/pty-pair.ts';
 import { openSerialPort, type SerialConnection } from '../serial/transport.ts';
@@ -30,6 +30,19 @@ export const TEST_AMOUNT_RULES: Record<number, Omit<TerminalResult, 'amountCents
   7: { outcome: 'approved', brand: 'AMEX', last4: '0005', entryMode: 'manual' },
 };
 
+/** A card hold (pre-authorisation) the simulator keeps under its PREAUTH reference. */
+export interface SimulatedHold {
+  currency: string;
+  /** What is held now (the pre-authorisation plus its approved increments). */
+  amountCents: number;
+  /** The tip set by TIPADJUST (used by a CAPTURE that names none). */
+  tipCents: number;
+  state: 'held' | 'captured' | 'released';
+  /** What the capture took (check + tip). */
+  capturedCents?: number;
+  token: string;
+}
+
 /** One transaction the simulator has finished. */
 export interface SimulatedTransaction {
   request: Exclude<EcrRequest, { type: 'status' }>;
@@ -37,6 +50,8 @@ export interface SimulatedTransaction {
   /** True when the transaction moved money (an approved sale or refund, not yet voided). */
   charged: boolean;
   voided: boolean;
+  /** For an approved PREAUTH: its hold (raised, tipped, captured or released by later requests). */
+  hold?: SimulatedHold;
 }
 
 /** Simulator settings. */
@@ -51,6 +66,11 @@ export interface TerminalSimulatorOptions {
   processingMs?: number;
   /** ACK wait of the simulator's own link. Default 500 ms. */
   ackTimeoutMs?: number;
+  /**
+   * How far a capture (check + tip) may go over the hold, in basis points of the hold: the tip tolerance. Default
+   * 2000 (20 %, the card networks' tolerance for restaurants and bars). The check alone may never exceed the hold.
+   */
+  tipToleranceBps?: number;
 }
 
 type SimulatorEvents = { request: [EcrRequest]; response: [EcrResponse]; frameError: [DeviceError] };
@@ -60,6 +80,7 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
   readonly #pair: PtyPair;
   readonly #link: EcrLink;
   readonly #processingMs: number;
+  readonly #tipToleranceBps: number;
   readonly #transactions = new Map<string, SimulatedTransaction>();
   readonly #inProgress = new Set<string>();
   #dropResponses = 0;
@@ -74,6 +95,7 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
     super();
     this.#pair = pair;
     this.#processingMs = options.processingMs ?? 20;
+    this.#tipToleranceBps = options.tipToleranceBps ?? 2000;
     this.#link = new EcrLink(connection, { ackTimeoutMs: options.ackTimeoutMs ?? 500 });
     this.#link.on('message', (payload) => void this.#onMessage(payload));
     this.#link.on('frameError', (error) => this.emit('frameError', error));
@@ -114,6 +136,18 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
   /** How many times money moved for `ref` (0 or 1 — anything else would be a double charge). */
   chargeCount(ref: string): number {
     return this.#transactions.get(ref)?.charged ? 1 : 0;
+  }
+
+  /** The hold made by the PREAUTH under `ref` (undefined when there is none). */
+  hold(ref: string): SimulatedHold | undefined {
+    return this.#transactions.get(ref)?.hold;
+  }
+
+  /** The approved captures of the hold under `holdRef` (more than one would be a double capture). */
+  captures(holdRef: string): SimulatedTransaction[] {
+    return [...this.#transactions.values()].filter(
+      (transaction) => transaction.request.type === 'capture' && transaction.request.holdRef === holdRef && transaction.result.outcome === 'approved',
+    );
   }
 
   /** All transactions that moved money, in order. */
@@ -213,6 +247,12 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
   }
 
   #decide(request: Exclude<EcrRequest, { type: 'status' }>): SimulatedTransaction {
+    const declined = (amountCents: number, message: string): SimulatedTransaction => ({
+      request,
+      result: { outcome: 'declined', amountCents, message },
+      charged: false,
+      voided: false,
+    });
     const approved = (amountCents: number, extra: Partial<TerminalResult> = {}): TerminalResult => ({
       outcome: 'approved',
       amountCents,
@@ -250,6 +290,27 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
         }
         return { request, result: approved(request.amountCents, { entryMode: undefined }), charged: true, voided: false };
       }
+      case 'preauth': {
+        if (!this.#hostReachable) return declined(request.amountCents, 'host unreachable: a hold needs the card host');
+        const rule = TEST_AMOUNT_RULES[request.amountCents % 100];
+        if (rule && rule.outcome !== 'approved') {
+          return { request, result: { ...rule, amountCents: request.amountCents }, charged: false, voided: false };
+        }
+        const result = approved(request.amountCents, rule ?? {});
+        const hold: SimulatedHold = {
+          currency: request.currency,
+          amountCents: request.amountCents,
+          tipCents: 0,
+          state: 'held',
+          token: result.token!,
+        };
+        return { request, result, charged: false, voided: false, hold };
+      }
+      case 'increment':
+      case 'tip_adjust':
+      case 'capture':
+      case 'release':
+        return this.#decideHold(request, declined, approved);
       case 'void': {
         const original = this.#transactions.get(request.originalRef);
         if (!original || !original.charged || original.voided || original.request.type !== 'sale') {
@@ -259,6 +320,50 @@ export class TerminalSimulator extends EventEmitter<SimulatorEvents> {
         original.charged = false;
         return { request, result: approved(original.result.amountCents, { entryMode: undefined }), charged: false, voided: false };
       }
+    }
+  }
+
+  /** A request on a hold: see the rules in docs/devices.md ("Card holds"). */
+  #decideHold(
+    request: EcrHoldRequest,
+    declined: (amountCents: number, message: string) => SimulatedTransaction,
+    approved: (amountCents: number, extra?: Partial<TerminalResult>) => TerminalResult,
+  ): SimulatedTransaction {
+    const original = this.#transactions.get(request.holdRef);
+    const hold = original?.hold;
+    const asked = request.type === 'tip_adjust' ? request.tipCents : request.type === 'release' ? 0 : request.amountCents;
+    if (!hold) return declined(asked, 'no such hold');
+    if (hold.state !== 'held') return declined(asked, hold.state === 'captured' ? 'hold already captured' : 'hold already released');
+    if (!this.#hostReachable) return declined(asked, 'host unreachable: a hold needs the card host');
+    const done = (amountCents: number, charged = false): SimulatedTransaction => ({
+      request,
+      result: approved(amountCents, { token: hold.token, brand: original.result.brand, last4: original.result.last4, entryMode: undefined }),
+      charged,
+      voided: false,
+    });
+    switch (request.type) {
+      case 'increment': {
+        const rule = TEST_AMOUNT_RULES[request.amountCents % 100];
+        if (rule && rule.outcome === 'declined') return declined(hold.amountCents, rule.message ?? 'declined');
+        hold.amountCents += request.amountCents;
+        return done(hold.amountCents);
+      }
+      case 'tip_adjust':
+        hold.tipCents = request.tipCents;
+        return done(request.tipCents);
+      case 'capture': {
+        const tip = request.tipCents ?? hold.tipCents;
+        const total = request.amountCents + tip;
+        if (request.amountCents > hold.amountCents) return declined(total, 'over the authorised amount: raise the hold first');
+        const ceiling = hold.amountCents + Math.floor((hold.amountCents * this.#tipToleranceBps) / 10_000);
+        if (total > ceiling) return declined(total, 'over the tip tolerance: raise the hold first');
+        hold.state = 'captured';
+        hold.capturedCents = total;
+        return done(total, true);
+      }
+      case 'release':
+        hold.state = 'released';
+        return done(hold.amountCents);
     }
   }
 

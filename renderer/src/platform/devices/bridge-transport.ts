@@ -50,7 +50,7 @@ export function adoptTokenFromUrl(): void {
 }
 
 /** Per-call time limits in ms: a card sale waits for the customer at the terminal (the driver itself gives up at 120 s). */
-const CALL_TIMEOUT_MS: Partial<Record<DeviceMethod, number>> = { charge: 200_000, refund: 200_000, scanCheck: 45_000 };
+const CALL_TIMEOUT_MS: Partial<Record<DeviceMethod, number>> = { charge: 200_000, refund: 200_000, cardHold: 200_000, scanCheck: 45_000 };
 const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 /** Device calls over the web hardware bridge's WebSocket. */

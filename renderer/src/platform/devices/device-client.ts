@@ -10,13 +10,15 @@
  */
 import { BehaviorSubject } from 'rxjs';
 import type { z } from 'zod';
-import type { ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../../../core/devices.ts';
+import type { CardHoldRequest, ChargeRequest, CheckScan, DeviceStatus, PrintJob, TerminalResult } from '../../../../core/devices.ts';
 import {
   DEVICE_METHODS,
   type DeviceHostApi,
   type DeviceMethod,
   type DeviceOverview,
   type DeviceSettings,
+  type KitchenPrinterOverview,
+  type KitchenPrintRequest,
   type PortInfo,
 } from '../../../../core/device-transport.ts';
 
@@ -149,5 +151,14 @@ export abstract class DeviceClient implements DeviceHostApi {
   }
   testPrint(): Promise<{ queued: true }> {
     return this.#call('testPrint');
+  }
+  cardHold(request: CardHoldRequest): Promise<TerminalResult> {
+    return this.#call('cardHold', request);
+  }
+  printKitchen(request: KitchenPrintRequest): Promise<{ queued: true; duplicate: boolean }> {
+    return this.#call('printKitchen', request);
+  }
+  kitchenPrinters(): Promise<KitchenPrinterOverview[]> {
+    return this.#call('kitchenPrinters');
   }
 }
