@@ -40,6 +40,7 @@ export const MESSAGE_KINDS = [
   'invoice_sms',
   'invoice_reminder_sms',
   'pay_request_sms',
+  'pay_request_receipt_email',
   'app_suspended_email',
 ] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
@@ -116,6 +117,12 @@ export const MESSAGE_KIND_SPECS: Record<MessageKind, MessageKindSpec> = {
     title: 'Pay request text (Text-to-Pay)',
     placeholders: ['store', 'amount', 'memo', 'payLink'],
     required: ['payLink'],
+  },
+  pay_request_receipt_email: {
+    channel: 'email',
+    title: 'Pay page receipt e-mail',
+    placeholders: ['store', 'amount', 'memo', 'receipt'],
+    required: ['receipt'],
   },
   app_suspended_email: {
     channel: 'email',
@@ -199,6 +206,7 @@ export const DEFAULT_MESSAGE_TEMPLATES: Record<StoreLanguage, Record<MessageKind
     invoice_sms: { subject: null, body: '{{store}}: invoice {{invoiceNumber}} for {{balanceDue}}, due {{dueDate}}. Pay here: {{payLink}}' },
     invoice_reminder_sms: { subject: null, body: '{{store}}: invoice {{invoiceNumber}} for {{balanceDue}}, due {{dueDate}}. Pay here: {{payLink}}' },
     pay_request_sms: { subject: null, body: '{{store}}: payment request for {{amount}}{{#memo}} ({{memo}}){{/memo}}. Pay here: {{payLink}}' },
+    pay_request_receipt_email: { subject: 'Your receipt from {{store}}: {{amount}} paid', body: '{{receipt}}' },
     app_suspended_email: {
       subject: '{{app}} is suspended: its subscription could not be charged',
       body: 'Your billing method was declined {{attempts}} times ({{declineCode}}) for the subscription of {{app}}, so the app is suspended. Update the billing method in the back office to reactivate it.',
@@ -218,6 +226,7 @@ export const DEFAULT_MESSAGE_TEMPLATES: Record<StoreLanguage, Record<MessageKind
       body: '{{store}}: recordatorio, factura {{invoiceNumber}} por {{balanceDue}}, vence el {{dueDate}}. Pague en: {{payLink}}',
     },
     pay_request_sms: { subject: null, body: '{{store}}: solicitud de pago por {{amount}}{{#memo}} ({{memo}}){{/memo}}. Pague en: {{payLink}}' },
+    pay_request_receipt_email: { subject: 'Su recibo de {{store}}: {{amount}} pagado', body: 'Gracias por su pago a {{store}}.\n\n{{receipt}}' },
     app_suspended_email: {
       subject: '{{app}} está suspendida: no se pudo cobrar su suscripción',
       body: 'Su método de pago fue rechazado {{attempts}} veces ({{declineCode}}) para la suscripción de {{app}}, por lo que la aplicación está suspendida. Actualice el método de pago en la oficina para reactivarla.',
@@ -237,6 +246,7 @@ export const DEFAULT_MESSAGE_TEMPLATES: Record<StoreLanguage, Record<MessageKind
       body: '{{store}} : rappel, facture {{invoiceNumber}} de {{balanceDue}}, due le {{dueDate}}. Payer ici : {{payLink}}',
     },
     pay_request_sms: { subject: null, body: '{{store}} : demande de paiement de {{amount}}{{#memo}} ({{memo}}){{/memo}}. Payer ici : {{payLink}}' },
+    pay_request_receipt_email: { subject: 'Votre reçu de {{store}} : {{amount}} payé', body: 'Merci de votre paiement à {{store}}.\n\n{{receipt}}' },
     app_suspended_email: {
       subject: '{{app}} est suspendue : son abonnement n’a pas pu être débité',
       body: 'Votre moyen de paiement a été refusé {{attempts}} fois ({{declineCode}}) pour l’abonnement de {{app}}, l’application est donc suspendue. Mettez à jour le moyen de paiement dans le back-office pour la réactiver.',

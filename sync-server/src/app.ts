@@ -99,6 +99,8 @@ import {
 } from './modules/sms/index.ts';
 import { OutboxEmailProvider, type EmailProvider } from './platform/messaging/email.ts';
 import { EmailDeliveryWorker, type EmailDeliveryOptions, type SmtpConfig } from './platform/messaging/smtp.ts';
+import { BounceListener, type BounceConfig } from './platform/messaging/bounces.ts';
+import { recordEmailReport } from './kernel/email-reports.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { rateLimitFor, type RateLimit } from './platform/rate-limit.ts';
 
@@ -149,6 +151,12 @@ export interface BuildAppOptions {
    * `{ enabled: false }` to not run the worker here.
    */
   emailDelivery?: EmailDeliveryOptions & { smtp?: SmtpConfig | null };
+  /**
+   * Bounces and complaints by mail (platform/messaging/bounces.ts; main.ts reads `BOUNCE_DOMAIN`, `BOUNCE_SMTP_PORT`,
+   * `BOUNCE_SMTP_HOST`): e-mail is sent with VERP envelope senders of `domain`, and with a `port` this instance
+   * listens for the reports. The MAC key is derived from the KEK. `onListening` is told the port bound.
+   */
+  emailBounces?: (BounceConfig & { onListening?: (port: number) => void }) | null;
   /**
    * Ed25519 private key that signs audit checkpoints (main.ts reads it from `AUDIT_SIGNING_KEY` or
    * `DATA_DIR/audit-signing.key`). Omitted: a key generated for this process (tests, in-memory servers).
@@ -400,12 +408,33 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     app.log.info('SMS: no carrier configured (set SMS_PROVIDER=twilio or vonage and its SMS_* variables): texts stay queued in sms_outbox');
   }
   const { smtp, ...emailDelivery } = opts.emailDelivery ?? {};
+  const bounceConfig = opts.emailBounces ?? null;
+  const bounces = bounceConfig ? { domain: bounceConfig.domain, key: secretBox().derive('email-bounces:v1') } : undefined;
+  if (bounceConfig && bounces && bounceConfig.port !== null) {
+    const listener = new BounceListener(
+      bounceConfig,
+      async (raw, envelopeTo) => {
+        const result = await recordEmailReport(ctx, raw, envelopeTo, bounces);
+        // Addresses and ids only: never what a message says.
+        if (result.recorded) app.log.info({ emailId: result.emailId, effect: result.outcome.effect }, 'e-mail report recorded');
+        else app.log.warn({ envelopeTo, why: result.why }, 'e-mail report ignored');
+      },
+      { onError: (err) => app.log.error({ err }, 'bounce listener') },
+    );
+    app.addHook('onReady', async () => {
+      const port = await listener.start();
+      app.log.info(`bounces and complaints: listening for reports on SMTP port ${port} for ${bounceConfig.domain}`);
+      bounceConfig.onListening?.(port);
+    });
+    app.addHook('onClose', async () => listener.stop());
+  }
   if (!smtp) {
     app.log.info('SMTP_URL is not set: e-mails stay queued in email_outbox (GET /api/pos/email-outbox), none is sent');
   } else if (emailDelivery.enabled !== false) {
     const emailWorker = new EmailDeliveryWorker(opts.db, clock, smtp, {
       onError: (err) => app.log.error({ err }, 'e-mail delivery worker'),
       attachments: { [INVOICE_PDF_ATTACHMENT]: (merchantId, invoiceId) => invoicePdfAttachment(ctx, merchantId, invoiceId) },
+      ...(bounces ? { bounces } : {}),
       ...emailDelivery,
     });
     app.addHook('onReady', async () => emailWorker.start());

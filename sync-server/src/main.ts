@@ -14,6 +14,7 @@ import { prettyLogStream } from './platform/http/pretty-log.ts';
 import { parseTrustProxy } from './platform/http/trust-proxy.ts';
 import { twilioConfigFromEnv, vonageConfigFromEnv } from './modules/sms/index.ts';
 import { smtpConfigFromEnv } from './platform/messaging/smtp.ts';
+import { bounceConfigFromEnv } from './platform/messaging/bounces.ts';
 import { startDemoOutbox } from './dev/demo-outbox.ts';
 
 /**
@@ -45,6 +46,9 @@ import { startDemoOutbox } from './dev/demo-outbox.ts';
  * - SMTP_FROM (required with SMTP_URL): the sender address; the store's name is its display name
  * - DKIM_PRIVATE_KEY (the PEM, sealed) or DKIM_PRIVATE_KEY_FILE, DKIM_SELECTOR (required with the key), DKIM_DOMAIN
  *   (default: SMTP_FROM's domain): DKIM signing of every e-mail
+ * - BOUNCE_DOMAIN (default: SMTP_FROM's domain) and BOUNCE_SMTP_PORT, BOUNCE_SMTP_HOST (default 0.0.0.0): e-mail goes
+ *   out with VERP envelope senders `bounces+<id>.<mac>@BOUNCE_DOMAIN`, and this instance takes the delivery status
+ *   notifications and feedback-loop complaints sent there over SMTP on BOUNCE_SMTP_PORT (point the domain's MX here)
  * - DEMO_MODE=1 (`npm start` sets it): a register served on loopback pairs itself with the demo store in one step
  *   (`POST /api/dev/pair-register` exists only then, and answers loopback requests only); without SMTP_URL or
  *   SMS_PROVIDER, e-mail and texts go to a local mail server and a local SMS provider, kept in DATA_DIR/demo-outbox
@@ -116,6 +120,13 @@ async function main(): Promise<void> {
   const demoMail = demo?.mail ?? null;
   const demoSms = demo?.sms ?? null;
   if (demo) ({ smtp, twilio } = demo);
+  // Bounces and complaints by mail: VERP envelope senders of BOUNCE_DOMAIN, and the report listener on BOUNCE_SMTP_PORT.
+  // Demo mode with its local mail server listens on loopback, on a port the system picks (printed below), so a DSN or
+  // a complaint can be tried by hand.
+  const bounces =
+    bounceConfigFromEnv(deployment.env, smtp?.from ?? null) ??
+    (demoMail ? bounceConfigFromEnv({ BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' }, smtp?.from ?? null) : null);
+  let bouncePort: number | null = null;
   const app = await buildApp({
     db,
     smsDelivery: { twilio, vonage },
@@ -136,6 +147,7 @@ async function main(): Promise<void> {
     auditWitnessFile: auditWitnessPath(dataDir),
     ...(oidc ? { oidc } : {}),
     emailDelivery: { smtp },
+    emailBounces: bounces ? { ...bounces, onListening: (listening) => (bouncePort = listening) } : null,
   });
   if (deployment.sealed.length > 0) app.log.info({ sealedSecrets: deployment.sealed }, 'messaging credentials opened from the database (sealed)');
   for (const warning of deployment.warnings) app.log.warn(warning);
@@ -172,6 +184,9 @@ async function main(): Promise<void> {
       (demoSelfPair ? `Demo mode:    a register opened on this machine (localhost) pairs itself\n` : '') +
       (demoOutbox && (demoMail || demoSms)
         ? `Demo outbox:  ${demoOutbox} (${[demoMail ? 'e-mail in mail/*.eml' : '', demoSms ? 'texts in sms.jsonl' : ''].filter(Boolean).join(', ')}; nothing is sent outside)\n`
+        : '') +
+      (bounces && bouncePort !== null
+        ? `Bounces:      smtp://${bounces.host}:${bouncePort} takes delivery status notifications and complaints for @${bounces.domain}\n`
         : ''),
   );
 

@@ -116,4 +116,32 @@ describe.each(databaseTargets())('pay link receipts by e-mail on $name', (target
     });
     expect(after.json<{ status: string }>().status).toBe('pending');
   });
+
+  it("writes the receipt in the store's language through its template: Spanish for a store in es", async () => {
+    const settings = (language: string) =>
+      server.app.inject({
+        method: 'PATCH',
+        url: '/api/pos/settings',
+        headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ language }),
+      });
+    expect((await settings('es')).statusCode).toBe(200);
+    try {
+      const pr = await createPayRequest({ lineItems: [{ catalogItemId: 'itm_croissant', variationId: 'var_croissant_regular', quantity: 2 }] });
+      expect((await pay(pr.id, { method: 'card', token: 'tok_sbx_visa_4242', receiptEmail: 'lucia@example.com' })).statusCode).toBe(200);
+      const [email] = await emailsTo('lucia@example.com');
+      const amount = new Intl.NumberFormat('es', { style: 'currency', currency: 'USD' }).format(pr.amountCents / 100);
+      expect(email!.subject).toBe(`Su recibo de ${server.credentials.merchantName}: ${amount} pagado`);
+      expect(
+        email!.body.startsWith(`Gracias por su pago a ${server.credentials.merchantName}.\n\n${server.credentials.merchantName}\nPago ${pr.id}\n`),
+      ).toBe(true);
+      expect(email!.body).toMatch(/2 × Butter croissant\s+\d+,\d\d\sUS\$/);
+      expect(email!.body).toMatch(/\nImpuesto\s+/);
+      expect(email!.body).toMatch(/Pagado con Tarjeta \(visa •••• 4242\)\s+/);
+      expect(email!.body).toContain('¡Gracias!');
+      expect(email!.body).not.toMatch(/Paid by|Thank you/);
+    } finally {
+      expect((await settings('en')).statusCode).toBe(200);
+    }
+  });
 });

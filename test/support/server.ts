@@ -34,6 +34,8 @@ export interface TestServerOptions {
   webhooks?: BuildAppOptions['webhooks'];
   /** E-mail delivery over SMTP: the mail server and sender, poll interval, backoff (none: e-mails stay queued). */
   emailDelivery?: BuildAppOptions['emailDelivery'];
+  /** Bounces and complaints by mail: VERP senders of a domain and, with a port, the report listener (default none). */
+  emailBounces?: BuildAppOptions['emailBounces'];
   /** Audit checkpoint signing key (default: one generated for the server). */
   auditSigningKey?: BuildAppOptions['auditSigningKey'];
   auditWitnessFile?: BuildAppOptions['auditWitnessFile'];
@@ -124,6 +126,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         appRateLimit: options.appRateLimit,
         webhooks: options.webhooks,
         emailDelivery: options.emailDelivery,
+        emailBounces: options.emailBounces,
         images: options.images,
         recurringInvoices: options.recurringInvoices,
         pairingRateLimits: options.pairingRateLimits,

@@ -12,6 +12,7 @@ export const MESSAGE_STATE_TEXT: Record<EmailMessage['status'] | SmsMessage['sta
   sent: 'Sent',
   delivered: 'Delivered',
   bounced: 'Bounced',
+  complained: 'Complained',
   suppressed: 'Suppressed',
   failed: 'Failed',
   opted_out: 'Opted out',
@@ -24,7 +25,7 @@ function inFlight(m: EmailMessage | SmsMessage | null, channel: 'email' | 'sms')
 
 /** Why a message is in its state, when the state needs a reason: the server's answer, the carrier's code, a retry time. */
 export function messageReason(m: EmailMessage | SmsMessage): string {
-  if (m.status === 'suppressed') return 'The address bounced before: not sent';
+  if (m.status === 'suppressed') return 'The address bounced or complained before: not sent';
   if (m.status === 'opted_out') return 'The phone answered STOP: not sent';
   const code = 'providerCode' in m && m.providerCode ? `carrier code ${m.providerCode}` : '';
   const parts = [m.lastError ?? '', code].filter(Boolean);

@@ -15,7 +15,7 @@ import { MESSAGE_STATE_TEXT, MessageStateBadge, messageReason } from './message-
 
 type Tab = 'email' | 'sms' | 'blocked' | 'demo';
 
-const EMAIL_STATES: EmailMessage['status'][] = ['queued', 'sending', 'sent', 'bounced', 'suppressed', 'failed'];
+const EMAIL_STATES: EmailMessage['status'][] = ['queued', 'sending', 'sent', 'bounced', 'complained', 'suppressed', 'failed'];
 const SMS_STATES: SmsMessage['status'][] = ['queued', 'sending', 'sent', 'delivered', 'failed', 'opted_out'];
 
 /** What a message is about, worded: its kind, from `subjectRef` (`invoice:<id>` → Invoice). */

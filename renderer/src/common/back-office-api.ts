@@ -211,7 +211,7 @@ export interface EmailMessage {
   subject: string;
   body: string;
   kind: 'receipt' | 'invoice' | 'notice';
-  status: 'queued' | 'sending' | 'sent' | 'bounced' | 'suppressed' | 'failed';
+  status: 'queued' | 'sending' | 'sent' | 'bounced' | 'complained' | 'suppressed' | 'failed';
   attempts: number;
   nextAttemptAt: string | null;
   lastError: string | null;

@@ -18,13 +18,14 @@ const STATE_LABELS: Record<string, string> = {
   sent: 'sent',
   delivered: 'delivered',
   bounced: 'bounced — the address does not take mail',
-  suppressed: 'not sent — this address bounced before',
+  complained: 'sent — the customer marked it as spam',
+  suppressed: 'not sent — this address bounced or complained before',
   failed: 'failed',
   undelivered: 'not delivered',
   opted_out: 'not sent — this number replied STOP',
 };
 /** States after which nothing changes any more. */
-const FINAL_STATES = new Set(['delivered', 'bounced', 'suppressed', 'failed', 'undelivered', 'opted_out']);
+const FINAL_STATES = new Set(['delivered', 'bounced', 'complained', 'suppressed', 'failed', 'undelivered', 'opted_out']);
 /** States that mean the customer did not get it. */
 const FAILED_STATES = new Set(['bounced', 'suppressed', 'failed', 'undelivered', 'opted_out']);
 

@@ -33,8 +33,12 @@ const demoTextParams = z.strictObject({ id: z.string().regex(/^[A-Za-z0-9]{2,64}
 
 const emailSuppression = z.strictObject({
   address: z.string(),
-  reason: z.string().describe("The mail server's permanent refusal"),
-  emailId: z.string().describe('The message that bounced'),
+  reason: z
+    .string()
+    .describe(
+      "Why: the mail server's permanent refusal during the session, or a report received later by mail — `bounce: <status> <diagnostic>` (a delivery status notification) or `complaint: abuse …` (a feedback-loop report)",
+    ),
+  emailId: z.string().describe('The message that bounced or was complained about'),
   createdAt: z.iso.datetime(),
 });
 const smsOptOut = z.strictObject({
@@ -90,7 +94,7 @@ export function registerMessageRoutes(
         openapi: {
           summary: 'List suppressed e-mail addresses',
           description:
-            "Addresses the store's mail was refused for for good (a bounce), newest first: no e-mail is sent to them (they are written `suppressed`) until a manager lifts the suppression.",
+            "Addresses the store's mail was refused for for good (a bounce, during the session or reported later by mail) or whose recipient complained (a feedback-loop report), newest first: no e-mail is sent to them (they are written `suppressed`) until a manager lifts the suppression.",
           tags: ['outbox'],
           access: 'staff',
           query: pageQuery,

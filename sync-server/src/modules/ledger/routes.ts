@@ -15,7 +15,7 @@ import { registerMessageRoutes, subjectRefSchema } from './message-routes.ts';
 
 const pageQuery = z.strictObject(pageQueryFields);
 const smsStatus = z.enum(['queued', 'sending', 'sent', 'delivered', 'failed', 'opted_out']);
-const emailStatus = z.enum(['queued', 'sending', 'sent', 'bounced', 'suppressed', 'failed']);
+const emailStatus = z.enum(['queued', 'sending', 'sent', 'bounced', 'complained', 'suppressed', 'failed']);
 const smsOutboxQuery = z.strictObject({ ...pageQueryFields, status: smsStatus.optional(), subjectRef: subjectRefSchema.optional() });
 const emailOutboxQuery = z.strictObject({ ...pageQueryFields, status: emailStatus.optional(), subjectRef: subjectRefSchema.optional() });
 
@@ -49,11 +49,16 @@ const emailOutboxEntry = z.strictObject({
   body: z.string().describe('Plain text (the HTML part sent says the same)'),
   kind: z.enum(['receipt', 'invoice', 'notice']).describe('Which template drew it: a receipt, an invoice (or its reminder), a notice'),
   status: emailStatus.describe(
-    'queued (waiting, or retrying after a temporary failure: see nextAttemptAt), sending, sent, bounced (the mail server refused the recipient for good: the address is suppressed for the store), suppressed (to an address that bounced before: never sent), failed (attempts spent, or the message refused).',
+    'queued (waiting, or retrying after a temporary failure: see nextAttemptAt), sending, sent, bounced (the recipient was refused for good — during the SMTP session, or later by a delivery status notification: the address is suppressed for the store), complained (the recipient reported it as spam through a feedback loop: the address is suppressed), suppressed (to an address that bounced or complained before: never sent), failed (attempts spent, or the message refused).',
   ),
   attempts: z.int().min(0).describe('Delivery attempts made so far.'),
   nextAttemptAt: z.iso.datetime().nullable().describe('When a queued message is tried again; null when due at once or no longer queued.'),
-  lastError: z.string().nullable().describe("The mail server's answer or the connection error of the last failed attempt; null once sent."),
+  lastError: z
+    .string()
+    .nullable()
+    .describe(
+      "The mail server's answer or the connection error of the last failed attempt; null once sent — unless a report came back later by mail: the bounce, the complaint, or a delay (`delayed (not suppressed): 4.2.2 …`).",
+    ),
   sentAt: z.iso.datetime().nullable().describe('When the mail server accepted it; null until sent.'),
   messageId: z.string().nullable().describe('The Message-ID header it was sent with (<…@…>); null before the first attempt.'),
   subjectRef: subjectRefSchema.nullable().describe('What the e-mail is about (`invoice:<id>`, `order:<id>`, `pay_request:<id>`); null for notices'),

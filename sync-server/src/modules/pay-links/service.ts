@@ -5,7 +5,6 @@
  * ledger or stock is the pay-link-payment workflow's (workflows/pay-link-payment.ts); this module keeps the request.
  */
 import {
-  formatMoney,
   formatStoreMoney,
   MAX_AMOUNT_CENTS,
   newId,
@@ -23,6 +22,7 @@ import {
   effectivePayRequestStatus,
   type PayRequestRecord,
   type MessagePlaceholder,
+  type StoreLanguage,
 } from '../../../../core/index.ts';
 import type { Queryable } from '../../platform/db/db.ts';
 import type { Principal } from '../../platform/auth/identity.ts';
@@ -459,26 +459,47 @@ export async function markPayRequestPaid(
   return toRecord(rows[0]!, m.now);
 }
 
-/** Payment methods as a receipt names them. */
-const RECEIPT_METHOD: Record<string, string> = { card: 'Card', apple_pay: 'Apple Pay', google_pay: 'Google Pay', bank_transfer: 'Bank transfer' };
+/** Payment methods as a receipt names them, per store language. */
+const RECEIPT_METHOD: Record<StoreLanguage, Record<string, string>> = {
+  en: { card: 'Card', apple_pay: 'Apple Pay', google_pay: 'Google Pay', bank_transfer: 'Bank transfer' },
+  es: { card: 'Tarjeta', apple_pay: 'Apple Pay', google_pay: 'Google Pay', bank_transfer: 'Transferencia bancaria' },
+  fr: { card: 'Carte', apple_pay: 'Apple Pay', google_pay: 'Google Pay', bank_transfer: 'Virement bancaire' },
+};
+
+/** The words of a pay request's receipt, per store language (English as the server always wrote it). */
+const RECEIPT_WORDS: Record<StoreLanguage, { payment: string; tax: string; total: string; paidBy: string; thanks: string }> = {
+  en: { payment: 'Payment', tax: 'Tax', total: 'Total', paidBy: 'Paid by', thanks: 'Thank you!' },
+  es: { payment: 'Pago', tax: 'Impuesto', total: 'Total', paidBy: 'Pagado con', thanks: '¡Gracias!' },
+  fr: { payment: 'Paiement', tax: 'Taxe', total: 'Total', paidBy: 'Payé par', thanks: 'Merci !' },
+};
+
+/** The Intl locale of a receipt's date in each store language (`en` keeps the `en-US` it always used). */
+const RECEIPT_DATE_LOCALE: Record<StoreLanguage, string> = { en: 'en-US', es: 'es', fr: 'fr' };
 
 /**
- * The plain-text receipt of a paid pay request: the store, the request, when it was paid (the store's time zone), its
- * lines and tax when it carries catalog lines, the total paid and how (brand and last four, or the account's last four
- * — never more of a number). Pure.
+ * The plain-text receipt of a paid pay request, in the store's language (`merchant.language`, default English): the
+ * store, the request, when it was paid (the store's time zone), its lines and tax when it carries catalog lines, the
+ * total paid and how (brand and last four, or the account's last four — never more of a number); amounts formatted
+ * for the language and currency ({@link formatStoreMoney}). Pure.
  */
 export function payRequestReceiptText(
-  merchant: Pick<MerchantRow, 'name' | 'time_zone'>,
+  merchant: Pick<MerchantRow, 'name' | 'time_zone'> & { language?: StoreLanguage },
   request: PayableRequest,
   payment: NonNullable<PayRequestRecord['payment']>,
   paidAt: Date,
 ): string {
-  const money = (c: number) => formatMoney(c, request.currency);
+  const language = merchant.language ?? 'en';
+  const words = RECEIPT_WORDS[language];
+  const money = (c: number) => formatStoreMoney(c, request.currency, language).replace(/\u00a0|\u202f/g, ' ');
   const row = (left: string, right: string) => `${left}${' '.repeat(Math.max(1, 42 - left.length - right.length))}${right}`;
-  const when = new Intl.DateTimeFormat('en-US', { timeZone: merchant.time_zone, dateStyle: 'medium', timeStyle: 'short' }).format(paidAt);
+  const when = new Intl.DateTimeFormat(RECEIPT_DATE_LOCALE[language], {
+    timeZone: merchant.time_zone,
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }).format(paidAt);
   const lines = request.lineItems ?? [];
   const tax = lines.reduce((a, l) => a + l.taxCents, 0);
-  const method = RECEIPT_METHOD[payment.method] ?? payment.method;
+  const method = RECEIPT_METHOD[language][payment.method] ?? payment.method;
   const how =
     payment.brand && payment.last4
       ? `${method} (${payment.brand} •••• ${payment.last4})`
@@ -487,38 +508,46 @@ export function payRequestReceiptText(
         : method;
   return [
     merchant.name,
-    `Payment ${request.id}`,
+    `${words.payment} ${request.id}`,
     when,
     ...(request.memo ? [request.memo] : []),
     '',
     ...lines.map((l) => row(`${l.quantity} × ${l.name}`, money(l.grossCents))),
-    ...(tax > 0 ? [row('Tax', money(tax))] : []),
-    row('Total', money(request.amountCents)),
-    row(`Paid by ${how}`, money(request.amountCents)),
+    ...(tax > 0 ? [row(words.tax, money(tax))] : []),
+    row(words.total, money(request.amountCents)),
+    row(`${words.paidBy} ${how}`, money(request.amountCents)),
     '',
-    'Thank you!',
+    words.thanks,
   ].join('\n');
 }
 
 /**
  * E-mails the receipt of a pay request just paid in mutation `m` to `to` (the address the customer gave on the pay
- * page): through the e-mail outbox in the payment's own transaction, so it exists exactly when the payment does and
- * once per payment (the request is paid once), and audited (`pay_request.receipt_sent`). Returns the message id.
+ * page), composed from the store's `pay_request_receipt_email` template in its language (kernel/message-templates.ts;
+ * the receipt itself in that language too): through the e-mail outbox in the payment's own transaction, so it exists
+ * exactly when the payment does and once per payment (the request is paid once), and audited
+ * (`pay_request.receipt_sent`). Returns the message id.
  */
 export async function emailPayRequestReceipt(
   ctx: Pick<AppContext, 'email'>,
   m: Mutation,
-  merchant: Pick<MerchantRow, 'name' | 'time_zone'>,
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'time_zone' | 'language'>,
   request: PayableRequest,
   payment: NonNullable<PayRequestRecord['payment']>,
   to: string,
 ): Promise<string> {
+  const { subject, body } = await composeMessage(m.tx, merchant, 'pay_request_receipt_email', {
+    store: merchant.name,
+    amount: formatStoreMoney(request.amountCents, request.currency, merchant.language),
+    memo: request.memo ?? '',
+    receipt: payRequestReceiptText(merchant, request, payment, m.now),
+  });
   const { id } = await ctx.email.send(
     {
       merchantId: m.merchantId,
       to,
-      subject: `Your receipt from ${merchant.name}: ${formatMoney(request.amountCents, request.currency)} paid`,
-      body: payRequestReceiptText(merchant, request, payment, m.now),
+      subject: subject ?? '',
+      body,
       kind: 'receipt',
       subjectRef: `pay_request:${request.id}`,
     },

@@ -19,6 +19,7 @@ import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Db } from '../db/db.ts';
+import { verpAddress } from './bounces.ts';
 import { emailHtml } from './email-templates.ts';
 import type { EmailKind } from './email.ts';
 import { PollingLoop, retryDelayMs } from '../polling-loop.ts';
@@ -66,6 +67,12 @@ export interface EmailDeliveryOptions {
   leaseMs?: number;
   /** Renderers of attachments by `attachment_kind` (app.ts gives `invoice_pdf`). */
   attachments?: Record<string, EmailAttachmentRenderer>;
+  /**
+   * Bounces by mail (platform/messaging/bounces.ts): with it each message's envelope sender is its VERP address
+   * `bounces+<id>.<mac>@<domain>`, and a DSN-capable server is asked to report failures and delays with the
+   * headers only (RET=HDRS, ENVID the message id); without it the envelope sender is `SMTP_FROM`.
+   */
+  bounces?: { domain: string; key: string };
   /** Where unexpected worker errors go (default: ignored; the next round retries). */
   onError?: (err: unknown) => void;
 }
@@ -243,7 +250,7 @@ export class EmailDeliveryWorker {
         if (suppressed_by !== null) {
           await tx.query(
             `UPDATE email_outbox SET status = 'suppressed', next_attempt_at = NULL, locked_until = NULL, last_error = $2 WHERE id = $1`,
-            [row.id, `not sent: ${row.to_address} bounced before (${suppressed_by})`.slice(0, 500)],
+            [row.id, `not sent: ${row.to_address} is suppressed (${suppressed_by})`.slice(0, 500)],
           );
         } else if (attempts >= this.maxAttempts) {
           await tx.query(
@@ -271,8 +278,15 @@ export class EmailDeliveryWorker {
     let outcome: Outcome;
     try {
       const attachment = m.attachment_kind ? await this.render(m) : null;
+      const bounces = this.options.bounces;
       const info = (await this.transport.sendMail({
         messageId: m.message_id,
+        ...(bounces
+          ? {
+              envelope: { from: verpAddress(bounces.key, bounces.domain, m.id), to: [m.to_address] },
+              dsn: { id: m.id, return: 'headers', notify: ['failure', 'delay'], recipient: m.to_address },
+            }
+          : {}),
         from: { name: m.store_name, address: this.smtp.from },
         to: m.to_address,
         ...(m.reply_to ? { replyTo: m.reply_to } : {}),
