@@ -38,6 +38,7 @@ export const checkHeaderDocumentSchema = z.strictObject({
   guests: z.int().min(1).max(99),
   serverStaffId: shortId,
   stamp: stampSchema,
+  preBill: z.strictObject({ stamp: stampSchema }).optional(),
   closed: z.strictObject({ stamp: stampSchema }).optional(),
 });
 
@@ -109,6 +110,8 @@ export interface CheckChange {
     | 'check.opened'
     | 'check.changed'
     | 'check.closed'
+    | 'check.pre_billed'
+    | 'check.reopened'
     | 'check_line.added'
     | 'check_line.moved'
     | 'check_line.sent'
@@ -136,6 +139,8 @@ export function checkDocumentChanges(collection: CheckCollection, before: CheckD
         stamp: a.stamp,
         data: { tableId: a.tableId, name: a.name, guests: a.guests, serverStaffId: a.serverStaffId },
       });
+    if (a.preBill && !same(b?.preBill?.stamp, a.preBill.stamp)) out.push({ action: 'check.pre_billed', stamp: a.preBill.stamp, data: {} });
+    if (b?.preBill && !a.preBill) out.push({ action: 'check.reopened', stamp: a.stamp, data: {} });
     if (a.closed && !same(b?.closed?.stamp, a.closed.stamp)) out.push({ action: 'check.closed', stamp: a.closed.stamp, data: {} });
     return out;
   }

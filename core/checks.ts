@@ -83,6 +83,11 @@ export interface CheckHeader {
   guests: number;
   serverStaffId: string;
   stamp: Stamp;
+  /**
+   * The pre-bill (the check printed for the guests to read) was printed: when and by whom. It does not close the
+   * check; re-opening it for more orders removes it (a header change, last writer wins, kept in the audit trail).
+   */
+  preBill?: { stamp: Stamp };
   closed?: { stamp: Stamp };
 }
 
@@ -262,6 +267,15 @@ export function updateCheckHeader(
     throw new CheckError('invalid_place', `guests must be a whole number from 1 to 99, got ${change.guests}`);
   }
   return { ...book, checks: { ...book.checks, [checkId]: { ...check, ...change, stamp } } };
+}
+
+/**
+ * Marks a check's pre-bill printed (`preBill`), or with `printed: false` re-opens it for more orders (removes the mark).
+ * A header change: last writer wins. @throws CheckError `unknown_check`, `check_closed`.
+ */
+export function markPreBill(book: CheckBook, checkId: string, printed: boolean, stamp: Stamp): CheckBook {
+  const { preBill: _was, ...check } = openHeader(book, checkId);
+  return { ...book, checks: { ...book.checks, [checkId]: { ...check, ...(printed ? { preBill: { stamp } } : {}), stamp } } };
 }
 
 function mergeHeader(a: CheckHeader, b: CheckHeader): CheckHeader {

@@ -41,6 +41,14 @@ export function tipLimitProblem(totalCents: number, tipCents: number, limit: Tip
   return `tip ${tipCents} exceeds the store's bound of ${max} for a total of ${totalCents} (the larger of ${limit.basisPoints / 100} % of the total and ${limit.fixedCents})`;
 }
 
+/**
+ * How the store serves (docs/decisions/0102-register-open-checks.md): `retail` — the register opens on the counter
+ * (ring up, pay at once; the default, so stores are unchanged); `restaurant` — it opens on the floor plan, where tables
+ * and named tabs hold open checks; `both` — a switch between counter and floor.
+ */
+export const SERVICE_STYLES = ['retail', 'restaurant', 'both'] as const;
+export type ServiceStyle = (typeof SERVICE_STYLES)[number];
+
 /** `GET /api/pos/settings` and the answer of PATCH. Name and currency are shown, not changed there. */
 export const storeSettingsSchema = z.strictObject({
   merchantId: z.string(),
@@ -71,6 +79,9 @@ export const storeSettingsSchema = z.strictObject({
     .describe(
       'When true the register asks once per item and sale before selling more units than are in stock; false (default) sells past zero without asking.',
     ),
+  serviceStyle: z
+    .enum(SERVICE_STYLES)
+    .describe('retail (default): the register opens on the counter; restaurant: on the floor plan; both: a switch.'),
   offlineSignInDays: z
     .int()
     .min(0)
@@ -128,6 +139,7 @@ export const storeSettingsUpdateFields = {
     .optional()
     .describe("A cashier's refund above this (minor units) needs a manager's approval."),
   confirmSellPastZero: z.boolean().optional().describe('Whether the register asks once before selling past zero stock.'),
+  serviceStyle: z.enum(SERVICE_STYLES).optional().describe('retail, restaurant or both: what the register opens on (counter, floor plan, a switch).'),
   offlineSignInDays: z
     .int()
     .min(0)

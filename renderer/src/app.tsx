@@ -18,7 +18,7 @@ import { BackOfficeView } from './backoffice/backoffice-view.tsx';
 import { AppsView } from './apps/apps-view.tsx';
 import { DevicesView } from './register/views/devices-view.tsx';
 import { MessagesView } from './register/views/messages-view.tsx';
-import { RegisterView } from './register/views/register-view.tsx';
+import { ServiceView } from './register/views/service-view.tsx';
 import { SalesView } from './register/views/sales-view.tsx';
 import { ReturnsView } from './register/views/returns-view.tsx';
 import { ShiftView } from './register/views/shift-view.tsx';
@@ -162,7 +162,7 @@ function PairedRegister({ booted }: { booted: BootedRegister }) {
           <div className="view" hidden={view !== 'register'}>
             <h1 className="visually-hidden">Register</h1>
             {staff ? (
-              <RegisterView />
+              <ServiceView />
             ) : (
               <StaffSignIn testId="register-sign-in" purpose="register" message="Sign in with your PIN to sell on this register." />
             )}

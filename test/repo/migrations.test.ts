@@ -76,6 +76,7 @@ const MIGRATIONS = [
   '0280_floor_plans.sql',
   '0285_open_checks.sql',
   '0290_email_reports.sql',
+  '0295_service_style.sql',
 ];
 
 describe('migrations', () => {

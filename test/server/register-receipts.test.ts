@@ -40,6 +40,7 @@ describe.each(databaseTargets())('register receipts on $name', (target) => {
       lastReceiptSequence: 0,
       missingReceiptNumbers: [],
       confirmSellPastZero: false,
+      serviceStyle: 'retail',
     });
 
     const sales = [1, 2].map((sequence) => buildSale({ register, sequence, catalog: server.catalog }));

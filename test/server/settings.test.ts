@@ -44,6 +44,7 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
       dayCutoffHour: 4,
       cashierRefundLimitCents: 5000,
       confirmSellPastZero: false,
+      serviceStyle: 'retail',
       offlineSignInDays: 7,
       language: 'en',
       emailReplyTo: null,
@@ -218,5 +219,17 @@ describe.each(databaseTargets())('store settings on $name', (target) => {
     );
     expect(audited.rows[0]?.data.confirmSellPastZero).toEqual({ from: 'false', to: 'true' });
     expect((await call('PATCH', '/api/pos/settings', { confirmSellPastZero: false })).json().confirmSellPastZero).toBe(false);
+  });
+
+  it('sets the service style (retail by default; audited), refuses an unknown one naming the field, and registers read it', async () => {
+    const restaurant = await call('PATCH', '/api/pos/settings', { serviceStyle: 'restaurant' });
+    expect(restaurant.statusCode).toBe(200);
+    expect(restaurant.json().serviceStyle).toBe('restaurant');
+    expect(fieldsOf(await call('PATCH', '/api/pos/settings', { serviceStyle: 'diner' }))).toEqual(['serviceStyle']);
+    const audited = await server.db.query<{ data: { serviceStyle?: unknown } }>(
+      `SELECT data FROM audit_log WHERE action = 'settings.updated' ORDER BY seq DESC LIMIT 1`,
+    );
+    expect(audited.rows[0]?.data.serviceStyle).toEqual({ from: 'retail', to: 'restaurant' });
+    expect((await call('PATCH', '/api/pos/settings', { serviceStyle: 'retail' })).json().serviceStyle).toBe('retail');
   });
 });

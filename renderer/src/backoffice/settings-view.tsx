@@ -4,6 +4,7 @@
  * without "+" (customers) and the tip bound (a tip may be at most the larger of a percentage of the order total and a
  * fixed amount), how many days after an online sign-in a staff member may sign in on that register offline, the
  * quiet hours of the store's texts (invoice texts and reminders wait until they end; both empty = none), and the
+ * service style (what the registers open on: counter, floor plan or a switch), the
  * language of the store's e-mails and texts, whose templates are edited below the form (message-templates-editor.tsx).
  * `GET` / `PATCH /api/pos/settings`. The form checks each field with the request body's own rule (core
  * `storeSettingsUpdateFields`) before sending; field errors of the server's problem show in place as well.
@@ -12,7 +13,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { STORE_LANGUAGE_NAMES, STORE_LANGUAGES, storeSettingsUpdateFields } from '../../../core/index.ts';
+import { SERVICE_STYLES, STORE_LANGUAGE_NAMES, STORE_LANGUAGES, storeSettingsUpdateFields, type ServiceStyle } from '../../../core/index.ts';
 import { centsToInput, parseCashInput } from '../common/cash.ts';
 import type { StoreSettings } from '../common/back-office-api.ts';
 import { Field, LoadError } from '../common/back-office-kit.tsx';
@@ -26,6 +27,13 @@ function timeZones(current: string): string[] {
   const list = known.includes('UTC') ? known : ['UTC', ...known];
   return list.includes(current) ? list : [current, ...list];
 }
+
+/** The service styles as the form names them. */
+const SERVICE_STYLE_NAMES: Record<ServiceStyle, string> = {
+  retail: 'Retail (counter)',
+  restaurant: 'Restaurant (floor plan)',
+  both: 'Both (a switch)',
+};
 
 /** Basis points as a typed percentage: 5000 → "50", 1250 → "12.5". */
 const percentOf = (basisPoints: number) => String(basisPoints / 100);
@@ -55,6 +63,7 @@ function settingsForm(currency: string) {
     smsQuietHoursStart: typed(timeOrNone, 'must be a time, e.g. 21:00', f.smsQuietHoursStart),
     smsQuietHoursEnd: typed(timeOrNone, 'must be a time, e.g. 08:00', f.smsQuietHoursEnd),
     language: f.language,
+    serviceStyle: f.serviceStyle,
   });
 }
 type SettingsForm = ReturnType<typeof settingsForm>;
@@ -74,6 +83,7 @@ function typedOf(s: StoreSettings): Typed {
     smsQuietHoursStart: s.smsQuietHoursStart ?? '',
     smsQuietHoursEnd: s.smsQuietHoursEnd ?? '',
     language: s.language,
+    serviceStyle: s.serviceStyle,
   };
 }
 
@@ -228,6 +238,22 @@ function SettingsFormView({ settings }: { settings: StoreSettings }) {
                   {...register('offlineSignInDays')}
                   data-testid="settings-offline-sign-in-days"
                 />
+              )}
+            </Field>
+            <Field
+              id={`${formId}-serviceStyle`}
+              label="Service"
+              error={errors.serviceStyle?.message}
+              hint="What the registers open on: the counter (retail), the floor plan with open checks (restaurant), or a switch (both)"
+            >
+              {(props) => (
+                <select {...props} className="bo-input" {...register('serviceStyle')} data-testid="settings-service-style">
+                  {SERVICE_STYLES.map((style) => (
+                    <option key={style} value={style}>
+                      {SERVICE_STYLE_NAMES[style]}
+                    </option>
+                  ))}
+                </select>
               )}
             </Field>
           </div>

@@ -7,6 +7,7 @@ import { BehaviorSubject } from 'rxjs';
 import { openRegisterDatabase, removeOrphanSaleJournalTransactions, type RegisterDatabase } from './db/database.ts';
 import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { catalogFeed } from './sale/catalog-feed.ts';
+import { rememberServiceStyle } from './checks/service-style.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
 import {
   HttpError,
@@ -144,8 +145,13 @@ async function boot(): Promise<BootedRegister> {
       });
       if (response.status === 401) return onUnauthorized();
       if (!response.ok) return;
-      const { lastReceiptSequence, confirmSellPastZero } = (await response.json()) as { lastReceiptSequence: number; confirmSellPastZero?: boolean };
+      const { lastReceiptSequence, confirmSellPastZero, serviceStyle } = (await response.json()) as {
+        lastReceiptSequence: number;
+        confirmSellPastZero?: boolean;
+        serviceStyle?: unknown;
+      };
       if (typeof confirmSellPastZero === 'boolean') rememberSellPastZero(current.registerId, confirmSellPastZero);
+      rememberServiceStyle(serviceStyle);
       if (lastReceiptSequence > session$.value.lastReceiptSequence) {
         const next = { ...session$.value, lastReceiptSequence };
         await storeIdentity(db, next);

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { formatReceiptNumber, parseReceiptNumber, receiptNumberSchema } from '../../../core/index.ts';
+import { formatReceiptNumber, parseReceiptNumber, receiptNumberSchema, SERVICE_STYLES, type ServiceStyle } from '../../../core/index.ts';
 import { guard, principalOf } from '../platform/auth/guard.ts';
 import type { Principal } from '../platform/auth/identity.ts';
 import type { AppContext } from '../platform/context.ts';
@@ -26,6 +26,9 @@ const registerReceiptsResponse = z.strictObject({
   lastReceiptSequence: z.int().describe('Its sequence (0 when none)'),
   missingReceiptNumbers: z.array(z.string()).describe('Receipt numbers this register reported lost, ascending'),
   confirmSellPastZero: z.boolean().describe("The store's setting: the register asks once before selling past zero stock"),
+  serviceStyle: z
+    .enum(SERVICE_STYLES)
+    .describe("The store's setting: what the register opens on (retail: the counter; restaurant: the floor plan; both)"),
 });
 const missingBody = z.strictObject({
   receiptNumbers: z.array(receiptNumberSchema).min(1).max(MAX_MISSING_RECEIPTS_PER_REPORT),
@@ -74,10 +77,16 @@ async function missingReceipts(
   return [...seen.values()].sort((a, b) => a.registerId.localeCompare(b.registerId) || sequence(a.receiptNumber) - sequence(b.receiptNumber));
 }
 
-/** The store's sell-past-zero setting (modules/merchants/settings.ts, migration 0155); false when the row is gone. */
-async function confirmSellPastZero(db: Queryable, merchantId: string): Promise<boolean> {
-  const { rows } = await db.query<{ confirm_sell_past_zero: boolean }>('SELECT confirm_sell_past_zero FROM merchants WHERE id = $1', [merchantId]);
-  return rows[0]?.confirm_sell_past_zero ?? false;
+/**
+ * The store's settings a register keeps for offline use (modules/merchants/settings.ts): selling past zero (migration
+ * 0155; false when the row is gone) and the service style (migration 0295; retail when the row is gone).
+ */
+async function registerSettings(db: Queryable, merchantId: string): Promise<{ confirmSellPastZero: boolean; serviceStyle: ServiceStyle }> {
+  const { rows } = await db.query<{ confirm_sell_past_zero: boolean; service_style: ServiceStyle }>(
+    'SELECT confirm_sell_past_zero, service_style FROM merchants WHERE id = $1',
+    [merchantId],
+  );
+  return { confirmSellPastZero: rows[0]?.confirm_sell_past_zero ?? false, serviceStyle: rows[0]?.service_style ?? 'retail' };
 }
 
 async function lastReceiptSequence(db: Queryable, registerId: string): Promise<number> {
@@ -127,7 +136,7 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
         lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
         lastReceiptSequence: last,
         missingReceiptNumbers: (await missingReceipts(ctx.db, merchantId, register.id)).map((m) => m.receiptNumber),
-        confirmSellPastZero: await confirmSellPastZero(ctx.db, merchantId),
+        ...(await registerSettings(ctx.db, merchantId)),
       };
     },
   );
@@ -199,7 +208,7 @@ export function registerRegisterReceiptRoutes(app: FastifyInstance, ctx: AppCont
           lastReceiptNumber: last > 0 ? formatReceiptNumber(register.number, last) : null,
           lastReceiptSequence: last,
           missingReceiptNumbers: (await missingReceipts(tx, merchantId, register.id)).map((m) => m.receiptNumber),
-          confirmSellPastZero: await confirmSellPastZero(tx, merchantId),
+          ...(await registerSettings(tx, merchantId)),
         };
       });
     },

@@ -340,7 +340,8 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
         openapi: {
           summary: 'Stream replicated documents (server-sent events)',
           description:
-            'text/event-stream: `data: "RESYNC"` on connect, then `data: { documents, checkpoint }` after each committed write. ' +
+            'text/event-stream: `data: "RESYNC"` on connect, then `data: { documents, checkpoint }` after each committed write ' +
+            '(the `checks` stream also sends `data: "RESYNC"` after a write to `check-lines` or `check-payments`: pull those then). ' +
             'EventSource cannot send headers, so the caller authenticates with a single-use `?ticket=` from `POST /api/sync/stream-tickets` ' +
             '(no token ever travels in the URL).',
           tags: ['sync'],
@@ -381,12 +382,21 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
           if (batch.documents.length < 500) return;
         }
       };
-      const unsubscribe = ctx.feed.subscribe(merchantId, collection, () => {
+      const unsubscribeOwn = ctx.feed.subscribe(merchantId, collection, () => {
         chain = chain.then(drain).catch((err: unknown) => {
           request.log.warn({ err }, 'sync stream: pull failed; asking the client to resync');
           if (!isClosed) res.write(`data: "RESYNC"\n\n`);
         });
       });
+      // A restaurant register opens one stream for its open checks (the browser's connections per host are few):
+      // the `checks` stream also says RESYNC when a line or a payment was written, and the register pulls all three.
+      const siblings = collection === 'checks' ? CHECK_COLLECTIONS.filter((c) => c !== 'checks') : [];
+      const unsubscribeSiblings = siblings.map((sibling) =>
+        ctx.feed.subscribe(merchantId, sibling, () => {
+          if (!isClosed) res.write(`data: "RESYNC"\n\n`);
+        }),
+      );
+      const unsubscribe = () => [unsubscribeOwn, ...unsubscribeSiblings].forEach((off) => off());
       const keepAlive = setInterval(() => {
         if (isClosed) return;
         res.write(`: keep-alive\n\n`);

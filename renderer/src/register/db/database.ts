@@ -9,9 +9,21 @@ import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import type { CashMovement, CatalogItem, JournalTransaction, Order, RegisterReturn, Shift, TaxRate } from '../../../../core/index.ts';
+import type {
+  CashMovement,
+  CatalogItem,
+  CheckHeader,
+  CheckLine,
+  CheckPayment,
+  JournalTransaction,
+  Order,
+  RegisterReturn,
+  Shift,
+  TaxRate,
+} from '../../../../core/index.ts';
 import type { StoredCloseout } from '../shifts/shift-store.ts';
 import { buildSaleJournalTransaction } from '../../../../core/index.ts';
+import { checkConflictHandler } from '../checks/check-join.ts';
 import { registerIdentityRxSchema, type StoredIdentity } from './identity.ts';
 import { staffSignInRxSchema } from '../../common/staff-offline.ts';
 import {
@@ -24,7 +36,11 @@ import {
   closeoutRxSchema,
   returnRxSchema,
   customerRxSchema,
+  checkRxSchema,
+  checkLineRxSchema,
+  checkPaymentRxSchema,
   type Rejectable,
+  type StoredCheckDocument,
   type StoredCustomer,
 } from './schemas.ts';
 
@@ -52,6 +68,13 @@ export interface RegisterCollections {
    * server merged into an existing customer (customers/customer-store.ts).
    */
   customers: RxCollection<StoredCustomer>;
+  /**
+   * A restaurant's open checks (checks/check-store.ts): headers, lines and payments as core/check-documents.ts keeps
+   * them, edited here and on every register of the store and joined by the check book's merge (checks/check-join.ts).
+   */
+  checks: RxCollection<StoredCheckDocument<CheckHeader>>;
+  check_lines: RxCollection<StoredCheckDocument<CheckLine & { id: string }>>;
+  check_payments: RxCollection<StoredCheckDocument<CheckPayment & { id: string }>>;
   /** Staff sign-in on this register: the signed-in session, offline verifiers, lockout (staff-offline.ts); never replicated. */
   staff_sign_in: RxCollection<{ id: string; value: Record<string, unknown> }>;
 }
@@ -87,6 +110,9 @@ export async function openRegisterDatabase({ name = 'register', storage, multiIn
     returns: { schema: returnRxSchema },
     customers: { schema: customerRxSchema },
     staff_sign_in: { schema: staffSignInRxSchema },
+    checks: { schema: checkRxSchema, conflictHandler: checkConflictHandler('checks') },
+    check_lines: { schema: checkLineRxSchema, conflictHandler: checkConflictHandler('check-lines') },
+    check_payments: { schema: checkPaymentRxSchema, conflictHandler: checkConflictHandler('check-payments') },
   });
   await repairMissingJournalTransactions(db);
   return db;

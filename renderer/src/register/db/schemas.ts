@@ -12,6 +12,9 @@ import type { RxJsonSchema } from 'rxdb';
 import {
   cashMovementSchema,
   catalogItemSchema,
+  checkHeaderDocumentSchema,
+  checkLineDocumentSchema,
+  checkPaymentDocumentSchema,
   journalTransactionSchema,
   orderSchema,
   registerReturnSchema,
@@ -20,6 +23,9 @@ import {
   taxRateSchema,
   type CashMovement,
   type CatalogItem,
+  type CheckHeader,
+  type CheckLine,
+  type CheckPayment,
   type JournalTransaction,
   type Order,
   type RegisterReturn,
@@ -185,3 +191,43 @@ export const customerRxSchema: RxJsonSchema<StoredCustomer> = {
   },
   required: ['id'],
 };
+
+// ── Open checks of a restaurant (core/check-documents.ts): edited on every register, joined — never overwritten. ──
+
+/**
+ * A check document as the register holds it: the core document, with the server's stamp when it is the server's own
+ * copy (no local change since; a document without `syncSeq` is pushed), or the quarantine marker of a refused push.
+ */
+export type StoredCheckDocument<T> = Rejectable<T> & { updatedAt?: string; syncSeq?: number };
+
+export const checkRxSchema: RxJsonSchema<StoredCheckDocument<CheckHeader>> = rxSchemaFromZod<StoredCheckDocument<CheckHeader>>(
+  checkHeaderDocumentSchema,
+  {
+    title: 'check',
+    version: 0,
+    primaryKey: 'id',
+    maxLength: { id: 64 },
+    enums: ['kind'],
+    extra: { rejection: rejectionProperty, ...serverStampProperties },
+  },
+);
+
+export const checkLineRxSchema: RxJsonSchema<StoredCheckDocument<CheckLine & { id: string }>> = rxSchemaFromZod<
+  StoredCheckDocument<CheckLine & { id: string }>
+>(checkLineDocumentSchema, {
+  title: 'check line',
+  version: 0,
+  primaryKey: 'id',
+  maxLength: { id: 64 },
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});
+
+export const checkPaymentRxSchema: RxJsonSchema<StoredCheckDocument<CheckPayment & { id: string }>> = rxSchemaFromZod<
+  StoredCheckDocument<CheckPayment & { id: string }>
+>(checkPaymentDocumentSchema, {
+  title: 'check payment',
+  version: 0,
+  primaryKey: 'id',
+  maxLength: { id: 64 },
+  extra: { rejection: rejectionProperty, ...serverStampProperties },
+});

@@ -14,6 +14,9 @@
  * state) — two reads and two writes per pulled item. Here a page is one `bulkUpsert` (and one `bulkRemove` for the
  * items the server deleted).
  *
+ * Open checks (`checks`, `check-lines`, `check-payments`): each pulled copy is joined with the one held here
+ * (`join`, checks/check-join.ts), never written over it.
+ *
  * The pull reads from its checkpoint only — never the local documents — one catch-up at a time (while a full page is
  * written, the next is already asked for), again at once when asked meanwhile: after each push answer (orders), on
  * each change-stream message, when back online.
@@ -62,6 +65,11 @@ export interface CollectionPullOptions {
    * the local documents (false, the default: right when every stamp below it was pulled too).
    */
   fromFirstDocument?: boolean;
+  /**
+   * Documents edited on several replicas (open checks): the document to keep when the server's copy meets the one
+   * held here (undefined: none), instead of the server's copy (checks/check-join.ts).
+   */
+  join?: (held: Record<string, unknown> | undefined, pulled: Record<string, unknown>) => Record<string, unknown>;
 }
 
 export interface CollectionPull {
@@ -93,6 +101,7 @@ export function startCollectionPull({
   waitForLeadership,
   retryMs,
   fromFirstDocument = false,
+  join,
 }: CollectionPullOptions): CollectionPull {
   const active$ = new BehaviorSubject(false);
   let resolveFirst: () => void = () => {};
@@ -140,7 +149,11 @@ export function startCollectionPull({
           // A full page: the next one is asked for now, and arrives while this one is written (a download).
           if (page.documents.length >= pageSize) next = pageAfter(page.checkpoint?.seq ?? seq);
           // The server's copy replaces the local one (orders: the stamped copy; append-only, `_deleted` always false).
-          const live = page.documents.filter((doc) => !(hasDeletions && doc._deleted === true)).map(({ _deleted: _d, ...doc }) => doc as never);
+          let live = page.documents.filter((doc) => !(hasDeletions && doc._deleted === true)).map(({ _deleted: _d, ...doc }) => doc as never);
+          if (join && live.length > 0) {
+            const held = await collection.findByIds(live.map((doc: { id: string }) => doc.id)).exec();
+            live = live.map((doc: { id: string }) => join(held.get(doc.id)?.toJSON(), doc) as never);
+          }
           if (live.length > 0) await collection.bulkUpsert(live);
           if (live.length < page.documents.length) {
             const gone = page.documents.filter((doc) => doc._deleted === true).map((doc) => String(doc.id));

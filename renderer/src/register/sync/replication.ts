@@ -12,7 +12,10 @@
  * limit; a single order too large to send is kept and marked as refused by this register (`rejection.by`).
  */
 import { refreshHeldCheckpoints } from './held-checkpoints.ts';
-import { BehaviorSubject, NEVER, Observable, combineLatest, type Subscription } from 'rxjs';
+import type { CheckCollection } from '../../../../core/index.ts';
+import { joinPulled } from '../checks/check-join.ts';
+import { serviceStyle$ } from '../checks/service-style.ts';
+import { BehaviorSubject, NEVER, Observable, combineLatest, distinctUntilChanged, map, share, switchMap, type Subscription } from 'rxjs';
 import { type RxCollection, type RxReplicationPullStreamItem, type RxReplicationWriteToMasterRow, type WithDeleted } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RegisterDatabase } from '../db/database.ts';
@@ -52,6 +55,8 @@ interface CollectionPlan {
   pullBatchSize?: number;
   /** `both`: the server deletes documents (a customer erased), removed here too. */
   hasDeletions?: boolean;
+  /** `both`: open checks, joined with the held document rather than overwritten (checks/check-join.ts). */
+  join?: CheckCollection;
 }
 
 // The catalog and the journal transactions are not here: they are pulled by startCollectionPull (collection-pull.ts),
@@ -72,6 +77,11 @@ const PLANS: readonly CollectionPlan[] = [
   // on the four streams and the requests); customers created here are pushed, and one the server merged into an
   // existing customer comes back as its alias.
   { remote: 'customers', local: 'customers', direction: 'both', pullBatchSize: 1000, hasDeletions: true },
+  // A restaurant's open checks: edited here and on every register of the store, pushed, and pulled back joined with
+  // what is held (never overwritten). One change stream for the three, opened only when the store serves at tables.
+  { remote: 'checks', local: 'checks', direction: 'both', pullBatchSize: 500, join: 'checks' },
+  { remote: 'check-lines', local: 'check_lines', direction: 'both', pullBatchSize: 1000, join: 'check-lines' },
+  { remote: 'check-payments', local: 'check_payments', direction: 'both', pullBatchSize: 500, join: 'check-payments' },
 ];
 
 const LAST_SYNC_KEY = 'register.lastSyncAt';
@@ -254,6 +264,14 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
   catchUps.set('journal-transactions', () => journalPull.pullNow());
   // After a push answer: at once (the stamped copies are what the cashier waits for).
   catchUps.set('orders', () => ordersPull.pullNow());
+  // The open checks' one change stream (the server's `checks` stream also wakes for lines and payments): any message
+  // pulls the three collections. Opened while the store serves at tables only — a retail register keeps its streams.
+  const checksStream$ = serviceStyle$.pipe(
+    map((style) => style !== 'retail'),
+    distinctUntilChanged(),
+    switchMap((atTables) => (atTables ? serverEvents('/api/sync/checks/stream', streamTicket, setReachable) : NEVER)),
+    share(),
+  );
   for (const plan of PLANS) {
     const collection = db.collections[plan.local] as unknown as RxCollection<unknown>;
     let replication: RxReplicationState<unknown, SyncCheckpoint> | undefined;
@@ -263,6 +281,7 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
       // stream — browsers open 6 connections per host and the 4 streams are enough. Without a kept checkpoint it
       // starts from the first document (a register upgraded from the RxDB pull may hold a document whose stamp that
       // pull skipped, below the highest stamp it holds).
+      const join = plan.join;
       const pull = startPull({
         collection,
         remote: plan.remote,
@@ -270,7 +289,8 @@ export function startSync(db: RegisterDatabase, { getToken, merchantId, onUnauth
         checkpointKey: `register.pull.${plan.remote}:${merchantId}`,
         hasDeletions: plan.hasDeletions ?? false,
         fromFirstDocument: true,
-        stream$: NEVER,
+        stream$: join ? checksStream$ : NEVER,
+        ...(join ? { join: (held: Record<string, unknown> | undefined, pulled: Record<string, unknown>) => joinPulled(join, held, pulled) } : {}),
       });
       catchUps.set(plan.remote, () => pull.pullNow());
     } else if (plan.direction === 'pull') {

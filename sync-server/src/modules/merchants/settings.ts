@@ -9,6 +9,7 @@
 import {
   storeSettingsSchema,
   storeSettingsUpdateSchema,
+  type ServiceStyle,
   type StoreLanguage,
   type StoreSettings,
   type StoreSettingsUpdate,
@@ -37,6 +38,7 @@ interface MerchantRow {
   day_cutoff_hour: number;
   cashier_refund_limit_cents: number | string;
   confirm_sell_past_zero: boolean;
+  service_style: ServiceStyle;
   offline_sign_in_days: number;
   email_reply_to: string | null;
   sms_quiet_start: string | null;
@@ -56,6 +58,7 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
   dayCutoffHour: Number(r.day_cutoff_hour),
   cashierRefundLimitCents: Number(r.cashier_refund_limit_cents),
   confirmSellPastZero: r.confirm_sell_past_zero,
+  serviceStyle: r.service_style,
   offlineSignInDays: Number(r.offline_sign_in_days),
   language: r.language,
   emailReplyTo: r.email_reply_to,
@@ -66,7 +69,7 @@ const toSettings = (r: MerchantRow): StoreSettings => ({
 
 async function merchantRow(db: Queryable, merchantId: string): Promise<MerchantRow> {
   const { rows } = await db.query<MerchantRow>(
-    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, offline_sign_in_days, email_reply_to, sms_quiet_start, sms_quiet_end, language, is_demo FROM merchants WHERE id = $1',
+    'SELECT id, name, currency, time_zone, default_country, tip_limit_basis_points, tip_limit_cents, day_cutoff_hour, cashier_refund_limit_cents, confirm_sell_past_zero, service_style, offline_sign_in_days, email_reply_to, sms_quiet_start, sms_quiet_end, language, is_demo FROM merchants WHERE id = $1',
     [merchantId],
   );
   if (!rows[0]) throw new ProblemError(404, 'not_found', 'No such merchant.');
@@ -104,6 +107,7 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
       day_cutoff_hour: input.dayCutoffHour ?? Number(before.day_cutoff_hour),
       cashier_refund_limit_cents: input.cashierRefundLimitCents ?? Number(before.cashier_refund_limit_cents),
       confirm_sell_past_zero: input.confirmSellPastZero ?? before.confirm_sell_past_zero,
+      service_style: input.serviceStyle ?? before.service_style,
       offline_sign_in_days: input.offlineSignInDays ?? Number(before.offline_sign_in_days),
       email_reply_to: input.emailReplyTo === undefined ? before.email_reply_to : input.emailReplyTo,
       sms_quiet_start: input.smsQuietHoursStart === undefined ? before.sms_quiet_start : input.smsQuietHoursStart,
@@ -140,6 +144,10 @@ export async function updateSettings(ctx: AppContext, principal: Principal, inpu
     if (after.confirm_sell_past_zero !== before.confirm_sell_past_zero) {
       await tx.query('UPDATE merchants SET confirm_sell_past_zero = $2 WHERE id = $1', [principal.merchantId, after.confirm_sell_past_zero]);
       changes.confirmSellPastZero = { from: String(before.confirm_sell_past_zero), to: String(after.confirm_sell_past_zero) };
+    }
+    if (after.service_style !== before.service_style) {
+      await tx.query('UPDATE merchants SET service_style = $2 WHERE id = $1', [principal.merchantId, after.service_style]);
+      changes.serviceStyle = { from: before.service_style, to: after.service_style };
     }
     if (after.offline_sign_in_days !== Number(before.offline_sign_in_days)) {
       await tx.query('UPDATE merchants SET offline_sign_in_days = $2 WHERE id = $1', [principal.merchantId, after.offline_sign_in_days]);
