@@ -120,7 +120,7 @@ export async function sendToKitchen(
       DEFAULT_KITCHEN_ROUTING,
       options.categoryOf,
     );
-    await sendKitchenJobs(jobs);
+    await sendKitchenJobs(jobs, DEFAULT_KITCHEN_ROUTING);
     return { sent: lines.length };
   } catch (err) {
     return { sent: lines.length, printError: err instanceof Error ? err.message : String(err) };
