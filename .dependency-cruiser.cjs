@@ -8,7 +8,7 @@
 const SERVER = '^sync-server/src/';
 const RENDERER = '^renderer/src/';
 /** The renderer's screen rooms: each is composed with the others only at the top (app.tsx). */
-const SCREEN_ROOMS = 'register|backoffice|apps';
+const SCREEN_ROOMS = 'register|backoffice|apps|kitchen';
 
 /** npm packages the pure domain may use: schemas, ids, phone numbers, recurrence (no I/O). */
 const CORE_PACKAGES = ['zod', 'ulid', 'libphonenumber-js', 'rrule'];

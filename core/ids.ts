@@ -71,6 +71,7 @@ export const ID_PREFIXES = {
   kitchenSend: 'snd',
   floorArea: 'fla',
   floorTable: 'tbl',
+  kitchenTicketEvent: 'kte',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

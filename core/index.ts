@@ -45,5 +45,6 @@ export * from './checks.ts';
 export * from './check-documents.ts';
 export * from './floor-plan.ts';
 export * from './kitchen.ts';
+export * from './kitchen-display.ts';
 export * from './eighty-six.ts';
 export * from './tip-pool.ts';

@@ -15,6 +15,7 @@ import { initialSyncStatus } from './common/sync-status.ts';
 import { RegisterContext, type RegisterContextValue } from './register/register-context.ts';
 import { SessionContext } from './common/session-context.ts';
 import { BackOfficeView } from './backoffice/backoffice-view.tsx';
+import { KitchenDisplay } from './kitchen/kitchen-display.tsx';
 import { AppsView } from './apps/apps-view.tsx';
 import { DevicesView } from './register/views/devices-view.tsx';
 import { MessagesView } from './register/views/messages-view.tsx';
@@ -37,7 +38,20 @@ type BootState =
 /** The back office's server state (common/cursor-list.tsx): one cache for the life of the page. */
 const queryClient = createQueryClient();
 
+/** The station of a kitchen display's address (`/kitchen/<station>`), or undefined for the register. */
+const KITCHEN_PATH = /^\/kitchen\/([^/]+)\/?$/;
+
+/** The register, or at `/kitchen/<station>` that station's kitchen display (a paired device of its own). */
 export function App() {
+  const kitchen = KITCHEN_PATH.exec(location.pathname);
+  if (kitchen)
+    return (
+      <KitchenDisplay station={decodeURIComponent(kitchen[1]!)} pairing={(message, onPair) => <PairingForm message={message} onPair={onPair} />} />
+    );
+  return <RegisterApp />;
+}
+
+function RegisterApp() {
   const [boot, setBoot] = useState<BootState>({ phase: 'starting' });
   const [attempt, setAttempt] = useState(0);
 

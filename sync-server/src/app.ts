@@ -62,6 +62,8 @@ import { registerCloseoutRoutes } from './modules/closeout/index.ts';
 import { closeStoreDay, dayStatus, shiftView, storeDayOf } from './workflows/shift-closeout.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { registerFloorPlanRoutes } from './modules/floor-plans/index.ts';
+import { registerKitchenRoutes } from './modules/kitchen/index.ts';
+import { kitchenTicketTimes, markTicket, stationTickets } from './workflows/kitchen-tickets.ts';
 import { registerInventoryRoutes } from './modules/inventory/index.ts';
 import { cancelImportJob, importCatalog, startImportJob, stopImportJobs } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
@@ -362,6 +364,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onClose', async () => stopImportJobs(ctx));
   registerInventoryRoutes(app, ctx, { changeStock });
   registerFloorPlanRoutes(app, ctx);
+  registerKitchenRoutes(app, ctx, { stationTickets, markTicket, kitchenTicketTimes });
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, { payBill, completeHeldBillPayment, refuseHeldBillPayment }, opts.billPartner);

@@ -77,6 +77,7 @@ const MIGRATIONS = [
   '0285_open_checks.sql',
   '0290_email_reports.sql',
   '0295_service_style.sql',
+  '0300_kitchen.sql',
 ];
 
 describe('migrations', () => {

@@ -6,7 +6,8 @@
  * path parameter this file does not know how to fill fails the suite (add it to `pathValue`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../core/index.ts';
+import { addCheckLine, checkDocumentsOf, EMPTY_CHECK_BOOK, newId, openCheck, sendCheckLines } from '../../core/index.ts';
+import { buildSale } from '../support/sales.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { enrollRegister } from '../support/enroll.ts';
 import { aamvaFixture, buildAamvaPayload } from '../support/aamva.ts';
@@ -183,6 +184,35 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     const pushed = await call('POST', '/api/sync/shifts/push', bRegister.registerToken, [{ assumedMasterState: null, newDocumentState: shift }]);
     expect(pushed.json(), pushed.body).toEqual([]);
     b.ids.shift = shift.id;
+    // A kitchen station of B's and a ticket sent to it from B's register: A can neither see nor bump it.
+    const kitchen = await asB('PUT', '/api/pos/kitchen/setup', {
+      version: 0,
+      stations: [{ id: 'bravo-line', name: 'Bravo Line Isolated' }],
+      byItem: {},
+      byCategory: {},
+      defaultStationId: 'bravo-line',
+      notPrepared: [],
+      warnAfterMinutes: 5,
+      lateAfterMinutes: 10,
+    });
+    expect(kitchen.version).toBe(1);
+    b.words.push('Bravo Line Isolated');
+    const bStamp = { at: new Date().toISOString(), by: bRegister.registerId };
+    const bCheck = openCheck(EMPTY_CHECK_BOOK, { kind: 'tab', name: 'Bravo Tab Isolated', guests: 1, serverStaffId: b.ids.cashier! }, bStamp);
+    const bLine = buildSale({ register: aRegister, sequence: 1, catalog: server.catalog }).order.lines[0]!;
+    const bSent = sendCheckLines(addCheckLine(bCheck.book, bCheck.checkId, bLine, { seat: null, course: 1 }, bStamp), bCheck.checkId, bStamp);
+    const bDocs = checkDocumentsOf(bSent.book);
+    for (const collection of ['checks', 'check-lines'] as const) {
+      const sent = await call(
+        'POST',
+        `/api/sync/${collection}/push`,
+        bRegister.registerToken,
+        bDocs[collection].map((d) => ({ assumedMasterState: null, newDocumentState: d })),
+      );
+      expect(sent.json(), sent.body).toEqual([]);
+    }
+    b.ids.kitchenSend = bSent.sendId;
+    b.words.push('Bravo Tab Isolated');
     // Customers created at B's register: one new, one merged into Bertha by her phone (an alias).
     const bCustomer = {
       id: newId('customer'),
@@ -300,6 +330,9 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     if (name === 'name') return 'Bravo Category Isolated';
     // A store's own template of that kind (A changing its own must leave B's, and B's fingerprint, as they were).
     if (name === 'kind') return 'receipt_email';
+    // B's kitchen station and the send of B's ticket there: A has no such station (404), nor the send.
+    if (name === 'stationId') return 'bravo-line';
+    if (name === 'sendId') return ids.kitchenSend;
     const table: [RegExp, string | undefined][] = [
       [/^\/api\/pos\/catalog\/items\//, ids.item],
       [/^\/api\/pos\/catalog\/tax-rates\//, ids.taxRate],

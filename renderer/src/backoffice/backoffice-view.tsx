@@ -10,6 +10,7 @@ import { useState, type ReactNode } from 'react';
 import { CatalogView } from './catalog-view.tsx';
 import { CustomersView } from './customers-view.tsx';
 import { FloorPlanView } from './floor-plan-view.tsx';
+import { KitchenView } from './kitchen-view.tsx';
 import { ImportExportView } from './import-export-view.tsx';
 import { InvoicesView } from './invoices-view.tsx';
 import { OrdersView } from './orders/orders-view.tsx';
@@ -39,6 +40,7 @@ type Section =
   | 'reports'
   | 'closeout'
   | 'floor-plan'
+  | 'kitchen'
   | 'registers'
   | 'staff'
   | 'payments'
@@ -57,6 +59,7 @@ const SECTIONS: [Section, string][] = [
   ['reports', 'Reports'],
   ['closeout', 'Closeout'],
   ['floor-plan', 'Floor plan'],
+  ['kitchen', 'Kitchen'],
   ['registers', 'Registers'],
   ['staff', 'Staff'],
   ['payments', 'Payments'],
@@ -106,6 +109,7 @@ export function BackOfficeView({ apps }: { apps: ReactNode }) {
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'closeout' ? <CloseoutView /> : null}
         {online && section === 'floor-plan' ? <FloorPlanView /> : null}
+        {online && section === 'kitchen' ? <KitchenView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
         {online && section === 'staff' ? <StaffView /> : null}
         {online && section === 'payments' ? <PaymentsView /> : null}

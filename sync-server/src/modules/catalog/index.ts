@@ -34,3 +34,6 @@ export { restampStockOnHand } from './stock-stamps.ts';
 
 // HTTP routes, mounted by app.ts.
 export { registerCatalogRoutes } from './routes.ts';
+
+// Item categories, for routing kitchen tickets.
+export { categoriesOfItems } from './categories-of.ts';

@@ -7,3 +7,6 @@
 
 // Pushed check documents joined with the stored ones (sync/routes.ts).
 export { storeCheckDocuments } from './service.ts';
+
+// The sent lines and their checks, for the kitchen's tickets (workflows/kitchen-tickets.ts).
+export { readSentCheckBook } from './kitchen-reads.ts';

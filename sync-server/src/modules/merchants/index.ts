@@ -53,3 +53,6 @@ export { createStaff } from './staff.ts';
 
 // HTTP routes, mounted by app.ts.
 export { registerSettingsRoutes } from './routes.ts';
+
+// Staff names by id (the kitchen display's server).
+export { staffNamesOf } from './staff-names.ts';

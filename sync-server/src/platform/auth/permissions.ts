@@ -49,6 +49,12 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // Pay requests (a pay link is a sale taken remotely)
   'GET /api/pos/floor-plan': 'cashier',
   'PUT /api/pos/floor-plan': 'manager',
+  'GET /api/pos/kitchen/setup': 'cashier',
+  'PUT /api/pos/kitchen/setup': 'manager',
+  'GET /api/pos/kitchen/stations/:stationId/tickets': 'cashier',
+  'POST /api/pos/kitchen/stations/:stationId/tickets/:sendId/bump': 'cashier',
+  'POST /api/pos/kitchen/stations/:stationId/tickets/:sendId/recall': 'cashier',
+  'GET /api/pos/kitchen/ticket-times': 'manager',
   'GET /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-request-previews': 'cashier',
@@ -64,6 +70,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // The register: sign-in, staff list, replication
   'GET /api/register/staff': 'cashier',
   'GET /api/register/device-bridge': 'cashier',
+  'GET /api/register/kitchen': 'cashier',
   'GET /api/register/return-rules': 'cashier',
   'POST /api/register/sign-in': 'cashier',
   'POST /api/register/approvals': 'cashier',
