@@ -47,6 +47,23 @@ export type KitchenSetup = z.infer<typeof kitchenSetupSchema>;
 export const kitchenSetupUpdateSchema = z.strictObject({ version: z.int().min(0), ...setupFields });
 export type KitchenSetupUpdate = z.infer<typeof kitchenSetupUpdateSchema>;
 
+/**
+ * `GET /api/register/kitchen`: what a register keeps of the kitchen set-up to print each station's tickets while
+ * offline — core/kitchen.ts `KitchenRouting`, with the set-up version and the ticket age thresholds.
+ */
+export const registerKitchenRoutingSchema = kitchenSetupSchema
+  .pick({
+    version: true,
+    stations: true,
+    byItem: true,
+    byCategory: true,
+    defaultStationId: true,
+    notPrepared: true,
+    warnAfterMinutes: true,
+    lateAfterMinutes: true,
+  })
+  .describe('core/kitchen.ts KitchenRouting, with the set-up version and the ticket age thresholds.');
+
 /** The set-up of a store that never saved one: no stations, default thresholds. */
 export const EMPTY_KITCHEN_SETUP: KitchenSetup = {
   version: 0,

@@ -8,6 +8,7 @@ import { openRegisterDatabase, removeOrphanSaleJournalTransactions, type Registe
 import { loadIdentity, storeIdentity } from './db/identity.ts';
 import { catalogFeed } from './sale/catalog-feed.ts';
 import { rememberServiceStyle } from './checks/service-style.ts';
+import { refreshKitchenRouting } from './checks/kitchen-routing.ts';
 import { rememberSellPastZero } from './sale/stock.ts';
 import {
   HttpError,
@@ -152,6 +153,7 @@ async function boot(): Promise<BootedRegister> {
       };
       if (typeof confirmSellPastZero === 'boolean') rememberSellPastZero(current.registerId, confirmSellPastZero);
       rememberServiceStyle(serviceStyle);
+      if (serviceStyle !== 'retail') void refreshKitchenRouting(current.registerToken);
       if (lastReceiptSequence > session$.value.lastReceiptSequence) {
         const next = { ...session$.value, lastReceiptSequence };
         await storeIdentity(db, next);

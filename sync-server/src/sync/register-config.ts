@@ -11,7 +11,7 @@ import { guard, principalOf } from '../platform/auth/guard.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { RouteDoc } from '../platform/http/route-doc.ts';
 import { readKitchenSetup } from '../modules/kitchen/index.ts';
-import { kitchenSetupSchema, routingOfSetup } from '../../../core/index.ts';
+import { registerKitchenRoutingSchema, routingOfSetup } from '../../../core/index.ts';
 
 const deviceBridgeResponse = z.strictObject({
   url: z
@@ -19,19 +19,6 @@ const deviceBridgeResponse = z.strictObject({
     .nullable()
     .describe("WebSocket address of the hardware bridge on the register's computer (ws://127.0.0.1:PORT); null when the server does not run one"),
 });
-
-const kitchenRoutingResponse = kitchenSetupSchema
-  .pick({
-    version: true,
-    stations: true,
-    byItem: true,
-    byCategory: true,
-    defaultStationId: true,
-    notPrepared: true,
-    warnAfterMinutes: true,
-    lateAfterMinutes: true,
-  })
-  .describe('core/kitchen.ts KitchenRouting, with the set-up version and the ticket age thresholds.');
 
 /**
  * `GET /api/register/device-bridge`: `{ url }` from `ServerConfig.deviceBridgeUrl` (null when not configured);
@@ -69,7 +56,7 @@ export function registerRegisterConfigRoutes(app: FastifyInstance, ctx: AppConte
             'and the ticket age thresholds. A register keeps the last one it read, so it prints each station’s tickets (core/kitchen.ts `kitchenTicketJobs`) while offline.',
           tags: ['registers'],
           access: 'register',
-          response: kitchenRoutingResponse,
+          response: registerKitchenRoutingSchema,
         } satisfies RouteDoc,
       },
     },

@@ -21,7 +21,8 @@ import {
 import type { RegisterDatabase } from '../db/database.ts';
 import { getDeviceClient } from '../../platform/devices/index.ts';
 import { changeCheckBook, stampOf, type CheckActor } from './check-store.ts';
-import { DEFAULT_KITCHEN_ROUTING, sendKitchenJobs } from './kitchen-send.ts';
+import { sendKitchenJobs } from './kitchen-send.ts';
+import { currentKitchenRouting } from './kitchen-routing.ts';
 import { preBillPrintJob } from './pre-bill-job.ts';
 
 const same = <T>(book: CheckBook, result: T) => ({ book, result });
@@ -107,6 +108,7 @@ export async function sendToKitchen(
   });
   if (lines.length === 0) return { sent: 0 };
   try {
+    const routing = currentKitchenRouting();
     const jobs = kitchenTicketJobs(
       {
         kind: 'send',
@@ -117,10 +119,10 @@ export async function sendToKitchen(
         at: stamp.at,
         timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       },
-      DEFAULT_KITCHEN_ROUTING,
+      routing,
       options.categoryOf,
     );
-    await sendKitchenJobs(jobs, DEFAULT_KITCHEN_ROUTING);
+    await sendKitchenJobs(jobs, routing);
     return { sent: lines.length };
   } catch (err) {
     return { sent: lines.length, printError: err instanceof Error ? err.message : String(err) };
