@@ -62,6 +62,8 @@ import { registerCloseoutRoutes } from './modules/closeout/index.ts';
 import { closeStoreDay, dayStatus, shiftView, storeDayOf } from './workflows/shift-closeout.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { registerFloorPlanRoutes } from './modules/floor-plans/index.ts';
+import { registerCheckRoutes } from './modules/checks/index.ts';
+import { saveFloorPlanKeepingOpenChecks } from './workflows/floor-plan-save.ts';
 import { registerInventoryRoutes } from './modules/inventory/index.ts';
 import { cancelImportJob, importCatalog, startImportJob, stopImportJobs } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
@@ -353,7 +355,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerCatalogRoutes(app, ctx, { importCatalog, startImportJob, cancelImportJob });
   app.addHook('onClose', async () => stopImportJobs(ctx));
   registerInventoryRoutes(app, ctx, { changeStock });
-  registerFloorPlanRoutes(app, ctx);
+  registerFloorPlanRoutes(app, ctx, { saveFloorPlan: saveFloorPlanKeepingOpenChecks });
+  registerCheckRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, { payBill, completeHeldBillPayment, refuseHeldBillPayment }, opts.billPartner);

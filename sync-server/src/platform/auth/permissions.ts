@@ -49,6 +49,7 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   // Pay requests (a pay link is a sale taken remotely)
   'GET /api/pos/floor-plan': 'cashier',
   'PUT /api/pos/floor-plan': 'manager',
+  'GET /api/pos/check-overpayments': 'manager',
   'GET /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-request-previews': 'cashier',
