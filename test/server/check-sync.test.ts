@@ -9,7 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addCheckLine,
+  addServiceCharges,
+  chargeTaxesOf,
   checkDocumentsOf,
+  newId,
   closeCheck,
   computeOrderTotals,
   recordCheckPayment,
@@ -236,6 +239,43 @@ describe.each(databaseTargets())('open checks through sync on $name', (target) =
     await pushBook(a, closeCheck(opened.book, opened.checkId, { ...stamp, at: '2026-11-28T15:00:00.000Z' }));
     const saved = await put(withoutP1);
     expect(saved.statusCode, saved.body).toBe(200);
+  });
+
+  it('totals a check with the store’s automatic gratuity: paying the charged total is not an overpayment', async () => {
+    const staff = server.credentials.staffId;
+    const put = (body: object) =>
+      server.app.inject({
+        method: 'PUT',
+        url: '/api/pos/service-charges',
+        headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const settings = {
+      serviceChargeBasisPoints: 0,
+      serviceChargeTaxable: true,
+      gratuityBasisPoints: 1800,
+      gratuityPartySize: 6,
+      gratuityTaxable: true,
+    };
+    const bad = await put({ ...settings, gratuityPartySize: 0 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ errors: [expect.objectContaining({ path: 'gratuityPartySize' })] });
+    expect((await put(settings)).statusCode).toBe(200);
+    try {
+      const dish = buildSale({ register: a, sequence: 3, catalog: server.catalog }).order.lines[0]!;
+      const stamp = (minute: number) => ({ at: `2026-11-28T16:${String(minute).padStart(2, '0')}:00.000Z`, by: a.registerId, staffId: staff });
+      const opened = openCheck(EMPTY_CHECK_BOOK, { kind: 'tab', name: 'Party of 8', guests: 8, serverStaffId: staff }, stamp(0));
+      const base = addCheckLine(opened.book, opened.checkId, dish, { seat: null, course: 1 }, stamp(1));
+      const ids = { serviceCharge: newId('orderLine'), gratuity: newId('orderLine') };
+      const plain = computeOrderTotals([dish], []);
+      const charged = addServiceCharges(plain, 8, settings, chargeTaxesOf([dish]), ids).totals.totalCents;
+      expect(charged).toBeGreaterThan(plain.totalCents);
+      const paid = recordCheckPayment(base, { orderId: newId('order'), checkId: opened.checkId, amountCents: charged, stamp: stamp(40) });
+      await pushBook(a, closeCheck(paid, opened.checkId, stamp(41)));
+      expect((await flagged()).filter((f) => f.checkId === opened.checkId)).toEqual([]);
+    } finally {
+      await put({ ...settings, gratuityBasisPoints: 0 });
+    }
   });
 
   it('quarantines an invalid check document and stores nothing of it', async () => {

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { serviceChargeSettingsSchema } from '../../../../core/index.ts';
+import { actorOf, mutation } from '../../kernel/mutation.ts';
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
-import { listFlaggedOverpayments } from './service.ts';
+import { listFlaggedOverpayments, readServiceCharges, saveServiceCharges } from './service.ts';
 
 const query = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 const flaggedOverpayment = z.strictObject({
@@ -22,7 +24,8 @@ const flaggedOverpayment = z.strictObject({
 
 /**
  * The restaurant's checks in the back office: `GET /api/pos/check-overpayments` (managers) lists the payments the
- * server flagged for refund when two registers took the same check's payment apart.
+ * server flagged for refund when two registers took the same check's payment apart; `GET`/`PUT
+ * /api/pos/service-charges` the store's service charge and automatic gratuity (registers read them to total a check).
  */
 export function registerCheckRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get(
@@ -44,6 +47,45 @@ export function registerCheckRoutes(app: FastifyInstance, ctx: AppContext): void
     async (request) => {
       const q = parseOrThrow(query, request.query, '(query)');
       return { items: await listFlaggedOverpayments(ctx.db, principalOf(request).merchantId, q.limit) };
+    },
+  );
+
+  app.get(
+    '/api/pos/service-charges',
+    {
+      onRequest: guard(ctx, 'register'),
+      config: {
+        openapi: {
+          summary: "The store's service charge and automatic gratuity",
+          description:
+            "Rates in basis points of a check's pre-tax net; the gratuity for parties of `gratuityPartySize` or more; each taxable or not (at the exclusive rates of the check's dishes). Both 0 until set.",
+          tags: ['restaurant'],
+          access: 'register',
+          response: serviceChargeSettingsSchema,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => readServiceCharges(ctx.db, principalOf(request).merchantId),
+  );
+
+  app.put(
+    '/api/pos/service-charges',
+    {
+      onRequest: guard(ctx, 'staff'),
+      config: {
+        openapi: {
+          summary: 'Set the service charge and automatic gratuity',
+          description: 'The whole setting; audited `service_charges.updated`.',
+          tags: ['restaurant'],
+          access: 'staff',
+          body: serviceChargeSettingsSchema,
+          response: serviceChargeSettingsSchema,
+        } satisfies RouteDoc,
+      },
+    },
+    async (request) => {
+      const body = parseOrThrow(serviceChargeSettingsSchema, request.body ?? undefined);
+      return mutation(ctx, actorOf(principalOf(request)), (m) => saveServiceCharges(m, body));
     },
   );
 }

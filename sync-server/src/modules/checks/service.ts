@@ -15,8 +15,12 @@ import {
   type CheckHeader,
   type CheckLine,
   type CheckPayment,
+  addServiceCharges,
+  chargeTaxesOf,
   computeOrderTotals,
+  DEFAULT_SERVICE_CHARGE_SETTINGS,
   linesOfCheck,
+  type ServiceChargeSettings,
   overpaymentsOf,
   type Cents,
 } from '../../../../core/index.ts';
@@ -178,12 +182,58 @@ export interface OverpaymentFlag {
   staffId: string | null;
 }
 
-/** A check's total as the server reckons it: its live lines priced together (core `computeOrderTotals`), tips excluded. */
-export function checkTotalCents(lines: readonly CheckLine[]): Cents {
-  return computeOrderTotals(
-    lines.map((l) => l.line),
-    [],
-  ).totalCents;
+/**
+ * A check's total as the server reckons it: its live lines priced together (core `computeOrderTotals`), with the
+ * store's service charge and, for its party, the automatic gratuity (core `addServiceCharges`, taxed at the dishes'
+ * exclusive rates when taxable); tips excluded.
+ */
+export function checkTotalCents(lines: readonly CheckLine[], guests: number, charges: ServiceChargeSettings): Cents {
+  const priced = lines.map((l) => l.line);
+  const chargeIds = { serviceCharge: 'lin_service_charge', gratuity: 'lin_auto_gratuity' };
+  return addServiceCharges(computeOrderTotals(priced, []), guests, charges, chargeTaxesOf(priced), chargeIds).totals.totalCents;
+}
+
+/** The store's service charge and automatic gratuity (none until set). */
+export async function readServiceCharges(db: Queryable, merchantId: string): Promise<ServiceChargeSettings> {
+  const { rows } = await db.query<{
+    service_charge_basis_points: number;
+    service_charge_taxable: boolean;
+    gratuity_basis_points: number;
+    gratuity_party_size: number;
+    gratuity_taxable: boolean;
+  }>('SELECT * FROM service_charge_settings WHERE merchant_id = $1', [merchantId]);
+  const r = rows[0];
+  if (!r) return { ...DEFAULT_SERVICE_CHARGE_SETTINGS };
+  return {
+    serviceChargeBasisPoints: Number(r.service_charge_basis_points),
+    serviceChargeTaxable: r.service_charge_taxable,
+    gratuityBasisPoints: Number(r.gratuity_basis_points),
+    gratuityPartySize: Number(r.gratuity_party_size),
+    gratuityTaxable: r.gratuity_taxable,
+  };
+}
+
+/** Stores the service charge settings whole in `m`, audited `service_charges.updated` with before and after. */
+export async function saveServiceCharges(m: Mutation, settings: ServiceChargeSettings): Promise<ServiceChargeSettings> {
+  const before = await readServiceCharges(m.tx, m.merchantId);
+  await m.tx.query(
+    `INSERT INTO service_charge_settings (merchant_id, service_charge_basis_points, service_charge_taxable, gratuity_basis_points,
+       gratuity_party_size, gratuity_taxable, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (merchant_id) DO UPDATE SET service_charge_basis_points = EXCLUDED.service_charge_basis_points,
+       service_charge_taxable = EXCLUDED.service_charge_taxable, gratuity_basis_points = EXCLUDED.gratuity_basis_points,
+       gratuity_party_size = EXCLUDED.gratuity_party_size, gratuity_taxable = EXCLUDED.gratuity_taxable, updated_at = EXCLUDED.updated_at`,
+    [
+      m.merchantId,
+      settings.serviceChargeBasisPoints,
+      settings.serviceChargeTaxable,
+      settings.gratuityBasisPoints,
+      settings.gratuityPartySize,
+      settings.gratuityTaxable,
+      m.now.toISOString(),
+    ],
+  );
+  await m.audit({ action: 'service_charges.updated', entityType: 'merchant', entityId: m.merchantId, data: { before, after: settings } });
+  return settings;
 }
 
 /**
@@ -218,8 +268,9 @@ async function flagOverpayments(m: Mutation, checkIds: readonly string[]): Promi
     payments: Object.fromEntries(payments.rows.map((r) => [r.id, jsonValue<CheckPayment & { id?: string }>(r.data)])),
   };
   const flagged: OverpaymentFlag[] = [];
+  const charges = await readServiceCharges(m.tx, m.merchantId);
   for (const check of closed) {
-    const total = checkTotalCents(linesOfCheck(book, check.id));
+    const total = checkTotalCents(linesOfCheck(book, check.id), check.guests, charges);
     for (const owed of overpaymentsOf(book, check.id, total)) {
       const payment = book.payments[owed.orderId]!;
       if (payment.refund) continue;

@@ -50,6 +50,8 @@ export const ROUTE_ROLES: Readonly<Record<string, StaffRole>> = {
   'GET /api/pos/floor-plan': 'cashier',
   'PUT /api/pos/floor-plan': 'manager',
   'GET /api/pos/check-overpayments': 'manager',
+  'GET /api/pos/service-charges': 'cashier',
+  'PUT /api/pos/service-charges': 'manager',
   'GET /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-requests': 'cashier',
   'POST /api/pos/pay-request-previews': 'cashier',
