@@ -68,6 +68,10 @@ export const checkPaymentDocumentSchema = z
     checkId: prefixed(ID_PREFIXES.check),
     amountCents: amountCentsSchema.min(1),
     stamp: stampSchema,
+    refund: z
+      .strictObject({ refundCents: amountCentsSchema.min(1), flagged: stampSchema })
+      .optional()
+      .describe('Set by the server only: the part of this payment above the check total, flagged for refund.'),
   })
   .refine((doc) => doc.id === doc.orderId, { message: 'must be the paying order id (orderId)', path: ['id'] });
 
@@ -116,7 +120,8 @@ export interface CheckChange {
     | 'check_line.moved'
     | 'check_line.sent'
     | 'check_line.voided'
-    | 'check_payment.recorded';
+    | 'check_payment.recorded'
+    | 'check_payment.flagged_for_refund';
   stamp: Stamp;
   /** What changed, for the entry's data (no amounts beyond the line's own price). */
   data: Record<string, unknown>;
@@ -163,6 +168,12 @@ export function checkDocumentChanges(collection: CheckCollection, before: CheckD
   const [b, a] = [before as CheckPayment | undefined, after as CheckPayment];
   if (!b)
     out.push({ action: 'check_payment.recorded', stamp: a.stamp, data: { checkId: a.checkId, orderId: a.orderId, amountCents: a.amountCents } });
+  if (a.refund && !same(b?.refund?.flagged, a.refund.flagged))
+    out.push({
+      action: 'check_payment.flagged_for_refund',
+      stamp: a.refund.flagged,
+      data: { checkId: a.checkId, orderId: a.orderId, amountCents: a.amountCents, refundCents: a.refund.refundCents },
+    });
   return out;
 }
 

@@ -100,6 +100,11 @@ export interface CheckPayment {
   checkId: string;
   amountCents: Cents;
   stamp: Stamp;
+  /**
+   * Set by the server only, once, when this payment went past the check's total ({@link overpaymentsOf}): what it owes
+   * back, and when the server flagged it (`flagged.by` is `server`). Kept by every merge: the earliest flag wins.
+   */
+  refund?: { refundCents: Cents; flagged: Stamp };
 }
 
 /**
@@ -311,11 +316,18 @@ export function mergeCheckBooks(a: CheckBook, b: CheckBook): CheckBook {
   for (const [id, h] of Object.entries(b.checks)) checks[id] = checks[id] ? mergeHeader(checks[id], h) : h;
   const lines: Record<string, CheckLine> = { ...a.lines };
   for (const [id, l] of Object.entries(b.lines)) lines[id] = lines[id] ? mergeLine(lines[id], l) : l;
-  // A payment is taken once, on one register, and never changes: the union.
+  // A payment is taken once, on one register, and never changes: the union. Its refund flag, once raised, stays.
   const payments: Record<string, CheckPayment> = { ...a.payments };
   for (const [id, p] of Object.entries(b.payments)) {
     const held = payments[id];
-    payments[id] = held && compareStamps(held.stamp, p.stamp) <= 0 ? held : p;
+    if (!held) {
+      payments[id] = p;
+      continue;
+    }
+    const { refund: _kept, ...taken } = compareStamps(held.stamp, p.stamp) <= 0 ? held : p;
+    const flags = [held.refund, p.refund].filter((r): r is NonNullable<CheckPayment['refund']> => r !== undefined);
+    const refund = flags.sort((x, y) => compareStamps(x.flagged, y.flagged) || x.refundCents - y.refundCents)[0];
+    payments[id] = { ...taken, ...(refund ? { refund } : {}) };
   }
   return { checks: sortedRecord(checks), lines: sortedRecord(lines), payments: sortedRecord(payments) };
 }

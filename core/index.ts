@@ -43,6 +43,7 @@ export * from './app-billing.ts';
 export * from './staff.ts';
 export * from './checks.ts';
 export * from './check-documents.ts';
+export * from './service-charges.ts';
 export * from './floor-plan.ts';
 export * from './kitchen.ts';
 export * from './kitchen-display.ts';

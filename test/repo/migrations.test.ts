@@ -78,6 +78,7 @@ const MIGRATIONS = [
   '0290_email_reports.sql',
   '0295_service_style.sql',
   '0300_kitchen.sql',
+  '0305_check_refund_flags_and_service_charges.sql',
 ];
 
 describe('migrations', () => {

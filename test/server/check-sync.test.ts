@@ -9,7 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addCheckLine,
+  addServiceCharges,
+  chargeTaxesOf,
   checkDocumentsOf,
+  newId,
+  closeCheck,
+  computeOrderTotals,
+  recordCheckPayment,
   EMPTY_CHECK_BOOK,
   mergeCheckBooks,
   moveCheckLine,
@@ -31,6 +37,7 @@ describe.each(databaseTargets())('open checks through sync on $name', (target) =
   let b: EnrolledRegister;
   let c: EnrolledRegister;
   let lines: OrderLine[];
+  const logLines: string[] = [];
 
   const push = async (register: EnrolledRegister, collection: string, docs: object[]) => {
     const res = await server.app.inject({
@@ -62,7 +69,7 @@ describe.each(databaseTargets())('open checks through sync on $name', (target) =
   const strip = ({ updatedAt: _u, syncSeq: _s, _deleted, ...doc }: Record<string, unknown>) => doc;
 
   beforeAll(async () => {
-    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, logger: { write: (line) => void logLines.push(line) } });
     a = await enrollRegister(server, server.credentials.staffToken);
     b = await enrollRegister(server, server.credentials.staffToken);
     c = await enrollRegister(server, server.credentials.staffToken);
@@ -127,6 +134,148 @@ describe.each(databaseTargets())('open checks through sync on $name', (target) =
       ['check_line.sent', b.registerId],
     ]);
     expect(before.every((r) => r.data.staffId === staff)).toBe(true);
+  });
+
+  it('flags the later of two payments of one check taken on two registers apart, once, and alerts the managers', async () => {
+    const staff = server.credentials.staffId;
+    const at = (minute: number, register: EnrolledRegister) => ({
+      at: `2026-11-28T13:${String(minute).padStart(2, '0')}:00.000Z`,
+      by: register.registerId,
+      staffId: staff,
+    });
+    const dish = buildSale({ register: a, sequence: 2, catalog: server.catalog }).order.lines[0]!;
+    const opened = openCheck(EMPTY_CHECK_BOOK, { kind: 'tab', name: 'Bea', guests: 2, serverStaffId: staff }, at(0, a));
+    const checkId = opened.checkId;
+    const base = addCheckLine(opened.book, checkId, dish, { seat: null, course: 1 }, at(1, a));
+    await pushBook(a, base);
+    const total = computeOrderTotals([dish], []).totalCents;
+    // Apart, each register takes the whole check's payment and closes it.
+    const pay = (register: EnrolledRegister, orderId: string, minute: number) =>
+      closeCheck(recordCheckPayment(base, { orderId, checkId, amountCents: total, stamp: at(minute, register) }), checkId, at(minute, register));
+    const onA = pay(a, 'ord_01JF0000000000000000000001', 30);
+    const onB = pay(b, 'ord_01JF0000000000000000000002', 31);
+    await pushBook(a, onA);
+    expect(await flagged()).toEqual([]);
+    await pushBook(b, onB);
+
+    // The later payment (B's) owes back all of it: flagged, and every register pulls the flag with the payment.
+    const listed = await flagged();
+    expect(listed).toEqual([
+      expect.objectContaining({
+        checkId,
+        checkName: 'Bea',
+        orderId: 'ord_01JF0000000000000000000002',
+        amountCents: total,
+        refundCents: total,
+        registerId: b.registerId,
+      }),
+    ]);
+    const pulled = (await pull(c, 'check-payments')).map(strip).filter((p) => p.checkId === checkId);
+    expect(pulled.map((p) => [p.orderId, (p.refund as { refundCents: number } | undefined)?.refundCents ?? null])).toEqual([
+      ['ord_01JF0000000000000000000001', null],
+      ['ord_01JF0000000000000000000002', total],
+    ]);
+    // The manager's alert: a warning naming the payment, and the audit trail holds both payments and the flag.
+    const alerts = () => logLines.filter((l) => l.includes('"alert":"check.overpaid"'));
+    expect(alerts()).toHaveLength(1);
+    expect(alerts()[0]).toContain('ord_01JF0000000000000000000002');
+    const trail = async () =>
+      (
+        await server.db.query<{ action: string; entity_id: string; data: { refundCents?: number } }>(
+          `SELECT action, entity_id, data FROM audit_log WHERE merchant_id = $1 AND action LIKE 'check_payment.%' AND data->>'checkId' = $2 ORDER BY seq`,
+          [server.credentials.merchantId, checkId],
+        )
+      ).rows.map((r) => [r.action, r.entity_id, r.data.refundCents ?? null]);
+    const before = await trail();
+    expect(before).toEqual([
+      ['check_payment.recorded', 'ord_01JF0000000000000000000001', null],
+      ['check_payment.recorded', 'ord_01JF0000000000000000000002', null],
+      ['check_payment.flagged_for_refund', 'ord_01JF0000000000000000000002', total],
+    ]);
+
+    // Pushed again — by either register, with or without the flag they pulled — nothing changes.
+    const met = mergeCheckBooks(onA, onB);
+    await pushBook(a, met);
+    await pushBook(b, onB);
+    expect(await push(c, 'check-payments', pulled)).toEqual([]);
+    expect(await trail()).toEqual(before);
+    expect(await flagged()).toEqual(listed);
+    expect(alerts()).toHaveLength(1);
+  });
+
+  const flagged = async () => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/api/pos/check-overpayments',
+      headers: { authorization: `Bearer ${server.credentials.staffToken}` },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<{ items: Record<string, unknown>[] }>().items;
+  };
+
+  it('refuses a floor plan save that removes a table with an open check, naming the table', async () => {
+    const put = async (body: object) =>
+      server.app.inject({
+        method: 'PUT',
+        url: '/api/pos/floor-plan',
+        headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const table = (name: string, x: number) => ({ name, seats: 4, shape: 'square', x, y: 100, width: 80, height: 80 });
+    const first = await put({ version: 0, areas: [{ name: 'Patio', tables: [table('P1', 100), table('P2', 300)] }] });
+    expect(first.statusCode, first.body).toBe(200);
+    const plan = first.json<{ version: number; areas: { id: string; name: string; tables: { id: string; name: string }[] }[] }>();
+    const [p1, p2] = plan.areas[0]!.tables;
+    const staff = server.credentials.staffId;
+    const stamp = { at: '2026-11-28T14:00:00.000Z', by: a.registerId, staffId: staff };
+    const opened = openCheck(EMPTY_CHECK_BOOK, { kind: 'table', tableId: p1!.id, name: 'P1', guests: 2, serverStaffId: staff }, stamp);
+    await pushBook(a, opened.book);
+
+    const withoutP1 = { version: plan.version, areas: [{ id: plan.areas[0]!.id, name: 'Patio', tables: [{ ...table('P2', 300), id: p2!.id }] }] };
+    const refused = await put(withoutP1);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'table_has_open_check', detail: expect.stringContaining('table P1') });
+    // Once the check is closed, the table may go.
+    await pushBook(a, closeCheck(opened.book, opened.checkId, { ...stamp, at: '2026-11-28T15:00:00.000Z' }));
+    const saved = await put(withoutP1);
+    expect(saved.statusCode, saved.body).toBe(200);
+  });
+
+  it('totals a check with the store’s automatic gratuity: paying the charged total is not an overpayment', async () => {
+    const staff = server.credentials.staffId;
+    const put = (body: object) =>
+      server.app.inject({
+        method: 'PUT',
+        url: '/api/pos/service-charges',
+        headers: { authorization: `Bearer ${server.credentials.staffToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const settings = {
+      serviceChargeBasisPoints: 0,
+      serviceChargeTaxable: true,
+      gratuityBasisPoints: 1800,
+      gratuityPartySize: 6,
+      gratuityTaxable: true,
+    };
+    const bad = await put({ ...settings, gratuityPartySize: 0 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ errors: [expect.objectContaining({ path: 'gratuityPartySize' })] });
+    expect((await put(settings)).statusCode).toBe(200);
+    try {
+      const dish = buildSale({ register: a, sequence: 3, catalog: server.catalog }).order.lines[0]!;
+      const stamp = (minute: number) => ({ at: `2026-11-28T16:${String(minute).padStart(2, '0')}:00.000Z`, by: a.registerId, staffId: staff });
+      const opened = openCheck(EMPTY_CHECK_BOOK, { kind: 'tab', name: 'Party of 8', guests: 8, serverStaffId: staff }, stamp(0));
+      const base = addCheckLine(opened.book, opened.checkId, dish, { seat: null, course: 1 }, stamp(1));
+      const ids = { serviceCharge: newId('orderLine'), gratuity: newId('orderLine') };
+      const plain = computeOrderTotals([dish], []);
+      const charged = addServiceCharges(plain, 8, settings, chargeTaxesOf([dish]), ids).totals.totalCents;
+      expect(charged).toBeGreaterThan(plain.totalCents);
+      const paid = recordCheckPayment(base, { orderId: newId('order'), checkId: opened.checkId, amountCents: charged, stamp: stamp(40) });
+      await pushBook(a, closeCheck(paid, opened.checkId, stamp(41)));
+      expect((await flagged()).filter((f) => f.checkId === opened.checkId)).toEqual([]);
+    } finally {
+      await put({ ...settings, gratuityBasisPoints: 0 });
+    }
   });
 
   it('quarantines an invalid check document and stores nothing of it', async () => {

@@ -11,6 +11,7 @@ import { CatalogView } from './catalog-view.tsx';
 import { CustomersView } from './customers-view.tsx';
 import { FloorPlanView } from './floor-plan-view.tsx';
 import { KitchenView } from './kitchen-view.tsx';
+import { CheckOverpayments } from './check-overpayments.tsx';
 import { ImportExportView } from './import-export-view.tsx';
 import { InvoicesView } from './invoices-view.tsx';
 import { OrdersView } from './orders/orders-view.tsx';
@@ -108,7 +109,12 @@ export function BackOfficeView({ apps }: { apps: ReactNode }) {
         {online && section === 'messages' ? <MessagesView /> : null}
         {online && section === 'reports' ? <ReportsView /> : null}
         {online && section === 'closeout' ? <CloseoutView /> : null}
-        {online && section === 'floor-plan' ? <FloorPlanView /> : null}
+        {online && section === 'floor-plan' ? (
+          <>
+            <CheckOverpayments />
+            <FloorPlanView />
+          </>
+        ) : null}
         {online && section === 'kitchen' ? <KitchenView /> : null}
         {online && section === 'registers' ? <RegistersView /> : null}
         {online && section === 'staff' ? <StaffView /> : null}

@@ -8,7 +8,7 @@ import { storeShiftDocuments } from '../workflows/shift-closeout.ts';
 import { storeRegisterReturns } from '../workflows/register-return.ts';
 import { storeCustomerPush } from '../workflows/register-customer.ts';
 import { maxCustomerSeq, pullCustomers } from '../modules/customers/index.ts';
-import { storeCheckDocuments } from '../modules/checks/index.ts';
+import { storeCheckDocuments, type OverpaymentFlag } from '../modules/checks/index.ts';
 import { CHECK_COLLECTIONS, type CheckCollection } from '../../../core/index.ts';
 import { quarantine } from './quarantine.ts';
 import type { FastifyInstance } from 'fastify';
@@ -151,6 +151,8 @@ export async function maxSeq(db: Queryable, merchantId: string, collection: Coll
  * register-sale workflow, which validates, price-checks and stores the sales with their derived journal transactions.
  * Refused documents are quarantined with their reason; a bad document never fails the push. The change feed hears of
  * the collections written after the commit.
+ * Check payments that the push showed to have gone past their check's total are flagged in the same transaction
+ * (modules/checks); `alert` hears of each after the commit (the route logs it for the store's managers).
  * @returns the conflicts to answer, in push order: master states of stored orders that differ, and refused documents
  *   marked with `rejection: { reason, at }`
  */
@@ -159,8 +161,14 @@ export async function push(
   who: MutationActor,
   collection: PushableCollection,
   rows: PushRow[],
+  alert: (flag: OverpaymentFlag) => void = () => {},
 ): Promise<SyncDocument[]> {
-  if (collection !== 'orders') return pushOnce(app, who, collection, rows, 'isolating');
+  if (collection !== 'orders') {
+    const flagged: OverpaymentFlag[] = [];
+    const answer = await pushOnce(app, who, collection, rows, 'isolating', flagged);
+    flagged.forEach(alert);
+    return answer;
+  }
   // Orders are written optimistically first (no savepoint); should the database refuse anything — a statement, or the
   // ledger's balance check at COMMIT — that transaction is rolled back whole and the push written again, isolating
   // the refused sales in savepoints (workflows/register-sale.ts `WriteMode`).
@@ -184,6 +192,7 @@ async function pushOnce(
   collection: PushableCollection,
   rows: PushRow[],
   mode: WriteMode,
+  flagged: OverpaymentFlag[] = [],
 ): Promise<SyncDocument[]> {
   return mutation(app, who, async (m) => {
     const documents = rows.map((row) => stripClientFields(row.newDocumentState));
@@ -195,7 +204,7 @@ async function pushOnce(
           : collection === 'customers'
             ? await storeCustomerPush(m, documents)
             : isCheckCollection(collection)
-              ? await storeCheckDocuments(m, collection, documents)
+              ? await storeCheckDocuments(m, collection, documents, flagged)
               : await storeShiftDocuments(m, collection, documents);
     const refused = outcomes.flatMap((o, i) =>
       o.kind === 'rejected' ? [{ index: i, data: documents[i]!, reason: o.reason, registerId: o.registerId }] : [],
@@ -305,7 +314,12 @@ export function registerSyncRoutes(app: FastifyInstance, ctx: AppContext): void 
       const rows = parseOrThrow(pushBodySchema, request.body);
       const principal = principalOf(request);
       if (principal.kind === 'register') await assertOwnDocuments(ctx, rows, principal);
-      return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as PushableCollection, rows);
+      return push(ctx, { merchantId: principal.merchantId, actor: callerOf(principal) }, collection as PushableCollection, rows, (flag) =>
+        request.log.warn(
+          { alert: 'check.overpaid', merchantId: principal.merchantId, ...flag },
+          'a check was paid past its total (paid on two registers apart): the later payment is flagged for refund',
+        ),
+      );
     },
   );
 

@@ -7,3 +7,5 @@
 
 // HTTP routes, mounted by app.ts.
 export { registerFloorPlanRoutes } from './routes.ts';
+// Saving the plan, for the workflow that keeps tables with open checks (workflows/floor-plan-save.ts).
+export { saveFloorPlan } from './service.ts';

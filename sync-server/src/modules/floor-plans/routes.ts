@@ -5,13 +5,17 @@ import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { parseOrThrow } from '../../platform/http/problem.ts';
-import { readFloorPlan, saveFloorPlan } from './service.ts';
+import { readFloorPlan, type saveFloorPlan } from './service.ts';
 
 /**
  * The floor plan API: `GET /api/pos/floor-plan` (staff and registers: the register opens on it) and
  * `PUT /api/pos/floor-plan` (managers: the back office's editor saves the whole plan, naming the version it edited).
  */
-export function registerFloorPlanRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerFloorPlanRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  deps: { saveFloorPlan: (m: Parameters<typeof saveFloorPlan>[0], update: Parameters<typeof saveFloorPlan>[1]) => ReturnType<typeof saveFloorPlan> },
+): void {
   app.get(
     '/api/pos/floor-plan',
     {
@@ -39,7 +43,9 @@ export function registerFloorPlanRoutes(app: FastifyInstance, ctx: AppContext): 
           summary: 'Save the floor plan',
           description:
             'The whole plan as edited, with the version it was edited from. Areas and tables without an id are new and get one; a table keeps its id for life (open checks name it). Names are unique in the store; tables lie inside the canvas and do not overlap.',
-          errors: { 409: 'Saved by someone else since `version` (`floor_plan_changed`): reload and edit again' },
+          errors: {
+            409: 'Saved by someone else since `version` (`floor_plan_changed`): reload and edit again; or the save removes a table that has an open check (`table_has_open_check`, naming the table): close or move the check first',
+          },
           tags: ['restaurant'],
           access: 'staff',
           body: floorPlanUpdateSchema,
@@ -49,7 +55,7 @@ export function registerFloorPlanRoutes(app: FastifyInstance, ctx: AppContext): 
     },
     async (request) => {
       const body = parseOrThrow(floorPlanUpdateSchema, request.body ?? undefined);
-      return mutation(ctx, actorOf(principalOf(request)), (m) => saveFloorPlan(m, body));
+      return mutation(ctx, actorOf(principalOf(request)), (m) => deps.saveFloorPlan(m, body));
     },
   );
 }

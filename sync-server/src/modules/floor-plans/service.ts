@@ -27,9 +27,15 @@ export async function readFloorPlan(db: Queryable, merchantId: string): Promise<
  * audit entry `floor_plan.saved` names the tables added, removed and renamed (by name, with ids).
  * @throws ProblemError 409 `floor_plan_changed` when the stored version is not `update.version` (someone saved in
  *   between: reload and edit again); 400 `validation_error` naming each field that breaks a rule of
- *   `floorPlanIssues` (names unique, inside the canvas, no overlap) or an id that is not one of this plan's.
+ *   `floorPlanIssues` (names unique, inside the canvas, no overlap) or an id that is not one of this plan's; and
+ *   whatever `beforeRemoving` throws, which is handed the tables the save removes (id and name) before anything is
+ *   written (workflows/floor-plan-save.ts refuses a table with an open check).
  */
-export async function saveFloorPlan(m: Mutation, update: FloorPlanUpdate): Promise<FloorPlan> {
+export async function saveFloorPlan(
+  m: Mutation,
+  update: FloorPlanUpdate,
+  beforeRemoving: (tables: { id: string; name: string }[]) => Promise<void> = async () => {},
+): Promise<FloorPlan> {
   const issues = floorPlanIssues(update);
   if (issues.length > 0)
     throw new ProblemError(
@@ -66,6 +72,12 @@ export async function saveFloorPlan(m: Mutation, update: FloorPlanUpdate): Promi
       `Invalid ${unknown.map((i) => i.path).join(', ')}: ${unknown.map((i) => `${i.path} ${i.message}`).join('; ')}`,
       unknown,
     );
+
+  const kept = new Set(update.areas.flatMap((a) => a.tables.flatMap((t) => (t.id === undefined ? [] : [t.id]))));
+  const removed = tablesOfPlan(before)
+    .map(({ table }) => ({ id: table.id, name: table.name }))
+    .filter((t) => !kept.has(t.id));
+  if (removed.length > 0) await beforeRemoving(removed);
 
   const areas: FloorArea[] = update.areas.map((area) => ({
     id: area.id ?? newId('floorArea'),
