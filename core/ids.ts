@@ -71,6 +71,9 @@ export const ID_PREFIXES = {
   kitchenSend: 'snd',
   floorArea: 'fla',
   floorTable: 'tbl',
+  appointmentService: 'asv',
+  appointmentResource: 'ars',
+  appointment: 'apt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -46,3 +46,4 @@ export * from './floor-plan.ts';
 export * from './kitchen.ts';
 export * from './eighty-six.ts';
 export * from './tip-pool.ts';
+export * from './appointments.ts';

@@ -62,6 +62,7 @@ import { registerCloseoutRoutes } from './modules/closeout/index.ts';
 import { closeStoreDay, dayStatus, shiftView, storeDayOf } from './workflows/shift-closeout.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { registerFloorPlanRoutes } from './modules/floor-plans/index.ts';
+import { registerAppointmentRoutes } from './modules/appointments/index.ts';
 import { registerInventoryRoutes } from './modules/inventory/index.ts';
 import { cancelImportJob, importCatalog, startImportJob, stopImportJobs } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
@@ -354,6 +355,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onClose', async () => stopImportJobs(ctx));
   registerInventoryRoutes(app, ctx, { changeStock });
   registerFloorPlanRoutes(app, ctx);
+  registerAppointmentRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, { payBill, completeHeldBillPayment, refuseHeldBillPayment }, opts.billPartner);

@@ -75,6 +75,7 @@ const MIGRATIONS = [
   '0275_message_subjects.sql',
   '0280_floor_plans.sql',
   '0285_open_checks.sql',
+  '0310_appointments.sql',
 ];
 
 describe('migrations', () => {
