@@ -16,7 +16,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { utcDateTime } from './datetime.ts';
 import { ID_PREFIXES } from './ids.ts';
-import { amountCentsSchema, nonBlankText } from './schemas.ts';
+import { amountCentsSchema, nonBlankText, patchBody } from './schemas.ts';
 
 const MINUTE_MS = 60_000;
 const ulidTail = '[0-9A-HJKMNP-TV-Z]{26}';
@@ -95,10 +95,9 @@ function refineService(
 export const appointmentServiceCreateSchema = z.strictObject(serviceFields).superRefine(refineService);
 export type AppointmentServiceCreate = z.infer<typeof appointmentServiceCreateSchema>;
 /** `PATCH /api/pos/appointment-services/{id}` body: any field; `active: false` stops offering it (bookings keep it). */
-export const appointmentServiceUpdateSchema = z
-  .strictObject({ ...serviceFields, active: z.boolean() })
-  .partial()
-  .superRefine(refineService);
+export const appointmentServiceUpdateSchema = patchBody(z.strictObject({ ...serviceFields, active: z.boolean() }).partial().shape).superRefine(
+  refineService,
+);
 
 /** A service as stored and answered. */
 export const appointmentServiceSchema = z.strictObject({
@@ -117,7 +116,7 @@ export type AppointmentService = z.infer<typeof appointmentServiceSchema>;
 /** `POST /api/pos/appointment-resources` body. */
 export const appointmentResourceCreateSchema = z.strictObject({ name: nonBlankText(60), kind: z.enum(RESOURCE_KINDS) });
 /** `PATCH /api/pos/appointment-resources/{id}` body. */
-export const appointmentResourceUpdateSchema = z.strictObject({ name: nonBlankText(60), active: z.boolean() }).partial();
+export const appointmentResourceUpdateSchema = patchBody({ name: nonBlankText(60).optional(), active: z.boolean().optional() });
 /** A resource as stored and answered. */
 export const appointmentResourceSchema = z.strictObject({
   id: appointmentResourceIdSchema,
@@ -210,15 +209,12 @@ export const appointmentCreateSchema = z.strictObject({
 export type AppointmentCreate = z.infer<typeof appointmentCreateSchema>;
 
 /** `PATCH /api/pos/appointments/{id}` body: move (startsAt, staffId) or change its state; at least one field. */
-export const appointmentUpdateSchema = z
-  .strictObject({
-    startsAt: utcDateTime,
-    staffId: staffIdSchema,
-    status: z.enum(['arrived', 'no_show', 'cancelled']),
-    note: nonBlankText(500).nullable(),
-  })
-  .partial()
-  .refine((u) => Object.keys(u).length > 0, { message: 'must name at least one of startsAt, staffId, status, note' });
+export const appointmentUpdateSchema = patchBody({
+  startsAt: utcDateTime.optional(),
+  staffId: staffIdSchema.optional(),
+  status: z.enum(['arrived', 'no_show', 'cancelled']).optional(),
+  note: nonBlankText(500).nullable().optional(),
+});
 export type AppointmentUpdate = z.infer<typeof appointmentUpdateSchema>;
 
 /** An appointment as stored and answered. */
