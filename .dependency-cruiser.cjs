@@ -11,7 +11,7 @@ const RENDERER = '^renderer/src/';
 const SCREEN_ROOMS = 'register|backoffice|apps|kitchen';
 
 /** npm packages the pure domain may use: schemas, ids, phone numbers, recurrence (no I/O). */
-const CORE_PACKAGES = ['zod', 'ulid', 'libphonenumber-js', 'rrule'];
+const CORE_PACKAGES = ['zod', 'ulid', 'libphonenumber-js', 'rrule', 'luxon'];
 
 module.exports = {
   forbidden: [

@@ -72,6 +72,9 @@ export const ID_PREFIXES = {
   floorArea: 'fla',
   floorTable: 'tbl',
   kitchenTicketEvent: 'kte',
+  appointmentService: 'asv',
+  appointmentResource: 'ars',
+  appointment: 'apt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

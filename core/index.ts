@@ -49,3 +49,4 @@ export * from './kitchen.ts';
 export * from './kitchen-display.ts';
 export * from './eighty-six.ts';
 export * from './tip-pool.ts';
+export * from './appointments.ts';

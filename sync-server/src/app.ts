@@ -66,6 +66,7 @@ import { registerKitchenRoutes } from './modules/kitchen/index.ts';
 import { kitchenTicketTimes, markTicket, stationTickets } from './workflows/kitchen-tickets.ts';
 import { registerCheckRoutes } from './modules/checks/index.ts';
 import { saveFloorPlanKeepingOpenChecks } from './workflows/floor-plan-save.ts';
+import { registerAppointmentRoutes } from './modules/appointments/index.ts';
 import { registerInventoryRoutes } from './modules/inventory/index.ts';
 import { cancelImportJob, importCatalog, startImportJob, stopImportJobs } from './workflows/catalog-import.ts';
 import { changeStock, connectSaleStockToCatalog } from './workflows/stock-change.ts';
@@ -368,6 +369,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerKitchenRoutes(app, ctx, { stationTickets, markTicket, kitchenTicketTimes });
   registerFloorPlanRoutes(app, ctx, { saveFloorPlan: saveFloorPlanKeepingOpenChecks });
   registerCheckRoutes(app, ctx);
+  registerAppointmentRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerPaymentRoutes(app, ctx, opts.payouts);
   registerBillPaymentRoutes(app, ctx, { payBill, completeHeldBillPayment, refuseHeldBillPayment }, opts.billPartner);

@@ -79,6 +79,7 @@ const MIGRATIONS = [
   '0295_service_style.sql',
   '0300_kitchen.sql',
   '0305_check_refund_flags_and_service_charges.sql',
+  '0310_appointments.sql',
 ];
 
 describe('migrations', () => {

@@ -33,6 +33,10 @@ const BODIES: Record<string, unknown> = {
   // A's own receipt e-mail template (the path names a kind of message, not an object of a store).
   'PUT /api/pos/message-templates/{kind}': { subject: 'Receipt {{receiptNumber}} (A)', body: '{{receipt}}' },
   'PATCH /api/pos/webhooks/{id}': { enabled: false },
+  'PATCH /api/pos/appointment-services/{id}': { name: 'Taken by A' },
+  'PATCH /api/pos/appointment-resources/{id}': { name: 'Taken by A' },
+  'PUT /api/pos/staff-schedules/{staffId}': { level: 'senior', shifts: [] },
+  'PATCH /api/pos/appointments/{id}': { status: 'cancelled' },
   'POST /api/pos/bill-payments/{id}/complete': { accountNumber: '1234567890' },
   'POST /api/pos/bill-payments/{id}/refuse': { reason: 'Taken by A' },
   'POST /api/pos/orders/{id}/payments': { tenders: [{ method: 'cash', amountCents: 100 }] },
@@ -94,8 +98,9 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
   }
 
   beforeAll(async () => {
-    // No webhook worker: it stamps B's outbox rows dispatched in the background, which the fingerprint would take for A's doing.
-    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false } });
+    // No webhook worker: it stamps B's outbox rows dispatched in the background, which the fingerprint would take for A's
+    // doing; no housekeeping tick either: its periodic audit checkpoint of B (a slow walk outlasts the tick) would too.
+    server = await startTestServer({ target, staticDir: null, webhooks: { enabled: false }, recurringInvoices: { enabled: false } });
     const aRegister = await enrollRegister(server, server.credentials.staffToken);
     aRegisterToken = aRegister.registerToken;
     aRegisterId = aRegister.registerId;
@@ -168,6 +173,28 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
     const cashier = await asB('POST', '/api/pos/staff', { name: 'Bruno Isolated', role: 'cashier', pin: '1357' });
     b.ids.cashier = cashier.id;
     b.words.push('Bruno Isolated');
+    // The appointment book: a service, a chair, Bruno's hours and one appointment of B's.
+    const bravoService = await asB('POST', '/api/pos/appointment-services', {
+      name: 'Bravo Trim Isolated',
+      durationMinutes: 30,
+      prices: [{ level: 'senior', priceCents: 2_000 }],
+      resourceKinds: ['chair'],
+    });
+    b.ids.appointmentService = bravoService.id;
+    b.ids.appointmentResource = (await asB('POST', '/api/pos/appointment-resources', { name: 'Bravo Chair Isolated', kind: 'chair' })).id;
+    await asB('PUT', `/api/pos/staff-schedules/${b.ids.cashier}`, {
+      level: 'senior',
+      shifts: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '09:00', end: '17:00' })),
+    });
+    b.ids.appointment = (
+      await asB('POST', '/api/pos/appointments', {
+        serviceId: bravoService.id,
+        staffId: b.ids.cashier,
+        startsAt: '2030-06-04T10:00:00Z',
+        customerName: 'Bravo Client Isolated',
+      })
+    ).id;
+    b.words.push('Bravo Trim Isolated', 'Bravo Chair Isolated', 'Bravo Client Isolated');
     const bRegister = await enrollRegister(server, b.token, { name: 'Bravo Till Isolated' });
     b.ids.register = bRegister.registerId;
     b.words.push('Bravo Till Isolated');
@@ -348,6 +375,10 @@ describe.each(databaseTargets())('tenant isolation on $name', (target) => {
       [/^\/api\/pos\/demo-outbox\/sms\//, 'SM00000000000000000000000000000000'],
       [/^\/api\/pos\/registers\//, ids.register],
       [/^\/api\/pos\/staff\//, ids.cashier],
+      [/^\/api\/pos\/staff-schedules\//, ids.cashier],
+      [/^\/api\/pos\/appointment-services\//, ids.appointmentService],
+      [/^\/api\/pos\/appointment-resources\//, ids.appointmentResource],
+      [/^\/api\/pos\/appointments\//, ids.appointment],
       [/^\/api\/pos\/webhooks\//, ids.webhook],
       [/^\/api\/pos\/shifts\//, ids.shift],
       [/^\/api\/(developer|platform)\/apps\//, ids.app],

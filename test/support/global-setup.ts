@@ -12,6 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { openPostgresDb, pgliteDb } from '../../sync-server/src/platform/db/db.ts';
 import { migrate } from '../../sync-server/src/platform/db/migrate.ts';
 import { createFreshPostgresDatabase } from './databases.ts';
@@ -19,7 +20,7 @@ import { createFreshPostgresDatabase } from './databases.ts';
 /** Builds the migrated starting points; answers the teardown that removes them. */
 export default async function setup(): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'register-test-db-'));
-  const pglite = new PGlite();
+  const pglite = new PGlite({ extensions: { btree_gist } });
   await pglite.waitReady;
   await migrate(pgliteDb(pglite));
   const snapshot = join(dir, 'pglite-migrated.tar');

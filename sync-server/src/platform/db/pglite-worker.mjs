@@ -16,8 +16,11 @@
 // Answers: { id, ok: true, ...result } or { id, ok: false, error: { message, name, ...the error's own fields } }.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 
-const options = {};
+// btree_gist: the appointments' exclusion constraint (a staff member's or a resource's holds never overlap) mixes
+// text equality with range overlap in one GiST index (decision 0110).
+const options = { extensions: { btree_gist } };
 if (workerData?.dataDir) options.dataDir = workerData.dataDir;
 if (workerData?.loadDataDir) options.loadDataDir = new Blob([workerData.loadDataDir]);
 const pglite = new PGlite(options);

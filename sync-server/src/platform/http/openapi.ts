@@ -65,6 +65,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   images: 'Image generation (platform API v1), 1 credit per image, images kept 7 days',
   docs: 'This document and its interactive reference',
   restaurant: 'Floor plan (areas and tables) of a restaurant',
+  appointments: 'Salons and spas: services, resources, staff schedules, free start times and the appointment book (staff only)',
   screening: 'Sanctions screening (SDN list versions, holds) and ID verification (AAMVA DL/ID), staff only',
 };
 
