@@ -15,6 +15,7 @@ import { actorOf, mutation, type MutationActor } from '../../kernel/mutation.ts'
 import { guard, principalOf } from '../../platform/auth/guard.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Queryable } from '../../platform/db/db.ts';
+import { idempotent } from '../../platform/http/idempotency.ts';
 import { parseOrThrow, ProblemError } from '../../platform/http/problem.ts';
 import type { RouteDoc } from '../../platform/http/route-doc.ts';
 import { readKitchenSetup, saveKitchenSetup } from './service.ts';
@@ -138,11 +139,12 @@ export function registerKitchenRoutes(app: FastifyInstance, ctx: AppContext, wor
             body: z.strictObject({}),
             response: kitchenTicketEventSchema,
             status: 201,
-            idempotent: false,
           } satisfies RouteDoc,
         },
       },
-      async (request, reply) => {
+      // A display that lost the answer to its bump retries with the same Idempotency-Key and gets the same event back,
+      // not 409 ticket_already_bumped.
+      idempotent(ctx.db, ctx.clock, async (request) => {
         const { stationId, sendId } = parseOrThrow(ticketParams, request.params, '(path)');
         parseOrThrow(z.strictObject({}), request.body ?? {});
         const principal = principalOf(request);
@@ -151,9 +153,8 @@ export function registerKitchenRoutes(app: FastifyInstance, ctx: AppContext, wor
           { ...actorOf(principal), staffId: principal.kind === 'staff' ? principal.staffId : null },
           { stationId, sendId, action },
         );
-        reply.code(201);
-        return event;
-      },
+        return { status: 201, body: event };
+      }),
     );
   }
 
