@@ -58,9 +58,34 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The RFC 9457 problem's `code`, when the server sent one. */
+    readonly code?: string,
   ) {
     super(message);
   }
+}
+
+/**
+ * Calls the server as this register (its bearer credential and schema version), with a JSON body when given.
+ * @returns the parsed JSON answer of a 2xx
+ * @throws HttpError with the status, the problem's `detail` (else `HTTP <status>`) and its `code`; TypeError when the
+ *   network is down
+ */
+export async function registerApiCall<T>(session: RegisterSession, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: {
+      authorization: `Bearer ${session.registerToken}`,
+      'x-register-schema-version': REGISTER_SCHEMA_VERSION,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as { detail?: string; code?: string };
+    throw new HttpError(response.status, problem.detail ?? `HTTP ${response.status}`, problem.code);
+  }
+  return (await response.json()) as T;
 }
 
 /** True for a register credential (`rrc_…`); false for what an older version stored (a staff token). */

@@ -11,11 +11,10 @@
  */
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { ticketAgeLevel, type StationTickets } from '../../../core/index.ts';
-import type { RegisterSession } from '../common/session.ts';
+import { HttpError, type RegisterSession } from '../common/session.ts';
 import {
   forgetKitchenSession,
   KITCHEN_POLL_MS,
-  KitchenHttpError,
   KitchenPairingRequired,
   kitchenSession,
   markTicket,
@@ -120,8 +119,8 @@ function StationBoard({ station, session, onRevoked }: { station: string; sessio
       setNotFound(false);
     } catch (err) {
       if (mine !== reading.current) return;
-      if (err instanceof KitchenHttpError && err.status === 401) return onRevoked();
-      if (err instanceof KitchenHttpError && err.status === 404) setNotFound(true);
+      if (err instanceof HttpError && err.status === 401) return onRevoked();
+      if (err instanceof HttpError && err.status === 404) setNotFound(true);
       else setError('Not connected: showing the tickets last read. Bump and recall need the server.');
     }
   }, [session, station, onRevoked]);
@@ -144,7 +143,7 @@ function StationBoard({ station, session, onRevoked }: { station: string; sessio
       await markTicket(session, station, sendId, action);
     } catch (err) {
       // 409: another screen did it first — the board read below shows how things stand.
-      if (!(err instanceof KitchenHttpError && err.status === 409)) setError(`Could not ${action} the ticket: ${(err as Error).message}`);
+      if (!(err instanceof HttpError && err.status === 409)) setError(`Could not ${action} the ticket: ${(err as Error).message}`);
     } finally {
       setBusy(false);
       await refresh();

@@ -7,7 +7,7 @@
  * ticket from `POST /api/sync/stream-tickets`) and reads its tickets again on each change; it also reads them every
  * {@link KITCHEN_POLL_MS}, which brings bumps made on another screen of the station and covers a dropped stream.
  */
-import { HttpError, isRegisterCredential, pairWithCode, REGISTER_SCHEMA_VERSION, selfPairRegister, type RegisterSession } from '../common/session.ts';
+import { HttpError, isRegisterCredential, pairWithCode, registerApiCall, selfPairRegister, type RegisterSession } from '../common/session.ts';
 import type { KitchenTicketEvent, StationTickets } from '../../../core/index.ts';
 
 const KEY = 'kitchen.session.v1';
@@ -58,42 +58,14 @@ export function forgetKitchenSession(): void {
   localStorage.removeItem(KEY);
 }
 
-/** An answer of the server that is not 2xx: its status and the problem's detail. */
-export class KitchenHttpError extends Error {
-  override name = 'KitchenHttpError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function call<T>(session: RegisterSession, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    headers: {
-      authorization: `Bearer ${session.registerToken}`,
-      'x-register-schema-version': REGISTER_SCHEMA_VERSION,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!res.ok) {
-    const problem = (await res.json().catch(() => ({}))) as { detail?: string };
-    throw new KitchenHttpError(res.status, problem.detail ?? `HTTP ${res.status}`);
-  }
-  return (await res.json()) as T;
-}
-
-/** `GET /api/pos/kitchen/stations/{station}/tickets`. @throws KitchenHttpError (404: no such station; 401: revoked). */
+/** `GET /api/pos/kitchen/stations/{station}/tickets`. @throws HttpError (404: no such station; 401: revoked). */
 export function readStationTickets(session: RegisterSession, station: string): Promise<StationTickets> {
-  return call<StationTickets>(session, 'GET', `/api/pos/kitchen/stations/${encodeURIComponent(station)}/tickets`);
+  return registerApiCall<StationTickets>(session, 'GET', `/api/pos/kitchen/stations/${encodeURIComponent(station)}/tickets`);
 }
 
-/** Bumps or recalls a ticket. @throws KitchenHttpError (409: someone else did it first). */
+/** Bumps or recalls a ticket. @throws HttpError (409: someone else did it first). */
 export function markTicket(session: RegisterSession, station: string, sendId: string, action: 'bump' | 'recall'): Promise<KitchenTicketEvent> {
-  return call<KitchenTicketEvent>(
+  return registerApiCall<KitchenTicketEvent>(
     session,
     'POST',
     `/api/pos/kitchen/stations/${encodeURIComponent(station)}/tickets/${encodeURIComponent(sendId)}/${action}`,
@@ -112,7 +84,7 @@ export function onCheckLineChanges(session: RegisterSession, onChange: () => voi
   const connect = () => {
     timer = undefined;
     if (isClosed) return;
-    call<{ ticket: string }>(session, 'POST', '/api/sync/stream-tickets', {}).then(
+    registerApiCall<{ ticket: string }>(session, 'POST', '/api/sync/stream-tickets', {}).then(
       ({ ticket }) => {
         if (isClosed) return;
         const current = new EventSource(`/api/sync/check-lines/stream?ticket=${encodeURIComponent(ticket)}`);

@@ -15,7 +15,7 @@ import {
   type ReturnTender,
 } from '../../../../core/index.ts';
 import type { RegisterDatabase, StoredOrder } from '../db/database.ts';
-import { HttpError, REGISTER_SCHEMA_VERSION, type RegisterSession } from '../../common/session.ts';
+import { HttpError, registerApiCall, type RegisterSession } from '../../common/session.ts';
 import { ensureShiftForSale } from '../shifts/shift-store.ts';
 
 /** The default limit before the store's rule is known (the server's default `cashierRefundLimitCents`). */
@@ -57,21 +57,14 @@ export async function priorReturnsOf(db: RegisterDatabase, order: Order): Promis
   return { prior: priorOfReturns(order, docs), returned };
 }
 
+/** The server's answer to this register; a refused PIN reads "Wrong PIN.". @throws HttpError, TypeError (offline) */
 async function call<T>(session: RegisterSession, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const response = await fetch(path, {
-    method,
-    headers: {
-      authorization: `Bearer ${session.registerToken}`,
-      'x-register-schema-version': REGISTER_SCHEMA_VERSION,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) {
-    const problem = (await response.json().catch(() => ({}))) as { detail?: string; code?: string };
-    throw new HttpError(response.status, problem.code === 'invalid_pin' ? 'Wrong PIN.' : (problem.detail ?? `HTTP ${response.status}`));
+  try {
+    return await registerApiCall<T>(session, method, path, body);
+  } catch (err) {
+    if (err instanceof HttpError && err.code === 'invalid_pin') throw new HttpError(err.status, 'Wrong PIN.', err.code);
+    throw err;
   }
-  return (await response.json()) as T;
 }
 
 /**
