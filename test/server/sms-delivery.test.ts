@@ -18,19 +18,9 @@ import {
 import { databaseTargets } from '../support/databases.ts';
 import { createPayRequestText } from '../support/pay-requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { waitUntil } from '../support/wait-for.ts';
 
 const FROM = '+14155550100';
-
-/** Polls `read` until `done` holds, every 20 ms for at most 10 s; the last value, or throws naming `what`. */
-async function waitFor<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('Twilio request signature', () => {
   it("reproduces Twilio's published example", () => {
@@ -107,7 +97,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider on $na
       )
     ).rows[0]!;
   const waitForStatus = (id: string, status: string) =>
-    waitFor(
+    waitUntil(
       `${id} ${status}`,
       () => row(id),
       (r) => r.status === status,
@@ -128,7 +118,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider on $na
     const id = await payRequest('+14155550111');
     const delivered = await waitForStatus(id, 'delivered');
     // The provider records each callback's answer once it has it (after the server stored the state).
-    const [message] = await waitFor(
+    const [message] = await waitUntil(
       'both callbacks answered',
       () => received('+14155550111'),
       (ms) => ms[0]?.callbackAnswers.length === 2,

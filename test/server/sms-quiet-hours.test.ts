@@ -8,19 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSmsProvider, type LocalSmsProvider } from '../../sync-server/src/dev/local-sms-provider.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { waitUntil } from '../support/wait-for.ts';
 
 const FROM = '+14155550100';
-
-/** Polls `read` until `done` holds, every 20 ms for at most 10 s; the last value, or throws naming `what`. */
-async function waitFor<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
   let provider: LocalSmsProvider;
@@ -72,7 +62,7 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
       `SELECT id FROM sms_outbox WHERE to_phone = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
       [phone],
     );
-    await waitFor(
+    await waitUntil(
       'the pay request delivered',
       () => row(rows[0]!.id),
       (r) => r.status === 'delivered',
@@ -101,7 +91,7 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
     const { rows } = await server.db.query<{ id: string }>(`SELECT id FROM sms_outbox WHERE to_phone = '+14155550301'`);
     const invoiceText = rows[0]!.id;
 
-    const held = await waitFor(
+    const held = await waitUntil(
       'the invoice text held',
       () => row(invoiceText),
       (r) => r.next_attempt_at !== null,
@@ -124,7 +114,7 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
 
     // 08:00 EDT: sent.
     now = new Date('2026-03-08T12:00:00.000Z');
-    await waitFor(
+    await waitUntil(
       'the invoice text delivered',
       () => row(invoiceText),
       (r) => r.status === 'delivered',
@@ -143,7 +133,7 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
       dueDate: '2026-03-20',
     });
     expect((await call('POST', `/api/pos/invoices/${draft.json().id}/send`, { channels: ['sms'] })).statusCode).toBe(200);
-    await waitFor(
+    await waitUntil(
       'the invoice delivered',
       () => received('+14155550304'),
       (ms) => ms.length === 1,
@@ -152,7 +142,7 @@ describe.each(databaseTargets())('SMS quiet hours on $name', (target) => {
     now = new Date('2026-03-10T03:00:00.000Z'); // 23:00 EDT
     expect((await call('PATCH', '/api/pos/settings', { smsQuietHoursStart: null, smsQuietHoursEnd: null })).statusCode).toBe(200);
     expect((await call('POST', `/api/pos/invoices/${draft.json().id}/send`, { channels: ['sms'] })).statusCode).toBe(200);
-    await waitFor(
+    await waitUntil(
       'the reminder delivered',
       () => received('+14155550304'),
       (ms) => ms.length === 2,

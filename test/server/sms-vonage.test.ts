@@ -12,19 +12,9 @@ import { isValidVonageSignature, vonageConfigFromEnv, vonageSignature } from '..
 import { databaseTargets } from '../support/databases.ts';
 import { createPayRequestText } from '../support/pay-requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { waitUntil } from '../support/wait-for.ts';
 
 const FROM = '+447700900100';
-
-/** Polls `read` until `done` holds, every 20 ms for at most 10 s; the last value, or throws naming `what`. */
-async function waitFor<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('Vonage request signature', () => {
   const params: [string, string][] = [
@@ -118,7 +108,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
       )
     ).rows[0]!;
   const waitForStatus = (id: string, status: string) =>
-    waitFor(
+    waitUntil(
       `${id} ${status}`,
       () => row(id),
       (r) => r.status === status,
@@ -130,7 +120,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
   it('sends a pay request over HTTP; the signed receipts (accepted, delivered) move it to delivered', async () => {
     const id = await payRequest('+14155550211');
     const delivered = await waitForStatus(id, 'delivered');
-    const [message] = await waitFor(
+    const [message] = await waitUntil(
       'both receipts answered',
       () => received('+14155550211'),
       (ms) => ms[0]?.callbackAnswers.length === 2,
@@ -147,7 +137,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
       [id, server.credentials.merchantId, `Receipt ${'x'.repeat(200)}`],
     );
     const delivered = await waitForStatus(id, 'delivered');
-    const [message] = await waitFor(
+    const [message] = await waitUntil(
       'four receipts answered',
       () => received('+14155550212'),
       (ms) => ms[0]?.callbackAnswers.length === 4,
@@ -230,7 +220,7 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
     expect(forged.status).toBe(403);
 
     expect((await provider.replyVonage({ inboundUrl: inboundUrl(), from: phone, to: FROM, text: ' stop ' })).status).toBe(204);
-    const confirmation = await waitFor('the STOP confirmation', texts, (bodies) => bodies.length === 2);
+    const confirmation = await waitUntil('the STOP confirmation', texts, (bodies) => bodies.length === 2);
     expect(confirmation[1]).toMatch(/^Register Demo Café & Market: you are unsubscribed.*Reply START/);
     const blocked = await payRequest(phone);
     expect(await row(blocked)).toMatchObject({ status: 'opted_out', attempts: 0 });
@@ -238,10 +228,10 @@ describe.each(databaseTargets())('SMS delivery through the local provider’s Vo
     expect(texts()).toHaveLength(2);
 
     await provider.replyVonage({ inboundUrl: inboundUrl(), from: phone, to: FROM, text: 'HELP' });
-    const help = await waitFor('the HELP answer', texts, (bodies) => bodies.length === 3);
+    const help = await waitUntil('the HELP answer', texts, (bodies) => bodies.length === 3);
     expect(help[2]).toContain('Reply STOP to unsubscribe');
     await provider.replyVonage({ inboundUrl: inboundUrl(), from: phone, to: FROM, text: 'Start' });
-    const start = await waitFor('the START answer', texts, (bodies) => bodies.length === 4);
+    const start = await waitUntil('the START answer', texts, (bodies) => bodies.length === 4);
     expect(start[3]).toContain('you are subscribed again');
     await waitForStatus(await payRequest(phone), 'delivered');
     expect(texts()).toHaveLength(5);

@@ -18,3 +18,23 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Reads `read` every `intervalMs` until `done` holds for what it answered, and resolves with that answer.
+ * @throws Error `timed out waiting for <what>: last <the last answer, as JSON>` after `timeoutMs`
+ */
+export async function waitUntil<T>(
+  what: string,
+  read: () => Promise<T> | T,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
